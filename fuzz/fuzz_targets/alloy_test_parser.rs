@@ -1,0 +1,13 @@
+//! Fuzz target: the Alloy `.test` parser never panics, and whatever it
+//! accepts the engine can enumerate without panicking.
+#![no_main]
+
+use libfuzzer_sys::fuzz_target;
+
+fuzz_target!(|data: &[u8]| {
+    if let Ok(text) = std::str::from_utf8(data)
+        && let Ok(program) = vkmm::frontend::alloy_test::parse("fuzz.test", text)
+    {
+        let _ = vkmm::exec::Skeleton::build(&program, vkmm::exec::Limits::default());
+    }
+});

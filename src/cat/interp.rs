@@ -1,0 +1,964 @@
+//! The evaluator: expression evaluation over [`EventSet`]/[`Relation`]
+//! values, `let rec` fixpoints, checks, and the two-stage execution
+//! ([`Prepared`] once per test for everything static, [`Evaluation`] once per
+//! candidate execution for the statements that read dynamic names).
+
+use super::ast::{BinOp, CheckKind, UnOp};
+use super::compile::{Builtin, Code, Const, IExpr, IStmt, IStmtKind, Lambda, Program};
+use super::error::{CatError, CatErrorKind, Pos};
+use super::value::{Cell, Env, Func, FuncImpl, Value};
+use crate::relation::{EventSet, Relation};
+use std::borrow::Cow;
+use std::sync::Arc;
+
+/// Deepest nesting of evaluation (expression nesting plus function calls)
+/// before a recursion error is reported instead of exhausting the stack.
+/// Sized so that even unoptimized builds stay well within a 2 MiB thread
+/// stack (about 3.3 KiB per nested call in a debug build).
+pub const MAX_EVAL_DEPTH: usize = 256;
+
+/// The outcome of one check on one candidate execution.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CheckResult {
+    /// The name after `as`, or `<kind>-<index>` (1-based over all checks).
+    pub name: String,
+    pub kind: CheckKind,
+    /// Written `~acyclic` etc.
+    pub negated: bool,
+    /// A `flag` check: never makes an execution inconsistent.
+    pub flag: bool,
+    /// Whether the condition held, after applying the negation. For a flag
+    /// this means the flag is raised.
+    pub passed: bool,
+    /// Line of the check in its file.
+    pub line: usize,
+    /// File of the check (the model or an included file).
+    pub file: String,
+}
+
+/// Whether a polymorphic empty value defaults to a set or a relation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Kind {
+    Set,
+    Rel,
+}
+
+/// A value during evaluation: borrowed from the environment where possible.
+#[derive(Clone)]
+enum V<'a> {
+    Set(Cow<'a, EventSet>),
+    Rel(Cow<'a, Relation>),
+    Func(Func),
+    /// `0`, `{}` or a `let rec` variable at bottom: empty, of either type.
+    Empty(Kind),
+}
+
+impl V<'_> {
+    fn describe(&self) -> &'static str {
+        match self {
+            V::Set(_) => "a set",
+            V::Rel(_) => "a relation",
+            V::Func(_) => "a function",
+            V::Empty(_) => "an empty set or relation",
+        }
+    }
+}
+
+fn cell_eq(a: &Cell, b: &Cell) -> bool {
+    match (a, b) {
+        (Cell::Val(x), Cell::Val(y)) => x == y,
+        (Cell::Poly(_), Cell::Poly(_)) => true,
+        _ => false,
+    }
+}
+
+/// A value read from a stored cell, borrowing it.
+fn cell_v(c: &Cell) -> Option<V<'_>> {
+    Some(match c {
+        Cell::Unset => return None,
+        Cell::Val(Value::Set(s)) => V::Set(Cow::Borrowed(s)),
+        Cell::Val(Value::Rel(r)) => V::Rel(Cow::Borrowed(r)),
+        Cell::Val(Value::Func(f)) => V::Func(f.clone()),
+        Cell::Poly(Value::Set(_)) => V::Empty(Kind::Set),
+        Cell::Poly(_) => V::Empty(Kind::Rel),
+    })
+}
+
+/// A value read from a cell that does not outlive the call (captures).
+fn cell_owned<'a>(c: &Cell) -> Option<V<'a>> {
+    cell_v(c).map(|v| match v {
+        V::Set(s) => V::Set(Cow::Owned(s.into_owned())),
+        V::Rel(r) => V::Rel(Cow::Owned(r.into_owned())),
+        V::Func(f) => V::Func(f),
+        V::Empty(k) => V::Empty(k),
+    })
+}
+
+type Frame<'a> = Vec<Option<V<'a>>>;
+
+fn new_frame<'a>(n: usize) -> Frame<'a> {
+    (0..n).map(|_| None).collect()
+}
+
+/// Marks a static slot in `Shared::dyn_pos`.
+const NOT_DYN: usize = usize::MAX;
+
+/// Everything an evaluation reads.
+struct Machine<'a> {
+    prog: &'a Program,
+    universe: usize,
+    statics: &'a [Cell],
+    dynamics: &'a [Cell],
+    /// Position of each dynamic slot in `dynamics` (`NOT_DYN` for static ones);
+    /// empty during preparation.
+    dyn_pos: &'a [usize],
+    static_bases: &'a [Option<Value>],
+    dyn_bases: &'a [Option<&'a Value>],
+    base_is_dyn: &'a [bool],
+    full_set: &'a EventSet,
+    id_rel: &'a Relation,
+}
+
+#[cold]
+fn arity_error(lambda: &Lambda, got: usize, pos: &Pos) -> CatError {
+    CatError::type_error(
+        pos,
+        format!(
+            "`{}` expects {} argument(s), got {got}",
+            lambda.name,
+            lambda.params.len()
+        ),
+    )
+}
+
+#[cold]
+fn depth_error(lambda: &Lambda, pos: &Pos) -> CatError {
+    CatError::eval(
+        pos,
+        format!(
+            "recursion too deep in call to `{}` (more than {MAX_EVAL_DEPTH} nested evaluations)",
+            lambda.name
+        ),
+    )
+}
+
+#[cold]
+fn internal(pos: &Pos, what: &str) -> CatError {
+    CatError::eval(pos, format!("internal interpreter error: {what}"))
+}
+
+impl<'a> Machine<'a> {
+    fn run(&self, code: &Code) -> Result<V<'a>, CatError> {
+        let mut frame = new_frame(code.frame);
+        self.eval(&code.expr, &mut frame, 0)
+    }
+
+    fn empty_value(&self, k: Kind) -> Value {
+        match k {
+            Kind::Set => Value::Set(EventSet::empty(self.universe)),
+            Kind::Rel => Value::Rel(Relation::empty(self.universe)),
+        }
+    }
+
+    /// Turns an evaluation result into a stored cell.
+    fn cell(&self, v: V<'_>) -> Cell {
+        match v {
+            V::Set(s) => Cell::Val(Value::Set(s.into_owned())),
+            V::Rel(r) => Cell::Val(Value::Rel(r.into_owned())),
+            V::Func(f) => Cell::Val(Value::Func(f)),
+            V::Empty(k) => Cell::Poly(self.empty_value(k)),
+        }
+    }
+
+    fn slot(&self, s: usize, pos: &Pos) -> Result<V<'a>, CatError> {
+        let cell = match self.dyn_pos.get(s) {
+            Some(&p) if p != NOT_DYN => self.dynamics.get(p),
+            _ => self.statics.get(s),
+        };
+        cell.and_then(cell_v).ok_or_else(|| {
+            let name = self.prog.slot_names.get(s).map_or("?", String::as_str);
+            internal(pos, &format!("`{name}` read before it is computed"))
+        })
+    }
+
+    fn base(&self, b: usize, pos: &Pos) -> Result<V<'a>, CatError> {
+        let dynamic = self.base_is_dyn.get(b).copied().unwrap_or(false);
+        let v = if dynamic {
+            self.dyn_bases.get(b).copied().flatten()
+        } else {
+            self.static_bases.get(b).and_then(Option::as_ref)
+        };
+        let name = self.prog.base_names.get(b).map_or("?", String::as_str);
+        let Some(v) = v else {
+            let msg = if dynamic {
+                format!(
+                    "unknown identifier `{name}` (a dynamic name not provided for this execution)"
+                )
+            } else {
+                format!("unknown identifier `{name}`")
+            };
+            return Err(CatError::at(CatErrorKind::Unbound, pos, msg));
+        };
+        let size = match v {
+            Value::Set(s) => s.universe(),
+            Value::Rel(r) => r.universe(),
+            Value::Func(_) => self.universe,
+        };
+        if size != self.universe {
+            return Err(CatError::eval(
+                pos,
+                format!(
+                    "`{name}` is over {size} events but the environment has {} events",
+                    self.universe
+                ),
+            ));
+        }
+        Ok(match v {
+            Value::Set(s) => V::Set(Cow::Borrowed(s)),
+            Value::Rel(r) => V::Rel(Cow::Borrowed(r)),
+            Value::Func(f) => V::Func(f.clone()),
+        })
+    }
+
+    /// Evaluates `e`. Kept small (each form has its own function) so that
+    /// deep recursion uses little stack, even in debug builds.
+    fn eval(&self, e: &IExpr, fr: &mut Frame<'a>, depth: usize) -> Result<V<'a>, CatError> {
+        match e {
+            IExpr::Slot(s, pos) => self.slot(*s, pos),
+            IExpr::Base(b, pos) => self.base(*b, pos),
+            IExpr::Local(i, pos) => fr
+                .get(*i)
+                .and_then(Clone::clone)
+                .ok_or_else(|| internal(pos, "unset local")),
+            IExpr::Const(c) => Ok(self.constant(*c)),
+            IExpr::Builtin(b) => Ok(V::Func(Func(Arc::new(FuncImpl::Builtin(*b))))),
+            IExpr::Un(op, x, pos) => self.eval_un(*op, x, pos, fr, depth),
+            IExpr::Bin(op, first, rest) => self.eval_bin(*op, first, rest, fr, depth),
+            IExpr::Bracket(x, pos) => self.eval_bracket(x, pos, fr, depth),
+            IExpr::App(f, args, pos) => self.eval_app(f, args, pos, fr, depth),
+            IExpr::Lambda(l) => self.closure(l, fr),
+            IExpr::LetIn(binds, body) => self.eval_let_in(binds, body, fr, depth),
+        }
+    }
+
+    fn constant(&self, c: Const) -> V<'a> {
+        match c {
+            Const::Zero => V::Empty(Kind::Rel),
+            Const::EmptySet => V::Empty(Kind::Set),
+            Const::Universe => V::Set(Cow::Borrowed(self.full_set)),
+            Const::Id => V::Rel(Cow::Borrowed(self.id_rel)),
+        }
+    }
+
+    #[inline(never)]
+    fn eval_un(
+        &self,
+        op: UnOp,
+        x: &IExpr,
+        pos: &Pos,
+        fr: &mut Frame<'a>,
+        depth: usize,
+    ) -> Result<V<'a>, CatError> {
+        let v = self.eval(x, fr, depth + 1)?;
+        self.unop(op, v, pos)
+    }
+
+    #[inline(never)]
+    fn eval_bin(
+        &self,
+        op: BinOp,
+        first: &IExpr,
+        rest: &[(Pos, IExpr)],
+        fr: &mut Frame<'a>,
+        depth: usize,
+    ) -> Result<V<'a>, CatError> {
+        let mut acc = self.eval(first, fr, depth + 1)?;
+        for (pos, e) in rest {
+            let rhs = self.eval(e, fr, depth + 1)?;
+            acc = self.binop(op, acc, rhs, pos)?;
+        }
+        Ok(acc)
+    }
+
+    #[inline(never)]
+    fn eval_bracket(
+        &self,
+        x: &IExpr,
+        pos: &Pos,
+        fr: &mut Frame<'a>,
+        depth: usize,
+    ) -> Result<V<'a>, CatError> {
+        match self.eval(x, fr, depth + 1)? {
+            V::Set(s) => Ok(V::Rel(Cow::Owned(Relation::identity_on(&s)))),
+            V::Empty(_) => Ok(V::Empty(Kind::Rel)),
+            other => Err(CatError::type_error(
+                pos,
+                format!("`[...]` needs a set, found {}", other.describe()),
+            )),
+        }
+    }
+
+    #[inline(never)]
+    fn eval_app(
+        &self,
+        f: &IExpr,
+        args: &[IExpr],
+        pos: &Pos,
+        fr: &mut Frame<'a>,
+        depth: usize,
+    ) -> Result<V<'a>, CatError> {
+        let mut argv = Vec::with_capacity(args.len());
+        for a in args {
+            argv.push(self.eval(a, fr, depth + 1)?);
+        }
+        if let IExpr::Builtin(b) = f {
+            return self.builtin(*b, argv, pos);
+        }
+        let fv = self.eval(f, fr, depth + 1)?;
+        let V::Func(func) = fv else {
+            return Err(self.not_a_function(f, &fv, pos));
+        };
+        self.call(&func, argv, pos, depth)
+    }
+
+    #[cold]
+    fn not_a_function(&self, f: &IExpr, fv: &V<'_>, pos: &Pos) -> CatError {
+        let what = match f {
+            IExpr::Slot(s, _) => self.prog.slot_names.get(*s).map(String::as_str),
+            IExpr::Base(b, _) => self.prog.base_names.get(*b).map(String::as_str),
+            _ => None,
+        };
+        let msg = match what {
+            Some(n) => format!("`{n}` is {}, not a function", fv.describe()),
+            None => format!("cannot call {}: not a function", fv.describe()),
+        };
+        CatError::type_error(pos, msg)
+    }
+
+    fn closure(&self, l: &Arc<Lambda>, fr: &Frame<'a>) -> Result<V<'a>, CatError> {
+        let mut captured = Vec::with_capacity(l.captures.len());
+        for &(outer, _) in &l.captures {
+            match fr.get(outer) {
+                Some(Some(v)) => captured.push(self.cell(v.clone())),
+                _ => return Err(internal(&l.pos, "unset captured local")),
+            }
+        }
+        Ok(V::Func(Func(Arc::new(FuncImpl::Closure {
+            lambda: Arc::clone(l),
+            captured,
+        }))))
+    }
+
+    #[inline(never)]
+    fn eval_let_in(
+        &self,
+        binds: &[(usize, IExpr)],
+        body: &IExpr,
+        fr: &mut Frame<'a>,
+        depth: usize,
+    ) -> Result<V<'a>, CatError> {
+        let mut vals = Vec::with_capacity(binds.len());
+        for (i, e) in binds {
+            vals.push((*i, self.eval(e, fr, depth + 1)?));
+        }
+        for (i, v) in vals {
+            if let Some(slot) = fr.get_mut(i) {
+                *slot = Some(v);
+            }
+        }
+        self.eval(body, fr, depth + 1)
+    }
+
+    #[inline(never)]
+    fn call(
+        &self,
+        func: &Func,
+        args: Vec<V<'a>>,
+        pos: &Pos,
+        depth: usize,
+    ) -> Result<V<'a>, CatError> {
+        match &*func.0 {
+            FuncImpl::Builtin(b) => self.builtin(*b, args, pos),
+            FuncImpl::Closure { lambda, captured } => {
+                if args.len() != lambda.params.len() {
+                    return Err(arity_error(lambda, args.len(), pos));
+                }
+                if depth >= MAX_EVAL_DEPTH {
+                    return Err(depth_error(lambda, pos));
+                }
+                let mut fr = new_frame(lambda.frame);
+                for (p, a) in lambda.params.iter().zip(args) {
+                    if let Some(slot) = p.and_then(|i| fr.get_mut(i)) {
+                        *slot = Some(a);
+                    }
+                }
+                for (&(_, inner), c) in lambda.captures.iter().zip(captured) {
+                    if let Some(slot) = fr.get_mut(inner) {
+                        *slot = cell_owned(c);
+                    }
+                }
+                self.eval(&lambda.body, &mut fr, depth + 1)
+            }
+        }
+    }
+
+    fn builtin(&self, b: Builtin, args: Vec<V<'a>>, pos: &Pos) -> Result<V<'a>, CatError> {
+        let mut args = args.into_iter();
+        let (Some(arg), None) = (args.next(), args.next()) else {
+            return Err(CatError::type_error(
+                pos,
+                format!("`{}` expects 1 argument", b.name()),
+            ));
+        };
+        match arg {
+            V::Rel(r) => Ok(V::Set(Cow::Owned(match b {
+                Builtin::Domain => r.domain(),
+                Builtin::Range => r.range(),
+            }))),
+            V::Empty(_) => Ok(V::Empty(Kind::Set)),
+            other => Err(CatError::type_error(
+                pos,
+                format!(
+                    "`{}` needs a relation, found {}",
+                    b.name(),
+                    other.describe()
+                ),
+            )),
+        }
+    }
+
+    fn unop(&self, op: UnOp, v: V<'a>, pos: &Pos) -> Result<V<'a>, CatError> {
+        let n = self.universe;
+        Ok(match (op, v) {
+            (UnOp::Compl, V::Set(s)) => V::Set(Cow::Owned(s.complement())),
+            (UnOp::Compl, V::Rel(r)) => V::Rel(Cow::Owned(r.complement())),
+            (UnOp::Compl, V::Empty(Kind::Set)) => V::Set(Cow::Borrowed(self.full_set)),
+            (UnOp::Compl, V::Empty(Kind::Rel)) => V::Rel(Cow::Owned(Relation::full(n))),
+            (UnOp::Plus, V::Rel(r)) => V::Rel(Cow::Owned(r.transitive_closure())),
+            (UnOp::Star, V::Rel(r)) => V::Rel(Cow::Owned(r.reflexive_transitive_closure())),
+            (UnOp::Opt, V::Rel(r)) => V::Rel(Cow::Owned(r.reflexive_closure())),
+            (UnOp::Inv, V::Rel(r)) => V::Rel(Cow::Owned(r.inverse())),
+            (UnOp::Plus | UnOp::Inv, V::Empty(_)) => V::Empty(Kind::Rel),
+            (UnOp::Star | UnOp::Opt, V::Empty(_)) => V::Rel(Cow::Borrowed(self.id_rel)),
+            (UnOp::Compl, other) => {
+                return Err(CatError::type_error(
+                    pos,
+                    format!("`~` needs a set or a relation, found {}", other.describe()),
+                ));
+            }
+            (op, other) => {
+                let hint = if matches!(other, V::Set(_)) {
+                    " (lift a set S to a relation with [S])"
+                } else {
+                    ""
+                };
+                return Err(CatError::type_error(
+                    pos,
+                    format!(
+                        "`{}` needs a relation, found {}{hint}",
+                        op.symbol(),
+                        other.describe()
+                    ),
+                ));
+            }
+        })
+    }
+
+    fn binop(&self, op: BinOp, a: V<'a>, b: V<'a>, pos: &Pos) -> Result<V<'a>, CatError> {
+        let sym = op.symbol();
+        match op {
+            BinOp::Union | BinOp::Inter | BinOp::Diff => {
+                let mismatch = |a: &V<'_>, b: &V<'_>| {
+                    CatError::type_error(
+                        pos,
+                        format!(
+                            "`{sym}` needs two sets or two relations, found {} and {}",
+                            a.describe(),
+                            b.describe()
+                        ),
+                    )
+                };
+                Ok(match (a, b) {
+                    (V::Set(x), V::Set(y)) => V::Set(Cow::Owned(match op {
+                        BinOp::Union => x.union(&y),
+                        BinOp::Inter => x.inter(&y),
+                        _ => x.diff(&y),
+                    })),
+                    (V::Rel(x), V::Rel(y)) => V::Rel(Cow::Owned(match op {
+                        BinOp::Union => x.union(&y),
+                        BinOp::Inter => x.inter(&y),
+                        _ => x.diff(&y),
+                    })),
+                    (a @ V::Func(_), b) | (a, b @ V::Func(_)) => return Err(mismatch(&a, &b)),
+                    (V::Empty(k), V::Empty(_)) => V::Empty(k),
+                    (V::Empty(_), x) => match op {
+                        BinOp::Union => x,
+                        _ => V::Empty(kind_of(&x)),
+                    },
+                    (x, V::Empty(_)) => match op {
+                        BinOp::Inter => V::Empty(kind_of(&x)),
+                        _ => x,
+                    },
+                    (a, b) => return Err(mismatch(&a, &b)),
+                })
+            }
+            BinOp::Seq => {
+                let (x, y) = (
+                    self.need_rel(a, sym, "left", pos)?,
+                    self.need_rel(b, sym, "right", pos)?,
+                );
+                Ok(match (x, y) {
+                    (Some(x), Some(y)) => V::Rel(Cow::Owned(x.compose(&y))),
+                    _ => V::Empty(Kind::Rel),
+                })
+            }
+            BinOp::Cart => {
+                let x = self.need_set(a, "left", pos)?;
+                let y = self.need_set(b, "right", pos)?;
+                Ok(match (x, y) {
+                    (Some(x), Some(y)) => V::Rel(Cow::Owned(Relation::product(&x, &y))),
+                    _ => V::Empty(Kind::Rel),
+                })
+            }
+        }
+    }
+
+    /// A relation operand (`None` for the polymorphic empty value).
+    fn need_rel(
+        &self,
+        v: V<'a>,
+        sym: &str,
+        side: &str,
+        pos: &Pos,
+    ) -> Result<Option<Cow<'a, Relation>>, CatError> {
+        match v {
+            V::Rel(r) => Ok(Some(r)),
+            V::Empty(_) => Ok(None),
+            V::Set(_) => Err(CatError::type_error(
+                pos,
+                format!(
+                    "`{sym}` needs relations, found a set on the {side} \
+                     (lift a set S to a relation with [S])"
+                ),
+            )),
+            V::Func(_) => Err(CatError::type_error(
+                pos,
+                format!("`{sym}` needs relations, found a function on the {side}"),
+            )),
+        }
+    }
+
+    /// A set operand of `*` (`None` for the polymorphic empty value).
+    fn need_set(
+        &self,
+        v: V<'a>,
+        side: &str,
+        pos: &Pos,
+    ) -> Result<Option<Cow<'a, EventSet>>, CatError> {
+        match v {
+            V::Set(s) => Ok(Some(s)),
+            V::Empty(_) => Ok(None),
+            other => Err(CatError::type_error(
+                pos,
+                format!(
+                    "`*` (cartesian product) needs sets, found {} on the {side}",
+                    other.describe()
+                ),
+            )),
+        }
+    }
+
+    fn test(&self, kind: CheckKind, v: V<'a>, pos: &Pos) -> Result<bool, CatError> {
+        match (kind, v) {
+            (_, V::Empty(_)) => Ok(true),
+            (CheckKind::Acyclic, V::Rel(r)) => Ok(r.is_acyclic()),
+            (CheckKind::Irreflexive, V::Rel(r)) => Ok(r.is_irreflexive()),
+            (CheckKind::Empty, V::Rel(r)) => Ok(r.is_empty()),
+            (CheckKind::Empty, V::Set(s)) => Ok(s.is_empty()),
+            (CheckKind::Empty, other) => Err(CatError::type_error(
+                pos,
+                format!(
+                    "`empty` needs a set or a relation, found {}",
+                    other.describe()
+                ),
+            )),
+            (kind, other) => Err(CatError::type_error(
+                pos,
+                format!(
+                    "`{}` needs a relation, found {}",
+                    kind.keyword(),
+                    other.describe()
+                ),
+            )),
+        }
+    }
+}
+
+fn kind_of(v: &V<'_>) -> Kind {
+    match v {
+        V::Set(_) | V::Empty(Kind::Set) => Kind::Set,
+        _ => Kind::Rel,
+    }
+}
+
+/// What statement execution needs besides the store being written.
+struct Shared<'a> {
+    prog: &'a Program,
+    universe: usize,
+    /// `None` while preparing (the written store holds the static slots).
+    statics: Option<&'a [Cell]>,
+    dyn_pos: &'a [usize],
+    static_bases: &'a [Option<Value>],
+    dyn_bases: &'a [Option<&'a Value>],
+    base_is_dyn: &'a [bool],
+    full_set: &'a EventSet,
+    id_rel: &'a Relation,
+}
+
+impl<'a> Shared<'a> {
+    fn machine<'b>(&'b self, written: &'b [Cell]) -> Machine<'b>
+    where
+        'a: 'b,
+    {
+        let (statics, dynamics, dyn_pos) = match self.statics {
+            Some(s) => (s, written, self.dyn_pos),
+            None => (written, &[][..], &[][..]),
+        };
+        Machine {
+            prog: self.prog,
+            universe: self.universe,
+            statics,
+            dynamics,
+            dyn_pos,
+            static_bases: self.static_bases,
+            dyn_bases: self.dyn_bases,
+            base_is_dyn: self.base_is_dyn,
+            full_set: self.full_set,
+            id_rel: self.id_rel,
+        }
+    }
+
+    /// Index in the written store of slot `s`.
+    fn index(&self, s: usize) -> usize {
+        match self.statics {
+            Some(_) => self.dyn_pos.get(s).copied().unwrap_or(NOT_DYN),
+            None => s,
+        }
+    }
+
+    fn write(&self, store: &mut [Cell], s: usize, c: Cell) {
+        if let Some(slot) = store.get_mut(self.index(s)) {
+            *slot = c;
+        }
+    }
+
+    fn read<'s>(&self, store: &'s [Cell], s: usize) -> Option<&'s Cell> {
+        store.get(self.index(s))
+    }
+
+    fn exec(
+        &self,
+        st: &IStmt,
+        store: &mut [Cell],
+        checks: &mut [CheckResult],
+    ) -> Result<(), CatError> {
+        match &st.kind {
+            IStmtKind::Let(binds) => self.bind_all(binds, store),
+            IStmtKind::LetRec { funcs, vals } => {
+                self.bind_all(funcs, store)?;
+                let n = self.universe;
+                for (s, _) in vals {
+                    self.write(store, *s, Cell::Poly(Value::Rel(Relation::empty(n))));
+                }
+                // A monotone system grows by at least one pair per round.
+                let cap = vals.len().saturating_mul(n * n + n).saturating_add(2);
+                for _ in 0..cap {
+                    let new = {
+                        let m = self.machine(store);
+                        let mut new = Vec::with_capacity(vals.len());
+                        for (_, code) in vals {
+                            let v = m.run(code)?;
+                            new.push(m.cell(v));
+                        }
+                        new
+                    };
+                    let changed = vals
+                        .iter()
+                        .zip(&new)
+                        .any(|((s, _), c)| !self.read(store, *s).is_some_and(|o| cell_eq(o, c)));
+                    for ((s, _), c) in vals.iter().zip(new) {
+                        self.write(store, *s, c);
+                    }
+                    if !changed {
+                        return Ok(());
+                    }
+                }
+                Err(CatError::eval(
+                    &st.pos,
+                    format!(
+                        "`let rec` did not reach a fixpoint after {cap} iterations \
+                         (is the definition monotone?)"
+                    ),
+                ))
+            }
+            IStmtKind::Check(idx, code) => {
+                let m = self.machine(store);
+                let Some(meta) = self.prog.checks.get(*idx) else {
+                    return Err(internal(&st.pos, "unknown check"));
+                };
+                let v = m.run(code)?;
+                let ok = m.test(meta.kind, v, &st.pos)?;
+                if let Some(r) = checks.get_mut(*idx) {
+                    r.passed = ok != meta.negated;
+                }
+                Ok(())
+            }
+        }
+    }
+
+    fn bind_all(&self, binds: &[(usize, Code)], store: &mut [Cell]) -> Result<(), CatError> {
+        let mut out = Vec::with_capacity(binds.len());
+        {
+            let m = self.machine(store);
+            for (s, code) in binds {
+                let v = m.run(code)?;
+                out.push((*s, m.cell(v)));
+            }
+        }
+        for (s, c) in out {
+            self.write(store, s, c);
+        }
+        Ok(())
+    }
+}
+
+/// The slots a statement defines.
+fn defined_slots(st: &IStmt) -> Vec<usize> {
+    match &st.kind {
+        IStmtKind::Let(b) => b.iter().map(|x| x.0).collect(),
+        IStmtKind::LetRec { funcs, vals } => funcs.iter().chain(vals).map(|x| x.0).collect(),
+        IStmtKind::Check(..) => Vec::new(),
+    }
+}
+
+struct PreparedInner {
+    prog: Arc<Program>,
+    universe: usize,
+    /// Position of each dynamic slot in an evaluation's store, `NOT_DYN` for static ones.
+    dyn_pos: Vec<usize>,
+    n_dyn: usize,
+    base_is_dyn: Vec<bool>,
+    statics: Vec<Cell>,
+    static_bases: Vec<Option<Value>>,
+    dyn_stmts: Vec<usize>,
+    /// All checks, with the results of the static ones.
+    checks: Vec<CheckResult>,
+    full_set: EventSet,
+    id_rel: Relation,
+}
+
+/// A model with everything static evaluated for one test (stage 1).
+///
+/// Cheap to clone, `Send + Sync`: evaluate candidate executions in parallel.
+#[derive(Clone)]
+pub struct Prepared {
+    inner: Arc<PreparedInner>,
+}
+
+/// Stage 1: see [`Model::prepare`](super::Model::prepare).
+pub(crate) fn prepare(
+    prog: &Arc<Program>,
+    base: &Env,
+    dynamic: &[&str],
+) -> Result<Prepared, CatError> {
+    let n = base.universe();
+    let base_is_dyn: Vec<bool> = prog
+        .base_names
+        .iter()
+        .map(|b| dynamic.contains(&b.as_str()))
+        .collect();
+    let static_bases: Vec<Option<Value>> = prog
+        .base_names
+        .iter()
+        .zip(&base_is_dyn)
+        .map(|(b, &d)| if d { None } else { base.get(b).cloned() })
+        .collect();
+    let n_slots = prog.slot_names.len();
+    let mut is_dyn = vec![false; n_slots];
+    let mut statics = vec![Cell::Unset; n_slots];
+    let mut checks: Vec<CheckResult> = prog
+        .checks
+        .iter()
+        .map(|m| CheckResult {
+            name: m.name.clone(),
+            kind: m.kind,
+            negated: m.negated,
+            flag: m.flag,
+            passed: false,
+            line: m.line,
+            file: m.file.clone(),
+        })
+        .collect();
+    let full_set = EventSet::full(n);
+    let id_rel = Relation::identity(n);
+    let mut dyn_stmts = Vec::new();
+    for (i, st) in prog.stmts.iter().enumerate() {
+        let dynamic = st.bases_read.iter().any(|&b| base_is_dyn[b])
+            || st.slots_read.iter().any(|&s| is_dyn[s]);
+        if dynamic {
+            for s in defined_slots(st) {
+                is_dyn[s] = true;
+            }
+            dyn_stmts.push(i);
+            continue;
+        }
+        let shared = Shared {
+            prog,
+            universe: n,
+            statics: None,
+            dyn_pos: &[],
+            static_bases: &static_bases,
+            dyn_bases: &[],
+            base_is_dyn: &base_is_dyn,
+            full_set: &full_set,
+            id_rel: &id_rel,
+        };
+        shared.exec(st, &mut statics, &mut checks)?;
+    }
+    let mut n_dyn = 0;
+    let dyn_pos = is_dyn
+        .iter()
+        .map(|&d| {
+            if d {
+                n_dyn += 1;
+                n_dyn - 1
+            } else {
+                NOT_DYN
+            }
+        })
+        .collect();
+    Ok(Prepared {
+        inner: Arc::new(PreparedInner {
+            prog: Arc::clone(prog),
+            universe: n,
+            dyn_pos,
+            n_dyn,
+            base_is_dyn,
+            statics,
+            static_bases,
+            dyn_stmts,
+            checks,
+            full_set,
+            id_rel,
+        }),
+    })
+}
+
+impl Prepared {
+    /// Stage 2, once per candidate execution: `dynamic` provides the dynamic
+    /// base names (e.g. `rf`, `co`). Evaluates only the statements that depend
+    /// on them; static check results are reused.
+    pub fn evaluate(&self, dynamic: &Env) -> Result<Evaluation, CatError> {
+        let inner = &*self.inner;
+        let prog = &*inner.prog;
+        let dyn_bases: Vec<Option<&Value>> = prog
+            .base_names
+            .iter()
+            .zip(&inner.base_is_dyn)
+            .map(|(b, &d)| if d { dynamic.get(b) } else { None })
+            .collect();
+        let mut store = vec![Cell::Unset; inner.n_dyn];
+        let mut checks = inner.checks.clone();
+        let shared = Shared {
+            prog,
+            universe: inner.universe,
+            statics: Some(&inner.statics),
+            dyn_pos: &inner.dyn_pos,
+            static_bases: &inner.static_bases,
+            dyn_bases: &dyn_bases,
+            base_is_dyn: &inner.base_is_dyn,
+            full_set: &inner.full_set,
+            id_rel: &inner.id_rel,
+        };
+        for &i in &inner.dyn_stmts {
+            shared.exec(&prog.stmts[i], &mut store, &mut checks)?;
+        }
+        Ok(Evaluation {
+            checks,
+            store,
+            prepared: Arc::clone(&self.inner),
+        })
+    }
+
+    /// Number of events of the test.
+    pub fn universe(&self) -> usize {
+        self.inner.universe
+    }
+
+    /// Number of statements (bindings and checks) re-evaluated per candidate
+    /// execution; everything else was evaluated once by `prepare`.
+    pub fn dynamic_statements(&self) -> usize {
+        self.inner.dyn_stmts.len()
+    }
+
+    /// Whether the final binding of `name` was computed statically (by
+    /// `prepare`): `Some(true)` if static, `Some(false)` if recomputed per
+    /// execution, `None` if the model binds no such name.
+    pub fn is_static(&self, name: &str) -> Option<bool> {
+        let s = *self.inner.prog.final_slots.get(name)?;
+        Some(self.inner.dyn_pos.get(s) == Some(&NOT_DYN))
+    }
+}
+
+impl std::fmt::Debug for Prepared {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Prepared")
+            .field("universe", &self.inner.universe)
+            .field("dynamic_statements", &self.inner.dyn_stmts.len())
+            .finish_non_exhaustive()
+    }
+}
+
+/// The results of running a model on one candidate execution.
+pub struct Evaluation {
+    /// Every check, in model order.
+    pub checks: Vec<CheckResult>,
+    store: Vec<Cell>,
+    prepared: Arc<PreparedInner>,
+}
+
+impl Evaluation {
+    /// `true` iff every non-flag check passed.
+    pub fn consistent(&self) -> bool {
+        self.checks.iter().all(|c| c.flag || c.passed)
+    }
+
+    /// The flags raised (flag checks whose condition held).
+    pub fn flags(&self) -> impl Iterator<Item = &CheckResult> {
+        self.checks.iter().filter(|c| c.flag && c.passed)
+    }
+
+    /// The value `name` is bound to at the end of the model: its last `let`
+    /// binding (static or dynamic), or else the static base value the model
+    /// read under that name. Dynamic base names are not recorded.
+    pub fn lookup(&self, name: &str) -> Option<&Value> {
+        let p = &*self.prepared;
+        if let Some(&s) = p.prog.final_slots.get(name) {
+            let cell = match p.dyn_pos.get(s) {
+                Some(&i) if i != NOT_DYN => self.store.get(i),
+                _ => p.statics.get(s),
+            };
+            return cell.and_then(Cell::value);
+        }
+        let b = *p.prog.base_index.get(name)?;
+        p.static_bases.get(b)?.as_ref()
+    }
+}
+
+impl std::fmt::Debug for Evaluation {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Evaluation")
+            .field("checks", &self.checks)
+            .finish_non_exhaustive()
+    }
+}

@@ -1,0 +1,84 @@
+//! An interpreter for the subset of herd7's cat language that memory models use.
+//!
+//! A model is parsed once ([`Model::parse`], which inlines `include`s and
+//! resolves every name), prepared once per test ([`Model::prepare`]: every
+//! binding and check that does not depend on a *dynamic* name such as `rf`
+//! or `co` is evaluated there), then evaluated once per candidate execution
+//! ([`Prepared::evaluate`]), which only re-runs the dynamic statements.
+//!
+//! Supported: `let`, `let rec ... and ...` (least fixpoints), functions
+//! (`let f(x, y) = e`, `fun x -> e`, closures), `let ... in`, `include`,
+//! `acyclic`/`irreflexive`/`empty` checks with `~`, `flag` and `as name`,
+//! `show`/`unshow` (ignored), the operators `| ; \ & * ~ + * ? ^-1 [S]`, and
+//! the builtins `_`, `0`, `{}`, `emptyset`, `id`, `domain`, `range`. Other
+//! herd constructs (`match`, `if`, `procedure`, tags, tuples...) are
+//! rejected with an "unsupported cat construct" error.
+//!
+//! Module map: [`lexer`] tokens; [`ast`] syntax tree; [`parser`] parsing
+//! and includes; [`compile`] name resolution to the IR; [`value`] values and
+//! environments; [`interp`] evaluation and staging; [`error`] errors.
+
+pub mod ast;
+pub mod compile;
+pub mod error;
+pub mod interp;
+pub mod lexer;
+pub mod parser;
+pub mod value;
+
+#[cfg(test)]
+mod tests;
+
+pub use ast::CheckKind;
+pub use error::{CatError, CatErrorKind, Pos};
+pub use interp::{CheckResult, Evaluation, Prepared};
+pub use value::{Env, Func, Value};
+
+use compile::Program;
+use std::sync::Arc;
+
+/// A parsed model: statements with includes inlined and names resolved.
+#[derive(Clone, Debug)]
+pub struct Model {
+    prog: Arc<Program>,
+}
+
+impl Model {
+    /// Parses a model. `resolve` maps an include name (as written in
+    /// `include "x.cat"`) to `(display file name, source text)`, or `None` if
+    /// not found (then: a [`CatError`] at the include's position).
+    pub fn parse(
+        file_name: &str,
+        source: &str,
+        resolve: &dyn Fn(&str) -> Option<(String, String)>,
+    ) -> Result<Model, CatError> {
+        let parsed = parser::parse_model(file_name, source, resolve)?;
+        Ok(Model {
+            prog: Arc::new(compile::compile(parsed)),
+        })
+    }
+
+    /// Names of the free identifiers the model reads but never defines (the
+    /// base names the engine must provide), excluding builtins, in order of
+    /// first use.
+    pub fn free_names(&self) -> Vec<String> {
+        self.prog.base_names.clone()
+    }
+
+    /// The model's title, if it started with a quoted string.
+    pub fn title(&self) -> Option<&str> {
+        self.prog.title.as_deref()
+    }
+
+    /// The names of the model's checks, in order (defaults included).
+    pub fn check_names(&self) -> Vec<&str> {
+        self.prog.checks.iter().map(|c| c.name.as_str()).collect()
+    }
+
+    /// Stage 1: evaluates everything that does not depend (transitively) on
+    /// any of the `dynamic` names, once per test. `base` holds every static
+    /// base set/relation the engine provides (its universe is the test's).
+    pub fn prepare(&self, base: &Env, dynamic: &[&str]) -> Result<Prepared, CatError> {
+        interp::prepare(&self.prog, base, dynamic)
+    }
+}

@@ -1,0 +1,237 @@
+//! The static base sets and relations the engine hands to a model: event
+//! kinds, attributes, scopes, storage classes, program order, the scope
+//! hierarchy, locations and references, system-synchronizes-with and control
+//! barrier instances. MODELS.md documents each name.
+
+use super::ExecError;
+use crate::cat::Env;
+use crate::program::{OpKind, Program, Scope};
+use crate::relation::{EventSet, Relation};
+
+/// Which instruction an event is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct EventRef {
+    /// Index into `Program::threads`.
+    pub thread: usize,
+    /// Index into that thread's instructions.
+    pub index: usize,
+}
+
+/// Per-event facts the candidate enumerator needs.
+pub(crate) struct Facts {
+    pub location: Vec<Option<usize>>,
+    pub reference: Vec<Option<usize>>,
+    pub is_read: Vec<bool>,
+    pub is_write: Vec<bool>,
+    pub atomic: Vec<bool>,
+    pub read_value: Vec<Option<i64>>,
+    pub write_value: Vec<Option<i64>>,
+    /// Events mutually in each other's scope instance.
+    pub inscope: Relation,
+}
+
+/// The base-set name of a scope (`SCOPEWG` for Workgroup, ...).
+pub fn scope_set_name(s: Scope) -> &'static str {
+    match s {
+        Scope::Invocation => "SCOPEINV",
+        Scope::Subgroup => "SCOPESG",
+        Scope::Workgroup => "SCOPEWG",
+        Scope::FragmentInterlock => "SCOPEFI",
+        Scope::ShaderCall => "SCOPESC",
+        Scope::QueueFamily => "SCOPEQF",
+        Scope::Device => "SCOPEDEV",
+        Scope::CrossDevice => "SCOPECD",
+    }
+}
+
+const ALL_SCOPES: [Scope; 8] = [
+    Scope::Invocation,
+    Scope::Subgroup,
+    Scope::Workgroup,
+    Scope::FragmentInterlock,
+    Scope::ShaderCall,
+    Scope::QueueFamily,
+    Scope::Device,
+    Scope::CrossDevice,
+];
+
+/// Number of storage classes for which `SCn`/`SEMSCn` sets are always provided
+/// (the four storage class semantics of the Vulkan appendix).
+pub const MIN_STORAGE_CLASSES: usize = 4;
+
+pub(crate) fn static_env(program: &Program) -> Result<(Vec<EventRef>, Env, Facts), ExecError> {
+    let mut events = Vec::new();
+    for (t, th) in program.threads.iter().enumerate() {
+        for i in 0..th.instructions.len() {
+            events.push(EventRef {
+                thread: t,
+                index: i,
+            });
+        }
+    }
+    let n = events.len();
+    let ins = |e: usize| &program.threads[events[e].thread].instructions[events[e].index];
+    let thread = |e: usize| &program.threads[events[e].thread];
+
+    for e in 0..n {
+        if let Some(s) = ins(e).scope
+            && matches!(s, Scope::FragmentInterlock | Scope::ShaderCall)
+        {
+            return Err(ExecError {
+                message: format!(
+                    "line {}: {} scope is not supported by the engine yet",
+                    ins(e).source.line,
+                    s
+                ),
+            });
+        }
+    }
+
+    let set_of = |pred: &dyn Fn(usize) -> bool| EventSet::from_iter(n, (0..n).filter(|&e| pred(e)));
+    let rel_of = |pred: &dyn Fn(usize, usize) -> bool| {
+        Relation::from_pairs(
+            n,
+            (0..n)
+                .flat_map(|a| (0..n).map(move |b| (a, b)))
+                .filter(|&(a, b)| pred(a, b)),
+        )
+    };
+
+    let mut env = Env::new(n);
+    let r = set_of(&|e| ins(e).is_read());
+    let w = set_of(&|e| ins(e).is_write());
+    env.set("R", r.clone());
+    env.set("W", w.clone());
+    env.set("M", r.union(&w));
+    env.set("RMW", r.inter(&w));
+    env.set("A", set_of(&|e| ins(e).atomic));
+    let membar = set_of(&|e| ins(e).kind == OpKind::MemoryBarrier);
+    let cbar = set_of(&|e| matches!(ins(e).kind, OpKind::ControlBarrier { .. }));
+    let ordered = set_of(&|e| ins(e).semantics.order != Default::default());
+    env.set("MEMBAR", membar.clone());
+    env.set("CBAR", cbar.clone());
+    env.set("F", membar.union(&cbar.inter(&ordered)));
+    env.set("ACQ", set_of(&|e| ins(e).semantics.order.is_acquire()));
+    env.set("REL", set_of(&|e| ins(e).semantics.order.is_release()));
+    env.set("SEMAV", set_of(&|e| ins(e).semantics.make_available));
+    env.set("SEMVIS", set_of(&|e| ins(e).semantics.make_visible));
+    env.set("AV", set_of(&|e| ins(e).make_pointer_available));
+    env.set("VIS", set_of(&|e| ins(e).make_pointer_visible));
+    let nonpriv = set_of(&|e| ins(e).is_memory_access() && ins(e).non_private);
+    let m = r.union(&w);
+    env.set("NONPRIV", nonpriv.clone());
+    env.set("PRIV", m.diff(&nonpriv));
+    env.set(
+        "AVDEVICE",
+        set_of(&|e| ins(e).kind == OpKind::AvailabilityDevice),
+    );
+    env.set(
+        "VISDEVICE",
+        set_of(&|e| ins(e).kind == OpKind::VisibilityDevice),
+    );
+    let classes = program
+        .storage_classes()
+        .iter()
+        .map(|c| c.0 as usize + 1)
+        .max()
+        .unwrap_or(0)
+        .max(MIN_STORAGE_CLASSES);
+    for k in 0..classes {
+        env.set(
+            &format!("SC{k}"),
+            set_of(&|e| ins(e).storage_class.map(|c| c.0 as usize) == Some(k)),
+        );
+        env.set(
+            &format!("SEMSC{k}"),
+            set_of(&|e| {
+                ins(e)
+                    .semantics
+                    .storage_classes
+                    .iter()
+                    .any(|c| c.0 as usize == k)
+            }),
+        );
+    }
+    for s in ALL_SCOPES {
+        env.set(scope_set_name(s), set_of(&|e| ins(e).scope == Some(s)));
+    }
+
+    let same_thread = |a: usize, b: usize| events[a].thread == events[b].thread;
+    env.rel(
+        "po",
+        rel_of(&|a, b| same_thread(a, b) && events[a].index < events[b].index),
+    );
+    env.rel("sthd", rel_of(&same_thread));
+    env.rel(
+        "ssg",
+        rel_of(&|a, b| thread(a).subgroup == thread(b).subgroup),
+    );
+    env.rel(
+        "swg",
+        rel_of(&|a, b| thread(a).workgroup == thread(b).workgroup),
+    );
+    env.rel(
+        "sqf",
+        rel_of(&|a, b| thread(a).queue_family == thread(b).queue_family),
+    );
+    let location: Vec<Option<usize>> = (0..n).map(|e| program.location_of(ins(e))).collect();
+    let reference: Vec<Option<usize>> = (0..n).map(|e| ins(e).reference).collect();
+    env.rel(
+        "sloc",
+        rel_of(&|a, b| location[a].is_some() && location[a] == location[b]),
+    );
+    env.rel(
+        "sref",
+        rel_of(&|a, b| reference[a].is_some() && reference[a] == reference[b]),
+    );
+    env.rel(
+        "ssw",
+        rel_of(&|a, b| {
+            program
+                .ssw
+                .iter()
+                .any(|&(ta, tb)| events[a].thread == ta && events[b].thread == tb)
+        }),
+    );
+    let instance = |e: usize| match ins(e).kind {
+        OpKind::ControlBarrier { instance, .. } => Some(instance),
+        _ => None,
+    };
+    env.rel(
+        "scbarinst",
+        rel_of(&|a, b| instance(a).is_some() && instance(a) == instance(b)),
+    );
+
+    let inscope = rel_of(&|a, b| {
+        let (Some(sa), Some(sb)) = (ins(a).scope, ins(b).scope) else {
+            return false;
+        };
+        in_instance(program, &events, b, sa, a) && in_instance(program, &events, a, sb, b)
+    });
+    let facts = Facts {
+        location,
+        reference,
+        is_read: (0..n).map(|e| ins(e).is_read()).collect(),
+        is_write: (0..n).map(|e| ins(e).is_write()).collect(),
+        atomic: (0..n).map(|e| ins(e).atomic).collect(),
+        read_value: (0..n).map(|e| ins(e).read_value).collect(),
+        write_value: (0..n).map(|e| ins(e).write_value).collect(),
+        inscope,
+    };
+    Ok((events, env, facts))
+}
+
+/// Whether event `x` is in the instance of scope `s` that contains event `owner`.
+fn in_instance(program: &Program, events: &[EventRef], x: usize, s: Scope, owner: usize) -> bool {
+    let tx = &program.threads[events[x].thread];
+    let to = &program.threads[events[owner].thread];
+    match s {
+        Scope::Invocation => events[x].thread == events[owner].thread,
+        Scope::Subgroup => tx.subgroup == to.subgroup,
+        Scope::Workgroup => tx.workgroup == to.workgroup,
+        Scope::QueueFamily => tx.queue_family == to.queue_family,
+        // Rejected in `static_env` until the model supports them.
+        Scope::FragmentInterlock | Scope::ShaderCall => false,
+        Scope::Device | Scope::CrossDevice => true,
+    }
+}

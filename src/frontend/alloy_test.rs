@@ -1,0 +1,911 @@
+//! Parser for the Khronos Vulkan-MemoryModel Alloy `.test` format.
+//!
+//! One directive or instruction per line, `//` comments. `NEWQF`, `NEWWG`,
+//! `NEWSG` and `NEWTHREAD [n]` open a new queue family, workgroup, subgroup
+//! and thread (a new queue family also opens a new workgroup and subgroup, a
+//! new workgroup a new subgroup). An instruction is
+//! `tok.tok.tok [var [= value [value2]]] [cbar-instance]`. `SLOC a b` makes
+//! two references name one location, `SSW i j` makes thread `i`
+//! system-synchronize-with thread `j`, and `SATISFIABLE`/`NOSOLUTION`
+//! `[NOCHAINS] pred` ask whether some candidate execution satisfies `pred`.
+//!
+//! Where the original Alloy translator only warned (a missing scope, storage
+//! class or variable; a `membar` without acquire or release), this parser
+//! rejects the line, since the Alloy model then finds no execution at all.
+
+use super::FrontendError;
+use crate::program::{
+    Cmp, Expectation, Instruction, OpKind, Order, Pred, Program, Query, Reference, Scope,
+    SourceSpan, StorageClass, Thread,
+};
+use std::collections::HashMap;
+
+/// Parses the text of a `.test` file. `file` is used in error messages and
+/// (its stem) as the test name.
+pub fn parse(file: &str, text: &str) -> Result<Program, FrontendError> {
+    let mut p = Parser::new(file);
+    for (i, raw) in text.lines().enumerate() {
+        p.line(i + 1, raw)?;
+    }
+    p.finish()
+}
+
+struct Parser<'a> {
+    file: &'a str,
+    program: Program,
+    queue_family: usize,
+    workgroup: usize,
+    subgroup: usize,
+    next_thread: usize,
+    /// Variable name -> reference index.
+    refs: HashMap<String, usize>,
+    /// SLOC pairs with their positions.
+    slocs: Vec<(String, String, usize, usize)>,
+    /// SSW pairs (thread numbers) with their positions.
+    ssws: Vec<(usize, usize, usize, usize)>,
+}
+
+/// A whitespace-separated word of a line and its 1-based column.
+#[derive(Clone, Copy)]
+struct Word<'t> {
+    text: &'t str,
+    col: usize,
+}
+
+fn words(line: &str) -> Vec<Word<'_>> {
+    let mut out = Vec::new();
+    let mut start = None;
+    for (i, c) in line.char_indices() {
+        if c.is_whitespace() {
+            if let Some(s) = start.take() {
+                out.push(Word {
+                    text: &line[s..i],
+                    col: line[..s].chars().count() + 1,
+                });
+            }
+        } else if start.is_none() {
+            start = Some(i);
+        }
+    }
+    if let Some(s) = start {
+        out.push(Word {
+            text: &line[s..],
+            col: line[..s].chars().count() + 1,
+        });
+    }
+    out
+}
+
+impl<'a> Parser<'a> {
+    fn new(file: &'a str) -> Self {
+        let name = std::path::Path::new(file)
+            .file_stem()
+            .and_then(|s| s.to_str())
+            .unwrap_or(file)
+            .to_string();
+        Parser {
+            file,
+            program: Program {
+                name,
+                ..Program::default()
+            },
+            queue_family: 0,
+            workgroup: 0,
+            subgroup: 0,
+            next_thread: 0,
+            refs: HashMap::new(),
+            slocs: Vec::new(),
+            ssws: Vec::new(),
+        }
+    }
+
+    fn err(&self, line: usize, column: usize, message: impl Into<String>) -> FrontendError {
+        FrontendError {
+            file: self.file.to_string(),
+            line,
+            column,
+            message: message.into(),
+        }
+    }
+
+    fn line(&mut self, n: usize, raw: &str) -> Result<(), FrontendError> {
+        // Strip a trailing comment; the whole line may be one.
+        let code = match raw.find("//") {
+            Some(i) => &raw[..i],
+            None => raw,
+        };
+        let ws = words(code);
+        let Some(first) = ws.first().copied() else {
+            return Ok(());
+        };
+        match first.text {
+            "NEWQF" | "NEWWG" | "NEWSG" => {
+                if let Some(extra) = ws.get(1) {
+                    return Err(self.err(
+                        n,
+                        extra.col,
+                        format!("unexpected `{}` after {}", extra.text, first.text),
+                    ));
+                }
+                if first.text == "NEWQF" {
+                    self.queue_family += 1;
+                }
+                if first.text != "NEWSG" {
+                    self.workgroup += 1;
+                }
+                self.subgroup += 1;
+                Ok(())
+            }
+            "NEWTHREAD" => self.new_thread(n, &ws),
+            "SLOC" => {
+                let (a, b) = self.two_operands(n, &ws, "SLOC takes two variable names")?;
+                self.slocs
+                    .push((a.text.to_string(), b.text.to_string(), n, a.col));
+                Ok(())
+            }
+            "SSW" => {
+                let (a, b) = self.two_operands(n, &ws, "SSW takes two thread numbers")?;
+                let ta = self.number(n, a, "a thread number")?;
+                let tb = self.number(n, b, "a thread number")?;
+                self.ssws.push((ta as usize, tb as usize, n, a.col));
+                Ok(())
+            }
+            "SATISFIABLE" | "NOSOLUTION" => self.query(n, code, &ws),
+            _ => self.instruction(n, code, &ws),
+        }
+    }
+
+    fn two_operands<'w>(
+        &self,
+        n: usize,
+        ws: &[Word<'w>],
+        what: &str,
+    ) -> Result<(Word<'w>, Word<'w>), FrontendError> {
+        if ws.len() != 3 {
+            let col = ws.get(3).map(|w| w.col).unwrap_or(ws[0].col);
+            return Err(self.err(n, col, what.to_string()));
+        }
+        Ok((ws[1], ws[2]))
+    }
+
+    fn number(&self, n: usize, w: Word<'_>, what: &str) -> Result<i64, FrontendError> {
+        w.text
+            .parse::<i64>()
+            .map_err(|_| self.err(n, w.col, format!("expected {what}, found `{}`", w.text)))
+    }
+
+    fn new_thread(&mut self, n: usize, ws: &[Word<'_>]) -> Result<(), FrontendError> {
+        let id = match ws.get(1) {
+            Some(w) => {
+                let v = self.number(n, *w, "a thread number")?;
+                if v < 0 {
+                    return Err(self.err(n, w.col, "thread numbers are not negative"));
+                }
+                v as usize
+            }
+            None => self.next_thread,
+        };
+        if let Some(extra) = ws.get(2) {
+            return Err(self.err(n, extra.col, format!("unexpected `{}`", extra.text)));
+        }
+        if self.program.threads.iter().any(|t| t.id == id) {
+            return Err(self.err(
+                n,
+                ws.get(1).map(|w| w.col).unwrap_or(ws[0].col),
+                format!("thread {id} is declared twice"),
+            ));
+        }
+        self.next_thread = id + 1;
+        self.program.threads.push(Thread {
+            id,
+            subgroup: self.subgroup,
+            workgroup: self.workgroup,
+            queue_family: self.queue_family,
+            instructions: Vec::new(),
+        });
+        Ok(())
+    }
+
+    fn reference(&mut self, name: &str) -> usize {
+        if let Some(&r) = self.refs.get(name) {
+            return r;
+        }
+        let r = self.program.references.len();
+        // Locations are assigned in `finish`, once every SLOC is known.
+        self.program.references.push(Reference {
+            name: name.to_string(),
+            location: usize::MAX,
+        });
+        self.refs.insert(name.to_string(), r);
+        r
+    }
+
+    fn instruction(&mut self, n: usize, code: &str, ws: &[Word<'_>]) -> Result<(), FrontendError> {
+        let op = ws[0];
+        if self.program.threads.is_empty() {
+            return Err(self.err(
+                n,
+                op.col,
+                format!(
+                    "expected NEWQF, NEWWG, NEWSG, NEWTHREAD, SLOC, SSW, SATISFIABLE or NOSOLUTION before the first instruction, found `{}`",
+                    op.text
+                ),
+            ));
+        }
+        let span = SourceSpan {
+            line: n,
+            text: code.trim().to_string(),
+        };
+        let t = Tokens::parse(self, n, op)?;
+        let kind = t.kind(self, n, op)?;
+        let mut ins = Instruction::new(kind.clone(), span);
+        ins.atomic = t.atom || t.rmw;
+        ins.scope = t.scope.map(|(s, _)| s);
+        ins.storage_class = t.sc.map(|(s, _)| s);
+        ins.semantics.order = match (t.acq, t.rel) {
+            (true, true) => Order::AcquireRelease,
+            (true, false) => Order::Acquire,
+            (false, true) => Order::Release,
+            (false, false) => Order::Relaxed,
+        };
+        ins.semantics.storage_classes = t.semsc.iter().copied().collect();
+        ins.semantics.make_available = t.semav;
+        ins.semantics.make_visible = t.semvis;
+        ins.make_pointer_available = t.av || (ins.atomic && ins.is_write());
+        ins.make_pointer_visible = t.vis || (ins.atomic && ins.is_read());
+        ins.non_private = t.nonpriv || ins.atomic || t.av || t.vis;
+        self.validate(n, op, &t, &ins)?;
+
+        let rest = &ws[1..];
+        match &kind {
+            OpKind::Load | OpKind::Store | OpKind::Rmw => {
+                let Some(var) = rest.first() else {
+                    return Err(self.err(
+                        n,
+                        op.col + op.text.chars().count(),
+                        "expected a variable name after the memory access",
+                    ));
+                };
+                if !var.text.chars().all(|c| c.is_alphanumeric() || c == '_')
+                    || var.text.starts_with(|c: char| c.is_ascii_digit())
+                {
+                    return Err(self.err(
+                        n,
+                        var.col,
+                        format!("expected a variable name, found `{}`", var.text),
+                    ));
+                }
+                ins.reference = Some(self.reference(var.text));
+                let values = self.values(n, &rest[1..])?;
+                match (&kind, values.as_slice()) {
+                    (_, []) => {}
+                    (OpKind::Load, [v]) => ins.read_value = Some(*v),
+                    (OpKind::Store, [v]) => ins.write_value = Some(*v),
+                    (OpKind::Rmw, [r, w]) => {
+                        ins.read_value = Some(*r);
+                        ins.write_value = Some(*w);
+                    }
+                    (OpKind::Rmw, [_]) => {
+                        return Err(self.err(
+                            n,
+                            rest[1].col,
+                            "a read-modify-write takes two values: the value read, then the value written",
+                        ));
+                    }
+                    _ => {
+                        return Err(self.err(
+                            n,
+                            rest[1].col,
+                            "a second value is only allowed on an atomic read-modify-write",
+                        ));
+                    }
+                }
+            }
+            OpKind::ControlBarrier { .. } => {
+                let Some(inst) = rest.first() else {
+                    return Err(self.err(
+                        n,
+                        op.col + op.text.chars().count(),
+                        "expected the control barrier's instance number",
+                    ));
+                };
+                let v = self.number(n, *inst, "a control barrier instance number")?;
+                if v < 0 || v > u32::MAX as i64 {
+                    return Err(self.err(n, inst.col, "instance numbers are 0 or more"));
+                }
+                if let Some(extra) = rest.get(1) {
+                    return Err(self.err(n, extra.col, format!("unexpected `{}`", extra.text)));
+                }
+                ins.kind = OpKind::ControlBarrier {
+                    instance: v as u32,
+                    execution_scope: ins.scope.unwrap_or(Scope::Workgroup),
+                };
+            }
+            _ => {
+                if let Some(extra) = rest.first() {
+                    return Err(self.err(
+                        n,
+                        extra.col,
+                        format!("`{}` takes no operand, found `{}`", op.text, extra.text),
+                    ));
+                }
+            }
+        }
+        self.program
+            .threads
+            .last_mut()
+            .expect("checked above")
+            .instructions
+            .push(ins);
+        Ok(())
+    }
+
+    /// Parses `= v [v2]` (also `=v`, `= v`, `x=v` split by the caller).
+    fn values(&self, n: usize, rest: &[Word<'_>]) -> Result<Vec<i64>, FrontendError> {
+        let mut items: Vec<Word<'_>> = Vec::new();
+        for w in rest {
+            // split a leading '=' glued to the number
+            if let Some(stripped) = w.text.strip_prefix('=') {
+                items.push(Word {
+                    text: "=",
+                    col: w.col,
+                });
+                if !stripped.is_empty() {
+                    items.push(Word {
+                        text: stripped,
+                        col: w.col + 1,
+                    });
+                }
+            } else {
+                items.push(*w);
+            }
+        }
+        let Some(eq) = items.first() else {
+            return Ok(Vec::new());
+        };
+        if eq.text != "=" {
+            return Err(self.err(
+                n,
+                eq.col,
+                format!("expected `= value`, found `{}`", eq.text),
+            ));
+        }
+        if items.len() == 1 {
+            return Err(self.err(n, eq.col + 1, "expected a value after `=`"));
+        }
+        if items.len() > 3 {
+            return Err(self.err(
+                n,
+                items[3].col,
+                format!("unexpected `{}`: at most two values", items[3].text),
+            ));
+        }
+        items[1..]
+            .iter()
+            .map(|w| self.number(n, *w, "an integer value"))
+            .collect()
+    }
+
+    fn validate(
+        &self,
+        n: usize,
+        op: Word<'_>,
+        t: &Tokens,
+        ins: &Instruction,
+    ) -> Result<(), FrontendError> {
+        let at = |name: &str| t.col_of(op, name);
+        let needs_scope = ins.atomic
+            || matches!(
+                ins.kind,
+                OpKind::MemoryBarrier | OpKind::ControlBarrier { .. }
+            )
+            || t.av
+            || t.vis;
+        if needs_scope && t.scope.is_none() {
+            return Err(self.err(
+                n,
+                op.col,
+                "missing scope: atomics, barriers and av/vis accesses need one of scopesg, scopewg, scopeqf, scopedev",
+            ));
+        }
+        if ins.is_memory_access() && t.sc.is_none() {
+            return Err(self.err(
+                n,
+                op.col,
+                "missing storage class: a memory access needs sc0, sc1, ...",
+            ));
+        }
+        if !ins.is_memory_access() {
+            if let Some((_, c)) = t.sc {
+                return Err(self.err(n, c, "only memory accesses have a storage class"));
+            }
+            for (name, on) in [("nonpriv", t.nonpriv), ("av", t.av), ("vis", t.vis)] {
+                if on {
+                    return Err(self.err(
+                        n,
+                        at(name),
+                        format!("`{name}` only applies to memory accesses"),
+                    ));
+                }
+            }
+        }
+        if matches!(
+            ins.kind,
+            OpKind::AvailabilityDevice | OpKind::VisibilityDevice
+        ) && (t.scope.is_some() || t.acq || t.rel || !t.semsc.is_empty() || t.atom)
+        {
+            return Err(self.err(
+                n,
+                op.col,
+                "avdevice/visdevice are API-level operations and take no other token",
+            ));
+        }
+        if t.av && ins.kind == OpKind::Load {
+            return Err(self.err(n, at("av"), "`av` (MakePointerAvailable) applies to writes"));
+        }
+        if t.vis && ins.kind == OpKind::Store {
+            return Err(self.err(n, at("vis"), "`vis` (MakePointerVisible) applies to reads"));
+        }
+        if t.acq && !(ins.atomic && ins.is_read()) && !is_barrier(&ins.kind) {
+            return Err(self.err(n, at("acq"), "acquire applies to atomic reads and barriers"));
+        }
+        if t.rel && !(ins.atomic && ins.is_write()) && !is_barrier(&ins.kind) {
+            return Err(self.err(
+                n,
+                at("rel"),
+                "release applies to atomic writes and barriers",
+            ));
+        }
+        if ins.kind == OpKind::MemoryBarrier && !t.acq && !t.rel {
+            return Err(self.err(n, op.col, "a membar needs acq and/or rel semantics"));
+        }
+        if (t.acq || t.rel) && t.semsc.is_empty() {
+            return Err(self.err(
+                n,
+                op.col,
+                "acquire/release semantics need at least one storage class in the semantics (semsc0, semsc1, ...)",
+            ));
+        }
+        if !t.semsc.is_empty() && !t.acq && !t.rel {
+            return Err(self.err(
+                n,
+                op.col,
+                "storage class semantics (semscN) need acq or rel",
+            ));
+        }
+        if t.semav && !t.rel {
+            return Err(self.err(
+                n,
+                at("semav"),
+                "MakeAvailable (semav) needs release semantics",
+            ));
+        }
+        if t.semvis && !t.acq {
+            return Err(self.err(
+                n,
+                at("semvis"),
+                "MakeVisible (semvis) needs acquire semantics",
+            ));
+        }
+        if t.atom && !ins.is_memory_access() {
+            return Err(self.err(n, at("atom"), "`atom` applies to ld/st"));
+        }
+        Ok(())
+    }
+
+    fn query(&mut self, n: usize, code: &str, ws: &[Word<'_>]) -> Result<(), FrontendError> {
+        let expect = if ws[0].text == "SATISFIABLE" {
+            Expectation::Satisfiable
+        } else {
+            Expectation::NoSolution
+        };
+        // Work on the raw text after the keyword to keep exact columns.
+        let start = code.find(ws[0].text).unwrap_or(0) + ws[0].text.len();
+        let mut rest = &code[start..];
+        let mut offset = start;
+        let mut no_chains = false;
+        let trimmed = rest.trim_start();
+        if let Some(after) = trimmed.strip_prefix("NOCHAINS") {
+            no_chains = true;
+            offset += rest.len() - after.len();
+            rest = after;
+        }
+        let mut qp = QueryParser {
+            chars: rest.chars().collect(),
+            pos: 0,
+            base_col: code[..offset].chars().count() + 1,
+        };
+        let pred = qp
+            .pred()
+            .and_then(|p| {
+                qp.skip_ws();
+                if qp.pos < qp.chars.len() {
+                    Err((qp.pos, format!("unexpected `{}`", qp.chars[qp.pos])))
+                } else {
+                    Ok(p)
+                }
+            })
+            .map_err(|(pos, msg)| self.err(n, qp.base_col + pos, msg))?;
+        self.program.queries.push(Query {
+            expect,
+            no_chains,
+            pred,
+            line: n,
+            text: code.trim().to_string(),
+        });
+        Ok(())
+    }
+
+    fn finish(mut self) -> Result<Program, FrontendError> {
+        // Locations: union-find over SLOC pairs.
+        let nrefs = self.program.references.len();
+        let mut parent: Vec<usize> = (0..nrefs).collect();
+        fn root(p: &mut [usize], mut x: usize) -> usize {
+            while p[x] != x {
+                p[x] = p[p[x]];
+                x = p[x];
+            }
+            x
+        }
+        for (a, b, line, col) in std::mem::take(&mut self.slocs) {
+            let (Some(&ra), Some(&rb)) = (self.refs.get(&a), self.refs.get(&b)) else {
+                let missing = if self.refs.contains_key(&a) { &b } else { &a };
+                return Err(self.err(
+                    line,
+                    col,
+                    format!("SLOC names `{missing}`, which no instruction accesses"),
+                ));
+            };
+            let (x, y) = (root(&mut parent, ra), root(&mut parent, rb));
+            parent[x.max(y)] = x.min(y);
+        }
+        let mut loc_of_root: HashMap<usize, usize> = HashMap::new();
+        for r in 0..nrefs {
+            let rt = root(&mut parent, r);
+            let next = self.program.locations.len();
+            let loc = *loc_of_root.entry(rt).or_insert(next);
+            if loc == next {
+                self.program
+                    .locations
+                    .push(self.program.references[rt].name.clone());
+            }
+            self.program.references[r].location = loc;
+        }
+        // SSW: thread numbers -> thread indices.
+        for (a, b, line, col) in std::mem::take(&mut self.ssws) {
+            let find = |id: usize| self.program.threads.iter().position(|t| t.id == id);
+            match (find(a), find(b)) {
+                (Some(ia), Some(ib)) => self.program.ssw.push((ia, ib)),
+                (None, _) => {
+                    return Err(self.err(
+                        line,
+                        col,
+                        format!("SSW names thread {a}, which is not declared"),
+                    ));
+                }
+                (_, None) => {
+                    return Err(self.err(
+                        line,
+                        col,
+                        format!("SSW names thread {b}, which is not declared"),
+                    ));
+                }
+            }
+        }
+        // Control barrier instances: at most one per thread.
+        for t in &self.program.threads {
+            let mut seen = HashMap::new();
+            for ins in &t.instructions {
+                if let OpKind::ControlBarrier { instance, .. } = ins.kind
+                    && let Some(prev) = seen.insert(instance, ins.source.line)
+                {
+                    return Err(self.err(
+                        ins.source.line,
+                        1,
+                        format!(
+                            "control barrier instance {instance} is reached twice by thread {} (first at line {prev})",
+                            t.id
+                        ),
+                    ));
+                }
+            }
+        }
+        if self.program.threads.is_empty() {
+            return Err(self.err(1, 1, "no thread: expected NEWTHREAD and instructions"));
+        }
+        Ok(self.program)
+    }
+}
+
+fn is_barrier(k: &OpKind) -> bool {
+    matches!(k, OpKind::MemoryBarrier | OpKind::ControlBarrier { .. })
+}
+
+/// The tokens of an instruction's opcode.
+#[derive(Default)]
+struct Tokens {
+    st: bool,
+    ld: bool,
+    rmw: bool,
+    atom: bool,
+    membar: bool,
+    cbar: bool,
+    avdevice: bool,
+    visdevice: bool,
+    acq: bool,
+    rel: bool,
+    av: bool,
+    vis: bool,
+    semav: bool,
+    semvis: bool,
+    nonpriv: bool,
+    sc: Option<(StorageClass, usize)>,
+    semsc: Vec<StorageClass>,
+    scope: Option<(Scope, usize)>,
+    /// Column of each token, by name.
+    cols: Vec<(String, usize)>,
+}
+
+impl Tokens {
+    fn parse(p: &Parser<'_>, n: usize, op: Word<'_>) -> Result<Tokens, FrontendError> {
+        let mut t = Tokens::default();
+        let mut col = op.col;
+        for tok in op.text.split('.') {
+            if tok.is_empty() {
+                return Err(p.err(
+                    n,
+                    col,
+                    "empty token: two dots in a row, or a leading/trailing dot",
+                ));
+            }
+            t.cols.push((tok.to_string(), col));
+            let flag = match tok {
+                "st" => &mut t.st,
+                "ld" => &mut t.ld,
+                "rmw" => &mut t.rmw,
+                "atom" => &mut t.atom,
+                "membar" => &mut t.membar,
+                "cbar" => &mut t.cbar,
+                "avdevice" => &mut t.avdevice,
+                "visdevice" => &mut t.visdevice,
+                "acq" => &mut t.acq,
+                "rel" => &mut t.rel,
+                "av" => &mut t.av,
+                "vis" => &mut t.vis,
+                "semav" => &mut t.semav,
+                "semvis" => &mut t.semvis,
+                "nonpriv" => &mut t.nonpriv,
+                _ => {
+                    if let Some(scope) = match tok {
+                        "scopesg" => Some(Scope::Subgroup),
+                        "scopewg" => Some(Scope::Workgroup),
+                        "scopeqf" => Some(Scope::QueueFamily),
+                        "scopedev" => Some(Scope::Device),
+                        _ => None,
+                    } {
+                        if let Some((prev, _)) = t.scope {
+                            return Err(p.err(
+                                n,
+                                col,
+                                format!(
+                                    "second scope `{tok}`: the instruction already has {prev} scope"
+                                ),
+                            ));
+                        }
+                        t.scope = Some((scope, col));
+                    } else if let Some(k) = class_index(tok, "semsc") {
+                        let k = StorageClass(k);
+                        if t.semsc.contains(&k) {
+                            return Err(p.err(n, col, format!("`{tok}` given twice")));
+                        }
+                        t.semsc.push(k);
+                    } else if let Some(k) = class_index(tok, "sc") {
+                        if t.sc.is_some() {
+                            return Err(p.err(
+                                n,
+                                col,
+                                format!(
+                                    "second storage class `{tok}`: each access has exactly one"
+                                ),
+                            ));
+                        }
+                        t.sc = Some((StorageClass(k), col));
+                    } else {
+                        return Err(p.err(
+                            n,
+                            col,
+                            format!(
+                                "unknown token `{tok}`: expected one of st ld rmw atom membar cbar acq rel scN semscN scopesg scopewg scopeqf scopedev av vis semav semvis nonpriv avdevice visdevice"
+                            ),
+                        ));
+                    }
+                    col += tok.chars().count() + 1;
+                    continue;
+                }
+            };
+            if *flag {
+                return Err(p.err(n, col, format!("`{tok}` given twice")));
+            }
+            *flag = true;
+            col += tok.chars().count() + 1;
+        }
+        Ok(t)
+    }
+
+    fn col_of(&self, op: Word<'_>, name: &str) -> usize {
+        self.cols
+            .iter()
+            .find(|(t, _)| t == name)
+            .map(|(_, c)| *c)
+            .unwrap_or(op.col)
+    }
+
+    fn kind(&self, p: &Parser<'_>, n: usize, op: Word<'_>) -> Result<OpKind, FrontendError> {
+        let access = self.st || self.ld || self.rmw;
+        let others = [
+            ("membar", self.membar),
+            ("cbar", self.cbar),
+            ("avdevice", self.avdevice),
+            ("visdevice", self.visdevice),
+        ];
+        let named: Vec<&str> = others
+            .iter()
+            .filter(|(_, on)| *on)
+            .map(|(s, _)| *s)
+            .collect();
+        if named.len() + usize::from(access) > 1 {
+            return Err(p.err(
+                n,
+                op.col,
+                "an instruction is exactly one of: a memory access (ld/st/rmw), membar, cbar, avdevice, visdevice",
+            ));
+        }
+        Ok(if self.rmw || (self.st && self.ld) {
+            if !self.rmw && !self.atom {
+                return Err(p.err(
+                    n,
+                    op.col,
+                    "a read-modify-write (ld.st) must be atomic: add `atom`",
+                ));
+            }
+            OpKind::Rmw
+        } else if self.ld {
+            OpKind::Load
+        } else if self.st {
+            OpKind::Store
+        } else if self.membar {
+            OpKind::MemoryBarrier
+        } else if self.cbar {
+            OpKind::ControlBarrier {
+                instance: 0,
+                execution_scope: Scope::Workgroup,
+            }
+        } else if self.avdevice {
+            OpKind::AvailabilityDevice
+        } else if self.visdevice {
+            OpKind::VisibilityDevice
+        } else {
+            return Err(p.err(
+                n,
+                op.col,
+                format!(
+                    "`{}` is not an instruction: expected st, ld, rmw, membar, cbar, avdevice or visdevice among its tokens",
+                    op.text
+                ),
+            ));
+        })
+    }
+}
+
+/// `sc3` -> Some(3) for prefix "sc".
+fn class_index(tok: &str, prefix: &str) -> Option<u8> {
+    let digits = tok.strip_prefix(prefix)?;
+    if digits.is_empty() || !digits.chars().all(|c| c.is_ascii_digit()) {
+        return None;
+    }
+    digits.parse().ok()
+}
+
+/// Parser of query predicates: `consistent[X] && #dr=0 && (#rs>1)`.
+struct QueryParser {
+    chars: Vec<char>,
+    pos: usize,
+    base_col: usize,
+}
+
+type QResult<T> = Result<T, (usize, String)>;
+
+impl QueryParser {
+    fn skip_ws(&mut self) {
+        while self.pos < self.chars.len() && self.chars[self.pos].is_whitespace() {
+            self.pos += 1;
+        }
+    }
+
+    fn eat(&mut self, s: &str) -> bool {
+        self.skip_ws();
+        let cs: Vec<char> = s.chars().collect();
+        if self.chars[self.pos..].starts_with(&cs) {
+            self.pos += cs.len();
+            true
+        } else {
+            false
+        }
+    }
+
+    fn pred(&mut self) -> QResult<Pred> {
+        let mut terms = vec![self.term()?];
+        while self.eat("&&") {
+            terms.push(self.term()?);
+        }
+        Ok(if terms.len() == 1 {
+            terms.pop().expect("one term")
+        } else {
+            Pred::And(terms)
+        })
+    }
+
+    fn term(&mut self) -> QResult<Pred> {
+        self.skip_ws();
+        if self.eat("(") {
+            let p = self.pred()?;
+            if !self.eat(")") {
+                return Err((self.pos, "expected `)`".into()));
+            }
+            return Ok(p);
+        }
+        if self.eat("consistent") {
+            if !self.eat("[") || !self.eat("X") || !self.eat("]") {
+                return Err((self.pos, "expected `consistent[X]`".into()));
+            }
+            return Ok(Pred::Consistent);
+        }
+        if self.eat("#") {
+            let start = self.pos;
+            while self.pos < self.chars.len()
+                && (self.chars[self.pos].is_alphanumeric() || self.chars[self.pos] == '_')
+            {
+                self.pos += 1;
+            }
+            if start == self.pos {
+                return Err((start, "expected a relation name after `#`".into()));
+            }
+            let name: String = self.chars[start..self.pos].iter().collect();
+            let cmp = if self.eat("!=") {
+                Cmp::Ne
+            } else if self.eat("<=") {
+                Cmp::Le
+            } else if self.eat(">=") {
+                Cmp::Ge
+            } else if self.eat("=") {
+                Cmp::Eq
+            } else if self.eat("<") {
+                Cmp::Lt
+            } else if self.eat(">") {
+                Cmp::Gt
+            } else {
+                return Err((
+                    self.pos,
+                    "expected a comparison (=, !=, <, <=, >, >=)".into(),
+                ));
+            };
+            self.skip_ws();
+            let start = self.pos;
+            while self.pos < self.chars.len() && self.chars[self.pos].is_ascii_digit() {
+                self.pos += 1;
+            }
+            let digits: String = self.chars[start..self.pos].iter().collect();
+            let value = digits
+                .parse::<usize>()
+                .map_err(|_| (start, "expected a number".to_string()))?;
+            return Ok(Pred::Count { name, cmp, value });
+        }
+        Err((
+            self.pos,
+            "expected `consistent[X]`, `#name op number` or `(`".into(),
+        ))
+    }
+}
+
+#[cfg(test)]
+mod tests;

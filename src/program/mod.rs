@@ -1,0 +1,243 @@
+//! The litmus program IR: threads placed in subgroups, workgroups and queue
+//! families; instructions carrying every attribute the Vulkan memory model
+//! gives an operation; locations and references; system-synchronizes-with
+//! declarations; and the queries a test asks.
+//!
+//! Front ends produce a [`Program`]; the execution enumerator consumes it.
+
+mod query;
+
+pub use query::{Cmp, Expectation, Pred, Query};
+
+use std::collections::BTreeSet;
+use std::fmt;
+
+/// A memory or execution scope, narrowest first.
+///
+/// The derived order is the inclusion order of the scope instances that
+/// contain a given invocation (`Subgroup` < `Workgroup` < `QueueFamily` <
+/// `Device` < `CrossDevice`). `FragmentInterlock` and `ShaderCall` are
+/// placed by the spec at implementation-dependent positions; they are kept
+/// here so front ends can express them, and the engine rejects them until
+/// the model supports them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize)]
+pub enum Scope {
+    Invocation,
+    Subgroup,
+    Workgroup,
+    FragmentInterlock,
+    ShaderCall,
+    QueueFamily,
+    Device,
+    CrossDevice,
+}
+
+impl Scope {
+    /// The spelling used in reports.
+    pub fn name(self) -> &'static str {
+        match self {
+            Scope::Invocation => "Invocation",
+            Scope::Subgroup => "Subgroup",
+            Scope::Workgroup => "Workgroup",
+            Scope::FragmentInterlock => "FragmentInterlock",
+            Scope::ShaderCall => "ShaderCallKHR",
+            Scope::QueueFamily => "QueueFamily",
+            Scope::Device => "Device",
+            Scope::CrossDevice => "CrossDevice",
+        }
+    }
+}
+
+impl fmt::Display for Scope {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// A storage class, numbered by the front end (`sc0`, `sc1`, ...).
+///
+/// The Vulkan appendix has four storage class semantics flags (UniformMemory,
+/// WorkgroupMemory, ImageMemory, OutputMemory); litmus formats name classes
+/// abstractly, so the IR only keeps an index.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize)]
+pub struct StorageClass(pub u8);
+
+/// The ordering part of a memory semantics operand.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, serde::Serialize)]
+pub enum Order {
+    #[default]
+    Relaxed,
+    Acquire,
+    Release,
+    AcquireRelease,
+}
+
+impl Order {
+    pub fn is_acquire(self) -> bool {
+        matches!(self, Order::Acquire | Order::AcquireRelease)
+    }
+    pub fn is_release(self) -> bool {
+        matches!(self, Order::Release | Order::AcquireRelease)
+    }
+    /// Combines two orders (acquire + release = acquire-release).
+    pub fn join(self, other: Order) -> Order {
+        let acq = self.is_acquire() || other.is_acquire();
+        let rel = self.is_release() || other.is_release();
+        match (acq, rel) {
+            (true, true) => Order::AcquireRelease,
+            (true, false) => Order::Acquire,
+            (false, true) => Order::Release,
+            (false, false) => Order::Relaxed,
+        }
+    }
+}
+
+/// A memory semantics operand (atomics, memory and control barriers).
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize)]
+pub struct Semantics {
+    pub order: Order,
+    /// Storage classes named in the semantics (`semsc0`, ...).
+    pub storage_classes: BTreeSet<StorageClass>,
+    /// MakeAvailable.
+    pub make_available: bool,
+    /// MakeVisible.
+    pub make_visible: bool,
+}
+
+/// What an instruction does.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub enum OpKind {
+    /// A read of one location.
+    Load,
+    /// A write of one location.
+    Store,
+    /// An atomic read-modify-write.
+    Rmw,
+    /// `OpMemoryBarrier`.
+    MemoryBarrier,
+    /// `OpControlBarrier`; `instance` identifies the dynamic instance shared
+    /// by the invocations that meet at it.
+    ControlBarrier {
+        instance: u32,
+        execution_scope: Scope,
+    },
+    /// A device-domain availability operation (API-level, e.g. a pipeline barrier).
+    AvailabilityDevice,
+    /// A device-domain visibility operation.
+    VisibilityDevice,
+}
+
+/// Where an instruction came from, for error messages and reports.
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize)]
+pub struct SourceSpan {
+    pub line: usize,
+    pub text: String,
+}
+
+/// One instruction of a thread, with every attribute the appendix gives an operation.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct Instruction {
+    pub kind: OpKind,
+    /// Atomic access (`OpAtomic*`).
+    pub atomic: bool,
+    /// The reference used by a memory access (index into [`Program::references`]).
+    pub reference: Option<usize>,
+    /// Storage class of a memory access.
+    pub storage_class: Option<StorageClass>,
+    /// Memory scope: of an atomic, a barrier, or of the per-instruction
+    /// availability/visibility operation of a non-atomic access.
+    pub scope: Option<Scope>,
+    /// Memory semantics (atomics and barriers).
+    pub semantics: Semantics,
+    /// Per-instruction availability (`MakePointerAvailable`); atomic writes have it implicitly.
+    pub make_pointer_available: bool,
+    /// Per-instruction visibility (`MakePointerVisible`); atomic reads have it implicitly.
+    pub make_pointer_visible: bool,
+    /// `NonPrivatePointer`; atomics and av/vis accesses are always non-private.
+    pub non_private: bool,
+    /// Value a read must observe, if the test pins it.
+    pub read_value: Option<i64>,
+    /// Value written, if known.
+    pub write_value: Option<i64>,
+    pub source: SourceSpan,
+}
+
+impl Instruction {
+    pub fn new(kind: OpKind, source: SourceSpan) -> Self {
+        Instruction {
+            kind,
+            atomic: false,
+            reference: None,
+            storage_class: None,
+            scope: None,
+            semantics: Semantics::default(),
+            make_pointer_available: false,
+            make_pointer_visible: false,
+            non_private: false,
+            read_value: None,
+            write_value: None,
+            source,
+        }
+    }
+    pub fn is_read(&self) -> bool {
+        matches!(self.kind, OpKind::Load | OpKind::Rmw)
+    }
+    pub fn is_write(&self) -> bool {
+        matches!(self.kind, OpKind::Store | OpKind::Rmw)
+    }
+    pub fn is_memory_access(&self) -> bool {
+        self.is_read() || self.is_write()
+    }
+}
+
+/// An invocation (shader agent) and its place in the scope hierarchy.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct Thread {
+    /// The thread number used by `SSW` and in reports.
+    pub id: usize,
+    pub subgroup: usize,
+    pub workgroup: usize,
+    pub queue_family: usize,
+    /// Instructions in program order.
+    pub instructions: Vec<Instruction>,
+}
+
+/// A reference: a name through which a location is accessed.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct Reference {
+    pub name: String,
+    /// Index into [`Program::locations`].
+    pub location: usize,
+}
+
+/// A whole litmus test.
+#[derive(Clone, Debug, Default, serde::Serialize)]
+pub struct Program {
+    pub name: String,
+    pub threads: Vec<Thread>,
+    /// Location names (a location takes the name of the first reference to it).
+    pub locations: Vec<String>,
+    pub references: Vec<Reference>,
+    /// `(a, b)`: every operation of thread `a` system-synchronizes-with every
+    /// operation of thread `b` (indices into `threads`).
+    pub ssw: Vec<(usize, usize)>,
+    pub queries: Vec<Query>,
+}
+
+impl Program {
+    /// The location an instruction accesses.
+    pub fn location_of(&self, instr: &Instruction) -> Option<usize> {
+        instr.reference.map(|r| self.references[r].location)
+    }
+    /// All storage classes mentioned by the program.
+    pub fn storage_classes(&self) -> BTreeSet<StorageClass> {
+        let mut out = BTreeSet::new();
+        for t in &self.threads {
+            for i in &t.instructions {
+                out.extend(i.storage_class);
+                out.extend(i.semantics.storage_classes.iter().copied());
+            }
+        }
+        out
+    }
+}

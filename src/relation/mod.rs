@@ -1,0 +1,365 @@
+//! Bit-matrix relation algebra over the events of one candidate execution.
+//!
+//! Events are numbered `0..n`. An [`EventSet`] is a bit vector and a
+//! [`Relation`] is an `n x n` bit matrix stored row by row, each row a run of
+//! machine words. Every operation the cat interpreter needs (union,
+//! intersection, difference, composition, inverse, closures, identity on a
+//! set, domain/range, acyclicity...) is implemented here on whole words.
+
+mod set;
+
+pub use set::EventSet;
+
+use std::fmt;
+
+/// Number of 64-bit words needed to hold `n` bits.
+pub(crate) fn words_for(n: usize) -> usize {
+    n.div_ceil(64)
+}
+
+/// A binary relation over events `0..n`, as a bit matrix.
+#[derive(Clone, PartialEq, Eq, Hash)]
+pub struct Relation {
+    n: usize,
+    stride: usize,
+    bits: Vec<u64>,
+}
+
+impl Relation {
+    /// The empty relation over `n` events.
+    pub fn empty(n: usize) -> Self {
+        let stride = words_for(n);
+        Relation {
+            n,
+            stride,
+            bits: vec![0; stride * n],
+        }
+    }
+
+    /// The relation relating every pair of events (including each event to itself).
+    pub fn full(n: usize) -> Self {
+        Self::product(&EventSet::full(n), &EventSet::full(n))
+    }
+
+    /// The identity relation over all `n` events.
+    pub fn identity(n: usize) -> Self {
+        Self::identity_on(&EventSet::full(n))
+    }
+
+    /// `[S]`: the identity restricted to the events of `s`.
+    pub fn identity_on(s: &EventSet) -> Self {
+        let mut r = Self::empty(s.universe());
+        for e in s.iter() {
+            r.insert(e, e);
+        }
+        r
+    }
+
+    /// `S * T`: every event of `s` related to every event of `t`.
+    pub fn product(s: &EventSet, t: &EventSet) -> Self {
+        assert_eq!(s.universe(), t.universe(), "sets over different universes");
+        let mut r = Self::empty(s.universe());
+        for a in s.iter() {
+            r.row_words_mut(a).copy_from_slice(t.words());
+        }
+        r
+    }
+
+    /// Builds a relation from a list of pairs.
+    pub fn from_pairs(n: usize, pairs: impl IntoIterator<Item = (usize, usize)>) -> Self {
+        let mut r = Self::empty(n);
+        for (a, b) in pairs {
+            r.insert(a, b);
+        }
+        r
+    }
+
+    /// Number of events in the universe.
+    pub fn universe(&self) -> usize {
+        self.n
+    }
+
+    fn row_words(&self, a: usize) -> &[u64] {
+        &self.bits[a * self.stride..(a + 1) * self.stride]
+    }
+
+    fn row_words_mut(&mut self, a: usize) -> &mut [u64] {
+        &mut self.bits[a * self.stride..(a + 1) * self.stride]
+    }
+
+    /// Adds the pair `(a, b)`.
+    pub fn insert(&mut self, a: usize, b: usize) {
+        assert!(a < self.n && b < self.n, "event out of range");
+        self.bits[a * self.stride + b / 64] |= 1u64 << (b % 64);
+    }
+
+    /// Removes the pair `(a, b)`.
+    pub fn remove(&mut self, a: usize, b: usize) {
+        assert!(a < self.n && b < self.n, "event out of range");
+        self.bits[a * self.stride + b / 64] &= !(1u64 << (b % 64));
+    }
+
+    /// Whether `(a, b)` is in the relation.
+    pub fn contains(&self, a: usize, b: usize) -> bool {
+        a < self.n && b < self.n && self.bits[a * self.stride + b / 64] & (1u64 << (b % 64)) != 0
+    }
+
+    /// The events `b` with `(a, b)` in the relation.
+    pub fn successors(&self, a: usize) -> EventSet {
+        EventSet::from_words(self.n, self.row_words(a).to_vec())
+    }
+
+    /// The events `a` with `(a, b)` in the relation.
+    pub fn predecessors(&self, b: usize) -> EventSet {
+        let mut s = EventSet::empty(self.n);
+        for a in 0..self.n {
+            if self.contains(a, b) {
+                s.insert(a);
+            }
+        }
+        s
+    }
+
+    /// Number of pairs.
+    pub fn count(&self) -> usize {
+        self.bits.iter().map(|w| w.count_ones() as usize).sum()
+    }
+
+    /// Whether the relation has no pairs.
+    pub fn is_empty(&self) -> bool {
+        self.bits.iter().all(|&w| w == 0)
+    }
+
+    /// All pairs, in row-major order.
+    pub fn pairs(&self) -> impl Iterator<Item = (usize, usize)> + '_ {
+        (0..self.n).flat_map(move |a| set::iter_words(self.row_words(a)).map(move |b| (a, b)))
+    }
+
+    fn zip_with(&self, other: &Self, f: impl Fn(u64, u64) -> u64) -> Self {
+        assert_eq!(self.n, other.n, "relations over different universes");
+        Relation {
+            n: self.n,
+            stride: self.stride,
+            bits: self
+                .bits
+                .iter()
+                .zip(&other.bits)
+                .map(|(&a, &b)| f(a, b))
+                .collect(),
+        }
+    }
+
+    /// `r | s`
+    pub fn union(&self, other: &Self) -> Self {
+        self.zip_with(other, |a, b| a | b)
+    }
+
+    /// `r & s`
+    pub fn inter(&self, other: &Self) -> Self {
+        self.zip_with(other, |a, b| a & b)
+    }
+
+    /// `r \ s`
+    pub fn diff(&self, other: &Self) -> Self {
+        self.zip_with(other, |a, b| a & !b)
+    }
+
+    /// `~r`: every pair not in `r`.
+    pub fn complement(&self) -> Self {
+        Self::full(self.n).diff(self)
+    }
+
+    /// In-place union.
+    pub fn union_with(&mut self, other: &Self) {
+        assert_eq!(self.n, other.n, "relations over different universes");
+        for (a, b) in self.bits.iter_mut().zip(&other.bits) {
+            *a |= *b;
+        }
+    }
+
+    /// Whether every pair of `self` is in `other`.
+    pub fn is_subset(&self, other: &Self) -> bool {
+        self.bits.iter().zip(&other.bits).all(|(a, b)| a & !b == 0)
+    }
+
+    /// `r ; s`: `(a, c)` such that `(a, b)` in `r` and `(b, c)` in `s` for some `b`.
+    pub fn compose(&self, other: &Self) -> Self {
+        assert_eq!(self.n, other.n, "relations over different universes");
+        let mut out = Self::empty(self.n);
+        for a in 0..self.n {
+            let base = a * self.stride;
+            for (wi, &w) in self.bits[base..base + self.stride].iter().enumerate() {
+                let mut w = w;
+                while w != 0 {
+                    let b = wi * 64 + w.trailing_zeros() as usize;
+                    w &= w - 1;
+                    let src = b * self.stride;
+                    for k in 0..self.stride {
+                        out.bits[base + k] |= other.bits[src + k];
+                    }
+                }
+            }
+        }
+        out
+    }
+
+    /// `r^-1`
+    pub fn inverse(&self) -> Self {
+        let mut out = Self::empty(self.n);
+        for (a, b) in self.pairs() {
+            out.insert(b, a);
+        }
+        out
+    }
+
+    /// `r+`: the transitive closure (Warshall's algorithm on bit rows).
+    pub fn transitive_closure(&self) -> Self {
+        let mut out = self.clone();
+        let s = self.stride;
+        for k in 0..self.n {
+            let (kw, kb) = (k / 64, 1u64 << (k % 64));
+            let row_k: Vec<u64> = out.row_words(k).to_vec();
+            for i in 0..self.n {
+                if out.bits[i * s + kw] & kb != 0 {
+                    for (dst, src) in out.bits[i * s..(i + 1) * s].iter_mut().zip(&row_k) {
+                        *dst |= *src;
+                    }
+                }
+            }
+        }
+        out
+    }
+
+    /// `r?`: `r` together with the identity over all events.
+    pub fn reflexive_closure(&self) -> Self {
+        self.union(&Self::identity(self.n))
+    }
+
+    /// `r*`: the reflexive-transitive closure.
+    pub fn reflexive_transitive_closure(&self) -> Self {
+        self.transitive_closure().reflexive_closure()
+    }
+
+    /// The events that relate to something.
+    pub fn domain(&self) -> EventSet {
+        let mut s = EventSet::empty(self.n);
+        for a in 0..self.n {
+            if self.row_words(a).iter().any(|&w| w != 0) {
+                s.insert(a);
+            }
+        }
+        s
+    }
+
+    /// The events something relates to.
+    pub fn range(&self) -> EventSet {
+        let mut words = vec![0u64; self.stride];
+        for a in 0..self.n {
+            for (d, s) in words.iter_mut().zip(self.row_words(a)) {
+                *d |= *s;
+            }
+        }
+        EventSet::from_words(self.n, words)
+    }
+
+    /// Whether no event relates to itself.
+    pub fn is_irreflexive(&self) -> bool {
+        (0..self.n).all(|a| !self.contains(a, a))
+    }
+
+    /// Whether the relation has no cycle (Kahn's topological sort).
+    pub fn is_acyclic(&self) -> bool {
+        let mut indegree = vec![0usize; self.n];
+        for (_, b) in self.pairs() {
+            indegree[b] += 1;
+        }
+        let mut ready: Vec<usize> = (0..self.n).filter(|&a| indegree[a] == 0).collect();
+        let mut seen = 0;
+        while let Some(a) = ready.pop() {
+            seen += 1;
+            for b in set::iter_words(self.row_words(a)) {
+                indegree[b] -= 1;
+                if indegree[b] == 0 {
+                    ready.push(b);
+                }
+            }
+        }
+        seen == self.n
+    }
+
+    /// Whether `r ; r` is included in `r`.
+    pub fn is_transitive(&self) -> bool {
+        self.compose(self).is_subset(self)
+    }
+
+    /// The immediate part of a relation: `r \ (r ; r+)`.
+    pub fn immediate(&self) -> Self {
+        self.diff(&self.compose(&self.transitive_closure()))
+    }
+
+    /// Pairs whose source is in `s`: `[s] ; r`.
+    pub fn restrict_domain(&self, s: &EventSet) -> Self {
+        let mut out = Self::empty(self.n);
+        for a in s.iter() {
+            out.row_words_mut(a).copy_from_slice(self.row_words(a));
+        }
+        out
+    }
+
+    /// Pairs whose target is in `s`: `r ; [s]`.
+    pub fn restrict_range(&self, s: &EventSet) -> Self {
+        let mut out = self.clone();
+        for a in 0..self.n {
+            for (d, m) in out.row_words_mut(a).iter_mut().zip(s.words()) {
+                *d &= *m;
+            }
+        }
+        out
+    }
+
+    /// A shortest cycle, if any (as a list of events, the first repeated implicitly).
+    pub fn find_cycle(&self) -> Option<Vec<usize>> {
+        let mut best: Option<Vec<usize>> = None;
+        for start in 0..self.n {
+            // breadth-first search from start back to start
+            let mut parent = vec![usize::MAX; self.n];
+            let mut queue = std::collections::VecDeque::new();
+            queue.push_back(start);
+            let mut found = None;
+            'bfs: while let Some(a) = queue.pop_front() {
+                for b in set::iter_words(self.row_words(a)) {
+                    if b == start {
+                        found = Some(a);
+                        break 'bfs;
+                    }
+                    if parent[b] == usize::MAX {
+                        parent[b] = a;
+                        queue.push_back(b);
+                    }
+                }
+            }
+            if let Some(last) = found {
+                let mut path = vec![last];
+                let mut cur = last;
+                while cur != start {
+                    cur = parent[cur];
+                    path.push(cur);
+                }
+                path.reverse();
+                if best.as_ref().is_none_or(|b| path.len() < b.len()) {
+                    best = Some(path);
+                }
+            }
+        }
+        best
+    }
+}
+
+impl fmt::Debug for Relation {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_set().entries(self.pairs()).finish()
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,133 @@
+//! Reports: herd-like text and JSON for `check` results and `suite` summaries.
+
+use crate::verdict::{QueryOutcome, TestOutcome};
+use serde::Serialize;
+use std::fmt::Write;
+use std::time::Duration;
+
+/// Serialises a duration as fractional milliseconds.
+pub fn ser_duration<S: serde::Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_f64(d.as_secs_f64() * 1000.0)
+}
+
+/// A file that could not be checked.
+#[derive(Clone, Debug, Serialize)]
+pub struct FileError {
+    pub file: String,
+    pub error: String,
+}
+
+/// A query whose answer differs from its expectation.
+#[derive(Clone, Debug, Serialize)]
+pub struct Failure {
+    pub file: String,
+    pub detail: String,
+}
+
+/// The summary of a `suite` run.
+#[derive(Clone, Debug, Serialize)]
+pub struct Summary {
+    pub total: usize,
+    pub passed: usize,
+    pub failed: Vec<Failure>,
+    pub errors: Vec<FileError>,
+    pub files: usize,
+    #[serde(serialize_with = "ser_duration")]
+    pub time: Duration,
+}
+
+impl Summary {
+    pub fn new(outcomes: &[TestOutcome], errors: Vec<FileError>, time: Duration) -> Summary {
+        let mut failed = Vec::new();
+        let mut total = 0;
+        let mut passed = 0;
+        for o in outcomes {
+            for q in &o.queries {
+                total += 1;
+                if q.passed {
+                    passed += 1;
+                } else {
+                    failed.push(Failure {
+                        file: o.file.clone(),
+                        detail: format!(
+                            "line {}: `{}` under {}: expected {}, got {}",
+                            q.line, q.query, q.model, q.expected, q.actual
+                        ),
+                    });
+                }
+            }
+        }
+        Summary {
+            total,
+            passed,
+            failed,
+            errors,
+            files: outcomes.len(),
+            time,
+        }
+    }
+
+    /// 0 when everything matches, 1 on a mismatch, 2 when some input could not be checked.
+    pub fn exit_code(&self) -> i32 {
+        if !self.errors.is_empty() {
+            2
+        } else if !self.failed.is_empty() {
+            1
+        } else {
+            0
+        }
+    }
+
+    pub fn to_text(&self) -> String {
+        let mut s = String::new();
+        for f in &self.failed {
+            let _ = writeln!(s, "FAIL {}: {}", f.file, f.detail);
+        }
+        for e in &self.errors {
+            let _ = writeln!(s, "ERROR {}", e.error);
+        }
+        let _ = writeln!(
+            s,
+            "{} files, {} checks: {} passed, {} failed, {} errors in {:.1} ms",
+            self.files + self.errors.len(),
+            self.total,
+            self.passed,
+            self.failed.len(),
+            self.errors.len(),
+            self.time.as_secs_f64() * 1000.0
+        );
+        s
+    }
+}
+
+fn query_line(q: &QueryOutcome) -> String {
+    format!(
+        "  line {:<3} {:<52} expected {:<11} got {:<11} {:<4} {:>9.3} ms  ({} executions, {})",
+        q.line,
+        q.query,
+        q.expected.to_string(),
+        q.actual.to_string(),
+        if q.passed { "ok" } else { "FAIL" },
+        q.time.as_secs_f64() * 1000.0,
+        q.executions,
+        q.model
+    )
+}
+
+/// The text report of one checked file.
+pub fn outcome_text(o: &TestOutcome) -> String {
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        "Test {} ({}): {} events, {} candidate executions, {:.3} ms",
+        o.name,
+        o.file,
+        o.events,
+        o.candidates,
+        o.time.as_secs_f64() * 1000.0
+    );
+    for q in &o.queries {
+        let _ = writeln!(s, "{}", query_line(q));
+    }
+    s
+}

@@ -1,0 +1,129 @@
+//! The `vkmm` binary: exit codes, error messages, JSON summaries, batches
+//! that keep going after bad input.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn vkmm(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_vkmm"))
+        .args(args)
+        .output()
+        .expect("vkmm runs")
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("vkmm-cli-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+fn example() -> String {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("examples/mp.test")
+        .display()
+        .to_string()
+}
+
+#[test]
+fn check_bundled_example_exits_zero() {
+    let out = vkmm(&["check", &example()]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{stdout}");
+    assert!(
+        stdout.contains("SATISFIABLE consistent[X] && #dr=0"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("expected SATISFIABLE got SATISFIABLE"),
+        "{stdout}"
+    );
+    assert!(stdout.contains(" ms"), "{stdout}");
+}
+
+#[test]
+fn mismatch_exits_one() {
+    let d = scratch("mismatch");
+    let f = d.join("wrong.test");
+    // The real answer is NOSOLUTION: message passing without release/acquire races.
+    std::fs::write(
+        &f,
+        "NEWWG\nNEWSG\nNEWTHREAD\nst.sc0 x = 1\nNEWWG\nNEWSG\nNEWTHREAD\nld.sc0 x\nSATISFIABLE consistent[X] && #dr=0\n",
+    )
+    .unwrap();
+    let out = vkmm(&["check", f.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("FAIL"));
+}
+
+#[test]
+fn bad_input_exits_two_with_location_and_batch_continues() {
+    let d = scratch("bad");
+    let bad = d.join("bad.test");
+    std::fs::write(
+        &bad,
+        "NEWTHREAD\nst.atom.scopewg.sc0 x = 1\nld.bogus.sc0 x\n",
+    )
+    .unwrap();
+    std::fs::copy(example(), d.join("mp.test")).unwrap();
+    let out = vkmm(&["check", bad.to_str().unwrap(), &example()]);
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("bad.test:3:4: unknown token `bogus`"),
+        "{stderr}"
+    );
+    // the good file was still checked
+    assert!(String::from_utf8_lossy(&out.stdout).contains("Test mp"));
+
+    let out = vkmm(&["suite", d.to_str().unwrap(), "--format", "json"]);
+    assert_eq!(out.status.code(), Some(2));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["total"], 2);
+    assert_eq!(v["passed"], 2);
+    assert_eq!(v["errors"].as_array().unwrap().len(), 1);
+    assert!(v["errors"][0]["error"].as_str().unwrap().contains(":3:4:"));
+}
+
+#[test]
+fn missing_file_and_bad_model_exit_two() {
+    let out = vkmm(&["check", "/nonexistent/x.test"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("cannot read file"));
+
+    let d = scratch("model");
+    let m = d.join("broken.cat");
+    std::fs::write(&m, "let x = (po |\n").unwrap();
+    let out = vkmm(&["check", "--model", m.to_str().unwrap(), &example()]);
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("broken.cat:"), "{stderr}");
+}
+
+#[test]
+fn user_model_from_file() {
+    // A model that accepts everything and binds an empty `dr`.
+    let d = scratch("usermodel");
+    let m = d.join("anything.cat");
+    std::fs::write(&m, "\"Anything goes\"\nlet dr = 0\n").unwrap();
+    let out = vkmm(&["check", "--model", m.to_str().unwrap(), &example()]);
+    // mp's second query (NOSOLUTION ... #dr>0) still holds, the first too.
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+}
+
+#[test]
+fn check_json_has_results_and_summary() {
+    let out = vkmm(&["check", "--format", "json", &example()]);
+    assert_eq!(out.status.code(), Some(0));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["summary"]["total"], 2);
+    let q = &v["results"][0]["queries"][0];
+    assert_eq!(q["expected"], "Satisfiable");
+    assert_eq!(q["passed"], true);
+    assert!(q["time"].as_f64().is_some());
+}

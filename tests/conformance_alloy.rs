@@ -1,0 +1,47 @@
+//! Conformance: every query of the Khronos Vulkan-MemoryModel Alloy suite
+//! (../shared/corpus/khronos-alloy) gives the published answer.
+
+mod common;
+
+#[test]
+fn khronos_alloy_suite_172_of_172() {
+    let Some(dir) = common::corpus("khronos-alloy") else {
+        eprintln!(
+            "\n!!!!!!!! SKIPPED: ../shared/corpus/khronos-alloy is missing; \
+             the Khronos conformance suite was NOT run !!!!!!!!\n"
+        );
+        return;
+    };
+    let models = common::models();
+    let files = common::files_with_ext(&dir, "test");
+    assert_eq!(files.len(), 89, "the corpus should hold 89 .test files");
+    let mut total = 0;
+    let mut failures = Vec::new();
+    for f in &files {
+        match common::check_path(f, &models) {
+            Ok(o) => {
+                for q in &o.queries {
+                    total += 1;
+                    if !q.passed {
+                        failures.push(format!(
+                            "{}:{}: `{}` expected {} got {}",
+                            f.display(),
+                            q.line,
+                            q.query,
+                            q.expected,
+                            q.actual
+                        ));
+                    }
+                }
+            }
+            Err(e) => failures.push(e),
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} of {total} queries disagree with the published verdicts:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+    assert_eq!(total, 172);
+}
