@@ -40,9 +40,6 @@ impl Builtin {
     }
 }
 
-/// Names resolved to builtins when not shadowed by a `let`.
-pub const BUILTIN_NAMES: &[&str] = &["id", "emptyset", "domain", "range"];
-
 /// Resolved expressions.
 #[derive(Debug)]
 pub enum IExpr {

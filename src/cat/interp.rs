@@ -671,7 +671,10 @@ impl<'a> Shared<'a> {
                     self.write(store, *s, Cell::Poly(Value::Rel(Relation::empty(n))));
                 }
                 // A monotone system grows by at least one pair per round.
-                let cap = vals.len().saturating_mul(n * n + n).saturating_add(2);
+                let cap = vals
+                    .len()
+                    .saturating_mul(n.saturating_mul(n).saturating_add(n))
+                    .saturating_add(2);
                 for _ in 0..cap {
                     let new = {
                         let m = self.machine(store);

@@ -14,17 +14,17 @@
 //! herd constructs (`match`, `if`, `procedure`, tags, tuples...) are
 //! rejected with an "unsupported cat construct" error.
 //!
-//! Module map: [`lexer`] tokens; [`ast`] syntax tree; [`parser`] parsing
-//! and includes; [`compile`] name resolution to the IR; [`value`] values and
-//! environments; [`interp`] evaluation and staging; [`error`] errors.
+//! Module map: `lexer` tokens; `ast` syntax tree; `parser` parsing and
+//! includes; `compile` name resolution to the IR; `value` values and
+//! environments; `interp` evaluation and staging; `error` errors.
 
 pub mod ast;
-pub mod compile;
+mod compile;
 pub mod error;
-pub mod interp;
-pub mod lexer;
+mod interp;
+mod lexer;
 pub mod parser;
-pub mod value;
+mod value;
 
 #[cfg(test)]
 mod tests;

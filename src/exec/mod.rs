@@ -89,3 +89,6 @@ impl Skeleton {
         candidates::for_each(self, f)
     }
 }
+
+#[cfg(test)]
+mod tests;

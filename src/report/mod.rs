@@ -131,3 +131,70 @@ pub fn outcome_text(o: &TestOutcome) -> String {
     }
     s
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::program::Expectation;
+    use crate::verdict::{QueryOutcome, TestOutcome};
+
+    fn outcome(passed: bool) -> TestOutcome {
+        TestOutcome {
+            file: "f.test".into(),
+            name: "f".into(),
+            events: 2,
+            candidates: 1,
+            queries: vec![QueryOutcome {
+                line: 3,
+                query: "SATISFIABLE consistent[X]".into(),
+                model: "vulkan".into(),
+                expected: Expectation::Satisfiable,
+                actual: if passed {
+                    Expectation::Satisfiable
+                } else {
+                    Expectation::NoSolution
+                },
+                passed,
+                executions: 1,
+                time: Duration::from_micros(5),
+            }],
+            time: Duration::from_micros(7),
+        }
+    }
+
+    #[test]
+    fn summary_exit_codes_and_json_shape() {
+        let ok = Summary::new(&[outcome(true)], vec![], Duration::ZERO);
+        assert_eq!((ok.total, ok.passed, ok.exit_code()), (1, 1, 0));
+        let bad = Summary::new(&[outcome(false)], vec![], Duration::ZERO);
+        assert_eq!(bad.exit_code(), 1);
+        assert!(
+            bad.failed[0]
+                .detail
+                .contains("expected SATISFIABLE, got NOSOLUTION")
+        );
+        let err = Summary::new(
+            &[outcome(false)],
+            vec![FileError {
+                file: "g.test".into(),
+                error: "g.test:1:1: boom".into(),
+            }],
+            Duration::ZERO,
+        );
+        assert_eq!(err.exit_code(), 2);
+        let v = serde_json::to_value(&err).unwrap();
+        for key in ["total", "passed", "failed", "errors"] {
+            assert!(v.get(key).is_some(), "{key}");
+        }
+        assert_eq!(v["failed"][0]["file"], "f.test");
+        assert!(err.to_text().contains("1 failed, 1 errors"));
+    }
+
+    #[test]
+    fn text_report_names_every_query() {
+        let t = outcome_text(&outcome(true));
+        assert!(t.starts_with("Test f (f.test): 2 events, 1 candidate executions"));
+        assert!(t.contains("line 3"));
+        assert!(t.contains("expected SATISFIABLE got SATISFIABLE ok"));
+    }
+}

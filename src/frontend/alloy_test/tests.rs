@@ -220,3 +220,88 @@ fn query_errors_are_located() {
     let (_, _, m) = err("NEWTHREAD\nst.sc0 x = 1\nNOSOLUTION (consistent[X]\n");
     assert!(m.contains("`)`"), "{m}");
 }
+
+mod never_panics {
+    use super::parse;
+    use proptest::prelude::*;
+
+    const WORDS: &[&str] = &[
+        "NEWQF",
+        "NEWWG",
+        "NEWSG",
+        "NEWTHREAD",
+        "SLOC",
+        "SSW",
+        "SATISFIABLE",
+        "NOSOLUTION",
+        "NOCHAINS",
+        "st",
+        "ld",
+        "rmw",
+        "atom",
+        "membar",
+        "cbar",
+        "acq",
+        "rel",
+        "sc0",
+        "sc1",
+        "semsc0",
+        "semav",
+        "semvis",
+        "scopewg",
+        "scopedev",
+        "av",
+        "vis",
+        "nonpriv",
+        "avdevice",
+        "visdevice",
+        "x",
+        "y",
+        "=",
+        "0",
+        "1",
+        "2",
+        "-3",
+        "99999999999999999999",
+        ".",
+        "..",
+        "consistent[X]",
+        "&&",
+        "#dr",
+        ">",
+        "=0",
+        "(",
+        ")",
+        "//",
+        "\t",
+        "é",
+    ];
+
+    fn line() -> impl Strategy<Value = String> {
+        prop::collection::vec(
+            (
+                prop::sample::select(WORDS),
+                prop::sample::select(&["", ".", " "][..]),
+            ),
+            0..8,
+        )
+        .prop_map(|ws| ws.into_iter().map(|(w, s)| format!("{w}{s}")).collect())
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(2000))]
+        #[test]
+        fn token_soup(lines in prop::collection::vec(line(), 0..12)) {
+            let text = lines.join("\n");
+            if let Ok(p) = parse("soup.test", &text) {
+                // whatever parses can be enumerated without panicking
+                let _ = crate::exec::Skeleton::build(&p, crate::exec::Limits::default());
+            }
+        }
+
+        #[test]
+        fn arbitrary_text(text in "\\PC{0,200}") {
+            let _ = parse("any.test", &text);
+        }
+    }
+}

@@ -1,0 +1,150 @@
+//! Mutation tests for the Vulkan model: each mutation below breaks one rule
+//! of the appendix in `models/vulkan-rules.cat`; the rule tests
+//! (tests/litmus) together with the Khronos suite must notice every one of
+//! them. A mutation that survives means a rule no test exercises.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use vkmm::cat::Model;
+use vkmm::verdict::Models;
+
+const RULES: &str = include_str!("../models/vulkan-rules.cat");
+
+/// (what the mutation breaks, text to replace, replacement)
+const MUTATIONS: &[(&str, &str, &str)] = &[
+    (
+        "from-reads through location order",
+        "(asmo | ([W] ; locord ; [W]))",
+        "asmo",
+    ),
+    (
+        "from-reads of initial-value reads",
+        "| ([RFINIT] ; sloc ; [W])) \\ id",
+        ") \\ id",
+    ),
+    (
+        "release sequences only extend through RMWs",
+        "let rs = [REL & A] ; (imm(asmo) ; [RMW])*",
+        "let rs = [REL & A] ; (imm(asmo))*",
+    ),
+    (
+        "hypothetical release sequences",
+        "let hypors = [W & A] ; (imm(asmo) ; [RMW])*",
+        "let hypors = [W & A]",
+    ),
+    (
+        "synchronizes-with needs mutual scope inclusion",
+        "let sw = inscope & (",
+        "let sw = (",
+    ),
+    (
+        "barrier synchronizes-with needs the storage class in the semantics",
+        "let po_sc_sem = po & sc_in_sem",
+        "let po_sc_sem = po",
+    ),
+    ("control barriers synchronize", "| sw_cbar)", ")"),
+    (
+        "system-synchronizes-with is inter-thread-happens-before",
+        "  (ssw\n  | ([SEMS] ; sw ; [SEMS])",
+        "  (([SEMS] ; sw ; [SEMS])",
+    ),
+    (
+        "inter-thread-happens-before needs SC in both semantics",
+        "| ([SEMS] ; sw ; [SEMS])",
+        "| sw",
+    ),
+    (
+        "private accesses need system-synchronizes-with",
+        "| ([R & NONPRIV] ; hb ; [M & NONPRIV])",
+        "| ([R] ; hb ; [M])",
+    ),
+    (
+        "read-after-write needs the read's visibility operation",
+        "let raw(avc, link, visc) = sref & (to_av ; avc ; link ; visc ; from_vis)",
+        "let raw(avc, link, visc) = sref & (to_av ; avc ; link ; [R & NONPRIV])",
+    ),
+    (
+        "domains are shared only within a scope instance",
+        "waw(avwg, hb & swg) | raw(avwg, hb & swg, viswg)",
+        "waw(avwg, hb) | raw(avwg, hb, viswg)",
+    ),
+    (
+        "availability semantics include only the accesses before them",
+        "let inc_semantics = (sc_in_sem & (M * SEMAV)) | (sc_in_sem^-1 & (SEMVIS * M))",
+        "let inc_semantics = (sc_in_sem & (M * (SEMAV | SEMVIS))) | (sc_in_sem^-1 & ((SEMAV | SEMVIS) * M))",
+    ),
+    (
+        "device-domain operations",
+        "let inc_device = (M * AVDEVICE) | (VISDEVICE * M)",
+        "let inc_device = 0",
+    ),
+    (
+        "mutually-ordered atomics never race",
+        "let dr = conflict \\ mutord \\ id",
+        "let dr = conflict \\ id",
+    ),
+];
+
+fn mutated_models(rules: &str) -> Models {
+    let resolve = |name: &str| -> Option<(String, String)> {
+        (name == "vulkan-rules.cat").then(|| ("mutant/vulkan-rules.cat".into(), rules.into()))
+    };
+    let load = |file: &str| {
+        Model::parse(file, vkmm::models::embedded(file).unwrap(), &resolve)
+            .unwrap_or_else(|e| panic!("mutant does not parse: {e}"))
+    };
+    Models {
+        chains: load("vulkan.cat"),
+        chains_name: "vulkan (mutant)".into(),
+        no_chains: load("vulkan-nochains.cat"),
+        no_chains_name: "vulkan-nochains (mutant)".into(),
+    }
+}
+
+fn all_tests() -> Vec<PathBuf> {
+    let mut files = common::files_with_ext(
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/litmus"),
+        "test",
+    );
+    if let Some(d) = common::corpus("khronos-alloy") {
+        files.extend(common::files_with_ext(&d, "test"));
+    }
+    files
+}
+
+/// Number of queries whose answer differs from the expectation.
+fn failures(models: &Models, files: &[PathBuf]) -> usize {
+    files
+        .iter()
+        .map(|f| match common::check_path(f, models) {
+            Ok(o) => o.queries.iter().filter(|q| !q.passed).count(),
+            Err(_) => 1,
+        })
+        .sum()
+}
+
+#[test]
+fn the_unmutated_model_passes_everything() {
+    assert_eq!(failures(&mutated_models(RULES), &all_tests()), 0);
+}
+
+#[test]
+fn every_mutation_is_caught() {
+    let files = all_tests();
+    let mut survivors = Vec::new();
+    for (what, from, to) in MUTATIONS {
+        assert!(
+            RULES.contains(from),
+            "mutation `{what}` no longer applies: `{from}`"
+        );
+        let mutant = RULES.replacen(from, to, 1);
+        if failures(&mutated_models(&mutant), &files) == 0 {
+            survivors.push(*what);
+        }
+    }
+    assert!(
+        survivors.is_empty(),
+        "no test notices these broken rules: {survivors:?}"
+    );
+}
