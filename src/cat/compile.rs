@@ -304,11 +304,13 @@ impl Compiler {
         IExpr::Base(i, pos.clone())
     }
 
+    /// The innermost frame (`code_of` always pushes one before compiling).
     fn frame(&mut self) -> &mut Frame {
-        // `code_of` always pushes a frame before compiling an expression.
-        self.frames
-            .last_mut()
-            .expect("a frame is pushed before compiling")
+        if self.frames.is_empty() {
+            self.frames.push(Frame::default());
+        }
+        let last = self.frames.len() - 1;
+        &mut self.frames[last]
     }
 
     fn expr(&mut self, e: &Expr, name: &str) -> IExpr {

@@ -47,7 +47,6 @@ const UNSUPPORTED_KEYWORDS: &[&str] = &[
     "undefined_unless",
     "when",
     "debug",
-    "test",
 ];
 
 impl Kw {
