@@ -30,12 +30,7 @@ fn corpus() -> Option<Vec<(String, Program)>> {
 }
 
 fn models() -> Models {
-    Models {
-        chains: vkmm::models::load("vulkan").unwrap(),
-        chains_name: "vulkan".into(),
-        no_chains: vkmm::models::load("vulkan-nochains").unwrap(),
-        no_chains_name: "vulkan-nochains".into(),
-    }
+    Models::builtin("vulkan").unwrap()
 }
 
 fn bench(c: &mut Criterion) {

@@ -1,13 +1,17 @@
 //! The `vkmm` command line: check litmus files, run suites.
 
 use clap::{Parser, Subcommand, ValueEnum};
+use indicatif::{ProgressBar, ProgressStyle};
 use rayon::prelude::*;
+use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Instant;
-use vkmm::exec::Limits;
-use vkmm::report::{FileError, Summary, outcome_text};
-use vkmm::verdict::{Models, TestOutcome, check_program};
+use vkmm::exec::{DEFAULT_UNROLL, Limits};
+use vkmm::frontend::Format;
+use vkmm::program::Program;
+use vkmm::report::{Failure, FileError, Summary, add_queries, litmus_text, outcome_text};
+use vkmm::verdict::{LitmusOutcome, Models, Property, TestOutcome, check_litmus, check_program};
 
 #[derive(Parser)]
 #[command(
@@ -28,12 +32,17 @@ enum OutputFormat {
 
 #[derive(clap::Args)]
 struct ModelArgs {
-    /// Model for ordinary queries: a built-in name (vulkan, vulkan-nochains) or a .cat file.
+    /// Model: a built-in name (vulkan, vulkan-nochains) or a .cat file.
     #[arg(long, default_value = "vulkan")]
     model: String,
-    /// Model for NOCHAINS queries. Default: vulkan-nochains when --model is vulkan, else --model.
+    /// Model for `.test` queries marked NOCHAINS. Default: vulkan-nochains when
+    /// --model is vulkan, else --model.
     #[arg(long)]
     nochains_model: Option<String>,
+    /// Loop unrolling bound: a statement runs at most N+1 times on a path;
+    /// executions needing more are cut, counted and reported.
+    #[arg(long, default_value_t = DEFAULT_UNROLL)]
+    unroll: usize,
     /// Output format.
     #[arg(long, value_enum, default_value = "text")]
     format: OutputFormat,
@@ -41,7 +50,8 @@ struct ModelArgs {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Check litmus files: each query's expected and actual answer, and the time.
+    /// Check litmus files: for `.test`, each query's expected and actual answer;
+    /// for `.litmus`, the herd-style outcome list, condition verdict and races.
     Check {
         #[arg(required = true)]
         files: Vec<PathBuf>,
@@ -49,10 +59,17 @@ enum Command {
         args: ModelArgs,
     },
     /// Check every litmus file below a folder, in parallel, and summarise.
+    /// With --expected, check the rows of an expected-verdicts CSV instead.
     Suite {
         dir: PathBuf,
         #[command(flatten)]
         args: ModelArgs,
+        /// `path,verdict` CSV (paths relative to DIR; 1 = the property holds).
+        #[arg(long)]
+        expected: Option<PathBuf>,
+        /// The property the CSV's verdicts are about.
+        #[arg(long, value_enum, default_value = "condition")]
+        property: Property,
         /// Worker threads (default: one per core).
         #[arg(short = 'j', long)]
         jobs: Option<usize>,
@@ -75,16 +92,54 @@ fn load_models(args: &ModelArgs) -> Result<Models, String> {
     })
 }
 
-fn check_file(path: &Path, models: &Models) -> Result<TestOutcome, FileError> {
-    let file = path.display().to_string();
-    let program = vkmm::frontend::load(path).map_err(|e| FileError {
-        file: file.clone(),
+fn limits(args: &ModelArgs) -> Limits {
+    Limits {
+        unroll: args.unroll,
+        ..Limits::default()
+    }
+}
+
+/// What checking one file produced.
+enum Checked {
+    Queries(TestOutcome),
+    Litmus(Box<LitmusOutcome>, Box<Program>),
+}
+
+fn load(path: &Path) -> Result<Program, FileError> {
+    vkmm::frontend::load(path).map_err(|e| FileError {
+        file: path.display().to_string(),
         error: e.to_string(),
-    })?;
-    check_program(&file, &program, models, Limits::default()).map_err(|e| FileError {
+    })
+}
+
+fn check_file(
+    path: &Path,
+    models: &Models,
+    args: &ModelArgs,
+    decide: Option<Property>,
+) -> Result<Checked, FileError> {
+    let file = path.display().to_string();
+    let program = load(path)?;
+    let err = |e: vkmm::verdict::CheckError| FileError {
         file: file.clone(),
         error: format!("{file}: {e}"),
-    })
+    };
+    if program.queries.is_empty() && Format::of_path(path) != Some(Format::AlloyTest) {
+        let o = check_litmus(
+            &file,
+            &program,
+            &models.chains,
+            &models.chains_name,
+            limits(args),
+            decide,
+        )
+        .map_err(err)?;
+        Ok(Checked::Litmus(Box::new(o), Box::new(program)))
+    } else {
+        Ok(Checked::Queries(
+            check_program(&file, &program, models, limits(args)).map_err(err)?,
+        ))
+    }
 }
 
 fn collect_tests(dir: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
@@ -94,9 +149,39 @@ fn collect_tests(dir: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
         let p = e.path();
         if p.is_dir() {
             collect_tests(&p, out)?;
-        } else if vkmm::frontend::Format::of_path(&p).is_some() {
+        } else if Format::of_path(&p).is_some() {
             out.push(p);
         }
+    }
+    Ok(())
+}
+
+fn progress(len: usize, json: bool) -> ProgressBar {
+    if json || !std::io::stderr().is_terminal() {
+        return ProgressBar::hidden();
+    }
+    let pb = ProgressBar::new(len as u64);
+    pb.set_style(
+        ProgressStyle::with_template("{bar:40} {pos}/{len} {wide_msg}")
+            .unwrap_or_else(|_| ProgressStyle::default_bar()),
+    );
+    pb
+}
+
+fn pool(jobs: Option<usize>) -> Result<rayon::ThreadPool, String> {
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(jobs.unwrap_or(0))
+        .build()
+        .map_err(|e| e.to_string())
+}
+
+fn print_summary(summary: &Summary, format: OutputFormat) -> Result<(), String> {
+    match format {
+        OutputFormat::Json => println!(
+            "{}",
+            serde_json::to_string_pretty(summary).map_err(|e| e.to_string())?
+        ),
+        OutputFormat::Text => print!("{}", summary.to_text()),
     }
     Ok(())
 }
@@ -106,17 +191,23 @@ fn run(cli: Cli) -> Result<i32, String> {
         Command::Check { files, args } => {
             let models = load_models(&args)?;
             let start = Instant::now();
-            let results: Vec<Result<TestOutcome, FileError>> =
-                files.iter().map(|f| check_file(f, &models)).collect();
-            let mut outcomes = Vec::new();
+            let mut queries = Vec::new();
+            let mut litmus = Vec::new();
             let mut errors = Vec::new();
-            for r in results {
-                match r {
-                    Ok(o) => {
+            for f in &files {
+                match check_file(f, &models, &args, None) {
+                    Ok(Checked::Queries(o)) => {
                         if args.format == OutputFormat::Text {
                             print!("{}", outcome_text(&o));
                         }
-                        outcomes.push(o);
+                        queries.push(o);
+                    }
+                    Ok(Checked::Litmus(o, p)) => {
+                        if args.format == OutputFormat::Text {
+                            let q = p.condition.as_ref().and_then(|c| c.quantifier);
+                            print!("{}", litmus_text(&o, q));
+                        }
+                        litmus.push(*o);
                     }
                     Err(e) => {
                         if args.format == OutputFormat::Text {
@@ -126,49 +217,124 @@ fn run(cli: Cli) -> Result<i32, String> {
                     }
                 }
             }
-            let summary = Summary::new(&outcomes, errors, start.elapsed());
+            let summary = Summary::new(&queries, errors, start.elapsed());
             if args.format == OutputFormat::Json {
-                let v = serde_json::json!({ "results": outcomes, "summary": summary });
-                println!(
-                    "{}",
-                    serde_json::to_string_pretty(&v).map_err(|e| e.to_string())?
-                );
+                let v = serde_json::json!({
+                    "results": queries,
+                    "litmus": litmus,
+                    "summary": summary,
+                });
+                println!("{}", serde_json::to_string_pretty(&v).map_err(|e| e.to_string())?);
             } else if files.len() > 1 {
                 print!("{}", summary.to_text());
             }
             Ok(summary.exit_code())
         }
-        Command::Suite { dir, args, jobs } => {
+        Command::Suite {
+            dir,
+            args,
+            expected,
+            property,
+            jobs,
+        } => {
             let models = load_models(&args)?;
-            let mut files = Vec::new();
-            collect_tests(&dir, &mut files)
-                .map_err(|e| format!("{}: cannot read folder: {e}", dir.display()))?;
-            if files.is_empty() {
-                return Err(format!("{}: no litmus files found", dir.display()));
-            }
-            let pool = rayon::ThreadPoolBuilder::new()
-                .num_threads(jobs.unwrap_or(0))
-                .build()
-                .map_err(|e| e.to_string())?;
+            let json = args.format == OutputFormat::Json;
             let start = Instant::now();
-            let results: Vec<Result<TestOutcome, FileError>> =
-                pool.install(|| files.par_iter().map(|f| check_file(f, &models)).collect());
-            let mut outcomes = Vec::new();
-            let mut errors = Vec::new();
-            for r in results {
-                match r {
-                    Ok(o) => outcomes.push(o),
-                    Err(e) => errors.push(e),
+            let summary = match expected {
+                Some(csv) => {
+                    let text = std::fs::read_to_string(&csv)
+                        .map_err(|e| format!("{}: cannot read: {e}", csv.display()))?;
+                    let rows =
+                        vkmm::verdict::expected::parse(&csv.display().to_string(), &text, &dir)?;
+                    let pb = progress(rows.len(), json);
+                    let results: Vec<(usize, Result<Checked, FileError>)> = pool(jobs)?.install(|| {
+                        rows.par_iter()
+                            .enumerate()
+                            .map(|(i, r)| {
+                                pb.set_message(r.path.display().to_string());
+                                let res = check_file(&r.path, &models, &args, Some(property));
+                                pb.inc(1);
+                                (i, res)
+                            })
+                            .collect()
+                    });
+                    pb.finish_and_clear();
+                    let (mut total, mut passed) = (0, 0);
+                    let mut failed = Vec::new();
+                    let mut errors = Vec::new();
+                    for (i, res) in results {
+                        let row = &rows[i];
+                        match res {
+                            Ok(Checked::Litmus(o, _)) => {
+                                total += 1;
+                                match o.holds(property) {
+                                    Some(h) if h == row.holds => passed += 1,
+                                    actual => failed.push(Failure {
+                                        file: row.path.display().to_string(),
+                                        detail: format!(
+                                            "{property:?}: expected {}, got {} ({} positive, {} negative, {} states{}{})",
+                                            u8::from(row.holds),
+                                            actual.map(|h| u8::from(h).to_string()).unwrap_or_else(|| "no condition".into()),
+                                            o.positive,
+                                            o.negative,
+                                            o.states.len(),
+                                            if o.races.is_empty() { String::new() } else { format!(", race: {} <-> {}", o.races[0].first, o.races[0].second) },
+                                            if o.cut_paths > 0 { format!(", bound hit ({} paths cut)", o.cut_paths) } else { String::new() },
+                                        ),
+                                    }),
+                                }
+                            }
+                            Ok(Checked::Queries(o)) => {
+                                add_queries(&[o], &mut total, &mut passed, &mut failed)
+                            }
+                            Err(e) => errors.push(e),
+                        }
+                    }
+                    Summary {
+                        total,
+                        passed,
+                        failed,
+                        errors,
+                        files: rows.len(),
+                        time: start.elapsed(),
+                    }
                 }
-            }
-            let summary = Summary::new(&outcomes, errors, start.elapsed());
-            match args.format {
-                OutputFormat::Json => println!(
-                    "{}",
-                    serde_json::to_string_pretty(&summary).map_err(|e| e.to_string())?
-                ),
-                OutputFormat::Text => print!("{}", summary.to_text()),
-            }
+                None => {
+                    let mut files = Vec::new();
+                    collect_tests(&dir, &mut files)
+                        .map_err(|e| format!("{}: cannot read folder: {e}", dir.display()))?;
+                    files.retain(|f| Format::of_path(f) == Some(Format::AlloyTest));
+                    if files.is_empty() {
+                        return Err(format!(
+                            "{}: no .test files found (for .litmus suites give --expected FILE.csv)",
+                            dir.display()
+                        ));
+                    }
+                    let pb = progress(files.len(), json);
+                    let results: Vec<Result<Checked, FileError>> = pool(jobs)?.install(|| {
+                        files
+                            .par_iter()
+                            .map(|f| {
+                                let r = check_file(f, &models, &args, None);
+                                pb.inc(1);
+                                r
+                            })
+                            .collect()
+                    });
+                    pb.finish_and_clear();
+                    let mut outcomes = Vec::new();
+                    let mut errors = Vec::new();
+                    for r in results {
+                        match r {
+                            Ok(Checked::Queries(o)) => outcomes.push(o),
+                            Ok(Checked::Litmus(..)) => {}
+                            Err(e) => errors.push(e),
+                        }
+                    }
+                    Summary::new(&outcomes, errors, start.elapsed())
+                }
+            };
+            print_summary(&summary, args.format)?;
             Ok(summary.exit_code())
         }
     }

@@ -6,6 +6,7 @@
 use super::ast::{BinOp, CheckKind, UnOp};
 use super::compile::{Builtin, Code, Const, IExpr, IStmt, IStmtKind, Lambda, Program};
 use super::error::{CatError, CatErrorKind, Pos};
+use super::polarity::{Staging, check_polarities};
 use super::value::{Cell, Env, Func, FuncImpl, Value};
 use crate::relation::{EventSet, Relation};
 use std::borrow::Cow;
@@ -902,6 +903,56 @@ impl Prepared {
     /// execution; everything else was evaluated once by `prepare`.
     pub fn dynamic_statements(&self) -> usize {
         self.inner.dyn_stmts.len()
+    }
+
+    /// For each check of the model, in the order of `Evaluation::checks`: whether the check can be
+    /// decided early when `growing` names are bound to subsets of their final values — i.e. it is a
+    /// non-flag, non-negated acyclic/irreflexive/empty check whose expression is monotone
+    /// (non-decreasing) in every name of `growing` (all other dynamic names being fixed).
+    ///
+    /// For such a check, a failure under any subsets of the final values of
+    /// the growing names implies a failure under the final values, so a
+    /// search that assigns those names incrementally may prune as soon as the
+    /// check fails. The rules of the (conservative) polarity analysis are
+    /// documented in the `polarity` module: every set/relation operator is
+    /// monotone in its operands except the complement `~` (antitone) and the
+    /// right operand of `\` (antitone); `let` and `let ... in` bindings,
+    /// function calls (bodies analysed with the arguments' polarities) and
+    /// `let rec` least fixpoints propagate polarities; anything the analysis
+    /// cannot follow makes the check "not monotone" (`false`), which is
+    /// always sound. Checks evaluated statically by `prepare` are constant,
+    /// hence monotone. A name of `growing` the model never reads is
+    /// irrelevant.
+    pub fn monotone_checks(&self, growing: &[&str]) -> Vec<bool> {
+        let inner = &*self.inner;
+        let prog = &*inner.prog;
+        let mut dynamic_stmts = vec![false; prog.stmts.len()];
+        for &i in &inner.dyn_stmts {
+            if let Some(d) = dynamic_stmts.get_mut(i) {
+                *d = true;
+            }
+        }
+        let stage = Staging {
+            prog,
+            static_slots: (0..prog.slot_names.len())
+                .map(|s| match inner.dyn_pos.get(s) {
+                    Some(&NOT_DYN) => inner.statics.get(s),
+                    _ => None,
+                })
+                .collect(),
+            dynamic_stmts,
+        };
+        let mut out: Vec<bool> = prog.checks.iter().map(|c| !c.flag && !c.negated).collect();
+        for name in growing {
+            if !out.contains(&true) {
+                break;
+            }
+            let pols = check_polarities(&stage, name);
+            for (o, p) in out.iter_mut().zip(pols) {
+                *o = *o && p.is_monotone();
+            }
+        }
+        out
     }
 
     /// Whether the final binding of `name` was computed statically (by

@@ -16,7 +16,8 @@
 //!
 //! Module map: `lexer` tokens; `ast` syntax tree; `parser` parsing and
 //! includes; `compile` name resolution to the IR; `value` values and
-//! environments; `interp` evaluation and staging; `error` errors.
+//! environments; `interp` evaluation and staging; `polarity` monotonicity
+//! of checks in growing dynamic names (for pruning); `error` errors.
 
 pub mod ast;
 mod compile;
@@ -24,6 +25,7 @@ pub mod error;
 mod interp;
 mod lexer;
 pub mod parser;
+mod polarity;
 mod value;
 
 #[cfg(test)]

@@ -5,16 +5,31 @@
 
 use super::ExecError;
 use crate::cat::Env;
-use crate::program::{OpKind, Program, Scope};
+use super::trace::{Path, ReadValue};
+use crate::program::{Instruction, OpKind, Program, Scope, Stmt};
 use crate::relation::{EventSet, Relation};
 
-/// Which instruction an event is.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
-pub struct EventRef {
+/// One event of an execution: an executed instruction and its values.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct EventInfo {
     /// Index into `Program::threads`.
     pub thread: usize,
-    /// Index into that thread's instructions.
-    pub index: usize,
+    /// Index of the statement in that thread's code.
+    pub stmt: usize,
+    /// The value the path fixed for a read (`None` for symbolic reads and non-reads).
+    pub read_value: Option<i64>,
+    /// The value written (`None` for non-writes and unknown values).
+    pub write_value: Option<i64>,
+}
+
+impl EventInfo {
+    /// The instruction of the event.
+    pub fn instruction<'p>(&self, program: &'p Program) -> &'p Instruction {
+        match &program.threads[self.thread].code[self.stmt] {
+            Stmt::Op(i) => i,
+            _ => unreachable!("events are instructions"),
+        }
+    }
 }
 
 /// Per-event facts the candidate enumerator needs.
@@ -26,6 +41,7 @@ pub(crate) struct Facts {
     pub atomic: Vec<bool>,
     pub read_value: Vec<Option<i64>>,
     pub write_value: Vec<Option<i64>>,
+    pub initial_value: Vec<i64>,
     /// Events mutually in each other's scope instance.
     pub inscope: Relation,
 }
@@ -59,18 +75,26 @@ const ALL_SCOPES: [Scope; 8] = [
 /// (the four storage class semantics of the Vulkan appendix).
 pub const MIN_STORAGE_CLASSES: usize = 4;
 
-pub(crate) fn static_env(program: &Program) -> Result<(Vec<EventRef>, Env, Facts), ExecError> {
+pub(crate) fn static_env(
+    program: &Program,
+    paths: &[&Path],
+) -> Result<(Vec<EventInfo>, Env, Facts), ExecError> {
     let mut events = Vec::new();
-    for (t, th) in program.threads.iter().enumerate() {
-        for i in 0..th.instructions.len() {
-            events.push(EventRef {
+    for (t, p) in paths.iter().enumerate() {
+        for e in &p.events {
+            events.push(EventInfo {
                 thread: t,
-                index: i,
+                stmt: e.stmt,
+                read_value: match e.read {
+                    Some(ReadValue::Concrete(v)) => Some(v),
+                    _ => None,
+                },
+                write_value: e.write,
             });
         }
     }
     let n = events.len();
-    let ins = |e: usize| &program.threads[events[e].thread].instructions[events[e].index];
+    let ins = |e: usize| events[e].instruction(program);
     let thread = |e: usize| &program.threads[events[e].thread];
 
     for e in 0..n {
@@ -159,7 +183,7 @@ pub(crate) fn static_env(program: &Program) -> Result<(Vec<EventRef>, Env, Facts
     let same_thread = |a: usize, b: usize| events[a].thread == events[b].thread;
     env.rel(
         "po",
-        rel_of(&|a, b| same_thread(a, b) && events[a].index < events[b].index),
+        rel_of(&|a, b| same_thread(a, b) && a < b),
     );
     env.rel("sthd", rel_of(&same_thread));
     env.rel(
@@ -208,21 +232,25 @@ pub(crate) fn static_env(program: &Program) -> Result<(Vec<EventRef>, Env, Facts
         };
         in_instance(program, &events, b, sa, a) && in_instance(program, &events, a, sb, b)
     });
+    let initial_value: Vec<i64> = (0..n)
+        .map(|e| location[e].map(|l| program.initial_value(l)).unwrap_or(0))
+        .collect();
     let facts = Facts {
         location,
         reference,
         is_read: (0..n).map(|e| ins(e).is_read()).collect(),
         is_write: (0..n).map(|e| ins(e).is_write()).collect(),
         atomic: (0..n).map(|e| ins(e).atomic).collect(),
-        read_value: (0..n).map(|e| ins(e).read_value).collect(),
-        write_value: (0..n).map(|e| ins(e).write_value).collect(),
+        read_value: (0..n).map(|e| events[e].read_value).collect(),
+        write_value: (0..n).map(|e| events[e].write_value).collect(),
+        initial_value,
         inscope,
     };
     Ok((events, env, facts))
 }
 
 /// Whether event `x` is in the instance of scope `s` that contains event `owner`.
-fn in_instance(program: &Program, events: &[EventRef], x: usize, s: Scope, owner: usize) -> bool {
+fn in_instance(program: &Program, events: &[EventInfo], x: usize, s: Scope, owner: usize) -> bool {
     let tx = &program.threads[events[x].thread];
     let to = &program.threads[events[owner].thread];
     match s {

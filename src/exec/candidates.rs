@@ -1,9 +1,9 @@
-//! The choices of a candidate execution: reads-from (constrained by the
-//! values a test pins) and scoped modification orders over mutually-ordered
-//! atomic writes; and the walk over their cartesian product.
+//! The choices of a candidate execution: reads-from (compatible with the
+//! values the paths fixed) and scoped modification orders over
+//! mutually-ordered atomic writes; and the depth-first search over them.
 
-use super::base::Facts;
-use super::{EventRef, ExecError, Limits, Skeleton};
+use super::base::{EventInfo, Facts};
+use super::{ExecError, Limits, Skeleton};
 use crate::cat::Env;
 use crate::program::Program;
 use crate::relation::{EventSet, Relation};
@@ -19,18 +19,9 @@ pub struct Candidate {
     pub env: Env,
 }
 
-impl Candidate {
-    pub fn rf(&self) -> Relation {
-        match self.env.get("rf") {
-            Some(crate::cat::Value::Rel(r)) => r.clone(),
-            _ => unreachable!("candidates always bind rf"),
-        }
-    }
-}
-
 pub(crate) fn rf_choices(
     _program: &Program,
-    events: &[EventRef],
+    events: &[EventInfo],
     f: &Facts,
 ) -> (Vec<usize>, Vec<Vec<Option<usize>>>) {
     let n = events.len();
@@ -40,7 +31,7 @@ pub(crate) fn rf_choices(
         .map(|&r| {
             let mut c: Vec<Option<usize>> = Vec::new();
             let init_ok = match f.read_value[r] {
-                Some(v) => v == 0,
+                Some(v) => v == f.initial_value[r],
                 None => true,
             };
             if init_ok {
@@ -65,7 +56,7 @@ pub(crate) fn rf_choices(
 }
 
 pub(crate) fn asmo_choices(
-    events: &[EventRef],
+    events: &[EventInfo],
     f: &Facts,
     limits: Limits,
 ) -> Result<Vec<Vec<Relation>>, ExecError> {
@@ -125,49 +116,107 @@ fn permutations(v: &mut Vec<usize>, k: usize, f: &mut impl FnMut(&[usize])) {
     }
 }
 
-pub(crate) fn for_each(s: &Skeleton, mut f: impl FnMut(&Candidate) -> ControlFlow<()>) {
+/// Below this many remaining candidates a subtree is enumerated without
+/// asking the pruning callback (a model evaluation costs about as much as a
+/// leaf).
+const PRUNE_MIN_SUBTREE: u128 = 4;
+
+fn env_of(n: usize, rf: &Relation, init: &EventSet, asmo: &Relation) -> Env {
+    let mut env = Env::new(n);
+    env.rel("rf", rf.clone());
+    env.rel("co", asmo.clone());
+    env.rel("asmo", asmo.clone());
+    env.set("RFINIT", init.clone());
+    env
+}
+
+struct Dfs<'a> {
+    s: &'a Skeleton,
+    asmo: Relation,
+    rf: Relation,
+    init: EventSet,
+    source: Vec<Option<usize>>,
+    /// remaining[d]: product of the choices of reads d.. (saturating)
+    remaining: Vec<u128>,
+}
+
+impl Dfs<'_> {
+    fn go(
+        &mut self,
+        d: usize,
+        prune: &mut Option<&mut dyn FnMut(&Env) -> bool>,
+        visit: &mut dyn FnMut(&Candidate) -> ControlFlow<()>,
+    ) -> ControlFlow<()> {
+        let n = self.s.universe();
+        if d == self.s.reads.len() {
+            return visit(&Candidate {
+                rf_source: self.source.clone(),
+                env: env_of(n, &self.rf, &self.init, &self.asmo),
+            });
+        }
+        if d > 0
+            && self.remaining[d] >= PRUNE_MIN_SUBTREE
+            && let Some(p) = prune.as_mut()
+            && !p(&env_of(n, &self.rf, &self.init, &self.asmo))
+        {
+            return ControlFlow::Continue(());
+        }
+        let r = self.s.reads[d];
+        for &c in &self.s.rf_choices[d] {
+            match c {
+                Some(w) => self.rf.insert(w, r),
+                None => self.init.insert(r),
+            }
+            self.source[d] = c;
+            let flow = self.go(d + 1, prune, visit);
+            match c {
+                Some(w) => self.rf.remove(w, r),
+                None => self.init.remove(r),
+            }
+            flow?;
+        }
+        ControlFlow::Continue(())
+    }
+}
+
+pub(crate) fn search(
+    s: &Skeleton,
+    mut prune: Option<&mut dyn FnMut(&Env) -> bool>,
+    visit: &mut dyn FnMut(&Candidate) -> ControlFlow<()>,
+) {
     let n = s.universe();
-    if s.rf_choices.iter().any(|c| c.is_empty()) {
+    if s.rf_choices.iter().any(|c| c.is_empty()) || s.asmo_choices.iter().any(|c| c.is_empty()) {
         return;
     }
-    let dims: Vec<usize> = s
-        .rf_choices
-        .iter()
-        .map(|c| c.len())
-        .chain(s.asmo_choices.iter().map(|c| c.len()))
-        .collect();
-    let mut idx = vec![0usize; dims.len()];
-    let nr = s.rf_choices.len();
+    let nr = s.reads.len();
+    let mut remaining = vec![1u128; nr + 1];
+    for d in (0..nr).rev() {
+        remaining[d] = remaining[d + 1].saturating_mul(s.rf_choices[d].len() as u128);
+    }
+    let mut idx = vec![0usize; s.asmo_choices.len()];
     loop {
-        let rf_source: Vec<Option<usize>> = (0..nr).map(|i| s.rf_choices[i][idx[i]]).collect();
-        let mut rf = Relation::empty(n);
-        let mut init = EventSet::empty(n);
-        for (i, src) in rf_source.iter().enumerate() {
-            match src {
-                Some(w) => rf.insert(*w, s.reads[i]),
-                None => init.insert(s.reads[i]),
-            }
-        }
         let mut asmo = Relation::empty(n);
         for (k, choices) in s.asmo_choices.iter().enumerate() {
-            asmo.union_with(&choices[idx[nr + k]]);
+            asmo.union_with(&choices[idx[k]]);
         }
-        let mut env = Env::new(n);
-        env.rel("rf", rf);
-        env.rel("co", asmo.clone());
-        env.rel("asmo", asmo);
-        env.set("RFINIT", init);
-        if f(&Candidate { rf_source, env }).is_break() {
+        let mut dfs = Dfs {
+            s,
+            asmo,
+            rf: Relation::empty(n),
+            init: EventSet::empty(n),
+            source: vec![None; nr],
+            remaining: remaining.clone(),
+        };
+        if dfs.go(0, &mut prune, visit).is_break() {
             return;
         }
-        // odometer
         let mut d = 0;
         loop {
-            if d == dims.len() {
+            if d == idx.len() {
                 return;
             }
             idx[d] += 1;
-            if idx[d] < dims[d] {
+            if idx[d] < s.asmo_choices[d].len() {
                 break;
             }
             idx[d] = 0;

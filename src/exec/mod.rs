@@ -1,23 +1,30 @@
 //! Candidate executions of a program.
 //!
-//! A program's events are its instructions (one event per executed
-//! instruction). [`Skeleton::build`] computes everything that does not depend
-//! on the execution — the static base sets and relations handed to a model —
-//! and the choices an execution makes: which write each read reads from (or
-//! the initial value), allowed by the program's value constraints, and a
-//! scoped modification order per location. [`Skeleton::for_each`] walks the
-//! cartesian product of those choices.
+//! Three stages. [`trace`] runs each thread on its own and lists its paths
+//! (loops unrolled to a bound, reads left symbolic until a value is needed).
+//! A combination of one path per thread gives the events of an execution: a
+//! [`Skeleton`], holding everything that does not depend on the execution's
+//! choices — the static base sets and relations handed to a model — and the
+//! choices themselves: which write each read reads from (or the initial
+//! value), compatible with the values the path fixed, and a scoped
+//! modification order per location. [`Skeleton::search`] walks those choices
+//! depth-first, asking a pruning callback at inner nodes so that a partial
+//! reads-from that already violates a monotone axiom is abandoned with its
+//! whole subtree.
 
 mod base;
 mod candidates;
+pub mod trace;
 
-pub use base::{EventRef, scope_set_name};
+pub use base::{EventInfo, scope_set_name};
 pub use candidates::Candidate;
+pub use trace::{PathEvent, ReadValue, RegValue};
 
 use crate::cat::Env;
 use crate::program::Program;
 use crate::relation::Relation;
 use std::ops::ControlFlow;
+use trace::{Path, ThreadPaths};
 
 /// A program that cannot be turned into executions.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -32,20 +39,94 @@ pub struct Limits {
     /// The most atomic writes to one location whose orders are enumerated
     /// (orders grow as the factorial of this number).
     pub max_writes_per_location: usize,
+    /// Loop unrolling: a statement runs at most `unroll + 1` times on a path;
+    /// paths that need more are cut (and counted).
+    pub unroll: usize,
 }
+
+/// The default loop-unrolling bound.
+pub const DEFAULT_UNROLL: usize = 2;
 
 impl Default for Limits {
     fn default() -> Self {
         Limits {
             max_writes_per_location: 8,
+            unroll: DEFAULT_UNROLL,
         }
     }
 }
 
-/// The execution-independent part of a program's executions.
+/// The paths of every thread of a program.
+pub struct Explorer<'p> {
+    pub program: &'p Program,
+    pub threads: Vec<ThreadPaths>,
+    pub limits: Limits,
+}
+
+impl<'p> Explorer<'p> {
+    pub fn new(program: &'p Program, limits: Limits) -> Result<Explorer<'p>, ExecError> {
+        Ok(Explorer {
+            program,
+            threads: trace::explore(program, limits.unroll)?,
+            limits,
+        })
+    }
+
+    /// Paths cut by the unrolling bound, over all threads.
+    pub fn cut(&self) -> usize {
+        self.threads.iter().map(|t| t.cut).sum()
+    }
+
+    /// Number of path combinations (one path per thread).
+    pub fn combinations(&self) -> u128 {
+        self.threads
+            .iter()
+            .map(|t| t.paths.len() as u128)
+            .fold(1u128, |a, b| a.saturating_mul(b))
+    }
+
+    /// Calls `f` on the skeleton of every combination of paths until it breaks.
+    pub fn for_each<E>(
+        &self,
+        mut f: impl FnMut(Skeleton) -> Result<ControlFlow<()>, E>,
+    ) -> Result<(), E>
+    where
+        E: From<ExecError>,
+    {
+        if self.threads.iter().any(|t| t.paths.is_empty()) {
+            return Ok(());
+        }
+        let mut idx = vec![0usize; self.threads.len()];
+        loop {
+            let paths: Vec<&Path> = idx
+                .iter()
+                .enumerate()
+                .map(|(t, &i)| &self.threads[t].paths[i])
+                .collect();
+            let sk = Skeleton::build(self.program, &paths, self.limits)?;
+            if f(sk)?.is_break() {
+                return Ok(());
+            }
+            let mut d = 0;
+            loop {
+                if d == idx.len() {
+                    return Ok(());
+                }
+                idx[d] += 1;
+                if idx[d] < self.threads[d].paths.len() {
+                    break;
+                }
+                idx[d] = 0;
+                d += 1;
+            }
+        }
+    }
+}
+
+/// The execution-independent part of the executions of one combination of paths.
 pub struct Skeleton {
-    /// Event `i` is instruction `events[i].index` of thread `events[i].thread`.
-    pub events: Vec<EventRef>,
+    /// The events, thread by thread in program order.
+    pub events: Vec<EventInfo>,
     /// The static base sets and relations (see MODELS.md).
     pub static_env: Env,
     /// Read events, in event order.
@@ -55,20 +136,54 @@ pub struct Skeleton {
     pub rf_choices: Vec<Vec<Option<usize>>>,
     /// For each location with atomic writes: the possible scoped modification orders.
     pub asmo_choices: Vec<Vec<Relation>>,
+    /// Final registers of each thread: the value, or the event whose read gives it.
+    pub registers: Vec<Vec<(String, RegValue)>>,
 }
 
 impl Skeleton {
-    /// Computes the static relations and the choices of `program`.
-    pub fn build(program: &Program, limits: Limits) -> Result<Skeleton, ExecError> {
-        let (events, static_env, facts) = base::static_env(program)?;
+    /// The skeleton of a straight-line program (every thread has exactly one path).
+    pub fn straight_line(program: &Program, limits: Limits) -> Result<Skeleton, ExecError> {
+        let ex = Explorer::new(program, limits)?;
+        if ex.threads.iter().any(|t| t.paths.len() != 1) {
+            return Err(ExecError {
+                message: "the program is not straight-line".into(),
+            });
+        }
+        let paths: Vec<&Path> = ex.threads.iter().map(|t| &t.paths[0]).collect();
+        Skeleton::build(program, &paths, limits)
+    }
+
+    /// Builds the skeleton of one path per thread.
+    pub fn build(program: &Program, paths: &[&Path], limits: Limits) -> Result<Skeleton, ExecError> {
+        let (events, static_env, facts) = base::static_env(program, paths)?;
         let (reads, rf_choices) = candidates::rf_choices(program, &events, &facts);
         let asmo_choices = candidates::asmo_choices(&events, &facts, limits)?;
+        let mut registers = Vec::new();
+        let mut offset = 0;
+        for p in paths {
+            registers.push(
+                p.registers
+                    .iter()
+                    .map(|(r, v)| {
+                        (
+                            r.clone(),
+                            match v {
+                                RegValue::Read(i) => RegValue::Read(offset + i),
+                                c => *c,
+                            },
+                        )
+                    })
+                    .collect(),
+            );
+            offset += p.events.len();
+        }
         Ok(Skeleton {
             events,
             static_env,
             reads,
             rf_choices,
             asmo_choices,
+            registers,
         })
     }
 
@@ -79,14 +194,34 @@ impl Skeleton {
 
     /// The number of candidate executions (product of the choices).
     pub fn candidate_count(&self) -> u128 {
-        let rf: u128 = self.rf_choices.iter().map(|c| c.len() as u128).product();
-        let mo: u128 = self.asmo_choices.iter().map(|c| c.len() as u128).product();
+        let rf: u128 = self
+            .rf_choices
+            .iter()
+            .map(|c| c.len() as u128)
+            .fold(1u128, |a, b| a.saturating_mul(b));
+        let mo: u128 = self
+            .asmo_choices
+            .iter()
+            .map(|c| c.len() as u128)
+            .fold(1u128, |a, b| a.saturating_mul(b));
         rf.saturating_mul(mo)
     }
 
-    /// Calls `f` on every candidate execution until it breaks.
-    pub fn for_each(&self, f: impl FnMut(&Candidate) -> ControlFlow<()>) {
-        candidates::for_each(self, f)
+    /// Calls `visit` on every candidate execution until it breaks. At inner
+    /// nodes of the reads-from search, `prune` (if given) sees the partial
+    /// dynamic environment (the reads assigned so far in `rf`/`RFINIT`, the
+    /// whole `asmo`) and returns false to abandon the subtree.
+    pub fn search(
+        &self,
+        prune: Option<&mut dyn FnMut(&Env) -> bool>,
+        visit: &mut dyn FnMut(&Candidate) -> ControlFlow<()>,
+    ) {
+        candidates::search(self, prune, visit)
+    }
+
+    /// Calls `f` on every candidate execution until it breaks (no pruning).
+    pub fn for_each(&self, mut f: impl FnMut(&Candidate) -> ControlFlow<()>) {
+        self.search(None, &mut f)
     }
 }
 

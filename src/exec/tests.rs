@@ -4,7 +4,7 @@ use crate::frontend::alloy_test::parse;
 use std::ops::ControlFlow;
 
 fn skeleton(text: &str) -> Skeleton {
-    Skeleton::build(&parse("t.test", text).unwrap(), Limits::default()).unwrap()
+    Skeleton::straight_line(&parse("t.test", text).unwrap(), Limits::default()).unwrap()
 }
 
 fn rel(env: &crate::cat::Env, name: &str) -> Vec<(usize, usize)> {
@@ -141,6 +141,6 @@ fn too_many_writes_is_an_error_not_a_hang() {
         t.push_str(&format!("st.atom.scopedev.sc0 x = {i}\n"));
     }
     let p = parse("t.test", &t).unwrap();
-    let e = Skeleton::build(&p, Limits::default()).err().unwrap();
+    let e = Skeleton::straight_line(&p, Limits::default()).err().unwrap();
     assert!(e.message.contains("9 atomic writes"), "{}", e.message);
 }

@@ -12,11 +12,14 @@
 //! Where the original Alloy translator only warned (a missing scope, storage
 //! class or variable; a `membar` without acquire or release), this parser
 //! rejects the line, since the Alloy model then finds no execution at all.
+//! The attribute tokens, the implicit attributes of atomics and the
+//! validation rules are shared with the other front ends (`attributes`).
 
 use super::FrontendError;
+use super::attributes::{ALLOY, Attrs};
 use crate::program::{
-    Cmp, Expectation, Instruction, OpKind, Order, Pred, Program, Query, Reference, Scope,
-    SourceSpan, StorageClass, Thread,
+    Cmp, Expectation, Instruction, OpKind, Pred, Program, Query, Reference, Scope, SourceSpan,
+    Stmt, Thread,
 };
 use std::collections::HashMap;
 
@@ -201,7 +204,8 @@ impl<'a> Parser<'a> {
             subgroup: self.subgroup,
             workgroup: self.workgroup,
             queue_family: self.queue_family,
-            instructions: Vec::new(),
+            code: Vec::new(),
+            registers: Vec::new(),
         });
         Ok(())
     }
@@ -239,22 +243,11 @@ impl<'a> Parser<'a> {
         let t = Tokens::parse(self, n, op)?;
         let kind = t.kind(self, n, op)?;
         let mut ins = Instruction::new(kind.clone(), span);
-        ins.atomic = t.atom || t.rmw;
-        ins.scope = t.scope.map(|(s, _)| s);
-        ins.storage_class = t.sc.map(|(s, _)| s);
-        ins.semantics.order = match (t.acq, t.rel) {
-            (true, true) => Order::AcquireRelease,
-            (true, false) => Order::Acquire,
-            (false, true) => Order::Release,
-            (false, false) => Order::Relaxed,
-        };
-        ins.semantics.storage_classes = t.semsc.iter().copied().collect();
-        ins.semantics.make_available = t.semav;
-        ins.semantics.make_visible = t.semvis;
-        ins.make_pointer_available = t.av || (ins.atomic && ins.is_write());
-        ins.make_pointer_visible = t.vis || (ins.atomic && ins.is_read());
-        ins.non_private = t.nonpriv || ins.atomic || t.av || t.vis;
-        self.validate(n, op, &t, &ins)?;
+        ins.atomic = t.attrs.atom.is_some() || t.rmw;
+        t.attrs.apply(&mut ins);
+        t.attrs
+            .validate(&ins, op.col, &ALLOY)
+            .map_err(|(col, msg)| self.err(n, col, msg))?;
 
         let rest = &ws[1..];
         match &kind {
@@ -335,8 +328,8 @@ impl<'a> Parser<'a> {
             .threads
             .last_mut()
             .expect("checked above")
-            .instructions
-            .push(ins);
+            .code
+            .push(Stmt::Op(ins));
         Ok(())
     }
 
@@ -384,113 +377,6 @@ impl<'a> Parser<'a> {
             .iter()
             .map(|w| self.number(n, *w, "an integer value"))
             .collect()
-    }
-
-    fn validate(
-        &self,
-        n: usize,
-        op: Word<'_>,
-        t: &Tokens,
-        ins: &Instruction,
-    ) -> Result<(), FrontendError> {
-        let at = |name: &str| t.col_of(op, name);
-        let needs_scope = ins.atomic
-            || matches!(
-                ins.kind,
-                OpKind::MemoryBarrier | OpKind::ControlBarrier { .. }
-            )
-            || t.av
-            || t.vis;
-        if needs_scope && t.scope.is_none() {
-            return Err(self.err(
-                n,
-                op.col,
-                "missing scope: atomics, barriers and av/vis accesses need one of scopesg, scopewg, scopeqf, scopedev",
-            ));
-        }
-        if ins.is_memory_access() && t.sc.is_none() {
-            return Err(self.err(
-                n,
-                op.col,
-                "missing storage class: a memory access needs sc0, sc1, ...",
-            ));
-        }
-        if !ins.is_memory_access() {
-            if let Some((_, c)) = t.sc {
-                return Err(self.err(n, c, "only memory accesses have a storage class"));
-            }
-            for (name, on) in [("nonpriv", t.nonpriv), ("av", t.av), ("vis", t.vis)] {
-                if on {
-                    return Err(self.err(
-                        n,
-                        at(name),
-                        format!("`{name}` only applies to memory accesses"),
-                    ));
-                }
-            }
-        }
-        if matches!(
-            ins.kind,
-            OpKind::AvailabilityDevice | OpKind::VisibilityDevice
-        ) && (t.scope.is_some() || t.acq || t.rel || !t.semsc.is_empty() || t.atom)
-        {
-            return Err(self.err(
-                n,
-                op.col,
-                "avdevice/visdevice are API-level operations and take no other token",
-            ));
-        }
-        if t.av && ins.kind == OpKind::Load {
-            return Err(self.err(n, at("av"), "`av` (MakePointerAvailable) applies to writes"));
-        }
-        if t.vis && ins.kind == OpKind::Store {
-            return Err(self.err(n, at("vis"), "`vis` (MakePointerVisible) applies to reads"));
-        }
-        if t.acq && !(ins.atomic && ins.is_read()) && !is_barrier(&ins.kind) {
-            return Err(self.err(n, at("acq"), "acquire applies to atomic reads and barriers"));
-        }
-        if t.rel && !(ins.atomic && ins.is_write()) && !is_barrier(&ins.kind) {
-            return Err(self.err(
-                n,
-                at("rel"),
-                "release applies to atomic writes and barriers",
-            ));
-        }
-        if ins.kind == OpKind::MemoryBarrier && !t.acq && !t.rel {
-            return Err(self.err(n, op.col, "a membar needs acq and/or rel semantics"));
-        }
-        if (t.acq || t.rel) && t.semsc.is_empty() {
-            return Err(self.err(
-                n,
-                op.col,
-                "acquire/release semantics need at least one storage class in the semantics (semsc0, semsc1, ...)",
-            ));
-        }
-        if !t.semsc.is_empty() && !t.acq && !t.rel {
-            return Err(self.err(
-                n,
-                op.col,
-                "storage class semantics (semscN) need acq or rel",
-            ));
-        }
-        if t.semav && !t.rel {
-            return Err(self.err(
-                n,
-                at("semav"),
-                "MakeAvailable (semav) needs release semantics",
-            ));
-        }
-        if t.semvis && !t.acq {
-            return Err(self.err(
-                n,
-                at("semvis"),
-                "MakeVisible (semvis) needs acquire semantics",
-            ));
-        }
-        if t.atom && !ins.is_memory_access() {
-            return Err(self.err(n, at("atom"), "`atom` applies to ld/st"));
-        }
-        Ok(())
     }
 
     fn query(&mut self, n: usize, code: &str, ws: &[Word<'_>]) -> Result<(), FrontendError> {
@@ -595,7 +481,7 @@ impl<'a> Parser<'a> {
         // Control barrier instances: at most one per thread.
         for t in &self.program.threads {
             let mut seen = HashMap::new();
-            for ins in &t.instructions {
+            for ins in t.instructions() {
                 if let OpKind::ControlBarrier { instance, .. } = ins.kind
                     && let Some(prev) = seen.insert(instance, ins.source.line)
                 {
@@ -613,12 +499,9 @@ impl<'a> Parser<'a> {
         if self.program.threads.is_empty() {
             return Err(self.err(1, 1, "no thread: expected NEWTHREAD and instructions"));
         }
+        self.program.initial_values = vec![0; self.program.locations.len()];
         Ok(self.program)
     }
-}
-
-fn is_barrier(k: &OpKind) -> bool {
-    matches!(k, OpKind::MemoryBarrier | OpKind::ControlBarrier { .. })
 }
 
 /// The tokens of an instruction's opcode.
@@ -627,23 +510,12 @@ struct Tokens {
     st: bool,
     ld: bool,
     rmw: bool,
-    atom: bool,
     membar: bool,
     cbar: bool,
     avdevice: bool,
     visdevice: bool,
-    acq: bool,
-    rel: bool,
-    av: bool,
-    vis: bool,
-    semav: bool,
-    semvis: bool,
-    nonpriv: bool,
-    sc: Option<(StorageClass, usize)>,
-    semsc: Vec<StorageClass>,
-    scope: Option<(Scope, usize)>,
-    /// Column of each token, by name.
-    cols: Vec<(String, usize)>,
+    /// Every other token: the attributes shared with the other front ends.
+    attrs: Attrs,
 }
 
 impl Tokens {
@@ -658,59 +530,29 @@ impl Tokens {
                     "empty token: two dots in a row, or a leading/trailing dot",
                 ));
             }
-            t.cols.push((tok.to_string(), col));
             let flag = match tok {
-                "st" => &mut t.st,
-                "ld" => &mut t.ld,
-                "rmw" => &mut t.rmw,
-                "atom" => &mut t.atom,
-                "membar" => &mut t.membar,
-                "cbar" => &mut t.cbar,
-                "avdevice" => &mut t.avdevice,
-                "visdevice" => &mut t.visdevice,
-                "acq" => &mut t.acq,
-                "rel" => &mut t.rel,
-                "av" => &mut t.av,
-                "vis" => &mut t.vis,
-                "semav" => &mut t.semav,
-                "semvis" => &mut t.semvis,
-                "nonpriv" => &mut t.nonpriv,
-                _ => {
-                    if let Some(scope) = match tok {
-                        "scopesg" => Some(Scope::Subgroup),
-                        "scopewg" => Some(Scope::Workgroup),
-                        "scopeqf" => Some(Scope::QueueFamily),
-                        "scopedev" => Some(Scope::Device),
-                        _ => None,
-                    } {
-                        if let Some((prev, _)) = t.scope {
-                            return Err(p.err(
-                                n,
-                                col,
-                                format!(
-                                    "second scope `{tok}`: the instruction already has {prev} scope"
-                                ),
-                            ));
-                        }
-                        t.scope = Some((scope, col));
-                    } else if let Some(k) = class_index(tok, "semsc") {
-                        let k = StorageClass(k);
-                        if t.semsc.contains(&k) {
-                            return Err(p.err(n, col, format!("`{tok}` given twice")));
-                        }
-                        t.semsc.push(k);
-                    } else if let Some(k) = class_index(tok, "sc") {
-                        if t.sc.is_some() {
-                            return Err(p.err(
-                                n,
-                                col,
-                                format!(
-                                    "second storage class `{tok}`: each access has exactly one"
-                                ),
-                            ));
-                        }
-                        t.sc = Some((StorageClass(k), col));
-                    } else {
+                "st" => Some(&mut t.st),
+                "ld" => Some(&mut t.ld),
+                "rmw" => Some(&mut t.rmw),
+                "membar" => Some(&mut t.membar),
+                "cbar" => Some(&mut t.cbar),
+                "avdevice" => Some(&mut t.avdevice),
+                "visdevice" => Some(&mut t.visdevice),
+                _ => None,
+            };
+            match flag {
+                Some(flag) => {
+                    if *flag {
+                        return Err(p.err(n, col, format!("`{tok}` given twice")));
+                    }
+                    *flag = true;
+                }
+                None => {
+                    let known = t
+                        .attrs
+                        .token(tok, col, &ALLOY)
+                        .map_err(|(c, msg)| p.err(n, c, msg))?;
+                    if !known {
                         return Err(p.err(
                             n,
                             col,
@@ -719,25 +561,11 @@ impl Tokens {
                             ),
                         ));
                     }
-                    col += tok.chars().count() + 1;
-                    continue;
                 }
-            };
-            if *flag {
-                return Err(p.err(n, col, format!("`{tok}` given twice")));
             }
-            *flag = true;
             col += tok.chars().count() + 1;
         }
         Ok(t)
-    }
-
-    fn col_of(&self, op: Word<'_>, name: &str) -> usize {
-        self.cols
-            .iter()
-            .find(|(t, _)| t == name)
-            .map(|(_, c)| *c)
-            .unwrap_or(op.col)
     }
 
     fn kind(&self, p: &Parser<'_>, n: usize, op: Word<'_>) -> Result<OpKind, FrontendError> {
@@ -761,7 +589,7 @@ impl Tokens {
             ));
         }
         Ok(if self.rmw || (self.st && self.ld) {
-            if !self.rmw && !self.atom {
+            if !self.rmw && self.attrs.atom.is_none() {
                 return Err(p.err(
                     n,
                     op.col,
@@ -795,15 +623,6 @@ impl Tokens {
             ));
         })
     }
-}
-
-/// `sc3` -> Some(3) for prefix "sc".
-fn class_index(tok: &str, prefix: &str) -> Option<u8> {
-    let digits = tok.strip_prefix(prefix)?;
-    if digits.is_empty() || !digits.chars().all(|c| c.is_ascii_digit()) {
-        return None;
-    }
-    digits.parse().ok()
 }
 
 /// Parser of query predicates: `consistent[X] && #dr=0 && (#rs>1)`.

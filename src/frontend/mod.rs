@@ -1,9 +1,13 @@
 //! Front ends: one parser per input format, each producing a [`Program`].
 //!
 //! Every front end reports bad input as a [`FrontendError`] naming the file,
-//! line and column and saying what was expected.
+//! line and column and saying what was expected. `load` picks the front end
+//! from the file extension (and, for `.litmus` files, the architecture word
+//! that opens the file).
 
 pub mod alloy_test;
+mod attributes;
+pub mod vulkan_litmus;
 
 use crate::program::Program;
 use std::path::Path;
@@ -23,6 +27,8 @@ pub struct FrontendError {
 pub enum Format {
     /// The Khronos Vulkan-MemoryModel Alloy `.test` format.
     AlloyTest,
+    /// herd-style `.litmus` tests in the Vulkan dialect of Dat3M.
+    VulkanLitmus,
 }
 
 impl Format {
@@ -30,6 +36,7 @@ impl Format {
     pub fn of_path(path: &Path) -> Option<Format> {
         match path.extension()?.to_str()? {
             "test" => Some(Format::AlloyTest),
+            "litmus" => Some(Format::VulkanLitmus),
             _ => None,
         }
     }
@@ -42,7 +49,7 @@ pub fn load(path: &Path) -> Result<Program, FrontendError> {
         file: display.clone(),
         line: 0,
         column: 0,
-        message: "unknown file type: expected a `.test` file".into(),
+        message: "unknown file type: expected a `.test` or `.litmus` file".into(),
     })?;
     let bytes = std::fs::read(path).map_err(|e| FrontendError {
         file: display.clone(),
@@ -58,5 +65,43 @@ pub fn load(path: &Path) -> Result<Program, FrontendError> {
     })?;
     match format {
         Format::AlloyTest => alloy_test::parse(&display, &text),
+        Format::VulkanLitmus => {
+            check_litmus_architecture(&display, &text)?;
+            vulkan_litmus::parse(&display, &text)
+        }
+    }
+}
+
+/// The first word of a litmus file (its architecture) with its line and column.
+pub fn litmus_architecture(text: &str) -> Option<(&str, usize, usize)> {
+    for (i, line) in text.lines().enumerate() {
+        if let Some(start) = line.find(|c: char| !c.is_whitespace()) {
+            let rest = &line[start..];
+            let end = rest.find(char::is_whitespace).unwrap_or(rest.len());
+            return Some((&rest[..end], i + 1, line[..start].chars().count() + 1));
+        }
+    }
+    None
+}
+
+/// Accepts a litmus file whose architecture word is `VULKAN` (any case);
+/// rejects any other architecture, and an empty file.
+pub(crate) fn check_litmus_architecture(file: &str, text: &str) -> Result<(), FrontendError> {
+    match litmus_architecture(text) {
+        Some((word, _, _)) if word.eq_ignore_ascii_case("vulkan") => Ok(()),
+        Some((word, line, column)) => Err(FrontendError {
+            file: file.to_string(),
+            line,
+            column,
+            message: format!(
+                "unsupported litmus architecture `{word}`: vkmm reads VULKAN litmus tests (OpenCL C-style tests are not supported yet)"
+            ),
+        }),
+        None => Err(FrontendError {
+            file: file.to_string(),
+            line: 1,
+            column: 1,
+            message: "empty file: expected a litmus header such as `VULKAN name`".into(),
+        }),
     }
 }

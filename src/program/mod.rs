@@ -1,12 +1,16 @@
 //! The litmus program IR: threads placed in subgroups, workgroups and queue
-//! families; instructions carrying every attribute the Vulkan memory model
-//! gives an operation; locations and references; system-synchronizes-with
-//! declarations; and the queries a test asks.
+//! families; their code (instructions carrying every attribute the Vulkan
+//! memory model gives an operation, plus registers, local arithmetic, labels
+//! and branches); locations, references and initial values;
+//! system-synchronizes-with declarations; and what a test asks: Alloy-style
+//! queries or a herd-style final condition.
 //!
 //! Front ends produce a [`Program`]; the execution enumerator consumes it.
 
+mod condition;
 mod query;
 
+pub use condition::{CondExpr, Condition, Quantifier, Term};
 pub use query::{Cmp, Expectation, Pred, Query};
 
 use std::collections::BTreeSet;
@@ -155,10 +159,16 @@ pub struct Instruction {
     pub make_pointer_visible: bool,
     /// `NonPrivatePointer`; atomics and av/vis accesses are always non-private.
     pub non_private: bool,
-    /// Value a read must observe, if the test pins it.
+    /// Value a read must observe, if the test pins it (Alloy `.test` format).
     pub read_value: Option<i64>,
-    /// Value written, if known.
+    /// Value written, if known (Alloy `.test` format).
     pub write_value: Option<i64>,
+    /// Register receiving the value read (herd-style litmus).
+    pub dest: Option<String>,
+    /// The value stored, or the operand of a read-modify-write (herd-style litmus).
+    pub operand: Option<Operand>,
+    /// What a read-modify-write writes, from the value read and the operand.
+    pub rmw_op: RmwOp,
     pub source: SourceSpan,
 }
 
@@ -176,6 +186,9 @@ impl Instruction {
             non_private: false,
             read_value: None,
             write_value: None,
+            dest: None,
+            operand: None,
+            rmw_op: RmwOp::Exchange,
             source,
         }
     }
@@ -190,6 +203,112 @@ impl Instruction {
     }
 }
 
+/// A register operand or a constant.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub enum Operand {
+    Const(i64),
+    Reg(String),
+}
+
+/// The operation of an atomic read-modify-write: the value written from the
+/// value read (`old`) and the operand.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
+pub enum RmwOp {
+    /// Writes the operand (`OpAtomicExchange`).
+    #[default]
+    Exchange,
+    Add,
+    Sub,
+    And,
+    Or,
+    Xor,
+    Min,
+    Max,
+}
+
+impl RmwOp {
+    /// The value written.
+    pub fn apply(self, old: i64, operand: i64) -> i64 {
+        match self {
+            RmwOp::Exchange => operand,
+            RmwOp::Add => old.wrapping_add(operand),
+            RmwOp::Sub => old.wrapping_sub(operand),
+            RmwOp::And => old & operand,
+            RmwOp::Or => old | operand,
+            RmwOp::Xor => old ^ operand,
+            RmwOp::Min => old.min(operand),
+            RmwOp::Max => old.max(operand),
+        }
+    }
+    /// Whether the value written depends on the value read.
+    pub fn uses_old(self) -> bool {
+        self != RmwOp::Exchange
+    }
+}
+
+/// Local (register) arithmetic.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+pub enum ArithOp {
+    Add,
+    Sub,
+    Mul,
+    And,
+    Or,
+    Xor,
+}
+
+impl ArithOp {
+    pub fn apply(self, a: i64, b: i64) -> i64 {
+        match self {
+            ArithOp::Add => a.wrapping_add(b),
+            ArithOp::Sub => a.wrapping_sub(b),
+            ArithOp::Mul => a.wrapping_mul(b),
+            ArithOp::And => a & b,
+            ArithOp::Or => a | b,
+            ArithOp::Xor => a ^ b,
+        }
+    }
+}
+
+/// One statement of a thread's code.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub enum Stmt {
+    /// An instruction that is an event when executed.
+    Op(Instruction),
+    /// A branch target.
+    Label { name: String, source: SourceSpan },
+    /// Unconditional jump.
+    Goto { label: String, source: SourceSpan },
+    /// Jump to `label` when `a cmp b` holds.
+    Branch {
+        cmp: Cmp,
+        a: Operand,
+        b: Operand,
+        label: String,
+        source: SourceSpan,
+    },
+    /// `dest = a op b`.
+    Assign {
+        dest: String,
+        op: ArithOp,
+        a: Operand,
+        b: Operand,
+        source: SourceSpan,
+    },
+}
+
+impl Stmt {
+    pub fn source(&self) -> &SourceSpan {
+        match self {
+            Stmt::Op(i) => &i.source,
+            Stmt::Label { source, .. }
+            | Stmt::Goto { source, .. }
+            | Stmt::Branch { source, .. }
+            | Stmt::Assign { source, .. } => source,
+        }
+    }
+}
+
 /// An invocation (shader agent) and its place in the scope hierarchy.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
 pub struct Thread {
@@ -198,8 +317,24 @@ pub struct Thread {
     pub subgroup: usize,
     pub workgroup: usize,
     pub queue_family: usize,
-    /// Instructions in program order.
-    pub instructions: Vec<Instruction>,
+    /// The thread's code, in program order.
+    pub code: Vec<Stmt>,
+    /// Initial register values (registers not listed start at 0).
+    pub registers: Vec<(String, i64)>,
+}
+
+impl Thread {
+    /// The instructions of the code (ignoring control flow).
+    pub fn instructions(&self) -> impl Iterator<Item = &Instruction> {
+        self.code.iter().filter_map(|s| match s {
+            Stmt::Op(i) => Some(i),
+            _ => None,
+        })
+    }
+    /// Whether the code is straight-line (no labels, jumps or local arithmetic).
+    pub fn is_straight_line(&self) -> bool {
+        self.code.iter().all(|s| matches!(s, Stmt::Op(_)))
+    }
 }
 
 /// A reference: a name through which a location is accessed.
@@ -217,14 +352,25 @@ pub struct Program {
     pub threads: Vec<Thread>,
     /// Location names (a location takes the name of the first reference to it).
     pub locations: Vec<String>,
+    /// Initial value of each location (same order as `locations`; 0 by default).
+    pub initial_values: Vec<i64>,
     pub references: Vec<Reference>,
     /// `(a, b)`: every operation of thread `a` system-synchronizes-with every
     /// operation of thread `b` (indices into `threads`).
     pub ssw: Vec<(usize, usize)>,
+    /// Alloy-style queries (`.test` files).
     pub queries: Vec<Query>,
+    /// Herd-style final condition and filter (`.litmus` files).
+    pub condition: Option<Condition>,
+    /// Locations whose final values herd-style reports show (`locations [...]`).
+    pub shown_locations: Vec<usize>,
 }
 
 impl Program {
+    /// The initial value of a location.
+    pub fn initial_value(&self, location: usize) -> i64 {
+        self.initial_values.get(location).copied().unwrap_or(0)
+    }
     /// The location an instruction accesses.
     pub fn location_of(&self, instr: &Instruction) -> Option<usize> {
         instr.reference.map(|r| self.references[r].location)
@@ -233,7 +379,7 @@ impl Program {
     pub fn storage_classes(&self) -> BTreeSet<StorageClass> {
         let mut out = BTreeSet::new();
         for t in &self.threads {
-            for i in &t.instructions {
+            for i in t.instructions() {
                 out.extend(i.storage_class);
                 out.extend(i.semantics.storage_classes.iter().copied());
             }

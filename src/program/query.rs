@@ -25,6 +25,17 @@ impl Cmp {
             Cmp::Ge => lhs >= rhs,
         }
     }
+    /// The comparison on signed values (branches).
+    pub fn holds_i64(self, lhs: i64, rhs: i64) -> bool {
+        match self {
+            Cmp::Eq => lhs == rhs,
+            Cmp::Ne => lhs != rhs,
+            Cmp::Lt => lhs < rhs,
+            Cmp::Le => lhs <= rhs,
+            Cmp::Gt => lhs > rhs,
+            Cmp::Ge => lhs >= rhs,
+        }
+    }
     pub fn symbol(self) -> &'static str {
         match self {
             Cmp::Eq => "=",

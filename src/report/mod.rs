@@ -1,6 +1,7 @@
 //! Reports: herd-like text and JSON for `check` results and `suite` summaries.
 
-use crate::verdict::{QueryOutcome, TestOutcome};
+use crate::program::Quantifier;
+use crate::verdict::{LitmusOutcome, Observation, QueryOutcome, TestOutcome};
 use serde::Serialize;
 use std::fmt::Write;
 use std::time::Duration;
@@ -41,22 +42,7 @@ impl Summary {
         let mut failed = Vec::new();
         let mut total = 0;
         let mut passed = 0;
-        for o in outcomes {
-            for q in &o.queries {
-                total += 1;
-                if q.passed {
-                    passed += 1;
-                } else {
-                    failed.push(Failure {
-                        file: o.file.clone(),
-                        detail: format!(
-                            "line {}: `{}` under {}: expected {}, got {}",
-                            q.line, q.query, q.model, q.expected, q.actual
-                        ),
-                    });
-                }
-            }
-        }
+        add_queries(outcomes, &mut total, &mut passed, &mut failed);
         Summary {
             total,
             passed,
@@ -112,6 +98,86 @@ fn query_line(q: &QueryOutcome) -> String {
         q.executions,
         q.model
     )
+}
+
+/// Adds one check per query of checked `.test` files.
+pub fn add_queries(outcomes: &[TestOutcome], total: &mut usize, passed: &mut usize, failed: &mut Vec<Failure>) {
+    for o in outcomes {
+        for q in &o.queries {
+            *total += 1;
+            if q.passed {
+                *passed += 1;
+            } else {
+                failed.push(Failure {
+                    file: o.file.clone(),
+                    detail: format!(
+                        "line {}: `{}` under {}: expected {}, got {}",
+                        q.line, q.query, q.model, q.expected, q.actual
+                    ),
+                });
+            }
+        }
+    }
+}
+
+/// The herd-style text report of a litmus test.
+pub fn litmus_text(o: &LitmusOutcome, quantifier: Option<Quantifier>) -> String {
+    let mut s = String::new();
+    let kind = match quantifier {
+        Some(Quantifier::Exists) => "Allowed",
+        Some(Quantifier::NotExists) => "Forbidden",
+        Some(Quantifier::Forall) => "Required",
+        None => "Filtered",
+    };
+    let _ = writeln!(s, "Test {} {kind}", o.name);
+    let _ = writeln!(s, "States {}", o.states.len());
+    for (state, count) in &o.states {
+        let cells: Vec<String> = state.iter().map(|(k, v)| format!("{k}={v};")).collect();
+        let _ = writeln!(s, "{:<8} :> {}", count, cells.join(" "));
+    }
+    match o.condition_holds {
+        Some(true) => s.push_str("Ok\n"),
+        Some(false) => s.push_str("No\n"),
+        None => {}
+    }
+    let _ = writeln!(s, "Witnesses");
+    let _ = writeln!(s, "Positive: {} Negative: {}", o.positive, o.negative);
+    if let Some(c) = &o.condition {
+        let _ = writeln!(s, "Condition {c}");
+    }
+    let obs = match o.observation {
+        Observation::Always => "Always",
+        Observation::Sometimes => "Sometimes",
+        Observation::Never => "Never",
+    };
+    let _ = writeln!(s, "Observation {} {obs} {} {}", o.name, o.positive, o.negative);
+    if o.race_free {
+        let _ = writeln!(s, "Data races: none");
+    } else {
+        let _ = writeln!(s, "Data races: yes");
+        for r in &o.races {
+            let _ = writeln!(s, "  race on {}: {}  <->  {}", r.location, r.first, r.second);
+        }
+    }
+    let _ = writeln!(
+        s,
+        "Time {} {:.3} ms  ({} executions, {} consistent, model {}, unroll {}{})",
+        o.name,
+        o.time.as_secs_f64() * 1000.0,
+        o.executions,
+        o.consistent,
+        o.model,
+        o.unroll,
+        if o.cut_paths > 0 {
+            format!(
+                ", BOUND HIT: {} thread paths cut, the answer covers only executions within the bound",
+                o.cut_paths
+            )
+        } else {
+            String::new()
+        }
+    );
+    s
 }
 
 /// The text report of one checked file.

@@ -15,6 +15,10 @@ SATISFIABLE consistent[X] && #dr=0
 NOSOLUTION NOCHAINS consistent[X] && (#dr>0)
 ";
 
+fn instr(p: &crate::program::Program, t: usize, i: usize) -> &crate::program::Instruction {
+    p.threads[t].instructions().nth(i).unwrap()
+}
+
 fn err(text: &str) -> (usize, usize, String) {
     let e = parse("t.test", text).expect_err("should be rejected");
     assert_eq!(e.file, "t.test");
@@ -28,21 +32,21 @@ fn parses_message_passing() {
     assert_eq!(p.threads.len(), 2);
     assert_eq!(p.threads[0].workgroup, p.threads[1].workgroup);
     assert_ne!(p.threads[0].subgroup, p.threads[1].subgroup);
-    let st = &p.threads[0].instructions[0];
+    let st = &instr(&p, 0, 0);
     assert_eq!(st.kind, OpKind::Store);
     assert!(st.make_pointer_available && st.non_private && !st.atomic);
     assert_eq!(st.scope, Some(Scope::Device));
     assert_eq!(st.storage_class, Some(StorageClass(0)));
     assert_eq!(st.write_value, Some(1));
-    let rel = &p.threads[0].instructions[1];
+    let rel = &instr(&p, 0, 1);
     assert!(rel.atomic && rel.make_pointer_available && !rel.make_pointer_visible);
     assert_eq!(rel.semantics.order, Order::Release);
     assert!(rel.semantics.storage_classes.contains(&StorageClass(0)));
-    let acq = &p.threads[1].instructions[0];
+    let acq = &instr(&p, 1, 0);
     assert_eq!(acq.semantics.order, Order::Acquire);
     assert!(acq.make_pointer_visible);
     assert_eq!(acq.read_value, Some(1));
-    let ld = &p.threads[1].instructions[1];
+    let ld = &instr(&p, 1, 1);
     assert_eq!(ld.read_value, None);
     assert_eq!(p.locations, vec!["x".to_string(), "y".to_string()]);
     assert_eq!(p.queries.len(), 2);
@@ -115,7 +119,7 @@ fn rmw_forms_and_control_barriers() {
         "NEWTHREAD\nst.ld.atom.scopewg.sc0 y = 2 3\nrmw.acq.rel.scopedev.sc0.semsc0 y = 1 2\ncbar.acq.rel.scopewg.semsc0 7\ncbar.scopesg 8\n",
     )
     .unwrap();
-    let i = &p.threads[0].instructions;
+    let i: Vec<_> = p.threads[0].instructions().collect();
     assert_eq!(i[0].kind, OpKind::Rmw);
     assert!(i[0].atomic && i[0].make_pointer_available && i[0].make_pointer_visible);
     assert_eq!((i[0].read_value, i[0].write_value), (Some(2), Some(3)));
@@ -295,7 +299,7 @@ mod never_panics {
             let text = lines.join("\n");
             if let Ok(p) = parse("soup.test", &text) {
                 // whatever parses can be enumerated without panicking
-                let _ = crate::exec::Skeleton::build(&p, crate::exec::Limits::default());
+                let _ = crate::exec::Explorer::new(&p, crate::exec::Limits::default());
             }
         }
 

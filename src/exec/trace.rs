@@ -1,0 +1,344 @@
+//! Per-thread paths: each thread's code run on its own, with loops unrolled
+//! to a bound, branching wherever the value of a read decides something.
+//!
+//! A read's value is left *symbolic* (any value a write to its location can
+//! have) until something needs it concretely: a branch, a stored value, a
+//! read-modify-write operand, local arithmetic. Only then does the path split,
+//! once per value of the location's value domain. So a read whose value only
+//! ends up in a final register never multiplies the paths; its value is
+//! fixed later by the reads-from choice.
+
+use super::ExecError;
+use crate::program::{Instruction, Operand, Program, Stmt, Thread};
+use std::collections::{BTreeSet, HashMap};
+
+/// The value a read returns on a path.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ReadValue {
+    /// Fixed on this path: the read must read a write of this value (or the
+    /// initial value, if equal).
+    Concrete(i64),
+    /// Not needed by the path: any write to the location (or the initial value).
+    Symbolic,
+}
+
+/// One event of a path: an executed instruction.
+#[derive(Clone, Debug)]
+pub struct PathEvent {
+    /// Index of the statement in the thread's code.
+    pub stmt: usize,
+    /// Value read, for reads.
+    pub read: Option<ReadValue>,
+    /// Value written, for writes (`None`: unknown, only in Alloy `.test` files
+    /// where a store names no value).
+    pub write: Option<i64>,
+}
+
+/// A register's final value on a path.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RegValue {
+    Const(i64),
+    /// The value read by the path's event at this index (a symbolic read).
+    Read(usize),
+}
+
+/// One complete path of a thread.
+#[derive(Clone, Debug)]
+pub struct Path {
+    pub events: Vec<PathEvent>,
+    pub registers: Vec<(String, RegValue)>,
+}
+
+/// All paths of one thread.
+#[derive(Clone, Debug, Default)]
+pub struct ThreadPaths {
+    pub paths: Vec<Path>,
+    /// Paths abandoned because a statement would run more than the bound allows.
+    pub cut: usize,
+}
+
+/// The most paths one thread may have before vkmm gives up.
+const MAX_PATHS: usize = 100_000;
+
+/// Explores every thread of `program`, with loops unrolled so that no
+/// statement runs more than `unroll + 1` times on a path (a loop body runs at
+/// most `unroll + 1` times).
+pub fn explore(program: &Program, unroll: usize) -> Result<Vec<ThreadPaths>, ExecError> {
+    // Value domains: start from the initial values, add every value some path
+    // writes, until nothing changes. Each round lets values flow through one
+    // more write, so (writes per execution + 1) rounds reach every value an
+    // execution can produce.
+    let nloc = program.locations.len();
+    let mut domain: Vec<BTreeSet<i64>> = (0..nloc)
+        .map(|l| BTreeSet::from([program.initial_value(l)]))
+        .collect();
+    let mut round = 0;
+    loop {
+        round += 1;
+        let mut all = Vec::new();
+        for t in &program.threads {
+            all.push(explore_thread(program, t, unroll, &domain)?);
+        }
+        let mut changed = false;
+        let mut max_writes = 0;
+        for (t, tp) in program.threads.iter().zip(&all) {
+            let mut most = 0;
+            for p in &tp.paths {
+                let mut writes = 0;
+                for e in &p.events {
+                    if let (Some(v), Some(loc)) = (e.write, location(program, t, e.stmt)) {
+                        writes += 1;
+                        changed |= domain[loc].insert(v);
+                    }
+                }
+                most = most.max(writes);
+            }
+            max_writes += most;
+        }
+        if !changed || round > max_writes + 1 {
+            return Ok(all);
+        }
+    }
+}
+
+fn location(program: &Program, t: &Thread, stmt: usize) -> Option<usize> {
+    match &t.code[stmt] {
+        Stmt::Op(i) => program.location_of(i),
+        _ => None,
+    }
+}
+
+/// The state of one path being explored.
+#[derive(Clone)]
+struct State {
+    pc: usize,
+    regs: HashMap<String, RegValue>,
+    events: Vec<PathEvent>,
+    runs: Vec<usize>,
+    /// The value the read at `pc` must return (set when a read-modify-write split).
+    forced: Option<i64>,
+}
+
+fn explore_thread(
+    program: &Program,
+    t: &Thread,
+    unroll: usize,
+    domain: &[BTreeSet<i64>],
+) -> Result<ThreadPaths, ExecError> {
+    let labels: HashMap<&str, usize> = t
+        .code
+        .iter()
+        .enumerate()
+        .filter_map(|(i, s)| match s {
+            Stmt::Label { name, .. } => Some((name.as_str(), i)),
+            _ => None,
+        })
+        .collect();
+    let start = State {
+        pc: 0,
+        regs: t
+            .registers
+            .iter()
+            .map(|(r, v)| (r.clone(), RegValue::Const(*v)))
+            .collect(),
+        events: Vec::new(),
+        runs: vec![0; t.code.len()],
+        forced: None,
+    };
+    let mut out = ThreadPaths::default();
+    let mut stack = vec![start];
+    while let Some(mut s) = stack.pop() {
+        loop {
+            if s.pc >= t.code.len() {
+                let mut registers: Vec<(String, RegValue)> = s.regs.into_iter().collect();
+                registers.sort_by(|a, b| a.0.cmp(&b.0));
+                out.paths.push(Path {
+                    events: s.events,
+                    registers,
+                });
+                if out.paths.len() > MAX_PATHS {
+                    return Err(ExecError {
+                        message: format!(
+                            "thread {} has more than {MAX_PATHS} paths: lower --unroll",
+                            t.id
+                        ),
+                    });
+                }
+                break;
+            }
+            s.runs[s.pc] += 1;
+            if s.runs[s.pc] > unroll + 1 {
+                out.cut += 1;
+                break;
+            }
+            let pc = s.pc;
+            match &t.code[pc] {
+                Stmt::Label { .. } => s.pc += 1,
+                Stmt::Goto { label, .. } => s.pc = target(&labels, label, t)?,
+                Stmt::Assign { dest, op, a, b, .. } => {
+                    let Some((va, vb)) = concretize2(&mut s, &mut stack, a, b, program, t, domain)
+                    else {
+                        continue;
+                    };
+                    s.regs.insert(dest.clone(), RegValue::Const(op.apply(va, vb)));
+                    s.pc += 1;
+                }
+                Stmt::Branch { cmp, a, b, label, .. } => {
+                    let Some((va, vb)) = concretize2(&mut s, &mut stack, a, b, program, t, domain)
+                    else {
+                        continue;
+                    };
+                    s.pc = if cmp.holds_i64(va, vb) {
+                        target(&labels, label, t)?
+                    } else {
+                        pc + 1
+                    };
+                }
+                Stmt::Op(ins) => {
+                    if !step_op(&mut s, &mut stack, ins, program, t, domain)? {
+                        continue;
+                    }
+                    s.pc += 1;
+                }
+            }
+        }
+    }
+    Ok(out)
+}
+
+fn target(labels: &HashMap<&str, usize>, label: &str, t: &Thread) -> Result<usize, ExecError> {
+    labels.get(label).copied().ok_or_else(|| ExecError {
+        message: format!("thread {}: label `{label}` is not defined", t.id),
+    })
+}
+
+/// Executes one instruction; returns false when the state was split and the
+/// instruction must run again (with the value now fixed).
+fn step_op(
+    s: &mut State,
+    stack: &mut Vec<State>,
+    ins: &Instruction,
+    program: &Program,
+    t: &Thread,
+    domain: &[BTreeSet<i64>],
+) -> Result<bool, ExecError> {
+    let pc = s.pc;
+    let operand = match &ins.operand {
+        Some(op) => match value_of(s, stack, op, program, t, domain) {
+            Some(v) => Some(v),
+            None => return Ok(false),
+        },
+        None => None,
+    };
+    let mut read = if ins.is_read() {
+        Some(match (s.forced.take(), ins.read_value) {
+            (Some(v), _) | (None, Some(v)) => ReadValue::Concrete(v),
+            (None, None) => ReadValue::Symbolic,
+        })
+    } else {
+        None
+    };
+    if ins.is_write()
+        && ins.write_value.is_none()
+        && ins.rmw_op.uses_old()
+        && read == Some(ReadValue::Symbolic)
+        && let Some(loc) = program.location_of(ins)
+    {
+        // The value written depends on the value read: fix it now, one
+        // alternative per value of the location.
+        let values: Vec<i64> = domain[loc].iter().copied().collect();
+        for &v in values.iter().skip(1) {
+            let mut other = s.clone();
+            other.runs[pc] -= 1;
+            other.forced = Some(v);
+            stack.push(other);
+        }
+        read = Some(ReadValue::Concrete(values[0]));
+    }
+    let write = if ins.is_write() {
+        match (ins.write_value, operand) {
+            (Some(v), _) => Some(v),
+            (None, Some(op)) => Some(match read {
+                Some(ReadValue::Concrete(old)) => ins.rmw_op.apply(old, op),
+                _ => op, // a store, or an exchange
+            }),
+            (None, None) => None,
+        }
+    } else {
+        None
+    };
+    let index = s.events.len();
+    if let (Some(dest), Some(r)) = (&ins.dest, read) {
+        s.regs.insert(
+            dest.clone(),
+            match r {
+                ReadValue::Concrete(v) => RegValue::Const(v),
+                ReadValue::Symbolic => RegValue::Read(index),
+            },
+        );
+    }
+    s.events.push(PathEvent {
+        stmt: pc,
+        read,
+        write,
+    });
+    Ok(true)
+}
+
+/// The concrete value of an operand; when it is a symbolic read, splits the
+/// state (one alternative per value of the read's domain pushed on the stack,
+/// the first kept in `s`) and returns `None` so the caller re-runs the statement.
+fn value_of(
+    s: &mut State,
+    stack: &mut Vec<State>,
+    op: &Operand,
+    program: &Program,
+    t: &Thread,
+    domain: &[BTreeSet<i64>],
+) -> Option<i64> {
+    match op {
+        Operand::Const(v) => Some(*v),
+        Operand::Reg(r) => match s.regs.get(r).copied().unwrap_or(RegValue::Const(0)) {
+            RegValue::Const(v) => Some(v),
+            RegValue::Read(index) => {
+                let stmt = s.events[index].stmt;
+                let Some(loc) = location(program, t, stmt) else {
+                    return Some(0); // unreachable: reads always access a location
+                };
+                let values: Vec<i64> = domain[loc].iter().copied().collect();
+                s.runs[s.pc] -= 1; // the statement runs again in each alternative
+                for &v in values.iter().skip(1) {
+                    let mut other = s.clone();
+                    fix_read(&mut other, index, v);
+                    stack.push(other);
+                }
+                fix_read(s, index, values[0]);
+                None
+            }
+        },
+    }
+}
+
+/// Makes the symbolic read at `index` concrete everywhere it flowed.
+fn fix_read(s: &mut State, index: usize, v: i64) {
+    s.events[index].read = Some(ReadValue::Concrete(v));
+    for val in s.regs.values_mut() {
+        if *val == RegValue::Read(index) {
+            *val = RegValue::Const(v);
+        }
+    }
+}
+
+fn concretize2(
+    s: &mut State,
+    stack: &mut Vec<State>,
+    a: &Operand,
+    b: &Operand,
+    program: &Program,
+    t: &Thread,
+    domain: &[BTreeSet<i64>],
+) -> Option<(i64, i64)> {
+    let va = value_of(s, stack, a, program, t, domain)?;
+    let vb = value_of(s, stack, b, program, t, domain)?;
+    Some((va, vb))
+}

@@ -1,0 +1,296 @@
+//! Instruction attributes shared by the front ends.
+//!
+//! Owns the attribute tokens every input format gives a memory access or a
+//! barrier (`atom`, `acq`, `rel`, a scope, the storage class `scN`, the
+//! semantics storage classes `semscN`, `semav`, `semvis`, `av`, `vis`,
+//! `nonpriv`), the implicit attributes the Vulkan memory model gives atomics
+//! (atomics are non-private, atomic writes make their pointer available,
+//! atomic reads make it visible, `av`/`vis` imply non-private), and the
+//! validation rules an instruction must pass. Each front end recognises its
+//! own opcode words and scope spellings ([`Spelling`]) and hands every other
+//! token to [`Attrs::token`].
+//!
+//! Errors are `(column, message)` pairs; the caller adds the file and line.
+
+use crate::program::{Instruction, OpKind, Order, Scope, StorageClass};
+
+/// An error located at a column of the current line.
+pub(super) type AttrError = (usize, String);
+
+/// How a format spells its attribute tokens.
+pub(super) struct Spelling {
+    /// Scope tokens.
+    pub scopes: &'static [(&'static str, Scope)],
+    /// Whether `acq_rel` is a token (acquire and release at once).
+    pub acq_rel: bool,
+    /// The opcodes `atom` applies to, for messages.
+    pub atomic_ops: &'static str,
+}
+
+/// The Khronos Alloy `.test` spelling.
+pub(super) const ALLOY: Spelling = Spelling {
+    scopes: &[
+        ("scopesg", Scope::Subgroup),
+        ("scopewg", Scope::Workgroup),
+        ("scopeqf", Scope::QueueFamily),
+        ("scopedev", Scope::Device),
+    ],
+    acq_rel: false,
+    atomic_ops: "ld/st",
+};
+
+/// The Dat3M Vulkan `.litmus` spelling.
+pub(super) const LITMUS: Spelling = Spelling {
+    scopes: &[
+        ("sg", Scope::Subgroup),
+        ("wg", Scope::Workgroup),
+        ("qf", Scope::QueueFamily),
+        ("dv", Scope::Device),
+    ],
+    acq_rel: true,
+    atomic_ops: "ld, st and rmw",
+};
+
+impl Spelling {
+    fn scope_list(&self) -> String {
+        let names: Vec<&str> = self.scopes.iter().map(|(n, _)| *n).collect();
+        names.join(", ")
+    }
+}
+
+/// Where a flag token was written.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Mark {
+    pub col: usize,
+    pub tok: &'static str,
+}
+
+/// The attribute tokens of one instruction, with their columns.
+#[derive(Default, Debug)]
+pub(super) struct Attrs {
+    pub atom: Option<Mark>,
+    pub acq: Option<Mark>,
+    pub rel: Option<Mark>,
+    pub av: Option<Mark>,
+    pub vis: Option<Mark>,
+    pub semav: Option<Mark>,
+    pub semvis: Option<Mark>,
+    pub nonpriv: Option<Mark>,
+    pub scope: Option<(Scope, Mark)>,
+    pub sc: Option<(StorageClass, usize)>,
+    pub semsc: Vec<(StorageClass, usize)>,
+}
+
+/// `sc3` -> Some(3) for prefix "sc".
+pub(super) fn class_index(tok: &str, prefix: &str) -> Option<u8> {
+    let digits = tok.strip_prefix(prefix)?;
+    if digits.is_empty() || !digits.chars().all(|c| c.is_ascii_digit()) {
+        return None;
+    }
+    digits.parse().ok()
+}
+
+fn set(slot: &mut Option<Mark>, mark: Mark) -> Result<(), AttrError> {
+    match slot {
+        Some(prev) if prev.tok == mark.tok => {
+            Err((mark.col, format!("`{}` given twice", mark.tok)))
+        }
+        Some(prev) => Err((mark.col, format!("`{}` repeats `{}`", mark.tok, prev.tok))),
+        None => {
+            *slot = Some(mark);
+            Ok(())
+        }
+    }
+}
+
+impl Attrs {
+    /// Records `tok` (written at `col`) if it is an attribute token of the
+    /// spelling; `Ok(false)` if it is not one.
+    pub fn token(&mut self, tok: &str, col: usize, sp: &Spelling) -> Result<bool, AttrError> {
+        let flag = |name: &'static str| Mark { col, tok: name };
+        match tok {
+            "atom" => set(&mut self.atom, flag("atom"))?,
+            "acq" => set(&mut self.acq, flag("acq"))?,
+            "rel" => set(&mut self.rel, flag("rel"))?,
+            "acq_rel" if sp.acq_rel => {
+                set(&mut self.acq, flag("acq_rel"))?;
+                set(&mut self.rel, flag("acq_rel"))?;
+            }
+            "av" => set(&mut self.av, flag("av"))?,
+            "vis" => set(&mut self.vis, flag("vis"))?,
+            "semav" => set(&mut self.semav, flag("semav"))?,
+            "semvis" => set(&mut self.semvis, flag("semvis"))?,
+            "nonpriv" => set(&mut self.nonpriv, flag("nonpriv"))?,
+            _ => {
+                if let Some(&(name, scope)) = sp.scopes.iter().find(|(n, _)| *n == tok) {
+                    if let Some((prev, _)) = self.scope {
+                        return Err((
+                            col,
+                            format!(
+                                "second scope `{tok}`: the instruction already has {prev} scope"
+                            ),
+                        ));
+                    }
+                    self.scope = Some((scope, Mark { col, tok: name }));
+                } else if let Some(k) = class_index(tok, "semsc") {
+                    let k = StorageClass(k);
+                    if self.semsc.iter().any(|(c, _)| *c == k) {
+                        return Err((col, format!("`{tok}` given twice")));
+                    }
+                    self.semsc.push((k, col));
+                } else if let Some(k) = class_index(tok, "sc") {
+                    if self.sc.is_some() {
+                        return Err((
+                            col,
+                            format!("second storage class `{tok}`: each access has exactly one"),
+                        ));
+                    }
+                    self.sc = Some((StorageClass(k), col));
+                } else {
+                    return Ok(false);
+                }
+            }
+        }
+        Ok(true)
+    }
+
+    /// Copies the attributes into `ins` and adds the implicit ones. The
+    /// caller sets `ins.atomic` first.
+    pub fn apply(&self, ins: &mut Instruction) {
+        let (acq, rel) = (self.acq.is_some(), self.rel.is_some());
+        ins.scope = self.scope.map(|(s, _)| s);
+        ins.storage_class = self.sc.map(|(s, _)| s);
+        ins.semantics.order = match (acq, rel) {
+            (true, true) => Order::AcquireRelease,
+            (true, false) => Order::Acquire,
+            (false, true) => Order::Release,
+            (false, false) => Order::Relaxed,
+        };
+        ins.semantics.storage_classes = self.semsc.iter().map(|(c, _)| *c).collect();
+        ins.semantics.make_available = self.semav.is_some();
+        ins.semantics.make_visible = self.semvis.is_some();
+        let (av, vis) = (self.av.is_some(), self.vis.is_some());
+        ins.make_pointer_available = av || (ins.atomic && ins.is_write());
+        ins.make_pointer_visible = vis || (ins.atomic && ins.is_read());
+        ins.non_private = self.nonpriv.is_some() || ins.atomic || av || vis;
+    }
+
+    /// Checks the attributes of `ins` (built by [`Attrs::apply`]); `op_col`
+    /// is the column of the opcode, used when no single token is at fault.
+    pub fn validate(
+        &self,
+        ins: &Instruction,
+        op_col: usize,
+        sp: &Spelling,
+    ) -> Result<(), AttrError> {
+        let at = |m: Option<Mark>| m.map(|m| m.col).unwrap_or(op_col);
+        let (acq, rel) = (self.acq.is_some(), self.rel.is_some());
+        let needs_scope =
+            ins.atomic || is_barrier(&ins.kind) || self.av.is_some() || self.vis.is_some();
+        if needs_scope && self.scope.is_none() {
+            return Err((
+                op_col,
+                format!(
+                    "missing scope: atomics, barriers and av/vis accesses need one of {}",
+                    sp.scope_list()
+                ),
+            ));
+        }
+        if ins.is_memory_access() && self.sc.is_none() {
+            return Err((
+                op_col,
+                "missing storage class: a memory access needs sc0, sc1, ...".into(),
+            ));
+        }
+        if !ins.is_memory_access() {
+            if let Some((_, c)) = self.sc {
+                return Err((c, "only memory accesses have a storage class".into()));
+            }
+            for (name, m) in [
+                ("nonpriv", self.nonpriv),
+                ("av", self.av),
+                ("vis", self.vis),
+            ] {
+                if m.is_some() {
+                    return Err((at(m), format!("`{name}` only applies to memory accesses")));
+                }
+            }
+        }
+        if matches!(
+            ins.kind,
+            OpKind::AvailabilityDevice | OpKind::VisibilityDevice
+        ) && (self.scope.is_some()
+            || acq
+            || rel
+            || !self.semsc.is_empty()
+            || self.atom.is_some())
+        {
+            return Err((
+                op_col,
+                "avdevice/visdevice are API-level operations and take no other token".into(),
+            ));
+        }
+        if self.av.is_some() && ins.kind == OpKind::Load {
+            return Err((
+                at(self.av),
+                "`av` (MakePointerAvailable) applies to writes".into(),
+            ));
+        }
+        if self.vis.is_some() && ins.kind == OpKind::Store {
+            return Err((
+                at(self.vis),
+                "`vis` (MakePointerVisible) applies to reads".into(),
+            ));
+        }
+        if acq && !(ins.atomic && ins.is_read()) && !is_barrier(&ins.kind) {
+            return Err((
+                at(self.acq),
+                "acquire applies to atomic reads and barriers".into(),
+            ));
+        }
+        if rel && !(ins.atomic && ins.is_write()) && !is_barrier(&ins.kind) {
+            return Err((
+                at(self.rel),
+                "release applies to atomic writes and barriers".into(),
+            ));
+        }
+        if ins.kind == OpKind::MemoryBarrier && !acq && !rel {
+            return Err((op_col, "a membar needs acq and/or rel semantics".into()));
+        }
+        if (acq || rel) && self.semsc.is_empty() {
+            return Err((
+                op_col,
+                "acquire/release semantics need at least one storage class in the semantics (semsc0, semsc1, ...)".into(),
+            ));
+        }
+        if !self.semsc.is_empty() && !acq && !rel {
+            return Err((
+                op_col,
+                "storage class semantics (semscN) need acq or rel".into(),
+            ));
+        }
+        if self.semav.is_some() && !rel {
+            return Err((
+                at(self.semav),
+                "MakeAvailable (semav) needs release semantics".into(),
+            ));
+        }
+        if self.semvis.is_some() && !acq {
+            return Err((
+                at(self.semvis),
+                "MakeVisible (semvis) needs acquire semantics".into(),
+            ));
+        }
+        if self.atom.is_some() && !ins.is_memory_access() {
+            return Err((
+                at(self.atom),
+                format!("`atom` applies to {}", sp.atomic_ops),
+            ));
+        }
+        Ok(())
+    }
+}
+
+fn is_barrier(k: &OpKind) -> bool {
+    matches!(k, OpKind::MemoryBarrier | OpKind::ControlBarrier { .. })
+}

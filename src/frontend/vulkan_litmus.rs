@@ -1,0 +1,1491 @@
+//! Parser for herd-style `.litmus` tests in the Vulkan dialect of the Dat3M
+//! verifier (its `litmus/VULKAN/` suite).
+//!
+//! Owns everything about that format: the header and its quoted comments,
+//! the initial state, the system-synchronizes-with block, the thread
+//! declaration row, the instruction rows, and the final clauses. A test reads
+//!
+//! ```text
+//! VULKAN name
+//! "optional comments, possibly over several lines"
+//! { x=0; P1:r0=0; y aliases x; }
+//! { ssw 0 1; }                                  (optional)
+//!  P0@sg 0, wg 0, qf 0   | P1@sg 1, wg 0, qf 0             ;
+//!  st.av.dv.sc0 x, 1     | ld.atom.acq.wg.sc0.semsc0 r0, y ;
+//!  ...
+//! locations [x;]                                (optional)
+//! filter (P1:r0 == 1)                           (optional)
+//! exists (P1:r0 == 1 /\ P1:r1 == 0)             (or ~exists, forall; optional)
+//! ```
+//!
+//! Each instruction row has one cell per thread, `|`-separated and ended by
+//! `;`; the statements of thread `k` are the non-empty cells of column `k`.
+//! Statements: `ld`, `st`, `rmw` (with an optional operation token), `membar`,
+//! `cbar N`, `avdevice`, `visdevice`, local arithmetic `add r, a, b` (also
+//! `sub`, `mul`, `and`, `or`, `xor`), labels `L:`, `goto L` and branches
+//! `beq a, b, L` (also `bne`, `blt`, `ble`, `bgt`, `bge`). Attribute tokens
+//! may come in any order; their meaning, the implicit attributes of atomics
+//! and the validation rules are shared with the `.test` front end.
+//!
+//! Subgroups and workgroups are numbered within their workgroup and queue
+//! family in the file; the IR compares plain numbers, so each distinct
+//! (qf, wg, sg) triple gets a fresh subgroup id and each (qf, wg) pair a fresh
+//! workgroup id.
+//!
+//! `(* ... *)` comments are skipped between tokens. Everything between the
+//! header line and the `{` of the initial state is commentary (Dat3M skips
+//! it too; `Kronos-Group/corr.litmus` nests quotes inside its comment).
+
+use super::FrontendError;
+use super::attributes::{Attrs, LITMUS};
+use crate::program::{
+    ArithOp, Cmp, CondExpr, Condition, Instruction, OpKind, Operand, Program, Quantifier,
+    Reference, RmwOp, SourceSpan, Stmt, Term, Thread,
+};
+use std::collections::{HashMap, HashSet};
+
+/// Parses the text of a Vulkan `.litmus` file. `file` is used in error
+/// messages and (its stem) as the test name when the header has none.
+pub fn parse(file: &str, text: &str) -> Result<Program, FrontendError> {
+    super::check_litmus_architecture(file, text)?;
+    let src = Src::new(text);
+    let mut p = Parser::new(file, &src);
+    p.run().map_err(|(at, message)| {
+        let (line, column) = src.line_col(at);
+        FrontendError {
+            file: file.to_string(),
+            line,
+            column,
+            message,
+        }
+    })?;
+    Ok(p.program)
+}
+
+/// An error at a character index of the file.
+type PErr = (usize, String);
+type R<T> = Result<T, PErr>;
+
+/// The file as characters, with the index where each line starts.
+struct Src {
+    chars: Vec<char>,
+    line_starts: Vec<usize>,
+}
+
+impl Src {
+    fn new(text: &str) -> Self {
+        let chars: Vec<char> = text.chars().collect();
+        let mut line_starts = vec![0];
+        for (i, c) in chars.iter().enumerate() {
+            if *c == '\n' {
+                line_starts.push(i + 1);
+            }
+        }
+        Src { chars, line_starts }
+    }
+
+    /// 1-based line and column of a character index.
+    fn line_col(&self, at: usize) -> (usize, usize) {
+        let idx = self.line_starts.partition_point(|&s| s <= at).max(1) - 1;
+        (idx + 1, at - self.line_starts[idx] + 1)
+    }
+
+    fn line(&self, at: usize) -> usize {
+        self.line_col(at).0
+    }
+
+    fn text(&self, start: usize, end: usize) -> String {
+        self.chars[start.min(end)..end].iter().collect()
+    }
+
+    fn get(&self, i: usize) -> Option<char> {
+        self.chars.get(i).copied()
+    }
+}
+
+#[derive(Clone, Debug, PartialEq)]
+enum Tok {
+    /// `[A-Za-z_][A-Za-z0-9_]*`
+    Ident(String),
+    /// A run of decimal digits.
+    Int(String),
+    Punct(&'static str),
+    Other(char),
+    Eof,
+}
+
+#[derive(Clone, Debug)]
+struct Token {
+    tok: Tok,
+    /// Character index of the token's first character.
+    at: usize,
+}
+
+impl Token {
+    fn is_punct(&self, p: &str) -> bool {
+        matches!(&self.tok, Tok::Punct(q) if *q == p)
+    }
+    fn is_ident(&self, s: &str) -> bool {
+        matches!(&self.tok, Tok::Ident(i) if i == s)
+    }
+    /// How the token reads in a message.
+    fn show(&self) -> String {
+        match &self.tok {
+            Tok::Ident(s) | Tok::Int(s) => format!("`{s}`"),
+            Tok::Punct(p) => format!("`{p}`"),
+            Tok::Other(c) => format!("`{c}`"),
+            Tok::Eof => "the end of the input".to_string(),
+        }
+    }
+}
+
+const PUNCT2: &[&str] = &["==", "!=", "<=", ">=", "/\\", "\\/"];
+const PUNCT1: &[&str] = &[
+    "{", "}", ";", ":", "=", "(", ")", "[", "]", "~", ",", "-", ".", "@", "|", "&", "<", ">", "!",
+    "\"", "*",
+];
+
+/// A tokenizer over the characters `pos..end` of the file.
+#[derive(Clone)]
+struct Lexer<'s> {
+    src: &'s Src,
+    start: usize,
+    pos: usize,
+    end: usize,
+}
+
+impl<'s> Lexer<'s> {
+    fn new(src: &'s Src, pos: usize, end: usize) -> Self {
+        Lexer {
+            src,
+            start: pos,
+            pos,
+            end,
+        }
+    }
+
+    /// Where "the end of the input" is reported: just after the last
+    /// non-blank character of the range.
+    fn end_position(&self) -> usize {
+        let mut e = self.pos.min(self.end);
+        while e > self.start && self.src.get(e - 1).is_some_and(char::is_whitespace) {
+            e -= 1;
+        }
+        e
+    }
+
+    fn char_at(&self, i: usize) -> Option<char> {
+        if i < self.end { self.src.get(i) } else { None }
+    }
+
+    /// Skips whitespace and `(* ... *)` comments.
+    fn skip_ws(&mut self) -> R<()> {
+        loop {
+            match self.char_at(self.pos) {
+                Some(c) if c.is_whitespace() => self.pos += 1,
+                Some('(') if self.char_at(self.pos + 1) == Some('*') => {
+                    let open = self.pos;
+                    let mut i = self.pos + 2;
+                    loop {
+                        match self.char_at(i) {
+                            None => {
+                                return Err((
+                                    open,
+                                    "unterminated comment: expected `*)` to close this `(*`".into(),
+                                ));
+                            }
+                            Some('*') if self.char_at(i + 1) == Some(')') => {
+                                self.pos = i + 2;
+                                break;
+                            }
+                            Some(_) => i += 1,
+                        }
+                    }
+                }
+                _ => return Ok(()),
+            }
+        }
+    }
+
+    fn next(&mut self) -> R<Token> {
+        self.skip_ws()?;
+        let at = self.pos;
+        let Some(c) = self.char_at(at) else {
+            return Ok(Token {
+                tok: Tok::Eof,
+                at: self.end_position(),
+            });
+        };
+        let run = |lx: &Self, ok: &dyn Fn(char) -> bool| {
+            let mut i = at;
+            while lx.char_at(i).is_some_and(ok) {
+                i += 1;
+            }
+            i
+        };
+        let (tok, end) = if c.is_ascii_alphabetic() || c == '_' {
+            let end = run(self, &|c| c.is_ascii_alphanumeric() || c == '_');
+            (Tok::Ident(self.src.text(at, end)), end)
+        } else if c.is_ascii_digit() {
+            let end = run(self, &|c| c.is_ascii_digit());
+            (Tok::Int(self.src.text(at, end)), end)
+        } else {
+            let two: String = [Some(c), self.char_at(at + 1)]
+                .into_iter()
+                .flatten()
+                .collect();
+            if let Some(p) = PUNCT2.iter().find(|p| **p == two) {
+                (Tok::Punct(p), at + 2)
+            } else if let Some(p) = PUNCT1.iter().find(|p| p.starts_with(c)) {
+                (Tok::Punct(p), at + 1)
+            } else {
+                (Tok::Other(c), at + 1)
+            }
+        };
+        self.pos = end;
+        Ok(Token { tok, at })
+    }
+
+    fn peek(&self) -> R<Token> {
+        self.clone().next()
+    }
+
+    /// Consumes the punctuation `p` or fails with "expected `p` {context}".
+    fn expect(&mut self, p: &str, context: &str) -> R<Token> {
+        let t = self.next()?;
+        if t.is_punct(p) {
+            Ok(t)
+        } else {
+            Err((
+                t.at,
+                format!("expected `{p}` {context}, found {}", t.show()),
+            ))
+        }
+    }
+
+    /// Consumes the end of the range or fails.
+    fn expect_end(&mut self, context: &str) -> R<()> {
+        let t = self.next()?;
+        match t.tok {
+            Tok::Eof => Ok(()),
+            _ => Err((t.at, format!("unexpected {} {context}", t.show()))),
+        }
+    }
+
+    /// Consumes an identifier; `what` names it in the error.
+    fn ident(&mut self, what: &str) -> R<(String, usize)> {
+        let t = self.next()?;
+        match t.tok {
+            Tok::Ident(s) => Ok((s, t.at)),
+            _ => Err((t.at, format!("expected {what}, found {}", t.show()))),
+        }
+    }
+
+    /// Consumes an integer with an optional `-` sign; returns it and where
+    /// it starts.
+    fn integer(&mut self, what: &str) -> R<(i64, usize)> {
+        let first = self.next()?;
+        let (neg, t) = if first.is_punct("-") {
+            (true, self.next()?)
+        } else {
+            (false, first.clone())
+        };
+        match &t.tok {
+            Tok::Int(digits) => {
+                let text = if neg {
+                    format!("-{digits}")
+                } else {
+                    digits.clone()
+                };
+                let v = text
+                    .parse::<i64>()
+                    .map_err(|_| (first.at, format!("integer `{text}` is out of range")))?;
+                Ok((v, first.at))
+            }
+            _ => Err((t.at, format!("expected {what}, found {}", t.show()))),
+        }
+    }
+}
+
+/// `P3` -> Some(3).
+fn thread_name(s: &str) -> Option<usize> {
+    let digits = s.strip_prefix('P')?;
+    if digits.is_empty() || !digits.chars().all(|c| c.is_ascii_digit()) {
+        return None;
+    }
+    digits.parse().ok()
+}
+
+/// A thread named by `Pn` or `n` in the initial state, ssw block or condition.
+fn thread_of(t: &Token) -> Option<usize> {
+    match &t.tok {
+        Tok::Ident(s) => thread_name(s),
+        Tok::Int(d) => d.parse().ok(),
+        _ => None,
+    }
+}
+
+const FINAL_KEYWORDS: &[&str] = &["exists", "forall", "filter", "locations", "not", "final"];
+
+const RMW_OPS: &[(&str, RmwOp)] = &[
+    ("add", RmwOp::Add),
+    ("sub", RmwOp::Sub),
+    ("and", RmwOp::And),
+    ("or", RmwOp::Or),
+    ("xor", RmwOp::Xor),
+    ("min", RmwOp::Min),
+    ("max", RmwOp::Max),
+];
+
+const ARITH_OPS: &[(&str, ArithOp)] = &[
+    ("add", ArithOp::Add),
+    ("sub", ArithOp::Sub),
+    ("mul", ArithOp::Mul),
+    ("and", ArithOp::And),
+    ("or", ArithOp::Or),
+    ("xor", ArithOp::Xor),
+];
+
+const BRANCHES: &[(&str, Cmp)] = &[
+    ("beq", Cmp::Eq),
+    ("bne", Cmp::Ne),
+    ("blt", Cmp::Lt),
+    ("ble", Cmp::Le),
+    ("bgt", Cmp::Gt),
+    ("bge", Cmp::Ge),
+];
+
+const UNKNOWN_INSTRUCTION: &str = "expected ld, st, rmw, membar, cbar, avdevice, visdevice, add, sub, mul, and, or, xor, beq, bne, blt, ble, bgt, bge, goto or a label `L:`";
+
+/// How deeply a condition may nest parentheses and negations.
+const MAX_DEPTH: usize = 100;
+
+/// What the parser learns about one thread's registers and labels.
+#[derive(Default)]
+struct ThreadInfo {
+    /// Registers initialised or written (ld/rmw destinations, assignments).
+    defined: HashSet<String>,
+    /// Registers read, with where.
+    reads: Vec<(String, usize)>,
+    /// Labels defined, with where.
+    labels: HashMap<String, usize>,
+    /// Labels jumped to, with where.
+    jumps: Vec<(String, usize)>,
+    /// Control barrier instances, with where.
+    barriers: Vec<(u32, usize)>,
+}
+
+/// A row: the character ranges of its cells (trimmed) and of its `;`.
+struct Row {
+    cells: Vec<(usize, usize)>,
+    semi: usize,
+}
+
+struct Parser<'a> {
+    file: &'a str,
+    src: &'a Src,
+    program: Program,
+    /// Reference name -> reference index.
+    refs: HashMap<String, usize>,
+    /// Where each location's initial value was given.
+    init_at: Vec<Option<usize>>,
+    /// `Pn:reg=v` entries: thread, register, value, where the thread and
+    /// the register were written.
+    reg_inits: Vec<(usize, String, i64, usize, usize)>,
+    /// `ssw a b` entries with where a and b were written.
+    ssws: Vec<(usize, usize, usize, usize)>,
+    infos: Vec<ThreadInfo>,
+}
+
+impl<'a> Parser<'a> {
+    fn new(file: &'a str, src: &'a Src) -> Self {
+        Parser {
+            file,
+            src,
+            program: Program::default(),
+            refs: HashMap::new(),
+            init_at: Vec::new(),
+            reg_inits: Vec::new(),
+            ssws: Vec::new(),
+            infos: Vec::new(),
+        }
+    }
+
+    fn lexer(&self, pos: usize) -> Lexer<'a> {
+        Lexer::new(self.src, pos, self.src.chars.len())
+    }
+
+    fn run(&mut self) -> R<()> {
+        let pos = self.header();
+        let pos = self.preamble(pos)?;
+        let mut lx = self.lexer(pos);
+        self.init_block(&mut lx)?;
+        if lx.peek()?.is_punct("{") {
+            self.ssw_block(&mut lx)?;
+        }
+        let pos = self.program_rows(lx.pos)?;
+        self.check_program()?;
+        self.final_section(pos)
+    }
+
+    // ----- header and comments -------------------------------------------
+
+    /// `VULKAN [name]` on the first non-blank line; returns the index after it.
+    fn header(&mut self) -> usize {
+        let chars = &self.src.chars;
+        let mut i = 0;
+        while chars.get(i).is_some_and(|c| c.is_whitespace()) {
+            i += 1;
+        }
+        while chars.get(i).is_some_and(|c| !c.is_whitespace()) {
+            i += 1;
+        }
+        while chars.get(i).is_some_and(|c| *c == ' ' || *c == '\t') {
+            i += 1;
+        }
+        let start = i;
+        while chars
+            .get(i)
+            .is_some_and(|c| !c.is_whitespace() && *c != '"' && *c != '{')
+        {
+            i += 1;
+        }
+        self.program.name = if i > start {
+            self.src.text(start, i)
+        } else {
+            std::path::Path::new(self.file)
+                .file_stem()
+                .and_then(|s| s.to_str())
+                .unwrap_or(self.file)
+                .to_string()
+        };
+        i
+    }
+
+    /// Skips the quoted comments (and any stray words) up to the `{` of the
+    /// initial state; returns its index.
+    fn preamble(&self, mut i: usize) -> R<usize> {
+        let src = self.src;
+        loop {
+            let mut lx = self.lexer(i);
+            lx.skip_ws()?;
+            i = lx.pos;
+            match src.get(i) {
+                None => {
+                    return Err((
+                        lx.end_position(),
+                        "expected the initial state `{ ... }` after the header".into(),
+                    ));
+                }
+                Some('{') => return Ok(i),
+                Some('"') => {
+                    let close = (i + 1..src.chars.len()).find(|&j| src.chars[j] == '"');
+                    match close {
+                        Some(j) => i = j + 1,
+                        None => {
+                            return Err((i, "unterminated string: expected a closing `\"`".into()));
+                        }
+                    }
+                }
+                Some(_) => {
+                    let start = i;
+                    while src
+                        .get(i)
+                        .is_some_and(|c| !c.is_whitespace() && c != '"' && c != '{')
+                    {
+                        i += 1;
+                    }
+                    let word = src.text(start, i);
+                    if word.contains([';', '|', '}', '=', '@', ':']) {
+                        return Err((
+                            start,
+                            format!(
+                                "expected `{{` to open the initial state, found `{word}` (comments after the header go in double quotes)"
+                            ),
+                        ));
+                    }
+                }
+            }
+        }
+    }
+
+    // ----- initial state ---------------------------------------------------
+
+    fn init_block(&mut self, lx: &mut Lexer<'_>) -> R<()> {
+        let open = lx.expect("{", "to open the initial state")?;
+        loop {
+            let t = lx.next()?;
+            match &t.tok {
+                Tok::Punct("}") => break,
+                Tok::Punct(";") => continue,
+                Tok::Eof => {
+                    return Err((
+                        open.at,
+                        "unterminated initial state: expected `}` to close this `{`".into(),
+                    ));
+                }
+                Tok::Ident(_) | Tok::Int(_) => {
+                    self.init_entry(lx, t)?;
+                    let sep = lx.peek()?;
+                    if !(sep.is_punct(";") || sep.is_punct("}")) {
+                        return Err((
+                            sep.at,
+                            format!(
+                                "expected `;` after an initial-state entry, found {}",
+                                sep.show()
+                            ),
+                        ));
+                    }
+                }
+                _ => {
+                    return Err((
+                        t.at,
+                        format!(
+                            "expected an initial-state entry (`x=0;`, `P0:r0=0;` or `y aliases x;`), found {}",
+                            t.show()
+                        ),
+                    ));
+                }
+            }
+        }
+        if lx.peek()?.is_punct(";") {
+            lx.next()?;
+        }
+        Ok(())
+    }
+
+    fn init_entry(&mut self, lx: &mut Lexer<'_>, first: Token) -> R<()> {
+        if let (Some(thread), true) = (thread_of(&first), lx.peek()?.is_punct(":")) {
+            lx.next()?;
+            let (reg, reg_at) = lx.ident("a register name")?;
+            lx.expect("=", "after the register")?;
+            let v = lx.peek()?;
+            if v.is_punct("&") || matches!(v.tok, Tok::Ident(_)) {
+                return Err((
+                    v.at,
+                    "a register's initial value must be an integer (registers holding addresses are not supported)".into(),
+                ));
+            }
+            let (value, _) = lx.integer("an integer value")?;
+            self.reg_inits.push((thread, reg, value, first.at, reg_at));
+            return Ok(());
+        }
+        let Tok::Ident(name) = &first.tok else {
+            return Err((
+                first.at,
+                format!(
+                    "expected a location name or `Pn:register`, found {}",
+                    first.show()
+                ),
+            ));
+        };
+        let t = lx.next()?;
+        if t.is_punct("=") {
+            let v = lx.peek()?;
+            if v.is_punct("&") || matches!(v.tok, Tok::Ident(_)) {
+                return Err((
+                    v.at,
+                    "a location's initial value must be an integer (use `y aliases x;` for two names of one location)".into(),
+                ));
+            }
+            let (value, _) = lx.integer("an integer value")?;
+            let r = self.reference(name);
+            let loc = self.program.references[r].location;
+            if let Some(prev) = self.init_at[loc] {
+                return Err((
+                    first.at,
+                    format!(
+                        "location `{}` already has an initial value (line {})",
+                        self.program.locations[loc],
+                        self.src.line(prev)
+                    ),
+                ));
+            }
+            self.init_at[loc] = Some(first.at);
+            self.program.initial_values[loc] = value;
+            Ok(())
+        } else if t.is_ident("aliases") {
+            let (target, target_at) = lx.ident("the name of a location")?;
+            if self.refs.contains_key(name) {
+                return Err((first.at, format!("`{name}` is already declared")));
+            }
+            let Some(&tr) = self.refs.get(&target) else {
+                return Err((
+                    target_at,
+                    format!("`{target}` is not a location declared earlier in the initial state"),
+                ));
+            };
+            let location = self.program.references[tr].location;
+            self.refs
+                .insert(name.clone(), self.program.references.len());
+            self.program.references.push(Reference {
+                name: name.clone(),
+                location,
+            });
+            Ok(())
+        } else {
+            Err((
+                t.at,
+                format!(
+                    "expected `=` or `aliases` after `{name}`, found {}",
+                    t.show()
+                ),
+            ))
+        }
+    }
+
+    /// The reference named `name`, created (with a new location) on first use.
+    fn reference(&mut self, name: &str) -> usize {
+        if let Some(&r) = self.refs.get(name) {
+            return r;
+        }
+        let location = self.program.locations.len();
+        self.program.locations.push(name.to_string());
+        self.program.initial_values.push(0);
+        self.init_at.push(None);
+        let r = self.program.references.len();
+        self.program.references.push(Reference {
+            name: name.to_string(),
+            location,
+        });
+        self.refs.insert(name.to_string(), r);
+        r
+    }
+
+    fn ssw_block(&mut self, lx: &mut Lexer<'_>) -> R<()> {
+        let open = lx.expect("{", "to open the ssw block")?;
+        loop {
+            let t = lx.next()?;
+            match &t.tok {
+                Tok::Punct("}") => break,
+                Tok::Punct(";") => continue,
+                Tok::Eof => {
+                    return Err((
+                        open.at,
+                        "unterminated ssw block: expected `}` to close this `{`".into(),
+                    ));
+                }
+                Tok::Ident(s) if s == "ssw" => {
+                    let mut ends = [(0, 0); 2];
+                    for end in &mut ends {
+                        let a = lx.next()?;
+                        let Some(id) = thread_of(&a) else {
+                            return Err((
+                                a.at,
+                                format!("expected a thread (`P0` or `0`), found {}", a.show()),
+                            ));
+                        };
+                        *end = (id, a.at);
+                    }
+                    self.ssws.push((ends[0].0, ends[1].0, ends[0].1, ends[1].1));
+                    let sep = lx.peek()?;
+                    if !(sep.is_punct(";") || sep.is_punct("}")) {
+                        return Err((
+                            sep.at,
+                            format!("expected `;` after `ssw i j`, found {}", sep.show()),
+                        ));
+                    }
+                }
+                _ => {
+                    return Err((
+                        t.at,
+                        format!(
+                            "expected `ssw i j;` (thread i system-synchronizes-with thread j), found {}",
+                            t.show()
+                        ),
+                    ));
+                }
+            }
+        }
+        if lx.peek()?.is_punct(";") {
+            lx.next()?;
+        }
+        Ok(())
+    }
+
+    // ----- rows ------------------------------------------------------------
+
+    /// Reads the row starting at `start`: cells up to the `;` that must end
+    /// it on the same line.
+    fn scan_row(&self, start: usize) -> R<Row> {
+        let src = self.src;
+        let trim = |a: usize, b: usize| {
+            let (mut a, mut b) = (a, b);
+            while a < b && src.chars[a].is_whitespace() {
+                a += 1;
+            }
+            while b > a && src.chars[b - 1].is_whitespace() {
+                b -= 1;
+            }
+            (a, b)
+        };
+        let mut cells = Vec::new();
+        let mut cell_start = start;
+        let mut i = start;
+        loop {
+            match src.get(i) {
+                Some(';') => {
+                    cells.push(trim(cell_start, i));
+                    return Ok(Row { cells, semi: i });
+                }
+                Some('|') => {
+                    cells.push(trim(cell_start, i));
+                    cell_start = i + 1;
+                }
+                None | Some('\n') => {
+                    let (_, end) = trim(start, i);
+                    return Err((end, "expected `;` at the end of the row".into()));
+                }
+                Some(_) => {}
+            }
+            i += 1;
+        }
+    }
+
+    /// Whether the next token starts the final clauses.
+    fn at_final_section(lx: &Lexer<'_>) -> R<bool> {
+        let t = lx.peek()?;
+        Ok(match &t.tok {
+            Tok::Ident(s) => FINAL_KEYWORDS.contains(&s.as_str()),
+            Tok::Punct("~") | Tok::Eof => true,
+            _ => false,
+        })
+    }
+
+    /// The thread declaration row and the instruction rows; returns the
+    /// index where the final clauses start.
+    fn program_rows(&mut self, pos: usize) -> R<usize> {
+        let mut lx = self.lexer(pos);
+        lx.skip_ws()?;
+        if Self::at_final_section(&lx)? {
+            return Err((
+                lx.peek()?.at,
+                "expected the thread declaration row `P0@sg 0, wg 0, qf 0 | ... ;`".into(),
+            ));
+        }
+        let decl = self.scan_row(lx.pos)?;
+        self.declare_threads(&decl)?;
+        lx.pos = decl.semi + 1;
+        let mut code: Vec<Vec<Stmt>> = vec![Vec::new(); decl.cells.len()];
+        loop {
+            lx.skip_ws()?;
+            if Self::at_final_section(&lx)? {
+                break;
+            }
+            let row = self.scan_row(lx.pos)?;
+            let n = self.program.threads.len();
+            if row.cells.len() != n {
+                let at = row.cells.get(n).map(|c| c.0).unwrap_or(row.semi);
+                return Err((
+                    at,
+                    format!(
+                        "row has {} columns, the declaration row has {} threads",
+                        row.cells.len(),
+                        n
+                    ),
+                ));
+            }
+            for (k, &(a, b)) in row.cells.iter().enumerate() {
+                if a < b {
+                    let stmt = self.statement(k, a, b)?;
+                    code[k].push(stmt);
+                }
+            }
+            lx.pos = row.semi + 1;
+        }
+        for (t, c) in self.program.threads.iter_mut().zip(code) {
+            t.code = c;
+        }
+        Ok(lx.pos)
+    }
+
+    fn declare_threads(&mut self, row: &Row) -> R<()> {
+        let mut subgroups: HashMap<(usize, usize, usize), usize> = HashMap::new();
+        let mut workgroups: HashMap<(usize, usize), usize> = HashMap::new();
+        for (k, &(a, b)) in row.cells.iter().enumerate() {
+            let mut lx = Lexer::new(self.src, a, b);
+            let t = lx.next()?;
+            let id = match &t.tok {
+                Tok::Ident(s) => thread_name(s),
+                _ => None,
+            };
+            match id {
+                Some(id) if id == k => {}
+                Some(id) => {
+                    return Err((
+                        t.at,
+                        format!(
+                            "expected P{k}: threads are numbered 0, 1, 2, ... in column order, found P{id}"
+                        ),
+                    ));
+                }
+                None => {
+                    return Err((
+                        t.at,
+                        format!(
+                            "expected a thread declaration `P{k}@sg 0, wg 0, qf 0`, found {}",
+                            t.show()
+                        ),
+                    ));
+                }
+            }
+            lx.expect("@", "after the thread name")?;
+            let mut ids = [0usize; 3];
+            for (i, kw) in ["sg", "wg", "qf"].into_iter().enumerate() {
+                if i > 0 {
+                    lx.expect(",", &format!("before `{kw}`"))?;
+                }
+                let w = lx.next()?;
+                if !w.is_ident(kw) {
+                    return Err((
+                        w.at,
+                        format!(
+                            "expected `{kw}`: a thread is placed by `sg N, wg N, qf N`, found {}",
+                            w.show()
+                        ),
+                    ));
+                }
+                let v = lx.next()?;
+                ids[i] = match &v.tok {
+                    Tok::Int(d) => d
+                        .parse()
+                        .map_err(|_| (v.at, format!("number `{d}` is out of range")))?,
+                    _ => {
+                        return Err((
+                            v.at,
+                            format!("expected the {kw} number, found {}", v.show()),
+                        ));
+                    }
+                };
+            }
+            lx.expect_end("after the thread declaration")?;
+            let [sg, wg, qf] = ids;
+            let next_sg = subgroups.len();
+            let subgroup = *subgroups.entry((qf, wg, sg)).or_insert(next_sg);
+            let next_wg = workgroups.len();
+            let workgroup = *workgroups.entry((qf, wg)).or_insert(next_wg);
+            self.program.threads.push(Thread {
+                id: k,
+                subgroup,
+                workgroup,
+                queue_family: qf,
+                code: Vec::new(),
+                registers: Vec::new(),
+            });
+            self.infos.push(ThreadInfo::default());
+        }
+        Ok(())
+    }
+
+    // ----- statements --------------------------------------------------------
+
+    /// Parses the cell `a..b` of column `k`.
+    fn statement(&mut self, k: usize, a: usize, b: usize) -> R<Stmt> {
+        let source = SourceSpan {
+            line: self.src.line(a),
+            text: self.src.text(a, b),
+        };
+        let mut lx = Lexer::new(self.src, a, b);
+        let first = lx.next()?;
+        let Tok::Ident(word) = &first.tok else {
+            return Err((
+                first.at,
+                format!("{UNKNOWN_INSTRUCTION}, found {}", first.show()),
+            ));
+        };
+        let word = word.clone();
+        if lx.peek()?.is_punct(":") {
+            lx.next()?;
+            lx.expect_end("after the label")?;
+            let info = &mut self.infos[k];
+            if let Some(prev) = info.labels.get(&word) {
+                return Err((
+                    first.at,
+                    format!(
+                        "label `{word}` is defined twice in P{k} (first at line {})",
+                        self.src.line(*prev)
+                    ),
+                ));
+            }
+            info.labels.insert(word.clone(), first.at);
+            return Ok(Stmt::Label { name: word, source });
+        }
+        if word == "goto" {
+            let (label, at) = lx.ident("a label after `goto`")?;
+            lx.expect_end("after the label")?;
+            self.infos[k].jumps.push((label.clone(), at));
+            return Ok(Stmt::Goto { label, source });
+        }
+        if let Some(&(_, cmp)) = BRANCHES.iter().find(|(n, _)| *n == word) {
+            let x = self.value(&mut lx, k)?;
+            lx.expect(",", "between the operands of the branch")?;
+            let y = self.value(&mut lx, k)?;
+            lx.expect(",", "before the branch target")?;
+            let (label, at) = lx.ident("a label (the branch target)")?;
+            lx.expect_end("after the branch target")?;
+            self.infos[k].jumps.push((label.clone(), at));
+            return Ok(Stmt::Branch {
+                cmp,
+                a: x,
+                b: y,
+                label,
+                source,
+            });
+        }
+        if let Some(&(_, op)) = ARITH_OPS.iter().find(|(n, _)| *n == word) {
+            let (dest, _) = lx.ident("a destination register")?;
+            lx.expect(",", "after the destination register")?;
+            let x = self.value(&mut lx, k)?;
+            lx.expect(",", "between the operands")?;
+            let y = self.value(&mut lx, k)?;
+            lx.expect_end("after the operands")?;
+            self.infos[k].defined.insert(dest.clone());
+            return Ok(Stmt::Assign {
+                dest,
+                op,
+                a: x,
+                b: y,
+                source,
+            });
+        }
+        if word == "div" {
+            return Err((
+                first.at,
+                "`div` is not supported: local arithmetic is add, sub, mul, and, or, xor".into(),
+            ));
+        }
+        let kind = match word.as_str() {
+            "ld" => OpKind::Load,
+            "st" => OpKind::Store,
+            "rmw" => OpKind::Rmw,
+            "membar" => OpKind::MemoryBarrier,
+            "cbar" => OpKind::ControlBarrier {
+                instance: 0,
+                execution_scope: crate::program::Scope::Workgroup,
+            },
+            "avdevice" => OpKind::AvailabilityDevice,
+            "visdevice" => OpKind::VisibilityDevice,
+            _ => {
+                return Err((
+                    first.at,
+                    format!("unknown instruction `{word}`: {UNKNOWN_INSTRUCTION}"),
+                ));
+            }
+        };
+        self.instruction(&mut lx, k, first.at, &word, kind, source)
+            .map(Stmt::Op)
+    }
+
+    fn instruction(
+        &mut self,
+        lx: &mut Lexer<'_>,
+        k: usize,
+        op_at: usize,
+        word: &str,
+        kind: OpKind,
+        source: SourceSpan,
+    ) -> R<Instruction> {
+        let is_rmw = kind == OpKind::Rmw;
+        let mut attrs = Attrs::default();
+        let mut rmw_op: Option<(&'static str, RmwOp)> = None;
+        while lx.peek()?.is_punct(".") {
+            lx.next()?;
+            let t = lx.next()?;
+            let Tok::Ident(tok) = &t.tok else {
+                return Err((
+                    t.at,
+                    format!("expected an attribute after `.`, found {}", t.show()),
+                ));
+            };
+            if let Some(&(name, op)) = RMW_OPS.iter().find(|(n, _)| n == tok) {
+                if !is_rmw {
+                    return Err((
+                        t.at,
+                        format!("`{tok}` is a read-modify-write operation: it only applies to rmw"),
+                    ));
+                }
+                if let Some((prev, _)) = rmw_op {
+                    return Err((
+                        t.at,
+                        format!(
+                            "second read-modify-write operation `{tok}`: the rmw already has `{prev}`"
+                        ),
+                    ));
+                }
+                rmw_op = Some((name, op));
+                continue;
+            }
+            if is_rmw && (tok == "mul" || tok == "div") {
+                return Err((
+                    t.at,
+                    format!(
+                        "unsupported read-modify-write operation `{tok}`: expected add, sub, and, or, xor, min or max"
+                    ),
+                ));
+            }
+            if !attrs.token(tok, t.at, &LITMUS)? {
+                let ops = if is_rmw {
+                    " (or an rmw operation: add sub and or xor min max)"
+                } else {
+                    ""
+                };
+                return Err((
+                    t.at,
+                    format!(
+                        "unknown token `{tok}`: expected one of atom acq rel acq_rel sg wg qf dv scN semscN av vis semav semvis nonpriv{ops}"
+                    ),
+                ));
+            }
+        }
+        if is_rmw && attrs.atom.is_none() {
+            return Err((
+                op_at,
+                "a read-modify-write must be atomic: write `rmw.atom...`".into(),
+            ));
+        }
+        let mut ins = Instruction::new(kind, source);
+        ins.atomic = attrs.atom.is_some();
+        attrs.apply(&mut ins);
+        // Positions are character indices; `attributes` hands them back as is.
+        attrs.validate(&ins, op_at, &LITMUS)?;
+        match ins.kind {
+            OpKind::Load => {
+                let (dest, _) = lx.ident("the destination register")?;
+                lx.expect(",", "after the destination register")?;
+                let (loc, _) = lx.ident("a location name")?;
+                lx.expect_end("after the location")?;
+                self.infos[k].defined.insert(dest.clone());
+                ins.dest = Some(dest);
+                ins.reference = Some(self.reference(&loc));
+            }
+            OpKind::Store => {
+                let (loc, _) = lx.ident("a location name")?;
+                lx.expect(",", "after the location")?;
+                let v = self.value(lx, k)?;
+                lx.expect_end("after the stored value")?;
+                ins.reference = Some(self.reference(&loc));
+                ins.operand = Some(v);
+            }
+            OpKind::Rmw => {
+                let (dest, _) = lx.ident("the destination register")?;
+                lx.expect(",", "after the destination register")?;
+                let (loc, _) = lx.ident("a location name")?;
+                lx.expect(",", "after the location")?;
+                let v = self.value(lx, k)?;
+                lx.expect_end("after the operand")?;
+                self.infos[k].defined.insert(dest.clone());
+                ins.dest = Some(dest);
+                ins.reference = Some(self.reference(&loc));
+                ins.operand = Some(v);
+                ins.rmw_op = rmw_op.map(|(_, op)| op).unwrap_or(RmwOp::Exchange);
+            }
+            OpKind::ControlBarrier { .. } => {
+                let t = lx.next()?;
+                let instance = match &t.tok {
+                    Tok::Int(d) => d.parse::<u32>().map_err(|_| {
+                        (
+                            t.at,
+                            format!("control barrier instance `{d}` is out of range"),
+                        )
+                    })?,
+                    _ => {
+                        return Err((
+                            t.at,
+                            format!(
+                                "expected the control barrier's instance number, found {}",
+                                t.show()
+                            ),
+                        ));
+                    }
+                };
+                lx.expect_end("after the instance number")?;
+                self.infos[k].barriers.push((instance, op_at));
+                ins.kind = OpKind::ControlBarrier {
+                    instance,
+                    execution_scope: ins.scope.unwrap_or(crate::program::Scope::Workgroup),
+                };
+            }
+            _ => {
+                let t = lx.next()?;
+                if t.tok != Tok::Eof {
+                    return Err((
+                        t.at,
+                        format!("`{word}` takes no operand, found {}", t.show()),
+                    ));
+                }
+            }
+        }
+        Ok(ins)
+    }
+
+    /// A register or an integer operand of thread `k`.
+    fn value(&mut self, lx: &mut Lexer<'_>, k: usize) -> R<Operand> {
+        let t = lx.peek()?;
+        match &t.tok {
+            Tok::Ident(r) => {
+                lx.next()?;
+                self.infos[k].reads.push((r.clone(), t.at));
+                Ok(Operand::Reg(r.clone()))
+            }
+            Tok::Int(_) | Tok::Punct("-") => {
+                Ok(Operand::Const(lx.integer("a register or an integer")?.0))
+            }
+            _ => Err((
+                t.at,
+                format!("expected a register or an integer, found {}", t.show()),
+            )),
+        }
+    }
+
+    // ----- whole-program checks --------------------------------------------
+
+    fn check_program(&mut self) -> R<()> {
+        let n = self.program.threads.len();
+        let declared = if n == 1 {
+            "the test declares only P0".to_string()
+        } else {
+            format!("the test declares P0..P{}", n - 1)
+        };
+        // Initial register values.
+        for (thread, reg, value, t_at, r_at) in std::mem::take(&mut self.reg_inits) {
+            if thread >= n {
+                return Err((
+                    t_at,
+                    format!("the initial state names thread P{thread}, but {declared}"),
+                ));
+            }
+            let th = &mut self.program.threads[thread];
+            if th.registers.iter().any(|(r, _)| *r == reg) {
+                return Err((
+                    r_at,
+                    format!("register P{thread}:{reg} is initialised twice"),
+                ));
+            }
+            th.registers.push((reg.clone(), value));
+            self.infos[thread].defined.insert(reg);
+        }
+        for &(a, b, a_at, b_at) in &self.ssws {
+            for (t, at) in [(a, a_at), (b, b_at)] {
+                if t >= n {
+                    return Err((at, format!("ssw names thread P{t}, but {declared}")));
+                }
+            }
+            self.program.ssw.push((a, b));
+        }
+        // Registers read but never defined, labels jumped to but never
+        // defined: report the first in the file.
+        let mut problems: Vec<PErr> = Vec::new();
+        for (k, info) in self.infos.iter().enumerate() {
+            for (reg, at) in &info.reads {
+                if !info.defined.contains(reg) {
+                    problems.push((
+                        *at,
+                        format!(
+                            "register `{reg}` is read by P{k} but never written by it nor initialised (add `P{k}:{reg}=0;` to the initial state)"
+                        ),
+                    ));
+                }
+            }
+            for (label, at) in &info.jumps {
+                if !info.labels.contains_key(label) {
+                    problems.push((*at, format!("label `{label}` is not defined in P{k}")));
+                }
+            }
+        }
+        // Control barrier instances: in straight-line code, each is reached
+        // once. (With branches, two barriers with one instance may sit on
+        // exclusive paths.)
+        for (t, info) in self.program.threads.iter().zip(&self.infos) {
+            if !t.is_straight_line() {
+                continue;
+            }
+            let mut seen: HashMap<u32, usize> = HashMap::new();
+            for &(instance, at) in &info.barriers {
+                if let Some(prev) = seen.insert(instance, at) {
+                    problems.push((
+                        at,
+                        format!(
+                            "control barrier instance {instance} is reached twice by P{} (first at line {})",
+                            t.id,
+                            self.src.line(prev)
+                        ),
+                    ));
+                }
+            }
+        }
+        match problems.into_iter().min_by_key(|(at, _)| *at) {
+            Some(e) => Err(e),
+            None => Ok(()),
+        }
+    }
+
+    // ----- final clauses -------------------------------------------------
+
+    fn final_section(&mut self, pos: usize) -> R<()> {
+        let mut lx = self.lexer(pos);
+        let mut quantified: Option<(Quantifier, CondExpr, usize, usize)> = None;
+        let mut filter: Option<(CondExpr, usize, usize)> = None;
+        let mut locations_seen = false;
+        loop {
+            let t = lx.next()?;
+            match &t.tok {
+                Tok::Eof => break,
+                Tok::Punct(";") => continue,
+                Tok::Ident(s) if s == "locations" => {
+                    if locations_seen {
+                        return Err((t.at, "`locations` given twice".into()));
+                    }
+                    locations_seen = true;
+                    self.locations_list(&mut lx)?;
+                }
+                Tok::Ident(s) if s == "filter" => {
+                    if filter.is_some() {
+                        return Err((t.at, "a test has at most one `filter`".into()));
+                    }
+                    let e = self.cond(&mut lx, 0)?;
+                    filter = Some((e, t.at, lx.pos));
+                }
+                _ => {
+                    let q = if t.is_ident("exists") {
+                        Some(Quantifier::Exists)
+                    } else if t.is_ident("forall") {
+                        Some(Quantifier::Forall)
+                    } else if t.is_punct("~") || t.is_ident("not") {
+                        let e = lx.next()?;
+                        if !e.is_ident("exists") {
+                            return Err((
+                                e.at,
+                                format!("expected `exists` after `~`, found {}", e.show()),
+                            ));
+                        }
+                        Some(Quantifier::NotExists)
+                    } else {
+                        None
+                    };
+                    let Some(q) = q else {
+                        return Err((
+                            t.at,
+                            format!(
+                                "expected `exists`, `~exists`, `forall`, `filter` or `locations`, found {}",
+                                t.show()
+                            ),
+                        ));
+                    };
+                    if quantified.is_some() {
+                        return Err((
+                            t.at,
+                            "a test has one final condition (`exists`, `~exists` or `forall`)"
+                                .into(),
+                        ));
+                    }
+                    let e = self.cond(&mut lx, 0)?;
+                    quantified = Some((q, e, t.at, lx.pos));
+                }
+            }
+        }
+        let mut spans: Vec<(usize, usize)> = Vec::new();
+        spans.extend(quantified.as_ref().map(|q| (q.2, q.3)));
+        spans.extend(filter.as_ref().map(|f| (f.1, f.2)));
+        spans.sort();
+        let text = spans
+            .iter()
+            .map(|&(a, b)| {
+                self.src
+                    .text(a, b)
+                    .split_whitespace()
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            })
+            .collect::<Vec<_>>()
+            .join(" ");
+        self.program.condition = match (quantified, filter) {
+            (None, None) => None,
+            (q, f) => Some(Condition {
+                quantifier: q.as_ref().map(|q| q.0),
+                expr: q.map(|q| q.1).unwrap_or(CondExpr::True),
+                filter: f.map(|f| f.0),
+                text,
+            }),
+        };
+        Ok(())
+    }
+
+    fn locations_list(&mut self, lx: &mut Lexer<'_>) -> R<()> {
+        let open = lx.expect("[", "after `locations`")?;
+        loop {
+            let t = lx.next()?;
+            match &t.tok {
+                Tok::Punct("]") => return Ok(()),
+                Tok::Punct(";") => continue,
+                Tok::Eof => {
+                    return Err((open.at, "unterminated `locations [`: expected `]`".into()));
+                }
+                Tok::Ident(name) if !lx.peek()?.is_punct(":") => {
+                    let loc = self.known_location(name, t.at)?;
+                    if !self.program.shown_locations.contains(&loc) {
+                        self.program.shown_locations.push(loc);
+                    }
+                }
+                _ => {
+                    return Err((
+                        t.at,
+                        format!(
+                            "expected a location name in `locations [...]` (registers are always shown), found {}",
+                            t.show()
+                        ),
+                    ));
+                }
+            }
+        }
+    }
+
+    fn known_location(&self, name: &str, at: usize) -> R<usize> {
+        match self.refs.get(name) {
+            Some(&r) => Ok(self.program.references[r].location),
+            None => Err((
+                at,
+                format!(
+                    "unknown location `{name}`: it is neither in the initial state nor accessed by any thread"
+                ),
+            )),
+        }
+    }
+
+    /// `e ('\/' e)*` where `e` is a conjunction.
+    fn cond(&self, lx: &mut Lexer<'_>, depth: usize) -> R<CondExpr> {
+        let mut e = self.conj(lx, depth)?;
+        while lx.peek()?.is_punct("\\/") {
+            lx.next()?;
+            let b = self.conj(lx, depth)?;
+            e = CondExpr::Or(Box::new(e), Box::new(b));
+        }
+        Ok(e)
+    }
+
+    fn conj(&self, lx: &mut Lexer<'_>, depth: usize) -> R<CondExpr> {
+        let mut e = self.unary(lx, depth)?;
+        while lx.peek()?.is_punct("/\\") {
+            lx.next()?;
+            let b = self.unary(lx, depth)?;
+            e = CondExpr::And(Box::new(e), Box::new(b));
+        }
+        Ok(e)
+    }
+
+    fn unary(&self, lx: &mut Lexer<'_>, depth: usize) -> R<CondExpr> {
+        let t = lx.peek()?;
+        if depth > MAX_DEPTH {
+            return Err((t.at, "condition nested too deeply".into()));
+        }
+        if t.is_punct("~") || t.is_ident("not") {
+            lx.next()?;
+            return Ok(CondExpr::Not(Box::new(self.unary(lx, depth + 1)?)));
+        }
+        if t.is_punct("(") {
+            lx.next()?;
+            let e = self.cond(lx, depth + 1)?;
+            let close = lx.next()?;
+            if !close.is_punct(")") {
+                let (line, col) = self.src.line_col(t.at);
+                return Err((
+                    close.at,
+                    format!(
+                        "expected `)` to close the `(` at {line}:{col}, found {}",
+                        close.show()
+                    ),
+                ));
+            }
+            return Ok(e);
+        }
+        if t.is_ident("true") || t.is_ident("false") {
+            lx.next()?;
+            return Ok(if t.is_ident("true") {
+                CondExpr::True
+            } else {
+                CondExpr::False
+            });
+        }
+        let a = self.term(lx)?;
+        let op = lx.next()?;
+        let eq = if op.is_punct("==") || op.is_punct("=") {
+            true
+        } else if op.is_punct("!=") {
+            false
+        } else if ["<", "<=", ">", ">="].iter().any(|p| op.is_punct(p)) {
+            return Err((
+                op.at,
+                format!(
+                    "unsupported comparison {}: conditions compare with ==, = or !=",
+                    op.show()
+                ),
+            ));
+        } else {
+            return Err((
+                op.at,
+                format!("expected a comparison (==, = or !=), found {}", op.show()),
+            ));
+        };
+        let b = self.term(lx)?;
+        Ok(if eq {
+            CondExpr::Eq(a, b)
+        } else {
+            CondExpr::Ne(a, b)
+        })
+    }
+
+    /// `P0:r1`, `0:r1`, a location, or an integer.
+    fn term(&self, lx: &mut Lexer<'_>) -> R<Term> {
+        let t = lx.peek()?;
+        let qualified = thread_of(&t).is_some() && {
+            let mut ahead = lx.clone();
+            ahead.next()?;
+            ahead.peek()?.is_punct(":")
+        };
+        if qualified {
+            let thread = thread_of(&t).unwrap_or(usize::MAX);
+            lx.next()?;
+            lx.next()?;
+            let (reg, _) = lx.ident("a register name")?;
+            let n = self.program.threads.len();
+            if thread >= n {
+                return Err((
+                    t.at,
+                    format!(
+                        "the condition names thread P{thread}, but the test declares {}",
+                        if n == 1 {
+                            "only P0".to_string()
+                        } else {
+                            format!("P0..P{}", n - 1)
+                        }
+                    ),
+                ));
+            }
+            if !self.infos[thread].defined.contains(&reg) {
+                return Err((
+                    t.at,
+                    format!(
+                        "P{thread}:{reg} is neither initialised nor written by thread P{thread}"
+                    ),
+                ));
+            }
+            return Ok(Term::Reg { thread, reg });
+        }
+        match &t.tok {
+            Tok::Int(_) | Tok::Punct("-") => Ok(Term::Const(lx.integer("an integer")?.0)),
+            Tok::Ident(name) => {
+                lx.next()?;
+                Ok(Term::Loc(self.known_location(name, t.at)?))
+            }
+            _ => Err((
+                t.at,
+                format!(
+                    "expected a register `P0:r0`, a location or an integer, found {}",
+                    t.show()
+                ),
+            )),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,50 @@
+use super::*;
+use crate::exec::Limits;
+use crate::program::Expectation;
+use crate::frontend::alloy_test::parse;
+
+fn models() -> Models {
+    Models {
+        chains: crate::models::load("vulkan").unwrap(),
+        chains_name: "vulkan".into(),
+        no_chains: crate::models::load("vulkan-nochains").unwrap(),
+        no_chains_name: "vulkan-nochains".into(),
+    }
+}
+
+#[test]
+fn queries_run_under_their_variant_and_compare_with_expectations() {
+    // mp3transitive-like: needs an availability chain
+    let text = "NEWWG\nNEWSG\nNEWTHREAD\nst.av.scopewg.sc0 x = 1\nst.atom.rel.scopewg.sc1.semsc0.semsc1 y = 1\nNEWSG\nNEWTHREAD\nld.atom.acq.scopewg.sc1.semsc0.semsc1 y = 1\nst.atom.rel.scopedev.sc1.semsc0.semsc1.semav z = 1\nNEWWG\nNEWSG\nNEWTHREAD\nld.atom.acq.scopedev.sc1.semsc0.semsc1 z = 1\nld.vis.scopedev.sc0 x\nSATISFIABLE consistent[X] && #dr=0\nSATISFIABLE NOCHAINS consistent[X] && #dr=0\n";
+    let p = parse("chain.test", text).unwrap();
+    let o = check_program("chain.test", &p, &models(), Limits::default()).unwrap();
+    assert_eq!(o.queries.len(), 2);
+    assert_eq!(o.queries[0].model, "vulkan");
+    assert!(o.queries[0].passed);
+    assert_eq!(o.queries[1].model, "vulkan-nochains");
+    assert_eq!(o.queries[1].actual, Expectation::NoSolution);
+    assert!(!o.queries[1].passed);
+    assert!(!o.passed());
+}
+
+#[test]
+fn counting_an_unbound_name_is_an_error() {
+    let p = parse("t.test", "NEWTHREAD\nst.sc0 x = 1\nSATISFIABLE #nosuch>0\n").unwrap();
+    match check_program("t.test", &p, &models(), Limits::default()) {
+        Err(CheckError::UnknownCount { line, name, .. }) => {
+            assert_eq!((line, name.as_str()), (3, "nosuch"))
+        }
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn count_predicates_count_pairs() {
+    let p = parse(
+        "t.test",
+        "NEWWG\nNEWTHREAD\nst.sc0 x = 1\nNEWWG\nNEWTHREAD\nst.sc0 x = 2\nSATISFIABLE #dr=2\nNOSOLUTION #dr=1\nSATISFIABLE #dr>=2 && #dr<=2 && #dr!=3\n",
+    )
+    .unwrap();
+    let o = check_program("t.test", &p, &models(), Limits::default()).unwrap();
+    assert!(o.passed(), "{o:?}");
+}
