@@ -132,6 +132,8 @@ fn env_of(n: usize, rf: &Relation, init: &EventSet, asmo: &Relation) -> Env {
 
 struct Dfs<'a> {
     s: &'a Skeleton,
+    /// The reads in search order (indices into `s.reads`): forced reads first.
+    order: Vec<usize>,
     asmo: Relation,
     rf: Relation,
     init: EventSet,
@@ -148,26 +150,30 @@ impl Dfs<'_> {
         visit: &mut dyn FnMut(&Candidate) -> ControlFlow<()>,
     ) -> ControlFlow<()> {
         let n = self.s.universe();
-        if d == self.s.reads.len() {
+        if d == self.order.len() {
             return visit(&Candidate {
                 rf_source: self.source.clone(),
                 env: env_of(n, &self.rf, &self.init, &self.asmo),
             });
         }
+        // Ask the pruning callback right after a choice was made (a forced
+        // read adds nothing a later check would not see too).
         if d > 0
+            && self.s.rf_choices[self.order[d - 1]].len() > 1
             && self.remaining[d] >= PRUNE_MIN_SUBTREE
             && let Some(p) = prune.as_mut()
             && !p(&env_of(n, &self.rf, &self.init, &self.asmo))
         {
             return ControlFlow::Continue(());
         }
-        let r = self.s.reads[d];
-        for &c in &self.s.rf_choices[d] {
+        let k = self.order[d];
+        let r = self.s.reads[k];
+        for &c in &self.s.rf_choices[k] {
             match c {
                 Some(w) => self.rf.insert(w, r),
                 None => self.init.insert(r),
             }
-            self.source[d] = c;
+            self.source[k] = c;
             let flow = self.go(d + 1, prune, visit);
             match c {
                 Some(w) => self.rf.remove(w, r),
@@ -189,9 +195,11 @@ pub(crate) fn search(
         return;
     }
     let nr = s.reads.len();
+    let mut order: Vec<usize> = (0..nr).collect();
+    order.sort_by_key(|&k| s.rf_choices[k].len() > 1);
     let mut remaining = vec![1u128; nr + 1];
     for d in (0..nr).rev() {
-        remaining[d] = remaining[d + 1].saturating_mul(s.rf_choices[d].len() as u128);
+        remaining[d] = remaining[d + 1].saturating_mul(s.rf_choices[order[d]].len() as u128);
     }
     let mut idx = vec![0usize; s.asmo_choices.len()];
     loop {
@@ -201,6 +209,7 @@ pub(crate) fn search(
         }
         let mut dfs = Dfs {
             s,
+            order: order.clone(),
             asmo,
             rf: Relation::empty(n),
             init: EventSet::empty(n),

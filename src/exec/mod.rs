@@ -85,6 +85,39 @@ impl<'p> Explorer<'p> {
             .fold(1u128, |a, b| a.saturating_mul(b))
     }
 
+    /// Whether every value the paths fixed for a read is the initial value of
+    /// its location or written there by some path (else the combination has
+    /// no execution, and is skipped before any relation is built).
+    fn values_available(&self, paths: &[&Path]) -> bool {
+        let program = self.program;
+        let loc = |t: usize, stmt: usize| match &program.threads[t].code[stmt] {
+            crate::program::Stmt::Op(i) => program.location_of(i),
+            _ => None,
+        };
+        for (t, p) in paths.iter().enumerate() {
+            for (i, e) in p.events.iter().enumerate() {
+                let Some(ReadValue::Concrete(v)) = e.read else {
+                    continue;
+                };
+                let Some(l) = loc(t, e.stmt) else {
+                    continue;
+                };
+                if program.initial_value(l) == v {
+                    continue;
+                }
+                let written = paths.iter().enumerate().any(|(t2, p2)| {
+                    p2.events.iter().enumerate().any(|(j, w)| {
+                        (t2, j) != (t, i) && w.write == Some(v) && loc(t2, w.stmt) == Some(l)
+                    })
+                });
+                if !written {
+                    return false;
+                }
+            }
+        }
+        true
+    }
+
     /// Calls `f` on the skeleton of every combination of paths until it breaks.
     pub fn for_each<E>(
         &self,
@@ -103,9 +136,11 @@ impl<'p> Explorer<'p> {
                 .enumerate()
                 .map(|(t, &i)| &self.threads[t].paths[i])
                 .collect();
-            let sk = Skeleton::build(self.program, &paths, self.limits)?;
-            if f(sk)?.is_break() {
-                return Ok(());
+            if self.values_available(&paths) {
+                let sk = Skeleton::build(self.program, &paths, self.limits)?;
+                if f(sk)?.is_break() {
+                    return Ok(());
+                }
             }
             let mut d = 0;
             loop {

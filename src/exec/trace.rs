@@ -10,7 +10,7 @@
 
 use super::ExecError;
 use crate::program::{Instruction, Operand, Program, Stmt, Thread};
-use std::collections::{BTreeSet, HashMap};
+use std::collections::{BTreeMap, HashMap};
 
 /// The value a read returns on a path.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -32,6 +32,8 @@ pub struct PathEvent {
     /// Value written, for writes (`None`: unknown, only in Alloy `.test` files
     /// where a store names no value).
     pub write: Option<i64>,
+    /// Provenance of the value written (value-domain computation only).
+    pub write_prov: Option<Vec<u32>>,
 }
 
 /// A register's final value on a path.
@@ -60,46 +62,104 @@ pub struct ThreadPaths {
 /// The most paths one thread may have before vkmm gives up.
 const MAX_PATHS: usize = 100_000;
 
+/// Per location: each value a write to it can have, with the provenance of
+/// that value (see [`explore`]).
+type Domains = Vec<BTreeMap<i64, Prov>>;
+
+/// How many writes to each location the chain of writes that produced a
+/// value needs, at least. Componentwise minima keep it an under-estimate, so
+/// discarding values whose provenance exceeds what one execution can write is
+/// sound.
+type Prov = Vec<u32>;
+
+fn prov_max(a: &Prov, b: &Prov) -> Prov {
+    a.iter().zip(b).map(|(x, y)| *x.max(y)).collect()
+}
+
 /// Explores every thread of `program`, with loops unrolled so that no
 /// statement runs more than `unroll + 1` times on a path (a loop body runs at
 /// most `unroll + 1` times).
+///
+/// Reads that must be concrete range over a value domain per location,
+/// computed as a fixpoint: start from the initial values, add every value a
+/// path writes, until nothing changes. Each value carries its provenance, the
+/// number of writes to each location its derivation used; a value needing
+/// more writes to some location than one execution can perform (the sum over
+/// threads of the most writes a path makes there) is unreachable and dropped.
+/// This keeps counters such as `rmw.add` chains to the values an execution
+/// can really produce.
 pub fn explore(program: &Program, unroll: usize) -> Result<Vec<ThreadPaths>, ExecError> {
-    // Value domains: start from the initial values, add every value some path
-    // writes, until nothing changes. Each round lets values flow through one
-    // more write, so (writes per execution + 1) rounds reach every value an
-    // execution can produce.
     let nloc = program.locations.len();
-    let mut domain: Vec<BTreeSet<i64>> = (0..nloc)
-        .map(|l| BTreeSet::from([program.initial_value(l)]))
+    let mut domain: Domains = (0..nloc)
+        .map(|l| BTreeMap::from([(program.initial_value(l), vec![0; nloc])]))
         .collect();
-    let mut round = 0;
-    loop {
-        round += 1;
+    for _round in 0..MAX_ROUNDS {
         let mut all = Vec::new();
         for t in &program.threads {
             all.push(explore_thread(program, t, unroll, &domain)?);
         }
-        let mut changed = false;
-        let mut max_writes = 0;
+        // The most writes one execution makes to each location.
+        let mut most = vec![0u32; nloc];
         for (t, tp) in program.threads.iter().zip(&all) {
-            let mut most = 0;
+            let mut thread_most = vec![0u32; nloc];
             for p in &tp.paths {
-                let mut writes = 0;
+                let mut counts = vec![0u32; nloc];
                 for e in &p.events {
-                    if let (Some(v), Some(loc)) = (e.write, location(program, t, e.stmt)) {
-                        writes += 1;
-                        changed |= domain[loc].insert(v);
+                    if let Some(l) = location(program, t, e.stmt)
+                        && e.write.is_some()
+                    {
+                        counts[l] += 1;
                     }
                 }
-                most = most.max(writes);
+                for l in 0..nloc {
+                    thread_most[l] = thread_most[l].max(counts[l]);
+                }
             }
-            max_writes += most;
+            for l in 0..nloc {
+                most[l] += thread_most[l];
+            }
         }
-        if !changed || round > max_writes + 1 {
+        let mut changed = false;
+        for (t, tp) in program.threads.iter().zip(&all) {
+            for p in &tp.paths {
+                for e in &p.events {
+                    let (Some(v), Some(l), Some(prov)) =
+                        (e.write, location(program, t, e.stmt), &e.write_prov)
+                    else {
+                        continue;
+                    };
+                    if prov.iter().zip(&most).any(|(c, m)| c > m) {
+                        continue;
+                    }
+                    match domain[l].get_mut(&v) {
+                        None => {
+                            domain[l].insert(v, prov.clone());
+                            changed = true;
+                        }
+                        Some(old) => {
+                            let merged: Prov = old.iter().zip(prov).map(|(a, b)| *a.min(b)).collect();
+                            if merged != *old {
+                                *old = merged;
+                                changed = true;
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        if !changed {
             return Ok(all);
         }
     }
+    Err(ExecError {
+        message: format!(
+            "the value domains did not settle in {MAX_ROUNDS} rounds: lower --unroll"
+        ),
+    })
 }
+
+/// Rounds of the value-domain fixpoint before giving up.
+const MAX_ROUNDS: usize = 64;
 
 fn location(program: &Program, t: &Thread, stmt: usize) -> Option<usize> {
     match &t.code[stmt] {
@@ -117,13 +177,15 @@ struct State {
     runs: Vec<usize>,
     /// The value the read at `pc` must return (set when a read-modify-write split).
     forced: Option<i64>,
+    /// Provenance of the concrete register values that came from reads.
+    prov: HashMap<String, Prov>,
 }
 
 fn explore_thread(
     program: &Program,
     t: &Thread,
     unroll: usize,
-    domain: &[BTreeSet<i64>],
+    domain: &Domains,
 ) -> Result<ThreadPaths, ExecError> {
     let labels: HashMap<&str, usize> = t
         .code
@@ -144,6 +206,7 @@ fn explore_thread(
         events: Vec::new(),
         runs: vec![0; t.code.len()],
         forced: None,
+        prov: HashMap::new(),
     };
     let mut out = ThreadPaths::default();
     let mut stack = vec![start];
@@ -180,7 +243,9 @@ fn explore_thread(
                     else {
                         continue;
                     };
+                    let prov = prov_max(&reg_prov(&s, a, program), &reg_prov(&s, b, program));
                     s.regs.insert(dest.clone(), RegValue::Const(op.apply(va, vb)));
+                    s.prov.insert(dest.clone(), prov);
                     s.pc += 1;
                 }
                 Stmt::Branch { cmp, a, b, label, .. } => {
@@ -220,7 +285,7 @@ fn step_op(
     ins: &Instruction,
     program: &Program,
     t: &Thread,
-    domain: &[BTreeSet<i64>],
+    domain: &Domains,
 ) -> Result<bool, ExecError> {
     let pc = s.pc;
     let operand = match &ins.operand {
@@ -246,7 +311,7 @@ fn step_op(
     {
         // The value written depends on the value read: fix it now, one
         // alternative per value of the location.
-        let values: Vec<i64> = domain[loc].iter().copied().collect();
+        let values: Vec<i64> = domain[loc].keys().copied().collect();
         for &v in values.iter().skip(1) {
             let mut other = s.clone();
             other.runs[pc] -= 1;
@@ -255,6 +320,19 @@ fn step_op(
         }
         read = Some(ReadValue::Concrete(values[0]));
     }
+    let loc = program.location_of(ins);
+    let nloc = program.locations.len();
+    // Provenance of the value read (when concrete) and of the value written.
+    let read_prov: Prov = match (read, loc) {
+        (Some(ReadValue::Concrete(v)), Some(l)) => {
+            domain[l].get(&v).cloned().unwrap_or_else(|| vec![0; nloc])
+        }
+        _ => vec![0; nloc],
+    };
+    let operand_prov: Prov = match &ins.operand {
+        Some(op) => reg_prov(s, op, program),
+        None => vec![0; nloc],
+    };
     let write = if ins.is_write() {
         match (ins.write_value, operand) {
             (Some(v), _) => Some(v),
@@ -267,6 +345,18 @@ fn step_op(
     } else {
         None
     };
+    let write_prov = match (write, loc) {
+        (Some(_), Some(l)) => {
+            let mut p = if ins.is_read() && ins.rmw_op.uses_old() {
+                prov_max(&read_prov, &operand_prov)
+            } else {
+                operand_prov
+            };
+            p[l] += 1;
+            Some(p)
+        }
+        _ => None,
+    };
     let index = s.events.len();
     if let (Some(dest), Some(r)) = (&ins.dest, read) {
         s.regs.insert(
@@ -276,11 +366,13 @@ fn step_op(
                 ReadValue::Symbolic => RegValue::Read(index),
             },
         );
+        s.prov.insert(dest.clone(), read_prov);
     }
     s.events.push(PathEvent {
         stmt: pc,
         read,
         write,
+        write_prov,
     });
     Ok(true)
 }
@@ -294,7 +386,7 @@ fn value_of(
     op: &Operand,
     program: &Program,
     t: &Thread,
-    domain: &[BTreeSet<i64>],
+    domain: &Domains,
 ) -> Option<i64> {
     match op {
         Operand::Const(v) => Some(*v),
@@ -305,14 +397,15 @@ fn value_of(
                 let Some(loc) = location(program, t, stmt) else {
                     return Some(0); // unreachable: reads always access a location
                 };
-                let values: Vec<i64> = domain[loc].iter().copied().collect();
                 s.runs[s.pc] -= 1; // the statement runs again in each alternative
-                for &v in values.iter().skip(1) {
+                let mut values = domain[loc].iter();
+                let (v0, p0) = values.next().expect("domains hold the initial value");
+                for (v, p) in values {
                     let mut other = s.clone();
-                    fix_read(&mut other, index, v);
+                    fix_read(&mut other, index, *v, p);
                     stack.push(other);
                 }
-                fix_read(s, index, values[0]);
+                fix_read(s, index, *v0, p0);
                 None
             }
         },
@@ -320,13 +413,23 @@ fn value_of(
 }
 
 /// Makes the symbolic read at `index` concrete everywhere it flowed.
-fn fix_read(s: &mut State, index: usize, v: i64) {
+fn fix_read(s: &mut State, index: usize, v: i64, prov: &Prov) {
     s.events[index].read = Some(ReadValue::Concrete(v));
-    for val in s.regs.values_mut() {
+    for (name, val) in s.regs.iter_mut() {
         if *val == RegValue::Read(index) {
             *val = RegValue::Const(v);
+            s.prov.insert(name.clone(), prov.clone());
         }
     }
+}
+
+/// Provenance of an operand's value (constants and unread registers: none).
+fn reg_prov(s: &State, op: &Operand, program: &Program) -> Prov {
+    match op {
+        Operand::Reg(r) => s.prov.get(r).cloned(),
+        Operand::Const(_) => None,
+    }
+    .unwrap_or_else(|| vec![0; program.locations.len()])
 }
 
 fn concretize2(
@@ -336,7 +439,7 @@ fn concretize2(
     b: &Operand,
     program: &Program,
     t: &Thread,
-    domain: &[BTreeSet<i64>],
+    domain: &Domains,
 ) -> Option<(i64, i64)> {
     let va = value_of(s, stack, a, program, t, domain)?;
     let vb = value_of(s, stack, b, program, t, domain)?;

@@ -186,16 +186,27 @@ impl Relation {
     pub fn compose(&self, other: &Self) -> Self {
         assert_eq!(self.n, other.n, "relations over different universes");
         let mut out = Self::empty(self.n);
-        for a in 0..self.n {
-            let base = a * self.stride;
-            for (wi, &w) in self.bits[base..base + self.stride].iter().enumerate() {
+        let st = self.stride;
+        if st == 1 {
+            for (dst, &row) in out.bits.iter_mut().zip(&self.bits) {
+                let mut w = row;
+                let mut acc = 0u64;
+                while w != 0 {
+                    acc |= other.bits[w.trailing_zeros() as usize];
+                    w &= w - 1;
+                }
+                *dst = acc;
+            }
+            return out;
+        }
+        for (dst, src_row) in out.bits.chunks_exact_mut(st).zip(self.bits.chunks_exact(st)) {
+            for (wi, &w) in src_row.iter().enumerate() {
                 let mut w = w;
                 while w != 0 {
                     let b = wi * 64 + w.trailing_zeros() as usize;
                     w &= w - 1;
-                    let src = b * self.stride;
-                    for k in 0..self.stride {
-                        out.bits[base + k] |= other.bits[src + k];
+                    for (d, s) in dst.iter_mut().zip(&other.bits[b * st..(b + 1) * st]) {
+                        *d |= *s;
                     }
                 }
             }
@@ -215,13 +226,33 @@ impl Relation {
     /// `r+`: the transitive closure (Warshall's algorithm on bit rows).
     pub fn transitive_closure(&self) -> Self {
         let mut out = self.clone();
-        let s = self.stride;
+        let st = self.stride;
+        if st == 1 {
+            let rows = &mut out.bits;
+            for k in 0..self.n {
+                let bit = 1u64 << k;
+                let rk = rows[k];
+                if rk == 0 {
+                    continue;
+                }
+                for r in rows.iter_mut() {
+                    if *r & bit != 0 {
+                        *r |= rk;
+                    }
+                }
+            }
+            return out;
+        }
+        let mut row_k = vec![0u64; st];
         for k in 0..self.n {
             let (kw, kb) = (k / 64, 1u64 << (k % 64));
-            let row_k: Vec<u64> = out.row_words(k).to_vec();
-            for i in 0..self.n {
-                if out.bits[i * s + kw] & kb != 0 {
-                    for (dst, src) in out.bits[i * s..(i + 1) * s].iter_mut().zip(&row_k) {
+            row_k.copy_from_slice(&out.bits[k * st..(k + 1) * st]);
+            if row_k.iter().all(|&w| w == 0) {
+                continue;
+            }
+            for row in out.bits.chunks_exact_mut(st) {
+                if row[kw] & kb != 0 {
+                    for (dst, src) in row.iter_mut().zip(&row_k) {
                         *dst |= *src;
                     }
                 }

@@ -225,9 +225,10 @@ pub fn check_litmus(
     let mut racy = false;
     let mut stopped_early = false;
     let mut failure: Option<CheckError> = None;
+    let mut monotone_cache = None;
 
     explorer.for_each(|sk| -> Result<ControlFlow<()>, CheckError> {
-        let staged = Staged::new(model, &sk.static_env)?;
+        let staged = Staged::new(model, &sk.static_env, &mut monotone_cache)?;
         let mut prune = |env: &crate::cat::Env| staged.partial_ok(env);
         let mut visit = |cand: &Candidate| {
             executions += 1;

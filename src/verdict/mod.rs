@@ -71,9 +71,17 @@ pub(crate) struct Staged {
 }
 
 impl Staged {
-    pub fn new(model: &Model, static_env: &Env) -> Result<Staged, CatError> {
+    /// Prepares `model` for a skeleton. The polarity analysis depends only on
+    /// the model, so it runs once and is kept in `monotone_cache`.
+    pub fn new(
+        model: &Model,
+        static_env: &Env,
+        monotone_cache: &mut Option<Vec<bool>>,
+    ) -> Result<Staged, CatError> {
         let prepared = model.prepare(static_env, DYNAMIC_NAMES)?;
-        let monotone = prepared.monotone_checks(GROWING_NAMES);
+        let monotone = monotone_cache
+            .get_or_insert_with(|| prepared.monotone_checks(GROWING_NAMES))
+            .clone();
         Ok(Staged { prepared, monotone })
     }
 

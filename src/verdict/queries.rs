@@ -105,10 +105,11 @@ pub fn check_program(
         let mut satisfied_at: Vec<Option<u64>> = vec![None; selected.len()];
         let mut executions = 0u64;
         let mut failure: Option<CheckError> = None;
+        let mut monotone_cache = None;
         explorer.for_each(|skeleton| -> Result<ControlFlow<()>, CheckError> {
             events = events.max(skeleton.universe());
             candidates = candidates.saturating_add(skeleton.candidate_count());
-            let staged = Staged::new(model, &skeleton.static_env)?;
+            let staged = Staged::new(model, &skeleton.static_env, &mut monotone_cache)?;
             let can_prune = staged.can_prune()
                 && selected
                     .iter()
