@@ -187,6 +187,9 @@ impl Relation {
         assert_eq!(self.n, other.n, "relations over different universes");
         let mut out = Self::empty(self.n);
         let st = self.stride;
+        if st == 0 {
+            return out;
+        }
         if st == 1 {
             for (dst, &row) in out.bits.iter_mut().zip(&self.bits) {
                 let mut w = row;
@@ -227,6 +230,9 @@ impl Relation {
     pub fn transitive_closure(&self) -> Self {
         let mut out = self.clone();
         let st = self.stride;
+        if st == 0 {
+            return out;
+        }
         if st == 1 {
             let rows = &mut out.bits;
             for k in 0..self.n {
