@@ -7,7 +7,7 @@ use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Instant;
-use vkmm::exec::{DEFAULT_UNROLL, Limits};
+use vkmm::exec::{DEFAULT_MAX_EXECUTIONS, DEFAULT_UNROLL, Limits};
 use vkmm::frontend::Format;
 use vkmm::program::Program;
 use vkmm::report::{Failure, FileError, Summary, add_queries, litmus_text, outcome_text};
@@ -43,6 +43,10 @@ struct ModelArgs {
     /// executions needing more are cut, counted and reported.
     #[arg(long, default_value_t = DEFAULT_UNROLL)]
     unroll: usize,
+    /// The most candidate executions evaluated per litmus test; past it the
+    /// result is reported as truncated.
+    #[arg(long, default_value_t = DEFAULT_MAX_EXECUTIONS)]
+    max_executions: u64,
     /// Output format.
     #[arg(long, value_enum, default_value = "text")]
     format: OutputFormat,
@@ -95,6 +99,7 @@ fn load_models(args: &ModelArgs) -> Result<Models, String> {
 fn limits(args: &ModelArgs) -> Limits {
     Limits {
         unroll: args.unroll,
+        max_executions: args.max_executions,
         ..Limits::default()
     }
 }
@@ -217,14 +222,18 @@ fn run(cli: Cli) -> Result<i32, String> {
                     }
                 }
             }
-            let summary = Summary::new(&queries, errors, start.elapsed());
+            let mut summary = Summary::new(&queries, errors, start.elapsed());
+            summary.files += litmus.len();
             if args.format == OutputFormat::Json {
                 let v = serde_json::json!({
                     "results": queries,
                     "litmus": litmus,
                     "summary": summary,
                 });
-                println!("{}", serde_json::to_string_pretty(&v).map_err(|e| e.to_string())?);
+                println!(
+                    "{}",
+                    serde_json::to_string_pretty(&v).map_err(|e| e.to_string())?
+                );
             } else if files.len() > 1 {
                 print!("{}", summary.to_text());
             }
@@ -247,17 +256,18 @@ fn run(cli: Cli) -> Result<i32, String> {
                     let rows =
                         vkmm::verdict::expected::parse(&csv.display().to_string(), &text, &dir)?;
                     let pb = progress(rows.len(), json);
-                    let results: Vec<(usize, Result<Checked, FileError>)> = pool(jobs)?.install(|| {
-                        rows.par_iter()
-                            .enumerate()
-                            .map(|(i, r)| {
-                                pb.set_message(r.path.display().to_string());
-                                let res = check_file(&r.path, &models, &args, Some(property));
-                                pb.inc(1);
-                                (i, res)
-                            })
-                            .collect()
-                    });
+                    let results: Vec<(usize, Result<Checked, FileError>)> =
+                        pool(jobs)?.install(|| {
+                            rows.par_iter()
+                                .enumerate()
+                                .map(|(i, r)| {
+                                    pb.set_message(r.path.display().to_string());
+                                    let res = check_file(&r.path, &models, &args, Some(property));
+                                    pb.inc(1);
+                                    (i, res)
+                                })
+                                .collect()
+                        });
                     pb.finish_and_clear();
                     let (mut total, mut passed) = (0, 0);
                     let mut failed = Vec::new();
@@ -274,7 +284,7 @@ fn run(cli: Cli) -> Result<i32, String> {
                                         detail: format!(
                                             "{property:?}: expected {}, got {} ({} positive, {} negative, {} states{}{})",
                                             u8::from(row.holds),
-                                            actual.map(|h| u8::from(h).to_string()).unwrap_or_else(|| "no condition".into()),
+                                            actual.map(|h| u8::from(h).to_string()).unwrap_or_else(|| if o.truncated { "undecided (execution limit)".into() } else { "no condition".into() }),
                                             o.positive,
                                             o.negative,
                                             o.states.len(),

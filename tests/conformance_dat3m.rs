@@ -67,7 +67,11 @@ fn vulkan_expected_condition() {
 
 #[test]
 fn vulkan_nochains_expected_condition() {
-    run_csv("VULKAN-NOCHAINS-expected.csv", "vulkan-nochains", Property::Condition);
+    run_csv(
+        "VULKAN-NOCHAINS-expected.csv",
+        "vulkan-nochains",
+        Property::Condition,
+    );
 }
 
 #[test]
@@ -77,5 +81,9 @@ fn vulkan_dr_expected_races() {
 
 #[test]
 fn vulkan_dr_nochains_expected_races() {
-    run_csv("VULKAN-DR-NOCHAINS-expected.csv", "vulkan-nochains", Property::Races);
+    run_csv(
+        "VULKAN-DR-NOCHAINS-expected.csv",
+        "vulkan-nochains",
+        Property::Races,
+    );
 }

@@ -4,8 +4,8 @@
 //! barrier instances. MODELS.md documents each name.
 
 use super::ExecError;
-use crate::cat::Env;
 use super::trace::{Path, ReadValue};
+use crate::cat::Env;
 use crate::program::{Instruction, OpKind, Program, Scope, Stmt};
 use crate::relation::{EventSet, Relation};
 
@@ -181,10 +181,7 @@ pub(crate) fn static_env(
     }
 
     let same_thread = |a: usize, b: usize| events[a].thread == events[b].thread;
-    env.rel(
-        "po",
-        rel_of(&|a, b| same_thread(a, b) && a < b),
-    );
+    env.rel("po", rel_of(&|a, b| same_thread(a, b) && a < b));
     env.rel("sthd", rel_of(&same_thread));
     env.rel(
         "ssg",

@@ -42,7 +42,13 @@ pub struct Limits {
     /// Loop unrolling: a statement runs at most `unroll + 1` times on a path;
     /// paths that need more are cut (and counted).
     pub unroll: usize,
+    /// The most candidate executions one litmus test may evaluate; past it
+    /// the search stops and the result says it is truncated.
+    pub max_executions: u64,
 }
+
+/// The default limit on candidate executions per litmus test.
+pub const DEFAULT_MAX_EXECUTIONS: u64 = 200_000;
 
 /// The default loop-unrolling bound.
 pub const DEFAULT_UNROLL: usize = 2;
@@ -52,6 +58,7 @@ impl Default for Limits {
         Limits {
             max_writes_per_location: 8,
             unroll: DEFAULT_UNROLL,
+            max_executions: DEFAULT_MAX_EXECUTIONS,
         }
     }
 }
@@ -189,7 +196,11 @@ impl Skeleton {
     }
 
     /// Builds the skeleton of one path per thread.
-    pub fn build(program: &Program, paths: &[&Path], limits: Limits) -> Result<Skeleton, ExecError> {
+    pub fn build(
+        program: &Program,
+        paths: &[&Path],
+        limits: Limits,
+    ) -> Result<Skeleton, ExecError> {
         let (events, static_env, facts) = base::static_env(program, paths)?;
         let (reads, rf_choices) = candidates::rf_choices(program, &events, &facts);
         let asmo_choices = candidates::asmo_choices(&events, &facts, limits)?;

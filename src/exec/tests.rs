@@ -141,6 +141,8 @@ fn too_many_writes_is_an_error_not_a_hang() {
         t.push_str(&format!("st.atom.scopedev.sc0 x = {i}\n"));
     }
     let p = parse("t.test", &t).unwrap();
-    let e = Skeleton::straight_line(&p, Limits::default()).err().unwrap();
+    let e = Skeleton::straight_line(&p, Limits::default())
+        .err()
+        .unwrap();
     assert!(e.message.contains("9 atomic writes"), "{}", e.message);
 }

@@ -137,7 +137,8 @@ pub fn explore(program: &Program, unroll: usize) -> Result<Vec<ThreadPaths>, Exe
                             changed = true;
                         }
                         Some(old) => {
-                            let merged: Prov = old.iter().zip(prov).map(|(a, b)| *a.min(b)).collect();
+                            let merged: Prov =
+                                old.iter().zip(prov).map(|(a, b)| *a.min(b)).collect();
                             if merged != *old {
                                 *old = merged;
                                 changed = true;
@@ -152,9 +153,7 @@ pub fn explore(program: &Program, unroll: usize) -> Result<Vec<ThreadPaths>, Exe
         }
     }
     Err(ExecError {
-        message: format!(
-            "the value domains did not settle in {MAX_ROUNDS} rounds: lower --unroll"
-        ),
+        message: format!("the value domains did not settle in {MAX_ROUNDS} rounds: lower --unroll"),
     })
 }
 
@@ -244,11 +243,14 @@ fn explore_thread(
                         continue;
                     };
                     let prov = prov_max(&reg_prov(&s, a, program), &reg_prov(&s, b, program));
-                    s.regs.insert(dest.clone(), RegValue::Const(op.apply(va, vb)));
+                    s.regs
+                        .insert(dest.clone(), RegValue::Const(op.apply(va, vb)));
                     s.prov.insert(dest.clone(), prov);
                     s.pc += 1;
                 }
-                Stmt::Branch { cmp, a, b, label, .. } => {
+                Stmt::Branch {
+                    cmp, a, b, label, ..
+                } => {
                     let Some((va, vb)) = concretize2(&mut s, &mut stack, a, b, program, t, domain)
                     else {
                         continue;

@@ -28,7 +28,10 @@ impl fmt::Display for Quantifier {
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
 pub enum Term {
     /// Final value of register `reg` of thread `thread` (index into `Program::threads`).
-    Reg { thread: usize, reg: String },
+    Reg {
+        thread: usize,
+        reg: String,
+    },
     /// Final value of a location (index into `Program::locations`).
     Loc(usize),
     Const(i64),

@@ -202,7 +202,11 @@ impl Relation {
             }
             return out;
         }
-        for (dst, src_row) in out.bits.chunks_exact_mut(st).zip(self.bits.chunks_exact(st)) {
+        for (dst, src_row) in out
+            .bits
+            .chunks_exact_mut(st)
+            .zip(self.bits.chunks_exact(st))
+        {
             for (wi, &w) in src_row.iter().enumerate() {
                 let mut w = w;
                 while w != 0 {

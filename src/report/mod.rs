@@ -101,7 +101,12 @@ fn query_line(q: &QueryOutcome) -> String {
 }
 
 /// Adds one check per query of checked `.test` files.
-pub fn add_queries(outcomes: &[TestOutcome], total: &mut usize, passed: &mut usize, failed: &mut Vec<Failure>) {
+pub fn add_queries(
+    outcomes: &[TestOutcome],
+    total: &mut usize,
+    passed: &mut usize,
+    failed: &mut Vec<Failure>,
+) {
     for o in outcomes {
         for q in &o.queries {
             *total += 1;
@@ -150,14 +155,29 @@ pub fn litmus_text(o: &LitmusOutcome, quantifier: Option<Quantifier>) -> String 
         Observation::Sometimes => "Sometimes",
         Observation::Never => "Never",
     };
-    let _ = writeln!(s, "Observation {} {obs} {} {}", o.name, o.positive, o.negative);
+    let _ = writeln!(
+        s,
+        "Observation {} {obs} {} {}",
+        o.name, o.positive, o.negative
+    );
     if o.race_free {
         let _ = writeln!(s, "Data races: none");
     } else {
         let _ = writeln!(s, "Data races: yes");
         for r in &o.races {
-            let _ = writeln!(s, "  race on {}: {}  <->  {}", r.location, r.first, r.second);
+            let _ = writeln!(
+                s,
+                "  race on {}: {}  <->  {}",
+                r.location, r.first, r.second
+            );
         }
+    }
+    if o.truncated {
+        let _ = writeln!(
+            s,
+            "TRUNCATED after {} executions (--max-executions): states and counts cover only those",
+            o.executions
+        );
     }
     let _ = writeln!(
         s,

@@ -69,13 +69,20 @@ pub struct LitmusOutcome {
     pub unroll: usize,
     /// True when the search stopped early because the asked property was decided.
     pub stopped_early: bool,
+    /// True when the search stopped at the execution limit before deciding:
+    /// the verdicts then only cover the executions seen.
+    pub truncated: bool,
     #[serde(serialize_with = "crate::report::ser_duration")]
     pub time: Duration,
 }
 
 impl LitmusOutcome {
-    /// The verdict for a property: true when it holds.
+    /// The verdict for a property: true when it holds; `None` when the test
+    /// has no condition, or the search was truncated before deciding it.
     pub fn holds(&self, property: Property) -> Option<bool> {
+        if self.truncated && !self.stopped_early {
+            return None;
+        }
         match property {
             Property::Condition => self.condition_holds,
             Property::Races => Some(self.race_free),
@@ -84,13 +91,7 @@ impl LitmusOutcome {
 }
 
 /// Value of a term in a candidate execution.
-fn reg_value(
-    sk: &Skeleton,
-    cand: &Candidate,
-    thread: usize,
-    reg: &str,
-    program: &Program,
-) -> i64 {
+fn reg_value(sk: &Skeleton, cand: &Candidate, thread: usize, reg: &str, program: &Program) -> i64 {
     let Some((_, v)) = sk.registers[thread].iter().find(|(r, _)| r == reg) else {
         return 0;
     };
@@ -224,6 +225,7 @@ pub fn check_litmus(
     let mut races: Vec<RacePair> = Vec::new();
     let mut racy = false;
     let mut stopped_early = false;
+    let mut truncated = false;
     let mut failure: Option<CheckError> = None;
     let mut monotone_cache = None;
 
@@ -231,6 +233,10 @@ pub fn check_litmus(
         let staged = Staged::new(model, &sk.static_env, &mut monotone_cache)?;
         let mut prune = |env: &crate::cat::Env| staged.partial_ok(env);
         let mut visit = |cand: &Candidate| {
+            if executions >= limits.max_executions {
+                truncated = true;
+                return ControlFlow::Break(());
+            }
             executions += 1;
             let eval = match staged.prepared.evaluate(&cand.env) {
                 Ok(e) => e,
@@ -358,7 +364,7 @@ pub fn check_litmus(
         if let Some(e) = failure.take() {
             return Err(e);
         }
-        Ok(if stopped_early {
+        Ok(if stopped_early || truncated {
             ControlFlow::Break(())
         } else {
             ControlFlow::Continue(())
@@ -394,6 +400,7 @@ pub fn check_litmus(
         cut_paths: explorer.cut(),
         unroll: limits.unroll,
         stopped_early,
+        truncated,
         time: start.elapsed(),
     })
 }

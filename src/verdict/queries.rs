@@ -148,10 +148,7 @@ pub fn check_program(
                     ControlFlow::Continue(())
                 }
             };
-            skeleton.search(
-                if can_prune { Some(&mut prune) } else { None },
-                &mut visit,
-            );
+            skeleton.search(if can_prune { Some(&mut prune) } else { None }, &mut visit);
             if let Some(e) = failure.take() {
                 return Err(e);
             }

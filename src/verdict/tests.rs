@@ -1,7 +1,7 @@
 use super::*;
 use crate::exec::Limits;
-use crate::program::Expectation;
 use crate::frontend::alloy_test::parse;
+use crate::program::Expectation;
 
 fn models() -> Models {
     Models {
