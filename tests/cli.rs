@@ -127,3 +127,112 @@ fn check_json_has_results_and_summary() {
     assert_eq!(q["passed"], true);
     assert!(q["time"].as_f64().is_some());
 }
+
+#[test]
+fn suite_with_expected_csv_and_properties() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/litmus-vulkan");
+    let d = dir.to_str().unwrap();
+    let out = vkmm(&[
+        "suite",
+        d,
+        "--expected",
+        dir.join("expected-condition.csv").to_str().unwrap(),
+        "--format",
+        "json",
+    ]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["total"], 8);
+    assert_eq!(v["passed"], 8);
+    // the races CSV read as conditions disagrees: exit 1 with a detail
+    let out = vkmm(&[
+        "suite",
+        d,
+        "--expected",
+        dir.join("expected-races.csv").to_str().unwrap(),
+        "--property",
+        "condition",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        v["failed"][0]["file"]
+            .as_str()
+            .unwrap()
+            .ends_with("race-plain-mp.litmus"),
+        true
+    );
+    let out = vkmm(&[
+        "suite",
+        d,
+        "--expected",
+        dir.join("expected-races.csv").to_str().unwrap(),
+        "--property",
+        "races",
+    ]);
+    assert_eq!(out.status.code(), Some(0));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("4 passed, 0 failed"));
+}
+
+#[test]
+fn litmus_check_reads_like_herd() {
+    let f = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/litmus-vulkan/race-plain-mp.litmus");
+    let out = vkmm(&["check", f.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0));
+    let s = String::from_utf8_lossy(&out.stdout);
+    for needle in [
+        "Test race-plain-mp Allowed",
+        "States 4",
+        "P1:r0=1; P1:r1=0;",
+        "\nOk\n",
+        "Positive: 1 Negative: 3",
+        "Observation race-plain-mp Sometimes 1 3",
+        "race on x: P0 line 7: st.nonpriv.sc0 x, 1  <->  P1 line 8: ld.nonpriv.sc0 r1, x",
+    ] {
+        assert!(s.contains(needle), "missing `{needle}` in\n{s}");
+    }
+}
+
+#[test]
+fn bad_litmus_rows_keep_the_suite_going() {
+    let d = scratch("badlitmus");
+    std::fs::write(
+        d.join("bad.litmus"),
+        "VULKAN bad\n{ x=0; }\n P0@sg 0, wg 0, qf 0 ;\n ld.atom.dv.sc0 r0, x ;\n goto NOWHERE ;\nexists (P0:r0 == 0)\n",
+    )
+    .unwrap();
+    std::fs::copy(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/litmus-vulkan/rmw-exchange.litmus"),
+        d.join("good.litmus"),
+    )
+    .unwrap();
+    std::fs::write(
+        d.join("e.csv"),
+        "bad.litmus,1\ngood.litmus,1\nmissing.litmus,1\n",
+    )
+    .unwrap();
+    let out = vkmm(&[
+        "suite",
+        d.to_str().unwrap(),
+        "--expected",
+        d.join("e.csv").to_str().unwrap(),
+        "--format",
+        "json",
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["passed"], 1);
+    let errors = v["errors"].as_array().unwrap();
+    assert_eq!(errors.len(), 2, "{errors:?}");
+    let text = serde_json::to_string(errors).unwrap();
+    assert!(text.contains("bad.litmus:5:"), "{text}");
+    assert!(text.contains("NOWHERE"), "{text}");
+    assert!(text.contains("missing.litmus"), "{text}");
+}
