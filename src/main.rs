@@ -147,6 +147,52 @@ fn check_file(
     }
 }
 
+/// Why a CSV row disagrees: the verdicts, the witnesses and the outcome list.
+fn mismatch_detail(
+    o: &LitmusOutcome,
+    property: Property,
+    expected: bool,
+    actual: Option<bool>,
+) -> String {
+    let actual = match actual {
+        Some(h) => u8::from(h).to_string(),
+        None if o.truncated => "undecided (execution limit)".into(),
+        None => "no condition".into(),
+    };
+    let mut states: Vec<String> = o
+        .states
+        .iter()
+        .take(8)
+        .map(|(s, n)| {
+            let cells: Vec<String> = s.iter().map(|(k, v)| format!("{k}={v}")).collect();
+            format!("{} ({n})", cells.join(" "))
+        })
+        .collect();
+    if o.states.len() > 8 {
+        states.push(format!("... {} more", o.states.len() - 8));
+    }
+    let mut d = format!(
+        "{property:?}: expected {}, got {actual}; {} positive, {} negative; states: [{}]",
+        u8::from(expected),
+        o.positive,
+        o.negative,
+        states.join("; ")
+    );
+    if let Some(r) = o.races.first() {
+        d.push_str(&format!(
+            "; race on {}: {} <-> {}",
+            r.location, r.first, r.second
+        ));
+    }
+    if o.cut_paths > 0 {
+        d.push_str(&format!("; bound hit ({} paths cut)", o.cut_paths));
+    }
+    if o.stopped_early {
+        d.push_str("; search stopped once decided");
+    }
+    d
+}
+
 fn collect_tests(dir: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
     let mut entries: Vec<_> = std::fs::read_dir(dir)?.collect::<Result<_, _>>()?;
     entries.sort_by_key(|e| e.path());
@@ -281,16 +327,7 @@ fn run(cli: Cli) -> Result<i32, String> {
                                     Some(h) if h == row.holds => passed += 1,
                                     actual => failed.push(Failure {
                                         file: row.path.display().to_string(),
-                                        detail: format!(
-                                            "{property:?}: expected {}, got {} ({} positive, {} negative, {} states{}{})",
-                                            u8::from(row.holds),
-                                            actual.map(|h| u8::from(h).to_string()).unwrap_or_else(|| if o.truncated { "undecided (execution limit)".into() } else { "no condition".into() }),
-                                            o.positive,
-                                            o.negative,
-                                            o.states.len(),
-                                            if o.races.is_empty() { String::new() } else { format!(", race: {} <-> {}", o.races[0].first, o.races[0].second) },
-                                            if o.cut_paths > 0 { format!(", bound hit ({} paths cut)", o.cut_paths) } else { String::new() },
-                                        ),
+                                        detail: mismatch_detail(&o, property, row.holds, actual),
                                     }),
                                 }
                             }
