@@ -10,7 +10,26 @@ use super::polarity::{Staging, check_polarities};
 use super::value::{Cell, Env, Func, FuncImpl, Value};
 use crate::relation::{EventSet, Relation};
 use std::borrow::Cow;
+use std::cell::RefCell;
 use std::sync::Arc;
+
+/// Results of calls to one closure with given arguments, within one
+/// statement's evaluation (cat functions are pure, so a call with the same
+/// closure and equal arguments has the same value).
+/// Entries keep their closure alive, so its address cannot be reused by
+/// another closure while the memo lives.
+type Memo<'a> = RefCell<Vec<(Func, Vec<V<'a>>, V<'a>)>>;
+
+/// Equal arguments for memoisation (functions compare by identity).
+fn same_value(a: &V<'_>, b: &V<'_>) -> bool {
+    match (a, b) {
+        (V::Set(x), V::Set(y)) => x.as_ref() == y.as_ref(),
+        (V::Rel(x), V::Rel(y)) => x.as_ref() == y.as_ref(),
+        (V::Empty(x), V::Empty(y)) => x == y,
+        (V::Func(x), V::Func(y)) => Arc::ptr_eq(&x.0, &y.0),
+        _ => false,
+    }
+}
 
 /// Deepest nesting of evaluation (expression nesting plus function calls)
 /// before a recursion error is reported instead of exhausting the stack.
@@ -118,6 +137,7 @@ struct Machine<'a> {
     base_is_dyn: &'a [bool],
     full_set: &'a EventSet,
     id_rel: &'a Relation,
+    memo: Memo<'a>,
 }
 
 #[cold]
@@ -384,6 +404,14 @@ impl<'a> Machine<'a> {
                 if args.len() != lambda.params.len() {
                     return Err(arity_error(lambda, args.len(), pos));
                 }
+                if let Some((_, _, v)) = self.memo.borrow().iter().find(|(k, a, _)| {
+                    Arc::ptr_eq(&k.0, &func.0)
+                        && a.len() == args.len()
+                        && a.iter().zip(&args).all(|(x, y)| same_value(x, y))
+                }) {
+                    return Ok(v.clone());
+                }
+                let memo_args = args.clone();
                 if depth >= MAX_EVAL_DEPTH {
                     return Err(depth_error(lambda, pos));
                 }
@@ -398,7 +426,11 @@ impl<'a> Machine<'a> {
                         *slot = cell_owned(c);
                     }
                 }
-                self.eval(&lambda.body, &mut fr, depth + 1)
+                let v = self.eval(&lambda.body, &mut fr, depth + 1)?;
+                self.memo
+                    .borrow_mut()
+                    .push((func.clone(), memo_args, v.clone()));
+                Ok(v)
             }
         }
     }
@@ -636,6 +668,7 @@ impl<'a> Shared<'a> {
             base_is_dyn: self.base_is_dyn,
             full_set: self.full_set,
             id_rel: self.id_rel,
+            memo: RefCell::new(Vec::new()),
         }
     }
 
