@@ -15,28 +15,7 @@ fn khronos_alloy_suite_172_of_172() {
     let models = common::models();
     let files = common::files_with_ext(&dir, "test");
     assert_eq!(files.len(), 89, "the corpus should hold 89 .test files");
-    let mut total = 0;
-    let mut failures = Vec::new();
-    for f in &files {
-        match common::check_path(f, &models) {
-            Ok(o) => {
-                for q in &o.queries {
-                    total += 1;
-                    if !q.passed {
-                        failures.push(format!(
-                            "{}:{}: `{}` expected {} got {}",
-                            f.display(),
-                            q.line,
-                            q.query,
-                            q.expected,
-                            q.actual
-                        ));
-                    }
-                }
-            }
-            Err(e) => failures.push(e),
-        }
-    }
+    let (total, failures) = common::check_queries(&files, &models);
     assert!(
         failures.is_empty(),
         "{} of {total} queries disagree with the published verdicts:\n{}",

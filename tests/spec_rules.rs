@@ -16,28 +16,7 @@ fn every_rule_test_gives_its_hand_derived_verdicts() {
         "expected the rule tests in {}",
         dir.display()
     );
-    let mut failures = Vec::new();
-    let mut total = 0;
-    for f in &files {
-        match common::check_path(f, &models) {
-            Ok(o) => {
-                for q in &o.queries {
-                    total += 1;
-                    if !q.passed {
-                        failures.push(format!(
-                            "{}:{}: `{}` expected {} got {}",
-                            f.display(),
-                            q.line,
-                            q.query,
-                            q.expected,
-                            q.actual
-                        ));
-                    }
-                }
-            }
-            Err(e) => failures.push(e),
-        }
-    }
+    let (total, failures) = common::check_queries(&files, &models);
     assert!(
         failures.is_empty(),
         "{} of {total} rule queries failed:\n{}",

@@ -255,7 +255,7 @@ fn explore_thread(
                     else {
                         continue;
                     };
-                    s.pc = if cmp.holds_i64(va, vb) {
+                    s.pc = if cmp.holds(va, vb) {
                         target(&labels, label, t)?
                     } else {
                         pc + 1

@@ -15,18 +15,8 @@ pub enum Cmp {
 }
 
 impl Cmp {
-    pub fn holds(self, lhs: usize, rhs: usize) -> bool {
-        match self {
-            Cmp::Eq => lhs == rhs,
-            Cmp::Ne => lhs != rhs,
-            Cmp::Lt => lhs < rhs,
-            Cmp::Le => lhs <= rhs,
-            Cmp::Gt => lhs > rhs,
-            Cmp::Ge => lhs >= rhs,
-        }
-    }
-    /// The comparison on signed values (branches).
-    pub fn holds_i64(self, lhs: i64, rhs: i64) -> bool {
+    /// Whether `lhs cmp rhs` holds (counts in queries, values in branches).
+    pub fn holds<T: Ord>(self, lhs: T, rhs: T) -> bool {
         match self {
             Cmp::Eq => lhs == rhs,
             Cmp::Ne => lhs != rhs,

@@ -248,23 +248,10 @@ pub fn check_litmus(
             if !eval.consistent() {
                 return ControlFlow::Continue(());
             }
-            // Final values of the locations the condition or report needs.
-            let mut all_locs: Vec<usize> = shown_locs.clone();
-            if let Some(c) = cond {
-                let mut terms = Vec::new();
-                c.expr.terms(&mut terms);
-                if let Some(f) = &c.filter {
-                    f.terms(&mut terms);
-                }
-                for t in terms {
-                    if let Term::Loc(l) = t
-                        && !all_locs.contains(l)
-                    {
-                        all_locs.push(*l);
-                    }
-                }
-            }
-            let memory = final_memory(&sk, cand, &eval, program, &all_locs);
+            // Final values of the locations the condition or report needs
+            // (`shown_locs` holds every location the condition names).
+            let all_locs = &shown_locs;
+            let memory = final_memory(&sk, cand, &eval, program, all_locs);
             // one final state per combination of possible location values
             let mut combos: Vec<Vec<i64>> = vec![Vec::new()];
             for vals in &memory {

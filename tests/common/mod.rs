@@ -49,3 +49,31 @@ pub fn files_with_ext(dir: &Path, ext: &str) -> Vec<PathBuf> {
     out.sort();
     out
 }
+
+/// Checks every `.test` file; returns the number of queries and a line per
+/// query whose answer differs from its expectation (or per file that fails).
+pub fn check_queries(files: &[PathBuf], models: &Models) -> (usize, Vec<String>) {
+    let mut total = 0;
+    let mut failures = Vec::new();
+    for f in files {
+        match check_path(f, models) {
+            Ok(o) => {
+                for q in &o.queries {
+                    total += 1;
+                    if !q.passed {
+                        failures.push(format!(
+                            "{}:{}: `{}` expected {} got {}",
+                            f.display(),
+                            q.line,
+                            q.query,
+                            q.expected,
+                            q.actual
+                        ));
+                    }
+                }
+            }
+            Err(e) => failures.push(e),
+        }
+    }
+    (total, failures)
+}
