@@ -86,6 +86,7 @@ pub fn check_program(
     let mut outcomes: Vec<Option<QueryOutcome>> = vec![None; program.queries.len()];
     let mut events = 0;
     let mut candidates = 0u128;
+    let mut counted = false; // count the candidate space once, not per model
     for no_chains in [false, true] {
         let selected: Vec<(usize, &Query)> = program
             .queries
@@ -108,7 +109,9 @@ pub fn check_program(
         let mut monotone_cache = None;
         explorer.for_each(|skeleton| -> Result<ControlFlow<()>, CheckError> {
             events = events.max(skeleton.universe());
-            candidates = candidates.saturating_add(skeleton.candidate_count());
+            if !counted {
+                candidates = candidates.saturating_add(skeleton.candidate_count());
+            }
             let staged = Staged::new(model, &skeleton.static_env, &mut monotone_cache)?;
             let can_prune = staged.can_prune()
                 && selected
@@ -158,6 +161,7 @@ pub fn check_program(
                 ControlFlow::Continue(())
             })
         })?;
+        counted = true;
         let elapsed = t0.elapsed();
         for (k, (qi, q)) in selected.iter().enumerate() {
             let actual = if satisfied_at[k].is_some() {
