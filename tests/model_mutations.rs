@@ -56,8 +56,8 @@ const MUTATIONS: &[(&str, &str, &str)] = &[
     ),
     (
         "private accesses need system-synchronizes-with",
-        "| ([R & NONPRIV] ; hb ; [M & NONPRIV])",
-        "| ([R] ; hb ; [M])",
+        "let locord_nonprivate_read = [R & NONPRIV] ; hb ; [M & NONPRIV]",
+        "let locord_nonprivate_read = [R] ; hb ; [M]",
     ),
     (
         "read-after-write needs the read's visibility operation",
@@ -66,8 +66,8 @@ const MUTATIONS: &[(&str, &str, &str)] = &[
     ),
     (
         "domains are shared only within a scope instance",
-        "waw(avwg, hb & swg) | raw(avwg, hb & swg, viswg)",
-        "waw(avwg, hb) | raw(avwg, hb, viswg)",
+        "let locord_workgroup_domain = waw(avwg, hb & swg) | raw(avwg, hb & swg, viswg)",
+        "let locord_workgroup_domain = waw(avwg, hb) | raw(avwg, hb, viswg)",
     ),
     (
         "availability semantics include only the accesses before them",
