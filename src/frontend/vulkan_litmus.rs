@@ -1487,5 +1487,7 @@ impl<'a> Parser<'a> {
     }
 }
 
+pub mod print;
+
 #[cfg(test)]
 mod tests;
