@@ -62,6 +62,22 @@ enum Command {
         #[command(flatten)]
         args: ModelArgs,
     },
+    /// Explain an outcome: a witness if it is allowed; if it is forbidden, the
+    /// axiom rejecting each candidate execution and a shortest cycle with
+    /// every edge named; and a diagnosis of each data race.
+    Explain {
+        file: PathBuf,
+        /// The outcome, in the condition syntax of the test (default: the
+        /// test's own condition; `.test` files: any execution of their pinned values).
+        #[arg(long)]
+        outcome: Option<String>,
+        /// Wording of the model's checks and relations (`.explain` file);
+        /// built in for the Vulkan models.
+        #[arg(long)]
+        explain_spec: Option<PathBuf>,
+        #[command(flatten)]
+        args: ModelArgs,
+    },
     /// Check every litmus file below a folder, in parallel, and summarise.
     /// With --expected, check the rows of an expected-verdicts CSV instead.
     Suite {
@@ -284,6 +300,58 @@ fn run(cli: Cli) -> Result<i32, String> {
                 print!("{}", summary.to_text());
             }
             Ok(summary.exit_code())
+        }
+        Command::Explain {
+            file,
+            outcome,
+            explain_spec,
+            args,
+        } => {
+            let model = vkmm::models::load(&args.model).map_err(|e| e.to_string())?;
+            let spec = match &explain_spec {
+                Some(p) => {
+                    let text = std::fs::read_to_string(p)
+                        .map_err(|e| format!("{}: cannot read: {e}", p.display()))?;
+                    vkmm::explain::ExplainSpec::parse(&p.display().to_string(), &text)
+                        .map_err(|e| e.to_string())?
+                }
+                None => vkmm::explain::ExplainSpec::builtin(&args.model).unwrap_or_default(),
+            };
+            let program = load(&file).map_err(|e| e.error)?;
+            let parsed_outcome = match &outcome {
+                Some(o) => {
+                    if Format::of_path(&file) != Some(Format::VulkanLitmus) {
+                        return Err("--outcome applies to .litmus files (a .test file's values are pinned by its instructions)".into());
+                    }
+                    let text = std::fs::read_to_string(&file)
+                        .map_err(|e| format!("{}: cannot read file: {e}", file.display()))?;
+                    let expr = vkmm::frontend::vulkan_litmus::parse_outcome(
+                        &file.display().to_string(),
+                        &text,
+                        o,
+                    )
+                    .map_err(|e| e.to_string())?;
+                    Some((expr, o.clone()))
+                }
+                None => None,
+            };
+            let x = vkmm::explain::explain(
+                &program,
+                &model,
+                &args.model,
+                &spec,
+                parsed_outcome.as_ref().map(|(e, t)| (e, t.clone())),
+                limits(&args),
+            )
+            .map_err(|e| format!("{}: {e}", file.display()))?;
+            match args.format {
+                OutputFormat::Json => println!(
+                    "{}",
+                    serde_json::to_string_pretty(&x).map_err(|e| e.to_string())?
+                ),
+                OutputFormat::Text => print!("{}", vkmm::explain::to_text(&x)),
+            }
+            Ok(0)
         }
         Command::Suite {
             dir,

@@ -56,8 +56,8 @@ const MUTATIONS: &[(&str, &str, &str)] = &[
     ),
     (
         "private accesses need system-synchronizes-with",
-        "let locord_nonprivate_read = [R & NONPRIV] ; hb ; [M & NONPRIV]",
-        "let locord_nonprivate_read = [R] ; hb ; [M]",
+        "let locord_nonprivate_read = sloc & ([R & NONPRIV] ; hb ; [M & NONPRIV])",
+        "let locord_nonprivate_read = sloc & ([R] ; hb ; [M])",
     ),
     (
         "read-after-write needs the read's visibility operation",

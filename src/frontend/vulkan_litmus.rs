@@ -62,6 +62,39 @@ pub fn parse(file: &str, text: &str) -> Result<Program, FrontendError> {
     Ok(p.program)
 }
 
+/// Parses an outcome — a condition expression such as
+/// `P1:r0 == 1 /\ x == 0` — against the test in `text` (the same names as
+/// its final condition may use). Errors name the column in `outcome`
+/// (line 1), or the test file's own error if the file does not parse.
+pub fn parse_outcome(file: &str, text: &str, outcome: &str) -> Result<CondExpr, FrontendError> {
+    super::check_litmus_architecture(file, text)?;
+    let src = Src::new(text);
+    let mut p = Parser::new(file, &src);
+    p.run().map_err(|(at, message)| {
+        let (line, column) = src.line_col(at);
+        FrontendError {
+            file: file.to_string(),
+            line,
+            column,
+            message,
+        }
+    })?;
+    let osrc = Src::new(outcome);
+    let mut lx = Lexer::new(&osrc, 0, osrc.chars.len());
+    let err = |(at, message): PErr| {
+        let (line, column) = osrc.line_col(at);
+        FrontendError {
+            file: "--outcome".to_string(),
+            line,
+            column,
+            message,
+        }
+    };
+    let expr = p.cond(&mut lx, 0).map_err(err)?;
+    lx.expect_end("the outcome").map_err(err)?;
+    Ok(expr)
+}
+
 /// An error at a character index of the file.
 type PErr = (usize, String);
 type R<T> = Result<T, PErr>;

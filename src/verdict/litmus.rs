@@ -91,7 +91,13 @@ impl LitmusOutcome {
 }
 
 /// Value of a term in a candidate execution.
-fn reg_value(sk: &Skeleton, cand: &Candidate, thread: usize, reg: &str, program: &Program) -> i64 {
+pub(crate) fn reg_value(
+    sk: &Skeleton,
+    cand: &Candidate,
+    thread: usize,
+    reg: &str,
+    program: &Program,
+) -> i64 {
     let Some((_, v)) = sk.registers[thread].iter().find(|(r, _)| r == reg) else {
         return 0;
     };
@@ -101,7 +107,7 @@ fn reg_value(sk: &Skeleton, cand: &Candidate, thread: usize, reg: &str, program:
     }
 }
 
-fn read_value(sk: &Skeleton, cand: &Candidate, e: usize, program: &Program) -> i64 {
+pub(crate) fn read_value(sk: &Skeleton, cand: &Candidate, e: usize, program: &Program) -> i64 {
     let k = sk.reads.binary_search(&e).expect("a read event");
     match cand.rf_source[k] {
         Some(w) => sk.events[w].write_value.unwrap_or(0),
@@ -118,7 +124,7 @@ fn read_value(sk: &Skeleton, cand: &Candidate, e: usize, program: &Program) -> i
 /// other write to the location follows (in `asmo`, program order, or the
 /// model's `locord` if it binds one). Several maximal writes (unordered
 /// writes) give several possible final states.
-fn final_memory(
+pub(crate) fn final_memory(
     sk: &Skeleton,
     cand: &Candidate,
     eval: &crate::cat::Evaluation,
@@ -162,7 +168,7 @@ fn final_memory(
         .collect()
 }
 
-fn describe(program: &Program, e: &EventInfo) -> String {
+pub(crate) fn describe(program: &Program, e: &EventInfo) -> String {
     let t = &program.threads[e.thread];
     let ins = e.instruction(program);
     format!("P{} line {}: {}", t.id, ins.source.line, ins.source.text)

@@ -1,0 +1,550 @@
+//! Explanations: why an outcome is allowed (a witness execution with its key
+//! edges) or forbidden (for every candidate execution producing it, the
+//! axiom that rejects it and a shortest cycle, each edge labelled with the
+//! rule it comes from), and why two accesses race (what is missing).
+//!
+//! The wording is data: a model's `.explain` file (`models/vulkan.explain`)
+//! maps its checks to the relations that explain them and its bindings to
+//! the spec's names for them.
+
+mod spec;
+
+pub use spec::{ExplainSpec, SpecError};
+
+use crate::cat::{Evaluation, Model, Value};
+use crate::exec::{Candidate, Explorer, Limits, Skeleton};
+use crate::program::{CondExpr, Program, Term};
+use crate::relation::Relation;
+use crate::verdict::litmus::{describe, final_memory, reg_value};
+use crate::verdict::{CheckError, DYNAMIC_NAMES};
+use serde::Serialize;
+use std::collections::BTreeMap;
+use std::ops::ControlFlow;
+
+/// An edge of a cycle or witness: `from` and `to` are event descriptions.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Edge {
+    pub from: String,
+    pub to: String,
+    /// The binding that contains the edge (the most specific one listed).
+    pub relation: String,
+    /// The spec's name for it.
+    pub label: String,
+}
+
+/// Candidate executions rejected the same way.
+#[derive(Clone, Debug, Serialize)]
+pub struct Rejection {
+    /// The failing check (its name in the cat file).
+    pub axiom: String,
+    /// A shortest cycle (acyclic checks) or the offending pair (others);
+    /// empty when the model names no relation for the check.
+    pub cycle: Vec<Edge>,
+    /// How many candidate executions fail this way.
+    pub executions: u64,
+}
+
+/// What is known about a racing pair.
+#[derive(Clone, Debug, Serialize)]
+pub struct RaceDiagnosis {
+    pub first: String,
+    pub second: String,
+    pub location: String,
+    /// `(question, answer)` lines from the model's `.explain` file.
+    pub facts: Vec<(String, String)>,
+}
+
+/// The events of an execution and its labelled edges.
+#[derive(Clone, Debug, Serialize)]
+pub struct Witness {
+    pub events: Vec<String>,
+    pub edges: Vec<Edge>,
+}
+
+/// The explanation of one outcome of one test.
+#[derive(Clone, Debug, Serialize)]
+pub struct Explanation {
+    pub test: String,
+    pub outcome: String,
+    pub model: String,
+    /// Candidate executions (of any consistency) producing the outcome.
+    pub candidates: u64,
+    /// Of which consistent.
+    pub consistent: u64,
+    pub verdict: Verdict,
+    pub witness: Option<Witness>,
+    /// Why the inconsistent candidates are rejected, grouped.
+    pub rejections: Vec<Rejection>,
+    /// Races in consistent executions producing the outcome.
+    pub races: Vec<RaceDiagnosis>,
+    pub cut_paths: usize,
+    pub truncated: bool,
+}
+
+/// What the model says about the outcome.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub enum Verdict {
+    /// Some consistent execution produces it.
+    Allowed,
+    /// Candidate executions produce it, none consistently.
+    Forbidden,
+    /// No candidate execution produces it at all (not even an inconsistent one).
+    Unreachable,
+}
+
+fn rel<'e>(eval: &'e Evaluation, env: &'e crate::cat::Env, name: &str) -> Option<&'e Relation> {
+    match eval.lookup(name).or_else(|| env.get(name)) {
+        Some(Value::Rel(r)) => Some(r),
+        _ => None,
+    }
+}
+
+fn label_edge(
+    spec: &ExplainSpec,
+    eval: &Evaluation,
+    env: &crate::cat::Env,
+    a: usize,
+    b: usize,
+) -> (String, String) {
+    for (binding, label) in &spec.edges {
+        if rel(eval, env, binding).is_some_and(|r| r.contains(a, b)) {
+            return (binding.clone(), label.clone());
+        }
+    }
+    (
+        "?".into(),
+        "(no labelled relation contains this edge)".into(),
+    )
+}
+
+fn event_text(program: &Program, sk: &Skeleton, cand: &Candidate, e: usize) -> String {
+    let ev = &sk.events[e];
+    let mut s = format!("e{e} {}", describe(program, ev));
+    let ins = ev.instruction(program);
+    if ins.is_read()
+        && let Ok(k) = sk.reads.binary_search(&e)
+    {
+        let v = crate::verdict::litmus::read_value(sk, cand, e, program);
+        s.push_str(&format!(
+            " [reads {v}{}]",
+            if cand.rf_source[k].is_none() {
+                ", initial"
+            } else {
+                ""
+            }
+        ));
+    }
+    if let Some(w) = ev.write_value {
+        s.push_str(&format!(" [writes {w}]"));
+    }
+    s
+}
+
+/// Explains `outcome` (default: the test's condition expression; `true` for
+/// `.test` files, whose values are pinned) under `model`.
+pub fn explain(
+    program: &Program,
+    model: &Model,
+    model_name: &str,
+    spec: &ExplainSpec,
+    outcome: Option<(&CondExpr, String)>,
+    limits: Limits,
+) -> Result<Explanation, CheckError> {
+    let explorer = Explorer::new(program, limits)?;
+    let cond = program.condition.as_ref();
+    let (target, outcome_text) = match outcome {
+        Some((e, t)) => (e.clone(), t),
+        None => match cond {
+            Some(c) => (c.expr.clone(), format!("the condition of `{}`", c.text)),
+            None => (CondExpr::True, "any execution".to_string()),
+        },
+    };
+    let filter = cond.and_then(|c| c.filter.clone());
+    let mut locs: Vec<usize> = Vec::new();
+    let mut terms = Vec::new();
+    target.terms(&mut terms);
+    if let Some(f) = &filter {
+        f.terms(&mut terms);
+    }
+    for t in terms {
+        if let Term::Loc(l) = t
+            && !locs.contains(l)
+        {
+            locs.push(*l);
+        }
+    }
+    let mut out = Explanation {
+        test: program.name.clone(),
+        outcome: outcome_text,
+        model: model_name.to_string(),
+        candidates: 0,
+        consistent: 0,
+        verdict: Verdict::Unreachable,
+        witness: None,
+        rejections: Vec::new(),
+        races: Vec::new(),
+        cut_paths: explorer.cut(),
+        truncated: false,
+    };
+    let mut groups: BTreeMap<String, Rejection> = BTreeMap::new();
+    let mut seen = 0u64;
+    let mut failure: Option<CheckError> = None;
+    explorer.for_each(|sk| -> Result<ControlFlow<()>, CheckError> {
+        let prepared = model.prepare(&sk.static_env, DYNAMIC_NAMES)?;
+        sk.search(None, &mut |cand| {
+            seen += 1;
+            if seen > limits.max_executions {
+                out.truncated = true;
+                return ControlFlow::Break(());
+            }
+            let eval = match prepared.evaluate(&cand.env) {
+                Ok(e) => e,
+                Err(e) => {
+                    failure = Some(e.into());
+                    return ControlFlow::Break(());
+                }
+            };
+            // Does this execution produce the outcome (some final state)?
+            let memory = final_memory(&sk, cand, &eval, program, &locs);
+            let mut combos: Vec<Vec<i64>> = vec![Vec::new()];
+            for vals in &memory {
+                combos = combos
+                    .into_iter()
+                    .flat_map(|c| {
+                        vals.iter().map(move |v| {
+                            let mut c2 = c.clone();
+                            c2.push(*v);
+                            c2
+                        })
+                    })
+                    .collect();
+            }
+            let produces = combos.iter().any(|mem| {
+                let value = |t: &Term| -> i64 {
+                    match t {
+                        Term::Const(c) => *c,
+                        Term::Reg { thread, reg } => reg_value(&sk, cand, *thread, reg, program),
+                        Term::Loc(l) => locs
+                            .iter()
+                            .position(|x| x == l)
+                            .map(|i| mem[i])
+                            .unwrap_or_else(|| program.initial_value(*l)),
+                    }
+                };
+                filter.as_ref().is_none_or(|f| f.eval(&value)) && target.eval(&value)
+            });
+            if !produces {
+                return ControlFlow::Continue(());
+            }
+            out.candidates += 1;
+            if eval.consistent() {
+                out.consistent += 1;
+                if out.witness.is_none() {
+                    out.witness = Some(witness(program, &sk, cand, &eval, spec));
+                }
+                if eval.flags().next().is_some() {
+                    diagnose_races(program, &sk, cand, &eval, spec, &mut out.races);
+                }
+                return ControlFlow::Continue(());
+            }
+            for c in eval.checks.iter().filter(|c| !c.flag && !c.passed) {
+                let cycle = spec
+                    .check_relation(&c.name)
+                    .and_then(|b| rel(&eval, &cand.env, b))
+                    .map(|r| offending(program, &sk, cand, &eval, spec, r, &c.kind))
+                    .unwrap_or_default();
+                let key = format!(
+                    "{}|{}",
+                    c.name,
+                    cycle
+                        .iter()
+                        .map(|e| format!(
+                            "{}>{}>{}",
+                            strip_id(&e.from),
+                            e.relation,
+                            strip_id(&e.to)
+                        ))
+                        .collect::<Vec<_>>()
+                        .join(",")
+                );
+                groups
+                    .entry(key)
+                    .or_insert_with(|| Rejection {
+                        axiom: c.name.clone(),
+                        cycle,
+                        executions: 0,
+                    })
+                    .executions += 1;
+            }
+            ControlFlow::Continue(())
+        });
+        if let Some(e) = failure.take() {
+            return Err(e);
+        }
+        Ok(if out.truncated {
+            ControlFlow::Break(())
+        } else {
+            ControlFlow::Continue(())
+        })
+    })?;
+    out.rejections = groups.into_values().collect();
+    out.rejections
+        .sort_by_key(|r| std::cmp::Reverse(r.executions));
+    out.verdict = if out.consistent > 0 {
+        Verdict::Allowed
+    } else if out.candidates > 0 {
+        Verdict::Forbidden
+    } else {
+        Verdict::Unreachable
+    };
+    Ok(out)
+}
+
+/// `e12 P0 line 3: ...` without the event number and values (for grouping).
+fn strip_id(s: &str) -> &str {
+    let s = s.split_once(' ').map(|(_, r)| r).unwrap_or(s);
+    s.split(" [").next().unwrap_or(s)
+}
+
+/// A shortest cycle of `r` (acyclic checks) or one pair of it (empty and
+/// irreflexive checks), labelled.
+fn offending(
+    program: &Program,
+    sk: &Skeleton,
+    cand: &Candidate,
+    eval: &Evaluation,
+    spec: &ExplainSpec,
+    r: &Relation,
+    kind: &crate::cat::CheckKind,
+) -> Vec<Edge> {
+    let path: Vec<(usize, usize)> = match kind {
+        crate::cat::CheckKind::Acyclic => match r.find_cycle() {
+            Some(c) => (0..c.len()).map(|i| (c[i], c[(i + 1) % c.len()])).collect(),
+            None => Vec::new(),
+        },
+        crate::cat::CheckKind::Irreflexive => (0..r.universe())
+            .filter(|&a| r.contains(a, a))
+            .map(|a| (a, a))
+            .take(1)
+            .collect(),
+        crate::cat::CheckKind::Empty => r.pairs().take(1).collect(),
+    };
+    path.into_iter()
+        .map(|(a, b)| {
+            let (relation, label) = label_edge(spec, eval, &cand.env, a, b);
+            Edge {
+                from: event_text(program, sk, cand, a),
+                to: event_text(program, sk, cand, b),
+                relation,
+                label,
+            }
+        })
+        .collect()
+}
+
+fn witness(
+    program: &Program,
+    sk: &Skeleton,
+    cand: &Candidate,
+    eval: &Evaluation,
+    spec: &ExplainSpec,
+) -> Witness {
+    let events = (0..sk.universe())
+        .map(|e| event_text(program, sk, cand, e))
+        .collect();
+    // Immediate edges only (no transitive closures): each labelled relation's
+    // pairs not already implied by a path of its own.
+    let mut edges = Vec::new();
+    let mut drawn: Vec<(usize, usize)> = Vec::new();
+    for (binding, label) in &spec.edges {
+        if binding == "po" {
+            continue;
+        }
+        let Some(r) = rel(eval, &cand.env, binding) else {
+            continue;
+        };
+        let r = if r.is_transitive() {
+            r.immediate()
+        } else {
+            r.clone()
+        };
+        for (a, b) in r.pairs() {
+            if a == b || drawn.contains(&(a, b)) {
+                continue;
+            }
+            drawn.push((a, b));
+            edges.push(Edge {
+                from: event_text(program, sk, cand, a),
+                to: event_text(program, sk, cand, b),
+                relation: binding.clone(),
+                label: label.clone(),
+            });
+        }
+    }
+    Witness { events, edges }
+}
+
+fn diagnose_races(
+    program: &Program,
+    sk: &Skeleton,
+    cand: &Candidate,
+    eval: &Evaluation,
+    spec: &ExplainSpec,
+    out: &mut Vec<RaceDiagnosis>,
+) {
+    let Some(dr) = rel(eval, &cand.env, "dr") else {
+        return;
+    };
+    for (x, y) in dr.pairs() {
+        if x > y {
+            continue;
+        }
+        let first = describe(program, &sk.events[x]);
+        let second = describe(program, &sk.events[y]);
+        if out.iter().any(|d| d.first == first && d.second == second) {
+            continue;
+        }
+        let location = program
+            .location_of(sk.events[x].instruction(program))
+            .map(|l| program.locations[l].clone())
+            .unwrap_or_default();
+        let mut facts = vec![(
+            "location-ordered (either way)".to_string(),
+            "no: no rule of location-ordered relates them, and they are not mutually-ordered atomics".to_string(),
+        )];
+        let yes = |b: bool| if b { "yes" } else { "no" }.to_string();
+        for (binding, text) in &spec.race_pairs {
+            if let Some(r) = rel(eval, &cand.env, binding) {
+                facts.push((text.clone(), yes(r.contains(x, y) || r.contains(y, x))));
+            }
+        }
+        for (set, text) in &spec.race_events {
+            if let Some(Value::Set(s)) = eval.lookup(set).or_else(|| cand.env.get(set)) {
+                facts.push((
+                    text.clone(),
+                    format!(
+                        "first: {}, second: {}",
+                        yes(s.contains(x)),
+                        yes(s.contains(y))
+                    ),
+                ));
+            }
+        }
+        let list = |r: &Relation, from: bool, e: usize| -> String {
+            let evs: Vec<String> = (0..sk.universe())
+                .filter(|&o| {
+                    if from {
+                        r.contains(e, o)
+                    } else {
+                        r.contains(o, e)
+                    }
+                })
+                .map(|o| describe(program, &sk.events[o]))
+                .collect();
+            if evs.is_empty() {
+                "none".into()
+            } else {
+                evs.join("; ")
+            }
+        };
+        for (binding, text) in &spec.race_from {
+            if let Some(r) = rel(eval, &cand.env, binding) {
+                facts.push((text.clone(), list(r, true, x)));
+            }
+        }
+        for (binding, text) in &spec.race_to {
+            if let Some(r) = rel(eval, &cand.env, binding) {
+                facts.push((text.clone(), list(r, false, y)));
+            }
+        }
+        out.push(RaceDiagnosis {
+            first,
+            second,
+            location,
+            facts,
+        });
+    }
+}
+
+/// Text report of an explanation.
+pub fn to_text(x: &Explanation) -> String {
+    use std::fmt::Write;
+    let mut s = String::new();
+    let verdict = match x.verdict {
+        Verdict::Allowed => "ALLOWED",
+        Verdict::Forbidden => "FORBIDDEN",
+        Verdict::Unreachable => {
+            "UNREACHABLE (no candidate execution produces it, consistent or not)"
+        }
+    };
+    let outcome = if x.outcome.starts_with("the condition") {
+        x.outcome.clone()
+    } else {
+        format!("`{}`", x.outcome)
+    };
+    let _ = writeln!(
+        s,
+        "Test {}: outcome {outcome} is {verdict} under {}",
+        x.test, x.model
+    );
+    let _ = writeln!(
+        s,
+        "  {} candidate executions produce it, {} consistent{}{}",
+        x.candidates,
+        x.consistent,
+        if x.cut_paths > 0 {
+            format!("; BOUND HIT: {} thread paths cut", x.cut_paths)
+        } else {
+            String::new()
+        },
+        if x.truncated {
+            "; TRUNCATED at the execution limit"
+        } else {
+            ""
+        }
+    );
+    if let Some(w) = &x.witness {
+        let _ = writeln!(s, "Witness execution:");
+        for e in &w.events {
+            let _ = writeln!(s, "  {e}");
+        }
+        let _ = writeln!(s, "Key edges:");
+        for e in &w.edges {
+            let _ = writeln!(s, "  {} -> {}  [{}]", short(&e.from), short(&e.to), e.label);
+        }
+    }
+    for r in &x.rejections {
+        let _ = writeln!(
+            s,
+            "Rejected by `{}` ({} executions):",
+            r.axiom, r.executions
+        );
+        if r.cycle.is_empty() {
+            let _ = writeln!(
+                s,
+                "  (the model's .explain file names no relation for this check)"
+            );
+        }
+        for e in &r.cycle {
+            let _ = writeln!(s, "  {}\n      --[{}]-->", e.from, e.label);
+        }
+        if let Some(last) = r.cycle.last() {
+            let _ = writeln!(s, "  {}", last.to);
+        }
+    }
+    for d in &x.races {
+        let _ = writeln!(
+            s,
+            "Data race on {}: {}  <->  {}",
+            d.location, d.first, d.second
+        );
+        for (q, a) in &d.facts {
+            let _ = writeln!(s, "  {q}: {a}");
+        }
+    }
+    s
+}
+
+fn short(event: &str) -> &str {
+    event.split(" [").next().unwrap_or(event)
+}

@@ -1,0 +1,197 @@
+//! `vkmm explain`: forbidden outcomes with their axiom and labelled cycle,
+//! allowed outcomes with a witness, race diagnoses, unreachable outcomes.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use vkmm::exec::Limits;
+use vkmm::explain::{ExplainSpec, Explanation, Verdict, explain};
+
+fn own(file: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/litmus-vulkan")
+        .join(file)
+}
+
+fn run(path: &Path, outcome: Option<&str>) -> Explanation {
+    let program = vkmm::frontend::load(path).unwrap();
+    let model = vkmm::models::load("vulkan").unwrap();
+    let spec = ExplainSpec::builtin("vulkan").unwrap();
+    let parsed = outcome.map(|o| {
+        let text = std::fs::read_to_string(path).unwrap();
+        let e = vkmm::frontend::vulkan_litmus::parse_outcome("t", &text, o).unwrap();
+        (e, o.to_string())
+    });
+    explain(
+        &program,
+        &model,
+        "vulkan",
+        &spec,
+        parsed.as_ref().map(|(e, t)| (e, t.clone())),
+        Limits::default(),
+    )
+    .unwrap()
+}
+
+fn relations(x: &Explanation) -> Vec<Vec<String>> {
+    x.rejections
+        .iter()
+        .map(|r| {
+            let mut v: Vec<String> = r.cycle.iter().map(|e| e.relation.clone()).collect();
+            v.sort();
+            v
+        })
+        .collect()
+}
+
+#[test]
+fn forbidden_message_passing_names_the_axiom_and_cycle() {
+    let Some(d) = common::corpus("dat3m-vulkan") else {
+        eprintln!("SKIPPED: ../shared/corpus/dat3m-vulkan is missing");
+        return;
+    };
+    let x = run(
+        &d.join("Kronos-Group/mp.litmus"),
+        Some("P1:r0 == 1 /\\ P1:r1 == 0"),
+    );
+    assert_eq!(x.verdict, Verdict::Forbidden);
+    assert_eq!(x.consistent, 0);
+    assert_eq!(x.rejections.len(), 1);
+    let r = &x.rejections[0];
+    assert_eq!(r.axiom, "location-order-acyclicity");
+    // write -> read through the workgroup instance domain, read -> write by from-reads
+    assert_eq!(
+        relations(&x),
+        vec![vec![
+            "fr".to_string(),
+            "locord_workgroup_domain".to_string()
+        ]]
+    );
+    // the cycle closes: each edge ends where the next starts
+    for w in r.cycle.windows(2) {
+        assert_eq!(w[0].to, w[1].from);
+    }
+    assert_eq!(r.cycle.last().unwrap().to, r.cycle[0].from);
+    assert!(
+        r.cycle
+            .iter()
+            .any(|e| e.label.contains("workgroup instance domain"))
+    );
+}
+
+#[test]
+fn corr_violation_is_a_coherence_cycle() {
+    let Some(d) = common::corpus("dat3m-vulkan") else {
+        eprintln!("SKIPPED: ../shared/corpus/dat3m-vulkan is missing");
+        return;
+    };
+    let x = run(&d.join("Kronos-Group/corr.litmus"), None);
+    assert_eq!(x.verdict, Verdict::Forbidden);
+    assert!(!x.rejections.is_empty());
+    for rels in relations(&x) {
+        assert_eq!(rels, vec!["fr", "locord_same_agent", "rf"], "{x:#?}");
+    }
+}
+
+#[test]
+fn missing_availability_race_is_diagnosed() {
+    let x = run(
+        &own("race-plain-mp.litmus"),
+        Some("P1:r0 == 1 /\\ P1:r1 == 0"),
+    );
+    assert_eq!(x.verdict, Verdict::Allowed);
+    let w = x.witness.as_ref().unwrap();
+    assert_eq!(w.events.len(), 4);
+    assert!(w.edges.iter().any(|e| e.relation == "rf"));
+    assert_eq!(x.races.len(), 1);
+    let d = &x.races[0];
+    assert_eq!(d.location, "x");
+    let fact = |q: &str| {
+        d.facts
+            .iter()
+            .find(|(k, _)| k.starts_with(q))
+            .map(|(_, v)| v.clone())
+            .unwrap_or_else(|| panic!("no fact `{q}` in {:?}", d.facts))
+    };
+    assert_eq!(fact("happens-before"), "no");
+    assert_eq!(
+        fact("availability operations covering the first access"),
+        "none"
+    );
+    assert_eq!(
+        fact("visibility operations covering the second access"),
+        "none"
+    );
+    assert_eq!(fact("non-private"), "first: yes, second: yes");
+}
+
+#[test]
+fn scope_mismatch_race_lacks_happens_before_but_has_av_vis() {
+    let x = run(&own("scope-mismatch-race.litmus"), None);
+    assert_eq!(x.verdict, Verdict::Allowed);
+    let d = x
+        .races
+        .iter()
+        .find(|d| d.location == "x")
+        .expect("race on x");
+    let fact = |q: &str| {
+        d.facts
+            .iter()
+            .find(|(k, _)| k.starts_with(q))
+            .unwrap()
+            .1
+            .clone()
+    };
+    assert_eq!(fact("happens-before"), "no");
+    assert!(
+        fact("availability operations covering the first access").contains("st.av.dv.sc0 x, 1")
+    );
+    assert!(
+        fact("visibility operations covering the second access").contains("ld.vis.dv.sc0 r1, x")
+    );
+    // the flag accesses are not mutually ordered either: they race too
+    assert!(x.races.iter().any(|d| d.location == "f"));
+}
+
+#[test]
+fn unreachable_outcomes_are_not_called_forbidden() {
+    let x = run(&own("rmw-exchange.litmus"), Some("P0:r0 == 42"));
+    assert_eq!(x.verdict, Verdict::Unreachable);
+    assert_eq!(x.candidates, 0);
+}
+
+#[test]
+fn cli_json_and_bad_outcomes() {
+    let exe = env!("CARGO_BIN_EXE_vkmm");
+    let f = own("race-plain-mp.litmus");
+    let out = Command::new(exe)
+        .args([
+            "explain",
+            f.to_str().unwrap(),
+            "--outcome",
+            "P1:r1 == 7",
+            "--format",
+            "json",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["verdict"], "Unreachable");
+    let out = Command::new(exe)
+        .args(["explain", f.to_str().unwrap(), "--outcome", "P1:r9 == 1"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("--outcome:1:1") && err.contains("P1:r9"),
+        "{err}"
+    );
+    let out = Command::new(exe)
+        .args(["explain", f.to_str().unwrap(), "--outcome", "P1:r1 == "])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+}
