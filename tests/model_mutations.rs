@@ -35,15 +35,19 @@ const MUTATIONS: &[(&str, &str, &str)] = &[
     ),
     (
         "synchronizes-with needs mutual scope inclusion",
-        "let sw = inscope & (",
-        "let sw = (",
+        "let sw_atom_atom = inscope & (",
+        "let sw_atom_atom = (",
     ),
     (
         "barrier synchronizes-with needs the storage class in the semantics",
         "let po_sc_sem = po & sc_in_sem",
         "let po_sc_sem = po",
     ),
-    ("control barriers synchronize", "| sw_cbar)", ")"),
+    (
+        "control barriers synchronize",
+        "| sw_bar_bar | sw_cbar",
+        "| sw_bar_bar",
+    ),
     (
         "system-synchronizes-with is inter-thread-happens-before",
         "  (ssw\n  | ([SEMS] ; sw ; [SEMS])",

@@ -354,8 +354,12 @@ fn witness(
         .collect();
     // Immediate edges only (no transitive closures): each labelled relation's
     // pairs not already implied by a path of its own.
-    let mut edges = Vec::new();
-    let mut drawn: Vec<(usize, usize)> = Vec::new();
+    let mut edges: Vec<Edge> = Vec::new();
+    // (a, b, binding) already drawn: a pair gets one edge per relation
+    // family (the name before the first `_`), the first listed binding
+    // winning (`sw` is skipped where an `sw_*` case was drawn, the other
+    // `locord_*` cases where one was, `hb` where synchronizes-with was).
+    let mut drawn: Vec<(usize, usize, String)> = Vec::new();
     for (binding, label) in &spec.edges {
         if binding == "po" {
             continue;
@@ -369,10 +373,16 @@ fn witness(
             r.clone()
         };
         for (a, b) in r.pairs() {
-            if a == b || drawn.contains(&(a, b)) {
+            let family = |n: &str| n.split('_').next().unwrap_or(n).to_string();
+            let covered = drawn.iter().any(|(x, y, d)| {
+                *x == a
+                    && *y == b
+                    && (family(d) == family(binding) || (binding == "hb" && family(d) == "sw"))
+            });
+            if a == b || covered {
                 continue;
             }
-            drawn.push((a, b));
+            drawn.push((a, b, binding.clone()));
             edges.push(Edge {
                 from: event_text(program, sk, cand, a),
                 to: event_text(program, sk, cand, b),
