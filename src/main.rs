@@ -78,6 +78,30 @@ enum Command {
         #[command(flatten)]
         args: ModelArgs,
     },
+    /// Draw an execution as Graphviz: the witness of an allowed outcome, or a
+    /// rejected execution with its cycle for a forbidden one. Prints DOT to
+    /// standard output unless --dot/--svg/--png name files.
+    Show {
+        file: PathBuf,
+        #[arg(long)]
+        outcome: Option<String>,
+        #[arg(long)]
+        explain_spec: Option<PathBuf>,
+        /// Write the DOT text here.
+        #[arg(long)]
+        dot: Option<PathBuf>,
+        /// Render SVG with Graphviz `dot`.
+        #[arg(long)]
+        svg: Option<PathBuf>,
+        /// Render PNG with Graphviz `dot`.
+        #[arg(long)]
+        png: Option<PathBuf>,
+        /// Relations to draw (bindings or families: rf,fr,asmo,locord,sw,hb...; default all labelled).
+        #[arg(long, value_delimiter = ',')]
+        relations: Vec<String>,
+        #[command(flatten)]
+        args: ModelArgs,
+    },
     /// Check every litmus file below a folder, in parallel, and summarise.
     /// With --expected, check the rows of an expected-verdicts CSV instead.
     Suite {
@@ -161,6 +185,49 @@ fn check_file(
             check_program(&file, &program, models, limits(args)).map_err(err)?,
         ))
     }
+}
+
+/// Loads the model, its wording and the outcome, and explains it.
+fn run_explain(
+    file: &Path,
+    outcome: Option<&str>,
+    explain_spec: Option<&Path>,
+    args: &ModelArgs,
+) -> Result<vkmm::explain::Explanation, String> {
+    let model = vkmm::models::load(&args.model).map_err(|e| e.to_string())?;
+    let spec = match explain_spec {
+        Some(p) => {
+            let text = std::fs::read_to_string(p)
+                .map_err(|e| format!("{}: cannot read: {e}", p.display()))?;
+            vkmm::explain::ExplainSpec::parse(&p.display().to_string(), &text)
+                .map_err(|e| e.to_string())?
+        }
+        None => vkmm::explain::ExplainSpec::builtin(&args.model).unwrap_or_default(),
+    };
+    let program = load(file).map_err(|e| e.error)?;
+    let parsed = match outcome {
+        Some(o) => {
+            if Format::of_path(file) != Some(Format::VulkanLitmus) {
+                return Err("--outcome applies to .litmus files (a .test file's values are pinned by its instructions)".into());
+            }
+            let text = std::fs::read_to_string(file)
+                .map_err(|e| format!("{}: cannot read file: {e}", file.display()))?;
+            let expr =
+                vkmm::frontend::vulkan_litmus::parse_outcome(&file.display().to_string(), &text, o)
+                    .map_err(|e| e.to_string())?;
+            Some((expr, o.to_string()))
+        }
+        None => None,
+    };
+    vkmm::explain::explain(
+        &program,
+        &model,
+        &args.model,
+        &spec,
+        parsed.as_ref().map(|(e, t)| (e, t.clone())),
+        limits(args),
+    )
+    .map_err(|e| format!("{}: {e}", file.display()))
 }
 
 /// Why a CSV row disagrees: the verdicts, the witnesses and the outcome list.
@@ -307,49 +374,88 @@ fn run(cli: Cli) -> Result<i32, String> {
             explain_spec,
             args,
         } => {
-            let model = vkmm::models::load(&args.model).map_err(|e| e.to_string())?;
-            let spec = match &explain_spec {
-                Some(p) => {
-                    let text = std::fs::read_to_string(p)
-                        .map_err(|e| format!("{}: cannot read: {e}", p.display()))?;
-                    vkmm::explain::ExplainSpec::parse(&p.display().to_string(), &text)
-                        .map_err(|e| e.to_string())?
-                }
-                None => vkmm::explain::ExplainSpec::builtin(&args.model).unwrap_or_default(),
-            };
-            let program = load(&file).map_err(|e| e.error)?;
-            let parsed_outcome = match &outcome {
-                Some(o) => {
-                    if Format::of_path(&file) != Some(Format::VulkanLitmus) {
-                        return Err("--outcome applies to .litmus files (a .test file's values are pinned by its instructions)".into());
-                    }
-                    let text = std::fs::read_to_string(&file)
-                        .map_err(|e| format!("{}: cannot read file: {e}", file.display()))?;
-                    let expr = vkmm::frontend::vulkan_litmus::parse_outcome(
-                        &file.display().to_string(),
-                        &text,
-                        o,
-                    )
-                    .map_err(|e| e.to_string())?;
-                    Some((expr, o.clone()))
-                }
-                None => None,
-            };
-            let x = vkmm::explain::explain(
-                &program,
-                &model,
-                &args.model,
-                &spec,
-                parsed_outcome.as_ref().map(|(e, t)| (e, t.clone())),
-                limits(&args),
-            )
-            .map_err(|e| format!("{}: {e}", file.display()))?;
+            let x = run_explain(&file, outcome.as_deref(), explain_spec.as_deref(), &args)?;
             match args.format {
                 OutputFormat::Json => println!(
                     "{}",
                     serde_json::to_string_pretty(&x).map_err(|e| e.to_string())?
                 ),
                 OutputFormat::Text => print!("{}", vkmm::explain::to_text(&x)),
+            }
+            Ok(0)
+        }
+        Command::Show {
+            file,
+            outcome,
+            explain_spec,
+            dot,
+            svg,
+            png,
+            relations,
+            args,
+        } => {
+            let x = run_explain(&file, outcome.as_deref(), explain_spec.as_deref(), &args)?;
+            let (drawn, cycle, what) = match (&x.witness, &x.rejected) {
+                (Some(w), _) => (w, &[][..], "a witness execution (allowed)"),
+                (None, Some((w, c))) => {
+                    (w, &c[..], "a rejected execution and its cycle (forbidden)")
+                }
+                (None, None) => {
+                    return Err(format!(
+                        "{}: no candidate execution produces the outcome ({}): nothing to draw",
+                        file.display(),
+                        x.outcome
+                    ));
+                }
+            };
+            let opts = vkmm::report::dot::DotOptions {
+                relations: relations
+                    .iter()
+                    .flat_map(|r| r.split(','))
+                    .map(|r| r.trim().to_string())
+                    .filter(|r| !r.is_empty())
+                    .collect(),
+                title: format!("{}: {} — {what}", x.test, x.outcome),
+            };
+            let text = vkmm::report::dot::to_dot(drawn, cycle, &opts);
+            if dot.is_none() && svg.is_none() && png.is_none() {
+                print!("{text}");
+                return Ok(0);
+            }
+            let dot_path = match &dot {
+                Some(p) => p.clone(),
+                None => std::env::temp_dir().join(format!("vkmm-{}.dot", std::process::id())),
+            };
+            std::fs::write(&dot_path, &text)
+                .map_err(|e| format!("{}: cannot write: {e}", dot_path.display()))?;
+            if dot.is_some() {
+                eprintln!("wrote {}", dot_path.display());
+            }
+            for (out, fmt) in [(&svg, "svg"), (&png, "png")] {
+                let Some(out) = out else { continue };
+                let status = std::process::Command::new("dot")
+                    .arg(format!("-T{fmt}"))
+                    .arg("-o")
+                    .arg(out)
+                    .arg(&dot_path)
+                    .status();
+                match status {
+                    Ok(st) if st.success() => eprintln!("wrote {}", out.display()),
+                    Ok(st) => {
+                        return Err(format!(
+                            "`dot -T{fmt}` failed ({st}) on {}",
+                            dot_path.display()
+                        ));
+                    }
+                    Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                        return Err(format!(
+                            "cannot render {}: the Graphviz `dot` program is not installed (apt-get install graphviz); the DOT text is in {}",
+                            out.display(),
+                            dot_path.display()
+                        ));
+                    }
+                    Err(e) => return Err(format!("cannot run `dot`: {e}")),
+                }
             }
             Ok(0)
         }

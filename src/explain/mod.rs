@@ -24,6 +24,9 @@ use std::ops::ControlFlow;
 /// An edge of a cycle or witness: `from` and `to` are event descriptions.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Edge {
+    /// Event numbers (indices into the drawn execution's events).
+    pub from_id: usize,
+    pub to_id: usize,
     pub from: String,
     pub to: String,
     /// The binding that contains the edge (the most specific one listed).
@@ -54,10 +57,23 @@ pub struct RaceDiagnosis {
     pub facts: Vec<(String, String)>,
 }
 
-/// The events of an execution and its labelled edges.
+/// An event of a drawn execution, with its place in the scope hierarchy.
+#[derive(Clone, Debug, Serialize)]
+pub struct GraphEvent {
+    pub id: usize,
+    /// Thread number (`P<n>`).
+    pub thread: usize,
+    pub subgroup: usize,
+    pub workgroup: usize,
+    pub queue_family: usize,
+    pub text: String,
+}
+
+/// The events of an execution and its labelled edges (immediate edges only).
 #[derive(Clone, Debug, Serialize)]
 pub struct Witness {
     pub events: Vec<String>,
+    pub graph_events: Vec<GraphEvent>,
     pub edges: Vec<Edge>,
 }
 
@@ -77,6 +93,9 @@ pub struct Explanation {
     pub rejections: Vec<Rejection>,
     /// Races in consistent executions producing the outcome.
     pub races: Vec<RaceDiagnosis>,
+    /// For a forbidden outcome: the first rejected execution, drawn, and
+    /// the cycle that rejects it.
+    pub rejected: Option<(Witness, Vec<Edge>)>,
     pub cut_paths: usize,
     pub truncated: bool,
 }
@@ -183,6 +202,7 @@ pub fn explain(
         witness: None,
         rejections: Vec::new(),
         races: Vec::new(),
+        rejected: None,
         cut_paths: explorer.cut(),
         truncated: false,
     };
@@ -253,6 +273,9 @@ pub fn explain(
                     .and_then(|b| rel(&eval, &cand.env, b))
                     .map(|r| offending(program, &sk, cand, &eval, spec, r, &c.kind))
                     .unwrap_or_default();
+                if out.rejected.is_none() && !cycle.is_empty() {
+                    out.rejected = Some((witness(program, &sk, cand, &eval, spec), cycle.clone()));
+                }
                 let key = format!(
                     "{}|{}",
                     c.name,
@@ -333,6 +356,8 @@ fn offending(
         .map(|(a, b)| {
             let (relation, label) = label_edge(spec, eval, &cand.env, a, b);
             Edge {
+                from_id: a,
+                to_id: b,
                 from: event_text(program, sk, cand, a),
                 to: event_text(program, sk, cand, b),
                 relation,
@@ -351,6 +376,19 @@ fn witness(
 ) -> Witness {
     let events = (0..sk.universe())
         .map(|e| event_text(program, sk, cand, e))
+        .collect();
+    let graph_events = (0..sk.universe())
+        .map(|e| {
+            let t = &program.threads[sk.events[e].thread];
+            GraphEvent {
+                id: e,
+                thread: t.id,
+                subgroup: t.subgroup,
+                workgroup: t.workgroup,
+                queue_family: t.queue_family,
+                text: event_text(program, sk, cand, e),
+            }
+        })
         .collect();
     // Immediate edges only (no transitive closures): each labelled relation's
     // pairs not already implied by a path of its own.
@@ -384,6 +422,8 @@ fn witness(
             }
             drawn.push((a, b, binding.clone()));
             edges.push(Edge {
+                from_id: a,
+                to_id: b,
                 from: event_text(program, sk, cand, a),
                 to: event_text(program, sk, cand, b),
                 relation: binding.clone(),
@@ -391,7 +431,11 @@ fn witness(
             });
         }
     }
-    Witness { events, edges }
+    Witness {
+        events,
+        graph_events,
+        edges,
+    }
 }
 
 fn diagnose_races(

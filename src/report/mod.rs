@@ -1,4 +1,7 @@
-//! Reports: herd-like text and JSON for `check` results and `suite` summaries.
+//! Reports: herd-like text and JSON for `check` results and `suite`
+//! summaries, and Graphviz pictures of executions ([`dot`]).
+
+pub mod dot;
 
 use crate::program::Quantifier;
 use crate::verdict::{LitmusOutcome, Observation, QueryOutcome, TestOutcome};
