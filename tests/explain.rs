@@ -150,6 +150,10 @@ fn scope_mismatch_race_lacks_happens_before_but_has_av_vis() {
     assert!(
         fact("visibility operations covering the second access").contains("ld.vis.dv.sc0 r1, x")
     );
+    // both domain links are there (device scope reaches the shader domain):
+    // the missing link is happens-before
+    assert!(fact("made available to the shader domain by").contains("st.av.dv.sc0 x, 1"));
+    assert!(fact("made visible from the shader domain by").contains("ld.vis.dv.sc0 r1, x"));
     // the flag accesses are not mutually ordered either: they race too
     assert!(x.races.iter().any(|d| d.location == "f"));
 }
