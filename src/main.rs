@@ -102,6 +102,24 @@ enum Command {
         #[command(flatten)]
         args: ModelArgs,
     },
+    /// Run tests under several models and show where they differ: for
+    /// `.litmus` files the reachable final states side by side (and the
+    /// condition and race verdicts), for `.test` files each query's answer.
+    Compare {
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
+        /// Comma-separated models (built-in names or .cat files).
+        #[arg(long, value_delimiter = ',', default_value = "vulkan,vulkan-nochains")]
+        models: Vec<String>,
+        /// Loop unrolling bound.
+        #[arg(long, default_value_t = DEFAULT_UNROLL)]
+        unroll: usize,
+        /// Per-test execution limit.
+        #[arg(long, default_value_t = DEFAULT_MAX_EXECUTIONS)]
+        max_executions: u64,
+        #[arg(long, value_enum, default_value = "text")]
+        format: OutputFormat,
+    },
     /// Check every litmus file below a folder, in parallel, and summarise.
     /// With --expected, check the rows of an expected-verdicts CSV instead.
     Suite {
@@ -185,6 +203,113 @@ fn check_file(
             check_program(&file, &program, models, limits(args)).map_err(err)?,
         ))
     }
+}
+
+/// Runs one file under every model.
+fn compare_file(
+    file: &Path,
+    models: &[(String, vkmm::cat::Model)],
+    limits: Limits,
+) -> Result<vkmm::report::Comparison, String> {
+    let name = file.display().to_string();
+    let program = load(file).map_err(|e| e.error)?;
+    let mut cmp = vkmm::report::Comparison {
+        file: name.clone(),
+        models: models.iter().map(|(n, _)| n.clone()).collect(),
+        ..Default::default()
+    };
+    if !program.queries.is_empty() {
+        for (mname, model) in models {
+            let ms = Models {
+                chains: model.clone(),
+                chains_name: mname.clone(),
+                no_chains: model.clone(),
+                no_chains_name: mname.clone(),
+            };
+            let o =
+                check_program(&name, &program, &ms, limits).map_err(|e| format!("{name}: {e}"))?;
+            for (i, q) in o.queries.iter().enumerate() {
+                if cmp.rows.len() <= i {
+                    cmp.rows
+                        .push((format!("line {}: {}", q.line, q.query), Vec::new()));
+                }
+                cmp.rows[i].1.push(q.actual.to_string());
+            }
+        }
+    } else {
+        let mut outcomes = Vec::new();
+        for (mname, model) in models {
+            outcomes.push(
+                check_litmus(&name, &program, model, mname, limits, None)
+                    .map_err(|e| format!("{name}: {e}"))?,
+            );
+        }
+        let mut states: Vec<String> = Vec::new();
+        let fmt = |s: &vkmm::verdict::litmus::FinalState| {
+            s.iter()
+                .map(|(k, v)| format!("{k}={v};"))
+                .collect::<Vec<_>>()
+                .join(" ")
+        };
+        for o in &outcomes {
+            for (st, _) in &o.states {
+                let t = fmt(st);
+                if !states.contains(&t) {
+                    states.push(t);
+                }
+            }
+        }
+        states.sort();
+        for st in states {
+            let cells = outcomes
+                .iter()
+                .map(|o| {
+                    if o.states.iter().any(|(s, _)| fmt(s) == st) {
+                        "allowed".to_string()
+                    } else {
+                        "-".to_string()
+                    }
+                })
+                .collect();
+            cmp.rows.push((st, cells));
+        }
+        cmp.rows.push((
+            "condition holds".into(),
+            outcomes
+                .iter()
+                .map(|o| {
+                    o.condition_holds
+                        .map(|h| if h { "Ok" } else { "No" }.to_string())
+                        .unwrap_or_else(|| "-".into())
+                })
+                .collect(),
+        ));
+        cmp.rows.push((
+            "race-free".into(),
+            outcomes
+                .iter()
+                .map(|o| if o.race_free { "yes" } else { "no" }.to_string())
+                .collect(),
+        ));
+        cmp.notes = outcomes
+            .iter()
+            .filter(|o| o.cut_paths > 0 || o.truncated)
+            .map(|o| {
+                format!(
+                    "{}: {}{}",
+                    o.model,
+                    if o.cut_paths > 0 {
+                        format!("bound hit ({} paths cut) ", o.cut_paths)
+                    } else {
+                        String::new()
+                    },
+                    if o.truncated { "truncated" } else { "" }
+                )
+            })
+            .collect();
+    }
+    cmp.differs = cmp.rows.iter().any(|(_, c)| c.iter().any(|x| x != &c[0]));
+    Ok(cmp)
 }
 
 /// Loads the model, its wording and the outcome, and explains it.
@@ -458,6 +583,63 @@ fn run(cli: Cli) -> Result<i32, String> {
                 }
             }
             Ok(0)
+        }
+        Command::Compare {
+            files,
+            models,
+            unroll,
+            max_executions,
+            format,
+        } => {
+            if models.len() < 2 {
+                return Err(
+                    "--models needs at least two models, e.g. --models vulkan,vulkan-nochains"
+                        .into(),
+                );
+            }
+            let loaded: Vec<(String, vkmm::cat::Model)> = models
+                .iter()
+                .map(|m| {
+                    vkmm::models::load(m)
+                        .map(|x| (m.clone(), x))
+                        .map_err(|e| e.to_string())
+                })
+                .collect::<Result<_, _>>()?;
+            let limits = Limits {
+                unroll,
+                max_executions,
+                ..Limits::default()
+            };
+            let mut reports = Vec::new();
+            let mut errors = 0;
+            for f in &files {
+                match compare_file(f, &loaded, limits) {
+                    Ok(r) => reports.push(r),
+                    Err(e) => {
+                        errors += 1;
+                        eprintln!("error: {e}");
+                    }
+                }
+            }
+            match format {
+                OutputFormat::Json => println!(
+                    "{}",
+                    serde_json::to_string_pretty(&reports).map_err(|e| e.to_string())?
+                ),
+                OutputFormat::Text => {
+                    for r in &reports {
+                        print!("{}", vkmm::report::comparison_text(r));
+                    }
+                    let differing = reports.iter().filter(|r| r.differs).count();
+                    println!(
+                        "{} of {} tests differ between {}",
+                        differing,
+                        reports.len(),
+                        models.join(" and ")
+                    );
+                }
+            }
+            Ok(if errors > 0 { 2 } else { 0 })
         }
         Command::Suite {
             dir,

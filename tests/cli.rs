@@ -235,3 +235,48 @@ fn bad_litmus_rows_keep_the_suite_going() {
     assert!(text.contains("NOWHERE"), "{text}");
     assert!(text.contains("missing.litmus"), "{text}");
 }
+
+#[test]
+fn compare_shows_where_models_differ() {
+    let Some(d) = common_corpus("khronos-alloy") else {
+        eprintln!("SKIPPED: ../shared/corpus/khronos-alloy is missing");
+        return;
+    };
+    let f = d.join("mp3transitive.test");
+    let out = vkmm(&[
+        "compare",
+        f.to_str().unwrap(),
+        "--models",
+        "vulkan,vulkan-nochains",
+    ]);
+    assert_eq!(out.status.code(), Some(0));
+    let s = String::from_utf8_lossy(&out.stdout);
+    assert!(s.contains("DIFFERS"), "{s}");
+    assert!(
+        s.contains("* line 22: SATISFIABLE consistent[X] && #dr=0")
+            && s.contains("SATISFIABLE | NOSOLUTION"),
+        "{s}"
+    );
+    assert!(
+        s.contains("1 of 1 tests differ between vulkan and vulkan-nochains"),
+        "{s}"
+    );
+    // a litmus test whose outcome sets agree
+    let l =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/litmus-vulkan/rmw-add-counter.litmus");
+    let out = vkmm(&["compare", l.to_str().unwrap(), "--format", "json"]);
+    assert_eq!(out.status.code(), Some(0));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v[0]["differs"], false);
+    assert_eq!(v[0]["rows"][0][1][0], "allowed");
+    // fewer than two models is an error
+    let out = vkmm(&["compare", l.to_str().unwrap(), "--models", "vulkan"]);
+    assert_eq!(out.status.code(), Some(2));
+}
+
+fn common_corpus(sub: &str) -> Option<PathBuf> {
+    let p = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../shared/corpus")
+        .join(sub);
+    p.is_dir().then_some(p)
+}

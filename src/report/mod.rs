@@ -103,6 +103,48 @@ fn query_line(q: &QueryOutcome) -> String {
     )
 }
 
+/// One test run under several models.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct Comparison {
+    pub file: String,
+    pub models: Vec<String>,
+    /// (what: a final state, a verdict or a query; one answer per model)
+    pub rows: Vec<(String, Vec<String>)>,
+    /// Whether some row's answers differ.
+    pub differs: bool,
+    pub notes: Vec<String>,
+}
+
+/// Side-by-side text of a comparison; rows whose answers differ start with `*`.
+pub fn comparison_text(c: &Comparison) -> String {
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        "Compare {} ({}){}",
+        c.file,
+        c.models.join(" | "),
+        if c.differs { ": DIFFERS" } else { ": same" }
+    );
+    let width = c.rows.iter().map(|(w, _)| w.len()).max().unwrap_or(0);
+    for (what, answers) in &c.rows {
+        let mark = if answers.iter().any(|a| a != &answers[0]) {
+            "*"
+        } else {
+            " "
+        };
+        let cells: Vec<String> = answers
+            .iter()
+            .zip(&c.models)
+            .map(|(a, m)| format!("{:<w$}", a, w = m.len().max(9)))
+            .collect();
+        let _ = writeln!(s, "{mark} {what:<width$}  {}", cells.join(" | "));
+    }
+    for n in &c.notes {
+        let _ = writeln!(s, "  note: {n}");
+    }
+    s
+}
+
 /// Adds one check per query of checked `.test` files.
 pub fn add_queries(
     outcomes: &[TestOutcome],
