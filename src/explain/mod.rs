@@ -15,7 +15,7 @@ use crate::cat::{Evaluation, Model, Value};
 use crate::exec::{Candidate, Explorer, Limits, Skeleton};
 use crate::program::{CondExpr, Program, Term};
 use crate::relation::Relation;
-use crate::verdict::litmus::{describe, final_memory, reg_value};
+use crate::verdict::litmus::{describe, memory_states, term_value};
 use crate::verdict::{CheckError, DYNAMIC_NAMES};
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -225,34 +225,12 @@ pub fn explain(
                 }
             };
             // Does this execution produce the outcome (some final state)?
-            let memory = final_memory(&sk, cand, &eval, program, &locs);
-            let mut combos: Vec<Vec<i64>> = vec![Vec::new()];
-            for vals in &memory {
-                combos = combos
-                    .into_iter()
-                    .flat_map(|c| {
-                        vals.iter().map(move |v| {
-                            let mut c2 = c.clone();
-                            c2.push(*v);
-                            c2
-                        })
-                    })
-                    .collect();
-            }
-            let produces = combos.iter().any(|mem| {
-                let value = |t: &Term| -> i64 {
-                    match t {
-                        Term::Const(c) => *c,
-                        Term::Reg { thread, reg } => reg_value(&sk, cand, *thread, reg, program),
-                        Term::Loc(l) => locs
-                            .iter()
-                            .position(|x| x == l)
-                            .map(|i| mem[i])
-                            .unwrap_or_else(|| program.initial_value(*l)),
-                    }
-                };
-                filter.as_ref().is_none_or(|f| f.eval(&value)) && target.eval(&value)
-            });
+            let produces = memory_states(&sk, cand, &eval, program, &locs)
+                .iter()
+                .any(|mem| {
+                    let value = |t: &Term| term_value(&sk, cand, program, &locs, mem, t);
+                    filter.as_ref().is_none_or(|f| f.eval(&value)) && target.eval(&value)
+                });
             if !produces {
                 return ControlFlow::Continue(());
             }

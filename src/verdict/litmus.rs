@@ -168,6 +168,52 @@ pub(crate) fn final_memory(
         .collect()
 }
 
+/// Every combination of possible final values of `locations` (one final
+/// state each; usually exactly one).
+pub(crate) fn memory_states(
+    sk: &Skeleton,
+    cand: &Candidate,
+    eval: &crate::cat::Evaluation,
+    program: &Program,
+    locations: &[usize],
+) -> Vec<Vec<i64>> {
+    let mut combos: Vec<Vec<i64>> = vec![Vec::new()];
+    for vals in final_memory(sk, cand, eval, program, locations) {
+        combos = combos
+            .into_iter()
+            .flat_map(|c| {
+                vals.iter().map(move |v| {
+                    let mut c2 = c.clone();
+                    c2.push(*v);
+                    c2
+                })
+            })
+            .collect();
+    }
+    combos
+}
+
+/// The value of a condition term in a candidate execution, `mem` giving the
+/// final values of `locations` (other locations keep their initial value).
+pub(crate) fn term_value(
+    sk: &Skeleton,
+    cand: &Candidate,
+    program: &Program,
+    locations: &[usize],
+    mem: &[i64],
+    t: &Term,
+) -> i64 {
+    match t {
+        Term::Const(c) => *c,
+        Term::Reg { thread, reg } => reg_value(sk, cand, *thread, reg, program),
+        Term::Loc(l) => locations
+            .iter()
+            .position(|x| x == l)
+            .map(|i| mem[i])
+            .unwrap_or_else(|| program.initial_value(*l)),
+    }
+}
+
 pub(crate) fn describe(program: &Program, e: &EventInfo) -> String {
     let t = &program.threads[e.thread];
     let ins = e.instruction(program);
@@ -257,33 +303,8 @@ pub fn check_litmus(
             // Final values of the locations the condition or report needs
             // (`shown_locs` holds every location the condition names).
             let all_locs = &shown_locs;
-            let memory = final_memory(&sk, cand, &eval, program, all_locs);
-            // one final state per combination of possible location values
-            let mut combos: Vec<Vec<i64>> = vec![Vec::new()];
-            for vals in &memory {
-                combos = combos
-                    .into_iter()
-                    .flat_map(|c| {
-                        vals.iter().map(move |v| {
-                            let mut c2 = c.clone();
-                            c2.push(*v);
-                            c2
-                        })
-                    })
-                    .collect();
-            }
-            for mem in combos {
-                let value = |t: &Term| -> i64 {
-                    match t {
-                        Term::Const(c) => *c,
-                        Term::Reg { thread, reg } => reg_value(&sk, cand, *thread, reg, program),
-                        Term::Loc(l) => all_locs
-                            .iter()
-                            .position(|x| x == l)
-                            .map(|i| mem[i])
-                            .unwrap_or_else(|| program.initial_value(*l)),
-                    }
-                };
+            for mem in memory_states(&sk, cand, &eval, program, all_locs) {
+                let value = |t: &Term| term_value(&sk, cand, program, all_locs, &mem, t);
                 if let Some(f) = cond.and_then(|c| c.filter.as_ref())
                     && !f.eval(&value)
                 {
