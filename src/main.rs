@@ -39,6 +39,16 @@ struct ModelArgs {
     /// --model is vulkan, else --model.
     #[arg(long)]
     nochains_model: Option<String>,
+    #[command(flatten)]
+    limits: LimitArgs,
+    /// Output format.
+    #[arg(long, value_enum, default_value = "text")]
+    format: OutputFormat,
+}
+
+/// Bounds on the enumeration.
+#[derive(clap::Args)]
+struct LimitArgs {
     /// Loop unrolling bound: a statement runs at most N+1 times on a path;
     /// executions needing more are cut, counted and reported.
     #[arg(long, default_value_t = DEFAULT_UNROLL)]
@@ -47,9 +57,16 @@ struct ModelArgs {
     /// result is reported as truncated.
     #[arg(long, default_value_t = DEFAULT_MAX_EXECUTIONS)]
     max_executions: u64,
-    /// Output format.
-    #[arg(long, value_enum, default_value = "text")]
-    format: OutputFormat,
+}
+
+impl LimitArgs {
+    fn limits(&self) -> Limits {
+        Limits {
+            unroll: self.unroll,
+            max_executions: self.max_executions,
+            ..Limits::default()
+        }
+    }
 }
 
 #[derive(Subcommand)]
@@ -111,12 +128,8 @@ enum Command {
         /// Comma-separated models (built-in names or .cat files).
         #[arg(long, value_delimiter = ',', default_value = "vulkan,vulkan-nochains")]
         models: Vec<String>,
-        /// Loop unrolling bound.
-        #[arg(long, default_value_t = DEFAULT_UNROLL)]
-        unroll: usize,
-        /// Per-test execution limit.
-        #[arg(long, default_value_t = DEFAULT_MAX_EXECUTIONS)]
-        max_executions: u64,
+        #[command(flatten)]
+        limits: LimitArgs,
         #[arg(long, value_enum, default_value = "text")]
         format: OutputFormat,
     },
@@ -155,11 +168,7 @@ fn load_models(args: &ModelArgs) -> Result<Models, String> {
 }
 
 fn limits(args: &ModelArgs) -> Limits {
-    Limits {
-        unroll: args.unroll,
-        max_executions: args.max_executions,
-        ..Limits::default()
-    }
+    args.limits.limits()
 }
 
 /// What checking one file produced.
@@ -587,8 +596,7 @@ fn run(cli: Cli) -> Result<i32, String> {
         Command::Compare {
             files,
             models,
-            unroll,
-            max_executions,
+            limits,
             format,
         } => {
             if models.len() < 2 {
@@ -605,11 +613,7 @@ fn run(cli: Cli) -> Result<i32, String> {
                         .map_err(|e| e.to_string())
                 })
                 .collect::<Result<_, _>>()?;
-            let limits = Limits {
-                unroll,
-                max_executions,
-                ..Limits::default()
-            };
+            let limits = limits.limits();
             let mut reports = Vec::new();
             let mut errors = 0;
             for f in &files {

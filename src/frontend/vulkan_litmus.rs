@@ -47,19 +47,7 @@ use std::collections::{HashMap, HashSet};
 /// Parses the text of a Vulkan `.litmus` file. `file` is used in error
 /// messages and (its stem) as the test name when the header has none.
 pub fn parse(file: &str, text: &str) -> Result<Program, FrontendError> {
-    super::check_litmus_architecture(file, text)?;
-    let src = Src::new(text);
-    let mut p = Parser::new(file, &src);
-    p.run().map_err(|(at, message)| {
-        let (line, column) = src.line_col(at);
-        FrontendError {
-            file: file.to_string(),
-            line,
-            column,
-            message,
-        }
-    })?;
-    Ok(p.program)
+    with_parsed(file, text, |p| Ok(p.program))
 }
 
 /// Parses an outcome — a condition expression such as
@@ -67,32 +55,39 @@ pub fn parse(file: &str, text: &str) -> Result<Program, FrontendError> {
 /// its final condition may use). Errors name the column in `outcome`
 /// (line 1), or the test file's own error if the file does not parse.
 pub fn parse_outcome(file: &str, text: &str, outcome: &str) -> Result<CondExpr, FrontendError> {
+    with_parsed(file, text, |p| {
+        let osrc = Src::new(outcome);
+        let mut lx = Lexer::new(&osrc, 0, osrc.chars.len());
+        let expr = p
+            .cond(&mut lx, 0)
+            .and_then(|e| lx.expect_end("the outcome").map(|_| e));
+        expr.map_err(|e| error_at(&osrc, "--outcome", e))
+    })
+}
+
+/// Parses the whole file, then hands the parser (with every name resolved)
+/// to `then`.
+fn with_parsed<T>(
+    file: &str,
+    text: &str,
+    then: impl FnOnce(Parser<'_>) -> Result<T, FrontendError>,
+) -> Result<T, FrontendError> {
     super::check_litmus_architecture(file, text)?;
     let src = Src::new(text);
     let mut p = Parser::new(file, &src);
-    p.run().map_err(|(at, message)| {
-        let (line, column) = src.line_col(at);
-        FrontendError {
-            file: file.to_string(),
-            line,
-            column,
-            message,
-        }
-    })?;
-    let osrc = Src::new(outcome);
-    let mut lx = Lexer::new(&osrc, 0, osrc.chars.len());
-    let err = |(at, message): PErr| {
-        let (line, column) = osrc.line_col(at);
-        FrontendError {
-            file: "--outcome".to_string(),
-            line,
-            column,
-            message,
-        }
-    };
-    let expr = p.cond(&mut lx, 0).map_err(err)?;
-    lx.expect_end("the outcome").map_err(err)?;
-    Ok(expr)
+    p.run().map_err(|e| error_at(&src, file, e))?;
+    then(p)
+}
+
+/// A parse error at a character index of `src`, as a located error.
+fn error_at(src: &Src, file: &str, (at, message): PErr) -> FrontendError {
+    let (line, column) = src.line_col(at);
+    FrontendError {
+        file: file.to_string(),
+        line,
+        column,
+        message,
+    }
 }
 
 /// An error at a character index of the file.
