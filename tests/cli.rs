@@ -280,3 +280,23 @@ fn common_corpus(sub: &str) -> Option<PathBuf> {
         .join(sub);
     p.is_dir().then_some(p)
 }
+
+#[test]
+fn bundled_litmus_example_checks_and_explains() {
+    let f = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/mp.litmus");
+    let out = vkmm(&["check", f.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0));
+    let s = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        s.contains("Test mp Required") && s.contains("\nOk\n"),
+        "{s}"
+    );
+    assert!(s.contains("BOUND HIT"), "{s}");
+    let out = vkmm(&["explain", f.to_str().unwrap(), "--outcome", "P1:r1 == 0"]);
+    assert_eq!(out.status.code(), Some(0));
+    let s = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        s.contains("is FORBIDDEN") && s.contains("location-order-acyclicity"),
+        "{s}"
+    );
+}
