@@ -124,6 +124,14 @@ fn missing_availability_race_is_diagnosed() {
         "none"
     );
     assert_eq!(fact("non-private"), "first: yes, second: yes");
+    assert_eq!(
+        d.missing,
+        vec![
+            "happens-before (either way)".to_string(),
+            "availability operations covering the first access (MakePointerAvailable, MakeAvailable semantics, device-domain)".to_string(),
+            "visibility operations covering the second access (MakePointerVisible, MakeVisible semantics, device-domain)".to_string(),
+        ]
+    );
 }
 
 #[test]
@@ -154,6 +162,7 @@ fn scope_mismatch_race_lacks_happens_before_but_has_av_vis() {
     // the missing link is happens-before
     assert!(fact("made available to the shader domain by").contains("st.av.dv.sc0 x, 1"));
     assert!(fact("made visible from the shader domain by").contains("ld.vis.dv.sc0 r1, x"));
+    assert_eq!(d.missing, vec!["happens-before (either way)".to_string()]);
     // the flag accesses are not mutually ordered either: they race too
     assert!(x.races.iter().any(|d| d.location == "f"));
 }
@@ -198,4 +207,21 @@ fn cli_json_and_bad_outcomes() {
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
+}
+
+#[test]
+fn private_message_passing_is_missing_non_private_accesses() {
+    let Some(d) = common::corpus("khronos-alloy") else {
+        eprintln!("SKIPPED: ../shared/corpus/khronos-alloy is missing");
+        return;
+    };
+    let x = run(&d.join("privmp.test"), None);
+    assert_eq!(x.verdict, Verdict::Allowed);
+    let race = x
+        .races
+        .iter()
+        .find(|r| r.location == "x")
+        .expect("race on x");
+    // release/acquire gives happens-before; what fails is privacy
+    assert_eq!(race.missing, vec!["non-private".to_string()]);
 }

@@ -55,6 +55,8 @@ pub struct RaceDiagnosis {
     pub location: String,
     /// `(question, answer)` lines from the model's `.explain` file.
     pub facts: Vec<(String, String)>,
+    /// The needed links (facts marked `!` in the `.explain` file) that fail.
+    pub missing: Vec<String>,
 }
 
 /// An event of a drawn execution, with its place in the scope hierarchy.
@@ -489,11 +491,24 @@ fn diagnose_races(
                 facts.push((text.clone(), list(r, false, y)));
             }
         }
+        // Facts marked `!` are links the routes need: a "no"/"none" answer
+        // (for either access) is what is missing.
+        let mut missing = Vec::new();
+        for (q, a) in facts.iter_mut() {
+            if let Some(text) = q.strip_prefix('!') {
+                *q = text.to_string();
+                let fails = a == "no" || a == "none" || a.contains(": no");
+                if fails {
+                    missing.push(q.clone());
+                }
+            }
+        }
         out.push(RaceDiagnosis {
             first,
             second,
             location,
             facts,
+            missing,
         });
     }
 }
@@ -570,6 +585,9 @@ pub fn to_text(x: &Explanation) -> String {
             "Data race on {}: {}  <->  {}",
             d.location, d.first, d.second
         );
+        if !d.missing.is_empty() {
+            let _ = writeln!(s, "  missing: {}", d.missing.join("; "));
+        }
         for (q, a) in &d.facts {
             let _ = writeln!(s, "  {q}: {a}");
         }

@@ -3,6 +3,8 @@
 //! One directive per line, `#` comments:
 //! `check NAME BINDING`, `edge BINDING LABEL...`, `race-pair BINDING TEXT...`,
 //! `race-event SET TEXT...`, `race-from BINDING TEXT...`, `race-to BINDING TEXT...`.
+//! A race text starting with `!` marks a needed link (reported as missing
+//! when its answer is no or none).
 
 /// A malformed `.explain` line.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
