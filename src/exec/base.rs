@@ -138,6 +138,7 @@ pub(crate) fn static_env(
     env.set("ACQ", set_of(&|e| ins(e).semantics.order.is_acquire()));
     env.set("REL", set_of(&|e| ins(e).semantics.order.is_release()));
     env.set("SEMAV", set_of(&|e| ins(e).semantics.make_available));
+    env.set("SEQCST", set_of(&|e| ins(e).semantics.seq_cst));
     env.set("SEMVIS", set_of(&|e| ins(e).semantics.make_visible));
     env.set("AV", set_of(&|e| ins(e).make_pointer_available));
     env.set("VIS", set_of(&|e| ins(e).make_pointer_visible));
@@ -257,6 +258,7 @@ fn in_instance(program: &Program, events: &[EventInfo], x: usize, s: Scope, owne
         Scope::QueueFamily => tx.queue_family == to.queue_family,
         // Rejected in `static_env` until the model supports them.
         Scope::FragmentInterlock | Scope::ShaderCall => false,
-        Scope::Device | Scope::CrossDevice => true,
+        Scope::Device => tx.device == to.device,
+        Scope::CrossDevice => true,
     }
 }

@@ -204,6 +204,7 @@ impl<'a> Parser<'a> {
             subgroup: self.subgroup,
             workgroup: self.workgroup,
             queue_family: self.queue_family,
+            device: 0,
             code: Vec::new(),
             registers: Vec::new(),
         });

@@ -897,6 +897,7 @@ impl<'a> Parser<'a> {
                 subgroup,
                 workgroup,
                 queue_family: qf,
+                device: 0,
                 code: Vec::new(),
                 registers: Vec::new(),
             });

@@ -58,6 +58,11 @@ impl fmt::Display for Scope {
     }
 }
 
+/// The storage class OpenCL's `global` address space maps to.
+pub const OPENCL_GLOBAL: StorageClass = StorageClass(0);
+/// The storage class OpenCL's `local` address space maps to.
+pub const OPENCL_LOCAL: StorageClass = StorageClass(1);
+
 /// A storage class, numbered by the front end (`sc0`, `sc1`, ...).
 ///
 /// The Vulkan appendix has four storage class semantics flags (UniformMemory,
@@ -106,6 +111,9 @@ pub struct Semantics {
     pub make_available: bool,
     /// MakeVisible.
     pub make_visible: bool,
+    /// Sequentially consistent (OpenCL `memory_order_seq_cst`; the Vulkan
+    /// memory model does not support it).
+    pub seq_cst: bool,
 }
 
 /// What an instruction does.
@@ -317,6 +325,8 @@ pub struct Thread {
     pub subgroup: usize,
     pub workgroup: usize,
     pub queue_family: usize,
+    /// The device the invocation runs on (OpenCL `dev`; 0 for Vulkan tests).
+    pub device: usize,
     /// The thread's code, in program order.
     pub code: Vec<Stmt>,
     /// Initial register values (registers not listed start at 0).
