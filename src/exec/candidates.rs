@@ -104,6 +104,38 @@ pub(crate) fn asmo_choices(
     Ok(out)
 }
 
+/// The possible SC orders: every strict total order of the sequentially
+/// consistent events (a single empty order when there are none).
+pub(crate) fn sco_choices(
+    events: &[EventInfo],
+    f: &Facts,
+    limits: Limits,
+) -> Result<Vec<Relation>, ExecError> {
+    let n = events.len();
+    let sc: Vec<usize> = (0..n).filter(|&e| f.seq_cst[e]).collect();
+    if sc.len() > limits.max_writes_per_location {
+        return Err(ExecError {
+            message: format!(
+                "{} sequentially consistent operations: more than the {} whose orders vkmm enumerates",
+                sc.len(),
+                limits.max_writes_per_location
+            ),
+        });
+    }
+    let mut out = Vec::new();
+    let mut perm = sc.clone();
+    permutations(&mut perm, 0, &mut |p| {
+        let mut r = Relation::empty(n);
+        for i in 0..p.len() {
+            for j in i + 1..p.len() {
+                r.insert(p[i], p[j]);
+            }
+        }
+        out.push(r);
+    });
+    Ok(out)
+}
+
 fn permutations(v: &mut Vec<usize>, k: usize, f: &mut impl FnMut(&[usize])) {
     if k == v.len() {
         f(v);
@@ -121,11 +153,12 @@ fn permutations(v: &mut Vec<usize>, k: usize, f: &mut impl FnMut(&[usize])) {
 /// leaf).
 const PRUNE_MIN_SUBTREE: u128 = 4;
 
-fn env_of(n: usize, rf: &Relation, init: &EventSet, asmo: &Relation) -> Env {
+fn env_of(n: usize, rf: &Relation, init: &EventSet, asmo: &Relation, sco: &Relation) -> Env {
     let mut env = Env::new(n);
     env.rel("rf", rf.clone());
     env.rel("co", asmo.clone());
     env.rel("asmo", asmo.clone());
+    env.rel("sco", sco.clone());
     env.set("RFINIT", init.clone());
     env
 }
@@ -135,6 +168,7 @@ struct Dfs<'a> {
     /// The reads in search order (indices into `s.reads`): forced reads first.
     order: Vec<usize>,
     asmo: Relation,
+    sco: Relation,
     rf: Relation,
     init: EventSet,
     source: Vec<Option<usize>>,
@@ -153,7 +187,7 @@ impl Dfs<'_> {
         if d == self.order.len() {
             return visit(&Candidate {
                 rf_source: self.source.clone(),
-                env: env_of(n, &self.rf, &self.init, &self.asmo),
+                env: env_of(n, &self.rf, &self.init, &self.asmo, &self.sco),
             });
         }
         // Ask the pruning callback right after a choice was made (a forced
@@ -162,7 +196,7 @@ impl Dfs<'_> {
             && self.s.rf_choices[self.order[d - 1]].len() > 1
             && self.remaining[d] >= PRUNE_MIN_SUBTREE
             && let Some(p) = prune.as_mut()
-            && !p(&env_of(n, &self.rf, &self.init, &self.asmo))
+            && !p(&env_of(n, &self.rf, &self.init, &self.asmo, &self.sco))
         {
             return ControlFlow::Continue(());
         }
@@ -207,17 +241,20 @@ pub(crate) fn search(
         for (k, choices) in s.asmo_choices.iter().enumerate() {
             asmo.union_with(&choices[idx[k]]);
         }
-        let mut dfs = Dfs {
-            s,
-            order: order.clone(),
-            asmo,
-            rf: Relation::empty(n),
-            init: EventSet::empty(n),
-            source: vec![None; nr],
-            remaining: remaining.clone(),
-        };
-        if dfs.go(0, &mut prune, visit).is_break() {
-            return;
+        for sco in &s.sco_choices {
+            let mut dfs = Dfs {
+                s,
+                order: order.clone(),
+                asmo: asmo.clone(),
+                sco: sco.clone(),
+                rf: Relation::empty(n),
+                init: EventSet::empty(n),
+                source: vec![None; nr],
+                remaining: remaining.clone(),
+            };
+            if dfs.go(0, &mut prune, visit).is_break() {
+                return;
+            }
         }
         let mut d = 0;
         loop {

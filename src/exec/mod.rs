@@ -178,6 +178,9 @@ pub struct Skeleton {
     pub rf_choices: Vec<Vec<Option<usize>>>,
     /// For each location with atomic writes: the possible scoped modification orders.
     pub asmo_choices: Vec<Vec<Relation>>,
+    /// The possible SC orders over sequentially consistent operations
+    /// (one empty order when there are none).
+    pub sco_choices: Vec<Relation>,
     /// Final registers of each thread: the value, or the event whose read gives it.
     pub registers: Vec<Vec<(String, RegValue)>>,
 }
@@ -204,6 +207,7 @@ impl Skeleton {
         let (events, static_env, facts) = base::static_env(program, paths)?;
         let (reads, rf_choices) = candidates::rf_choices(program, &events, &facts);
         let asmo_choices = candidates::asmo_choices(&events, &facts, limits)?;
+        let sco_choices = candidates::sco_choices(&events, &facts, limits)?;
         let mut registers = Vec::new();
         let mut offset = 0;
         for p in paths {
@@ -229,6 +233,7 @@ impl Skeleton {
             reads,
             rf_choices,
             asmo_choices,
+            sco_choices,
             registers,
         })
     }
@@ -251,6 +256,7 @@ impl Skeleton {
             .map(|c| c.len() as u128)
             .fold(1u128, |a, b| a.saturating_mul(b));
         rf.saturating_mul(mo)
+            .saturating_mul(self.sco_choices.len() as u128)
     }
 
     /// Calls `visit` on every candidate execution until it breaks. At inner

@@ -146,3 +146,40 @@ fn too_many_writes_is_an_error_not_a_hang() {
         .unwrap();
     assert!(e.message.contains("9 atomic writes"), "{}", e.message);
 }
+
+#[test]
+fn sc_orders_are_total_orders_of_the_seq_cst_events() {
+    let mut p = parse(
+        "t.test",
+        "NEWWG\nNEWTHREAD\nst.atom.scopedev.sc0 x = 1\nld.atom.scopedev.sc0 y\nNEWWG\nNEWTHREAD\nst.atom.scopedev.sc0 y = 1\nld.atom.scopedev.sc0 x\n",
+    )
+    .unwrap();
+    // no seq_cst operation: one (empty) SC order
+    let s = Skeleton::straight_line(&p, Limits::default()).unwrap();
+    assert_eq!(s.sco_choices.len(), 1);
+    assert!(s.sco_choices[0].is_empty());
+    // mark three of the four accesses seq_cst: 3! orders, each total on them
+    for (t, k) in [(0, 0), (0, 1), (1, 0)] {
+        if let crate::program::Stmt::Op(i) = &mut p.threads[t].code[k] {
+            i.semantics.seq_cst = true;
+        }
+    }
+    let s = Skeleton::straight_line(&p, Limits::default()).unwrap();
+    assert_eq!(s.sco_choices.len(), 6);
+    for o in &s.sco_choices {
+        assert_eq!(o.count(), 3);
+        assert!(o.is_transitive() && o.is_acyclic());
+        assert!(
+            o.pairs().all(|(a, b)| a != 3 && b != 3),
+            "event 3 is not seq_cst"
+        );
+    }
+    assert_eq!(s.candidate_count() % 6, 0);
+    let mut seen = 0;
+    s.for_each(|c| {
+        assert!(c.env.get("sco").is_some());
+        seen += 1;
+        ControlFlow::Continue(())
+    });
+    assert_eq!(seen as u128, s.candidate_count());
+}

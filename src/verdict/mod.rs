@@ -14,9 +14,10 @@ use crate::cat::{CatError, Env, Evaluation, Model, Prepared};
 use crate::exec::ExecError;
 
 /// The dynamic base names a candidate execution provides to a model.
-pub const DYNAMIC_NAMES: &[&str] = &["rf", "asmo", "co", "RFINIT"];
+pub const DYNAMIC_NAMES: &[&str] = &["rf", "asmo", "co", "sco", "RFINIT"];
 
-/// The dynamic names that grow during the reads-from search (`asmo`/`co` are fixed first).
+/// The dynamic names that grow during the reads-from search (`asmo`/`co`
+/// and `sco` are fixed first).
 pub const GROWING_NAMES: &[&str] = &["rf", "RFINIT"];
 
 /// The models tests run against: `chains` for ordinary queries and
