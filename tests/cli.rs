@@ -300,3 +300,17 @@ fn bundled_litmus_example_checks_and_explains() {
         "{s}"
     );
 }
+
+#[test]
+fn litmus_json_states_are_objects() {
+    let f =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/litmus-vulkan/rmw-add-counter.litmus");
+    let out = vkmm(&["check", "--format", "json", f.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let states = v["litmus"][0]["states"].as_array().unwrap();
+    assert_eq!(states.len(), 2);
+    assert_eq!(states[0]["values"]["c"], 2);
+    assert_eq!(states[0]["executions"], 1);
+    assert_eq!(v["litmus"][0]["condition_holds"], true);
+}

@@ -40,6 +40,19 @@ pub struct RacePair {
 /// A final state: `(name, value)` pairs, registers as `P0:r1` then locations.
 pub type FinalState = Vec<(String, i64)>;
 
+fn ser_states<S: serde::Serializer>(states: &[(FinalState, u64)], s: S) -> Result<S::Ok, S::Error> {
+    use serde::ser::SerializeSeq;
+    let mut seq = s.serialize_seq(Some(states.len()))?;
+    for (state, n) in states {
+        let values: serde_json::Map<String, serde_json::Value> = state
+            .iter()
+            .map(|(k, v)| (k.clone(), serde_json::Value::from(*v)))
+            .collect();
+        seq.serialize_element(&serde_json::json!({ "values": values, "executions": n }))?;
+    }
+    seq.end()
+}
+
 /// Everything vkmm found about a litmus test.
 #[derive(Clone, Debug, serde::Serialize)]
 pub struct LitmusOutcome {
@@ -48,7 +61,9 @@ pub struct LitmusOutcome {
     pub model: String,
     /// The condition as written (`None` when the test has none).
     pub condition: Option<String>,
-    /// Reachable final states of consistent, filtered executions, with counts.
+    /// Reachable final states of consistent, filtered executions, with counts
+    /// (JSON: `[{"values": {"P0:r0": 1, "x": 2}, "executions": 3}, ...]`).
+    #[serde(serialize_with = "ser_states")]
     pub states: Vec<(FinalState, u64)>,
     /// Consistent filtered executions satisfying / not satisfying the condition's expression.
     pub positive: u64,
