@@ -171,6 +171,7 @@ pub fn explain(
     outcome: Option<(&CondExpr, String)>,
     limits: Limits,
 ) -> Result<Explanation, CheckError> {
+    crate::verdict::check_supported(program, model_name)?;
     let explorer = Explorer::new(program, limits)?;
     let cond = program.condition.as_ref();
     let (target, outcome_text) = match outcome {

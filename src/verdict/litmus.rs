@@ -247,6 +247,7 @@ pub fn check_litmus(
     decide: Option<Property>,
 ) -> Result<LitmusOutcome, CheckError> {
     let start = Instant::now();
+    super::check_supported(program, model_name)?;
     let explorer = Explorer::new(program, limits)?;
     let cond = program.condition.as_ref();
     let quantifier = cond.and_then(|c| c.quantifier);

@@ -12,6 +12,7 @@ pub use queries::{QueryOutcome, TestOutcome, check_program};
 
 use crate::cat::{CatError, Env, Evaluation, Model, Prepared};
 use crate::exec::ExecError;
+use crate::program::Program;
 
 /// The dynamic base names a candidate execution provides to a model.
 pub const DYNAMIC_NAMES: &[&str] = &["rf", "asmo", "co", "sco", "RFINIT"];
@@ -62,6 +63,26 @@ pub enum CheckError {
     },
     #[error("{0}")]
     Unsupported(String),
+}
+
+/// The Vulkan models cannot run programs with sequentially consistent
+/// operations: "SequentiallyConsistent memory semantics is not supported and
+/// must not be used." (Memory Model appendix, Memory Semantics).
+pub(crate) fn check_supported(program: &Program, model_name: &str) -> Result<(), CheckError> {
+    if !model_name.starts_with("vulkan") {
+        return Ok(());
+    }
+    for t in &program.threads {
+        for i in t.instructions() {
+            if i.semantics.seq_cst {
+                return Err(CheckError::Unsupported(format!(
+                    "line {}: `{}` is sequentially consistent, which the Vulkan memory model does not support (\"SequentiallyConsistent memory semantics is not supported and must not be used\"); choose another model with --model",
+                    i.source.line, i.source.text
+                )));
+            }
+        }
+    }
+    Ok(())
 }
 
 /// A model prepared for one skeleton, with the checks that can prune a

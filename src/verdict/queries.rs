@@ -82,6 +82,8 @@ pub fn check_program(
     limits: Limits,
 ) -> Result<TestOutcome, CheckError> {
     let start = Instant::now();
+    super::check_supported(program, &models.chains_name)?;
+    super::check_supported(program, &models.no_chains_name)?;
     let explorer = Explorer::new(program, limits)?;
     let mut outcomes: Vec<Option<QueryOutcome>> = vec![None; program.queries.len()];
     let mut events = 0;

@@ -48,3 +48,24 @@ fn count_predicates_count_pairs() {
     let o = check_program("t.test", &p, &models(), Limits::default()).unwrap();
     assert!(o.passed(), "{o:?}");
 }
+
+#[test]
+fn vulkan_models_reject_sequentially_consistent_operations() {
+    let mut p = parse(
+        "t.test",
+        "NEWTHREAD\nst.atom.scopedev.sc0 x = 1\nSATISFIABLE consistent[X]\n",
+    )
+    .unwrap();
+    if let crate::program::Stmt::Op(i) = &mut p.threads[0].code[0] {
+        i.semantics.seq_cst = true;
+    }
+    match check_program("t.test", &p, &models(), Limits::default()) {
+        Err(CheckError::Unsupported(m)) => {
+            assert!(
+                m.contains("SequentiallyConsistent memory semantics is not supported"),
+                "{m}"
+            )
+        }
+        other => panic!("{other:?}"),
+    }
+}
