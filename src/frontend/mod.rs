@@ -7,6 +7,7 @@
 
 pub mod alloy_test;
 mod attributes;
+pub mod opencl_litmus;
 pub mod vulkan_litmus;
 
 use crate::program::Program;
@@ -29,6 +30,10 @@ pub enum Format {
     AlloyTest,
     /// herd-style `.litmus` tests in the Vulkan dialect of Dat3M.
     VulkanLitmus,
+    /// herd's C-style OpenCL `.litmus` tests (architecture word `OPENCL`).
+    /// `of_path` cannot tell them from Vulkan ones (same extension);
+    /// [`Format::of_litmus_text`] looks at the architecture word.
+    OpenClLitmus,
 }
 
 impl Format {
@@ -38,6 +43,16 @@ impl Format {
             "test" => Some(Format::AlloyTest),
             "litmus" => Some(Format::VulkanLitmus),
             _ => None,
+        }
+    }
+
+    /// The format of a `.litmus` file from its architecture word: `OPENCL`
+    /// (any case) is [`Format::OpenClLitmus`], anything else is handed to the
+    /// Vulkan front end (which rejects unknown architectures).
+    pub fn of_litmus_text(text: &str) -> Format {
+        match litmus_architecture(text) {
+            Some((word, _, _)) if word.eq_ignore_ascii_case("opencl") => Format::OpenClLitmus,
+            _ => Format::VulkanLitmus,
         }
     }
 }
@@ -65,10 +80,13 @@ pub fn load(path: &Path) -> Result<Program, FrontendError> {
     })?;
     match format {
         Format::AlloyTest => alloy_test::parse(&display, &text),
-        Format::VulkanLitmus => {
-            check_litmus_architecture(&display, &text)?;
-            vulkan_litmus::parse(&display, &text)
-        }
+        Format::VulkanLitmus | Format::OpenClLitmus => match Format::of_litmus_text(&text) {
+            Format::OpenClLitmus => opencl_litmus::parse(&display, &text),
+            _ => {
+                check_litmus_architecture(&display, &text)?;
+                vulkan_litmus::parse(&display, &text)
+            }
+        },
     }
 }
 
@@ -94,7 +112,7 @@ pub(crate) fn check_litmus_architecture(file: &str, text: &str) -> Result<(), Fr
             line,
             column,
             message: format!(
-                "unsupported litmus architecture `{word}`: vkmm reads VULKAN litmus tests (OpenCL C-style tests are not supported yet)"
+                "unsupported litmus architecture `{word}`: vkmm reads VULKAN and OPENCL litmus tests"
             ),
         }),
         None => Err(FrontendError {

@@ -720,7 +720,7 @@ fn load_dispatches_litmus_files() {
     assert_eq!((e.line, e.column), (2, 3));
     assert_eq!(
         e.message,
-        "unsupported litmus architecture `AArch64`: vkmm reads VULKAN litmus tests (OpenCL C-style tests are not supported yet)"
+        "unsupported litmus architecture `AArch64`: vkmm reads VULKAN and OPENCL litmus tests"
     );
     let alloy = dir.join("mp.test");
     std::fs::write(&alloy, "NEWTHREAD\nst.sc0 x = 1\n").unwrap();

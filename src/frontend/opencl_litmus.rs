@@ -1,0 +1,1639 @@
+//! herd's C-style OpenCL litmus tests (the dialect of the Dat3M `OPENCL`
+//! suite):
+//!
+//! ```text
+//! OPENCL MP
+//! (* comment *)
+//! { [x]=0; [y]=0; }
+//! P0@wg 0, dev 0 (global int* x, global atomic_int* y) {
+//!   *x = 1;
+//!   atomic_store_explicit(y, 1, memory_order_release, memory_scope_work_group);
+//! }
+//! P1@wg 1, dev 0 (global int* x, global atomic_int* y) {
+//!   int r0 = atomic_load_explicit(y, memory_order_acquire);
+//!   int r1 = -1;
+//!   if (r0 == 1) { r1 = *x; }
+//! }
+//! exists (1:r0=1 /\ 1:r1=0)
+//! ```
+//!
+//! Representation decisions:
+//!
+//! - A `global` (or unqualified) parameter names one location shared by all
+//!   threads, with storage class [`OPENCL_GLOBAL`]. A `local` parameter names
+//!   one location per workgroup instance, named `y@wg0` (`y@dev1.wg0` off
+//!   device 0), with storage class [`OPENCL_LOCAL`]; the init block sets every
+//!   instance. A condition may name an instance (`y@wg0`), or the bare name
+//!   when there is exactly one instance.
+//! - Atomicity is per thread, as in C: each thread's parameter types decide
+//!   whether `*x` or `atomic_*(x, ...)` is allowed.
+//! - Threads: subgroup = thread index, workgroup = fresh id per `(dev, wg)`,
+//!   queue family 0, device = `dev`.
+//! - `barrier`/`work_group_barrier` is a workgroup control barrier with
+//!   acquire-release semantics on the flags' storage classes; the k-th barrier
+//!   (in program text) of each thread of a workgroup shares one instance id.
+//! - `atomic_compare_exchange_*` is rejected: the IR has no compare-and-swap
+//!   read-modify-write (a failed CAS also writes `*expected`).
+//! - For the Vulkan model, atomics carry `MakePointerAvailable`/`Visible`,
+//!   and release (acquire) semantics carry `MakeAvailable` (`MakeVisible`).
+
+use super::FrontendError;
+use crate::program::{
+    ArithOp, Cmp, CondExpr, Condition, Instruction, OPENCL_GLOBAL, OPENCL_LOCAL, OpKind, Operand,
+    Order, Program, Quantifier, Reference, RmwOp, Scope, Semantics, SourceSpan, Stmt, StorageClass,
+    Term, Thread,
+};
+use std::collections::{BTreeSet, HashMap, HashSet};
+
+/// An error position and message.
+type E = (usize, usize, String);
+type R<T> = Result<T, E>;
+
+/// Parses an OpenCL litmus test.
+pub fn parse(file: &str, text: &str) -> Result<Program, FrontendError> {
+    let err = |(line, column, message): E| FrontendError {
+        file: file.to_string(),
+        line,
+        column,
+        message,
+    };
+    let (name, header_line) = header(text).map_err(err)?;
+    let toks = lex(text, header_line).map_err(err)?;
+    let mut p = Parser {
+        lines: text.lines().collect(),
+        toks,
+        pos: 0,
+        program: Program {
+            name,
+            ..Program::default()
+        },
+        init: Vec::new(),
+        locs: HashMap::new(),
+        instances: HashMap::new(),
+        classes: HashMap::new(),
+        workgroups: HashMap::new(),
+        barriers: HashMap::new(),
+        thread_regs: Vec::new(),
+    };
+    p.run().map_err(err)?;
+    Ok(p.program)
+}
+
+/// The test name and the (0-based) index of the header line.
+fn header(text: &str) -> R<(String, usize)> {
+    for (i, line) in text.lines().enumerate() {
+        let trimmed = line.trim_start();
+        if trimmed.is_empty() {
+            continue;
+        }
+        let col = line.len() - trimmed.len() + 1;
+        let end = trimmed.find(char::is_whitespace).unwrap_or(trimmed.len());
+        let word = &trimmed[..end];
+        if !word.eq_ignore_ascii_case("opencl") {
+            return Err((
+                i + 1,
+                col,
+                format!("expected the litmus header `OPENCL name`, found `{word}`"),
+            ));
+        }
+        let name = trimmed[end..].trim();
+        if name.is_empty() {
+            return Err((i + 1, col, "expected a test name after `OPENCL`".into()));
+        }
+        return Ok((name.to_string(), i));
+    }
+    Err((
+        1,
+        1,
+        "empty file: expected a litmus header `OPENCL name`".into(),
+    ))
+}
+
+// ----- lexer ---------------------------------------------------------------
+
+#[derive(Clone, Debug, PartialEq)]
+enum K {
+    Ident(String),
+    Int(i64),
+    Punct(&'static str),
+    Eof,
+}
+
+#[derive(Clone, Debug)]
+struct Tok {
+    k: K,
+    line: usize,
+    col: usize,
+}
+
+impl Tok {
+    fn show(&self) -> String {
+        match &self.k {
+            K::Ident(s) => format!("`{s}`"),
+            K::Int(v) => format!("`{v}`"),
+            K::Punct(p) => format!("`{p}`"),
+            K::Eof => "end of file".into(),
+        }
+    }
+}
+
+const PUNCT2: &[&str] = &[
+    "==", "!=", "<=", ">=", "&&", "||", "/\\", "\\/", "++", "--", "+=", "-=",
+];
+const PUNCT1: &[&str] = &[
+    "{", "}", "(", ")", "[", "]", ";", ",", ":", "=", "*", "+", "-", "&", "|", "^", "!", "~", "<",
+    ">", "@", ".", "/", "%",
+];
+
+/// Lexes everything after the header line. `(* ... *)` comments are
+/// recognised outside braces and parentheses only (inside code, `(*x` is a
+/// dereference); `//` and `/* */` comments everywhere.
+fn lex(text: &str, header_line: usize) -> R<Vec<Tok>> {
+    let mut out = Vec::new();
+    let mut braces = 0usize;
+    let mut parens = 0usize;
+    let mut line = header_line + 1;
+    let lines: Vec<&str> = text.lines().collect();
+    // A flat char stream with positions, starting after the header line.
+    let mut chars: Vec<(char, usize, usize)> = Vec::new();
+    for (i, l) in lines.iter().enumerate().skip(header_line + 1) {
+        for (j, c) in l.chars().enumerate() {
+            chars.push((c, i + 1, j + 1));
+        }
+        chars.push(('\n', i + 1, l.chars().count() + 1));
+        line = i + 2;
+    }
+    let eof_line = line;
+    let mut i = 0;
+    let at = |i: usize| chars.get(i).map(|c| c.0);
+    while i < chars.len() {
+        let (c, l, col) = chars[i];
+        if c.is_whitespace() {
+            i += 1;
+            continue;
+        }
+        if c == '(' && at(i + 1) == Some('*') && braces == 0 && parens == 0 {
+            let mut depth = 0usize;
+            loop {
+                match (at(i), at(i + 1)) {
+                    (Some('('), Some('*')) => {
+                        depth += 1;
+                        i += 2;
+                    }
+                    (Some('*'), Some(')')) => {
+                        depth -= 1;
+                        i += 2;
+                        if depth == 0 {
+                            break;
+                        }
+                    }
+                    (Some(_), _) => i += 1,
+                    (None, _) => return Err((l, col, "unterminated comment `(*`".into())),
+                }
+            }
+            continue;
+        }
+        if c == '/' && at(i + 1) == Some('/') {
+            while i < chars.len() && chars[i].0 != '\n' {
+                i += 1;
+            }
+            continue;
+        }
+        if c == '/' && at(i + 1) == Some('*') {
+            i += 2;
+            loop {
+                match (at(i), at(i + 1)) {
+                    (Some('*'), Some('/')) => {
+                        i += 2;
+                        break;
+                    }
+                    (Some(_), _) => i += 1,
+                    (None, _) => return Err((l, col, "unterminated comment `/*`".into())),
+                }
+            }
+            continue;
+        }
+        if c.is_ascii_alphabetic() || c == '_' {
+            let mut s = String::new();
+            while let Some(d) = at(i).filter(|d| d.is_ascii_alphanumeric() || *d == '_') {
+                s.push(d);
+                i += 1;
+            }
+            out.push(Tok {
+                k: K::Ident(s),
+                line: l,
+                col,
+            });
+            continue;
+        }
+        if c.is_ascii_digit() {
+            let mut s = String::new();
+            while let Some(d) = at(i).filter(|d| d.is_ascii_alphanumeric() || *d == '_') {
+                s.push(d);
+                i += 1;
+            }
+            let v = s
+                .parse::<i64>()
+                .map_err(|_| (l, col, format!("bad integer `{s}`")))?;
+            out.push(Tok {
+                k: K::Int(v),
+                line: l,
+                col,
+            });
+            continue;
+        }
+        let two: String = [Some(c), at(i + 1)].iter().flatten().collect();
+        let p = PUNCT2
+            .iter()
+            .find(|p| **p == two)
+            .or_else(|| PUNCT1.iter().find(|p| p.starts_with(c)));
+        let Some(p) = p else {
+            return Err((l, col, format!("unexpected character `{c}`")));
+        };
+        match *p {
+            "{" => braces += 1,
+            "}" => braces = braces.saturating_sub(1),
+            "(" => parens += 1,
+            ")" => parens = parens.saturating_sub(1),
+            _ => {}
+        }
+        i += p.len();
+        out.push(Tok {
+            k: K::Punct(p),
+            line: l,
+            col,
+        });
+    }
+    out.push(Tok {
+        k: K::Eof,
+        line: eof_line,
+        col: 1,
+    });
+    Ok(out)
+}
+
+// ----- expressions -----------------------------------------------------------
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Bin {
+    Arith(ArithOp),
+    Cmp(Cmp),
+    And,
+    Or,
+}
+
+#[derive(Clone, Debug)]
+enum X {
+    Int(i64),
+    Name(String),
+    Deref(String),
+    Call(String, Vec<Expr>),
+    Neg(Box<Expr>),
+    Not(Box<Expr>),
+    Bin(Bin, Box<Expr>, Box<Expr>),
+}
+
+#[derive(Clone, Debug)]
+struct Expr {
+    x: X,
+    line: usize,
+    col: usize,
+}
+
+fn negate(c: Cmp) -> Cmp {
+    match c {
+        Cmp::Eq => Cmp::Ne,
+        Cmp::Ne => Cmp::Eq,
+        Cmp::Lt => Cmp::Ge,
+        Cmp::Le => Cmp::Gt,
+        Cmp::Gt => Cmp::Le,
+        Cmp::Ge => Cmp::Lt,
+    }
+}
+
+fn binop(p: &str) -> Option<(u8, Bin)> {
+    Some(match p {
+        "||" => (1, Bin::Or),
+        "&&" => (2, Bin::And),
+        "|" => (3, Bin::Arith(ArithOp::Or)),
+        "^" => (4, Bin::Arith(ArithOp::Xor)),
+        "&" => (5, Bin::Arith(ArithOp::And)),
+        "==" => (6, Bin::Cmp(Cmp::Eq)),
+        "!=" => (6, Bin::Cmp(Cmp::Ne)),
+        "<" => (7, Bin::Cmp(Cmp::Lt)),
+        "<=" => (7, Bin::Cmp(Cmp::Le)),
+        ">" => (7, Bin::Cmp(Cmp::Gt)),
+        ">=" => (7, Bin::Cmp(Cmp::Ge)),
+        "+" => (8, Bin::Arith(ArithOp::Add)),
+        "-" => (8, Bin::Arith(ArithOp::Sub)),
+        "*" => (9, Bin::Arith(ArithOp::Mul)),
+        _ => return None,
+    })
+}
+
+// ----- parser ----------------------------------------------------------------
+
+/// A parameter of one thread.
+#[derive(Clone, Copy)]
+struct Param {
+    atomic: bool,
+    class: StorageClass,
+    reference: usize,
+}
+
+/// One thread being lowered.
+struct Ctx {
+    index: usize,
+    workgroup: usize,
+    params: HashMap<String, Param>,
+    regs: HashSet<String>,
+    code: Vec<Stmt>,
+    temps: usize,
+    labels: usize,
+    barriers: usize,
+}
+
+impl Ctx {
+    fn temp(&mut self) -> String {
+        self.temps += 1;
+        format!("%t{}", self.temps - 1)
+    }
+    fn label(&mut self) -> String {
+        self.labels += 1;
+        format!("%L{}", self.labels - 1)
+    }
+}
+
+struct Parser<'a> {
+    lines: Vec<&'a str>,
+    toks: Vec<Tok>,
+    pos: usize,
+    program: Program,
+    /// Init block entries: name, value, position.
+    init: Vec<(String, i64, usize, usize)>,
+    /// Location name -> location index.
+    locs: HashMap<String, usize>,
+    /// Base name of a `local` variable -> its instances (location indices).
+    instances: HashMap<String, Vec<usize>>,
+    /// Address space of each declared name (must agree across threads).
+    classes: HashMap<String, StorageClass>,
+    /// `(dev, wg)` -> workgroup id.
+    workgroups: HashMap<(usize, usize), usize>,
+    /// `(workgroup, ordinal)` -> control barrier instance.
+    barriers: HashMap<(usize, usize), u32>,
+    /// Registers declared by each thread (for conditions).
+    thread_regs: Vec<HashSet<String>>,
+}
+
+const UNSUPPORTED_STMT: &[&str] = &[
+    "for", "do", "goto", "return", "switch", "break", "continue", "case", "default",
+];
+const TYPES: &[&str] = &["int", "uint", "long", "unsigned", "short", "char"];
+
+impl Parser<'_> {
+    fn peek(&self) -> &Tok {
+        &self.toks[self.pos.min(self.toks.len() - 1)]
+    }
+    fn peek_at(&self, n: usize) -> &Tok {
+        &self.toks[(self.pos + n).min(self.toks.len() - 1)]
+    }
+    fn next(&mut self) -> Tok {
+        let t = self.peek().clone();
+        if self.pos < self.toks.len() {
+            self.pos += 1;
+        }
+        t
+    }
+    fn is(&self, p: &str) -> bool {
+        matches!(&self.peek().k, K::Punct(q) if *q == p)
+    }
+    fn is_ident(&self, s: &str) -> bool {
+        matches!(&self.peek().k, K::Ident(q) if q == s)
+    }
+    fn eat(&mut self, p: &str) -> bool {
+        if self.is(p) {
+            self.pos += 1;
+            true
+        } else {
+            false
+        }
+    }
+    fn expect(&mut self, p: &str, what: &str) -> R<Tok> {
+        let t = self.next();
+        if t.k == K::Punct(leak(p)) {
+            Ok(t)
+        } else {
+            Err((
+                t.line,
+                t.col,
+                format!("expected `{p}` {what}, found {}", t.show()),
+            ))
+        }
+    }
+    fn ident(&mut self, what: &str) -> R<(String, Tok)> {
+        let t = self.next();
+        match &t.k {
+            K::Ident(s) => Ok((s.clone(), t)),
+            _ => Err((
+                t.line,
+                t.col,
+                format!("expected {what}, found {}", t.show()),
+            )),
+        }
+    }
+    fn int(&mut self, what: &str) -> R<i64> {
+        let neg = self.eat("-");
+        let t = self.next();
+        match t.k {
+            K::Int(v) => Ok(if neg { v.wrapping_neg() } else { v }),
+            _ => Err((
+                t.line,
+                t.col,
+                format!("expected {what}, found {}", t.show()),
+            )),
+        }
+    }
+    fn span(&self, line: usize) -> SourceSpan {
+        SourceSpan {
+            line,
+            text: self
+                .lines
+                .get(line.wrapping_sub(1))
+                .map(|l| l.trim().to_string())
+                .unwrap_or_default(),
+        }
+    }
+
+    fn run(&mut self) -> R<()> {
+        if self.is("{") {
+            self.init_block()?;
+        }
+        while let K::Ident(s) = &self.peek().k {
+            if !is_thread_name(s) {
+                break;
+            }
+            self.thread()?;
+        }
+        if self.program.threads.is_empty() {
+            let t = self.peek();
+            return Err((
+                t.line,
+                t.col,
+                format!(
+                    "expected a thread `P0@wg 0, dev 0 (...) {{`, found {}",
+                    t.show()
+                ),
+            ));
+        }
+        // Initialised names no thread declares are global locations.
+        let init = std::mem::take(&mut self.init);
+        for (name, _, _, _) in &init {
+            if !self.classes.contains_key(name) && !self.locs.contains_key(name) {
+                self.location(name.clone());
+            }
+        }
+        for (name, v, _, _) in &init {
+            let locs: Vec<usize> = match self.instances.get(name) {
+                Some(v) => v.clone(),
+                None => vec![self.locs[name]],
+            };
+            for l in locs {
+                self.program.initial_values[l] = *v;
+            }
+        }
+        self.final_section()
+    }
+
+    fn init_block(&mut self) -> R<()> {
+        self.expect("{", "to open the init block")?;
+        loop {
+            if self.eat("}") {
+                return Ok(());
+            }
+            if self.eat(";") {
+                continue;
+            }
+            let bracket = self.eat("[");
+            let (name, t) = self.ident("a location name in the init block")?;
+            if bracket {
+                self.expect("]", "after the location name")?;
+            }
+            self.expect("=", "after the location")?;
+            let v = self.int("an initial value")?;
+            if self.init.iter().any(|i| i.0 == name) {
+                return Err((t.line, t.col, format!("`{name}` is initialised twice")));
+            }
+            self.init.push((name, v, t.line, t.col));
+            if !self.is("}") {
+                self.expect(";", "after an initial value")?;
+            }
+        }
+    }
+
+    fn location(&mut self, name: String) -> usize {
+        if let Some(&l) = self.locs.get(&name) {
+            return l;
+        }
+        let l = self.program.locations.len();
+        self.program.locations.push(name.clone());
+        self.program.initial_values.push(0);
+        self.program.references.push(Reference {
+            name: name.clone(),
+            location: l,
+        });
+        self.locs.insert(name, l);
+        l
+    }
+
+    fn thread(&mut self) -> R<()> {
+        let (name, t) = self.ident("a thread name")?;
+        let index = self.program.threads.len();
+        if name[1..] != index.to_string() {
+            return Err((
+                t.line,
+                t.col,
+                format!("expected thread P{index} (threads are numbered in order), found `{name}`"),
+            ));
+        }
+        let (mut wg, mut dev) = (0usize, 0usize);
+        if self.eat("@") {
+            loop {
+                let (key, kt) = self.ident("`wg` or `dev`")?;
+                let v = self.int("a number")?;
+                let v = usize::try_from(v)
+                    .map_err(|_| (kt.line, kt.col, format!("negative `{key}` number")))?;
+                match key.as_str() {
+                    "wg" => wg = v,
+                    "dev" => dev = v,
+                    _ => {
+                        return Err((
+                            kt.line,
+                            kt.col,
+                            format!("expected `wg` or `dev`, found `{key}`"),
+                        ));
+                    }
+                }
+                if !self.eat(",") {
+                    break;
+                }
+            }
+        }
+        let next_wg = self.workgroups.len();
+        let workgroup = *self.workgroups.entry((dev, wg)).or_insert(next_wg);
+        let mut ctx = Ctx {
+            index,
+            workgroup,
+            params: HashMap::new(),
+            regs: HashSet::new(),
+            code: Vec::new(),
+            temps: 0,
+            labels: 0,
+            barriers: 0,
+        };
+        self.expect("(", "to open the parameter list")?;
+        if !self.eat(")") {
+            loop {
+                self.param(&mut ctx, wg, dev)?;
+                if self.eat(")") {
+                    break;
+                }
+                self.expect(",", "between parameters")?;
+            }
+        }
+        let open = self.expect("{", "to open the thread body")?;
+        self.block_rest(&mut ctx, &open)?;
+        self.thread_regs.push(ctx.regs);
+        self.program.threads.push(Thread {
+            id: index,
+            subgroup: index,
+            workgroup,
+            queue_family: 0,
+            device: dev,
+            code: ctx.code,
+            registers: Vec::new(),
+        });
+        Ok(())
+    }
+
+    fn param(&mut self, ctx: &mut Ctx, wg: usize, dev: usize) -> R<()> {
+        let mut class = None;
+        let mut atomic = None;
+        let first = self.peek().clone();
+        loop {
+            let (w, t) = self.ident("a parameter type such as `global atomic_int* x`")?;
+            match w.as_str() {
+                "global" | "__global" => class = Some(OPENCL_GLOBAL),
+                "local" | "__local" => class = Some(OPENCL_LOCAL),
+                "volatile" | "const" => {}
+                "int" | "uint" | "unsigned" => atomic = Some(false),
+                "atomic_int" | "atomic_uint" => atomic = Some(true),
+                _ => {
+                    return Err((
+                        t.line,
+                        t.col,
+                        format!(
+                            "expected `global`, `local`, `volatile`, `int` or `atomic_int` in a parameter, found `{w}`"
+                        ),
+                    ));
+                }
+            }
+            if self.is("*") {
+                break;
+            }
+        }
+        let Some(atomic) = atomic else {
+            return Err((
+                first.line,
+                first.col,
+                "parameter without a type (`int` or `atomic_int`)".into(),
+            ));
+        };
+        self.expect("*", "(parameters are pointers)")?;
+        let (name, t) = self.ident("a parameter name")?;
+        if ctx.params.contains_key(&name) {
+            return Err((t.line, t.col, format!("parameter `{name}` declared twice")));
+        }
+        // Unqualified pointers are taken as global (kernel pointer arguments
+        // point to global memory unless qualified otherwise).
+        let class = class.unwrap_or(OPENCL_GLOBAL);
+        match self.classes.get(&name) {
+            Some(c) if *c != class => {
+                return Err((
+                    t.line,
+                    t.col,
+                    format!(
+                        "`{name}` is declared `{}` here but `{}` in an earlier thread",
+                        space(class),
+                        space(*c)
+                    ),
+                ));
+            }
+            _ => {
+                self.classes.insert(name.clone(), class);
+            }
+        }
+        let loc = if class == OPENCL_LOCAL {
+            let inst = if dev == 0 {
+                format!("{name}@wg{wg}")
+            } else {
+                format!("{name}@dev{dev}.wg{wg}")
+            };
+            let known = self.locs.contains_key(&inst);
+            let l = self.location(inst);
+            if !known {
+                self.instances.entry(name.clone()).or_default().push(l);
+            }
+            l
+        } else {
+            self.location(name.clone())
+        };
+        ctx.params.insert(
+            name,
+            Param {
+                atomic,
+                class,
+                reference: loc,
+            },
+        );
+        Ok(())
+    }
+
+    /// Statements up to the `}` closing `open`.
+    fn block_rest(&mut self, ctx: &mut Ctx, open: &Tok) -> R<()> {
+        loop {
+            if self.eat("}") {
+                return Ok(());
+            }
+            if self.peek().k == K::Eof {
+                return Err((open.line, open.col, "unclosed `{`".into()));
+            }
+            self.stmt(ctx)?;
+        }
+    }
+
+    fn stmt(&mut self, ctx: &mut Ctx) -> R<()> {
+        let t = self.peek().clone();
+        match &t.k {
+            K::Punct("{") => {
+                self.next();
+                self.block_rest(ctx, &t)
+            }
+            K::Punct(";") => {
+                self.next();
+                Ok(())
+            }
+            K::Punct("*") => {
+                self.next();
+                let (name, nt) = self.ident("a pointer after `*`")?;
+                self.expect("=", "in a store `*x = v;`")?;
+                let e = self.expr(0)?;
+                self.expect(";", "after a statement")?;
+                let p = self.plain_param(ctx, &name, &nt)?;
+                let v = self.value(ctx, &e, None)?;
+                let mut i = Instruction::new(OpKind::Store, self.span(t.line));
+                access(&mut i, &p);
+                i.operand = Some(v);
+                ctx.code.push(Stmt::Op(i));
+                Ok(())
+            }
+            K::Ident(w) if w == "if" || w == "while" => {
+                let is_while = w == "while";
+                self.next();
+                self.expect("(", &format!("after `{w}`"))?;
+                let cond = self.expr(0)?;
+                self.expect(")", "to close the condition")?;
+                if is_while {
+                    let top = ctx.label();
+                    let end = ctx.label();
+                    ctx.code.push(Stmt::Label {
+                        name: top.clone(),
+                        source: self.span(t.line),
+                    });
+                    self.branch(ctx, &cond, false, &end)?;
+                    self.stmt(ctx)?;
+                    ctx.code.push(Stmt::Goto {
+                        label: top,
+                        source: self.span(t.line),
+                    });
+                    ctx.code.push(Stmt::Label {
+                        name: end,
+                        source: self.span(t.line),
+                    });
+                    return Ok(());
+                }
+                let els = ctx.label();
+                self.branch(ctx, &cond, false, &els)?;
+                self.stmt(ctx)?;
+                if self.is_ident("else") {
+                    let et = self.next();
+                    let end = ctx.label();
+                    ctx.code.push(Stmt::Goto {
+                        label: end.clone(),
+                        source: self.span(et.line),
+                    });
+                    ctx.code.push(Stmt::Label {
+                        name: els,
+                        source: self.span(et.line),
+                    });
+                    self.stmt(ctx)?;
+                    ctx.code.push(Stmt::Label {
+                        name: end,
+                        source: self.span(et.line),
+                    });
+                } else {
+                    ctx.code.push(Stmt::Label {
+                        name: els,
+                        source: self.span(t.line),
+                    });
+                }
+                Ok(())
+            }
+            K::Ident(w) if w == "else" => Err((t.line, t.col, "`else` without `if`".into())),
+            K::Ident(w) if UNSUPPORTED_STMT.contains(&w.as_str()) => Err((
+                t.line,
+                t.col,
+                format!(
+                    "unsupported C construct `{w}` (supported: declarations, assignments, stores, atomic calls, fences, barriers, `if`/`else`, `while`)"
+                ),
+            )),
+            K::Ident(w) if TYPES.contains(&w.as_str()) => {
+                self.next();
+                while let K::Ident(w) = &self.peek().k {
+                    if !TYPES.contains(&w.as_str()) {
+                        break;
+                    }
+                    self.next();
+                }
+                loop {
+                    let (name, nt) = self.ident("a register name")?;
+                    if ctx.params.contains_key(&name) {
+                        return Err((
+                            nt.line,
+                            nt.col,
+                            format!("register `{name}` shadows the parameter `{name}`"),
+                        ));
+                    }
+                    if self.eat("=") {
+                        let e = self.expr(0)?;
+                        self.assign(ctx, &name, &e, nt.line)?;
+                    }
+                    ctx.regs.insert(name);
+                    if !self.eat(",") {
+                        break;
+                    }
+                }
+                self.expect(";", "after a declaration")?;
+                Ok(())
+            }
+            K::Ident(w)
+                if w.starts_with("atomic_")
+                    && w != "atomic_work_item_fence"
+                    && !self.peek_at(1).k.eq(&K::Punct("(")) =>
+            {
+                Err((
+                    t.line,
+                    t.col,
+                    format!(
+                        "unsupported declaration of type `{w}` inside a thread (declare shared variables as parameters)"
+                    ),
+                ))
+            }
+            K::Ident(w) if self.peek_at(1).k == K::Punct(":") => {
+                // A C label (herd names barriers `B1:`); nothing jumps to it.
+                let _ = w;
+                self.next();
+                self.next();
+                self.stmt(ctx)
+            }
+            K::Ident(w) if self.peek_at(1).k == K::Punct("=") => {
+                let name = w.clone();
+                self.next();
+                self.next();
+                if ctx.params.contains_key(&name) {
+                    return Err((
+                        t.line,
+                        t.col,
+                        format!(
+                            "cannot assign to the pointer `{name}`: write `*{name} = v;` or use an atomic store"
+                        ),
+                    ));
+                }
+                if !ctx.regs.contains(&name) {
+                    return Err((
+                        t.line,
+                        t.col,
+                        format!("undeclared register `{name}` (declare it with `int {name}`)"),
+                    ));
+                }
+                let e = self.expr(0)?;
+                self.expect(";", "after an assignment")?;
+                self.assign(ctx, &name, &e, t.line)
+            }
+            _ => {
+                let e = self.expr(0)?;
+                self.expect(";", "after a statement")?;
+                match &e.x {
+                    X::Call(name, args) => {
+                        self.call(ctx, name, args, &e, None, false)?;
+                        Ok(())
+                    }
+                    _ => Err((
+                        e.line,
+                        e.col,
+                        "expected a statement (a declaration, an assignment, a store `*x = v;`, a call, `if` or `while`)".into(),
+                    )),
+                }
+            }
+        }
+    }
+
+    // ----- expressions -------------------------------------------------------
+
+    fn expr(&mut self, min: u8) -> R<Expr> {
+        let mut lhs = self.unary()?;
+        loop {
+            let t = self.peek().clone();
+            let K::Punct(p) = t.k else { break };
+            let Some((prec, op)) = binop(p) else { break };
+            if prec <= min {
+                break;
+            }
+            self.next();
+            let rhs = self.expr(prec)?;
+            lhs = Expr {
+                line: lhs.line,
+                col: lhs.col,
+                x: X::Bin(op, Box::new(lhs), Box::new(rhs)),
+            };
+        }
+        Ok(lhs)
+    }
+
+    fn unary(&mut self) -> R<Expr> {
+        let t = self.next();
+        let x = match &t.k {
+            K::Int(v) => X::Int(*v),
+            K::Punct("-") => X::Neg(Box::new(self.unary()?)),
+            K::Punct("!") => X::Not(Box::new(self.unary()?)),
+            K::Punct("*") => {
+                let (name, _) = self.ident("a pointer after `*`")?;
+                X::Deref(name)
+            }
+            K::Punct("(") => {
+                let e = self.expr(0)?;
+                self.expect(")", "to close the parenthesis")?;
+                return Ok(e);
+            }
+            K::Ident(name) => {
+                if self.eat("(") {
+                    let mut args = Vec::new();
+                    if !self.eat(")") {
+                        loop {
+                            args.push(self.expr(0)?);
+                            if self.eat(")") {
+                                break;
+                            }
+                            self.expect(",", "between arguments")?;
+                        }
+                    }
+                    X::Call(name.clone(), args)
+                } else {
+                    X::Name(name.clone())
+                }
+            }
+            _ => {
+                return Err((
+                    t.line,
+                    t.col,
+                    format!("expected an expression, found {}", t.show()),
+                ));
+            }
+        };
+        Ok(Expr {
+            x,
+            line: t.line,
+            col: t.col,
+        })
+    }
+
+    /// `reg = e`.
+    fn assign(&mut self, ctx: &mut Ctx, reg: &str, e: &Expr, line: usize) -> R<()> {
+        let v = self.value(ctx, e, Some(reg))?;
+        if v != Operand::Reg(reg.to_string()) {
+            ctx.code.push(Stmt::Assign {
+                dest: reg.to_string(),
+                op: ArithOp::Add,
+                a: v,
+                b: Operand::Const(0),
+                source: self.span(line),
+            });
+        }
+        Ok(())
+    }
+
+    /// Lowers a value; `hint` is the register the value is assigned to, if any.
+    fn value(&mut self, ctx: &mut Ctx, e: &Expr, hint: Option<&str>) -> R<Operand> {
+        let dest = |ctx: &mut Ctx| hint.map(str::to_string).unwrap_or_else(|| ctx.temp());
+        match &e.x {
+            X::Int(v) => Ok(Operand::Const(*v)),
+            X::Name(n) => {
+                if ctx.regs.contains(n) {
+                    Ok(Operand::Reg(n.clone()))
+                } else if ctx.params.contains_key(n) {
+                    Err((
+                        e.line,
+                        e.col,
+                        format!("`{n}` is a pointer: read it with `*{n}` or an atomic load"),
+                    ))
+                } else {
+                    Err((e.line, e.col, format!("undeclared register `{n}`")))
+                }
+            }
+            X::Deref(n) => {
+                let nt = Tok {
+                    k: K::Eof,
+                    line: e.line,
+                    col: e.col,
+                };
+                let p = self.plain_param(ctx, n, &nt)?;
+                let d = dest(ctx);
+                let mut i = Instruction::new(OpKind::Load, self.span(e.line));
+                access(&mut i, &p);
+                i.dest = Some(d.clone());
+                ctx.code.push(Stmt::Op(i));
+                Ok(Operand::Reg(d))
+            }
+            X::Call(name, args) => {
+                let d = dest(ctx);
+                self.call(ctx, name, args, e, Some(d.clone()), true)?;
+                Ok(Operand::Reg(d))
+            }
+            X::Neg(inner) => {
+                if let X::Int(v) = inner.x {
+                    return Ok(Operand::Const(v.wrapping_neg()));
+                }
+                let v = self.value(ctx, inner, None)?;
+                let d = dest(ctx);
+                ctx.code.push(Stmt::Assign {
+                    dest: d.clone(),
+                    op: ArithOp::Sub,
+                    a: Operand::Const(0),
+                    b: v,
+                    source: self.span(e.line),
+                });
+                Ok(Operand::Reg(d))
+            }
+            X::Bin(Bin::Arith(op), a, b) => {
+                let a = self.value(ctx, a, None)?;
+                let b = self.value(ctx, b, None)?;
+                if let (Operand::Const(x), Operand::Const(y)) = (&a, &b) {
+                    return Ok(Operand::Const(op.apply(*x, *y)));
+                }
+                let d = dest(ctx);
+                ctx.code.push(Stmt::Assign {
+                    dest: d.clone(),
+                    op: *op,
+                    a,
+                    b,
+                    source: self.span(e.line),
+                });
+                Ok(Operand::Reg(d))
+            }
+            X::Not(_) | X::Bin(..) => Err((
+                e.line,
+                e.col,
+                "comparisons and logical operators are only supported as `if`/`while` conditions"
+                    .into(),
+            )),
+        }
+    }
+
+    /// Jumps to `label` when `cond` evaluates to `when`.
+    fn branch(&mut self, ctx: &mut Ctx, cond: &Expr, when: bool, label: &str) -> R<()> {
+        let source = self.span(cond.line);
+        match &cond.x {
+            X::Not(inner) => self.branch(ctx, inner, !when, label),
+            X::Bin(Bin::Cmp(c), a, b) => {
+                let a = self.value(ctx, a, None)?;
+                let b = self.value(ctx, b, None)?;
+                ctx.code.push(Stmt::Branch {
+                    cmp: if when { *c } else { negate(*c) },
+                    a,
+                    b,
+                    label: label.to_string(),
+                    source,
+                });
+                Ok(())
+            }
+            X::Bin(op @ (Bin::And | Bin::Or), a, b) => {
+                // `a && b` is true iff neither is false; `a || b` is false iff neither is true.
+                let short = (*op == Bin::And) == when;
+                if short {
+                    let skip = ctx.label();
+                    self.branch(ctx, a, !when, &skip)?;
+                    self.branch(ctx, b, when, label)?;
+                    ctx.code.push(Stmt::Label { name: skip, source });
+                } else {
+                    self.branch(ctx, a, when, label)?;
+                    self.branch(ctx, b, when, label)?;
+                }
+                Ok(())
+            }
+            _ => {
+                let v = self.value(ctx, cond, None)?;
+                ctx.code.push(Stmt::Branch {
+                    cmp: if when { Cmp::Ne } else { Cmp::Eq },
+                    a: v,
+                    b: Operand::Const(0),
+                    label: label.to_string(),
+                    source,
+                });
+                Ok(())
+            }
+        }
+    }
+
+    /// A parameter accessed with plain `*x`.
+    fn plain_param(&self, ctx: &Ctx, name: &str, at: &Tok) -> R<Param> {
+        let Some(p) = ctx.params.get(name) else {
+            return Err((
+                at.line,
+                at.col,
+                format!("`{name}` is not a parameter of P{}", ctx.index),
+            ));
+        };
+        if p.atomic {
+            return Err((
+                at.line,
+                at.col,
+                format!(
+                    "plain access `*{name}` to the atomic_int `{name}`: use atomic_load/atomic_store"
+                ),
+            ));
+        }
+        Ok(*p)
+    }
+
+    /// An atomic object argument.
+    fn atomic_param(&self, ctx: &Ctx, arg: Option<&Expr>, func: &str, call: &Expr) -> R<Param> {
+        let Some(arg) = arg else {
+            return Err((
+                call.line,
+                call.col,
+                format!("`{func}` needs an atomic object argument"),
+            ));
+        };
+        let X::Name(name) = &arg.x else {
+            return Err((
+                arg.line,
+                arg.col,
+                format!("expected an atomic_int parameter as the first argument of `{func}`"),
+            ));
+        };
+        let Some(p) = ctx.params.get(name) else {
+            return Err((
+                arg.line,
+                arg.col,
+                format!("`{name}` is not a parameter of P{}", ctx.index),
+            ));
+        };
+        if !p.atomic {
+            return Err((
+                arg.line,
+                arg.col,
+                format!(
+                    "atomic operation `{func}` on `{name}`, which is not declared atomic_int in P{}",
+                    ctx.index
+                ),
+            ));
+        }
+        Ok(*p)
+    }
+
+    fn call(
+        &mut self,
+        ctx: &mut Ctx,
+        name: &str,
+        args: &[Expr],
+        e: &Expr,
+        dest: Option<String>,
+        need_value: bool,
+    ) -> R<()> {
+        let (base, explicit) = match name.strip_suffix("_explicit") {
+            Some(b) => (b, true),
+            None => (name, false),
+        };
+        let arity = |lo: usize, hi: usize| -> R<()> {
+            if args.len() < lo || args.len() > hi {
+                let n = if lo == hi {
+                    lo.to_string()
+                } else {
+                    format!("{lo} to {hi}")
+                };
+                Err((
+                    e.line,
+                    e.col,
+                    format!("`{name}` takes {n} arguments, found {}", args.len()),
+                ))
+            } else {
+                Ok(())
+            }
+        };
+        let no_value = |what: &str| -> R<()> {
+            if need_value {
+                Err((e.line, e.col, format!("`{what}` returns no value")))
+            } else {
+                Ok(())
+            }
+        };
+        let rmw = match base {
+            "atomic_exchange" => Some(RmwOp::Exchange),
+            "atomic_fetch_add" => Some(RmwOp::Add),
+            "atomic_fetch_sub" => Some(RmwOp::Sub),
+            "atomic_fetch_and" => Some(RmwOp::And),
+            "atomic_fetch_or" => Some(RmwOp::Or),
+            "atomic_fetch_xor" => Some(RmwOp::Xor),
+            "atomic_fetch_min" => Some(RmwOp::Min),
+            "atomic_fetch_max" => Some(RmwOp::Max),
+            _ => None,
+        };
+        let source = self.span(e.line);
+        match base {
+            _ if base == "atomic_load" || base == "atomic_store" || rmw.is_some() => {
+                let kind = if base == "atomic_load" {
+                    OpKind::Load
+                } else if base == "atomic_store" {
+                    OpKind::Store
+                } else {
+                    OpKind::Rmw
+                };
+                let fixed = if kind == OpKind::Load { 1 } else { 2 };
+                if explicit {
+                    arity(fixed + 1, fixed + 2)?;
+                } else {
+                    arity(fixed, fixed)?;
+                }
+                if kind == OpKind::Store {
+                    no_value(name)?;
+                }
+                let p = self.atomic_param(ctx, args.first(), name, e)?;
+                let (order, seq_cst) = match args.get(fixed) {
+                    Some(a) => order_arg(a, &kind)?,
+                    None => (default_order(&kind), true),
+                };
+                let scope = match args.get(fixed + 1) {
+                    Some(a) => scope_arg(a)?,
+                    None => Scope::Device,
+                };
+                let operand = match args.get(1).filter(|_| fixed == 2) {
+                    Some(a) => Some(self.value(ctx, a, None)?),
+                    None => None,
+                };
+                let mut i = Instruction::new(kind.clone(), source);
+                access(&mut i, &p);
+                i.atomic = true;
+                i.scope = Some(scope);
+                i.semantics = semantics(order, seq_cst, [p.class]);
+                i.make_pointer_available = kind != OpKind::Load;
+                i.make_pointer_visible = kind != OpKind::Store;
+                i.operand = operand;
+                i.rmw_op = rmw.unwrap_or_default();
+                if kind != OpKind::Store {
+                    i.dest = dest;
+                }
+                ctx.code.push(Stmt::Op(i));
+                Ok(())
+            }
+            "atomic_compare_exchange_strong" | "atomic_compare_exchange_weak" => Err((
+                e.line,
+                e.col,
+                format!(
+                    "`{name}` is not supported: the IR has no compare-and-swap read-modify-write (a CAS writes only on success and updates `*expected` on failure)"
+                ),
+            )),
+            _ if name == "atomic_work_item_fence" => {
+                arity(3, 3)?;
+                no_value(name)?;
+                let classes = flags_arg(&args[0])?;
+                let (order, seq_cst) = order_arg(&args[1], &OpKind::MemoryBarrier)?;
+                let scope = scope_arg(&args[2])?;
+                let mut i = Instruction::new(OpKind::MemoryBarrier, source);
+                i.scope = Some(scope);
+                i.semantics = semantics(order, seq_cst, classes);
+                ctx.code.push(Stmt::Op(i));
+                Ok(())
+            }
+            _ if name == "barrier" || name == "work_group_barrier" => {
+                if name == "barrier" {
+                    arity(1, 1)?;
+                } else {
+                    arity(1, 2)?;
+                }
+                no_value(name)?;
+                let classes = flags_arg(&args[0])?;
+                let scope = match args.get(1) {
+                    Some(a) => scope_arg(a)?,
+                    None => Scope::Workgroup,
+                };
+                let key = (ctx.workgroup, ctx.barriers);
+                ctx.barriers += 1;
+                let next = self.barriers.len() as u32;
+                let instance = *self.barriers.entry(key).or_insert(next);
+                let mut i = Instruction::new(
+                    OpKind::ControlBarrier {
+                        instance,
+                        execution_scope: Scope::Workgroup,
+                    },
+                    source,
+                );
+                i.scope = Some(scope);
+                i.semantics = semantics(Order::AcquireRelease, false, classes);
+                ctx.code.push(Stmt::Op(i));
+                Ok(())
+            }
+            _ => Err((
+                e.line,
+                e.col,
+                format!(
+                    "unknown function `{name}` (supported: atomic_load/store/exchange, atomic_fetch_<op>, their _explicit forms, atomic_work_item_fence, barrier, work_group_barrier)"
+                ),
+            )),
+        }
+    }
+
+    // ----- final clauses -----------------------------------------------------
+
+    fn final_section(&mut self) -> R<()> {
+        let mut quantified: Option<(Quantifier, CondExpr)> = None;
+        let mut filter = None;
+        let mut texts = Vec::new();
+        loop {
+            let t = self.next();
+            let start = self.pos - 1;
+            match &t.k {
+                K::Eof => break,
+                K::Punct(";") => continue,
+                K::Ident(s) if s == "filter" => {
+                    if filter.is_some() {
+                        return Err((t.line, t.col, "a test has at most one `filter`".into()));
+                    }
+                    filter = Some(self.cond(0)?);
+                }
+                _ => {
+                    let q = match &t.k {
+                        K::Ident(s) if s == "exists" => Quantifier::Exists,
+                        K::Ident(s) if s == "forall" => Quantifier::Forall,
+                        K::Punct("~") if self.is_ident("exists") => {
+                            self.next();
+                            Quantifier::NotExists
+                        }
+                        _ => {
+                            return Err((
+                                t.line,
+                                t.col,
+                                format!(
+                                    "expected `exists`, `~exists`, `forall` or `filter`, found {}",
+                                    t.show()
+                                ),
+                            ));
+                        }
+                    };
+                    if quantified.is_some() {
+                        return Err((t.line, t.col, "a test has one final condition".into()));
+                    }
+                    quantified = Some((q, self.cond(0)?));
+                }
+            }
+            texts.push(
+                self.toks[start..self.pos]
+                    .iter()
+                    .map(tok_text)
+                    .collect::<Vec<_>>()
+                    .join(" "),
+            );
+        }
+        self.program.condition = match (quantified, filter) {
+            (None, None) => None,
+            (q, f) => Some(Condition {
+                quantifier: q.as_ref().map(|q| q.0),
+                expr: q.map(|q| q.1).unwrap_or(CondExpr::True),
+                filter: f,
+                text: texts.join(" "),
+            }),
+        };
+        Ok(())
+    }
+
+    /// `\/` (1) binds looser than `/\` (2).
+    fn cond(&mut self, min: u8) -> R<CondExpr> {
+        let mut lhs = self.cond_atom()?;
+        loop {
+            let prec = if self.is("\\/") {
+                1
+            } else if self.is("/\\") {
+                2
+            } else {
+                break;
+            };
+            if prec <= min {
+                break;
+            }
+            self.next();
+            let rhs = self.cond(prec)?;
+            lhs = if prec == 1 {
+                CondExpr::Or(Box::new(lhs), Box::new(rhs))
+            } else {
+                CondExpr::And(Box::new(lhs), Box::new(rhs))
+            };
+        }
+        Ok(lhs)
+    }
+
+    fn cond_atom(&mut self) -> R<CondExpr> {
+        if self.eat("~") || self.eat("!") {
+            return Ok(CondExpr::Not(Box::new(self.cond_atom()?)));
+        }
+        if self.eat("(") {
+            let e = self.cond(0)?;
+            self.expect(")", "to close the parenthesis")?;
+            return Ok(e);
+        }
+        if self.is_ident("true") || self.is_ident("false") {
+            let t = self.next();
+            return Ok(if t.k == K::Ident("true".into()) {
+                CondExpr::True
+            } else {
+                CondExpr::False
+            });
+        }
+        let a = self.term()?;
+        let t = self.next();
+        let ne = match t.k {
+            K::Punct("=") | K::Punct("==") => false,
+            K::Punct("!=") => true,
+            _ => {
+                return Err((
+                    t.line,
+                    t.col,
+                    format!("expected `=` or `!=` in the condition, found {}", t.show()),
+                ));
+            }
+        };
+        let b = self.term()?;
+        Ok(if ne {
+            CondExpr::Ne(a, b)
+        } else {
+            CondExpr::Eq(a, b)
+        })
+    }
+
+    fn term(&mut self) -> R<Term> {
+        let t = self.peek().clone();
+        let thread = match &t.k {
+            K::Int(n) if self.peek_at(1).k == K::Punct(":") => Some(*n),
+            K::Ident(s) if is_thread_name(s) && self.peek_at(1).k == K::Punct(":") => {
+                s[1..].parse::<i64>().ok()
+            }
+            K::Int(_) | K::Punct("-") => return Ok(Term::Const(self.int("a value")?)),
+            _ => None,
+        };
+        if let Some(n) = thread {
+            self.next();
+            self.next();
+            let (reg, rt) = self.ident("a register name")?;
+            let k = usize::try_from(n)
+                .ok()
+                .filter(|k| *k < self.program.threads.len());
+            let Some(k) = k else {
+                return Err((t.line, t.col, format!("no thread P{n} in this test")));
+            };
+            if !self.thread_regs[k].contains(&reg) {
+                return Err((rt.line, rt.col, format!("P{k} has no register `{reg}`")));
+            }
+            return Ok(Term::Reg { thread: k, reg });
+        }
+        let (mut name, nt) = self.ident("a register `0:r0`, a location or a value")?;
+        if self.eat("@") {
+            name.push('@');
+            let (w, _) = self.ident("a workgroup such as `wg0` after `@`")?;
+            name.push_str(&w);
+            if self.eat(".") {
+                let (w, _) = self.ident("a workgroup such as `wg0` after `.`")?;
+                name.push('.');
+                name.push_str(&w);
+            }
+        }
+        if let Some(inst) = self.instances.get(&name) {
+            if inst.len() == 1 {
+                return Ok(Term::Loc(inst[0]));
+            }
+            let names: Vec<&str> = inst
+                .iter()
+                .map(|l| self.program.locations[*l].as_str())
+                .collect();
+            return Err((
+                nt.line,
+                nt.col,
+                format!(
+                    "`{name}` is local memory with one instance per workgroup ({}); name one",
+                    names.join(", ")
+                ),
+            ));
+        }
+        match self.locs.get(&name) {
+            Some(l) => Ok(Term::Loc(*l)),
+            None => Err((nt.line, nt.col, format!("unknown location `{name}`"))),
+        }
+    }
+}
+
+fn tok_text(t: &Tok) -> String {
+    match &t.k {
+        K::Ident(s) => s.clone(),
+        K::Int(v) => v.to_string(),
+        K::Punct(p) => p.to_string(),
+        K::Eof => String::new(),
+    }
+}
+
+fn is_thread_name(s: &str) -> bool {
+    s.len() > 1 && s.starts_with('P') && s[1..].bytes().all(|b| b.is_ascii_digit())
+}
+
+fn space(c: StorageClass) -> &'static str {
+    if c == OPENCL_LOCAL { "local" } else { "global" }
+}
+
+/// The `&'static str` of a punctuation spelling (for token comparison).
+fn leak(p: &str) -> &'static str {
+    PUNCT2
+        .iter()
+        .chain(PUNCT1)
+        .find(|q| **q == p)
+        .copied()
+        .unwrap_or("")
+}
+
+/// Sets the location attributes of a plain or atomic access.
+fn access(i: &mut Instruction, p: &Param) {
+    i.reference = Some(p.reference);
+    i.storage_class = Some(p.class);
+    i.non_private = true;
+}
+
+fn semantics(
+    order: Order,
+    seq_cst: bool,
+    classes: impl IntoIterator<Item = StorageClass>,
+) -> Semantics {
+    let relaxed = order == Order::Relaxed;
+    Semantics {
+        order,
+        storage_classes: if relaxed {
+            BTreeSet::new()
+        } else {
+            classes.into_iter().collect()
+        },
+        make_available: order.is_release(),
+        make_visible: order.is_acquire(),
+        seq_cst,
+    }
+}
+
+fn default_order(kind: &OpKind) -> Order {
+    match kind {
+        OpKind::Load => Order::Acquire,
+        OpKind::Store => Order::Release,
+        _ => Order::AcquireRelease,
+    }
+}
+
+fn order_arg(a: &Expr, kind: &OpKind) -> R<(Order, bool)> {
+    let X::Name(n) = &a.x else {
+        return Err((a.line, a.col, "expected a memory_order_* argument".into()));
+    };
+    let (order, sc) = match n.as_str() {
+        "memory_order_relaxed" => (Order::Relaxed, false),
+        "memory_order_acquire" => (Order::Acquire, false),
+        "memory_order_release" => (Order::Release, false),
+        "memory_order_acq_rel" => (Order::AcquireRelease, false),
+        "memory_order_seq_cst" => (default_order(kind), true),
+        _ => {
+            return Err((
+                a.line,
+                a.col,
+                format!("expected a memory_order_* argument, found `{n}`"),
+            ));
+        }
+    };
+    let bad = match kind {
+        OpKind::Load => order.is_release(),
+        OpKind::Store => order.is_acquire(),
+        _ => false,
+    };
+    if bad && !sc {
+        let what = if *kind == OpKind::Load {
+            "a load"
+        } else {
+            "a store"
+        };
+        return Err((
+            a.line,
+            a.col,
+            format!("`{n}` is not a valid order for {what}"),
+        ));
+    }
+    Ok((order, sc))
+}
+
+fn scope_arg(a: &Expr) -> R<Scope> {
+    let X::Name(n) = &a.x else {
+        return Err((a.line, a.col, "expected a memory_scope_* argument".into()));
+    };
+    Ok(match n.as_str() {
+        "memory_scope_work_item" => Scope::Invocation,
+        "memory_scope_sub_group" => Scope::Subgroup,
+        "memory_scope_work_group" => Scope::Workgroup,
+        "memory_scope_device" => Scope::Device,
+        "memory_scope_all_svm_devices" | "memory_scope_all_devices" => Scope::CrossDevice,
+        _ => {
+            return Err((
+                a.line,
+                a.col,
+                format!("expected a memory_scope_* argument, found `{n}`"),
+            ));
+        }
+    })
+}
+
+/// `CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE` (or `0`).
+fn flags_arg(a: &Expr) -> R<BTreeSet<StorageClass>> {
+    let mut out = BTreeSet::new();
+    fn go(a: &Expr, out: &mut BTreeSet<StorageClass>) -> R<()> {
+        match &a.x {
+            X::Bin(Bin::Arith(ArithOp::Or), l, r) => {
+                go(l, out)?;
+                go(r, out)
+            }
+            X::Int(0) => Ok(()),
+            X::Name(n) if n == "CLK_GLOBAL_MEM_FENCE" => {
+                out.insert(OPENCL_GLOBAL);
+                Ok(())
+            }
+            X::Name(n) if n == "CLK_LOCAL_MEM_FENCE" => {
+                out.insert(OPENCL_LOCAL);
+                Ok(())
+            }
+            _ => Err((
+                a.line,
+                a.col,
+                "expected fence flags: CLK_GLOBAL_MEM_FENCE and/or CLK_LOCAL_MEM_FENCE".into(),
+            )),
+        }
+    }
+    go(a, &mut out)?;
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests;
