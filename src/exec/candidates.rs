@@ -87,14 +87,7 @@ pub(crate) fn asmo_choices(
         let mut orders = Vec::new();
         let mut perm = writes.clone();
         permutations(&mut perm, 0, &mut |p| {
-            let mut r = Relation::empty(n);
-            for i in 0..p.len() {
-                for j in i + 1..p.len() {
-                    if mutually_ordered(p[i], p[j]) {
-                        r.insert(p[i], p[j]);
-                    }
-                }
-            }
+            let r = order_of(p, n, &mutually_ordered);
             if r.is_transitive() && seen.insert(r.clone()) {
                 orders.push(r);
             }
@@ -125,15 +118,23 @@ pub(crate) fn sco_choices(
     let mut out = Vec::new();
     let mut perm = sc.clone();
     permutations(&mut perm, 0, &mut |p| {
-        let mut r = Relation::empty(n);
-        for i in 0..p.len() {
-            for j in i + 1..p.len() {
+        out.push(order_of(p, n, &|_, _| true))
+    });
+    Ok(out)
+}
+
+/// The pairs `(p[i], p[j])`, `i < j`, that `related` keeps: the order `p`
+/// lists, restricted.
+fn order_of(p: &[usize], n: usize, related: &dyn Fn(usize, usize) -> bool) -> Relation {
+    let mut r = Relation::empty(n);
+    for i in 0..p.len() {
+        for j in i + 1..p.len() {
+            if related(p[i], p[j]) {
                 r.insert(p[i], p[j]);
             }
         }
-        out.push(r);
-    });
-    Ok(out)
+    }
+    r
 }
 
 fn permutations(v: &mut Vec<usize>, k: usize, f: &mut impl FnMut(&[usize])) {
