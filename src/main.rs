@@ -152,19 +152,7 @@ enum Command {
 }
 
 fn load_models(args: &ModelArgs) -> Result<Models, String> {
-    let chains = vkmm::models::load(&args.model).map_err(|e| e.to_string())?;
-    let nc_name = match &args.nochains_model {
-        Some(m) => m.clone(),
-        None if args.model == "vulkan" => "vulkan-nochains".to_string(),
-        None => args.model.clone(),
-    };
-    let no_chains = vkmm::models::load(&nc_name).map_err(|e| e.to_string())?;
-    Ok(Models {
-        chains,
-        chains_name: args.model.clone(),
-        no_chains,
-        no_chains_name: nc_name,
-    })
+    Models::load(&args.model, args.nochains_model.as_deref()).map_err(|e| e.to_string())
 }
 
 fn limits(args: &ModelArgs) -> Limits {

@@ -31,13 +31,15 @@ pub struct Models {
 }
 
 impl Models {
-    /// A built-in model by name, with its no-chains companion
-    /// (`vulkan` -> `vulkan-nochains`; any other model is its own companion).
-    pub fn builtin(name: &str) -> Result<Models, CatError> {
-        let companion = if name == "vulkan" {
-            "vulkan-nochains"
-        } else {
-            name
+    /// Loads `name` (a built-in model or a `.cat` file) for ordinary queries
+    /// and `no_chains` for `NOCHAINS` queries; without `no_chains`, the
+    /// companion of `vulkan` is `vulkan-nochains` and any other model is its
+    /// own companion.
+    pub fn load(name: &str, no_chains: Option<&str>) -> Result<Models, CatError> {
+        let companion = match no_chains {
+            Some(m) => m,
+            None if name == "vulkan" => "vulkan-nochains",
+            None => name,
         };
         Ok(Models {
             chains: crate::models::load(name)?,
@@ -45,6 +47,11 @@ impl Models {
             no_chains: crate::models::load(companion)?,
             no_chains_name: companion.to_string(),
         })
+    }
+
+    /// A built-in model by name, with its no-chains companion.
+    pub fn builtin(name: &str) -> Result<Models, CatError> {
+        Self::load(name, None)
     }
 }
 

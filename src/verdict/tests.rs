@@ -4,12 +4,7 @@ use crate::frontend::alloy_test::parse;
 use crate::program::Expectation;
 
 fn models() -> Models {
-    Models {
-        chains: crate::models::load("vulkan").unwrap(),
-        chains_name: "vulkan".into(),
-        no_chains: crate::models::load("vulkan-nochains").unwrap(),
-        no_chains_name: "vulkan-nochains".into(),
-    }
+    Models::builtin("vulkan").expect("the built-in models parse")
 }
 
 #[test]

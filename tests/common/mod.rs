@@ -6,12 +6,7 @@ use vkmm::exec::Limits;
 use vkmm::verdict::{Models, TestOutcome, check_program};
 
 pub fn models() -> Models {
-    Models {
-        chains: vkmm::models::load("vulkan").expect("vulkan.cat parses"),
-        chains_name: "vulkan".into(),
-        no_chains: vkmm::models::load("vulkan-nochains").expect("vulkan-nochains.cat parses"),
-        no_chains_name: "vulkan-nochains".into(),
-    }
+    Models::builtin("vulkan").expect("the built-in models parse")
 }
 
 pub fn check_text(name: &str, text: &str, models: &Models) -> TestOutcome {
