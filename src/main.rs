@@ -32,9 +32,10 @@ enum OutputFormat {
 
 #[derive(clap::Args)]
 struct ModelArgs {
-    /// Model: a built-in name (vulkan, vulkan-nochains) or a .cat file.
-    #[arg(long, default_value = "vulkan")]
-    model: String,
+    /// Model: a built-in name (vulkan, vulkan-nochains, opencl) or a .cat
+    /// file. Default: opencl for OpenCL litmus files, vulkan for the others.
+    #[arg(long)]
+    model: Option<String>,
     /// Model for `.test` queries marked NOCHAINS. Default: vulkan-nochains when
     /// --model is vulkan, else --model.
     #[arg(long)]
@@ -44,6 +45,15 @@ struct ModelArgs {
     /// Output format.
     #[arg(long, value_enum, default_value = "text")]
     format: OutputFormat,
+}
+
+impl ModelArgs {
+    /// The model a program runs under: --model, else its dialect's default.
+    fn model_for(&self, program: &Program) -> String {
+        self.model
+            .clone()
+            .unwrap_or_else(|| program.dialect.default_model().to_string())
+    }
 }
 
 /// Bounds on the enumeration.
@@ -57,9 +67,20 @@ struct LimitArgs {
     /// result is reported as truncated.
     #[arg(long, default_value_t = DEFAULT_MAX_EXECUTIONS)]
     max_executions: u64,
+    /// OpenCL `local` variables named by threads of several workgroups:
+    /// `per-workgroup` (one instance per workgroup, as the specification
+    /// says) or `shared` (one location, as herd7 and Dat3M read them).
+    #[arg(long, default_value = "per-workgroup")]
+    local_memory: vkmm::frontend::LocalMemory,
 }
 
 impl LimitArgs {
+    fn frontend(&self) -> vkmm::frontend::Options {
+        vkmm::frontend::Options {
+            local_memory: self.local_memory,
+        }
+    }
+
     fn limits(&self) -> Limits {
         Limits {
             unroll: self.unroll,
@@ -151,8 +172,36 @@ enum Command {
     },
 }
 
-fn load_models(args: &ModelArgs) -> Result<Models, String> {
-    Models::load(&args.model, args.nochains_model.as_deref()).map_err(|e| e.to_string())
+/// The models files run under: the one --model names, or each dialect's default.
+struct ModelChoice {
+    fixed: Option<Models>,
+    vulkan: Models,
+    opencl: Models,
+}
+
+impl ModelChoice {
+    fn for_program(&self, program: &Program) -> &Models {
+        match (&self.fixed, program.dialect) {
+            (Some(m), _) => m,
+            (None, vkmm::program::Dialect::OpenCl) => &self.opencl,
+            (None, vkmm::program::Dialect::Vulkan) => &self.vulkan,
+        }
+    }
+}
+
+fn load_models(args: &ModelArgs) -> Result<ModelChoice, String> {
+    let fixed = match &args.model {
+        Some(m) => {
+            Some(Models::load(m, args.nochains_model.as_deref()).map_err(|e| e.to_string())?)
+        }
+        None => None,
+    };
+    Ok(ModelChoice {
+        fixed,
+        vulkan: Models::load("vulkan", args.nochains_model.as_deref())
+            .map_err(|e| e.to_string())?,
+        opencl: Models::builtin("opencl").map_err(|e| e.to_string())?,
+    })
 }
 
 fn limits(args: &ModelArgs) -> Limits {
@@ -165,8 +214,8 @@ enum Checked {
     Litmus(Box<LitmusOutcome>, Box<Program>),
 }
 
-fn load(path: &Path) -> Result<Program, FileError> {
-    vkmm::frontend::load(path).map_err(|e| FileError {
+fn load(path: &Path, limits: &LimitArgs) -> Result<Program, FileError> {
+    vkmm::frontend::load_with(path, limits.frontend()).map_err(|e| FileError {
         file: path.display().to_string(),
         error: e.to_string(),
     })
@@ -174,12 +223,13 @@ fn load(path: &Path) -> Result<Program, FileError> {
 
 fn check_file(
     path: &Path,
-    models: &Models,
+    models: &ModelChoice,
     args: &ModelArgs,
     decide: Option<Property>,
 ) -> Result<Checked, FileError> {
     let file = path.display().to_string();
-    let program = load(path)?;
+    let program = load(path, &args.limits)?;
+    let models = models.for_program(&program);
     let err = |e: vkmm::verdict::CheckError| FileError {
         file: file.clone(),
         error: format!("{file}: {e}"),
@@ -206,10 +256,11 @@ fn check_file(
 fn compare_file(
     file: &Path,
     models: &[(String, vkmm::cat::Model)],
-    limits: Limits,
+    limit_args: &LimitArgs,
 ) -> Result<vkmm::report::Comparison, String> {
+    let limits = limit_args.limits();
     let name = file.display().to_string();
-    let program = load(file).map_err(|e| e.error)?;
+    let program = load(file, limit_args).map_err(|e| e.error)?;
     let mut cmp = vkmm::report::Comparison {
         file: name.clone(),
         models: models.iter().map(|(n, _)| n.clone()).collect(),
@@ -234,12 +285,19 @@ fn compare_file(
             }
         }
     } else {
+        // A model that cannot run the test (the Vulkan models and
+        // sequentially consistent operations) gets a column of "n/a" and a note.
         let mut outcomes = Vec::new();
+        let mut refused = Vec::new();
         for (mname, model) in models {
-            outcomes.push(
-                check_litmus(&name, &program, model, mname, limits, None)
-                    .map_err(|e| format!("{name}: {e}"))?,
-            );
+            match check_litmus(&name, &program, model, mname, limits, None) {
+                Ok(o) => outcomes.push(Some(o)),
+                Err(vkmm::verdict::CheckError::Unsupported(why)) => {
+                    refused.push(format!("{mname}: not supported: {why}"));
+                    outcomes.push(None);
+                }
+                Err(e) => return Err(format!("{name}: {e}")),
+            }
         }
         let mut states: Vec<String> = Vec::new();
         let fmt = |s: &vkmm::verdict::litmus::FinalState| {
@@ -248,7 +306,7 @@ fn compare_file(
                 .collect::<Vec<_>>()
                 .join(" ")
         };
-        for o in &outcomes {
+        for o in outcomes.iter().flatten() {
             for (st, _) in &o.states {
                 let t = fmt(st);
                 if !states.contains(&t) {
@@ -260,12 +318,10 @@ fn compare_file(
         for st in states {
             let cells = outcomes
                 .iter()
-                .map(|o| {
-                    if o.states.iter().any(|(s, _)| fmt(s) == st) {
-                        "allowed".to_string()
-                    } else {
-                        "-".to_string()
-                    }
+                .map(|o| match o {
+                    None => "n/a".to_string(),
+                    Some(o) if o.states.iter().any(|(s, _)| fmt(s) == st) => "allowed".to_string(),
+                    Some(_) => "-".to_string(),
                 })
                 .collect();
             cmp.rows.push((st, cells));
@@ -274,10 +330,12 @@ fn compare_file(
             "condition holds".into(),
             outcomes
                 .iter()
-                .map(|o| {
-                    o.condition_holds
+                .map(|o| match o {
+                    None => "n/a".to_string(),
+                    Some(o) => o
+                        .condition_holds
                         .map(|h| if h { "Ok" } else { "No" }.to_string())
-                        .unwrap_or_else(|| "-".into())
+                        .unwrap_or_else(|| "-".into()),
                 })
                 .collect(),
         ));
@@ -285,11 +343,16 @@ fn compare_file(
             "race-free".into(),
             outcomes
                 .iter()
-                .map(|o| if o.race_free { "yes" } else { "no" }.to_string())
+                .map(|o| match o {
+                    None => "n/a".to_string(),
+                    Some(o) => if o.race_free { "yes" } else { "no" }.to_string(),
+                })
                 .collect(),
         ));
-        cmp.notes = outcomes
+        cmp.notes = refused;
+        cmp.notes.extend(outcomes
             .iter()
+            .flatten()
             .filter(|o| o.cut_paths > 0 || o.truncated)
             .map(|o| {
                 format!(
@@ -302,8 +365,7 @@ fn compare_file(
                     },
                     if o.truncated { "truncated" } else { "" }
                 )
-            })
-            .collect();
+            }));
     }
     cmp.differs = cmp.rows.iter().any(|(_, c)| c.iter().any(|x| x != &c[0]));
     Ok(cmp)
@@ -316,7 +378,9 @@ fn run_explain(
     explain_spec: Option<&Path>,
     args: &ModelArgs,
 ) -> Result<vkmm::explain::Explanation, String> {
-    let model = vkmm::models::load(&args.model).map_err(|e| e.to_string())?;
+    let program = load(file, &args.limits).map_err(|e| e.error)?;
+    let model_name = args.model_for(&program);
+    let model = vkmm::models::load(&model_name).map_err(|e| e.to_string())?;
     let spec = match explain_spec {
         Some(p) => {
             let text = std::fs::read_to_string(p)
@@ -324,9 +388,8 @@ fn run_explain(
             vkmm::explain::ExplainSpec::parse(&p.display().to_string(), &text)
                 .map_err(|e| e.to_string())?
         }
-        None => vkmm::explain::ExplainSpec::builtin(&args.model).unwrap_or_default(),
+        None => vkmm::explain::ExplainSpec::builtin(&model_name).unwrap_or_default(),
     };
-    let program = load(file).map_err(|e| e.error)?;
     let parsed = match outcome {
         Some(o) => {
             if Format::of_path(file) != Some(Format::VulkanLitmus) {
@@ -344,7 +407,7 @@ fn run_explain(
     vkmm::explain::explain(
         &program,
         &model,
-        &args.model,
+        &model_name,
         &spec,
         parsed.as_ref().map(|(e, t)| (e, t.clone())),
         limits(args),
@@ -601,11 +664,10 @@ fn run(cli: Cli) -> Result<i32, String> {
                         .map_err(|e| e.to_string())
                 })
                 .collect::<Result<_, _>>()?;
-            let limits = limits.limits();
             let mut reports = Vec::new();
             let mut errors = 0;
             for f in &files {
-                match compare_file(f, &loaded, limits) {
+                match compare_file(f, &loaded, &limits) {
                     Ok(r) => reports.push(r),
                     Err(e) => {
                         errors += 1;

@@ -15,6 +15,11 @@ pub const EMBEDDED: &[(&str, &str)] = &[
         "vulkan-rules.cat",
         include_str!("../models/vulkan-rules.cat"),
     ),
+    ("opencl.cat", include_str!("../models/opencl.cat")),
+    (
+        "opencl-rules.cat",
+        include_str!("../models/opencl-rules.cat"),
+    ),
 ];
 
 /// The explanation labels of the built-in Vulkan models (`models/vulkan.explain`).
@@ -32,6 +37,11 @@ pub const BUILTIN: &[(&str, &str, &str)] = &[
         "vulkan-nochains.cat",
         "Vulkan memory model, no availability/visibility chains",
     ),
+    (
+        "opencl",
+        "opencl.cat",
+        "SPIR-V/OpenCL memory model, scoped SC axiom (Batty et al.)",
+    ),
 ];
 
 /// The source of an embedded file.
@@ -39,7 +49,7 @@ pub fn embedded(file: &str) -> Option<&'static str> {
     EMBEDDED.iter().find(|(f, _)| *f == file).map(|(_, s)| *s)
 }
 
-/// Loads a model: a built-in name (`vulkan`, `vulkan-nochains`) or a path to a `.cat` file.
+/// Loads a model: a built-in name (`vulkan`, `vulkan-nochains`, `opencl`) or a path to a `.cat` file.
 ///
 /// Includes resolve against the including file's folder first, then the embedded models.
 pub fn load(spec: &str) -> Result<Model, CatError> {

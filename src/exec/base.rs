@@ -20,6 +20,8 @@ pub struct EventInfo {
     pub read_value: Option<i64>,
     /// The value written (`None` for non-writes and unknown values).
     pub write_value: Option<i64>,
+    /// Whether the event writes (a failed compare-exchange only reads).
+    pub writes: bool,
 }
 
 impl EventInfo {
@@ -91,11 +93,21 @@ pub(crate) fn static_env(
                     _ => None,
                 },
                 write_value: e.write,
+                writes: e.writes,
             });
         }
     }
     let n = events.len();
     let ins = |e: usize| events[e].instruction(program);
+    // The semantics an event has: a compare-exchange that failed has its
+    // failure semantics.
+    let sem = |e: usize| {
+        let i = ins(e);
+        match &i.failure_semantics {
+            Some(f) if i.is_write() && !events[e].writes => f,
+            _ => &i.semantics,
+        }
+    };
     let thread = |e: usize| &program.threads[events[e].thread];
 
     for e in 0..n {
@@ -124,7 +136,7 @@ pub(crate) fn static_env(
 
     let mut env = Env::new(n);
     let r = set_of(&|e| ins(e).is_read());
-    let w = set_of(&|e| ins(e).is_write());
+    let w = set_of(&|e| events[e].writes);
     env.set("R", r.clone());
     env.set("W", w.clone());
     env.set("M", r.union(&w));
@@ -132,15 +144,15 @@ pub(crate) fn static_env(
     env.set("A", set_of(&|e| ins(e).atomic));
     let membar = set_of(&|e| ins(e).kind == OpKind::MemoryBarrier);
     let cbar = set_of(&|e| matches!(ins(e).kind, OpKind::ControlBarrier { .. }));
-    let ordered = set_of(&|e| ins(e).semantics.order != Default::default());
+    let ordered = set_of(&|e| sem(e).order != Default::default());
     env.set("MEMBAR", membar.clone());
     env.set("CBAR", cbar.clone());
     env.set("F", membar.union(&cbar.inter(&ordered)));
-    env.set("ACQ", set_of(&|e| ins(e).semantics.order.is_acquire()));
-    env.set("REL", set_of(&|e| ins(e).semantics.order.is_release()));
-    env.set("SEMAV", set_of(&|e| ins(e).semantics.make_available));
-    env.set("SEQCST", set_of(&|e| ins(e).semantics.seq_cst));
-    env.set("SEMVIS", set_of(&|e| ins(e).semantics.make_visible));
+    env.set("ACQ", set_of(&|e| sem(e).order.is_acquire()));
+    env.set("REL", set_of(&|e| sem(e).order.is_release()));
+    env.set("SEMAV", set_of(&|e| sem(e).make_available));
+    env.set("SEQCST", set_of(&|e| sem(e).seq_cst));
+    env.set("SEMVIS", set_of(&|e| sem(e).make_visible));
     env.set("AV", set_of(&|e| ins(e).make_pointer_available));
     env.set("VIS", set_of(&|e| ins(e).make_pointer_visible));
     let nonpriv = set_of(&|e| ins(e).is_memory_access() && ins(e).non_private);
@@ -170,8 +182,7 @@ pub(crate) fn static_env(
         env.set(
             &format!("SEMSC{k}"),
             set_of(&|e| {
-                ins(e)
-                    .semantics
+                sem(e)
                     .storage_classes
                     .iter()
                     .any(|c| c.0 as usize == k)
@@ -197,8 +208,22 @@ pub(crate) fn static_env(
         "sqf",
         rel_of(&|a, b| thread(a).queue_family == thread(b).queue_family),
     );
+    env.rel("sdev", rel_of(&|a, b| thread(a).device == thread(b).device));
     let location: Vec<Option<usize>> = (0..n).map(|e| program.location_of(ins(e))).collect();
     let reference: Vec<Option<usize>> = (0..n).map(|e| ins(e).reference).collect();
+    // Atomic objects: locations some atomic operation of the program accesses
+    // (on any path of any thread).
+    let atomic_locations: Vec<usize> = program
+        .threads
+        .iter()
+        .flat_map(|t| t.instructions())
+        .filter(|i| i.atomic)
+        .filter_map(|i| program.location_of(i))
+        .collect();
+    env.set(
+        "ATOMICLOC",
+        set_of(&|e| location[e].is_some_and(|l| atomic_locations.contains(&l))),
+    );
     env.rel(
         "sloc",
         rel_of(&|a, b| location[a].is_some() && location[a] == location[b]),
@@ -238,9 +263,9 @@ pub(crate) fn static_env(
         location,
         reference,
         is_read: (0..n).map(|e| ins(e).is_read()).collect(),
-        is_write: (0..n).map(|e| ins(e).is_write()).collect(),
+        is_write: (0..n).map(|e| events[e].writes).collect(),
         atomic: (0..n).map(|e| ins(e).atomic).collect(),
-        seq_cst: (0..n).map(|e| ins(e).semantics.seq_cst).collect(),
+        seq_cst: (0..n).map(|e| sem(e).seq_cst).collect(),
         read_value: (0..n).map(|e| events[e].read_value).collect(),
         write_value: (0..n).map(|e| events[e].write_value).collect(),
         initial_value,

@@ -15,7 +15,7 @@ pub struct Candidate {
     /// For each read of the skeleton (same order as `Skeleton::reads`): the
     /// write it reads from, `None` for the initial value.
     pub rf_source: Vec<Option<usize>>,
-    /// The dynamic base names: `rf`, `asmo` (also as `co`), `RFINIT`.
+    /// The dynamic base names: `rf`, `co`, `asmo`, `sco`, `RFINIT`.
     pub env: Env,
 }
 
@@ -55,14 +55,23 @@ pub(crate) fn rf_choices(
     (reads, choices)
 }
 
-pub(crate) fn asmo_choices(
+/// The order choices of each location, as `(co, asmo)` pairs.
+///
+/// Without `total_co`, only atomic writes are ordered: every scoped
+/// modification order (transitive, relating exactly the mutually-ordered
+/// pairs), and `co` is the same relation. With `total_co`, every write to the
+/// location is ordered: each strict total order is a `co`, and its `asmo` is
+/// its restriction to the mutually-ordered atomic pairs.
+pub(crate) fn mo_choices(
     events: &[EventInfo],
     f: &Facts,
     limits: Limits,
-) -> Result<Vec<Vec<Relation>>, ExecError> {
+) -> Result<Vec<Vec<(Relation, Relation)>>, ExecError> {
     let n = events.len();
+    let total = limits.orders.total_co;
+    let ordered = |e: usize| f.is_write[e] && (total || f.atomic[e]);
     let mut locations: Vec<usize> = (0..n)
-        .filter(|&e| f.atomic[e] && f.is_write[e])
+        .filter(|&e| ordered(e))
         .filter_map(|e| f.location[e])
         .collect();
     locations.sort_unstable();
@@ -70,26 +79,37 @@ pub(crate) fn asmo_choices(
     let mut out = Vec::new();
     for loc in locations {
         let writes: Vec<usize> = (0..n)
-            .filter(|&e| f.atomic[e] && f.is_write[e] && f.location[e] == Some(loc))
+            .filter(|&e| ordered(e) && f.location[e] == Some(loc))
             .collect();
         if writes.len() > limits.max_writes_per_location {
             return Err(ExecError {
                 message: format!(
-                    "{} atomic writes to one location: more than the {} whose orders vkmm enumerates",
+                    "{} {}writes to one location: more than the {} whose orders vkmm enumerates",
                     writes.len(),
+                    if total { "" } else { "atomic " },
                     limits.max_writes_per_location
                 ),
             });
         }
-        let mutually_ordered =
-            |a: usize, b: usize| f.reference[a] == f.reference[b] && f.inscope.contains(a, b);
+        let mutually_ordered = |a: usize, b: usize| {
+            f.atomic[a]
+                && f.atomic[b]
+                && f.reference[a] == f.reference[b]
+                && f.inscope.contains(a, b)
+        };
         let mut seen = HashSet::new();
         let mut orders = Vec::new();
         let mut perm = writes.clone();
         permutations(&mut perm, 0, &mut |p| {
-            let r = order_of(p, n, &mutually_ordered);
-            if r.is_transitive() && seen.insert(r.clone()) {
-                orders.push(r);
+            if total {
+                let co = order_of(p, n, &|_, _| true);
+                let asmo = order_of(p, n, &mutually_ordered);
+                orders.push((co, asmo));
+            } else {
+                let r = order_of(p, n, &mutually_ordered);
+                if r.is_transitive() && seen.insert(r.clone()) {
+                    orders.push((r.clone(), r));
+                }
             }
         });
         out.push(orders);
@@ -105,6 +125,9 @@ pub(crate) fn sco_choices(
     limits: Limits,
 ) -> Result<Vec<Relation>, ExecError> {
     let n = events.len();
+    if !limits.orders.sc_order {
+        return Ok(vec![Relation::empty(n)]);
+    }
     let sc: Vec<usize> = (0..n).filter(|&e| f.seq_cst[e]).collect();
     if sc.len() > limits.max_writes_per_location {
         return Err(ExecError {
@@ -154,10 +177,16 @@ fn permutations(v: &mut Vec<usize>, k: usize, f: &mut impl FnMut(&[usize])) {
 /// leaf).
 const PRUNE_MIN_SUBTREE: u128 = 4;
 
-fn env_of(n: usize, rf: &Relation, init: &EventSet, asmo: &Relation, sco: &Relation) -> Env {
+fn env_of(
+    n: usize,
+    rf: &Relation,
+    init: &EventSet,
+    (co, asmo): (&Relation, &Relation),
+    sco: &Relation,
+) -> Env {
     let mut env = Env::new(n);
     env.rel("rf", rf.clone());
-    env.rel("co", asmo.clone());
+    env.rel("co", co.clone());
     env.rel("asmo", asmo.clone());
     env.rel("sco", sco.clone());
     env.set("RFINIT", init.clone());
@@ -168,6 +197,7 @@ struct Dfs<'a> {
     s: &'a Skeleton,
     /// The reads in search order (indices into `s.reads`): forced reads first.
     order: Vec<usize>,
+    co: Relation,
     asmo: Relation,
     sco: Relation,
     rf: Relation,
@@ -188,7 +218,7 @@ impl Dfs<'_> {
         if d == self.order.len() {
             return visit(&Candidate {
                 rf_source: self.source.clone(),
-                env: env_of(n, &self.rf, &self.init, &self.asmo, &self.sco),
+                env: env_of(n, &self.rf, &self.init, (&self.co, &self.asmo), &self.sco),
             });
         }
         // Ask the pruning callback right after a choice was made (a forced
@@ -197,7 +227,7 @@ impl Dfs<'_> {
             && self.s.rf_choices[self.order[d - 1]].len() > 1
             && self.remaining[d] >= PRUNE_MIN_SUBTREE
             && let Some(p) = prune.as_mut()
-            && !p(&env_of(n, &self.rf, &self.init, &self.asmo, &self.sco))
+            && !p(&env_of(n, &self.rf, &self.init, (&self.co, &self.asmo), &self.sco))
         {
             return ControlFlow::Continue(());
         }
@@ -226,7 +256,7 @@ pub(crate) fn search(
     visit: &mut dyn FnMut(&Candidate) -> ControlFlow<()>,
 ) {
     let n = s.universe();
-    if s.rf_choices.iter().any(|c| c.is_empty()) || s.asmo_choices.iter().any(|c| c.is_empty()) {
+    if s.rf_choices.iter().any(|c| c.is_empty()) || s.mo_choices.iter().any(|c| c.is_empty()) {
         return;
     }
     let nr = s.reads.len();
@@ -236,16 +266,19 @@ pub(crate) fn search(
     for d in (0..nr).rev() {
         remaining[d] = remaining[d + 1].saturating_mul(s.rf_choices[order[d]].len() as u128);
     }
-    let mut idx = vec![0usize; s.asmo_choices.len()];
+    let mut idx = vec![0usize; s.mo_choices.len()];
     loop {
+        let mut co = Relation::empty(n);
         let mut asmo = Relation::empty(n);
-        for (k, choices) in s.asmo_choices.iter().enumerate() {
-            asmo.union_with(&choices[idx[k]]);
+        for (k, choices) in s.mo_choices.iter().enumerate() {
+            co.union_with(&choices[idx[k]].0);
+            asmo.union_with(&choices[idx[k]].1);
         }
         for sco in &s.sco_choices {
             let mut dfs = Dfs {
                 s,
                 order: order.clone(),
+                co: co.clone(),
                 asmo: asmo.clone(),
                 sco: sco.clone(),
                 rf: Relation::empty(n),
@@ -263,7 +296,7 @@ pub(crate) fn search(
                 return;
             }
             idx[d] += 1;
-            if idx[d] < s.asmo_choices[d].len() {
+            if idx[d] < s.mo_choices[d].len() {
                 break;
             }
             idx[d] = 0;

@@ -45,6 +45,52 @@ pub struct Limits {
     /// The most candidate executions one litmus test may evaluate; past it
     /// the search stops and the result says it is truncated.
     pub max_executions: u64,
+    /// The order relations to enumerate (set from the model: see [`Orders::for_model`]).
+    pub orders: Orders,
+}
+
+/// Which order relations the model reads, so that the engine enumerates
+/// only those (MODELS.md, "Dynamic base names").
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Orders {
+    /// `co` is a strict total order of all writes to each location (herd's
+    /// coherence order) and `asmo` its restriction to mutually-ordered atomic
+    /// writes. When false, only the scoped modification orders `asmo` are
+    /// enumerated and `co` is the same relation.
+    pub total_co: bool,
+    /// `sco` ranges over the strict total orders of the sequentially
+    /// consistent operations. When false it is empty.
+    pub sc_order: bool,
+}
+
+impl Default for Orders {
+    fn default() -> Self {
+        Orders {
+            total_co: false,
+            sc_order: true,
+        }
+    }
+}
+
+impl Orders {
+    /// The orders a model needs: a total `co` if it names `co`, SC orders if
+    /// it names `sco`.
+    pub fn for_model(model: &crate::cat::Model) -> Orders {
+        let names = model.free_names();
+        let uses = |n: &str| names.iter().any(|m| m == n);
+        Orders {
+            total_co: uses("co"),
+            sc_order: uses("sco"),
+        }
+    }
+
+    /// The orders either of two models needs.
+    pub fn union(self, other: Orders) -> Orders {
+        Orders {
+            total_co: self.total_co || other.total_co,
+            sc_order: self.sc_order || other.sc_order,
+        }
+    }
 }
 
 /// The default limit on candidate executions per litmus test.
@@ -59,6 +105,7 @@ impl Default for Limits {
             max_writes_per_location: 8,
             unroll: DEFAULT_UNROLL,
             max_executions: DEFAULT_MAX_EXECUTIONS,
+            orders: Orders::default(),
         }
     }
 }
@@ -177,7 +224,7 @@ pub struct Skeleton {
     /// `None` standing for the initial value.
     pub rf_choices: Vec<Vec<Option<usize>>>,
     /// For each location with atomic writes: the possible scoped modification orders.
-    pub asmo_choices: Vec<Vec<Relation>>,
+    pub mo_choices: Vec<Vec<(Relation, Relation)>>,
     /// The possible SC orders over sequentially consistent operations
     /// (one empty order when there are none).
     pub sco_choices: Vec<Relation>,
@@ -206,7 +253,7 @@ impl Skeleton {
     ) -> Result<Skeleton, ExecError> {
         let (events, static_env, facts) = base::static_env(program, paths)?;
         let (reads, rf_choices) = candidates::rf_choices(program, &events, &facts);
-        let asmo_choices = candidates::asmo_choices(&events, &facts, limits)?;
+        let mo_choices = candidates::mo_choices(&events, &facts, limits)?;
         let sco_choices = candidates::sco_choices(&events, &facts, limits)?;
         let mut registers = Vec::new();
         let mut offset = 0;
@@ -232,7 +279,7 @@ impl Skeleton {
             static_env,
             reads,
             rf_choices,
-            asmo_choices,
+            mo_choices,
             sco_choices,
             registers,
         })
@@ -251,7 +298,7 @@ impl Skeleton {
             .map(|c| c.len() as u128)
             .fold(1u128, |a, b| a.saturating_mul(b));
         let mo: u128 = self
-            .asmo_choices
+            .mo_choices
             .iter()
             .map(|c| c.len() as u128)
             .fold(1u128, |a, b| a.saturating_mul(b));

@@ -50,9 +50,9 @@ fn scoped_modification_orders_are_total_on_mutually_ordered_writes() {
     let s = skeleton(
         "NEWWG\nNEWTHREAD\nst.atom.scopedev.sc0 x = 1\nNEWWG\nNEWTHREAD\nst.atom.scopedev.sc0 x = 2\nNEWWG\nNEWTHREAD\nst.atom.scopedev.sc0 x = 3\n",
     );
-    assert_eq!(s.asmo_choices.len(), 1);
-    assert_eq!(s.asmo_choices[0].len(), 6, "3! total orders");
-    for o in &s.asmo_choices[0] {
+    assert_eq!(s.mo_choices.len(), 1);
+    assert_eq!(s.mo_choices[0].len(), 6, "3! total orders");
+    for (_, o) in &s.mo_choices[0] {
         assert_eq!(o.count(), 3);
         assert!(o.is_transitive() && o.is_acyclic());
     }
@@ -66,16 +66,42 @@ fn writes_out_of_each_others_scope_are_unordered() {
     let s = skeleton(
         "NEWWG\nNEWTHREAD\nst.atom.scopewg.sc0 x = 1\nNEWWG\nNEWTHREAD\nst.atom.scopewg.sc0 x = 2\n",
     );
-    assert_eq!(s.asmo_choices[0].len(), 1);
-    assert!(s.asmo_choices[0][0].is_empty());
+    assert_eq!(s.mo_choices[0].len(), 1);
+    assert!(s.mo_choices[0][0].1.is_empty());
     let s = skeleton(
         "NEWWG\nNEWTHREAD\nst.atom.scopewg.sc0 x = 1\nst.atom.scopedev.sc0 x = 3\nNEWWG\nNEWTHREAD\nst.atom.scopewg.sc0 x = 2\n",
     );
     // mutually ordered pairs: (0,1) same workgroup; (1,2)? 2 is wg-scope in
     // another workgroup: not in its instance. So only {0,1} are ordered.
-    assert_eq!(s.asmo_choices[0].len(), 2);
-    for o in &s.asmo_choices[0] {
+    assert_eq!(s.mo_choices[0].len(), 2);
+    for (_, o) in &s.mo_choices[0] {
         assert_eq!(o.count(), 1);
+    }
+}
+
+#[test]
+fn total_coherence_orders_every_write_and_restricts_asmo() {
+    // Two workgroup-scope atomic writes in different workgroups and a plain
+    // write: `co` totally orders all three (3! choices); `asmo` keeps none of
+    // their pairs (out of scope, or not atomic).
+    let p = parse(
+        "t.test",
+        "NEWWG\nNEWTHREAD\nst.atom.scopewg.sc0 x = 1\nst.sc0 x = 3\nNEWWG\nNEWTHREAD\nst.atom.scopewg.sc0 x = 2\n",
+    )
+    .unwrap();
+    let limits = Limits {
+        orders: crate::exec::Orders {
+            total_co: true,
+            sc_order: false,
+        },
+        ..Limits::default()
+    };
+    let s = Skeleton::straight_line(&p, limits).unwrap();
+    assert_eq!(s.mo_choices[0].len(), 6);
+    for (co, asmo) in &s.mo_choices[0] {
+        assert_eq!(co.count(), 3);
+        assert!(co.is_transitive());
+        assert!(asmo.is_empty());
     }
 }
 
@@ -84,8 +110,8 @@ fn different_references_are_never_mutually_ordered() {
     let s = skeleton(
         "NEWTHREAD\nst.atom.scopedev.sc0 x = 1\nNEWTHREAD\nst.atom.scopedev.sc0 y = 2\nSLOC x y\n",
     );
-    assert_eq!(s.asmo_choices[0].len(), 1);
-    assert!(s.asmo_choices[0][0].is_empty());
+    assert_eq!(s.mo_choices[0].len(), 1);
+    assert!(s.mo_choices[0][0].1.is_empty());
 }
 
 #[test]

@@ -9,7 +9,7 @@
 //! fixed later by the reads-from choice.
 
 use super::ExecError;
-use crate::program::{Instruction, Operand, Program, Stmt, Thread};
+use crate::program::{Instruction, Operand, Program, RmwOp, Stmt, Thread};
 use std::collections::{BTreeMap, HashMap};
 
 /// The value a read returns on a path.
@@ -34,6 +34,9 @@ pub struct PathEvent {
     pub write: Option<i64>,
     /// Provenance of the value written (value-domain computation only).
     pub write_prov: Option<Vec<u32>>,
+    /// Whether the event writes: the instruction is a write, and not a
+    /// compare-exchange that failed.
+    pub writes: bool,
 }
 
 /// A register's final value on a path.
@@ -297,6 +300,13 @@ fn step_op(
         },
         None => None,
     };
+    let expected = match &ins.expected {
+        Some(op) => match value_of(s, stack, op, program, t, domain) {
+            Some(v) => Some(v),
+            None => return Ok(false),
+        },
+        None => None,
+    };
     let mut read = if ins.is_read() {
         Some(match (s.forced.take(), ins.read_value) {
             (Some(v), _) | (None, Some(v)) => ReadValue::Concrete(v),
@@ -306,6 +316,7 @@ fn step_op(
         None
     };
     if ins.is_write()
+        && ins.is_read()
         && ins.write_value.is_none()
         && ins.rmw_op.uses_old()
         && read == Some(ReadValue::Symbolic)
@@ -335,7 +346,13 @@ fn step_op(
         Some(op) => reg_prov(s, op, program),
         None => vec![0; nloc],
     };
-    let write = if ins.is_write() {
+    // A compare-exchange writes only when the value read equals the expected one.
+    let writes = ins.is_write()
+        && match (ins.rmw_op, read, expected) {
+            (RmwOp::CompareExchange, Some(ReadValue::Concrete(old)), Some(exp)) => old == exp,
+            _ => true,
+        };
+    let write = if writes {
         match (ins.write_value, operand) {
             (Some(v), _) => Some(v),
             (None, Some(op)) => Some(match read {
@@ -349,7 +366,10 @@ fn step_op(
     };
     let write_prov = match (write, loc) {
         (Some(_), Some(l)) => {
-            let mut p = if ins.is_read() && ins.rmw_op.uses_old() {
+            let mut p = if ins.is_read()
+                && ins.rmw_op.uses_old()
+                && ins.rmw_op != RmwOp::CompareExchange
+            {
                 prov_max(&read_prov, &operand_prov)
             } else {
                 operand_prov
@@ -375,6 +395,7 @@ fn step_op(
         read,
         write,
         write_prov,
+        writes,
     });
     Ok(true)
 }

@@ -57,8 +57,45 @@ impl Format {
     }
 }
 
+/// Choices a front end makes where references read a construct differently.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Options {
+    pub local_memory: LocalMemory,
+}
+
+/// What an OpenCL `local` variable named by threads of several workgroups is.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum LocalMemory {
+    /// One instance per workgroup, as the specification says ("Local Memory:
+    /// A memory region associated with a work-group and accessible only by
+    /// work-items in that work-group").
+    #[default]
+    PerWorkgroup,
+    /// One location for all workgroups, `local` being only an address-space
+    /// tag: how herd7 and Dat3M read such tests.
+    Shared,
+}
+
+impl std::str::FromStr for LocalMemory {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "per-workgroup" => Ok(LocalMemory::PerWorkgroup),
+            "shared" => Ok(LocalMemory::Shared),
+            _ => Err(format!(
+                "unknown local-memory reading `{s}`: expected `per-workgroup` or `shared`"
+            )),
+        }
+    }
+}
+
 /// Reads and parses a litmus file in whatever format its extension names.
 pub fn load(path: &Path) -> Result<Program, FrontendError> {
+    load_with(path, Options::default())
+}
+
+/// [`load`] with front-end options.
+pub fn load_with(path: &Path, options: Options) -> Result<Program, FrontendError> {
     let display = path.display().to_string();
     let format = Format::of_path(path).ok_or_else(|| FrontendError {
         file: display.clone(),
@@ -81,7 +118,7 @@ pub fn load(path: &Path) -> Result<Program, FrontendError> {
     match format {
         Format::AlloyTest => alloy_test::parse(&display, &text),
         Format::VulkanLitmus | Format::OpenClLitmus => match Format::of_litmus_text(&text) {
-            Format::OpenClLitmus => opencl_litmus::parse(&display, &text),
+            Format::OpenClLitmus => opencl_litmus::parse_with(&display, &text, options),
             _ => {
                 check_litmus_architecture(&display, &text)?;
                 vulkan_litmus::parse(&display, &text)

@@ -37,9 +37,9 @@
 //! - For the Vulkan model, atomics carry `MakePointerAvailable`/`Visible`,
 //!   and release (acquire) semantics carry `MakeAvailable` (`MakeVisible`).
 
-use super::FrontendError;
+use super::{FrontendError, LocalMemory, Options};
 use crate::program::{
-    ArithOp, Cmp, CondExpr, Condition, Instruction, OPENCL_GLOBAL, OPENCL_LOCAL, OpKind, Operand,
+    ArithOp, Cmp, Dialect, CondExpr, Condition, Instruction, OPENCL_GLOBAL, OPENCL_LOCAL, OpKind, Operand,
     Order, Program, Quantifier, Reference, RmwOp, Scope, Semantics, SourceSpan, Stmt, StorageClass,
     Term, Thread,
 };
@@ -49,8 +49,13 @@ use std::collections::{BTreeSet, HashMap, HashSet};
 type E = (usize, usize, String);
 type R<T> = Result<T, E>;
 
-/// Parses an OpenCL litmus test.
+/// Parses an OpenCL litmus test (local memory per workgroup).
 pub fn parse(file: &str, text: &str) -> Result<Program, FrontendError> {
+    parse_with(file, text, Options::default())
+}
+
+/// Parses an OpenCL litmus test with front-end options.
+pub fn parse_with(file: &str, text: &str, options: Options) -> Result<Program, FrontendError> {
     let err = |(line, column, message): E| FrontendError {
         file: file.to_string(),
         line,
@@ -65,6 +70,7 @@ pub fn parse(file: &str, text: &str) -> Result<Program, FrontendError> {
         pos: 0,
         program: Program {
             name,
+            dialect: Dialect::OpenCl,
             ..Program::default()
         },
         init: Vec::new(),
@@ -74,6 +80,7 @@ pub fn parse(file: &str, text: &str) -> Result<Program, FrontendError> {
         workgroups: HashMap::new(),
         barriers: HashMap::new(),
         thread_regs: Vec::new(),
+        options,
     };
     p.run().map_err(err)?;
     Ok(p.program)
@@ -336,7 +343,6 @@ fn binop(p: &str) -> Option<(u8, Bin)> {
 /// A parameter of one thread.
 #[derive(Clone, Copy)]
 struct Param {
-    atomic: bool,
     class: StorageClass,
     reference: usize,
 }
@@ -383,6 +389,7 @@ struct Parser<'a> {
     barriers: HashMap<(usize, usize), u32>,
     /// Registers declared by each thread (for conditions).
     thread_regs: Vec<HashSet<String>>,
+    options: Options,
 }
 
 const UNSUPPORTED_STMT: &[&str] = &[
@@ -641,7 +648,7 @@ impl Parser<'_> {
                 break;
             }
         }
-        let Some(atomic) = atomic else {
+        let Some(_atomic) = atomic else {
             return Err((
                 first.line,
                 first.col,
@@ -656,23 +663,8 @@ impl Parser<'_> {
         // Unqualified pointers are taken as global (kernel pointer arguments
         // point to global memory unless qualified otherwise).
         let class = class.unwrap_or(OPENCL_GLOBAL);
-        match self.classes.get(&name) {
-            Some(c) if *c != class => {
-                return Err((
-                    t.line,
-                    t.col,
-                    format!(
-                        "`{name}` is declared `{}` here but `{}` in an earlier thread",
-                        space(class),
-                        space(*c)
-                    ),
-                ));
-            }
-            _ => {
-                self.classes.insert(name.clone(), class);
-            }
-        }
-        let loc = if class == OPENCL_LOCAL {
+        self.classes.entry(name.clone()).or_insert(class);
+        let loc = if class == OPENCL_LOCAL && self.options.local_memory == LocalMemory::PerWorkgroup {
             let inst = if dev == 0 {
                 format!("{name}@wg{wg}")
             } else {
@@ -690,7 +682,6 @@ impl Parser<'_> {
         ctx.params.insert(
             name,
             Param {
-                atomic,
                 class,
                 reference: loc,
             },
@@ -1102,16 +1093,7 @@ impl Parser<'_> {
                 format!("`{name}` is not a parameter of P{}", ctx.index),
             ));
         };
-        if p.atomic {
-            return Err((
-                at.line,
-                at.col,
-                format!(
-                    "plain access `*{name}` to the atomic_int `{name}`: use atomic_load/atomic_store"
-                ),
-            ));
-        }
-        Ok(*p)
+Ok(*p)
     }
 
     /// An atomic object argument.
@@ -1137,17 +1119,7 @@ impl Parser<'_> {
                 format!("`{name}` is not a parameter of P{}", ctx.index),
             ));
         };
-        if !p.atomic {
-            return Err((
-                arg.line,
-                arg.col,
-                format!(
-                    "atomic operation `{func}` on `{name}`, which is not declared atomic_int in P{}",
-                    ctx.index
-                ),
-            ));
-        }
-        Ok(*p)
+Ok(*p)
     }
 
     fn call(
@@ -1244,13 +1216,93 @@ impl Parser<'_> {
                 ctx.code.push(Stmt::Op(i));
                 Ok(())
             }
-            "atomic_compare_exchange_strong" | "atomic_compare_exchange_weak" => Err((
-                e.line,
-                e.col,
-                format!(
-                    "`{name}` is not supported: the IR has no compare-and-swap read-modify-write (a CAS writes only on success and updates `*expected` on failure)"
-                ),
-            )),
+            "atomic_compare_exchange_strong" | "atomic_compare_exchange_weak" => {
+                // C11 7.17.7.4: compares `*obj` with `*expected`; if equal,
+                // writes `desired` (a read-modify-write), else writes the value
+                // read to `*expected` (the atomic access is then a read only).
+                // (A weak compare-exchange is read as a strong one: vkmm does
+                // not model spurious failures.)
+                if explicit {
+                    arity(5, 6)?;
+                } else {
+                    arity(3, 3)?;
+                }
+                let p = self.atomic_param(ctx, args.first(), name, e)?;
+                let exp = match &args[1].x {
+                    X::Name(n) if ctx.params.contains_key(n) => {
+                        self.plain_param(ctx, n, &Tok { k: K::Eof, line: args[1].line, col: args[1].col })?
+                    }
+                    _ => {
+                        return Err((
+                            args[1].line,
+                            args[1].col,
+                            format!("expected a pointer parameter as the `expected` argument of `{name}`"),
+                        ));
+                    }
+                };
+                let kind = OpKind::Rmw;
+                let (order, seq_cst) = match args.get(3) {
+                    Some(a) => order_arg(a, &kind)?,
+                    None => (default_order(&kind), true),
+                };
+                let (fail_order, fail_sc) = match args.get(4) {
+                    Some(a) => order_arg(a, &OpKind::Load)?,
+                    None => (Order::Acquire, true),
+                };
+                let scope = match args.get(5) {
+                    Some(a) => scope_arg(a)?,
+                    None => Scope::Device,
+                };
+                // expected value: a plain load of `*expected`
+                let expected = ctx.temp();
+                let mut load = Instruction::new(OpKind::Load, source.clone());
+                access(&mut load, &exp);
+                load.dest = Some(expected.clone());
+                ctx.code.push(Stmt::Op(load));
+                let desired = self.value(ctx, &args[2], None)?;
+                let old = ctx.temp();
+                let mut i = Instruction::new(OpKind::Rmw, source.clone());
+                access(&mut i, &p);
+                i.atomic = true;
+                i.scope = Some(scope);
+                i.semantics = semantics(order, seq_cst, [p.class]);
+                i.failure_semantics = Some(semantics(fail_order, fail_sc, [p.class]));
+                i.make_pointer_available = true;
+                i.make_pointer_visible = true;
+                i.operand = Some(desired);
+                i.expected = Some(Operand::Reg(expected.clone()));
+                i.rmw_op = RmwOp::CompareExchange;
+                i.dest = Some(old.clone());
+                ctx.code.push(Stmt::Op(i));
+                // success flag; on failure, `*expected = old`
+                let ok = dest.unwrap_or_else(|| ctx.temp());
+                let done = ctx.label();
+                let set = |dest: &str, v: i64| Stmt::Assign {
+                    dest: dest.to_string(),
+                    op: ArithOp::Add,
+                    a: Operand::Const(v),
+                    b: Operand::Const(0),
+                    source: source.clone(),
+                };
+                ctx.code.push(set(&ok, 1));
+                ctx.code.push(Stmt::Branch {
+                    cmp: Cmp::Eq,
+                    a: Operand::Reg(old.clone()),
+                    b: Operand::Reg(expected),
+                    label: done.clone(),
+                    source: source.clone(),
+                });
+                ctx.code.push(set(&ok, 0));
+                let mut store = Instruction::new(OpKind::Store, source.clone());
+                access(&mut store, &exp);
+                store.operand = Some(Operand::Reg(old));
+                ctx.code.push(Stmt::Op(store));
+                ctx.code.push(Stmt::Label {
+                    name: done,
+                    source,
+                });
+                Ok(())
+            }
             _ if name == "atomic_work_item_fence" => {
                 arity(3, 3)?;
                 no_value(name)?;
@@ -1498,10 +1550,6 @@ fn tok_text(t: &Tok) -> String {
 
 fn is_thread_name(s: &str) -> bool {
     s.len() > 1 && s.starts_with('P') && s[1..].bytes().all(|b| b.is_ascii_digit())
-}
-
-fn space(c: StorageClass) -> &'static str {
-    if c == OPENCL_LOCAL { "local" } else { "global" }
 }
 
 /// The `&'static str` of a punctuation spelling (for token comparison).

@@ -177,6 +177,10 @@ pub struct Instruction {
     pub operand: Option<Operand>,
     /// What a read-modify-write writes, from the value read and the operand.
     pub rmw_op: RmwOp,
+    /// The value a compare-exchange compares with (`RmwOp::CompareExchange`).
+    pub expected: Option<Operand>,
+    /// The semantics of a compare-exchange that fails (then only a read).
+    pub failure_semantics: Option<Semantics>,
     pub source: SourceSpan,
 }
 
@@ -197,6 +201,8 @@ impl Instruction {
             dest: None,
             operand: None,
             rmw_op: RmwOp::Exchange,
+            expected: None,
+            failure_semantics: None,
             source,
         }
     }
@@ -232,6 +238,10 @@ pub enum RmwOp {
     Xor,
     Min,
     Max,
+    /// Compare-and-swap (`OpAtomicCompareExchange`, C11
+    /// `atomic_compare_exchange_*`): writes the operand only when the value
+    /// read equals [`Instruction::expected`]; otherwise the event is a read only.
+    CompareExchange,
 }
 
 impl RmwOp {
@@ -246,6 +256,7 @@ impl RmwOp {
             RmwOp::Xor => old ^ operand,
             RmwOp::Min => old.min(operand),
             RmwOp::Max => old.max(operand),
+            RmwOp::CompareExchange => operand,
         }
     }
     /// Whether the value written depends on the value read.
@@ -374,6 +385,28 @@ pub struct Program {
     pub condition: Option<Condition>,
     /// Locations whose final values herd-style reports show (`locations [...]`).
     pub shown_locations: Vec<usize>,
+    /// The dialect the test was written in (it picks the default model).
+    pub dialect: Dialect,
+}
+
+/// The language a test was written in.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
+pub enum Dialect {
+    /// Vulkan / SPIR-V for Vulkan (Alloy `.test`, Vulkan `.litmus`).
+    #[default]
+    Vulkan,
+    /// OpenCL C (OpenCL `.litmus`).
+    OpenCl,
+}
+
+impl Dialect {
+    /// The built-in model tests of this dialect run under by default.
+    pub fn default_model(self) -> &'static str {
+        match self {
+            Dialect::Vulkan => "vulkan",
+            Dialect::OpenCl => "opencl",
+        }
+    }
 }
 
 impl Program {

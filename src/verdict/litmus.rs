@@ -5,7 +5,7 @@
 
 use super::{CheckError, Staged};
 use crate::cat::{Model, Value};
-use crate::exec::{Candidate, EventInfo, Explorer, Limits, RegValue, Skeleton};
+use crate::exec::{Candidate, EventInfo, Explorer, Limits, Orders, RegValue, Skeleton};
 use crate::program::{Program, Quantifier, Term};
 use std::collections::BTreeMap;
 use std::ops::ControlFlow;
@@ -136,7 +136,7 @@ pub(crate) fn read_value(sk: &Skeleton, cand: &Candidate, e: usize, program: &Pr
 }
 
 /// The possible final values of each location: the values of the writes no
-/// other write to the location follows (in `asmo`, program order, or the
+/// other write to the location follows (in `co`, program order, or the
 /// model's `locord` if it binds one). Several maximal writes (unordered
 /// writes) give several possible final states.
 pub(crate) fn final_memory(
@@ -146,7 +146,7 @@ pub(crate) fn final_memory(
     program: &Program,
     locations: &[usize],
 ) -> Vec<Vec<i64>> {
-    let asmo = match cand.env.get("asmo") {
+    let co = match cand.env.get("co") {
         Some(Value::Rel(r)) => Some(r),
         _ => None,
     };
@@ -160,7 +160,7 @@ pub(crate) fn final_memory(
         .map(|&l| {
             let writes: Vec<usize> = (0..sk.events.len())
                 .filter(|&e| {
-                    sk.events[e].instruction(program).is_write() && loc_of(&sk.events[e]) == Some(l)
+                    sk.events[e].writes && loc_of(&sk.events[e]) == Some(l)
                 })
                 .collect();
             if writes.is_empty() {
@@ -168,7 +168,7 @@ pub(crate) fn final_memory(
             }
             let after = |a: usize, b: usize| {
                 (sk.events[a].thread == sk.events[b].thread && a < b)
-                    || asmo.is_some_and(|r| r.contains(a, b))
+                    || co.is_some_and(|r| r.contains(a, b))
                     || locord.is_some_and(|r| r.contains(a, b))
             };
             let mut vals: Vec<i64> = writes
@@ -248,6 +248,10 @@ pub fn check_litmus(
 ) -> Result<LitmusOutcome, CheckError> {
     let start = Instant::now();
     super::check_supported(program, model_name)?;
+    let limits = Limits {
+        orders: Orders::for_model(model),
+        ..limits
+    };
     let explorer = Explorer::new(program, limits)?;
     let cond = program.condition.as_ref();
     let quantifier = cond.and_then(|c| c.quantifier);

@@ -3,7 +3,7 @@
 
 use super::{CheckError, Models, Staged};
 use crate::cat::{Evaluation, Value};
-use crate::exec::{Explorer, Limits};
+use crate::exec::{Explorer, Limits, Orders};
 use crate::program::{Expectation, Pred, Program, Query};
 use std::ops::ControlFlow;
 use std::time::{Duration, Instant};
@@ -84,7 +84,8 @@ pub fn check_program(
     let start = Instant::now();
     super::check_supported(program, &models.chains_name)?;
     super::check_supported(program, &models.no_chains_name)?;
-    let explorer = Explorer::new(program, limits)?;
+    let orders = Orders::for_model(&models.chains).union(Orders::for_model(&models.no_chains));
+    let explorer = Explorer::new(program, Limits { orders, ..limits })?;
     let mut outcomes: Vec<Option<QueryOutcome>> = vec![None; program.queries.len()];
     let mut events = 0;
     let mut candidates = 0u128;
