@@ -96,6 +96,17 @@ pub fn explore(program: &Program, unroll: usize) -> Result<Vec<ThreadPaths>, Exe
     let mut domain: Domains = (0..nloc)
         .map(|l| BTreeMap::from([(program.initial_value(l), vec![0; nloc])]))
         .collect();
+    // Values the final condition names are possible too: a value that only
+    // a cycle of reads-from can justify (out of thin air) is never produced
+    // by the fixpoint below, yet an axiomatic model may allow it. Seeding the
+    // condition's constants lets the search decide whether it does.
+    for (loc, v) in condition_seeds(program) {
+        for (l, d) in domain.iter_mut().enumerate() {
+            if loc.is_none_or(|x| x == l) {
+                d.entry(v).or_insert_with(|| vec![0; nloc]);
+            }
+        }
+    }
     for _round in 0..MAX_ROUNDS {
         let mut all = Vec::new();
         for t in &program.threads {
@@ -158,6 +169,40 @@ pub fn explore(program: &Program, unroll: usize) -> Result<Vec<ThreadPaths>, Exe
     Err(ExecError {
         message: format!("the value domains did not settle in {MAX_ROUNDS} rounds: lower --unroll"),
     })
+}
+
+/// The constants the condition (and filter) compares with: `(Some(l), v)` for
+/// a location `l` compared with `v`, `(None, v)` for a register compared
+/// with `v` (any location may have produced it).
+fn condition_seeds(program: &Program) -> Vec<(Option<usize>, i64)> {
+    use crate::program::{CondExpr, Term};
+    fn go(e: &CondExpr, out: &mut Vec<(Option<usize>, i64)>) {
+        match e {
+            CondExpr::True | CondExpr::False => {}
+            CondExpr::Eq(a, b) | CondExpr::Ne(a, b) => match (a, b) {
+                (Term::Loc(l), Term::Const(v)) | (Term::Const(v), Term::Loc(l)) => {
+                    out.push((Some(*l), *v))
+                }
+                (Term::Reg { .. }, Term::Const(v)) | (Term::Const(v), Term::Reg { .. }) => {
+                    out.push((None, *v))
+                }
+                _ => {}
+            },
+            CondExpr::Not(e) => go(e, out),
+            CondExpr::And(a, b) | CondExpr::Or(a, b) => {
+                go(a, out);
+                go(b, out);
+            }
+        }
+    }
+    let mut out = Vec::new();
+    if let Some(c) = &program.condition {
+        go(&c.expr, &mut out);
+        if let Some(f) = &c.filter {
+            go(f, &mut out);
+        }
+    }
+    out
 }
 
 /// Rounds of the value-domain fixpoint before giving up.

@@ -39,7 +39,7 @@
 
 use super::{FrontendError, LocalMemory, Options};
 use crate::program::{
-    ArithOp, Cmp, Dialect, CondExpr, Condition, Instruction, OPENCL_GLOBAL, OPENCL_LOCAL, OpKind, Operand,
+    ArithOp, Cmp, Dialect, CondExpr, Condition, Instruction, OPENCL_GENERIC, OPENCL_GLOBAL, OPENCL_LOCAL, OpKind, Operand,
     Order, Program, Quantifier, Reference, RmwOp, Scope, Semantics, SourceSpan, Stmt, StorageClass,
     Term, Thread,
 };
@@ -660,9 +660,8 @@ impl Parser<'_> {
         if ctx.params.contains_key(&name) {
             return Err((t.line, t.col, format!("parameter `{name}` declared twice")));
         }
-        // Unqualified pointers are taken as global (kernel pointer arguments
-        // point to global memory unless qualified otherwise).
-        let class = class.unwrap_or(OPENCL_GLOBAL);
+        // Unqualified pointers are generic: in neither memory region.
+        let class = class.unwrap_or(OPENCL_GENERIC);
         self.classes.entry(name.clone()).or_insert(class);
         let loc = if class == OPENCL_LOCAL && self.options.local_memory == LocalMemory::PerWorkgroup {
             let inst = if dev == 0 {
@@ -1246,7 +1245,14 @@ Ok(*p)
                     None => (default_order(&kind), true),
                 };
                 let (fail_order, fail_sc) = match args.get(4) {
-                    Some(a) => order_arg(a, &OpKind::Load)?,
+                    // A failed compare-exchange writes nothing, so the
+                    // release part of a failure order has no effect (C11
+                    // forbids it; herd's tests use it).
+                    Some(a) => match order_arg(a, &OpKind::Rmw)? {
+                        (Order::Release, sc) => (Order::Relaxed, sc),
+                        (Order::AcquireRelease, sc) => (Order::Acquire, sc),
+                        other => other,
+                    },
                     None => (Order::Acquire, true),
                 };
                 let scope = match args.get(5) {

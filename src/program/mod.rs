@@ -62,6 +62,11 @@ impl fmt::Display for Scope {
 pub const OPENCL_GLOBAL: StorageClass = StorageClass(0);
 /// The storage class OpenCL's `local` address space maps to.
 pub const OPENCL_LOCAL: StorageClass = StorageClass(1);
+/// The storage class of OpenCL accesses through unqualified (generic)
+/// pointers: "The Generic storage class may behave as global, local or
+/// private memory depending on the underlying value", which a litmus test
+/// does not give, so such accesses are in neither memory region.
+pub const OPENCL_GENERIC: StorageClass = StorageClass(2);
 
 /// A storage class, numbered by the front end (`sc0`, `sc1`, ...).
 ///
