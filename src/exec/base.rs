@@ -196,6 +196,21 @@ pub(crate) fn static_env(
     let same_thread = |a: usize, b: usize| events[a].thread == events[b].thread;
     env.rel("po", rel_of(&|a, b| same_thread(a, b) && a < b));
     env.rel("sthd", rel_of(&same_thread));
+    // Operands of one C binary expression: unsequenced (both directions).
+    let unsequenced = |a: usize, b: usize| {
+        let (x, y) = if a < b { (a, b) } else { (b, a) };
+        if !same_thread(x, y) {
+            return false;
+        }
+        let (px, py) = (&ins(x).operand_of, &ins(y).operand_of);
+        // the first expression where they differ: the same expression,
+        // left operand first (a later evaluation of it starts over at the left)
+        px.iter()
+            .zip(py.iter())
+            .find(|(p, q)| p != q)
+            .is_some_and(|(p, q)| p.0 == q.0 && p.1 == 0 && q.1 == 1)
+    };
+    env.rel("unseq", rel_of(&unsequenced));
     env.rel(
         "ssg",
         rel_of(&|a, b| thread(a).subgroup == thread(b).subgroup),

@@ -357,6 +357,8 @@ struct Ctx {
     temps: usize,
     labels: usize,
     barriers: usize,
+    /// Binary expressions lowered so far (ids for `Instruction::operand_of`).
+    expressions: u32,
 }
 
 impl Ctx {
@@ -596,6 +598,7 @@ impl Parser<'_> {
             temps: 0,
             labels: 0,
             barriers: 0,
+            expressions: 0,
         };
         self.expect("(", "to open the parameter list")?;
         if !self.eat(")") {
@@ -1014,8 +1017,11 @@ impl Parser<'_> {
                 Ok(Operand::Reg(d))
             }
             X::Bin(Bin::Arith(op), a, b) => {
+                let start = ctx.code.len();
                 let a = self.value(ctx, a, None)?;
+                let mid = ctx.code.len();
                 let b = self.value(ctx, b, None)?;
+                mark_operands(ctx, start, mid);
                 if let (Operand::Const(x), Operand::Const(y)) = (&a, &b) {
                     return Ok(Operand::Const(op.apply(*x, *y)));
                 }
@@ -1044,8 +1050,11 @@ impl Parser<'_> {
         match &cond.x {
             X::Not(inner) => self.branch(ctx, inner, !when, label),
             X::Bin(Bin::Cmp(c), a, b) => {
+                let start = ctx.code.len();
                 let a = self.value(ctx, a, None)?;
+                let mid = ctx.code.len();
                 let b = self.value(ctx, b, None)?;
+                mark_operands(ctx, start, mid);
                 ctx.code.push(Stmt::Branch {
                     cmp: if when { *c } else { negate(*c) },
                     a,
@@ -1566,6 +1575,20 @@ fn leak(p: &str) -> &'static str {
         .find(|q| **q == p)
         .copied()
         .unwrap_or("")
+}
+
+/// Marks the instructions just emitted for the two operands of one binary
+/// expression (`start..mid` the left, `mid..` the right) as its operands:
+/// their evaluations are unsequenced (C11 6.5p2-3).
+fn mark_operands(ctx: &mut Ctx, start: usize, mid: usize) {
+    let id = ctx.expressions;
+    ctx.expressions += 1;
+    let end = ctx.code.len();
+    for k in start..end {
+        if let Stmt::Op(i) = &mut ctx.code[k] {
+            i.operand_of.insert(0, (id, u8::from(k >= mid)));
+        }
+    }
 }
 
 /// Sets the location attributes of a plain or atomic access.

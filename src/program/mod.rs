@@ -186,6 +186,11 @@ pub struct Instruction {
     pub expected: Option<Operand>,
     /// The semantics of a compare-exchange that fails (then only a read).
     pub failure_semantics: Option<Semantics>,
+    /// C operand positions: `(expression, operand)` from the outermost
+    /// binary expression inward. Two instructions of one evaluation whose
+    /// lists diverge at the same expression are operands of it evaluated in
+    /// either order, unsequenced (C11 6.5p2-3).
+    pub operand_of: Vec<(u32, u8)>,
     pub source: SourceSpan,
 }
 
@@ -208,6 +213,7 @@ impl Instruction {
             rmw_op: RmwOp::Exchange,
             expected: None,
             failure_semantics: None,
+            operand_of: Vec::new(),
             source,
         }
     }
