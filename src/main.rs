@@ -350,22 +350,24 @@ fn compare_file(
                 .collect(),
         ));
         cmp.notes = refused;
-        cmp.notes.extend(outcomes
-            .iter()
-            .flatten()
-            .filter(|o| o.cut_paths > 0 || o.truncated)
-            .map(|o| {
-                format!(
-                    "{}: {}{}",
-                    o.model,
-                    if o.cut_paths > 0 {
-                        format!("bound hit ({} paths cut) ", o.cut_paths)
-                    } else {
-                        String::new()
-                    },
-                    if o.truncated { "truncated" } else { "" }
-                )
-            }));
+        cmp.notes.extend(
+            outcomes
+                .iter()
+                .flatten()
+                .filter(|o| o.cut_paths > 0 || o.truncated)
+                .map(|o| {
+                    format!(
+                        "{}: {}{}",
+                        o.model,
+                        if o.cut_paths > 0 {
+                            format!("bound hit ({} paths cut) ", o.cut_paths)
+                        } else {
+                            String::new()
+                        },
+                        if o.truncated { "truncated" } else { "" }
+                    )
+                }),
+        );
     }
     cmp.differs = cmp.rows.iter().any(|(_, c)| c.iter().any(|x| x != &c[0]));
     Ok(cmp)

@@ -181,12 +181,7 @@ pub(crate) fn static_env(
         );
         env.set(
             &format!("SEMSC{k}"),
-            set_of(&|e| {
-                sem(e)
-                    .storage_classes
-                    .iter()
-                    .any(|c| c.0 as usize == k)
-            }),
+            set_of(&|e| sem(e).storage_classes.iter().any(|c| c.0 as usize == k)),
         );
     }
     for s in ALL_SCOPES {

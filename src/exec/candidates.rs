@@ -227,7 +227,13 @@ impl Dfs<'_> {
             && self.s.rf_choices[self.order[d - 1]].len() > 1
             && self.remaining[d] >= PRUNE_MIN_SUBTREE
             && let Some(p) = prune.as_mut()
-            && !p(&env_of(n, &self.rf, &self.init, (&self.co, &self.asmo), &self.sco))
+            && !p(&env_of(
+                n,
+                &self.rf,
+                &self.init,
+                (&self.co, &self.asmo),
+                &self.sco,
+            ))
         {
             return ControlFlow::Continue(());
         }

@@ -411,14 +411,12 @@ fn step_op(
     };
     let write_prov = match (write, loc) {
         (Some(_), Some(l)) => {
-            let mut p = if ins.is_read()
-                && ins.rmw_op.uses_old()
-                && ins.rmw_op != RmwOp::CompareExchange
-            {
-                prov_max(&read_prov, &operand_prov)
-            } else {
-                operand_prov
-            };
+            let mut p =
+                if ins.is_read() && ins.rmw_op.uses_old() && ins.rmw_op != RmwOp::CompareExchange {
+                    prov_max(&read_prov, &operand_prov)
+                } else {
+                    operand_prov
+                };
             p[l] += 1;
             Some(p)
         }

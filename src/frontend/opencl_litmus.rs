@@ -39,9 +39,9 @@
 
 use super::{FrontendError, LocalMemory, Options};
 use crate::program::{
-    ArithOp, Cmp, Dialect, CondExpr, Condition, Instruction, OPENCL_GENERIC, OPENCL_GLOBAL, OPENCL_LOCAL, OpKind, Operand,
-    Order, Program, Quantifier, Reference, RmwOp, Scope, Semantics, SourceSpan, Stmt, StorageClass,
-    Term, Thread,
+    ArithOp, Cmp, CondExpr, Condition, Dialect, Instruction, OPENCL_GENERIC, OPENCL_GLOBAL,
+    OPENCL_LOCAL, OpKind, Operand, Order, Program, Quantifier, Reference, RmwOp, Scope, Semantics,
+    SourceSpan, Stmt, StorageClass, Term, Thread,
 };
 use std::collections::{BTreeSet, HashMap, HashSet};
 
@@ -666,7 +666,8 @@ impl Parser<'_> {
         // Unqualified pointers are generic: in neither memory region.
         let class = class.unwrap_or(OPENCL_GENERIC);
         self.classes.entry(name.clone()).or_insert(class);
-        let loc = if class == OPENCL_LOCAL && self.options.local_memory == LocalMemory::PerWorkgroup {
+        let loc = if class == OPENCL_LOCAL && self.options.local_memory == LocalMemory::PerWorkgroup
+        {
             let inst = if dev == 0 {
                 format!("{name}@wg{wg}")
             } else {
@@ -1101,7 +1102,7 @@ impl Parser<'_> {
                 format!("`{name}` is not a parameter of P{}", ctx.index),
             ));
         };
-Ok(*p)
+        Ok(*p)
     }
 
     /// An atomic object argument.
@@ -1127,7 +1128,7 @@ Ok(*p)
                 format!("`{name}` is not a parameter of P{}", ctx.index),
             ));
         };
-Ok(*p)
+        Ok(*p)
     }
 
     fn call(
@@ -1237,14 +1238,22 @@ Ok(*p)
                 }
                 let p = self.atomic_param(ctx, args.first(), name, e)?;
                 let exp = match &args[1].x {
-                    X::Name(n) if ctx.params.contains_key(n) => {
-                        self.plain_param(ctx, n, &Tok { k: K::Eof, line: args[1].line, col: args[1].col })?
-                    }
+                    X::Name(n) if ctx.params.contains_key(n) => self.plain_param(
+                        ctx,
+                        n,
+                        &Tok {
+                            k: K::Eof,
+                            line: args[1].line,
+                            col: args[1].col,
+                        },
+                    )?,
                     _ => {
                         return Err((
                             args[1].line,
                             args[1].col,
-                            format!("expected a pointer parameter as the `expected` argument of `{name}`"),
+                            format!(
+                                "expected a pointer parameter as the `expected` argument of `{name}`"
+                            ),
                         ));
                     }
                 };
@@ -1312,10 +1321,7 @@ Ok(*p)
                 access(&mut store, &exp);
                 store.operand = Some(Operand::Reg(old));
                 ctx.code.push(Stmt::Op(store));
-                ctx.code.push(Stmt::Label {
-                    name: done,
-                    source,
-                });
+                ctx.code.push(Stmt::Label { name: done, source });
                 Ok(())
             }
             _ if name == "atomic_work_item_fence" => {

@@ -159,9 +159,7 @@ pub(crate) fn final_memory(
         .iter()
         .map(|&l| {
             let writes: Vec<usize> = (0..sk.events.len())
-                .filter(|&e| {
-                    sk.events[e].writes && loc_of(&sk.events[e]) == Some(l)
-                })
+                .filter(|&e| sk.events[e].writes && loc_of(&sk.events[e]) == Some(l))
                 .collect();
             if writes.is_empty() {
                 return vec![program.initial_value(l)];
