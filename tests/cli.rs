@@ -314,3 +314,59 @@ fn litmus_json_states_are_objects() {
     assert_eq!(states[0]["executions"], 1);
     assert_eq!(v["litmus"][0]["condition_holds"], true);
 }
+
+fn bundled(name: &str) -> String {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("examples")
+        .join(name)
+        .display()
+        .to_string()
+}
+
+#[test]
+fn opencl_files_run_under_the_opencl_model_by_default() {
+    let out = vkmm(&["check", &bundled("opencl-mp.litmus")]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{text}");
+    assert!(text.contains("model opencl"), "{text}");
+    assert!(text.contains("Observation opencl-mp Never"), "{text}");
+    // the same file under the Vulkan model, on request
+    let out = vkmm(&["check", &bundled("opencl-mp.litmus"), "--model", "vulkan"]);
+    assert!(String::from_utf8_lossy(&out.stdout).contains("model vulkan"));
+}
+
+#[test]
+fn compare_vulkan_and_opencl_marks_unsupported_sc() {
+    let out = vkmm(&[
+        "compare",
+        "--models",
+        "vulkan,opencl",
+        &bundled("opencl-mp.litmus"),
+        &bundled("opencl-sb-sc.litmus"),
+    ]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{text}");
+    assert!(
+        text.contains("opencl-mp.litmus (vulkan | opencl): same"),
+        "{text}"
+    );
+    assert!(
+        text.contains("opencl-sb-sc.litmus (vulkan | opencl): DIFFERS"),
+        "{text}"
+    );
+    assert!(text.contains("n/a"), "{text}");
+    assert!(text.contains("vulkan: not supported"), "{text}");
+    assert!(text.contains("1 of 2 tests differ"), "{text}");
+}
+
+#[test]
+fn local_memory_option_is_validated() {
+    let out = vkmm(&[
+        "check",
+        &bundled("opencl-mp.litmus"),
+        "--local-memory",
+        "global",
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("per-workgroup"));
+}

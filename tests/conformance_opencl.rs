@@ -116,3 +116,34 @@ fn the_specifications_local_memory_changes_exactly_the_documented_rows() {
     names.sort_unstable();
     assert_eq!(names, SPEC_READING_DIFFERS, "{}", all.join("\n"));
 }
+
+/// vkmm's own OpenCL rule tests (tests/litmus-opencl), verdicts derived by
+/// hand from the specification (each file says which sentence it exercises).
+fn own_tests(csv: &str, property: Property) {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/litmus-opencl");
+    let text = std::fs::read_to_string(dir.join(csv)).unwrap();
+    let rows = expected::parse(csv, &text, &dir).unwrap();
+    assert!(rows.len() >= 15);
+    let model = vkmm::models::load("opencl").unwrap();
+    let mut bad = Vec::new();
+    for row in &rows {
+        let program = vkmm::frontend::load(&row.path).unwrap_or_else(|e| panic!("{e}"));
+        let name = row.path.display().to_string();
+        let o = check_litmus(&name, &program, &model, "opencl", Limits::default(), None)
+            .unwrap_or_else(|e| panic!("{e}"));
+        if o.holds(property) != Some(row.holds) {
+            bad.push(format!("{name}: expected {}", u8::from(row.holds)));
+        }
+    }
+    assert!(bad.is_empty(), "{}", bad.join("\n"));
+}
+
+#[test]
+fn own_rule_tests_condition() {
+    own_tests("expected-condition.csv", Property::Condition);
+}
+
+#[test]
+fn own_rule_tests_races() {
+    own_tests("expected-races.csv", Property::Races);
+}
