@@ -1,0 +1,68 @@
+//! Benchmark: the Dat3M OpenCL litmus corpus (both expected-verdict CSVs,
+//! 181 rows, parsing included, one core) under the `opencl` model.
+
+use criterion::{Criterion, criterion_group, criterion_main};
+use std::hint::black_box;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+use vkmm::exec::Limits;
+use vkmm::frontend::{LocalMemory, Options};
+use vkmm::verdict::{Property, check_litmus, expected};
+
+const CSVS: &[(&str, Property)] = &[
+    ("OPENCL-expected.csv", Property::Condition),
+    ("OPENCL-DR-expected.csv", Property::Races),
+];
+
+fn corpus() -> Option<PathBuf> {
+    let d = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus/dat3m-opencl");
+    d.is_dir().then_some(d)
+}
+
+fn bench(c: &mut Criterion) {
+    let Some(dir) = corpus() else {
+        eprintln!("../shared/corpus/dat3m-opencl is missing: nothing to benchmark");
+        return;
+    };
+    let mut rows = Vec::new();
+    for (csv, property) in CSVS {
+        let text = std::fs::read_to_string(dir.join(csv)).unwrap();
+        for row in expected::parse(csv, &text, &dir).unwrap() {
+            rows.push((row.path, *property));
+        }
+    }
+    let model = vkmm::models::load("opencl").unwrap();
+    let options = Options {
+        local_memory: LocalMemory::Shared,
+    };
+    let mut group = c.benchmark_group("dat3m-opencl");
+    group.sample_size(10);
+    group.measurement_time(Duration::from_secs(10));
+    group.bench_function("both CSVs (181 rows, parse + check, one core)", |b| {
+        b.iter(|| {
+            for (path, prop) in &rows {
+                let p = vkmm::frontend::load_with(path, options).unwrap();
+                let name = path.display().to_string();
+                black_box(
+                    check_litmus(&name, &p, &model, "opencl", Limits::default(), Some(*prop))
+                        .unwrap(),
+                );
+            }
+        })
+    });
+    group.bench_function("both CSVs, every execution (no early stop)", |b| {
+        b.iter(|| {
+            for (path, _) in &rows {
+                let p = vkmm::frontend::load_with(path, options).unwrap();
+                let name = path.display().to_string();
+                black_box(
+                    check_litmus(&name, &p, &model, "opencl", Limits::default(), None).unwrap(),
+                );
+            }
+        })
+    });
+    group.finish();
+}
+
+criterion_group!(benches, bench);
+criterion_main!(benches);
