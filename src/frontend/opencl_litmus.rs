@@ -19,21 +19,30 @@
 //!
 //! Representation decisions:
 //!
-//! - A `global` (or unqualified) parameter names one location shared by all
-//!   threads, with storage class [`OPENCL_GLOBAL`]. A `local` parameter names
-//!   one location per workgroup instance, named `y@wg0` (`y@dev1.wg0` off
-//!   device 0), with storage class [`OPENCL_LOCAL`]; the init block sets every
-//!   instance. A condition may name an instance (`y@wg0`), or the bare name
-//!   when there is exactly one instance.
-//! - Atomicity is per thread, as in C: each thread's parameter types decide
-//!   whether `*x` or `atomic_*(x, ...)` is allowed.
+//! - A `global` parameter names one location shared by all threads, with
+//!   storage class [`OPENCL_GLOBAL`]. A `local` parameter names one location
+//!   per workgroup instance, named `y@wg0` (`y@dev1.wg0` off device 0), with
+//!   storage class [`OPENCL_LOCAL`] (with [`LocalMemory::Shared`]: one
+//!   location for all workgroups, as herd7 and Dat3M read it); the init
+//!   block sets every instance. A condition may name an instance (`y@wg0`),
+//!   or the bare name when there is exactly one instance. An unqualified
+//!   pointer is generic ([`OPENCL_GENERIC`]). Each access takes the address
+//!   space its own thread declares.
+//! - `*x` is a non-atomic access and `atomic_*(x, ...)` an atomic one,
+//!   whatever the parameter's `int`/`atomic_int` type (herd7 and Dat3M read
+//!   the C11 ports' plain accesses to `atomic_int` objects this way); a
+//!   location some atomic operation accesses is an atomic object.
+//! - The memory accesses of the two operands of a binary expression are
+//!   marked as unsequenced ([`Instruction::operand_of`]).
 //! - Threads: subgroup = thread index, workgroup = fresh id per `(dev, wg)`,
 //!   queue family 0, device = `dev`.
 //! - `barrier`/`work_group_barrier` is a workgroup control barrier with
 //!   acquire-release semantics on the flags' storage classes; the k-th barrier
 //!   (in program text) of each thread of a workgroup shares one instance id.
-//! - `atomic_compare_exchange_*` is rejected: the IR has no compare-and-swap
-//!   read-modify-write (a failed CAS also writes `*expected`).
+//! - `atomic_compare_exchange_*(obj, expected, desired, ...)`: a plain load
+//!   of `*expected`, an atomic [`RmwOp::CompareExchange`] that writes only
+//!   when it reads that value (failure order on failure), and on failure a
+//!   plain store of the value read to `*expected`; the result is 1 or 0.
 //! - For the Vulkan model, atomics carry `MakePointerAvailable`/`Visible`,
 //!   and release (acquire) semantics carry `MakeAvailable` (`MakeVisible`).
 
