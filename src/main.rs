@@ -173,34 +173,32 @@ enum Command {
 }
 
 /// The models files run under: the one --model names, or each dialect's default.
-struct ModelChoice {
-    fixed: Option<Models>,
-    vulkan: Models,
-    opencl: Models,
+enum ModelChoice {
+    Fixed(Models),
+    ByDialect { vulkan: Models, opencl: Models },
 }
 
 impl ModelChoice {
     fn for_program(&self, program: &Program) -> &Models {
-        match (&self.fixed, program.dialect) {
-            (Some(m), _) => m,
-            (None, vkmm::program::Dialect::OpenCl) => &self.opencl,
-            (None, vkmm::program::Dialect::Vulkan) => &self.vulkan,
+        match self {
+            ModelChoice::Fixed(m) => m,
+            ModelChoice::ByDialect { vulkan, opencl } => match program.dialect {
+                vkmm::program::Dialect::OpenCl => opencl,
+                vkmm::program::Dialect::Vulkan => vulkan,
+            },
         }
     }
 }
 
 fn load_models(args: &ModelArgs) -> Result<ModelChoice, String> {
-    let fixed = match &args.model {
-        Some(m) => {
-            Some(Models::load(m, args.nochains_model.as_deref()).map_err(|e| e.to_string())?)
-        }
-        None => None,
-    };
-    Ok(ModelChoice {
-        fixed,
-        vulkan: Models::load("vulkan", args.nochains_model.as_deref())
-            .map_err(|e| e.to_string())?,
-        opencl: Models::builtin("opencl").map_err(|e| e.to_string())?,
+    let load =
+        |name: &str| Models::load(name, args.nochains_model.as_deref()).map_err(|e| e.to_string());
+    Ok(match &args.model {
+        Some(m) => ModelChoice::Fixed(load(m)?),
+        None => ModelChoice::ByDialect {
+            vulkan: load(vkmm::program::Dialect::Vulkan.default_model())?,
+            opencl: load(vkmm::program::Dialect::OpenCl.default_model())?,
+        },
     })
 }
 

@@ -72,6 +72,16 @@ impl Default for Orders {
     }
 }
 
+impl Limits {
+    /// These limits, enumerating the orders `model` names.
+    pub fn for_model(self, model: &crate::cat::Model) -> Limits {
+        Limits {
+            orders: Orders::for_model(model),
+            ..self
+        }
+    }
+}
+
 impl Orders {
     /// The orders a model needs: a total `co` if it names `co`, SC orders if
     /// it names `sco`.

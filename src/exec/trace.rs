@@ -338,19 +338,17 @@ fn step_op(
     domain: &Domains,
 ) -> Result<bool, ExecError> {
     let pc = s.pc;
-    let operand = match &ins.operand {
-        Some(op) => match value_of(s, stack, op, program, t, domain) {
-            Some(v) => Some(v),
-            None => return Ok(false),
-        },
-        None => None,
+    // The operand and a compare-exchange's expected value, made concrete
+    // (a split re-runs the instruction).
+    let mut concrete = |op: &Option<Operand>| match op {
+        Some(op) => value_of(s, stack, op, program, t, domain).map(Some),
+        None => Some(None),
     };
-    let expected = match &ins.expected {
-        Some(op) => match value_of(s, stack, op, program, t, domain) {
-            Some(v) => Some(v),
-            None => return Ok(false),
-        },
-        None => None,
+    let Some(operand) = concrete(&ins.operand) else {
+        return Ok(false);
+    };
+    let Some(expected) = concrete(&ins.expected) else {
+        return Ok(false);
     };
     let mut read = if ins.is_read() {
         Some(match (s.forced.take(), ins.read_value) {

@@ -12,7 +12,7 @@ mod spec;
 pub use spec::{ExplainSpec, SpecError};
 
 use crate::cat::{Evaluation, Model, Value};
-use crate::exec::{Candidate, Explorer, Limits, Orders, Skeleton};
+use crate::exec::{Candidate, Explorer, Limits, Skeleton};
 use crate::program::{CondExpr, Program, Term};
 use crate::relation::Relation;
 use crate::verdict::litmus::{describe, memory_states, term_value};
@@ -172,10 +172,7 @@ pub fn explain(
     limits: Limits,
 ) -> Result<Explanation, CheckError> {
     crate::verdict::check_supported(program, model_name)?;
-    let limits = Limits {
-        orders: Orders::for_model(model),
-        ..limits
-    };
+    let limits = limits.for_model(model);
     let explorer = Explorer::new(program, limits)?;
     let cond = program.condition.as_ref();
     let (target, outcome_text) = match outcome {

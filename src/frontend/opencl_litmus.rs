@@ -731,7 +731,7 @@ impl Parser<'_> {
                 self.expect("=", "in a store `*x = v;`")?;
                 let e = self.expr(0)?;
                 self.expect(";", "after a statement")?;
-                let p = self.plain_param(ctx, &name, &nt)?;
+                let p = self.param_named(ctx, &name, nt.line, nt.col)?;
                 let v = self.value(ctx, &e, None)?;
                 let mut i = Instruction::new(OpKind::Store, self.span(t.line));
                 access(&mut i, &p);
@@ -993,12 +993,7 @@ impl Parser<'_> {
                 }
             }
             X::Deref(n) => {
-                let nt = Tok {
-                    k: K::Eof,
-                    line: e.line,
-                    col: e.col,
-                };
-                let p = self.plain_param(ctx, n, &nt)?;
+                let p = self.param_named(ctx, n, e.line, e.col)?;
                 let d = dest(ctx);
                 let mut i = Instruction::new(OpKind::Load, self.span(e.line));
                 access(&mut i, &p);
@@ -1102,16 +1097,16 @@ impl Parser<'_> {
         }
     }
 
-    /// A parameter accessed with plain `*x`.
-    fn plain_param(&self, ctx: &Ctx, name: &str, at: &Tok) -> R<Param> {
-        let Some(p) = ctx.params.get(name) else {
-            return Err((
-                at.line,
-                at.col,
+    /// The parameter `name` of the thread, named at `line`:`col`.
+    fn param_named(&self, ctx: &Ctx, name: &str, line: usize, col: usize) -> R<Param> {
+        match ctx.params.get(name) {
+            Some(p) => Ok(*p),
+            None => Err((
+                line,
+                col,
                 format!("`{name}` is not a parameter of P{}", ctx.index),
-            ));
-        };
-        Ok(*p)
+            )),
+        }
     }
 
     /// An atomic object argument.
@@ -1130,14 +1125,7 @@ impl Parser<'_> {
                 format!("expected an atomic_int parameter as the first argument of `{func}`"),
             ));
         };
-        let Some(p) = ctx.params.get(name) else {
-            return Err((
-                arg.line,
-                arg.col,
-                format!("`{name}` is not a parameter of P{}", ctx.index),
-            ));
-        };
-        Ok(*p)
+        self.param_named(ctx, name, arg.line, arg.col)
     }
 
     fn call(
@@ -1247,15 +1235,7 @@ impl Parser<'_> {
                 }
                 let p = self.atomic_param(ctx, args.first(), name, e)?;
                 let exp = match &args[1].x {
-                    X::Name(n) if ctx.params.contains_key(n) => self.plain_param(
-                        ctx,
-                        n,
-                        &Tok {
-                            k: K::Eof,
-                            line: args[1].line,
-                            col: args[1].col,
-                        },
-                    )?,
+                    X::Name(n) if ctx.params.contains_key(n) => ctx.params[n],
                     _ => {
                         return Err((
                             args[1].line,

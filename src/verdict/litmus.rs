@@ -5,7 +5,7 @@
 
 use super::{CheckError, Staged};
 use crate::cat::{Model, Value};
-use crate::exec::{Candidate, EventInfo, Explorer, Limits, Orders, RegValue, Skeleton};
+use crate::exec::{Candidate, EventInfo, Explorer, Limits, RegValue, Skeleton};
 use crate::program::{Program, Quantifier, Term};
 use std::collections::BTreeMap;
 use std::ops::ControlFlow;
@@ -246,10 +246,7 @@ pub fn check_litmus(
 ) -> Result<LitmusOutcome, CheckError> {
     let start = Instant::now();
     super::check_supported(program, model_name)?;
-    let limits = Limits {
-        orders: Orders::for_model(model),
-        ..limits
-    };
+    let limits = limits.for_model(model);
     let explorer = Explorer::new(program, limits)?;
     let cond = program.condition.as_ref();
     let quantifier = cond.and_then(|c| c.quantifier);
