@@ -17,7 +17,7 @@ use vkmm::verdict::{LitmusOutcome, Models, Property, TestOutcome, check_litmus, 
 #[command(
     name = "vkmm",
     version,
-    about = "Executable GPU memory models: litmus test verdicts under the Vulkan memory model"
+    about = "Executable GPU memory models: litmus test verdicts under the Vulkan and SPIR-V/OpenCL memory models"
 )]
 struct Cli {
     #[command(subcommand)]
@@ -32,7 +32,7 @@ enum OutputFormat {
 
 #[derive(clap::Args)]
 struct ModelArgs {
-    /// Model: a built-in name (vulkan, vulkan-nochains, opencl) or a .cat
+    /// Model: a built-in name (vulkan, vulkan-nochains, opencl, opencl-totalsc) or a .cat
     /// file. Default: opencl for OpenCL litmus files, vulkan for the others.
     #[arg(long)]
     model: Option<String>,

@@ -17,6 +17,10 @@ pub const EMBEDDED: &[(&str, &str)] = &[
     ),
     ("opencl.cat", include_str!("../models/opencl.cat")),
     (
+        "opencl-totalsc.cat",
+        include_str!("../models/opencl-totalsc.cat"),
+    ),
+    (
         "opencl-rules.cat",
         include_str!("../models/opencl-rules.cat"),
     ),
@@ -42,6 +46,11 @@ pub const BUILTIN: &[(&str, &str, &str)] = &[
         "opencl.cat",
         "SPIR-V/OpenCL memory model, scoped SC axiom (Batty et al.)",
     ),
+    (
+        "opencl-totalsc",
+        "opencl-totalsc.cat",
+        "SPIR-V/OpenCL memory model, the document's unscoped total SC order S",
+    ),
 ];
 
 /// The source of an embedded file.
@@ -49,7 +58,7 @@ pub fn embedded(file: &str) -> Option<&'static str> {
     EMBEDDED.iter().find(|(f, _)| *f == file).map(|(_, s)| *s)
 }
 
-/// Loads a model: a built-in name (`vulkan`, `vulkan-nochains`, `opencl`) or a path to a `.cat` file.
+/// Loads a model: a built-in name (`vulkan`, `vulkan-nochains`, `opencl`, `opencl-totalsc`) or a path to a `.cat` file.
 ///
 /// Includes resolve against the including file's folder first, then the embedded models.
 pub fn load(spec: &str) -> Result<Model, CatError> {

@@ -3,7 +3,7 @@
 
 use std::path::{Path, PathBuf};
 use vkmm::exec::Limits;
-use vkmm::verdict::{Models, TestOutcome, check_program};
+use vkmm::verdict::{Models, Property, TestOutcome, check_program};
 
 pub fn models() -> Models {
     Models::builtin("vulkan").expect("the built-in models parse")
@@ -71,4 +71,39 @@ pub fn check_queries(files: &[PathBuf], models: &Models) -> (usize, Vec<String>)
         }
     }
     (total, failures)
+}
+
+/// vkmm's own OpenCL rule tests (tests/litmus-opencl): every expected verdict
+/// under `model`, as (file, property, holds). `opencl-totalsc` takes the
+/// `opencl` rows, replaced by those of `expected-condition-totalsc.csv`.
+pub fn opencl_own_expectations(model: &str) -> Vec<(PathBuf, Property, bool)> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/litmus-opencl");
+    let rows = |csv: &str| {
+        let text = std::fs::read_to_string(dir.join(csv)).unwrap();
+        vkmm::verdict::expected::parse(csv, &text, &dir).unwrap()
+    };
+    let overrides = match model {
+        "opencl" => Vec::new(),
+        "opencl-totalsc" => rows("expected-condition-totalsc.csv"),
+        other => panic!("no own OpenCL expectations for model {other}"),
+    };
+    let mut out = Vec::new();
+    for row in rows("expected-condition.csv") {
+        let holds = overrides
+            .iter()
+            .find(|o| o.path == row.path)
+            .map_or(row.holds, |o| o.holds);
+        out.push((row.path, Property::Condition, holds));
+    }
+    for o in &overrides {
+        assert!(
+            out.iter().any(|(p, _, _)| *p == o.path),
+            "{} is in expected-condition-totalsc.csv only",
+            o.path.display()
+        );
+    }
+    for row in rows("expected-races.csv") {
+        out.push((row.path, Property::Races, row.holds));
+    }
+    out
 }
