@@ -1,5 +1,6 @@
 //! Benchmark: the Dat3M OpenCL litmus corpus (both expected-verdict CSVs,
-//! 181 rows, parsing included, one core) under the `opencl` model.
+//! 181 rows, parsing included, one core) under the `opencl` model, and under
+//! the `opencl-totalsc` variant (which enumerates SC orders).
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use std::hint::black_box;
@@ -61,6 +62,29 @@ fn bench(c: &mut Criterion) {
             }
         })
     });
+    let totalsc = vkmm::models::load("opencl-totalsc").unwrap();
+    group.bench_function(
+        "both CSVs under opencl-totalsc (SC orders enumerated)",
+        |b| {
+            b.iter(|| {
+                for (path, prop) in &rows {
+                    let p = vkmm::frontend::load_with(path, options).unwrap();
+                    let name = path.display().to_string();
+                    black_box(
+                        check_litmus(
+                            &name,
+                            &p,
+                            &totalsc,
+                            "opencl-totalsc",
+                            Limits::default(),
+                            Some(*prop),
+                        )
+                        .unwrap(),
+                    );
+                }
+            })
+        },
+    );
     group.finish();
 }
 
