@@ -63,8 +63,9 @@ struct LimitArgs {
     /// executions needing more are cut, counted and reported.
     #[arg(long, default_value_t = DEFAULT_UNROLL)]
     unroll: usize,
-    /// The most candidate executions evaluated per litmus test; past it the
-    /// result is reported as truncated.
+    /// The most model evaluations per litmus test: candidate executions, and
+    /// the partial ones the search evaluates to prune. Past it the result is
+    /// reported as truncated.
     #[arg(long, default_value_t = DEFAULT_MAX_EXECUTIONS)]
     max_executions: u64,
     /// OpenCL `local` variables named by threads of several workgroups:

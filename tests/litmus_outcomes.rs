@@ -1,7 +1,8 @@
 //! vkmm's own herd-style Vulkan litmus tests (tests/litmus-vulkan): values
 //! through RMW operations, branches and local arithmetic, a spin loop that
 //! needs the unrolling bound, every condition form, filters, and races
-//! reported with the right pair. Verdicts derived by hand (each file says why).
+//! reported with the right pair, and the execution limit. Verdicts derived by
+//! hand (each file says why).
 
 use std::path::{Path, PathBuf};
 use vkmm::exec::Limits;
@@ -131,4 +132,53 @@ fn exists_and_not_exists_over_branches() {
     assert_eq!(n.condition_holds, Some(true));
     assert_eq!(n.positive, 0);
     assert_eq!(n.observation, Observation::Never);
+}
+
+/// Enough reads-from choices (four reads of x, five writes) for the search
+/// to evaluate partial candidates.
+const MANY_CHOICES: &str = "OPENCL many-choices
+{ [x]=0; }
+P0@wg 0, dev 0 (global atomic_int* x) {
+  atomic_store_explicit(x, 1, memory_order_release);
+  atomic_store_explicit(x, 2, memory_order_release);
+}
+P1@wg 0, dev 0 (global atomic_int* x) {
+  atomic_store_explicit(x, 3, memory_order_release);
+  atomic_store_explicit(x, 4, memory_order_release);
+  atomic_store_explicit(x, 5, memory_order_release);
+}
+P2@wg 0, dev 0 (global atomic_int* x) {
+  int r0 = atomic_load_explicit(x, memory_order_acquire);
+  int r1 = atomic_load_explicit(x, memory_order_acquire);
+  int r2 = atomic_load_explicit(x, memory_order_acquire);
+  int r3 = atomic_load_explicit(x, memory_order_acquire);
+}
+exists (2:r0=2 /\\ 2:r3=1)
+";
+
+#[test]
+fn the_execution_limit_bounds_partial_evaluations_too() {
+    let program = vkmm::frontend::opencl_litmus::parse("many-choices", MANY_CHOICES).unwrap();
+    let model = vkmm::models::load("opencl").unwrap();
+    let check = |max_executions| {
+        let limits = Limits {
+            max_executions,
+            ..Limits::default()
+        };
+        check_litmus("many-choices", &program, &model, "opencl", limits, None).unwrap()
+    };
+    let full = check(u64::MAX);
+    assert!(!full.truncated);
+    assert!(full.partial_evaluations > 0, "the search pruned nothing");
+    // CoRR: x=1 is before x=2 in mo (sequenced before it), so reading 2
+    // and later 1 is forbidden.
+    assert_eq!(full.condition_holds, Some(false));
+    let spent = full.executions + full.partial_evaluations;
+    // A budget below what the full search spends stops it exactly there,
+    // counting the partial evaluations, and leaves the verdicts undecided.
+    let cut = check(spent / 2);
+    assert!(cut.truncated);
+    assert_eq!(cut.executions + cut.partial_evaluations, spent / 2);
+    assert_eq!(cut.holds(Property::Condition), None);
+    assert!(!check(spent).truncated);
 }

@@ -220,17 +220,20 @@ pub fn litmus_text(o: &LitmusOutcome, quantifier: Option<Quantifier>) -> String 
     if o.truncated {
         let _ = writeln!(
             s,
-            "TRUNCATED after {} executions (--max-executions): states and counts cover only those",
-            o.executions
+            "TRUNCATED after {} model evaluations ({} executions, {} partial; --max-executions): states and counts cover only those executions",
+            o.executions + o.partial_evaluations,
+            o.executions,
+            o.partial_evaluations
         );
     }
     let _ = writeln!(
         s,
-        "Time {} {:.3} ms  ({} executions, {} consistent, model {}, unroll {}{})",
+        "Time {} {:.3} ms  ({} executions, {} consistent, {} partial, model {}, unroll {}{})",
         o.name,
         o.time.as_secs_f64() * 1000.0,
         o.executions,
         o.consistent,
+        o.partial_evaluations,
         o.model,
         o.unroll,
         if o.cut_paths > 0 {

@@ -7,6 +7,7 @@ use super::{CheckError, Staged};
 use crate::cat::{Model, Value};
 use crate::exec::{Candidate, EventInfo, Explorer, Limits, RegValue, Skeleton};
 use crate::program::{Program, Quantifier, Term};
+use std::cell::Cell;
 use std::collections::BTreeMap;
 use std::ops::ControlFlow;
 use std::time::{Duration, Instant};
@@ -77,6 +78,9 @@ pub struct LitmusOutcome {
     pub race_free: bool,
     /// Candidate executions evaluated.
     pub executions: u64,
+    /// Partial candidates (reads-from assignments under way) the search
+    /// evaluated to prune. With `executions`, what the execution limit bounds.
+    pub partial_evaluations: u64,
     /// Of which consistent.
     pub consistent: u64,
     /// Thread paths cut by the unrolling bound (answers may be incomplete when > 0).
@@ -84,8 +88,9 @@ pub struct LitmusOutcome {
     pub unroll: usize,
     /// True when the search stopped early because the asked property was decided.
     pub stopped_early: bool,
-    /// True when the search stopped at the execution limit before deciding:
-    /// the verdicts then only cover the executions seen.
+    /// True when the search stopped at the execution limit (candidate and
+    /// partial evaluations together) before deciding: the verdicts then only
+    /// cover the executions seen.
     pub truncated: bool,
     #[serde(serialize_with = "crate::report::ser_duration")]
     pub time: Duration,
@@ -292,18 +297,40 @@ pub fn check_litmus(
     let mut races: Vec<RacePair> = Vec::new();
     let mut racy = false;
     let mut stopped_early = false;
-    let mut truncated = false;
     let mut failure: Option<CheckError> = None;
     let mut monotone_cache = None;
+    // The execution limit bounds the model evaluations: candidates and the
+    // partial candidates evaluated for pruning (a test with many paths can
+    // spend all its time in the latter).
+    let evaluations = Cell::new(0u64);
+    let truncated = Cell::new(false);
+    let over_budget = || {
+        let over = evaluations.get() >= limits.max_executions;
+        if over {
+            truncated.set(true);
+        }
+        over
+    };
 
     explorer.for_each(|sk| -> Result<ControlFlow<()>, CheckError> {
+        if over_budget() {
+            return Ok(ControlFlow::Break(()));
+        }
         let staged = Staged::new(model, &sk.static_env, &mut monotone_cache)?;
-        let mut prune = |env: &crate::cat::Env| staged.partial_ok(env);
+        let mut prune = |env: &crate::cat::Env| {
+            // Over the budget: stop evaluating, keep the subtree (the next
+            // candidate visited breaks the search).
+            if over_budget() {
+                return true;
+            }
+            evaluations.set(evaluations.get() + 1);
+            staged.partial_ok(env)
+        };
         let mut visit = |cand: &Candidate| {
-            if executions >= limits.max_executions {
-                truncated = true;
+            if over_budget() {
                 return ControlFlow::Break(());
             }
+            evaluations.set(evaluations.get() + 1);
             executions += 1;
             let eval = match staged.prepared.evaluate(&cand.env) {
                 Ok(e) => e,
@@ -393,7 +420,7 @@ pub fn check_litmus(
         if let Some(e) = failure.take() {
             return Err(e);
         }
-        Ok(if stopped_early || truncated {
+        Ok(if stopped_early || truncated.get() {
             ControlFlow::Break(())
         } else {
             ControlFlow::Continue(())
@@ -425,11 +452,12 @@ pub fn check_litmus(
         races,
         race_free: !racy,
         executions,
+        partial_evaluations: evaluations.get() - executions,
         consistent,
         cut_paths: explorer.cut(),
         unroll: limits.unroll,
         stopped_early,
-        truncated,
+        truncated: truncated.get(),
         time: start.elapsed(),
     })
 }
