@@ -111,7 +111,7 @@ enum Command {
         #[arg(long)]
         outcome: Option<String>,
         /// Wording of the model's checks and relations (`.explain` file);
-        /// built in for the Vulkan models.
+        /// built in for the Vulkan and OpenCL models.
         #[arg(long)]
         explain_spec: Option<PathBuf>,
         #[command(flatten)]
@@ -398,9 +398,17 @@ fn run_explain(
             }
             let text = std::fs::read_to_string(file)
                 .map_err(|e| format!("{}: cannot read file: {e}", file.display()))?;
-            let expr =
-                vkmm::frontend::vulkan_litmus::parse_outcome(&file.display().to_string(), &text, o)
-                    .map_err(|e| e.to_string())?;
+            let name = file.display().to_string();
+            let expr = match Format::of_litmus_text(&text) {
+                Format::OpenClLitmus => vkmm::frontend::opencl_litmus::parse_outcome(
+                    &name,
+                    &text,
+                    o,
+                    args.limits.frontend(),
+                ),
+                _ => vkmm::frontend::vulkan_litmus::parse_outcome(&name, &text, o),
+            }
+            .map_err(|e| e.to_string())?;
             Some((expr, o.to_string()))
         }
         None => None,

@@ -29,6 +29,9 @@ pub const EMBEDDED: &[(&str, &str)] = &[
 /// The explanation labels of the built-in Vulkan models (`models/vulkan.explain`).
 pub const VULKAN_EXPLAIN: &str = include_str!("../models/vulkan.explain");
 
+/// The explanation labels of the built-in OpenCL models (`models/opencl.explain`).
+pub const OPENCL_EXPLAIN: &str = include_str!("../models/opencl.explain");
+
 /// Built-in models selectable by name: (name, file, description).
 pub const BUILTIN: &[(&str, &str, &str)] = &[
     (

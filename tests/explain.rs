@@ -225,3 +225,129 @@ fn private_message_passing_is_missing_non_private_accesses() {
     // release/acquire gives happens-before; what fails is privacy
     assert_eq!(race.missing, vec!["non-private".to_string()]);
 }
+
+/// Explains an OpenCL test's own condition under `model`, with the built-in
+/// OpenCL wording.
+fn run_opencl(file: &str, model_name: &str) -> Explanation {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(file);
+    let program = vkmm::frontend::load(&path).unwrap();
+    let model = vkmm::models::load(model_name).unwrap();
+    let spec = ExplainSpec::builtin(model_name).unwrap();
+    explain(&program, &model, model_name, &spec, None, Limits::default()).unwrap()
+}
+
+fn closes(cycle: &[vkmm::explain::Edge]) {
+    for w in cycle.windows(2) {
+        assert_eq!(w[0].to, w[1].from);
+    }
+    assert_eq!(cycle.last().unwrap().to, cycle[0].from);
+}
+
+#[test]
+fn opencl_message_passing_is_a_global_coherence_cycle() {
+    let x = run_opencl("examples/opencl-mp.litmus", "opencl");
+    assert_eq!(x.verdict, Verdict::Forbidden);
+    let r = &x.rejections[0];
+    assert_eq!(r.axiom, "coherence-global");
+    // *x = 1 global-happens-before the read of x, which reads the initial value
+    assert_eq!(
+        relations(&x),
+        vec![vec!["fr".to_string(), "ghb".to_string()]]
+    );
+    closes(&r.cycle);
+}
+
+#[test]
+fn opencl_store_buffering_is_a_scoped_sc_cycle() {
+    let x = run_opencl("examples/opencl-sb-sc.litmus", "opencl");
+    assert_eq!(x.verdict, Verdict::Forbidden);
+    let r = &x.rejections[0];
+    assert_eq!(r.axiom, "sequential-consistency");
+    assert_eq!(
+        relations(&x),
+        vec![
+            vec!["fr", "fr", "sb", "sb"]
+                .into_iter()
+                .map(String::from)
+                .collect::<Vec<_>>()
+        ]
+    );
+    closes(&r.cycle);
+}
+
+#[test]
+fn opencl_total_sc_names_the_order_s_in_its_cycles() {
+    let x = run_opencl(
+        "tests/litmus-opencl/sc-fence-before-read.litmus",
+        "opencl-totalsc",
+    );
+    assert_eq!(x.verdict, Verdict::Forbidden);
+    assert!(!x.rejections.is_empty());
+    for r in &x.rejections {
+        assert!(!r.cycle.is_empty(), "{} has no cycle", r.axiom);
+        assert!(
+            r.cycle.iter().all(|e| e.relation != "?"),
+            "{}: an edge no binding labels",
+            r.axiom
+        );
+    }
+    // every candidate is rejected, some for contradicting S with sb
+    assert!(
+        x.rejections
+            .iter()
+            .any(|r| r.axiom == "sc-order-consistent" && r.cycle.iter().any(|e| e.relation == "S"))
+    );
+}
+
+#[test]
+fn opencl_race_diagnosis_says_happens_before_is_missing() {
+    let x = run_opencl(
+        "tests/litmus-opencl/regions-local-flag-global-data.litmus",
+        "opencl",
+    );
+    assert_eq!(x.verdict, Verdict::Allowed);
+    let d = &x.races[0];
+    assert_eq!(d.location, "x");
+    assert_eq!(
+        d.missing,
+        vec!["happens-before (global or local, either way)"]
+    );
+    assert!(
+        d.facts
+            .iter()
+            .any(|(q, a)| q == "inclusive scopes" && a == "no")
+    );
+}
+
+#[test]
+fn cli_opencl_outcomes_use_the_opencl_condition_syntax() {
+    let exe = env!("CARGO_BIN_EXE_vkmm");
+    let f = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/opencl-mp.litmus");
+    let run = |outcome: &str| {
+        Command::new(exe)
+            .args(["explain", f.to_str().unwrap(), "--outcome", outcome])
+            .args(["--format", "json"])
+            .output()
+            .unwrap()
+    };
+    // the flag seen and the data too: allowed
+    let out = run("1:r0=1 /\\ 1:r1=1");
+    assert_eq!(out.status.code(), Some(0));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["verdict"], "Allowed");
+    assert_eq!(v["model"], "opencl");
+    // the stale read: forbidden, by global coherence
+    let v: serde_json::Value = serde_json::from_slice(&run("1:r0=1 /\\ 1:r1=0").stdout).unwrap();
+    assert_eq!(v["verdict"], "Forbidden");
+    assert_eq!(v["rejections"][0]["axiom"], "coherence-global");
+    // an unknown register, and trailing tokens: located errors, exit 2
+    for (bad, at) in [
+        ("1:r0=1 /\\ 1:zz=1", "--outcome:1:13"),
+        ("1:r0=1 )", "--outcome:1:8"),
+    ] {
+        let out = run(bad);
+        assert_eq!(out.status.code(), Some(2));
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains(at), "{bad}: {err}");
+    }
+}

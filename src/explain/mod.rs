@@ -323,15 +323,15 @@ fn offending(
     kind: &crate::cat::CheckKind,
 ) -> Vec<Edge> {
     let path: Vec<(usize, usize)> = match kind {
-        crate::cat::CheckKind::Acyclic => match r.find_cycle() {
-            Some(c) => (0..c.len()).map(|i| (c[i], c[(i + 1) % c.len()])).collect(),
-            None => Vec::new(),
-        },
-        crate::cat::CheckKind::Irreflexive => (0..r.universe())
-            .filter(|&a| r.contains(a, a))
-            .map(|a| (a, a))
-            .take(1)
-            .collect(),
+        // A reflexive pair is a cycle of length one; a binding that names
+        // the cycle's edges (the check's relation composed of them) gives
+        // the whole cycle.
+        crate::cat::CheckKind::Acyclic | crate::cat::CheckKind::Irreflexive => {
+            match r.find_cycle() {
+                Some(c) => (0..c.len()).map(|i| (c[i], c[(i + 1) % c.len()])).collect(),
+                None => Vec::new(),
+            }
+        }
         crate::cat::CheckKind::Empty => r.pairs().take(1).collect(),
     };
     path.into_iter()
@@ -444,10 +444,7 @@ fn diagnose_races(
             .location_of(sk.events[x].instruction(program))
             .map(|l| program.locations[l].clone())
             .unwrap_or_default();
-        let mut facts = vec![(
-            "location-ordered (either way)".to_string(),
-            "no: no rule of location-ordered relates them, and they are not mutually-ordered atomics".to_string(),
-        )];
+        let mut facts: Vec<(String, String)> = spec.race_notes.clone();
         let yes = |b: bool| if b { "yes" } else { "no" }.to_string();
         for (binding, text) in &spec.race_pairs {
             if let Some(r) = rel(eval, &cand.env, binding) {

@@ -2,7 +2,9 @@
 //!
 //! One directive per line, `#` comments:
 //! `check NAME BINDING`, `edge BINDING LABEL...`, `race-pair BINDING TEXT...`,
-//! `race-event SET TEXT...`, `race-from BINDING TEXT...`, `race-to BINDING TEXT...`.
+//! `race-event SET TEXT...`, `race-from BINDING TEXT...`, `race-to BINDING TEXT...`,
+//! `race-note TOPIC TEXT...` (a fact stated for every race: why the model
+//! calls the pair a race).
 //! A race text starting with `!` marks a needed link (reported as missing
 //! when its answer is no or none).
 
@@ -27,6 +29,8 @@ pub struct ExplainSpec {
     pub race_events: Vec<(String, String)>,
     pub race_from: Vec<(String, String)>,
     pub race_to: Vec<(String, String)>,
+    /// (topic, text): stated first for every race.
+    pub race_notes: Vec<(String, String)>,
 }
 
 impl ExplainSpec {
@@ -56,11 +60,12 @@ impl ExplainSpec {
                 "race-event" => spec.race_events.push(entry),
                 "race-from" => spec.race_from.push(entry),
                 "race-to" => spec.race_to.push(entry),
+                "race-note" => spec.race_notes.push(entry),
                 other => {
                     return Err(err(
                         raw.find(other).map(|c| c + 1).unwrap_or(1),
                         format!(
-                            "unknown directive `{other}`: expected check, edge, race-pair, race-event, race-from or race-to"
+                            "unknown directive `{other}`: expected check, edge, race-pair, race-event, race-from, race-to or race-note"
                         ),
                     ));
                 }
@@ -69,11 +74,15 @@ impl ExplainSpec {
         Ok(spec)
     }
 
-    /// The built-in wording for a built-in model (the Vulkan models share one).
+    /// The built-in wording for a built-in model (the Vulkan models share
+    /// one, and so do the OpenCL models).
     pub fn builtin(model: &str) -> Option<ExplainSpec> {
-        matches!(model, "vulkan" | "vulkan-nochains")
-            .then(|| Self::parse("<builtin>/vulkan.explain", crate::models::VULKAN_EXPLAIN).ok())
-            .flatten()
+        let (file, text) = match model {
+            "vulkan" | "vulkan-nochains" => ("vulkan.explain", crate::models::VULKAN_EXPLAIN),
+            "opencl" | "opencl-totalsc" => ("opencl.explain", crate::models::OPENCL_EXPLAIN),
+            _ => return None,
+        };
+        Self::parse(&format!("<builtin>/{file}"), text).ok()
     }
 
     /// The binding that explains a failed check.

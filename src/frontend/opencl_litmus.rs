@@ -63,8 +63,8 @@ pub fn parse(file: &str, text: &str) -> Result<Program, FrontendError> {
     parse_with(file, text, Options::default())
 }
 
-/// Parses an OpenCL litmus test with front-end options.
-pub fn parse_with(file: &str, text: &str, options: Options) -> Result<Program, FrontendError> {
+/// Parses a whole test, keeping the parser (every name resolved).
+fn parsed<'t>(file: &str, text: &'t str, options: Options) -> Result<Parser<'t>, FrontendError> {
     let err = |(line, column, message): E| FrontendError {
         file: file.to_string(),
         line,
@@ -92,7 +92,44 @@ pub fn parse_with(file: &str, text: &str, options: Options) -> Result<Program, F
         options,
     };
     p.run().map_err(err)?;
-    Ok(p.program)
+    Ok(p)
+}
+
+/// Parses an OpenCL litmus test with front-end options.
+pub fn parse_with(file: &str, text: &str, options: Options) -> Result<Program, FrontendError> {
+    parsed(file, text, options).map(|p| p.program)
+}
+
+/// Parses an outcome — a condition expression such as `1:r0=1 /\ x=0` —
+/// against the test in `text` (the names its final condition may use).
+/// Errors name the column in `outcome` (line 1), or the test file's own
+/// error if the file does not parse.
+pub fn parse_outcome(
+    file: &str,
+    text: &str,
+    outcome: &str,
+    options: Options,
+) -> Result<CondExpr, FrontendError> {
+    let mut p = parsed(file, text, options)?;
+    let err = |(_, column, message): E| FrontendError {
+        file: "--outcome".into(),
+        line: 1,
+        column,
+        message,
+    };
+    // `lex` starts after the header line: give it an empty one.
+    p.toks = lex(&format!("\n{outcome}"), 0).map_err(err)?;
+    p.pos = 0;
+    let expr = p.cond(0).map_err(err)?;
+    let t = p.peek();
+    if t.k != K::Eof {
+        return Err(err((
+            t.line,
+            t.col,
+            format!("expected the end of the outcome, found {}", t.show()),
+        )));
+    }
+    Ok(expr)
 }
 
 /// The test name and the (0-based) index of the header line.
