@@ -39,51 +39,26 @@ fn bench(c: &mut Criterion) {
     let mut group = c.benchmark_group("dat3m-opencl");
     group.sample_size(10);
     group.measurement_time(Duration::from_secs(10));
+    // Parses and checks every row under `model`; `decide` stops each search
+    // once the row's property is decided.
+    let run_all = |model: &vkmm::cat::Model, name: &str, decide: bool| {
+        for (path, prop) in &rows {
+            let p = vkmm::frontend::load_with(path, options).unwrap();
+            let file = path.display().to_string();
+            let decide = decide.then_some(*prop);
+            black_box(check_litmus(&file, &p, model, name, Limits::default(), decide).unwrap());
+        }
+    };
     group.bench_function("both CSVs (181 rows, parse + check, one core)", |b| {
-        b.iter(|| {
-            for (path, prop) in &rows {
-                let p = vkmm::frontend::load_with(path, options).unwrap();
-                let name = path.display().to_string();
-                black_box(
-                    check_litmus(&name, &p, &model, "opencl", Limits::default(), Some(*prop))
-                        .unwrap(),
-                );
-            }
-        })
+        b.iter(|| run_all(&model, "opencl", true))
     });
     group.bench_function("both CSVs, every execution (no early stop)", |b| {
-        b.iter(|| {
-            for (path, _) in &rows {
-                let p = vkmm::frontend::load_with(path, options).unwrap();
-                let name = path.display().to_string();
-                black_box(
-                    check_litmus(&name, &p, &model, "opencl", Limits::default(), None).unwrap(),
-                );
-            }
-        })
+        b.iter(|| run_all(&model, "opencl", false))
     });
     let totalsc = vkmm::models::load("opencl-totalsc").unwrap();
     group.bench_function(
         "both CSVs under opencl-totalsc (SC orders enumerated)",
-        |b| {
-            b.iter(|| {
-                for (path, prop) in &rows {
-                    let p = vkmm::frontend::load_with(path, options).unwrap();
-                    let name = path.display().to_string();
-                    black_box(
-                        check_litmus(
-                            &name,
-                            &p,
-                            &totalsc,
-                            "opencl-totalsc",
-                            Limits::default(),
-                            Some(*prop),
-                        )
-                        .unwrap(),
-                    );
-                }
-            })
-        },
+        |b| b.iter(|| run_all(&totalsc, "opencl-totalsc", true)),
     );
     group.finish();
 }

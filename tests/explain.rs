@@ -69,10 +69,7 @@ fn forbidden_message_passing_names_the_axiom_and_cycle() {
         ]]
     );
     // the cycle closes: each edge ends where the next starts
-    for w in r.cycle.windows(2) {
-        assert_eq!(w[0].to, w[1].from);
-    }
-    assert_eq!(r.cycle.last().unwrap().to, r.cycle[0].from);
+    closes(&r.cycle);
     assert!(
         r.cycle
             .iter()
@@ -236,6 +233,7 @@ fn run_opencl(file: &str, model_name: &str) -> Explanation {
     explain(&program, &model, model_name, &spec, None, Limits::default()).unwrap()
 }
 
+/// Asserts that a cycle closes: each edge ends where the next starts.
 fn closes(cycle: &[vkmm::explain::Edge]) {
     for w in cycle.windows(2) {
         assert_eq!(w[0].to, w[1].from);
