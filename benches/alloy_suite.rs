@@ -4,9 +4,9 @@
 use criterion::{Criterion, criterion_group, criterion_main};
 use std::hint::black_box;
 use std::path::{Path, PathBuf};
-use vkmm::exec::Limits;
-use vkmm::program::Program;
-use vkmm::verdict::{Models, check_program};
+use vkmm::analysis::{Models, check_program};
+use vkmm::engine::Limits;
+use vkmm::ir::Program;
 
 fn corpus() -> Option<Vec<(String, Program)>> {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus/khronos-alloy");

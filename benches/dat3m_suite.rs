@@ -5,9 +5,9 @@ use criterion::{Criterion, criterion_group, criterion_main};
 use std::hint::black_box;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
-use vkmm::exec::Limits;
-use vkmm::program::Program;
-use vkmm::verdict::{Property, check_litmus, expected};
+use vkmm::analysis::{Property, check_litmus, expected};
+use vkmm::engine::Limits;
+use vkmm::ir::Program;
 
 const CSVS: &[(&str, &str, Property)] = &[
     ("VULKAN-expected.csv", "vulkan", Property::Condition),
@@ -43,7 +43,7 @@ fn bench(c: &mut Criterion) {
             rows.push((
                 row.path.display().to_string(),
                 p,
-                vkmm::models::load(model).unwrap(),
+                vkmm::model::load(model).unwrap(),
                 *property,
             ));
         }
@@ -62,7 +62,7 @@ fn bench(c: &mut Criterion) {
     });
     let xf = dir.join("Manual/xf-barrier.litmus");
     let program = vkmm::frontend::load(&xf).unwrap();
-    let model = vkmm::models::load("vulkan").unwrap();
+    let model = vkmm::model::load("vulkan").unwrap();
     let o = check_litmus(
         "xf-barrier",
         &program,

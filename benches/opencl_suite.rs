@@ -6,9 +6,9 @@ use criterion::{Criterion, criterion_group, criterion_main};
 use std::hint::black_box;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
-use vkmm::exec::Limits;
+use vkmm::analysis::{Property, check_litmus, expected};
+use vkmm::engine::Limits;
 use vkmm::frontend::{LocalMemory, Options};
-use vkmm::verdict::{Property, check_litmus, expected};
 
 const CSVS: &[(&str, Property)] = &[
     ("OPENCL-expected.csv", Property::Condition),
@@ -32,7 +32,7 @@ fn bench(c: &mut Criterion) {
             rows.push((row.path, *property));
         }
     }
-    let model = vkmm::models::load("opencl").unwrap();
+    let model = vkmm::model::load("opencl").unwrap();
     let options = Options {
         local_memory: LocalMemory::Shared,
     };
@@ -55,7 +55,7 @@ fn bench(c: &mut Criterion) {
     group.bench_function("both CSVs, every execution (no early stop)", |b| {
         b.iter(|| run_all(&model, "opencl", false))
     });
-    let totalsc = vkmm::models::load("opencl-totalsc").unwrap();
+    let totalsc = vkmm::model::load("opencl-totalsc").unwrap();
     group.bench_function(
         "both CSVs under opencl-totalsc (SC orders enumerated)",
         |b| b.iter(|| run_all(&totalsc, "opencl-totalsc", true)),

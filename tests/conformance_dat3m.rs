@@ -4,8 +4,8 @@
 mod common;
 
 use std::path::Path;
-use vkmm::exec::Limits;
-use vkmm::verdict::{Property, check_litmus, expected};
+use vkmm::analysis::{Property, check_litmus, expected};
+use vkmm::engine::Limits;
 
 fn run_csv(csv: &str, model: &str, property: Property) {
     let Some(dir) = common::corpus("dat3m-vulkan") else {
@@ -17,7 +17,7 @@ fn run_csv(csv: &str, model: &str, property: Property) {
     let text = std::fs::read_to_string(dir.join(csv)).unwrap();
     let rows = expected::parse(csv, &text, &dir).unwrap();
     assert!(!rows.is_empty());
-    let model_v = vkmm::models::load(model).unwrap();
+    let model_v = vkmm::model::load(model).unwrap();
     let mut failures = Vec::new();
     for row in &rows {
         let program = match vkmm::frontend::load(Path::new(&row.path)) {

@@ -14,9 +14,9 @@
 mod common;
 
 use std::path::Path;
-use vkmm::exec::Limits;
+use vkmm::analysis::{Property, check_litmus, expected};
+use vkmm::engine::Limits;
 use vkmm::frontend::{LocalMemory, Options};
-use vkmm::verdict::{Property, check_litmus, expected};
 
 /// Rows whose reference verdict depends on sharing `local` memory across
 /// workgroups (the specification: "Local Memory: A memory region associated
@@ -50,7 +50,7 @@ fn disagreements(
     let text = std::fs::read_to_string(dir.join(csv)).unwrap();
     let rows = expected::parse(csv, &text, &dir).unwrap();
     assert!(!rows.is_empty());
-    let model = vkmm::models::load(model_name).unwrap();
+    let model = vkmm::model::load(model_name).unwrap();
     let mut out = Vec::new();
     for row in &rows {
         let rel = row
@@ -151,7 +151,7 @@ fn the_total_sc_variant_changes_exactly_the_documented_rows() {
 fn own_tests(model_name: &str) {
     let rows = common::opencl_own_expectations(model_name);
     assert!(rows.len() >= 60);
-    let model = vkmm::models::load(model_name).unwrap();
+    let model = vkmm::model::load(model_name).unwrap();
     let mut bad = Vec::new();
     for (path, property, holds) in &rows {
         let program = vkmm::frontend::load(path).unwrap_or_else(|e| panic!("{e}"));

@@ -5,8 +5,8 @@ mod common;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use vkmm::exec::Limits;
-use vkmm::explain::{ExplainSpec, Explanation, Verdict, explain};
+use vkmm::analysis::explain::{ExplainSpec, Explanation, Verdict, explain};
+use vkmm::engine::Limits;
 
 fn own(file: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -16,7 +16,7 @@ fn own(file: &str) -> PathBuf {
 
 fn run(path: &Path, outcome: Option<&str>) -> Explanation {
     let program = vkmm::frontend::load(path).unwrap();
-    let model = vkmm::models::load("vulkan").unwrap();
+    let model = vkmm::model::load("vulkan").unwrap();
     let spec = ExplainSpec::builtin("vulkan").unwrap();
     let parsed = outcome.map(|o| {
         let text = std::fs::read_to_string(path).unwrap();
@@ -228,13 +228,13 @@ fn private_message_passing_is_missing_non_private_accesses() {
 fn run_opencl(file: &str, model_name: &str) -> Explanation {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(file);
     let program = vkmm::frontend::load(&path).unwrap();
-    let model = vkmm::models::load(model_name).unwrap();
+    let model = vkmm::model::load(model_name).unwrap();
     let spec = ExplainSpec::builtin(model_name).unwrap();
     explain(&program, &model, model_name, &spec, None, Limits::default()).unwrap()
 }
 
 /// Asserts that a cycle closes: each edge ends where the next starts.
-fn closes(cycle: &[vkmm::explain::Edge]) {
+fn closes(cycle: &[vkmm::analysis::explain::Edge]) {
     for w in cycle.windows(2) {
         assert_eq!(w[0].to, w[1].from);
     }

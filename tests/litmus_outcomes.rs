@@ -5,8 +5,8 @@
 //! hand (each file says why).
 
 use std::path::{Path, PathBuf};
-use vkmm::exec::Limits;
-use vkmm::verdict::{LitmusOutcome, Observation, Property, check_litmus, expected};
+use vkmm::analysis::{LitmusOutcome, Observation, Property, check_litmus, expected};
+use vkmm::engine::Limits;
 
 fn dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/litmus-vulkan")
@@ -15,7 +15,7 @@ fn dir() -> PathBuf {
 fn run(file: &str, unroll: usize, decide: Option<Property>) -> LitmusOutcome {
     let path = dir().join(file);
     let program = vkmm::frontend::load(&path).unwrap_or_else(|e| panic!("{e}"));
-    let model = vkmm::models::load("vulkan").unwrap();
+    let model = vkmm::model::load("vulkan").unwrap();
     check_litmus(
         file,
         &program,
@@ -159,7 +159,7 @@ exists (2:r0=2 /\\ 2:r3=1)
 #[test]
 fn the_execution_limit_bounds_partial_evaluations_too() {
     let program = vkmm::frontend::opencl_litmus::parse("many-choices", MANY_CHOICES).unwrap();
-    let model = vkmm::models::load("opencl").unwrap();
+    let model = vkmm::model::load("opencl").unwrap();
     let check = |max_executions| {
         let limits = Limits {
             max_executions,

@@ -6,8 +6,8 @@
 mod common;
 
 use std::path::{Path, PathBuf};
+use vkmm::analysis::Models;
 use vkmm::cat::Model;
-use vkmm::verdict::Models;
 
 const RULES: &str = include_str!("../models/vulkan-rules.cat");
 
@@ -95,7 +95,7 @@ fn mutated_models(rules: &str) -> Models {
         (name == "vulkan-rules.cat").then(|| ("mutant/vulkan-rules.cat".into(), rules.into()))
     };
     let load = |file: &str| {
-        Model::parse(file, vkmm::models::embedded(file).unwrap(), &resolve)
+        Model::parse(file, vkmm::model::embedded(file).unwrap(), &resolve)
             .unwrap_or_else(|e| panic!("mutant does not parse: {e}"))
     };
     Models {

@@ -16,11 +16,11 @@ mod common;
 
 use rayon::prelude::*;
 use std::path::Path;
+use vkmm::analysis::{Property, check_litmus, expected};
 use vkmm::cat::Model;
-use vkmm::exec::Limits;
+use vkmm::engine::Limits;
 use vkmm::frontend::{LocalMemory, Options};
-use vkmm::program::Program;
-use vkmm::verdict::{Property, check_litmus, expected};
+use vkmm::ir::Program;
 
 /// Which file a mutation edits.
 #[derive(Clone, Copy, PartialEq)]
@@ -318,7 +318,7 @@ fn model(top: File, file: File, source: &str) -> Model {
         if name == file.name() {
             return Some((format!("mutant/{name}"), source.to_string()));
         }
-        vkmm::models::embedded(name).map(|s| (format!("<builtin>/{name}"), s.to_string()))
+        vkmm::model::embedded(name).map(|s| (format!("<builtin>/{name}"), s.to_string()))
     };
     let (_, top_source) = resolve(top.name()).unwrap();
     Model::parse(top.name(), &top_source, &resolve)
@@ -346,7 +346,7 @@ fn failures(model: &Model, cases: &[Case]) -> Vec<String> {
 }
 
 fn source(file: File) -> &'static str {
-    vkmm::models::embedded(file.name()).unwrap()
+    vkmm::model::embedded(file.name()).unwrap()
 }
 
 #[test]

@@ -17,7 +17,7 @@
 
 use super::FrontendError;
 use super::attributes::{ALLOY, Attrs};
-use crate::program::{
+use crate::ir::{
     Cmp, Expectation, Instruction, OpKind, Pred, Program, Query, Reference, Scope, SourceSpan,
     Stmt, Thread,
 };

@@ -12,7 +12,7 @@
 //!
 //! Errors are `(column, message)` pairs; the caller adds the file and line.
 
-use crate::program::{Instruction, OpKind, Order, Scope, StorageClass};
+use crate::ir::{Instruction, OpKind, Order, Scope, StorageClass};
 
 /// An error located at a column of the current line.
 pub(super) type AttrError = (usize, String);

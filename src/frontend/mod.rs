@@ -10,7 +10,7 @@ mod attributes;
 pub mod opencl_litmus;
 pub mod vulkan_litmus;
 
-use crate::program::Program;
+use crate::ir::Program;
 use std::path::Path;
 
 /// A parse or validation error in an input file.

@@ -47,7 +47,7 @@
 //!   and release (acquire) semantics carry `MakeAvailable` (`MakeVisible`).
 
 use super::{FrontendError, LocalMemory, Options};
-use crate::program::{
+use crate::ir::{
     ArithOp, Cmp, CondExpr, Condition, Dialect, Instruction, OPENCL_GENERIC, OPENCL_GLOBAL,
     OPENCL_LOCAL, OpKind, Operand, Order, Program, Quantifier, Reference, RmwOp, Scope, Semantics,
     SourceSpan, Stmt, StorageClass, Term, Thread,

@@ -38,7 +38,7 @@
 
 use super::FrontendError;
 use super::attributes::{Attrs, LITMUS};
-use crate::program::{
+use crate::ir::{
     ArithOp, Cmp, CondExpr, Condition, Instruction, OpKind, Operand, Program, Quantifier,
     Reference, RmwOp, SourceSpan, Stmt, Term, Thread,
 };
@@ -990,7 +990,7 @@ impl<'a> Parser<'a> {
             "membar" => OpKind::MemoryBarrier,
             "cbar" => OpKind::ControlBarrier {
                 instance: 0,
-                execution_scope: crate::program::Scope::Workgroup,
+                execution_scope: crate::ir::Scope::Workgroup,
             },
             "avdevice" => OpKind::AvailabilityDevice,
             "visdevice" => OpKind::VisibilityDevice,
@@ -1131,7 +1131,7 @@ impl<'a> Parser<'a> {
                 self.infos[k].barriers.push((instance, op_at));
                 ins.kind = OpKind::ControlBarrier {
                     instance,
-                    execution_scope: ins.scope.unwrap_or(crate::program::Scope::Workgroup),
+                    execution_scope: ins.scope.unwrap_or(crate::ir::Scope::Workgroup),
                 };
             }
             _ => {

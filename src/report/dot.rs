@@ -3,7 +3,7 @@
 //! instruction and values, immediate edges coloured per relation family, a
 //! legend, and (for a forbidden outcome) the rejecting cycle drawn bold.
 
-use crate::explain::{Edge, Witness};
+use crate::analysis::explain::{Edge, Witness};
 use std::collections::BTreeMap;
 use std::fmt::Write;
 

@@ -3,8 +3,8 @@
 
 pub mod dot;
 
-use crate::program::Quantifier;
-use crate::verdict::{LitmusOutcome, Observation, QueryOutcome, TestOutcome};
+use crate::analysis::{LitmusOutcome, Observation, QueryOutcome, TestOutcome};
+use crate::ir::Quantifier;
 use serde::Serialize;
 use std::fmt::Write;
 use std::time::Duration;
@@ -269,8 +269,8 @@ pub fn outcome_text(o: &TestOutcome) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::program::Expectation;
-    use crate::verdict::{QueryOutcome, TestOutcome};
+    use crate::analysis::{QueryOutcome, TestOutcome};
+    use crate::ir::Expectation;
 
     fn outcome(passed: bool) -> TestOutcome {
         TestOutcome {

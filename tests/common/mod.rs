@@ -2,8 +2,8 @@
 #![allow(dead_code)]
 
 use std::path::{Path, PathBuf};
-use vkmm::exec::Limits;
-use vkmm::verdict::{Models, Property, TestOutcome, check_program};
+use vkmm::analysis::{Models, Property, TestOutcome, check_program};
+use vkmm::engine::Limits;
 
 pub fn models() -> Models {
     Models::builtin("vulkan").expect("the built-in models parse")
@@ -80,7 +80,7 @@ pub fn opencl_own_expectations(model: &str) -> Vec<(PathBuf, Property, bool)> {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/litmus-opencl");
     let rows = |csv: &str| {
         let text = std::fs::read_to_string(dir.join(csv)).unwrap();
-        vkmm::verdict::expected::parse(csv, &text, &dir).unwrap()
+        vkmm::analysis::expected::parse(csv, &text, &dir).unwrap()
     };
     let overrides = match model {
         "opencl" => Vec::new(),

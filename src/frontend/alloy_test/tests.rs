@@ -1,5 +1,5 @@
 use super::parse;
-use crate::program::{Cmp, Expectation, OpKind, Order, Pred, Scope, StorageClass};
+use crate::ir::{Cmp, Expectation, OpKind, Order, Pred, Scope, StorageClass};
 
 const MP: &str = "// message passing
 NEWWG
@@ -15,7 +15,7 @@ SATISFIABLE consistent[X] && #dr=0
 NOSOLUTION NOCHAINS consistent[X] && (#dr>0)
 ";
 
-fn instr(p: &crate::program::Program, t: usize, i: usize) -> &crate::program::Instruction {
+fn instr(p: &crate::ir::Program, t: usize, i: usize) -> &crate::ir::Instruction {
     p.threads[t].instructions().nth(i).unwrap()
 }
 
@@ -299,7 +299,7 @@ mod never_panics {
             let text = lines.join("\n");
             if let Ok(p) = parse("soup.test", &text) {
                 // whatever parses can be enumerated without panicking
-                let _ = crate::exec::Explorer::new(&p, crate::exec::Limits::default());
+                let _ = crate::engine::Explorer::new(&p, crate::engine::Limits::default());
             }
         }
 

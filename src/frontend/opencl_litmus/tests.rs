@@ -1,5 +1,5 @@
 use super::*;
-use crate::program::Term;
+use crate::ir::Term;
 use std::path::{Path, PathBuf};
 
 fn ok(text: &str) -> Program {

@@ -40,7 +40,7 @@
 
 use super::{ARITH_OPS, BRANCHES, MAX_DEPTH, RMW_OPS};
 use crate::frontend::attributes::LITMUS;
-use crate::program::{
+use crate::ir::{
     CondExpr, Condition, Instruction, OpKind, Operand, Order, Program, Quantifier, Stmt, Term,
 };
 use std::collections::HashMap;

@@ -3,7 +3,7 @@
 //! its line and column), and never-panics properties.
 
 use super::parse;
-use crate::program::{
+use crate::ir::{
     ArithOp, Cmp, CondExpr, Instruction, OpKind, Operand, Order, Program, Quantifier, RmwOp, Scope,
     Stmt, StorageClass, Term,
 };

@@ -6,9 +6,7 @@
 
 use super::{to_litmus, try_to_litmus};
 use crate::frontend::vulkan_litmus::parse;
-use crate::program::{
-    CondExpr, Instruction, OpKind, Program, Query, Scope, SourceSpan, Stmt, Term,
-};
+use crate::ir::{CondExpr, Instruction, OpKind, Program, Query, Scope, SourceSpan, Stmt, Term};
 use std::path::{Path, PathBuf};
 
 /// The program without what printing cannot keep (source spans and the
@@ -601,9 +599,9 @@ fn unprintable_programs_are_reported() {
 
     let mut p = simple();
     p.queries.push(Query {
-        expect: crate::program::Expectation::Satisfiable,
+        expect: crate::ir::Expectation::Satisfiable,
         no_chains: false,
-        pred: crate::program::Pred::Consistent,
+        pred: crate::ir::Pred::Consistent,
         line: 1,
         text: String::new(),
     });
@@ -654,8 +652,8 @@ fn printing_never_panics_on_odd_programs() {
     let mut p = Program::default();
     assert!(to_litmus(&p).starts_with("VULKAN\n"));
     p.locations.push("lonely".into());
-    p.condition = Some(crate::program::Condition {
-        quantifier: Some(crate::program::Quantifier::Exists),
+    p.condition = Some(crate::ir::Condition {
+        quantifier: Some(crate::ir::Quantifier::Exists),
         expr: CondExpr::Eq(
             Term::Loc(3),
             Term::Reg {

@@ -7,11 +7,11 @@ use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Instant;
-use vkmm::exec::{DEFAULT_MAX_EXECUTIONS, DEFAULT_UNROLL, Limits};
+use vkmm::analysis::{LitmusOutcome, Models, Property, TestOutcome, check_litmus, check_program};
+use vkmm::engine::{DEFAULT_MAX_EXECUTIONS, DEFAULT_UNROLL, Limits};
 use vkmm::frontend::Format;
-use vkmm::program::Program;
+use vkmm::ir::Program;
 use vkmm::report::{Failure, FileError, Summary, add_queries, litmus_text, outcome_text};
-use vkmm::verdict::{LitmusOutcome, Models, Property, TestOutcome, check_litmus, check_program};
 
 #[derive(Parser)]
 #[command(
@@ -165,7 +165,7 @@ enum Command {
         #[arg(long)]
         expected: Option<PathBuf>,
         /// The property the CSV's verdicts are about.
-        #[arg(long, value_enum, default_value = "condition")]
+        #[arg(long, default_value = "condition")]
         property: Property,
         /// Worker threads (default: one per core).
         #[arg(short = 'j', long)]
@@ -184,8 +184,8 @@ impl ModelChoice {
         match self {
             ModelChoice::Fixed(m) => m,
             ModelChoice::ByDialect { vulkan, opencl } => match program.dialect {
-                vkmm::program::Dialect::OpenCl => opencl,
-                vkmm::program::Dialect::Vulkan => vulkan,
+                vkmm::ir::Dialect::OpenCl => opencl,
+                vkmm::ir::Dialect::Vulkan => vulkan,
             },
         }
     }
@@ -197,8 +197,8 @@ fn load_models(args: &ModelArgs) -> Result<ModelChoice, String> {
     Ok(match &args.model {
         Some(m) => ModelChoice::Fixed(load(m)?),
         None => ModelChoice::ByDialect {
-            vulkan: load(vkmm::program::Dialect::Vulkan.default_model())?,
-            opencl: load(vkmm::program::Dialect::OpenCl.default_model())?,
+            vulkan: load(vkmm::ir::Dialect::Vulkan.default_model())?,
+            opencl: load(vkmm::ir::Dialect::OpenCl.default_model())?,
         },
     })
 }
@@ -229,7 +229,7 @@ fn check_file(
     let file = path.display().to_string();
     let program = load(path, &args.limits)?;
     let models = models.for_program(&program);
-    let err = |e: vkmm::verdict::CheckError| FileError {
+    let err = |e: vkmm::analysis::CheckError| FileError {
         file: file.clone(),
         error: format!("{file}: {e}"),
     };
@@ -291,7 +291,7 @@ fn compare_file(
         for (mname, model) in models {
             match check_litmus(&name, &program, model, mname, limits, None) {
                 Ok(o) => outcomes.push(Some(o)),
-                Err(vkmm::verdict::CheckError::Unsupported(why)) => {
+                Err(vkmm::analysis::CheckError::Unsupported(why)) => {
                     refused.push(format!("{mname}: not supported: {why}"));
                     outcomes.push(None);
                 }
@@ -299,7 +299,7 @@ fn compare_file(
             }
         }
         let mut states: Vec<String> = Vec::new();
-        let fmt = |s: &vkmm::verdict::litmus::FinalState| {
+        let fmt = |s: &vkmm::analysis::litmus::FinalState| {
             s.iter()
                 .map(|(k, v)| format!("{k}={v};"))
                 .collect::<Vec<_>>()
@@ -378,18 +378,18 @@ fn run_explain(
     outcome: Option<&str>,
     explain_spec: Option<&Path>,
     args: &ModelArgs,
-) -> Result<vkmm::explain::Explanation, String> {
+) -> Result<vkmm::analysis::explain::Explanation, String> {
     let program = load(file, &args.limits).map_err(|e| e.error)?;
     let model_name = args.model_for(&program);
-    let model = vkmm::models::load(&model_name).map_err(|e| e.to_string())?;
+    let model = vkmm::model::load(&model_name).map_err(|e| e.to_string())?;
     let spec = match explain_spec {
         Some(p) => {
             let text = std::fs::read_to_string(p)
                 .map_err(|e| format!("{}: cannot read: {e}", p.display()))?;
-            vkmm::explain::ExplainSpec::parse(&p.display().to_string(), &text)
+            vkmm::analysis::explain::ExplainSpec::parse(&p.display().to_string(), &text)
                 .map_err(|e| e.to_string())?
         }
-        None => vkmm::explain::ExplainSpec::builtin(&model_name).unwrap_or_default(),
+        None => vkmm::analysis::explain::ExplainSpec::builtin(&model_name).unwrap_or_default(),
     };
     let parsed = match outcome {
         Some(o) => {
@@ -413,7 +413,7 @@ fn run_explain(
         }
         None => None,
     };
-    vkmm::explain::explain(
+    vkmm::analysis::explain::explain(
         &program,
         &model,
         &model_name,
@@ -574,7 +574,7 @@ fn run(cli: Cli) -> Result<i32, String> {
                     "{}",
                     serde_json::to_string_pretty(&x).map_err(|e| e.to_string())?
                 ),
-                OutputFormat::Text => print!("{}", vkmm::explain::to_text(&x)),
+                OutputFormat::Text => print!("{}", vkmm::analysis::explain::to_text(&x)),
             }
             Ok(0)
         }
@@ -668,7 +668,7 @@ fn run(cli: Cli) -> Result<i32, String> {
             let loaded: Vec<(String, vkmm::cat::Model)> = models
                 .iter()
                 .map(|m| {
-                    vkmm::models::load(m)
+                    vkmm::model::load(m)
                         .map(|x| (m.clone(), x))
                         .map_err(|e| e.to_string())
                 })
@@ -719,7 +719,7 @@ fn run(cli: Cli) -> Result<i32, String> {
                     let text = std::fs::read_to_string(&csv)
                         .map_err(|e| format!("{}: cannot read: {e}", csv.display()))?;
                     let rows =
-                        vkmm::verdict::expected::parse(&csv.display().to_string(), &text, &dir)?;
+                        vkmm::analysis::expected::parse(&csv.display().to_string(), &text, &dir)?;
                     let pb = progress(rows.len(), json);
                     let results: Vec<(usize, Result<Checked, FileError>)> =
                         pool(jobs)?.install(|| {

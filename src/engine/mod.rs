@@ -21,7 +21,7 @@ pub use candidates::Candidate;
 pub use trace::{PathEvent, ReadValue, RegValue};
 
 use crate::cat::Env;
-use crate::program::Program;
+use crate::ir::Program;
 use crate::relation::Relation;
 use std::ops::ControlFlow;
 use trace::{Path, ThreadPaths};
@@ -155,7 +155,7 @@ impl<'p> Explorer<'p> {
     fn values_available(&self, paths: &[&Path]) -> bool {
         let program = self.program;
         let loc = |t: usize, stmt: usize| match &program.threads[t].code[stmt] {
-            crate::program::Stmt::Op(i) => program.location_of(i),
+            crate::ir::Stmt::Op(i) => program.location_of(i),
             _ => None,
         };
         for (t, p) in paths.iter().enumerate() {

@@ -9,7 +9,7 @@
 //! fixed later by the reads-from choice.
 
 use super::ExecError;
-use crate::program::{Instruction, Operand, Program, RmwOp, Stmt, Thread};
+use crate::ir::{Instruction, Operand, Program, RmwOp, Stmt, Thread};
 use std::collections::{BTreeMap, HashMap};
 
 /// The value a read returns on a path.
@@ -175,7 +175,7 @@ pub fn explore(program: &Program, unroll: usize) -> Result<Vec<ThreadPaths>, Exe
 /// a location `l` compared with `v`, `(None, v)` for a register compared
 /// with `v` (any location may have produced it).
 fn condition_seeds(program: &Program) -> Vec<(Option<usize>, i64)> {
-    use crate::program::{CondExpr, Term};
+    use crate::ir::{CondExpr, Term};
     fn go(e: &CondExpr, out: &mut Vec<(Option<usize>, i64)>) {
         match e {
             CondExpr::True | CondExpr::False => {}

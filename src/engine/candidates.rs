@@ -5,7 +5,7 @@
 use super::base::{EventInfo, Facts};
 use super::{ExecError, Limits, Skeleton};
 use crate::cat::Env;
-use crate::program::Program;
+use crate::ir::Program;
 use crate::relation::{EventSet, Relation};
 use std::collections::HashSet;
 use std::ops::ControlFlow;

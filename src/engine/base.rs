@@ -6,7 +6,7 @@
 use super::ExecError;
 use super::trace::{Path, ReadValue};
 use crate::cat::Env;
-use crate::program::{Instruction, OpKind, Program, Scope, Stmt};
+use crate::ir::{Instruction, OpKind, Program, Scope, Stmt};
 use crate::relation::{EventSet, Relation};
 
 /// One event of an execution: an executed instruction and its values.

@@ -90,7 +90,7 @@ fn total_coherence_orders_every_write_and_restricts_asmo() {
     )
     .unwrap();
     let limits = Limits {
-        orders: crate::exec::Orders {
+        orders: crate::engine::Orders {
             total_co: true,
             sc_order: false,
         },
@@ -186,7 +186,7 @@ fn sc_orders_are_total_orders_of_the_seq_cst_events() {
     assert!(s.sco_choices[0].is_empty());
     // mark three of the four accesses seq_cst: 3! orders, each total on them
     for (t, k) in [(0, 0), (0, 1), (1, 0)] {
-        if let crate::program::Stmt::Op(i) = &mut p.threads[t].code[k] {
+        if let crate::ir::Stmt::Op(i) = &mut p.threads[t].code[k] {
             i.semantics.seq_cst = true;
         }
     }

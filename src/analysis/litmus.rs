@@ -5,21 +5,35 @@
 
 use super::{CheckError, Staged};
 use crate::cat::{Model, Value};
-use crate::exec::{Candidate, EventInfo, Explorer, Limits, RegValue, Skeleton};
-use crate::program::{Program, Quantifier, Term};
+use crate::engine::{Candidate, EventInfo, Explorer, Limits, RegValue, Skeleton};
+use crate::ir::{Program, Quantifier, Term};
 use std::cell::Cell;
 use std::collections::BTreeMap;
 use std::ops::ControlFlow;
-use std::time::{Duration, Instant};
+use std::time::Duration;
+use web_time::Instant;
 
 /// Which property of a test a verdict is about.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, clap::ValueEnum)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Property {
     /// The final condition (`exists`, `~exists`, `forall`, under `filter`).
     Condition,
     /// Data-race freedom: no consistent (filtered) execution has a race.
     Races,
+}
+
+impl std::str::FromStr for Property {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "condition" => Ok(Property::Condition),
+            "races" => Ok(Property::Races),
+            _ => Err(format!(
+                "unknown property `{s}`: expected `condition` or `races`"
+            )),
+        }
+    }
 }
 
 /// How often the condition's expression holds over consistent executions.
@@ -282,7 +296,7 @@ pub fn check_litmus(
     } else {
         for (ti, t) in program.threads.iter().enumerate() {
             for s in &t.code {
-                if let crate::program::Stmt::Op(i) = s
+                if let crate::ir::Stmt::Op(i) = s
                     && let Some(d) = &i.dest
                     && !shown_regs.contains(&(ti, d.clone()))
                 {

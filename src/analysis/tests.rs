@@ -1,7 +1,7 @@
 use super::*;
-use crate::exec::Limits;
+use crate::engine::Limits;
 use crate::frontend::alloy_test::parse;
-use crate::program::Expectation;
+use crate::ir::Expectation;
 
 fn models() -> Models {
     Models::builtin("vulkan").expect("the built-in models parse")
@@ -51,7 +51,7 @@ fn vulkan_models_reject_sequentially_consistent_operations() {
         "NEWTHREAD\nst.atom.scopedev.sc0 x = 1\nSATISFIABLE consistent[X]\n",
     )
     .unwrap();
-    if let crate::program::Stmt::Op(i) = &mut p.threads[0].code[0] {
+    if let crate::ir::Stmt::Op(i) = &mut p.threads[0].code[0] {
         i.semantics.seq_cst = true;
     }
     match check_program("t.test", &p, &models(), Limits::default()) {

@@ -3,10 +3,11 @@
 
 use super::{CheckError, Models, Staged};
 use crate::cat::{Evaluation, Value};
-use crate::exec::{Explorer, Limits, Orders};
-use crate::program::{Expectation, Pred, Program, Query};
+use crate::engine::{Explorer, Limits, Orders};
+use crate::ir::{Expectation, Pred, Program, Query};
 use std::ops::ControlFlow;
-use std::time::{Duration, Instant};
+use std::time::Duration;
+use web_time::Instant;
 
 /// The answer to one query.
 #[derive(Clone, Debug, serde::Serialize)]
@@ -122,7 +123,7 @@ pub fn check_program(
                     .zip(&satisfied_at)
                     .all(|((_, q), s)| s.is_some() || requires_consistency(&q.pred));
             let mut prune = |env: &crate::cat::Env| staged.partial_ok(env);
-            let mut visit = |cand: &crate::exec::Candidate| {
+            let mut visit = |cand: &crate::engine::Candidate| {
                 executions += 1;
                 let eval = match staged.prepared.evaluate(&cand.env) {
                     Ok(e) => e,

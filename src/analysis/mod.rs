@@ -4,6 +4,7 @@
 //! data races of `.litmus` files; [`expected`] reads expected-verdict CSVs.
 
 pub mod expected;
+pub mod explain;
 pub mod litmus;
 pub mod queries;
 
@@ -11,8 +12,8 @@ pub use litmus::{LitmusOutcome, Observation, Property, RacePair, check_litmus};
 pub use queries::{QueryOutcome, TestOutcome, check_program};
 
 use crate::cat::{CatError, Env, Evaluation, Model, Prepared};
-use crate::exec::ExecError;
-use crate::program::Program;
+use crate::engine::ExecError;
+use crate::ir::Program;
 
 /// The dynamic base names a candidate execution provides to a model.
 pub const DYNAMIC_NAMES: &[&str] = &["rf", "asmo", "co", "sco", "RFINIT"];
@@ -42,9 +43,9 @@ impl Models {
             None => name,
         };
         Ok(Models {
-            chains: crate::models::load(name)?,
+            chains: crate::model::load(name)?,
             chains_name: name.to_string(),
-            no_chains: crate::models::load(companion)?,
+            no_chains: crate::model::load(companion)?,
             no_chains_name: companion.to_string(),
         })
     }

@@ -78,8 +78,8 @@ impl ExplainSpec {
     /// one, and so do the OpenCL models).
     pub fn builtin(model: &str) -> Option<ExplainSpec> {
         let (file, text) = match model {
-            "vulkan" | "vulkan-nochains" => ("vulkan.explain", crate::models::VULKAN_EXPLAIN),
-            "opencl" | "opencl-totalsc" => ("opencl.explain", crate::models::OPENCL_EXPLAIN),
+            "vulkan" | "vulkan-nochains" => ("vulkan.explain", crate::model::VULKAN_EXPLAIN),
+            "opencl" | "opencl-totalsc" => ("opencl.explain", crate::model::OPENCL_EXPLAIN),
             _ => return None,
         };
         Self::parse(&format!("<builtin>/{file}"), text).ok()

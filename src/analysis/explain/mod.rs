@@ -11,12 +11,12 @@ mod spec;
 
 pub use spec::{ExplainSpec, SpecError};
 
+use crate::analysis::litmus::{describe, memory_states, term_value};
+use crate::analysis::{CheckError, DYNAMIC_NAMES};
 use crate::cat::{Evaluation, Model, Value};
-use crate::exec::{Candidate, Explorer, Limits, Skeleton};
-use crate::program::{CondExpr, Program, Term};
+use crate::engine::{Candidate, Explorer, Limits, Skeleton};
+use crate::ir::{CondExpr, Program, Term};
 use crate::relation::Relation;
-use crate::verdict::litmus::{describe, memory_states, term_value};
-use crate::verdict::{CheckError, DYNAMIC_NAMES};
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::ops::ControlFlow;
@@ -145,7 +145,7 @@ fn event_text(program: &Program, sk: &Skeleton, cand: &Candidate, e: usize) -> S
     if ins.is_read()
         && let Ok(k) = sk.reads.binary_search(&e)
     {
-        let v = crate::verdict::litmus::read_value(sk, cand, e, program);
+        let v = crate::analysis::litmus::read_value(sk, cand, e, program);
         s.push_str(&format!(
             " [reads {v}{}]",
             if cand.rf_source[k].is_none() {
@@ -171,7 +171,7 @@ pub fn explain(
     outcome: Option<(&CondExpr, String)>,
     limits: Limits,
 ) -> Result<Explanation, CheckError> {
-    crate::verdict::check_supported(program, model_name)?;
+    crate::analysis::check_supported(program, model_name)?;
     let limits = limits.for_model(model);
     let explorer = Explorer::new(program, limits)?;
     let cond = program.condition.as_ref();

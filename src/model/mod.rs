@@ -6,31 +6,31 @@ use std::path::Path;
 
 /// Every `.cat` file embedded in the binary: (file name, source).
 pub const EMBEDDED: &[(&str, &str)] = &[
-    ("vulkan.cat", include_str!("../models/vulkan.cat")),
+    ("vulkan.cat", include_str!("../../models/vulkan.cat")),
     (
         "vulkan-nochains.cat",
-        include_str!("../models/vulkan-nochains.cat"),
+        include_str!("../../models/vulkan-nochains.cat"),
     ),
     (
         "vulkan-rules.cat",
-        include_str!("../models/vulkan-rules.cat"),
+        include_str!("../../models/vulkan-rules.cat"),
     ),
-    ("opencl.cat", include_str!("../models/opencl.cat")),
+    ("opencl.cat", include_str!("../../models/opencl.cat")),
     (
         "opencl-totalsc.cat",
-        include_str!("../models/opencl-totalsc.cat"),
+        include_str!("../../models/opencl-totalsc.cat"),
     ),
     (
         "opencl-rules.cat",
-        include_str!("../models/opencl-rules.cat"),
+        include_str!("../../models/opencl-rules.cat"),
     ),
 ];
 
 /// The explanation labels of the built-in Vulkan models (`models/vulkan.explain`).
-pub const VULKAN_EXPLAIN: &str = include_str!("../models/vulkan.explain");
+pub const VULKAN_EXPLAIN: &str = include_str!("../../models/vulkan.explain");
 
 /// The explanation labels of the built-in OpenCL models (`models/opencl.explain`).
-pub const OPENCL_EXPLAIN: &str = include_str!("../models/opencl.explain");
+pub const OPENCL_EXPLAIN: &str = include_str!("../../models/opencl.explain");
 
 /// Built-in models selectable by name: (name, file, description).
 pub const BUILTIN: &[(&str, &str, &str)] = &[
