@@ -14,3 +14,7 @@ pub mod ir;
 pub mod model;
 pub mod relation;
 pub mod report;
+pub mod session;
+
+pub use analysis::{Checked, Property};
+pub use session::{Error, Session, check};

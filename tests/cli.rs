@@ -267,8 +267,11 @@ fn compare_shows_where_models_differ() {
     let out = vkmm(&["compare", l.to_str().unwrap(), "--format", "json"]);
     assert_eq!(out.status.code(), Some(0));
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    assert_eq!(v[0]["differs"], false);
-    assert_eq!(v[0]["rows"][0][1][0], "allowed");
+    assert_eq!(v["schema"], "vkmm/1");
+    assert_eq!(v["command"], "compare");
+    assert_eq!(v["comparisons"][0]["differs"], false);
+    assert_eq!(v["comparisons"][0]["complete"], true);
+    assert_eq!(v["comparisons"][0]["rows"][0][1][0], "allowed");
     // fewer than two models is an error
     let out = vkmm(&["compare", l.to_str().unwrap(), "--models", "vulkan"]);
     assert_eq!(out.status.code(), Some(2));
@@ -308,11 +311,13 @@ fn litmus_json_states_are_objects() {
     let out = vkmm(&["check", "--format", "json", f.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(0));
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    let states = v["litmus"][0]["states"].as_array().unwrap();
+    assert_eq!(v["schema"], "vkmm/1");
+    assert_eq!(v["results"][0]["kind"], "litmus");
+    let states = v["results"][0]["states"].as_array().unwrap();
     assert_eq!(states.len(), 2);
     assert_eq!(states[0]["values"]["c"], 2);
     assert_eq!(states[0]["executions"], 1);
-    assert_eq!(v["litmus"][0]["condition_holds"], true);
+    assert_eq!(v["results"][0]["condition_holds"], true);
 }
 
 fn bundled(name: &str) -> String {

@@ -3,11 +3,11 @@
 //! positive/negative witnesses, the Always/Sometimes/Never observation, and
 //! data races (with the racing pair of instructions).
 
-use super::{CheckError, Staged};
-use crate::cat::{Model, Value};
-use crate::engine::{Candidate, EventInfo, Explorer, Limits, RegValue, Skeleton};
+use crate::cat::{Evaluation, Model, Value};
+use crate::engine::{
+    Candidate, CheckError, EventInfo, Limits, RegValue, Skeleton, Visitor, explore,
+};
 use crate::ir::{Program, Quantifier, Term};
-use std::cell::Cell;
 use std::collections::BTreeMap;
 use std::ops::ControlFlow;
 use std::time::Duration;
@@ -76,6 +76,8 @@ pub struct LitmusOutcome {
     pub model: String,
     /// The condition as written (`None` when the test has none).
     pub condition: Option<String>,
+    /// How the condition quantifies (`None` without a quantifier).
+    pub quantifier: Option<Quantifier>,
     /// Reachable final states of consistent, filtered executions, with counts
     /// (JSON: `[{"values": {"P0:r0": 1, "x": 2}, "executions": 3}, ...]`).
     #[serde(serialize_with = "ser_states")]
@@ -106,7 +108,7 @@ pub struct LitmusOutcome {
     /// partial evaluations together) before deciding: the verdicts then only
     /// cover the executions seen.
     pub truncated: bool,
-    #[serde(serialize_with = "crate::report::ser_duration")]
+    #[serde(serialize_with = "crate::analysis::ser_duration")]
     pub time: Duration,
 }
 
@@ -252,27 +254,12 @@ pub(crate) fn describe(program: &Program, e: &EventInfo) -> String {
     format!("P{} line {}: {}", t.id, ins.source.line, ins.source.text)
 }
 
-/// Runs a litmus test. With `decide = Some(property)` the search stops as soon
-/// as that property is decided (the state list is then partial); with `None`
-/// every candidate execution is evaluated.
-pub fn check_litmus(
-    file: &str,
-    program: &Program,
-    model: &Model,
-    model_name: &str,
-    limits: Limits,
-    decide: Option<Property>,
-) -> Result<LitmusOutcome, CheckError> {
-    let start = Instant::now();
-    super::check_supported(program, model_name)?;
-    let limits = limits.for_model(model);
-    let explorer = Explorer::new(program, limits)?;
-    let cond = program.condition.as_ref();
-    let quantifier = cond.and_then(|c| c.quantifier);
-    // What the final states show: the condition's terms, else every register.
+/// What the final states of a litmus test show: the condition's registers
+/// and locations (else every register), and the `locations [...]` list.
+pub(crate) fn shown_terms(program: &Program) -> (Vec<(usize, String)>, Vec<usize>) {
     let mut shown_regs: Vec<(usize, String)> = Vec::new();
     let mut shown_locs: Vec<usize> = program.shown_locations.clone();
-    if let Some(c) = cond {
+    if let Some(c) = program.condition.as_ref() {
         let mut terms = Vec::new();
         c.expr.terms(&mut terms);
         if let Some(f) = &c.filter {
@@ -306,141 +293,131 @@ pub fn check_litmus(
         }
     }
     shown_regs.sort();
-    let mut states: BTreeMap<FinalState, u64> = BTreeMap::new();
-    let (mut positive, mut negative, mut executions, mut consistent) = (0u64, 0u64, 0u64, 0u64);
-    let mut races: Vec<RacePair> = Vec::new();
-    let mut racy = false;
-    let mut stopped_early = false;
-    let mut failure: Option<CheckError> = None;
-    let mut monotone_cache = None;
-    // The execution limit bounds the model evaluations: candidates and the
-    // partial candidates evaluated for pruning (a test with many paths can
-    // spend all its time in the latter).
-    let evaluations = Cell::new(0u64);
-    let truncated = Cell::new(false);
-    let over_budget = || {
-        let over = evaluations.get() >= limits.max_executions;
-        if over {
-            truncated.set(true);
-        }
-        over
-    };
+    (shown_regs, shown_locs)
+}
 
-    explorer.for_each(|sk| -> Result<ControlFlow<()>, CheckError> {
-        if over_budget() {
-            return Ok(ControlFlow::Break(()));
+/// The visitor behind [`check_litmus`]: final states, witnesses, races.
+struct Outcomes<'p> {
+    program: &'p Program,
+    decide: Option<Property>,
+    shown_regs: Vec<(usize, String)>,
+    shown_locs: Vec<usize>,
+    states: BTreeMap<FinalState, u64>,
+    positive: u64,
+    negative: u64,
+    consistent: u64,
+    races: Vec<RacePair>,
+    racy: bool,
+}
+
+impl Visitor for Outcomes<'_> {
+    fn visit(
+        &mut self,
+        sk: &Skeleton,
+        cand: &Candidate,
+        eval: &Evaluation,
+    ) -> Result<ControlFlow<()>, CheckError> {
+        if !eval.consistent() {
+            return Ok(ControlFlow::Continue(()));
         }
-        let staged = Staged::new(model, &sk.static_env, &mut monotone_cache)?;
-        let mut prune = |env: &crate::cat::Env| {
-            // Over the budget: stop evaluating, keep the subtree (the next
-            // candidate visited breaks the search).
-            if over_budget() {
-                return true;
+        let program = self.program;
+        let cond = program.condition.as_ref();
+        let quantifier = cond.and_then(|c| c.quantifier);
+        // Final values of the locations the condition or report needs
+        // (`shown_locs` holds every location the condition names).
+        let all_locs = &self.shown_locs;
+        for mem in memory_states(sk, cand, eval, program, all_locs) {
+            let value = |t: &Term| term_value(sk, cand, program, all_locs, &mem, t);
+            if let Some(f) = cond.and_then(|c| c.filter.as_ref())
+                && !f.eval(&value)
+            {
+                continue;
             }
-            evaluations.set(evaluations.get() + 1);
-            staged.partial_ok(env)
-        };
-        let mut visit = |cand: &Candidate| {
-            if over_budget() {
-                return ControlFlow::Break(());
+            self.consistent += 1;
+            let mut state: FinalState = self
+                .shown_regs
+                .iter()
+                .map(|(t, r)| {
+                    (
+                        format!("P{}:{r}", program.threads[*t].id),
+                        reg_value(sk, cand, *t, r, program),
+                    )
+                })
+                .collect();
+            for l in all_locs {
+                state.push((program.locations[*l].clone(), value(&Term::Loc(*l))));
             }
-            evaluations.set(evaluations.get() + 1);
-            executions += 1;
-            let eval = match staged.prepared.evaluate(&cand.env) {
-                Ok(e) => e,
-                Err(e) => {
-                    failure = Some(e.into());
-                    return ControlFlow::Break(());
-                }
-            };
-            if !eval.consistent() {
-                return ControlFlow::Continue(());
+            *self.states.entry(state).or_insert(0) += 1;
+            if cond.is_none_or(|c| c.expr.eval(&value)) {
+                self.positive += 1;
+            } else {
+                self.negative += 1;
             }
-            // Final values of the locations the condition or report needs
-            // (`shown_locs` holds every location the condition names).
-            let all_locs = &shown_locs;
-            for mem in memory_states(&sk, cand, &eval, program, all_locs) {
-                let value = |t: &Term| term_value(&sk, cand, program, all_locs, &mem, t);
-                if let Some(f) = cond.and_then(|c| c.filter.as_ref())
-                    && !f.eval(&value)
-                {
-                    continue;
-                }
-                consistent += 1;
-                let mut state: FinalState = shown_regs
-                    .iter()
-                    .map(|(t, r)| {
-                        (
-                            format!("P{}:{r}", program.threads[*t].id),
-                            reg_value(&sk, cand, *t, r, program),
-                        )
-                    })
-                    .collect();
-                for l in &shown_locs {
-                    state.push((program.locations[*l].clone(), value(&Term::Loc(*l))));
-                }
-                *states.entry(state).or_insert(0) += 1;
-                let sat = cond.is_none_or(|c| c.expr.eval(&value));
-                if sat {
-                    positive += 1;
-                } else {
-                    negative += 1;
-                }
-                if eval.flags().next().is_some() {
-                    racy = true;
-                    if let Some(Value::Rel(dr)) = eval.lookup("dr") {
-                        for (a, b) in dr.pairs() {
-                            if a < b {
-                                let loc = program
-                                    .location_of(sk.events[a].instruction(program))
-                                    .map(|l| program.locations[l].clone())
-                                    .unwrap_or_default();
-                                let pair = RacePair {
-                                    first: describe(program, &sk.events[a]),
-                                    second: describe(program, &sk.events[b]),
-                                    location: loc,
-                                };
-                                if !races.contains(&pair) {
-                                    races.push(pair);
-                                }
-                            }
+            if eval.flags().next().is_some() {
+                self.racy = true;
+                if let Some(Value::Rel(dr)) = eval.lookup("dr") {
+                    for (a, b) in dr.pairs().filter(|(a, b)| a < b) {
+                        let loc = program
+                            .location_of(sk.events[a].instruction(program))
+                            .map(|l| program.locations[l].clone())
+                            .unwrap_or_default();
+                        let pair = RacePair {
+                            first: describe(program, &sk.events[a]),
+                            second: describe(program, &sk.events[b]),
+                            location: loc,
+                        };
+                        if !self.races.contains(&pair) {
+                            self.races.push(pair);
                         }
                     }
                 }
-                let decided = match decide {
-                    Some(Property::Races) => racy,
-                    Some(Property::Condition) => match quantifier {
-                        Some(Quantifier::Exists) | Some(Quantifier::NotExists) => positive > 0,
-                        Some(Quantifier::Forall) => negative > 0,
-                        None => false,
-                    },
-                    None => false,
-                };
-                if decided {
-                    stopped_early = true;
-                    return ControlFlow::Break(());
-                }
             }
-            ControlFlow::Continue(())
-        };
-        sk.search(
-            if staged.can_prune() {
-                Some(&mut prune)
-            } else {
-                None
-            },
-            &mut visit,
-        );
-        if let Some(e) = failure.take() {
-            return Err(e);
+            let decided = match self.decide {
+                Some(Property::Races) => self.racy,
+                Some(Property::Condition) => match quantifier {
+                    Some(Quantifier::Exists) | Some(Quantifier::NotExists) => self.positive > 0,
+                    Some(Quantifier::Forall) => self.negative > 0,
+                    None => false,
+                },
+                None => false,
+            };
+            if decided {
+                return Ok(ControlFlow::Break(()));
+            }
         }
-        Ok(if stopped_early || truncated.get() {
-            ControlFlow::Break(())
-        } else {
-            ControlFlow::Continue(())
-        })
-    })?;
+        Ok(ControlFlow::Continue(()))
+    }
+}
 
+/// Runs a litmus test. With `decide = Some(property)` the search stops as soon
+/// as that property is decided (the state list is then partial); with `None`
+/// every candidate execution is evaluated.
+pub fn check_litmus(
+    file: &str,
+    program: &Program,
+    model: &Model,
+    model_name: &str,
+    limits: Limits,
+    decide: Option<Property>,
+) -> Result<LitmusOutcome, CheckError> {
+    let start = Instant::now();
+    super::check_supported(program, model_name)?;
+    let (shown_regs, shown_locs) = shown_terms(program);
+    let mut v = Outcomes {
+        program,
+        decide,
+        shown_regs,
+        shown_locs,
+        states: BTreeMap::new(),
+        positive: 0,
+        negative: 0,
+        consistent: 0,
+        races: Vec::new(),
+        racy: false,
+    };
+    let coverage = explore(program, model, limits, &mut v)?;
+    let cond = program.condition.as_ref();
+    let (positive, negative) = (v.positive, v.negative);
     let observation = if positive > 0 && negative == 0 {
         Observation::Always
     } else if positive > 0 {
@@ -448,7 +425,7 @@ pub fn check_litmus(
     } else {
         Observation::Never
     };
-    let condition_holds = quantifier.map(|q| match q {
+    let condition_holds = cond.and_then(|c| c.quantifier).map(|q| match q {
         Quantifier::Exists => positive > 0,
         Quantifier::NotExists => positive == 0,
         Quantifier::Forall => negative == 0,
@@ -458,20 +435,21 @@ pub fn check_litmus(
         name: program.name.clone(),
         model: model_name.to_string(),
         condition: cond.map(|c| c.text.clone()),
-        states: states.into_iter().collect(),
+        quantifier: cond.and_then(|c| c.quantifier),
+        states: v.states.into_iter().collect(),
         positive,
         negative,
         observation,
         condition_holds,
-        races,
-        race_free: !racy,
-        executions,
-        partial_evaluations: evaluations.get() - executions,
-        consistent,
-        cut_paths: explorer.cut(),
-        unroll: limits.unroll,
-        stopped_early,
-        truncated: truncated.get(),
+        races: v.races,
+        race_free: !v.racy,
+        executions: coverage.executions,
+        partial_evaluations: coverage.partial_evaluations,
+        consistent: v.consistent,
+        cut_paths: coverage.cut_paths,
+        unroll: coverage.unroll,
+        stopped_early: coverage.stopped_early,
+        truncated: coverage.truncated,
         time: start.elapsed(),
     })
 }

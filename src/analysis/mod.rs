@@ -3,16 +3,17 @@
 //! [`litmus`] computes herd-style outcomes, final-condition verdicts and
 //! data races of `.litmus` files; [`expected`] reads expected-verdict CSVs.
 
+pub mod compare;
 pub mod expected;
 pub mod explain;
 pub mod litmus;
 pub mod queries;
+pub mod suite;
 
 pub use litmus::{LitmusOutcome, Observation, Property, RacePair, check_litmus};
-pub use queries::{QueryOutcome, TestOutcome, check_program};
+pub use queries::{Answer, QueryOutcome, TestOutcome, check_program};
 
-use crate::cat::{CatError, Env, Evaluation, Model, Prepared};
-use crate::engine::ExecError;
+use crate::cat::{CatError, Model};
 use crate::ir::Program;
 
 /// The dynamic base names a candidate execution provides to a model.
@@ -56,21 +57,46 @@ impl Models {
     }
 }
 
-/// Why a test could not be checked.
-#[derive(Debug, thiserror::Error)]
-pub enum CheckError {
-    #[error(transparent)]
-    Exec(#[from] ExecError),
-    #[error(transparent)]
-    Cat(#[from] CatError),
-    #[error("line {line}: query counts `#{name}`, but the model `{model}` binds no `{name}`")]
-    UnknownCount {
-        line: usize,
-        name: String,
-        model: String,
-    },
-    #[error("{0}")]
-    Unsupported(String),
+pub use crate::engine::driver::CheckError;
+pub use compare::Comparison;
+pub use suite::{Failure, FileError, Summary};
+
+/// What checking one file produced.
+#[derive(Clone, Debug, serde::Serialize)]
+#[serde(tag = "kind", rename_all = "lowercase")]
+pub enum Checked {
+    /// The answers to a `.test` file's queries.
+    Queries(TestOutcome),
+    /// The herd-style outcome of a litmus test.
+    Litmus(Box<LitmusOutcome>),
+}
+
+impl Checked {
+    /// Whether every answer is complete: no walk stopped at the execution
+    /// limit before deciding (a complete answer may still be bounded by the
+    /// loop unrolling: see `cut_paths`).
+    pub fn complete(&self) -> bool {
+        match self {
+            Checked::Queries(o) => o.queries.iter().all(|q| q.actual != Answer::Undecided),
+            Checked::Litmus(o) => !o.truncated || o.stopped_early,
+        }
+    }
+
+    /// The file the result is about.
+    pub fn file(&self) -> &str {
+        match self {
+            Checked::Queries(o) => &o.file,
+            Checked::Litmus(o) => &o.file,
+        }
+    }
+}
+
+/// Serialises a duration as fractional milliseconds.
+pub fn ser_duration<S: serde::Serializer>(
+    d: &std::time::Duration,
+    s: S,
+) -> Result<S::Ok, S::Error> {
+    s.serialize_f64(d.as_secs_f64() * 1000.0)
 }
 
 /// The Vulkan models cannot run programs with sequentially consistent
@@ -91,51 +117,6 @@ pub(crate) fn check_supported(program: &Program, model_name: &str) -> Result<(),
         }
     }
     Ok(())
-}
-
-/// A model prepared for one skeleton, with the checks that can prune a
-/// partial reads-from assignment.
-pub(crate) struct Staged {
-    pub prepared: Prepared,
-    monotone: Vec<bool>,
-}
-
-impl Staged {
-    /// Prepares `model` for a skeleton. The polarity analysis depends only on
-    /// the model, so it runs once and is kept in `monotone_cache`.
-    pub fn new(
-        model: &Model,
-        static_env: &Env,
-        monotone_cache: &mut Option<Vec<bool>>,
-    ) -> Result<Staged, CatError> {
-        let prepared = model.prepare(static_env, DYNAMIC_NAMES)?;
-        let monotone = monotone_cache
-            .get_or_insert_with(|| prepared.monotone_checks(GROWING_NAMES))
-            .clone();
-        Ok(Staged { prepared, monotone })
-    }
-
-    /// Whether some check can reject partial assignments.
-    pub fn can_prune(&self) -> bool {
-        self.monotone.iter().any(|&m| m)
-    }
-
-    /// False when a partial assignment already violates a monotone check
-    /// (every completion would violate it too). Errors count as "keep": the
-    /// full evaluation will report them.
-    pub fn partial_ok(&self, partial: &Env) -> bool {
-        match self.prepared.evaluate(partial) {
-            Ok(eval) => !rejects(&eval, &self.monotone),
-            Err(_) => true,
-        }
-    }
-}
-
-fn rejects(eval: &Evaluation, monotone: &[bool]) -> bool {
-    eval.checks
-        .iter()
-        .zip(monotone)
-        .any(|(c, &m)| m && !c.passed)
 }
 
 #[cfg(test)]

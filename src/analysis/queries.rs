@@ -1,9 +1,9 @@
 //! Alloy-style queries (`.test` files): does some candidate execution satisfy
 //! a predicate over the model's results (`consistent[X]`, `#dr=0`, ...)?
 
-use super::{CheckError, Models, Staged};
+use super::Models;
 use crate::cat::{Evaluation, Value};
-use crate::engine::{Explorer, Limits, Orders};
+use crate::engine::{CheckError, Limits, Visitor, explore};
 use crate::ir::{Expectation, Pred, Program, Query};
 use std::ops::ControlFlow;
 use std::time::Duration;
@@ -16,12 +16,46 @@ pub struct QueryOutcome {
     pub query: String,
     pub model: String,
     pub expected: Expectation,
-    pub actual: Expectation,
+    /// `Undecided` when the walk stopped at the execution limit before
+    /// finding a satisfying execution.
+    pub actual: Answer,
     pub passed: bool,
     /// Candidate executions evaluated before the answer was known.
     pub executions: u64,
-    #[serde(serialize_with = "crate::report::ser_duration")]
+    #[serde(serialize_with = "crate::analysis::ser_duration")]
     pub time: Duration,
+}
+
+/// What the candidate executions say about a query.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+pub enum Answer {
+    /// Some candidate execution satisfies the predicate.
+    Satisfiable,
+    /// None does (every candidate was seen).
+    NoSolution,
+    /// No satisfying execution among those seen before the execution limit.
+    Undecided,
+}
+
+impl Answer {
+    /// Whether the answer is the expected one (an undecided answer never is).
+    pub fn matches(self, expected: Expectation) -> bool {
+        matches!(
+            (self, expected),
+            (Answer::Satisfiable, Expectation::Satisfiable)
+                | (Answer::NoSolution, Expectation::NoSolution)
+        )
+    }
+}
+
+impl std::fmt::Display for Answer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Answer::Satisfiable => "SATISFIABLE",
+            Answer::NoSolution => "NOSOLUTION",
+            Answer::Undecided => "UNDECIDED",
+        })
+    }
 }
 
 /// The outcome of checking one `.test` file.
@@ -33,7 +67,7 @@ pub struct TestOutcome {
     /// Size of the candidate space (product of the reads-from and order choices).
     pub candidates: u128,
     pub queries: Vec<QueryOutcome>,
-    #[serde(serialize_with = "crate::report::ser_duration")]
+    #[serde(serialize_with = "crate::analysis::ser_duration")]
     pub time: Duration,
 }
 
@@ -75,6 +109,67 @@ fn requires_consistency(pred: &Pred) -> bool {
     }
 }
 
+/// The visitor behind [`check_program`]: which queries some candidate
+/// execution satisfies (and after how many executions).
+struct Answers<'q> {
+    queries: Vec<&'q Query>,
+    model_name: &'q str,
+    satisfied_at: Vec<Option<u64>>,
+    executions: u64,
+    /// Largest skeleton and candidate-space size, counted in the first walk.
+    events: usize,
+    candidates: u128,
+    count_space: bool,
+}
+
+impl Visitor for Answers<'_> {
+    /// Inconsistent subtrees can only be skipped while every open query
+    /// needs a consistent execution.
+    fn may_prune(&self) -> bool {
+        self.queries
+            .iter()
+            .zip(&self.satisfied_at)
+            .all(|(q, s)| s.is_some() || requires_consistency(&q.pred))
+    }
+
+    fn skeleton(&mut self, sk: &crate::engine::Skeleton) {
+        self.events = self.events.max(sk.universe());
+        if self.count_space {
+            self.candidates = self.candidates.saturating_add(sk.candidate_count());
+        }
+    }
+
+    fn visit(
+        &mut self,
+        _sk: &crate::engine::Skeleton,
+        _cand: &crate::engine::Candidate,
+        eval: &Evaluation,
+    ) -> Result<ControlFlow<()>, CheckError> {
+        self.executions += 1;
+        for (k, q) in self.queries.iter().enumerate() {
+            if self.satisfied_at[k].is_some() {
+                continue;
+            }
+            match holds(&q.pred, eval) {
+                Ok(true) => self.satisfied_at[k] = Some(self.executions),
+                Ok(false) => {}
+                Err(name) => {
+                    return Err(CheckError::UnknownCount {
+                        line: q.line,
+                        name,
+                        model: self.model_name.to_string(),
+                    });
+                }
+            }
+        }
+        Ok(if self.satisfied_at.iter().all(Option::is_some) {
+            ControlFlow::Break(())
+        } else {
+            ControlFlow::Continue(())
+        })
+    }
+}
+
 /// Runs every query of `program`.
 pub fn check_program(
     file: &str,
@@ -85,8 +180,6 @@ pub fn check_program(
     let start = Instant::now();
     super::check_supported(program, &models.chains_name)?;
     super::check_supported(program, &models.no_chains_name)?;
-    let orders = Orders::for_model(&models.chains).union(Orders::for_model(&models.no_chains));
-    let explorer = Explorer::new(program, Limits { orders, ..limits })?;
     let mut outcomes: Vec<Option<QueryOutcome>> = vec![None; program.queries.len()];
     let mut events = 0;
     let mut candidates = 0u128;
@@ -107,71 +200,27 @@ pub fn check_program(
             (&models.chains, &models.chains_name)
         };
         let t0 = Instant::now();
-        let mut satisfied_at: Vec<Option<u64>> = vec![None; selected.len()];
-        let mut executions = 0u64;
-        let mut failure: Option<CheckError> = None;
-        let mut monotone_cache = None;
-        explorer.for_each(|skeleton| -> Result<ControlFlow<()>, CheckError> {
-            events = events.max(skeleton.universe());
-            if !counted {
-                candidates = candidates.saturating_add(skeleton.candidate_count());
-            }
-            let staged = Staged::new(model, &skeleton.static_env, &mut monotone_cache)?;
-            let can_prune = staged.can_prune()
-                && selected
-                    .iter()
-                    .zip(&satisfied_at)
-                    .all(|((_, q), s)| s.is_some() || requires_consistency(&q.pred));
-            let mut prune = |env: &crate::cat::Env| staged.partial_ok(env);
-            let mut visit = |cand: &crate::engine::Candidate| {
-                executions += 1;
-                let eval = match staged.prepared.evaluate(&cand.env) {
-                    Ok(e) => e,
-                    Err(e) => {
-                        failure = Some(e.into());
-                        return ControlFlow::Break(());
-                    }
-                };
-                for (k, (_, q)) in selected.iter().enumerate() {
-                    if satisfied_at[k].is_some() {
-                        continue;
-                    }
-                    match holds(&q.pred, &eval) {
-                        Ok(true) => satisfied_at[k] = Some(executions),
-                        Ok(false) => {}
-                        Err(name) => {
-                            failure = Some(CheckError::UnknownCount {
-                                line: q.line,
-                                name,
-                                model: model_name.clone(),
-                            });
-                            return ControlFlow::Break(());
-                        }
-                    }
-                }
-                if satisfied_at.iter().all(Option::is_some) {
-                    ControlFlow::Break(())
-                } else {
-                    ControlFlow::Continue(())
-                }
-            };
-            skeleton.search(if can_prune { Some(&mut prune) } else { None }, &mut visit);
-            if let Some(e) = failure.take() {
-                return Err(e);
-            }
-            Ok(if satisfied_at.iter().all(Option::is_some) {
-                ControlFlow::Break(())
-            } else {
-                ControlFlow::Continue(())
-            })
-        })?;
-        counted = true;
+        let mut v = Answers {
+            queries: selected.iter().map(|(_, q)| *q).collect(),
+            model_name,
+            satisfied_at: vec![None; selected.len()],
+            executions: 0,
+            events: 0,
+            candidates: 0,
+            count_space: !counted,
+        };
+        let coverage = explore(program, model, limits, &mut v)?;
+        events = events.max(v.events);
+        if !counted {
+            candidates = v.candidates;
+            counted = true;
+        }
         let elapsed = t0.elapsed();
         for (k, (qi, q)) in selected.iter().enumerate() {
-            let actual = if satisfied_at[k].is_some() {
-                Expectation::Satisfiable
-            } else {
-                Expectation::NoSolution
+            let actual = match v.satisfied_at[k] {
+                Some(_) => Answer::Satisfiable,
+                None if coverage.complete() => Answer::NoSolution,
+                None => Answer::Undecided,
             };
             outcomes[*qi] = Some(QueryOutcome {
                 line: q.line,
@@ -179,8 +228,8 @@ pub fn check_program(
                 model: model_name.clone(),
                 expected: q.expect,
                 actual,
-                passed: actual == q.expect,
-                executions: satisfied_at[k].unwrap_or(executions),
+                passed: actual.matches(q.expect),
+                executions: v.satisfied_at[k].unwrap_or(v.executions),
                 time: elapsed,
             });
         }

@@ -1,7 +1,6 @@
 use super::*;
 use crate::engine::Limits;
 use crate::frontend::alloy_test::parse;
-use crate::ir::Expectation;
 
 fn models() -> Models {
     Models::builtin("vulkan").expect("the built-in models parse")
@@ -17,7 +16,7 @@ fn queries_run_under_their_variant_and_compare_with_expectations() {
     assert_eq!(o.queries[0].model, "vulkan");
     assert!(o.queries[0].passed);
     assert_eq!(o.queries[1].model, "vulkan-nochains");
-    assert_eq!(o.queries[1].actual, Expectation::NoSolution);
+    assert_eq!(o.queries[1].actual, crate::analysis::Answer::NoSolution);
     assert!(!o.queries[1].passed);
     assert!(!o.passed());
 }

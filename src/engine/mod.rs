@@ -14,10 +14,12 @@
 
 mod base;
 mod candidates;
+pub mod driver;
 pub mod trace;
 
 pub use base::{EventInfo, scope_set_name};
 pub use candidates::Candidate;
+pub use driver::{CheckError, Coverage, Visitor, explore};
 pub use trace::{PathEvent, ReadValue, RegValue};
 
 use crate::cat::Env;

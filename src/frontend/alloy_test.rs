@@ -90,6 +90,7 @@ impl<'a> Parser<'a> {
             file,
             program: Program {
                 name,
+                kind: crate::ir::TestKind::Queries,
                 ..Program::default()
             },
             queue_family: 0,

@@ -10,7 +10,7 @@ mod attributes;
 pub mod opencl_litmus;
 pub mod vulkan_litmus;
 
-use crate::ir::Program;
+use crate::ir::{CondExpr, Program};
 use std::path::Path;
 
 /// A parse or validation error in an input file.
@@ -58,13 +58,13 @@ impl Format {
 }
 
 /// Choices a front end makes where references read a construct differently.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
 pub struct Options {
     pub local_memory: LocalMemory,
 }
 
 /// What an OpenCL `local` variable named by threads of several workgroups is.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
 pub enum LocalMemory {
     /// One instance per workgroup, as the specification says ("Local Memory:
     /// A memory region associated with a work-group and accessible only by
@@ -115,15 +115,55 @@ pub fn load_with(path: &Path, options: Options) -> Result<Program, FrontendError
         column: 0,
         message: format!("file is not UTF-8: {e}"),
     })?;
-    match format {
-        Format::AlloyTest => alloy_test::parse(&display, &text),
-        Format::VulkanLitmus | Format::OpenClLitmus => match Format::of_litmus_text(&text) {
-            Format::OpenClLitmus => opencl_litmus::parse_with(&display, &text, options),
+    parse_text(&display, &text, format, options)
+}
+
+/// Parses a test given as text, in `format` (for `.litmus` text the
+/// architecture word picks the dialect).
+pub fn parse_text(
+    name: &str,
+    text: &str,
+    format: Format,
+    options: Options,
+) -> Result<Program, FrontendError> {
+    let mut program = match format {
+        Format::AlloyTest => alloy_test::parse(name, text),
+        Format::VulkanLitmus | Format::OpenClLitmus => match Format::of_litmus_text(text) {
+            Format::OpenClLitmus => opencl_litmus::parse_with(name, text, options),
             _ => {
-                check_litmus_architecture(&display, &text)?;
-                vulkan_litmus::parse(&display, &text)
+                check_litmus_architecture(name, text)?;
+                vulkan_litmus::parse(name, text)
             }
         },
+    }?;
+    program.source = Some((name.to_string(), text.to_string()));
+    program.options = options;
+    Ok(program)
+}
+
+/// Parses an outcome (`--outcome`) in the condition syntax of the program's
+/// dialect, against its threads, registers and locations. Errors are
+/// located in the outcome text (`--outcome:1:COLUMN`).
+pub fn parse_outcome(program: &Program, outcome: &str) -> Result<CondExpr, FrontendError> {
+    let Some((name, text)) = &program.source else {
+        return Err(FrontendError {
+            file: "--outcome".into(),
+            line: 1,
+            column: 1,
+            message: "the program was not parsed from a litmus text".into(),
+        });
+    };
+    if program.kind == crate::ir::TestKind::Queries {
+        return Err(FrontendError {
+            file: "--outcome".into(),
+            line: 1,
+            column: 1,
+            message: "--outcome applies to .litmus files (a .test file's values are pinned by its instructions)".into(),
+        });
+    }
+    match Format::of_litmus_text(text) {
+        Format::OpenClLitmus => opencl_litmus::parse_outcome(name, text, outcome, program.options),
+        _ => vulkan_litmus::parse_outcome(name, text, outcome),
     }
 }
 

@@ -398,6 +398,26 @@ pub struct Program {
     pub shown_locations: Vec<usize>,
     /// The dialect the test was written in (it picks the default model).
     pub dialect: Dialect,
+    /// What the test asks: a final condition (herd-style litmus) or
+    /// queries (Alloy `.test`).
+    pub kind: TestKind,
+    /// The file name and text the program was parsed from (for parsing
+    /// outcomes against it).
+    #[serde(skip)]
+    pub source: Option<(String, String)>,
+    /// The front-end readings the program was parsed with.
+    #[serde(skip)]
+    pub options: crate::frontend::Options,
+}
+
+/// What a test asks.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
+pub enum TestKind {
+    /// Herd-style: the reachable final states, a final condition, races.
+    #[default]
+    Litmus,
+    /// Alloy-style queries over the model's results (`.test` files).
+    Queries,
 }
 
 /// The language a test was written in.

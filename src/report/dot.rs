@@ -181,3 +181,37 @@ pub fn to_dot(w: &Witness, cycle: &[Edge], opts: &DotOptions) -> String {
     let _ = writeln!(s, "}}");
     s
 }
+
+/// The picture of an explanation: the witness of an allowed outcome, or the
+/// first rejected execution with its cycle for a forbidden one. An outcome
+/// that is unreachable or undecided has nothing honest to draw: the error
+/// says why.
+pub fn explanation(
+    x: &crate::analysis::explain::Explanation,
+    relations: &[String],
+) -> Result<String, String> {
+    use crate::analysis::explain::Verdict;
+    let (drawn, cycle, what) = match (x.verdict, &x.witness, &x.rejected) {
+        (Verdict::Allowed, Some(w), _) => (w, &[][..], "a witness execution (allowed)"),
+        (Verdict::Forbidden, _, Some((w, c))) => {
+            (w, &c[..], "a rejected execution and its cycle (forbidden)")
+        }
+        (Verdict::Undecided, _, _) => {
+            return Err(format!(
+                "outcome ({}) is undecided: the search stopped at the execution limit before finding a consistent execution producing it (raise --max-executions); nothing to draw",
+                x.outcome
+            ));
+        }
+        _ => {
+            return Err(format!(
+                "no candidate execution produces the outcome ({}): nothing to draw",
+                x.outcome
+            ));
+        }
+    };
+    let opts = DotOptions {
+        relations: relations.to_vec(),
+        title: format!("{}: {} — {what}", x.test, x.outcome),
+    };
+    Ok(to_dot(drawn, cycle, &opts))
+}

@@ -12,9 +12,8 @@ mod spec;
 pub use spec::{ExplainSpec, SpecError};
 
 use crate::analysis::litmus::{describe, memory_states, term_value};
-use crate::analysis::{CheckError, DYNAMIC_NAMES};
 use crate::cat::{Evaluation, Model, Value};
-use crate::engine::{Candidate, Explorer, Limits, Skeleton};
+use crate::engine::{Candidate, CheckError, Coverage, Limits, Skeleton, Visitor, explore};
 use crate::ir::{CondExpr, Program, Term};
 use crate::relation::Relation;
 use serde::Serialize;
@@ -99,7 +98,15 @@ pub struct Explanation {
     /// the cycle that rejects it.
     pub rejected: Option<(Witness, Vec<Edge>)>,
     pub cut_paths: usize,
+    /// The first walk stopped at the execution limit (then the verdict is
+    /// `Undecided` unless a witness was found).
     pub truncated: bool,
+    /// Whether the rejection groups cover every candidate producing the
+    /// outcome (the second walk may stop at the execution limit; the
+    /// verdict `Forbidden` stands, the counts are then a sample).
+    pub rejections_complete: bool,
+    /// Both walks' counts.
+    pub coverage: Coverage,
 }
 
 /// What the model says about the outcome.
@@ -111,6 +118,9 @@ pub enum Verdict {
     Forbidden,
     /// No candidate execution produces it at all (not even an inconsistent one).
     Unreachable,
+    /// The search stopped at the execution limit before finding a
+    /// consistent execution producing it: neither allowed nor forbidden is known.
+    Undecided,
 }
 
 fn rel<'e>(eval: &'e Evaluation, env: &'e crate::cat::Env, name: &str) -> Option<&'e Relation> {
@@ -161,8 +171,128 @@ fn event_text(program: &Program, sk: &Skeleton, cand: &Candidate, e: usize) -> S
     s
 }
 
+/// Which final states of a candidate execution the explained outcome asks about.
+struct Target<'p> {
+    program: &'p Program,
+    expr: CondExpr,
+    filter: Option<CondExpr>,
+    /// The locations the expression and filter name.
+    locs: Vec<usize>,
+}
+
+impl Target<'_> {
+    /// Whether some final state of the execution passes the filter and
+    /// satisfies the outcome.
+    fn produced_by(&self, sk: &Skeleton, cand: &Candidate, eval: &Evaluation) -> bool {
+        let (program, locs) = (self.program, &self.locs);
+        memory_states(sk, cand, eval, program, locs)
+            .iter()
+            .any(|mem| {
+                let value = |t: &Term| term_value(sk, cand, program, locs, mem, t);
+                self.filter.as_ref().is_none_or(|f| f.eval(&value)) && self.expr.eval(&value)
+            })
+    }
+}
+
+/// First walk (pruned like `check`): consistent executions producing the
+/// outcome — the witness and the races.
+struct Witnesses<'a> {
+    target: &'a Target<'a>,
+    spec: &'a ExplainSpec,
+    consistent: u64,
+    witness: Option<Witness>,
+    races: Vec<RaceDiagnosis>,
+}
+
+impl Visitor for Witnesses<'_> {
+    fn visit(
+        &mut self,
+        sk: &Skeleton,
+        cand: &Candidate,
+        eval: &Evaluation,
+    ) -> Result<ControlFlow<()>, CheckError> {
+        if !eval.consistent() || !self.target.produced_by(sk, cand, eval) {
+            return Ok(ControlFlow::Continue(()));
+        }
+        let program = self.target.program;
+        self.consistent += 1;
+        if self.witness.is_none() {
+            self.witness = Some(witness(program, sk, cand, eval, self.spec));
+        }
+        if eval.flags().next().is_some() {
+            diagnose_races(program, sk, cand, eval, self.spec, &mut self.races);
+        }
+        Ok(ControlFlow::Continue(()))
+    }
+}
+
+/// Second walk (unpruned), for outcomes no consistent execution produces:
+/// the candidates that produce it, grouped by the axiom and cycle that
+/// reject them.
+struct Rejections<'a> {
+    target: &'a Target<'a>,
+    spec: &'a ExplainSpec,
+    candidates: u64,
+    groups: BTreeMap<String, Rejection>,
+    rejected: Option<(Witness, Vec<Edge>)>,
+}
+
+impl Visitor for Rejections<'_> {
+    fn may_prune(&self) -> bool {
+        false
+    }
+
+    fn visit(
+        &mut self,
+        sk: &Skeleton,
+        cand: &Candidate,
+        eval: &Evaluation,
+    ) -> Result<ControlFlow<()>, CheckError> {
+        if !self.target.produced_by(sk, cand, eval) {
+            return Ok(ControlFlow::Continue(()));
+        }
+        let (program, spec) = (self.target.program, self.spec);
+        self.candidates += 1;
+        for c in eval.checks.iter().filter(|c| !c.flag && !c.passed) {
+            let cycle = spec
+                .check_relation(&c.name)
+                .and_then(|b| rel(eval, &cand.env, b))
+                .map(|r| offending(program, sk, cand, eval, spec, r, &c.kind))
+                .unwrap_or_default();
+            if self.rejected.is_none() && !cycle.is_empty() {
+                self.rejected = Some((witness(program, sk, cand, eval, spec), cycle.clone()));
+            }
+            let key = format!(
+                "{}|{}",
+                c.name,
+                cycle
+                    .iter()
+                    .map(|e| format!("{}>{}>{}", strip_id(&e.from), e.relation, strip_id(&e.to)))
+                    .collect::<Vec<_>>()
+                    .join(",")
+            );
+            self.groups
+                .entry(key)
+                .or_insert_with(|| Rejection {
+                    axiom: c.name.clone(),
+                    cycle,
+                    executions: 0,
+                })
+                .executions += 1;
+        }
+        Ok(ControlFlow::Continue(()))
+    }
+}
+
 /// Explains `outcome` (default: the test's condition expression; `true` for
 /// `.test` files, whose values are pinned) under `model`.
+///
+/// Two walks of the one driver: the first, pruned like `check`, looks for
+/// consistent executions producing the outcome (a witness, races). Only if
+/// it finds none, and saw every candidate, does the second walk visit the
+/// inconsistent candidates producing it, to say which axioms reject them.
+/// A first walk stopped by the execution limit with no witness gives
+/// [`Verdict::Undecided`], never a verdict.
 pub fn explain(
     program: &Program,
     model: &Model,
@@ -172,10 +302,8 @@ pub fn explain(
     limits: Limits,
 ) -> Result<Explanation, CheckError> {
     crate::analysis::check_supported(program, model_name)?;
-    let limits = limits.for_model(model);
-    let explorer = Explorer::new(program, limits)?;
     let cond = program.condition.as_ref();
-    let (target, outcome_text) = match outcome {
+    let (expr, outcome_text) = match outcome {
         Some((e, t)) => (e.clone(), t),
         None => match cond {
             Some(c) => (c.expr.clone(), format!("the condition of `{}`", c.text)),
@@ -185,7 +313,7 @@ pub fn explain(
     let filter = cond.and_then(|c| c.filter.clone());
     let mut locs: Vec<usize> = Vec::new();
     let mut terms = Vec::new();
-    target.terms(&mut terms);
+    expr.terms(&mut terms);
     if let Some(f) = &filter {
         f.terms(&mut terms);
     }
@@ -196,108 +324,59 @@ pub fn explain(
             locs.push(*l);
         }
     }
+    let target = Target {
+        program,
+        expr,
+        filter,
+        locs,
+    };
+    let mut first = Witnesses {
+        target: &target,
+        spec,
+        consistent: 0,
+        witness: None,
+        races: Vec::new(),
+    };
+    let coverage = explore(program, model, limits, &mut first)?;
     let mut out = Explanation {
         test: program.name.clone(),
         outcome: outcome_text,
         model: model_name.to_string(),
-        candidates: 0,
-        consistent: 0,
-        verdict: Verdict::Unreachable,
-        witness: None,
+        candidates: first.consistent,
+        consistent: first.consistent,
+        verdict: Verdict::Undecided,
+        witness: first.witness,
         rejections: Vec::new(),
-        races: Vec::new(),
+        races: first.races,
         rejected: None,
-        cut_paths: explorer.cut(),
-        truncated: false,
+        cut_paths: coverage.cut_paths,
+        truncated: coverage.truncated,
+        rejections_complete: true,
+        coverage,
     };
-    let mut groups: BTreeMap<String, Rejection> = BTreeMap::new();
-    let mut seen = 0u64;
-    let mut failure: Option<CheckError> = None;
-    explorer.for_each(|sk| -> Result<ControlFlow<()>, CheckError> {
-        let prepared = model.prepare(&sk.static_env, DYNAMIC_NAMES)?;
-        sk.search(None, &mut |cand| {
-            seen += 1;
-            if seen > limits.max_executions {
-                out.truncated = true;
-                return ControlFlow::Break(());
-            }
-            let eval = match prepared.evaluate(&cand.env) {
-                Ok(e) => e,
-                Err(e) => {
-                    failure = Some(e.into());
-                    return ControlFlow::Break(());
-                }
-            };
-            // Does this execution produce the outcome (some final state)?
-            let produces = memory_states(&sk, cand, &eval, program, &locs)
-                .iter()
-                .any(|mem| {
-                    let value = |t: &Term| term_value(&sk, cand, program, &locs, mem, t);
-                    filter.as_ref().is_none_or(|f| f.eval(&value)) && target.eval(&value)
-                });
-            if !produces {
-                return ControlFlow::Continue(());
-            }
-            out.candidates += 1;
-            if eval.consistent() {
-                out.consistent += 1;
-                if out.witness.is_none() {
-                    out.witness = Some(witness(program, &sk, cand, &eval, spec));
-                }
-                if eval.flags().next().is_some() {
-                    diagnose_races(program, &sk, cand, &eval, spec, &mut out.races);
-                }
-                return ControlFlow::Continue(());
-            }
-            for c in eval.checks.iter().filter(|c| !c.flag && !c.passed) {
-                let cycle = spec
-                    .check_relation(&c.name)
-                    .and_then(|b| rel(&eval, &cand.env, b))
-                    .map(|r| offending(program, &sk, cand, &eval, spec, r, &c.kind))
-                    .unwrap_or_default();
-                if out.rejected.is_none() && !cycle.is_empty() {
-                    out.rejected = Some((witness(program, &sk, cand, &eval, spec), cycle.clone()));
-                }
-                let key = format!(
-                    "{}|{}",
-                    c.name,
-                    cycle
-                        .iter()
-                        .map(|e| format!(
-                            "{}>{}>{}",
-                            strip_id(&e.from),
-                            e.relation,
-                            strip_id(&e.to)
-                        ))
-                        .collect::<Vec<_>>()
-                        .join(",")
-                );
-                groups
-                    .entry(key)
-                    .or_insert_with(|| Rejection {
-                        axiom: c.name.clone(),
-                        cycle,
-                        executions: 0,
-                    })
-                    .executions += 1;
-            }
-            ControlFlow::Continue(())
-        });
-        if let Some(e) = failure.take() {
-            return Err(e);
-        }
-        Ok(if out.truncated {
-            ControlFlow::Break(())
-        } else {
-            ControlFlow::Continue(())
-        })
-    })?;
-    out.rejections = groups.into_values().collect();
+    if out.consistent > 0 {
+        out.verdict = Verdict::Allowed;
+        return Ok(out);
+    }
+    if coverage.truncated {
+        return Ok(out);
+    }
+    let mut second = Rejections {
+        target: &target,
+        spec,
+        candidates: 0,
+        groups: BTreeMap::new(),
+        rejected: None,
+    };
+    let reasons = explore(program, model, limits, &mut second)?;
+    out.coverage.add(&reasons);
+    out.candidates = second.candidates;
+    out.rejected = second.rejected;
+    out.rejections = second.groups.into_values().collect();
     out.rejections
         .sort_by_key(|r| std::cmp::Reverse(r.executions));
-    out.verdict = if out.consistent > 0 {
-        Verdict::Allowed
-    } else if out.candidates > 0 {
+    out.rejections_complete = !reasons.truncated;
+    out.verdict = if out.candidates > 0 || reasons.truncated {
         Verdict::Forbidden
     } else {
         Verdict::Unreachable
@@ -510,90 +589,4 @@ fn diagnose_races(
             missing,
         });
     }
-}
-
-/// Text report of an explanation.
-pub fn to_text(x: &Explanation) -> String {
-    use std::fmt::Write;
-    let mut s = String::new();
-    let verdict = match x.verdict {
-        Verdict::Allowed => "ALLOWED",
-        Verdict::Forbidden => "FORBIDDEN",
-        Verdict::Unreachable => {
-            "UNREACHABLE (no candidate execution produces it, consistent or not)"
-        }
-    };
-    let outcome = if x.outcome.starts_with("the condition") {
-        x.outcome.clone()
-    } else {
-        format!("`{}`", x.outcome)
-    };
-    let _ = writeln!(
-        s,
-        "Test {}: outcome {outcome} is {verdict} under {}",
-        x.test, x.model
-    );
-    let _ = writeln!(
-        s,
-        "  {} candidate executions produce it, {} consistent{}{}",
-        x.candidates,
-        x.consistent,
-        if x.cut_paths > 0 {
-            format!("; BOUND HIT: {} thread paths cut", x.cut_paths)
-        } else {
-            String::new()
-        },
-        if x.truncated {
-            "; TRUNCATED at the execution limit"
-        } else {
-            ""
-        }
-    );
-    if let Some(w) = &x.witness {
-        let _ = writeln!(s, "Witness execution:");
-        for e in &w.events {
-            let _ = writeln!(s, "  {e}");
-        }
-        let _ = writeln!(s, "Key edges:");
-        for e in &w.edges {
-            let _ = writeln!(s, "  {} -> {}  [{}]", short(&e.from), short(&e.to), e.label);
-        }
-    }
-    for r in &x.rejections {
-        let _ = writeln!(
-            s,
-            "Rejected by `{}` ({} executions):",
-            r.axiom, r.executions
-        );
-        if r.cycle.is_empty() {
-            let _ = writeln!(
-                s,
-                "  (the model's .explain file names no relation for this check)"
-            );
-        }
-        for e in &r.cycle {
-            let _ = writeln!(s, "  {}\n      --[{}]-->", e.from, e.label);
-        }
-        if let Some(last) = r.cycle.last() {
-            let _ = writeln!(s, "  {}", last.to);
-        }
-    }
-    for d in &x.races {
-        let _ = writeln!(
-            s,
-            "Data race on {}: {}  <->  {}",
-            d.location, d.first, d.second
-        );
-        if !d.missing.is_empty() {
-            let _ = writeln!(s, "  missing: {}", d.missing.join("; "));
-        }
-        for (q, a) in &d.facts {
-            let _ = writeln!(s, "  {q}: {a}");
-        }
-    }
-    s
-}
-
-fn short(event: &str) -> &str {
-    event.split(" [").next().unwrap_or(event)
 }

@@ -1,0 +1,142 @@
+//! One test under several models, side by side: for litmus tests the
+//! reachable final states, the condition verdict and race freedom; for
+//! `.test` files each query's answer. A model that refuses the test (the
+//! Vulkan models and sequentially consistent operations) gets `n/a` and a
+//! note saying why.
+
+use super::{CheckError, Models, check_litmus, check_program};
+use crate::cat::Model;
+use crate::engine::Limits;
+use crate::ir::Program;
+use serde::Serialize;
+
+/// One test run under several models.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct Comparison {
+    pub file: String,
+    pub models: Vec<String>,
+    /// (what: a final state, a verdict or a query; one answer per model)
+    pub rows: Vec<(String, Vec<String>)>,
+    /// Whether some row's answers differ.
+    pub differs: bool,
+    /// Whether every model's answer is complete (no walk stopped at the
+    /// execution limit). A comparison of incomplete answers says so.
+    pub complete: bool,
+    pub notes: Vec<String>,
+}
+
+/// Runs `program` under every model of `models` (name, model).
+pub fn compare(
+    file: &str,
+    program: &Program,
+    models: &[(String, Model)],
+    limits: Limits,
+) -> Result<Comparison, CheckError> {
+    let mut cmp = Comparison {
+        file: file.to_string(),
+        models: models.iter().map(|(n, _)| n.clone()).collect(),
+        complete: true,
+        ..Default::default()
+    };
+    if !program.queries.is_empty() {
+        for (mname, model) in models {
+            let ms = Models {
+                chains: model.clone(),
+                chains_name: mname.clone(),
+                no_chains: model.clone(),
+                no_chains_name: mname.clone(),
+            };
+            let o = check_program(file, program, &ms, limits)?;
+            for (i, q) in o.queries.iter().enumerate() {
+                if cmp.rows.len() <= i {
+                    cmp.rows
+                        .push((format!("line {}: {}", q.line, q.query), Vec::new()));
+                }
+                cmp.rows[i].1.push(q.actual.to_string());
+                if q.actual == super::Answer::Undecided {
+                    cmp.complete = false;
+                }
+            }
+        }
+    } else {
+        let mut outcomes = Vec::new();
+        let mut refused = Vec::new();
+        for (mname, model) in models {
+            match check_litmus(file, program, model, mname, limits, None) {
+                Ok(o) => outcomes.push(Some(o)),
+                Err(CheckError::Unsupported(why)) => {
+                    refused.push(format!("{mname}: not supported: {why}"));
+                    outcomes.push(None);
+                }
+                Err(e) => return Err(e),
+            }
+        }
+        let fmt = |s: &super::litmus::FinalState| {
+            s.iter()
+                .map(|(k, v)| format!("{k}={v};"))
+                .collect::<Vec<_>>()
+                .join(" ")
+        };
+        let mut states: Vec<String> = Vec::new();
+        for o in outcomes.iter().flatten() {
+            for (st, _) in &o.states {
+                let t = fmt(st);
+                if !states.contains(&t) {
+                    states.push(t);
+                }
+            }
+        }
+        states.sort();
+        let cells = |f: &dyn Fn(&super::LitmusOutcome) -> String| -> Vec<String> {
+            outcomes
+                .iter()
+                .map(|o| o.as_ref().map_or_else(|| "n/a".to_string(), f))
+                .collect()
+        };
+        for st in states {
+            let row = cells(&|o| {
+                if o.states.iter().any(|(s, _)| fmt(s) == st) {
+                    "allowed".into()
+                } else {
+                    "-".into()
+                }
+            });
+            cmp.rows.push((st, row));
+        }
+        cmp.rows.push((
+            "condition holds".into(),
+            cells(&|o| match o.holds(super::Property::Condition) {
+                Some(true) => "Ok".into(),
+                Some(false) => "No".into(),
+                None if o.truncated => "undecided".into(),
+                None => "-".into(),
+            }),
+        ));
+        cmp.rows.push((
+            "race-free".into(),
+            cells(&|o| match o.holds(super::Property::Races) {
+                Some(true) => "yes".into(),
+                Some(false) => "no".into(),
+                None => "undecided".into(),
+            }),
+        ));
+        cmp.complete = outcomes.iter().flatten().all(|o| !o.truncated);
+        cmp.notes = refused;
+        for o in outcomes.iter().flatten() {
+            if o.cut_paths > 0 {
+                cmp.notes.push(format!(
+                    "{}: bound hit ({} paths cut)",
+                    o.model, o.cut_paths
+                ));
+            }
+            if o.truncated {
+                cmp.notes.push(format!(
+                    "{}: TRUNCATED at the execution limit: its states cover only the executions seen",
+                    o.model
+                ));
+            }
+        }
+    }
+    cmp.differs = cmp.rows.iter().any(|(_, c)| c.iter().any(|x| x != &c[0]));
+    Ok(cmp)
+}

@@ -1,0 +1,237 @@
+//! The one exploration driver.
+//!
+//! Every question vkmm answers about a program — the herd-style outcome list
+//! of a litmus test, the answers to `.test` queries, the explanation of one
+//! outcome, a comparison of models — is a [`Visitor`] of the same walk: for
+//! each combination of thread paths ([`Skeleton`]), the model is prepared
+//! once, then every candidate execution of the skeleton is evaluated and
+//! handed to the visitor with its evaluation. The driver owns what all of
+//! them share:
+//!
+//! - **one limit accounting**: [`Limits::max_executions`] bounds the model
+//!   evaluations, full candidates and the partial ones evaluated for
+//!   pruning together; a walk that reaches it stops and its [`Coverage`]
+//!   says `truncated`;
+//! - **pruning**: when the visitor allows it ([`Visitor::may_prune`]), a
+//!   partial reads-from assignment that already fails a check that is
+//!   monotone in `rf`/`RFINIT` is abandoned with its whole subtree (every
+//!   completion fails the same check, so only inconsistent candidates are
+//!   skipped);
+//! - **early stops**: a visitor that has its answer breaks, and the walk
+//!   ends at once (`stopped_early`).
+//!
+//! The search engine behind [`explore`] is the seam where another
+//! enumeration strategy plugs in; visitors do not see how candidates are
+//! produced.
+
+use super::{Candidate, ExecError, Explorer, Limits, Skeleton};
+use crate::cat::{CatError, Env, Evaluation, Model, Prepared};
+use crate::ir::Program;
+use std::cell::Cell;
+use std::ops::ControlFlow;
+
+/// Why a program could not be explored or a visitor could not go on.
+#[derive(Debug, thiserror::Error)]
+pub enum CheckError {
+    #[error(transparent)]
+    Exec(#[from] ExecError),
+    #[error(transparent)]
+    Cat(#[from] CatError),
+    #[error("line {line}: query counts `#{name}`, but the model `{model}` binds no `{name}`")]
+    UnknownCount {
+        line: usize,
+        name: String,
+        model: String,
+    },
+    /// The model refuses a feature the program uses (the message quotes why).
+    #[error("{0}")]
+    Unsupported(String),
+}
+
+/// How much of the candidate space a walk covered.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
+pub struct Coverage {
+    /// Candidate executions evaluated.
+    pub executions: u64,
+    /// Partial candidates (reads-from assignments under way) evaluated to
+    /// prune. With `executions`, what the execution limit bounds.
+    pub partial_evaluations: u64,
+    /// Thread paths cut by the unrolling bound (answers about executions
+    /// needing more iterations are not covered when > 0).
+    pub cut_paths: usize,
+    /// The unrolling bound used.
+    pub unroll: usize,
+    /// The visitor stopped the walk once it had its answer.
+    pub stopped_early: bool,
+    /// The walk stopped at the execution limit before the visitor had its
+    /// answer: results cover only the executions seen.
+    pub truncated: bool,
+}
+
+impl Coverage {
+    /// Whether the walk saw every candidate it had to (it finished, or the
+    /// visitor stopped it with its answer).
+    pub fn complete(&self) -> bool {
+        !self.truncated || self.stopped_early
+    }
+
+    /// Adds another walk's counts (a test explored under several models).
+    pub fn add(&mut self, other: &Coverage) {
+        self.executions += other.executions;
+        self.partial_evaluations += other.partial_evaluations;
+        self.cut_paths = self.cut_paths.max(other.cut_paths);
+        self.unroll = other.unroll;
+        self.stopped_early |= other.stopped_early;
+        self.truncated |= other.truncated;
+    }
+}
+
+/// What a question does with the candidate executions of a program.
+pub trait Visitor {
+    /// Whether inconsistent subtrees may be skipped before the next
+    /// skeleton's search (asked once per skeleton). A visitor that looks
+    /// only at consistent executions says yes; one that explains
+    /// rejections, or whose answer counts inconsistent executions, says no.
+    fn may_prune(&self) -> bool {
+        true
+    }
+
+    /// Called once per skeleton, before its candidates.
+    fn skeleton(&mut self, _skeleton: &Skeleton) {}
+
+    /// Called with every candidate execution and its evaluation (consistent
+    /// or not); breaking ends the walk (the answer is known).
+    fn visit(
+        &mut self,
+        skeleton: &Skeleton,
+        candidate: &Candidate,
+        evaluation: &Evaluation,
+    ) -> Result<ControlFlow<()>, CheckError>;
+}
+
+/// A model prepared for one skeleton, with the checks that can prune a
+/// partial reads-from assignment.
+struct Staged {
+    prepared: Prepared,
+    monotone: Vec<bool>,
+}
+
+impl Staged {
+    /// Prepares `model` for a skeleton. The polarity analysis depends only on
+    /// the model, so it runs once and is kept in `monotone_cache`.
+    fn new(
+        model: &Model,
+        static_env: &Env,
+        monotone_cache: &mut Option<Vec<bool>>,
+    ) -> Result<Staged, CatError> {
+        let prepared = model.prepare(static_env, crate::analysis::DYNAMIC_NAMES)?;
+        let monotone = monotone_cache
+            .get_or_insert_with(|| prepared.monotone_checks(crate::analysis::GROWING_NAMES))
+            .clone();
+        Ok(Staged { prepared, monotone })
+    }
+
+    /// Whether some check can reject partial assignments.
+    fn can_prune(&self) -> bool {
+        self.monotone.iter().any(|&m| m)
+    }
+
+    /// False when a partial assignment already violates a monotone check
+    /// (every completion would violate it too). Errors count as "keep": the
+    /// full evaluation will report them.
+    fn partial_ok(&self, partial: &Env) -> bool {
+        match self.prepared.evaluate(partial) {
+            Ok(eval) => !eval
+                .checks
+                .iter()
+                .zip(&self.monotone)
+                .any(|(c, &m)| m && !c.passed),
+            Err(_) => true,
+        }
+    }
+}
+
+/// Walks the candidate executions of `program` under `model`, handing each
+/// with its evaluation to `visitor`, within `limits`.
+pub fn explore(
+    program: &Program,
+    model: &Model,
+    limits: Limits,
+    visitor: &mut dyn Visitor,
+) -> Result<Coverage, CheckError> {
+    let limits = limits.for_model(model);
+    let explorer = Explorer::new(program, limits)?;
+    let mut coverage = Coverage {
+        cut_paths: explorer.cut(),
+        unroll: limits.unroll,
+        ..Coverage::default()
+    };
+    let evaluations = Cell::new(0u64);
+    let truncated = Cell::new(false);
+    // Reaching the limit marks the walk truncated; the next candidate
+    // breaks the search.
+    let over_budget = || {
+        let over = evaluations.get() >= limits.max_executions;
+        if over {
+            truncated.set(true);
+        }
+        over
+    };
+    let mut executions = 0u64;
+    let mut stopped = false;
+    let mut failure: Option<CheckError> = None;
+    let mut monotone_cache = None;
+    explorer.for_each(|sk| -> Result<ControlFlow<()>, CheckError> {
+        if over_budget() {
+            return Ok(ControlFlow::Break(()));
+        }
+        visitor.skeleton(&sk);
+        let staged = Staged::new(model, &sk.static_env, &mut monotone_cache)?;
+        let prune_here = staged.can_prune() && visitor.may_prune();
+        let mut prune = |env: &Env| {
+            // Over the budget: stop evaluating, keep the subtree.
+            if over_budget() {
+                return true;
+            }
+            evaluations.set(evaluations.get() + 1);
+            staged.partial_ok(env)
+        };
+        let mut visit = |cand: &Candidate| {
+            if over_budget() {
+                return ControlFlow::Break(());
+            }
+            evaluations.set(evaluations.get() + 1);
+            executions += 1;
+            let flow = staged
+                .prepared
+                .evaluate(&cand.env)
+                .map_err(CheckError::from)
+                .and_then(|eval| visitor.visit(&sk, cand, &eval));
+            match flow {
+                Ok(ControlFlow::Continue(())) => ControlFlow::Continue(()),
+                Ok(ControlFlow::Break(())) => {
+                    stopped = true;
+                    ControlFlow::Break(())
+                }
+                Err(e) => {
+                    failure = Some(e);
+                    ControlFlow::Break(())
+                }
+            }
+        };
+        sk.search(if prune_here { Some(&mut prune) } else { None }, &mut visit);
+        if let Some(e) = failure.take() {
+            return Err(e);
+        }
+        Ok(if stopped || truncated.get() {
+            ControlFlow::Break(())
+        } else {
+            ControlFlow::Continue(())
+        })
+    })?;
+    coverage.executions = executions;
+    coverage.partial_evaluations = evaluations.get() - executions;
+    coverage.stopped_early = stopped;
+    coverage.truncated = truncated.get() && !stopped;
+    Ok(coverage)
+}

@@ -1,0 +1,90 @@
+//! herd7's own output format, for tools that parse herd7 logs (mcompare7,
+//! scripts comparing verdicts): `Test`, `States`, one line per final state
+//! (`0:r0=1; x=2;`, registers named by thread number as herd7 does), `Ok` /
+//! `No`, `Witnesses`, `Positive: P Negative: N`, `Condition`,
+//! `Observation`, `Time` in seconds.
+//!
+//! What herd7 has no words for is left out: execution counts per state,
+//! races, bound notes. herd7's `Hash=` line (a digest of herd7's own
+//! normalised test text) is not printed. An answer that is not complete (the
+//! execution limit stopped the walk before deciding) is never printed in this
+//! format: [`litmus`] returns `None` and the caller reports why.
+
+use crate::analysis::{LitmusOutcome, Observation, Property};
+use crate::ir::Quantifier;
+use std::fmt::Write;
+
+/// A state cell in herd7's spelling: `P1:r0` becomes `1:r0`.
+fn cell(name: &str, value: i64) -> String {
+    let name = match name.strip_prefix('P') {
+        Some(rest)
+            if rest
+                .split(':')
+                .next()
+                .is_some_and(|t| t.parse::<usize>().is_ok()) =>
+        {
+            rest
+        }
+        _ => name,
+    };
+    format!("{name}={value};")
+}
+
+/// herd7's `Witnesses`, `Positive`/`Negative`, `Condition` and
+/// `Observation` lines (vkmm's text report shares them).
+pub(crate) fn witnesses(o: &LitmusOutcome, s: &mut String) {
+    let _ = writeln!(s, "Witnesses");
+    let _ = writeln!(s, "Positive: {} Negative: {}", o.positive, o.negative);
+    if let Some(c) = &o.condition {
+        let _ = writeln!(s, "Condition {c}");
+    }
+    let obs = match o.observation {
+        Observation::Always => "Always",
+        Observation::Sometimes => "Sometimes",
+        Observation::Never => "Never",
+    };
+    let _ = writeln!(
+        s,
+        "Observation {} {obs} {} {}",
+        o.name, o.positive, o.negative
+    );
+}
+
+/// herd7's report of a litmus test; `None` when the answer is incomplete.
+pub fn litmus(o: &LitmusOutcome) -> Option<String> {
+    if o.truncated && !o.stopped_early {
+        return None;
+    }
+    let mut s = String::new();
+    let kind = match o.quantifier {
+        Some(Quantifier::NotExists) => "Forbidden",
+        Some(Quantifier::Forall) => "Required",
+        _ => "Allowed",
+    };
+    let _ = writeln!(s, "Test {} {kind}", o.name);
+    let _ = writeln!(s, "States {}", o.states.len());
+    for (state, _) in &o.states {
+        let cells: Vec<String> = state.iter().map(|(k, v)| cell(k, *v)).collect();
+        let _ = writeln!(s, "{}", cells.join(" "));
+    }
+    match o.holds(Property::Condition) {
+        Some(true) => s.push_str("Ok\n"),
+        Some(false) => s.push_str("No\n"),
+        None => {}
+    }
+    witnesses(o, &mut s);
+    let _ = writeln!(s, "Time {} {:.2}", o.name, o.time.as_secs_f64());
+    Some(s)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn registers_are_named_by_thread_number() {
+        assert_eq!(cell("P1:r0", 3), "1:r0=3;");
+        assert_eq!(cell("x", 2), "x=2;");
+        assert_eq!(cell("Px", 2), "Px=2;");
+    }
+}

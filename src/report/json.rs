@@ -1,0 +1,49 @@
+//! JSON reports under a versioned schema (documented in `docs/json.md`).
+//!
+//! Every document vkmm prints is one object with `"schema"` (the schema's
+//! name and major version, `vkmm/1`) and `"command"` (what produced it), then
+//! the command's fields. A change that removes or renames a field, or
+//! changes its meaning, bumps the major version; new fields may appear
+//! within a version.
+
+use serde::Serialize;
+use serde_json::{Map, Value};
+
+/// The schema name and major version in every JSON document.
+pub const SCHEMA: &str = "vkmm/1";
+
+/// A JSON document: `{"schema": SCHEMA, "command": command, ...fields}`.
+/// `fields` must serialise to an object; anything else lands under `"result"`.
+pub fn document<T: Serialize>(command: &str, fields: &T) -> String {
+    let mut doc = Map::new();
+    doc.insert("schema".into(), Value::from(SCHEMA));
+    doc.insert("command".into(), Value::from(command));
+    match serde_json::to_value(fields) {
+        Ok(Value::Object(m)) => doc.extend(m),
+        Ok(other) => {
+            doc.insert("result".into(), other);
+        }
+        Err(e) => {
+            doc.insert("error".into(), Value::from(e.to_string()));
+        }
+    }
+    serde_json::to_string_pretty(&Value::Object(doc)).unwrap_or_else(|e| {
+        format!("{{\"schema\": \"{SCHEMA}\", \"error\": \"cannot serialise: {e}\"}}")
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn documents_carry_schema_and_command() {
+        let v: Value =
+            serde_json::from_str(&document("check", &serde_json::json!({"a": 1}))).unwrap();
+        assert_eq!(v["schema"], SCHEMA);
+        assert_eq!(v["command"], "check");
+        assert_eq!(v["a"], 1);
+        let v: Value = serde_json::from_str(&document("compare", &vec![1, 2])).unwrap();
+        assert_eq!(v["result"][1], 2);
+    }
+}

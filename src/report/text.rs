@@ -1,0 +1,338 @@
+//! Plain-text reports: herd-like outcome lists (with execution counts and
+//! vkmm's notes on races, bounds and limits), query answers, suite
+//! summaries, comparisons and explanations.
+
+use super::herd::witnesses;
+use crate::analysis::explain::{Explanation, Verdict};
+use crate::analysis::{Checked, Comparison, LitmusOutcome, QueryOutcome, Summary, TestOutcome};
+use crate::ir::Quantifier;
+use std::fmt::Write;
+
+/// The text report of one checked file.
+pub fn checked(c: &Checked) -> String {
+    match c {
+        Checked::Queries(o) => queries(o),
+        Checked::Litmus(o) => litmus(o),
+    }
+}
+
+/// The text summary of a suite: failures, errors, counts and time.
+pub fn summary(summary: &Summary) -> String {
+    let this = summary;
+    let mut s = String::new();
+    for f in &this.failed {
+        let _ = writeln!(s, "FAIL {}: {}", f.file, f.detail);
+    }
+    for e in &this.errors {
+        let _ = writeln!(s, "ERROR {}", e.error);
+    }
+    let _ = writeln!(
+        s,
+        "{} files, {} checks: {} passed, {} failed, {} errors in {:.1} ms",
+        this.files + this.errors.len(),
+        this.total,
+        this.passed,
+        this.failed.len(),
+        this.errors.len(),
+        this.time.as_secs_f64() * 1000.0
+    );
+    s
+}
+
+fn query_line(q: &QueryOutcome) -> String {
+    format!(
+        "  line {:<3} {:<52} expected {:<11} got {:<11} {:<4} {:>9.3} ms  ({} executions, {})",
+        q.line,
+        q.query,
+        q.expected.to_string(),
+        q.actual.to_string(),
+        if q.passed { "ok" } else { "FAIL" },
+        q.time.as_secs_f64() * 1000.0,
+        q.executions,
+        q.model
+    )
+}
+
+/// Side-by-side text of a comparison; rows whose answers differ start with `*`.
+pub fn comparison(c: &Comparison) -> String {
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        "Compare {} ({}){}",
+        c.file,
+        c.models.join(" | "),
+        if c.differs { ": DIFFERS" } else { ": same" }
+    );
+    let width = c.rows.iter().map(|(w, _)| w.len()).max().unwrap_or(0);
+    for (what, answers) in &c.rows {
+        let mark = if answers.iter().any(|a| a != &answers[0]) {
+            "*"
+        } else {
+            " "
+        };
+        let cells: Vec<String> = answers
+            .iter()
+            .zip(&c.models)
+            .map(|(a, m)| format!("{:<w$}", a, w = m.len().max(9)))
+            .collect();
+        let _ = writeln!(s, "{mark} {what:<width$}  {}", cells.join(" | "));
+    }
+    for n in &c.notes {
+        let _ = writeln!(s, "  note: {n}");
+    }
+    s
+}
+
+/// The herd-style text report of a litmus test.
+pub fn litmus(o: &LitmusOutcome) -> String {
+    let quantifier = o.quantifier;
+    let mut s = String::new();
+    let kind = match quantifier {
+        Some(Quantifier::Exists) => "Allowed",
+        Some(Quantifier::NotExists) => "Forbidden",
+        Some(Quantifier::Forall) => "Required",
+        None => "Filtered",
+    };
+    let _ = writeln!(s, "Test {} {kind}", o.name);
+    let _ = writeln!(s, "States {}", o.states.len());
+    for (state, count) in &o.states {
+        let cells: Vec<String> = state.iter().map(|(k, v)| format!("{k}={v};")).collect();
+        let _ = writeln!(s, "{:<8} :> {}", count, cells.join(" "));
+    }
+    match (
+        o.condition_holds,
+        o.holds(crate::analysis::Property::Condition),
+    ) {
+        (Some(_), None) => s.push_str("Undecided\n"),
+        (Some(true), _) => s.push_str("Ok\n"),
+        (Some(false), _) => s.push_str("No\n"),
+        (None, _) => {}
+    }
+    witnesses(o, &mut s);
+    if o.race_free {
+        let _ = writeln!(s, "Data races: none");
+    } else {
+        let _ = writeln!(s, "Data races: yes");
+        for r in &o.races {
+            let _ = writeln!(
+                s,
+                "  race on {}: {}  <->  {}",
+                r.location, r.first, r.second
+            );
+        }
+    }
+    if o.truncated {
+        let _ = writeln!(
+            s,
+            "TRUNCATED after {} model evaluations ({} executions, {} partial; --max-executions): states and counts cover only those executions",
+            o.executions + o.partial_evaluations,
+            o.executions,
+            o.partial_evaluations
+        );
+    }
+    let _ = writeln!(
+        s,
+        "Time {} {:.3} ms  ({} executions, {} consistent, {} partial, model {}, unroll {}{})",
+        o.name,
+        o.time.as_secs_f64() * 1000.0,
+        o.executions,
+        o.consistent,
+        o.partial_evaluations,
+        o.model,
+        o.unroll,
+        if o.cut_paths > 0 {
+            format!(
+                ", BOUND HIT: {} thread paths cut, the answer covers only executions within the bound",
+                o.cut_paths
+            )
+        } else {
+            String::new()
+        }
+    );
+    s
+}
+
+/// The text report of one checked file.
+pub fn queries(o: &TestOutcome) -> String {
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        "Test {} ({}): {} events, {} candidate executions, {:.3} ms",
+        o.name,
+        o.file,
+        o.events,
+        o.candidates,
+        o.time.as_secs_f64() * 1000.0
+    );
+    for q in &o.queries {
+        let _ = writeln!(s, "{}", query_line(q));
+    }
+    s
+}
+
+/// Text report of an explanation.
+pub fn explanation(x: &Explanation) -> String {
+    use std::fmt::Write;
+    let mut s = String::new();
+    let verdict = match x.verdict {
+        Verdict::Allowed => "ALLOWED",
+        Verdict::Forbidden => "FORBIDDEN",
+        Verdict::Unreachable => {
+            "UNREACHABLE (no candidate execution produces it, consistent or not)"
+        }
+        Verdict::Undecided => {
+            "UNDECIDED (the search stopped at the execution limit before finding a consistent execution producing it)"
+        }
+    };
+    let outcome = if x.outcome.starts_with("the condition") {
+        x.outcome.clone()
+    } else {
+        format!("`{}`", x.outcome)
+    };
+    let _ = writeln!(
+        s,
+        "Test {}: outcome {outcome} is {verdict} under {}",
+        x.test, x.model
+    );
+    let counts = match x.verdict {
+        Verdict::Allowed => format!("{} consistent executions produce it", x.consistent),
+        Verdict::Forbidden if x.rejections_complete => format!(
+            "{} candidate executions produce it, none consistent",
+            x.candidates
+        ),
+        Verdict::Forbidden => format!(
+            "no consistent execution produces it; the rejections below are from the first {} candidates producing it (TRUNCATED at the execution limit)",
+            x.candidates
+        ),
+        Verdict::Unreachable => "no candidate execution produces it".to_string(),
+        Verdict::Undecided => format!(
+            "no consistent execution producing it among {} evaluated (TRUNCATED at the execution limit)",
+            x.coverage.executions + x.coverage.partial_evaluations
+        ),
+    };
+    let _ = writeln!(
+        s,
+        "  {counts}{}",
+        if x.cut_paths > 0 {
+            format!("; BOUND HIT: {} thread paths cut", x.cut_paths)
+        } else {
+            String::new()
+        }
+    );
+    if let Some(w) = &x.witness {
+        let _ = writeln!(s, "Witness execution:");
+        for e in &w.events {
+            let _ = writeln!(s, "  {e}");
+        }
+        let _ = writeln!(s, "Key edges:");
+        for e in &w.edges {
+            let _ = writeln!(s, "  {} -> {}  [{}]", short(&e.from), short(&e.to), e.label);
+        }
+    }
+    for r in &x.rejections {
+        let _ = writeln!(
+            s,
+            "Rejected by `{}` ({} executions):",
+            r.axiom, r.executions
+        );
+        if r.cycle.is_empty() {
+            let _ = writeln!(
+                s,
+                "  (the model's .explain file names no relation for this check)"
+            );
+        }
+        for e in &r.cycle {
+            let _ = writeln!(s, "  {}\n      --[{}]-->", e.from, e.label);
+        }
+        if let Some(last) = r.cycle.last() {
+            let _ = writeln!(s, "  {}", last.to);
+        }
+    }
+    for d in &x.races {
+        let _ = writeln!(
+            s,
+            "Data race on {}: {}  <->  {}",
+            d.location, d.first, d.second
+        );
+        if !d.missing.is_empty() {
+            let _ = writeln!(s, "  missing: {}", d.missing.join("; "));
+        }
+        for (q, a) in &d.facts {
+            let _ = writeln!(s, "  {q}: {a}");
+        }
+    }
+    s
+}
+
+fn short(event: &str) -> &str {
+    event.split(" [").next().unwrap_or(event)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::analysis::{FileError, Summary};
+    use crate::analysis::{QueryOutcome, TestOutcome};
+    use crate::ir::Expectation;
+    use std::time::Duration;
+
+    fn outcome(passed: bool) -> TestOutcome {
+        TestOutcome {
+            file: "f.test".into(),
+            name: "f".into(),
+            events: 2,
+            candidates: 1,
+            queries: vec![QueryOutcome {
+                line: 3,
+                query: "SATISFIABLE consistent[X]".into(),
+                model: "vulkan".into(),
+                expected: Expectation::Satisfiable,
+                actual: if passed {
+                    crate::analysis::Answer::Satisfiable
+                } else {
+                    crate::analysis::Answer::NoSolution
+                },
+                passed,
+                executions: 1,
+                time: Duration::from_micros(5),
+            }],
+            time: Duration::from_micros(7),
+        }
+    }
+
+    #[test]
+    fn summary_exit_codes_and_json_shape() {
+        let ok = Summary::new(&[outcome(true)], vec![], Duration::ZERO);
+        assert_eq!((ok.total, ok.passed, ok.exit_code()), (1, 1, 0));
+        let bad = Summary::new(&[outcome(false)], vec![], Duration::ZERO);
+        assert_eq!(bad.exit_code(), 1);
+        assert!(
+            bad.failed[0]
+                .detail
+                .contains("expected SATISFIABLE, got NOSOLUTION")
+        );
+        let err = Summary::new(
+            &[outcome(false)],
+            vec![FileError {
+                file: "g.test".into(),
+                error: "g.test:1:1: boom".into(),
+            }],
+            Duration::ZERO,
+        );
+        assert_eq!(err.exit_code(), 2);
+        let v = serde_json::to_value(&err).unwrap();
+        for key in ["total", "passed", "failed", "errors"] {
+            assert!(v.get(key).is_some(), "{key}");
+        }
+        assert_eq!(v["failed"][0]["file"], "f.test");
+        assert!(summary(&err).contains("1 failed, 1 errors"));
+    }
+
+    #[test]
+    fn text_report_names_every_query() {
+        let t = queries(&outcome(true));
+        assert!(t.starts_with("Test f (f.test): 2 events, 1 candidate executions"));
+        assert!(t.contains("line 3"));
+        assert!(t.contains("expected SATISFIABLE got SATISFIABLE ok"));
+    }
+}

@@ -1,0 +1,373 @@
+//! The facade: check, explain, compare and run suites on files or text.
+//!
+//! A [`Session`] holds the choices a run makes (model, loop bound, execution
+//! limit, front-end readings) and caches the models it loads, so checking
+//! many files parses each model once. Every entry point returns typed
+//! results ([`Checked`], [`Explanation`], [`Comparison`], [`Summary`]) that
+//! the reporters in [`crate::report`] print, or a typed [`Error`].
+//!
+//! ```
+//! let session = vkmm::Session::new();
+//! let checked = session.check_file("examples/mp.test").unwrap();
+//! assert!(checked.complete());
+//! ```
+
+use crate::analysis::explain::{ExplainSpec, Explanation};
+use crate::analysis::suite::{self, SuiteItem};
+use crate::analysis::{
+    CheckError, Checked, Comparison, FileError, Models, Property, Summary, check_litmus,
+    check_program,
+};
+use crate::cat::{CatError, Model};
+use crate::engine::Limits;
+use crate::frontend::{Format, FrontendError, LocalMemory, Options};
+use crate::ir::{CondExpr, Program};
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::sync::{Arc, Mutex};
+use web_time::Instant;
+
+/// Why a request could not be answered.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// The input could not be read or parsed (file, line, column, what was expected).
+    #[error(transparent)]
+    Input(#[from] FrontendError),
+    /// A model could not be loaded (file, line, column for cat syntax errors).
+    #[error(transparent)]
+    Model(#[from] CatError),
+    /// The program could not be checked under the model (a refused feature,
+    /// a query naming an unknown count, a program the engine cannot run).
+    #[error("{file}: {error}")]
+    Check { file: String, error: CheckError },
+    /// A request that makes no sense (e.g. `--outcome` on a `.test` file).
+    #[error("{0}")]
+    Usage(String),
+}
+
+impl Error {
+    fn check(file: &str, error: CheckError) -> Error {
+        Error::Check {
+            file: file.to_string(),
+            error,
+        }
+    }
+}
+
+/// Loaded models by (model, no-chains model) as the session names them.
+type ModelCache = BTreeMap<(String, Option<String>), Arc<Models>>;
+
+/// A configured checker. Cheap to create; share one across threads to reuse
+/// its loaded models.
+pub struct Session {
+    model: Option<String>,
+    nochains_model: Option<String>,
+    limits: Limits,
+    options: Options,
+    decide: Option<Property>,
+    models: Mutex<ModelCache>,
+}
+
+impl Default for Session {
+    fn default() -> Self {
+        Session::new()
+    }
+}
+
+/// Checks one file with the default session (the dialect's default model,
+/// default bounds).
+///
+/// ```
+/// let checked = vkmm::check("examples/mp.litmus").unwrap();
+/// let vkmm::Checked::Litmus(outcome) = checked else { panic!() };
+/// assert_eq!(outcome.condition_holds, Some(true)); // `forall`: the message always arrives
+/// ```
+pub fn check(path: impl AsRef<Path>) -> Result<Checked, Error> {
+    Session::new().check_file(path)
+}
+
+impl Session {
+    /// A session with the default model per dialect and default limits.
+    pub fn new() -> Session {
+        Session {
+            model: None,
+            nochains_model: None,
+            limits: Limits::default(),
+            options: Options::default(),
+            decide: None,
+            models: Mutex::new(BTreeMap::new()),
+        }
+    }
+
+    /// The model every test runs under: a built-in name (`vulkan`,
+    /// `vulkan-nochains`, `opencl`, `opencl-totalsc`) or a `.cat` file.
+    /// Without it each test runs under its dialect's default model.
+    pub fn model(mut self, model: impl Into<String>) -> Session {
+        self.model = Some(model.into());
+        self
+    }
+
+    /// The model `.test` queries marked `NOCHAINS` run under (default: the
+    /// model's declared companion).
+    pub fn nochains_model(mut self, model: impl Into<String>) -> Session {
+        self.nochains_model = Some(model.into());
+        self
+    }
+
+    /// Loop unrolling: a statement runs at most `n + 1` times on a path.
+    pub fn unroll(mut self, n: usize) -> Session {
+        self.limits.unroll = n;
+        self
+    }
+
+    /// The most model evaluations per test (candidates and partial ones).
+    pub fn max_executions(mut self, n: u64) -> Session {
+        self.limits.max_executions = n;
+        self
+    }
+
+    /// All limits at once.
+    pub fn limits(mut self, limits: Limits) -> Session {
+        self.limits = limits;
+        self
+    }
+
+    /// How OpenCL `local` variables named by several workgroups are read.
+    pub fn local_memory(mut self, reading: LocalMemory) -> Session {
+        self.options.local_memory = reading;
+        self
+    }
+
+    /// Stop each litmus check as soon as `property` is decided (suites of
+    /// expected verdicts; the state list is then partial).
+    pub fn decide(mut self, property: Option<Property>) -> Session {
+        self.decide = property;
+        self
+    }
+
+    /// The limits in force.
+    pub fn current_limits(&self) -> Limits {
+        self.limits
+    }
+
+    /// Reads and parses a test file (the format from its extension and,
+    /// for `.litmus`, its architecture word).
+    pub fn load_file(&self, path: impl AsRef<Path>) -> Result<Program, Error> {
+        Ok(crate::frontend::load_with(path.as_ref(), self.options)?)
+    }
+
+    /// Parses a test given as text; `name` names it in errors and reports.
+    /// A name ending in `.test` is read as an Alloy `.test` file; any other
+    /// text is a litmus test if it opens with an architecture word
+    /// (`VULKAN`, `OPENCL`), else a `.test` file.
+    ///
+    /// ```
+    /// let session = vkmm::Session::new();
+    /// let text = "NEWWG\nNEWSG\nNEWTHREAD\nst.sc0 x = 1\nNEWWG\nNEWSG\nNEWTHREAD\nld.sc0 x = 1\nNOSOLUTION consistent[X] && #dr=0\n";
+    /// let program = session.load_text("race.test", text).unwrap();
+    /// assert_eq!(program.threads.len(), 2);
+    /// ```
+    pub fn load_text(&self, name: &str, text: &str) -> Result<Program, Error> {
+        let format = match Format::of_path(Path::new(name)) {
+            Some(f) => f,
+            None => match crate::frontend::litmus_architecture(text) {
+                Some((w, _, _))
+                    if w.eq_ignore_ascii_case("vulkan") || w.eq_ignore_ascii_case("opencl") =>
+                {
+                    Format::VulkanLitmus
+                }
+                _ => Format::AlloyTest,
+            },
+        };
+        Ok(crate::frontend::parse_text(
+            name,
+            text,
+            format,
+            self.options,
+        )?)
+    }
+
+    /// The models a program runs under: the session's, or its dialect's default.
+    pub fn models_for(&self, program: &Program) -> Result<Arc<Models>, Error> {
+        let name = self
+            .model
+            .clone()
+            .unwrap_or_else(|| program.dialect.default_model().to_string());
+        let key = (name, self.nochains_model.clone());
+        let mut cache = self.models.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(m) = cache.get(&key) {
+            return Ok(m.clone());
+        }
+        let loaded = Arc::new(Models::load(&key.0, key.1.as_deref())?);
+        cache.insert(key, loaded.clone());
+        Ok(loaded)
+    }
+
+    /// Loads every model a run will need before it starts (so a bad model
+    /// is reported once, not per file).
+    pub fn preload(&self) -> Result<(), Error> {
+        let dialects = [crate::ir::Dialect::Vulkan, crate::ir::Dialect::OpenCl];
+        for dialect in dialects {
+            let p = Program {
+                dialect,
+                ..Program::default()
+            };
+            self.models_for(&p)?;
+            if self.model.is_some() {
+                break;
+            }
+        }
+        Ok(())
+    }
+
+    /// Checks a loaded program: a `.test` file's queries, or a litmus
+    /// test's outcome list, condition and races.
+    pub fn check_program(&self, file: &str, program: &Program) -> Result<Checked, Error> {
+        let models = self.models_for(program)?;
+        let err = |e| Error::check(file, e);
+        if program.kind == crate::ir::TestKind::Litmus {
+            let o = check_litmus(
+                file,
+                program,
+                &models.chains,
+                &models.chains_name,
+                self.limits,
+                self.decide,
+            )
+            .map_err(err)?;
+            Ok(Checked::Litmus(Box::new(o)))
+        } else {
+            Ok(Checked::Queries(
+                check_program(file, program, &models, self.limits).map_err(err)?,
+            ))
+        }
+    }
+
+    /// Reads and checks a file.
+    pub fn check_file(&self, path: impl AsRef<Path>) -> Result<Checked, Error> {
+        let path = path.as_ref();
+        let program = self.load_file(path)?;
+        self.check_program(&path.display().to_string(), &program)
+    }
+
+    /// Parses and checks a test given as text (see [`Session::load_text`]).
+    ///
+    /// ```
+    /// let text = "VULKAN MP\n{ x=0; y=0; }\n P0@sg 0, wg 0, qf 0 | P1@sg 0, wg 1, qf 0 ;\n st.av.dv.sc0 x, 1 | ld.atom.acq.dv.sc0.semsc0 r0, y ;\n st.atom.rel.dv.sc0.semsc0 y, 1 | ld.vis.dv.sc0 r1, x ;\nexists (P1:r0 == 1 /\\ P1:r1 == 0)\n";
+    /// let checked = vkmm::Session::new().check_text("mp.litmus", text).unwrap();
+    /// let vkmm::Checked::Litmus(o) = checked else { panic!() };
+    /// assert_eq!(o.condition_holds, Some(false)); // the stale payload is never read
+    /// ```
+    pub fn check_text(&self, name: &str, text: &str) -> Result<Checked, Error> {
+        let program = self.load_text(name, text)?;
+        self.check_program(name, &program)
+    }
+
+    /// Parses an outcome (`--outcome`) in the condition syntax of the
+    /// program's dialect, against its threads, registers and locations.
+    pub fn parse_outcome(&self, program: &Program, outcome: &str) -> Result<CondExpr, Error> {
+        Ok(crate::frontend::parse_outcome(program, outcome)?)
+    }
+
+    /// Explains an outcome of a program (default: its own condition): a
+    /// witness if allowed, the rejecting axioms and cycles if forbidden,
+    /// race diagnoses. `wording` overrides the model's `.explain` file.
+    ///
+    /// ```
+    /// let session = vkmm::Session::new();
+    /// let program = session.load_file("examples/mp.litmus").unwrap();
+    /// let x = session.explain(&program, Some("P1:r1 == 0"), None).unwrap();
+    /// assert_eq!(x.verdict, vkmm::analysis::explain::Verdict::Forbidden);
+    /// ```
+    pub fn explain(
+        &self,
+        program: &Program,
+        outcome: Option<&str>,
+        wording: Option<ExplainSpec>,
+    ) -> Result<Explanation, Error> {
+        let models = self.models_for(program)?;
+        let spec = wording
+            .unwrap_or_else(|| ExplainSpec::builtin(&models.chains_name).unwrap_or_default());
+        let parsed = match outcome {
+            Some(o) => Some((self.parse_outcome(program, o)?, o.to_string())),
+            None => None,
+        };
+        crate::analysis::explain::explain(
+            program,
+            &models.chains,
+            &models.chains_name,
+            &spec,
+            parsed.as_ref().map(|(e, t)| (e, t.clone())),
+            self.limits,
+        )
+        .map_err(|e| Error::check(&program.name, e))
+    }
+
+    /// Runs a program under several models side by side.
+    ///
+    /// ```
+    /// let session = vkmm::Session::new();
+    /// let program = session.load_file("examples/mp.test").unwrap();
+    /// let c = session.compare("mp.test", &program, &["vulkan", "vulkan-nochains"]).unwrap();
+    /// assert_eq!(c.models.len(), 2);
+    /// ```
+    pub fn compare(
+        &self,
+        file: &str,
+        program: &Program,
+        models: &[&str],
+    ) -> Result<Comparison, Error> {
+        let loaded: Vec<(String, Model)> = models
+            .iter()
+            .map(|m| Ok((m.to_string(), crate::model::load(m)?)))
+            .collect::<Result<_, CatError>>()?;
+        crate::analysis::compare::compare(file, program, &loaded, self.limits)
+            .map_err(|e| Error::check(file, e))
+    }
+
+    /// Checks one item of a suite (a failure to check is a row's error, not
+    /// the suite's).
+    pub fn suite_item(&self, item: &SuiteItem) -> Result<Checked, FileError> {
+        self.check_file(&item.path).map_err(|e| FileError {
+            file: item.path.display().to_string(),
+            error: e.to_string(),
+        })
+    }
+
+    /// Runs a suite in order: every `.test` file below `dir`, or the rows
+    /// of an expected-verdicts CSV about `property`.
+    ///
+    /// ```
+    /// let s = vkmm::Session::new().suite("tests/litmus", None, vkmm::Property::Condition).unwrap();
+    /// assert_eq!(s.passed, s.total);
+    /// ```
+    pub fn suite(
+        &self,
+        dir: impl AsRef<Path>,
+        expected: Option<&Path>,
+        property: Property,
+    ) -> Result<Summary, Error> {
+        let start = Instant::now();
+        let items = suite::plan(dir.as_ref(), expected).map_err(Error::Usage)?;
+        let session = self.with_decide(expected.map(|_| property));
+        let results = items.iter().map(|i| session.suite_item(i)).collect();
+        Ok(suite::score(&items, results, property, start.elapsed()))
+    }
+
+    /// A session like this one (sharing nothing mutable) that decides `property` early.
+    pub fn with_decide(&self, decide: Option<Property>) -> Session {
+        Session {
+            model: self.model.clone(),
+            nochains_model: self.nochains_model.clone(),
+            limits: self.limits,
+            options: self.options,
+            decide,
+            models: Mutex::new(
+                self.models
+                    .lock()
+                    .map(|m| m.clone())
+                    .unwrap_or_else(|p| p.into_inner().clone()),
+            ),
+        }
+    }
+}
