@@ -1,0 +1,175 @@
+//! The command line's arguments (clap).
+
+use clap::{Parser, Subcommand, ValueEnum};
+use std::path::PathBuf;
+use vkmm::engine::{DEFAULT_MAX_EXECUTIONS, DEFAULT_UNROLL};
+use vkmm::{Property, Session};
+
+#[derive(Parser)]
+#[command(
+    name = "vkmm",
+    version,
+    about = "Executable GPU memory models: litmus test verdicts under the Vulkan and SPIR-V/OpenCL memory models"
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Clone, Copy, ValueEnum, PartialEq, Eq)]
+pub enum OutputFormat {
+    /// vkmm's text report.
+    Text,
+    /// JSON under the versioned schema of docs/json.md.
+    Json,
+    /// herd7's own output format (litmus tests of `check` only).
+    Herd,
+}
+
+#[derive(clap::Args)]
+pub struct ModelArgs {
+    /// Model: a built-in name (vulkan, vulkan-nochains, opencl, opencl-totalsc) or a .cat
+    /// file. Default: opencl for OpenCL litmus files, vulkan for the others.
+    #[arg(long)]
+    pub model: Option<String>,
+    /// Model for `.test` queries marked NOCHAINS. Default: the model's
+    /// declared companion (vulkan-nochains for vulkan), else the model itself.
+    #[arg(long)]
+    pub nochains_model: Option<String>,
+    #[command(flatten)]
+    pub limits: LimitArgs,
+    /// Output format.
+    #[arg(long, value_enum, default_value = "text")]
+    pub format: OutputFormat,
+}
+
+/// Bounds on the enumeration and front-end readings.
+#[derive(clap::Args)]
+pub struct LimitArgs {
+    /// Loop unrolling bound: a statement runs at most N+1 times on a path;
+    /// executions needing more are cut, counted and reported.
+    #[arg(long, default_value_t = DEFAULT_UNROLL)]
+    pub unroll: usize,
+    /// The most model evaluations per litmus test: candidate executions, and
+    /// the partial ones the search evaluates to prune. Past it the result is
+    /// reported as truncated.
+    #[arg(long, default_value_t = DEFAULT_MAX_EXECUTIONS)]
+    pub max_executions: u64,
+    /// OpenCL `local` variables named by threads of several workgroups:
+    /// `per-workgroup` (one instance per workgroup, as the specification
+    /// says) or `shared` (one location, as herd7 and Dat3M read them).
+    #[arg(long, default_value = "per-workgroup")]
+    pub local_memory: vkmm::frontend::LocalMemory,
+}
+
+impl LimitArgs {
+    pub fn session(&self) -> Session {
+        Session::new()
+            .unroll(self.unroll)
+            .max_executions(self.max_executions)
+            .local_memory(self.local_memory)
+    }
+}
+
+impl ModelArgs {
+    pub fn session(&self) -> Session {
+        let mut s = self.limits.session();
+        if let Some(m) = &self.model {
+            s = s.model(m);
+        }
+        if let Some(m) = &self.nochains_model {
+            s = s.nochains_model(m);
+        }
+        s
+    }
+}
+
+#[derive(Subcommand)]
+pub enum Command {
+    /// Check litmus files: for `.test`, each query's expected and actual answer;
+    /// for `.litmus`, the herd-style outcome list, condition verdict and races.
+    Check {
+        /// The test files (`.test`, `.litmus`).
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
+        #[command(flatten)]
+        args: ModelArgs,
+    },
+    /// Explain an outcome: a witness if it is allowed; if it is forbidden, the
+    /// axiom rejecting each candidate execution and a shortest cycle with
+    /// every edge named; and a diagnosis of each data race.
+    Explain {
+        /// The test file.
+        file: PathBuf,
+        /// The outcome, in the condition syntax of the test (default: the
+        /// test's own condition; `.test` files: any execution of their pinned values).
+        #[arg(long)]
+        outcome: Option<String>,
+        /// Wording of the model's checks and relations (`.explain` file);
+        /// default: the one the model declares.
+        #[arg(long)]
+        explain_spec: Option<PathBuf>,
+        #[command(flatten)]
+        args: ModelArgs,
+    },
+    /// Draw an execution as Graphviz: the witness of an allowed outcome, or a
+    /// rejected execution with its cycle for a forbidden one. Prints DOT to
+    /// standard output unless --dot/--svg/--png name files.
+    Show {
+        /// The test file.
+        file: PathBuf,
+        /// The outcome to draw (default: the test's condition).
+        #[arg(long)]
+        outcome: Option<String>,
+        /// Wording of the model's checks and relations (`.explain` file).
+        #[arg(long)]
+        explain_spec: Option<PathBuf>,
+        /// Write the DOT text here.
+        #[arg(long)]
+        dot: Option<PathBuf>,
+        /// Render SVG with Graphviz `dot`.
+        #[arg(long)]
+        svg: Option<PathBuf>,
+        /// Render PNG with Graphviz `dot`.
+        #[arg(long)]
+        png: Option<PathBuf>,
+        /// Relations to draw (bindings or families: rf,fr,asmo,locord,sw,hb...; default all labelled).
+        #[arg(long, value_delimiter = ',')]
+        relations: Vec<String>,
+        #[command(flatten)]
+        args: ModelArgs,
+    },
+    /// Run tests under several models and show where they differ: for
+    /// `.litmus` files the reachable final states side by side (and the
+    /// condition and race verdicts), for `.test` files each query's answer.
+    Compare {
+        /// The test files.
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
+        /// Comma-separated models (built-in names or .cat files).
+        #[arg(long, value_delimiter = ',', default_value = "vulkan,vulkan-nochains")]
+        models: Vec<String>,
+        #[command(flatten)]
+        limits: LimitArgs,
+        /// Output format.
+        #[arg(long, value_enum, default_value = "text")]
+        format: OutputFormat,
+    },
+    /// Check every litmus file below a folder, in parallel, and summarise.
+    /// With --expected, check the rows of an expected-verdicts CSV instead.
+    Suite {
+        /// The folder (CSV paths are relative to it).
+        dir: PathBuf,
+        #[command(flatten)]
+        args: ModelArgs,
+        /// `path,verdict` CSV (paths relative to DIR; 1 = the property holds).
+        #[arg(long)]
+        expected: Option<PathBuf>,
+        /// The property the CSV's verdicts are about: condition or races.
+        #[arg(long, default_value = "condition")]
+        property: Property,
+        /// Worker threads (default: one per core).
+        #[arg(short = 'j', long)]
+        jobs: Option<usize>,
+    },
+}

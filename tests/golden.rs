@@ -1,0 +1,172 @@
+//! Golden-output tests: the exact reports of the `vkmm` binary on bundled
+//! examples and own tests, compared with `tests/golden/*.out`.
+//!
+//! Times are the only thing normalised (`12.345 ms` -> `<t> ms`, herd's
+//! `Time NAME 0.01` -> `Time NAME <t>`, JSON `"time": 1.5` -> `"time": "<t>"`).
+//! After an intended change of a report, regenerate the files with
+//!
+//! ```text
+//! VKMM_UPDATE_GOLDEN=1 cargo test --test golden
+//! ```
+//!
+//! and review the diff (`git diff tests/golden`) before committing.
+
+use std::path::Path;
+use std::process::Command;
+
+/// (golden file, arguments). Paths are relative to the crate root, where the
+/// binary runs.
+const CASES: &[(&str, &[&str])] = &[
+    ("check-mp-test", &["check", "examples/mp.test"]),
+    ("check-mp-litmus", &["check", "examples/mp.litmus"]),
+    (
+        "check-mp-litmus-herd",
+        &["check", "--format", "herd", "examples/mp.litmus"],
+    ),
+    (
+        "check-mp-litmus-json",
+        &["check", "--format", "json", "examples/mp.litmus"],
+    ),
+    ("check-opencl-mp", &["check", "examples/opencl-mp.litmus"]),
+    (
+        "check-races",
+        &["check", "tests/litmus-vulkan/race-plain-mp.litmus"],
+    ),
+    (
+        "explain-mp-stale",
+        &["explain", "examples/mp.litmus", "--outcome", "P1:r1 == 0"],
+    ),
+    (
+        "explain-mp-stale-json",
+        &[
+            "explain",
+            "--format",
+            "json",
+            "examples/mp.litmus",
+            "--outcome",
+            "P1:r1 == 0",
+        ],
+    ),
+    (
+        "explain-scope-mismatch-race",
+        &["explain", "tests/litmus-vulkan/scope-mismatch-race.litmus"],
+    ),
+    (
+        "show-mp-stale",
+        &["show", "examples/mp.litmus", "--outcome", "P1:r1 == 0"],
+    ),
+    (
+        "compare-opencl-sb",
+        &[
+            "compare",
+            "--models",
+            "vulkan,opencl",
+            "examples/opencl-sb-sc.litmus",
+            "examples/opencl-mp.litmus",
+        ],
+    ),
+    ("compare-mp-test", &["compare", "examples/mp.test"]),
+    ("suite-own-rules", &["suite", "tests/litmus", "-j", "1"]),
+    (
+        "suite-own-vulkan-json",
+        &[
+            "suite",
+            "tests/litmus-vulkan",
+            "--expected",
+            "tests/litmus-vulkan/expected-condition.csv",
+            "--format",
+            "json",
+            "-j",
+            "1",
+        ],
+    ),
+    (
+        "error-missing-file",
+        &["check", "examples/no-such-file.litmus"],
+    ),
+];
+
+/// Replaces every measured time by `<t>`.
+fn normalise(text: &str) -> String {
+    let mut out = String::new();
+    for line in text.lines() {
+        let words: Vec<&str> = line.split(' ').collect();
+        let mut fixed: Vec<String> = Vec::new();
+        for (i, w) in words.iter().enumerate() {
+            let next = words.get(i + 1).copied().unwrap_or("");
+            let number = |s: &str| !s.is_empty() && s.parse::<f64>().is_ok();
+            let is_time = (number(w) && (next == "ms" || next.starts_with("ms")))
+                || (words.first() == Some(&"Time") && i == 2 && number(w));
+            if is_time {
+                fixed.push("<t>".into());
+            } else if let Some(v) = w
+                .strip_suffix(',')
+                .filter(|_| i > 0 && words[i - 1] == "\"time\":")
+            {
+                let _ = v;
+                fixed.push("\"<t>\",".into());
+            } else if i > 0 && words[i - 1] == "\"time\":" && number(w) {
+                fixed.push("\"<t>\"".into());
+            } else {
+                fixed.push((*w).to_string());
+            }
+        }
+        out.push_str(&fixed.join(" "));
+        out.push('\n');
+    }
+    out
+}
+
+fn run(args: &[&str]) -> String {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let out = Command::new(env!("CARGO_BIN_EXE_vkmm"))
+        .args(args)
+        .current_dir(root)
+        .output()
+        .expect("vkmm runs");
+    let mut s = format!("$ vkmm {}\n", args.join(" "));
+    s.push_str(&String::from_utf8_lossy(&out.stdout));
+    let err = String::from_utf8_lossy(&out.stderr);
+    if !err.is_empty() {
+        s.push_str("--- stderr\n");
+        s.push_str(&err);
+    }
+    s.push_str(&format!("--- exit {}\n", out.status.code().unwrap_or(-1)));
+    normalise(&s)
+}
+
+#[test]
+fn reports_match_the_golden_files() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/golden");
+    let update = std::env::var_os("VKMM_UPDATE_GOLDEN").is_some();
+    let mut differ = Vec::new();
+    for (name, args) in CASES {
+        let actual = run(args);
+        let path = dir.join(format!("{name}.out"));
+        if update {
+            std::fs::write(&path, &actual).unwrap();
+            continue;
+        }
+        let expected = std::fs::read_to_string(&path).unwrap_or_default();
+        if expected != actual {
+            differ.push(format!(
+                "{name}: differs from {}\n--- expected\n{expected}\n--- actual\n{actual}",
+                path.display()
+            ));
+        }
+    }
+    assert!(
+        differ.is_empty(),
+        "{}\n(after an intended change: VKMM_UPDATE_GOLDEN=1 cargo test --test golden)",
+        differ.join("\n")
+    );
+}
+
+#[test]
+fn normalising_replaces_only_times() {
+    assert_eq!(
+        normalise("Time mp 0.01\n  line 3 x 1.234 ms  (2 executions)\n  \"time\": 2.5,\n"),
+        "Time mp <t>\n  line 3 x <t> ms  (2 executions)\n  \"time\": \"<t>\",\n"
+    );
+    assert_eq!(normalise("States 1\n1:r1=1;\n"), "States 1\n1:r1=1;\n");
+}
