@@ -195,6 +195,10 @@ pub fn explanation(x: &Explanation) -> String {
         x.test, x.model
     );
     let counts = match x.verdict {
+        Verdict::Allowed if x.truncated => format!(
+            "{} consistent executions produce it among those seen (TRUNCATED at the execution limit: the race diagnoses cover only those)",
+            x.consistent
+        ),
         Verdict::Allowed => format!("{} consistent executions produce it", x.consistent),
         Verdict::Forbidden if x.rejections_complete => format!(
             "{} candidate executions produce it, none consistent",

@@ -1,0 +1,119 @@
+//! The library facade: `vkmm::check`, `Session` entry points, typed errors,
+//! and honest answers at the execution limit.
+
+use std::path::Path;
+use vkmm::analysis::Answer;
+use vkmm::analysis::explain::Verdict;
+use vkmm::{Checked, Error, Property, Session};
+
+fn root(p: &str) -> std::path::PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join(p)
+}
+
+#[test]
+fn check_dispatches_on_what_the_test_asks() {
+    match vkmm::check(root("examples/mp.test")).unwrap() {
+        Checked::Queries(o) => assert!(o.passed() && o.queries.len() == 2),
+        Checked::Litmus(_) => panic!("a .test file has queries"),
+    }
+    match vkmm::check(root("examples/opencl-mp.litmus")).unwrap() {
+        Checked::Litmus(o) => assert_eq!(o.model, "opencl", "the dialect's default model"),
+        Checked::Queries(_) => panic!("a litmus file has a condition"),
+    }
+}
+
+#[test]
+fn bad_input_is_a_typed_error_with_its_position() {
+    let text = "VULKAN bad\n{ x=0; }\n P0@sg 0, wg 0, qf 0 ;\n frob x, 1 ;\nexists (x == 1)\n";
+    match Session::new().check_text("bad.litmus", text) {
+        Err(Error::Input(e)) => {
+            assert_eq!((e.file.as_str(), e.line), ("bad.litmus", 4), "{e}");
+            assert!(e.column > 0, "{e}");
+        }
+        other => panic!("expected an input error, got {other:?}"),
+    }
+    match Session::new()
+        .model("no-such-model")
+        .check_file(root("examples/mp.test"))
+    {
+        Err(Error::Model(e)) => assert!(e.to_string().contains("no-such-model"), "{e}"),
+        other => panic!("expected a model error, got {other:?}"),
+    }
+}
+
+#[test]
+fn refused_features_are_check_errors() {
+    // Vulkan has no sequentially consistent semantics.
+    let r = Session::new()
+        .model("vulkan")
+        .check_file(root("examples/opencl-sb-sc.litmus"));
+    match r {
+        Err(Error::Check { error, .. }) => {
+            assert!(
+                error.to_string().contains("SequentiallyConsistent"),
+                "{error}"
+            )
+        }
+        other => panic!("expected a refusal, got {other:?}"),
+    }
+}
+
+#[test]
+fn an_answer_cut_by_the_execution_limit_is_undecided_everywhere() {
+    let s = Session::new().max_executions(2);
+    // litmus: truncated, so the condition is not decided
+    let Checked::Litmus(o) = s.check_file(root("examples/mp.litmus")).unwrap() else {
+        panic!()
+    };
+    assert!(o.truncated && o.holds(Property::Condition).is_none());
+    // explain of an outcome no execution produces: undecided, not unreachable
+    let p = s.load_file(root("examples/mp.litmus")).unwrap();
+    let x = s.explain(&p, Some("P1:r1 == 0"), None).unwrap();
+    assert_eq!(x.verdict, Verdict::Undecided);
+    assert!(
+        vkmm::report::dot::explanation(&x, &[]).is_err(),
+        "nothing to draw"
+    );
+    // .test: a NOSOLUTION query is undecided before every candidate is seen
+    let text = "NEWWG\nNEWSG\nNEWTHREAD\nst.sc0 x = 1\nst.sc0 x = 2\nNEWWG\nNEWSG\nNEWTHREAD\nld.sc0 x\nld.sc0 x\nNOSOLUTION consistent[X] && #dr>100\n";
+    let Checked::Queries(q) = Session::new()
+        .max_executions(1)
+        .check_text("many.test", text)
+        .unwrap()
+    else {
+        panic!()
+    };
+    assert_eq!(q.queries[0].actual, Answer::Undecided);
+    assert!(!q.queries[0].passed);
+    let Checked::Queries(q) = Session::new().check_text("many.test", text).unwrap() else {
+        panic!()
+    };
+    assert_eq!(q.queries[0].actual, Answer::NoSolution);
+}
+
+#[test]
+fn explain_finds_witnesses_with_pruning_and_forbidden_reasons_without() {
+    let s = Session::new();
+    let p = s.load_file(root("examples/mp.litmus")).unwrap();
+    let allowed = s.explain(&p, None, None).unwrap();
+    assert_eq!(allowed.verdict, Verdict::Allowed);
+    assert!(allowed.witness.is_some() && allowed.rejections.is_empty());
+    let forbidden = s.explain(&p, Some("P1:r1 == 0"), None).unwrap();
+    assert_eq!(forbidden.verdict, Verdict::Forbidden);
+    assert!(forbidden.rejections_complete && forbidden.rejected.is_some());
+    assert_eq!(forbidden.consistent, 0);
+    assert!(forbidden.candidates > 0);
+}
+
+#[test]
+fn suites_run_from_the_library() {
+    let s = Session::new()
+        .suite(
+            root("tests/litmus-vulkan"),
+            Some(&root("tests/litmus-vulkan/expected-races.csv")),
+            Property::Races,
+        )
+        .unwrap();
+    assert!(s.total > 0 && s.passed == s.total, "{s:?}");
+    assert_eq!(s.exit_code(), 0);
+}
