@@ -153,7 +153,15 @@ impl Session {
     /// Reads and parses a test file (the format from its extension and,
     /// for `.litmus`, its architecture word).
     pub fn load_file(&self, path: impl AsRef<Path>) -> Result<Program, Error> {
-        Ok(crate::frontend::load_with(path.as_ref(), self.options)?)
+        let path = path.as_ref();
+        if path.is_dir() {
+            return Err(Error::Usage(format!(
+                "{}: is a folder: `vkmm suite {}` checks the tests below it",
+                path.display(),
+                path.display()
+            )));
+        }
+        Ok(crate::frontend::load_with(path, self.options)?)
     }
 
     /// Parses a test given as text; `name` names it in errors and reports.
@@ -348,10 +356,16 @@ impl Session {
         property: Property,
     ) -> Result<Summary, Error> {
         let start = Instant::now();
-        let items = suite::plan(dir.as_ref(), expected).map_err(Error::Usage)?;
+        let (items, bad_rows) = suite::plan(dir.as_ref(), expected).map_err(Error::Usage)?;
         let session = self.with_decide(expected.map(|_| property));
         let results = items.iter().map(|i| session.suite_item(i)).collect();
-        Ok(suite::score(&items, results, property, start.elapsed()))
+        Ok(suite::score(
+            &items,
+            results,
+            bad_rows,
+            property,
+            start.elapsed(),
+        ))
     }
 
     /// A session like this one (sharing nothing mutable) that decides `property` early.

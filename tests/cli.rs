@@ -258,9 +258,12 @@ fn compare_shows_where_models_differ() {
         "{s}"
     );
     assert!(
-        s.contains("1 of 1 tests differ between vulkan and vulkan-nochains"),
+        s.contains("tests whose answers differ between vulkan and vulkan-nochains: 1 of 1"),
         "{s}"
     );
+    // with --fail-on-difference a difference is a failure
+    let out = vkmm(&["compare", f.to_str().unwrap(), "--fail-on-difference"]);
+    assert_eq!(out.status.code(), Some(1));
     // a litmus test whose outcome sets agree
     let l =
         Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/litmus-vulkan/rmw-add-counter.litmus");
@@ -361,7 +364,10 @@ fn compare_vulkan_and_opencl_marks_unsupported_sc() {
     );
     assert!(text.contains("n/a"), "{text}");
     assert!(text.contains("vulkan: not supported"), "{text}");
-    assert!(text.contains("1 of 2 tests differ"), "{text}");
+    assert!(
+        text.contains("tests whose answers differ between vulkan and opencl: 1 of 2"),
+        "{text}"
+    );
 }
 
 #[test]
@@ -374,4 +380,183 @@ fn local_memory_option_is_validated() {
     ]);
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("per-workgroup"));
+}
+
+#[test]
+fn undecided_answers_have_their_own_exit_code() {
+    let f = bundled("mp.litmus");
+    let out = vkmm(&["check", &f, "--max-executions", "2"]);
+    assert_eq!(out.status.code(), Some(3), "{out:?}");
+    assert!(String::from_utf8_lossy(&out.stdout).contains("\nUndecided\n"));
+    let out = vkmm(&[
+        "explain",
+        &f,
+        "--outcome",
+        "P1:r1 == 0",
+        "--max-executions",
+        "2",
+    ]);
+    assert_eq!(out.status.code(), Some(3));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("is UNDECIDED"));
+    let out = vkmm(&[
+        "show",
+        &f,
+        "--outcome",
+        "P1:r1 == 0",
+        "--max-executions",
+        "2",
+    ]);
+    assert_eq!(out.status.code(), Some(2), "show draws nothing undecided");
+    assert!(String::from_utf8_lossy(&out.stderr).contains("undecided"));
+    let out = vkmm(&["compare", &f, "--max-executions", "2"]);
+    assert_eq!(out.status.code(), Some(3));
+}
+
+#[test]
+fn options_out_of_range_name_the_option() {
+    let f = bundled("mp.litmus");
+    for (args, name) in [
+        (
+            vec!["check", &f, "--unroll", "18446744073709551615"],
+            "--unroll",
+        ),
+        (
+            vec!["check", &f, "--max-executions", "0"],
+            "--max-executions",
+        ),
+        (vec!["suite", "tests/litmus", "-j", "10000"], "--jobs"),
+        (vec!["suite", "tests/litmus", "--shard", "3/2"], "--shard"),
+    ] {
+        let out = vkmm(&args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        assert!(
+            String::from_utf8_lossy(&out.stderr).contains(name),
+            "{args:?}"
+        );
+    }
+}
+
+#[test]
+fn a_folder_given_to_check_points_to_suite() {
+    let out = vkmm(&["check", env!("CARGO_MANIFEST_DIR")]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("is a folder: `vkmm suite"));
+}
+
+#[test]
+fn json_is_printed_even_when_the_run_cannot_start() {
+    let out = vkmm(&["suite", "/no/such/dir", "--format", "json"]);
+    assert_eq!(out.status.code(), Some(2));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["schema"], "vkmm/1");
+    assert_eq!(v["command"], "suite");
+    assert!(v["error"].as_str().unwrap().contains("/no/such/dir"));
+}
+
+#[test]
+fn bad_csv_rows_are_reported_and_the_rest_runs() {
+    let d = scratch("badcsv");
+    let own = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/litmus-vulkan");
+    std::fs::copy(own.join("rmw-exchange.litmus"), d.join("a.litmus")).unwrap();
+    std::fs::write(
+        d.join("e.csv"),
+        "\u{feff}a.litmus,1\npath,verdict\na.litmus,yes\na.litmus,1,x\n",
+    )
+    .unwrap();
+    let out = vkmm(&[
+        "suite",
+        d.to_str().unwrap(),
+        "--expected",
+        d.join("e.csv").to_str().unwrap(),
+    ]);
+    let s = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(2), "{s}");
+    assert!(s.contains("1 check: 1 passed"), "{s}");
+    assert!(s.contains("3 errors"), "{s}");
+    assert!(s.contains("e.csv:2:6: expected verdict 1 or 0"), "{s}");
+}
+
+#[test]
+fn shards_merge_back_into_the_whole_suite_with_junit() {
+    let d = scratch("shards");
+    let own = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/litmus-vulkan");
+    let csv = own.join("expected-condition.csv");
+    let mut parts = Vec::new();
+    for k in 1..=3 {
+        let out = vkmm(&[
+            "suite",
+            own.to_str().unwrap(),
+            "--expected",
+            csv.to_str().unwrap(),
+            "--shard",
+            &format!("{k}/3"),
+            "--format",
+            "json",
+        ]);
+        assert_eq!(out.status.code(), Some(0));
+        let p = d.join(format!("shard{k}.json"));
+        std::fs::write(&p, &out.stdout).unwrap();
+        parts.push(p.display().to_string());
+    }
+    let whole = vkmm(&[
+        "suite",
+        own.to_str().unwrap(),
+        "--expected",
+        csv.to_str().unwrap(),
+        "--format",
+        "json",
+    ]);
+    let whole: serde_json::Value = serde_json::from_slice(&whole.stdout).unwrap();
+    let junit = d.join("j.xml");
+    let mut args = vec![
+        "merge",
+        "--format",
+        "json",
+        "--junit",
+        junit.to_str().unwrap(),
+    ];
+    args.extend(parts.iter().map(String::as_str));
+    let out = vkmm(&args);
+    assert_eq!(out.status.code(), Some(0));
+    let merged: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(merged["total"], whole["total"]);
+    assert_eq!(merged["passed"], whole["passed"]);
+    assert_eq!(
+        merged["records"].as_array().unwrap().len(),
+        whole["records"].as_array().unwrap().len()
+    );
+    let x = std::fs::read_to_string(&junit).unwrap();
+    assert!(
+        x.starts_with("<?xml") && x.contains(&format!("tests=\"{}\"", whole["total"])),
+        "{x}"
+    );
+}
+
+#[test]
+fn a_closed_pipe_ends_quietly() {
+    use std::io::Read;
+    use std::process::Stdio;
+    let files: Vec<String> =
+        std::fs::read_dir(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/litmus"))
+            .unwrap()
+            .map(|e| e.unwrap().path().display().to_string())
+            .collect();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_vkmm"))
+        .arg("check")
+        .args(&files)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stdout.take()); // the reader goes away at once
+    let status = child.wait().unwrap();
+    let mut err = String::new();
+    child
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut err)
+        .unwrap();
+    assert!(!err.contains("panicked"), "{err}");
+    assert!(status.code() != Some(101), "{status:?} {err}");
 }

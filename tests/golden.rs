@@ -99,14 +99,16 @@ fn normalise(text: &str) -> String {
                 || (words.first() == Some(&"Time") && i == 2 && number(w));
             if is_time {
                 fixed.push("<t>".into());
-            } else if let Some(v) = w
-                .strip_suffix(',')
-                .filter(|_| i > 0 && words[i - 1] == "\"time\":")
-            {
-                let _ = v;
-                fixed.push("\"<t>\",".into());
-            } else if i > 0 && words[i - 1] == "\"time\":" && number(w) {
-                fixed.push("\"<t>\"".into());
+            } else if i > 0 && matches!(words[i - 1], "\"time\":" | "\"time_ms\":") {
+                let (value, comma) = match w.strip_suffix(',') {
+                    Some(v) => (v, ","),
+                    None => (*w, ""),
+                };
+                if number(value) {
+                    fixed.push(format!("\"<t>\"{comma}"));
+                } else {
+                    fixed.push((*w).to_string());
+                }
             } else {
                 fixed.push((*w).to_string());
             }

@@ -11,29 +11,49 @@ pub struct ExpectedRow {
     pub line: usize,
 }
 
-/// Parses a CSV's text. Errors name the line and column.
+/// Parses a CSV's text. Errors name the line and column; the first bad
+/// row fails the whole file (see [`parse_rows`] to keep the good rows).
 pub fn parse(file: &str, text: &str, base: &Path) -> Result<Vec<ExpectedRow>, String> {
+    let (rows, errors) = parse_rows(file, text, base);
+    match errors.into_iter().next() {
+        Some(e) => Err(e),
+        None => Ok(rows),
+    }
+}
+
+/// Parses a CSV's text row by row: the good rows, and one error (with line
+/// and column) per bad row. A UTF-8 byte-order mark is skipped.
+pub fn parse_rows(file: &str, text: &str, base: &Path) -> (Vec<ExpectedRow>, Vec<String>) {
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let mut rows = Vec::new();
+    let mut errors = Vec::new();
     for (i, raw) in text.lines().enumerate() {
         let line = raw.trim();
         if line.is_empty() || line.starts_with('#') {
             continue;
         }
         let Some((path, verdict)) = line.rsplit_once(',') else {
-            return Err(format!(
+            errors.push(format!(
                 "{file}:{}:1: expected `path,verdict`, found `{line}`",
                 i + 1
             ));
+            continue;
         };
         let holds = match verdict.trim() {
             "1" => true,
             "0" => false,
             other => {
-                return Err(format!(
-                    "{file}:{}:{}: expected verdict 1 or 0, found `{other}`",
+                let hint = if path.contains(',') {
+                    " (a row has two columns: path and verdict)"
+                } else {
+                    ""
+                };
+                errors.push(format!(
+                    "{file}:{}:{}: expected verdict 1 or 0, found `{other}`{hint}",
                     i + 1,
                     path.len() + 2
                 ));
+                continue;
             }
         };
         rows.push(ExpectedRow {
@@ -42,7 +62,7 @@ pub fn parse(file: &str, text: &str, base: &Path) -> Result<Vec<ExpectedRow>, St
             line: i + 1,
         });
     }
-    Ok(rows)
+    (rows, errors)
 }
 
 #[cfg(test)]
@@ -60,5 +80,20 @@ mod tests {
         assert!(e.starts_with("e.csv:1:10: expected verdict 1 or 0"), "{e}");
         let e = parse("e.csv", "nocomma\n", Path::new(".")).unwrap_err();
         assert!(e.contains("path,verdict"), "{e}");
+    }
+
+    #[test]
+    fn bad_rows_do_not_hide_good_ones() {
+        let text = "\u{feff}a.litmus,1\npath,verdict\nb.litmus,yes\nc.litmus,1,x\nd.litmus,0\n";
+        let (rows, errors) = parse_rows("e.csv", text, Path::new(""));
+        let paths: Vec<_> = rows.iter().map(|r| r.path.display().to_string()).collect();
+        assert_eq!(
+            paths,
+            ["a.litmus", "d.litmus"],
+            "the BOM does not swallow the first row"
+        );
+        assert_eq!(errors.len(), 3, "{errors:?}");
+        assert!(errors[0].starts_with("e.csv:2:6: expected verdict 1 or 0, found `verdict`"));
+        assert!(errors[2].contains("two columns"), "{errors:?}");
     }
 }

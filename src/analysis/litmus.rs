@@ -14,7 +14,7 @@ use std::time::Duration;
 use web_time::Instant;
 
 /// Which property of a test a verdict is about.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Property {
     /// The final condition (`exists`, `~exists`, `forall`, under `filter`).

@@ -3,7 +3,7 @@
 //! a [`Summary`]. Running the items is the caller's business (the facade
 //! runs them in order; the command line runs them on a thread pool).
 
-use super::{Checked, LitmusOutcome, Property, TestOutcome};
+use super::{Answer, Checked, LitmusOutcome, Property, TestOutcome};
 use crate::frontend::Format;
 use serde::Serialize;
 use std::path::{Path, PathBuf};
@@ -23,16 +23,70 @@ pub struct Failure {
     pub detail: String,
 }
 
+/// How one check of a suite ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Status {
+    /// The answer matches the expectation.
+    Passed,
+    /// The answer differs from the expectation.
+    Failed,
+    /// No answer: a limit stopped the search before deciding.
+    Undecided,
+    /// The file could not be checked.
+    Error,
+    /// Checked, with no expectation to compare with (a litmus file of a
+    /// folder suite without a CSV: its own verdict is recorded).
+    Checked,
+}
+
+/// One check of a suite: a CSV row, a `.test` query, or a litmus file.
+#[derive(Clone, Debug, Serialize, serde::Deserialize)]
+pub struct Record {
+    pub file: String,
+    /// `condition` or `races` (CSV rows and litmus files).
+    pub property: Option<Property>,
+    /// The query, for `.test` files (`line N: text`).
+    pub query: Option<String>,
+    /// `1`/`0` (CSV rows) or `SATISFIABLE`/`NOSOLUTION` (queries).
+    pub expected: Option<String>,
+    /// `1`/`0`, `SATISFIABLE`/`NOSOLUTION`, `undecided`, or for a litmus
+    /// file without expectation its verdict (`Ok`, `No`, `-` without quantifier).
+    pub actual: String,
+    pub status: Status,
+    /// False when a limit stopped the search before the answer was known.
+    pub complete: bool,
+    /// Reachable final states found (litmus).
+    pub states: usize,
+    /// Racing pairs found (litmus).
+    pub races: usize,
+    /// Candidate executions evaluated.
+    pub executions: u64,
+    /// Thread paths cut by the unrolling bound.
+    pub cut_paths: usize,
+    /// Whether the execution limit stopped the search.
+    pub truncated: bool,
+    pub time_ms: f64,
+    /// Why it failed, was undecided or could not be checked.
+    pub detail: Option<String>,
+}
+
 /// The summary of a `suite` run.
 #[derive(Clone, Debug, Serialize)]
 pub struct Summary {
+    /// Checks with an expectation (CSV rows, `.test` queries).
     pub total: usize,
     pub passed: usize,
     pub failed: Vec<Failure>,
+    /// Checks a limit left undecided (counted in `total`, not in `passed`).
+    pub undecided: Vec<Failure>,
     pub errors: Vec<FileError>,
+    /// Files checked (errors not included).
     pub files: usize,
     #[serde(serialize_with = "super::ser_duration")]
     pub time: Duration,
+    /// Every check, in suite order.
+    pub records: Vec<Record>,
 }
 
 impl Summary {
@@ -42,10 +96,15 @@ impl Summary {
             total: 0,
             passed: 0,
             failed: Vec::new(),
-            errors,
+            undecided: Vec::new(),
+            errors: Vec::new(),
             files: outcomes.len(),
             time,
+            records: Vec::new(),
         };
+        for e in errors {
+            s.add_error(e);
+        }
         for o in outcomes {
             s.add_queries(o);
         }
@@ -56,26 +115,110 @@ impl Summary {
     pub fn add_queries(&mut self, o: &TestOutcome) {
         for q in &o.queries {
             self.total += 1;
-            if q.passed {
+            let undecided = q.actual == Answer::Undecided;
+            let status = if q.passed {
                 self.passed += 1;
+                Status::Passed
             } else {
-                self.failed.push(Failure {
+                let f = Failure {
                     file: o.file.clone(),
                     detail: format!(
                         "line {}: `{}` under {}: expected {}, got {}",
                         q.line, q.query, q.model, q.expected, q.actual
                     ),
-                });
-            }
+                };
+                if undecided {
+                    self.undecided.push(f);
+                    Status::Undecided
+                } else {
+                    self.failed.push(f);
+                    Status::Failed
+                }
+            };
+            self.records.push(Record {
+                file: o.file.clone(),
+                property: None,
+                query: Some(format!("line {}: {}", q.line, q.query)),
+                expected: Some(q.expected.to_string()),
+                actual: q.actual.to_string(),
+                status,
+                complete: !undecided,
+                states: 0,
+                races: 0,
+                executions: q.executions,
+                cut_paths: 0,
+                truncated: undecided,
+                time_ms: q.time.as_secs_f64() * 1000.0,
+                detail: None,
+            });
         }
     }
 
-    /// 0 when everything matches, 1 on a mismatch, 2 when some input could not be checked.
+    /// The summary of records (e.g. several shards' records put together):
+    /// the counts and lists are recomputed from them.
+    pub fn from_records(records: Vec<Record>, time: Duration) -> Summary {
+        let mut s = Summary::new(&[], Vec::new(), time);
+        let mut files: Vec<&str> = Vec::new();
+        for r in &records {
+            let failure = || Failure {
+                file: r.file.clone(),
+                detail: r.detail.clone().unwrap_or_default(),
+            };
+            match r.status {
+                Status::Passed => s.passed += 1,
+                Status::Failed => s.failed.push(failure()),
+                Status::Undecided => s.undecided.push(failure()),
+                Status::Error => s.errors.push(FileError {
+                    file: r.file.clone(),
+                    error: r.detail.clone().unwrap_or_default(),
+                }),
+                Status::Checked => {}
+            }
+            if matches!(
+                r.status,
+                Status::Passed | Status::Failed | Status::Undecided
+            ) {
+                s.total += 1;
+            }
+            if r.status != Status::Error && !files.contains(&r.file.as_str()) {
+                files.push(&r.file);
+            }
+        }
+        s.files = files.len();
+        s.records = records;
+        s
+    }
+
+    /// Adds a file that could not be checked.
+    pub fn add_error(&mut self, e: FileError) {
+        self.records.push(Record {
+            file: e.file.clone(),
+            property: None,
+            query: None,
+            expected: None,
+            actual: "error".into(),
+            status: Status::Error,
+            complete: false,
+            states: 0,
+            races: 0,
+            executions: 0,
+            cut_paths: 0,
+            truncated: false,
+            time_ms: 0.0,
+            detail: Some(e.error.clone()),
+        });
+        self.errors.push(e);
+    }
+
+    /// The process exit code: 2 when some input could not be checked, else
+    /// 1 on a mismatch, else 3 when some answer is undecided, else 0.
     pub fn exit_code(&self) -> i32 {
         if !self.errors.is_empty() {
             2
         } else if !self.failed.is_empty() {
             1
+        } else if !self.undecided.is_empty() {
+            3
         } else {
             0
         }
@@ -92,46 +235,83 @@ pub struct SuiteItem {
 }
 
 /// The items of a suite: the rows of `expected` (paths relative to `dir`),
-/// or every `.test` file below `dir`.
-pub fn plan(dir: &Path, expected: Option<&Path>) -> Result<Vec<SuiteItem>, String> {
+/// or every test file below `dir` (`.test` and `.litmus`). Bad CSV rows are
+/// returned as errors; the good rows still run.
+pub fn plan(
+    dir: &Path,
+    expected: Option<&Path>,
+) -> Result<(Vec<SuiteItem>, Vec<FileError>), String> {
     if let Some(csv) = expected {
         let text = std::fs::read_to_string(csv)
             .map_err(|e| format!("{}: cannot read: {e}", csv.display()))?;
-        let rows = super::expected::parse(&csv.display().to_string(), &text, dir)?;
-        return Ok(rows
+        let name = csv.display().to_string();
+        let (rows, bad) = super::expected::parse_rows(&name, &text, dir);
+        let items = rows
             .into_iter()
             .map(|r| SuiteItem {
                 path: r.path,
                 expected: Some(r.holds),
             })
-            .collect());
+            .collect();
+        let errors = bad
+            .into_iter()
+            .map(|error| FileError {
+                file: name.clone(),
+                error,
+            })
+            .collect();
+        return Ok((items, errors));
     }
     let mut files = Vec::new();
-    collect_tests(dir, &mut files)
+    let mut seen = Vec::new();
+    collect_tests(dir, &mut files, &mut seen)
         .map_err(|e| format!("{}: cannot read folder: {e}", dir.display()))?;
-    files.retain(|f| Format::of_path(f) == Some(Format::AlloyTest));
     if files.is_empty() {
         return Err(format!(
-            "{}: no .test files found (for .litmus suites give --expected FILE.csv)",
+            "{}: no .test or .litmus files found below it",
             dir.display()
         ));
     }
-    Ok(files
+    let items = files
         .into_iter()
         .map(|path| SuiteItem {
             path,
             expected: None,
         })
-        .collect())
+        .collect();
+    Ok((items, Vec::new()))
 }
 
-fn collect_tests(dir: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
+/// Keeps the items of shard `k` of `n` (1-based: `k` in 1..=n): every
+/// n-th item starting with the k-th, so shards are balanced across a
+/// sorted suite and their union is the whole suite.
+pub fn shard(items: Vec<SuiteItem>, k: usize, n: usize) -> Vec<SuiteItem> {
+    items
+        .into_iter()
+        .enumerate()
+        .filter(|(i, _)| n > 0 && i % n == k.wrapping_sub(1))
+        .map(|(_, it)| it)
+        .collect()
+}
+
+/// Test files below `dir`, sorted, each folder read once (a symbolic link
+/// back to a folder already read is skipped).
+fn collect_tests(
+    dir: &Path,
+    out: &mut Vec<PathBuf>,
+    seen: &mut Vec<PathBuf>,
+) -> std::io::Result<()> {
+    let canonical = std::fs::canonicalize(dir)?;
+    if seen.contains(&canonical) {
+        return Ok(());
+    }
+    seen.push(canonical);
     let mut entries: Vec<_> = std::fs::read_dir(dir)?.collect::<Result<_, _>>()?;
     entries.sort_by_key(|e| e.path());
     for e in entries {
         let p = e.path();
         if p.is_dir() {
-            collect_tests(&p, out)?;
+            collect_tests(&p, out, seen)?;
         } else if Format::of_path(&p).is_some() {
             out.push(p);
         }
@@ -140,34 +320,75 @@ fn collect_tests(dir: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
 }
 
 /// Scores the results of a suite's items (same order) into a summary.
+/// `errors` are the suite's own (bad CSV rows).
 pub fn score(
     items: &[SuiteItem],
     results: Vec<Result<Checked, FileError>>,
+    errors: Vec<FileError>,
     property: Property,
     time: Duration,
 ) -> Summary {
-    let mut s = Summary::new(&[], Vec::new(), time);
+    let mut s = Summary::new(&[], errors, time);
     for (item, res) in items.iter().zip(results) {
         match res {
             Ok(Checked::Litmus(o)) => {
                 s.files += 1;
-                let Some(expected) = item.expected else {
-                    continue;
+                let actual = o.holds(property);
+                let (status, expected, detail) = match item.expected {
+                    None => (Status::Checked, None, None),
+                    Some(expected) => {
+                        s.total += 1;
+                        let detail = mismatch_detail(&o, property, expected, actual);
+                        let status = match actual {
+                            Some(h) if h == expected => {
+                                s.passed += 1;
+                                Status::Passed
+                            }
+                            None if o.truncated => Status::Undecided,
+                            _ => Status::Failed,
+                        };
+                        let f = Failure {
+                            file: item.path.display().to_string(),
+                            detail: detail.clone(),
+                        };
+                        match status {
+                            Status::Undecided => s.undecided.push(f),
+                            Status::Failed => s.failed.push(f),
+                            _ => {}
+                        }
+                        let detail = (status != Status::Passed).then_some(detail);
+                        (status, Some(u8::from(expected).to_string()), detail)
+                    }
                 };
-                s.total += 1;
-                match o.holds(property) {
-                    Some(h) if h == expected => s.passed += 1,
-                    actual => s.failed.push(Failure {
-                        file: item.path.display().to_string(),
-                        detail: mismatch_detail(&o, property, expected, actual),
-                    }),
-                }
+                let actual = match (actual, item.expected, o.truncated && !o.stopped_early) {
+                    (_, _, true) => "undecided".to_string(),
+                    (Some(h), Some(_), _) => u8::from(h).to_string(),
+                    (Some(true), None, _) => "Ok".into(),
+                    (Some(false), None, _) => "No".into(),
+                    (None, _, _) => "-".into(),
+                };
+                s.records.push(Record {
+                    file: item.path.display().to_string(),
+                    property: Some(property),
+                    query: None,
+                    expected,
+                    actual,
+                    status,
+                    complete: !o.truncated || o.stopped_early,
+                    states: o.states.len(),
+                    races: o.races.len(),
+                    executions: o.executions,
+                    cut_paths: o.cut_paths,
+                    truncated: o.truncated,
+                    time_ms: o.time.as_secs_f64() * 1000.0,
+                    detail,
+                });
             }
             Ok(Checked::Queries(o)) => {
                 s.files += 1;
                 s.add_queries(&o);
             }
-            Err(e) => s.errors.push(e),
+            Err(e) => s.add_error(e),
         }
     }
     s

@@ -11,4 +11,5 @@
 pub mod dot;
 pub mod herd;
 pub mod json;
+pub mod junit;
 pub mod text;

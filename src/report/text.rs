@@ -16,24 +16,58 @@ pub fn checked(c: &Checked) -> String {
     }
 }
 
-/// The text summary of a suite: failures, errors, counts and time.
-pub fn summary(summary: &Summary) -> String {
-    let this = summary;
+/// `1 file`, `2 files`.
+pub fn count(n: impl Into<u128>, one: &str, many: &str) -> String {
+    let n = n.into();
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
+/// The text summary of a suite: the verdict of each litmus file checked
+/// without expectation, failures, undecided checks, errors, counts and time.
+pub fn summary(this: &Summary) -> String {
+    use crate::analysis::suite::Status;
     let mut s = String::new();
+    for r in this.records.iter().filter(|r| r.status == Status::Checked) {
+        let _ = writeln!(
+            s,
+            "{}: {} ({}, {}{}{})",
+            r.file,
+            match r.actual.as_str() {
+                "-" => "no quantifier".to_string(),
+                a => format!("condition {a}"),
+            },
+            count(r.states as u64, "state", "states"),
+            if r.races > 0 {
+                count(r.races as u64, "racing pair", "racing pairs")
+            } else {
+                "race-free".to_string()
+            },
+            if r.cut_paths > 0 { ", BOUND HIT" } else { "" },
+            if !r.complete {
+                ", UNDECIDED: TRUNCATED at the execution limit"
+            } else {
+                ""
+            }
+        );
+    }
     for f in &this.failed {
         let _ = writeln!(s, "FAIL {}: {}", f.file, f.detail);
+    }
+    for f in &this.undecided {
+        let _ = writeln!(s, "UNDECIDED {}: {}", f.file, f.detail);
     }
     for e in &this.errors {
         let _ = writeln!(s, "ERROR {}", e.error);
     }
     let _ = writeln!(
         s,
-        "{} files, {} checks: {} passed, {} failed, {} errors in {:.1} ms",
-        this.files + this.errors.len(),
-        this.total,
+        "{}, {}: {} passed, {} failed, {} undecided, {} in {:.1} ms",
+        count((this.files + this.errors.len()) as u64, "file", "files"),
+        count(this.total as u64, "check", "checks"),
         this.passed,
         this.failed.len(),
-        this.errors.len(),
+        this.undecided.len(),
+        count(this.errors.len() as u64, "error", "errors"),
         this.time.as_secs_f64() * 1000.0
     );
     s
@@ -142,8 +176,8 @@ pub fn litmus(o: &LitmusOutcome) -> String {
         o.unroll,
         if o.cut_paths > 0 {
             format!(
-                ", BOUND HIT: {} thread paths cut, the answer covers only executions within the bound",
-                o.cut_paths
+                ", BOUND HIT: {} cut, the answer covers only executions within the bound",
+                count(o.cut_paths as u64, "thread path", "thread paths")
             )
         } else {
             String::new()
@@ -157,11 +191,11 @@ pub fn queries(o: &TestOutcome) -> String {
     let mut s = String::new();
     let _ = writeln!(
         s,
-        "Test {} ({}): {} events, {} candidate executions, {:.3} ms",
+        "Test {} ({}): {}, {}, {:.3} ms",
         o.name,
         o.file,
-        o.events,
-        o.candidates,
+        count(o.events as u64, "event", "events"),
+        count(o.candidates, "candidate execution", "candidate executions"),
         o.time.as_secs_f64() * 1000.0
     );
     for q in &o.queries {
@@ -199,10 +233,27 @@ pub fn explanation(x: &Explanation) -> String {
             "{} consistent executions produce it among those seen (TRUNCATED at the execution limit: the race diagnoses cover only those)",
             x.consistent
         ),
-        Verdict::Allowed => format!("{} consistent executions produce it", x.consistent),
+        Verdict::Allowed => format!(
+            "{} {}",
+            count(
+                x.consistent,
+                "consistent execution",
+                "consistent executions"
+            ),
+            if x.consistent == 1 {
+                "produces it"
+            } else {
+                "produce it"
+            }
+        ),
         Verdict::Forbidden if x.rejections_complete => format!(
-            "{} candidate executions produce it, none consistent",
-            x.candidates
+            "{} {}, none consistent",
+            count(x.candidates, "candidate execution", "candidate executions"),
+            if x.candidates == 1 {
+                "produces it"
+            } else {
+                "produce it"
+            }
         ),
         Verdict::Forbidden => format!(
             "no consistent execution produces it; the rejections below are from the first {} candidates producing it (TRUNCATED at the execution limit)",
@@ -218,7 +269,10 @@ pub fn explanation(x: &Explanation) -> String {
         s,
         "  {counts}{}",
         if x.cut_paths > 0 {
-            format!("; BOUND HIT: {} thread paths cut", x.cut_paths)
+            format!(
+                "; BOUND HIT: {} cut",
+                count(x.cut_paths as u64, "thread path", "thread paths")
+            )
         } else {
             String::new()
         }
@@ -329,13 +383,13 @@ mod tests {
             assert!(v.get(key).is_some(), "{key}");
         }
         assert_eq!(v["failed"][0]["file"], "f.test");
-        assert!(summary(&err).contains("1 failed, 1 errors"));
+        assert!(summary(&err).contains("1 failed, 0 undecided, 1 error in"));
     }
 
     #[test]
     fn text_report_names_every_query() {
         let t = queries(&outcome(true));
-        assert!(t.starts_with("Test f (f.test): 2 events, 1 candidate executions"));
+        assert!(t.starts_with("Test f (f.test): 2 events, 1 candidate execution,"));
         assert!(t.contains("line 3"));
         assert!(t.contains("expected SATISFIABLE got SATISFIABLE ok"));
     }

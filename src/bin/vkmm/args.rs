@@ -1,5 +1,6 @@
 //! The command line's arguments (clap).
 
+use clap::builder::TypedValueParser;
 use clap::{Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;
 use vkmm::engine::{DEFAULT_MAX_EXECUTIONS, DEFAULT_UNROLL};
@@ -48,12 +49,12 @@ pub struct ModelArgs {
 pub struct LimitArgs {
     /// Loop unrolling bound: a statement runs at most N+1 times on a path;
     /// executions needing more are cut, counted and reported.
-    #[arg(long, default_value_t = DEFAULT_UNROLL)]
+    #[arg(long, default_value_t = DEFAULT_UNROLL, value_parser = clap::value_parser!(u16).range(0..=1000).map(usize::from))]
     pub unroll: usize,
     /// The most model evaluations per litmus test: candidate executions, and
     /// the partial ones the search evaluates to prune. Past it the result is
     /// reported as truncated.
-    #[arg(long, default_value_t = DEFAULT_MAX_EXECUTIONS)]
+    #[arg(long, default_value_t = DEFAULT_MAX_EXECUTIONS, value_parser = clap::value_parser!(u64).range(1..))]
     pub max_executions: u64,
     /// OpenCL `local` variables named by threads of several workgroups:
     /// `per-workgroup` (one instance per workgroup, as the specification
@@ -154,6 +155,10 @@ pub enum Command {
         /// Output format.
         #[arg(long, value_enum, default_value = "text")]
         format: OutputFormat,
+        /// Exit with status 1 when some test's answers differ between the models
+        /// (default: 0, the comparison is information).
+        #[arg(long)]
+        fail_on_difference: bool,
     },
     /// Check every litmus file below a folder, in parallel, and summarise.
     /// With --expected, check the rows of an expected-verdicts CSV instead.
@@ -169,7 +174,44 @@ pub enum Command {
         #[arg(long, default_value = "condition")]
         property: Property,
         /// Worker threads (default: one per core).
-        #[arg(short = 'j', long)]
+        #[arg(short = 'j', long, value_parser = clap::value_parser!(u16).range(1..=1024).map(usize::from))]
         jobs: Option<usize>,
+        /// Also write the results as JUnit XML to FILE.
+        #[arg(long, value_name = "FILE")]
+        junit: Option<PathBuf>,
+        /// Run only shard K of N (K in 1..=N): every N-th item from the K-th.
+        /// `vkmm merge` puts the shards' JSON back together.
+        #[arg(long, value_name = "K/N", value_parser = parse_shard)]
+        shard: Option<(usize, usize)>,
     },
+    /// Merge the JSON of several `vkmm suite --format json` runs (e.g. shards
+    /// from a CI matrix) into one summary, with the suite's exit code.
+    Merge {
+        /// The JSON files written by `vkmm suite --format json`.
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
+        /// Output format.
+        #[arg(long, value_enum, default_value = "text")]
+        format: OutputFormat,
+        /// Also write the merged results as JUnit XML to FILE.
+        #[arg(long, value_name = "FILE")]
+        junit: Option<PathBuf>,
+    },
+}
+
+/// `K/N` with 1 <= K <= N.
+fn parse_shard(s: &str) -> Result<(usize, usize), String> {
+    let (k, n) = s
+        .split_once('/')
+        .ok_or_else(|| format!("expected K/N (e.g. 2/4), found `{s}`"))?;
+    let num = |x: &str| {
+        x.trim()
+            .parse::<usize>()
+            .map_err(|_| format!("expected K/N with whole numbers, found `{s}`"))
+    };
+    let (k, n) = (num(k)?, num(n)?);
+    if n == 0 || k == 0 || k > n {
+        return Err(format!("shard `{s}`: K must be between 1 and N"));
+    }
+    Ok((k, n))
 }

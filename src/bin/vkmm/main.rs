@@ -78,8 +78,16 @@ fn check(files: &[PathBuf], args: &ModelArgs) -> Result<i32, String> {
     } else if files.len() > 1 {
         out(&report::text::summary(&summary));
     }
-    Ok(summary.exit_code())
+    let code = summary.exit_code();
+    Ok(if code == 0 && results.iter().any(|c| !c.complete()) {
+        EXIT_UNDECIDED
+    } else {
+        code
+    })
 }
+
+/// Exit code of a run some of whose answers a limit left undecided.
+const EXIT_UNDECIDED: i32 = 3;
 
 fn explain(
     session: &Session,
@@ -107,11 +115,15 @@ fn run_suite(
     expected: Option<&Path>,
     property: Property,
     jobs: Option<usize>,
+    shard: Option<(usize, usize)>,
 ) -> Result<Summary, String> {
     let session = args.session().decide(expected.map(|_| property));
     session.preload().map_err(|e| e.to_string())?;
     let start = Instant::now();
-    let items = suite::plan(dir, expected)?;
+    let (mut items, bad_rows) = suite::plan(dir, expected)?;
+    if let Some((k, n)) = shard {
+        items = suite::shard(items, k, n);
+    }
     let pb = progress(items.len(), args.format == OutputFormat::Json);
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(jobs.unwrap_or(0))
@@ -129,7 +141,25 @@ fn run_suite(
             .collect()
     });
     pb.finish_and_clear();
-    Ok(suite::score(&items, results, property, start.elapsed()))
+    Ok(suite::score(
+        &items,
+        results,
+        bad_rows,
+        property,
+        start.elapsed(),
+    ))
+}
+
+/// The output format a command was asked for (JSON errors need it).
+fn format_of(cli: &Cli) -> (OutputFormat, &'static str) {
+    match &cli.command {
+        Command::Check { args, .. } => (args.format, "check"),
+        Command::Explain { args, .. } => (args.format, "explain"),
+        Command::Show { .. } => (OutputFormat::Text, "show"),
+        Command::Compare { format, .. } => (*format, "compare"),
+        Command::Suite { args, .. } => (args.format, "suite"),
+        Command::Merge { format, .. } => (*format, "merge"),
+    }
 }
 
 fn run(cli: Cli) -> Result<i32, String> {
@@ -148,7 +178,10 @@ fn run(cli: Cli) -> Result<i32, String> {
                 explain_spec.as_deref(),
             )?;
             emit(args.format, "explain", &x, || report::text::explanation(&x));
-            Ok(0)
+            Ok(match x.verdict {
+                vkmm::analysis::explain::Verdict::Undecided => EXIT_UNDECIDED,
+                _ => 0,
+            })
         }
         Command::Show {
             file,
@@ -160,6 +193,12 @@ fn run(cli: Cli) -> Result<i32, String> {
             relations,
             args,
         } => {
+            if args.format != OutputFormat::Text {
+                return Err(
+                    "show draws DOT (--dot/--svg/--png write files); for JSON use `vkmm explain --format json`"
+                        .into(),
+                );
+            }
             let x = explain(
                 &args.session(),
                 &file,
@@ -181,6 +220,7 @@ fn run(cli: Cli) -> Result<i32, String> {
             models,
             limits,
             format,
+            fail_on_difference,
         } => {
             if models.len() < 2 {
                 return Err(
@@ -191,7 +231,7 @@ fn run(cli: Cli) -> Result<i32, String> {
             let session = limits.session();
             let names: Vec<&str> = models.iter().map(String::as_str).collect();
             let mut reports = Vec::new();
-            let mut errors = 0;
+            let mut errors = Vec::new();
             for f in &files {
                 let r = session
                     .load_file(f)
@@ -199,28 +239,37 @@ fn run(cli: Cli) -> Result<i32, String> {
                 match r {
                     Ok(r) => reports.push(r),
                     Err(e) => {
-                        errors += 1;
-                        eprintln!("error: {e}");
+                        if format != OutputFormat::Json {
+                            eprintln!("error: {e}");
+                        }
+                        errors.push(file_error(f, e));
                     }
                 }
             }
+            let differing = reports.iter().filter(|r| r.differs).count();
             emit(
                 format,
                 "compare",
-                &serde_json::json!({ "comparisons": reports }),
+                &serde_json::json!({ "comparisons": reports, "errors": errors }),
                 || {
                     let mut s: String = reports.iter().map(report::text::comparison).collect();
-                    let differing = reports.iter().filter(|r| r.differs).count();
                     s.push_str(&format!(
-                        "{} of {} tests differ between {}\n",
-                        differing,
-                        reports.len(),
-                        models.join(" and ")
+                        "tests whose answers differ between {}: {differing} of {}\n",
+                        models.join(" and "),
+                        reports.len()
                     ));
                     s
                 },
             );
-            Ok(if errors > 0 { 2 } else { 0 })
+            Ok(if !errors.is_empty() {
+                2
+            } else if fail_on_difference && differing > 0 {
+                1
+            } else if reports.iter().any(|r| !r.complete) {
+                EXIT_UNDECIDED
+            } else {
+                0
+            })
         }
         Command::Suite {
             dir,
@@ -228,21 +277,74 @@ fn run(cli: Cli) -> Result<i32, String> {
             expected,
             property,
             jobs,
+            junit,
+            shard,
         } => {
-            let summary = run_suite(&dir, &args, expected.as_deref(), property, jobs)?;
-            emit(args.format, "suite", &summary, || {
-                report::text::summary(&summary)
-            });
-            Ok(summary.exit_code())
+            let summary = run_suite(&dir, &args, expected.as_deref(), property, jobs, shard)?;
+            finish_suite(
+                &summary,
+                args.format,
+                junit.as_deref(),
+                &dir.display().to_string(),
+            )
+        }
+        Command::Merge {
+            files,
+            format,
+            junit,
+        } => {
+            let mut records = Vec::new();
+            let mut time = 0.0f64;
+            for f in &files {
+                let text = std::fs::read_to_string(f)
+                    .map_err(|e| format!("{}: cannot read: {e}", f.display()))?;
+                let doc: serde_json::Value = serde_json::from_str(&text).map_err(|e| {
+                    format!("{}:{}:{}: not JSON: {e}", f.display(), e.line(), e.column())
+                })?;
+                if doc["schema"] != json::SCHEMA || doc["command"] != "suite" {
+                    return Err(format!(
+                        "{}: not the JSON of `vkmm suite` under schema {}",
+                        f.display(),
+                        json::SCHEMA
+                    ));
+                }
+                let part: Vec<suite::Record> = serde_json::from_value(doc["records"].clone())
+                    .map_err(|e| format!("{}: bad records: {e}", f.display()))?;
+                records.extend(part);
+                time = time.max(doc["time"].as_f64().unwrap_or(0.0));
+            }
+            let summary =
+                Summary::from_records(records, std::time::Duration::from_secs_f64(time / 1000.0));
+            finish_suite(&summary, format, junit.as_deref(), "merged")
         }
     }
 }
 
+/// Prints a suite's summary, writes its JUnit XML, returns its exit code.
+fn finish_suite(
+    summary: &Summary,
+    format: OutputFormat,
+    junit: Option<&Path>,
+    name: &str,
+) -> Result<i32, String> {
+    if let Some(j) = junit {
+        std::fs::write(j, report::junit::suite(name, summary))
+            .map_err(|e| format!("{}: cannot write: {e}", j.display()))?;
+    }
+    emit(format, "suite", summary, || report::text::summary(summary));
+    Ok(summary.exit_code())
+}
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    let (format, command) = format_of(&cli);
     match run(cli) {
         Ok(code) => ExitCode::from(code as u8),
         Err(e) => {
+            if format == OutputFormat::Json {
+                let doc = serde_json::json!({ "error": e });
+                out(&(json::document(command, &doc) + "\n"));
+            }
             eprintln!("error: {e}");
             ExitCode::from(2)
         }
