@@ -15,8 +15,7 @@
 use crate::analysis::explain::{ExplainSpec, Explanation};
 use crate::analysis::suite::{self, SuiteItem};
 use crate::analysis::{
-    CheckError, Checked, Comparison, FileError, Models, Property, Summary, check_litmus,
-    check_program,
+    CheckError, Checked, Comparison, FileError, Models, Property, Summary, check_program,
 };
 use crate::cat::{CatError, Model};
 use crate::engine::Limits;
@@ -65,8 +64,12 @@ pub struct Session {
     limits: Limits,
     options: Options,
     decide: Option<Property>,
+    progress: Option<ProgressCallback>,
     models: Mutex<ModelCache>,
 }
+
+/// What a session calls with the progress of a long check.
+pub type ProgressCallback = Arc<dyn Fn(crate::engine::Progress) + Send + Sync>;
 
 impl Default for Session {
     fn default() -> Self {
@@ -95,6 +98,7 @@ impl Session {
             limits: Limits::default(),
             options: Options::default(),
             decide: None,
+            progress: None,
             models: Mutex::new(BTreeMap::new()),
         }
     }
@@ -142,6 +146,19 @@ impl Session {
     /// expected verdicts; the state list is then partial).
     pub fn decide(mut self, property: Option<Property>) -> Session {
         self.decide = property;
+        self
+    }
+
+    /// Wall-clock limit per search (a check stopped by it is undecided).
+    pub fn timeout(mut self, t: Option<std::time::Duration>) -> Session {
+        self.limits.timeout = t;
+        self
+    }
+
+    /// Calls `f` now and then during long litmus checks (a terminal
+    /// spinner, a browser's progress bar).
+    pub fn on_progress(mut self, f: ProgressCallback) -> Session {
+        self.progress = Some(f);
         self
     }
 
@@ -234,13 +251,14 @@ impl Session {
         let models = self.models_for(program)?;
         let err = |e| Error::check(file, e);
         if program.kind == crate::ir::TestKind::Litmus {
-            let o = check_litmus(
+            let o = crate::analysis::litmus::check_litmus_with_progress(
                 file,
                 program,
                 &models.chains,
                 &models.chains_name,
                 self.limits,
                 self.decide,
+                self.progress.as_deref().map(|f| f as _),
             )
             .map_err(err)?;
             Ok(Checked::Litmus(Box::new(o)))
@@ -376,6 +394,7 @@ impl Session {
             limits: self.limits,
             options: self.options,
             decide,
+            progress: self.progress.clone(),
             models: Mutex::new(
                 self.models
                     .lock()

@@ -5,7 +5,8 @@
 
 use crate::cat::{Evaluation, Model, Value};
 use crate::engine::{
-    Candidate, CheckError, EventInfo, Limits, RegValue, Skeleton, Visitor, explore,
+    Candidate, CheckError, EventInfo, Limits, ProgressFn, RegValue, Skeleton, Visitor,
+    explore_with_progress,
 };
 use crate::ir::{Program, Quantifier, Term};
 use std::collections::BTreeMap;
@@ -108,6 +109,8 @@ pub struct LitmusOutcome {
     /// partial evaluations together) before deciding: the verdicts then only
     /// cover the executions seen.
     pub truncated: bool,
+    /// Which limit truncated the search (`max-executions`, `timeout`).
+    pub stopped_by: Option<crate::engine::LimitKind>,
     #[serde(serialize_with = "crate::analysis::ser_duration")]
     pub time: Duration,
 }
@@ -311,6 +314,10 @@ struct Outcomes<'p> {
 }
 
 impl Visitor for Outcomes<'_> {
+    fn found(&self) -> Option<u64> {
+        Some(self.states.len() as u64)
+    }
+
     fn visit(
         &mut self,
         sk: &Skeleton,
@@ -400,6 +407,19 @@ pub fn check_litmus(
     limits: Limits,
     decide: Option<Property>,
 ) -> Result<LitmusOutcome, CheckError> {
+    check_litmus_with_progress(file, program, model, model_name, limits, decide, None)
+}
+
+/// [`check_litmus`], reporting progress now and then.
+pub fn check_litmus_with_progress(
+    file: &str,
+    program: &Program,
+    model: &Model,
+    model_name: &str,
+    limits: Limits,
+    decide: Option<Property>,
+    progress: Option<ProgressFn<'_>>,
+) -> Result<LitmusOutcome, CheckError> {
     let start = Instant::now();
     super::check_supported(program, model_name)?;
     let (shown_regs, shown_locs) = shown_terms(program);
@@ -415,7 +435,7 @@ pub fn check_litmus(
         races: Vec::new(),
         racy: false,
     };
-    let coverage = explore(program, model, limits, &mut v)?;
+    let coverage = explore_with_progress(program, model, limits, &mut v, progress)?;
     let cond = program.condition.as_ref();
     let (positive, negative) = (v.positive, v.negative);
     let observation = if positive > 0 && negative == 0 {
@@ -450,6 +470,7 @@ pub fn check_litmus(
         unroll: coverage.unroll,
         stopped_early: coverage.stopped_early,
         truncated: coverage.truncated,
+        stopped_by: coverage.stopped_by,
         time: start.elapsed(),
     })
 }

@@ -63,10 +63,49 @@ pub struct Coverage {
     pub unroll: usize,
     /// The visitor stopped the walk once it had its answer.
     pub stopped_early: bool,
-    /// The walk stopped at the execution limit before the visitor had its
-    /// answer: results cover only the executions seen.
+    /// The walk stopped at a limit before the visitor had its answer:
+    /// results cover only the executions seen.
     pub truncated: bool,
+    /// Which limit stopped it.
+    pub stopped_by: Option<LimitKind>,
 }
+
+/// A limit that can stop a walk.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum LimitKind {
+    /// `--max-executions`: model evaluations.
+    MaxExecutions,
+    /// `--timeout`: wall-clock time.
+    Timeout,
+}
+
+impl LimitKind {
+    /// The option that sets the limit.
+    pub fn option(self) -> &'static str {
+        match self {
+            LimitKind::MaxExecutions => "--max-executions",
+            LimitKind::Timeout => "--timeout",
+        }
+    }
+}
+
+/// How far a walk has got, for progress displays.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Progress {
+    /// Model evaluations so far (candidates and partial ones).
+    pub evaluations: u64,
+    /// Candidate executions evaluated.
+    pub executions: u64,
+    /// What the visitor has found (e.g. distinct final states), if it says.
+    pub found: Option<u64>,
+}
+
+/// Called now and then during a walk (every [`PROGRESS_EVERY`] evaluations).
+pub type ProgressFn<'a> = &'a (dyn Fn(Progress) + Sync);
+
+/// How many evaluations pass between two progress calls.
+pub const PROGRESS_EVERY: u64 = 4096;
 
 impl Coverage {
     /// Whether the walk saw every candidate it had to (it finished, or the
@@ -83,6 +122,7 @@ impl Coverage {
         self.unroll = other.unroll;
         self.stopped_early |= other.stopped_early;
         self.truncated |= other.truncated;
+        self.stopped_by = self.stopped_by.or(other.stopped_by);
     }
 }
 
@@ -98,6 +138,12 @@ pub trait Visitor {
 
     /// Called once per skeleton, before its candidates.
     fn skeleton(&mut self, _skeleton: &Skeleton) {}
+
+    /// What the visitor has found so far, for progress displays (e.g. the
+    /// number of distinct final states).
+    fn found(&self) -> Option<u64> {
+        None
+    }
 
     /// Called with every candidate execution and its evaluation (consistent
     /// or not); breaking ends the walk (the answer is known).
@@ -159,6 +205,18 @@ pub fn explore(
     limits: Limits,
     visitor: &mut dyn Visitor,
 ) -> Result<Coverage, CheckError> {
+    explore_with_progress(program, model, limits, visitor, None)
+}
+
+/// [`explore`], calling `progress` now and then.
+pub fn explore_with_progress(
+    program: &Program,
+    model: &Model,
+    limits: Limits,
+    visitor: &mut dyn Visitor,
+    progress: Option<ProgressFn<'_>>,
+) -> Result<Coverage, CheckError> {
+    let start = web_time::Instant::now();
     let limits = limits.for_model(model);
     let explorer = Explorer::new(program, limits)?;
     let mut coverage = Coverage {
@@ -167,17 +225,38 @@ pub fn explore(
         ..Coverage::default()
     };
     let evaluations = Cell::new(0u64);
-    let truncated = Cell::new(false);
-    // Reaching the limit marks the walk truncated; the next candidate
-    // breaks the search.
+    let stopped_by: Cell<Option<LimitKind>> = Cell::new(None);
+    // Reaching a limit marks the walk truncated; the next candidate breaks
+    // the search. The clock is read every 64 evaluations.
     let over_budget = || {
-        let over = evaluations.get() >= limits.max_executions;
-        if over {
-            truncated.set(true);
+        if stopped_by.get().is_some() {
+            return true;
         }
-        over
+        let n = evaluations.get();
+        let hit = if n >= limits.max_executions {
+            Some(LimitKind::MaxExecutions)
+        } else if n % 64 == 0 && limits.timeout.is_some_and(|t| start.elapsed() >= t) {
+            Some(LimitKind::Timeout)
+        } else {
+            None
+        };
+        stopped_by.set(hit);
+        hit.is_some()
     };
-    let mut executions = 0u64;
+    let tick = |executions: u64, found: Option<u64>| {
+        let n = evaluations.get() + 1;
+        evaluations.set(n);
+        if let Some(p) = progress
+            && n % PROGRESS_EVERY == 0
+        {
+            p(Progress {
+                evaluations: n,
+                executions,
+                found,
+            });
+        }
+    };
+    let executions_seen = Cell::new(0u64);
     let mut stopped = false;
     let mut failure: Option<CheckError> = None;
     let mut monotone_cache = None;
@@ -193,15 +272,15 @@ pub fn explore(
             if over_budget() {
                 return true;
             }
-            evaluations.set(evaluations.get() + 1);
+            tick(executions_seen.get(), None);
             staged.partial_ok(env)
         };
         let mut visit = |cand: &Candidate| {
             if over_budget() {
                 return ControlFlow::Break(());
             }
-            evaluations.set(evaluations.get() + 1);
-            executions += 1;
+            tick(executions_seen.get() + 1, visitor.found());
+            executions_seen.set(executions_seen.get() + 1);
             let flow = staged
                 .prepared
                 .evaluate(&cand.env)
@@ -223,15 +302,17 @@ pub fn explore(
         if let Some(e) = failure.take() {
             return Err(e);
         }
-        Ok(if stopped || truncated.get() {
+        Ok(if stopped || stopped_by.get().is_some() {
             ControlFlow::Break(())
         } else {
             ControlFlow::Continue(())
         })
     })?;
+    let executions = executions_seen.get();
     coverage.executions = executions;
     coverage.partial_evaluations = evaluations.get() - executions;
     coverage.stopped_early = stopped;
-    coverage.truncated = truncated.get() && !stopped;
+    coverage.truncated = stopped_by.get().is_some() && !stopped;
+    coverage.stopped_by = stopped_by.get().filter(|_| !stopped);
     Ok(coverage)
 }

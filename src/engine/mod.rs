@@ -19,7 +19,9 @@ pub mod trace;
 
 pub use base::{EventInfo, scope_set_name};
 pub use candidates::Candidate;
-pub use driver::{CheckError, Coverage, Visitor, explore};
+pub use driver::{
+    CheckError, Coverage, LimitKind, Progress, ProgressFn, Visitor, explore, explore_with_progress,
+};
 pub use trace::{PathEvent, ReadValue, RegValue};
 
 use crate::cat::Env;
@@ -49,6 +51,9 @@ pub struct Limits {
     pub max_executions: u64,
     /// The order relations to enumerate (set from the model: see [`Orders::for_model`]).
     pub orders: Orders,
+    /// The longest one walk of the candidate space may take; past it the
+    /// search stops and the result says it is truncated.
+    pub timeout: Option<std::time::Duration>,
 }
 
 /// Which order relations the model reads, so that the engine enumerates
@@ -118,6 +123,7 @@ impl Default for Limits {
             unroll: DEFAULT_UNROLL,
             max_executions: DEFAULT_MAX_EXECUTIONS,
             orders: Orders::default(),
+            timeout: None,
         }
     }
 }

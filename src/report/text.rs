@@ -158,10 +158,12 @@ pub fn litmus(o: &LitmusOutcome) -> String {
     if o.truncated {
         let _ = writeln!(
             s,
-            "TRUNCATED after {} model evaluations ({} executions, {} partial; --max-executions): states and counts cover only those executions",
+            "TRUNCATED after {} model evaluations ({} executions, {} partial; {}): states and counts cover only those executions",
             o.executions + o.partial_evaluations,
             o.executions,
-            o.partial_evaluations
+            o.partial_evaluations,
+            o.stopped_by
+                .map_or("a limit", crate::engine::LimitKind::option)
         );
     }
     let _ = writeln!(

@@ -61,6 +61,10 @@ pub struct LimitArgs {
     /// says) or `shared` (one location, as herd7 and Dat3M read them).
     #[arg(long, default_value = "per-workgroup")]
     pub local_memory: vkmm::frontend::LocalMemory,
+    /// Wall-clock limit per search, in seconds; a search stopped by it is
+    /// reported as undecided (exit code 3).
+    #[arg(long, value_name = "SECONDS", value_parser = parse_seconds)]
+    pub timeout: Option<std::time::Duration>,
 }
 
 impl LimitArgs {
@@ -69,6 +73,7 @@ impl LimitArgs {
             .unroll(self.unroll)
             .max_executions(self.max_executions)
             .local_memory(self.local_memory)
+            .timeout(self.timeout)
     }
 }
 
@@ -214,4 +219,14 @@ fn parse_shard(s: &str) -> Result<(usize, usize), String> {
         return Err(format!("shard `{s}`: K must be between 1 and N"));
     }
     Ok((k, n))
+}
+
+/// A positive number of seconds.
+fn parse_seconds(s: &str) -> Result<std::time::Duration, String> {
+    match s.parse::<f64>() {
+        Ok(x) if x > 0.0 && x.is_finite() && x < 1e9 => Ok(std::time::Duration::from_secs_f64(x)),
+        _ => Err(format!(
+            "expected a positive number of seconds, found `{s}`"
+        )),
+    }
 }

@@ -25,13 +25,17 @@ fn file_error(path: &Path, e: vkmm::Error) -> FileError {
 }
 
 fn check(files: &[PathBuf], args: &ModelArgs) -> Result<i32, String> {
-    let session = args.session();
+    let spinner = output::Spinner::new(args.format != OutputFormat::Json);
+    let session = spinner.attach(args.session());
     session.preload().map_err(|e| e.to_string())?;
     let start = Instant::now();
     let mut results = Vec::new();
     let mut errors = Vec::new();
     for f in files {
-        match session.check_file(f) {
+        spinner.start(f);
+        let checked = session.check_file(f);
+        spinner.stop();
+        match checked {
             Ok(c) => {
                 match args.format {
                     OutputFormat::Text => out(&report::text::checked(&c)),

@@ -92,3 +92,70 @@ pub fn progress(len: usize, json: bool) -> ProgressBar {
     );
     pb
 }
+
+/// A spinner for one long check on a terminal: it appears once a check has
+/// run for a second, showing the executions explored and states found.
+pub struct Spinner {
+    bar: Option<ProgressBar>,
+    started: std::sync::Arc<std::sync::Mutex<Option<web_time::Instant>>>,
+}
+
+impl Spinner {
+    /// A spinner that shows only on a terminal, and only when `wanted`.
+    pub fn new(wanted: bool) -> Spinner {
+        let bar = (wanted && std::io::stderr().is_terminal()).then(|| {
+            let pb = ProgressBar::hidden();
+            pb.set_style(
+                ProgressStyle::with_template("{spinner} {elapsed} {wide_msg}")
+                    .unwrap_or_else(|_| ProgressStyle::default_spinner()),
+            );
+            pb
+        });
+        Spinner {
+            bar,
+            started: Default::default(),
+        }
+    }
+
+    /// The session, reporting its progress to this spinner.
+    pub fn attach(&self, session: vkmm::Session) -> vkmm::Session {
+        let Some(bar) = self.bar.clone() else {
+            return session;
+        };
+        let started = self.started.clone();
+        session.on_progress(std::sync::Arc::new(move |p: vkmm::engine::Progress| {
+            let since = started.lock().ok().and_then(|s| *s);
+            if since.is_some_and(|t| t.elapsed().as_secs_f64() >= 1.0) {
+                if bar.is_hidden() {
+                    bar.set_draw_target(indicatif::ProgressDrawTarget::stderr());
+                }
+                bar.set_message(format!(
+                    "{} executions explored, {} partial{}",
+                    p.executions,
+                    p.evaluations - p.executions,
+                    p.found
+                        .map(|n| format!(", {n} states found"))
+                        .unwrap_or_default()
+                ));
+                bar.tick();
+            }
+        }))
+    }
+
+    /// A check of `file` begins.
+    pub fn start(&self, _file: &Path) {
+        if let Ok(mut s) = self.started.lock() {
+            *s = Some(web_time::Instant::now());
+        }
+    }
+
+    /// The check ended: the spinner disappears.
+    pub fn stop(&self) {
+        if let Some(bar) = &self.bar {
+            bar.set_draw_target(indicatif::ProgressDrawTarget::hidden());
+        }
+        if let Ok(mut s) = self.started.lock() {
+            *s = None;
+        }
+    }
+}
