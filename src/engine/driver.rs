@@ -235,7 +235,7 @@ pub fn explore_with_progress(
         let n = evaluations.get();
         let hit = if n >= limits.max_executions {
             Some(LimitKind::MaxExecutions)
-        } else if n % 64 == 0 && limits.timeout.is_some_and(|t| start.elapsed() >= t) {
+        } else if n.is_multiple_of(64) && limits.timeout.is_some_and(|t| start.elapsed() >= t) {
             Some(LimitKind::Timeout)
         } else {
             None
@@ -247,7 +247,7 @@ pub fn explore_with_progress(
         let n = evaluations.get() + 1;
         evaluations.set(n);
         if let Some(p) = progress
-            && n % PROGRESS_EVERY == 0
+            && n.is_multiple_of(PROGRESS_EVERY)
         {
             p(Progress {
                 evaluations: n,
