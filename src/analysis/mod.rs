@@ -15,12 +15,7 @@ use crate::cat::{CatError, Env, Evaluation, Model, Prepared};
 use crate::engine::ExecError;
 use crate::ir::Program;
 
-/// The dynamic base names a candidate execution provides to a model.
-pub const DYNAMIC_NAMES: &[&str] = &["rf", "asmo", "co", "sco", "RFINIT"];
-
-/// The dynamic names that grow during the reads-from search (`asmo`/`co`
-/// and `sco` are fixed first).
-pub const GROWING_NAMES: &[&str] = &["rf", "RFINIT"];
+pub use crate::engine::names::{DYNAMIC_NAMES, GROWING_NAMES};
 
 /// The models tests run against: `chains` for ordinary queries and
 /// conditions, `no_chains` for `.test` queries marked `NOCHAINS`.

@@ -14,6 +14,7 @@
 
 mod base;
 mod candidates;
+pub mod names;
 pub mod trace;
 
 pub use base::{EventInfo, scope_set_name};
@@ -89,8 +90,8 @@ impl Orders {
         let names = model.free_names();
         let uses = |n: &str| names.iter().any(|m| m == n);
         Orders {
-            total_co: uses("co"),
-            sc_order: uses("sco"),
+            total_co: uses(names::CO),
+            sc_order: uses(names::SCO),
         }
     }
 
