@@ -4,9 +4,10 @@
 //! data races (with the racing pair of instructions).
 
 use super::{CheckError, Staged};
-use crate::cat::{Model, Value};
+use crate::cat::Value;
 use crate::engine::{Candidate, EventInfo, Explorer, Limits, RegValue, Skeleton};
 use crate::ir::{Program, Quantifier, Term};
+use crate::model::LoadedModel;
 use std::cell::Cell;
 use std::collections::BTreeMap;
 use std::ops::ControlFlow;
@@ -156,20 +157,21 @@ pub(crate) fn read_value(sk: &Skeleton, cand: &Candidate, e: usize, program: &Pr
 
 /// The possible final values of each location: the values of the writes no
 /// other write to the location follows (in `co`, program order, or the
-/// model's `locord` if it binds one). Several maximal writes (unordered
-/// writes) give several possible final states.
+/// model's final-memory order if its profile declares one). Several maximal
+/// writes (unordered writes) give several possible final states.
 pub(crate) fn final_memory(
     sk: &Skeleton,
     cand: &Candidate,
     eval: &crate::cat::Evaluation,
     program: &Program,
     locations: &[usize],
+    final_order: Option<&str>,
 ) -> Vec<Vec<i64>> {
     let co = match cand.env.get("co") {
         Some(Value::Rel(r)) => Some(r),
         _ => None,
     };
-    let locord = match eval.lookup("locord") {
+    let locord = match final_order.and_then(|b| eval.lookup(b)) {
         Some(Value::Rel(r)) => Some(r),
         _ => None,
     };
@@ -208,9 +210,10 @@ pub(crate) fn memory_states(
     eval: &crate::cat::Evaluation,
     program: &Program,
     locations: &[usize],
+    final_order: Option<&str>,
 ) -> Vec<Vec<i64>> {
     let mut combos: Vec<Vec<i64>> = vec![Vec::new()];
-    for vals in final_memory(sk, cand, eval, program, locations) {
+    for vals in final_memory(sk, cand, eval, program, locations, final_order) {
         combos = combos
             .into_iter()
             .flat_map(|c| {
@@ -258,13 +261,15 @@ pub(crate) fn describe(program: &Program, e: &EventInfo) -> String {
 pub fn check_litmus(
     file: &str,
     program: &Program,
-    model: &Model,
-    model_name: &str,
+    loaded: &LoadedModel,
     limits: Limits,
     decide: Option<Property>,
 ) -> Result<LitmusOutcome, CheckError> {
     let start = Instant::now();
-    super::check_supported(program, model_name)?;
+    super::check_supported(program, loaded)?;
+    let model = &loaded.cat;
+    let final_order = loaded.profile.final_order.as_deref();
+    let race_binding = loaded.profile.races.as_deref();
     let limits = limits.for_model(model);
     let explorer = Explorer::new(program, limits)?;
     let cond = program.condition.as_ref();
@@ -359,7 +364,7 @@ pub fn check_litmus(
             // Final values of the locations the condition or report needs
             // (`shown_locs` holds every location the condition names).
             let all_locs = &shown_locs;
-            for mem in memory_states(&sk, cand, &eval, program, all_locs) {
+            for mem in memory_states(&sk, cand, &eval, program, all_locs, final_order) {
                 let value = |t: &Term| term_value(&sk, cand, program, all_locs, &mem, t);
                 if let Some(f) = cond.and_then(|c| c.filter.as_ref())
                     && !f.eval(&value)
@@ -388,7 +393,7 @@ pub fn check_litmus(
                 }
                 if eval.flags().next().is_some() {
                     racy = true;
-                    if let Some(Value::Rel(dr)) = eval.lookup("dr") {
+                    if let Some(Value::Rel(dr)) = race_binding.and_then(|b| eval.lookup(b)) {
                         for (a, b) in dr.pairs() {
                             if a < b {
                                 let loc = program
@@ -456,7 +461,7 @@ pub fn check_litmus(
     Ok(LitmusOutcome {
         file: file.to_string(),
         name: program.name.clone(),
-        model: model_name.to_string(),
+        model: loaded.name.clone(),
         condition: cond.map(|c| c.text.clone()),
         states: states.into_iter().collect(),
         positive,

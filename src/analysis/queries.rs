@@ -83,9 +83,10 @@ pub fn check_program(
     limits: Limits,
 ) -> Result<TestOutcome, CheckError> {
     let start = Instant::now();
-    super::check_supported(program, &models.chains_name)?;
-    super::check_supported(program, &models.no_chains_name)?;
-    let orders = Orders::for_model(&models.chains).union(Orders::for_model(&models.no_chains));
+    super::check_supported(program, &models.chains)?;
+    super::check_supported(program, &models.no_chains)?;
+    let orders =
+        Orders::for_model(&models.chains.cat).union(Orders::for_model(&models.no_chains.cat));
     let explorer = Explorer::new(program, Limits { orders, ..limits })?;
     let mut outcomes: Vec<Option<QueryOutcome>> = vec![None; program.queries.len()];
     let mut events = 0;
@@ -101,11 +102,12 @@ pub fn check_program(
         if selected.is_empty() {
             continue;
         }
-        let (model, model_name) = if no_chains {
-            (&models.no_chains, &models.no_chains_name)
+        let loaded = if no_chains {
+            &models.no_chains
         } else {
-            (&models.chains, &models.chains_name)
+            &models.chains
         };
+        let (model, model_name) = (&loaded.cat, &loaded.name);
         let t0 = Instant::now();
         let mut satisfied_at: Vec<Option<u64>> = vec![None; selected.len()];
         let mut executions = 0u64;

@@ -13,9 +13,11 @@ pub use spec::{ExplainSpec, SpecError};
 
 use crate::analysis::litmus::{describe, memory_states, term_value};
 use crate::analysis::{CheckError, DYNAMIC_NAMES};
-use crate::cat::{Evaluation, Model, Value};
+use crate::cat::{Evaluation, Value};
 use crate::engine::{Candidate, Explorer, Limits, Skeleton};
 use crate::ir::{CondExpr, Program, Term};
+use crate::model::profile::{EdgeStyle, family};
+use crate::model::{LoadedModel, Profile};
 use crate::relation::Relation;
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -77,6 +79,9 @@ pub struct Witness {
     pub events: Vec<String>,
     pub graph_events: Vec<GraphEvent>,
     pub edges: Vec<Edge>,
+    /// How pictures draw the edges' families (the model's profile).
+    #[serde(skip)]
+    pub styles: Vec<EdgeStyle>,
 }
 
 /// The explanation of one outcome of one test.
@@ -165,13 +170,13 @@ fn event_text(program: &Program, sk: &Skeleton, cand: &Candidate, e: usize) -> S
 /// `.test` files, whose values are pinned) under `model`.
 pub fn explain(
     program: &Program,
-    model: &Model,
-    model_name: &str,
+    loaded: &LoadedModel,
     spec: &ExplainSpec,
     outcome: Option<(&CondExpr, String)>,
     limits: Limits,
 ) -> Result<Explanation, CheckError> {
-    crate::analysis::check_supported(program, model_name)?;
+    crate::analysis::check_supported(program, loaded)?;
+    let (model, profile) = (&loaded.cat, &loaded.profile);
     let limits = limits.for_model(model);
     let explorer = Explorer::new(program, limits)?;
     let cond = program.condition.as_ref();
@@ -199,7 +204,7 @@ pub fn explain(
     let mut out = Explanation {
         test: program.name.clone(),
         outcome: outcome_text,
-        model: model_name.to_string(),
+        model: loaded.name.clone(),
         candidates: 0,
         consistent: 0,
         verdict: Verdict::Unreachable,
@@ -229,12 +234,19 @@ pub fn explain(
                 }
             };
             // Does this execution produce the outcome (some final state)?
-            let produces = memory_states(&sk, cand, &eval, program, &locs)
-                .iter()
-                .any(|mem| {
-                    let value = |t: &Term| term_value(&sk, cand, program, &locs, mem, t);
-                    filter.as_ref().is_none_or(|f| f.eval(&value)) && target.eval(&value)
-                });
+            let produces = memory_states(
+                &sk,
+                cand,
+                &eval,
+                program,
+                &locs,
+                profile.final_order.as_deref(),
+            )
+            .iter()
+            .any(|mem| {
+                let value = |t: &Term| term_value(&sk, cand, program, &locs, mem, t);
+                filter.as_ref().is_none_or(|f| f.eval(&value)) && target.eval(&value)
+            });
             if !produces {
                 return ControlFlow::Continue(());
             }
@@ -242,10 +254,10 @@ pub fn explain(
             if eval.consistent() {
                 out.consistent += 1;
                 if out.witness.is_none() {
-                    out.witness = Some(witness(program, &sk, cand, &eval, spec));
+                    out.witness = Some(witness(program, &sk, cand, &eval, spec, profile));
                 }
                 if eval.flags().next().is_some() {
-                    diagnose_races(program, &sk, cand, &eval, spec, &mut out.races);
+                    diagnose_races(program, &sk, cand, &eval, spec, profile, &mut out.races);
                 }
                 return ControlFlow::Continue(());
             }
@@ -256,7 +268,10 @@ pub fn explain(
                     .map(|r| offending(program, &sk, cand, &eval, spec, r, &c.kind))
                     .unwrap_or_default();
                 if out.rejected.is_none() && !cycle.is_empty() {
-                    out.rejected = Some((witness(program, &sk, cand, &eval, spec), cycle.clone()));
+                    out.rejected = Some((
+                        witness(program, &sk, cand, &eval, spec, profile),
+                        cycle.clone(),
+                    ));
                 }
                 let key = format!(
                     "{}|{}",
@@ -355,6 +370,7 @@ fn witness(
     cand: &Candidate,
     eval: &Evaluation,
     spec: &ExplainSpec,
+    profile: &Profile,
 ) -> Witness {
     let events = (0..sk.universe())
         .map(|e| event_text(program, sk, cand, e))
@@ -378,10 +394,14 @@ fn witness(
     // (a, b, binding) already drawn: a pair gets one edge per relation
     // family (the name before the first `_`), the first listed binding
     // winning (`sw` is skipped where an `sw_*` case was drawn, the other
-    // `locord_*` cases where one was, `hb` where synchronizes-with was).
+    // `locord_*` cases where one was, happens-before where
+    // synchronizes-with was). Program order is not drawn (pictures show it
+    // as the order of a thread's events).
+    let hb = profile.happens_before.as_deref();
+    let sw = profile.synchronizes_with.as_deref().map(family);
     let mut drawn: Vec<(usize, usize, String)> = Vec::new();
     for (binding, label) in &spec.edges {
-        if binding == "po" {
+        if profile.program_order.as_deref() == Some(binding.as_str()) {
             continue;
         }
         let Some(r) = rel(eval, &cand.env, binding) else {
@@ -393,11 +413,11 @@ fn witness(
             r.clone()
         };
         for (a, b) in r.pairs() {
-            let family = |n: &str| n.split('_').next().unwrap_or(n).to_string();
             let covered = drawn.iter().any(|(x, y, d)| {
                 *x == a
                     && *y == b
-                    && (family(d) == family(binding) || (binding == "hb" && family(d) == "sw"))
+                    && (family(d) == family(binding)
+                        || (hb == Some(binding.as_str()) && sw == Some(family(d))))
             });
             if a == b || covered {
                 continue;
@@ -417,6 +437,7 @@ fn witness(
         events,
         graph_events,
         edges,
+        styles: profile.edge_styles.clone(),
     }
 }
 
@@ -426,9 +447,14 @@ fn diagnose_races(
     cand: &Candidate,
     eval: &Evaluation,
     spec: &ExplainSpec,
+    profile: &Profile,
     out: &mut Vec<RaceDiagnosis>,
 ) {
-    let Some(dr) = rel(eval, &cand.env, "dr") else {
+    let Some(dr) = profile
+        .races
+        .as_deref()
+        .and_then(|b| rel(eval, &cand.env, b))
+    else {
         return;
     };
     for (x, y) in dr.pairs() {

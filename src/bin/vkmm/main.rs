@@ -36,8 +36,8 @@ struct ModelArgs {
     /// file. Default: opencl for OpenCL litmus files, vulkan for the others.
     #[arg(long)]
     model: Option<String>,
-    /// Model for `.test` queries marked NOCHAINS. Default: vulkan-nochains when
-    /// --model is vulkan, else --model.
+    /// Model for `.test` queries marked NOCHAINS. Default: the companion the
+    /// model declares (vulkan: vulkan-nochains), else --model.
     #[arg(long)]
     nochains_model: Option<String>,
     #[command(flatten)]
@@ -52,7 +52,7 @@ impl ModelArgs {
     fn model_for(&self, program: &Program) -> String {
         self.model
             .clone()
-            .unwrap_or_else(|| program.dialect.default_model().to_string())
+            .unwrap_or_else(|| vkmm::model::default_for(program.dialect).to_string())
     }
 }
 
@@ -197,8 +197,8 @@ fn load_models(args: &ModelArgs) -> Result<ModelChoice, String> {
     Ok(match &args.model {
         Some(m) => ModelChoice::Fixed(load(m)?),
         None => ModelChoice::ByDialect {
-            vulkan: load(vkmm::ir::Dialect::Vulkan.default_model())?,
-            opencl: load(vkmm::ir::Dialect::OpenCl.default_model())?,
+            vulkan: load(vkmm::model::default_for(vkmm::ir::Dialect::Vulkan))?,
+            opencl: load(vkmm::model::default_for(vkmm::ir::Dialect::OpenCl))?,
         },
     })
 }
@@ -234,15 +234,7 @@ fn check_file(
         error: format!("{file}: {e}"),
     };
     if program.queries.is_empty() && Format::of_path(path) != Some(Format::AlloyTest) {
-        let o = check_litmus(
-            &file,
-            &program,
-            &models.chains,
-            &models.chains_name,
-            limits(args),
-            decide,
-        )
-        .map_err(err)?;
+        let o = check_litmus(&file, &program, &models.chains, limits(args), decide).map_err(err)?;
         Ok(Checked::Litmus(Box::new(o), Box::new(program)))
     } else {
         Ok(Checked::Queries(
@@ -254,7 +246,7 @@ fn check_file(
 /// Runs one file under every model.
 fn compare_file(
     file: &Path,
-    models: &[(String, vkmm::cat::Model)],
+    models: &[vkmm::model::LoadedModel],
     limit_args: &LimitArgs,
 ) -> Result<vkmm::report::Comparison, String> {
     let limits = limit_args.limits();
@@ -262,16 +254,14 @@ fn compare_file(
     let program = load(file, limit_args).map_err(|e| e.error)?;
     let mut cmp = vkmm::report::Comparison {
         file: name.clone(),
-        models: models.iter().map(|(n, _)| n.clone()).collect(),
+        models: models.iter().map(|m| m.name.clone()).collect(),
         ..Default::default()
     };
     if !program.queries.is_empty() {
-        for (mname, model) in models {
+        for model in models {
             let ms = Models {
                 chains: model.clone(),
-                chains_name: mname.clone(),
                 no_chains: model.clone(),
-                no_chains_name: mname.clone(),
             };
             let o =
                 check_program(&name, &program, &ms, limits).map_err(|e| format!("{name}: {e}"))?;
@@ -288,11 +278,11 @@ fn compare_file(
         // sequentially consistent operations) gets a column of "n/a" and a note.
         let mut outcomes = Vec::new();
         let mut refused = Vec::new();
-        for (mname, model) in models {
-            match check_litmus(&name, &program, model, mname, limits, None) {
+        for model in models {
+            match check_litmus(&name, &program, model, limits, None) {
                 Ok(o) => outcomes.push(Some(o)),
                 Err(vkmm::analysis::CheckError::Unsupported(why)) => {
-                    refused.push(format!("{mname}: not supported: {why}"));
+                    refused.push(format!("{}: not supported: {why}", model.name));
                     outcomes.push(None);
                 }
                 Err(e) => return Err(format!("{name}: {e}")),
@@ -389,7 +379,9 @@ fn run_explain(
             vkmm::analysis::explain::ExplainSpec::parse(&p.display().to_string(), &text)
                 .map_err(|e| e.to_string())?
         }
-        None => vkmm::analysis::explain::ExplainSpec::builtin(&model_name).unwrap_or_default(),
+        None => {
+            vkmm::analysis::explain::ExplainSpec::of(&model.profile).map_err(|e| e.to_string())?
+        }
     };
     let parsed = match outcome {
         Some(o) => {
@@ -416,7 +408,6 @@ fn run_explain(
     vkmm::analysis::explain::explain(
         &program,
         &model,
-        &model_name,
         &spec,
         parsed.as_ref().map(|(e, t)| (e, t.clone())),
         limits(args),
@@ -665,13 +656,9 @@ fn run(cli: Cli) -> Result<i32, String> {
                         .into(),
                 );
             }
-            let loaded: Vec<(String, vkmm::cat::Model)> = models
+            let loaded: Vec<vkmm::model::LoadedModel> = models
                 .iter()
-                .map(|m| {
-                    vkmm::model::load(m)
-                        .map(|x| (m.clone(), x))
-                        .map_err(|e| e.to_string())
-                })
+                .map(|m| vkmm::model::load(m).map_err(|e| e.to_string()))
                 .collect::<Result<_, _>>()?;
             let mut reports = Vec::new();
             let mut errors = 0;
