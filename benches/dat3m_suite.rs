@@ -35,7 +35,7 @@ fn bench(c: &mut Criterion) {
         return;
     };
     // (program, model, property) for every row of the four CSVs
-    let mut rows: Vec<(String, Program, vkmm::cat::Model, Property)> = Vec::new();
+    let mut rows: Vec<(String, Program, vkmm::model::LoadedModel, Property)> = Vec::new();
     for (csv, model, property) in CSVS {
         let text = std::fs::read_to_string(dir.join(csv)).unwrap();
         for row in expected::parse(csv, &text, &dir).unwrap() {
@@ -54,24 +54,14 @@ fn bench(c: &mut Criterion) {
     group.bench_function("all four CSVs (236 rows, one core)", |b| {
         b.iter(|| {
             for (file, p, m, prop) in &rows {
-                black_box(
-                    check_litmus(file, p, m, "vulkan", Limits::default(), Some(*prop)).unwrap(),
-                );
+                black_box(check_litmus(file, p, m, Limits::default(), Some(*prop)).unwrap());
             }
         })
     });
     let xf = dir.join("Manual/xf-barrier.litmus");
     let program = vkmm::frontend::load(&xf).unwrap();
     let model = vkmm::model::load("vulkan").unwrap();
-    let o = check_litmus(
-        "xf-barrier",
-        &program,
-        &model,
-        "vulkan",
-        Limits::default(),
-        None,
-    )
-    .unwrap();
+    let o = check_litmus("xf-barrier", &program, &model, Limits::default(), None).unwrap();
     eprintln!(
         "xf-barrier: {} candidate executions explored, {} consistent, {} thread paths cut at unroll {}",
         o.executions, o.consistent, o.cut_paths, o.unroll
@@ -79,15 +69,7 @@ fn bench(c: &mut Criterion) {
     group.bench_function("xf-barrier (forall, full enumeration)", |b| {
         b.iter(|| {
             black_box(
-                check_litmus(
-                    "xf-barrier",
-                    &program,
-                    &model,
-                    "vulkan",
-                    Limits::default(),
-                    None,
-                )
-                .unwrap(),
+                check_litmus("xf-barrier", &program, &model, Limits::default(), None).unwrap(),
             )
         })
     });

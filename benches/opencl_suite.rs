@@ -41,24 +41,24 @@ fn bench(c: &mut Criterion) {
     group.measurement_time(Duration::from_secs(10));
     // Parses and checks every row under `model`; `decide` stops each search
     // once the row's property is decided.
-    let run_all = |model: &vkmm::cat::Model, name: &str, decide: bool| {
+    let run_all = |model: &vkmm::model::LoadedModel, decide: bool| {
         for (path, prop) in &rows {
             let p = vkmm::frontend::load_with(path, options).unwrap();
             let file = path.display().to_string();
             let decide = decide.then_some(*prop);
-            black_box(check_litmus(&file, &p, model, name, Limits::default(), decide).unwrap());
+            black_box(check_litmus(&file, &p, model, Limits::default(), decide).unwrap());
         }
     };
     group.bench_function("both CSVs (181 rows, parse + check, one core)", |b| {
-        b.iter(|| run_all(&model, "opencl", true))
+        b.iter(|| run_all(&model, true))
     });
     group.bench_function("both CSVs, every execution (no early stop)", |b| {
-        b.iter(|| run_all(&model, "opencl", false))
+        b.iter(|| run_all(&model, false))
     });
     let totalsc = vkmm::model::load("opencl-totalsc").unwrap();
     group.bench_function(
         "both CSVs under opencl-totalsc (SC orders enumerated)",
-        |b| b.iter(|| run_all(&totalsc, "opencl-totalsc", true)),
+        |b| b.iter(|| run_all(&totalsc, true)),
     );
     group.finish();
 }

@@ -17,7 +17,7 @@ use crate::analysis::suite::{self, SuiteItem};
 use crate::analysis::{
     CheckError, Checked, Comparison, FileError, Models, Property, Summary, check_program,
 };
-use crate::cat::{CatError, Model};
+use crate::cat::CatError;
 use crate::engine::Limits;
 use crate::frontend::{Format, FrontendError, LocalMemory, Options};
 use crate::ir::{CondExpr, Program};
@@ -35,6 +35,9 @@ pub enum Error {
     /// A model could not be loaded (file, line, column for cat syntax errors).
     #[error(transparent)]
     Model(#[from] CatError),
+    /// A model's `.explain` wording file is malformed.
+    #[error(transparent)]
+    Wording(#[from] crate::analysis::explain::SpecError),
     /// The program could not be checked under the model (a refused feature,
     /// a query naming an unknown count, a program the engine cannot run).
     #[error("{file}: {error}")]
@@ -193,17 +196,7 @@ impl Session {
     /// assert_eq!(program.threads.len(), 2);
     /// ```
     pub fn load_text(&self, name: &str, text: &str) -> Result<Program, Error> {
-        let format = match Format::of_path(Path::new(name)) {
-            Some(f) => f,
-            None => match crate::frontend::litmus_architecture(text) {
-                Some((w, _, _))
-                    if w.eq_ignore_ascii_case("vulkan") || w.eq_ignore_ascii_case("opencl") =>
-                {
-                    Format::VulkanLitmus
-                }
-                _ => Format::AlloyTest,
-            },
-        };
+        let format = Format::guess(name, text);
         Ok(crate::frontend::parse_text(
             name,
             text,
@@ -217,7 +210,7 @@ impl Session {
         let name = self
             .model
             .clone()
-            .unwrap_or_else(|| program.dialect.default_model().to_string());
+            .unwrap_or_else(|| crate::model::default_for(program.dialect).to_string());
         let key = (name, self.nochains_model.clone());
         let mut cache = self.models.lock().unwrap_or_else(|p| p.into_inner());
         if let Some(m) = cache.get(&key) {
@@ -255,7 +248,6 @@ impl Session {
                 file,
                 program,
                 &models.chains,
-                &models.chains_name,
                 self.limits,
                 self.decide,
                 self.progress.as_deref().map(|f| f as _),
@@ -312,8 +304,10 @@ impl Session {
         wording: Option<ExplainSpec>,
     ) -> Result<Explanation, Error> {
         let models = self.models_for(program)?;
-        let spec = wording
-            .unwrap_or_else(|| ExplainSpec::builtin(&models.chains_name).unwrap_or_default());
+        let spec = match wording {
+            Some(w) => w,
+            None => ExplainSpec::of(&models.chains.profile)?,
+        };
         let parsed = match outcome {
             Some(o) => Some((self.parse_outcome(program, o)?, o.to_string())),
             None => None,
@@ -321,7 +315,6 @@ impl Session {
         crate::analysis::explain::explain(
             program,
             &models.chains,
-            &models.chains_name,
             &spec,
             parsed.as_ref().map(|(e, t)| (e, t.clone())),
             self.limits,
@@ -343,9 +336,9 @@ impl Session {
         program: &Program,
         models: &[&str],
     ) -> Result<Comparison, Error> {
-        let loaded: Vec<(String, Model)> = models
+        let loaded: Vec<crate::model::LoadedModel> = models
             .iter()
-            .map(|m| Ok((m.to_string(), crate::model::load(m)?)))
+            .map(|m| crate::model::load(m))
             .collect::<Result<_, CatError>>()?;
         crate::analysis::compare::compare(file, program, &loaded, self.limits)
             .map_err(|e| Error::check(file, e))

@@ -560,3 +560,115 @@ fn a_closed_pipe_ends_quietly() {
     assert!(!err.contains("panicked"), "{err}");
     assert!(status.code() != Some(101), "{status:?} {err}");
 }
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+/// A renamed copy of models/vulkan.cat in a folder of its own behaves as
+/// `--model vulkan`: its profile comes with its text (and the rules file it
+/// includes), not its name.
+#[test]
+fn renamed_copy_of_a_builtin_model_behaves_the_same() {
+    let d = scratch("renamed");
+    let copy = d.join("my-gpu.cat");
+    let source = Path::new(env!("CARGO_MANIFEST_DIR")).join("models/vulkan.cat");
+    std::fs::copy(source, &copy).unwrap();
+    let copy = copy.to_str().unwrap();
+
+    let sc = bundled("opencl-sb-sc.litmus");
+    let builtin = vkmm(&["check", "--model", "vulkan", &sc]);
+    let renamed = vkmm(&["check", "--model", copy, &sc]);
+    assert_eq!(builtin.status.code(), Some(2));
+    assert_eq!(renamed.status.code(), Some(2));
+    assert_eq!(text(&builtin.stderr), text(&renamed.stderr));
+    assert!(
+        text(&renamed.stderr).contains(
+            "\"SequentiallyConsistent memory semantics is not supported and must not be used\""
+        ),
+        "{}",
+        text(&renamed.stderr)
+    );
+
+    // Same wording in explanations (only the model's name differs).
+    let mp = bundled("mp.litmus");
+    let builtin = vkmm(&["explain", "--model", "vulkan", &mp]);
+    let renamed = vkmm(&["explain", "--model", copy, &mp]);
+    assert_eq!(renamed.status.code(), Some(0), "{}", text(&renamed.stderr));
+    let renamed_text = text(&renamed.stdout).replace(copy, "vulkan");
+    assert_eq!(text(&builtin.stdout), renamed_text);
+    assert!(renamed_text.contains("[reads-from]"), "{renamed_text}");
+
+    // Same no-chains companion: NOCHAINS queries run under vulkan-nochains.
+    let chains = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/litmus/chain-subgroup-to-queuefamily.test")
+        .display()
+        .to_string();
+    for model in ["vulkan", copy] {
+        let out = vkmm(&["check", "--model", model, &chains]);
+        assert_eq!(out.status.code(), Some(0), "{}", text(&out.stdout));
+        let nochains: Vec<String> = text(&out.stdout)
+            .lines()
+            .filter(|l| l.contains(" NOCHAINS "))
+            .map(String::from)
+            .collect();
+        assert_eq!(nochains.len(), 2, "{}", text(&out.stdout));
+        assert!(
+            nochains.iter().all(|l| l.ends_with(", vulkan-nochains)")),
+            "{nochains:?}"
+        );
+    }
+}
+
+/// A user's model declares its own refusal and wording.
+#[test]
+fn user_model_declares_refusal_and_wording() {
+    let d = scratch("declares");
+    let m = d.join("mine.cat");
+    std::fs::write(
+        &m,
+        "\"Mine\"\n(*@ refuse seq_cst \"my GPU\" \"SC is not offered here\"\n    explain \"mine.explain\" *)\nlet hb = po | rf\nacyclic hb as causality\n",
+    )
+    .unwrap();
+    std::fs::write(
+        d.join("mine.explain"),
+        "check causality hb\nedge rf read by\nedge po before\n",
+    )
+    .unwrap();
+    let m = m.to_str().unwrap();
+    let out = vkmm(&["check", "--model", m, &bundled("opencl-sb-sc.litmus")]);
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = text(&out.stderr);
+    assert!(
+        stderr.contains(
+            "is sequentially consistent, which my GPU does not support (\"SC is not offered here\")"
+        ),
+        "{stderr}"
+    );
+    let out = vkmm(&["explain", "--model", m, &bundled("opencl-mp.litmus")]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stdout).contains("[read by]"),
+        "{}",
+        text(&out.stdout)
+    );
+}
+
+/// A malformed declaration is reported at its file, line and column.
+#[test]
+fn malformed_declaration_exits_two_with_position() {
+    let d = scratch("malformed");
+    let m = d.join("bad.cat");
+    std::fs::write(
+        &m,
+        "let hb = po\n(*@ races hb\n    refuse nothing \"x\" \"y\" *)\n",
+    )
+    .unwrap();
+    let out = vkmm(&["check", "--model", m.to_str().unwrap(), &example()]);
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = text(&out.stderr);
+    assert!(
+        stderr.contains("bad.cat:3:12: unknown feature `nothing`"),
+        "{stderr}"
+    );
+}

@@ -31,7 +31,6 @@ fn run_csv(csv: &str, model: &str, property: Property) {
             &row.path.display().to_string(),
             &program,
             &model_v,
-            model,
             Limits::default(),
             Some(property),
         ) {

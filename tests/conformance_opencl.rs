@@ -67,14 +67,7 @@ fn disagreements(
                     continue;
                 }
             };
-        match check_litmus(
-            &rel,
-            &program,
-            &model,
-            model_name,
-            Limits::default(),
-            Some(property),
-        ) {
+        match check_litmus(&rel, &program, &model, Limits::default(), Some(property)) {
             Ok(o) if o.holds(property) == Some(row.holds) => {}
             Ok(o) => out.push(format!(
                 "{rel}: {property:?} (expected {}, got {:?})",
@@ -156,7 +149,7 @@ fn own_tests(model_name: &str) {
     for (path, property, holds) in &rows {
         let program = vkmm::frontend::load(path).unwrap_or_else(|e| panic!("{e}"));
         let name = path.display().to_string();
-        let o = check_litmus(&name, &program, &model, model_name, Limits::default(), None)
+        let o = check_litmus(&name, &program, &model, Limits::default(), None)
             .unwrap_or_else(|e| panic!("{e}"));
         if o.holds(*property) != Some(*holds) {
             bad.push(format!(

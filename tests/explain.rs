@@ -17,7 +17,7 @@ fn own(file: &str) -> PathBuf {
 fn run(path: &Path, outcome: Option<&str>) -> Explanation {
     let program = vkmm::frontend::load(path).unwrap();
     let model = vkmm::model::load("vulkan").unwrap();
-    let spec = ExplainSpec::builtin("vulkan").unwrap();
+    let spec = ExplainSpec::of(&model.profile).unwrap();
     let parsed = outcome.map(|o| {
         let text = std::fs::read_to_string(path).unwrap();
         let e = vkmm::frontend::vulkan_litmus::parse_outcome("t", &text, o).unwrap();
@@ -26,7 +26,6 @@ fn run(path: &Path, outcome: Option<&str>) -> Explanation {
     explain(
         &program,
         &model,
-        "vulkan",
         &spec,
         parsed.as_ref().map(|(e, t)| (e, t.clone())),
         Limits::default(),
@@ -229,8 +228,8 @@ fn run_opencl(file: &str, model_name: &str) -> Explanation {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(file);
     let program = vkmm::frontend::load(&path).unwrap();
     let model = vkmm::model::load(model_name).unwrap();
-    let spec = ExplainSpec::builtin(model_name).unwrap();
-    explain(&program, &model, model_name, &spec, None, Limits::default()).unwrap()
+    let spec = ExplainSpec::of(&model.profile).unwrap();
+    explain(&program, &model, &spec, None, Limits::default()).unwrap()
 }
 
 /// Asserts that a cycle closes: each edge ends where the next starts.

@@ -20,7 +20,6 @@ fn run(file: &str, unroll: usize, decide: Option<Property>) -> LitmusOutcome {
         file,
         &program,
         &model,
-        "vulkan",
         Limits {
             unroll,
             ..Limits::default()
@@ -165,7 +164,7 @@ fn the_execution_limit_bounds_partial_evaluations_too() {
             max_executions,
             ..Limits::default()
         };
-        check_litmus("many-choices", &program, &model, "opencl", limits, None).unwrap()
+        check_litmus("many-choices", &program, &model, limits, None).unwrap()
     };
     let full = check(u64::MAX);
     assert!(!full.truncated);

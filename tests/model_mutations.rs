@@ -8,6 +8,7 @@ mod common;
 use std::path::{Path, PathBuf};
 use vkmm::analysis::Models;
 use vkmm::cat::Model;
+use vkmm::model::LoadedModel;
 
 const RULES: &str = include_str!("../models/vulkan-rules.cat");
 
@@ -94,15 +95,14 @@ fn mutated_models(rules: &str) -> Models {
     let resolve = |name: &str| -> Option<(String, String)> {
         (name == "vulkan-rules.cat").then(|| ("mutant/vulkan-rules.cat".into(), rules.into()))
     };
-    let load = |file: &str| {
-        Model::parse(file, vkmm::model::embedded(file).unwrap(), &resolve)
-            .unwrap_or_else(|e| panic!("mutant does not parse: {e}"))
+    let load = |file: &str, name: &str| {
+        let cat = Model::parse(file, vkmm::model::embedded(file).unwrap(), &resolve)
+            .unwrap_or_else(|e| panic!("mutant does not parse: {e}"));
+        LoadedModel::new(name, cat).unwrap_or_else(|e| panic!("mutant's profile: {e}"))
     };
     Models {
-        chains: load("vulkan.cat"),
-        chains_name: "vulkan (mutant)".into(),
-        no_chains: load("vulkan-nochains.cat"),
-        no_chains_name: "vulkan-nochains (mutant)".into(),
+        chains: load("vulkan.cat", "vulkan (mutant)"),
+        no_chains: load("vulkan-nochains.cat", "vulkan-nochains (mutant)"),
     }
 }
 

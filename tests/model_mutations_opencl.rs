@@ -21,6 +21,7 @@ use vkmm::cat::Model;
 use vkmm::engine::Limits;
 use vkmm::frontend::{LocalMemory, Options};
 use vkmm::ir::Program;
+use vkmm::model::LoadedModel;
 
 /// Which file a mutation edits.
 #[derive(Clone, Copy, PartialEq)]
@@ -313,7 +314,7 @@ fn all_cases(top: File) -> Vec<Case> {
 }
 
 /// The model whose top file is `top`, with `file` replaced by `source`.
-fn model(top: File, file: File, source: &str) -> Model {
+fn model(top: File, file: File, source: &str) -> LoadedModel {
     let resolve = |name: &str| -> Option<(String, String)> {
         if name == file.name() {
             return Some((format!("mutant/{name}"), source.to_string()));
@@ -321,12 +322,13 @@ fn model(top: File, file: File, source: &str) -> Model {
         vkmm::model::embedded(name).map(|s| (format!("<builtin>/{name}"), s.to_string()))
     };
     let (_, top_source) = resolve(top.name()).unwrap();
-    Model::parse(top.name(), &top_source, &resolve)
-        .unwrap_or_else(|e| panic!("mutant does not parse: {e}"))
+    let cat = Model::parse(top.name(), &top_source, &resolve)
+        .unwrap_or_else(|e| panic!("mutant does not parse: {e}"));
+    LoadedModel::new("mutant", cat).unwrap_or_else(|e| panic!("mutant's profile: {e}"))
 }
 
 /// The cases `model` gets wrong.
-fn failures(model: &Model, cases: &[Case]) -> Vec<String> {
+fn failures(model: &LoadedModel, cases: &[Case]) -> Vec<String> {
     cases
         .iter()
         .filter(|c| {
@@ -334,7 +336,6 @@ fn failures(model: &Model, cases: &[Case]) -> Vec<String> {
                 &c.name,
                 &c.program,
                 model,
-                "mutant",
                 Limits::default(),
                 Some(c.property),
             )

@@ -5,9 +5,9 @@
 //! note saying why.
 
 use super::{CheckError, Models, check_litmus, check_program};
-use crate::cat::Model;
 use crate::engine::Limits;
 use crate::ir::Program;
+use crate::model::LoadedModel;
 use serde::Serialize;
 
 /// One test run under several models.
@@ -25,26 +25,24 @@ pub struct Comparison {
     pub notes: Vec<String>,
 }
 
-/// Runs `program` under every model of `models` (name, model).
+/// Runs `program` under every model of `models`.
 pub fn compare(
     file: &str,
     program: &Program,
-    models: &[(String, Model)],
+    models: &[LoadedModel],
     limits: Limits,
 ) -> Result<Comparison, CheckError> {
     let mut cmp = Comparison {
         file: file.to_string(),
-        models: models.iter().map(|(n, _)| n.clone()).collect(),
+        models: models.iter().map(|m| m.name.clone()).collect(),
         complete: true,
         ..Default::default()
     };
     if !program.queries.is_empty() {
-        for (mname, model) in models {
+        for model in models {
             let ms = Models {
                 chains: model.clone(),
-                chains_name: mname.clone(),
                 no_chains: model.clone(),
-                no_chains_name: mname.clone(),
             };
             let o = check_program(file, program, &ms, limits)?;
             for (i, q) in o.queries.iter().enumerate() {
@@ -61,11 +59,11 @@ pub fn compare(
     } else {
         let mut outcomes = Vec::new();
         let mut refused = Vec::new();
-        for (mname, model) in models {
-            match check_litmus(file, program, model, mname, limits, None) {
+        for model in models {
+            match check_litmus(file, program, model, limits, None) {
                 Ok(o) => outcomes.push(Some(o)),
                 Err(CheckError::Unsupported(why)) => {
-                    refused.push(format!("{mname}: not supported: {why}"));
+                    refused.push(format!("{}: not supported: {why}", model.name));
                     outcomes.push(None);
                 }
                 Err(e) => return Err(e),

@@ -3,12 +3,13 @@
 //! positive/negative witnesses, the Always/Sometimes/Never observation, and
 //! data races (with the racing pair of instructions).
 
-use crate::cat::{Evaluation, Model, Value};
+use crate::cat::{Evaluation, Value};
 use crate::engine::{
     Candidate, CheckError, EventInfo, Limits, ProgressFn, RegValue, Skeleton, Visitor,
     explore_with_progress,
 };
 use crate::ir::{Program, Quantifier, Term};
+use crate::model::LoadedModel;
 use std::collections::BTreeMap;
 use std::ops::ControlFlow;
 use std::time::Duration;
@@ -161,20 +162,21 @@ pub(crate) fn read_value(sk: &Skeleton, cand: &Candidate, e: usize, program: &Pr
 
 /// The possible final values of each location: the values of the writes no
 /// other write to the location follows (in `co`, program order, or the
-/// model's `locord` if it binds one). Several maximal writes (unordered
-/// writes) give several possible final states.
+/// model's final-memory order if its profile declares one). Several maximal
+/// writes (unordered writes) give several possible final states.
 pub(crate) fn final_memory(
     sk: &Skeleton,
     cand: &Candidate,
     eval: &crate::cat::Evaluation,
     program: &Program,
     locations: &[usize],
+    final_order: Option<&str>,
 ) -> Vec<Vec<i64>> {
     let co = match cand.env.get("co") {
         Some(Value::Rel(r)) => Some(r),
         _ => None,
     };
-    let locord = match eval.lookup("locord") {
+    let locord = match final_order.and_then(|b| eval.lookup(b)) {
         Some(Value::Rel(r)) => Some(r),
         _ => None,
     };
@@ -213,9 +215,10 @@ pub(crate) fn memory_states(
     eval: &crate::cat::Evaluation,
     program: &Program,
     locations: &[usize],
+    final_order: Option<&str>,
 ) -> Vec<Vec<i64>> {
     let mut combos: Vec<Vec<i64>> = vec![Vec::new()];
-    for vals in final_memory(sk, cand, eval, program, locations) {
+    for vals in final_memory(sk, cand, eval, program, locations, final_order) {
         combos = combos
             .into_iter()
             .flat_map(|c| {
@@ -302,6 +305,9 @@ pub(crate) fn shown_terms(program: &Program) -> (Vec<(usize, String)>, Vec<usize
 /// The visitor behind [`check_litmus`]: final states, witnesses, races.
 struct Outcomes<'p> {
     program: &'p Program,
+    /// The model's final-memory order and race bindings (its profile).
+    final_order: Option<&'p str>,
+    races_binding: Option<&'p str>,
     decide: Option<Property>,
     shown_regs: Vec<(usize, String)>,
     shown_locs: Vec<usize>,
@@ -333,7 +339,7 @@ impl Visitor for Outcomes<'_> {
         // Final values of the locations the condition or report needs
         // (`shown_locs` holds every location the condition names).
         let all_locs = &self.shown_locs;
-        for mem in memory_states(sk, cand, eval, program, all_locs) {
+        for mem in memory_states(sk, cand, eval, program, all_locs, self.final_order) {
             let value = |t: &Term| term_value(sk, cand, program, all_locs, &mem, t);
             if let Some(f) = cond.and_then(|c| c.filter.as_ref())
                 && !f.eval(&value)
@@ -362,7 +368,7 @@ impl Visitor for Outcomes<'_> {
             }
             if eval.flags().next().is_some() {
                 self.racy = true;
-                if let Some(Value::Rel(dr)) = eval.lookup("dr") {
+                if let Some(Value::Rel(dr)) = self.races_binding.and_then(|b| eval.lookup(b)) {
                     for (a, b) in dr.pairs().filter(|(a, b)| a < b) {
                         let loc = program
                             .location_of(sk.events[a].instruction(program))
@@ -402,29 +408,29 @@ impl Visitor for Outcomes<'_> {
 pub fn check_litmus(
     file: &str,
     program: &Program,
-    model: &Model,
-    model_name: &str,
+    model: &LoadedModel,
     limits: Limits,
     decide: Option<Property>,
 ) -> Result<LitmusOutcome, CheckError> {
-    check_litmus_with_progress(file, program, model, model_name, limits, decide, None)
+    check_litmus_with_progress(file, program, model, limits, decide, None)
 }
 
 /// [`check_litmus`], reporting progress now and then.
 pub fn check_litmus_with_progress(
     file: &str,
     program: &Program,
-    model: &Model,
-    model_name: &str,
+    loaded: &LoadedModel,
     limits: Limits,
     decide: Option<Property>,
     progress: Option<ProgressFn<'_>>,
 ) -> Result<LitmusOutcome, CheckError> {
     let start = Instant::now();
-    super::check_supported(program, model_name)?;
+    super::check_supported(program, loaded)?;
     let (shown_regs, shown_locs) = shown_terms(program);
     let mut v = Outcomes {
         program,
+        final_order: loaded.profile.final_order.as_deref(),
+        races_binding: loaded.profile.races.as_deref(),
         decide,
         shown_regs,
         shown_locs,
@@ -435,7 +441,7 @@ pub fn check_litmus_with_progress(
         races: Vec::new(),
         racy: false,
     };
-    let coverage = explore_with_progress(program, model, limits, &mut v, progress)?;
+    let coverage = explore_with_progress(program, &loaded.cat, limits, &mut v, progress)?;
     let cond = program.condition.as_ref();
     let (positive, negative) = (v.positive, v.negative);
     let observation = if positive > 0 && negative == 0 {
@@ -453,7 +459,7 @@ pub fn check_litmus_with_progress(
     Ok(LitmusOutcome {
         file: file.to_string(),
         name: program.name.clone(),
-        model: model_name.to_string(),
+        model: loaded.name.clone(),
         condition: cond.map(|c| c.text.clone()),
         quantifier: cond.and_then(|c| c.quantifier),
         states: v.states.into_iter().collect(),

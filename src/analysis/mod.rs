@@ -13,42 +13,30 @@ pub mod suite;
 pub use litmus::{LitmusOutcome, Observation, Property, RacePair, check_litmus};
 pub use queries::{Answer, QueryOutcome, TestOutcome, check_program};
 
-use crate::cat::{CatError, Model};
+use crate::cat::CatError;
 use crate::ir::Program;
+use crate::model::LoadedModel;
 
-/// The dynamic base names a candidate execution provides to a model.
-pub const DYNAMIC_NAMES: &[&str] = &["rf", "asmo", "co", "sco", "RFINIT"];
-
-/// The dynamic names that grow during the reads-from search (`asmo`/`co`
-/// and `sco` are fixed first).
-pub const GROWING_NAMES: &[&str] = &["rf", "RFINIT"];
+pub use crate::engine::names::{DYNAMIC_NAMES, GROWING_NAMES};
 
 /// The models tests run against: `chains` for ordinary queries and
 /// conditions, `no_chains` for `.test` queries marked `NOCHAINS`.
 pub struct Models {
-    pub chains: Model,
-    pub chains_name: String,
-    pub no_chains: Model,
-    pub no_chains_name: String,
+    pub chains: LoadedModel,
+    pub no_chains: LoadedModel,
 }
 
 impl Models {
     /// Loads `name` (a built-in model or a `.cat` file) for ordinary queries
     /// and `no_chains` for `NOCHAINS` queries; without `no_chains`, the
-    /// companion of `vulkan` is `vulkan-nochains` and any other model is its
-    /// own companion.
+    /// companion the model's profile declares (`nochains`), else the model.
     pub fn load(name: &str, no_chains: Option<&str>) -> Result<Models, CatError> {
-        let companion = match no_chains {
-            Some(m) => m,
-            None if name == "vulkan" => "vulkan-nochains",
-            None => name,
+        let chains = crate::model::load(name)?;
+        let no_chains = match no_chains.or(chains.profile.nochains.as_deref()) {
+            Some(companion) => crate::model::load(companion)?,
+            None => chains.clone(),
         };
-        Ok(Models {
-            chains: crate::model::load(name)?,
-            chains_name: name.to_string(),
-            no_chains: crate::model::load(companion)?,
-            no_chains_name: companion.to_string(),
-        })
+        Ok(Models { chains, no_chains })
     }
 
     /// A built-in model by name, with its no-chains companion.
@@ -99,24 +87,13 @@ pub fn ser_duration<S: serde::Serializer>(
     s.serialize_f64(d.as_secs_f64() * 1000.0)
 }
 
-/// The Vulkan models cannot run programs with sequentially consistent
-/// operations: "SequentiallyConsistent memory semantics is not supported and
-/// must not be used." (Memory Model appendix, Memory Semantics).
-pub(crate) fn check_supported(program: &Program, model_name: &str) -> Result<(), CheckError> {
-    if !model_name.starts_with("vulkan") {
-        return Ok(());
+/// Refuses a program using a feature the model's profile refuses (the
+/// Vulkan models: sequentially consistent operations).
+pub(crate) fn check_supported(program: &Program, model: &LoadedModel) -> Result<(), CheckError> {
+    match model.profile.refusal(program) {
+        Some(why) => Err(CheckError::Unsupported(why)),
+        None => Ok(()),
     }
-    for t in &program.threads {
-        for i in t.instructions() {
-            if i.semantics.seq_cst {
-                return Err(CheckError::Unsupported(format!(
-                    "line {}: `{}` is sequentially consistent, which the Vulkan memory model does not support (\"SequentiallyConsistent memory semantics is not supported and must not be used\"); choose another model with --model",
-                    i.source.line, i.source.text
-                )));
-            }
-        }
-    }
-    Ok(())
 }
 
 #[cfg(test)]

@@ -178,8 +178,8 @@ pub fn check_program(
     limits: Limits,
 ) -> Result<TestOutcome, CheckError> {
     let start = Instant::now();
-    super::check_supported(program, &models.chains_name)?;
-    super::check_supported(program, &models.no_chains_name)?;
+    super::check_supported(program, &models.chains)?;
+    super::check_supported(program, &models.no_chains)?;
     let mut outcomes: Vec<Option<QueryOutcome>> = vec![None; program.queries.len()];
     let mut events = 0;
     let mut candidates = 0u128;
@@ -194,11 +194,12 @@ pub fn check_program(
         if selected.is_empty() {
             continue;
         }
-        let (model, model_name) = if no_chains {
-            (&models.no_chains, &models.no_chains_name)
+        let loaded = if no_chains {
+            &models.no_chains
         } else {
-            (&models.chains, &models.chains_name)
+            &models.chains
         };
+        let (model, model_name) = (&loaded.cat, &loaded.name);
         let t0 = Instant::now();
         let mut v = Answers {
             queries: selected.iter().map(|(_, q)| *q).collect(),

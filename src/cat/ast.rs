@@ -5,6 +5,16 @@
 use super::error::Pos;
 use std::fmt;
 
+/// A `(*@ ... *)` comment: text herd7 ignores and vkmm reads as model
+/// profile declarations (`crate::model::profile`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Annotation {
+    /// Where the text starts (just after `(*@`).
+    pub pos: Pos,
+    /// The text between `(*@` and `*)`.
+    pub text: String,
+}
+
 /// Infix operators, from lowest to highest precedence.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum BinOp {

@@ -121,6 +121,8 @@ pub struct IStmt {
 #[derive(Debug)]
 pub struct Program {
     pub title: Option<String>,
+    /// The `(*@ ... *)` comments, in the order [`Parsed`] gives them.
+    pub annotations: Vec<super::ast::Annotation>,
     pub stmts: Vec<IStmt>,
     /// Name of each top-level slot.
     pub slot_names: Vec<String>,
@@ -224,6 +226,7 @@ pub fn compile(parsed: Parsed) -> Program {
     }
     Program {
         title: parsed.title,
+        annotations: parsed.annotations,
         stmts,
         final_slots: c.top,
         slot_names: c.slot_names,

@@ -42,6 +42,9 @@ pub enum CatErrorKind {
     Unsupported,
     /// An `include` that cannot be resolved, or an include cycle.
     Include,
+    /// A malformed `(*@ ... *)` model profile declaration, or one naming a
+    /// file that cannot be found or a binding the model lacks.
+    Profile,
     /// An identifier with no binding at evaluation time.
     Unbound,
     /// An operator or function applied to a value of the wrong kind.

@@ -1,6 +1,9 @@
 //! Tokenizer for cat source text: identifiers, keywords, strings, numbers,
 //! operators, with nested `(* ... *)` comments and `//` line comments skipped.
+//! Comments opening with `(*@` are kept aside as [`Annotation`]s (model
+//! profile declarations, which herd7 reads as ordinary comments).
 
+use super::ast::Annotation;
 use super::error::{CatError, Pos};
 use std::fmt;
 use std::sync::Arc;
@@ -182,6 +185,7 @@ struct Lexer<'s> {
     line: usize,
     col: usize,
     file: Arc<str>,
+    annotations: Vec<Annotation>,
 }
 
 impl Lexer<'_> {
@@ -223,6 +227,12 @@ impl Lexer<'_> {
                     let start = self.pos();
                     self.bump();
                     self.bump();
+                    let annotated = self.peek(0) == Some('@');
+                    if annotated {
+                        self.bump();
+                    }
+                    let (body_pos, body_start) = (self.pos(), self.offset());
+                    let mut body_end = body_start;
                     let mut depth = 1usize;
                     while depth > 0 {
                         match (self.peek(0), self.peek(1)) {
@@ -236,11 +246,18 @@ impl Lexer<'_> {
                             }
                             (Some('*'), Some(')')) => {
                                 depth -= 1;
+                                body_end = self.offset();
                                 self.bump();
                                 self.bump();
                             }
                             _ => self.bump(),
                         }
+                    }
+                    if annotated {
+                        self.annotations.push(Annotation {
+                            pos: body_pos,
+                            text: self.src[body_start..body_end].to_string(),
+                        });
                     }
                 }
                 _ => return Ok(()),
@@ -349,6 +366,14 @@ impl Lexer<'_> {
 
 /// Splits `src` into tokens; the last token is always [`Tok::Eof`].
 pub fn tokenize(file: &Arc<str>, src: &str) -> Result<Vec<Token>, CatError> {
+    tokenize_annotated(file, src).map(|(toks, _)| toks)
+}
+
+/// [`tokenize`], also returning the `(*@ ... *)` comments in source order.
+pub fn tokenize_annotated(
+    file: &Arc<str>,
+    src: &str,
+) -> Result<(Vec<Token>, Vec<Annotation>), CatError> {
     let mut lx = Lexer {
         src,
         chars: src.char_indices().collect(),
@@ -356,6 +381,7 @@ pub fn tokenize(file: &Arc<str>, src: &str) -> Result<Vec<Token>, CatError> {
         line: 1,
         col: 1,
         file: Arc::clone(file),
+        annotations: Vec::new(),
     };
     let mut out = Vec::new();
     loop {
@@ -363,7 +389,7 @@ pub fn tokenize(file: &Arc<str>, src: &str) -> Result<Vec<Token>, CatError> {
         let eof = t.tok == Tok::Eof;
         out.push(t);
         if eof {
-            return Ok(out);
+            return Ok((out, lx.annotations));
         }
     }
 }

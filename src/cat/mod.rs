@@ -31,7 +31,7 @@ mod value;
 #[cfg(test)]
 mod tests;
 
-pub use ast::CheckKind;
+pub use ast::{Annotation, CheckKind};
 pub use error::{CatError, CatErrorKind, Pos};
 pub use interp::{CheckResult, Evaluation, Prepared};
 pub use value::{Env, Func, Value};
@@ -70,6 +70,17 @@ impl Model {
     /// The model's title, if it started with a quoted string.
     pub fn title(&self) -> Option<&str> {
         self.prog.title.as_deref()
+    }
+
+    /// The `(*@ ... *)` comments of the model and its includes, each file's
+    /// after those of the files it includes.
+    pub fn annotations(&self) -> &[Annotation] {
+        &self.prog.annotations
+    }
+
+    /// Whether the model binds `name` at its top level (after its last statement).
+    pub fn binds(&self, name: &str) -> bool {
+        self.prog.final_slots.contains_key(name)
     }
 
     /// The names of the model's checks, in order (defaults included).

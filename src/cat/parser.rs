@@ -5,9 +5,9 @@
 //! product), prefix `~`, postfix `+ * ? ^-1 ^+ ^*` and application. A `*` is
 //! the infix product when the next token can start an operand, else postfix.
 
-use super::ast::{BinOp, Binding, CheckKind, Expr, ExprKind, Stmt, UnOp};
+use super::ast::{Annotation, BinOp, Binding, CheckKind, Expr, ExprKind, Stmt, UnOp};
 use super::error::{CatError, CatErrorKind, Pos};
-use super::lexer::{Kw, Tok, Token, tokenize};
+use super::lexer::{Kw, Tok, Token, tokenize, tokenize_annotated};
 use std::sync::Arc;
 
 /// Deepest expression nesting accepted (keeps every recursive walk, and the
@@ -24,6 +24,10 @@ pub type Resolver<'r> = &'r dyn Fn(&str) -> Option<(String, String)>;
 pub struct Parsed {
     pub title: Option<String>,
     pub stmts: Vec<Stmt>,
+    /// The `(*@ ... *)` comments of every file, each file's after those of
+    /// the files it includes (so a later one overrides an earlier one the
+    /// way an including file overrides what it includes).
+    pub annotations: Vec<Annotation>,
 }
 
 /// Parses the model `source` (named `file_name`), inlining its includes.
@@ -32,10 +36,14 @@ pub fn parse_model(
     source: &str,
     resolve: Resolver<'_>,
 ) -> Result<Parsed, CatError> {
-    let mut stmts = Vec::new();
+    let mut out = Output::default();
     let mut stack = vec![file_name.to_string()];
-    let title = parse_file(file_name, source, resolve, &mut stack, &mut stmts)?;
-    Ok(Parsed { title, stmts })
+    let title = parse_file(file_name, source, resolve, &mut stack, &mut out)?;
+    Ok(Parsed {
+        title,
+        stmts: out.stmts,
+        annotations: out.annotations,
+    })
 }
 
 /// Parses a single expression (used by tests and diagnostics).
@@ -50,7 +58,7 @@ pub fn parse_expr(file_name: &str, source: &str) -> Result<Expr, CatError> {
         nest: 0,
         resolve: &no_include,
         stack: &mut stack,
-        out: &mut Vec::new(),
+        out: &mut Output::default(),
     };
     let e = p.expr()?;
     p.expect(&Tok::Eof, "end of expression")?;
@@ -62,17 +70,17 @@ fn parse_file(
     source: &str,
     resolve: Resolver<'_>,
     stack: &mut Vec<String>,
-    out: &mut Vec<Stmt>,
+    out: &mut Output,
 ) -> Result<Option<String>, CatError> {
     let file: Arc<str> = Arc::from(file_name);
-    let toks = tokenize(&file, source)?;
+    let (toks, annotations) = tokenize_annotated(&file, source)?;
     let mut p = Parser {
         toks,
         i: 0,
         nest: 0,
         resolve,
         stack,
-        out,
+        out: &mut *out,
     };
     let title = match &p.peek().tok {
         Tok::Str(s) => {
@@ -83,7 +91,15 @@ fn parse_file(
         _ => None,
     };
     p.statements()?;
+    out.annotations.extend(annotations);
     Ok(title)
+}
+
+/// What parsing a model and its includes accumulates.
+#[derive(Default)]
+struct Output {
+    stmts: Vec<Stmt>,
+    annotations: Vec<Annotation>,
 }
 
 struct Parser<'r, 'o> {
@@ -93,7 +109,7 @@ struct Parser<'r, 'o> {
     nest: usize,
     resolve: Resolver<'r>,
     stack: &'o mut Vec<String>,
-    out: &'o mut Vec<Stmt>,
+    out: &'o mut Output,
 }
 
 /// Whether a token can start an operand (decides infix vs postfix `*`).
@@ -207,17 +223,17 @@ impl Parser<'_, '_> {
                 Tok::Eof => return Ok(()),
                 Tok::Kw(Kw::Let) => {
                     let s = self.let_stmt()?;
-                    self.out.push(s);
+                    self.out.stmts.push(s);
                 }
                 Tok::Kw(Kw::Include) => self.include()?,
                 Tok::Kw(Kw::Flag) => {
                     self.bump();
                     let s = self.check(true, t.pos)?;
-                    self.out.push(s);
+                    self.out.stmts.push(s);
                 }
                 Tok::Tilde | Tok::Kw(Kw::Acyclic | Kw::Irreflexive | Kw::Empty) => {
                     let s = self.check(false, t.pos)?;
-                    self.out.push(s);
+                    self.out.stmts.push(s);
                 }
                 Tok::Kw(Kw::Show | Kw::Unshow) => self.show()?,
                 Tok::Kw(Kw::Unsupported(w)) => return Err(CatError::unsupported(&t.pos, w)),

@@ -4,6 +4,7 @@
 //! barrier instances. MODELS.md documents each name.
 
 use super::ExecError;
+use super::names;
 use super::trace::{Path, ReadValue};
 use crate::cat::Env;
 use crate::ir::{Instruction, OpKind, Program, Scope, Stmt};
@@ -52,14 +53,14 @@ pub(crate) struct Facts {
 /// The base-set name of a scope (`SCOPEWG` for Workgroup, ...).
 pub fn scope_set_name(s: Scope) -> &'static str {
     match s {
-        Scope::Invocation => "SCOPEINV",
-        Scope::Subgroup => "SCOPESG",
-        Scope::Workgroup => "SCOPEWG",
-        Scope::FragmentInterlock => "SCOPEFI",
-        Scope::ShaderCall => "SCOPESC",
-        Scope::QueueFamily => "SCOPEQF",
-        Scope::Device => "SCOPEDEV",
-        Scope::CrossDevice => "SCOPECD",
+        Scope::Invocation => names::SCOPEINV,
+        Scope::Subgroup => names::SCOPESG,
+        Scope::Workgroup => names::SCOPEWG,
+        Scope::FragmentInterlock => names::SCOPEFI,
+        Scope::ShaderCall => names::SCOPESC,
+        Scope::QueueFamily => names::SCOPEQF,
+        Scope::Device => names::SCOPEDEV,
+        Scope::CrossDevice => names::SCOPECD,
     }
 }
 
@@ -137,34 +138,34 @@ pub(crate) fn static_env(
     let mut env = Env::new(n);
     let r = set_of(&|e| ins(e).is_read());
     let w = set_of(&|e| events[e].writes);
-    env.set("R", r.clone());
-    env.set("W", w.clone());
-    env.set("M", r.union(&w));
-    env.set("RMW", r.inter(&w));
-    env.set("A", set_of(&|e| ins(e).atomic));
+    env.set(names::R, r.clone());
+    env.set(names::W, w.clone());
+    env.set(names::M, r.union(&w));
+    env.set(names::RMW, r.inter(&w));
+    env.set(names::A, set_of(&|e| ins(e).atomic));
     let membar = set_of(&|e| ins(e).kind == OpKind::MemoryBarrier);
     let cbar = set_of(&|e| matches!(ins(e).kind, OpKind::ControlBarrier { .. }));
     let ordered = set_of(&|e| sem(e).order != Default::default());
-    env.set("MEMBAR", membar.clone());
-    env.set("CBAR", cbar.clone());
-    env.set("F", membar.union(&cbar.inter(&ordered)));
-    env.set("ACQ", set_of(&|e| sem(e).order.is_acquire()));
-    env.set("REL", set_of(&|e| sem(e).order.is_release()));
-    env.set("SEMAV", set_of(&|e| sem(e).make_available));
-    env.set("SEQCST", set_of(&|e| sem(e).seq_cst));
-    env.set("SEMVIS", set_of(&|e| sem(e).make_visible));
-    env.set("AV", set_of(&|e| ins(e).make_pointer_available));
-    env.set("VIS", set_of(&|e| ins(e).make_pointer_visible));
+    env.set(names::MEMBAR, membar.clone());
+    env.set(names::CBAR, cbar.clone());
+    env.set(names::F, membar.union(&cbar.inter(&ordered)));
+    env.set(names::ACQ, set_of(&|e| sem(e).order.is_acquire()));
+    env.set(names::REL, set_of(&|e| sem(e).order.is_release()));
+    env.set(names::SEMAV, set_of(&|e| sem(e).make_available));
+    env.set(names::SEQCST, set_of(&|e| sem(e).seq_cst));
+    env.set(names::SEMVIS, set_of(&|e| sem(e).make_visible));
+    env.set(names::AV, set_of(&|e| ins(e).make_pointer_available));
+    env.set(names::VIS, set_of(&|e| ins(e).make_pointer_visible));
     let nonpriv = set_of(&|e| ins(e).is_memory_access() && ins(e).non_private);
     let m = r.union(&w);
-    env.set("NONPRIV", nonpriv.clone());
-    env.set("PRIV", m.diff(&nonpriv));
+    env.set(names::NONPRIV, nonpriv.clone());
+    env.set(names::PRIV, m.diff(&nonpriv));
     env.set(
-        "AVDEVICE",
+        names::AVDEVICE,
         set_of(&|e| ins(e).kind == OpKind::AvailabilityDevice),
     );
     env.set(
-        "VISDEVICE",
+        names::VISDEVICE,
         set_of(&|e| ins(e).kind == OpKind::VisibilityDevice),
     );
     let classes = program
@@ -176,11 +177,11 @@ pub(crate) fn static_env(
         .max(MIN_STORAGE_CLASSES);
     for k in 0..classes {
         env.set(
-            &format!("SC{k}"),
+            &format!("{}{k}", names::SC),
             set_of(&|e| ins(e).storage_class.map(|c| c.0 as usize) == Some(k)),
         );
         env.set(
-            &format!("SEMSC{k}"),
+            &format!("{}{k}", names::SEMSC),
             set_of(&|e| sem(e).storage_classes.iter().any(|c| c.0 as usize == k)),
         );
     }
@@ -189,8 +190,8 @@ pub(crate) fn static_env(
     }
 
     let same_thread = |a: usize, b: usize| events[a].thread == events[b].thread;
-    env.rel("po", rel_of(&|a, b| same_thread(a, b) && a < b));
-    env.rel("sthd", rel_of(&same_thread));
+    env.rel(names::PO, rel_of(&|a, b| same_thread(a, b) && a < b));
+    env.rel(names::STHD, rel_of(&same_thread));
     // Operands of one C binary expression: unsequenced (both directions).
     let unsequenced = |a: usize, b: usize| {
         let (x, y) = if a < b { (a, b) } else { (b, a) };
@@ -205,20 +206,23 @@ pub(crate) fn static_env(
             .find(|(p, q)| p != q)
             .is_some_and(|(p, q)| p.0 == q.0 && p.1 == 0 && q.1 == 1)
     };
-    env.rel("unseq", rel_of(&unsequenced));
+    env.rel(names::UNSEQ, rel_of(&unsequenced));
     env.rel(
-        "ssg",
+        names::SSG,
         rel_of(&|a, b| thread(a).subgroup == thread(b).subgroup),
     );
     env.rel(
-        "swg",
+        names::SWG,
         rel_of(&|a, b| thread(a).workgroup == thread(b).workgroup),
     );
     env.rel(
-        "sqf",
+        names::SQF,
         rel_of(&|a, b| thread(a).queue_family == thread(b).queue_family),
     );
-    env.rel("sdev", rel_of(&|a, b| thread(a).device == thread(b).device));
+    env.rel(
+        names::SDEV,
+        rel_of(&|a, b| thread(a).device == thread(b).device),
+    );
     let location: Vec<Option<usize>> = (0..n).map(|e| program.location_of(ins(e))).collect();
     let reference: Vec<Option<usize>> = (0..n).map(|e| ins(e).reference).collect();
     // Atomic objects: locations some atomic operation of the program accesses
@@ -231,19 +235,19 @@ pub(crate) fn static_env(
         .filter_map(|i| program.location_of(i))
         .collect();
     env.set(
-        "ATOMICLOC",
+        names::ATOMICLOC,
         set_of(&|e| location[e].is_some_and(|l| atomic_locations.contains(&l))),
     );
     env.rel(
-        "sloc",
+        names::SLOC,
         rel_of(&|a, b| location[a].is_some() && location[a] == location[b]),
     );
     env.rel(
-        "sref",
+        names::SREF,
         rel_of(&|a, b| reference[a].is_some() && reference[a] == reference[b]),
     );
     env.rel(
-        "ssw",
+        names::SSW,
         rel_of(&|a, b| {
             program
                 .ssw
@@ -256,7 +260,7 @@ pub(crate) fn static_env(
         _ => None,
     };
     env.rel(
-        "scbarinst",
+        names::SCBARINST,
         rel_of(&|a, b| instance(a).is_some() && instance(a) == instance(b)),
     );
 

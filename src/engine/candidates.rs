@@ -3,6 +3,7 @@
 //! mutually-ordered atomic writes; and the depth-first search over them.
 
 use super::base::{EventInfo, Facts};
+use super::names;
 use super::{ExecError, Limits, Skeleton};
 use crate::cat::Env;
 use crate::ir::Program;
@@ -15,7 +16,7 @@ pub struct Candidate {
     /// For each read of the skeleton (same order as `Skeleton::reads`): the
     /// write it reads from, `None` for the initial value.
     pub rf_source: Vec<Option<usize>>,
-    /// The dynamic base names: `rf`, `co`, `asmo`, `sco`, `RFINIT`.
+    /// The dynamic base names ([`names::DYNAMIC_NAMES`]).
     pub env: Env,
 }
 
@@ -185,11 +186,11 @@ fn env_of(
     sco: &Relation,
 ) -> Env {
     let mut env = Env::new(n);
-    env.rel("rf", rf.clone());
-    env.rel("co", co.clone());
-    env.rel("asmo", asmo.clone());
-    env.rel("sco", sco.clone());
-    env.set("RFINIT", init.clone());
+    env.rel(names::RF, rf.clone());
+    env.rel(names::CO, co.clone());
+    env.rel(names::ASMO, asmo.clone());
+    env.rel(names::SCO, sco.clone());
+    env.set(names::RFINIT, init.clone());
     env
 }
 

@@ -15,6 +15,7 @@
 mod base;
 mod candidates;
 pub mod driver;
+pub mod names;
 pub mod trace;
 
 pub use base::{EventInfo, scope_set_name};
@@ -96,8 +97,8 @@ impl Orders {
         let names = model.free_names();
         let uses = |n: &str| names.iter().any(|m| m == n);
         Orders {
-            total_co: uses("co"),
-            sc_order: uses("sco"),
+            total_co: uses(names::CO),
+            sc_order: uses(names::SCO),
         }
     }
 

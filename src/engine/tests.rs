@@ -209,3 +209,40 @@ fn sc_orders_are_total_orders_of_the_seq_cst_events() {
     });
     assert_eq!(seen as u128, s.candidate_count());
 }
+
+/// The engine binds exactly the registered base names, each of its
+/// registered kind, static ones once per skeleton and dynamic ones per
+/// candidate.
+#[test]
+fn environments_bind_the_registered_names() {
+    use super::names::{BASE_NAMES, Kind, Stage, lookup};
+    let s = skeleton("NEWTHREAD\nst.atom.scopedev.sc0 x = 1\nNEWTHREAD\nld.atom.scopedev.sc0 x\n");
+    let check = |env: &crate::cat::Env, stage: Stage| {
+        let bound: Vec<&str> = env.names().collect();
+        for name in &bound {
+            let b = lookup(name).unwrap_or_else(|| panic!("`{name}` is not registered"));
+            assert_eq!(b.stage, stage, "{name}");
+            let kind = match env.get(name) {
+                Some(Value::Set(_)) => Kind::Set,
+                Some(Value::Rel(_)) => Kind::Relation,
+                other => panic!("{name}: {other:?}"),
+            };
+            assert_eq!(b.kind, kind, "{name}");
+        }
+        for b in BASE_NAMES.iter().filter(|b| b.stage == stage) {
+            assert!(
+                bound.iter().any(|n| b.matches(n)),
+                "`{}` is not bound",
+                b.name
+            );
+        }
+    };
+    check(&s.static_env, Stage::Static);
+    let mut candidates = 0;
+    s.for_each(|c| {
+        candidates += 1;
+        check(&c.env, Stage::Dynamic);
+        ControlFlow::Continue(())
+    });
+    assert!(candidates > 0);
+}

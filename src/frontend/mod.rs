@@ -46,6 +46,23 @@ impl Format {
         }
     }
 
+    /// The format of a test given as text: by the extension of `name` when
+    /// it has one vkmm knows, else a litmus test when the text opens with a
+    /// litmus architecture word (`VULKAN`, `OPENCL`), else a `.test` file.
+    pub fn guess(name: &str, text: &str) -> Format {
+        if let Some(f) = Format::of_path(Path::new(name)) {
+            return f;
+        }
+        match litmus_architecture(text) {
+            Some((w, _, _))
+                if w.eq_ignore_ascii_case("vulkan") || w.eq_ignore_ascii_case("opencl") =>
+            {
+                Format::VulkanLitmus
+            }
+            _ => Format::AlloyTest,
+        }
+    }
+
     /// The format of a `.litmus` file from its architecture word: `OPENCL`
     /// (any case) is [`Format::OpenClLitmus`], anything else is handed to the
     /// Vulkan front end (which rejects unknown architectures).

@@ -431,12 +431,19 @@ pub enum Dialect {
 }
 
 impl Dialect {
-    /// The built-in model tests of this dialect run under by default.
-    pub fn default_model(self) -> &'static str {
+    pub const ALL: &[Dialect] = &[Dialect::Vulkan, Dialect::OpenCl];
+
+    /// The dialect's name (in model profiles' `default-for`); the model a
+    /// dialect runs under by default is `crate::model::default_for`.
+    pub fn name(self) -> &'static str {
         match self {
             Dialect::Vulkan => "vulkan",
             Dialect::OpenCl => "opencl",
         }
+    }
+
+    pub fn from_name(name: &str) -> Option<Dialect> {
+        Self::ALL.iter().copied().find(|d| d.name() == name)
     }
 }
 

@@ -1,10 +1,21 @@
 //! The memory models shipped inside the binary (`models/*.cat`), and loading
-//! of a model by built-in name or from a user's `.cat` file.
+//! of a model by built-in name or from a user's `.cat` file, with the
+//! [`Profile`] its `(*@ ... *)` declarations give it.
+//!
+//! This is the registry of built-in models: the only place that knows them
+//! by name. Everything else asks a model's profile.
+
+pub mod profile;
+
+pub use profile::Profile;
 
 use crate::cat::{CatError, CatErrorKind, Model};
-use std::path::Path;
+use crate::ir::Dialect;
+use profile::Resolved;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, OnceLock};
 
-/// Every `.cat` file embedded in the binary: (file name, source).
+/// Every model file embedded in the binary (`.cat` and `.explain`): (file name, source).
 pub const EMBEDDED: &[(&str, &str)] = &[
     ("vulkan.cat", include_str!("../../models/vulkan.cat")),
     (
@@ -24,13 +35,18 @@ pub const EMBEDDED: &[(&str, &str)] = &[
         "opencl-rules.cat",
         include_str!("../../models/opencl-rules.cat"),
     ),
+    (
+        "vulkan.explain",
+        include_str!("../../models/vulkan.explain"),
+    ),
+    (
+        "opencl.explain",
+        include_str!("../../models/opencl.explain"),
+    ),
 ];
 
-/// The explanation labels of the built-in Vulkan models (`models/vulkan.explain`).
-pub const VULKAN_EXPLAIN: &str = include_str!("../../models/vulkan.explain");
-
-/// The explanation labels of the built-in OpenCL models (`models/opencl.explain`).
-pub const OPENCL_EXPLAIN: &str = include_str!("../../models/opencl.explain");
+/// The prefix of embedded files' display names (`<builtin>/vulkan.cat`).
+const BUILTIN_PREFIX: &str = "<builtin>/";
 
 /// Built-in models selectable by name: (name, file, description).
 pub const BUILTIN: &[(&str, &str, &str)] = &[
@@ -61,40 +77,125 @@ pub fn embedded(file: &str) -> Option<&'static str> {
     EMBEDDED.iter().find(|(f, _)| *f == file).map(|(_, s)| *s)
 }
 
-/// Loads a model: a built-in name (`vulkan`, `vulkan-nochains`, `opencl`, `opencl-totalsc`) or a path to a `.cat` file.
-///
-/// Includes resolve against the including file's folder first, then the embedded models.
-pub fn load(spec: &str) -> Result<Model, CatError> {
-    if let Some((_, file, _)) = BUILTIN.iter().find(|(n, _, _)| *n == spec) {
-        let src = embedded(file).expect("built-in models are embedded");
-        return Model::parse(&format!("<builtin>/{file}"), src, &resolve_embedded);
-    }
-    let path = Path::new(spec);
-    let source = std::fs::read_to_string(path).map_err(|e| CatError {
-        kind: CatErrorKind::Include,
-        file: spec.to_string(),
-        line: 0,
-        col: 0,
-        message: format!(
-            "cannot read model: {e} (built-in models: {})",
-            BUILTIN
-                .iter()
-                .map(|(n, _, _)| *n)
-                .collect::<Vec<_>>()
-                .join(", ")
-        ),
-    })?;
-    let dir = path.parent().map(Path::to_path_buf).unwrap_or_default();
-    let resolve = move |name: &str| -> Option<(String, String)> {
-        let candidate = dir.join(name);
-        if let Ok(src) = std::fs::read_to_string(&candidate) {
-            return Some((candidate.display().to_string(), src));
-        }
-        resolve_embedded(name)
-    };
-    Model::parse(spec, &source, &resolve)
+/// A loaded model: its name (as given to [`load`]), its cat text and its profile.
+#[derive(Clone, Debug)]
+pub struct LoadedModel {
+    pub name: String,
+    pub cat: Model,
+    /// Shared: a model and its copies (a model is often its own companion).
+    pub profile: Arc<Profile>,
 }
 
-fn resolve_embedded(name: &str) -> Option<(String, String)> {
-    embedded(name).map(|s| (format!("<builtin>/{name}"), s.to_string()))
+/// Loads a model: a built-in name (`vulkan`, `vulkan-nochains`, `opencl`,
+/// `opencl-totalsc`), an embedded file (`<builtin>/vulkan.cat`) or a path to
+/// a `.cat` file, with its profile.
+///
+/// Includes resolve against the including file's folder first, then the
+/// embedded models; so do the files profile declarations name.
+pub fn load(spec: &str) -> Result<LoadedModel, CatError> {
+    let builtin = BUILTIN
+        .iter()
+        .find(|(n, _, _)| *n == spec)
+        .map(|(_, file, _)| *file)
+        .or_else(|| spec.strip_prefix(BUILTIN_PREFIX));
+    let (file, source, dir) = match builtin.and_then(|f| Some((f, embedded(f)?))) {
+        Some((f, src)) => (format!("{BUILTIN_PREFIX}{f}"), src.to_string(), None),
+        None => {
+            let path = Path::new(spec);
+            let source = std::fs::read_to_string(path).map_err(|e| CatError {
+                kind: CatErrorKind::Include,
+                file: spec.to_string(),
+                line: 0,
+                col: 0,
+                message: format!(
+                    "cannot read model: {e} (built-in models: {})",
+                    BUILTIN
+                        .iter()
+                        .map(|(n, _, _)| *n)
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+            })?;
+            let dir = path.parent().map(Path::to_path_buf).unwrap_or_default();
+            (spec.to_string(), source, Some(dir))
+        }
+    };
+    let resolve = move |name: &str| -> Option<(String, String)> {
+        if let Some(dir) = &dir
+            && let Some(found) = read_near(dir, name)
+        {
+            return Some((found.file, found.text));
+        }
+        embedded(name).map(|s| (format!("{BUILTIN_PREFIX}{name}"), s.to_string()))
+    };
+    LoadedModel::new(spec, Model::parse(&file, &source, &resolve)?)
 }
+
+impl LoadedModel {
+    /// A model the caller parsed (with its own include resolver), named
+    /// `name`, with the profile it declares.
+    pub fn new(name: &str, cat: Model) -> Result<LoadedModel, CatError> {
+        let profile = Arc::new(Profile::of(&cat, &resolve_declared)?);
+        Ok(LoadedModel {
+            name: name.to_string(),
+            cat,
+            profile,
+        })
+    }
+}
+
+/// The file `name` in `dir`, if it can be read.
+fn read_near(dir: &Path, name: &str) -> Option<Resolved> {
+    let path = dir.join(name);
+    let text = std::fs::read_to_string(&path).ok()?;
+    let file = path.display().to_string();
+    Some(Resolved {
+        spec: file.clone(),
+        file,
+        text,
+    })
+}
+
+/// A file a declaration in the file `declaring` names: next to it, then
+/// embedded (as a built-in model's name when it is one).
+fn resolve_declared(declaring: &str, name: &str) -> Option<Resolved> {
+    if !declaring.starts_with(BUILTIN_PREFIX) {
+        let dir = Path::new(declaring)
+            .parent()
+            .map(PathBuf::from)
+            .unwrap_or_default();
+        if let Some(found) = read_near(&dir, name) {
+            return Some(found);
+        }
+    }
+    let text = embedded(name)?;
+    let spec = BUILTIN
+        .iter()
+        .find(|(_, f, _)| *f == name)
+        .map(|(n, _, _)| n.to_string())
+        .unwrap_or_else(|| format!("{BUILTIN_PREFIX}{name}"));
+    Some(Resolved {
+        spec,
+        file: format!("{BUILTIN_PREFIX}{name}"),
+        text: text.to_string(),
+    })
+}
+
+/// The built-in model tests of `dialect` run under by default: the first
+/// built-in model whose profile declares `default-for` it.
+pub fn default_for(dialect: Dialect) -> &'static str {
+    static PROFILES: OnceLock<Vec<(&'static str, Arc<Profile>)>> = OnceLock::new();
+    let profiles = PROFILES.get_or_init(|| {
+        BUILTIN
+            .iter()
+            .filter_map(|(n, _, _)| Some((*n, load(n).ok()?.profile)))
+            .collect()
+    });
+    profiles
+        .iter()
+        .find(|(_, p)| p.default_for.contains(&dialect))
+        .map_or(BUILTIN[0].0, |(n, _)| n)
+}
+
+#[cfg(test)]
+mod tests;

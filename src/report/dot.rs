@@ -4,22 +4,20 @@
 //! legend, and (for a forbidden outcome) the rejecting cycle drawn bold.
 
 use crate::analysis::explain::{Edge, Witness};
+use crate::model::profile::{EdgeStyle, family};
 use std::collections::BTreeMap;
 use std::fmt::Write;
 
-/// Colour and style of a relation family (the binding name before its first `_`).
-fn style(relation: &str) -> (&'static str, &'static str) {
-    match relation.split('_').next().unwrap_or(relation) {
-        "rf" => ("red", "solid"),
-        "fr" => ("orange", "solid"),
-        "asmo" | "co" => ("blue", "solid"),
-        "locord" => ("darkgreen", "solid"),
-        "sw" => ("purple", "solid"),
-        "ssw" => ("magenta", "dashed"),
-        "hb" => ("gray40", "dashed"),
-        "po" => ("black", "solid"),
-        _ => ("brown", "dotted"),
-    }
+/// Colour and line style of a relation's family (the binding name before
+/// its first `_`), as the model's profile declares it (`edge-style`).
+fn style<'w>(styles: &'w [EdgeStyle], relation: &str) -> (&'w str, &'w str) {
+    let f = family(relation);
+    styles
+        .iter()
+        .find(|s| s.family == f)
+        .map_or(("brown", "dotted"), |s| {
+            (s.colour.as_str(), s.line.as_str())
+        })
 }
 
 fn html(s: &str) -> String {
@@ -125,10 +123,10 @@ pub fn to_dot(w: &Witness, cycle: &[Edge], opts: &DotOptions) -> String {
         let in_cycle = cycle
             .iter()
             .any(|c| c.from_id == e.from_id && c.to_id == e.to_id && c.relation == e.relation);
-        if !keep(&e.relation) || e.relation == "po" || in_cycle {
+        if !keep(&e.relation) || in_cycle {
             continue;
         }
-        let (color, st) = style(&e.relation);
+        let (color, st) = style(&w.styles, &e.relation);
         used.entry(e.relation.clone())
             .or_insert((e.label.clone(), color, st));
         let _ = writeln!(
@@ -140,7 +138,7 @@ pub fn to_dot(w: &Witness, cycle: &[Edge], opts: &DotOptions) -> String {
         );
     }
     for e in cycle {
-        let (color, _) = style(&e.relation);
+        let (color, _) = style(&w.styles, &e.relation);
         let _ = writeln!(
             s,
             "  e{} -> e{} [color={color}, penwidth=3, label=\"{} (cycle)\", fontcolor={color}, constraint=false];",

@@ -12,9 +12,11 @@ mod spec;
 pub use spec::{ExplainSpec, SpecError};
 
 use crate::analysis::litmus::{describe, memory_states, term_value};
-use crate::cat::{Evaluation, Model, Value};
+use crate::cat::{Evaluation, Value};
 use crate::engine::{Candidate, CheckError, Coverage, Limits, Skeleton, Visitor, explore};
 use crate::ir::{CondExpr, Program, Term};
+use crate::model::profile::{EdgeStyle, family};
+use crate::model::{LoadedModel, Profile};
 use crate::relation::Relation;
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -76,6 +78,9 @@ pub struct Witness {
     pub events: Vec<String>,
     pub graph_events: Vec<GraphEvent>,
     pub edges: Vec<Edge>,
+    /// How pictures draw the edges' families (the model's profile).
+    #[serde(skip)]
+    pub styles: Vec<EdgeStyle>,
 }
 
 /// The explanation of one outcome of one test.
@@ -174,6 +179,8 @@ fn event_text(program: &Program, sk: &Skeleton, cand: &Candidate, e: usize) -> S
 /// Which final states of a candidate execution the explained outcome asks about.
 struct Target<'p> {
     program: &'p Program,
+    /// The model's profile (final-memory order, race and edge bindings).
+    profile: &'p Profile,
     expr: CondExpr,
     filter: Option<CondExpr>,
     /// The locations the expression and filter name.
@@ -185,12 +192,19 @@ impl Target<'_> {
     /// satisfies the outcome.
     fn produced_by(&self, sk: &Skeleton, cand: &Candidate, eval: &Evaluation) -> bool {
         let (program, locs) = (self.program, &self.locs);
-        memory_states(sk, cand, eval, program, locs)
-            .iter()
-            .any(|mem| {
-                let value = |t: &Term| term_value(sk, cand, program, locs, mem, t);
-                self.filter.as_ref().is_none_or(|f| f.eval(&value)) && self.expr.eval(&value)
-            })
+        memory_states(
+            sk,
+            cand,
+            eval,
+            program,
+            locs,
+            self.profile.final_order.as_deref(),
+        )
+        .iter()
+        .any(|mem| {
+            let value = |t: &Term| term_value(sk, cand, program, locs, mem, t);
+            self.filter.as_ref().is_none_or(|f| f.eval(&value)) && self.expr.eval(&value)
+        })
     }
 }
 
@@ -214,13 +228,13 @@ impl Visitor for Witnesses<'_> {
         if !eval.consistent() || !self.target.produced_by(sk, cand, eval) {
             return Ok(ControlFlow::Continue(()));
         }
-        let program = self.target.program;
+        let (program, profile) = (self.target.program, self.target.profile);
         self.consistent += 1;
         if self.witness.is_none() {
-            self.witness = Some(witness(program, sk, cand, eval, self.spec));
+            self.witness = Some(witness(program, sk, cand, eval, self.spec, profile));
         }
         if eval.flags().next().is_some() {
-            diagnose_races(program, sk, cand, eval, self.spec, &mut self.races);
+            diagnose_races(program, sk, cand, eval, self.spec, profile, &mut self.races);
         }
         Ok(ControlFlow::Continue(()))
     }
@@ -251,7 +265,7 @@ impl Visitor for Rejections<'_> {
         if !self.target.produced_by(sk, cand, eval) {
             return Ok(ControlFlow::Continue(()));
         }
-        let (program, spec) = (self.target.program, self.spec);
+        let (program, spec, profile) = (self.target.program, self.spec, self.target.profile);
         self.candidates += 1;
         for c in eval.checks.iter().filter(|c| !c.flag && !c.passed) {
             let cycle = spec
@@ -260,7 +274,10 @@ impl Visitor for Rejections<'_> {
                 .map(|r| offending(program, sk, cand, eval, spec, r, &c.kind))
                 .unwrap_or_default();
             if self.rejected.is_none() && !cycle.is_empty() {
-                self.rejected = Some((witness(program, sk, cand, eval, spec), cycle.clone()));
+                self.rejected = Some((
+                    witness(program, sk, cand, eval, spec, profile),
+                    cycle.clone(),
+                ));
             }
             let key = format!(
                 "{}|{}",
@@ -295,13 +312,13 @@ impl Visitor for Rejections<'_> {
 /// [`Verdict::Undecided`], never a verdict.
 pub fn explain(
     program: &Program,
-    model: &Model,
-    model_name: &str,
+    loaded: &LoadedModel,
     spec: &ExplainSpec,
     outcome: Option<(&CondExpr, String)>,
     limits: Limits,
 ) -> Result<Explanation, CheckError> {
-    crate::analysis::check_supported(program, model_name)?;
+    crate::analysis::check_supported(program, loaded)?;
+    let model = &loaded.cat;
     let cond = program.condition.as_ref();
     let (expr, outcome_text) = match outcome {
         Some((e, t)) => (e.clone(), t),
@@ -326,6 +343,7 @@ pub fn explain(
     }
     let target = Target {
         program,
+        profile: &loaded.profile,
         expr,
         filter,
         locs,
@@ -341,7 +359,7 @@ pub fn explain(
     let mut out = Explanation {
         test: program.name.clone(),
         outcome: outcome_text,
-        model: model_name.to_string(),
+        model: loaded.name.clone(),
         candidates: first.consistent,
         consistent: first.consistent,
         verdict: Verdict::Undecided,
@@ -434,6 +452,7 @@ fn witness(
     cand: &Candidate,
     eval: &Evaluation,
     spec: &ExplainSpec,
+    profile: &Profile,
 ) -> Witness {
     let events = (0..sk.universe())
         .map(|e| event_text(program, sk, cand, e))
@@ -457,10 +476,14 @@ fn witness(
     // (a, b, binding) already drawn: a pair gets one edge per relation
     // family (the name before the first `_`), the first listed binding
     // winning (`sw` is skipped where an `sw_*` case was drawn, the other
-    // `locord_*` cases where one was, `hb` where synchronizes-with was).
+    // `locord_*` cases where one was, happens-before where
+    // synchronizes-with was). Program order is not drawn (pictures show it
+    // as the order of a thread's events).
+    let hb = profile.happens_before.as_deref();
+    let sw = profile.synchronizes_with.as_deref().map(family);
     let mut drawn: Vec<(usize, usize, String)> = Vec::new();
     for (binding, label) in &spec.edges {
-        if binding == "po" {
+        if profile.program_order.as_deref() == Some(binding.as_str()) {
             continue;
         }
         let Some(r) = rel(eval, &cand.env, binding) else {
@@ -472,11 +495,11 @@ fn witness(
             r.clone()
         };
         for (a, b) in r.pairs() {
-            let family = |n: &str| n.split('_').next().unwrap_or(n).to_string();
             let covered = drawn.iter().any(|(x, y, d)| {
                 *x == a
                     && *y == b
-                    && (family(d) == family(binding) || (binding == "hb" && family(d) == "sw"))
+                    && (family(d) == family(binding)
+                        || (hb == Some(binding.as_str()) && sw == Some(family(d))))
             });
             if a == b || covered {
                 continue;
@@ -496,6 +519,7 @@ fn witness(
         events,
         graph_events,
         edges,
+        styles: profile.edge_styles.clone(),
     }
 }
 
@@ -505,9 +529,14 @@ fn diagnose_races(
     cand: &Candidate,
     eval: &Evaluation,
     spec: &ExplainSpec,
+    profile: &Profile,
     out: &mut Vec<RaceDiagnosis>,
 ) {
-    let Some(dr) = rel(eval, &cand.env, "dr") else {
+    let Some(dr) = profile
+        .races
+        .as_deref()
+        .and_then(|b| rel(eval, &cand.env, b))
+    else {
         return;
     };
     for (x, y) in dr.pairs() {

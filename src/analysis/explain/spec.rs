@@ -74,15 +74,13 @@ impl ExplainSpec {
         Ok(spec)
     }
 
-    /// The built-in wording for a built-in model (the Vulkan models share
-    /// one, and so do the OpenCL models).
-    pub fn builtin(model: &str) -> Option<ExplainSpec> {
-        let (file, text) = match model {
-            "vulkan" | "vulkan-nochains" => ("vulkan.explain", crate::model::VULKAN_EXPLAIN),
-            "opencl" | "opencl-totalsc" => ("opencl.explain", crate::model::OPENCL_EXPLAIN),
-            _ => return None,
-        };
-        Self::parse(&format!("<builtin>/{file}"), text).ok()
+    /// The wording a model's profile declares (`explain FILE`); empty
+    /// when it declares none.
+    pub fn of(profile: &crate::model::Profile) -> Result<ExplainSpec, SpecError> {
+        match &profile.explain {
+            Some(f) => Self::parse(&f.file, &f.text),
+            None => Ok(ExplainSpec::default()),
+        }
     }
 
     /// The binding that explains a failed check.

@@ -377,7 +377,7 @@ fn static_env(model: &Model, n: usize, bits: &[bool]) -> Env {
 }
 
 fn vulkan_checks(name: &str, growing: &[&str]) -> Vec<(String, bool)> {
-    let model = crate::model::load(name).expect("built-in model loads");
+    let model = crate::model::load(name).expect("built-in model loads").cat;
     let env = static_env(&model, 3, &[true, false, false]);
     let p = model.prepare(&env, DYNAMIC).expect("prepares");
     let m = p.monotone_checks(growing);
@@ -561,7 +561,7 @@ proptest! {
 
     #[test]
     fn vulkan_pruning_is_sound(g in growth(4), k in 0..GROWINGS.len()) {
-        let model = crate::model::load("vulkan").expect("loads");
+        let model = crate::model::load("vulkan").expect("loads").cat;
         let env = static_env(&model, g.n, &g.statics);
         let p = model.prepare(&env, DYNAMIC).expect("prepares");
         assert_sound(&p, &g, GROWINGS[k], "vulkan");
@@ -720,7 +720,7 @@ fn random_models_exercise_the_property() {
 #[test]
 fn values_are_relations_where_expected() {
     // the helpers build what the models expect
-    let model = crate::model::load("vulkan").expect("loads");
+    let model = crate::model::load("vulkan").expect("loads").cat;
     let env = static_env(&model, 2, &[true]);
     assert!(matches!(env.get("po"), Some(Value::Rel(_))));
     assert!(matches!(env.get("SC0"), Some(Value::Set(_))));

@@ -1,0 +1,346 @@
+//! Model profiles: what a model needs besides its cat text, declared by the
+//! model itself in `(*@ ... *)` comments (herd7 reads them as comments).
+//!
+//! One declaration per line of such a comment; arguments are words or
+//! `"quoted strings"`:
+//!
+//! | declaration | meaning |
+//! | --- | --- |
+//! | `nochains FILE` | the model `.test` queries marked `NOCHAINS` run under |
+//! | `refuse FEATURE "WHO" "SENTENCE"` | programs using `FEATURE` are refused, quoting the spec |
+//! | `accept FEATURE` | drops an inherited refusal |
+//! | `explain FILE` | the `.explain` wording file |
+//! | `races BINDING` | the racing pairs |
+//! | `final-order BINDING` | orders writes for final memory values |
+//! | `happens-before BINDING`, `synchronizes-with BINDING`, `program-order BINDING` | relation families explanations know |
+//! | `edge-style FAMILY COLOUR LINE` | how pictures draw a relation family |
+//! | `default-for DIALECT` | the built-in model tests of `DIALECT` run under by default |
+//!
+//! Files resolve like includes: next to the declaring file, then among the
+//! embedded models. Declarations of included files are inherited; a file's
+//! own declarations override those of the files it includes.
+
+use crate::cat::{Annotation, CatError, CatErrorKind, Model, Pos};
+use crate::ir::{Dialect, Instruction, Program};
+
+/// A program feature a model can refuse.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Feature {
+    /// Sequentially consistent memory semantics.
+    SeqCst,
+}
+
+impl Feature {
+    pub const ALL: &[Feature] = &[Feature::SeqCst];
+
+    /// The feature's name in declarations.
+    pub fn name(self) -> &'static str {
+        match self {
+            Feature::SeqCst => "seq_cst",
+        }
+    }
+
+    /// What an instruction using it is, in messages ("`...` is sequentially consistent").
+    pub fn description(self) -> &'static str {
+        match self {
+            Feature::SeqCst => "sequentially consistent",
+        }
+    }
+
+    /// Whether `instruction` uses the feature.
+    pub fn used_by(self, instruction: &Instruction) -> bool {
+        match self {
+            Feature::SeqCst => instruction.semantics.seq_cst,
+        }
+    }
+
+    pub fn from_name(name: &str) -> Option<Feature> {
+        Self::ALL.iter().copied().find(|f| f.name() == name)
+    }
+}
+
+/// A refused feature, with who refuses it and the spec sentence saying so.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Refusal {
+    pub feature: Feature,
+    /// "the Vulkan memory model"
+    pub who: String,
+    pub sentence: String,
+}
+
+/// How pictures draw the edges of a relation family.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct EdgeStyle {
+    /// A binding name before its first `_` (`sw` covers `sw_atom_atom`).
+    pub family: String,
+    /// A Graphviz colour name or `#rrggbb`.
+    pub colour: String,
+    /// `solid`, `dashed`, `dotted` or `bold`.
+    pub line: String,
+}
+
+/// A file a declaration names, found.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Resolved {
+    /// How [`crate::model::load`] loads it (a model): a path or built-in name.
+    pub spec: String,
+    /// Its display name (in error messages).
+    pub file: String,
+    pub text: String,
+}
+
+/// Finds the file `name` a declaration in the file `declaring` names.
+pub type Resolver<'r> = &'r dyn Fn(&str, &str) -> Option<Resolved>;
+
+/// Everything a model declares about itself.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Profile {
+    /// The model for `NOCHAINS` queries (a model spec); `None`: the model itself.
+    pub nochains: Option<String>,
+    pub refusals: Vec<Refusal>,
+    /// The `.explain` wording.
+    pub explain: Option<Resolved>,
+    pub races: Option<String>,
+    pub final_order: Option<String>,
+    pub happens_before: Option<String>,
+    pub synchronizes_with: Option<String>,
+    pub program_order: Option<String>,
+    pub edge_styles: Vec<EdgeStyle>,
+    pub default_for: Vec<Dialect>,
+}
+
+/// The family of a binding: its name before the first `_`.
+pub fn family(binding: &str) -> &str {
+    binding.split('_').next().unwrap_or(binding)
+}
+
+const LINE_STYLES: &[&str] = &["solid", "dashed", "dotted", "bold"];
+
+/// A word or quoted string of a declaration, with its position.
+struct Arg {
+    text: String,
+    pos: Pos,
+}
+
+impl Profile {
+    /// The profile `model` declares (its annotations, each file's after
+    /// those of its includes); `resolve` finds the files declarations name.
+    pub fn of(model: &Model, resolve: Resolver<'_>) -> Result<Profile, CatError> {
+        let mut profile = Profile::default();
+        for a in model.annotations() {
+            for decl in split(a)? {
+                profile.declare(model, &decl, resolve)?;
+            }
+        }
+        Ok(profile)
+    }
+
+    fn declare(
+        &mut self,
+        model: &Model,
+        decl: &[Arg],
+        resolve: Resolver<'_>,
+    ) -> Result<(), CatError> {
+        let (key, args) = decl.split_first().expect("declarations are not empty");
+        let wanted = |n: usize, shape: &str| {
+            if args.len() == n {
+                Ok(())
+            } else {
+                Err(error(&key.pos, format!("`{}` takes {shape}", key.text)))
+            }
+        };
+        let binding = |a: &Arg| -> Result<Option<String>, CatError> {
+            if model.binds(&a.text) || crate::engine::names::lookup(&a.text).is_some() {
+                Ok(Some(a.text.clone()))
+            } else {
+                Err(error(&a.pos, format!("the model binds no `{}`", a.text)))
+            }
+        };
+        let file = |a: &Arg| {
+            resolve(&a.pos.file, &a.text)
+                .ok_or_else(|| error(&a.pos, format!("cannot find \"{}\"", a.text)))
+        };
+        let feature = |a: &Arg| {
+            Feature::from_name(&a.text).ok_or_else(|| {
+                let known: Vec<&str> = Feature::ALL.iter().map(|f| f.name()).collect();
+                error(
+                    &a.pos,
+                    format!("unknown feature `{}` (known: {})", a.text, known.join(", ")),
+                )
+            })
+        };
+        match key.text.as_str() {
+            "nochains" => {
+                wanted(1, "a model file")?;
+                self.nochains = Some(file(&args[0])?.spec);
+            }
+            "explain" => {
+                wanted(1, "an .explain file")?;
+                self.explain = Some(file(&args[0])?);
+            }
+            "refuse" => {
+                wanted(3, "a feature, who refuses it and the spec's sentence")?;
+                let feature = feature(&args[0])?;
+                self.refusals.retain(|r| r.feature != feature);
+                self.refusals.push(Refusal {
+                    feature,
+                    who: args[1].text.clone(),
+                    sentence: args[2].text.clone(),
+                });
+            }
+            "accept" => {
+                wanted(1, "a feature")?;
+                let feature = feature(&args[0])?;
+                self.refusals.retain(|r| r.feature != feature);
+            }
+            "races" | "final-order" | "happens-before" | "synchronizes-with" | "program-order" => {
+                wanted(1, "a binding")?;
+                let slot = match key.text.as_str() {
+                    "races" => &mut self.races,
+                    "final-order" => &mut self.final_order,
+                    "happens-before" => &mut self.happens_before,
+                    "synchronizes-with" => &mut self.synchronizes_with,
+                    _ => &mut self.program_order,
+                };
+                *slot = binding(&args[0])?;
+            }
+            "edge-style" => {
+                wanted(3, "a relation family, a colour and a line style")?;
+                let (fam, colour, line) = (&args[0], &args[1], &args[2]);
+                if !colour
+                    .text
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || c == '#')
+                {
+                    return Err(error(
+                        &colour.pos,
+                        format!("`{}` is not a colour", colour.text),
+                    ));
+                }
+                if !LINE_STYLES.contains(&line.text.as_str()) {
+                    return Err(error(
+                        &line.pos,
+                        format!(
+                            "unknown line style `{}` (known: {})",
+                            line.text,
+                            LINE_STYLES.join(", ")
+                        ),
+                    ));
+                }
+                self.edge_styles.retain(|s| s.family != fam.text);
+                self.edge_styles.push(EdgeStyle {
+                    family: fam.text.clone(),
+                    colour: colour.text.clone(),
+                    line: line.text.clone(),
+                });
+            }
+            "default-for" => {
+                wanted(1, "a dialect")?;
+                let d = Dialect::from_name(&args[0].text).ok_or_else(|| {
+                    let known: Vec<&str> = Dialect::ALL.iter().map(|d| d.name()).collect();
+                    error(
+                        &args[0].pos,
+                        format!(
+                            "unknown dialect `{}` (known: {})",
+                            args[0].text,
+                            known.join(", ")
+                        ),
+                    )
+                })?;
+                if !self.default_for.contains(&d) {
+                    self.default_for.push(d);
+                }
+            }
+            other => {
+                return Err(error(
+                    &key.pos,
+                    format!(
+                        "unknown declaration `{other}`: expected nochains, refuse, accept, explain, races, final-order, happens-before, synchronizes-with, program-order, edge-style or default-for"
+                    ),
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// Why the model refuses `program` (the first instruction using a
+    /// refused feature), if it does.
+    pub fn refusal(&self, program: &Program) -> Option<String> {
+        for t in &program.threads {
+            for i in t.instructions() {
+                if let Some(r) = self.refusals.iter().find(|r| r.feature.used_by(i)) {
+                    return Some(format!(
+                        "line {}: `{}` is {}, which {} does not support (\"{}\"); choose another model with --model",
+                        i.source.line,
+                        i.source.text,
+                        r.feature.description(),
+                        r.who,
+                        r.sentence
+                    ));
+                }
+            }
+        }
+        None
+    }
+}
+
+fn error(pos: &Pos, message: String) -> CatError {
+    CatError::at(CatErrorKind::Profile, pos, message)
+}
+
+/// The declarations of an annotation: one per non-blank line, each a list
+/// of words and quoted strings with their positions.
+fn split(a: &Annotation) -> Result<Vec<Vec<Arg>>, CatError> {
+    let mut decls = Vec::new();
+    for (k, line) in a.text.split('\n').enumerate() {
+        let (line_no, first_col) = if k == 0 {
+            (a.pos.line, a.pos.col)
+        } else {
+            (a.pos.line + k, 1)
+        };
+        let pos_at = |byte: usize| {
+            Pos::new(
+                &a.pos.file,
+                line_no,
+                first_col + line[..byte].chars().count(),
+            )
+        };
+        let mut args = Vec::new();
+        let mut rest = line.char_indices().peekable();
+        while let Some(&(start, c)) = rest.peek() {
+            if c.is_whitespace() {
+                rest.next();
+            } else if c == '"' {
+                rest.next();
+                let end = loop {
+                    match rest.next() {
+                        Some((e, '"')) => break e,
+                        Some(_) => {}
+                        None => return Err(error(&pos_at(start), "unterminated string".into())),
+                    }
+                };
+                args.push(Arg {
+                    text: line[start + 1..end].to_string(),
+                    pos: pos_at(start),
+                });
+            } else {
+                let mut end = line.len();
+                while let Some(&(e, c)) = rest.peek() {
+                    if c.is_whitespace() || c == '"' {
+                        end = e;
+                        break;
+                    }
+                    rest.next();
+                }
+                args.push(Arg {
+                    text: line[start..end].to_string(),
+                    pos: pos_at(start),
+                });
+            }
+        }
+        if !args.is_empty() {
+            decls.push(args);
+        }
+    }
+    Ok(decls)
+}
