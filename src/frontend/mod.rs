@@ -7,10 +7,11 @@
 
 pub mod alloy_test;
 mod attributes;
+mod litmus;
 pub mod opencl_litmus;
 pub mod vulkan_litmus;
 
-use crate::ir::Program;
+use crate::ir::{CondExpr, Program};
 use std::path::Path;
 
 /// A parse or validation error in an input file.
@@ -87,6 +88,15 @@ impl std::str::FromStr for LocalMemory {
             )),
         }
     }
+}
+
+/// Parses an outcome — a condition expression such as `P1:r0 == 1 /\ x == 0`
+/// (OpenCL: `1:r0=1 /\ x=0`) — against a loaded program: its names resolve
+/// through [`Program::symbols`], in the syntax of [`Program::dialect`] (see
+/// the condition grammar in the litmus skeleton's docs). Errors name the
+/// file `--outcome`, line 1 and the column of the offending token.
+pub fn parse_outcome(program: &Program, outcome: &str) -> Result<CondExpr, FrontendError> {
+    litmus::parse_outcome(program, outcome)
 }
 
 /// Reads and parses a litmus file in whatever format its extension names.

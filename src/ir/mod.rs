@@ -9,9 +9,11 @@
 
 mod condition;
 mod query;
+mod symbols;
 
 pub use condition::{CondExpr, Condition, Quantifier, Term};
 pub use query::{Cmp, Expectation, Pred, Query};
+pub use symbols::{LocationName, Symbols, ThreadSymbols};
 
 use std::collections::BTreeSet;
 use std::fmt;
@@ -398,6 +400,8 @@ pub struct Program {
     pub shown_locations: Vec<usize>,
     /// The dialect the test was written in (it picks the default model).
     pub dialect: Dialect,
+    /// The source names of threads, registers and locations.
+    pub symbols: Symbols,
 }
 
 /// The language a test was written in.

@@ -396,19 +396,7 @@ fn run_explain(
             if Format::of_path(file) != Some(Format::VulkanLitmus) {
                 return Err("--outcome applies to .litmus files (a .test file's values are pinned by its instructions)".into());
             }
-            let text = std::fs::read_to_string(file)
-                .map_err(|e| format!("{}: cannot read file: {e}", file.display()))?;
-            let name = file.display().to_string();
-            let expr = match Format::of_litmus_text(&text) {
-                Format::OpenClLitmus => vkmm::frontend::opencl_litmus::parse_outcome(
-                    &name,
-                    &text,
-                    o,
-                    args.limits.frontend(),
-                ),
-                _ => vkmm::frontend::vulkan_litmus::parse_outcome(&name, &text, o),
-            }
-            .map_err(|e| e.to_string())?;
+            let expr = vkmm::frontend::parse_outcome(&program, o).map_err(|e| e.to_string())?;
             Some((expr, o.to_string()))
         }
         None => None,
