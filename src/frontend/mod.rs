@@ -8,11 +8,19 @@
 pub mod alloy_test;
 mod attributes;
 mod litmus;
+#[cfg(test)]
+mod nesting_tests;
 pub mod opencl_litmus;
 pub mod vulkan_litmus;
 
 use crate::ir::{CondExpr, Program};
 use std::path::Path;
+
+/// How deeply any construct may nest in any front end (statements, blocks,
+/// parentheses, negations): past it, a located "nesting deeper than" error,
+/// never a stack overflow. Every parser of vkmm is a recursive descent, and
+/// every consumer of what it builds recurses too.
+pub(crate) const MAX_NESTING: usize = 256;
 
 /// A parse or validation error in an input file.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

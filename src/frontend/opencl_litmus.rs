@@ -1326,8 +1326,8 @@ impl Parser<'_> {
 
     fn final_section(&mut self) -> R<()> {
         let symbols = &mut self.program.symbols;
-        for regs in &self.thread_regs {
-            symbols.add_thread(regs);
+        for (k, regs) in self.thread_regs.iter().enumerate() {
+            symbols.add_thread(format!("P{k}"), regs);
         }
         let mut bases: Vec<(&String, &Vec<usize>)> = self.instances.iter().collect();
         bases.sort_by_key(|(_, ls)| ls.first().copied());

@@ -863,8 +863,8 @@ impl<'a> Parser<'a> {
 
     fn final_section(&mut self, pos: usize) -> R<()> {
         let symbols = &mut self.program.symbols;
-        for info in &self.infos {
-            symbols.add_thread(&info.defined);
+        for (k, info) in self.infos.iter().enumerate() {
+            symbols.add_thread(format!("P{k}"), &info.defined);
         }
         for r in &self.program.references {
             symbols.add_name(&r.name, vec![r.location]);

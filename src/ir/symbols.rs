@@ -19,8 +19,9 @@ pub struct Symbols {
 /// A thread's source name and registers.
 #[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize)]
 pub struct ThreadSymbols {
-    /// How the source names the thread (`P0`, `P1`, ...; a condition may also
-    /// write the bare number).
+    /// How the source names the thread: `P0`, `P1`, ... in litmus tests (a
+    /// condition may also write the bare number), the `NEWTHREAD` number in
+    /// `.test` files.
     pub name: String,
     /// The registers a condition may name (`P0:r0`): those the test
     /// declares, initialises or writes, sorted.
@@ -64,14 +65,15 @@ impl Symbols {
         }
     }
 
-    /// Adds a thread named `P{index}` with these registers.
-    pub fn add_thread<'a>(&mut self, registers: impl IntoIterator<Item = &'a String>) {
+    /// Adds the next thread, with its source name and registers.
+    pub fn add_thread<'a>(
+        &mut self,
+        name: String,
+        registers: impl IntoIterator<Item = &'a String>,
+    ) {
         let mut registers: Vec<String> = registers.into_iter().cloned().collect();
         registers.sort();
         registers.dedup();
-        self.threads.push(ThreadSymbols {
-            name: format!("P{}", self.threads.len()),
-            registers,
-        });
+        self.threads.push(ThreadSymbols { name, registers });
     }
 }

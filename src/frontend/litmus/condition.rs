@@ -6,7 +6,7 @@ use super::lexer::{Lexer, PErr, R, Src, Tok, Token, thread_of};
 use crate::ir::{CondExpr, Condition, Quantifier, Symbols, Term};
 
 /// How deeply parentheses, negations and implications may nest.
-pub(crate) const MAX_NESTING: usize = 256;
+pub(crate) use crate::frontend::MAX_NESTING;
 
 /// A chain `a /\ b /\ ...` is folded to the left (`(a /\ b) /\ ...`) while
 /// that keeps the tree at most this tall; a longer chain is folded into a

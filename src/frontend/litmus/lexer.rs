@@ -369,6 +369,12 @@ impl<'s> Lexer<'s> {
             (false, first.clone())
         };
         match &t.tok {
+            Tok::Int(digits) if !digits.bytes().all(|b| b.is_ascii_digit()) => Err((
+                t.at,
+                format!(
+                    "`{digits}` is not a decimal integer (hexadecimal and suffixed constants are not supported)"
+                ),
+            )),
             Tok::Int(digits) => {
                 let text = if neg {
                     format!("-{digits}")
