@@ -17,6 +17,13 @@
 //! exists (1:r0=1 /\ 1:r1=0)
 //! ```
 //!
+//! The tokenizer, the header (`OPENCL [name]`, quoted or `(* *)`
+//! commentary) and the final clauses (`locations [...]`, `filter`,
+//! `exists`/`~exists`/`forall` and the condition grammar, with `!` for
+//! negation and `y@wg0` instance names) are the herd litmus skeleton shared
+//! with the Vulkan dialect: see [`super::litmus`]. Statements, blocks and
+//! expressions nest at most [`super::MAX_NESTING`] levels.
+//!
 //! Representation decisions:
 //!
 //! - A `global` parameter names one location shared by all threads, with

@@ -35,6 +35,11 @@
 //! `(* ... *)` comments are skipped between tokens. Everything between the
 //! header line and the `{` of the initial state is commentary (Dat3M skips
 //! it too; `Kronos-Group/corr.litmus` nests quotes inside its comment).
+//!
+//! The tokenizer, the header and the final clauses (with the condition
+//! grammar) are the herd litmus skeleton shared with the OpenCL dialect:
+//! see [`super::litmus`]. This module parses the initial state, the ssw
+//! block and the rows, and fills [`Program::symbols`] for the conditions.
 
 use super::FrontendError;
 use super::attributes::{Attrs, LITMUS};

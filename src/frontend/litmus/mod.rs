@@ -1,7 +1,9 @@
 //! The herd litmus skeleton shared by the Vulkan and OpenCL dialects: one
-//! tokenizer ([`lexer`]), the header ([`header`]), and the final section
-//! with its condition grammar ([`condition`]), parsed once; what the
-//! dialects write differently is a [`Syntax`] value, not a second parser.
+//! tokenizer (`lexer`), the header (`header`), and the final section with
+//! its condition grammar (`condition`), parsed once; what the dialects write
+//! differently is a `Syntax` value (options of that one parser), not a
+//! second parser. The same parser reads `--outcome` text
+//! ([`crate::frontend::parse_outcome`]) against [`crate::ir::Symbols`].
 //!
 //! A test reads
 //!
@@ -38,8 +40,9 @@
 //! `locations [...]` (registers are always shown); array cells `x[1]`,
 //! pointers `*x`, hexadecimal constants and `fault(...)`, which fail as
 //! unexpected tokens. Parentheses, negations and implications nest at most
-//! [`condition::MAX_NESTING`] deep; long flat chains of `/\` or `\/` are
-//! parsed iteratively and folded into a balanced tree.
+//! [`super::MAX_NESTING`] deep; long flat chains of `/\` or `\/` are
+//! parsed iteratively, folded to the left while the tree stays at most 256
+//! tall, and into a balanced tree beyond.
 //!
 //! Every error is located: 1-based line and column of the offending token
 //! (for `--outcome`, file `--outcome`, line 1).
