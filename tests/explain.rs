@@ -19,8 +19,7 @@ fn run(path: &Path, outcome: Option<&str>) -> Explanation {
     let model = vkmm::model::load("vulkan").unwrap();
     let spec = ExplainSpec::of(&model.profile).unwrap();
     let parsed = outcome.map(|o| {
-        let text = std::fs::read_to_string(path).unwrap();
-        let e = vkmm::frontend::vulkan_litmus::parse_outcome("t", &text, o).unwrap();
+        let e = vkmm::frontend::parse_outcome(&program, o).unwrap();
         (e, o.to_string())
     });
     explain(
@@ -195,7 +194,7 @@ fn cli_json_and_bad_outcomes() {
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(
-        err.contains("--outcome:1:1") && err.contains("P1:r9"),
+        err.contains("--outcome:1:4") && err.contains("P1:r9"),
         "{err}"
     );
     let out = Command::new(exe)

@@ -15,8 +15,8 @@
 //! The attribute tokens, the implicit attributes of atomics and the
 //! validation rules are shared with the other front ends (`attributes`).
 
-use super::FrontendError;
 use super::attributes::{ALLOY, Attrs};
+use super::{FrontendError, MAX_NESTING};
 use crate::ir::{
     Cmp, Expectation, Instruction, OpKind, Pred, Program, Query, Reference, Scope, SourceSpan,
     Stmt, Thread,
@@ -402,6 +402,7 @@ impl<'a> Parser<'a> {
             chars: rest.chars().collect(),
             pos: 0,
             base_col: code[..offset].chars().count() + 1,
+            depth: 0,
         };
         let pred = qp
             .pred()
@@ -502,6 +503,13 @@ impl<'a> Parser<'a> {
             return Err(self.err(1, 1, "no thread: expected NEWTHREAD and instructions"));
         }
         self.program.initial_values = vec![0; self.program.locations.len()];
+        let symbols = &mut self.program.symbols;
+        for t in &self.program.threads {
+            symbols.add_thread(t.id.to_string(), &[]);
+        }
+        for r in &self.program.references {
+            symbols.add_name(&r.name, vec![r.location]);
+        }
         Ok(self.program)
     }
 }
@@ -631,6 +639,8 @@ impl Tokens {
 struct QueryParser {
     chars: Vec<char>,
     pos: usize,
+    /// Parentheses open around the position.
+    depth: usize,
     base_col: usize,
 }
 
@@ -669,7 +679,15 @@ impl QueryParser {
     fn term(&mut self) -> QResult<Pred> {
         self.skip_ws();
         if self.eat("(") {
+            if self.depth >= MAX_NESTING {
+                return Err((
+                    self.pos - 1,
+                    format!("nesting deeper than {MAX_NESTING} levels"),
+                ));
+            }
+            self.depth += 1;
             let p = self.pred()?;
+            self.depth -= 1;
             if !self.eat(")") {
                 return Err((self.pos, "expected `)`".into()));
             }

@@ -7,11 +7,20 @@
 
 pub mod alloy_test;
 mod attributes;
+pub mod litmus;
+#[cfg(test)]
+mod nesting_tests;
 pub mod opencl_litmus;
 pub mod vulkan_litmus;
 
 use crate::ir::{CondExpr, Program};
 use std::path::Path;
+
+/// How deeply any construct may nest in any front end (statements, blocks,
+/// parentheses, negations): past it, a located "nesting deeper than" error,
+/// never a stack overflow. Every parser of vkmm is a recursive descent, and
+/// every consumer of what it builds recurses too.
+pub const MAX_NESTING: usize = 256;
 
 /// A parse or validation error in an input file.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -106,6 +115,23 @@ impl std::str::FromStr for LocalMemory {
     }
 }
 
+/// Parses an outcome — a condition expression such as `P1:r0 == 1 /\ x == 0`
+/// (OpenCL: `1:r0=1 /\ x=0`) — against a loaded program: its names resolve
+/// through [`Program::symbols`], in the syntax of [`Program::dialect`] (see
+/// the condition grammar in the litmus skeleton's docs). Errors name the
+/// file `--outcome`, line 1 and the column of the offending token.
+pub fn parse_outcome(program: &Program, outcome: &str) -> Result<CondExpr, FrontendError> {
+    if program.kind == crate::ir::TestKind::Queries {
+        return Err(FrontendError {
+            file: "--outcome".into(),
+            line: 1,
+            column: 1,
+            message: "--outcome applies to .litmus files (a .test file's values are pinned by its instructions)".into(),
+        });
+    }
+    litmus::parse_outcome(program, outcome)
+}
+
 /// Reads and parses a litmus file in whatever format its extension names.
 pub fn load(path: &Path) -> Result<Program, FrontendError> {
     load_with(path, Options::default())
@@ -143,7 +169,7 @@ pub fn parse_text(
     format: Format,
     options: Options,
 ) -> Result<Program, FrontendError> {
-    let mut program = match format {
+    let program = match format {
         Format::AlloyTest => alloy_test::parse(name, text),
         Format::VulkanLitmus | Format::OpenClLitmus => match Format::of_litmus_text(text) {
             Format::OpenClLitmus => opencl_litmus::parse_with(name, text, options),
@@ -153,35 +179,7 @@ pub fn parse_text(
             }
         },
     }?;
-    program.source = Some((name.to_string(), text.to_string()));
-    program.options = options;
     Ok(program)
-}
-
-/// Parses an outcome (`--outcome`) in the condition syntax of the program's
-/// dialect, against its threads, registers and locations. Errors are
-/// located in the outcome text (`--outcome:1:COLUMN`).
-pub fn parse_outcome(program: &Program, outcome: &str) -> Result<CondExpr, FrontendError> {
-    let Some((name, text)) = &program.source else {
-        return Err(FrontendError {
-            file: "--outcome".into(),
-            line: 1,
-            column: 1,
-            message: "the program was not parsed from a litmus text".into(),
-        });
-    };
-    if program.kind == crate::ir::TestKind::Queries {
-        return Err(FrontendError {
-            file: "--outcome".into(),
-            line: 1,
-            column: 1,
-            message: "--outcome applies to .litmus files (a .test file's values are pinned by its instructions)".into(),
-        });
-    }
-    match Format::of_litmus_text(text) {
-        Format::OpenClLitmus => opencl_litmus::parse_outcome(name, text, outcome, program.options),
-        _ => vulkan_litmus::parse_outcome(name, text, outcome),
-    }
 }
 
 /// The first word of a litmus file (its architecture) with its line and column.

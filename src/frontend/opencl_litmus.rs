@@ -17,6 +17,13 @@
 //! exists (1:r0=1 /\ 1:r1=0)
 //! ```
 //!
+//! The tokenizer, the header (`OPENCL [name]`, quoted or `(* *)`
+//! commentary) and the final clauses (`locations [...]`, `filter`,
+//! `exists`/`~exists`/`forall` and the condition grammar, with `!` for
+//! negation and `y@wg0` instance names) are the herd litmus skeleton shared
+//! with the Vulkan dialect: see [`super::litmus`]. Statements, blocks and
+//! expressions nest at most [`super::MAX_NESTING`] levels.
+//!
 //! Representation decisions:
 //!
 //! - A `global` parameter names one location shared by all threads, with
@@ -46,11 +53,14 @@
 //! - For the Vulkan model, atomics carry `MakePointerAvailable`/`Visible`,
 //!   and release (acquire) semantics carry `MakeAvailable` (`MakeVisible`).
 
+use super::litmus::condition::MAX_NESTING;
+use super::litmus::lexer::{self, Lexer, OPENCL, PErr, Src};
+use super::litmus::{Syntax, condition, header};
 use super::{FrontendError, LocalMemory, Options};
 use crate::ir::{
-    ArithOp, Cmp, CondExpr, Condition, Dialect, Instruction, OPENCL_GENERIC, OPENCL_GLOBAL,
-    OPENCL_LOCAL, OpKind, Operand, Order, Program, Quantifier, Reference, RmwOp, Scope, Semantics,
-    SourceSpan, Stmt, StorageClass, Term, Thread,
+    ArithOp, Cmp, Dialect, Instruction, OPENCL_GENERIC, OPENCL_GLOBAL, OPENCL_LOCAL, OpKind,
+    Operand, Order, Program, Reference, RmwOp, Scope, Semantics, SourceSpan, Stmt, StorageClass,
+    Thread,
 };
 use std::collections::{BTreeSet, HashMap, HashSet};
 
@@ -63,22 +73,46 @@ pub fn parse(file: &str, text: &str) -> Result<Program, FrontendError> {
     parse_with(file, text, Options::default())
 }
 
-/// Parses a whole test, keeping the parser (every name resolved).
-fn parsed<'t>(file: &str, text: &'t str, options: Options) -> Result<Parser<'t>, FrontendError> {
+/// Parses an OpenCL litmus test with front-end options.
+pub fn parse_with(file: &str, text: &str, options: Options) -> Result<Program, FrontendError> {
+    let src = Src::new(text);
+    let located = |(at, message): PErr| src.error(file, (at, message));
     let err = |(line, column, message): E| FrontendError {
         file: file.to_string(),
         line,
         column,
         message,
     };
-    let (name, header_line) = header(text).map_err(err)?;
-    let toks = lex(text, header_line).map_err(err)?;
+    let head = header::header(file, &src);
+    match head.arch_at {
+        None => {
+            return Err(err((
+                1,
+                1,
+                "empty file: expected a litmus header `OPENCL name`".into(),
+            )));
+        }
+        Some(at) if !head.arch.eq_ignore_ascii_case("opencl") => {
+            return Err(located((
+                at,
+                format!(
+                    "expected the litmus header `OPENCL name`, found `{}`",
+                    head.arch
+                ),
+            )));
+        }
+        Some(_) => {}
+    }
+    let body = head.body(&src, OPENCL).map_err(located)?;
+    let toks = lex(text, &src, body).map_err(err)?;
     let mut p = Parser {
+        src: &src,
         lines: text.lines().collect(),
         toks,
         pos: 0,
+        depth: 0,
         program: Program {
-            name,
+            name: head.name,
             dialect: Dialect::OpenCl,
             ..Program::default()
         },
@@ -92,74 +126,7 @@ fn parsed<'t>(file: &str, text: &'t str, options: Options) -> Result<Parser<'t>,
         options,
     };
     p.run().map_err(err)?;
-    Ok(p)
-}
-
-/// Parses an OpenCL litmus test with front-end options.
-pub fn parse_with(file: &str, text: &str, options: Options) -> Result<Program, FrontendError> {
-    parsed(file, text, options).map(|p| p.program)
-}
-
-/// Parses an outcome — a condition expression such as `1:r0=1 /\ x=0` —
-/// against the test in `text` (the names its final condition may use).
-/// Errors name the column in `outcome` (line 1), or the test file's own
-/// error if the file does not parse.
-pub fn parse_outcome(
-    file: &str,
-    text: &str,
-    outcome: &str,
-    options: Options,
-) -> Result<CondExpr, FrontendError> {
-    let mut p = parsed(file, text, options)?;
-    let err = |(_, column, message): E| FrontendError {
-        file: "--outcome".into(),
-        line: 1,
-        column,
-        message,
-    };
-    // `lex` starts after the header line: give it an empty one.
-    p.toks = lex(&format!("\n{outcome}"), 0).map_err(err)?;
-    p.pos = 0;
-    let expr = p.cond(0).map_err(err)?;
-    let t = p.peek();
-    if t.k != K::Eof {
-        return Err(err((
-            t.line,
-            t.col,
-            format!("expected the end of the outcome, found {}", t.show()),
-        )));
-    }
-    Ok(expr)
-}
-
-/// The test name and the (0-based) index of the header line.
-fn header(text: &str) -> R<(String, usize)> {
-    for (i, line) in text.lines().enumerate() {
-        let trimmed = line.trim_start();
-        if trimmed.is_empty() {
-            continue;
-        }
-        let col = line.len() - trimmed.len() + 1;
-        let end = trimmed.find(char::is_whitespace).unwrap_or(trimmed.len());
-        let word = &trimmed[..end];
-        if !word.eq_ignore_ascii_case("opencl") {
-            return Err((
-                i + 1,
-                col,
-                format!("expected the litmus header `OPENCL name`, found `{word}`"),
-            ));
-        }
-        let name = trimmed[end..].trim();
-        if name.is_empty() {
-            return Err((i + 1, col, "expected a test name after `OPENCL`".into()));
-        }
-        return Ok((name.to_string(), i));
-    }
-    Err((
-        1,
-        1,
-        "empty file: expected a litmus header `OPENCL name`".into(),
-    ))
+    Ok(p.program)
 }
 
 // ----- lexer ---------------------------------------------------------------
@@ -177,6 +144,8 @@ struct Tok {
     k: K,
     line: usize,
     col: usize,
+    /// Character index in the file.
+    at: usize,
 }
 
 impl Tok {
@@ -190,137 +159,43 @@ impl Tok {
     }
 }
 
-const PUNCT2: &[&str] = &[
-    "==", "!=", "<=", ">=", "&&", "||", "/\\", "\\/", "++", "--", "+=", "-=",
-];
-const PUNCT1: &[&str] = &[
-    "{", "}", "(", ")", "[", "]", ";", ",", ":", "=", "*", "+", "-", "&", "|", "^", "!", "~", "<",
-    ">", "@", ".", "/", "%",
-];
-
-/// Lexes everything after the header line. `(* ... *)` comments are
-/// recognised outside braces and parentheses only (inside code, `(*x` is a
-/// dereference); `//` and `/* */` comments everywhere.
-fn lex(text: &str, header_line: usize) -> R<Vec<Tok>> {
+/// Lexes the body (from character `body`) with the skeleton's lexer: C
+/// comments everywhere, `(* ... *)` outside braces and parentheses only
+/// (inside code, `(*x` is a dereference).
+fn lex(text: &str, src: &Src, body: usize) -> R<Vec<Tok>> {
+    let mut lx = Lexer::new(src, OPENCL, body, src.chars.len());
+    let located = |(at, message): PErr| {
+        let (line, col) = src.line_col(at);
+        (line, col, message)
+    };
     let mut out = Vec::new();
-    let mut braces = 0usize;
-    let mut parens = 0usize;
-    let mut line = header_line + 1;
-    let lines: Vec<&str> = text.lines().collect();
-    // A flat char stream with positions, starting after the header line.
-    let mut chars: Vec<(char, usize, usize)> = Vec::new();
-    for (i, l) in lines.iter().enumerate().skip(header_line + 1) {
-        for (j, c) in l.chars().enumerate() {
-            chars.push((c, i + 1, j + 1));
-        }
-        chars.push(('\n', i + 1, l.chars().count() + 1));
-        line = i + 2;
-    }
-    let eof_line = line;
-    let mut i = 0;
-    let at = |i: usize| chars.get(i).map(|c| c.0);
-    while i < chars.len() {
-        let (c, l, col) = chars[i];
-        if c.is_whitespace() {
-            i += 1;
-            continue;
-        }
-        if c == '(' && at(i + 1) == Some('*') && braces == 0 && parens == 0 {
-            let mut depth = 0usize;
-            loop {
-                match (at(i), at(i + 1)) {
-                    (Some('('), Some('*')) => {
-                        depth += 1;
-                        i += 2;
-                    }
-                    (Some('*'), Some(')')) => {
-                        depth -= 1;
-                        i += 2;
-                        if depth == 0 {
-                            break;
-                        }
-                    }
-                    (Some(_), _) => i += 1,
-                    (None, _) => return Err((l, col, "unterminated comment `(*`".into())),
-                }
+    loop {
+        let t = lx.next().map_err(located)?;
+        let (line, col) = src.line_col(t.at);
+        let k = match t.tok {
+            lexer::Tok::Eof => break,
+            lexer::Tok::Ident(s) => K::Ident(s),
+            lexer::Tok::Int(s) => K::Int(
+                s.parse::<i64>()
+                    .map_err(|_| (line, col, format!("bad integer `{s}`")))?,
+            ),
+            lexer::Tok::Punct(p) => K::Punct(p),
+            lexer::Tok::Other(c) => {
+                return Err((line, col, format!("unexpected character `{c}`")));
             }
-            continue;
-        }
-        if c == '/' && at(i + 1) == Some('/') {
-            while i < chars.len() && chars[i].0 != '\n' {
-                i += 1;
-            }
-            continue;
-        }
-        if c == '/' && at(i + 1) == Some('*') {
-            i += 2;
-            loop {
-                match (at(i), at(i + 1)) {
-                    (Some('*'), Some('/')) => {
-                        i += 2;
-                        break;
-                    }
-                    (Some(_), _) => i += 1,
-                    (None, _) => return Err((l, col, "unterminated comment `/*`".into())),
-                }
-            }
-            continue;
-        }
-        if c.is_ascii_alphabetic() || c == '_' {
-            let mut s = String::new();
-            while let Some(d) = at(i).filter(|d| d.is_ascii_alphanumeric() || *d == '_') {
-                s.push(d);
-                i += 1;
-            }
-            out.push(Tok {
-                k: K::Ident(s),
-                line: l,
-                col,
-            });
-            continue;
-        }
-        if c.is_ascii_digit() {
-            let mut s = String::new();
-            while let Some(d) = at(i).filter(|d| d.is_ascii_alphanumeric() || *d == '_') {
-                s.push(d);
-                i += 1;
-            }
-            let v = s
-                .parse::<i64>()
-                .map_err(|_| (l, col, format!("bad integer `{s}`")))?;
-            out.push(Tok {
-                k: K::Int(v),
-                line: l,
-                col,
-            });
-            continue;
-        }
-        let two: String = [Some(c), at(i + 1)].iter().flatten().collect();
-        let p = PUNCT2
-            .iter()
-            .find(|p| **p == two)
-            .or_else(|| PUNCT1.iter().find(|p| p.starts_with(c)));
-        let Some(p) = p else {
-            return Err((l, col, format!("unexpected character `{c}`")));
         };
-        match *p {
-            "{" => braces += 1,
-            "}" => braces = braces.saturating_sub(1),
-            "(" => parens += 1,
-            ")" => parens = parens.saturating_sub(1),
-            _ => {}
-        }
-        i += p.len();
         out.push(Tok {
-            k: K::Punct(p),
-            line: l,
+            k,
+            line,
             col,
+            at: t.at,
         });
     }
     out.push(Tok {
         k: K::Eof,
-        line: eof_line,
+        line: text.lines().count().max(src.line(body)) + 1,
         col: 1,
+        at: src.chars.len(),
     });
     Ok(out)
 }
@@ -351,6 +226,8 @@ struct Expr {
     x: X,
     line: usize,
     col: usize,
+    /// The height of the expression tree (lowering recurses over it).
+    height: usize,
 }
 
 fn negate(c: Cmp) -> Cmp {
@@ -419,9 +296,12 @@ impl Ctx {
 }
 
 struct Parser<'a> {
+    src: &'a Src,
     lines: Vec<&'a str>,
     toks: Vec<Tok>,
     pos: usize,
+    /// How deeply the statement or expression being parsed nests.
+    depth: usize,
     program: Program,
     /// Init block entries: name, value, position.
     init: Vec<(String, i64, usize, usize)>,
@@ -752,6 +632,10 @@ impl Parser<'_> {
     }
 
     fn stmt(&mut self, ctx: &mut Ctx) -> R<()> {
+        self.nested(|p| p.stmt_inner(ctx))
+    }
+
+    fn stmt_inner(&mut self, ctx: &mut Ctx) -> R<()> {
         let t = self.peek().clone();
         match &t.k {
             K::Punct("{") => {
@@ -929,7 +813,49 @@ impl Parser<'_> {
 
     // ----- expressions -------------------------------------------------------
 
+    /// Runs `f` one nesting level deeper, or fails at the next token past
+    /// [`MAX_NESTING`] levels (statements, expressions and parentheses
+    /// each nest).
+    fn nested<T>(&mut self, f: impl FnOnce(&mut Self) -> R<T>) -> R<T> {
+        if self.depth >= MAX_NESTING {
+            let t = self.peek();
+            return Err((
+                t.line,
+                t.col,
+                format!("nesting deeper than {MAX_NESTING} levels"),
+            ));
+        }
+        self.depth += 1;
+        let r = f(self);
+        self.depth -= 1;
+        r
+    }
+
+    /// An expression, or an error where it grows taller than
+    /// [`MAX_NESTING`] (a long flat chain `1 + 1 + ...` included).
+    /// `at` is the operator (or the first token) of the expression,
+    /// `(line, col)` where the expression starts.
+    fn tall(at: &Tok, (line, col): (usize, usize), x: X, height: usize) -> R<Expr> {
+        if height > MAX_NESTING {
+            return Err((
+                at.line,
+                at.col,
+                format!("expression nesting deeper than {MAX_NESTING} levels"),
+            ));
+        }
+        Ok(Expr {
+            x,
+            line,
+            col,
+            height,
+        })
+    }
+
     fn expr(&mut self, min: u8) -> R<Expr> {
+        self.nested(|p| p.expr_inner(min))
+    }
+
+    fn expr_inner(&mut self, min: u8) -> R<Expr> {
         let mut lhs = self.unary()?;
         loop {
             let t = self.peek().clone();
@@ -940,16 +866,18 @@ impl Parser<'_> {
             }
             self.next();
             let rhs = self.expr(prec)?;
-            lhs = Expr {
-                line: lhs.line,
-                col: lhs.col,
-                x: X::Bin(op, Box::new(lhs), Box::new(rhs)),
-            };
+            let height = 1 + lhs.height.max(rhs.height);
+            let start = (lhs.line, lhs.col);
+            lhs = Self::tall(&t, start, X::Bin(op, Box::new(lhs), Box::new(rhs)), height)?;
         }
         Ok(lhs)
     }
 
     fn unary(&mut self) -> R<Expr> {
+        self.nested(|p| p.unary_inner())
+    }
+
+    fn unary_inner(&mut self) -> R<Expr> {
         let t = self.next();
         let x = match &t.k {
             K::Int(v) => X::Int(*v),
@@ -989,11 +917,12 @@ impl Parser<'_> {
                 ));
             }
         };
-        Ok(Expr {
-            x,
-            line: t.line,
-            col: t.col,
-        })
+        let height = 1 + match &x {
+            X::Neg(e) | X::Not(e) => e.height,
+            X::Call(_, args) => args.iter().map(|a| a.height).max().unwrap_or(0),
+            _ => 0,
+        };
+        Self::tall(&t, (t.line, t.col), x, height)
     }
 
     /// `reg = e`.
@@ -1403,195 +1332,32 @@ impl Parser<'_> {
     // ----- final clauses -----------------------------------------------------
 
     fn final_section(&mut self) -> R<()> {
-        let mut quantified: Option<(Quantifier, CondExpr)> = None;
-        let mut filter = None;
-        let mut texts = Vec::new();
-        loop {
-            let t = self.next();
-            let start = self.pos - 1;
-            match &t.k {
-                K::Eof => break,
-                K::Punct(";") => continue,
-                K::Ident(s) if s == "filter" => {
-                    if filter.is_some() {
-                        return Err((t.line, t.col, "a test has at most one `filter`".into()));
-                    }
-                    filter = Some(self.cond(0)?);
-                }
-                _ => {
-                    let q = match &t.k {
-                        K::Ident(s) if s == "exists" => Quantifier::Exists,
-                        K::Ident(s) if s == "forall" => Quantifier::Forall,
-                        K::Punct("~") if self.is_ident("exists") => {
-                            self.next();
-                            Quantifier::NotExists
-                        }
-                        _ => {
-                            return Err((
-                                t.line,
-                                t.col,
-                                format!(
-                                    "expected `exists`, `~exists`, `forall` or `filter`, found {}",
-                                    t.show()
-                                ),
-                            ));
-                        }
-                    };
-                    if quantified.is_some() {
-                        return Err((t.line, t.col, "a test has one final condition".into()));
-                    }
-                    quantified = Some((q, self.cond(0)?));
-                }
-            }
-            texts.push(
-                self.toks[start..self.pos]
-                    .iter()
-                    .map(tok_text)
-                    .collect::<Vec<_>>()
-                    .join(" "),
-            );
+        let symbols = &mut self.program.symbols;
+        for (k, regs) in self.thread_regs.iter().enumerate() {
+            symbols.add_thread(format!("P{k}"), regs);
         }
-        self.program.condition = match (quantified, filter) {
-            (None, None) => None,
-            (q, f) => Some(Condition {
-                quantifier: q.as_ref().map(|q| q.0),
-                expr: q.map(|q| q.1).unwrap_or(CondExpr::True),
-                filter: f,
-                text: texts.join(" "),
-            }),
-        };
+        let mut bases: Vec<(&String, &Vec<usize>)> = self.instances.iter().collect();
+        bases.sort_by_key(|(_, ls)| ls.first().copied());
+        for (base, ls) in bases {
+            symbols.add_name(base, ls.clone());
+        }
+        let mut names: Vec<(&String, &usize)> = self.locs.iter().collect();
+        names.sort_by_key(|(_, l)| **l);
+        for (name, l) in names {
+            symbols.add_name(name, vec![*l]);
+        }
+        let at = self.peek().at;
+        let mut lx = Lexer::new(self.src, OPENCL, at, self.src.chars.len());
+        let syntax = Syntax::of(Dialect::OpenCl);
+        let f = condition::final_section(&mut lx, &syntax.cond, &self.program.symbols).map_err(
+            |(at, message)| {
+                let (line, col) = self.src.line_col(at);
+                (line, col, message)
+            },
+        )?;
+        self.program.condition = f.condition;
+        self.program.shown_locations = f.shown_locations;
         Ok(())
-    }
-
-    /// `\/` (1) binds looser than `/\` (2).
-    fn cond(&mut self, min: u8) -> R<CondExpr> {
-        let mut lhs = self.cond_atom()?;
-        loop {
-            let prec = if self.is("\\/") {
-                1
-            } else if self.is("/\\") {
-                2
-            } else {
-                break;
-            };
-            if prec <= min {
-                break;
-            }
-            self.next();
-            let rhs = self.cond(prec)?;
-            lhs = if prec == 1 {
-                CondExpr::Or(Box::new(lhs), Box::new(rhs))
-            } else {
-                CondExpr::And(Box::new(lhs), Box::new(rhs))
-            };
-        }
-        Ok(lhs)
-    }
-
-    fn cond_atom(&mut self) -> R<CondExpr> {
-        if self.eat("~") || self.eat("!") {
-            return Ok(CondExpr::Not(Box::new(self.cond_atom()?)));
-        }
-        if self.eat("(") {
-            let e = self.cond(0)?;
-            self.expect(")", "to close the parenthesis")?;
-            return Ok(e);
-        }
-        if self.is_ident("true") || self.is_ident("false") {
-            let t = self.next();
-            return Ok(if t.k == K::Ident("true".into()) {
-                CondExpr::True
-            } else {
-                CondExpr::False
-            });
-        }
-        let a = self.term()?;
-        let t = self.next();
-        let ne = match t.k {
-            K::Punct("=") | K::Punct("==") => false,
-            K::Punct("!=") => true,
-            _ => {
-                return Err((
-                    t.line,
-                    t.col,
-                    format!("expected `=` or `!=` in the condition, found {}", t.show()),
-                ));
-            }
-        };
-        let b = self.term()?;
-        Ok(if ne {
-            CondExpr::Ne(a, b)
-        } else {
-            CondExpr::Eq(a, b)
-        })
-    }
-
-    fn term(&mut self) -> R<Term> {
-        let t = self.peek().clone();
-        let thread = match &t.k {
-            K::Int(n) if self.peek_at(1).k == K::Punct(":") => Some(*n),
-            K::Ident(s) if is_thread_name(s) && self.peek_at(1).k == K::Punct(":") => {
-                s[1..].parse::<i64>().ok()
-            }
-            K::Int(_) | K::Punct("-") => return Ok(Term::Const(self.int("a value")?)),
-            _ => None,
-        };
-        if let Some(n) = thread {
-            self.next();
-            self.next();
-            let (reg, rt) = self.ident("a register name")?;
-            let k = usize::try_from(n)
-                .ok()
-                .filter(|k| *k < self.program.threads.len());
-            let Some(k) = k else {
-                return Err((t.line, t.col, format!("no thread P{n} in this test")));
-            };
-            if !self.thread_regs[k].contains(&reg) {
-                return Err((rt.line, rt.col, format!("P{k} has no register `{reg}`")));
-            }
-            return Ok(Term::Reg { thread: k, reg });
-        }
-        let (mut name, nt) = self.ident("a register `0:r0`, a location or a value")?;
-        if self.eat("@") {
-            name.push('@');
-            let (w, _) = self.ident("a workgroup such as `wg0` after `@`")?;
-            name.push_str(&w);
-            if self.eat(".") {
-                let (w, _) = self.ident("a workgroup such as `wg0` after `.`")?;
-                name.push('.');
-                name.push_str(&w);
-            }
-        }
-        if let Some(inst) = self.instances.get(&name) {
-            if inst.len() == 1 {
-                return Ok(Term::Loc(inst[0]));
-            }
-            let names: Vec<&str> = inst
-                .iter()
-                .map(|l| self.program.locations[*l].as_str())
-                .collect();
-            return Err((
-                nt.line,
-                nt.col,
-                format!(
-                    "`{name}` is local memory with one instance per workgroup ({}); name one",
-                    names.join(", ")
-                ),
-            ));
-        }
-        match self.locs.get(&name) {
-            Some(l) => Ok(Term::Loc(*l)),
-            None => Err((nt.line, nt.col, format!("unknown location `{name}`"))),
-        }
-    }
-}
-
-fn tok_text(t: &Tok) -> String {
-    match &t.k {
-        K::Ident(s) => s.clone(),
-        K::Int(v) => v.to_string(),
-        K::Punct(p) => p.to_string(),
-        K::Eof => String::new(),
     }
 }
 
@@ -1601,9 +1367,10 @@ fn is_thread_name(s: &str) -> bool {
 
 /// The `&'static str` of a punctuation spelling (for token comparison).
 fn leak(p: &str) -> &'static str {
-    PUNCT2
+    OPENCL
+        .punct2
         .iter()
-        .chain(PUNCT1)
+        .chain(OPENCL.punct1)
         .find(|q| **q == p)
         .copied()
         .unwrap_or("")

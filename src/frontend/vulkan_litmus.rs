@@ -35,322 +35,30 @@
 //! `(* ... *)` comments are skipped between tokens. Everything between the
 //! header line and the `{` of the initial state is commentary (Dat3M skips
 //! it too; `Kronos-Group/corr.litmus` nests quotes inside its comment).
+//!
+//! The tokenizer, the header and the final clauses (with the condition
+//! grammar) are the herd litmus skeleton shared with the OpenCL dialect:
+//! see [`super::litmus`]. This module parses the initial state, the ssw
+//! block and the rows, and fills [`Program::symbols`] for the conditions.
 
 use super::FrontendError;
 use super::attributes::{Attrs, LITMUS};
+use super::litmus::lexer::{Lexer, PErr, R, Src, Tok, Token, VULKAN, thread_name, thread_of};
+use super::litmus::{Syntax, condition, header};
 use crate::ir::{
-    ArithOp, Cmp, CondExpr, Condition, Instruction, OpKind, Operand, Program, Quantifier,
-    Reference, RmwOp, SourceSpan, Stmt, Term, Thread,
+    ArithOp, Cmp, Dialect, Instruction, OpKind, Operand, Program, Reference, RmwOp, SourceSpan,
+    Stmt, Thread,
 };
 use std::collections::{HashMap, HashSet};
 
 /// Parses the text of a Vulkan `.litmus` file. `file` is used in error
 /// messages and (its stem) as the test name when the header has none.
 pub fn parse(file: &str, text: &str) -> Result<Program, FrontendError> {
-    with_parsed(file, text, |p| Ok(p.program))
-}
-
-/// Parses an outcome — a condition expression such as
-/// `P1:r0 == 1 /\ x == 0` — against the test in `text` (the same names as
-/// its final condition may use). Errors name the column in `outcome`
-/// (line 1), or the test file's own error if the file does not parse.
-pub fn parse_outcome(file: &str, text: &str, outcome: &str) -> Result<CondExpr, FrontendError> {
-    with_parsed(file, text, |p| {
-        let osrc = Src::new(outcome);
-        let mut lx = Lexer::new(&osrc, 0, osrc.chars.len());
-        let expr = p
-            .cond(&mut lx, 0)
-            .and_then(|e| lx.expect_end("the outcome").map(|_| e));
-        expr.map_err(|e| error_at(&osrc, "--outcome", e))
-    })
-}
-
-/// Parses the whole file, then hands the parser (with every name resolved)
-/// to `then`.
-fn with_parsed<T>(
-    file: &str,
-    text: &str,
-    then: impl FnOnce(Parser<'_>) -> Result<T, FrontendError>,
-) -> Result<T, FrontendError> {
     super::check_litmus_architecture(file, text)?;
     let src = Src::new(text);
     let mut p = Parser::new(file, &src);
-    p.run().map_err(|e| error_at(&src, file, e))?;
-    then(p)
-}
-
-/// A parse error at a character index of `src`, as a located error.
-fn error_at(src: &Src, file: &str, (at, message): PErr) -> FrontendError {
-    let (line, column) = src.line_col(at);
-    FrontendError {
-        file: file.to_string(),
-        line,
-        column,
-        message,
-    }
-}
-
-/// An error at a character index of the file.
-type PErr = (usize, String);
-type R<T> = Result<T, PErr>;
-
-/// The file as characters, with the index where each line starts.
-struct Src {
-    chars: Vec<char>,
-    line_starts: Vec<usize>,
-}
-
-impl Src {
-    fn new(text: &str) -> Self {
-        let chars: Vec<char> = text.chars().collect();
-        let mut line_starts = vec![0];
-        for (i, c) in chars.iter().enumerate() {
-            if *c == '\n' {
-                line_starts.push(i + 1);
-            }
-        }
-        Src { chars, line_starts }
-    }
-
-    /// 1-based line and column of a character index.
-    fn line_col(&self, at: usize) -> (usize, usize) {
-        let idx = self.line_starts.partition_point(|&s| s <= at).max(1) - 1;
-        (idx + 1, at - self.line_starts[idx] + 1)
-    }
-
-    fn line(&self, at: usize) -> usize {
-        self.line_col(at).0
-    }
-
-    fn text(&self, start: usize, end: usize) -> String {
-        self.chars[start.min(end)..end].iter().collect()
-    }
-
-    fn get(&self, i: usize) -> Option<char> {
-        self.chars.get(i).copied()
-    }
-}
-
-#[derive(Clone, Debug, PartialEq)]
-enum Tok {
-    /// `[A-Za-z_][A-Za-z0-9_]*`
-    Ident(String),
-    /// A run of decimal digits.
-    Int(String),
-    Punct(&'static str),
-    Other(char),
-    Eof,
-}
-
-#[derive(Clone, Debug)]
-struct Token {
-    tok: Tok,
-    /// Character index of the token's first character.
-    at: usize,
-}
-
-impl Token {
-    fn is_punct(&self, p: &str) -> bool {
-        matches!(&self.tok, Tok::Punct(q) if *q == p)
-    }
-    fn is_ident(&self, s: &str) -> bool {
-        matches!(&self.tok, Tok::Ident(i) if i == s)
-    }
-    /// How the token reads in a message.
-    fn show(&self) -> String {
-        match &self.tok {
-            Tok::Ident(s) | Tok::Int(s) => format!("`{s}`"),
-            Tok::Punct(p) => format!("`{p}`"),
-            Tok::Other(c) => format!("`{c}`"),
-            Tok::Eof => "the end of the input".to_string(),
-        }
-    }
-}
-
-const PUNCT2: &[&str] = &["==", "!=", "<=", ">=", "/\\", "\\/"];
-const PUNCT1: &[&str] = &[
-    "{", "}", ";", ":", "=", "(", ")", "[", "]", "~", ",", "-", ".", "@", "|", "&", "<", ">", "!",
-    "\"", "*",
-];
-
-/// A tokenizer over the characters `pos..end` of the file.
-#[derive(Clone)]
-struct Lexer<'s> {
-    src: &'s Src,
-    start: usize,
-    pos: usize,
-    end: usize,
-}
-
-impl<'s> Lexer<'s> {
-    fn new(src: &'s Src, pos: usize, end: usize) -> Self {
-        Lexer {
-            src,
-            start: pos,
-            pos,
-            end,
-        }
-    }
-
-    /// Where "the end of the input" is reported: just after the last
-    /// non-blank character of the range.
-    fn end_position(&self) -> usize {
-        let mut e = self.pos.min(self.end);
-        while e > self.start && self.src.get(e - 1).is_some_and(char::is_whitespace) {
-            e -= 1;
-        }
-        e
-    }
-
-    fn char_at(&self, i: usize) -> Option<char> {
-        if i < self.end { self.src.get(i) } else { None }
-    }
-
-    /// Skips whitespace and `(* ... *)` comments.
-    fn skip_ws(&mut self) -> R<()> {
-        loop {
-            match self.char_at(self.pos) {
-                Some(c) if c.is_whitespace() => self.pos += 1,
-                Some('(') if self.char_at(self.pos + 1) == Some('*') => {
-                    let open = self.pos;
-                    let mut i = self.pos + 2;
-                    loop {
-                        match self.char_at(i) {
-                            None => {
-                                return Err((
-                                    open,
-                                    "unterminated comment: expected `*)` to close this `(*`".into(),
-                                ));
-                            }
-                            Some('*') if self.char_at(i + 1) == Some(')') => {
-                                self.pos = i + 2;
-                                break;
-                            }
-                            Some(_) => i += 1,
-                        }
-                    }
-                }
-                _ => return Ok(()),
-            }
-        }
-    }
-
-    fn next(&mut self) -> R<Token> {
-        self.skip_ws()?;
-        let at = self.pos;
-        let Some(c) = self.char_at(at) else {
-            return Ok(Token {
-                tok: Tok::Eof,
-                at: self.end_position(),
-            });
-        };
-        let run = |lx: &Self, ok: &dyn Fn(char) -> bool| {
-            let mut i = at;
-            while lx.char_at(i).is_some_and(ok) {
-                i += 1;
-            }
-            i
-        };
-        let (tok, end) = if c.is_ascii_alphabetic() || c == '_' {
-            let end = run(self, &|c| c.is_ascii_alphanumeric() || c == '_');
-            (Tok::Ident(self.src.text(at, end)), end)
-        } else if c.is_ascii_digit() {
-            let end = run(self, &|c| c.is_ascii_digit());
-            (Tok::Int(self.src.text(at, end)), end)
-        } else {
-            let two: String = [Some(c), self.char_at(at + 1)]
-                .into_iter()
-                .flatten()
-                .collect();
-            if let Some(p) = PUNCT2.iter().find(|p| **p == two) {
-                (Tok::Punct(p), at + 2)
-            } else if let Some(p) = PUNCT1.iter().find(|p| p.starts_with(c)) {
-                (Tok::Punct(p), at + 1)
-            } else {
-                (Tok::Other(c), at + 1)
-            }
-        };
-        self.pos = end;
-        Ok(Token { tok, at })
-    }
-
-    fn peek(&self) -> R<Token> {
-        self.clone().next()
-    }
-
-    /// Consumes the punctuation `p` or fails with "expected `p` {context}".
-    fn expect(&mut self, p: &str, context: &str) -> R<Token> {
-        let t = self.next()?;
-        if t.is_punct(p) {
-            Ok(t)
-        } else {
-            Err((
-                t.at,
-                format!("expected `{p}` {context}, found {}", t.show()),
-            ))
-        }
-    }
-
-    /// Consumes the end of the range or fails.
-    fn expect_end(&mut self, context: &str) -> R<()> {
-        let t = self.next()?;
-        match t.tok {
-            Tok::Eof => Ok(()),
-            _ => Err((t.at, format!("unexpected {} {context}", t.show()))),
-        }
-    }
-
-    /// Consumes an identifier; `what` names it in the error.
-    fn ident(&mut self, what: &str) -> R<(String, usize)> {
-        let t = self.next()?;
-        match t.tok {
-            Tok::Ident(s) => Ok((s, t.at)),
-            _ => Err((t.at, format!("expected {what}, found {}", t.show()))),
-        }
-    }
-
-    /// Consumes an integer with an optional `-` sign; returns it and where
-    /// it starts.
-    fn integer(&mut self, what: &str) -> R<(i64, usize)> {
-        let first = self.next()?;
-        let (neg, t) = if first.is_punct("-") {
-            (true, self.next()?)
-        } else {
-            (false, first.clone())
-        };
-        match &t.tok {
-            Tok::Int(digits) => {
-                let text = if neg {
-                    format!("-{digits}")
-                } else {
-                    digits.clone()
-                };
-                let v = text
-                    .parse::<i64>()
-                    .map_err(|_| (first.at, format!("integer `{text}` is out of range")))?;
-                Ok((v, first.at))
-            }
-            _ => Err((t.at, format!("expected {what}, found {}", t.show()))),
-        }
-    }
-}
-
-/// `P3` -> Some(3).
-fn thread_name(s: &str) -> Option<usize> {
-    let digits = s.strip_prefix('P')?;
-    if digits.is_empty() || !digits.chars().all(|c| c.is_ascii_digit()) {
-        return None;
-    }
-    digits.parse().ok()
-}
-
-/// A thread named by `Pn` or `n` in the initial state, ssw block or condition.
-fn thread_of(t: &Token) -> Option<usize> {
-    match &t.tok {
-        Tok::Ident(s) => thread_name(s),
-        Tok::Int(d) => d.parse().ok(),
-        _ => None,
-    }
+    p.run().map_err(|e| src.error(file, e))?;
+    Ok(p.program)
 }
 
 const FINAL_KEYWORDS: &[&str] = &["exists", "forall", "filter", "locations", "not", "final"];
@@ -384,9 +92,6 @@ const BRANCHES: &[(&str, Cmp)] = &[
 ];
 
 const UNKNOWN_INSTRUCTION: &str = "expected ld, st, rmw, membar, cbar, avdevice, visdevice, add, sub, mul, and, or, xor, beq, bne, blt, ble, bgt, bge, goto or a label `L:`";
-
-/// How deeply a condition may nest parentheses and negations.
-const MAX_DEPTH: usize = 100;
 
 /// What the parser learns about one thread's registers and labels.
 #[derive(Default)]
@@ -440,13 +145,13 @@ impl<'a> Parser<'a> {
     }
 
     fn lexer(&self, pos: usize) -> Lexer<'a> {
-        Lexer::new(self.src, pos, self.src.chars.len())
+        Lexer::new(self.src, VULKAN, pos, self.src.chars.len())
     }
 
     fn run(&mut self) -> R<()> {
-        let pos = self.header();
-        let pos = self.preamble(pos)?;
-        let mut lx = self.lexer(pos);
+        let head = header::header(self.file, self.src);
+        let mut lx = self.lexer(head.body(self.src, VULKAN)?);
+        self.program.name = head.name;
         self.init_block(&mut lx)?;
         if lx.peek()?.is_punct("{") {
             self.ssw_block(&mut lx)?;
@@ -454,87 +159,6 @@ impl<'a> Parser<'a> {
         let pos = self.program_rows(lx.pos)?;
         self.check_program()?;
         self.final_section(pos)
-    }
-
-    // ----- header and comments -------------------------------------------
-
-    /// `VULKAN [name]` on the first non-blank line; returns the index after it.
-    fn header(&mut self) -> usize {
-        let chars = &self.src.chars;
-        let mut i = 0;
-        while chars.get(i).is_some_and(|c| c.is_whitespace()) {
-            i += 1;
-        }
-        while chars.get(i).is_some_and(|c| !c.is_whitespace()) {
-            i += 1;
-        }
-        while chars.get(i).is_some_and(|c| *c == ' ' || *c == '\t') {
-            i += 1;
-        }
-        let start = i;
-        while chars
-            .get(i)
-            .is_some_and(|c| !c.is_whitespace() && *c != '"' && *c != '{')
-        {
-            i += 1;
-        }
-        self.program.name = if i > start {
-            self.src.text(start, i)
-        } else {
-            std::path::Path::new(self.file)
-                .file_stem()
-                .and_then(|s| s.to_str())
-                .unwrap_or(self.file)
-                .to_string()
-        };
-        i
-    }
-
-    /// Skips the quoted comments (and any stray words) up to the `{` of the
-    /// initial state; returns its index.
-    fn preamble(&self, mut i: usize) -> R<usize> {
-        let src = self.src;
-        loop {
-            let mut lx = self.lexer(i);
-            lx.skip_ws()?;
-            i = lx.pos;
-            match src.get(i) {
-                None => {
-                    return Err((
-                        lx.end_position(),
-                        "expected the initial state `{ ... }` after the header".into(),
-                    ));
-                }
-                Some('{') => return Ok(i),
-                Some('"') => {
-                    let close = (i + 1..src.chars.len()).find(|&j| src.chars[j] == '"');
-                    match close {
-                        Some(j) => i = j + 1,
-                        None => {
-                            return Err((i, "unterminated string: expected a closing `\"`".into()));
-                        }
-                    }
-                }
-                Some(_) => {
-                    let start = i;
-                    while src
-                        .get(i)
-                        .is_some_and(|c| !c.is_whitespace() && c != '"' && c != '{')
-                    {
-                        i += 1;
-                    }
-                    let word = src.text(start, i);
-                    if word.contains([';', '|', '}', '=', '@', ':']) {
-                        return Err((
-                            start,
-                            format!(
-                                "expected `{{` to open the initial state, found `{word}` (comments after the header go in double quotes)"
-                            ),
-                        ));
-                    }
-                }
-            }
-        }
     }
 
     // ----- initial state ---------------------------------------------------
@@ -831,7 +455,7 @@ impl<'a> Parser<'a> {
         let mut subgroups: HashMap<(usize, usize, usize), usize> = HashMap::new();
         let mut workgroups: HashMap<(usize, usize), usize> = HashMap::new();
         for (k, &(a, b)) in row.cells.iter().enumerate() {
-            let mut lx = Lexer::new(self.src, a, b);
+            let mut lx = Lexer::new(self.src, VULKAN, a, b);
             let t = lx.next()?;
             let id = match &t.tok {
                 Tok::Ident(s) => thread_name(s),
@@ -914,7 +538,7 @@ impl<'a> Parser<'a> {
             line: self.src.line(a),
             text: self.src.text(a, b),
         };
-        let mut lx = Lexer::new(self.src, a, b);
+        let mut lx = Lexer::new(self.src, VULKAN, a, b);
         let first = lx.next()?;
         let Tok::Ident(word) = &first.tok else {
             return Err((
@@ -1134,15 +758,7 @@ impl<'a> Parser<'a> {
                     execution_scope: ins.scope.unwrap_or(crate::ir::Scope::Workgroup),
                 };
             }
-            _ => {
-                let t = lx.next()?;
-                if t.tok != Tok::Eof {
-                    return Err((
-                        t.at,
-                        format!("`{word}` takes no operand, found {}", t.show()),
-                    ));
-                }
-            }
+            _ => lx.end_or(|t| format!("`{word}` takes no operand, found {}", t.show()))?,
         }
         Ok(ins)
     }
@@ -1251,268 +867,19 @@ impl<'a> Parser<'a> {
     // ----- final clauses -------------------------------------------------
 
     fn final_section(&mut self, pos: usize) -> R<()> {
+        let symbols = &mut self.program.symbols;
+        for (k, info) in self.infos.iter().enumerate() {
+            symbols.add_thread(format!("P{k}"), &info.defined);
+        }
+        for r in &self.program.references {
+            symbols.add_name(&r.name, vec![r.location]);
+        }
         let mut lx = self.lexer(pos);
-        let mut quantified: Option<(Quantifier, CondExpr, usize, usize)> = None;
-        let mut filter: Option<(CondExpr, usize, usize)> = None;
-        let mut locations_seen = false;
-        loop {
-            let t = lx.next()?;
-            match &t.tok {
-                Tok::Eof => break,
-                Tok::Punct(";") => continue,
-                Tok::Ident(s) if s == "locations" => {
-                    if locations_seen {
-                        return Err((t.at, "`locations` given twice".into()));
-                    }
-                    locations_seen = true;
-                    self.locations_list(&mut lx)?;
-                }
-                Tok::Ident(s) if s == "filter" => {
-                    if filter.is_some() {
-                        return Err((t.at, "a test has at most one `filter`".into()));
-                    }
-                    let e = self.cond(&mut lx, 0)?;
-                    filter = Some((e, t.at, lx.pos));
-                }
-                _ => {
-                    let q = if t.is_ident("exists") {
-                        Some(Quantifier::Exists)
-                    } else if t.is_ident("forall") {
-                        Some(Quantifier::Forall)
-                    } else if t.is_punct("~") || t.is_ident("not") {
-                        let e = lx.next()?;
-                        if !e.is_ident("exists") {
-                            return Err((
-                                e.at,
-                                format!("expected `exists` after `~`, found {}", e.show()),
-                            ));
-                        }
-                        Some(Quantifier::NotExists)
-                    } else {
-                        None
-                    };
-                    let Some(q) = q else {
-                        return Err((
-                            t.at,
-                            format!(
-                                "expected `exists`, `~exists`, `forall`, `filter` or `locations`, found {}",
-                                t.show()
-                            ),
-                        ));
-                    };
-                    if quantified.is_some() {
-                        return Err((
-                            t.at,
-                            "a test has one final condition (`exists`, `~exists` or `forall`)"
-                                .into(),
-                        ));
-                    }
-                    let e = self.cond(&mut lx, 0)?;
-                    quantified = Some((q, e, t.at, lx.pos));
-                }
-            }
-        }
-        let mut spans: Vec<(usize, usize)> = Vec::new();
-        spans.extend(quantified.as_ref().map(|q| (q.2, q.3)));
-        spans.extend(filter.as_ref().map(|f| (f.1, f.2)));
-        spans.sort();
-        let text = spans
-            .iter()
-            .map(|&(a, b)| {
-                self.src
-                    .text(a, b)
-                    .split_whitespace()
-                    .collect::<Vec<_>>()
-                    .join(" ")
-            })
-            .collect::<Vec<_>>()
-            .join(" ");
-        self.program.condition = match (quantified, filter) {
-            (None, None) => None,
-            (q, f) => Some(Condition {
-                quantifier: q.as_ref().map(|q| q.0),
-                expr: q.map(|q| q.1).unwrap_or(CondExpr::True),
-                filter: f.map(|f| f.0),
-                text,
-            }),
-        };
+        let syntax = Syntax::of(Dialect::Vulkan);
+        let f = condition::final_section(&mut lx, &syntax.cond, &self.program.symbols)?;
+        self.program.condition = f.condition;
+        self.program.shown_locations = f.shown_locations;
         Ok(())
-    }
-
-    fn locations_list(&mut self, lx: &mut Lexer<'_>) -> R<()> {
-        let open = lx.expect("[", "after `locations`")?;
-        loop {
-            let t = lx.next()?;
-            match &t.tok {
-                Tok::Punct("]") => return Ok(()),
-                Tok::Punct(";") => continue,
-                Tok::Eof => {
-                    return Err((open.at, "unterminated `locations [`: expected `]`".into()));
-                }
-                Tok::Ident(name) if !lx.peek()?.is_punct(":") => {
-                    let loc = self.known_location(name, t.at)?;
-                    if !self.program.shown_locations.contains(&loc) {
-                        self.program.shown_locations.push(loc);
-                    }
-                }
-                _ => {
-                    return Err((
-                        t.at,
-                        format!(
-                            "expected a location name in `locations [...]` (registers are always shown), found {}",
-                            t.show()
-                        ),
-                    ));
-                }
-            }
-        }
-    }
-
-    fn known_location(&self, name: &str, at: usize) -> R<usize> {
-        match self.refs.get(name) {
-            Some(&r) => Ok(self.program.references[r].location),
-            None => Err((
-                at,
-                format!(
-                    "unknown location `{name}`: it is neither in the initial state nor accessed by any thread"
-                ),
-            )),
-        }
-    }
-
-    /// `e ('\/' e)*` where `e` is a conjunction.
-    fn cond(&self, lx: &mut Lexer<'_>, depth: usize) -> R<CondExpr> {
-        let mut e = self.conj(lx, depth)?;
-        while lx.peek()?.is_punct("\\/") {
-            lx.next()?;
-            let b = self.conj(lx, depth)?;
-            e = CondExpr::Or(Box::new(e), Box::new(b));
-        }
-        Ok(e)
-    }
-
-    fn conj(&self, lx: &mut Lexer<'_>, depth: usize) -> R<CondExpr> {
-        let mut e = self.unary(lx, depth)?;
-        while lx.peek()?.is_punct("/\\") {
-            lx.next()?;
-            let b = self.unary(lx, depth)?;
-            e = CondExpr::And(Box::new(e), Box::new(b));
-        }
-        Ok(e)
-    }
-
-    fn unary(&self, lx: &mut Lexer<'_>, depth: usize) -> R<CondExpr> {
-        let t = lx.peek()?;
-        if depth > MAX_DEPTH {
-            return Err((t.at, "condition nested too deeply".into()));
-        }
-        if t.is_punct("~") || t.is_ident("not") {
-            lx.next()?;
-            return Ok(CondExpr::Not(Box::new(self.unary(lx, depth + 1)?)));
-        }
-        if t.is_punct("(") {
-            lx.next()?;
-            let e = self.cond(lx, depth + 1)?;
-            let close = lx.next()?;
-            if !close.is_punct(")") {
-                let (line, col) = self.src.line_col(t.at);
-                return Err((
-                    close.at,
-                    format!(
-                        "expected `)` to close the `(` at {line}:{col}, found {}",
-                        close.show()
-                    ),
-                ));
-            }
-            return Ok(e);
-        }
-        if t.is_ident("true") || t.is_ident("false") {
-            lx.next()?;
-            return Ok(if t.is_ident("true") {
-                CondExpr::True
-            } else {
-                CondExpr::False
-            });
-        }
-        let a = self.term(lx)?;
-        let op = lx.next()?;
-        let eq = if op.is_punct("==") || op.is_punct("=") {
-            true
-        } else if op.is_punct("!=") {
-            false
-        } else if ["<", "<=", ">", ">="].iter().any(|p| op.is_punct(p)) {
-            return Err((
-                op.at,
-                format!(
-                    "unsupported comparison {}: conditions compare with ==, = or !=",
-                    op.show()
-                ),
-            ));
-        } else {
-            return Err((
-                op.at,
-                format!("expected a comparison (==, = or !=), found {}", op.show()),
-            ));
-        };
-        let b = self.term(lx)?;
-        Ok(if eq {
-            CondExpr::Eq(a, b)
-        } else {
-            CondExpr::Ne(a, b)
-        })
-    }
-
-    /// `P0:r1`, `0:r1`, a location, or an integer.
-    fn term(&self, lx: &mut Lexer<'_>) -> R<Term> {
-        let t = lx.peek()?;
-        let qualified = thread_of(&t).is_some() && {
-            let mut ahead = lx.clone();
-            ahead.next()?;
-            ahead.peek()?.is_punct(":")
-        };
-        if qualified {
-            let thread = thread_of(&t).unwrap_or(usize::MAX);
-            lx.next()?;
-            lx.next()?;
-            let (reg, _) = lx.ident("a register name")?;
-            let n = self.program.threads.len();
-            if thread >= n {
-                return Err((
-                    t.at,
-                    format!(
-                        "the condition names thread P{thread}, but the test declares {}",
-                        if n == 1 {
-                            "only P0".to_string()
-                        } else {
-                            format!("P0..P{}", n - 1)
-                        }
-                    ),
-                ));
-            }
-            if !self.infos[thread].defined.contains(&reg) {
-                return Err((
-                    t.at,
-                    format!(
-                        "P{thread}:{reg} is neither initialised nor written by thread P{thread}"
-                    ),
-                ));
-            }
-            return Ok(Term::Reg { thread, reg });
-        }
-        match &t.tok {
-            Tok::Int(_) | Tok::Punct("-") => Ok(Term::Const(lx.integer("an integer")?.0)),
-            Tok::Ident(name) => {
-                lx.next()?;
-                Ok(Term::Loc(self.known_location(name, t.at)?))
-            }
-            _ => Err((
-                t.at,
-                format!(
-                    "expected a register `P0:r0`, a location or an integer, found {}",
-                    t.show()
-                ),
-            )),
-        }
     }
 }
 

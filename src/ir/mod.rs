@@ -9,9 +9,11 @@
 
 mod condition;
 mod query;
+mod symbols;
 
 pub use condition::{CondExpr, Condition, Quantifier, Term};
 pub use query::{Cmp, Expectation, Pred, Query};
+pub use symbols::{LocationName, Symbols, ThreadSymbols};
 
 use std::collections::BTreeSet;
 use std::fmt;
@@ -401,13 +403,8 @@ pub struct Program {
     /// What the test asks: a final condition (herd-style litmus) or
     /// queries (Alloy `.test`).
     pub kind: TestKind,
-    /// The file name and text the program was parsed from (for parsing
-    /// outcomes against it).
-    #[serde(skip)]
-    pub source: Option<(String, String)>,
-    /// The front-end readings the program was parsed with.
-    #[serde(skip)]
-    pub options: crate::frontend::Options,
+    /// The source names of threads, registers and locations.
+    pub symbols: Symbols,
 }
 
 /// What a test asks.

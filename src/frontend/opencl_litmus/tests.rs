@@ -1,5 +1,5 @@
 use super::*;
-use crate::ir::Term;
+use crate::ir::{CondExpr, Quantifier, Term};
 use std::path::{Path, PathBuf};
 
 fn ok(text: &str) -> Program {
@@ -393,7 +393,7 @@ fn errors_have_positions() {
         err(&format!("{head}  *x = 1;\n}}\nexists (9:r=0)\n")),
         6,
         9,
-        "no thread P9",
+        "the condition names thread P9, but the test declares only P0",
     );
     assert_err(
         err(&format!("{head}  *x = 1;\n}}\nexists (0:r=0)\n")),

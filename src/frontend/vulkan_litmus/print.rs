@@ -38,8 +38,9 @@
 //! not parse. [`try_to_litmus`] checks the round trip and reports the first
 //! difference instead.
 
-use super::{ARITH_OPS, BRANCHES, MAX_DEPTH, RMW_OPS};
+use super::{ARITH_OPS, BRANCHES, RMW_OPS};
 use crate::frontend::attributes::LITMUS;
+use crate::frontend::litmus::condition::MAX_NESTING;
 use crate::ir::{
     CondExpr, Condition, Instruction, OpKind, Operand, Order, Program, Quantifier, Stmt, Term,
 };
@@ -418,7 +419,7 @@ fn nesting(e: &CondExpr, level: Level) -> usize {
 /// A whole condition: in parentheses, with `~(a == b)` for negated
 /// comparisons, unless those two extra levels would nest too deeply.
 fn top_expr(names: &Names<'_>, e: &CondExpr) -> String {
-    let decorate = nesting(e, Level::Or) + 2 <= MAX_DEPTH;
+    let decorate = nesting(e, Level::Or) + 2 < MAX_NESTING;
     let mut s = String::new();
     expr(names, e, Level::Or, decorate, &mut s);
     if decorate { format!("({s})") } else { s }

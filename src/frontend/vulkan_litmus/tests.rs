@@ -1145,14 +1145,14 @@ fn condition_errors() {
     assert_err(
         e("exists (P0:r0 == 1)"),
         5,
-        9,
-        "P0:r0 is neither initialised nor written by thread P0",
+        12,
+        "P0 has no register `r0`: P0:r0 is neither declared, initialised nor written by thread P0",
     );
     assert_err(
         e("exists (P1:r1 == 1)"),
         5,
-        9,
-        "P1:r1 is neither initialised nor written",
+        12,
+        "P1:r1 is neither declared, initialised nor written",
     );
     assert_err(e("exists (q == 1)"), 5, 9, "unknown location `q`");
     assert_err(e("exists (x < 1)"), 5, 11, "unsupported comparison `<`");
@@ -1205,7 +1205,7 @@ fn condition_errors() {
         "out of range",
     );
     let deep = format!("exists {}x == 1", "(".repeat(1000));
-    assert!(e(&deep).2.contains("nested too deeply"));
+    assert!(e(&deep).2.contains("nesting deeper than 256 levels"));
 }
 
 mod never_panics {

@@ -510,13 +510,14 @@ fn condition_forms() {
 
 #[test]
 fn deepest_condition_the_parser_allows_still_round_trips() {
-    // 100 negations is the parser's limit: the printer then leaves out
-    // the decorative parentheses that would take it over.
-    for n in [97, 98, 99, 100] {
+    // MAX_NESTING - 1 negations is the parser's limit: the printer then
+    // leaves out the decorative parentheses that would take it over.
+    use crate::frontend::litmus::condition::MAX_NESTING;
+    for n in MAX_NESTING - 4..MAX_NESTING {
         let given = format!("exists {}x == 1", "~".repeat(n));
         let text = printed(&two_threads("st.sc0 x, 1 | ;\n", &given));
         let last = text.lines().last().unwrap();
-        if n <= 98 {
+        if n <= MAX_NESTING - 3 {
             assert_eq!(last, format!("exists ({}(x == 1))", "~".repeat(n)));
         } else {
             assert_eq!(last, format!("exists {}x == 1", "~".repeat(n)));
@@ -524,8 +525,8 @@ fn deepest_condition_the_parser_allows_still_round_trips() {
     }
     let nested = format!(
         "exists {}x == 1{}",
-        "(x == 1 /\\ ".repeat(99),
-        ")".repeat(99)
+        "(x == 1 /\\ ".repeat(MAX_NESTING - 1),
+        ")".repeat(MAX_NESTING - 1)
     );
     let text = printed(&two_threads("st.sc0 x, 1 | ;\n", &nested));
     assert!(!text.lines().last().unwrap().starts_with("exists (("));

@@ -1,0 +1,498 @@
+//! The final section of a herd litmus test and its condition grammar,
+//! parsed once for both dialects (see the grammar in the module docs of
+//! [`super`]). Names resolve against the test's [`Symbols`].
+
+use super::lexer::{Lexer, PErr, R, Src, Tok, Token, thread_of};
+use crate::ir::{CondExpr, Condition, Quantifier, Symbols, Term};
+
+/// How deeply parentheses, negations and implications may nest.
+pub(crate) use crate::frontend::MAX_NESTING;
+
+/// A chain `a /\ b /\ ...` is folded to the left (`(a /\ b) /\ ...`) while
+/// that keeps the tree at most this tall; a longer chain is folded into a
+/// balanced tree, so that a long flat chain makes a shallow tree (every
+/// consumer of a [`CondExpr`] recurses over it).
+pub(crate) const MAX_LEFT_FOLD_HEIGHT: usize = 256;
+
+/// How a dialect writes conditions.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct CondSyntax {
+    /// `!` negates, besides `~` and `not` (C style: the OpenCL dialect).
+    pub(crate) bang_negation: bool,
+    /// A location may be an instance of a per-workgroup variable,
+    /// `y@wg0` or `y@dev1.wg0` (the OpenCL dialect).
+    pub(crate) instance_names: bool,
+    /// How [`Condition::text`] is written.
+    pub(crate) text: TextStyle,
+}
+
+/// How [`Condition::text`] reproduces the clauses.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum TextStyle {
+    /// The source text, whitespace runs made one space.
+    Source,
+    /// The tokens, separated by one space.
+    Tokens,
+}
+
+/// What the final section declares.
+#[derive(Debug, Default)]
+pub(crate) struct Final {
+    pub(crate) condition: Option<Condition>,
+    /// `locations [...]`, as location indices.
+    pub(crate) shown_locations: Vec<usize>,
+}
+
+/// Parses the final section from the lexer's position to its end.
+pub(crate) fn final_section(
+    lx: &mut Lexer<'_>,
+    syntax: &CondSyntax,
+    symbols: &Symbols,
+) -> R<Final> {
+    let mut out = Final::default();
+    let mut quantified: Option<(Quantifier, CondExpr, usize, usize)> = None;
+    let mut filter: Option<(CondExpr, usize, usize)> = None;
+    let mut locations_seen = false;
+    loop {
+        let t = lx.next()?;
+        match &t.tok {
+            Tok::Eof => break,
+            Tok::Punct(";") => continue,
+            Tok::Ident(s) if s == "locations" => {
+                if locations_seen {
+                    return Err((t.at, "`locations` given twice".into()));
+                }
+                locations_seen = true;
+                locations_list(lx, syntax, symbols, &mut out.shown_locations)?;
+            }
+            Tok::Ident(s) if s == "filter" => {
+                if filter.is_some() {
+                    return Err((t.at, "a test has at most one `filter`".into()));
+                }
+                let e = expression(lx, syntax, symbols)?;
+                filter = Some((e, t.at, lx.pos));
+            }
+            _ => {
+                let q = if t.is_ident("exists") {
+                    Quantifier::Exists
+                } else if t.is_ident("forall") {
+                    Quantifier::Forall
+                } else if t.is_punct("~") || t.is_ident("not") {
+                    let e = lx.next()?;
+                    if !e.is_ident("exists") {
+                        return Err((
+                            e.at,
+                            format!("expected `exists` after {}, found {}", t.show(), e.show()),
+                        ));
+                    }
+                    Quantifier::NotExists
+                } else {
+                    let note = if t.is_ident("final") || t.is_ident("observed") {
+                        " (herd's `final ... with` and `observed` forms are not supported)"
+                    } else {
+                        ""
+                    };
+                    return Err((
+                        t.at,
+                        format!(
+                            "expected `exists`, `~exists`, `forall`, `filter` or `locations`, found {}{note}",
+                            t.show()
+                        ),
+                    ));
+                };
+                if quantified.is_some() {
+                    return Err((
+                        t.at,
+                        "a test has one final condition (`exists`, `~exists` or `forall`)".into(),
+                    ));
+                }
+                let e = expression(lx, syntax, symbols)?;
+                quantified = Some((q, e, t.at, lx.pos));
+            }
+        }
+    }
+    let mut spans: Vec<(usize, usize)> = Vec::new();
+    spans.extend(quantified.as_ref().map(|q| (q.2, q.3)));
+    spans.extend(filter.as_ref().map(|f| (f.1, f.2)));
+    spans.sort();
+    let text = spans
+        .iter()
+        .map(|&(a, b)| clause_text(lx, syntax.text, a, b))
+        .collect::<Vec<_>>()
+        .join(" ");
+    out.condition = match (quantified, filter) {
+        (None, None) => None,
+        (q, f) => Some(Condition {
+            quantifier: q.as_ref().map(|q| q.0),
+            expr: q.map(|q| q.1).unwrap_or(CondExpr::True),
+            filter: f.map(|f| f.0),
+            text,
+        }),
+    };
+    Ok(out)
+}
+
+/// The text of the clause at `a..b`.
+fn clause_text(lx: &Lexer<'_>, style: TextStyle, a: usize, b: usize) -> String {
+    let src = lx.src();
+    match style {
+        TextStyle::Source => src
+            .text(a, b)
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" "),
+        TextStyle::Tokens => {
+            let mut l = lx.range(a, b);
+            let mut words = Vec::new();
+            while let Ok(t) = l.next() {
+                words.push(match t.tok {
+                    Tok::Eof => break,
+                    Tok::Ident(s) => s,
+                    Tok::Int(d) => d.parse::<i64>().map(|v| v.to_string()).unwrap_or(d),
+                    Tok::Punct(p) => p.to_string(),
+                    Tok::Other(c) => c.to_string(),
+                });
+            }
+            words.join(" ")
+        }
+    }
+}
+
+fn locations_list(
+    lx: &mut Lexer<'_>,
+    syntax: &CondSyntax,
+    symbols: &Symbols,
+    out: &mut Vec<usize>,
+) -> R<()> {
+    let open = lx.expect("[", "after `locations`")?;
+    loop {
+        let t = lx.peek()?;
+        match &t.tok {
+            Tok::Punct("]") => {
+                lx.next()?;
+                return Ok(());
+            }
+            Tok::Punct(";") => {
+                lx.next()?;
+            }
+            Tok::Eof => {
+                return Err((open.at, "unterminated `locations [`: expected `]`".into()));
+            }
+            Tok::Ident(_) if !lx.peek2()?.is_punct(":") => {
+                let (name, at) = location_name(lx, syntax)?;
+                // The bare name of a per-workgroup variable shows every instance.
+                for &loc in resolve(symbols, &name, at)? {
+                    if !out.contains(&loc) {
+                        out.push(loc);
+                    }
+                }
+            }
+            _ => {
+                return Err((
+                    t.at,
+                    format!(
+                        "expected a location name in `locations [...]` (registers are always shown), found {}",
+                        t.show()
+                    ),
+                ));
+            }
+        }
+    }
+}
+
+/// A condition expression (the outcome of `--outcome`, or the body of a
+/// clause).
+pub(crate) fn expression(
+    lx: &mut Lexer<'_>,
+    syntax: &CondSyntax,
+    symbols: &Symbols,
+) -> R<CondExpr> {
+    let mut p = CondParser {
+        lx,
+        syntax,
+        symbols,
+    };
+    Ok(p.disjunction(0)?.0)
+}
+
+/// An expression with the height of its tree.
+type Sized = (CondExpr, usize);
+
+struct CondParser<'a, 'l, 's> {
+    lx: &'a mut Lexer<'s>,
+    syntax: &'l CondSyntax,
+    symbols: &'l Symbols,
+}
+
+/// Folds a chain of operands of one associative operator.
+fn fold(mut items: Vec<Sized>, op: fn(Box<CondExpr>, Box<CondExpr>) -> CondExpr) -> Sized {
+    let left_height = items
+        .iter()
+        .skip(1)
+        .fold(items[0].1, |h, (_, hi)| 1 + h.max(*hi));
+    if left_height <= MAX_LEFT_FOLD_HEIGHT {
+        let mut it = items.into_iter();
+        let first = it.next().map(|x| x.0).unwrap_or(CondExpr::True);
+        let e = it.fold(first, |acc, (e, _)| op(Box::new(acc), Box::new(e)));
+        return (e, left_height);
+    }
+    // Balanced: pair neighbours until one is left (no recursion).
+    while items.len() > 1 {
+        let mut next = Vec::with_capacity(items.len().div_ceil(2));
+        let mut it = items.into_iter();
+        while let Some((a, ha)) = it.next() {
+            match it.next() {
+                Some((b, hb)) => next.push((op(Box::new(a), Box::new(b)), 1 + ha.max(hb))),
+                None => next.push((a, ha)),
+            }
+        }
+        items = next;
+    }
+    items.pop().unwrap_or((CondExpr::True, 0))
+}
+
+impl CondParser<'_, '_, '_> {
+    fn peek(&self) -> R<Token> {
+        self.lx.peek()
+    }
+
+    /// `conj ('\/' conj)*`
+    fn disjunction(&mut self, depth: usize) -> R<Sized> {
+        self.chain(depth, "\\/", Self::conjunction, CondExpr::Or)
+    }
+
+    /// `impl ('/\' impl)*`
+    fn conjunction(&mut self, depth: usize) -> R<Sized> {
+        self.chain(depth, "/\\", Self::implication, CondExpr::And)
+    }
+
+    /// `operand (op operand)*`, read in a loop and folded by [`fold`].
+    fn chain(
+        &mut self,
+        depth: usize,
+        op: &str,
+        operand: fn(&mut Self, usize) -> R<Sized>,
+        node: fn(Box<CondExpr>, Box<CondExpr>) -> CondExpr,
+    ) -> R<Sized> {
+        let mut items = vec![operand(self, depth)?];
+        while self.peek()?.is_punct(op) {
+            self.lx.next()?;
+            items.push(operand(self, depth)?);
+        }
+        Ok(fold(items, node))
+    }
+
+    /// `unary ('=>' impl)?`: herd's implication, right-associative and
+    /// binding tighter than `/\`; `a => b` means `~a \/ b`.
+    fn implication(&mut self, depth: usize) -> R<Sized> {
+        let (a, ha) = self.unary(depth)?;
+        if !self.peek()?.is_punct("=>") {
+            return Ok((a, ha));
+        }
+        self.lx.next()?;
+        let (b, hb) = self.implication_rhs(depth + 1)?;
+        let not_a = CondExpr::Not(Box::new(a));
+        Ok((CondExpr::Or(Box::new(not_a), Box::new(b)), 2 + ha.max(hb)))
+    }
+
+    fn implication_rhs(&mut self, depth: usize) -> R<Sized> {
+        self.check_depth(depth)?;
+        self.implication(depth)
+    }
+
+    fn check_depth(&self, depth: usize) -> R<()> {
+        if depth >= MAX_NESTING {
+            let t = self.peek()?;
+            return Err((
+                t.at,
+                format!("condition nesting deeper than {MAX_NESTING} levels"),
+            ));
+        }
+        Ok(())
+    }
+
+    fn unary(&mut self, depth: usize) -> R<Sized> {
+        self.check_depth(depth)?;
+        let t = self.peek()?;
+        if t.is_punct("~") || t.is_ident("not") || (self.syntax.bang_negation && t.is_punct("!")) {
+            self.lx.next()?;
+            let (e, h) = self.unary(depth + 1)?;
+            return Ok((CondExpr::Not(Box::new(e)), h + 1));
+        }
+        if t.is_punct("(") {
+            self.lx.next()?;
+            let e = self.disjunction(depth + 1)?;
+            let close = self.lx.next()?;
+            if !close.is_punct(")") {
+                let (line, col) = self.lx.src().line_col(t.at);
+                return Err((
+                    close.at,
+                    format!(
+                        "expected `)` to close the `(` at {line}:{col}, found {}",
+                        close.show()
+                    ),
+                ));
+            }
+            return Ok(e);
+        }
+        if t.is_ident("true") || t.is_ident("false") {
+            self.lx.next()?;
+            let e = if t.is_ident("true") {
+                CondExpr::True
+            } else {
+                CondExpr::False
+            };
+            return Ok((e, 1));
+        }
+        let a = self.term()?;
+        let op = self.lx.next()?;
+        let eq = if op.is_punct("==") || op.is_punct("=") {
+            true
+        } else if op.is_punct("!=") {
+            false
+        } else if ["<", "<=", ">", ">="].iter().any(|p| op.is_punct(p)) {
+            return Err((
+                op.at,
+                format!(
+                    "unsupported comparison {}: conditions compare with ==, = or !=",
+                    op.show()
+                ),
+            ));
+        } else {
+            return Err((
+                op.at,
+                format!("expected a comparison (==, = or !=), found {}", op.show()),
+            ));
+        };
+        let b = self.term()?;
+        let e = if eq {
+            CondExpr::Eq(a, b)
+        } else {
+            CondExpr::Ne(a, b)
+        };
+        Ok((e, 1))
+    }
+
+    /// `P0:r1`, `0:r1`, a location (`x`, `[x]`, `y@wg0`), or an integer.
+    fn term(&mut self) -> R<Term> {
+        let t = self.peek()?;
+        if let Some(thread) =
+            thread_of(&t).filter(|_| self.lx.peek2().is_ok_and(|c| c.is_punct(":")))
+        {
+            self.lx.next()?;
+            self.lx.next()?;
+            let (reg, reg_at) = self.lx.ident("a register name")?;
+            let threads = &self.symbols.threads;
+            if thread >= threads.len() {
+                let declared = match threads.len() {
+                    0 => "no thread".to_string(),
+                    1 => "only P0".to_string(),
+                    n => format!("P0..P{}", n - 1),
+                };
+                return Err((
+                    t.at,
+                    format!(
+                        "the condition names thread P{thread}, but the test declares {declared}"
+                    ),
+                ));
+            }
+            if !self.symbols.has_register(thread, &reg) {
+                return Err((
+                    reg_at,
+                    format!(
+                        "P{thread} has no register `{reg}`: P{thread}:{reg} is neither declared, initialised nor written by thread P{thread}"
+                    ),
+                ));
+            }
+            return Ok(Term::Reg { thread, reg });
+        }
+        match &t.tok {
+            Tok::Int(_) | Tok::Punct("-") => Ok(Term::Const(self.lx.integer("an integer")?.0)),
+            Tok::Punct("[") => {
+                self.lx.next()?;
+                let (name, at) = location_name(self.lx, self.syntax)?;
+                self.lx.expect("]", "to close the location `[...]`")?;
+                single(self.symbols, &name, at).map(Term::Loc)
+            }
+            Tok::Ident(_) => {
+                let (name, at) = location_name(self.lx, self.syntax)?;
+                single(self.symbols, &name, at).map(Term::Loc)
+            }
+            _ => Err((
+                t.at,
+                format!(
+                    "expected a register `P0:r0`, a location or an integer, found {}",
+                    t.show()
+                ),
+            )),
+        }
+    }
+}
+
+/// A location name: `x`, or with [`CondSyntax::instance_names`] `y@wg0`
+/// and `y@dev1.wg0`.
+fn location_name(lx: &mut Lexer<'_>, syntax: &CondSyntax) -> R<(String, usize)> {
+    let (mut name, at) = lx.ident("a location name")?;
+    if syntax.instance_names && lx.peek()?.is_punct("@") {
+        lx.next()?;
+        name.push('@');
+        name.push_str(&lx.ident("a workgroup such as `wg0` after `@`")?.0);
+        if lx.peek()?.is_punct(".") {
+            lx.next()?;
+            name.push('.');
+            name.push_str(&lx.ident("a workgroup such as `wg0` after `.`")?.0);
+        }
+    }
+    Ok((name, at))
+}
+
+/// The locations a name denotes.
+fn resolve<'s>(symbols: &'s Symbols, name: &str, at: usize) -> R<&'s [usize]> {
+    symbols.lookup(name).ok_or_else(|| {
+        (
+            at,
+            format!(
+                "unknown location `{name}`: it is neither in the initial state nor accessed by any thread"
+            ),
+        )
+    })
+}
+
+/// The one location a name denotes.
+fn single(symbols: &Symbols, name: &str, at: usize) -> R<usize> {
+    match resolve(symbols, name, at)? {
+        [l] => Ok(*l),
+        many => {
+            let names: Vec<&str> = many
+                .iter()
+                .filter_map(|l| {
+                    symbols
+                        .names
+                        .iter()
+                        .find(|n| n.locations == [*l])
+                        .map(|n| n.name.as_str())
+                })
+                .collect();
+            Err((
+                at,
+                format!(
+                    "`{name}` is local memory with one instance per workgroup ({}); name one",
+                    names.join(", ")
+                ),
+            ))
+        }
+    }
+}
+
+/// Parses `outcome` (a whole text) as one condition expression.
+pub(crate) fn whole_expression(
+    src: &Src,
+    lex: super::lexer::LexOptions,
+    syntax: &CondSyntax,
+    symbols: &Symbols,
+) -> Result<CondExpr, PErr> {
+    let mut lx = Lexer::new(src, lex, 0, src.chars.len());
+    let e = expression(&mut lx, syntax, symbols)?;
+    lx.end_or(|t| format!("expected the end of the outcome, found {}", t.show()))?;
+    Ok(e)
+}

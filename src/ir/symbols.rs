@@ -1,0 +1,79 @@
+//! The names a test's source gives its threads, registers and locations,
+//! kept with the [`Program`](super::Program) so that text written against
+//! the test later (an `--outcome` condition) resolves without re-reading the
+//! file.
+
+/// The symbol table of a test.
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize)]
+pub struct Symbols {
+    /// One per thread, in the order of `Program::threads`.
+    pub threads: Vec<ThreadSymbols>,
+    /// Every name a condition may give memory, in declaration order: a
+    /// reference (an alias such as `y` in `y aliases x` included), an OpenCL
+    /// per-workgroup instance of a `local` variable (`y@wg0`, `y@dev1.wg0`),
+    /// or the bare name of such a variable, which stands for all its
+    /// instances.
+    pub names: Vec<LocationName>,
+}
+
+/// A thread's source name and registers.
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize)]
+pub struct ThreadSymbols {
+    /// How the source names the thread: `P0`, `P1`, ... in litmus tests (a
+    /// condition may also write the bare number), the `NEWTHREAD` number in
+    /// `.test` files.
+    pub name: String,
+    /// The registers a condition may name (`P0:r0`): those the test
+    /// declares, initialises or writes, sorted.
+    pub registers: Vec<String>,
+}
+
+/// A name of memory and the locations it denotes.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct LocationName {
+    pub name: String,
+    /// Indices into `Program::locations`: one, or one per workgroup for the
+    /// bare name of an OpenCL `local` variable.
+    pub locations: Vec<usize>,
+}
+
+impl Symbols {
+    /// The locations `name` denotes, if it is a name of the test.
+    pub fn lookup(&self, name: &str) -> Option<&[usize]> {
+        self.names
+            .iter()
+            .find(|n| n.name == name)
+            .map(|n| n.locations.as_slice())
+    }
+
+    /// Whether thread `thread` has a register named `reg`.
+    pub fn has_register(&self, thread: usize, reg: &str) -> bool {
+        self.threads.get(thread).is_some_and(|t| {
+            t.registers
+                .binary_search_by(|r| r.as_str().cmp(reg))
+                .is_ok()
+        })
+    }
+
+    /// Adds a name (ignored if the table has it already).
+    pub fn add_name(&mut self, name: &str, locations: Vec<usize>) {
+        if self.lookup(name).is_none() {
+            self.names.push(LocationName {
+                name: name.to_string(),
+                locations,
+            });
+        }
+    }
+
+    /// Adds the next thread, with its source name and registers.
+    pub fn add_thread<'a>(
+        &mut self,
+        name: String,
+        registers: impl IntoIterator<Item = &'a String>,
+    ) {
+        let mut registers: Vec<String> = registers.into_iter().cloned().collect();
+        registers.sort();
+        registers.dedup();
+        self.threads.push(ThreadSymbols { name, registers });
+    }
+}
