@@ -406,7 +406,7 @@ fn undecided_answers_have_their_own_exit_code() {
         "--max-executions",
         "2",
     ]);
-    assert_eq!(out.status.code(), Some(2), "show draws nothing undecided");
+    assert_eq!(out.status.code(), Some(3), "show draws nothing undecided");
     assert!(String::from_utf8_lossy(&out.stderr).contains("undecided"));
     let out = vkmm(&["compare", &f, "--max-executions", "2"]);
     assert_eq!(out.status.code(), Some(3));

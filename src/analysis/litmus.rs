@@ -119,13 +119,23 @@ pub struct LitmusOutcome {
 impl LitmusOutcome {
     /// The verdict for a property: true when it holds; `None` when the test
     /// has no condition, or the search was truncated before deciding it.
+    ///
+    /// A truncated search still decides what the executions it saw settle
+    /// for every completion: a witness for `exists` (holds) and `~exists`
+    /// (fails), a counterexample for `forall` (fails), a race (not race-free).
     pub fn holds(&self, property: Property) -> Option<bool> {
-        if self.truncated && !self.stopped_early {
-            return None;
-        }
+        let complete = !self.truncated || self.stopped_early;
         match property {
-            Property::Condition => self.condition_holds,
-            Property::Races => Some(self.race_free),
+            Property::Condition => {
+                let settled = complete
+                    || match self.quantifier {
+                        Some(Quantifier::Exists) | Some(Quantifier::NotExists) => self.positive > 0,
+                        Some(Quantifier::Forall) => self.negative > 0,
+                        None => false,
+                    };
+                self.condition_holds.filter(|_| settled)
+            }
+            Property::Races => (complete || !self.race_free).then_some(self.race_free),
         }
     }
 }
@@ -479,4 +489,77 @@ pub fn check_litmus_with_progress(
         stopped_by: coverage.stopped_by,
         time: start.elapsed(),
     })
+}
+
+#[cfg(test)]
+mod holds_tests {
+    use super::*;
+
+    fn outcome(q: Quantifier, positive: u64, negative: u64, race_free: bool) -> LitmusOutcome {
+        let condition_holds = Some(match q {
+            Quantifier::Exists => positive > 0,
+            Quantifier::NotExists => positive == 0,
+            Quantifier::Forall => negative == 0,
+        });
+        LitmusOutcome {
+            file: "t.litmus".into(),
+            name: "t".into(),
+            model: "vulkan".into(),
+            condition: None,
+            quantifier: Some(q),
+            states: Vec::new(),
+            positive,
+            negative,
+            observation: Observation::Sometimes,
+            condition_holds,
+            races: Vec::new(),
+            race_free,
+            executions: 2,
+            partial_evaluations: 0,
+            consistent: positive + negative,
+            cut_paths: 0,
+            unroll: 2,
+            stopped_early: false,
+            truncated: true,
+            stopped_by: Some(crate::engine::LimitKind::MaxExecutions),
+            time: Duration::ZERO,
+        }
+    }
+
+    #[test]
+    fn a_truncated_search_decides_only_what_its_executions_settle() {
+        use Quantifier::*;
+        // a witness settles exists (holds) and ~exists (fails)
+        assert_eq!(
+            outcome(Exists, 1, 0, true).holds(Property::Condition),
+            Some(true)
+        );
+        assert_eq!(
+            outcome(NotExists, 1, 0, true).holds(Property::Condition),
+            Some(false)
+        );
+        // no witness yet: undecided
+        assert_eq!(outcome(Exists, 0, 3, true).holds(Property::Condition), None);
+        assert_eq!(
+            outcome(NotExists, 0, 3, true).holds(Property::Condition),
+            None
+        );
+        // a counterexample settles forall (fails); none yet: undecided
+        assert_eq!(
+            outcome(Forall, 3, 1, true).holds(Property::Condition),
+            Some(false)
+        );
+        assert_eq!(outcome(Forall, 3, 0, true).holds(Property::Condition), None);
+        // a race settles race freedom (not race-free)
+        assert_eq!(
+            outcome(Exists, 0, 1, false).holds(Property::Races),
+            Some(false)
+        );
+        assert_eq!(outcome(Exists, 0, 1, true).holds(Property::Races), None);
+        // complete searches decide everything
+        let mut o = outcome(Exists, 0, 3, true);
+        o.truncated = false;
+        assert_eq!(o.holds(Property::Condition), Some(false));
+        assert_eq!(o.holds(Property::Races), Some(true));
+    }
 }

@@ -116,16 +116,17 @@ impl Summary {
         for q in &o.queries {
             self.total += 1;
             let undecided = q.actual == Answer::Undecided;
+            let detail = format!(
+                "line {}: `{}` under {}: expected {}, got {}",
+                q.line, q.query, q.model, q.expected, q.actual
+            );
             let status = if q.passed {
                 self.passed += 1;
                 Status::Passed
             } else {
                 let f = Failure {
                     file: o.file.clone(),
-                    detail: format!(
-                        "line {}: `{}` under {}: expected {}, got {}",
-                        q.line, q.query, q.model, q.expected, q.actual
-                    ),
+                    detail: detail.clone(),
                 };
                 if undecided {
                     self.undecided.push(f);
@@ -149,7 +150,7 @@ impl Summary {
                 cut_paths: 0,
                 truncated: undecided,
                 time_ms: q.time.as_secs_f64() * 1000.0,
-                detail: None,
+                detail: (status != Status::Passed).then_some(detail),
             });
         }
     }

@@ -75,14 +75,18 @@ pub fn summary(this: &Summary) -> String {
 
 fn query_line(q: &QueryOutcome) -> String {
     format!(
-        "  line {:<3} {:<52} expected {:<11} got {:<11} {:<4} {:>9.3} ms  ({} executions, {})",
+        "  line {:<3} {:<52} expected {:<11} got {:<11} {:<4} {:>9.3} ms  ({}, {})",
         q.line,
         q.query,
         q.expected.to_string(),
         q.actual.to_string(),
-        if q.passed { "ok" } else { "FAIL" },
+        match (q.passed, q.actual) {
+            (true, _) => "ok",
+            (false, crate::analysis::Answer::Undecided) => "UNDECIDED",
+            (false, _) => "FAIL",
+        },
         q.time.as_secs_f64() * 1000.0,
-        q.executions,
+        count(q.executions, "execution", "executions"),
         q.model
     )
 }

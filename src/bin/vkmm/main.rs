@@ -214,8 +214,15 @@ fn run(cli: Cli) -> Result<i32, String> {
                 .map(|r| r.trim().to_string())
                 .filter(|r| !r.is_empty())
                 .collect();
-            let text = report::dot::explanation(&x, &relations)
-                .map_err(|e| format!("{}: {e}", file.display()))?;
+            let text = match report::dot::explanation(&x, &relations) {
+                Ok(t) => t,
+                // Nothing honest to draw: undecided has its own exit code.
+                Err(e) if x.verdict == vkmm::analysis::explain::Verdict::Undecided => {
+                    eprintln!("{}: {e}", file.display());
+                    return Ok(EXIT_UNDECIDED);
+                }
+                Err(e) => return Err(format!("{}: {e}", file.display())),
+            };
             render(&text, dot.as_deref(), svg.as_deref(), png.as_deref())?;
             Ok(0)
         }
