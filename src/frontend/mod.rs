@@ -20,7 +20,7 @@ use std::path::Path;
 /// parentheses, negations): past it, a located "nesting deeper than" error,
 /// never a stack overflow. Every parser of vkmm is a recursive descent, and
 /// every consumer of what it builds recurses too.
-pub const MAX_NESTING: usize = 256;
+pub const MAX_NESTING: usize = 128;
 
 /// A parse or validation error in an input file.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

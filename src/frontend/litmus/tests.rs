@@ -1,7 +1,7 @@
 //! The condition grammar of the skeleton: each construct it accepts, each
 //! it rejects (with the column of the offending token), in both dialects.
 
-use crate::frontend::{FrontendError, opencl_litmus, parse_outcome, vulkan_litmus};
+use crate::frontend::{FrontendError, MAX_NESTING, opencl_litmus, parse_outcome, vulkan_litmus};
 use crate::ir::{CondExpr, Program, Quantifier, Term};
 
 const VULKAN: &str = "VULKAN t
@@ -171,6 +171,7 @@ fn accepted_constructs() {
 
 #[test]
 fn rejected_constructs() {
+    let nesting = format!("nesting deeper than {MAX_NESTING} levels");
     let deep = format!("{}x == 1", "(".repeat(300));
     let negations = format!("{}x == 1", "~".repeat(300));
     let implications = "x == 1 => ".repeat(300) + "true";
@@ -199,13 +200,9 @@ fn rejected_constructs() {
         ("", 1, "found the end of the input"),
         ("x == 99999999999999999999", 6, "out of range"),
         ("x == 1 (* open", 8, "unterminated comment"),
-        (deep.as_str(), 257, "nesting deeper than 256 levels"),
-        (negations.as_str(), 257, "nesting deeper than 256 levels"),
-        (
-            implications.as_str(),
-            256 * 10 + 1,
-            "nesting deeper than 256 levels",
-        ),
+        (deep.as_str(), MAX_NESTING + 1, &nesting),
+        (negations.as_str(), MAX_NESTING + 1, &nesting),
+        (implications.as_str(), MAX_NESTING * 10 + 1, &nesting),
     ];
     for (text, column, message) in vulkan_cases {
         rejects(&p, text, *column, message);

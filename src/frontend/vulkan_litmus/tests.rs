@@ -1205,7 +1205,11 @@ fn condition_errors() {
         "out of range",
     );
     let deep = format!("exists {}x == 1", "(".repeat(1000));
-    assert!(e(&deep).2.contains("nesting deeper than 256 levels"));
+    let nesting = format!(
+        "nesting deeper than {} levels",
+        crate::frontend::MAX_NESTING
+    );
+    assert!(e(&deep).2.contains(&nesting));
 }
 
 mod never_panics {
