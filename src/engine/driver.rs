@@ -170,9 +170,9 @@ impl Staged {
         static_env: &Env,
         monotone_cache: &mut Option<Vec<bool>>,
     ) -> Result<Staged, CatError> {
-        let prepared = model.prepare(static_env, crate::analysis::DYNAMIC_NAMES)?;
+        let prepared = model.prepare(static_env, super::names::DYNAMIC_NAMES)?;
         let monotone = monotone_cache
-            .get_or_insert_with(|| prepared.monotone_checks(crate::analysis::GROWING_NAMES))
+            .get_or_insert_with(|| prepared.monotone_checks(super::names::GROWING_NAMES))
             .clone();
         Ok(Staged { prepared, monotone })
     }
