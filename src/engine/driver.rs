@@ -243,16 +243,21 @@ pub fn explore_with_progress(
         stopped_by.set(hit);
         hit.is_some()
     };
+    // What the visitor last said it found (partial evaluations cannot ask it).
+    let last_found: Cell<Option<u64>> = Cell::new(None);
     let tick = |executions: u64, found: Option<u64>| {
         let n = evaluations.get() + 1;
         evaluations.set(n);
+        if found.is_some() {
+            last_found.set(found);
+        }
         if let Some(p) = progress
             && n.is_multiple_of(PROGRESS_EVERY)
         {
             p(Progress {
                 evaluations: n,
                 executions,
-                found,
+                found: last_found.get(),
             });
         }
     };
