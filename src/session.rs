@@ -127,6 +127,13 @@ impl Session {
         self
     }
 
+    /// Run side-effect-free spin loops as awaits (default), or unroll every
+    /// loop like any other (`false`: the reference enumeration).
+    pub fn spin_reduction(mut self, on: bool) -> Session {
+        self.limits.spin_reduction = on;
+        self
+    }
+
     /// The most model evaluations per test (candidates and partial ones).
     pub fn max_executions(mut self, n: u64) -> Session {
         self.limits.max_executions = n;

@@ -13,20 +13,21 @@ fn dir() -> PathBuf {
 }
 
 fn run(file: &str, unroll: usize, decide: Option<Property>) -> LitmusOutcome {
-    let path = dir().join(file);
-    let program = vkmm::frontend::load(&path).unwrap_or_else(|e| panic!("{e}"));
-    let model = vkmm::model::load("vulkan").unwrap();
-    check_litmus(
+    run_limits(
         file,
-        &program,
-        &model,
         Limits {
             unroll,
             ..Limits::default()
         },
         decide,
     )
-    .unwrap()
+}
+
+fn run_limits(file: &str, limits: Limits, decide: Option<Property>) -> LitmusOutcome {
+    let path = dir().join(file);
+    let program = vkmm::frontend::load(&path).unwrap_or_else(|e| panic!("{e}"));
+    let model = vkmm::model::load("vulkan").unwrap();
+    check_litmus(file, &program, &model, limits, decide).unwrap()
 }
 
 fn csv(name: &str, property: Property) {
@@ -82,16 +83,37 @@ fn rmw_add_values_flow_into_registers_and_memory() {
 
 #[test]
 fn spin_loop_reports_the_bound() {
-    let o = run("spin-loop-mp.litmus", 2, None);
+    // The reference enumeration unrolls the spin loop like any other loop.
+    let reference = |unroll| {
+        let limits = Limits {
+            unroll,
+            spin_reduction: false,
+            ..Limits::default()
+        };
+        run_limits("spin-loop-mp.litmus", limits, None)
+    };
+    let o = reference(2);
     assert!(o.cut_paths > 0, "the spin loop must hit the bound");
     assert_eq!(o.unroll, 2);
     // a larger bound lets more iterations finish: more consistent executions
-    let more = run("spin-loop-mp.litmus", 4, None);
+    let more = reference(4);
     assert!(more.consistent > o.consistent);
     assert_eq!(more.condition_holds, Some(true));
     // with no unrolling, the only finished path reads the flag at once
-    let none = run("spin-loop-mp.litmus", 0, None);
+    let none = reference(0);
     assert_eq!(none.consistent, 1);
+}
+
+#[test]
+fn a_spin_loop_runs_as_an_await() {
+    // Only the iteration that leaves the loop is kept, whatever the bound:
+    // one consistent execution, no path cut.
+    for unroll in [0, 2, 4] {
+        let o = run("spin-loop-mp.litmus", unroll, None);
+        assert_eq!(o.cut_paths, 0);
+        assert_eq!(o.consistent, 1);
+        assert_eq!(o.condition_holds, Some(true));
+    }
 }
 
 #[test]

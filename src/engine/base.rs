@@ -290,10 +290,15 @@ pub(crate) fn static_env(
 
 /// Whether event `x` is in the instance of scope `s` that contains event `owner`.
 fn in_instance(program: &Program, events: &[EventInfo], x: usize, s: Scope, owner: usize) -> bool {
-    let tx = &program.threads[events[x].thread];
-    let to = &program.threads[events[owner].thread];
+    thread_in_instance(program, events[x].thread, s, events[owner].thread)
+}
+
+/// Whether thread `x` is in the instance of scope `s` that contains thread `owner`.
+pub(crate) fn thread_in_instance(program: &Program, x: usize, s: Scope, owner: usize) -> bool {
+    let tx = &program.threads[x];
+    let to = &program.threads[owner];
     match s {
-        Scope::Invocation => events[x].thread == events[owner].thread,
+        Scope::Invocation => x == owner,
         Scope::Subgroup => tx.subgroup == to.subgroup,
         Scope::Workgroup => tx.workgroup == to.workgroup,
         Scope::QueueFamily => tx.queue_family == to.queue_family,

@@ -55,6 +55,10 @@ pub struct Limits {
     /// The longest one walk of the candidate space may take; past it the
     /// search stops and the result says it is truncated.
     pub timeout: Option<std::time::Duration>,
+    /// Run side-effect-free spin loops as awaits (only the iteration that
+    /// leaves the loop; [`trace::spin_loops`]) instead of unrolling them.
+    /// Off: every loop is unrolled (the reference enumeration).
+    pub spin_reduction: bool,
 }
 
 /// Which order relations the model reads, so that the engine enumerates
@@ -125,6 +129,7 @@ impl Default for Limits {
             max_executions: DEFAULT_MAX_EXECUTIONS,
             orders: Orders::default(),
             timeout: None,
+            spin_reduction: true,
         }
     }
 }
@@ -140,7 +145,7 @@ impl<'p> Explorer<'p> {
     pub fn new(program: &'p Program, limits: Limits) -> Result<Explorer<'p>, ExecError> {
         Ok(Explorer {
             program,
-            threads: trace::explore(program, limits.unroll)?,
+            threads: trace::explore(program, &limits)?,
             limits,
         })
     }

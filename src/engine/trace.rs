@@ -7,10 +7,16 @@
 //! once per value of the location's value domain. So a read whose value only
 //! ends up in a final register never multiplies the paths; its value is
 //! fixed later by the reads-from choice.
+//!
+//! Side-effect-free spin loops are run as *awaits* ([`spin_loops`]): a path
+//! keeps only the iteration that leaves the loop; an iteration whose values
+//! send it back to the loop's head is dropped (recorded on the sibling paths
+//! as a looping alternative, [`Await::looping`]), so such loops never hit the
+//! unrolling bound.
 
-use super::ExecError;
-use crate::ir::{Instruction, Operand, Program, RmwOp, Stmt, Thread};
-use std::collections::{BTreeMap, HashMap};
+use super::{ExecError, Limits};
+use crate::ir::{Instruction, OpKind, Operand, Program, RmwOp, Stmt, Thread};
+use std::collections::{BTreeMap, HashMap, HashSet};
 
 /// The value a read returns on a path.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -52,6 +58,27 @@ pub enum RegValue {
 pub struct Path {
     pub events: Vec<PathEvent>,
     pub registers: Vec<(String, RegValue)>,
+    /// The spin loops the path ran as awaits, in program order.
+    pub awaits: Vec<Await>,
+}
+
+/// One pass of a path through a spin loop run as an await: its events are
+/// those of the iteration that leaves the loop. What would keep the loop
+/// spinning is kept for forward-progress questions (an await whose looping
+/// values can be read forever may spin forever); nothing uses it yet.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Await {
+    /// The loop's head (the label statement the back jump targets).
+    pub header: usize,
+    /// The events of the leaving iteration: indices into the path's events.
+    pub events: std::ops::Range<usize>,
+    /// Paths of the thread with the same `instance` went through the same
+    /// entry into the loop (they split on the values read inside it).
+    pub instance: usize,
+    /// The iterations dropped at this entry because their values make the
+    /// loop jump back: for each, the values its reads returned, in order
+    /// (a read the branch did not need stays symbolic).
+    pub looping: Vec<Vec<ReadValue>>,
 }
 
 /// All paths of one thread.
@@ -60,6 +87,204 @@ pub struct ThreadPaths {
     pub paths: Vec<Path>,
     /// Paths abandoned because a statement would run more than the bound allows.
     pub cut: usize,
+    /// Spin-loop iterations dropped because they jump back (not cut: the
+    /// iteration that leaves the loop stands for them).
+    pub dropped_iterations: usize,
+}
+
+/// A loop that paths run as an await (see [`spin_loops`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SpinLoop {
+    /// The label statement the back jump targets.
+    pub header: usize,
+    /// The jump back (a `goto`, or a branch whose taken side is the head).
+    pub back: usize,
+}
+
+/// The side-effect-free loops of thread `t` that can run as awaits.
+///
+/// A backward jump at statement `back` to the label at `header` makes a
+/// loop `header..=back` that qualifies when:
+///
+/// 1. its body is straight-line: between the two, only loads (plain or
+///    atomic; no store, read-modify-write, barrier or availability /
+///    visibility operation), local arithmetic, labels no jump targets, and
+///    branches forward out of the loop (targets after `back`);
+/// 2. no register is read in the body before the body writes it and is
+///    also written in the body: every iteration then computes the same
+///    function of the values it reads (Dat3M's "side-effect free" check);
+/// 3. a register written after the first exit branch (so that an iteration
+///    leaving there keeps a previous iteration's value) is not read outside
+///    the loop and not shown in the final states (named by the condition,
+///    or every register when there is no condition);
+/// 4. no load of the body can be in a data race: every write to its
+///    location in another thread is atomic, through the same reference and
+///    mutually in scope with it (so both are mutually-ordered atomics /
+///    inclusive-scope atomics), and every write to it in the same thread
+///    uses the same reference (program order location-orders them).
+///
+/// Dropping an iteration that jumps back removes only reads: no write, no
+/// register the rest of the path sees (2, 3), and no access that could race
+/// (4). Every execution with dropped iterations keeps its final state in the
+/// execution without them, whose relations are restrictions of its own
+/// (fewer happens-before edges); see `tests/differential.rs` and
+/// BENCHMARKS.md for what that assumes of the model.
+pub fn spin_loops(program: &Program, t: &Thread) -> Vec<SpinLoop> {
+    let labels = label_map(t);
+    let jump_target = |s: &Stmt| match s {
+        Stmt::Goto { label, .. } | Stmt::Branch { label, .. } => {
+            labels.get(label.as_str()).copied()
+        }
+        _ => None,
+    };
+    let targeted: HashSet<usize> = t.code.iter().filter_map(jump_target).collect();
+    let shown = shown_registers(program, t);
+    let mut out = Vec::new();
+    for (back, stmt) in t.code.iter().enumerate() {
+        let Some(header) = jump_target(stmt) else {
+            continue;
+        };
+        if header >= back {
+            continue;
+        }
+        let body = header + 1..back;
+        // 1. Straight-line body of loads and arithmetic, exits forward.
+        let mut first_exit = None;
+        let shape_ok = body.clone().all(|k| match &t.code[k] {
+            Stmt::Label { .. } => !targeted.contains(&k),
+            Stmt::Goto { .. } => false,
+            Stmt::Branch { .. } => {
+                let exits = jump_target(&t.code[k]).is_some_and(|x| x > back);
+                if exits && first_exit.is_none() {
+                    first_exit = Some(k);
+                }
+                exits
+            }
+            Stmt::Assign { .. } => true,
+            Stmt::Op(i) => i.kind == OpKind::Load && load_cannot_race(program, t, i),
+        });
+        if !shape_ok {
+            continue;
+        }
+        // 2. Registers read before written are never written.
+        let mut written: HashSet<&str> = HashSet::new();
+        let mut exposed: HashSet<&str> = HashSet::new();
+        let mut late_writes: Vec<&str> = Vec::new();
+        let mut regs_ok = true;
+        for k in header + 1..=back {
+            let (reads, write) = registers_of(&t.code[k]);
+            for r in reads {
+                if !written.contains(r) {
+                    exposed.insert(r);
+                }
+            }
+            if let Some(w) = write {
+                if exposed.contains(w) {
+                    regs_ok = false;
+                    break;
+                }
+                written.insert(w);
+                if first_exit.is_some_and(|e| k > e) {
+                    late_writes.push(w);
+                }
+            }
+        }
+        if !regs_ok {
+            continue;
+        }
+        // 3. Registers an early exit leaves stale are dead after the loop.
+        let read_outside = |r: &str| {
+            t.code
+                .iter()
+                .enumerate()
+                .filter(|(k, _)| *k <= header || *k > back)
+                .any(|(_, s)| registers_of(s).0.contains(&r))
+        };
+        if late_writes
+            .iter()
+            .any(|r| read_outside(r) || shown.as_ref().is_none_or(|s| s.contains(*r)))
+        {
+            continue;
+        }
+        out.push(SpinLoop { header, back });
+    }
+    out
+}
+
+/// The registers of `t` final states show, or `None` when they show all of
+/// them (no condition).
+fn shown_registers(program: &Program, t: &Thread) -> Option<HashSet<String>> {
+    use crate::ir::Term;
+    let c = program.condition.as_ref()?;
+    let mut terms = Vec::new();
+    c.expr.terms(&mut terms);
+    if let Some(f) = &c.filter {
+        f.terms(&mut terms);
+    }
+    let me = program.threads.iter().position(|x| std::ptr::eq(x, t));
+    Some(
+        terms
+            .into_iter()
+            .filter_map(|term| match term {
+                Term::Reg { thread, reg } if Some(*thread) == me => Some(reg.clone()),
+                _ => None,
+            })
+            .collect(),
+    )
+}
+
+/// The registers a statement reads, and the one it writes.
+fn registers_of(s: &Stmt) -> (Vec<&str>, Option<&str>) {
+    fn reg(o: &Operand) -> Option<&str> {
+        match o {
+            Operand::Reg(r) => Some(r.as_str()),
+            Operand::Const(_) => None,
+        }
+    }
+    match s {
+        Stmt::Assign { dest, a, b, .. } => (
+            reg(a).into_iter().chain(reg(b)).collect(),
+            Some(dest.as_str()),
+        ),
+        Stmt::Branch { a, b, .. } => (reg(a).into_iter().chain(reg(b)).collect(), None),
+        Stmt::Op(i) => (
+            i.operand
+                .iter()
+                .chain(&i.expected)
+                .filter_map(reg)
+                .collect(),
+            i.dest.as_deref(),
+        ),
+        Stmt::Label { .. } | Stmt::Goto { .. } => (Vec::new(), None),
+    }
+}
+
+/// Condition 4 of [`spin_loops`]: no write of the program can race with
+/// the load `load` of thread `t`.
+fn load_cannot_race(program: &Program, t: &Thread, load: &Instruction) -> bool {
+    let Some(loc) = program.location_of(load) else {
+        return false;
+    };
+    let me = program.threads.iter().position(|x| std::ptr::eq(x, t));
+    program.threads.iter().enumerate().all(|(ti, other)| {
+        other
+            .instructions()
+            .filter(|w| w.is_write() && program.location_of(w) == Some(loc))
+            .all(|w| {
+                let same_ref = w.reference == load.reference;
+                if Some(ti) == me {
+                    return same_ref;
+                }
+                let (Some(me), Some(sl), Some(sw)) = (me, load.scope, w.scope) else {
+                    return false;
+                };
+                same_ref
+                    && load.atomic
+                    && w.atomic
+                    && super::base::thread_in_instance(program, ti, sl, me)
+                    && super::base::thread_in_instance(program, me, sw, ti)
+            })
+    })
 }
 
 /// The most paths one thread may have before vkmm gives up.
@@ -81,7 +306,8 @@ fn prov_max(a: &Prov, b: &Prov) -> Prov {
 
 /// Explores every thread of `program`, with loops unrolled so that no
 /// statement runs more than `unroll + 1` times on a path (a loop body runs at
-/// most `unroll + 1` times).
+/// most `unroll + 1` times), and, with `limits.spin_reduction`, the loops
+/// [`spin_loops`] finds run as awaits.
 ///
 /// Reads that must be concrete range over a value domain per location,
 /// computed as a fixpoint: start from the initial values, add every value a
@@ -91,7 +317,19 @@ fn prov_max(a: &Prov, b: &Prov) -> Prov {
 /// threads of the most writes a path makes there) is unreachable and dropped.
 /// This keeps counters such as `rmw.add` chains to the values an execution
 /// can really produce.
-pub fn explore(program: &Program, unroll: usize) -> Result<Vec<ThreadPaths>, ExecError> {
+pub fn explore(program: &Program, limits: &Limits) -> Result<Vec<ThreadPaths>, ExecError> {
+    let unroll = limits.unroll;
+    let spins: Vec<Vec<SpinLoop>> = program
+        .threads
+        .iter()
+        .map(|t| {
+            if limits.spin_reduction {
+                spin_loops(program, t)
+            } else {
+                Vec::new()
+            }
+        })
+        .collect();
     let nloc = program.locations.len();
     let mut domain: Domains = (0..nloc)
         .map(|l| BTreeMap::from([(program.initial_value(l), vec![0; nloc])]))
@@ -109,8 +347,8 @@ pub fn explore(program: &Program, unroll: usize) -> Result<Vec<ThreadPaths>, Exe
     }
     for _round in 0..MAX_ROUNDS {
         let mut all = Vec::new();
-        for t in &program.threads {
-            all.push(explore_thread(program, t, unroll, &domain)?);
+        for (t, spins) in program.threads.iter().zip(&spins) {
+            all.push(explore_thread(program, t, unroll, spins, &domain)?);
         }
         // The most writes one execution makes to each location.
         let mut most = vec![0u32; nloc];
@@ -226,23 +464,34 @@ struct State {
     forced: Option<i64>,
     /// Provenance of the concrete register values that came from reads.
     prov: HashMap<String, Prov>,
+    /// The await under way: the spin loop, its first event, its instance.
+    awaiting: Option<(SpinLoop, usize, usize)>,
+    /// The awaits passed.
+    awaits: Vec<Await>,
 }
 
-fn explore_thread(
-    program: &Program,
-    t: &Thread,
-    unroll: usize,
-    domain: &Domains,
-) -> Result<ThreadPaths, ExecError> {
-    let labels: HashMap<&str, usize> = t
-        .code
+fn label_map(t: &Thread) -> HashMap<&str, usize> {
+    t.code
         .iter()
         .enumerate()
         .filter_map(|(i, s)| match s {
             Stmt::Label { name, .. } => Some((name.as_str(), i)),
             _ => None,
         })
-        .collect();
+        .collect()
+}
+
+fn explore_thread(
+    program: &Program,
+    t: &Thread,
+    unroll: usize,
+    spins: &[SpinLoop],
+    domain: &Domains,
+) -> Result<ThreadPaths, ExecError> {
+    let labels = label_map(t);
+    // Looping alternatives of each await instance.
+    let mut looping: HashMap<usize, Vec<Vec<ReadValue>>> = HashMap::new();
+    let mut instances = 0usize;
     let start = State {
         pc: 0,
         regs: t
@@ -254,17 +503,38 @@ fn explore_thread(
         runs: vec![0; t.code.len()],
         forced: None,
         prov: HashMap::new(),
+        awaiting: None,
+        awaits: Vec::new(),
     };
     let mut out = ThreadPaths::default();
     let mut stack = vec![start];
     while let Some(mut s) = stack.pop() {
         loop {
+            // Leaving an await's loop (forward exit, or the back jump not taken).
+            if let Some((l, first, instance)) = s.awaiting
+                && !(l.header..=l.back).contains(&s.pc)
+            {
+                s.awaits.push(Await {
+                    header: l.header,
+                    events: first..s.events.len(),
+                    instance,
+                    looping: Vec::new(),
+                });
+                s.awaiting = None;
+            }
+            if s.awaiting.is_none()
+                && let Some(l) = spins.iter().find(|l| l.header == s.pc)
+            {
+                s.awaiting = Some((*l, s.events.len(), instances));
+                instances += 1;
+            }
             if s.pc >= t.code.len() {
                 let mut registers: Vec<(String, RegValue)> = s.regs.into_iter().collect();
                 registers.sort_by(|a, b| a.0.cmp(&b.0));
                 out.paths.push(Path {
                     events: s.events,
                     registers,
+                    awaits: s.awaits,
                 });
                 if out.paths.len() > MAX_PATHS {
                     return Err(ExecError {
@@ -284,7 +554,13 @@ fn explore_thread(
             let pc = s.pc;
             match &t.code[pc] {
                 Stmt::Label { .. } => s.pc += 1,
-                Stmt::Goto { label, .. } => s.pc = target(&labels, label, t)?,
+                Stmt::Goto { label, .. } => {
+                    s.pc = target(&labels, label, t)?;
+                    if jumps_back(&s, pc) {
+                        drop_iteration(&s, &mut looping, &mut out);
+                        break;
+                    }
+                }
                 Stmt::Assign { dest, op, a, b, .. } => {
                     let Some((va, vb)) = concretize2(&mut s, &mut stack, a, b, program, t, domain)
                     else {
@@ -308,6 +584,10 @@ fn explore_thread(
                     } else {
                         pc + 1
                     };
+                    if jumps_back(&s, pc) {
+                        drop_iteration(&s, &mut looping, &mut out);
+                        break;
+                    }
                 }
                 Stmt::Op(ins) => {
                     if !step_op(&mut s, &mut stack, ins, program, t, domain)? {
@@ -318,7 +598,33 @@ fn explore_thread(
             }
         }
     }
+    for p in &mut out.paths {
+        for a in &mut p.awaits {
+            a.looping = looping.get(&a.instance).cloned().unwrap_or_default();
+        }
+    }
     Ok(out)
+}
+
+/// Whether the statement at `pc` just sent `s` back to the head of the
+/// await under way (an iteration to drop).
+fn jumps_back(s: &State, pc: usize) -> bool {
+    s.awaiting
+        .is_some_and(|(l, _, _)| pc == l.back && s.pc == l.header)
+}
+
+/// Drops the iteration `s` is in: its values go to the await's looping
+/// alternatives.
+fn drop_iteration(
+    s: &State,
+    looping: &mut HashMap<usize, Vec<Vec<ReadValue>>>,
+    out: &mut ThreadPaths,
+) {
+    if let Some((_, first, instance)) = s.awaiting {
+        let values = s.events[first..].iter().filter_map(|e| e.read).collect();
+        looping.entry(instance).or_default().push(values);
+    }
+    out.dropped_iterations += 1;
 }
 
 fn target(labels: &HashMap<&str, usize>, label: &str, t: &Thread) -> Result<usize, ExecError> {

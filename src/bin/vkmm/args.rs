@@ -65,6 +65,10 @@ pub struct LimitArgs {
     /// reported as undecided (exit code 3).
     #[arg(long, value_name = "SECONDS", value_parser = parse_seconds)]
     pub timeout: Option<std::time::Duration>,
+    /// Unroll side-effect-free spin loops like any other loop instead of
+    /// running them as awaits (the reference enumeration).
+    #[arg(long)]
+    pub no_spin_reduction: bool,
 }
 
 impl LimitArgs {
@@ -74,6 +78,7 @@ impl LimitArgs {
             .max_executions(self.max_executions)
             .local_memory(self.local_memory)
             .timeout(self.timeout)
+            .spin_reduction(!self.no_spin_reduction)
     }
 }
 

@@ -1,0 +1,412 @@
+//! Differential test of the spin-loop reduction (`Limits::spin_reduction`)
+//! against the reference enumeration (every loop unrolled).
+//!
+//! On every `.litmus` and `.test` file of the external corpora
+//! (dat3m-vulkan, dat3m-opencl with `--local-memory shared`, khronos-alloy)
+//! and of the repository (tests/litmus*, examples), and on generated
+//! programs with spin loops, both settings must agree:
+//!
+//! - where both searches are complete (not truncated by the execution
+//!   limit): the same condition verdict and the same race verdict;
+//! - where the reference cut no path at the unrolling bound: the same set
+//!   of final states;
+//! - where the reference cut paths: the reduced search's states include the
+//!   reference's. The reduced search runs each reduced loop once, as the
+//!   iteration that leaves it; every execution of the reference with
+//!   iterations that jumped back has the final state of the execution
+//!   without them (they read, write nothing, and set no register that is
+//!   read later), so every state the bounded reference reaches is reached;
+//!   the reduced search can reach more, from executions that need more
+//!   iterations than the bound allows the reference.
+//!
+//! Sampled: the xf-barrier tests of dat3m-vulkan/Manual (30-90 s each for
+//! the reference at the default limit; BENCHMARKS.md measures them) and
+//! `portedFromC11/manual/TSan.litmus` (out of reach at unroll 2) are
+//! skipped. Both settings run with a lower execution limit
+//! (`MAX_EXECUTIONS`) to keep the test short; files truncated by it are
+//! compared only where a verdict is settled.
+
+mod common;
+
+use proptest::prelude::*;
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+use vkmm::analysis::{Checked, LitmusOutcome};
+use vkmm::frontend::LocalMemory;
+use vkmm::{Property, Session};
+
+const MAX_EXECUTIONS: u64 = 20_000;
+
+/// Files too slow for this test (see the module documentation).
+fn skipped(path: &Path) -> bool {
+    let p = path.display().to_string();
+    p.contains("xf-barrier") || p.ends_with("TSan.litmus")
+}
+
+fn session(reduce: bool, local: LocalMemory) -> Session {
+    Session::new()
+        .max_executions(MAX_EXECUTIONS)
+        .local_memory(local)
+        .spin_reduction(reduce)
+}
+
+fn states(o: &LitmusOutcome) -> BTreeSet<Vec<(String, i64)>> {
+    o.states.iter().map(|(s, _)| s.clone()).collect()
+}
+
+/// The differences between the reference and the reduced outcome of one
+/// litmus test (empty when they agree as the module documentation says).
+fn compare_litmus(name: &str, reference: &LitmusOutcome, reduced: &LitmusOutcome) -> Vec<String> {
+    let mut out = Vec::new();
+    for p in [Property::Condition, Property::Races] {
+        if let (Some(a), Some(b)) = (reference.holds(p), reduced.holds(p))
+            && a != b
+        {
+            out.push(format!(
+                "{name}: {p:?} reference {a}, reduced {b} (reference cut {} paths)",
+                reference.cut_paths
+            ));
+        }
+    }
+    if !reference.truncated && !reduced.truncated {
+        let (a, b) = (states(reference), states(reduced));
+        if reference.cut_paths == 0 && a != b {
+            out.push(format!(
+                "{name}: final states differ: reference {a:?}, reduced {b:?}"
+            ));
+        }
+        if reference.cut_paths > 0 && !a.is_subset(&b) {
+            out.push(format!(
+                "{name}: reduced states miss {:?}",
+                a.difference(&b).collect::<Vec<_>>()
+            ));
+        }
+    }
+    out
+}
+
+fn compare_file(path: &Path, local: LocalMemory) -> Vec<String> {
+    let name = path.display().to_string();
+    let run = |reduce| session(reduce, local).check_file(path);
+    match (run(false), run(true)) {
+        (Ok(Checked::Litmus(a)), Ok(Checked::Litmus(b))) => compare_litmus(&name, &a, &b),
+        (Ok(Checked::Queries(a)), Ok(Checked::Queries(b))) => a
+            .queries
+            .iter()
+            .zip(&b.queries)
+            .filter(|(x, y)| x.actual != y.actual)
+            .map(|(x, y)| {
+                format!(
+                    "{name} line {}: reference {:?}, reduced {:?}",
+                    x.line, x.actual, y.actual
+                )
+            })
+            .collect(),
+        (Err(a), Err(b)) if a.to_string() == b.to_string() => Vec::new(),
+        (a, b) => vec![format!(
+            "{name}: results of different kinds: {:?} / {:?}",
+            a.err().map(|e| e.to_string()),
+            b.err().map(|e| e.to_string())
+        )],
+    }
+}
+
+fn files_below(dir: &Path, out: &mut Vec<PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    let mut entries: Vec<PathBuf> = entries.map(|e| e.unwrap().path()).collect();
+    entries.sort();
+    for p in entries {
+        if p.is_dir() {
+            files_below(&p, out);
+        } else if p.extension().is_some_and(|e| e == "litmus" || e == "test") && !skipped(&p) {
+            out.push(p);
+        }
+    }
+}
+
+/// Runs `compare_file` on `files` on two threads (the machine has two cores).
+fn compare_all(files: Vec<PathBuf>, local: LocalMemory) -> Vec<String> {
+    let (left, right): (Vec<_>, Vec<_>) = files.iter().enumerate().partition(|(i, _)| i % 2 == 0);
+    let run = |part: Vec<(usize, &PathBuf)>| {
+        part.into_iter()
+            .flat_map(|(_, p)| compare_file(p, local))
+            .collect::<Vec<String>>()
+    };
+    std::thread::scope(|s| {
+        let h = s.spawn(|| run(right));
+        let mut out = run(left);
+        out.extend(h.join().unwrap());
+        out
+    })
+}
+
+fn check_corpus(sub: &str, local: LocalMemory) {
+    let Some(dir) = common::corpus(sub) else {
+        eprintln!("SKIPPED: ../shared/corpus/{sub} is missing");
+        return;
+    };
+    let mut files = Vec::new();
+    files_below(&dir, &mut files);
+    assert!(!files.is_empty());
+    let diffs = compare_all(files, local);
+    assert!(diffs.is_empty(), "{}", diffs.join("\n"));
+}
+
+#[test]
+fn dat3m_vulkan_corpus() {
+    check_corpus("dat3m-vulkan", LocalMemory::PerWorkgroup);
+}
+
+#[test]
+fn dat3m_opencl_corpus() {
+    check_corpus("dat3m-opencl", LocalMemory::Shared);
+}
+
+#[test]
+fn khronos_alloy_corpus() {
+    check_corpus("khronos-alloy", LocalMemory::PerWorkgroup);
+}
+
+#[test]
+fn own_tests_and_examples() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut files = Vec::new();
+    for d in [
+        "tests/litmus",
+        "tests/litmus-vulkan",
+        "tests/litmus-opencl",
+        "examples",
+    ] {
+        files_below(&root.join(d), &mut files);
+    }
+    assert!(files.len() > 10);
+    let diffs = compare_all(files, LocalMemory::PerWorkgroup);
+    assert!(diffs.is_empty(), "{}", diffs.join("\n"));
+}
+
+#[test]
+fn the_reduction_removes_the_bound_of_a_spin_loop() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let run = |reduce| match session(reduce, LocalMemory::PerWorkgroup)
+        .check_file(root.join("examples/mp.litmus"))
+        .unwrap()
+    {
+        Checked::Litmus(o) => o,
+        Checked::Queries(_) => unreachable!(),
+    };
+    let (reference, reduced) = (run(false), run(true));
+    assert!(reference.cut_paths > 0);
+    assert_eq!(reduced.cut_paths, 0);
+    assert_eq!(reduced.condition_holds, Some(true));
+    assert!(reduced.executions < reference.executions);
+}
+
+// ------------------------------------------------------------ generated programs
+
+/// One generated instruction of a thread.
+#[derive(Clone, Debug)]
+enum Item {
+    /// `st[.atom[.rel]].scope x, v`
+    Store {
+        loc: usize,
+        atomic: bool,
+        rel: bool,
+        dv: bool,
+        value: i64,
+    },
+    /// `ld[.atom[.acq]].scope rN, x`
+    Load {
+        loc: usize,
+        atomic: bool,
+        acq: bool,
+        dv: bool,
+    },
+    /// A spin loop on a location: loads until it reads `until` (or, with
+    /// `ne`, anything but 0), in the mp shape (`beq` back) or the xf-barrier
+    /// shape (`bne` out, `goto` back).
+    Spin {
+        loc: usize,
+        acq: bool,
+        dv: bool,
+        until: i64,
+        goto_shape: bool,
+        ne: bool,
+    },
+}
+
+const LOCS: [&str; 3] = ["x", "y", "f"];
+
+fn item() -> impl Strategy<Value = Item> {
+    prop_oneof![
+        (
+            0..3usize,
+            any::<bool>(),
+            any::<bool>(),
+            any::<bool>(),
+            1..3i64
+        )
+            .prop_map(|(loc, atomic, rel, dv, value)| Item::Store {
+                loc,
+                atomic,
+                rel,
+                dv,
+                value
+            }),
+        (0..3usize, any::<bool>(), any::<bool>(), any::<bool>()).prop_map(
+            |(loc, atomic, acq, dv)| Item::Load {
+                loc,
+                atomic,
+                acq,
+                dv
+            }
+        ),
+        (
+            1..3usize,
+            any::<bool>(),
+            any::<bool>(),
+            1..3i64,
+            any::<bool>(),
+            any::<bool>()
+        )
+            .prop_map(|(loc, acq, dv, until, goto_shape, ne)| Item::Spin {
+                loc,
+                acq,
+                dv,
+                until,
+                goto_shape,
+                ne
+            }),
+    ]
+}
+
+fn scope(dv: bool) -> &'static str {
+    if dv { "dv" } else { "wg" }
+}
+
+/// The lines of one thread's code.
+fn thread_code(items: &[Item]) -> Vec<String> {
+    let mut code = Vec::new();
+    for (k, it) in items.iter().enumerate() {
+        let r = format!("r{k}");
+        match it {
+            Item::Store {
+                loc,
+                atomic: true,
+                rel,
+                dv,
+                value,
+            } => code.push(format!(
+                "st.atom{}.{}.sc0{} {}, {value}",
+                if *rel { ".rel" } else { "" },
+                scope(*dv),
+                if *rel { ".semsc0" } else { "" },
+                LOCS[*loc]
+            )),
+            Item::Store { loc, value, .. } => code.push(format!("st.sc0 {}, {value}", LOCS[*loc])),
+            Item::Load {
+                loc,
+                atomic: true,
+                acq,
+                dv,
+            } => code.push(format!(
+                "ld.atom{}.{}.sc0{} {r}, {}",
+                if *acq { ".acq" } else { "" },
+                scope(*dv),
+                if *acq { ".semsc0" } else { "" },
+                LOCS[*loc]
+            )),
+            Item::Load { loc, .. } => code.push(format!("ld.sc0 {r}, {}", LOCS[*loc])),
+            Item::Spin {
+                loc,
+                acq,
+                dv,
+                until,
+                goto_shape,
+                ne,
+            } => {
+                let head = format!("LS{k}");
+                code.push(format!("{head}:"));
+                code.push(format!(
+                    "ld.atom{}.{}.sc0{} {r}, {}",
+                    if *acq { ".acq" } else { "" },
+                    scope(*dv),
+                    if *acq { ".semsc0" } else { "" },
+                    LOCS[*loc]
+                ));
+                let (exit_cmp, back_cmp, v) = if *ne {
+                    ("bne", "beq", 0)
+                } else {
+                    ("beq", "bne", *until)
+                };
+                if *goto_shape {
+                    code.push(format!("{exit_cmp} {r}, {v}, LE{k}"));
+                    code.push(format!("goto {head}"));
+                    code.push(format!("LE{k}:"));
+                } else {
+                    code.push(format!("{back_cmp} {r}, {v}, {head}"));
+                }
+            }
+        }
+    }
+    code
+}
+
+/// A Vulkan litmus test of `threads` (workgroup of each, items).
+fn program_text(threads: &[(usize, Vec<Item>)], cond: (usize, usize, i64)) -> String {
+    let codes: Vec<Vec<String>> = threads
+        .iter()
+        .map(|(_, items)| thread_code(items))
+        .collect();
+    let rows = codes.iter().map(|c| c.len()).max().unwrap_or(0);
+    let mut text = String::from("VULKAN generated\n{\nx=0; y=0; f=0;\n");
+    for i in 0..threads.len() {
+        text.push_str(&format!("P{i}:r0=0; P{i}:r1=0; P{i}:r2=0; P{i}:r3=0;\n"));
+    }
+    text.push_str("}\n");
+    let header: Vec<String> = threads
+        .iter()
+        .enumerate()
+        .map(|(i, (wg, _))| format!("P{i}@sg 0, wg {wg}, qf 0"))
+        .collect();
+    text.push_str(&header.join(" | "));
+    text.push_str(" ;\n");
+    for row in 0..rows {
+        let cells: Vec<&str> = codes
+            .iter()
+            .map(|c| c.get(row).map(String::as_str).unwrap_or(""))
+            .collect();
+        text.push_str(&cells.join(" | "));
+        text.push_str(" ;\n");
+    }
+    let (t, r, v) = cond;
+    let t = t % threads.len();
+    text.push_str(&format!("exists (P{t}:r{r} == {v} /\\ x == 1)\n"));
+    text
+}
+
+fn program() -> impl Strategy<Value = String> {
+    (
+        prop::collection::vec((0..2usize, prop::collection::vec(item(), 2..5)), 2..4),
+        (0..3usize, 0..4usize, 0..3i64),
+    )
+        .prop_map(|(threads, cond)| program_text(&threads, cond))
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 96, ..ProptestConfig::default() })]
+
+    #[test]
+    fn generated_programs_agree(text in program()) {
+        let run = |reduce| {
+            let s = session(reduce, LocalMemory::PerWorkgroup);
+            s.check_text("generated.litmus", &text).unwrap_or_else(|e| panic!("{e}\n{text}"))
+        };
+        let (Checked::Litmus(a), Checked::Litmus(b)) = (run(false), run(true)) else {
+            panic!("not a litmus test");
+        };
+        let diffs = compare_litmus("generated", &a, &b);
+        prop_assert!(diffs.is_empty(), "{}\n{}", diffs.join("\n"), text);
+    }
+}
