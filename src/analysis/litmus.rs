@@ -121,10 +121,13 @@ impl LitmusOutcome {
     /// has no condition, or the search was truncated before deciding it.
     ///
     /// A truncated search still decides what the executions it saw settle
-    /// for every completion: a witness for `exists` (holds) and `~exists`
+    /// for every completion (and so does one whose paths the unrolling
+    /// bound cut): a witness for `exists` (holds) and `~exists`
     /// (fails), a counterexample for `forall` (fails), a race (not race-free).
+    /// Paths cut by the unrolling bound leave unsettled answers undecided in
+    /// the same way: executions needing more iterations were not seen.
     pub fn holds(&self, property: Property) -> Option<bool> {
-        let complete = !self.truncated || self.stopped_early;
+        let complete = (!self.truncated || self.stopped_early) && self.cut_paths == 0;
         match property {
             Property::Condition => {
                 let settled = complete

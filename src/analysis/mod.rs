@@ -60,13 +60,17 @@ pub enum Checked {
 }
 
 impl Checked {
-    /// Whether every answer is complete: no walk stopped at the execution
-    /// limit before deciding (a complete answer may still be bounded by the
-    /// loop unrolling: see `cut_paths`).
+    /// Whether every answer is decided: no walk stopped at a limit before
+    /// listing every state, and no verdict depends on executions the loop
+    /// unrolling bound cut (`cut_paths`) or the limit left unseen.
     pub fn complete(&self) -> bool {
         match self {
             Checked::Queries(o) => o.queries.iter().all(|q| q.actual != Answer::Undecided),
-            Checked::Litmus(o) => !o.truncated || o.stopped_early,
+            Checked::Litmus(o) => {
+                (!o.truncated || o.stopped_early)
+                    && (o.condition_holds.is_none() || o.holds(Property::Condition).is_some())
+                    && o.holds(Property::Races).is_some()
+            }
         }
     }
 

@@ -345,7 +345,7 @@ pub fn score(
                                 s.passed += 1;
                                 Status::Passed
                             }
-                            None if o.truncated => Status::Undecided,
+                            None if o.truncated || o.cut_paths > 0 => Status::Undecided,
                             _ => Status::Failed,
                         };
                         let f = Failure {
@@ -361,12 +361,12 @@ pub fn score(
                         (status, Some(u8::from(expected).to_string()), detail)
                     }
                 };
-                let actual = match (actual, item.expected, o.truncated && !o.stopped_early) {
-                    (_, _, true) => "undecided".to_string(),
-                    (Some(h), Some(_), _) => u8::from(h).to_string(),
-                    (Some(true), None, _) => "Ok".into(),
-                    (Some(false), None, _) => "No".into(),
-                    (None, _, _) => "-".into(),
+                let actual = match (actual, item.expected) {
+                    (Some(h), Some(_)) => u8::from(h).to_string(),
+                    (Some(true), None) => "Ok".into(),
+                    (Some(false), None) => "No".into(),
+                    (None, _) if o.truncated || o.cut_paths > 0 => "undecided".to_string(),
+                    (None, _) => "-".into(),
                 };
                 s.records.push(Record {
                     file: item.path.display().to_string(),
@@ -375,7 +375,7 @@ pub fn score(
                     expected,
                     actual,
                     status,
-                    complete: !o.truncated || o.stopped_early,
+                    complete: Checked::Litmus(o.clone()).complete(),
                     states: o.states.len(),
                     races: o.races.len(),
                     executions: o.executions,
@@ -405,6 +405,9 @@ pub fn mismatch_detail(
     let actual = match actual {
         Some(h) => u8::from(h).to_string(),
         None if o.truncated => "undecided (execution limit)".into(),
+        None if o.cut_paths > 0 => {
+            "undecided (the loop unrolling bound cut paths: raise --unroll)".into()
+        }
         None => "no condition".into(),
     };
     let mut states: Vec<String> = o

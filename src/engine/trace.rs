@@ -107,9 +107,12 @@ pub struct SpinLoop {
 /// loop `header..=back` that qualifies when:
 ///
 /// 1. its body is straight-line: between the two, only loads (plain or
-///    atomic; no store, read-modify-write, barrier or availability /
-///    visibility operation), local arithmetic, labels no jump targets, and
-///    branches forward out of the loop (targets after `back`);
+///    atomic), memory barriers (`membar`: a fence writes nothing, and
+///    dropping one only removes happens-before edges), local arithmetic,
+///    labels no jump targets, and branches forward out of the loop
+///    (targets after `back`) — no store, read-modify-write, control barrier
+///    (dropping one would change which invocations meet at a barrier
+///    instance) or availability / visibility operation;
 /// 2. no register is read in the body before the body writes it and is
 ///    also written in the body: every iteration then computes the same
 ///    function of the values it reads (Dat3M's "side-effect free" check);
@@ -123,7 +126,7 @@ pub struct SpinLoop {
 ///    inclusive-scope atomics), and every write to it in the same thread
 ///    uses the same reference (program order location-orders them).
 ///
-/// Dropping an iteration that jumps back removes only reads: no write, no
+/// Dropping an iteration that jumps back removes only reads and fences: no write, no
 /// register the rest of the path sees (2, 3), and no access that could race
 /// (4). Every execution with dropped iterations keeps its final state in the
 /// execution without them, whose relations are restrictions of its own
@@ -161,7 +164,11 @@ pub fn spin_loops(program: &Program, t: &Thread) -> Vec<SpinLoop> {
                 exits
             }
             Stmt::Assign { .. } => true,
-            Stmt::Op(i) => i.kind == OpKind::Load && load_cannot_race(program, t, i),
+            Stmt::Op(i) => match i.kind {
+                OpKind::Load => load_cannot_race(program, t, i),
+                OpKind::MemoryBarrier => true,
+                _ => false,
+            },
         });
         if !shape_ok {
             continue;

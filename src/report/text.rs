@@ -43,11 +43,7 @@ pub fn summary(this: &Summary) -> String {
                 "race-free".to_string()
             },
             if r.cut_paths > 0 { ", BOUND HIT" } else { "" },
-            if !r.complete {
-                ", UNDECIDED: TRUNCATED at the execution limit"
-            } else {
-                ""
-            }
+            if !r.complete { ", UNDECIDED" } else { "" }
         );
     }
     for f in &this.failed {
