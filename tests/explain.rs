@@ -157,9 +157,34 @@ fn scope_mismatch_race_lacks_happens_before_but_has_av_vis() {
     // the missing link is happens-before
     assert!(fact("made available to the shader domain by").contains("st.av.dv.sc0 x, 1"));
     assert!(fact("made visible from the shader domain by").contains("ld.vis.dv.sc0 r1, x"));
-    assert_eq!(d.missing, vec!["happens-before (either way)".to_string()]);
-    // the flag accesses are not mutually ordered either: they race too
-    assert!(x.races.iter().any(|d| d.location == "f"));
+    // what blocks happens-before is the scopes of the flag's release and
+    // acquire: said first, with both ends
+    assert_eq!(d.missing.len(), 2, "{:?}", d.missing);
+    assert!(
+        d.missing[0].starts_with("scope mismatch"),
+        "{:?}",
+        d.missing
+    );
+    assert_eq!(d.missing[1], "happens-before (either way)");
+    let ends = fact("scope mismatch");
+    assert!(
+        ends.contains(
+            "st.atom.rel.wg.sc0.semsc0 f, 1 -> P1 line 9: ld.atom.acq.wg.sc0.semsc0 r0, f"
+        ) && ends.contains("sw_atom_atom"),
+        "{ends}"
+    );
+    // the flag accesses are not mutually ordered either: they race too,
+    // for the same reason
+    let f = x
+        .races
+        .iter()
+        .find(|d| d.location == "f")
+        .expect("race on f");
+    assert!(
+        f.missing[0].starts_with("scope mismatch"),
+        "{:?}",
+        f.missing
+    );
 }
 
 #[test]
@@ -346,4 +371,148 @@ fn cli_opencl_outcomes_use_the_opencl_condition_syntax() {
         let err = String::from_utf8_lossy(&out.stderr);
         assert!(err.contains(at), "{bad}: {err}");
     }
+}
+
+/// The corpus tests whose forbidden condition was once explained by a
+/// one-edge self-loop (`e0 --location-ordered--> e0`, `ghb` reflexive):
+/// every cycle now goes through the events involved.
+#[test]
+fn corpus_cycles_have_no_self_loops() {
+    let cases = [
+        (
+            "dat3m-vulkan",
+            "Manual/ticketlock-acq2rlx-1.litmus",
+            "vulkan",
+        ),
+        ("dat3m-vulkan", "Manual/ticketlock-same-wg.litmus", "vulkan"),
+        ("dat3m-opencl", "herd/3LB.litmus", "opencl"),
+        (
+            "dat3m-opencl",
+            "portedFromC11/manual/imm-E3.4.litmus",
+            "opencl",
+        ),
+    ];
+    for (corpus, file, model_name) in cases {
+        let Some(d) = common::corpus(corpus) else {
+            eprintln!("SKIPPED: ../shared/corpus/{corpus} is missing");
+            continue;
+        };
+        let program = vkmm::frontend::load(&d.join(file)).unwrap();
+        let model = vkmm::model::load(model_name).unwrap();
+        let spec = ExplainSpec::of(&model.profile).unwrap();
+        let x = explain(&program, &model, &spec, None, Limits::default()).unwrap();
+        assert_eq!(x.verdict, Verdict::Forbidden, "{file}");
+        for r in &x.rejections {
+            assert!(!r.cycle.is_empty(), "{file}: {} has no cycle", r.axiom);
+            for e in &r.cycle {
+                assert_ne!(e.from_id, e.to_id, "{file}: {}: self-loop {e:?}", r.axiom);
+            }
+            if !r.axiom.starts_with("visible-side-effect") {
+                assert!(r.cycle.len() >= 2, "{file}: {}", r.axiom);
+                closes(&r.cycle);
+            }
+        }
+    }
+}
+
+#[test]
+fn forall_explains_its_negation() {
+    // release/acquire: every filtered execution reads the data, so the
+    // negation is forbidden and the forall holds
+    let x = run(&own("filter-acqrel-mp.litmus"), None);
+    assert_eq!(x.verdict, Verdict::Forbidden);
+    assert!(x.outcome.starts_with("the negation of `"), "{}", x.outcome);
+    let c = x.condition.as_ref().unwrap();
+    assert_eq!((c.quantifier.as_str(), c.holds), ("forall", Some(true)));
+    assert!(!x.rejections.is_empty() && !x.rejections[0].cycle.is_empty());
+    let text = vkmm::report::text::explanation(&x);
+    assert!(
+        text.lines()
+            .next()
+            .unwrap()
+            .contains("so the forall condition HOLDS"),
+        "{text}"
+    );
+    // relaxed: a consistent execution violates it, shown as the counterexample
+    let x = run(&own("filter-relaxed-mp.litmus"), None);
+    assert_eq!(x.verdict, Verdict::Allowed);
+    let c = x.condition.as_ref().unwrap();
+    assert_eq!(c.holds, Some(false));
+    let text = vkmm::report::text::explanation(&x);
+    assert!(text.contains("so the forall condition FAILS"), "{text}");
+    assert!(text.contains("Counterexample execution:"), "{text}");
+    assert!(text.contains("[reads 0, initial]"), "{text}");
+}
+
+#[test]
+fn not_exists_says_whether_it_holds() {
+    let x = run(&own("branch-arith-notexists.litmus"), None);
+    let c = x.condition.as_ref().unwrap();
+    assert_eq!((c.quantifier.as_str(), c.holds), ("~exists", Some(true)));
+    // an explicit outcome is not the condition: no condition verdict
+    let x = run(&own("filter-relaxed-mp.litmus"), Some("P1:r1 == 0"));
+    assert!(x.condition.is_none());
+}
+
+#[test]
+fn synchronizes_with_edges_name_both_ends() {
+    let x = run(
+        Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/examples/mp.test")),
+        None,
+    );
+    let w = x.witness.as_ref().unwrap();
+    let sw = w
+        .edges
+        .iter()
+        .find(|e| e.relation == "sw_atom_atom")
+        .expect("a synchronizes-with edge");
+    let first = sw.via.first().expect("expanded");
+    let last = sw.via.last().unwrap();
+    assert_eq!(first.id, sw.from_id);
+    assert!(first.role.contains("release atomic"), "{:?}", sw.via);
+    assert_eq!(last.id, sw.to_id);
+    assert!(last.role.contains("acquire atomic"), "{:?}", sw.via);
+    // the write the acquire reads (here the release itself) is named
+    assert!(sw.via.iter().any(|s| s.role.contains("release sequence")));
+    let text = vkmm::report::text::explanation(&x);
+    assert!(
+        text.contains("      release atomic, write of its release sequence: e1"),
+        "{text}"
+    );
+    // a location-ordered edge of a cycle names its availability and
+    // visibility operations and the domain
+    let Some(d) = common::corpus("dat3m-vulkan") else {
+        return;
+    };
+    let x = run(
+        &d.join("Kronos-Group/mp.litmus"),
+        Some("P1:r0 == 1 /\\ P1:r1 == 0"),
+    );
+    let locord = x.rejections[0]
+        .cycle
+        .iter()
+        .find(|e| e.relation == "locord_workgroup_domain")
+        .unwrap();
+    let roles: Vec<&str> = locord.via.iter().map(|s| s.role.as_str()).collect();
+    assert!(
+        roles.iter().any(|r| r.contains("availability operation")),
+        "{roles:?}"
+    );
+    assert!(
+        roles
+            .iter()
+            .any(|r| r.contains("workgroup instance domain visibility")),
+        "{roles:?}"
+    );
+}
+
+#[test]
+fn expand_lines_are_checked() {
+    for bad in ["expand sw a | b", "expand sw a | b | ", "race-scope sw"] {
+        assert!(ExplainSpec::parse("t.explain", bad).is_err(), "{bad}");
+    }
+    let s = ExplainSpec::parse("t.explain", "expand sw [REL] r | rf | a\npicture rf sw\n").unwrap();
+    assert_eq!(s.expansions[0].roles, vec!["[REL] r", "a"]);
+    assert_eq!(s.expansions[0].steps, vec!["rf"]);
+    assert_eq!(s.picture, vec!["rf", "sw"]);
 }

@@ -95,7 +95,11 @@ fn an_answer_cut_by_the_execution_limit_is_undecided_everywhere() {
 fn explain_finds_witnesses_with_pruning_and_forbidden_reasons_without() {
     let s = Session::new();
     let p = s.load_file(root("examples/mp.litmus")).unwrap();
-    let allowed = s.explain(&p, None, None).unwrap();
+    // the condition is a forall: its negation is explained (forbidden)
+    let negation = s.explain(&p, None, None).unwrap();
+    assert_eq!(negation.verdict, Verdict::Forbidden);
+    assert_eq!(negation.condition.as_ref().unwrap().holds, Some(true));
+    let allowed = s.explain(&p, Some("P1:r1 == 1"), None).unwrap();
     assert_eq!(allowed.verdict, Verdict::Allowed);
     assert!(allowed.witness.is_some() && allowed.rejections.is_empty());
     let forbidden = s.explain(&p, Some("P1:r1 == 0"), None).unwrap();

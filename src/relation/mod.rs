@@ -362,37 +362,44 @@ impl Relation {
     pub fn find_cycle(&self) -> Option<Vec<usize>> {
         let mut best: Option<Vec<usize>> = None;
         for start in 0..self.n {
-            // breadth-first search from start back to start
-            let mut parent = vec![usize::MAX; self.n];
-            let mut queue = std::collections::VecDeque::new();
-            queue.push_back(start);
-            let mut found = None;
-            'bfs: while let Some(a) = queue.pop_front() {
-                for b in set::iter_words(self.row_words(a)) {
-                    if b == start {
-                        found = Some(a);
-                        break 'bfs;
-                    }
-                    if parent[b] == usize::MAX {
-                        parent[b] = a;
-                        queue.push_back(b);
-                    }
-                }
-            }
-            if let Some(last) = found {
-                let mut path = vec![last];
-                let mut cur = last;
-                while cur != start {
-                    cur = parent[cur];
-                    path.push(cur);
-                }
-                path.reverse();
-                if best.as_ref().is_none_or(|b| path.len() < b.len()) {
-                    best = Some(path);
-                }
+            if let Some(path) = self.cycle_through(start)
+                && best.as_ref().is_none_or(|b| path.len() < b.len())
+            {
+                best = Some(path);
             }
         }
         best
+    }
+
+    /// A shortest cycle through `start`, if any (a list of events starting
+    /// with `start`, which is repeated implicitly).
+    pub fn cycle_through(&self, start: usize) -> Option<Vec<usize>> {
+        if start >= self.n {
+            return None;
+        }
+        // breadth-first search from start back to start
+        let mut parent = vec![usize::MAX; self.n];
+        let mut queue = std::collections::VecDeque::new();
+        queue.push_back(start);
+        while let Some(a) = queue.pop_front() {
+            for b in set::iter_words(self.row_words(a)) {
+                if b == start {
+                    let mut path = vec![a];
+                    let mut cur = a;
+                    while cur != start {
+                        cur = parent[cur];
+                        path.push(cur);
+                    }
+                    path.reverse();
+                    return Some(path);
+                }
+                if parent[b] == usize::MAX {
+                    parent[b] = a;
+                    queue.push_back(b);
+                }
+            }
+        }
+        None
     }
 }
 

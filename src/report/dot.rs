@@ -3,7 +3,8 @@
 //! instruction and values, immediate edges coloured per relation family, a
 //! legend, and (for a forbidden outcome) the rejecting cycle drawn bold.
 
-use crate::analysis::explain::{Edge, Witness};
+use crate::analysis::explain::{Edge, GraphEvent, Witness};
+use crate::ir::Dialect;
 use crate::model::profile::{EdgeStyle, family};
 use std::collections::BTreeMap;
 use std::fmt::Write;
@@ -30,6 +31,121 @@ fn escape(s: &str) -> String {
     s.replace('\\', "\\\\").replace('"', "\\\"")
 }
 
+/// One level of scope instances drawn as clusters.
+struct Level {
+    id: &'static str,
+    name: &'static str,
+    style: &'static str,
+    key: fn(&GraphEvent) -> usize,
+}
+
+/// The scope instances a dialect has, outermost first: Vulkan queue
+/// families, workgroups and subgroups; OpenCL devices and work-groups.
+fn levels(dialect: Dialect) -> Vec<Level> {
+    const OUTER: &str = "style=rounded; color=gray70";
+    const MIDDLE: &str = "style=rounded; color=gray50";
+    let level = |id, name, style, key| Level {
+        id,
+        name,
+        style,
+        key,
+    };
+    match dialect {
+        Dialect::Vulkan => vec![
+            level("qf", "queue family", OUTER, |e| e.queue_family),
+            level("wg", "workgroup", MIDDLE, |e| e.workgroup),
+            level("sg", "subgroup", "style=dashed; color=gray60", |e| {
+                e.subgroup
+            }),
+        ],
+        Dialect::OpenCl => vec![
+            level("dev", "device", OUTER, |e| e.device),
+            level("wg", "work-group", MIDDLE, |e| e.workgroup),
+        ],
+    }
+}
+
+/// The clusters of `events` (indices into the witness's events, sorted by
+/// level keys, thread and id) from `depth` down: one per instance of the
+/// level, threads innermost with their events and program order.
+fn clusters(s: &mut String, w: &Witness, levels: &[Level], events: &[usize], depth: usize) {
+    let indent = "  ".repeat(depth + 1);
+    let ev = |i: usize| &w.graph_events[i];
+    // Graphviz (dot 2.43) lays sibling clusters nested in a cluster out
+    // right to left in the order they are written, top-level ones left to
+    // right: nested siblings are written last first, so that they read
+    // left to right (tests/show.rs checks the rendered positions).
+    let mut groups: Vec<&[usize]> = Vec::new();
+    let mut rest = events;
+    while let Some(&first) = rest.first() {
+        let same = |i: &usize| match levels.get(depth) {
+            Some(l) => (l.key)(ev(*i)) == (l.key)(ev(first)),
+            None => ev(*i).thread == ev(first).thread,
+        };
+        let n = rest.iter().take_while(|i| same(i)).count();
+        let (group, tail) = rest.split_at(n);
+        groups.push(group);
+        rest = tail;
+    }
+    if depth > 0 {
+        groups.reverse();
+    }
+    for group in groups {
+        let first = group[0];
+        let (key, what) = match levels.get(depth) {
+            Some(l) => ((l.key)(ev(first)), l),
+            None => (ev(first).thread, &THREAD),
+        };
+        let label = if depth == levels.len() {
+            format!("P{key}")
+        } else {
+            format!("{} {key}", what.name)
+        };
+        let _ = writeln!(
+            s,
+            "{indent}subgraph cluster_{}{key} {{ label=\"{label}\"; {};",
+            what.id, what.style
+        );
+        if depth < levels.len() {
+            clusters(s, w, levels, group, depth + 1);
+        } else {
+            for &i in group {
+                let e = ev(i);
+                let text = e.text.split_once(' ').map(|(_, r)| r).unwrap_or(&e.text);
+                let _ = writeln!(
+                    s,
+                    "{indent}  e{} [label=\"e{}: {}\"];",
+                    e.id,
+                    e.id,
+                    escape(text)
+                );
+            }
+            // program order, immediate: thin gray arrows that keep the
+            // thread's events in a column
+            for pair in group.windows(2) {
+                let _ = writeln!(
+                    s,
+                    "{indent}  e{} -> e{} [color={PO_COLOUR}, arrowsize=0.5, weight=10];",
+                    ev(pair[0]).id,
+                    ev(pair[1]).id
+                );
+            }
+        }
+        let _ = writeln!(s, "{indent}}}");
+    }
+}
+
+/// The innermost cluster: one per thread.
+const THREAD: Level = Level {
+    id: "t",
+    name: "P",
+    style: "style=solid; color=black",
+    key: |e| e.thread,
+};
+
+/// Program order's colour (threads draw it between consecutive events).
+const PO_COLOUR: &str = "gray60";
+
 /// Options for [`to_dot`].
 #[derive(Clone, Debug, Default)]
 pub struct DotOptions {
@@ -51,110 +167,88 @@ pub fn to_dot(w: &Witness, cycle: &[Edge], opts: &DotOptions) -> String {
     let mut s = String::new();
     let _ = writeln!(s, "digraph vkmm {{");
     let _ = writeln!(s, "  label=\"{}\";", escape(&opts.title));
-    let _ = writeln!(s, "  labelloc=t; rankdir=TB; compound=true;");
+    let _ = writeln!(
+        s,
+        "  labelloc=t; rankdir=TB; compound=true; ranksep=0.9; nodesep=0.5;"
+    );
     let _ = writeln!(
         s,
         "  node [shape=box, fontname=\"monospace\", fontsize=10];"
     );
     let _ = writeln!(s, "  edge [fontname=\"monospace\", fontsize=9];");
-    // queue family -> workgroup -> subgroup -> thread -> events
-    type Tree = BTreeMap<usize, BTreeMap<usize, BTreeMap<usize, BTreeMap<usize, Vec<usize>>>>>;
-    let mut tree: Tree = BTreeMap::new();
-    for (i, e) in w.graph_events.iter().enumerate() {
-        tree.entry(e.queue_family)
-            .or_default()
-            .entry(e.workgroup)
-            .or_default()
-            .entry(e.subgroup)
-            .or_default()
-            .entry(e.thread)
-            .or_default()
-            .push(i);
-    }
-    for (qf, wgs) in &tree {
-        let _ = writeln!(
-            s,
-            "  subgraph cluster_qf{qf} {{ label=\"queue family {qf}\"; style=rounded; color=gray70;"
-        );
-        for (wg, sgs) in wgs {
-            let _ = writeln!(
-                s,
-                "    subgraph cluster_wg{wg} {{ label=\"workgroup {wg}\"; style=rounded; color=gray50;"
-            );
-            for (sg, threads) in sgs {
-                let _ = writeln!(
-                    s,
-                    "      subgraph cluster_sg{sg} {{ label=\"subgroup {sg}\"; style=dashed; color=gray60;"
-                );
-                for (t, evs) in threads {
-                    let _ = writeln!(
-                        s,
-                        "        subgraph cluster_t{t} {{ label=\"P{t}\"; style=solid; color=black;"
-                    );
-                    for &i in evs {
-                        let e = &w.graph_events[i];
-                        let text = e.text.split_once(' ').map(|(_, r)| r).unwrap_or(&e.text);
-                        let _ = writeln!(
-                            s,
-                            "          e{} [label=\"e{}: {}\"];",
-                            e.id,
-                            e.id,
-                            escape(text)
-                        );
-                    }
-                    // program order, immediate, as invisible layout edges plus thin arrows
-                    for pair in evs.windows(2) {
-                        let (a, b) = (w.graph_events[pair[0]].id, w.graph_events[pair[1]].id);
-                        let _ = writeln!(
-                            s,
-                            "          e{a} -> e{b} [color=gray80, arrowsize=0.5, weight=10];"
-                        );
-                    }
-                    let _ = writeln!(s, "        }}");
-                }
-                let _ = writeln!(s, "      }}");
-            }
-            let _ = writeln!(s, "    }}");
-        }
-        let _ = writeln!(s, "  }}");
-    }
+    // The scope instances as nested clusters (the dialect's levels), then
+    // the threads, in litmus order left to right.
+    let levels = levels(w.dialect);
+    let mut order: Vec<usize> = (0..w.graph_events.len()).collect();
+    order.sort_by_key(|&i| {
+        let e = &w.graph_events[i];
+        (
+            levels.iter().map(|l| (l.key)(e)).collect::<Vec<_>>(),
+            e.thread,
+            e.id,
+        )
+    });
+    clusters(&mut s, w, &levels, &order, 0);
+    // One arrow per pair of events: parallel colours for the relations
+    // joining them, bold when it is part of the rejecting cycle, labelled
+    // near its tail (labels at the middle of crossing arrows collide) with
+    // the relation families; the legend names the bindings.
     let mut used: BTreeMap<String, (String, &str, &str)> = BTreeMap::new();
+    let mut arrows: BTreeMap<(usize, usize), Vec<(&Edge, bool)>> = BTreeMap::new();
+    for e in cycle {
+        arrows
+            .entry((e.from_id, e.to_id))
+            .or_default()
+            .push((e, true));
+    }
     for e in &w.edges {
         let in_cycle = cycle
             .iter()
             .any(|c| c.from_id == e.from_id && c.to_id == e.to_id && c.relation == e.relation);
-        if !keep(&e.relation) || in_cycle {
-            continue;
+        if keep(&e.relation) && !in_cycle {
+            arrows
+                .entry((e.from_id, e.to_id))
+                .or_default()
+                .push((e, false));
         }
-        let (color, st) = style(&w.styles, &e.relation);
-        used.entry(e.relation.clone())
-            .or_insert((e.label.clone(), color, st));
-        let _ = writeln!(
-            s,
-            "  e{} -> e{} [color={color}, style={st}, label=\"{}\", fontcolor={color}, constraint=false];",
-            e.from_id,
-            e.to_id,
-            escape(&e.relation)
-        );
     }
-    for e in cycle {
-        let (color, _) = style(&w.styles, &e.relation);
+    for ((a, b), list) in &arrows {
+        let mut colours: Vec<&str> = Vec::new();
+        let mut labels: Vec<String> = Vec::new();
+        let mut dashed = true;
+        for (e, in_cycle) in list {
+            let (colour, st) = style(&w.styles, &e.relation);
+            let st = if *in_cycle { "solid" } else { st };
+            used.entry(e.relation.clone())
+                .or_insert((e.label.clone(), colour, st));
+            dashed &= st != "solid";
+            if !colours.contains(&colour) {
+                colours.push(colour);
+                labels.push(format!(
+                    "<font color=\"{colour}\">{}</font>",
+                    html(family(&e.relation))
+                ));
+            }
+        }
+        let bold = list.iter().any(|(_, c)| *c);
         let _ = writeln!(
             s,
-            "  e{} -> e{} [color={color}, penwidth=3, label=\"{} (cycle)\", fontcolor={color}, constraint=false];",
-            e.from_id,
-            e.to_id,
-            escape(&e.relation)
+            "  e{a} -> e{b} [color=\"{}\", style={}, penwidth={}, taillabel=<{}>, labeldistance=2.5, labelangle=30, constraint=false];",
+            colours.join(":"),
+            if dashed { "dashed" } else { "solid" },
+            if bold { 3 } else { 1 },
+            labels.join(" ")
         );
-        used.entry(e.relation.clone())
-            .or_insert((e.label.clone(), color, "solid"));
     }
     // legend: one compact table node
     let _ = writeln!(
         s,
         "  subgraph cluster_legend {{ label=\"legend\"; style=solid; color=gray80;"
     );
-    let mut rows = String::new();
+    let mut rows = format!(
+        "<tr><td align=\"left\"><font color=\"{PO_COLOUR}\">&#9472;&#9472;&#9658; {}</font></td><td align=\"left\">program order (down each thread)</td></tr>",
+        html(w.program_order.as_deref().unwrap_or("po"))
+    );
     for (rel, (label, color, st)) in &used {
         let line = if *st == "solid" {
             "&#9472;&#9472;&#9658;"
@@ -178,6 +272,29 @@ pub fn to_dot(w: &Witness, cycle: &[Edge], opts: &DotOptions) -> String {
     let _ = writeln!(s, "  }}");
     let _ = writeln!(s, "}}");
     s
+}
+
+/// Whether every name `--relations` lists is a binding or family the
+/// model's wording labels; the error lists the valid names.
+pub fn check_relations(
+    x: &crate::analysis::explain::Explanation,
+    relations: &[String],
+) -> Result<(), String> {
+    let unknown: Vec<&str> = relations
+        .iter()
+        .filter(|r| !x.relation_names.contains(r))
+        .map(String::as_str)
+        .collect();
+    if unknown.is_empty() {
+        return Ok(());
+    }
+    Err(format!(
+        "--relations: unknown relation{} `{}` for {}; valid names (bindings and families its wording labels): {}",
+        if unknown.len() == 1 { "" } else { "s" },
+        unknown.join("`, `"),
+        x.model,
+        x.relation_names.join(", ")
+    ))
 }
 
 /// The picture of an explanation: the witness of an allowed outcome, or the
@@ -207,8 +324,14 @@ pub fn explanation(
             ));
         }
     };
+    check_relations(x, relations)?;
     let opts = DotOptions {
-        relations: relations.to_vec(),
+        // by default what the wording's `picture` line names
+        relations: if relations.is_empty() {
+            x.picture.clone()
+        } else {
+            relations.to_vec()
+        },
         title: format!("{}: {} — {what}", x.test, x.outcome),
     };
     Ok(to_dot(drawn, cycle, &opts))

@@ -220,14 +220,29 @@ pub fn explanation(x: &Explanation) -> String {
             "UNDECIDED (the search stopped at the execution limit before finding a consistent execution producing it)"
         }
     };
-    let outcome = if x.outcome.starts_with("the condition") {
+    let outcome = if x.outcome.starts_with("the condition") || x.outcome.starts_with("the negation")
+    {
         x.outcome.clone()
     } else {
         format!("`{}`", x.outcome)
     };
+    // For the test's own condition: whether it holds, and why.
+    let condition = match &x.condition {
+        Some(c) => format!(
+            ", so the {} condition {}: {}",
+            c.quantifier,
+            match c.holds {
+                Some(true) => "HOLDS",
+                Some(false) => "FAILS",
+                None => "is UNDECIDED",
+            },
+            c.reason
+        ),
+        None => String::new(),
+    };
     let _ = writeln!(
         s,
-        "Test {}: outcome {outcome} is {verdict} under {}",
+        "Test {}: outcome {outcome} is {verdict} under {}{condition}",
         x.test, x.model
     );
     let counts = match x.verdict {
@@ -280,13 +295,26 @@ pub fn explanation(x: &Explanation) -> String {
         }
     );
     if let Some(w) = &x.witness {
-        let _ = writeln!(s, "Witness execution:");
+        let counterexample = x
+            .condition
+            .as_ref()
+            .is_some_and(|c| c.quantifier == "forall" && c.holds == Some(false));
+        let _ = writeln!(
+            s,
+            "{}:",
+            if counterexample {
+                "Counterexample execution"
+            } else {
+                "Witness execution"
+            }
+        );
         for e in &w.events {
             let _ = writeln!(s, "  {e}");
         }
         let _ = writeln!(s, "Key edges:");
         for e in &w.edges {
             let _ = writeln!(s, "  {} -> {}  [{}]", short(&e.from), short(&e.to), e.label);
+            via(&mut s, e, "      ");
         }
     }
     for r in &x.rejections {
@@ -303,6 +331,7 @@ pub fn explanation(x: &Explanation) -> String {
         }
         for e in &r.cycle {
             let _ = writeln!(s, "  {}\n      --[{}]-->", e.from, e.label);
+            via(&mut s, e, "          ");
         }
         if let Some(last) = r.cycle.last() {
             let _ = writeln!(s, "  {}", last.to);
@@ -322,6 +351,13 @@ pub fn explanation(x: &Explanation) -> String {
         }
     }
     s
+}
+
+/// The path behind an edge, one `role: event` line each.
+fn via(s: &mut String, e: &crate::analysis::explain::Edge, indent: &str) {
+    for step in &e.via {
+        let _ = writeln!(s, "{indent}{}: {}", step.role, short(&step.event));
+    }
 }
 
 fn short(event: &str) -> &str {

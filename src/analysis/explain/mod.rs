@@ -7,14 +7,15 @@
 //! maps its checks to the relations that explain them and its bindings to
 //! the spec's names for them.
 
+mod paths;
 mod spec;
 
-pub use spec::{ExplainSpec, SpecError};
+pub use spec::{Expansion, ExplainSpec, RaceScope, SpecError};
 
 use crate::analysis::litmus::{describe, memory_states, term_value};
 use crate::cat::{Evaluation, Value};
 use crate::engine::{Candidate, CheckError, Coverage, Limits, Skeleton, Visitor, explore};
-use crate::ir::{CondExpr, Program, Term};
+use crate::ir::{CondExpr, Dialect, Program, Quantifier, Term};
 use crate::model::profile::{EdgeStyle, family};
 use crate::model::{LoadedModel, Profile};
 use crate::relation::Relation;
@@ -34,6 +35,20 @@ pub struct Edge {
     pub relation: String,
     /// The spec's name for it.
     pub label: String,
+    /// How the edge arises (the model's `.explain` file says for which
+    /// bindings): the events of the path behind it, each with its role.
+    pub via: Vec<Step>,
+}
+
+/// One event on the path behind an edge.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Step {
+    /// What the event is on the path (`release atomic`, `availability
+    /// operation (workgroup instance domain)`...); roles of one event are
+    /// joined with `, `.
+    pub role: String,
+    pub id: usize,
+    pub event: String,
 }
 
 /// Candidate executions rejected the same way.
@@ -69,6 +84,8 @@ pub struct GraphEvent {
     pub subgroup: usize,
     pub workgroup: usize,
     pub queue_family: usize,
+    /// The device (OpenCL `dev`; 0 for Vulkan tests).
+    pub device: usize,
     pub text: String,
 }
 
@@ -81,6 +98,24 @@ pub struct Witness {
     /// How pictures draw the edges' families (the model's profile).
     #[serde(skip)]
     pub styles: Vec<EdgeStyle>,
+    /// The test's dialect (pictures draw its scope instances).
+    #[serde(skip)]
+    pub dialect: Dialect,
+    /// The binding the model declares as program order, if any.
+    #[serde(skip)]
+    pub program_order: Option<String>,
+}
+
+/// What the explained outcome says about the test's own condition (when
+/// the outcome is the condition's: no `--outcome`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct ConditionVerdict {
+    /// `exists`, `~exists` or `forall`.
+    pub quantifier: String,
+    /// Whether the condition holds; `None` when undecided.
+    pub holds: Option<bool>,
+    /// Why, in words.
+    pub reason: String,
 }
 
 /// The explanation of one outcome of one test.
@@ -112,6 +147,15 @@ pub struct Explanation {
     pub rejections_complete: bool,
     /// Both walks' counts.
     pub coverage: Coverage,
+    /// The test's condition, when the outcome explained is its own (for a
+    /// `forall`, the outcome is the expression's negation).
+    pub condition: Option<ConditionVerdict>,
+    /// Every binding and family the wording labels (what pictures may draw).
+    #[serde(skip)]
+    pub relation_names: Vec<String>,
+    /// What pictures draw by default (the wording's `picture` line).
+    #[serde(skip)]
+    pub picture: Vec<String>,
 }
 
 /// What the model says about the outcome.
@@ -135,15 +179,20 @@ fn rel<'e>(eval: &'e Evaluation, env: &'e crate::cat::Env, name: &str) -> Option
     }
 }
 
+/// The first labelled binding containing `a -> b` (with `acyclic_only`,
+/// among those without a self-loop: the parts of a composed cycle).
 fn label_edge(
     spec: &ExplainSpec,
     eval: &Evaluation,
     env: &crate::cat::Env,
     a: usize,
     b: usize,
+    acyclic_only: bool,
 ) -> (String, String) {
     for (binding, label) in &spec.edges {
-        if rel(eval, env, binding).is_some_and(|r| r.contains(a, b)) {
+        if rel(eval, env, binding)
+            .is_some_and(|r| r.contains(a, b) && (!acyclic_only || r.is_irreflexive()))
+        {
             return (binding.clone(), label.clone());
         }
     }
@@ -174,6 +223,38 @@ fn event_text(program: &Program, sk: &Skeleton, cand: &Candidate, e: usize) -> S
         s.push_str(&format!(" [writes {w}]"));
     }
     s
+}
+
+/// A labelled edge `a -> b` of `relation`, with the path behind it when
+/// the wording expands the relation.
+#[allow(clippy::too_many_arguments)]
+fn make_edge(
+    program: &Program,
+    sk: &Skeleton,
+    cand: &Candidate,
+    eval: &Evaluation,
+    spec: &ExplainSpec,
+    (a, b): (usize, usize),
+    relation: String,
+    label: String,
+) -> Edge {
+    let via = paths::expand(spec, eval, &cand.env, sk.universe(), &relation, a, b)
+        .into_iter()
+        .map(|(role, id)| Step {
+            role,
+            id,
+            event: event_text(program, sk, cand, id),
+        })
+        .collect();
+    Edge {
+        from_id: a,
+        to_id: b,
+        from: event_text(program, sk, cand, a),
+        to: event_text(program, sk, cand, b),
+        relation,
+        label,
+        via,
+    }
 }
 
 /// Which final states of a candidate execution the explained outcome asks about.
@@ -320,11 +401,22 @@ pub fn explain(
     crate::analysis::check_supported(program, loaded)?;
     let model = &loaded.cat;
     let cond = program.condition.as_ref();
-    let (expr, outcome_text) = match outcome {
-        Some((e, t)) => (e.clone(), t),
+    // The test's own condition: a `forall` holds when its negation is
+    // forbidden, so the negation is the outcome explained.
+    let (expr, outcome_text, quantifier) = match outcome {
+        Some((e, t)) => (e.clone(), t, None),
         None => match cond {
-            Some(c) => (c.expr.clone(), format!("the condition of `{}`", c.text)),
-            None => (CondExpr::True, "any execution".to_string()),
+            Some(c) if c.quantifier == Some(Quantifier::Forall) => (
+                CondExpr::Not(Box::new(c.expr.clone())),
+                format!("the negation of `{}`", c.text),
+                c.quantifier,
+            ),
+            Some(c) => (
+                c.expr.clone(),
+                format!("the condition of `{}`", c.text),
+                c.quantifier,
+            ),
+            None => (CondExpr::True, "any execution".to_string(), None),
         },
     };
     let filter = cond.and_then(|c| c.filter.clone());
@@ -371,12 +463,15 @@ pub fn explain(
         truncated: coverage.truncated,
         rejections_complete: true,
         coverage,
+        condition: None,
+        relation_names: spec.relation_names(),
+        picture: spec.picture.clone(),
     };
     if out.consistent > 0 {
         out.verdict = Verdict::Allowed;
-        return Ok(out);
     }
-    if coverage.truncated {
+    if out.consistent > 0 || coverage.truncated {
+        out.condition = quantifier.map(|q| condition_verdict(q, out.verdict));
         return Ok(out);
     }
     let mut second = Rejections {
@@ -399,7 +494,51 @@ pub fn explain(
     } else {
         Verdict::Unreachable
     };
+    out.condition = quantifier.map(|q| condition_verdict(q, out.verdict));
     Ok(out)
+}
+
+/// Whether the test's condition holds, given the verdict on the outcome
+/// explained for it (the expression; a `forall`'s negation).
+fn condition_verdict(q: Quantifier, v: Verdict) -> ConditionVerdict {
+    let observed = match v {
+        Verdict::Allowed => Some(true),
+        Verdict::Forbidden | Verdict::Unreachable => Some(false),
+        Verdict::Undecided => None,
+    };
+    // exists holds when its expression is observed; ~exists and forall
+    // (whose negation was explained) when it is not
+    let holds = match q {
+        Quantifier::Exists => observed,
+        Quantifier::NotExists | Quantifier::Forall => observed.map(|o| !o),
+    };
+    let reason = match (q, observed) {
+        (_, None) => "undecided: the search stopped at the execution limit",
+        (Quantifier::Exists, Some(true)) => "the witness satisfies it",
+        (Quantifier::Exists, Some(false)) => "no consistent execution satisfies it",
+        (Quantifier::NotExists, Some(true)) => {
+            "the witness below satisfies the expression it excludes"
+        }
+        (Quantifier::NotExists, Some(false)) => {
+            "no consistent execution satisfies the expression it excludes"
+        }
+        (Quantifier::Forall, Some(true)) => {
+            "the witness below is a counterexample: it violates the expression"
+        }
+        (Quantifier::Forall, Some(false)) => {
+            "every consistent execution satisfies the expression (its negation is never observed)"
+        }
+    };
+    ConditionVerdict {
+        quantifier: match q {
+            Quantifier::Exists => "exists",
+            Quantifier::NotExists => "~exists",
+            Quantifier::Forall => "forall",
+        }
+        .to_string(),
+        holds,
+        reason: reason.to_string(),
+    }
 }
 
 /// `e12 P0 line 3: ...` without the event number and values (for grouping).
@@ -419,10 +558,8 @@ fn offending(
     r: &Relation,
     kind: &crate::cat::CheckKind,
 ) -> Vec<Edge> {
-    let path: Vec<(usize, usize)> = match kind {
-        // A reflexive pair is a cycle of length one; a binding that names
-        // the cycle's edges (the check's relation composed of them) gives
-        // the whole cycle.
+    let n = sk.universe();
+    let mut path: Vec<(usize, usize)> = match kind {
         crate::cat::CheckKind::Acyclic | crate::cat::CheckKind::Irreflexive => {
             match r.find_cycle() {
                 Some(c) => (0..c.len()).map(|i| (c[i], c[(i + 1) % c.len()])).collect(),
@@ -431,17 +568,21 @@ fn offending(
         }
         crate::cat::CheckKind::Empty => r.pairs().take(1).collect(),
     };
+    // A self-loop of a composed relation (a reflexive pair of a closure, or
+    // an irreflexive check over a composition) hides the cycle that makes
+    // it: draw that cycle through its parts instead.
+    let mut parts_only = false;
+    if let [(a, b)] = path[..]
+        && a == b
+        && let Some(c) = paths::underlying_cycle(spec, eval, &cand.env, n, a)
+    {
+        path = c;
+        parts_only = true;
+    }
     path.into_iter()
         .map(|(a, b)| {
-            let (relation, label) = label_edge(spec, eval, &cand.env, a, b);
-            Edge {
-                from_id: a,
-                to_id: b,
-                from: event_text(program, sk, cand, a),
-                to: event_text(program, sk, cand, b),
-                relation,
-                label,
-            }
+            let (relation, label) = label_edge(spec, eval, &cand.env, a, b, parts_only);
+            make_edge(program, sk, cand, eval, spec, (a, b), relation, label)
         })
         .collect()
 }
@@ -466,6 +607,7 @@ fn witness(
                 subgroup: t.subgroup,
                 workgroup: t.workgroup,
                 queue_family: t.queue_family,
+                device: t.device,
                 text: event_text(program, sk, cand, e),
             }
         })
@@ -505,14 +647,16 @@ fn witness(
                 continue;
             }
             drawn.push((a, b, binding.clone()));
-            edges.push(Edge {
-                from_id: a,
-                to_id: b,
-                from: event_text(program, sk, cand, a),
-                to: event_text(program, sk, cand, b),
-                relation: binding.clone(),
-                label: label.clone(),
-            });
+            edges.push(make_edge(
+                program,
+                sk,
+                cand,
+                eval,
+                spec,
+                (a, b),
+                binding.clone(),
+                label.clone(),
+            ));
         }
     }
     Witness {
@@ -520,6 +664,8 @@ fn witness(
         graph_events,
         edges,
         styles: profile.edge_styles.clone(),
+        dialect: program.dialect,
+        program_order: profile.program_order.clone(),
     }
 }
 
@@ -601,6 +747,20 @@ fn diagnose_races(
         // Facts marked `!` are links the routes need: a "no"/"none" answer
         // (for either access) is what is missing.
         let mut missing = Vec::new();
+        // A synchronisation the scopes alone block comes first: it is the
+        // cause (the other missing links follow from it).
+        if let (Some(rs), Some((r, q, case))) = (
+            spec.race_scope.as_ref(),
+            paths::scope_blocked(spec, eval, &cand.env, sk.universe(), x, y),
+        ) {
+            let how = format!(
+                "{} -> {} ({case})",
+                describe(program, &sk.events[r]),
+                describe(program, &sk.events[q])
+            );
+            missing.push(rs.text.clone());
+            facts.insert(0, (rs.text.clone(), how));
+        }
         for (q, a) in facts.iter_mut() {
             if let Some(text) = q.strip_prefix('!') {
                 *q = text.to_string();

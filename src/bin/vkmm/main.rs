@@ -214,6 +214,7 @@ fn run(cli: Cli) -> Result<i32, String> {
                 .map(|r| r.trim().to_string())
                 .filter(|r| !r.is_empty())
                 .collect();
+            report::dot::check_relations(&x, &relations)?;
             let text = match report::dot::explanation(&x, &relations) {
                 Ok(t) => t,
                 // Nothing honest to draw: undecided has its own exit code.
