@@ -7,6 +7,8 @@
 
 pub mod alloy_test;
 mod attributes;
+#[cfg(test)]
+mod lint_tests;
 pub mod litmus;
 #[cfg(test)]
 mod nesting_tests;

@@ -17,7 +17,7 @@ pub struct Symbols {
     /// Name -> index into `names` (a test may declare tens of thousands of
     /// locations: looking names up one by one made loading quadratic).
     #[serde(skip)]
-    index: std::collections::HashMap<String, usize>,
+    index: std::collections::BTreeMap<String, usize>,
 }
 
 /// A thread's source name and registers.
