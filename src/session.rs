@@ -262,9 +262,23 @@ impl Session {
             .map_err(err)?;
             Ok(Checked::Litmus(Box::new(o)))
         } else {
-            Ok(Checked::Queries(
-                check_program(file, program, &models, self.limits).map_err(err)?,
-            ))
+            let checked = check_program(file, program, &models, self.limits);
+            Ok(Checked::Queries(checked.map_err(|e| match e {
+                // A count the model does not bind: located at its `#name`.
+                CheckError::UnknownCount { line, name, model } => {
+                    let query = program.queries.iter().find(|q| q.line == line);
+                    let (line, column) = query.map_or((line, 1), |q| q.count_position(&name));
+                    Error::Input(FrontendError {
+                        file: file.to_string(),
+                        line,
+                        column,
+                        message: format!(
+                            "query counts `#{name}`, but the model `{model}` binds no `{name}`"
+                        ),
+                    })
+                }
+                e => err(e),
+            })?))
         }
     }
 

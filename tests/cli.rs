@@ -728,3 +728,32 @@ fn a_verdict_the_loop_bound_decides_is_undecided() {
     assert_eq!(out.status.code(), Some(3));
     assert!(String::from_utf8_lossy(&out.stdout).contains("\nUndecided\n"));
 }
+
+#[test]
+fn warnings_go_to_stderr_and_into_json_results() {
+    let d = scratch("warnings");
+    let f = d.join("w.litmus");
+    std::fs::write(
+        &f,
+        "VULKAN w\n{ x=0; }\n P0@sg 0, wg 0, qf 0 ;\n st.av.dv.sc0 y, 1 ;\nexists (y == 1)\n",
+    )
+    .unwrap();
+    let file = f.display().to_string();
+    let out = vkmm(&["check", &file]);
+    assert_eq!(out.status.code(), Some(0));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains(&format!(
+            "{file}:4:15: warning: location `y` is not declared"
+        )),
+        "{stderr}"
+    );
+    let out = vkmm(&["check", "--format", "json", &file]);
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let w = &doc["results"][0]["warnings"][0];
+    assert_eq!(
+        (w["line"].as_u64(), w["column"].as_u64()),
+        (Some(4), Some(15))
+    );
+    let _ = std::fs::remove_dir_all(&d);
+}

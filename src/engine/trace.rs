@@ -304,10 +304,19 @@ type Domains = Vec<BTreeMap<i64, Prov>>;
 /// How many writes to each location the chain of writes that produced a
 /// value needs, at least. Componentwise minima keep it an under-estimate, so
 /// discarding values whose provenance exceeds what one execution can write is
-/// sound.
+/// sound. An empty vector is all zeros (a value no write produced: initial
+/// values, constants), so that locations nothing writes cost one empty
+/// vector each, not one vector per location each (20 000 declared but
+/// unused locations would otherwise take gigabytes).
 type Prov = Vec<u32>;
 
 fn prov_max(a: &Prov, b: &Prov) -> Prov {
+    if a.is_empty() {
+        return b.clone();
+    }
+    if b.is_empty() {
+        return a.clone();
+    }
     a.iter().zip(b).map(|(x, y)| *x.max(y)).collect()
 }
 
@@ -339,7 +348,7 @@ pub fn explore(program: &Program, limits: &Limits) -> Result<Vec<ThreadPaths>, E
         .collect();
     let nloc = program.locations.len();
     let mut domain: Domains = (0..nloc)
-        .map(|l| BTreeMap::from([(program.initial_value(l), vec![0; nloc])]))
+        .map(|l| BTreeMap::from([(program.initial_value(l), Prov::new())]))
         .collect();
     // Values the final condition names are possible too: a value that only
     // a cycle of reads-from can justify (out of thin air) is never produced
@@ -348,7 +357,7 @@ pub fn explore(program: &Program, limits: &Limits) -> Result<Vec<ThreadPaths>, E
     for (loc, v) in condition_seeds(program) {
         for (l, d) in domain.iter_mut().enumerate() {
             if loc.is_none_or(|x| x == l) {
-                d.entry(v).or_insert_with(|| vec![0; nloc]);
+                d.entry(v).or_default();
             }
         }
     }
@@ -396,6 +405,7 @@ pub fn explore(program: &Program, limits: &Limits) -> Result<Vec<ThreadPaths>, E
                             changed = true;
                         }
                         Some(old) => {
+                            // (zip: the minimum with an empty, all-zero, vector is empty)
                             let merged: Prov =
                                 old.iter().zip(prov).map(|(a, b)| *a.min(b)).collect();
                             if merged != *old {
@@ -573,7 +583,7 @@ fn explore_thread(
                     else {
                         continue;
                     };
-                    let prov = prov_max(&reg_prov(&s, a, program), &reg_prov(&s, b, program));
+                    let prov = prov_max(&reg_prov(&s, a), &reg_prov(&s, b));
                     s.regs
                         .insert(dest.clone(), RegValue::Const(op.apply(va, vb)));
                     s.prov.insert(dest.clone(), prov);
@@ -693,14 +703,12 @@ fn step_op(
     let nloc = program.locations.len();
     // Provenance of the value read (when concrete) and of the value written.
     let read_prov: Prov = match (read, loc) {
-        (Some(ReadValue::Concrete(v)), Some(l)) => {
-            domain[l].get(&v).cloned().unwrap_or_else(|| vec![0; nloc])
-        }
-        _ => vec![0; nloc],
+        (Some(ReadValue::Concrete(v)), Some(l)) => domain[l].get(&v).cloned().unwrap_or_default(),
+        _ => Prov::new(),
     };
     let operand_prov: Prov = match &ins.operand {
-        Some(op) => reg_prov(s, op, program),
-        None => vec![0; nloc],
+        Some(op) => reg_prov(s, op),
+        None => Prov::new(),
     };
     // A compare-exchange writes only when the value read equals the expected one.
     let writes = ins.is_write()
@@ -728,6 +736,9 @@ fn step_op(
                 } else {
                     operand_prov
                 };
+            if p.is_empty() {
+                p = vec![0; nloc];
+            }
             p[l] += 1;
             Some(p)
         }
@@ -801,12 +812,12 @@ fn fix_read(s: &mut State, index: usize, v: i64, prov: &Prov) {
 }
 
 /// Provenance of an operand's value (constants and unread registers: none).
-fn reg_prov(s: &State, op: &Operand, program: &Program) -> Prov {
+fn reg_prov(s: &State, op: &Operand) -> Prov {
     match op {
         Operand::Reg(r) => s.prov.get(r).cloned(),
         Operand::Const(_) => None,
     }
-    .unwrap_or_else(|| vec![0; program.locations.len()])
+    .unwrap_or_default()
 }
 
 fn concretize2(

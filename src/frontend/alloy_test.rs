@@ -16,7 +16,7 @@
 //! validation rules are shared with the other front ends (`attributes`).
 
 use super::attributes::{ALLOY, Attrs};
-use super::{FrontendError, MAX_NESTING};
+use super::{FrontendError, MAX_NESTING, suggest};
 use crate::ir::{
     Cmp, Expectation, Instruction, OpKind, Pred, Program, Query, Reference, Scope, SourceSpan,
     Stmt, Thread,
@@ -55,25 +55,28 @@ struct Word<'t> {
     col: usize,
 }
 
+/// The words of a line, in one pass (columns are counted as it goes: a
+/// count from the line start per word made long lines quadratic).
 fn words(line: &str) -> Vec<Word<'_>> {
     let mut out = Vec::new();
+    // (byte offset, column) of the word being read
     let mut start = None;
-    for (i, c) in line.char_indices() {
+    for (col, (i, c)) in line.char_indices().enumerate() {
         if c.is_whitespace() {
-            if let Some(s) = start.take() {
+            if let Some((s, scol)) = start.take() {
                 out.push(Word {
                     text: &line[s..i],
-                    col: line[..s].chars().count() + 1,
+                    col: scol,
                 });
             }
         } else if start.is_none() {
-            start = Some(i);
+            start = Some((i, col + 1));
         }
     }
-    if let Some(s) = start {
+    if let Some((s, scol)) = start {
         out.push(Word {
             text: &line[s..],
-            col: line[..s].chars().count() + 1,
+            col: scol,
         });
     }
     out
@@ -149,9 +152,9 @@ impl<'a> Parser<'a> {
             }
             "SSW" => {
                 let (a, b) = self.two_operands(n, &ws, "SSW takes two thread numbers")?;
-                let ta = self.number(n, a, "a thread number")?;
-                let tb = self.number(n, b, "a thread number")?;
-                self.ssws.push((ta as usize, tb as usize, n, a.col));
+                let ta = self.thread_number(n, a)?;
+                let tb = self.thread_number(n, b)?;
+                self.ssws.push((ta, tb, n, a.col));
                 Ok(())
             }
             "SATISFIABLE" | "NOSOLUTION" => self.query(n, code, &ws),
@@ -178,15 +181,15 @@ impl<'a> Parser<'a> {
             .map_err(|_| self.err(n, w.col, format!("expected {what}, found `{}`", w.text)))
     }
 
+    /// A thread number (`NEWTHREAD n`, `SSW i j`): 0 or more.
+    fn thread_number(&self, n: usize, w: Word<'_>) -> Result<usize, FrontendError> {
+        let v = self.number(n, w, "a thread number")?;
+        usize::try_from(v).map_err(|_| self.err(n, w.col, "thread numbers are not negative"))
+    }
+
     fn new_thread(&mut self, n: usize, ws: &[Word<'_>]) -> Result<(), FrontendError> {
         let id = match ws.get(1) {
-            Some(w) => {
-                let v = self.number(n, *w, "a thread number")?;
-                if v < 0 {
-                    return Err(self.err(n, w.col, "thread numbers are not negative"));
-                }
-                v as usize
-            }
+            Some(w) => self.thread_number(n, *w)?,
             None => self.next_thread,
         };
         if let Some(extra) = ws.get(2) {
@@ -421,6 +424,7 @@ impl<'a> Parser<'a> {
             pred,
             line: n,
             text: code.trim().to_string(),
+            column: code[..code.len() - code.trim_start().len()].chars().count() + 1,
         });
         Ok(())
     }
@@ -563,11 +567,13 @@ impl Tokens {
                         .token(tok, col, &ALLOY)
                         .map_err(|(c, msg)| p.err(n, c, msg))?;
                     if !known {
+                        let kinds = ["st", "ld", "rmw", "membar", "cbar", "avdevice", "visdevice"];
+                        let hint = suggest::did_you_mean(tok, ALLOY.tokens().chain(kinds));
                         return Err(p.err(
                             n,
                             col,
                             format!(
-                                "unknown token `{tok}`: expected one of st ld rmw atom membar cbar acq rel scN semscN scopesg scopewg scopeqf scopedev av vis semav semvis nonpriv avdevice visdevice"
+                                "unknown token `{tok}`: expected one of st ld rmw atom membar cbar acq rel scN semscN scopesg scopewg scopeqf scopedev av vis semav semvis nonpriv avdevice visdevice{hint}"
                             ),
                         ));
                     }

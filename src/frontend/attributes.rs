@@ -51,7 +51,30 @@ pub(super) const LITMUS: Spelling = Spelling {
     atomic_ops: "ld, st and rmw",
 };
 
+/// Storage classes the Vulkan memory model knows: the appendix's four
+/// storage class semantics ("Vulkan supports the following SPIR-V storage
+/// class semantics flags: UniformMemory, WorkgroupMemory, ImageMemory,
+/// OutputMemory"), which `sc0`..`sc3` and `semsc0`..`semsc3` stand for.
+pub(super) const STORAGE_CLASSES: u8 = 4;
+
+/// The attribute tokens every spelling shares (scopes and storage classes
+/// come from the spelling).
+const FLAGS: &[&str] = &[
+    "atom", "acq", "rel", "av", "vis", "semav", "semvis", "nonpriv", "sc0", "sc1", "sc2", "sc3",
+    "semsc0", "semsc1", "semsc2", "semsc3",
+];
+
 impl Spelling {
+    /// Every attribute token of the spelling (for "did you mean").
+    pub fn tokens(&self) -> impl Iterator<Item = &'static str> + '_ {
+        let acq_rel = self.acq_rel.then_some("acq_rel");
+        FLAGS
+            .iter()
+            .copied()
+            .chain(acq_rel)
+            .chain(self.scopes.iter().map(|(n, _)| *n))
+    }
+
     fn scope_list(&self) -> String {
         let names: Vec<&str> = self.scopes.iter().map(|(n, _)| *n).collect();
         names.join(", ")
@@ -88,6 +111,20 @@ pub(super) fn class_index(tok: &str, prefix: &str) -> Option<u8> {
         return None;
     }
     digits.parse().ok()
+}
+
+/// Refuses a storage class the model does not know: an access in it could
+/// never be synchronized, so a test would silently report races.
+fn known_class(tok: &str, k: u8, col: usize) -> Result<StorageClass, AttrError> {
+    if k < STORAGE_CLASSES {
+        return Ok(StorageClass(k));
+    }
+    Err((
+        col,
+        format!(
+            "storage class `{tok}` is not supported: the Vulkan memory model has four storage class semantics (UniformMemory, WorkgroupMemory, ImageMemory, OutputMemory), written sc0..sc3 and semsc0..semsc3"
+        ),
+    ))
 }
 
 fn set(slot: &mut Option<Mark>, mark: Mark) -> Result<(), AttrError> {
@@ -133,7 +170,7 @@ impl Attrs {
                     }
                     self.scope = Some((scope, Mark { col, tok: name }));
                 } else if let Some(k) = class_index(tok, "semsc") {
-                    let k = StorageClass(k);
+                    let k = known_class(tok, k, col)?;
                     if self.semsc.iter().any(|(c, _)| *c == k) {
                         return Err((col, format!("`{tok}` given twice")));
                     }
@@ -145,7 +182,7 @@ impl Attrs {
                             format!("second storage class `{tok}`: each access has exactly one"),
                         ));
                     }
-                    self.sc = Some((StorageClass(k), col));
+                    self.sc = Some((known_class(tok, k, col)?, col));
                 } else {
                     return Ok(false);
                 }

@@ -7,10 +7,13 @@
 
 pub mod alloy_test;
 mod attributes;
+#[cfg(test)]
+mod lint_tests;
 pub mod litmus;
 #[cfg(test)]
 mod nesting_tests;
 pub mod opencl_litmus;
+pub(crate) mod suggest;
 pub mod vulkan_litmus;
 
 use crate::ir::{CondExpr, Program};
@@ -22,14 +25,53 @@ use std::path::Path;
 /// every consumer of what it builds recurses too.
 pub const MAX_NESTING: usize = 128;
 
-/// A parse or validation error in an input file.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("{file}:{line}:{column}: {message}")]
+/// A parse or validation error in an input file. `line` and `column` are
+/// 1-based; 0 means the error has no position (a file that cannot be read),
+/// and the message then reads `file: message`.
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FrontendError {
     pub file: String,
     pub line: usize,
     pub column: usize,
     pub message: String,
+}
+
+impl std::fmt::Display for FrontendError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if self.line == 0 {
+            write!(f, "{}: {}", self.file, self.message)
+        } else {
+            write!(
+                f,
+                "{}:{}:{}: {}",
+                self.file, self.line, self.column, self.message
+            )
+        }
+    }
+}
+
+impl std::error::Error for FrontendError {}
+
+/// Something legal but probably not what the author meant (the "Lints"
+/// tables of docs/format-*.md list each one). Warnings travel with the
+/// program ([`Program::warnings`]); the CLI prints them on stderr as
+/// `file:line:column: warning: message`.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct FrontendWarning {
+    pub file: String,
+    pub line: usize,
+    pub column: usize,
+    pub message: String,
+}
+
+impl std::fmt::Display for FrontendWarning {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{}:{}:{}: warning: {}",
+            self.file, self.line, self.column, self.message
+        )
+    }
 }
 
 /// Input formats vkmm reads.
@@ -152,13 +194,23 @@ pub fn load_with(path: &Path, options: Options) -> Result<Program, FrontendError
         column: 0,
         message: format!("cannot read file: {e}"),
     })?;
-    let text = String::from_utf8(bytes).map_err(|e| FrontendError {
-        file: display.clone(),
-        line: 0,
-        column: 0,
-        message: format!("file is not UTF-8: {e}"),
-    })?;
+    let text = String::from_utf8(bytes).map_err(|e| not_utf8(&display, e.as_bytes(), &e))?;
     parse_text(&display, &text, format, options)
+}
+
+/// The error for a file that is not UTF-8, at the line and column of its
+/// first bad byte (the column counts the characters before it, plus one).
+fn not_utf8(file: &str, bytes: &[u8], e: &std::string::FromUtf8Error) -> FrontendError {
+    let bad = e.utf8_error().valid_up_to();
+    // Everything before `bad` is valid UTF-8.
+    let before = std::str::from_utf8(&bytes[..bad]).unwrap_or_default();
+    let line_start = before.rfind('\n').map_or(0, |i| i + 1);
+    FrontendError {
+        file: file.to_string(),
+        line: before.matches('\n').count() + 1,
+        column: before[line_start..].chars().count() + 1,
+        message: format!("file is not UTF-8: invalid byte 0x{:02x}", bytes[bad]),
+    }
 }
 
 /// Parses a test given as text, in `format` (for `.litmus` text the

@@ -56,7 +56,7 @@
 use super::litmus::condition::MAX_NESTING;
 use super::litmus::lexer::{self, Lexer, OPENCL, PErr, Src};
 use super::litmus::{Syntax, condition, header};
-use super::{FrontendError, LocalMemory, Options};
+use super::{FrontendError, FrontendWarning, LocalMemory, Options, suggest};
 use crate::ir::{
     ArithOp, Cmp, Dialect, Instruction, OPENCL_GENERIC, OPENCL_GLOBAL, OPENCL_LOCAL, OpKind,
     Operand, Order, Program, Reference, RmwOp, Scope, Semantics, SourceSpan, Stmt, StorageClass,
@@ -106,6 +106,7 @@ pub fn parse_with(file: &str, text: &str, options: Options) -> Result<Program, F
     let body = head.body(&src, OPENCL).map_err(located)?;
     let toks = lex(text, &src, body).map_err(err)?;
     let mut p = Parser {
+        file,
         src: &src,
         lines: text.lines().collect(),
         toks,
@@ -268,6 +269,10 @@ fn binop(p: &str) -> Option<(u8, Bin)> {
 struct Param {
     class: StorageClass,
     reference: usize,
+    /// Declared with an atomic type (`atomic_int*`).
+    atomic_type: bool,
+    /// Declared `const`: nothing may write through it.
+    constant: bool,
 }
 
 /// One thread being lowered.
@@ -296,6 +301,7 @@ impl Ctx {
 }
 
 struct Parser<'a> {
+    file: &'a str,
     src: &'a Src,
     lines: Vec<&'a str>,
     toks: Vec<Tok>,
@@ -324,6 +330,66 @@ const UNSUPPORTED_STMT: &[&str] = &[
     "for", "do", "goto", "return", "switch", "break", "continue", "case", "default",
 ];
 const TYPES: &[&str] = &["int", "uint", "long", "unsigned", "short", "char"];
+/// The words of a parameter declaration.
+const PARAM_WORDS: &[&str] = &[
+    "global",
+    "__global",
+    "local",
+    "__local",
+    "volatile",
+    "const",
+    "int",
+    "uint",
+    "unsigned",
+    "atomic_int",
+    "atomic_uint",
+];
+/// Every function the dialect knows (for "did you mean").
+const FUNCTIONS: &[&str] = &[
+    "atomic_load",
+    "atomic_store",
+    "atomic_exchange",
+    "atomic_fetch_add",
+    "atomic_fetch_sub",
+    "atomic_fetch_and",
+    "atomic_fetch_or",
+    "atomic_fetch_xor",
+    "atomic_fetch_min",
+    "atomic_fetch_max",
+    "atomic_compare_exchange_strong",
+    "atomic_compare_exchange_weak",
+    "atomic_load_explicit",
+    "atomic_store_explicit",
+    "atomic_exchange_explicit",
+    "atomic_fetch_add_explicit",
+    "atomic_fetch_sub_explicit",
+    "atomic_fetch_and_explicit",
+    "atomic_fetch_or_explicit",
+    "atomic_fetch_xor_explicit",
+    "atomic_fetch_min_explicit",
+    "atomic_fetch_max_explicit",
+    "atomic_compare_exchange_strong_explicit",
+    "atomic_compare_exchange_weak_explicit",
+    "atomic_work_item_fence",
+    "barrier",
+    "work_group_barrier",
+];
+/// C words vkmm does not support, and what to say about them.
+const UNSUPPORTED_WORDS: &[(&str, &str)] = &[
+    ("sizeof", "`sizeof` is not supported"),
+    ("struct", "structs are not supported yet"),
+    ("union", "unions are not supported yet"),
+    ("enum", "enums are not supported yet"),
+    ("typedef", "`typedef` is not supported"),
+    (
+        "float",
+        "floating-point types are not supported (only integers)",
+    ),
+    (
+        "double",
+        "floating-point types are not supported (only integers)",
+    ),
+];
 
 impl Parser<'_> {
     fn peek(&self) -> &Tok {
@@ -554,13 +620,20 @@ impl Parser<'_> {
     fn param(&mut self, ctx: &mut Ctx, wg: usize, dev: usize) -> R<()> {
         let mut class = None;
         let mut atomic = None;
+        let mut constant = false;
         let first = self.peek().clone();
         loop {
             let (w, t) = self.ident("a parameter type such as `global atomic_int* x`")?;
             match w.as_str() {
                 "global" | "__global" => class = Some(OPENCL_GLOBAL),
                 "local" | "__local" => class = Some(OPENCL_LOCAL),
-                "volatile" | "const" => {}
+                // `volatile` changes nothing the model sees (SPIR-V memory
+                // model 3.7: "Volatile has no effect on atomicity, or on
+                // relative ordering between volatile and non-volatile memory
+                // operations"); vkmm never combines, duplicates or reorders
+                // accesses, which is what it asks of a compiler.
+                "volatile" => {}
+                "const" => constant = true,
                 "int" | "uint" | "unsigned" => atomic = Some(false),
                 "atomic_int" | "atomic_uint" => atomic = Some(true),
                 _ => {
@@ -568,7 +641,8 @@ impl Parser<'_> {
                         t.line,
                         t.col,
                         format!(
-                            "expected `global`, `local`, `volatile`, `int` or `atomic_int` in a parameter, found `{w}`"
+                            "expected `global`, `local`, `volatile`, `const`, `int` or `atomic_int` in a parameter, found `{w}`{}",
+                            suggest::did_you_mean(w.as_str(), PARAM_WORDS.iter().copied())
                         ),
                     ));
                 }
@@ -577,7 +651,7 @@ impl Parser<'_> {
                 break;
             }
         }
-        let Some(_atomic) = atomic else {
+        let Some(atomic_type) = atomic else {
             return Err((
                 first.line,
                 first.col,
@@ -613,6 +687,8 @@ impl Parser<'_> {
             Param {
                 class,
                 reference: loc,
+                atomic_type,
+                constant,
             },
         );
         Ok(())
@@ -653,6 +729,13 @@ impl Parser<'_> {
                 let e = self.expr(0)?;
                 self.expect(";", "after a statement")?;
                 let p = self.param_named(ctx, &name, nt.line, nt.col)?;
+                let target = Expr {
+                    x: X::Name(name.clone()),
+                    line: nt.line,
+                    col: nt.col,
+                    height: 1,
+                };
+                Self::writable(&p, &name, "this store", &target)?;
                 let v = self.value(ctx, &e, None)?;
                 let mut i = Instruction::new(OpKind::Store, self.span(t.line));
                 access(&mut i, &p);
@@ -713,6 +796,17 @@ impl Parser<'_> {
                 Ok(())
             }
             K::Ident(w) if w == "else" => Err((t.line, t.col, "`else` without `if`".into())),
+            K::Ident(w) if unsupported_word(w).is_some() => {
+                Err((t.line, t.col, unsupported_word(w).unwrap_or_default()))
+            }
+            K::Punct(p @ ("++" | "--")) => Err((t.line, t.col, unsupported_update(p))),
+            K::Ident(_) if matches!(self.peek_at(1).k, K::Punct("++" | "--" | "+=" | "-=")) => {
+                let K::Punct(p) = self.peek_at(1).k else {
+                    unreachable!("matched above")
+                };
+                let at = self.peek_at(1).clone();
+                Err((at.line, at.col, unsupported_update(p)))
+            }
             K::Ident(w) if UNSUPPORTED_STMT.contains(&w.as_str()) => Err((
                 t.line,
                 t.col,
@@ -728,8 +822,20 @@ impl Parser<'_> {
                     }
                     self.next();
                 }
+                if self.is("*") {
+                    let at = self.peek();
+                    return Err((
+                        at.line,
+                        at.col,
+                        "pointer variables are not supported yet: shared variables are the thread's parameters".into(),
+                    ));
+                }
                 loop {
                     let (name, nt) = self.ident("a register name")?;
+                    if self.is("[") {
+                        let at = self.peek();
+                        return Err((at.line, at.col, "arrays are not supported yet".into()));
+                    }
                     if ctx.params.contains_key(&name) {
                         return Err((
                             nt.line,
@@ -860,6 +966,15 @@ impl Parser<'_> {
         loop {
             let t = self.peek().clone();
             let K::Punct(p) = t.k else { break };
+            if p == "/" || p == "%" {
+                return Err((
+                    t.line,
+                    t.col,
+                    format!(
+                        "`{p}` is not supported: division and remainder would need a meaning for 0 (supported: + - * & | ^)"
+                    ),
+                ));
+            }
             let Some((prec, op)) = binop(p) else { break };
             if prec <= min {
                 break;
@@ -883,9 +998,30 @@ impl Parser<'_> {
             K::Int(v) => X::Int(*v),
             K::Punct("-") => X::Neg(Box::new(self.unary()?)),
             K::Punct("!") => X::Not(Box::new(self.unary()?)),
+            K::Punct("*") if self.is("(") => {
+                return Err((
+                    t.line,
+                    t.col,
+                    "pointer arithmetic is not supported: `*` takes a parameter name (`*x`)".into(),
+                ));
+            }
             K::Punct("*") => {
                 let (name, _) = self.ident("a pointer after `*`")?;
                 X::Deref(name)
+            }
+            K::Punct("&") => {
+                return Err((
+                    t.line,
+                    t.col,
+                    "taking an address (`&`) is not supported: pass the parameter itself (`atomic_load(x)`)".into(),
+                ));
+            }
+            K::Punct("(") if matches!(&self.peek().k, K::Ident(w) if TYPES.contains(&w.as_str()) || PARAM_WORDS.contains(&w.as_str())) =>
+            {
+                return Err((t.line, t.col, "casts are not supported".into()));
+            }
+            K::Ident(w) if unsupported_word(w).is_some() => {
+                return Err((t.line, t.col, unsupported_word(w).unwrap_or_default()));
             }
             K::Punct("(") => {
                 let e = self.expr(0)?;
@@ -905,6 +1041,12 @@ impl Parser<'_> {
                         }
                     }
                     X::Call(name.clone(), args)
+                } else if self.is("[") {
+                    let at = self.peek();
+                    return Err((at.line, at.col, "arrays are not supported yet".into()));
+                } else if self.is(".") {
+                    let at = self.peek();
+                    return Err((at.line, at.col, "structs are not supported yet".into()));
                 } else {
                     X::Name(name.clone())
                 }
@@ -1075,6 +1217,52 @@ impl Parser<'_> {
         }
     }
 
+    fn warn(&mut self, line: usize, column: usize, message: String) {
+        self.program.warnings.push(FrontendWarning {
+            file: self.file.to_string(),
+            line,
+            column,
+            message,
+        });
+    }
+
+    /// Refuses a write through a `const` parameter (`what` writes it).
+    fn writable(p: &Param, name: &str, what: &str, at: &Expr) -> R<()> {
+        if !p.constant {
+            return Ok(());
+        }
+        Err((
+            at.line,
+            at.col,
+            format!(
+                "{what} writes through `{name}`, a pointer to `const` (C11 6.5.16p2: \"An assignment operator shall have a modifiable lvalue as its left operand\"; the atomic functions that write take pointers to non-const objects)"
+            ),
+        ))
+    }
+
+    /// The warnings of an atomic operation `func` on the object `arg` at `scope`.
+    fn atomic_lints(&mut self, p: &Param, func: &str, arg: &Expr, scope: Scope) {
+        let X::Name(name) = &arg.x else { return };
+        if !p.atomic_type {
+            self.warn(
+                arg.line,
+                arg.col,
+                format!(
+                    "`{func}` on `{name}`, which is declared `int*`, not `atomic_int*`: OpenCL C's atomic functions take pointers to atomic types; vkmm reads it as SPIR-V does (\"an atomic object M [is] a memory object that is touched at any point by an OpAtomic* SPIR-V operation\"), so every access to `{name}` is to an atomic object"
+                ),
+            );
+        }
+        if p.class == OPENCL_LOCAL && scope > Scope::Workgroup {
+            self.warn(
+                arg.line,
+                arg.col,
+                format!(
+                    "`{func}` on the local object `{name}` at {scope} scope: \"When used on local memory, visibility is bounded by the work-group and, as a result, scopes wider than WorkGroup are invalid\" (give memory_scope_work_group)"
+                ),
+            );
+        }
+    }
+
     /// An atomic object argument.
     fn atomic_param(&self, ctx: &Ctx, arg: Option<&Expr>, func: &str, call: &Expr) -> R<Param> {
         let Some(arg) = arg else {
@@ -1161,6 +1349,9 @@ impl Parser<'_> {
                     no_value(name)?;
                 }
                 let p = self.atomic_param(ctx, args.first(), name, e)?;
+                if kind != OpKind::Load {
+                    Self::writable(&p, &obj_name(&args[0]), &format!("`{name}`"), &args[0])?;
+                }
                 let (order, seq_cst) = match args.get(fixed) {
                     Some(a) => order_arg(a, &kind)?,
                     None => (default_order(&kind), true),
@@ -1169,6 +1360,7 @@ impl Parser<'_> {
                     Some(a) => scope_arg(a)?,
                     None => Scope::Device,
                 };
+                self.atomic_lints(&p, name, &args[0], scope);
                 let operand = match args.get(1).filter(|_| fixed == 2) {
                     Some(a) => Some(self.value(ctx, a, None)?),
                     None => None,
@@ -1232,6 +1424,11 @@ impl Parser<'_> {
                     Some(a) => scope_arg(a)?,
                     None => Scope::Device,
                 };
+                let what = format!("`{name}`");
+                Self::writable(&p, &obj_name(&args[0]), &what, &args[0])?;
+                // on failure it stores the value read to `*expected`
+                Self::writable(&exp, &obj_name(&args[1]), &what, &args[1])?;
+                self.atomic_lints(&p, name, &args[0], scope);
                 // expected value: a plain load of `*expected`
                 let expected = ctx.temp();
                 let mut load = Instruction::new(OpKind::Load, source.clone());
@@ -1323,7 +1520,8 @@ impl Parser<'_> {
                 e.line,
                 e.col,
                 format!(
-                    "unknown function `{name}` (supported: atomic_load/store/exchange, atomic_fetch_<op>, their _explicit forms, atomic_work_item_fence, barrier, work_group_barrier)"
+                    "unknown function `{name}` (supported: atomic_load/store/exchange, atomic_fetch_<op>, their _explicit forms, atomic_work_item_fence, barrier, work_group_barrier){}",
+                    suggest::did_you_mean(name, FUNCTIONS.iter().copied())
                 ),
             )),
         }
@@ -1358,6 +1556,29 @@ impl Parser<'_> {
         self.program.condition = f.condition;
         self.program.shown_locations = f.shown_locations;
         Ok(())
+    }
+}
+
+/// What to say about a C word vkmm does not support.
+fn unsupported_word(w: &str) -> Option<String> {
+    UNSUPPORTED_WORDS
+        .iter()
+        .find(|(n, _)| *n == w)
+        .map(|(_, m)| (*m).to_string())
+}
+
+/// The message for `++`, `--`, `+=`, `-=`.
+fn unsupported_update(p: &str) -> String {
+    format!(
+        "`{p}` (increment and compound assignment) is not supported yet: write `r = r + 1;`, or an atomic_fetch_* call for a shared variable"
+    )
+}
+
+/// The name of a parameter argument (checked by the caller).
+fn obj_name(e: &Expr) -> String {
+    match &e.x {
+        X::Name(n) => n.clone(),
+        _ => String::new(),
     }
 }
 
@@ -1424,6 +1645,23 @@ fn default_order(kind: &OpKind) -> Order {
     }
 }
 
+const ORDERS: &[&str] = &[
+    "memory_order_relaxed",
+    "memory_order_acquire",
+    "memory_order_release",
+    "memory_order_acq_rel",
+    "memory_order_seq_cst",
+];
+
+const SCOPES: &[&str] = &[
+    "memory_scope_work_item",
+    "memory_scope_sub_group",
+    "memory_scope_work_group",
+    "memory_scope_device",
+    "memory_scope_all_svm_devices",
+    "memory_scope_all_devices",
+];
+
 fn order_arg(a: &Expr, kind: &OpKind) -> R<(Order, bool)> {
     let X::Name(n) = &a.x else {
         return Err((a.line, a.col, "expected a memory_order_* argument".into()));
@@ -1438,7 +1676,10 @@ fn order_arg(a: &Expr, kind: &OpKind) -> R<(Order, bool)> {
             return Err((
                 a.line,
                 a.col,
-                format!("expected a memory_order_* argument, found `{n}`"),
+                format!(
+                    "expected a memory_order_* argument, found `{n}`{}",
+                    suggest::did_you_mean(n, ORDERS.iter().copied())
+                ),
             ));
         }
     };
@@ -1476,7 +1717,10 @@ fn scope_arg(a: &Expr) -> R<Scope> {
             return Err((
                 a.line,
                 a.col,
-                format!("expected a memory_scope_* argument, found `{n}`"),
+                format!(
+                    "expected a memory_scope_* argument, found `{n}`{}",
+                    suggest::did_you_mean(n, SCOPES.iter().copied())
+                ),
             ));
         }
     })

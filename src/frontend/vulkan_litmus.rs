@@ -41,10 +41,10 @@
 //! see [`super::litmus`]. This module parses the initial state, the ssw
 //! block and the rows, and fills [`Program::symbols`] for the conditions.
 
-use super::FrontendError;
 use super::attributes::{Attrs, LITMUS};
 use super::litmus::lexer::{Lexer, PErr, R, Src, Tok, Token, VULKAN, thread_name, thread_of};
 use super::litmus::{Syntax, condition, header};
+use super::{FrontendError, FrontendWarning, suggest};
 use crate::ir::{
     ArithOp, Cmp, Dialect, Instruction, OpKind, Operand, Program, Reference, RmwOp, SourceSpan,
     Stmt, Thread,
@@ -91,6 +91,9 @@ const BRANCHES: &[(&str, Cmp)] = &[
     ("bge", Cmp::Ge),
 ];
 
+/// The memory and barrier opcodes (and `goto`), space-separated.
+const INSTRUCTIONS: &str = "ld st rmw membar cbar avdevice visdevice goto";
+
 const UNKNOWN_INSTRUCTION: &str = "expected ld, st, rmw, membar, cbar, avdevice, visdevice, add, sub, mul, and, or, xor, beq, bne, blt, ble, bgt, bge, goto or a label `L:`";
 
 /// What the parser learns about one thread's registers and labels.
@@ -128,6 +131,8 @@ struct Parser<'a> {
     /// `ssw a b` entries with where a and b were written.
     ssws: Vec<(usize, usize, usize, usize)>,
     infos: Vec<ThreadInfo>,
+    /// How many references the initial state declares (the first ones).
+    declared: usize,
 }
 
 impl<'a> Parser<'a> {
@@ -141,6 +146,7 @@ impl<'a> Parser<'a> {
             reg_inits: Vec::new(),
             ssws: Vec::new(),
             infos: Vec::new(),
+            declared: 0,
         }
     }
 
@@ -153,6 +159,7 @@ impl<'a> Parser<'a> {
         let mut lx = self.lexer(head.body(self.src, VULKAN)?);
         self.program.name = head.name;
         self.init_block(&mut lx)?;
+        self.declared = self.program.references.len();
         if lx.peek()?.is_punct("{") {
             self.ssw_block(&mut lx)?;
         }
@@ -302,6 +309,27 @@ impl<'a> Parser<'a> {
         });
         self.refs.insert(name.to_string(), r);
         r
+    }
+
+    /// The reference an instruction names at `at`. A name the initial state
+    /// does not declare is created (starting at 0, as herd does) with a
+    /// warning the first time: it is often a typo of a declared name.
+    fn used(&mut self, name: &str, at: usize) -> usize {
+        if let Some(&r) = self.refs.get(name) {
+            return r;
+        }
+        let declared = self.program.references[..self.declared].iter();
+        let hint = suggest::did_you_mean(name, declared.map(|r| r.name.as_str()));
+        let (line, column) = self.src.line_col(at);
+        self.program.warnings.push(FrontendWarning {
+            file: self.file.to_string(),
+            line,
+            column,
+            message: format!(
+                "location `{name}` is not declared in the initial state: it starts at 0{hint}"
+            ),
+        });
+        self.reference(name)
     }
 
     fn ssw_block(&mut self, lx: &mut Lexer<'_>) -> R<()> {
@@ -619,9 +647,14 @@ impl<'a> Parser<'a> {
             "avdevice" => OpKind::AvailabilityDevice,
             "visdevice" => OpKind::VisibilityDevice,
             _ => {
+                let words = INSTRUCTIONS
+                    .split(' ')
+                    .chain(ARITH_OPS.iter().map(|(n, _)| *n))
+                    .chain(BRANCHES.iter().map(|(n, _)| *n));
+                let hint = suggest::did_you_mean(&word, words);
                 return Err((
                     first.at,
-                    format!("unknown instruction `{word}`: {UNKNOWN_INSTRUCTION}"),
+                    format!("unknown instruction `{word}`: {UNKNOWN_INSTRUCTION}{hint}"),
                 ));
             }
         };
@@ -682,10 +715,12 @@ impl<'a> Parser<'a> {
                 } else {
                     ""
                 };
+                let rmw_names = RMW_OPS.iter().filter(|_| is_rmw).map(|(n, _)| *n);
+                let hint = suggest::did_you_mean(tok, LITMUS.tokens().chain(rmw_names));
                 return Err((
                     t.at,
                     format!(
-                        "unknown token `{tok}`: expected one of atom acq rel acq_rel sg wg qf dv scN semscN av vis semav semvis nonpriv{ops}"
+                        "unknown token `{tok}`: expected one of atom acq rel acq_rel sg wg qf dv scN semscN av vis semav semvis nonpriv{ops}{hint}"
                     ),
                 ));
             }
@@ -705,30 +740,30 @@ impl<'a> Parser<'a> {
             OpKind::Load => {
                 let (dest, _) = lx.ident("the destination register")?;
                 lx.expect(",", "after the destination register")?;
-                let (loc, _) = lx.ident("a location name")?;
+                let (loc, loc_at) = lx.ident("a location name")?;
                 lx.expect_end("after the location")?;
                 self.infos[k].defined.insert(dest.clone());
                 ins.dest = Some(dest);
-                ins.reference = Some(self.reference(&loc));
+                ins.reference = Some(self.used(&loc, loc_at));
             }
             OpKind::Store => {
-                let (loc, _) = lx.ident("a location name")?;
+                let (loc, loc_at) = lx.ident("a location name")?;
                 lx.expect(",", "after the location")?;
                 let v = self.value(lx, k)?;
                 lx.expect_end("after the stored value")?;
-                ins.reference = Some(self.reference(&loc));
+                ins.reference = Some(self.used(&loc, loc_at));
                 ins.operand = Some(v);
             }
             OpKind::Rmw => {
                 let (dest, _) = lx.ident("the destination register")?;
                 lx.expect(",", "after the destination register")?;
-                let (loc, _) = lx.ident("a location name")?;
+                let (loc, loc_at) = lx.ident("a location name")?;
                 lx.expect(",", "after the location")?;
                 let v = self.value(lx, k)?;
                 lx.expect_end("after the operand")?;
                 self.infos[k].defined.insert(dest.clone());
                 ins.dest = Some(dest);
-                ins.reference = Some(self.reference(&loc));
+                ins.reference = Some(self.used(&loc, loc_at));
                 ins.operand = Some(v);
                 ins.rmw_op = rmw_op.map(|(_, op)| op).unwrap_or(RmwOp::Exchange);
             }

@@ -405,6 +405,9 @@ pub struct Program {
     pub kind: TestKind,
     /// The source names of threads, registers and locations.
     pub symbols: Symbols,
+    /// What the front end found legal but suspicious (the "Lints" tables
+    /// of docs/format-*.md).
+    pub warnings: Vec<crate::frontend::FrontendWarning>,
 }
 
 /// What a test asks.

@@ -115,4 +115,21 @@ pub struct Query {
     pub line: usize,
     /// The query as written.
     pub text: String,
+    /// The 1-based column where `text` starts on its line.
+    #[serde(skip)]
+    pub column: usize,
+}
+
+impl Query {
+    /// The line and column of `#name` in the query (to locate an error
+    /// about that count).
+    pub fn count_position(&self, name: &str) -> (usize, usize) {
+        let needle = format!("#{name}");
+        let at = self.text.match_indices(&needle).find(|(i, _)| {
+            let after = self.text[i + needle.len()..].chars().next();
+            !after.is_some_and(|c| c.is_alphanumeric() || c == '_')
+        });
+        let offset = at.map_or(0, |(i, _)| self.text[..i].chars().count());
+        (self.line, self.column + offset)
+    }
 }

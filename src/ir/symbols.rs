@@ -14,6 +14,10 @@ pub struct Symbols {
     /// or the bare name of such a variable, which stands for all its
     /// instances.
     pub names: Vec<LocationName>,
+    /// Name -> index into `names` (a test may declare tens of thousands of
+    /// locations: looking names up one by one made loading quadratic).
+    #[serde(skip)]
+    index: std::collections::BTreeMap<String, usize>,
 }
 
 /// A thread's source name and registers.
@@ -40,10 +44,9 @@ pub struct LocationName {
 impl Symbols {
     /// The locations `name` denotes, if it is a name of the test.
     pub fn lookup(&self, name: &str) -> Option<&[usize]> {
-        self.names
-            .iter()
-            .find(|n| n.name == name)
-            .map(|n| n.locations.as_slice())
+        self.index
+            .get(name)
+            .map(|&i| self.names[i].locations.as_slice())
     }
 
     /// Whether thread `thread` has a register named `reg`.
@@ -58,6 +61,7 @@ impl Symbols {
     /// Adds a name (ignored if the table has it already).
     pub fn add_name(&mut self, name: &str, locations: Vec<usize>) {
         if self.lookup(name).is_none() {
+            self.index.insert(name.to_string(), self.names.len());
             self.names.push(LocationName {
                 name: name.to_string(),
                 locations,

@@ -30,11 +30,20 @@ fn check(files: &[PathBuf], args: &ModelArgs) -> Result<i32, String> {
     session.preload().map_err(|e| e.to_string())?;
     let start = Instant::now();
     let mut results = Vec::new();
+    let mut warnings = Vec::new();
     let mut errors = Vec::new();
     for f in files {
         spinner.start(f);
-        let checked = session.check_file(f);
+        let checked = session.load_file(f).and_then(|p| {
+            let c = session.check_program(&f.display().to_string(), &p)?;
+            Ok((c, p.warnings))
+        });
         spinner.stop();
+        let checked = checked.map(|(c, w)| {
+            w.iter().for_each(|w| eprintln!("{w}"));
+            warnings.push(w);
+            c
+        });
         match checked {
             Ok(c) => {
                 match args.format {
@@ -77,7 +86,19 @@ fn check(files: &[PathBuf], args: &ModelArgs) -> Result<i32, String> {
     let mut summary = Summary::new(&queries, errors, start.elapsed());
     summary.files = results.len();
     if args.format == OutputFormat::Json {
-        let doc = serde_json::json!({ "results": results, "summary": summary });
+        // Each result carries its file's front-end warnings.
+        let with_warnings: Vec<serde_json::Value> = results
+            .iter()
+            .zip(&warnings)
+            .map(|(c, w)| {
+                let mut v = serde_json::to_value(c).unwrap_or_default();
+                if let Some(o) = v.as_object_mut() {
+                    o.insert("warnings".into(), serde_json::json!(w));
+                }
+                v
+            })
+            .collect();
+        let doc = serde_json::json!({ "results": with_warnings, "summary": summary });
         out(&(json::document("check", &doc) + "\n"));
     } else if files.len() > 1 {
         out(&report::text::summary(&summary));
@@ -108,6 +129,7 @@ fn explain(
         None => None,
     };
     let program = session.load_file(file).map_err(|e| e.to_string())?;
+    program.warnings.iter().for_each(|w| eprintln!("{w}"));
     session
         .explain(&program, outcome, wording)
         .map_err(|e| e.to_string())
