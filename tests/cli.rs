@@ -456,24 +456,31 @@ fn json_is_printed_even_when_the_run_cannot_start() {
     assert!(v["error"].as_str().unwrap().contains("/no/such/dir"));
 }
 
+/// Writes `csv` as `e.csv` in `d` and runs `vkmm suite d --expected d/e.csv` with `extra`.
+fn suite_with_csv(d: &Path, csv: &str, extra: &[&str]) -> (Option<i32>, String) {
+    std::fs::write(d.join("e.csv"), csv).unwrap();
+    let dir = d.to_str().unwrap();
+    let csv_path = d.join("e.csv");
+    let mut args = vec!["suite", dir, "--expected", csv_path.to_str().unwrap()];
+    args.extend_from_slice(extra);
+    let out = vkmm(&args);
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+    )
+}
+
 #[test]
 fn bad_csv_rows_are_reported_and_the_rest_runs() {
     let d = scratch("badcsv");
     let own = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/litmus-vulkan");
     std::fs::copy(own.join("rmw-exchange.litmus"), d.join("a.litmus")).unwrap();
-    std::fs::write(
-        d.join("e.csv"),
+    let (code, s) = suite_with_csv(
+        &d,
         "\u{feff}a.litmus,1\npath,verdict\na.litmus,yes\na.litmus,1,x\n",
-    )
-    .unwrap();
-    let out = vkmm(&[
-        "suite",
-        d.to_str().unwrap(),
-        "--expected",
-        d.join("e.csv").to_str().unwrap(),
-    ]);
-    let s = String::from_utf8_lossy(&out.stdout);
-    assert_eq!(out.status.code(), Some(2), "{s}");
+        &[],
+    );
+    assert_eq!(code, Some(2), "{s}");
     assert!(s.contains("1 check: 1 passed"), "{s}");
     assert!(s.contains("3 errors"), "{s}");
     assert!(s.contains("e.csv:2:6: expected verdict 1 or 0"), "{s}");
@@ -694,36 +701,14 @@ fn a_verdict_the_loop_bound_decides_is_undecided() {
         format!("VULKAN count-not-exists\n{body}~exists (x == 1)\n"),
     )
     .unwrap();
-    std::fs::write(
-        d.join("e.csv"),
-        "count-exists.litmus,1\ncount-not-exists.litmus,0\n",
-    )
-    .unwrap();
-    let out = vkmm(&[
-        "suite",
-        d.to_str().unwrap(),
-        "--expected",
-        d.join("e.csv").to_str().unwrap(),
-    ]);
-    let s = String::from_utf8_lossy(&out.stdout);
-    assert_eq!(out.status.code(), Some(3), "{s}");
+    let csv = "count-exists.litmus,1\ncount-not-exists.litmus,0\n";
+    let (code, s) = suite_with_csv(&d, csv, &[]);
+    assert_eq!(code, Some(3), "{s}");
     assert!(s.contains("0 passed, 0 failed, 2 undecided"), "{s}");
     assert!(s.contains("loop unrolling bound"), "{s}");
     // with enough unrolling both are decided
-    let out = vkmm(&[
-        "suite",
-        d.to_str().unwrap(),
-        "--expected",
-        d.join("e.csv").to_str().unwrap(),
-        "--unroll",
-        "5",
-    ]);
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stdout)
-    );
+    let (code, s) = suite_with_csv(&d, csv, &["--unroll", "5"]);
+    assert_eq!(code, Some(0), "{s}");
     let out = vkmm(&["check", d.join("count-exists.litmus").to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(3));
     assert!(String::from_utf8_lossy(&out.stdout).contains("\nUndecided\n"));
