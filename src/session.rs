@@ -56,6 +56,9 @@ impl Error {
     }
 }
 
+/// Checks a suite's items (in item order): in turn, or on a thread pool.
+pub type SuiteRunner<'a> = dyn Fn(&Session, &[SuiteItem]) -> Vec<Result<Checked, FileError>> + 'a;
+
 /// Loaded models by (model, no-chains model) as the session names them.
 type ModelCache = BTreeMap<(String, Option<String>), Arc<Models>>;
 
@@ -387,10 +390,29 @@ impl Session {
         expected: Option<&Path>,
         property: Property,
     ) -> Result<Summary, Error> {
+        self.suite_with(dir, expected, property, None, &|session, items| {
+            items.iter().map(|i| session.suite_item(i)).collect()
+        })
+    }
+
+    /// [`Session::suite`] for shard `k` of `n` (`shard`, see
+    /// [`suite::shard`]), its items checked by `run` (in order, or on a
+    /// thread pool: results in item order).
+    pub fn suite_with(
+        &self,
+        dir: impl AsRef<Path>,
+        expected: Option<&Path>,
+        property: Property,
+        shard: Option<(usize, usize)>,
+        run: &SuiteRunner<'_>,
+    ) -> Result<Summary, Error> {
         let start = Instant::now();
-        let (items, bad_rows) = suite::plan(dir.as_ref(), expected).map_err(Error::Usage)?;
+        let (mut items, bad_rows) = suite::plan(dir.as_ref(), expected).map_err(Error::Usage)?;
+        if let Some((k, n)) = shard {
+            items = suite::shard(items, k, n);
+        }
         let session = self.with_decide(expected.map(|_| property));
-        let results = items.iter().map(|i| session.suite_item(i)).collect();
+        let results = run(&session, &items);
         Ok(suite::score(
             &items,
             results,

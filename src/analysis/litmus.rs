@@ -117,6 +117,15 @@ pub struct LitmusOutcome {
 }
 
 impl LitmusOutcome {
+    /// Whether every answer is decided: the walk listed every state (or a
+    /// suite stopped it once its property was decided) and neither verdict
+    /// depends on executions the unrolling bound cut or the limit left unseen.
+    pub fn complete(&self) -> bool {
+        (!self.truncated || self.stopped_early)
+            && (self.condition_holds.is_none() || self.holds(Property::Condition).is_some())
+            && self.holds(Property::Races).is_some()
+    }
+
     /// The verdict for a property: true when it holds; `None` when the test
     /// has no condition, or the search was truncated before deciding it.
     ///

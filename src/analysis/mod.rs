@@ -66,11 +66,7 @@ impl Checked {
     pub fn complete(&self) -> bool {
         match self {
             Checked::Queries(o) => o.queries.iter().all(|q| q.actual != Answer::Undecided),
-            Checked::Litmus(o) => {
-                (!o.truncated || o.stopped_early)
-                    && (o.condition_holds.is_none() || o.holds(Property::Condition).is_some())
-                    && o.holds(Property::Races).is_some()
-            }
+            Checked::Litmus(o) => o.complete(),
         }
     }
 

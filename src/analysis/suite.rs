@@ -375,7 +375,7 @@ pub fn score(
                     expected,
                     actual,
                     status,
-                    complete: Checked::Litmus(o.clone()).complete(),
+                    complete: o.complete(),
                     states: o.states.len(),
                     races: o.races.len(),
                     executions: o.executions,

@@ -143,37 +143,32 @@ fn run_suite(
     jobs: Option<usize>,
     shard: Option<(usize, usize)>,
 ) -> Result<Summary, String> {
-    let session = args.session().decide(expected.map(|_| property));
+    let session = args.session();
     session.preload().map_err(|e| e.to_string())?;
-    let start = Instant::now();
-    let (mut items, bad_rows) = suite::plan(dir, expected)?;
-    if let Some((k, n)) = shard {
-        items = suite::shard(items, k, n);
-    }
-    let pb = progress(items.len(), args.format == OutputFormat::Json);
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(jobs.unwrap_or(0))
         .build()
         .map_err(|e| format!("-j: {e}"))?;
-    let results: Vec<Result<Checked, FileError>> = pool.install(|| {
-        items
-            .par_iter()
-            .map(|item| {
-                pb.set_message(item.path.display().to_string());
-                let r = session.suite_item(item);
-                pb.inc(1);
-                r
-            })
-            .collect()
-    });
-    pb.finish_and_clear();
-    Ok(suite::score(
-        &items,
-        results,
-        bad_rows,
-        property,
-        start.elapsed(),
-    ))
+    let json = args.format == OutputFormat::Json;
+    let run = |session: &Session, items: &[suite::SuiteItem]| {
+        let pb = progress(items.len(), json);
+        let results = pool.install(|| {
+            items
+                .par_iter()
+                .map(|item| {
+                    pb.set_message(item.path.display().to_string());
+                    let r = session.suite_item(item);
+                    pb.inc(1);
+                    r
+                })
+                .collect()
+        });
+        pb.finish_and_clear();
+        results
+    };
+    session
+        .suite_with(dir, expected, property, shard, &run)
+        .map_err(|e| e.to_string())
 }
 
 /// The output format a command was asked for (JSON errors need it).
