@@ -14,6 +14,7 @@
 
 use crate::analysis::explain::{ExplainSpec, Explanation};
 use crate::analysis::suite::{self, SuiteItem};
+use crate::analysis::termination::Progress;
 use crate::analysis::{
     CheckError, Checked, Comparison, FileError, Models, Property, Summary, check_program,
 };
@@ -70,6 +71,9 @@ pub struct Session {
     limits: Limits,
     options: Options,
     decide: Option<Property>,
+    /// Litmus tests answer "does it terminate under this progress model?"
+    /// instead of listing outcomes.
+    termination: Option<Progress>,
     progress: Option<ProgressCallback>,
     models: Mutex<ModelCache>,
 }
@@ -104,6 +108,7 @@ impl Session {
             limits: Limits::default(),
             options: Options::default(),
             decide: None,
+            termination: None,
             progress: None,
             models: Mutex::new(BTreeMap::new()),
         }
@@ -159,6 +164,26 @@ impl Session {
     /// expected verdicts; the state list is then partial).
     pub fn decide(mut self, property: Option<Property>) -> Session {
         self.decide = property;
+        self
+    }
+
+    /// Check litmus tests for termination under `progress` (a progress
+    /// model, or one per level of the thread hierarchy) instead of listing
+    /// their outcomes: [`Checked::Termination`].
+    ///
+    /// ```
+    /// use vkmm::analysis::termination::{Progress, Verdict};
+    /// let text = "VULKAN spin\n{ x=0; }\n P0@sg 0, wg 0, qf 0 | P1@sg 0, wg 0, qf 0 ;\n LC00: | st.atom.wg.sc0 x, 1 ;\n ld.atom.wg.sc0 r0, x | ;\n beq r0, 0, LC00 | ;\nexists (0==0)\n";
+    /// let check = |p: &str| {
+    ///     let s = vkmm::Session::new().termination(Some(p.parse::<Progress>().unwrap()));
+    ///     let vkmm::Checked::Termination(o) = s.check_text("spin.litmus", text).unwrap() else { panic!() };
+    ///     o.verdict
+    /// };
+    /// assert_eq!(check("FAIR"), Verdict::Terminates); // P1 runs: P0 reads 1 at last
+    /// assert_eq!(check("HSA"), Verdict::NonTerminating); // P1 may never run
+    /// ```
+    pub fn termination(mut self, progress: Option<Progress>) -> Session {
+        self.termination = progress;
         self
     }
 
@@ -253,6 +278,22 @@ impl Session {
     pub fn check_program(&self, file: &str, program: &Program) -> Result<Checked, Error> {
         let models = self.models_for(program)?;
         let err = |e| Error::check(file, e);
+        if let Some(progress) = &self.termination {
+            if program.kind != crate::ir::TestKind::Litmus {
+                return Err(Error::Usage(format!(
+                    "{file}: termination is asked of litmus tests; this file holds Alloy-style queries"
+                )));
+            }
+            let o = crate::analysis::termination::check_termination(
+                file,
+                program,
+                &models.chains,
+                self.limits,
+                progress,
+            )
+            .map_err(err)?;
+            return Ok(Checked::Termination(Box::new(o)));
+        }
         if program.kind == crate::ir::TestKind::Litmus {
             let o = crate::analysis::litmus::check_litmus_with_progress(
                 file,
@@ -411,7 +452,10 @@ impl Session {
         if let Some((k, n)) = shard {
             items = suite::shard(items, k, n);
         }
-        let session = self.with_decide(expected.map(|_| property));
+        let mut session = self.with_decide(expected.map(|_| property));
+        if property == Property::Termination && session.termination.is_none() {
+            session.termination = Some(Progress::default());
+        }
         let results = run(&session, &items);
         Ok(suite::score(
             &items,
@@ -430,6 +474,7 @@ impl Session {
             limits: self.limits,
             options: self.options,
             decide,
+            termination: self.termination.clone(),
             progress: self.progress.clone(),
             models: Mutex::new(
                 self.models

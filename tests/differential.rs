@@ -194,7 +194,7 @@ fn the_reduction_removes_the_bound_of_a_spin_loop() {
         .unwrap()
     {
         Checked::Litmus(o) => o,
-        Checked::Queries(_) => unreachable!(),
+        other => unreachable!("{other:?}"),
     };
     let (reference, reduced) = (run(false), run(true));
     assert!(reference.cut_paths > 0);

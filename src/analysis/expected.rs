@@ -1,5 +1,8 @@
 //! Expected-verdict files: one `path,verdict` row per test (`1`: the property
-//! holds, `0`: it does not), paths relative to the suite folder.
+//! holds, `0`: it does not), paths relative to the suite folder; optionally a
+//! third column `checked` or `annotated` (Dat3M's liveness CSVs: annotated
+//! verdicts were never machine-checked by their authors) and a header row
+//! (`path,...`) first.
 
 use std::path::{Path, PathBuf};
 
@@ -9,6 +12,8 @@ pub struct ExpectedRow {
     pub path: PathBuf,
     pub holds: bool,
     pub line: usize,
+    /// The row's status column says `annotated`.
+    pub annotated: bool,
 }
 
 /// Parses a CSV's text. Errors name the line and column; the first bad
@@ -27,10 +32,37 @@ pub fn parse_rows(file: &str, text: &str, base: &Path) -> (Vec<ExpectedRow>, Vec
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let mut rows = Vec::new();
     let mut errors = Vec::new();
+    let mut first = true;
     for (i, raw) in text.lines().enumerate() {
         let line = raw.trim();
         if line.is_empty() || line.starts_with('#') {
             continue;
+        }
+        // A header row names its columns.
+        if std::mem::take(&mut first) && line.split(',').next().map(str::trim) == Some("path") {
+            continue;
+        }
+        let mut line = line;
+        let mut annotated = false;
+        if let Some((rest, last)) = line.rsplit_once(',')
+            && !matches!(last.trim(), "0" | "1")
+            && rest
+                .rsplit_once(',')
+                .is_some_and(|(_, v)| matches!(v.trim(), "0" | "1"))
+        {
+            annotated = match last.trim() {
+                "checked" => false,
+                "annotated" => true,
+                other => {
+                    errors.push(format!(
+                        "{file}:{}:{}: expected status `checked` or `annotated`, found `{other}`",
+                        i + 1,
+                        rest.len() + 2
+                    ));
+                    continue;
+                }
+            };
+            line = rest;
         }
         let Some((path, verdict)) = line.rsplit_once(',') else {
             errors.push(format!(
@@ -60,6 +92,7 @@ pub fn parse_rows(file: &str, text: &str, base: &Path) -> (Vec<ExpectedRow>, Vec
             path: base.join(path.trim()),
             holds,
             line: i + 1,
+            annotated,
         });
     }
     (rows, errors)
@@ -84,16 +117,32 @@ mod tests {
 
     #[test]
     fn bad_rows_do_not_hide_good_ones() {
-        let text = "\u{feff}a.litmus,1\npath,verdict\nb.litmus,yes\nc.litmus,1,x\nd.litmus,0\n";
+        let text = "\u{feff}a.litmus,1\npath,verdict\nb.litmus,yes\nc.litmus,1,x\nd.litmus,0\ne,f.litmus,1\n";
         let (rows, errors) = parse_rows("e.csv", text, Path::new(""));
         let paths: Vec<_> = rows.iter().map(|r| r.path.display().to_string()).collect();
         assert_eq!(
             paths,
-            ["a.litmus", "d.litmus"],
+            ["a.litmus", "d.litmus", "e,f.litmus"],
             "the BOM does not swallow the first row"
         );
         assert_eq!(errors.len(), 3, "{errors:?}");
         assert!(errors[0].starts_with("e.csv:2:6: expected verdict 1 or 0, found `verdict`"));
-        assert!(errors[2].contains("two columns"), "{errors:?}");
+        assert!(
+            errors[2]
+                .starts_with("e.csv:4:12: expected status `checked` or `annotated`, found `x`"),
+            "{errors:?}"
+        );
+    }
+
+    #[test]
+    fn status_column_and_header() {
+        let text = "path,expected,status\na.litmus,1,checked\nb.litmus,0,annotated\nc.litmus,1\n";
+        let rows = parse("l.csv", text, Path::new("")).unwrap();
+        let got: Vec<(bool, bool)> = rows.iter().map(|r| (r.holds, r.annotated)).collect();
+        assert_eq!(got, [(true, false), (false, true), (true, false)]);
+        assert_eq!(rows[0].line, 2);
+        // Only the first row can be a header.
+        let e = parse("l.csv", "a.litmus,1\npath,expected\n", Path::new("")).unwrap_err();
+        assert!(e.starts_with("l.csv:2:6:"), "{e}");
     }
 }

@@ -23,6 +23,9 @@ pub enum Property {
     Condition,
     /// Data-race freedom: no consistent (filtered) execution has a race.
     Races,
+    /// Termination: no execution the progress model allows runs forever
+    /// (see [`crate::analysis::termination`]).
+    Termination,
 }
 
 impl std::str::FromStr for Property {
@@ -31,8 +34,9 @@ impl std::str::FromStr for Property {
         match s {
             "condition" => Ok(Property::Condition),
             "races" => Ok(Property::Races),
+            "termination" => Ok(Property::Termination),
             _ => Err(format!(
-                "unknown property `{s}`: expected `condition` or `races`"
+                "unknown property `{s}`: expected `condition`, `races` or `termination`"
             )),
         }
     }
@@ -148,6 +152,8 @@ impl LitmusOutcome {
                 self.condition_holds.filter(|_| settled)
             }
             Property::Races => (complete || !self.race_free).then_some(self.race_free),
+            // Answered by a termination check, not by the outcome list.
+            Property::Termination => None,
         }
     }
 }
@@ -409,6 +415,7 @@ impl Visitor for Outcomes<'_> {
             }
             let decided = match self.decide {
                 Some(Property::Races) => self.racy,
+                Some(Property::Termination) => false,
                 Some(Property::Condition) => match quantifier {
                     Some(Quantifier::Exists) | Some(Quantifier::NotExists) => self.positive > 0,
                     Some(Quantifier::Forall) => self.negative > 0,

@@ -9,6 +9,7 @@ pub mod explain;
 pub mod litmus;
 pub mod queries;
 pub mod suite;
+pub mod termination;
 
 pub use litmus::{LitmusOutcome, Observation, Property, RacePair, check_litmus};
 pub use queries::{Answer, QueryOutcome, TestOutcome, check_program};
@@ -57,6 +58,8 @@ pub enum Checked {
     Queries(TestOutcome),
     /// The herd-style outcome of a litmus test.
     Litmus(Box<LitmusOutcome>),
+    /// Whether a litmus test terminates under a progress model.
+    Termination(Box<termination::TerminationOutcome>),
 }
 
 impl Checked {
@@ -67,6 +70,7 @@ impl Checked {
         match self {
             Checked::Queries(o) => o.queries.iter().all(|q| q.actual != Answer::Undecided),
             Checked::Litmus(o) => o.complete(),
+            Checked::Termination(o) => o.complete(),
         }
     }
 
@@ -75,6 +79,7 @@ impl Checked {
         match self {
             Checked::Queries(o) => &o.file,
             Checked::Litmus(o) => &o.file,
+            Checked::Termination(o) => &o.file,
         }
     }
 }

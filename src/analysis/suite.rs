@@ -69,6 +69,10 @@ pub struct Record {
     pub time_ms: f64,
     /// Why it failed, was undecided or could not be checked.
     pub detail: Option<String>,
+    /// The CSV row is `annotated` (its verdict was never machine-checked by
+    /// its authors): counted apart, never a failure of the suite.
+    #[serde(default)]
+    pub annotated: bool,
 }
 
 /// The summary of a `suite` run.
@@ -83,6 +87,11 @@ pub struct Summary {
     pub errors: Vec<FileError>,
     /// Files checked (errors not included).
     pub files: usize,
+    /// Annotated CSV rows (not in `total`): how many, how many agree, and
+    /// those that do not (or are undecided).
+    pub annotated: usize,
+    pub annotated_agree: usize,
+    pub annotated_disagree: Vec<Failure>,
     #[serde(serialize_with = "super::ser_duration")]
     pub time: Duration,
     /// Every check, in suite order.
@@ -99,6 +108,9 @@ impl Summary {
             undecided: Vec::new(),
             errors: Vec::new(),
             files: outcomes.len(),
+            annotated: 0,
+            annotated_agree: 0,
+            annotated_disagree: Vec::new(),
             time,
             records: Vec::new(),
         };
@@ -151,6 +163,7 @@ impl Summary {
                 truncated: undecided,
                 time_ms: q.time.as_secs_f64() * 1000.0,
                 detail: (status != Status::Passed).then_some(detail),
+                annotated: false,
             });
         }
     }
@@ -161,26 +174,7 @@ impl Summary {
         let mut s = Summary::new(&[], Vec::new(), time);
         let mut files: Vec<&str> = Vec::new();
         for r in &records {
-            let failure = || Failure {
-                file: r.file.clone(),
-                detail: r.detail.clone().unwrap_or_default(),
-            };
-            match r.status {
-                Status::Passed => s.passed += 1,
-                Status::Failed => s.failed.push(failure()),
-                Status::Undecided => s.undecided.push(failure()),
-                Status::Error => s.errors.push(FileError {
-                    file: r.file.clone(),
-                    error: r.detail.clone().unwrap_or_default(),
-                }),
-                Status::Checked => {}
-            }
-            if matches!(
-                r.status,
-                Status::Passed | Status::Failed | Status::Undecided
-            ) {
-                s.total += 1;
-            }
+            s.count(r);
             if r.status != Status::Error && !files.contains(&r.file.as_str()) {
                 files.push(&r.file);
             }
@@ -188,6 +182,38 @@ impl Summary {
         s.files = files.len();
         s.records = records;
         s
+    }
+
+    /// Counts one record into the totals and lists (not into `records`).
+    fn count(&mut self, r: &Record) {
+        let failure = || Failure {
+            file: r.file.clone(),
+            detail: r.detail.clone().unwrap_or_default(),
+        };
+        if r.annotated && r.status != Status::Error {
+            self.annotated += 1;
+            match r.status {
+                Status::Passed => self.annotated_agree += 1,
+                _ => self.annotated_disagree.push(failure()),
+            }
+            return;
+        }
+        match r.status {
+            Status::Passed => self.passed += 1,
+            Status::Failed => self.failed.push(failure()),
+            Status::Undecided => self.undecided.push(failure()),
+            Status::Error => self.errors.push(FileError {
+                file: r.file.clone(),
+                error: r.detail.clone().unwrap_or_default(),
+            }),
+            Status::Checked => {}
+        }
+        if matches!(
+            r.status,
+            Status::Passed | Status::Failed | Status::Undecided
+        ) {
+            self.total += 1;
+        }
     }
 
     /// Adds a file that could not be checked.
@@ -207,6 +233,7 @@ impl Summary {
             truncated: false,
             time_ms: 0.0,
             detail: Some(e.error.clone()),
+            annotated: false,
         });
         self.errors.push(e);
     }
@@ -233,6 +260,8 @@ pub struct SuiteItem {
     /// `Some(holds)` for a CSV row; `None` for a `.test` file (its queries
     /// carry their own expectations).
     pub expected: Option<bool>,
+    /// The CSV row is `annotated` (see [`Record::annotated`]).
+    pub annotated: bool,
 }
 
 /// The items of a suite: the rows of `expected` (paths relative to `dir`),
@@ -252,6 +281,7 @@ pub fn plan(
             .map(|r| SuiteItem {
                 path: r.path,
                 expected: Some(r.holds),
+                annotated: r.annotated,
             })
             .collect();
         let errors = bad
@@ -278,6 +308,7 @@ pub fn plan(
         .map(|path| SuiteItem {
             path,
             expected: None,
+            annotated: false,
         })
         .collect();
     Ok((items, Vec::new()))
@@ -331,68 +362,124 @@ pub fn score(
 ) -> Summary {
     let mut s = Summary::new(&[], errors, time);
     for (item, res) in items.iter().zip(results) {
-        match res {
-            Ok(Checked::Litmus(o)) => {
-                s.files += 1;
-                let actual = o.holds(property);
-                let (status, expected, detail) = match item.expected {
-                    None => (Status::Checked, None, None),
-                    Some(expected) => {
-                        s.total += 1;
-                        let detail = mismatch_detail(&o, property, expected, actual);
-                        let status = match actual {
-                            Some(h) if h == expected => {
-                                s.passed += 1;
-                                Status::Passed
-                            }
-                            None if o.truncated || o.cut_paths > 0 => Status::Undecided,
-                            _ => Status::Failed,
-                        };
-                        let f = Failure {
-                            file: item.path.display().to_string(),
-                            detail: detail.clone(),
-                        };
-                        match status {
-                            Status::Undecided => s.undecided.push(f),
-                            Status::Failed => s.failed.push(f),
-                            _ => {}
-                        }
-                        let detail = (status != Status::Passed).then_some(detail);
-                        (status, Some(u8::from(expected).to_string()), detail)
-                    }
-                };
-                let actual = match (actual, item.expected) {
-                    (Some(h), Some(_)) => u8::from(h).to_string(),
-                    (Some(true), None) => "Ok".into(),
-                    (Some(false), None) => "No".into(),
-                    (None, _) if o.truncated || o.cut_paths > 0 => "undecided".to_string(),
-                    (None, _) => "-".into(),
-                };
-                s.records.push(Record {
-                    file: item.path.display().to_string(),
-                    property: Some(property),
-                    query: None,
-                    expected,
-                    actual,
-                    status,
-                    complete: o.complete(),
-                    states: o.states.len(),
-                    races: o.races.len(),
-                    executions: o.executions,
-                    cut_paths: o.cut_paths,
-                    truncated: o.truncated,
-                    time_ms: o.time.as_secs_f64() * 1000.0,
-                    detail,
-                });
-            }
+        let record = match res {
+            Ok(Checked::Litmus(o)) => litmus_record(item, &o, property),
+            Ok(Checked::Termination(o)) => termination_record(item, &o),
             Ok(Checked::Queries(o)) => {
                 s.files += 1;
                 s.add_queries(&o);
+                continue;
             }
-            Err(e) => s.add_error(e),
-        }
+            Err(e) => {
+                s.add_error(e);
+                continue;
+            }
+        };
+        s.files += 1;
+        s.count(&record);
+        s.records.push(record);
     }
     s
+}
+
+/// A CSV row's (or litmus file's) status: passed when `actual` is the
+/// expectation, undecided when it is unknown because of a bound.
+fn status_of(expected: Option<bool>, actual: Option<bool>, bounded: bool) -> Status {
+    match (expected, actual) {
+        (None, _) => Status::Checked,
+        (Some(e), Some(a)) if e == a => Status::Passed,
+        (Some(_), None) if bounded => Status::Undecided,
+        _ => Status::Failed,
+    }
+}
+
+fn litmus_record(item: &SuiteItem, o: &LitmusOutcome, property: Property) -> Record {
+    let actual = o.holds(property);
+    let bounded = o.truncated || o.cut_paths > 0;
+    let status = status_of(item.expected, actual, bounded);
+    let detail = item
+        .expected
+        .filter(|_| status != Status::Passed)
+        .map(|e| mismatch_detail(o, property, e, actual));
+    let actual = match (actual, item.expected) {
+        (Some(h), Some(_)) => u8::from(h).to_string(),
+        (Some(true), None) => "Ok".into(),
+        (Some(false), None) => "No".into(),
+        (None, _) if bounded => "undecided".to_string(),
+        (None, _) => "-".into(),
+    };
+    Record {
+        file: item.path.display().to_string(),
+        property: Some(property),
+        query: None,
+        expected: item.expected.map(|e| u8::from(e).to_string()),
+        actual,
+        status,
+        complete: o.complete(),
+        states: o.states.len(),
+        races: o.races.len(),
+        executions: o.executions,
+        cut_paths: o.cut_paths,
+        truncated: o.truncated,
+        time_ms: o.time.as_secs_f64() * 1000.0,
+        detail,
+        annotated: item.annotated,
+    }
+}
+
+/// A termination row: `1` terminates, `0` runs forever. A `terminates`
+/// found within the unrolling bound only is compared as Dat3M's bounded
+/// verdicts are (its rows say which bound), and the record says it is not
+/// complete; a witness needing more iterations than the bound is undecided.
+fn termination_record(item: &SuiteItem, o: &super::termination::TerminationOutcome) -> Record {
+    let actual = o.terminates();
+    let mut status = status_of(item.expected, actual, o.truncated);
+    if status == Status::Failed && o.bounded() {
+        status = Status::Undecided;
+    }
+    let detail = (status != Status::Passed && status != Status::Checked).then(|| {
+        let got = match o.verdict {
+            super::termination::Verdict::Terminates if o.bounded() => format!(
+                "no non-terminating execution within unroll {} ({} paths cut: raise --unroll)",
+                o.unroll, o.cut_paths
+            ),
+            super::termination::Verdict::Terminates => "terminates".into(),
+            super::termination::Verdict::NonTerminating => {
+                let w = o.witness.as_ref().map(crate::report::text::witness_line);
+                format!("non-terminating: {}", w.unwrap_or_default())
+            }
+            super::termination::Verdict::Undecided => "undecided (execution limit)".into(),
+        };
+        format!(
+            "Termination under {}: expected {}, got {got}",
+            o.progress,
+            item.expected
+                .map_or("-".into(), |e| u8::from(e).to_string())
+        )
+    });
+    let actual = match (actual, item.expected) {
+        (Some(h), Some(_)) => u8::from(h).to_string(),
+        (Some(true), None) => "terminates".into(),
+        (Some(false), None) => "non-terminating".into(),
+        (None, _) => "undecided".into(),
+    };
+    Record {
+        file: item.path.display().to_string(),
+        property: Some(Property::Termination),
+        query: None,
+        expected: item.expected.map(|e| u8::from(e).to_string()),
+        actual,
+        status,
+        complete: o.complete(),
+        states: 0,
+        races: 0,
+        executions: o.executions,
+        cut_paths: o.cut_paths,
+        truncated: o.truncated,
+        time_ms: o.time.as_secs_f64() * 1000.0,
+        detail,
+        annotated: item.annotated,
+    }
 }
 
 /// Why a CSV row disagrees: the verdicts, the witnesses and the outcome list.

@@ -173,6 +173,18 @@ fn permutations(v: &mut Vec<usize>, k: usize, f: &mut impl FnMut(&[usize])) {
     }
 }
 
+/// What a search does with the candidates under one combination of
+/// coherence orders.
+pub enum OrderChoice {
+    /// None of them matter.
+    Skip,
+    /// All of them.
+    All,
+    /// Those whose reads read from these choices (per read, a subset of the
+    /// skeleton's `rf_choices`).
+    Restrict(Vec<Vec<Option<usize>>>),
+}
+
 /// Below this many remaining candidates a subtree is enumerated without
 /// asking the pruning callback (a model evaluation costs about as much as a
 /// leaf).
@@ -196,6 +208,8 @@ fn env_of(
 
 struct Dfs<'a> {
     s: &'a Skeleton,
+    /// The reads-from choices of each read (the skeleton's, or fewer).
+    choices: &'a [Vec<Option<usize>>],
     /// The reads in search order (indices into `s.reads`): forced reads first.
     order: Vec<usize>,
     co: Relation,
@@ -225,7 +239,7 @@ impl Dfs<'_> {
         // Ask the pruning callback right after a choice was made (a forced
         // read adds nothing a later check would not see too).
         if d > 0
-            && self.s.rf_choices[self.order[d - 1]].len() > 1
+            && self.choices[self.order[d - 1]].len() > 1
             && self.remaining[d] >= PRUNE_MIN_SUBTREE
             && let Some(p) = prune.as_mut()
             && !p(&env_of(
@@ -240,7 +254,7 @@ impl Dfs<'_> {
         }
         let k = self.order[d];
         let r = self.s.reads[k];
-        for &c in &self.s.rf_choices[k] {
+        for &c in &self.choices[k] {
             match c {
                 Some(w) => self.rf.insert(w, r),
                 None => self.init.insert(r),
@@ -260,6 +274,7 @@ impl Dfs<'_> {
 pub(crate) fn search(
     s: &Skeleton,
     mut prune: Option<&mut dyn FnMut(&Env) -> bool>,
+    orders: &mut dyn FnMut(&Relation) -> OrderChoice,
     visit: &mut dyn FnMut(&Candidate) -> ControlFlow<()>,
 ) {
     let n = s.universe();
@@ -267,12 +282,18 @@ pub(crate) fn search(
         return;
     }
     let nr = s.reads.len();
-    let mut order: Vec<usize> = (0..nr).collect();
-    order.sort_by_key(|&k| s.rf_choices[k].len() > 1);
-    let mut remaining = vec![1u128; nr + 1];
-    for d in (0..nr).rev() {
-        remaining[d] = remaining[d + 1].saturating_mul(s.rf_choices[order[d]].len() as u128);
-    }
+    // The search order of the reads (forced ones first) and the size of
+    // the subtree below each depth, for some choices.
+    let plan = |choices: &[Vec<Option<usize>>]| {
+        let mut order: Vec<usize> = (0..nr).collect();
+        order.sort_by_key(|&k| choices[k].len() > 1);
+        let mut remaining = vec![1u128; nr + 1];
+        for d in (0..nr).rev() {
+            remaining[d] = remaining[d + 1].saturating_mul(choices[order[d]].len() as u128);
+        }
+        (order, remaining)
+    };
+    let (order, remaining) = plan(&s.rf_choices);
     let mut idx = vec![0usize; s.mo_choices.len()];
     loop {
         let mut co = Relation::empty(n);
@@ -281,9 +302,21 @@ pub(crate) fn search(
             co.union_with(&choices[idx[k]].0);
             asmo.union_with(&choices[idx[k]].1);
         }
-        for sco in &s.sco_choices {
+        let restricted;
+        let (wanted, choices, order, remaining) = match orders(&co) {
+            OrderChoice::Skip => (false, &s.rf_choices, Vec::new(), Vec::new()),
+            OrderChoice::All => (true, &s.rf_choices, order.clone(), remaining.clone()),
+            OrderChoice::Restrict(c) => {
+                restricted = c;
+                let (o, r) = plan(&restricted);
+                let some = restricted.iter().all(|c| !c.is_empty());
+                (some, &restricted, o, r)
+            }
+        };
+        for sco in s.sco_choices.iter().filter(|_| wanted) {
             let mut dfs = Dfs {
                 s,
+                choices,
                 order: order.clone(),
                 co: co.clone(),
                 asmo: asmo.clone(),

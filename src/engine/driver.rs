@@ -24,10 +24,11 @@
 //! enumeration strategy plugs in; visitors do not see how candidates are
 //! produced.
 
+use super::trace::ThreadPaths;
 use super::{Candidate, ExecError, Explorer, Limits, Skeleton};
 use crate::cat::{CatError, Env, Evaluation, Model, Prepared};
 use crate::ir::Program;
-use std::cell::Cell;
+use std::cell::{Cell, OnceCell, RefCell};
 use std::ops::ControlFlow;
 
 /// Why a program could not be explored or a visitor could not go on.
@@ -136,8 +137,39 @@ pub trait Visitor {
         true
     }
 
+    /// The combinations of thread paths to walk, as blocks (per thread, the
+    /// indices of the paths to combine; every combination of a block is
+    /// walked). `None`, the default: every combination.
+    fn blocks(&mut self, _threads: &[ThreadPaths]) -> Option<Vec<Vec<Vec<usize>>>> {
+        None
+    }
+
+    /// Whether the skeleton's candidates matter to the visitor at all (asked
+    /// once per skeleton, first): a visitor that says no skips them.
+    fn wants(&mut self, _skeleton: &Skeleton) -> bool {
+        true
+    }
+
     /// Called once per skeleton, before its candidates.
     fn skeleton(&mut self, _skeleton: &Skeleton) {}
+
+    /// Which candidates under one combination of coherence orders (`co`,
+    /// before any reads-from choice) can matter: none (skipped
+    /// unevaluated), all, or those reading from fewer writes.
+    fn wants_orders(
+        &mut self,
+        _skeleton: &Skeleton,
+        _co: &crate::relation::Relation,
+    ) -> super::OrderChoice {
+        super::OrderChoice::All
+    }
+
+    /// Whether a candidate is worth a model evaluation: a visitor that
+    /// already knows from the candidate's choices that it cannot use it
+    /// says no, and the candidate is skipped unevaluated (not counted).
+    fn wants_candidate(&mut self, _skeleton: &Skeleton, _candidate: &Candidate) -> bool {
+        true
+    }
 
     /// What the visitor has found so far, for progress displays (e.g. the
     /// number of distinct final states).
@@ -265,25 +297,70 @@ pub fn explore_with_progress(
     let mut stopped = false;
     let mut failure: Option<CheckError> = None;
     let mut monotone_cache = None;
-    explorer.for_each(|sk| -> Result<ControlFlow<()>, CheckError> {
+    let blocks = visitor.blocks(&explorer.threads).unwrap_or_else(|| {
+        vec![
+            explorer
+                .threads
+                .iter()
+                .map(|t| (0..t.paths.len()).collect())
+                .collect(),
+        ]
+    });
+    explorer.for_each_in(&blocks, |sk| -> Result<ControlFlow<()>, CheckError> {
         if over_budget() {
             return Ok(ControlFlow::Break(()));
         }
+        if !visitor.wants(&sk) {
+            return Ok(ControlFlow::Continue(()));
+        }
         visitor.skeleton(&sk);
-        let staged = Staged::new(model, &sk.static_env, &mut monotone_cache)?;
-        let prune_here = staged.can_prune() && visitor.may_prune();
+        // The model is prepared for the skeleton when a candidate (or a
+        // partial one) first needs it: a visitor may refuse them all.
+        let staged: OnceCell<Staged> = OnceCell::new();
+        let cache = RefCell::new(&mut monotone_cache);
+        let prepare_error: Cell<Option<CatError>> = Cell::new(None);
+        let stage = || -> Option<&Staged> {
+            if staged.get().is_none() {
+                match Staged::new(model, &sk.static_env, &mut cache.borrow_mut()) {
+                    Ok(s) => {
+                        let _ = staged.set(s);
+                    }
+                    Err(e) => {
+                        prepare_error.set(Some(e));
+                        return None;
+                    }
+                }
+            }
+            staged.get()
+        };
+        let may_prune = visitor.may_prune();
         let mut prune = |env: &Env| {
             // Over the budget: stop evaluating, keep the subtree.
             if over_budget() {
                 return true;
             }
+            let Some(staged) = stage() else {
+                return true;
+            };
+            if !staged.can_prune() {
+                return true;
+            }
             tick(executions_seen.get(), None);
             staged.partial_ok(env)
         };
+        // The order filter and the candidate visit both talk to the visitor.
+        let shared = RefCell::new(&mut *visitor);
         let mut visit = |cand: &Candidate| {
             if over_budget() {
                 return ControlFlow::Break(());
             }
+            let mut visitor = shared.borrow_mut();
+            if !visitor.wants_candidate(&sk, cand) {
+                return ControlFlow::Continue(());
+            }
+            let Some(staged) = stage() else {
+                return ControlFlow::Break(());
+            };
             tick(executions_seen.get() + 1, visitor.found());
             executions_seen.set(executions_seen.get() + 1);
             let flow = staged
@@ -303,7 +380,15 @@ pub fn explore_with_progress(
                 }
             }
         };
-        sk.search(if prune_here { Some(&mut prune) } else { None }, &mut visit);
+        let mut orders = |co: &crate::relation::Relation| shared.borrow_mut().wants_orders(&sk, co);
+        sk.search_orders(
+            if may_prune { Some(&mut prune) } else { None },
+            &mut orders,
+            &mut visit,
+        );
+        if let Some(e) = prepare_error.take() {
+            return Err(e.into());
+        }
         if let Some(e) = failure.take() {
             return Err(e);
         }

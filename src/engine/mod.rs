@@ -19,11 +19,11 @@ pub mod names;
 pub mod trace;
 
 pub use base::{EventInfo, scope_set_name};
-pub use candidates::Candidate;
+pub use candidates::{Candidate, OrderChoice};
 pub use driver::{
     CheckError, Coverage, LimitKind, Progress, ProgressFn, Visitor, explore, explore_with_progress,
 };
-pub use trace::{PathEvent, ReadValue, RegValue};
+pub use trace::{Ending, PathEvent, ReadValue, RegValue, Stuck};
 
 use crate::cat::Env;
 use crate::ir::Program;
@@ -59,6 +59,9 @@ pub struct Limits {
     /// leaves the loop; [`trace::spin_loops`]) instead of unrolling them.
     /// Off: every loop is unrolled (the reference enumeration).
     pub spin_reduction: bool,
+    /// Also list the paths that end stuck in a loop or stop part-way
+    /// ([`trace::Ending`]), for termination questions. Off: complete paths only.
+    pub endings: bool,
 }
 
 /// Which order relations the model reads, so that the engine enumerates
@@ -130,6 +133,7 @@ impl Default for Limits {
             orders: Orders::default(),
             timeout: None,
             spin_reduction: true,
+            endings: false,
         }
     }
 }
@@ -199,34 +203,68 @@ impl<'p> Explorer<'p> {
     /// Calls `f` on the skeleton of every combination of paths until it breaks.
     pub fn for_each<E>(
         &self,
+        f: impl FnMut(Skeleton) -> Result<ControlFlow<()>, E>,
+    ) -> Result<(), E>
+    where
+        E: From<ExecError>,
+    {
+        let all: Vec<Vec<usize>> = self
+            .threads
+            .iter()
+            .map(|t| (0..t.paths.len()).collect())
+            .collect();
+        self.for_each_in(&[all], f)
+    }
+
+    /// [`Explorer::for_each`] over the combinations of some blocks only:
+    /// a block names, per thread, the indices of the paths to combine.
+    pub fn for_each_in<E>(
+        &self,
+        blocks: &[Vec<Vec<usize>>],
         mut f: impl FnMut(Skeleton) -> Result<ControlFlow<()>, E>,
     ) -> Result<(), E>
     where
         E: From<ExecError>,
     {
-        if self.threads.iter().any(|t| t.paths.is_empty()) {
-            return Ok(());
+        for block in blocks {
+            if self.block(block, &mut f)?.is_break() {
+                break;
+            }
+        }
+        Ok(())
+    }
+
+    fn block<E>(
+        &self,
+        block: &[Vec<usize>],
+        f: &mut impl FnMut(Skeleton) -> Result<ControlFlow<()>, E>,
+    ) -> Result<ControlFlow<()>, E>
+    where
+        E: From<ExecError>,
+    {
+        if block.len() != self.threads.len() || block.iter().any(|t| t.is_empty()) {
+            return Ok(ControlFlow::Continue(()));
         }
         let mut idx = vec![0usize; self.threads.len()];
         loop {
             let paths: Vec<&Path> = idx
                 .iter()
                 .enumerate()
-                .map(|(t, &i)| &self.threads[t].paths[i])
+                .map(|(t, &i)| &self.threads[t].paths[block[t][i]])
                 .collect();
             if self.values_available(&paths) {
                 let sk = Skeleton::build(self.program, &paths, self.limits)?;
                 if f(sk)?.is_break() {
-                    return Ok(());
+                    return Ok(ControlFlow::Break(()));
                 }
             }
             let mut d = 0;
             loop {
                 if d == idx.len() {
-                    return Ok(());
+                    return Ok(ControlFlow::Continue(()));
                 }
                 idx[d] += 1;
-                if idx[d] < self.threads[d].paths.len() {
+                if idx[d] < block[d].len() {
                     break;
                 }
                 idx[d] = 0;
@@ -254,6 +292,9 @@ pub struct Skeleton {
     pub sco_choices: Vec<Relation>,
     /// Final registers of each thread: the value, or the event whose read gives it.
     pub registers: Vec<Vec<(String, RegValue)>>,
+    /// How each thread's path ends; a stuck loop's iterations are ranges of
+    /// this skeleton's event indices.
+    pub endings: Vec<Ending>,
 }
 
 impl Skeleton {
@@ -280,8 +321,20 @@ impl Skeleton {
         let mo_choices = candidates::mo_choices(&events, &facts, limits)?;
         let sco_choices = candidates::sco_choices(&events, &facts, limits)?;
         let mut registers = Vec::new();
+        let mut endings = Vec::new();
         let mut offset = 0;
         for p in paths {
+            endings.push(match &p.ending {
+                Ending::Stuck(st) => Ending::Stuck(Stuck {
+                    iterations: st
+                        .iterations
+                        .iter()
+                        .map(|r| r.start + offset..r.end + offset)
+                        .collect(),
+                    ..st.clone()
+                }),
+                e => e.clone(),
+            });
             registers.push(
                 p.registers
                     .iter()
@@ -306,6 +359,7 @@ impl Skeleton {
             mo_choices,
             sco_choices,
             registers,
+            endings,
         })
     }
 
@@ -339,7 +393,19 @@ impl Skeleton {
         prune: Option<&mut dyn FnMut(&Env) -> bool>,
         visit: &mut dyn FnMut(&Candidate) -> ControlFlow<()>,
     ) {
-        candidates::search(self, prune, visit)
+        candidates::search(self, prune, &mut |_| OrderChoice::All, visit)
+    }
+
+    /// [`Skeleton::search`], asking `orders` what to do under each
+    /// combination of the locations' orders (as `co`, before any reads-from
+    /// choice is made under it): skip it, or narrow the reads-from choices.
+    pub fn search_orders(
+        &self,
+        prune: Option<&mut dyn FnMut(&Env) -> bool>,
+        orders: &mut dyn FnMut(&Relation) -> OrderChoice,
+        visit: &mut dyn FnMut(&Candidate) -> ControlFlow<()>,
+    ) {
+        candidates::search(self, prune, orders, visit)
     }
 
     /// Calls `f` on every candidate execution until it breaks (no pruning).

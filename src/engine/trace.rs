@@ -53,13 +53,47 @@ pub enum RegValue {
     Read(usize),
 }
 
-/// One complete path of a thread.
+/// One path of a thread: complete (it reaches the end of the code), or, when
+/// exploring for termination ([`Limits::endings`]), one that ends stuck in a
+/// loop or stops part-way.
 #[derive(Clone, Debug)]
 pub struct Path {
     pub events: Vec<PathEvent>,
+    /// Final registers (complete paths only; empty for the others).
     pub registers: Vec<(String, RegValue)>,
     /// The spin loops the path ran as awaits, in program order.
     pub awaits: Vec<Await>,
+    /// How the path ends.
+    pub ending: Ending,
+}
+
+/// How a path ends.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Ending {
+    /// It runs to the end of the thread's code.
+    Finished,
+    /// It has just jumped back to a loop's head and ends there: the loop may
+    /// go on forever if its last iterations can repeat (see
+    /// `analysis::termination`).
+    Stuck(Stuck),
+    /// It stops after its events, without finishing: a thread the scheduler
+    /// no longer runs (no event at all: it never started).
+    Stopped,
+}
+
+/// A loop a path ends in.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Stuck {
+    /// The loop's head (the label statement the back jump targets).
+    pub header: usize,
+    /// The jump back.
+    pub back: usize,
+    /// The loop's iterations on the path since it entered the loop, oldest
+    /// first, as ranges of event indices (the last one ends the path).
+    pub iterations: Vec<std::ops::Range<usize>>,
+    /// A spin loop run as an await: its last iteration alone repeats (it
+    /// writes nothing and leaves the registers as it found them).
+    pub side_effect_free: bool,
 }
 
 /// One pass of a path through a spin loop run as an await: its events are
@@ -364,7 +398,14 @@ pub fn explore(program: &Program, limits: &Limits) -> Result<Vec<ThreadPaths>, E
     for _round in 0..MAX_ROUNDS {
         let mut all = Vec::new();
         for (t, spins) in program.threads.iter().zip(&spins) {
-            all.push(explore_thread(program, t, unroll, spins, &domain)?);
+            all.push(explore_thread(
+                program,
+                t,
+                unroll,
+                spins,
+                &domain,
+                limits.endings,
+            )?);
         }
         // The most writes one execution makes to each location.
         let mut most = vec![0u32; nloc];
@@ -485,6 +526,9 @@ struct State {
     awaiting: Option<(SpinLoop, usize, usize)>,
     /// The awaits passed.
     awaits: Vec<Await>,
+    /// Label statements run, with the number of events before each (to
+    /// find a loop's iterations; kept only when exploring endings).
+    arrivals: Vec<(usize, usize)>,
 }
 
 fn label_map(t: &Thread) -> HashMap<&str, usize> {
@@ -504,6 +548,7 @@ fn explore_thread(
     unroll: usize,
     spins: &[SpinLoop],
     domain: &Domains,
+    endings: bool,
 ) -> Result<ThreadPaths, ExecError> {
     let labels = label_map(t);
     // Looping alternatives of each await instance.
@@ -522,8 +567,12 @@ fn explore_thread(
         prov: HashMap::new(),
         awaiting: None,
         awaits: Vec::new(),
+        arrivals: Vec::new(),
     };
     let mut out = ThreadPaths::default();
+    // Partial paths the unrolling bound stopped (their prefixes are stopped
+    // paths when exploring endings).
+    let mut stopped_at_bound: Vec<Vec<PathEvent>> = Vec::new();
     let mut stack = vec![start];
     while let Some(mut s) = stack.pop() {
         loop {
@@ -552,6 +601,7 @@ fn explore_thread(
                     events: s.events,
                     registers,
                     awaits: s.awaits,
+                    ending: Ending::Finished,
                 });
                 if out.paths.len() > MAX_PATHS {
                     return Err(ExecError {
@@ -566,16 +616,30 @@ fn explore_thread(
             s.runs[s.pc] += 1;
             if s.runs[s.pc] > unroll + 1 {
                 out.cut += 1;
+                if endings {
+                    stopped_at_bound.push(s.events);
+                }
                 break;
             }
             let pc = s.pc;
             match &t.code[pc] {
-                Stmt::Label { .. } => s.pc += 1,
+                Stmt::Label { .. } => {
+                    if endings {
+                        s.arrivals.push((pc, s.events.len()));
+                    }
+                    s.pc += 1
+                }
                 Stmt::Goto { label, .. } => {
                     s.pc = target(&labels, label, t)?;
                     if jumps_back(&s, pc) {
+                        if endings {
+                            push_stuck_await(&s, &mut out);
+                        }
                         drop_iteration(&s, &mut looping, &mut out);
                         break;
+                    }
+                    if endings && s.pc <= pc {
+                        push_stuck_loop(&s, pc, &mut out);
                     }
                 }
                 Stmt::Assign { dest, op, a, b, .. } => {
@@ -602,8 +666,14 @@ fn explore_thread(
                         pc + 1
                     };
                     if jumps_back(&s, pc) {
+                        if endings {
+                            push_stuck_await(&s, &mut out);
+                        }
                         drop_iteration(&s, &mut looping, &mut out);
                         break;
+                    }
+                    if endings && s.pc <= pc {
+                        push_stuck_loop(&s, pc, &mut out);
                     }
                 }
                 Stmt::Op(ins) => {
@@ -620,7 +690,102 @@ fn explore_thread(
             a.looping = looping.get(&a.instance).cloned().unwrap_or_default();
         }
     }
+    if endings {
+        add_stopped_prefixes(&mut out, stopped_at_bound);
+    }
     Ok(out)
+}
+
+/// A path ending in the await under way, whose iteration just jumped back:
+/// that iteration alone repeats.
+fn push_stuck_await(s: &State, out: &mut ThreadPaths) {
+    if let Some((l, first, _)) = s.awaiting {
+        out.paths.push(Path {
+            events: s.events.clone(),
+            registers: Vec::new(),
+            awaits: Vec::new(),
+            ending: Ending::Stuck(Stuck {
+                header: l.header,
+                back: l.back,
+                iterations: std::iter::once(first..s.events.len()).collect(),
+                side_effect_free: true,
+            }),
+        });
+    }
+}
+
+/// A path ending at the backward jump at `back` that `s` just took (to
+/// `s.pc`): its iterations are the runs of the loop's head since the path
+/// entered the loop.
+fn push_stuck_loop(s: &State, back: usize, out: &mut ThreadPaths) {
+    let header = s.pc;
+    let inside = header..=back;
+    let starts: Vec<usize> = s
+        .arrivals
+        .iter()
+        .filter(|(stmt, _)| *stmt == header)
+        .map(|(_, e)| *e)
+        .collect();
+    let end = s.events.len();
+    let mut iterations = Vec::new();
+    let mut next = end;
+    for &start in starts.iter().rev() {
+        // An earlier entry into the loop: events outside it in between.
+        if s.events[start..next]
+            .iter()
+            .any(|e| !inside.contains(&e.stmt))
+        {
+            break;
+        }
+        iterations.push(start..next);
+        next = start;
+    }
+    if iterations.is_empty() {
+        return;
+    }
+    iterations.reverse();
+    out.paths.push(Path {
+        events: s.events.clone(),
+        registers: Vec::new(),
+        awaits: Vec::new(),
+        ending: Ending::Stuck(Stuck {
+            header,
+            back,
+            iterations,
+            side_effect_free: false,
+        }),
+    });
+}
+
+/// Adds every prefix of the thread's paths (and of the partial paths the
+/// unrolling bound stopped) as a stopped path, once each.
+fn add_stopped_prefixes(out: &mut ThreadPaths, stopped_at_bound: Vec<Vec<PathEvent>>) {
+    let key = |events: &[PathEvent]| -> Vec<(usize, Option<ReadValue>, Option<i64>, bool)> {
+        events
+            .iter()
+            .map(|e| (e.stmt, e.read, e.write, e.writes))
+            .collect()
+    };
+    let mut seen = HashSet::new();
+    let mut stopped = Vec::new();
+    let sources = out
+        .paths
+        .iter()
+        .map(|p| p.events.as_slice())
+        .chain(stopped_at_bound.iter().map(|e| e.as_slice()));
+    for events in sources {
+        for k in 0..=events.len() {
+            if seen.insert(key(&events[..k])) {
+                stopped.push(Path {
+                    events: events[..k].to_vec(),
+                    registers: Vec::new(),
+                    awaits: Vec::new(),
+                    ending: Ending::Stopped,
+                });
+            }
+        }
+    }
+    out.paths.extend(stopped);
 }
 
 /// Whether the statement at `pc` just sent `s` back to the head of the

@@ -13,7 +13,123 @@ pub fn checked(c: &Checked) -> String {
     match c {
         Checked::Queries(o) => queries(o),
         Checked::Litmus(o) => litmus(o),
+        Checked::Termination(o) => termination(o),
     }
+}
+
+/// One line on a non-termination witness: each invocation's fate, and the
+/// loops that repeat.
+pub fn witness_line(w: &crate::analysis::termination::Witness) -> String {
+    let fates: Vec<String> = w
+        .threads
+        .iter()
+        .map(|f| {
+            format!(
+                "{} {}{}",
+                f.thread,
+                f.fate,
+                if f.fair {
+                    ""
+                } else {
+                    " (not scheduled fairly)"
+                }
+            )
+        })
+        .collect();
+    let loops: Vec<String> = w
+        .loops
+        .iter()
+        .map(|l| {
+            format!(
+                "{} repeats lines {}-{} ({} of {} iterations{})",
+                l.thread,
+                l.head_line,
+                l.back_line,
+                l.suffix,
+                l.iterations,
+                if l.infix > 0 {
+                    format!(", after {} matching ones", l.infix)
+                } else {
+                    String::new()
+                }
+            )
+        })
+        .collect();
+    format!("{}; {}", fates.join(", "), loops.join("; "))
+}
+
+/// The text report of a termination check: the verdict and, for a program
+/// that can run forever, the witness (each invocation's fate, the loop
+/// iterations that repeat and what their reads see).
+pub fn termination(o: &crate::analysis::termination::TerminationOutcome) -> String {
+    use crate::analysis::termination::Verdict as T;
+    let mut s = format!("Test {} (termination, progress {})\n", o.name, o.progress);
+    match (&o.verdict, &o.witness) {
+        (T::NonTerminating, Some(w)) => {
+            s.push_str("NON-TERMINATING: an execution the progress model allows runs forever\n");
+            for f in &w.threads {
+                let _ = writeln!(
+                    s,
+                    "  {:<4} {:<14} {}, {}",
+                    f.thread,
+                    f.fate,
+                    count(f.events as u64, "event", "events"),
+                    if f.fair {
+                        "scheduled fairly"
+                    } else {
+                        "not scheduled fairly"
+                    }
+                );
+            }
+            for l in &w.loops {
+                let _ = writeln!(
+                    s,
+                    "  {} spins forever in lines {}-{}: of {} iterations, the last {} repeat{}",
+                    l.thread,
+                    l.head_line,
+                    l.back_line,
+                    l.iterations,
+                    l.suffix,
+                    if l.infix > 0 {
+                        format!(" (the {} before them match them)", l.infix)
+                    } else {
+                        String::new()
+                    }
+                );
+                for r in &l.reads {
+                    let _ = writeln!(s, "    {r}");
+                }
+            }
+        }
+        (T::Terminates, _) if o.cut_paths > 0 => {
+            let _ = writeln!(
+                s,
+                "TERMINATES WITHIN THE BOUND: no execution repeats forever within unroll {} ({} cut: a repetition needing more iterations was not examined; raise --unroll)",
+                o.unroll,
+                count(o.cut_paths as u64, "path", "paths")
+            );
+        }
+        (T::Terminates, _) => {
+            s.push_str("TERMINATES: every execution the progress model allows ends\n")
+        }
+        _ => {
+            let _ = writeln!(
+                s,
+                "UNDECIDED: the search stopped at {} before finding a witness",
+                o.stopped_by.map_or("a limit", |l| l.option())
+            );
+        }
+    }
+    let _ = writeln!(
+        s,
+        "Time {} {:.3} ms  ({}, model {}, unroll {})",
+        o.name,
+        o.time.as_secs_f64() * 1000.0,
+        count(o.executions, "execution", "executions"),
+        o.model,
+        o.unroll
+    );
+    s
 }
 
 /// `1 file`, `2 files`.
@@ -49,6 +165,9 @@ pub fn summary(this: &Summary) -> String {
     for f in &this.failed {
         let _ = writeln!(s, "FAIL {}: {}", f.file, f.detail);
     }
+    for f in &this.annotated_disagree {
+        let _ = writeln!(s, "ANNOTATED ROW DIFFERS {}: {}", f.file, f.detail);
+    }
     for f in &this.undecided {
         let _ = writeln!(s, "UNDECIDED {}: {}", f.file, f.detail);
     }
@@ -66,6 +185,13 @@ pub fn summary(this: &Summary) -> String {
         count(this.errors.len() as u64, "error", "errors"),
         this.time.as_secs_f64() * 1000.0
     );
+    if this.annotated > 0 {
+        let _ = writeln!(
+            s,
+            "annotated rows (never machine-checked by their authors; not counted above): {} of {} agree",
+            this.annotated_agree, this.annotated
+        );
+    }
     s
 }
 

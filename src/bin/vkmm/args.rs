@@ -42,6 +42,11 @@ pub struct ModelArgs {
     /// Output format.
     #[arg(long, value_enum, default_value = "text")]
     pub format: OutputFormat,
+    /// Progress model for `--property termination`: FAIR, OBE, HSA, HSA_OBE,
+    /// LOBE, UNFAIR, or one per level (`workgroup=OBE,subgroup=HSA,default=FAIR`).
+    /// Default: FAIR.
+    #[arg(long, value_name = "MODEL")]
+    pub progress: Option<vkmm::analysis::termination::Progress>,
 }
 
 /// Bounds on the enumeration and front-end readings.
@@ -93,6 +98,16 @@ impl ModelArgs {
         }
         s
     }
+
+    /// [`ModelArgs::session`], checking termination when `property` asks for it.
+    pub fn session_for(&self, property: Option<Property>) -> Session {
+        let s = self.session();
+        if property == Some(Property::Termination) || self.progress.is_some() {
+            s.termination(Some(self.progress.clone().unwrap_or_default()))
+        } else {
+            s
+        }
+    }
 }
 
 #[derive(Subcommand)]
@@ -105,6 +120,11 @@ pub enum Command {
         files: Vec<PathBuf>,
         #[command(flatten)]
         args: ModelArgs,
+        /// `termination`: instead of the outcome list, whether every
+        /// execution the progress model (--progress) allows ends, with a
+        /// witness when one runs forever.
+        #[arg(long)]
+        property: Option<Property>,
     },
     /// Explain an outcome: a witness if it is allowed; if it is forbidden, the
     /// axiom rejecting each candidate execution and a shortest cycle with
@@ -180,7 +200,8 @@ pub enum Command {
         /// `path,verdict` CSV (paths relative to DIR; 1 = the property holds).
         #[arg(long)]
         expected: Option<PathBuf>,
-        /// The property the CSV's verdicts are about: condition or races.
+        /// The property the CSV's verdicts are about: condition, races or
+        /// termination (under --progress).
         #[arg(long, default_value = "condition")]
         property: Property,
         /// Worker threads (default: one per core).

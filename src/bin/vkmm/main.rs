@@ -24,9 +24,9 @@ fn file_error(path: &Path, e: vkmm::Error) -> FileError {
     }
 }
 
-fn check(files: &[PathBuf], args: &ModelArgs) -> Result<i32, String> {
+fn check(files: &[PathBuf], args: &ModelArgs, property: Option<Property>) -> Result<i32, String> {
     let spinner = output::Spinner::new(args.format != OutputFormat::Json);
-    let session = spinner.attach(args.session());
+    let session = spinner.attach(args.session_for(property));
     session.preload().map_err(|e| e.to_string())?;
     let start = Instant::now();
     let mut results = Vec::new();
@@ -62,6 +62,12 @@ fn check(files: &[PathBuf], args: &ModelArgs) -> Result<i32, String> {
                                 f.display()
                             )
                         }
+                        Checked::Termination(_) => {
+                            eprintln!(
+                                "{}: herd's format has no termination verdict; see --format text",
+                                f.display()
+                            )
+                        }
                     },
                     OutputFormat::Json => {}
                 }
@@ -80,7 +86,7 @@ fn check(files: &[PathBuf], args: &ModelArgs) -> Result<i32, String> {
         .iter()
         .filter_map(|c| match c {
             Checked::Queries(o) => Some(o.clone()),
-            Checked::Litmus(_) => None,
+            Checked::Litmus(_) | Checked::Termination(_) => None,
         })
         .collect();
     let mut summary = Summary::new(&queries, errors, start.elapsed());
@@ -143,7 +149,7 @@ fn run_suite(
     jobs: Option<usize>,
     shard: Option<(usize, usize)>,
 ) -> Result<Summary, String> {
-    let session = args.session();
+    let session = args.session_for(Some(property));
     session.preload().map_err(|e| e.to_string())?;
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(jobs.unwrap_or(0))
@@ -185,7 +191,11 @@ fn format_of(cli: &Cli) -> (OutputFormat, &'static str) {
 
 fn run(cli: Cli) -> Result<i32, String> {
     match cli.command {
-        Command::Check { files, args } => check(&files, &args),
+        Command::Check {
+            files,
+            args,
+            property,
+        } => check(&files, &args, property),
         Command::Explain {
             file,
             outcome,

@@ -1,0 +1,1102 @@
+//! Termination under GPU progress models: can a program run forever?
+//!
+//! A GPU does not promise that every invocation is scheduled fairly. Sorensen,
+//! Evrard and Donaldson ("GPU Schedulers: How Fair Is Fair Enough?", CONCUR
+//! 2018) name the guarantees schedulers give: FAIR (every invocation that has
+//! not finished runs again), OBE (occupancy-bound: an invocation that has
+//! taken a step is scheduled fairly from then on), HSA (only the unfinished
+//! invocation with the lowest id is), HSA_OBE (either grants it), LOBE
+//! (linear OBE: once invocation *i* has started, it and every lower id are)
+//! and UNFAIR (none beyond "someone runs"). Dat3M applies one of them at each
+//! level of the thread hierarchy (device, queue family, workgroup, subgroup);
+//! so does vkmm ([`Progress`]).
+//!
+//! ## The question, as a search over finite executions
+//!
+//! A program may run forever when some finite execution *fragment* can be
+//! repeated forever, fairly and consistently. vkmm reads Dat3M's
+//! non-termination encoding (its `NonTerminationEncoder` and
+//! `ProgramEncoder.encodeForwardProgress`) as the following conditions on a
+//! candidate execution, and searches for one that meets them all (the
+//! engine lists, besides complete paths, paths that end stuck in a loop and
+//! paths that stop part-way: [`crate::engine::Ending`]):
+//!
+//! 1. **Consistent** under the memory model.
+//! 2. **Some invocation is stuck in a loop**: its path ends with a jump back
+//!    to the loop's head. Its iterations of the loop are split into prefix,
+//!    infix and suffix: the suffix ends the path; a side-effect-free spin
+//!    loop (one the engine runs as an await) has no infix and a one-iteration
+//!    suffix; any other loop has a non-empty infix whose iterations match,
+//!    from the end, the suffix's last ones (`infix[s-i] ~ suffix[n-i]`).
+//!    Matched iterations run the same instructions, read and write the same
+//!    values, and the reads-from and coherence edges among infix events are
+//!    those among their matches. The suffix can then be repeated forever.
+//! 3. **The repetition stays fair and consistent** ("strong suffix"):
+//!    no suffix write is coherence-before a prefix write; only suffix reads
+//!    read suffix writes; a suffix read that reads a prefix write reads a
+//!    coherence-maximal one (the initial value only when nothing writes the
+//!    location) — memory fairness: a loop cannot spin forever on a stale
+//!    value.
+//! 4. **The schedule is allowed by the progress model.** Each invocation is
+//!    finished, stuck, or stopped (it executed a prefix of its path, maybe
+//!    nothing: never started). An invocation *with progress* is scheduled
+//!    fairly: it is finished or stuck, never stopped. The root of the
+//!    hierarchy has progress; a group with progress gives it to the children
+//!    its model names (FAIR: all; HSA: the lowest-id unfinished child and
+//!    every finished child before it; OBE: every child that started; LOBE:
+//!    every child with a started child at its id or above; HSA_OBE: the
+//!    union; UNFAIR: none); and a group with progress that has an unfinished
+//!    invocation gives progress to at least one unfinished child (someone
+//!    always runs).
+//!
+//! An execution meeting 1-4 is a **witness of non-termination**, reported
+//! with each invocation's fate and the loop iterations that repeat. No
+//! witness among the executions explored means the program terminates —
+//! *within the unrolling bound* when the bound cut paths (an execution
+//! whose repetition needs more iterations is not seen; Dat3M's verdicts
+//! carry the same bound), and completely otherwise.
+//!
+//! Control barriers are refused for now: whether an invocation waiting at a
+//! barrier blocks (and for whom) is not modelled yet.
+
+use crate::cat::{Evaluation, Value};
+use crate::engine::trace::ThreadPaths;
+use crate::engine::{
+    Candidate, CheckError, Ending, LimitKind, Limits, OrderChoice, Skeleton, Visitor, explore,
+};
+use crate::ir::{OpKind, Program};
+use crate::model::LoadedModel;
+use crate::relation::Relation;
+use serde::Serialize;
+use std::fmt;
+use std::ops::ControlFlow;
+use std::time::Duration;
+use web_time::Instant;
+
+/// A scheduler's guarantee at one level of the thread hierarchy.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+pub enum ProgressModel {
+    Fair,
+    Hsa,
+    Obe,
+    HsaObe,
+    Lobe,
+    Unfair,
+}
+
+impl ProgressModel {
+    /// Every model, in the order Dat3M lists them.
+    pub const ALL: [ProgressModel; 6] = [
+        ProgressModel::Fair,
+        ProgressModel::Hsa,
+        ProgressModel::Obe,
+        ProgressModel::HsaObe,
+        ProgressModel::Lobe,
+        ProgressModel::Unfair,
+    ];
+
+    /// The model's name (`FAIR`, `HSA`, `OBE`, `HSA_OBE`, `LOBE`, `UNFAIR`).
+    pub fn name(self) -> &'static str {
+        match self {
+            ProgressModel::Fair => "FAIR",
+            ProgressModel::Hsa => "HSA",
+            ProgressModel::Obe => "OBE",
+            ProgressModel::HsaObe => "HSA_OBE",
+            ProgressModel::Lobe => "LOBE",
+            ProgressModel::Unfair => "UNFAIR",
+        }
+    }
+}
+
+impl std::str::FromStr for ProgressModel {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        let norm = s.trim().to_ascii_uppercase().replace('-', "_");
+        ProgressModel::ALL
+            .into_iter()
+            .find(|m| m.name() == norm)
+            .ok_or_else(|| {
+                let names: Vec<&str> = ProgressModel::ALL.iter().map(|m| m.name()).collect();
+                format!(
+                    "unknown progress model `{}`: expected one of {}",
+                    s.trim(),
+                    names.join(", ")
+                )
+            })
+    }
+}
+
+/// A level of the thread hierarchy a progress model can be given for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Level {
+    /// The groups of invocations on one device.
+    Device,
+    QueueFamily,
+    Workgroup,
+    Subgroup,
+}
+
+impl Level {
+    const ALL: [Level; 4] = [
+        Level::Device,
+        Level::QueueFamily,
+        Level::Workgroup,
+        Level::Subgroup,
+    ];
+
+    /// The level's name in hierarchies (`device`, `queuefamily`, `workgroup`, `subgroup`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Level::Device => "device",
+            Level::QueueFamily => "queuefamily",
+            Level::Workgroup => "workgroup",
+            Level::Subgroup => "subgroup",
+        }
+    }
+
+    fn parse(s: &str) -> Option<Level> {
+        match s
+            .trim()
+            .to_ascii_lowercase()
+            .replace(['-', '_'], "")
+            .as_str()
+        {
+            "device" | "dv" => Some(Level::Device),
+            "queuefamily" | "qf" => Some(Level::QueueFamily),
+            "workgroup" | "wg" => Some(Level::Workgroup),
+            "subgroup" | "sg" => Some(Level::Subgroup),
+            _ => None,
+        }
+    }
+}
+
+/// Which progress model applies at each level of the hierarchy: one model
+/// everywhere (`FAIR`), or a model per level with a default for the others
+/// (`workgroup=OBE,subgroup=HSA,default=FAIR`; Dat3M writes the same in
+/// brackets, which are accepted).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Progress {
+    pub default: ProgressModel,
+    /// Levels whose model differs from the default.
+    pub levels: Vec<(Level, ProgressModel)>,
+}
+
+impl Default for Progress {
+    fn default() -> Self {
+        Progress::uniform(ProgressModel::Fair)
+    }
+}
+
+impl Progress {
+    /// The same model at every level.
+    pub fn uniform(model: ProgressModel) -> Progress {
+        Progress {
+            default: model,
+            levels: Vec::new(),
+        }
+    }
+
+    /// The model of groups at `level` (`None`: the root, which takes the default).
+    pub fn at(&self, level: Option<Level>) -> ProgressModel {
+        level
+            .and_then(|l| self.levels.iter().find(|(x, _)| *x == l).map(|(_, m)| *m))
+            .unwrap_or(self.default)
+    }
+}
+
+impl fmt::Display for Progress {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.levels.is_empty() {
+            return f.write_str(self.default.name());
+        }
+        for (l, m) in &self.levels {
+            write!(f, "{}={}, ", l.name(), m.name())?;
+        }
+        write!(f, "default={}", self.default.name())
+    }
+}
+
+impl std::str::FromStr for Progress {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        let t = s.trim();
+        let inner = match t.strip_prefix('[') {
+            Some(rest) => rest
+                .strip_suffix(']')
+                .ok_or_else(|| format!("progress hierarchy `{t}`: missing the closing `]`"))?,
+            None if !t.contains('=') => return Ok(Progress::uniform(t.parse()?)),
+            None => t,
+        };
+        let mut p = Progress::default();
+        for part in inner.split(',').filter(|p| !p.trim().is_empty()) {
+            let (k, v) = part.split_once('=').ok_or_else(|| {
+                format!(
+                    "progress hierarchy `{t}`: expected `LEVEL=MODEL`, found `{}`",
+                    part.trim()
+                )
+            })?;
+            let model: ProgressModel = v.parse()?;
+            if k.trim().eq_ignore_ascii_case("default") {
+                p.default = model;
+                continue;
+            }
+            let level = Level::parse(k).ok_or_else(|| {
+                let names: Vec<&str> = Level::ALL.iter().map(|l| l.name()).collect();
+                format!(
+                    "progress hierarchy `{t}`: unknown level `{}`: expected one of {}, or default",
+                    k.trim(),
+                    names.join(", ")
+                )
+            })?;
+            if p.levels.iter().any(|(l, _)| *l == level) {
+                return Err(format!(
+                    "progress hierarchy `{t}`: level `{}` given twice",
+                    level.name()
+                ));
+            }
+            p.levels.push((level, model));
+        }
+        let default = p.default;
+        p.levels.retain(|(_, m)| *m != default);
+        p.levels.sort_by_key(|(l, _)| *l);
+        Ok(p)
+    }
+}
+
+/// The answer to "does every allowed execution end?".
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Verdict {
+    /// No execution the progress model allows runs forever (within the
+    /// unrolling bound when `cut_paths > 0`).
+    Terminates,
+    /// A witness shows an execution that runs forever.
+    NonTerminating,
+    /// A limit stopped the search before it found a witness.
+    Undecided,
+}
+
+/// What became of one invocation in a witness.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Fate {
+    /// `P0`, `P1`, ...
+    pub thread: String,
+    /// `finished`, `stuck`, `stopped` or `never started`.
+    pub fate: String,
+    /// Whether the progress model schedules it fairly in the witness.
+    pub fair: bool,
+    /// The events it executed.
+    pub events: usize,
+}
+
+/// A loop an invocation spins in forever, in a witness.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Repetition {
+    pub thread: String,
+    /// Source lines of the loop's head and of the jump back.
+    pub head_line: usize,
+    pub back_line: usize,
+    /// Iterations the witness ran, and how they split.
+    pub iterations: usize,
+    pub infix: usize,
+    pub suffix: usize,
+    /// What the suffix's reads return, and from where (`line 4: ld ... = 0 (initial value)`).
+    pub reads: Vec<String>,
+}
+
+/// A non-terminating execution: a finite fragment whose suffix repeats forever.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Witness {
+    pub threads: Vec<Fate>,
+    pub loops: Vec<Repetition>,
+}
+
+/// The result of a termination check.
+#[derive(Clone, Debug, Serialize)]
+pub struct TerminationOutcome {
+    pub file: String,
+    pub name: String,
+    pub model: String,
+    /// The progress model (hierarchy) checked against.
+    pub progress: String,
+    pub verdict: Verdict,
+    pub witness: Option<Witness>,
+    /// Candidate executions evaluated.
+    pub executions: u64,
+    pub partial_evaluations: u64,
+    /// Thread paths cut by the unrolling bound: a `terminates` verdict then
+    /// holds within the bound only.
+    pub cut_paths: usize,
+    pub unroll: usize,
+    pub truncated: bool,
+    pub stopped_by: Option<LimitKind>,
+    #[serde(serialize_with = "crate::analysis::ser_duration")]
+    pub time: Duration,
+}
+
+impl TerminationOutcome {
+    /// `Some(true)` when the program terminates (possibly within the
+    /// unrolling bound only: see [`TerminationOutcome::bounded`]),
+    /// `Some(false)` with a witness, `None` when undecided.
+    pub fn terminates(&self) -> Option<bool> {
+        match self.verdict {
+            Verdict::Terminates => Some(true),
+            Verdict::NonTerminating => Some(false),
+            Verdict::Undecided => None,
+        }
+    }
+
+    /// Whether a `terminates` verdict holds only within the unrolling bound.
+    pub fn bounded(&self) -> bool {
+        self.verdict == Verdict::Terminates && self.cut_paths > 0
+    }
+
+    /// Whether the verdict is decided without any bound.
+    pub fn complete(&self) -> bool {
+        match self.verdict {
+            Verdict::NonTerminating => true,
+            Verdict::Terminates => self.cut_paths == 0,
+            Verdict::Undecided => false,
+        }
+    }
+}
+
+/// One node of the thread hierarchy.
+struct Node {
+    /// `None` for the root and for invocations.
+    level: Option<Level>,
+    /// The group's scope id, or the invocation's index.
+    id: usize,
+    /// The invocation (leaves only).
+    thread: Option<usize>,
+    children: Vec<Node>,
+}
+
+/// The hierarchy root > device > queue family > workgroup > subgroup >
+/// invocation of `program`'s threads.
+fn hierarchy(program: &Program) -> Node {
+    fn group(program: &Program, threads: &[usize], depth: usize) -> Vec<Node> {
+        if depth == Level::ALL.len() {
+            return threads
+                .iter()
+                .map(|&t| Node {
+                    level: None,
+                    id: t,
+                    thread: Some(t),
+                    children: Vec::new(),
+                })
+                .collect();
+        }
+        let level = Level::ALL[depth];
+        let id_of = |t: usize| {
+            let th = &program.threads[t];
+            match level {
+                Level::Device => th.device,
+                Level::QueueFamily => th.queue_family,
+                Level::Workgroup => th.workgroup,
+                Level::Subgroup => th.subgroup,
+            }
+        };
+        let mut ids: Vec<usize> = threads.iter().map(|&t| id_of(t)).collect();
+        ids.sort_unstable();
+        ids.dedup();
+        ids.into_iter()
+            .map(|id| {
+                let members: Vec<usize> = threads
+                    .iter()
+                    .copied()
+                    .filter(|&t| id_of(t) == id)
+                    .collect();
+                Node {
+                    level: Some(level),
+                    id,
+                    thread: None,
+                    children: group(program, &members, depth + 1),
+                }
+            })
+            .collect()
+    }
+    let all: Vec<usize> = (0..program.threads.len()).collect();
+    Node {
+        level: None,
+        id: 0,
+        thread: None,
+        children: group(program, &all, 0),
+    }
+}
+
+/// How a thread's path ends in a skeleton, for the progress rules.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Run {
+    Finished,
+    Stuck,
+    /// Stopped after this many events (0: never started).
+    Stopped(usize),
+}
+
+impl Node {
+    fn any(&self, runs: &[Run], f: &dyn Fn(Run) -> bool) -> bool {
+        match self.thread {
+            Some(t) => f(runs[t]),
+            None => self.children.iter().any(|c| c.any(runs, f)),
+        }
+    }
+
+    fn schedulable(&self, runs: &[Run]) -> bool {
+        self.any(runs, &|r| r != Run::Finished)
+    }
+
+    fn started(&self, runs: &[Run]) -> bool {
+        self.any(runs, &|r| r != Run::Stopped(0))
+    }
+
+    /// Whether this node can have progress (be scheduled fairly) given how
+    /// the threads end, under `progress`; `fair` collects the invocations
+    /// that then have it.
+    fn can_progress(&self, runs: &[Run], progress: &Progress, fair: &mut Vec<usize>) -> bool {
+        if let Some(t) = self.thread {
+            // Fair scheduling runs a thread until it finishes or forever.
+            if matches!(runs[t], Run::Stopped(_)) {
+                return false;
+            }
+            fair.push(t);
+            return true;
+        }
+        let mut children: Vec<&Node> = self.children.iter().collect();
+        children.sort_by_key(|c| c.id);
+        let n = children.len();
+        let hsa = |i: usize| !children[..i].iter().any(|c| c.schedulable(runs));
+        let obe = |i: usize| children[i].started(runs);
+        let lobe = |i: usize| children[i..].iter().any(|c| c.started(runs));
+        let required = |i: usize| match progress.at(self.level) {
+            ProgressModel::Fair => true,
+            ProgressModel::Hsa => hsa(i),
+            ProgressModel::Obe => obe(i),
+            ProgressModel::HsaObe => hsa(i) || obe(i),
+            ProgressModel::Lobe => lobe(i),
+            ProgressModel::Unfair => false,
+        };
+        let mut given = vec![false; n];
+        for i in 0..n {
+            if required(i) {
+                if !children[i].can_progress(runs, progress, fair) {
+                    return false;
+                }
+                given[i] = true;
+            }
+        }
+        // Someone always runs: an unfinished child with progress.
+        if self.schedulable(runs) && !(0..n).any(|i| given[i] && children[i].schedulable(runs)) {
+            let found = (0..n).find(|&i| {
+                if !children[i].schedulable(runs) {
+                    return false;
+                }
+                let mark = fair.len();
+                let ok = children[i].can_progress(runs, progress, fair);
+                if !ok {
+                    fair.truncate(mark);
+                }
+                ok
+            });
+            if found.is_none() {
+                return false;
+            }
+        }
+        true
+    }
+}
+
+/// Where each event stands in a decomposition.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Part {
+    Prefix,
+    Infix,
+    Suffix,
+}
+
+/// One stuck thread's split of its loop iterations: `infix` and `suffix`
+/// are ranges of iteration indices.
+#[derive(Clone, Debug)]
+struct Split {
+    thread: usize,
+    iterations: Vec<std::ops::Range<usize>>,
+    infix: std::ops::Range<usize>,
+    suffix: std::ops::Range<usize>,
+    header: usize,
+    back: usize,
+}
+
+/// The splits a stuck loop allows (see the module doc, point 2).
+fn splits(thread: usize, st: &crate::engine::Stuck) -> Vec<Split> {
+    let n = st.iterations.len();
+    let make = |infix: std::ops::Range<usize>, suffix: std::ops::Range<usize>| Split {
+        thread,
+        iterations: st.iterations.clone(),
+        infix,
+        suffix,
+        header: st.header,
+        back: st.back,
+    };
+    if st.side_effect_free {
+        return vec![make(n - 1..n - 1, n - 1..n)];
+    }
+    let mut out = Vec::new();
+    for s in 1..n {
+        for k in 1..=s.min(n - s) {
+            out.push(make(s - k..s, s..n));
+        }
+    }
+    out
+}
+
+/// The search for a witness: a visitor of the driver.
+struct Search<'a> {
+    program: &'a Program,
+    progress: &'a Progress,
+    tree: Node,
+    /// Locations of the current skeleton's events.
+    locations: Vec<Option<usize>>,
+    /// The invocations with progress in the current skeleton's schedule.
+    fair: Vec<usize>,
+    /// The current skeleton's combinations of splits (one per stuck
+    /// thread) whose matched iterations run the same instructions and
+    /// writes; narrowed per coherence order to `combos`.
+    options: Vec<Decomposition>,
+    combos: Vec<usize>,
+    /// The witness the current candidate gives if it is consistent.
+    pending: Option<Witness>,
+    witness: Option<Witness>,
+}
+
+/// A combination of splits with where each event stands.
+struct Decomposition {
+    splits: Vec<Split>,
+    part: Vec<Part>,
+    /// For each infix event, the suffix event it matches.
+    matched: Vec<Option<usize>>,
+}
+
+fn run_of(e: &Ending, events: usize) -> Run {
+    match e {
+        Ending::Finished => Run::Finished,
+        Ending::Stuck(_) => Run::Stuck,
+        Ending::Stopped => Run::Stopped(events),
+    }
+}
+
+/// Every combination of one split per stuck thread.
+fn combinations(options: &[Vec<Split>]) -> Vec<Vec<Split>> {
+    let mut out: Vec<Vec<Split>> = vec![Vec::new()];
+    for opts in options {
+        out = out
+            .into_iter()
+            .flat_map(|c| {
+                opts.iter().map(move |s| {
+                    let mut c = c.clone();
+                    c.push(s.clone());
+                    c
+                })
+            })
+            .collect();
+    }
+    out
+}
+
+/// Where each event stands under `splits`, if matched iterations run the
+/// same instructions with the same writes (what the paths fix).
+fn decompose(splits: Vec<Split>, sk: &Skeleton) -> Option<Decomposition> {
+    let n = sk.events.len();
+    let mut part = vec![Part::Prefix; n];
+    let mut matched: Vec<Option<usize>> = vec![None; n];
+    for s in &splits {
+        for i in s.suffix.clone() {
+            for e in s.iterations[i].clone() {
+                part[e] = Part::Suffix;
+            }
+        }
+        // The infix's iterations match the suffix's last ones, from the end.
+        for (k, i) in s.infix.clone().rev().enumerate() {
+            let a = &s.iterations[i];
+            let b = &s.iterations[s.iterations.len() - 1 - k];
+            if a.len() != b.len() {
+                return None;
+            }
+            for (x, y) in a.clone().zip(b.clone()) {
+                let (ex, ey) = (&sk.events[x], &sk.events[y]);
+                if ex.stmt != ey.stmt || ex.writes != ey.writes || ex.write_value != ey.write_value
+                {
+                    return None;
+                }
+                part[x] = Part::Infix;
+                matched[x] = Some(y);
+            }
+        }
+    }
+    Some(Decomposition {
+        splits,
+        part,
+        matched,
+    })
+}
+
+impl Decomposition {
+    fn infix(&self) -> impl Iterator<Item = usize> + '_ {
+        (0..self.part.len()).filter(|&e| self.part[e] == Part::Infix)
+    }
+
+    fn image(&self, e: usize) -> usize {
+        self.matched[e].unwrap_or(e)
+    }
+
+    /// The conditions on coherence alone: coherence among infix writes is
+    /// that among their matches, and no suffix write is coherence-before a
+    /// prefix write of its location.
+    fn orders_ok(&self, co: &Relation, sk: &Skeleton, locations: &[Option<usize>]) -> bool {
+        for x in self.infix() {
+            for y in self.infix() {
+                if co.contains(x, y) != co.contains(self.image(x), self.image(y)) {
+                    return false;
+                }
+            }
+        }
+        let n = self.part.len();
+        (0..n)
+            .filter(|&e| self.part[e] == Part::Suffix && sk.events[e].writes)
+            .all(|e| {
+                !(0..n).any(|x| {
+                    self.part[x] == Part::Prefix
+                        && sk.events[x].writes
+                        && locations[x] == locations[e]
+                        && co.contains(e, x)
+                })
+            })
+    }
+
+    /// The conditions on reads-from: matched reads read the same values and
+    /// reads-from among infix events is that among their matches; only
+    /// suffix reads read suffix writes; a suffix read of a prefix write
+    /// reads a maximal one (the initial value only if nothing writes there).
+    fn reads_ok(&self, f: &Facts) -> bool {
+        for x in self.infix() {
+            if f.value[x] != f.value[self.image(x)] {
+                return false;
+            }
+            for y in self.infix() {
+                if f.rf(x, y) != f.rf(self.image(x), self.image(y)) {
+                    return false;
+                }
+            }
+        }
+        let empty = Relation::empty(self.part.len());
+        let of = OrderFacts {
+            sk: f.sk,
+            co: f.co.unwrap_or(&empty),
+            location: f.location,
+        };
+        (0..self.part.len()).all(|e| f.source[e].is_none_or(|src| self.source_ok(e, src, &of)))
+    }
+
+    /// Whether read `e` may read from `src` (`None`: the initial value):
+    /// only suffix reads read suffix writes; a suffix read of a prefix write
+    /// reads a maximal one; of the initial value, only where nothing writes.
+    fn source_ok(&self, e: usize, src: Option<usize>, f: &OrderFacts) -> bool {
+        match src {
+            Some(w) if self.part[w] == Part::Suffix => self.part[e] == Part::Suffix,
+            Some(w) if self.part[e] == Part::Suffix && self.part[w] == Part::Prefix => {
+                f.co_maximal(w)
+            }
+            None if self.part[e] == Part::Suffix => !f.writes_location(f.location[e]),
+            _ => true,
+        }
+    }
+}
+
+impl Search<'_> {
+    fn runs(&self, sk: &Skeleton) -> Vec<Run> {
+        (0..self.program.threads.len())
+            .map(|t| {
+                let n = sk.events.iter().filter(|e| e.thread == t).count();
+                run_of(&sk.endings[t], n)
+            })
+            .collect()
+    }
+
+    fn describe(&self, sk: &Skeleton, facts: &Facts, splits: &[Split]) -> Witness {
+        let program = self.program;
+        let runs = self.runs(sk);
+        let threads = program
+            .threads
+            .iter()
+            .enumerate()
+            .map(|(t, th)| {
+                let events = sk.events.iter().filter(|e| e.thread == t).count();
+                Fate {
+                    thread: format!("P{}", th.id),
+                    fate: match runs[t] {
+                        Run::Finished => "finished",
+                        Run::Stuck => "stuck",
+                        Run::Stopped(0) => "never started",
+                        Run::Stopped(_) => "stopped",
+                    }
+                    .to_string(),
+                    fair: self.fair.contains(&t),
+                    events,
+                }
+            })
+            .collect();
+        let line = |t: usize, stmt: usize| program.threads[t].code[stmt].source().line;
+        let loops = splits
+            .iter()
+            .map(|s| {
+                let suffix_events =
+                    s.iterations[s.suffix.start].start..s.iterations[s.suffix.end - 1].end;
+                let reads = suffix_events
+                    .filter(|&e| facts.source[e].is_some())
+                    .map(|e| {
+                        let from = match facts.source[e].flatten() {
+                            None => "the initial value".to_string(),
+                            Some(w) => {
+                                let ev = &sk.events[w];
+                                format!(
+                                    "P{} line {}",
+                                    program.threads[ev.thread].id,
+                                    line(ev.thread, ev.stmt)
+                                )
+                            }
+                        };
+                        format!(
+                            "{} reads {} from {from}",
+                            crate::analysis::litmus::describe(program, &sk.events[e]),
+                            facts.value[e].unwrap_or(0)
+                        )
+                    })
+                    .collect();
+                Repetition {
+                    thread: format!("P{}", program.threads[s.thread].id),
+                    head_line: line(s.thread, s.header),
+                    back_line: line(s.thread, s.back),
+                    iterations: s.iterations.len(),
+                    infix: s.infix.len(),
+                    suffix: s.suffix.len(),
+                    reads,
+                }
+            })
+            .collect();
+        Witness { threads, loops }
+    }
+}
+
+/// What the reads-from checks need of one candidate execution.
+struct Facts<'a> {
+    sk: &'a Skeleton,
+    /// Per event: `Some(source)` for reads (`None` inside: the initial value).
+    source: Vec<Option<Option<usize>>>,
+    /// Per event: the value read, for reads.
+    value: Vec<Option<i64>>,
+    location: &'a [Option<usize>],
+    co: Option<&'a Relation>,
+}
+
+impl<'a> Facts<'a> {
+    fn new(
+        program: &Program,
+        sk: &'a Skeleton,
+        cand: &'a Candidate,
+        location: &'a [Option<usize>],
+    ) -> Facts<'a> {
+        let n = sk.events.len();
+        let mut source = vec![None; n];
+        let mut value = vec![None; n];
+        for (k, &r) in sk.reads.iter().enumerate() {
+            source[r] = Some(cand.rf_source[k]);
+            value[r] = Some(crate::analysis::litmus::read_value(sk, cand, r, program));
+        }
+        let co = match cand.env.get("co") {
+            Some(Value::Rel(r)) => Some(r),
+            _ => None,
+        };
+        Facts {
+            sk,
+            source,
+            value,
+            location,
+            co,
+        }
+    }
+
+    fn rf(&self, w: usize, r: usize) -> bool {
+        self.source[r] == Some(Some(w))
+    }
+}
+
+/// What the reads-from conditions need of a coherence order.
+struct OrderFacts<'a> {
+    sk: &'a Skeleton,
+    co: &'a Relation,
+    location: &'a [Option<usize>],
+}
+
+impl OrderFacts<'_> {
+    /// Whether `w` is a maximal write of its location: no write to it
+    /// follows in coherence or program order.
+    fn co_maximal(&self, w: usize) -> bool {
+        let ev = &self.sk.events;
+        (0..ev.len()).all(|o| {
+            o == w
+                || !ev[o].writes
+                || self.location[o] != self.location[w]
+                || !(self.co.contains(w, o) || (ev[o].thread == ev[w].thread && w < o))
+        })
+    }
+
+    fn writes_location(&self, l: Option<usize>) -> bool {
+        (0..self.sk.events.len()).any(|o| self.sk.events[o].writes && self.location[o] == l)
+    }
+}
+
+impl Visitor for Search<'_> {
+    /// Only the combinations of path endings the progress model allows,
+    /// with some thread stuck: the endings are grouped by kind, and each
+    /// allowed assignment of kinds to threads is one block.
+    fn blocks(&mut self, threads: &[ThreadPaths]) -> Option<Vec<Vec<Vec<usize>>>> {
+        const KINDS: [Run; 4] = [Run::Finished, Run::Stuck, Run::Stopped(0), Run::Stopped(1)];
+        let kind = |p: &crate::engine::trace::Path| match (&p.ending, p.events.len()) {
+            (Ending::Finished, _) => 0,
+            (Ending::Stuck(_), _) => 1,
+            (Ending::Stopped, 0) => 2,
+            (Ending::Stopped, _) => 3,
+        };
+        let groups: Vec<[Vec<usize>; 4]> = threads
+            .iter()
+            .map(|t| {
+                let mut g: [Vec<usize>; 4] = Default::default();
+                for (i, p) in t.paths.iter().enumerate() {
+                    g[kind(p)].push(i);
+                }
+                g
+            })
+            .collect();
+        let n = threads.len();
+        let mut blocks = Vec::new();
+        let mut assign = vec![0usize; n];
+        loop {
+            let nonempty = (0..n).all(|t| !groups[t][assign[t]].is_empty());
+            if nonempty && assign.contains(&1) {
+                let runs: Vec<Run> = assign.iter().map(|&k| KINDS[k]).collect();
+                if self
+                    .tree
+                    .can_progress(&runs, self.progress, &mut Vec::new())
+                {
+                    blocks.push((0..n).map(|t| groups[t][assign[t]].clone()).collect());
+                }
+            }
+            let mut d = 0;
+            loop {
+                if d == n {
+                    return Some(blocks);
+                }
+                assign[d] += 1;
+                if assign[d] < KINDS.len() {
+                    break;
+                }
+                assign[d] = 0;
+                d += 1;
+            }
+        }
+    }
+
+    fn wants(&mut self, sk: &Skeleton) -> bool {
+        let runs = self.runs(sk);
+        let mut fair = Vec::new();
+        if !runs.contains(&Run::Stuck) || !self.tree.can_progress(&runs, self.progress, &mut fair) {
+            return false;
+        }
+        fair.sort_unstable();
+        fair.dedup();
+        self.fair = fair;
+        let options: Vec<Vec<Split>> = sk
+            .endings
+            .iter()
+            .enumerate()
+            .filter_map(|(t, e)| match e {
+                Ending::Stuck(st) => Some(splits(t, st)),
+                _ => None,
+            })
+            .collect();
+        self.options = combinations(&options)
+            .into_iter()
+            .filter_map(|c| decompose(c, sk))
+            .collect();
+        self.locations = sk
+            .events
+            .iter()
+            .map(|e| self.program.location_of(e.instruction(self.program)))
+            .collect();
+        !self.options.is_empty()
+    }
+
+    /// Under `co`, the decompositions whose coherence conditions hold, and
+    /// for each read the writes some of them lets it read (the reads-from
+    /// conditions are per read: see [`Decomposition::source_ok`]).
+    fn wants_orders(&mut self, sk: &Skeleton, co: &Relation) -> OrderChoice {
+        self.combos = (0..self.options.len())
+            .filter(|&i| self.options[i].orders_ok(co, sk, &self.locations))
+            .collect();
+        if self.combos.is_empty() {
+            return OrderChoice::Skip;
+        }
+        let facts = OrderFacts {
+            sk,
+            co,
+            location: &self.locations,
+        };
+        OrderChoice::Restrict(
+            sk.reads
+                .iter()
+                .zip(&sk.rf_choices)
+                .map(|(&r, choices)| {
+                    choices
+                        .iter()
+                        .copied()
+                        .filter(|&src| {
+                            self.combos
+                                .iter()
+                                .any(|&i| self.options[i].source_ok(r, src, &facts))
+                        })
+                        .collect()
+                })
+                .collect(),
+        )
+    }
+
+    fn wants_candidate(&mut self, sk: &Skeleton, cand: &Candidate) -> bool {
+        let facts = Facts::new(self.program, sk, cand, &self.locations);
+        self.pending = self
+            .combos
+            .iter()
+            .map(|&i| &self.options[i])
+            .find(|d| d.reads_ok(&facts))
+            .map(|d| self.describe(sk, &facts, &d.splits));
+        self.pending.is_some()
+    }
+
+    fn visit(
+        &mut self,
+        _sk: &Skeleton,
+        _cand: &Candidate,
+        eval: &Evaluation,
+    ) -> Result<ControlFlow<()>, CheckError> {
+        if !eval.consistent() {
+            return Ok(ControlFlow::Continue(()));
+        }
+        match self.pending.take() {
+            Some(w) => {
+                self.witness = Some(w);
+                Ok(ControlFlow::Break(()))
+            }
+            None => Ok(ControlFlow::Continue(())),
+        }
+    }
+}
+
+/// Checks whether `program` can run forever under `progress`, within
+/// `limits` (the unrolling bound bounds the loop iterations a repetition
+/// may take).
+pub fn check_termination(
+    file: &str,
+    program: &Program,
+    loaded: &LoadedModel,
+    limits: Limits,
+    progress: &Progress,
+) -> Result<TerminationOutcome, CheckError> {
+    let start = Instant::now();
+    super::check_supported(program, loaded)?;
+    if let Some((t, i)) = program.threads.iter().find_map(|t| {
+        t.instructions()
+            .find(|i| matches!(i.kind, OpKind::ControlBarrier { .. }))
+            .map(|i| (t, i))
+    }) {
+        return Err(CheckError::Unsupported(format!(
+            "termination: P{} line {} `{}` is a control barrier; whether an invocation waiting at a barrier blocks is not modelled yet",
+            t.id, i.source.line, i.source.text
+        )));
+    }
+    let mut search = Search {
+        program,
+        progress,
+        tree: hierarchy(program),
+        locations: Vec::new(),
+        fair: Vec::new(),
+        options: Vec::new(),
+        combos: Vec::new(),
+        pending: None,
+        witness: None,
+    };
+    let limits = Limits {
+        endings: true,
+        ..limits
+    };
+    let coverage = explore(program, &loaded.cat, limits, &mut search)?;
+    let verdict = if search.witness.is_some() {
+        Verdict::NonTerminating
+    } else if coverage.truncated {
+        Verdict::Undecided
+    } else {
+        Verdict::Terminates
+    };
+    Ok(TerminationOutcome {
+        file: file.to_string(),
+        name: program.name.clone(),
+        model: loaded.name.clone(),
+        progress: progress.to_string(),
+        verdict,
+        witness: search.witness,
+        executions: coverage.executions,
+        partial_evaluations: coverage.partial_evaluations,
+        cut_paths: coverage.cut_paths,
+        unroll: coverage.unroll,
+        truncated: coverage.truncated,
+        stopped_by: coverage.stopped_by,
+        time: start.elapsed(),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn progress_hierarchies_parse() {
+        assert_eq!(
+            "fair".parse::<Progress>().unwrap(),
+            Progress::uniform(ProgressModel::Fair)
+        );
+        assert_eq!(
+            "HSA-OBE".parse::<Progress>().unwrap().default,
+            ProgressModel::HsaObe
+        );
+        let p: Progress = "[wg=OBE, subgroup=HSA, default=LOBE]".parse().unwrap();
+        assert_eq!(p.default, ProgressModel::Lobe);
+        assert_eq!(p.at(Some(Level::Workgroup)), ProgressModel::Obe);
+        assert_eq!(p.at(Some(Level::Subgroup)), ProgressModel::Hsa);
+        assert_eq!(p.at(Some(Level::Device)), ProgressModel::Lobe);
+        assert_eq!(p.at(None), ProgressModel::Lobe);
+        assert_eq!(p.to_string(), "workgroup=OBE, subgroup=HSA, default=LOBE");
+        // A level given the default's model is the default.
+        let p: Progress = "qf=FAIR".parse().unwrap();
+        assert_eq!(p, Progress::uniform(ProgressModel::Fair));
+        for (bad, why) in [
+            ("FAIRER", "unknown progress model `FAIRER`"),
+            ("[wg=OBE", "missing the closing `]`"),
+            ("cta=OBE", "unknown level `cta`"),
+            ("wg=OBE,wg=HSA", "given twice"),
+            ("wg", "unknown progress model `wg`"),
+            ("wg=OBE,sg", "expected `LEVEL=MODEL`"),
+        ] {
+            let e = bad.parse::<Progress>().unwrap_err();
+            assert!(e.contains(why), "{bad}: {e}");
+        }
+    }
+}

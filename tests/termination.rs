@@ -1,0 +1,174 @@
+//! Termination under progress models: verdicts derived by hand from the
+//! definitions (Sorensen, Evrard and Donaldson, "GPU Schedulers: How Fair Is
+//! Fair Enough?", CONCUR 2018, as Dat3M encodes them; see the module doc of
+//! `vkmm::analysis::termination`), one test per rule.
+
+use vkmm::Checked;
+use vkmm::analysis::termination::{Progress, TerminationOutcome, Verdict};
+
+fn check(text: &str, progress: &str) -> TerminationOutcome {
+    check_unroll(text, progress, 2)
+}
+
+fn check_unroll(text: &str, progress: &str, unroll: usize) -> TerminationOutcome {
+    let session = vkmm::Session::new()
+        .unroll(unroll)
+        .termination(Some(progress.parse::<Progress>().unwrap()));
+    match session.check_text("t.litmus", text) {
+        Ok(Checked::Termination(o)) => *o,
+        other => panic!("{other:?}"),
+    }
+}
+
+/// P0 spins until it reads 1 from `x`; P1 writes 1 (P0 has the lower id).
+const WAIT_LOW: &str = "VULKAN wait-low\n{ x=0; }\n P0@sg 0, wg 0, qf 0 | P1@sg 0, wg 0, qf 0 ;\n LC00: | st.atom.wg.sc0 x, 1 ;\n ld.atom.wg.sc0 r0, x | ;\n beq r0, 0, LC00 | ;\nexists (0==0)\n";
+
+/// The same with the roles swapped: P1 spins, P0 writes.
+const WAIT_HIGH: &str = "VULKAN wait-high\n{ x=0; }\n P0@sg 0, wg 0, qf 0 | P1@sg 0, wg 0, qf 0 ;\n st.atom.wg.sc0 x, 1 | LC10: ;\n | ld.atom.wg.sc0 r0, x ;\n | beq r0, 0, LC10 ;\nexists (0==0)\n";
+
+fn verdict(text: &str, progress: &str) -> Verdict {
+    check(text, progress).verdict
+}
+
+#[test]
+fn fair_scheduling_runs_the_writer() {
+    // FAIR: every unfinished invocation is scheduled again, so P1 writes
+    // and P0's spin reads it (memory fairness: a loop spinning forever
+    // would read the final, coherence-maximal, value 1 and leave).
+    let o = check(WAIT_LOW, "FAIR");
+    assert_eq!(o.verdict, Verdict::Terminates);
+    assert!(o.complete(), "spin loops are awaits: no path is cut");
+    assert_eq!(verdict(WAIT_HIGH, "FAIR"), Verdict::Terminates);
+}
+
+#[test]
+fn hsa_guarantees_only_the_lowest_unfinished_id() {
+    // HSA: "only the unfinished thread with the lowest id is guaranteed to
+    // be scheduled fairly". P0 spinning is the lowest: P1 may never run.
+    let o = check(WAIT_LOW, "HSA");
+    assert_eq!(o.verdict, Verdict::NonTerminating);
+    let w = o.witness.unwrap();
+    assert_eq!(w.threads[0].fate, "stuck");
+    assert_eq!(w.threads[1].fate, "never started");
+    assert!(!w.threads[1].fair);
+    assert!(
+        w.loops[0].reads[0].contains("reads 0 from the initial value"),
+        "{:?}",
+        w.loops
+    );
+    // P0 writes and finishes first; then P1 is the lowest unfinished.
+    assert_eq!(verdict(WAIT_HIGH, "HSA"), Verdict::Terminates);
+}
+
+#[test]
+fn obe_needs_the_writer_to_have_started() {
+    // OBE: only threads that took a step are scheduled fairly; P1 may never start.
+    assert_eq!(verdict(WAIT_LOW, "OBE"), Verdict::NonTerminating);
+    assert_eq!(verdict(WAIT_HIGH, "OBE"), Verdict::NonTerminating);
+    // HSA_OBE: either guarantee. HSA rescues WAIT_HIGH (P0 is lowest and
+    // finishes, then P1 is), nothing rescues WAIT_LOW.
+    assert_eq!(verdict(WAIT_LOW, "HSA_OBE"), Verdict::NonTerminating);
+    assert_eq!(verdict(WAIT_HIGH, "HSA_OBE"), Verdict::Terminates);
+}
+
+#[test]
+fn lobe_grants_lower_ids_once_a_higher_one_started() {
+    // LOBE: once P1 (spinning) started, P0 (lower id) is scheduled fairly.
+    assert_eq!(verdict(WAIT_HIGH, "LOBE"), Verdict::Terminates);
+    // P0 spinning does not make the higher P1 start.
+    assert_eq!(verdict(WAIT_LOW, "LOBE"), Verdict::NonTerminating);
+}
+
+#[test]
+fn unfair_scheduling_only_runs_someone() {
+    assert_eq!(verdict(WAIT_LOW, "UNFAIR"), Verdict::NonTerminating);
+    assert_eq!(verdict(WAIT_HIGH, "UNFAIR"), Verdict::NonTerminating);
+}
+
+#[test]
+fn a_spin_loop_cannot_spin_on_a_stale_value() {
+    // P1 writes 1 then 0: the final value is 0, and P0 (waiting for 0 to
+    // go away) can spin forever reading it, even under FAIR.
+    let back_to_zero = "VULKAN back\n{ x=0; }\n P0@sg 0, wg 0, qf 0 | P1@sg 0, wg 0, qf 0 ;\n LC00: | st.atom.wg.sc0 x, 1 ;\n ld.atom.wg.sc0 r0, x | st.atom.wg.sc0 x, 0 ;\n beq r0, 0, LC00 | ;\nexists (0==0)\n";
+    let o = check(back_to_zero, "FAIR");
+    assert_eq!(o.verdict, Verdict::NonTerminating);
+    let w = o.witness.unwrap();
+    assert!(
+        w.loops[0].reads[0].contains("reads 0 from P1 line 5"),
+        "{:?}",
+        w.loops
+    );
+    // Writing 0 then 1: the final value 1 ends the spin.
+    let ends_at_one = back_to_zero.replace(
+        "x, 1 ;\n ld.atom.wg.sc0 r0, x | st.atom.wg.sc0 x, 0",
+        "x, 0 ;\n ld.atom.wg.sc0 r0, x | st.atom.wg.sc0 x, 1",
+    );
+    assert_eq!(verdict(&ends_at_one, "FAIR"), Verdict::Terminates);
+}
+
+/// Two exchanges that keep undoing each other (CADP `0_simple`).
+const PING_PONG: &str = "VULKAN ping-pong\n{ m=0; }\n P0@sg 0, wg 0, qf 0 | P1@sg 0, wg 0, qf 0 ;\n LC00: | LC10: ;\n rmw.atom.wg.sc0 r0, m, 0 | rmw.atom.wg.sc0 r1, m, 1 ;\n bne r0, 1, LC01 | bne r1, 0, LC11 ;\n goto LC00 | goto LC10 ;\n LC01: | LC11: ;\nexists (0==0)\n";
+
+#[test]
+fn a_livelock_repeats_matching_iterations() {
+    // P0 leaves when it reads something other than 1, P1 when it reads
+    // something other than 0. Alternating, P1 reads P0's 0 and P0 reads
+    // P1's 1 forever: each thread's last iteration matches the one before.
+    let o = check(PING_PONG, "FAIR");
+    assert_eq!(o.verdict, Verdict::NonTerminating);
+    let w = o.witness.unwrap();
+    assert_eq!(w.loops.len(), 2, "both threads spin: {w:?}");
+    assert!(w.loops.iter().all(|l| l.infix >= 1 && l.suffix >= 1));
+    // One iteration per thread cannot show a repetition (an exchange
+    // loop has side effects: the infix must not be empty).
+    let o = check_unroll(PING_PONG, "FAIR", 0);
+    assert_eq!(o.verdict, Verdict::Terminates);
+    assert!(
+        o.bounded() && !o.complete(),
+        "the bound cut paths: within the bound only"
+    );
+}
+
+#[test]
+fn straight_line_programs_terminate_completely() {
+    let mp = "VULKAN mp\n{ x=0; y=0; }\n P0@sg 0, wg 0, qf 0 | P1@sg 0, wg 1, qf 0 ;\n st.atom.dv.sc0 x, 1 | ld.atom.dv.sc0 r0, y ;\n st.atom.dv.sc0 y, 1 | ld.atom.dv.sc0 r1, x ;\nexists (0==0)\n";
+    for p in ["FAIR", "UNFAIR", "HSA"] {
+        let o = check(mp, p);
+        assert_eq!(o.verdict, Verdict::Terminates, "{p}");
+        assert!(o.complete());
+    }
+}
+
+#[test]
+fn a_model_per_level_schedules_each_level() {
+    // P0 (workgroup 0) waits for P1 (workgroup 1). The queue family's model
+    // schedules its workgroups; a workgroup's model schedules its subgroups.
+    let text = WAIT_LOW.replace("P1@sg 0, wg 0", "P1@sg 0, wg 1");
+    assert_eq!(verdict(&text, "FAIR"), Verdict::Terminates);
+    // Workgroups scheduled OBE: workgroup 1 may never start.
+    assert_eq!(verdict(&text, "queuefamily=OBE"), Verdict::NonTerminating);
+    // Subgroups within a workgroup OBE, workgroups FAIR: workgroup 1 runs,
+    // and its only subgroup must (someone in a scheduled group runs).
+    assert_eq!(
+        verdict(&text, "workgroup=OBE,subgroup=OBE"),
+        Verdict::Terminates
+    );
+}
+
+#[test]
+fn bad_progress_models_and_barriers_are_refused() {
+    for (bad, why) in [
+        ("SOMETIMES", "unknown progress model `SOMETIMES`"),
+        ("cta=FAIR", "unknown level `cta`"),
+    ] {
+        let e = bad.parse::<Progress>().unwrap_err();
+        assert!(e.contains(why), "{e}");
+    }
+    let barrier = "VULKAN bar\n{ x=0; }\n P0@sg 0, wg 0, qf 0 | P1@sg 0, wg 0, qf 0 ;\n cbar.acq_rel.wg.semsc0 0 | cbar.acq_rel.wg.semsc0 0 ;\nexists (0==0)\n";
+    let session = vkmm::Session::new().termination(Some(Progress::default()));
+    let e = session
+        .check_text("bar.litmus", barrier)
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("control barrier"), "{e}");
+}
