@@ -38,6 +38,9 @@ pub enum Status {
     /// Checked, with no expectation to compare with (a litmus file of a
     /// folder suite without a CSV: its own verdict is recorded).
     Checked,
+    /// Not checked: the row asks what vkmm cannot answer yet (termination)
+    /// or the file uses a construct outside the IR (named in the detail).
+    Unsupported,
 }
 
 /// One check of a suite: a CSV row, a `.test` query, or a litmus file.
@@ -69,6 +72,9 @@ pub struct Record {
     pub time_ms: f64,
     /// Why it failed, was undecided or could not be checked.
     pub detail: Option<String>,
+    /// `checked` or `annotated` (six-column rows).
+    #[serde(default)]
+    pub group: Option<String>,
 }
 
 /// The summary of a `suite` run.
@@ -81,6 +87,9 @@ pub struct Summary {
     /// Checks a limit left undecided (counted in `total`, not in `passed`).
     pub undecided: Vec<Failure>,
     pub errors: Vec<FileError>,
+    /// Rows not checked: termination rows, constructs outside the IR
+    /// (not counted in `total`).
+    pub unsupported: Vec<Failure>,
     /// Files checked (errors not included).
     pub files: usize,
     #[serde(serialize_with = "super::ser_duration")]
@@ -98,6 +107,7 @@ impl Summary {
             failed: Vec::new(),
             undecided: Vec::new(),
             errors: Vec::new(),
+            unsupported: Vec::new(),
             files: outcomes.len(),
             time,
             records: Vec::new(),
@@ -151,6 +161,7 @@ impl Summary {
                 truncated: undecided,
                 time_ms: q.time.as_secs_f64() * 1000.0,
                 detail: (status != Status::Passed).then_some(detail),
+                group: None,
             });
         }
     }
@@ -174,6 +185,7 @@ impl Summary {
                     error: r.detail.clone().unwrap_or_default(),
                 }),
                 Status::Checked => {}
+                Status::Unsupported => s.unsupported.push(failure()),
             }
             if matches!(
                 r.status,
@@ -207,6 +219,7 @@ impl Summary {
             truncated: false,
             time_ms: 0.0,
             detail: Some(e.error.clone()),
+            group: None,
         });
         self.errors.push(e);
     }
@@ -233,6 +246,8 @@ pub struct SuiteItem {
     /// `Some(holds)` for a CSV row; `None` for a `.test` file (its queries
     /// carry their own expectations).
     pub expected: Option<bool>,
+    /// A six-column row's property, bound and three-valued verdict.
+    pub row: Option<super::expected::RowSpec>,
 }
 
 /// The items of a suite: the rows of `expected` (paths relative to `dir`),
@@ -252,6 +267,7 @@ pub fn plan(
             .map(|r| SuiteItem {
                 path: r.path,
                 expected: Some(r.holds),
+                row: r.spec,
             })
             .collect();
         let errors = bad
@@ -278,6 +294,7 @@ pub fn plan(
         .map(|path| SuiteItem {
             path,
             expected: None,
+            row: None,
         })
         .collect();
     Ok((items, Vec::new()))
@@ -331,6 +348,10 @@ pub fn score(
 ) -> Summary {
     let mut s = Summary::new(&[], errors, time);
     for (item, res) in items.iter().zip(results) {
+        if let Some(row) = &item.row {
+            s.add_row(item, row, res);
+            continue;
+        }
         match res {
             Ok(Checked::Litmus(o)) => {
                 s.files += 1;
@@ -383,6 +404,7 @@ pub fn score(
                     truncated: o.truncated,
                     time_ms: o.time.as_secs_f64() * 1000.0,
                     detail,
+                    group: None,
                 });
             }
             Ok(Checked::Queries(o)) => {
@@ -393,6 +415,111 @@ pub fn score(
         }
     }
     s
+}
+
+/// The marker of an error about a construct outside the IR (front ends
+/// write `unsupported construct `OpX`: why`).
+pub const UNSUPPORTED_CONSTRUCT: &str = "unsupported construct";
+
+/// The message of a termination row.
+pub const TERMINATION_UNSUPPORTED: &str = "termination: not yet supported (needs a progress model)";
+
+impl Summary {
+    /// Scores a six-column row: PASS / FAIL / UNKNOWN against its expectation.
+    fn add_row(
+        &mut self,
+        item: &SuiteItem,
+        row: &super::expected::RowSpec,
+        res: Result<Checked, FileError>,
+    ) {
+        use super::expected::{RowProperty, Verdict};
+        let file = item.path.display().to_string();
+        let group = Some(if row.checked { "checked" } else { "annotated" }.to_string());
+        let property = match row.property {
+            RowProperty::Assertions => Some(Property::Condition),
+            RowProperty::Races => Some(Property::Races),
+            RowProperty::Termination => None,
+        };
+        let mut record = Record {
+            file: file.clone(),
+            property,
+            query: None,
+            expected: Some(row.expected.name().to_string()),
+            actual: String::new(),
+            status: Status::Unsupported,
+            complete: false,
+            states: 0,
+            races: 0,
+            executions: 0,
+            cut_paths: 0,
+            truncated: false,
+            time_ms: 0.0,
+            detail: None,
+            group,
+        };
+        let failure = |detail: &str| Failure {
+            file: file.clone(),
+            detail: detail.to_string(),
+        };
+        match (property, res) {
+            (None, _) => {
+                record.actual = "unsupported".into();
+                record.detail = Some(TERMINATION_UNSUPPORTED.into());
+                self.unsupported.push(failure(TERMINATION_UNSUPPORTED));
+            }
+            (_, Err(e)) if e.error.contains(UNSUPPORTED_CONSTRUCT) => {
+                record.actual = "unsupported".into();
+                record.detail = Some(e.error.clone());
+                self.unsupported.push(failure(&e.error));
+            }
+            (_, Err(e)) => {
+                self.add_error(e);
+                if let Some(r) = self.records.last_mut() {
+                    r.group = record.group;
+                }
+                return;
+            }
+            (_, Ok(Checked::Queries(_))) => {
+                self.add_error(FileError {
+                    file,
+                    error: "a six-column row names a .test file".into(),
+                });
+                return;
+            }
+            (Some(p), Ok(Checked::Litmus(o))) => {
+                self.files += 1;
+                self.total += 1;
+                let actual = Verdict::of(o.holds(p));
+                record.actual = actual.name().to_string();
+                record.complete = o.complete();
+                record.states = o.states.len();
+                record.races = o.races.len();
+                record.executions = o.executions;
+                record.cut_paths = o.cut_paths;
+                record.truncated = o.truncated;
+                record.time_ms = o.time.as_secs_f64() * 1000.0;
+                let detail = format!(
+                    "bound {}: {}",
+                    row.bound,
+                    mismatch_detail(&o, p, row.expected == Verdict::Pass, o.holds(p))
+                );
+                record.status = if actual == row.expected {
+                    self.passed += 1;
+                    Status::Passed
+                } else if actual == Verdict::Unknown {
+                    self.undecided.push(failure(&detail));
+                    Status::Undecided
+                } else {
+                    self.failed.push(failure(&detail));
+                    Status::Failed
+                };
+                if record.status != Status::Passed {
+                    record.detail = Some(detail);
+                }
+            }
+        }
+        self.records.push(record);
+    }
 }
 
 /// Why a CSV row disagrees: the verdicts, the witnesses and the outcome list.

@@ -158,15 +158,20 @@ fn input(line: usize, col: usize, body: &str, h: &mut Headers) -> Result<(), Loc
     i += 1;
     let value = init_value(&chars, &mut i, line, col, 0)?;
     skip(&mut i);
-    if i < chars.len() {
-        return Err((
+    h.inputs.push((id, value, line, id_col));
+    match chars.get(i) {
+        None => Ok(()),
+        // Several `%id = value` separated by commas.
+        Some(',') => {
+            let rest: String = chars[i + 1..].iter().collect();
+            input(line, col + i + 1, &rest, h)
+        }
+        Some(_) => Err((
             line,
             col + i,
-            "expected the end of the `@Input` line".into(),
-        ));
+            "expected `,` or the end of the `@Input` line".into(),
+        )),
     }
-    h.inputs.push((id, value, line, id_col));
-    Ok(())
 }
 
 fn init_value(

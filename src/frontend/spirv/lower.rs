@@ -249,7 +249,6 @@ impl<'a> Gen<'a> {
                 Class::Global | Class::Workgroup | Class::Output => {
                     let instance = match v.class {
                         Class::Workgroup => g.place.index / g.place.grid.workgroup_size(),
-                        Class::Output => g.place.index,
                         _ => 0,
                     };
                     Val::Ptr(Ptr {
@@ -1643,12 +1642,12 @@ impl<'a> Gen<'a> {
                 (Some(self.operand(&v, inst, 3)?), None, None)
             }
             Op::AtomicCompareExchange => {
-                let unequal = semantics_of(self.int_const(fr, inst, 5, "memory semantics")?);
-                let v = self.val(fr, inst, 6)?;
-                let c = self.val(fr, inst, 7)?;
+                let unequal = semantics_of(self.int_const(fr, inst, 4, "memory semantics")?);
+                let v = self.val(fr, inst, 5)?;
+                let c = self.val(fr, inst, 6)?;
                 (
-                    Some(self.operand(&v, inst, 6)?),
-                    Some(self.operand(&c, inst, 7)?),
+                    Some(self.operand(&v, inst, 5)?),
+                    Some(self.operand(&c, inst, 6)?),
                     Some(unequal),
                 )
             }

@@ -52,7 +52,36 @@ pub fn parse(file: &str, text: &str) -> Result<Program, FrontendError> {
         subgroups: s,
         workgroups: w,
     };
-    let m = Module::read(&insts, grid).map_err(located)?;
+    // An @Input naming a spec constant sets its value.
+    let is_spec = |id: &str| {
+        insts.iter().any(|i| {
+            i.result.as_ref().is_some_and(|(r, _)| r == id)
+                && matches!(
+                    i.op,
+                    ::spirv::Op::SpecConstant
+                        | ::spirv::Op::SpecConstantTrue
+                        | ::spirv::Op::SpecConstantFalse
+                )
+        })
+    };
+    let mut spec = HashMap::new();
+    for (id, value, line, col) in &h.inputs {
+        if is_spec(id) {
+            match value {
+                Init::Num(v) => {
+                    spec.insert(id.clone(), *v);
+                }
+                Init::List(_) => {
+                    return Err(located((
+                        *line,
+                        *col,
+                        format!("`%{id}` is a spec constant: expected a number"),
+                    )));
+                }
+            }
+        }
+    }
+    let m = Module::read(&insts, grid, &spec).map_err(located)?;
     let Some((entry, _, _)) = m.entry.clone() else {
         return Err(located((
             1,
@@ -71,6 +100,9 @@ pub fn parse(file: &str, text: &str) -> Result<Program, FrontendError> {
     // @Input values, checked against the variables.
     let mut inputs: HashMap<String, &Init> = HashMap::new();
     for (id, value, line, col) in &h.inputs {
+        if spec.contains_key(id) {
+            continue;
+        }
         if !m.globals.iter().any(|g| g.id == *id) {
             return Err(located((
                 *line,
@@ -94,7 +126,8 @@ pub fn parse(file: &str, text: &str) -> Result<Program, FrontendError> {
         let (class, instances) = match g.class {
             Class::Global => (StorageClass(0), 1),
             Class::Workgroup => (StorageClass(1), w),
-            Class::Output => (StorageClass(3), grid.invocations()),
+            // Dat3M reads an Output variable as one instance for all.
+            Class::Output => (StorageClass(3), 1),
             _ => continue,
         };
         let suffix = |k: usize| match g.class {
@@ -169,6 +202,7 @@ pub fn parse(file: &str, text: &str) -> Result<Program, FrontendError> {
             name: "END".into(),
             source: crate::ir::SourceSpan::default(),
         });
+        let code = simplify(code);
         let mut names: Vec<String> = g.registers.iter().map(|(r, _)| r.clone()).collect();
         for st in &code {
             match st {
@@ -275,4 +309,43 @@ fn conditions(
         filter,
         text: texts.join(" ; "),
     }))
+}
+
+/// Drops jumps to the next statement (past labels) and labels no jump
+/// targets, until none is left: blocks laid out in order then read as
+/// straight-line code, and loops whose body only leaves forward become
+/// spin loops the engine can run as awaits.
+fn simplify(mut code: Vec<crate::ir::Stmt>) -> Vec<crate::ir::Stmt> {
+    use crate::ir::Stmt;
+    loop {
+        let before = code.len();
+        let mut keep = vec![true; code.len()];
+        for (k, st) in code.iter().enumerate() {
+            if let Stmt::Goto { label, .. } = st {
+                let falls = code[k + 1..]
+                    .iter()
+                    .take_while(|s| matches!(s, Stmt::Label { .. }))
+                    .any(|s| matches!(s, Stmt::Label { name, .. } if name == label));
+                if falls {
+                    keep[k] = false;
+                }
+            }
+        }
+        let mut k = 0;
+        code.retain(|_| {
+            k += 1;
+            keep[k - 1]
+        });
+        let targets: std::collections::HashSet<String> = code
+            .iter()
+            .filter_map(|s| match s {
+                Stmt::Goto { label, .. } | Stmt::Branch { label, .. } => Some(label.clone()),
+                _ => None,
+            })
+            .collect();
+        code.retain(|s| !matches!(s, Stmt::Label { name, .. } if !targets.contains(name)));
+        if code.len() == before {
+            return code;
+        }
+    }
 }

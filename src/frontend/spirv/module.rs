@@ -329,7 +329,12 @@ impl Module {
     }
 
     /// Reads the declarations. `grid` sizes the workgroup.
-    pub fn read(insts: &[Inst], grid: Grid) -> Result<Module, Located> {
+    /// `spec` overrides spec constants (an `@Input` naming one).
+    pub fn read(
+        insts: &[Inst],
+        grid: Grid,
+        spec: &HashMap<String, i64>,
+    ) -> Result<Module, Located> {
         let mut m = Module::default();
         // Decorations and reflection first: constants need SpecIds and BuiltIns.
         for inst in insts {
@@ -392,6 +397,15 @@ impl Module {
                 continue;
             }
             m.declaration(inst, k, &mut in_function, wg, nwg)?;
+            if let Some((r, _)) = &inst.result
+                && let Some(v) = spec.get(r)
+                && matches!(
+                    inst.op,
+                    Op::SpecConstant | Op::SpecConstantTrue | Op::SpecConstantFalse
+                )
+            {
+                m.consts.insert(r.clone(), CVal::Int(*v));
+            }
         }
         if let Some((id, start, _)) = in_function {
             let inst = &insts[start];
