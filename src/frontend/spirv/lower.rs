@@ -451,11 +451,13 @@ impl<'a> Gen<'a> {
     /// A fresh value of type `ty` held in registers named after `name`.
     fn regs_like(&self, ty: &str, name: &str, inst: &Inst) -> R<Val> {
         Ok(match self.m.ty(ty) {
-            Some(Ty::Vector { elem, n }) | Some(Ty::Array { elem, len: n }) => Val::Comp(
-                (0..*n)
-                    .map(|k| self.regs_like(elem, &format!("{name}.{k}"), inst))
-                    .collect::<R<_>>()?,
-            ),
+            Some(Ty::Vector { elem, n }) | Some(Ty::Array { elem, len: n }) if *n <= 4096 => {
+                Val::Comp(
+                    (0..*n)
+                        .map(|k| self.regs_like(elem, &format!("{name}.{k}"), inst))
+                        .collect::<R<_>>()?,
+                )
+            }
             Some(Ty::Struct { members }) => Val::Comp(
                 members
                     .iter()
@@ -1120,7 +1122,7 @@ impl<'a> Gen<'a> {
 
     fn undef_like(&self, ty: &str) -> Val {
         match self.m.ty(ty) {
-            Some(Ty::Vector { elem, n }) | Some(Ty::Array { elem, len: n }) => {
+            Some(Ty::Vector { elem, n }) | Some(Ty::Array { elem, len: n }) if *n <= 64 => {
                 Val::Comp(vec![self.undef_like(elem); *n])
             }
             Some(Ty::Struct { members }) => {

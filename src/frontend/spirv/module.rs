@@ -8,6 +8,9 @@ use super::syntax::{Inst, Located, Tok};
 use ::spirv::Op;
 use std::collections::HashMap;
 
+/// The most scalar cells one variable may have.
+const MAX_CELLS: usize = 1 << 16;
+
 /// A type.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(super) enum Ty {
@@ -237,6 +240,9 @@ impl Module {
         if path.len() > 32 {
             return Err("types nest too deeply".into());
         }
+        if out.len() > MAX_CELLS {
+            return Err(format!("more than {MAX_CELLS} scalar cells"));
+        }
         let list = |n: Option<usize>| -> Result<Option<&Vec<Init>>, String> {
             match init {
                 Some(Init::List(items)) => {
@@ -434,15 +440,17 @@ impl Module {
             Op::TypeVector => Some(Ty::Vector {
                 elem: id_of(0)?,
                 n: usize::try_from(inst.int(1)?)
-                    .map_err(|_| inst.err_at(1, "bad vector size".into()))?,
+                    .ok()
+                    .filter(|n| (2..=16).contains(n))
+                    .ok_or_else(|| inst.err_at(1, "a vector has 2 to 16 components".into()))?,
             }),
             Op::TypeArray => {
                 let len = match self.consts.get(inst.id(1)?) {
-                    Some(CVal::Int(n)) if *n >= 0 && *n <= 1 << 16 => *n as usize,
+                    Some(CVal::Int(n)) if *n >= 0 && *n <= 4096 => *n as usize,
                     _ => {
                         return Err(inst.err_at(
                             1,
-                            "array length: expected a constant between 0 and 65536".into(),
+                            "array length: expected a constant between 0 and 4096".into(),
                         ));
                     }
                 };
@@ -597,7 +605,7 @@ impl Module {
     /// The value of OpConstantNull of a type.
     fn null_of(&self, ty: &str) -> CVal {
         match self.ty(ty) {
-            Some(Ty::Vector { elem, n }) | Some(Ty::Array { elem, len: n }) => {
+            Some(Ty::Vector { elem, n }) | Some(Ty::Array { elem, len: n }) if *n <= 64 => {
                 CVal::Comp(vec![self.null_of(elem); *n])
             }
             Some(Ty::Struct { members }) => {
