@@ -412,10 +412,35 @@ impl Session {
     /// Checks one item of a suite (a failure to check is a row's error, not
     /// the suite's).
     pub fn suite_item(&self, item: &SuiteItem) -> Result<Checked, FileError> {
-        self.check_file(&item.path).map_err(|e| FileError {
+        let err = |e: Error| FileError {
             file: item.path.display().to_string(),
             error: e.to_string(),
-        })
+        };
+        let Some(row) = &item.row else {
+            return self.check_file(&item.path).map_err(err);
+        };
+        // A six-column row: its own property and bound.
+        use crate::analysis::expected::RowProperty;
+        let property = match row.property {
+            RowProperty::Assertions => Property::Condition,
+            RowProperty::Races => Property::Races,
+            RowProperty::Termination => {
+                return Err(FileError {
+                    file: item.path.display().to_string(),
+                    error: crate::analysis::suite::TERMINATION_UNSUPPORTED.into(),
+                });
+            }
+        };
+        let session = self.with_decide(Some(property)).unroll(row.unroll());
+        let mut program = session.load_file(&item.path).map_err(err)?;
+        if !row.filter()
+            && let Some(c) = &mut program.condition
+        {
+            c.filter = None;
+        }
+        session
+            .check_program(&item.path.display().to_string(), &program)
+            .map_err(err)
     }
 
     /// Runs a suite in order: every `.test` file below `dir`, or the rows

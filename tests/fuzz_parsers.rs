@@ -63,6 +63,8 @@ fn seeds() -> Vec<(PathBuf, Vec<u8>)> {
         root.join("../shared/corpus/khronos-alloy"),
         root.join("../shared/corpus/dat3m-vulkan"),
         root.join("../shared/corpus/dat3m-opencl"),
+        root.join("../shared/corpus/dat3m-spirv/basic"),
+        root.join("../shared/corpus/dat3m-spirv/alignment"),
         root.join("tests/litmus"),
         root.join("tests/litmus-vulkan"),
         root.join("tests/litmus-opencl"),
@@ -87,7 +89,7 @@ fn collect(dir: &Path, out: &mut Vec<(PathBuf, Vec<u8>)>) {
             collect(&p, out);
         } else if matches!(
             p.extension().and_then(|x| x.to_str()),
-            Some("test" | "litmus")
+            Some("test" | "litmus" | "spvasm")
         ) && let Ok(bytes) = std::fs::read(&p)
         {
             out.push((p, bytes));
@@ -166,6 +168,7 @@ fn run_one(text: &str, check: bool) -> Result<(), String> {
     let direct = [
         frontend::vulkan_litmus::parse("fuzz.litmus", text),
         frontend::opencl_litmus::parse("fuzz.litmus", text),
+        frontend::spirv::parse("fuzz.spvasm", text),
     ];
     for r in direct {
         if let Err(e) = r {

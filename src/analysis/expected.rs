@@ -2,7 +2,10 @@
 //! holds, `0`: it does not), paths relative to the suite folder; optionally a
 //! third column `checked` or `annotated` (Dat3M's liveness CSVs: annotated
 //! verdicts were never machine-checked by their authors) and a header row
-//! (`path,...`) first.
+//! (`path,...`) first. Or Dat3M's
+//! six-column rows `path,property,bound,expected,options,status` (a file
+//! whose first row is that header), each row with its own property, loop
+//! bound and three-valued verdict ([`RowSpec`]).
 
 use std::path::{Path, PathBuf};
 
@@ -14,6 +17,141 @@ pub struct ExpectedRow {
     pub line: usize,
     /// The row's status column says `annotated`.
     pub annotated: bool,
+    /// The row's own property, bound and verdict (six-column files).
+    pub spec: Option<RowSpec>,
+}
+
+/// The header of the six-column format.
+pub const SIX_COLUMNS: &str = "path,property,bound,expected,options,status";
+
+/// What a property row of the six-column format asks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum RowProperty {
+    /// The `@Output` condition holds.
+    Assertions,
+    /// No data race under the Vulkan model.
+    Races,
+    /// No liveness violation under a progress model (not yet supported).
+    Termination,
+}
+
+/// A three-valued verdict: the property holds, does not, or the bound
+/// left it undecided.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub enum Verdict {
+    #[serde(rename = "PASS")]
+    Pass,
+    #[serde(rename = "FAIL")]
+    Fail,
+    #[serde(rename = "UNKNOWN")]
+    Unknown,
+}
+
+impl Verdict {
+    pub fn name(self) -> &'static str {
+        match self {
+            Verdict::Pass => "PASS",
+            Verdict::Fail => "FAIL",
+            Verdict::Unknown => "UNKNOWN",
+        }
+    }
+    /// `Some(true)` is PASS, `Some(false)` FAIL, `None` UNKNOWN.
+    pub fn of(holds: Option<bool>) -> Verdict {
+        match holds {
+            Some(true) => Verdict::Pass,
+            Some(false) => Verdict::Fail,
+            None => Verdict::Unknown,
+        }
+    }
+}
+
+/// One row of the six-column format.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RowSpec {
+    pub property: RowProperty,
+    /// Dat3M's loop bound: a loop body runs at most this many times.
+    pub bound: usize,
+    pub expected: Verdict,
+    /// `filter=true|false`, `progress=NAME`, or empty.
+    pub options: String,
+    /// `checked` (machine-checked by Dat3M's tests) or `annotated`.
+    pub checked: bool,
+}
+
+impl RowSpec {
+    /// vkmm's `--unroll` for Dat3M's bound: vkmm lets a statement run
+    /// `unroll + 1` times, Dat3M a loop body `bound` times; a loop's head
+    /// runs once more than its body's iterations, so `bound` runs of the
+    /// head are `bound - 1` full iterations and the exit, `unroll = bound - 1`.
+    pub fn unroll(&self) -> usize {
+        self.bound.saturating_sub(1)
+    }
+    /// Whether the `@Filter` applies (`filter=false` drops it).
+    pub fn filter(&self) -> bool {
+        !self.options.split(';').any(|o| o.trim() == "filter=false")
+    }
+}
+
+/// Parses a six-column row (`fields` split on commas).
+fn six_column_row(fields: &[&str]) -> Result<(String, RowSpec), (usize, String)> {
+    let [path, property, bound, expected, options, status] = fields else {
+        return Err((
+            0,
+            format!("expected 6 columns ({SIX_COLUMNS}), found {}", fields.len()),
+        ));
+    };
+    let col = |k: usize| fields[..k].iter().map(|f| f.len() + 1).sum::<usize>();
+    let property = match property.trim() {
+        "assertions" => RowProperty::Assertions,
+        "races" => RowProperty::Races,
+        "termination" => RowProperty::Termination,
+        other => {
+            return Err((
+                col(1),
+                format!("expected property assertions, races or termination, found `{other}`"),
+            ));
+        }
+    };
+    // An empty bound is Dat3M's default bound, 1.
+    let b = Some(bound.trim()).filter(|b| !b.is_empty()).unwrap_or("1");
+    let bound = b.parse::<usize>().map_err(|_| {
+        (
+            col(2),
+            format!("expected a bound (a number), found `{bound}`"),
+        )
+    })?;
+    let expected = match expected.trim() {
+        "PASS" => Verdict::Pass,
+        "FAIL" => Verdict::Fail,
+        "UNKNOWN" => Verdict::Unknown,
+        other => {
+            return Err((
+                col(3),
+                format!("expected PASS, FAIL or UNKNOWN, found `{other}`"),
+            ));
+        }
+    };
+    let checked = match status.trim() {
+        "checked" => true,
+        "annotated" => false,
+        other => {
+            return Err((
+                col(5),
+                format!("expected status checked or annotated, found `{other}`"),
+            ));
+        }
+    };
+    Ok((
+        path.trim().to_string(),
+        RowSpec {
+            property,
+            bound,
+            expected,
+            options: options.trim().to_string(),
+            checked,
+        },
+    ))
 }
 
 /// Parses a CSV's text. Errors name the line and column; the first bad
@@ -33,9 +171,37 @@ pub fn parse_rows(file: &str, text: &str, base: &Path) -> (Vec<ExpectedRow>, Vec
     let mut rows = Vec::new();
     let mut errors = Vec::new();
     let mut first = true;
+    let six = text
+        .lines()
+        .map(str::trim)
+        .find(|l| !l.is_empty() && !l.starts_with('#'))
+        == Some(SIX_COLUMNS);
     for (i, raw) in text.lines().enumerate() {
         let line = raw.trim();
         if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        if six {
+            if line == SIX_COLUMNS {
+                continue;
+            }
+            let fields: Vec<&str> = line.split(',').collect();
+            // `??`: an annotated row without a verdict; nothing to compare.
+            if fields.get(3).is_some_and(|e| e.trim() == "??") {
+                continue;
+            }
+            match six_column_row(&fields) {
+                Ok((path, spec)) => rows.push(ExpectedRow {
+                    path: base.join(path),
+                    holds: spec.expected == Verdict::Pass,
+                    line: i + 1,
+                    annotated: !spec.checked,
+                    spec: Some(spec),
+                }),
+                Err((col, message)) => {
+                    errors.push(format!("{file}:{}:{}: {message}", i + 1, col + 1))
+                }
+            }
             continue;
         }
         // A header row names its columns.
@@ -93,6 +259,7 @@ pub fn parse_rows(file: &str, text: &str, base: &Path) -> (Vec<ExpectedRow>, Vec
             holds,
             line: i + 1,
             annotated,
+            spec: None,
         });
     }
     (rows, errors)
@@ -113,6 +280,23 @@ mod tests {
         assert!(e.starts_with("e.csv:1:10: expected verdict 1 or 0"), "{e}");
         let e = parse("e.csv", "nocomma\n", Path::new(".")).unwrap_err();
         assert!(e.contains("path,verdict"), "{e}");
+    }
+
+    #[test]
+    fn six_column_rows() {
+        let text = "path,property,bound,expected,options,status\na.spvasm,races,3,UNKNOWN,filter=false,annotated\nb.spvasm,assertions,x,PASS,,checked\n";
+        let (rows, errors) = parse_rows("e.csv", text, Path::new(""));
+        assert_eq!(rows.len(), 1);
+        let spec = rows[0].spec.as_ref().unwrap();
+        assert_eq!(spec.property, RowProperty::Races);
+        assert_eq!((spec.bound, spec.unroll()), (3, 2));
+        assert_eq!(spec.expected, Verdict::Unknown);
+        assert!(!spec.filter() && !spec.checked);
+        assert_eq!(errors.len(), 1);
+        assert!(
+            errors[0].starts_with("e.csv:3:21: expected a bound"),
+            "{errors:?}"
+        );
     }
 
     #[test]

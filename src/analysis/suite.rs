@@ -38,6 +38,9 @@ pub enum Status {
     /// Checked, with no expectation to compare with (a litmus file of a
     /// folder suite without a CSV: its own verdict is recorded).
     Checked,
+    /// Not checked: the row asks what vkmm cannot answer yet (termination)
+    /// or the file uses a construct outside the IR (named in the detail).
+    Unsupported,
 }
 
 /// One check of a suite: a CSV row, a `.test` query, or a litmus file.
@@ -73,6 +76,9 @@ pub struct Record {
     /// its authors): counted apart, never a failure of the suite.
     #[serde(default)]
     pub annotated: bool,
+    /// `checked` or `annotated` (six-column rows).
+    #[serde(default)]
+    pub group: Option<String>,
 }
 
 /// The summary of a `suite` run.
@@ -85,6 +91,9 @@ pub struct Summary {
     /// Checks a limit left undecided (counted in `total`, not in `passed`).
     pub undecided: Vec<Failure>,
     pub errors: Vec<FileError>,
+    /// Rows not checked: termination rows, constructs outside the IR
+    /// (not counted in `total`).
+    pub unsupported: Vec<Failure>,
     /// Files checked (errors not included).
     pub files: usize,
     /// Annotated CSV rows (not in `total`): how many, how many agree, and
@@ -107,6 +116,7 @@ impl Summary {
             failed: Vec::new(),
             undecided: Vec::new(),
             errors: Vec::new(),
+            unsupported: Vec::new(),
             files: outcomes.len(),
             annotated: 0,
             annotated_agree: 0,
@@ -164,6 +174,7 @@ impl Summary {
                 time_ms: q.time.as_secs_f64() * 1000.0,
                 detail: (status != Status::Passed).then_some(detail),
                 annotated: false,
+                group: None,
             });
         }
     }
@@ -190,6 +201,10 @@ impl Summary {
             file: r.file.clone(),
             detail: r.detail.clone().unwrap_or_default(),
         };
+        if r.status == Status::Unsupported {
+            self.unsupported.push(failure());
+            return;
+        }
         if r.annotated && r.status != Status::Error {
             self.annotated += 1;
             match r.status {
@@ -206,7 +221,7 @@ impl Summary {
                 file: r.file.clone(),
                 error: r.detail.clone().unwrap_or_default(),
             }),
-            Status::Checked => {}
+            Status::Checked | Status::Unsupported => {}
         }
         if matches!(
             r.status,
@@ -234,6 +249,7 @@ impl Summary {
             time_ms: 0.0,
             detail: Some(e.error.clone()),
             annotated: false,
+            group: None,
         });
         self.errors.push(e);
     }
@@ -262,6 +278,8 @@ pub struct SuiteItem {
     pub expected: Option<bool>,
     /// The CSV row is `annotated` (see [`Record::annotated`]).
     pub annotated: bool,
+    /// A six-column row's property, bound and three-valued verdict.
+    pub row: Option<super::expected::RowSpec>,
 }
 
 /// The items of a suite: the rows of `expected` (paths relative to `dir`),
@@ -282,6 +300,7 @@ pub fn plan(
                 path: r.path,
                 expected: Some(r.holds),
                 annotated: r.annotated,
+                row: r.spec,
             })
             .collect();
         let errors = bad
@@ -309,6 +328,7 @@ pub fn plan(
             path,
             expected: None,
             annotated: false,
+            row: None,
         })
         .collect();
     Ok((items, Vec::new()))
@@ -362,6 +382,10 @@ pub fn score(
 ) -> Summary {
     let mut s = Summary::new(&[], errors, time);
     for (item, res) in items.iter().zip(results) {
+        if let Some(row) = &item.row {
+            s.add_row(item, row, res);
+            continue;
+        }
         let record = match res {
             Ok(Checked::Litmus(o)) => litmus_record(item, &o, property),
             Ok(Checked::Termination(o)) => termination_record(item, &o),
@@ -424,6 +448,7 @@ fn litmus_record(item: &SuiteItem, o: &LitmusOutcome, property: Property) -> Rec
         time_ms: o.time.as_secs_f64() * 1000.0,
         detail,
         annotated: item.annotated,
+        group: None,
     }
 }
 
@@ -479,6 +504,104 @@ fn termination_record(item: &SuiteItem, o: &super::termination::TerminationOutco
         time_ms: o.time.as_secs_f64() * 1000.0,
         detail,
         annotated: item.annotated,
+        group: None,
+    }
+}
+
+/// The marker of an error about a construct outside the IR (front ends
+/// write `unsupported construct `OpX`: why`).
+pub const UNSUPPORTED_CONSTRUCT: &str = "unsupported construct";
+
+/// The message of a termination row.
+pub const TERMINATION_UNSUPPORTED: &str = "termination: not yet supported (needs a progress model)";
+
+impl Summary {
+    /// Scores a six-column row: PASS / FAIL / UNKNOWN against its expectation.
+    fn add_row(
+        &mut self,
+        item: &SuiteItem,
+        row: &super::expected::RowSpec,
+        res: Result<Checked, FileError>,
+    ) {
+        use super::expected::{RowProperty, Verdict};
+        let file = item.path.display().to_string();
+        let group = Some(if row.checked { "checked" } else { "annotated" }.to_string());
+        let property = match row.property {
+            RowProperty::Assertions => Some(Property::Condition),
+            RowProperty::Races => Some(Property::Races),
+            RowProperty::Termination => None,
+        };
+        let mut record = Record {
+            file: file.clone(),
+            property,
+            query: None,
+            expected: Some(row.expected.name().to_string()),
+            actual: String::new(),
+            status: Status::Unsupported,
+            complete: false,
+            states: 0,
+            races: 0,
+            executions: 0,
+            cut_paths: 0,
+            truncated: false,
+            time_ms: 0.0,
+            detail: None,
+            annotated: !row.checked,
+            group,
+        };
+        match (property, res) {
+            (None, _) => {
+                record.actual = "unsupported".into();
+                record.detail = Some(TERMINATION_UNSUPPORTED.into());
+            }
+            (_, Err(e)) if e.error.contains(UNSUPPORTED_CONSTRUCT) => {
+                record.actual = "unsupported".into();
+                record.detail = Some(e.error.clone());
+            }
+            (_, Err(e)) => {
+                self.add_error(e);
+                if let Some(r) = self.records.last_mut() {
+                    r.group = record.group;
+                }
+                return;
+            }
+            (_, Ok(Checked::Queries(_) | Checked::Termination(_))) => {
+                self.add_error(FileError {
+                    file,
+                    error: "a six-column row names a .test file, or asks termination".into(),
+                });
+                return;
+            }
+            (Some(p), Ok(Checked::Litmus(o))) => {
+                self.files += 1;
+                let actual = Verdict::of(o.holds(p));
+                record.actual = actual.name().to_string();
+                record.complete = o.complete();
+                record.states = o.states.len();
+                record.races = o.races.len();
+                record.executions = o.executions;
+                record.cut_paths = o.cut_paths;
+                record.truncated = o.truncated;
+                record.time_ms = o.time.as_secs_f64() * 1000.0;
+                let detail = format!(
+                    "bound {}: {}",
+                    row.bound,
+                    mismatch_detail(&o, p, row.expected == Verdict::Pass, o.holds(p))
+                );
+                record.status = if actual == row.expected {
+                    Status::Passed
+                } else if actual == Verdict::Unknown {
+                    Status::Undecided
+                } else {
+                    Status::Failed
+                };
+                if record.status != Status::Passed {
+                    record.detail = Some(detail);
+                }
+            }
+        }
+        self.count(&record);
+        self.records.push(record);
     }
 }
 

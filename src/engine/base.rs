@@ -255,10 +255,21 @@ pub(crate) fn static_env(
                 .any(|&(ta, tb)| events[a].thread == ta && events[b].thread == tb)
         }),
     );
-    let instance = |e: usize| match ins(e).kind {
-        OpKind::ControlBarrier { instance, .. } => Some(instance),
-        _ => None,
-    };
+    // A barrier instance is the static instance number and how many times
+    // the thread already passed it on its path (a barrier in a loop meets
+    // the other invocations' barrier of the same iteration).
+    let mut passes: std::collections::HashMap<(usize, u32), usize> = Default::default();
+    let occurrence: Vec<Option<(u32, usize)>> = (0..n)
+        .map(|e| match ins(e).kind {
+            OpKind::ControlBarrier { instance, .. } => {
+                let k = passes.entry((events[e].thread, instance)).or_insert(0);
+                *k += 1;
+                Some((instance, *k))
+            }
+            _ => None,
+        })
+        .collect();
+    let instance = |e: usize| occurrence[e];
     env.rel(
         names::SCBARINST,
         rel_of(&|a, b| instance(a).is_some() && instance(a) == instance(b)),

@@ -13,6 +13,7 @@ pub mod litmus;
 #[cfg(test)]
 mod nesting_tests;
 pub mod opencl_litmus;
+pub mod spirv;
 pub(crate) mod suggest;
 pub mod vulkan_litmus;
 
@@ -85,6 +86,8 @@ pub enum Format {
     /// `of_path` cannot tell them from Vulkan ones (same extension);
     /// [`Format::of_litmus_text`] looks at the architecture word.
     OpenClLitmus,
+    /// SPIR-V assembly text with Dat3M's headers (`.spvasm`).
+    Spirv,
 }
 
 impl Format {
@@ -93,6 +96,7 @@ impl Format {
         match path.extension()?.to_str()? {
             "test" => Some(Format::AlloyTest),
             "litmus" => Some(Format::VulkanLitmus),
+            "spvasm" => Some(Format::Spirv),
             _ => None,
         }
     }
@@ -186,7 +190,7 @@ pub fn load_with(path: &Path, options: Options) -> Result<Program, FrontendError
         file: display.clone(),
         line: 0,
         column: 0,
-        message: "unknown file type: expected a `.test` or `.litmus` file".into(),
+        message: "unknown file type: expected a `.test`, `.litmus` or `.spvasm` file".into(),
     })?;
     let bytes = std::fs::read(path).map_err(|e| FrontendError {
         file: display.clone(),
@@ -223,6 +227,7 @@ pub fn parse_text(
 ) -> Result<Program, FrontendError> {
     let program = match format {
         Format::AlloyTest => alloy_test::parse(name, text),
+        Format::Spirv => spirv::parse(name, text),
         Format::VulkanLitmus | Format::OpenClLitmus => match Format::of_litmus_text(text) {
             Format::OpenClLitmus => opencl_litmus::parse_with(name, text, options),
             _ => {

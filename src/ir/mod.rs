@@ -287,6 +287,16 @@ pub enum ArithOp {
     And,
     Or,
     Xor,
+    /// Shift left (SPIR-V `OpShiftLeftLogical`; shifts of 64 or more give 0).
+    Shl,
+    /// Arithmetic shift right (`OpShiftRightArithmetic`, and
+    /// `OpShiftRightLogical` on the non-negative values vkmm computes with).
+    Shr,
+    /// Division truncating toward zero (division by zero gives 0: SPIR-V
+    /// leaves it undefined).
+    Div,
+    /// Remainder with the sign of the dividend (by zero: 0).
+    Rem,
 }
 
 impl ArithOp {
@@ -298,6 +308,16 @@ impl ArithOp {
             ArithOp::And => a & b,
             ArithOp::Or => a | b,
             ArithOp::Xor => a ^ b,
+            ArithOp::Shl => u32::try_from(b)
+                .ok()
+                .and_then(|b| a.checked_shl(b))
+                .unwrap_or(0),
+            ArithOp::Shr => u32::try_from(b)
+                .ok()
+                .and_then(|b| a.checked_shr(b))
+                .unwrap_or(if a < 0 { -1 } else { 0 }),
+            ArithOp::Div => a.checked_div(b).unwrap_or(0),
+            ArithOp::Rem => a.checked_rem(b).unwrap_or(0),
         }
     }
 }

@@ -70,6 +70,12 @@ pub fn suite(name: &str, s: &Summary) -> String {
             Status::Passed | Status::Checked => {
                 let _ = writeln!(x, "/>");
             }
+            Status::Unsupported => {
+                let _ = writeln!(
+                    x,
+                    ">\n      <skipped message=\"{detail}\"/>\n    </testcase>"
+                );
+            }
             Status::Failed => {
                 let _ = writeln!(
                     x,

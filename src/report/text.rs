@@ -174,6 +174,29 @@ pub fn summary(this: &Summary) -> String {
     for e in &this.errors {
         let _ = writeln!(s, "ERROR {}", e.error);
     }
+    for u in &this.unsupported {
+        let _ = writeln!(s, "UNSUPPORTED {}: {}", u.file, u.detail);
+    }
+    for group in ["checked", "annotated"] {
+        let rows: Vec<_> = this
+            .records
+            .iter()
+            .filter(|r| r.group.as_deref() == Some(group))
+            .collect();
+        if rows.is_empty() {
+            continue;
+        }
+        let n = |st: Status| rows.iter().filter(|r| r.status == st).count();
+        let _ = writeln!(
+            s,
+            "{group} rows: {} passed, {} failed, {} undecided, {} unsupported, {} errors",
+            n(Status::Passed),
+            n(Status::Failed),
+            n(Status::Undecided),
+            n(Status::Unsupported),
+            n(Status::Error)
+        );
+    }
     let _ = writeln!(
         s,
         "{}, {}: {} passed, {} failed, {} undecided, {} in {:.1} ms",

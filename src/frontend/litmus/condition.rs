@@ -24,6 +24,10 @@ pub(crate) struct CondSyntax {
     pub(crate) instance_names: bool,
     /// How [`Condition::text`] is written.
     pub(crate) text: TextStyle,
+    /// The SPIR-V headers' spelling (Dat3M `@Output`): `and`, `or` for
+    /// `/\`, `\/`, and locations `%id` with indices into the variable's
+    /// layout, `%x[0][2]`.
+    pub(crate) spirv: bool,
 }
 
 /// How [`Condition::text`] reproduces the clauses.
@@ -274,8 +278,12 @@ impl CondParser<'_, '_, '_> {
         operand: fn(&mut Self, usize) -> R<Sized>,
         node: fn(Box<CondExpr>, Box<CondExpr>) -> CondExpr,
     ) -> R<Sized> {
+        let word = match op {
+            "\\/" => "or",
+            _ => "and",
+        };
         let mut items = vec![operand(self, depth)?];
-        while self.peek()?.is_punct(op) {
+        while self.peek()?.is_punct(op) || (self.syntax.spirv && self.peek()?.is_ident(word)) {
             self.lx.next()?;
             items.push(operand(self, depth)?);
         }
@@ -407,6 +415,10 @@ impl CondParser<'_, '_, '_> {
             return Ok(Term::Reg { thread, reg });
         }
         match &t.tok {
+            Tok::Punct("%") if self.syntax.spirv => {
+                let name = spirv_cell(self.lx)?;
+                single(self.symbols, &name, t.at).map(Term::Loc)
+            }
             Tok::Int(_) | Tok::Punct("-") => Ok(Term::Const(self.lx.integer("an integer")?.0)),
             Tok::Punct("[") => {
                 self.lx.next()?;
@@ -444,6 +456,45 @@ fn location_name(lx: &mut Lexer<'_>, syntax: &CondSyntax) -> R<(String, usize)> 
         }
     }
     Ok((name, at))
+}
+
+/// A SPIR-V location `%id` or `%id[i][j]...`, as the name its front end
+/// gives the cell (`%id[i][j]`, no spaces).
+fn spirv_cell(lx: &mut Lexer<'_>) -> R<String> {
+    let pct = lx.next()?;
+    let t = lx.next()?;
+    let mut name = match &t.tok {
+        Tok::Ident(s) | Tok::Int(s) if t.at == pct.at + 1 => format!("%{s}"),
+        _ => {
+            return Err((
+                t.at,
+                format!(
+                    "expected an id after `%` (such as `%x`), found {}",
+                    t.show()
+                ),
+            ));
+        }
+    };
+    // An id may run on over letters after digits (`%1abc`).
+    while let Ok(next) = lx.peek() {
+        match &next.tok {
+            Tok::Ident(s) | Tok::Int(s) if next.at == lx.pos => {
+                name.push_str(s);
+                lx.next()?;
+            }
+            _ => break,
+        }
+    }
+    while lx.peek()?.is_punct("[") {
+        lx.next()?;
+        let (i, at) = lx.integer("an index")?;
+        if i < 0 {
+            return Err((at, format!("negative index {i}")));
+        }
+        lx.expect("]", "to close the index `[...]`")?;
+        name.push_str(&format!("[{i}]"));
+    }
+    Ok(name)
 }
 
 /// The locations a name denotes.

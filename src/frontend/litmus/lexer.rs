@@ -134,6 +134,17 @@ pub(crate) const VULKAN: LexOptions = LexOptions {
     alnum_integers: false,
 };
 
+/// The condition headers of SPIR-V assembly (`@Output`, `@Filter`).
+pub(crate) const SPIRV: LexOptions = LexOptions {
+    punct2: &["==", "!=", "<=", ">=", "/\\", "\\/", "=>"],
+    punct1: &[
+        "(", ")", "[", "]", "~", ",", "-", "%", "<", ">", "!", "=", ":", ";",
+    ],
+    paren_star: ParenStar::Flat,
+    c_comments: false,
+    alnum_integers: false,
+};
+
 /// herd's C-style OpenCL dialect.
 pub(crate) const OPENCL: LexOptions = LexOptions {
     punct2: &[

@@ -72,6 +72,7 @@ impl Syntax {
                     bang_negation: false,
                     instance_names: false,
                     text: TextStyle::Source,
+                    spirv: false,
                 },
             },
             Dialect::OpenCl => Syntax {
@@ -80,6 +81,7 @@ impl Syntax {
                     bang_negation: true,
                     instance_names: true,
                     text: TextStyle::Tokens,
+                    spirv: false,
                 },
             },
         }

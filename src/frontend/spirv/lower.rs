@@ -1,0 +1,1768 @@
+//! Lowering one invocation's entry function to IR statements.
+//!
+//! Every SSA id gets a value at the point its instruction is lowered (in
+//! text order, which SPIR-V requires to follow dominance): a constant when
+//! it only depends on constants, builtins and push constants (folded here,
+//! per invocation), a register otherwise, a tree of those for composites,
+//! or a pointer (a variable, a constant byte offset and register terms
+//! times strides). Memory accesses through a pointer whose offset is a
+//! register become a chain of branches over the variable's cells, one
+//! access per cell. Per-invocation variables (Private, Function, Input,
+//! Output, PushConstant) live in registers. Function calls are inlined.
+
+use super::module::{CVal, Cell, Class, Grid, Module, Ty, unsupported};
+use super::syntax::{Inst, Located, Operand as Opnd, Tok};
+use crate::ir::{
+    ArithOp, Cmp, Instruction, OpKind, Operand, Order, RmwOp, Scope, Semantics, SourceSpan, Stmt,
+    StorageClass,
+};
+use ::spirv::Op;
+use std::collections::HashMap;
+
+type R<T> = Result<T, Located>;
+
+/// A value at lowering time.
+#[derive(Clone, Debug)]
+pub(super) enum Val {
+    Int(i64),
+    Reg(String),
+    /// A boolean not yet materialised: `a cmp b`.
+    Cond(Cmp, Operand, Operand),
+    Comp(Vec<Val>),
+    Ptr(Ptr),
+    /// A variable of a storage class the IR cannot express.
+    Opaque(String),
+    Undef,
+}
+
+/// A pointer into a variable.
+#[derive(Clone, Debug)]
+pub(super) struct Ptr {
+    pub home: Home,
+    pub offset: i64,
+    /// Register terms: `(operand, stride)`.
+    pub dynamic: Vec<(Operand, i64)>,
+    /// The pointee type.
+    pub ty: String,
+}
+
+/// Where a variable's cells are.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub(super) enum Home {
+    /// Shared memory: a variable's instance (its workgroup for Workgroup
+    /// variables, 0 otherwise).
+    Mem { var: String, instance: usize },
+    /// Registers of this invocation (`call` tells inlined calls apart).
+    Regs { var: String, call: usize },
+}
+
+/// Where a scalar access goes.
+#[derive(Clone, Debug)]
+enum Target {
+    Loc(usize),
+    Reg(String),
+}
+
+/// The shared memory of the program: each variable instance's cells and
+/// their locations.
+#[derive(Default)]
+pub(super) struct Memory {
+    pub cells: HashMap<(String, usize), Vec<(Cell, usize)>>,
+    /// The storage class of each variable in memory.
+    pub class: HashMap<String, StorageClass>,
+}
+
+/// Values the headers and the grid give one invocation.
+pub(super) struct Place {
+    pub index: usize,
+    pub grid: Grid,
+}
+
+impl Place {
+    fn builtin(&self, name: &str) -> Option<Vec<i64>> {
+        let g = self.grid;
+        let k = self.index as i64;
+        let wg = g.workgroup_size() as i64;
+        let t = g.per_subgroup as i64;
+        let v3 = |x: i64| Some(vec![x, 0, 0]);
+        match name {
+            "GlobalInvocationId" => v3(k),
+            "LocalInvocationId" => v3(k % wg),
+            "WorkgroupId" => v3(k / wg),
+            "NumWorkgroups" => Some(vec![g.workgroups as i64, 1, 1]),
+            "WorkgroupSize" | "EnqueuedWorkgroupSize" => Some(vec![wg, 1, 1]),
+            "GlobalSize" => Some(vec![wg * g.workgroups as i64, 1, 1]),
+            "GlobalOffset" => Some(vec![0, 0, 0]),
+            "LocalInvocationIndex" => Some(vec![k % wg]),
+            "SubgroupLocalInvocationId" => Some(vec![k % t]),
+            "SubgroupId" => Some(vec![(k % wg) / t]),
+            "SubgroupSize" | "SubgroupMaxSize" => Some(vec![t]),
+            "NumSubgroups" => Some(vec![g.subgroups as i64]),
+            _ => None,
+        }
+    }
+}
+
+/// A phi of a block: its value, its (incoming id, predecessor) pairs and
+/// the index of its instruction.
+type Phi = (Val, Vec<(String, String)>, usize);
+
+/// One inlined function's state.
+struct Frame {
+    call: usize,
+    vals: HashMap<String, Val>,
+    /// Phis of each block: (phi id, its value, (incoming id, predecessor)).
+    phis: HashMap<String, Vec<Phi>>,
+    ret: Option<Val>,
+    exit: String,
+    cur: String,
+}
+
+/// The most nested inlined calls.
+const MAX_CALL_DEPTH: usize = 16;
+
+/// One invocation's code.
+pub(super) struct Gen<'a> {
+    m: &'a Module,
+    insts: &'a [Inst],
+    mem: &'a Memory,
+    place: Place,
+    pub code: Vec<Stmt>,
+    /// Initial register values.
+    pub registers: Vec<(String, i64)>,
+    globals: HashMap<String, Val>,
+    reg_cells: HashMap<Home, Vec<(Cell, String)>>,
+    fresh: usize,
+    calls: usize,
+}
+
+fn span(inst: &Inst) -> SourceSpan {
+    let text = match &inst.result {
+        Some(_) => inst.text.clone(),
+        None => inst.text.clone(),
+    };
+    SourceSpan {
+        line: inst.line,
+        text,
+    }
+}
+
+fn cval(v: &CVal) -> Val {
+    match v {
+        CVal::Int(i) => Val::Int(*i),
+        CVal::Comp(items) => Val::Comp(items.iter().map(cval).collect()),
+        CVal::Undef => Val::Undef,
+    }
+}
+
+fn negate(c: Cmp) -> Cmp {
+    match c {
+        Cmp::Eq => Cmp::Ne,
+        Cmp::Ne => Cmp::Eq,
+        Cmp::Lt => Cmp::Ge,
+        Cmp::Ge => Cmp::Lt,
+        Cmp::Le => Cmp::Gt,
+        Cmp::Gt => Cmp::Le,
+    }
+}
+
+/// The leaves of a value, in type order.
+fn leaves_of(v: &Val, out: &mut Vec<Val>) {
+    match v {
+        Val::Comp(items) => items.iter().for_each(|i| leaves_of(i, out)),
+        other => out.push(other.clone()),
+    }
+}
+
+/// The IR scope of a SPIR-V scope value.
+fn scope_of(v: i64) -> Option<Scope> {
+    Some(match v {
+        0 => Scope::CrossDevice,
+        1 => Scope::Device,
+        2 => Scope::Workgroup,
+        3 => Scope::Subgroup,
+        4 => Scope::Invocation,
+        5 => Scope::QueueFamily,
+        6 => Scope::ShaderCall,
+        _ => return None,
+    })
+}
+
+/// The IR semantics of a SPIR-V memory semantics value. Vulkan reads
+/// SequentiallyConsistent as AcquireRelease.
+fn semantics_of(bits: i64) -> Semantics {
+    let mut s = Semantics::default();
+    if bits & 0x2 != 0 {
+        s.order = s.order.join(Order::Acquire);
+    }
+    if bits & 0x4 != 0 {
+        s.order = s.order.join(Order::Release);
+    }
+    if bits & 0x18 != 0 {
+        s.order = s.order.join(Order::AcquireRelease);
+    }
+    for (bit, class) in [(0x40, 0), (0x200, 0), (0x100, 1), (0x800, 2), (0x1000, 3)] {
+        if bits & bit != 0 {
+            s.storage_classes.insert(StorageClass(class));
+        }
+    }
+    s.make_available = bits & 0x2000 != 0;
+    s.make_visible = bits & 0x4000 != 0;
+    s
+}
+
+/// Memory operands of a plain load or store.
+#[derive(Default)]
+struct Access {
+    scope: Option<Scope>,
+    available: bool,
+    visible: bool,
+    non_private: bool,
+}
+
+impl<'a> Gen<'a> {
+    pub fn new(
+        m: &'a Module,
+        insts: &'a [Inst],
+        mem: &'a Memory,
+        place: Place,
+        inputs: &HashMap<String, &super::headers::Init>,
+    ) -> R<Gen<'a>> {
+        let mut g = Gen {
+            m,
+            insts,
+            mem,
+            place,
+            code: Vec::new(),
+            registers: Vec::new(),
+            globals: HashMap::new(),
+            reg_cells: HashMap::new(),
+            fresh: 0,
+            calls: 1,
+        };
+        for (id, c) in &m.consts {
+            g.globals.insert(id.clone(), cval(c));
+        }
+        for v in &m.globals {
+            let err = |e: String| (v.line, v.col, format!("variable `%{}`: {e}", v.id));
+            let val = match v.class {
+                Class::Global | Class::Workgroup | Class::Output => {
+                    let instance = match v.class {
+                        Class::Workgroup => g.place.index / g.place.grid.workgroup_size(),
+                        _ => 0,
+                    };
+                    Val::Ptr(Ptr {
+                        home: Home::Mem {
+                            var: v.id.clone(),
+                            instance,
+                        },
+                        offset: 0,
+                        dynamic: Vec::new(),
+                        ty: v.pointee.clone(),
+                    })
+                }
+                Class::Invocation => {
+                    let mut cells = Vec::new();
+                    m.cells(
+                        &v.pointee,
+                        0,
+                        &mut Vec::new(),
+                        inputs.get(&v.id).copied(),
+                        &mut cells,
+                    )
+                    .map_err(err)?;
+                    let mut init: Vec<i64> = cells.iter().map(|c| c.init).collect();
+                    if let Some(b) = m.builtin(&v.id).and_then(|b| g.place.builtin(b)) {
+                        for (k, x) in b.into_iter().enumerate().take(init.len()) {
+                            init[k] = x;
+                        }
+                    } else if let Some(i) = &v.init {
+                        let mut leaves = Vec::new();
+                        leaves_of(
+                            &g.globals.get(i).cloned().unwrap_or(Val::Undef),
+                            &mut leaves,
+                        );
+                        for (k, l) in leaves.iter().enumerate().take(init.len()) {
+                            if let Val::Int(x) = l {
+                                init[k] = *x;
+                            }
+                        }
+                    } else if v.class_name == "PushConstant" && !inputs.contains_key(&v.id) {
+                        for (off, values) in &m.push_constants {
+                            for (k, x) in values.iter().enumerate() {
+                                if let Some(ix) =
+                                    cells.iter().position(|c| c.offset == off + 4 * k as i64)
+                                {
+                                    init[ix] = *x;
+                                }
+                            }
+                        }
+                    }
+                    let home = Home::Regs {
+                        var: v.id.clone(),
+                        call: 0,
+                    };
+                    let mut named = Vec::new();
+                    for (c, x) in cells.into_iter().zip(init) {
+                        let name = cell_name(&v.id, &c.path, 0);
+                        g.registers.push((name.clone(), x));
+                        named.push((c, name));
+                    }
+                    g.reg_cells.insert(home.clone(), named);
+                    Val::Ptr(Ptr {
+                        home,
+                        offset: 0,
+                        dynamic: Vec::new(),
+                        ty: v.pointee.clone(),
+                    })
+                }
+                Class::Other => Val::Opaque(v.class_name.clone()),
+            };
+            g.globals.insert(v.id.clone(), val);
+        }
+        Ok(g)
+    }
+
+    /// Lowers the entry function.
+    pub fn run(&mut self, entry: &str) -> R<()> {
+        self.function(entry, Vec::new(), 0, None)?;
+        Ok(())
+    }
+
+    fn fresh_label(&mut self) -> String {
+        self.fresh += 1;
+        format!("L{}", self.fresh)
+    }
+
+    fn fresh_reg(&mut self) -> String {
+        self.fresh += 1;
+        format!("t{}", self.fresh)
+    }
+
+    fn assign(&mut self, dest: &str, op: ArithOp, a: Operand, b: Operand, src: &SourceSpan) {
+        self.code.push(Stmt::Assign {
+            dest: dest.to_string(),
+            op,
+            a,
+            b,
+            source: src.clone(),
+        });
+    }
+
+    fn copy(&mut self, dest: &str, a: Operand, src: &SourceSpan) {
+        self.assign(dest, ArithOp::Add, a, Operand::Const(0), src);
+    }
+
+    fn label(&mut self, name: &str, src: &SourceSpan) {
+        self.code.push(Stmt::Label {
+            name: name.to_string(),
+            source: src.clone(),
+        });
+    }
+
+    fn goto(&mut self, label: &str, src: &SourceSpan) {
+        self.code.push(Stmt::Goto {
+            label: label.to_string(),
+            source: src.clone(),
+        });
+    }
+
+    fn branch(&mut self, cmp: Cmp, a: Operand, b: Operand, label: &str, src: &SourceSpan) {
+        self.code.push(Stmt::Branch {
+            cmp,
+            a,
+            b,
+            label: label.to_string(),
+            source: src.clone(),
+        });
+    }
+
+    /// A scalar value as an operand (a pending comparison is materialised).
+    fn operand(&mut self, v: &Val, inst: &Inst, i: usize) -> R<Operand> {
+        match v {
+            Val::Int(x) => Ok(Operand::Const(*x)),
+            Val::Reg(r) => Ok(Operand::Reg(r.clone())),
+            Val::Undef => Ok(Operand::Const(0)),
+            Val::Cond(cmp, a, b) => {
+                let src = span(inst);
+                let d = self.fresh_reg();
+                let skip = self.fresh_label();
+                self.copy(&d, Operand::Const(0), &src);
+                self.branch(negate(*cmp), a.clone(), b.clone(), &skip, &src);
+                self.copy(&d, Operand::Const(1), &src);
+                self.label(&skip, &src);
+                Ok(Operand::Reg(d))
+            }
+            Val::Comp(_) => Err(inst.err_at(
+                i,
+                format!("{}: expected a scalar, found a composite", inst.name),
+            )),
+            Val::Ptr(_) | Val::Opaque(_) => Err(inst.err_at(
+                i,
+                format!("{}: expected a scalar, found a pointer", inst.name),
+            )),
+        }
+    }
+
+    /// The value of an id operand.
+    fn val(&self, fr: &Frame, inst: &Inst, i: usize) -> R<Val> {
+        let id = inst.id(i)?;
+        if let Some(v) = fr.vals.get(id).or_else(|| self.globals.get(id)) {
+            return Ok(v.clone());
+        }
+        let defined_later = self
+            .insts
+            .iter()
+            .any(|x| x.result.as_ref().is_some_and(|(r, _)| r == id));
+        let why = if defined_later {
+            "is used before its definition (or is not a value)"
+        } else {
+            "is not defined"
+        };
+        Err(inst.err_at(i, format!("`%{id}` {why}")))
+    }
+
+    fn int_const(&self, fr: &Frame, inst: &Inst, i: usize, what: &str) -> R<i64> {
+        match self.val(fr, inst, i)? {
+            Val::Int(v) => Ok(v),
+            _ => Err(inst.err_at(
+                i,
+                format!(
+                    "unsupported construct `{}`: the {what} is not a constant",
+                    inst.name
+                ),
+            )),
+        }
+    }
+
+    fn scope(&self, fr: &Frame, inst: &Inst, i: usize) -> R<Scope> {
+        let v = self.int_const(fr, inst, i, "scope")?;
+        scope_of(v).ok_or_else(|| inst.err_at(i, format!("unknown scope {v}")))
+    }
+
+    fn reg_name(&self, fr: &Frame, id: &str) -> String {
+        if fr.call == 0 {
+            format!("%{id}")
+        } else {
+            format!("%{id}.c{}", fr.call)
+        }
+    }
+
+    /// A fresh value of type `ty` held in registers named after `name`.
+    fn regs_like(&self, ty: &str, name: &str, inst: &Inst) -> R<Val> {
+        Ok(match self.m.ty(ty) {
+            Some(Ty::Vector { elem, n }) | Some(Ty::Array { elem, len: n }) if *n <= 4096 => {
+                Val::Comp(
+                    (0..*n)
+                        .map(|k| self.regs_like(elem, &format!("{name}.{k}"), inst))
+                        .collect::<R<_>>()?,
+                )
+            }
+            Some(Ty::Struct { members }) => Val::Comp(
+                members
+                    .iter()
+                    .enumerate()
+                    .map(|(k, m)| self.regs_like(m, &format!("{name}.{k}"), inst))
+                    .collect::<R<_>>()?,
+            ),
+            Some(Ty::Bool | Ty::Int { .. }) => Val::Reg(name.to_string()),
+            Some(Ty::Float) => return Err(unsupported(inst, "vkmm's IR has no floating point")),
+            Some(Ty::Pointer { .. }) => {
+                return Err(unsupported(inst, "a pointer held in a register"));
+            }
+            _ => return Err(unsupported(inst, "a value of an opaque type")),
+        })
+    }
+
+    /// Inlines function `fid`; returns its result.
+    fn function(
+        &mut self,
+        fid: &str,
+        args: Vec<Val>,
+        depth: usize,
+        call: Option<&Inst>,
+    ) -> R<Option<Val>> {
+        let Some(f) = self.m.functions.get(fid) else {
+            let (line, col) = call.map_or((1, 1), |c| (c.line, c.col));
+            return Err((
+                line,
+                col,
+                format!("`%{fid}` is not a function of the module"),
+            ));
+        };
+        if depth > MAX_CALL_DEPTH {
+            let c = call.map_or((1, 1), |c| (c.line, c.col));
+            return Err((
+                c.0,
+                c.1,
+                format!("calls nest deeper than {MAX_CALL_DEPTH} (recursion?)"),
+            ));
+        }
+        let call_no = if depth == 0 { 0 } else { self.calls };
+        self.calls += 1;
+        let mut fr = Frame {
+            call: call_no,
+            vals: HashMap::new(),
+            phis: HashMap::new(),
+            ret: None,
+            exit: format!("R{call_no}"),
+            cur: String::new(),
+        };
+        for (p, a) in f.params.iter().zip(args) {
+            fr.vals.insert(p.clone(), a);
+        }
+        let body = f.body.clone();
+        let fn_inst = &self.insts[body.start];
+        if let Ok(rt) = fn_inst.id(0)
+            && !matches!(self.m.ty(rt), Some(Ty::Void))
+        {
+            let name = format!("%ret.c{call_no}");
+            fr.ret = Some(self.regs_like(rt, &name, fn_inst)?);
+        }
+        // Phis first: a phi's value may be named (on a back edge) before its block.
+        let mut block = String::new();
+        for k in body.clone() {
+            let inst = &self.insts[k];
+            match inst.op {
+                Op::Label => block = inst.result_id()?.to_string(),
+                Op::Phi => {
+                    let id = inst.result_id()?;
+                    let v = self.regs_like(inst.id(0)?, &self.reg_name(&fr, id), inst)?;
+                    let mut incoming = Vec::new();
+                    let mut i = 1;
+                    while i + 1 < inst.operands.len() {
+                        incoming.push((inst.id(i)?.to_string(), inst.id(i + 1)?.to_string()));
+                        i += 2;
+                    }
+                    fr.vals.insert(id.to_string(), v.clone());
+                    fr.phis
+                        .entry(block.clone())
+                        .or_default()
+                        .push((v, incoming, k));
+                }
+                _ => {}
+            }
+        }
+        for k in body {
+            let inst = &self.insts[k];
+            match inst.op {
+                Op::Function | Op::FunctionParameter | Op::FunctionEnd | Op::Phi => {}
+                Op::Label => {
+                    let id = inst.result_id()?.to_string();
+                    let src = span(inst);
+                    let name = self.block_label(&fr, &id);
+                    self.label(&name, &src);
+                    fr.cur = id.clone();
+                    let phis = fr.phis.get(&id).cloned().unwrap_or_default();
+                    for (v, _, _) in phis {
+                        let mut regs = Vec::new();
+                        leaves_of(&v, &mut regs);
+                        for r in regs {
+                            if let Val::Reg(r) = r {
+                                self.copy(&r, Operand::Reg(format!("{r}.in")), &src);
+                            }
+                        }
+                    }
+                }
+                _ => self.inst(&mut fr, inst, depth)?,
+            }
+        }
+        let exit = fr.exit.clone();
+        let src = span(&self.insts[f.body.end - 1]);
+        self.label(&exit, &src);
+        Ok(fr.ret)
+    }
+
+    fn block_label(&self, fr: &Frame, id: &str) -> String {
+        format!("B{}_{}", fr.call, id)
+    }
+
+    /// The phi copies of the edge from the current block to `to`.
+    fn edge(&mut self, fr: &Frame, to: &str, inst: &Inst) -> R<()> {
+        let Some(phis) = fr.phis.get(to).cloned() else {
+            return Ok(());
+        };
+        let src = span(inst);
+        for (v, incoming, k) in phis {
+            let phi = &self.insts[k];
+            let Some(pos) = incoming.iter().position(|(_, pred)| *pred == fr.cur) else {
+                return Err(phi.err(format!(
+                    "OpPhi has no value for the predecessor `%{}`",
+                    fr.cur
+                )));
+            };
+            let value = self.val(fr, phi, 1 + 2 * pos)?;
+            let mut dests = Vec::new();
+            leaves_of(&v, &mut dests);
+            let mut values = Vec::new();
+            match value {
+                Val::Undef => values.resize(dests.len(), Val::Undef),
+                other => leaves_of(&other, &mut values),
+            }
+            if values.len() != dests.len() {
+                return Err(phi.err("OpPhi: an incoming value does not have the phi's type".into()));
+            }
+            for (d, x) in dests.iter().zip(values) {
+                let Val::Reg(d) = d else { continue };
+                let o = self.operand(&x, phi, 1 + 2 * pos)?;
+                self.copy(&format!("{d}.in"), o, &src);
+            }
+        }
+        Ok(())
+    }
+
+    /// Jumps to block `to` (with its phi copies).
+    fn jump(&mut self, fr: &Frame, to: &str, inst: &Inst) -> R<()> {
+        self.edge(fr, to, inst)?;
+        let l = self.block_label(fr, to);
+        self.goto(&l, &span(inst));
+        Ok(())
+    }
+
+    /// Branches to `to` when `cmp` holds, else falls through.
+    fn branch_to(
+        &mut self,
+        fr: &Frame,
+        cond: (Cmp, Operand, Operand),
+        to: &str,
+        inst: &Inst,
+    ) -> R<()> {
+        let src = span(inst);
+        if fr.phis.contains_key(to) {
+            let skip = self.fresh_label();
+            self.branch(negate(cond.0), cond.1, cond.2, &skip, &src);
+            self.jump(fr, to, inst)?;
+            self.label(&skip, &src);
+        } else {
+            let l = self.block_label(fr, to);
+            self.branch(cond.0, cond.1, cond.2, &l, &src);
+        }
+        Ok(())
+    }
+
+    /// A condition as a constant or a comparison.
+    fn condition(
+        &mut self,
+        v: &Val,
+        inst: &Inst,
+        i: usize,
+    ) -> R<Result<bool, (Cmp, Operand, Operand)>> {
+        Ok(match v {
+            Val::Int(x) => Ok(*x != 0),
+            Val::Undef => Ok(false),
+            Val::Cond(c, a, b) => Err((*c, a.clone(), b.clone())),
+            other => {
+                let o = self.operand(other, inst, i)?;
+                Err((Cmp::Ne, o, Operand::Const(0)))
+            }
+        })
+    }
+
+    fn bind(&self, fr: &mut Frame, inst: &Inst, v: Val) -> R<()> {
+        fr.vals.insert(inst.result_id()?.to_string(), v);
+        Ok(())
+    }
+
+    /// Lowers one instruction of a function body.
+    fn inst(&mut self, fr: &mut Frame, inst: &Inst, depth: usize) -> R<()> {
+        let src = span(inst);
+        match inst.op {
+            Op::Line
+            | Op::NoLine
+            | Op::SelectionMerge
+            | Op::LoopMerge
+            | Op::Nop
+            | Op::Name
+            | Op::Decorate => {}
+            Op::Branch => {
+                let to = inst.id(0)?.to_string();
+                self.jump(fr, &to, inst)?;
+            }
+            Op::BranchConditional => {
+                let c = self.val(fr, inst, 0)?;
+                let (t, f) = (inst.id(1)?.to_string(), inst.id(2)?.to_string());
+                match self.condition(&c, inst, 0)? {
+                    Ok(b) => self.jump(fr, if b { &t } else { &f }, inst)?,
+                    Err(_) if t == f => self.jump(fr, &t, inst)?,
+                    Err(cond) => {
+                        self.branch_to(fr, cond, &t, inst)?;
+                        self.jump(fr, &f, inst)?;
+                    }
+                }
+            }
+            Op::Switch => {
+                let sel = self.val(fr, inst, 0)?;
+                let default = inst.id(1)?.to_string();
+                let mut cases = Vec::new();
+                let mut i = 2;
+                while i + 1 < inst.operands.len() {
+                    let lit = inst.int(i)?;
+                    cases.push((lit as i64, inst.id(i + 1)?.to_string()));
+                    i += 2;
+                }
+                match sel {
+                    Val::Int(x) => {
+                        let to = cases
+                            .iter()
+                            .find(|(l, _)| *l == x)
+                            .map_or(default, |(_, t)| t.clone());
+                        self.jump(fr, &to, inst)?;
+                    }
+                    other => {
+                        let o = self.operand(&other, inst, 0)?;
+                        for (lit, to) in cases {
+                            self.branch_to(
+                                fr,
+                                (Cmp::Eq, o.clone(), Operand::Const(lit)),
+                                &to,
+                                inst,
+                            )?;
+                        }
+                        self.jump(fr, &default, inst)?;
+                    }
+                }
+            }
+            Op::Return | Op::Kill | Op::TerminateInvocation | Op::Unreachable => {
+                let exit = if depth == 0 {
+                    "END".to_string()
+                } else {
+                    fr.exit.clone()
+                };
+                self.goto(&exit, &src);
+            }
+            Op::ReturnValue => {
+                let v = self.val(fr, inst, 0)?;
+                let ret = fr
+                    .ret
+                    .clone()
+                    .ok_or_else(|| inst.err("OpReturnValue in a function returning void".into()))?;
+                self.store_regs(&ret, &v, inst, 0)?;
+                let exit = fr.exit.clone();
+                self.goto(&exit, &src);
+            }
+            Op::FunctionCall => {
+                let f = inst.id(1)?.to_string();
+                let args = (2..inst.operands.len())
+                    .map(|i| self.val(fr, inst, i))
+                    .collect::<R<Vec<_>>>()?;
+                let r = self.function(&f, args, depth + 1, Some(inst))?;
+                self.bind(fr, inst, r.unwrap_or(Val::Undef))?;
+            }
+            Op::Undef => self.bind(fr, inst, Val::Undef)?,
+            Op::CopyObject
+            | Op::CopyLogical
+            | Op::UConvert
+            | Op::SConvert
+            | Op::SatConvertSToU
+            | Op::SatConvertUToS => {
+                let v = self.val(fr, inst, 1)?;
+                self.bind(fr, inst, v)?;
+            }
+            Op::Bitcast => {
+                let v = self.val(fr, inst, 1)?;
+                let v = match (v, self.m.ty(inst.id(0)?)) {
+                    (Val::Ptr(mut p), Some(Ty::Pointer { pointee, .. })) => {
+                        p.ty = pointee.clone();
+                        Val::Ptr(p)
+                    }
+                    (Val::Ptr(_), _) | (_, Some(Ty::Pointer { .. })) => {
+                        return Err(unsupported(inst, "casts between pointers and integers"));
+                    }
+                    (Val::Comp(_), Some(Ty::Int { .. }))
+                    | (Val::Int(_) | Val::Reg(_), Some(Ty::Vector { .. })) => {
+                        return Err(unsupported(inst, "bit casts between vectors and scalars"));
+                    }
+                    (v, _) => v,
+                };
+                self.bind(fr, inst, v)?;
+            }
+            Op::IAdd
+            | Op::ISub
+            | Op::IMul
+            | Op::SDiv
+            | Op::UDiv
+            | Op::SRem
+            | Op::SMod
+            | Op::UMod
+            | Op::BitwiseAnd
+            | Op::BitwiseOr
+            | Op::BitwiseXor
+            | Op::ShiftLeftLogical
+            | Op::ShiftRightLogical
+            | Op::ShiftRightArithmetic => {
+                let op = match inst.op {
+                    Op::IAdd => ArithOp::Add,
+                    Op::ISub => ArithOp::Sub,
+                    Op::IMul => ArithOp::Mul,
+                    Op::SDiv | Op::UDiv => ArithOp::Div,
+                    Op::SRem | Op::SMod | Op::UMod => ArithOp::Rem,
+                    Op::BitwiseAnd => ArithOp::And,
+                    Op::BitwiseOr => ArithOp::Or,
+                    Op::BitwiseXor => ArithOp::Xor,
+                    Op::ShiftLeftLogical => ArithOp::Shl,
+                    _ => ArithOp::Shr,
+                };
+                let (a, b) = (self.val(fr, inst, 1)?, self.val(fr, inst, 2)?);
+                let name = self.reg_name(fr, inst.result_id()?);
+                let v = self.binop(&a, &b, &name, op, inst)?;
+                self.bind(fr, inst, v)?;
+            }
+            Op::SNegate | Op::Not => {
+                let a = self.val(fr, inst, 1)?;
+                let name = self.reg_name(fr, inst.result_id()?);
+                let v = if inst.op == Op::SNegate {
+                    self.binop(&Val::Int(0), &a, &name, ArithOp::Sub, inst)?
+                } else {
+                    self.binop(&a, &Val::Int(-1), &name, ArithOp::Xor, inst)?
+                };
+                self.bind(fr, inst, v)?;
+            }
+            Op::IEqual
+            | Op::INotEqual
+            | Op::ULessThan
+            | Op::SLessThan
+            | Op::ULessThanEqual
+            | Op::SLessThanEqual
+            | Op::UGreaterThan
+            | Op::SGreaterThan
+            | Op::UGreaterThanEqual
+            | Op::SGreaterThanEqual
+            | Op::LogicalEqual
+            | Op::LogicalNotEqual => {
+                let cmp = match inst.op {
+                    Op::IEqual | Op::LogicalEqual => Cmp::Eq,
+                    Op::INotEqual | Op::LogicalNotEqual => Cmp::Ne,
+                    Op::ULessThan | Op::SLessThan => Cmp::Lt,
+                    Op::ULessThanEqual | Op::SLessThanEqual => Cmp::Le,
+                    Op::UGreaterThan | Op::SGreaterThan => Cmp::Gt,
+                    _ => Cmp::Ge,
+                };
+                let (a, b) = (self.val(fr, inst, 1)?, self.val(fr, inst, 2)?);
+                let v = self.compare(&a, &b, cmp, inst)?;
+                self.bind(fr, inst, v)?;
+            }
+            Op::LogicalNot => {
+                let a = self.val(fr, inst, 1)?;
+                let v = self.not(&a, inst)?;
+                self.bind(fr, inst, v)?;
+            }
+            Op::LogicalAnd | Op::LogicalOr => {
+                let (a, b) = (self.val(fr, inst, 1)?, self.val(fr, inst, 2)?);
+                let name = self.reg_name(fr, inst.result_id()?);
+                let op = if inst.op == Op::LogicalAnd {
+                    ArithOp::And
+                } else {
+                    ArithOp::Or
+                };
+                let (a, b) = (self.booleans(&a, inst)?, self.booleans(&b, inst)?);
+                let v = self.binop(&a, &b, &name, op, inst)?;
+                self.bind(fr, inst, v)?;
+            }
+            Op::Select => {
+                let c = self.val(fr, inst, 1)?;
+                let (a, b) = (self.val(fr, inst, 2)?, self.val(fr, inst, 3)?);
+                let name = self.reg_name(fr, inst.result_id()?);
+                let v = self.select(&c, &a, &b, &name, inst)?;
+                self.bind(fr, inst, v)?;
+            }
+            Op::CompositeConstruct => {
+                let items = (1..inst.operands.len())
+                    .map(|i| self.val(fr, inst, i))
+                    .collect::<R<Vec<_>>>()?;
+                // A vector may be built from smaller vectors.
+                let items = if matches!(self.m.ty(inst.id(0)?), Some(Ty::Vector { .. })) {
+                    let mut flat = Vec::new();
+                    items.iter().for_each(|v| leaves_of(v, &mut flat));
+                    flat
+                } else {
+                    items
+                };
+                self.bind(fr, inst, Val::Comp(items))?;
+            }
+            Op::CompositeExtract => {
+                let mut v = self.val(fr, inst, 1)?;
+                for i in 2..inst.operands.len() {
+                    let k = inst.int(i)?;
+                    v = match v {
+                        Val::Comp(items) => items
+                            .get(k as usize)
+                            .cloned()
+                            .ok_or_else(|| inst.err_at(i, format!("index {k} out of range")))?,
+                        Val::Undef => Val::Undef,
+                        _ => return Err(inst.err_at(i, "OpCompositeExtract of a scalar".into())),
+                    };
+                }
+                self.bind(fr, inst, v)?;
+            }
+            Op::CompositeInsert => {
+                let obj = self.val(fr, inst, 1)?;
+                let mut comp = self.val(fr, inst, 2)?;
+                let path = (3..inst.operands.len())
+                    .map(|i| inst.int(i).map(|k| k as usize))
+                    .collect::<R<Vec<_>>>()?;
+                if matches!(comp, Val::Undef) {
+                    comp = self.undef_like(inst.id(0)?);
+                }
+                let mut slot = &mut comp;
+                for (n, k) in path.iter().enumerate() {
+                    slot = match slot {
+                        Val::Comp(items) if *k < items.len() => &mut items[*k],
+                        _ => return Err(inst.err_at(3 + n, format!("index {k} out of range"))),
+                    };
+                }
+                *slot = obj;
+                self.bind(fr, inst, comp)?;
+            }
+            Op::VectorShuffle => {
+                let (a, b) = (self.val(fr, inst, 1)?, self.val(fr, inst, 2)?);
+                let ty_len = |v: &Val, ty: Option<&Ty>| match (v, ty) {
+                    (Val::Comp(items), _) => items.len(),
+                    (_, Some(Ty::Vector { n, .. })) => *n,
+                    _ => 0,
+                };
+                let la = ty_len(
+                    &a,
+                    self.m
+                        .result_types
+                        .get(inst.id(1)?)
+                        .and_then(|t| self.m.ty(t)),
+                );
+                let mut out = Vec::new();
+                for i in 3..inst.operands.len() {
+                    let k = inst.int(i)?;
+                    let pick = |v: &Val, j: usize| match v {
+                        Val::Comp(items) => items.get(j).cloned().unwrap_or(Val::Undef),
+                        _ => Val::Undef,
+                    };
+                    out.push(if k == 0xFFFF_FFFF {
+                        Val::Undef
+                    } else if (k as usize) < la {
+                        pick(&a, k as usize)
+                    } else {
+                        pick(&b, k as usize - la)
+                    });
+                }
+                self.bind(fr, inst, Val::Comp(out))?;
+            }
+            Op::VectorExtractDynamic => {
+                let v = self.val(fr, inst, 1)?;
+                let k = self.int_const(fr, inst, 2, "index")?;
+                let r = match v {
+                    Val::Comp(items) => items.get(k as usize).cloned().unwrap_or(Val::Undef),
+                    _ => Val::Undef,
+                };
+                self.bind(fr, inst, r)?;
+            }
+            Op::AccessChain
+            | Op::InBoundsAccessChain
+            | Op::PtrAccessChain
+            | Op::InBoundsPtrAccessChain => {
+                let v = self.chain(fr, inst)?;
+                self.bind(fr, inst, v)?;
+            }
+            Op::Variable => {
+                let id = inst.result_id()?.to_string();
+                let Some(Ty::Pointer { pointee, .. }) = self.m.ty(inst.id(0)?).cloned() else {
+                    return Err(inst.err_at(0, "OpVariable: expected a pointer type".into()));
+                };
+                let mut cells = Vec::new();
+                self.m
+                    .cells(&pointee, 0, &mut Vec::new(), None, &mut cells)
+                    .map_err(|e| unsupported(inst, &e))?;
+                let home = Home::Regs {
+                    var: id.clone(),
+                    call: fr.call,
+                };
+                let init = if inst.operands.len() > 2 {
+                    Some(self.val(fr, inst, 2)?)
+                } else {
+                    None
+                };
+                let mut leaves = Vec::new();
+                if let Some(i) = &init {
+                    leaves_of(i, &mut leaves);
+                }
+                let mut named = Vec::new();
+                for (k, c) in cells.into_iter().enumerate() {
+                    let name = cell_name(&id, &c.path, fr.call);
+                    let x = leaves.get(k).cloned().unwrap_or(Val::Int(0));
+                    let o = self.operand(&x, inst, 2)?;
+                    self.copy(&name, o, &src);
+                    named.push((c, name));
+                }
+                self.reg_cells.insert(home.clone(), named);
+                self.bind(
+                    fr,
+                    inst,
+                    Val::Ptr(Ptr {
+                        home,
+                        offset: 0,
+                        dynamic: Vec::new(),
+                        ty: pointee,
+                    }),
+                )?;
+            }
+            Op::Load => {
+                let p = self.ptr(fr, inst, 1)?;
+                let acc = self.access(fr, inst, 2)?;
+                let name = self.reg_name(fr, inst.result_id()?);
+                let v = self.load(&p, inst.id(0)?, &name, inst, &acc)?;
+                self.bind(fr, inst, v)?;
+            }
+            Op::Store => {
+                let p = self.ptr(fr, inst, 0)?;
+                let v = self.val(fr, inst, 1)?;
+                let acc = self.access(fr, inst, 2)?;
+                self.store(&p, &v, inst, &acc)?;
+            }
+            Op::CopyMemory => {
+                let (d, s) = (self.ptr(fr, inst, 0)?, self.ptr(fr, inst, 1)?);
+                let tmp = self.fresh_reg();
+                let v = self.load(&s, &s.ty.clone(), &tmp, inst, &Access::default())?;
+                self.store(&d, &v, inst, &Access::default())?;
+            }
+            Op::AtomicLoad
+            | Op::AtomicStore
+            | Op::AtomicExchange
+            | Op::AtomicCompareExchange
+            | Op::AtomicIIncrement
+            | Op::AtomicIDecrement
+            | Op::AtomicIAdd
+            | Op::AtomicISub
+            | Op::AtomicSMin
+            | Op::AtomicUMin
+            | Op::AtomicSMax
+            | Op::AtomicUMax
+            | Op::AtomicAnd
+            | Op::AtomicOr
+            | Op::AtomicXor => {
+                self.atomic(fr, inst)?;
+            }
+            Op::ControlBarrier => {
+                let exec = self.scope(fr, inst, 0)?;
+                let scope = self.scope(fr, inst, 1)?;
+                let sem = self.int_const(fr, inst, 2, "memory semantics")?;
+                let mut ins = Instruction::new(
+                    OpKind::ControlBarrier {
+                        instance: inst.line as u32,
+                        execution_scope: exec,
+                    },
+                    src,
+                );
+                ins.scope = Some(scope);
+                ins.semantics = semantics_of(sem);
+                self.code.push(Stmt::Op(ins));
+            }
+            Op::MemoryBarrier => {
+                let scope = self.scope(fr, inst, 0)?;
+                let sem = self.int_const(fr, inst, 1, "memory semantics")?;
+                let mut ins = Instruction::new(OpKind::MemoryBarrier, src);
+                ins.scope = Some(scope);
+                ins.semantics = semantics_of(sem);
+                self.code.push(Stmt::Op(ins));
+            }
+            Op::ExtInst => {
+                let v = self.ext_inst(fr, inst)?;
+                self.bind(fr, inst, v)?;
+            }
+            Op::UMulExtended | Op::SMulExtended | Op::IAddCarry | Op::ISubBorrow => {
+                let (a, b) = (self.val(fr, inst, 1)?, self.val(fr, inst, 2)?);
+                let name = self.reg_name(fr, inst.result_id()?);
+                let op = match inst.op {
+                    Op::IAddCarry => ArithOp::Add,
+                    Op::ISubBorrow => ArithOp::Sub,
+                    _ => ArithOp::Mul,
+                };
+                let full = self.binop(&a, &b, &format!("{name}.full"), op, inst)?;
+                let lo = self.binop(
+                    &full,
+                    &Val::Int(0xFFFF_FFFF),
+                    &format!("{name}.0"),
+                    ArithOp::And,
+                    inst,
+                )?;
+                let hi = self.binop(
+                    &full,
+                    &Val::Int(32),
+                    &format!("{name}.1"),
+                    ArithOp::Shr,
+                    inst,
+                )?;
+                self.bind(fr, inst, Val::Comp(vec![lo, hi]))?;
+            }
+            Op::BitCount => {
+                let v = match self.val(fr, inst, 1)? {
+                    Val::Int(x) => Val::Int(i64::from((x as u32).count_ones())),
+                    _ => return Err(unsupported(inst, "bit counts of runtime values")),
+                };
+                self.bind(fr, inst, v)?;
+            }
+            _ => {
+                let name = inst.name.as_str();
+                let why = if name.contains("Image") || name.contains("Sampl") {
+                    "vkmm's IR has no images"
+                } else if name.starts_with("OpF")
+                    || name.contains("ToF")
+                    || name.contains("FTo")
+                    || name == "OpIsNan"
+                    || name == "OpIsInf"
+                    || name.contains("Dot")
+                {
+                    "vkmm's IR has no floating point"
+                } else if name.starts_with("OpGroup") || name.contains("Subgroup") {
+                    "vkmm's IR has no subgroup operations"
+                } else {
+                    "vkmm does not lower this instruction"
+                };
+                return Err(unsupported(inst, why));
+            }
+        }
+        Ok(())
+    }
+
+    fn undef_like(&self, ty: &str) -> Val {
+        match self.m.ty(ty) {
+            Some(Ty::Vector { elem, n }) | Some(Ty::Array { elem, len: n }) if *n <= 64 => {
+                Val::Comp(vec![self.undef_like(elem); *n])
+            }
+            Some(Ty::Struct { members }) => {
+                Val::Comp(members.iter().map(|m| self.undef_like(m)).collect())
+            }
+            _ => Val::Undef,
+        }
+    }
+
+    /// `a op b`, component-wise, folded when both are constants.
+    fn binop(&mut self, a: &Val, b: &Val, dest: &str, op: ArithOp, inst: &Inst) -> R<Val> {
+        match (a, b) {
+            (Val::Comp(xs), Val::Comp(ys)) => {
+                let mut out = Vec::new();
+                for (k, (x, y)) in xs.iter().zip(ys).enumerate() {
+                    out.push(self.binop(x, y, &format!("{dest}.{k}"), op, inst)?);
+                }
+                Ok(Val::Comp(out))
+            }
+            (Val::Int(x), Val::Int(y)) => Ok(Val::Int(op.apply(*x, *y))),
+            (Val::Undef, Val::Int(y)) => Ok(Val::Int(op.apply(0, *y))),
+            (Val::Int(x), Val::Undef) => Ok(Val::Int(op.apply(*x, 0))),
+            _ => {
+                let oa = self.operand(a, inst, 1)?;
+                let ob = self.operand(b, inst, 2)?;
+                self.assign(dest, op, oa, ob, &span(inst));
+                Ok(Val::Reg(dest.to_string()))
+            }
+        }
+    }
+
+    fn compare(&mut self, a: &Val, b: &Val, cmp: Cmp, inst: &Inst) -> R<Val> {
+        match (a, b) {
+            (Val::Comp(xs), Val::Comp(ys)) => Ok(Val::Comp(
+                xs.iter()
+                    .zip(ys)
+                    .map(|(x, y)| self.compare(x, y, cmp, inst))
+                    .collect::<R<_>>()?,
+            )),
+            (Val::Int(x), Val::Int(y)) => Ok(Val::Int(i64::from(cmp.holds(x, y)))),
+            _ => {
+                let oa = self.operand(a, inst, 1)?;
+                let ob = self.operand(b, inst, 2)?;
+                Ok(Val::Cond(cmp, oa, ob))
+            }
+        }
+    }
+
+    fn not(&mut self, a: &Val, inst: &Inst) -> R<Val> {
+        Ok(match a {
+            Val::Comp(xs) => Val::Comp(xs.iter().map(|x| self.not(x, inst)).collect::<R<_>>()?),
+            Val::Int(x) => Val::Int(i64::from(*x == 0)),
+            Val::Undef => Val::Int(1),
+            Val::Cond(c, x, y) => Val::Cond(negate(*c), x.clone(), y.clone()),
+            other => {
+                let o = self.operand(other, inst, 1)?;
+                Val::Cond(Cmp::Eq, o, Operand::Const(0))
+            }
+        })
+    }
+
+    /// Booleans as 0/1 values (comparisons materialised).
+    fn booleans(&mut self, a: &Val, inst: &Inst) -> R<Val> {
+        Ok(match a {
+            Val::Comp(xs) => Val::Comp(
+                xs.iter()
+                    .map(|x| self.booleans(x, inst))
+                    .collect::<R<_>>()?,
+            ),
+            Val::Cond(..) => Val::Reg(match self.operand(a, inst, 1)? {
+                Operand::Reg(r) => r,
+                Operand::Const(c) => return Ok(Val::Int(c)),
+            }),
+            other => other.clone(),
+        })
+    }
+
+    fn select(&mut self, c: &Val, a: &Val, b: &Val, dest: &str, inst: &Inst) -> R<Val> {
+        if let (Val::Comp(cs), Val::Comp(xs), Val::Comp(ys)) = (c, a, b) {
+            let mut out = Vec::new();
+            for (k, ((c, x), y)) in cs.iter().zip(xs).zip(ys).enumerate() {
+                out.push(self.select(c, x, y, &format!("{dest}.{k}"), inst)?);
+            }
+            return Ok(Val::Comp(out));
+        }
+        match self.condition(c, inst, 1)? {
+            Ok(true) => Ok(a.clone()),
+            Ok(false) => Ok(b.clone()),
+            Err((cmp, x, y)) => {
+                if matches!(a, Val::Ptr(_)) || matches!(b, Val::Ptr(_)) {
+                    return Err(unsupported(
+                        inst,
+                        "a choice between pointers on a runtime value",
+                    ));
+                }
+                let mut xs = Vec::new();
+                leaves_of(a, &mut xs);
+                let mut ys = Vec::new();
+                leaves_of(b, &mut ys);
+                if xs.len() != ys.len() {
+                    return Err(inst.err("OpSelect: operands of different shapes".into()));
+                }
+                let src = span(inst);
+                let mut dests = Vec::new();
+                for k in 0..xs.len() {
+                    dests.push(if xs.len() == 1 {
+                        dest.to_string()
+                    } else {
+                        format!("{dest}.{k}")
+                    });
+                }
+                for (d, y) in dests.iter().zip(&ys) {
+                    let o = self.operand(y, inst, 3)?;
+                    self.copy(d, o, &src);
+                }
+                let skip = self.fresh_label();
+                self.branch(negate(cmp), x, y, &skip, &src);
+                for (d, x) in dests.iter().zip(&xs) {
+                    let o = self.operand(x, inst, 2)?;
+                    self.copy(d, o, &src);
+                }
+                self.label(&skip, &src);
+                let regs: Vec<Val> = dests.into_iter().map(Val::Reg).collect();
+                Ok(if let Val::Comp(_) = a {
+                    rebuild(a, &mut regs.into_iter())
+                } else {
+                    regs.into_iter().next().unwrap_or(Val::Undef)
+                })
+            }
+        }
+    }
+
+    /// Writes `v` into the registers of `dest` (same shape).
+    fn store_regs(&mut self, dest: &Val, v: &Val, inst: &Inst, i: usize) -> R<()> {
+        let mut ds = Vec::new();
+        leaves_of(dest, &mut ds);
+        let mut xs = Vec::new();
+        match v {
+            Val::Undef => xs.resize(ds.len(), Val::Undef),
+            other => leaves_of(other, &mut xs),
+        }
+        let src = span(inst);
+        for (d, x) in ds.iter().zip(&xs) {
+            if let Val::Reg(d) = d {
+                let o = self.operand(x, inst, i)?;
+                self.copy(d, o, &src);
+            }
+        }
+        Ok(())
+    }
+
+    fn ptr(&self, fr: &Frame, inst: &Inst, i: usize) -> R<Ptr> {
+        match self.val(fr, inst, i)? {
+            Val::Ptr(p) => Ok(p),
+            Val::Opaque(class) => Err(unsupported(
+                inst,
+                &format!("memory in the {class} storage class"),
+            )),
+            _ => Err(inst.err_at(i, format!("{}: expected a pointer", inst.name))),
+        }
+    }
+
+    /// OpAccessChain and its kin.
+    fn chain(&mut self, fr: &Frame, inst: &Inst) -> R<Val> {
+        let mut p = self.ptr(fr, inst, 1)?;
+        let mut first = 2;
+        if matches!(inst.op, Op::PtrAccessChain | Op::InBoundsPtrAccessChain) {
+            let base_ty = self
+                .m
+                .result_types
+                .get(inst.id(1)?)
+                .cloned()
+                .unwrap_or_default();
+            let stride = self
+                .m
+                .decoration(&base_ty, "ArrayStride")
+                .and_then(|t| match t.first() {
+                    Some(Tok::Int(n)) => i64::try_from(*n).ok(),
+                    _ => None,
+                })
+                .or_else(|| self.m.size_of(&p.ty))
+                .ok_or_else(|| unsupported(inst, "pointer arithmetic over an opaque type"))?;
+            let e = self.val(fr, inst, 2)?;
+            self.add_index(&mut p, &e, stride, inst, 2)?;
+            first = 3;
+        }
+        for i in first..inst.operands.len() {
+            let idx = self.val(fr, inst, i)?;
+            let ty = p.ty.clone();
+            match self.m.ty(&ty).cloned() {
+                Some(Ty::Struct { members }) => {
+                    let Val::Int(k) = idx else {
+                        return Err(
+                            inst.err_at(i, "a struct member index must be a constant".into())
+                        );
+                    };
+                    let k = usize::try_from(k)
+                        .ok()
+                        .filter(|k| *k < members.len())
+                        .ok_or_else(|| inst.err_at(i, format!("member {k} out of range")))?;
+                    let offsets = self.m.member_offsets(&ty, &members).unwrap_or_default();
+                    p.offset += offsets[k];
+                    p.ty = members[k].clone();
+                }
+                Some(Ty::Array { elem, .. }) | Some(Ty::RuntimeArray { elem }) => {
+                    let stride = self
+                        .m
+                        .stride(&ty, &elem)
+                        .ok_or_else(|| unsupported(inst, "arrays of opaque types"))?;
+                    self.add_index(&mut p, &idx, stride, inst, i)?;
+                    p.ty = elem;
+                }
+                Some(Ty::Vector { elem, .. }) => {
+                    let size = self.m.size_of(&elem).unwrap_or(4);
+                    self.add_index(&mut p, &idx, size, inst, i)?;
+                    p.ty = elem;
+                }
+                _ => {
+                    return Err(
+                        inst.err_at(i, format!("{}: too many indices for the type", inst.name))
+                    );
+                }
+            }
+        }
+        Ok(Val::Ptr(p))
+    }
+
+    fn add_index(&mut self, p: &mut Ptr, idx: &Val, stride: i64, inst: &Inst, i: usize) -> R<()> {
+        match idx {
+            Val::Int(k) => p.offset += k * stride,
+            Val::Undef => {}
+            other => {
+                let o = self.operand(other, inst, i)?;
+                p.dynamic.push((o, stride));
+            }
+        }
+        Ok(())
+    }
+
+    /// The memory operands of a plain load or store from operand `i` on.
+    fn access(&self, fr: &Frame, inst: &Inst, i: usize) -> R<Access> {
+        let mut a = Access::default();
+        let Some(first) = inst.operands.get(i) else {
+            return Ok(a);
+        };
+        let bits = match &first.tok {
+            Tok::Int(n) => *n as i64,
+            Tok::Word(w) => {
+                let mut b = 0;
+                for part in w.split('|') {
+                    b |= match part {
+                        "None" => 0,
+                        "Volatile" => 1,
+                        "Aligned" => 2,
+                        "Nontemporal" => 4,
+                        "MakePointerAvailable" | "MakePointerAvailableKHR" => 8,
+                        "MakePointerVisible" | "MakePointerVisibleKHR" => 0x10,
+                        "NonPrivatePointer" | "NonPrivatePointerKHR" => 0x20,
+                        other => {
+                            return Err(inst.err_at(i, format!("unknown memory operand `{other}`")));
+                        }
+                    };
+                }
+                b
+            }
+            _ => return Err(inst.err_at(i, "expected memory operands".into())),
+        };
+        let mut next = i + 1;
+        if bits & 2 != 0 {
+            next += 1;
+        }
+        if bits & 8 != 0 {
+            a.available = true;
+            a.scope = Some(self.scope(fr, inst, next)?);
+            next += 1;
+        }
+        if bits & 0x10 != 0 {
+            a.visible = true;
+            a.scope = Some(self.scope(fr, inst, next)?);
+        }
+        a.non_private = bits & 0x20 != 0 || a.available || a.visible;
+        let _ = Opnd::show;
+        Ok(a)
+    }
+
+    /// The scalar targets of a home: (offset, size, target).
+    fn targets(&self, home: &Home) -> Vec<(i64, u32, Target)> {
+        match home {
+            Home::Mem { var, instance } => self
+                .mem
+                .cells
+                .get(&(var.clone(), *instance))
+                .map(|cs| {
+                    cs.iter()
+                        .map(|(c, l)| (c.offset, c.size, Target::Loc(*l)))
+                        .collect()
+                })
+                .unwrap_or_default(),
+            Home::Regs { .. } => self
+                .reg_cells
+                .get(home)
+                .map(|cs| {
+                    cs.iter()
+                        .map(|(c, r)| (c.offset, c.size, Target::Reg(r.clone())))
+                        .collect()
+                })
+                .unwrap_or_default(),
+        }
+    }
+
+    /// The byte offset of a pointer as an operand.
+    fn offset_operand(&mut self, p: &Ptr, inst: &Inst) -> Operand {
+        if p.dynamic.is_empty() {
+            return Operand::Const(p.offset);
+        }
+        let src = span(inst);
+        let acc = self.fresh_reg();
+        self.copy(&acc, Operand::Const(p.offset), &src);
+        for (o, stride) in &p.dynamic {
+            let t = self.fresh_reg();
+            self.assign(&t, ArithOp::Mul, o.clone(), Operand::Const(*stride), &src);
+            self.assign(
+                &acc,
+                ArithOp::Add,
+                Operand::Reg(acc.clone()),
+                Operand::Reg(t),
+                &src,
+            );
+        }
+        Operand::Reg(acc)
+    }
+
+    /// Runs `f` on the target of the scalar at `off + rel` of `p`'s home:
+    /// directly for a constant offset, through a chain of branches otherwise.
+    fn at_each(
+        &mut self,
+        p: &Ptr,
+        off: &Operand,
+        rel: i64,
+        size: u32,
+        inst: &Inst,
+        f: &mut dyn FnMut(&mut Self, Target) -> R<()>,
+    ) -> R<()> {
+        let targets = self.targets(&p.home);
+        let var = match &p.home {
+            Home::Mem { var, .. } | Home::Regs { var, .. } => var.clone(),
+        };
+        match off {
+            Operand::Const(o) => {
+                let at = o + rel;
+                match targets.iter().find(|(c, _, _)| *c == at) {
+                    Some((_, s, t)) if *s == size => f(self, t.clone()),
+                    Some((_, s, _)) => Err(unsupported(
+                        inst,
+                        &format!("a {size}-byte access to a {s}-byte cell (mixed-size access)"),
+                    )),
+                    None => {
+                        if targets
+                            .iter()
+                            .any(|(c, s, _)| *c < at && at < c + i64::from(*s))
+                        {
+                            Err(unsupported(
+                                inst,
+                                "an access to the middle of a cell (mixed-size access)",
+                            ))
+                        } else {
+                            Err(inst.err(format!("{}: byte offset {at} is outside the variable `%{var}` (a runtime array is as long as its @Input)", inst.name)))
+                        }
+                    }
+                }
+            }
+            Operand::Reg(r) => {
+                let src = span(inst);
+                let end = self.fresh_label();
+                let mut cases = Vec::new();
+                for (c, s, t) in targets.into_iter().filter(|(_, s, _)| *s == size) {
+                    let l = self.fresh_label();
+                    self.branch(
+                        Cmp::Eq,
+                        Operand::Reg(r.clone()),
+                        Operand::Const(c - rel),
+                        &l,
+                        &src,
+                    );
+                    cases.push((l, t));
+                    let _ = s;
+                }
+                self.goto(&end, &src);
+                for (l, t) in cases {
+                    self.label(&l, &src);
+                    f(self, t)?;
+                    self.goto(&end, &src);
+                }
+                self.label(&end, &src);
+                Ok(())
+            }
+        }
+    }
+
+    fn storage_class(&self, p: &Ptr) -> Option<StorageClass> {
+        match &p.home {
+            Home::Mem { var, .. } => self.mem.class.get(var).copied(),
+            Home::Regs { .. } => None,
+        }
+    }
+
+    fn mem_instruction(
+        &self,
+        kind: OpKind,
+        loc: usize,
+        p: &Ptr,
+        inst: &Inst,
+        acc: &Access,
+    ) -> Instruction {
+        let mut ins = Instruction::new(kind, span(inst));
+        ins.reference = Some(loc);
+        ins.storage_class = self.storage_class(p);
+        ins.scope = acc.scope;
+        ins.make_pointer_available = acc.available;
+        ins.make_pointer_visible = acc.visible;
+        ins.non_private = acc.non_private;
+        ins
+    }
+
+    fn load(&mut self, p: &Ptr, ty: &str, name: &str, inst: &Inst, acc: &Access) -> R<Val> {
+        let mut leaves = Vec::new();
+        self.m
+            .leaves(ty, 0, &mut leaves)
+            .map_err(|e| unsupported(inst, &e))?;
+        let result = self.regs_like(ty, name, inst)?;
+        let mut regs = Vec::new();
+        leaves_of(&result, &mut regs);
+        let off = self.offset_operand(p, inst);
+        for ((rel, size), reg) in leaves.into_iter().zip(regs) {
+            let Val::Reg(reg) = reg else { continue };
+            self.at_each(p, &off, rel, size, inst, &mut |g, t| {
+                match t {
+                    Target::Loc(l) => {
+                        let mut ins = g.mem_instruction(OpKind::Load, l, p, inst, acc);
+                        ins.dest = Some(reg.clone());
+                        ins.make_pointer_available = false;
+                        g.code.push(Stmt::Op(ins));
+                    }
+                    Target::Reg(r) => g.copy(&reg, Operand::Reg(r), &span(inst)),
+                }
+                Ok(())
+            })?;
+        }
+        Ok(result)
+    }
+
+    fn store(&mut self, p: &Ptr, v: &Val, inst: &Inst, acc: &Access) -> R<()> {
+        let mut leaves = Vec::new();
+        self.m
+            .leaves(&p.ty, 0, &mut leaves)
+            .map_err(|e| unsupported(inst, &e))?;
+        let mut values = Vec::new();
+        match v {
+            Val::Undef => values.resize(leaves.len(), Val::Undef),
+            other => leaves_of(other, &mut values),
+        }
+        if values.len() != leaves.len() {
+            return Err(inst.err_at(
+                1,
+                "OpStore: the value does not have the pointee's type".into(),
+            ));
+        }
+        let off = self.offset_operand(p, inst);
+        for ((rel, size), x) in leaves.into_iter().zip(values) {
+            let o = self.operand(&x, inst, 1)?;
+            self.at_each(p, &off, rel, size, inst, &mut |g, t| {
+                match t {
+                    Target::Loc(l) => {
+                        let mut ins = g.mem_instruction(OpKind::Store, l, p, inst, acc);
+                        ins.operand = Some(o.clone());
+                        ins.make_pointer_visible = false;
+                        g.code.push(Stmt::Op(ins));
+                    }
+                    Target::Reg(r) => g.copy(&r, o.clone(), &span(inst)),
+                }
+                Ok(())
+            })?;
+        }
+        Ok(())
+    }
+
+    fn atomic(&mut self, fr: &mut Frame, inst: &Inst) -> R<()> {
+        let store = inst.op == Op::AtomicStore;
+        // Operand positions: (pointer, scope, semantics) after the result type.
+        let base = if store { 0 } else { 1 };
+        let p = self.ptr(fr, inst, base)?;
+        let scope = self.scope(fr, inst, base + 1)?;
+        let sem = semantics_of(self.int_const(fr, inst, base + 2, "memory semantics")?);
+        let mut leaves = Vec::new();
+        self.m
+            .leaves(&p.ty, 0, &mut leaves)
+            .map_err(|e| unsupported(inst, &e))?;
+        let [(_, size)] = leaves.as_slice() else {
+            return Err(inst.err_at(base, "atomics apply to scalars".into()));
+        };
+        let (kind, rmw_op) = match inst.op {
+            Op::AtomicLoad => (OpKind::Load, RmwOp::Exchange),
+            Op::AtomicStore => (OpKind::Store, RmwOp::Exchange),
+            Op::AtomicExchange => (OpKind::Rmw, RmwOp::Exchange),
+            Op::AtomicCompareExchange => (OpKind::Rmw, RmwOp::CompareExchange),
+            Op::AtomicIIncrement | Op::AtomicIAdd => (OpKind::Rmw, RmwOp::Add),
+            Op::AtomicIDecrement | Op::AtomicISub => (OpKind::Rmw, RmwOp::Sub),
+            Op::AtomicSMin | Op::AtomicUMin => (OpKind::Rmw, RmwOp::Min),
+            Op::AtomicSMax | Op::AtomicUMax => (OpKind::Rmw, RmwOp::Max),
+            Op::AtomicAnd => (OpKind::Rmw, RmwOp::And),
+            Op::AtomicOr => (OpKind::Rmw, RmwOp::Or),
+            _ => (OpKind::Rmw, RmwOp::Xor),
+        };
+        let (operand, expected, failure) = match inst.op {
+            Op::AtomicLoad => (None, None, None),
+            Op::AtomicIIncrement | Op::AtomicIDecrement => (Some(Operand::Const(1)), None, None),
+            Op::AtomicStore => {
+                let v = self.val(fr, inst, 3)?;
+                (Some(self.operand(&v, inst, 3)?), None, None)
+            }
+            Op::AtomicCompareExchange => {
+                let unequal = semantics_of(self.int_const(fr, inst, 4, "memory semantics")?);
+                let v = self.val(fr, inst, 5)?;
+                let c = self.val(fr, inst, 6)?;
+                (
+                    Some(self.operand(&v, inst, 5)?),
+                    Some(self.operand(&c, inst, 6)?),
+                    Some(unequal),
+                )
+            }
+            _ => {
+                let v = self.val(fr, inst, 4)?;
+                (Some(self.operand(&v, inst, 4)?), None, None)
+            }
+        };
+        let dest = if store {
+            None
+        } else {
+            Some(self.reg_name(fr, inst.result_id()?))
+        };
+        let off = self.offset_operand(&p, inst);
+        let size = *size;
+        self.at_each(&p, &off, 0, size, inst, &mut |g, t| {
+            let Target::Loc(l) = t else {
+                return Err(unsupported(inst, "atomics on per-invocation variables"));
+            };
+            let mut ins = g.mem_instruction(kind.clone(), l, &p, inst, &Access::default());
+            ins.atomic = true;
+            ins.scope = Some(scope);
+            ins.semantics = sem.clone();
+            ins.rmw_op = rmw_op;
+            ins.operand = operand.clone();
+            ins.expected = expected.clone();
+            ins.failure_semantics = failure.clone();
+            ins.dest = dest.clone();
+            ins.make_pointer_available = ins.is_write();
+            ins.make_pointer_visible = ins.is_read();
+            ins.non_private = true;
+            g.code.push(Stmt::Op(ins));
+            Ok(())
+        })?;
+        if let Some(d) = dest {
+            self.bind(fr, inst, Val::Reg(d))?;
+        }
+        Ok(())
+    }
+
+    /// GLSL.std.450 / OpenCL.std integer functions.
+    fn ext_inst(&mut self, fr: &Frame, inst: &Inst) -> R<Val> {
+        let set = self
+            .m
+            .ext_sets
+            .get(inst.id(1)?)
+            .cloned()
+            .unwrap_or_default();
+        let name = match inst.operands.get(2).map(|o| &o.tok) {
+            Some(Tok::Word(w)) => w.clone(),
+            Some(Tok::Int(n)) => n.to_string(),
+            _ => String::new(),
+        };
+        let args = (3..inst.operands.len())
+            .map(|i| self.val(fr, inst, i))
+            .collect::<R<Vec<_>>>()?;
+        let dest = self.reg_name(fr, inst.result_id()?);
+        let ext_err = || {
+            inst.err(format!(
+                "unsupported construct `{}` `{name}` of `{set}`: vkmm does not lower this function",
+                inst.name
+            ))
+        };
+        let cmp = match name.as_str() {
+            "SMax" | "UMax" | "s_max" | "u_max" => Cmp::Gt,
+            "SMin" | "UMin" | "s_min" | "u_min" => Cmp::Lt,
+            "SAbs" | "s_abs" => {
+                let a = args.first().cloned().unwrap_or(Val::Undef);
+                let neg =
+                    self.binop(&Val::Int(0), &a, &format!("{dest}.neg"), ArithOp::Sub, inst)?;
+                let c = self.compare(&a, &Val::Int(0), Cmp::Lt, inst)?;
+                return self.select(&c, &neg, &a, &dest, inst);
+            }
+            "FindUMsb" | "FindSMsb" | "FindILsb" => {
+                return match args.first() {
+                    Some(Val::Int(x)) => {
+                        let x = *x as u32;
+                        Ok(Val::Int(match (name.as_str(), x) {
+                            (_, 0) => -1,
+                            ("FindILsb", _) => i64::from(x.trailing_zeros()),
+                            _ => 31 - i64::from(x.leading_zeros()),
+                        }))
+                    }
+                    _ => Err(ext_err()),
+                };
+            }
+            _ => return Err(ext_err()),
+        };
+        let [a, b] = args.as_slice() else {
+            return Err(ext_err());
+        };
+        let c = self.compare(a, b, cmp, inst)?;
+        self.select(&c, a, b, &dest, inst)
+    }
+}
+
+/// Rebuilds the shape of `like` from a stream of leaves.
+fn rebuild(like: &Val, it: &mut dyn Iterator<Item = Val>) -> Val {
+    match like {
+        Val::Comp(items) => Val::Comp(items.iter().map(|i| rebuild(i, it)).collect()),
+        _ => it.next().unwrap_or(Val::Undef),
+    }
+}
+
+/// The register of a per-invocation variable's cell: `%v[0][1]` (with
+/// `.cN` inside inlined call N).
+pub(super) fn cell_name(var: &str, path: &[usize], call: usize) -> String {
+    let mut s = format!("%{var}");
+    for k in path {
+        s.push_str(&format!("[{k}]"));
+    }
+    if call > 0 {
+        s.push_str(&format!(".c{call}"));
+    }
+    s
+}

@@ -1,0 +1,351 @@
+//! SPIR-V assembly (`.spvasm`) with Dat3M's headers: the programs of
+//! `../shared/corpus/dat3m-spirv/` (clspv output from OpenCL C, GLSL and
+//! Slang output). docs/format-spirv.md describes what is read.
+//!
+//! Why a front end of its own rather than a crate: most of these files are
+//! not valid SPIR-V modules as written (clspv reflection instructions after
+//! the functions, named ids the headers refer to). rspirv's loader reads
+//! 61 of the corpus' 413 files, naga 24 (with panics), and assembling them
+//! with `spirv-as` first loses the names the headers use. So the text is
+//! read here, line by line ([`syntax`]), with every opcode and its operand
+//! kinds checked against the grammar tables of the `rspirv` crate
+//! (generated from Khronos' grammar), not against a hand-typed table.
+//!
+//! Lowering ([`lower`]): each invocation of the `@Config` grid gets its own
+//! copy of the entry function, calls inlined, with builtins and
+//! everything computed from constants folded; shared variables
+//! (StorageBuffer, Uniform, PhysicalStorageBuffer, CrossWorkgroup: `sc0`;
+//! Workgroup, one instance per workgroup: `sc1`) become one location per
+//! scalar cell of their layout (byte offsets from `Offset` and
+//! `ArrayStride`); per-invocation variables live in registers.
+
+mod headers;
+mod lower;
+mod module;
+mod syntax;
+#[cfg(test)]
+mod tests;
+
+use super::FrontendError;
+use super::litmus::condition::{self, CondSyntax, TextStyle};
+use super::litmus::lexer::{self, Lexer, Src};
+use crate::ir::{
+    CondExpr, Condition, Dialect, Program, Quantifier, Reference, StorageClass, TestKind, Thread,
+};
+use headers::{CondText, Init};
+use module::{Class, Grid, Module};
+use std::collections::HashMap;
+
+/// Parses a `.spvasm` file.
+pub fn parse(file: &str, text: &str) -> Result<Program, FrontendError> {
+    let located = |(line, column, message): syntax::Located| FrontendError {
+        file: file.to_string(),
+        line,
+        column,
+        message,
+    };
+    let h = headers::read(text).map_err(located)?;
+    let insts = syntax::parse(text).map_err(located)?;
+    let (t, s, w) = h.config.unwrap_or((1, 1, 1));
+    let grid = Grid {
+        per_subgroup: t,
+        subgroups: s,
+        workgroups: w,
+    };
+    // An @Input naming a spec constant sets its value.
+    let is_spec = |id: &str| {
+        insts.iter().any(|i| {
+            i.result.as_ref().is_some_and(|(r, _)| r == id)
+                && matches!(
+                    i.op,
+                    ::spirv::Op::SpecConstant
+                        | ::spirv::Op::SpecConstantTrue
+                        | ::spirv::Op::SpecConstantFalse
+                )
+        })
+    };
+    let mut spec = HashMap::new();
+    for (id, value, line, col) in &h.inputs {
+        if is_spec(id) {
+            match value {
+                Init::Num(v) => {
+                    spec.insert(id.clone(), *v);
+                }
+                Init::List(_) => {
+                    return Err(located((
+                        *line,
+                        *col,
+                        format!("`%{id}` is a spec constant: expected a number"),
+                    )));
+                }
+            }
+        }
+    }
+    let m = Module::read(&insts, grid, &spec).map_err(located)?;
+    let Some((entry, _, _)) = m.entry.clone() else {
+        return Err(located((
+            1,
+            1,
+            "no OpEntryPoint: expected a module with an entry point".into(),
+        )));
+    };
+    let mut program = Program {
+        name: std::path::Path::new(file)
+            .file_stem()
+            .map_or_else(|| file.to_string(), |s| s.to_string_lossy().into_owned()),
+        dialect: Dialect::Vulkan,
+        kind: TestKind::Litmus,
+        ..Program::default()
+    };
+    // @Input values, checked against the variables.
+    let mut inputs: HashMap<String, &Init> = HashMap::new();
+    for (id, value, line, col) in &h.inputs {
+        if spec.contains_key(id) {
+            continue;
+        }
+        if !m.globals.iter().any(|g| g.id == *id) {
+            return Err(located((
+                *line,
+                *col,
+                format!("@Input names `%{id}`, which is not a global variable of the module"),
+            )));
+        }
+        if inputs.insert(id.clone(), value).is_some() {
+            return Err(located((
+                *line,
+                *col,
+                format!("`%{id}` has two @Input values"),
+            )));
+        }
+    }
+    let input_line = |id: &str| h.inputs.iter().find(|i| i.0 == id).map(|i| (i.2, i.3));
+    // Shared memory.
+    let mut mem = lower::Memory::default();
+    let mut all_instances: Vec<(String, Vec<usize>)> = Vec::new();
+    for g in &m.globals {
+        let (class, instances) = match g.class {
+            Class::Global => (StorageClass(0), 1),
+            Class::Workgroup => (StorageClass(1), w),
+            // Dat3M reads an Output variable as one instance for all.
+            Class::Output => (StorageClass(3), 1),
+            _ => continue,
+        };
+        let suffix = |k: usize| match g.class {
+            Class::Output => format!("@P{k}"),
+            _ => format!("@wg{k}"),
+        };
+        mem.class.insert(g.id.clone(), class);
+        let mut cells = Vec::new();
+        let err = |e: String| {
+            let (line, col) = input_line(&g.id).unwrap_or((g.line, g.col));
+            located((line, col, format!("variable `%{}`: {e}", g.id)))
+        };
+        m.cells(
+            &g.pointee,
+            0,
+            &mut Vec::new(),
+            inputs.get(&g.id).copied(),
+            &mut cells,
+        )
+        .map_err(|e| {
+            if matches!(m.ty(&g.pointee), Some(module::Ty::Other(_))) {
+                located((
+                    g.line,
+                    g.col,
+                    format!(
+                        "unsupported construct `OpVariable`: `%{}` is an image or sampler",
+                        g.id
+                    ),
+                ))
+            } else {
+                err(e)
+            }
+        })?;
+        for instance in 0..instances {
+            let mut placed = Vec::new();
+            for c in &cells {
+                let loc = program.locations.len();
+                let base = lower::cell_name(&g.id, &c.path, 0);
+                let name = if instances > 1 {
+                    format!("{base}{}", suffix(instance))
+                } else {
+                    base.clone()
+                };
+                program.locations.push(name.clone());
+                program.initial_values.push(c.init);
+                program.references.push(Reference {
+                    name: name.clone(),
+                    location: loc,
+                });
+                program.symbols.add_name(&name, vec![loc]);
+                if instances > 1 {
+                    match all_instances.iter_mut().find(|(n, _)| *n == base) {
+                        Some((_, locs)) => locs.push(loc),
+                        None => all_instances.push((base, vec![loc])),
+                    }
+                }
+                placed.push((c.clone(), loc));
+            }
+            mem.cells.insert((g.id.clone(), instance), placed);
+        }
+    }
+    for (name, locs) in all_instances {
+        program.symbols.add_name(&name, locs);
+    }
+    // Threads.
+    for k in 0..grid.invocations() {
+        let place = lower::Place { index: k, grid };
+        let mut g = lower::Gen::new(&m, &insts, &mem, place, &inputs).map_err(located)?;
+        g.run(&entry).map_err(located)?;
+        let mut code = g.code;
+        code.push(crate::ir::Stmt::Label {
+            name: "END".into(),
+            source: crate::ir::SourceSpan::default(),
+        });
+        let code = simplify(code);
+        let mut names: Vec<String> = g.registers.iter().map(|(r, _)| r.clone()).collect();
+        for st in &code {
+            match st {
+                crate::ir::Stmt::Assign { dest, .. } => names.push(dest.clone()),
+                crate::ir::Stmt::Op(i) => names.extend(i.dest.clone()),
+                _ => {}
+            }
+        }
+        program.symbols.add_thread(format!("P{k}"), &names);
+        program.threads.push(Thread {
+            id: k,
+            subgroup: k / t,
+            workgroup: k / (t * s),
+            queue_family: 0,
+            device: 0,
+            code,
+            registers: g.registers,
+        });
+    }
+    program.condition = conditions(file, text, &h, &program)?;
+    Ok(program)
+}
+
+/// The headers' condition: `@Output` lines (`forall` lines joined with
+/// `and`, `exists` lines with `and`, `not exists` lines with `or`) and
+/// the `@Filter`.
+fn conditions(
+    file: &str,
+    text: &str,
+    h: &headers::Headers,
+    program: &Program,
+) -> Result<Option<Condition>, FrontendError> {
+    let src = Src::new(text);
+    let syntax = CondSyntax {
+        bang_negation: true,
+        instance_names: false,
+        text: TextStyle::Source,
+        spirv: true,
+    };
+    let err = |e| src.error(file, e);
+    let mut quantifier: Option<Quantifier> = None;
+    let mut exprs: Vec<CondExpr> = Vec::new();
+    let mut texts: Vec<String> = Vec::new();
+    for c in &h.outputs {
+        let mut lx = Lexer::new(&src, lexer::SPIRV, c.start, c.end);
+        let first = lx.next().map_err(err)?;
+        let q = if first.is_ident("forall") {
+            Quantifier::Forall
+        } else if first.is_ident("exists") {
+            Quantifier::Exists
+        } else if first.is_ident("not") || first.is_punct("~") || first.is_punct("!") {
+            let e = lx.next().map_err(err)?;
+            if !e.is_ident("exists") {
+                return Err(err((
+                    e.at,
+                    format!("expected `exists` after `not`, found {}", e.show()),
+                )));
+            }
+            Quantifier::NotExists
+        } else {
+            return Err(err((
+                first.at,
+                format!(
+                    "expected `forall`, `exists` or `not exists`, found {}",
+                    first.show()
+                ),
+            )));
+        };
+        if quantifier.is_some_and(|p| p != q) {
+            return Err(err((
+                first.at,
+                "@Output lines mix quantifiers: vkmm combines lines of one quantifier only".into(),
+            )));
+        }
+        quantifier = Some(q);
+        let e = condition::expression(&mut lx, &syntax, &program.symbols).map_err(err)?;
+        lx.end_or(|t| format!("expected the end of the @Output line, found {}", t.show()))
+            .map_err(err)?;
+        exprs.push(e);
+        texts.push(src.text(c.start, c.end).trim().to_string());
+    }
+    let filter = match &h.filter {
+        Some(CondText { start, end, .. }) => {
+            let mut lx = Lexer::new(&src, lexer::SPIRV, *start, *end);
+            let e = condition::expression(&mut lx, &syntax, &program.symbols).map_err(err)?;
+            lx.end_or(|t| format!("expected the end of the @Filter line, found {}", t.show()))
+                .map_err(err)?;
+            texts.push(format!("filter {}", src.text(*start, *end).trim()));
+            Some(e)
+        }
+        None => None,
+    };
+    if quantifier.is_none() && filter.is_none() {
+        return Ok(None);
+    }
+    let join = |a: CondExpr, b: CondExpr| match quantifier {
+        Some(Quantifier::NotExists) => CondExpr::Or(Box::new(a), Box::new(b)),
+        _ => CondExpr::And(Box::new(a), Box::new(b)),
+    };
+    let expr = exprs.into_iter().reduce(join).unwrap_or(CondExpr::True);
+    Ok(Some(Condition {
+        quantifier,
+        expr,
+        filter,
+        text: texts.join(" ; "),
+    }))
+}
+
+/// Drops jumps to the next statement (past labels) and labels no jump
+/// targets, until none is left: blocks laid out in order then read as
+/// straight-line code, and loops whose body only leaves forward become
+/// spin loops the engine can run as awaits.
+fn simplify(mut code: Vec<crate::ir::Stmt>) -> Vec<crate::ir::Stmt> {
+    use crate::ir::Stmt;
+    loop {
+        let before = code.len();
+        let mut keep = vec![true; code.len()];
+        for (k, st) in code.iter().enumerate() {
+            if let Stmt::Goto { label, .. } = st {
+                let falls = code[k + 1..]
+                    .iter()
+                    .take_while(|s| matches!(s, Stmt::Label { .. }))
+                    .any(|s| matches!(s, Stmt::Label { name, .. } if name == label));
+                if falls {
+                    keep[k] = false;
+                }
+            }
+        }
+        let mut k = 0;
+        code.retain(|_| {
+            k += 1;
+            keep[k - 1]
+        });
+        let targets: std::collections::HashSet<String> = code
+            .iter()
+            .filter_map(|s| match s {
+                Stmt::Goto { label, .. } | Stmt::Branch { label, .. } => Some(label.clone()),
+                _ => None,
+            })
+            .collect();
+        code.retain(|s| !matches!(s, Stmt::Label { name, .. } if !targets.contains(name)));
+        if code.len() == before {
+            return code;
+        }
+    }
+}

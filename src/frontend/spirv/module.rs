@@ -1,0 +1,737 @@
+//! The module-level declarations of a SPIR-V text: types with their memory
+//! layout (`Offset`, `ArrayStride`), decorations, constants (spec constants
+//! at their defaults, or from `@Config` for the workgroup size), global
+//! variables, functions and the clspv reflection instructions.
+
+use super::headers::Init;
+use super::syntax::{Inst, Located, Tok};
+use ::spirv::Op;
+use std::collections::HashMap;
+
+/// The most scalar cells one variable may have.
+const MAX_CELLS: usize = 1 << 16;
+
+/// A type.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(super) enum Ty {
+    Void,
+    Bool,
+    Int {
+        width: u32,
+    },
+    Float,
+    Vector {
+        elem: String,
+        n: usize,
+    },
+    Array {
+        elem: String,
+        len: usize,
+    },
+    RuntimeArray {
+        elem: String,
+    },
+    Struct {
+        members: Vec<String>,
+    },
+    Pointer {
+        class: Class,
+        pointee: String,
+    },
+    Function,
+    /// Images, samplers and other types vkmm cannot compute with.
+    Other(String),
+}
+
+/// Where a variable lives.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub(super) enum Class {
+    /// StorageBuffer, Uniform, PhysicalStorageBuffer, CrossWorkgroup,
+    /// UniformConstant: one instance for all invocations (`sc0`).
+    Global,
+    /// Workgroup: one instance per workgroup (`sc1`).
+    Workgroup,
+    /// Output: one instance per invocation, in memory (conditions name
+    /// them; `sc3`, the OutputMemory class).
+    Output,
+    /// Private, Function, Input, PushConstant: one instance per
+    /// invocation, kept in registers.
+    Invocation,
+    /// Image and other classes the IR cannot express.
+    Other,
+}
+
+/// A constant value.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(super) enum CVal {
+    Int(i64),
+    Comp(Vec<CVal>),
+    Undef,
+}
+
+/// A global variable.
+#[derive(Clone, Debug)]
+pub(super) struct Global {
+    pub id: String,
+    pub class: Class,
+    pub class_name: String,
+    pub pointee: String,
+    pub init: Option<String>,
+    pub line: usize,
+    pub col: usize,
+}
+
+/// A function: the indices of its instructions (`OpFunction` to `OpFunctionEnd`).
+#[derive(Clone, Debug)]
+pub(super) struct Function {
+    pub params: Vec<String>,
+    pub body: std::ops::Range<usize>,
+}
+
+/// The invocation grid.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Grid {
+    pub per_subgroup: usize,
+    pub subgroups: usize,
+    pub workgroups: usize,
+}
+
+impl Grid {
+    pub fn workgroup_size(&self) -> usize {
+        self.per_subgroup * self.subgroups
+    }
+    pub fn invocations(&self) -> usize {
+        self.workgroup_size() * self.workgroups
+    }
+}
+
+/// One scalar cell of a variable's layout.
+#[derive(Clone, Debug)]
+pub(super) struct Cell {
+    /// Byte offset from the start of the variable.
+    pub offset: i64,
+    pub size: u32,
+    /// Indices from the variable's type down to the cell (`[0][2]`).
+    pub path: Vec<usize>,
+    pub init: i64,
+}
+
+/// The declarations of a module.
+#[derive(Default)]
+pub(super) struct Module {
+    pub types: HashMap<String, Ty>,
+    pub decorations: HashMap<String, Vec<(String, Vec<Tok>)>>,
+    pub member_offsets: HashMap<(String, usize), i64>,
+    pub consts: HashMap<String, CVal>,
+    pub globals: Vec<Global>,
+    pub functions: HashMap<String, Function>,
+    pub entry: Option<(String, usize, usize)>,
+    /// Result type of every instruction with one.
+    pub result_types: HashMap<String, String>,
+    /// Extended instruction sets: id -> name.
+    pub ext_sets: HashMap<String, String>,
+    /// Push-constant byte offsets clspv's reflection fills:
+    /// (offset, values of x, y, z).
+    pub push_constants: Vec<(i64, [i64; 3])>,
+    /// Spec ids of the workgroup size (x, y, z), from clspv's reflection.
+    pub workgroup_size_spec_ids: Option<[i64; 3]>,
+}
+
+/// An error naming a construct the IR cannot express.
+pub(super) fn unsupported(inst: &Inst, why: &str) -> Located {
+    inst.err(format!("unsupported construct `{}`: {why}", inst.name))
+}
+
+fn as_i64(inst: &Inst, n: i128, i: usize) -> Result<i64, Located> {
+    i64::try_from(n).or_else(|_| {
+        // 64-bit unsigned literals: keep the bits.
+        u64::try_from(n)
+            .map(|u| u as i64)
+            .map_err(|_| inst.err_at(i, format!("{}: literal {n} out of range", inst.name)))
+    })
+}
+
+impl Module {
+    pub fn ty(&self, id: &str) -> Option<&Ty> {
+        self.types.get(id)
+    }
+
+    pub fn decoration(&self, id: &str, name: &str) -> Option<&[Tok]> {
+        self.decorations
+            .get(id)?
+            .iter()
+            .find(|(d, _)| d == name)
+            .map(|(_, p)| p.as_slice())
+    }
+
+    fn int_decoration(&self, id: &str, name: &str) -> Option<i64> {
+        match self.decoration(id, name)?.first()? {
+            Tok::Int(n) => i64::try_from(*n).ok(),
+            _ => None,
+        }
+    }
+
+    /// The builtin a variable or constant is decorated with.
+    pub fn builtin(&self, id: &str) -> Option<&str> {
+        match self.decoration(id, "BuiltIn")?.first()? {
+            Tok::Word(w) => Some(w),
+            _ => None,
+        }
+    }
+
+    /// The byte size of a type (`None` for runtime arrays and opaque types).
+    pub fn size_of(&self, ty: &str) -> Option<i64> {
+        Some(match self.ty(ty)? {
+            Ty::Bool => 4,
+            Ty::Int { width } => i64::from(*width / 8).max(1),
+            Ty::Float => 4,
+            Ty::Vector { elem, n } => self.size_of(elem)? * *n as i64,
+            Ty::Array { elem, len } => self.stride(ty, elem)? * *len as i64,
+            Ty::Struct { members } => {
+                let mut end = 0;
+                for (i, m) in members.iter().enumerate() {
+                    end = self.member_offset(ty, i, end) + self.size_of(m)?;
+                }
+                end
+            }
+            Ty::Pointer { .. } => 8,
+            _ => return None,
+        })
+    }
+
+    /// The stride of an array type's elements.
+    pub fn stride(&self, array: &str, elem: &str) -> Option<i64> {
+        self.int_decoration(array, "ArrayStride")
+            .or_else(|| self.size_of(elem))
+    }
+
+    /// The offset of member `i` of a struct (its `Offset` decoration, or
+    /// `natural`, the end of the previous member).
+    pub fn member_offset(&self, st: &str, i: usize, natural: i64) -> i64 {
+        self.member_offsets
+            .get(&(st.to_string(), i))
+            .copied()
+            .unwrap_or(natural)
+    }
+
+    /// The member offsets of a struct.
+    pub fn member_offsets(&self, st: &str, members: &[String]) -> Option<Vec<i64>> {
+        let mut out = Vec::new();
+        let mut end = 0;
+        for (i, m) in members.iter().enumerate() {
+            let off = self.member_offset(st, i, end);
+            out.push(off);
+            end = off + self.size_of(m).unwrap_or(0);
+        }
+        Some(out)
+    }
+
+    /// The scalar cells of a value of type `ty` at `offset`, with initial
+    /// values from `init` (0 where it gives none). A runtime array has as
+    /// many elements as its initial value lists (one without).
+    pub fn cells(
+        &self,
+        ty: &str,
+        offset: i64,
+        path: &mut Vec<usize>,
+        init: Option<&Init>,
+        out: &mut Vec<Cell>,
+    ) -> Result<(), String> {
+        if path.len() > 32 {
+            return Err("types nest too deeply".into());
+        }
+        if out.len() > MAX_CELLS {
+            return Err(format!("more than {MAX_CELLS} scalar cells"));
+        }
+        let list = |n: Option<usize>| -> Result<Option<&Vec<Init>>, String> {
+            match init {
+                Some(Init::List(items)) => {
+                    if n.is_some_and(|n| items.len() != n) {
+                        return Err(format!(
+                            "the initial value lists {} elements where the type has {}",
+                            items.len(),
+                            n.unwrap_or(0)
+                        ));
+                    }
+                    Ok(Some(items))
+                }
+                Some(Init::Num(_)) => Err("a number where the type wants a list `{...}`".into()),
+                None => Ok(None),
+            }
+        };
+        fn item(items: Option<&Vec<Init>>, i: usize) -> Option<&Init> {
+            items.and_then(|v| v.get(i))
+        }
+        match self.ty(ty) {
+            Some(Ty::Bool | Ty::Int { .. } | Ty::Float) => {
+                let value = match init {
+                    None => 0,
+                    Some(Init::Num(v)) => *v,
+                    Some(Init::List(v)) => match v.as_slice() {
+                        [Init::Num(x)] => *x,
+                        _ => return Err("a list where the type wants a number".into()),
+                    },
+                };
+                out.push(Cell {
+                    offset,
+                    size: self.size_of(ty).unwrap_or(4) as u32,
+                    path: path.clone(),
+                    init: value,
+                });
+            }
+            Some(Ty::Vector { elem, n }) => {
+                let items = list(Some(*n))?;
+                let size = self.size_of(elem).ok_or("a vector of an opaque type")?;
+                for i in 0..*n {
+                    path.push(i);
+                    self.cells(elem, offset + size * i as i64, path, item(items, i), out)?;
+                    path.pop();
+                }
+            }
+            Some(Ty::Array { elem, len }) => {
+                let items = list(Some(*len))?;
+                let stride = self.stride(ty, elem).ok_or("an array of an opaque type")?;
+                for i in 0..*len {
+                    path.push(i);
+                    self.cells(elem, offset + stride * i as i64, path, item(items, i), out)?;
+                    path.pop();
+                }
+            }
+            Some(Ty::RuntimeArray { elem }) => {
+                let items = list(None)?;
+                let len = items.map_or(1, |v| v.len());
+                let stride = self.stride(ty, elem).ok_or("an array of an opaque type")?;
+                for i in 0..len {
+                    path.push(i);
+                    self.cells(elem, offset + stride * i as i64, path, item(items, i), out)?;
+                    path.pop();
+                }
+            }
+            Some(Ty::Struct { members }) => {
+                let items = list(Some(members.len()))?;
+                let offsets = self.member_offsets(ty, members).unwrap_or_default();
+                for (i, m) in members.iter().enumerate() {
+                    path.push(i);
+                    self.cells(m, offset + offsets[i], path, item(items, i), out)?;
+                    path.pop();
+                }
+            }
+            Some(Ty::Pointer { .. }) => return Err("variables holding pointers".into()),
+            Some(t) => return Err(format!("variables of type {t:?}")),
+            None => return Err(format!("unknown type `%{ty}`")),
+        }
+        Ok(())
+    }
+
+    /// The scalar leaves of a value of type `ty`: (byte offset, size).
+    pub fn leaves(&self, ty: &str, offset: i64, out: &mut Vec<(i64, u32)>) -> Result<(), String> {
+        let mut cells = Vec::new();
+        if matches!(self.ty(ty), Some(Ty::RuntimeArray { .. })) {
+            return Err("a load or store of a whole runtime array".into());
+        }
+        self.cells(ty, offset, &mut Vec::new(), None, &mut cells)?;
+        out.extend(cells.iter().map(|c| (c.offset, c.size)));
+        Ok(())
+    }
+
+    /// Reads the declarations. `grid` sizes the workgroup.
+    /// `spec` overrides spec constants (an `@Input` naming one).
+    pub fn read(
+        insts: &[Inst],
+        grid: Grid,
+        spec: &HashMap<String, i64>,
+    ) -> Result<Module, Located> {
+        let mut m = Module::default();
+        // Decorations and reflection first: constants need SpecIds and BuiltIns.
+        for inst in insts {
+            match inst.op {
+                Op::Decorate => {
+                    let id = inst.id(0)?.to_string();
+                    let deco = inst.word(1)?.to_string();
+                    let params = inst.operands[2..].iter().map(|o| o.tok.clone()).collect();
+                    m.decorations.entry(id).or_default().push((deco, params));
+                }
+                Op::MemberDecorate if inst.word(2)? == "Offset" => {
+                    let st = inst.id(0)?.to_string();
+                    let member = inst.int(1)?;
+                    let off = inst.int(3)?;
+                    let member = usize::try_from(member)
+                        .map_err(|_| inst.err_at(1, "bad member index".into()))?;
+                    m.member_offsets.insert((st, member), as_i64(inst, off, 3)?);
+                }
+                Op::ExtInstImport => {
+                    let name = match inst.operands.first().map(|o| &o.tok) {
+                        Some(Tok::Str(s)) => s.clone(),
+                        _ => String::new(),
+                    };
+                    m.ext_sets.insert(inst.result_id()?.to_string(), name);
+                }
+                _ => {}
+            }
+        }
+        let wg = i64::try_from(grid.workgroup_size()).unwrap_or(1);
+        let nwg = i64::try_from(grid.workgroups).unwrap_or(1);
+        let mut in_function: Option<(String, usize, Vec<String>)> = None;
+        for (k, inst) in insts.iter().enumerate() {
+            if let (Some((r, _)), Some(Tok::Id(t))) =
+                (&inst.result, inst.operands.first().map(|o| &o.tok))
+                && has_result_type(inst.op)
+            {
+                m.result_types.insert(r.clone(), t.clone());
+            }
+            if let Some((_, _, params)) = &mut in_function {
+                match inst.op {
+                    Op::FunctionParameter => params.push(inst.result_id()?.to_string()),
+                    Op::FunctionEnd => {
+                        if let Some((id, start, params)) = in_function.take() {
+                            m.functions.insert(
+                                id,
+                                Function {
+                                    params,
+                                    body: start..k + 1,
+                                },
+                            );
+                        }
+                    }
+                    Op::Function => {
+                        return Err(inst.err(
+                            "OpFunction inside a function: expected OpFunctionEnd first".into(),
+                        ));
+                    }
+                    _ => {}
+                }
+                continue;
+            }
+            m.declaration(inst, k, &mut in_function, wg, nwg)?;
+            if let Some((r, _)) = &inst.result
+                && let Some(v) = spec.get(r)
+                && matches!(
+                    inst.op,
+                    Op::SpecConstant | Op::SpecConstantTrue | Op::SpecConstantFalse
+                )
+            {
+                m.consts.insert(r.clone(), CVal::Int(*v));
+            }
+        }
+        if let Some((id, start, _)) = in_function {
+            let inst = &insts[start];
+            return Err(inst.err(format!("function `%{id}` has no OpFunctionEnd")));
+        }
+        Ok(m)
+    }
+
+    fn declaration(
+        &mut self,
+        inst: &Inst,
+        k: usize,
+        in_function: &mut Option<(String, usize, Vec<String>)>,
+        wg: i64,
+        nwg: i64,
+    ) -> Result<(), Located> {
+        let result = inst.result.as_ref().map(|(r, _)| r.clone());
+        let id_of = |i: usize| inst.id(i).map(str::to_string);
+        let ty = match inst.op {
+            Op::TypeVoid => Some(Ty::Void),
+            Op::TypeBool => Some(Ty::Bool),
+            Op::TypeInt => Some(Ty::Int {
+                width: u32::try_from(inst.int(0)?).unwrap_or(32),
+            }),
+            Op::TypeFloat => Some(Ty::Float),
+            Op::TypeVector => Some(Ty::Vector {
+                elem: id_of(0)?,
+                n: usize::try_from(inst.int(1)?)
+                    .ok()
+                    .filter(|n| (2..=16).contains(n))
+                    .ok_or_else(|| inst.err_at(1, "a vector has 2 to 16 components".into()))?,
+            }),
+            Op::TypeArray => {
+                let len = match self.consts.get(inst.id(1)?) {
+                    Some(CVal::Int(n)) if *n >= 0 && *n <= 4096 => *n as usize,
+                    _ => {
+                        return Err(inst.err_at(
+                            1,
+                            "array length: expected a constant between 0 and 4096".into(),
+                        ));
+                    }
+                };
+                Some(Ty::Array {
+                    elem: id_of(0)?,
+                    len,
+                })
+            }
+            Op::TypeRuntimeArray => Some(Ty::RuntimeArray { elem: id_of(0)? }),
+            Op::TypeStruct => Some(Ty::Struct {
+                members: (0..inst.operands.len())
+                    .map(id_of)
+                    .collect::<Result<_, _>>()?,
+            }),
+            Op::TypePointer => {
+                let name = inst.word(0)?;
+                Some(Ty::Pointer {
+                    class: class_of(name),
+                    pointee: id_of(1)?,
+                })
+            }
+            Op::TypeFunction => Some(Ty::Function),
+            Op::TypeImage
+            | Op::TypeSampler
+            | Op::TypeSampledImage
+            | Op::TypeOpaque
+            | Op::TypeEvent => Some(Ty::Other(inst.name.clone())),
+            _ => None,
+        };
+        if let Some(ty) = ty {
+            self.types.insert(inst.result_id()?.to_string(), ty);
+            return Ok(());
+        }
+        match inst.op {
+            Op::Constant | Op::SpecConstant => {
+                let r = inst.result_id()?.to_string();
+                let mut v = match inst.operands.get(1).map(|o| &o.tok) {
+                    Some(Tok::Int(n)) => CVal::Int(as_i64(inst, *n, 1)?),
+                    Some(Tok::Float(_)) => {
+                        return Err(unsupported(inst, "floating-point constants"));
+                    }
+                    _ => return Err(inst.err_at(1, format!("{}: expected a number", inst.name))),
+                };
+                if matches!(self.ty(inst.id(0)?), Some(Ty::Float)) {
+                    return Err(unsupported(inst, "floating-point constants"));
+                }
+                let clspv = self
+                    .ext_sets
+                    .values()
+                    .any(|s| s.starts_with("NonSemantic.ClspvReflection"));
+                if inst.op == Op::SpecConstant
+                    && clspv
+                    && let Some(spec) = self.int_decoration(&r, "SpecId")
+                {
+                    let ids = self.workgroup_size_spec_ids.unwrap_or([0, 1, 2]);
+                    if spec == ids[0] {
+                        v = CVal::Int(wg);
+                    } else if spec == ids[1] || spec == ids[2] {
+                        v = CVal::Int(1);
+                    }
+                }
+                self.consts.insert(r, v);
+            }
+            Op::ConstantTrue | Op::SpecConstantTrue => {
+                self.consts
+                    .insert(inst.result_id()?.to_string(), CVal::Int(1));
+            }
+            Op::ConstantFalse | Op::SpecConstantFalse => {
+                self.consts
+                    .insert(inst.result_id()?.to_string(), CVal::Int(0));
+            }
+            Op::ConstantComposite
+            | Op::SpecConstantComposite
+            | Op::ConstantCompositeReplicateEXT => {
+                let r = inst.result_id()?.to_string();
+                let mut items = Vec::new();
+                for i in 1..inst.operands.len() {
+                    let id = inst.id(i)?;
+                    let v = self.consts.get(id).cloned().ok_or_else(|| {
+                        inst.err_at(
+                            i,
+                            format!("`%{id}` is not a constant defined before this line"),
+                        )
+                    })?;
+                    items.push(v);
+                }
+                let v = if self.builtin(&r) == Some("WorkgroupSize") {
+                    CVal::Comp(vec![CVal::Int(wg), CVal::Int(1), CVal::Int(1)])
+                } else {
+                    CVal::Comp(items)
+                };
+                self.consts.insert(r, v);
+            }
+            Op::ConstantNull => {
+                let r = inst.result_id()?.to_string();
+                let v = self.null_of(inst.id(0)?);
+                self.consts.insert(r, v);
+            }
+            Op::Undef => {
+                self.consts
+                    .insert(inst.result_id()?.to_string(), CVal::Undef);
+            }
+            Op::SpecConstantOp => {
+                let r = inst.result_id()?.to_string();
+                let v = self.spec_op(inst)?;
+                self.consts.insert(r, v);
+            }
+            Op::Variable => {
+                let r = inst.result_id()?.to_string();
+                let Some(Ty::Pointer { class, pointee }) = self.ty(inst.id(0)?).cloned() else {
+                    return Err(inst.err_at(0, "OpVariable: expected a pointer type".into()));
+                };
+                let init = if inst.operands.len() > 2 {
+                    Some(inst.id(2)?.to_string())
+                } else {
+                    None
+                };
+                self.globals.push(Global {
+                    id: r,
+                    class,
+                    class_name: inst.word(1)?.to_string(),
+                    pointee,
+                    init,
+                    line: inst.line,
+                    col: inst.col,
+                });
+            }
+            Op::Function => {
+                *in_function = Some((inst.result_id()?.to_string(), k, Vec::new()));
+            }
+            Op::EntryPoint if self.entry.is_none() => {
+                self.entry = Some((inst.id(1)?.to_string(), inst.line, inst.operands[1].col));
+            }
+            Op::ExtInst => self.reflection(inst, wg, nwg)?,
+            Op::Label
+            | Op::Load
+            | Op::Store
+            | Op::Branch
+            | Op::BranchConditional
+            | Op::Return
+            | Op::ReturnValue
+            | Op::FunctionParameter
+            | Op::FunctionEnd => {
+                return Err(inst.err(format!("{} outside a function", inst.name)));
+            }
+            _ => {}
+        }
+        let _ = result;
+        Ok(())
+    }
+
+    /// The value of OpConstantNull of a type.
+    fn null_of(&self, ty: &str) -> CVal {
+        match self.ty(ty) {
+            Some(Ty::Vector { elem, n }) | Some(Ty::Array { elem, len: n }) if *n <= 64 => {
+                CVal::Comp(vec![self.null_of(elem); *n])
+            }
+            Some(Ty::Struct { members }) => {
+                CVal::Comp(members.iter().map(|m| self.null_of(m)).collect())
+            }
+            _ => CVal::Int(0),
+        }
+    }
+
+    /// OpSpecConstantOp over integer constants.
+    fn spec_op(&self, inst: &Inst) -> Result<CVal, Located> {
+        let opname = inst.word(1).map(str::to_string).or_else(|_| {
+            inst.int(1).map(|n| {
+                ::spirv::Op::from_u32(n as u32)
+                    .map(|o| format!("{o:?}"))
+                    .unwrap_or_default()
+            })
+        })?;
+        let arg = |i: usize| -> Result<i64, Located> {
+            let id = inst.id(i)?;
+            match self.consts.get(id) {
+                Some(CVal::Int(v)) => Ok(*v),
+                _ => Err(inst.err_at(i, format!("`%{id}`: expected a scalar constant"))),
+            }
+        };
+        let bin = |f: fn(i64, i64) -> i64| -> Result<CVal, Located> {
+            Ok(CVal::Int(f(arg(2)?, arg(3)?)))
+        };
+        match opname.as_str() {
+            "IAdd" => bin(i64::wrapping_add),
+            "ISub" => bin(i64::wrapping_sub),
+            "IMul" => bin(i64::wrapping_mul),
+            "UDiv" | "SDiv" => bin(|a, b| a.checked_div(b).unwrap_or(0)),
+            "UMod" | "SRem" | "SMod" => bin(|a, b| a.checked_rem(b).unwrap_or(0)),
+            "BitwiseAnd" => bin(|a, b| a & b),
+            "BitwiseOr" => bin(|a, b| a | b),
+            "BitwiseXor" => bin(|a, b| a ^ b),
+            "ShiftLeftLogical" => bin(|a, b| crate::ir::ArithOp::Shl.apply(a, b)),
+            "ShiftRightLogical" | "ShiftRightArithmetic" => bin(|a, b| crate::ir::ArithOp::Shr.apply(a, b)),
+            "UConvert" | "SConvert" | "Bitcast" => Ok(CVal::Int(arg(2)?)),
+            "CompositeExtract" => {
+                let mut v = self.consts.get(inst.id(2)?).cloned().unwrap_or(CVal::Undef);
+                for i in 3..inst.operands.len() {
+                    let k = inst.int(i)? as usize;
+                    v = match v {
+                        CVal::Comp(items) => items.get(k).cloned().unwrap_or(CVal::Undef),
+                        _ => CVal::Undef,
+                    };
+                }
+                Ok(v)
+            }
+            other => Err(inst.err_at(1, format!("unsupported construct `OpSpecConstantOp {other}`: vkmm folds integer arithmetic only"))),
+        }
+    }
+
+    /// clspv reflection: the workgroup-size spec ids and the push constants
+    /// it fills (global offset 0, global size, number of workgroups).
+    fn reflection(&mut self, inst: &Inst, wg: i64, nwg: i64) -> Result<(), Located> {
+        let set = inst.id(1)?;
+        if !self
+            .ext_sets
+            .get(set)
+            .is_some_and(|s| s.starts_with("NonSemantic.ClspvReflection"))
+        {
+            return Ok(());
+        }
+        let name = match inst.operands.get(2).map(|o| &o.tok) {
+            Some(Tok::Word(w)) => w.clone(),
+            _ => return Ok(()),
+        };
+        let arg = |i: usize| -> Result<i64, Located> {
+            match inst.id(i).ok().and_then(|id| self.consts.get(id)) {
+                Some(CVal::Int(v)) => Ok(*v),
+                _ => Err(inst.err_at(i, format!("{name}: expected an integer constant"))),
+            }
+        };
+        match name.as_str() {
+            "SpecConstantWorkgroupSize" => {
+                self.workgroup_size_spec_ids = Some([arg(3)?, arg(4)?, arg(5)?]);
+            }
+            "PushConstantGlobalSize" => self.push_constants.push((arg(3)?, [wg * nwg, 1, 1])),
+            "PushConstantNumWorkgroups" => self.push_constants.push((arg(3)?, [nwg, 1, 1])),
+            "PushConstantRegionOffset"
+            | "PushConstantRegionGroupOffset"
+            | "PushConstantGlobalOffset" => self.push_constants.push((arg(3)?, [0, 0, 0])),
+            _ => {}
+        }
+        Ok(())
+    }
+}
+
+/// Whether the first operand of an instruction with a result is its type.
+fn has_result_type(op: Op) -> bool {
+    !matches!(
+        op,
+        Op::Label
+            | Op::ExtInstImport
+            | Op::String
+            | Op::TypeVoid
+            | Op::TypeBool
+            | Op::TypeInt
+            | Op::TypeFloat
+            | Op::TypeVector
+            | Op::TypeArray
+            | Op::TypeRuntimeArray
+            | Op::TypeStruct
+            | Op::TypePointer
+            | Op::TypeFunction
+            | Op::TypeImage
+            | Op::TypeSampler
+            | Op::TypeSampledImage
+            | Op::DecorationGroup
+    )
+}
+
+/// The class of a storage class word.
+pub(super) fn class_of(name: &str) -> Class {
+    match name {
+        "StorageBuffer"
+        | "Uniform"
+        | "PhysicalStorageBuffer"
+        | "CrossWorkgroup"
+        | "UniformConstant" => Class::Global,
+        "Workgroup" => Class::Workgroup,
+        "Output" => Class::Output,
+        "Private" | "Function" | "Input" | "PushConstant" => Class::Invocation,
+        _ => Class::Other,
+    }
+}
