@@ -742,3 +742,56 @@ fn warnings_go_to_stderr_and_into_json_results() {
     );
     let _ = std::fs::remove_dir_all(&d);
 }
+
+#[test]
+fn termination_check_and_suite_with_a_status_column() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let spin = root.join("examples/spin-wait.litmus");
+    let spin = spin.to_str().unwrap();
+    let out = vkmm(&[
+        "check",
+        "--property",
+        "termination",
+        "--progress",
+        "HSA",
+        spin,
+    ]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{stdout}");
+    assert!(stdout.contains("NON-TERMINATING"), "{stdout}");
+    assert!(stdout.contains("P1   never started"), "{stdout}");
+    assert!(
+        stdout.contains("reads 0 from the initial value"),
+        "{stdout}"
+    );
+    let out = vkmm(&["check", "--progress", "FAIR", spin]);
+    assert!(String::from_utf8_lossy(&out.stdout).contains("TERMINATES: every execution"));
+    // A progress model that does not exist: exit 2, named.
+    let out = vkmm(&["check", "--progress", "FAIRISH", spin]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("unknown progress model `FAIRISH`"));
+    // A suite of the liveness CSVs' shape: annotated rows counted apart.
+    let d = scratch("liveness");
+    std::fs::copy(root.join("examples/spin-wait.litmus"), d.join("w.litmus")).unwrap();
+    let csv = d.join("e.csv");
+    std::fs::write(
+        &csv,
+        "path,expected,status\nw.litmus,0,checked\nw.litmus,1,annotated\n",
+    )
+    .unwrap();
+    let out = vkmm(&[
+        "suite",
+        d.to_str().unwrap(),
+        "--expected",
+        csv.to_str().unwrap(),
+        "--property",
+        "termination",
+        "--progress",
+        "HSA",
+    ]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{stdout}");
+    assert!(stdout.contains("1 check: 1 passed, 0 failed"), "{stdout}");
+    assert!(stdout.contains("ANNOTATED ROW DIFFERS"), "{stdout}");
+    assert!(stdout.contains("0 of 1 agree"), "{stdout}");
+}

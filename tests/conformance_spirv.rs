@@ -54,7 +54,11 @@ fn key(r: &Record, dir: &str) -> String {
     format!("{}: {property}", rel.trim_start_matches('/'))
 }
 
+/// About 2-3 minutes on two cores: run by `.ci/run` (`cargo test --release
+/// --test conformance_spirv -- --ignored`), kept out of the README's quick
+/// test command.
 #[test]
+#[ignore = "slow (minutes): .ci/run runs it with --ignored"]
 fn checked_rows_ratchet() {
     let Some(dir) = common::corpus("dat3m-spirv") else {
         eprintln!("skipped: ../shared/corpus/dat3m-spirv is not there");

@@ -417,6 +417,28 @@ fn status_of(expected: Option<bool>, actual: Option<bool>, bounded: bool) -> Sta
     }
 }
 
+/// The record of a CSV row (or litmus file) with what every kind shares.
+fn row_record(item: &SuiteItem, property: Property, actual: String, status: Status) -> Record {
+    Record {
+        file: item.path.display().to_string(),
+        property: Some(property),
+        query: None,
+        expected: item.expected.map(|e| u8::from(e).to_string()),
+        actual,
+        status,
+        complete: false,
+        states: 0,
+        races: 0,
+        executions: 0,
+        cut_paths: 0,
+        truncated: false,
+        time_ms: 0.0,
+        detail: None,
+        annotated: item.annotated,
+        group: None,
+    }
+}
+
 fn litmus_record(item: &SuiteItem, o: &LitmusOutcome, property: Property) -> Record {
     let actual = o.holds(property);
     let bounded = o.truncated || o.cut_paths > 0;
@@ -433,12 +455,6 @@ fn litmus_record(item: &SuiteItem, o: &LitmusOutcome, property: Property) -> Rec
         (None, _) => "-".into(),
     };
     Record {
-        file: item.path.display().to_string(),
-        property: Some(property),
-        query: None,
-        expected: item.expected.map(|e| u8::from(e).to_string()),
-        actual,
-        status,
         complete: o.complete(),
         states: o.states.len(),
         races: o.races.len(),
@@ -447,8 +463,7 @@ fn litmus_record(item: &SuiteItem, o: &LitmusOutcome, property: Property) -> Rec
         truncated: o.truncated,
         time_ms: o.time.as_secs_f64() * 1000.0,
         detail,
-        annotated: item.annotated,
-        group: None,
+        ..row_record(item, property, actual, status)
     }
 }
 
@@ -489,22 +504,13 @@ fn termination_record(item: &SuiteItem, o: &super::termination::TerminationOutco
         (None, _) => "undecided".into(),
     };
     Record {
-        file: item.path.display().to_string(),
-        property: Some(Property::Termination),
-        query: None,
-        expected: item.expected.map(|e| u8::from(e).to_string()),
-        actual,
-        status,
         complete: o.complete(),
-        states: 0,
-        races: 0,
         executions: o.executions,
         cut_paths: o.cut_paths,
         truncated: o.truncated,
         time_ms: o.time.as_secs_f64() * 1000.0,
         detail,
-        annotated: item.annotated,
-        group: None,
+        ..row_record(item, Property::Termination, actual, status)
     }
 }
 

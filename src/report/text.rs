@@ -36,26 +36,26 @@ pub fn witness_line(w: &crate::analysis::termination::Witness) -> String {
             )
         })
         .collect();
-    let loops: Vec<String> = w
-        .loops
-        .iter()
-        .map(|l| {
-            format!(
-                "{} repeats lines {}-{} ({} of {} iterations{})",
-                l.thread,
-                l.head_line,
-                l.back_line,
-                l.suffix,
-                l.iterations,
-                if l.infix > 0 {
-                    format!(", after {} matching ones", l.infix)
-                } else {
-                    String::new()
-                }
-            )
-        })
-        .collect();
+    let loops: Vec<String> = w.loops.iter().map(repetition).collect();
     format!("{}; {}", fates.join(", "), loops.join("; "))
+}
+
+/// `P0 spins forever in lines 8-10: the last 1 of 2 iterations repeat (the
+/// 1 before them match them)`.
+fn repetition(l: &crate::analysis::termination::Repetition) -> String {
+    format!(
+        "{} spins forever in lines {}-{}: the last {} of {} iterations repeat{}",
+        l.thread,
+        l.head_line,
+        l.back_line,
+        l.suffix,
+        l.iterations,
+        if l.infix > 0 {
+            format!(" (the {} before them match them)", l.infix)
+        } else {
+            String::new()
+        }
+    )
 }
 
 /// The text report of a termination check: the verdict and, for a program
@@ -82,20 +82,7 @@ pub fn termination(o: &crate::analysis::termination::TerminationOutcome) -> Stri
                 );
             }
             for l in &w.loops {
-                let _ = writeln!(
-                    s,
-                    "  {} spins forever in lines {}-{}: of {} iterations, the last {} repeat{}",
-                    l.thread,
-                    l.head_line,
-                    l.back_line,
-                    l.iterations,
-                    l.suffix,
-                    if l.infix > 0 {
-                        format!(" (the {} before them match them)", l.infix)
-                    } else {
-                        String::new()
-                    }
-                );
+                let _ = writeln!(s, "  {}", repetition(l));
                 for r in &l.reads {
                     let _ = writeln!(s, "    {r}");
                 }
