@@ -425,10 +425,21 @@ impl Session {
             RowProperty::Assertions => Property::Condition,
             RowProperty::Races => Property::Races,
             RowProperty::Termination => {
-                return Err(FileError {
+                let name = row
+                    .options
+                    .split(';')
+                    .find_map(|o| o.trim().strip_prefix("progress="))
+                    .unwrap_or("fairUniform");
+                let progress = Progress::from_dat3m_name(name).map_err(|e| FileError {
                     file: item.path.display().to_string(),
-                    error: crate::analysis::suite::TERMINATION_UNSUPPORTED.into(),
-                });
+                    error: e,
+                })?;
+                return self
+                    .with_decide(None)
+                    .termination(Some(progress))
+                    .unroll(row.unroll())
+                    .check_file(&item.path)
+                    .map_err(err);
             }
         };
         let session = self.with_decide(Some(property)).unroll(row.unroll());

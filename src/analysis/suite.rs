@@ -518,9 +518,6 @@ fn termination_record(item: &SuiteItem, o: &super::termination::TerminationOutco
 /// write `unsupported construct `OpX`: why`).
 pub const UNSUPPORTED_CONSTRUCT: &str = "unsupported construct";
 
-/// The message of a termination row.
-pub const TERMINATION_UNSUPPORTED: &str = "termination: not yet supported (needs a progress model)";
-
 impl Summary {
     /// Scores a six-column row: PASS / FAIL / UNKNOWN against its expectation.
     fn add_row(
@@ -533,13 +530,13 @@ impl Summary {
         let file = item.path.display().to_string();
         let group = Some(if row.checked { "checked" } else { "annotated" }.to_string());
         let property = match row.property {
-            RowProperty::Assertions => Some(Property::Condition),
-            RowProperty::Races => Some(Property::Races),
-            RowProperty::Termination => None,
+            RowProperty::Assertions => Property::Condition,
+            RowProperty::Races => Property::Races,
+            RowProperty::Termination => Property::Termination,
         };
         let mut record = Record {
             file: file.clone(),
-            property,
+            property: Some(property),
             query: None,
             expected: Some(row.expected.name().to_string()),
             actual: String::new(),
@@ -556,10 +553,6 @@ impl Summary {
             group,
         };
         match (property, res) {
-            (None, _) => {
-                record.actual = "unsupported".into();
-                record.detail = Some(TERMINATION_UNSUPPORTED.into());
-            }
             (_, Err(e)) if e.error.contains(UNSUPPORTED_CONSTRUCT) => {
                 record.actual = "unsupported".into();
                 record.detail = Some(e.error.clone());
@@ -571,14 +564,46 @@ impl Summary {
                 }
                 return;
             }
-            (_, Ok(Checked::Queries(_) | Checked::Termination(_))) => {
+            (_, Ok(Checked::Termination(o))) => {
+                self.files += 1;
+                // Dat3M's bounded verdicts: no witness within the bound is PASS.
+                let actual = Verdict::of(o.terminates());
+                record.actual = actual.name().to_string();
+                record.complete = o.complete();
+                record.executions = o.executions;
+                record.cut_paths = o.cut_paths;
+                record.truncated = o.truncated;
+                record.time_ms = o.time.as_secs_f64() * 1000.0;
+                record.status = if actual == row.expected {
+                    Status::Passed
+                } else if actual == Verdict::Unknown
+                    || (o.bounded() && row.expected == Verdict::Fail)
+                {
+                    Status::Undecided
+                } else {
+                    Status::Failed
+                };
+                if record.status != Status::Passed {
+                    record.detail = Some(format!(
+                        "bound {}, progress {}: expected {}, got {} ({})",
+                        row.bound,
+                        o.progress,
+                        row.expected.name(),
+                        actual.name(),
+                        o.witness
+                            .as_ref()
+                            .map_or("no witness".into(), crate::report::text::witness_line)
+                    ));
+                }
+            }
+            (_, Ok(Checked::Queries(_))) => {
                 self.add_error(FileError {
                     file,
-                    error: "a six-column row names a .test file, or asks termination".into(),
+                    error: "a six-column row names a .test file".into(),
                 });
                 return;
             }
-            (Some(p), Ok(Checked::Litmus(o))) => {
+            (p, Ok(Checked::Litmus(o))) => {
                 self.files += 1;
                 let actual = Verdict::of(o.holds(p));
                 record.actual = actual.name().to_string();

@@ -206,6 +206,54 @@ impl Progress {
     }
 }
 
+impl Progress {
+    /// A hierarchy by the name Dat3M's SPIR-V liveness tests give it (the
+    /// `progress=NAME` option of the six-column CSV): `fairUniform` is FAIR
+    /// everywhere; otherwise `qf`/`wg`/`sg` followed by a model (`Obe`,
+    /// `Hsa`, `HsaObe`, `Lobe`, `Unfair`, `Fair`), repeated, each naming the
+    /// model of that level, FAIR elsewhere (`qfHsaSgUnfair`).
+    pub fn from_dat3m_name(name: &str) -> Result<Progress, String> {
+        let name = name.trim();
+        if name == "fairUniform" {
+            return Ok(Progress::default());
+        }
+        let bad = || {
+            format!(
+                "unknown progress hierarchy name `{name}` (Dat3M's names: fairUniform, qfObe, qfHsaSgUnfair, ...)"
+            )
+        };
+        let mut parts = Vec::new();
+        let mut rest = name;
+        while !rest.is_empty() {
+            let (level, tail) = [
+                ("qf", Level::QueueFamily),
+                ("wg", Level::Workgroup),
+                ("sg", Level::Subgroup),
+                ("Qf", Level::QueueFamily),
+                ("Wg", Level::Workgroup),
+                ("Sg", Level::Subgroup),
+            ]
+            .iter()
+            .find_map(|(p, l)| rest.strip_prefix(p).map(|t| (*l, t)))
+            .ok_or_else(bad)?;
+            let (model, tail) = [
+                ("HsaObe", ProgressModel::HsaObe),
+                ("Hsa", ProgressModel::Hsa),
+                ("Obe", ProgressModel::Obe),
+                ("Lobe", ProgressModel::Lobe),
+                ("Unfair", ProgressModel::Unfair),
+                ("Fair", ProgressModel::Fair),
+            ]
+            .iter()
+            .find_map(|(p, m)| tail.strip_prefix(p).map(|t| (*m, t)))
+            .ok_or_else(bad)?;
+            parts.push(format!("{}={}", level.name(), model.name()));
+            rest = tail;
+        }
+        parts.join(",").parse()
+    }
+}
+
 impl fmt::Display for Progress {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         if self.levels.is_empty() {
@@ -1019,7 +1067,7 @@ pub fn check_termination(
             .map(|i| (t, i))
     }) {
         return Err(CheckError::Unsupported(format!(
-            "termination: P{} line {} `{}` is a control barrier; whether an invocation waiting at a barrier blocks is not modelled yet",
+            "unsupported construct for termination: P{} line {} `{}` is a control barrier; whether an invocation waiting at a barrier blocks is not modelled yet",
             t.id, i.source.line, i.source.text
         )));
     }
@@ -1084,6 +1132,22 @@ mod tests {
         assert_eq!(p.at(Some(Level::Device)), ProgressModel::Lobe);
         assert_eq!(p.at(None), ProgressModel::Lobe);
         assert_eq!(p.to_string(), "workgroup=OBE, subgroup=HSA, default=LOBE");
+        // Dat3M's names for hierarchies (SpirvLivenessTest).
+        assert_eq!(
+            Progress::from_dat3m_name("qfHsaSgUnfair")
+                .unwrap()
+                .to_string(),
+            "queuefamily=HSA, subgroup=UNFAIR, default=FAIR"
+        );
+        assert_eq!(
+            Progress::from_dat3m_name("fairUniform").unwrap(),
+            Progress::default()
+        );
+        assert!(
+            Progress::from_dat3m_name("qfSometimes")
+                .unwrap_err()
+                .contains("qfSometimes")
+        );
         // A level given the default's model is the default.
         let p: Progress = "qf=FAIR".parse().unwrap();
         assert_eq!(p, Progress::uniform(ProgressModel::Fair));
