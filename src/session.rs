@@ -434,10 +434,15 @@ impl Session {
                     file: item.path.display().to_string(),
                     error: e,
                 })?;
+                // Dat3M sees a spinning iteration of a side-effect-free loop
+                // in one unrolling; a loop vkmm does not run as an await
+                // shows its repetition in two iterations, so at least one
+                // more unrolling (a larger bound: every answer it gives
+                // still holds, and says which bound it used).
                 return self
                     .with_decide(None)
                     .termination(Some(progress))
-                    .unroll(row.unroll())
+                    .unroll(row.unroll().max(1))
                     .check_file(&item.path)
                     .map_err(err);
             }

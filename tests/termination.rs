@@ -164,11 +164,33 @@ fn bad_progress_models_and_barriers_are_refused() {
         let e = bad.parse::<Progress>().unwrap_err();
         assert!(e.contains(why), "{e}");
     }
-    let barrier = "VULKAN bar\n{ x=0; }\n P0@sg 0, wg 0, qf 0 | P1@sg 0, wg 0, qf 0 ;\n cbar.acq_rel.wg.semsc0 0 | cbar.acq_rel.wg.semsc0 0 ;\nexists (0==0)\n";
+    let in_loop = "VULKAN bar\n{ x=0; }\n P0@sg 0, wg 0, qf 0 | P1@sg 0, wg 0, qf 0 ;\n LC00: | cbar.acq_rel.wg.semsc0 0 ;\n cbar.acq_rel.wg.semsc0 0 | ;\n ld.atom.wg.sc0 r0, x | ;\n beq r0, 0, LC00 | ;\nexists (0==0)\n";
     let session = vkmm::Session::new().termination(Some(Progress::default()));
     let e = session
-        .check_text("bar.litmus", barrier)
+        .check_text("bar.litmus", in_loop)
         .unwrap_err()
         .to_string();
-    assert!(e.contains("control barrier"), "{e}");
+    assert!(e.contains("control barrier inside a loop"), "{e}");
+}
+
+#[test]
+fn a_barrier_some_invocation_never_reaches_blocks_forever() {
+    // An invocation passes OpControlBarrier only when every invocation of
+    // its execution-scope instance has reached it; P1 skips the barrier
+    // when it reads 1, so P0 can wait forever.
+    let divergent = "VULKAN div\n{ x=0; }\n P0@sg 0, wg 0, qf 0 | P1@sg 0, wg 0, qf 0 ;\n st.atom.wg.sc0 x, 1 | ld.atom.wg.sc0 r0, x ;\n cbar.acq_rel.wg.semsc0 0 | beq r0, 1, LC11 ;\n | cbar.acq_rel.wg.semsc0 0 ;\n | LC11: ;\nexists (0==0)\n";
+    let o = check(divergent, "FAIR");
+    assert_eq!(o.verdict, Verdict::NonTerminating);
+    let w = o.witness.unwrap();
+    assert_eq!(w.threads[0].fate, "blocked at a barrier");
+    assert_eq!(w.threads[1].fate, "finished");
+    // Both always reach it: the barrier completes.
+    let uniform = "VULKAN uni\n{ x=0; }\n P0@sg 0, wg 0, qf 0 | P1@sg 0, wg 0, qf 0 ;\n st.atom.wg.sc0 x, 1 | cbar.acq_rel.wg.semsc0 0 ;\n cbar.acq_rel.wg.semsc0 0 | ld.atom.wg.sc0 r0, x ;\nexists (0==0)\n";
+    let o = check(uniform, "FAIR");
+    assert_eq!(o.verdict, Verdict::Terminates);
+    assert!(o.complete());
+    // In different workgroups the barriers are different instances: each
+    // completes alone.
+    let apart = divergent.replace("P1@sg 0, wg 0", "P1@sg 0, wg 1");
+    assert_eq!(verdict(&apart, "FAIR"), Verdict::Terminates);
 }

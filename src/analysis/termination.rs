@@ -64,7 +64,7 @@ use crate::engine::trace::ThreadPaths;
 use crate::engine::{
     Candidate, CheckError, Ending, LimitKind, Limits, OrderChoice, Skeleton, Visitor, explore,
 };
-use crate::ir::{OpKind, Program};
+use crate::ir::{OpKind, Program, Scope};
 use crate::model::LoadedModel;
 use crate::relation::Relation;
 use serde::Serialize;
@@ -480,6 +480,9 @@ fn hierarchy(program: &Program) -> Node {
 enum Run {
     Finished,
     Stuck,
+    /// Waiting at a barrier that never completes: not schedulable, and a
+    /// fairly scheduled thread may end there.
+    Blocked,
     /// Stopped after this many events (0: never started).
     Stopped(usize),
 }
@@ -493,7 +496,7 @@ impl Node {
     }
 
     fn schedulable(&self, runs: &[Run]) -> bool {
-        self.any(runs, &|r| r != Run::Finished)
+        self.any(runs, &|r| r != Run::Finished && r != Run::Blocked)
     }
 
     fn started(&self, runs: &[Run]) -> bool {
@@ -554,6 +557,56 @@ impl Node {
         }
         true
     }
+}
+
+/// The barrier instances a thread's events pass, by key (static instance
+/// number, how many times the path reached it), with the barrier's
+/// execution scope.
+fn passed_barriers(program: &Program, sk: &Skeleton, t: usize) -> Vec<((u32, usize), Scope)> {
+    let mut seen: Vec<u32> = Vec::new();
+    sk.events
+        .iter()
+        .filter(|e| e.thread == t)
+        .filter_map(|e| match e.instruction(program).kind {
+            OpKind::ControlBarrier {
+                instance,
+                execution_scope,
+            } => {
+                seen.push(instance);
+                let k = seen.iter().filter(|&&i| i == instance).count();
+                Some(((instance, k), execution_scope))
+            }
+            _ => None,
+        })
+        .collect()
+}
+
+/// Whether the skeleton's barriers are possible: an invocation passes a
+/// barrier instance only when every invocation of its execution-scope
+/// instance reaches it (and so passes it too), and an invocation blocked at
+/// one waits for some invocation of its instance that never reaches it.
+fn barriers_agree(program: &Program, sk: &Skeleton) -> bool {
+    let n = program.threads.len();
+    let passed: Vec<Vec<((u32, usize), Scope)>> =
+        (0..n).map(|t| passed_barriers(program, sk, t)).collect();
+    let passes = |u: usize, key: (u32, usize)| passed[u].iter().any(|(k, _)| *k == key);
+    let waits_at = |u: usize, key: (u32, usize)| matches!(&sk.endings[u], Ending::Blocked { key: k, .. } if *k == key);
+    let members = |t: usize, scope: Scope| {
+        (0..n).filter(move |&u| crate::engine::thread_in_instance(program, u, scope, t))
+    };
+    for (t, passed_t) in passed.iter().enumerate() {
+        for &(key, scope) in passed_t {
+            if members(t, scope).any(|u| !passes(u, key)) {
+                return false;
+            }
+        }
+        if let Ending::Blocked { key, scope, .. } = sk.endings[t]
+            && members(t, scope).all(|u| waits_at(u, key) || passes(u, key))
+        {
+            return false;
+        }
+    }
+    true
 }
 
 /// Where each event stands in a decomposition.
@@ -631,6 +684,7 @@ fn run_of(e: &Ending, events: usize) -> Run {
         Ending::Finished => Run::Finished,
         Ending::Stuck(_) => Run::Stuck,
         Ending::Stopped => Run::Stopped(events),
+        Ending::Blocked { .. } => Run::Blocked,
     }
 }
 
@@ -785,6 +839,7 @@ impl Search<'_> {
                     fate: match runs[t] {
                         Run::Finished => "finished",
                         Run::Stuck => "stuck",
+                        Run::Blocked => "blocked at a barrier",
                         Run::Stopped(0) => "never started",
                         Run::Stopped(_) => "stopped",
                     }
@@ -909,17 +964,24 @@ impl Visitor for Search<'_> {
     /// with some thread stuck: the endings are grouped by kind, and each
     /// allowed assignment of kinds to threads is one block.
     fn blocks(&mut self, threads: &[ThreadPaths]) -> Option<Vec<Vec<Vec<usize>>>> {
-        const KINDS: [Run; 4] = [Run::Finished, Run::Stuck, Run::Stopped(0), Run::Stopped(1)];
+        const KINDS: [Run; 5] = [
+            Run::Finished,
+            Run::Stuck,
+            Run::Stopped(0),
+            Run::Stopped(1),
+            Run::Blocked,
+        ];
         let kind = |p: &crate::engine::trace::Path| match (&p.ending, p.events.len()) {
             (Ending::Finished, _) => 0,
             (Ending::Stuck(_), _) => 1,
             (Ending::Stopped, 0) => 2,
             (Ending::Stopped, _) => 3,
+            (Ending::Blocked { .. }, _) => 4,
         };
-        let groups: Vec<[Vec<usize>; 4]> = threads
+        let groups: Vec<[Vec<usize>; 5]> = threads
             .iter()
             .map(|t| {
-                let mut g: [Vec<usize>; 4] = Default::default();
+                let mut g: [Vec<usize>; 5] = Default::default();
                 for (i, p) in t.paths.iter().enumerate() {
                     g[kind(p)].push(i);
                 }
@@ -931,7 +993,7 @@ impl Visitor for Search<'_> {
         let mut assign = vec![0usize; n];
         loop {
             let nonempty = (0..n).all(|t| !groups[t][assign[t]].is_empty());
-            if nonempty && assign.contains(&1) {
+            if nonempty && (assign.contains(&1) || assign.contains(&4)) {
                 let runs: Vec<Run> = assign.iter().map(|&k| KINDS[k]).collect();
                 if self
                     .tree
@@ -958,7 +1020,10 @@ impl Visitor for Search<'_> {
     fn wants(&mut self, sk: &Skeleton) -> bool {
         let runs = self.runs(sk);
         let mut fair = Vec::new();
-        if !runs.contains(&Run::Stuck) || !self.tree.can_progress(&runs, self.progress, &mut fair) {
+        if !(runs.contains(&Run::Stuck) || runs.contains(&Run::Blocked))
+            || !self.tree.can_progress(&runs, self.progress, &mut fair)
+            || !barriers_agree(self.program, sk)
+        {
             return false;
         }
         fair.sort_unstable();
@@ -1049,6 +1114,27 @@ impl Visitor for Search<'_> {
     }
 }
 
+/// A control barrier of `t` between a loop's head and its jump back.
+fn barrier_in_loop(t: &crate::ir::Thread) -> Option<&crate::ir::Instruction> {
+    use crate::ir::Stmt;
+    let label = |name: &str| {
+        t.code
+            .iter()
+            .position(|s| matches!(s, Stmt::Label { name: n, .. } if n == name))
+    };
+    t.code.iter().enumerate().find_map(|(back, s)| {
+        let header = match s {
+            Stmt::Goto { label: l, .. } | Stmt::Branch { label: l, .. } => label(l)?,
+            _ => return None,
+        };
+        (header <= back).then_some(())?;
+        t.code[header..=back].iter().find_map(|s| match s {
+            Stmt::Op(i) if matches!(i.kind, OpKind::ControlBarrier { .. }) => Some(i),
+            _ => None,
+        })
+    })
+}
+
 /// Checks whether `program` can run forever under `progress`, within
 /// `limits` (the unrolling bound bounds the loop iterations a repetition
 /// may take).
@@ -1061,13 +1147,13 @@ pub fn check_termination(
 ) -> Result<TerminationOutcome, CheckError> {
     let start = Instant::now();
     super::check_supported(program, loaded)?;
-    if let Some((t, i)) = program.threads.iter().find_map(|t| {
-        t.instructions()
-            .find(|i| matches!(i.kind, OpKind::ControlBarrier { .. }))
-            .map(|i| (t, i))
-    }) {
+    if let Some((t, i)) = program
+        .threads
+        .iter()
+        .find_map(|t| barrier_in_loop(t).map(|i| (t, i)))
+    {
         return Err(CheckError::Unsupported(format!(
-            "unsupported construct for termination: P{} line {} `{}` is a control barrier; whether an invocation waiting at a barrier blocks is not modelled yet",
+            "unsupported construct for termination: P{} line {} `{}` is a control barrier inside a loop; a loop that repeats barriers forever is not modelled yet",
             t.id, i.source.line, i.source.text
         )));
     }

@@ -18,6 +18,7 @@ pub mod driver;
 pub mod names;
 pub mod trace;
 
+pub(crate) use base::thread_in_instance;
 pub use base::{EventInfo, scope_set_name};
 pub use candidates::{Candidate, OrderChoice};
 pub use driver::{

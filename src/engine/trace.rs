@@ -79,6 +79,15 @@ pub enum Ending {
     /// It stops after its events, without finishing: a thread the scheduler
     /// no longer runs (no event at all: it never started).
     Stopped,
+    /// It waits at a control barrier (the statement `stmt`, its `key`-th
+    /// dynamic instance: static instance number and how many times the path
+    /// reached it) that some invocation of its `scope` instance never
+    /// reaches.
+    Blocked {
+        stmt: usize,
+        key: (u32, usize),
+        scope: crate::ir::Scope,
+    },
 }
 
 /// A loop a path ends in.
@@ -677,6 +686,31 @@ fn explore_thread(
                     }
                 }
                 Stmt::Op(ins) => {
+                    if endings
+                        && let OpKind::ControlBarrier {
+                            instance,
+                            execution_scope,
+                        } = ins.kind
+                    {
+                        let reached = s
+                            .events
+                            .iter()
+                            .filter(|e| {
+                                matches!(&t.code[e.stmt], Stmt::Op(i)
+                                    if matches!(i.kind, OpKind::ControlBarrier { instance: k, .. } if k == instance))
+                            })
+                            .count();
+                        out.paths.push(Path {
+                            events: s.events.clone(),
+                            registers: Vec::new(),
+                            awaits: Vec::new(),
+                            ending: Ending::Blocked {
+                                stmt: pc,
+                                key: (instance, reached + 1),
+                                scope: execution_scope,
+                            },
+                        });
+                    }
                     if !step_op(&mut s, &mut stack, ins, program, t, domain)? {
                         continue;
                     }
