@@ -194,3 +194,36 @@ fn a_barrier_some_invocation_never_reaches_blocks_forever() {
     let apart = divergent.replace("P1@sg 0, wg 0", "P1@sg 0, wg 1");
     assert_eq!(verdict(&apart, "FAIR"), Verdict::Terminates);
 }
+
+#[test]
+fn check_diagnoses_barrier_divergence() {
+    // "A work-group function must occur within a converged control flow;
+    // i.e. all work-items in the work-group must encounter precisely the
+    // same work-group function" (SPIR-V memory model for OpenCL, glossary).
+    // P1 skips the barrier when it reads 1: in those executions P0 passes a
+    // barrier P1 never reaches.
+    let divergent = "VULKAN div\n{ x=0; }\n P0@sg 0, wg 0, qf 0 | P1@sg 0, wg 0, qf 0 ;\n st.atom.wg.sc0 x, 1 | ld.atom.wg.sc0 r0, x ;\n cbar.acq_rel.wg.semsc0 0 | beq r0, 1, LC11 ;\n | cbar.acq_rel.wg.semsc0 0 ;\n | LC11: ;\nexists (P1:r0 == 1)\n";
+    let Checked::Litmus(o) = vkmm::Session::new()
+        .check_text("div.litmus", divergent)
+        .unwrap()
+    else {
+        panic!()
+    };
+    assert_eq!(
+        o.barrier_divergence,
+        ["P0 line 5: cbar.acq_rel.wg.semsc0 0 (P1 never reaches it)"]
+    );
+    // Converged: no diagnosis; in different workgroups: different instances.
+    let uniform = "VULKAN uni\n{ x=0; }\n P0@sg 0, wg 0, qf 0 | P1@sg 0, wg 0, qf 0 ;\n st.atom.wg.sc0 x, 1 | cbar.acq_rel.wg.semsc0 0 ;\n cbar.acq_rel.wg.semsc0 0 | ld.atom.wg.sc0 r0, x ;\nexists (P1:r0 == 1)\n";
+    let apart = divergent.replace("P1@sg 0, wg 0", "P1@sg 0, wg 1");
+    for text in [uniform, apart.as_str()] {
+        let Checked::Litmus(o) = vkmm::Session::new().check_text("u.litmus", text).unwrap() else {
+            panic!()
+        };
+        assert!(
+            o.barrier_divergence.is_empty(),
+            "{:?}",
+            o.barrier_divergence
+        );
+    }
+}

@@ -98,6 +98,11 @@ pub struct LitmusOutcome {
     pub races: Vec<RacePair>,
     /// Whether every consistent filtered execution is race-free.
     pub race_free: bool,
+    /// Control barriers passed in some consistent execution by an
+    /// invocation while a member of its execution-scope instance never
+    /// reaches them (undefined: see [`crate::analysis::barriers`]), as
+    /// `P0 line 5: text (P1 never reaches it)`.
+    pub barrier_divergence: Vec<String>,
     /// Candidate executions evaluated.
     pub executions: u64,
     /// Partial candidates (reads-from assignments under way) the search
@@ -345,11 +350,36 @@ struct Outcomes<'p> {
     consistent: u64,
     races: Vec<RacePair>,
     racy: bool,
+    /// The current skeleton's divergent barriers (described).
+    divergent: Vec<String>,
+    barrier_divergence: Vec<String>,
 }
 
 impl Visitor for Outcomes<'_> {
     fn found(&self) -> Option<u64> {
         Some(self.states.len() as u64)
+    }
+
+    fn skeleton(&mut self, sk: &Skeleton) {
+        let program = self.program;
+        let passed: Vec<_> = (0..program.threads.len())
+            .map(|t| super::barriers::passed(program, sk, t))
+            .collect();
+        self.divergent = super::barriers::divergent(program, &passed)
+            .into_iter()
+            .map(|(_, p, missing)| {
+                let who: Vec<String> = missing
+                    .iter()
+                    .map(|&u| format!("P{}", program.threads[u].id))
+                    .collect();
+                format!(
+                    "{} ({} never {} it)",
+                    describe(program, &sk.events[p.event]),
+                    who.join(", "),
+                    if who.len() == 1 { "reaches" } else { "reach" }
+                )
+            })
+            .collect();
     }
 
     fn visit(
@@ -375,6 +405,11 @@ impl Visitor for Outcomes<'_> {
                 continue;
             }
             self.consistent += 1;
+            for d in &self.divergent {
+                if !self.barrier_divergence.contains(d) {
+                    self.barrier_divergence.push(d.clone());
+                }
+            }
             let mut state: FinalState = self
                 .shown_regs
                 .iter()
@@ -469,6 +504,8 @@ pub fn check_litmus_with_progress(
         consistent: 0,
         races: Vec::new(),
         racy: false,
+        divergent: Vec::new(),
+        barrier_divergence: Vec::new(),
     };
     let coverage = explore_with_progress(program, &loaded.cat, limits, &mut v, progress)?;
     let cond = program.condition.as_ref();
@@ -498,6 +535,7 @@ pub fn check_litmus_with_progress(
         condition_holds,
         races: v.races,
         race_free: !v.racy,
+        barrier_divergence: v.barrier_divergence,
         executions: coverage.executions,
         partial_evaluations: coverage.partial_evaluations,
         consistent: v.consistent,
@@ -533,6 +571,7 @@ mod holds_tests {
             condition_holds,
             races: Vec::new(),
             race_free,
+            barrier_divergence: Vec::new(),
             executions: 2,
             partial_evaluations: 0,
             consistent: positive + negative,

@@ -3,6 +3,7 @@
 //! [`litmus`] computes herd-style outcomes, final-condition verdicts and
 //! data races of `.litmus` files; [`expected`] reads expected-verdict CSVs.
 
+pub mod barriers;
 pub mod compare;
 pub mod expected;
 pub mod explain;

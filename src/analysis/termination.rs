@@ -59,12 +59,13 @@
 //! Control barriers are refused for now: whether an invocation waiting at a
 //! barrier blocks (and for whom) is not modelled yet.
 
+use super::barriers;
 use crate::cat::{Evaluation, Value};
 use crate::engine::trace::ThreadPaths;
 use crate::engine::{
     Candidate, CheckError, Ending, LimitKind, Limits, OrderChoice, Skeleton, Visitor, explore,
 };
-use crate::ir::{OpKind, Program, Scope};
+use crate::ir::{OpKind, Program};
 use crate::model::LoadedModel;
 use crate::relation::Relation;
 use serde::Serialize;
@@ -559,54 +560,26 @@ impl Node {
     }
 }
 
-/// The barrier instances a thread's events pass, by key (static instance
-/// number, how many times the path reached it), with the barrier's
-/// execution scope.
-fn passed_barriers(program: &Program, sk: &Skeleton, t: usize) -> Vec<((u32, usize), Scope)> {
-    let mut seen: Vec<u32> = Vec::new();
-    sk.events
-        .iter()
-        .filter(|e| e.thread == t)
-        .filter_map(|e| match e.instruction(program).kind {
-            OpKind::ControlBarrier {
-                instance,
-                execution_scope,
-            } => {
-                seen.push(instance);
-                let k = seen.iter().filter(|&&i| i == instance).count();
-                Some(((instance, k), execution_scope))
-            }
-            _ => None,
-        })
-        .collect()
-}
-
 /// Whether the skeleton's barriers are possible: an invocation passes a
 /// barrier instance only when every invocation of its execution-scope
-/// instance reaches it (and so passes it too), and an invocation blocked at
-/// one waits for some invocation of its instance that never reaches it.
+/// instance reaches it (and so passes it too: no divergent barrier), and an
+/// invocation blocked at one waits for some invocation of its instance that
+/// never reaches it (see [`super::barriers`]).
 fn barriers_agree(program: &Program, sk: &Skeleton) -> bool {
     let n = program.threads.len();
-    let passed: Vec<Vec<((u32, usize), Scope)>> =
-        (0..n).map(|t| passed_barriers(program, sk, t)).collect();
-    let passes = |u: usize, key: (u32, usize)| passed[u].iter().any(|(k, _)| *k == key);
-    let waits_at = |u: usize, key: (u32, usize)| matches!(&sk.endings[u], Ending::Blocked { key: k, .. } if *k == key);
-    let members = |t: usize, scope: Scope| {
-        (0..n).filter(move |&u| crate::engine::thread_in_instance(program, u, scope, t))
-    };
-    for (t, passed_t) in passed.iter().enumerate() {
-        for &(key, scope) in passed_t {
-            if members(t, scope).any(|u| !passes(u, key)) {
-                return false;
-            }
-        }
-        if let Ending::Blocked { key, scope, .. } = sk.endings[t]
-            && members(t, scope).all(|u| waits_at(u, key) || passes(u, key))
-        {
-            return false;
-        }
+    let passed: Vec<Vec<barriers::Passed>> =
+        (0..n).map(|t| barriers::passed(program, sk, t)).collect();
+    if !barriers::divergent(program, &passed).is_empty() {
+        return false;
     }
-    true
+    let passes = |u: usize, key: barriers::BarrierKey| passed[u].iter().any(|p| p.key == key);
+    let waits_at = |u: usize, key: barriers::BarrierKey| matches!(&sk.endings[u], Ending::Blocked { key: k, .. } if *k == key);
+    (0..n).all(|t| match sk.endings[t] {
+        Ending::Blocked { key, scope, .. } => {
+            !barriers::members(program, t, scope).all(|u| waits_at(u, key) || passes(u, key))
+        }
+        _ => true,
+    })
 }
 
 /// Where each event stands in a decomposition.

@@ -291,6 +291,15 @@ pub fn litmus(o: &LitmusOutcome) -> String {
             );
         }
     }
+    if !o.barrier_divergence.is_empty() {
+        let _ = writeln!(
+            s,
+            "Barrier divergence (undefined: an invocation passes a control barrier a member of its instance never reaches):"
+        );
+        for d in &o.barrier_divergence {
+            let _ = writeln!(s, "  {d}");
+        }
+    }
     if o.truncated {
         let _ = writeln!(
             s,
