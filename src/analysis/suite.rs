@@ -535,22 +535,9 @@ impl Summary {
             RowProperty::Termination => Property::Termination,
         };
         let mut record = Record {
-            file: file.clone(),
-            property: Some(property),
-            query: None,
             expected: Some(row.expected.name().to_string()),
-            actual: String::new(),
-            status: Status::Unsupported,
-            complete: false,
-            states: 0,
-            races: 0,
-            executions: 0,
-            cut_paths: 0,
-            truncated: false,
-            time_ms: 0.0,
-            detail: None,
-            annotated: !row.checked,
             group,
+            ..row_record(item, property, String::new(), Status::Unsupported)
         };
         match (property, res) {
             (_, Err(e)) if e.error.contains(UNSUPPORTED_CONSTRUCT) => {

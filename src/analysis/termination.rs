@@ -639,8 +639,9 @@ struct Search<'a> {
     /// writes; narrowed per coherence order to `combos`.
     options: Vec<Decomposition>,
     combos: Vec<usize>,
-    /// The witness the current candidate gives if it is consistent.
-    pending: Option<Witness>,
+    /// The decomposition (index into `options`) under which the current
+    /// candidate repeats; described as a witness only if it is consistent.
+    pending: Option<usize>,
     witness: Option<Witness>,
 }
 
@@ -1062,24 +1063,24 @@ impl Visitor for Search<'_> {
         self.pending = self
             .combos
             .iter()
-            .map(|&i| &self.options[i])
-            .find(|d| d.reads_ok(&facts))
-            .map(|d| self.describe(sk, &facts, &d.splits));
+            .copied()
+            .find(|&i| self.options[i].reads_ok(&facts));
         self.pending.is_some()
     }
 
     fn visit(
         &mut self,
-        _sk: &Skeleton,
-        _cand: &Candidate,
+        sk: &Skeleton,
+        cand: &Candidate,
         eval: &Evaluation,
     ) -> Result<ControlFlow<()>, CheckError> {
         if !eval.consistent() {
             return Ok(ControlFlow::Continue(()));
         }
         match self.pending.take() {
-            Some(w) => {
-                self.witness = Some(w);
+            Some(i) => {
+                let facts = Facts::new(self.program, sk, cand, &self.locations);
+                self.witness = Some(self.describe(sk, &facts, &self.options[i].splits));
                 Ok(ControlFlow::Break(()))
             }
             None => Ok(ControlFlow::Continue(())),

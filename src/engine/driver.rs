@@ -297,16 +297,8 @@ pub fn explore_with_progress(
     let mut stopped = false;
     let mut failure: Option<CheckError> = None;
     let mut monotone_cache = None;
-    let blocks = visitor.blocks(&explorer.threads).unwrap_or_else(|| {
-        vec![
-            explorer
-                .threads
-                .iter()
-                .map(|t| (0..t.paths.len()).collect())
-                .collect(),
-        ]
-    });
-    explorer.for_each_in(&blocks, |sk| -> Result<ControlFlow<()>, CheckError> {
+    let blocks = visitor.blocks(&explorer.threads);
+    let mut per_skeleton = |sk: Skeleton| -> Result<ControlFlow<()>, CheckError> {
         if over_budget() {
             return Ok(ControlFlow::Break(()));
         }
@@ -397,7 +389,11 @@ pub fn explore_with_progress(
         } else {
             ControlFlow::Continue(())
         })
-    })?;
+    };
+    match blocks {
+        Some(blocks) => explorer.for_each_in(&blocks, &mut per_skeleton)?,
+        None => explorer.for_each(&mut per_skeleton)?,
+    }
     let executions = executions_seen.get();
     coverage.executions = executions;
     coverage.partial_evaluations = evaluations.get() - executions;

@@ -640,15 +640,8 @@ fn explore_thread(
                 }
                 Stmt::Goto { label, .. } => {
                     s.pc = target(&labels, label, t)?;
-                    if jumps_back(&s, pc) {
-                        if endings {
-                            push_stuck_await(&s, &mut out);
-                        }
-                        drop_iteration(&s, &mut looping, &mut out);
+                    if after_jump(&s, pc, endings, &mut looping, &mut out) {
                         break;
-                    }
-                    if endings && s.pc <= pc {
-                        push_stuck_loop(&s, pc, &mut out);
                     }
                 }
                 Stmt::Assign { dest, op, a, b, .. } => {
@@ -674,15 +667,8 @@ fn explore_thread(
                     } else {
                         pc + 1
                     };
-                    if jumps_back(&s, pc) {
-                        if endings {
-                            push_stuck_await(&s, &mut out);
-                        }
-                        drop_iteration(&s, &mut looping, &mut out);
+                    if after_jump(&s, pc, endings, &mut looping, &mut out) {
                         break;
-                    }
-                    if endings && s.pc <= pc {
-                        push_stuck_loop(&s, pc, &mut out);
                     }
                 }
                 Stmt::Op(ins) => {
@@ -827,6 +813,29 @@ fn add_stopped_prefixes(out: &mut ThreadPaths, stopped_at_bound: Vec<Vec<PathEve
 fn jumps_back(s: &State, pc: usize) -> bool {
     s.awaiting
         .is_some_and(|(l, _, _)| pc == l.back && s.pc == l.header)
+}
+
+/// After the jump at `pc` (to `s.pc`): an await's iteration that jumps
+/// back is dropped (true: the state ends), and, exploring endings, a path
+/// ending stuck there is listed (a spin loop's, or any backward jump's).
+fn after_jump(
+    s: &State,
+    pc: usize,
+    endings: bool,
+    looping: &mut HashMap<usize, Vec<Vec<ReadValue>>>,
+    out: &mut ThreadPaths,
+) -> bool {
+    if jumps_back(s, pc) {
+        if endings {
+            push_stuck_await(s, out);
+        }
+        drop_iteration(s, looping, out);
+        return true;
+    }
+    if endings && s.pc <= pc {
+        push_stuck_loop(s, pc, out);
+    }
+    false
 }
 
 /// Drops the iteration `s` is in: its values go to the await's looping
