@@ -51,7 +51,7 @@ pub enum Observation {
 }
 
 /// Two instructions that race, by thread and source line.
-#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, serde::Serialize)]
 pub struct RacePair {
     pub first: String,
     pub second: String,
@@ -349,6 +349,11 @@ struct Outcomes<'p> {
     negative: u64,
     consistent: u64,
     races: Vec<RacePair>,
+    /// The racing instruction pairs already in `races`, as `(thread, stmt)`
+    /// pairs: a racy candidate names each pair once, however many
+    /// executions show it (a set, so that many racing pairs stay linear).
+    race_keys: std::collections::HashSet<((usize, usize), (usize, usize))>,
+    race_texts: std::collections::HashSet<RacePair>,
     racy: bool,
     /// The current skeleton's divergent barriers (described).
     divergent: Vec<String>,
@@ -433,6 +438,13 @@ impl Visitor for Outcomes<'_> {
                 self.racy = true;
                 if let Some(Value::Rel(dr)) = self.races_binding.and_then(|b| eval.lookup(b)) {
                     for (a, b) in dr.pairs().filter(|(a, b)| a < b) {
+                        let (ea, eb) = (&sk.events[a], &sk.events[b]);
+                        if !self
+                            .race_keys
+                            .insert(((ea.thread, ea.stmt), (eb.thread, eb.stmt)))
+                        {
+                            continue;
+                        }
                         let loc = program
                             .location_of(sk.events[a].instruction(program))
                             .map(|l| program.locations[l].clone())
@@ -442,7 +454,8 @@ impl Visitor for Outcomes<'_> {
                             second: describe(program, &sk.events[b]),
                             location: loc,
                         };
-                        if !self.races.contains(&pair) {
+                        // Two instructions on one source line may describe alike.
+                        if self.race_texts.insert(pair.clone()) {
                             self.races.push(pair);
                         }
                     }
@@ -503,6 +516,8 @@ pub fn check_litmus_with_progress(
         negative: 0,
         consistent: 0,
         races: Vec::new(),
+        race_keys: Default::default(),
+        race_texts: Default::default(),
         racy: false,
         divergent: Vec::new(),
         barrier_divergence: Vec::new(),
