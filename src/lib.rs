@@ -11,6 +11,7 @@ pub mod cat;
 pub mod engine;
 pub mod frontend;
 pub mod ir;
+pub mod memory;
 pub mod model;
 pub mod relation;
 pub mod report;

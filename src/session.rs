@@ -148,6 +148,28 @@ impl Session {
         self
     }
 
+    /// The most paths one thread may have (default 100 000); past it the
+    /// answer is undecided.
+    pub fn max_paths(mut self, n: usize) -> Session {
+        self.limits.max_paths = n;
+        self
+    }
+
+    /// The most writes to one location (and sequentially consistent
+    /// operations) whose orders are enumerated (default 8); combinations
+    /// with more are skipped and the answer is undecided.
+    pub fn max_writes(mut self, n: usize) -> Session {
+        self.limits.max_writes_per_location = n;
+        self
+    }
+
+    /// The memory bound in bytes (default 4 GiB; `None`: no bound), enforced
+    /// where [`crate::memory::CountingAllocator`] is the global allocator.
+    pub fn max_memory(mut self, bytes: Option<usize>) -> Session {
+        self.limits.max_memory = bytes;
+        self
+    }
+
     /// All limits at once.
     pub fn limits(mut self, limits: Limits) -> Session {
         self.limits = limits;
@@ -276,6 +298,11 @@ impl Session {
     /// Checks a loaded program: a `.test` file's queries, or a litmus
     /// test's outcome list, condition and races.
     pub fn check_program(&self, file: &str, program: &Program) -> Result<Checked, Error> {
+        self.check_program_inner(file, program)
+            .map(|c| c.with_warnings(&program.warnings))
+    }
+
+    fn check_program_inner(&self, file: &str, program: &Program) -> Result<Checked, Error> {
         let models = self.models_for(program)?;
         let err = |e| Error::check(file, e);
         if let Some(progress) = &self.termination {

@@ -795,3 +795,115 @@ fn termination_check_and_suite_with_a_status_column() {
     assert!(stdout.contains("ANNOTATED ROW DIFFERS"), "{stdout}");
     assert!(stdout.contains("0 of 1 agree"), "{stdout}");
 }
+
+/// Nine atomic writes to one location: more than the eight whose orders
+/// vkmm enumerates by default.
+const NINE_WRITES: &str = "VULKAN w9\n{ x=0; }\n P0@sg 0, wg 0, qf 0 | P1@sg 0, wg 1, qf 0 | P2@sg 0, wg 2, qf 0 ;\n st.atom.dv.sc0 x, 1 | st.atom.dv.sc0 x, 4 | st.atom.dv.sc0 x, 7 ;\n st.atom.dv.sc0 x, 2 | st.atom.dv.sc0 x, 5 | st.atom.dv.sc0 x, 8 ;\n st.atom.dv.sc0 x, 3 | st.atom.dv.sc0 x, 6 | st.atom.dv.sc0 x, 9 ;\nexists (x == 9)\n";
+
+#[test]
+fn state_space_limits_are_undecided_answers_not_input_errors() {
+    let d = scratch("limits");
+    let w9 = d.join("w9.litmus");
+    std::fs::write(&w9, NINE_WRITES).unwrap();
+    let w9 = w9.to_str().unwrap();
+    let run = |args: &[&str]| {
+        let out = vkmm(args);
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+        )
+    };
+    // the order limit: the combination is skipped, the answer undecided
+    let (code, s) = run(&["check", w9]);
+    assert_eq!(code, Some(3), "{s}");
+    assert!(s.contains("\nUndecided\n"), "{s}");
+    assert!(
+        s.contains("stopped at the order limit (--max-writes"),
+        "{s}"
+    );
+    let (code, s) = run(&["check", "--format", "json", w9]);
+    assert_eq!(code, Some(3), "{s}");
+    let doc: serde_json::Value = serde_json::from_str(&s).unwrap();
+    assert_eq!(doc["results"][0]["stopped_by"], "max-writes", "{s}");
+    assert_eq!(doc["results"][0]["truncated"], true, "{s}");
+    // the memory bound: nine writes have 9! orders, over 1 MiB
+    let (code, s) = run(&["check", "--max-writes", "9", "--max-memory", "1", w9]);
+    assert_eq!(code, Some(3), "{s}");
+    assert!(
+        s.contains("stopped at the memory bound (--max-memory)"),
+        "{s}"
+    );
+    // the path limit: the unreduced spin loop has three paths at unroll 2
+    let mp = bundled("mp.litmus");
+    let (code, s) = run(&["check", "--no-spin-reduction", "--max-paths", "2", &mp]);
+    assert_eq!(code, Some(3), "{s}");
+    assert!(s.contains("stopped at the path limit (--max-paths)"), "{s}");
+    // three fit (the unrolled loop's cut path still leaves `forall` undecided)
+    let (_, s) = run(&["check", "--no-spin-reduction", "--max-paths", "3", &mp]);
+    assert!(!s.contains("path limit") && s.contains("BOUND HIT"), "{s}");
+    // in a suite the row is undecided, not an error
+    let csv = d.join("expected.csv");
+    std::fs::write(&csv, "w9.litmus,1\n").unwrap();
+    let (code, s) = run(&[
+        "suite",
+        d.to_str().unwrap(),
+        "--expected",
+        csv.to_str().unwrap(),
+    ]);
+    assert_eq!(code, Some(3), "{s}");
+    assert!(s.contains("undecided (order limit)"), "{s}");
+    // the option ranges are validated
+    let (code, _) = run(&["check", "--max-writes", "13", w9]);
+    assert_eq!(code, Some(2));
+    let (code, _) = run(&["check", "--max-paths", "0", w9]);
+    assert_eq!(code, Some(2));
+    let _ = std::fs::remove_dir_all(&d);
+}
+
+#[test]
+fn suite_and_compare_report_front_end_warnings() {
+    let d = scratch("suite-warnings");
+    let f = d.join("w.litmus");
+    std::fs::write(
+        &f,
+        "VULKAN w\n{ x=0; }\n P0@sg 0, wg 0, qf 0 ;\n st.av.dv.sc0 y, 1 ;\nexists (y == 1)\n",
+    )
+    .unwrap();
+    let warning = format!(
+        "{}:4:15: warning: location `y` is not declared",
+        f.display()
+    );
+    // a folder suite and a CSV suite with two rows on the file: once each
+    let csv = d.join("expected.csv");
+    std::fs::write(&csv, "w.litmus,1\nw.litmus,1\n").unwrap();
+    for extra in [vec![], vec!["--expected", csv.to_str().unwrap()]] {
+        let mut args = vec!["suite", d.to_str().unwrap()];
+        args.extend(extra.iter().copied());
+        let out = vkmm(&args);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(stderr.matches(&warning).count(), 1, "{stderr}");
+        args.extend(["--format", "json"]);
+        let out = vkmm(&args);
+        let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        let w = doc["warnings"].as_array().unwrap();
+        assert_eq!(w.len(), 1, "{doc}");
+        assert_eq!(
+            (w[0]["line"].as_u64(), w[0]["column"].as_u64()),
+            (Some(4), Some(15))
+        );
+    }
+    let file = f.to_str().unwrap();
+    let out = vkmm(&["compare", "--models", "vulkan,vulkan-nochains", file]);
+    assert!(String::from_utf8_lossy(&out.stderr).contains(&warning));
+    let out = vkmm(&[
+        "compare",
+        "--models",
+        "vulkan,vulkan-nochains",
+        "--format",
+        "json",
+        file,
+    ]);
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(doc["comparisons"][0]["warnings"][0]["line"], 4, "{doc}");
+    let _ = std::fs::remove_dir_all(&d);
+}

@@ -121,3 +121,30 @@ fn suites_run_from_the_library() {
     assert!(s.total > 0 && s.passed == s.total, "{s:?}");
     assert_eq!(s.exit_code(), 0);
 }
+
+#[test]
+fn a_state_space_limit_gives_an_undecided_answer_not_an_error() {
+    let mp = root("examples/mp.litmus");
+    let checked = Session::new()
+        .spin_reduction(false)
+        .max_paths(2)
+        .check_file(&mp)
+        .unwrap();
+    let Checked::Litmus(o) = &checked else {
+        panic!("a litmus outcome")
+    };
+    assert!(!checked.complete());
+    assert_eq!(o.condition_holds, None);
+    assert_eq!(o.stopped_by, Some(vkmm::engine::LimitKind::MaxPaths));
+    // three paths fit
+    let checked = Session::new()
+        .spin_reduction(false)
+        .max_paths(3)
+        .check_file(&mp)
+        .unwrap();
+    let Checked::Litmus(o) = &checked else {
+        panic!("a litmus outcome")
+    };
+    assert_eq!(o.stopped_by, None);
+    assert!(!o.truncated);
+}

@@ -23,6 +23,8 @@ pub struct Comparison {
     /// execution limit). A comparison of incomplete answers says so.
     pub complete: bool,
     pub notes: Vec<String>,
+    /// The front end's warnings about the file.
+    pub warnings: Vec<crate::frontend::FrontendWarning>,
 }
 
 /// Runs `program` under every model of `models`.
@@ -36,6 +38,7 @@ pub fn compare(
         file: file.to_string(),
         models: models.iter().map(|m| m.name.clone()).collect(),
         complete: true,
+        warnings: program.warnings.clone(),
         ..Default::default()
     };
     if !program.queries.is_empty() {
@@ -129,8 +132,9 @@ pub fn compare(
             }
             if o.truncated {
                 cmp.notes.push(format!(
-                    "{}: TRUNCATED at the execution limit: its states cover only the executions seen",
-                    o.model
+                    "{}: TRUNCATED {}: its states cover only the executions seen",
+                    o.model,
+                    crate::engine::stopped_at(o.stopped_by)
                 ));
             }
         }

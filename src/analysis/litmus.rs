@@ -92,12 +92,16 @@ pub struct LitmusOutcome {
     pub positive: u64,
     pub negative: u64,
     pub observation: Observation,
-    /// Whether the final condition holds (`None` without a quantifier).
+    /// Whether the final condition holds: `None` without a quantifier, and
+    /// when a limit or the unrolling bound left it undecided (see
+    /// [`LitmusOutcome::holds`]).
     pub condition_holds: Option<bool>,
     /// Racing pairs found in consistent filtered executions (distinct pairs).
     pub races: Vec<RacePair>,
-    /// Whether every consistent filtered execution is race-free.
-    pub race_free: bool,
+    /// Whether every consistent filtered execution is race-free: `None`
+    /// when no race was seen but a limit or the unrolling bound left
+    /// executions unseen.
+    pub race_free: Option<bool>,
     /// Control barriers passed in some consistent execution by an
     /// invocation while a member of its execution-scope instance never
     /// reaches them (undefined: see [`crate::analysis::barriers`]), as
@@ -123,6 +127,8 @@ pub struct LitmusOutcome {
     pub stopped_by: Option<crate::engine::LimitKind>,
     #[serde(serialize_with = "crate::analysis::ser_duration")]
     pub time: Duration,
+    /// The front end's warnings about the file (set by the session).
+    pub warnings: Vec<crate::frontend::FrontendWarning>,
 }
 
 impl LitmusOutcome {
@@ -131,7 +137,7 @@ impl LitmusOutcome {
     /// depends on executions the unrolling bound cut or the limit left unseen.
     pub fn complete(&self) -> bool {
         (!self.truncated || self.stopped_early)
-            && (self.condition_holds.is_none() || self.holds(Property::Condition).is_some())
+            && (self.quantifier.is_none() || self.holds(Property::Condition).is_some())
             && self.holds(Property::Races).is_some()
     }
 
@@ -156,7 +162,7 @@ impl LitmusOutcome {
                     };
                 self.condition_holds.filter(|_| settled)
             }
-            Property::Races => (complete || !self.race_free).then_some(self.race_free),
+            Property::Races => self.race_free.filter(|&free| complete || !free),
             // Answered by a termination check, not by the outcome list.
             Property::Termination => None,
         }
@@ -537,7 +543,7 @@ pub fn check_litmus_with_progress(
         Quantifier::NotExists => positive == 0,
         Quantifier::Forall => negative == 0,
     });
-    Ok(LitmusOutcome {
+    let mut o = LitmusOutcome {
         file: file.to_string(),
         name: program.name.clone(),
         model: loaded.name.clone(),
@@ -549,7 +555,7 @@ pub fn check_litmus_with_progress(
         observation,
         condition_holds,
         races: v.races,
-        race_free: !v.racy,
+        race_free: Some(!v.racy),
         barrier_divergence: v.barrier_divergence,
         executions: coverage.executions,
         partial_evaluations: coverage.partial_evaluations,
@@ -560,7 +566,13 @@ pub fn check_litmus_with_progress(
         truncated: coverage.truncated,
         stopped_by: coverage.stopped_by,
         time: start.elapsed(),
-    })
+        warnings: Vec::new(),
+    };
+    // What the walk did not settle is undecided, not its value on the
+    // executions seen.
+    o.condition_holds = o.holds(Property::Condition);
+    o.race_free = o.holds(Property::Races);
+    Ok(o)
 }
 
 #[cfg(test)]
@@ -585,7 +597,7 @@ mod holds_tests {
             observation: Observation::Sometimes,
             condition_holds,
             races: Vec::new(),
-            race_free,
+            race_free: Some(race_free),
             barrier_divergence: Vec::new(),
             executions: 2,
             partial_evaluations: 0,
@@ -596,6 +608,7 @@ mod holds_tests {
             truncated: true,
             stopped_by: Some(crate::engine::LimitKind::MaxExecutions),
             time: Duration::ZERO,
+            warnings: Vec::new(),
         }
     }
 

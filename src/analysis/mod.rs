@@ -75,6 +75,26 @@ impl Checked {
         }
     }
 
+    /// The front end's warnings about the file.
+    pub fn warnings(&self) -> &[crate::frontend::FrontendWarning] {
+        match self {
+            Checked::Queries(o) => &o.warnings,
+            Checked::Litmus(o) => &o.warnings,
+            Checked::Termination(o) => &o.warnings,
+        }
+    }
+
+    /// Attaches the front end's warnings about the file.
+    pub fn with_warnings(mut self, w: &[crate::frontend::FrontendWarning]) -> Checked {
+        let slot = match &mut self {
+            Checked::Queries(o) => &mut o.warnings,
+            Checked::Litmus(o) => &mut o.warnings,
+            Checked::Termination(o) => &mut o.warnings,
+        };
+        slot.extend_from_slice(w);
+        self
+    }
+
     /// The file the result is about.
     pub fn file(&self) -> &str {
         match self {

@@ -69,6 +69,8 @@ pub struct TestOutcome {
     pub queries: Vec<QueryOutcome>,
     #[serde(serialize_with = "crate::analysis::ser_duration")]
     pub time: Duration,
+    /// The front end's warnings about the file (set by the session).
+    pub warnings: Vec<crate::frontend::FrontendWarning>,
 }
 
 impl TestOutcome {
@@ -242,5 +244,6 @@ pub fn check_program(
         candidates,
         queries: outcomes.into_iter().flatten().collect(),
         time: start.elapsed(),
+        warnings: Vec::new(),
     })
 }

@@ -105,6 +105,8 @@ pub struct Summary {
     pub time: Duration,
     /// Every check, in suite order.
     pub records: Vec<Record>,
+    /// The front ends' warnings about the files checked, each once.
+    pub warnings: Vec<crate::frontend::FrontendWarning>,
 }
 
 impl Summary {
@@ -123,6 +125,7 @@ impl Summary {
             annotated_disagree: Vec::new(),
             time,
             records: Vec::new(),
+            warnings: Vec::new(),
         };
         for e in errors {
             s.add_error(e);
@@ -131,6 +134,16 @@ impl Summary {
             s.add_queries(o);
         }
         s
+    }
+
+    /// Keeps a file's front-end warnings (each once: a file checked for
+    /// several CSV rows warns once).
+    pub fn add_warnings(&mut self, warnings: &[crate::frontend::FrontendWarning]) {
+        for w in warnings {
+            if !self.warnings.contains(w) {
+                self.warnings.push(w.clone());
+            }
+        }
     }
 
     /// Adds one check per query of a checked `.test` file.
@@ -382,6 +395,9 @@ pub fn score(
 ) -> Summary {
     let mut s = Summary::new(&[], errors, time);
     for (item, res) in items.iter().zip(results) {
+        if let Ok(c) = &res {
+            s.add_warnings(c.warnings());
+        }
         if let Some(row) = &item.row {
             s.add_row(item, row, res);
             continue;
@@ -488,7 +504,11 @@ fn termination_record(item: &SuiteItem, o: &super::termination::TerminationOutco
                 let w = o.witness.as_ref().map(crate::report::text::witness_line);
                 format!("non-terminating: {}", w.unwrap_or_default())
             }
-            super::termination::Verdict::Undecided => "undecided (execution limit)".into(),
+            super::termination::Verdict::Undecided => format!(
+                "undecided ({})",
+                o.stopped_by
+                    .map_or("a limit", crate::engine::LimitKind::short)
+            ),
         };
         format!(
             "Termination under {}: expected {}, got {got}",
@@ -632,7 +652,11 @@ pub fn mismatch_detail(
 ) -> String {
     let actual = match actual {
         Some(h) => u8::from(h).to_string(),
-        None if o.truncated => "undecided (execution limit)".into(),
+        None if o.truncated => format!(
+            "undecided ({})",
+            o.stopped_by
+                .map_or("a limit", crate::engine::LimitKind::short)
+        ),
         None if o.cut_paths > 0 => {
             "undecided (the loop unrolling bound cut paths: raise --unroll)".into()
         }

@@ -383,6 +383,8 @@ pub struct TerminationOutcome {
     pub stopped_by: Option<LimitKind>,
     #[serde(serialize_with = "crate::analysis::ser_duration")]
     pub time: Duration,
+    /// The front end's warnings about the file (set by the session).
+    pub warnings: Vec<crate::frontend::FrontendWarning>,
 }
 
 impl TerminationOutcome {
@@ -1168,6 +1170,7 @@ pub fn check_termination(
         truncated: coverage.truncated,
         stopped_by: coverage.stopped_by,
         time: start.elapsed(),
+        warnings: Vec::new(),
     })
 }
 

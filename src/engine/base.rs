@@ -115,13 +115,11 @@ pub(crate) fn static_env(
         if let Some(s) = ins(e).scope
             && matches!(s, Scope::FragmentInterlock | Scope::ShaderCall)
         {
-            return Err(ExecError {
-                message: format!(
-                    "line {}: {} scope is not supported by the engine yet",
-                    ins(e).source.line,
-                    s
-                ),
-            });
+            return Err(ExecError::new(format!(
+                "line {}: {} scope is not supported by the engine yet",
+                ins(e).source.line,
+                s
+            )));
         }
     }
 

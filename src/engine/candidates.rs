@@ -83,14 +83,15 @@ pub(crate) fn mo_choices(
             .filter(|&e| ordered(e) && f.location[e] == Some(loc))
             .collect();
         if writes.len() > limits.max_writes_per_location {
-            return Err(ExecError {
-                message: format!(
-                    "{} {}writes to one location: more than the {} whose orders vkmm enumerates",
+            return Err(ExecError::limit(
+                super::LimitKind::MaxWrites,
+                format!(
+                    "{} {}writes to one location: more than the {} whose orders vkmm enumerates (--max-writes)",
                     writes.len(),
                     if total { "" } else { "atomic " },
                     limits.max_writes_per_location
                 ),
-            });
+            ));
         }
         let mutually_ordered = |a: usize, b: usize| {
             f.atomic[a]
@@ -101,7 +102,8 @@ pub(crate) fn mo_choices(
         let mut seen = HashSet::new();
         let mut orders = Vec::new();
         let mut perm = writes.clone();
-        permutations(&mut perm, 0, &mut |p| {
+        let mut tried = 0usize;
+        let complete = permutations(&mut perm, 0, &mut |p| {
             if total {
                 let co = order_of(p, n, &|_, _| true);
                 let asmo = order_of(p, n, &mutually_ordered);
@@ -112,7 +114,12 @@ pub(crate) fn mo_choices(
                     orders.push((r.clone(), r));
                 }
             }
+            tried += 1;
+            within_memory(tried, &limits)
         });
+        if !complete {
+            return Err(memory_error());
+        }
         out.push(orders);
     }
     Ok(out)
@@ -131,19 +138,24 @@ pub(crate) fn sco_choices(
     }
     let sc: Vec<usize> = (0..n).filter(|&e| f.seq_cst[e]).collect();
     if sc.len() > limits.max_writes_per_location {
-        return Err(ExecError {
-            message: format!(
-                "{} sequentially consistent operations: more than the {} whose orders vkmm enumerates",
+        return Err(ExecError::limit(
+            super::LimitKind::MaxWrites,
+            format!(
+                "{} sequentially consistent operations: more than the {} whose orders vkmm enumerates (--max-writes)",
                 sc.len(),
                 limits.max_writes_per_location
             ),
-        });
+        ));
     }
     let mut out = Vec::new();
     let mut perm = sc.clone();
-    permutations(&mut perm, 0, &mut |p| {
-        out.push(order_of(p, n, &|_, _| true))
+    let complete = permutations(&mut perm, 0, &mut |p| {
+        out.push(order_of(p, n, &|_, _| true));
+        within_memory(out.len(), &limits)
     });
+    if !complete {
+        return Err(memory_error());
+    }
     Ok(out)
 }
 
@@ -161,16 +173,34 @@ fn order_of(p: &[usize], n: usize, related: &dyn Fn(usize, usize) -> bool) -> Re
     r
 }
 
-fn permutations(v: &mut Vec<usize>, k: usize, f: &mut impl FnMut(&[usize])) {
+/// Calls `f` on every permutation of `v[k..]` (after `v[..k]`) until it
+/// returns false; returns false when it stopped.
+fn permutations(v: &mut Vec<usize>, k: usize, f: &mut impl FnMut(&[usize]) -> bool) -> bool {
     if k == v.len() {
-        f(v);
-        return;
+        return f(v);
     }
     for i in k..v.len() {
         v.swap(k, i);
-        permutations(v, k + 1, f);
+        let go_on = permutations(v, k + 1, f);
         v.swap(k, i);
+        if !go_on {
+            return false;
+        }
     }
+    true
+}
+
+/// Whether the orders listed so far (`listed`) leave the memory bound
+/// intact (checked every 1024 orders).
+fn within_memory(listed: usize, limits: &Limits) -> bool {
+    !listed.is_multiple_of(1024) || !crate::memory::over(limits.max_memory)
+}
+
+fn memory_error() -> ExecError {
+    ExecError::limit(
+        super::LimitKind::MaxMemory,
+        "the coherence or SC orders exceed the memory bound (--max-memory)",
+    )
 }
 
 /// What a search does with the candidates under one combination of

@@ -72,23 +72,70 @@ pub struct Coverage {
 }
 
 /// A limit that can stop a walk.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum LimitKind {
     /// `--max-executions`: model evaluations.
     MaxExecutions,
     /// `--timeout`: wall-clock time.
     Timeout,
+    /// `--max-paths`: a thread has more paths than the limit (nothing or
+    /// only part of the space was explored).
+    MaxPaths,
+    /// `--max-writes`: more writes to one location (or sequentially
+    /// consistent operations) than vkmm enumerates the orders of; the
+    /// combinations of paths that have them were skipped.
+    MaxWrites,
+    /// `--max-memory`: the process held more memory than the bound.
+    MaxMemory,
+    /// The values reads can return did not settle within 64 rounds of the
+    /// value-domain fixpoint (lower `--unroll`).
+    ValueDomains,
 }
 
 impl LimitKind {
-    /// The option that sets the limit.
+    /// The option that sets (or, for value domains, relieves) the limit.
     pub fn option(self) -> &'static str {
         match self {
             LimitKind::MaxExecutions => "--max-executions",
             LimitKind::Timeout => "--timeout",
+            LimitKind::MaxPaths => "--max-paths",
+            LimitKind::MaxWrites => "--max-writes",
+            LimitKind::MaxMemory => "--max-memory",
+            LimitKind::ValueDomains => "--unroll",
         }
     }
+
+    /// What stopped the search, in words (reports say "stopped {this}").
+    pub fn describe(self) -> &'static str {
+        match self {
+            LimitKind::MaxExecutions => "at the execution limit",
+            LimitKind::Timeout => "at the time limit (--timeout)",
+            LimitKind::MaxPaths => "at the path limit (--max-paths)",
+            LimitKind::MaxWrites => {
+                "at the order limit (--max-writes: path combinations with more writes to one location were skipped)"
+            }
+            LimitKind::MaxMemory => "at the memory bound (--max-memory)",
+            LimitKind::ValueDomains => "before the values reads return settled (lower --unroll)",
+        }
+    }
+
+    /// The limit's short name (`undecided (execution limit)`).
+    pub fn short(self) -> &'static str {
+        match self {
+            LimitKind::MaxExecutions => "execution limit",
+            LimitKind::Timeout => "time limit",
+            LimitKind::MaxPaths => "path limit",
+            LimitKind::MaxWrites => "order limit",
+            LimitKind::MaxMemory => "memory bound",
+            LimitKind::ValueDomains => "value domains",
+        }
+    }
+}
+
+/// "at the execution limit", or the words of whichever limit stopped a walk.
+pub fn stopped_at(kind: Option<LimitKind>) -> &'static str {
+    kind.map_or("at a limit", LimitKind::describe)
 }
 
 /// How far a walk has got, for progress displays.
@@ -250,7 +297,21 @@ pub fn explore_with_progress(
 ) -> Result<Coverage, CheckError> {
     let start = web_time::Instant::now();
     let limits = limits.for_model(model);
-    let explorer = Explorer::new(program, limits)?;
+    let explorer = match Explorer::new(program, limits) {
+        Ok(e) => e,
+        // A state-space limit: nothing was explored, the answer is undecided.
+        Err(ExecError {
+            limit: Some(kind), ..
+        }) => {
+            return Ok(Coverage {
+                unroll: limits.unroll,
+                truncated: true,
+                stopped_by: Some(kind),
+                ..Coverage::default()
+            });
+        }
+        Err(e) => return Err(e.into()),
+    };
     let mut coverage = Coverage {
         cut_paths: explorer.cut(),
         unroll: limits.unroll,
@@ -269,6 +330,8 @@ pub fn explore_with_progress(
             Some(LimitKind::MaxExecutions)
         } else if n.is_multiple_of(64) && limits.timeout.is_some_and(|t| start.elapsed() >= t) {
             Some(LimitKind::Timeout)
+        } else if crate::memory::over(limits.max_memory) {
+            Some(LimitKind::MaxMemory)
         } else {
             None
         };
@@ -393,6 +456,11 @@ pub fn explore_with_progress(
     match blocks {
         Some(blocks) => explorer.for_each_in(&blocks, &mut per_skeleton)?,
         None => explorer.for_each(&mut per_skeleton)?,
+    }
+    // Combinations skipped at a limit (too many writes to order) leave the
+    // walk incomplete unless the visitor had its answer anyway.
+    if stopped_by.get().is_none() {
+        stopped_by.set(explorer.skipped());
     }
     let executions = executions_seen.get();
     coverage.executions = executions;

@@ -23,6 +23,7 @@ pub use base::{EventInfo, scope_set_name};
 pub use candidates::{Candidate, OrderChoice};
 pub use driver::{
     CheckError, Coverage, LimitKind, Progress, ProgressFn, Visitor, explore, explore_with_progress,
+    stopped_at,
 };
 pub use trace::{Ending, PathEvent, ReadValue, RegValue, Stuck};
 
@@ -37,6 +38,28 @@ use trace::{Path, ThreadPaths};
 #[error("{message}")]
 pub struct ExecError {
     pub message: String,
+    /// The state-space limit the program exceeds, if that is why: such a
+    /// program is readable, its answer is undecided (the driver reports a
+    /// bounded search, not an error).
+    pub limit: Option<LimitKind>,
+}
+
+impl ExecError {
+    /// The program cannot be turned into executions (not a limit).
+    pub fn new(message: impl Into<String>) -> ExecError {
+        ExecError {
+            message: message.into(),
+            limit: None,
+        }
+    }
+
+    /// The program exceeds a state-space limit.
+    pub fn limit(kind: LimitKind, message: impl Into<String>) -> ExecError {
+        ExecError {
+            message: message.into(),
+            limit: Some(kind),
+        }
+    }
 }
 
 /// Limits that keep enumeration bounded.
@@ -63,6 +86,14 @@ pub struct Limits {
     /// Also list the paths that end stuck in a loop or stop part-way
     /// ([`trace::Ending`]), for termination questions. Off: complete paths only.
     pub endings: bool,
+    /// The most paths one thread may have (`--max-paths`); past it the
+    /// answer is undecided.
+    pub max_paths: usize,
+    /// The most memory, in bytes, the process may hold while a search runs
+    /// (`--max-memory`); past it the search stops and the answer is
+    /// undecided. Enforced only where [`crate::memory::CountingAllocator`]
+    /// is the global allocator (the `vkmm` binary installs it).
+    pub max_memory: Option<usize>,
 }
 
 /// Which order relations the model reads, so that the engine enumerates
@@ -122,6 +153,12 @@ impl Orders {
 /// The default limit on candidate executions per litmus test.
 pub const DEFAULT_MAX_EXECUTIONS: u64 = 200_000;
 
+/// The default limit on the paths of one thread.
+pub const DEFAULT_MAX_PATHS: usize = 100_000;
+
+/// The default memory bound: 4 GiB.
+pub const DEFAULT_MAX_MEMORY: usize = 4 << 30;
+
 /// The default loop-unrolling bound.
 pub const DEFAULT_UNROLL: usize = 2;
 
@@ -135,6 +172,8 @@ impl Default for Limits {
             timeout: None,
             spin_reduction: true,
             endings: false,
+            max_paths: DEFAULT_MAX_PATHS,
+            max_memory: Some(DEFAULT_MAX_MEMORY),
         }
     }
 }
@@ -144,6 +183,9 @@ pub struct Explorer<'p> {
     pub program: &'p Program,
     pub threads: Vec<ThreadPaths>,
     pub limits: Limits,
+    /// The limit at which some combination of paths was skipped (see
+    /// [`Explorer::skipped`]).
+    skipped: std::cell::Cell<Option<LimitKind>>,
 }
 
 impl<'p> Explorer<'p> {
@@ -152,7 +194,15 @@ impl<'p> Explorer<'p> {
             program,
             threads: trace::explore(program, &limits)?,
             limits,
+            skipped: std::cell::Cell::new(None),
         })
+    }
+
+    /// The limit at which a walk skipped some combination of paths (its
+    /// skeleton exceeds a state-space limit, e.g. more writes to one
+    /// location than vkmm orders): the walk did not cover it.
+    pub fn skipped(&self) -> Option<LimitKind> {
+        self.skipped.get()
     }
 
     /// Paths cut by the unrolling bound, over all threads.
@@ -254,9 +304,21 @@ impl<'p> Explorer<'p> {
                 .map(|(t, &i)| &self.threads[t].paths[block[t][i]])
                 .collect();
             if self.values_available(&paths) {
-                let sk = Skeleton::build(self.program, &paths, self.limits)?;
-                if f(sk)?.is_break() {
-                    return Ok(ControlFlow::Break(()));
+                match Skeleton::build(self.program, &paths, self.limits) {
+                    Ok(sk) => {
+                        if f(sk)?.is_break() {
+                            return Ok(ControlFlow::Break(()));
+                        }
+                    }
+                    // Too big to enumerate: skipped, and the walk says so.
+                    Err(ExecError {
+                        limit: Some(kind), ..
+                    }) => {
+                        if self.skipped.get().is_none() {
+                            self.skipped.set(Some(kind));
+                        }
+                    }
+                    Err(e) => return Err(e.into()),
                 }
             }
             let mut d = 0;
@@ -303,9 +365,7 @@ impl Skeleton {
     pub fn straight_line(program: &Program, limits: Limits) -> Result<Skeleton, ExecError> {
         let ex = Explorer::new(program, limits)?;
         if ex.threads.iter().any(|t| t.paths.len() != 1) {
-            return Err(ExecError {
-                message: "the program is not straight-line".into(),
-            });
+            return Err(ExecError::new("the program is not straight-line"));
         }
         let paths: Vec<&Path> = ex.threads.iter().map(|t| &t.paths[0]).collect();
         Skeleton::build(program, &paths, limits)

@@ -14,7 +14,7 @@
 //! as a looping alternative, [`Await::looping`]), so such loops never hit the
 //! unrolling bound.
 
-use super::{ExecError, Limits};
+use super::{ExecError, LimitKind, Limits};
 use crate::ir::{Instruction, OpKind, Operand, Program, RmwOp, Stmt, Thread};
 use std::collections::{BTreeMap, HashMap, HashSet};
 
@@ -337,9 +337,6 @@ fn load_cannot_race(program: &Program, t: &Thread, load: &Instruction) -> bool {
     })
 }
 
-/// The most paths one thread may have before vkmm gives up.
-const MAX_PATHS: usize = 100_000;
-
 /// Per location: each value a write to it can have, with the provenance of
 /// that value (see [`explore`]).
 type Domains = Vec<BTreeMap<i64, Prov>>;
@@ -377,7 +374,6 @@ fn prov_max(a: &Prov, b: &Prov) -> Prov {
 /// This keeps counters such as `rmw.add` chains to the values an execution
 /// can really produce.
 pub fn explore(program: &Program, limits: &Limits) -> Result<Vec<ThreadPaths>, ExecError> {
-    let unroll = limits.unroll;
     let spins: Vec<Vec<SpinLoop>> = program
         .threads
         .iter()
@@ -407,14 +403,7 @@ pub fn explore(program: &Program, limits: &Limits) -> Result<Vec<ThreadPaths>, E
     for _round in 0..MAX_ROUNDS {
         let mut all = Vec::new();
         for (t, spins) in program.threads.iter().zip(&spins) {
-            all.push(explore_thread(
-                program,
-                t,
-                unroll,
-                spins,
-                &domain,
-                limits.endings,
-            )?);
+            all.push(explore_thread(program, t, limits, spins, &domain)?);
         }
         // The most writes one execution makes to each location.
         let mut most = vec![0u32; nloc];
@@ -471,9 +460,10 @@ pub fn explore(program: &Program, limits: &Limits) -> Result<Vec<ThreadPaths>, E
             return Ok(all);
         }
     }
-    Err(ExecError {
-        message: format!("the value domains did not settle in {MAX_ROUNDS} rounds: lower --unroll"),
-    })
+    Err(ExecError::limit(
+        LimitKind::ValueDomains,
+        format!("the value domains did not settle in {MAX_ROUNDS} rounds: lower --unroll"),
+    ))
 }
 
 /// The constants the condition (and filter) compares with: `(Some(l), v)` for
@@ -554,11 +544,12 @@ fn label_map(t: &Thread) -> HashMap<&str, usize> {
 fn explore_thread(
     program: &Program,
     t: &Thread,
-    unroll: usize,
+    limits: &Limits,
     spins: &[SpinLoop],
     domain: &Domains,
-    endings: bool,
 ) -> Result<ThreadPaths, ExecError> {
+    let (unroll, endings) = (limits.unroll, limits.endings);
+    let (max_paths, max_memory) = (limits.max_paths, limits.max_memory);
     let labels = label_map(t);
     // Looping alternatives of each await instance.
     let mut looping: HashMap<usize, Vec<Vec<ReadValue>>> = HashMap::new();
@@ -612,13 +603,23 @@ fn explore_thread(
                     awaits: s.awaits,
                     ending: Ending::Finished,
                 });
-                if out.paths.len() > MAX_PATHS {
-                    return Err(ExecError {
-                        message: format!(
-                            "thread {} has more than {MAX_PATHS} paths: lower --unroll",
+                if out.paths.len() > max_paths {
+                    return Err(ExecError::limit(
+                        LimitKind::MaxPaths,
+                        format!(
+                            "thread P{} has more than {max_paths} paths (--max-paths): lower --unroll",
                             t.id
                         ),
-                    });
+                    ));
+                }
+                if crate::memory::over(max_memory) {
+                    return Err(ExecError::limit(
+                        LimitKind::MaxMemory,
+                        format!(
+                            "the paths of thread P{} exceed the memory bound (--max-memory)",
+                            t.id
+                        ),
+                    ));
                 }
                 break;
             }
@@ -853,9 +854,10 @@ fn drop_iteration(
 }
 
 fn target(labels: &HashMap<&str, usize>, label: &str, t: &Thread) -> Result<usize, ExecError> {
-    labels.get(label).copied().ok_or_else(|| ExecError {
-        message: format!("thread {}: label `{label}` is not defined", t.id),
-    })
+    labels
+        .get(label)
+        .copied()
+        .ok_or_else(|| ExecError::new(format!("thread {}: label `{label}` is not defined", t.id)))
 }
 
 /// Executes one instruction; returns false when the state was split and the

@@ -57,7 +57,7 @@ impl std::error::Error for FrontendError {}
 /// tables of docs/format-*.md list each one). Warnings travel with the
 /// program ([`Program::warnings`]); the CLI prints them on stderr as
 /// `file:line:column: warning: message`.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct FrontendWarning {
     pub file: String,
     pub line: usize,

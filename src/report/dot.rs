@@ -313,8 +313,12 @@ pub fn explanation(
         }
         (Verdict::Undecided, _, _) => {
             return Err(format!(
-                "outcome ({}) is undecided: the search stopped at the execution limit before finding a consistent execution producing it (raise --max-executions); nothing to draw",
-                x.outcome
+                "outcome ({}) is undecided: the search stopped {} before finding a consistent execution producing it (raise {}); nothing to draw",
+                x.outcome,
+                crate::engine::stopped_at(x.coverage.stopped_by),
+                x.coverage
+                    .stopped_by
+                    .map_or("the limit", crate::engine::LimitKind::option)
             ));
         }
         _ => {

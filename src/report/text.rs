@@ -102,8 +102,8 @@ pub fn termination(o: &crate::analysis::termination::TerminationOutcome) -> Stri
         _ => {
             let _ = writeln!(
                 s,
-                "UNDECIDED: the search stopped at {} before finding a witness",
-                o.stopped_by.map_or("a limit", |l| l.option())
+                "UNDECIDED: the search stopped {} before finding a witness",
+                crate::engine::stopped_at(o.stopped_by)
             );
         }
     }
@@ -142,8 +142,10 @@ pub fn summary(this: &Summary) -> String {
             count(r.states as u64, "state", "states"),
             if r.races > 0 {
                 count(r.races as u64, "racing pair", "racing pairs")
-            } else {
+            } else if r.complete {
                 "race-free".to_string()
+            } else {
+                "no race seen".to_string()
             },
             if r.cut_paths > 0 { ", BOUND HIT" } else { "" },
             if !r.complete { ", UNDECIDED" } else { "" }
@@ -269,18 +271,20 @@ pub fn litmus(o: &LitmusOutcome) -> String {
         let cells: Vec<String> = state.iter().map(|(k, v)| format!("{k}={v};")).collect();
         let _ = writeln!(s, "{:<8} :> {}", count, cells.join(" "));
     }
-    match (
-        o.condition_holds,
-        o.holds(crate::analysis::Property::Condition),
-    ) {
+    match (o.quantifier, o.holds(crate::analysis::Property::Condition)) {
         (Some(_), None) => s.push_str("Undecided\n"),
-        (Some(true), _) => s.push_str("Ok\n"),
-        (Some(false), _) => s.push_str("No\n"),
-        (None, _) => {}
+        (_, Some(true)) => s.push_str("Ok\n"),
+        (_, Some(false)) => s.push_str("No\n"),
+        (None, None) => {}
     }
     witnesses(o, &mut s);
-    if o.race_free {
+    if o.race_free == Some(true) {
         let _ = writeln!(s, "Data races: none");
+    } else if o.race_free.is_none() {
+        let _ = writeln!(
+            s,
+            "Data races: undecided (none among the executions seen; see below)"
+        );
     } else {
         let _ = writeln!(s, "Data races: yes");
         for r in &o.races {
@@ -303,12 +307,11 @@ pub fn litmus(o: &LitmusOutcome) -> String {
     if o.truncated {
         let _ = writeln!(
             s,
-            "TRUNCATED after {} model evaluations ({} executions, {} partial; {}): states and counts cover only those executions",
+            "TRUNCATED after {} model evaluations ({} executions, {} partial; stopped {}): states and counts cover only those executions",
             o.executions + o.partial_evaluations,
             o.executions,
             o.partial_evaluations,
-            o.stopped_by
-                .map_or("a limit", crate::engine::LimitKind::option)
+            crate::engine::stopped_at(o.stopped_by)
         );
     }
     let _ = writeln!(
@@ -361,9 +364,10 @@ pub fn explanation(x: &Explanation) -> String {
         Verdict::Unreachable => {
             "UNREACHABLE (no candidate execution produces it, consistent or not)"
         }
-        Verdict::Undecided => {
-            "UNDECIDED (the search stopped at the execution limit before finding a consistent execution producing it)"
-        }
+        Verdict::Undecided => &format!(
+            "UNDECIDED (the search stopped {} before finding a consistent execution producing it)",
+            crate::engine::stopped_at(x.coverage.stopped_by)
+        ),
     };
     let outcome = if x.outcome.starts_with("the condition") || x.outcome.starts_with("the negation")
     {
@@ -392,8 +396,9 @@ pub fn explanation(x: &Explanation) -> String {
     );
     let counts = match x.verdict {
         Verdict::Allowed if x.truncated => format!(
-            "{} consistent executions produce it among those seen (TRUNCATED at the execution limit: the race diagnoses cover only those)",
-            x.consistent
+            "{} consistent executions produce it among those seen (TRUNCATED {}: the race diagnoses cover only those)",
+            x.consistent,
+            crate::engine::stopped_at(x.coverage.stopped_by)
         ),
         Verdict::Allowed => format!(
             "{} {}",
@@ -418,13 +423,15 @@ pub fn explanation(x: &Explanation) -> String {
             }
         ),
         Verdict::Forbidden => format!(
-            "no consistent execution produces it; the rejections below are from the first {} candidates producing it (TRUNCATED at the execution limit)",
-            x.candidates
+            "no consistent execution produces it; the rejections below are from the first {} candidates producing it (TRUNCATED {})",
+            x.candidates,
+            crate::engine::stopped_at(x.coverage.stopped_by)
         ),
         Verdict::Unreachable => "no candidate execution produces it".to_string(),
         Verdict::Undecided => format!(
-            "no consistent execution producing it among {} evaluated (TRUNCATED at the execution limit)",
-            x.coverage.executions + x.coverage.partial_evaluations
+            "no consistent execution producing it among {} evaluated (TRUNCATED {})",
+            x.coverage.executions + x.coverage.partial_evaluations,
+            crate::engine::stopped_at(x.coverage.stopped_by)
         ),
     };
     let _ = writeln!(
@@ -538,6 +545,7 @@ mod tests {
                 time: Duration::from_micros(5),
             }],
             time: Duration::from_micros(7),
+            warnings: Vec::new(),
         }
     }
 

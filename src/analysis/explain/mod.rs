@@ -513,7 +513,7 @@ fn condition_verdict(q: Quantifier, v: Verdict) -> ConditionVerdict {
         Quantifier::NotExists | Quantifier::Forall => observed.map(|o| !o),
     };
     let reason = match (q, observed) {
-        (_, None) => "undecided: the search stopped at the execution limit",
+        (_, None) => "undecided: the search stopped at a limit",
         (Quantifier::Exists, Some(true)) => "the witness satisfies it",
         (Quantifier::Exists, Some(false)) => "no consistent execution satisfies it",
         (Quantifier::NotExists, Some(true)) => {

@@ -74,6 +74,20 @@ pub struct LimitArgs {
     /// running them as awaits (the reference enumeration).
     #[arg(long)]
     pub no_spin_reduction: bool,
+    /// The most paths one thread may have; past it the answer is undecided
+    /// (exit code 3).
+    #[arg(long, value_name = "N", default_value_t = vkmm::engine::DEFAULT_MAX_PATHS, value_parser = clap::value_parser!(u32).range(1..).map(|n| n as usize))]
+    pub max_paths: usize,
+    /// The most writes to one location (and sequentially consistent
+    /// operations) whose orders are enumerated; orders grow as the factorial
+    /// of it. Combinations of paths with more are skipped and the answer is
+    /// undecided (exit code 3).
+    #[arg(long, value_name = "N", default_value_t = 8, value_parser = clap::value_parser!(u8).range(1..=12).map(usize::from))]
+    pub max_writes: usize,
+    /// Memory bound in MiB for the whole process (0: none); a search that
+    /// reaches it stops and its answer is undecided (exit code 3).
+    #[arg(long, value_name = "MIB", default_value_t = (vkmm::engine::DEFAULT_MAX_MEMORY >> 20) as u64, value_parser = clap::value_parser!(u64).range(0..=(1 << 30)))]
+    pub max_memory: u64,
 }
 
 impl LimitArgs {
@@ -84,6 +98,9 @@ impl LimitArgs {
             .local_memory(self.local_memory)
             .timeout(self.timeout)
             .spin_reduction(!self.no_spin_reduction)
+            .max_paths(self.max_paths)
+            .max_writes(self.max_writes)
+            .max_memory((self.max_memory > 0).then_some((self.max_memory as usize) << 20))
     }
 }
 

@@ -17,6 +17,10 @@ use vkmm::report::{self, json};
 use vkmm::{Property, Session};
 use web_time::Instant;
 
+/// Counts the memory the process holds, for `--max-memory`.
+#[global_allocator]
+static ALLOCATOR: vkmm::memory::CountingAllocator = vkmm::memory::CountingAllocator;
+
 fn file_error(path: &Path, e: vkmm::Error) -> FileError {
     FileError {
         file: path.display().to_string(),
@@ -30,20 +34,14 @@ fn check(files: &[PathBuf], args: &ModelArgs, property: Option<Property>) -> Res
     session.preload().map_err(|e| e.to_string())?;
     let start = Instant::now();
     let mut results = Vec::new();
-    let mut warnings = Vec::new();
     let mut errors = Vec::new();
     for f in files {
         spinner.start(f);
-        let checked = session.load_file(f).and_then(|p| {
-            let c = session.check_program(&f.display().to_string(), &p)?;
-            Ok((c, p.warnings))
-        });
+        let checked = session.check_file(f);
         spinner.stop();
-        let checked = checked.map(|(c, w)| {
-            w.iter().for_each(|w| eprintln!("{w}"));
-            warnings.push(w);
-            c
-        });
+        if let Ok(c) = &checked {
+            c.warnings().iter().for_each(|w| eprintln!("{w}"));
+        }
         match checked {
             Ok(c) => {
                 match args.format {
@@ -52,8 +50,9 @@ fn check(files: &[PathBuf], args: &ModelArgs, property: Option<Property>) -> Res
                         Checked::Litmus(o) => match report::herd::litmus(o) {
                             Some(t) => out(&t),
                             None => eprintln!(
-                                "{}: undecided (the search stopped at the execution limit): herd's format has no word for it; see --format text",
-                                f.display()
+                                "{}: undecided (the search stopped {}): herd's format has no word for it; see --format text",
+                                f.display(),
+                                vkmm::engine::stopped_at(o.stopped_by)
                             ),
                         },
                         Checked::Queries(_) => {
@@ -93,18 +92,7 @@ fn check(files: &[PathBuf], args: &ModelArgs, property: Option<Property>) -> Res
     summary.files = results.len();
     if args.format == OutputFormat::Json {
         // Each result carries its file's front-end warnings.
-        let with_warnings: Vec<serde_json::Value> = results
-            .iter()
-            .zip(&warnings)
-            .map(|(c, w)| {
-                let mut v = serde_json::to_value(c).unwrap_or_default();
-                if let Some(o) = v.as_object_mut() {
-                    o.insert("warnings".into(), serde_json::json!(w));
-                }
-                v
-            })
-            .collect();
-        let doc = serde_json::json!({ "results": with_warnings, "summary": summary });
+        let doc = serde_json::json!({ "results": results, "summary": summary });
         out(&(json::document("check", &doc) + "\n"));
     } else if files.len() > 1 {
         out(&report::text::summary(&summary));
@@ -276,7 +264,12 @@ fn run(cli: Cli) -> Result<i32, String> {
                     .load_file(f)
                     .and_then(|p| session.compare(&f.display().to_string(), &p, &names));
                 match r {
-                    Ok(r) => reports.push(r),
+                    Ok(r) => {
+                        if format != OutputFormat::Json {
+                            r.warnings.iter().for_each(|w| eprintln!("{w}"));
+                        }
+                        reports.push(r)
+                    }
                     Err(e) => {
                         if format != OutputFormat::Json {
                             eprintln!("error: {e}");
@@ -333,6 +326,7 @@ fn run(cli: Cli) -> Result<i32, String> {
             junit,
         } => {
             let mut records = Vec::new();
+            let mut warnings = Vec::new();
             let mut time = 0.0f64;
             for f in &files {
                 let text = std::fs::read_to_string(f)
@@ -350,10 +344,14 @@ fn run(cli: Cli) -> Result<i32, String> {
                 let part: Vec<suite::Record> = serde_json::from_value(doc["records"].clone())
                     .map_err(|e| format!("{}: bad records: {e}", f.display()))?;
                 records.extend(part);
+                let warned: Vec<vkmm::frontend::FrontendWarning> =
+                    serde_json::from_value(doc["warnings"].clone()).unwrap_or_default();
+                warnings.extend(warned);
                 time = time.max(doc["time"].as_f64().unwrap_or(0.0));
             }
-            let summary =
+            let mut summary =
                 Summary::from_records(records, std::time::Duration::from_secs_f64(time / 1000.0));
+            summary.add_warnings(&warnings);
             finish_suite(&summary, format, junit.as_deref(), "merged")
         }
     }
@@ -369,6 +367,9 @@ fn finish_suite(
     if let Some(j) = junit {
         std::fs::write(j, report::junit::suite(name, summary))
             .map_err(|e| format!("{}: cannot write: {e}", j.display()))?;
+    }
+    if format != OutputFormat::Json {
+        summary.warnings.iter().for_each(|w| eprintln!("{w}"));
     }
     emit(format, "suite", summary, || report::text::summary(summary));
     Ok(summary.exit_code())
