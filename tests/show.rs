@@ -246,3 +246,39 @@ fn renders_svg_when_graphviz_is_installed() {
     assert!(text.contains("<svg") && text.contains("</svg>"));
     assert!(text.contains("P1"));
 }
+
+/// Each relation family in a picture has its own colour (the OpenCL models
+/// declare theirs in models/opencl-rules.cat; families a model does not
+/// declare get distinct colours too).
+#[test]
+fn relation_families_have_distinct_colours() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    for (file, extra) in [
+        ("examples/opencl-mp.litmus", vec![]),
+        (
+            "examples/mp.litmus",
+            vec!["--relations", "rf,fr,sw,hb,asmo"],
+        ),
+    ] {
+        let dot = show(&root.join(file), &extra);
+        let mut seen: Vec<(String, String)> = Vec::new();
+        for part in dot.split("<font color=\"").skip(1) {
+            let (colour, rest) = part.split_once("\">").unwrap();
+            // a label (`rf`) or a legend entry (`&#9472;&#9472;&#9658; rf`)
+            let name = rest.split('<').next().unwrap().rsplit(' ').next().unwrap();
+            let family = name.split('_').next().unwrap().trim().to_string();
+            if family.is_empty() || family == "po" {
+                continue;
+            }
+            if !seen.iter().any(|(f, _)| *f == family) {
+                seen.push((family, colour.to_string()));
+            }
+        }
+        assert!(seen.len() >= 3, "{file}: {seen:?}");
+        for (i, (f, c)) in seen.iter().enumerate() {
+            for (g, d) in &seen[i + 1..] {
+                assert!(c != d, "{file}: {f} and {g} share the colour {c}");
+            }
+        }
+    }
+}

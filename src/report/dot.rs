@@ -9,16 +9,32 @@ use crate::model::profile::{EdgeStyle, family};
 use std::collections::BTreeMap;
 use std::fmt::Write;
 
+/// Colours for families the profile declares no style for, dotted: a
+/// family keeps its colour from picture to picture (chosen by its name).
+const UNDECLARED: &[&str] = &[
+    "brown",
+    "deeppink",
+    "olivedrab",
+    "steelblue",
+    "goldenrod",
+    "sienna",
+    "cadetblue",
+];
+
 /// Colour and line style of a relation's family (the binding name before
-/// its first `_`), as the model's profile declares it (`edge-style`).
+/// its first `_`), as the model's profile declares it (`edge-style`), else
+/// a colour of [`UNDECLARED`], dotted.
 fn style<'w>(styles: &'w [EdgeStyle], relation: &str) -> (&'w str, &'w str) {
     let f = family(relation);
-    styles
-        .iter()
-        .find(|s| s.family == f)
-        .map_or(("brown", "dotted"), |s| {
-            (s.colour.as_str(), s.line.as_str())
-        })
+    styles.iter().find(|s| s.family == f).map_or_else(
+        || {
+            let h = f
+                .bytes()
+                .fold(0usize, |h, b| h.wrapping_mul(31).wrapping_add(b as usize));
+            (UNDECLARED[h % UNDECLARED.len()], "dotted")
+        },
+        |s| (s.colour.as_str(), s.line.as_str()),
+    )
 }
 
 fn html(s: &str) -> String {
