@@ -75,7 +75,9 @@ pub struct Session {
     /// instead of listing outcomes.
     termination: Option<Progress>,
     progress: Option<ProgressCallback>,
-    models: Mutex<ModelCache>,
+    /// Models loaded so far, shared with the sessions [`Session::with_decide`]
+    /// makes (a suite loads each model once).
+    models: Arc<Mutex<ModelCache>>,
 }
 
 /// What a session calls with the progress of a long check.
@@ -110,7 +112,7 @@ impl Session {
             decide: None,
             termination: None,
             progress: None,
-            models: Mutex::new(BTreeMap::new()),
+            models: Arc::new(Mutex::new(BTreeMap::new())),
         }
     }
 
@@ -534,7 +536,8 @@ impl Session {
         ))
     }
 
-    /// A session like this one (sharing nothing mutable) that decides `property` early.
+    /// A session like this one that decides `property` early (it shares
+    /// only the cache of loaded models).
     pub fn with_decide(&self, decide: Option<Property>) -> Session {
         Session {
             model: self.model.clone(),
@@ -544,12 +547,7 @@ impl Session {
             decide,
             termination: self.termination.clone(),
             progress: self.progress.clone(),
-            models: Mutex::new(
-                self.models
-                    .lock()
-                    .map(|m| m.clone())
-                    .unwrap_or_else(|p| p.into_inner().clone()),
-            ),
+            models: Arc::clone(&self.models),
         }
     }
 }
