@@ -113,19 +113,28 @@ fn thread_clusters(dot: &str) -> Vec<String> {
         .collect()
 }
 
-/// The x position of each event node, as Graphviz lays the picture out
-/// (`None` without Graphviz).
-fn positions(dot: &str) -> Option<Vec<(usize, f64)>> {
-    let mut child = Command::new("dot")
-        .arg("-Tplain")
+/// Runs a Graphviz program on `input` (`None` without Graphviz).
+fn graphviz(program: &str, args: &[&str], input: &str) -> Option<String> {
+    let mut child = Command::new(program)
+        .args(args)
         .stdin(std::process::Stdio::piped())
         .stdout(std::process::Stdio::piped())
         .spawn()
         .ok()?;
     use std::io::Write;
-    child.stdin.take()?.write_all(dot.as_bytes()).ok()?;
+    child.stdin.take()?.write_all(input.as_bytes()).ok()?;
     let out = child.wait_with_output().ok()?;
-    let text = String::from_utf8(out.stdout).ok()?;
+    String::from_utf8(out.stdout).ok()
+}
+
+/// The x position of each event node, as `vkmm show --svg` lays the picture
+/// out (two passes: vkmm::report::dot::split_relations), `None` without
+/// Graphviz.
+fn positions(dot: &str) -> Option<Vec<(usize, f64)>> {
+    let (layout, edges) = vkmm::report::dot::split_relations(dot);
+    let placed = graphviz("dot", &["-Tdot"], &layout)?;
+    let picture = vkmm::report::dot::with_relations(&placed, &edges);
+    let text = graphviz("neato", &["-n2", "-Tplain"], &picture)?;
     Some(
         text.lines()
             .filter_map(|l| {
@@ -135,6 +144,35 @@ fn positions(dot: &str) -> Option<Vec<(usize, f64)>> {
             })
             .collect(),
     )
+}
+
+/// The x of each thread's first event, in thread order.
+fn first_event_xs(dot: &str, xs: &[(usize, f64)]) -> Vec<f64> {
+    let mut firsts: Vec<(usize, usize)> = Vec::new();
+    for line in dot.lines() {
+        let Some(rest) = line.trim().strip_prefix('e') else {
+            continue;
+        };
+        let Some((id, label)) = rest.split_once(" [label=\"") else {
+            continue;
+        };
+        let Ok(id) = id.parse::<usize>() else {
+            continue;
+        };
+        let thread: usize = label
+            .split_once(": P")
+            .and_then(|(_, r)| r.split_whitespace().next())
+            .and_then(|t| t.parse().ok())
+            .unwrap();
+        if !firsts.iter().any(|&(t, _)| t == thread) {
+            firsts.push((thread, id));
+        }
+    }
+    firsts.sort_unstable();
+    firsts
+        .iter()
+        .map(|&(_, id)| xs.iter().find(|(i, _)| *i == id).unwrap().1)
+        .collect()
 }
 
 #[test]
@@ -170,6 +208,16 @@ fn threads_read_left_to_right_in_litmus_order() {
         xs.iter().find(|(i, _)| *i == id).unwrap().1
     };
     assert!(first("P0") < first("P1"), "{xs:?}");
+    // Six threads in three workgroups with many rf/fr edges between them:
+    // a single-pass layout put them in the order P4 P5 P2 P3 P0 P1.
+    let xf = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../shared/corpus/dat3m-vulkan/Manual/xf-barrier-cbar-rlx-2.litmus");
+    if xf.exists() {
+        let dot = show(&xf, &[]);
+        let xs = first_event_xs(&dot, &positions(&dot).unwrap());
+        assert_eq!(xs.len(), 6);
+        assert!(xs.windows(2).all(|w| w[0] < w[1]), "{xs:?}");
+    }
 }
 
 #[test]

@@ -356,3 +356,41 @@ pub fn explanation(
     };
     Ok(to_dot(drawn, cycle, &opts))
 }
+
+/// A picture split for a two-pass rendering: the DOT text without its
+/// relation edges, and those edges (the lines drawn with
+/// `constraint=false`). Graphviz orders sibling clusters by crossing
+/// minimisation over every edge, so on dense pictures (six threads in
+/// three workgroups) the rf/fr edges pulled threads out of litmus order;
+/// laid out without them (only scope instances and program order), the
+/// threads stay left to right, and the edges are then routed over the
+/// fixed positions (`neato -n2`). The `vkmm` binary renders `--svg` and
+/// `--png` this way.
+pub fn split_relations(dot: &str) -> (String, Vec<String>) {
+    let mut layout = String::new();
+    let mut edges = Vec::new();
+    for line in dot.lines() {
+        if line.contains("constraint=false") {
+            edges.push(line.to_string());
+        } else {
+            layout.push_str(line);
+            layout.push('\n');
+        }
+    }
+    (layout, edges)
+}
+
+/// Adds the relation edges of [`split_relations`] to a picture Graphviz has
+/// laid out (`dot -Tdot`), asking for edges routed around the placed nodes.
+pub fn with_relations(laid_out: &str, edges: &[String]) -> String {
+    let body = laid_out.trim_end();
+    let body = body.strip_suffix('}').unwrap_or(body);
+    let mut s = String::from(body);
+    s.push_str("\tsplines=true;\n");
+    for e in edges {
+        s.push_str(e);
+        s.push('\n');
+    }
+    s.push_str("}\n");
+    s
+}

@@ -51,34 +51,69 @@ pub fn render(
         std::fs::write(p, text).map_err(|e| format!("{}: cannot write: {e}", p.display()))?;
         eprintln!("wrote {}", p.display());
     }
+    let mut laid_out: Option<String> = None;
     for (out, fmt) in [(svg, "svg"), (png, "png")] {
         let Some(out) = out else { continue };
-        let mut child = std::process::Command::new("dot")
-            .arg(format!("-T{fmt}"))
-            .arg("-o")
-            .arg(out)
-            .stdin(std::process::Stdio::piped())
-            .spawn()
-            .map_err(|e| match e.kind() {
-                std::io::ErrorKind::NotFound => format!(
-                    "cannot render {}: the Graphviz `dot` program is not installed (apt-get install graphviz); --dot FILE writes the DOT text",
-                    out.display()
-                ),
-                _ => format!("cannot run `dot`: {e}"),
-            })?;
-        if let Some(mut stdin) = child.stdin.take() {
-            use std::io::Write;
-            stdin
-                .write_all(text.as_bytes())
-                .map_err(|e| format!("cannot feed `dot`: {e}"))?;
-        }
-        let status = child.wait().map_err(|e| format!("cannot run `dot`: {e}"))?;
-        if !status.success() {
-            return Err(format!("`dot -T{fmt}` failed ({status})"));
-        }
+        // Two passes (report::dot::split_relations): the layout without the
+        // relation edges, then the edges routed over it.
+        let picture = match &laid_out {
+            Some(p) => p.clone(),
+            None => {
+                let (layout, edges) = vkmm::report::dot::split_relations(text);
+                let placed = graphviz("dot", &["-Tdot"], &layout, out)?;
+                let p = vkmm::report::dot::with_relations(&placed, &edges);
+                laid_out = Some(p.clone());
+                p
+            }
+        };
+        let o = out.display().to_string();
+        graphviz(
+            "neato",
+            &["-n2", &format!("-T{fmt}"), "-o", &o],
+            &picture,
+            out,
+        )?;
         eprintln!("wrote {}", out.display());
     }
     Ok(())
+}
+
+/// Runs a Graphviz program on `input`, returning what it prints.
+fn graphviz(program: &str, args: &[&str], input: &str, target: &Path) -> Result<String, String> {
+    let mut child = std::process::Command::new(program)
+        .args(args)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .map_err(|e| match e.kind() {
+            std::io::ErrorKind::NotFound => format!(
+                "cannot render {}: the Graphviz `{program}` program is not installed (apt-get install graphviz); --dot FILE writes the DOT text",
+                target.display()
+            ),
+            _ => format!("cannot run `{program}`: {e}"),
+        })?;
+    // Feed the input from another thread: Graphviz may write before it has
+    // read everything.
+    let mut stdin = child.stdin.take();
+    let input = input.to_string();
+    let feeder = std::thread::spawn(move || {
+        use std::io::Write;
+        stdin.as_mut().map(|s| s.write_all(input.as_bytes()))
+    });
+    let output = child
+        .wait_with_output()
+        .map_err(|e| format!("cannot run `{program}`: {e}"))?;
+    if let Ok(Some(Err(e))) = feeder.join() {
+        return Err(format!("cannot feed `{program}`: {e}"));
+    }
+    if !output.status.success() {
+        return Err(format!(
+            "`{program} {}` failed ({})",
+            args.join(" "),
+            output.status
+        ));
+    }
+    Ok(String::from_utf8_lossy(&output.stdout).into_owned())
 }
 
 pub fn progress(len: usize, json: bool) -> ProgressBar {
