@@ -100,9 +100,15 @@ pub struct LitmusOutcome {
     pub race_free: bool,
     /// Control barriers passed in some consistent execution by an
     /// invocation while a member of its execution-scope instance never
-    /// reaches them (undefined: see [`crate::analysis::barriers`]), as
-    /// `P0 line 5: text (P1 never reaches it)`.
+    /// reaches them, or reaches them fewer times (undefined: see
+    /// [`crate::analysis::barriers`]), as `P0 line 5: text (P1 never
+    /// reaches it)` or `P0 line 5: text, time 2 (P1 reaches it 1 time)`.
     pub barrier_divergence: Vec<String>,
+    /// Control barriers with a quorum that too few invocations reach on
+    /// some combination of paths: those invocations wait forever, so the
+    /// combination has no complete execution and adds no final state, as
+    /// `P0 line 5: text waits forever: quorum 4, 3 arrive (P0, P1, P2)`.
+    pub barrier_stalls: Vec<String>,
     /// Candidate executions evaluated.
     pub executions: u64,
     /// Partial candidates (reads-from assignments under way) the search
@@ -287,6 +293,15 @@ pub(crate) fn term_value(
     }
 }
 
+/// `, time 2` after a barrier reached for the second time (nothing for the first).
+fn pass_note(pass: usize) -> String {
+    if pass > 1 {
+        format!(", time {pass}")
+    } else {
+        String::new()
+    }
+}
+
 pub(crate) fn describe(program: &Program, e: &EventInfo) -> String {
     let t = &program.threads[e.thread];
     let ins = e.instruction(program);
@@ -353,6 +368,7 @@ struct Outcomes<'p> {
     /// The current skeleton's divergent barriers (described).
     divergent: Vec<String>,
     barrier_divergence: Vec<String>,
+    barrier_stalls: Vec<String>,
 }
 
 impl Visitor for Outcomes<'_> {
@@ -362,24 +378,47 @@ impl Visitor for Outcomes<'_> {
 
     fn skeleton(&mut self, sk: &Skeleton) {
         let program = self.program;
-        let passed: Vec<_> = (0..program.threads.len())
-            .map(|t| super::barriers::passed(program, sk, t))
-            .collect();
-        self.divergent = super::barriers::divergent(program, &passed)
+        self.divergent = super::barriers::divergent(program, sk)
             .into_iter()
-            .map(|(_, p, missing)| {
-                let who: Vec<String> = missing
+            .map(|d| {
+                let why: Vec<String> = d
+                    .missing
                     .iter()
-                    .map(|&u| format!("P{}", program.threads[u].id))
+                    .map(|m| m.describe(program, d.pass))
                     .collect();
                 format!(
-                    "{} ({} never {} it)",
-                    describe(program, &sk.events[p.event]),
-                    who.join(", "),
-                    if who.len() == 1 { "reaches" } else { "reach" }
+                    "{}{} ({})",
+                    describe(program, &sk.events[d.event]),
+                    pass_note(d.pass),
+                    why.join(", ")
                 )
             })
             .collect();
+    }
+
+    fn stalled(&mut self, sk: &Skeleton) {
+        let program = self.program;
+        for (g, events) in super::barriers::stalled(sk) {
+            let who: Vec<String> = g
+                .passed
+                .iter()
+                .map(|(e, _)| format!("P{}", program.threads[sk.events[*e].thread].id))
+                .collect();
+            for e in events {
+                let quorum = sk.events[e].barrier.quorum.unwrap_or(0);
+                let d = format!(
+                    "{}{} waits forever: quorum {quorum}, {} arrive{} ({})",
+                    describe(program, &sk.events[e]),
+                    pass_note(g.key.1),
+                    who.len(),
+                    if who.len() == 1 { "s" } else { "" },
+                    who.join(", ")
+                );
+                if !self.barrier_stalls.contains(&d) {
+                    self.barrier_stalls.push(d);
+                }
+            }
+        }
     }
 
     fn visit(
@@ -506,6 +545,7 @@ pub fn check_litmus_with_progress(
         racy: false,
         divergent: Vec::new(),
         barrier_divergence: Vec::new(),
+        barrier_stalls: Vec::new(),
     };
     let coverage = explore_with_progress(program, &loaded.cat, limits, &mut v, progress)?;
     let cond = program.condition.as_ref();
@@ -536,6 +576,7 @@ pub fn check_litmus_with_progress(
         races: v.races,
         race_free: !v.racy,
         barrier_divergence: v.barrier_divergence,
+        barrier_stalls: v.barrier_stalls,
         executions: coverage.executions,
         partial_evaluations: coverage.partial_evaluations,
         consistent: v.consistent,
@@ -572,6 +613,7 @@ mod holds_tests {
             races: Vec::new(),
             race_free,
             barrier_divergence: Vec::new(),
+            barrier_stalls: Vec::new(),
             executions: 2,
             partial_evaluations: 0,
             consistent: positive + negative,

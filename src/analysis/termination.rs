@@ -560,28 +560,6 @@ impl Node {
     }
 }
 
-/// Whether the skeleton's barriers are possible: an invocation passes a
-/// barrier instance only when every invocation of its execution-scope
-/// instance reaches it (and so passes it too: no divergent barrier), and an
-/// invocation blocked at one waits for some invocation of its instance that
-/// never reaches it (see [`super::barriers`]).
-fn barriers_agree(program: &Program, sk: &Skeleton) -> bool {
-    let n = program.threads.len();
-    let passed: Vec<Vec<barriers::Passed>> =
-        (0..n).map(|t| barriers::passed(program, sk, t)).collect();
-    if !barriers::divergent(program, &passed).is_empty() {
-        return false;
-    }
-    let passes = |u: usize, key: barriers::BarrierKey| passed[u].iter().any(|p| p.key == key);
-    let waits_at = |u: usize, key: barriers::BarrierKey| matches!(&sk.endings[u], Ending::Blocked { key: k, .. } if *k == key);
-    (0..n).all(|t| match sk.endings[t] {
-        Ending::Blocked { key, scope, .. } => {
-            !barriers::members(program, t, scope).all(|u| waits_at(u, key) || passes(u, key))
-        }
-        _ => true,
-    })
-}
-
 /// Where each event stands in a decomposition.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 enum Part {
@@ -660,24 +638,6 @@ fn run_of(e: &Ending, events: usize) -> Run {
         Ending::Stopped => Run::Stopped(events),
         Ending::Blocked { .. } => Run::Blocked,
     }
-}
-
-/// Every combination of one split per stuck thread.
-fn combinations(options: &[Vec<Split>]) -> Vec<Vec<Split>> {
-    let mut out: Vec<Vec<Split>> = vec![Vec::new()];
-    for opts in options {
-        out = out
-            .into_iter()
-            .flat_map(|c| {
-                opts.iter().map(move |s| {
-                    let mut c = c.clone();
-                    c.push(s.clone());
-                    c
-                })
-            })
-            .collect();
-    }
-    out
 }
 
 /// Where each event stands under `splits`, if matched iterations run the
@@ -996,7 +956,7 @@ impl Visitor for Search<'_> {
         let mut fair = Vec::new();
         if !(runs.contains(&Run::Stuck) || runs.contains(&Run::Blocked))
             || !self.tree.can_progress(&runs, self.progress, &mut fair)
-            || !barriers_agree(self.program, sk)
+            || !barriers::agree(self.program, sk)
         {
             return false;
         }
@@ -1012,7 +972,8 @@ impl Visitor for Search<'_> {
                 _ => None,
             })
             .collect();
-        self.options = combinations(&options)
+        // Every combination of one split per stuck thread.
+        self.options = crate::engine::combinations(&options)
             .into_iter()
             .filter_map(|c| decompose(c, sk))
             .collect();

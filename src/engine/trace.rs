@@ -43,6 +43,16 @@ pub struct PathEvent {
     /// Whether the event writes: the instruction is a write, and not a
     /// compare-exchange that failed.
     pub writes: bool,
+    /// A named control barrier's id and quorum values on this path.
+    pub barrier: BarrierValues,
+}
+
+/// The values of a control barrier's id and quorum operands on a path
+/// (`None` when the barrier has no such operand).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct BarrierValues {
+    pub id: Option<i64>,
+    pub quorum: Option<i64>,
 }
 
 /// A register's final value on a path.
@@ -81,12 +91,14 @@ pub enum Ending {
     Stopped,
     /// It waits at a control barrier (the statement `stmt`, its `key`-th
     /// dynamic instance: static instance number and how many times the path
-    /// reached it) that some invocation of its `scope` instance never
-    /// reaches.
+    /// reached it, with its id and quorum `values`) that does not open: too
+    /// few invocations of its execution-`scope` instance arrive (see
+    /// [`super::barrier`]).
     Blocked {
         stmt: usize,
         key: (u32, usize),
         scope: crate::ir::Scope,
+        values: BarrierValues,
     },
 }
 
@@ -672,10 +684,39 @@ fn explore_thread(
                     }
                 }
                 Stmt::Op(ins) => {
+                    // A control barrier's id and quorum, made concrete
+                    // first (a split re-runs the statement).
+                    let mut values = BarrierValues::default();
+                    if let OpKind::ControlBarrier { id, quorum, .. } = &ins.kind {
+                        let mut concrete = |op: &Option<Operand>| match op {
+                            Some(op) => {
+                                value_of(&mut s, &mut stack, op, program, t, domain).map(Some)
+                            }
+                            None => Some(None),
+                        };
+                        let Some(id) = concrete(id) else {
+                            continue;
+                        };
+                        let Some(quorum) = concrete(quorum) else {
+                            continue;
+                        };
+                        if let Some(q) = quorum
+                            && q < 1
+                        {
+                            return Err(ExecError {
+                                message: format!(
+                                    "line {}: the quorum of `{}` is {q} on some path of P{}: expected a positive integer (how many invocations must arrive before any passes)",
+                                    ins.source.line, ins.source.text, t.id
+                                ),
+                            });
+                        }
+                        values = BarrierValues { id, quorum };
+                    }
                     if endings
                         && let OpKind::ControlBarrier {
                             instance,
                             execution_scope,
+                            ..
                         } = ins.kind
                     {
                         let reached = s
@@ -694,11 +735,15 @@ fn explore_thread(
                                 stmt: pc,
                                 key: (instance, reached + 1),
                                 scope: execution_scope,
+                                values,
                             },
                         });
                     }
                     if !step_op(&mut s, &mut stack, ins, program, t, domain)? {
                         continue;
+                    }
+                    if let Some(e) = s.events.last_mut() {
+                        e.barrier = values;
                     }
                     s.pc += 1;
                 }
@@ -780,10 +825,11 @@ fn push_stuck_loop(s: &State, back: usize, out: &mut ThreadPaths) {
 /// Adds every prefix of the thread's paths (and of the partial paths the
 /// unrolling bound stopped) as a stopped path, once each.
 fn add_stopped_prefixes(out: &mut ThreadPaths, stopped_at_bound: Vec<Vec<PathEvent>>) {
-    let key = |events: &[PathEvent]| -> Vec<(usize, Option<ReadValue>, Option<i64>, bool)> {
+    type Key = (usize, Option<ReadValue>, Option<i64>, bool, BarrierValues);
+    let key = |events: &[PathEvent]| -> Vec<Key> {
         events
             .iter()
-            .map(|e| (e.stmt, e.read, e.write, e.writes))
+            .map(|e| (e.stmt, e.read, e.write, e.writes, e.barrier))
             .collect()
     };
     let mut seen = HashSet::new();
@@ -969,6 +1015,7 @@ fn step_op(
         write,
         write_prov,
         writes,
+        barrier: BarrierValues::default(),
     });
     Ok(true)
 }

@@ -1504,13 +1504,8 @@ impl Parser<'_> {
                 ctx.barriers += 1;
                 let next = self.barriers.len() as u32;
                 let instance = *self.barriers.entry(key).or_insert(next);
-                let mut i = Instruction::new(
-                    OpKind::ControlBarrier {
-                        instance,
-                        execution_scope: Scope::Workgroup,
-                    },
-                    source,
-                );
+                let mut i =
+                    Instruction::new(OpKind::control_barrier(instance, Scope::Workgroup), source);
                 i.scope = Some(scope);
                 i.semantics = semantics(Order::AcquireRelease, false, classes);
                 ctx.code.push(Stmt::Op(i));

@@ -294,9 +294,18 @@ pub fn litmus(o: &LitmusOutcome) -> String {
     if !o.barrier_divergence.is_empty() {
         let _ = writeln!(
             s,
-            "Barrier divergence (undefined: an invocation passes a control barrier a member of its instance never reaches):"
+            "Barrier divergence (undefined: an invocation passes a control barrier a member of its instance never reaches, or reaches fewer times):"
         );
         for d in &o.barrier_divergence {
+            let _ = writeln!(s, "  {d}");
+        }
+    }
+    if !o.barrier_stalls.is_empty() {
+        let _ = writeln!(
+            s,
+            "Blocked at a barrier (too few invocations reach a barrier with a quorum: no final state from those paths):"
+        );
+        for d in &o.barrier_stalls {
             let _ = writeln!(s, "  {d}");
         }
     }
