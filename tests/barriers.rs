@@ -432,3 +432,29 @@ fn spirv_barrier_in_a_loop_diverges_by_trip_count() {
         o.barrier_divergence
     );
 }
+
+#[test]
+fn alloy_test_barrier_some_thread_never_reaches_is_diagnosed() {
+    // The same sentence; a `.test` file is straight-line, so only "some but
+    // not all" can happen there. P0 passes barrier 1, P1 (same workgroup)
+    // has none. The query's answer does not depend on it.
+    let text = "NEWWG\nNEWSG\nNEWTHREAD\nst.atom.scopewg.sc0 x = 1\ncbar.acq.rel.scopewg.semsc0 1\nNEWSG\nNEWTHREAD\nld.atom.scopewg.sc0 x = 0\nSATISFIABLE consistent[X]\n";
+    let Ok(Checked::Queries(o)) = Session::new().check_text("d.test", text) else {
+        panic!()
+    };
+    assert!(o.passed());
+    assert_eq!(
+        o.barrier_divergence,
+        ["P0 line 5: cbar.acq.rel.scopewg.semsc0 1 (P1 never reaches it)"]
+    );
+    // P1 in another workgroup: its own instance, nothing missing.
+    let apart = text.replace("NEWSG\nNEWTHREAD\nld", "NEWWG\nNEWSG\nNEWTHREAD\nld");
+    let Ok(Checked::Queries(o)) = Session::new().check_text("a.test", &apart) else {
+        panic!()
+    };
+    assert!(
+        o.barrier_divergence.is_empty(),
+        "{:?}",
+        o.barrier_divergence
+    );
+}

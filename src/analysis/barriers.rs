@@ -100,6 +100,36 @@ pub fn divergent(program: &Program, sk: &Skeleton) -> Vec<Divergence> {
     out
 }
 
+/// The divergent barriers of a skeleton as report lines:
+/// `P0 line 5: text, time 2 (P1 reaches it 1 time)`.
+pub fn describe_divergent(program: &Program, sk: &Skeleton) -> Vec<String> {
+    divergent(program, sk)
+        .into_iter()
+        .map(|d| {
+            let why: Vec<String> = d
+                .missing
+                .iter()
+                .map(|m| m.describe(program, d.pass))
+                .collect();
+            format!(
+                "{}{} ({})",
+                super::litmus::describe(program, &sk.events[d.event]),
+                pass_note(d.pass),
+                why.join(", ")
+            )
+        })
+        .collect()
+}
+
+/// `, time 2` after a barrier reached for the second time (nothing for the first).
+pub fn pass_note(pass: usize) -> String {
+    if pass > 1 {
+        format!(", time {pass}")
+    } else {
+        String::new()
+    }
+}
+
 /// The groups whose passing events stall (quorum not reached), with those
 /// events.
 pub fn stalled(sk: &Skeleton) -> Vec<(&BarrierGroup, Vec<usize>)> {

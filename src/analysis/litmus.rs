@@ -293,15 +293,6 @@ pub(crate) fn term_value(
     }
 }
 
-/// `, time 2` after a barrier reached for the second time (nothing for the first).
-fn pass_note(pass: usize) -> String {
-    if pass > 1 {
-        format!(", time {pass}")
-    } else {
-        String::new()
-    }
-}
-
 pub(crate) fn describe(program: &Program, e: &EventInfo) -> String {
     let t = &program.threads[e.thread];
     let ins = e.instruction(program);
@@ -377,23 +368,7 @@ impl Visitor for Outcomes<'_> {
     }
 
     fn skeleton(&mut self, sk: &Skeleton) {
-        let program = self.program;
-        self.divergent = super::barriers::divergent(program, sk)
-            .into_iter()
-            .map(|d| {
-                let why: Vec<String> = d
-                    .missing
-                    .iter()
-                    .map(|m| m.describe(program, d.pass))
-                    .collect();
-                format!(
-                    "{}{} ({})",
-                    describe(program, &sk.events[d.event]),
-                    pass_note(d.pass),
-                    why.join(", ")
-                )
-            })
-            .collect();
+        self.divergent = super::barriers::describe_divergent(self.program, sk);
     }
 
     fn stalled(&mut self, sk: &Skeleton) {
@@ -409,7 +384,7 @@ impl Visitor for Outcomes<'_> {
                 let d = format!(
                     "{}{} waits forever: quorum {quorum}, {} arrive{} ({})",
                     describe(program, &sk.events[e]),
-                    pass_note(g.key.1),
+                    super::barriers::pass_note(g.key.1),
                     who.len(),
                     if who.len() == 1 { "s" } else { "" },
                     who.join(", ")

@@ -56,8 +56,12 @@
 //! whose repetition needs more iterations is not seen; Dat3M's verdicts
 //! carry the same bound), and completely otherwise.
 //!
-//! Control barriers are refused for now: whether an invocation waiting at a
-//! barrier blocks (and for whom) is not modelled yet.
+//! Control barriers ([`super::barriers`]): an invocation waiting at a
+//! barrier that does not open (too few invocations of its execution-scope
+//! instance arrive) is *blocked*, which counts as not schedulable; passing
+//! one needs it to open (no divergent or stalled barrier). A barrier in a
+//! loop may repeat in a suffix only together with every invocation that
+//! meets it there (each of them repeats it too).
 
 use super::barriers;
 use crate::cat::{Evaluation, Value};
@@ -65,7 +69,7 @@ use crate::engine::trace::ThreadPaths;
 use crate::engine::{
     Candidate, CheckError, Ending, LimitKind, Limits, OrderChoice, Skeleton, Visitor, explore,
 };
-use crate::ir::{OpKind, Program};
+use crate::ir::Program;
 use crate::model::LoadedModel;
 use crate::relation::Relation;
 use serde::Serialize;
@@ -596,11 +600,33 @@ fn splits(thread: usize, st: &crate::engine::Stuck) -> Vec<Split> {
     }
     let mut out = Vec::new();
     for s in 1..n {
+        // The suffix repeats only if it leaves the registers as it found
+        // them (a counting loop does not: its counter grows).
+        if !same_registers(&st.registers[s], &st.registers[n]) {
+            continue;
+        }
         for k in 1..=s.min(n - s) {
             out.push(make(s - k..s, s..n));
         }
     }
     out
+}
+
+/// Whether two register states agree on every register both know (a
+/// register not written yet is 0; a read's value nothing made concrete is
+/// not used by the loop's control flow or writes, and matches anything).
+fn same_registers(a: &[(String, Option<i64>)], b: &[(String, Option<i64>)]) -> bool {
+    let value = |regs: &[(String, Option<i64>)], r: &str| {
+        regs.iter()
+            .find(|(name, _)| name == r)
+            .map_or(Some(0), |(_, v)| *v)
+    };
+    a.iter()
+        .chain(b)
+        .all(|(r, _)| match (value(a, r), value(b, r)) {
+            (Some(x), Some(y)) => x == y,
+            _ => true,
+        })
 }
 
 /// The search for a witness: a visitor of the driver.
@@ -669,6 +695,16 @@ fn decompose(splits: Vec<Split>, sk: &Skeleton) -> Option<Decomposition> {
                 matched[x] = Some(y);
             }
         }
+    }
+    // A barrier passed in a repeating suffix is passed again each time the
+    // suffix repeats: every invocation that meets it there must repeat it
+    // too (Dat3M: "syncing barriers are in the suffix too"), and one passed
+    // once must not meet a repeating one.
+    let repeats = |e: usize| part[e] == Part::Suffix;
+    if sk.barriers.iter().any(|g| {
+        g.passed.iter().any(|&(e, _)| repeats(e)) && !g.passed.iter().all(|&(e, _)| repeats(e))
+    }) {
+        return None;
     }
     Some(Decomposition {
         splits,
@@ -1049,27 +1085,6 @@ impl Visitor for Search<'_> {
     }
 }
 
-/// A control barrier of `t` between a loop's head and its jump back.
-fn barrier_in_loop(t: &crate::ir::Thread) -> Option<&crate::ir::Instruction> {
-    use crate::ir::Stmt;
-    let label = |name: &str| {
-        t.code
-            .iter()
-            .position(|s| matches!(s, Stmt::Label { name: n, .. } if n == name))
-    };
-    t.code.iter().enumerate().find_map(|(back, s)| {
-        let header = match s {
-            Stmt::Goto { label: l, .. } | Stmt::Branch { label: l, .. } => label(l)?,
-            _ => return None,
-        };
-        (header <= back).then_some(())?;
-        t.code[header..=back].iter().find_map(|s| match s {
-            Stmt::Op(i) if matches!(i.kind, OpKind::ControlBarrier { .. }) => Some(i),
-            _ => None,
-        })
-    })
-}
-
 /// Checks whether `program` can run forever under `progress`, within
 /// `limits` (the unrolling bound bounds the loop iterations a repetition
 /// may take).
@@ -1082,16 +1097,6 @@ pub fn check_termination(
 ) -> Result<TerminationOutcome, CheckError> {
     let start = Instant::now();
     super::check_supported(program, loaded)?;
-    if let Some((t, i)) = program
-        .threads
-        .iter()
-        .find_map(|t| barrier_in_loop(t).map(|i| (t, i)))
-    {
-        return Err(CheckError::Unsupported(format!(
-            "unsupported construct for termination: P{} line {} `{}` is a control barrier inside a loop; a loop that repeats barriers forever is not modelled yet",
-            t.id, i.source.line, i.source.text
-        )));
-    }
     let mut search = Search {
         program,
         progress,

@@ -115,6 +115,11 @@ pub struct Stuck {
     /// A spin loop run as an await: its last iteration alone repeats (it
     /// writes nothing and leaves the registers as it found them).
     pub side_effect_free: bool,
+    /// The registers at the start of each iteration, then (last) at the end
+    /// of the path, back at the loop's head (loops that are not awaits):
+    /// a register's value, or `None` for a read's value nothing made
+    /// concrete (no branch, store or arithmetic needed it).
+    pub registers: Vec<Vec<(String, Option<i64>)>>,
 }
 
 /// One pass of a path through a spin loop run as an await: its events are
@@ -547,9 +552,10 @@ struct State {
     awaiting: Option<(SpinLoop, usize, usize)>,
     /// The awaits passed.
     awaits: Vec<Await>,
-    /// Label statements run, with the number of events before each (to
-    /// find a loop's iterations; kept only when exploring endings).
-    arrivals: Vec<(usize, usize)>,
+    /// Label statements run, with the number of events before each and
+    /// the registers then (to find a loop's iterations and whether they can
+    /// repeat; kept only when exploring endings).
+    arrivals: Vec<(usize, usize, HashMap<String, RegValue>)>,
 }
 
 fn label_map(t: &Thread) -> HashMap<&str, usize> {
@@ -646,7 +652,7 @@ fn explore_thread(
             match &t.code[pc] {
                 Stmt::Label { .. } => {
                     if endings {
-                        s.arrivals.push((pc, s.events.len()));
+                        s.arrivals.push((pc, s.events.len(), s.regs.clone()));
                     }
                     s.pc += 1
                 }
@@ -774,6 +780,7 @@ fn push_stuck_await(s: &State, out: &mut ThreadPaths) {
                 back: l.back,
                 iterations: std::iter::once(first..s.events.len()).collect(),
                 side_effect_free: true,
+                registers: Vec::new(),
             }),
         });
     }
@@ -785,16 +792,17 @@ fn push_stuck_await(s: &State, out: &mut ThreadPaths) {
 fn push_stuck_loop(s: &State, back: usize, out: &mut ThreadPaths) {
     let header = s.pc;
     let inside = header..=back;
-    let starts: Vec<usize> = s
+    let starts: Vec<(usize, &HashMap<String, RegValue>)> = s
         .arrivals
         .iter()
-        .filter(|(stmt, _)| *stmt == header)
-        .map(|(_, e)| *e)
+        .filter(|(stmt, _, _)| *stmt == header)
+        .map(|(_, e, regs)| (*e, regs))
         .collect();
     let end = s.events.len();
     let mut iterations = Vec::new();
+    let mut registers = vec![known_registers(s, &s.regs)];
     let mut next = end;
-    for &start in starts.iter().rev() {
+    for &(start, regs) in starts.iter().rev() {
         // An earlier entry into the loop: events outside it in between.
         if s.events[start..next]
             .iter()
@@ -803,12 +811,14 @@ fn push_stuck_loop(s: &State, back: usize, out: &mut ThreadPaths) {
             break;
         }
         iterations.push(start..next);
+        registers.push(known_registers(s, regs));
         next = start;
     }
     if iterations.is_empty() {
         return;
     }
     iterations.reverse();
+    registers.reverse();
     out.paths.push(Path {
         events: s.events.clone(),
         registers: Vec::new(),
@@ -818,8 +828,29 @@ fn push_stuck_loop(s: &State, back: usize, out: &mut ThreadPaths) {
             back,
             iterations,
             side_effect_free: false,
+            registers,
         }),
     });
+}
+
+/// Registers as far as the path `s` knows them: constants, and reads the
+/// path made concrete since (`None`: a read still symbolic), by name.
+fn known_registers(s: &State, regs: &HashMap<String, RegValue>) -> Vec<(String, Option<i64>)> {
+    let mut out: Vec<(String, Option<i64>)> = regs
+        .iter()
+        .map(|(r, v)| {
+            let value = match *v {
+                RegValue::Const(c) => Some(c),
+                RegValue::Read(e) => match s.events[e].read {
+                    Some(ReadValue::Concrete(c)) => Some(c),
+                    _ => None,
+                },
+            };
+            (r.clone(), value)
+        })
+        .collect();
+    out.sort();
+    out
 }
 
 /// Adds every prefix of the thread's paths (and of the partial paths the

@@ -291,15 +291,7 @@ pub fn litmus(o: &LitmusOutcome) -> String {
             );
         }
     }
-    if !o.barrier_divergence.is_empty() {
-        let _ = writeln!(
-            s,
-            "Barrier divergence (undefined: an invocation passes a control barrier a member of its instance never reaches, or reaches fewer times):"
-        );
-        for d in &o.barrier_divergence {
-            let _ = writeln!(s, "  {d}");
-        }
-    }
+    barrier_divergence(&mut s, &o.barrier_divergence);
     if !o.barrier_stalls.is_empty() {
         let _ = writeln!(
             s,
@@ -357,7 +349,22 @@ pub fn queries(o: &TestOutcome) -> String {
     for q in &o.queries {
         let _ = writeln!(s, "{}", query_line(q));
     }
+    barrier_divergence(&mut s, &o.barrier_divergence);
     s
+}
+
+/// The `Barrier divergence` lines, if any.
+fn barrier_divergence(s: &mut String, lines: &[String]) {
+    if lines.is_empty() {
+        return;
+    }
+    let _ = writeln!(
+        s,
+        "Barrier divergence (undefined: an invocation passes a control barrier a member of its instance never reaches, or reaches fewer times):"
+    );
+    for d in lines {
+        let _ = writeln!(s, "  {d}");
+    }
 }
 
 /// Text report of an explanation.
@@ -546,6 +553,7 @@ mod tests {
                 executions: 1,
                 time: Duration::from_micros(5),
             }],
+            barrier_divergence: Vec::new(),
             time: Duration::from_micros(7),
         }
     }
