@@ -458,3 +458,49 @@ fn alloy_test_barrier_some_thread_never_reaches_is_diagnosed() {
         o.barrier_divergence
     );
 }
+
+/// The `scbarinst` relation of every skeleton of `text`, as sorted pairs of
+/// thread numbers.
+fn scbarinst_by_thread(text: &str) -> Vec<Vec<(usize, usize)>> {
+    use vkmm::cat::Value;
+    use vkmm::engine::{ExecError, Explorer, Limits};
+    let p = Session::new().load_text("t.litmus", text).unwrap();
+    let ex = Explorer::new(&p, Limits::default()).unwrap();
+    let mut out = Vec::new();
+    ex.for_each(|sk| -> Result<_, ExecError> {
+        let Some(Value::Rel(r)) = sk.static_env.get("scbarinst") else {
+            panic!("no scbarinst")
+        };
+        let mut pairs: Vec<(usize, usize)> = r
+            .pairs()
+            .map(|(a, b)| (sk.events[a].thread, sk.events[b].thread))
+            .collect();
+        pairs.sort();
+        out.push(pairs);
+        Ok(std::ops::ControlFlow::Continue(()))
+    })
+    .unwrap();
+    out.sort();
+    out
+}
+
+#[test]
+fn scbarinst_per_execution_scope_instance_and_completing_set() {
+    // Two workgroups: each barrier is its own instance (only `(t, t)`).
+    assert_eq!(scbarinst_by_thread(CROSS_WORKGROUP), [vec![(0, 0), (1, 1)]]);
+    // Quorum 2 of 3 arrivals: one skeleton per completing set S of 2 or 3
+    // arrivals, scbarinst = S x arrivals.
+    let all = |s: &[usize]| -> Vec<(usize, usize)> {
+        let mut v: Vec<(usize, usize)> = s
+            .iter()
+            .flat_map(|&a| (0..3).map(move |b| (a, b)))
+            .collect();
+        v.sort();
+        v
+    };
+    let mut expected = vec![all(&[0, 1]), all(&[0, 2]), all(&[1, 2]), all(&[0, 1, 2])];
+    expected.sort();
+    assert_eq!(scbarinst_by_thread(&three("1, 1, 2")), expected);
+    // Quorum 3: one skeleton, everyone completes it.
+    assert_eq!(scbarinst_by_thread(&three("1, 1, 3")), [all(&[0, 1, 2])]);
+}
