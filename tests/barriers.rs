@@ -276,6 +276,20 @@ fn same_id_synchronizes_different_ids_do_not() {
     let o = litmus("b.litmus", &apart);
     assert_eq!(o.condition_holds, Some(true));
     assert!(o.barrier_stalls.is_empty() && o.barrier_divergence.is_empty());
+    // Without a quorum, every invocation of the workgroup must arrive with
+    // the same id: P0's id 5 and P1's id 6 are two barriers, each passed
+    // while the other invocation never reaches it (divergence, named).
+    let two = "VULKAN ids\n{ x=0; }\n P0@sg 0, wg 0, qf 0 | P1@sg 1, wg 0, qf 0 ;\n st.atom.dv.sc0 x, 1 | cbar.acq_rel.dv.semsc0 1, 6 ;\n cbar.acq_rel.dv.semsc0 1, 5 | ld.atom.dv.sc0 r0, x ;\nexists (P1:r0 == 0)\n";
+    let o = litmus("i.litmus", two);
+    assert_eq!(o.condition_holds, Some(true));
+    assert_eq!(
+        o.barrier_divergence,
+        [
+            "P0 line 5: cbar.acq_rel.dv.semsc0 1, 5 (P1 reaches it with another id)",
+            "P1 line 4: cbar.acq_rel.dv.semsc0 1, 6 (P0 reaches it with another id)"
+        ]
+    );
+    assert!(!holds("j.litmus", &two.replace("1, 6", "1, 5")));
     // An id given by a register: the same value meets (read 1 only).
     let reg = three("1, r5, 3").replace("{ x=0; }", "{ x=0; P0:r5=1; P1:r5=1; P2:r5=1; }");
     assert!(!holds("c.litmus", &reg));
