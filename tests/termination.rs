@@ -164,6 +164,21 @@ fn bad_progress_models_are_refused() {
         let e = bad.parse::<Progress>().unwrap_err();
         assert!(e.contains(why), "{e}");
     }
+    // A level the test does not use: OpenCL work-items have no subgroups
+    // (each is its own), so a subgroup model would schedule nothing.
+    let opencl = "OPENCL t\n{ [x]=0; }\nP0@wg 0, dev 0 (global int* x) { *x = 1; }\nexists (x=1)\n";
+    let session = vkmm::Session::new().termination(Some("subgroup=OBE".parse().unwrap()));
+    let e = session
+        .check_text("t.litmus", opencl)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("t.litmus")
+            && e.contains("names the subgroup level, which an OpenCL test does not use"),
+        "{e}"
+    );
+    let session = vkmm::Session::new().termination(Some("workgroup=OBE".parse().unwrap()));
+    assert!(session.check_text("t.litmus", opencl).is_ok());
 }
 
 #[test]

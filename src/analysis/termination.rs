@@ -1097,6 +1097,15 @@ pub fn check_termination(
 ) -> Result<TerminationOutcome, CheckError> {
     let start = Instant::now();
     super::check_supported(program, loaded)?;
+    if program.dialect == crate::ir::Dialect::OpenCl
+        && progress.levels.iter().any(|(l, _)| *l == Level::Subgroup)
+    {
+        // The OpenCL front end puts each work-item in a subgroup of its
+        // own: a subgroup model would schedule one invocation.
+        return Err(CheckError::Unsupported(format!(
+            "the progress hierarchy `{progress}` names the subgroup level, which an OpenCL test does not use (its work-groups' work-items are scheduled by the workgroup level)"
+        )));
+    }
     let mut search = Search {
         program,
         progress,
