@@ -43,6 +43,7 @@ impl Rng {
 const DICTIONARY: &str = "NEWQF\n@@NEWWG\n@@NEWSG\n@@NEWTHREAD\n@@NEWTHREAD -1\n@@SSW -1 0\n@@\
     SLOC x y\n@@SATISFIABLE @@NOSOLUTION NOCHAINS @@consistent[X]@@#dr>0@@#nope=1@@ && @@\
     st.atom.rel.scopedev.sc0.semsc0 @@ld.atom.acq.sc4.semsc9 @@cbar.acq.rel.scopewg @@\
+    cbar.acq_rel.wg.semsc0 1, r1, 2@@, 0@@, -3@@, r9@@\
     VULKAN @@OPENCL @@P0@sg 0, wg 0, qf 0@@P1@wg 1, dev 2@@ | @@ ;\n@@{@@}@@(@@)@@[@@]@@\
     (*@@*)@@/*@@*/@@//@@\"@@ld.atom.acq.dv.sc0.semsc0 r0, x@@\
     rmw.atom.acq_rel.wg.sc1.semsc1.add r1, y, 1@@beq r0, 0, L@@L:@@goto L@@aliases@@\

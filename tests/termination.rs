@@ -156,7 +156,7 @@ fn a_model_per_level_schedules_each_level() {
 }
 
 #[test]
-fn bad_progress_models_and_barriers_are_refused() {
+fn bad_progress_models_are_refused() {
     for (bad, why) in [
         ("SOMETIMES", "unknown progress model `SOMETIMES`"),
         ("cta=FAIR", "unknown level `cta`"),
@@ -164,13 +164,80 @@ fn bad_progress_models_and_barriers_are_refused() {
         let e = bad.parse::<Progress>().unwrap_err();
         assert!(e.contains(why), "{e}");
     }
-    let in_loop = "VULKAN bar\n{ x=0; }\n P0@sg 0, wg 0, qf 0 | P1@sg 0, wg 0, qf 0 ;\n LC00: | cbar.acq_rel.wg.semsc0 0 ;\n cbar.acq_rel.wg.semsc0 0 | ;\n ld.atom.wg.sc0 r0, x | ;\n beq r0, 0, LC00 | ;\nexists (0==0)\n";
-    let session = vkmm::Session::new().termination(Some(Progress::default()));
+    // A level the test does not use: OpenCL work-items have no subgroups
+    // (each is its own), so a subgroup model would schedule nothing.
+    let opencl = "OPENCL t\n{ [x]=0; }\nP0@wg 0, dev 0 (global int* x) { *x = 1; }\nexists (x=1)\n";
+    let session = vkmm::Session::new().termination(Some("subgroup=OBE".parse().unwrap()));
     let e = session
-        .check_text("bar.litmus", in_loop)
+        .check_text("t.litmus", opencl)
         .unwrap_err()
         .to_string();
-    assert!(e.contains("control barrier inside a loop"), "{e}");
+    assert!(
+        e.contains("t.litmus")
+            && e.contains("names the subgroup level, which an OpenCL test does not use"),
+        "{e}"
+    );
+    let session = vkmm::Session::new().termination(Some("workgroup=OBE".parse().unwrap()));
+    assert!(session.check_text("t.litmus", opencl).is_ok());
+}
+
+#[test]
+fn barriers_inside_loops() {
+    // "if a work-group function occurs within a loop, the Invocations must
+    // encounter the same work-group function in the same loop iterations"
+    // (SPIR-V memory model for OpenCL, 3.5). P0 spins on x (nobody writes
+    // it) around a barrier P1 passes once: P0's second pass waits forever.
+    let in_loop = "VULKAN bar\n{ x=0; }\n P0@sg 0, wg 0, qf 0 | P1@sg 0, wg 0, qf 0 ;\n LC00: | cbar.acq_rel.wg.semsc0 0 ;\n cbar.acq_rel.wg.semsc0 0 | ;\n ld.atom.wg.sc0 r0, x | ;\n beq r0, 0, LC00 | ;\nexists (0==0)\n";
+    let o = check(in_loop, "FAIR");
+    assert_eq!(o.verdict, Verdict::NonTerminating);
+    let w = o.witness.unwrap();
+    assert_eq!(w.threads[0].fate, "blocked at a barrier");
+    // Both count to 2 around the barrier: they meet twice and finish.
+    let both = "VULKAN loop2\n{ P0:r1=0; P1:r1=0; }\n P0@sg 0, wg 0, qf 0 | P1@sg 1, wg 0, qf 0 ;\n LC00: | LC10: ;\n cbar.wg 0 | cbar.wg 0 ;\n add r1, r1, 1 | add r1, r1, 1 ;\n bne r1, 2, LC00 | bne r1, 2, LC10 ;\nexists (0==0)\n";
+    let o = check(both, "FAIR");
+    assert_eq!(o.verdict, Verdict::Terminates);
+    assert!(o.complete());
+    // P0 counts to 2, P1 to 1: P0's second pass waits for P1 forever.
+    let uneven = both.replace("bne r1, 2, LC10", "bne r1, 1, LC10");
+    let o = check(&uneven, "FAIR");
+    assert_eq!(o.verdict, Verdict::NonTerminating);
+    assert_eq!(o.witness.unwrap().threads[0].fate, "blocked at a barrier");
+    // P0 loops forever around the barrier, P1 passes it twice and ends:
+    // P0's repeating pass cannot meet P1's last one (P1 does not repeat
+    // it); P0 waits at its third pass.
+    let mix = "VULKAN mix\n{ P1:r1=0; }\n P0@sg 0, wg 0, qf 0 | P1@sg 1, wg 0, qf 0 ;\n LC00: | LC10: ;\n cbar.wg 0 | cbar.wg 0 ;\n goto LC00 | add r1, r1, 1 ;\n | bne r1, 2, LC10 ;\nexists (0==0)\n";
+    let w = check(mix, "FAIR").witness.unwrap();
+    assert_eq!(
+        (w.threads[0].fate.as_str(), w.threads[1].fate.as_str()),
+        ("blocked at a barrier", "finished")
+    );
+    // Both loop forever around the barrier: they meet at every pass, the
+    // suffix (one pass each) repeats forever.
+    let forever = "VULKAN spin\n{ x=0; }\n P0@sg 0, wg 0, qf 0 | P1@sg 1, wg 0, qf 0 ;\n LC00: | LC10: ;\n cbar.wg 0 | cbar.wg 0 ;\n goto LC00 | goto LC10 ;\nexists (0==0)\n";
+    let o = check(forever, "FAIR");
+    assert_eq!(o.verdict, Verdict::NonTerminating);
+    let w = o.witness.unwrap();
+    assert!(
+        w.threads.iter().all(|t| t.fate == "stuck"),
+        "{:?}",
+        w.threads
+    );
+}
+
+#[test]
+fn a_counting_loop_does_not_repeat() {
+    // A suffix repeats forever only if it leaves the invocation's state as
+    // it found it: this loop's counter grows (r1 = 1, 2, 3), so its last
+    // iterations, alike in events and values read, cannot be appended
+    // again. (vkmm reported NON-TERMINATING here before registers were
+    // compared.)
+    let count = "VULKAN count\n{ P0:r1=0; x=0; }\n P0@sg 0, wg 0, qf 0 | P1@sg 1, wg 0, qf 0 ;\n LC00: | st.atom.wg.sc0 x, 1 ;\n ld.atom.wg.sc0 r2, x | ;\n add r1, r1, 1 | ;\n bne r1, 3, LC00 | ;\nexists (0==0)\n";
+    let o = check(count, "FAIR");
+    assert_eq!(o.verdict, Verdict::Terminates);
+    assert!(o.complete());
+    // Adding 0 instead: r1 stays 0, the loop never leaves.
+    let keeps = count.replace("add r1, r1, 1", "add r1, r1, 0");
+    assert_eq!(verdict(&keeps, "FAIR"), Verdict::NonTerminating);
 }
 
 #[test]

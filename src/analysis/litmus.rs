@@ -104,9 +104,15 @@ pub struct LitmusOutcome {
     pub race_free: Option<bool>,
     /// Control barriers passed in some consistent execution by an
     /// invocation while a member of its execution-scope instance never
-    /// reaches them (undefined: see [`crate::analysis::barriers`]), as
-    /// `P0 line 5: text (P1 never reaches it)`.
+    /// reaches them, or reaches them fewer times (undefined: see
+    /// [`crate::analysis::barriers`]), as `P0 line 5: text (P1 never
+    /// reaches it)` or `P0 line 5: text, time 2 (P1 reaches it 1 time)`.
     pub barrier_divergence: Vec<String>,
+    /// Control barriers with a quorum that too few invocations reach on
+    /// some combination of paths: those invocations wait forever, so the
+    /// combination has no complete execution and adds no final state, as
+    /// `P0 line 5: text waits forever: quorum 4, 3 arrive (P0, P1, P2)`.
+    pub barrier_stalls: Vec<String>,
     /// Candidate executions evaluated.
     pub executions: u64,
     /// Partial candidates (reads-from assignments under way) the search
@@ -364,6 +370,7 @@ struct Outcomes<'p> {
     /// The current skeleton's divergent barriers (described).
     divergent: Vec<String>,
     barrier_divergence: Vec<String>,
+    barrier_stalls: Vec<String>,
 }
 
 impl Visitor for Outcomes<'_> {
@@ -372,25 +379,32 @@ impl Visitor for Outcomes<'_> {
     }
 
     fn skeleton(&mut self, sk: &Skeleton) {
+        self.divergent = super::barriers::describe_divergent(self.program, sk);
+    }
+
+    fn stalled(&mut self, sk: &Skeleton) {
         let program = self.program;
-        let passed: Vec<_> = (0..program.threads.len())
-            .map(|t| super::barriers::passed(program, sk, t))
-            .collect();
-        self.divergent = super::barriers::divergent(program, &passed)
-            .into_iter()
-            .map(|(_, p, missing)| {
-                let who: Vec<String> = missing
-                    .iter()
-                    .map(|&u| format!("P{}", program.threads[u].id))
-                    .collect();
-                format!(
-                    "{} ({} never {} it)",
-                    describe(program, &sk.events[p.event]),
-                    who.join(", "),
-                    if who.len() == 1 { "reaches" } else { "reach" }
-                )
-            })
-            .collect();
+        for (g, events) in super::barriers::stalled(sk) {
+            let who: Vec<String> = g
+                .passed
+                .iter()
+                .map(|(e, _)| format!("P{}", program.threads[sk.events[*e].thread].id))
+                .collect();
+            for e in events {
+                let quorum = sk.events[e].barrier.quorum.unwrap_or(0);
+                let d = format!(
+                    "{}{} waits forever: quorum {quorum}, {} arrive{} ({})",
+                    describe(program, &sk.events[e]),
+                    super::barriers::pass_note(g.key.1),
+                    who.len(),
+                    if who.len() == 1 { "s" } else { "" },
+                    who.join(", ")
+                );
+                if !self.barrier_stalls.contains(&d) {
+                    self.barrier_stalls.push(d);
+                }
+            }
+        }
     }
 
     fn visit(
@@ -527,6 +541,7 @@ pub fn check_litmus_with_progress(
         racy: false,
         divergent: Vec::new(),
         barrier_divergence: Vec::new(),
+        barrier_stalls: Vec::new(),
     };
     let coverage = explore_with_progress(program, &loaded.cat, limits, &mut v, progress)?;
     let cond = program.condition.as_ref();
@@ -557,6 +572,7 @@ pub fn check_litmus_with_progress(
         races: v.races,
         race_free: Some(!v.racy),
         barrier_divergence: v.barrier_divergence,
+        barrier_stalls: v.barrier_stalls,
         executions: coverage.executions,
         partial_evaluations: coverage.partial_evaluations,
         consistent: v.consistent,
@@ -599,6 +615,7 @@ mod holds_tests {
             races: Vec::new(),
             race_free: Some(race_free),
             barrier_divergence: Vec::new(),
+            barrier_stalls: Vec::new(),
             executions: 2,
             partial_evaluations: 0,
             consistent: positive + negative,

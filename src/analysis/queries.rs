@@ -67,6 +67,11 @@ pub struct TestOutcome {
     /// Size of the candidate space (product of the reads-from and order choices).
     pub candidates: u128,
     pub queries: Vec<QueryOutcome>,
+    /// Control barriers some thread passes while a member of its
+    /// execution-scope instance never reaches them (undefined: see
+    /// [`crate::analysis::barriers`]), as `P0 line 5: text (P1 never
+    /// reaches it)`; the queries' answers do not depend on it.
+    pub barrier_divergence: Vec<String>,
     #[serde(serialize_with = "crate::analysis::ser_duration")]
     pub time: Duration,
     /// The front end's warnings about the file (set by the session).
@@ -114,6 +119,7 @@ fn requires_consistency(pred: &Pred) -> bool {
 /// The visitor behind [`check_program`]: which queries some candidate
 /// execution satisfies (and after how many executions).
 struct Answers<'q> {
+    program: &'q Program,
     queries: Vec<&'q Query>,
     model_name: &'q str,
     satisfied_at: Vec<Option<u64>>,
@@ -122,6 +128,7 @@ struct Answers<'q> {
     events: usize,
     candidates: u128,
     count_space: bool,
+    barrier_divergence: Vec<String>,
 }
 
 impl Visitor for Answers<'_> {
@@ -136,6 +143,11 @@ impl Visitor for Answers<'_> {
 
     fn skeleton(&mut self, sk: &crate::engine::Skeleton) {
         self.events = self.events.max(sk.universe());
+        for d in super::barriers::describe_divergent(self.program, sk) {
+            if !self.barrier_divergence.contains(&d) {
+                self.barrier_divergence.push(d);
+            }
+        }
         if self.count_space {
             self.candidates = self.candidates.saturating_add(sk.candidate_count());
         }
@@ -186,6 +198,7 @@ pub fn check_program(
     let mut events = 0;
     let mut candidates = 0u128;
     let mut counted = false; // count the candidate space once, not per model
+    let mut barrier_divergence = Vec::new();
     for no_chains in [false, true] {
         let selected: Vec<(usize, &Query)> = program
             .queries
@@ -204,6 +217,7 @@ pub fn check_program(
         let (model, model_name) = (&loaded.cat, &loaded.name);
         let t0 = Instant::now();
         let mut v = Answers {
+            program,
             queries: selected.iter().map(|(_, q)| *q).collect(),
             model_name,
             satisfied_at: vec![None; selected.len()],
@@ -211,9 +225,15 @@ pub fn check_program(
             events: 0,
             candidates: 0,
             count_space: !counted,
+            barrier_divergence: Vec::new(),
         };
         let coverage = explore(program, model, limits, &mut v)?;
         events = events.max(v.events);
+        for d in std::mem::take(&mut v.barrier_divergence) {
+            if !barrier_divergence.contains(&d) {
+                barrier_divergence.push(d);
+            }
+        }
         if !counted {
             candidates = v.candidates;
             counted = true;
@@ -243,6 +263,7 @@ pub fn check_program(
         events,
         candidates,
         queries: outcomes.into_iter().flatten().collect(),
+        barrier_divergence,
         time: start.elapsed(),
         warnings: Vec::new(),
     })

@@ -56,8 +56,12 @@
 //! whose repetition needs more iterations is not seen; Dat3M's verdicts
 //! carry the same bound), and completely otherwise.
 //!
-//! Control barriers are refused for now: whether an invocation waiting at a
-//! barrier blocks (and for whom) is not modelled yet.
+//! Control barriers ([`super::barriers`]): an invocation waiting at a
+//! barrier that does not open (too few invocations of its execution-scope
+//! instance arrive) is *blocked*, which counts as not schedulable; passing
+//! one needs it to open (no divergent or stalled barrier). A barrier in a
+//! loop may repeat in a suffix only together with every invocation that
+//! meets it there (each of them repeats it too).
 
 use super::barriers;
 use crate::cat::{Evaluation, Value};
@@ -65,7 +69,7 @@ use crate::engine::trace::ThreadPaths;
 use crate::engine::{
     Candidate, CheckError, Ending, LimitKind, Limits, OrderChoice, Skeleton, Visitor, explore,
 };
-use crate::ir::{OpKind, Program};
+use crate::ir::Program;
 use crate::model::LoadedModel;
 use crate::relation::Relation;
 use serde::Serialize;
@@ -562,28 +566,6 @@ impl Node {
     }
 }
 
-/// Whether the skeleton's barriers are possible: an invocation passes a
-/// barrier instance only when every invocation of its execution-scope
-/// instance reaches it (and so passes it too: no divergent barrier), and an
-/// invocation blocked at one waits for some invocation of its instance that
-/// never reaches it (see [`super::barriers`]).
-fn barriers_agree(program: &Program, sk: &Skeleton) -> bool {
-    let n = program.threads.len();
-    let passed: Vec<Vec<barriers::Passed>> =
-        (0..n).map(|t| barriers::passed(program, sk, t)).collect();
-    if !barriers::divergent(program, &passed).is_empty() {
-        return false;
-    }
-    let passes = |u: usize, key: barriers::BarrierKey| passed[u].iter().any(|p| p.key == key);
-    let waits_at = |u: usize, key: barriers::BarrierKey| matches!(&sk.endings[u], Ending::Blocked { key: k, .. } if *k == key);
-    (0..n).all(|t| match sk.endings[t] {
-        Ending::Blocked { key, scope, .. } => {
-            !barriers::members(program, t, scope).all(|u| waits_at(u, key) || passes(u, key))
-        }
-        _ => true,
-    })
-}
-
 /// Where each event stands in a decomposition.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 enum Part {
@@ -620,11 +602,33 @@ fn splits(thread: usize, st: &crate::engine::Stuck) -> Vec<Split> {
     }
     let mut out = Vec::new();
     for s in 1..n {
+        // The suffix repeats only if it leaves the registers as it found
+        // them (a counting loop does not: its counter grows).
+        if !same_registers(&st.registers[s], &st.registers[n]) {
+            continue;
+        }
         for k in 1..=s.min(n - s) {
             out.push(make(s - k..s, s..n));
         }
     }
     out
+}
+
+/// Whether two register states agree on every register both know (a
+/// register not written yet is 0; a read's value nothing made concrete is
+/// not used by the loop's control flow or writes, and matches anything).
+fn same_registers(a: &[(String, Option<i64>)], b: &[(String, Option<i64>)]) -> bool {
+    let value = |regs: &[(String, Option<i64>)], r: &str| {
+        regs.iter()
+            .find(|(name, _)| name == r)
+            .map_or(Some(0), |(_, v)| *v)
+    };
+    a.iter()
+        .chain(b)
+        .all(|(r, _)| match (value(a, r), value(b, r)) {
+            (Some(x), Some(y)) => x == y,
+            _ => true,
+        })
 }
 
 /// The search for a witness: a visitor of the driver.
@@ -664,24 +668,6 @@ fn run_of(e: &Ending, events: usize) -> Run {
     }
 }
 
-/// Every combination of one split per stuck thread.
-fn combinations(options: &[Vec<Split>]) -> Vec<Vec<Split>> {
-    let mut out: Vec<Vec<Split>> = vec![Vec::new()];
-    for opts in options {
-        out = out
-            .into_iter()
-            .flat_map(|c| {
-                opts.iter().map(move |s| {
-                    let mut c = c.clone();
-                    c.push(s.clone());
-                    c
-                })
-            })
-            .collect();
-    }
-    out
-}
-
 /// Where each event stands under `splits`, if matched iterations run the
 /// same instructions with the same writes (what the paths fix).
 fn decompose(splits: Vec<Split>, sk: &Skeleton) -> Option<Decomposition> {
@@ -711,6 +697,16 @@ fn decompose(splits: Vec<Split>, sk: &Skeleton) -> Option<Decomposition> {
                 matched[x] = Some(y);
             }
         }
+    }
+    // A barrier passed in a repeating suffix is passed again each time the
+    // suffix repeats: every invocation that meets it there must repeat it
+    // too (Dat3M: "syncing barriers are in the suffix too"), and one passed
+    // once must not meet a repeating one.
+    let repeats = |e: usize| part[e] == Part::Suffix;
+    if sk.barriers.iter().any(|g| {
+        g.passed.iter().any(|&(e, _)| repeats(e)) && !g.passed.iter().all(|&(e, _)| repeats(e))
+    }) {
+        return None;
     }
     Some(Decomposition {
         splits,
@@ -998,7 +994,7 @@ impl Visitor for Search<'_> {
         let mut fair = Vec::new();
         if !(runs.contains(&Run::Stuck) || runs.contains(&Run::Blocked))
             || !self.tree.can_progress(&runs, self.progress, &mut fair)
-            || !barriers_agree(self.program, sk)
+            || !barriers::agree(self.program, sk)
         {
             return false;
         }
@@ -1014,7 +1010,8 @@ impl Visitor for Search<'_> {
                 _ => None,
             })
             .collect();
-        self.options = combinations(&options)
+        // Every combination of one split per stuck thread.
+        self.options = crate::engine::combinations(&options)
             .into_iter()
             .filter_map(|c| decompose(c, sk))
             .collect();
@@ -1090,27 +1087,6 @@ impl Visitor for Search<'_> {
     }
 }
 
-/// A control barrier of `t` between a loop's head and its jump back.
-fn barrier_in_loop(t: &crate::ir::Thread) -> Option<&crate::ir::Instruction> {
-    use crate::ir::Stmt;
-    let label = |name: &str| {
-        t.code
-            .iter()
-            .position(|s| matches!(s, Stmt::Label { name: n, .. } if n == name))
-    };
-    t.code.iter().enumerate().find_map(|(back, s)| {
-        let header = match s {
-            Stmt::Goto { label: l, .. } | Stmt::Branch { label: l, .. } => label(l)?,
-            _ => return None,
-        };
-        (header <= back).then_some(())?;
-        t.code[header..=back].iter().find_map(|s| match s {
-            Stmt::Op(i) if matches!(i.kind, OpKind::ControlBarrier { .. }) => Some(i),
-            _ => None,
-        })
-    })
-}
-
 /// Checks whether `program` can run forever under `progress`, within
 /// `limits` (the unrolling bound bounds the loop iterations a repetition
 /// may take).
@@ -1123,14 +1099,13 @@ pub fn check_termination(
 ) -> Result<TerminationOutcome, CheckError> {
     let start = Instant::now();
     super::check_supported(program, loaded)?;
-    if let Some((t, i)) = program
-        .threads
-        .iter()
-        .find_map(|t| barrier_in_loop(t).map(|i| (t, i)))
+    if program.dialect == crate::ir::Dialect::OpenCl
+        && progress.levels.iter().any(|(l, _)| *l == Level::Subgroup)
     {
+        // The OpenCL front end puts each work-item in a subgroup of its
+        // own: a subgroup model would schedule one invocation.
         return Err(CheckError::Unsupported(format!(
-            "unsupported construct for termination: P{} line {} `{}` is a control barrier inside a loop; a loop that repeats barriers forever is not modelled yet",
-            t.id, i.source.line, i.source.text
+            "the progress hierarchy `{progress}` names the subgroup level, which an OpenCL test does not use (its work-groups' work-items are scheduled by the workgroup level)"
         )));
     }
     let mut search = Search {

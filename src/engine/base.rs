@@ -23,6 +23,9 @@ pub struct EventInfo {
     pub write_value: Option<i64>,
     /// Whether the event writes (a failed compare-exchange only reads).
     pub writes: bool,
+    /// A named control barrier's id and quorum values.
+    #[serde(skip)]
+    pub barrier: super::trace::BarrierValues,
 }
 
 impl EventInfo {
@@ -95,6 +98,7 @@ pub(crate) fn static_env(
                 },
                 write_value: e.write,
                 writes: e.writes,
+                barrier: e.barrier,
             });
         }
     }
@@ -253,25 +257,8 @@ pub(crate) fn static_env(
                 .any(|&(ta, tb)| events[a].thread == ta && events[b].thread == tb)
         }),
     );
-    // A barrier instance is the static instance number and how many times
-    // the thread already passed it on its path (a barrier in a loop meets
-    // the other invocations' barrier of the same iteration).
-    let mut passes: std::collections::HashMap<(usize, u32), usize> = Default::default();
-    let occurrence: Vec<Option<(u32, usize)>> = (0..n)
-        .map(|e| match ins(e).kind {
-            OpKind::ControlBarrier { instance, .. } => {
-                let k = passes.entry((events[e].thread, instance)).or_insert(0);
-                *k += 1;
-                Some((instance, *k))
-            }
-            _ => None,
-        })
-        .collect();
-    let instance = |e: usize| occurrence[e];
-    env.rel(
-        names::SCBARINST,
-        rel_of(&|a, b| instance(a).is_some() && instance(a) == instance(b)),
-    );
+    // `scbarinst` is set by `Skeleton::build` (it needs the paths'
+    // endings: see `super::barrier`).
 
     let inscope = rel_of(&|a, b| {
         let (Some(sa), Some(sb)) = (ins(a).scope, ins(b).scope) else {

@@ -200,6 +200,12 @@ pub trait Visitor {
     /// Called once per skeleton, before its candidates.
     fn skeleton(&mut self, _skeleton: &Skeleton) {}
 
+    /// Called instead of the others for a combination of paths that is not
+    /// an execution because a path passes a control barrier with a quorum
+    /// too few invocations reach ([`Skeleton::stalled_barriers`]): the
+    /// invocations there wait forever. Its candidates are not walked.
+    fn stalled(&mut self, _skeleton: &Skeleton) {}
+
     /// Which candidates under one combination of coherence orders (`co`,
     /// before any reads-from choice) can matter: none (skipped
     /// unevaluated), all, or those reading from fewer writes.
@@ -364,6 +370,10 @@ pub fn explore_with_progress(
     let mut per_skeleton = |sk: Skeleton| -> Result<ControlFlow<()>, CheckError> {
         if over_budget() {
             return Ok(ControlFlow::Break(()));
+        }
+        if !sk.stalled_barriers().is_empty() {
+            visitor.stalled(&sk);
+            return Ok(ControlFlow::Continue(()));
         }
         if !visitor.wants(&sk) {
             return Ok(ControlFlow::Continue(()));

@@ -12,20 +12,21 @@
 //! reads-from that already violates a monotone axiom is abandoned with its
 //! whole subtree.
 
+pub mod barrier;
 mod base;
 mod candidates;
 pub mod driver;
 pub mod names;
 pub mod trace;
 
-pub(crate) use base::thread_in_instance;
+pub use barrier::{BarrierGroup, BarrierKey};
 pub use base::{EventInfo, scope_set_name};
 pub use candidates::{Candidate, OrderChoice};
 pub use driver::{
     CheckError, Coverage, LimitKind, Progress, ProgressFn, Visitor, explore, explore_with_progress,
     stopped_at,
 };
-pub use trace::{Ending, PathEvent, ReadValue, RegValue, Stuck};
+pub use trace::{BarrierValues, Ending, PathEvent, ReadValue, RegValue, Stuck};
 
 use crate::cat::Env;
 use crate::ir::Program;
@@ -178,6 +179,25 @@ impl Default for Limits {
     }
 }
 
+/// Every combination of one option from each list, in order (the
+/// cartesian product; one empty combination for no lists).
+pub fn combinations<T: Clone>(options: &[Vec<T>]) -> Vec<Vec<T>> {
+    let mut out: Vec<Vec<T>> = vec![Vec::new()];
+    for opts in options {
+        out = out
+            .into_iter()
+            .flat_map(|c| {
+                opts.iter().map(move |s| {
+                    let mut c = c.clone();
+                    c.push(s.clone());
+                    c
+                })
+            })
+            .collect();
+    }
+    out
+}
+
 /// The paths of every thread of a program.
 pub struct Explorer<'p> {
     pub program: &'p Program,
@@ -304,10 +324,16 @@ impl<'p> Explorer<'p> {
                 .map(|(t, &i)| &self.threads[t].paths[block[t][i]])
                 .collect();
             if self.values_available(&paths) {
-                match Skeleton::build(self.program, &paths, self.limits) {
-                    Ok(sk) => {
-                        if f(sk)?.is_break() {
-                            return Ok(ControlFlow::Break(()));
+                // One skeleton per choice of the arrivals that complete
+                // each barrier with a quorum.
+                let skeletons = Skeleton::build(self.program, &paths, self.limits)
+                    .and_then(|sk| sk.barrier_choices());
+                match skeletons {
+                    Ok(skeletons) => {
+                        for sk in skeletons {
+                            if f(sk)?.is_break() {
+                                return Ok(ControlFlow::Break(()));
+                            }
                         }
                     }
                     // Too big to enumerate: skipped, and the walk says so.
@@ -338,6 +364,7 @@ impl<'p> Explorer<'p> {
 }
 
 /// The execution-independent part of the executions of one combination of paths.
+#[derive(Clone)]
 pub struct Skeleton {
     /// The events, thread by thread in program order.
     pub events: Vec<EventInfo>,
@@ -358,6 +385,9 @@ pub struct Skeleton {
     /// How each thread's path ends; a stuck loop's iterations are ranges of
     /// this skeleton's event indices.
     pub endings: Vec<Ending>,
+    /// The dynamic control barrier instances and who arrives at each
+    /// ([`barrier`]).
+    pub barriers: Vec<BarrierGroup>,
 }
 
 impl Skeleton {
@@ -377,7 +407,7 @@ impl Skeleton {
         paths: &[&Path],
         limits: Limits,
     ) -> Result<Skeleton, ExecError> {
-        let (events, static_env, facts) = base::static_env(program, paths)?;
+        let (events, mut static_env, facts) = base::static_env(program, paths)?;
         let (reads, rf_choices) = candidates::rf_choices(program, &events, &facts);
         let mo_choices = candidates::mo_choices(&events, &facts, limits)?;
         let sco_choices = candidates::sco_choices(&events, &facts, limits)?;
@@ -412,6 +442,11 @@ impl Skeleton {
             );
             offset += p.events.len();
         }
+        let barriers = barrier::groups(program, &events, &endings);
+        static_env.rel(
+            names::SCBARINST,
+            barrier::scbarinst(events.len(), &barriers, &[]),
+        );
         Ok(Skeleton {
             events,
             static_env,
@@ -421,7 +456,37 @@ impl Skeleton {
             sco_choices,
             registers,
             endings,
+            barriers,
         })
+    }
+
+    /// The events that pass a barrier with a quorum too few invocations
+    /// reach: the combination of paths is not an execution (they would
+    /// wait forever).
+    pub fn stalled_barriers(&self) -> Vec<usize> {
+        self.barriers.iter().flat_map(|g| g.stalled()).collect()
+    }
+
+    /// This skeleton once per choice of the arrivals that complete each
+    /// barrier with a quorum (`scbarinst` differs; see [`barrier`]): itself
+    /// alone when there is nothing to choose, or when a barrier is stalled.
+    pub fn barrier_choices(self) -> Result<Vec<Skeleton>, ExecError> {
+        if !self.stalled_barriers().is_empty() {
+            return Ok(vec![self]);
+        }
+        let choices = barrier::sync_choices(&self.barriers)?;
+        if choices.len() <= 1 {
+            return Ok(vec![self]);
+        }
+        Ok(choices
+            .iter()
+            .map(|c| {
+                let mut sk = self.clone();
+                let r = barrier::scbarinst(sk.events.len(), &sk.barriers, c);
+                sk.static_env.rel(names::SCBARINST, r);
+                sk
+            })
+            .collect())
     }
 
     /// Number of events.

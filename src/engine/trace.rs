@@ -43,6 +43,16 @@ pub struct PathEvent {
     /// Whether the event writes: the instruction is a write, and not a
     /// compare-exchange that failed.
     pub writes: bool,
+    /// A named control barrier's id and quorum values on this path.
+    pub barrier: BarrierValues,
+}
+
+/// The values of a control barrier's id and quorum operands on a path
+/// (`None` when the barrier has no such operand).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct BarrierValues {
+    pub id: Option<i64>,
+    pub quorum: Option<i64>,
 }
 
 /// A register's final value on a path.
@@ -81,12 +91,14 @@ pub enum Ending {
     Stopped,
     /// It waits at a control barrier (the statement `stmt`, its `key`-th
     /// dynamic instance: static instance number and how many times the path
-    /// reached it) that some invocation of its `scope` instance never
-    /// reaches.
+    /// reached it, with its id and quorum `values`) that does not open: too
+    /// few invocations of its execution-`scope` instance arrive (see
+    /// [`super::barrier`]).
     Blocked {
         stmt: usize,
         key: (u32, usize),
         scope: crate::ir::Scope,
+        values: BarrierValues,
     },
 }
 
@@ -103,6 +115,11 @@ pub struct Stuck {
     /// A spin loop run as an await: its last iteration alone repeats (it
     /// writes nothing and leaves the registers as it found them).
     pub side_effect_free: bool,
+    /// The registers at the start of each iteration, then (last) at the end
+    /// of the path, back at the loop's head (loops that are not awaits):
+    /// a register's value, or `None` for a read's value nothing made
+    /// concrete (no branch, store or arithmetic needed it).
+    pub registers: Vec<Vec<(String, Option<i64>)>>,
 }
 
 /// One pass of a path through a spin loop run as an await: its events are
@@ -525,9 +542,10 @@ struct State {
     awaiting: Option<(SpinLoop, usize, usize)>,
     /// The awaits passed.
     awaits: Vec<Await>,
-    /// Label statements run, with the number of events before each (to
-    /// find a loop's iterations; kept only when exploring endings).
-    arrivals: Vec<(usize, usize)>,
+    /// Label statements run, with the number of events before each and
+    /// the registers then (to find a loop's iterations and whether they can
+    /// repeat; kept only when exploring endings).
+    arrivals: Vec<(usize, usize, HashMap<String, RegValue>)>,
 }
 
 fn label_map(t: &Thread) -> HashMap<&str, usize> {
@@ -635,7 +653,7 @@ fn explore_thread(
             match &t.code[pc] {
                 Stmt::Label { .. } => {
                     if endings {
-                        s.arrivals.push((pc, s.events.len()));
+                        s.arrivals.push((pc, s.events.len(), s.regs.clone()));
                     }
                     s.pc += 1
                 }
@@ -673,10 +691,37 @@ fn explore_thread(
                     }
                 }
                 Stmt::Op(ins) => {
+                    // A control barrier's id and quorum, made concrete
+                    // first (a split re-runs the statement).
+                    let mut values = BarrierValues::default();
+                    if let OpKind::ControlBarrier { id, quorum, .. } = &ins.kind {
+                        let mut concrete = |op: &Option<Operand>| match op {
+                            Some(op) => {
+                                value_of(&mut s, &mut stack, op, program, t, domain).map(Some)
+                            }
+                            None => Some(None),
+                        };
+                        let Some(id) = concrete(id) else {
+                            continue;
+                        };
+                        let Some(quorum) = concrete(quorum) else {
+                            continue;
+                        };
+                        if let Some(q) = quorum
+                            && q < 1
+                        {
+                            return Err(ExecError::new(format!(
+                                "line {}: the quorum of `{}` is {q} on some path of P{}: expected a positive integer (how many invocations must arrive before any passes)",
+                                ins.source.line, ins.source.text, t.id
+                            )));
+                        }
+                        values = BarrierValues { id, quorum };
+                    }
                     if endings
                         && let OpKind::ControlBarrier {
                             instance,
                             execution_scope,
+                            ..
                         } = ins.kind
                     {
                         let reached = s
@@ -695,11 +740,15 @@ fn explore_thread(
                                 stmt: pc,
                                 key: (instance, reached + 1),
                                 scope: execution_scope,
+                                values,
                             },
                         });
                     }
                     if !step_op(&mut s, &mut stack, ins, program, t, domain)? {
                         continue;
+                    }
+                    if let Some(e) = s.events.last_mut() {
+                        e.barrier = values;
                     }
                     s.pc += 1;
                 }
@@ -730,6 +779,7 @@ fn push_stuck_await(s: &State, out: &mut ThreadPaths) {
                 back: l.back,
                 iterations: std::iter::once(first..s.events.len()).collect(),
                 side_effect_free: true,
+                registers: Vec::new(),
             }),
         });
     }
@@ -741,16 +791,17 @@ fn push_stuck_await(s: &State, out: &mut ThreadPaths) {
 fn push_stuck_loop(s: &State, back: usize, out: &mut ThreadPaths) {
     let header = s.pc;
     let inside = header..=back;
-    let starts: Vec<usize> = s
+    let starts: Vec<(usize, &HashMap<String, RegValue>)> = s
         .arrivals
         .iter()
-        .filter(|(stmt, _)| *stmt == header)
-        .map(|(_, e)| *e)
+        .filter(|(stmt, _, _)| *stmt == header)
+        .map(|(_, e, regs)| (*e, regs))
         .collect();
     let end = s.events.len();
     let mut iterations = Vec::new();
+    let mut registers = vec![known_registers(s, &s.regs)];
     let mut next = end;
-    for &start in starts.iter().rev() {
+    for &(start, regs) in starts.iter().rev() {
         // An earlier entry into the loop: events outside it in between.
         if s.events[start..next]
             .iter()
@@ -759,12 +810,14 @@ fn push_stuck_loop(s: &State, back: usize, out: &mut ThreadPaths) {
             break;
         }
         iterations.push(start..next);
+        registers.push(known_registers(s, regs));
         next = start;
     }
     if iterations.is_empty() {
         return;
     }
     iterations.reverse();
+    registers.reverse();
     out.paths.push(Path {
         events: s.events.clone(),
         registers: Vec::new(),
@@ -774,17 +827,39 @@ fn push_stuck_loop(s: &State, back: usize, out: &mut ThreadPaths) {
             back,
             iterations,
             side_effect_free: false,
+            registers,
         }),
     });
+}
+
+/// Registers as far as the path `s` knows them: constants, and reads the
+/// path made concrete since (`None`: a read still symbolic), by name.
+fn known_registers(s: &State, regs: &HashMap<String, RegValue>) -> Vec<(String, Option<i64>)> {
+    let mut out: Vec<(String, Option<i64>)> = regs
+        .iter()
+        .map(|(r, v)| {
+            let value = match *v {
+                RegValue::Const(c) => Some(c),
+                RegValue::Read(e) => match s.events[e].read {
+                    Some(ReadValue::Concrete(c)) => Some(c),
+                    _ => None,
+                },
+            };
+            (r.clone(), value)
+        })
+        .collect();
+    out.sort();
+    out
 }
 
 /// Adds every prefix of the thread's paths (and of the partial paths the
 /// unrolling bound stopped) as a stopped path, once each.
 fn add_stopped_prefixes(out: &mut ThreadPaths, stopped_at_bound: Vec<Vec<PathEvent>>) {
-    let key = |events: &[PathEvent]| -> Vec<(usize, Option<ReadValue>, Option<i64>, bool)> {
+    type Key = (usize, Option<ReadValue>, Option<i64>, bool, BarrierValues);
+    let key = |events: &[PathEvent]| -> Vec<Key> {
         events
             .iter()
-            .map(|e| (e.stmt, e.read, e.write, e.writes))
+            .map(|e| (e.stmt, e.read, e.write, e.writes, e.barrier))
             .collect()
     };
     let mut seen = HashSet::new();
@@ -971,6 +1046,7 @@ fn step_op(
         write,
         write_prov,
         writes,
+        barrier: BarrierValues::default(),
     });
     Ok(true)
 }

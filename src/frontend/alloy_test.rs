@@ -314,10 +314,16 @@ impl<'a> Parser<'a> {
                 if let Some(extra) = rest.get(1) {
                     return Err(self.err(n, extra.col, format!("unexpected `{}`", extra.text)));
                 }
-                ins.kind = OpKind::ControlBarrier {
-                    instance: v as u32,
-                    execution_scope: ins.scope.unwrap_or(Scope::Workgroup),
-                };
+                // The Alloy model gives a control barrier one scope token
+                // (`scopewg`): its `inscope` uses it as the memory scope, and
+                // the test's instance number (`scbarinst`) says which
+                // barriers meet, whatever their placement. vkmm takes the
+                // token as the execution scope too; barriers that
+                // synchronize must be in each other's memory-scope
+                // instance anyway (`inscope`), which implies being in one
+                // instance of the same scope as execution scope, so no
+                // verdict of the Alloy suite changes.
+                ins.kind = OpKind::control_barrier(v as u32, ins.scope.unwrap_or(Scope::Workgroup));
             }
             _ => {
                 if let Some(extra) = rest.first() {
@@ -620,10 +626,7 @@ impl Tokens {
         } else if self.membar {
             OpKind::MemoryBarrier
         } else if self.cbar {
-            OpKind::ControlBarrier {
-                instance: 0,
-                execution_scope: Scope::Workgroup,
-            }
+            OpKind::control_barrier(0, Scope::Workgroup)
         } else if self.avdevice {
             OpKind::AvailabilityDevice
         } else if self.visdevice {

@@ -43,9 +43,14 @@
 //!   marked as unsequenced ([`Instruction::operand_of`]).
 //! - Threads: subgroup = thread index, workgroup = fresh id per `(dev, wg)`,
 //!   queue family 0, device = `dev`.
-//! - `barrier`/`work_group_barrier` is a workgroup control barrier with
-//!   acquire-release semantics on the flags' storage classes; the k-th barrier
-//!   (in program text) of each thread of a workgroup shares one instance id.
+//! - `barrier`/`work_group_barrier` is a control barrier with execution
+//!   scope WorkGroup (3.6.3: "synchronize the work-items within a single
+//!   scope instance defined by the WorkGroup or SubGroup execution scope
+//!   parameter") and memory scope `work_group_barrier`'s scope argument
+//!   (default `memory_scope_work_group`), acquire-release semantics on the
+//!   flags' storage classes; the k-th barrier (in program text) of each
+//!   thread of a workgroup shares one instance id (a barrier in a loop: one
+//!   dynamic instance per pass).
 //! - `atomic_compare_exchange_*(obj, expected, desired, ...)`: a plain load
 //!   of `*expected`, an atomic [`RmwOp::CompareExchange`] that writes only
 //!   when it reads that value (failure order on failure), and on failure a
@@ -1504,13 +1509,8 @@ impl Parser<'_> {
                 ctx.barriers += 1;
                 let next = self.barriers.len() as u32;
                 let instance = *self.barriers.entry(key).or_insert(next);
-                let mut i = Instruction::new(
-                    OpKind::ControlBarrier {
-                        instance,
-                        execution_scope: Scope::Workgroup,
-                    },
-                    source,
-                );
+                let mut i =
+                    Instruction::new(OpKind::control_barrier(instance, Scope::Workgroup), source);
                 i.scope = Some(scope);
                 i.semantics = semantics(Order::AcquireRelease, false, classes);
                 ctx.code.push(Stmt::Op(i));

@@ -640,10 +640,7 @@ impl<'a> Parser<'a> {
             "st" => OpKind::Store,
             "rmw" => OpKind::Rmw,
             "membar" => OpKind::MemoryBarrier,
-            "cbar" => OpKind::ControlBarrier {
-                instance: 0,
-                execution_scope: crate::ir::Scope::Workgroup,
-            },
+            "cbar" => OpKind::control_barrier(0, crate::ir::Scope::Workgroup),
             "avdevice" => OpKind::AvailabilityDevice,
             "visdevice" => OpKind::VisibilityDevice,
             _ => {
@@ -786,11 +783,48 @@ impl<'a> Parser<'a> {
                         ));
                     }
                 };
-                lx.expect_end("after the instance number")?;
+                // A named barrier: `cbar... INSTANCE, ID[, QUORUM]`
+                // (Dat3M's `LitmusVulkan.g4`, `barrierId` and
+                // `barrierQuorum`: each a register or a constant).
+                let mut id = None;
+                let mut quorum = None;
+                if lx.peek()?.is_punct(",") {
+                    lx.next()?;
+                    id = Some(self.value(lx, k)?);
+                    if lx.peek()?.is_punct(",") {
+                        lx.next()?;
+                        let at = lx.peek()?.at;
+                        let q = self.value(lx, k)?;
+                        if let Operand::Const(v) = q
+                            && v < 1
+                        {
+                            return Err((
+                                at,
+                                format!(
+                                    "the barrier's quorum is {v}: expected a positive integer (how many invocations must arrive before any passes)"
+                                ),
+                            ));
+                        }
+                        quorum = Some(q);
+                    }
+                }
+                lx.end_or(|t| {
+                    format!(
+                        "expected `,` and a barrier id or quorum, or the end of the instruction after the instance number, found {}",
+                        t.show()
+                    )
+                })?;
                 self.infos[k].barriers.push((instance, op_at));
+                // Dat3M's dialect: the scope token of `cbar` is its memory
+                // scope, and its execution scope is always Workgroup (its
+                // `VisitorLitmusVulkan` builds every control barrier with
+                // `Tag.Vulkan.WORK_GROUP` as execution scope and adds the
+                // token as a tag, which `inscope` reads as the memory scope).
                 ins.kind = OpKind::ControlBarrier {
                     instance,
-                    execution_scope: ins.scope.unwrap_or(crate::ir::Scope::Workgroup),
+                    execution_scope: crate::ir::Scope::Workgroup,
+                    id,
+                    quorum,
                 };
             }
             _ => lx.end_or(|t| format!("`{word}` takes no operand, found {}", t.show()))?,

@@ -134,16 +134,48 @@ pub enum OpKind {
     Rmw,
     /// `OpMemoryBarrier`.
     MemoryBarrier,
-    /// `OpControlBarrier`; `instance` identifies the dynamic instance shared
-    /// by the invocations that meet at it.
+    /// `OpControlBarrier`. Its two scopes are kept apart: `execution_scope`
+    /// here, the memory scope in [`Instruction::scope`] (Vulkan appendix,
+    /// synchronizes-with: "A and B are in the instance of each other's
+    /// memory scopes" and "A and B are in the instance of C's execution
+    /// scope"). Each front end says how its syntax maps to the two:
+    /// SPIR-V gives both operands; the Dat3M Vulkan dialect's scope token is
+    /// the memory scope and the execution scope is always Workgroup; an
+    /// Alloy `.test` `cbar` has one scope token used as both; OpenCL
+    /// `barrier`/`work_group_barrier` have Workgroup execution scope.
     ControlBarrier {
+        /// The static instance: barriers with the same number (and the same
+        /// pass count on their paths, see `engine::barrier`) are one dynamic
+        /// instance, met by the invocations of one execution-scope instance.
         instance: u32,
         execution_scope: Scope,
+        /// A named barrier's id (Dat3M dialect `cbar ... INSTANCE, ID`): only
+        /// barriers with the same instance and the same id value meet.
+        /// `None`: an unnamed barrier (all meet).
+        id: Option<Operand>,
+        /// A named barrier's quorum (`cbar ... INSTANCE, ID, QUORUM`): the
+        /// barrier opens once this many invocations of its execution-scope
+        /// instance have arrived at it (Dat3M's `NamedBarrier`; the
+        /// specifications have no quorum). `None`: every invocation of the
+        /// execution-scope instance must arrive.
+        quorum: Option<Operand>,
     },
     /// A device-domain availability operation (API-level, e.g. a pipeline barrier).
     AvailabilityDevice,
     /// A device-domain visibility operation.
     VisibilityDevice,
+}
+
+impl OpKind {
+    /// An unnamed control barrier (no id, no quorum).
+    pub fn control_barrier(instance: u32, execution_scope: Scope) -> OpKind {
+        OpKind::ControlBarrier {
+            instance,
+            execution_scope,
+            id: None,
+            quorum: None,
+        }
+    }
 }
 
 /// Where an instruction came from, for error messages and reports.

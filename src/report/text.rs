@@ -295,12 +295,13 @@ pub fn litmus(o: &LitmusOutcome) -> String {
             );
         }
     }
-    if !o.barrier_divergence.is_empty() {
+    barrier_divergence(&mut s, &o.barrier_divergence);
+    if !o.barrier_stalls.is_empty() {
         let _ = writeln!(
             s,
-            "Barrier divergence (undefined: an invocation passes a control barrier a member of its instance never reaches):"
+            "Blocked at a barrier (too few invocations reach a barrier with a quorum: no final state from those paths):"
         );
-        for d in &o.barrier_divergence {
+        for d in &o.barrier_stalls {
             let _ = writeln!(s, "  {d}");
         }
     }
@@ -351,7 +352,22 @@ pub fn queries(o: &TestOutcome) -> String {
     for q in &o.queries {
         let _ = writeln!(s, "{}", query_line(q));
     }
+    barrier_divergence(&mut s, &o.barrier_divergence);
     s
+}
+
+/// The `Barrier divergence` lines, if any.
+fn barrier_divergence(s: &mut String, lines: &[String]) {
+    if lines.is_empty() {
+        return;
+    }
+    let _ = writeln!(
+        s,
+        "Barrier divergence (undefined: an invocation passes a control barrier a member of its instance never reaches, or reaches fewer times):"
+    );
+    for d in lines {
+        let _ = writeln!(s, "  {d}");
+    }
 }
 
 /// Text report of an explanation.
@@ -544,6 +560,7 @@ mod tests {
                 executions: 1,
                 time: Duration::from_micros(5),
             }],
+            barrier_divergence: Vec::new(),
             time: Duration::from_micros(7),
             warnings: Vec::new(),
         }

@@ -124,13 +124,7 @@ fn rmw_forms_and_control_barriers() {
     assert!(i[0].atomic && i[0].make_pointer_available && i[0].make_pointer_visible);
     assert_eq!((i[0].read_value, i[0].write_value), (Some(2), Some(3)));
     assert_eq!(i[1].semantics.order, Order::AcquireRelease);
-    assert_eq!(
-        i[2].kind,
-        OpKind::ControlBarrier {
-            instance: 7,
-            execution_scope: Scope::Workgroup
-        }
-    );
+    assert_eq!(i[2].kind, OpKind::control_barrier(7, Scope::Workgroup));
     assert_eq!(i[3].semantics.order, Order::Relaxed);
 }
 

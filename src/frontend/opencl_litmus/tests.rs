@@ -248,6 +248,7 @@ exists (x=0)
                 OpKind::ControlBarrier {
                     instance,
                     execution_scope,
+                    ..
                 } => {
                     assert_eq!(execution_scope, Scope::Workgroup);
                     assert_eq!(i.semantics.order, Order::AcquireRelease);

@@ -1039,16 +1039,15 @@ impl<'a> Gen<'a> {
                 self.atomic(fr, inst)?;
             }
             Op::ControlBarrier => {
+                // `OpControlBarrier Execution Memory Semantics`: both scopes
+                // kept (Vulkan appendix: "A and B are in the instance of
+                // each other's memory scopes" and "A and B are in the
+                // instance of C's execution scope").
                 let exec = self.scope(fr, inst, 0)?;
                 let scope = self.scope(fr, inst, 1)?;
                 let sem = self.int_const(fr, inst, 2, "memory semantics")?;
-                let mut ins = Instruction::new(
-                    OpKind::ControlBarrier {
-                        instance: inst.line as u32,
-                        execution_scope: exec,
-                    },
-                    src,
-                );
+                let mut ins =
+                    Instruction::new(OpKind::control_barrier(inst.line as u32, exec), src);
                 ins.scope = Some(scope);
                 ins.semantics = semantics_of(sem);
                 self.code.push(Stmt::Op(ins));

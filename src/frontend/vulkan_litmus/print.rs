@@ -346,7 +346,19 @@ fn instruction(names: &Names<'_>, ins: &Instruction) -> String {
         OpKind::Load => format!("{op} {dest}, {loc}"),
         OpKind::Store => format!("{op} {loc}, {value}"),
         OpKind::Rmw => format!("{op} {dest}, {loc}, {value}"),
-        OpKind::ControlBarrier { instance, .. } => format!("{op} {instance}"),
+        OpKind::ControlBarrier {
+            instance,
+            ref id,
+            ref quorum,
+            ..
+        } => {
+            let mut s = format!("{op} {instance}");
+            for o in id.iter().chain(quorum) {
+                s.push_str(", ");
+                s.push_str(&operand(o));
+            }
+            s
+        }
         OpKind::MemoryBarrier | OpKind::AvailabilityDevice | OpKind::VisibilityDevice => op,
     }
 }

@@ -334,13 +334,7 @@ fn corpus_filters_and_quantifiers() {
     assert_eq!(c.quantifier, Some(Quantifier::NotExists));
     assert_eq!(c.text, "~exists (P0:r0 == 1)");
     let cbar = instr(&p, 0, 1);
-    assert_eq!(
-        cbar.kind,
-        OpKind::ControlBarrier {
-            instance: 0,
-            execution_scope: Scope::Workgroup
-        }
-    );
+    assert_eq!(cbar.kind, OpKind::control_barrier(0, Scope::Workgroup));
     assert_eq!(cbar.semantics.order, Order::Relaxed);
     assert!(cbar.semantics.storage_classes.is_empty());
     assert_eq!(cbar.scope, Some(Scope::Workgroup));
@@ -357,13 +351,7 @@ fn corpus_barriers_comments_and_implicit_locations() {
         .instructions()
         .find(|i| matches!(i.kind, OpKind::ControlBarrier { .. }))
         .unwrap();
-    assert_eq!(
-        cbar.kind,
-        OpKind::ControlBarrier {
-            instance: 0,
-            execution_scope: Scope::Workgroup
-        }
-    );
+    assert_eq!(cbar.kind, OpKind::control_barrier(0, Scope::Workgroup));
     assert_eq!(cbar.semantics.order, Order::AcquireRelease);
     let c = p.condition.clone().unwrap();
     assert_eq!(c.quantifier, Some(Quantifier::Forall));
@@ -376,15 +364,14 @@ fn corpus_barriers_comments_and_implicit_locations() {
     c.expr.terms(&mut terms);
     assert_eq!(terms.len(), 72);
 
-    // Device-scope control barrier.
+    // A `cbar.dv`: Device memory scope, Workgroup execution scope (Dat3M's
+    // dialect: the token is the memory scope).
     let p = corpus("Manual/counter-plain-store-rmw.litmus").unwrap();
     assert_eq!(
         instr(&p, 0, 1).kind,
-        OpKind::ControlBarrier {
-            instance: 0,
-            execution_scope: Scope::Device
-        }
+        OpKind::control_barrier(0, Scope::Workgroup)
     );
+    assert_eq!(instr(&p, 0, 1).scope, Some(Scope::Device));
 
     // `d` is not in the initial state: created on first use, initially 0.
     let p = corpus("Kronos-Group/test4.litmus").unwrap();
@@ -511,13 +498,7 @@ fn barriers_and_device_operations() {
     assert_eq!(classes, vec![StorageClass(0), StorageClass(2)]);
     assert!(!m.non_private && m.storage_class.is_none());
     let c = instr(&p, 1, 0);
-    assert_eq!(
-        c.kind,
-        OpKind::ControlBarrier {
-            instance: 7,
-            execution_scope: Scope::Subgroup
-        }
-    );
+    assert_eq!(c.kind, OpKind::control_barrier(7, Scope::Workgroup));
     assert_eq!(c.scope, Some(Scope::Subgroup));
     assert_eq!(c.semantics.order, Order::AcquireRelease);
     assert!(c.semantics.make_available && c.semantics.make_visible);
@@ -526,10 +507,7 @@ fn barriers_and_device_operations() {
     assert!(instr(&p, 0, 2).semantics.make_available);
     assert_eq!(
         instr(&p, 1, 2).kind,
-        OpKind::ControlBarrier {
-            instance: 0,
-            execution_scope: Scope::Workgroup
-        }
+        OpKind::control_barrier(0, Scope::Workgroup)
     );
 }
 

@@ -624,10 +624,7 @@ fn unprintable_programs_are_reported() {
     let mut p = simple();
     *first_instruction(&mut p, 0) = {
         let mut i = Instruction::new(
-            OpKind::ControlBarrier {
-                instance: 0,
-                execution_scope: Scope::Device,
-            },
+            OpKind::control_barrier(0, Scope::Device),
             SourceSpan::default(),
         );
         i.scope = Some(Scope::Workgroup);
