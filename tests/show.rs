@@ -330,3 +330,35 @@ fn relation_families_have_distinct_colours() {
         }
     }
 }
+
+/// Arrows leaving one event put their tail labels at different angles, so
+/// that the labels do not print over each other.
+#[test]
+fn tail_labels_of_one_event_fan_out() {
+    let f = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../shared/corpus/dat3m-opencl/overhauling/IRIW_sc_dev.litmus");
+    let f = if f.exists() {
+        f
+    } else {
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/mp.litmus")
+    };
+    let dot = show(&f, &["--relations", "rf,fr,co,mo,gsw,ghb,sw,hb"]);
+    let mut by_tail: Vec<(String, String)> = Vec::new();
+    for line in dot.lines().filter(|l| l.contains("taillabel")) {
+        let tail = line.trim().split(" -> ").next().unwrap().to_string();
+        let angle = line
+            .split("labelangle=")
+            .nth(1)
+            .unwrap()
+            .split(',')
+            .next()
+            .unwrap()
+            .to_string();
+        assert!(
+            !by_tail.contains(&(tail.clone(), angle.clone())),
+            "two labels of {tail} at angle {angle}:\n{dot}"
+        );
+        by_tail.push((tail, angle));
+    }
+    assert!(by_tail.len() >= 3, "{dot}");
+}

@@ -228,7 +228,14 @@ pub fn to_dot(w: &Witness, cycle: &[Edge], opts: &DotOptions) -> String {
                 .push((e, false));
         }
     }
+    // Arrows leaving one event fan their tail labels out (alternating
+    // sides, further each time) so that they do not print over each other.
+    let mut leaving: BTreeMap<usize, usize> = BTreeMap::new();
     for ((a, b), list) in &arrows {
+        let k = leaving.entry(*a).or_insert(0);
+        let angle = if *k % 2 == 0 { 30 } else { -30 } * (1 + *k as i64 / 2);
+        let distance = 2.5 + 0.6 * (*k / 2) as f64;
+        *k += 1;
         let mut colours: Vec<&str> = Vec::new();
         let mut labels: Vec<String> = Vec::new();
         let mut dashed = true;
@@ -249,7 +256,7 @@ pub fn to_dot(w: &Witness, cycle: &[Edge], opts: &DotOptions) -> String {
         let bold = list.iter().any(|(_, c)| *c);
         let _ = writeln!(
             s,
-            "  e{a} -> e{b} [color=\"{}\", style={}, penwidth={}, taillabel=<{}>, labeldistance=2.5, labelangle=30, constraint=false];",
+            "  e{a} -> e{b} [color=\"{}\", style={}, penwidth={}, taillabel=<{}>, labeldistance={distance}, labelangle={angle}, constraint=false];",
             colours.join(":"),
             if dashed { "dashed" } else { "solid" },
             if bold { 3 } else { 1 },
