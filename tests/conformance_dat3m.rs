@@ -86,3 +86,21 @@ fn vulkan_dr_nochains_expected_races() {
         Property::Races,
     );
 }
+
+/// `vulkan-dat3m` reproduces Dat3M's reading: it must give every verdict of
+/// Dat3M's own CSVs (MODELS.md, "Where the references disagree").
+#[test]
+fn dat3m_variant_gives_dat3ms_verdicts() {
+    run_csv("VULKAN-expected.csv", "vulkan-dat3m", Property::Condition);
+    run_csv(
+        "VULKAN-NOCHAINS-expected.csv",
+        "vulkan-dat3m-nochains",
+        Property::Condition,
+    );
+    run_csv("VULKAN-DR-expected.csv", "vulkan-dat3m", Property::Races);
+    run_csv(
+        "VULKAN-DR-NOCHAINS-expected.csv",
+        "vulkan-dat3m-nochains",
+        Property::Races,
+    );
+}

@@ -75,6 +75,12 @@ const MUTATIONS: &[(File, &str, &str, &str)] = &[
     ),
     (
         File::Rules,
+        "a fence synchronises through the hypothetical release sequence beyond its head",
+        "fence_sb? ; [A & W & r] ; hrs ; rf",
+        "(([A & W & r] ; hrs) | (fence_sb ; [A & W & r])) ; rf",
+    ),
+    (
+        File::Rules,
         "atomic synchronisation needs inclusive scopes",
         "let sw(r) = (sync_path(r) & incl) \\ sthd",
         "let sw(r) = sync_path(r) \\ sthd",

@@ -7,7 +7,7 @@ use super::ExecError;
 use super::names;
 use super::trace::{Path, ReadValue};
 use crate::cat::Env;
-use crate::ir::{Instruction, OpKind, Program, Scope, Stmt};
+use crate::ir::{Instruction, OpKind, Program, Scope, Stmt, StorageClass};
 use crate::relation::{EventSet, Relation};
 
 /// One event of an execution: an executed instruction and its values.
@@ -78,8 +78,9 @@ const ALL_SCOPES: [Scope; 8] = [
     Scope::CrossDevice,
 ];
 
-/// Number of storage classes for which `SCn`/`SEMSCn` sets are always provided
-/// (the four storage class semantics of the Vulkan appendix).
+/// Number of storage classes for which `SCn`/`SEMSCn` (and `DSCn`/`DSEMSCn`)
+/// sets are always provided (the four storage class semantics of the
+/// Vulkan appendix).
 pub const MIN_STORAGE_CLASSES: usize = 4;
 
 pub(crate) fn static_env(
@@ -187,6 +188,21 @@ pub(crate) fn static_env(
             set_of(&|e| sem(e).storage_classes.iter().any(|c| c.0 as usize == k)),
         );
     }
+    // The storage classes some semantics of the program names, densely
+    // numbered in increasing class number: a model written for N classes
+    // handles any class numbers, N of them at a time.
+    let named = semantics_classes(program);
+    for k in 0..named.len().max(MIN_STORAGE_CLASSES) {
+        let class = named.get(k).copied();
+        env.set(
+            &format!("{}{k}", names::DSC),
+            set_of(&|e| class.is_some() && ins(e).storage_class == class),
+        );
+        env.set(
+            &format!("{}{k}", names::DSEMSC),
+            set_of(&|e| class.is_some_and(|c| sem(e).storage_classes.contains(&c))),
+        );
+    }
     for s in ALL_SCOPES {
         env.set(scope_set_name(s), set_of(&|e| ins(e).scope == Some(s)));
     }
@@ -209,18 +225,19 @@ pub(crate) fn static_env(
             .is_some_and(|(p, q)| p.0 == q.0 && p.1 == 0 && q.1 == 1)
     };
     env.rel(names::UNSEQ, rel_of(&unsequenced));
-    env.rel(
-        names::SSG,
-        rel_of(&|a, b| thread(a).subgroup == thread(b).subgroup),
-    );
-    env.rel(
-        names::SWG,
-        rel_of(&|a, b| thread(a).workgroup == thread(b).workgroup),
-    );
-    env.rel(
-        names::SQF,
-        rel_of(&|a, b| thread(a).queue_family == thread(b).queue_family),
-    );
+    // Scope instances never span devices (a queue family, workgroup or
+    // subgroup is one device's), whatever numbers a front end gives them.
+    let events_ref = &events;
+    for (name, s) in [
+        (names::SSG, Scope::Subgroup),
+        (names::SWG, Scope::Workgroup),
+        (names::SQF, Scope::QueueFamily),
+    ] {
+        env.rel(
+            name,
+            rel_of(&|a, b| same_instance(program, events_ref[a].thread, s, events_ref[b].thread)),
+        );
+    }
     env.rel(
         names::SDEV,
         rel_of(&|a, b| thread(a).device == thread(b).device),
@@ -291,16 +308,51 @@ fn in_instance(program: &Program, events: &[EventInfo], x: usize, s: Scope, owne
 
 /// Whether thread `x` is in the instance of scope `s` that contains thread `owner`.
 pub(crate) fn thread_in_instance(program: &Program, x: usize, s: Scope, owner: usize) -> bool {
+    same_instance(program, x, s, owner)
+}
+
+/// Whether threads `x` and `y` are in one instance of scope `s`. Every
+/// instance below CrossDevice lies within one device ("shader - accessible
+/// by shader agents for a particular device"; a queue family, workgroup or
+/// subgroup instance is part of one device's shader domain), so two
+/// invocations on different devices share only a CrossDevice instance.
+fn same_instance(program: &Program, x: usize, s: Scope, y: usize) -> bool {
     let tx = &program.threads[x];
-    let to = &program.threads[owner];
+    let ty = &program.threads[y];
+    let device = tx.device == ty.device;
     match s {
-        Scope::Invocation => x == owner,
-        Scope::Subgroup => tx.subgroup == to.subgroup,
-        Scope::Workgroup => tx.workgroup == to.workgroup,
-        Scope::QueueFamily => tx.queue_family == to.queue_family,
+        Scope::Invocation => x == y,
+        Scope::Subgroup => device && tx.subgroup == ty.subgroup,
+        Scope::Workgroup => device && tx.workgroup == ty.workgroup,
+        Scope::QueueFamily => device && tx.queue_family == ty.queue_family,
         // Rejected in `static_env` until the model supports them.
         Scope::FragmentInterlock | Scope::ShaderCall => false,
-        Scope::Device => tx.device == to.device,
+        Scope::Device => device,
         Scope::CrossDevice => true,
     }
+}
+
+/// The storage classes some semantics of `program` names (failure
+/// semantics of compare-exchanges included), in increasing order.
+pub fn semantics_classes(program: &Program) -> Vec<StorageClass> {
+    let mut out: Vec<StorageClass> = program
+        .threads
+        .iter()
+        .flat_map(|t| t.instructions())
+        .flat_map(|i| {
+            i.semantics
+                .storage_classes
+                .iter()
+                .chain(
+                    i.failure_semantics
+                        .iter()
+                        .flat_map(|f| f.storage_classes.iter()),
+                )
+                .copied()
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    out.sort_unstable_by_key(|c| c.0);
+    out.dedup();
+    out
 }

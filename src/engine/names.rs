@@ -76,6 +76,12 @@ pub const VISDEVICE: &str = "VISDEVICE";
 pub const SC: &str = "SC";
 /// Prefix of the semantics storage-class sets `SEMSC0`, `SEMSC1`...
 pub const SEMSC: &str = "SEMSC";
+/// Prefix of `DSC0`, `DSC1`...: accesses in the k-th storage class some
+/// semantics of the program names (dense numbering).
+pub const DSC: &str = "DSC";
+/// Prefix of `DSEMSC0`, `DSEMSC1`...: operations whose semantics include
+/// the k-th storage class some semantics names.
+pub const DSEMSC: &str = "DSEMSC";
 pub const SCOPEINV: &str = "SCOPEINV";
 pub const SCOPESG: &str = "SCOPESG";
 pub const SCOPEWG: &str = "SCOPEWG";
@@ -169,6 +175,14 @@ pub const BASE_NAMES: &[BaseName] = &[
     set(VISDEVICE, "device-domain visibility operations"),
     numbered_set(SC, "memory accesses in storage class k"),
     numbered_set(SEMSC, "operations whose semantics include storage class k"),
+    numbered_set(
+        DSC,
+        "memory accesses in the k-th storage class named by some semantics",
+    ),
+    numbered_set(
+        DSEMSC,
+        "operations whose semantics include the k-th storage class named by some semantics",
+    ),
     set(SCOPEINV, "operations of memory scope Invocation"),
     set(SCOPESG, "operations of memory scope Subgroup"),
     set(SCOPEWG, "operations of memory scope Workgroup"),
@@ -349,5 +363,7 @@ mod tests {
         assert!(lookup("SEMSC0").is_some_and(|b| b.name == SEMSC));
         assert!(lookup("SCOPEWG").is_some_and(|b| b.name == SCOPEWG));
         assert!(lookup("SC").is_none() && lookup("SCx").is_none());
+        assert!(lookup("DSC3").is_some_and(|b| b.name == DSC));
+        assert!(lookup("DSEMSC0").is_some_and(|b| b.name == DSEMSC));
     }
 }

@@ -51,12 +51,6 @@ pub(super) const LITMUS: Spelling = Spelling {
     atomic_ops: "ld, st and rmw",
 };
 
-/// Storage classes the Vulkan memory model knows: the appendix's four
-/// storage class semantics ("Vulkan supports the following SPIR-V storage
-/// class semantics flags: UniformMemory, WorkgroupMemory, ImageMemory,
-/// OutputMemory"), which `sc0`..`sc3` and `semsc0`..`semsc3` stand for.
-pub(super) const STORAGE_CLASSES: u8 = 4;
-
 /// The attribute tokens every spelling shares (scopes and storage classes
 /// come from the spelling).
 const FLAGS: &[&str] = &[
@@ -113,20 +107,6 @@ pub(super) fn class_index(tok: &str, prefix: &str) -> Option<u8> {
     digits.parse().ok()
 }
 
-/// Refuses a storage class the model does not know: an access in it could
-/// never be synchronized, so a test would silently report races.
-fn known_class(tok: &str, k: u8, col: usize) -> Result<StorageClass, AttrError> {
-    if k < STORAGE_CLASSES {
-        return Ok(StorageClass(k));
-    }
-    Err((
-        col,
-        format!(
-            "storage class `{tok}` is not supported: the Vulkan memory model has four storage class semantics (UniformMemory, WorkgroupMemory, ImageMemory, OutputMemory), written sc0..sc3 and semsc0..semsc3"
-        ),
-    ))
-}
-
 fn set(slot: &mut Option<Mark>, mark: Mark) -> Result<(), AttrError> {
     match slot {
         Some(prev) if prev.tok == mark.tok => {
@@ -170,7 +150,8 @@ impl Attrs {
                     }
                     self.scope = Some((scope, Mark { col, tok: name }));
                 } else if let Some(k) = class_index(tok, "semsc") {
-                    let k = known_class(tok, k, col)?;
+                    // Any class number: storage classes are data (MODELS.md).
+                    let k = StorageClass(k);
                     if self.semsc.iter().any(|(c, _)| *c == k) {
                         return Err((col, format!("`{tok}` given twice")));
                     }
@@ -182,7 +163,7 @@ impl Attrs {
                             format!("second storage class `{tok}`: each access has exactly one"),
                         ));
                     }
-                    self.sc = Some((known_class(tok, k, col)?, col));
+                    self.sc = Some((StorageClass(k), col));
                 } else {
                     return Ok(false);
                 }

@@ -26,6 +26,26 @@ pub const EMBEDDED: &[(&str, &str)] = &[
         "vulkan-rules.cat",
         include_str!("../../models/vulkan-rules.cat"),
     ),
+    (
+        "vulkan-spec-readings.cat",
+        include_str!("../../models/vulkan-spec-readings.cat"),
+    ),
+    (
+        "vulkan-dat3m.cat",
+        include_str!("../../models/vulkan-dat3m.cat"),
+    ),
+    (
+        "vulkan-dat3m-nochains.cat",
+        include_str!("../../models/vulkan-dat3m-nochains.cat"),
+    ),
+    (
+        "vulkan-fr-asmo.cat",
+        include_str!("../../models/vulkan-fr-asmo.cat"),
+    ),
+    (
+        "vulkan-dat3m-rules.cat",
+        include_str!("../../models/vulkan-dat3m-rules.cat"),
+    ),
     ("opencl.cat", include_str!("../../models/opencl.cat")),
     (
         "opencl-totalsc.cat",
@@ -61,6 +81,21 @@ pub const BUILTIN: &[(&str, &str, &str)] = &[
         "Vulkan memory model, no availability/visibility chains",
     ),
     (
+        "vulkan-fr-asmo",
+        "vulkan-fr-asmo.cat",
+        "Vulkan memory model, from-reads through asmo only (the AsciiDoc text, Alloy before PR #37)",
+    ),
+    (
+        "vulkan-dat3m",
+        "vulkan-dat3m.cat",
+        "Vulkan memory model as Dat3M reads it (from-reads, Invocation scope, barrier instances)",
+    ),
+    (
+        "vulkan-dat3m-nochains",
+        "vulkan-dat3m-nochains.cat",
+        "Dat3M's reading, no availability/visibility chains",
+    ),
+    (
         "opencl",
         "opencl.cat",
         "SPIR-V/OpenCL memory model, scoped SC axiom (Batty et al.)",
@@ -86,8 +121,8 @@ pub struct LoadedModel {
     pub profile: Arc<Profile>,
 }
 
-/// Loads a model: a built-in name (`vulkan`, `vulkan-nochains`, `opencl`,
-/// `opencl-totalsc`), an embedded file (`<builtin>/vulkan.cat`) or a path to
+/// Loads a model: a built-in name (`vulkan`, `vulkan-nochains`,
+/// `vulkan-fr-asmo`, `vulkan-dat3m`, `vulkan-dat3m-nochains`, `opencl`, `opencl-totalsc`), an embedded file (`<builtin>/vulkan.cat`) or a path to
 /// a `.cat` file, with its profile.
 ///
 /// Includes resolve against the including file's folder first, then the

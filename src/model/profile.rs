@@ -68,6 +68,15 @@ pub struct Refusal {
     pub sentence: String,
 }
 
+/// The most storage classes the semantics of one program may name: a model
+/// whose rules distinguish that many (`storage-classes N "WHO" "SENTENCE"`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ClassLimit {
+    pub classes: usize,
+    pub who: String,
+    pub sentence: String,
+}
+
 /// How pictures draw the edges of a relation family.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct EdgeStyle {
@@ -98,6 +107,8 @@ pub struct Profile {
     /// The model for `NOCHAINS` queries (a model spec); `None`: the model itself.
     pub nochains: Option<String>,
     pub refusals: Vec<Refusal>,
+    /// Programs whose semantics name more storage classes are refused.
+    pub storage_classes: Option<ClassLimit>,
     /// The `.explain` wording.
     pub explain: Option<Resolved>,
     pub races: Option<String>,
@@ -188,6 +199,26 @@ impl Profile {
                     sentence: args[2].text.clone(),
                 });
             }
+            "storage-classes" => {
+                wanted(
+                    3,
+                    "a number of storage classes, who refuses more and the spec's sentence",
+                )?;
+                let classes = args[0].text.parse::<usize>().map_err(|_| {
+                    error(
+                        &args[0].pos,
+                        format!(
+                            "expected a number of storage classes, found `{}`",
+                            args[0].text
+                        ),
+                    )
+                })?;
+                self.storage_classes = Some(ClassLimit {
+                    classes,
+                    who: args[1].text.clone(),
+                    sentence: args[2].text.clone(),
+                });
+            }
             "accept" => {
                 wanted(1, "a feature")?;
                 let feature = feature(&args[0])?;
@@ -255,7 +286,7 @@ impl Profile {
                 return Err(error(
                     &key.pos,
                     format!(
-                        "unknown declaration `{other}`: expected nochains, refuse, accept, explain, races, final-order, happens-before, synchronizes-with, program-order, edge-style or default-for"
+                        "unknown declaration `{other}`: expected nochains, refuse, accept, storage-classes, explain, races, final-order, happens-before, synchronizes-with, program-order, edge-style or default-for"
                     ),
                 ));
             }
@@ -280,8 +311,44 @@ impl Profile {
                 }
             }
         }
+        let limit = self.storage_classes.as_ref()?;
+        let mut named = Vec::new();
+        for t in &program.threads {
+            for i in t.instructions() {
+                let semantics = std::iter::once(&i.semantics).chain(i.failure_semantics.iter());
+                for c in semantics.flat_map(|s| s.storage_classes.iter()) {
+                    if named.contains(c) {
+                        continue;
+                    }
+                    named.push(*c);
+                    if named.len() > limit.classes {
+                        return Some(format!(
+                            "line {}: `{}` names storage class {} in its semantics, the {} distinct one the program's semantics name; {} distinguishes {} (\"{}\"); choose another model with --model",
+                            i.source.line,
+                            i.source.text,
+                            c.0,
+                            ordinal(named.len()),
+                            limit.who,
+                            limit.classes,
+                            limit.sentence
+                        ));
+                    }
+                }
+            }
+        }
         None
     }
+}
+
+/// "fifth", "6th"...
+fn ordinal(n: usize) -> String {
+    const WORDS: [&str; 10] = [
+        "first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth",
+        "tenth",
+    ];
+    WORDS
+        .get(n.wrapping_sub(1))
+        .map_or_else(|| format!("{n}th"), |w| w.to_string())
 }
 
 fn error(pos: &Pos, message: String) -> CatError {

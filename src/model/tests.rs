@@ -49,6 +49,13 @@ fn builtin_profiles() {
     assert_eq!(nochains.explain, vulkan.explain);
     assert!(nochains.default_for.is_empty());
 
+    // Dat3M's reading: its own companion without chains, the rest inherited.
+    let dat3m = load("vulkan-dat3m").unwrap().profile;
+    assert_eq!(dat3m.nochains.as_deref(), Some("vulkan-dat3m-nochains"));
+    assert_eq!(dat3m.refusals, vulkan.refusals);
+    assert_eq!(dat3m.explain, vulkan.explain);
+    assert!(dat3m.default_for.is_empty());
+
     for name in ["opencl", "opencl-totalsc"] {
         let p = load(name).unwrap().profile;
         assert!(p.refusals.is_empty(), "{name}");

@@ -723,6 +723,6 @@ fn values_are_relations_where_expected() {
     let model = crate::model::load("vulkan").expect("loads").cat;
     let env = static_env(&model, 2, &[true]);
     assert!(matches!(env.get("po"), Some(Value::Rel(_))));
-    assert!(matches!(env.get("SC0"), Some(Value::Set(_))));
+    assert!(matches!(env.get("DSC0"), Some(Value::Set(_))));
     assert!(env.get("rf").is_none());
 }
