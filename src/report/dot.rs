@@ -233,7 +233,7 @@ pub fn to_dot(w: &Witness, cycle: &[Edge], opts: &DotOptions) -> String {
     let mut leaving: BTreeMap<usize, usize> = BTreeMap::new();
     for ((a, b), list) in &arrows {
         let k = leaving.entry(*a).or_insert(0);
-        let angle = if *k % 2 == 0 { 30 } else { -30 } * (1 + *k as i64 / 2);
+        let angle = if k.is_multiple_of(2) { 30 } else { -30 } * (1 + *k as i64 / 2);
         let distance = 2.5 + 0.6 * (*k / 2) as f64;
         *k += 1;
         let mut colours: Vec<&str> = Vec::new();
