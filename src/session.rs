@@ -144,6 +144,14 @@ impl Session {
         self
     }
 
+    /// Skip the reads-from choices of RMWs a model declaring
+    /// `rmw-atomicity` forbids (default), or evaluate them all (`false`: the
+    /// reference enumeration).
+    pub fn rmw_filter(mut self, on: bool) -> Session {
+        self.limits.rmw_filter = on;
+        self
+    }
+
     /// The most model evaluations per test (candidates and partial ones).
     pub fn max_executions(mut self, n: u64) -> Session {
         self.limits.max_executions = n;

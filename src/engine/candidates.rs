@@ -301,6 +301,46 @@ impl Dfs<'_> {
     }
 }
 
+/// The reads-from choices an RMW keeps under the scoped modification order
+/// `asmo` when the model declares `rmw-atomicity` (its profile): among the
+/// writes `asmo` relates to the RMW, only its immediate predecessor (the
+/// initial value only when it has none); writes `asmo` does not relate to
+/// it stay. Every other choice closes a cycle the model forbids: reading a
+/// write `asmo`-after the RMW is `rf ; asmo` back to it, and reading one
+/// with another write `w` between them in `asmo` is `fr` to `w` (from-reads
+/// contains `rf^-1 ; asmo`) then `asmo` back; reading the initial value is
+/// `fr` to every write of the location, its predecessor included. Other
+/// reads keep their choices.
+fn atomic_reads(
+    s: &Skeleton,
+    asmo: &Relation,
+    choices: &[Vec<Option<usize>>],
+) -> Vec<Vec<Option<usize>>> {
+    s.reads
+        .iter()
+        .zip(choices)
+        .map(|(&e, c)| {
+            if !s.events[e].writes {
+                return c.clone();
+            }
+            let n = s.events.len();
+            let related = |w: usize| asmo.contains(w, e) || asmo.contains(e, w);
+            let any_pred = (0..n).any(|w| asmo.contains(w, e));
+            // `w` directly before `e`: no write between them in `asmo`
+            let immediate = |w: usize| {
+                asmo.contains(w, e) && !(0..n).any(|v| asmo.contains(w, v) && asmo.contains(v, e))
+            };
+            c.iter()
+                .copied()
+                .filter(|choice| match *choice {
+                    None => !any_pred,
+                    Some(w) => !related(w) || immediate(w),
+                })
+                .collect()
+        })
+        .collect()
+}
+
 pub(crate) fn search(
     s: &Skeleton,
     mut prune: Option<&mut dyn FnMut(&Env) -> bool>,
@@ -333,11 +373,21 @@ pub(crate) fn search(
             asmo.union_with(&choices[idx[k]].1);
         }
         let restricted;
-        let (wanted, choices, order, remaining) = match orders(&co) {
-            OrderChoice::Skip => (false, &s.rf_choices, Vec::new(), Vec::new()),
-            OrderChoice::All => (true, &s.rf_choices, order.clone(), remaining.clone()),
-            OrderChoice::Restrict(c) => {
-                restricted = c;
+        let (wanted, choices, order, remaining) = match (orders(&co), s.rmw_filter) {
+            (OrderChoice::Skip, _) => (false, &s.rf_choices, Vec::new(), Vec::new()),
+            (OrderChoice::All, false) => (true, &s.rf_choices, order.clone(), remaining.clone()),
+            (OrderChoice::All, true) => {
+                restricted = atomic_reads(s, &asmo, &s.rf_choices);
+                let (o, r) = plan(&restricted);
+                let some = restricted.iter().all(|c| !c.is_empty());
+                (some, &restricted, o, r)
+            }
+            (OrderChoice::Restrict(c), filter) => {
+                restricted = if filter {
+                    atomic_reads(s, &asmo, &c)
+                } else {
+                    c
+                };
                 let (o, r) = plan(&restricted);
                 let some = restricted.iter().all(|c| !c.is_empty());
                 (some, &restricted, o, r)

@@ -95,6 +95,10 @@ pub struct Limits {
     /// undecided. Enforced only where [`crate::memory::CountingAllocator`]
     /// is the global allocator (the `vkmm` binary installs it).
     pub max_memory: Option<usize>,
+    /// Skip the reads-from choices of RMWs that the model's declared
+    /// atomicity forbids ([`Orders::rmw_atomicity`]). Off: every choice is
+    /// evaluated (the reference the differential tests compare with).
+    pub rmw_filter: bool,
 }
 
 /// Which order relations the model reads, so that the engine enumerates
@@ -109,6 +113,11 @@ pub struct Orders {
     /// `sco` ranges over the strict total orders of the sequentially
     /// consistent operations. When false it is empty.
     pub sc_order: bool,
+    /// The model declares `rmw-atomicity` (its profile): an RMW reads only
+    /// from its immediate `asmo` predecessor among the writes `asmo` relates
+    /// to it, so the search skips its other reads-from choices under each
+    /// order (with [`Limits::rmw_filter`]).
+    pub rmw_atomicity: bool,
 }
 
 impl Default for Orders {
@@ -116,6 +125,7 @@ impl Default for Orders {
         Orders {
             total_co: false,
             sc_order: true,
+            rmw_atomicity: false,
         }
     }
 }
@@ -139,6 +149,7 @@ impl Orders {
         Orders {
             total_co: uses(names::CO),
             sc_order: uses(names::SCO),
+            rmw_atomicity: crate::model::profile::declares_rmw_atomicity(model),
         }
     }
 
@@ -147,6 +158,7 @@ impl Orders {
         Orders {
             total_co: self.total_co || other.total_co,
             sc_order: self.sc_order || other.sc_order,
+            rmw_atomicity: self.rmw_atomicity && other.rmw_atomicity,
         }
     }
 }
@@ -175,6 +187,7 @@ impl Default for Limits {
             endings: false,
             max_paths: DEFAULT_MAX_PATHS,
             max_memory: Some(DEFAULT_MAX_MEMORY),
+            rmw_filter: true,
         }
     }
 }
@@ -388,6 +401,9 @@ pub struct Skeleton {
     /// The dynamic control barrier instances and who arrives at each
     /// ([`barrier`]).
     pub barriers: Vec<BarrierGroup>,
+    /// Restrict RMW reads to their immediate `asmo` predecessor under each
+    /// order ([`Orders::rmw_atomicity`] and [`Limits::rmw_filter`]).
+    pub rmw_filter: bool,
 }
 
 impl Skeleton {
@@ -457,6 +473,7 @@ impl Skeleton {
             registers,
             endings,
             barriers,
+            rmw_filter: limits.rmw_filter && limits.orders.rmw_atomicity,
         })
     }
 

@@ -15,6 +15,7 @@
 //! | `happens-before BINDING`, `synchronizes-with BINDING`, `program-order BINDING` | relation families explanations know |
 //! | `edge-style FAMILY COLOUR LINE` | how pictures draw a relation family |
 //! | `default-for DIALECT` | the built-in model tests of `DIALECT` run under by default |
+//! | `rmw-atomicity` | the model forbids every cycle of `rf`, `asmo` and a from-reads containing `rf^-1 ; asmo` and relating an initial-value read to every write of its location: the engine may then let an RMW read only from its immediate `asmo` predecessor among the writes `asmo` relates to it (the initial value only when it has none), skipping the other candidates unevaluated |
 //!
 //! Files resolve like includes: next to the declaring file, then among the
 //! embedded models. Declarations of included files are inherited; a file's
@@ -118,6 +119,8 @@ pub struct Profile {
     pub program_order: Option<String>,
     pub edge_styles: Vec<EdgeStyle>,
     pub default_for: Vec<Dialect>,
+    /// `rmw-atomicity`: see the module table.
+    pub rmw_atomicity: bool,
 }
 
 /// The family of a binding: its name before the first `_`.
@@ -265,6 +268,10 @@ impl Profile {
                     line: line.text.clone(),
                 });
             }
+            "rmw-atomicity" => {
+                wanted(0, "nothing")?;
+                self.rmw_atomicity = true;
+            }
             "default-for" => {
                 wanted(1, "a dialect")?;
                 let d = Dialect::from_name(&args[0].text).ok_or_else(|| {
@@ -286,7 +293,7 @@ impl Profile {
                 return Err(error(
                     &key.pos,
                     format!(
-                        "unknown declaration `{other}`: expected nochains, refuse, accept, storage-classes, explain, races, final-order, happens-before, synchronizes-with, program-order, edge-style or default-for"
+                        "unknown declaration `{other}`: expected nochains, refuse, accept, storage-classes, explain, races, final-order, happens-before, synchronizes-with, program-order, edge-style, rmw-atomicity or default-for"
                     ),
                 ));
             }
@@ -410,4 +417,16 @@ fn split(a: &Annotation) -> Result<Vec<Vec<Arg>>, CatError> {
         }
     }
     Ok(decls)
+}
+
+/// Whether `model` (or a file it includes) declares `rmw-atomicity` (the
+/// engine reads it without resolving the files other declarations name).
+pub fn declares_rmw_atomicity(model: &Model) -> bool {
+    model.annotations().iter().any(|a| {
+        split(a).is_ok_and(|decls| {
+            decls
+                .iter()
+                .any(|d| d.first().is_some_and(|w| w.text == "rmw-atomicity"))
+        })
+    })
 }

@@ -74,6 +74,11 @@ pub struct LimitArgs {
     /// running them as awaits (the reference enumeration).
     #[arg(long)]
     pub no_spin_reduction: bool,
+    /// Evaluate every reads-from choice of an RMW, also those the model's
+    /// declared atomicity (`rmw-atomicity`) forbids (the reference
+    /// enumeration).
+    #[arg(long)]
+    pub no_rmw_filter: bool,
     /// The most paths one thread may have; past it the answer is undecided
     /// (exit code 3).
     #[arg(long, value_name = "N", default_value_t = vkmm::engine::DEFAULT_MAX_PATHS, value_parser = clap::value_parser!(u32).range(1..).map(|n| n as usize))]
@@ -98,6 +103,7 @@ impl LimitArgs {
             .local_memory(self.local_memory)
             .timeout(self.timeout)
             .spin_reduction(!self.no_spin_reduction)
+            .rmw_filter(!self.no_rmw_filter)
             .max_paths(self.max_paths)
             .max_writes(self.max_writes)
             .max_memory((self.max_memory > 0).then_some((self.max_memory as usize) << 20))
