@@ -99,15 +99,45 @@ pub(crate) fn mo_choices(
                 && f.reference[a] == f.reference[b]
                 && f.inscope.contains(a, b)
         };
+        // Every write of the location mutually ordered with every other:
+        // each permutation is its own scoped modification order (total,
+        // transitive, distinct), and with a model declaring rmw-atomicity
+        // an RMW must read the write just before it (the initial value
+        // when first): permutations placing an RMW after a write of another
+        // value than it read are never built (`atomic_reads` would leave
+        // them no reads-from choice).
+        let all_writes = (0..n)
+            .filter(|&e| f.is_write[e] && f.location[e] == Some(loc))
+            .count();
+        let chain = all_writes == writes.len()
+            && writes
+                .iter()
+                .all(|&a| writes.iter().all(|&b| a == b || mutually_ordered(a, b)));
+        let rmw_chain = chain && limits.rmw_filter && limits.orders.rmw_atomicity;
+        let follows = |prev: Option<usize>, e: usize| {
+            if !rmw_chain || !f.is_read[e] {
+                return true;
+            }
+            let Some(read) = f.read_value[e] else {
+                return true;
+            };
+            match prev {
+                None => read == f.initial_value[e],
+                Some(p) => f.write_value[p].is_none_or(|w| w == read),
+            }
+        };
         let mut seen = HashSet::new();
         let mut orders = Vec::new();
         let mut perm = writes.clone();
         let mut tried = 0usize;
-        let complete = permutations(&mut perm, 0, &mut |p| {
+        let complete = permutations(&mut perm, 0, &follows, &mut |p| {
             if total {
                 let co = order_of(p, n, &|_, _| true);
                 let asmo = order_of(p, n, &mutually_ordered);
                 orders.push((co, asmo));
+            } else if chain {
+                let r = order_of(p, n, &|_, _| true);
+                orders.push((r.clone(), r));
             } else {
                 let r = order_of(p, n, &mutually_ordered);
                 if r.is_transitive() && seen.insert(r.clone()) {
@@ -149,7 +179,7 @@ pub(crate) fn sco_choices(
     }
     let mut out = Vec::new();
     let mut perm = sc.clone();
-    let complete = permutations(&mut perm, 0, &mut |p| {
+    let complete = permutations(&mut perm, 0, &|_, _| true, &mut |p| {
         out.push(order_of(p, n, &|_, _| true));
         within_memory(out.len(), &limits)
     });
@@ -173,15 +203,25 @@ fn order_of(p: &[usize], n: usize, related: &dyn Fn(usize, usize) -> bool) -> Re
     r
 }
 
-/// Calls `f` on every permutation of `v[k..]` (after `v[..k]`) until it
-/// returns false; returns false when it stopped.
-fn permutations(v: &mut Vec<usize>, k: usize, f: &mut impl FnMut(&[usize]) -> bool) -> bool {
+/// Calls `f` on every permutation of `v[k..]` (after `v[..k]`) in which
+/// `follows(previous, next)` accepts every element after its predecessor
+/// (`None` for the first), until `f` returns false; returns false when it
+/// stopped.
+fn permutations(
+    v: &mut Vec<usize>,
+    k: usize,
+    follows: &dyn Fn(Option<usize>, usize) -> bool,
+    f: &mut impl FnMut(&[usize]) -> bool,
+) -> bool {
     if k == v.len() {
         return f(v);
     }
     for i in k..v.len() {
+        if !follows(k.checked_sub(1).map(|j| v[j]), v[i]) {
+            continue;
+        }
         v.swap(k, i);
-        let go_on = permutations(v, k + 1, f);
+        let go_on = permutations(v, k + 1, follows, f);
         v.swap(k, i);
         if !go_on {
             return false;
