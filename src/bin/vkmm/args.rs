@@ -29,7 +29,8 @@ pub enum OutputFormat {
 
 #[derive(clap::Args)]
 pub struct ModelArgs {
-    /// Model: a built-in name (vulkan, vulkan-nochains, opencl, opencl-totalsc) or a .cat
+    /// Model: a built-in name (vulkan, vulkan-nochains, vulkan-fr-asmo, vulkan-dat3m,
+    /// vulkan-dat3m-nochains, opencl, opencl-totalsc) or a .cat
     /// file. Default: opencl for OpenCL litmus files, vulkan for the others.
     #[arg(long)]
     pub model: Option<String>,
