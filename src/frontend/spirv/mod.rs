@@ -11,6 +11,11 @@
 //! kinds checked against the grammar tables of the `rspirv` crate
 //! (generated from Khronos' grammar), not against a hand-typed table.
 //!
+//! Binary modules (`.spv`, [`binary`]) are decoded by rspirv's binary
+//! parser and rendered as this text, one instruction per line, so both go
+//! through the same lowering; GLSL compute shaders ([`glsl`]) are compiled
+//! to a binary module by `glslangValidator` first.
+//!
 //! Lowering ([`lower`]): each invocation of the `@Config` grid gets its own
 //! copy of the entry function, calls inlined, with builtins and
 //! everything computed from constants folded; shared variables
@@ -19,6 +24,8 @@
 //! scalar cell of their layout (byte offsets from `Offset` and
 //! `ArrayStride`); per-invocation variables live in registers.
 
+mod binary;
+pub mod glsl;
 mod headers;
 mod lower;
 mod module;
@@ -224,6 +231,96 @@ pub fn parse(file: &str, text: &str) -> Result<Program, FrontendError> {
     }
     program.condition = conditions(file, text, &h, &program)?;
     Ok(program)
+}
+
+/// Parses a binary module (`.spv`). `headers` is the file holding its
+/// Dat3M header comments and that file's text (`mp.spv.headers`), if any.
+/// docs/format-spirv.md, "Binary modules".
+pub fn parse_binary(
+    file: &str,
+    bytes: &[u8],
+    headers: Option<(&str, &str)>,
+) -> Result<Program, FrontendError> {
+    let asm = binary::disassemble(bytes).map_err(|(line, column, message)| FrontendError {
+        file: file.to_string(),
+        line,
+        column,
+        message,
+    })?;
+    if let Some((hfile, htext)) = headers {
+        for (n, raw) in htext.lines().enumerate() {
+            let t = raw.trim_start();
+            if !t.is_empty() && !t.starts_with(';') {
+                return Err(FrontendError {
+                    file: hfile.to_string(),
+                    line: n + 1,
+                    column: raw.len() - t.len() + 1,
+                    message: "expected a header comment (`; @Input: ...`, `; @Output: ...`, `; @Filter: ...`, `; @Config: T, S, W`) or a blank line".into(),
+                });
+            }
+        }
+    }
+    parse_disassembly(file, &asm, headers, Positions::Instructions)
+}
+
+/// What a position in a disassembled module is reported as.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Positions {
+    /// The instruction's number (a binary module).
+    Instructions,
+    /// The source line of the nearest `OpLine` before the instruction
+    /// (a module compiled with debug lines from GLSL).
+    SourceLines,
+}
+
+/// Lowers `asm` (one instruction per line, as [`binary::disassemble`]
+/// renders a module) with the header comments `headers` appended, and
+/// moves error positions back to where they came from: a header line to
+/// its file, an instruction to its number or source line.
+fn parse_disassembly(
+    file: &str,
+    asm: &str,
+    headers: Option<(&str, &str)>,
+    positions: Positions,
+) -> Result<Program, FrontendError> {
+    let lines: Vec<&str> = asm.lines().collect();
+    let mut text = asm.to_string();
+    if let Some((_, h)) = headers {
+        text.push_str(h);
+        text.push('\n');
+    }
+    parse(file, &text).map_err(|mut e| {
+        if e.line > lines.len() {
+            if let Some((hfile, _)) = headers {
+                e.file = hfile.to_string();
+                e.line -= lines.len();
+            }
+        } else if e.line >= 1 {
+            let k = e.line;
+            let inst = lines[k - 1].trim();
+            match positions {
+                Positions::Instructions => {
+                    e.message = format!("{} (instruction {k}: `{inst}`)", e.message);
+                }
+                Positions::SourceLines => {
+                    let at = lines[..k].iter().rev().find_map(|l| {
+                        let mut w = l.split_whitespace();
+                        (w.next() == Some("OpLine")).then_some(())?;
+                        let _file = w.next()?;
+                        let line = w.next()?.parse::<usize>().ok()?;
+                        let col = w.next().and_then(|c| c.parse::<usize>().ok()).unwrap_or(1);
+                        Some((line, col.max(1)))
+                    });
+                    (e.line, e.column) = at.unwrap_or((0, 0));
+                    e.message = format!(
+                        "{} (in instruction {k} of the SPIR-V compiled from it: `{inst}`)",
+                        e.message
+                    );
+                }
+            }
+        }
+        e
+    })
 }
 
 /// The headers' condition: `@Output` lines (`forall` lines joined with
