@@ -230,6 +230,7 @@ pub fn parse(file: &str, text: &str) -> Result<Program, FrontendError> {
         });
     }
     program.condition = conditions(file, text, &h, &program)?;
+    legacy_memory_model(file, &insts, &mut program);
     Ok(program)
 }
 
@@ -289,7 +290,41 @@ fn parse_disassembly(
         text.push_str(h);
         text.push('\n');
     }
-    parse(file, &text).map_err(|mut e| {
+    // The source position of the `OpLine` in force at a line, if any.
+    let line_of = |k: usize| -> Option<(usize, usize)> {
+        lines[..k.min(lines.len())].iter().rev().find_map(|l| {
+            let mut w = l.split_whitespace();
+            match w.next() {
+                Some("OpLine") => {}
+                // A function boundary: no OpLine of another function.
+                Some("OpFunctionEnd") => return Some(None),
+                _ => return None,
+            }
+            let _file = w.next()?;
+            let line = w.next()?.parse::<usize>().ok()?;
+            let col = w.next().and_then(|c| c.parse::<usize>().ok()).unwrap_or(1);
+            Some(Some((line, col.max(1))))
+        })?
+    };
+    // An instruction outside the functions (a constant, a type) has no
+    // OpLine: the position of its first use that has one.
+    let moved = |k: usize| -> Option<(usize, usize)> {
+        if positions == Positions::Instructions {
+            return None;
+        }
+        line_of(k).or_else(|| {
+            let id = lines.get(k - 1)?.split_whitespace().next()?;
+            if !id.starts_with('%') {
+                return None;
+            }
+            let user = lines.iter().enumerate().skip(k).find(|(_, l)| {
+                l.split_whitespace().skip(1).any(|w| w == id)
+                    && !l.trim_start().starts_with("OpName")
+            })?;
+            line_of(user.0 + 1)
+        })
+    };
+    let mut program = parse(file, &text).map_err(|mut e| {
         if e.line > lines.len() {
             if let Some((hfile, _)) = headers {
                 e.file = hfile.to_string();
@@ -303,15 +338,7 @@ fn parse_disassembly(
                     e.message = format!("{} (instruction {k}: `{inst}`)", e.message);
                 }
                 Positions::SourceLines => {
-                    let at = lines[..k].iter().rev().find_map(|l| {
-                        let mut w = l.split_whitespace();
-                        (w.next() == Some("OpLine")).then_some(())?;
-                        let _file = w.next()?;
-                        let line = w.next()?.parse::<usize>().ok()?;
-                        let col = w.next().and_then(|c| c.parse::<usize>().ok()).unwrap_or(1);
-                        Some((line, col.max(1)))
-                    });
-                    (e.line, e.column) = at.unwrap_or((0, 0));
+                    (e.line, e.column) = moved(k).unwrap_or((0, 0));
                     e.message = format!(
                         "{} (in instruction {k} of the SPIR-V compiled from it: `{inst}`)",
                         e.message
@@ -320,7 +347,51 @@ fn parse_disassembly(
             }
         }
         e
-    })
+    })?;
+    // Warnings about instructions: at their source line (the first line of
+    // the shader when no OpLine precedes them).
+    if positions == Positions::SourceLines {
+        for w in &mut program.warnings {
+            if (1..=lines.len()).contains(&w.line) {
+                (w.line, w.column) = moved(w.line).unwrap_or((1, 1));
+            }
+        }
+    }
+    Ok(program)
+}
+
+/// A module under the GLSL450 (or Simple) memory model whose variables are
+/// decorated `Coherent` or `Volatile`: vkmm reads memory operands of the
+/// Vulkan memory model only, so such a decoration does nothing. The
+/// appendix ("Availability and Visibility" notes): "While GLSL (and legacy
+/// SPIR-V) applies the "coherent" decoration to variables (for historical
+/// reasons), this model treats each memory access instruction as having
+/// optional implicit availability/visibility operations. GLSL to SPIR-V
+/// compilers should map all (non-atomic) operations on a coherent
+/// variable to Make{Pointer,Texel}{Available}{Visible} flags in this
+/// model." A warning at the `OpMemoryModel`.
+fn legacy_memory_model(file: &str, insts: &[syntax::Inst], program: &mut Program) {
+    let Some(mm) = insts.iter().find(|i| i.op == ::spirv::Op::MemoryModel) else {
+        return;
+    };
+    let legacy = mm.word(1).is_ok_and(|w| w == "GLSL450" || w == "Simple");
+    let decorated = insts.iter().any(|i| {
+        matches!(i.op, ::spirv::Op::Decorate | ::spirv::Op::MemberDecorate)
+            && i.operands.iter().any(
+                |o| matches!(&o.tok, syntax::Tok::Word(w) if w == "Coherent" || w == "Volatile"),
+            )
+    });
+    if legacy && decorated {
+        program.warnings.push(super::FrontendWarning {
+            file: file.to_string(),
+            line: mm.line,
+            column: mm.col,
+            message: format!(
+                "the module uses the {} memory model: its `Coherent`/`Volatile` decorations are not read; vkmm reads the Vulkan memory model's operands (MakePointerAvailable/Visible, NonPrivatePointer), which GLSL gets with `#pragma use_vulkan_memory_model`",
+                mm.word(1).unwrap_or_default(),
+            ),
+        });
+    }
 }
 
 /// The headers' condition: `@Output` lines (`forall` lines joined with
