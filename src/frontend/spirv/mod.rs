@@ -129,6 +129,8 @@ pub fn parse(file: &str, text: &str) -> Result<Program, FrontendError> {
     // Shared memory.
     let mut mem = lower::Memory::default();
     let mut all_instances: Vec<(String, Vec<usize>)> = Vec::new();
+    // The bit width of each location's cell.
+    let mut widths: Vec<u32> = Vec::new();
     for g in &m.globals {
         let (class, instances) = match g.class {
             Class::Global => (StorageClass(0), 1),
@@ -147,11 +149,15 @@ pub fn parse(file: &str, text: &str) -> Result<Program, FrontendError> {
             let (line, col) = input_line(&g.id).unwrap_or((g.line, g.col));
             located((line, col, format!("variable `%{}`: {e}", g.id)))
         };
+        // The initial contents: the @Input, else the variable's
+        // Initializer. SPIR-V, OpVariable: "If Initializer is present, it
+        // will be the initial value of the variable's memory content."
+        let initializer = g.init.as_ref().and_then(|c| m.consts.get(c)).map(init_of);
         m.cells(
             &g.pointee,
             0,
             &mut Vec::new(),
-            inputs.get(&g.id).copied(),
+            inputs.get(&g.id).copied().or(initializer.as_ref()),
             &mut cells,
         )
         .map_err(|e| {
@@ -179,6 +185,7 @@ pub fn parse(file: &str, text: &str) -> Result<Program, FrontendError> {
                     base.clone()
                 };
                 program.locations.push(name.clone());
+                widths.push(c.size * 8);
                 program.initial_values.push(c.init);
                 program.references.push(Reference {
                     name: name.clone(),
@@ -230,6 +237,12 @@ pub fn parse(file: &str, text: &str) -> Result<Program, FrontendError> {
         });
     }
     program.condition = conditions(file, text, &h, &program)?;
+    if let Some(c) = &mut program.condition {
+        at_width(&mut c.expr, &widths);
+        if let Some(f) = &mut c.filter {
+            at_width(f, &widths);
+        }
+    }
     legacy_memory_model(file, &insts, &mut program);
     Ok(program)
 }
@@ -391,6 +404,43 @@ fn legacy_memory_model(file: &str, insts: &[syntax::Inst], program: &mut Program
                 mm.word(1).unwrap_or_default(),
             ),
         });
+    }
+}
+
+/// A condition's constants compared with a location, at the location's
+/// width: `%x == -1` and `%x == 4294967295` both mean all 32 bits set for a
+/// 32-bit `%x` (values are the signed reading of their bits).
+fn at_width(e: &mut CondExpr, widths: &[u32]) {
+    use crate::ir::Term;
+    match e {
+        CondExpr::Eq(a, b) | CondExpr::Ne(a, b) => {
+            let w = match (&*a, &*b) {
+                (Term::Loc(l), _) | (_, Term::Loc(l)) => widths.get(*l).copied(),
+                _ => None,
+            };
+            if let Some(w) = w {
+                for t in [a, b] {
+                    if let Term::Const(c) = t {
+                        *c = lower::wrap_const(*c, w);
+                    }
+                }
+            }
+        }
+        CondExpr::Not(x) => at_width(x, widths),
+        CondExpr::And(x, y) | CondExpr::Or(x, y) => {
+            at_width(x, widths);
+            at_width(y, widths);
+        }
+        CondExpr::True | CondExpr::False => {}
+    }
+}
+
+/// A constant as an initial value (an undefined part is 0).
+fn init_of(c: &module::CVal) -> Init {
+    match c {
+        module::CVal::Int(v) => Init::Num(*v),
+        module::CVal::Comp(items) => Init::List(items.iter().map(init_of).collect()),
+        module::CVal::Undef => Init::Num(0),
     }
 }
 
