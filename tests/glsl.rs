@@ -84,6 +84,16 @@ fn message_passing_with_release_acquire_is_forbidden_to_see_stale_data() {
     assert_eq!(code, Some(0));
     assert!(stdout.contains("%buf[2]=1; %buf[3]=0;"), "{stdout}");
     assert!(stdout.contains("race on %buf[0]"), "{stdout}");
+    // Events at the shader's lines (`buf.data = 1;` is line 21,
+    // `buf.got = buf.data;` line 29), invocations by their ids.
+    assert!(
+        stdout.contains("P0 (wg 0,0,0 lid 0,0,0) line 21: OpStore"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("P1 (wg 0,0,0 lid 1,0,0) line 29: %"),
+        "{stdout}"
+    );
     // The bundled binary is this shader compiled: the same answer.
     let (_, binary, _) = out(&vkmm(&["check", &root("examples/spirv/mp.spv")], None));
     let states = |s: &str| {

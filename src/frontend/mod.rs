@@ -181,6 +181,9 @@ pub fn parse_outcome(program: &Program, outcome: &str) -> Result<CondExpr, Front
             message: "--outcome applies to .litmus files (a .test file's values are pinned by its instructions)".into(),
         });
     }
+    if spirv::is_spirv(program) {
+        return spirv::parse_outcome(program, outcome);
+    }
     litmus::parse_outcome(program, outcome)
 }
 

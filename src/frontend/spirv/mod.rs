@@ -226,6 +226,12 @@ pub fn parse(file: &str, text: &str) -> Result<Program, FrontendError> {
             }
         }
         program.symbols.add_thread(format!("P{k}"), &names);
+        // Reports name the invocation by its builtin ids too (only x varies:
+        // @Config lays invocations out along x).
+        let size = t * s;
+        if let Some(last) = program.symbols.threads.last_mut() {
+            last.label = Some(format!("wg {},0,0 lid {},0,0", k / size, k % size));
+        }
         program.threads.push(Thread {
             id: k,
             subgroup: k / t,
@@ -369,6 +375,22 @@ fn parse_disassembly(
                 (w.line, w.column) = moved(w.line).unwrap_or((1, 1));
             }
         }
+        // Events read `line 9: %36 = OpAtomicLoad ...`: the shader's line,
+        // the compiled instruction.
+        for t in &mut program.threads {
+            for st in &mut t.code {
+                let source = match st {
+                    crate::ir::Stmt::Op(i) => &mut i.source,
+                    crate::ir::Stmt::Label { source, .. }
+                    | crate::ir::Stmt::Goto { source, .. }
+                    | crate::ir::Stmt::Branch { source, .. }
+                    | crate::ir::Stmt::Assign { source, .. } => source,
+                };
+                if (1..=lines.len()).contains(&source.line) {
+                    source.line = moved(source.line).map_or(0, |(l, _)| l);
+                }
+            }
+        }
     }
     Ok(program)
 }
@@ -442,6 +464,30 @@ fn init_of(c: &module::CVal) -> Init {
         module::CVal::Comp(items) => Init::List(items.iter().map(init_of).collect()),
         module::CVal::Undef => Init::Num(0),
     }
+}
+
+/// Parses an `--outcome` against a SPIR-V program: the `@Output` syntax
+/// (`%buf[2] == 1 and %buf[3] == 0`).
+pub(crate) fn parse_outcome(program: &Program, outcome: &str) -> Result<CondExpr, FrontendError> {
+    let src = Src::new(outcome);
+    let syntax = CondSyntax {
+        bang_negation: true,
+        instance_names: false,
+        text: TextStyle::Source,
+        spirv: true,
+    };
+    let mut lx = Lexer::new(&src, lexer::SPIRV, 0, outcome.chars().count());
+    let e = condition::expression(&mut lx, &syntax, &program.symbols)
+        .map_err(|e| src.error("--outcome", e))?;
+    lx.end_or(|t| format!("expected the end of the outcome, found {}", t.show()))
+        .map_err(|e| src.error("--outcome", e))?;
+    Ok(e)
+}
+
+/// Whether a program came from this front end (its invocations carry
+/// their builtin ids).
+pub(crate) fn is_spirv(program: &Program) -> bool {
+    program.symbols.threads.iter().any(|t| t.label.is_some())
 }
 
 /// The headers' condition: `@Output` lines (`forall` lines joined with
