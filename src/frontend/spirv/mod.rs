@@ -250,6 +250,7 @@ pub fn parse(file: &str, text: &str) -> Result<Program, FrontendError> {
         }
     }
     legacy_memory_model(file, &insts, &mut program);
+    workgroup_size(file, &insts, &m, h.config, &mut program);
     Ok(program)
 }
 
@@ -393,6 +394,61 @@ fn parse_disassembly(
         }
     }
     Ok(program)
+}
+
+/// The entry point's workgroup size (`LocalSize X Y Z`, or `LocalSizeId`
+/// of constants) against `@Config`'s invocations per workgroup: vkmm runs
+/// `@Config`'s grid, and says so when the shader declares another size.
+fn workgroup_size(
+    file: &str,
+    insts: &[syntax::Inst],
+    m: &Module,
+    config: Option<(usize, usize, usize)>,
+    program: &mut Program,
+) {
+    let Some(mode) = insts.iter().find(|i| {
+        matches!(
+            i.op,
+            ::spirv::Op::ExecutionMode | ::spirv::Op::ExecutionModeId
+        ) && i
+            .word(1)
+            .is_ok_and(|w| w == "LocalSize" || w == "LocalSizeId")
+    }) else {
+        return;
+    };
+    let dims: Option<Vec<i64>> = (2..5)
+        .map(|k| match mode.operands.get(k).map(|o| &o.tok) {
+            Some(syntax::Tok::Int(n)) => i64::try_from(*n).ok(),
+            Some(syntax::Tok::Id(id)) => match m.consts.get(id) {
+                Some(module::CVal::Int(v)) => Some(*v),
+                _ => None,
+            },
+            _ => None,
+        })
+        .collect();
+    let Some(dims) = dims else { return };
+    let declared = dims.iter().product::<i64>();
+    let (t, s, _) = config.unwrap_or((1, 1, 1));
+    let run = (t * s) as i64;
+    if declared != run {
+        let what = if config.is_some() {
+            format!("@Config gives {t} x {s} = {run}: vkmm runs the @Config grid")
+        } else {
+            "there is no @Config: vkmm runs one invocation".to_string()
+        };
+        program.warnings.push(super::FrontendWarning {
+            file: file.to_string(),
+            line: mode.line,
+            column: mode.col,
+            message: format!(
+                "the entry point's workgroup has {declared} invocations ({} {} {} {}) but {what}",
+                mode.word(1).unwrap_or_default(),
+                dims[0],
+                dims[1],
+                dims[2]
+            ),
+        });
+    }
 }
 
 /// A module under the GLSL450 (or Simple) memory model whose variables are
