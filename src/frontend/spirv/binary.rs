@@ -299,7 +299,7 @@ fn operand_text(
         Operand::LiteralString(s) => {
             let mut q = String::from("\"");
             // One instruction per line: a line break in a string (glslang
-            // puts the source text in `OpSource`) is written `\\n`.
+            // puts the source text in `OpSource`) is written as the escape `\n`.
             for c in s.chars() {
                 match c {
                     '"' | '\\' => {
