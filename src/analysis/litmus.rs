@@ -302,7 +302,18 @@ pub(crate) fn term_value(
 pub(crate) fn describe(program: &Program, e: &EventInfo) -> String {
     let t = &program.threads[e.thread];
     let ins = e.instruction(program);
-    format!("P{} line {}: {}", t.id, ins.source.line, ins.source.text)
+    match program
+        .symbols
+        .threads
+        .get(e.thread)
+        .and_then(|s| s.label.as_deref())
+    {
+        Some(label) => format!(
+            "P{} ({label}) line {}: {}",
+            t.id, ins.source.line, ins.source.text
+        ),
+        None => format!("P{} line {}: {}", t.id, ins.source.line, ins.source.text),
+    }
 }
 
 /// What the final states of a litmus test show: the condition's registers

@@ -88,6 +88,10 @@ pub enum Format {
     OpenClLitmus,
     /// SPIR-V assembly text with Dat3M's headers (`.spvasm`).
     Spirv,
+    /// A binary SPIR-V module (`.spv`), its headers in `FILE.spv.headers`.
+    SpirvBinary,
+    /// A GLSL compute shader (`.comp`), compiled by `glslangValidator`.
+    Glsl,
 }
 
 impl Format {
@@ -97,6 +101,8 @@ impl Format {
             "test" => Some(Format::AlloyTest),
             "litmus" => Some(Format::VulkanLitmus),
             "spvasm" => Some(Format::Spirv),
+            "spv" => Some(Format::SpirvBinary),
+            "comp" => Some(Format::Glsl),
             _ => None,
         }
     }
@@ -175,6 +181,9 @@ pub fn parse_outcome(program: &Program, outcome: &str) -> Result<CondExpr, Front
             message: "--outcome applies to .litmus files (a .test file's values are pinned by its instructions)".into(),
         });
     }
+    if spirv::is_spirv(program) {
+        return spirv::parse_outcome(program, outcome);
+    }
     litmus::parse_outcome(program, outcome)
 }
 
@@ -190,8 +199,13 @@ pub fn load_with(path: &Path, options: Options) -> Result<Program, FrontendError
         file: display.clone(),
         line: 0,
         column: 0,
-        message: "unknown file type: expected a `.test`, `.litmus` or `.spvasm` file".into(),
+        message:
+            "unknown file type: expected a `.test`, `.litmus`, `.spvasm`, `.spv` or `.comp` file"
+                .into(),
     })?;
+    if format == Format::SpirvBinary {
+        return load_binary(path, &display);
+    }
     let bytes = std::fs::read(path).map_err(|e| FrontendError {
         file: display.clone(),
         line: 0,
@@ -200,6 +214,37 @@ pub fn load_with(path: &Path, options: Options) -> Result<Program, FrontendError
     })?;
     let text = String::from_utf8(bytes).map_err(|e| not_utf8(&display, e.as_bytes(), &e))?;
     parse_text(&display, &text, format, options)
+}
+
+/// A binary module and the header comments of `FILE.spv.headers` beside it.
+fn load_binary(path: &Path, display: &str) -> Result<Program, FrontendError> {
+    let bytes = std::fs::read(path).map_err(|e| FrontendError {
+        file: display.to_string(),
+        line: 0,
+        column: 0,
+        message: format!("cannot read file: {e}"),
+    })?;
+    let mut sidecar = path.as_os_str().to_owned();
+    sidecar.push(".headers");
+    let sidecar = std::path::PathBuf::from(sidecar);
+    let sidecar_name = sidecar.display().to_string();
+    let headers = match std::fs::read(&sidecar) {
+        Ok(b) => Some(String::from_utf8(b).map_err(|e| not_utf8(&sidecar_name, e.as_bytes(), &e))?),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+        Err(e) => {
+            return Err(FrontendError {
+                file: sidecar_name,
+                line: 0,
+                column: 0,
+                message: format!("cannot read the headers file: {e}"),
+            });
+        }
+    };
+    spirv::parse_binary(
+        display,
+        &bytes,
+        headers.as_deref().map(|h| (sidecar_name.as_str(), h)),
+    )
 }
 
 /// The error for a file that is not UTF-8, at the line and column of its
@@ -228,6 +273,13 @@ pub fn parse_text(
     let program = match format {
         Format::AlloyTest => alloy_test::parse(name, text),
         Format::Spirv => spirv::parse(name, text),
+        Format::Glsl => spirv::glsl::parse(name, text),
+        Format::SpirvBinary => Err(FrontendError {
+            file: name.to_string(),
+            line: 0,
+            column: 0,
+            message: "a binary SPIR-V module is read from its file (`vkmm check FILE.spv`), not from text".into(),
+        }),
         Format::VulkanLitmus | Format::OpenClLitmus => match Format::of_litmus_text(text) {
             Format::OpenClLitmus => opencl_litmus::parse_with(name, text, options),
             _ => {

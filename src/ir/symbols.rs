@@ -30,6 +30,11 @@ pub struct ThreadSymbols {
     /// The registers a condition may name (`P0:r0`): those the test
     /// declares, initialises or writes, sorted.
     pub registers: Vec<String>,
+    /// What else names the thread in reports, after `P0`: a SPIR-V
+    /// invocation's workgroup and local invocation ids (`wg 1,0,0 lid
+    /// 0,0,0`). None for the litmus formats.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub label: Option<String>,
 }
 
 /// A name of memory and the locations it denotes.
@@ -78,6 +83,10 @@ impl Symbols {
         let mut registers: Vec<String> = registers.into_iter().cloned().collect();
         registers.sort();
         registers.dedup();
-        self.threads.push(ThreadSymbols { name, registers });
+        self.threads.push(ThreadSymbols {
+            name,
+            registers,
+            label: None,
+        });
     }
 }

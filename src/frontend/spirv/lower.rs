@@ -749,12 +749,23 @@ impl<'a> Gen<'a> {
                 self.bind(fr, inst, r.unwrap_or(Val::Undef))?;
             }
             Op::Undef => self.bind(fr, inst, Val::Undef)?,
-            Op::CopyObject
-            | Op::CopyLogical
-            | Op::UConvert
-            | Op::SConvert
-            | Op::SatConvertSToU
-            | Op::SatConvertUToS => {
+            Op::UConvert | Op::SConvert => {
+                // Widening: zero- (UConvert) or sign-extension (SConvert, the
+                // signed reading already is); narrowing: the low bits.
+                let v = self.val(fr, inst, 1)?;
+                let from = self.width_of_id(inst.id(1)?);
+                let to = self.width_of_type(inst.id(0)?);
+                let name = self.reg_name(fr, inst.result_id()?);
+                let v = if to < from {
+                    self.wrap(&v, to, &name, inst)?
+                } else if inst.op == Op::UConvert && to > from {
+                    self.unsigned(&v, from, &name, inst)?
+                } else {
+                    v
+                };
+                self.bind(fr, inst, v)?;
+            }
+            Op::CopyObject | Op::CopyLogical | Op::SatConvertSToU | Op::SatConvertUToS => {
                 let v = self.val(fr, inst, 1)?;
                 self.bind(fr, inst, v)?;
             }
@@ -802,15 +813,49 @@ impl<'a> Gen<'a> {
                     Op::ShiftLeftLogical => ArithOp::Shl,
                     _ => ArithOp::Shr,
                 };
-                let (a, b) = (self.val(fr, inst, 1)?, self.val(fr, inst, 2)?);
+                let (mut a, mut b) = (self.val(fr, inst, 1)?, self.val(fr, inst, 2)?);
                 let name = self.reg_name(fr, inst.result_id()?);
-                let v = self.binop(&a, &b, &name, op, inst)?;
+                let width = self.width_of_type(inst.id(0)?);
+                // Values are kept as the signed reading of their bits
+                // (docs/format-spirv.md, "Integer values"): an unsigned
+                // operation reads its operands zero-extended first.
+                if matches!(inst.op, Op::UDiv | Op::UMod) {
+                    a = self.unsigned(&a, width, &format!("{name}.ua"), inst)?;
+                    b = self.unsigned(&b, width, &format!("{name}.ub"), inst)?;
+                } else if inst.op == Op::ShiftRightLogical {
+                    a = self.unsigned(&a, width, &format!("{name}.ua"), inst)?;
+                }
+                let v = if inst.op == Op::SMod
+                    && let (Val::Int(x), Val::Int(y)) = (&a, &b)
+                {
+                    // SMod: "the sign of the result is the sign of Operand 2".
+                    Val::Int(if *y == 0 {
+                        0
+                    } else {
+                        let r = x.wrapping_rem(*y);
+                        if r != 0 && (r < 0) != (*y < 0) {
+                            r + y
+                        } else {
+                            r
+                        }
+                    })
+                } else if wraps(inst.op) && width < 64 {
+                    let raw = self.binop(&a, &b, &format!("{name}.raw"), op, inst)?;
+                    self.wrap(&raw, width, &name, inst)?
+                } else {
+                    self.binop(&a, &b, &name, op, inst)?
+                };
                 self.bind(fr, inst, v)?;
             }
             Op::SNegate | Op::Not => {
                 let a = self.val(fr, inst, 1)?;
                 let name = self.reg_name(fr, inst.result_id()?);
-                let v = if inst.op == Op::SNegate {
+                let width = self.width_of_type(inst.id(0)?);
+                let v = if inst.op == Op::SNegate && width < 64 {
+                    let raw =
+                        self.binop(&Val::Int(0), &a, &format!("{name}.raw"), ArithOp::Sub, inst)?;
+                    self.wrap(&raw, width, &name, inst)?
+                } else if inst.op == Op::SNegate {
                     self.binop(&Val::Int(0), &a, &name, ArithOp::Sub, inst)?
                 } else {
                     self.binop(&a, &Val::Int(-1), &name, ArithOp::Xor, inst)?
@@ -837,7 +882,16 @@ impl<'a> Gen<'a> {
                     Op::UGreaterThan | Op::SGreaterThan => Cmp::Gt,
                     _ => Cmp::Ge,
                 };
-                let (a, b) = (self.val(fr, inst, 1)?, self.val(fr, inst, 2)?);
+                let (mut a, mut b) = (self.val(fr, inst, 1)?, self.val(fr, inst, 2)?);
+                if matches!(
+                    inst.op,
+                    Op::ULessThan | Op::ULessThanEqual | Op::UGreaterThan | Op::UGreaterThanEqual
+                ) {
+                    let width = self.width_of_id(inst.id(1)?);
+                    let name = self.reg_name(fr, inst.result_id()?);
+                    a = self.unsigned(&a, width, &format!("{name}.ua"), inst)?;
+                    b = self.unsigned(&b, width, &format!("{name}.ub"), inst)?;
+                }
                 let v = self.compare(&a, &b, cmp, inst)?;
                 self.bind(fr, inst, v)?;
             }
@@ -1151,6 +1205,67 @@ impl<'a> Gen<'a> {
                 Ok(Val::Reg(dest.to_string()))
             }
         }
+    }
+
+    /// The bit width of an integer type (of its components for a vector);
+    /// 64 for anything else (no wrapping).
+    fn width_of_type(&self, ty: &str) -> u32 {
+        match self.m.ty(ty) {
+            Some(Ty::Int { width }) => *width,
+            Some(Ty::Vector { elem, .. }) => self.width_of_type(elem),
+            _ => 64,
+        }
+    }
+
+    /// The bit width of the integer type of a value id.
+    fn width_of_id(&self, id: &str) -> u32 {
+        self.m
+            .result_types
+            .get(id)
+            .map_or(64, |t| self.width_of_type(t))
+    }
+
+    /// `v` cut to its low `width` bits, read as signed (the representation
+    /// of every integer value below 64 bits): folded for constants, three
+    /// assignments for a register (`and`, `xor` and `sub` of the sign bit).
+    fn wrap(&mut self, v: &Val, width: u32, dest: &str, inst: &Inst) -> R<Val> {
+        if width >= 64 || width == 0 {
+            return Ok(v.clone());
+        }
+        match v {
+            Val::Comp(xs) => {
+                let mut out = Vec::new();
+                for (k, x) in xs.iter().enumerate() {
+                    out.push(self.wrap(x, width, &format!("{dest}.{k}"), inst)?);
+                }
+                Ok(Val::Comp(out))
+            }
+            Val::Int(x) => Ok(Val::Int(wrap_const(*x, width))),
+            Val::Undef => Ok(Val::Undef),
+            other => {
+                let mask = Val::Int(((1u64 << width) - 1) as i64);
+                let sign = Val::Int(1i64 << (width - 1));
+                let low = self.binop(other, &mask, &format!("{dest}.lo"), ArithOp::And, inst)?;
+                let flipped = self.binop(&low, &sign, &format!("{dest}.sx"), ArithOp::Xor, inst)?;
+                self.binop(&flipped, &sign, dest, ArithOp::Sub, inst)
+            }
+        }
+    }
+
+    /// `v` read as unsigned: its low `width` bits, zero-extended.
+    fn unsigned(&mut self, v: &Val, width: u32, dest: &str, inst: &Inst) -> R<Val> {
+        if width >= 64 || width == 0 {
+            return Ok(v.clone());
+        }
+        if let Val::Comp(xs) = v {
+            let mut out = Vec::new();
+            for (k, x) in xs.iter().enumerate() {
+                out.push(self.unsigned(x, width, &format!("{dest}.{k}"), inst)?);
+            }
+            return Ok(Val::Comp(out));
+        }
+        let mask = Val::Int(((1u64 << width) - 1) as i64);
+        self.binop(v, &mask, dest, ArithOp::And, inst)
     }
 
     fn compare(&mut self, a: &Val, b: &Val, cmp: Cmp, inst: &Inst) -> R<Val> {
@@ -1740,9 +1855,45 @@ impl<'a> Gen<'a> {
         let [a, b] = args.as_slice() else {
             return Err(ext_err());
         };
-        let c = self.compare(a, b, cmp, inst)?;
+        let c = if name.starts_with('U') || name.starts_with("u_") {
+            let width = self.width_of_type(inst.id(0)?);
+            let ua = self.unsigned(a, width, &format!("{dest}.ua"), inst)?;
+            let ub = self.unsigned(b, width, &format!("{dest}.ub"), inst)?;
+            self.compare(&ua, &ub, cmp, inst)?
+        } else {
+            self.compare(a, b, cmp, inst)?
+        };
         self.select(&c, a, b, &dest, inst)
     }
+}
+
+/// Whether an integer operation can leave its type's range (and its result
+/// is cut to the low bits): SPIR-V's OpIAdd, OpISub, OpIMul "The resulting
+/// value equals the low-order N bits of the correct result R, where N is
+/// the component width and R is computed with enough precision to avoid
+/// overflow and underflow"; shifts left; signed division (`MIN / -1`);
+/// unsigned division and shifts right of zero-extended values.
+fn wraps(op: Op) -> bool {
+    matches!(
+        op,
+        Op::IAdd
+            | Op::ISub
+            | Op::IMul
+            | Op::ShiftLeftLogical
+            | Op::SDiv
+            | Op::UDiv
+            | Op::UMod
+            | Op::ShiftRightLogical
+    )
+}
+
+/// The signed reading of the low `width` bits of `v`.
+pub(super) fn wrap_const(v: i64, width: u32) -> i64 {
+    if width >= 64 || width == 0 {
+        return v;
+    }
+    let shift = 64 - width;
+    (v << shift) >> shift
 }
 
 /// Rebuilds the shape of `like` from a stream of leaves.

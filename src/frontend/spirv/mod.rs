@@ -11,6 +11,11 @@
 //! kinds checked against the grammar tables of the `rspirv` crate
 //! (generated from Khronos' grammar), not against a hand-typed table.
 //!
+//! Binary modules (`.spv`, [`binary`]) are decoded by rspirv's binary
+//! parser and rendered as this text, one instruction per line, so both go
+//! through the same lowering; GLSL compute shaders ([`glsl`]) are compiled
+//! to a binary module by `glslangValidator` first.
+//!
 //! Lowering ([`lower`]): each invocation of the `@Config` grid gets its own
 //! copy of the entry function, calls inlined, with builtins and
 //! everything computed from constants folded; shared variables
@@ -19,6 +24,8 @@
 //! scalar cell of their layout (byte offsets from `Offset` and
 //! `ArrayStride`); per-invocation variables live in registers.
 
+mod binary;
+pub mod glsl;
 mod headers;
 mod lower;
 mod module;
@@ -122,6 +129,8 @@ pub fn parse(file: &str, text: &str) -> Result<Program, FrontendError> {
     // Shared memory.
     let mut mem = lower::Memory::default();
     let mut all_instances: Vec<(String, Vec<usize>)> = Vec::new();
+    // The bit width of each location's cell.
+    let mut widths: Vec<u32> = Vec::new();
     for g in &m.globals {
         let (class, instances) = match g.class {
             Class::Global => (StorageClass(0), 1),
@@ -140,11 +149,15 @@ pub fn parse(file: &str, text: &str) -> Result<Program, FrontendError> {
             let (line, col) = input_line(&g.id).unwrap_or((g.line, g.col));
             located((line, col, format!("variable `%{}`: {e}", g.id)))
         };
+        // The initial contents: the @Input, else the variable's
+        // Initializer. SPIR-V, OpVariable: "If Initializer is present, it
+        // will be the initial value of the variable's memory content."
+        let initializer = g.init.as_ref().and_then(|c| m.consts.get(c)).map(init_of);
         m.cells(
             &g.pointee,
             0,
             &mut Vec::new(),
-            inputs.get(&g.id).copied(),
+            inputs.get(&g.id).copied().or(initializer.as_ref()),
             &mut cells,
         )
         .map_err(|e| {
@@ -172,6 +185,7 @@ pub fn parse(file: &str, text: &str) -> Result<Program, FrontendError> {
                     base.clone()
                 };
                 program.locations.push(name.clone());
+                widths.push(c.size * 8);
                 program.initial_values.push(c.init);
                 program.references.push(Reference {
                     name: name.clone(),
@@ -212,6 +226,12 @@ pub fn parse(file: &str, text: &str) -> Result<Program, FrontendError> {
             }
         }
         program.symbols.add_thread(format!("P{k}"), &names);
+        // Reports name the invocation by its builtin ids too (only x varies:
+        // @Config lays invocations out along x).
+        let size = t * s;
+        if let Some(last) = program.symbols.threads.last_mut() {
+            last.label = Some(format!("wg {},0,0 lid {},0,0", k / size, k % size));
+        }
         program.threads.push(Thread {
             id: k,
             subgroup: k / t,
@@ -223,7 +243,307 @@ pub fn parse(file: &str, text: &str) -> Result<Program, FrontendError> {
         });
     }
     program.condition = conditions(file, text, &h, &program)?;
+    if let Some(c) = &mut program.condition {
+        at_width(&mut c.expr, &widths);
+        if let Some(f) = &mut c.filter {
+            at_width(f, &widths);
+        }
+    }
+    legacy_memory_model(file, &insts, &mut program);
+    workgroup_size(file, &insts, &m, h.config, &mut program);
     Ok(program)
+}
+
+/// Parses a binary module (`.spv`). `headers` is the file holding its
+/// Dat3M header comments and that file's text (`mp.spv.headers`), if any.
+/// docs/format-spirv.md, "Binary modules".
+pub fn parse_binary(
+    file: &str,
+    bytes: &[u8],
+    headers: Option<(&str, &str)>,
+) -> Result<Program, FrontendError> {
+    let asm = binary::disassemble(bytes).map_err(|(line, column, message)| FrontendError {
+        file: file.to_string(),
+        line,
+        column,
+        message,
+    })?;
+    if let Some((hfile, htext)) = headers {
+        for (n, raw) in htext.lines().enumerate() {
+            let t = raw.trim_start();
+            if !t.is_empty() && !t.starts_with(';') {
+                return Err(FrontendError {
+                    file: hfile.to_string(),
+                    line: n + 1,
+                    column: raw.len() - t.len() + 1,
+                    message: "expected a header comment (`; @Input: ...`, `; @Output: ...`, `; @Filter: ...`, `; @Config: T, S, W`) or a blank line".into(),
+                });
+            }
+        }
+    }
+    parse_disassembly(file, &asm, headers, Positions::Instructions)
+}
+
+/// What a position in a disassembled module is reported as.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Positions {
+    /// The instruction's number (a binary module).
+    Instructions,
+    /// The source line of the nearest `OpLine` before the instruction
+    /// (a module compiled with debug lines from GLSL).
+    SourceLines,
+}
+
+/// Lowers `asm` (one instruction per line, as [`binary::disassemble`]
+/// renders a module) with the header comments `headers` appended, and
+/// moves error positions back to where they came from: a header line to
+/// its file, an instruction to its number or source line.
+fn parse_disassembly(
+    file: &str,
+    asm: &str,
+    headers: Option<(&str, &str)>,
+    positions: Positions,
+) -> Result<Program, FrontendError> {
+    let lines: Vec<&str> = asm.lines().collect();
+    let mut text = asm.to_string();
+    if let Some((_, h)) = headers {
+        text.push_str(h);
+        text.push('\n');
+    }
+    // The source position of the `OpLine` in force at a line, if any.
+    let line_of = |k: usize| -> Option<(usize, usize)> {
+        lines[..k.min(lines.len())].iter().rev().find_map(|l| {
+            let mut w = l.split_whitespace();
+            match w.next() {
+                Some("OpLine") => {}
+                // A function boundary: no OpLine of another function.
+                Some("OpFunctionEnd") => return Some(None),
+                _ => return None,
+            }
+            let _file = w.next()?;
+            let line = w.next()?.parse::<usize>().ok()?;
+            let col = w.next().and_then(|c| c.parse::<usize>().ok()).unwrap_or(1);
+            Some(Some((line, col.max(1))))
+        })?
+    };
+    // An instruction outside the functions (a constant, a type) has no
+    // OpLine: the position of its first use that has one.
+    let moved = |k: usize| -> Option<(usize, usize)> {
+        if positions == Positions::Instructions {
+            return None;
+        }
+        line_of(k).or_else(|| {
+            let id = lines.get(k - 1)?.split_whitespace().next()?;
+            if !id.starts_with('%') {
+                return None;
+            }
+            let user = lines.iter().enumerate().skip(k).find(|(_, l)| {
+                l.split_whitespace().skip(1).any(|w| w == id)
+                    && !l.trim_start().starts_with("OpName")
+            })?;
+            line_of(user.0 + 1)
+        })
+    };
+    let mut program = parse(file, &text).map_err(|mut e| {
+        if e.line > lines.len() {
+            if let Some((hfile, _)) = headers {
+                e.file = hfile.to_string();
+                e.line -= lines.len();
+            }
+        } else if e.line >= 1 {
+            let k = e.line;
+            let inst = lines[k - 1].trim();
+            match positions {
+                Positions::Instructions => {
+                    e.message = format!("{} (instruction {k}: `{inst}`)", e.message);
+                }
+                Positions::SourceLines => {
+                    (e.line, e.column) = moved(k).unwrap_or((0, 0));
+                    e.message = format!(
+                        "{} (in instruction {k} of the SPIR-V compiled from it: `{inst}`)",
+                        e.message
+                    );
+                }
+            }
+        }
+        e
+    })?;
+    // Warnings about instructions: at their source line (the first line of
+    // the shader when no OpLine precedes them).
+    if positions == Positions::SourceLines {
+        for w in &mut program.warnings {
+            if (1..=lines.len()).contains(&w.line) {
+                (w.line, w.column) = moved(w.line).unwrap_or((1, 1));
+            }
+        }
+        // Events read `line 9: %36 = OpAtomicLoad ...`: the shader's line,
+        // the compiled instruction.
+        for t in &mut program.threads {
+            for st in &mut t.code {
+                let source = match st {
+                    crate::ir::Stmt::Op(i) => &mut i.source,
+                    crate::ir::Stmt::Label { source, .. }
+                    | crate::ir::Stmt::Goto { source, .. }
+                    | crate::ir::Stmt::Branch { source, .. }
+                    | crate::ir::Stmt::Assign { source, .. } => source,
+                };
+                if (1..=lines.len()).contains(&source.line) {
+                    source.line = moved(source.line).map_or(0, |(l, _)| l);
+                }
+            }
+        }
+    }
+    Ok(program)
+}
+
+/// The entry point's workgroup size (`LocalSize X Y Z`, or `LocalSizeId`
+/// of constants) against `@Config`'s invocations per workgroup: vkmm runs
+/// `@Config`'s grid, and says so when the shader declares another size.
+fn workgroup_size(
+    file: &str,
+    insts: &[syntax::Inst],
+    m: &Module,
+    config: Option<(usize, usize, usize)>,
+    program: &mut Program,
+) {
+    let Some(mode) = insts.iter().find(|i| {
+        matches!(
+            i.op,
+            ::spirv::Op::ExecutionMode | ::spirv::Op::ExecutionModeId
+        ) && i
+            .word(1)
+            .is_ok_and(|w| w == "LocalSize" || w == "LocalSizeId")
+    }) else {
+        return;
+    };
+    let dims: Option<Vec<i64>> = (2..5)
+        .map(|k| match mode.operands.get(k).map(|o| &o.tok) {
+            Some(syntax::Tok::Int(n)) => i64::try_from(*n).ok(),
+            Some(syntax::Tok::Id(id)) => match m.consts.get(id) {
+                Some(module::CVal::Int(v)) => Some(*v),
+                _ => None,
+            },
+            _ => None,
+        })
+        .collect();
+    let Some(dims) = dims else { return };
+    let declared = dims.iter().product::<i64>();
+    let (t, s, _) = config.unwrap_or((1, 1, 1));
+    let run = (t * s) as i64;
+    if declared != run {
+        let what = if config.is_some() {
+            format!("@Config gives {t} x {s} = {run}: vkmm runs the @Config grid")
+        } else {
+            "there is no @Config: vkmm runs one invocation".to_string()
+        };
+        program.warnings.push(super::FrontendWarning {
+            file: file.to_string(),
+            line: mode.line,
+            column: mode.col,
+            message: format!(
+                "the entry point's workgroup has {declared} invocations ({} {} {} {}) but {what}",
+                mode.word(1).unwrap_or_default(),
+                dims[0],
+                dims[1],
+                dims[2]
+            ),
+        });
+    }
+}
+
+/// A module under the GLSL450 (or Simple) memory model whose variables are
+/// decorated `Coherent` or `Volatile`: vkmm reads memory operands of the
+/// Vulkan memory model only, so such a decoration does nothing. The
+/// appendix ("Availability and Visibility" notes): "While GLSL (and legacy
+/// SPIR-V) applies the "coherent" decoration to variables (for historical
+/// reasons), this model treats each memory access instruction as having
+/// optional implicit availability/visibility operations. GLSL to SPIR-V
+/// compilers should map all (non-atomic) operations on a coherent
+/// variable to Make{Pointer,Texel}{Available}{Visible} flags in this
+/// model." A warning at the `OpMemoryModel`.
+fn legacy_memory_model(file: &str, insts: &[syntax::Inst], program: &mut Program) {
+    let Some(mm) = insts.iter().find(|i| i.op == ::spirv::Op::MemoryModel) else {
+        return;
+    };
+    let legacy = mm.word(1).is_ok_and(|w| w == "GLSL450" || w == "Simple");
+    let decorated = insts.iter().any(|i| {
+        matches!(i.op, ::spirv::Op::Decorate | ::spirv::Op::MemberDecorate)
+            && i.operands.iter().any(
+                |o| matches!(&o.tok, syntax::Tok::Word(w) if w == "Coherent" || w == "Volatile"),
+            )
+    });
+    if legacy && decorated {
+        program.warnings.push(super::FrontendWarning {
+            file: file.to_string(),
+            line: mm.line,
+            column: mm.col,
+            message: format!(
+                "the module uses the {} memory model: its `Coherent`/`Volatile` decorations are not read; vkmm reads the Vulkan memory model's operands (MakePointerAvailable/Visible, NonPrivatePointer), which GLSL gets with `#pragma use_vulkan_memory_model`",
+                mm.word(1).unwrap_or_default(),
+            ),
+        });
+    }
+}
+
+/// A condition's constants compared with a location, at the location's
+/// width: `%x == -1` and `%x == 4294967295` both mean all 32 bits set for a
+/// 32-bit `%x` (values are the signed reading of their bits).
+fn at_width(e: &mut CondExpr, widths: &[u32]) {
+    use crate::ir::Term;
+    match e {
+        CondExpr::Eq(a, b) | CondExpr::Ne(a, b) => {
+            let w = match (&*a, &*b) {
+                (Term::Loc(l), _) | (_, Term::Loc(l)) => widths.get(*l).copied(),
+                _ => None,
+            };
+            if let Some(w) = w {
+                for t in [a, b] {
+                    if let Term::Const(c) = t {
+                        *c = lower::wrap_const(*c, w);
+                    }
+                }
+            }
+        }
+        CondExpr::Not(x) => at_width(x, widths),
+        CondExpr::And(x, y) | CondExpr::Or(x, y) => {
+            at_width(x, widths);
+            at_width(y, widths);
+        }
+        CondExpr::True | CondExpr::False => {}
+    }
+}
+
+/// A constant as an initial value (an undefined part is 0).
+fn init_of(c: &module::CVal) -> Init {
+    match c {
+        module::CVal::Int(v) => Init::Num(*v),
+        module::CVal::Comp(items) => Init::List(items.iter().map(init_of).collect()),
+        module::CVal::Undef => Init::Num(0),
+    }
+}
+
+/// Parses an `--outcome` against a SPIR-V program: the `@Output` syntax
+/// (`%buf[2] == 1 and %buf[3] == 0`).
+pub(crate) fn parse_outcome(program: &Program, outcome: &str) -> Result<CondExpr, FrontendError> {
+    let src = Src::new(outcome);
+    let syntax = CondSyntax {
+        bang_negation: true,
+        instance_names: false,
+        text: TextStyle::Source,
+        spirv: true,
+    };
+    let mut lx = Lexer::new(&src, lexer::SPIRV, 0, outcome.chars().count());
+    let e = condition::expression(&mut lx, &syntax, &program.symbols)
+        .map_err(|e| src.error("--outcome", e))?;
+    lx.end_or(|t| format!("expected the end of the outcome, found {}", t.show()))
+        .map_err(|e| src.error("--outcome", e))?;
+    Ok(e)
+}
+
+/// Whether a program came from this front end (its invocations carry
+/// their builtin ids).
+pub(crate) fn is_spirv(program: &Program) -> bool {
+    program.symbols.threads.iter().any(|t| t.label.is_some())
 }
 
 /// The headers' condition: `@Output` lines (`forall` lines joined with

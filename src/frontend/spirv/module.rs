@@ -156,6 +156,15 @@ impl Module {
         self.types.get(id)
     }
 
+    /// The width of an integer type; 64 (values kept as they are) for any
+    /// other type.
+    pub fn int_width(&self, ty: &str) -> u32 {
+        match self.ty(ty) {
+            Some(Ty::Int { width }) => *width,
+            _ => 64,
+        }
+    }
+
     pub fn decoration(&self, id: &str, name: &str) -> Option<&[Tok]> {
         self.decorations
             .get(id)?
@@ -276,7 +285,7 @@ impl Module {
                     offset,
                     size: self.size_of(ty).unwrap_or(4) as u32,
                     path: path.clone(),
-                    init: value,
+                    init: super::lower::wrap_const(value, self.int_width(ty)),
                 });
             }
             Some(Ty::Vector { elem, n }) => {
@@ -410,7 +419,9 @@ impl Module {
                     Op::SpecConstant | Op::SpecConstantTrue | Op::SpecConstantFalse
                 )
             {
-                m.consts.insert(r.clone(), CVal::Int(*v));
+                let width = m.int_width(inst.id(0)?);
+                m.consts
+                    .insert(r.clone(), CVal::Int(super::lower::wrap_const(*v, width)));
             }
         }
         if let Some((id, start, _)) = in_function {
@@ -512,6 +523,12 @@ impl Module {
                         v = CVal::Int(1);
                     }
                 }
+                // The literal's bits at the type's width, read as signed
+                // (`OpConstant %uint 4294967295` is -1: docs/format-spirv.md,
+                // "Integer values").
+                if let CVal::Int(x) = v {
+                    v = CVal::Int(super::lower::wrap_const(x, self.int_width(inst.id(0)?)));
+                }
                 self.consts.insert(r, v);
             }
             Op::ConstantTrue | Op::SpecConstantTrue => {
@@ -555,7 +572,10 @@ impl Module {
             }
             Op::SpecConstantOp => {
                 let r = inst.result_id()?.to_string();
-                let v = self.spec_op(inst)?;
+                let mut v = self.spec_op(inst)?;
+                if let CVal::Int(x) = v {
+                    v = CVal::Int(super::lower::wrap_const(x, self.int_width(inst.id(0)?)));
+                }
                 self.consts.insert(r, v);
             }
             Op::Variable => {
@@ -631,6 +651,14 @@ impl Module {
                 _ => Err(inst.err_at(i, format!("`%{id}`: expected a scalar constant"))),
             }
         };
+        let width = self.int_width(inst.id(0)?);
+        let zext = |v: i64| {
+            if width < 64 {
+                v & ((1i64 << width) - 1)
+            } else {
+                v
+            }
+        };
         let bin = |f: fn(i64, i64) -> i64| -> Result<CVal, Located> {
             Ok(CVal::Int(f(arg(2)?, arg(3)?)))
         };
@@ -638,13 +666,17 @@ impl Module {
             "IAdd" => bin(i64::wrapping_add),
             "ISub" => bin(i64::wrapping_sub),
             "IMul" => bin(i64::wrapping_mul),
-            "UDiv" | "SDiv" => bin(|a, b| a.checked_div(b).unwrap_or(0)),
-            "UMod" | "SRem" | "SMod" => bin(|a, b| a.checked_rem(b).unwrap_or(0)),
+            "SDiv" => bin(|a, b| a.checked_div(b).unwrap_or(0)),
+            "SRem" | "SMod" => bin(|a, b| a.checked_rem(b).unwrap_or(0)),
+            // Unsigned: the operands' bits at the type's width.
+            "UDiv" => Ok(CVal::Int(zext(arg(2)?).checked_div(zext(arg(3)?)).unwrap_or(0))),
+            "UMod" => Ok(CVal::Int(zext(arg(2)?).checked_rem(zext(arg(3)?)).unwrap_or(0))),
             "BitwiseAnd" => bin(|a, b| a & b),
             "BitwiseOr" => bin(|a, b| a | b),
             "BitwiseXor" => bin(|a, b| a ^ b),
             "ShiftLeftLogical" => bin(|a, b| crate::ir::ArithOp::Shl.apply(a, b)),
-            "ShiftRightLogical" | "ShiftRightArithmetic" => bin(|a, b| crate::ir::ArithOp::Shr.apply(a, b)),
+            "ShiftRightLogical" => Ok(CVal::Int(crate::ir::ArithOp::Shr.apply(zext(arg(2)?), arg(3)?))),
+            "ShiftRightArithmetic" => bin(|a, b| crate::ir::ArithOp::Shr.apply(a, b)),
             "UConvert" | "SConvert" | "Bitcast" => Ok(CVal::Int(arg(2)?)),
             "CompositeExtract" => {
                 let mut v = self.consts.get(inst.id(2)?).cloned().unwrap_or(CVal::Undef);

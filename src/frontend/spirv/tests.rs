@@ -85,3 +85,36 @@ fn dynamic_index_becomes_a_branch_chain() {
             .any(|s| matches!(s, crate::ir::Stmt::Branch { .. }))
     );
 }
+
+#[test]
+fn a_workgroup_size_other_than_the_config_is_a_warning() {
+    let text = |config: &str| {
+        format!(
+            "; @Config: {config}\nOpCapability Shader\nOpMemoryModel Logical Vulkan\nOpEntryPoint GLCompute %main \"main\"\nOpExecutionMode %main LocalSize 2 1 1\n%void = OpTypeVoid\n%fn = OpTypeFunction %void\n%main = OpFunction %void None %fn\n%entry = OpLabel\nOpReturn\nOpFunctionEnd\n"
+        )
+    };
+    // Two invocations in one subgroup, or one in each of two subgroups:
+    // the shader's workgroup of two.
+    assert!(
+        parse("t.spvasm", &text("2, 1, 3"))
+            .unwrap()
+            .warnings
+            .is_empty()
+    );
+    assert!(
+        parse("t.spvasm", &text("1, 2, 1"))
+            .unwrap()
+            .warnings
+            .is_empty()
+    );
+    let w = parse("t.spvasm", &text("1, 1, 2")).unwrap().warnings;
+    assert_eq!(w.len(), 1, "{w:?}");
+    assert_eq!((w[0].line, w[0].column), (5, 1));
+    assert!(
+        w[0].message
+            .contains("workgroup has 2 invocations (LocalSize 2 1 1)")
+            && w[0].message.contains("@Config gives 1 x 1 = 1"),
+        "{}",
+        w[0].message
+    );
+}
