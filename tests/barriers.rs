@@ -518,3 +518,27 @@ fn scbarinst_per_execution_scope_instance_and_completing_set() {
     // Quorum 3: one skeleton, everyone completes it.
     assert_eq!(scbarinst_by_thread(&three("1, 1, 3")), [all(&[0, 1, 2])]);
 }
+
+/// Thirteen invocations pass one barrier with a quorum: past the twelve
+/// arrivals whose completing sets vkmm enumerates, so the answer is
+/// undecided (a state-space limit, exit 3), not an input error.
+#[test]
+fn too_many_quorum_arrivals_is_an_undecided_answer() {
+    let n = 13;
+    let header: Vec<String> = (0..n).map(|i| format!("P{i}@sg {i}, wg 0, qf 0")).collect();
+    let row: Vec<&str> = (0..n).map(|_| "cbar.acq_rel.wg.semsc0 1, 1, 2").collect();
+    let text = format!(
+        "VULKAN quorum13\n{{ x=0; }}\n {} ;\n {} ;\nexists (x == 0)\n",
+        header.join(" | "),
+        row.join(" | ")
+    );
+    let checked = vkmm::Session::new()
+        .check_text("quorum13.litmus", &text)
+        .unwrap();
+    let vkmm::Checked::Litmus(o) = &checked else {
+        panic!("a litmus outcome")
+    };
+    assert!(!checked.complete());
+    assert_eq!(o.condition_holds, None);
+    assert_eq!(o.stopped_by, Some(vkmm::engine::LimitKind::QuorumArrivals));
+}

@@ -228,10 +228,13 @@ pub fn sync_choices(groups: &[BarrierGroup]) -> Result<Vec<Vec<Option<Vec<usize>
         per_group.push(if !g.has_quorum() || least >= n {
             vec![None]
         } else if n > MAX_QUORUM_ARRIVALS {
-            return Err(ExecError::new(format!(
+            return Err(ExecError::limit(
+                super::LimitKind::QuorumArrivals,
+                format!(
                     "{n} invocations pass barrier instance {} with a quorum: vkmm enumerates which of them complete it for at most {MAX_QUORUM_ARRIVALS}",
                     g.key.0
-                )));
+                ),
+            ));
         } else {
             (0u64..1 << n)
                 .filter(|m| m.count_ones() as usize >= least)

@@ -91,6 +91,10 @@ pub enum LimitKind {
     /// The values reads can return did not settle within 64 rounds of the
     /// value-domain fixpoint (lower `--unroll`).
     ValueDomains,
+    /// More than 12 invocations pass one barrier instance with a quorum:
+    /// the sets of arrivals that complete it are not enumerated (the
+    /// combination of paths is skipped).
+    QuorumArrivals,
 }
 
 impl LimitKind {
@@ -103,6 +107,7 @@ impl LimitKind {
             LimitKind::MaxWrites => "--max-writes",
             LimitKind::MaxMemory => "--max-memory",
             LimitKind::ValueDomains => "--unroll",
+            LimitKind::QuorumArrivals => "the quorum limit (12 arrivals)",
         }
     }
 
@@ -117,6 +122,9 @@ impl LimitKind {
             }
             LimitKind::MaxMemory => "at the memory bound (--max-memory)",
             LimitKind::ValueDomains => "before the values reads return settled (lower --unroll)",
+            LimitKind::QuorumArrivals => {
+                "at the quorum limit (more than 12 invocations pass a barrier with a quorum; those combinations were skipped)"
+            }
         }
     }
 
@@ -129,6 +137,7 @@ impl LimitKind {
             LimitKind::MaxWrites => "order limit",
             LimitKind::MaxMemory => "memory bound",
             LimitKind::ValueDomains => "value domains",
+            LimitKind::QuorumArrivals => "quorum limit",
         }
     }
 }
