@@ -98,37 +98,18 @@ fn compare_file(path: &Path, termination: bool) -> Vec<String> {
     }
 }
 
+/// The xf-barrier tests are left out (minutes for the reference).
+fn skipped(path: &Path) -> bool {
+    path.display().to_string().contains("xf-barrier")
+}
+
 fn files_below(dir: &Path, out: &mut Vec<PathBuf>) {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return;
-    };
-    let mut entries: Vec<PathBuf> = entries.map(|e| e.unwrap().path()).collect();
-    entries.sort();
-    for p in entries {
-        if p.is_dir() {
-            files_below(&p, out);
-        } else if p.extension().is_some_and(|e| e == "litmus" || e == "test")
-            && !p.display().to_string().contains("xf-barrier")
-        {
-            out.push(p);
-        }
-    }
+    common::litmus_files_below(dir, &skipped, out);
 }
 
 /// Compares `files` on two threads (the machine has two cores).
 fn compare_all(files: &[PathBuf], termination: bool) -> Vec<String> {
-    let (left, right): (Vec<_>, Vec<_>) = files.iter().enumerate().partition(|(i, _)| i % 2 == 0);
-    let run = |part: Vec<(usize, &PathBuf)>| {
-        part.into_iter()
-            .flat_map(|(_, p)| compare_file(p, termination))
-            .collect::<Vec<String>>()
-    };
-    std::thread::scope(|s| {
-        let h = s.spawn(|| run(right));
-        let mut out = run(left);
-        out.extend(h.join().unwrap());
-        out
-    })
+    common::on_two_threads(files, &|p| compare_file(p, termination))
 }
 
 fn corpus_files(sub: &str) -> Option<Vec<PathBuf>> {

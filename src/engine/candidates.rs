@@ -412,22 +412,21 @@ pub(crate) fn search(
             co.union_with(&choices[idx[k]].0);
             asmo.union_with(&choices[idx[k]].1);
         }
+        // The reads-from choices under this order: the visitor's, narrowed
+        // by the model's RMW atomicity (`atomic_reads`).
+        let narrowed = match orders(&co) {
+            OrderChoice::Skip => None,
+            OrderChoice::All if !s.rmw_filter => Some(None),
+            OrderChoice::All => Some(Some(atomic_reads(s, &asmo, &s.rf_choices))),
+            OrderChoice::Restrict(c) if s.rmw_filter => Some(Some(atomic_reads(s, &asmo, &c))),
+            OrderChoice::Restrict(c) => Some(Some(c)),
+        };
         let restricted;
-        let (wanted, choices, order, remaining) = match (orders(&co), s.rmw_filter) {
-            (OrderChoice::Skip, _) => (false, &s.rf_choices, Vec::new(), Vec::new()),
-            (OrderChoice::All, false) => (true, &s.rf_choices, order.clone(), remaining.clone()),
-            (OrderChoice::All, true) => {
-                restricted = atomic_reads(s, &asmo, &s.rf_choices);
-                let (o, r) = plan(&restricted);
-                let some = restricted.iter().all(|c| !c.is_empty());
-                (some, &restricted, o, r)
-            }
-            (OrderChoice::Restrict(c), filter) => {
-                restricted = if filter {
-                    atomic_reads(s, &asmo, &c)
-                } else {
-                    c
-                };
+        let (wanted, choices, order, remaining) = match narrowed {
+            None => (false, &s.rf_choices, Vec::new(), Vec::new()),
+            Some(None) => (true, &s.rf_choices, order.clone(), remaining.clone()),
+            Some(Some(c)) => {
+                restricted = c;
                 let (o, r) = plan(&restricted);
                 let some = restricted.iter().all(|c| !c.is_empty());
                 (some, &restricted, o, r)

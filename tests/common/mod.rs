@@ -107,3 +107,40 @@ pub fn opencl_own_expectations(model: &str) -> Vec<(PathBuf, Property, bool)> {
     }
     out
 }
+
+/// Every `.litmus` and `.test` file below `dir`, sorted, except those `skip`
+/// names (the differential tests' sampling).
+pub fn litmus_files_below(dir: &Path, skip: &dyn Fn(&Path) -> bool, out: &mut Vec<PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    let mut entries: Vec<PathBuf> = entries.map(|e| e.unwrap().path()).collect();
+    entries.sort();
+    for p in entries {
+        if p.is_dir() {
+            litmus_files_below(&p, skip, out);
+        } else if p.extension().is_some_and(|e| e == "litmus" || e == "test") && !skip(&p) {
+            out.push(p);
+        }
+    }
+}
+
+/// The lines `compare` gives for each of `files`, run on two threads (the
+/// machine has two cores).
+pub fn on_two_threads(
+    files: &[PathBuf],
+    compare: &(dyn Fn(&Path) -> Vec<String> + Sync),
+) -> Vec<String> {
+    let (left, right): (Vec<_>, Vec<_>) = files.iter().enumerate().partition(|(i, _)| i % 2 == 0);
+    let run = |part: Vec<(usize, &PathBuf)>| {
+        part.into_iter()
+            .flat_map(|(_, p)| compare(p))
+            .collect::<Vec<String>>()
+    };
+    std::thread::scope(|s| {
+        let h = s.spawn(|| run(right));
+        let mut out = run(left);
+        out.extend(h.join().unwrap());
+        out
+    })
+}
