@@ -424,6 +424,60 @@ impl Session {
         .map_err(|e| Error::check(&program.name, e))
     }
 
+    /// Explains a termination check (the session's progress model, FAIR
+    /// when none was set): the verdict of [`Session::termination`], and for
+    /// a program that can run forever the witness execution drawn (its
+    /// events and labelled edges, [`crate::analysis::termination::Witness::execution`];
+    /// the events that repeat are its loops' `suffix_events`). `wording`
+    /// overrides the model's `.explain` file.
+    ///
+    /// ```
+    /// use vkmm::analysis::termination::{Progress, Verdict};
+    /// let s = vkmm::Session::new().termination(Some("HSA".parse::<Progress>().unwrap()));
+    /// let program = s.load_file("examples/spin-wait.litmus").unwrap();
+    /// let x = s.explain_termination(&program, None).unwrap();
+    /// assert_eq!(x.outcome.verdict, Verdict::NonTerminating);
+    /// let w = x.outcome.witness.unwrap();
+    /// let drawn = w.execution.unwrap();
+    /// // P0's one spinning read of the initial flag repeats forever.
+    /// assert_eq!(w.loops[0].suffix_events, vec![0]);
+    /// assert!(drawn.events[0].contains("flag [reads 0, initial]"));
+    /// ```
+    pub fn explain_termination(
+        &self,
+        program: &Program,
+        wording: Option<ExplainSpec>,
+    ) -> Result<TerminationExplanation, Error> {
+        if program.kind != crate::ir::TestKind::Litmus {
+            return Err(Error::Usage(format!(
+                "{}: termination is asked of litmus tests; this file holds Alloy-style queries",
+                program.name
+            )));
+        }
+        let models = self.models_for(program)?;
+        let spec = match wording {
+            Some(w) => w,
+            None => ExplainSpec::of(&models.chains.profile)?,
+        };
+        let progress = self.termination.clone().unwrap_or_default();
+        let outcome = crate::analysis::termination::explain_termination(
+            &program.name,
+            program,
+            &models.chains,
+            &spec,
+            self.limits,
+            &progress,
+        )
+        .map_err(|e| Error::check(&program.name, e))?;
+        let mut outcome = outcome;
+        outcome.warnings.extend_from_slice(&program.warnings);
+        Ok(TerminationExplanation {
+            outcome,
+            relation_names: spec.relation_names(),
+            picture: spec.picture.clone(),
+        })
+    }
+
     /// Runs a program under several models side by side.
     ///
     /// ```
@@ -558,4 +612,17 @@ impl Session {
             models: Arc::clone(&self.models),
         }
     }
+}
+
+/// A termination check with its witness drawn ([`Session::explain_termination`]).
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct TerminationExplanation {
+    #[serde(flatten)]
+    pub outcome: crate::analysis::termination::TerminationOutcome,
+    /// Every binding and family the wording labels (what pictures may draw).
+    #[serde(skip)]
+    pub relation_names: Vec<String>,
+    /// What pictures draw by default (the wording's `picture` line).
+    #[serde(skip)]
+    pub picture: Vec<String>,
 }

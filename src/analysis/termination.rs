@@ -64,6 +64,7 @@
 //! meets it there (each of them repeats it too).
 
 use super::barriers;
+use super::explain::ExplainSpec;
 use crate::cat::{Evaluation, Value};
 use crate::engine::trace::ThreadPaths;
 use crate::engine::{
@@ -357,13 +358,23 @@ pub struct Repetition {
     pub suffix: usize,
     /// What the suffix's reads return, and from where (`line 4: ld ... = 0 (initial value)`).
     pub reads: Vec<String>,
+    /// The events of the iterations that repeat forever (ids of the drawn
+    /// execution's events, [`Witness::execution`]).
+    pub suffix_events: Vec<usize>,
+    /// The events of the iterations before them that match them.
+    pub infix_events: Vec<usize>,
 }
 
 /// A non-terminating execution: a finite fragment whose suffix repeats forever.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, Serialize)]
 pub struct Witness {
     pub threads: Vec<Fate>,
     pub loops: Vec<Repetition>,
+    /// The finite execution itself, with its labelled edges, when it was
+    /// asked for ([`explain_termination`]: `vkmm explain` and `vkmm show`
+    /// with `--property termination`); `check` leaves it out.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub execution: Option<crate::analysis::explain::Witness>,
 }
 
 /// The result of a termination check.
@@ -649,6 +660,8 @@ struct Search<'a> {
     /// candidate repeats; described as a witness only if it is consistent.
     pending: Option<usize>,
     witness: Option<Witness>,
+    /// Draw the witness execution with this wording (`explain`, `show`).
+    draw: Option<(&'a ExplainSpec, &'a crate::model::Profile)>,
 }
 
 /// A combination of splits with where each event stands.
@@ -848,6 +861,12 @@ impl Search<'_> {
                         )
                     })
                     .collect();
+                let events = |r: &std::ops::Range<usize>| -> Vec<usize> {
+                    if r.is_empty() {
+                        return Vec::new();
+                    }
+                    (s.iterations[r.start].start..s.iterations[r.end - 1].end).collect()
+                };
                 Repetition {
                     thread: format!("P{}", program.threads[s.thread].id),
                     head_line: line(s.thread, s.header),
@@ -856,10 +875,16 @@ impl Search<'_> {
                     infix: s.infix.len(),
                     suffix: s.suffix.len(),
                     reads,
+                    suffix_events: events(&s.suffix),
+                    infix_events: events(&s.infix),
                 }
             })
             .collect();
-        Witness { threads, loops }
+        Witness {
+            threads,
+            loops,
+            execution: None,
+        }
     }
 }
 
@@ -1079,7 +1104,18 @@ impl Visitor for Search<'_> {
         match self.pending.take() {
             Some(i) => {
                 let facts = Facts::new(self.program, sk, cand, &self.locations);
-                self.witness = Some(self.describe(sk, &facts, &self.options[i].splits));
+                let mut w = self.describe(sk, &facts, &self.options[i].splits);
+                if let Some((spec, profile)) = self.draw {
+                    w.execution = Some(crate::analysis::explain::witness(
+                        self.program,
+                        sk,
+                        cand,
+                        eval,
+                        spec,
+                        profile,
+                    ));
+                }
+                self.witness = Some(w);
                 Ok(ControlFlow::Break(()))
             }
             None => Ok(ControlFlow::Continue(())),
@@ -1096,6 +1132,38 @@ pub fn check_termination(
     loaded: &LoadedModel,
     limits: Limits,
     progress: &Progress,
+) -> Result<TerminationOutcome, CheckError> {
+    search_termination(file, program, loaded, limits, progress, None)
+}
+
+/// [`check_termination`], drawing the witness: its
+/// [`Witness::execution`] holds the execution's events and the edges
+/// `spec` labels (what `vkmm explain` prints and `vkmm show` draws).
+pub fn explain_termination(
+    file: &str,
+    program: &Program,
+    loaded: &LoadedModel,
+    spec: &ExplainSpec,
+    limits: Limits,
+    progress: &Progress,
+) -> Result<TerminationOutcome, CheckError> {
+    search_termination(
+        file,
+        program,
+        loaded,
+        limits,
+        progress,
+        Some((spec, &loaded.profile)),
+    )
+}
+
+fn search_termination(
+    file: &str,
+    program: &Program,
+    loaded: &LoadedModel,
+    limits: Limits,
+    progress: &Progress,
+    draw: Option<(&ExplainSpec, &crate::model::Profile)>,
 ) -> Result<TerminationOutcome, CheckError> {
     let start = Instant::now();
     super::check_supported(program, loaded)?;
@@ -1118,6 +1186,7 @@ pub fn check_termination(
         combos: Vec::new(),
         pending: None,
         witness: None,
+        draw,
     };
     let limits = Limits {
         endings: true,

@@ -166,9 +166,15 @@ pub enum Command {
         explain_spec: Option<PathBuf>,
         #[command(flatten)]
         args: ModelArgs,
+        /// `termination`: explain whether the program can run forever under
+        /// the progress model (--progress, which alone implies it): the
+        /// witness execution with the iterations that repeat forever marked.
+        #[arg(long)]
+        property: Option<Property>,
     },
     /// Draw an execution as Graphviz: the witness of an allowed outcome, or a
-    /// rejected execution with its cycle for a forbidden one. Prints DOT to
+    /// rejected execution with its cycle for a forbidden one (with
+    /// `--property termination`, the witness of a program that runs forever). Prints DOT to
     /// standard output unless --dot/--svg/--png name files.
     Show {
         /// The test file.
@@ -193,6 +199,11 @@ pub enum Command {
         relations: Vec<String>,
         #[command(flatten)]
         args: ModelArgs,
+        /// `termination`: draw the witness of a program that can run
+        /// forever under the progress model (--progress, which alone implies
+        /// it), the iterations that repeat forever filled.
+        #[arg(long)]
+        property: Option<Property>,
     },
     /// Run tests under several models and show where they differ: for
     /// `.litmus` files the reachable final states side by side (and the
