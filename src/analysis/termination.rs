@@ -396,6 +396,11 @@ pub struct TerminationOutcome {
     pub unroll: usize,
     pub truncated: bool,
     pub stopped_by: Option<LimitKind>,
+    /// For a "terminates within the bound" answer: the deeper bound (up to
+    /// `--unroll`) whose search a limit stopped, and the limit. Bounds are
+    /// searched from 0 up (iterative deepening); `unroll` is then the
+    /// deepest one searched to the end.
+    pub deeper_stopped: Option<(usize, LimitKind)>,
     #[serde(serialize_with = "crate::analysis::ser_duration")]
     pub time: Duration,
     /// The front end's warnings about the file (set by the session).
@@ -1048,6 +1053,20 @@ impl Visitor for Search<'_> {
         !self.options.is_empty()
     }
 
+    fn constrains_orders(&self) -> bool {
+        true
+    }
+
+    /// Memory fairness (point 3 of the module doc): no suffix write is
+    /// coherence-before a prefix write; a pair that every decomposition of
+    /// the skeleton places so is never ordered that way round.
+    fn may_precede(&self, a: usize, b: usize) -> bool {
+        !self
+            .options
+            .iter()
+            .all(|o| o.part[a] == Part::Suffix && o.part[b] == Part::Prefix)
+    }
+
     /// Under `co`, the decompositions whose coherence conditions hold, and
     /// for each read the writes some of them lets it read (the reads-from
     /// conditions are per read: see [`Decomposition::source_ok`]).
@@ -1176,43 +1195,102 @@ fn search_termination(
             "the progress hierarchy `{progress}` names the subgroup level, which an OpenCL test does not use (its work-groups' work-items are scheduled by the workgroup level)"
         )));
     }
-    let mut search = Search {
-        program,
-        progress,
-        tree: hierarchy(program),
-        locations: Vec::new(),
-        fair: Vec::new(),
-        options: Vec::new(),
-        combos: Vec::new(),
-        pending: None,
-        witness: None,
-        draw,
+    // Iterative deepening over the unrolling bound: a witness found with
+    // fewer loop iterations is a witness (the conditions above do not
+    // depend on the bound), and the searches of small bounds are cheap, so
+    // bounds 0, 1, ..., `limits.unroll` are searched in turn until one
+    // shows a witness or cuts no path (then "terminates" is complete).
+    // Deeper bounds alone reach their witnesses later in the search (e.g.
+    // CADP 2_threads_4_instructions/58_simple under FAIR: a witness at
+    // once at bound 1, the execution limit first at bound 2). The
+    // execution and time budgets are shared by all the bounds.
+    let mut total = crate::engine::Coverage::default();
+    let mut witness = None;
+    // The deepest bound searched to the end (no limit stopped it), and the
+    // limit that stopped the first bound past it, if any.
+    let mut decided: Option<crate::engine::Coverage> = None;
+    let mut stopped: Option<(usize, LimitKind)> = None;
+    let mut found_at = 0;
+    for unroll in 0..=limits.unroll {
+        let used = total.executions + total.partial_evaluations;
+        let remaining_time = limits.timeout.map(|t| t.saturating_sub(start.elapsed()));
+        if used >= limits.max_executions {
+            stopped = Some((unroll, LimitKind::MaxExecutions));
+            break;
+        }
+        if remaining_time.is_some_and(|t| t.is_zero()) {
+            stopped = Some((unroll, LimitKind::Timeout));
+            break;
+        }
+        let mut search = Search {
+            program,
+            progress,
+            tree: hierarchy(program),
+            locations: Vec::new(),
+            fair: Vec::new(),
+            options: Vec::new(),
+            combos: Vec::new(),
+            pending: None,
+            witness: None,
+            draw,
+        };
+        let bound = Limits {
+            endings: true,
+            unroll,
+            max_executions: limits.max_executions - used,
+            timeout: remaining_time,
+            ..limits
+        };
+        let coverage = explore(program, &loaded.cat, bound, &mut search)?;
+        total.executions += coverage.executions;
+        total.partial_evaluations += coverage.partial_evaluations;
+        if search.witness.is_some() {
+            witness = search.witness;
+            found_at = unroll;
+            break;
+        }
+        if coverage.truncated {
+            // A limit stopped this bound. Its candidates include every
+            // shallower bound's (a path stuck after fewer iterations is one
+            // of its paths too), so nothing deeper is tried: the answer is
+            // the deepest bound searched to the end, if any.
+            stopped = Some((unroll, coverage.stopped_by.unwrap_or(LimitKind::MaxExecutions)));
+            break;
+        }
+        let complete = coverage.cut_paths == 0;
+        decided = Some(coverage);
+        if complete {
+            // Nothing cut: every execution was examined, whatever the bound.
+            break;
+        }
+    }
+    let verdict = match (&witness, &decided) {
+        (Some(_), _) => Verdict::NonTerminating,
+        (None, Some(_)) => Verdict::Terminates,
+        (None, None) => Verdict::Undecided,
     };
-    let limits = Limits {
-        endings: true,
-        ..limits
-    };
-    let coverage = explore(program, &loaded.cat, limits, &mut search)?;
-    let verdict = if search.witness.is_some() {
-        Verdict::NonTerminating
-    } else if coverage.truncated {
-        Verdict::Undecided
-    } else {
-        Verdict::Terminates
-    };
+    let truncated = verdict == Verdict::Undecided;
     Ok(TerminationOutcome {
         file: file.to_string(),
         name: program.name.clone(),
         model: loaded.name.clone(),
         progress: progress.to_string(),
         verdict,
-        witness: search.witness,
-        executions: coverage.executions,
-        partial_evaluations: coverage.partial_evaluations,
-        cut_paths: coverage.cut_paths,
-        unroll: coverage.unroll,
-        truncated: coverage.truncated,
-        stopped_by: coverage.stopped_by,
+        witness,
+        executions: total.executions,
+        partial_evaluations: total.partial_evaluations,
+        cut_paths: decided.map_or(0, |c| c.cut_paths),
+        unroll: match verdict {
+            Verdict::NonTerminating => found_at,
+            Verdict::Terminates => decided.map_or(limits.unroll, |c| c.unroll),
+            Verdict::Undecided => stopped.map_or(limits.unroll, |(u, _)| u),
+        },
+        truncated,
+        stopped_by: if truncated { stopped.map(|(_, k)| k) } else { None },
+        deeper_stopped: match verdict {
+            Verdict::Terminates => stopped,
+            _ => None,
+        },
         time: start.elapsed(),
         warnings: Vec::new(),
     })

@@ -91,9 +91,16 @@ pub fn termination(o: &crate::analysis::termination::TerminationOutcome) -> Stri
         (T::Terminates, _) if o.cut_paths > 0 => {
             let _ = writeln!(
                 s,
-                "TERMINATES WITHIN THE BOUND: no execution repeats forever within unroll {} ({} cut: a repetition needing more iterations was not examined; raise --unroll)",
+                "TERMINATES WITHIN THE BOUND: no execution repeats forever within unroll {} ({} cut: a repetition needing more iterations was not examined; {})",
                 o.unroll,
-                count(o.cut_paths as u64, "path", "paths")
+                count(o.cut_paths as u64, "path", "paths"),
+                match o.deeper_stopped {
+                    Some((u, k)) => format!(
+                        "the search at unroll {u} stopped {}",
+                        crate::engine::stopped_at(Some(k))
+                    ),
+                    None => "raise --unroll".to_string(),
+                }
             );
         }
         (T::Terminates, _) => {
