@@ -152,6 +152,13 @@ impl Session {
         self
     }
 
+    /// The termination search's shortcuts (on by default; off: the
+    /// reference search, see [`Limits::termination_shortcuts`]).
+    pub fn termination_shortcuts(mut self, on: bool) -> Session {
+        self.limits.termination_shortcuts = on;
+        self
+    }
+
     /// The most model evaluations per test (candidates and partial ones).
     pub fn max_executions(mut self, n: u64) -> Session {
         self.limits.max_executions = n;

@@ -667,6 +667,8 @@ struct Search<'a> {
     witness: Option<Witness>,
     /// Draw the witness execution with this wording (`explain`, `show`).
     draw: Option<(&'a ExplainSpec, &'a crate::model::Profile)>,
+    /// [`Limits::termination_shortcuts`].
+    shortcuts: bool,
 }
 
 /// A combination of splits with where each event stands.
@@ -1054,7 +1056,7 @@ impl Visitor for Search<'_> {
     }
 
     fn constrains_orders(&self) -> bool {
-        true
+        self.shortcuts
     }
 
     /// Memory fairness (point 3 of the module doc): no suffix write is
@@ -1211,7 +1213,12 @@ fn search_termination(
     let mut decided: Option<crate::engine::Coverage> = None;
     let mut stopped: Option<(usize, LimitKind)> = None;
     let mut found_at = 0;
-    for unroll in 0..=limits.unroll {
+    let first = if limits.termination_shortcuts {
+        0
+    } else {
+        limits.unroll
+    };
+    for unroll in first..=limits.unroll {
         let used = total.executions + total.partial_evaluations;
         let remaining_time = limits.timeout.map(|t| t.saturating_sub(start.elapsed()));
         if used >= limits.max_executions {
@@ -1233,6 +1240,7 @@ fn search_termination(
             pending: None,
             witness: None,
             draw,
+            shortcuts: limits.termination_shortcuts,
         };
         let bound = Limits {
             endings: true,
@@ -1254,7 +1262,10 @@ fn search_termination(
             // shallower bound's (a path stuck after fewer iterations is one
             // of its paths too), so nothing deeper is tried: the answer is
             // the deepest bound searched to the end, if any.
-            stopped = Some((unroll, coverage.stopped_by.unwrap_or(LimitKind::MaxExecutions)));
+            stopped = Some((
+                unroll,
+                coverage.stopped_by.unwrap_or(LimitKind::MaxExecutions),
+            ));
             break;
         }
         let complete = coverage.cut_paths == 0;
@@ -1286,7 +1297,11 @@ fn search_termination(
             Verdict::Undecided => stopped.map_or(limits.unroll, |(u, _)| u),
         },
         truncated,
-        stopped_by: if truncated { stopped.map(|(_, k)| k) } else { None },
+        stopped_by: if truncated {
+            stopped.map(|(_, k)| k)
+        } else {
+            None
+        },
         deeper_stopped: match verdict {
             Verdict::Terminates => stopped,
             _ => None,

@@ -99,6 +99,12 @@ pub struct Limits {
     /// atomicity forbids ([`Orders::rmw_atomicity`]). Off: every choice is
     /// evaluated (the reference the differential tests compare with).
     pub rmw_filter: bool,
+    /// The termination search's shortcuts: iterative deepening over the
+    /// unrolling bound, and orders listed only where memory fairness allows
+    /// them ([`crate::analysis::termination`]). Off: one search at the
+    /// bound, every order listed (the reference the differential tests
+    /// compare with).
+    pub termination_shortcuts: bool,
 }
 
 /// Which order relations the model reads, so that the engine enumerates
@@ -188,6 +194,7 @@ impl Default for Limits {
             max_paths: DEFAULT_MAX_PATHS,
             max_memory: Some(DEFAULT_MAX_MEMORY),
             rmw_filter: true,
+            termination_shortcuts: true,
         }
     }
 }

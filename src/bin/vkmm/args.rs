@@ -80,6 +80,11 @@ pub struct LimitArgs {
     /// enumeration).
     #[arg(long)]
     pub no_rmw_filter: bool,
+    /// Termination: search only at the --unroll bound (no iterative
+    /// deepening from 0) and list every coherence order, also those memory
+    /// fairness rules out (the reference search).
+    #[arg(long)]
+    pub no_termination_shortcuts: bool,
     /// The most paths one thread may have; past it the answer is undecided
     /// (exit code 3).
     #[arg(long, value_name = "N", default_value_t = vkmm::engine::DEFAULT_MAX_PATHS, value_parser = clap::value_parser!(u32).range(1..).map(|n| n as usize))]
@@ -105,6 +110,7 @@ impl LimitArgs {
             .timeout(self.timeout)
             .spin_reduction(!self.no_spin_reduction)
             .rmw_filter(!self.no_rmw_filter)
+            .termination_shortcuts(!self.no_termination_shortcuts)
             .max_paths(self.max_paths)
             .max_writes(self.max_writes)
             .max_memory((self.max_memory > 0).then_some((self.max_memory as usize) << 20))
