@@ -183,17 +183,7 @@ fn program_text(threads: &[Spinner]) -> String {
             c
         })
         .collect();
-    let rows = code.iter().map(Vec::len).max().unwrap_or(0);
-    let mut text = format!("VULKAN gen\n{{ m=0; }}\n {} ;\n", header.join(" | "));
-    for r in 0..rows {
-        let cells: Vec<&str> = code
-            .iter()
-            .map(|c| c.get(r).map_or("", String::as_str))
-            .collect();
-        text.push_str(&format!(" {} ;\n", cells.join(" | ")));
-    }
-    text.push_str("exists (0 == 0)\n");
-    text
+    common::vulkan_litmus("m=0;", &header, &code, "exists (0 == 0)")
 }
 
 proptest! {
