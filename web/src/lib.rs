@@ -229,6 +229,15 @@ pub fn explain(name: &str, text: &str, options: &Options, outcome: Option<&str>)
             Ok(d) => (Some(d), None),
             Err(e) => (None, Some(e)),
         };
+        // For the two-pass layout `vkmm show` uses (threads kept in litmus
+        // order): the picture without its relation edges, and those edges.
+        let (layout, edges) = match &dot {
+            Some(d) => {
+                let (l, e) = vkmm::report::dot::split_relations(d);
+                (Some(l), e)
+            }
+            None => (None, Vec::new()),
+        };
         Ok(json!({
             "ok": true,
             "verdict": format!("{:?}", x.verdict),
@@ -237,6 +246,8 @@ pub fn explain(name: &str, text: &str, options: &Options, outcome: Option<&str>)
             "model": x.model,
             "report": vkmm::report::text::explanation(&x),
             "dot": dot,
+            "layout": layout,
+            "edges": edges,
             "dot_error": dot_error,
         }))
     };
@@ -400,7 +411,13 @@ mod tests {
         let x = explain("mp.litmus", MP, &Options::default(), Some(&first));
         assert_eq!(x["ok"], true, "{x}");
         assert_eq!(x["verdict"], "Allowed");
-        assert!(x["dot"].as_str().unwrap().starts_with("digraph"));
+        let dot = x["dot"].as_str().unwrap();
+        assert!(dot.starts_with("digraph"));
+        // The two-pass pieces hold every line of the picture.
+        let layout = x["layout"].as_str().unwrap();
+        let edges = x["edges"].as_array().unwrap();
+        assert!(!edges.is_empty());
+        assert_eq!(layout.lines().count() + edges.len(), dot.lines().count());
         // The stale read: forbidden, drawn with the cycle that rejects it.
         let x = explain("mp.litmus", MP, &Options::default(), Some("P1:r1 == 0"));
         assert_eq!(x["verdict"], "Forbidden", "{x}");

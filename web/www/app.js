@@ -194,7 +194,7 @@ async function explain(me, name, text, opts, outcome, label) {
     return;
   }
   $("explanation").textContent = x.report;
-  if (x.dot) await draw(x.dot);
+  if (x.dot) await draw(x);
   else {
     const p = document.createElement("p");
     p.textContent = x.dot_error;
@@ -202,11 +202,33 @@ async function explain(me, name, text, opts, outcome, label) {
   }
 }
 
+// Graphviz sizes labels with its own font metrics; for "monospace" it
+// guesses Times' (narrower), so labels would overflow their boxes in the
+// browser's monospace font. Courier's metrics match it.
+const courier = (dot) => dot.replaceAll('fontname="monospace"', 'fontname="Courier"');
+
+// Drawn as `vkmm show --svg` draws (src/report/dot.rs, split_relations and
+// with_relations): scope instances and program order laid out first, so
+// the threads stay in litmus order, then the relation edges routed over
+// the fixed positions (engine nop2, as `neato -n2`). One pass if that fails.
+function twoPass(viz, x) {
+  const laid = viz.renderString(courier(x.layout), { format: "dot" }).trimEnd().replace(/}$/, "");
+  const full = `${laid}\tsplines=true;\n${x.edges.map((e) => `${courier(e)}\n`).join("")}}\n`;
+  return viz.renderSVGElement(full, { engine: "nop2" });
+}
+
 let vizInstance = null;
-async function draw(dot) {
+async function draw(x) {
   try {
     if (!vizInstance) vizInstance = await Viz.instance();
-    const svg = vizInstance.renderSVGElement(dot);
+    let svg;
+    try {
+      svg = twoPass(vizInstance, x);
+      svg.dataset.layout = "two-pass";
+    } catch {
+      svg = vizInstance.renderSVGElement(courier(x.dot));
+      svg.dataset.layout = "one-pass";
+    }
     $("graph").replaceChildren(svg);
     if (!window.vkmmTimings.firstGraph) {
       window.vkmmTimings.firstGraph = performance.now() - started;
