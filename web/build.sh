@@ -10,6 +10,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
+target=${CARGO_TARGET_DIR:-$root/target}
 out=${PLAYGROUND_OUT:-$root/target/playground}
 
 # The wasm-bindgen version the crate pins (`=X.Y.Z`): the CLI must match it.
@@ -31,10 +32,10 @@ echo "== cargo build -p vkmm-web --release --target wasm32-unknown-unknown"
 cargo build -p vkmm-web --release --target wasm32-unknown-unknown
 
 echo "== wasm-bindgen --target no-modules"
-pkg=$root/target/playground-pkg
+pkg=$target/playground-pkg
 rm -rf "$pkg"
 wasm-bindgen --target no-modules --no-typescript --out-dir "$pkg" \
-  target/wasm32-unknown-unknown/release/vkmm_web.wasm
+  "$target/wasm32-unknown-unknown/release/vkmm_web.wasm"
 
 echo "== npm ci (Viz.js; web/package-lock.json)"
 if [ ! -d web/node_modules/@viz-js/viz ]; then

@@ -9,4 +9,4 @@ web/build.sh
 if [ ! -d web/node_modules/playwright-core ]; then
   (cd web && npm ci --no-audit --no-fund)
 fi
-node --test --test-reporter=spec web/tests/
+node --test --test-reporter=spec web/tests/e2e.test.mjs

@@ -5,9 +5,9 @@
 //! and answers with one JSON value: `{"ok": true, ...}` or
 //! `{"ok": false, "error": {...}}` with the file, line and column of a bad
 //! input. The page's Web Worker calls it through the `wasm-bindgen`
-//! bindings in [`bindings`] (built only for `wasm32`); natively the same
-//! functions are tested by `cargo test -p vkmm-web`. docs/playground.md
-//! describes the page.
+//! bindings in [`bindings`] (they compile everywhere, but work only in the
+//! browser); natively the same functions are tested by
+//! `cargo test -p vkmm-web`. docs/playground.md describes the page.
 
 use serde::Deserialize;
 use serde_json::{Value, json};
@@ -17,7 +17,6 @@ use vkmm::frontend::LocalMemory;
 use vkmm::session::ProgressCallback;
 use vkmm::{Checked, Error, Session};
 
-#[cfg(target_arch = "wasm32")]
 pub mod bindings;
 
 /// The name a pasted cat model runs under (in reports and errors).

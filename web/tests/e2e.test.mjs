@@ -10,64 +10,29 @@
 // from disk. The timings it prints are BENCHMARKS.md's.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
-import fs from "node:fs";
-import http from "node:http";
 import path from "node:path";
-import { fileURLToPath, pathToFileURL } from "node:url";
-import pw from "playwright-core";
+import { pathToFileURL } from "node:url";
+import { browser as startBrowser, dir, firstAnswer, repo, serve } from "./harness.mjs";
 
-const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
-const dir = path.resolve(process.env.PLAYGROUND_DIR || path.join(repo, "target/playground"));
-const chromiumPath = process.env.CHROMIUM || "/usr/bin/chromium";
 const shot = path.join(repo, "target/playground-e2e.png");
-
-const TYPES = { ".html": "text/html", ".js": "text/javascript", ".css": "text/css", ".wasm": "application/wasm" };
 
 let server;
 let base;
-let browser;
-let userData;
+let chromium;
 
 before(async () => {
-  assert.ok(fs.existsSync(path.join(dir, "index.html")), `${dir}/index.html is missing: run web/build.sh`);
-  server = http.createServer((req, res) => {
-    const name = decodeURIComponent(new URL(req.url, "http://x").pathname).replace(/^\/+/, "") || "index.html";
-    const file = path.join(dir, name);
-    if (!file.startsWith(dir) || !fs.existsSync(file) || fs.statSync(file).isDirectory()) {
-      res.writeHead(404).end();
-      return;
-    }
-    res.writeHead(200, { "content-type": TYPES[path.extname(file)] || "application/octet-stream" });
-    fs.createReadStream(file).pipe(res);
-  });
-  await new Promise((r) => server.listen(0, "127.0.0.1", r));
-  base = `http://127.0.0.1:${server.address().port}/`;
-  // A fresh profile, and no background traffic (the network is closed).
-  userData = fs.mkdtempSync(path.join(repo, "target/playground-chromium-"));
-  browser = await pw.chromium.launchPersistentContext(userData, {
-    executablePath: chromiumPath,
-    headless: true,
-    viewport: { width: 1400, height: 1100 },
-    args: [
-      "--no-sandbox",
-      "--disable-gpu",
-      "--disable-quic",
-      "--no-first-run",
-      "--disable-background-networking",
-      "--disable-component-update",
-      "--disable-sync",
-    ],
-  });
+  server = await serve();
+  base = server.base;
+  chromium = await startBrowser();
 });
 
 after(async () => {
-  if (browser) await browser.close();
+  if (chromium) await chromium.close();
   if (server) server.close();
-  if (userData) fs.rmSync(userData, { recursive: true, force: true });
 });
 
 async function open(url) {
-  const page = await browser.newPage();
+  const page = await chromium.context.newPage();
   const errors = [];
   page.on("pageerror", (e) => errors.push(e.message));
   await page.goto(url);
@@ -75,7 +40,14 @@ async function open(url) {
   return page;
 }
 
-const firstAnswer = (page) => page.waitForFunction(() => window.vkmmTimings.firstAnswer, null, { timeout: 60_000 });
+/** A page showing `file` from the gallery, checked. */
+async function openExample(file) {
+  const page = await open(base);
+  await firstAnswer(page);
+  await choose(page, file);
+  await page.waitForSelector("#outcomes tbody tr", { timeout: 60_000 });
+  return page;
+}
 
 async function choose(page, file) {
   const value = await page.$eval(
@@ -133,10 +105,7 @@ test("an example runs: outcome list, verdicts, SVG graph; an outcome explains", 
 });
 
 test("a bad edit is a located error; fixing it answers again", async () => {
-  const page = await open(base);
-  await firstAnswer(page);
-  await choose(page, "examples/mp.litmus");
-  await page.waitForSelector("#outcomes tbody tr");
+  const page = await openExample("examples/mp.litmus");
   const good = await page.inputValue("#editor");
   await page.fill("#editor", good.replace("ld.vis.dv.sc0", "ld.bogus.dv.sc0"));
   await page.waitForSelector("#editor-error:not([hidden])");
@@ -150,10 +119,7 @@ test("a bad edit is a located error; fixing it answers again", async () => {
 });
 
 test("a share link reopens the test and its options", async () => {
-  const page = await open(base);
-  await firstAnswer(page);
-  await choose(page, "examples/opencl-mp.litmus");
-  await page.waitForSelector("#outcomes tbody tr");
+  const page = await openExample("examples/opencl-mp.litmus");
   await page.fill("#unroll", "3");
   await page.selectOption("#model", "vulkan");
   await page.click("#share");
@@ -171,10 +137,7 @@ test("a share link reopens the test and its options", async () => {
 });
 
 test("a pasted cat model runs, and its errors are located", async () => {
-  const page = await open(base);
-  await firstAnswer(page);
-  await choose(page, "examples/mp.litmus");
-  await page.waitForSelector("#outcomes tbody tr");
+  const page = await openExample("examples/mp.litmus");
   await page.selectOption("#model", "@pasted");
   await page.fill("#cat", '"no axioms"\nlet dr = 0\n');
   // Without axioms the stale payload is allowed too: two outcomes.
