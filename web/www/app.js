@@ -24,17 +24,22 @@ async function wasmBytes() {
   }
   // Opened from disk: fetch() of a file: URL is refused, but a classic
   // script is not; the build writes the module as base64 into one.
-  await new Promise((resolve, reject) => {
-    const s = document.createElement("script");
-    s.src = "vkmm-wasm-base64.js";
-    s.onload = resolve;
-    s.onerror = () => reject(new Error("cannot load vkmm-wasm-base64.js"));
-    document.head.appendChild(s);
-  });
+  await loadScript("vkmm-wasm-base64.js");
   const text = atob(window.VKMM_WASM_BASE64);
   const bytes = new Uint8Array(text.length);
   for (let i = 0; i < text.length; i++) bytes[i] = text.charCodeAt(i);
   return bytes.buffer;
+}
+
+// A classic script, loaded when first needed (also from disk).
+function loadScript(src) {
+  return new Promise((resolve, reject) => {
+    const s = document.createElement("script");
+    s.src = src;
+    s.onload = resolve;
+    s.onerror = () => reject(new Error(`cannot load ${src}`));
+    document.head.appendChild(s);
+  });
 }
 
 function startWorker() {
@@ -220,7 +225,12 @@ function twoPass(viz, x) {
 let vizInstance = null;
 async function draw(x) {
   try {
-    if (!vizInstance) vizInstance = await Viz.instance();
+    // Graphviz (1.3 MB) loads with the first picture, not before the
+    // first answer.
+    if (!vizInstance) {
+      if (!window.Viz) await loadScript("viz-global.js");
+      vizInstance = await Viz.instance();
+    }
     let svg;
     try {
       svg = twoPass(vizInstance, x);
