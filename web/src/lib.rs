@@ -428,6 +428,33 @@ mod tests {
     }
 
     #[test]
+    fn every_listed_outcome_of_the_examples_explains_as_allowed() {
+        // The page explains a clicked outcome by its condition: for every
+        // litmus example, each listed final state must parse back and be
+        // allowed (a consistent execution produced it).
+        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../examples");
+        let mut seen = 0;
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.extension().and_then(|e| e.to_str()) != Some("litmus") {
+                continue;
+            }
+            let name = path.file_name().unwrap().to_str().unwrap().to_string();
+            let text = std::fs::read_to_string(&path).unwrap();
+            let a = check(&name, &text, &Options::default(), None);
+            assert_eq!(a["ok"], true, "{name}: {a}");
+            for o in a["outcomes"].as_array().unwrap() {
+                let cond = o["condition"].as_str().unwrap();
+                let x = explain(&name, &text, &Options::default(), Some(cond));
+                assert_eq!(x["verdict"], "Allowed", "{name}: {cond}: {x}");
+                assert!(x["dot"].is_string(), "{name}: {cond}: {x}");
+                seen += 1;
+            }
+        }
+        assert!(seen >= 5, "{seen} outcomes explained");
+    }
+
+    #[test]
     fn progress_is_reported() {
         let calls = Arc::new(AtomicU64::new(0));
         let seen = calls.clone();
