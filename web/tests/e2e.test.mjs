@@ -112,6 +112,15 @@ test("a bad edit is a located error; fixing it answers again", async () => {
   const message = await page.textContent("#editor-error");
   assert.match(message, /mp\.litmus:14:\d+/, message);
   assert.match(message, /bogus/);
+  // Typing left the cursor alone; Run selects the place of the error.
+  await page.$eval("#status", (s) => {
+    s.textContent = "";
+  });
+  await page.click("#run");
+  await page.waitForFunction(() => document.querySelector("#status").textContent === "error");
+  const line = await page.$eval("#editor", (t) => t.value.slice(0, t.selectionStart).split("\n").length);
+  assert.equal(line, 14);
+  assert.equal(await page.textContent("#explanation"), "", "no stale explanation beside an error");
   await page.fill("#editor", good);
   await page.waitForSelector("#editor-error", { state: "hidden" });
   await page.waitForSelector("#outcomes tbody tr");

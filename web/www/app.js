@@ -138,7 +138,9 @@ function setBusy(on, text) {
   if (text !== undefined) $("status").textContent = text;
 }
 
-async function run() {
+// `explicit`: asked for (Run, an example, a link), not a live re-check
+// while typing; only then does an error move the cursor to its place.
+async function run(explicit = true) {
   const me = ++runs;
   if (busy) cancelAll();
   const name = fileName();
@@ -162,7 +164,7 @@ async function run() {
     const a = msg.answer;
     if (!a.ok) {
       setBusy(false, "error");
-      showError(a.error);
+      showError(a.error, explicit);
       clearResults();
       return;
     }
@@ -285,6 +287,9 @@ function clearResults() {
   $("races").replaceChildren();
   $("report").textContent = "";
   $("bounded").hidden = true;
+  $("explained").textContent = "";
+  $("explanation").textContent = "";
+  $("graph").replaceChildren();
 }
 
 function renderCheck(a) {
@@ -363,13 +368,14 @@ function hideErrors() {
   $("cat-error").hidden = true;
 }
 
-// A located error: shown under the text at fault, the place selected.
-function showError(err) {
+// A located error: shown under the text at fault; the place is selected
+// when `select` (not while the person types: the next key would replace it).
+function showError(err, select = false) {
   const where = err.source === "model" ? "cat" : "editor";
   const box = $(`${where}-error`);
   box.hidden = false;
   box.textContent = err.message;
-  if (err.line) {
+  if (err.line && select) {
     const area = $(where);
     const lines = area.value.split("\n");
     let pos = 0;
@@ -487,7 +493,7 @@ let debounce = null;
 function edited() {
   if (!$("live").checked) return;
   clearTimeout(debounce);
-  debounce = setTimeout(run, 350);
+  debounce = setTimeout(() => run(false), 350);
 }
 
 async function main() {
@@ -498,7 +504,9 @@ async function main() {
     loadExample(VKMM_GALLERY[Number(i)]);
     run();
   });
-  $("run").addEventListener("click", run);
+  $("run").addEventListener("click", () => run());
+  // The picture fits the column; a click shows it at full size (scrolling).
+  $("graph").addEventListener("click", () => $("graph").classList.toggle("fit"));
   $("cancel").addEventListener("click", () => {
     runs++;
     cancelAll();
@@ -506,6 +514,12 @@ async function main() {
   });
   $("share").addEventListener("click", share);
   $("editor").addEventListener("input", edited);
+  // Where the cursor is, to find an error's line and column.
+  const cursor = () => {
+    const before = $("editor").value.slice(0, $("editor").selectionStart).split("\n");
+    $("cursor").textContent = `line ${before.length}, column ${before[before.length - 1].length + 1}`;
+  };
+  for (const ev of ["keyup", "click", "select", "input"]) $("editor").addEventListener(ev, cursor);
   $("cat").addEventListener("input", edited);
   for (const id of ["dialect", "unroll", "max-executions", "max-writes", "timeout", "spin"]) {
     $(id).addEventListener("change", edited);
