@@ -124,6 +124,38 @@ impl Session {
         self
     }
 
+    /// The model every test runs under, given as cat text (a pasted model)
+    /// named `name`: parsed now, so a syntax error is reported here (file
+    /// `name`, line, column). Its includes resolve against the built-in
+    /// models; `NOCHAINS` queries run under the companion it declares, else
+    /// under it.
+    ///
+    /// ```
+    /// let cat = "\"everything goes\"\nlet dr = 0\n";
+    /// let session = vkmm::Session::new().model_text("mine.cat", cat).unwrap();
+    /// let checked = session.check_file("examples/mp.litmus").unwrap();
+    /// assert!(checked.complete());
+    /// assert!(vkmm::Session::new().model_text("bad.cat", "let = 1").is_err());
+    /// ```
+    pub fn model_text(mut self, name: &str, source: &str) -> Result<Session, Error> {
+        let chains = crate::model::load_text(name, source)?;
+        let no_chains = match self
+            .nochains_model
+            .as_deref()
+            .or(chains.profile.nochains.as_deref())
+        {
+            Some(companion) => crate::model::load(companion)?,
+            None => chains.clone(),
+        };
+        let key = (name.to_string(), self.nochains_model.clone());
+        self.models
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .insert(key, Arc::new(Models { chains, no_chains }));
+        self.model = Some(name.to_string());
+        Ok(self)
+    }
+
     /// The model `.test` queries marked `NOCHAINS` run under (default: the
     /// model's declared companion).
     pub fn nochains_model(mut self, model: impl Into<String>) -> Session {
