@@ -370,3 +370,31 @@ fn terminating_program_has_nothing_to_draw() {
     let e = vkmm::report::dot::termination(&x, &["nosuch".into()]).unwrap_err();
     assert!(e.contains("unknown relation `nosuch`"), "{e}");
 }
+
+/// A spin whose cycle jumps back twice, to two heads (`goto LC01` from the
+/// third block, `goto LC00` from the second), so that it leaves the
+/// statement range of either loop: P0 reads `x` in three places and leaves
+/// when one read returns 1; P1 writes 1 once. The cycle LC00 -> LC02 ->
+/// LC01 -> LC00 is a loop of the control flow all the same. Under HSA, P0
+/// (the lowest id) spinning, P1 may never run: it can run forever, reading
+/// the initial 0 in each of the three places. Under FAIR P1 runs, and a
+/// read repeating forever reads the coherence-last value 1 (memory
+/// fairness): it terminates.
+#[test]
+fn a_cycle_through_two_back_jumps_is_a_loop() {
+    const TEXT: &str = "VULKAN cycle\n{ x=0; }\n P0@sg 0, wg 0, qf 0 | P1@sg 0, wg 0, qf 0 ;\n LC00: | st.atom.wg.sc0 x, 1 ;\n ld.atom.wg.sc0 r0, x | ;\n bne r0, 0, LC03 | ;\n goto LC02 | ;\n LC01: | ;\n ld.atom.wg.sc0 r1, x | ;\n bne r1, 0, LC03 | ;\n goto LC00 | ;\n LC02: | ;\n ld.atom.wg.sc0 r2, x | ;\n bne r2, 0, LC03 | ;\n goto LC01 | ;\n LC03: | ;\nexists (0==0)\n";
+    let o = check_unroll(TEXT, "HSA", 1);
+    assert_eq!(o.verdict, Verdict::NonTerminating);
+    let w = o.witness.unwrap();
+    assert_eq!(w.threads[1].fate, "never started");
+    // The repeating iteration reads x three times, each the initial 0.
+    let reads = &w.loops[0].reads;
+    assert_eq!(reads.len(), 3, "{reads:?}");
+    assert!(
+        reads
+            .iter()
+            .all(|r| r.contains("reads 0 from the initial value")),
+        "{reads:?}"
+    );
+    assert_eq!(check_unroll(TEXT, "FAIR", 2).verdict, Verdict::Terminates);
+}

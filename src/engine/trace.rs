@@ -786,11 +786,14 @@ fn push_stuck_await(s: &State, out: &mut ThreadPaths) {
 }
 
 /// A path ending at the backward jump at `back` that `s` just took (to
-/// `s.pc`): its iterations are the runs of the loop's head since the path
-/// entered the loop.
+/// `s.pc`): its iterations are the stretches of the path between its
+/// arrivals at the loop's head. Each is a cycle of the control flow from
+/// the head back to it, whatever statements it passes through (the cycle
+/// of `CADP/2_threads_4_instructions/132_simple`'s P0 jumps back twice, to
+/// two heads, and leaves the statement range of either loop), so any of
+/// them may repeat when its values allow (`analysis::termination`).
 fn push_stuck_loop(s: &State, back: usize, out: &mut ThreadPaths) {
     let header = s.pc;
-    let inside = header..=back;
     let starts: Vec<(usize, &HashMap<String, RegValue>)> = s
         .arrivals
         .iter()
@@ -802,13 +805,6 @@ fn push_stuck_loop(s: &State, back: usize, out: &mut ThreadPaths) {
     let mut registers = vec![known_registers(s, &s.regs)];
     let mut next = end;
     for &(start, regs) in starts.iter().rev() {
-        // An earlier entry into the loop: events outside it in between.
-        if s.events[start..next]
-            .iter()
-            .any(|e| !inside.contains(&e.stmt))
-        {
-            break;
-        }
         iterations.push(start..next);
         registers.push(known_registers(s, regs));
         next = start;
