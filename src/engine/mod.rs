@@ -15,6 +15,7 @@
 pub mod barrier;
 mod base;
 mod candidates;
+mod interlock;
 pub mod driver;
 pub mod names;
 pub mod trace;
@@ -113,6 +114,9 @@ pub struct Orders {
     /// `sco` ranges over the strict total orders of the sequentially
     /// consistent operations. When false it is empty.
     pub sc_order: bool,
+    /// `ilo` ranges over the interlock orders of the fragment invocations
+    /// (docs/interlock.md). When false it is empty.
+    pub interlock_order: bool,
     /// The model declares `rmw-atomicity` (its profile): an RMW reads only
     /// from its immediate `asmo` predecessor among the writes `asmo` relates
     /// to it, so the search skips its other reads-from choices under each
@@ -125,6 +129,7 @@ impl Default for Orders {
         Orders {
             total_co: false,
             sc_order: true,
+            interlock_order: true,
             rmw_atomicity: false,
         }
     }
@@ -149,6 +154,7 @@ impl Orders {
         Orders {
             total_co: uses(names::CO),
             sc_order: uses(names::SCO),
+            interlock_order: uses(names::ILO),
             rmw_atomicity: crate::model::profile::declares_rmw_atomicity(model),
         }
     }
@@ -158,6 +164,7 @@ impl Orders {
         Orders {
             total_co: self.total_co || other.total_co,
             sc_order: self.sc_order || other.sc_order,
+            interlock_order: self.interlock_order || other.interlock_order,
             rmw_atomicity: self.rmw_atomicity && other.rmw_atomicity,
         }
     }
@@ -393,6 +400,9 @@ pub struct Skeleton {
     /// The possible SC orders over sequentially consistent operations
     /// (one empty order when there are none).
     pub sco_choices: Vec<Relation>,
+    /// The possible interlock orders of the fragment invocations (one empty
+    /// order when none executes interlocked code; `engine::interlock`).
+    pub ilo_choices: Vec<Relation>,
     /// Final registers of each thread: the value, or the event whose read gives it.
     pub registers: Vec<Vec<(String, RegValue)>>,
     /// How each thread's path ends; a stuck loop's iterations are ranges of
@@ -427,6 +437,12 @@ impl Skeleton {
         let (reads, rf_choices) = candidates::rf_choices(program, &events, &facts);
         let mo_choices = candidates::mo_choices(&events, &facts, limits)?;
         let sco_choices = candidates::sco_choices(&events, &facts, limits)?;
+        let ilo_choices = interlock::ilo_choices(
+            program,
+            &events,
+            limits.orders.interlock_order,
+            limits.max_writes_per_location,
+        )?;
         let mut registers = Vec::new();
         let mut endings = Vec::new();
         let mut offset = 0;
@@ -470,6 +486,7 @@ impl Skeleton {
             rf_choices,
             mo_choices,
             sco_choices,
+            ilo_choices,
             registers,
             endings,
             barriers,
@@ -525,6 +542,7 @@ impl Skeleton {
             .fold(1u128, |a, b| a.saturating_mul(b));
         rf.saturating_mul(mo)
             .saturating_mul(self.sco_choices.len() as u128)
+            .saturating_mul(self.ilo_choices.len() as u128)
     }
 
     /// Calls `visit` on every candidate execution until it breaks. At inner
