@@ -440,7 +440,10 @@ pub(crate) fn search(
                 (some, &restricted, o, r)
             }
         };
-        let order_pairs = s.sco_choices.iter().flat_map(|sco| s.ilo_choices.iter().map(move |ilo| (sco, ilo)));
+        let order_pairs = s
+            .sco_choices
+            .iter()
+            .flat_map(|sco| s.ilo_choices.iter().map(move |ilo| (sco, ilo)));
         for (sco, ilo) in order_pairs.filter(|_| wanted) {
             let mut dfs = Dfs {
                 s,

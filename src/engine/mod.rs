@@ -15,8 +15,8 @@
 pub mod barrier;
 mod base;
 mod candidates;
-mod interlock;
 pub mod driver;
+mod interlock;
 pub mod names;
 pub mod trace;
 

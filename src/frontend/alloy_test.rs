@@ -267,7 +267,9 @@ impl<'a> Parser<'a> {
                 return Err(self.err(
                     n,
                     g.col,
-                    format!("expected `pixel` or `sample` (the interlock granularity), found `{other}`"),
+                    format!(
+                        "expected `pixel` or `sample` (the interlock granularity), found `{other}`"
+                    ),
                 ));
             }
         };
@@ -346,7 +348,9 @@ impl<'a> Parser<'a> {
                     return Err(self.err(
                         n,
                         kw.col,
-                        format!("expected `prim`, `pixel`, `samples` or `subpass`, found `{other}`"),
+                        format!(
+                            "expected `prim`, `pixel`, `samples` or `subpass`, found `{other}`"
+                        ),
                     ));
                 }
             };
@@ -363,7 +367,11 @@ impl<'a> Parser<'a> {
             i += 1;
             let x = self.number(n, *v, &format!("the {} number", kw.text))?;
             *slot = Some(u32::try_from(x).map_err(|_| {
-                self.err(n, v.col, format!("{} number `{x}` is out of range", kw.text))
+                self.err(
+                    n,
+                    v.col,
+                    format!("{} number `{x}` is out of range", kw.text),
+                )
             })?);
         }
         let (Some(primitive), Some(pixel)) = (prim, pixel) else {

@@ -46,7 +46,7 @@ use super::litmus::lexer::{Lexer, PErr, R, Src, Tok, Token, VULKAN, thread_name,
 use super::litmus::{Syntax, condition, header};
 use super::{FrontendError, FrontendWarning, suggest};
 use crate::ir::{
-    ArithOp, Cmp, Dialect, Fragment, InterlockGranularity, InterlockMode, Instruction, OpKind,
+    ArithOp, Cmp, Dialect, Fragment, Instruction, InterlockGranularity, InterlockMode, OpKind,
     Operand, Program, Reference, RmwOp, SourceSpan, Stmt, Thread,
 };
 use std::collections::{HashMap, HashSet};
@@ -62,12 +62,13 @@ pub fn parse(file: &str, text: &str) -> Result<Program, FrontendError> {
 }
 
 /// How this dialect spells interlock, for the lints' messages.
-const INTERLOCK: crate::ir::interlock::InterlockSpelling = crate::ir::interlock::InterlockSpelling {
-    begin: "beginil",
-    end: "endil",
-    scope: "fi",
-    placement: "`, prim N, pixel N` after `qf N` in its declaration",
-};
+const INTERLOCK: crate::ir::interlock::InterlockSpelling =
+    crate::ir::interlock::InterlockSpelling {
+        begin: "beginil",
+        end: "endil",
+        scope: "fi",
+        placement: "`, prim N, pixel N` after `qf N` in its declaration",
+    };
 
 const FINAL_KEYWORDS: &[&str] = &["exists", "forall", "filter", "locations", "not", "final"];
 

@@ -215,14 +215,24 @@ mod tests {
     fn each_rule_names_its_statement() {
         let (b, e) = (OpKind::BeginInterlock, OpKind::EndInterlock);
         let cases: Vec<(bool, Vec<Stmt>, usize, &str)> = vec![
-            (false, vec![op(b.clone(), 1)], 0, "not a fragment invocation"),
+            (
+                false,
+                vec![op(b.clone(), 1)],
+                0,
+                "not a fragment invocation",
+            ),
             (
                 true,
                 vec![op(b.clone(), 1), op(b.clone(), 2), op(e.clone(), 3)],
                 1,
                 "exactly once",
             ),
-            (true, vec![op(e.clone(), 1), op(b.clone(), 2)], 0, "without an earlier"),
+            (
+                true,
+                vec![op(e.clone(), 1), op(b.clone(), 2)],
+                0,
+                "without an earlier",
+            ),
             (true, vec![op(b.clone(), 1)], 0, "without a later"),
             (
                 true,
