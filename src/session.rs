@@ -539,6 +539,31 @@ impl Session {
             .map_err(|e| Error::check(file, e))
     }
 
+    /// Checks that every final state the implementation model `imp`
+    /// allows for `program` is allowed by the specification model `spec`
+    /// (docs/interlock.md, "POPS").
+    ///
+    /// ```
+    /// let session = vkmm::Session::new();
+    /// let program = session.load_file("tests/litmus-interlock/counter-ordered.litmus").unwrap();
+    /// let r = session.refines("counter-ordered", &program, "pops", "vulkan").unwrap();
+    /// assert!(r.violations.is_empty());
+    /// let r = session.refines("counter-ordered", &program, "pops-done-early", "vulkan").unwrap();
+    /// assert!(!r.violations.is_empty());
+    /// ```
+    pub fn refines(
+        &self,
+        file: &str,
+        program: &Program,
+        imp: &str,
+        spec: &str,
+    ) -> Result<crate::analysis::refines::Refinement, Error> {
+        let imp = crate::model::load(imp)?;
+        let spec = crate::model::load(spec)?;
+        crate::analysis::refines::refines(file, program, &imp, &spec, self.limits)
+            .map_err(|e| Error::check(file, e))
+    }
+
     /// Checks one item of a suite (a failure to check is a row's error, not
     /// the suite's).
     pub fn suite_item(&self, item: &SuiteItem) -> Result<Checked, FileError> {

@@ -8,7 +8,9 @@ pub mod compare;
 pub mod expected;
 pub mod explain;
 pub mod litmus;
+pub mod pops;
 pub mod queries;
+pub mod refines;
 pub mod suite;
 pub mod termination;
 

@@ -118,7 +118,7 @@ pub(crate) fn static_env(
 
     for e in 0..n {
         if let Some(s) = ins(e).scope
-            && matches!(s, Scope::FragmentInterlock | Scope::ShaderCall)
+            && s == Scope::ShaderCall
         {
             return Err(ExecError::new(format!(
                 "line {}: {} scope is not supported by the engine yet",
@@ -277,6 +277,34 @@ pub(crate) fn static_env(
     // `scbarinst` is set by `Skeleton::build` (it needs the paths'
     // endings: see `super::barrier`).
 
+    // Fragment shader interlock (docs/interlock.md).
+    env.set(
+        names::ILBEGIN,
+        set_of(&|e| ins(e).kind == OpKind::BeginInterlock),
+    );
+    env.set(
+        names::ILEND,
+        set_of(&|e| ins(e).kind == OpKind::EndInterlock),
+    );
+    env.set(names::FRAG, set_of(&|e| thread(e).fragment.is_some()));
+    env.rel(
+        names::SFI,
+        rel_of(&|a, b| {
+            same_instance(
+                program,
+                events_ref[a].thread,
+                Scope::FragmentInterlock,
+                events_ref[b].thread,
+            )
+        }),
+    );
+    env.rel(
+        names::RASTO,
+        rel_of(&|a, b| {
+            super::interlock::rasterized_before(program, events_ref[a].thread, events_ref[b].thread)
+        }),
+    );
+
     let inscope = rel_of(&|a, b| {
         let (Some(sa), Some(sb)) = (ins(a).scope, ins(b).scope) else {
             return false;
@@ -325,8 +353,12 @@ fn same_instance(program: &Program, x: usize, s: Scope, y: usize) -> bool {
         Scope::Subgroup => device && tx.subgroup == ty.subgroup,
         Scope::Workgroup => device && tx.workgroup == ty.workgroup,
         Scope::QueueFamily => device && tx.queue_family == ty.queue_family,
-        // Rejected in `static_env` until the model supports them.
-        Scope::FragmentInterlock | Scope::ShaderCall => false,
+        // "fragment interlock instance - accessible by fragment shader
+        // agents that overlap": not a partition (overlap is not
+        // transitive), so membership is decided per pair.
+        Scope::FragmentInterlock => super::interlock::overlap(program, x, y),
+        // Rejected in `static_env` until the model supports it.
+        Scope::ShaderCall => false,
         Scope::Device => device,
         Scope::CrossDevice => true,
     }

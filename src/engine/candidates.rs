@@ -279,9 +279,10 @@ fn env_of(
     rf: &Relation,
     init: &EventSet,
     (co, asmo): (&Relation, &Relation),
-    sco: &Relation,
+    (sco, ilo): (&Relation, &Relation),
 ) -> Env {
     let mut env = Env::new(n);
+    env.rel(names::ILO, ilo.clone());
     env.rel(names::RF, rf.clone());
     env.rel(names::CO, co.clone());
     env.rel(names::ASMO, asmo.clone());
@@ -299,6 +300,7 @@ struct Dfs<'a> {
     co: Relation,
     asmo: Relation,
     sco: Relation,
+    ilo: Relation,
     rf: Relation,
     init: EventSet,
     source: Vec<Option<usize>>,
@@ -317,7 +319,13 @@ impl Dfs<'_> {
         if d == self.order.len() {
             return visit(&Candidate {
                 rf_source: self.source.clone(),
-                env: env_of(n, &self.rf, &self.init, (&self.co, &self.asmo), &self.sco),
+                env: env_of(
+                    n,
+                    &self.rf,
+                    &self.init,
+                    (&self.co, &self.asmo),
+                    (&self.sco, &self.ilo),
+                ),
             });
         }
         // Ask the pruning callback right after a choice was made (a forced
@@ -331,7 +339,7 @@ impl Dfs<'_> {
                 &self.rf,
                 &self.init,
                 (&self.co, &self.asmo),
-                &self.sco,
+                (&self.sco, &self.ilo),
             ))
         {
             return ControlFlow::Continue(());
@@ -446,7 +454,11 @@ pub(crate) fn search(
                 (some, &restricted, o, r)
             }
         };
-        for sco in s.sco_choices.iter().filter(|_| wanted) {
+        let order_pairs = s
+            .sco_choices
+            .iter()
+            .flat_map(|sco| s.ilo_choices.iter().map(move |ilo| (sco, ilo)));
+        for (sco, ilo) in order_pairs.filter(|_| wanted) {
             let mut dfs = Dfs {
                 s,
                 choices,
@@ -454,6 +466,7 @@ pub(crate) fn search(
                 co: co.clone(),
                 asmo: asmo.clone(),
                 sco: sco.clone(),
+                ilo: ilo.clone(),
                 rf: Relation::empty(n),
                 init: EventSet::empty(n),
                 source: vec![None; nr],

@@ -16,6 +16,7 @@ pub mod barrier;
 mod base;
 mod candidates;
 pub mod driver;
+mod interlock;
 pub mod names;
 pub mod trace;
 
@@ -119,6 +120,9 @@ pub struct Orders {
     /// `sco` ranges over the strict total orders of the sequentially
     /// consistent operations. When false it is empty.
     pub sc_order: bool,
+    /// `ilo` ranges over the interlock orders of the fragment invocations
+    /// (docs/interlock.md). When false it is empty.
+    pub interlock_order: bool,
     /// The model declares `rmw-atomicity` (its profile): an RMW reads only
     /// from its immediate `asmo` predecessor among the writes `asmo` relates
     /// to it, so the search skips its other reads-from choices under each
@@ -131,6 +135,7 @@ impl Default for Orders {
         Orders {
             total_co: false,
             sc_order: true,
+            interlock_order: true,
             rmw_atomicity: false,
         }
     }
@@ -155,6 +160,7 @@ impl Orders {
         Orders {
             total_co: uses(names::CO),
             sc_order: uses(names::SCO),
+            interlock_order: uses(names::ILO),
             rmw_atomicity: crate::model::profile::declares_rmw_atomicity(model),
         }
     }
@@ -164,6 +170,7 @@ impl Orders {
         Orders {
             total_co: self.total_co || other.total_co,
             sc_order: self.sc_order || other.sc_order,
+            interlock_order: self.interlock_order || other.interlock_order,
             rmw_atomicity: self.rmw_atomicity && other.rmw_atomicity,
         }
     }
@@ -410,6 +417,9 @@ pub struct Skeleton {
     /// The possible SC orders over sequentially consistent operations
     /// (one empty order when there are none).
     pub sco_choices: Vec<Relation>,
+    /// The possible interlock orders of the fragment invocations (one empty
+    /// order when none executes interlocked code; `engine::interlock`).
+    pub ilo_choices: Vec<Relation>,
     /// Final registers of each thread: the value, or the event whose read gives it.
     pub registers: Vec<Vec<(String, RegValue)>>,
     /// How each thread's path ends; a stuck loop's iterations are ranges of
@@ -478,6 +488,12 @@ impl Skeleton {
     ) -> Result<Skeleton, ExecError> {
         let (events, mut static_env, facts) = base::static_env(program, paths)?;
         let (reads, rf_choices) = candidates::rf_choices(program, &events, &facts);
+        let ilo_choices = interlock::ilo_choices(
+            program,
+            &events,
+            limits.orders.interlock_order,
+            limits.max_writes_per_location,
+        )?;
         let mut registers = Vec::new();
         let mut endings = Vec::new();
         let mut offset = 0;
@@ -521,6 +537,7 @@ impl Skeleton {
             rf_choices,
             mo_choices: Vec::new(),
             sco_choices: Vec::new(),
+            ilo_choices,
             registers,
             endings,
             barriers,
@@ -577,6 +594,7 @@ impl Skeleton {
             .fold(1u128, |a, b| a.saturating_mul(b));
         rf.saturating_mul(mo)
             .saturating_mul(self.sco_choices.len() as u128)
+            .saturating_mul(self.ilo_choices.len() as u128)
     }
 
     /// Calls `visit` on every candidate execution until it breaks. At inner

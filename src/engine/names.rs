@@ -72,6 +72,9 @@ pub const NONPRIV: &str = "NONPRIV";
 pub const PRIV: &str = "PRIV";
 pub const AVDEVICE: &str = "AVDEVICE";
 pub const VISDEVICE: &str = "VISDEVICE";
+pub const ILBEGIN: &str = "ILBEGIN";
+pub const ILEND: &str = "ILEND";
+pub const FRAG: &str = "FRAG";
 /// Prefix of the storage-class sets `SC0`, `SC1`...
 pub const SC: &str = "SC";
 /// Prefix of the semantics storage-class sets `SEMSC0`, `SEMSC1`...
@@ -101,11 +104,14 @@ pub const SLOC: &str = "sloc";
 pub const SREF: &str = "sref";
 pub const SSW: &str = "ssw";
 pub const SCBARINST: &str = "scbarinst";
+pub const SFI: &str = "sfi";
+pub const RASTO: &str = "rasto";
 pub const RF: &str = "rf";
 pub const RFINIT: &str = "RFINIT";
 pub const ASMO: &str = "asmo";
 pub const CO: &str = "co";
 pub const SCO: &str = "sco";
+pub const ILO: &str = "ilo";
 
 const fn entry(
     name: &'static str,
@@ -173,6 +179,9 @@ pub const BASE_NAMES: &[BaseName] = &[
     set(PRIV, "private memory accesses"),
     set(AVDEVICE, "device-domain availability operations"),
     set(VISDEVICE, "device-domain visibility operations"),
+    set(ILBEGIN, "OpBeginInvocationInterlockEXT"),
+    set(ILEND, "OpEndInvocationInterlockEXT"),
+    set(FRAG, "events of fragment shader invocations"),
     numbered_set(SC, "memory accesses in storage class k"),
     numbered_set(SEMSC, "operations whose semantics include storage class k"),
     numbered_set(
@@ -208,6 +217,14 @@ pub const BASE_NAMES: &[BaseName] = &[
     rel(SREF, "memory accesses through the same reference"),
     rel(SSW, "system-synchronizes-with, as declared"),
     rel(SCBARINST, "control barriers of the same dynamic instance"),
+    rel(
+        SFI,
+        "events of overlapping fragment invocations (one fragment interlock instance)",
+    ),
+    rel(
+        RASTO,
+        "rasterization order between overlapping fragment invocations",
+    ),
     entry(RF, Kind::Relation, Stage::Dynamic, true, "reads-from"),
     entry(
         RFINIT,
@@ -236,6 +253,13 @@ pub const BASE_NAMES: &[BaseName] = &[
         Stage::Dynamic,
         false,
         "total order of the SC operations",
+    ),
+    entry(
+        ILO,
+        Kind::Relation,
+        Stage::Dynamic,
+        false,
+        "interlock order of overlapping fragment invocations",
     ),
 ];
 
@@ -357,7 +381,7 @@ mod tests {
 
     #[test]
     fn derived_lists() {
-        assert_eq!(DYNAMIC_NAMES, ["rf", "RFINIT", "asmo", "co", "sco"]);
+        assert_eq!(DYNAMIC_NAMES, ["rf", "RFINIT", "asmo", "co", "sco", "ilo"]);
         assert_eq!(GROWING_NAMES, ["rf", "RFINIT"]);
         assert!(lookup("SC12").is_some_and(|b| b.name == SC));
         assert!(lookup("SEMSC0").is_some_and(|b| b.name == SEMSC));

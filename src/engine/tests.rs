@@ -93,6 +93,7 @@ fn total_coherence_orders_every_write_and_restricts_asmo() {
         orders: crate::engine::Orders {
             total_co: true,
             sc_order: false,
+            interlock_order: false,
             rmw_atomicity: false,
         },
         ..Limits::default()

@@ -18,8 +18,8 @@
 use super::attributes::{ALLOY, Attrs};
 use super::{FrontendError, MAX_NESTING, suggest};
 use crate::ir::{
-    Cmp, Expectation, Instruction, OpKind, Pred, Program, Query, Reference, Scope, SourceSpan,
-    Stmt, Thread,
+    Cmp, Expectation, Fragment, Instruction, InterlockGranularity, InterlockMode, OpKind, Pred,
+    Program, Query, Reference, Scope, SourceSpan, Stmt, Thread,
 };
 use std::collections::HashMap;
 
@@ -46,6 +46,8 @@ struct Parser<'a> {
     slocs: Vec<(String, String, usize, usize)>,
     /// SSW pairs (thread numbers) with their positions.
     ssws: Vec<(usize, usize, usize, usize)>,
+    /// The line of the `INTERLOCK` directive.
+    interlock_line: Option<usize>,
 }
 
 /// A whitespace-separated word of a line and its 1-based column.
@@ -103,6 +105,7 @@ impl<'a> Parser<'a> {
             refs: HashMap::new(),
             slocs: Vec::new(),
             ssws: Vec::new(),
+            interlock_line: None,
         }
     }
 
@@ -144,6 +147,32 @@ impl<'a> Parser<'a> {
                 Ok(())
             }
             "NEWTHREAD" => self.new_thread(n, &ws),
+            "INTERLOCK" => self.interlock_mode(n, &ws),
+            "FRAGMENT" => self.fragment(n, &ws),
+            "beginil" | "endil" => {
+                if self.program.threads.is_empty() {
+                    return self.instruction(n, code, &ws);
+                }
+                if let Some(extra) = ws.get(1) {
+                    return Err(self.err(
+                        n,
+                        extra.col,
+                        format!("`{}` takes no operand, found `{}`", first.text, extra.text),
+                    ));
+                }
+                let span = SourceSpan {
+                    line: n,
+                    text: code.trim().to_string(),
+                };
+                let ins = Instruction::interlock(first.text == "beginil", span);
+                self.program
+                    .threads
+                    .last_mut()
+                    .expect("checked above")
+                    .code
+                    .push(Stmt::Op(ins));
+                Ok(())
+            }
             "SLOC" => {
                 let (a, b) = self.two_operands(n, &ws, "SLOC takes two variable names")?;
                 self.slocs
@@ -211,6 +240,152 @@ impl<'a> Parser<'a> {
             device: 0,
             code: Vec::new(),
             registers: Vec::new(),
+            fragment: None,
+        });
+        Ok(())
+    }
+
+    /// `INTERLOCK pixel|sample ordered|unordered` (docs/interlock.md).
+    fn interlock_mode(&mut self, n: usize, ws: &[Word<'_>]) -> Result<(), FrontendError> {
+        if let Some(prev) = self.interlock_line {
+            return Err(self.err(
+                n,
+                ws[0].col,
+                format!("the interlock mode is declared twice (first at line {prev})"),
+            ));
+        }
+        self.interlock_line = Some(n);
+        let (g, o) = self.two_operands(
+            n,
+            ws,
+            "INTERLOCK takes a granularity and an order: `INTERLOCK pixel ordered`",
+        )?;
+        let granularity = match g.text {
+            "pixel" => InterlockGranularity::Pixel,
+            "sample" => InterlockGranularity::Sample,
+            other => {
+                return Err(self.err(
+                    n,
+                    g.col,
+                    format!(
+                        "expected `pixel` or `sample` (the interlock granularity), found `{other}`"
+                    ),
+                ));
+            }
+        };
+        let ordered = match o.text {
+            "ordered" => true,
+            "unordered" => false,
+            other => {
+                return Err(self.err(
+                    n,
+                    o.col,
+                    format!("expected `ordered` or `unordered`, found `{other}`"),
+                ));
+            }
+        };
+        self.program.interlock = InterlockMode {
+            granularity,
+            ordered,
+        };
+        Ok(())
+    }
+
+    /// `FRAGMENT prim N pixel N [samples S...] [subpass N]`: the current
+    /// thread is a fragment shader invocation placed so (docs/interlock.md).
+    fn fragment(&mut self, n: usize, ws: &[Word<'_>]) -> Result<(), FrontendError> {
+        let Some(thread) = self.program.threads.last() else {
+            return Err(self.err(
+                n,
+                ws[0].col,
+                "FRAGMENT places the current thread: write it after NEWTHREAD",
+            ));
+        };
+        if thread.fragment.is_some() || !thread.code.is_empty() {
+            return Err(self.err(
+                n,
+                ws[0].col,
+                format!(
+                    "FRAGMENT must come once, right after NEWTHREAD, before thread {}'s instructions",
+                    thread.id
+                ),
+            ));
+        }
+        let (mut prim, mut pixel, mut subpass) = (None, None, None);
+        let mut samples = 0u64;
+        let mut i = 1;
+        while i < ws.len() {
+            let kw = ws[i];
+            i += 1;
+            if kw.text == "samples" {
+                let start = i;
+                while i < ws.len() && ws[i].text.parse::<i64>().is_ok() {
+                    let k = self.number(n, ws[i], "a sample number")?;
+                    if !(0..64).contains(&k) {
+                        return Err(self.err(
+                            n,
+                            ws[i].col,
+                            format!("sample {k} is out of range: samples are numbered 0..63"),
+                        ));
+                    }
+                    samples |= 1 << k;
+                    i += 1;
+                }
+                if i == start {
+                    return Err(self.err(
+                        n,
+                        kw.col,
+                        "expected the covered sample numbers after `samples` (e.g. `samples 0 1`)",
+                    ));
+                }
+                continue;
+            }
+            let slot = match kw.text {
+                "prim" => &mut prim,
+                "pixel" => &mut pixel,
+                "subpass" => &mut subpass,
+                other => {
+                    return Err(self.err(
+                        n,
+                        kw.col,
+                        format!(
+                            "expected `prim`, `pixel`, `samples` or `subpass`, found `{other}`"
+                        ),
+                    ));
+                }
+            };
+            if slot.is_some() {
+                return Err(self.err(n, kw.col, format!("`{}` given twice", kw.text)));
+            }
+            let Some(v) = ws.get(i) else {
+                return Err(self.err(
+                    n,
+                    kw.col + kw.text.chars().count(),
+                    format!("expected the {} number", kw.text),
+                ));
+            };
+            i += 1;
+            let x = self.number(n, *v, &format!("the {} number", kw.text))?;
+            *slot = Some(u32::try_from(x).map_err(|_| {
+                self.err(
+                    n,
+                    v.col,
+                    format!("{} number `{x}` is out of range", kw.text),
+                )
+            })?);
+        }
+        let (Some(primitive), Some(pixel)) = (prim, pixel) else {
+            return Err(self.err(
+                n,
+                ws[0].col,
+                "a fragment invocation needs `prim N pixel N` (its primitive in rasterization order and its pixel)",
+            ));
+        };
+        self.program.threads.last_mut().expect("checked").fragment = Some(Fragment {
+            primitive,
+            pixel,
+            samples: if samples == 0 { 1 } else { samples },
+            subpass: subpass.unwrap_or(0),
         });
         Ok(())
     }
@@ -508,6 +683,19 @@ impl<'a> Parser<'a> {
                     ));
                 }
             }
+        }
+        // Fragment shader interlock (docs/interlock.md, "Lints").
+        if let Err(i) = crate::ir::interlock::check(
+            &self.program,
+            &crate::ir::interlock::InterlockSpelling {
+                begin: "beginil",
+                end: "endil",
+                scope: "scopefi",
+                placement: "a `FRAGMENT prim N pixel N` line after its NEWTHREAD",
+            },
+        ) {
+            let line = self.program.threads[i.thread].code[i.stmt].source().line;
+            return Err(self.err(line, 1, i.message));
         }
         if self.program.threads.is_empty() {
             return Err(self.err(1, 1, "no thread: expected NEWTHREAD and instructions"));

@@ -32,6 +32,7 @@ pub(super) const ALLOY: Spelling = Spelling {
     scopes: &[
         ("scopesg", Scope::Subgroup),
         ("scopewg", Scope::Workgroup),
+        ("scopefi", Scope::FragmentInterlock),
         ("scopeqf", Scope::QueueFamily),
         ("scopedev", Scope::Device),
     ],
@@ -44,6 +45,7 @@ pub(super) const LITMUS: Spelling = Spelling {
     scopes: &[
         ("sg", Scope::Subgroup),
         ("wg", Scope::Workgroup),
+        ("fi", Scope::FragmentInterlock),
         ("qf", Scope::QueueFamily),
         ("dv", Scope::Device),
     ],

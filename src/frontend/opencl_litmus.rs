@@ -618,6 +618,7 @@ impl Parser<'_> {
             device: dev,
             code: ctx.code,
             registers: Vec::new(),
+            fragment: None,
         });
         Ok(())
     }

@@ -46,8 +46,8 @@ use super::litmus::lexer::{Lexer, PErr, R, Src, Tok, Token, VULKAN, thread_name,
 use super::litmus::{Syntax, condition, header};
 use super::{FrontendError, FrontendWarning, suggest};
 use crate::ir::{
-    ArithOp, Cmp, Dialect, Instruction, OpKind, Operand, Program, Reference, RmwOp, SourceSpan,
-    Stmt, Thread,
+    ArithOp, Cmp, Dialect, Fragment, Instruction, InterlockGranularity, InterlockMode, OpKind,
+    Operand, Program, Reference, RmwOp, SourceSpan, Stmt, Thread,
 };
 use std::collections::{HashMap, HashSet};
 
@@ -60,6 +60,15 @@ pub fn parse(file: &str, text: &str) -> Result<Program, FrontendError> {
     p.run().map_err(|e| src.error(file, e))?;
     Ok(p.program)
 }
+
+/// How this dialect spells interlock, for the lints' messages.
+const INTERLOCK: crate::ir::interlock::InterlockSpelling =
+    crate::ir::interlock::InterlockSpelling {
+        begin: "beginil",
+        end: "endil",
+        scope: "fi",
+        placement: "`, prim N, pixel N` after `qf N` in its declaration",
+    };
 
 const FINAL_KEYWORDS: &[&str] = &["exists", "forall", "filter", "locations", "not", "final"];
 
@@ -92,9 +101,9 @@ const BRANCHES: &[(&str, Cmp)] = &[
 ];
 
 /// The memory and barrier opcodes (and `goto`), space-separated.
-const INSTRUCTIONS: &str = "ld st rmw membar cbar avdevice visdevice goto";
+const INSTRUCTIONS: &str = "ld st rmw membar cbar avdevice visdevice beginil endil goto";
 
-const UNKNOWN_INSTRUCTION: &str = "expected ld, st, rmw, membar, cbar, avdevice, visdevice, add, sub, mul, and, or, xor, beq, bne, blt, ble, bgt, bge, goto or a label `L:`";
+const UNKNOWN_INSTRUCTION: &str = "expected ld, st, rmw, membar, cbar, avdevice, visdevice, beginil, endil, add, sub, mul, and, or, xor, beq, bne, blt, ble, bgt, bge, goto or a label `L:`";
 
 /// What the parser learns about one thread's registers and labels.
 #[derive(Default)]
@@ -109,6 +118,8 @@ struct ThreadInfo {
     jumps: Vec<(String, usize)>,
     /// Control barrier instances, with where.
     barriers: Vec<(u32, usize)>,
+    /// Where each statement of the thread's code starts.
+    stmt_at: Vec<usize>,
 }
 
 /// A row: the character ranges of its cells (trimmed) and of its `;`.
@@ -133,6 +144,8 @@ struct Parser<'a> {
     infos: Vec<ThreadInfo>,
     /// How many references the initial state declares (the first ones).
     declared: usize,
+    /// Where the `interlock` entry was.
+    interlock_at: Option<usize>,
 }
 
 impl<'a> Parser<'a> {
@@ -147,6 +160,7 @@ impl<'a> Parser<'a> {
             ssws: Vec::new(),
             infos: Vec::new(),
             declared: 0,
+            interlock_at: None,
         }
     }
 
@@ -238,6 +252,9 @@ impl<'a> Parser<'a> {
                 ),
             ));
         };
+        if name == "interlock" && matches!(lx.peek()?.tok, Tok::Ident(_)) {
+            return self.interlock_entry(lx, first.at);
+        }
         let t = lx.next()?;
         if t.is_punct("=") {
             let v = lx.peek()?;
@@ -291,6 +308,52 @@ impl<'a> Parser<'a> {
                 ),
             ))
         }
+    }
+
+    /// `interlock pixel|sample ordered|unordered` (docs/interlock.md).
+    fn interlock_entry(&mut self, lx: &mut Lexer<'_>, at: usize) -> R<()> {
+        if let Some(prev) = self.interlock_at {
+            return Err((
+                at,
+                format!(
+                    "the interlock mode is declared twice (first at line {})",
+                    self.src.line(prev)
+                ),
+            ));
+        }
+        self.interlock_at = Some(at);
+        let (g, g_at) = lx.ident("`pixel` or `sample`")?;
+        let granularity = match g.as_str() {
+            "pixel" => InterlockGranularity::Pixel,
+            "sample" => InterlockGranularity::Sample,
+            _ => {
+                return Err((
+                    g_at,
+                    format!(
+                        "expected `pixel` or `sample` (the interlock granularity) after `interlock`, found `{g}`"
+                    ),
+                ));
+            }
+        };
+        let t = lx.next()?;
+        let ordered = if t.is_ident("ordered") {
+            true
+        } else if t.is_ident("unordered") {
+            false
+        } else {
+            return Err((
+                t.at,
+                format!(
+                    "expected `ordered` or `unordered` after `interlock {g}`, found {}",
+                    t.show()
+                ),
+            ));
+        };
+        self.program.interlock = InterlockMode {
+            granularity,
+            ordered,
+        };
+        Ok(())
     }
 
     /// The reference named `name`, created (with a new location) on first use.
@@ -468,6 +531,7 @@ impl<'a> Parser<'a> {
             for (k, &(a, b)) in row.cells.iter().enumerate() {
                 if a < b {
                     let stmt = self.statement(k, a, b)?;
+                    self.infos[k].stmt_at.push(a);
                     code[k].push(stmt);
                 }
             }
@@ -538,6 +602,11 @@ impl<'a> Parser<'a> {
                     }
                 };
             }
+            let fragment = if lx.peek()?.is_punct(",") {
+                Some(fragment_placement(&mut lx)?)
+            } else {
+                None
+            };
             lx.expect_end("after the thread declaration")?;
             let [sg, wg, qf] = ids;
             let next_sg = subgroups.len();
@@ -552,6 +621,7 @@ impl<'a> Parser<'a> {
                 device: 0,
                 code: Vec::new(),
                 registers: Vec::new(),
+                fragment,
             });
             self.infos.push(ThreadInfo::default());
         }
@@ -643,6 +713,18 @@ impl<'a> Parser<'a> {
             "cbar" => OpKind::control_barrier(0, crate::ir::Scope::Workgroup),
             "avdevice" => OpKind::AvailabilityDevice,
             "visdevice" => OpKind::VisibilityDevice,
+            "beginil" | "endil" => {
+                if lx.peek()?.is_punct(".") {
+                    return Err((
+                        lx.peek()?.at,
+                        format!(
+                            "`{word}` takes no attribute: it has FragmentInterlock scope and UniformMemory|ImageMemory semantics by definition"
+                        ),
+                    ));
+                }
+                lx.end_or(|t| format!("`{word}` takes no operand, found {}", t.show()))?;
+                return Ok(Stmt::Op(Instruction::interlock(word == "beginil", source)));
+            }
             _ => {
                 let words = INSTRUCTIONS
                     .split(' ')
@@ -717,7 +799,7 @@ impl<'a> Parser<'a> {
                 return Err((
                     t.at,
                     format!(
-                        "unknown token `{tok}`: expected one of atom acq rel acq_rel sg wg qf dv scN semscN av vis semav semvis nonpriv{ops}{hint}"
+                        "unknown token `{tok}`: expected one of atom acq rel acq_rel sg wg fi qf dv scN semscN av vis semav semvis nonpriv{ops}{hint}"
                     ),
                 ));
             }
@@ -927,6 +1009,10 @@ impl<'a> Parser<'a> {
                 }
             }
         }
+        // Fragment shader interlock (docs/interlock.md, "Lints").
+        if let Err(i) = crate::ir::interlock::check(&self.program, &INTERLOCK) {
+            problems.push((self.infos[i.thread].stmt_at[i.stmt], i.message));
+        }
         match problems.into_iter().min_by_key(|(at, _)| *at) {
             Some(e) => Err(e),
             None => Ok(()),
@@ -956,3 +1042,74 @@ pub mod print;
 
 #[cfg(test)]
 mod tests;
+
+/// The fragment placement after `qf N` in a thread declaration:
+/// `, prim N, pixel N[, samples S S...][, subpass N]` (docs/interlock.md).
+fn fragment_placement(lx: &mut Lexer<'_>) -> R<Fragment> {
+    let mut prim = None;
+    let mut pixel = None;
+    let mut samples = None;
+    let mut subpass = None;
+    while lx.peek()?.is_punct(",") {
+        lx.next()?;
+        let (kw, kw_at) = lx.ident("`prim`, `pixel`, `samples` or `subpass`")?;
+        let slot = match kw.as_str() {
+            "prim" => &mut prim,
+            "pixel" => &mut pixel,
+            "subpass" => &mut subpass,
+            "samples" => {
+                if samples.is_some() {
+                    return Err((kw_at, "`samples` given twice".into()));
+                }
+                let mut mask = 0u64;
+                while matches!(lx.peek()?.tok, Tok::Int(_)) {
+                    let (k, k_at) = lx.integer("a sample number")?;
+                    if !(0..64).contains(&k) {
+                        return Err((
+                            k_at,
+                            format!("sample {k} is out of range: samples are numbered 0..63"),
+                        ));
+                    }
+                    mask |= 1 << k;
+                }
+                if mask == 0 {
+                    return Err((
+                        kw_at,
+                        "expected the covered sample numbers after `samples` (e.g. `samples 0 1`)"
+                            .into(),
+                    ));
+                }
+                samples = Some(mask);
+                continue;
+            }
+            _ => {
+                return Err((
+                    kw_at,
+                    format!(
+                        "expected `prim`, `pixel`, `samples` or `subpass` (a fragment invocation's placement), found `{kw}`"
+                    ),
+                ));
+            }
+        };
+        if slot.is_some() {
+            return Err((kw_at, format!("`{kw}` given twice")));
+        }
+        let (v, v_at) = lx.integer(&format!("the {kw} number"))?;
+        *slot = Some(
+            u32::try_from(v).map_err(|_| (v_at, format!("{kw} number `{v}` is out of range")))?,
+        );
+    }
+    let at = lx.peek()?.at;
+    let (Some(primitive), Some(pixel)) = (prim, pixel) else {
+        return Err((
+            at,
+            "a fragment invocation needs `prim N, pixel N` (its primitive in rasterization order and its pixel)".into(),
+        ));
+    };
+    Ok(Fragment {
+        primitive,
+        pixel,
+        samples: samples.unwrap_or(1),
+        subpass: subpass.unwrap_or(0),
+    })
+}

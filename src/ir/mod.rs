@@ -8,6 +8,7 @@
 //! Front ends produce a [`Program`]; the execution enumerator consumes it.
 
 mod condition;
+pub mod interlock;
 mod query;
 mod symbols;
 
@@ -22,10 +23,14 @@ use std::fmt;
 ///
 /// The derived order is the inclusion order of the scope instances that
 /// contain a given invocation (`Subgroup` < `Workgroup` < `QueueFamily` <
-/// `Device` < `CrossDevice`). `FragmentInterlock` and `ShaderCall` are
-/// placed by the spec at implementation-dependent positions; they are kept
-/// here so front ends can express them, and the engine rejects them until
-/// the model supports them.
+/// `Device` < `CrossDevice`). `FragmentInterlock` sits where the appendix
+/// lists its domain: "The memory domains are nested in the order listed
+/// above" (queue family instance, fragment interlock instance, ..., workgroup
+/// instance, subgroup instance); a fragment interlock instance is not a
+/// partition of the invocations (overlap is not transitive), so the engine
+/// decides membership per pair (`engine::base`), never from this order
+/// alone. `ShaderCall` is kept so front ends can express it; the engine
+/// rejects it until the model supports it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize)]
 pub enum Scope {
     Invocation,
@@ -69,6 +74,13 @@ pub const OPENCL_LOCAL: StorageClass = StorageClass(1);
 /// private memory depending on the underlying value", which a litmus test
 /// does not give, so such accesses are in neither memory region.
 pub const OPENCL_GENERIC: StorageClass = StorageClass(2);
+
+/// The storage class `UniformMemory` semantics name (`sc0`:
+/// docs/glsl-spirv-mapping.md).
+pub const UNIFORM_MEMORY: StorageClass = StorageClass(0);
+/// The storage class `ImageMemory` semantics name (`sc2`:
+/// docs/glsl-spirv-mapping.md).
+pub const IMAGE_MEMORY: StorageClass = StorageClass(2);
 
 /// A storage class, numbered by the front end (`sc0`, `sc1`, ...).
 ///
@@ -160,6 +172,15 @@ pub enum OpKind {
         /// execution-scope instance must arrive.
         quorum: Option<Operand>,
     },
+    /// `OpBeginInvocationInterlockEXT`: the start of a fragment invocation's
+    /// critical section. The appendix: "A and B are both considered to have
+    /// FragmentInterlock memory scope and semantics of UniformMemory and
+    /// ImageMemory, and ... B is considered to have Acquire semantics"
+    /// ([`Instruction::interlock`] builds it so).
+    BeginInterlock,
+    /// `OpEndInvocationInterlockEXT`: the end of the critical section
+    /// ("A is considered to have Release semantics").
+    EndInterlock,
     /// A device-domain availability operation (API-level, e.g. a pipeline barrier).
     AvailabilityDevice,
     /// A device-domain visibility operation.
@@ -250,6 +271,36 @@ impl Instruction {
             operand_of: Vec::new(),
             source,
         }
+    }
+    /// `OpBeginInvocationInterlockEXT` (`begin`) or
+    /// `OpEndInvocationInterlockEXT`, with the attributes the appendix gives
+    /// them: "A and B are both considered to have FragmentInterlock memory
+    /// scope and semantics of UniformMemory and ImageMemory, and A [the End]
+    /// is considered to have Release semantics and B [the Begin] is
+    /// considered to have Acquire semantics". UniformMemory is storage class
+    /// 0 and ImageMemory storage class 2, as in docs/glsl-spirv-mapping.md.
+    /// "OpBeginInvocationInterlockEXT and OpEndInvocationInterlockEXT do not
+    /// perform implicit availability or visibility operations": no
+    /// MakeAvailable/MakeVisible.
+    pub fn interlock(begin: bool, source: SourceSpan) -> Self {
+        let kind = if begin {
+            OpKind::BeginInterlock
+        } else {
+            OpKind::EndInterlock
+        };
+        let mut i = Instruction::new(kind, source);
+        i.scope = Some(Scope::FragmentInterlock);
+        i.semantics.order = if begin {
+            Order::Acquire
+        } else {
+            Order::Release
+        };
+        i.semantics.storage_classes = [UNIFORM_MEMORY, IMAGE_MEMORY].into_iter().collect();
+        i
+    }
+    /// `OpBeginInvocationInterlockEXT` or `OpEndInvocationInterlockEXT`.
+    pub fn is_interlock(&self) -> bool {
+        matches!(self.kind, OpKind::BeginInterlock | OpKind::EndInterlock)
     }
     pub fn is_read(&self) -> bool {
         matches!(self.kind, OpKind::Load | OpKind::Rmw)
@@ -407,6 +458,79 @@ pub struct Thread {
     pub code: Vec<Stmt>,
     /// Initial register values (registers not listed start at 0).
     pub registers: Vec<(String, i64)>,
+    /// Where a fragment shader invocation is rasterized; `None` for other
+    /// invocations (docs/interlock.md).
+    pub fragment: Option<Fragment>,
+}
+
+/// A fragment shader invocation's place: the primitive that produced it
+/// (its place in rasterization order), the pixel, the covered samples and
+/// the subpass.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct Fragment {
+    /// The primitive's number in primitive order: a lower number is
+    /// earlier in rasterization order.
+    pub primitive: u32,
+    /// The framebuffer pixel (an abstract number: pixels are equal or not).
+    pub pixel: u32,
+    /// The covered samples, bit k for sample k (at least one).
+    pub samples: u64,
+    /// The subpass the drawing command is in.
+    pub subpass: u32,
+}
+
+impl Fragment {
+    /// Whether two fragment invocations overlap under `granularity`: the
+    /// same subpass and pixel, and for sample interlock a common covered
+    /// sample (docs/interlock.md quotes the extension's definitions).
+    pub fn overlaps(&self, other: &Fragment, granularity: InterlockGranularity) -> bool {
+        self.subpass == other.subpass
+            && self.pixel == other.pixel
+            && match granularity {
+                InterlockGranularity::Pixel => true,
+                InterlockGranularity::Sample => self.samples & other.samples != 0,
+            }
+    }
+}
+
+/// Which fragment invocations an interlock orders.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
+pub enum InterlockGranularity {
+    /// `PixelInterlock*EXT`: invocations covering the same pixel.
+    #[default]
+    Pixel,
+    /// `SampleInterlock*EXT`: invocations covering a common sample.
+    Sample,
+}
+
+/// The interlock execution mode of a test's fragment shader.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct InterlockMode {
+    pub granularity: InterlockGranularity,
+    /// `*InterlockOrderedEXT`: the critical sections of overlapping
+    /// invocations run in rasterization order; unordered: in some order.
+    pub ordered: bool,
+}
+
+impl Default for InterlockMode {
+    fn default() -> Self {
+        InterlockMode {
+            granularity: InterlockGranularity::Pixel,
+            ordered: true,
+        }
+    }
+}
+
+impl InterlockMode {
+    /// The GLSL layout qualifier / SPIR-V execution mode name.
+    pub fn name(self) -> &'static str {
+        match (self.granularity, self.ordered) {
+            (InterlockGranularity::Pixel, true) => "pixel_interlock_ordered",
+            (InterlockGranularity::Pixel, false) => "pixel_interlock_unordered",
+            (InterlockGranularity::Sample, true) => "sample_interlock_ordered",
+            (InterlockGranularity::Sample, false) => "sample_interlock_unordered",
+        }
+    }
 }
 
 impl Thread {
@@ -457,6 +581,9 @@ pub struct Program {
     pub kind: TestKind,
     /// The source names of threads, registers and locations.
     pub symbols: Symbols,
+    /// The interlock execution mode (meaningful when some thread is a
+    /// fragment invocation).
+    pub interlock: InterlockMode,
     /// What the front end found legal but suspicious (the "Lints" tables
     /// of docs/format-*.md).
     pub warnings: Vec<crate::frontend::FrontendWarning>,

@@ -46,6 +46,27 @@ pub const EMBEDDED: &[(&str, &str)] = &[
         "vulkan-dat3m-rules.cat",
         include_str!("../../models/vulkan-dat3m-rules.cat"),
     ),
+    ("pops.cat", include_str!("../../models/pops.cat")),
+    (
+        "pops-order.cat",
+        include_str!("../../models/pops-order.cat"),
+    ),
+    (
+        "pops-done-early.cat",
+        include_str!("../../models/pops-done-early.cat"),
+    ),
+    (
+        "pops-noncoherent.cat",
+        include_str!("../../models/pops-noncoherent.cat"),
+    ),
+    (
+        "pops-gfx9-offbyone.cat",
+        include_str!("../../models/pops-gfx9-offbyone.cat"),
+    ),
+    (
+        "pops-intrawave.cat",
+        include_str!("../../models/pops-intrawave.cat"),
+    ),
     ("opencl.cat", include_str!("../../models/opencl.cat")),
     (
         "opencl-totalsc.cat",
@@ -94,6 +115,31 @@ pub const BUILTIN: &[(&str, &str, &str)] = &[
         "vulkan-dat3m-nochains",
         "vulkan-dat3m-nochains.cat",
         "Dat3M's reading, no availability/visibility chains",
+    ),
+    (
+        "pops",
+        "pops.cat",
+        "AMD POPS lowering of fragment shader interlock (correct)",
+    ),
+    (
+        "pops-done-early",
+        "pops-done-early.cat",
+        "POPS hazard: ORDERED_PS_DONE before the memory counters drain",
+    ),
+    (
+        "pops-noncoherent",
+        "pops-noncoherent.cat",
+        "POPS hazard: the section's accesses not coherent (no GLC/DLC)",
+    ),
+    (
+        "pops-gfx9-offbyone",
+        "pops-gfx9-offbyone.cat",
+        "POPS hazard: GFX9 off-by-one newest overlapped wave ID not corrected",
+    ),
+    (
+        "pops-intrawave",
+        "pops-intrawave.cat",
+        "POPS hazard: intrawave collisions not resolved",
     ),
     (
         "opencl",

@@ -231,6 +231,27 @@ pub enum Command {
         #[arg(long)]
         fail_on_difference: bool,
     },
+    /// Check that an implementation model refines a specification model:
+    /// every final state the implementation allows for a litmus test is one
+    /// the specification allows; each one that is not is reported with a
+    /// witness and the specification's explanation (docs/interlock.md).
+    /// Exit 1 when some test has a violation.
+    Refines {
+        /// The litmus files.
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
+        /// The implementation model (e.g. pops, pops-done-early).
+        #[arg(long = "impl", value_name = "MODEL")]
+        implementation: String,
+        /// The specification model.
+        #[arg(long, default_value = "vulkan")]
+        spec: String,
+        #[command(flatten)]
+        limits: LimitArgs,
+        /// Output format.
+        #[arg(long, value_enum, default_value = "text")]
+        format: OutputFormat,
+    },
     /// Check every litmus file below a folder, in parallel, and summarise.
     /// With --expected, check the rows of an expected-verdicts CSV instead.
     Suite {

@@ -210,6 +210,7 @@ fn format_of(cli: &Cli) -> (OutputFormat, &'static str) {
         Command::Explain { args, .. } => (args.format, "explain"),
         Command::Show { .. } => (OutputFormat::Text, "show"),
         Command::Compare { format, .. } => (*format, "compare"),
+        Command::Refines { format, .. } => (*format, "refines"),
         Command::Suite { args, .. } => (args.format, "suite"),
         Command::Merge { format, .. } => (*format, "merge"),
     }
@@ -306,6 +307,13 @@ fn run(cli: Cli) -> Result<i32, String> {
             render(&text, dot.as_deref(), svg.as_deref(), png.as_deref())?;
             Ok(0)
         }
+        Command::Refines {
+            files,
+            implementation,
+            spec,
+            limits,
+            format,
+        } => refines(&files, &implementation, &spec, &limits.session(), format),
         Command::Compare {
             files,
             models,
@@ -453,4 +461,55 @@ fn main() -> ExitCode {
             ExitCode::from(2)
         }
     }
+}
+
+/// `vkmm refines`: each file's refinement report; exit 1 on a violation,
+/// 2 on an unreadable file, 3 when an enumeration was incomplete.
+fn refines(
+    files: &[std::path::PathBuf],
+    imp: &str,
+    spec: &str,
+    session: &vkmm::Session,
+    format: OutputFormat,
+) -> Result<i32, String> {
+    let mut reports = Vec::new();
+    let mut errors = Vec::new();
+    for f in files {
+        let name = f.display().to_string();
+        match session
+            .load_file(f)
+            .and_then(|p| session.refines(&name, &p, imp, spec))
+        {
+            Ok(r) => reports.push(r),
+            Err(e) => {
+                if format != OutputFormat::Json {
+                    eprintln!("error: {e}");
+                }
+                errors.push(file_error(f, e));
+            }
+        }
+    }
+    let failing = reports.iter().filter(|r| !r.violations.is_empty()).count();
+    emit(
+        format,
+        "refines",
+        &serde_json::json!({ "refinements": reports, "errors": errors }),
+        || {
+            let mut s: String = reports.iter().map(vkmm::analysis::refines::text).collect();
+            s.push_str(&format!(
+                "tests where {imp} allows an outcome {spec} forbids: {failing} of {}\n",
+                reports.len()
+            ));
+            s
+        },
+    );
+    Ok(if !errors.is_empty() {
+        2
+    } else if failing > 0 {
+        1
+    } else if reports.iter().any(|r| !r.complete) {
+        3
+    } else {
+        0
+    })
 }

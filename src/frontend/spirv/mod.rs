@@ -240,6 +240,7 @@ pub fn parse(file: &str, text: &str) -> Result<Program, FrontendError> {
             device: 0,
             code,
             registers: g.registers,
+            fragment: None,
         });
     }
     program.condition = conditions(file, text, &h, &program)?;

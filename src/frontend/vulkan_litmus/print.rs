@@ -42,7 +42,8 @@ use super::{ARITH_OPS, BRANCHES, RMW_OPS};
 use crate::frontend::attributes::LITMUS;
 use crate::frontend::litmus::condition::MAX_NESTING;
 use crate::ir::{
-    CondExpr, Condition, Instruction, OpKind, Operand, Order, Program, Quantifier, Stmt, Term,
+    CondExpr, Condition, Instruction, InterlockGranularity, InterlockMode, OpKind, Operand, Order,
+    Program, Quantifier, Stmt, Term,
 };
 use std::collections::HashMap;
 use std::fmt::Write as _;
@@ -142,6 +143,18 @@ impl<'p> Names<'p> {
 
 fn init_block(program: &Program, names: &Names<'_>, out: &mut String) {
     out.push_str("{\n");
+    if program.interlock != InterlockMode::default() {
+        let InterlockMode {
+            granularity,
+            ordered,
+        } = program.interlock;
+        let g = match granularity {
+            InterlockGranularity::Pixel => "pixel",
+            InterlockGranularity::Sample => "sample",
+        };
+        let o = if ordered { "ordered" } else { "unordered" };
+        let _ = writeln!(out, "interlock {g} {o};");
+    }
     for (k, thread) in program.threads.iter().enumerate() {
         for (reg, value) in &thread.registers {
             let _ = writeln!(out, "P{k}:{reg}={value};");
@@ -194,7 +207,20 @@ fn declarations(program: &Program) -> Vec<String> {
                     *n += 1;
                     *n - 1
                 });
-            format!("P{k}@sg {sg}, wg {wg}, qf {qf}")
+            let mut d = format!("P{k}@sg {sg}, wg {wg}, qf {qf}");
+            if let Some(f) = &t.fragment {
+                let _ = write!(d, ", prim {}, pixel {}", f.primitive, f.pixel);
+                if f.samples != 1 {
+                    d.push_str(", samples");
+                    for k in (0..64).filter(|k| f.samples & (1u64 << k) != 0) {
+                        let _ = write!(d, " {k}");
+                    }
+                }
+                if f.subpass != 0 {
+                    let _ = write!(d, ", subpass {}", f.subpass);
+                }
+            }
+            d
         })
         .collect()
 }
@@ -273,7 +299,14 @@ fn statement(names: &Names<'_>, s: &Stmt) -> String {
 /// The opcode with its attribute tokens, in canonical order, leaving out
 /// those the parser implies.
 fn opcode(ins: &Instruction) -> String {
+    // The interlock instructions carry their attributes by definition.
+    match ins.kind {
+        OpKind::BeginInterlock => return "beginil".into(),
+        OpKind::EndInterlock => return "endil".into(),
+        _ => {}
+    }
     let mut s = String::from(match ins.kind {
+        OpKind::BeginInterlock | OpKind::EndInterlock => unreachable!("returned above"),
         OpKind::Load => "ld",
         OpKind::Store => "st",
         OpKind::Rmw => "rmw",
@@ -359,7 +392,11 @@ fn instruction(names: &Names<'_>, ins: &Instruction) -> String {
             }
             s
         }
-        OpKind::MemoryBarrier | OpKind::AvailabilityDevice | OpKind::VisibilityDevice => op,
+        OpKind::MemoryBarrier
+        | OpKind::AvailabilityDevice
+        | OpKind::VisibilityDevice
+        | OpKind::BeginInterlock
+        | OpKind::EndInterlock => op,
     }
 }
 

@@ -1,0 +1,143 @@
+//! Refinement: does every outcome an implementation model allows appear
+//! among the outcomes a specification model allows? `vkmm refines --impl
+//! pops --spec vulkan FILE...` (docs/interlock.md, "POPS"). For a litmus
+//! test, an outcome is a reachable final state; each final state the
+//! implementation reaches and the specification does not is a violation,
+//! reported with the implementation's witness execution and the
+//! specification's explanation of why it is forbidden.
+
+use super::explain::ExplainSpec;
+use super::explain::{Explanation, explain};
+use super::{CheckError, check_litmus};
+use crate::engine::Limits;
+use crate::ir::Program;
+use crate::model::LoadedModel;
+use serde::Serialize;
+
+/// One outcome the implementation allows and the specification forbids.
+#[derive(Clone, Debug, Serialize)]
+pub struct Violation {
+    /// The final state, as a condition (`P1:r2 == 0 /\ x == 1`).
+    pub outcome: String,
+    /// The implementation's witness execution (the first
+    /// [`EXPLAINED`] violations of a test only).
+    pub witness: Option<Explanation>,
+    /// Why the specification forbids it (likewise).
+    pub forbidden: Option<Explanation>,
+}
+
+/// How many violations of one test are explained (each explanation
+/// enumerates the test again under one model); the others are listed.
+pub const EXPLAINED: usize = 3;
+
+/// A test checked for refinement.
+#[derive(Clone, Debug, Serialize)]
+pub struct Refinement {
+    pub file: String,
+    pub implementation: String,
+    pub specification: String,
+    pub violations: Vec<Violation>,
+    /// Final states each model reaches.
+    pub impl_states: usize,
+    pub spec_states: usize,
+    /// Whether both enumerations were complete (else a missing violation
+    /// proves nothing).
+    pub complete: bool,
+}
+
+/// Checks `program` (a litmus test) for refinement of `spec` by `imp`.
+pub fn refines(
+    file: &str,
+    program: &Program,
+    imp: &LoadedModel,
+    spec: &LoadedModel,
+    limits: Limits,
+) -> Result<Refinement, CheckError> {
+    if program.condition.is_none() && !program.queries.is_empty() {
+        return Err(CheckError::Unsupported(
+            "refines compares final states: give it herd-style .litmus tests".into(),
+        ));
+    }
+    let run = |m: &LoadedModel| check_litmus(file, program, m, limits.for_model(&m.cat), None);
+    let i = run(imp)?;
+    let s = run(spec)?;
+    let mut violations = Vec::new();
+    for (state, _) in &i.states {
+        if s.states.iter().any(|(t, _)| t == state) {
+            continue;
+        }
+        let outcome = state
+            .iter()
+            .map(|(k, v)| format!("{k} == {v}"))
+            .collect::<Vec<_>>()
+            .join(" /\\ ");
+        if violations.len() >= EXPLAINED {
+            violations.push(Violation {
+                outcome,
+                witness: None,
+                forbidden: None,
+            });
+            continue;
+        }
+        let expr = crate::frontend::parse_outcome(program, &outcome)
+            .map_err(|e| CheckError::Unsupported(e.to_string()))?;
+        let why = |m: &LoadedModel| -> Result<Explanation, CheckError> {
+            let wording =
+                ExplainSpec::of(&m.profile).map_err(|e| CheckError::Unsupported(e.to_string()))?;
+            explain(
+                program,
+                m,
+                &wording,
+                Some((&expr, outcome.clone())),
+                limits.for_model(&m.cat),
+            )
+        };
+        let (witness, forbidden) = (Some(why(imp)?), Some(why(spec)?));
+        violations.push(Violation {
+            outcome,
+            witness,
+            forbidden,
+        });
+    }
+    Ok(Refinement {
+        file: file.to_string(),
+        implementation: imp.name.clone(),
+        specification: spec.name.clone(),
+        impl_states: i.states.len(),
+        spec_states: s.states.len(),
+        complete: i.complete() && s.complete(),
+        violations,
+    })
+}
+
+/// The text report of one refinement check.
+pub fn text(r: &Refinement) -> String {
+    let mut out = format!(
+        "Test {}: {} refines {}: {} ({} final states under {}, {} under {}{})\n",
+        r.file,
+        r.implementation,
+        r.specification,
+        if r.violations.is_empty() { "yes" } else { "NO" },
+        r.impl_states,
+        r.implementation,
+        r.spec_states,
+        r.specification,
+        if r.complete { "" } else { "; INCOMPLETE" }
+    );
+    for v in &r.violations {
+        out.push_str(&format!(
+            "  violation: {} is allowed by {} and forbidden by {}\n",
+            v.outcome, r.implementation, r.specification
+        ));
+        for (title, x) in [("witness", &v.witness), ("why forbidden", &v.forbidden)] {
+            let Some(x) = x else { continue };
+            out.push_str(&format!("  {title} ({}):\n", x.model));
+            for line in crate::report::text::explanation(x).lines() {
+                out.push_str("    ");
+                out.push_str(line);
+                out.push('\n');
+            }
+        }
+    }
+    out
+}

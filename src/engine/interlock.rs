@@ -1,0 +1,145 @@
+//! Fragment shader interlock in the engine: which fragment invocations
+//! overlap (one fragment interlock instance), rasterization order, and the
+//! interlock orders `ilo` a candidate execution ranges over
+//! (docs/interlock.md).
+//!
+//! The appendix: "Let F be an ordering of fragment shader invocations, such
+//! that invocation F1 is ordered before invocation F2 if and only if F1 and
+//! F2 overlap as described in Fragment Shader Interlock and F1 executes the
+//! interlocked code before F2." F is enumerated like the SC orders: every
+//! order of the invocations that execute the interlocked code, restricted to
+//! the overlapping pairs (distinct restrictions only). In an ordered
+//! interlock mode the critical sections of overlapping invocations run in
+//! rasterization order, so only the orders that agree with it are kept;
+//! in an unordered mode every order is a candidate.
+
+use super::ExecError;
+use super::base::EventInfo;
+use crate::ir::{OpKind, Program};
+use crate::relation::Relation;
+use std::collections::BTreeSet;
+
+/// Whether threads `x` and `y` are fragment invocations whose coverage
+/// overlaps under the program's interlock granularity, in one subpass of
+/// one queue family on one device. Reflexive on fragment invocations.
+pub(crate) fn overlap(program: &Program, x: usize, y: usize) -> bool {
+    let (tx, ty) = (&program.threads[x], &program.threads[y]);
+    let (Some(fx), Some(fy)) = (&tx.fragment, &ty.fragment) else {
+        return false;
+    };
+    tx.device == ty.device
+        && tx.queue_family == ty.queue_family
+        && fx.overlaps(fy, program.interlock.granularity)
+}
+
+/// Whether fragment invocation `x` comes before `y` in rasterization order:
+/// they overlap and `x`'s primitive is earlier in primitive order.
+pub(crate) fn rasterized_before(program: &Program, x: usize, y: usize) -> bool {
+    overlap(program, x, y)
+        && match (&program.threads[x].fragment, &program.threads[y].fragment) {
+            (Some(fx), Some(fy)) => fx.primitive < fy.primitive,
+            _ => false,
+        }
+}
+
+/// The interlock orders of one combination of paths: each relates every
+/// event of `F1` to every event of `F2` when `F1` is ordered before `F2`.
+/// One empty order when no invocation executes interlocked code (or the
+/// model does not read `ilo`: `wanted` false).
+pub(crate) fn ilo_choices(
+    program: &Program,
+    events: &[EventInfo],
+    wanted: bool,
+    max: usize,
+) -> Result<Vec<Relation>, ExecError> {
+    let n = events.len();
+    let kind = |e: usize| &events[e].instruction(program).kind;
+    // The dynamic part of "exactly once": a path may not run either
+    // instruction twice (the front ends check the static part).
+    let mut participants = Vec::new();
+    for t in 0..program.threads.len() {
+        let mine: Vec<usize> = (0..n).filter(|&e| events[e].thread == t).collect();
+        for k in [OpKind::BeginInterlock, OpKind::EndInterlock] {
+            let runs: Vec<usize> = mine.iter().copied().filter(|&e| *kind(e) == k).collect();
+            if runs.len() > 1 {
+                let i = events[runs[1]].instruction(program);
+                return Err(ExecError::new(format!(
+                    "line {}: `{}` runs a second time on a path of thread {}: an invocation executes {} exactly once",
+                    i.source.line,
+                    i.source.text,
+                    program.threads[t].id,
+                    if k == OpKind::BeginInterlock {
+                        "OpBeginInvocationInterlockEXT"
+                    } else {
+                        "OpEndInvocationInterlockEXT"
+                    }
+                )));
+            }
+        }
+        if mine.iter().any(|&e| *kind(e) == OpKind::BeginInterlock) {
+            participants.push(t);
+        }
+    }
+    if !wanted || participants.len() < 2 {
+        return Ok(vec![Relation::empty(n)]);
+    }
+    if participants.len() > max {
+        return Err(ExecError::limit(
+            super::LimitKind::MaxWrites,
+            format!(
+                "{} fragment invocations in critical sections: more than the {max} whose interlock orders vkmm enumerates (--max-writes)",
+                participants.len()
+            ),
+        ));
+    }
+    let ordered = program.interlock.ordered;
+    // May `a` come before `b`?
+    let allowed = |a: usize, b: usize| !(ordered && rasterized_before(program, b, a));
+    let mut seen: BTreeSet<Vec<(usize, usize)>> = BTreeSet::new();
+    let mut perm = participants.clone();
+    permute(&mut perm, 0, &mut |p| {
+        for i in 0..p.len() {
+            for j in i + 1..p.len() {
+                if !allowed(p[i], p[j]) {
+                    return;
+                }
+            }
+        }
+        let mut pairs = Vec::new();
+        for i in 0..p.len() {
+            for j in i + 1..p.len() {
+                if p[i] != p[j] && overlap(program, p[i], p[j]) {
+                    pairs.push((p[i], p[j]));
+                }
+            }
+        }
+        pairs.sort_unstable();
+        seen.insert(pairs);
+    });
+    Ok(seen
+        .into_iter()
+        .map(|pairs| {
+            let mut r = Relation::empty(n);
+            for (a, b) in pairs {
+                for x in (0..n).filter(|&x| events[x].thread == a) {
+                    for y in (0..n).filter(|&y| events[y].thread == b) {
+                        r.insert(x, y);
+                    }
+                }
+            }
+            r
+        })
+        .collect())
+}
+
+/// Calls `f` on every permutation of `v[k..]`.
+fn permute(v: &mut Vec<usize>, k: usize, f: &mut impl FnMut(&[usize])) {
+    if k == v.len() {
+        return f(v);
+    }
+    for i in k..v.len() {
+        v.swap(k, i);
+        permute(v, k + 1, f);
+        v.swap(k, i);
+    }
+}
