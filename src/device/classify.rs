@@ -238,7 +238,7 @@ pub fn text(r: &RunReport) -> String {
 
 /// Runs one loaded program on a device and judges what it shows: the
 /// session's model, or the one the device's features call for.
-#[cfg(feature = "device")]
+#[cfg(all(feature = "device", not(target_arch = "wasm32")))]
 pub fn run_program(
     session: &Session,
     gpu: &super::vk::Gpu,
@@ -286,7 +286,7 @@ pub fn run_program(
 }
 
 /// Why a run failed (not a test vkmm cannot express: that is [`Skipped`]).
-#[cfg(feature = "device")]
+#[cfg(all(feature = "device", not(target_arch = "wasm32")))]
 #[derive(Debug, thiserror::Error)]
 pub enum RunError {
     #[error(transparent)]
@@ -360,7 +360,7 @@ pub fn batch_text(b: &Batch) -> String {
 }
 
 /// Runs files on a device, one after another.
-#[cfg(feature = "device")]
+#[cfg(all(feature = "device", not(target_arch = "wasm32")))]
 pub fn run_files(
     session: &Session,
     gpu: &super::vk::Gpu,

@@ -17,7 +17,7 @@
 pub mod classify;
 pub mod harness;
 pub mod spirv;
-#[cfg(feature = "device")]
+#[cfg(all(feature = "device", not(target_arch = "wasm32")))]
 pub mod vk;
 
 use crate::ir::{
