@@ -371,3 +371,92 @@ fn a_broken_translation_is_caught_as_a_finding_with_an_explanation() {
                 || o.values.0.contains(&("P1:r1".to_string(), 0)))
     );
 }
+
+fn vkmm(args: &[&str], env: &[(&str, &str)]) -> std::process::Output {
+    let mut c = std::process::Command::new(env!("CARGO_BIN_EXE_vkmm"));
+    c.args(args).current_dir(root());
+    for (k, v) in env {
+        c.env(k, v);
+    }
+    c.output().unwrap()
+}
+
+#[test]
+fn without_a_device_run_and_devices_say_so_and_exit_2() {
+    // A loader that finds no driver (the loader reads both variables).
+    let none = [
+        ("VK_ICD_FILENAMES", "/nonexistent/icd.json"),
+        ("VK_DRIVER_FILES", "/nonexistent/icd.json"),
+    ];
+    for args in [
+        &["run", "tests/device-smoke/sb.litmus"][..],
+        &["devices"][..],
+    ] {
+        let out = vkmm(args, &none);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert!(
+            err.contains("no Vulkan loader") || err.contains("found no device"),
+            "{args:?}: {err}"
+        );
+    }
+}
+
+#[test]
+fn run_reports_bad_input_at_its_location_and_json_carries_the_device() {
+    if gpu().is_none() {
+        return;
+    }
+    let dir = std::env::temp_dir().join(format!("vkmm-device-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let bad = dir.join("bad.litmus");
+    std::fs::write(
+        &bad,
+        "VULKAN bad\n{ x=0; }\n P0@sg 0, wg 0, qf 0 ;\n st.atom.dv.sc0 x, ;\nexists (x == 1)\n",
+    )
+    .unwrap();
+    let out = vkmm(&["run", bad.to_str().unwrap()], &[]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("bad.litmus:4:19"), "{err}");
+
+    let out = vkmm(
+        &[
+            "run",
+            "tests/device-smoke/corr.litmus",
+            "examples/spin-wait.litmus",
+            "--iterations",
+            "2",
+            "--preset",
+            "none",
+            "--format",
+            "json",
+        ],
+        &[],
+    );
+    assert_eq!(out.status.code(), Some(0));
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(doc["command"], "run");
+    assert!(
+        doc["device"]["name"]
+            .as_str()
+            .is_some_and(|n| !n.is_empty())
+    );
+    assert!(
+        doc["device"]["features"]["vulkan_memory_model"]
+            .as_bool()
+            .unwrap()
+    );
+    assert_eq!(doc["parameters"]["iterations"], 2);
+    let run = &doc["runs"][0];
+    assert_eq!(run["iterations"], 2);
+    let counted: u64 = run["histogram"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|o| o["count"].as_u64().unwrap())
+        .sum();
+    assert_eq!(counted, run["instances"].as_u64().unwrap());
+    assert!(run["histogram"][0]["values"]["P1:r0"].is_i64());
+    let _ = std::fs::remove_dir_all(&dir);
+}

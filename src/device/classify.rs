@@ -343,9 +343,6 @@ pub fn batch_text(b: &Batch) -> String {
     for k in &b.skipped {
         s += &format!("{}: skipped, {}: {}\n", k.file, k.reason.name(), k.detail);
     }
-    for e in &b.errors {
-        s += &format!("error: {e}\n");
-    }
     s += &format!(
         "{} ran, {} skipped, {} errors; {} forbidden observation(s)\n",
         b.runs.len(),
