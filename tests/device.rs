@@ -351,6 +351,7 @@ fn a_broken_translation_is_caught_as_a_finding_with_an_explanation() {
     .unwrap()
     .unwrap();
     let report = vkmm::device::classify::text(&r);
+    eprintln!("{report}");
     assert!(r.classified.findings >= 1, "{report}");
     let bad = r
         .classified

@@ -364,6 +364,7 @@ pub fn run_files(
     files: &[std::path::PathBuf],
     params: &Params,
     model_given: bool,
+    spirv_dir: Option<&std::path::Path>,
 ) -> Result<Batch, RunError> {
     let mut batch = Batch {
         device: gpu.info.clone(),
@@ -381,6 +382,26 @@ pub fn run_files(
                 continue;
             }
         };
+        if let Some(dir) = spirv_dir
+            && let Ok(plan) = super::plan(&program)
+        {
+            let words = super::spirv::shader(
+                &plan,
+                &super::spirv::ShaderOptions {
+                    workgroup_size: params.workgroup_size,
+                    step_cap: params.step_cap,
+                    breakage: None,
+                },
+            );
+            let stem = f.file_stem().map_or("test".into(), |s| s.to_string_lossy());
+            let out = dir.join(format!("{stem}.spv"));
+            let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+            if let Err(e) = std::fs::write(&out, bytes) {
+                batch
+                    .errors
+                    .push(format!("{}: cannot write: {e}", out.display()));
+            }
+        }
         match run_program(session, gpu, &name, &program, params, None, model_given) {
             Ok(Ok(r)) => batch.runs.push(r),
             Ok(Err(s)) => batch.skipped.push(s),

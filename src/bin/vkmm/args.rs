@@ -342,6 +342,10 @@ pub struct DeviceArgs {
     /// Seed of the permutations.
     #[arg(long)]
     pub seed: Option<u64>,
+    /// Also write each test's shader to DIR/NAME.spv (for spirv-dis,
+    /// spirv-val, or a driver bug report).
+    #[arg(long, value_name = "DIR")]
+    pub spirv: Option<PathBuf>,
 }
 
 impl DeviceArgs {

@@ -205,6 +205,7 @@ fn run(cli: Cli) -> Result<i32, String> {
                 &files,
                 &device.params(),
                 args.model.is_some(),
+                device.spirv.as_deref(),
             )
             .map_err(|e| e.to_string())?;
             if args.format != OutputFormat::Json {
