@@ -461,3 +461,72 @@ fn run_reports_bad_input_at_its_location_and_json_carries_the_device() {
     assert!(run["histogram"][0]["values"]["P1:r0"].is_i64());
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// The placement tables (no device needed): for every preset and seed,
+/// each instance has all its threads; threads the test puts in different
+/// workgroups are in different real workgroups, in one workgroup in the
+/// same one; threads in one litmus subgroup share a real subgroup, threads
+/// in different litmus subgroups do not; no invocation runs two threads;
+/// every instance's locations are distinct words.
+#[test]
+fn placement_respects_the_scope_tree_and_shuffles() {
+    use vkmm::device::harness::{Rng, layout};
+    use vkmm::device::spirv::{ROLE_IDLE, ROLE_STRESS};
+    // Two workgroups; in wg 0 two subgroups, one with two threads.
+    let text = "VULKAN place\n{ x=0; y=0; z=0; }\n P0@sg 0, wg 0, qf 0 | P1@sg 0, wg 0, qf 0 | P2@sg 1, wg 0, qf 0 | P3@sg 0, wg 1, qf 0 ;\n st.atom.wg.sc0 x, 1 | st.atom.wg.sc0 y, 1 | ld.atom.wg.sc0 r0, x | ld.atom.dv.sc0 r1, z ;\nexists (P2:r0 == 1)\n";
+    let p = plan(&load_text(text)).unwrap();
+    let sg = 8u32;
+    let mut first_places = Vec::new();
+    for preset in [Preset::None, Preset::Light, Preset::Heavy] {
+        for seed in 1..4 {
+            let params = Params {
+                seed,
+                ..Params::preset(preset)
+            };
+            let mut rng = Rng::new(seed);
+            let l = layout(&p, &params, sg, &mut rng);
+            let s = params.workgroup_size as usize;
+            assert!(l.instances > 0);
+            assert_eq!(l.role.len(), l.workgroups as usize);
+            assert_eq!(
+                l.role.iter().filter(|r| **r == ROLE_STRESS).count(),
+                params.stress_workgroups as usize
+            );
+            assert!(!l.role.contains(&ROLE_IDLE));
+            // where[instance][thread] = (workgroup, position)
+            let nt = p.threads.len();
+            let mut at = vec![vec![None; nt]; l.instances];
+            for (k, &e) in l.place.iter().enumerate() {
+                if e == 0 {
+                    continue;
+                }
+                let (i, t) = ((e as usize - 1) / nt, (e as usize - 1) % nt);
+                assert!(at[i][t].is_none(), "instance {i} thread {t} placed twice");
+                at[i][t] = Some((k / s, k % s));
+                // the workgroup plays the thread's role
+                assert_eq!(l.role[k / s], p.threads[t].role as u32);
+            }
+            for inst in &at {
+                let w: Vec<(usize, usize)> = inst.iter().map(|x| x.unwrap()).collect();
+                let sub = |t: usize| w[t].1 / sg as usize;
+                assert_eq!(w[0].0, w[1].0);
+                assert_eq!(w[0].0, w[2].0);
+                assert_ne!(w[0].0, w[3].0);
+                assert_eq!(sub(0), sub(1));
+                assert_ne!(w[0].1, w[1].1);
+                assert_ne!(sub(0), sub(2));
+            }
+            let nl = p.program.locations.len();
+            let mut words: Vec<u32> = l.addr.clone();
+            words.sort();
+            words.dedup();
+            assert_eq!(words.len(), l.instances * nl);
+            assert!(words.iter().all(|&w| (w as usize) < l.mem_words));
+            if preset == Preset::Light {
+                first_places.push(l.place.clone());
+            }
+        }
+    }
+    // Shuffling: different seeds place differently.
+    assert_ne!(first_places[0], first_places[1]);
+}

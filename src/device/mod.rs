@@ -106,6 +106,8 @@ fn unsupported(reason: Reason, detail: impl Into<String>) -> Unsupported {
 /// is uniform over the workgroup).
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
 pub struct BarrierSpec {
+    /// The test's instance number: threads meet at barriers with the same one.
+    pub instance: u32,
     pub execution_scope: Scope,
     pub memory_scope: Scope,
     pub semantics: crate::ir::Semantics,
@@ -245,8 +247,8 @@ pub fn plan(program: &Program) -> Result<Plan, Unsupported> {
                         Reason::Barrier,
                         format!(
                             "P{} and P{} are in one workgroup but their control barriers differ \
-                             (count, scopes or semantics): a Vulkan barrier instance is one \
-                             instruction every invocation of the workgroup executes",
+                             (count, instances, scopes or semantics): a Vulkan barrier instance \
+                             is one instruction every invocation of the workgroup executes",
                             program.threads[*f].id, t.id
                         ),
                     ));
@@ -289,10 +291,10 @@ fn barriers_of(t: &crate::ir::Thread) -> Result<Vec<BarrierSpec>, Unsupported> {
     let mut out = Vec::new();
     for i in t.instructions() {
         if let OpKind::ControlBarrier {
+            instance,
             execution_scope,
             id,
             quorum,
-            ..
         } = &i.kind
         {
             if !t.is_straight_line() {
@@ -324,6 +326,7 @@ fn barriers_of(t: &crate::ir::Thread) -> Result<Vec<BarrierSpec>, Unsupported> {
                 ));
             }
             out.push(BarrierSpec {
+                instance: *instance,
                 execution_scope: *execution_scope,
                 memory_scope: i.scope.unwrap_or(*execution_scope),
                 semantics: i.semantics.clone(),
