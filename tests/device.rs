@@ -187,6 +187,35 @@ fn what_one_dispatch_cannot_express_is_refused_with_its_reason() {
 }
 
 #[test]
+fn storage_classes_map_to_storage_buffer_or_workgroup_memory() {
+    use vkmm::device::{UNIFORM_MEMORY, VkClass, WORKGROUP_MEMORY};
+    // sc1 used by one workgroup only: Workgroup memory, semsc1 is
+    // WorkgroupMemory, no strengthening note.
+    let p = plan(&load(&root().join("tests/device-smoke/wg-mp.litmus"))).unwrap();
+    assert_eq!(p.location_class, vec![VkClass::Workgroup; 2]);
+    assert_eq!(p.class_bits.get(&1), Some(&WORKGROUP_MEMORY));
+    assert!(p.notes.is_empty(), "{:?}", p.notes);
+    assert_eq!(p.workgroup_words(64), 128);
+    // sc1 across workgroups (Dat3M test10's shape): StorageBuffer, which
+    // sc0 shares: the note says the device program is stronger.
+    let p = plan(&load_text(
+        "VULKAN cross\n{ a=0; b=0; }\n P0@sg 0, wg 0, qf 0 | P1@sg 0, wg 1, qf 0 ;\n st.av.dv.sc0 a, 1 | ld.atom.acq.dv.sc1.semsc0 r0, b ;\n st.atom.rel.dv.sc1.semsc0 b, 1 | ld.vis.dv.sc0 r1, a ;\nexists (P1:r0 == 1)\n",
+    ))
+    .unwrap();
+    assert_eq!(p.location_class, vec![VkClass::StorageBuffer; 2]);
+    assert_eq!(p.class_bits.get(&1), Some(&UNIFORM_MEMORY));
+    assert_eq!(p.notes.len(), 1);
+    // A class only semantics name orders nothing the test accesses.
+    let p = plan(&load_text(
+        "VULKAN named\n{ x=0; }\n P0@sg 0, wg 0, qf 0 | P1@sg 0, wg 1, qf 0 ;\n st.atom.rel.dv.sc0.semsc1 x, 1 | ld.atom.acq.dv.sc0.semsc1 r0, x ;\nexists (P1:r0 == 1)\n",
+    ))
+    .unwrap();
+    assert_eq!(p.class_bits.get(&0), Some(&UNIFORM_MEMORY));
+    assert_eq!(p.class_bits.get(&1), Some(&WORKGROUP_MEMORY));
+    assert!(p.notes.is_empty());
+}
+
+#[test]
 fn alloy_tests_become_litmus_programs_over_their_read_values() {
     let p = plan(&load(&root().join("examples/mp.test"))).unwrap();
     // Every read gets a register the final states show.
@@ -271,6 +300,12 @@ fn sequential(file: &str) -> Vec<Vec<(&'static str, i64)>> {
             vec![("P1:r0", 1), ("P1:r1", 1), ("x", 1)],
             vec![("P1:r0", 0), ("P1:r1", 0), ("x", 1)],
         ],
+        // Two subgroups through Workgroup memory: as mp.litmus, but only
+        // one of the two is required (see `one_order_only`).
+        "wg-mp.litmus" => vec![
+            vec![("P1:r0", 1), ("P1:r1", 1), ("x", 1), ("flag", 1)],
+            vec![("P1:r0", 0), ("P1:r1", 0), ("x", 1), ("flag", 1)],
+        ],
         // Both threads meet at the barrier: P1 reads 1.
         "wg-barrier.litmus" => vec![vec![("P1:r0", 1), ("x", 1)]],
         // The first holder reads 0, the second 1; the counter ends at 2.
@@ -300,6 +335,13 @@ fn sequential(file: &str) -> Vec<Vec<(&'static str, i64)>> {
 
 #[test]
 fn smoke_suite_on_the_device_shows_no_forbidden_outcome_and_the_sequential_ones() {
+    // Which of two subgroups of one workgroup runs first is the compiler's
+    // and scheduler's choice (lavapipe runs the switch's cases of one
+    // workgroup in a fixed order; placement shuffling cannot change it), and
+    // Vulkan promises neither order: for wg-mp one sequential outcome must
+    // show, not both. Threads in different workgroups show both orders
+    // because the roles of workgroups are shuffled.
+    let one_order_only = ["wg-mp.litmus"];
     let Some(gpu) = gpu() else { return };
     let session = Session::new();
     for f in smoke() {
@@ -315,15 +357,26 @@ fn smoke_suite_on_the_device_shows_no_forbidden_outcome_and_the_sequential_ones(
         let report = vkmm::device::classify::text(&r);
         assert_eq!(r.classified.findings, 0, "{report}");
         assert!(r.instances > 0, "{report}");
-        for want in sequential(&key) {
+        let seen = |want: &Vec<(&str, i64)>| {
             let want: Vec<(String, i64)> = want.iter().map(|(k, v)| (k.to_string(), *v)).collect();
+            r.classified
+                .histogram
+                .iter()
+                .any(|o| o.values.0 == want && o.judgement == Judgement::Allowed)
+        };
+        let wants = sequential(&key);
+        if one_order_only.contains(&key.as_str()) {
             assert!(
-                r.classified
-                    .histogram
-                    .iter()
-                    .any(|o| o.values.0 == want && o.judgement == Judgement::Allowed),
-                "{name}: the sequential outcome {want:?} was not observed:\n{report}"
+                wants.iter().any(seen),
+                "{name}: no sequential outcome observed:\n{report}"
             );
+        } else {
+            for want in &wants {
+                assert!(
+                    seen(want),
+                    "{name}: the sequential outcome {want:?} was not observed:\n{report}"
+                );
+            }
         }
         // The model is chosen from the device's features.
         assert_eq!(r.classified.model, gpu.info.features.model());
@@ -517,7 +570,17 @@ fn placement_respects_the_scope_tree_and_shuffles() {
                 assert_ne!(sub(0), sub(2));
             }
             let nl = p.program.locations.len();
-            let mut words: Vec<u32> = l.addr.clone();
+            // The MEM words of the final values (all StorageBuffer here:
+            // the first copy is the same word).
+            let mut words: Vec<u32> = (0..l.instances)
+                .flat_map(|i| l.addr[i * 2 * nl + nl..(i + 1) * 2 * nl].to_vec())
+                .collect();
+            for i in 0..l.instances {
+                assert_eq!(
+                    l.addr[i * 2 * nl..i * 2 * nl + nl],
+                    l.addr[i * 2 * nl + nl..(i + 1) * 2 * nl]
+                );
+            }
             words.sort();
             words.dedup();
             assert_eq!(words.len(), l.instances * nl);

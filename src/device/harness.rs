@@ -272,26 +272,46 @@ pub fn layout(plan: &Plan, params: &Params, subgroup_size: u32, rng: &mut Rng) -
     }
     let instances = pairs.iter().map(Vec::len).min().unwrap_or(0);
     let nt = plan.threads.len();
+    let nl = plan.program.locations.len();
     let mut place = vec![0u32; total * s];
+    // Per (instance, role): the instance's rank among those its role's
+    // real workgroup hosts (its share of that workgroup's shared memory).
+    let mut rank = vec![vec![0usize; nroles]; instances];
     for (g, v) in pairs.iter().enumerate() {
         let mine: Vec<usize> = (0..nt).filter(|&t| plan.threads[t].role == g).collect();
+        let mut hosted = vec![0usize; total];
         for (i, (w, positions)) in v.iter().take(instances).enumerate() {
             for (t, p) in mine.iter().zip(positions) {
                 place[w * s + p] = (i * nt + t + 1) as u32;
             }
+            rank[i][g] = hosted[*w];
+            hosted[*w] += 1;
         }
     }
-    let nl = plan.program.locations.len();
     let mut order: Vec<usize> = (0..instances * nl).collect();
     if params.shuffle {
         rng.shuffle(&mut order);
     }
     let stride = params.mem_stride.max(1) as usize;
-    let addr: Vec<u32> = if order.is_empty() {
-        vec![0; nl.max(1)]
-    } else {
-        order.iter().map(|k| (k * stride) as u32).collect()
-    };
+    // Workgroup locations: (role, index among the role's) per location.
+    let mut shared: Vec<Option<(usize, usize, usize)>> = vec![None; nl];
+    for g in 0..nroles {
+        let locs = plan.workgroup_locations(g);
+        for (k, &l) in locs.iter().enumerate() {
+            shared[l] = Some((g, k, locs.len()));
+        }
+    }
+    let mut addr = vec![0u32; (instances * 2 * nl).max(2 * nl).max(1)];
+    for i in 0..instances {
+        for l in 0..nl {
+            let word = (order[i * nl + l] * stride) as u32;
+            addr[i * 2 * nl + nl + l] = word;
+            addr[i * 2 * nl + l] = match shared[l] {
+                Some((g, k, n)) => (rank[i][g] * n + k) as u32,
+                None => word,
+            };
+        }
+    }
     for w in role.iter_mut() {
         if *w != ROLE_STRESS && (*w as usize) >= nroles {
             *w = ROLE_IDLE;
@@ -314,7 +334,7 @@ pub fn initial_memory(plan: &Plan, layout: &Layout) -> Vec<u32> {
     let nl = plan.program.locations.len();
     for i in 0..layout.instances {
         for l in 0..nl {
-            mem[layout.addr[i * nl + l] as usize] = plan.program.initial_value(l) as u32;
+            mem[layout.addr[i * 2 * nl + nl + l] as usize] = plan.program.initial_value(l) as u32;
         }
     }
     mem
@@ -344,7 +364,7 @@ pub fn final_states(
             .map(|k| (plan.register_key(k), row[k] as i32 as i64))
             .collect();
         for l in 0..nl {
-            let v = mem[layout.addr[i * nl + l] as usize];
+            let v = mem[layout.addr[i * 2 * nl + nl + l] as usize];
             state.push((plan.program.locations[l].clone(), v as i32 as i64));
         }
         states.push(state);

@@ -156,6 +156,10 @@ pub struct Plan {
     /// What the translation changed that only strengthens the test
     /// (reported with the results).
     pub notes: Vec<String>,
+    /// Per location: the Vulkan storage class it lives in.
+    pub location_class: Vec<VkClass>,
+    /// Per storage class of the test (`sc0` ...): its memory semantics bit.
+    pub class_bits: BTreeMap<u8, u32>,
 }
 
 impl Plan {
@@ -163,6 +167,54 @@ impl Plan {
     pub fn register_key(&self, slot: usize) -> String {
         let (t, r) = &self.registers[slot];
         format!("P{}:{r}", self.program.threads[*t].id)
+    }
+
+    /// The memory semantics word of a semantics operand: the order, the
+    /// bits of the storage classes it names, MakeAvailable, MakeVisible.
+    pub fn semantics_bits(&self, s: &crate::ir::Semantics) -> u32 {
+        use crate::ir::Order;
+        let mut bits = match s.order {
+            Order::Relaxed => 0,
+            Order::Acquire => 0x2,
+            Order::Release => 0x4,
+            Order::AcquireRelease => 0x8,
+        };
+        if s.order != Order::Relaxed {
+            for c in &s.storage_classes {
+                bits |= self.class_bits.get(&c.0).copied().unwrap_or(UNIFORM_MEMORY);
+            }
+        }
+        if s.make_available {
+            bits |= 0x2000;
+        }
+        if s.make_visible {
+            bits |= 0x4000;
+        }
+        bits
+    }
+
+    /// The locations of a role that live in Workgroup memory, in order.
+    pub fn workgroup_locations(&self, role: usize) -> Vec<usize> {
+        (0..self.program.locations.len())
+            .filter(|&l| {
+                self.location_class[l] == VkClass::Workgroup
+                    && self.threads.iter().enumerate().any(|(t, p)| {
+                        p.role == role
+                            && self.program.threads[t]
+                                .instructions()
+                                .any(|i| self.program.location_of(i) == Some(l))
+                    })
+            })
+            .collect()
+    }
+
+    /// Words of Workgroup memory per workgroup of `workgroup_size` invocations.
+    pub fn workgroup_words(&self, workgroup_size: u32) -> u32 {
+        let most = (0..self.roles.len())
+            .map(|r| self.workgroup_locations(r).len())
+            .max()
+            .unwrap_or(0);
+        workgroup_size * most as u32
     }
 }
 
@@ -262,18 +314,7 @@ pub fn plan(program: &Program) -> Result<Plan, Unsupported> {
     // memory operation writes, as `check` lists them without a condition).
     let registers = crate::analysis::litmus::shown_terms(&program).0;
     let needs_subgroups = roles.iter().any(|r| r.subgroups > 1 || r.lanes > 1);
-    let mut notes = Vec::new();
-    let classes = program.storage_classes();
-    if classes.len() > 1 {
-        let names: Vec<String> = classes.iter().map(|c| format!("sc{}", c.0)).collect();
-        notes.push(format!(
-            "storage classes {} all run as StorageBuffer (semantics naming any of them \
-             become UniformMemory): the device program synchronizes at least as much as the \
-             test, so a forbidden observation is still a finding, but some weak outcomes the \
-             test allows may be impossible on the device",
-            names.join(", ")
-        ));
-    }
+    let (location_class, class_bits, notes) = storage(&program, &threads);
     Ok(Plan {
         program,
         condition,
@@ -282,7 +323,114 @@ pub fn plan(program: &Program) -> Result<Plan, Unsupported> {
         registers,
         needs_subgroups,
         notes,
+        location_class,
+        class_bits,
     })
+}
+
+/// The Vulkan storage class a location lives in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+pub enum VkClass {
+    StorageBuffer,
+    /// Per-workgroup shared memory (one copy per instance).
+    Workgroup,
+}
+
+/// The memory semantics bit of a Vulkan storage class: "The UniformMemory
+/// storage class semantic applies to accesses to memory in the ...
+/// Uniform and StorageBuffer storage classes. The WorkgroupMemory storage
+/// class semantic applies to accesses to memory in the Workgroup storage
+/// class." (appendix, Memory Semantics).
+pub const UNIFORM_MEMORY: u32 = 0x40;
+pub const WORKGROUP_MEMORY: u32 = 0x100;
+
+/// Maps the test's storage classes to Vulkan's. `sc0` is StorageBuffer. A
+/// class whose every location is accessed through it alone and by the
+/// threads of one litmus workgroup is Workgroup (each instance gets its own
+/// words of the workgroup's shared memory); any other accessed class is
+/// StorageBuffer. A class no access uses keeps its semantics apart as
+/// WorkgroupMemory (unless Workgroup memory is in use), so that naming it
+/// orders nothing the test accesses, as in the test. When two of the
+/// test's classes share a Vulkan class, a semantics naming one orders the
+/// other too: the note says the device program is stronger.
+fn storage(
+    program: &Program,
+    threads: &[ThreadPlace],
+) -> (Vec<VkClass>, BTreeMap<u8, u32>, Vec<String>) {
+    use crate::ir::StorageClass;
+    let nl = program.locations.len();
+    // Per location: the classes and roles accessing it.
+    let mut classes_of: Vec<std::collections::BTreeSet<StorageClass>> =
+        vec![Default::default(); nl];
+    let mut roles_of: Vec<std::collections::BTreeSet<usize>> = vec![Default::default(); nl];
+    for (ti, t) in program.threads.iter().enumerate() {
+        for i in t.instructions() {
+            if let (Some(l), Some(c)) = (program.location_of(i), i.storage_class) {
+                classes_of[l].insert(c);
+                roles_of[l].insert(threads[ti].role);
+            }
+        }
+    }
+    let accessed: std::collections::BTreeSet<StorageClass> =
+        classes_of.iter().flatten().copied().collect();
+    let workgroup_ok = |c: StorageClass| {
+        c.0 != 0
+            && (0..nl)
+                .filter(|&l| classes_of[l].contains(&c))
+                .all(|l| classes_of[l].len() == 1 && roles_of[l].len() == 1)
+    };
+    let mut vk_of: BTreeMap<u8, VkClass> = BTreeMap::new();
+    for c in &accessed {
+        let v = if workgroup_ok(*c) {
+            VkClass::Workgroup
+        } else {
+            VkClass::StorageBuffer
+        };
+        vk_of.insert(c.0, v);
+    }
+    let location_class = (0..nl)
+        .map(|l| {
+            classes_of[l]
+                .iter()
+                .next()
+                .and_then(|c| vk_of.get(&c.0).copied())
+                .unwrap_or(VkClass::StorageBuffer)
+        })
+        .collect();
+    let workgroup_used = vk_of.values().any(|v| *v == VkClass::Workgroup);
+    let mut class_bits = BTreeMap::new();
+    for c in program.storage_classes() {
+        let bit = match vk_of.get(&c.0) {
+            Some(VkClass::StorageBuffer) => UNIFORM_MEMORY,
+            Some(VkClass::Workgroup) => WORKGROUP_MEMORY,
+            None if !workgroup_used => WORKGROUP_MEMORY,
+            None => UNIFORM_MEMORY,
+        };
+        class_bits.insert(c.0, bit);
+    }
+    let mut notes = Vec::new();
+    for bit in [UNIFORM_MEMORY, WORKGROUP_MEMORY] {
+        let sharing: Vec<String> = class_bits
+            .iter()
+            .filter(|(_, b)| **b == bit)
+            .map(|(c, _)| format!("sc{c}"))
+            .collect();
+        if sharing.len() > 1 {
+            let name = if bit == UNIFORM_MEMORY {
+                "StorageBuffer (UniformMemory)"
+            } else {
+                "Workgroup (WorkgroupMemory)"
+            };
+            notes.push(format!(
+                "storage classes {} share {name}: semantics naming one order the others too, \
+                 so the device program synchronizes at least as much as the test; a forbidden \
+                 observation is still a finding, but some weak outcomes the test allows may be \
+                 impossible on the device",
+                sharing.join(", ")
+            ));
+        }
+    }
+    (location_class, class_bits, notes)
 }
 
 /// The control barriers of a thread, in order; refused inside branches and

@@ -25,10 +25,9 @@
 //!   emitted where every invocation of the workgroup executes the same
 //!   instruction (the code between barriers is a switch on the litmus
 //!   thread, the barrier after it is not);
-//! - storage class semantics: every accessed class runs as StorageBuffer,
-//!   whose semantics bit is UniformMemory ("The UniformMemory storage class
-//!   semantic applies to accesses to memory in the ... Uniform and
-//!   StorageBuffer storage classes").
+//! - storage classes: StorageBuffer (semantics bit UniformMemory), or
+//!   Workgroup memory (WorkgroupMemory) for a class one litmus workgroup
+//!   uses alone ([`super::Plan::class_bits`] quotes the appendix).
 //!
 //! Threads with branches or loops run as a small state machine (a loop
 //! over a switch on the statement index), structured as SPIR-V requires
@@ -38,7 +37,7 @@
 //! hang the device).
 
 use super::Plan;
-use crate::ir::{ArithOp, Cmp, Instruction, OpKind, Operand, Order, RmwOp, Scope, Semantics, Stmt};
+use crate::ir::{ArithOp, Cmp, Instruction, OpKind, Operand, Order, RmwOp, Scope, Stmt};
 use rspirv::dr::{Builder, Operand as SpvOperand};
 use spirv::{Word, *};
 use std::collections::BTreeMap;
@@ -54,7 +53,10 @@ pub mod binding {
     pub const MEM: u32 = 0;
     /// Per (workgroup, position): 0 idle, else `instance * threads + thread + 1`.
     pub const PLACE: u32 = 1;
-    /// Per (instance, location): the word index in `MEM`.
+    /// Per instance, `2 * locations` words: for each location the index of
+    /// the instance's copy (in `MEM`, or in the workgroup's shared memory
+    /// for Workgroup locations), then for each location the `MEM` word
+    /// holding its final value (the same word for StorageBuffer locations).
     pub const ADDR: u32 = 2;
     /// Per instance: the registers (plan order), then one status per thread.
     pub const OUT: u32 = 3;
@@ -143,6 +145,9 @@ struct Gen<'a> {
     boolean: Word,
     ptr_sb: Word,
     ptr_fn: Word,
+    ptr_wg: Word,
+    /// The Workgroup memory holding Workgroup-class locations (0: none).
+    shared: Word,
     buffers: Vec<Word>,
     consts: BTreeMap<u32, Word>,
     regs: BTreeMap<(usize, String), Word>,
@@ -150,8 +155,11 @@ struct Gen<'a> {
     steps: Word,
     status: Word,
     counter: Word,
-    /// Per location: the word index in MEM of the current instance.
+    /// Per location: the word index of the current instance's copy (in
+    /// MEM, or in the shared memory for Workgroup locations).
     idx: Vec<Word>,
+    /// `instance * 2 * locations`: where the instance's ADDR entries start.
+    addr_base: Word,
     instance: Word,
     thread: Word,
     active: Word,
@@ -171,27 +179,6 @@ fn scope_value(s: Scope) -> u32 {
         // refused by the plan
         Scope::FragmentInterlock | Scope::ShaderCall => 1,
     }
-}
-
-/// The memory semantics word of a semantics operand.
-pub fn semantics_bits(s: &Semantics) -> u32 {
-    let mut bits = match s.order {
-        Order::Relaxed => 0,
-        Order::Acquire => 0x2,
-        Order::Release => 0x4,
-        Order::AcquireRelease => 0x8,
-    };
-    let ordered = s.order != Order::Relaxed;
-    if ordered && !s.storage_classes.is_empty() {
-        bits |= 0x40; // UniformMemory: every class runs as StorageBuffer
-    }
-    if s.make_available {
-        bits |= 0x2000;
-    }
-    if s.make_visible {
-        bits |= 0x4000;
-    }
-    bits
 }
 
 impl<'a> Gen<'a> {
@@ -216,6 +203,8 @@ impl<'a> Gen<'a> {
             boolean: 0,
             ptr_sb: 0,
             ptr_fn: 0,
+            ptr_wg: 0,
+            shared: 0,
             buffers: Vec::new(),
             consts: BTreeMap::new(),
             regs: BTreeMap::new(),
@@ -224,6 +213,7 @@ impl<'a> Gen<'a> {
             status: 0,
             counter: 0,
             idx: Vec::new(),
+            addr_base: 0,
             instance: 0,
             thread: 0,
             active: 0,
@@ -252,6 +242,27 @@ impl<'a> Gen<'a> {
                 [zero, index],
             )
             .expect("access chain in a block")
+    }
+
+    /// The current instance's copy of location `l`.
+    fn location(&mut self, l: usize) -> Word {
+        if self.plan.location_class[l] == super::VkClass::Workgroup {
+            self.b
+                .access_chain(self.ptr_wg, None, self.shared, [self.idx[l]])
+                .expect("access chain in a block")
+        } else {
+            self.elem(binding::MEM, self.idx[l])
+        }
+    }
+
+    /// A workgroup control barrier ordering Workgroup memory, with
+    /// availability and visibility (before the test: the initial values;
+    /// after it: the final values the leader copies out).
+    fn workgroup_fence(&mut self) {
+        let wg = self.c(scope_value(Scope::Workgroup));
+        // AcquireRelease | WorkgroupMemory | MakeAvailable | MakeVisible
+        let sem = self.c(0x8 | super::WORKGROUP_MEMORY | 0x2000 | 0x4000);
+        self.b.control_barrier(wg, wg, sem).unwrap();
     }
 
     fn load_elem(&mut self, buffer: u32, index: Word) -> Word {
@@ -317,6 +328,19 @@ impl<'a> Gen<'a> {
         let sg_lane = builtin(&mut self.b, ptr_in_uint, BuiltIn::SubgroupLocalInvocationId);
         let sg_size = builtin(&mut self.b, ptr_in_uint, BuiltIn::SubgroupSize);
         interface.extend([wg_id, local, sg_id, sg_lane, sg_size]);
+        let words = self.plan.workgroup_words(self.opts.workgroup_size);
+        if words > 0 {
+            let n = self.c(words);
+            let arr = self.b.type_array(self.uint, n);
+            let ptr_arr = self.b.type_pointer(None, StorageClass::Workgroup, arr);
+            self.ptr_wg = self
+                .b
+                .type_pointer(None, StorageClass::Workgroup, self.uint);
+            self.shared = self
+                .b
+                .variable(ptr_arr, None, StorageClass::Workgroup, None);
+            interface.push(self.shared);
+        }
 
         let fn_ty = self.b.type_function(void, []);
         let main = self
@@ -412,8 +436,9 @@ impl<'a> Gen<'a> {
             .b
             .select(self.uint, None, self.active, th, none)
             .unwrap();
-        let nl = self.c(plan.program.locations.len() as u32);
+        let nl = self.c(2 * plan.program.locations.len() as u32);
         let base = self.b.i_mul(self.uint, None, self.instance, nl).unwrap();
+        self.addr_base = base;
         for l in 0..plan.program.locations.len() {
             let lc = self.c(l as u32);
             let a = self.b.i_add(self.uint, None, base, lc).unwrap();
@@ -535,6 +560,25 @@ impl<'a> Gen<'a> {
     /// barriers, results.
     fn role(&mut self, g: usize) {
         let plan = self.plan;
+        // Workgroup locations: the role's first thread writes each
+        // instance's initial values, a barrier publishes them.
+        let shared_locs = plan.workgroup_locations(g);
+        let leader = (0..plan.threads.len()).find(|&t| plan.threads[t].role == g);
+        if !shared_locs.is_empty()
+            && let Some(leader) = leader
+        {
+            let lc = self.c(leader as u32);
+            let is_leader = self.b.i_equal(self.boolean, None, self.thread, lc).unwrap();
+            self.if_then(is_leader, |s| {
+                for &l in &shared_locs {
+                    let v = s.c(plan.program.initial_value(l) as u32);
+                    let p = s.location(l);
+                    s.b.store(p, v, Some(MemoryAccess::NON_PRIVATE_POINTER), [])
+                        .unwrap();
+                }
+            });
+            self.workgroup_fence();
+        }
         // Start barrier: active invocations count in, then spin (bounded).
         let participants = self.param(param::BARRIER_PARTICIPANTS);
         let zero = self.c(0);
@@ -584,9 +628,32 @@ impl<'a> Gen<'a> {
             if let Some(bar) = barriers.get(k) {
                 let exec = self.c(scope_value(bar.execution_scope));
                 let mem = self.c(scope_value(bar.memory_scope));
-                let sem = self.c(semantics_bits(&bar.semantics));
+                let sem = self.c(self.plan.semantics_bits(&bar.semantics));
                 self.b.control_barrier(exec, mem, sem).unwrap();
             }
+        }
+        // Workgroup locations: after a barrier, the leader copies each
+        // instance's final values to MEM, where the host reads them.
+        if !shared_locs.is_empty()
+            && let Some(leader) = leader
+        {
+            self.workgroup_fence();
+            let lc = self.c(leader as u32);
+            let is_leader = self.b.i_equal(self.boolean, None, self.thread, lc).unwrap();
+            let nl = plan.program.locations.len() as u32;
+            self.if_then(is_leader, |s| {
+                for &l in &shared_locs {
+                    let p = s.location(l);
+                    let v =
+                        s.b.load(s.uint, None, p, Some(MemoryAccess::NON_PRIVATE_POINTER), [])
+                            .unwrap();
+                    let k = s.c(nl + l as u32);
+                    let a = s.b.i_add(s.uint, None, s.addr_base, k).unwrap();
+                    let word = s.load_elem(binding::ADDR, a);
+                    let out = s.elem(binding::MEM, word);
+                    s.b.store(out, v, None, []).unwrap();
+                }
+            });
         }
         // Results.
         let ow = out_words(plan) as u32;
@@ -821,7 +888,7 @@ impl<'a> Gen<'a> {
     /// One memory operation or memory barrier of thread `t`.
     fn op(&mut self, t: usize, i: &Instruction) {
         let scope = i.scope.map(|s| self.c(scope_value(s)));
-        let sem_bits = semantics_bits(&i.semantics);
+        let sem_bits = self.plan.semantics_bits(&i.semantics);
         match &i.kind {
             OpKind::MemoryBarrier => {
                 // A barrier without ordering orders nothing; Vulkan's SPIR-V
@@ -839,7 +906,7 @@ impl<'a> Gen<'a> {
         let Some(loc) = self.plan.program.location_of(i) else {
             return;
         };
-        let ptr = self.elem(binding::MEM, self.idx[loc]);
+        let ptr = self.location(loc);
         let sem = self.c(sem_bits);
         match i.kind {
             OpKind::Load => {
@@ -929,7 +996,8 @@ impl<'a> Gen<'a> {
                             Order::Relaxed
                         };
                         fail.make_available = false;
-                        let fail = self.c(semantics_bits(&fail));
+                        let fail = self.plan.semantics_bits(&fail);
+                        let fail = self.c(fail);
                         self.b
                             .atomic_compare_exchange(u, None, ptr, sc, sem, fail, v, cmp)
                     }
