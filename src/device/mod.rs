@@ -684,6 +684,9 @@ pub struct Features {
     pub vulkan_memory_model: bool,
     pub device_scope: bool,
     pub availability_visibility_chains: bool,
+    /// Vulkan 1.3 subgroup size control with full compute subgroups: vkmm
+    /// pins the subgroup size of tests whose placement depends on it.
+    pub subgroup_size_control: bool,
 }
 
 impl Features {

@@ -62,7 +62,7 @@ fn load() -> Result<Loaded, DeviceError> {
     let entry = unsafe { ash::Entry::load() }.map_err(|e| DeviceError::NoLoader(e.to_string()))?;
     let app = vk::ApplicationInfo::default()
         .application_name(c"vkmm")
-        .api_version(vk::make_api_version(0, 1, 2, 0));
+        .api_version(vk::make_api_version(0, 1, 3, 0));
     let ci = vk::InstanceCreateInfo::default().application_info(&app);
     let instance = unsafe { entry.create_instance(&ci, None) }.map_err(|e| {
         if e == vk::Result::ERROR_INCOMPATIBLE_DRIVER {
@@ -78,16 +78,34 @@ fn load() -> Result<Loaded, DeviceError> {
 }
 
 fn describe(instance: &ash::Instance, index: usize, pd: vk::PhysicalDevice) -> DeviceInfo {
+    let basic = unsafe { instance.get_physical_device_properties(pd) };
+    // Subgroup size control is core in Vulkan 1.3: only then are its
+    // structures chained (a 1.2 device may not know them).
+    let v13 = basic.api_version >= vk::make_api_version(0, 1, 3, 0);
     let mut driver = vk::PhysicalDeviceDriverProperties::default();
     let mut subgroup = vk::PhysicalDeviceSubgroupProperties::default();
+    let mut size_props = vk::PhysicalDeviceSubgroupSizeControlProperties::default();
     let mut props = vk::PhysicalDeviceProperties2::default()
         .push_next(&mut driver)
         .push_next(&mut subgroup);
+    if v13 {
+        props = props.push_next(&mut size_props);
+    }
     unsafe { instance.get_physical_device_properties2(pd, &mut props) };
     let p = props.properties;
     let mut mm = vk::PhysicalDeviceVulkanMemoryModelFeatures::default();
+    let mut size_control = vk::PhysicalDeviceSubgroupSizeControlFeatures::default();
     let mut features = vk::PhysicalDeviceFeatures2::default().push_next(&mut mm);
+    if v13 {
+        features = features.push_next(&mut size_control);
+    }
     unsafe { instance.get_physical_device_features2(pd, &mut features) };
+    let pin = v13
+        && size_control.subgroup_size_control == vk::TRUE
+        && size_control.compute_full_subgroups == vk::TRUE
+        && size_props
+            .required_subgroup_size_stages
+            .contains(vk::ShaderStageFlags::COMPUTE);
     let v = p.api_version;
     let dv = p.driver_version;
     DeviceInfo {
@@ -112,6 +130,7 @@ fn describe(instance: &ash::Instance, index: usize, pd: vk::PhysicalDevice) -> D
             device_scope: mm.vulkan_memory_model_device_scope == vk::TRUE,
             availability_visibility_chains: mm.vulkan_memory_model_availability_visibility_chains
                 == vk::TRUE,
+            subgroup_size_control: pin,
         },
     }
 }
@@ -236,9 +255,15 @@ impl Gpu {
             .vulkan_memory_model_availability_visibility_chains(
                 info.features.availability_visibility_chains,
             );
-        let ci = vk::DeviceCreateInfo::default()
+        let mut size_control = vk::PhysicalDeviceSubgroupSizeControlFeatures::default()
+            .subgroup_size_control(true)
+            .compute_full_subgroups(true);
+        let mut ci = vk::DeviceCreateInfo::default()
             .queue_create_infos(&queues)
             .push_next(&mut mm);
+        if info.features.subgroup_size_control {
+            ci = ci.push_next(&mut size_control);
+        }
         let device = unsafe { loaded.instance.create_device(pd, &ci, None) }
             .map_err(vkerr("vkCreateDevice"))?;
         let queue = unsafe { device.get_device_queue(queue_family, 0) };
@@ -517,10 +542,19 @@ impl<'g> Dispatch<'g> {
         let ci = vk::ShaderModuleCreateInfo::default().code(words);
         run.module =
             unsafe { d.create_shader_module(&ci, None) }.map_err(vkerr("vkCreateShaderModule"))?;
-        let stage = vk::PipelineShaderStageCreateInfo::default()
+        // Pin the subgroup size (and full subgroups) when the placement
+        // depends on it; the shader still checks the size it sees.
+        let mut required = vk::PipelineShaderStageRequiredSubgroupSizeCreateInfo::default()
+            .required_subgroup_size(gpu.info.subgroup_size);
+        let mut stage = vk::PipelineShaderStageCreateInfo::default()
             .stage(vk::ShaderStageFlags::COMPUTE)
             .module(run.module)
             .name(c"main");
+        if plan.needs_subgroups && gpu.info.features.subgroup_size_control {
+            stage = stage
+                .flags(vk::PipelineShaderStageCreateFlags::REQUIRE_FULL_SUBGROUPS)
+                .push_next(&mut required);
+        }
         let ci = [vk::ComputePipelineCreateInfo::default()
             .stage(stage)
             .layout(run.layout)];
