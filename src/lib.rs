@@ -19,4 +19,4 @@ pub mod report;
 pub mod session;
 
 pub use analysis::{Checked, Property};
-pub use session::{Error, Session, check};
+pub use session::{Error, Session, TerminationExplanation, check};

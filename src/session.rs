@@ -124,6 +124,38 @@ impl Session {
         self
     }
 
+    /// The model every test runs under, given as cat text (a pasted model)
+    /// named `name`: parsed now, so a syntax error is reported here (file
+    /// `name`, line, column). Its includes resolve against the built-in
+    /// models; `NOCHAINS` queries run under the companion it declares, else
+    /// under it.
+    ///
+    /// ```
+    /// let cat = "\"everything goes\"\nlet dr = 0\n";
+    /// let session = vkmm::Session::new().model_text("mine.cat", cat).unwrap();
+    /// let checked = session.check_file("examples/mp.litmus").unwrap();
+    /// assert!(checked.complete());
+    /// assert!(vkmm::Session::new().model_text("bad.cat", "let = 1").is_err());
+    /// ```
+    pub fn model_text(mut self, name: &str, source: &str) -> Result<Session, Error> {
+        let chains = crate::model::load_text(name, source)?;
+        let no_chains = match self
+            .nochains_model
+            .as_deref()
+            .or(chains.profile.nochains.as_deref())
+        {
+            Some(companion) => crate::model::load(companion)?,
+            None => chains.clone(),
+        };
+        let key = (name.to_string(), self.nochains_model.clone());
+        self.models
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .insert(key, Arc::new(Models { chains, no_chains }));
+        self.model = Some(name.to_string());
+        Ok(self)
+    }
+
     /// The model `.test` queries marked `NOCHAINS` run under (default: the
     /// model's declared companion).
     pub fn nochains_model(mut self, model: impl Into<String>) -> Session {
@@ -149,6 +181,13 @@ impl Session {
     /// reference enumeration).
     pub fn rmw_filter(mut self, on: bool) -> Session {
         self.limits.rmw_filter = on;
+        self
+    }
+
+    /// The termination search's shortcuts (on by default; off: the
+    /// reference search, see [`Limits::termination_shortcuts`]).
+    pub fn termination_shortcuts(mut self, on: bool) -> Session {
+        self.limits.termination_shortcuts = on;
         self
     }
 
@@ -424,6 +463,60 @@ impl Session {
         .map_err(|e| Error::check(&program.name, e))
     }
 
+    /// Explains a termination check (the session's progress model, FAIR
+    /// when none was set): the verdict of [`Session::termination`], and for
+    /// a program that can run forever the witness execution drawn (its
+    /// events and labelled edges, [`crate::analysis::termination::Witness::execution`];
+    /// the events that repeat are its loops' `suffix_events`). `wording`
+    /// overrides the model's `.explain` file.
+    ///
+    /// ```
+    /// use vkmm::analysis::termination::{Progress, Verdict};
+    /// let s = vkmm::Session::new().termination(Some("HSA".parse::<Progress>().unwrap()));
+    /// let program = s.load_file("examples/spin-wait.litmus").unwrap();
+    /// let x = s.explain_termination(&program, None).unwrap();
+    /// assert_eq!(x.outcome.verdict, Verdict::NonTerminating);
+    /// let w = x.outcome.witness.unwrap();
+    /// let drawn = w.execution.unwrap();
+    /// // P0's one spinning read of the initial flag repeats forever.
+    /// assert_eq!(w.loops[0].suffix_events, vec![0]);
+    /// assert!(drawn.events[0].contains("flag [reads 0, initial]"));
+    /// ```
+    pub fn explain_termination(
+        &self,
+        program: &Program,
+        wording: Option<ExplainSpec>,
+    ) -> Result<TerminationExplanation, Error> {
+        if program.kind != crate::ir::TestKind::Litmus {
+            return Err(Error::Usage(format!(
+                "{}: termination is asked of litmus tests; this file holds Alloy-style queries",
+                program.name
+            )));
+        }
+        let models = self.models_for(program)?;
+        let spec = match wording {
+            Some(w) => w,
+            None => ExplainSpec::of(&models.chains.profile)?,
+        };
+        let progress = self.termination.clone().unwrap_or_default();
+        let outcome = crate::analysis::termination::explain_termination(
+            &program.name,
+            program,
+            &models.chains,
+            &spec,
+            self.limits,
+            &progress,
+        )
+        .map_err(|e| Error::check(&program.name, e))?;
+        let mut outcome = outcome;
+        outcome.warnings.extend_from_slice(&program.warnings);
+        Ok(TerminationExplanation {
+            outcome,
+            relation_names: spec.relation_names(),
+            picture: spec.picture.clone(),
+        })
+    }
+
     /// Runs a program under several models side by side.
     ///
     /// ```
@@ -558,4 +651,17 @@ impl Session {
             models: Arc::clone(&self.models),
         }
     }
+}
+
+/// A termination check with its witness drawn ([`Session::explain_termination`]).
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct TerminationExplanation {
+    #[serde(flatten)]
+    pub outcome: crate::analysis::termination::TerminationOutcome,
+    /// Every binding and family the wording labels (what pictures may draw).
+    #[serde(skip)]
+    pub relation_names: Vec<String>,
+    /// What pictures draw by default (the wording's `picture` line).
+    #[serde(skip)]
+    pub picture: Vec<String>,
 }

@@ -907,3 +907,67 @@ fn suite_and_compare_report_front_end_warnings() {
     assert_eq!(doc["comparisons"][0]["warnings"][0]["line"], 4, "{doc}");
     let _ = std::fs::remove_dir_all(&d);
 }
+
+/// `explain` and `show` with `--progress` answer the termination question
+/// (tests/termination.rs checks the witness itself).
+#[test]
+fn explain_and_show_render_termination_witnesses() {
+    let spin = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/spin-wait.litmus");
+    let spin = spin.to_str().unwrap();
+    let out = vkmm(&["explain", "--progress", "HSA", spin]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{stdout}");
+    assert!(stdout.contains("NON-TERMINATING"), "{stdout}");
+    assert!(
+        stdout.contains("flag [reads 0, initial]  <- repeats forever"),
+        "{stdout}"
+    );
+    let out = vkmm(&[
+        "explain",
+        "--property",
+        "termination",
+        "--progress",
+        "HSA",
+        "--format",
+        "json",
+        spin,
+    ]);
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["verdict"], "non-terminating");
+    assert_eq!(
+        v["witness"]["loops"][0]["suffix_events"],
+        serde_json::json!([0])
+    );
+    assert!(
+        v["witness"]["execution"]["events"][0]
+            .as_str()
+            .unwrap()
+            .contains("flag")
+    );
+    let out = vkmm(&["show", "--progress", "HSA", spin]);
+    let dot = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0));
+    assert!(
+        dot.contains("P0 (stuck, fair)")
+            && dot.contains("; P1 never started, not fair")
+            && dot.contains("fillcolor=lightpink"),
+        "{dot}"
+    );
+    // FAIR: it terminates; nothing to draw, said on stderr (exit 2: a
+    // complete answer with no picture is a usage error like `show` of an
+    // unreachable outcome).
+    let out = vkmm(&["show", "--progress", "FAIR", spin]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("nothing to draw"));
+    // A final state and termination are different questions.
+    let out = vkmm(&[
+        "explain",
+        "--progress",
+        "HSA",
+        "--outcome",
+        "P0:r0 == 1",
+        spin,
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--outcome"));
+}

@@ -231,17 +231,7 @@ fn program_text(threads: &[(usize, Vec<Op>)]) -> String {
                 .collect()
         })
         .collect();
-    let rows = code.iter().map(Vec::len).max().unwrap_or(0);
-    let mut text = format!("VULKAN gen\n{{ x=0; y=0; }}\n {} ;\n", header.join(" | "));
-    for r in 0..rows {
-        let cells: Vec<&str> = code
-            .iter()
-            .map(|c| c.get(r).map_or("", String::as_str))
-            .collect();
-        text.push_str(&format!(" {} ;\n", cells.join(" | ")));
-    }
-    text.push_str("exists (x == 1)\n");
-    text
+    common::vulkan_litmus("x=0; y=0;", &header, &code, "exists (x == 1)")
 }
 
 proptest! {

@@ -294,3 +294,79 @@ fn check_diagnoses_barrier_divergence() {
         );
     }
 }
+
+/// `explain`/`show` of a termination witness: the execution drawn, the
+/// repeating iterations named by event id. Two exchange loops feeding each
+/// other (each `rmw` reads the other's value, so neither leaves) under FAIR:
+/// P0 leaves when it reads 1, P1 when it reads 0; P0 swaps in 0, P1 swaps
+/// in 1, so each reads the other's last write forever. The witness's
+/// infix/suffix split (one iteration each) must be visible in the drawing.
+#[test]
+fn explained_witness_marks_the_repeating_iterations() {
+    const SWAP: &str = "VULKAN swap\n{ m=0; }\n P0@sg 0, wg 0, qf 0 | P1@sg 0, wg 0, qf 0 ;\n LC00: | LC10: ;\n rmw.atom.wg.sc0 r0, m, 0 | rmw.atom.wg.sc0 r1, m, 1 ;\n bne r0, 1, LC01 | bne r1, 0, LC11 ;\n goto LC00 | goto LC10 ;\n LC01: | LC11: ;\nexists (0==0)\n";
+    let session = vkmm::Session::new().termination(Some("FAIR".parse::<Progress>().unwrap()));
+    let program = session.load_text("swap.litmus", SWAP).unwrap();
+    let x = session.explain_termination(&program, None).unwrap();
+    assert_eq!(x.outcome.verdict, Verdict::NonTerminating);
+    let w = x.outcome.witness.as_ref().unwrap();
+    let drawn = w.execution.as_ref().expect("explain draws the execution");
+    assert_eq!(w.loops.len(), 2, "both invocations spin");
+    for l in &w.loops {
+        assert!(
+            !l.suffix_events.is_empty() && !l.infix_events.is_empty(),
+            "{l:?}"
+        );
+        // Every marked event is an rmw of the spinning thread.
+        for &e in l.suffix_events.iter().chain(&l.infix_events) {
+            assert!(
+                drawn.events[e].contains(&format!("{} line", l.thread)),
+                "{}",
+                drawn.events[e]
+            );
+            assert!(drawn.events[e].contains("rmw"), "{}", drawn.events[e]);
+        }
+    }
+    // The repeating rmw of each thread reads the other thread's write.
+    assert!(drawn.edges.iter().any(|e| e.relation == "rf"
+        && w.loops[1].suffix_events.contains(&e.to_id)
+        && drawn.graph_events[e.from_id].thread == 0));
+    let text = vkmm::report::text::termination_explanation(&x);
+    assert_eq!(text.matches("<- repeats forever").count(), 2, "{text}");
+    assert_eq!(
+        text.matches("<- matches the repetition").count(),
+        2,
+        "{text}"
+    );
+    let dot = vkmm::report::dot::termination(&x, &[]).unwrap();
+    assert!(
+        dot.contains("P0 (stuck, fair)") && dot.contains("P1 (stuck, fair)"),
+        "{dot}"
+    );
+    assert_eq!(dot.matches("fillcolor=lightpink").count(), 2, "{dot}");
+    assert_eq!(dot.matches("fillcolor=mistyrose").count(), 2, "{dot}");
+    assert!(dot.contains("repeats forever") && dot.contains("matches the repetition"));
+    // `check` does not draw it.
+    let Ok(vkmm::Checked::Termination(o)) = session.check_program("swap.litmus", &program) else {
+        panic!()
+    };
+    assert!(o.witness.unwrap().execution.is_none());
+}
+
+/// A program that terminates has no witness to draw: the picture says why.
+#[test]
+fn terminating_program_has_nothing_to_draw() {
+    let session = vkmm::Session::new().termination(Some("FAIR".parse::<Progress>().unwrap()));
+    let program = session.load_text("w.litmus", WAIT_LOW).unwrap();
+    let x = session.explain_termination(&program, None).unwrap();
+    assert_eq!(x.outcome.verdict, Verdict::Terminates);
+    let e = vkmm::report::dot::termination(&x, &[]).unwrap_err();
+    assert!(
+        e.contains("terminates under progress FAIR") && e.contains("nothing to draw"),
+        "{e}"
+    );
+    // A relation the wording does not label is refused by name.
+    let hsa = vkmm::Session::new().termination(Some("HSA".parse::<Progress>().unwrap()));
+    let x = hsa.explain_termination(&program, None).unwrap();
+    let e = vkmm::report::dot::termination(&x, &["nosuch".into()]).unwrap_err();
+    assert!(e.contains("unknown relation `nosuch`"), "{e}");
+}

@@ -496,8 +496,13 @@ fn termination_record(item: &SuiteItem, o: &super::termination::TerminationOutco
     let detail = (status != Status::Passed && status != Status::Checked).then(|| {
         let got = match o.verdict {
             super::termination::Verdict::Terminates if o.bounded() => format!(
-                "no non-terminating execution within unroll {} ({} paths cut: raise --unroll)",
-                o.unroll, o.cut_paths
+                "no non-terminating execution within unroll {} ({} paths cut: raise --unroll{})",
+                o.unroll,
+                o.cut_paths,
+                o.deeper_stopped.map_or(String::new(), |(u, k)| format!(
+                    "; the search at unroll {u} stopped {}",
+                    crate::engine::stopped_at(Some(k))
+                ))
             ),
             super::termination::Verdict::Terminates => "terminates".into(),
             super::termination::Verdict::NonTerminating => {

@@ -64,6 +64,7 @@
 //! meets it there (each of them repeats it too).
 
 use super::barriers;
+use super::explain::ExplainSpec;
 use crate::cat::{Evaluation, Value};
 use crate::engine::trace::ThreadPaths;
 use crate::engine::{
@@ -357,13 +358,23 @@ pub struct Repetition {
     pub suffix: usize,
     /// What the suffix's reads return, and from where (`line 4: ld ... = 0 (initial value)`).
     pub reads: Vec<String>,
+    /// The events of the iterations that repeat forever (ids of the drawn
+    /// execution's events, [`Witness::execution`]).
+    pub suffix_events: Vec<usize>,
+    /// The events of the iterations before them that match them.
+    pub infix_events: Vec<usize>,
 }
 
 /// A non-terminating execution: a finite fragment whose suffix repeats forever.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, Serialize)]
 pub struct Witness {
     pub threads: Vec<Fate>,
     pub loops: Vec<Repetition>,
+    /// The finite execution itself, with its labelled edges, when it was
+    /// asked for ([`explain_termination`]: `vkmm explain` and `vkmm show`
+    /// with `--property termination`); `check` leaves it out.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub execution: Option<crate::analysis::explain::Witness>,
 }
 
 /// The result of a termination check.
@@ -385,6 +396,11 @@ pub struct TerminationOutcome {
     pub unroll: usize,
     pub truncated: bool,
     pub stopped_by: Option<LimitKind>,
+    /// For a "terminates within the bound" answer: the deeper bound (up to
+    /// `--unroll`) whose search a limit stopped, and the limit. Bounds are
+    /// searched from 0 up (iterative deepening); `unroll` is then the
+    /// deepest one searched to the end.
+    pub deeper_stopped: Option<(usize, LimitKind)>,
     #[serde(serialize_with = "crate::analysis::ser_duration")]
     pub time: Duration,
     /// The front end's warnings about the file (set by the session).
@@ -649,6 +665,10 @@ struct Search<'a> {
     /// candidate repeats; described as a witness only if it is consistent.
     pending: Option<usize>,
     witness: Option<Witness>,
+    /// Draw the witness execution with this wording (`explain`, `show`).
+    draw: Option<(&'a ExplainSpec, &'a crate::model::Profile)>,
+    /// [`Limits::termination_shortcuts`].
+    shortcuts: bool,
 }
 
 /// A combination of splits with where each event stands.
@@ -848,6 +868,12 @@ impl Search<'_> {
                         )
                     })
                     .collect();
+                let events = |r: &std::ops::Range<usize>| -> Vec<usize> {
+                    if r.is_empty() {
+                        return Vec::new();
+                    }
+                    (s.iterations[r.start].start..s.iterations[r.end - 1].end).collect()
+                };
                 Repetition {
                     thread: format!("P{}", program.threads[s.thread].id),
                     head_line: line(s.thread, s.header),
@@ -856,10 +882,16 @@ impl Search<'_> {
                     infix: s.infix.len(),
                     suffix: s.suffix.len(),
                     reads,
+                    suffix_events: events(&s.suffix),
+                    infix_events: events(&s.infix),
                 }
             })
             .collect();
-        Witness { threads, loops }
+        Witness {
+            threads,
+            loops,
+            execution: None,
+        }
     }
 }
 
@@ -1023,6 +1055,20 @@ impl Visitor for Search<'_> {
         !self.options.is_empty()
     }
 
+    fn constrains_orders(&self) -> bool {
+        self.shortcuts
+    }
+
+    /// Memory fairness (point 3 of the module doc): no suffix write is
+    /// coherence-before a prefix write; a pair that every decomposition of
+    /// the skeleton places so is never ordered that way round.
+    fn may_precede(&self, a: usize, b: usize) -> bool {
+        !self
+            .options
+            .iter()
+            .all(|o| o.part[a] == Part::Suffix && o.part[b] == Part::Prefix)
+    }
+
     /// Under `co`, the decompositions whose coherence conditions hold, and
     /// for each read the writes some of them lets it read (the reads-from
     /// conditions are per read: see [`Decomposition::source_ok`]).
@@ -1079,7 +1125,18 @@ impl Visitor for Search<'_> {
         match self.pending.take() {
             Some(i) => {
                 let facts = Facts::new(self.program, sk, cand, &self.locations);
-                self.witness = Some(self.describe(sk, &facts, &self.options[i].splits));
+                let mut w = self.describe(sk, &facts, &self.options[i].splits);
+                if let Some((spec, profile)) = self.draw {
+                    w.execution = Some(crate::analysis::explain::witness(
+                        self.program,
+                        sk,
+                        cand,
+                        eval,
+                        spec,
+                        profile,
+                    ));
+                }
+                self.witness = Some(w);
                 Ok(ControlFlow::Break(()))
             }
             None => Ok(ControlFlow::Continue(())),
@@ -1097,6 +1154,38 @@ pub fn check_termination(
     limits: Limits,
     progress: &Progress,
 ) -> Result<TerminationOutcome, CheckError> {
+    search_termination(file, program, loaded, limits, progress, None)
+}
+
+/// [`check_termination`], drawing the witness: its
+/// [`Witness::execution`] holds the execution's events and the edges
+/// `spec` labels (what `vkmm explain` prints and `vkmm show` draws).
+pub fn explain_termination(
+    file: &str,
+    program: &Program,
+    loaded: &LoadedModel,
+    spec: &ExplainSpec,
+    limits: Limits,
+    progress: &Progress,
+) -> Result<TerminationOutcome, CheckError> {
+    search_termination(
+        file,
+        program,
+        loaded,
+        limits,
+        progress,
+        Some((spec, &loaded.profile)),
+    )
+}
+
+fn search_termination(
+    file: &str,
+    program: &Program,
+    loaded: &LoadedModel,
+    limits: Limits,
+    progress: &Progress,
+    draw: Option<(&ExplainSpec, &crate::model::Profile)>,
+) -> Result<TerminationOutcome, CheckError> {
     let start = Instant::now();
     super::check_supported(program, loaded)?;
     if program.dialect == crate::ir::Dialect::OpenCl
@@ -1108,42 +1197,115 @@ pub fn check_termination(
             "the progress hierarchy `{progress}` names the subgroup level, which an OpenCL test does not use (its work-groups' work-items are scheduled by the workgroup level)"
         )));
     }
-    let mut search = Search {
-        program,
-        progress,
-        tree: hierarchy(program),
-        locations: Vec::new(),
-        fair: Vec::new(),
-        options: Vec::new(),
-        combos: Vec::new(),
-        pending: None,
-        witness: None,
-    };
-    let limits = Limits {
-        endings: true,
-        ..limits
-    };
-    let coverage = explore(program, &loaded.cat, limits, &mut search)?;
-    let verdict = if search.witness.is_some() {
-        Verdict::NonTerminating
-    } else if coverage.truncated {
-        Verdict::Undecided
+    // Iterative deepening over the unrolling bound: a witness found with
+    // fewer loop iterations is a witness (the conditions above do not
+    // depend on the bound), and the searches of small bounds are cheap, so
+    // bounds 0, 1, ..., `limits.unroll` are searched in turn until one
+    // shows a witness or cuts no path (then "terminates" is complete).
+    // Deeper bounds alone reach their witnesses later in the search (e.g.
+    // CADP 2_threads_4_instructions/58_simple under FAIR: a witness at
+    // once at bound 1, the execution limit first at bound 2). The
+    // execution and time budgets are shared by all the bounds.
+    let mut total = crate::engine::Coverage::default();
+    let mut witness = None;
+    // The deepest bound searched to the end (no limit stopped it), and the
+    // limit that stopped the first bound past it, if any.
+    let mut decided: Option<crate::engine::Coverage> = None;
+    let mut stopped: Option<(usize, LimitKind)> = None;
+    let mut found_at = 0;
+    let first = if limits.termination_shortcuts {
+        0
     } else {
-        Verdict::Terminates
+        limits.unroll
     };
+    for unroll in first..=limits.unroll {
+        let used = total.executions + total.partial_evaluations;
+        let remaining_time = limits.timeout.map(|t| t.saturating_sub(start.elapsed()));
+        if used >= limits.max_executions {
+            stopped = Some((unroll, LimitKind::MaxExecutions));
+            break;
+        }
+        if remaining_time.is_some_and(|t| t.is_zero()) {
+            stopped = Some((unroll, LimitKind::Timeout));
+            break;
+        }
+        let mut search = Search {
+            program,
+            progress,
+            tree: hierarchy(program),
+            locations: Vec::new(),
+            fair: Vec::new(),
+            options: Vec::new(),
+            combos: Vec::new(),
+            pending: None,
+            witness: None,
+            draw,
+            shortcuts: limits.termination_shortcuts,
+        };
+        let bound = Limits {
+            endings: true,
+            unroll,
+            max_executions: limits.max_executions - used,
+            timeout: remaining_time,
+            ..limits
+        };
+        let coverage = explore(program, &loaded.cat, bound, &mut search)?;
+        total.executions += coverage.executions;
+        total.partial_evaluations += coverage.partial_evaluations;
+        if search.witness.is_some() {
+            witness = search.witness;
+            found_at = unroll;
+            break;
+        }
+        if coverage.truncated {
+            // A limit stopped this bound. Its candidates include every
+            // shallower bound's (a path stuck after fewer iterations is one
+            // of its paths too), so nothing deeper is tried: the answer is
+            // the deepest bound searched to the end, if any.
+            stopped = Some((
+                unroll,
+                coverage.stopped_by.unwrap_or(LimitKind::MaxExecutions),
+            ));
+            break;
+        }
+        let complete = coverage.cut_paths == 0;
+        decided = Some(coverage);
+        if complete {
+            // Nothing cut: every execution was examined, whatever the bound.
+            break;
+        }
+    }
+    let verdict = match (&witness, &decided) {
+        (Some(_), _) => Verdict::NonTerminating,
+        (None, Some(_)) => Verdict::Terminates,
+        (None, None) => Verdict::Undecided,
+    };
+    let truncated = verdict == Verdict::Undecided;
     Ok(TerminationOutcome {
         file: file.to_string(),
         name: program.name.clone(),
         model: loaded.name.clone(),
         progress: progress.to_string(),
         verdict,
-        witness: search.witness,
-        executions: coverage.executions,
-        partial_evaluations: coverage.partial_evaluations,
-        cut_paths: coverage.cut_paths,
-        unroll: coverage.unroll,
-        truncated: coverage.truncated,
-        stopped_by: coverage.stopped_by,
+        witness,
+        executions: total.executions,
+        partial_evaluations: total.partial_evaluations,
+        cut_paths: decided.map_or(0, |c| c.cut_paths),
+        unroll: match verdict {
+            Verdict::NonTerminating => found_at,
+            Verdict::Terminates => decided.map_or(limits.unroll, |c| c.unroll),
+            Verdict::Undecided => stopped.map_or(limits.unroll, |(u, _)| u),
+        },
+        truncated,
+        stopped_by: if truncated {
+            stopped.map(|(_, k)| k)
+        } else {
+            None
+        },
+        deeper_stopped: match verdict {
+            Verdict::Terminates => stopped,
+            _ => None,
+        },
         time: start.elapsed(),
         warnings: Vec::new(),
     })

@@ -67,6 +67,7 @@ pub(crate) fn mo_choices(
     events: &[EventInfo],
     f: &Facts,
     limits: Limits,
+    may_precede: Option<&dyn Fn(usize, usize) -> bool>,
 ) -> Result<Vec<Vec<(Relation, Relation)>>, ExecError> {
     let n = events.len();
     let total = limits.orders.total_co;
@@ -114,16 +115,30 @@ pub(crate) fn mo_choices(
                 .iter()
                 .all(|&a| writes.iter().all(|&b| a == b || mutually_ordered(a, b)));
         let rmw_chain = chain && limits.rmw_filter && limits.orders.rmw_atomicity;
-        let follows = |prev: Option<usize>, e: usize| {
+        // A visitor's constraint (`Visitor::may_precede`): no order puts a
+        // write before another that it may not precede. Sound for the
+        // orders of not mutually ordered writes too, where a permutation
+        // stands for the partial order it induces: the visitor promises
+        // that it refuses an order relating such a pair, and a partial
+        // order relating no such pair has a permutation placing each of
+        // them the allowed way round (its constraint is "no suffix write
+        // before a prefix write": adding prefix-before-suffix pairs to such
+        // an order closes no cycle).
+        let follows = |placed: &[usize], e: usize| {
+            if let Some(ok) = may_precede
+                && placed.iter().any(|&p| !ok(p, e))
+            {
+                return false;
+            }
             if !rmw_chain || !f.is_read[e] {
                 return true;
             }
             let Some(read) = f.read_value[e] else {
                 return true;
             };
-            match prev {
+            match placed.last() {
                 None => read == f.initial_value[e],
-                Some(p) => f.write_value[p].is_none_or(|w| w == read),
+                Some(&p) => f.write_value[p].is_none_or(|w| w == read),
             }
         };
         let mut seen = HashSet::new();
@@ -179,7 +194,7 @@ pub(crate) fn sco_choices(
     }
     let mut out = Vec::new();
     let mut perm = sc.clone();
-    let complete = permutations(&mut perm, 0, &|_, _| true, &mut |p| {
+    let complete = permutations(&mut perm, 0, &|_: &[usize], _| true, &mut |p| {
         out.push(order_of(p, n, &|_, _| true));
         within_memory(out.len(), &limits)
     });
@@ -204,20 +219,19 @@ fn order_of(p: &[usize], n: usize, related: &dyn Fn(usize, usize) -> bool) -> Re
 }
 
 /// Calls `f` on every permutation of `v[k..]` (after `v[..k]`) in which
-/// `follows(previous, next)` accepts every element after its predecessor
-/// (`None` for the first), until `f` returns false; returns false when it
-/// stopped.
+/// `follows(placed, next)` accepts every element after those placed before
+/// it, until `f` returns false; returns false when it stopped.
 fn permutations(
     v: &mut Vec<usize>,
     k: usize,
-    follows: &dyn Fn(Option<usize>, usize) -> bool,
+    follows: &dyn Fn(&[usize], usize) -> bool,
     f: &mut impl FnMut(&[usize]) -> bool,
 ) -> bool {
     if k == v.len() {
         return f(v);
     }
     for i in k..v.len() {
-        if !follows(k.checked_sub(1).map(|j| v[j]), v[i]) {
+        if !follows(&v[..k], v[i]) {
             continue;
         }
         v.swap(k, i);

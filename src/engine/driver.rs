@@ -215,6 +215,20 @@ pub trait Visitor {
     /// invocations there wait forever. Its candidates are not walked.
     fn stalled(&mut self, _skeleton: &Skeleton) {}
 
+    /// Whether [`Visitor::may_precede`] constrains the current skeleton's
+    /// coherence orders (asked once per skeleton the visitor wants).
+    fn constrains_orders(&self) -> bool {
+        false
+    }
+
+    /// Whether write `a` may be coherence-before write `b` (same location)
+    /// in an order the visitor can use; orders putting `a` first are never
+    /// listed. The visitor must refuse those orders in
+    /// [`Visitor::wants_orders`] anyway (this only saves listing them).
+    fn may_precede(&self, _a: usize, _b: usize) -> bool {
+        true
+    }
+
     /// Which candidates under one combination of coherence orders (`co`,
     /// before any reads-from choice) can matter: none (skipped
     /// unevaluated), all, or those reading from fewer writes.
@@ -376,7 +390,7 @@ pub fn explore_with_progress(
     let mut failure: Option<CheckError> = None;
     let mut monotone_cache = None;
     let blocks = visitor.blocks(&explorer.threads);
-    let mut per_skeleton = |sk: Skeleton| -> Result<ControlFlow<()>, CheckError> {
+    let mut per_skeleton = |mut sk: Skeleton| -> Result<ControlFlow<()>, CheckError> {
         if over_budget() {
             return Ok(ControlFlow::Break(()));
         }
@@ -386,6 +400,24 @@ pub fn explore_with_progress(
         }
         if !visitor.wants(&sk) {
             return Ok(ControlFlow::Continue(()));
+        }
+        // Orders only for the skeletons the visitor wants; too many to
+        // list: skipped, and the walk says so.
+        let listed = if visitor.constrains_orders() {
+            let v = &*visitor;
+            sk.list_orders(Some(&|a, b| v.may_precede(a, b)))
+        } else {
+            sk.list_orders(None)
+        };
+        match listed {
+            Ok(()) => {}
+            Err(ExecError {
+                limit: Some(kind), ..
+            }) => {
+                explorer.skip(kind);
+                return Ok(ControlFlow::Continue(()));
+            }
+            Err(e) => return Err(e.into()),
         }
         visitor.skeleton(&sk);
         // The model is prepared for the skeleton when a candidate (or a

@@ -99,6 +99,12 @@ pub struct Limits {
     /// atomicity forbids ([`Orders::rmw_atomicity`]). Off: every choice is
     /// evaluated (the reference the differential tests compare with).
     pub rmw_filter: bool,
+    /// The termination search's shortcuts: iterative deepening over the
+    /// unrolling bound, and orders listed only where memory fairness allows
+    /// them ([`crate::analysis::termination`]). Off: one search at the
+    /// bound, every order listed (the reference the differential tests
+    /// compare with).
+    pub termination_shortcuts: bool,
 }
 
 /// Which order relations the model reads, so that the engine enumerates
@@ -188,6 +194,7 @@ impl Default for Limits {
             max_paths: DEFAULT_MAX_PATHS,
             max_memory: Some(DEFAULT_MAX_MEMORY),
             rmw_filter: true,
+            termination_shortcuts: true,
         }
     }
 }
@@ -284,7 +291,17 @@ impl<'p> Explorer<'p> {
         true
     }
 
-    /// Calls `f` on the skeleton of every combination of paths until it breaks.
+    /// Notes that a walk skipped a combination of paths at `kind` (e.g. its
+    /// orders were too many to list: [`Skeleton::list_orders`]).
+    pub fn skip(&self, kind: LimitKind) {
+        if self.skipped.get().is_none() {
+            self.skipped.set(Some(kind));
+        }
+    }
+
+    /// Calls `f` on the skeleton of every combination of paths until it
+    /// breaks. The skeletons' orders are not listed yet: `f` calls
+    /// [`Skeleton::list_orders`] when it needs them.
     pub fn for_each<E>(
         &self,
         f: impl FnMut(Skeleton) -> Result<ControlFlow<()>, E>,
@@ -339,7 +356,7 @@ impl<'p> Explorer<'p> {
             if self.values_available(&paths) {
                 // One skeleton per choice of the arrivals that complete
                 // each barrier with a quorum.
-                let skeletons = Skeleton::build(self.program, &paths, self.limits)
+                let skeletons = Skeleton::build_unlisted(self.program, &paths, self.limits)
                     .and_then(|sk| sk.barrier_choices());
                 match skeletons {
                     Ok(skeletons) => {
@@ -404,6 +421,9 @@ pub struct Skeleton {
     /// Restrict RMW reads to their immediate `asmo` predecessor under each
     /// order ([`Orders::rmw_atomicity`] and [`Limits::rmw_filter`]).
     pub rmw_filter: bool,
+    /// What listing the orders needs, until [`Skeleton::list_orders`] has
+    /// listed them (`mo_choices` and `sco_choices` are empty until then).
+    unlisted: Option<std::sync::Arc<(base::Facts, Limits)>>,
 }
 
 impl Skeleton {
@@ -423,10 +443,41 @@ impl Skeleton {
         paths: &[&Path],
         limits: Limits,
     ) -> Result<Skeleton, ExecError> {
+        let mut sk = Skeleton::build_unlisted(program, paths, limits)?;
+        sk.list_orders(None)?;
+        Ok(sk)
+    }
+
+    /// Lists the coherence and SC orders, if not done yet. The walk builds
+    /// skeletons without them and lists them only for the skeletons its
+    /// visitor wants: their number grows as the factorial of the writes to
+    /// a location, and a visitor may refuse most skeletons (termination
+    /// wants only those with a stuck loop, a schedule its progress model
+    /// allows and a repetition).
+    ///
+    /// `may_precede(a, b)`: whether write `a` may come before write `b` of
+    /// the same location in a coherence order the caller wants (`None`:
+    /// any); orders putting `a` first are not listed.
+    pub fn list_orders(
+        &mut self,
+        may_precede: Option<&dyn Fn(usize, usize) -> bool>,
+    ) -> Result<(), ExecError> {
+        if let Some(pending) = self.unlisted.take() {
+            let (facts, limits) = &*pending;
+            self.mo_choices = candidates::mo_choices(&self.events, facts, *limits, may_precede)?;
+            self.sco_choices = candidates::sco_choices(&self.events, facts, *limits)?;
+        }
+        Ok(())
+    }
+
+    /// [`Skeleton::build`] without the orders ([`Skeleton::list_orders`]).
+    fn build_unlisted(
+        program: &Program,
+        paths: &[&Path],
+        limits: Limits,
+    ) -> Result<Skeleton, ExecError> {
         let (events, mut static_env, facts) = base::static_env(program, paths)?;
         let (reads, rf_choices) = candidates::rf_choices(program, &events, &facts);
-        let mo_choices = candidates::mo_choices(&events, &facts, limits)?;
-        let sco_choices = candidates::sco_choices(&events, &facts, limits)?;
         let mut registers = Vec::new();
         let mut endings = Vec::new();
         let mut offset = 0;
@@ -468,12 +519,13 @@ impl Skeleton {
             static_env,
             reads,
             rf_choices,
-            mo_choices,
-            sco_choices,
+            mo_choices: Vec::new(),
+            sco_choices: Vec::new(),
             registers,
             endings,
             barriers,
             rmw_filter: limits.rmw_filter && limits.orders.rmw_atomicity,
+            unlisted: Some(std::sync::Arc::new((facts, limits))),
         })
     }
 

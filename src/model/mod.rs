@@ -166,6 +166,21 @@ pub fn load(spec: &str) -> Result<LoadedModel, CatError> {
     LoadedModel::new(spec, Model::parse(&file, &source, &resolve)?)
 }
 
+/// A model given as cat text (pasted into the browser playground, say),
+/// named `name` in errors and reports. Its includes and the files its
+/// profile declares resolve against the embedded models only.
+///
+/// ```
+/// let m = vkmm::model::load_text("mine.cat", "\"mine\"\ninclude \"vulkan.cat\"\n").unwrap();
+/// assert_eq!(m.name, "mine.cat");
+/// assert!(vkmm::model::load_text("bad.cat", "let = 1").is_err());
+/// ```
+pub fn load_text(name: &str, source: &str) -> Result<LoadedModel, CatError> {
+    let resolve =
+        |file: &str| embedded(file).map(|s| (format!("{BUILTIN_PREFIX}{file}"), s.to_string()));
+    LoadedModel::new(name, Model::parse(name, source, &resolve)?)
+}
+
 impl LoadedModel {
     /// A model the caller parsed (with its own include resolver), named
     /// `name`, with the profile it declares.

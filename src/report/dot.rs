@@ -84,7 +84,14 @@ fn levels(dialect: Dialect) -> Vec<Level> {
 /// The clusters of `events` (indices into the witness's events, sorted by
 /// level keys, thread and id) from `depth` down: one per instance of the
 /// level, threads innermost with their events and program order.
-fn clusters(s: &mut String, w: &Witness, levels: &[Level], events: &[usize], depth: usize) {
+fn clusters(
+    s: &mut String,
+    w: &Witness,
+    opts: &DotOptions,
+    levels: &[Level],
+    events: &[usize],
+    depth: usize,
+) {
     let indent = "  ".repeat(depth + 1);
     let ev = |i: usize| &w.graph_events[i];
     // Graphviz (dot 2.43) lays sibling clusters nested in a cluster out
@@ -113,7 +120,10 @@ fn clusters(s: &mut String, w: &Witness, levels: &[Level], events: &[usize], dep
             None => (ev(first).thread, &THREAD),
         };
         let label = if depth == levels.len() {
-            format!("P{key}")
+            match opts.thread_notes.get(&key) {
+                Some(note) => format!("P{key} ({})", escape(note)),
+                None => format!("P{key}"),
+            }
         } else {
             format!("{} {key}", what.name)
         };
@@ -123,14 +133,21 @@ fn clusters(s: &mut String, w: &Witness, levels: &[Level], events: &[usize], dep
             what.id, what.style
         );
         if depth < levels.len() {
-            clusters(s, w, levels, group, depth + 1);
+            clusters(s, w, opts, levels, group, depth + 1);
         } else {
             for &i in group {
                 let e = ev(i);
                 let text = e.text.split_once(' ').map(|(_, r)| r).unwrap_or(&e.text);
+                let fill = opts
+                    .marks
+                    .iter()
+                    .find(|(id, _)| *id == e.id)
+                    .map_or(String::new(), |(_, colour)| {
+                        format!(", style=filled, fillcolor={colour}")
+                    });
                 let _ = writeln!(
                     s,
-                    "{indent}  e{} [label=\"e{}: {}\"];",
+                    "{indent}  e{} [label=\"e{}: {}\"{fill}];",
                     e.id,
                     e.id,
                     escape(text)
@@ -168,6 +185,12 @@ pub struct DotOptions {
     /// Only draw these relation families / bindings (empty: all).
     pub relations: Vec<String>,
     pub title: String,
+    /// Events drawn filled: (event id, fill colour).
+    pub marks: Vec<(usize, &'static str)>,
+    /// What each fill colour means (legend rows).
+    pub mark_legend: Vec<(&'static str, String)>,
+    /// Words after a thread's cluster label, by thread number (`P0 (stuck)`).
+    pub thread_notes: BTreeMap<usize, String>,
 }
 
 /// The DOT text of an execution. `cycle` edges (a forbidden outcome's
@@ -204,7 +227,7 @@ pub fn to_dot(w: &Witness, cycle: &[Edge], opts: &DotOptions) -> String {
             e.id,
         )
     });
-    clusters(&mut s, w, &levels, &order, 0);
+    clusters(&mut s, w, opts, &levels, &order, 0);
     // One arrow per pair of events: parallel colours for the relations
     // joining them, bold when it is part of the rejecting cycle, labelled
     // near its tail (labels at the middle of crossing arrows collide) with
@@ -285,6 +308,13 @@ pub fn to_dot(w: &Witness, cycle: &[Edge], opts: &DotOptions) -> String {
             html(label)
         );
     }
+    for (colour, meaning) in &opts.mark_legend {
+        let _ = write!(
+            rows,
+            "<tr><td align=\"left\" bgcolor=\"{colour}\">event</td><td align=\"left\">{}</td></tr>",
+            html(meaning)
+        );
+    }
     if !cycle.is_empty() {
         rows.push_str("<tr><td align=\"left\"><b>bold</b></td><td align=\"left\">the cycle that rejects this execution</td></tr>");
     }
@@ -303,9 +333,13 @@ pub fn check_relations(
     x: &crate::analysis::explain::Explanation,
     relations: &[String],
 ) -> Result<(), String> {
+    check_names(&x.relation_names, &x.model, relations)
+}
+
+fn check_names(names: &[String], model: &str, relations: &[String]) -> Result<(), String> {
     let unknown: Vec<&str> = relations
         .iter()
-        .filter(|r| !x.relation_names.contains(r))
+        .filter(|r| !names.contains(r))
         .map(String::as_str)
         .collect();
     if unknown.is_empty() {
@@ -315,8 +349,8 @@ pub fn check_relations(
         "--relations: unknown relation{} `{}` for {}; valid names (bindings and families its wording labels): {}",
         if unknown.len() == 1 { "" } else { "s" },
         unknown.join("`, `"),
-        x.model,
-        x.relation_names.join(", ")
+        model,
+        names.join(", ")
     ))
 }
 
@@ -360,9 +394,104 @@ pub fn explanation(
             relations.to_vec()
         },
         title: format!("{}: {} — {what}", x.test, x.outcome),
+        ..DotOptions::default()
     };
     Ok(to_dot(drawn, cycle, &opts))
 }
+
+/// The picture of an explained termination check: the witness execution
+/// of a program that can run forever, its threads labelled with their
+/// fate, the iterations that repeat forever filled (and those that match
+/// them, lighter). A program that terminates (or an undecided search) has
+/// nothing to draw: the error says why.
+pub fn termination(
+    x: &crate::TerminationExplanation,
+    relations: &[String],
+) -> Result<String, String> {
+    use crate::analysis::termination::Verdict;
+    let o = &x.outcome;
+    let (w, drawn) = match (&o.verdict, &o.witness) {
+        (Verdict::NonTerminating, Some(w)) => match &w.execution {
+            Some(d) => (w, d),
+            None => {
+                return Err("the witness was not drawn (use Session::explain_termination)".into());
+            }
+        },
+        (Verdict::Terminates, _) => {
+            return Err(format!(
+                "{} terminates under progress {}{}: no execution runs forever, nothing to draw",
+                o.name,
+                o.progress,
+                if o.cut_paths > 0 {
+                    format!(" (within unroll {})", o.unroll)
+                } else {
+                    String::new()
+                }
+            ));
+        }
+        _ => {
+            return Err(format!(
+                "termination of {} is undecided: the search stopped {} before finding a witness (raise {}); nothing to draw",
+                o.name,
+                crate::engine::stopped_at(o.stopped_by),
+                o.stopped_by
+                    .map_or("the limit", crate::engine::LimitKind::option)
+            ));
+        }
+    };
+    check_names(&x.relation_names, &o.model, relations)?;
+    let mut marks = Vec::new();
+    for l in &w.loops {
+        marks.extend(l.suffix_events.iter().map(|&e| (e, SUFFIX_FILL)));
+        marks.extend(l.infix_events.iter().map(|&e| (e, INFIX_FILL)));
+    }
+    let mut mark_legend = vec![(SUFFIX_FILL, "repeats forever".to_string())];
+    if w.loops.iter().any(|l| !l.infix_events.is_empty()) {
+        mark_legend.push((INFIX_FILL, "matches the repetition".to_string()));
+    }
+    let thread_notes = w
+        .threads
+        .iter()
+        .filter_map(|f| {
+            let n: usize = f.thread.strip_prefix('P')?.parse().ok()?;
+            let fair = if f.fair { "fair" } else { "not fair" };
+            Some((n, format!("{}, {fair}", f.fate)))
+        })
+        .collect();
+    let opts = DotOptions {
+        relations: if relations.is_empty() {
+            x.picture.clone()
+        } else {
+            relations.to_vec()
+        },
+        title: format!(
+            "{}: runs forever under progress {} — a witness (filled events repeat){}",
+            o.name,
+            o.progress,
+            // Invocations with no event have no cluster: the title says
+            // what became of them.
+            w.threads
+                .iter()
+                .filter(|f| f.events == 0)
+                .map(|f| format!(
+                    "; {} {}, {}",
+                    f.thread,
+                    f.fate,
+                    if f.fair { "fair" } else { "not fair" }
+                ))
+                .collect::<String>()
+        ),
+        marks,
+        mark_legend,
+        thread_notes,
+    };
+    Ok(to_dot(drawn, &[], &opts))
+}
+
+/// Fill of the events that repeat forever in a termination witness.
+const SUFFIX_FILL: &str = "lightpink";
+/// Fill of the iterations matching them.
+const INFIX_FILL: &str = "mistyrose";
 
 /// A picture split for a two-pass rendering: the DOT text without its
 /// relation edges, and those edges (the lines drawn with

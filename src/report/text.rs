@@ -91,9 +91,16 @@ pub fn termination(o: &crate::analysis::termination::TerminationOutcome) -> Stri
         (T::Terminates, _) if o.cut_paths > 0 => {
             let _ = writeln!(
                 s,
-                "TERMINATES WITHIN THE BOUND: no execution repeats forever within unroll {} ({} cut: a repetition needing more iterations was not examined; raise --unroll)",
+                "TERMINATES WITHIN THE BOUND: no execution repeats forever within unroll {} ({} cut: a repetition needing more iterations was not examined; {})",
                 o.unroll,
-                count(o.cut_paths as u64, "path", "paths")
+                count(o.cut_paths as u64, "path", "paths"),
+                match o.deeper_stopped {
+                    Some((u, k)) => format!(
+                        "the search at unroll {u} stopped {}",
+                        crate::engine::stopped_at(Some(k))
+                    ),
+                    None => "raise --unroll".to_string(),
+                }
             );
         }
         (T::Terminates, _) => {
@@ -116,6 +123,46 @@ pub fn termination(o: &crate::analysis::termination::TerminationOutcome) -> Stri
         o.model,
         o.unroll
     );
+    s
+}
+
+/// The text report of an explained termination check: [`termination`],
+/// then, for a program that can run forever, the witness execution with
+/// the events that repeat forever marked, and its labelled edges.
+pub fn termination_explanation(x: &crate::TerminationExplanation) -> String {
+    let o = &x.outcome;
+    let mut s = termination(o);
+    let Some(w) = &o.witness else {
+        return s;
+    };
+    let Some(drawn) = &w.execution else {
+        return s;
+    };
+    let mark = |e: usize| {
+        if w.loops.iter().any(|l| l.suffix_events.contains(&e)) {
+            "  <- repeats forever"
+        } else if w.loops.iter().any(|l| l.infix_events.contains(&e)) {
+            "  <- matches the repetition"
+        } else {
+            ""
+        }
+    };
+    let _ = writeln!(
+        s,
+        "Witness execution (a finite prefix; the marked iterations repeat forever):"
+    );
+    for (i, e) in drawn.events.iter().enumerate() {
+        let _ = writeln!(s, "  {e}{}", mark(i));
+    }
+    let _ = writeln!(
+        s,
+        "Key edges:{}",
+        if drawn.edges.is_empty() { " none" } else { "" }
+    );
+    for e in &drawn.edges {
+        let _ = writeln!(s, "  {} -> {}  [{}]", short(&e.from), short(&e.to), e.label);
+        via(&mut s, e, "      ");
+    }
     s
 }
 

@@ -144,3 +144,26 @@ pub fn on_two_threads(
         out
     })
 }
+
+/// The text of a generated Vulkan litmus test named `gen`: `init` inside
+/// the braces, one `header` cell and one column of `code` per thread,
+/// then `condition`.
+pub fn vulkan_litmus(
+    init: &str,
+    header: &[String],
+    code: &[Vec<String>],
+    condition: &str,
+) -> String {
+    let rows = code.iter().map(Vec::len).max().unwrap_or(0);
+    let mut text = format!("VULKAN gen\n{{ {init} }}\n {} ;\n", header.join(" | "));
+    for r in 0..rows {
+        let cells: Vec<&str> = code
+            .iter()
+            .map(|c| c.get(r).map_or("", String::as_str))
+            .collect();
+        text.push_str(&format!(" {} ;\n", cells.join(" | ")));
+    }
+    text.push_str(condition);
+    text.push('\n');
+    text
+}

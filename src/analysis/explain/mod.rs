@@ -587,7 +587,9 @@ fn offending(
         .collect()
 }
 
-fn witness(
+/// The drawn execution of a candidate: its events and the immediate edges
+/// of every relation `spec` labels.
+pub(crate) fn witness(
     program: &Program,
     sk: &Skeleton,
     cand: &Candidate,

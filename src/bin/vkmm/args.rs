@@ -80,6 +80,11 @@ pub struct LimitArgs {
     /// enumeration).
     #[arg(long)]
     pub no_rmw_filter: bool,
+    /// Termination: search only at the --unroll bound (no iterative
+    /// deepening from 0) and list every coherence order, also those memory
+    /// fairness rules out (the reference search).
+    #[arg(long)]
+    pub no_termination_shortcuts: bool,
     /// The most paths one thread may have; past it the answer is undecided
     /// (exit code 3).
     #[arg(long, value_name = "N", default_value_t = vkmm::engine::DEFAULT_MAX_PATHS, value_parser = clap::value_parser!(u32).range(1..).map(|n| n as usize))]
@@ -105,6 +110,7 @@ impl LimitArgs {
             .timeout(self.timeout)
             .spin_reduction(!self.no_spin_reduction)
             .rmw_filter(!self.no_rmw_filter)
+            .termination_shortcuts(!self.no_termination_shortcuts)
             .max_paths(self.max_paths)
             .max_writes(self.max_writes)
             .max_memory((self.max_memory > 0).then_some((self.max_memory as usize) << 20))
@@ -166,9 +172,15 @@ pub enum Command {
         explain_spec: Option<PathBuf>,
         #[command(flatten)]
         args: ModelArgs,
+        /// `termination`: explain whether the program can run forever under
+        /// the progress model (--progress, which alone implies it): the
+        /// witness execution with the iterations that repeat forever marked.
+        #[arg(long)]
+        property: Option<Property>,
     },
     /// Draw an execution as Graphviz: the witness of an allowed outcome, or a
-    /// rejected execution with its cycle for a forbidden one. Prints DOT to
+    /// rejected execution with its cycle for a forbidden one (with
+    /// `--property termination`, the witness of a program that runs forever). Prints DOT to
     /// standard output unless --dot/--svg/--png name files.
     Show {
         /// The test file.
@@ -193,6 +205,11 @@ pub enum Command {
         relations: Vec<String>,
         #[command(flatten)]
         args: ModelArgs,
+        /// `termination`: draw the witness of a program that can run
+        /// forever under the progress model (--progress, which alone implies
+        /// it), the iterations that repeat forever filled.
+        #[arg(long)]
+        property: Option<Property>,
     },
     /// Run tests under several models and show where they differ: for
     /// `.litmus` files the reachable final states side by side (and the

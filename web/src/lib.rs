@@ -1,0 +1,473 @@
+//! vkmm in the browser: the playground's WebAssembly module.
+//!
+//! The plain-Rust API here ([`check`], [`explain`], [`models`]) takes a
+//! test as text and options as JSON, runs the facade ([`vkmm::Session`])
+//! and answers with one JSON value: `{"ok": true, ...}` or
+//! `{"ok": false, "error": {...}}` with the file, line and column of a bad
+//! input. The page's Web Worker calls it through the `wasm-bindgen`
+//! bindings in [`bindings`] (they compile everywhere, but work only in the
+//! browser); natively the same functions are tested by
+//! `cargo test -p vkmm-web`. docs/playground.md describes the page.
+
+use serde::Deserialize;
+use serde_json::{Value, json};
+use vkmm::analysis::explain::Verdict;
+use vkmm::analysis::litmus::LitmusOutcome;
+use vkmm::frontend::LocalMemory;
+use vkmm::session::ProgressCallback;
+use vkmm::{Checked, Error, Session};
+
+pub mod bindings;
+
+/// The name a pasted cat model runs under (in reports and errors).
+pub const PASTED_MODEL: &str = "pasted.cat";
+
+/// What the page lets one choose; every field may be left out (the CLI's
+/// defaults then hold).
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Options {
+    /// A built-in model's name; `None` or `""`: the dialect's default.
+    pub model: Option<String>,
+    /// A pasted cat model: used instead of `model` when given.
+    pub cat: Option<String>,
+    pub unroll: Option<usize>,
+    pub max_executions: Option<u64>,
+    pub max_paths: Option<usize>,
+    pub max_writes: Option<usize>,
+    /// Wall-clock limit per search, in milliseconds.
+    pub timeout_ms: Option<u64>,
+    /// `false`: unroll side-effect-free spin loops too.
+    pub spin_reduction: Option<bool>,
+    /// `per-workgroup` (default) or `shared` (OpenCL `local` memory).
+    pub local_memory: Option<String>,
+}
+
+impl Options {
+    /// Reads options from JSON (`""` reads as no options).
+    pub fn from_json(text: &str) -> Result<Options, String> {
+        if text.trim().is_empty() {
+            return Ok(Options::default());
+        }
+        serde_json::from_str(text).map_err(|e| format!("options: {e}"))
+    }
+
+    /// The session these options describe, reporting progress to `progress`.
+    pub fn session(&self, progress: Option<ProgressCallback>) -> Result<Session, Error> {
+        let mut s = Session::new();
+        match (&self.cat, &self.model) {
+            (Some(cat), _) if !cat.trim().is_empty() => s = s.model_text(PASTED_MODEL, cat)?,
+            (_, Some(m)) if !m.is_empty() => s = s.model(m.clone()),
+            _ => {}
+        }
+        if let Some(n) = self.unroll {
+            s = s.unroll(n);
+        }
+        if let Some(n) = self.max_executions {
+            s = s.max_executions(n);
+        }
+        if let Some(n) = self.max_paths {
+            s = s.max_paths(n);
+        }
+        if let Some(n) = self.max_writes {
+            s = s.max_writes(n);
+        }
+        if let Some(ms) = self.timeout_ms {
+            s = s.timeout(Some(std::time::Duration::from_millis(ms)));
+        }
+        if let Some(on) = self.spin_reduction {
+            s = s.spin_reduction(on);
+        }
+        match self.local_memory.as_deref() {
+            None | Some("") | Some("per-workgroup") => {}
+            Some("shared") => s = s.local_memory(LocalMemory::Shared),
+            Some(other) => {
+                return Err(Error::Usage(format!(
+                    "local memory `{other}`: expected `per-workgroup` or `shared`"
+                )));
+            }
+        }
+        if let Some(f) = progress {
+            s = s.on_progress(f);
+        }
+        // No process-wide allocator counts memory in the browser: the tab's
+        // own limit applies.
+        Ok(s.max_memory(None))
+    }
+}
+
+/// The built-in models: `[{"name", "description"}]`.
+pub fn models() -> Value {
+    vkmm::model::BUILTIN
+        .iter()
+        .map(|(name, _, description)| json!({"name": name, "description": description}))
+        .collect()
+}
+
+/// An error as the page shows it: the message, and where it is when the
+/// input (`"source": "test"`) or the pasted model (`"model"`) is at fault.
+pub fn error(e: &Error) -> Value {
+    let (source, line, column) = match e {
+        Error::Input(f) => ("test", f.line, f.column),
+        Error::Model(c) if c.file == PASTED_MODEL => ("model", c.line, c.col),
+        Error::Model(_) => ("model", 0, 0),
+        _ => ("", 0, 0),
+    };
+    let mut v = json!({"message": e.to_string()});
+    if line > 0 {
+        v["source"] = json!(source);
+        v["line"] = json!(line);
+        v["column"] = json!(column);
+    }
+    json!({"ok": false, "error": v})
+}
+
+fn failed(message: String) -> Value {
+    json!({"ok": false, "error": {"message": message}})
+}
+
+/// The condition that picks one final state, in the litmus condition
+/// syntax (`P1:r0 == 1 /\ x == 2`): what the page asks [`explain`] about.
+pub fn state_condition(values: &serde_json::Map<String, Value>) -> String {
+    values
+        .iter()
+        .map(|(k, v)| format!("{k} == {v}"))
+        .collect::<Vec<_>>()
+        .join(" /\\ ")
+}
+
+/// Why a litmus answer is bounded, in words (`None`: complete).
+fn litmus_bound(o: &LitmusOutcome) -> Option<String> {
+    let mut why = Vec::new();
+    if o.truncated && !o.stopped_early {
+        why.push(format!(
+            "the search stopped {} after {} candidate executions (raise {})",
+            vkmm::engine::stopped_at(o.stopped_by),
+            o.executions,
+            o.stopped_by.map_or("the limit", |k| k.option())
+        ));
+    }
+    if o.cut_paths > 0 {
+        why.push(format!(
+            "BOUND HIT: {} thread paths needed more than unroll {} allows; answers cover only executions within the bound",
+            o.cut_paths, o.unroll
+        ));
+    }
+    (!why.is_empty()).then(|| why.join("; "))
+}
+
+/// Checks a test given as text (`name`'s extension picks the dialect, as
+/// [`Session::load_text`] does). The answer carries the text report, the
+/// typed result (`result`, as `vkmm check --format json`), whether it is
+/// complete and, when not, why (`bounded`); for a litmus test also the
+/// outcome list with each state's condition for [`explain`].
+pub fn check(
+    name: &str,
+    text: &str,
+    options: &Options,
+    progress: Option<ProgressCallback>,
+) -> Value {
+    let session = match options.session(progress) {
+        Ok(s) => s,
+        Err(e) => return error(&e),
+    };
+    let checked = match session.check_text(name, text) {
+        Ok(c) => c,
+        Err(e) => return error(&e),
+    };
+    let result = match serde_json::to_value(&checked) {
+        Ok(v) => v,
+        Err(e) => return failed(format!("cannot serialise the result: {e}")),
+    };
+    let mut answer = json!({
+        "ok": true,
+        "kind": result["kind"],
+        "complete": checked.complete(),
+        "report": vkmm::report::text::checked(&checked),
+        "warnings": checked.warnings().iter().map(|w| w.to_string()).collect::<Vec<_>>(),
+        "result": result,
+    });
+    match &checked {
+        Checked::Litmus(o) => {
+            answer["bounded"] = json!(litmus_bound(o));
+            let outcomes: Vec<Value> = answer["result"]["states"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .map(|s| {
+                    let values = s["values"].as_object().cloned().unwrap_or_default();
+                    json!({
+                        "condition": state_condition(&values),
+                        "values": values,
+                        "executions": s["executions"],
+                    })
+                })
+                .collect();
+            answer["outcomes"] = json!(outcomes);
+        }
+        c if !c.complete() => {
+            answer["bounded"] = json!(
+                "some answers are undecided: a limit stopped the search before they were known"
+            );
+        }
+        _ => answer["bounded"] = Value::Null,
+    }
+    answer
+}
+
+/// Explains an outcome of a litmus test (`None`: its own condition): the
+/// verdict, the text explanation and, when there is an execution to draw
+/// (a witness, or a rejected execution with its cycle), its DOT text;
+/// otherwise `dot_error` says why there is none.
+pub fn explain(name: &str, text: &str, options: &Options, outcome: Option<&str>) -> Value {
+    let run = || -> Result<Value, Error> {
+        let session = options.session(None)?;
+        let program = session.load_text(name, text)?;
+        let x = session.explain(&program, outcome, None)?;
+        let (dot, dot_error) = match vkmm::report::dot::explanation(&x, &[]) {
+            Ok(d) => (Some(d), None),
+            Err(e) => (None, Some(e)),
+        };
+        // For the two-pass layout `vkmm show` uses (threads kept in litmus
+        // order): the picture without its relation edges, and those edges.
+        let (layout, edges) = match &dot {
+            Some(d) => {
+                let (l, e) = vkmm::report::dot::split_relations(d);
+                (Some(l), e)
+            }
+            None => (None, Vec::new()),
+        };
+        Ok(json!({
+            "ok": true,
+            "verdict": format!("{:?}", x.verdict),
+            "complete": x.verdict != Verdict::Undecided,
+            "outcome": x.outcome,
+            "model": x.model,
+            "report": vkmm::report::text::explanation(&x),
+            "dot": dot,
+            "layout": layout,
+            "edges": edges,
+            "dot_error": dot_error,
+        }))
+    };
+    run().unwrap_or_else(|e| error(&e))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicU64, Ordering};
+
+    const MP: &str = include_str!("../../examples/mp.litmus");
+    const MP_TEST: &str = include_str!("../../examples/mp.test");
+
+    /// A test with thousands of candidate executions.
+    const BUSY: &str = "VULKAN busy\n{ x=0; }\n P0@sg 0, wg 0, qf 0 | P1@sg 0, wg 1, qf 0 | P2@sg 0, wg 2, qf 0 ;\n st.atom.dv.sc0 x, 1 | st.atom.dv.sc0 x, 3 | st.atom.dv.sc0 x, 5 ;\n st.atom.dv.sc0 x, 2 | st.atom.dv.sc0 x, 4 | st.atom.dv.sc0 x, 6 ;\n ld.atom.dv.sc0 r0, x | ld.atom.dv.sc0 r0, x | ld.atom.dv.sc0 r0, x ;\nexists (P0:r0 == 6)\n";
+
+    fn opts(json: &str) -> Options {
+        Options::from_json(json).unwrap()
+    }
+
+    #[test]
+    fn lists_the_builtin_models() {
+        let m = models();
+        let names: Vec<&str> = m
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|v| v["name"].as_str().unwrap())
+            .collect();
+        assert!(names.contains(&"vulkan") && names.contains(&"opencl"));
+        assert_eq!(names.len(), vkmm::model::BUILTIN.len());
+    }
+
+    #[test]
+    fn checks_a_litmus_test_with_its_outcome_list() {
+        let a = check("mp.litmus", MP, &Options::default(), None);
+        assert_eq!(a["ok"], true, "{a}");
+        assert_eq!(a["kind"], "litmus");
+        assert_eq!(a["complete"], true);
+        assert!(a["bounded"].is_null());
+        let outcomes = a["outcomes"].as_array().unwrap();
+        assert!(!outcomes.is_empty());
+        // every state's condition names every value it shows
+        for o in outcomes {
+            let cond = o["condition"].as_str().unwrap();
+            for (k, v) in o["values"].as_object().unwrap() {
+                assert!(cond.contains(&format!("{k} == {v}")), "{cond}");
+            }
+        }
+        assert!(a["report"].as_str().unwrap().contains("mp"));
+    }
+
+    #[test]
+    fn checks_an_alloy_test_by_its_name() {
+        let a = check("mp.test", MP_TEST, &Options::default(), None);
+        assert_eq!(a["ok"], true, "{a}");
+        assert_eq!(a["kind"], "queries");
+        assert_eq!(a["complete"], true);
+    }
+
+    #[test]
+    fn a_bad_test_is_a_located_error() {
+        let bad = MP.replacen("ld.atom", "ld.bogus", 1);
+        let a = check("mp.litmus", &bad, &Options::default(), None);
+        assert_eq!(a["ok"], false);
+        assert_eq!(a["error"]["source"], "test");
+        let line = a["error"]["line"].as_u64().unwrap() as usize;
+        assert!(
+            bad.lines().nth(line - 1).unwrap().contains("ld.bogus"),
+            "{a}"
+        );
+        assert!(a["error"]["column"].as_u64().unwrap() > 0);
+    }
+
+    #[test]
+    fn a_bad_pasted_model_is_a_located_error() {
+        let o = Options {
+            cat: Some("\"mine\"\nlet x =\n".into()),
+            ..Options::default()
+        };
+        let a = check("mp.litmus", MP, &o, None);
+        assert_eq!(a["ok"], false, "{a}");
+        assert_eq!(a["error"]["source"], "model");
+        assert!(a["error"]["line"].as_u64().unwrap() >= 2, "{a}");
+        assert!(
+            a["error"]["message"]
+                .as_str()
+                .unwrap()
+                .contains(PASTED_MODEL)
+        );
+    }
+
+    #[test]
+    fn a_pasted_model_is_the_one_that_runs() {
+        // The built-in model pasted under another name gives the same answer.
+        let cat = vkmm::model::embedded("vulkan.cat").unwrap();
+        let pasted = check(
+            "mp.litmus",
+            MP,
+            &Options {
+                cat: Some(cat.into()),
+                ..Options::default()
+            },
+            None,
+        );
+        assert_eq!(pasted["ok"], true, "{pasted}");
+        assert_eq!(pasted["result"]["model"], PASTED_MODEL);
+        let builtin = check("mp.litmus", MP, &Options::default(), None);
+        assert_eq!(pasted["outcomes"], builtin["outcomes"]);
+        // A model with no axioms allows the stale read vulkan forbids.
+        let weak = check(
+            "mp.litmus",
+            MP,
+            &Options {
+                cat: Some("\"anything goes\"\nlet dr = 0\n".into()),
+                ..Options::default()
+            },
+            None,
+        );
+        assert_eq!(weak["ok"], true, "{weak}");
+        assert!(
+            weak["outcomes"].as_array().unwrap().len()
+                > builtin["outcomes"].as_array().unwrap().len(),
+            "{weak}"
+        );
+    }
+
+    #[test]
+    fn a_bound_is_said() {
+        let a = check("mp.litmus", MP, &opts(r#"{"max_executions": 1}"#), None);
+        assert_eq!(a["ok"], true, "{a}");
+        assert_eq!(a["complete"], false);
+        assert!(
+            a["bounded"].as_str().unwrap().contains("max-executions"),
+            "{a}"
+        );
+    }
+
+    #[test]
+    fn options_are_checked() {
+        assert!(Options::from_json(r#"{"unroll": 3}"#).is_ok());
+        assert!(Options::from_json("").is_ok());
+        let e = Options::from_json(r#"{"unrol": 3}"#).unwrap_err();
+        assert!(e.contains("unrol"), "{e}");
+        let a = check("mp.litmus", MP, &opts(r#"{"model": "nope"}"#), None);
+        assert_eq!(a["ok"], false);
+        assert!(
+            a["error"]["message"].as_str().unwrap().contains("nope"),
+            "{a}"
+        );
+        let a = check("mp.litmus", MP, &opts(r#"{"local_memory": "x"}"#), None);
+        assert_eq!(a["ok"], false);
+    }
+
+    #[test]
+    fn explains_a_chosen_outcome_with_its_picture() {
+        let a = check("mp.litmus", MP, &Options::default(), None);
+        let first = a["outcomes"][0]["condition"].as_str().unwrap().to_string();
+        let x = explain("mp.litmus", MP, &Options::default(), Some(&first));
+        assert_eq!(x["ok"], true, "{x}");
+        assert_eq!(x["verdict"], "Allowed");
+        let dot = x["dot"].as_str().unwrap();
+        assert!(dot.starts_with("digraph"));
+        // The two-pass pieces hold every line of the picture.
+        let layout = x["layout"].as_str().unwrap();
+        let edges = x["edges"].as_array().unwrap();
+        assert!(!edges.is_empty());
+        assert_eq!(layout.lines().count() + edges.len(), dot.lines().count());
+        // The stale read: forbidden, drawn with the cycle that rejects it.
+        let x = explain("mp.litmus", MP, &Options::default(), Some("P1:r1 == 0"));
+        assert_eq!(x["verdict"], "Forbidden", "{x}");
+        assert!(x["dot"].as_str().unwrap().contains("penwidth=3"));
+        assert!(x["report"].as_str().unwrap().contains("FORBIDDEN"));
+        // A condition that names nothing in the test: located.
+        let x = explain("mp.litmus", MP, &Options::default(), Some("P9:r1 == 0"));
+        assert_eq!(x["ok"], false, "{x}");
+    }
+
+    #[test]
+    fn every_listed_outcome_of_the_examples_explains_as_allowed() {
+        // The page explains a clicked outcome by its condition: for every
+        // litmus example, each listed final state must parse back and be
+        // allowed (a consistent execution produced it).
+        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../examples");
+        let mut seen = 0;
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.extension().and_then(|e| e.to_str()) != Some("litmus") {
+                continue;
+            }
+            let name = path.file_name().unwrap().to_str().unwrap().to_string();
+            let text = std::fs::read_to_string(&path).unwrap();
+            let a = check(&name, &text, &Options::default(), None);
+            assert_eq!(a["ok"], true, "{name}: {a}");
+            for o in a["outcomes"].as_array().unwrap() {
+                let cond = o["condition"].as_str().unwrap();
+                let x = explain(&name, &text, &Options::default(), Some(cond));
+                assert_eq!(x["verdict"], "Allowed", "{name}: {cond}: {x}");
+                assert!(x["dot"].is_string(), "{name}: {cond}: {x}");
+                seen += 1;
+            }
+        }
+        assert!(seen >= 5, "{seen} outcomes explained");
+    }
+
+    #[test]
+    fn progress_is_reported() {
+        let calls = Arc::new(AtomicU64::new(0));
+        let seen = calls.clone();
+        let f: ProgressCallback = Arc::new(move |_| {
+            seen.fetch_add(1, Ordering::Relaxed);
+        });
+        // Three threads writing one location twice and reading it twice:
+        // thousands of coherence orders, enough for progress calls.
+        let a = check("busy.litmus", BUSY, &Options::default(), Some(f));
+        assert_eq!(a["ok"], true, "{a}");
+        let evaluations = a["result"]["executions"].as_u64().unwrap()
+            + a["result"]["partial_evaluations"].as_u64().unwrap();
+        assert!(evaluations > vkmm::engine::driver::PROGRESS_EVERY, "{a}");
+        assert!(calls.load(Ordering::Relaxed) > 0, "{a}");
+    }
+}

@@ -1,0 +1,202 @@
+// End-to-end test of the playground in headless Chromium (web/e2e.sh builds
+// the page first, then runs `node --test web/tests/`).
+//
+// It serves the built page (PLAYGROUND_DIR, default target/playground) on
+// 127.0.0.1, opens it, and checks what a person would: the README example
+// answers on load; a gallery example gives its outcome list, verdicts and a
+// drawn SVG graph (screenshot: target/playground-e2e.png); an outcome
+// explains; a bad edit is a located error; a share link reopens the same
+// test; a long run shows progress and cancels; the page also works opened
+// from disk. The timings it prints are BENCHMARKS.md's.
+import { test, before, after } from "node:test";
+import assert from "node:assert/strict";
+import path from "node:path";
+import { pathToFileURL } from "node:url";
+import { browser as startBrowser, dir, firstAnswer, repo, serve } from "./harness.mjs";
+
+const shot = path.join(repo, "target/playground-e2e.png");
+
+let server;
+let base;
+let chromium;
+
+before(async () => {
+  server = await serve();
+  base = server.base;
+  chromium = await startBrowser();
+});
+
+after(async () => {
+  if (chromium) await chromium.close();
+  if (server) server.close();
+});
+
+async function open(url) {
+  const page = await chromium.context.newPage();
+  const errors = [];
+  page.on("pageerror", (e) => errors.push(e.message));
+  await page.goto(url);
+  page.errors = errors;
+  return page;
+}
+
+/** A page showing `file` from the gallery, checked. */
+async function openExample(file) {
+  const page = await open(base);
+  await firstAnswer(page);
+  await choose(page, file);
+  await page.waitForSelector("#outcomes tbody tr", { timeout: 60_000 });
+  return page;
+}
+
+async function choose(page, file) {
+  const value = await page.$eval(
+    "#gallery",
+    (sel, f) => [...sel.options].find((o) => o.textContent === f)?.value,
+    file,
+  );
+  assert.ok(value, `the gallery lists ${file}`);
+  await page.selectOption("#gallery", value);
+}
+
+test("the README example answers on load", async () => {
+  const page = await open(base);
+  await firstAnswer(page);
+  const t = await page.evaluate(() => window.vkmmTimings);
+  console.log(`timings over http: module ready ${t.wasmReady.toFixed(0)} ms, first answer (examples/mp.test) ${t.firstAnswer.toFixed(0)} ms after page start`);
+  assert.match(await page.textContent("#verdicts"), /line 18 .*Satisfiable \(as expected\)/);
+  assert.match(await page.textContent("#report"), /expected SATISFIABLE got SATISFIABLE ok/);
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});
+
+test("an example runs: outcome list, verdicts, SVG graph; an outcome explains", async () => {
+  const page = await open(base);
+  await firstAnswer(page);
+  await choose(page, "examples/mp.litmus");
+  // mp.litmus: the consumer always reads the payload; one final state.
+  await page.waitForSelector("#graph svg g.node", { timeout: 60_000 });
+  await page.waitForFunction(() => document.querySelector("#status").textContent.startsWith("checked"));
+  const header = await page.$$eval("#outcomes thead th", (ths) => ths.map((t) => t.textContent));
+  assert.deepEqual(header, ["P1:r1", "executions"]);
+  const rows = await page.$$eval("#outcomes tbody tr", (trs) => trs.map((tr) => tr.textContent));
+  assert.equal(rows.length, 1);
+  assert.match(rows[0], /^1\d+$/);
+  assert.match(await page.textContent("#verdicts"), /Condition forall \(P1:r1 == 1\): holds \(Ok\)/);
+  assert.match(await page.textContent("#verdicts .verdict.yes:last-child"), /Data races: race-free/);
+  // Laid out as `vkmm show` does: scope instances first, then the relations.
+  assert.equal(await page.getAttribute("#graph svg", "data-layout"), "two-pass");
+  const edges = await page.$$eval("#graph svg g.edge", (g) => g.length);
+  assert.ok(edges >= 3, `relation and program-order edges drawn (${edges})`);
+  const nodes = await page.$$eval("#graph svg g.node", (g) => g.length);
+  assert.ok(nodes >= 4, `the execution graph draws its events (${nodes} nodes)`);
+  assert.match(await page.textContent("#graph svg"), /st\.av\.dv\.sc0 x, 1|x/);
+  await page.screenshot({ path: shot, fullPage: true });
+  console.log(`screenshot: ${path.relative(repo, shot)}`);
+
+  // Explaining the listed outcome: allowed, with a witness drawn.
+  await page.click("#outcomes tbody tr");
+  await page.waitForFunction(() => document.querySelector("#status").textContent === "explained");
+  assert.match(await page.textContent("#explanation"), /ALLOWED/);
+  assert.equal(await page.textContent("#explained"), "P1:r1 == 1");
+  assert.ok((await page.$$("#graph svg g.node")).length >= 4);
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});
+
+test("a bad edit is a located error; fixing it answers again", async () => {
+  const page = await openExample("examples/mp.litmus");
+  const good = await page.inputValue("#editor");
+  await page.fill("#editor", good.replace("ld.vis.dv.sc0", "ld.bogus.dv.sc0"));
+  await page.waitForSelector("#editor-error:not([hidden])");
+  const message = await page.textContent("#editor-error");
+  assert.match(message, /mp\.litmus:14:\d+/, message);
+  assert.match(message, /bogus/);
+  // Typing left the cursor alone; Run selects the place of the error.
+  await page.$eval("#status", (s) => {
+    s.textContent = "";
+  });
+  await page.click("#run");
+  await page.waitForFunction(() => document.querySelector("#status").textContent === "error");
+  const line = await page.$eval("#editor", (t) => t.value.slice(0, t.selectionStart).split("\n").length);
+  assert.equal(line, 14);
+  assert.equal(await page.textContent("#explanation"), "", "no stale explanation beside an error");
+  await page.fill("#editor", good);
+  await page.waitForSelector("#editor-error", { state: "hidden" });
+  await page.waitForSelector("#outcomes tbody tr");
+  await page.close();
+});
+
+test("a share link reopens the test and its options", async () => {
+  const page = await openExample("examples/opencl-mp.litmus");
+  await page.fill("#unroll", "3");
+  await page.selectOption("#model", "vulkan");
+  await page.click("#share");
+  await page.waitForFunction(() => location.hash.includes("t="));
+  const link = await page.evaluate(() => location.href);
+  const text = await page.inputValue("#editor");
+  const again = await open(link);
+  await firstAnswer(again);
+  assert.equal(await again.inputValue("#editor"), text);
+  assert.equal(await again.inputValue("#unroll"), "3");
+  assert.equal(await again.inputValue("#model"), "vulkan");
+  assert.match(await again.textContent("#report"), /model vulkan/);
+  await page.close();
+  await again.close();
+});
+
+test("a pasted cat model runs, and its errors are located", async () => {
+  const page = await openExample("examples/mp.litmus");
+  await page.selectOption("#model", "@pasted");
+  await page.fill("#cat", '"no axioms"\nlet dr = 0\n');
+  // Without axioms the stale payload is allowed too: two outcomes.
+  await page.waitForFunction(() => document.querySelectorAll("#outcomes tbody tr").length === 2);
+  await page.fill("#cat", '"broken"\nlet x =\n');
+  await page.waitForSelector("#cat-error:not([hidden])");
+  assert.match(await page.textContent("#cat-error"), /pasted\.cat:3:\d+/);
+  await page.close();
+});
+
+test("a long run shows progress and cancels", async () => {
+  const page = await open(base);
+  await firstAnswer(page);
+  await page.uncheck("#live");
+  // Three threads writing one location twice and reading it twice.
+  const busy = [
+    "VULKAN busy",
+    "{ x=0; }",
+    " P0@sg 0, wg 0, qf 0 | P1@sg 0, wg 1, qf 0 | P2@sg 0, wg 2, qf 0 ;",
+    " st.atom.dv.sc0 x, 1 | st.atom.dv.sc0 x, 3 | st.atom.dv.sc0 x, 5 ;",
+    " st.atom.dv.sc0 x, 2 | st.atom.dv.sc0 x, 4 | st.atom.dv.sc0 x, 6 ;",
+    " ld.atom.dv.sc0 r0, x | ld.atom.dv.sc0 r0, x | ld.atom.dv.sc0 r0, x ;",
+    " ld.atom.dv.sc0 r1, x | ld.atom.dv.sc0 r1, x | ld.atom.dv.sc0 r1, x ;",
+    "exists (P0:r0 == 6)",
+  ].join("\n");
+  await page.fill("#editor", busy);
+  await page.fill("#timeout", "0");
+  await page.click("#run");
+  await page.waitForFunction(() => /evaluations/.test(document.querySelector("#status").textContent), null, { timeout: 60_000 });
+  assert.equal(await page.isEnabled("#cancel"), true);
+  await page.click("#cancel");
+  assert.equal(await page.textContent("#status"), "cancelled");
+  assert.equal(await page.isEnabled("#cancel"), false);
+  // The fresh worker answers the next run; a limit makes it bounded, and
+  // the page says so.
+  await page.fill("#max-executions", "500");
+  await page.click("#run");
+  await page.waitForSelector("#bounded:not([hidden])", { timeout: 60_000 });
+  assert.match(await page.textContent("#bounded"), /max-executions/);
+  assert.match(await page.textContent("#verdicts"), /undecided/);
+  await page.close();
+});
+
+test("the page works opened from disk", async () => {
+  const page = await open(pathToFileURL(path.join(dir, "index.html")).href);
+  await firstAnswer(page);
+  await choose(page, "examples/mp.litmus");
+  await page.waitForSelector("#graph svg g.node", { timeout: 60_000 });
+  assert.equal((await page.$$("#outcomes tbody tr")).length, 1);
+  const t = await page.evaluate(() => window.vkmmTimings);
+  console.log(`timings from disk: module ready ${t.wasmReady.toFixed(0)} ms, first answer ${t.firstAnswer.toFixed(0)} ms`);
+  await page.close();
+});
