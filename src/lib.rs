@@ -8,6 +8,7 @@
 
 pub mod analysis;
 pub mod cat;
+pub mod device;
 pub mod engine;
 pub mod frontend;
 pub mod ir;

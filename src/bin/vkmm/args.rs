@@ -277,6 +277,26 @@ pub enum Command {
         #[arg(long, value_name = "K/N", value_parser = parse_shard)]
         shard: Option<(usize, usize)>,
     },
+    /// List the Vulkan devices `vkmm run --device` can pick (index, name,
+    /// driver, memory model features).
+    Devices {
+        /// Output format.
+        #[arg(long, value_enum, default_value = "text")]
+        format: OutputFormat,
+    },
+    /// Run litmus tests on a Vulkan device and judge every observed final
+    /// state under the model (vulkan, or vulkan-nochains when the device
+    /// lacks availability/visibility chains); a forbidden observation is a
+    /// finding (exit 1), explained as `vkmm explain --outcome` would.
+    Run {
+        /// The test files (Vulkan `.litmus`, Alloy `.test`).
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
+        #[command(flatten)]
+        device: DeviceArgs,
+        #[command(flatten)]
+        args: ModelArgs,
+    },
     /// Merge the JSON of several `vkmm suite --format json` runs (e.g. shards
     /// from a CI matrix) into one summary, with the suite's exit code.
     Merge {
@@ -316,5 +336,71 @@ fn parse_seconds(s: &str) -> Result<std::time::Duration, String> {
         _ => Err(format!(
             "expected a positive number of seconds, found `{s}`"
         )),
+    }
+}
+
+/// Device and harness parameters of `vkmm run` (docs/device.md).
+#[derive(clap::Args)]
+pub struct DeviceArgs {
+    /// The device: its index in `vkmm devices` or a part of its name
+    /// (default: the first with the Vulkan memory model).
+    #[arg(long)]
+    pub device: Option<String>,
+    /// Harness preset: none (instances in order, no stress), light
+    /// (shuffled placement and memory, stride, a little stress) or heavy.
+    #[arg(long, default_value = "light", value_parser = ["none", "light", "heavy"])]
+    pub preset: String,
+    /// Dispatches; each runs every instance once (default 100).
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
+    pub iterations: Option<u64>,
+    /// Stop each test after this many seconds even if iterations remain.
+    #[arg(long, value_name = "SECONDS", value_parser = parse_seconds)]
+    pub time_budget: Option<std::time::Duration>,
+    /// Invocations per workgroup.
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=1024))]
+    pub workgroup_size: Option<u32>,
+    /// Real workgroups per litmus workgroup.
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=4096))]
+    pub testing_workgroups: Option<u32>,
+    /// Workgroups that only hammer scratch memory.
+    #[arg(long, value_parser = clap::value_parser!(u32).range(0..=4096))]
+    pub stress_workgroups: Option<u32>,
+    /// Loop iterations of each stress invocation.
+    #[arg(long)]
+    pub stress_iterations: Option<u32>,
+    /// Words between test locations.
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=4096))]
+    pub mem_stride: Option<u32>,
+    /// Permute placement and memory each iteration: true or false.
+    #[arg(long)]
+    pub shuffle: Option<bool>,
+    /// Align testing invocations with a spin barrier: true or false.
+    #[arg(long)]
+    pub start_barrier: Option<bool>,
+    /// Seed of the permutations.
+    #[arg(long)]
+    pub seed: Option<u64>,
+    /// Also write each test's shader to DIR/NAME.spv (for spirv-dis,
+    /// spirv-val, or a driver bug report).
+    #[arg(long, value_name = "DIR")]
+    pub spirv: Option<PathBuf>,
+}
+
+impl DeviceArgs {
+    pub fn params(&self) -> vkmm::device::harness::Params {
+        use vkmm::device::harness::{Params, Preset};
+        let preset: Preset = self.preset.parse().unwrap_or(Preset::Light);
+        let mut p = Params::preset(preset);
+        p.iterations = self.iterations.unwrap_or(p.iterations);
+        p.time_budget_secs = self.time_budget.map(|d| d.as_secs_f64());
+        p.workgroup_size = self.workgroup_size.unwrap_or(p.workgroup_size);
+        p.testing_workgroups = self.testing_workgroups.unwrap_or(p.testing_workgroups);
+        p.stress_workgroups = self.stress_workgroups.unwrap_or(p.stress_workgroups);
+        p.stress_iterations = self.stress_iterations.unwrap_or(p.stress_iterations);
+        p.mem_stride = self.mem_stride.unwrap_or(p.mem_stride);
+        p.shuffle = self.shuffle.unwrap_or(p.shuffle);
+        p.start_barrier = self.start_barrier.unwrap_or(p.start_barrier);
+        p.seed = self.seed.unwrap_or(p.seed);
+        p
     }
 }

@@ -213,11 +213,48 @@ fn format_of(cli: &Cli) -> (OutputFormat, &'static str) {
         Command::Refines { format, .. } => (*format, "refines"),
         Command::Suite { args, .. } => (args.format, "suite"),
         Command::Merge { format, .. } => (*format, "merge"),
+        Command::Devices { format } => (*format, "devices"),
+        Command::Run { args, .. } => (args.format, "run"),
     }
 }
 
 fn run(cli: Cli) -> Result<i32, String> {
     match cli.command {
+        Command::Devices { format } => {
+            let list = vkmm::device::vk::devices().map_err(|e| e.to_string())?;
+            emit(
+                format,
+                "devices",
+                &serde_json::json!({ "devices": list }),
+                || vkmm::device::devices_text(&list),
+            );
+            Ok(0)
+        }
+        Command::Run {
+            files,
+            device,
+            args,
+        } => {
+            let gpu =
+                vkmm::device::vk::Gpu::open(device.device.as_deref()).map_err(|e| e.to_string())?;
+            let session = args.session();
+            let batch = vkmm::device::classify::run_files(
+                &session,
+                &gpu,
+                &files,
+                &device.params(),
+                args.model.is_some(),
+                device.spirv.as_deref(),
+            )
+            .map_err(|e| e.to_string())?;
+            if args.format != OutputFormat::Json {
+                batch.errors.iter().for_each(|e| eprintln!("error: {e}"));
+            }
+            emit(args.format, "run", &batch, || {
+                vkmm::device::classify::batch_text(&batch)
+            });
+            Ok(batch.exit_code())
+        }
         Command::Check {
             files,
             args,
