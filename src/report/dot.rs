@@ -97,7 +97,10 @@ fn clusters(
     // Graphviz (dot 2.43) lays sibling clusters nested in a cluster out
     // right to left in the order they are written, top-level ones left to
     // right: nested siblings are written last first, so that they read
-    // left to right (tests/show.rs checks the rendered positions).
+    // left to right (tests/show.rs checks the rendered positions). Other
+    // Graphviz builds keep the written order (`DotOptions::written_order`:
+    // the playground's Viz.js tries both and keeps the one that reads
+    // left to right).
     let mut groups: Vec<&[usize]> = Vec::new();
     let mut rest = events;
     while let Some(&first) = rest.first() {
@@ -110,7 +113,7 @@ fn clusters(
         groups.push(group);
         rest = tail;
     }
-    if depth > 0 {
+    if depth > 0 && !opts.written_order {
         groups.reverse();
     }
     for group in groups {
@@ -191,6 +194,9 @@ pub struct DotOptions {
     pub mark_legend: Vec<(&'static str, String)>,
     /// Words after a thread's cluster label, by thread number (`P0 (stuck)`).
     pub thread_notes: BTreeMap<usize, String>,
+    /// Write nested sibling clusters in litmus order (default: last first,
+    /// which dot 2.43 lays out left to right; see `clusters`).
+    pub written_order: bool,
 }
 
 /// The DOT text of an execution. `cycle` edges (a forbidden outcome's
@@ -362,6 +368,16 @@ pub fn explanation(
     x: &crate::analysis::explain::Explanation,
     relations: &[String],
 ) -> Result<String, String> {
+    explanation_in(x, relations, false)
+}
+
+/// [`explanation`], nested sibling clusters written in litmus order when
+/// `written_order` (for Graphviz builds that keep it: [`DotOptions::written_order`]).
+pub fn explanation_in(
+    x: &crate::analysis::explain::Explanation,
+    relations: &[String],
+    written_order: bool,
+) -> Result<String, String> {
     use crate::analysis::explain::Verdict;
     let (drawn, cycle, what) = match (x.verdict, &x.witness, &x.rejected) {
         (Verdict::Allowed, Some(w), _) => (w, &[][..], "a witness execution (allowed)"),
@@ -394,6 +410,7 @@ pub fn explanation(
             relations.to_vec()
         },
         title: format!("{}: {} — {what}", x.test, x.outcome),
+        written_order,
         ..DotOptions::default()
     };
     Ok(to_dot(drawn, cycle, &opts))
@@ -484,6 +501,7 @@ pub fn termination(
         marks,
         mark_legend,
         thread_notes,
+        written_order: false,
     };
     Ok(to_dot(drawn, &[], &opts))
 }

@@ -237,6 +237,21 @@ pub fn explain(name: &str, text: &str, options: &Options, outcome: Option<&str>)
             }
             None => (None, Vec::new()),
         };
+        // The same layout with nested clusters in written order, and each
+        // drawn event's thread: Graphviz builds differ in how they order
+        // nested sibling clusters; the page keeps the layout whose threads
+        // read left to right.
+        let layout_written = vkmm::report::dot::explanation_in(&x, &[], true)
+            .ok()
+            .map(|d| vkmm::report::dot::split_relations(&d).0);
+        let drawn = match (&x.witness, &x.rejected) {
+            (Some(w), _) => Some(w),
+            (None, Some((w, _))) => Some(w),
+            _ => None,
+        };
+        let event_threads: Vec<(usize, usize)> = drawn
+            .map(|w| w.graph_events.iter().map(|e| (e.id, e.thread)).collect())
+            .unwrap_or_default();
         Ok(json!({
             "ok": true,
             "verdict": format!("{:?}", x.verdict),
@@ -246,6 +261,8 @@ pub fn explain(name: &str, text: &str, options: &Options, outcome: Option<&str>)
             "report": vkmm::report::text::explanation(&x),
             "dot": dot,
             "layout": layout,
+            "layout_written": layout_written,
+            "event_threads": event_threads,
             "edges": edges,
             "dot_error": dot_error,
         }))

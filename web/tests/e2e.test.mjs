@@ -91,6 +91,12 @@ test("an example runs: outcome list, verdicts, SVG graph; an outcome explains", 
   const nodes = await page.$$eval("#graph svg g.node", (g) => g.length);
   assert.ok(nodes >= 4, `the execution graph draws its events (${nodes} nodes)`);
   assert.match(await page.textContent("#graph svg"), /st\.av\.dv\.sc0 x, 1|x/);
+  // Threads read left to right in litmus order (P0, in workgroup 0, left
+  // of P1), whichever way this Graphviz orders nested clusters.
+  const labels = await page.$$eval("#graph svg g.cluster text", (ts) =>
+    ts.map((t) => [t.textContent.trim(), parseFloat(t.getAttribute("x"))]));
+  const x = Object.fromEntries(labels);
+  assert.ok(x.P0 < x.P1, `P0 left of P1: ${JSON.stringify(labels)}`);
   await page.screenshot({ path: shot, fullPage: true });
   console.log(`screenshot: ${path.relative(repo, shot)}`);
 

@@ -218,8 +218,41 @@ const courier = (dot) => dot.replaceAll('fontname="monospace"', 'fontname="Couri
 // with_relations): scope instances and program order laid out first, so
 // the threads stay in litmus order, then the relation edges routed over
 // the fixed positions (engine nop2, as `neato -n2`). One pass if that fails.
+//
+// Graphviz builds differ in how they order sibling clusters nested in a
+// cluster (dot 2.43, which `vkmm show` is tested with, reverses them; the
+// Graphviz in Viz.js may not): the first picture is laid out both ways and
+// the one whose threads read left to right in litmus order is kept for
+// the rest of the session.
+let nestedOrder = null;
+function threadsLeftToRight(viz, layout, eventThreads) {
+  const json = viz.renderJSON(courier(layout));
+  const thread = new Map(eventThreads);
+  const left = new Map();
+  for (const o of json.objects || []) {
+    const m = /^e(\d+)$/.exec(o.name || "");
+    if (!m || !o.pos || !thread.has(Number(m[1]))) continue;
+    const t = thread.get(Number(m[1]));
+    const x = parseFloat(o.pos.split(",")[0]);
+    left.set(t, Math.min(left.get(t) ?? Infinity, x));
+  }
+  const xs = [...left.entries()].sort((a, b) => a[0] - b[0]).map((e) => e[1]);
+  return xs.every((x, i) => i === 0 || xs[i - 1] < x);
+}
+function chooseLayout(viz, x) {
+  if (!x.layout_written || !x.event_threads) return x.layout;
+  if (nestedOrder === null && new Set(x.event_threads.map((e) => e[1])).size > 1) {
+    if (!threadsLeftToRight(viz, x.layout, x.event_threads)
+        && threadsLeftToRight(viz, x.layout_written, x.event_threads)) {
+      nestedOrder = "written";
+    } else {
+      nestedOrder = "reversed";
+    }
+  }
+  return nestedOrder === "written" ? x.layout_written : x.layout;
+}
 function twoPass(viz, x) {
-  const laid = viz.renderString(courier(x.layout), { format: "dot" }).trimEnd().replace(/}$/, "");
+  const laid = viz.renderString(courier(chooseLayout(viz, x)), { format: "dot" }).trimEnd().replace(/}$/, "");
   const full = `${laid}\tsplines=true;\n${x.edges.map((e) => `${courier(e)}\n`).join("")}}\n`;
   return viz.renderSVGElement(full, { engine: "nop2" });
 }
