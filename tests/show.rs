@@ -363,3 +363,43 @@ fn tail_labels_of_one_event_fan_out() {
     }
     assert!(by_tail.len() >= 3, "{dot}");
 }
+
+/// Fragment invocations are drawn by pixel, then by primitive in
+/// rasterization order, each invocation saying which samples it covers;
+/// the interlock's synchronizes-with edges (End -> Begin) are labelled.
+#[test]
+fn interlock_pictures_group_fragment_invocations_by_pixel() {
+    let f =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/litmus-interlock/two-pixels-six.litmus");
+    let dot = show(&f, &[]);
+    let nodes = nesting(&dot);
+    assert_eq!(nodes.len(), 24, "six invocations of four events");
+    cluster_kinds(&nodes, &["px", "prim", "t"]);
+    // P0-P2 cover pixel 0 (primitives 0, 1, 2), P3-P5 pixel 1.
+    let place = |node: &str| {
+        nodes
+            .iter()
+            .find(|(n, _)| n == node)
+            .map(|(_, c)| c.clone())
+            .unwrap()
+    };
+    assert_eq!(place("e0"), ["cluster_px0", "cluster_prim0", "cluster_t0"]);
+    assert_eq!(place("e8"), ["cluster_px0", "cluster_prim2", "cluster_t2"]);
+    assert_eq!(place("e12"), ["cluster_px1", "cluster_prim0", "cluster_t3"]);
+    for label in [
+        "pixel 0",
+        "pixel 1",
+        "primitive 1 (rasterization order)",
+        "P4 (samples 0)",
+    ] {
+        assert!(dot.contains(&format!("label=\"{label}\"")), "{label}");
+    }
+    assert!(!dot.contains("workgroup") && !dot.contains("queue family"));
+    // End of P0 (e3) synchronizes with Begin of P1 (e4) in interlock order.
+    assert!(
+        dot.lines()
+            .any(|l| l.trim_start().starts_with("e3 -> e4") && l.contains(">sw<")),
+        "{dot}"
+    );
+    assert!(dot.contains("interlock order (End -&gt; Begin)"));
+}

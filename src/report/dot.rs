@@ -53,6 +53,42 @@ struct Level {
     name: &'static str,
     style: &'static str,
     key: fn(&GraphEvent) -> usize,
+    /// The cluster's label, when not `name` and the key.
+    label: Option<fn(&GraphEvent) -> String>,
+}
+
+/// The levels of a picture of fragment invocations: one cluster per pixel
+/// (and subpass), inside it one per primitive in rasterization order (the
+/// order of the interlock's ordered modes), then the invocations.
+fn fragment_levels() -> Vec<Level> {
+    fn pixel_key(e: &GraphEvent) -> usize {
+        e.fragment.map_or(usize::MAX, |f| {
+            ((f.subpass as usize) << 32) | f.pixel as usize
+        })
+    }
+    vec![
+        Level {
+            id: "px",
+            name: "pixel",
+            style: "style=rounded; color=gray50",
+            key: pixel_key,
+            label: Some(|e| match e.fragment {
+                Some(f) if f.subpass == 0 => format!("pixel {}", f.pixel),
+                Some(f) => format!("pixel {}, subpass {}", f.pixel, f.subpass),
+                None => "not fragment invocations".to_string(),
+            }),
+        },
+        Level {
+            id: "prim",
+            name: "primitive",
+            style: "style=dashed; color=gray60",
+            key: |e| e.fragment.map_or(usize::MAX, |f| f.primitive as usize),
+            label: Some(|e| match e.fragment {
+                Some(f) => format!("primitive {} (rasterization order)", f.primitive),
+                None => "-".to_string(),
+            }),
+        },
+    ]
 }
 
 /// The scope instances a dialect has, outermost first: Vulkan queue
@@ -65,6 +101,7 @@ fn levels(dialect: Dialect) -> Vec<Level> {
         name,
         style,
         key,
+        label: None,
     };
     match dialect {
         Dialect::Vulkan => vec![
@@ -123,10 +160,25 @@ fn clusters(
             None => (ev(first).thread, &THREAD),
         };
         let label = if depth == levels.len() {
-            match opts.thread_notes.get(&key) {
-                Some(note) => format!("P{key} ({})", escape(note)),
-                None => format!("P{key}"),
+            // A fragment invocation says which samples it covers.
+            let samples = ev(first).fragment.map(|f| {
+                let list: Vec<String> = (0..64)
+                    .filter(|k| f.samples >> k & 1 == 1)
+                    .map(|k| k.to_string())
+                    .collect();
+                format!("samples {}", list.join(","))
+            });
+            let notes: Vec<String> = samples
+                .into_iter()
+                .chain(opts.thread_notes.get(&key).map(|n| escape(n)))
+                .collect();
+            if notes.is_empty() {
+                format!("P{key}")
+            } else {
+                format!("P{key} ({})", notes.join("; "))
             }
+        } else if let Some(l) = what.label {
+            escape(&l(ev(first)))
         } else {
             format!("{} {key}", what.name)
         };
@@ -177,6 +229,7 @@ const THREAD: Level = Level {
     name: "P",
     style: "style=solid; color=black",
     key: |e| e.thread,
+    label: None,
 };
 
 /// Program order's colour (threads draw it between consecutive events).
@@ -223,7 +276,12 @@ pub fn to_dot(w: &Witness, cycle: &[Edge], opts: &DotOptions) -> String {
     let _ = writeln!(s, "  edge [fontname=\"monospace\", fontsize=9];");
     // The scope instances as nested clusters (the dialect's levels), then
     // the threads, in litmus order left to right.
-    let levels = levels(w.dialect);
+    // Fragment invocations are drawn by pixel and primitive instead.
+    let levels = if w.graph_events.iter().any(|e| e.fragment.is_some()) {
+        fragment_levels()
+    } else {
+        levels(w.dialect)
+    };
     let mut order: Vec<usize> = (0..w.graph_events.len()).collect();
     order.sort_by_key(|&i| {
         let e = &w.graph_events[i];

@@ -86,6 +86,10 @@ pub struct GraphEvent {
     pub queue_family: usize,
     /// The device (OpenCL `dev`; 0 for Vulkan tests).
     pub device: usize,
+    /// Where a fragment shader invocation is rasterized (pictures group
+    /// fragment invocations by pixel, in rasterization order).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fragment: Option<crate::ir::Fragment>,
     pub text: String,
 }
 
@@ -610,6 +614,7 @@ pub(crate) fn witness(
                 workgroup: t.workgroup,
                 queue_family: t.queue_family,
                 device: t.device,
+                fragment: t.fragment,
                 text: event_text(program, sk, cand, e),
             }
         })
