@@ -155,3 +155,66 @@ fn a_shared_variable_starts_with_its_initializer() {
     assert!(!holds(&text("", "%s == 0")));
     assert!(holds(&text("; @Input: %s = 3\n", "%s == 3")));
 }
+
+#[test]
+fn atomic_read_modify_writes_wrap_and_compare_at_the_width() {
+    // OpAtomicIAdd: "get a New Value by integer addition of Original Value
+    // and Value", the addition of OpIAdd: "the low-order N bits of the
+    // correct result R"; 0xFFFFFFFF + 1 stores 0, and the instruction's
+    // result is the Original Value. And 0x7FFFFFFF + 1 is 0x80000000 (the
+    // signed reading -2147483648, not the 64-bit 2147483648).
+    check(
+        "4294967295",
+        "%r = OpAtomicIAdd %uint %x %c1 %c0 %c1\nOpStore %y %r\n",
+        "%x == 0 and %y == 4294967295",
+        "%x == 1",
+    );
+    check(
+        "2147483647",
+        "%r = OpAtomicIAdd %uint %x %c1 %c0 %c1\nOpStore %y %r\n",
+        "%x == 2147483648 and %x == -2147483648 and %y == 2147483647",
+        "%x == 0",
+    );
+    // OpAtomicISub below zero: all bits set.
+    check(
+        "0",
+        "%r = OpAtomicISub %uint %x %c1 %c0 %c1\n",
+        "%x == 4294967295",
+        "%x == 0",
+    );
+    // OpAtomicUMax: "get a New Value by finding the largest unsigned
+    // integer of Original Value and Value": 0xFFFFFFFF beats 1 (a signed
+    // reading, -1, would keep 1).
+    check(
+        "1",
+        "%r = OpAtomicUMax %uint %x %c1 %c0 %cmax\n",
+        "%x == 4294967295",
+        "%x == 1",
+    );
+    // OpAtomicUMin: "finding the smallest unsigned integer of Original
+    // Value and Value": 2 beats 0xFFFFFFFF.
+    check(
+        "4294967295",
+        "%r = OpAtomicUMin %uint %x %c1 %c0 %c2\n",
+        "%x == 2",
+        "%x == 4294967295",
+    );
+}
+
+#[test]
+fn signed_modulo_of_runtime_values_takes_the_divisors_sign() {
+    // OpSMod: "Signed remainder operation for the remainder whose sign
+    // matches the sign of Operand 2": -7 mod 2 is 1 (OpSRem gives -1).
+    check(
+        "4294967289",
+        "%s = OpSMod %uint %v %c2\nOpStore %y %s\n",
+        "%y == 1",
+        "%y == -1",
+    );
+    check(
+        "4294967289",
+        "%s = OpSRem %uint %v %c2\nOpStore %y %s\n",
+        "%y == -1",
+        "%y == 1",
+    );
+}

@@ -864,14 +864,14 @@ impl<'a> Gen<'a> {
                 let sb = self.b.select(u, None, ok, b, k31).unwrap();
                 self.b.shift_right_arithmetic(u, None, a, sb).unwrap()
             }
-            ArithOp::Div | ArithOp::Rem => {
+            ArithOp::Div | ArithOp::Rem | ArithOp::Mod => {
                 let nz = self.b.i_not_equal(bt, None, b, zero).unwrap();
                 let one = self.c(1);
                 let safe = self.b.select(u, None, nz, b, one).unwrap();
-                let v = if op == ArithOp::Div {
-                    self.b.s_div(u, None, a, safe).unwrap()
-                } else {
-                    self.b.s_rem(u, None, a, safe).unwrap()
+                let v = match op {
+                    ArithOp::Div => self.b.s_div(u, None, a, safe).unwrap(),
+                    ArithOp::Rem => self.b.s_rem(u, None, a, safe).unwrap(),
+                    _ => self.b.s_mod(u, None, a, safe).unwrap(),
                 };
                 self.b.select(u, None, nz, v, zero).unwrap()
             }
@@ -980,6 +980,8 @@ impl<'a> Gen<'a> {
                     RmwOp::Xor => self.b.atomic_xor(u, None, ptr, sc, sem, v),
                     RmwOp::Min => self.b.atomic_s_min(u, None, ptr, sc, sem, v),
                     RmwOp::Max => self.b.atomic_s_max(u, None, ptr, sc, sem, v),
+                    RmwOp::UMin => self.b.atomic_u_min(u, None, ptr, sc, sem, v),
+                    RmwOp::UMax => self.b.atomic_u_max(u, None, ptr, sc, sem, v),
                     RmwOp::CompareExchange => {
                         let cmp = match &i.expected {
                             Some(o) => self.operand(t, o),

@@ -1001,7 +1001,7 @@ fn step_op(
         match (ins.write_value, operand) {
             (Some(v), _) => Some(v),
             (None, Some(op)) => Some(match read {
-                Some(ReadValue::Concrete(old)) => ins.rmw_op.apply(old, op),
+                Some(ReadValue::Concrete(old)) => ins.rmw_op.apply_at(old, op, ins.width),
                 _ => op, // a store, or an exchange
             }),
             (None, None) => None,

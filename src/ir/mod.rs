@@ -241,6 +241,11 @@ pub struct Instruction {
     pub expected: Option<Operand>,
     /// The semantics of a compare-exchange that fails (then only a read).
     pub failure_semantics: Option<Semantics>,
+    /// The bit width of the integer an atomic read-modify-write computes
+    /// on (SPIR-V: its type's width); `None` for the unbounded integers of
+    /// the litmus dialects. The value written is cut to it
+    /// ([`RmwOp::apply_at`]).
+    pub width: Option<u8>,
     /// C operand positions: `(expression, operand)` from the outermost
     /// binary expression inward. Two instructions of one evaluation whose
     /// lists diverge at the same expression are operands of it evaluated in
@@ -268,6 +273,7 @@ impl Instruction {
             rmw_op: RmwOp::Exchange,
             expected: None,
             failure_semantics: None,
+            width: None,
             operand_of: Vec::new(),
             source,
         }
@@ -332,8 +338,15 @@ pub enum RmwOp {
     And,
     Or,
     Xor,
+    /// Signed minimum and maximum (`OpAtomicSMin`, `OpAtomicSMax`, C11
+    /// `atomic_fetch_min`/`max` on signed types).
     Min,
     Max,
+    /// Unsigned minimum and maximum (`OpAtomicUMin`, `OpAtomicUMax`): the
+    /// values compared as unsigned integers of the instruction's
+    /// [`Instruction::width`] (as unsigned 64-bit integers without one).
+    UMin,
+    UMax,
     /// Compare-and-swap (`OpAtomicCompareExchange`, C11
     /// `atomic_compare_exchange_*`): writes the operand only when the value
     /// read equals [`Instruction::expected`]; otherwise the event is a read only.
@@ -341,7 +354,25 @@ pub enum RmwOp {
 }
 
 impl RmwOp {
-    /// The value written.
+    /// The value written by an instruction of `width` bits (`None`: the
+    /// unbounded integers of the litmus dialects): computed exactly, then
+    /// cut to the low `width` bits and read signed, as SPIR-V says of its
+    /// integer arithmetic ("the low-order N bits of the correct result").
+    pub fn apply_at(self, old: i64, operand: i64, width: Option<u8>) -> i64 {
+        let bits = u32::from(width.unwrap_or(64)).clamp(1, 64);
+        let unsigned = |v: i64| (v as u64) & (u64::MAX >> (64 - bits));
+        let v = match self {
+            RmwOp::UMin if unsigned(operand) < unsigned(old) => operand,
+            RmwOp::UMin => old,
+            RmwOp::UMax if unsigned(operand) > unsigned(old) => operand,
+            RmwOp::UMax => old,
+            op => op.apply(old, operand),
+        };
+        let shift = 64 - bits;
+        (v << shift) >> shift
+    }
+
+    /// The value written (unbounded integers: [`RmwOp::apply_at`] with no width).
     pub fn apply(self, old: i64, operand: i64) -> i64 {
         match self {
             RmwOp::Exchange => operand,
@@ -352,6 +383,8 @@ impl RmwOp {
             RmwOp::Xor => old ^ operand,
             RmwOp::Min => old.min(operand),
             RmwOp::Max => old.max(operand),
+            RmwOp::UMin => (old as u64).min(operand as u64) as i64,
+            RmwOp::UMax => (old as u64).max(operand as u64) as i64,
             RmwOp::CompareExchange => operand,
         }
     }
@@ -380,6 +413,9 @@ pub enum ArithOp {
     Div,
     /// Remainder with the sign of the dividend (by zero: 0).
     Rem,
+    /// Remainder with the sign of the divisor (SPIR-V `OpSMod`: "the sign
+    /// of the result is the sign of Operand 2"; by zero: 0).
+    Mod,
 }
 
 impl ArithOp {
@@ -401,6 +437,11 @@ impl ArithOp {
                 .unwrap_or(if a < 0 { -1 } else { 0 }),
             ArithOp::Div => a.checked_div(b).unwrap_or(0),
             ArithOp::Rem => a.checked_rem(b).unwrap_or(0),
+            ArithOp::Mod => match a.checked_rem(b) {
+                Some(r) if r != 0 && (r < 0) != (b < 0) => r + b,
+                Some(r) => r,
+                None => 0,
+            },
         }
     }
 }

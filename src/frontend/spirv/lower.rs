@@ -806,7 +806,8 @@ impl<'a> Gen<'a> {
                     Op::ISub => ArithOp::Sub,
                     Op::IMul => ArithOp::Mul,
                     Op::SDiv | Op::UDiv => ArithOp::Div,
-                    Op::SRem | Op::SMod | Op::UMod => ArithOp::Rem,
+                    Op::SRem | Op::UMod => ArithOp::Rem,
+                    Op::SMod => ArithOp::Mod,
                     Op::BitwiseAnd => ArithOp::And,
                     Op::BitwiseOr => ArithOp::Or,
                     Op::BitwiseXor => ArithOp::Xor,
@@ -825,21 +826,7 @@ impl<'a> Gen<'a> {
                 } else if inst.op == Op::ShiftRightLogical {
                     a = self.unsigned(&a, width, &format!("{name}.ua"), inst)?;
                 }
-                let v = if inst.op == Op::SMod
-                    && let (Val::Int(x), Val::Int(y)) = (&a, &b)
-                {
-                    // SMod: "the sign of the result is the sign of Operand 2".
-                    Val::Int(if *y == 0 {
-                        0
-                    } else {
-                        let r = x.wrapping_rem(*y);
-                        if r != 0 && (r < 0) != (*y < 0) {
-                            r + y
-                        } else {
-                            r
-                        }
-                    })
-                } else if wraps(inst.op) && width < 64 {
+                let v = if wraps(inst.op) && width < 64 {
                     let raw = self.binop(&a, &b, &format!("{name}.raw"), op, inst)?;
                     self.wrap(&raw, width, &name, inst)?
                 } else {
@@ -1744,8 +1731,10 @@ impl<'a> Gen<'a> {
             Op::AtomicCompareExchange => (OpKind::Rmw, RmwOp::CompareExchange),
             Op::AtomicIIncrement | Op::AtomicIAdd => (OpKind::Rmw, RmwOp::Add),
             Op::AtomicIDecrement | Op::AtomicISub => (OpKind::Rmw, RmwOp::Sub),
-            Op::AtomicSMin | Op::AtomicUMin => (OpKind::Rmw, RmwOp::Min),
-            Op::AtomicSMax | Op::AtomicUMax => (OpKind::Rmw, RmwOp::Max),
+            Op::AtomicSMin => (OpKind::Rmw, RmwOp::Min),
+            Op::AtomicUMin => (OpKind::Rmw, RmwOp::UMin),
+            Op::AtomicSMax => (OpKind::Rmw, RmwOp::Max),
+            Op::AtomicUMax => (OpKind::Rmw, RmwOp::UMax),
             Op::AtomicAnd => (OpKind::Rmw, RmwOp::And),
             Op::AtomicOr => (OpKind::Rmw, RmwOp::Or),
             _ => (OpKind::Rmw, RmwOp::Xor),
@@ -1788,6 +1777,8 @@ impl<'a> Gen<'a> {
             ins.scope = Some(scope);
             ins.semantics = sem.clone();
             ins.rmw_op = rmw_op;
+            // "the low-order N bits" of the result, N the integer's width
+            ins.width = u8::try_from(size * 8).ok();
             ins.operand = operand.clone();
             ins.expected = expected.clone();
             ins.failure_semantics = failure.clone();
