@@ -447,6 +447,10 @@ impl ArithOp {
 }
 
 /// One statement of a thread's code.
+// Most statements are instructions: boxing them (clippy's advice for the
+// size difference with labels and jumps) would add an indirection to every
+// step of the path enumeration for no saving.
+#[allow(clippy::large_enum_variant)]
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
 pub enum Stmt {
     /// An instruction that is an event when executed.
