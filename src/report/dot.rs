@@ -62,8 +62,11 @@ struct Level {
 /// order of the interlock's ordered modes), then the invocations.
 fn fragment_levels() -> Vec<Level> {
     fn pixel_key(e: &GraphEvent) -> usize {
+        // distinct for pixels below 65536 (usize is 32 bits on wasm32)
         e.fragment.map_or(usize::MAX, |f| {
-            ((f.subpass as usize) << 32) | f.pixel as usize
+            (f.subpass as usize)
+                .wrapping_mul(1 << 16)
+                .wrapping_add(f.pixel as usize)
         })
     }
     vec![
