@@ -398,3 +398,18 @@ fn a_cycle_through_two_back_jumps_is_a_loop() {
     );
     assert_eq!(check_unroll(TEXT, "FAIR", 2).verdict, Verdict::Terminates);
 }
+
+/// The suffix of a repetition must leave the registers as it found them,
+/// also those holding a read's value that nothing on the path made
+/// concrete (it is the candidate's value then, not a wildcard). Here the
+/// first iteration resets r1 by an `add` (no event) after loading it, the
+/// second loads x = 5 into r1 and the third leaves: the program always
+/// ends. A split whose suffix is the second iteration would "repeat" only
+/// if r1 = 0 at its start equalled r1 = 5 at its end.
+#[test]
+fn a_register_holding_a_read_value_must_match_too() {
+    const TEXT: &str = "VULKAN regs\n{ x=5; P0:r0=0; P0:r1=0; P0:r2=0; }\n P0@sg 0, wg 0, qf 0 ;\n LC00: ;\n bne r1, 0, LC01 ;\n ld.atom.wg.sc0 r1, x ;\n bne r2, 0, LC02 ;\n add r1, r0, 0 ;\n add r2, r0, 1 ;\n LC02: ;\n goto LC00 ;\n LC01: ;\nexists (0==0)\n";
+    let o = check_unroll(TEXT, "FAIR", 2);
+    assert_eq!(o.verdict, Verdict::Terminates, "{:?}", o.witness);
+    assert!(o.complete());
+}

@@ -68,7 +68,8 @@ use super::explain::ExplainSpec;
 use crate::cat::{Evaluation, Value};
 use crate::engine::trace::ThreadPaths;
 use crate::engine::{
-    Candidate, CheckError, Ending, LimitKind, Limits, OrderChoice, Skeleton, Visitor, explore,
+    Candidate, CheckError, Ending, LimitKind, Limits, OrderChoice, RegValue, Skeleton, Visitor,
+    explore,
 };
 use crate::ir::Program;
 use crate::model::LoadedModel;
@@ -600,6 +601,10 @@ struct Split {
     suffix: std::ops::Range<usize>,
     header: usize,
     back: usize,
+    /// Register values (at the suffix's start, at its end) that depend on
+    /// reads and must be equal in the candidate execution for the suffix to
+    /// leave the registers as it found them.
+    registers_equal: Vec<(RegValue, RegValue)>,
 }
 
 /// The splits a stuck loop allows (see the module doc, point 2).
@@ -612,6 +617,7 @@ fn splits(thread: usize, st: &crate::engine::Stuck) -> Vec<Split> {
         suffix,
         header: st.header,
         back: st.back,
+        registers_equal: Vec::new(),
     };
     if st.side_effect_free {
         return vec![make(n - 1..n - 1, n - 1..n)];
@@ -620,31 +626,41 @@ fn splits(thread: usize, st: &crate::engine::Stuck) -> Vec<Split> {
     for s in 1..n {
         // The suffix repeats only if it leaves the registers as it found
         // them (a counting loop does not: its counter grows).
-        if !same_registers(&st.registers[s], &st.registers[n]) {
+        let Some(equal) = same_registers(&st.registers[s], &st.registers[n]) else {
             continue;
-        }
+        };
         for k in 1..=s.min(n - s) {
-            out.push(make(s - k..s, s..n));
+            let mut split = make(s - k..s, s..n);
+            split.registers_equal = equal.clone();
+            out.push(split);
         }
     }
     out
 }
 
-/// Whether two register states agree on every register both know (a
-/// register not written yet is 0; a read's value nothing made concrete is
-/// not used by the loop's control flow or writes, and matches anything).
-fn same_registers(a: &[(String, Option<i64>)], b: &[(String, Option<i64>)]) -> bool {
-    let value = |regs: &[(String, Option<i64>)], r: &str| {
+/// Whether two register states agree: `None` when some register has two
+/// different known values (a register not written yet is 0), else the
+/// pairs of values that depend on the candidate execution (a read's value
+/// nothing on the path made concrete) and must be equal in it.
+fn same_registers(
+    a: &[(String, RegValue)],
+    b: &[(String, RegValue)],
+) -> Option<Vec<(RegValue, RegValue)>> {
+    let value = |regs: &[(String, RegValue)], r: &str| {
         regs.iter()
             .find(|(name, _)| name == r)
-            .map_or(Some(0), |(_, v)| *v)
+            .map_or(RegValue::Const(0), |(_, v)| *v)
     };
-    a.iter()
-        .chain(b)
-        .all(|(r, _)| match (value(a, r), value(b, r)) {
-            (Some(x), Some(y)) => x == y,
-            _ => true,
-        })
+    let mut deferred = Vec::new();
+    for (r, _) in a.iter().chain(b) {
+        match (value(a, r), value(b, r)) {
+            (RegValue::Const(x), RegValue::Const(y)) if x != y => return None,
+            (RegValue::Const(_), RegValue::Const(_)) => {}
+            (x, y) if x == y => {}
+            (x, y) => deferred.push((x, y)),
+        }
+    }
+    Some(deferred)
 }
 
 /// The search for a witness: a visitor of the driver.
@@ -773,6 +789,18 @@ impl Decomposition {
     /// suffix reads read suffix writes; a suffix read of a prefix write
     /// reads a maximal one (the initial value only if nothing writes there).
     fn reads_ok(&self, f: &Facts) -> bool {
+        let value = |v: &RegValue| match *v {
+            RegValue::Const(c) => Some(c),
+            RegValue::Read(e) => f.value[e],
+        };
+        if self
+            .splits
+            .iter()
+            .flat_map(|s| &s.registers_equal)
+            .any(|(a, b)| value(a) != value(b))
+        {
+            return false;
+        }
         for x in self.infix() {
             if f.value[x] != f.value[self.image(x)] {
                 return false;
@@ -1258,17 +1286,28 @@ fn search_termination(
             break;
         }
         if coverage.truncated {
-            // A limit stopped this bound. Its candidates include every
-            // shallower bound's (a path stuck after fewer iterations is one
-            // of its paths too), so nothing deeper is tried: the answer is
-            // the deepest bound searched to the end, if any.
-            stopped = Some((
+            // A limit stopped this bound: "terminates" cannot be said at
+            // it, but a deeper bound may still show a witness (the order
+            // limit skips only some path combinations), so the deepening
+            // goes on unless time or memory ran out. Without a witness the
+            // answer is the deepest bound searched to the end, if any.
+            stopped = stopped.or(Some((
                 unroll,
                 coverage.stopped_by.unwrap_or(LimitKind::MaxExecutions),
-            ));
-            break;
+            )));
+            if matches!(
+                coverage.stopped_by,
+                Some(LimitKind::Timeout | LimitKind::MaxMemory)
+            ) {
+                break;
+            }
+            continue;
         }
         let complete = coverage.cut_paths == 0;
+        // A bound searched to the end covers every shallower one's
+        // candidates (a path stuck after fewer iterations is one of its
+        // paths too): earlier stops no longer matter.
+        stopped = None;
         decided = Some(coverage);
         if complete {
             // Nothing cut: every execution was examined, whatever the bound.

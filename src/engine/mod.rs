@@ -505,6 +505,21 @@ impl Skeleton {
                         .iter()
                         .map(|r| r.start + offset..r.end + offset)
                         .collect(),
+                    registers: st
+                        .registers
+                        .iter()
+                        .map(|regs| {
+                            regs.iter()
+                                .map(|(r, v)| {
+                                    let v = match v {
+                                        RegValue::Read(i) => RegValue::Read(offset + i),
+                                        c => *c,
+                                    };
+                                    (r.clone(), v)
+                                })
+                                .collect()
+                        })
+                        .collect(),
                     ..st.clone()
                 }),
                 e => e.clone(),

@@ -117,9 +117,10 @@ pub struct Stuck {
     pub side_effect_free: bool,
     /// The registers at the start of each iteration, then (last) at the end
     /// of the path, back at the loop's head (loops that are not awaits):
-    /// a register's value, or `None` for a read's value nothing made
-    /// concrete (no branch, store or arithmetic needed it).
-    pub registers: Vec<Vec<(String, Option<i64>)>>,
+    /// a register's value, or the read (event index) whose value it holds
+    /// when nothing on the path made that value concrete (it then depends
+    /// on the candidate execution).
+    pub registers: Vec<Vec<(String, RegValue)>>,
 }
 
 /// One pass of a path through a spin loop run as an await: its events are
@@ -830,21 +831,21 @@ fn push_stuck_loop(s: &State, back: usize, out: &mut ThreadPaths) {
 
 /// Registers as far as the path `s` knows them: constants, and reads the
 /// path made concrete since (`None`: a read still symbolic), by name.
-fn known_registers(s: &State, regs: &HashMap<String, RegValue>) -> Vec<(String, Option<i64>)> {
-    let mut out: Vec<(String, Option<i64>)> = regs
+fn known_registers(s: &State, regs: &HashMap<String, RegValue>) -> Vec<(String, RegValue)> {
+    let mut out: Vec<(String, RegValue)> = regs
         .iter()
         .map(|(r, v)| {
             let value = match *v {
-                RegValue::Const(c) => Some(c),
+                RegValue::Const(c) => RegValue::Const(c),
                 RegValue::Read(e) => match s.events[e].read {
-                    Some(ReadValue::Concrete(c)) => Some(c),
-                    _ => None,
+                    Some(ReadValue::Concrete(c)) => RegValue::Const(c),
+                    _ => RegValue::Read(e),
                 },
             };
             (r.clone(), value)
         })
         .collect();
-    out.sort();
+    out.sort_by(|a, b| a.0.cmp(&b.0));
     out
 }
 
