@@ -242,12 +242,11 @@ function threadsLeftToRight(viz, layout, eventThreads) {
 function chooseLayout(viz, x) {
   if (!x.layout_written || !x.event_threads) return x.layout;
   if (nestedOrder === null && new Set(x.event_threads.map((e) => e[1])).size > 1) {
-    if (!threadsLeftToRight(viz, x.layout, x.event_threads)
-        && threadsLeftToRight(viz, x.layout_written, x.event_threads)) {
-      nestedOrder = "written";
-    } else {
-      nestedOrder = "reversed";
-    }
+    // Decided only by a picture where the two layouts differ (threads
+    // that are siblings in one cluster); until then, the default order.
+    const reversed = threadsLeftToRight(viz, x.layout, x.event_threads);
+    const written = threadsLeftToRight(viz, x.layout_written, x.event_threads);
+    if (reversed !== written) nestedOrder = written ? "written" : "reversed";
   }
   return nestedOrder === "written" ? x.layout_written : x.layout;
 }
