@@ -400,6 +400,20 @@ impl<'p> Explorer<'p> {
     }
 }
 
+/// A path's registers with their reads numbered among the skeleton's
+/// events (the path's events start at `offset`).
+fn shifted(regs: &[(String, RegValue)], offset: usize) -> Vec<(String, RegValue)> {
+    regs.iter()
+        .map(|(r, v)| {
+            let v = match v {
+                RegValue::Read(i) => RegValue::Read(offset + i),
+                c => *c,
+            };
+            (r.clone(), v)
+        })
+        .collect()
+}
+
 /// The execution-independent part of the executions of one combination of paths.
 #[derive(Clone)]
 pub struct Skeleton {
@@ -508,36 +522,13 @@ impl Skeleton {
                     registers: st
                         .registers
                         .iter()
-                        .map(|regs| {
-                            regs.iter()
-                                .map(|(r, v)| {
-                                    let v = match v {
-                                        RegValue::Read(i) => RegValue::Read(offset + i),
-                                        c => *c,
-                                    };
-                                    (r.clone(), v)
-                                })
-                                .collect()
-                        })
+                        .map(|regs| shifted(regs, offset))
                         .collect(),
                     ..st.clone()
                 }),
                 e => e.clone(),
             });
-            registers.push(
-                p.registers
-                    .iter()
-                    .map(|(r, v)| {
-                        (
-                            r.clone(),
-                            match v {
-                                RegValue::Read(i) => RegValue::Read(offset + i),
-                                c => *c,
-                            },
-                        )
-                    })
-                    .collect(),
-            );
+            registers.push(shifted(&p.registers, offset));
             offset += p.events.len();
         }
         let barriers = barrier::groups(program, &events, &endings);

@@ -164,13 +164,7 @@ impl<'a> Parser<'a> {
                     line: n,
                     text: code.trim().to_string(),
                 };
-                let ins = Instruction::interlock(first.text == "beginil", span);
-                self.program
-                    .threads
-                    .last_mut()
-                    .expect("checked above")
-                    .code
-                    .push(Stmt::Op(ins));
+                self.push(Instruction::interlock(first.text == "beginil", span));
                 Ok(())
             }
             "SLOC" => {
@@ -510,13 +504,19 @@ impl<'a> Parser<'a> {
                 }
             }
         }
+        self.push(ins);
+        Ok(())
+    }
+
+    /// Appends an instruction to the current thread (the caller checked
+    /// that there is one).
+    fn push(&mut self, ins: Instruction) {
         self.program
             .threads
             .last_mut()
             .expect("checked above")
             .code
             .push(Stmt::Op(ins));
-        Ok(())
     }
 
     /// Parses `= v [v2]` (also `=v`, `= v`, `x=v` split by the caller).

@@ -362,20 +362,7 @@ impl RmwOp {
         let bits = u32::from(width.unwrap_or(64)).clamp(1, 64);
         let unsigned = |v: i64| (v as u64) & (u64::MAX >> (64 - bits));
         let v = match self {
-            RmwOp::UMin if unsigned(operand) < unsigned(old) => operand,
-            RmwOp::UMin => old,
-            RmwOp::UMax if unsigned(operand) > unsigned(old) => operand,
-            RmwOp::UMax => old,
-            op => op.apply(old, operand),
-        };
-        let shift = 64 - bits;
-        (v << shift) >> shift
-    }
-
-    /// The value written (unbounded integers: [`RmwOp::apply_at`] with no width).
-    pub fn apply(self, old: i64, operand: i64) -> i64 {
-        match self {
-            RmwOp::Exchange => operand,
+            RmwOp::Exchange | RmwOp::CompareExchange => operand,
             RmwOp::Add => old.wrapping_add(operand),
             RmwOp::Sub => old.wrapping_sub(operand),
             RmwOp::And => old & operand,
@@ -383,10 +370,17 @@ impl RmwOp {
             RmwOp::Xor => old ^ operand,
             RmwOp::Min => old.min(operand),
             RmwOp::Max => old.max(operand),
-            RmwOp::UMin => (old as u64).min(operand as u64) as i64,
-            RmwOp::UMax => (old as u64).max(operand as u64) as i64,
-            RmwOp::CompareExchange => operand,
-        }
+            RmwOp::UMin if unsigned(operand) < unsigned(old) => operand,
+            RmwOp::UMax if unsigned(operand) > unsigned(old) => operand,
+            RmwOp::UMin | RmwOp::UMax => old,
+        };
+        let shift = 64 - bits;
+        (v << shift) >> shift
+    }
+
+    /// The value written (unbounded integers: [`RmwOp::apply_at`] with no width).
+    pub fn apply(self, old: i64, operand: i64) -> i64 {
+        self.apply_at(old, operand, None)
     }
     /// Whether the value written depends on the value read.
     pub fn uses_old(self) -> bool {

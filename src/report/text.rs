@@ -151,19 +151,28 @@ pub fn termination_explanation(x: &crate::TerminationExplanation) -> String {
         s,
         "Witness execution (a finite prefix; the marked iterations repeat forever):"
     );
-    for (i, e) in drawn.events.iter().enumerate() {
+    execution(&mut s, drawn, &mark, " none");
+    s
+}
+
+/// A drawn execution's events (each followed by `mark` of its number) and
+/// its labelled edges with the paths behind them; `no_edges` follows
+/// `Key edges:` when there are none.
+fn execution(
+    s: &mut String,
+    w: &crate::analysis::explain::Witness,
+    mark: &dyn Fn(usize) -> &'static str,
+    no_edges: &str,
+) {
+    for (i, e) in w.events.iter().enumerate() {
         let _ = writeln!(s, "  {e}{}", mark(i));
     }
-    let _ = writeln!(
-        s,
-        "Key edges:{}",
-        if drawn.edges.is_empty() { " none" } else { "" }
-    );
-    for e in &drawn.edges {
+    let none = if w.edges.is_empty() { no_edges } else { "" };
+    let _ = writeln!(s, "Key edges:{none}");
+    for e in &w.edges {
         let _ = writeln!(s, "  {} -> {}  [{}]", short(&e.from), short(&e.to), e.label);
-        via(&mut s, e, "      ");
+        via(s, e, "      ");
     }
-    s
 }
 
 /// `1 file`, `2 files`.
@@ -523,14 +532,7 @@ pub fn explanation(x: &Explanation) -> String {
                 "Witness execution"
             }
         );
-        for e in &w.events {
-            let _ = writeln!(s, "  {e}");
-        }
-        let _ = writeln!(s, "Key edges:");
-        for e in &w.edges {
-            let _ = writeln!(s, "  {} -> {}  [{}]", short(&e.from), short(&e.to), e.label);
-            via(&mut s, e, "      ");
-        }
+        execution(&mut s, w, &|_| "", "");
     }
     for r in &x.rejections {
         let _ = writeln!(
