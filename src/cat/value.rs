@@ -160,6 +160,19 @@ impl Env {
         self.vars.get(name)
     }
 
+    /// Whether both environments bind the same names to equal sets and
+    /// relations over the same universe (an environment binding a function
+    /// is equal to none: functions are not compared).
+    pub fn same_bindings(&self, other: &Env) -> bool {
+        self.universe == other.universe
+            && self.vars.len() == other.vars.len()
+            && self.vars.iter().all(|(k, v)| match (v, other.vars.get(k)) {
+                (Value::Set(a), Some(Value::Set(b))) => a == b,
+                (Value::Rel(a), Some(Value::Rel(b))) => a == b,
+                _ => false,
+            })
+    }
+
     /// The bound names, in no particular order.
     pub fn names(&self) -> impl Iterator<Item = &str> {
         self.vars.keys().map(String::as_str)

@@ -11,6 +11,22 @@ use crate::relation::{EventSet, Relation};
 use std::collections::HashSet;
 use std::ops::ControlFlow;
 
+/// What a partial environment handed to the pruning callback leaves out.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Partial {
+    /// Some reads have no reads-from choice yet (`rf`/`RFINIT` grow); every
+    /// other dynamic name is final.
+    ReadsFrom,
+    /// The interlock order `ilo` is a sub-relation of every order below the
+    /// node (some pairs of overlapping invocations are not ordered yet), and
+    /// only the forced reads have their reads-from choice.
+    InterlockOrder,
+}
+
+/// The pruning callback of a search: false abandons the subtree (every
+/// completion of the partial environment is inconsistent).
+pub type Prune<'a> = &'a mut dyn FnMut(&Env, Partial) -> bool;
+
 /// One candidate execution.
 pub struct Candidate {
     /// For each read of the skeleton (same order as `Skeleton::reads`): the
@@ -312,7 +328,7 @@ impl Dfs<'_> {
     fn go(
         &mut self,
         d: usize,
-        prune: &mut Option<&mut dyn FnMut(&Env) -> bool>,
+        prune: &mut Option<Prune>,
         visit: &mut dyn FnMut(&Candidate) -> ControlFlow<()>,
     ) -> ControlFlow<()> {
         let n = self.s.universe();
@@ -334,13 +350,16 @@ impl Dfs<'_> {
             && self.choices[self.order[d - 1]].len() > 1
             && self.remaining[d] >= PRUNE_MIN_SUBTREE
             && let Some(p) = prune.as_mut()
-            && !p(&env_of(
-                n,
-                &self.rf,
-                &self.init,
-                (&self.co, &self.asmo),
-                (&self.sco, &self.ilo),
-            ))
+            && !p(
+                &env_of(
+                    n,
+                    &self.rf,
+                    &self.init,
+                    (&self.co, &self.asmo),
+                    (&self.sco, &self.ilo),
+                ),
+                Partial::ReadsFrom,
+            )
         {
             return ControlFlow::Continue(());
         }
@@ -361,6 +380,195 @@ impl Dfs<'_> {
         }
         ControlFlow::Continue(())
     }
+}
+
+/// Walks the interlock orders of the skeleton, then the reads-from choices
+/// under each, from a search state with no reads assigned.
+///
+/// With one interlock order (the usual case) this is the reads-from search
+/// alone. With several, and a pruning callback, the orders are walked as a
+/// trie over the overlapping pairs of invocations (each order directs every
+/// pair; orders sharing the directions of the first pairs share a node),
+/// with the forced reads already assigned: at a node where the orders
+/// split, the callback sees the union of the pairs directed so far
+/// ([`Partial::InterlockOrder`]), a sub-relation of every order below, and
+/// abandons the node when that is already inconsistent. An interlock order
+/// is thus refuted once for all the orders that share its refuted part
+/// (two pixels with three invocations each: 36 orders, and most pairs of
+/// reads-from choices refute most of them after one or two pairs).
+fn ilo_search(
+    dfs: &mut Dfs,
+    prune: &mut Option<Prune>,
+    visit: &mut dyn FnMut(&Candidate) -> ControlFlow<()>,
+) -> ControlFlow<()> {
+    let s = dfs.s;
+    let all: Vec<usize> = (0..s.ilo_choices.len()).collect();
+    if all.len() == 1 || prune.is_none() {
+        for ilo in &s.ilo_choices {
+            dfs.ilo = ilo.clone();
+            dfs.go(0, prune, visit)?;
+        }
+        return ControlFlow::Continue(());
+    }
+    // The forced reads come first in the search order: assign them now.
+    let forced = dfs
+        .order
+        .iter()
+        .take_while(|&&k| dfs.choices[k].len() == 1)
+        .count();
+    for d in 0..forced {
+        let k = dfs.order[d];
+        let r = s.reads[k];
+        let c = dfs.choices[k][0];
+        match c {
+            Some(w) => dfs.rf.insert(w, r),
+            None => dfs.init.insert(r),
+        }
+        dfs.source[k] = c;
+    }
+    // The pairs of events' threads the orders relate: one event pair stands
+    // for its two threads (an order relates every event of one invocation
+    // to every event of the other).
+    let pairs = ilo_pairs(s);
+    let mut partial = Relation::empty(s.universe());
+    ilo_trie(dfs, &pairs, 0, &all, &mut partial, forced, prune, visit)
+}
+
+/// For each pair of overlapping invocations some interlock order relates:
+/// one event of each (the first, in event order).
+fn ilo_pairs(s: &Skeleton) -> Vec<(usize, usize)> {
+    let n = s.universe();
+    let mut first = Vec::new();
+    for e in 0..n {
+        if !first
+            .iter()
+            .any(|&f: &usize| s.events[f].thread == s.events[e].thread)
+        {
+            first.push(e);
+        }
+    }
+    let mut pairs = Vec::new();
+    for (i, &a) in first.iter().enumerate() {
+        for &b in &first[i + 1..] {
+            if s.ilo_choices
+                .iter()
+                .any(|r| r.contains(a, b) || r.contains(b, a))
+            {
+                pairs.push((a, b));
+            }
+        }
+    }
+    pairs
+}
+
+#[allow(clippy::too_many_arguments)]
+fn ilo_trie(
+    dfs: &mut Dfs,
+    pairs: &[(usize, usize)],
+    depth: usize,
+    group: &[usize],
+    partial: &mut Relation,
+    forced: usize,
+    prune: &mut Option<Prune>,
+    visit: &mut dyn FnMut(&Candidate) -> ControlFlow<()>,
+) -> ControlFlow<()> {
+    let s = dfs.s;
+    if group.len() == 1 || depth == pairs.len() {
+        for &i in group {
+            dfs.ilo = s.ilo_choices[i].clone();
+            dfs.go(forced, prune, visit)?;
+        }
+        return ControlFlow::Continue(());
+    }
+    let (a, b) = pairs[depth];
+    let (ta, tb) = (s.events[a].thread, s.events[b].thread);
+    let forward: Vec<usize> = group
+        .iter()
+        .copied()
+        .filter(|&i| s.ilo_choices[i].contains(a, b))
+        .collect();
+    let backward: Vec<usize> = group
+        .iter()
+        .copied()
+        .filter(|&i| s.ilo_choices[i].contains(b, a))
+        .collect();
+    let unrelated: Vec<usize> = group
+        .iter()
+        .copied()
+        .filter(|&i| !s.ilo_choices[i].contains(a, b) && !s.ilo_choices[i].contains(b, a))
+        .collect();
+    let split = [
+        !forward.is_empty(),
+        !backward.is_empty(),
+        !unrelated.is_empty(),
+    ]
+    .iter()
+    .filter(|&&x| x)
+    .count()
+        > 1;
+    let n = s.universe();
+    for (branch, dir) in [
+        (forward, Some((ta, tb))),
+        (backward, Some((tb, ta))),
+        (unrelated, None),
+    ] {
+        if branch.is_empty() {
+            continue;
+        }
+        let added: Vec<(usize, usize)> = match dir {
+            Some((x, y)) => (0..n)
+                .filter(|&e| s.events[e].thread == x)
+                .flat_map(|e| {
+                    (0..n)
+                        .filter(move |&f| s.events[f].thread == y)
+                        .map(move |f| (e, f))
+                })
+                .filter(|&(e, f)| !partial.contains(e, f))
+                .collect(),
+            None => Vec::new(),
+        };
+        for &(e, f) in &added {
+            partial.insert(e, f);
+        }
+        // Ask the callback only where the orders split and more than one
+        // remains below: a single order is evaluated whole anyway.
+        let keep = !(split && branch.len() > 1 && !added.is_empty())
+            || match prune.as_mut() {
+                Some(p) => {
+                    dfs.ilo = partial.clone();
+                    p(
+                        &env_of(
+                            n,
+                            &dfs.rf,
+                            &dfs.init,
+                            (&dfs.co, &dfs.asmo),
+                            (&dfs.sco, &dfs.ilo),
+                        ),
+                        Partial::InterlockOrder,
+                    )
+                }
+                None => true,
+            };
+        let flow = if keep {
+            ilo_trie(
+                dfs,
+                pairs,
+                depth + 1,
+                &branch,
+                partial,
+                forced,
+                prune,
+                visit,
+            )
+        } else {
+            ControlFlow::Continue(())
+        };
+        for &(e, f) in &added {
+            partial.remove(e, f);
+        }
+        flow?;
+    }
+    ControlFlow::Continue(())
 }
 
 /// The reads-from choices an RMW keeps under the scoped modification order
@@ -405,7 +613,7 @@ fn atomic_reads(
 
 pub(crate) fn search(
     s: &Skeleton,
-    mut prune: Option<&mut dyn FnMut(&Env) -> bool>,
+    mut prune: Option<Prune>,
     orders: &mut dyn FnMut(&Relation) -> OrderChoice,
     visit: &mut dyn FnMut(&Candidate) -> ControlFlow<()>,
 ) {
@@ -454,26 +662,26 @@ pub(crate) fn search(
                 (some, &restricted, o, r)
             }
         };
-        let order_pairs = s
-            .sco_choices
-            .iter()
-            .flat_map(|sco| s.ilo_choices.iter().map(move |ilo| (sco, ilo)));
-        for (sco, ilo) in order_pairs.filter(|_| wanted) {
-            let mut dfs = Dfs {
-                s,
-                choices,
-                order: order.clone(),
-                co: co.clone(),
-                asmo: asmo.clone(),
-                sco: sco.clone(),
-                ilo: ilo.clone(),
-                rf: Relation::empty(n),
-                init: EventSet::empty(n),
-                source: vec![None; nr],
-                remaining: remaining.clone(),
-            };
-            if dfs.go(0, &mut prune, visit).is_break() {
-                return;
+        if !wanted {
+            // nothing under this combination of coherence orders
+        } else {
+            for sco in &s.sco_choices {
+                let mut dfs = Dfs {
+                    s,
+                    choices,
+                    order: order.clone(),
+                    co: co.clone(),
+                    asmo: asmo.clone(),
+                    sco: sco.clone(),
+                    ilo: Relation::empty(n),
+                    rf: Relation::empty(n),
+                    init: EventSet::empty(n),
+                    source: vec![None; nr],
+                    remaining: remaining.clone(),
+                };
+                if ilo_search(&mut dfs, &mut prune, visit).is_break() {
+                    return;
+                }
             }
         }
         let mut d = 0;

@@ -25,7 +25,7 @@
 //! produced.
 
 use super::trace::ThreadPaths;
-use super::{Candidate, ExecError, Explorer, Limits, Skeleton};
+use super::{Candidate, ExecError, Explorer, Limits, Partial, Skeleton};
 use crate::cat::{CatError, Env, Evaluation, Model, Prepared};
 use crate::ir::Program;
 use std::cell::{Cell, OnceCell, RefCell};
@@ -265,10 +265,20 @@ pub trait Visitor {
 
 /// A model prepared for one skeleton, with the checks that can prune a
 /// partial reads-from assignment.
+#[derive(Clone)]
 struct Staged {
     prepared: Prepared,
+    /// The checks monotone in the reads-from choices.
     monotone: Vec<bool>,
+    /// The checks monotone in the reads-from choices and the interlock order.
+    monotone_ilo: Vec<bool>,
 }
+
+/// How many models prepared for recent skeletons are kept for reuse.
+const RECENT_STAGED: usize = 4;
+
+/// The polarity analyses of a model (they depend only on the model).
+type MonotoneCache = Option<(Vec<bool>, Vec<bool>)>;
 
 impl Staged {
     /// Prepares `model` for a skeleton. The polarity analysis depends only on
@@ -276,29 +286,46 @@ impl Staged {
     fn new(
         model: &Model,
         static_env: &Env,
-        monotone_cache: &mut Option<Vec<bool>>,
+        monotone_cache: &mut MonotoneCache,
     ) -> Result<Staged, CatError> {
         let prepared = model.prepare(static_env, super::names::DYNAMIC_NAMES)?;
-        let monotone = monotone_cache
-            .get_or_insert_with(|| prepared.monotone_checks(super::names::GROWING_NAMES))
+        let (monotone, monotone_ilo) = monotone_cache
+            .get_or_insert_with(|| {
+                let rf = prepared.monotone_checks(super::names::GROWING_NAMES);
+                let mut growing = super::names::GROWING_NAMES.to_vec();
+                growing.push(super::names::ILO);
+                let ilo = prepared.monotone_checks(&growing);
+                (rf, ilo)
+            })
             .clone();
-        Ok(Staged { prepared, monotone })
+        Ok(Staged {
+            prepared,
+            monotone,
+            monotone_ilo,
+        })
     }
 
-    /// Whether some check can reject partial assignments.
-    fn can_prune(&self) -> bool {
-        self.monotone.iter().any(|&m| m)
+    /// Whether some check can reject partial assignments of this kind.
+    fn can_prune(&self, kind: Partial) -> bool {
+        self.flags(kind).iter().any(|&m| m)
     }
 
-    /// False when a partial assignment already violates a monotone check
-    /// (every completion would violate it too). Errors count as "keep": the
-    /// full evaluation will report them.
-    fn partial_ok(&self, partial: &Env) -> bool {
+    fn flags(&self, kind: Partial) -> &[bool] {
+        match kind {
+            Partial::ReadsFrom => &self.monotone,
+            Partial::InterlockOrder => &self.monotone_ilo,
+        }
+    }
+
+    /// False when a partial assignment already violates a check monotone in
+    /// what the assignment leaves out (every completion would violate it
+    /// too). Errors count as "keep": the full evaluation will report them.
+    fn partial_ok(&self, partial: &Env, kind: Partial) -> bool {
         match self.prepared.evaluate(partial) {
             Ok(eval) => !eval
                 .checks
                 .iter()
-                .zip(&self.monotone)
+                .zip(self.flags(kind))
                 .any(|(c, &m)| m && !c.passed),
             Err(_) => true,
         }
@@ -389,6 +416,7 @@ pub fn explore_with_progress(
     let mut stopped = false;
     let mut failure: Option<CheckError> = None;
     let mut monotone_cache = None;
+    let recent_staged: RefCell<Vec<(Env, Staged)>> = RefCell::new(Vec::new());
     let blocks = visitor.blocks(&explorer.threads);
     let mut per_skeleton = |mut sk: Skeleton| -> Result<ControlFlow<()>, CheckError> {
         if over_budget() {
@@ -427,20 +455,37 @@ pub fn explore_with_progress(
         let prepare_error: Cell<Option<CatError>> = Cell::new(None);
         let stage = || -> Option<&Staged> {
             if staged.get().is_none() {
-                match Staged::new(model, &sk.static_env, &mut cache.borrow_mut()) {
-                    Ok(s) => {
-                        let _ = staged.set(s);
-                    }
-                    Err(e) => {
-                        prepare_error.set(Some(e));
-                        return None;
+                // Combinations of paths that differ only in the values their
+                // reads fixed have the same static relations: the model
+                // prepared for one serves the others.
+                let mut recent = recent_staged.borrow_mut();
+                let hit = recent
+                    .iter()
+                    .position(|(env, _): &(Env, Staged)| env.same_bindings(&sk.static_env));
+                if let Some(i) = hit {
+                    let entry = recent.remove(i);
+                    let _ = staged.set(entry.1.clone());
+                    recent.push(entry);
+                } else {
+                    match Staged::new(model, &sk.static_env, &mut cache.borrow_mut()) {
+                        Ok(s) => {
+                            if recent.len() == RECENT_STAGED {
+                                recent.remove(0);
+                            }
+                            recent.push((sk.static_env.clone(), s.clone()));
+                            let _ = staged.set(s);
+                        }
+                        Err(e) => {
+                            prepare_error.set(Some(e));
+                            return None;
+                        }
                     }
                 }
             }
             staged.get()
         };
         let may_prune = visitor.may_prune();
-        let mut prune = |env: &Env| {
+        let mut prune = |env: &Env, kind: Partial| {
             // Over the budget: stop evaluating, keep the subtree.
             if over_budget() {
                 return true;
@@ -448,11 +493,11 @@ pub fn explore_with_progress(
             let Some(staged) = stage() else {
                 return true;
             };
-            if !staged.can_prune() {
+            if !staged.can_prune(kind) {
                 return true;
             }
             tick(executions_seen.get(), None);
-            staged.partial_ok(env)
+            staged.partial_ok(env, kind)
         };
         // The order filter and the candidate visit both talk to the visitor.
         let shared = RefCell::new(&mut *visitor);

@@ -83,54 +83,99 @@ pub(crate) fn ilo_choices(
     if !wanted || participants.len() < 2 {
         return Ok(vec![Relation::empty(n)]);
     }
-    if participants.len() > max {
-        return Err(ExecError::limit(
-            super::LimitKind::MaxWrites,
-            format!(
-                "{} fragment invocations in critical sections: more than the {max} whose interlock orders vkmm enumerates (--max-writes)",
-                participants.len()
-            ),
-        ));
+    // Overlap classes: invocations of different classes are never ordered,
+    // so each class's orders are listed alone and combined (two pixels of
+    // three invocations: 6 + 6 permutations, not 720).
+    let mut classes: Vec<Vec<usize>> = Vec::new();
+    for &t in &participants {
+        let joined: Vec<usize> = (0..classes.len())
+            .filter(|&c| classes[c].iter().any(|&u| overlap(program, t, u)))
+            .collect();
+        let mut class = vec![t];
+        for &c in joined.iter().rev() {
+            class.extend(classes.remove(c));
+        }
+        class.sort_unstable();
+        classes.push(class);
     }
     let ordered = program.interlock.ordered;
     // May `a` come before `b`?
     let allowed = |a: usize, b: usize| !(ordered && rasterized_before(program, b, a));
-    let mut seen: BTreeSet<Vec<(usize, usize)>> = BTreeSet::new();
-    let mut perm = participants.clone();
-    permute(&mut perm, 0, &mut |p| {
-        for i in 0..p.len() {
-            for j in i + 1..p.len() {
-                if !allowed(p[i], p[j]) {
-                    return;
-                }
-            }
+    let mut per_class: Vec<Vec<Vec<(usize, usize)>>> = Vec::new();
+    for class in classes.iter().filter(|c| c.len() > 1) {
+        if class.len() > max {
+            return Err(ExecError::limit(
+                super::LimitKind::MaxWrites,
+                format!(
+                    "{} overlapping fragment invocations in critical sections: more than the {max} whose interlock orders vkmm enumerates (--max-writes)",
+                    class.len()
+                ),
+            ));
         }
-        let mut pairs = Vec::new();
-        for i in 0..p.len() {
-            for j in i + 1..p.len() {
-                if p[i] != p[j] && overlap(program, p[i], p[j]) {
-                    pairs.push((p[i], p[j]));
-                }
-            }
-        }
-        pairs.sort_unstable();
-        seen.insert(pairs);
-    });
-    Ok(seen
-        .into_iter()
-        .map(|pairs| {
-            let mut r = Relation::empty(n);
-            for (a, b) in pairs {
-                for x in (0..n).filter(|&x| events[x].thread == a) {
-                    for y in (0..n).filter(|&y| events[y].thread == b) {
-                        r.insert(x, y);
+        let mut seen: BTreeSet<Vec<(usize, usize)>> = BTreeSet::new();
+        let mut perm = class.clone();
+        permute(&mut perm, 0, &mut |p| {
+            for i in 0..p.len() {
+                for j in i + 1..p.len() {
+                    if !allowed(p[i], p[j]) {
+                        return;
                     }
                 }
             }
-            r
-        })
-        .collect())
+            let mut pairs = Vec::new();
+            for i in 0..p.len() {
+                for j in i + 1..p.len() {
+                    if overlap(program, p[i], p[j]) {
+                        pairs.push((p[i], p[j]));
+                    }
+                }
+            }
+            pairs.sort_unstable();
+            seen.insert(pairs);
+        });
+        per_class.push(seen.into_iter().collect());
+    }
+    let total = per_class
+        .iter()
+        .fold(1usize, |acc, c| acc.saturating_mul(c.len()));
+    if total > MAX_ORDERS {
+        return Err(ExecError::limit(
+            super::LimitKind::MaxWrites,
+            format!(
+                "{total} interlock orders over {} overlap classes: more than the {MAX_ORDERS} vkmm lists",
+                per_class.len()
+            ),
+        ));
+    }
+    // Each thread's events, once.
+    let mut of_thread: Vec<Vec<usize>> = vec![Vec::new(); program.threads.len()];
+    for (e, ev) in events.iter().enumerate() {
+        of_thread[ev.thread].push(e);
+    }
+    let mut out = vec![Relation::empty(n)];
+    for orders in &per_class {
+        let mut next = Vec::with_capacity(out.len() * orders.len());
+        for base in &out {
+            for pairs in orders {
+                let mut r = base.clone();
+                for &(a, b) in pairs {
+                    for &x in &of_thread[a] {
+                        for &y in &of_thread[b] {
+                            r.insert(x, y);
+                        }
+                    }
+                }
+                next.push(r);
+            }
+        }
+        out = next;
+    }
+    Ok(out)
 }
+
+/// The most interlock orders (product over the overlap classes) listed for
+/// one combination of paths.
+const MAX_ORDERS: usize = 100_000;
 
 /// Calls `f` on every permutation of `v[k..]`.
 fn permute(v: &mut Vec<usize>, k: usize, f: &mut impl FnMut(&[usize])) {

@@ -22,7 +22,7 @@ pub mod trace;
 
 pub use barrier::{BarrierGroup, BarrierKey};
 pub use base::{EventInfo, scope_set_name};
-pub use candidates::{Candidate, OrderChoice};
+pub use candidates::{Candidate, OrderChoice, Partial, Prune};
 pub use driver::{
     CheckError, Coverage, LimitKind, Progress, ProgressFn, Visitor, explore, explore_with_progress,
     stopped_at,
@@ -609,7 +609,7 @@ impl Skeleton {
     /// whole `asmo`) and returns false to abandon the subtree.
     pub fn search(
         &self,
-        prune: Option<&mut dyn FnMut(&Env) -> bool>,
+        prune: Option<candidates::Prune>,
         visit: &mut dyn FnMut(&Candidate) -> ControlFlow<()>,
     ) {
         candidates::search(self, prune, &mut |_| OrderChoice::All, visit)
@@ -620,7 +620,7 @@ impl Skeleton {
     /// choice is made under it): skip it, or narrow the reads-from choices.
     pub fn search_orders(
         &self,
-        prune: Option<&mut dyn FnMut(&Env) -> bool>,
+        prune: Option<candidates::Prune>,
         orders: &mut dyn FnMut(&Relation) -> OrderChoice,
         visit: &mut dyn FnMut(&Candidate) -> ControlFlow<()>,
     ) {
