@@ -41,8 +41,9 @@
 //!   location some atomic operation accesses is an atomic object.
 //! - The memory accesses of the two operands of a binary expression are
 //!   marked as unsequenced ([`Instruction::operand_of`]).
-//! - Threads: subgroup = thread index, workgroup = fresh id per `(dev, wg)`,
-//!   queue family 0, device = `dev`.
+//! - Threads: workgroup = fresh id per `(dev, wg)`, subgroup = fresh id per
+//!   `(dev, wg, sg)` (a thread without `sg` is its own subgroup), queue
+//!   family 0, device = `dev`.
 //! - `barrier`/`work_group_barrier` is a control barrier with execution
 //!   scope WorkGroup (3.6.3: "synchronize the work-items within a single
 //!   scope instance defined by the WorkGroup or SubGroup execution scope
@@ -50,7 +51,9 @@
 //!   (default `memory_scope_work_group`), acquire-release semantics on the
 //!   flags' storage classes; the k-th barrier (in program text) of each
 //!   thread of a workgroup shares one instance id (a barrier in a loop: one
-//!   dynamic instance per pass).
+//!   dynamic instance per pass). `sub_group_barrier` likewise with
+//!   execution scope SubGroup, per subgroup, memory scope default
+//!   `memory_scope_sub_group`.
 //! - `atomic_compare_exchange_*(obj, expected, desired, ...)`: a plain load
 //!   of `*expected`, an atomic [`RmwOp::CompareExchange`] that writes only
 //!   when it reads that value (failure order on failure), and on failure a
@@ -123,10 +126,13 @@ pub fn parse_with(file: &str, text: &str, options: Options) -> Result<Program, F
             ..Program::default()
         },
         init: Vec::new(),
+        arrays: HashMap::new(),
+        privates: HashSet::new(),
         locs: HashMap::new(),
         instances: HashMap::new(),
         classes: HashMap::new(),
         workgroups: HashMap::new(),
+        subgroups: HashMap::new(),
         barriers: HashMap::new(),
         thread_regs: Vec::new(),
         options,
@@ -220,7 +226,12 @@ enum Bin {
 enum X {
     Int(i64),
     Name(String),
-    Deref(String),
+    /// `*p`, `p` a pointer expression.
+    Deref(Box<Expr>),
+    /// `y[i]`.
+    Index(String, Box<Expr>),
+    /// `&e`, `e` an element (`&y[i]`, `&*p`).
+    AddrOf(Box<Expr>),
     Call(String, Vec<Expr>),
     Neg(Box<Expr>),
     Not(Box<Expr>),
@@ -273,17 +284,37 @@ fn binop(p: &str) -> Option<(u8, Bin)> {
 #[derive(Clone, Copy)]
 struct Param {
     class: StorageClass,
+    /// The location of element 0; element `k` of an array is `reference + k`.
     reference: usize,
-    /// Declared with an atomic type (`atomic_int*`).
+    /// How many elements it points to (1 for a scalar; an array's length,
+    /// declared in the init block).
+    len: usize,
+    /// Declared with an atomic type (`atomic_int*`, `atomic_flag*`).
     atomic_type: bool,
-    /// Declared `const`: nothing may write through it.
-    constant: bool,
+    /// Why nothing may write through it, if nothing may.
+    read_only: ReadOnly,
+    /// A `private` parameter: the work-item's own variable, kept in the
+    /// register of the same name.
+    private: bool,
+}
+
+/// Why a parameter may not be written.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum ReadOnly {
+    No,
+    /// Declared `const`.
+    Const,
+    /// In the `constant` address space.
+    ConstantSpace,
 }
 
 /// One thread being lowered.
 struct Ctx {
     index: usize,
     workgroup: usize,
+    subgroup: usize,
+    /// `sub_group_barrier` calls lowered so far.
+    sg_barriers: usize,
     params: HashMap<String, Param>,
     regs: HashSet<String>,
     code: Vec<Stmt>,
@@ -292,6 +323,11 @@ struct Ctx {
     barriers: usize,
     /// Binary expressions lowered so far (ids for `Instruction::operand_of`).
     expressions: u32,
+    /// Initial values of the thread's registers (its `private` variables).
+    registers: Vec<(String, i64)>,
+    /// The label ending the thread, once an access with a register index
+    /// needs it (an index outside the array ends the work-item's path).
+    end: Option<String>,
 }
 
 impl Ctx {
@@ -314,8 +350,13 @@ struct Parser<'a> {
     /// How deeply the statement or expression being parsed nests.
     depth: usize,
     program: Program,
-    /// Init block entries: name, value, position.
+    /// Init block entries: name (`x`, or `y[k]` for an array element),
+    /// value, position.
     init: Vec<(String, i64, usize, usize)>,
+    /// Arrays the init block declares, and their lengths.
+    arrays: HashMap<String, usize>,
+    /// Names of `private` parameters (registers, not locations).
+    privates: HashSet<String>,
     /// Location name -> location index.
     locs: HashMap<String, usize>,
     /// Base name of a `local` variable -> its instances (location indices).
@@ -324,13 +365,37 @@ struct Parser<'a> {
     classes: HashMap<String, StorageClass>,
     /// `(dev, wg)` -> workgroup id.
     workgroups: HashMap<(usize, usize), usize>,
-    /// `(workgroup, ordinal)` -> control barrier instance.
-    barriers: HashMap<(usize, usize), u32>,
+    /// `(dev, wg, sg)` -> sub-group id (`Err(thread index)` for a thread
+    /// placed in no named sub-group).
+    subgroups: HashMap<(usize, usize, Result<usize, usize>), usize>,
+    /// `(execution scope, group, ordinal)` -> control barrier instance: the
+    /// k-th work-group barrier of each thread of a work-group, the k-th
+    /// sub-group barrier of each thread of a sub-group.
+    barriers: HashMap<(Scope, usize, usize), u32>,
     /// Registers declared by each thread (for conditions).
     thread_regs: Vec<HashSet<String>>,
     options: Options,
 }
 
+/// The longest array the init block may declare.
+const MAX_ARRAY: usize = 64;
+/// The C type words an init-block declaration may start with.
+const INIT_TYPE_WORDS: &[&str] = &[
+    "int",
+    "uint",
+    "unsigned",
+    "atomic_int",
+    "atomic_uint",
+    "atomic_flag",
+    "volatile",
+    "const",
+    "global",
+    "__global",
+    "local",
+    "__local",
+    "constant",
+    "__constant",
+];
 const UNSUPPORTED_STMT: &[&str] = &[
     "for", "do", "goto", "return", "switch", "break", "continue", "case", "default",
 ];
@@ -375,9 +440,15 @@ const FUNCTIONS: &[&str] = &[
     "atomic_fetch_max_explicit",
     "atomic_compare_exchange_strong_explicit",
     "atomic_compare_exchange_weak_explicit",
+    "atomic_flag_test_and_set",
+    "atomic_flag_test_and_set_explicit",
+    "atomic_flag_clear",
+    "atomic_flag_clear_explicit",
+    "atomic_init",
     "atomic_work_item_fence",
     "barrier",
     "work_group_barrier",
+    "sub_group_barrier",
 ];
 /// C words vkmm does not support, and what to say about them.
 const UNSUPPORTED_WORDS: &[(&str, &str)] = &[
@@ -494,11 +565,18 @@ impl Parser<'_> {
         // Initialised names no thread declares are global locations.
         let init = std::mem::take(&mut self.init);
         for (name, _, _, _) in &init {
-            if !self.classes.contains_key(name) && !self.locs.contains_key(name) {
+            if !self.classes.contains_key(name)
+                && !self.locs.contains_key(name)
+                && !self.instances.contains_key(name)
+                && !self.privates.contains(name)
+            {
                 self.location(name.clone());
             }
         }
         for (name, v, _, _) in &init {
+            if self.privates.contains(name) {
+                continue;
+            }
             let locs: Vec<usize> = match self.instances.get(name) {
                 Some(v) => v.clone(),
                 None => vec![self.locs[name]],
@@ -519,21 +597,145 @@ impl Parser<'_> {
             if self.eat(";") {
                 continue;
             }
+            // An optional C type (`atomic_int y[2] = {0, 0};`, as Dat3M's
+            // grammar allows): it declares nothing the parameters do not.
+            while let K::Ident(w) = &self.peek().k {
+                if !INIT_TYPE_WORDS.contains(&w.as_str()) {
+                    break;
+                }
+                self.next();
+            }
             let bracket = self.eat("[");
             let (name, t) = self.ident("a location name in the init block")?;
             if bracket {
                 self.expect("]", "after the location name")?;
             }
-            self.expect("=", "after the location")?;
-            let v = self.int("an initial value")?;
-            if self.init.iter().any(|i| i.0 == name) {
-                return Err((t.line, t.col, format!("`{name}` is initialised twice")));
+            if !bracket && self.is("[") {
+                self.array_init(name, &t)?;
+            } else {
+                self.expect("=", "after the location")?;
+                let v = self.init_value()?;
+                self.init_entry(name, v, &t)?;
             }
-            self.init.push((name, v, t.line, t.col));
             if !self.is("}") {
                 self.expect(";", "after an initial value")?;
             }
         }
+    }
+
+    /// Records the initial value of `name` (a scalar, or an element `y[k]`).
+    fn init_entry(&mut self, name: String, v: i64, t: &Tok) -> R<()> {
+        if self.init.iter().any(|i| i.0 == name) {
+            return Err((t.line, t.col, format!("`{name}` is initialised twice")));
+        }
+        self.init.push((name, v, t.line, t.col));
+        Ok(())
+    }
+
+    /// An initial value: an integer, `ATOMIC_VAR_INIT(v)` (OpenCL C's
+    /// macro; `ATOMIC_INIT(v)` as Dat3M spells it) or `ATOMIC_FLAG_INIT`
+    /// (a clear flag: 0).
+    fn init_value(&mut self) -> R<i64> {
+        if self.is_ident("ATOMIC_FLAG_INIT") {
+            self.next();
+            return Ok(0);
+        }
+        if self.is_ident("ATOMIC_VAR_INIT") || self.is_ident("ATOMIC_INIT") {
+            self.next();
+            self.expect("(", "after the initialisation macro")?;
+            let v = self.int("an initial value")?;
+            self.expect(")", "to close the initialisation macro")?;
+            return Ok(v);
+        }
+        self.int("an initial value")
+    }
+
+    /// After `y`: `[N]`, `[N] = {v, ...}` or `[] = {v, ...}` declares the
+    /// array `y` of N elements `y[0]`...; `[k] = v` sets one element of an
+    /// array declared before.
+    fn array_init(&mut self, name: String, t: &Tok) -> R<()> {
+        let open = self.expect("[", "after the array name")?;
+        let n = if self.is("]") {
+            None
+        } else {
+            Some(self.int("an array length")?)
+        };
+        self.expect("]", "to close the array length")?;
+        if let Some(&len) = self.arrays.get(&name) {
+            // `y[k] = v`: one element of a declared array.
+            let Some(k) = n else {
+                return Err((open.line, open.col, format!("`{name}` is declared twice")));
+            };
+            if k < 0 || k as usize >= len {
+                return Err((
+                    open.line,
+                    open.col,
+                    format!("index {k} is outside the array `{name}` of {len} elements"),
+                ));
+            }
+            self.expect("=", "after the array element")?;
+            let v = self.init_value()?;
+            return self.init_entry(format!("{name}[{k}]"), v, t);
+        }
+        let mut values = Vec::new();
+        if self.eat("=") {
+            let brace = self.expect("{", "to open the array's initial values")?;
+            if !self.eat("}") {
+                loop {
+                    values.push(self.init_value()?);
+                    if self.eat("}") {
+                        break;
+                    }
+                    self.expect(",", "between initial values")?;
+                }
+            }
+            if values.len() > MAX_ARRAY {
+                return Err((
+                    brace.line,
+                    brace.col,
+                    format!("an array of more than {MAX_ARRAY} elements"),
+                ));
+            }
+        }
+        let len = match n {
+            Some(n) if n < 1 || n > MAX_ARRAY as i64 => {
+                return Err((
+                    open.line,
+                    open.col,
+                    format!("an array length must be 1 to {MAX_ARRAY}, found {n}"),
+                ));
+            }
+            Some(n) => n as usize,
+            None if values.is_empty() => {
+                return Err((
+                    open.line,
+                    open.col,
+                    format!("the array `{name}` needs a length or initial values"),
+                ));
+            }
+            None => values.len(),
+        };
+        if values.len() > len {
+            return Err((
+                t.line,
+                t.col,
+                format!(
+                    "{} initial values for the array `{name}` of {len} elements",
+                    values.len()
+                ),
+            ));
+        }
+        if self.init.iter().any(|i| i.0 == name) {
+            return Err((t.line, t.col, format!("`{name}` is initialised twice")));
+        }
+        // C11 6.7.9p21: elements without an initializer are initialized
+        // like objects of static storage duration (to 0).
+        values.resize(len, 0);
+        self.arrays.insert(name.clone(), len);
+        for (k, v) in values.into_iter().enumerate() {
+            self.init_entry(format!("{name}[{k}]"), v, t)?;
+        }
+        Ok(())
     }
 
     fn location(&mut self, name: String) -> usize {
@@ -561,21 +763,22 @@ impl Parser<'_> {
                 format!("expected thread P{index} (threads are numbered in order), found `{name}`"),
             ));
         }
-        let (mut wg, mut dev) = (0usize, 0usize);
+        let (mut wg, mut dev, mut sg) = (0usize, 0usize, None);
         if self.eat("@") {
             loop {
-                let (key, kt) = self.ident("`wg` or `dev`")?;
+                let (key, kt) = self.ident("`sg`, `wg` or `dev`")?;
                 let v = self.int("a number")?;
                 let v = usize::try_from(v)
                     .map_err(|_| (kt.line, kt.col, format!("negative `{key}` number")))?;
                 match key.as_str() {
+                    "sg" => sg = Some(v),
                     "wg" => wg = v,
                     "dev" => dev = v,
                     _ => {
                         return Err((
                             kt.line,
                             kt.col,
-                            format!("expected `wg` or `dev`, found `{key}`"),
+                            format!("expected `sg`, `wg` or `dev`, found `{key}`"),
                         ));
                     }
                 }
@@ -586,9 +789,20 @@ impl Parser<'_> {
         }
         let next_wg = self.workgroups.len();
         let workgroup = *self.workgroups.entry((dev, wg)).or_insert(next_wg);
+        // 2.2: "Each work-group is decomposed into sub-groups": `sg N` names
+        // a sub-group of the thread's work-group; a thread without `sg` is a
+        // sub-group of its own (the placement before sub-groups were
+        // spellable; its id is the thread's index when no thread names one).
+        let next_sg = self.subgroups.len();
+        let subgroup = *self
+            .subgroups
+            .entry((dev, wg, sg.ok_or(index)))
+            .or_insert(next_sg);
         let mut ctx = Ctx {
             index,
             workgroup,
+            subgroup,
+            sg_barriers: 0,
             params: HashMap::new(),
             regs: HashSet::new(),
             code: Vec::new(),
@@ -596,6 +810,8 @@ impl Parser<'_> {
             labels: 0,
             barriers: 0,
             expressions: 0,
+            registers: Vec::new(),
+            end: None,
         };
         self.expect("(", "to open the parameter list")?;
         if !self.eat(")") {
@@ -609,15 +825,21 @@ impl Parser<'_> {
         }
         let open = self.expect("{", "to open the thread body")?;
         self.block_rest(&mut ctx, &open)?;
+        if let Some(end) = ctx.end.take() {
+            ctx.code.push(Stmt::Label {
+                name: end,
+                source: self.span(open.line),
+            });
+        }
         self.thread_regs.push(ctx.regs);
         self.program.threads.push(Thread {
             id: index,
-            subgroup: index,
+            subgroup,
             workgroup,
             queue_family: 0,
             device: dev,
             code: ctx.code,
-            registers: Vec::new(),
+            registers: ctx.registers,
             fragment: None,
         });
         Ok(())
@@ -626,28 +848,45 @@ impl Parser<'_> {
     fn param(&mut self, ctx: &mut Ctx, wg: usize, dev: usize) -> R<()> {
         let mut class = None;
         let mut atomic = None;
-        let mut constant = false;
+        let mut read_only = ReadOnly::No;
+        let mut private = false;
         let first = self.peek().clone();
         loop {
             let (w, t) = self.ident("a parameter type such as `global atomic_int* x`")?;
             match w.as_str() {
                 "global" | "__global" => class = Some(OPENCL_GLOBAL),
                 "local" | "__local" => class = Some(OPENCL_LOCAL),
+                // "Constant Memory (UniformConstant Storage Class): A region
+                // of global memory that remains constant during the
+                // execution of a kernel-instance. The host allocates and
+                // initializes memory objects placed into constant memory."
+                "constant" | "__constant" => {
+                    class = Some(OPENCL_GLOBAL);
+                    read_only = ReadOnly::ConstantSpace;
+                }
+                // "Private Memory ...: A region of memory private to a
+                // work-item. Variables defined in one work-item's private
+                // memory are not visible to another work-item."
+                "private" | "__private" => private = true,
                 // `volatile` changes nothing the model sees (SPIR-V memory
                 // model 3.7: "Volatile has no effect on atomicity, or on
                 // relative ordering between volatile and non-volatile memory
                 // operations"); vkmm never combines, duplicates or reorders
                 // accesses, which is what it asks of a compiler.
                 "volatile" => {}
-                "const" => constant = true,
+                "const" => {
+                    if read_only == ReadOnly::No {
+                        read_only = ReadOnly::Const;
+                    }
+                }
                 "int" | "uint" | "unsigned" => atomic = Some(false),
-                "atomic_int" | "atomic_uint" => atomic = Some(true),
+                "atomic_int" | "atomic_uint" | "atomic_flag" => atomic = Some(true),
                 _ => {
                     return Err((
                         t.line,
                         t.col,
                         format!(
-                            "expected `global`, `local`, `volatile`, `const`, `int` or `atomic_int` in a parameter, found `{w}`{}",
+                            "expected `global`, `local`, `constant`, `private`, `volatile`, `const`, `int`, `atomic_int` or `atomic_flag` in a parameter, found `{w}`{}",
                             suggest::did_you_mean(w.as_str(), PARAM_WORDS.iter().copied())
                         ),
                     ));
@@ -669,32 +908,107 @@ impl Parser<'_> {
         if ctx.params.contains_key(&name) {
             return Err((t.line, t.col, format!("parameter `{name}` declared twice")));
         }
+        let len = self.arrays.get(&name).copied().unwrap_or(1);
+        if private {
+            if class.is_some() {
+                return Err((
+                    first.line,
+                    first.col,
+                    format!("`{name}` is declared in two address spaces"),
+                ));
+            }
+            if self.arrays.contains_key(&name) {
+                return Err((
+                    t.line,
+                    t.col,
+                    format!("private arrays are not supported (`{name}`)"),
+                ));
+            }
+            if self.locs.contains_key(&name) || self.classes.contains_key(&name) {
+                return Err((
+                    t.line,
+                    t.col,
+                    format!(
+                        "`{name}` is private in P{} but shared in another thread",
+                        ctx.index
+                    ),
+                ));
+            }
+            // The work-item's own variable: a register of the same name,
+            // set from the init block.
+            self.privates.insert(name.clone());
+            if let Some((_, v, _, _)) = self.init.iter().find(|i| i.0 == name) {
+                ctx.registers.push((name.clone(), *v));
+            }
+            ctx.regs.insert(name.clone());
+            ctx.params.insert(
+                name,
+                Param {
+                    class: OPENCL_GENERIC,
+                    reference: 0,
+                    len: 1,
+                    atomic_type,
+                    read_only,
+                    private: true,
+                },
+            );
+            return Ok(());
+        }
+        if self.privates.contains(&name) {
+            return Err((
+                t.line,
+                t.col,
+                format!(
+                    "`{name}` is shared in P{} but private in another thread",
+                    ctx.index
+                ),
+            ));
+        }
         // Unqualified pointers are generic: in neither memory region.
         let class = class.unwrap_or(OPENCL_GENERIC);
         self.classes.entry(name.clone()).or_insert(class);
-        let loc = if class == OPENCL_LOCAL && self.options.local_memory == LocalMemory::PerWorkgroup
-        {
-            let inst = if dev == 0 {
-                format!("{name}@wg{wg}")
+        // An array's elements are consecutive locations (allocated together
+        // the first time), `y[0]`, `y[1]`, ...
+        let element = |k: usize| {
+            if self.arrays.contains_key(&name) {
+                format!("{name}[{k}]")
             } else {
-                format!("{name}@dev{dev}.wg{wg}")
-            };
-            let known = self.locs.contains_key(&inst);
-            let l = self.location(inst);
-            if !known {
-                self.instances.entry(name.clone()).or_default().push(l);
+                name.clone()
             }
-            l
-        } else {
-            self.location(name.clone())
         };
+        let names: Vec<String> = (0..len).map(element).collect();
+        let mut loc = 0;
+        for (k, base) in names.into_iter().enumerate() {
+            let l = if class == OPENCL_LOCAL
+                && self.options.local_memory == LocalMemory::PerWorkgroup
+            {
+                let inst = if dev == 0 {
+                    format!("{base}@wg{wg}")
+                } else {
+                    format!("{base}@dev{dev}.wg{wg}")
+                };
+                let known = self.locs.contains_key(&inst);
+                let l = self.location(inst);
+                if !known {
+                    self.instances.entry(base).or_default().push(l);
+                }
+                l
+            } else {
+                self.location(base)
+            };
+            if k == 0 {
+                loc = l;
+            }
+        }
         ctx.params.insert(
             name,
             Param {
                 class,
                 reference: loc,
+                len,
                 atomic_type,
-                constant,
+                read_only,
+                private: false,
             },
         );
         Ok(())
@@ -728,27 +1042,8 @@ impl Parser<'_> {
                 self.next();
                 Ok(())
             }
-            K::Punct("*") => {
-                self.next();
-                let (name, nt) = self.ident("a pointer after `*`")?;
-                self.expect("=", "in a store `*x = v;`")?;
-                let e = self.expr(0)?;
-                self.expect(";", "after a statement")?;
-                let p = self.param_named(ctx, &name, nt.line, nt.col)?;
-                let target = Expr {
-                    x: X::Name(name.clone()),
-                    line: nt.line,
-                    col: nt.col,
-                    height: 1,
-                };
-                Self::writable(&p, &name, "this store", &target)?;
-                let v = self.value(ctx, &e, None)?;
-                let mut i = Instruction::new(OpKind::Store, self.span(t.line));
-                access(&mut i, &p);
-                i.operand = Some(v);
-                ctx.code.push(Stmt::Op(i));
-                Ok(())
-            }
+            K::Punct("*") => self.store_stmt(ctx, &t),
+            K::Ident(_) if self.peek_at(1).k == K::Punct("[") => self.store_stmt(ctx, &t),
             K::Ident(w) if w == "if" || w == "while" => {
                 let is_while = w == "while";
                 self.next();
@@ -1004,24 +1299,8 @@ impl Parser<'_> {
             K::Int(v) => X::Int(*v),
             K::Punct("-") => X::Neg(Box::new(self.unary()?)),
             K::Punct("!") => X::Not(Box::new(self.unary()?)),
-            K::Punct("*") if self.is("(") => {
-                return Err((
-                    t.line,
-                    t.col,
-                    "pointer arithmetic is not supported: `*` takes a parameter name (`*x`)".into(),
-                ));
-            }
-            K::Punct("*") => {
-                let (name, _) = self.ident("a pointer after `*`")?;
-                X::Deref(name)
-            }
-            K::Punct("&") => {
-                return Err((
-                    t.line,
-                    t.col,
-                    "taking an address (`&`) is not supported: pass the parameter itself (`atomic_load(x)`)".into(),
-                ));
-            }
+            K::Punct("*") => X::Deref(Box::new(self.unary()?)),
+            K::Punct("&") => X::AddrOf(Box::new(self.unary()?)),
             K::Punct("(") if matches!(&self.peek().k, K::Ident(w) if TYPES.contains(&w.as_str()) || PARAM_WORDS.contains(&w.as_str())) =>
             {
                 return Err((t.line, t.col, "casts are not supported".into()));
@@ -1047,9 +1326,10 @@ impl Parser<'_> {
                         }
                     }
                     X::Call(name.clone(), args)
-                } else if self.is("[") {
-                    let at = self.peek();
-                    return Err((at.line, at.col, "arrays are not supported yet".into()));
+                } else if self.eat("[") {
+                    let i = self.expr(0)?;
+                    self.expect("]", "to close the index")?;
+                    X::Index(name.clone(), Box::new(i))
                 } else if self.is(".") {
                     let at = self.peek();
                     return Err((at.line, at.col, "structs are not supported yet".into()));
@@ -1066,11 +1346,247 @@ impl Parser<'_> {
             }
         };
         let height = 1 + match &x {
-            X::Neg(e) | X::Not(e) => e.height,
+            X::Neg(e) | X::Not(e) | X::Deref(e) | X::AddrOf(e) | X::Index(_, e) => e.height,
             X::Call(_, args) => args.iter().map(|a| a.height).max().unwrap_or(0),
             _ => 0,
         };
         Self::tall(&t, (t.line, t.col), x, height)
+    }
+
+    /// `*p = e;` or `y[i] = e;`: a plain store.
+    fn store_stmt(&mut self, ctx: &mut Ctx, t: &Tok) -> R<()> {
+        let lhs = self.unary()?;
+        if !matches!(lhs.x, X::Deref(_) | X::Index(..)) {
+            return Err((
+                lhs.line,
+                lhs.col,
+                "expected a statement (a declaration, an assignment, a store `*x = v;`, a call, `if` or `while`)".into(),
+            ));
+        }
+        self.expect("=", "in a store `*x = v;`")?;
+        let e = self.expr(0)?;
+        self.expect(";", "after a statement")?;
+        let pl = self.place(ctx, &lhs)?;
+        Self::writable(&pl, "this store")?;
+        let v = self.value(ctx, &e, None)?;
+        let source = self.span(t.line);
+        self.at_place(ctx, &pl, &mut |p, ctx, loc| {
+            if pl.param.private {
+                ctx.code.push(Stmt::Assign {
+                    dest: pl.name.clone(),
+                    op: ArithOp::Add,
+                    a: v.clone(),
+                    b: Operand::Const(0),
+                    source: source.clone(),
+                });
+                return Ok(());
+            }
+            let _ = p;
+            let mut i = Instruction::new(OpKind::Store, source.clone());
+            access(&mut i, &pl.param, loc);
+            i.operand = Some(v.clone());
+            ctx.code.push(Stmt::Op(i));
+            Ok(())
+        })
+    }
+
+    /// Whether `e` is syntactically a pointer: a (non-register) parameter,
+    /// `&e`, or a pointer plus or minus an integer.
+    fn is_pointer(ctx: &Ctx, e: &Expr) -> bool {
+        match &e.x {
+            X::Name(n) => ctx.params.contains_key(n),
+            X::AddrOf(_) => true,
+            X::Bin(Bin::Arith(ArithOp::Add), a, b) => {
+                Self::is_pointer(ctx, a) || Self::is_pointer(ctx, b)
+            }
+            X::Bin(Bin::Arith(ArithOp::Sub), a, _) => Self::is_pointer(ctx, a),
+            _ => false,
+        }
+    }
+
+    /// `a + b` (or `a - b`) of two indices, folded when both are constants.
+    fn index_sum(
+        &mut self,
+        ctx: &mut Ctx,
+        op: ArithOp,
+        a: Operand,
+        b: Operand,
+        line: usize,
+    ) -> Operand {
+        if let (Operand::Const(x), Operand::Const(y)) = (&a, &b) {
+            return Operand::Const(op.apply(*x, *y));
+        }
+        let d = ctx.temp();
+        ctx.code.push(Stmt::Assign {
+            dest: d.clone(),
+            op,
+            a,
+            b,
+            source: self.span(line),
+        });
+        Operand::Reg(d)
+    }
+
+    /// What a pointer expression points to: a parameter `y` (element 0),
+    /// `y + i`, `i + y`, `y - i` (C11 6.5.6p8: "the result points to an
+    /// element offset from the original element such that the difference
+    /// of the subscripts of the resulting and original array elements
+    /// equals the integer expression"), `&y[i]`, `&*p`, in parentheses.
+    fn pointer(&mut self, ctx: &mut Ctx, e: &Expr) -> R<Place> {
+        match &e.x {
+            X::Name(n) if ctx.params.contains_key(n) => Ok(Place {
+                param: ctx.params[n],
+                name: n.clone(),
+                index: Operand::Const(0),
+                line: e.line,
+                col: e.col,
+            }),
+            X::AddrOf(inner) if matches!(inner.x, X::Deref(_) | X::Index(..)) => {
+                self.place(ctx, inner)
+            }
+            X::Bin(Bin::Arith(op @ (ArithOp::Add | ArithOp::Sub)), a, b) => {
+                let (p, i) = if Self::is_pointer(ctx, a) {
+                    (a, b)
+                } else if *op == ArithOp::Add && Self::is_pointer(ctx, b) {
+                    (b, a)
+                } else {
+                    return Err((
+                        e.line,
+                        e.col,
+                        "expected a pointer: a parameter, `y + i` or `&y[i]`".into(),
+                    ));
+                };
+                if Self::is_pointer(ctx, i) {
+                    return Err((
+                        i.line,
+                        i.col,
+                        "the sum or difference of two pointers is not supported".into(),
+                    ));
+                }
+                let mut pl = self.pointer(ctx, p)?;
+                let k = self.value(ctx, i, None)?;
+                let base = std::mem::replace(&mut pl.index, Operand::Const(0));
+                pl.index = self.index_sum(ctx, *op, base, k, e.line);
+                Ok(pl)
+            }
+            X::AddrOf(_) => Err((
+                e.line,
+                e.col,
+                "`&` takes an element (`&y[i]`, `&*p`); pass a parameter itself (`atomic_load(x)`)"
+                    .into(),
+            )),
+            X::Name(n) if ctx.regs.contains(n) => Err((
+                e.line,
+                e.col,
+                format!(
+                    "`{n}` is a register, not a pointer: pointer variables are not supported; shared variables are the thread's parameters"
+                ),
+            )),
+            X::Name(n) => Err((
+                e.line,
+                e.col,
+                format!("`{n}` is not a parameter of P{}", ctx.index),
+            )),
+            _ => Err((
+                e.line,
+                e.col,
+                "expected a pointer: a parameter, `y + i` or `&y[i]`".into(),
+            )),
+        }
+    }
+
+    /// The element an lvalue `*p` or `y[i]` (C11 6.5.2.1p2: "E1[E2] is
+    /// identical to (*((E1)+(E2)))") designates.
+    fn place(&mut self, ctx: &mut Ctx, e: &Expr) -> R<Place> {
+        match &e.x {
+            X::Deref(p) => self.pointer(ctx, p),
+            X::Index(n, i) => {
+                let Some(param) = ctx.params.get(n).copied() else {
+                    return Err((
+                        e.line,
+                        e.col,
+                        format!("`{n}` is not a parameter of P{}", ctx.index),
+                    ));
+                };
+                let index = self.value(ctx, i, None)?;
+                Ok(Place {
+                    param,
+                    name: n.clone(),
+                    index,
+                    line: e.line,
+                    col: e.col,
+                })
+            }
+            _ => Err((e.line, e.col, "expected `*p` or `y[i]`".into())),
+        }
+    }
+
+    /// Runs `f` with the location of the element `pl` designates: directly
+    /// for a constant index (refused outside the array), through one branch
+    /// per element for a register index. An index outside the array is
+    /// undefined behaviour (C11 6.5.6p8: "If both the pointer operand and
+    /// the result point to elements of the same array object, or one past
+    /// the last element of the array object, the evaluation shall not
+    /// produce an overflow; otherwise, the behavior is undefined"): the
+    /// work-item's path ends there, as at SPIR-V's OpUnreachable.
+    fn at_place(
+        &mut self,
+        ctx: &mut Ctx,
+        pl: &Place,
+        f: &mut dyn FnMut(&mut Self, &mut Ctx, usize) -> R<()>,
+    ) -> R<()> {
+        let len = pl.param.len;
+        match &pl.index {
+            Operand::Const(k) => {
+                if *k < 0 || *k as usize >= len {
+                    let what = if self.arrays.contains_key(&pl.name) {
+                        format!("the array `{}` of {len} elements", pl.name)
+                    } else {
+                        format!(
+                            "`{}`, which is not an array (declare `int {}[N]` in the init block)",
+                            pl.name, pl.name
+                        )
+                    };
+                    return Err((pl.line, pl.col, format!("index {k} is outside {what}")));
+                }
+                f(self, ctx, pl.param.reference + *k as usize)
+            }
+            Operand::Reg(r) => {
+                let source = self.span(pl.line);
+                if ctx.end.is_none() {
+                    ctx.end = Some(ctx.label());
+                }
+                let end = ctx.end.clone().unwrap_or_default();
+                let done = ctx.label();
+                let labels: Vec<String> = (0..len).map(|_| ctx.label()).collect();
+                for (k, l) in labels.iter().enumerate() {
+                    ctx.code.push(Stmt::Branch {
+                        cmp: Cmp::Eq,
+                        a: Operand::Reg(r.clone()),
+                        b: Operand::Const(k as i64),
+                        label: l.clone(),
+                        source: source.clone(),
+                    });
+                }
+                ctx.code.push(Stmt::Goto {
+                    label: end,
+                    source: source.clone(),
+                });
+                for (k, l) in labels.into_iter().enumerate() {
+                    ctx.code.push(Stmt::Label {
+                        name: l,
+                        source: source.clone(),
+                    });
+                    f(self, ctx, pl.param.reference + k)?;
+                    ctx.code.push(Stmt::Goto {
+                        label: done.clone(),
+                        source: source.clone(),
+                    });
+                }
+                ctx.code.push(Stmt::Label { name: done, source });
+                Ok(())
+            }
+        }
     }
 
     /// `reg = e`.
@@ -1094,7 +1610,7 @@ impl Parser<'_> {
         match &e.x {
             X::Int(v) => Ok(Operand::Const(*v)),
             X::Name(n) => {
-                if ctx.regs.contains(n) {
+                if ctx.regs.contains(n) && !ctx.params.contains_key(n) {
                     Ok(Operand::Reg(n.clone()))
                 } else if ctx.params.contains_key(n) {
                     Err((
@@ -1106,15 +1622,35 @@ impl Parser<'_> {
                     Err((e.line, e.col, format!("undeclared register `{n}`")))
                 }
             }
-            X::Deref(n) => {
-                let p = self.param_named(ctx, n, e.line, e.col)?;
+            X::Deref(_) | X::Index(..) => {
+                let pl = self.place(ctx, e)?;
                 let d = dest(ctx);
-                let mut i = Instruction::new(OpKind::Load, self.span(e.line));
-                access(&mut i, &p);
-                i.dest = Some(d.clone());
-                ctx.code.push(Stmt::Op(i));
+                let source = self.span(e.line);
+                self.at_place(ctx, &pl, &mut |_, ctx, loc| {
+                    if pl.param.private {
+                        ctx.code.push(Stmt::Assign {
+                            dest: d.clone(),
+                            op: ArithOp::Add,
+                            a: Operand::Reg(pl.name.clone()),
+                            b: Operand::Const(0),
+                            source: source.clone(),
+                        });
+                        return Ok(());
+                    }
+                    let mut i = Instruction::new(OpKind::Load, source.clone());
+                    access(&mut i, &pl.param, loc);
+                    i.dest = Some(d.clone());
+                    ctx.code.push(Stmt::Op(i));
+                    Ok(())
+                })?;
                 Ok(Operand::Reg(d))
             }
+            X::AddrOf(_) => Err((
+                e.line,
+                e.col,
+                "a pointer is not a value: pass it to an atomic function, or read it with `*`"
+                    .into(),
+            )),
             X::Call(name, args) => {
                 let d = dest(ctx);
                 self.call(ctx, name, args, e, Some(d.clone()), true)?;
@@ -1211,18 +1747,6 @@ impl Parser<'_> {
         }
     }
 
-    /// The parameter `name` of the thread, named at `line`:`col`.
-    fn param_named(&self, ctx: &Ctx, name: &str, line: usize, col: usize) -> R<Param> {
-        match ctx.params.get(name) {
-            Some(p) => Ok(*p),
-            None => Err((
-                line,
-                col,
-                format!("`{name}` is not a parameter of P{}", ctx.index),
-            )),
-        }
-    }
-
     fn warn(&mut self, line: usize, column: usize, message: String) {
         self.program.warnings.push(FrontendWarning {
             file: self.file.to_string(),
@@ -1232,27 +1756,36 @@ impl Parser<'_> {
         });
     }
 
-    /// Refuses a write through a `const` parameter (`what` writes it).
-    fn writable(p: &Param, name: &str, what: &str, at: &Expr) -> R<()> {
-        if !p.constant {
-            return Ok(());
+    /// Refuses a write through a `const` or `constant` parameter (`what`
+    /// writes it).
+    fn writable(pl: &Place, what: &str) -> R<()> {
+        let name = &pl.name;
+        match pl.param.read_only {
+            ReadOnly::No => Ok(()),
+            ReadOnly::Const => Err((
+                pl.line,
+                pl.col,
+                format!(
+                    "{what} writes through `{name}`, a pointer to `const` (C11 6.5.16p2: \"An assignment operator shall have a modifiable lvalue as its left operand\"; the atomic functions that write take pointers to non-const objects)"
+                ),
+            )),
+            ReadOnly::ConstantSpace => Err((
+                pl.line,
+                pl.col,
+                format!(
+                    "{what} writes to `{name}`, in the constant address space (\"Constant Memory (UniformConstant Storage Class): A region of global memory that remains constant during the execution of a kernel-instance. The host allocates and initializes memory objects placed into constant memory.\")"
+                ),
+            )),
         }
-        Err((
-            at.line,
-            at.col,
-            format!(
-                "{what} writes through `{name}`, a pointer to `const` (C11 6.5.16p2: \"An assignment operator shall have a modifiable lvalue as its left operand\"; the atomic functions that write take pointers to non-const objects)"
-            ),
-        ))
     }
 
-    /// The warnings of an atomic operation `func` on the object `arg` at `scope`.
-    fn atomic_lints(&mut self, p: &Param, func: &str, arg: &Expr, scope: Scope) {
-        let X::Name(name) = &arg.x else { return };
+    /// The warnings of an atomic operation `func` on the object `pl` at `scope`.
+    fn atomic_lints(&mut self, pl: &Place, func: &str, scope: Scope) {
+        let (p, name) = (&pl.param, &pl.name);
         if !p.atomic_type {
             self.warn(
-                arg.line,
-                arg.col,
+                pl.line,
+                pl.col,
                 format!(
                     "`{func}` on `{name}`, which is declared `int*`, not `atomic_int*`: OpenCL C's atomic functions take pointers to atomic types; vkmm reads it as SPIR-V does (\"an atomic object M [is] a memory object that is touched at any point by an OpAtomic* SPIR-V operation\"), so every access to `{name}` is to an atomic object"
                 ),
@@ -1260,8 +1793,8 @@ impl Parser<'_> {
         }
         if p.class == OPENCL_LOCAL && scope > Scope::Workgroup {
             self.warn(
-                arg.line,
-                arg.col,
+                pl.line,
+                pl.col,
                 format!(
                     "`{func}` on the local object `{name}` at {scope} scope: \"When used on local memory, visibility is bounded by the work-group and, as a result, scopes wider than WorkGroup are invalid\" (give memory_scope_work_group)"
                 ),
@@ -1269,8 +1802,14 @@ impl Parser<'_> {
         }
     }
 
-    /// An atomic object argument.
-    fn atomic_param(&self, ctx: &Ctx, arg: Option<&Expr>, func: &str, call: &Expr) -> R<Param> {
+    /// An atomic object argument: a pointer (`x`, `y + i`, `&y[i]`).
+    fn atomic_param(
+        &mut self,
+        ctx: &mut Ctx,
+        arg: Option<&Expr>,
+        func: &str,
+        call: &Expr,
+    ) -> R<Place> {
         let Some(arg) = arg else {
             return Err((
                 call.line,
@@ -1278,14 +1817,20 @@ impl Parser<'_> {
                 format!("`{func}` needs an atomic object argument"),
             ));
         };
-        let X::Name(name) = &arg.x else {
+        let pl = self.pointer(ctx, arg)?;
+        if pl.param.private {
+            // Atomic objects are shared: OpenCL C 2.0 6.13.11 allows the
+            // atomic functions on global and local memory only.
             return Err((
                 arg.line,
                 arg.col,
-                format!("expected an atomic_int parameter as the first argument of `{func}`"),
+                format!(
+                    "`{func}` on `{}`, a private variable: atomic functions take objects in global or local memory (private memory is \"not visible to another work-item\")",
+                    pl.name
+                ),
             ));
-        };
-        self.param_named(ctx, name, arg.line, arg.col)
+        }
+        Ok(pl)
     }
 
     fn call(
@@ -1337,15 +1882,27 @@ impl Parser<'_> {
         };
         let source = self.span(e.line);
         match base {
-            _ if base == "atomic_load" || base == "atomic_store" || rmw.is_some() => {
+            _ if base == "atomic_load"
+                || base == "atomic_store"
+                || base == "atomic_flag_test_and_set"
+                || base == "atomic_flag_clear"
+                || rmw.is_some() =>
+            {
+                // OpenCL C 2.0 6.13.11.8 (C11 7.17.8): `atomic_flag_test_and_set`
+                // "Atomically sets the value pointed to by object to true"
+                // and returns the value before, an exchange with 1;
+                // `atomic_flag_clear` "Atomically sets the value pointed to
+                // by object to false", a store of 0, whose order "shall not
+                // be memory_order_acquire nor memory_order_acq_rel".
+                let flag = base.starts_with("atomic_flag_");
                 let kind = if base == "atomic_load" {
                     OpKind::Load
-                } else if base == "atomic_store" {
+                } else if base == "atomic_store" || base == "atomic_flag_clear" {
                     OpKind::Store
                 } else {
                     OpKind::Rmw
                 };
-                let fixed = if kind == OpKind::Load { 1 } else { 2 };
+                let fixed = if kind == OpKind::Load || flag { 1 } else { 2 };
                 if explicit {
                     arity(fixed + 1, fixed + 2)?;
                 } else {
@@ -1354,9 +1911,9 @@ impl Parser<'_> {
                 if kind == OpKind::Store {
                     no_value(name)?;
                 }
-                let p = self.atomic_param(ctx, args.first(), name, e)?;
+                let pl = self.atomic_param(ctx, args.first(), name, e)?;
                 if kind != OpKind::Load {
-                    Self::writable(&p, &obj_name(&args[0]), &format!("`{name}`"), &args[0])?;
+                    Self::writable(&pl, &format!("`{name}`"))?;
                 }
                 let (order, seq_cst) = match args.get(fixed) {
                     Some(a) => order_arg(a, &kind)?,
@@ -1366,25 +1923,53 @@ impl Parser<'_> {
                     Some(a) => scope_arg(a)?,
                     None => Scope::Device,
                 };
-                self.atomic_lints(&p, name, &args[0], scope);
-                let operand = match args.get(1).filter(|_| fixed == 2) {
-                    Some(a) => Some(self.value(ctx, a, None)?),
-                    None => None,
+                self.atomic_lints(&pl, name, scope);
+                let operand = if base == "atomic_flag_test_and_set" {
+                    Some(Operand::Const(1))
+                } else if base == "atomic_flag_clear" {
+                    Some(Operand::Const(0))
+                } else {
+                    match args.get(1).filter(|_| fixed == 2) {
+                        Some(a) => Some(self.value(ctx, a, None)?),
+                        None => None,
+                    }
                 };
-                let mut i = Instruction::new(kind.clone(), source);
-                access(&mut i, &p);
-                i.atomic = true;
-                i.scope = Some(scope);
-                i.semantics = semantics(order, seq_cst, [p.class]);
-                i.make_pointer_available = kind != OpKind::Load;
-                i.make_pointer_visible = kind != OpKind::Store;
-                i.operand = operand;
-                i.rmw_op = rmw.unwrap_or_default();
-                if kind != OpKind::Store {
-                    i.dest = dest;
-                }
-                ctx.code.push(Stmt::Op(i));
-                Ok(())
+                let class = pl.param.class;
+                let rmw_op = rmw.unwrap_or_default();
+                self.at_place(ctx, &pl, &mut |_, ctx, loc| {
+                    let mut i = Instruction::new(kind.clone(), source.clone());
+                    access(&mut i, &pl.param, loc);
+                    i.atomic = true;
+                    i.scope = Some(scope);
+                    i.semantics = semantics(order, seq_cst, [class]);
+                    i.make_pointer_available = kind != OpKind::Load;
+                    i.make_pointer_visible = kind != OpKind::Store;
+                    i.operand = operand.clone();
+                    i.rmw_op = rmw_op;
+                    if kind != OpKind::Store {
+                        i.dest = dest.clone();
+                    }
+                    ctx.code.push(Stmt::Op(i));
+                    Ok(())
+                })
+            }
+            "atomic_init" => {
+                // OpenCL C 2.0 6.13.11.5 (C11 7.17.2.2): "The atomic_init
+                // function non-atomically initializes the atomic object
+                // pointed to by obj to the value value." A plain store; the
+                // object stays atomic (other atomic functions touch it).
+                arity(2, 2)?;
+                no_value(name)?;
+                let pl = self.atomic_param(ctx, args.first(), name, e)?;
+                Self::writable(&pl, &format!("`{name}`"))?;
+                let v = self.value(ctx, &args[1], None)?;
+                self.at_place(ctx, &pl, &mut |_, ctx, loc| {
+                    let mut i = Instruction::new(OpKind::Store, source.clone());
+                    access(&mut i, &pl.param, loc);
+                    i.operand = Some(v.clone());
+                    ctx.code.push(Stmt::Op(i));
+                    Ok(())
+                })
             }
             "atomic_compare_exchange_strong" | "atomic_compare_exchange_weak" => {
                 // C11 7.17.7.4: compares `*obj` with `*expected`; if equal,
@@ -1397,19 +1982,27 @@ impl Parser<'_> {
                 } else {
                     arity(3, 3)?;
                 }
-                let p = self.atomic_param(ctx, args.first(), name, e)?;
-                let exp = match &args[1].x {
-                    X::Name(n) if ctx.params.contains_key(n) => ctx.params[n],
-                    _ => {
-                        return Err((
-                            args[1].line,
-                            args[1].col,
-                            format!(
-                                "expected a pointer parameter as the `expected` argument of `{name}`"
-                            ),
-                        ));
-                    }
+                let pl = self.atomic_param(ctx, args.first(), name, e)?;
+                let exp = if Self::is_pointer(ctx, &args[1]) {
+                    self.pointer(ctx, &args[1])?
+                } else {
+                    return Err((
+                        args[1].line,
+                        args[1].col,
+                        format!(
+                            "expected a pointer parameter as the `expected` argument of `{name}`"
+                        ),
+                    ));
                 };
+                if exp.param.private {
+                    return Err((
+                        args[1].line,
+                        args[1].col,
+                        format!(
+                            "a private variable as the `expected` argument of `{name}` is not supported"
+                        ),
+                    ));
+                }
                 let kind = OpKind::Rmw;
                 let (order, seq_cst) = match args.get(3) {
                     Some(a) => order_arg(a, &kind)?,
@@ -1431,56 +2024,65 @@ impl Parser<'_> {
                     None => Scope::Device,
                 };
                 let what = format!("`{name}`");
-                Self::writable(&p, &obj_name(&args[0]), &what, &args[0])?;
+                Self::writable(&pl, &what)?;
                 // on failure it stores the value read to `*expected`
-                Self::writable(&exp, &obj_name(&args[1]), &what, &args[1])?;
-                self.atomic_lints(&p, name, &args[0], scope);
-                // expected value: a plain load of `*expected`
-                let expected = ctx.temp();
-                let mut load = Instruction::new(OpKind::Load, source.clone());
-                access(&mut load, &exp);
-                load.dest = Some(expected.clone());
-                ctx.code.push(Stmt::Op(load));
-                let desired = self.value(ctx, &args[2], None)?;
-                let old = ctx.temp();
-                let mut i = Instruction::new(OpKind::Rmw, source.clone());
-                access(&mut i, &p);
-                i.atomic = true;
-                i.scope = Some(scope);
-                i.semantics = semantics(order, seq_cst, [p.class]);
-                i.failure_semantics = Some(semantics(fail_order, fail_sc, [p.class]));
-                i.make_pointer_available = true;
-                i.make_pointer_visible = true;
-                i.operand = Some(desired);
-                i.expected = Some(Operand::Reg(expected.clone()));
-                i.rmw_op = RmwOp::CompareExchange;
-                i.dest = Some(old.clone());
-                ctx.code.push(Stmt::Op(i));
-                // success flag; on failure, `*expected = old`
+                Self::writable(&exp, &what)?;
+                self.atomic_lints(&pl, name, scope);
+                let desired_arg = &args[2];
                 let ok = dest.unwrap_or_else(|| ctx.temp());
-                let done = ctx.label();
-                let set = |dest: &str, v: i64| Stmt::Assign {
-                    dest: dest.to_string(),
-                    op: ArithOp::Add,
-                    a: Operand::Const(v),
-                    b: Operand::Const(0),
-                    source: source.clone(),
-                };
-                ctx.code.push(set(&ok, 1));
-                ctx.code.push(Stmt::Branch {
-                    cmp: Cmp::Eq,
-                    a: Operand::Reg(old.clone()),
-                    b: Operand::Reg(expected),
-                    label: done.clone(),
-                    source: source.clone(),
-                });
-                ctx.code.push(set(&ok, 0));
-                let mut store = Instruction::new(OpKind::Store, source.clone());
-                access(&mut store, &exp);
-                store.operand = Some(Operand::Reg(old));
-                ctx.code.push(Stmt::Op(store));
-                ctx.code.push(Stmt::Label { name: done, source });
-                Ok(())
+                self.at_place(ctx, &exp, &mut |p, ctx, exp_loc| {
+                    p.at_place(ctx, &pl, &mut |p, ctx, loc| {
+                        // expected value: a plain load of `*expected`
+                        let expected = ctx.temp();
+                        let mut load = Instruction::new(OpKind::Load, source.clone());
+                        access(&mut load, &exp.param, exp_loc);
+                        load.dest = Some(expected.clone());
+                        ctx.code.push(Stmt::Op(load));
+                        let desired = p.value(ctx, desired_arg, None)?;
+                        let old = ctx.temp();
+                        let mut i = Instruction::new(OpKind::Rmw, source.clone());
+                        access(&mut i, &pl.param, loc);
+                        i.atomic = true;
+                        i.scope = Some(scope);
+                        i.semantics = semantics(order, seq_cst, [pl.param.class]);
+                        i.failure_semantics =
+                            Some(semantics(fail_order, fail_sc, [pl.param.class]));
+                        i.make_pointer_available = true;
+                        i.make_pointer_visible = true;
+                        i.operand = Some(desired);
+                        i.expected = Some(Operand::Reg(expected.clone()));
+                        i.rmw_op = RmwOp::CompareExchange;
+                        i.dest = Some(old.clone());
+                        ctx.code.push(Stmt::Op(i));
+                        // success flag; on failure, `*expected = old`
+                        let done = ctx.label();
+                        let set = |dest: &str, v: i64| Stmt::Assign {
+                            dest: dest.to_string(),
+                            op: ArithOp::Add,
+                            a: Operand::Const(v),
+                            b: Operand::Const(0),
+                            source: source.clone(),
+                        };
+                        ctx.code.push(set(&ok, 1));
+                        ctx.code.push(Stmt::Branch {
+                            cmp: Cmp::Eq,
+                            a: Operand::Reg(old.clone()),
+                            b: Operand::Reg(expected),
+                            label: done.clone(),
+                            source: source.clone(),
+                        });
+                        ctx.code.push(set(&ok, 0));
+                        let mut store = Instruction::new(OpKind::Store, source.clone());
+                        access(&mut store, &exp.param, exp_loc);
+                        store.operand = Some(Operand::Reg(old));
+                        ctx.code.push(Stmt::Op(store));
+                        ctx.code.push(Stmt::Label {
+                            name: done,
+                            source: source.clone(),
+                        });
+                        Ok(())
+                    })
+                })
             }
             _ if name == "atomic_work_item_fence" => {
                 arity(3, 3)?;
@@ -1494,7 +2096,10 @@ impl Parser<'_> {
                 ctx.code.push(Stmt::Op(i));
                 Ok(())
             }
-            _ if name == "barrier" || name == "work_group_barrier" => {
+            _ if name == "barrier"
+                || name == "work_group_barrier"
+                || name == "sub_group_barrier" =>
+            {
                 if name == "barrier" {
                     arity(1, 1)?;
                 } else {
@@ -1502,16 +2107,31 @@ impl Parser<'_> {
                 }
                 no_value(name)?;
                 let classes = flags_arg(&args[0])?;
+                // The execution scope: 3.6.3, "a single scope instance
+                // defined by the WorkGroup or SubGroup execution scope
+                // parameter". The memory scope defaults to the execution
+                // scope (OpenCL C: `work_group_barrier(flags)` is
+                // `work_group_barrier(flags, memory_scope_work_group)`, and
+                // `sub_group_barrier(flags)` likewise at sub-group scope).
+                let execution = if name == "sub_group_barrier" {
+                    Scope::Subgroup
+                } else {
+                    Scope::Workgroup
+                };
                 let scope = match args.get(1) {
                     Some(a) => scope_arg(a)?,
-                    None => Scope::Workgroup,
+                    None => execution,
                 };
-                let key = (ctx.workgroup, ctx.barriers);
-                ctx.barriers += 1;
+                let key = if execution == Scope::Subgroup {
+                    ctx.sg_barriers += 1;
+                    (execution, ctx.subgroup, ctx.sg_barriers - 1)
+                } else {
+                    ctx.barriers += 1;
+                    (execution, ctx.workgroup, ctx.barriers - 1)
+                };
                 let next = self.barriers.len() as u32;
                 let instance = *self.barriers.entry(key).or_insert(next);
-                let mut i =
-                    Instruction::new(OpKind::control_barrier(instance, Scope::Workgroup), source);
+                let mut i = Instruction::new(OpKind::control_barrier(instance, execution), source);
                 i.scope = Some(scope);
                 i.semantics = semantics(Order::AcquireRelease, false, classes);
                 ctx.code.push(Stmt::Op(i));
@@ -1521,7 +2141,7 @@ impl Parser<'_> {
                 e.line,
                 e.col,
                 format!(
-                    "unknown function `{name}` (supported: atomic_load/store/exchange, atomic_fetch_<op>, their _explicit forms, atomic_work_item_fence, barrier, work_group_barrier){}",
+                    "unknown function `{name}` (supported: atomic_load/store/exchange, atomic_fetch_<op>, atomic_compare_exchange_*, atomic_flag_test_and_set/clear, their _explicit forms, atomic_init, atomic_work_item_fence, barrier, work_group_barrier, sub_group_barrier){}",
                     suggest::did_you_mean(name, FUNCTIONS.iter().copied())
                 ),
             )),
@@ -1575,14 +2195,6 @@ fn unsupported_update(p: &str) -> String {
     )
 }
 
-/// The name of a parameter argument (checked by the caller).
-fn obj_name(e: &Expr) -> String {
-    match &e.x {
-        X::Name(n) => n.clone(),
-        _ => String::new(),
-    }
-}
-
 fn is_thread_name(s: &str) -> bool {
     s.len() > 1 && s.starts_with('P') && s[1..].bytes().all(|b| b.is_ascii_digit())
 }
@@ -1612,9 +2224,20 @@ fn mark_operands(ctx: &mut Ctx, start: usize, mid: usize) {
     }
 }
 
-/// Sets the location attributes of a plain or atomic access.
-fn access(i: &mut Instruction, p: &Param) {
-    i.reference = Some(p.reference);
+/// The element of a parameter an access designates: the parameter, its
+/// name, and the index (C11 6.5.2.1p2: "E1[E2] is identical to
+/// (*((E1)+(E2)))").
+struct Place {
+    param: Param,
+    name: String,
+    index: Operand,
+    line: usize,
+    col: usize,
+}
+
+/// Sets the location attributes of a plain or atomic access to `loc`.
+fn access(i: &mut Instruction, p: &Param, loc: usize) {
+    i.reference = Some(loc);
     i.storage_class = Some(p.class);
     i.non_private = true;
 }

@@ -77,6 +77,10 @@ pub const EMBEDDED: &[(&str, &str)] = &[
         include_str!("../../models/opencl-rules.cat"),
     ),
     (
+        "opencl-nothinair.cat",
+        include_str!("../../models/opencl-nothinair.cat"),
+    ),
+    (
         "vulkan.explain",
         include_str!("../../models/vulkan.explain"),
     ),
@@ -151,6 +155,11 @@ pub const BUILTIN: &[(&str, &str, &str)] = &[
         "opencl-totalsc.cat",
         "SPIR-V/OpenCL memory model, the document's unscoped total SC order S",
     ),
+    (
+        "opencl-nothinair",
+        "opencl-nothinair.cat",
+        "SPIR-V/OpenCL memory model, no out-of-thin-air values (sb | rf acyclic, RC11)",
+    ),
 ];
 
 /// The source of an embedded file.
@@ -168,7 +177,7 @@ pub struct LoadedModel {
 }
 
 /// Loads a model: a built-in name (`vulkan`, `vulkan-nochains`,
-/// `vulkan-fr-asmo`, `vulkan-dat3m`, `vulkan-dat3m-nochains`, `opencl`, `opencl-totalsc`), an embedded file (`<builtin>/vulkan.cat`) or a path to
+/// `vulkan-fr-asmo`, `vulkan-dat3m`, `vulkan-dat3m-nochains`, `opencl`, `opencl-totalsc`, `opencl-nothinair`), an embedded file (`<builtin>/vulkan.cat`) or a path to
 /// a `.cat` file, with its profile.
 ///
 /// Includes resolve against the including file's folder first, then the

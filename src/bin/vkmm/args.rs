@@ -30,7 +30,7 @@ pub enum OutputFormat {
 #[derive(clap::Args)]
 pub struct ModelArgs {
     /// Model: a built-in name (vulkan, vulkan-nochains, vulkan-fr-asmo, vulkan-dat3m,
-    /// vulkan-dat3m-nochains, opencl, opencl-totalsc) or a .cat
+    /// vulkan-dat3m-nochains, opencl, opencl-totalsc, opencl-nothinair) or a .cat
     /// file. Default: opencl for OpenCL litmus files, vulkan for the others.
     #[arg(long)]
     pub model: Option<String>,

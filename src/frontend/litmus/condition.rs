@@ -441,10 +441,20 @@ impl CondParser<'_, '_, '_> {
     }
 }
 
-/// A location name: `x`, or with [`CondSyntax::instance_names`] `y@wg0`
-/// and `y@dev1.wg0`.
+/// A location name: `x`, or with [`CondSyntax::instance_names`] `y@wg0`,
+/// `y@dev1.wg0`, an array element `y[1]` and its instance `y[1]@wg0`.
 fn location_name(lx: &mut Lexer<'_>, syntax: &CondSyntax) -> R<(String, usize)> {
     let (mut name, at) = lx.ident("a location name")?;
+    // An array element `y[1]` (the OpenCL dialect's arrays).
+    if syntax.instance_names && lx.peek()?.is_punct("[") {
+        lx.next()?;
+        let (i, i_at) = lx.integer("an index")?;
+        if i < 0 {
+            return Err((i_at, format!("negative index {i}")));
+        }
+        lx.expect("]", "to close the index `[...]`")?;
+        name.push_str(&format!("[{i}]"));
+    }
     if syntax.instance_names && lx.peek()?.is_punct("@") {
         lx.next()?;
         name.push('@');
