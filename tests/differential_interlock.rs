@@ -5,10 +5,11 @@
 //! every order is evaluated whole. Both must find exactly the same
 //! consistent executions (the same reads-from choices under the same
 //! interlock order, on the same combination of paths), on every test of
-//! tests/litmus-interlock and on generated interlock programs (pixel and
-//! sample interlock, ordered and unordered, up to five invocations over
-//! two pixels, loads and stores with and without FragmentInterlock-scope
-//! availability and visibility).
+//! tests/litmus-interlock and on generated interlock programs (pixel,
+//! sample and shading-rate interlock, ordered and unordered, up to five
+//! invocations over three pixels with 1x1 and 2x1 fragment areas, loads and
+//! stores with and without FragmentInterlock-scope availability and
+//! visibility).
 
 use proptest::prelude::*;
 use std::collections::BTreeSet;
@@ -127,35 +128,46 @@ fn access() -> impl Strategy<Value = Access> {
     })
 }
 
-/// (pixel, samples mask, accesses in the critical section)
-type Invocation = (usize, u8, Vec<Access>);
+/// (pixel, in a 2x1 fragment area, samples mask, accesses in the critical
+/// section)
+type Invocation = (usize, bool, u8, Vec<Access>);
 
 fn invocation() -> impl Strategy<Value = Invocation> {
-    (0..2usize, 1..4u8, prop::collection::vec(access(), 1..3))
+    (
+        0..3usize,
+        any::<bool>(),
+        1..4u8,
+        prop::collection::vec(access(), 1..3),
+    )
 }
 
-fn program_text(sample: bool, ordered: bool, invs: &[Invocation]) -> String {
+fn program_text(granularity: usize, ordered: bool, invs: &[Invocation]) -> String {
     let mut s = format!(
         "VULKAN generated\n{{\ninterlock {} {};\nx=0; y=0;\n}}\n",
-        if sample { "sample" } else { "pixel" },
+        ["pixel", "sample", "shadingrate"][granularity],
         if ordered { "ordered" } else { "unordered" }
     );
     let headers: Vec<String> = invs
         .iter()
         .enumerate()
-        .map(|(i, (pixel, mask, _))| {
+        .map(|(i, (pixel, coarse, mask, _))| {
             let samples: Vec<String> = (0..2)
                 .filter(|b| mask & (1 << b) != 0)
                 .map(|b| b.to_string())
                 .collect();
+            let area = if *coarse {
+                format!(", area {} {}", pixel / 2 * 2, pixel / 2 * 2 + 1)
+            } else {
+                String::new()
+            };
             format!(
-                "P{i}@sg 0, wg {i}, qf 0, prim {i}, pixel {pixel}, samples {}",
+                "P{i}@sg 0, wg {i}, qf 0, prim {i}, pixel {pixel}{area}, samples {}",
                 samples.join(" ")
             )
         })
         .collect();
     let mut columns: Vec<Vec<String>> = Vec::new();
-    for (i, (_, _, accesses)) in invs.iter().enumerate() {
+    for (i, (_, _, _, accesses)) in invs.iter().enumerate() {
         let mut col = vec!["beginil".to_string()];
         for (k, a) in accesses.iter().enumerate() {
             let loc = ["x", "y"][a.location];
@@ -189,11 +201,11 @@ proptest! {
 
     #[test]
     fn generated_interlock_programs_agree(
-        sample in any::<bool>(),
+        granularity in 0..3usize,
         ordered in any::<bool>(),
         invs in prop::collection::vec(invocation(), 2..6),
     ) {
-        let text = program_text(sample, ordered, &invs);
+        let text = program_text(granularity, ordered, &invs);
         let program = vkmm::frontend::parse_text(
             "generated.litmus",
             &text,

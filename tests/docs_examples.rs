@@ -95,6 +95,11 @@ fn normalise(line: &str) -> String {
             let number: String = chars[start..i].iter().collect();
             let rest: String = chars[i..].iter().collect();
             if number.contains('.') && (rest.starts_with(" ms") || rest.starts_with("ms")) {
+                // Times are right-aligned in columns: a slower run's wider
+                // number takes a space of the padding before it.
+                while s.ends_with("  ") {
+                    s.pop();
+                }
                 s.push_str("<t>");
             } else {
                 s.push_str(&number);

@@ -71,7 +71,7 @@ fn litmus_verdicts_match_the_hand_derived_ones() {
 #[test]
 fn alloy_test_queries_give_their_expected_answers() {
     let files = common::files_with_ext(&dir(), "test");
-    assert_eq!(files.len(), 3);
+    assert_eq!(files.len(), 5);
     let (total, failures) = common::check_queries(&files, &common::models());
     assert!(total >= 4 && failures.is_empty(), "{failures:?}");
 }
@@ -259,6 +259,26 @@ fn lints_are_located_errors() {
             "VULKAN t\n{ interlock pixel ordered; interlock sample ordered; }\n P0@sg 0, wg 0, qf 0 ;\n",
             "the interlock mode is declared twice",
         ),
+        (
+            "VULKAN t\n{ interlock quad ordered; }\n P0@sg 0, wg 0, qf 0 ;\n",
+            "t.litmus:2:13: expected `pixel`, `sample` or `shadingrate` (the interlock granularity)",
+        ),
+        (
+            "VULKAN t\n{ x=0; }\n P0@sg 0, wg 0, qf 0, prim 0, pixel 2, area 0 1 ;\n",
+            "t.litmus:3:23: pixel 2 is covered but not in the fragment area",
+        ),
+        (
+            "VULKAN t\n{ x=0; }\n P0@sg 0, wg 0, qf 0, prim 0, pixels ;\n",
+            "expected pixel numbers after `pixels`",
+        ),
+        (
+            "VULKAN t\n{ x=0; }\n P0@sg 0, wg 0, qf 0, prim 0, pixel 0, pixels 1 2 ;\n",
+            "the covered pixels are given twice",
+        ),
+        (
+            "VULKAN t\n{ x=0; }\n P0@sg 0, wg 0, qf 0, prim 0, pixels 0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 ;\n",
+            "a fragment area has at most 16 pixels (4x4)",
+        ),
     ];
     all.extend(
         placement
@@ -285,6 +305,18 @@ fn lints_are_located_errors() {
         (
             "NEWTHREAD\nst.sc0 x = 1\nFRAGMENT prim 0 pixel 0\n",
             "t.test:3:1: FRAGMENT must come once",
+        ),
+        (
+            "NEWTHREAD\nFRAGMENT prim 0 pixels 3 area 0 1\n",
+            "t.test:2:1: pixel 3 is covered but not in the fragment area",
+        ),
+        (
+            "NEWTHREAD\nFRAGMENT prim 0 pixel 0 1\n",
+            "t.test:2:17: `pixel` takes one pixel number",
+        ),
+        (
+            "INTERLOCK coarse ordered\n",
+            "t.test:1:11: expected `pixel`, `sample` or `shadingrate`",
         ),
     ];
     all.extend(alloy.iter().map(|(t, w)| ("t.test", t.to_string(), *w)));

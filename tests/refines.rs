@@ -21,6 +21,8 @@ fn violated(session: &Session, imp: &str) -> Vec<String> {
         // the six-invocation benchmark test: each variant's violations are
         // those of the two-pixel counters above, and it takes seconds
         .filter(|p| !p.ends_with("two-pixels-six.litmus"))
+        // AMD POPS has no shading-rate interlock: refused (the test below)
+        .filter(|p| !shading_rate(p))
         .collect();
     files.sort();
     for f in files {
@@ -44,6 +46,52 @@ fn violated(session: &Session, imp: &str) -> Vec<String> {
     out
 }
 
+fn shading_rate(p: &Path) -> bool {
+    std::fs::read_to_string(p)
+        .unwrap()
+        .contains("interlock shadingrate")
+}
+
+#[test]
+fn every_pops_model_refuses_shading_rate_interlock() {
+    // amd-pops.rst, "Variable-rate shading interaction": "There's no
+    // synchronization between coarse fragment shader invocations if they
+    // don't cover common fine pixels, so the
+    // fragmentShaderShadingRateInterlock Vulkan device feature is not
+    // available."
+    let session = Session::new();
+    let files: Vec<PathBuf> = std::fs::read_dir(dir())
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "litmus") && shading_rate(p))
+        .collect();
+    assert_eq!(files.len(), 3);
+    for imp in [
+        "pops",
+        "pops-done-early",
+        "pops-noncoherent",
+        "pops-gfx9-offbyone",
+        "pops-intrawave",
+    ] {
+        for f in &files {
+            let p = session.load_file(f).unwrap();
+            let e = session
+                .refines("t", &p, imp, "vulkan")
+                .unwrap_err()
+                .to_string();
+            assert!(
+                e.contains("which AMD POPS does not support")
+                    && e.contains("fragmentShaderShadingRateInterlock"),
+                "{imp} {}: {e}",
+                f.display()
+            );
+        }
+        // the specification's model runs them
+        let p = session.load_file(&files[0]).unwrap();
+        assert!(session.refines("t", &p, "vulkan", "vulkan").is_ok());
+    }
+}
+
 /// The tests whose specification verdicts rely on End -> Begin in the
 /// interlock order (every test with a critical section whose outcome set
 /// the order narrows).
@@ -55,6 +103,7 @@ const NEEDS_INTERLOCK_ORDER: &[&str] = &[
     "mixed-scope-qf-fi",
     "oit-blend",
     "oit-blend-unordered",
+    "pixel-coarse-fine",
     "pixel-disjoint-samples",
     "sample-common",
     "unordered-any-order",

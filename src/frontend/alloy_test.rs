@@ -239,7 +239,7 @@ impl<'a> Parser<'a> {
         Ok(())
     }
 
-    /// `INTERLOCK pixel|sample ordered|unordered` (docs/interlock.md).
+    /// `INTERLOCK pixel|sample|shadingrate ordered|unordered` (docs/interlock.md).
     fn interlock_mode(&mut self, n: usize, ws: &[Word<'_>]) -> Result<(), FrontendError> {
         if let Some(prev) = self.interlock_line {
             return Err(self.err(
@@ -254,18 +254,16 @@ impl<'a> Parser<'a> {
             ws,
             "INTERLOCK takes a granularity and an order: `INTERLOCK pixel ordered`",
         )?;
-        let granularity = match g.text {
-            "pixel" => InterlockGranularity::Pixel,
-            "sample" => InterlockGranularity::Sample,
-            other => {
-                return Err(self.err(
-                    n,
-                    g.col,
-                    format!(
-                        "expected `pixel` or `sample` (the interlock granularity), found `{other}`"
-                    ),
-                ));
-            }
+        let Some(granularity) = InterlockGranularity::from_keyword(g.text) else {
+            return Err(self.err(
+                n,
+                g.col,
+                format!(
+                    "expected {} (the interlock granularity), found `{}`",
+                    InterlockGranularity::EXPECTED,
+                    g.text
+                ),
+            ));
         };
         let ordered = match o.text {
             "ordered" => true,
@@ -285,7 +283,8 @@ impl<'a> Parser<'a> {
         Ok(())
     }
 
-    /// `FRAGMENT prim N pixel N [samples S...] [subpass N]`: the current
+    /// `FRAGMENT prim N pixel N|pixels N N... [area N N...] [samples S...]
+    /// [subpass N]`: the current
     /// thread is a fragment shader invocation placed so (docs/interlock.md).
     fn fragment(&mut self, n: usize, ws: &[Word<'_>]) -> Result<(), FrontendError> {
         let Some(thread) = self.program.threads.last() else {
@@ -305,82 +304,127 @@ impl<'a> Parser<'a> {
                 ),
             ));
         }
-        let (mut prim, mut pixel, mut subpass) = (None, None, None);
+        let (mut prim, mut subpass) = (None, None);
+        let mut pixels: Option<Vec<u32>> = None;
+        let mut area: Option<Vec<u32>> = None;
         let mut samples = 0u64;
         let mut i = 1;
         while i < ws.len() {
             let kw = ws[i];
             i += 1;
-            if kw.text == "samples" {
-                let start = i;
-                while i < ws.len() && ws[i].text.parse::<i64>().is_ok() {
-                    let k = self.number(n, ws[i], "a sample number")?;
-                    if !(0..64).contains(&k) {
+            // The numbers after a list keyword.
+            let start = i;
+            while i < ws.len() && ws[i].text.parse::<i64>().is_ok() {
+                i += 1;
+            }
+            let numbers = &ws[start..i];
+            if matches!(kw.text, "samples" | "pixels" | "area") && numbers.is_empty() {
+                return Err(self.err(
+                    n,
+                    kw.col,
+                    format!(
+                        "expected the {} numbers after `{}` (e.g. `{} 0 1`)",
+                        if kw.text == "samples" {
+                            "covered sample"
+                        } else {
+                            "pixel"
+                        },
+                        kw.text,
+                        kw.text
+                    ),
+                ));
+            }
+            let mut values = Vec::new();
+            for w in numbers {
+                let x = self.number(n, *w, &format!("a {} number", kw.text))?;
+                if kw.text == "samples" {
+                    if !(0..64).contains(&x) {
                         return Err(self.err(
                             n,
-                            ws[i].col,
-                            format!("sample {k} is out of range: samples are numbered 0..63"),
+                            w.col,
+                            format!("sample {x} is out of range: samples are numbered 0..63"),
                         ));
                     }
-                    samples |= 1 << k;
-                    i += 1;
+                    samples |= 1 << x;
+                    continue;
                 }
-                if i == start {
-                    return Err(self.err(
+                values.push(u32::try_from(x).map_err(|_| {
+                    self.err(
                         n,
-                        kw.col,
-                        "expected the covered sample numbers after `samples` (e.g. `samples 0 1`)",
-                    ));
-                }
-                continue;
+                        w.col,
+                        format!("{} number `{x}` is out of range", kw.text),
+                    )
+                })?);
             }
-            let slot = match kw.text {
-                "prim" => &mut prim,
-                "pixel" => &mut pixel,
-                "subpass" => &mut subpass,
+            match kw.text {
+                "samples" => continue,
+                "pixels" | "area" | "pixel" => {
+                    let list = if kw.text == "area" {
+                        &mut area
+                    } else {
+                        &mut pixels
+                    };
+                    if list.is_some() {
+                        return Err(self.err(
+                            n,
+                            kw.col,
+                            format!("`{}` given twice (or with `pixel`/`pixels`)", kw.text),
+                        ));
+                    }
+                    if kw.text == "pixel" && values.len() != 1 {
+                        return Err(self.err(
+                            n,
+                            kw.col,
+                            "`pixel` takes one pixel number (`pixels N N...` for several)",
+                        ));
+                    }
+                    *list = Some(values);
+                }
+                "prim" | "subpass" => {
+                    let slot = if kw.text == "prim" {
+                        &mut prim
+                    } else {
+                        &mut subpass
+                    };
+                    if slot.is_some() {
+                        return Err(self.err(n, kw.col, format!("`{}` given twice", kw.text)));
+                    }
+                    let [v] = values[..] else {
+                        return Err(self.err(
+                            n,
+                            kw.col + kw.text.chars().count(),
+                            format!("expected the {} number", kw.text),
+                        ));
+                    };
+                    *slot = Some(v);
+                }
                 other => {
                     return Err(self.err(
                         n,
                         kw.col,
                         format!(
-                            "expected `prim`, `pixel`, `samples` or `subpass`, found `{other}`"
+                            "expected `prim`, `pixel`, `pixels`, `area`, `samples` or `subpass`, found `{other}`"
                         ),
                     ));
                 }
-            };
-            if slot.is_some() {
-                return Err(self.err(n, kw.col, format!("`{}` given twice", kw.text)));
             }
-            let Some(v) = ws.get(i) else {
-                return Err(self.err(
-                    n,
-                    kw.col + kw.text.chars().count(),
-                    format!("expected the {} number", kw.text),
-                ));
-            };
-            i += 1;
-            let x = self.number(n, *v, &format!("the {} number", kw.text))?;
-            *slot = Some(u32::try_from(x).map_err(|_| {
-                self.err(
-                    n,
-                    v.col,
-                    format!("{} number `{x}` is out of range", kw.text),
-                )
-            })?);
         }
-        let (Some(primitive), Some(pixel)) = (prim, pixel) else {
+        let (Some(primitive), Some(pixels)) = (prim, pixels) else {
             return Err(self.err(
                 n,
                 ws[0].col,
-                "a fragment invocation needs `prim N pixel N` (its primitive in rasterization order and its pixel)",
+                "a fragment invocation needs `prim N pixel N` (its primitive in rasterization order and its pixel; `pixels N N...` for a fragment covering several)",
             ));
         };
-        self.program.threads.last_mut().expect("checked").fragment = Some(Fragment {
+        let fragment = Fragment::placed(
             primitive,
-            pixel,
-            samples: if samples == 0 { 1 } else { samples },
-            subpass: subpass.unwrap_or(0),
-        });
+            &pixels,
+            area.as_deref(),
+            if samples == 0 { 1 } else { samples },
+            subpass.unwrap_or(0),
+        )
+        .map_err(|m| self.err(n, ws[0].col, m))?;
+        self.program.threads.last_mut().expect("checked").fragment = Some(fragment);
         Ok(())
     }
 

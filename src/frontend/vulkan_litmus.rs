@@ -310,7 +310,7 @@ impl<'a> Parser<'a> {
         }
     }
 
-    /// `interlock pixel|sample ordered|unordered` (docs/interlock.md).
+    /// `interlock pixel|sample|shadingrate ordered|unordered` (docs/interlock.md).
     fn interlock_entry(&mut self, lx: &mut Lexer<'_>, at: usize) -> R<()> {
         if let Some(prev) = self.interlock_at {
             return Err((
@@ -322,18 +322,15 @@ impl<'a> Parser<'a> {
             ));
         }
         self.interlock_at = Some(at);
-        let (g, g_at) = lx.ident("`pixel` or `sample`")?;
-        let granularity = match g.as_str() {
-            "pixel" => InterlockGranularity::Pixel,
-            "sample" => InterlockGranularity::Sample,
-            _ => {
-                return Err((
-                    g_at,
-                    format!(
-                        "expected `pixel` or `sample` (the interlock granularity) after `interlock`, found `{g}`"
-                    ),
-                ));
-            }
+        let (g, g_at) = lx.ident(InterlockGranularity::EXPECTED)?;
+        let Some(granularity) = InterlockGranularity::from_keyword(&g) else {
+            return Err((
+                g_at,
+                format!(
+                    "expected {} (the interlock granularity) after `interlock`, found `{g}`",
+                    InterlockGranularity::EXPECTED
+                ),
+            ));
         };
         let t = lx.next()?;
         let ordered = if t.is_ident("ordered") {
@@ -1044,19 +1041,73 @@ pub mod print;
 mod tests;
 
 /// The fragment placement after `qf N` in a thread declaration:
-/// `, prim N, pixel N[, samples S S...][, subpass N]` (docs/interlock.md).
+/// `, prim N, pixel N | pixels N N...[, area N N...][, samples S S...][,
+/// subpass N]` (docs/interlock.md).
 fn fragment_placement(lx: &mut Lexer<'_>) -> R<Fragment> {
+    const WORDS: &str = "`prim`, `pixel`, `pixels`, `area`, `samples` or `subpass`";
     let mut prim = None;
-    let mut pixel = None;
-    let mut samples = None;
     let mut subpass = None;
+    let mut pixels: Option<Vec<u32>> = None;
+    let mut area: Option<Vec<u32>> = None;
+    let mut samples = None;
+    let mut place_at = None;
     while lx.peek()?.is_punct(",") {
         lx.next()?;
-        let (kw, kw_at) = lx.ident("`prim`, `pixel`, `samples` or `subpass`")?;
-        let slot = match kw.as_str() {
-            "prim" => &mut prim,
-            "pixel" => &mut pixel,
-            "subpass" => &mut subpass,
+        let (kw, kw_at) = lx.ident(WORDS)?;
+        place_at.get_or_insert(kw_at);
+        match kw.as_str() {
+            "prim" | "subpass" | "pixel" => {
+                let (v, v_at) = lx.integer(&format!("the {kw} number"))?;
+                let v = u32::try_from(v)
+                    .map_err(|_| (v_at, format!("{kw} number `{v}` is out of range")))?;
+                let slot = match kw.as_str() {
+                    "prim" => &mut prim,
+                    "subpass" => &mut subpass,
+                    _ => {
+                        if pixels.is_some() {
+                            return Err((kw_at, "the covered pixels are given twice".into()));
+                        }
+                        pixels = Some(vec![v]);
+                        continue;
+                    }
+                };
+                if slot.is_some() {
+                    return Err((kw_at, format!("`{kw}` given twice")));
+                }
+                *slot = Some(v);
+            }
+            "pixels" | "area" => {
+                let list = if kw == "pixels" {
+                    &mut pixels
+                } else {
+                    &mut area
+                };
+                if list.is_some() {
+                    return Err((
+                        kw_at,
+                        if kw == "pixels" {
+                            "the covered pixels are given twice".to_string()
+                        } else {
+                            "`area` given twice".to_string()
+                        },
+                    ));
+                }
+                let mut v = Vec::new();
+                while matches!(lx.peek()?.tok, Tok::Int(_)) {
+                    let (p, p_at) = lx.integer("a pixel number")?;
+                    v.push(
+                        u32::try_from(p)
+                            .map_err(|_| (p_at, format!("pixel number `{p}` is out of range")))?,
+                    );
+                }
+                if v.is_empty() {
+                    return Err((
+                        kw_at,
+                        format!("expected pixel numbers after `{kw}` (e.g. `{kw} 0 1`)"),
+                    ));
+                }
+                *list = Some(v);
+            }
             "samples" => {
                 if samples.is_some() {
                     return Err((kw_at, "`samples` given twice".into()));
@@ -1080,36 +1131,28 @@ fn fragment_placement(lx: &mut Lexer<'_>) -> R<Fragment> {
                     ));
                 }
                 samples = Some(mask);
-                continue;
             }
             _ => {
                 return Err((
                     kw_at,
-                    format!(
-                        "expected `prim`, `pixel`, `samples` or `subpass` (a fragment invocation's placement), found `{kw}`"
-                    ),
+                    format!("expected {WORDS} (a fragment invocation's placement), found `{kw}`"),
                 ));
             }
-        };
-        if slot.is_some() {
-            return Err((kw_at, format!("`{kw}` given twice")));
         }
-        let (v, v_at) = lx.integer(&format!("the {kw} number"))?;
-        *slot = Some(
-            u32::try_from(v).map_err(|_| (v_at, format!("{kw} number `{v}` is out of range")))?,
-        );
     }
     let at = lx.peek()?.at;
-    let (Some(primitive), Some(pixel)) = (prim, pixel) else {
+    let (Some(primitive), Some(pixels)) = (prim, pixels) else {
         return Err((
             at,
-            "a fragment invocation needs `prim N, pixel N` (its primitive in rasterization order and its pixel)".into(),
+            "a fragment invocation needs `prim N, pixel N` (its primitive in rasterization order and its pixel; `pixels N N...` for a fragment covering several)".into(),
         ));
     };
-    Ok(Fragment {
+    Fragment::placed(
         primitive,
-        pixel,
-        samples: samples.unwrap_or(1),
-        subpass: subpass.unwrap_or(0),
-    })
+        &pixels,
+        area.as_deref(),
+        samples.unwrap_or(1),
+        subpass.unwrap_or(0),
+    )
+    .map_err(|m| (place_at.unwrap_or(at), m))
 }

@@ -182,12 +182,7 @@ mod tests {
                 device: 0,
                 code,
                 registers: Vec::new(),
-                fragment: fragment.then_some(Fragment {
-                    primitive: 0,
-                    pixel: 0,
-                    samples: 1,
-                    subpass: 0,
-                }),
+                fragment: fragment.then_some(Fragment::at(0, 0, 1, 0)),
             }],
             ..Program::default()
         }

@@ -503,43 +503,202 @@ pub struct Thread {
 }
 
 /// A fragment shader invocation's place: the primitive that produced it
-/// (its place in rasterization order), the pixel, the covered samples and
-/// the subpass.
+/// (its place in rasterization order), the pixels it covers, its fragment
+/// area, the covered samples and the subpass.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
 pub struct Fragment {
     /// The primitive's number in primitive order: a lower number is
     /// earlier in rasterization order.
     pub primitive: u32,
-    /// The framebuffer pixel (an abstract number: pixels are equal or not).
+    /// The first covered framebuffer pixel (an abstract number: pixels are
+    /// equal or not); the one pictures group the invocation by.
     pub pixel: u32,
-    /// The covered samples, bit k for sample k (at least one).
+    /// The covered pixels (more than one for a multi-pixel fragment: a
+    /// fragment shading rate or shading rate image larger than 1x1).
+    pub pixels: PixelSet,
+    /// The pixels of the fragment area (the covered pixels and the others
+    /// of the same area), which shading-rate interlock reads.
+    pub area: PixelSet,
+    /// The covered samples, bit k for sample k (at least one), in each
+    /// covered pixel.
     pub samples: u64,
     /// The subpass the drawing command is in.
     pub subpass: u32,
 }
 
 impl Fragment {
-    /// Whether two fragment invocations overlap under `granularity`: the
-    /// same subpass and pixel, and for sample interlock a common covered
-    /// sample (docs/interlock.md quotes the extension's definitions).
+    /// A one-pixel fragment (fragment area 1x1).
+    pub fn at(primitive: u32, pixel: u32, samples: u64, subpass: u32) -> Fragment {
+        let one = PixelSet::of(&[pixel]).expect("one pixel fits");
+        Fragment {
+            primitive,
+            pixel,
+            pixels: one,
+            area: one,
+            samples,
+            subpass,
+        }
+    }
+
+    /// A fragment covering `pixels` (at least one) in a fragment area of
+    /// `area` pixels (default: the covered ones; it must contain them), or
+    /// what is wrong with it.
+    pub fn placed(
+        primitive: u32,
+        pixels: &[u32],
+        area: Option<&[u32]>,
+        samples: u64,
+        subpass: u32,
+    ) -> Result<Fragment, String> {
+        let too_many = || format!("a fragment area has at most {} pixels (4x4)", PixelSet::MAX);
+        let covered = PixelSet::of(pixels).ok_or_else(too_many)?;
+        let Some(&first) = covered.as_slice().first() else {
+            return Err("a fragment invocation covers at least one pixel".into());
+        };
+        let area = match area {
+            Some(a) => PixelSet::of(a).ok_or_else(too_many)?,
+            None => covered,
+        };
+        if let Some(p) = covered.as_slice().iter().find(|&&p| !area.contains(p)) {
+            return Err(format!(
+                "pixel {p} is covered but not in the fragment area: the area holds every pixel the fragment covers"
+            ));
+        }
+        Ok(Fragment {
+            primitive,
+            pixel: first,
+            pixels: covered,
+            area,
+            samples,
+            subpass,
+        })
+    }
+
+    /// Whether two fragment invocations overlap under `granularity`, in the
+    /// same subpass (docs/interlock.md quotes the sentences). The Vulkan
+    /// specification's "Interlocked Operations" (fragops.adoc) orders
+    /// interlocked operations of invocations that "cover at least one of
+    /// the same samples" (sample interlock), "cover at least one sample in
+    /// the same pixel" (pixel interlock) or "cover at least one sample in
+    /// the same fragment area" (shading-rate interlock).
     pub fn overlaps(&self, other: &Fragment, granularity: InterlockGranularity) -> bool {
         self.subpass == other.subpass
-            && self.pixel == other.pixel
             && match granularity {
-                InterlockGranularity::Pixel => true,
-                InterlockGranularity::Sample => self.samples & other.samples != 0,
+                InterlockGranularity::Pixel => self.pixels.intersects(&other.pixels),
+                InterlockGranularity::Sample => {
+                    self.pixels.intersects(&other.pixels) && self.samples & other.samples != 0
+                }
+                InterlockGranularity::ShadingRate => {
+                    self.pixels.intersects(&other.area) || other.pixels.intersects(&self.area)
+                }
             }
     }
+}
+
+/// A set of at most [`PixelSet::MAX`] pixels (a fragment area is at most
+/// 4x4 pixels), kept sorted; `Copy` like the rest of a fragment's place.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub struct PixelSet {
+    len: u8,
+    pixels: [u32; PixelSet::MAX],
+}
+
+impl PixelSet {
+    /// The most pixels of one fragment area (4x4).
+    pub const MAX: usize = 16;
+
+    /// The set of `pixels` (duplicates dropped); `None` when more than
+    /// [`PixelSet::MAX`] distinct pixels are given.
+    pub fn of(pixels: &[u32]) -> Option<PixelSet> {
+        let mut v: Vec<u32> = pixels.to_vec();
+        v.sort_unstable();
+        v.dedup();
+        if v.len() > PixelSet::MAX {
+            return None;
+        }
+        let mut set = PixelSet {
+            len: v.len() as u8,
+            pixels: [0; PixelSet::MAX],
+        };
+        set.pixels[..v.len()].copy_from_slice(&v);
+        Some(set)
+    }
+
+    /// The pixels, in increasing order.
+    pub fn as_slice(&self) -> &[u32] {
+        &self.pixels[..self.len as usize]
+    }
+
+    pub fn len(&self) -> usize {
+        self.len as usize
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    pub fn contains(&self, pixel: u32) -> bool {
+        self.as_slice().binary_search(&pixel).is_ok()
+    }
+
+    pub fn intersects(&self, other: &PixelSet) -> bool {
+        self.as_slice().iter().any(|&p| other.contains(p))
+    }
+
+    /// Whether every pixel of `self` is in `other`.
+    pub fn is_subset(&self, other: &PixelSet) -> bool {
+        self.as_slice().iter().all(|&p| other.contains(p))
+    }
+}
+
+impl std::fmt::Debug for PixelSet {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_set().entries(self.as_slice()).finish()
+    }
+}
+
+impl serde::Serialize for PixelSet {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_seq(self.as_slice())
+    }
+}
+
+impl InterlockGranularity {
+    /// The word the litmus dialects spell it with.
+    pub fn keyword(self) -> &'static str {
+        match self {
+            InterlockGranularity::Pixel => "pixel",
+            InterlockGranularity::Sample => "sample",
+            InterlockGranularity::ShadingRate => "shadingrate",
+        }
+    }
+
+    /// The granularity spelled `word` (case-insensitive).
+    pub fn from_keyword(word: &str) -> Option<InterlockGranularity> {
+        [
+            InterlockGranularity::Pixel,
+            InterlockGranularity::Sample,
+            InterlockGranularity::ShadingRate,
+        ]
+        .into_iter()
+        .find(|g| g.keyword().eq_ignore_ascii_case(word))
+    }
+
+    /// What the front ends expect where a granularity is missing.
+    pub const EXPECTED: &'static str = "`pixel`, `sample` or `shadingrate`";
 }
 
 /// Which fragment invocations an interlock orders.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
 pub enum InterlockGranularity {
-    /// `PixelInterlock*EXT`: invocations covering the same pixel.
+    /// `PixelInterlock*EXT`: invocations covering a sample in a common pixel.
     #[default]
     Pixel,
     /// `SampleInterlock*EXT`: invocations covering a common sample.
     Sample,
+    /// `ShadingRateInterlock*EXT`: invocations covering a sample in a common
+    /// fragment area.
+    ShadingRate,
 }
 
 /// The interlock execution mode of a test's fragment shader.
@@ -568,6 +727,8 @@ impl InterlockMode {
             (InterlockGranularity::Pixel, false) => "pixel_interlock_unordered",
             (InterlockGranularity::Sample, true) => "sample_interlock_ordered",
             (InterlockGranularity::Sample, false) => "sample_interlock_unordered",
+            (InterlockGranularity::ShadingRate, true) => "shading_rate_interlock_ordered",
+            (InterlockGranularity::ShadingRate, false) => "shading_rate_interlock_unordered",
         }
     }
 }

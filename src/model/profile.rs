@@ -29,15 +29,19 @@ use crate::ir::{Dialect, Instruction, Program};
 pub enum Feature {
     /// Sequentially consistent memory semantics.
     SeqCst,
+    /// Shading-rate fragment shader interlock (`ShadingRateInterlock*EXT`):
+    /// the program's `OpBeginInvocationInterlockEXT` under that mode.
+    ShadingRateInterlock,
 }
 
 impl Feature {
-    pub const ALL: &[Feature] = &[Feature::SeqCst];
+    pub const ALL: &[Feature] = &[Feature::SeqCst, Feature::ShadingRateInterlock];
 
     /// The feature's name in declarations.
     pub fn name(self) -> &'static str {
         match self {
             Feature::SeqCst => "seq_cst",
+            Feature::ShadingRateInterlock => "shading_rate_interlock",
         }
     }
 
@@ -45,13 +49,20 @@ impl Feature {
     pub fn description(self) -> &'static str {
         match self {
             Feature::SeqCst => "sequentially consistent",
+            Feature::ShadingRateInterlock => {
+                "the start of a critical section under shading-rate interlock (`ShadingRateInterlock*EXT`)"
+            }
         }
     }
 
-    /// Whether `instruction` uses the feature.
-    pub fn used_by(self, instruction: &Instruction) -> bool {
+    /// Whether `instruction` of `program` uses the feature.
+    pub fn used_by(self, program: &Program, instruction: &Instruction) -> bool {
         match self {
             Feature::SeqCst => instruction.semantics.seq_cst,
+            Feature::ShadingRateInterlock => {
+                instruction.kind == crate::ir::OpKind::BeginInterlock
+                    && program.interlock.granularity == crate::ir::InterlockGranularity::ShadingRate
+            }
         }
     }
 
@@ -306,7 +317,7 @@ impl Profile {
     pub fn refusal(&self, program: &Program) -> Option<String> {
         for t in &program.threads {
             for i in t.instructions() {
-                if let Some(r) = self.refusals.iter().find(|r| r.feature.used_by(i)) {
+                if let Some(r) = self.refusals.iter().find(|r| r.feature.used_by(program, i)) {
                     return Some(format!(
                         "line {}: `{}` is {}, which {} does not support (\"{}\"); choose another model with --model",
                         i.source.line,

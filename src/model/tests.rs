@@ -135,7 +135,7 @@ fn malformed_declarations_have_positions() {
         ),
         (
             "(*@\n  refuse sc \"a\" \"b\" *)",
-            "main.cat:2:10: unknown feature `sc` (known: seq_cst)",
+            "main.cat:2:10: unknown feature `sc` (known: seq_cst, shading_rate_interlock)",
         ),
         ("(*@ accept *)", "main.cat:1:5: `accept` takes a feature"),
         (

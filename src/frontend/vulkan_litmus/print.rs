@@ -42,8 +42,8 @@ use super::{ARITH_OPS, BRANCHES, RMW_OPS};
 use crate::frontend::attributes::LITMUS;
 use crate::frontend::litmus::condition::MAX_NESTING;
 use crate::ir::{
-    CondExpr, Condition, Instruction, InterlockGranularity, InterlockMode, OpKind, Operand, Order,
-    Program, Quantifier, Stmt, Term,
+    CondExpr, Condition, Instruction, InterlockMode, OpKind, Operand, Order, Program, Quantifier,
+    Stmt, Term,
 };
 use std::collections::HashMap;
 use std::fmt::Write as _;
@@ -148,10 +148,7 @@ fn init_block(program: &Program, names: &Names<'_>, out: &mut String) {
             granularity,
             ordered,
         } = program.interlock;
-        let g = match granularity {
-            InterlockGranularity::Pixel => "pixel",
-            InterlockGranularity::Sample => "sample",
-        };
+        let g = granularity.keyword();
         let o = if ordered { "ordered" } else { "unordered" };
         let _ = writeln!(out, "interlock {g} {o};");
     }
@@ -209,7 +206,21 @@ fn declarations(program: &Program) -> Vec<String> {
                 });
             let mut d = format!("P{k}@sg {sg}, wg {wg}, qf {qf}");
             if let Some(f) = &t.fragment {
-                let _ = write!(d, ", prim {}, pixel {}", f.primitive, f.pixel);
+                let _ = write!(d, ", prim {}", f.primitive);
+                if f.pixels.len() == 1 {
+                    let _ = write!(d, ", pixel {}", f.pixel);
+                } else {
+                    d.push_str(", pixels");
+                    for p in f.pixels.as_slice() {
+                        let _ = write!(d, " {p}");
+                    }
+                }
+                if f.area != f.pixels {
+                    d.push_str(", area");
+                    for p in f.area.as_slice() {
+                        let _ = write!(d, " {p}");
+                    }
+                }
                 if f.samples != 1 {
                     d.push_str(", samples");
                     for k in (0..64).filter(|k| f.samples & (1u64 << k) != 0) {
