@@ -481,7 +481,6 @@ fn ilo_trie(
         return ControlFlow::Continue(());
     }
     let (a, b) = pairs[depth];
-    let (ta, tb) = (s.events[a].thread, s.events[b].thread);
     let forward: Vec<usize> = group
         .iter()
         .copied()
@@ -507,35 +506,24 @@ fn ilo_trie(
     .count()
         > 1;
     let n = s.universe();
-    for (branch, dir) in [
-        (forward, Some((ta, tb))),
-        (backward, Some((tb, ta))),
-        (unrelated, None),
-    ] {
+    for branch in [forward, backward, unrelated] {
         if branch.is_empty() {
             continue;
         }
-        let added: Vec<(usize, usize)> = match dir {
-            Some((x, y)) => (0..n)
-                .filter(|&e| s.events[e].thread == x)
-                .flat_map(|e| {
-                    (0..n)
-                        .filter(move |&f| s.events[f].thread == y)
-                        .map(move |f| (e, f))
-                })
-                .filter(|&(e, f)| !partial.contains(e, f))
-                .collect(),
-            None => Vec::new(),
-        };
-        for &(e, f) in &added {
-            partial.insert(e, f);
+        // What every order below relates: the pairs directed so far and
+        // those they imply (three invocations with two pairs directed are
+        // often in one order already); a sub-relation of each order.
+        let mut common = s.ilo_choices[branch[0]].clone();
+        for &i in &branch[1..] {
+            common = common.inter(&s.ilo_choices[i]);
         }
-        // Ask the callback only where the orders split and more than one
-        // remains below: a single order is evaluated whole anyway.
-        let keep = !(split && branch.len() > 1 && !added.is_empty())
+        // Ask the callback only where the orders split, more than one
+        // remains below (a single order is evaluated whole anyway) and the
+        // node relates more than its parent.
+        let keep = !(split && branch.len() > 1 && common != *partial)
             || match prune.as_mut() {
                 Some(p) => {
-                    dfs.ilo = partial.clone();
+                    dfs.ilo = common.clone();
                     p(
                         &env_of(
                             n,
@@ -549,24 +537,18 @@ fn ilo_trie(
                 }
                 None => true,
             };
-        let flow = if keep {
+        if keep {
             ilo_trie(
                 dfs,
                 pairs,
                 depth + 1,
                 &branch,
-                partial,
+                &mut common,
                 forced,
                 prune,
                 visit,
-            )
-        } else {
-            ControlFlow::Continue(())
-        };
-        for &(e, f) in &added {
-            partial.remove(e, f);
+            )?;
         }
-        flow?;
     }
     ControlFlow::Continue(())
 }
