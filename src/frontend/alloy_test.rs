@@ -767,7 +767,7 @@ impl Tokens {
                             n,
                             col,
                             format!(
-                                "unknown token `{tok}`: expected one of st ld rmw atom membar cbar acq rel scN semscN scopesg scopewg scopeqf scopedev av vis semav semvis nonpriv avdevice visdevice{hint}"
+                                "unknown token `{tok}`: expected one of st ld rmw atom membar cbar acq rel scN semscN scopesg scopewg scopeqf scopedev scopeinv scopecd av vis semav semvis nonpriv avtexel vistexel nonprivtexel avelem viselem nonprivelem avdevice visdevice{hint}"
                             ),
                         ));
                     }

@@ -799,7 +799,7 @@ impl<'a> Parser<'a> {
                 return Err((
                     t.at,
                     format!(
-                        "unknown token `{tok}`: expected one of atom acq rel acq_rel sg wg fi qf dv scN semscN av vis semav semvis nonpriv{ops}{hint}"
+                        "unknown token `{tok}`: expected one of atom acq rel acq_rel sg wg fi qf dv inv cd scN semscN av vis semav semvis nonpriv avtexel vistexel nonprivtexel avelem viselem nonprivelem{ops}{hint}"
                     ),
                 ));
             }

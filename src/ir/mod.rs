@@ -135,6 +135,41 @@ pub struct Semantics {
     pub seq_cst: bool,
 }
 
+/// How a memory access names its memory, which decides how its
+/// per-instruction availability/visibility and non-private flags are
+/// spelt. The appendix gives the three spellings one meaning: "A memory
+/// write instruction that includes MakePointerAvailable, or an image write
+/// instruction that includes MakeTexelAvailable, or a tensor write
+/// instruction that includes MakeElementAvailableARM, performs an
+/// availability operation whose source scope includes the agent and
+/// reference used to perform the write and the memory locations written by
+/// the instruction" (visibility alike), and "Memory operations with the
+/// NonPrivatePointer, NonPrivateTexel, or NonPrivateElementARM bit set are
+/// treated as non-private". The flags themselves are
+/// [`Instruction::make_pointer_available`], [`Instruction::make_pointer_visible`]
+/// and [`Instruction::non_private`] whatever the kind; the kind only keeps
+/// the spelling (printing, reports).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, serde::Serialize)]
+pub enum AccessKind {
+    /// A pointer access (`OpLoad`, `OpStore`, `OpAtomic*`):
+    /// `MakePointerAvailable`, `MakePointerVisible`, `NonPrivatePointer`.
+    #[default]
+    Pointer,
+    /// An image access (`OpImageRead`, `OpImageWrite`): `MakeTexelAvailable`,
+    /// `MakeTexelVisible`, `NonPrivateTexel`.
+    Texel,
+    /// A tensor access (`OpTensorReadARM`, `OpTensorWriteARM`, the newer
+    /// rendering): `MakeElementAvailableARM`, `MakeElementVisibleARM`,
+    /// `NonPrivateElementARM`.
+    ElementArm,
+}
+
+impl AccessKind {
+    pub fn is_pointer(&self) -> bool {
+        *self == AccessKind::Pointer
+    }
+}
+
 /// What an instruction does.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
 pub enum OpKind {
@@ -227,6 +262,10 @@ pub struct Instruction {
     pub make_pointer_visible: bool,
     /// `NonPrivatePointer`; atomics and av/vis accesses are always non-private.
     pub non_private: bool,
+    /// Whether the access goes through a pointer, an image texel or a
+    /// tensor element: the three spellings of the flags above, one meaning.
+    #[serde(skip_serializing_if = "AccessKind::is_pointer")]
+    pub access_kind: AccessKind,
     /// Value a read must observe, if the test pins it (Alloy `.test` format).
     pub read_value: Option<i64>,
     /// Value written, if known (Alloy `.test` format).
@@ -266,6 +305,7 @@ impl Instruction {
             make_pointer_available: false,
             make_pointer_visible: false,
             non_private: false,
+            access_kind: AccessKind::Pointer,
             read_value: None,
             write_value: None,
             dest: None,

@@ -22,7 +22,8 @@
 //! - statement `i` of every thread is in row `i` (empty cells only below a
 //!   thread's last statement); every column is padded to its widest cell;
 //! - attributes come in one order: `atom`, `acq`/`rel`/`acq_rel`, `av`,
-//!   `vis`, `nonpriv`, the scope, `scN`, `semscN` (ascending), `semav`,
+//!   `vis`, `nonpriv` (`avtexel`... `avelem`... for image and tensor
+//!   accesses), the scope, `scN`, `semscN` (ascending), `semav`,
 //!   `semvis`, then the rmw operation (none for an exchange); attributes the
 //!   parser adds by itself are left out (`av` on atomic writes, `vis` on
 //!   atomic reads, `nonpriv` on atomics and on `av`/`vis` accesses);
@@ -39,7 +40,7 @@
 //! difference instead.
 
 use super::{ARITH_OPS, BRANCHES, RMW_OPS};
-use crate::frontend::attributes::LITMUS;
+use crate::frontend::attributes::{LITMUS, flavoured};
 use crate::frontend::litmus::condition::MAX_NESTING;
 use crate::ir::{
     CondExpr, Condition, Instruction, InterlockGranularity, InterlockMode, OpKind, Operand, Order,
@@ -331,15 +332,17 @@ fn opcode(ins: &Instruction) -> String {
     }
     let av = ins.make_pointer_available && !(ins.atomic && ins.is_write());
     let vis = ins.make_pointer_visible && !(ins.atomic && ins.is_read());
+    // Image and tensor accesses spell the same flags `avtexel`, `avelem`...
+    let spelt = |base| flavoured(base, ins.access_kind);
     if av {
-        tok("av");
+        tok(spelt("av"));
     }
     if vis {
-        tok("vis");
+        tok(spelt("vis"));
     }
     let implied_nonpriv = ins.atomic || ins.make_pointer_available || ins.make_pointer_visible;
     if ins.non_private && !implied_nonpriv {
-        tok("nonpriv");
+        tok(spelt("nonpriv"));
     }
     if let Some(scope) = ins.scope {
         match LITMUS.scopes.iter().find(|(_, s)| *s == scope) {

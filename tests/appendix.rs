@@ -1,0 +1,263 @@
+//! The parts of the Vulkan memory model appendix issue 16 added (docs/coverage.md):
+//! scopes and semantics that were unspellable (Invocation, CrossDevice, the
+//! texel and tensor-element flags), and the sections after them. vkmm's own
+//! tests in tests/litmus-appendix (the two CSVs, verdicts derived by hand
+//! from the sentence each file quotes) and the `.test` rule tests in
+//! tests/litmus they name; the spelling of each construct in both Vulkan
+//! dialects with its located errors; and mutation tests: each new rule of
+//! the models, broken, changes the verdict of a named test.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use vkmm::ir::{AccessKind, Program, Scope, Stmt};
+use vkmm::model::LoadedModel;
+
+const RULES: &str = include_str!("../models/vulkan-rules.cat");
+const READINGS: &str = include_str!("../models/vulkan-spec-readings.cat");
+
+fn dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/litmus-appendix")
+}
+
+fn rules_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/litmus")
+}
+
+/// The CSV rows (and `.test` files among `tests`) whose verdict under
+/// `model` differs from the expected one.
+fn wrong(model: &LoadedModel, tests: &[&str]) -> Vec<String> {
+    let mut out = common::csv_mismatches(&dir(), model);
+    let models = vkmm::analysis::Models {
+        chains: model.clone(),
+        no_chains: model.clone(),
+    };
+    for t in tests {
+        let o = common::check_path(&rules_dir().join(t), &models).unwrap();
+        if !o.passed() {
+            out.push(format!("{t} (queries)"));
+        }
+    }
+    out
+}
+
+#[test]
+fn litmus_verdicts_match_the_hand_derived_ones() {
+    common::assert_csv_verdicts(&dir(), 16);
+}
+
+/// The model `vulkan` with its rules and readings replaced.
+fn mutant(rules: &str, readings: &str) -> LoadedModel {
+    common::vulkan_mutant(rules, Some(readings))
+}
+
+/// (what the mutation breaks, text to replace, replacement, a test whose
+/// verdict it changes: a file of tests/litmus-appendix or a `.test` of
+/// tests/litmus)
+const MUTATIONS: &[(&str, &str, &str, &str)] = &[
+    (
+        "Invocation scope performs no availability/visibility operations",
+        "let invocation_avvis = {}",
+        "let invocation_avvis = SCOPEINV",
+        "avvis-invocation-scope.test",
+    ),
+    (
+        "the Invocation scope instance is one invocation",
+        "            | (sthd & (INVSCOPE * INVSCOPE))",
+        "            | (ssg & (INVSCOPE * INVSCOPE))",
+        "inv-atomics.litmus",
+    ),
+    (
+        "CrossDevice availability/visibility includes the shader domain",
+        "let DEVSCOPE = SCOPEDEV | SCOPECD",
+        "let DEVSCOPE = SCOPEDEV",
+        "cd-mp.litmus",
+    ),
+];
+
+/// The `.test` files the mutations name.
+fn mutation_tests() -> Vec<&'static str> {
+    MUTATIONS
+        .iter()
+        .map(|m| m.3)
+        .filter(|t| t.ends_with(".test"))
+        .collect()
+}
+
+#[test]
+fn every_appendix_mutation_changes_a_verdict() {
+    let tests = mutation_tests();
+    assert_eq!(
+        wrong(&mutant(RULES, READINGS), &tests),
+        Vec::<String>::new()
+    );
+    let mut survivors = Vec::new();
+    for (what, from, to, witness) in MUTATIONS {
+        let model = if RULES.contains(from) {
+            mutant(&RULES.replacen(from, to, 1), READINGS)
+        } else {
+            assert!(
+                READINGS.contains(from),
+                "mutation `{what}` no longer applies"
+            );
+            mutant(RULES, &READINGS.replacen(from, to, 1))
+        };
+        let wrong = wrong(&model, &tests);
+        if !wrong.iter().any(|w| w.starts_with(witness)) {
+            survivors.push(format!(
+                "{what} (expected {witness} to change; changed: {wrong:?})"
+            ));
+        }
+    }
+    assert!(survivors.is_empty(), "{survivors:#?}");
+}
+
+// ----- spelling in both dialects --------------------------------------------
+
+fn parse(name: &str, text: &str) -> Result<Program, String> {
+    let format = if name.ends_with(".test") {
+        vkmm::frontend::Format::AlloyTest
+    } else {
+        vkmm::frontend::Format::VulkanLitmus
+    };
+    vkmm::frontend::parse_text(name, text, format, Default::default()).map_err(|e| e.to_string())
+}
+
+fn instructions(p: &Program, t: usize) -> Vec<&vkmm::ir::Instruction> {
+    p.threads[t]
+        .code
+        .iter()
+        .filter_map(|s| match s {
+            Stmt::Op(i) => Some(i),
+            _ => None,
+        })
+        .collect()
+}
+
+const HEAD: &str = "VULKAN t\n{ x=0; }\n P0@sg 0, wg 0, qf 0 ;\n";
+
+fn litmus(rows: &str) -> String {
+    format!("{HEAD}{rows}")
+}
+
+#[test]
+fn invocation_and_crossdevice_scopes_are_spelt_in_both_dialects() {
+    let p = parse(
+        "t.litmus",
+        &litmus(" st.atom.inv.sc0 x, 1 ;\n ld.atom.cd.sc0 r0, x ;\n"),
+    )
+    .unwrap();
+    let i = instructions(&p, 0);
+    assert_eq!(
+        (i[0].scope, i[1].scope),
+        (Some(Scope::Invocation), Some(Scope::CrossDevice))
+    );
+    let p = parse(
+        "t.test",
+        "NEWWG\nNEWSG\nNEWTHREAD\nst.atom.scopeinv.sc0 x = 1\nld.atom.scopecd.sc0 x\nSATISFIABLE consistent[X]\n",
+    )
+    .unwrap();
+    let i = instructions(&p, 0);
+    assert_eq!(
+        (i[0].scope, i[1].scope),
+        (Some(Scope::Invocation), Some(Scope::CrossDevice))
+    );
+    // printing gives the same tokens back
+    let printed = vkmm::frontend::vulkan_litmus::print::to_litmus(&p);
+    assert!(
+        printed.contains("st.atom.inv.sc0 x,") && printed.contains("ld.atom.cd.sc0"),
+        "{printed}"
+    );
+}
+
+#[test]
+fn texel_and_element_flags_are_the_pointer_flags_of_image_and_tensor_accesses() {
+    let p = parse(
+        "t.litmus",
+        &litmus(
+            " st.avtexel.wg.sc2 x, 1 ;\n ld.vistexel.wg.sc2 r0, x ;\n ld.nonprivtexel.sc2 r1, x ;\n st.avelem.wg.sc0 x, 2 ;\n ld.viselem.wg.sc0 r2, x ;\n ld.nonprivelem.sc0 r3, x ;\n ld.nonpriv.sc0 r4, x ;\n",
+        ),
+    )
+    .unwrap();
+    let i = instructions(&p, 0);
+    let kinds: Vec<AccessKind> = i.iter().map(|i| i.access_kind).collect();
+    use AccessKind::*;
+    assert_eq!(
+        kinds,
+        [
+            Texel, Texel, Texel, ElementArm, ElementArm, ElementArm, Pointer
+        ]
+    );
+    assert!(i[0].make_pointer_available && i[0].non_private && !i[0].make_pointer_visible);
+    assert!(i[1].make_pointer_visible && i[1].non_private && !i[1].make_pointer_available);
+    assert!(i[2].non_private && !i[2].make_pointer_visible);
+    assert!(i[3].make_pointer_available && i[4].make_pointer_visible && i[5].non_private);
+    // the printer spells them back and the round trip is exact
+    let printed = vkmm::frontend::vulkan_litmus::print::try_to_litmus(&p).unwrap();
+    for tok in [
+        "st.avtexel.wg.sc2",
+        "ld.vistexel.wg.sc2",
+        "ld.nonprivtexel.sc2",
+        "st.avelem.wg.sc0",
+        "ld.viselem.wg.sc0",
+        "ld.nonprivelem.sc0",
+        "ld.nonpriv.sc0",
+    ] {
+        assert!(printed.contains(tok), "{tok} in {printed}");
+    }
+    // the .test dialect
+    let p = parse(
+        "t.test",
+        "NEWWG\nNEWSG\nNEWTHREAD\nst.avtexel.scopewg.sc2 x = 1\nld.viselem.scopewg.sc0 x\nSATISFIABLE consistent[X]\n",
+    )
+    .unwrap();
+    let i = instructions(&p, 0);
+    assert_eq!((i[0].access_kind, i[1].access_kind), (Texel, ElementArm));
+}
+
+#[test]
+fn mixed_or_atomic_texel_flags_are_located_errors() {
+    let e = parse("t.litmus", &litmus(" st.avtexel.nonpriv.wg.sc2 x, 1 ;\n")).unwrap_err();
+    assert!(
+        e.starts_with("t.litmus:4:13:")
+            && e.contains(
+                "`nonpriv` is a pointer flag but `avtexel` made this a image (texel) access"
+            ),
+        "{e}"
+    );
+    let e = parse("t.litmus", &litmus(" ld.vis.viselem.wg.sc0 r0, x ;\n")).unwrap_err();
+    assert!(
+        e.starts_with("t.litmus:4:9:") && e.contains("`viselem` repeats")
+            || e.contains("`viselem` is a tensor (element) flag"),
+        "{e}"
+    );
+    let e = parse("t.litmus", &litmus(" st.atom.avtexel.wg.sc2 x, 1 ;\n")).unwrap_err();
+    assert!(
+        e.starts_with("t.litmus:4:10:") && e.contains("atomics access memory through a pointer"),
+        "{e}"
+    );
+    let e = parse(
+        "t.test",
+        "NEWWG\nNEWSG\nNEWTHREAD\nst.avelem.avtexel.scopewg.sc2 x = 1\nSATISFIABLE consistent[X]\n",
+    )
+    .unwrap_err();
+    assert!(e.starts_with("t.test:4:11:"), "{e}");
+}
+
+#[test]
+fn op_memory_named_barrier_is_refused_with_the_sentence_and_the_spelling() {
+    let text = "OpCapability Shader\nOpMemoryModel Logical Vulkan\nOpEntryPoint GLCompute %main \"main\"\n%void = OpTypeVoid\n%fn = OpTypeFunction %void\n%uint = OpTypeInt 32 0\n%c2 = OpConstant %uint 2\n%c264 = OpConstant %uint 264\n%nb = OpTypeNamedBarrier\n%main = OpFunction %void None %fn\n%entry = OpLabel\n%b = OpNamedBarrierInitialize %nb %c2\nOpMemoryNamedBarrier %b %c2 %c264\nOpReturn\nOpFunctionEnd\n";
+    let e = vkmm::frontend::parse_text(
+        "t.spvasm",
+        text,
+        vkmm::frontend::Format::Spirv,
+        Default::default(),
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(e.starts_with("t.spvasm:1"), "{e}");
+    assert!(
+        e.contains("Named") && e.contains("are memory barrier instructions in SPIR-V"),
+        "{e}"
+    );
+}
