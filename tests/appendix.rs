@@ -73,6 +73,42 @@ const MUTATIONS: &[(&str, &str, &str, &str)] = &[
         "let DEVSCOPE = SCOPEDEV",
         "cd-mp.litmus",
     ),
+    (
+        "Output accesses are ordered across a control barrier (tessellation)",
+        "   | locord_tess_output )",
+        "   )",
+        "tess-output-barrier.litmus",
+    ),
+    (
+        "the tessellation rule is for TessellationControl invocations",
+        "let TESSOUT = M & OUTPUT & TESC & TESS_BARRIER_ORDERS",
+        "let TESSOUT = M & OUTPUT",
+        "tess-output-no-stage.litmus",
+    ),
+    (
+        "the tessellation rule is for the Output storage class",
+        "let TESSOUT = M & OUTPUT & TESC & TESS_BARRIER_ORDERS",
+        "let TESSOUT = M & TESC & TESS_BARRIER_ORDERS",
+        "tess-output-not-output.litmus",
+    ),
+    (
+        "the barrier is one dynamic instance in one execution-scope instance",
+        "[EXECWG] ; scbarinst ; [EXECWG]",
+        "[EXECWG] ; (CBAR * CBAR) ; [EXECWG]",
+        "tess-output-other-workgroup.litmus",
+    ),
+    (
+        "the barrier's execution scope is Workgroup",
+        "[TESSOUT] ; po ; [EXECWG] ; scbarinst ; [EXECWG] ; po ; [TESSOUT]",
+        "[TESSOUT] ; po ; [CBAR] ; scbarinst ; [CBAR] ; po ; [TESSOUT]",
+        "tess-output-subgroup-barrier.test",
+    ),
+    (
+        "the specification's reading applies the rule to every TessellationControl invocation",
+        "let TESS_BARRIER_ORDERS = TESC",
+        "let TESS_BARRIER_ORDERS = {}",
+        "tess-output-barrier.test",
+    ),
 ];
 
 /// The `.test` files the mutations name.
@@ -258,6 +294,91 @@ fn op_memory_named_barrier_is_refused_with_the_sentence_and_the_spelling() {
     assert!(e.starts_with("t.spvasm:1"), "{e}");
     assert!(
         e.contains("Named") && e.contains("are memory barrier instructions in SPIR-V"),
+        "{e}"
+    );
+}
+
+// ----- tessellation output ordering ------------------------------------------
+
+#[test]
+fn the_legacy_only_reading_of_tessellation_output_ordering_is_a_variant() {
+    // vulkan-tess-vmm: the control-barrier rule is legacy SPIR-V's only; a
+    // barrier without semantics then orders nothing, while OutputMemory
+    // semantics with availability/visibility still do.
+    let model = vkmm::model::load("vulkan-tess-vmm").unwrap();
+    for (file, property, holds) in [
+        (
+            "tess-output-barrier.litmus",
+            vkmm::analysis::Property::Condition,
+            true,
+        ),
+        (
+            "tess-output-barrier.litmus",
+            vkmm::analysis::Property::Races,
+            false,
+        ),
+        (
+            "tess-output-semantics.litmus",
+            vkmm::analysis::Property::Condition,
+            false,
+        ),
+        (
+            "tess-output-semantics.litmus",
+            vkmm::analysis::Property::Races,
+            true,
+        ),
+    ] {
+        let program = vkmm::frontend::load(&dir().join(file)).unwrap();
+        let o = vkmm::analysis::check_litmus(
+            file,
+            &program,
+            &model,
+            vkmm::engine::Limits::default(),
+            None,
+        )
+        .unwrap();
+        assert_eq!(o.holds(property), Some(holds), "{file} {property:?}");
+    }
+}
+
+#[test]
+fn stages_and_output_are_spelt_in_both_dialects() {
+    use vkmm::ir::{Interface, ShaderStage};
+    let p = parse(
+        "t.litmus",
+        "VULKAN t\n{ x=0; }\n P0@sg 0, wg 0, qf 0, tesc | P1@sg 0, wg 0, qf 0 ;\n st.output.sc3 x, 1 | ld.sc3 r0, x ;\n",
+    )
+    .unwrap();
+    assert_eq!(p.stage(0), Some(ShaderStage::TessellationControl));
+    assert_eq!(p.stage(1), None);
+    assert_eq!(instructions(&p, 0)[0].interface, Some(Interface::Output));
+    assert_eq!(instructions(&p, 1)[0].interface, None);
+    let printed = vkmm::frontend::vulkan_litmus::print::try_to_litmus(&p).unwrap();
+    assert!(
+        printed.contains("qf 0, tesc") && printed.contains("st.output.sc3 x, 1"),
+        "{printed}"
+    );
+    let p = parse(
+        "t.test",
+        "NEWWG\nNEWSG\nNEWTHREAD\nSTAGE tesc\nst.output.sc3 x = 1\nSATISFIABLE consistent[X]\n",
+    )
+    .unwrap();
+    assert_eq!(p.stage(0), Some(ShaderStage::TessellationControl));
+    assert_eq!(instructions(&p, 0)[0].interface, Some(Interface::Output));
+    // errors, located
+    let e = parse("t.test", "STAGE tesc\nNEWTHREAD\n").unwrap_err();
+    assert!(
+        e.starts_with("t.test:1:1:") && e.contains("after NEWTHREAD"),
+        "{e}"
+    );
+    let e = parse("t.test", "NEWTHREAD\nSTAGE vert\n").unwrap_err();
+    assert!(
+        e.starts_with("t.test:2:7:") && e.contains("one of tesc"),
+        "{e}"
+    );
+    let e = parse("t.litmus", &litmus(" membar.acq.output.wg.semsc0 ;\n")).unwrap_err();
+    assert!(
+        e.starts_with("t.litmus:4:13:") && e.contains("`output` only applies to memory accesses"),
         "{e}"
     );
 }

@@ -287,6 +287,30 @@ pub(crate) fn static_env(
         set_of(&|e| ins(e).kind == OpKind::EndInterlock),
     );
     env.set(names::FRAG, set_of(&|e| thread(e).fragment.is_some()));
+    env.set(
+        names::TESC,
+        set_of(&|e| {
+            program.stage(events[e].thread) == Some(crate::ir::ShaderStage::TessellationControl)
+        }),
+    );
+    env.set(
+        names::OUTPUT,
+        set_of(&|e| {
+            ins(e).is_memory_access() && ins(e).interface == Some(crate::ir::Interface::Output)
+        }),
+    );
+    env.set(
+        names::EXECWG,
+        set_of(&|e| {
+            matches!(
+                ins(e).kind,
+                OpKind::ControlBarrier {
+                    execution_scope: Scope::Workgroup,
+                    ..
+                }
+            )
+        }),
+    );
     env.rel(
         names::SFI,
         rel_of(&|a, b| {

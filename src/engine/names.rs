@@ -75,6 +75,9 @@ pub const VISDEVICE: &str = "VISDEVICE";
 pub const ILBEGIN: &str = "ILBEGIN";
 pub const ILEND: &str = "ILEND";
 pub const FRAG: &str = "FRAG";
+pub const TESC: &str = "TESC";
+pub const OUTPUT: &str = "OUTPUT";
+pub const EXECWG: &str = "EXECWG";
 /// Prefix of the storage-class sets `SC0`, `SC1`...
 pub const SC: &str = "SC";
 /// Prefix of the semantics storage-class sets `SEMSC0`, `SEMSC1`...
@@ -182,6 +185,12 @@ pub const BASE_NAMES: &[BaseName] = &[
     set(ILBEGIN, "OpBeginInvocationInterlockEXT"),
     set(ILEND, "OpEndInvocationInterlockEXT"),
     set(FRAG, "events of fragment shader invocations"),
+    set(TESC, "events of TessellationControl invocations"),
+    set(OUTPUT, "memory accesses to Output variables"),
+    set(
+        EXECWG,
+        "control barriers whose execution scope is Workgroup",
+    ),
     numbered_set(SC, "memory accesses in storage class k"),
     numbered_set(SEMSC, "operations whose semantics include storage class k"),
     numbered_set(

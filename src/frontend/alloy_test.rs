@@ -149,6 +149,7 @@ impl<'a> Parser<'a> {
             "NEWTHREAD" => self.new_thread(n, &ws),
             "INTERLOCK" => self.interlock_mode(n, &ws),
             "FRAGMENT" => self.fragment(n, &ws),
+            "STAGE" => self.stage(n, &ws),
             "beginil" | "endil" => {
                 if self.program.threads.is_empty() {
                     return self.instruction(n, code, &ws);
@@ -282,6 +283,48 @@ impl<'a> Parser<'a> {
             granularity,
             ordered,
         };
+        Ok(())
+    }
+
+    /// `STAGE tesc`: the current thread's shader stage (docs/coverage.md).
+    fn stage(&mut self, n: usize, ws: &[Word<'_>]) -> Result<(), FrontendError> {
+        let Some(t) = self.program.threads.len().checked_sub(1) else {
+            return Err(self.err(
+                n,
+                ws[0].col,
+                "STAGE gives the current thread's shader stage: write it after NEWTHREAD",
+            ));
+        };
+        let tokens: Vec<&str> = crate::ir::ShaderStage::TOKENS
+            .iter()
+            .map(|(t, _)| *t)
+            .collect();
+        let (stage, col) = match ws.get(1) {
+            Some(w) => (
+                crate::ir::ShaderStage::TOKENS
+                    .iter()
+                    .find(|(tok, _)| *tok == w.text)
+                    .map(|(_, s)| *s),
+                w.col,
+            ),
+            None => (None, ws[0].col),
+        };
+        let Some(stage) = stage else {
+            return Err(self.err(
+                n,
+                col,
+                format!(
+                    "expected a shader stage after STAGE: one of {}",
+                    tokens.join(", ")
+                ),
+            ));
+        };
+        if ws.len() > 2 {
+            return Err(self.err(n, ws[2].col, "STAGE takes one stage"));
+        }
+        if self.program.stages.insert(t, stage).is_some() {
+            return Err(self.err(n, ws[0].col, "second STAGE for this thread"));
+        }
         Ok(())
     }
 
@@ -767,7 +810,7 @@ impl Tokens {
                             n,
                             col,
                             format!(
-                                "unknown token `{tok}`: expected one of st ld rmw atom membar cbar acq rel scN semscN scopesg scopewg scopeqf scopedev scopeinv scopecd av vis semav semvis nonpriv avtexel vistexel nonprivtexel avelem viselem nonprivelem avdevice visdevice{hint}"
+                                "unknown token `{tok}`: expected one of st ld rmw atom membar cbar acq rel scN semscN scopesg scopewg scopeqf scopedev scopeinv scopecd av vis semav semvis nonpriv avtexel vistexel nonprivtexel avelem viselem nonprivelem output avdevice visdevice{hint}"
                             ),
                         ));
                     }

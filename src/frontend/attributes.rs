@@ -12,7 +12,7 @@
 //!
 //! Errors are `(column, message)` pairs; the caller adds the file and line.
 
-use crate::ir::{AccessKind, Instruction, OpKind, Order, Scope, StorageClass};
+use crate::ir::{AccessKind, Instruction, Interface, OpKind, Order, Scope, StorageClass};
 
 /// An error located at a column of the current line.
 pub(super) type AttrError = (usize, String);
@@ -82,6 +82,7 @@ const FLAGS: &[&str] = &[
     "avelem",
     "viselem",
     "nonprivelem",
+    "output",
 ];
 
 /// The image (texel) and tensor (element) spellings of `av`, `vis` and
@@ -143,6 +144,9 @@ pub(super) struct Attrs {
     /// The kind of access the `av`/`vis`/`nonpriv` tokens spell (pointer,
     /// texel or tensor element), from the first such token.
     pub access: Option<(AccessKind, Mark)>,
+    /// `output`: the access goes through a variable in the Output storage
+    /// class (Tessellation Output Ordering, Shader I/O).
+    pub output: Option<Mark>,
     pub scope: Option<(Scope, Mark)>,
     pub sc: Option<(StorageClass, usize)>,
     pub semsc: Vec<(StorageClass, usize)>,
@@ -218,6 +222,7 @@ impl Attrs {
             }
             "semav" => set(&mut self.semav, flag("semav"))?,
             "semvis" => set(&mut self.semvis, flag("semvis"))?,
+            "output" => set(&mut self.output, flag("output"))?,
             _ => {
                 if let Some(&(name, scope)) = sp.scopes.iter().find(|(n, _)| *n == tok) {
                     if let Some((prev, _)) = self.scope {
@@ -272,6 +277,7 @@ impl Attrs {
         ins.make_pointer_visible = vis || (ins.atomic && ins.is_read());
         ins.non_private = self.nonpriv.is_some() || ins.atomic || av || vis;
         ins.access_kind = self.access.map_or(AccessKind::Pointer, |(k, _)| k);
+        ins.interface = self.output.map(|_| Interface::Output);
     }
 
     /// Checks the attributes of `ins` (built by [`Attrs::apply`]); `op_col`
@@ -306,6 +312,7 @@ impl Attrs {
                 return Err((c, "only memory accesses have a storage class".into()));
             }
             for (name, m) in [
+                ("output", self.output),
                 ("nonpriv", self.nonpriv),
                 ("av", self.av),
                 ("vis", self.vis),

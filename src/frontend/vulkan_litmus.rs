@@ -602,6 +602,19 @@ impl<'a> Parser<'a> {
                     }
                 };
             }
+            // `, tesc`: the invocation's shader stage (docs/coverage.md).
+            let mut ahead = lx.clone();
+            if ahead.peek()?.is_punct(",") {
+                ahead.next()?;
+                let w = ahead.next()?;
+                if let Some(&(_, stage)) = crate::ir::ShaderStage::TOKENS
+                    .iter()
+                    .find(|(tok, _)| w.is_ident(tok))
+                {
+                    self.program.stages.insert(k, stage);
+                    lx = ahead;
+                }
+            }
             let fragment = if lx.peek()?.is_punct(",") {
                 Some(fragment_placement(&mut lx)?)
             } else {
@@ -799,7 +812,7 @@ impl<'a> Parser<'a> {
                 return Err((
                     t.at,
                     format!(
-                        "unknown token `{tok}`: expected one of atom acq rel acq_rel sg wg fi qf dv inv cd scN semscN av vis semav semvis nonpriv avtexel vistexel nonprivtexel avelem viselem nonprivelem{ops}{hint}"
+                        "unknown token `{tok}`: expected one of atom acq rel acq_rel sg wg fi qf dv inv cd scN semscN av vis semav semvis nonpriv avtexel vistexel nonprivtexel avelem viselem nonprivelem output{ops}{hint}"
                     ),
                 ));
             }

@@ -170,6 +170,39 @@ impl AccessKind {
     }
 }
 
+/// The shader interface storage class of a variable an access goes
+/// through, where the appendix gives it rules of its own ("Shader I/O",
+/// "Tessellation Output Ordering"). Independent of the numbered
+/// [`StorageClass`] (which is what semantics name): a test says `output`
+/// on the access (docs/format-vulkan-litmus.md).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize)]
+pub enum Interface {
+    /// The `Output` storage class.
+    Output,
+}
+
+/// The shader stage (execution model) of an invocation, where the appendix
+/// gives it rules of its own; invocations without one are compute-like.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize)]
+pub enum ShaderStage {
+    /// The `TessellationControl` execution model ("Tessellation Output
+    /// Ordering").
+    TessellationControl,
+}
+
+impl ShaderStage {
+    /// Every stage with its token in both Vulkan dialects.
+    pub const TOKENS: &[(&str, ShaderStage)] = &[("tesc", ShaderStage::TessellationControl)];
+
+    /// The token of the stage (`tesc`).
+    pub fn token(self) -> &'static str {
+        Self::TOKENS
+            .iter()
+            .find(|(_, s)| *s == self)
+            .map_or("?", |(t, _)| t)
+    }
+}
+
 /// What an instruction does.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
 pub enum OpKind {
@@ -266,6 +299,10 @@ pub struct Instruction {
     /// tensor element: the three spellings of the flags above, one meaning.
     #[serde(skip_serializing_if = "AccessKind::is_pointer")]
     pub access_kind: AccessKind,
+    /// The shader interface storage class of the variable accessed
+    /// (`Output`), if it has rules of its own.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub interface: Option<Interface>,
     /// Value a read must observe, if the test pins it (Alloy `.test` format).
     pub read_value: Option<i64>,
     /// Value written, if known (Alloy `.test` format).
@@ -306,6 +343,7 @@ impl Instruction {
             make_pointer_visible: false,
             non_private: false,
             access_kind: AccessKind::Pointer,
+            interface: None,
             read_value: None,
             write_value: None,
             dest: None,
@@ -666,6 +704,10 @@ pub struct Program {
     /// What the front end found legal but suspicious (the "Lints" tables
     /// of docs/format-*.md).
     pub warnings: Vec<crate::frontend::FrontendWarning>,
+    /// The shader stage of each thread that has one (index into
+    /// `threads`); the others are compute-like invocations.
+    #[serde(skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub stages: std::collections::BTreeMap<usize, ShaderStage>,
 }
 
 /// What a test asks.
@@ -709,6 +751,10 @@ impl Program {
     /// The initial value of a location.
     pub fn initial_value(&self, location: usize) -> i64 {
         self.initial_values.get(location).copied().unwrap_or(0)
+    }
+    /// The shader stage of thread `t`, if it has one.
+    pub fn stage(&self, t: usize) -> Option<ShaderStage> {
+        self.stages.get(&t).copied()
     }
     /// The location an instruction accesses.
     pub fn location_of(&self, instr: &Instruction) -> Option<usize> {

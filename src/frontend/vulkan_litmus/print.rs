@@ -209,6 +209,10 @@ fn declarations(program: &Program) -> Vec<String> {
                     *n - 1
                 });
             let mut d = format!("P{k}@sg {sg}, wg {wg}, qf {qf}");
+            if let Some(stage) = program.stage(k) {
+                d.push_str(", ");
+                d.push_str(stage.token());
+            }
             if let Some(f) = &t.fragment {
                 let _ = write!(d, ", prim {}, pixel {}", f.primitive, f.pixel);
                 if f.samples != 1 {
@@ -343,6 +347,9 @@ fn opcode(ins: &Instruction) -> String {
     let implied_nonpriv = ins.atomic || ins.make_pointer_available || ins.make_pointer_visible;
     if ins.non_private && !implied_nonpriv {
         tok(spelt("nonpriv"));
+    }
+    if ins.interface.is_some() {
+        tok("output");
     }
     if let Some(scope) = ins.scope {
         match LITMUS.scopes.iter().find(|(_, s)| *s == scope) {
