@@ -75,8 +75,8 @@ const MUTATIONS: &[(&str, &str, &str, &str)] = &[
     ),
     (
         "Output accesses are ordered across a control barrier (tessellation)",
-        "   | locord_tess_output )",
-        "   )",
+        "   | locord_tess_output\n",
+        "\n",
         "tess-output-barrier.litmus",
     ),
     (
@@ -108,6 +108,36 @@ const MUTATIONS: &[(&str, &str, &str, &str)] = &[
         "let TESS_BARRIER_ORDERS = TESC",
         "let TESS_BARRIER_ORDERS = {}",
         "tess-output-barrier.test",
+    ),
+    (
+        "Output writes are visible to the Input reads of the invocations they generate",
+        "   | locord_shader_io )",
+        "   )",
+        "shader-io.litmus",
+    ),
+    (
+        "Shader I/O: only for readers in a stage other than Vertex",
+        "[(R & INPUT) \\ VERT]",
+        "[R & INPUT]",
+        "shader-io-vertex-reader.test",
+    ),
+    (
+        "Shader I/O: only writes to Output variables",
+        "([W & OUTPUT] ; sgen ;",
+        "([W] ; sgen ;",
+        "shader-io-not-output.litmus",
+    ),
+    (
+        "Shader I/O: only reads from Input variables",
+        "[(R & INPUT) \\ VERT]",
+        "[R \\ VERT]",
+        "shader-io-not-input.litmus",
+    ),
+    (
+        "Shader I/O: only from the invocations that contribute to generating the reader",
+        "([W & OUTPUT] ; sgen ;",
+        "([W & OUTPUT] ; (_ * _) ;",
+        "shader-io-no-gen.litmus",
     ),
 ];
 
@@ -371,14 +401,72 @@ fn stages_and_output_are_spelt_in_both_dialects() {
         e.starts_with("t.test:1:1:") && e.contains("after NEWTHREAD"),
         "{e}"
     );
-    let e = parse("t.test", "NEWTHREAD\nSTAGE vert\n").unwrap_err();
+    let e = parse("t.test", "NEWTHREAD\nSTAGE foo\n").unwrap_err();
     assert!(
-        e.starts_with("t.test:2:7:") && e.contains("one of tesc"),
+        e.starts_with("t.test:2:7:") && e.contains("one of vert, tesc, tese, geom"),
         "{e}"
     );
     let e = parse("t.litmus", &litmus(" membar.acq.output.wg.semsc0 ;\n")).unwrap_err();
     assert!(
         e.starts_with("t.litmus:4:13:") && e.contains("`output` only applies to memory accesses"),
+        "{e}"
+    );
+}
+
+// ----- shader I/O ----------------------------------------------------------------
+
+#[test]
+fn stages_inputs_and_generation_are_spelt_in_both_dialects() {
+    use vkmm::ir::{Interface, ShaderStage};
+    let p = parse(
+        "t.litmus",
+        "VULKAN t\n{ x=0; }\n{ ssw 1 0; gen 0 1; }\n P0@sg 0, wg 0, qf 0, vert | P1@sg 0, wg 1, qf 0, geom ;\n st.output.sc3 x, 1 | ld.input.sc3 r0, x ;\n",
+    )
+    .unwrap();
+    assert_eq!(
+        (p.stage(0), p.stage(1)),
+        (Some(ShaderStage::Vertex), Some(ShaderStage::Geometry))
+    );
+    assert_eq!(
+        (p.generates.clone(), p.ssw.clone()),
+        (vec![(0, 1)], vec![(1, 0)])
+    );
+    assert_eq!(instructions(&p, 1)[0].interface, Some(Interface::Input));
+    let printed = vkmm::frontend::vulkan_litmus::print::try_to_litmus(&p).unwrap();
+    assert!(
+        printed.contains("gen 0 1;") && printed.contains("ld.input.sc3 r0, x"),
+        "{printed}"
+    );
+    let p = parse(
+        "t.test",
+        "NEWWG\nNEWSG\nNEWTHREAD\nSTAGE tese\nst.output.sc3 x = 1\nNEWTHREAD\nld.input.sc3 x\nGENERATES 0 1\nSATISFIABLE consistent[X]\n",
+    )
+    .unwrap();
+    assert_eq!(p.stage(0), Some(ShaderStage::TessellationEvaluation));
+    assert_eq!(p.generates, vec![(0, 1)]);
+    // errors, located
+    let e = parse("t.litmus", &litmus(" st.input.sc3 x, 1 ;\n")).unwrap_err();
+    assert!(
+        e.starts_with("t.litmus:4:5:") && e.contains("Input variables are read-only"),
+        "{e}"
+    );
+    let e = parse("t.litmus", &litmus(" ld.input.output.sc3 r0, x ;\n")).unwrap_err();
+    assert!(
+        e.starts_with("t.litmus:4:11:") && e.contains("a variable is in one storage class"),
+        "{e}"
+    );
+    let e = parse(
+        "t.litmus",
+        "VULKAN t\n{ x=0; }\n{ gen 0 3; }\n P0@sg 0, wg 0, qf 0 ;\n ld.sc0 r0, x ;\n",
+    )
+    .unwrap_err();
+    assert!(
+        e.starts_with("t.litmus:3:9:") && e.contains("gen names thread P3"),
+        "{e}"
+    );
+    let e = parse("t.test", "NEWTHREAD\nld.sc0 x\nGENERATES 0 2\n").unwrap_err();
+    assert!(
+        e.contains("GENERATES names thread 2, which is not declared"),
         "{e}"
     );
 }

@@ -274,6 +274,15 @@ pub(crate) fn static_env(
                 .any(|&(ta, tb)| events[a].thread == ta && events[b].thread == tb)
         }),
     );
+    env.rel(
+        names::SGEN,
+        rel_of(&|a, b| {
+            program
+                .generates
+                .iter()
+                .any(|&(ta, tb)| events[a].thread == ta && events[b].thread == tb)
+        }),
+    );
     // `scbarinst` is set by `Skeleton::build` (it needs the paths'
     // endings: see `super::barrier`).
 
@@ -291,6 +300,16 @@ pub(crate) fn static_env(
         names::TESC,
         set_of(&|e| {
             program.stage(events[e].thread) == Some(crate::ir::ShaderStage::TessellationControl)
+        }),
+    );
+    env.set(
+        names::VERT,
+        set_of(&|e| program.stage(events[e].thread) == Some(crate::ir::ShaderStage::Vertex)),
+    );
+    env.set(
+        names::INPUT,
+        set_of(&|e| {
+            ins(e).is_memory_access() && ins(e).interface == Some(crate::ir::Interface::Input)
         }),
     );
     env.set(

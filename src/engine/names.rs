@@ -77,6 +77,9 @@ pub const ILEND: &str = "ILEND";
 pub const FRAG: &str = "FRAG";
 pub const TESC: &str = "TESC";
 pub const OUTPUT: &str = "OUTPUT";
+pub const INPUT: &str = "INPUT";
+pub const VERT: &str = "VERT";
+pub const SGEN: &str = "sgen";
 pub const EXECWG: &str = "EXECWG";
 /// Prefix of the storage-class sets `SC0`, `SC1`...
 pub const SC: &str = "SC";
@@ -187,6 +190,8 @@ pub const BASE_NAMES: &[BaseName] = &[
     set(FRAG, "events of fragment shader invocations"),
     set(TESC, "events of TessellationControl invocations"),
     set(OUTPUT, "memory accesses to Output variables"),
+    set(INPUT, "memory accesses to Input variables"),
+    set(VERT, "events of Vertex invocations"),
     set(
         EXECWG,
         "control barriers whose execution scope is Workgroup",
@@ -226,6 +231,10 @@ pub const BASE_NAMES: &[BaseName] = &[
     rel(SREF, "memory accesses through the same reference"),
     rel(SSW, "system-synchronizes-with, as declared"),
     rel(SCBARINST, "control barriers of the same dynamic instance"),
+    rel(
+        SGEN,
+        "events of an invocation to events of an invocation it contributes to generating",
+    ),
     rel(
         SFI,
         "events of overlapping fragment invocations (one fragment interlock instance)",

@@ -45,7 +45,8 @@ struct Parser<'a> {
     /// SLOC pairs with their positions.
     slocs: Vec<(String, String, usize, usize)>,
     /// SSW pairs (thread numbers) with their positions.
-    ssws: Vec<(usize, usize, usize, usize)>,
+    /// `SSW a b` and `GENERATES a b` (the last field: which) with where.
+    ssws: Vec<(usize, usize, usize, usize, bool)>,
     /// The line of the `INTERLOCK` directive.
     interlock_line: Option<usize>,
 }
@@ -174,11 +175,13 @@ impl<'a> Parser<'a> {
                     .push((a.text.to_string(), b.text.to_string(), n, a.col));
                 Ok(())
             }
-            "SSW" => {
-                let (a, b) = self.two_operands(n, &ws, "SSW takes two thread numbers")?;
+            "SSW" | "GENERATES" => {
+                let generates = ws[0].text == "GENERATES";
+                let (a, b) =
+                    self.two_operands(n, &ws, "SSW and GENERATES take two thread numbers")?;
                 let ta = self.thread_number(n, a)?;
                 let tb = self.thread_number(n, b)?;
-                self.ssws.push((ta, tb, n, a.col));
+                self.ssws.push((ta, tb, n, a.col, generates));
                 Ok(())
             }
             "SATISFIABLE" | "NOSOLUTION" => self.query(n, code, &ws),
@@ -688,25 +691,25 @@ impl<'a> Parser<'a> {
             }
             self.program.references[r].location = loc;
         }
-        // SSW: thread numbers -> thread indices.
-        for (a, b, line, col) in std::mem::take(&mut self.ssws) {
+        // SSW and GENERATES: thread numbers -> thread indices.
+        for (a, b, line, col, generates) in std::mem::take(&mut self.ssws) {
             let find = |id: usize| self.program.threads.iter().position(|t| t.id == id);
-            match (find(a), find(b)) {
-                (Some(ia), Some(ib)) => self.program.ssw.push((ia, ib)),
-                (None, _) => {
+            let word = if generates { "GENERATES" } else { "SSW" };
+            let (ia, ib) = match (find(a), find(b)) {
+                (Some(ia), Some(ib)) => (ia, ib),
+                (ia, _) => {
+                    let t = if ia.is_none() { a } else { b };
                     return Err(self.err(
                         line,
                         col,
-                        format!("SSW names thread {a}, which is not declared"),
+                        format!("{word} names thread {t}, which is not declared"),
                     ));
                 }
-                (_, None) => {
-                    return Err(self.err(
-                        line,
-                        col,
-                        format!("SSW names thread {b}, which is not declared"),
-                    ));
-                }
+            };
+            if generates {
+                self.program.generates.push((ia, ib));
+            } else {
+                self.program.ssw.push((ia, ib));
             }
         }
         // Control barrier instances: at most one per thread.
@@ -810,7 +813,7 @@ impl Tokens {
                             n,
                             col,
                             format!(
-                                "unknown token `{tok}`: expected one of st ld rmw atom membar cbar acq rel scN semscN scopesg scopewg scopeqf scopedev scopeinv scopecd av vis semav semvis nonpriv avtexel vistexel nonprivtexel avelem viselem nonprivelem output avdevice visdevice{hint}"
+                                "unknown token `{tok}`: expected one of st ld rmw atom membar cbar acq rel scN semscN scopesg scopewg scopeqf scopedev scopeinv scopecd av vis semav semvis nonpriv avtexel vistexel nonprivtexel avelem viselem nonprivelem output input avdevice visdevice{hint}"
                             ),
                         ));
                     }

@@ -83,6 +83,7 @@ const FLAGS: &[&str] = &[
     "viselem",
     "nonprivelem",
     "output",
+    "input",
 ];
 
 /// The image (texel) and tensor (element) spellings of `av`, `vis` and
@@ -147,6 +148,9 @@ pub(super) struct Attrs {
     /// `output`: the access goes through a variable in the Output storage
     /// class (Tessellation Output Ordering, Shader I/O).
     pub output: Option<Mark>,
+    /// `input`: the access goes through a variable in the Input storage
+    /// class (Shader I/O).
+    pub input: Option<Mark>,
     pub scope: Option<(Scope, Mark)>,
     pub sc: Option<(StorageClass, usize)>,
     pub semsc: Vec<(StorageClass, usize)>,
@@ -222,7 +226,30 @@ impl Attrs {
             }
             "semav" => set(&mut self.semav, flag("semav"))?,
             "semvis" => set(&mut self.semvis, flag("semvis"))?,
-            "output" => set(&mut self.output, flag("output"))?,
+            "output" => {
+                if let Some(m) = self.input {
+                    return Err((
+                        col,
+                        format!(
+                            "`output` repeats `{}`: a variable is in one storage class",
+                            m.tok
+                        ),
+                    ));
+                }
+                set(&mut self.output, flag("output"))?
+            }
+            "input" => {
+                if let Some(m) = self.output {
+                    return Err((
+                        col,
+                        format!(
+                            "`input` repeats `{}`: a variable is in one storage class",
+                            m.tok
+                        ),
+                    ));
+                }
+                set(&mut self.input, flag("input"))?
+            }
             _ => {
                 if let Some(&(name, scope)) = sp.scopes.iter().find(|(n, _)| *n == tok) {
                     if let Some((prev, _)) = self.scope {
@@ -277,7 +304,11 @@ impl Attrs {
         ins.make_pointer_visible = vis || (ins.atomic && ins.is_read());
         ins.non_private = self.nonpriv.is_some() || ins.atomic || av || vis;
         ins.access_kind = self.access.map_or(AccessKind::Pointer, |(k, _)| k);
-        ins.interface = self.output.map(|_| Interface::Output);
+        ins.interface = match (self.output, self.input) {
+            (Some(_), _) => Some(Interface::Output),
+            (None, Some(_)) => Some(Interface::Input),
+            (None, None) => None,
+        };
     }
 
     /// Checks the attributes of `ins` (built by [`Attrs::apply`]); `op_col`
@@ -313,6 +344,7 @@ impl Attrs {
             }
             for (name, m) in [
                 ("output", self.output),
+                ("input", self.input),
                 ("nonpriv", self.nonpriv),
                 ("av", self.av),
                 ("vis", self.vis),
@@ -334,6 +366,14 @@ impl Attrs {
             return Err((
                 op_col,
                 "avdevice/visdevice are API-level operations and take no other token".into(),
+            ));
+        }
+        if let Some(m) = self.input
+            && ins.is_write()
+        {
+            return Err((
+                m.col,
+                "`input`: Input variables are read-only (SPIR-V: \"Input from pipeline. Read only.\")".into(),
             ));
         }
         if self.av.is_some() && ins.kind == OpKind::Load {

@@ -139,8 +139,9 @@ struct Parser<'a> {
     /// `Pn:reg=v` entries: thread, register, value, where the thread and
     /// the register were written.
     reg_inits: Vec<(usize, String, i64, usize, usize)>,
-    /// `ssw a b` entries with where a and b were written.
-    ssws: Vec<(usize, usize, usize, usize)>,
+    /// `ssw a b` and `gen a b` entries with where a and b were written
+    /// (the last field: `gen`).
+    ssws: Vec<(usize, usize, usize, usize, bool)>,
     infos: Vec<ThreadInfo>,
     /// How many references the initial state declares (the first ones).
     declared: usize,
@@ -408,7 +409,8 @@ impl<'a> Parser<'a> {
                         "unterminated ssw block: expected `}` to close this `{`".into(),
                     ));
                 }
-                Tok::Ident(s) if s == "ssw" => {
+                Tok::Ident(s) if s == "ssw" || s == "gen" => {
+                    let generates = s == "gen";
                     let mut ends = [(0, 0); 2];
                     for end in &mut ends {
                         let a = lx.next()?;
@@ -420,12 +422,13 @@ impl<'a> Parser<'a> {
                         };
                         *end = (id, a.at);
                     }
-                    self.ssws.push((ends[0].0, ends[1].0, ends[0].1, ends[1].1));
+                    self.ssws
+                        .push((ends[0].0, ends[1].0, ends[0].1, ends[1].1, generates));
                     let sep = lx.peek()?;
                     if !(sep.is_punct(";") || sep.is_punct("}")) {
                         return Err((
                             sep.at,
-                            format!("expected `;` after `ssw i j`, found {}", sep.show()),
+                            format!("expected `;` after `{s} i j`, found {}", sep.show()),
                         ));
                     }
                 }
@@ -433,7 +436,7 @@ impl<'a> Parser<'a> {
                     return Err((
                         t.at,
                         format!(
-                            "expected `ssw i j;` (thread i system-synchronizes-with thread j), found {}",
+                            "expected `ssw i j;` (thread i system-synchronizes-with thread j) or `gen i j;` (thread i contributes to generating thread j: Shader I/O), found {}",
                             t.show()
                         ),
                     ));
@@ -812,7 +815,7 @@ impl<'a> Parser<'a> {
                 return Err((
                     t.at,
                     format!(
-                        "unknown token `{tok}`: expected one of atom acq rel acq_rel sg wg fi qf dv inv cd scN semscN av vis semav semvis nonpriv avtexel vistexel nonprivtexel avelem viselem nonprivelem output{ops}{hint}"
+                        "unknown token `{tok}`: expected one of atom acq rel acq_rel sg wg fi qf dv inv cd scN semscN av vis semav semvis nonpriv avtexel vistexel nonprivtexel avelem viselem nonprivelem output input{ops}{hint}"
                     ),
                 ));
             }
@@ -973,13 +976,18 @@ impl<'a> Parser<'a> {
             th.registers.push((reg.clone(), value));
             self.infos[thread].defined.insert(reg);
         }
-        for &(a, b, a_at, b_at) in &self.ssws {
+        for &(a, b, a_at, b_at, generates) in &self.ssws {
+            let word = if generates { "gen" } else { "ssw" };
             for (t, at) in [(a, a_at), (b, b_at)] {
                 if t >= n {
-                    return Err((at, format!("ssw names thread P{t}, but {declared}")));
+                    return Err((at, format!("{word} names thread P{t}, but {declared}")));
                 }
             }
-            self.program.ssw.push((a, b));
+            if generates {
+                self.program.generates.push((a, b));
+            } else {
+                self.program.ssw.push((a, b));
+            }
         }
         // Registers read but never defined, labels jumped to but never
         // defined: report the first in the file.

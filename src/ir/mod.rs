@@ -179,20 +179,34 @@ impl AccessKind {
 pub enum Interface {
     /// The `Output` storage class.
     Output,
+    /// The `Input` storage class.
+    Input,
 }
 
 /// The shader stage (execution model) of an invocation, where the appendix
 /// gives it rules of its own; invocations without one are compute-like.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize)]
 pub enum ShaderStage {
+    /// The `Vertex` execution model: its Input variables are not written
+    /// by invocations ("Shader I/O": "a shader stage other than Vertex").
+    Vertex,
     /// The `TessellationControl` execution model ("Tessellation Output
     /// Ordering").
     TessellationControl,
+    /// `TessellationEvaluation`.
+    TessellationEvaluation,
+    /// `Geometry`.
+    Geometry,
 }
 
 impl ShaderStage {
     /// Every stage with its token in both Vulkan dialects.
-    pub const TOKENS: &[(&str, ShaderStage)] = &[("tesc", ShaderStage::TessellationControl)];
+    pub const TOKENS: &[(&str, ShaderStage)] = &[
+        ("vert", ShaderStage::Vertex),
+        ("tesc", ShaderStage::TessellationControl),
+        ("tese", ShaderStage::TessellationEvaluation),
+        ("geom", ShaderStage::Geometry),
+    ];
 
     /// The token of the stage (`tesc`).
     pub fn token(self) -> &'static str {
@@ -708,6 +722,11 @@ pub struct Program {
     /// `threads`); the others are compute-like invocations.
     #[serde(skip_serializing_if = "std::collections::BTreeMap::is_empty")]
     pub stages: std::collections::BTreeMap<usize, ShaderStage>,
+    /// `(a, b)`: invocation `a` contributes to generating invocation `b`
+    /// (indices into `threads`): its writes to Output variables are what
+    /// `b` reads from its Input variables ("Shader I/O").
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub generates: Vec<(usize, usize)>,
 }
 
 /// What a test asks.

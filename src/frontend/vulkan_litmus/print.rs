@@ -67,10 +67,13 @@ pub fn to_litmus(program: &Program) -> String {
         let _ = writeln!(out, "VULKAN {}", program.name);
     }
     init_block(program, &names, &mut out);
-    if !program.ssw.is_empty() {
+    if !program.ssw.is_empty() || !program.generates.is_empty() {
         out.push_str("{\n");
         for (a, b) in &program.ssw {
             let _ = writeln!(out, "ssw {a} {b};");
+        }
+        for (a, b) in &program.generates {
+            let _ = writeln!(out, "gen {a} {b};");
         }
         out.push_str("}\n");
     }
@@ -348,8 +351,10 @@ fn opcode(ins: &Instruction) -> String {
     if ins.non_private && !implied_nonpriv {
         tok(spelt("nonpriv"));
     }
-    if ins.interface.is_some() {
-        tok("output");
+    match ins.interface {
+        Some(crate::ir::Interface::Output) => tok("output"),
+        Some(crate::ir::Interface::Input) => tok("input"),
+        None => {}
     }
     if let Some(scope) = ins.scope {
         match LITMUS.scopes.iter().find(|(_, s)| *s == scope) {
