@@ -139,6 +139,30 @@ const MUTATIONS: &[(&str, &str, &str, &str)] = &[
         "([W & OUTPUT] ; (_ * _) ;",
         "shader-io-no-gen.litmus",
     ),
+    (
+        "every memory operation must happen-before the deallocation",
+        "let dr = dr | dr_dealloc | dr_dealloc^-1",
+        "let dr = dr",
+        "dealloc-use-after-free.litmus",
+    ),
+    (
+        "an access after the free is no excuse (happens-before, not either way)",
+        "let dr_dealloc = ([M] ; sloc ; [DEALLOC]) \\ hb",
+        "let dr_dealloc = ([M] ; sloc ; [DEALLOC]) \\ (hb | hb^-1)",
+        "dealloc-use-after-free.test",
+    ),
+    (
+        "synchronization orders an access before the deallocation",
+        "let dr_dealloc = ([M] ; sloc ; [DEALLOC]) \\ hb",
+        "let dr_dealloc = ([M] ; sloc ; [DEALLOC]) \\ po",
+        "dealloc-after-sync.litmus",
+    ),
+    (
+        "a deallocation concerns the memory it frees only",
+        "let dr_dealloc = ([M] ; sloc ; [DEALLOC]) \\ hb",
+        "let dr_dealloc = (M * DEALLOC) \\ hb",
+        "dealloc-other-location.litmus",
+    ),
 ];
 
 /// The `.test` files the mutations name.
@@ -467,6 +491,51 @@ fn stages_inputs_and_generation_are_spelt_in_both_dialects() {
     let e = parse("t.test", "NEWTHREAD\nld.sc0 x\nGENERATES 0 2\n").unwrap_err();
     assert!(
         e.contains("GENERATES names thread 2, which is not declared"),
+        "{e}"
+    );
+}
+
+// ----- deallocation --------------------------------------------------------------
+
+#[test]
+fn free_is_spelt_in_both_dialects_and_names_the_pair() {
+    let p = parse("t.litmus", &litmus(" free.sc0 x ;\n ld.sc0 r0, x ;\n")).unwrap();
+    let i = instructions(&p, 0);
+    assert_eq!(i[0].kind, vkmm::ir::OpKind::Deallocate);
+    assert_eq!(p.location_of(i[0]), Some(0));
+    let printed = vkmm::frontend::vulkan_litmus::print::try_to_litmus(&p).unwrap();
+    assert!(printed.contains("free.sc0 x"), "{printed}");
+    let p = parse(
+        "t.test",
+        "NEWTHREAD\nfree.sc0 x\nSATISFIABLE consistent[X]\n",
+    )
+    .unwrap();
+    assert_eq!(instructions(&p, 0)[0].kind, vkmm::ir::OpKind::Deallocate);
+    // the report names the access and the deallocation
+    let model = vkmm::model::load("vulkan").unwrap();
+    let program = vkmm::frontend::load(&dir().join("dealloc-use-after-free.litmus")).unwrap();
+    let o =
+        vkmm::analysis::check_litmus("u", &program, &model, vkmm::engine::Limits::default(), None)
+            .unwrap();
+    let text = vkmm::report::text::litmus(&o);
+    assert!(
+        text.contains("race on x: P0 line 9: free.sc0 x  <->  P0 line 10: ld.sc0 r0, x"),
+        "{text}"
+    );
+    // errors, located
+    let e = parse("t.litmus", &litmus(" free x ;\n")).unwrap_err();
+    assert!(
+        e.starts_with("t.litmus:4:2:") && e.contains("`free` names the storage class"),
+        "{e}"
+    );
+    let e = parse("t.litmus", &litmus(" free.wg.sc0 x ;\n")).unwrap_err();
+    assert!(
+        e.starts_with("t.litmus:4:7:") && e.contains("`free` takes only a storage class"),
+        "{e}"
+    );
+    let e = parse("t.test", "NEWTHREAD\nfree.sc0 x = 1\n").unwrap_err();
+    assert!(
+        e.starts_with("t.test:2:12:") && e.contains("`free` takes no value"),
         "{e}"
     );
 }

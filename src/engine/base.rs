@@ -303,6 +303,10 @@ pub(crate) fn static_env(
         }),
     );
     env.set(
+        names::DEALLOC,
+        set_of(&|e| ins(e).kind == OpKind::Deallocate),
+    );
+    env.set(
         names::VERT,
         set_of(&|e| program.stage(events[e].thread) == Some(crate::ir::ShaderStage::Vertex)),
     );

@@ -80,6 +80,7 @@ pub const OUTPUT: &str = "OUTPUT";
 pub const INPUT: &str = "INPUT";
 pub const VERT: &str = "VERT";
 pub const SGEN: &str = "sgen";
+pub const DEALLOC: &str = "DEALLOC";
 pub const EXECWG: &str = "EXECWG";
 /// Prefix of the storage-class sets `SC0`, `SC1`...
 pub const SC: &str = "SC";
@@ -192,6 +193,7 @@ pub const BASE_NAMES: &[BaseName] = &[
     set(OUTPUT, "memory accesses to Output variables"),
     set(INPUT, "memory accesses to Input variables"),
     set(VERT, "events of Vertex invocations"),
+    set(DEALLOC, "deallocations (free)"),
     set(
         EXECWG,
         "control barriers whose execution scope is Workgroup",

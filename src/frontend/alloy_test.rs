@@ -471,7 +471,7 @@ impl<'a> Parser<'a> {
 
         let rest = &ws[1..];
         match &kind {
-            OpKind::Load | OpKind::Store | OpKind::Rmw => {
+            OpKind::Load | OpKind::Store | OpKind::Rmw | OpKind::Deallocate => {
                 let Some(var) = rest.first() else {
                     return Err(self.err(
                         n,
@@ -492,6 +492,9 @@ impl<'a> Parser<'a> {
                 let values = self.values(n, &rest[1..])?;
                 match (&kind, values.as_slice()) {
                     (_, []) => {}
+                    (OpKind::Deallocate, _) => {
+                        return Err(self.err(n, rest[1].col, "`free` takes no value"));
+                    }
                     (OpKind::Load, [v]) => ins.read_value = Some(*v),
                     (OpKind::Store, [v]) => ins.write_value = Some(*v),
                     (OpKind::Rmw, [r, w]) => {
@@ -768,6 +771,7 @@ struct Tokens {
     cbar: bool,
     avdevice: bool,
     visdevice: bool,
+    free: bool,
     /// Every other token: the attributes shared with the other front ends.
     attrs: Attrs,
 }
@@ -792,6 +796,7 @@ impl Tokens {
                 "cbar" => Some(&mut t.cbar),
                 "avdevice" => Some(&mut t.avdevice),
                 "visdevice" => Some(&mut t.visdevice),
+                "free" => Some(&mut t.free),
                 _ => None,
             };
             match flag {
@@ -807,13 +812,22 @@ impl Tokens {
                         .token(tok, col, &ALLOY)
                         .map_err(|(c, msg)| p.err(n, c, msg))?;
                     if !known {
-                        let kinds = ["st", "ld", "rmw", "membar", "cbar", "avdevice", "visdevice"];
+                        let kinds = [
+                            "st",
+                            "ld",
+                            "rmw",
+                            "membar",
+                            "cbar",
+                            "avdevice",
+                            "visdevice",
+                            "free",
+                        ];
                         let hint = suggest::did_you_mean(tok, ALLOY.tokens().chain(kinds));
                         return Err(p.err(
                             n,
                             col,
                             format!(
-                                "unknown token `{tok}`: expected one of st ld rmw atom membar cbar acq rel scN semscN scopesg scopewg scopeqf scopedev scopeinv scopecd av vis semav semvis nonpriv avtexel vistexel nonprivtexel avelem viselem nonprivelem output input avdevice visdevice{hint}"
+                                "unknown token `{tok}`: expected one of st ld rmw atom membar cbar acq rel scN semscN scopesg scopewg scopeqf scopedev scopeinv scopecd av vis semav semvis nonpriv avtexel vistexel nonprivtexel avelem viselem nonprivelem output input avdevice visdevice free{hint}"
                             ),
                         ));
                     }
@@ -831,6 +845,7 @@ impl Tokens {
             ("cbar", self.cbar),
             ("avdevice", self.avdevice),
             ("visdevice", self.visdevice),
+            ("free", self.free),
         ];
         let named: Vec<&str> = others
             .iter()
@@ -841,7 +856,7 @@ impl Tokens {
             return Err(p.err(
                 n,
                 op.col,
-                "an instruction is exactly one of: a memory access (ld/st/rmw), membar, cbar, avdevice, visdevice",
+                "an instruction is exactly one of: a memory access (ld/st/rmw), membar, cbar, avdevice, visdevice, free",
             ));
         }
         Ok(if self.rmw || (self.st && self.ld) {
@@ -865,12 +880,14 @@ impl Tokens {
             OpKind::AvailabilityDevice
         } else if self.visdevice {
             OpKind::VisibilityDevice
+        } else if self.free {
+            OpKind::Deallocate
         } else {
             return Err(p.err(
                 n,
                 op.col,
                 format!(
-                    "`{}` is not an instruction: expected st, ld, rmw, membar, cbar, avdevice or visdevice among its tokens",
+                    "`{}` is not an instruction: expected st, ld, rmw, membar, cbar, avdevice, visdevice or free among its tokens",
                     op.text
                 ),
             ));

@@ -338,6 +338,41 @@ impl Attrs {
                 "missing storage class: a memory access needs sc0, sc1, ...".into(),
             ));
         }
+        if ins.kind == OpKind::Deallocate {
+            if self.sc.is_none() {
+                return Err((
+                    op_col,
+                    "missing storage class: `free` names the storage class of the memory it frees (sc0, sc1, ...)".into(),
+                ));
+            }
+            let other = [
+                self.atom,
+                self.acq,
+                self.rel,
+                self.av,
+                self.vis,
+                self.semav,
+                self.semvis,
+                self.nonpriv,
+                self.output,
+                self.input,
+            ]
+            .into_iter()
+            .flatten()
+            .next()
+            .or(self.scope.map(|(_, m)| m));
+            if let Some(m) = other.or(self
+                .semsc
+                .first()
+                .map(|&(_, col)| Mark { col, tok: "semsc" }))
+            {
+                return Err((
+                    m.col,
+                    format!("`free` takes only a storage class (scN), not `{}`", m.tok),
+                ));
+            }
+            return Ok(());
+        }
         if !ins.is_memory_access() {
             if let Some((_, c)) = self.sc {
                 return Err((c, "only memory accesses have a storage class".into()));

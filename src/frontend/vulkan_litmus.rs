@@ -101,9 +101,9 @@ const BRANCHES: &[(&str, Cmp)] = &[
 ];
 
 /// The memory and barrier opcodes (and `goto`), space-separated.
-const INSTRUCTIONS: &str = "ld st rmw membar cbar avdevice visdevice beginil endil goto";
+const INSTRUCTIONS: &str = "ld st rmw membar cbar avdevice visdevice free beginil endil goto";
 
-const UNKNOWN_INSTRUCTION: &str = "expected ld, st, rmw, membar, cbar, avdevice, visdevice, beginil, endil, add, sub, mul, and, or, xor, beq, bne, blt, ble, bgt, bge, goto or a label `L:`";
+const UNKNOWN_INSTRUCTION: &str = "expected ld, st, rmw, membar, cbar, avdevice, visdevice, free, beginil, endil, add, sub, mul, and, or, xor, beq, bne, blt, ble, bgt, bge, goto or a label `L:`";
 
 /// What the parser learns about one thread's registers and labels.
 #[derive(Default)]
@@ -729,6 +729,7 @@ impl<'a> Parser<'a> {
             "cbar" => OpKind::control_barrier(0, crate::ir::Scope::Workgroup),
             "avdevice" => OpKind::AvailabilityDevice,
             "visdevice" => OpKind::VisibilityDevice,
+            "free" => OpKind::Deallocate,
             "beginil" | "endil" => {
                 if lx.peek()?.is_punct(".") {
                     return Err((
@@ -839,6 +840,11 @@ impl<'a> Parser<'a> {
                 lx.expect_end("after the location")?;
                 self.infos[k].defined.insert(dest.clone());
                 ins.dest = Some(dest);
+                ins.reference = Some(self.used(&loc, loc_at));
+            }
+            OpKind::Deallocate => {
+                let (loc, loc_at) = lx.ident("the location freed")?;
+                lx.expect_end("after the location")?;
                 ins.reference = Some(self.used(&loc, loc_at));
             }
             OpKind::Store => {

@@ -263,6 +263,13 @@ pub enum OpKind {
     /// `OpEndInvocationInterlockEXT`: the end of the critical section
     /// ("A is considered to have Release semantics").
     EndInterlock,
+    /// The deallocation of the memory a reference names (a `vkFreeMemory`
+    /// of its `VkDeviceMemory`, or the end of a SPIR-V variable's
+    /// lifetime): "A call to vkFreeMemory must happen-after all memory
+    /// operations on all memory locations in that VkDeviceMemory object."
+    /// It has the reference and storage class of the memory it frees, and
+    /// accesses nothing.
+    Deallocate,
     /// A device-domain availability operation (API-level, e.g. a pipeline barrier).
     AvailabilityDevice,
     /// A device-domain visibility operation.

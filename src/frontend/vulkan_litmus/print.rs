@@ -322,6 +322,7 @@ fn opcode(ins: &Instruction) -> String {
         OpKind::ControlBarrier { .. } => "cbar",
         OpKind::AvailabilityDevice => "avdevice",
         OpKind::VisibilityDevice => "visdevice",
+        OpKind::Deallocate => "free",
     });
     let mut tok = |t: &str| {
         s.push('.');
@@ -392,6 +393,7 @@ fn instruction(names: &Names<'_>, ins: &Instruction) -> String {
     let value = value.as_deref().unwrap_or("?");
     match ins.kind {
         OpKind::Load => format!("{op} {dest}, {loc}"),
+        OpKind::Deallocate => format!("{op} {loc}"),
         OpKind::Store => format!("{op} {loc}, {value}"),
         OpKind::Rmw => format!("{op} {dest}, {loc}, {value}"),
         OpKind::ControlBarrier {
