@@ -539,3 +539,31 @@ fn free_is_spelt_in_both_dialects_and_names_the_pair() {
         "{e}"
     );
 }
+
+#[test]
+fn cooperative_matrix_and_shader_call_instructions_are_refused_with_the_sentence() {
+    for (op, fragment) in [
+        (
+            "%m = OpCooperativeMatrixLoadKHR %uint %x %c0",
+            "cooperative matrices are not modelled yet: \"For each dynamic instance of a cooperative matrix load instruction",
+        ),
+        (
+            "OpExecuteCallableKHR %c0 %x",
+            "shader calls are not modelled yet: \"A is shader-call-related to B",
+        ),
+    ] {
+        let text = format!(
+            "OpCapability Shader\nOpMemoryModel Logical Vulkan\nOpEntryPoint GLCompute %main \"main\"\n%void = OpTypeVoid\n%fn = OpTypeFunction %void\n%uint = OpTypeInt 32 0\n%c0 = OpConstant %uint 0\n%ptr = OpTypePointer StorageBuffer %uint\n%x = OpVariable %ptr StorageBuffer\n%main = OpFunction %void None %fn\n%entry = OpLabel\n{op}\nOpReturn\nOpFunctionEnd\n"
+        );
+        let e = vkmm::frontend::parse_text(
+            "t.spvasm",
+            &text,
+            vkmm::frontend::Format::Spirv,
+            Default::default(),
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(e.starts_with("t.spvasm:12:"), "{e}");
+        assert!(e.contains(fragment), "{e}");
+    }
+}
