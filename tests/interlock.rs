@@ -7,8 +7,7 @@
 mod common;
 
 use std::path::{Path, PathBuf};
-use vkmm::analysis::{Property, check_litmus, expected};
-use vkmm::cat::Model;
+use vkmm::analysis::{Property, check_litmus};
 use vkmm::engine::Limits;
 use vkmm::model::LoadedModel;
 
@@ -18,54 +17,14 @@ fn dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/litmus-interlock")
 }
 
-/// (file, property, expected verdict) for every row of both CSVs.
-fn rows() -> Vec<(String, Property, bool)> {
-    let mut out = Vec::new();
-    for (csv, property) in [
-        ("expected-condition.csv", Property::Condition),
-        ("expected-races.csv", Property::Races),
-    ] {
-        let text = std::fs::read_to_string(dir().join(csv)).unwrap();
-        for row in expected::parse(csv, &text, &dir()).unwrap() {
-            let file = row.path.file_name().unwrap().to_str().unwrap().to_string();
-            out.push((file, property, row.holds));
-        }
-    }
-    out
-}
-
 /// The rows whose verdict under `model` differs from the expected one.
 fn wrong_rows(model: &LoadedModel) -> Vec<String> {
-    rows()
-        .into_iter()
-        .filter_map(|(file, property, holds)| {
-            let program = vkmm::frontend::load(&dir().join(&file)).unwrap();
-            let got = check_litmus(&file, &program, model, Limits::default(), None)
-                .map(|o| o.holds(property))
-                .ok()
-                .flatten();
-            (got != Some(holds)).then(|| format!("{file} ({property:?}): got {got:?}"))
-        })
-        .collect()
+    common::csv_mismatches(&dir(), model)
 }
 
 #[test]
 fn litmus_verdicts_match_the_hand_derived_ones() {
-    let model = vkmm::model::load("vulkan").unwrap();
-    let rows = rows();
-    assert!(rows.len() >= 30, "both CSVs list the tests");
-    // decided early (stops at the first witness) and fully enumerated agree
-    for (file, property, holds) in rows {
-        let program = vkmm::frontend::load(&dir().join(&file)).unwrap();
-        for decide in [Some(property), None] {
-            let o = check_litmus(&file, &program, &model, Limits::default(), decide).unwrap();
-            assert_eq!(
-                o.holds(property),
-                Some(holds),
-                "{file} ({property:?}, {decide:?})"
-            );
-        }
-    }
+    common::assert_csv_verdicts(&dir(), 30);
 }
 
 #[test]
@@ -91,19 +50,7 @@ fn both_dialects_agree_on_the_ordered_counter() {
 
 /// The model `vulkan` with its rules replaced by `rules`.
 fn mutant(rules: &str) -> LoadedModel {
-    let resolve = |name: &str| -> Option<(String, String)> {
-        if name == "vulkan-rules.cat" {
-            return Some(("mutant/vulkan-rules.cat".into(), rules.into()));
-        }
-        vkmm::model::embedded(name).map(|t| (name.to_string(), t.to_string()))
-    };
-    let cat = Model::parse(
-        "vulkan.cat",
-        vkmm::model::embedded("vulkan.cat").unwrap(),
-        &resolve,
-    )
-    .unwrap_or_else(|e| panic!("mutant does not parse: {e}"));
-    LoadedModel::new("vulkan (mutant)", cat).unwrap()
+    common::vulkan_mutant(rules, None)
 }
 
 /// (what the mutation breaks, text to replace, replacement, a test whose

@@ -633,6 +633,14 @@ fn check_instruction(i: &Instruction, at: &str) -> Result<(), Unsupported> {
         return Err(unsupported(Reason::Scope, format!("{at}: no scope")));
     }
     match i.kind {
+        OpKind::Deallocate => {
+            return Err(unsupported(
+                Reason::ApiAvailability,
+                format!(
+                    "{at}: a deallocation (`free`) is an API operation (vkFreeMemory), not a shader instruction"
+                ),
+            ));
+        }
         OpKind::AvailabilityDevice | OpKind::VisibilityDevice => {
             return Err(unsupported(
                 Reason::ApiAvailability,

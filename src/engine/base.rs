@@ -274,6 +274,15 @@ pub(crate) fn static_env(
                 .any(|&(ta, tb)| events[a].thread == ta && events[b].thread == tb)
         }),
     );
+    env.rel(
+        names::SGEN,
+        rel_of(&|a, b| {
+            program
+                .generates
+                .iter()
+                .any(|&(ta, tb)| events[a].thread == ta && events[b].thread == tb)
+        }),
+    );
     // `scbarinst` is set by `Skeleton::build` (it needs the paths'
     // endings: see `super::barrier`).
 
@@ -287,6 +296,44 @@ pub(crate) fn static_env(
         set_of(&|e| ins(e).kind == OpKind::EndInterlock),
     );
     env.set(names::FRAG, set_of(&|e| thread(e).fragment.is_some()));
+    env.set(
+        names::TESC,
+        set_of(&|e| {
+            program.stage(events[e].thread) == Some(crate::ir::ShaderStage::TessellationControl)
+        }),
+    );
+    env.set(
+        names::DEALLOC,
+        set_of(&|e| ins(e).kind == OpKind::Deallocate),
+    );
+    env.set(
+        names::VERT,
+        set_of(&|e| program.stage(events[e].thread) == Some(crate::ir::ShaderStage::Vertex)),
+    );
+    env.set(
+        names::INPUT,
+        set_of(&|e| {
+            ins(e).is_memory_access() && ins(e).interface == Some(crate::ir::Interface::Input)
+        }),
+    );
+    env.set(
+        names::OUTPUT,
+        set_of(&|e| {
+            ins(e).is_memory_access() && ins(e).interface == Some(crate::ir::Interface::Output)
+        }),
+    );
+    env.set(
+        names::EXECWG,
+        set_of(&|e| {
+            matches!(
+                ins(e).kind,
+                OpKind::ControlBarrier {
+                    execution_scope: Scope::Workgroup,
+                    ..
+                }
+            )
+        }),
+    );
     env.rel(
         names::SFI,
         rel_of(&|a, b| {

@@ -75,6 +75,13 @@ pub const VISDEVICE: &str = "VISDEVICE";
 pub const ILBEGIN: &str = "ILBEGIN";
 pub const ILEND: &str = "ILEND";
 pub const FRAG: &str = "FRAG";
+pub const TESC: &str = "TESC";
+pub const OUTPUT: &str = "OUTPUT";
+pub const INPUT: &str = "INPUT";
+pub const VERT: &str = "VERT";
+pub const SGEN: &str = "sgen";
+pub const DEALLOC: &str = "DEALLOC";
+pub const EXECWG: &str = "EXECWG";
 /// Prefix of the storage-class sets `SC0`, `SC1`...
 pub const SC: &str = "SC";
 /// Prefix of the semantics storage-class sets `SEMSC0`, `SEMSC1`...
@@ -182,6 +189,15 @@ pub const BASE_NAMES: &[BaseName] = &[
     set(ILBEGIN, "OpBeginInvocationInterlockEXT"),
     set(ILEND, "OpEndInvocationInterlockEXT"),
     set(FRAG, "events of fragment shader invocations"),
+    set(TESC, "events of TessellationControl invocations"),
+    set(OUTPUT, "memory accesses to Output variables"),
+    set(INPUT, "memory accesses to Input variables"),
+    set(VERT, "events of Vertex invocations"),
+    set(DEALLOC, "deallocations (free)"),
+    set(
+        EXECWG,
+        "control barriers whose execution scope is Workgroup",
+    ),
     numbered_set(SC, "memory accesses in storage class k"),
     numbered_set(SEMSC, "operations whose semantics include storage class k"),
     numbered_set(
@@ -217,6 +233,10 @@ pub const BASE_NAMES: &[BaseName] = &[
     rel(SREF, "memory accesses through the same reference"),
     rel(SSW, "system-synchronizes-with, as declared"),
     rel(SCBARINST, "control barriers of the same dynamic instance"),
+    rel(
+        SGEN,
+        "events of an invocation to events of an invocation it contributes to generating",
+    ),
     rel(
         SFI,
         "events of overlapping fragment invocations (one fragment interlock instance)",

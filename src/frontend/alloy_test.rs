@@ -45,7 +45,8 @@ struct Parser<'a> {
     /// SLOC pairs with their positions.
     slocs: Vec<(String, String, usize, usize)>,
     /// SSW pairs (thread numbers) with their positions.
-    ssws: Vec<(usize, usize, usize, usize)>,
+    /// `SSW a b` and `GENERATES a b` (the last field: which) with where.
+    ssws: Vec<(usize, usize, usize, usize, bool)>,
     /// The line of the `INTERLOCK` directive.
     interlock_line: Option<usize>,
 }
@@ -149,6 +150,7 @@ impl<'a> Parser<'a> {
             "NEWTHREAD" => self.new_thread(n, &ws),
             "INTERLOCK" => self.interlock_mode(n, &ws),
             "FRAGMENT" => self.fragment(n, &ws),
+            "STAGE" => self.stage(n, &ws),
             "beginil" | "endil" => {
                 if self.program.threads.is_empty() {
                     return self.instruction(n, code, &ws);
@@ -173,11 +175,13 @@ impl<'a> Parser<'a> {
                     .push((a.text.to_string(), b.text.to_string(), n, a.col));
                 Ok(())
             }
-            "SSW" => {
-                let (a, b) = self.two_operands(n, &ws, "SSW takes two thread numbers")?;
+            "SSW" | "GENERATES" => {
+                let generates = ws[0].text == "GENERATES";
+                let (a, b) =
+                    self.two_operands(n, &ws, "SSW and GENERATES take two thread numbers")?;
                 let ta = self.thread_number(n, a)?;
                 let tb = self.thread_number(n, b)?;
-                self.ssws.push((ta, tb, n, a.col));
+                self.ssws.push((ta, tb, n, a.col, generates));
                 Ok(())
             }
             "SATISFIABLE" | "NOSOLUTION" => self.query(n, code, &ws),
@@ -283,9 +287,51 @@ impl<'a> Parser<'a> {
         Ok(())
     }
 
+    /// `STAGE tesc`: the current thread's shader stage (docs/coverage.md).
+    fn stage(&mut self, n: usize, ws: &[Word<'_>]) -> Result<(), FrontendError> {
+        let Some(t) = self.program.threads.len().checked_sub(1) else {
+            return Err(self.err(
+                n,
+                ws[0].col,
+                "STAGE gives the current thread's shader stage: write it after NEWTHREAD",
+            ));
+        };
+        let tokens: Vec<&str> = crate::ir::ShaderStage::TOKENS
+            .iter()
+            .map(|(t, _)| *t)
+            .collect();
+        let (stage, col) = match ws.get(1) {
+            Some(w) => (
+                crate::ir::ShaderStage::TOKENS
+                    .iter()
+                    .find(|(tok, _)| *tok == w.text)
+                    .map(|(_, s)| *s),
+                w.col,
+            ),
+            None => (None, ws[0].col),
+        };
+        let Some(stage) = stage else {
+            return Err(self.err(
+                n,
+                col,
+                format!(
+                    "expected a shader stage after STAGE: one of {}",
+                    tokens.join(", ")
+                ),
+            ));
+        };
+        if ws.len() > 2 {
+            return Err(self.err(n, ws[2].col, "STAGE takes one stage"));
+        }
+        if self.program.stages.insert(t, stage).is_some() {
+            return Err(self.err(n, ws[0].col, "second STAGE for this thread"));
+        }
+        Ok(())
+    }
+
     /// `FRAGMENT prim N pixel N|pixels N N... [area N N...] [samples S...]
-    /// [subpass N]`: the current
-    /// thread is a fragment shader invocation placed so (docs/interlock.md).
+    /// [subpass N]`: the current thread is a fragment shader invocation
+    /// placed so (docs/interlock.md).
     fn fragment(&mut self, n: usize, ws: &[Word<'_>]) -> Result<(), FrontendError> {
         let Some(thread) = self.program.threads.last() else {
             return Err(self.err(
@@ -469,7 +515,7 @@ impl<'a> Parser<'a> {
 
         let rest = &ws[1..];
         match &kind {
-            OpKind::Load | OpKind::Store | OpKind::Rmw => {
+            OpKind::Load | OpKind::Store | OpKind::Rmw | OpKind::Deallocate => {
                 let Some(var) = rest.first() else {
                     return Err(self.err(
                         n,
@@ -490,6 +536,9 @@ impl<'a> Parser<'a> {
                 let values = self.values(n, &rest[1..])?;
                 match (&kind, values.as_slice()) {
                     (_, []) => {}
+                    (OpKind::Deallocate, _) => {
+                        return Err(self.err(n, rest[1].col, "`free` takes no value"));
+                    }
                     (OpKind::Load, [v]) => ins.read_value = Some(*v),
                     (OpKind::Store, [v]) => ins.write_value = Some(*v),
                     (OpKind::Rmw, [r, w]) => {
@@ -689,25 +738,25 @@ impl<'a> Parser<'a> {
             }
             self.program.references[r].location = loc;
         }
-        // SSW: thread numbers -> thread indices.
-        for (a, b, line, col) in std::mem::take(&mut self.ssws) {
+        // SSW and GENERATES: thread numbers -> thread indices.
+        for (a, b, line, col, generates) in std::mem::take(&mut self.ssws) {
             let find = |id: usize| self.program.threads.iter().position(|t| t.id == id);
-            match (find(a), find(b)) {
-                (Some(ia), Some(ib)) => self.program.ssw.push((ia, ib)),
-                (None, _) => {
+            let word = if generates { "GENERATES" } else { "SSW" };
+            let (ia, ib) = match (find(a), find(b)) {
+                (Some(ia), Some(ib)) => (ia, ib),
+                (ia, _) => {
+                    let t = if ia.is_none() { a } else { b };
                     return Err(self.err(
                         line,
                         col,
-                        format!("SSW names thread {a}, which is not declared"),
+                        format!("{word} names thread {t}, which is not declared"),
                     ));
                 }
-                (_, None) => {
-                    return Err(self.err(
-                        line,
-                        col,
-                        format!("SSW names thread {b}, which is not declared"),
-                    ));
-                }
+            };
+            if generates {
+                self.program.generates.push((ia, ib));
+            } else {
+                self.program.ssw.push((ia, ib));
             }
         }
         // Control barrier instances: at most one per thread.
@@ -766,6 +815,7 @@ struct Tokens {
     cbar: bool,
     avdevice: bool,
     visdevice: bool,
+    free: bool,
     /// Every other token: the attributes shared with the other front ends.
     attrs: Attrs,
 }
@@ -790,6 +840,7 @@ impl Tokens {
                 "cbar" => Some(&mut t.cbar),
                 "avdevice" => Some(&mut t.avdevice),
                 "visdevice" => Some(&mut t.visdevice),
+                "free" => Some(&mut t.free),
                 _ => None,
             };
             match flag {
@@ -805,13 +856,22 @@ impl Tokens {
                         .token(tok, col, &ALLOY)
                         .map_err(|(c, msg)| p.err(n, c, msg))?;
                     if !known {
-                        let kinds = ["st", "ld", "rmw", "membar", "cbar", "avdevice", "visdevice"];
+                        let kinds = [
+                            "st",
+                            "ld",
+                            "rmw",
+                            "membar",
+                            "cbar",
+                            "avdevice",
+                            "visdevice",
+                            "free",
+                        ];
                         let hint = suggest::did_you_mean(tok, ALLOY.tokens().chain(kinds));
                         return Err(p.err(
                             n,
                             col,
                             format!(
-                                "unknown token `{tok}`: expected one of st ld rmw atom membar cbar acq rel scN semscN scopesg scopewg scopeqf scopedev av vis semav semvis nonpriv avdevice visdevice{hint}"
+                                "unknown token `{tok}`: expected one of st ld rmw atom membar cbar acq rel scN semscN scopesg scopewg scopeqf scopedev scopeinv scopecd av vis semav semvis nonpriv avtexel vistexel nonprivtexel avelem viselem nonprivelem output input avdevice visdevice free{hint}"
                             ),
                         ));
                     }
@@ -829,6 +889,7 @@ impl Tokens {
             ("cbar", self.cbar),
             ("avdevice", self.avdevice),
             ("visdevice", self.visdevice),
+            ("free", self.free),
         ];
         let named: Vec<&str> = others
             .iter()
@@ -839,7 +900,7 @@ impl Tokens {
             return Err(p.err(
                 n,
                 op.col,
-                "an instruction is exactly one of: a memory access (ld/st/rmw), membar, cbar, avdevice, visdevice",
+                "an instruction is exactly one of: a memory access (ld/st/rmw), membar, cbar, avdevice, visdevice, free",
             ));
         }
         Ok(if self.rmw || (self.st && self.ld) {
@@ -863,12 +924,14 @@ impl Tokens {
             OpKind::AvailabilityDevice
         } else if self.visdevice {
             OpKind::VisibilityDevice
+        } else if self.free {
+            OpKind::Deallocate
         } else {
             return Err(p.err(
                 n,
                 op.col,
                 format!(
-                    "`{}` is not an instruction: expected st, ld, rmw, membar, cbar, avdevice or visdevice among its tokens",
+                    "`{}` is not an instruction: expected st, ld, rmw, membar, cbar, avdevice, visdevice or free among its tokens",
                     op.text
                 ),
             ));

@@ -12,7 +12,7 @@
 //!
 //! Errors are `(column, message)` pairs; the caller adds the file and line.
 
-use crate::ir::{Instruction, OpKind, Order, Scope, StorageClass};
+use crate::ir::{AccessKind, Instruction, Interface, OpKind, Order, Scope, StorageClass};
 
 /// An error located at a column of the current line.
 pub(super) type AttrError = (usize, String);
@@ -35,6 +35,8 @@ pub(super) const ALLOY: Spelling = Spelling {
         ("scopefi", Scope::FragmentInterlock),
         ("scopeqf", Scope::QueueFamily),
         ("scopedev", Scope::Device),
+        ("scopeinv", Scope::Invocation),
+        ("scopecd", Scope::CrossDevice),
     ],
     acq_rel: false,
     atomic_ops: "ld/st",
@@ -48,6 +50,8 @@ pub(super) const LITMUS: Spelling = Spelling {
         ("fi", Scope::FragmentInterlock),
         ("qf", Scope::QueueFamily),
         ("dv", Scope::Device),
+        ("inv", Scope::Invocation),
+        ("cd", Scope::CrossDevice),
     ],
     acq_rel: true,
     atomic_ops: "ld, st and rmw",
@@ -56,9 +60,52 @@ pub(super) const LITMUS: Spelling = Spelling {
 /// The attribute tokens every spelling shares (scopes and storage classes
 /// come from the spelling).
 const FLAGS: &[&str] = &[
-    "atom", "acq", "rel", "av", "vis", "semav", "semvis", "nonpriv", "sc0", "sc1", "sc2", "sc3",
-    "semsc0", "semsc1", "semsc2", "semsc3",
+    "atom",
+    "acq",
+    "rel",
+    "av",
+    "vis",
+    "semav",
+    "semvis",
+    "nonpriv",
+    "sc0",
+    "sc1",
+    "sc2",
+    "sc3",
+    "semsc0",
+    "semsc1",
+    "semsc2",
+    "semsc3",
+    "avtexel",
+    "vistexel",
+    "nonprivtexel",
+    "avelem",
+    "viselem",
+    "nonprivelem",
+    "output",
+    "input",
 ];
+
+/// The image (texel) and tensor (element) spellings of `av`, `vis` and
+/// `nonpriv`: `MakeTexelAvailable`, `MakeTexelVisible`, `NonPrivateTexel`
+/// and `MakeElementAvailableARM`, `MakeElementVisibleARM`,
+/// `NonPrivateElementARM` (docs/format-vulkan-litmus.md).
+const FLAVOURED: &[(&str, &str, AccessKind)] = &[
+    ("avtexel", "av", AccessKind::Texel),
+    ("vistexel", "vis", AccessKind::Texel),
+    ("nonprivtexel", "nonpriv", AccessKind::Texel),
+    ("avelem", "av", AccessKind::ElementArm),
+    ("viselem", "vis", AccessKind::ElementArm),
+    ("nonprivelem", "nonpriv", AccessKind::ElementArm),
+];
+
+/// The `av`/`vis`/`nonpriv` token spelling `base` for an access of `kind`.
+pub(crate) fn flavoured(base: &'static str, kind: AccessKind) -> &'static str {
+    FLAVOURED
+        .iter()
+        .find(|(_, b, k)| *b == base && *k == kind)
+        .map_or(base, |(t, _, _)| t)
+}
 
 impl Spelling {
     /// Every attribute token of the spelling (for "did you mean").
@@ -95,6 +142,15 @@ pub(super) struct Attrs {
     pub semav: Option<Mark>,
     pub semvis: Option<Mark>,
     pub nonpriv: Option<Mark>,
+    /// The kind of access the `av`/`vis`/`nonpriv` tokens spell (pointer,
+    /// texel or tensor element), from the first such token.
+    pub access: Option<(AccessKind, Mark)>,
+    /// `output`: the access goes through a variable in the Output storage
+    /// class (Tessellation Output Ordering, Shader I/O).
+    pub output: Option<Mark>,
+    /// `input`: the access goes through a variable in the Input storage
+    /// class (Shader I/O).
+    pub input: Option<Mark>,
     pub scope: Option<(Scope, Mark)>,
     pub sc: Option<(StorageClass, usize)>,
     pub semsc: Vec<(StorageClass, usize)>,
@@ -127,6 +183,39 @@ impl Attrs {
     /// spelling; `Ok(false)` if it is not one.
     pub fn token(&mut self, tok: &str, col: usize, sp: &Spelling) -> Result<bool, AttrError> {
         let flag = |name: &'static str| Mark { col, tok: name };
+        let access = FLAVOURED
+            .iter()
+            .chain(&[
+                ("av", "av", AccessKind::Pointer),
+                ("vis", "vis", AccessKind::Pointer),
+                ("nonpriv", "nonpriv", AccessKind::Pointer),
+            ])
+            .find(|(t, _, _)| *t == tok);
+        if let Some(&(name, base, kind)) = access {
+            let mark = flag(name);
+            match self.access {
+                Some((prev, m)) if prev != kind => {
+                    return Err((
+                        col,
+                        format!(
+                            "`{name}` is a {} flag but `{}` made this a {} access: an instruction accesses memory through a pointer, an image texel or a tensor element, not two of them",
+                            kind_name(kind),
+                            m.tok,
+                            kind_name(prev)
+                        ),
+                    ));
+                }
+                Some(_) => {}
+                None => self.access = Some((kind, mark)),
+            }
+            let slot = match base {
+                "av" => &mut self.av,
+                "vis" => &mut self.vis,
+                _ => &mut self.nonpriv,
+            };
+            set(slot, mark)?;
+            return Ok(true);
+        }
         match tok {
             "atom" => set(&mut self.atom, flag("atom"))?,
             "acq" => set(&mut self.acq, flag("acq"))?,
@@ -135,11 +224,32 @@ impl Attrs {
                 set(&mut self.acq, flag("acq_rel"))?;
                 set(&mut self.rel, flag("acq_rel"))?;
             }
-            "av" => set(&mut self.av, flag("av"))?,
-            "vis" => set(&mut self.vis, flag("vis"))?,
             "semav" => set(&mut self.semav, flag("semav"))?,
             "semvis" => set(&mut self.semvis, flag("semvis"))?,
-            "nonpriv" => set(&mut self.nonpriv, flag("nonpriv"))?,
+            "output" => {
+                if let Some(m) = self.input {
+                    return Err((
+                        col,
+                        format!(
+                            "`output` repeats `{}`: a variable is in one storage class",
+                            m.tok
+                        ),
+                    ));
+                }
+                set(&mut self.output, flag("output"))?
+            }
+            "input" => {
+                if let Some(m) = self.output {
+                    return Err((
+                        col,
+                        format!(
+                            "`input` repeats `{}`: a variable is in one storage class",
+                            m.tok
+                        ),
+                    ));
+                }
+                set(&mut self.input, flag("input"))?
+            }
             _ => {
                 if let Some(&(name, scope)) = sp.scopes.iter().find(|(n, _)| *n == tok) {
                     if let Some((prev, _)) = self.scope {
@@ -193,6 +303,12 @@ impl Attrs {
         ins.make_pointer_available = av || (ins.atomic && ins.is_write());
         ins.make_pointer_visible = vis || (ins.atomic && ins.is_read());
         ins.non_private = self.nonpriv.is_some() || ins.atomic || av || vis;
+        ins.access_kind = self.access.map_or(AccessKind::Pointer, |(k, _)| k);
+        ins.interface = match (self.output, self.input) {
+            (Some(_), _) => Some(Interface::Output),
+            (None, Some(_)) => Some(Interface::Input),
+            (None, None) => None,
+        };
     }
 
     /// Checks the attributes of `ins` (built by [`Attrs::apply`]); `op_col`
@@ -222,11 +338,48 @@ impl Attrs {
                 "missing storage class: a memory access needs sc0, sc1, ...".into(),
             ));
         }
+        if ins.kind == OpKind::Deallocate {
+            if self.sc.is_none() {
+                return Err((
+                    op_col,
+                    "missing storage class: `free` names the storage class of the memory it frees (sc0, sc1, ...)".into(),
+                ));
+            }
+            let other = [
+                self.atom,
+                self.acq,
+                self.rel,
+                self.av,
+                self.vis,
+                self.semav,
+                self.semvis,
+                self.nonpriv,
+                self.output,
+                self.input,
+            ]
+            .into_iter()
+            .flatten()
+            .next()
+            .or(self.scope.map(|(_, m)| m));
+            if let Some(m) = other.or(self
+                .semsc
+                .first()
+                .map(|&(_, col)| Mark { col, tok: "semsc" }))
+            {
+                return Err((
+                    m.col,
+                    format!("`free` takes only a storage class (scN), not `{}`", m.tok),
+                ));
+            }
+            return Ok(());
+        }
         if !ins.is_memory_access() {
             if let Some((_, c)) = self.sc {
                 return Err((c, "only memory accesses have a storage class".into()));
             }
             for (name, m) in [
+                ("output", self.output),
+                ("input", self.input),
                 ("nonpriv", self.nonpriv),
                 ("av", self.av),
                 ("vis", self.vis),
@@ -248,6 +401,14 @@ impl Attrs {
             return Err((
                 op_col,
                 "avdevice/visdevice are API-level operations and take no other token".into(),
+            ));
+        }
+        if let Some(m) = self.input
+            && ins.is_write()
+        {
+            return Err((
+                m.col,
+                "`input`: Input variables are read-only (SPIR-V: \"Input from pipeline. Read only.\")".into(),
             ));
         }
         if self.av.is_some() && ins.kind == OpKind::Load {
@@ -301,6 +462,19 @@ impl Attrs {
                 "MakeVisible (semvis) needs acquire semantics".into(),
             ));
         }
+        if let Some((kind, m)) = self.access
+            && kind != AccessKind::Pointer
+            && ins.atomic
+        {
+            return Err((
+                m.col,
+                format!(
+                    "`{}` is a {} flag: atomics access memory through a pointer (`av`, `vis`, `nonpriv` are implied)",
+                    m.tok,
+                    kind_name(kind)
+                ),
+            ));
+        }
         if self.atom.is_some() && !ins.is_memory_access() {
             return Err((
                 at(self.atom),
@@ -308,6 +482,14 @@ impl Attrs {
             ));
         }
         Ok(())
+    }
+}
+
+fn kind_name(k: AccessKind) -> &'static str {
+    match k {
+        AccessKind::Pointer => "pointer",
+        AccessKind::Texel => "image (texel)",
+        AccessKind::ElementArm => "tensor (element)",
     }
 }
 

@@ -101,9 +101,9 @@ const BRANCHES: &[(&str, Cmp)] = &[
 ];
 
 /// The memory and barrier opcodes (and `goto`), space-separated.
-const INSTRUCTIONS: &str = "ld st rmw membar cbar avdevice visdevice beginil endil goto";
+const INSTRUCTIONS: &str = "ld st rmw membar cbar avdevice visdevice free beginil endil goto";
 
-const UNKNOWN_INSTRUCTION: &str = "expected ld, st, rmw, membar, cbar, avdevice, visdevice, beginil, endil, add, sub, mul, and, or, xor, beq, bne, blt, ble, bgt, bge, goto or a label `L:`";
+const UNKNOWN_INSTRUCTION: &str = "expected ld, st, rmw, membar, cbar, avdevice, visdevice, free, beginil, endil, add, sub, mul, and, or, xor, beq, bne, blt, ble, bgt, bge, goto or a label `L:`";
 
 /// What the parser learns about one thread's registers and labels.
 #[derive(Default)]
@@ -139,8 +139,9 @@ struct Parser<'a> {
     /// `Pn:reg=v` entries: thread, register, value, where the thread and
     /// the register were written.
     reg_inits: Vec<(usize, String, i64, usize, usize)>,
-    /// `ssw a b` entries with where a and b were written.
-    ssws: Vec<(usize, usize, usize, usize)>,
+    /// `ssw a b` and `gen a b` entries with where a and b were written
+    /// (the last field: `gen`).
+    ssws: Vec<(usize, usize, usize, usize, bool)>,
     infos: Vec<ThreadInfo>,
     /// How many references the initial state declares (the first ones).
     declared: usize,
@@ -405,7 +406,8 @@ impl<'a> Parser<'a> {
                         "unterminated ssw block: expected `}` to close this `{`".into(),
                     ));
                 }
-                Tok::Ident(s) if s == "ssw" => {
+                Tok::Ident(s) if s == "ssw" || s == "gen" => {
+                    let generates = s == "gen";
                     let mut ends = [(0, 0); 2];
                     for end in &mut ends {
                         let a = lx.next()?;
@@ -417,12 +419,13 @@ impl<'a> Parser<'a> {
                         };
                         *end = (id, a.at);
                     }
-                    self.ssws.push((ends[0].0, ends[1].0, ends[0].1, ends[1].1));
+                    self.ssws
+                        .push((ends[0].0, ends[1].0, ends[0].1, ends[1].1, generates));
                     let sep = lx.peek()?;
                     if !(sep.is_punct(";") || sep.is_punct("}")) {
                         return Err((
                             sep.at,
-                            format!("expected `;` after `ssw i j`, found {}", sep.show()),
+                            format!("expected `;` after `{s} i j`, found {}", sep.show()),
                         ));
                     }
                 }
@@ -430,7 +433,7 @@ impl<'a> Parser<'a> {
                     return Err((
                         t.at,
                         format!(
-                            "expected `ssw i j;` (thread i system-synchronizes-with thread j), found {}",
+                            "expected `ssw i j;` (thread i system-synchronizes-with thread j) or `gen i j;` (thread i contributes to generating thread j: Shader I/O), found {}",
                             t.show()
                         ),
                     ));
@@ -599,6 +602,19 @@ impl<'a> Parser<'a> {
                     }
                 };
             }
+            // `, tesc`: the invocation's shader stage (docs/coverage.md).
+            let mut ahead = lx.clone();
+            if ahead.peek()?.is_punct(",") {
+                ahead.next()?;
+                let w = ahead.next()?;
+                if let Some(&(_, stage)) = crate::ir::ShaderStage::TOKENS
+                    .iter()
+                    .find(|(tok, _)| w.is_ident(tok))
+                {
+                    self.program.stages.insert(k, stage);
+                    lx = ahead;
+                }
+            }
             let fragment = if lx.peek()?.is_punct(",") {
                 Some(fragment_placement(&mut lx)?)
             } else {
@@ -710,6 +726,7 @@ impl<'a> Parser<'a> {
             "cbar" => OpKind::control_barrier(0, crate::ir::Scope::Workgroup),
             "avdevice" => OpKind::AvailabilityDevice,
             "visdevice" => OpKind::VisibilityDevice,
+            "free" => OpKind::Deallocate,
             "beginil" | "endil" => {
                 if lx.peek()?.is_punct(".") {
                     return Err((
@@ -796,7 +813,7 @@ impl<'a> Parser<'a> {
                 return Err((
                     t.at,
                     format!(
-                        "unknown token `{tok}`: expected one of atom acq rel acq_rel sg wg fi qf dv scN semscN av vis semav semvis nonpriv{ops}{hint}"
+                        "unknown token `{tok}`: expected one of atom acq rel acq_rel sg wg fi qf dv inv cd scN semscN av vis semav semvis nonpriv avtexel vistexel nonprivtexel avelem viselem nonprivelem output input{ops}{hint}"
                     ),
                 ));
             }
@@ -820,6 +837,11 @@ impl<'a> Parser<'a> {
                 lx.expect_end("after the location")?;
                 self.infos[k].defined.insert(dest.clone());
                 ins.dest = Some(dest);
+                ins.reference = Some(self.used(&loc, loc_at));
+            }
+            OpKind::Deallocate => {
+                let (loc, loc_at) = lx.ident("the location freed")?;
+                lx.expect_end("after the location")?;
                 ins.reference = Some(self.used(&loc, loc_at));
             }
             OpKind::Store => {
@@ -957,13 +979,18 @@ impl<'a> Parser<'a> {
             th.registers.push((reg.clone(), value));
             self.infos[thread].defined.insert(reg);
         }
-        for &(a, b, a_at, b_at) in &self.ssws {
+        for &(a, b, a_at, b_at, generates) in &self.ssws {
+            let word = if generates { "gen" } else { "ssw" };
             for (t, at) in [(a, a_at), (b, b_at)] {
                 if t >= n {
-                    return Err((at, format!("ssw names thread P{t}, but {declared}")));
+                    return Err((at, format!("{word} names thread P{t}, but {declared}")));
                 }
             }
-            self.program.ssw.push((a, b));
+            if generates {
+                self.program.generates.push((a, b));
+            } else {
+                self.program.ssw.push((a, b));
+            }
         }
         // Registers read but never defined, labels jumped to but never
         // defined: report the first in the file.

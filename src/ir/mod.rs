@@ -135,6 +135,88 @@ pub struct Semantics {
     pub seq_cst: bool,
 }
 
+/// How a memory access names its memory, which decides how its
+/// per-instruction availability/visibility and non-private flags are
+/// spelt. The appendix gives the three spellings one meaning: "A memory
+/// write instruction that includes MakePointerAvailable, or an image write
+/// instruction that includes MakeTexelAvailable, or a tensor write
+/// instruction that includes MakeElementAvailableARM, performs an
+/// availability operation whose source scope includes the agent and
+/// reference used to perform the write and the memory locations written by
+/// the instruction" (visibility alike), and "Memory operations with the
+/// NonPrivatePointer, NonPrivateTexel, or NonPrivateElementARM bit set are
+/// treated as non-private". The flags themselves are
+/// [`Instruction::make_pointer_available`], [`Instruction::make_pointer_visible`]
+/// and [`Instruction::non_private`] whatever the kind; the kind only keeps
+/// the spelling (printing, reports).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, serde::Serialize)]
+pub enum AccessKind {
+    /// A pointer access (`OpLoad`, `OpStore`, `OpAtomic*`):
+    /// `MakePointerAvailable`, `MakePointerVisible`, `NonPrivatePointer`.
+    #[default]
+    Pointer,
+    /// An image access (`OpImageRead`, `OpImageWrite`): `MakeTexelAvailable`,
+    /// `MakeTexelVisible`, `NonPrivateTexel`.
+    Texel,
+    /// A tensor access (`OpTensorReadARM`, `OpTensorWriteARM`, the newer
+    /// rendering): `MakeElementAvailableARM`, `MakeElementVisibleARM`,
+    /// `NonPrivateElementARM`.
+    ElementArm,
+}
+
+impl AccessKind {
+    pub fn is_pointer(&self) -> bool {
+        *self == AccessKind::Pointer
+    }
+}
+
+/// The shader interface storage class of a variable an access goes
+/// through, where the appendix gives it rules of its own ("Shader I/O",
+/// "Tessellation Output Ordering"). Independent of the numbered
+/// [`StorageClass`] (which is what semantics name): a test says `output`
+/// on the access (docs/format-vulkan-litmus.md).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize)]
+pub enum Interface {
+    /// The `Output` storage class.
+    Output,
+    /// The `Input` storage class.
+    Input,
+}
+
+/// The shader stage (execution model) of an invocation, where the appendix
+/// gives it rules of its own; invocations without one are compute-like.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize)]
+pub enum ShaderStage {
+    /// The `Vertex` execution model: its Input variables are not written
+    /// by invocations ("Shader I/O": "a shader stage other than Vertex").
+    Vertex,
+    /// The `TessellationControl` execution model ("Tessellation Output
+    /// Ordering").
+    TessellationControl,
+    /// `TessellationEvaluation`.
+    TessellationEvaluation,
+    /// `Geometry`.
+    Geometry,
+}
+
+impl ShaderStage {
+    /// Every stage with its token in both Vulkan dialects.
+    pub const TOKENS: &[(&str, ShaderStage)] = &[
+        ("vert", ShaderStage::Vertex),
+        ("tesc", ShaderStage::TessellationControl),
+        ("tese", ShaderStage::TessellationEvaluation),
+        ("geom", ShaderStage::Geometry),
+    ];
+
+    /// The token of the stage (`tesc`).
+    pub fn token(self) -> &'static str {
+        Self::TOKENS
+            .iter()
+            .find(|(_, s)| *s == self)
+            .map_or("?", |(t, _)| t)
+    }
+}
+
 /// What an instruction does.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
 pub enum OpKind {
@@ -181,6 +263,13 @@ pub enum OpKind {
     /// `OpEndInvocationInterlockEXT`: the end of the critical section
     /// ("A is considered to have Release semantics").
     EndInterlock,
+    /// The deallocation of the memory a reference names (a `vkFreeMemory`
+    /// of its `VkDeviceMemory`, or the end of a SPIR-V variable's
+    /// lifetime): "A call to vkFreeMemory must happen-after all memory
+    /// operations on all memory locations in that VkDeviceMemory object."
+    /// It has the reference and storage class of the memory it frees, and
+    /// accesses nothing.
+    Deallocate,
     /// A device-domain availability operation (API-level, e.g. a pipeline barrier).
     AvailabilityDevice,
     /// A device-domain visibility operation.
@@ -227,6 +316,14 @@ pub struct Instruction {
     pub make_pointer_visible: bool,
     /// `NonPrivatePointer`; atomics and av/vis accesses are always non-private.
     pub non_private: bool,
+    /// Whether the access goes through a pointer, an image texel or a
+    /// tensor element: the three spellings of the flags above, one meaning.
+    #[serde(skip_serializing_if = "AccessKind::is_pointer")]
+    pub access_kind: AccessKind,
+    /// The shader interface storage class of the variable accessed
+    /// (`Output`), if it has rules of its own.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub interface: Option<Interface>,
     /// Value a read must observe, if the test pins it (Alloy `.test` format).
     pub read_value: Option<i64>,
     /// Value written, if known (Alloy `.test` format).
@@ -266,6 +363,8 @@ impl Instruction {
             make_pointer_available: false,
             make_pointer_visible: false,
             non_private: false,
+            access_kind: AccessKind::Pointer,
+            interface: None,
             read_value: None,
             write_value: None,
             dest: None,
@@ -787,6 +886,15 @@ pub struct Program {
     /// What the front end found legal but suspicious (the "Lints" tables
     /// of docs/format-*.md).
     pub warnings: Vec<crate::frontend::FrontendWarning>,
+    /// The shader stage of each thread that has one (index into
+    /// `threads`); the others are compute-like invocations.
+    #[serde(skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub stages: std::collections::BTreeMap<usize, ShaderStage>,
+    /// `(a, b)`: invocation `a` contributes to generating invocation `b`
+    /// (indices into `threads`): its writes to Output variables are what
+    /// `b` reads from its Input variables ("Shader I/O").
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub generates: Vec<(usize, usize)>,
 }
 
 /// What a test asks.
@@ -830,6 +938,10 @@ impl Program {
     /// The initial value of a location.
     pub fn initial_value(&self, location: usize) -> i64 {
         self.initial_values.get(location).copied().unwrap_or(0)
+    }
+    /// The shader stage of thread `t`, if it has one.
+    pub fn stage(&self, t: usize) -> Option<ShaderStage> {
+        self.stages.get(&t).copied()
     }
     /// The location an instruction accesses.
     pub fn location_of(&self, instr: &Instruction) -> Option<usize> {

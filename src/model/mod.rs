@@ -67,6 +67,10 @@ pub const EMBEDDED: &[(&str, &str)] = &[
         "pops-intrawave.cat",
         include_str!("../../models/pops-intrawave.cat"),
     ),
+    (
+        "vulkan-tess-vmm.cat",
+        include_str!("../../models/vulkan-tess-vmm.cat"),
+    ),
     ("opencl.cat", include_str!("../../models/opencl.cat")),
     (
         "opencl-totalsc.cat",
@@ -109,6 +113,11 @@ pub const BUILTIN: &[(&str, &str, &str)] = &[
         "vulkan-fr-asmo",
         "vulkan-fr-asmo.cat",
         "Vulkan memory model, from-reads through asmo only (the AsciiDoc text, Alloy before PR #37)",
+    ),
+    (
+        "vulkan-tess-vmm",
+        "vulkan-tess-vmm.cat",
+        "Vulkan memory model, tessellation outputs ordered by OutputMemory semantics only (control barriers: legacy SPIR-V)",
     ),
     (
         "vulkan-dat3m",

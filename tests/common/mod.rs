@@ -2,7 +2,7 @@
 #![allow(dead_code)]
 
 use std::path::{Path, PathBuf};
-use vkmm::analysis::{Models, Property, TestOutcome, check_program};
+use vkmm::analysis::{Models, Property, TestOutcome, check_program, expected};
 use vkmm::engine::Limits;
 
 pub fn models() -> Models {
@@ -166,4 +166,81 @@ pub fn vulkan_litmus(
     text.push_str(condition);
     text.push('\n');
     text
+}
+
+/// (file name, property, expected verdict) for every row of the two CSVs
+/// of a folder of own litmus tests (`expected-condition.csv`,
+/// `expected-races.csv`).
+pub fn csv_rows(dir: &Path) -> Vec<(String, Property, bool)> {
+    let mut out = Vec::new();
+    for (csv, property) in [
+        ("expected-condition.csv", Property::Condition),
+        ("expected-races.csv", Property::Races),
+    ] {
+        let text = std::fs::read_to_string(dir.join(csv)).unwrap();
+        for row in expected::parse(csv, &text, dir).unwrap() {
+            let file = row.path.file_name().unwrap().to_str().unwrap().to_string();
+            out.push((file, property, row.holds));
+        }
+    }
+    out
+}
+
+/// The model `vulkan` with `vulkan-rules.cat` replaced by `rules` and, when
+/// given, `vulkan-spec-readings.cat` by `readings` (mutation tests).
+pub fn vulkan_mutant(rules: &str, readings: Option<&str>) -> vkmm::model::LoadedModel {
+    let resolve = |name: &str| -> Option<(String, String)> {
+        match (name, readings) {
+            ("vulkan-rules.cat", _) => Some(("mutant/vulkan-rules.cat".into(), rules.into())),
+            ("vulkan-spec-readings.cat", Some(r)) => {
+                Some(("mutant/vulkan-spec-readings.cat".into(), r.into()))
+            }
+            _ => vkmm::model::embedded(name).map(|t| (name.to_string(), t.to_string())),
+        }
+    };
+    let cat = vkmm::cat::Model::parse(
+        "vulkan.cat",
+        vkmm::model::embedded("vulkan.cat").unwrap(),
+        &resolve,
+    )
+    .unwrap_or_else(|e| panic!("mutant does not parse: {e}"));
+    vkmm::model::LoadedModel::new("vulkan (mutant)", cat).unwrap()
+}
+
+/// The CSV rows of `dir` (see [`csv_rows`]) whose verdict under `model`
+/// differs from the expected one, as `file (Property): got ...`.
+pub fn csv_mismatches(dir: &Path, model: &vkmm::model::LoadedModel) -> Vec<String> {
+    csv_rows(dir)
+        .into_iter()
+        .filter_map(|(file, property, holds)| {
+            let program = vkmm::frontend::load(&dir.join(&file)).unwrap();
+            let got = vkmm::analysis::check_litmus(&file, &program, model, Limits::default(), None)
+                .map(|o| o.holds(property))
+                .ok()
+                .flatten();
+            (got != Some(holds)).then(|| format!("{file} ({property:?}): got {got:?}"))
+        })
+        .collect()
+}
+
+/// Asserts every CSV row of `dir` (at least `min` of them) under the
+/// built-in `vulkan` model, both decided early (stopping at the first
+/// witness) and fully enumerated.
+pub fn assert_csv_verdicts(dir: &Path, min: usize) {
+    let model = vkmm::model::load("vulkan").unwrap();
+    let rows = csv_rows(dir);
+    assert!(rows.len() >= min, "both CSVs list the tests");
+    for (file, property, holds) in rows {
+        let program = vkmm::frontend::load(&dir.join(&file)).unwrap();
+        for decide in [Some(property), None] {
+            let o =
+                vkmm::analysis::check_litmus(&file, &program, &model, Limits::default(), decide)
+                    .unwrap();
+            assert_eq!(
+                o.holds(property),
+                Some(holds),
+                "{file} ({property:?}, {decide:?})"
+            );
+        }
+    }
 }

@@ -1139,7 +1139,26 @@ impl<'a> Gen<'a> {
             }
             _ => {
                 let name = inst.name.as_str();
-                let why = if name.contains("Image") || name.contains("Sampl") {
+                let why = if name == "OpMemoryNamedBarrier" || name == "OpNamedBarrierInitialize" {
+                    // The appendix names it ("OpControlBarrier, OpMemoryBarrier,
+                    // and OpMemoryNamedBarrier are memory barrier
+                    // instructions in SPIR-V") but its named barrier object
+                    // needs the NamedBarrier capability of OpenCL kernels.
+                    "a named barrier object (OpNamedBarrierInitialize) belongs to the NamedBarrier capability of kernels; the appendix counts it among the memory barriers (\"OpControlBarrier, OpMemoryBarrier, and OpMemoryNamedBarrier are memory barrier instructions in SPIR-V\"): write it in the Vulkan litmus dialect as a named control barrier `cbar.SEMANTICS.SCOPE N, ID[, QUORUM]`"
+                } else if name.starts_with("OpCooperativeMatrix") {
+                    // Issue 16 item 5, not modelled yet (docs/coverage.md).
+                    "cooperative matrices are not modelled yet: \"For each dynamic instance of a cooperative matrix load instruction ..., some implementation-dependent invocation(s) within the instance of the matrix's scope perform a non-atomic load from each memory location that is defined to be accessed by the instruction\" needs an assignment of element accesses to invocations vkmm does not enumerate (docs/coverage.md)"
+                } else if matches!(
+                    name,
+                    "OpTraceRayKHR"
+                        | "OpTraceNV"
+                        | "OpExecuteCallableKHR"
+                        | "OpExecuteCallableNV"
+                        | "OpReportIntersectionKHR"
+                ) {
+                    // Issue 16 item 1, not modelled yet (docs/coverage.md).
+                    "shader calls are not modelled yet: \"A is shader-call-related to B if A is created by an shader call instruction executed by B\" needs invocations created by an instruction, which vkmm's IR does not have (docs/coverage.md)"
+                } else if name.contains("Image") || name.contains("Sampl") {
                     "vkmm's IR has no images"
                 } else if name.starts_with("OpF")
                     || name.contains("ToF")

@@ -22,7 +22,8 @@
 //! - statement `i` of every thread is in row `i` (empty cells only below a
 //!   thread's last statement); every column is padded to its widest cell;
 //! - attributes come in one order: `atom`, `acq`/`rel`/`acq_rel`, `av`,
-//!   `vis`, `nonpriv`, the scope, `scN`, `semscN` (ascending), `semav`,
+//!   `vis`, `nonpriv` (`avtexel`... `avelem`... for image and tensor
+//!   accesses), the scope, `scN`, `semscN` (ascending), `semav`,
 //!   `semvis`, then the rmw operation (none for an exchange); attributes the
 //!   parser adds by itself are left out (`av` on atomic writes, `vis` on
 //!   atomic reads, `nonpriv` on atomics and on `av`/`vis` accesses);
@@ -39,7 +40,7 @@
 //! difference instead.
 
 use super::{ARITH_OPS, BRANCHES, RMW_OPS};
-use crate::frontend::attributes::LITMUS;
+use crate::frontend::attributes::{LITMUS, flavoured};
 use crate::frontend::litmus::condition::MAX_NESTING;
 use crate::ir::{
     CondExpr, Condition, Instruction, InterlockMode, OpKind, Operand, Order, Program, Quantifier,
@@ -66,10 +67,13 @@ pub fn to_litmus(program: &Program) -> String {
         let _ = writeln!(out, "VULKAN {}", program.name);
     }
     init_block(program, &names, &mut out);
-    if !program.ssw.is_empty() {
+    if !program.ssw.is_empty() || !program.generates.is_empty() {
         out.push_str("{\n");
         for (a, b) in &program.ssw {
             let _ = writeln!(out, "ssw {a} {b};");
+        }
+        for (a, b) in &program.generates {
+            let _ = writeln!(out, "gen {a} {b};");
         }
         out.push_str("}\n");
     }
@@ -205,6 +209,10 @@ fn declarations(program: &Program) -> Vec<String> {
                     *n - 1
                 });
             let mut d = format!("P{k}@sg {sg}, wg {wg}, qf {qf}");
+            if let Some(stage) = program.stage(k) {
+                d.push_str(", ");
+                d.push_str(stage.token());
+            }
             if let Some(f) = &t.fragment {
                 let _ = write!(d, ", prim {}", f.primitive);
                 if f.pixels.len() == 1 {
@@ -325,6 +333,7 @@ fn opcode(ins: &Instruction) -> String {
         OpKind::ControlBarrier { .. } => "cbar",
         OpKind::AvailabilityDevice => "avdevice",
         OpKind::VisibilityDevice => "visdevice",
+        OpKind::Deallocate => "free",
     });
     let mut tok = |t: &str| {
         s.push('.');
@@ -342,15 +351,22 @@ fn opcode(ins: &Instruction) -> String {
     }
     let av = ins.make_pointer_available && !(ins.atomic && ins.is_write());
     let vis = ins.make_pointer_visible && !(ins.atomic && ins.is_read());
+    // Image and tensor accesses spell the same flags `avtexel`, `avelem`...
+    let spelt = |base| flavoured(base, ins.access_kind);
     if av {
-        tok("av");
+        tok(spelt("av"));
     }
     if vis {
-        tok("vis");
+        tok(spelt("vis"));
     }
     let implied_nonpriv = ins.atomic || ins.make_pointer_available || ins.make_pointer_visible;
     if ins.non_private && !implied_nonpriv {
-        tok("nonpriv");
+        tok(spelt("nonpriv"));
+    }
+    match ins.interface {
+        Some(crate::ir::Interface::Output) => tok("output"),
+        Some(crate::ir::Interface::Input) => tok("input"),
+        None => {}
     }
     if let Some(scope) = ins.scope {
         match LITMUS.scopes.iter().find(|(_, s)| *s == scope) {
@@ -388,6 +404,7 @@ fn instruction(names: &Names<'_>, ins: &Instruction) -> String {
     let value = value.as_deref().unwrap_or("?");
     match ins.kind {
         OpKind::Load => format!("{op} {dest}, {loc}"),
+        OpKind::Deallocate => format!("{op} {loc}"),
         OpKind::Store => format!("{op} {loc}, {value}"),
         OpKind::Rmw => format!("{op} {dest}, {loc}, {value}"),
         OpKind::ControlBarrier {

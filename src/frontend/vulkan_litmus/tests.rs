@@ -947,7 +947,11 @@ fn instruction_syntax_errors() {
 fn attribute_errors() {
     let e = |cell: &str| err_head(&format!("{cell} | ;\n"));
     assert_err(e("ld.atom.sc0 r0, x"), 4, 1, "missing scope");
-    assert!(e("ld.atom.sc0 r0, x").2.contains("sg, wg, fi, qf, dv"));
+    assert!(
+        e("ld.atom.sc0 r0, x")
+            .2
+            .contains("sg, wg, fi, qf, dv, inv, cd")
+    );
     assert_err(e("membar.rel.semsc0"), 4, 1, "missing scope");
     assert_err(e("cbar 1"), 4, 1, "missing scope");
     assert_err(e("st.av.sc0 x, 1"), 4, 1, "missing scope");

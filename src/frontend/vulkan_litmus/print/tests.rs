@@ -586,8 +586,8 @@ fn unprintable_programs_are_reported() {
     let mut cases: Vec<(&str, Program)> = Vec::new();
 
     let mut p = simple();
-    first_instruction(&mut p, 0).scope = Some(Scope::CrossDevice);
-    cases.push(("a scope with no spelling", p));
+    first_instruction(&mut p, 0).access_kind = crate::ir::AccessKind::Texel;
+    cases.push(("an atomic image access (atomics are pointer accesses)", p));
 
     let mut p = simple();
     first_instruction(&mut p, 1).make_pointer_available = true;
