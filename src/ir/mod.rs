@@ -8,6 +8,7 @@
 //! Front ends produce a [`Program`]; the execution enumerator consumes it.
 
 mod condition;
+pub mod host;
 pub mod interlock;
 mod query;
 mod symbols;
@@ -185,6 +186,11 @@ pub enum OpKind {
     AvailabilityDevice,
     /// A device-domain visibility operation.
     VisibilityDevice,
+    /// An API operation of a host thread or a queue submission
+    /// (docs/host.md): no memory access of its own; the engine derives
+    /// system-synchronizes-with and the availability, visibility and domain
+    /// operations it performs from it.
+    Api(host::ApiOp),
 }
 
 impl OpKind {
@@ -626,6 +632,9 @@ pub struct Program {
     /// What the front end found legal but suspicious (the "Lints" tables
     /// of docs/format-*.md).
     pub warnings: Vec<crate::frontend::FrontendWarning>,
+    /// Host threads, queue submissions and mapped memory (docs/host.md);
+    /// empty for shader-only tests.
+    pub host: host::HostSetup,
 }
 
 /// What a test asks.

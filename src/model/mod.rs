@@ -46,6 +46,14 @@ pub const EMBEDDED: &[(&str, &str)] = &[
         "vulkan-dat3m-rules.cat",
         include_str!("../../models/vulkan-dat3m-rules.cat"),
     ),
+    (
+        "vulkan-host.cat",
+        include_str!("../../models/vulkan-host.cat"),
+    ),
+    (
+        "vulkan-host-device-atomics.cat",
+        include_str!("../../models/vulkan-host-device-atomics.cat"),
+    ),
     ("pops.cat", include_str!("../../models/pops.cat")),
     (
         "pops-order.cat",
@@ -105,6 +113,11 @@ pub const BUILTIN: &[(&str, &str, &str)] = &[
         "vulkan-fr-asmo",
         "vulkan-fr-asmo.cat",
         "Vulkan memory model, from-reads through asmo only (the AsciiDoc text, Alloy before PR #37)",
+    ),
+    (
+        "vulkan-host-device-atomics",
+        "vulkan-host-device-atomics.cat",
+        "Vulkan memory model, host and device atomics mutually ordered (the AsciiDoc rendering's bullet)",
     ),
     (
         "vulkan-dat3m",
