@@ -367,3 +367,33 @@ fn every_host_mutation_is_caught() {
         "mutations no test catches: {survivors:?}"
     );
 }
+
+#[test]
+fn pictures_draw_host_threads_and_queues_as_clusters() {
+    let dot = std::env::temp_dir().join(format!("vkmm-host-{}.dot", std::process::id()));
+    let (code, _, err) = vkmm(&[
+        "show",
+        "tests/litmus-host/fence-barrier-host-read.litmus",
+        "--dot",
+        dot.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let text = std::fs::read_to_string(&dot).unwrap();
+    let _ = std::fs::remove_file(&dot);
+    for want in [
+        "label=\"host threads\"",
+        "label=\"queue 0 (submissions)\"",
+        "label=\"device (shader invocations)\"",
+        "submit P1 [vkQueueSubmit]",
+        "wait fence f [vkWaitForFences]",
+        "[vkCmdPipelineBarrier]",
+        "dispatch P2 [vkCmdDispatch]",
+    ] {
+        assert!(text.contains(want), "`{want}` not in\n{text}");
+    }
+    // The host thread's cluster is not nested in a workgroup's.
+    let host = text.find("host threads").unwrap();
+    let wg = text.find("label=\"workgroup").unwrap();
+    assert!(host < wg, "{text}");
+    assert!(!text[..wg].contains("workgroup"), "{text}");
+}
