@@ -111,8 +111,8 @@ const MUTATIONS: &[(&str, &str, &str, &str)] = &[
     ),
     (
         "Output writes are visible to the Input reads of the invocations they generate",
-        "   | locord_shader_io )",
-        "   )",
+        "   | locord_shader_io\n",
+        "\n",
         "shader-io.litmus",
     ),
     (

@@ -140,7 +140,8 @@ fn mutated_models(rules: &str, readings: &str) -> Models {
             "vulkan-spec-readings.cat" => {
                 Some(("mutant/vulkan-spec-readings.cat".into(), readings.into()))
             }
-            _ => None,
+            // The files the rules include (vulkan-host.cat), as embedded.
+            other => vkmm::model::embedded(other).map(|t| (other.to_string(), t.to_string())),
         }
     };
     let load = |file: &str, name: &str| {

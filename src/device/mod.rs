@@ -231,6 +231,12 @@ pub fn plan(program: &Program) -> Result<Plan, Unsupported> {
             "OpenCL orders (seq_cst, generic memory) have no mapping to Vulkan SPIR-V in vkmm yet",
         ));
     }
+    if !program.host.is_empty() {
+        return Err(unsupported(
+            Reason::SystemSynchronizesWith,
+            "host threads and queue submissions (docs/host.md) are API-level: a device run dispatches invocations only",
+        ));
+    }
     let mut program = program.clone();
     if program.kind == TestKind::Queries {
         litmus_from_queries(&mut program);

@@ -238,9 +238,15 @@ pub(crate) fn static_env(
             rel_of(&|a, b| same_instance(program, events_ref[a].thread, s, events_ref[b].thread)),
         );
     }
+    // Host threads are on no device; a submission's commands run on the
+    // device of its queue (device 0).
     env.rel(
         names::SDEV,
-        rel_of(&|a, b| thread(a).device == thread(b).device),
+        rel_of(&|a, b| {
+            !program.host.agent(events_ref[a].thread).is_host()
+                && !program.host.agent(events_ref[b].thread).is_host()
+                && thread(a).device == thread(b).device
+        }),
     );
     let location: Vec<Option<usize>> = (0..n).map(|e| program.location_of(ins(e))).collect();
     let reference: Vec<Option<usize>> = (0..n).map(|e| ins(e).reference).collect();
@@ -265,6 +271,9 @@ pub(crate) fn static_env(
         names::SREF,
         rel_of(&|a, b| reference[a].is_some() && reference[a] == reference[b]),
     );
+    // System-synchronizes-with: declared (`ssw` blocks, `SSW`) and derived
+    // from the API operations of host threads and submissions (docs/host.md).
+    let derived = super::host::host_env(program, &events, &mut env);
     env.rel(
         names::SSW,
         rel_of(&|a, b| {
@@ -272,7 +281,8 @@ pub(crate) fn static_env(
                 .ssw
                 .iter()
                 .any(|&(ta, tb)| events[a].thread == ta && events[b].thread == tb)
-        }),
+        })
+        .union(&derived),
     );
     env.rel(
         names::SGEN,
@@ -352,11 +362,18 @@ pub(crate) fn static_env(
         }),
     );
 
+    // The engine's scoped modification orders follow the specification's
+    // reading of mutually-ordered: "A and B are both device operations" or
+    // "A and B are both host operations" (docs/host.md, "Host and device
+    // atomics"), so a host and a device atomic are never in one.
+    let host_agent = |e: usize| program.host.agent(events[e].thread).is_host();
     let inscope = rel_of(&|a, b| {
         let (Some(sa), Some(sb)) = (ins(a).scope, ins(b).scope) else {
             return false;
         };
-        in_instance(program, &events, b, sa, a) && in_instance(program, &events, a, sb, b)
+        host_agent(a) == host_agent(b)
+            && in_instance(program, &events, b, sa, a)
+            && in_instance(program, &events, a, sb, b)
     });
     let initial_value: Vec<i64> = (0..n)
         .map(|e| location[e].map(|l| program.initial_value(l)).unwrap_or(0))
@@ -394,6 +411,19 @@ pub(crate) fn thread_in_instance(program: &Program, x: usize, s: Scope, owner: u
 fn same_instance(program: &Program, x: usize, s: Scope, y: usize) -> bool {
     let tx = &program.threads[x];
     let ty = &program.threads[y];
+    // A host thread or a queue submission is in no subgroup, workgroup,
+    // queue family or device scope instance: only its own Invocation
+    // instance and the CrossDevice one ("Each host atomic operation
+    // implicitly uses the CrossDevice scope"; docs/host.md).
+    if program.host.agent(x) != crate::ir::host::Agent::Invocation
+        || program.host.agent(y) != crate::ir::host::Agent::Invocation
+    {
+        return match s {
+            Scope::Invocation => x == y,
+            Scope::CrossDevice => true,
+            _ => false,
+        };
+    }
     let device = tx.device == ty.device;
     match s {
         Scope::Invocation => x == y,

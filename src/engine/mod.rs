@@ -16,6 +16,7 @@ pub mod barrier;
 mod base;
 mod candidates;
 pub mod driver;
+mod host;
 mod interlock;
 pub mod names;
 pub mod trace;

@@ -119,6 +119,16 @@ pub const ASMO: &str = "asmo";
 pub const CO: &str = "co";
 pub const SCO: &str = "sco";
 pub const ILO: &str = "ilo";
+pub const HOST: &str = "HOST";
+pub const API: &str = "API";
+pub const AVHOST: &str = "AVHOST";
+pub const VISHOST: &str = "VISHOST";
+pub const DOMHD: &str = "DOMHD";
+pub const DOMDH: &str = "DOMDH";
+pub const APIAV: &str = "APIAV";
+pub const APIVIS: &str = "APIVIS";
+pub const APIINC: &str = "apiinc";
+pub const APISSW: &str = "apissw";
 
 const fn entry(
     name: &'static str,
@@ -198,6 +208,35 @@ pub const BASE_NAMES: &[BaseName] = &[
         EXECWG,
         "control barriers whose execution scope is Workgroup",
     ),
+    set(HOST, "events of host threads"),
+    set(
+        API,
+        "API operations (host calls and commands of queue submissions)",
+    ),
+    set(
+        AVHOST,
+        "availability operations to the host domain (flush; host writes to coherent memory)",
+    ),
+    set(
+        VISHOST,
+        "visibility operations from the host domain (invalidate; host reads of coherent memory)",
+    ),
+    set(
+        DOMHD,
+        "memory domain operations from host to device (submit; HOST_WRITE source access)",
+    ),
+    set(
+        DOMDH,
+        "memory domain operations from device to host (HOST_READ/HOST_WRITE destination access)",
+    ),
+    set(
+        APIAV,
+        "API availability operations to the device domain (memory dependencies, signals)",
+    ),
+    set(
+        APIVIS,
+        "API visibility operations from the device domain (memory dependencies, waits, submit)",
+    ),
     numbered_set(SC, "memory accesses in storage class k"),
     numbered_set(SEMSC, "operations whose semantics include storage class k"),
     numbered_set(
@@ -231,7 +270,18 @@ pub const BASE_NAMES: &[BaseName] = &[
     rel(SQF, "same queue family"),
     rel(SLOC, "memory accesses to the same location"),
     rel(SREF, "memory accesses through the same reference"),
-    rel(SSW, "system-synchronizes-with, as declared"),
+    rel(
+        SSW,
+        "system-synchronizes-with, as declared and derived from API operations",
+    ),
+    rel(
+        APISSW,
+        "system-synchronizes-with derived from API operations (execution dependency chains)",
+    ),
+    rel(
+        APIINC,
+        "source scope (access to API availability op) and destination scope (API visibility op to access)",
+    ),
     rel(SCBARINST, "control barriers of the same dynamic instance"),
     rel(
         SGEN,

@@ -147,6 +147,8 @@ struct Parser<'a> {
     declared: usize,
     /// Where the `interlock` entry was.
     interlock_at: Option<usize>,
+    /// The API operations, with where they were written (docs/host.md).
+    api_uses: Vec<host::ApiUse>,
 }
 
 impl<'a> Parser<'a> {
@@ -162,6 +164,7 @@ impl<'a> Parser<'a> {
             infos: Vec::new(),
             declared: 0,
             interlock_at: None,
+            api_uses: Vec::new(),
         }
     }
 
@@ -255,6 +258,9 @@ impl<'a> Parser<'a> {
         };
         if name == "interlock" && matches!(lx.peek()?.tok, Tok::Ident(_)) {
             return self.interlock_entry(lx, first.at);
+        }
+        if name == "mapped" && matches!(lx.peek()?.tok, Tok::Ident(_)) {
+            return self.mapped_entry(lx, first.at);
         }
         let t = lx.next()?;
         if t.is_punct("=") {
@@ -546,6 +552,7 @@ impl<'a> Parser<'a> {
     fn declare_threads(&mut self, row: &Row) -> R<()> {
         let mut subgroups: HashMap<(usize, usize, usize), usize> = HashMap::new();
         let mut workgroups: HashMap<(usize, usize), usize> = HashMap::new();
+        let mut host_threads = Vec::new();
         for (k, &(a, b)) in row.cells.iter().enumerate() {
             let mut lx = Lexer::new(self.src, VULKAN, a, b);
             let t = lx.next()?;
@@ -574,6 +581,24 @@ impl<'a> Parser<'a> {
                 }
             }
             lx.expect("@", "after the thread name")?;
+            if self.host_placement(&mut lx, k)?.is_some() {
+                // Host threads and submissions are in no subgroup,
+                // workgroup or queue family of the invocations: each gets
+                // ids of its own, after the invocations' (below).
+                host_threads.push(k);
+                self.program.threads.push(Thread {
+                    id: k,
+                    subgroup: 0,
+                    workgroup: 0,
+                    queue_family: 0,
+                    device: 0,
+                    code: Vec::new(),
+                    registers: Vec::new(),
+                    fragment: None,
+                });
+                self.infos.push(ThreadInfo::default());
+                continue;
+            }
             let mut ids = [0usize; 3];
             for (i, kw) in ["sg", "wg", "qf"].into_iter().enumerate() {
                 if i > 0 {
@@ -637,6 +662,11 @@ impl<'a> Parser<'a> {
                 fragment,
             });
             self.infos.push(ThreadInfo::default());
+        }
+        for (i, k) in host_threads.into_iter().enumerate() {
+            let t = &mut self.program.threads[k];
+            t.subgroup = subgroups.len() + i;
+            t.workgroup = workgroups.len() + i;
         }
         Ok(())
     }
@@ -711,6 +741,9 @@ impl<'a> Parser<'a> {
                 b: y,
                 source,
             });
+        }
+        if let Some(s) = self.api_statement(&mut lx, k, &word, first.at, &source)? {
+            return Ok(s);
         }
         if word == "div" {
             return Err((
@@ -1033,6 +1066,8 @@ impl<'a> Parser<'a> {
                 }
             }
         }
+        // The host side (docs/host.md).
+        problems.extend(self.check_host());
         // Fragment shader interlock (docs/interlock.md, "Lints").
         if let Err(i) = crate::ir::interlock::check(&self.program, &INTERLOCK) {
             problems.push((self.infos[i.thread].stmt_at[i.stmt], i.message));
@@ -1062,6 +1097,7 @@ impl<'a> Parser<'a> {
     }
 }
 
+mod host;
 pub mod print;
 
 #[cfg(test)]

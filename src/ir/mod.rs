@@ -8,6 +8,7 @@
 //! Front ends produce a [`Program`]; the execution enumerator consumes it.
 
 mod condition;
+pub mod host;
 pub mod interlock;
 mod query;
 mod symbols;
@@ -274,6 +275,11 @@ pub enum OpKind {
     AvailabilityDevice,
     /// A device-domain visibility operation.
     VisibilityDevice,
+    /// An API operation of a host thread or a queue submission
+    /// (docs/host.md): no memory access of its own; the engine derives
+    /// system-synchronizes-with and the availability, visibility and domain
+    /// operations it performs from it.
+    Api(host::ApiOp),
 }
 
 impl OpKind {
@@ -895,6 +901,9 @@ pub struct Program {
     /// `b` reads from its Input variables ("Shader I/O").
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub generates: Vec<(usize, usize)>,
+    /// Host threads, queue submissions and mapped memory (docs/host.md);
+    /// empty for shader-only tests.
+    pub host: host::HostSetup,
 }
 
 /// What a test asks.

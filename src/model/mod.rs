@@ -46,6 +46,14 @@ pub const EMBEDDED: &[(&str, &str)] = &[
         "vulkan-dat3m-rules.cat",
         include_str!("../../models/vulkan-dat3m-rules.cat"),
     ),
+    (
+        "vulkan-host.cat",
+        include_str!("../../models/vulkan-host.cat"),
+    ),
+    (
+        "vulkan-host-device-atomics.cat",
+        include_str!("../../models/vulkan-host-device-atomics.cat"),
+    ),
     ("pops.cat", include_str!("../../models/pops.cat")),
     (
         "pops-order.cat",
@@ -118,6 +126,11 @@ pub const BUILTIN: &[(&str, &str, &str)] = &[
         "vulkan-tess-vmm",
         "vulkan-tess-vmm.cat",
         "Vulkan memory model, tessellation outputs ordered by OutputMemory semantics only (control barriers: legacy SPIR-V)",
+    ),
+    (
+        "vulkan-host-device-atomics",
+        "vulkan-host-device-atomics.cat",
+        "Vulkan memory model, host and device atomics mutually ordered (the AsciiDoc rendering's bullet)",
     ),
     (
         "vulkan-dat3m",

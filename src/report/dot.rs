@@ -5,6 +5,7 @@
 
 use crate::analysis::explain::{Edge, GraphEvent, Witness};
 use crate::ir::Dialect;
+use crate::ir::host::Agent;
 use crate::model::profile::{EdgeStyle, family};
 use std::collections::BTreeMap;
 use std::fmt::Write;
@@ -121,6 +122,62 @@ fn levels(dialect: Dialect) -> Vec<Level> {
     }
 }
 
+/// The levels of a picture with host threads and queue submissions
+/// (docs/host.md): the host threads in one cluster, each queue's
+/// submissions in one, the invocations by queue family, workgroup and
+/// subgroup (levels whose label is empty for an event draw no cluster
+/// around it).
+fn host_levels() -> Vec<Level> {
+    fn agent_key(e: &GraphEvent) -> usize {
+        match e.agent {
+            Agent::Host => 0,
+            Agent::Submission { queue } => queue.saturating_add(1),
+            Agent::Invocation => usize::MAX,
+        }
+    }
+    fn device_only(e: &GraphEvent, text: String) -> String {
+        if e.agent == Agent::Invocation {
+            text
+        } else {
+            String::new()
+        }
+    }
+    vec![
+        Level {
+            id: "agent",
+            name: "agents",
+            style: "style=bold; color=gray40",
+            key: agent_key,
+            label: Some(|e| match e.agent {
+                Agent::Host => "host threads".to_string(),
+                Agent::Submission { queue } => format!("queue {queue} (submissions)"),
+                Agent::Invocation => "device (shader invocations)".to_string(),
+            }),
+        },
+        Level {
+            id: "qf",
+            name: "queue family",
+            style: "style=rounded; color=gray70",
+            key: |e| e.queue_family,
+            label: Some(|e| device_only(e, format!("queue family {}", e.queue_family))),
+        },
+        Level {
+            id: "wg",
+            name: "workgroup",
+            style: "style=rounded; color=gray50",
+            key: |e| e.workgroup,
+            label: Some(|e| device_only(e, format!("workgroup {}", e.workgroup))),
+        },
+        Level {
+            id: "sg",
+            name: "subgroup",
+            style: "style=dashed; color=gray60",
+            key: |e| e.subgroup,
+            label: Some(|e| device_only(e, format!("subgroup {}", e.subgroup))),
+        },
+    ]
+}
+
 /// The clusters of `events` (indices into the witness's events, sorted by
 /// level keys, thread and id) from `depth` down: one per instance of the
 /// level, threads innermost with their events and program order.
@@ -185,6 +242,11 @@ fn clusters(
         } else {
             format!("{} {key}", what.name)
         };
+        // A level with nothing to say about these events draws no cluster.
+        if depth < levels.len() && label.is_empty() {
+            clusters(s, w, opts, levels, group, depth + 1);
+            continue;
+        }
         let _ = writeln!(
             s,
             "{indent}subgraph cluster_{}{key} {{ label=\"{label}\"; {};",
@@ -279,9 +341,12 @@ pub fn to_dot(w: &Witness, cycle: &[Edge], opts: &DotOptions) -> String {
     let _ = writeln!(s, "  edge [fontname=\"monospace\", fontsize=9];");
     // The scope instances as nested clusters (the dialect's levels), then
     // the threads, in litmus order left to right.
-    // Fragment invocations are drawn by pixel and primitive instead.
+    // Fragment invocations are drawn by pixel and primitive instead; host
+    // threads and queue submissions in clusters of their own.
     let levels = if w.graph_events.iter().any(|e| e.fragment.is_some()) {
         fragment_levels()
+    } else if w.graph_events.iter().any(|e| e.agent != Agent::Invocation) {
+        host_levels()
     } else {
         levels(w.dialect)
     };

@@ -90,7 +90,15 @@ pub struct GraphEvent {
     /// fragment invocations by pixel, in rasterization order).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub fragment: Option<crate::ir::Fragment>,
+    /// A host thread or queue submission (pictures draw them as their own
+    /// clusters, docs/host.md); invocations leave it out of JSON.
+    #[serde(skip_serializing_if = "is_invocation")]
+    pub agent: crate::ir::host::Agent,
     pub text: String,
+}
+
+fn is_invocation(a: &crate::ir::host::Agent) -> bool {
+    *a == crate::ir::host::Agent::Invocation
 }
 
 /// The events of an execution and its labelled edges (immediate edges only).
@@ -225,6 +233,10 @@ fn event_text(program: &Program, sk: &Skeleton, cand: &Candidate, e: usize) -> S
     }
     if let Some(w) = ev.write_value {
         s.push_str(&format!(" [writes {w}]"));
+    }
+    // An API operation is labelled with the call it stands for (docs/host.md).
+    if let crate::ir::OpKind::Api(op) = &ins.kind {
+        s.push_str(&format!(" [{}]", op.call()));
     }
     s
 }
@@ -615,6 +627,7 @@ pub(crate) fn witness(
                 queue_family: t.queue_family,
                 device: t.device,
                 fragment: t.fragment,
+                agent: program.host.agent(sk.events[e].thread),
                 text: event_text(program, sk, cand, e),
             }
         })
@@ -692,10 +705,28 @@ fn diagnose_races(
     else {
         return;
     };
+    let set = |name: &str| match eval.lookup(name).or_else(|| cand.env.get(name)) {
+        Some(Value::Set(s)) => Some(s.clone()),
+        _ => None,
+    };
+    let host = set(crate::engine::names::HOST);
+    // A test with API operations: its races are told by the host facts.
+    let api_test = set("api_events").is_some_and(|s| !s.is_empty());
     for (x, y) in dr.pairs() {
         if x > y {
             continue;
         }
+        // A race with a host access is told from the write to the other
+        // access (the host facts below follow a write's route).
+        let host_race = api_test
+            || host
+                .as_ref()
+                .is_some_and(|h| h.contains(x) || h.contains(y));
+        let (x, y) = if host_race && !sk.events[x].writes && sk.events[y].writes {
+            (y, x)
+        } else {
+            (x, y)
+        };
         let first = describe(program, &sk.events[x]);
         let second = describe(program, &sk.events[y]);
         if out.iter().any(|d| d.first == first && d.second == second) {
@@ -767,6 +798,18 @@ fn diagnose_races(
             );
             missing.push(rs.text.clone());
             facts.insert(0, (rs.text.clone(), how));
+        }
+        // Facts marked `@` are about the host side (docs/host.md): stated
+        // only for a race with a host access, and then the only ones whose
+        // `!` names what is missing (the shader routes' links are beside
+        // the point when one access is the host's).
+        facts.retain(|(q, _)| host_race || !q.starts_with('@'));
+        for (q, _) in facts.iter_mut() {
+            if let Some(text) = q.strip_prefix('@') {
+                *q = text.to_string();
+            } else if host_race && let Some(text) = q.strip_prefix('!') {
+                *q = text.to_string();
+            }
         }
         for (q, a) in facts.iter_mut() {
             if let Some(text) = q.strip_prefix('!') {

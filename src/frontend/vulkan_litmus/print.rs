@@ -322,10 +322,14 @@ fn opcode(ins: &Instruction) -> String {
     match ins.kind {
         OpKind::BeginInterlock => return "beginil".into(),
         OpKind::EndInterlock => return "endil".into(),
+        // API operations are printed as written (docs/host.md).
+        OpKind::Api(_) => return ins.source.text.clone(),
         _ => {}
     }
     let mut s = String::from(match ins.kind {
-        OpKind::BeginInterlock | OpKind::EndInterlock => unreachable!("returned above"),
+        OpKind::BeginInterlock | OpKind::EndInterlock | OpKind::Api(_) => {
+            unreachable!("returned above")
+        }
         OpKind::Load => "ld",
         OpKind::Store => "st",
         OpKind::Rmw => "rmw",
@@ -424,7 +428,8 @@ fn instruction(names: &Names<'_>, ins: &Instruction) -> String {
         | OpKind::AvailabilityDevice
         | OpKind::VisibilityDevice
         | OpKind::BeginInterlock
-        | OpKind::EndInterlock => op,
+        | OpKind::EndInterlock
+        | OpKind::Api(_) => op,
     }
 }
 

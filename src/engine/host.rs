@@ -1,0 +1,317 @@
+//! The host side's static base names (docs/host.md, MODELS.md "Static base
+//! names"): which events are host events, which API operations perform
+//! which availability, visibility and memory domain operations, their
+//! source and destination scopes (`apiinc`), and the
+//! system-synchronizes-with the API's execution dependencies make.
+//!
+//! The appendix, System-Synchronizes-With: "If there is an execution
+//! dependency between two operations A and B, then the operation in the
+//! first synchronization scope system-synchronizes-with the operation in the
+//! second synchronization scope." The steps below are the synchronization
+//! scopes the synchronization chapter gives each operation; an execution
+//! dependency chain is a sequence of them, so the derived relation is their
+//! transitive closure.
+
+use super::base::EventInfo;
+use super::names;
+use crate::cat::Env;
+use crate::ir::host::{Agent, ApiOp, Mapping, SyncKind};
+use crate::ir::{Instruction, OpKind, Program};
+use crate::relation::{EventSet, Relation};
+
+/// The API operation of an instruction, if it is one.
+fn api(i: &Instruction) -> Option<&ApiOp> {
+    match &i.kind {
+        OpKind::Api(op) => Some(op),
+        _ => None,
+    }
+}
+
+/// Sets the host base names in `env` and returns the system-synchronizes-with
+/// pairs the API operations derive (empty without host agents).
+pub(crate) fn host_env(program: &Program, events: &[EventInfo], env: &mut Env) -> Relation {
+    let n = events.len();
+    let ins = |e: usize| events[e].instruction(program);
+    let agent = |e: usize| program.host.agent(events[e].thread);
+    let set_of = |pred: &dyn Fn(usize) -> bool| EventSet::from_iter(n, (0..n).filter(|&e| pred(e)));
+    let is_mem = |e: usize| ins(e).is_memory_access();
+    let is_w = |e: usize| events[e].writes;
+    let host = |e: usize| agent(e).is_host();
+    let device_access = |e: usize| is_mem(e) && !host(e);
+    let loc = |e: usize| program.location_of(ins(e));
+    let coherent = |e: usize| {
+        host(e)
+            && is_mem(e)
+            && loc(e).and_then(|l| program.host.mapping(l)) == Some(Mapping::Coherent)
+    };
+
+    // Events of each thread, in program order.
+    let mut of_thread: Vec<Vec<usize>> = vec![Vec::new(); program.threads.len()];
+    for (e, ev) in events.iter().enumerate() {
+        of_thread[ev.thread].push(e);
+    }
+    // A command's events: itself, and for a dispatch the events of the
+    // invocations it runs.
+    let group = |e: usize| -> Vec<usize> {
+        let mut g = vec![e];
+        if let Some(ApiOp::Dispatch { threads }) = api(ins(e)) {
+            for &t in threads {
+                g.extend(of_thread.get(t).into_iter().flatten().copied());
+            }
+        }
+        g
+    };
+    let is_dispatch = |e: usize| matches!(api(ins(e)), Some(ApiOp::Dispatch { .. }));
+
+    let mut apiinc = Relation::empty(n);
+    let mut step = Relation::empty(n);
+    let (mut avhost, mut vishost, mut domhd, mut domdh, mut apiav, mut apivis) = (
+        Vec::new(),
+        Vec::new(),
+        Vec::new(),
+        Vec::new(),
+        Vec::new(),
+        Vec::new(),
+    );
+    // Host-coherent memory: VK_MEMORY_PROPERTY_HOST_COHERENT_BIT "specifies
+    // that the host cache management commands vkFlushMappedMemoryRanges and
+    // vkInvalidateMappedMemoryRanges are not needed to flush host writes to
+    // the device or make device writes visible to the host, respectively":
+    // a host write to it is its own availability operation to the host
+    // domain, a host read its own visibility operation from it.
+    for e in 0..n {
+        if coherent(e) {
+            apiinc.insert(e, e);
+            if is_w(e) {
+                avhost.push(e);
+            }
+            if ins(e).is_read() {
+                vishost.push(e);
+            }
+        }
+    }
+    // Signals and waits, for matching.
+    let mut signals: Vec<(usize, SyncKind, &str, Option<i64>)> = Vec::new();
+    for e in 0..n {
+        if let Some(ApiOp::Signal {
+            kind,
+            object,
+            value,
+        }) = api(ins(e))
+        {
+            signals.push((e, *kind, object.as_str(), *value));
+        }
+    }
+    for (t, evs) in of_thread.iter().enumerate() {
+        match program.host.agent(t) {
+            Agent::Invocation => {}
+            Agent::Host => {
+                for (k, &e) in evs.iter().enumerate() {
+                    let Some(op) = api(ins(e)) else { continue };
+                    let before = &evs[..k];
+                    let after = &evs[k + 1..];
+                    match op {
+                        ApiOp::Submit { submission } => {
+                            // Host write ordering guarantee: "The first
+                            // synchronization scope includes execution of
+                            // vkQueueSubmit on the host and anything that
+                            // happened-before it"; the second "all commands
+                            // submitted in the same queue submission".
+                            for &b in before {
+                                step.insert(b, e);
+                            }
+                            for &c in of_thread.get(*submission).into_iter().flatten() {
+                                for g in group(c) {
+                                    step.insert(e, g);
+                                }
+                            }
+                            // "vkQueueSubmit performs a memory domain
+                            // operation from host to device, and a
+                            // visibility operation with source scope of the
+                            // device domain and destination scope of all
+                            // agents and references on the device."
+                            domhd.push(e);
+                            apivis.push(e);
+                            for y in (0..n).filter(|&y| device_access(y)) {
+                                apiinc.insert(e, y);
+                            }
+                        }
+                        ApiOp::Flush { references } | ApiOp::Invalidate { references } => {
+                            let locs: Vec<usize> = references
+                                .iter()
+                                .map(|&r| program.references[r].location)
+                                .collect();
+                            let flush = matches!(op, ApiOp::Flush { .. });
+                            // "vkFlushMappedMemoryRanges performs an
+                            // availability operation, with a source scope of
+                            // (agents,references) = (all host threads, all
+                            // mapped memory ranges passed to the command),
+                            // and destination scope of the host domain."
+                            // "vkInvalidateMappedMemoryRanges performs a
+                            // visibility operation, with a source scope of
+                            // the host domain and a destination scope of
+                            // (agents,references) = (all host threads, all
+                            // mapped memory ranges passed to the command)."
+                            for x in (0..n).filter(|&x| host(x) && is_mem(x)) {
+                                if loc(x).is_some_and(|l| locs.contains(&l)) {
+                                    if flush && is_w(x) {
+                                        apiinc.insert(x, e);
+                                    } else if !flush {
+                                        apiinc.insert(e, x);
+                                    }
+                                }
+                            }
+                            if flush {
+                                avhost.push(e);
+                            } else {
+                                vishost.push(e);
+                            }
+                        }
+                        ApiOp::Signal { .. } => {
+                            for &b in before {
+                                step.insert(b, e);
+                            }
+                        }
+                        ApiOp::Wait { .. } => {
+                            for &a in after {
+                                step.insert(e, a);
+                            }
+                        }
+                        ApiOp::Barrier(_) | ApiOp::Dispatch { .. } => {}
+                    }
+                }
+            }
+            Agent::Submission { .. } => {
+                for (k, &e) in evs.iter().enumerate() {
+                    let Some(op) = api(ins(e)) else { continue };
+                    let before: Vec<usize> = evs[..k].iter().flat_map(|&c| group(c)).collect();
+                    let after: Vec<usize> = evs[k + 1..].iter().flat_map(|&c| group(c)).collect();
+                    match op {
+                        ApiOp::Signal { .. } => {
+                            // Fence and semaphore signal operations: "The
+                            // first synchronization scope includes all
+                            // commands that occur earlier in submission
+                            // order"; "The first access scope includes all
+                            // memory access performed by the device."
+                            for &b in &before {
+                                step.insert(b, e);
+                            }
+                            apiav.push(e);
+                            for x in (0..n).filter(|&x| device_access(x) && is_w(x)) {
+                                apiinc.insert(x, e);
+                            }
+                        }
+                        ApiOp::Wait { kind, .. } => {
+                            // Semaphore wait operations: "The second
+                            // synchronization scope includes every command
+                            // submitted in the same batch"; "The second
+                            // access scope includes all memory access
+                            // performed by the device." vkCmdWaitEvents
+                            // without memory barriers: execution only.
+                            for &a in &after {
+                                step.insert(e, a);
+                            }
+                            if *kind != SyncKind::Event {
+                                apivis.push(e);
+                                for y in (0..n).filter(|&y| device_access(y)) {
+                                    apiinc.insert(e, y);
+                                }
+                            }
+                        }
+                        ApiOp::Barrier(dep) => {
+                            // vkCmdPipelineBarrier: the first synchronization
+                            // scope is the earlier commands in submission
+                            // order at the source stages, the second the
+                            // later ones at the destination stages.
+                            let earlier = evs[..k].iter().filter(|&&c| is_dispatch(c));
+                            let later = evs[k + 1..].iter().filter(|&&c| is_dispatch(c));
+                            if crate::ir::host::src_covers_compute(dep.src_stages) {
+                                for g in earlier.flat_map(|&c| group(c)) {
+                                    step.insert(g, e);
+                                    // "An availability operation with source
+                                    // scope of all writes in the first access
+                                    // scope of the dependency and a
+                                    // destination scope of the device domain."
+                                    if device_access(g) && is_w(g) && dep.src_shader_writes() {
+                                        apiinc.insert(g, e);
+                                    }
+                                }
+                            }
+                            if crate::ir::host::dst_covers_compute(dep.dst_stages) {
+                                for g in later.flat_map(|&c| group(c)) {
+                                    step.insert(e, g);
+                                    // "A visibility operation with source
+                                    // scope of the device domain and
+                                    // destination scope of the second access
+                                    // scope of the dependency."
+                                    let i = ins(g);
+                                    if device_access(g)
+                                        && ((i.is_read() && dep.dst_shader(false))
+                                            || (is_w(g) && dep.dst_shader(true)))
+                                    {
+                                        apiinc.insert(e, g);
+                                    }
+                                }
+                            }
+                            apiav.push(e);
+                            apivis.push(e);
+                            if dep.host_to_device() {
+                                domhd.push(e);
+                            }
+                            if dep.device_to_host() {
+                                domdh.push(e);
+                            }
+                        }
+                        ApiOp::Submit { .. }
+                        | ApiOp::Flush { .. }
+                        | ApiOp::Invalidate { .. }
+                        | ApiOp::Dispatch { .. } => {}
+                    }
+                }
+            }
+        }
+    }
+    // Signal -> wait: a fence, binary semaphore or event wait returns after
+    // its signal; a timeline wait for value v after the first signal that
+    // reaches v: the one with the lowest value at least v (signal values
+    // increase).
+    for e in 0..n {
+        let Some(ApiOp::Wait {
+            kind,
+            object,
+            value,
+        }) = api(ins(e))
+        else {
+            continue;
+        };
+        let matching = signals
+            .iter()
+            .filter(|s| s.1 == *kind && s.2 == object)
+            .filter(|s| *kind != SyncKind::Timeline || s.3 >= *value);
+        let chosen = if *kind == SyncKind::Timeline {
+            if value.unwrap_or(0) == 0 {
+                None
+            } else {
+                matching.min_by_key(|s| s.3).map(|s| s.0)
+            }
+        } else {
+            matching.map(|s| s.0).next()
+        };
+        if let Some(s) = chosen {
+            step.insert(s, e);
+        }
+    }
+
+    let set = |v: &[usize]| EventSet::from_iter(n, v.iter().copied());
+    env.set(names::HOST, set_of(&host));
+    env.set(names::API, set_of(&|e| api(ins(e)).is_some()));
+    env.set(names::AVHOST, set(&avhost));
+    env.set(names::VISHOST, set(&vishost));
+    env.set(names::DOMHD, set(&domhd));
+    env.set(names::DOMDH, set(&domdh));
+    env.set(names::APIAV, set(&apiav));
+    env.set(names::APIVIS, set(&apivis));
+    env.rel(names::APIINC, apiinc);
+    env.rel(names::APISSW, step.transitive_closure());
+    step.transitive_closure()
+}

@@ -1,0 +1,272 @@
+//! The host side of a Vulkan test (docs/host.md): host threads, queue
+//! submissions, mapped memory and the API operations that synchronise them.
+//!
+//! The appendix, Agent: "Possible agents include each shader invocation, each
+//! host thread, and each fixed-function stage of the pipeline." A thread of a
+//! [`Program`](super::Program) is one of three [`Agent`]s: a shader invocation
+//! (every thread of every existing test), a host thread, or a queue
+//! submission: the commands of one `vkQueueSubmit` batch in submission
+//! order, whose dispatches run invocation threads. The engine derives
+//! system-synchronizes-with from the API operations
+//! (`engine::host`), the model lowers them to availability, visibility
+//! and memory domain operations (`models/vulkan-host.cat`).
+
+use serde::Serialize;
+
+/// What kind of agent a thread is.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub enum Agent {
+    /// A shader invocation (the default).
+    #[default]
+    Invocation,
+    /// A host thread (`Pk@host`).
+    Host,
+    /// A queue submission (`Pk@queue N`): the commands of one batch, in
+    /// submission order, on queue `queue`.
+    Submission { queue: usize },
+}
+
+impl Agent {
+    pub fn is_host(self) -> bool {
+        self == Agent::Host
+    }
+    pub fn is_submission(self) -> bool {
+        matches!(self, Agent::Submission { .. })
+    }
+}
+
+/// How a location is mapped for the host (`mapped x coherent;`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub enum Mapping {
+    /// `VK_MEMORY_PROPERTY_HOST_COHERENT_BIT`: host accesses need no flush
+    /// or invalidate.
+    Coherent,
+    /// Host-visible but not host-coherent: host writes need
+    /// `vkFlushMappedMemoryRanges`, host reads `vkInvalidateMappedMemoryRanges`.
+    NonCoherent,
+}
+
+/// The host side of a program. Empty for tests without host threads.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct HostSetup {
+    /// The agent of each thread (indexed like `Program::threads`); empty:
+    /// every thread is an invocation.
+    pub agents: Vec<Agent>,
+    /// The mapping of each location (indexed like `Program::locations`);
+    /// empty or `None`: not mapped.
+    pub mapped: Vec<Option<Mapping>>,
+}
+
+impl HostSetup {
+    /// Whether the program has host threads or submissions.
+    pub fn is_empty(&self) -> bool {
+        self.agents.iter().all(|a| *a == Agent::Invocation)
+    }
+    /// The agent of thread `t`.
+    pub fn agent(&self, t: usize) -> Agent {
+        self.agents.get(t).copied().unwrap_or_default()
+    }
+    /// The mapping of location `l`.
+    pub fn mapping(&self, l: usize) -> Option<Mapping> {
+        self.mapped.get(l).copied().flatten()
+    }
+}
+
+/// The kinds of synchronisation object.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+pub enum SyncKind {
+    /// `VkFence`: signalled by a submission, waited on by the host.
+    Fence,
+    /// A binary `VkSemaphore`: signalled and waited on by submissions.
+    Semaphore,
+    /// A timeline `VkSemaphore`: signalled and waited on with values, by
+    /// submissions and the host.
+    Timeline,
+    /// `VkEvent`: set by a submission or the host, waited on by a
+    /// submission (`vkCmdWaitEvents`) or the host (`vkGetEventStatus`).
+    Event,
+}
+
+impl SyncKind {
+    pub fn name(self) -> &'static str {
+        match self {
+            SyncKind::Fence => "fence",
+            SyncKind::Semaphore => "sem",
+            SyncKind::Timeline => "timeline",
+            SyncKind::Event => "event",
+        }
+    }
+}
+
+/// Pipeline stage bits (`VK_PIPELINE_STAGE_*_BIT`) a dependency names.
+pub mod stage {
+    pub const TOP_OF_PIPE: u32 = 1;
+    pub const COMPUTE: u32 = 2;
+    pub const TRANSFER: u32 = 4;
+    pub const BOTTOM_OF_PIPE: u32 = 8;
+    pub const HOST: u32 = 16;
+    pub const ALL_COMMANDS: u32 = 32;
+    /// Spellings in the Vulkan `.litmus` dialect (without the
+    /// `VK_PIPELINE_STAGE_` prefix and `_BIT` suffix; any case).
+    pub const NAMES: &[(&str, u32)] = &[
+        ("TOP_OF_PIPE", TOP_OF_PIPE),
+        ("COMPUTE_SHADER", COMPUTE),
+        ("COMPUTE", COMPUTE),
+        ("TRANSFER", TRANSFER),
+        ("BOTTOM_OF_PIPE", BOTTOM_OF_PIPE),
+        ("HOST", HOST),
+        ("ALL_COMMANDS", ALL_COMMANDS),
+    ];
+}
+
+/// Access type bits (`VK_ACCESS_*_BIT`) a dependency names.
+pub mod access {
+    pub const SHADER_READ: u32 = 1;
+    pub const SHADER_WRITE: u32 = 2;
+    pub const HOST_READ: u32 = 4;
+    pub const HOST_WRITE: u32 = 8;
+    pub const MEMORY_READ: u32 = 16;
+    pub const MEMORY_WRITE: u32 = 32;
+    pub const TRANSFER_READ: u32 = 64;
+    pub const TRANSFER_WRITE: u32 = 128;
+    pub const NAMES: &[(&str, u32)] = &[
+        ("NONE", 0),
+        ("SHADER_READ", SHADER_READ),
+        ("SHADER_WRITE", SHADER_WRITE),
+        ("HOST_READ", HOST_READ),
+        ("HOST_WRITE", HOST_WRITE),
+        ("MEMORY_READ", MEMORY_READ),
+        ("MEMORY_WRITE", MEMORY_WRITE),
+        ("TRANSFER_READ", TRANSFER_READ),
+        ("TRANSFER_WRITE", TRANSFER_WRITE),
+    ];
+
+    /// The stages that can perform an access type (the synchronization
+    /// chapter's table "Supported access types"): shader accesses in shader
+    /// stages, host accesses in the host stage, transfer accesses in the
+    /// transfer stage, `MEMORY_*` in any; `ALL_COMMANDS` covers every stage
+    /// but the host's. `None`: the access needs no particular stage.
+    pub fn stages_for(bit: u32) -> u32 {
+        use super::stage::*;
+        match bit {
+            SHADER_READ | SHADER_WRITE => COMPUTE | ALL_COMMANDS,
+            HOST_READ | HOST_WRITE => HOST,
+            TRANSFER_READ | TRANSFER_WRITE => TRANSFER | ALL_COMMANDS,
+            _ => COMPUTE | TRANSFER | HOST | ALL_COMMANDS,
+        }
+    }
+}
+
+/// Whether a stage mask of a dependency's first scope covers the compute
+/// stage (`BOTTOM_OF_PIPE` in a first scope is every stage).
+pub fn src_covers_compute(stages: u32) -> bool {
+    stages & (stage::COMPUTE | stage::ALL_COMMANDS | stage::BOTTOM_OF_PIPE) != 0
+}
+
+/// Whether a stage mask of a dependency's second scope covers the compute
+/// stage (`TOP_OF_PIPE` in a second scope is every stage).
+pub fn dst_covers_compute(stages: u32) -> bool {
+    stages & (stage::COMPUTE | stage::ALL_COMMANDS | stage::TOP_OF_PIPE) != 0
+}
+
+/// A memory dependency (`vkCmdPipelineBarrier` with a global memory barrier).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct Dependency {
+    pub src_stages: u32,
+    pub src_access: u32,
+    pub dst_stages: u32,
+    pub dst_access: u32,
+}
+
+impl Dependency {
+    /// "If the source access mask includes VK_ACCESS_HOST_WRITE_BIT, then
+    /// the dependency includes a memory domain operation from host domain
+    /// to device domain."
+    ///
+    /// `MEMORY_WRITE` counts as `HOST_WRITE` when the source stages include
+    /// the host stage: VK_ACCESS_MEMORY_WRITE_BIT "specifies all write
+    /// accesses. It is always valid in any access mask, and is treated as
+    /// equivalent to setting all WRITE access flags that are valid where it
+    /// is used" (the synchronization chapter; likewise MEMORY_READ).
+    pub fn host_to_device(&self) -> bool {
+        self.src_access & access::HOST_WRITE != 0
+            || (self.src_access & access::MEMORY_WRITE != 0 && self.src_stages & stage::HOST != 0)
+    }
+    /// "If the destination access mask includes VK_ACCESS_HOST_READ_BIT or
+    /// VK_ACCESS_HOST_WRITE_BIT, then the dependency includes a memory
+    /// domain operation from device domain to host domain."
+    pub fn device_to_host(&self) -> bool {
+        self.dst_access & (access::HOST_READ | access::HOST_WRITE) != 0
+            || (self.dst_access & (access::MEMORY_READ | access::MEMORY_WRITE) != 0
+                && self.dst_stages & stage::HOST != 0)
+    }
+    /// Whether shader writes of the compute stage are in the first access scope.
+    pub fn src_shader_writes(&self) -> bool {
+        src_covers_compute(self.src_stages)
+            && self.src_access & (access::SHADER_WRITE | access::MEMORY_WRITE) != 0
+    }
+    /// Whether shader reads (`write` false) or writes of the compute stage
+    /// are in the second access scope.
+    pub fn dst_shader(&self, write: bool) -> bool {
+        let bits = if write {
+            access::SHADER_WRITE | access::MEMORY_WRITE
+        } else {
+            access::SHADER_READ | access::MEMORY_READ
+        };
+        dst_covers_compute(self.dst_stages) && self.dst_access & bits != 0
+    }
+}
+
+/// An API operation: a host call or a command of a submission.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub enum ApiOp {
+    /// `vkQueueSubmit` of the submission thread `submission` (host).
+    Submit { submission: usize },
+    /// `vkFlushMappedMemoryRanges` of the ranges of these references (host).
+    Flush { references: Vec<usize> },
+    /// `vkInvalidateMappedMemoryRanges` (host).
+    Invalidate { references: Vec<usize> },
+    /// Signal (fence, semaphore: by a submission; timeline: both; event:
+    /// `vkCmdSetEvent` / `vkSetEvent`). `value`: a timeline's value.
+    Signal {
+        kind: SyncKind,
+        object: String,
+        value: Option<i64>,
+    },
+    /// Wait (fence: `vkWaitForFences` on the host; semaphore: a
+    /// submission's wait; timeline: both, `vkWaitSemaphores` on the host;
+    /// event: `vkCmdWaitEvents` or the host polling `vkGetEventStatus`).
+    Wait {
+        kind: SyncKind,
+        object: String,
+        value: Option<i64>,
+    },
+    /// `vkCmdPipelineBarrier` with a global memory barrier (submission).
+    Barrier(Dependency),
+    /// `vkCmdDispatch` of these invocation threads (submission).
+    Dispatch { threads: Vec<usize> },
+}
+
+impl ApiOp {
+    /// The API call's name, for reports.
+    pub fn call(&self) -> &'static str {
+        match self {
+            ApiOp::Submit { .. } => "vkQueueSubmit",
+            ApiOp::Flush { .. } => "vkFlushMappedMemoryRanges",
+            ApiOp::Invalidate { .. } => "vkInvalidateMappedMemoryRanges",
+            ApiOp::Signal { kind, .. } => match kind {
+                SyncKind::Fence => "fence signal operation",
+                SyncKind::Semaphore | SyncKind::Timeline => "semaphore signal operation",
+                SyncKind::Event => "vkCmdSetEvent/vkSetEvent",
+            },
+            ApiOp::Wait { kind, .. } => match kind {
+                SyncKind::Fence => "vkWaitForFences",
+                SyncKind::Semaphore => "semaphore wait operation",
+                SyncKind::Timeline => "semaphore wait operation / vkWaitSemaphores",
+                SyncKind::Event => "vkCmdWaitEvents/vkGetEventStatus",
+            },
+            ApiOp::Barrier(_) => "vkCmdPipelineBarrier",
+            ApiOp::Dispatch { .. } => "vkCmdDispatch",
+        }
+    }
+}

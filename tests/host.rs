@@ -1,0 +1,399 @@
+//! The host side (docs/host.md): host threads, queue submissions, mapped
+//! memory and the API operations. The litmus tests in tests/litmus-host
+//! each quote the appendix sentence they exercise and carry a hand-derived
+//! verdict (expected-condition.csv, expected-races.csv); the classic bugs'
+//! race diagnoses name the missing call; bad input is a located error
+//! (exit 2); each host rule of models/vulkan-host.cat (and the host lines
+//! of vulkan-rules.cat) is mutated and must be caught.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use vkmm::analysis::{Property, check_litmus, expected};
+use vkmm::cat::Model;
+use vkmm::engine::Limits;
+use vkmm::ir::{OpKind, Program, Scope, Stmt};
+use vkmm::model::LoadedModel;
+
+fn dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/litmus-host")
+}
+
+fn load(file: &str) -> Program {
+    vkmm::frontend::load(&dir().join(file)).unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// Whether `property` holds for `program` under `model`.
+fn holds(file: &str, program: &Program, model: &LoadedModel, property: Property) -> bool {
+    let o = check_litmus(file, program, model, Limits::default(), None)
+        .unwrap_or_else(|e| panic!("{file}: {e}"));
+    o.holds(property)
+        .unwrap_or_else(|| panic!("{file}: undecided"))
+}
+
+/// The rows of both CSVs: (file, property, hand-derived verdict).
+fn rows() -> Vec<(String, Property, bool)> {
+    let mut out = Vec::new();
+    for (csv, property) in [
+        ("expected-condition.csv", Property::Condition),
+        ("expected-races.csv", Property::Races),
+    ] {
+        let text = std::fs::read_to_string(dir().join(csv)).unwrap();
+        for row in expected::parse(csv, &text, &dir()).unwrap() {
+            let file = row.path.file_name().unwrap().to_str().unwrap().to_string();
+            out.push((file, property, row.holds));
+        }
+    }
+    out
+}
+
+/// The host-device atomic counter with a CrossDevice device atomic (the
+/// dialect has no CrossDevice token yet): both RMWs are then
+/// potentially-mutually-ordered, and only the AsciiDoc reading's bullet
+/// makes them mutually ordered.
+fn crossdevice_counter() -> Program {
+    let mut p = load("host-device-atomic-counter.litmus");
+    for s in &mut p.threads[2].code {
+        if let Stmt::Op(i) = s
+            && i.kind == OpKind::Rmw
+        {
+            i.scope = Some(Scope::CrossDevice);
+        }
+    }
+    p
+}
+
+/// The rows that fail under `model`; with `variant`, also the CrossDevice
+/// counter's expected race verdict (race-free only under the variant).
+fn failures(model: &LoadedModel, variant: bool) -> Vec<String> {
+    let mut out = Vec::new();
+    for (file, property, want) in rows() {
+        if holds(&file, &load(&file), model, property) != want {
+            out.push(format!("{file} ({property:?}): expected {want}"));
+        }
+    }
+    let race_free = holds(
+        "crossdevice",
+        &crossdevice_counter(),
+        model,
+        Property::Races,
+    );
+    if race_free != variant {
+        out.push(format!("crossdevice counter: race-free {race_free}"));
+    }
+    out
+}
+
+#[test]
+fn host_tests_give_their_hand_derived_verdicts() {
+    let rows = rows();
+    assert!(rows.len() >= 40, "expected the host rule tests");
+    for model in ["vulkan", "vulkan-nochains"] {
+        let m = vkmm::model::load(model).unwrap();
+        let f = failures(&m, false);
+        assert!(f.is_empty(), "{model}:\n{}", f.join("\n"));
+    }
+}
+
+#[test]
+fn host_device_atomics_variant_differs_exactly_on_crossdevice_atomics() {
+    // "A is a device operation, B is a host operation, and the
+    // implementation supports concurrent host- and device-atomics" (the
+    // AsciiDoc rendering only): mutually ordered, so no race.
+    let m = vkmm::model::load("vulkan-host-device-atomics").unwrap();
+    let f = failures(&m, true);
+    assert!(f.is_empty(), "{}", f.join("\n"));
+    // Device scope: not potentially-mutually-ordered under either reading.
+    let p = load("host-device-atomic-counter.litmus");
+    assert!(!holds("counter", &p, &m, Property::Races));
+}
+
+fn vkmm(args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_vkmm"))
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// The `missing:` line of the race diagnosis of `file`'s condition.
+fn missing(file: &str) -> String {
+    let path = format!("tests/litmus-host/{file}");
+    let (code, out, err) = vkmm(&["explain", &path]);
+    assert_eq!(code, 0, "{err}");
+    out.lines()
+        .find(|l| l.trim_start().starts_with("missing:"))
+        .unwrap_or_else(|| panic!("{file}: no missing line in\n{out}"))
+        .to_string()
+}
+
+#[test]
+fn classic_bugs_name_the_missing_call() {
+    for (file, names) in [
+        ("bug-no-fence-wait.litmus", &["happens-before", "fence"][..]),
+        (
+            "bug-no-host-read-access.litmus",
+            &["device -> host", "HOST_READ"][..],
+        ),
+        (
+            "bug-noncoherent-no-invalidate.litmus",
+            &["vkInvalidateMappedMemoryRanges"][..],
+        ),
+        (
+            "bug-noncoherent-no-flush.litmus",
+            &["vkFlushMappedMemoryRanges"][..],
+        ),
+        (
+            "bug-host-write-after-submit.litmus",
+            &["host -> device", "vkQueueSubmit after the host write"][..],
+        ),
+        (
+            "bug-event-no-host-write-access.litmus",
+            &["host -> device", "HOST_WRITE"][..],
+        ),
+        ("bug-two-queues-no-semaphore.litmus", &["semaphore"][..]),
+        ("bug-timeline-lower-value.litmus", &["semaphore"][..]),
+    ] {
+        let m = missing(file);
+        for n in names {
+            assert!(m.contains(n), "{file}: `{n}` not in `{m}`");
+        }
+    }
+    // A correct test is race-free: no diagnosis at all.
+    let (_, out, _) = vkmm(&[
+        "explain",
+        "tests/litmus-host/fence-barrier-host-read.litmus",
+    ]);
+    assert!(!out.contains("Data race"), "{out}");
+}
+
+#[test]
+fn explanation_names_the_api_operations_and_their_lines() {
+    let (code, out, _) = vkmm(&[
+        "explain",
+        "tests/litmus-host/fence-barrier-host-read.litmus",
+        "--outcome",
+        "P0:r0 == 0",
+    ]);
+    assert_eq!(code, 0);
+    // Forbidden through location order via the host domain.
+    assert!(out.contains("FORBIDDEN"), "{out}");
+    assert!(
+        out.contains("device domain -> host domain"),
+        "the edge names the bullet: {out}"
+    );
+    assert!(
+        out.contains("line 18: barrier COMPUTE:SHADER_WRITE -> HOST:HOST_READ"),
+        "the barrier and its line: {out}"
+    );
+}
+
+/// Writes `text` to a temporary litmus file and returns vkmm's exit code and stderr.
+fn bad(name: &str, text: &str) -> (i32, String) {
+    let path = std::env::temp_dir().join(format!("vkmm-host-{name}-{}.litmus", std::process::id()));
+    std::fs::write(&path, text).unwrap();
+    let (code, _, err) = vkmm(&["check", path.to_str().unwrap()]);
+    let _ = std::fs::remove_file(&path);
+    (code, err)
+}
+
+const HEAD: &str = "VULKAN t\n{\nx=0;\nmapped x coherent;\nmapped y noncoherent;\nz=0;\n}\n";
+
+#[test]
+fn bad_input_is_a_located_error() {
+    let cases: &[(&str, &str, &str)] = &[
+        (
+            "hang-fence",
+            " P0@host      | P1@queue 0  | P2@sg 0, wg 0, qf 0 ;\n submit P1    | dispatch P2 | st.sc0 x, 1 ;\n wait fence f |             | ;\n",
+            ":10:2: hang: this wait never returns: nothing signals fence `f`, so P0 (the host thread) waits forever",
+        ),
+        (
+            "hang-timeline",
+            " P0@host   | P1@queue 0           | P2@queue 0           ;\n submit P1 | signal timeline t, 1 | wait timeline t, 2 ;\n submit P2 | | ;\n",
+            ":9:37: hang: this wait never returns: no signal of timeline `t` reaches value 2 (the highest signalled value is 1), so P2 (the queue) waits forever",
+        ),
+        (
+            "stage-access",
+            " P0@host   | P1@queue 0 ;\n submit P1 | barrier COMPUTE:HOST_READ -> HOST:HOST_READ ;\n",
+            ":9:30: access type HOST_READ cannot be performed by the source stages of this barrier (COMPUTE): it needs HOST",
+        ),
+        (
+            "stage-access-dst",
+            " P0@host   | P1@queue 0 ;\n submit P1 | barrier COMPUTE:SHADER_WRITE -> HOST:SHADER_READ ;\n",
+            ":9:51: access type SHADER_READ cannot be performed by the destination stages of this barrier (HOST): it needs COMPUTE or ALL_COMMANDS",
+        ),
+        (
+            "top-of-pipe",
+            " P0@host   | P1@queue 0 ;\n submit P1 | barrier TOP_OF_PIPE:MEMORY_WRITE -> HOST:HOST_READ ;\n",
+            ":9:34: access type MEMORY_WRITE cannot be performed by the source stages",
+        ),
+        (
+            "invalidate-unmapped",
+            " P0@host      ;\n invalidate z ;\n",
+            ":9:13: `invalidate z`: location `z` is not mapped memory",
+        ),
+        (
+            "host-unmapped",
+            " P0@host  ;\n ld r0, z ;\n",
+            ":9:9: host thread P0 accesses `z`, which is not mapped memory",
+        ),
+        (
+            "never-submitted",
+            " P0@host  | P1@queue 0  | P2@sg 0, wg 0, qf 0 ;\n ld r0, x | dispatch P2 | st.sc0 x, 1 ;\n",
+            ":9:13: submission P1 is never submitted: add `submit P1` to a host thread",
+        ),
+        (
+            "api-in-invocation",
+            " P0@sg 0, wg 0, qf 0 ;\n submit P0 ;\n",
+            ":9:2: `submit` is an API operation",
+        ),
+        (
+            "host-fence-signal",
+            " P0@host        ;\n signal fence f ;\n",
+            ":9:2: a fence is signalled by a queue submission",
+        ),
+        (
+            "shader-op-on-host",
+            " P0@host ;\n membar.acq.dv.semsc0 ;\n",
+            ":9:2: `membar` is a shader instruction",
+        ),
+        (
+            "dispatch-twice",
+            " P0@host   | P1@queue 0  | P2@sg 0, wg 0, qf 0 ;\n submit P1 | dispatch P2 | st.sc0 x, 1 ;\n           | dispatch P2 | ;\n",
+            ":10:23: invocation P2 is dispatched twice (first at line 9)",
+        ),
+        (
+            "binary-waited-twice",
+            " P0@host   | P1@queue 0   | P2@queue 0 ;\n submit P1 | signal sem s | wait sem s ;\n submit P2 | wait sem s   | ;\n",
+            "binary semaphore `s` is waited on twice",
+        ),
+    ];
+    for (name, rows, want) in cases {
+        let (code, err) = bad(name, &format!("{HEAD}{rows}"));
+        assert_eq!(code, 2, "{name}: {err}");
+        assert!(err.contains(want), "{name}: expected `{want}` in\n{err}");
+    }
+}
+
+// ----------------------------------------------------------------- mutations
+
+const RULES: &str = include_str!("../models/vulkan-rules.cat");
+const HOST: &str = include_str!("../models/vulkan-host.cat");
+
+/// (what the mutation breaks, text to replace, replacement): each in
+/// vulkan-host.cat or vulkan-rules.cat.
+const MUTATIONS: &[(&str, &str, &str)] = &[
+    (
+        "device -> host needs a domain operation",
+        "(av_device ; hbr ; [DOMDH] ; hb ; vis_host)",
+        "(av_device ; hbr ; vis_host)",
+    ),
+    (
+        "a host read needs a host-domain visibility operation",
+        "(av_device ; hbr ; [DOMDH] ; hb ; vis_host)",
+        "(av_device ; hbr ; [DOMDH] ; hb ; [HOSTR])",
+    ),
+    (
+        "a host write needs a host-domain availability operation",
+        "let av_host = [HOSTW] ; (hbr & apiinc) ; [AVHOST]",
+        "let av_host = [HOSTW]",
+    ),
+    (
+        "host -> device needs a domain operation",
+        "(av_host ; hb ; [DOMHD] ; hbr ; vis_device)",
+        "(av_host ; hb ; vis_device)",
+    ),
+    (
+        "API availability includes its first access scope only",
+        "(hb & apiinc) ; [APIAV]",
+        "hb ; [APIAV]",
+    ),
+    (
+        "API visibility includes its second access scope only",
+        "[APIVIS] ; (hb & apiinc)",
+        "[APIVIS] ; hb",
+    ),
+    (
+        "one API operation performs its operations in the order listed",
+        "let av_to_vis = hbr",
+        "let av_to_vis = hb",
+    ),
+    ("host inter-thread-happens-before", "  | host_ithb", ""),
+    (
+        "host and device atomics are not mutually ordered",
+        "let agents_mo = (HOST * HOST) | (DEVEV * DEVEV) | host_device_atomics",
+        "let agents_mo = _ * _",
+    ),
+];
+
+fn mutant(rules: &str, host: &str) -> LoadedModel {
+    let resolve = |name: &str| -> Option<(String, String)> {
+        match name {
+            "vulkan-rules.cat" => Some(("mutant/vulkan-rules.cat".into(), rules.into())),
+            "vulkan-host.cat" => Some(("mutant/vulkan-host.cat".into(), host.into())),
+            other => vkmm::model::embedded(other).map(|t| (other.to_string(), t.to_string())),
+        }
+    };
+    let cat = Model::parse(
+        "vulkan.cat",
+        vkmm::model::embedded("vulkan.cat").unwrap(),
+        &resolve,
+    )
+    .unwrap_or_else(|e| panic!("mutant does not parse: {e}"));
+    LoadedModel::new("vulkan (mutant)", cat).unwrap()
+}
+
+#[test]
+fn every_host_mutation_is_caught() {
+    assert!(failures(&mutant(RULES, HOST), false).is_empty());
+    let mut survivors = Vec::new();
+    for (what, from, to) in MUTATIONS {
+        let m = if HOST.contains(from) {
+            mutant(RULES, &HOST.replacen(from, to, 1))
+        } else {
+            assert!(RULES.contains(from), "mutation `{what}` no longer applies");
+            mutant(&RULES.replacen(from, to, 1), HOST)
+        };
+        if failures(&m, false).is_empty() {
+            survivors.push(*what);
+        }
+    }
+    assert!(
+        survivors.is_empty(),
+        "mutations no test catches: {survivors:?}"
+    );
+}
+
+#[test]
+fn pictures_draw_host_threads_and_queues_as_clusters() {
+    let dot = std::env::temp_dir().join(format!("vkmm-host-{}.dot", std::process::id()));
+    let (code, _, err) = vkmm(&[
+        "show",
+        "tests/litmus-host/fence-barrier-host-read.litmus",
+        "--dot",
+        dot.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let text = std::fs::read_to_string(&dot).unwrap();
+    let _ = std::fs::remove_file(&dot);
+    for want in [
+        "label=\"host threads\"",
+        "label=\"queue 0 (submissions)\"",
+        "label=\"device (shader invocations)\"",
+        "submit P1 [vkQueueSubmit]",
+        "wait fence f [vkWaitForFences]",
+        "[vkCmdPipelineBarrier]",
+        "dispatch P2 [vkCmdDispatch]",
+    ] {
+        assert!(text.contains(want), "`{want}` not in\n{text}");
+    }
+    // The host thread's cluster is not nested in a workgroup's.
+    let host = text.find("host threads").unwrap();
+    let wg = text.find("label=\"workgroup").unwrap();
+    assert!(host < wg, "{text}");
+    assert!(!text[..wg].contains("workgroup"), "{text}");
+}
