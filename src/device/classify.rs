@@ -94,7 +94,7 @@ pub fn classify(
     plan: &Plan,
     observed: &BTreeMap<FinalState, u64>,
 ) -> Result<Classified, Error> {
-    let checked = session.check_program(file, &plan.program)?;
+    let checked = session.check_program(file, &plan.judged)?;
     let Checked::Litmus(o) = checked else {
         return Err(Error::Usage(format!("{file}: not a litmus test")));
     };
@@ -107,14 +107,27 @@ pub fn classify(
         let (judgement, explanation) = if allowed.contains(state) {
             (Judgement::Allowed, None)
         } else {
-            let x = session.explain(&plan.program, Some(&outcome), None)?;
-            let j = match x.verdict {
-                Verdict::Allowed => Judgement::Allowed,
-                Verdict::Forbidden | Verdict::Unreachable if racy => Judgement::Unconstrained,
-                Verdict::Forbidden | Verdict::Unreachable => Judgement::Forbidden,
-                Verdict::Undecided => Judgement::Undecided,
-            };
-            (j, Some(crate::report::text::explanation(&x)))
+            match session.explain(&plan.judged, Some(&outcome), None) {
+                Ok(x) => {
+                    let j = match x.verdict {
+                        Verdict::Allowed => Judgement::Allowed,
+                        Verdict::Forbidden | Verdict::Unreachable if racy => {
+                            Judgement::Unconstrained
+                        }
+                        Verdict::Forbidden | Verdict::Unreachable => Judgement::Forbidden,
+                        Verdict::Undecided => Judgement::Undecided,
+                    };
+                    (j, Some(crate::report::text::explanation(&x)))
+                }
+                // A state naming a front end's internal register (the
+                // OpenCL compare-exchange's `%t0`) is no `--outcome`
+                // condition: the state stays undecided, with the reason.
+                Err(Error::Input(e)) => (
+                    Judgement::Undecided,
+                    Some(format!("cannot be explained as an outcome: {e}")),
+                ),
+                Err(e) => return Err(e),
+            }
         };
         if judgement == Judgement::Forbidden {
             findings += 1;
@@ -262,7 +275,10 @@ pub fn run_program(
         Err(u) => return Ok(Err(skipped(u))),
     };
     let owned;
-    let session = if model_given {
+    // An OpenCL test is judged on the original under its dialect's model
+    // (the source semantics); a Vulkan test under the model the device's
+    // features call for.
+    let session = if model_given || plan.judged.dialect != crate::ir::Dialect::Vulkan {
         session
     } else {
         owned = session.with_decide(None).model(gpu.info.features.model());

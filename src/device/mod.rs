@@ -16,6 +16,7 @@
 
 pub mod classify;
 pub mod harness;
+pub mod opencl;
 pub mod spirv;
 #[cfg(all(feature = "device", not(target_arch = "wasm32")))]
 pub mod vk;
@@ -51,7 +52,10 @@ pub enum Reason {
     Semantics,
     /// Values outside 32 bits.
     Values,
-    /// OpenCL tests (no OpenCL-to-Vulkan mapping for their orders yet).
+    /// OpenCL `memory_order_seq_cst` (the default of the non-`_explicit`
+    /// atomic functions): no Vulkan equivalent (docs/opencl-vulkan-mapping.md).
+    SeqCst,
+    /// Another OpenCL construct outside the OpenCL -> Vulkan mapping.
     OpenCl,
     /// The device cannot host the placement (subgroup too small ...).
     Placement,
@@ -68,7 +72,8 @@ impl Reason {
             Reason::Barrier => "control barrier not in uniform control flow",
             Reason::Semantics => "semantics not valid SPIR-V for Vulkan",
             Reason::Values => "values wider than 32 bits",
-            Reason::OpenCl => "OpenCL test",
+            Reason::SeqCst => "OpenCL memory_order_seq_cst (no Vulkan equivalent)",
+            Reason::OpenCl => "outside the OpenCL -> Vulkan mapping",
             Reason::Placement => "placement not possible on this device",
         }
     }
@@ -137,13 +142,19 @@ pub struct ThreadPlace {
     pub lane: usize,
 }
 
-/// A test ready to run: the program the model judges and the placement.
+/// A test ready to run: the program the device runs, the one the model
+/// judges, and the placement.
 #[derive(Clone, Debug)]
 pub struct Plan {
-    /// The program as the model sees it for the comparison: litmus kind, no
+    /// The program the device runs, in the Vulkan dialect (an OpenCL test
+    /// after the OpenCL -> Vulkan mapping, [`opencl::map`]): litmus kind, no
     /// condition (so every register a thread writes is in a final state),
     /// every location shown.
     pub program: Program,
+    /// The program the model judges the observations on, likewise complete:
+    /// for an OpenCL test the original (the source semantics, under the
+    /// OpenCL model), else the same as `program`.
+    pub judged: Program,
     /// The test's own condition, for reports.
     pub condition: Option<String>,
     pub roles: Vec<Role>,
@@ -224,20 +235,27 @@ impl Plan {
 /// register (`v0`, `v1`, ... per thread) and each write the value it pins,
 /// so a device run observes the values the queries pin and the model's
 /// allowed set is over the same registers.
+///
+/// An OpenCL test runs through the OpenCL -> Vulkan mapping
+/// ([`opencl::map`], docs/opencl-vulkan-mapping.md); a construct outside it
+/// is refused with its reason. Its observations are judged on the original.
 pub fn plan(program: &Program) -> Result<Plan, Unsupported> {
-    if program.dialect == Dialect::OpenCl {
-        return Err(unsupported(
-            Reason::OpenCl,
-            "OpenCL orders (seq_cst, generic memory) have no mapping to Vulkan SPIR-V in vkmm yet",
-        ));
-    }
     if !program.host.is_empty() {
         return Err(unsupported(
             Reason::SystemSynchronizesWith,
             "host threads and queue submissions (docs/host.md) are API-level: a device run dispatches invocations only",
         ));
     }
-    let mut program = program.clone();
+    let judged = (program.dialect == Dialect::OpenCl).then(|| opencl::complete_states(program));
+    let mut program = opencl::map(program).map_err(|r| {
+        let reason = match r.construct {
+            opencl::Unmapped::SeqCst => Reason::SeqCst,
+            opencl::Unmapped::WorkItemScope => Reason::Scope,
+            opencl::Unmapped::Devices => Reason::Devices,
+            opencl::Unmapped::NotOpenCl => Reason::OpenCl,
+        };
+        unsupported(reason, r.to_string())
+    })?;
     if program.kind == TestKind::Queries {
         litmus_from_queries(&mut program);
     }
@@ -322,6 +340,7 @@ pub fn plan(program: &Program) -> Result<Plan, Unsupported> {
     let needs_subgroups = roles.iter().any(|r| r.subgroups > 1 || r.lanes > 1);
     let (location_class, class_bits, notes) = storage(&program, &threads);
     Ok(Plan {
+        judged: judged.unwrap_or_else(|| program.clone()),
         program,
         condition,
         roles,
