@@ -197,6 +197,47 @@ pub fn groups(program: &Program, events: &[EventInfo], endings: &[Ending]) -> Ve
     out
 }
 
+/// The result of every group function event of a skeleton: `(event,
+/// result)`, `None` when the result is undefined (a broadcast from a local
+/// id that takes no part). The work-items of a dynamic instance are its
+/// execution-scope instance's members, whose local ids are their places in
+/// [`BarrierGroup::members`] (litmus order); each contributes the value its
+/// path gave, or nothing when it does not pass the instance (divergence,
+/// reported by `analysis::barriers`) or passes it with a barrier. 2.4:
+/// "These functions carry out collective operations across all the
+/// Invocations in a work-group" (and "in a sub-group").
+pub fn group_results(
+    program: &Program,
+    events: &[EventInfo],
+    groups: &[BarrierGroup],
+) -> Vec<(usize, Option<i64>)> {
+    let mut out = Vec::new();
+    for g in groups {
+        let values: Vec<Option<i64>> = g
+            .members
+            .iter()
+            .map(|&u| {
+                g.passed
+                    .iter()
+                    .find(|(e, _)| events[*e].thread == u)
+                    .and_then(|(e, _)| events[*e].barrier.contribution)
+            })
+            .collect();
+        for &(e, _) in &g.passed {
+            let Some(f) = &events[e].instruction(program).group else {
+                continue;
+            };
+            let me = g
+                .members
+                .iter()
+                .position(|&u| u == events[e].thread)
+                .unwrap_or(0);
+            out.push((e, f.op.result(&values, me, events[e].barrier.local_id)));
+        }
+    }
+    out
+}
+
 /// `scbarinst` for one choice of synchronizing sets: `(a, b)` when `b`
 /// passes the dynamic instance `a` passes and `a` is in its synchronizing
 /// set (`sync[g]`, indices into the group's `passed`; `None`: all of them).

@@ -147,7 +147,12 @@ pub(crate) fn static_env(
     env.set(names::RMW, r.inter(&w));
     env.set(names::A, set_of(&|e| ins(e).atomic));
     let membar = set_of(&|e| ins(e).kind == OpKind::MemoryBarrier);
-    let cbar = set_of(&|e| matches!(ins(e).kind, OpKind::ControlBarrier { .. }));
+    // A group function is a control barrier for who meets (the engine's
+    // barrier instances), not for the models: OpControlBarrier's rules do
+    // not apply to OpGroup* instructions. They are GF.
+    let group = set_of(&|e| ins(e).is_group_function());
+    let cbar = set_of(&|e| matches!(ins(e).kind, OpKind::ControlBarrier { .. })).diff(&group);
+    env.set(names::GF, group);
     let ordered = set_of(&|e| sem(e).order != Default::default());
     env.set(names::MEMBAR, membar.clone());
     env.set(names::CBAR, cbar.clone());

@@ -445,6 +445,10 @@ pub struct Skeleton {
     /// Restrict RMW reads to their immediate `asmo` predecessor under each
     /// order ([`Orders::rmw_atomicity`] and [`Limits::rmw_filter`]).
     pub rmw_filter: bool,
+    /// Whether every group function's result the paths fixed is the one
+    /// the work-items' contributions give (else the combination of paths
+    /// has no execution: [`Skeleton::barrier_choices`] drops it).
+    groups_agree: bool,
     /// What listing the orders needs, until [`Skeleton::list_orders`] has
     /// listed them (`mo_choices` and `sco_choices` are empty until then).
     unlisted: Option<std::sync::Arc<(base::Facts, Limits)>>,
@@ -500,7 +504,7 @@ impl Skeleton {
         paths: &[&Path],
         limits: Limits,
     ) -> Result<Skeleton, ExecError> {
-        let (events, mut static_env, facts) = base::static_env(program, paths)?;
+        let (mut events, mut static_env, facts) = base::static_env(program, paths)?;
         let (reads, rf_choices) = candidates::rf_choices(program, &events, &facts);
         let ilo_choices = interlock::ilo_choices(
             program,
@@ -532,6 +536,41 @@ impl Skeleton {
             offset += p.events.len();
         }
         let barriers = barrier::groups(program, &events, &endings);
+        // Group functions' results, exactly, from what the work-items
+        // contribute; a path that fixed another value is not part of an
+        // execution with these paths.
+        let mut groups_agree = true;
+        let mut results = std::collections::HashMap::new();
+        for (e, r) in barrier::group_results(program, &events, &barriers) {
+            let v = match (events[e].read_value, r) {
+                (Some(fixed), Some(r)) => {
+                    groups_agree &= fixed == r;
+                    r
+                }
+                // Undefined (a broadcast from a work-item that does not
+                // take part): the value the path assumed, else 0.
+                (fixed, r) => r.or(fixed).unwrap_or(0),
+            };
+            events[e].read_value = Some(v);
+            results.insert(e, v);
+        }
+        if !results.is_empty() {
+            let resolve = |regs: &mut Vec<(String, RegValue)>| {
+                for (_, v) in regs.iter_mut() {
+                    if let RegValue::Read(e) = *v
+                        && let Some(r) = results.get(&e)
+                    {
+                        *v = RegValue::Const(*r);
+                    }
+                }
+            };
+            registers.iter_mut().for_each(resolve);
+            for ending in &mut endings {
+                if let Ending::Stuck(st) = ending {
+                    st.registers.iter_mut().for_each(resolve);
+                }
+            }
+        }
         static_env.rel(
             names::SCBARINST,
             barrier::scbarinst(events.len(), &barriers, &[]),
@@ -548,6 +587,7 @@ impl Skeleton {
             endings,
             barriers,
             rmw_filter: limits.rmw_filter && limits.orders.rmw_atomicity,
+            groups_agree,
             unlisted: Some(std::sync::Arc::new((facts, limits))),
         })
     }
@@ -563,6 +603,9 @@ impl Skeleton {
     /// barrier with a quorum (`scbarinst` differs; see [`barrier`]): itself
     /// alone when there is nothing to choose, or when a barrier is stalled.
     pub fn barrier_choices(self) -> Result<Vec<Skeleton>, ExecError> {
+        if !self.groups_agree {
+            return Ok(Vec::new());
+        }
         if !self.stalled_barriers().is_empty() {
             return Ok(vec![self]);
         }
