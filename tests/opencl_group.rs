@@ -46,6 +46,9 @@ const EXPECTED: &[(&str, &str, Property, bool)] = &[
     ("wg-reduce-loop-divergent", "opencl", C, false),
     ("gf-converged", "opencl", C, true),
     ("gf-divergent", "opencl", C, false),
+    ("gf-mismatched-functions", "opencl", C, true),
+    ("gf-same-function", "opencl", C, false),
+    ("gf-barrier-and-function", "opencl", C, true),
     // Memory: 3.6.3 (default) against 2.4 (opencl-groupsync).
     ("wg-reduce-mp", "opencl", C, true),
     ("wg-reduce-mp", "opencl", RACES, true),
@@ -92,6 +95,22 @@ const DIVERGENT: &[(&str, &str)] = &[
     (
         "gf-divergent",
         "P1 line 15: int r0 = work_group_reduce_add(2); (P0 never reaches it)",
+    ),
+    (
+        "gf-mismatched-functions",
+        "P0 line 12: int r0 = work_group_reduce_add(1); (P1 reaches it with another id)",
+    ),
+    (
+        "gf-mismatched-functions",
+        "P1 line 15: int r0 = work_group_reduce_min(2); (P0 reaches it with another id)",
+    ),
+    (
+        "gf-barrier-and-function",
+        "P0 line 10: work_group_barrier(CLK_GLOBAL_MEM_FENCE); (P1 reaches it with another id)",
+    ),
+    (
+        "gf-barrier-and-function",
+        "P1 line 13: int r0 = work_group_any(0); (P0 reaches it with another id)",
     ),
     (
         "wg-reduce-loop-divergent",
@@ -422,4 +441,28 @@ fn every_mutation_is_caught() {
         "no test notices these broken rules:\n{}",
         survivors.join("\n")
     );
+}
+
+/// A work-item waits forever at a group function a member of its group
+/// never reaches (2.4: "All the Invocations in a single work-group must
+/// execute the work-group function ... before any are allowed to continue
+/// execution beyond the work-group function"); the converged twin ends.
+#[test]
+fn termination_waits_at_a_group_function_not_reached() {
+    let run = |name: &str| {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_vkmm"))
+            .args(["check", "--property", "termination", "--progress", "FAIR"])
+            .arg(path(name))
+            .output()
+            .unwrap();
+        String::from_utf8_lossy(&out.stdout).to_string()
+    };
+    let divergent = run("gf-divergent");
+    assert!(divergent.contains("NON-TERMINATING"), "{divergent}");
+    assert!(
+        divergent.contains("P1   blocked at a barrier"),
+        "{divergent}"
+    );
+    let converged = run("gf-converged");
+    assert!(converged.contains("TERMINATES"), "{converged}");
 }
