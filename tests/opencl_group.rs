@@ -42,6 +42,8 @@ const EXPECTED: &[(&str, &str, Property, bool)] = &[
     ("wg-any-all-none", "opencl", C, false),
     ("wg-reduce-branch", "opencl", C, true),
     ("wg-reduce-branch-impossible", "opencl", C, false),
+    ("wg-nested-calls", "opencl", C, true),
+    ("wg-nested-calls-any-none", "opencl", C, false),
     ("wg-reduce-loop", "opencl", C, true),
     ("wg-reduce-loop-divergent", "opencl", C, false),
     ("gf-converged", "opencl", C, true),

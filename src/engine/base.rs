@@ -83,10 +83,8 @@ const ALL_SCOPES: [Scope; 8] = [
 /// Vulkan appendix).
 pub const MIN_STORAGE_CLASSES: usize = 4;
 
-pub(crate) fn static_env(
-    program: &Program,
-    paths: &[&Path],
-) -> Result<(Vec<EventInfo>, Env, Facts), ExecError> {
+/// The events of one path per thread, thread by thread in program order.
+pub(crate) fn events_of(paths: &[&Path]) -> Vec<EventInfo> {
     let mut events = Vec::new();
     for (t, p) in paths.iter().enumerate() {
         for e in &p.events {
@@ -103,6 +101,14 @@ pub(crate) fn static_env(
             });
         }
     }
+    events
+}
+
+pub(crate) fn static_env(
+    program: &Program,
+    paths: &[&Path],
+) -> Result<(Vec<EventInfo>, Env, Facts), ExecError> {
+    let events = events_of(paths);
     let n = events.len();
     let ins = |e: usize| events[e].instruction(program);
     // The semantics an event has: a compare-exchange that failed has its

@@ -230,6 +230,9 @@ pub struct Explorer<'p> {
     pub program: &'p Program,
     pub threads: Vec<ThreadPaths>,
     pub limits: Limits,
+    /// Whether some instruction is a group function (combinations of
+    /// paths are then checked by [`Explorer::group_results_agree`]).
+    has_group_functions: bool,
     /// The limit at which some combination of paths was skipped (see
     /// [`Explorer::skipped`]).
     skipped: std::cell::Cell<Option<LimitKind>>,
@@ -241,6 +244,10 @@ impl<'p> Explorer<'p> {
             program,
             threads: trace::explore(program, &limits)?,
             limits,
+            has_group_functions: program
+                .threads
+                .iter()
+                .any(|t| t.instructions().any(|i| i.is_group_function())),
             skipped: std::cell::Cell::new(None),
         })
     }
@@ -296,6 +303,25 @@ impl<'p> Explorer<'p> {
             }
         }
         true
+    }
+
+    /// Whether every group function result the paths fixed is the one the
+    /// contributions give ([`barrier::group_results`]), checked on the
+    /// events alone before any relation is built: most combinations of
+    /// paths that branch on group results disagree.
+    fn group_results_agree(&self, paths: &[&Path]) -> bool {
+        if !self.has_group_functions {
+            return true;
+        }
+        let events = base::events_of(paths);
+        let endings: Vec<Ending> = paths.iter().map(|p| p.ending.clone()).collect();
+        let groups = barrier::groups(self.program, &events, &endings);
+        barrier::group_results(self.program, &events, &groups)
+            .into_iter()
+            .all(|(e, r)| match (events[e].read_value, r) {
+                (Some(fixed), Some(r)) => fixed == r,
+                _ => true,
+            })
     }
 
     /// Notes that a walk skipped a combination of paths at `kind` (e.g. its
@@ -360,7 +386,7 @@ impl<'p> Explorer<'p> {
                 .enumerate()
                 .map(|(t, &i)| &self.threads[t].paths[block[t][i]])
                 .collect();
-            if self.values_available(&paths) {
+            if self.values_available(&paths) && self.group_results_agree(&paths) {
                 // One skeleton per choice of the arrivals that complete
                 // each barrier with a quorum.
                 let skeletons = Skeleton::build_unlisted(self.program, &paths, self.limits)

@@ -419,8 +419,10 @@ pub fn explore(program: &Program, limits: &Limits) -> Result<Vec<ThreadPaths>, E
     // a cycle of reads-from can justify (out of thin air) is never produced
     // by the fixpoint below, yet an axiomatic model may allow it. Seeding the
     // condition's constants lets the search decide whether it does.
+    // (Group functions' domains are not seeded: their results are computed
+    // exactly from contributions, which the seeded locations feed.)
     for (loc, v) in condition_seeds(program) {
-        for (l, d) in domain.iter_mut().enumerate() {
+        for (l, d) in domain.iter_mut().take(nloc).enumerate() {
             if loc.is_none_or(|x| x == l) {
                 d.entry(v).or_default();
             }
