@@ -117,7 +117,8 @@ impl Session {
     }
 
     /// The model every test runs under: a built-in name (`vulkan`,
-    /// `vulkan-nochains`, `opencl`, `opencl-totalsc`, `opencl-nothinair`) or a `.cat` file.
+    /// `vulkan-nochains`, `opencl`, ...: [`crate::model::BUILTIN`]) or a
+    /// `.cat` file.
     /// Without it each test runs under its dialect's default model.
     pub fn model(mut self, model: impl Into<String>) -> Session {
         self.model = Some(model.into());

@@ -57,6 +57,9 @@ pub enum Reason {
     SeqCst,
     /// Another OpenCL construct outside the OpenCL -> Vulkan mapping.
     OpenCl,
+    /// An OpenCL work-group or sub-group function (no group operations in
+    /// the device shader yet).
+    GroupFunction,
     /// The device cannot host the placement (subgroup too small ...).
     Placement,
 }
@@ -74,6 +77,7 @@ impl Reason {
             Reason::Values => "values wider than 32 bits",
             Reason::SeqCst => "OpenCL memory_order_seq_cst (no Vulkan equivalent)",
             Reason::OpenCl => "outside the OpenCL -> Vulkan mapping",
+            Reason::GroupFunction => "OpenCL work-group or sub-group function",
             Reason::Placement => "placement not possible on this device",
         }
     }
@@ -253,6 +257,7 @@ pub fn plan(program: &Program) -> Result<Plan, Unsupported> {
             opencl::Unmapped::WorkItemScope => Reason::Scope,
             opencl::Unmapped::Devices => Reason::Devices,
             opencl::Unmapped::NotOpenCl => Reason::OpenCl,
+            opencl::Unmapped::GroupFunction => Reason::GroupFunction,
         };
         unsupported(reason, r.to_string())
     })?;

@@ -30,6 +30,10 @@ pub enum Unmapped {
     /// An operation the OpenCL front end never produces (interlock,
     /// device-domain availability/visibility).
     NotOpenCl,
+    /// A work-group or sub-group function (`work_group_reduce_add`, ...):
+    /// its values pass between work-items outside memory, and the device
+    /// shader has no group operations yet.
+    GroupFunction,
 }
 
 impl Unmapped {
@@ -39,6 +43,7 @@ impl Unmapped {
             Unmapped::WorkItemScope => "memory_scope_work_item",
             Unmapped::Devices => "work-items on several devices",
             Unmapped::NotOpenCl => "not an OpenCL operation",
+            Unmapped::GroupFunction => "a work-group or sub-group function",
         }
     }
 }
@@ -172,6 +177,14 @@ fn same_thread_release_sequences(t: &mut crate::ir::Thread, refs: &[crate::ir::R
 type Why = (Unmapped, String);
 
 fn map_instruction(i: &mut Instruction, variant: Variant) -> Result<(), Why> {
+    if i.group.is_some() {
+        return Err((
+            Unmapped::GroupFunction,
+            "work-group and sub-group functions exchange values outside memory; the device \
+             shader has no group operations (OpGroup*) yet"
+                .into(),
+        ));
+    }
     match i.kind {
         OpKind::Load | OpKind::Store | OpKind::Rmw => {}
         OpKind::MemoryBarrier | OpKind::ControlBarrier { .. } => {}

@@ -47,7 +47,7 @@
 use super::ExecError;
 use super::base::{EventInfo, thread_in_instance};
 use super::trace::{BarrierValues, Ending};
-use crate::ir::{OpKind, Program, Scope};
+use crate::ir::{GroupOp, OpKind, Program, Scope, Stmt};
 use crate::relation::Relation;
 
 /// A dynamic barrier instance as one thread sees it: the static instance
@@ -62,6 +62,11 @@ pub struct BarrierGroup {
     pub key: BarrierKey,
     /// The id value of a named barrier.
     pub id: Option<i64>,
+    /// The group function the arrivals call (`None`: a control barrier).
+    /// Arrivals at one position with different functions are different
+    /// groups, each missing the others: 2.4, "all Invocations in the
+    /// work-group must encounter precisely the same work-group function".
+    pub function: Option<GroupOp>,
     /// The execution scope.
     pub scope: Scope,
     /// The threads of the execution-scope instance, in order.
@@ -141,6 +146,7 @@ pub fn groups(program: &Program, events: &[EventInfo], endings: &[Ending]) -> Ve
                  key: BarrierKey,
                  scope: Scope,
                  values: BarrierValues,
+                 function: Option<GroupOp>,
                  out: &mut Vec<BarrierGroup>|
      -> usize {
         let first = (0..program.threads.len())
@@ -149,6 +155,7 @@ pub fn groups(program: &Program, events: &[EventInfo], endings: &[Ending]) -> Ve
         if let Some(k) = out.iter().position(|g| {
             g.key == key
                 && g.id == values.id
+                && g.function == function
                 && g.scope == scope
                 && g.members.first() == Some(&first)
         }) {
@@ -157,6 +164,7 @@ pub fn groups(program: &Program, events: &[EventInfo], endings: &[Ending]) -> Ve
         out.push(BarrierGroup {
             key,
             id: values.id,
+            function,
             scope,
             members: (0..program.threads.len())
                 .filter(|&u| thread_in_instance(program, u, scope, thread))
@@ -175,11 +183,13 @@ pub fn groups(program: &Program, events: &[EventInfo], endings: &[Ending]) -> Ve
         {
             let k = counts.entry((ev.thread, instance)).or_insert(0);
             *k += 1;
+            let function = ev.instruction(program).group.as_ref().map(|f| f.op);
             let g = place(
                 ev.thread,
                 (instance, *k),
                 execution_scope,
                 ev.barrier,
+                function,
                 &mut out,
             );
             out[g].passed.push((e, ev.barrier.quorum));
@@ -187,11 +197,60 @@ pub fn groups(program: &Program, events: &[EventInfo], endings: &[Ending]) -> Ve
     }
     for (t, ending) in endings.iter().enumerate() {
         if let Ending::Blocked {
-            key, scope, values, ..
+            stmt,
+            key,
+            scope,
+            values,
         } = ending
         {
-            let g = place(t, *key, *scope, *values, &mut out);
+            let function = match &program.threads[t].code[*stmt] {
+                Stmt::Op(i) => i.group.as_ref().map(|f| f.op),
+                _ => None,
+            };
+            let g = place(t, *key, *scope, *values, function, &mut out);
             out[g].waiting.push((t, values.quorum));
+        }
+    }
+    out
+}
+
+/// The result of every group function event of a skeleton: `(event,
+/// result)`, `None` when the result is undefined (a broadcast from a local
+/// id that takes no part). The work-items of a dynamic instance are its
+/// execution-scope instance's members, whose local ids are their places in
+/// [`BarrierGroup::members`] (litmus order); each contributes the value its
+/// path gave, or nothing when it does not pass the instance (divergence,
+/// reported by `analysis::barriers`), which includes passing it with
+/// another group function or a barrier (another group). 2.4:
+/// "These functions carry out collective operations across all the
+/// Invocations in a work-group" (and "in a sub-group").
+pub fn group_results(
+    program: &Program,
+    events: &[EventInfo],
+    groups: &[BarrierGroup],
+) -> Vec<(usize, Option<i64>)> {
+    let mut out = Vec::new();
+    for g in groups {
+        let values: Vec<Option<i64>> = g
+            .members
+            .iter()
+            .map(|&u| {
+                g.passed
+                    .iter()
+                    .find(|(e, _)| events[*e].thread == u)
+                    .and_then(|(e, _)| events[*e].barrier.contribution)
+            })
+            .collect();
+        for &(e, _) in &g.passed {
+            let Some(f) = &events[e].instruction(program).group else {
+                continue;
+            };
+            let me = g
+                .members
+                .iter()
+                .position(|&u| u == events[e].thread)
+                .unwrap_or(0);
+            out.push((e, f.op.result(&values, me, events[e].barrier.local_id)));
         }
     }
     out

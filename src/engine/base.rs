@@ -83,10 +83,8 @@ const ALL_SCOPES: [Scope; 8] = [
 /// Vulkan appendix).
 pub const MIN_STORAGE_CLASSES: usize = 4;
 
-pub(crate) fn static_env(
-    program: &Program,
-    paths: &[&Path],
-) -> Result<(Vec<EventInfo>, Env, Facts), ExecError> {
+/// The events of one path per thread, thread by thread in program order.
+pub(crate) fn events_of(paths: &[&Path]) -> Vec<EventInfo> {
     let mut events = Vec::new();
     for (t, p) in paths.iter().enumerate() {
         for e in &p.events {
@@ -103,6 +101,14 @@ pub(crate) fn static_env(
             });
         }
     }
+    events
+}
+
+pub(crate) fn static_env(
+    program: &Program,
+    paths: &[&Path],
+) -> Result<(Vec<EventInfo>, Env, Facts), ExecError> {
+    let events = events_of(paths);
     let n = events.len();
     let ins = |e: usize| events[e].instruction(program);
     // The semantics an event has: a compare-exchange that failed has its
@@ -147,7 +153,12 @@ pub(crate) fn static_env(
     env.set(names::RMW, r.inter(&w));
     env.set(names::A, set_of(&|e| ins(e).atomic));
     let membar = set_of(&|e| ins(e).kind == OpKind::MemoryBarrier);
-    let cbar = set_of(&|e| matches!(ins(e).kind, OpKind::ControlBarrier { .. }));
+    // A group function is a control barrier for who meets (the engine's
+    // barrier instances), not for the models: OpControlBarrier's rules do
+    // not apply to OpGroup* instructions. They are GF.
+    let group = set_of(&|e| ins(e).is_group_function());
+    let cbar = set_of(&|e| matches!(ins(e).kind, OpKind::ControlBarrier { .. })).diff(&group);
+    env.set(names::GF, group);
     let ordered = set_of(&|e| sem(e).order != Default::default());
     env.set(names::MEMBAR, membar.clone());
     env.set(names::CBAR, cbar.clone());

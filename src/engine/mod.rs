@@ -231,6 +231,9 @@ pub struct Explorer<'p> {
     pub program: &'p Program,
     pub threads: Vec<ThreadPaths>,
     pub limits: Limits,
+    /// Whether some instruction is a group function (combinations of
+    /// paths are then checked by [`Explorer::group_results_agree`]).
+    has_group_functions: bool,
     /// The limit at which some combination of paths was skipped (see
     /// [`Explorer::skipped`]).
     skipped: std::cell::Cell<Option<LimitKind>>,
@@ -242,6 +245,10 @@ impl<'p> Explorer<'p> {
             program,
             threads: trace::explore(program, &limits)?,
             limits,
+            has_group_functions: program
+                .threads
+                .iter()
+                .any(|t| t.instructions().any(|i| i.is_group_function())),
             skipped: std::cell::Cell::new(None),
         })
     }
@@ -297,6 +304,25 @@ impl<'p> Explorer<'p> {
             }
         }
         true
+    }
+
+    /// Whether every group function result the paths fixed is the one the
+    /// contributions give ([`barrier::group_results`]), checked on the
+    /// events alone before any relation is built: most combinations of
+    /// paths that branch on group results disagree.
+    fn group_results_agree(&self, paths: &[&Path]) -> bool {
+        if !self.has_group_functions {
+            return true;
+        }
+        let events = base::events_of(paths);
+        let endings: Vec<Ending> = paths.iter().map(|p| p.ending.clone()).collect();
+        let groups = barrier::groups(self.program, &events, &endings);
+        barrier::group_results(self.program, &events, &groups)
+            .into_iter()
+            .all(|(e, r)| match (events[e].read_value, r) {
+                (Some(fixed), Some(r)) => fixed == r,
+                _ => true,
+            })
     }
 
     /// Notes that a walk skipped a combination of paths at `kind` (e.g. its
@@ -361,7 +387,7 @@ impl<'p> Explorer<'p> {
                 .enumerate()
                 .map(|(t, &i)| &self.threads[t].paths[block[t][i]])
                 .collect();
-            if self.values_available(&paths) {
+            if self.values_available(&paths) && self.group_results_agree(&paths) {
                 // One skeleton per choice of the arrivals that complete
                 // each barrier with a quorum.
                 let skeletons = Skeleton::build_unlisted(self.program, &paths, self.limits)
@@ -446,6 +472,10 @@ pub struct Skeleton {
     /// Restrict RMW reads to their immediate `asmo` predecessor under each
     /// order ([`Orders::rmw_atomicity`] and [`Limits::rmw_filter`]).
     pub rmw_filter: bool,
+    /// Whether every group function's result the paths fixed is the one
+    /// the work-items' contributions give (else the combination of paths
+    /// has no execution: [`Skeleton::barrier_choices`] drops it).
+    groups_agree: bool,
     /// What listing the orders needs, until [`Skeleton::list_orders`] has
     /// listed them (`mo_choices` and `sco_choices` are empty until then).
     unlisted: Option<std::sync::Arc<(base::Facts, Limits)>>,
@@ -501,7 +531,7 @@ impl Skeleton {
         paths: &[&Path],
         limits: Limits,
     ) -> Result<Skeleton, ExecError> {
-        let (events, mut static_env, facts) = base::static_env(program, paths)?;
+        let (mut events, mut static_env, facts) = base::static_env(program, paths)?;
         let (reads, rf_choices) = candidates::rf_choices(program, &events, &facts);
         let ilo_choices = interlock::ilo_choices(
             program,
@@ -533,6 +563,41 @@ impl Skeleton {
             offset += p.events.len();
         }
         let barriers = barrier::groups(program, &events, &endings);
+        // Group functions' results, exactly, from what the work-items
+        // contribute; a path that fixed another value is not part of an
+        // execution with these paths.
+        let mut groups_agree = true;
+        let mut results = std::collections::HashMap::new();
+        for (e, r) in barrier::group_results(program, &events, &barriers) {
+            let v = match (events[e].read_value, r) {
+                (Some(fixed), Some(r)) => {
+                    groups_agree &= fixed == r;
+                    r
+                }
+                // Undefined (a broadcast from a work-item that does not
+                // take part): the value the path assumed, else 0.
+                (fixed, r) => r.or(fixed).unwrap_or(0),
+            };
+            events[e].read_value = Some(v);
+            results.insert(e, v);
+        }
+        if !results.is_empty() {
+            let resolve = |regs: &mut Vec<(String, RegValue)>| {
+                for (_, v) in regs.iter_mut() {
+                    if let RegValue::Read(e) = *v
+                        && let Some(r) = results.get(&e)
+                    {
+                        *v = RegValue::Const(*r);
+                    }
+                }
+            };
+            registers.iter_mut().for_each(resolve);
+            for ending in &mut endings {
+                if let Ending::Stuck(st) = ending {
+                    st.registers.iter_mut().for_each(resolve);
+                }
+            }
+        }
         static_env.rel(
             names::SCBARINST,
             barrier::scbarinst(events.len(), &barriers, &[]),
@@ -549,6 +614,7 @@ impl Skeleton {
             endings,
             barriers,
             rmw_filter: limits.rmw_filter && limits.orders.rmw_atomicity,
+            groups_agree,
             unlisted: Some(std::sync::Arc::new((facts, limits))),
         })
     }
@@ -564,6 +630,9 @@ impl Skeleton {
     /// barrier with a quorum (`scbarinst` differs; see [`barrier`]): itself
     /// alone when there is nothing to choose, or when a barrier is stalled.
     pub fn barrier_choices(self) -> Result<Vec<Skeleton>, ExecError> {
+        if !self.groups_agree {
+            return Ok(Vec::new());
+        }
         if !self.stalled_barriers().is_empty() {
             return Ok(vec![self]);
         }

@@ -59,6 +59,7 @@ pub const RMW: &str = "RMW";
 pub const A: &str = "A";
 pub const MEMBAR: &str = "MEMBAR";
 pub const CBAR: &str = "CBAR";
+pub const GF: &str = "GF";
 pub const F: &str = "F";
 pub const ACQ: &str = "ACQ";
 pub const REL: &str = "REL";
@@ -171,6 +172,10 @@ pub const BASE_NAMES: &[BaseName] = &[
     set(A, "atomic accesses"),
     set(MEMBAR, "memory barriers (OpMemoryBarrier)"),
     set(CBAR, "control barriers (OpControlBarrier)"),
+    set(
+        GF,
+        "group functions (OpenCL work_group_/sub_group_ broadcast, reduce, scan, any, all)",
+    ),
     set(
         F,
         "memory barriers, and control barriers with acquire and/or release semantics",

@@ -48,11 +48,16 @@ pub struct PathEvent {
 }
 
 /// The values of a control barrier's id and quorum operands on a path
-/// (`None` when the barrier has no such operand).
+/// (`None` when the barrier has no such operand), and of a group
+/// function's operands ([`crate::ir::Instruction::group`]).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub struct BarrierValues {
     pub id: Option<i64>,
     pub quorum: Option<i64>,
+    /// The value a group function's work-item contributes.
+    pub contribution: Option<i64>,
+    /// A broadcast's local id.
+    pub local_id: Option<i64>,
 }
 
 /// A register's final value on a path.
@@ -404,15 +409,20 @@ pub fn explore(program: &Program, limits: &Limits) -> Result<Vec<ThreadPaths>, E
         })
         .collect();
     let nloc = program.locations.len();
+    // Location domains start with the initial value; group-function
+    // domains (after them) with 0, until the rounds compute their results.
     let mut domain: Domains = (0..nloc)
         .map(|l| BTreeMap::from([(program.initial_value(l), Prov::new())]))
+        .chain((0..group_slots(program)).map(|_| BTreeMap::from([(0, Prov::new())])))
         .collect();
     // Values the final condition names are possible too: a value that only
     // a cycle of reads-from can justify (out of thin air) is never produced
     // by the fixpoint below, yet an axiomatic model may allow it. Seeding the
     // condition's constants lets the search decide whether it does.
+    // (Group functions' domains are not seeded: their results are computed
+    // exactly from contributions, which the seeded locations feed.)
     for (loc, v) in condition_seeds(program) {
-        for (l, d) in domain.iter_mut().enumerate() {
+        for (l, d) in domain.iter_mut().take(nloc).enumerate() {
             if loc.is_none_or(|x| x == l) {
                 d.entry(v).or_default();
             }
@@ -474,6 +484,7 @@ pub fn explore(program: &Program, limits: &Limits) -> Result<Vec<ThreadPaths>, E
                 }
             }
         }
+        changed |= group_domains(program, &all, nloc, &mut domain)?;
         if !changed {
             return Ok(all);
         }
@@ -716,7 +727,40 @@ fn explore_thread(
                                 ins.source.line, ins.source.text, t.id
                             )));
                         }
-                        values = BarrierValues { id, quorum };
+                        values = BarrierValues {
+                            id,
+                            quorum,
+                            ..BarrierValues::default()
+                        };
+                    }
+                    // A group function's contribution and broadcast local
+                    // id, made concrete likewise (3.6.3: "a work item that
+                    // provides a value to an OpGroup* builtin function must
+                    // behave as if it generates that value before beginning
+                    // execution of that builtin").
+                    if let Some(g) = &ins.group {
+                        let op = ins.operand.clone().unwrap_or(Operand::Const(0));
+                        let Some(v) = value_of(&mut s, &mut stack, &op, program, t, domain) else {
+                            continue;
+                        };
+                        values.contribution = Some(v);
+                        if let Some(id) = &g.local_id {
+                            let Some(k) = value_of(&mut s, &mut stack, id, program, t, domain)
+                            else {
+                                continue;
+                            };
+                            // A local id naming no work-item of the group:
+                            // undefined behaviour ("Behavior is undefined
+                            // when local_id is greater or equal to the
+                            // work-group size"); the path ends here, as at
+                            // an array index outside the array.
+                            if usize::try_from(k).map_or(true, |k| k >= group_size(program, t, ins))
+                            {
+                                s.pc = t.code.len();
+                                continue;
+                            }
+                            values.local_id = Some(k);
+                        }
                     }
                     if endings
                         && let OpKind::ControlBarrier {
@@ -745,7 +789,9 @@ fn explore_thread(
                             },
                         });
                     }
-                    if !step_op(&mut s, &mut stack, ins, program, t, domain)? {
+                    if ins.group.is_some() {
+                        step_group(&mut s, ins, values);
+                    } else if !step_op(&mut s, &mut stack, ins, program, t, domain)? {
                         continue;
                     }
                     if let Some(e) = s.events.last_mut() {
@@ -932,6 +978,193 @@ fn target(labels: &HashMap<&str, usize>, label: &str, t: &Thread) -> Result<usiz
         .ok_or_else(|| ExecError::new(format!("thread {}: label `{label}` is not defined", t.id)))
 }
 
+/// The work-items of the scope instance a group function of thread `t`
+/// exchanges values with.
+fn group_size(program: &Program, t: &Thread, ins: &Instruction) -> usize {
+    let OpKind::ControlBarrier {
+        execution_scope, ..
+    } = ins.kind
+    else {
+        return 1;
+    };
+    let me = program
+        .threads
+        .iter()
+        .position(|x| std::ptr::eq(x, t))
+        .unwrap_or(0);
+    (0..program.threads.len())
+        .filter(|&u| super::base::thread_in_instance(program, u, execution_scope, me))
+        .count()
+}
+
+/// The value domain a read or group function result ranges over: its
+/// location's, or (a group function) the domain of its static instance,
+/// after the locations'.
+fn domain_slot(program: &Program, t: &Thread, stmt: usize) -> Option<usize> {
+    match &t.code[stmt] {
+        Stmt::Op(i) => match (&i.group, &i.kind) {
+            (Some(_), OpKind::ControlBarrier { instance, .. }) => {
+                Some(program.locations.len() + *instance as usize)
+            }
+            _ => program.location_of(i),
+        },
+        _ => None,
+    }
+}
+
+/// The number of group-function domains: one per control barrier instance
+/// number below the largest a group function has.
+fn group_slots(program: &Program) -> usize {
+    program
+        .threads
+        .iter()
+        .flat_map(|t| t.instructions())
+        .filter_map(|i| match (&i.group, &i.kind) {
+            (Some(_), OpKind::ControlBarrier { instance, .. }) => Some(*instance as usize + 1),
+            _ => None,
+        })
+        .max()
+        .unwrap_or(0)
+}
+
+/// Executes a group function: an event whose result, like a read's value,
+/// stays symbolic until something needs it (then it ranges over the
+/// instance's domain); the skeleton computes it exactly from the values
+/// the work-items contribute and drops the combinations of paths whose
+/// concrete results disagree (`super::barrier::group_results`).
+fn step_group(s: &mut State, ins: &Instruction, values: BarrierValues) {
+    let index = s.events.len();
+    let prov = ins
+        .operand
+        .as_ref()
+        .map(|op| reg_prov(s, op))
+        .unwrap_or_default();
+    if let Some(dest) = &ins.dest {
+        s.regs.insert(dest.clone(), RegValue::Read(index));
+        s.prov.insert(dest.clone(), Prov::new());
+    }
+    s.events.push(PathEvent {
+        stmt: s.pc,
+        read: Some(ReadValue::Symbolic),
+        write: None,
+        write_prov: Some(prov),
+        writes: false,
+        barrier: values,
+    });
+}
+
+/// Adds to the group-function domains (after the `nloc` location domains)
+/// every result a group function can have, given the values each thread's
+/// paths contribute to it: for a reduction or scan, the operation over any
+/// subset of the threads, one value each (a superset of the results:
+/// combinations of paths whose results disagree are dropped later); for a
+/// broadcast any contributed value; for any/all 0 and 1. Returns whether a
+/// domain grew.
+fn group_domains(
+    program: &Program,
+    all: &[ThreadPaths],
+    nloc: usize,
+    domain: &mut Domains,
+) -> Result<bool, ExecError> {
+    use crate::ir::GroupOp;
+    // instance -> (ops, per thread: value -> provenance)
+    let mut at: BTreeMap<usize, (Vec<GroupOp>, BTreeMap<usize, ValueSet>)> = BTreeMap::new();
+    for (ti, (t, tp)) in program.threads.iter().zip(all).enumerate() {
+        for p in &tp.paths {
+            for e in &p.events {
+                let Stmt::Op(i) = &t.code[e.stmt] else {
+                    continue;
+                };
+                let (Some(g), OpKind::ControlBarrier { instance, .. }, Some(v)) =
+                    (&i.group, &i.kind, e.barrier.contribution)
+                else {
+                    continue;
+                };
+                let entry = at.entry(*instance as usize).or_default();
+                if !entry.0.contains(&g.op) {
+                    entry.0.push(g.op);
+                }
+                let prov = e.write_prov.clone().unwrap_or_default();
+                merge_value(entry.1.entry(ti).or_default(), v, &prov);
+            }
+        }
+    }
+    let mut changed = false;
+    for (k, (ops, per_thread)) in at {
+        let mut results: BTreeMap<i64, Prov> = BTreeMap::new();
+        for op in ops {
+            match op {
+                GroupOp::Any | GroupOp::All => {
+                    merge_value(&mut results, 0, &Prov::new());
+                    merge_value(&mut results, 1, &Prov::new());
+                }
+                GroupOp::Broadcast => {
+                    for vs in per_thread.values() {
+                        for (v, p) in vs {
+                            merge_value(&mut results, *v, p);
+                        }
+                    }
+                }
+                GroupOp::Reduce(a) | GroupOp::ScanInclusive(a) | GroupOp::ScanExclusive(a) => {
+                    let mut acc: BTreeMap<i64, Prov> =
+                        BTreeMap::from([(a.identity(), Prov::new())]);
+                    for vs in per_thread.values() {
+                        let mut next = acc.clone();
+                        for (x, px) in &acc {
+                            for (v, pv) in vs {
+                                merge_value(&mut next, a.apply(*x, *v), &prov_max(px, pv));
+                            }
+                        }
+                        if next.len() > MAX_GROUP_VALUES {
+                            return Err(ExecError::limit(
+                                LimitKind::ValueDomains,
+                                format!(
+                                    "a group function has more than {MAX_GROUP_VALUES} possible results: lower --unroll"
+                                ),
+                            ));
+                        }
+                        acc = next;
+                    }
+                    for (v, p) in &acc {
+                        merge_value(&mut results, *v, p);
+                    }
+                }
+            }
+        }
+        for (v, p) in &results {
+            changed |= merge_value(&mut domain[nloc + k], *v, p);
+        }
+    }
+    Ok(changed)
+}
+
+/// Values with their provenance (one location's or group function's domain).
+type ValueSet = BTreeMap<i64, Prov>;
+
+/// The most results one group function's domain may hold.
+const MAX_GROUP_VALUES: usize = 4096;
+
+/// Adds `v` with provenance `prov` to a domain (the componentwise minimum
+/// with the provenance it has); returns whether the domain changed.
+fn merge_value(d: &mut BTreeMap<i64, Prov>, v: i64, prov: &Prov) -> bool {
+    match d.get_mut(&v) {
+        None => {
+            d.insert(v, prov.clone());
+            true
+        }
+        Some(old) => {
+            // (zip: the minimum with an empty, all-zero, vector is empty)
+            let merged: Prov = old.iter().zip(prov).map(|(a, b)| *a.min(b)).collect();
+            if merged != *old {
+                *old = merged;
+                true
+            } else {
+                false
+            }
+        }
+    }
+}
+
 /// Executes one instruction; returns false when the state was split and the
 /// instruction must run again (with the value now fixed).
 fn step_op(
@@ -1065,7 +1298,7 @@ fn value_of(
             RegValue::Const(v) => Some(v),
             RegValue::Read(index) => {
                 let stmt = s.events[index].stmt;
-                let Some(loc) = location(program, t, stmt) else {
+                let Some(loc) = domain_slot(program, t, stmt) else {
                     return Some(0); // unreachable: reads always access a location
                 };
                 s.runs[s.pc] -= 1; // the statement runs again in each alternative

@@ -66,9 +66,9 @@ use super::litmus::lexer::{self, Lexer, OPENCL, PErr, Src};
 use super::litmus::{Syntax, condition, header};
 use super::{FrontendError, FrontendWarning, LocalMemory, Options, suggest};
 use crate::ir::{
-    ArithOp, Cmp, Dialect, Instruction, OPENCL_GENERIC, OPENCL_GLOBAL, OPENCL_LOCAL, OpKind,
-    Operand, Order, Program, Reference, RmwOp, Scope, Semantics, SourceSpan, Stmt, StorageClass,
-    Thread,
+    ArithOp, Cmp, Dialect, GroupArith, GroupFunction, GroupOp, Instruction, OPENCL_GENERIC,
+    OPENCL_GLOBAL, OPENCL_LOCAL, OpKind, Operand, Order, Program, Reference, RmwOp, Scope,
+    Semantics, SourceSpan, Stmt, StorageClass, Thread,
 };
 use std::collections::{BTreeSet, HashMap, HashSet};
 
@@ -134,6 +134,7 @@ pub fn parse_with(file: &str, text: &str, options: Options) -> Result<Program, F
         workgroups: HashMap::new(),
         subgroups: HashMap::new(),
         barriers: HashMap::new(),
+        broadcast_ids: Vec::new(),
         thread_regs: Vec::new(),
         options,
     };
@@ -372,6 +373,9 @@ struct Parser<'a> {
     /// k-th work-group barrier of each thread of a work-group, the k-th
     /// sub-group barrier of each thread of a sub-group.
     barriers: HashMap<(Scope, usize, usize), u32>,
+    /// Constant local ids of broadcasts, checked once every thread is
+    /// placed: (line, column, thread, execution scope, id, function).
+    broadcast_ids: Vec<(usize, usize, usize, Scope, i64, String)>,
     /// Registers declared by each thread (for conditions).
     thread_regs: Vec<HashSet<String>>,
     options: Options,
@@ -449,7 +453,66 @@ const FUNCTIONS: &[&str] = &[
     "barrier",
     "work_group_barrier",
     "sub_group_barrier",
+    "work_group_broadcast",
+    "work_group_any",
+    "work_group_all",
+    "work_group_reduce_add",
+    "work_group_reduce_min",
+    "work_group_reduce_max",
+    "work_group_scan_inclusive_add",
+    "work_group_scan_inclusive_min",
+    "work_group_scan_inclusive_max",
+    "work_group_scan_exclusive_add",
+    "work_group_scan_exclusive_min",
+    "work_group_scan_exclusive_max",
+    "sub_group_broadcast",
+    "sub_group_any",
+    "sub_group_all",
+    "sub_group_reduce_add",
+    "sub_group_reduce_min",
+    "sub_group_reduce_max",
+    "sub_group_scan_inclusive_add",
+    "sub_group_scan_inclusive_min",
+    "sub_group_scan_inclusive_max",
+    "sub_group_scan_exclusive_add",
+    "sub_group_scan_exclusive_min",
+    "sub_group_scan_exclusive_max",
 ];
+
+/// The group function a name calls: its execution scope and operation
+/// (OpenCL C 2.0 6.13.15, "Work-group Functions": `work_group_all`,
+/// `work_group_any`, `work_group_broadcast`, `work_group_reduce_<op>`,
+/// `work_group_scan_exclusive_<op>`, `work_group_scan_inclusive_<op>` with
+/// `<op>` one of add, min, max; the `cl_khr_subgroups` extension's
+/// `sub_group_` forms of each).
+fn group_function(name: &str) -> Option<(Scope, GroupOp)> {
+    let (scope, rest) = if let Some(r) = name.strip_prefix("work_group_") {
+        (Scope::Workgroup, r)
+    } else {
+        (Scope::Subgroup, name.strip_prefix("sub_group_")?)
+    };
+    let arith = |s: &str| match s {
+        "add" => Some(GroupArith::Add),
+        "min" => Some(GroupArith::Min),
+        "max" => Some(GroupArith::Max),
+        _ => None,
+    };
+    let op = match rest {
+        "broadcast" => GroupOp::Broadcast,
+        "any" => GroupOp::Any,
+        "all" => GroupOp::All,
+        _ => {
+            if let Some(a) = rest.strip_prefix("reduce_") {
+                GroupOp::Reduce(arith(a)?)
+            } else if let Some(a) = rest.strip_prefix("scan_inclusive_") {
+                GroupOp::ScanInclusive(arith(a)?)
+            } else {
+                GroupOp::ScanExclusive(arith(rest.strip_prefix("scan_exclusive_")?)?)
+            }
+        }
+    };
+    Some((scope, op))
+}
 /// C words vkmm does not support, and what to say about them.
 const UNSUPPORTED_WORDS: &[(&str, &str)] = &[
     ("sizeof", "`sizeof` is not supported"),
@@ -562,6 +625,7 @@ impl Parser<'_> {
                 ),
             ));
         }
+        self.check_broadcast_ids()?;
         // Initialised names no thread declares are global locations.
         let init = std::mem::take(&mut self.init);
         for (name, _, _, _) in &init {
@@ -1833,6 +1897,144 @@ impl Parser<'_> {
         Ok(pl)
     }
 
+    /// A group function (`work_group_reduce_add(v)`, `sub_group_broadcast(v,
+    /// id)`, ...): an unnamed control barrier of the group's execution
+    /// scope that exchanges values ([`Instruction::group`]). It takes the
+    /// place of the k-th work-group (sub-group) function of the work-item,
+    /// counted together with `work_group_barrier` (`sub_group_barrier`):
+    /// 2.4, "all Invocations in the work-group must encounter precisely the
+    /// same work-group function"; a barrier and a group function at one
+    /// position are a divergence, as two different group functions are.
+    ///
+    /// Memory: no semantics. 3.6.3 gives the OpGroup* instructions no
+    /// ordering beyond sequenced-before ("The use of the OpGroup* implies
+    /// sequenced-before relationships between statements within the
+    /// execution of a single work-item in order to satisfy data
+    /// dependencies"); the variant `opencl-groupsync` reads 2.4's "complete
+    /// reads and writes to memory before any are allowed to continue" as
+    /// synchronisation (models/opencl-groupsync.cat).
+    fn group_call(
+        &mut self,
+        ctx: &mut Ctx,
+        name: &str,
+        (execution, op): (Scope, GroupOp),
+        args: &[Expr],
+        e: &Expr,
+        dest: Option<String>,
+    ) -> R<()> {
+        let want = if op == GroupOp::Broadcast { 2 } else { 1 };
+        if op == GroupOp::Broadcast && execution == Scope::Workgroup && matches!(args.len(), 3 | 4)
+        {
+            return Err((
+                e.line,
+                e.col,
+                format!(
+                    "the {}-dimensional form of `{name}` is not supported: litmus work-items have one-dimensional local ids (their place among the work-group's threads)",
+                    args.len() - 1
+                ),
+            ));
+        }
+        if args.len() != want {
+            return Err((
+                e.line,
+                e.col,
+                format!(
+                    "`{name}` takes {want} argument{}, found {}",
+                    if want == 1 { "" } else { "s" },
+                    args.len()
+                ),
+            ));
+        }
+        let value = self.value(ctx, &args[0], None)?;
+        let local_id = match args.get(1) {
+            Some(a) => {
+                let id = self.value(ctx, a, None)?;
+                if let Operand::Const(k) = id {
+                    if k < 0 {
+                        return Err((
+                            a.line,
+                            a.col,
+                            format!("the local id {k} of `{name}` is negative"),
+                        ));
+                    }
+                    self.broadcast_ids.push((
+                        a.line,
+                        a.col,
+                        ctx.index,
+                        execution,
+                        k,
+                        name.to_string(),
+                    ));
+                }
+                Some(id)
+            }
+            None => None,
+        };
+        let instance = self.barrier_instance(ctx, execution);
+        let mut i = Instruction::new(
+            OpKind::control_barrier(instance, execution),
+            self.span(e.line),
+        );
+        i.scope = Some(execution);
+        i.operand = Some(value);
+        i.dest = dest;
+        i.group = Some(GroupFunction { op, local_id });
+        ctx.code.push(Stmt::Op(i));
+        Ok(())
+    }
+
+    /// The control barrier instance of the work-item's next work-group
+    /// (`execution` Workgroup) or sub-group function, barriers included:
+    /// the k-th of each work-item of a work-group (sub-group) is one
+    /// instance.
+    fn barrier_instance(&mut self, ctx: &mut Ctx, execution: Scope) -> u32 {
+        let key = if execution == Scope::Subgroup {
+            ctx.sg_barriers += 1;
+            (execution, ctx.subgroup, ctx.sg_barriers - 1)
+        } else {
+            ctx.barriers += 1;
+            (execution, ctx.workgroup, ctx.barriers - 1)
+        };
+        let next = self.barriers.len() as u32;
+        *self.barriers.entry(key).or_insert(next)
+    }
+
+    /// A constant broadcast local id must name a work-item of the group:
+    /// OpenCL C, "Behavior is undefined when local_id is greater or equal to
+    /// the work-group size" (likewise the sub-group size).
+    fn check_broadcast_ids(&self) -> R<()> {
+        let threads = &self.program.threads;
+        for &(line, col, t, scope, k, ref name) in &self.broadcast_ids {
+            let Some(me) = threads.get(t) else { continue };
+            let size = threads
+                .iter()
+                .filter(|u| {
+                    u.device == me.device
+                        && if scope == Scope::Subgroup {
+                            u.subgroup == me.subgroup
+                        } else {
+                            u.workgroup == me.workgroup
+                        }
+                })
+                .count();
+            if usize::try_from(k).map_or(true, |k| k >= size) {
+                let group = if scope == Scope::Subgroup {
+                    "sub-group"
+                } else {
+                    "work-group"
+                };
+                return Err((
+                    line,
+                    col,
+                    format!(
+                        "the local id {k} of `{name}` names no work-item: P{t}'s {group} has {size} (\"Behavior is undefined when local_id is greater or equal to the {group} size\")"
+                    ),
+                ));
+            }
+        }
+        Ok(())
+    }
+
     fn call(
         &mut self,
         ctx: &mut Ctx,
@@ -2122,26 +2324,23 @@ impl Parser<'_> {
                     Some(a) => scope_arg(a)?,
                     None => execution,
                 };
-                let key = if execution == Scope::Subgroup {
-                    ctx.sg_barriers += 1;
-                    (execution, ctx.subgroup, ctx.sg_barriers - 1)
-                } else {
-                    ctx.barriers += 1;
-                    (execution, ctx.workgroup, ctx.barriers - 1)
-                };
-                let next = self.barriers.len() as u32;
-                let instance = *self.barriers.entry(key).or_insert(next);
+                let instance = self.barrier_instance(ctx, execution);
                 let mut i = Instruction::new(OpKind::control_barrier(instance, execution), source);
                 i.scope = Some(scope);
                 i.semantics = semantics(Order::AcquireRelease, false, classes);
                 ctx.code.push(Stmt::Op(i));
                 Ok(())
             }
+            _ if group_function(name).is_some() => {
+                let (execution, op) =
+                    group_function(name).unwrap_or((Scope::Workgroup, GroupOp::Any));
+                self.group_call(ctx, name, (execution, op), args, e, dest)
+            }
             _ => Err((
                 e.line,
                 e.col,
                 format!(
-                    "unknown function `{name}` (supported: atomic_load/store/exchange, atomic_fetch_<op>, atomic_compare_exchange_*, atomic_flag_test_and_set/clear, their _explicit forms, atomic_init, atomic_work_item_fence, barrier, work_group_barrier, sub_group_barrier){}",
+                    "unknown function `{name}` (supported: atomic_load/store/exchange, atomic_fetch_<op>, atomic_compare_exchange_*, atomic_flag_test_and_set/clear, their _explicit forms, atomic_init, atomic_work_item_fence, barrier, work_group_barrier, sub_group_barrier, and the group functions work_group_/sub_group_ broadcast, any, all, reduce_<op>, scan_inclusive_<op>, scan_exclusive_<op> with <op> add, min or max){}",
                     suggest::did_you_mean(name, FUNCTIONS.iter().copied())
                 ),
             )),

@@ -354,6 +354,13 @@ pub struct Instruction {
     /// lists diverge at the same expression are operands of it evaluated in
     /// either order, unsequenced (C11 6.5p2-3).
     pub operand_of: Vec<(u32, u8)>,
+    /// A group function (OpenCL `work_group_*` / `sub_group_*`, SPIR-V
+    /// `OpGroup*`): the instruction is then an unnamed
+    /// [`OpKind::ControlBarrier`] (its instance and execution scope say
+    /// which work-items meet), [`Instruction::operand`] is the value this
+    /// work-item contributes and [`Instruction::dest`] receives the result.
+    /// `None` for every other instruction.
+    pub group: Option<GroupFunction>,
     pub source: SourceSpan,
 }
 
@@ -380,6 +387,7 @@ impl Instruction {
             failure_semantics: None,
             width: None,
             operand_of: Vec::new(),
+            group: None,
             source,
         }
     }
@@ -421,6 +429,113 @@ impl Instruction {
     }
     pub fn is_memory_access(&self) -> bool {
         self.is_read() || self.is_write()
+    }
+    /// Whether the instruction is a group function ([`Instruction::group`]).
+    pub fn is_group_function(&self) -> bool {
+        self.group.is_some()
+    }
+}
+
+/// What a group function computes from the values the work-items of its
+/// scope instance contribute (OpenCL C 2.0 6.13.15 "Work-group Functions"
+/// and the `cl_khr_subgroups` sub-group functions; SPIR-V `OpGroup*`).
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct GroupFunction {
+    pub op: GroupOp,
+    /// `work_group_broadcast(a, local_id)` / `sub_group_broadcast(a, id)`:
+    /// the local id of the work-item whose `a` every work-item receives.
+    pub local_id: Option<Operand>,
+}
+
+/// The group functions OpenCL C lists.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize)]
+pub enum GroupOp {
+    /// "Broadcast the value of a for work-item identified by local_id to
+    /// all work-items in the work-group."
+    Broadcast,
+    /// `*_reduce_<op>`: the operation over every work-item's value.
+    Reduce(GroupArith),
+    /// `*_scan_inclusive_<op>`: over the work-items whose local id is at
+    /// most this one's.
+    ScanInclusive(GroupArith),
+    /// `*_scan_exclusive_<op>`: over the work-items whose local id is below
+    /// this one's; the operation's identity for the first.
+    ScanExclusive(GroupArith),
+    /// `*_any(predicate)`: non-zero if some predicate is non-zero.
+    Any,
+    /// `*_all(predicate)`: non-zero if every predicate is non-zero.
+    All,
+}
+
+/// The `<op>` of a reduction or scan.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize)]
+pub enum GroupArith {
+    Add,
+    Min,
+    Max,
+}
+
+impl GroupArith {
+    /// The operation's identity, the first result of an exclusive scan:
+    /// 0 for add, the largest `int` for min and the smallest for max
+    /// (SPIR-V's `OpGroupIAdd`, `OpGroupSMin`, `OpGroupSMax`: "The identity
+    /// I for Operation is 0" / "INT_MAX" / "INT_MIN"; the litmus registers
+    /// are `int`s).
+    pub fn identity(self) -> i64 {
+        match self {
+            GroupArith::Add => 0,
+            GroupArith::Min => i64::from(i32::MAX),
+            GroupArith::Max => i64::from(i32::MIN),
+        }
+    }
+    pub fn apply(self, a: i64, b: i64) -> i64 {
+        match self {
+            GroupArith::Add => a.wrapping_add(b),
+            GroupArith::Min => a.min(b),
+            GroupArith::Max => a.max(b),
+        }
+    }
+    /// The name in the built-ins (`add`, `min`, `max`).
+    pub fn name(self) -> &'static str {
+        match self {
+            GroupArith::Add => "add",
+            GroupArith::Min => "min",
+            GroupArith::Max => "max",
+        }
+    }
+}
+
+impl GroupOp {
+    /// The result the work-item at local id `me` receives, from the
+    /// values the work-items of the scope instance contribute, by local id
+    /// (`None`: that work-item does not take part in this dynamic instance,
+    /// which only a divergent program has), and the broadcast's local id.
+    /// `None` when the result is undefined: a broadcast from a local id
+    /// that contributes nothing.
+    ///
+    /// Any and all return 1 for true: OpenCL C says "a non-zero value";
+    /// SPIR-V's `OpGroupAny`/`OpGroupAll` return a Boolean, which converts
+    /// to the `int` 1.
+    pub fn result(self, values: &[Option<i64>], me: usize, local_id: Option<i64>) -> Option<i64> {
+        let present = |range: std::ops::Range<usize>| {
+            values[range.start.min(values.len())..range.end.min(values.len())]
+                .iter()
+                .flatten()
+                .copied()
+        };
+        let fold = |a: GroupArith, range| present(range).fold(a.identity(), |x, v| a.apply(x, v));
+        let all = 0..values.len();
+        Some(match self {
+            GroupOp::Broadcast => {
+                let k = usize::try_from(local_id?).ok()?;
+                (*values.get(k)?)?
+            }
+            GroupOp::Reduce(a) => fold(a, all),
+            GroupOp::ScanInclusive(a) => fold(a, 0..me + 1),
+            GroupOp::ScanExclusive(a) => fold(a, 0..me),
+            GroupOp::Any => i64::from(present(all).any(|v| v != 0)),
+            GroupOp::All => i64::from(present(all).all(|v| v != 0)),
+        })
     }
 }
 

@@ -93,6 +93,10 @@ pub const EMBEDDED: &[(&str, &str)] = &[
         include_str!("../../models/opencl-nothinair.cat"),
     ),
     (
+        "opencl-groupsync.cat",
+        include_str!("../../models/opencl-groupsync.cat"),
+    ),
+    (
         "vulkan.explain",
         include_str!("../../models/vulkan.explain"),
     ),
@@ -181,6 +185,11 @@ pub const BUILTIN: &[(&str, &str, &str)] = &[
         "opencl-nothinair",
         "opencl-nothinair.cat",
         "SPIR-V/OpenCL memory model, no out-of-thin-air values (sb | rf acyclic, RC11)",
+    ),
+    (
+        "opencl-groupsync",
+        "opencl-groupsync.cat",
+        "SPIR-V/OpenCL memory model, group functions synchronise like barriers (2.4's reading)",
     ),
 ];
 

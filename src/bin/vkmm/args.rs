@@ -29,9 +29,12 @@ pub enum OutputFormat {
 
 #[derive(clap::Args)]
 pub struct ModelArgs {
-    /// Model: a built-in name (vulkan, vulkan-nochains, vulkan-fr-asmo, vulkan-dat3m,
-    /// vulkan-dat3m-nochains, opencl, opencl-totalsc, opencl-nothinair) or a .cat
-    /// file. Default: opencl for OpenCL litmus files, vulkan for the others.
+    /// Model: a built-in name (vulkan, vulkan-nochains, vulkan-fr-asmo,
+    /// vulkan-tess-vmm, vulkan-host-device-atomics, vulkan-dat3m,
+    /// vulkan-dat3m-nochains, pops and its variants, opencl, opencl-totalsc,
+    /// opencl-nothinair, opencl-groupsync; an unknown name lists them) or a
+    /// .cat file. Default: opencl for OpenCL litmus files, vulkan for the
+    /// others.
     #[arg(long)]
     pub model: Option<String>,
     /// Model for `.test` queries marked NOCHAINS. Default: the model's
