@@ -896,6 +896,10 @@ impl Prepared {
     /// base names (e.g. `rf`, `co`). Evaluates only the statements that depend
     /// on them; static check results are reused.
     pub fn evaluate(&self, dynamic: &Env) -> Result<Evaluation, CatError> {
+        self.run(dynamic, &self.inner.dyn_stmts)
+    }
+
+    fn run(&self, dynamic: &Env, stmts: &[usize]) -> Result<Evaluation, CatError> {
         let inner = &*self.inner;
         let prog = &*inner.prog;
         let dyn_bases: Vec<Option<&Value>> = prog
@@ -917,7 +921,7 @@ impl Prepared {
             full_set: &inner.full_set,
             id_rel: &inner.id_rel,
         };
-        for &i in &inner.dyn_stmts {
+        for &i in stmts {
             shared.exec(&prog.stmts[i], &mut store, &mut checks)?;
         }
         Ok(Evaluation {
@@ -925,6 +929,38 @@ impl Prepared {
             store,
             prepared: Arc::clone(&self.inner),
         })
+    }
+
+    /// The dynamic statements the checks marked in `wanted` (indexed like
+    /// `Evaluation::checks`) need: those checks and, transitively, the
+    /// bindings of every slot they read. For [`Prepared::evaluate_only`].
+    pub fn plan_for(&self, wanted: &[bool]) -> Vec<usize> {
+        let inner = &*self.inner;
+        let prog = &*inner.prog;
+        let mut needed_slot = vec![false; prog.slot_names.len()];
+        let mut plan = Vec::new();
+        for &i in inner.dyn_stmts.iter().rev() {
+            let st = &prog.stmts[i];
+            let take = match &st.kind {
+                IStmtKind::Check(c, _) => wanted.get(*c).copied().unwrap_or(false),
+                _ => defined_slots(st).iter().any(|&s| needed_slot[s]),
+            };
+            if take {
+                for &s in &st.slots_read {
+                    needed_slot[s] = true;
+                }
+                plan.push(i);
+            }
+        }
+        plan.reverse();
+        plan
+    }
+
+    /// [`Prepared::evaluate`] running only the statements of `plan` (from
+    /// [`Prepared::plan_for`]): the checks outside the plan are left as
+    /// not passed and must not be read.
+    pub fn evaluate_only(&self, dynamic: &Env, plan: &[usize]) -> Result<Evaluation, CatError> {
+        self.run(dynamic, plan)
     }
 
     /// Number of events of the test.

@@ -272,6 +272,10 @@ struct Staged {
     monotone: Vec<bool>,
     /// The checks monotone in the reads-from choices and the interlock order.
     monotone_ilo: Vec<bool>,
+    /// The statements the monotone checks need (a partial evaluation runs
+    /// only them: the other checks cannot prune).
+    plan: Vec<usize>,
+    plan_ilo: Vec<usize>,
 }
 
 /// How many models prepared for recent skeletons are kept for reuse.
@@ -298,10 +302,14 @@ impl Staged {
                 (rf, ilo)
             })
             .clone();
+        let plan = prepared.plan_for(&monotone);
+        let plan_ilo = prepared.plan_for(&monotone_ilo);
         Ok(Staged {
             prepared,
             monotone,
             monotone_ilo,
+            plan,
+            plan_ilo,
         })
     }
 
@@ -321,7 +329,11 @@ impl Staged {
     /// what the assignment leaves out (every completion would violate it
     /// too). Errors count as "keep": the full evaluation will report them.
     fn partial_ok(&self, partial: &Env, kind: Partial) -> bool {
-        match self.prepared.evaluate(partial) {
+        let plan = match kind {
+            Partial::ReadsFrom => &self.plan,
+            Partial::InterlockOrder => &self.plan_ilo,
+        };
+        match self.prepared.evaluate_only(partial, plan) {
             Ok(eval) => !eval
                 .checks
                 .iter()
