@@ -73,12 +73,13 @@ pub(crate) fn host_env(program: &Program, events: &[EventInfo], env: &mut Env) -
         Vec::new(),
         Vec::new(),
     );
-    // Host-coherent memory: VK_MEMORY_PROPERTY_HOST_COHERENT_BIT "specifies
-    // that the host cache management commands vkFlushMappedMemoryRanges and
-    // vkInvalidateMappedMemoryRanges are not needed to flush host writes to
-    // the device or make device writes visible to the host, respectively":
-    // a host write to it is its own availability operation to the host
-    // domain, a host read its own visibility operation from it.
+    // Host-coherent memory: "VK_MEMORY_PROPERTY_HOST_COHERENT_BIT bit
+    // specifies that the host cache management commands
+    // vkFlushMappedMemoryRanges and vkInvalidateMappedMemoryRanges are not
+    // needed to manage availability and visibility on the host" (memory
+    // chapter, Vulkan-Docs 090f1b19): a host write to it is its own
+    // availability operation to the host domain, a host read its own
+    // visibility operation from it.
     for e in 0..n {
         if coherent(e) {
             apiinc.insert(e, e);
