@@ -6,10 +6,11 @@
 //! (exit 2); each host rule of models/vulkan-host.cat (and the host lines
 //! of vulkan-rules.cat) is mutated and must be caught.
 
+mod common;
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use vkmm::analysis::{Property, check_litmus, expected};
-use vkmm::cat::Model;
 use vkmm::engine::Limits;
 use vkmm::ir::{OpKind, Program, Scope, Stmt};
 use vkmm::model::LoadedModel;
@@ -331,20 +332,10 @@ const MUTATIONS: &[(&str, &str, &str)] = &[
 ];
 
 fn mutant(rules: &str, host: &str) -> LoadedModel {
-    let resolve = |name: &str| -> Option<(String, String)> {
-        match name {
-            "vulkan-rules.cat" => Some(("mutant/vulkan-rules.cat".into(), rules.into())),
-            "vulkan-host.cat" => Some(("mutant/vulkan-host.cat".into(), host.into())),
-            other => vkmm::model::embedded(other).map(|t| (other.to_string(), t.to_string())),
-        }
-    };
-    let cat = Model::parse(
+    common::mutant(
         "vulkan.cat",
-        vkmm::model::embedded("vulkan.cat").unwrap(),
-        &resolve,
+        &[("vulkan-rules.cat", rules), ("vulkan-host.cat", host)],
     )
-    .unwrap_or_else(|e| panic!("mutant does not parse: {e}"));
-    LoadedModel::new("vulkan (mutant)", cat).unwrap()
 }
 
 #[test]

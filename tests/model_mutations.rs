@@ -13,8 +13,6 @@ mod common;
 
 use std::path::{Path, PathBuf};
 use vkmm::analysis::Models;
-use vkmm::cat::Model;
-use vkmm::model::LoadedModel;
 
 const RULES: &str = include_str!("../models/vulkan-rules.cat");
 const READINGS: &str = include_str!("../models/vulkan-spec-readings.cat");
@@ -134,24 +132,13 @@ const MUTATIONS: &[(&str, &str, &str)] = &[
 ];
 
 fn mutated_models(rules: &str, readings: &str) -> Models {
-    let resolve = |name: &str| -> Option<(String, String)> {
-        match name {
-            "vulkan-rules.cat" => Some(("mutant/vulkan-rules.cat".into(), rules.into())),
-            "vulkan-spec-readings.cat" => {
-                Some(("mutant/vulkan-spec-readings.cat".into(), readings.into()))
-            }
-            // The files the rules include (vulkan-host.cat), as embedded.
-            other => vkmm::model::embedded(other).map(|t| (other.to_string(), t.to_string())),
-        }
-    };
-    let load = |file: &str, name: &str| {
-        let cat = Model::parse(file, vkmm::model::embedded(file).unwrap(), &resolve)
-            .unwrap_or_else(|e| panic!("mutant does not parse: {e}"));
-        LoadedModel::new(name, cat).unwrap_or_else(|e| panic!("mutant's profile: {e}"))
-    };
+    let replaced = [
+        ("vulkan-rules.cat", rules),
+        ("vulkan-spec-readings.cat", readings),
+    ];
     Models {
-        chains: load("vulkan.cat", "vulkan (mutant)"),
-        no_chains: load("vulkan-nochains.cat", "vulkan-nochains (mutant)"),
+        chains: common::mutant("vulkan.cat", &replaced),
+        no_chains: common::mutant("vulkan-nochains.cat", &replaced),
     }
 }
 

@@ -17,7 +17,6 @@ mod common;
 use rayon::prelude::*;
 use std::path::Path;
 use vkmm::analysis::{Property, check_litmus, expected};
-use vkmm::cat::Model;
 use vkmm::engine::Limits;
 use vkmm::frontend::{LocalMemory, Options};
 use vkmm::ir::Program;
@@ -321,16 +320,7 @@ fn all_cases(top: File) -> Vec<Case> {
 
 /// The model whose top file is `top`, with `file` replaced by `source`.
 fn model(top: File, file: File, source: &str) -> LoadedModel {
-    let resolve = |name: &str| -> Option<(String, String)> {
-        if name == file.name() {
-            return Some((format!("mutant/{name}"), source.to_string()));
-        }
-        vkmm::model::embedded(name).map(|s| (format!("<builtin>/{name}"), s.to_string()))
-    };
-    let (_, top_source) = resolve(top.name()).unwrap();
-    let cat = Model::parse(top.name(), &top_source, &resolve)
-        .unwrap_or_else(|e| panic!("mutant does not parse: {e}"));
-    LoadedModel::new("mutant", cat).unwrap_or_else(|e| panic!("mutant's profile: {e}"))
+    common::mutant(top.name(), &[(file.name(), source)])
 }
 
 /// The cases `model` gets wrong.

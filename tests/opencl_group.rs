@@ -9,6 +9,8 @@
 //! divergence is reported like a barrier's. The mutation tests at the end
 //! break the rules and check that some expectation notices.
 
+mod common;
+
 use std::path::{Path, PathBuf};
 use vkmm::analysis::{Property, check_litmus};
 use vkmm::engine::Limits;
@@ -346,28 +348,9 @@ fn explanations_name_the_group_function() {
     assert!(default.contains("Data race"), "{default}");
 }
 
-/// The model `top` (a built-in name) loaded from a scratch folder holding
-/// `file` with `source` (and `top`'s own text when it is another file):
-/// includes resolve next to the including file first, then among the
-/// embedded models.
+/// The model `top` (a built-in name) with `file` replaced by `source`.
 fn mutant(top: &str, file: &str, source: &str) -> LoadedModel {
-    static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-    let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-    let dir = std::env::temp_dir().join(format!("vkmm-group-mutant-{}-{n}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let top_file = format!("{top}.cat");
-    if top_file != file {
-        std::fs::write(
-            dir.join(&top_file),
-            vkmm::model::embedded(&top_file).unwrap(),
-        )
-        .unwrap();
-    }
-    std::fs::write(dir.join(file), source).unwrap();
-    let m = vkmm::model::load(dir.join(&top_file).to_str().unwrap())
-        .unwrap_or_else(|e| panic!("mutant does not load: {e}"));
-    std::fs::remove_dir_all(&dir).ok();
-    m
+    common::mutant(&format!("{top}.cat"), &[(file, source)])
 }
 
 /// (model whose expectations check it, file edited, what breaks, text, replacement)

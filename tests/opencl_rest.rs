@@ -6,9 +6,10 @@
 //! expectation below can fail. The mutation tests at the end break the
 //! rules these tests are for and check that some expectation notices.
 
+mod common;
+
 use std::path::{Path, PathBuf};
 use vkmm::analysis::{Property, check_litmus};
-use vkmm::cat::Model;
 use vkmm::engine::Limits;
 use vkmm::model::LoadedModel;
 
@@ -185,16 +186,7 @@ fn every_test_file_has_expectations() {
 
 /// The model `top` (a built-in file name) with `file` replaced by `source`.
 fn mutant(top: &str, file: &str, source: &str) -> LoadedModel {
-    let resolve = |name: &str| -> Option<(String, String)> {
-        if name == file {
-            return Some((format!("mutant/{name}"), source.to_string()));
-        }
-        vkmm::model::embedded(name).map(|s| (format!("<builtin>/{name}"), s.to_string()))
-    };
-    let (_, top_source) = resolve(top).unwrap();
-    let cat = Model::parse(top, &top_source, &resolve)
-        .unwrap_or_else(|e| panic!("mutant does not parse: {e}"));
-    LoadedModel::new("mutant", cat).unwrap_or_else(|e| panic!("mutant's profile: {e}"))
+    common::mutant(top, &[(file, source)])
 }
 
 /// (model whose expectations check it, file edited, what breaks, text, replacement)

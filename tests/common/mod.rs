@@ -186,25 +186,31 @@ pub fn csv_rows(dir: &Path) -> Vec<(String, Property, bool)> {
     out
 }
 
+/// The built-in model file `top` (e.g. `vulkan.cat`) with the files of
+/// `replaced` (`(file name, text)`, `top` itself possibly among them) in
+/// place of the embedded ones (mutation tests).
+pub fn mutant(top: &str, replaced: &[(&str, &str)]) -> vkmm::model::LoadedModel {
+    let resolve = |name: &str| -> Option<(String, String)> {
+        match replaced.iter().find(|(f, _)| *f == name) {
+            Some((_, text)) => Some((format!("mutant/{name}"), text.to_string())),
+            None => vkmm::model::embedded(name).map(|t| (name.to_string(), t.to_string())),
+        }
+    };
+    let (_, top_source) = resolve(top).unwrap_or_else(|| panic!("no built-in model file {top}"));
+    let cat = vkmm::cat::Model::parse(top, &top_source, &resolve)
+        .unwrap_or_else(|e| panic!("mutant does not parse: {e}"));
+    vkmm::model::LoadedModel::new(&format!("mutant of {top}"), cat)
+        .unwrap_or_else(|e| panic!("mutant's profile: {e}"))
+}
+
 /// The model `vulkan` with `vulkan-rules.cat` replaced by `rules` and, when
 /// given, `vulkan-spec-readings.cat` by `readings` (mutation tests).
 pub fn vulkan_mutant(rules: &str, readings: Option<&str>) -> vkmm::model::LoadedModel {
-    let resolve = |name: &str| -> Option<(String, String)> {
-        match (name, readings) {
-            ("vulkan-rules.cat", _) => Some(("mutant/vulkan-rules.cat".into(), rules.into())),
-            ("vulkan-spec-readings.cat", Some(r)) => {
-                Some(("mutant/vulkan-spec-readings.cat".into(), r.into()))
-            }
-            _ => vkmm::model::embedded(name).map(|t| (name.to_string(), t.to_string())),
-        }
-    };
-    let cat = vkmm::cat::Model::parse(
-        "vulkan.cat",
-        vkmm::model::embedded("vulkan.cat").unwrap(),
-        &resolve,
-    )
-    .unwrap_or_else(|e| panic!("mutant does not parse: {e}"));
-    vkmm::model::LoadedModel::new("vulkan (mutant)", cat).unwrap()
+    let mut replaced = vec![("vulkan-rules.cat", rules)];
+    if let Some(r) = readings {
+        replaced.push(("vulkan-spec-readings.cat", r));
+    }
+    mutant("vulkan.cat", &replaced)
 }
 
 /// The CSV rows of `dir` (see [`csv_rows`]) whose verdict under `model`
