@@ -430,8 +430,8 @@ fn ilo_search(
     // for its two threads (an order relates every event of one invocation
     // to every event of the other).
     let pairs = ilo_pairs(s);
-    let mut partial = Relation::empty(s.universe());
-    ilo_trie(dfs, &pairs, 0, &all, &mut partial, forced, prune, visit)
+    let partial = Relation::empty(s.universe());
+    ilo_trie(dfs, &pairs, 0, &all, &partial, forced, prune, visit)
 }
 
 /// For each pair of overlapping invocations some interlock order relates:
@@ -467,7 +467,7 @@ fn ilo_trie(
     pairs: &[(usize, usize)],
     depth: usize,
     group: &[usize],
-    partial: &mut Relation,
+    partial: &Relation,
     forced: usize,
     prune: &mut Option<Prune>,
     visit: &mut dyn FnMut(&Candidate) -> ControlFlow<()>,
@@ -543,7 +543,7 @@ fn ilo_trie(
                 pairs,
                 depth + 1,
                 &branch,
-                &mut common,
+                &common,
                 forced,
                 prune,
                 visit,

@@ -268,21 +268,27 @@ pub trait Visitor {
 #[derive(Clone)]
 struct Staged {
     prepared: Prepared,
-    /// The checks monotone in the reads-from choices.
+    /// What a partial environment of each kind ([`Partial`], in its order)
+    /// can be checked with.
+    pruning: [Pruning; 2],
+}
+
+/// The checks that can reject one kind of partial environment.
+#[derive(Clone)]
+struct Pruning {
+    /// The checks monotone in what the environment leaves out.
     monotone: Vec<bool>,
-    /// The checks monotone in the reads-from choices and the interlock order.
-    monotone_ilo: Vec<bool>,
-    /// The statements the monotone checks need (a partial evaluation runs
-    /// only them: the other checks cannot prune).
+    /// The statements those checks need (a partial evaluation runs only
+    /// them: the other checks cannot prune).
     plan: Vec<usize>,
-    plan_ilo: Vec<usize>,
 }
 
 /// How many models prepared for recent skeletons are kept for reuse.
 const RECENT_STAGED: usize = 4;
 
-/// The polarity analyses of a model (they depend only on the model).
-type MonotoneCache = Option<(Vec<bool>, Vec<bool>)>;
+/// The polarity analyses of a model, per kind of partial environment
+/// (they depend only on the model).
+type MonotoneCache = Option<[Vec<bool>; 2]>;
 
 impl Staged {
     /// Prepares `model` for a skeleton. The polarity analysis depends only on
@@ -293,51 +299,41 @@ impl Staged {
         monotone_cache: &mut MonotoneCache,
     ) -> Result<Staged, CatError> {
         let prepared = model.prepare(static_env, super::names::DYNAMIC_NAMES)?;
-        let (monotone, monotone_ilo) = monotone_cache
-            .get_or_insert_with(|| {
-                let rf = prepared.monotone_checks(super::names::GROWING_NAMES);
-                let mut growing = super::names::GROWING_NAMES.to_vec();
-                growing.push(super::names::ILO);
-                let ilo = prepared.monotone_checks(&growing);
-                (rf, ilo)
-            })
-            .clone();
-        let plan = prepared.plan_for(&monotone);
-        let plan_ilo = prepared.plan_for(&monotone_ilo);
-        Ok(Staged {
-            prepared,
+        let flags = monotone_cache.get_or_insert_with(|| {
+            let rf = prepared.monotone_checks(super::names::GROWING_NAMES);
+            let mut growing = super::names::GROWING_NAMES.to_vec();
+            growing.push(super::names::ILO);
+            [rf, prepared.monotone_checks(&growing)]
+        });
+        let pruning = flags.clone().map(|monotone| Pruning {
+            plan: prepared.plan_for(&monotone),
             monotone,
-            monotone_ilo,
-            plan,
-            plan_ilo,
-        })
+        });
+        Ok(Staged { prepared, pruning })
+    }
+
+    fn pruning(&self, kind: Partial) -> &Pruning {
+        match kind {
+            Partial::ReadsFrom => &self.pruning[0],
+            Partial::InterlockOrder => &self.pruning[1],
+        }
     }
 
     /// Whether some check can reject partial assignments of this kind.
     fn can_prune(&self, kind: Partial) -> bool {
-        self.flags(kind).iter().any(|&m| m)
-    }
-
-    fn flags(&self, kind: Partial) -> &[bool] {
-        match kind {
-            Partial::ReadsFrom => &self.monotone,
-            Partial::InterlockOrder => &self.monotone_ilo,
-        }
+        self.pruning(kind).monotone.iter().any(|&m| m)
     }
 
     /// False when a partial assignment already violates a check monotone in
     /// what the assignment leaves out (every completion would violate it
     /// too). Errors count as "keep": the full evaluation will report them.
     fn partial_ok(&self, partial: &Env, kind: Partial) -> bool {
-        let plan = match kind {
-            Partial::ReadsFrom => &self.plan,
-            Partial::InterlockOrder => &self.plan_ilo,
-        };
-        match self.prepared.evaluate_only(partial, plan) {
+        let p = self.pruning(kind);
+        match self.prepared.evaluate_only(partial, &p.plan) {
             Ok(eval) => !eval
                 .checks
                 .iter()
-                .zip(self.flags(kind))
+                .zip(&p.monotone)
                 .any(|(c, &m)| m && !c.passed),
             Err(_) => true,
         }
