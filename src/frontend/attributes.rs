@@ -226,29 +226,24 @@ impl Attrs {
             }
             "semav" => set(&mut self.semav, flag("semav"))?,
             "semvis" => set(&mut self.semvis, flag("semvis"))?,
-            "output" => {
-                if let Some(m) = self.input {
+            "output" | "input" => {
+                // a variable is in one storage class: `output` and `input`
+                // exclude each other
+                let (slot, other) = if tok == "output" {
+                    (&mut self.output, self.input)
+                } else {
+                    (&mut self.input, self.output)
+                };
+                if let Some(m) = other {
                     return Err((
                         col,
                         format!(
-                            "`output` repeats `{}`: a variable is in one storage class",
+                            "`{tok}` repeats `{}`: a variable is in one storage class",
                             m.tok
                         ),
                     ));
                 }
-                set(&mut self.output, flag("output"))?
-            }
-            "input" => {
-                if let Some(m) = self.output {
-                    return Err((
-                        col,
-                        format!(
-                            "`input` repeats `{}`: a variable is in one storage class",
-                            m.tok
-                        ),
-                    ));
-                }
-                set(&mut self.input, flag("input"))?
+                set(slot, flag(if tok == "output" { "output" } else { "input" }))?
             }
             _ => {
                 if let Some(&(name, scope)) = sp.scopes.iter().find(|(n, _)| *n == tok) {
