@@ -185,6 +185,13 @@ impl Session {
         self
     }
 
+    /// Partial evaluation of the model for each test (on by default; off:
+    /// the reference evaluation, see [`Limits::specialise`]).
+    pub fn specialise(mut self, on: bool) -> Session {
+        self.limits.specialise = on;
+        self
+    }
+
     /// The termination search's shortcuts (on by default; off: the
     /// reference search, see [`Limits::termination_shortcuts`]).
     pub fn termination_shortcuts(mut self, on: bool) -> Session {

@@ -41,7 +41,7 @@ impl Builtin {
 }
 
 /// Resolved expressions.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub enum IExpr {
     /// A top-level binding.
     Slot(usize, Pos),

@@ -7,6 +7,7 @@ use super::ast::{BinOp, CheckKind, UnOp};
 use super::compile::{Builtin, Code, Const, IExpr, IStmt, IStmtKind, Lambda, Program};
 use super::error::{CatError, CatErrorKind, Pos};
 use super::polarity::{Staging, check_polarities};
+use super::specialise::Specialiser;
 use super::value::{Cell, Env, Func, FuncImpl, Value};
 use crate::relation::{EventSet, Relation};
 use std::borrow::Cow;
@@ -25,6 +26,7 @@ fn same_value(a: &V<'_>, b: &V<'_>) -> bool {
     match (a, b) {
         (V::Set(x), V::Set(y)) => x.as_ref() == y.as_ref(),
         (V::Rel(x), V::Rel(y)) => x.as_ref() == y.as_ref(),
+        (V::Diag(x), V::Diag(y)) => x.as_ref() == y.as_ref(),
         (V::Empty(x), V::Empty(y)) => x == y,
         (V::Func(x), V::Func(y)) => Arc::ptr_eq(&x.0, &y.0),
         _ => false,
@@ -68,6 +70,9 @@ enum Kind {
 enum V<'a> {
     Set(Cow<'a, EventSet>),
     Rel(Cow<'a, Relation>),
+    /// `[S]`: the identity on a set, kept as the set until an operation
+    /// needs the matrix (`[S] ; r` and `r ; [S]` only mask rows or columns).
+    Diag(Cow<'a, EventSet>),
     Func(Func),
     /// `0`, `{}` or a `let rec` variable at bottom: empty, of either type.
     Empty(Kind),
@@ -77,7 +82,7 @@ impl V<'_> {
     fn describe(&self) -> &'static str {
         match self {
             V::Set(_) => "a set",
-            V::Rel(_) => "a relation",
+            V::Rel(_) | V::Diag(_) => "a relation",
             V::Func(_) => "a function",
             V::Empty(_) => "an empty set or relation",
         }
@@ -109,6 +114,7 @@ fn cell_owned<'a>(c: &Cell) -> Option<V<'a>> {
     cell_v(c).map(|v| match v {
         V::Set(s) => V::Set(Cow::Owned(s.into_owned())),
         V::Rel(r) => V::Rel(Cow::Owned(r.into_owned())),
+        V::Diag(d) => V::Diag(Cow::Owned(d.into_owned())),
         V::Func(f) => V::Func(f),
         V::Empty(k) => V::Empty(k),
     })
@@ -186,6 +192,7 @@ impl<'a> Machine<'a> {
         match v {
             V::Set(s) => Cell::Val(Value::Set(s.into_owned())),
             V::Rel(r) => Cell::Val(Value::Rel(r.into_owned())),
+            V::Diag(d) => Cell::Val(Value::Rel(Relation::identity_on(&d))),
             V::Func(f) => Cell::Val(Value::Func(f)),
             V::Empty(k) => Cell::Poly(self.empty_value(k)),
         }
@@ -310,7 +317,7 @@ impl<'a> Machine<'a> {
         depth: usize,
     ) -> Result<V<'a>, CatError> {
         match self.eval(x, fr, depth + 1)? {
-            V::Set(s) => Ok(V::Rel(Cow::Owned(Relation::identity_on(&s)))),
+            V::Set(s) => Ok(V::Diag(s)),
             V::Empty(_) => Ok(V::Empty(Kind::Rel)),
             other => Err(CatError::type_error(
                 pos,
@@ -448,6 +455,7 @@ impl<'a> Machine<'a> {
                 Builtin::Domain => r.domain(),
                 Builtin::Range => r.range(),
             }))),
+            V::Diag(d) => Ok(V::Set(d)),
             V::Empty(_) => Ok(V::Empty(Kind::Set)),
             other => Err(CatError::type_error(
                 pos,
@@ -462,6 +470,12 @@ impl<'a> Machine<'a> {
 
     fn unop(&self, op: UnOp, v: V<'a>, pos: &Pos) -> Result<V<'a>, CatError> {
         let n = self.universe;
+        let v = match (op, v) {
+            // The identity on a set is its own inverse and transitive closure.
+            (UnOp::Plus | UnOp::Inv, d @ V::Diag(_)) => return Ok(d),
+            (UnOp::Star | UnOp::Opt, V::Diag(_)) => return Ok(V::Rel(Cow::Borrowed(self.id_rel))),
+            (_, v) => materialize(v),
+        };
         Ok(match (op, v) {
             (UnOp::Compl, V::Set(s)) => V::Set(Cow::Owned(s.complement())),
             (UnOp::Compl, V::Rel(r)) => V::Rel(Cow::Owned(r.complement())),
@@ -511,17 +525,18 @@ impl<'a> Machine<'a> {
                         ),
                     )
                 };
+                let (a, b) = match (a, b) {
+                    (V::Diag(x), V::Diag(y)) => {
+                        return Ok(V::Diag(Cow::Owned(set_op(op, x, y))));
+                    }
+                    (V::Diag(d), V::Rel(r)) | (V::Rel(r), V::Diag(d)) if op == BinOp::Inter => {
+                        return Ok(V::Diag(Cow::Owned(r.reflexive_on(&d))));
+                    }
+                    (a, b) => (materialize(a), materialize(b)),
+                };
                 Ok(match (a, b) {
-                    (V::Set(x), V::Set(y)) => V::Set(Cow::Owned(match op {
-                        BinOp::Union => x.union(&y),
-                        BinOp::Inter => x.inter(&y),
-                        _ => x.diff(&y),
-                    })),
-                    (V::Rel(x), V::Rel(y)) => V::Rel(Cow::Owned(match op {
-                        BinOp::Union => x.union(&y),
-                        BinOp::Inter => x.inter(&y),
-                        _ => x.diff(&y),
-                    })),
+                    (V::Set(x), V::Set(y)) => V::Set(Cow::Owned(set_op(op, x, y))),
+                    (V::Rel(x), V::Rel(y)) => V::Rel(Cow::Owned(rel_op(op, x, y))),
                     (a @ V::Func(_), b) | (a, b @ V::Func(_)) => return Err(mismatch(&a, &b)),
                     (V::Empty(k), V::Empty(_)) => V::Empty(k),
                     (V::Empty(_), x) => match op {
@@ -535,21 +550,43 @@ impl<'a> Machine<'a> {
                     (a, b) => return Err(mismatch(&a, &b)),
                 })
             }
-            BinOp::Seq => {
+            BinOp::Seq => match (a, b) {
+                (V::Diag(x), V::Diag(y)) => Ok(V::Diag(Cow::Owned(set_op(BinOp::Inter, x, y)))),
+                (V::Diag(d), V::Rel(r)) => Ok(V::Rel(Cow::Owned(match r {
+                    Cow::Owned(mut r) => {
+                        r.restrict_domain_in_place(&d);
+                        r
+                    }
+                    Cow::Borrowed(r) => r.restrict_domain(&d),
+                }))),
+                (V::Rel(r), V::Diag(d)) => {
+                    let mut r = r.into_owned();
+                    r.restrict_range_in_place(&d);
+                    Ok(V::Rel(Cow::Owned(r)))
+                }
+                (a, b) => self.seq(a, b, sym, pos),
+            },
+            BinOp::Cart => {
+                let x = self.need_set(a, "left", pos)?;
+                let y = self.need_set(b, "right", pos)?;
+                Ok(match (x, y) {
+                    (Some(x), Some(y)) => V::Rel(Cow::Owned(Relation::product(&x, &y))),
+                    _ => V::Empty(Kind::Rel),
+                })
+            }
+        }
+    }
+
+    /// `a ; b` on relations (or the empty value).
+    fn seq(&self, a: V<'a>, b: V<'a>, sym: &str, pos: &Pos) -> Result<V<'a>, CatError> {
+        {
+            {
                 let (x, y) = (
                     self.need_rel(a, sym, "left", pos)?,
                     self.need_rel(b, sym, "right", pos)?,
                 );
                 Ok(match (x, y) {
                     (Some(x), Some(y)) => V::Rel(Cow::Owned(x.compose(&y))),
-                    _ => V::Empty(Kind::Rel),
-                })
-            }
-            BinOp::Cart => {
-                let x = self.need_set(a, "left", pos)?;
-                let y = self.need_set(b, "right", pos)?;
-                Ok(match (x, y) {
-                    (Some(x), Some(y)) => V::Rel(Cow::Owned(Relation::product(&x, &y))),
                     _ => V::Empty(Kind::Rel),
                 })
             }
@@ -566,6 +603,7 @@ impl<'a> Machine<'a> {
     ) -> Result<Option<Cow<'a, Relation>>, CatError> {
         match v {
             V::Rel(r) => Ok(Some(r)),
+            V::Diag(d) => Ok(Some(Cow::Owned(Relation::identity_on(&d)))),
             V::Empty(_) => Ok(None),
             V::Set(_) => Err(CatError::type_error(
                 pos,
@@ -604,6 +642,8 @@ impl<'a> Machine<'a> {
     fn test(&self, kind: CheckKind, v: V<'a>, pos: &Pos) -> Result<bool, CatError> {
         match (kind, v) {
             (_, V::Empty(_)) => Ok(true),
+            // The identity on S is acyclic / irreflexive / empty iff S is empty.
+            (_, V::Diag(d)) => Ok(d.is_empty()),
             (CheckKind::Acyclic, V::Rel(r)) => Ok(r.is_acyclic()),
             (CheckKind::Irreflexive, V::Rel(r)) => Ok(r.is_irreflexive()),
             (CheckKind::Empty, V::Rel(r)) => Ok(r.is_empty()),
@@ -624,6 +664,57 @@ impl<'a> Machine<'a> {
                 ),
             )),
         }
+    }
+}
+
+/// `[S]` as a matrix (other values unchanged).
+fn materialize(v: V<'_>) -> V<'_> {
+    match v {
+        V::Diag(d) => V::Rel(Cow::Owned(Relation::identity_on(&d))),
+        v => v,
+    }
+}
+
+/// A set operation, in place when an operand is owned.
+fn set_op(op: BinOp, x: Cow<'_, EventSet>, y: Cow<'_, EventSet>) -> EventSet {
+    match (op, x, y) {
+        (BinOp::Union, Cow::Owned(mut x), y) | (BinOp::Union, y, Cow::Owned(mut x)) => {
+            x.union_with(&y);
+            x
+        }
+        (BinOp::Inter, Cow::Owned(mut x), y) | (BinOp::Inter, y, Cow::Owned(mut x)) => {
+            x.inter_with(&y);
+            x
+        }
+        (BinOp::Diff, Cow::Owned(mut x), y) => {
+            x.diff_with(&y);
+            x
+        }
+        (BinOp::Union, x, y) => x.union(&y),
+        (BinOp::Inter, x, y) => x.inter(&y),
+        (_, x, y) => x.diff(&y),
+    }
+}
+
+/// A relation operation (union, intersection, difference), in place when
+/// an operand is owned.
+fn rel_op(op: BinOp, x: Cow<'_, Relation>, y: Cow<'_, Relation>) -> Relation {
+    match (op, x, y) {
+        (BinOp::Union, Cow::Owned(mut x), y) | (BinOp::Union, y, Cow::Owned(mut x)) => {
+            x.union_with(&y);
+            x
+        }
+        (BinOp::Inter, Cow::Owned(mut x), y) | (BinOp::Inter, y, Cow::Owned(mut x)) => {
+            x.inter_with(&y);
+            x
+        }
+        (BinOp::Diff, Cow::Owned(mut x), y) => {
+            x.diff_with(&y);
+            x
+        }
+        (BinOp::Union, x, y) => x.union(&y),
+        (BinOp::Inter, x, y) => x.inter(&y),
+        (_, x, y) => x.diff(&y),
     }
 }
 
@@ -769,6 +860,82 @@ impl<'a> Shared<'a> {
     }
 }
 
+/// Evaluates static expressions for [`super::specialise`] and keeps their
+/// values as new static slots (appended after the model's slots).
+pub(super) struct Folder<'a> {
+    prog: &'a Program,
+    universe: usize,
+    statics: Vec<Cell>,
+    static_bases: &'a [Option<Value>],
+    base_is_dyn: &'a [bool],
+    full_set: &'a EventSet,
+    id_rel: &'a Relation,
+}
+
+impl Folder<'_> {
+    /// The value of `e` (which reads no dynamic name and no local) as a
+    /// new static slot, or `None` if its evaluation fails.
+    pub(super) fn fold(&mut self, e: &IExpr) -> Option<usize> {
+        let cell = {
+            let m = Machine {
+                prog: self.prog,
+                universe: self.universe,
+                statics: &self.statics,
+                dynamics: &[],
+                dyn_pos: &[],
+                static_bases: self.static_bases,
+                dyn_bases: &[],
+                base_is_dyn: self.base_is_dyn,
+                full_set: self.full_set,
+                id_rel: self.id_rel,
+                memo: RefCell::new(Vec::new()),
+            };
+            let mut frame = Vec::new();
+            let v = m.eval(e, &mut frame, 0).ok()?;
+            m.cell(v)
+        };
+        Some(self.push(cell))
+    }
+
+    /// Stores a value as a new static slot.
+    pub(super) fn push(&mut self, c: Cell) -> usize {
+        self.statics.push(c);
+        self.statics.len() - 1
+    }
+
+    /// For a static leaf whose value is empty: `Some(true)` for an empty
+    /// set, `Some(false)` for an empty relation (or the polymorphic empty
+    /// value); `None` otherwise.
+    pub(super) fn empty_leaf(&self, e: &IExpr) -> Option<bool> {
+        let value = match e {
+            IExpr::Const(Const::Zero) => return Some(false),
+            IExpr::Const(Const::EmptySet) => return Some(true),
+            IExpr::Slot(s, _) => match self.statics.get(*s)? {
+                Cell::Poly(_) => return Some(false),
+                Cell::Val(v) => v,
+                Cell::Unset => return None,
+            },
+            IExpr::Base(b, _) if !self.base_is_dyn.get(*b).copied().unwrap_or(true) => {
+                self.static_bases.get(*b)?.as_ref()?
+            }
+            _ => return None,
+        };
+        match value {
+            Value::Set(x) if x.is_empty() => Some(true),
+            Value::Rel(r) if r.is_empty() => Some(false),
+            _ => None,
+        }
+    }
+
+    /// The function a static slot holds.
+    pub(super) fn func(&self, s: usize) -> Option<Func> {
+        match self.statics.get(s) {
+            Some(Cell::Val(Value::Func(f))) => Some(f.clone()),
+            _ => None,
+        }
+    }
+}
+
 /// The slots a statement defines.
 fn defined_slots(st: &IStmt) -> Vec<usize> {
     match &st.kind {
@@ -788,6 +955,14 @@ struct PreparedInner {
     statics: Vec<Cell>,
     static_bases: Vec<Option<Value>>,
     dyn_stmts: Vec<usize>,
+    /// The staging without the partial evaluation (statements and slots
+    /// that read a dynamic name, transitively): the polarity analysis is
+    /// a property of the model, not of one test's partial evaluation.
+    written_dyn_stmts: Vec<bool>,
+    written_dyn_slots: Vec<bool>,
+    /// The dynamic statements rewritten by [`super::specialise`] (indexed
+    /// like `prog.stmts`; `None`: run the original).
+    specialised: Vec<Option<IStmt>>,
     /// All checks, with the results of the static ones.
     checks: Vec<CheckResult>,
     full_set: EventSet,
@@ -807,6 +982,7 @@ pub(crate) fn prepare(
     prog: &Arc<Program>,
     base: &Env,
     dynamic: &[&str],
+    specialise: bool,
 ) -> Result<Prepared, CatError> {
     let n = base.universe();
     let base_is_dyn: Vec<bool> = prog
@@ -822,7 +998,8 @@ pub(crate) fn prepare(
         .collect();
     let n_slots = prog.slot_names.len();
     let mut is_dyn = vec![false; n_slots];
-    let mut statics = vec![Cell::Unset; n_slots];
+    let mut written_dyn_slots = vec![false; n_slots];
+    let mut written_dyn_stmts = vec![false; prog.stmts.len()];
     let mut checks: Vec<CheckResult> = prog
         .checks
         .iter()
@@ -839,15 +1016,51 @@ pub(crate) fn prepare(
     let full_set = EventSet::full(n);
     let id_rel = Relation::identity(n);
     let mut dyn_stmts = Vec::new();
+    let mut specialised: Vec<Option<IStmt>> = (0..prog.stmts.len()).map(|_| None).collect();
+    let defined = Specialiser::functions(prog);
+    let mut folder = Folder {
+        prog,
+        universe: n,
+        statics: vec![Cell::Unset; n_slots],
+        static_bases: &static_bases,
+        base_is_dyn: &base_is_dyn,
+        full_set: &full_set,
+        id_rel: &id_rel,
+    };
     for (i, st) in prog.stmts.iter().enumerate() {
-        let dynamic = st.bases_read.iter().any(|&b| base_is_dyn[b])
-            || st.slots_read.iter().any(|&s| is_dyn[s]);
-        if dynamic {
+        let reads_dyn_base = st.bases_read.iter().any(|&b| base_is_dyn[b]);
+        if reads_dyn_base || st.slots_read.iter().any(|&s| written_dyn_slots[s]) {
+            written_dyn_stmts[i] = true;
             for s in defined_slots(st) {
-                is_dyn[s] = true;
+                written_dyn_slots[s] = true;
             }
-            dyn_stmts.push(i);
-            continue;
+        }
+        let dynamic = reads_dyn_base || st.slots_read.iter().any(|&s| is_dyn[s]);
+        let mut run = st;
+        if dynamic {
+            let rewritten = if specialise {
+                Specialiser::new(prog, &is_dyn, &base_is_dyn, &defined, &mut folder).statement(st)
+            } else {
+                None
+            };
+            match rewritten {
+                // Every value of the statement is known from the static
+                // names alone: it is static after all.
+                Some((sp, true)) => {
+                    specialised[i] = Some(sp);
+                }
+                other => {
+                    specialised[i] = other.map(|(sp, _)| sp);
+                    for s in defined_slots(st) {
+                        is_dyn[s] = true;
+                    }
+                    dyn_stmts.push(i);
+                    continue;
+                }
+            }
+            if let Some(sp) = &specialised[i] {
+                run = sp;
+            }
         }
         let shared = Shared {
             prog,
@@ -860,8 +1073,9 @@ pub(crate) fn prepare(
             full_set: &full_set,
             id_rel: &id_rel,
         };
-        shared.exec(st, &mut statics, &mut checks)?;
+        shared.exec(run, &mut folder.statics, &mut checks)?;
     }
+    let statics = folder.statics;
     let mut n_dyn = 0;
     let dyn_pos = is_dyn
         .iter()
@@ -884,6 +1098,9 @@ pub(crate) fn prepare(
             statics,
             static_bases,
             dyn_stmts,
+            written_dyn_stmts,
+            written_dyn_slots,
+            specialised,
             checks,
             full_set,
             id_rel,
@@ -922,7 +1139,11 @@ impl Prepared {
             id_rel: &inner.id_rel,
         };
         for &i in stmts {
-            shared.exec(&prog.stmts[i], &mut store, &mut checks)?;
+            let st = match inner.specialised.get(i) {
+                Some(Some(st)) => st,
+                _ => &prog.stmts[i],
+            };
+            shared.exec(st, &mut store, &mut checks)?;
         }
         Ok(Evaluation {
             checks,
@@ -995,21 +1216,18 @@ impl Prepared {
     pub fn monotone_checks(&self, growing: &[&str]) -> Vec<bool> {
         let inner = &*self.inner;
         let prog = &*inner.prog;
-        let mut dynamic_stmts = vec![false; prog.stmts.len()];
-        for &i in &inner.dyn_stmts {
-            if let Some(d) = dynamic_stmts.get_mut(i) {
-                *d = true;
-            }
-        }
+        // On the model as written (not as partially evaluated for this
+        // test): the same answer for every test, and the rewritten
+        // statements compute the same functions of the dynamic names.
         let stage = Staging {
             prog,
             static_slots: (0..prog.slot_names.len())
-                .map(|s| match inner.dyn_pos.get(s) {
-                    Some(&NOT_DYN) => inner.statics.get(s),
+                .map(|s| match inner.written_dyn_slots.get(s) {
+                    Some(false) => inner.statics.get(s),
                     _ => None,
                 })
                 .collect(),
-            dynamic_stmts,
+            dynamic_stmts: inner.written_dyn_stmts.clone(),
         };
         let mut out: Vec<bool> = prog.checks.iter().map(|c| !c.flag && !c.negated).collect();
         for name in growing {

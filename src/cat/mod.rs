@@ -26,6 +26,7 @@ mod interp;
 mod lexer;
 pub mod parser;
 mod polarity;
+mod specialise;
 mod value;
 
 #[cfg(test)]
@@ -91,7 +92,24 @@ impl Model {
     /// Stage 1: evaluates everything that does not depend (transitively) on
     /// any of the `dynamic` names, once per test. `base` holds every static
     /// base set/relation the engine provides (its universe is the test's).
+    ///
+    /// Statements that read a dynamic name are partially evaluated for this
+    /// test (module `specialise`): their static parts are computed here,
+    /// calls inlined, and a statement whose value turns out not to depend
+    /// on the dynamic names at all (say `X ; [S]` with `S` empty) becomes
+    /// static.
     pub fn prepare(&self, base: &Env, dynamic: &[&str]) -> Result<Prepared, CatError> {
-        interp::prepare(&self.prog, base, dynamic)
+        interp::prepare(&self.prog, base, dynamic, true)
+    }
+
+    /// [`Model::prepare`] without the partial evaluation: every statement
+    /// that reads a dynamic name is evaluated as written for each
+    /// execution. The reference for differential tests.
+    pub fn prepare_unspecialised(
+        &self,
+        base: &Env,
+        dynamic: &[&str],
+    ) -> Result<Prepared, CatError> {
+        interp::prepare(&self.prog, base, dynamic, false)
     }
 }

@@ -55,7 +55,7 @@ use std::rc::Rc;
 use std::sync::Arc;
 
 #[cfg(test)]
-mod tests;
+pub(super) mod tests;
 
 /// How an expression varies when one growing name grows (see the module
 /// documentation).

@@ -296,9 +296,14 @@ impl Staged {
     fn new(
         model: &Model,
         static_env: &Env,
+        specialise: bool,
         monotone_cache: &mut MonotoneCache,
     ) -> Result<Staged, CatError> {
-        let prepared = model.prepare(static_env, super::names::DYNAMIC_NAMES)?;
+        let prepared = if specialise {
+            model.prepare(static_env, super::names::DYNAMIC_NAMES)?
+        } else {
+            model.prepare_unspecialised(static_env, super::names::DYNAMIC_NAMES)?
+        };
         let flags = monotone_cache.get_or_insert_with(|| {
             let rf = prepared.monotone_checks(super::names::GROWING_NAMES);
             let mut growing = super::names::GROWING_NAMES.to_vec();
@@ -475,7 +480,12 @@ pub fn explore_with_progress(
                     let _ = staged.set(entry.1.clone());
                     recent.push(entry);
                 } else {
-                    match Staged::new(model, &sk.static_env, &mut cache.borrow_mut()) {
+                    match Staged::new(
+                        model,
+                        &sk.static_env,
+                        limits.specialise,
+                        &mut cache.borrow_mut(),
+                    ) {
                         Ok(s) => {
                             if recent.len() == RECENT_STAGED {
                                 recent.remove(0);

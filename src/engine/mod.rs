@@ -107,6 +107,11 @@ pub struct Limits {
     /// bound, every order listed (the reference the differential tests
     /// compare with).
     pub termination_shortcuts: bool,
+    /// Partially evaluate the model's dynamic statements for each test
+    /// (`crate::cat::Model::prepare`). Off: every statement that reads a
+    /// dynamic name is evaluated as written (the reference the
+    /// differential tests compare with).
+    pub specialise: bool,
 }
 
 /// Which order relations the model reads, so that the engine enumerates
@@ -203,6 +208,7 @@ impl Default for Limits {
             max_memory: Some(DEFAULT_MAX_MEMORY),
             rmw_filter: true,
             termination_shortcuts: true,
+            specialise: true,
         }
     }
 }

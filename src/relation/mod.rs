@@ -177,6 +177,22 @@ impl Relation {
         }
     }
 
+    /// In-place intersection.
+    pub fn inter_with(&mut self, other: &Self) {
+        assert_eq!(self.n, other.n, "relations over different universes");
+        for (a, b) in self.bits.iter_mut().zip(&other.bits) {
+            *a &= *b;
+        }
+    }
+
+    /// In-place difference: removes the pairs of `other`.
+    pub fn diff_with(&mut self, other: &Self) {
+        assert_eq!(self.n, other.n, "relations over different universes");
+        for (a, b) in self.bits.iter_mut().zip(&other.bits) {
+            *a &= !*b;
+        }
+    }
+
     /// Whether every pair of `self` is in `other`.
     pub fn is_subset(&self, other: &Self) -> bool {
         self.bits.iter().zip(&other.bits).all(|(a, b)| a & !b == 0)
@@ -350,9 +366,40 @@ impl Relation {
     /// Pairs whose target is in `s`: `r ; [s]`.
     pub fn restrict_range(&self, s: &EventSet) -> Self {
         let mut out = self.clone();
+        out.restrict_range_in_place(s);
+        out
+    }
+
+    /// [`Relation::restrict_domain`] in place.
+    pub fn restrict_domain_in_place(&mut self, s: &EventSet) {
+        assert_eq!(self.n, s.universe(), "universes differ");
         for a in 0..self.n {
-            for (d, m) in out.row_words_mut(a).iter_mut().zip(s.words()) {
+            if !s.contains(a) {
+                self.row_words_mut(a).fill(0);
+            }
+        }
+    }
+
+    /// [`Relation::restrict_range`] in place.
+    pub fn restrict_range_in_place(&mut self, s: &EventSet) {
+        assert_eq!(self.n, s.universe(), "universes differ");
+        if self.stride == 0 {
+            return;
+        }
+        for row in self.bits.chunks_exact_mut(self.stride) {
+            for (d, m) in row.iter_mut().zip(s.words()) {
                 *d &= *m;
+            }
+        }
+    }
+
+    /// The events `a` of `s` with `(a, a)` in the relation: `r & [s]` is
+    /// the identity on this set.
+    pub fn reflexive_on(&self, s: &EventSet) -> EventSet {
+        let mut out = EventSet::empty(self.n);
+        for a in s.iter() {
+            if self.contains(a, a) {
+                out.insert(a);
             }
         }
         out

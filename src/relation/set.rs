@@ -127,6 +127,28 @@ impl EventSet {
         self.zip_with(other, |a, b| a & !b)
     }
 
+    /// In-place union.
+    pub fn union_with(&mut self, other: &Self) {
+        self.zip_in_place(other, |a, b| a | b);
+    }
+
+    /// In-place intersection.
+    pub fn inter_with(&mut self, other: &Self) {
+        self.zip_in_place(other, |a, b| a & b);
+    }
+
+    /// In-place difference.
+    pub fn diff_with(&mut self, other: &Self) {
+        self.zip_in_place(other, |a, b| a & !b);
+    }
+
+    fn zip_in_place(&mut self, other: &Self, f: impl Fn(u64, u64) -> u64) {
+        assert_eq!(self.n, other.n, "sets over different universes");
+        for (a, &b) in self.words.iter_mut().zip(&other.words) {
+            *a = f(*a, b);
+        }
+    }
+
     /// `~s`: the events of the universe not in `s`.
     pub fn complement(&self) -> Self {
         Self::full(self.n).diff(self)

@@ -88,6 +88,11 @@ pub struct LimitArgs {
     /// fairness rules out (the reference search).
     #[arg(long)]
     pub no_termination_shortcuts: bool,
+    /// Evaluate the model's statements as written for every candidate
+    /// execution, without the partial evaluation per test (the reference
+    /// evaluation).
+    #[arg(long)]
+    pub no_specialise: bool,
     /// The most paths one thread may have; past it the answer is undecided
     /// (exit code 3).
     #[arg(long, value_name = "N", default_value_t = vkmm::engine::DEFAULT_MAX_PATHS, value_parser = clap::value_parser!(u32).range(1..).map(|n| n as usize))]
@@ -114,6 +119,7 @@ impl LimitArgs {
             .spin_reduction(!self.no_spin_reduction)
             .rmw_filter(!self.no_rmw_filter)
             .termination_shortcuts(!self.no_termination_shortcuts)
+            .specialise(!self.no_specialise)
             .max_paths(self.max_paths)
             .max_writes(self.max_writes)
             .max_memory((self.max_memory > 0).then_some((self.max_memory as usize) << 20))

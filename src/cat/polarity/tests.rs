@@ -350,7 +350,7 @@ fn deep_nesting_stays_in_bounds() {
 /// is not dynamic, sets for capitalised names and relations otherwise, with
 /// contents drawn from `bits` (cycled). Relations only hold pairs `a -> b`
 /// with `a < b`, so that acyclicity does not fail on the static part alone.
-fn static_env(model: &Model, n: usize, bits: &[bool]) -> Env {
+pub(in crate::cat) fn static_env(model: &Model, n: usize, bits: &[bool]) -> Env {
     let mut k = 0;
     let mut next = || {
         let b = bits.get(k % bits.len().max(1)).copied().unwrap_or(false);
@@ -574,7 +574,7 @@ proptest! {
 
 /// Random relation expressions over `leaves`, with every operator, calls of
 /// monotone, antitone and non-monotone functions, `let ... in` and closures.
-fn rel_expr(leaves: Vec<&'static str>) -> impl Strategy<Value = String> {
+pub(in crate::cat) fn rel_expr(leaves: Vec<&'static str>) -> impl Strategy<Value = String> {
     let sets = prop::sample::select(vec!["RFINIT", "W", "R", "_", "{}"]).prop_map(String::from);
     prop::sample::select(leaves)
         .prop_map(String::from)
@@ -612,7 +612,7 @@ fn rel_expr(leaves: Vec<&'static str>) -> impl Strategy<Value = String> {
 
 /// Random models: a few bindings (plain, recursive) and checks of every
 /// kind, some negated or flags.
-fn random_model() -> impl Strategy<Value = String> {
+pub(in crate::cat) fn random_model() -> impl Strategy<Value = String> {
     let plain = rel_expr(vec!["rf", "po", "asmo", "id", "0", "[RFINIT]"]);
     let with_x = rel_expr(vec!["rf", "po", "asmo", "id", "x"]);
     let with_y = rel_expr(vec!["rf", "po", "x", "y", "[RFINIT]"]);
