@@ -536,7 +536,7 @@ impl<'a> Machine<'a> {
                 };
                 Ok(match (a, b) {
                     (V::Set(x), V::Set(y)) => V::Set(Cow::Owned(set_op(op, x, y))),
-                    (V::Rel(x), V::Rel(y)) => V::Rel(Cow::Owned(rel_op(op, x, y))),
+                    (V::Rel(x), V::Rel(y)) => V::Rel(Cow::Owned(set_op(op, x, y))),
                     (a @ V::Func(_), b) | (a, b @ V::Func(_)) => return Err(mismatch(&a, &b)),
                     (V::Empty(k), V::Empty(_)) => V::Empty(k),
                     (V::Empty(_), x) => match op {
@@ -675,47 +675,51 @@ fn materialize(v: V<'_>) -> V<'_> {
     }
 }
 
-/// A set operation, in place when an operand is owned.
-fn set_op(op: BinOp, x: Cow<'_, EventSet>, y: Cow<'_, EventSet>) -> EventSet {
-    match (op, x, y) {
-        (BinOp::Union, Cow::Owned(mut x), y) | (BinOp::Union, y, Cow::Owned(mut x)) => {
-            x.union_with(&y);
-            x
-        }
-        (BinOp::Inter, Cow::Owned(mut x), y) | (BinOp::Inter, y, Cow::Owned(mut x)) => {
-            x.inter_with(&y);
-            x
-        }
-        (BinOp::Diff, Cow::Owned(mut x), y) => {
-            x.diff_with(&y);
-            x
-        }
-        (BinOp::Union, x, y) => x.union(&y),
-        (BinOp::Inter, x, y) => x.inter(&y),
-        (_, x, y) => x.diff(&y),
+/// The in-place operations `set_op` needs, for sets and relations alike.
+trait InPlace: Clone {
+    fn union_with(&mut self, other: &Self);
+    fn inter_with(&mut self, other: &Self);
+    fn diff_with(&mut self, other: &Self);
+}
+
+impl InPlace for EventSet {
+    fn union_with(&mut self, other: &Self) {
+        EventSet::union_with(self, other);
+    }
+    fn inter_with(&mut self, other: &Self) {
+        EventSet::inter_with(self, other);
+    }
+    fn diff_with(&mut self, other: &Self) {
+        EventSet::diff_with(self, other);
     }
 }
 
-/// A relation operation (union, intersection, difference), in place when
-/// an operand is owned.
-fn rel_op(op: BinOp, x: Cow<'_, Relation>, y: Cow<'_, Relation>) -> Relation {
-    match (op, x, y) {
-        (BinOp::Union, Cow::Owned(mut x), y) | (BinOp::Union, y, Cow::Owned(mut x)) => {
-            x.union_with(&y);
-            x
-        }
-        (BinOp::Inter, Cow::Owned(mut x), y) | (BinOp::Inter, y, Cow::Owned(mut x)) => {
-            x.inter_with(&y);
-            x
-        }
-        (BinOp::Diff, Cow::Owned(mut x), y) => {
-            x.diff_with(&y);
-            x
-        }
-        (BinOp::Union, x, y) => x.union(&y),
-        (BinOp::Inter, x, y) => x.inter(&y),
-        (_, x, y) => x.diff(&y),
+impl InPlace for Relation {
+    fn union_with(&mut self, other: &Self) {
+        Relation::union_with(self, other);
     }
+    fn inter_with(&mut self, other: &Self) {
+        Relation::inter_with(self, other);
+    }
+    fn diff_with(&mut self, other: &Self) {
+        Relation::diff_with(self, other);
+    }
+}
+
+/// `x | y`, `x & y` or `x \ y` on sets or relations, in place when an
+/// operand is owned (the owned right operand of `|` or `&`, which
+/// commute), else on a copy of `x`.
+fn set_op<T: InPlace>(op: BinOp, x: Cow<'_, T>, y: Cow<'_, T>) -> T {
+    let (mut acc, other) = match (op, x, y) {
+        (BinOp::Union | BinOp::Inter, Cow::Borrowed(x), Cow::Owned(y)) => (y, Cow::Borrowed(x)),
+        (_, x, y) => (x.into_owned(), y),
+    };
+    match op {
+        BinOp::Union => acc.union_with(&other),
+        BinOp::Inter => acc.inter_with(&other),
+        _ => acc.diff_with(&other),
+    }
+    acc
 }
 
 fn kind_of(v: &V<'_>) -> Kind {
