@@ -595,3 +595,90 @@ fn placement_respects_the_scope_tree_and_shuffles() {
     // Shuffling: different seeds place differently.
     assert_ne!(first_places[0], first_places[1]);
 }
+
+/// The reproduction of the lavapipe problem (docs/device.md, "Lavapipe and
+/// threads with branches"): P1, in the second subgroup of workgroup 0,
+/// has an `if` (a forward branch) and an acquire load; before the fix
+/// every one of its instances was cut on lavapipe. The `if` body runs
+/// when r0 == 0 and then reads x, 2 or 1 (never 0).
+const IF_IN_SECOND_SUBGROUP: &str = "VULKAN if-in-second-subgroup
+{ x=2; y=0; }
+P0@sg 0, wg 0, qf 0            | P1@sg 1, wg 0, qf 0 ;
+st.atom.wg.sc0 x, 1            | ld.atom.acq.wg.sc0.semsc0 r0, y ;
+st.atom.rel.wg.sc0.semsc0 y, 1 | LC00: ;
+                               | bne r0, 0, LC01 ;
+                               | ld.atom.wg.sc0 r1, x ;
+                               | LC01: ;
+exists (P1:r0 == 1 /\\ P1:r1 == 0)
+";
+
+/// How many loops (`OpLoopMerge`) a plan's shader has.
+fn loops_in_shader(program: &vkmm::ir::Program) -> usize {
+    let p = plan(program).unwrap_or_else(|u| panic!("{u}"));
+    let m = vkmm::device::spirv::module(&p, &ShaderOptions::default());
+    m.functions
+        .iter()
+        .flat_map(|f| &f.blocks)
+        .flat_map(|b| &b.instructions)
+        .filter(|i| i.class.opcode == rspirv::spirv::Op::LoopMerge)
+        .count()
+}
+
+#[test]
+fn a_thread_with_only_forward_branches_runs_without_a_loop() {
+    // The harness's loops: the stress loop and one start-barrier loop per
+    // role (litmus workgroup). A thread whose jumps all go forward adds
+    // none; a thread with a backward jump adds its statement loop
+    // (examples/mp.litmus: two roles, P1 spins).
+    assert_eq!(loops_in_shader(&load_text(IF_IN_SECOND_SUBGROUP)), 2);
+    assert_eq!(
+        loops_in_shader(&load(&root().join("examples/opencl-mp.litmus"))),
+        2
+    );
+    assert_eq!(
+        loops_in_shader(&load(&root().join("examples/mp.litmus"))),
+        1 + 2 + 1
+    );
+}
+
+#[test]
+fn threads_with_an_if_outside_the_first_subgroup_complete_their_instances() {
+    let Some(gpu) = gpu() else { return };
+    let session = Session::new();
+    let mp = root().join("examples/opencl-mp.litmus");
+    for (name, program) in [
+        ("if-in-second-subgroup", load_text(IF_IN_SECOND_SUBGROUP)),
+        ("examples/opencl-mp.litmus", load(&mp)),
+    ] {
+        let r = run_program(&session, &gpu, name, &program, &small(), None, false)
+            .unwrap_or_else(|e| panic!("{name}: {e}"))
+            .unwrap_or_else(|s| panic!("{name}: skipped: {}", s.detail));
+        let report = vkmm::device::classify::text(&r);
+        // Every instance completes: no spin loop waits on anything.
+        assert!(r.instances > 0, "{report}");
+        assert_eq!(r.cut, 0, "{report}");
+        assert_eq!(
+            r.instances,
+            r.iterations * r.instances_per_iteration as u64,
+            "{report}"
+        );
+        assert_eq!(r.classified.findings, 0, "{report}");
+        // P1's code after its branch ran: in the reproduction the `if`
+        // body read x (2 or 1) whenever r0 == 0; in opencl-mp r1 is -1
+        // (body skipped) or 1 (body ran); 0 would be a register never written.
+        let has = |o: &vkmm::device::classify::Observation, k: &str, v: i64| {
+            o.values.0.contains(&(k.to_string(), v))
+        };
+        assert!(
+            r.classified.histogram.iter().all(|o| !has(o, "P1:r1", 0)),
+            "{report}"
+        );
+        assert!(
+            r.classified
+                .histogram
+                .iter()
+                .all(|o| o.judgement != Judgement::Forbidden),
+            "{report}"
+        );
+    }
+}

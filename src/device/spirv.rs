@@ -29,12 +29,13 @@
 //!   Workgroup memory (WorkgroupMemory) for a class one litmus workgroup
 //!   uses alone ([`super::Plan::class_bits`] quotes the appendix).
 //!
-//! Threads with branches or loops run as a small state machine (a loop
-//! over a switch on the statement index), structured as SPIR-V requires
-//! for any `goto`, and bounded: after `step_cap` statements the invocation
-//! stops and its instance is not counted (a spin loop whose partner never
-//! ran, e.g. because workgroups are not scheduled concurrently, must not
-//! hang the device).
+//! Threads with branches run on their statement index: without a backward
+//! jump as a sequence of blocks guarded by it (no loop), with one as a
+//! small state machine (a loop over a switch on the statement index),
+//! structured as SPIR-V requires for any `goto`, and bounded: after
+//! `step_cap` statements the invocation stops and its instance is not
+//! counted (a spin loop whose partner never ran, e.g. because workgroups
+//! are not scheduled concurrently, must not hang the device).
 
 use super::Plan;
 use crate::ir::{ArithOp, Cmp, Instruction, OpKind, Operand, Order, RmwOp, Scope, Stmt};
@@ -124,6 +125,29 @@ impl Default for ShaderOptions {
 /// Words per instance in `OUT`.
 pub fn out_words(plan: &Plan) -> usize {
     plan.registers.len() + plan.threads.len()
+}
+
+/// Statement index of each label of a thread's code.
+fn label_indices(code: &[Stmt]) -> BTreeMap<&str, u32> {
+    code.iter()
+        .enumerate()
+        .filter_map(|(k, s)| match s {
+            Stmt::Label { name, .. } => Some((name.as_str(), k as u32)),
+            _ => None,
+        })
+        .collect()
+}
+
+/// Every `goto` and branch of `code` targets a later statement (or a
+/// missing label, which ends the thread): the thread has no loop.
+pub fn forward_only(code: &[Stmt], labels: &BTreeMap<&str, u32>) -> bool {
+    let n = code.len() as u32;
+    code.iter().enumerate().all(|(k, s)| match s {
+        Stmt::Goto { label, .. } | Stmt::Branch { label, .. } => {
+            labels.get(label.as_str()).copied().unwrap_or(n) > k as u32
+        }
+        _ => true,
+    })
 }
 
 /// The SPIR-V words of the shader (entry point `main`, SPIR-V 1.5).
@@ -724,18 +748,80 @@ impl<'a> Gen<'a> {
         }
     }
 
-    /// A thread with branches: `while (pc < n && steps < cap) { switch (pc) ... }`.
+    /// A thread with branches. Without a backward jump (an `if`: every
+    /// `goto` and branch targets a later statement), a sequence of guarded
+    /// blocks, `if (pc == k) { statement k; pc = next }` for k = 0, 1, ...:
+    /// no loop, so no step cap, and every invocation of the workgroup runs
+    /// the same instructions (lavapipe needs that; docs/device.md,
+    /// "Lavapipe and threads with branches"). With a backward jump (a loop),
+    /// `while (pc < n && steps < cap) { switch (pc) ... }`.
     fn state_machine(&mut self, t: usize) {
         let code = &self.plan.program.threads[t].code;
+        let labels = label_indices(code);
         let n = code.len() as u32;
-        let labels: BTreeMap<&str, u32> = code
-            .iter()
-            .enumerate()
-            .filter_map(|(k, s)| match s {
-                Stmt::Label { name, .. } => Some((name.as_str(), k as u32)),
-                _ => None,
-            })
-            .collect();
+        if forward_only(code, &labels) {
+            let zero = self.c(0);
+            let pc = self.pc;
+            self.b.store(pc, zero, None, []).unwrap();
+            for (k, stmt) in code.iter().enumerate() {
+                let p = self.b.load(self.uint, None, pc, None, []).unwrap();
+                let kc = self.c(k as u32);
+                let here = self.b.i_equal(self.boolean, None, p, kc).unwrap();
+                self.if_then(here, |s| {
+                    let target = s.statement(t, k, stmt, &labels, n);
+                    s.b.store(pc, target, None, []).unwrap();
+                });
+            }
+            let d = self.c(STATUS_DONE);
+            self.b.store(self.status, d, None, []).unwrap();
+            return;
+        }
+        self.loop_machine(t);
+    }
+
+    /// Statement `k` of thread `t` in a state machine: its effect, and the
+    /// next statement index (a label's index, `n` for a missing label).
+    fn statement(
+        &mut self,
+        t: usize,
+        k: usize,
+        stmt: &Stmt,
+        labels: &BTreeMap<&str, u32>,
+        n: u32,
+    ) -> Word {
+        let next = self.c(k as u32 + 1);
+        match stmt {
+            Stmt::Op(i) => {
+                self.op(t, i);
+                next
+            }
+            Stmt::Label { .. } => next,
+            Stmt::Goto { label, .. } => self.c(labels.get(label.as_str()).copied().unwrap_or(n)),
+            Stmt::Branch {
+                cmp, a, b, label, ..
+            } => {
+                let a = self.operand(t, a);
+                let b = self.operand(t, b);
+                let cond = self.compare(*cmp, a, b);
+                let to = self.c(labels.get(label.as_str()).copied().unwrap_or(n));
+                self.b.select(self.uint, None, cond, to, next).unwrap()
+            }
+            Stmt::Assign { dest, op, a, b, .. } => {
+                let a = self.operand(t, a);
+                let b = self.operand(t, b);
+                let v = self.arith(*op, a, b);
+                let var = self.regs[&(t, dest.clone())];
+                self.b.store(var, v, None, []).unwrap();
+                next
+            }
+        }
+    }
+
+    /// A thread with a loop: `while (pc < n && steps < cap) { switch (pc) ... }`.
+    fn loop_machine(&mut self, t: usize) {
+        let code = &self.plan.program.threads[t].code;
+        let n = code.len() as u32;
+        let labels = label_indices(code);
         let zero = self.c(0);
         self.b.store(self.pc, zero, None, []).unwrap();
         self.b.store(self.steps, zero, None, []).unwrap();
@@ -764,34 +850,7 @@ impl<'a> Gen<'a> {
                 s.b.switch(p, merge, targets).unwrap();
                 for (k, stmt) in code.iter().enumerate() {
                     s.b.begin_block(Some(case_labels[k])).unwrap();
-                    let next = s.c(k as u32 + 1);
-                    let target = match stmt {
-                        Stmt::Op(i) => {
-                            s.op(t, i);
-                            next
-                        }
-                        Stmt::Label { .. } => next,
-                        Stmt::Goto { label, .. } => {
-                            s.c(labels.get(label.as_str()).copied().unwrap_or(n))
-                        }
-                        Stmt::Branch {
-                            cmp, a, b, label, ..
-                        } => {
-                            let a = s.operand(t, a);
-                            let b = s.operand(t, b);
-                            let cond = s.compare(*cmp, a, b);
-                            let to = s.c(labels.get(label.as_str()).copied().unwrap_or(n));
-                            s.b.select(s.uint, None, cond, to, next).unwrap()
-                        }
-                        Stmt::Assign { dest, op, a, b, .. } => {
-                            let a = s.operand(t, a);
-                            let b = s.operand(t, b);
-                            let v = s.arith(*op, a, b);
-                            let var = s.regs[&(t, dest.clone())];
-                            s.b.store(var, v, None, []).unwrap();
-                            next
-                        }
-                    };
+                    let target = s.statement(t, k, stmt, &labels, n);
                     s.b.store(pc, target, None, []).unwrap();
                     s.b.branch(merge).unwrap();
                 }
