@@ -287,7 +287,12 @@ impl<'a> Gen<'a> {
                                 init[k] = *x;
                             }
                         }
-                    } else if v.class_name == "PushConstant" && !inputs.contains_key(&v.id) {
+                    } else if v.class_name == "PushConstant" {
+                        // The cells clspv's reflection describes are filled by
+                        // the runtime (global size, number of workgroups,
+                        // offsets 0), whatever an @Input says of them, as
+                        // Dat3M does; an @Input sets the other cells (the
+                        // kernel's POD arguments).
                         for (off, values) in &m.push_constants {
                             for (k, x) in values.iter().enumerate() {
                                 if let Some(ix) =

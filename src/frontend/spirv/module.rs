@@ -378,6 +378,37 @@ impl Module {
                 _ => {}
             }
         }
+        // clspv's `SpecConstantWorkgroupSize` comes after the functions,
+        // but the spec constants it names are declared before them: read
+        // it first (its operands are plain `OpConstant`s).
+        for inst in insts {
+            if inst.op == Op::ExtInst
+                && inst.word(2).ok() == Some("SpecConstantWorkgroupSize")
+                && inst.id(1).ok().is_some_and(|set| {
+                    m.ext_sets
+                        .get(set)
+                        .is_some_and(|s| s.starts_with("NonSemantic.ClspvReflection"))
+                })
+            {
+                let literal = |i: usize| -> Result<i64, Located> {
+                    let id = inst.id(i)?;
+                    insts
+                        .iter()
+                        .find(|c| {
+                            c.op == Op::Constant && c.result.as_ref().is_some_and(|(r, _)| r == id)
+                        })
+                        .and_then(|c| c.int(1).ok())
+                        .and_then(|n| i64::try_from(n).ok())
+                        .ok_or_else(|| {
+                            inst.err_at(
+                                i,
+                                "SpecConstantWorkgroupSize: expected an integer constant".into(),
+                            )
+                        })
+                };
+                m.workgroup_size_spec_ids = Some([literal(3)?, literal(4)?, literal(5)?]);
+            }
+        }
         let wg = i64::try_from(grid.workgroup_size()).unwrap_or(1);
         let nwg = i64::try_from(grid.workgroups).unwrap_or(1);
         let mut in_function: Option<(String, usize, Vec<String>)> = None;
@@ -508,15 +539,18 @@ impl Module {
                 if matches!(self.ty(inst.id(0)?), Some(Ty::Float)) {
                     return Err(unsupported(inst, "floating-point constants"));
                 }
-                let clspv = self
-                    .ext_sets
-                    .values()
-                    .any(|s| s.starts_with("NonSemantic.ClspvReflection"));
+                // A spec constant keeps its default (SPIR-V, OpSpecConstant:
+                // "Value is the bit pattern for the default value") unless
+                // something specializes it: an @Input (applied by the
+                // caller), or clspv's reflection naming its SpecId as a
+                // workgroup-size id (`SpecConstantWorkgroupSize`: the
+                // runtime sets it to the workgroup size). A SpecId alone
+                // means nothing more: without that reflection, ids 0, 1, 2
+                // are ordinary spec ids (basic/spec-id-integer).
                 if inst.op == Op::SpecConstant
-                    && clspv
+                    && let Some(ids) = self.workgroup_size_spec_ids
                     && let Some(spec) = self.int_decoration(&r, "SpecId")
                 {
-                    let ids = self.workgroup_size_spec_ids.unwrap_or([0, 1, 2]);
                     if spec == ids[0] {
                         v = CVal::Int(wg);
                     } else if spec == ids[1] || spec == ids[2] {
@@ -715,9 +749,8 @@ impl Module {
             }
         };
         match name.as_str() {
-            "SpecConstantWorkgroupSize" => {
-                self.workgroup_size_spec_ids = Some([arg(3)?, arg(4)?, arg(5)?]);
-            }
+            // Read before the declarations (`Module::read`).
+            "SpecConstantWorkgroupSize" => {}
             "PushConstantGlobalSize" => self.push_constants.push((arg(3)?, [wg * nwg, 1, 1])),
             "PushConstantNumWorkgroups" => self.push_constants.push((arg(3)?, [nwg, 1, 1])),
             "PushConstantRegionOffset"
