@@ -1206,6 +1206,24 @@ impl<'a> Gen<'a> {
                 }
                 Ok(Val::Comp(out))
             }
+            // A constant scalar with a vector: the lowering's own constants
+            // (`OpNot` is `xor -1`, `OpSNegate` is `0 - a`) apply to each
+            // component (SPIR-V's operands of a binary operation have one
+            // shape, so only these mix).
+            (Val::Comp(xs), Val::Int(_) | Val::Undef) => {
+                let mut out = Vec::new();
+                for (k, x) in xs.iter().enumerate() {
+                    out.push(self.binop(x, b, &format!("{dest}.{k}"), op, inst)?);
+                }
+                Ok(Val::Comp(out))
+            }
+            (Val::Int(_) | Val::Undef, Val::Comp(ys)) => {
+                let mut out = Vec::new();
+                for (k, y) in ys.iter().enumerate() {
+                    out.push(self.binop(a, y, &format!("{dest}.{k}"), op, inst)?);
+                }
+                Ok(Val::Comp(out))
+            }
             (Val::Int(x), Val::Int(y)) => Ok(Val::Int(op.apply(*x, *y))),
             (Val::Undef, Val::Int(y)) => Ok(Val::Int(op.apply(0, *y))),
             (Val::Int(x), Val::Undef) => Ok(Val::Int(op.apply(*x, 0))),

@@ -137,6 +137,9 @@ pub(super) struct Module {
     pub workgroup_size_spec_ids: Option<[i64; 3]>,
 }
 
+/// The most components vkmm reads in a vector (SPIR-V allows 16).
+pub const MAX_VECTOR: usize = 64;
+
 /// An error naming a construct the IR cannot express.
 pub(super) fn unsupported(inst: &Inst, why: &str) -> Located {
     inst.err(format!("unsupported construct `{}`: {why}", inst.name))
@@ -479,12 +482,22 @@ impl Module {
                 width: u32::try_from(inst.int(0)?).unwrap_or(32),
             }),
             Op::TypeFloat => Some(Ty::Float),
+            // OpTypeVector: "Component Count is the number of components.
+            // It must be at least 2" (8 and 16 with the Vector16
+            // capability). Dat3M's corpus declares vectors of 1 and 24
+            // components, whose meaning is plain (that many components,
+            // packed): read, with a warning (`odd_vectors` in mod.rs).
             Op::TypeVector => Some(Ty::Vector {
                 elem: id_of(0)?,
                 n: usize::try_from(inst.int(1)?)
                     .ok()
-                    .filter(|n| (2..=16).contains(n))
-                    .ok_or_else(|| inst.err_at(1, "a vector has 2 to 16 components".into()))?,
+                    .filter(|n| (1..=MAX_VECTOR).contains(n))
+                    .ok_or_else(|| {
+                        inst.err_at(
+                            1,
+                            format!("a vector has 1 to {MAX_VECTOR} components (SPIR-V: 2, 3, 4, 8 or 16)"),
+                        )
+                    })?,
             }),
             Op::TypeArray => {
                 let len = match self.consts.get(inst.id(1)?) {

@@ -195,3 +195,51 @@ fn spec_ids_are_workgroup_sizes_only_when_the_reflection_says_so() {
         r
     )));
 }
+
+/// A module with `%v`, a StorageBuffer vector of `n` 32-bit components
+/// (initially `init`), and `body`.
+fn vector_module(n: usize, init: &str, output: &str, body: &str) -> String {
+    format!(
+        "; @Input: %v = {init}\n; @Output: forall ({output})\n{HEADER}%void = OpTypeVoid\n%fn = OpTypeFunction %void\n%uint = OpTypeInt 32 0\n%vec = OpTypeVector %uint {n}\n%pv = OpTypePointer StorageBuffer %vec\n%v = OpVariable %pv StorageBuffer\n%main = OpFunction %void None %fn\n%entry = OpLabel\n{body}OpReturn\nOpFunctionEnd\n"
+    )
+}
+
+#[test]
+fn vectors_of_other_sizes_are_read_with_a_warning() {
+    // OpTypeVector: "It must be at least 2"; Dat3M's corpus has 1 and 24.
+    let body = "%x = OpLoad %vec %v\n%y = OpIAdd %vec %x %x\nOpStore %v %y\n";
+    let one = vector_module(1, "{3}", "%v[0] == 6", body);
+    assert!(holds(&one));
+    assert!(!holds(&vector_module(1, "{3}", "%v[0] == 3", body)));
+    let w = parse("t.spvasm", &one).unwrap().warnings;
+    assert_eq!(w.len(), 1, "{w:?}");
+    assert_eq!((w[0].line, w[0].column), (9, 27), "{w:?}");
+    assert!(w[0].message.contains("a vector of 1 component:"), "{w:?}");
+    let five = vector_module(5, "{1, 2, 3, 4, 5}", "%v[4] == 10 and %v[0] == 2", body);
+    assert!(holds(&five));
+    // Three components: no warning.
+    let three = vector_module(3, "{1, 2, 3}", "%v[2] == 6", body);
+    assert!(parse("t.spvasm", &three).unwrap().warnings.is_empty());
+    let e = error(&vector_module(0, "{}", "%v == 0", ""));
+    assert!(e.message.contains("a vector has 1 to 64 components"), "{e}");
+}
+
+#[test]
+fn not_and_negate_apply_to_each_component() {
+    // OpNot: "Results are computed per component"; OpSNegate likewise.
+    let not = "%x = OpLoad %vec %v\n%y = OpNot %vec %x\nOpStore %v %y\n";
+    assert!(holds(&vector_module(
+        2,
+        "{0, 5}",
+        "%v[0] == 4294967295 and %v[1] == 4294967290",
+        not
+    )));
+    assert!(!holds(&vector_module(2, "{0, 5}", "%v[1] == 5", not)));
+    let neg = "%x = OpLoad %vec %v\n%y = OpSNegate %vec %x\nOpStore %v %y\n";
+    assert!(holds(&vector_module(
+        2,
+        "{1, 0}",
+        "%v[0] == -1 and %v[1] == 0",
+        neg
+    )));
+}
