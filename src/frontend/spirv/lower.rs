@@ -287,7 +287,12 @@ impl<'a> Gen<'a> {
                                 init[k] = *x;
                             }
                         }
-                    } else if v.class_name == "PushConstant" && !inputs.contains_key(&v.id) {
+                    } else if v.class_name == "PushConstant" {
+                        // The cells clspv's reflection describes are filled by
+                        // the runtime (global size, number of workgroups,
+                        // offsets 0), whatever an @Input says of them, as
+                        // Dat3M does; an @Input sets the other cells (the
+                        // kernel's POD arguments).
                         for (off, values) in &m.push_constants {
                             for (k, x) in values.iter().enumerate() {
                                 if let Some(ix) =
@@ -1198,6 +1203,24 @@ impl<'a> Gen<'a> {
                 let mut out = Vec::new();
                 for (k, (x, y)) in xs.iter().zip(ys).enumerate() {
                     out.push(self.binop(x, y, &format!("{dest}.{k}"), op, inst)?);
+                }
+                Ok(Val::Comp(out))
+            }
+            // A constant scalar with a vector: the lowering's own constants
+            // (`OpNot` is `xor -1`, `OpSNegate` is `0 - a`) apply to each
+            // component (SPIR-V's operands of a binary operation have one
+            // shape, so only these mix).
+            (Val::Comp(xs), Val::Int(_) | Val::Undef) => {
+                let mut out = Vec::new();
+                for (k, x) in xs.iter().enumerate() {
+                    out.push(self.binop(x, b, &format!("{dest}.{k}"), op, inst)?);
+                }
+                Ok(Val::Comp(out))
+            }
+            (Val::Int(_) | Val::Undef, Val::Comp(ys)) => {
+                let mut out = Vec::new();
+                for (k, y) in ys.iter().enumerate() {
+                    out.push(self.binop(a, y, &format!("{dest}.{k}"), op, inst)?);
                 }
                 Ok(Val::Comp(out))
             }

@@ -251,6 +251,7 @@ pub fn parse(file: &str, text: &str) -> Result<Program, FrontendError> {
         }
     }
     legacy_memory_model(file, &insts, &mut program);
+    odd_vectors(file, &insts, &mut program);
     workgroup_size(file, &insts, &m, h.config, &mut program);
     Ok(program)
 }
@@ -449,6 +450,27 @@ fn workgroup_size(
                 dims[2]
             ),
         });
+    }
+}
+
+/// Vectors SPIR-V does not allow: OpTypeVector, "Component Count is the
+/// number of components. It must be at least 2" (2, 3, 4, and 8, 16 with
+/// the Vector16 capability). vkmm reads other counts (Dat3M's corpus has 1
+/// and 24) as that many packed components; a warning at the count.
+fn odd_vectors(file: &str, insts: &[syntax::Inst], program: &mut Program) {
+    for i in insts.iter().filter(|i| i.op == ::spirv::Op::TypeVector) {
+        let Ok(n) = i.int(1) else { continue };
+        if ![2, 3, 4, 8, 16].contains(&n) {
+            program.warnings.push(super::FrontendWarning {
+                file: file.to_string(),
+                line: i.line,
+                column: i.operands.get(1).map_or(i.col, |o| o.col),
+                message: format!(
+                    "a vector of {n} component{s}: SPIR-V allows 2, 3, 4, 8 and 16 (\"It must be at least 2\"); vkmm reads {n} packed component{s}",
+                    s = if n == 1 { "" } else { "s" }
+                ),
+            });
+        }
     }
 }
 

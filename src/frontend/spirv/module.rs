@@ -137,6 +137,9 @@ pub(super) struct Module {
     pub workgroup_size_spec_ids: Option<[i64; 3]>,
 }
 
+/// The most components vkmm reads in a vector (SPIR-V allows 16).
+pub const MAX_VECTOR: usize = 64;
+
 /// An error naming a construct the IR cannot express.
 pub(super) fn unsupported(inst: &Inst, why: &str) -> Located {
     inst.err(format!("unsupported construct `{}`: {why}", inst.name))
@@ -378,6 +381,37 @@ impl Module {
                 _ => {}
             }
         }
+        // clspv's `SpecConstantWorkgroupSize` comes after the functions,
+        // but the spec constants it names are declared before them: read
+        // it first (its operands are plain `OpConstant`s).
+        for inst in insts {
+            if inst.op == Op::ExtInst
+                && inst.word(2).ok() == Some("SpecConstantWorkgroupSize")
+                && inst.id(1).ok().is_some_and(|set| {
+                    m.ext_sets
+                        .get(set)
+                        .is_some_and(|s| s.starts_with("NonSemantic.ClspvReflection"))
+                })
+            {
+                let literal = |i: usize| -> Result<i64, Located> {
+                    let id = inst.id(i)?;
+                    insts
+                        .iter()
+                        .find(|c| {
+                            c.op == Op::Constant && c.result.as_ref().is_some_and(|(r, _)| r == id)
+                        })
+                        .and_then(|c| c.int(1).ok())
+                        .and_then(|n| i64::try_from(n).ok())
+                        .ok_or_else(|| {
+                            inst.err_at(
+                                i,
+                                "SpecConstantWorkgroupSize: expected an integer constant".into(),
+                            )
+                        })
+                };
+                m.workgroup_size_spec_ids = Some([literal(3)?, literal(4)?, literal(5)?]);
+            }
+        }
         let wg = i64::try_from(grid.workgroup_size()).unwrap_or(1);
         let nwg = i64::try_from(grid.workgroups).unwrap_or(1);
         let mut in_function: Option<(String, usize, Vec<String>)> = None;
@@ -448,12 +482,22 @@ impl Module {
                 width: u32::try_from(inst.int(0)?).unwrap_or(32),
             }),
             Op::TypeFloat => Some(Ty::Float),
+            // OpTypeVector: "Component Count is the number of components.
+            // It must be at least 2" (8 and 16 with the Vector16
+            // capability). Dat3M's corpus declares vectors of 1 and 24
+            // components, whose meaning is plain (that many components,
+            // packed): read, with a warning (`odd_vectors` in mod.rs).
             Op::TypeVector => Some(Ty::Vector {
                 elem: id_of(0)?,
                 n: usize::try_from(inst.int(1)?)
                     .ok()
-                    .filter(|n| (2..=16).contains(n))
-                    .ok_or_else(|| inst.err_at(1, "a vector has 2 to 16 components".into()))?,
+                    .filter(|n| (1..=MAX_VECTOR).contains(n))
+                    .ok_or_else(|| {
+                        inst.err_at(
+                            1,
+                            format!("a vector has 1 to {MAX_VECTOR} components (SPIR-V: 2, 3, 4, 8 or 16)"),
+                        )
+                    })?,
             }),
             Op::TypeArray => {
                 let len = match self.consts.get(inst.id(1)?) {
@@ -508,15 +552,18 @@ impl Module {
                 if matches!(self.ty(inst.id(0)?), Some(Ty::Float)) {
                     return Err(unsupported(inst, "floating-point constants"));
                 }
-                let clspv = self
-                    .ext_sets
-                    .values()
-                    .any(|s| s.starts_with("NonSemantic.ClspvReflection"));
+                // A spec constant keeps its default (SPIR-V, OpSpecConstant:
+                // "Value is the bit pattern for the default value") unless
+                // something specializes it: an @Input (applied by the
+                // caller), or clspv's reflection naming its SpecId as a
+                // workgroup-size id (`SpecConstantWorkgroupSize`: the
+                // runtime sets it to the workgroup size). A SpecId alone
+                // means nothing more: without that reflection, ids 0, 1, 2
+                // are ordinary spec ids (basic/spec-id-integer).
                 if inst.op == Op::SpecConstant
-                    && clspv
+                    && let Some(ids) = self.workgroup_size_spec_ids
                     && let Some(spec) = self.int_decoration(&r, "SpecId")
                 {
-                    let ids = self.workgroup_size_spec_ids.unwrap_or([0, 1, 2]);
                     if spec == ids[0] {
                         v = CVal::Int(wg);
                     } else if spec == ids[1] || spec == ids[2] {
@@ -715,9 +762,8 @@ impl Module {
             }
         };
         match name.as_str() {
-            "SpecConstantWorkgroupSize" => {
-                self.workgroup_size_spec_ids = Some([arg(3)?, arg(4)?, arg(5)?]);
-            }
+            // Read before the declarations (`Module::read`).
+            "SpecConstantWorkgroupSize" => {}
             "PushConstantGlobalSize" => self.push_constants.push((arg(3)?, [wg * nwg, 1, 1])),
             "PushConstantNumWorkgroups" => self.push_constants.push((arg(3)?, [nwg, 1, 1])),
             "PushConstantRegionOffset"
