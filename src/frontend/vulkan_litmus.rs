@@ -183,6 +183,16 @@ impl<'a> Parser<'a> {
         }
         let pos = self.program_rows(lx.pos)?;
         self.check_program()?;
+        // Sized variables: one location per chunk of bytes (src/ir/bytes.rs).
+        if let Err(e) = crate::ir::bytes::lower(&mut self.program) {
+            let at = self
+                .infos
+                .get(e.thread)
+                .and_then(|i| i.stmt_at.get(e.stmt))
+                .copied()
+                .unwrap_or(0);
+            return Err((at, e.message));
+        }
         self.final_section(pos)
     }
 
@@ -262,7 +272,29 @@ impl<'a> Parser<'a> {
         if name == "mapped" && matches!(lx.peek()?.tok, Tok::Ident(_)) {
             return self.mapped_entry(lx, first.at);
         }
-        let t = lx.next()?;
+        let mut t = lx.next()?;
+        if t.is_punct(":") {
+            // `x:N` or `x:N=v`: a variable of N bytes (docs/format-vulkan-litmus.md,
+            // "Memory locations as bytes").
+            let (size, size_at) = lx.integer("the variable's size in bytes")?;
+            let max = crate::ir::bytes::MAX_VARIABLE_BYTES;
+            let size = u32::try_from(size)
+                .ok()
+                .filter(|s| (1..=max).contains(s))
+                .ok_or((
+                    size_at,
+                    format!("a variable has 1 to {max} bytes, found {size}"),
+                ))?;
+            let r = self.reference(name);
+            let loc = self.program.references[r].location;
+            if self.program.sizes.insert(loc, size).is_some() {
+                return Err((first.at, format!("`{name}` already has a size")));
+            }
+            if !lx.peek()?.is_punct("=") {
+                return Ok(());
+            }
+            t = lx.next()?;
+        }
         if t.is_punct("=") {
             let v = lx.peek()?;
             if v.is_punct("&") || matches!(v.tok, Tok::Ident(_)) {
@@ -310,7 +342,7 @@ impl<'a> Parser<'a> {
             Err((
                 t.at,
                 format!(
-                    "expected `=` or `aliases` after `{name}`, found {}",
+                    "expected `=`, `:` (a size in bytes) or `aliases` after `{name}`, found {}",
                     t.show()
                 ),
             ))
@@ -867,6 +899,7 @@ impl<'a> Parser<'a> {
                 let (dest, _) = lx.ident("the destination register")?;
                 lx.expect(",", "after the destination register")?;
                 let (loc, loc_at) = lx.ident("a location name")?;
+                ins.bytes = byte_range(lx)?;
                 lx.expect_end("after the location")?;
                 self.infos[k].defined.insert(dest.clone());
                 ins.dest = Some(dest);
@@ -879,6 +912,7 @@ impl<'a> Parser<'a> {
             }
             OpKind::Store => {
                 let (loc, loc_at) = lx.ident("a location name")?;
+                ins.bytes = byte_range(lx)?;
                 lx.expect(",", "after the location")?;
                 let v = self.value(lx, k)?;
                 lx.expect_end("after the stored value")?;
@@ -889,6 +923,7 @@ impl<'a> Parser<'a> {
                 let (dest, _) = lx.ident("the destination register")?;
                 lx.expect(",", "after the destination register")?;
                 let (loc, loc_at) = lx.ident("a location name")?;
+                ins.bytes = byte_range(lx)?;
                 lx.expect(",", "after the location")?;
                 let v = self.value(lx, k)?;
                 lx.expect_end("after the operand")?;
@@ -1102,6 +1137,34 @@ pub mod print;
 
 #[cfg(test)]
 mod tests;
+
+/// An optional byte range after a location: `[start..end]`, half-open
+/// (docs/format-vulkan-litmus.md, "Memory locations as bytes").
+fn byte_range(lx: &mut Lexer<'_>) -> R<Option<crate::ir::ByteRange>> {
+    if !lx.peek()?.is_punct("[") {
+        return Ok(None);
+    }
+    lx.next()?;
+    let bound = |lx: &mut Lexer<'_>, what: &str| -> R<u32> {
+        let (v, at) = lx.integer(what)?;
+        u32::try_from(v).map_err(|_| (at, format!("a byte offset is not negative, found {v}")))
+    };
+    let start = bound(lx, "the first byte of the range (`x[0..4]`)")?;
+    lx.expect(".", "in `[start..end]`")?;
+    lx.expect(".", "in `[start..end]`")?;
+    let end_at = lx.peek()?.at;
+    let end = bound(lx, "the end of the range (`x[0..4]`: bytes 0 to 3)")?;
+    lx.expect("]", "to close the byte range")?;
+    if end <= start {
+        return Err((
+            end_at,
+            format!(
+                "the byte range `[{start}..{end}]` is empty: it is `[start..end]`, end excluded, with start < end"
+            ),
+        ));
+    }
+    Ok(Some(crate::ir::ByteRange::new(start, end)))
+}
 
 /// The fragment placement after `qf N` in a thread declaration:
 /// `, prim N, pixel N | pixels N N...[, area N N...][, samples S S...][,

@@ -7,12 +7,14 @@
 //!
 //! Front ends produce a [`Program`]; the execution enumerator consumes it.
 
+pub mod bytes;
 mod condition;
 pub mod host;
 pub mod interlock;
 mod query;
 mod symbols;
 
+pub use bytes::ByteRange;
 pub use condition::{CondExpr, Condition, Quantifier, Term};
 pub use query::{Cmp, Expectation, Pred, Query};
 pub use symbols::{LocationName, Symbols, ThreadSymbols};
@@ -361,6 +363,11 @@ pub struct Instruction {
     /// work-item contributes and [`Instruction::dest`] receives the result.
     /// `None` for every other instruction.
     pub group: Option<GroupFunction>,
+    /// The bytes of a sized variable a memory access covers (`x[0..4]`);
+    /// `None`: the whole variable ([`bytes`]). The front ends set it, and
+    /// [`bytes::lower`] replaces it by one access per chunk location.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub bytes: Option<ByteRange>,
     pub source: SourceSpan,
 }
 
@@ -388,6 +395,7 @@ impl Instruction {
             width: None,
             operand_of: Vec::new(),
             group: None,
+            bytes: None,
             source,
         }
     }
@@ -1019,6 +1027,10 @@ pub struct Program {
     /// Host threads, queue submissions and mapped memory (docs/host.md);
     /// empty for shader-only tests.
     pub host: host::HostSetup,
+    /// The size in bytes of each location declared with one (`x:8`), until
+    /// [`bytes::lower`] gives each chunk of it a location and empties it.
+    #[serde(skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub sizes: std::collections::BTreeMap<usize, u32>,
 }
 
 /// What a test asks.
