@@ -79,6 +79,18 @@ pub const EMBEDDED: &[(&str, &str)] = &[
         "vulkan-tess-vmm.cat",
         include_str!("../../models/vulkan-tess-vmm.cat"),
     ),
+    (
+        "vulkan-shcall-wide.cat",
+        include_str!("../../models/vulkan-shcall-wide.cat"),
+    ),
+    (
+        "vulkan-shcall-mid.cat",
+        include_str!("../../models/vulkan-shcall-mid.cat"),
+    ),
+    (
+        "vulkan-shcall-narrow.cat",
+        include_str!("../../models/vulkan-shcall-narrow.cat"),
+    ),
     ("opencl.cat", include_str!("../../models/opencl.cat")),
     (
         "opencl-totalsc.cat",
@@ -130,6 +142,21 @@ pub const BUILTIN: &[(&str, &str, &str)] = &[
         "vulkan-tess-vmm",
         "vulkan-tess-vmm.cat",
         "Vulkan memory model, tessellation outputs ordered by OutputMemory semantics only (control barriers: legacy SPIR-V)",
+    ),
+    (
+        "vulkan-shcall-wide",
+        "vulkan-shcall-wide.cat",
+        "Vulkan memory model, the shader call instance domain broader than the workgroup and subgroup instance domains (listed before the workgroup instance domain)",
+    ),
+    (
+        "vulkan-shcall-mid",
+        "vulkan-shcall-mid.cat",
+        "Vulkan memory model, the shader call instance domain between the workgroup and subgroup instance domains",
+    ),
+    (
+        "vulkan-shcall-narrow",
+        "vulkan-shcall-narrow.cat",
+        "Vulkan memory model, the shader call instance domain narrower than the subgroup instance domain",
     ),
     (
         "vulkan-host-device-atomics",
