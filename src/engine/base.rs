@@ -331,6 +331,27 @@ pub(crate) fn static_env(
             ia.is_some() && ia == ib
         }),
     );
+    // Cooperative matrix element accesses ("Cooperative Matrix Memory
+    // Access"): one dynamic instance is one instance number met in one
+    // instance of the matrix's scope.
+    let coop = |e: usize| ins(e).coop;
+    env.set(
+        names::CMLD,
+        set_of(&|e| coop(e).is_some() && ins(e).is_read()),
+    );
+    env.set(
+        names::CMST,
+        set_of(&|e| coop(e).is_some() && ins(e).is_write()),
+    );
+    env.rel(
+        names::SCM,
+        rel_of(&|a, b| match (coop(a), coop(b)) {
+            (Some(x), Some(y)) => {
+                x == y && same_instance(program, events[a].thread, x.scope, events[b].thread)
+            }
+            _ => false,
+        }),
+    );
     env.set(
         names::RT,
         set_of(&|e| program.is_ray_tracing(events[e].thread)),

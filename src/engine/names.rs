@@ -86,6 +86,9 @@ pub const SCALL: &str = "scall";
 pub const SCR: &str = "scr";
 pub const RT: &str = "RT";
 pub const RTDATA: &str = "RTDATA";
+pub const CMLD: &str = "CMLD";
+pub const CMST: &str = "CMST";
+pub const SCM: &str = "scm";
 pub const DEALLOC: &str = "DEALLOC";
 pub const EXECWG: &str = "EXECWG";
 /// Prefix of the storage-class sets `SC0`, `SC1`...
@@ -222,6 +225,14 @@ pub const BASE_NAMES: &[BaseName] = &[
         "shader call instructions (OpTraceRayKHR, OpExecuteCallableKHR, OpReportIntersectionKHR)",
     ),
     set(
+        CMLD,
+        "element loads of cooperative matrix load instructions (cmld)",
+    ),
+    set(
+        CMST,
+        "element stores of cooperative matrix store instructions (cmst)",
+    ),
+    set(
         RTDATA,
         "memory accesses to CallableDataKHR, IncomingCallableDataKHR, RayPayloadKHR, HitAttributeKHR, IncomingRayPayloadKHR variables",
     ),
@@ -305,6 +316,10 @@ pub const BASE_NAMES: &[BaseName] = &[
         "source scope (access to API availability op) and destination scope (API visibility op to access)",
     ),
     rel(SCBARINST, "control barriers of the same dynamic instance"),
+    rel(
+        SCM,
+        "element accesses of one dynamic instance of a cooperative matrix instruction",
+    ),
     rel(
         SCALL,
         "a shader call instruction to the events of the invocation it creates",

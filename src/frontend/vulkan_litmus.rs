@@ -102,9 +102,9 @@ const BRANCHES: &[(&str, Cmp)] = &[
 
 /// The memory and barrier opcodes (and `goto`), space-separated.
 const INSTRUCTIONS: &str =
-    "ld st rmw membar cbar avdevice visdevice free beginil endil trace call report goto";
+    "ld st rmw membar cbar avdevice visdevice free beginil endil trace call report cmld cmst goto";
 
-const UNKNOWN_INSTRUCTION: &str = "expected ld, st, rmw, membar, cbar, avdevice, visdevice, free, beginil, endil, trace, call, report, add, sub, mul, and, or, xor, beq, bne, blt, ble, bgt, bge, goto or a label `L:`";
+const UNKNOWN_INSTRUCTION: &str = "expected ld, st, rmw, membar, cbar, avdevice, visdevice, free, beginil, endil, trace, call, report, cmld, cmst, add, sub, mul, and, or, xor, beq, bne, blt, ble, bgt, bge, goto or a label `L:`";
 
 /// What the parser learns about one thread's registers and labels.
 #[derive(Default)]
@@ -143,6 +143,8 @@ struct Parser<'a> {
     /// `ssw a b` and `gen a b` entries with where a and b were written
     /// (the last field: `gen`).
     ssws: Vec<(usize, usize, usize, usize, bool)>,
+    /// Cooperative matrix instructions, checked once every thread is read.
+    coops: Vec<coop::CoopUse>,
     infos: Vec<ThreadInfo>,
     /// How many references the initial state declares (the first ones).
     declared: usize,
@@ -162,6 +164,7 @@ impl<'a> Parser<'a> {
             init_at: Vec::new(),
             reg_inits: Vec::new(),
             ssws: Vec::new(),
+            coops: Vec::new(),
             infos: Vec::new(),
             declared: 0,
             interlock_at: None,
@@ -537,9 +540,17 @@ impl<'a> Parser<'a> {
             }
             for (k, &(a, b)) in row.cells.iter().enumerate() {
                 if a < b {
-                    let stmt = self.statement(k, a, b)?;
-                    self.infos[k].stmt_at.push(a);
-                    code[k].push(stmt);
+                    // A cooperative matrix instruction is one statement per
+                    // element access the invocation performs (none or more).
+                    let stmts = if coop::is_coop(self, a, b) {
+                        self.coop_statement(k, a, b)?
+                    } else {
+                        vec![self.statement(k, a, b)?]
+                    };
+                    for stmt in stmts {
+                        self.infos[k].stmt_at.push(a);
+                        code[k].push(stmt);
+                    }
                 }
             }
             lx.pos = row.semi + 1;
@@ -1111,6 +1122,10 @@ impl<'a> Parser<'a> {
                 }
             }
         }
+        // Cooperative matrix instructions (docs/coverage.md).
+        if let Err(e) = self.check_coops() {
+            problems.push(e);
+        }
         // Shader calls and the ShaderCallKHR scope (docs/coverage.md).
         if let Err(i) = crate::ir::shadercall::check(&self.program, &|t| format!("P{t}")) {
             problems.push((self.infos[i.thread].stmt_at[i.stmt], i.message));
@@ -1146,6 +1161,7 @@ impl<'a> Parser<'a> {
     }
 }
 
+mod coop;
 mod host;
 pub mod print;
 

@@ -497,7 +497,27 @@ pub struct Instruction {
     /// work-item contributes and [`Instruction::dest`] receives the result.
     /// `None` for every other instruction.
     pub group: Option<GroupFunction>,
+    /// The element access of a cooperative matrix load or store this
+    /// instruction is (`None` for every other instruction): "For each
+    /// dynamic instance of a cooperative matrix load instruction ..., some
+    /// implementation-dependent invocation(s) within the instance of the
+    /// matrix's scope perform a non-atomic load from each memory location
+    /// that is defined to be accessed by the instruction." The invocation
+    /// whose code holds it is the one the test says performs it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub coop: Option<CoopElement>,
     pub source: SourceSpan,
+}
+
+/// Which cooperative matrix instruction instance an element access belongs
+/// to ([`Instruction::coop`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize)]
+pub struct CoopElement {
+    /// The static instance number: the statements with one number in the
+    /// invocations of one instance of `scope` are one dynamic instance.
+    pub instance: u32,
+    /// The matrix's scope (Subgroup or Workgroup).
+    pub scope: Scope,
 }
 
 impl Instruction {
@@ -524,6 +544,7 @@ impl Instruction {
             width: None,
             operand_of: Vec::new(),
             group: None,
+            coop: None,
             source,
         }
     }

@@ -80,6 +80,10 @@ pub const EMBEDDED: &[(&str, &str)] = &[
         include_str!("../../models/vulkan-tess-vmm.cat"),
     ),
     (
+        "vulkan-coopmat-single.cat",
+        include_str!("../../models/vulkan-coopmat-single.cat"),
+    ),
+    (
         "vulkan-shcall-wide.cat",
         include_str!("../../models/vulkan-shcall-wide.cat"),
     ),
@@ -142,6 +146,11 @@ pub const BUILTIN: &[(&str, &str, &str)] = &[
         "vulkan-tess-vmm",
         "vulkan-tess-vmm.cat",
         "Vulkan memory model, tessellation outputs ordered by OutputMemory semantics only (control barriers: legacy SPIR-V)",
+    ),
+    (
+        "vulkan-coopmat-single",
+        "vulkan-coopmat-single.cat",
+        "Vulkan memory model, cooperative matrix loads by a single invocation per element (the AsciiDoc rendering)",
     ),
     (
         "vulkan-shcall-wide",
