@@ -148,8 +148,14 @@ fn bad_cooperative_matrix_instructions_are_located_errors() {
             "expected `=`",
         ),
     ];
-    for (body, at, words) in cases {
-        let text = format!("{HEAD}{two}{body}exists (x == 0)\n");
+    let host = (
+        " P0@host ;\n cmst.sg.sc0 0, 1, x : x ;\n",
+        "6:2",
+        "a host thread or queue submission",
+    );
+    for (body, at, words) in cases.iter().chain([&host]) {
+        let head = if body.contains("@host") { "" } else { two };
+        let text = format!("{HEAD}{head}{body}exists (x == 0)\n");
         let format = vkmm::frontend::Format::VulkanLitmus;
         let e = match vkmm::frontend::parse_text("t.litmus", &text, format, Default::default()) {
             Ok(_) => panic!("accepted:\n{text}"),

@@ -198,6 +198,15 @@ impl Parser<'_> {
             let head = uses[0];
             let word = if head.load { "cmld" } else { "cmst" };
             for u in &uses {
+                if self.program.host.agent(u.thread).is_host() {
+                    return Err((
+                        u.at,
+                        format!(
+                            "`{word}` in P{}, a host thread or queue submission: a cooperative matrix instruction is executed by shader invocations",
+                            u.thread
+                        ),
+                    ));
+                }
                 if !self.program.threads[u.thread].is_straight_line() {
                     return Err((
                         u.at,
