@@ -671,6 +671,15 @@ fn check_instruction(i: &Instruction, at: &str) -> Result<(), Unsupported> {
                 ),
             ));
         }
+        OpKind::ShaderCall { call, .. } => {
+            return Err(unsupported(
+                Reason::ApiAvailability,
+                format!(
+                    "{at}: a shader call ({}) needs a ray tracing pipeline; vkmm runs compute shaders",
+                    call.spirv()
+                ),
+            ));
+        }
         OpKind::AvailabilityDevice | OpKind::VisibilityDevice => {
             return Err(unsupported(
                 Reason::ApiAvailability,

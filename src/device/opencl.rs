@@ -193,6 +193,7 @@ fn map_instruction(i: &mut Instruction, variant: Variant) -> Result<(), Why> {
         | OpKind::AvailabilityDevice
         | OpKind::VisibilityDevice
         | OpKind::Deallocate
+        | OpKind::ShaderCall { .. }
         | OpKind::Api(_) => {
             return Err((
                 Unmapped::NotOpenCl,

@@ -122,14 +122,18 @@ pub(crate) fn static_env(
     };
     let thread = |e: usize| &program.threads[events[e].thread];
 
-    for e in 0..n {
-        if let Some(s) = ins(e).scope
-            && s == Scope::ShaderCall
-        {
+    // "shader call instance - accessible by shader agents that are
+    // shader-call-related, corresponding to the ShaderCallKHR scope": an
+    // invocation of no ray tracing stage has no shader call instance
+    // (front ends that know stages say so at the token; this catches the
+    // others, e.g. a SPIR-V compute shader).
+    for ev in &events {
+        let i = ev.instruction(program);
+        if i.scope == Some(Scope::ShaderCall) && !program.is_ray_tracing(ev.thread) {
             return Err(ExecError::new(format!(
-                "line {}: {} scope is not supported by the engine yet",
-                ins(e).source.line,
-                s
+                "line {}: {} scope in an invocation of no ray tracing stage: the shader call instance domain is \"accessible by shader agents that are shader-call-related\" (ray tracing invocations)",
+                i.source.line,
+                Scope::ShaderCall
             )));
         }
     }
@@ -295,13 +299,70 @@ pub(crate) fn static_env(
         })
         .union(&derived),
     );
+    // Shader calls ("Shader Call Related", "Shader Call Order"): a shader
+    // call instruction creates its callee, which is also an invocation the
+    // caller contributes to generating (Shader I/O of the ray tracing
+    // storage classes: sgen).
+    let calls = program.shader_calls();
+    let instances = program.shader_call_instances();
     env.rel(
         names::SGEN,
         rel_of(&|a, b| {
-            program
-                .generates
-                .iter()
-                .any(|&(ta, tb)| events[a].thread == ta && events[b].thread == tb)
+            let (ta, tb) = (events[a].thread, events[b].thread);
+            program.generates.contains(&(ta, tb))
+                || calls.iter().any(|&(c, _, callee)| (c, callee) == (ta, tb))
+        }),
+    );
+    env.set(
+        names::SHCALL,
+        set_of(&|e| matches!(ins(e).kind, OpKind::ShaderCall { .. })),
+    );
+    env.rel(
+        names::SCALL,
+        rel_of(&|a, b| match &ins(a).kind {
+            OpKind::ShaderCall { callees, .. } => callees.contains(&events[b].thread),
+            _ => false,
+        }),
+    );
+    env.rel(
+        names::SCR,
+        rel_of(&|a, b| {
+            let (ia, ib) = (instances[events[a].thread], instances[events[b].thread]);
+            ia.is_some() && ia == ib
+        }),
+    );
+    // Cooperative matrix element accesses ("Cooperative Matrix Memory
+    // Access"): one dynamic instance is one instance number met in one
+    // instance of the matrix's scope.
+    let coop = |e: usize| ins(e).coop;
+    env.set(
+        names::CMLD,
+        set_of(&|e| coop(e).is_some() && ins(e).is_read()),
+    );
+    env.set(
+        names::CMST,
+        set_of(&|e| coop(e).is_some() && ins(e).is_write()),
+    );
+    env.rel(
+        names::SCM,
+        rel_of(&|a, b| match (coop(a), coop(b)) {
+            (Some(x), Some(y)) => {
+                x == y && same_instance(program, events[a].thread, x.scope, events[b].thread)
+            }
+            _ => false,
+        }),
+    );
+    env.set(
+        names::RT,
+        set_of(&|e| program.is_ray_tracing(events[e].thread)),
+    );
+    env.set(
+        names::RTDATA,
+        set_of(&|e| {
+            ins(e).is_memory_access()
+                && ins(e)
+                    .interface
+                    .is_some_and(crate::ir::Interface::is_ray_tracing)
         }),
     );
     // `scbarinst` is set by `Skeleton::build` (it needs the paths'
@@ -445,8 +506,13 @@ fn same_instance(program: &Program, x: usize, s: Scope, y: usize) -> bool {
         // agents that overlap": not a partition (overlap is not
         // transitive), so membership is decided per pair.
         Scope::FragmentInterlock => super::interlock::overlap(program, x, y),
-        // Rejected in `static_env` until the model supports it.
-        Scope::ShaderCall => false,
+        // "shader call instance - accessible by shader agents that are
+        // shader-call-related": the instance is the invocation's class of
+        // shader-call-related ray tracing invocations.
+        Scope::ShaderCall => {
+            let instances = program.shader_call_instances();
+            instances[x].is_some() && instances[x] == instances[y]
+        }
         Scope::Device => device,
         Scope::CrossDevice => true,
     }

@@ -81,6 +81,14 @@ pub const OUTPUT: &str = "OUTPUT";
 pub const INPUT: &str = "INPUT";
 pub const VERT: &str = "VERT";
 pub const SGEN: &str = "sgen";
+pub const SHCALL: &str = "SHCALL";
+pub const SCALL: &str = "scall";
+pub const SCR: &str = "scr";
+pub const RT: &str = "RT";
+pub const RTDATA: &str = "RTDATA";
+pub const CMLD: &str = "CMLD";
+pub const CMST: &str = "CMST";
+pub const SCM: &str = "scm";
 pub const DEALLOC: &str = "DEALLOC";
 pub const EXECWG: &str = "EXECWG";
 /// Prefix of the storage-class sets `SC0`, `SC1`...
@@ -208,6 +216,26 @@ pub const BASE_NAMES: &[BaseName] = &[
     set(OUTPUT, "memory accesses to Output variables"),
     set(INPUT, "memory accesses to Input variables"),
     set(VERT, "events of Vertex invocations"),
+    set(
+        RT,
+        "events of invocations of ray tracing stages (rgen rint rahit rchit rmiss rcall)",
+    ),
+    set(
+        SHCALL,
+        "shader call instructions (OpTraceRayKHR, OpExecuteCallableKHR, OpReportIntersectionKHR)",
+    ),
+    set(
+        CMLD,
+        "element loads of cooperative matrix load instructions (cmld)",
+    ),
+    set(
+        CMST,
+        "element stores of cooperative matrix store instructions (cmst)",
+    ),
+    set(
+        RTDATA,
+        "memory accesses to CallableDataKHR, IncomingCallableDataKHR, RayPayloadKHR, HitAttributeKHR, IncomingRayPayloadKHR variables",
+    ),
     set(DEALLOC, "deallocations (free)"),
     set(
         EXECWG,
@@ -288,6 +316,18 @@ pub const BASE_NAMES: &[BaseName] = &[
         "source scope (access to API availability op) and destination scope (API visibility op to access)",
     ),
     rel(SCBARINST, "control barriers of the same dynamic instance"),
+    rel(
+        SCM,
+        "element accesses of one dynamic instance of a cooperative matrix instruction",
+    ),
+    rel(
+        SCALL,
+        "a shader call instruction to the events of the invocation it creates",
+    ),
+    rel(
+        SCR,
+        "events of shader-call-related ray tracing invocations (one shader call instance)",
+    ),
     rel(
         SGEN,
         "events of an invocation to events of an invocation it contributes to generating",

@@ -49,7 +49,15 @@ struct Parser<'a> {
     ssws: Vec<(usize, usize, usize, usize, bool)>,
     /// The line of the `INTERLOCK` directive.
     interlock_line: Option<usize>,
+    /// Shader calls (`trace 1`, `call 1`, `report 1`): the thread and
+    /// statement, and each callee's thread number with its line and column
+    /// (resolved to thread indices in `finish`).
+    calls: Vec<CallSite>,
 }
+
+/// A shader call statement: its thread and statement, and each callee's
+/// thread number with the line and column it was written at.
+type CallSite = (usize, usize, Vec<(usize, usize, usize)>);
 
 /// A whitespace-separated word of a line and its 1-based column.
 #[derive(Clone, Copy)]
@@ -107,6 +115,7 @@ impl<'a> Parser<'a> {
             slocs: Vec::new(),
             ssws: Vec::new(),
             interlock_line: None,
+            calls: Vec::new(),
         }
     }
 
@@ -185,6 +194,9 @@ impl<'a> Parser<'a> {
                 Ok(())
             }
             "SATISFIABLE" | "NOSOLUTION" => self.query(n, code, &ws),
+            "trace" | "call" | "report" if !self.program.threads.is_empty() => {
+                self.shader_call(n, code, &ws)
+            }
             _ => self.instruction(n, code, &ws),
         }
     }
@@ -603,6 +615,45 @@ impl<'a> Parser<'a> {
 
     /// Appends an instruction to the current thread (the caller checked
     /// that there is one).
+    /// `trace N [N...]`, `call N [N...]`, `report N`: a shader call
+    /// instruction creating the threads numbered N (docs/format-alloy-test.md).
+    fn shader_call(&mut self, n: usize, code: &str, ws: &[Word<'_>]) -> Result<(), FrontendError> {
+        let word = ws[0].text;
+        let call = crate::ir::CallKind::TOKENS
+            .iter()
+            .find(|(t, _)| *t == word)
+            .map(|(_, c)| *c)
+            .expect("dispatched on the word");
+        if ws.len() < 2 {
+            return Err(self.err(
+                n,
+                ws[0].col + word.len(),
+                format!("expected the thread number `{word}` creates (`{word} 1`)"),
+            ));
+        }
+        let mut callees = Vec::new();
+        for w in &ws[1..] {
+            let id = self.thread_number(n, *w)?;
+            if callees.iter().any(|&(c, _, _)| c == id) {
+                return Err(self.err(n, w.col, format!("`{word}` names thread {id} twice")));
+            }
+            callees.push((id, n, w.col));
+        }
+        let t = self.program.threads.len() - 1;
+        let stmt = self.program.threads[t].code.len();
+        self.calls.push((t, stmt, callees));
+        let span = SourceSpan {
+            line: n,
+            text: code.trim().to_string(),
+        };
+        let kind = OpKind::ShaderCall {
+            callees: Vec::new(),
+            call,
+        };
+        self.push(Instruction::new(kind, span));
+        Ok(())
+    }
+
     fn push(&mut self, ins: Instruction) {
         self.program
             .threads
@@ -777,6 +828,30 @@ impl<'a> Parser<'a> {
                 }
             }
         }
+        // Shader calls: thread numbers -> thread indices, then the rules
+        // (docs/coverage.md).
+        for (t, stmt, callees) in std::mem::take(&mut self.calls) {
+            let mut indices = Vec::new();
+            for (id, line, col) in callees {
+                let Some(i) = self.program.threads.iter().position(|th| th.id == id) else {
+                    return Err(self.err(line, col, format!("thread {id} is not declared")));
+                };
+                indices.push(i);
+            }
+            if let Stmt::Op(ins) = &mut self.program.threads[t].code[stmt]
+                && let OpKind::ShaderCall { callees, .. } = &mut ins.kind
+            {
+                *callees = indices;
+            }
+        }
+        let ids: Vec<usize> = self.program.threads.iter().map(|t| t.id).collect();
+        if let Err(i) = crate::ir::shadercall::check(&self.program, &|t| match ids.get(t) {
+            Some(id) => format!("thread {id}"),
+            None => format!("thread #{t}"),
+        }) {
+            let line = self.program.threads[i.thread].code[i.stmt].source().line;
+            return Err(self.err(line, 1, i.message));
+        }
         // Fragment shader interlock (docs/interlock.md, "Lints").
         if let Err(i) = crate::ir::interlock::check(
             &self.program,
@@ -871,7 +946,7 @@ impl Tokens {
                             n,
                             col,
                             format!(
-                                "unknown token `{tok}`: expected one of st ld rmw atom membar cbar acq rel scN semscN scopesg scopewg scopeqf scopedev scopeinv scopecd av vis semav semvis nonpriv avtexel vistexel nonprivtexel avelem viselem nonprivelem output input avdevice visdevice free{hint}"
+                                "unknown token `{tok}`: expected one of st ld rmw atom membar cbar acq rel scN semscN scopesg scopewg scopeqf scopedev scopeinv scopecd scopeshcall av vis semav semvis nonpriv avtexel vistexel nonprivtexel avelem viselem nonprivelem output input callable incallable payload hitattr inpayload avdevice visdevice free{hint}"
                             ),
                         ));
                     }

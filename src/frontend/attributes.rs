@@ -37,6 +37,7 @@ pub(super) const ALLOY: Spelling = Spelling {
         ("scopedev", Scope::Device),
         ("scopeinv", Scope::Invocation),
         ("scopecd", Scope::CrossDevice),
+        ("scopeshcall", Scope::ShaderCall),
     ],
     acq_rel: false,
     atomic_ops: "ld/st",
@@ -52,6 +53,7 @@ pub(super) const LITMUS: Spelling = Spelling {
         ("dv", Scope::Device),
         ("inv", Scope::Invocation),
         ("cd", Scope::CrossDevice),
+        ("shcall", Scope::ShaderCall),
     ],
     acq_rel: true,
     atomic_ops: "ld, st and rmw",
@@ -84,6 +86,11 @@ const FLAGS: &[&str] = &[
     "nonprivelem",
     "output",
     "input",
+    "callable",
+    "incallable",
+    "payload",
+    "hitattr",
+    "inpayload",
 ];
 
 /// The image (texel) and tensor (element) spellings of `av`, `vis` and
@@ -151,6 +158,10 @@ pub(super) struct Attrs {
     /// `input`: the access goes through a variable in the Input storage
     /// class (Shader I/O).
     pub input: Option<Mark>,
+    /// `callable`, `incallable`, `payload`, `hitattr`, `inpayload`: the
+    /// access goes through a variable in one of the ray tracing storage
+    /// classes of Shader I/O.
+    pub rtdata: Option<(Interface, Mark)>,
     pub scope: Option<(Scope, Mark)>,
     pub sc: Option<(StorageClass, usize)>,
     pub semsc: Vec<(StorageClass, usize)>,
@@ -226,6 +237,26 @@ impl Attrs {
             }
             "semav" => set(&mut self.semav, flag("semav"))?,
             "semvis" => set(&mut self.semvis, flag("semvis"))?,
+            _ if Interface::TOKENS
+                .iter()
+                .any(|&(t, i)| t == tok && i.is_ray_tracing()) =>
+            {
+                let &(name, interface) = Interface::TOKENS
+                    .iter()
+                    .find(|(t, _)| *t == tok)
+                    .expect("checked above");
+                // a variable is in one storage class
+                if let Some(m) = self.output.or(self.input).or(self.rtdata.map(|(_, m)| m)) {
+                    return Err((
+                        col,
+                        format!(
+                            "`{tok}` repeats `{}`: a variable is in one storage class",
+                            m.tok
+                        ),
+                    ));
+                }
+                self.rtdata = Some((interface, flag(name)));
+            }
             "output" | "input" => {
                 // a variable is in one storage class: `output` and `input`
                 // exclude each other
@@ -234,7 +265,7 @@ impl Attrs {
                 } else {
                     (&mut self.input, self.output)
                 };
-                if let Some(m) = other {
+                if let Some(m) = other.or(self.rtdata.map(|(_, m)| m)) {
                     return Err((
                         col,
                         format!(
@@ -302,7 +333,7 @@ impl Attrs {
         ins.interface = match (self.output, self.input) {
             (Some(_), _) => Some(Interface::Output),
             (None, Some(_)) => Some(Interface::Input),
-            (None, None) => None,
+            (None, None) => self.rtdata.map(|(i, _)| i),
         };
     }
 
@@ -351,6 +382,7 @@ impl Attrs {
                 self.nonpriv,
                 self.output,
                 self.input,
+                self.rtdata.map(|(_, m)| m),
             ]
             .into_iter()
             .flatten()
@@ -375,6 +407,10 @@ impl Attrs {
             for (name, m) in [
                 ("output", self.output),
                 ("input", self.input),
+                (
+                    self.rtdata.map_or("", |(_, m)| m.tok),
+                    self.rtdata.map(|(_, m)| m),
+                ),
                 ("nonpriv", self.nonpriv),
                 ("av", self.av),
                 ("vis", self.vis),

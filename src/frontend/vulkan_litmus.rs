@@ -101,9 +101,10 @@ const BRANCHES: &[(&str, Cmp)] = &[
 ];
 
 /// The memory and barrier opcodes (and `goto`), space-separated.
-const INSTRUCTIONS: &str = "ld st rmw membar cbar avdevice visdevice free beginil endil goto";
+const INSTRUCTIONS: &str =
+    "ld st rmw membar cbar avdevice visdevice free beginil endil trace call report cmld cmst goto";
 
-const UNKNOWN_INSTRUCTION: &str = "expected ld, st, rmw, membar, cbar, avdevice, visdevice, free, beginil, endil, add, sub, mul, and, or, xor, beq, bne, blt, ble, bgt, bge, goto or a label `L:`";
+const UNKNOWN_INSTRUCTION: &str = "expected ld, st, rmw, membar, cbar, avdevice, visdevice, free, beginil, endil, trace, call, report, cmld, cmst, add, sub, mul, and, or, xor, beq, bne, blt, ble, bgt, bge, goto or a label `L:`";
 
 /// What the parser learns about one thread's registers and labels.
 #[derive(Default)]
@@ -142,6 +143,8 @@ struct Parser<'a> {
     /// `ssw a b` and `gen a b` entries with where a and b were written
     /// (the last field: `gen`).
     ssws: Vec<(usize, usize, usize, usize, bool)>,
+    /// Cooperative matrix instructions, checked once every thread is read.
+    coops: Vec<coop::CoopUse>,
     infos: Vec<ThreadInfo>,
     /// How many references the initial state declares (the first ones).
     declared: usize,
@@ -161,6 +164,7 @@ impl<'a> Parser<'a> {
             init_at: Vec::new(),
             reg_inits: Vec::new(),
             ssws: Vec::new(),
+            coops: Vec::new(),
             infos: Vec::new(),
             declared: 0,
             interlock_at: None,
@@ -568,9 +572,17 @@ impl<'a> Parser<'a> {
             }
             for (k, &(a, b)) in row.cells.iter().enumerate() {
                 if a < b {
-                    let stmt = self.statement(k, a, b)?;
-                    self.infos[k].stmt_at.push(a);
-                    code[k].push(stmt);
+                    // A cooperative matrix instruction is one statement per
+                    // element access the invocation performs (none or more).
+                    let stmts = if coop::is_coop(self, a, b) {
+                        self.coop_statement(k, a, b)?
+                    } else {
+                        vec![self.statement(k, a, b)?]
+                    };
+                    for stmt in stmts {
+                        self.infos[k].stmt_at.push(a);
+                        code[k].push(stmt);
+                    }
                 }
             }
             lx.pos = row.semi + 1;
@@ -777,6 +789,50 @@ impl<'a> Parser<'a> {
         if let Some(s) = self.api_statement(&mut lx, k, &word, first.at, &source)? {
             return Ok(s);
         }
+        // Shader calls: `trace Pk`, `call Pk`, `report Pk` (docs/format-vulkan-litmus.md).
+        if let Some(&(_, call)) = crate::ir::CallKind::TOKENS.iter().find(|(n, _)| *n == word) {
+            if lx.peek()?.is_punct(".") {
+                return Err((
+                    lx.peek()?.at,
+                    format!(
+                        "`{word}` takes no attribute: write `{word} Pk` (the invocation it creates)"
+                    ),
+                ));
+            }
+            let mut callees = Vec::new();
+            loop {
+                let t = lx.next()?;
+                let callee = match &t.tok {
+                    Tok::Ident(s) => thread_name(s),
+                    _ => None,
+                };
+                let Some(callee) = callee else {
+                    return Err((
+                        t.at,
+                        format!(
+                            "expected the thread `{word}` creates (`{word} P1`), found {}",
+                            t.show()
+                        ),
+                    ));
+                };
+                if callees.contains(&callee) {
+                    return Err((t.at, format!("`{word}` names P{callee} twice")));
+                }
+                callees.push(callee);
+                if !lx.peek()?.is_punct(",") {
+                    break;
+                }
+                lx.next()?;
+            }
+            lx.end_or(|t| {
+                format!(
+                    "expected `,` and another thread or the end of `{word}`, found {}",
+                    t.show()
+                )
+            })?;
+            let kind = OpKind::ShaderCall { callees, call };
+            return Ok(Stmt::Op(Instruction::new(kind, source)));
+        }
         if word == "div" {
             return Err((
                 first.at,
@@ -878,7 +934,7 @@ impl<'a> Parser<'a> {
                 return Err((
                     t.at,
                     format!(
-                        "unknown token `{tok}`: expected one of atom acq rel acq_rel sg wg fi qf dv inv cd scN semscN av vis semav semvis nonpriv avtexel vistexel nonprivtexel avelem viselem nonprivelem output input{ops}{hint}"
+                        "unknown token `{tok}`: expected one of atom acq rel acq_rel sg wg fi qf dv inv cd shcall scN semscN av vis semav semvis nonpriv avtexel vistexel nonprivtexel avelem viselem nonprivelem output input callable incallable payload hitattr inpayload{ops}{hint}"
                     ),
                 ));
             }
@@ -1101,6 +1157,14 @@ impl<'a> Parser<'a> {
                 }
             }
         }
+        // Cooperative matrix instructions (docs/coverage.md).
+        if let Err(e) = self.check_coops() {
+            problems.push(e);
+        }
+        // Shader calls and the ShaderCallKHR scope (docs/coverage.md).
+        if let Err(i) = crate::ir::shadercall::check(&self.program, &|t| format!("P{t}")) {
+            problems.push((self.infos[i.thread].stmt_at[i.stmt], i.message));
+        }
         // The host side (docs/host.md).
         problems.extend(self.check_host());
         // Fragment shader interlock (docs/interlock.md, "Lints").
@@ -1132,6 +1196,7 @@ impl<'a> Parser<'a> {
     }
 }
 
+mod coop;
 mod host;
 pub mod print;
 

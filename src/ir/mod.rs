@@ -12,6 +12,7 @@ mod condition;
 pub mod host;
 pub mod interlock;
 mod query;
+pub mod shadercall;
 mod symbols;
 
 pub use bytes::ByteRange;
@@ -173,6 +174,14 @@ impl AccessKind {
     }
 }
 
+/// The token of `value` in a table of `(token, value)` pairs (`?` if absent).
+fn token_of<T: PartialEq>(tokens: &[(&'static str, T)], value: T) -> &'static str {
+    tokens
+        .iter()
+        .find(|(_, v)| *v == value)
+        .map_or("?", |(t, _)| t)
+}
+
 /// The shader interface storage class of a variable an access goes
 /// through, where the appendix gives it rules of its own ("Shader I/O",
 /// "Tessellation Output Ordering"). Independent of the numbered
@@ -184,6 +193,45 @@ pub enum Interface {
     Output,
     /// The `Input` storage class.
     Input,
+    /// `CallableDataKHR`: a caller's data for the callable shaders it
+    /// invokes (Shader I/O, ray tracing storage classes).
+    CallableData,
+    /// `IncomingCallableDataKHR`: a callable shader's view of its
+    /// caller's callable data.
+    IncomingCallableData,
+    /// `RayPayloadKHR`: a caller's ray payload.
+    RayPayload,
+    /// `HitAttributeKHR`: hit attributes an intersection shader reports.
+    HitAttribute,
+    /// `IncomingRayPayloadKHR`: a hit or miss shader's view of its
+    /// caller's ray payload.
+    IncomingRayPayload,
+}
+
+impl Interface {
+    /// Every interface storage class with its token in both Vulkan dialects.
+    pub const TOKENS: &[(&str, Interface)] = &[
+        ("output", Interface::Output),
+        ("input", Interface::Input),
+        ("callable", Interface::CallableData),
+        ("incallable", Interface::IncomingCallableData),
+        ("payload", Interface::RayPayload),
+        ("hitattr", Interface::HitAttribute),
+        ("inpayload", Interface::IncomingRayPayload),
+    ];
+
+    /// The token of the storage class (`output`).
+    pub fn token(self) -> &'static str {
+        token_of(Self::TOKENS, self)
+    }
+
+    /// The five ray tracing storage classes the Shader I/O sentence lists
+    /// besides Input and Output ("CallableDataKHR,
+    /// IncomingCallableDataKHR, RayPayloadKHR, HitAttributeKHR,
+    /// IncomingRayPayloadKHR").
+    pub fn is_ray_tracing(self) -> bool {
+        !matches!(self, Interface::Output | Interface::Input)
+    }
 }
 
 /// The shader stage (execution model) of an invocation, where the appendix
@@ -200,6 +248,19 @@ pub enum ShaderStage {
     TessellationEvaluation,
     /// `Geometry`.
     Geometry,
+    /// `RayGenerationKHR` (ray tracing stages: their invocations are the
+    /// ones shader calls create and relate, "Shader Call Related").
+    RayGeneration,
+    /// `IntersectionKHR`.
+    Intersection,
+    /// `AnyHitKHR`.
+    AnyHit,
+    /// `ClosestHitKHR`.
+    ClosestHit,
+    /// `MissKHR`.
+    Miss,
+    /// `CallableKHR`.
+    Callable,
 }
 
 impl ShaderStage {
@@ -209,14 +270,30 @@ impl ShaderStage {
         ("tesc", ShaderStage::TessellationControl),
         ("tese", ShaderStage::TessellationEvaluation),
         ("geom", ShaderStage::Geometry),
+        ("rgen", ShaderStage::RayGeneration),
+        ("rint", ShaderStage::Intersection),
+        ("rahit", ShaderStage::AnyHit),
+        ("rchit", ShaderStage::ClosestHit),
+        ("rmiss", ShaderStage::Miss),
+        ("rcall", ShaderStage::Callable),
     ];
+
+    /// Whether the stage is a ray tracing stage (`rgen` ... `rcall`).
+    pub fn is_ray_tracing(self) -> bool {
+        matches!(
+            self,
+            ShaderStage::RayGeneration
+                | ShaderStage::Intersection
+                | ShaderStage::AnyHit
+                | ShaderStage::ClosestHit
+                | ShaderStage::Miss
+                | ShaderStage::Callable
+        )
+    }
 
     /// The token of the stage (`tesc`).
     pub fn token(self) -> &'static str {
-        Self::TOKENS
-            .iter()
-            .find(|(_, s)| *s == self)
-            .map_or("?", |(t, _)| t)
+        token_of(Self::TOKENS, self)
     }
 }
 
@@ -273,6 +350,15 @@ pub enum OpKind {
     /// It has the reference and storage class of the memory it frees, and
     /// accesses nothing.
     Deallocate,
+    /// A shader call instruction ("Shader Call Related": "A is
+    /// shader-call-related to B if A is created by an shader call
+    /// instruction executed by B"): `OpTraceRayKHR`,
+    /// `OpExecuteCallableKHR` or `OpReportIntersectionKHR`, creating the
+    /// invocations `callees` (indices into [`Program::threads`]; one
+    /// `OpTraceRayKHR` may create several, e.g. an any-hit and a
+    /// closest-hit invocation, which run unordered with each other). It
+    /// accesses no memory; the engine derives shader-call order from it.
+    ShaderCall { callees: Vec<usize>, call: CallKind },
     /// A device-domain availability operation (API-level, e.g. a pipeline barrier).
     AvailabilityDevice,
     /// A device-domain visibility operation.
@@ -292,6 +378,56 @@ impl OpKind {
             execution_scope,
             id: None,
             quorum: None,
+        }
+    }
+}
+
+/// Which shader call instruction an [`OpKind::ShaderCall`] is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize)]
+pub enum CallKind {
+    /// `OpTraceRayKHR` (`trace Pk`): creates intersection, any-hit,
+    /// closest-hit and miss invocations.
+    TraceRay,
+    /// `OpExecuteCallableKHR` (`call Pk`): creates a callable invocation.
+    ExecuteCallable,
+    /// `OpReportIntersectionKHR` (`report Pk`): an intersection invocation
+    /// creates an any-hit invocation.
+    ReportIntersection,
+}
+
+impl CallKind {
+    /// Every shader call instruction with its token in both Vulkan dialects.
+    pub const TOKENS: &[(&str, CallKind)] = &[
+        ("trace", CallKind::TraceRay),
+        ("call", CallKind::ExecuteCallable),
+        ("report", CallKind::ReportIntersection),
+    ];
+
+    /// The statement word (`trace`).
+    pub fn token(self) -> &'static str {
+        token_of(Self::TOKENS, self)
+    }
+
+    /// The SPIR-V instruction.
+    pub fn spirv(self) -> &'static str {
+        match self {
+            CallKind::TraceRay => "OpTraceRayKHR",
+            CallKind::ExecuteCallable => "OpExecuteCallableKHR",
+            CallKind::ReportIntersection => "OpReportIntersectionKHR",
+        }
+    }
+
+    /// The stages an invocation this instruction creates may have.
+    pub fn callee_stages(self) -> &'static [ShaderStage] {
+        match self {
+            CallKind::TraceRay => &[
+                ShaderStage::Intersection,
+                ShaderStage::AnyHit,
+                ShaderStage::ClosestHit,
+                ShaderStage::Miss,
+            ],
+            CallKind::ExecuteCallable => &[ShaderStage::Callable],
+            CallKind::ReportIntersection => &[ShaderStage::AnyHit],
         }
     }
 }
@@ -368,7 +504,27 @@ pub struct Instruction {
     /// [`bytes::lower`] replaces it by one access per chunk location.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub bytes: Option<ByteRange>,
+    /// The element access of a cooperative matrix load or store this
+    /// instruction is (`None` for every other instruction): "For each
+    /// dynamic instance of a cooperative matrix load instruction ..., some
+    /// implementation-dependent invocation(s) within the instance of the
+    /// matrix's scope perform a non-atomic load from each memory location
+    /// that is defined to be accessed by the instruction." The invocation
+    /// whose code holds it is the one the test says performs it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub coop: Option<CoopElement>,
     pub source: SourceSpan,
+}
+
+/// Which cooperative matrix instruction instance an element access belongs
+/// to ([`Instruction::coop`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize)]
+pub struct CoopElement {
+    /// The static instance number: the statements with one number in the
+    /// invocations of one instance of `scope` are one dynamic instance.
+    pub instance: u32,
+    /// The matrix's scope (Subgroup or Workgroup).
+    pub scope: Scope,
 }
 
 impl Instruction {
@@ -396,6 +552,7 @@ impl Instruction {
             operand_of: Vec::new(),
             group: None,
             bytes: None,
+            coop: None,
             source,
         }
     }
@@ -1078,6 +1235,52 @@ impl Program {
     /// The shader stage of thread `t`, if it has one.
     pub fn stage(&self, t: usize) -> Option<ShaderStage> {
         self.stages.get(&t).copied()
+    }
+    /// Whether thread `t` is an invocation of a ray tracing stage.
+    pub fn is_ray_tracing(&self, t: usize) -> bool {
+        self.stage(t).is_some_and(ShaderStage::is_ray_tracing)
+    }
+    /// The shader calls of the program: `(caller, statement, callee)`
+    /// (thread indices; the statement's index in the caller's code).
+    pub fn shader_calls(&self) -> Vec<(usize, usize, usize)> {
+        let mut out = Vec::new();
+        for (t, th) in self.threads.iter().enumerate() {
+            for (k, s) in th.code.iter().enumerate() {
+                if let Stmt::Op(i) = s
+                    && let OpKind::ShaderCall { callees, .. } = &i.kind
+                {
+                    out.extend(callees.iter().map(|&c| (t, k, c)));
+                }
+            }
+        }
+        out
+    }
+    /// The shader call instance of each thread: "Shader-call-related is an
+    /// equivalence relation on invocations defined as the symmetric and
+    /// transitive closure of: A is shader-call-related to B if A is
+    /// created by an shader call instruction executed by B." Two threads
+    /// with the same number are shader-call-related; `None` for threads of
+    /// no ray tracing stage (vkmm relates ray tracing invocations only:
+    /// shader call instructions create them).
+    pub fn shader_call_instances(&self) -> Vec<Option<usize>> {
+        let n = self.threads.len();
+        let mut parent: Vec<usize> = (0..n).collect();
+        fn root(p: &mut [usize], mut x: usize) -> usize {
+            while p[x] != x {
+                p[x] = p[p[x]];
+                x = p[x];
+            }
+            x
+        }
+        for (a, _, b) in self.shader_calls() {
+            if b < n {
+                let (ra, rb) = (root(&mut parent, a), root(&mut parent, b));
+                parent[ra.max(rb)] = ra.min(rb);
+            }
+        }
+        (0..n)
+            .map(|t| self.is_ray_tracing(t).then(|| root(&mut parent, t)))
+            .collect()
     }
     /// The location an instruction accesses.
     pub fn location_of(&self, instr: &Instruction) -> Option<usize> {

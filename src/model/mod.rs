@@ -79,6 +79,22 @@ pub const EMBEDDED: &[(&str, &str)] = &[
         "vulkan-tess-vmm.cat",
         include_str!("../../models/vulkan-tess-vmm.cat"),
     ),
+    (
+        "vulkan-coopmat-single.cat",
+        include_str!("../../models/vulkan-coopmat-single.cat"),
+    ),
+    (
+        "vulkan-shcall-wide.cat",
+        include_str!("../../models/vulkan-shcall-wide.cat"),
+    ),
+    (
+        "vulkan-shcall-mid.cat",
+        include_str!("../../models/vulkan-shcall-mid.cat"),
+    ),
+    (
+        "vulkan-shcall-narrow.cat",
+        include_str!("../../models/vulkan-shcall-narrow.cat"),
+    ),
     ("opencl.cat", include_str!("../../models/opencl.cat")),
     (
         "opencl-totalsc.cat",
@@ -130,6 +146,26 @@ pub const BUILTIN: &[(&str, &str, &str)] = &[
         "vulkan-tess-vmm",
         "vulkan-tess-vmm.cat",
         "Vulkan memory model, tessellation outputs ordered by OutputMemory semantics only (control barriers: legacy SPIR-V)",
+    ),
+    (
+        "vulkan-coopmat-single",
+        "vulkan-coopmat-single.cat",
+        "Vulkan memory model, cooperative matrix loads by a single invocation per element (the AsciiDoc rendering)",
+    ),
+    (
+        "vulkan-shcall-wide",
+        "vulkan-shcall-wide.cat",
+        "Vulkan memory model, the shader call instance domain broader than the workgroup and subgroup instance domains (listed before the workgroup instance domain)",
+    ),
+    (
+        "vulkan-shcall-mid",
+        "vulkan-shcall-mid.cat",
+        "Vulkan memory model, the shader call instance domain between the workgroup and subgroup instance domains",
+    ),
+    (
+        "vulkan-shcall-narrow",
+        "vulkan-shcall-narrow.cat",
+        "Vulkan memory model, the shader call instance domain narrower than the subgroup instance domain",
     ),
     (
         "vulkan-host-device-atomics",

@@ -324,10 +324,15 @@ fn opcode(ins: &Instruction) -> String {
         OpKind::EndInterlock => return "endil".into(),
         // API operations are printed as written (docs/host.md).
         OpKind::Api(_) => return ins.source.text.clone(),
+        // `trace Pk`, `call Pk`, `report Pk`: no attribute.
+        OpKind::ShaderCall { call, .. } => return call.token().into(),
         _ => {}
     }
     let mut s = String::from(match ins.kind {
-        OpKind::BeginInterlock | OpKind::EndInterlock | OpKind::Api(_) => {
+        OpKind::BeginInterlock
+        | OpKind::EndInterlock
+        | OpKind::Api(_)
+        | OpKind::ShaderCall { .. } => {
             unreachable!("returned above")
         }
         OpKind::Load => "ld",
@@ -367,10 +372,8 @@ fn opcode(ins: &Instruction) -> String {
     if ins.non_private && !implied_nonpriv {
         tok(spelt("nonpriv"));
     }
-    match ins.interface {
-        Some(crate::ir::Interface::Output) => tok("output"),
-        Some(crate::ir::Interface::Input) => tok("input"),
-        None => {}
+    if let Some(i) = ins.interface {
+        tok(i.token());
     }
     if let Some(scope) = ins.scope {
         match LITMUS.scopes.iter().find(|(_, s)| *s == scope) {
@@ -409,6 +412,10 @@ fn instruction(names: &Names<'_>, ins: &Instruction) -> String {
     match ins.kind {
         OpKind::Load => format!("{op} {dest}, {loc}"),
         OpKind::Deallocate => format!("{op} {loc}"),
+        OpKind::ShaderCall { ref callees, .. } => {
+            let names: Vec<String> = callees.iter().map(|c| format!("P{c}")).collect();
+            format!("{op} {}", names.join(", "))
+        }
         OpKind::Store => format!("{op} {loc}, {value}"),
         OpKind::Rmw => format!("{op} {dest}, {loc}, {value}"),
         OpKind::ControlBarrier {

@@ -780,7 +780,12 @@ fn header_and_block_errors() {
 fn malformed_init_entries() {
     let e = |entry: &str| err(&format!("VULKAN t\n{{ {entry} }}\nP0@sg 0, wg 0, qf 0;\n"));
     assert_err(e("x=;"), 2, 5, "expected an integer value");
-    assert_err(e("x 0;"), 2, 5, "expected `=` or `aliases` after `x`");
+    assert_err(
+        e("x 0;"),
+        2,
+        5,
+        "expected `=`, `:` (a size in bytes) or `aliases` after `x`",
+    );
     assert_err(
         e("x=0 y=1;"),
         2,

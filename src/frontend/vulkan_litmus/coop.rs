@@ -1,0 +1,302 @@
+//! Cooperative matrix loads and stores (`cmld`, `cmst`): the Vulkan
+//! appendix's "Cooperative Matrix Memory Access" (docs/coverage.md,
+//! docs/format-vulkan-litmus.md). Every invocation of the matrix's scope
+//! instance writes the instruction (one instance number, one list of
+//! elements); after `:` it lists the element accesses it performs, which
+//! become its ordinary non-atomic loads and stores (tagged with
+//! [`crate::ir::CoopElement`]). Which invocation performs which element is
+//! the implementation's choice; a test states one, as it states which
+//! subgroup an invocation is in.
+
+use super::{Parser, R};
+use crate::frontend::attributes::{Attrs, LITMUS};
+use crate::frontend::litmus::lexer::{Lexer, Tok, VULKAN};
+use crate::ir::{CoopElement, Instruction, OpKind, Operand, Scope, SourceSpan, Stmt};
+
+/// One invocation's statement of a cooperative matrix instruction.
+pub(super) struct CoopUse {
+    pub thread: usize,
+    pub at: usize,
+    pub instance: u32,
+    pub load: bool,
+    pub scope: Scope,
+    /// The elements (references), in order.
+    pub elements: Vec<usize>,
+    /// The stored value (`cmst`).
+    pub value: Option<Operand>,
+    /// Indices into `elements` this invocation performs, with where.
+    pub performed: Vec<(usize, usize)>,
+}
+
+/// Whether the cell starting at `a` is a cooperative matrix instruction.
+pub(super) fn is_coop(p: &Parser<'_>, a: usize, b: usize) -> bool {
+    let mut lx = Lexer::new(p.src, VULKAN, a, b);
+    matches!(lx.next(), Ok(t) if t.is_ident("cmld") || t.is_ident("cmst"))
+}
+
+impl Parser<'_> {
+    /// `cmst.SCOPE.scN I, V, x y ... [: x ...]` and
+    /// `cmld.SCOPE.scN I, x y ... [: r0=x ...]`.
+    pub(super) fn coop_statement(&mut self, k: usize, a: usize, b: usize) -> R<Vec<Stmt>> {
+        let source = SourceSpan {
+            line: self.src.line(a),
+            text: self.src.text(a, b),
+        };
+        let mut lx = Lexer::new(self.src, VULKAN, a, b);
+        let first = lx.next()?;
+        let load = first.is_ident("cmld");
+        let word = if load { "cmld" } else { "cmst" };
+        let mut attrs = Attrs::default();
+        while lx.peek()?.is_punct(".") {
+            lx.next()?;
+            let t = lx.next()?;
+            let Tok::Ident(tok) = &t.tok else {
+                return Err((
+                    t.at,
+                    format!("expected an attribute after `.`, found {}", t.show()),
+                ));
+            };
+            if tok == "atom" || !attrs.token(tok, t.at, &LITMUS)? {
+                return Err((
+                    t.at,
+                    format!(
+                        "`{tok}` does not apply to `{word}`: a cooperative matrix element access is a non-atomic access with a scope (sg, wg: the matrix's), a storage class and optionally nonpriv, av, vis"
+                    ),
+                ));
+            }
+        }
+        let Some((scope, mark)) = attrs.scope else {
+            return Err((
+                first.at,
+                format!("missing scope: `{word}` names the matrix's scope (sg or wg)"),
+            ));
+        };
+        if !matches!(scope, Scope::Subgroup | Scope::Workgroup) {
+            return Err((
+                mark.col,
+                format!("the matrix's scope is Subgroup or Workgroup (sg, wg), not {scope}"),
+            ));
+        }
+        let t = lx.next()?;
+        let instance = match &t.tok {
+            Tok::Int(d) => d
+                .parse::<u32>()
+                .map_err(|_| (t.at, format!("instance `{d}` is out of range")))?,
+            _ => {
+                return Err((
+                    t.at,
+                    format!(
+                        "expected the instruction's instance number, found {}",
+                        t.show()
+                    ),
+                ));
+            }
+        };
+        lx.expect(",", "after the instance number")?;
+        let value = if load {
+            None
+        } else {
+            let v = self.value(&mut lx, k)?;
+            lx.expect(",", "after the stored value")?;
+            Some(v)
+        };
+        let mut elements: Vec<usize> = Vec::new();
+        loop {
+            let t = lx.peek()?;
+            if t.is_punct(":") || matches!(t.tok, Tok::Eof) {
+                break;
+            }
+            let (loc, at) = lx.ident("a location (an element of the matrix)")?;
+            let r = self.used(&loc, at);
+            if elements.contains(&r) {
+                return Err((at, format!("element `{loc}` is listed twice")));
+            }
+            elements.push(r);
+        }
+        if elements.is_empty() {
+            return Err((
+                lx.peek()?.at,
+                format!("expected the matrix's elements (locations) after `{word}`'s operands"),
+            ));
+        }
+        let mut performed: Vec<(usize, usize)> = Vec::new();
+        let mut dests: Vec<Option<String>> = Vec::new();
+        if lx.peek()?.is_punct(":") {
+            lx.next()?;
+            while !matches!(lx.peek()?.tok, Tok::Eof) {
+                let dest = if load {
+                    let (reg, _) = lx.ident("a register (`r0=x`: r0 receives element x)")?;
+                    lx.expect("=", "between the register and the element")?;
+                    Some(reg)
+                } else {
+                    None
+                };
+                let (loc, at) = lx.ident("an element this invocation accesses")?;
+                let Some(e) = elements
+                    .iter()
+                    .position(|&r| self.program.references[r].name == loc)
+                else {
+                    return Err((
+                        at,
+                        format!(
+                            "`{loc}` is not an element of this `{word}` (its elements come before `:`)"
+                        ),
+                    ));
+                };
+                if performed.iter().any(|&(p, _)| p == e) {
+                    return Err((at, format!("element `{loc}` is accessed twice by P{k}")));
+                }
+                performed.push((e, at));
+                dests.push(dest);
+            }
+        }
+        lx.expect_end("after the elements")?;
+        let mut out = Vec::new();
+        for (&(e, _), dest) in performed.iter().zip(dests) {
+            let kind = if load { OpKind::Load } else { OpKind::Store };
+            let mut ins = Instruction::new(kind, source.clone());
+            attrs.apply(&mut ins);
+            attrs.validate(&ins, first.at, &LITMUS)?;
+            // The scope is the matrix's; an access has one only for its
+            // per-instruction availability/visibility operation.
+            if !(ins.make_pointer_available || ins.make_pointer_visible) {
+                ins.scope = None;
+            }
+            ins.reference = Some(elements[e]);
+            ins.operand = value.clone();
+            if let Some(d) = dest {
+                self.infos[k].defined.insert(d.clone());
+                ins.dest = Some(d);
+            }
+            ins.coop = Some(CoopElement { instance, scope });
+            out.push(Stmt::Op(ins));
+        }
+        self.coops.push(CoopUse {
+            thread: k,
+            at: first.at,
+            instance,
+            load,
+            scope,
+            elements,
+            value,
+            performed,
+        });
+        Ok(out)
+    }
+
+    /// The whole-program rules: one dynamic instance per instance number,
+    /// executed once by every invocation of one instance of the matrix's
+    /// scope with the same operands, and each element accessed as the
+    /// newer rendering says ("some implementation-dependent invocation(s)"
+    /// load it; "a single implementation-dependent invocation" stores it).
+    pub(super) fn check_coops(&self) -> R<()> {
+        let mut instances: Vec<u32> = self.coops.iter().map(|c| c.instance).collect();
+        instances.sort_unstable();
+        instances.dedup();
+        for i in instances {
+            let uses: Vec<&CoopUse> = self.coops.iter().filter(|c| c.instance == i).collect();
+            let head = uses[0];
+            let word = if head.load { "cmld" } else { "cmst" };
+            for u in &uses {
+                if self.program.host.agent(u.thread).is_host() {
+                    return Err((
+                        u.at,
+                        format!(
+                            "`{word}` in P{}, a host thread or queue submission: a cooperative matrix instruction is executed by shader invocations",
+                            u.thread
+                        ),
+                    ));
+                }
+                if !self.program.threads[u.thread].is_straight_line() {
+                    return Err((
+                        u.at,
+                        format!(
+                            "`{word}` in P{}, which branches: a cooperative matrix instruction is executed once by every invocation of the matrix's scope instance",
+                            u.thread
+                        ),
+                    ));
+                }
+                if u.load != head.load
+                    || u.scope != head.scope
+                    || u.elements != head.elements
+                    || u.value != head.value
+                {
+                    return Err((
+                        u.at,
+                        format!(
+                            "instance {i} differs from P{}'s (line {}): every invocation writes the same instruction (opcode, scope, value and elements)",
+                            head.thread,
+                            self.src.line(head.at)
+                        ),
+                    ));
+                }
+                if uses.iter().filter(|v| v.thread == u.thread).count() > 1 {
+                    return Err((u.at, format!("P{} executes instance {i} twice", u.thread)));
+                }
+            }
+            // The invocations of the scope instance of the first.
+            let t0 = &self.program.threads[head.thread];
+            let same = |t: &crate::ir::Thread| match head.scope {
+                Scope::Subgroup => t.subgroup == t0.subgroup && t.queue_family == t0.queue_family,
+                _ => t.workgroup == t0.workgroup && t.queue_family == t0.queue_family,
+            };
+            for (k, t) in self.program.threads.iter().enumerate() {
+                let runs = uses.iter().any(|u| u.thread == k);
+                if same(t) && !runs && !self.program.host.agent(k).is_host() {
+                    return Err((
+                        head.at,
+                        format!(
+                            "P{k} is in the {} instance of P{} but does not execute instance {i}: a cooperative matrix instruction is executed by every invocation of the instance of the matrix's scope",
+                            head.scope, head.thread
+                        ),
+                    ));
+                }
+                if !same(t) && runs {
+                    let u = uses.iter().find(|u| u.thread == k).expect("runs");
+                    return Err((
+                        u.at,
+                        format!(
+                            "P{k} executes instance {i} but is not in the {} instance of P{}",
+                            head.scope, head.thread
+                        ),
+                    ));
+                }
+            }
+            for (e, &r) in head.elements.iter().enumerate() {
+                let by: Vec<(usize, usize)> = uses
+                    .iter()
+                    .flat_map(|u| {
+                        u.performed
+                            .iter()
+                            .filter(|p| p.0 == e)
+                            .map(|p| (u.thread, p.1))
+                    })
+                    .collect();
+                let name = &self.program.references[r].name;
+                if by.is_empty() {
+                    return Err((
+                        head.at,
+                        format!(
+                            "no invocation accesses element `{name}` of instance {i}: \"{}\" (name it after `:` in one invocation)",
+                            if head.load {
+                                "some implementation-dependent invocation(s) within the instance of the matrix's scope perform a non-atomic load from each memory location that is defined to be accessed by the instruction"
+                            } else {
+                                "a single implementation-dependent invocation within the instance of the matrix's scope performs a non-atomic store to that memory location"
+                            }
+                        ),
+                    ));
+                }
+                if !head.load && by.len() > 1 {
+                    return Err((
+                        by[1].1,
+                        format!(
+                            "element `{name}` of instance {i} is stored by P{} and P{}: \"For each memory location accessed by a dynamic instance of a cooperative matrix store instruction ..., a single implementation-dependent invocation within the instance of the matrix's scope performs a non-atomic store to that memory location.\"",
+                            by[0].0, by[1].0
+                        ),
+                    ));
+                }
+            }
+        }
+        Ok(())
+    }
+}
