@@ -337,6 +337,11 @@ fn bad_input_is_a_located_error() {
             ":2:16: expected an SVM kind after `svm x`",
         ),
         (
+            "wait-cycle",
+            "OPENCL t\n{ x = 0; }\nP0@host (global int* x) {\n  clEnqueueNDRangeKernel(q0, {P2}, NULL, &k0);\n  clWaitForEvents({k1});\n  clEnqueueMarkerWithWaitList(q0, NULL, &a);\n}\nP1@host (global int* x) {\n  clWaitForEvents({a});\n  clEnqueueNDRangeKernel(q1, {P3}, NULL, &k1);\n}\nP2 (global int* x) {\n}\nP3 (global int* x) {\n}\nexists (x = 0)\n".to_string(),
+            ":5:3: hang: this wait never returns: the host calls and commands at P0 line 5, P0 line 6, P1 line 9, P1 line 10 wait on each other in a cycle, so P0 (the host thread) waits forever",
+        ),
+        (
             "queue-two-threads",
             "OPENCL t\n{ x = 0; }\nP0@host (global int* x) {\n  clEnqueueNDRangeKernel(q, {P2});\n}\nP1@host (global int* x) {\n  clFinish(q);\n}\nP2 (global int* x) {\n}\nexists (x = 0)\n".to_string(),
             ":7:12: queue `q` is used by P0 and P1",

@@ -440,6 +440,113 @@ impl Parser<'_> {
         Ok((p.reference..p.reference + p.len).collect())
     }
 
+    /// A cycle of waits across host threads is a hang: a host call returns
+    /// after the calls before it in its thread, a command starts after its
+    /// enqueue and the completions it waits on, completes after its start,
+    /// and a host wait returns after the completions it waits on. `host`:
+    /// the host calls (thread, statement, operation); `commands`: the
+    /// command threads, numbered from `n`.
+    fn wait_cycle(&self, host: &[(usize, usize, ApiOp)], commands: &[Thread], n: usize) -> R<()> {
+        let p = host.len();
+        let start = |c: usize| p + 2 * (c - n);
+        let mut next: Vec<Vec<usize>> = vec![Vec::new(); p + 2 * commands.len()];
+        for (k, (t, s, op)) in host.iter().enumerate() {
+            // The next call of the same host thread.
+            if let Some(j) = (0..p)
+                .filter(|&j| host[j].0 == *t && host[j].1 > *s)
+                .min_by_key(|&j| host[j].1)
+            {
+                next[k].push(j);
+            }
+            match op {
+                ApiOp::ClEnqueue { command, .. } => next[k].push(start(*command)),
+                ApiOp::ClWait { commands: cs, .. } => {
+                    for &c in cs {
+                        next[start(c) + 1].push(k);
+                    }
+                }
+                _ => {}
+            }
+        }
+        for (i, th) in commands.iter().enumerate() {
+            let c = n + i;
+            next[start(c)].push(start(c) + 1);
+            if let Some(Stmt::Op(ins)) = th.code.first()
+                && let OpKind::Api(ApiOp::ClStart { waits, .. }) = &ins.kind
+            {
+                for &w in waits {
+                    next[start(w) + 1].push(start(c));
+                }
+            }
+        }
+        // Depth-first search for a cycle through a host wait.
+        let mut state = vec![0u8; next.len()];
+        let mut path: Vec<usize> = Vec::new();
+        fn dfs(
+            v: usize,
+            next: &[Vec<usize>],
+            state: &mut [u8],
+            path: &mut Vec<usize>,
+        ) -> Option<usize> {
+            state[v] = 1;
+            path.push(v);
+            for &w in &next[v] {
+                if state[w] == 1 {
+                    return Some(w);
+                }
+                if state[w] == 0
+                    && let Some(c) = dfs(w, next, state, path)
+                {
+                    return Some(c);
+                }
+            }
+            path.pop();
+            state[v] = 2;
+            None
+        }
+        for v in 0..next.len() {
+            if state[v] != 0 {
+                continue;
+            }
+            let Some(w) = dfs(v, &next, &mut state, &mut path) else {
+                continue;
+            };
+            let at = path.iter().position(|&x| x == w).unwrap_or(0);
+            let cycle = &path[at..];
+            let lines: Vec<String> = cycle
+                .iter()
+                .filter(|&&x| x < p)
+                .map(|&x| {
+                    let (t, s, _) = &host[x];
+                    format!(
+                        "P{t} line {}",
+                        self.program.threads[*t].code[*s].source().line
+                    )
+                })
+                .collect();
+            let wait = cycle
+                .iter()
+                .copied()
+                .find(|&x| x < p && matches!(host[x].2, ApiOp::ClWait { .. }))
+                .unwrap_or(cycle[0].min(p.saturating_sub(1)));
+            let (t, s, _) = &host[wait];
+            let line = self.program.threads[*t].code[*s].source().line;
+            let col = self
+                .lines
+                .get(line.wrapping_sub(1))
+                .map_or(1, |l| l.len() - l.trim_start().len() + 1);
+            return Err((
+                line,
+                col,
+                format!(
+                    "hang: this wait never returns: the host calls and commands at {} wait on each other in a cycle, so P{t} (the host thread) waits forever",
+                    lines.join(", ")
+                ),
+            ));
+        }
+        Ok(())
+    }
+
     /// The global locations of the name `name`: itself, or an array's
     /// elements.
     fn locations_of(&self, name: &str) -> Vec<usize> {
@@ -775,6 +882,7 @@ impl Parser<'_> {
                 }
             }
         }
+        self.wait_cycle(&patches, &threads, n)?;
         for t in 0..n {
             if !is_host(t) && !enqueued.contains_key(&t) {
                 let (l, c) = self.host.thread_at[t];
