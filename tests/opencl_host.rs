@@ -342,6 +342,11 @@ fn bad_input_is_a_located_error() {
             ":5:3: hang: this wait never returns: the host calls and commands at P0 line 5, P0 line 6, P1 line 9, P1 line 10 wait on each other in a cycle, so P0 (the host thread) waits forever",
         ),
         (
+            "api-in-expression",
+            test_text("", &format!("{ENQ}\n  int r0 = clFinish(q);"), ""),
+            ":5:12: `clFinish` is a host API call: write it as a statement of its own",
+        ),
+        (
             "queue-two-threads",
             "OPENCL t\n{ x = 0; }\nP0@host (global int* x) {\n  clEnqueueNDRangeKernel(q, {P2});\n}\nP1@host (global int* x) {\n  clFinish(q);\n}\nP2 (global int* x) {\n}\nexists (x = 0)\n".to_string(),
             ":7:12: queue `q` is used by P0 and P1",

@@ -2102,6 +2102,15 @@ impl Parser<'_> {
             return self.call_inner(ctx, name, args, e, dest, need_value);
         }
         // A host thread: C11 atomics, at CrossDevice scope.
+        if host::is_api_word(name) {
+            return Err((
+                e.line,
+                e.col,
+                format!(
+                    "`{name}` is a host API call: write it as a statement of its own (`{name}(...);`), not in an expression"
+                ),
+            ));
+        }
         if !host::host_function(name) {
             return Err((
                 e.line,
