@@ -15,7 +15,7 @@
 use super::base::EventInfo;
 use super::names;
 use crate::cat::Env;
-use crate::ir::host::{Agent, ApiOp, Mapping, SyncKind};
+use crate::ir::host::{Agent, ApiOp, ClCommandKind, Mapping, Svm, SyncKind};
 use crate::ir::{Instruction, OpKind, Program};
 use crate::relation::{EventSet, Relation};
 
@@ -178,7 +178,12 @@ pub(crate) fn host_env(program: &Program, events: &[EventInfo], env: &mut Env) -
                                 step.insert(e, a);
                             }
                         }
-                        ApiOp::Barrier(_) | ApiOp::Dispatch { .. } => {}
+                        ApiOp::Barrier(_)
+                        | ApiOp::Dispatch { .. }
+                        | ApiOp::ClEnqueue { .. }
+                        | ApiOp::ClStart { .. }
+                        | ApiOp::ClComplete { .. }
+                        | ApiOp::ClWait { .. } => {}
                     }
                 }
             }
@@ -266,7 +271,11 @@ pub(crate) fn host_env(program: &Program, events: &[EventInfo], env: &mut Env) -
                         ApiOp::Submit { .. }
                         | ApiOp::Flush { .. }
                         | ApiOp::Invalidate { .. }
-                        | ApiOp::Dispatch { .. } => {}
+                        | ApiOp::Dispatch { .. }
+                        | ApiOp::ClEnqueue { .. }
+                        | ApiOp::ClStart { .. }
+                        | ApiOp::ClComplete { .. }
+                        | ApiOp::ClWait { .. } => {}
                     }
                 }
             }
@@ -314,5 +323,128 @@ pub(crate) fn host_env(program: &Program, events: &[EventInfo], env: &mut Env) -
     env.set(names::APIVIS, set(&apivis));
     env.rel(names::APIINC, apiinc);
     env.rel(names::APISSW, step.transitive_closure());
+    opencl_env(program, events, env);
     step.transitive_closure()
+}
+
+/// The OpenCL host side's base names (docs/host.md, "OpenCL"): one relation
+/// per ordering rule of 3.6.4 of the SPIR-V memory model for OpenCL, the
+/// map and unmap scopes, and the memory kinds of 3.3. Empty without OpenCL
+/// commands. An OpenCL command is a thread of two events: its start (the
+/// execution of C, [`ApiOp::ClStart`]) and its completion (the signalling
+/// entity S, [`ApiOp::ClComplete`]); the front end resolves event wait
+/// lists, queue order and `clFinish` into the commands each waits on.
+fn opencl_env(program: &Program, events: &[EventInfo], env: &mut Env) {
+    let n = events.len();
+    let ins = |e: usize| events[e].instruction(program);
+    let host = |e: usize| program.host.agent(events[e].thread).is_host();
+    let is_mem = |e: usize| ins(e).is_memory_access();
+    let svm = |e: usize| {
+        program
+            .location_of(ins(e))
+            .and_then(|l| program.host.svm(l))
+    };
+    let mut start = vec![None; program.threads.len()];
+    let mut complete = vec![None; program.threads.len()];
+    let mut of_thread: Vec<Vec<usize>> = vec![Vec::new(); program.threads.len()];
+    for (e, ev) in events.iter().enumerate() {
+        of_thread[ev.thread].push(e);
+        match api(ins(e)) {
+            Some(ApiOp::ClStart { .. }) => start[ev.thread] = Some(e),
+            Some(ApiOp::ClComplete { .. }) => complete[ev.thread] = Some(e),
+            _ => {}
+        }
+    }
+    let mut rules: [Relation; 6] = std::array::from_fn(|_| Relation::empty(n));
+    let mut mapinc = Relation::empty(n);
+    let mut unmapinc = Relation::empty(n);
+    for (e, ev) in events.iter().enumerate() {
+        match api(ev.instruction(program)) {
+            // Rule 1: "If an API function call X enqueues a command C,
+            // then X global-synchronizes-with C."
+            Some(ApiOp::ClEnqueue { command, .. }) => {
+                if let Some(c) = start.get(*command).copied().flatten() {
+                    rules[0].insert(e, c);
+                }
+            }
+            Some(ApiOp::ClStart { kind, waits, .. }) => {
+                let t = ev.thread;
+                // Rule 2: "If S is a synchronizing entity upon which a
+                // command C waits, then S global-synchronizes-with C."
+                for &w in waits {
+                    if let Some(s) = complete.get(w).copied().flatten() {
+                        rules[1].insert(s, e);
+                    }
+                }
+                let done = complete[t];
+                // Rule 3: "If a command C has a signally entity S that
+                // signals its completion, then C global-synchronizes-with S."
+                if let Some(s) = done {
+                    rules[2].insert(e, s);
+                }
+                match kind {
+                    ClCommandKind::Kernel { threads } => {
+                        for &w in threads {
+                            for &x in of_thread.get(w).into_iter().flatten() {
+                                // Rule 5: "The start of a SPIR-V instance K
+                                // global-synchronizes-with all operations in
+                                // the work items of K."
+                                rules[4].insert(e, x);
+                                // Rule 6: "All operations of all work items
+                                // of a kernel-instance K global-synchronizes-
+                                // with the signaling entity S signalling the
+                                // completion of K."
+                                if let Some(s) = done {
+                                    rules[5].insert(x, s);
+                                }
+                            }
+                        }
+                    }
+                    ClCommandKind::Map { locations } | ClCommandKind::Unmap { locations } => {
+                        let map = matches!(kind, ClCommandKind::Map { .. });
+                        for x in (0..n).filter(|&x| host(x) && is_mem(x)) {
+                            let hit = program
+                                .location_of(ins(x))
+                                .is_some_and(|l| locations.contains(&l));
+                            match (hit, map, done) {
+                                (true, true, Some(s)) => mapinc.insert(s, x),
+                                (true, false, _) => unmapinc.insert(x, e),
+                                _ => {}
+                            }
+                        }
+                    }
+                    ClCommandKind::Marker | ClCommandKind::Barrier => {}
+                }
+            }
+            // Rule 4: "For a command C launched from the host, if C has a
+            // synchronizing entity S that signals its completion, then S
+            // global-synchronizes-with an API call X that waits on S."
+            Some(ApiOp::ClWait { commands, .. }) => {
+                for &c in commands {
+                    if let Some(s) = complete.get(c).copied().flatten() {
+                        rules[3].insert(s, e);
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    let set_of = |pred: &dyn Fn(usize) -> bool| EventSet::from_iter(n, (0..n).filter(|&e| pred(e)));
+    env.set(
+        names::COARSE,
+        set_of(&|e| is_mem(e) && svm(e).is_some_and(Svm::is_coarse)),
+    );
+    env.set(
+        names::CDNARROW,
+        set_of(&|e| is_mem(e) && !host(e) && svm(e).is_some_and(|k| !k.cross_device())),
+    );
+    let [r1, r2, r3, r4, r5, r6] = rules;
+    env.rel(names::CLENQ, r1);
+    env.rel(names::CLWAIT, r2);
+    env.rel(names::CLCOMPL, r3);
+    env.rel(names::CLHOSTWAIT, r4);
+    env.rel(names::CLKSTART, r5);
+    env.rel(names::CLKEND, r6);
+    env.rel(names::CLMAPINC, mapinc);
+    env.rel(names::CLUNMAPINC, unmapinc);
 }

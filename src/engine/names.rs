@@ -138,6 +138,16 @@ pub const APIAV: &str = "APIAV";
 pub const APIVIS: &str = "APIVIS";
 pub const APIINC: &str = "apiinc";
 pub const APISSW: &str = "apissw";
+pub const COARSE: &str = "COARSE";
+pub const CDNARROW: &str = "CDNARROW";
+pub const CLENQ: &str = "clenq";
+pub const CLWAIT: &str = "clwait";
+pub const CLCOMPL: &str = "clcompl";
+pub const CLHOSTWAIT: &str = "clhostwait";
+pub const CLKSTART: &str = "clkstart";
+pub const CLKEND: &str = "clkend";
+pub const CLMAPINC: &str = "clmapinc";
+pub const CLUNMAPINC: &str = "clunmapinc";
 
 const fn entry(
     name: &'static str,
@@ -243,6 +253,14 @@ pub const BASE_NAMES: &[BaseName] = &[
     ),
     set(HOST, "events of host threads"),
     set(
+        COARSE,
+        "OpenCL host tests: memory accesses of buffers and coarse-grained SVM",
+    ),
+    set(
+        CDNARROW,
+        "OpenCL host tests: device accesses whose CrossDevice scope acts as Device (not fine-grained SVM with atomics)",
+    ),
+    set(
         API,
         "API operations (host calls and commands of queue submissions)",
     ),
@@ -314,6 +332,35 @@ pub const BASE_NAMES: &[BaseName] = &[
     rel(
         APIINC,
         "source scope (access to API availability op) and destination scope (API visibility op to access)",
+    ),
+    rel(
+        CLENQ,
+        "OpenCL: the host call enqueuing a command to the command's start",
+    ),
+    rel(
+        CLWAIT,
+        "OpenCL: a waited command's completion to the start of the command waiting on it",
+    ),
+    rel(CLCOMPL, "OpenCL: a command's start to its completion"),
+    rel(
+        CLHOSTWAIT,
+        "OpenCL: a command's completion to the host call waiting on it",
+    ),
+    rel(
+        CLKSTART,
+        "OpenCL: a kernel command's start to every event of its work-items",
+    ),
+    rel(
+        CLKEND,
+        "OpenCL: every event of a kernel's work-items to the kernel's completion",
+    ),
+    rel(
+        CLMAPINC,
+        "OpenCL: a map command's completion to the host accesses of the memory it maps",
+    ),
+    rel(
+        CLUNMAPINC,
+        "OpenCL: host accesses of memory to the start of a command unmapping it",
     ),
     rel(SCBARINST, "control barriers of the same dynamic instance"),
     rel(

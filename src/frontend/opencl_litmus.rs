@@ -137,6 +137,7 @@ pub fn parse_with(file: &str, text: &str, options: Options) -> Result<Program, F
         broadcast_ids: Vec::new(),
         thread_regs: Vec::new(),
         options,
+        host: host::HostState::default(),
     };
     p.run().map_err(err)?;
     Ok(p.program)
@@ -329,6 +330,10 @@ struct Ctx {
     /// The label ending the thread, once an access with a register index
     /// needs it (an index outside the array ends the work-item's path).
     end: Option<String>,
+    /// A host thread (`Pk@host`).
+    host: bool,
+    /// How many `if`/`while` bodies enclose the statement being read.
+    conditional: usize,
 }
 
 impl Ctx {
@@ -379,6 +384,8 @@ struct Parser<'a> {
     /// Registers declared by each thread (for conditions).
     thread_regs: Vec<HashSet<String>>,
     options: Options,
+    /// Host threads, commands and SVM (`opencl_litmus/host.rs`).
+    host: host::HostState,
 }
 
 /// The longest array the init block may declare.
@@ -626,6 +633,7 @@ impl Parser<'_> {
             ));
         }
         self.check_broadcast_ids()?;
+        self.finish_host()?;
         // Initialised names no thread declares are global locations.
         let init = std::mem::take(&mut self.init);
         for (name, _, _, _) in &init {
@@ -659,6 +667,12 @@ impl Parser<'_> {
                 return Ok(());
             }
             if self.eat(";") {
+                continue;
+            }
+            if self.host_declaration()? {
+                if !self.is("}") {
+                    self.expect(";", "after a declaration")?;
+                }
                 continue;
             }
             // An optional C type (`atomic_int y[2] = {0, 0};`, as Dat3M's
@@ -828,7 +842,14 @@ impl Parser<'_> {
             ));
         }
         let (mut wg, mut dev, mut sg) = (0usize, 0usize, None);
-        if self.eat("@") {
+        // `Pk@host`: a host thread (docs/format-opencl-litmus.md, "Host
+        // threads").
+        let host = self.is("@") && self.peek_at(1).k == K::Ident("host".into());
+        if host {
+            self.next();
+            self.next();
+        }
+        if !host && self.eat("@") {
             loop {
                 let (key, kt) = self.ident("`sg`, `wg` or `dev`")?;
                 let v = self.int("a number")?;
@@ -851,6 +872,12 @@ impl Parser<'_> {
                 }
             }
         }
+        if host {
+            // A host thread is in no work-group or sub-group: fresh ids.
+            dev = usize::MAX;
+            wg = index;
+        }
+        self.host_thread(index, host, (t.line, t.col));
         let next_wg = self.workgroups.len();
         let workgroup = *self.workgroups.entry((dev, wg)).or_insert(next_wg);
         // 2.2: "Each work-group is decomposed into sub-groups": `sg N` names
@@ -876,11 +903,28 @@ impl Parser<'_> {
             expressions: 0,
             registers: Vec::new(),
             end: None,
+            host,
+            conditional: 0,
         };
         self.expect("(", "to open the parameter list")?;
         if !self.eat(")") {
             loop {
+                let at = self.peek().clone();
                 self.param(&mut ctx, wg, dev)?;
+                // 3.6: "Kernels may access both kinds of memory while host
+                // threads may only access global memory."
+                if host
+                    && ctx
+                        .params
+                        .values()
+                        .any(|p| p.private || p.class != OPENCL_GLOBAL)
+                {
+                    return Err((
+                        at.line,
+                        at.col,
+                        "a host thread's parameters are `global` (\"Kernels may access both kinds of memory while host threads may only access global memory\", 3.6)".into(),
+                    ));
+                }
                 if self.eat(")") {
                     break;
                 }
@@ -901,7 +945,7 @@ impl Parser<'_> {
             subgroup,
             workgroup,
             queue_family: 0,
-            device: dev,
+            device: if host { 0 } else { dev },
             code: ctx.code,
             registers: ctx.registers,
             fragment: None,
@@ -1107,6 +1151,10 @@ impl Parser<'_> {
                 Ok(())
             }
             K::Punct("*") => self.store_stmt(ctx, &t),
+            K::Ident(w) if host::is_api_word(w) && self.peek_at(1).k == K::Punct("(") => {
+                let w = w.clone();
+                self.host_call(ctx, &w)
+            }
             K::Ident(_) if self.peek_at(1).k == K::Punct("[") => self.store_stmt(ctx, &t),
             K::Ident(w) if w == "if" || w == "while" => {
                 let is_while = w == "while";
@@ -1122,7 +1170,9 @@ impl Parser<'_> {
                         source: self.span(t.line),
                     });
                     self.branch(ctx, &cond, false, &end)?;
+                    ctx.conditional += 1;
                     self.stmt(ctx)?;
+                    ctx.conditional -= 1;
                     ctx.code.push(Stmt::Goto {
                         label: top,
                         source: self.span(t.line),
@@ -1135,7 +1185,9 @@ impl Parser<'_> {
                 }
                 let els = ctx.label();
                 self.branch(ctx, &cond, false, &els)?;
+                ctx.conditional += 1;
                 self.stmt(ctx)?;
+                ctx.conditional -= 1;
                 if self.is_ident("else") {
                     let et = self.next();
                     let end = ctx.label();
@@ -1147,7 +1199,9 @@ impl Parser<'_> {
                         name: els,
                         source: self.span(et.line),
                     });
+                    ctx.conditional += 1;
                     self.stmt(ctx)?;
+                    ctx.conditional -= 1;
                     ctx.code.push(Stmt::Label {
                         name: end,
                         source: self.span(et.line),
@@ -2044,6 +2098,58 @@ impl Parser<'_> {
         dest: Option<String>,
         need_value: bool,
     ) -> R<()> {
+        if !ctx.host {
+            return self.call_inner(ctx, name, args, e, dest, need_value);
+        }
+        // A host thread: C11 atomics, at CrossDevice scope.
+        if host::is_api_word(name) {
+            return Err((
+                e.line,
+                e.col,
+                format!(
+                    "`{name}` is a host API call: write it as a statement of its own (`{name}(...);`), not in an expression"
+                ),
+            ));
+        }
+        if !host::host_function(name) {
+            return Err((
+                e.line,
+                e.col,
+                format!(
+                    "`{name}` is not available to a host thread: it has plain accesses, C11 atomics (atomic_load, atomic_store, atomic_exchange, atomic_fetch_<op>, atomic_compare_exchange_*, atomic_flag_*, atomic_init, and their _explicit forms) and the host API calls"
+                ),
+            ));
+        }
+        for a in args {
+            if let X::Name(n) = &a.x
+                && n.starts_with("memory_scope_")
+                && n != "memory_scope_all_svm_devices"
+                && n != "memory_scope_all_devices"
+            {
+                return Err((
+                    a.line,
+                    a.col,
+                    format!(
+                        "`{n}` on the host: host atomics are C11 atomics at `memory_scope_all_svm_devices` (\"C11-compatible atomic operations in host code will synchronize at CrossDevice scope\", 3.6.1)"
+                    ),
+                ));
+            }
+        }
+        let from = ctx.code.len();
+        self.call_inner(ctx, name, args, e, dest, need_value)?;
+        Self::host_atomics(ctx, from);
+        Ok(())
+    }
+
+    fn call_inner(
+        &mut self,
+        ctx: &mut Ctx,
+        name: &str,
+        args: &[Expr],
+        e: &Expr,
+        dest: Option<String>,
+        need_value: bool,
+    ) -> R<()> {
         let (base, explicit) = match name.strip_suffix("_explicit") {
             Some(b) => (b, true),
             None => (name, false),
@@ -2578,5 +2684,6 @@ fn flags_arg(a: &Expr) -> R<BTreeSet<StorageClass>> {
     Ok(out)
 }
 
+mod host;
 #[cfg(test)]
 mod tests;

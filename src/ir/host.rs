@@ -55,6 +55,12 @@ pub struct HostSetup {
     /// The mapping of each location (indexed like `Program::locations`);
     /// empty or `None`: not mapped.
     pub mapped: Vec<Option<Mapping>>,
+    /// OpenCL host tests: how each global location is shared with the host
+    /// (indexed like `Program::locations`); empty or `None`: not a memory
+    /// object of an OpenCL host test (every location of a test without
+    /// host threads).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub svm: Vec<Option<Svm>>,
 }
 
 impl HostSetup {
@@ -69,6 +75,92 @@ impl HostSetup {
     /// The mapping of location `l`.
     pub fn mapping(&self, l: usize) -> Option<Mapping> {
         self.mapped.get(l).copied().flatten()
+    }
+    /// How location `l` is shared with the host in an OpenCL host test.
+    pub fn svm(&self, l: usize) -> Option<Svm> {
+        self.svm.get(l).copied().flatten()
+    }
+}
+
+/// How a global memory object of an OpenCL host test is shared between the
+/// host and the devices (the SPIR-V memory model for OpenCL, 3.3 "Shared
+/// Virtual Memory", and its glossary's three SVM types; docs/host.md,
+/// "OpenCL").
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub enum Svm {
+    /// A buffer object (`cl_mem`, not SVM): the host reaches it through
+    /// `clEnqueueMapBuffer` / `clEnqueueUnmapMemObject`.
+    Buffer,
+    /// Coarse-grained buffer SVM: "Consistency is enforced at explicit
+    /// synchronization points defined by the execution environment's host
+    /// runtime" (map and unmap).
+    Coarse,
+    /// Fine-grained buffer SVM (`clSVMAlloc` with
+    /// `CL_MEM_SVM_FINE_GRAIN_BUFFER`), with or without SVM atomics.
+    FineBuffer { atomics: bool },
+    /// Fine-grained system SVM (any host allocation), with or without SVM
+    /// atomics.
+    FineSystem { atomics: bool },
+}
+
+impl Svm {
+    /// Coarse memory: a buffer or coarse-grained SVM ("coarse-grained
+    /// memory (either coarse SVM or non-SVM allocations)", 3.5).
+    pub fn is_coarse(self) -> bool {
+        matches!(self, Svm::Buffer | Svm::Coarse)
+    }
+    /// Whether CrossDevice atomics on it are CrossDevice: "When applied to
+    /// coarse-grained memory (either coarse SVM or non-SVM allocations) or
+    /// to fine-grained SVM, operations parameterized with CrossDevice scope
+    /// will behave as if they were parameterized with Device scope" (3.5):
+    /// only fine-grained SVM with atomics keeps the scope.
+    pub fn cross_device(self) -> bool {
+        matches!(
+            self,
+            Svm::FineBuffer { atomics: true } | Svm::FineSystem { atomics: true }
+        )
+    }
+    /// Its spelling in the OpenCL dialect's init block (`svm x fine atomics;`).
+    pub fn spelling(self) -> &'static str {
+        match self {
+            Svm::Buffer => "buffer",
+            Svm::Coarse => "coarse",
+            Svm::FineBuffer { atomics: false } => "fine",
+            Svm::FineBuffer { atomics: true } => "fine atomics",
+            Svm::FineSystem { atomics: false } => "system",
+            Svm::FineSystem { atomics: true } => "system atomics",
+        }
+    }
+}
+
+/// What an OpenCL command does when it executes (docs/host.md, "OpenCL").
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub enum ClCommandKind {
+    /// `clEnqueueNDRangeKernel`: a kernel-instance whose work-items are
+    /// these threads.
+    Kernel { threads: Vec<usize> },
+    /// `clEnqueueMapBuffer` / `clEnqueueSVMMap` of these locations.
+    Map { locations: Vec<usize> },
+    /// `clEnqueueUnmapMemObject` / `clEnqueueSVMUnmap`.
+    Unmap { locations: Vec<usize> },
+    /// `clEnqueueMarkerWithWaitList`.
+    Marker,
+    /// `clEnqueueBarrierWithWaitList`.
+    Barrier,
+}
+
+impl ClCommandKind {
+    /// The enqueuing call's name (`svm`: the SVM spelling of a map/unmap).
+    pub fn call(&self, svm: bool) -> &'static str {
+        match (self, svm) {
+            (ClCommandKind::Kernel { .. }, _) => "clEnqueueNDRangeKernel",
+            (ClCommandKind::Map { .. }, false) => "clEnqueueMapBuffer",
+            (ClCommandKind::Map { .. }, true) => "clEnqueueSVMMap",
+            (ClCommandKind::Unmap { .. }, false) => "clEnqueueUnmapMemObject",
+            (ClCommandKind::Unmap { .. }, true) => "clEnqueueSVMUnmap",
+            (ClCommandKind::Marker, _) => "clEnqueueMarkerWithWaitList",
+            (ClCommandKind::Barrier, _) => "clEnqueueBarrierWithWaitList",
+        }
     }
 }
 
@@ -245,6 +337,30 @@ pub enum ApiOp {
     Barrier(Dependency),
     /// `vkCmdDispatch` of these invocation threads (submission).
     Dispatch { threads: Vec<usize> },
+    /// OpenCL: the host API call that enqueues the command whose events are
+    /// the thread `command` (an OpenCL command thread: its start and its
+    /// completion). 3.6.4: "We also distinguish between the API function
+    /// call that enqueues a command C and creates the synchronizing object
+    /// S, the execution of C, and the completion of C".
+    ClEnqueue { command: usize, call: &'static str },
+    /// OpenCL: the execution of a command (the first event of its command
+    /// thread), after the completion of every command in `waits` (its
+    /// event wait list, and what its queue's order adds).
+    ClStart {
+        kind: ClCommandKind,
+        waits: Vec<usize>,
+        call: &'static str,
+    },
+    /// OpenCL: the completion of the command of its thread: its signalling
+    /// entity S (the second event of the command thread).
+    ClComplete { call: &'static str },
+    /// OpenCL: a host call that returns after the completion of the
+    /// commands `commands` (`clWaitForEvents`, `clFinish`, the wait of a
+    /// blocking map).
+    ClWait {
+        commands: Vec<usize>,
+        call: &'static str,
+    },
 }
 
 impl ApiOp {
@@ -267,6 +383,50 @@ impl ApiOp {
             },
             ApiOp::Barrier(_) => "vkCmdPipelineBarrier",
             ApiOp::Dispatch { .. } => "vkCmdDispatch",
+            ApiOp::ClEnqueue { call, .. }
+            | ApiOp::ClStart { call, .. }
+            | ApiOp::ClComplete { call }
+            | ApiOp::ClWait { call, .. } => call,
         }
+    }
+
+    /// The host API the operation belongs to (model profiles declare which
+    /// they have rules for: `host API`).
+    pub fn api(&self) -> HostApi {
+        match self {
+            ApiOp::ClEnqueue { .. }
+            | ApiOp::ClStart { .. }
+            | ApiOp::ClComplete { .. }
+            | ApiOp::ClWait { .. } => HostApi::OpenCl,
+            _ => HostApi::Vulkan,
+        }
+    }
+}
+
+/// A host API whose operations a program may hold.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub enum HostApi {
+    Vulkan,
+    OpenCl,
+}
+
+impl HostApi {
+    pub const ALL: &[HostApi] = &[HostApi::Vulkan, HostApi::OpenCl];
+    /// Its word in a model profile's `host` declaration.
+    pub fn word(self) -> &'static str {
+        match self {
+            HostApi::Vulkan => "vulkan",
+            HostApi::OpenCl => "opencl",
+        }
+    }
+    /// Its name in messages.
+    pub fn title(self) -> &'static str {
+        match self {
+            HostApi::Vulkan => "Vulkan",
+            HostApi::OpenCl => "OpenCL",
+        }
+    }
+    pub fn from_word(w: &str) -> Option<HostApi> {
+        Self::ALL.iter().copied().find(|a| a.word() == w)
     }
 }

@@ -109,6 +109,10 @@ pub const EMBEDDED: &[(&str, &str)] = &[
         include_str!("../../models/opencl-nothinair.cat"),
     ),
     (
+        "opencl-host.cat",
+        include_str!("../../models/opencl-host.cat"),
+    ),
+    (
         "opencl-groupsync.cat",
         include_str!("../../models/opencl-groupsync.cat"),
     ),

@@ -15,6 +15,7 @@
 //! | `happens-before BINDING`, `synchronizes-with BINDING`, `program-order BINDING` | relation families explanations know |
 //! | `edge-style FAMILY COLOUR LINE` | how pictures draw a relation family |
 //! | `default-for DIALECT` | the built-in model tests of `DIALECT` run under by default |
+//! | `host API` | the model has rules for the host side of `API` (`vulkan`, `opencl`); a program with that API's operations is refused by a model without them |
 //! | `rmw-atomicity` | the model forbids every cycle of `rf`, `asmo` and a from-reads containing `rf^-1 ; asmo` and relating an initial-value read to every write of its location: the engine may then let an RMW read only from its immediate `asmo` predecessor among the writes `asmo` relates to it (the initial value only when it has none), skipping the other candidates unevaluated |
 //!
 //! Files resolve like includes: next to the declaring file, then among the
@@ -22,6 +23,7 @@
 //! own declarations override those of the files it includes.
 
 use crate::cat::{Annotation, CatError, CatErrorKind, Model, Pos};
+use crate::ir::host::HostApi;
 use crate::ir::{Dialect, Instruction, Program};
 
 /// A program feature a model can refuse.
@@ -132,6 +134,9 @@ pub struct Profile {
     pub default_for: Vec<Dialect>,
     /// `rmw-atomicity`: see the module table.
     pub rmw_atomicity: bool,
+    /// `host API`: the host APIs (`vulkan`, `opencl`) the model has rules
+    /// for; a program with another API's operations is refused.
+    pub host: Vec<HostApi>,
 }
 
 /// The family of a binding: its name before the first `_`.
@@ -279,6 +284,23 @@ impl Profile {
                     line: line.text.clone(),
                 });
             }
+            "host" => {
+                wanted(1, "a host API (vulkan or opencl)")?;
+                let Some(api) = HostApi::from_word(&args[0].text) else {
+                    let known: Vec<&str> = HostApi::ALL.iter().map(|a| a.word()).collect();
+                    return Err(error(
+                        &args[0].pos,
+                        format!(
+                            "unknown host API `{}` (known: {})",
+                            args[0].text,
+                            known.join(", ")
+                        ),
+                    ));
+                };
+                if !self.host.contains(&api) {
+                    self.host.push(api);
+                }
+            }
             "rmw-atomicity" => {
                 wanted(0, "nothing")?;
                 self.rmw_atomicity = true;
@@ -304,7 +326,7 @@ impl Profile {
                 return Err(error(
                     &key.pos,
                     format!(
-                        "unknown declaration `{other}`: expected nochains, refuse, accept, storage-classes, explain, races, final-order, happens-before, synchronizes-with, program-order, edge-style, rmw-atomicity or default-for"
+                        "unknown declaration `{other}`: expected nochains, refuse, accept, storage-classes, explain, races, final-order, happens-before, synchronizes-with, program-order, edge-style, rmw-atomicity, default-for or host"
                     ),
                 ));
             }
@@ -315,6 +337,27 @@ impl Profile {
     /// Why the model refuses `program` (the first instruction using a
     /// refused feature), if it does.
     pub fn refusal(&self, program: &Program) -> Option<String> {
+        // Host API operations the model has no rules for: refused, not run
+        // as if they were not there (docs/host.md).
+        for t in &program.threads {
+            for i in t.instructions() {
+                if let crate::ir::OpKind::Api(op) = &i.kind
+                    && !self.host.contains(&op.api())
+                {
+                    let api = op.api();
+                    let article = if api == HostApi::OpenCl { "an" } else { "a" };
+                    return Some(format!(
+                        "line {}: `{}` is {article} {} host API operation ({}), and this model has no rules for the {} host side (its profile declares no `host {}`, MODELS.md \"Model profiles\"); choose another model with --model",
+                        i.source.line,
+                        i.source.text,
+                        api.title(),
+                        op.call(),
+                        api.title(),
+                        api.word()
+                    ));
+                }
+            }
+        }
         for t in &program.threads {
             for i in t.instructions() {
                 if let Some(r) = self.refusals.iter().find(|r| r.feature.used_by(program, i)) {
