@@ -12,6 +12,7 @@ use super::value::{Cell, Env, Func, FuncImpl, Value};
 use crate::relation::{EventSet, Relation};
 use std::borrow::Cow;
 use std::cell::RefCell;
+use std::collections::HashMap;
 use std::sync::Arc;
 
 /// Results of calls to one closure with given arguments, within one
@@ -874,6 +875,11 @@ pub(super) struct Folder<'a> {
     base_is_dyn: &'a [bool],
     full_set: &'a EventSet,
     id_rel: &'a Relation,
+    /// The folded slots by the hash of their set or relation: equal values
+    /// share one slot, so that equal subexpressions (say the bodies of two
+    /// calls whose arguments are different names with equal values) are
+    /// recognised as equal and evaluated once.
+    interned: HashMap<u64, Vec<usize>>,
 }
 
 impl Folder<'_> {
@@ -903,6 +909,27 @@ impl Folder<'_> {
 
     /// Stores a value as a new static slot.
     pub(super) fn push(&mut self, c: Cell) -> usize {
+        let key = match &c {
+            Cell::Val(Value::Set(x)) => Some(hash_of(&(0u8, x))),
+            Cell::Val(Value::Rel(r)) => Some(hash_of(&(1u8, r))),
+            Cell::Poly(Value::Set(x)) => Some(hash_of(&(2u8, x))),
+            Cell::Poly(Value::Rel(r)) => Some(hash_of(&(3u8, r))),
+            _ => None,
+        };
+        if let Some(k) = key {
+            let same = |i: &usize| match (self.statics.get(*i), &c) {
+                (Some(Cell::Val(a)), Cell::Val(b)) | (Some(Cell::Poly(a)), Cell::Poly(b)) => a == b,
+                _ => false,
+            };
+            if let Some(&i) = self
+                .interned
+                .get(&k)
+                .and_then(|v| v.iter().find(|i| same(i)))
+            {
+                return i;
+            }
+            self.interned.entry(k).or_default().push(self.statics.len());
+        }
         self.statics.push(c);
         self.statics.len() - 1
     }
@@ -938,6 +965,11 @@ impl Folder<'_> {
             _ => None,
         }
     }
+}
+
+fn hash_of<T: std::hash::Hash>(x: &T) -> u64 {
+    use std::hash::{BuildHasher, BuildHasherDefault};
+    BuildHasherDefault::<std::collections::hash_map::DefaultHasher>::default().hash_one(x)
 }
 
 /// The slots a statement defines.
@@ -1030,6 +1062,7 @@ pub(crate) fn prepare(
         base_is_dyn: &base_is_dyn,
         full_set: &full_set,
         id_rel: &id_rel,
+        interned: HashMap::new(),
     };
     for (i, st) in prog.stmts.iter().enumerate() {
         let reads_dyn_base = st.bases_read.iter().any(|&b| base_is_dyn[b]);

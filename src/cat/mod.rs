@@ -113,3 +113,9 @@ impl Model {
         interp::prepare(&self.prog, base, dynamic, false)
     }
 }
+
+/// The `(*@ ... *)` comments of one cat file (its includes not followed),
+/// without parsing it.
+pub fn annotations_of(file: &str, src: &str) -> Result<Vec<Annotation>, CatError> {
+    lexer::tokenize_annotated(&Arc::from(file), src).map(|(_, a)| a)
+}

@@ -148,6 +148,32 @@ pub(crate) fn static_env(
         )
     };
 
+    // A relation that depends only on the threads of its events: the
+    // predicate is asked once per pair of threads, not per pair of events.
+    let mut thread_events: Vec<EventSet> = Vec::new();
+    for (e, info) in events.iter().enumerate() {
+        if thread_events.len() <= info.thread {
+            thread_events.resize(info.thread + 1, EventSet::empty(n));
+        }
+        thread_events[info.thread].insert(e);
+    }
+    let by_threads = |pred: &dyn Fn(usize, usize) -> bool| {
+        let mut r = Relation::empty(n);
+        for (ta, xs) in thread_events.iter().enumerate() {
+            if xs.is_empty() {
+                continue;
+            }
+            for (tb, ys) in thread_events.iter().enumerate() {
+                if !ys.is_empty() && pred(ta, tb) {
+                    for a in xs.iter() {
+                        r.insert_row(a, ys);
+                    }
+                }
+            }
+        }
+        r
+    };
+
     let mut env = Env::new(n);
     let r = set_of(&|e| ins(e).is_read());
     let w = set_of(&|e| events[e].writes);
@@ -224,7 +250,7 @@ pub(crate) fn static_env(
 
     let same_thread = |a: usize, b: usize| events[a].thread == events[b].thread;
     env.rel(names::PO, rel_of(&|a, b| same_thread(a, b) && a < b));
-    env.rel(names::STHD, rel_of(&same_thread));
+    env.rel(names::STHD, by_threads(&|ta, tb| ta == tb));
     // Operands of one C binary expression: unsequenced (both directions).
     let unsequenced = |a: usize, b: usize| {
         let (x, y) = if a < b { (a, b) } else { (b, a) };
@@ -242,7 +268,6 @@ pub(crate) fn static_env(
     env.rel(names::UNSEQ, rel_of(&unsequenced));
     // Scope instances never span devices (a queue family, workgroup or
     // subgroup is one device's), whatever numbers a front end gives them.
-    let events_ref = &events;
     for (name, s) in [
         (names::SSG, Scope::Subgroup),
         (names::SWG, Scope::Workgroup),
@@ -250,17 +275,17 @@ pub(crate) fn static_env(
     ] {
         env.rel(
             name,
-            rel_of(&|a, b| same_instance(program, events_ref[a].thread, s, events_ref[b].thread)),
+            by_threads(&|ta, tb| same_instance(program, ta, s, tb)),
         );
     }
     // Host threads are on no device; a submission's commands run on the
     // device of its queue (device 0).
     env.rel(
         names::SDEV,
-        rel_of(&|a, b| {
-            !program.host.agent(events_ref[a].thread).is_host()
-                && !program.host.agent(events_ref[b].thread).is_host()
-                && thread(a).device == thread(b).device
+        by_threads(&|ta, tb| {
+            !program.host.agent(ta).is_host()
+                && !program.host.agent(tb).is_host()
+                && program.threads[ta].device == program.threads[tb].device
         }),
     );
     let location: Vec<Option<usize>> = (0..n).map(|e| program.location_of(ins(e))).collect();
@@ -291,13 +316,7 @@ pub(crate) fn static_env(
     let derived = super::host::host_env(program, &events, &mut env);
     env.rel(
         names::SSW,
-        rel_of(&|a, b| {
-            program
-                .ssw
-                .iter()
-                .any(|&(ta, tb)| events[a].thread == ta && events[b].thread == tb)
-        })
-        .union(&derived),
+        by_threads(&|ta, tb| program.ssw.contains(&(ta, tb))).union(&derived),
     );
     // Shader calls ("Shader Call Related", "Shader Call Order"): a shader
     // call instruction creates its callee, which is also an invocation the
@@ -418,20 +437,11 @@ pub(crate) fn static_env(
     );
     env.rel(
         names::SFI,
-        rel_of(&|a, b| {
-            same_instance(
-                program,
-                events_ref[a].thread,
-                Scope::FragmentInterlock,
-                events_ref[b].thread,
-            )
-        }),
+        by_threads(&|ta, tb| same_instance(program, ta, Scope::FragmentInterlock, tb)),
     );
     env.rel(
         names::RASTO,
-        rel_of(&|a, b| {
-            super::interlock::rasterized_before(program, events_ref[a].thread, events_ref[b].thread)
-        }),
+        by_threads(&|ta, tb| super::interlock::rasterized_before(program, ta, tb)),
     );
 
     // The engine's scoped modification orders follow the specification's

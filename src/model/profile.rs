@@ -418,6 +418,26 @@ fn error(pos: &Pos, message: String) -> CatError {
 
 /// The declarations of an annotation: one per non-blank line, each a list
 /// of words and quoted strings with their positions.
+/// The dialects the `default-for` declarations of `annotations` name
+/// (unknown dialects and malformed annotations are left to
+/// [`Profile::of`] to report). For [`super::default_for`], which must not
+/// parse every built-in model to find the defaults.
+pub(crate) fn default_dialects(annotations: &[Annotation]) -> Vec<Dialect> {
+    let mut out = Vec::new();
+    for a in annotations {
+        for decl in split(a).unwrap_or_default() {
+            if let [key, arg] = decl.as_slice()
+                && key.text == "default-for"
+                && let Some(d) = Dialect::from_name(&arg.text)
+                && !out.contains(&d)
+            {
+                out.push(d);
+            }
+        }
+    }
+    out
+}
+
 fn split(a: &Annotation) -> Result<Vec<Vec<Arg>>, CatError> {
     let mut decls = Vec::new();
     for (k, line) in a.text.split('\n').enumerate() {

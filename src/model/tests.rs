@@ -254,3 +254,18 @@ fn the_guard_catches_name_checks() {
     ));
     assert!(!compares_model_name(r#"Dialect::Vulkan => "vulkan","#));
 }
+
+/// `default_for` reads only the top files' annotations: for every dialect
+/// it gives the first built-in model whose full profile (includes followed)
+/// declares `default-for` it. (Models that include a default model inherit
+/// its declaration but come after it.)
+#[test]
+fn default_for_agrees_with_the_full_profiles() {
+    for dialect in Dialect::ALL {
+        let full = super::BUILTIN
+            .iter()
+            .find(|(n, _, _)| load(n).unwrap().profile.default_for.contains(dialect))
+            .map_or(super::BUILTIN[0].0, |(n, _, _)| n);
+        assert_eq!(default_for(*dialect), full, "{dialect:?}");
+    }
+}

@@ -177,6 +177,14 @@ impl Relation {
         }
     }
 
+    /// Adds `(a, b)` for every `b` of `s`.
+    pub fn insert_row(&mut self, a: usize, s: &EventSet) {
+        assert_eq!(self.n, s.universe(), "universes differ");
+        for (d, w) in self.row_words_mut(a).iter_mut().zip(s.words()) {
+            *d |= *w;
+        }
+    }
+
     /// In-place intersection.
     pub fn inter_with(&mut self, other: &Self) {
         assert_eq!(self.n, other.n, "relations over different universes");
