@@ -238,3 +238,23 @@ fn open_and_stated_attributions_do_not_mix() {
     assert!(e.contains("t.litmus:4:2"), "{e}");
     assert!(e.contains("is a sized variable"), "{e}");
 }
+
+/// `--model`'s help lists the variants of issue 16's shader call and
+/// cooperative matrix items.
+#[test]
+fn the_model_help_lists_the_new_variants() {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_vkmm"))
+        .args(["check", "--help"])
+        .output()
+        .unwrap();
+    let help = String::from_utf8_lossy(&out.stdout);
+    for name in [
+        "vulkan-shcall-wide",
+        "vulkan-shcall-mid",
+        "vulkan-shcall-narrow",
+        "vulkan-coopmat-single",
+    ] {
+        assert!(help.contains(name), "{name} not in:\n{help}");
+        assert!(vkmm::model::load(name).is_ok(), "{name} is built in");
+    }
+}
