@@ -368,6 +368,12 @@ impl Session {
                     "{file}: termination is asked of litmus tests; this file holds Alloy-style queries"
                 )));
             }
+            if !program.attributions.is_empty() {
+                return Err(Error::Usage(format!(
+                    "{file}: termination is checked for one program; this test leaves cooperative matrix attributions open ({} of them): state the element accesses after `:`",
+                    program.attributions.total
+                )));
+            }
             let o = crate::analysis::termination::check_termination(
                 file,
                 program,

@@ -56,6 +56,22 @@ pub struct RacePair {
     pub first: String,
     pub second: String,
     pub location: String,
+    /// The attribution of cooperative matrix element accesses under which
+    /// the race happens, when the test leaves it to the implementation
+    /// (src/ir/attribution.rs).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub attribution: Option<String>,
+}
+
+/// How many attributions of cooperative matrix element accesses a test
+/// that leaves them open has, and how many were run (src/ir/attribution.rs).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct AttributionCount {
+    /// Run (the answers are the union of theirs).
+    pub explored: usize,
+    /// In all; more than `explored` when the bound cut the list or the
+    /// search stopped once the asked property was decided.
+    pub total: u64,
 }
 
 /// A final state: `(name, value)` pairs, registers as `P0:r1` then locations.
@@ -135,6 +151,10 @@ pub struct LitmusOutcome {
     pub time: Duration,
     /// The front end's warnings about the file (set by the session).
     pub warnings: Vec<crate::frontend::FrontendWarning>,
+    /// For a test leaving cooperative matrix attributions open: how many
+    /// were run; the answers are the union over them.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub attributions: Option<AttributionCount>,
 }
 
 impl LitmusOutcome {
@@ -143,6 +163,9 @@ impl LitmusOutcome {
     /// depends on executions the unrolling bound cut or the limit left unseen.
     pub fn complete(&self) -> bool {
         (!self.truncated || self.stopped_early)
+            && self
+                .attributions
+                .is_none_or(|a| self.stopped_early || a.explored as u64 >= a.total)
             && (self.quantifier.is_none() || self.holds(Property::Condition).is_some())
             && self.holds(Property::Races).is_some()
     }
@@ -157,7 +180,11 @@ impl LitmusOutcome {
     /// Paths cut by the unrolling bound leave unsettled answers undecided in
     /// the same way: executions needing more iterations were not seen.
     pub fn holds(&self, property: Property) -> Option<bool> {
-        let complete = (!self.truncated || self.stopped_early) && self.cut_paths == 0;
+        let complete = (!self.truncated || self.stopped_early)
+            && self.cut_paths == 0
+            && self
+                .attributions
+                .is_none_or(|a| self.stopped_early || a.explored as u64 >= a.total);
         match property {
             Property::Condition => {
                 let settled = complete
@@ -484,6 +511,7 @@ impl Visitor for Outcomes<'_> {
                             first: describe(program, &sk.events[a]),
                             second: describe(program, &sk.events[b]),
                             location: loc,
+                            attribution: program.attributions.this.clone(),
                         };
                         // Two instructions on one source line may describe alike.
                         if self.race_texts.insert(pair.clone()) {
@@ -524,6 +552,11 @@ pub fn check_litmus(
 }
 
 /// [`check_litmus`], reporting progress now and then.
+///
+/// A test leaving cooperative matrix attributions open runs once per
+/// attribution (src/ir/attribution.rs): an outcome is allowed when some
+/// attribution allows it, so the states, witnesses and races are the union
+/// of the attributions' (each race names its attribution).
 pub fn check_litmus_with_progress(
     file: &str,
     program: &Program,
@@ -532,6 +565,90 @@ pub fn check_litmus_with_progress(
     decide: Option<Property>,
     progress: Option<ProgressFn<'_>>,
 ) -> Result<LitmusOutcome, CheckError> {
+    let start = Instant::now();
+    let mut o = check_one(file, program, loaded, limits, (decide, progress))?;
+    if !program.attributions.is_empty() {
+        let mut explored = 1;
+        for alt in &program.attributions.others {
+            if o.stopped_early {
+                break;
+            }
+            let a = check_one(file, alt, loaded, limits, (decide, progress))?;
+            o = join(o, a);
+            explored += 1;
+        }
+        o.attributions = Some(AttributionCount {
+            explored,
+            total: program.attributions.total,
+        });
+        o.time = start.elapsed();
+    }
+    // What the walk did not settle is undecided, not its value on the
+    // executions seen.
+    o.condition_holds = o.holds(Property::Condition);
+    o.race_free = o.holds(Property::Races);
+    Ok(o)
+}
+
+/// The union of two attributions' raw outcomes (before [`LitmusOutcome::holds`]
+/// made anything undecided).
+fn join(mut o: LitmusOutcome, a: LitmusOutcome) -> LitmusOutcome {
+    let mut states: BTreeMap<FinalState, u64> = o.states.into_iter().collect();
+    for (state, n) in a.states {
+        *states.entry(state).or_insert(0) += n;
+    }
+    o.states = states.into_iter().collect();
+    o.positive += a.positive;
+    o.negative += a.negative;
+    o.observation = if o.positive > 0 && o.negative == 0 {
+        Observation::Always
+    } else if o.positive > 0 {
+        Observation::Sometimes
+    } else {
+        Observation::Never
+    };
+    o.condition_holds = o.quantifier.map(|q| match q {
+        Quantifier::Exists => o.positive > 0,
+        Quantifier::NotExists => o.positive == 0,
+        Quantifier::Forall => o.negative == 0,
+    });
+    for r in a.races {
+        if !o.races.contains(&r) {
+            o.races.push(r);
+        }
+    }
+    o.race_free = Some(o.race_free == Some(true) && a.race_free == Some(true));
+    for d in a.barrier_divergence {
+        if !o.barrier_divergence.contains(&d) {
+            o.barrier_divergence.push(d);
+        }
+    }
+    for d in a.barrier_stalls {
+        if !o.barrier_stalls.contains(&d) {
+            o.barrier_stalls.push(d);
+        }
+    }
+    o.executions += a.executions;
+    o.partial_evaluations += a.partial_evaluations;
+    o.consistent += a.consistent;
+    o.cut_paths += a.cut_paths;
+    o.unroll = o.unroll.max(a.unroll);
+    o.stopped_early |= a.stopped_early;
+    o.truncated |= a.truncated;
+    o.stopped_by = o.stopped_by.or(a.stopped_by);
+    o
+}
+
+/// One program's raw outcome (the verdicts as the executions seen give them).
+/// `how`: the property to decide, if any, and the progress callback.
+fn check_one(
+    file: &str,
+    program: &Program,
+    loaded: &LoadedModel,
+    limits: Limits,
+    how: (Option<Property>, Option<ProgressFn<'_>>),
+) -> Result<LitmusOutcome, CheckError> {
+    let (decide, progress) = how;
     let start = Instant::now();
     super::check_supported(program, loaded)?;
     let (shown_regs, shown_locs) = shown_terms(program);
@@ -569,7 +686,7 @@ pub fn check_litmus_with_progress(
         Quantifier::NotExists => positive == 0,
         Quantifier::Forall => negative == 0,
     });
-    let mut o = LitmusOutcome {
+    let o = LitmusOutcome {
         file: file.to_string(),
         name: program.name.clone(),
         model: loaded.name.clone(),
@@ -594,11 +711,8 @@ pub fn check_litmus_with_progress(
         stopped_by: coverage.stopped_by,
         time: start.elapsed(),
         warnings: Vec::new(),
+        attributions: None,
     };
-    // What the walk did not settle is undecided, not its value on the
-    // executions seen.
-    o.condition_holds = o.holds(Property::Condition);
-    o.race_free = o.holds(Property::Races);
     Ok(o)
 }
 
@@ -637,6 +751,7 @@ mod holds_tests {
             stopped_by: Some(crate::engine::LimitKind::MaxExecutions),
             time: Duration::ZERO,
             warnings: Vec::new(),
+            attributions: None,
         }
     }
 

@@ -187,6 +187,13 @@ impl<'a> Parser<'a> {
         }
         let pos = self.program_rows(lx.pos)?;
         self.check_program()?;
+        // Cooperative matrix instructions whose attribution the test leaves
+        // open: the program before lowering holds every element access.
+        let open = self
+            .coops
+            .iter()
+            .any(|c| c.open)
+            .then(|| self.program.clone());
         // Sized variables: one location per chunk of bytes (src/ir/bytes.rs).
         if let Err(e) = crate::ir::bytes::lower(&mut self.program) {
             let at = self
@@ -197,7 +204,37 @@ impl<'a> Parser<'a> {
                 .unwrap_or(0);
             return Err((at, e.message));
         }
-        self.final_section(pos)
+        self.final_section(pos)?;
+        if let Some(full) = open {
+            self.expand_attributions(&full)?;
+        }
+        Ok(())
+    }
+
+    /// Replaces the program by its first attribution, the others its
+    /// alternatives (src/ir/attribution.rs). The elements of open
+    /// instances are whole locations, so every attribution lowers the
+    /// sized variables into the chunks the whole program has.
+    fn expand_attributions(&mut self, full: &Program) -> R<()> {
+        let (alternatives, total) = self.attribution_alternatives(full);
+        let mut built: Vec<Program> = Vec::new();
+        for (name, mut p) in alternatives {
+            if let Err(e) = crate::ir::bytes::lower(&mut p) {
+                let at = self.coops.iter().find(|c| c.open).map_or(0, |c| c.at);
+                return Err((at, e.message));
+            }
+            p.symbols = self.program.symbols.clone();
+            p.condition = self.program.condition.clone();
+            p.shown_locations = self.program.shown_locations.clone();
+            p.warnings = self.program.warnings.clone();
+            p.attributions.this = Some(name);
+            p.attributions.total = total;
+            built.push(p);
+        }
+        let mut first = built.remove(0);
+        first.attributions.others = built;
+        self.program = first;
+        Ok(())
     }
 
     // ----- initial state ---------------------------------------------------

@@ -7,6 +7,7 @@
 //!
 //! Front ends produce a [`Program`]; the execution enumerator consumes it.
 
+pub mod attribution;
 pub mod bytes;
 mod condition;
 pub mod host;
@@ -15,6 +16,7 @@ mod query;
 pub mod shadercall;
 mod symbols;
 
+pub use attribution::{Attributions, MAX_ATTRIBUTIONS};
 pub use bytes::ByteRange;
 pub use condition::{CondExpr, Condition, Quantifier, Term};
 pub use query::{Cmp, Expectation, Pred, Query};
@@ -1188,6 +1190,11 @@ pub struct Program {
     /// [`bytes::lower`] gives each chunk of it a location and empties it.
     #[serde(skip_serializing_if = "std::collections::BTreeMap::is_empty")]
     pub sizes: std::collections::BTreeMap<usize, u32>,
+    /// The attributions of cooperative matrix element accesses the test
+    /// leaves to the implementation: this program is one, the others are
+    /// alternatives whose answers join this one's ([`attribution`]).
+    #[serde(skip_serializing_if = "Attributions::is_empty")]
+    pub attributions: Attributions,
 }
 
 /// What a test asks.

@@ -349,6 +349,31 @@ pub fn litmus(o: &LitmusOutcome) -> String {
                 "  race on {}: {}  <->  {}",
                 r.location, r.first, r.second
             );
+            if let Some(a) = &r.attribution {
+                let _ = writeln!(s, "    under the attribution {a}");
+            }
+        }
+    }
+    if let Some(a) = o.attributions {
+        if a.explored as u64 >= a.total {
+            let _ = writeln!(
+                s,
+                "Attributions: {} (the cooperative matrix element accesses the test leaves to the implementation; the answers are their union)",
+                a.explored
+            );
+        } else {
+            let _ = writeln!(
+                s,
+                "Attributions: {} of {} run (the cooperative matrix element accesses the test leaves to the implementation; {}, at most {}): answers the attributions run do not settle are undecided",
+                a.explored,
+                a.total,
+                if o.stopped_early {
+                    "the search stopped once the asked property was decided"
+                } else {
+                    "the bound cut the list"
+                },
+                crate::ir::MAX_ATTRIBUTIONS
+            );
         }
     }
     barrier_divergence(&mut s, &o.barrier_divergence);
@@ -466,6 +491,9 @@ pub fn explanation(x: &Explanation) -> String {
         "Test {}: outcome {outcome} is {verdict} under {}{condition}",
         x.test, x.model
     );
+    if let Some(a) = &x.attribution {
+        let _ = writeln!(s, "Attribution: {a}");
+    }
     let counts = match x.verdict {
         Verdict::Allowed if x.truncated => format!(
             "{} consistent executions produce it among those seen (TRUNCATED {}: the race diagnoses cover only those)",

@@ -168,6 +168,12 @@ pub struct Explanation {
     /// What pictures draw by default (the wording's `picture` line).
     #[serde(skip)]
     pub picture: Vec<String>,
+    /// For a test leaving cooperative matrix attributions open
+    /// (src/ir/attribution.rs): the attribution explained (the first that
+    /// allows the outcome), or what the verdict covers (`every attribution
+    /// (4)`, `2 of 300 attributions`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub attribution: Option<String>,
 }
 
 /// What the model says about the outcome.
@@ -407,7 +413,64 @@ impl Visitor for Rejections<'_> {
 /// inconsistent candidates producing it, to say which axioms reject them.
 /// A first walk stopped by the execution limit with no witness gives
 /// [`Verdict::Undecided`], never a verdict.
+///
+/// A test leaving cooperative matrix attributions open
+/// (src/ir/attribution.rs): the outcome is allowed when some attribution
+/// allows it; the explanation is then that attribution's, named. Otherwise
+/// it is the first attribution's rejection, for every attribution (or
+/// undecided when the bound left some unrun or one is undecided).
 pub fn explain(
+    program: &Program,
+    loaded: &LoadedModel,
+    spec: &ExplainSpec,
+    outcome: Option<(&CondExpr, String)>,
+    limits: Limits,
+) -> Result<Explanation, CheckError> {
+    if program.attributions.is_empty() {
+        return explain_one(program, loaded, spec, outcome, limits);
+    }
+    let mut first: Option<Explanation> = None;
+    let mut undecided = false;
+    let all = program.attributions();
+    for p in &all {
+        let mut x = explain_one(p, loaded, spec, outcome.clone(), limits)?;
+        if x.verdict == Verdict::Allowed {
+            x.attribution = p.attributions.this.clone();
+            return Ok(x);
+        }
+        undecided |= x.verdict == Verdict::Undecided;
+        if first.is_none() {
+            first = Some(x);
+        }
+    }
+    let mut x = first.expect("one attribution at least");
+    let total = program.attributions.total;
+    if !program.attributions.complete() {
+        undecided = true;
+        x.attribution = Some(format!(
+            "{} of {total} attributions (the bound {}): none of them allows it",
+            all.len(),
+            crate::ir::MAX_ATTRIBUTIONS
+        ));
+    } else {
+        x.attribution = Some(format!(
+            "every attribution ({total}): none allows it; the rejection shown is of {}",
+            program.attributions.this.as_deref().unwrap_or("the first")
+        ));
+    }
+    if undecided {
+        x.verdict = Verdict::Undecided;
+        let q = program
+            .condition
+            .as_ref()
+            .and_then(|c| c.quantifier)
+            .filter(|_| x.condition.is_some());
+        x.condition = q.map(|q| condition_verdict(q, Verdict::Undecided));
+    }
+    Ok(x)
+}
+
+fn explain_one(
     program: &Program,
     loaded: &LoadedModel,
     spec: &ExplainSpec,
@@ -482,6 +545,7 @@ pub fn explain(
         condition: None,
         relation_names: spec.relation_names(),
         picture: spec.picture.clone(),
+        attribution: None,
     };
     if out.consistent > 0 {
         out.verdict = Verdict::Allowed;

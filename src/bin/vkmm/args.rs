@@ -30,11 +30,12 @@ pub enum OutputFormat {
 #[derive(clap::Args)]
 pub struct ModelArgs {
     /// Model: a built-in name (vulkan, vulkan-nochains, vulkan-fr-asmo,
-    /// vulkan-tess-vmm, vulkan-host-device-atomics, vulkan-dat3m,
-    /// vulkan-dat3m-nochains, pops and its variants, opencl, opencl-totalsc,
-    /// opencl-nothinair, opencl-groupsync; an unknown name lists them) or a
-    /// .cat file. Default: opencl for OpenCL litmus files, vulkan for the
-    /// others.
+    /// vulkan-tess-vmm, vulkan-host-device-atomics, vulkan-shcall-wide,
+    /// vulkan-shcall-mid, vulkan-shcall-narrow, vulkan-coopmat-single,
+    /// vulkan-dat3m, vulkan-dat3m-nochains, pops and its variants, opencl,
+    /// opencl-totalsc, opencl-nothinair, opencl-groupsync; an unknown name
+    /// lists them) or a .cat file. Default: opencl for OpenCL litmus
+    /// files, vulkan for the others.
     #[arg(long)]
     pub model: Option<String>,
     /// Model for `.test` queries marked NOCHAINS. Default: the model's

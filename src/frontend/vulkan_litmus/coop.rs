@@ -11,7 +11,9 @@
 use super::{Parser, R};
 use crate::frontend::attributes::{Attrs, LITMUS};
 use crate::frontend::litmus::lexer::{Lexer, Tok, VULKAN};
-use crate::ir::{CoopElement, Instruction, OpKind, Operand, Scope, SourceSpan, Stmt};
+use crate::ir::{
+    CoopElement, Instruction, MAX_ATTRIBUTIONS, OpKind, Operand, Program, Scope, SourceSpan, Stmt,
+};
 
 /// One invocation's statement of a cooperative matrix instruction.
 pub(super) struct CoopUse {
@@ -26,6 +28,10 @@ pub(super) struct CoopUse {
     pub value: Option<Operand>,
     /// Indices into `elements` this invocation performs, with where.
     pub performed: Vec<(usize, usize)>,
+    /// No `:` part: the test leaves the attribution to the implementation,
+    /// and the invocation's code holds an access of every element, which
+    /// [`Parser::attribution_alternatives`] keeps or drops per attribution.
+    pub open: bool,
 }
 
 /// Whether the cell starting at `a` is a cooperative matrix instruction.
@@ -121,7 +127,14 @@ impl Parser<'_> {
         }
         let mut performed: Vec<(usize, usize)> = Vec::new();
         let mut dests: Vec<Option<String>> = Vec::new();
-        if lx.peek()?.is_punct(":") {
+        let open = !lx.peek()?.is_punct(":");
+        if open {
+            // Every element, for now: the attributions keep some.
+            for e in 0..elements.len() {
+                performed.push((e, first.at));
+                dests.push(None);
+            }
+        } else {
             lx.next()?;
             while !matches!(lx.peek()?.tok, Tok::Eof) {
                 let dest = if load {
@@ -179,7 +192,8 @@ impl Parser<'_> {
             scope,
             elements,
             value,
-            performed,
+            performed: if open { Vec::new() } else { performed },
+            open,
         });
         Ok(out)
     }
@@ -230,6 +244,22 @@ impl Parser<'_> {
                         ),
                     ));
                 }
+                if u.open != head.open {
+                    return Err((
+                        u.at,
+                        format!(
+                            "instance {i} {} the element accesses after `:` and P{}'s (line {}) {}: either every invocation states its accesses or none does (vkmm then explores every attribution)",
+                            if u.open { "omits" } else { "states" },
+                            head.thread,
+                            self.src.line(head.at),
+                            if head.open {
+                                "omits them"
+                            } else {
+                                "states them"
+                            }
+                        ),
+                    ));
+                }
                 if uses.iter().filter(|v| v.thread == u.thread).count() > 1 {
                     return Err((u.at, format!("P{} executes instance {i} twice", u.thread)));
                 }
@@ -263,6 +293,22 @@ impl Parser<'_> {
                 }
             }
             for (e, &r) in head.elements.iter().enumerate() {
+                let name = &self.program.references[r].name;
+                if head.open {
+                    if self
+                        .program
+                        .sizes
+                        .contains_key(&self.program.references[r].location)
+                    {
+                        return Err((
+                            head.at,
+                            format!(
+                                "element `{name}` of instance {i} is a sized variable: vkmm explores the attributions of whole locations only (state the accesses after `:`)"
+                            ),
+                        ));
+                    }
+                    continue;
+                }
                 let by: Vec<(usize, usize)> = uses
                     .iter()
                     .flat_map(|u| {
@@ -272,7 +318,6 @@ impl Parser<'_> {
                             .map(|p| (u.thread, p.1))
                     })
                     .collect();
-                let name = &self.program.references[r].name;
                 if by.is_empty() {
                     return Err((
                         head.at,
@@ -299,4 +344,148 @@ impl Parser<'_> {
         }
         Ok(())
     }
+
+    /// The open instances' choices, one per element: the instance, the
+    /// element (reference), and the invocations of the scope instance.
+    fn open_choices(&self) -> Vec<Choice> {
+        let mut out: Vec<Choice> = Vec::new();
+        for u in self.coops.iter().filter(|c| c.open) {
+            for &r in &u.elements {
+                match out
+                    .iter_mut()
+                    .find(|c| c.instance == u.instance && c.element == r)
+                {
+                    Some(c) => c.threads.push(u.thread),
+                    None => out.push(Choice {
+                        instance: u.instance,
+                        element: r,
+                        load: u.load,
+                        threads: vec![u.thread],
+                    }),
+                }
+            }
+        }
+        for c in &mut out {
+            c.threads.sort_unstable();
+        }
+        out.sort_by_key(|c| c.instance);
+        out
+    }
+
+    /// Every attribution of the open instances (at most
+    /// [`MAX_ATTRIBUTIONS`]) as a program built from `full`, the program
+    /// before byte lowering whose invocations access every element of an
+    /// open instance, with the total count. A store's element: "a single
+    /// implementation-dependent invocation within the instance of the
+    /// matrix's scope performs a non-atomic store to that memory location"
+    /// (one invocation each). A load's element: "some
+    /// implementation-dependent invocation(s) within the instance of the
+    /// matrix's scope perform a non-atomic load from each memory location"
+    /// (every non-empty set of invocations, smaller sets first).
+    pub(super) fn attribution_alternatives(&self, full: &Program) -> (Vec<(String, Program)>, u64) {
+        let choices = self.open_choices();
+        // The options of each choice: sets of invocations (as bit masks
+        // over `threads`).
+        let options: Vec<Vec<u64>> = choices
+            .iter()
+            .map(|c| {
+                let n = c.threads.len().min(63);
+                if c.load {
+                    let mut sets: Vec<u64> = (1..(1u64 << n)).collect();
+                    sets.sort_by_key(|m| (m.count_ones(), *m));
+                    sets
+                } else {
+                    (0..n).map(|i| 1u64 << i).collect()
+                }
+            })
+            .collect();
+        let total = options
+            .iter()
+            .fold(1u64, |t, o| t.saturating_mul(o.len() as u64));
+        let mut out = Vec::new();
+        let mut digits = vec![0usize; choices.len()];
+        while out.len() < MAX_ATTRIBUTIONS && (out.len() as u64) < total {
+            let chosen: Vec<(&Choice, u64)> = choices
+                .iter()
+                .zip(&digits)
+                .zip(&options)
+                .map(|((c, &d), o)| (c, o[d]))
+                .collect();
+            out.push((self.attribution_name(&chosen), attributed(full, &chosen)));
+            // The next combination (the last choice turns fastest).
+            for k in (0..digits.len()).rev() {
+                digits[k] += 1;
+                if digits[k] < options[k].len() {
+                    break;
+                }
+                digits[k] = 0;
+            }
+        }
+        (out, total)
+    }
+
+    /// `instance 0: x by P1, y by P0+P1; instance 1: ...`.
+    fn attribution_name(&self, chosen: &[(&Choice, u64)]) -> String {
+        let mut parts: Vec<String> = Vec::new();
+        let mut current: Option<u32> = None;
+        for (c, mask) in chosen {
+            let who: Vec<String> = c
+                .threads
+                .iter()
+                .enumerate()
+                .filter(|(i, _)| mask >> i & 1 == 1)
+                .map(|(_, t)| format!("P{t}"))
+                .collect();
+            let item = format!(
+                "{} by {}",
+                self.program.references[c.element].name,
+                who.join("+")
+            );
+            if current == Some(c.instance) {
+                parts
+                    .last_mut()
+                    .expect("an instance")
+                    .push_str(&format!(", {item}"));
+            } else {
+                parts.push(format!("instance {}: {item}", c.instance));
+                current = Some(c.instance);
+            }
+        }
+        parts.join("; ")
+    }
+}
+
+/// One element of an open cooperative matrix instance.
+struct Choice {
+    instance: u32,
+    element: usize,
+    load: bool,
+    /// The invocations of the instance of the matrix's scope (sorted).
+    threads: Vec<usize>,
+}
+
+/// `full` with the element accesses of open instances the attribution does
+/// not give to their invocation removed.
+fn attributed(full: &Program, chosen: &[(&Choice, u64)]) -> Program {
+    let mut p = full.clone();
+    for (k, t) in p.threads.iter_mut().enumerate() {
+        t.code.retain(|s| {
+            let Stmt::Op(ins) = s else { return true };
+            let (Some(c), Some(r)) = (ins.coop, ins.reference) else {
+                return true;
+            };
+            match chosen
+                .iter()
+                .find(|(ch, _)| ch.instance == c.instance && ch.element == r)
+            {
+                Some((ch, mask)) => ch
+                    .threads
+                    .iter()
+                    .position(|&t| t == k)
+                    .is_some_and(|i| mask >> i & 1 == 1),
+                None => true,
+            }
+        });
+    }
+    p
 }
