@@ -635,9 +635,12 @@ fn a_thread_with_only_forward_branches_runs_without_a_loop() {
         loops_in_shader(&load(&root().join("examples/opencl-mp.litmus"))),
         2
     );
+    // examples/mp.litmus: P1's role also gets the switch-point padding
+    // loop after its results (docs/device.md, "Spin loops within one
+    // workgroup").
     assert_eq!(
         loops_in_shader(&load(&root().join("examples/mp.litmus"))),
-        1 + 2 + 1
+        1 + 2 + 1 + 1
     );
 }
 
@@ -680,5 +683,60 @@ fn threads_with_an_if_outside_the_first_subgroup_complete_their_instances() {
                 .all(|o| o.judgement != Judgement::Forbidden),
             "{report}"
         );
+    }
+}
+
+/// A spin loop waiting on a partner in another subgroup of the same
+/// workgroup (docs/device.md, "Spin loops within one workgroup"): before
+/// the switch-point padding every instance was cut on lavapipe.
+const SPIN_IN_SECOND_SUBGROUP: &str = "VULKAN spin-in-second-subgroup
+{ x=0; flag=0; }
+P0@sg 0, wg 0, qf 0               | P1@sg 1, wg 0, qf 0 ;
+st.atom.wg.sc0 x, 1               | LOOP: ;
+st.atom.rel.wg.sc0.semsc0 flag, 1 | ld.atom.acq.wg.sc0.semsc0 r0, flag ;
+                                  | beq r0, 0, LOOP ;
+                                  | ld.atom.wg.sc0 r1, x ;
+exists (P1:r1 == 0)
+";
+
+/// The same in OpenCL: a `while` loop on an atomic flag in one work-group
+/// (threads without `sg` in one work-group are in different sub-groups).
+const OPENCL_SPIN_IN_ONE_WORKGROUP: &str = "OPENCL opencl-spin
+{ [x]=0; [y]=0; }
+P0@wg 0, dev 0 (global int* x, global atomic_int* y) {
+  *x = 1;
+  atomic_store_explicit(y, 1, memory_order_release, memory_scope_work_group);
+}
+P1@wg 0, dev 0 (global int* x, global atomic_int* y) {
+  int r0 = 0;
+  while (r0 == 0) { r0 = atomic_load_explicit(y, memory_order_acquire, memory_scope_work_group); }
+  int r1 = *x;
+}
+exists (1:r1=0)
+";
+
+#[test]
+fn spin_loops_waiting_on_another_subgroup_of_the_workgroup_complete() {
+    let Some(gpu) = gpu() else { return };
+    let session = Session::new();
+    for (name, text) in [
+        ("spin-in-second-subgroup", SPIN_IN_SECOND_SUBGROUP),
+        ("opencl-spin", OPENCL_SPIN_IN_ONE_WORKGROUP),
+    ] {
+        let program = load_text(text);
+        let r = run_program(&session, &gpu, name, &program, &small(), None, false)
+            .unwrap_or_else(|e| panic!("{name}: {e}"))
+            .unwrap_or_else(|s| panic!("{name}: skipped: {}", s.detail));
+        let report = vkmm::device::classify::text(&r);
+        assert!(r.instances > 0, "{report}");
+        assert_eq!(r.classified.findings, 0, "{report}");
+        // None forbidden, and the loop's exit: every counted instance left
+        // it with the flag read as 1 and then read the payload 1 (acquire
+        // after release).
+        for o in &r.classified.histogram {
+            assert_ne!(o.judgement, Judgement::Forbidden, "{report}");
+            assert!(o.values.0.contains(&("P1:r0".to_string(), 1)), "{report}");
+            assert!(o.values.0.contains(&("P1:r1".to_string(), 1)), "{report}");
+        }
     }
 }

@@ -88,6 +88,12 @@ pub mod param {
     pub const COUNT: usize = 7;
 }
 
+/// Memory barriers every invocation of a litmus workgroup with a looping
+/// thread executes after writing its results: switch points that let a
+/// spin loop in another subgroup of the workgroup finish on lavapipe
+/// (docs/device.md, "Spin loops within one workgroup").
+pub const SWITCH_PADDING: u32 = 64;
+
 /// Status of a thread in `OUT`: ran to its end.
 pub const STATUS_DONE: u32 = 1;
 /// Status of a thread in `OUT`: stopped by the step cap.
@@ -702,6 +708,40 @@ impl<'a> Gen<'a> {
             let p = s.elem(binding::OUT, a);
             s.b.store(p, st, None, []).unwrap();
         });
+        // Lavapipe runs a workgroup's subgroups as coroutines that switch
+        // at memory barriers and ends the workgroup one round after the
+        // first subgroup finished: a spin loop waiting on another subgroup
+        // needs the others to pass switch points until it is done
+        // (docs/device.md, "Spin loops within one workgroup"). After the
+        // results, so the test's outcomes do not depend on it.
+        let loops = mine.iter().any(|&t| {
+            let code = &plan.program.threads[t].code;
+            !forward_only(code, &label_indices(code))
+        });
+        if loops {
+            let zero = self.c(0);
+            self.b.store(self.counter, zero, None, []).unwrap();
+            let counter = self.counter;
+            self.while_loop(
+                |s| {
+                    let i = s.b.load(s.uint, None, counter, None, []).unwrap();
+                    let k = s.c(SWITCH_PADDING);
+                    s.b.u_less_than(s.boolean, None, i, k).unwrap()
+                },
+                |s| {
+                    let wg = s.c(scope_value(Scope::Workgroup));
+                    let sem = (MemorySemantics::ACQUIRE_RELEASE
+                        | MemorySemantics::WORKGROUP_MEMORY)
+                        .bits();
+                    let sem = s.c(sem);
+                    s.b.memory_barrier(wg, sem).unwrap();
+                    let i = s.b.load(s.uint, None, counter, None, []).unwrap();
+                    let one = s.c(1);
+                    let n = s.b.i_add(s.uint, None, i, one).unwrap();
+                    s.b.store(counter, n, None, []).unwrap();
+                },
+            );
+        }
     }
 
     /// `switch (thread) { case t: body(t) }` over `threads`.
