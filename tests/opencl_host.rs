@@ -214,6 +214,14 @@ fn test_text(init: &str, host: &str, kernel: &str) -> String {
     )
 }
 
+/// A host test whose host thread has the buffer `x` and the host memory
+/// `h`, enqueues the kernel P1 (which has both parameters), then `host`.
+fn transfer_text(init: &str, host: &str, kernel: &str) -> String {
+    format!(
+        "OPENCL t\n{{ x = 0; h = 0; {init} }}\nP0@host (global int* x, global int* h) {{\n  clEnqueueNDRangeKernel(q, {{P1}});\n  {host}\n}}\nP1@wg 0, dev 0 (global int* x, global int* h) {{\n  {kernel}\n}}\nexists (x = 0)\n"
+    )
+}
+
 const ENQ: &str = "  clEnqueueNDRangeKernel(q, {P1});";
 
 #[test]
@@ -284,8 +292,47 @@ fn bad_input_is_a_located_error() {
         ),
         (
             "unknown-call",
+            test_text("", &format!("{ENQ}\n  clEnqueueCopyBuffer(q, x);"), ""),
+            ":5:3: unknown host API call `clEnqueueCopyBuffer` (supported: clEnqueueNDRangeKernel,",
+        ),
+        (
+            "read-buffer-short",
             test_text("", &format!("{ENQ}\n  clEnqueueReadBuffer(q, x);"), ""),
-            ":5:3: unknown host API call `clEnqueueReadBuffer` (supported: clEnqueueNDRangeKernel,",
+            ":5:27: expected `,` after the buffer, found `)`",
+        ),
+        (
+            "read-buffer-into-register",
+            transfer_text("", "int r = 0;\n  clEnqueueReadBuffer(q, x, CL_TRUE, r);", ""),
+            ":6:38: `clEnqueueReadBuffer`'s host pointer: `r` is a register",
+        ),
+        (
+            "read-buffer-of-svm",
+            transfer_text("svm x fine;", "clEnqueueReadBuffer(q, x, CL_TRUE, h);", ""),
+            ":5:26: `clEnqueueReadBuffer` of `x`, which is fine SVM, not a buffer",
+        ),
+        (
+            "write-buffer-from-svm",
+            transfer_text("svm h system;", "clEnqueueWriteBuffer(q, x, CL_TRUE, h);", ""),
+            ":5:39: `clEnqueueWriteBuffer`'s host pointer `h` is system SVM",
+        ),
+        (
+            "write-buffer-blocking-word",
+            transfer_text("", "clEnqueueWriteBuffer(q, x, true, h);", ""),
+            ":5:30: expected `CL_TRUE` or `CL_FALSE` (blocking or not), found `true`",
+        ),
+        (
+            "kernel-reads-host-memory",
+            transfer_text("", "clEnqueueWriteBuffer(q, x, CL_TRUE, h);", "int r0 = *h;"),
+            ":8:3: work-item P1 accesses `h`, the host memory of a clEnqueueReadBuffer/clEnqueueWriteBuffer",
+        ),
+        (
+            "map-of-host-memory",
+            transfer_text(
+                "",
+                "clEnqueueWriteBuffer(q, x, CL_TRUE, h);\n  clEnqueueMapBuffer(q, h, CL_TRUE);",
+                "",
+            ),
+            ":6:3: `clEnqueueMapBuffer` of host memory",
         ),
         (
             "host-barrier",
@@ -381,6 +428,21 @@ const MUTATIONS: &[(&str, &str, &str)] = &[
         "let cl_rule5 = 0",
     ),
     ("3.6.4 rule 6", "let cl_rule6 = clkend", "let cl_rule6 = 0"),
+    (
+        "a command's own memory operations are between its start and completion",
+        "let cl_issued = ([API \\ HOST] ; po ; [M]) | ([M] ; po ; [API \\ HOST])",
+        "let cl_issued = 0",
+    ),
+    (
+        "a copy's operations are after its start",
+        "let cl_issued = ([API \\ HOST] ; po ; [M]) | ",
+        "let cl_issued = ",
+    ),
+    (
+        "a copy's operations are before its completion",
+        " | ([M] ; po ; [API \\ HOST])\nlet cl_gsw",
+        "\nlet cl_gsw",
+    ),
     (
         "the rules are global-synchronizes-with",
         "let gsw = gsw | cl_gsw",

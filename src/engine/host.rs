@@ -413,7 +413,11 @@ fn opencl_env(program: &Program, events: &[EventInfo], env: &mut Env) {
                             }
                         }
                     }
-                    ClCommandKind::Marker | ClCommandKind::Barrier => {}
+                    // A read or write of a buffer: its loads and stores are
+                    // in its own thread, ordered by opencl-host.cat.
+                    ClCommandKind::Marker
+                    | ClCommandKind::Barrier
+                    | ClCommandKind::Transfer { .. } => {}
                 }
             }
             // Rule 4: "For a command C launched from the host, if C has a

@@ -147,6 +147,10 @@ pub enum ClCommandKind {
     Marker,
     /// `clEnqueueBarrierWithWaitList`.
     Barrier,
+    /// `clEnqueueReadBuffer` (`read`) or `clEnqueueWriteBuffer`: the
+    /// command's thread holds the copy's loads and stores between its start
+    /// and its completion.
+    Transfer { read: bool },
 }
 
 impl ClCommandKind {
@@ -160,6 +164,8 @@ impl ClCommandKind {
             (ClCommandKind::Unmap { .. }, true) => "clEnqueueSVMUnmap",
             (ClCommandKind::Marker, _) => "clEnqueueMarkerWithWaitList",
             (ClCommandKind::Barrier, _) => "clEnqueueBarrierWithWaitList",
+            (ClCommandKind::Transfer { read: true }, _) => "clEnqueueReadBuffer",
+            (ClCommandKind::Transfer { read: false }, _) => "clEnqueueWriteBuffer",
         }
     }
 }

@@ -14,7 +14,7 @@
 
 use super::{Ctx, K, Parser, R};
 use crate::ir::host::{Agent, ApiOp, ClCommandKind, Svm};
-use crate::ir::{Instruction, OPENCL_GLOBAL, OpKind, Scope, SourceSpan, Stmt, Thread};
+use crate::ir::{Instruction, OPENCL_GLOBAL, OpKind, Operand, Scope, SourceSpan, Stmt, Thread};
 use std::collections::HashMap;
 
 /// A name and where it was written.
@@ -33,6 +33,23 @@ pub(super) struct HostState {
     calls: Vec<Call>,
     /// Where each thread's declaration starts.
     thread_at: Vec<(usize, usize)>,
+    /// The host pointers of `clEnqueueReadBuffer` / `clEnqueueWriteBuffer`.
+    host_memory: Vec<Named>,
+}
+
+/// Whether `call` copies between a buffer and host memory.
+fn transfer(call: &str) -> bool {
+    matches!(call, "clEnqueueReadBuffer" | "clEnqueueWriteBuffer")
+}
+
+/// What `call` does to its memory object, for messages.
+fn verb(call: &str) -> &'static str {
+    match call {
+        "clEnqueueReadBuffer" => "reads",
+        "clEnqueueWriteBuffer" => "writes",
+        "clEnqueueUnmapMemObject" | "clEnqueueSVMUnmap" => "unmaps",
+        _ => "maps",
+    }
 }
 
 /// What a host call does, as read.
@@ -57,6 +74,15 @@ enum Pending {
     Unmap(Vec<usize>),
     Marker,
     Barrier,
+    /// `clEnqueueReadBuffer` (`read`) or `clEnqueueWriteBuffer`: the
+    /// buffer's locations and the host memory's, element by element.
+    Transfer {
+        read: bool,
+        buffer: Vec<usize>,
+        host: Vec<usize>,
+        /// The buffer's and the host memory's names, for labels.
+        names: (String, String),
+    },
 }
 
 struct Call {
@@ -76,12 +102,14 @@ const CALLS: &[&str] = &[
     "clEnqueueSVMUnmap",
     "clEnqueueMarkerWithWaitList",
     "clEnqueueBarrierWithWaitList",
+    "clEnqueueReadBuffer",
+    "clEnqueueWriteBuffer",
     "clWaitForEvents",
     "clFinish",
 ];
 
 /// The host API calls, for messages.
-const CALL_LIST: &str = "clEnqueueNDRangeKernel, clEnqueueMapBuffer, clEnqueueSVMMap, clEnqueueUnmapMemObject, clEnqueueSVMUnmap, clEnqueueMarkerWithWaitList, clEnqueueBarrierWithWaitList, clWaitForEvents, clFinish";
+const CALL_LIST: &str = "clEnqueueNDRangeKernel, clEnqueueMapBuffer, clEnqueueSVMMap, clEnqueueUnmapMemObject, clEnqueueSVMUnmap, clEnqueueMarkerWithWaitList, clEnqueueBarrierWithWaitList, clEnqueueReadBuffer, clEnqueueWriteBuffer, clWaitForEvents, clFinish";
 
 /// The built-in functions a host thread may call: C11 atomics (OpenCL C's
 /// names), which the host performs at `memory_scope_all_svm_devices`.
@@ -275,6 +303,22 @@ impl Parser<'_> {
                             call == "clEnqueueSVMUnmap",
                         )?)
                     }
+                    "clEnqueueReadBuffer" | "clEnqueueWriteBuffer" => {
+                        self.expect(",", "after the queue")?;
+                        let buffer_name = self.peek().show().replace('`', "");
+                        let buffer = self.mapped_object(ctx, call, false)?;
+                        self.expect(",", "after the buffer")?;
+                        blocking = self.blocking()?;
+                        self.expect(",", "after the blocking flag")?;
+                        let host_name = self.peek().show().replace('`', "");
+                        let host = self.host_pointer(ctx, call, buffer.len())?;
+                        Pending::Transfer {
+                            read: call == "clEnqueueReadBuffer",
+                            buffer,
+                            host,
+                            names: (buffer_name, host_name),
+                        }
+                    }
                     "clEnqueueMarkerWithWaitList" => Pending::Marker,
                     _ => Pending::Barrier,
                 };
@@ -373,19 +417,7 @@ impl Parser<'_> {
     /// `clEnqueueUnmapMemObject`, SVM for `clEnqueueSVMMap` /
     /// `clEnqueueSVMUnmap`. Its locations (an array: every element).
     fn mapped_object(&mut self, ctx: &Ctx, call: &str, svm_call: bool) -> R<Vec<usize>> {
-        let t = self.peek().clone();
-        let K::Ident(name) = &t.k else {
-            return Err((
-                t.line,
-                t.col,
-                format!(
-                    "`{call}` maps a memory object: expected a parameter name, found {}",
-                    t.show()
-                ),
-            ));
-        };
-        let name = name.clone();
-        self.next();
+        let (name, t) = self.param_name(&format!("`{call}` {} a memory object", verb(call)))?;
         let Some(p) = ctx.params.get(&name) else {
             let what = if ctx.regs.contains(&name) {
                 format!("`{name}` is a register, not a memory object")
@@ -396,7 +428,13 @@ impl Parser<'_> {
                 t.line,
                 t.col,
                 format!(
-                    "`{call}` maps a buffer or SVM allocation: {what} (declare it `global int* {name}`)"
+                    "`{call}` {} a buffer{}: {what} (declare it `global int* {name}`)",
+                    verb(call),
+                    if transfer(call) {
+                        ""
+                    } else {
+                        " or SVM allocation"
+                    }
                 ),
             ));
         };
@@ -429,14 +467,82 @@ impl Parser<'_> {
                 format!(
                     "`{call}` of `{name}`, which is {} SVM, not a buffer: use {}",
                     kind.spelling(),
-                    if call == "clEnqueueMapBuffer" {
-                        "clEnqueueSVMMap"
-                    } else {
-                        "clEnqueueSVMUnmap"
+                    match call {
+                        "clEnqueueMapBuffer" => "clEnqueueSVMMap",
+                        "clEnqueueUnmapMemObject" => "clEnqueueSVMUnmap",
+                        _ => "the host's own accesses (SVM needs no copy) or clEnqueueSVMMap",
                     }
                 ),
             ));
         }
+        Ok((p.reference..p.reference + p.len).collect())
+    }
+
+    /// The column of line `line`'s first non-blank character.
+    fn indent(&self, line: usize) -> usize {
+        self.lines
+            .get(line.wrapping_sub(1))
+            .map_or(1, |l| l.len() - l.trim_start().len() + 1)
+    }
+
+    /// A parameter's name (`what`: the message's start when it is not a
+    /// name) and its token.
+    fn param_name(&mut self, what: &str) -> R<(String, super::Tok)> {
+        let t = self.peek().clone();
+        let K::Ident(name) = &t.k else {
+            return Err((
+                t.line,
+                t.col,
+                format!("{what}: expected a parameter name, found {}", t.show()),
+            ));
+        };
+        let name = name.clone();
+        self.next();
+        Ok((name, t))
+    }
+
+    /// The host memory a read or write of a buffer copies to or from: a
+    /// parameter of the host thread that is not SVM, with `len` elements
+    /// (the buffer's). Its locations.
+    fn host_pointer(&mut self, ctx: &Ctx, call: &str, len: usize) -> R<Vec<usize>> {
+        let dir = if call == "clEnqueueReadBuffer" {
+            "into"
+        } else {
+            "from"
+        };
+        let (name, t) = self.param_name(&format!("`{call}` copies {dir} host memory"))?;
+        let Some(p) = ctx.params.get(&name) else {
+            let what = if ctx.regs.contains(&name) {
+                format!(
+                    "`{name}` is a register: pass host memory, a parameter (`global int* {name}`) the host reads or writes"
+                )
+            } else {
+                format!("`{name}` is not a parameter of P{}", ctx.index)
+            };
+            return Err((t.line, t.col, format!("`{call}`'s host pointer: {what}")));
+        };
+        if let Some((_, kind)) = self.host.svm.iter().find(|((n, _, _), _)| *n == name) {
+            return Err((
+                t.line,
+                t.col,
+                format!(
+                    "`{call}`'s host pointer `{name}` is {} SVM: the host pointer is host memory, which no `svm` declaration names",
+                    kind.spelling()
+                ),
+            ));
+        }
+        if p.len != len {
+            return Err((
+                t.line,
+                t.col,
+                format!(
+                    "`{call}` copies the whole buffer ({len} element{}), but `{name}` has {}",
+                    if len == 1 { "" } else { "s" },
+                    p.len
+                ),
+            ));
+        }
+        self.host.host_memory.push((name, t.line, t.col));
         Ok((p.reference..p.reference + p.len).collect())
     }
 
@@ -531,10 +637,7 @@ impl Parser<'_> {
                 .unwrap_or(cycle[0].min(p.saturating_sub(1)));
             let (t, s, _) = &host[wait];
             let line = self.program.threads[*t].code[*s].source().line;
-            let col = self
-                .lines
-                .get(line.wrapping_sub(1))
-                .map_or(1, |l| l.len() - l.trim_start().len() + 1);
+            let col = self.indent(line);
             return Err((
                 line,
                 col,
@@ -614,6 +717,62 @@ impl Parser<'_> {
             }
             for l in self.locations_of(name) {
                 svm[l] = Some(*kind);
+            }
+        }
+        // Host memory: the host pointers of reads and writes of buffers.
+        // The host's own allocation ("host threads may only access global
+        // memory", 3.6; the host pointer is memory of the host program),
+        // which no work-item touches and no map or unmap names; only the
+        // host threads and the copying commands access it, ordered by the
+        // rules of 3.6.4 like fine-grained system SVM without atomics.
+        let mut host_locs: Vec<usize> = Vec::new();
+        for (name, _, _) in &self.host.host_memory {
+            host_locs.extend(self.locations_of(name));
+        }
+        for (t, th) in self.program.threads.iter().enumerate() {
+            if is_host(t) {
+                continue;
+            }
+            if let Some(i) = th.code.iter().find_map(|s| match s {
+                Stmt::Op(i) if i.reference.is_some_and(|l| host_locs.contains(&l)) => Some(i),
+                _ => None,
+            }) {
+                let name = self
+                    .host
+                    .host_memory
+                    .iter()
+                    .find(|(n, _, _)| self.locations_of(n).iter().any(|l| Some(*l) == i.reference))
+                    .map_or(String::new(), |(n, _, _)| n.clone());
+                let line = i.source.line;
+                let col = self.indent(line);
+                return Err((
+                    line,
+                    col,
+                    format!(
+                        "work-item P{t} accesses `{name}`, the host memory of a clEnqueueReadBuffer/clEnqueueWriteBuffer: a kernel reaches host data through a buffer (or SVM), not the host pointer"
+                    ),
+                ));
+            }
+        }
+        for &l in &host_locs {
+            svm[l] = Some(Svm::FineSystem { atomics: false });
+        }
+        for c in &self.host.calls {
+            if let What::Enqueue {
+                kind: Pending::Map(ls) | Pending::Unmap(ls),
+                call,
+                ..
+            } = &c.what
+                && ls.iter().any(|l| host_locs.contains(l))
+            {
+                let col = self.indent(c.line);
+                return Err((
+                    c.line,
+                    col,
+                    format!(
+                        "`{call}` of host memory (the host pointer of a clEnqueueReadBuffer/clEnqueueWriteBuffer): map a buffer, and copy with the host pointer"
+                    ),
+                ));
             }
         }
         // Commands: one thread each, after the test's threads.
@@ -835,6 +994,7 @@ impl Parser<'_> {
                         },
                         Pending::Marker => ClCommandKind::Marker,
                         Pending::Barrier => ClCommandKind::Barrier,
+                        Pending::Transfer { read, .. } => ClCommandKind::Transfer { read: *read },
                     };
                     let qi = queues[q.as_str()].0;
                     if let Some(e) = queues.get_mut(q.as_str()) {
@@ -863,7 +1023,11 @@ impl Parser<'_> {
                         workgroup: wg_base + (cmd - n),
                         queue_family: 0,
                         device: 0,
-                        code: vec![Stmt::Op(start), Stmt::Op(done)],
+                        code: [Stmt::Op(start)]
+                            .into_iter()
+                            .chain(Self::copy_ops(kind, &span))
+                            .chain([Stmt::Op(done)])
+                            .collect(),
                         registers: Vec::new(),
                         fragment: None,
                     });
@@ -907,6 +1071,58 @@ impl Parser<'_> {
         self.program.host.agents = agents;
         self.program.host.svm = svm;
         Ok(())
+    }
+
+    /// The memory operations a command issues between its start and its
+    /// completion: a read or write of a buffer copies element by element
+    /// (3.6.4, rule 2: "memory operations issued by C1 will
+    /// global-happen-before memory operations issued by C"), the buffer
+    /// read as the device side does.
+    fn copy_ops(kind: &Pending, span: &dyn Fn(&str) -> SourceSpan) -> Vec<Stmt> {
+        let Pending::Transfer {
+            read,
+            buffer,
+            host,
+            names: (bn, hn),
+        } = kind
+        else {
+            return Vec::new();
+        };
+        let (from, to, fname, tname) = if *read {
+            (buffer, host, bn, hn)
+        } else {
+            (host, buffer, hn, bn)
+        };
+        let element = |name: &str, k: usize| {
+            if from.len() == 1 {
+                name.to_string()
+            } else {
+                format!("{name}[{k}]")
+            }
+        };
+        let mut out = Vec::new();
+        for (k, (&a, &b)) in from.iter().zip(to).enumerate() {
+            let reg = format!("%copy{k}");
+            let mut load = Instruction::new(
+                OpKind::Load,
+                span(&format!("copy reading {}", element(fname, k))),
+            );
+            load.reference = Some(a);
+            load.storage_class = Some(OPENCL_GLOBAL);
+            load.non_private = true;
+            load.dest = Some(reg.clone());
+            let mut store = Instruction::new(
+                OpKind::Store,
+                span(&format!("copy writing {}", element(tname, k))),
+            );
+            store.reference = Some(b);
+            store.storage_class = Some(OPENCL_GLOBAL);
+            store.non_private = true;
+            store.operand = Some(Operand::Reg(reg));
+            out.push(Stmt::Op(load));
+            out.push(Stmt::Op(store));
+        }
+        out
     }
 
     /// After a host thread's atomic call lowered `from..`: the instructions
