@@ -16,7 +16,7 @@ pub mod shadercall;
 mod symbols;
 
 pub use bytes::ByteRange;
-pub use condition::{CondExpr, Condition, Quantifier, Term};
+pub use condition::{BytePart, CondExpr, Condition, Quantifier, Term};
 pub use query::{Cmp, Expectation, Pred, Query};
 pub use symbols::{LocationName, Symbols, ThreadSymbols};
 

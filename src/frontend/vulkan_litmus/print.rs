@@ -561,6 +561,7 @@ fn term(names: &Names<'_>, t: &Term) -> String {
         Term::Reg { thread, reg } => format!("P{thread}:{reg}"),
         Term::Loc(l) => names.location(*l).to_string(),
         Term::Const(v) => v.to_string(),
+        Term::Bytes { name, .. } => name.clone(),
     }
 }
 
