@@ -190,3 +190,38 @@ fn outputs_name_the_variable_and_the_bytes_of_each_piece() {
         "{out}"
     );
 }
+
+#[test]
+fn print_back_device_runs_and_host_threads_refuse_sized_variables() {
+    let text = std::fs::read_to_string(own("final-torn.litmus")).unwrap();
+    let p = parse(&text).unwrap();
+    // Print-back: the declaration and the ranges are lowered away.
+    let e = vkmm::frontend::vulkan_litmus::print::try_to_litmus(&p).unwrap_err();
+    assert!(
+        e.message.starts_with("`x` is a sized variable")
+            && e.message.contains("cannot be printed back"),
+        "{}",
+        e.message
+    );
+    // A test without sizes still prints back.
+    let plain = parse(&test("x=0;", &["st.sc0 x, 1"], "exists (x == 1)")).unwrap();
+    assert!(vkmm::frontend::vulkan_litmus::print::try_to_litmus(&plain).is_ok());
+    // `vkmm run`: refused before any device is touched.
+    let Err(e) = vkmm::device::plan(&p) else {
+        panic!("a device run of a sized variable is refused")
+    };
+    assert_eq!(e.reason, vkmm::device::Reason::Values);
+    assert!(
+        e.detail.starts_with("`x` is a sized variable"),
+        "{}",
+        e.detail
+    );
+    // Host threads: refused at the first statement, with the reason.
+    let host = "VULKAN h\n{\nx:8=0;\nmapped x coherent;\n}\n P0@host      | P1@queue 0   | P2@sg 0, wg 0, qf 0 ;\n submit P1    | dispatch P2  | st.sc0 x[0..4], 1   ;\n ld r0, x     |              |                     ;\nexists (P0:r0 == 0)\n";
+    let e = parse(host).unwrap_err();
+    assert!(
+        e.starts_with("t.litmus:7:")
+            && e.contains("sized variables are not supported together with host threads"),
+        "{e}"
+    );
+}
