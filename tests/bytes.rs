@@ -24,7 +24,7 @@ fn parse(text: &str) -> Result<Program, String> {
 
 #[test]
 fn byte_tests_give_their_hand_derived_verdicts() {
-    common::assert_csv_verdicts(&dir(), 7);
+    common::assert_csv_verdicts(&dir(), 10);
 }
 
 /// The accesses (kind, location name) of thread `t` after lowering.

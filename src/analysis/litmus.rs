@@ -315,14 +315,18 @@ pub(crate) fn term_value(
     mem: &[i64],
     t: &Term,
 ) -> i64 {
+    let location = |l: usize| {
+        locations
+            .iter()
+            .position(|&x| x == l)
+            .map(|i| mem[i])
+            .unwrap_or_else(|| program.initial_value(l))
+    };
     match t {
         Term::Const(c) => *c,
         Term::Reg { thread, reg } => reg_value(sk, cand, *thread, reg, program),
-        Term::Loc(l) => locations
-            .iter()
-            .position(|x| x == l)
-            .map(|i| mem[i])
-            .unwrap_or_else(|| program.initial_value(*l)),
+        Term::Loc(l) => location(*l),
+        Term::Bytes { parts, .. } => Term::bytes_value(parts, &location),
     }
 }
 
@@ -366,6 +370,21 @@ pub(crate) fn shown_terms(program: &Program) -> (Vec<(usize, String)>, Vec<usize
                         shown_locs.push(*l)
                     }
                 }
+                // Bytes of a sized variable: every chunk of it, shown as
+                // the variable ([`shown_memory`]).
+                Term::Bytes { parts, .. } => {
+                    for p in parts {
+                        let chunks = program
+                            .symbols
+                            .split_variable_of(p.loc)
+                            .map_or(vec![p.loc], |v| v.locations.clone());
+                        for l in chunks {
+                            if !shown_locs.contains(&l) {
+                                shown_locs.push(l)
+                            }
+                        }
+                    }
+                }
                 Term::Const(_) => {}
             }
         }
@@ -385,6 +404,50 @@ pub(crate) fn shown_terms(program: &Program) -> (Vec<(usize, String)>, Vec<usize
     (shown_regs, shown_locs)
 }
 
+/// How the final states list the memory of `shown_locs`: each location by
+/// its name, except the chunks of a sized variable split into several
+/// (src/ir/bytes.rs), listed once as the variable the test declares, its
+/// bytes assembled (a variable of more than 8 bytes, which no value holds,
+/// by its chunks).
+pub(crate) fn shown_memory(program: &Program, shown_locs: &[usize]) -> Vec<(String, Term)> {
+    let split: Vec<&crate::ir::LocationName> = program
+        .symbols
+        .names
+        .iter()
+        .filter(|n| n.bytes.len() > 1)
+        .collect();
+    let mut out: Vec<(String, Term)> = Vec::new();
+    for &l in shown_locs {
+        let var = split
+            .iter()
+            .find(|n| n.locations.contains(&l))
+            .filter(|n| n.bytes.last().map_or(0, |c| c.end) <= crate::ir::bytes::MAX_ACCESS_BYTES);
+        match var {
+            Some(v) => {
+                if !out.iter().any(|(n, _)| *n == v.name) {
+                    let parts = v
+                        .bytes
+                        .iter()
+                        .zip(&v.locations)
+                        .map(|(c, &loc)| crate::ir::BytePart {
+                            loc,
+                            off: 0,
+                            len: c.len(),
+                        })
+                        .collect();
+                    let term = Term::Bytes {
+                        name: v.name.clone(),
+                        parts,
+                    };
+                    out.push((v.name.clone(), term));
+                }
+            }
+            None => out.push((program.locations[l].clone(), Term::Loc(l))),
+        }
+    }
+    out
+}
+
 /// The visitor behind [`check_litmus`]: final states, witnesses, races.
 struct Outcomes<'p> {
     program: &'p Program,
@@ -394,6 +457,8 @@ struct Outcomes<'p> {
     decide: Option<Property>,
     shown_regs: Vec<(usize, String)>,
     shown_locs: Vec<usize>,
+    /// How the final states list memory ([`shown_memory`]).
+    shown_memory: Vec<(String, Term)>,
     states: BTreeMap<FinalState, u64>,
     positive: u64,
     negative: u64,
@@ -483,8 +548,8 @@ impl Visitor for Outcomes<'_> {
                     )
                 })
                 .collect();
-            for l in all_locs {
-                state.push((program.locations[*l].clone(), value(&Term::Loc(*l))));
+            for (name, t) in &self.shown_memory {
+                state.push((name.clone(), value(t)));
             }
             *self.states.entry(state).or_insert(0) += 1;
             if cond.is_none_or(|c| c.expr.eval(&value)) {
@@ -658,6 +723,7 @@ fn check_one(
         races_binding: loaded.profile.races.as_deref(),
         decide,
         shown_regs,
+        shown_memory: shown_memory(program, &shown_locs),
         shown_locs,
         states: BTreeMap::new(),
         positive: 0,

@@ -250,6 +250,15 @@ pub fn plan(program: &Program) -> Result<Plan, Unsupported> {
             "host threads and queue submissions (docs/host.md) are API-level: a device run dispatches invocations only",
         ));
     }
+    if let Some(n) = program.symbols.names.iter().find(|n| !n.bytes.is_empty()) {
+        return Err(unsupported(
+            Reason::Values,
+            format!(
+                "`{}` is a sized variable (memory locations as bytes): a device run gives each location a 32-bit word of its own, not the bytes of one variable, so its chunks would not overlap on the device",
+                n.name
+            ),
+        ));
+    }
     let judged = (program.dialect == Dialect::OpenCl).then(|| opencl::complete_states(program));
     let mut program = opencl::map(program).map_err(|r| {
         let reason = match r.construct {

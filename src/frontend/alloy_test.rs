@@ -53,6 +53,11 @@ struct Parser<'a> {
     /// statement, and each callee's thread number with its line and column
     /// (resolved to thread indices in `finish`).
     calls: Vec<CallSite>,
+    /// `SIZE x N` directives: name, size, line, column.
+    sizes: Vec<(String, u32, usize, usize)>,
+    /// Where the variable of each access was written, by (thread index,
+    /// statement index): line, column (the byte lowering's errors).
+    var_at: HashMap<(usize, usize), (usize, usize)>,
 }
 
 /// A shader call statement: its thread and statement, and each callee's
@@ -116,6 +121,8 @@ impl<'a> Parser<'a> {
             ssws: Vec::new(),
             interlock_line: None,
             calls: Vec::new(),
+            sizes: Vec::new(),
+            var_at: HashMap::new(),
         }
     }
 
@@ -191,6 +198,29 @@ impl<'a> Parser<'a> {
                 let ta = self.thread_number(n, a)?;
                 let tb = self.thread_number(n, b)?;
                 self.ssws.push((ta, tb, n, a.col, generates));
+                Ok(())
+            }
+            "SIZE" => {
+                // `SIZE x N`: a variable of N bytes (docs/format-alloy-test.md,
+                // "Memory locations as bytes").
+                let (var, size) =
+                    self.two_operands(n, &ws, "SIZE takes a variable name and its size in bytes")?;
+                let max = crate::ir::bytes::MAX_VARIABLE_BYTES;
+                let v = self.number(n, size, "the variable's size in bytes")?;
+                let v = u32::try_from(v)
+                    .ok()
+                    .filter(|s| (1..=max).contains(s))
+                    .ok_or_else(|| {
+                        self.err(
+                            n,
+                            size.col,
+                            format!("a variable has 1 to {max} bytes, found {v}"),
+                        )
+                    })?;
+                if self.sizes.iter().any(|s| s.0 == var.text) {
+                    return Err(self.err(n, var.col, format!("`{}` already has a size", var.text)));
+                }
+                self.sizes.push((var.text.to_string(), v, n, var.col));
                 Ok(())
             }
             "SATISFIABLE" | "NOSOLUTION" => self.query(n, code, &ws),
@@ -535,8 +565,10 @@ impl<'a> Parser<'a> {
                         "expected a variable name after the memory access",
                     ));
                 };
-                if !var.text.chars().all(|c| c.is_alphanumeric() || c == '_')
-                    || var.text.starts_with(|c: char| c.is_ascii_digit())
+                let (name, bytes) = self.variable(n, *var)?;
+                if !name.chars().all(|c| c.is_alphanumeric() || c == '_')
+                    || name.is_empty()
+                    || name.starts_with(|c: char| c.is_ascii_digit())
                 {
                     return Err(self.err(
                         n,
@@ -544,7 +576,11 @@ impl<'a> Parser<'a> {
                         format!("expected a variable name, found `{}`", var.text),
                     ));
                 }
-                ins.reference = Some(self.reference(var.text));
+                ins.reference = Some(self.reference(name));
+                ins.bytes = bytes;
+                let t = self.program.threads.len() - 1;
+                let stmt = self.program.threads[t].code.len();
+                self.var_at.insert((t, stmt), (n, var.col));
                 let values = self.values(n, &rest[1..])?;
                 match (&kind, values.as_slice()) {
                     (_, []) => {}
@@ -611,6 +647,40 @@ impl<'a> Parser<'a> {
         }
         self.push(ins);
         Ok(())
+    }
+
+    /// A variable word, `x` or a byte range `x[a..b]` (half-open).
+    fn variable<'w>(
+        &self,
+        n: usize,
+        w: Word<'w>,
+    ) -> Result<(&'w str, Option<crate::ir::ByteRange>), FrontendError> {
+        let Some(open) = w.text.find('[') else {
+            return Ok((w.text, None));
+        };
+        let bad = |what: &str| {
+            self.err(
+                n,
+                w.col + w.text[..open].chars().count(),
+                format!(
+                    "{what} in `{}`: a byte range is `[start..end]`, end excluded, with start < end (`x[0..4]`)",
+                    w.text
+                ),
+            )
+        };
+        let inner = w.text[open + 1..]
+            .strip_suffix(']')
+            .ok_or_else(|| bad("expected `]` to close the byte range"))?;
+        let (a, b) = inner
+            .split_once("..")
+            .ok_or_else(|| bad("expected `..` between the bounds"))?;
+        let (Ok(a), Ok(b)) = (a.parse::<u32>(), b.parse::<u32>()) else {
+            return Err(bad("expected two byte offsets"));
+        };
+        if b <= a {
+            return Err(bad("the byte range is empty"));
+        }
+        Ok((&w.text[..open], Some(crate::ir::ByteRange::new(a, b))))
     }
 
     /// Appends an instruction to the current thread (the caller checked
@@ -869,9 +939,60 @@ impl<'a> Parser<'a> {
             return Err(self.err(1, 1, "no thread: expected NEWTHREAD and instructions"));
         }
         self.program.initial_values = vec![0; self.program.locations.len()];
+        // Sized variables: one location per chunk of bytes (src/ir/bytes.rs).
+        for (name, size, line, col) in std::mem::take(&mut self.sizes) {
+            let Some(&r) = self.refs.get(&name) else {
+                return Err(self.err(
+                    line,
+                    col,
+                    format!("SIZE names `{name}`, which no instruction accesses"),
+                ));
+            };
+            let loc = self.program.references[r].location;
+            if let Some(prev) = self.program.sizes.insert(loc, size)
+                && prev != size
+            {
+                return Err(self.err(
+                    line,
+                    col,
+                    format!(
+                        "`{name}` names one location with a variable of {prev} bytes (SLOC): give both the same size"
+                    ),
+                ));
+            }
+        }
+        for (t, thread) in self.program.threads.iter().enumerate() {
+            for (k, stmt) in thread.code.iter().enumerate() {
+                if let Stmt::Op(i) = stmt
+                    && let (Some(r), Some(loc)) = (i.bytes, self.program.location_of(i))
+                    && !self.program.sizes.contains_key(&loc)
+                {
+                    let (line, col) = self.var_at.get(&(t, k)).copied().unwrap_or((1, 1));
+                    let name = &self.program.references[i.reference.unwrap_or(0)].name;
+                    return Err(self.err(
+                        line,
+                        col,
+                        format!(
+                            "`{name}{r}` names bytes of `{name}`, which has no size: declare it with `SIZE {name} N`"
+                        ),
+                    ));
+                }
+            }
+        }
+        let layout = crate::ir::bytes::lower(&mut self.program).map_err(|e| {
+            let (line, col) = self
+                .var_at
+                .get(&(e.thread, e.stmt))
+                .copied()
+                .unwrap_or((1, 1));
+            self.err(line, col, e.message)
+        })?;
         let symbols = &mut self.program.symbols;
         for t in &self.program.threads {
             symbols.add_thread(t.id.to_string(), &[]);
+        }
+        for (name, chunks) in &layout {
+            symbols.add_sized(name, chunks);
         }
         for r in &self.program.references {
             symbols.add_name(&r.name, vec![r.location]);

@@ -195,16 +195,19 @@ impl<'a> Parser<'a> {
             .any(|c| c.open)
             .then(|| self.program.clone());
         // Sized variables: one location per chunk of bytes (src/ir/bytes.rs).
-        if let Err(e) = crate::ir::bytes::lower(&mut self.program) {
-            let at = self
-                .infos
-                .get(e.thread)
-                .and_then(|i| i.stmt_at.get(e.stmt))
-                .copied()
-                .unwrap_or(0);
-            return Err((at, e.message));
-        }
-        self.final_section(pos)?;
+        let layout = match crate::ir::bytes::lower(&mut self.program) {
+            Ok(layout) => layout,
+            Err(e) => {
+                let at = self
+                    .infos
+                    .get(e.thread)
+                    .and_then(|i| i.stmt_at.get(e.stmt))
+                    .copied()
+                    .unwrap_or(0);
+                return Err((at, e.message));
+            }
+        };
+        self.final_section(pos, &layout)?;
         if let Some(full) = open {
             self.expand_attributions(&full)?;
         }
@@ -1216,10 +1219,16 @@ impl<'a> Parser<'a> {
 
     // ----- final clauses -------------------------------------------------
 
-    fn final_section(&mut self, pos: usize) -> R<()> {
+    fn final_section(&mut self, pos: usize, layout: &crate::ir::bytes::Layout) -> R<()> {
         let symbols = &mut self.program.symbols;
         for (k, info) in self.infos.iter().enumerate() {
             symbols.add_thread(format!("P{k}"), &info.defined);
+        }
+        // A sized variable is named as declared, `x` or `x[a..b]`, not by
+        // its chunks (docs/format-vulkan-litmus.md, "Memory locations as
+        // bytes").
+        for (name, chunks) in layout {
+            symbols.add_sized(name, chunks);
         }
         for r in &self.program.references {
             symbols.add_name(&r.name, vec![r.location]);

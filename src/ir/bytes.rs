@@ -116,6 +116,12 @@ pub fn assemble(pieces: &[(u32, u32, i64)]) -> i64 {
     out
 }
 
+/// The chunks of each sized variable after [`lower`]: per name the test
+/// gives it (its aliases included, in reference order), its chunks (bytes,
+/// location) in increasing address order. The front end adds them to the
+/// symbol table, so that a condition names the variable as declared.
+pub type Layout = Vec<(String, Vec<(ByteRange, usize)>)>;
+
 /// The chunks of a variable of `size` bytes whose accesses cover `ranges`:
 /// its bytes cut at every range boundary.
 pub fn chunks(size: u32, ranges: impl IntoIterator<Item = ByteRange>) -> Vec<ByteRange> {
@@ -134,9 +140,9 @@ pub fn chunks(size: u32, ranges: impl IntoIterator<Item = ByteRange>) -> Vec<Byt
 /// the accesses covering several chunks (module documentation). A program
 /// without sized variables is unchanged. Afterwards `program.sizes` is
 /// empty and every access covers one location.
-pub fn lower(program: &mut Program) -> Result<(), BytesError> {
+pub fn lower(program: &mut Program) -> Result<Layout, BytesError> {
     if program.sizes.is_empty() {
-        return check_unsized(program);
+        return check_unsized(program).map(|()| Layout::new());
     }
     if !program.host.is_empty() {
         let size_loc = *program.sizes.keys().next().expect("a sized variable");
@@ -221,12 +227,14 @@ pub fn lower(program: &mut Program) -> Result<(), BytesError> {
     }
     // References: one per (reference, chunk), the first keeps its index.
     let mut piece_refs: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
+    let mut layout = Layout::new();
     for r in 0..program.references.len() {
         let loc = program.references[r].location;
         let Some(cs) = chunk_locs.get(&loc) else {
             continue;
         };
         let name = program.references[r].name.clone();
+        layout.push((name.clone(), cs.clone()));
         let split = cs.len() > 1;
         let mut out = Vec::new();
         for (k, &(c, l)) in cs.iter().enumerate() {
@@ -287,7 +295,7 @@ pub fn lower(program: &mut Program) -> Result<(), BytesError> {
         }
         program.threads[t].code = out;
     }
-    Ok(())
+    Ok(layout)
 }
 
 /// Refuses byte ranges in a program without sized variables.

@@ -35,6 +35,55 @@ pub enum Term {
     /// Final value of a location (index into `Program::locations`).
     Loc(usize),
     Const(i64),
+    /// Bytes of a sized variable read as one integer (`x` of a variable
+    /// accessed in parts, `x[a..b]`; docs/format-vulkan-litmus.md, "Memory
+    /// locations as bytes"): `name` as the condition writes it, `parts` in
+    /// increasing address order, assembled little-endian, the last part
+    /// read signed ([`Term::bytes_value`]).
+    Bytes {
+        name: String,
+        parts: Vec<BytePart>,
+    },
+}
+
+/// `len` bytes at byte `off` of the final value of location `loc` (a chunk
+/// of a sized variable, src/ir/bytes.rs).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct BytePart {
+    pub loc: usize,
+    pub off: u32,
+    pub len: u32,
+}
+
+impl Term {
+    /// The value of the bytes `parts` given the final value of each
+    /// location: each part cut from its location's value, then assembled
+    /// little-endian (two's complement, the top part signed).
+    pub fn bytes_value(parts: &[BytePart], location: &dyn Fn(usize) -> i64) -> i64 {
+        let mut at = 0;
+        let pieces: Vec<(u32, u32, i64)> = parts
+            .iter()
+            .map(|p| {
+                let piece = (
+                    at,
+                    p.len,
+                    super::bytes::piece_of(location(p.loc), p.off, p.len),
+                );
+                at += p.len;
+                piece
+            })
+            .collect();
+        super::bytes::assemble(&pieces)
+    }
+
+    /// The locations whose final values the term reads.
+    pub fn locations(&self) -> Vec<usize> {
+        match self {
+            Term::Loc(l) => vec![*l],
+            Term::Bytes { parts, .. } => parts.iter().map(|p| p.loc).collect(),
+            Term::Reg { .. } | Term::Const(_) => Vec::new(),
+        }
+    }
 }
 
 /// A boolean expression over final values.

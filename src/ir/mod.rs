@@ -18,7 +18,7 @@ mod symbols;
 
 pub use attribution::{Attributions, MAX_ATTRIBUTIONS};
 pub use bytes::ByteRange;
-pub use condition::{CondExpr, Condition, Quantifier, Term};
+pub use condition::{BytePart, CondExpr, Condition, Quantifier, Term};
 pub use query::{Cmp, Expectation, Pred, Query};
 pub use symbols::{LocationName, Symbols, ThreadSymbols};
 

@@ -44,6 +44,11 @@ pub struct LocationName {
     /// Indices into `Program::locations`: one, or one per workgroup for the
     /// bare name of an OpenCL `local` variable.
     pub locations: Vec<usize>,
+    /// For a variable declared with a size (`x:8`): the bytes each of
+    /// `locations` holds, its chunks in increasing address order
+    /// (src/ir/bytes.rs); empty otherwise.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub bytes: Vec<super::ByteRange>,
 }
 
 impl Symbols {
@@ -70,8 +75,35 @@ impl Symbols {
             self.names.push(LocationName {
                 name: name.to_string(),
                 locations,
+                bytes: Vec::new(),
             });
         }
+    }
+
+    /// Adds the name of a sized variable whose chunks `chunks` (bytes,
+    /// location) cover it in increasing address order.
+    pub fn add_sized(&mut self, name: &str, chunks: &[(super::ByteRange, usize)]) {
+        if self.lookup(name).is_none() {
+            self.index.insert(name.to_string(), self.names.len());
+            self.names.push(LocationName {
+                name: name.to_string(),
+                locations: chunks.iter().map(|c| c.1).collect(),
+                bytes: chunks.iter().map(|c| c.0).collect(),
+            });
+        }
+    }
+
+    /// The entry of `name`.
+    pub fn entry(&self, name: &str) -> Option<&LocationName> {
+        self.index.get(name).map(|&i| &self.names[i])
+    }
+
+    /// The sized variable split into several chunks that location `loc` is
+    /// a chunk of (its first name), if any.
+    pub fn split_variable_of(&self, loc: usize) -> Option<&LocationName> {
+        self.names
+            .iter()
+            .find(|n| n.bytes.len() > 1 && n.locations.contains(&loc))
     }
 
     /// Adds the next thread, with its source name and registers.

@@ -224,6 +224,14 @@ fn event_text(program: &Program, sk: &Skeleton, cand: &Candidate, e: usize) -> S
     let ev = &sk.events[e];
     let mut s = format!("e{e} {}", describe(program, ev));
     let ins = ev.instruction(program);
+    // One piece of an access cut at the chunks of a sized variable
+    // (src/ir/bytes.rs): the bytes it accesses.
+    if let Some(loc) = program.location_of(ins)
+        && program.locations[loc].ends_with(']')
+        && program.symbols.split_variable_of(loc).is_some()
+    {
+        s.push_str(&format!(" [bytes {}]", program.locations[loc]));
+    }
     if ins.is_read()
         && let Ok(k) = sk.reads.binary_search(&e)
     {
@@ -505,11 +513,9 @@ fn explain_one(
     if let Some(f) = &filter {
         f.terms(&mut terms);
     }
-    for t in terms {
-        if let Term::Loc(l) = t
-            && !locs.contains(l)
-        {
-            locs.push(*l);
+    for l in terms.iter().flat_map(|t| t.locations()) {
+        if !locs.contains(&l) {
+            locs.push(l);
         }
     }
     let target = Target {

@@ -428,6 +428,11 @@ impl CondParser<'_, '_, '_> {
             }
             Tok::Ident(_) => {
                 let (name, at) = location_name(self.lx, self.syntax)?;
+                if let Some(entry) = self.symbols.entry(&name)
+                    && !entry.bytes.is_empty()
+                {
+                    return sized_term(self.lx, entry, at);
+                }
                 single(self.symbols, &name, at).map(Term::Loc)
             }
             _ => Err((
@@ -517,6 +522,68 @@ fn resolve<'s>(symbols: &'s Symbols, name: &str, at: usize) -> R<&'s [usize]> {
             ),
         )
     })
+}
+
+/// A sized variable in a condition, `x` or a byte range `x[a..b]`
+/// (docs/format-vulkan-litmus.md, "Memory locations as bytes"): its bytes
+/// assembled from the chunks holding them. A variable kept whole is the
+/// location itself.
+fn sized_term(lx: &mut Lexer<'_>, entry: &crate::ir::LocationName, at: usize) -> R<Term> {
+    use crate::ir::{BytePart, ByteRange};
+    let name = &entry.name;
+    let size = entry.bytes.last().map_or(0, |c| c.end);
+    let range = if lx.peek()?.is_punct("[") {
+        lx.next()?;
+        let (start, start_at) = lx.integer("the first byte of the range (`x[0..4]`)")?;
+        lx.expect(".", "in `[start..end]`")?;
+        lx.expect(".", "in `[start..end]`")?;
+        let (end, _) = lx.integer("the end of the range (`x[0..4]`: bytes 0 to 3)")?;
+        lx.expect("]", "to close the byte range")?;
+        if start < 0 || end <= start || end > i64::from(size) {
+            return Err((
+                start_at,
+                format!(
+                    "`{name}[{start}..{end}]` is not a range of `{name}`, which has {size} bytes: write `[start..end]`, end excluded, with 0 <= start < end <= {size}"
+                ),
+            ));
+        }
+        Some(ByteRange::new(start as u32, end as u32))
+    } else {
+        None
+    };
+    let r = range.unwrap_or(ByteRange::new(0, size));
+    if r.len() > crate::ir::bytes::MAX_ACCESS_BYTES {
+        return Err((
+            at,
+            format!(
+                "`{name}` has {} bytes: a condition compares at most {} (a 64-bit value); name a range such as `{name}[0..8]`",
+                r.len(),
+                crate::ir::bytes::MAX_ACCESS_BYTES
+            ),
+        ));
+    }
+    if range.is_none() && entry.locations.len() == 1 {
+        return Ok(Term::Loc(entry.locations[0]));
+    }
+    let parts: Vec<BytePart> = entry
+        .bytes
+        .iter()
+        .zip(&entry.locations)
+        .filter(|(c, _)| c.overlaps(r))
+        .map(|(c, &loc)| {
+            let from = c.start.max(r.start);
+            BytePart {
+                loc,
+                off: from - c.start,
+                len: c.end.min(r.end) - from,
+            }
+        })
+        .collect();
+    let name = match range {
+        Some(r) => format!("{name}{r}"),
+        None => name.clone(),
+    };
+    Ok(Term::Bytes { name, parts })
 }
 
 /// The one location a name denotes.

@@ -86,6 +86,17 @@ pub fn to_litmus(program: &Program) -> String {
 /// program (ignoring source spans, the condition's source text and
 /// front-end warnings).
 pub fn try_to_litmus(program: &Program) -> Result<String, PrintError> {
+    // A sized variable is lowered to chunk locations and hidden registers
+    // (src/ir/bytes.rs): the declaration `x:N` and the byte ranges are not
+    // kept, so printing would not give the test back.
+    if let Some(n) = program.symbols.names.iter().find(|n| !n.bytes.is_empty()) {
+        return Err(PrintError {
+            message: format!(
+                "`{}` is a sized variable (docs/format-vulkan-litmus.md, \"Memory locations as bytes\"): a program with sized variables is lowered to one location per chunk of bytes and cannot be printed back as a litmus test",
+                n.name
+            ),
+        });
+    }
     let text = to_litmus(program);
     let file = format!("{}.litmus", program.name);
     let back = super::parse(&file, &text).map_err(|e| PrintError {
@@ -561,6 +572,7 @@ fn term(names: &Names<'_>, t: &Term) -> String {
         Term::Reg { thread, reg } => format!("P{thread}:{reg}"),
         Term::Loc(l) => names.location(*l).to_string(),
         Term::Const(v) => v.to_string(),
+        Term::Bytes { name, .. } => name.clone(),
     }
 }
 
