@@ -9,7 +9,6 @@
 mod common;
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 use vkmm::analysis::{Property, check_litmus, expected};
 use vkmm::engine::Limits;
 use vkmm::ir::{OpKind, Program, Scope, Stmt};
@@ -108,28 +107,9 @@ fn host_device_atomics_variant_differs_exactly_on_crossdevice_atomics() {
     assert!(!holds("counter", &p, &m, Property::Races));
 }
 
-fn vkmm(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_vkmm"))
-        .args(args)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .output()
-        .unwrap();
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
-
 /// The `missing:` line of the race diagnosis of `file`'s condition.
 fn missing(file: &str) -> String {
-    let path = format!("tests/litmus-host/{file}");
-    let (code, out, err) = vkmm(&["explain", &path]);
-    assert_eq!(code, 0, "{err}");
-    out.lines()
-        .find(|l| l.trim_start().starts_with("missing:"))
-        .unwrap_or_else(|| panic!("{file}: no missing line in\n{out}"))
-        .to_string()
+    common::missing_line(&format!("tests/litmus-host/{file}"))
 }
 
 #[test]
@@ -165,7 +145,7 @@ fn classic_bugs_name_the_missing_call() {
         }
     }
     // A correct test is race-free: no diagnosis at all.
-    let (_, out, _) = vkmm(&[
+    let (_, out, _) = common::vkmm(&[
         "explain",
         "tests/litmus-host/fence-barrier-host-read.litmus",
     ]);
@@ -174,7 +154,7 @@ fn classic_bugs_name_the_missing_call() {
 
 #[test]
 fn explanation_names_the_api_operations_and_their_lines() {
-    let (code, out, _) = vkmm(&[
+    let (code, out, _) = common::vkmm(&[
         "explain",
         "tests/litmus-host/fence-barrier-host-read.litmus",
         "--outcome",
@@ -197,7 +177,7 @@ fn explanation_names_the_api_operations_and_their_lines() {
 fn bad(name: &str, text: &str) -> (i32, String) {
     let path = std::env::temp_dir().join(format!("vkmm-host-{name}-{}.litmus", std::process::id()));
     std::fs::write(&path, text).unwrap();
-    let (code, _, err) = vkmm(&["check", path.to_str().unwrap()]);
+    let (code, _, err) = common::vkmm(&["check", path.to_str().unwrap()]);
     let _ = std::fs::remove_file(&path);
     (code, err)
 }
@@ -362,7 +342,7 @@ fn every_host_mutation_is_caught() {
 #[test]
 fn pictures_draw_host_threads_and_queues_as_clusters() {
     let dot = std::env::temp_dir().join(format!("vkmm-host-{}.dot", std::process::id()));
-    let (code, _, err) = vkmm(&[
+    let (code, _, err) = common::vkmm(&[
         "show",
         "tests/litmus-host/fence-barrier-host-read.litmus",
         "--dot",

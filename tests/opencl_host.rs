@@ -11,7 +11,6 @@
 mod common;
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 use vkmm::model::LoadedModel;
 
 fn dir() -> PathBuf {
@@ -35,28 +34,9 @@ fn host_tests_give_their_hand_derived_verdicts() {
     }
 }
 
-fn vkmm(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_vkmm"))
-        .args(args)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .output()
-        .unwrap();
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
-
 /// The `missing:` line of the race diagnosis of `file`'s condition.
 fn missing(file: &str) -> String {
-    let path = format!("tests/litmus-opencl-host/{file}");
-    let (code, out, err) = vkmm(&["explain", &path]);
-    assert_eq!(code, 0, "{err}");
-    out.lines()
-        .find(|l| l.trim_start().starts_with("missing:"))
-        .unwrap_or_else(|| panic!("{file}: no missing line in\n{out}"))
-        .to_string()
+    common::missing_line(&format!("tests/litmus-opencl-host/{file}"))
 }
 
 #[test]
@@ -90,7 +70,7 @@ fn classic_bugs_name_the_missing_call() {
         }
     }
     // A correct test is race-free: no diagnosis at all.
-    let (_, out, _) = vkmm(&[
+    let (_, out, _) = common::vkmm(&[
         "explain",
         "tests/litmus-opencl-host/fine-svm-finish-read.litmus",
     ]);
@@ -99,7 +79,7 @@ fn classic_bugs_name_the_missing_call() {
 
 #[test]
 fn explanation_names_the_rules_commands_and_lines() {
-    let (code, out, _) = vkmm(&[
+    let (code, out, _) = common::vkmm(&[
         "explain",
         "tests/litmus-opencl-host/marker-event.litmus",
         "--outcome",
@@ -122,7 +102,7 @@ fn explanation_names_the_rules_commands_and_lines() {
 
 #[test]
 fn rule_edges_are_worded_with_their_sentence() {
-    let (code, out, _) = vkmm(&[
+    let (code, out, _) = common::vkmm(&[
         "explain",
         "tests/litmus-opencl-host/bug-read-before-finish.litmus",
     ]);
@@ -141,7 +121,7 @@ fn rule_edges_are_worded_with_their_sentence() {
 #[test]
 fn each_api_is_refused_by_the_other_apis_models() {
     // An OpenCL host test under a Vulkan model: refused, exit 2.
-    let (code, _, err) = vkmm(&[
+    let (code, _, err) = common::vkmm(&[
         "check",
         "tests/litmus-opencl-host/fine-svm-finish-read.litmus",
         "--model",
@@ -159,7 +139,7 @@ fn each_api_is_refused_by_the_other_apis_models() {
         "opencl-groupsync",
         "opencl-nothinair",
     ] {
-        let (code, _, err) = vkmm(&[
+        let (code, _, err) = common::vkmm(&[
             "check",
             "tests/litmus-host/fence-barrier-host-read.litmus",
             "--model",
@@ -172,7 +152,7 @@ fn each_api_is_refused_by_the_other_apis_models() {
         );
     }
     // Tests without host threads run under both, as before.
-    let (code, _, err) = vkmm(&["check", "examples/opencl-mp.litmus", "--model", "vulkan"]);
+    let (code, _, err) = common::vkmm(&["check", "examples/opencl-mp.litmus", "--model", "vulkan"]);
     assert_eq!(code, 0, "{err}");
 }
 
@@ -186,7 +166,7 @@ fn a_model_without_host_rules_refuses_host_tests() {
         ("tests/litmus-opencl-host/in-order-queue.litmus", "OpenCL"),
         ("tests/litmus-host/fence-barrier-host-read.litmus", "Vulkan"),
     ] {
-        let (code, _, err) = vkmm(&["check", test, "--model", model]);
+        let (code, _, err) = common::vkmm(&["check", test, "--model", model]);
         assert_eq!(code, 2, "{test}: {err}");
         assert!(
             err.contains(&format!("no rules for the {api} host side")),
@@ -201,7 +181,7 @@ fn bad(name: &str, text: &str) -> (i32, String) {
     let path =
         std::env::temp_dir().join(format!("vkmm-oclhost-{name}-{}.litmus", std::process::id()));
     std::fs::write(&path, text).unwrap();
-    let (code, _, err) = vkmm(&["check", path.to_str().unwrap()]);
+    let (code, _, err) = common::vkmm(&["check", path.to_str().unwrap()]);
     let _ = std::fs::remove_file(&path);
     (code, err)
 }

@@ -250,3 +250,28 @@ pub fn assert_csv_verdicts(dir: &Path, min: usize) {
         }
     }
 }
+
+/// Runs the `vkmm` binary in the repository: exit code, stdout, stderr.
+pub fn vkmm(args: &[&str]) -> (i32, String, String) {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_vkmm"))
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// The `missing:` line of `vkmm explain`'s race diagnosis of the test at
+/// `path` (relative to the repository).
+pub fn missing_line(path: &str) -> String {
+    let (code, out, err) = vkmm(&["explain", path]);
+    assert_eq!(code, 0, "{err}");
+    out.lines()
+        .find(|l| l.trim_start().starts_with("missing:"))
+        .unwrap_or_else(|| panic!("{path}: no missing line in\n{out}"))
+        .to_string()
+}
