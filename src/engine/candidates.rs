@@ -79,13 +79,9 @@ pub(crate) fn rf_choices(
 /// pairs), and `co` is the same relation. With `total_co`, every write to the
 /// location is ordered: each strict total order is a `co`, and its `asmo` is
 /// its restriction to the mutually-ordered atomic pairs.
-pub(crate) fn mo_choices(
-    events: &[EventInfo],
-    f: &Facts,
-    limits: Limits,
-    may_precede: Option<&dyn Fn(usize, usize) -> bool>,
-) -> Result<Vec<Vec<(Relation, Relation)>>, ExecError> {
-    let n = events.len();
+/// The writes the coherence orders of each location relate, location by
+/// location: atomic writes, or every write when the model's `co` is total.
+fn ordered_writes(n: usize, f: &Facts, limits: &Limits) -> Vec<(usize, Vec<usize>)> {
     let total = limits.orders.total_co;
     let ordered = |e: usize| f.is_write[e] && (total || f.atomic[e]);
     let mut locations: Vec<usize> = (0..n)
@@ -94,11 +90,33 @@ pub(crate) fn mo_choices(
         .collect();
     locations.sort_unstable();
     locations.dedup();
+    locations
+        .into_iter()
+        .map(|loc| {
+            let writes = (0..n)
+                .filter(|&e| ordered(e) && f.location[e] == Some(loc))
+                .collect();
+            (loc, writes)
+        })
+        .collect()
+}
+
+/// Two atomic writes through the same reference, each in the other's scope
+/// instance: the pairs a scoped modification order (`asmo`) relates.
+fn mutually_ordered(f: &Facts, a: usize, b: usize) -> bool {
+    f.atomic[a] && f.atomic[b] && f.reference[a] == f.reference[b] && f.inscope.contains(a, b)
+}
+
+pub(crate) fn mo_choices(
+    events: &[EventInfo],
+    f: &Facts,
+    limits: Limits,
+    may_precede: Option<&dyn Fn(usize, usize) -> bool>,
+) -> Result<Vec<Vec<(Relation, Relation)>>, ExecError> {
+    let n = events.len();
+    let total = limits.orders.total_co;
     let mut out = Vec::new();
-    for loc in locations {
-        let writes: Vec<usize> = (0..n)
-            .filter(|&e| ordered(e) && f.location[e] == Some(loc))
-            .collect();
+    for (loc, writes) in ordered_writes(n, f, &limits) {
         if writes.len() > limits.max_writes_per_location {
             return Err(ExecError::limit(
                 super::LimitKind::MaxWrites,
@@ -110,12 +128,7 @@ pub(crate) fn mo_choices(
                 ),
             ));
         }
-        let mutually_ordered = |a: usize, b: usize| {
-            f.atomic[a]
-                && f.atomic[b]
-                && f.reference[a] == f.reference[b]
-                && f.inscope.contains(a, b)
-        };
+        let mutually_ordered = |a: usize, b: usize| mutually_ordered(f, a, b);
         // Every write of the location mutually ordered with every other:
         // each permutation is its own scoped modification order (total,
         // transitive, distinct), and with a model declaring rmw-atomicity

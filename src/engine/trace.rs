@@ -192,13 +192,22 @@ pub struct SpinLoop {
 ///    inclusive-scope atomics), and every write to it in the same thread
 ///    uses the same reference (program order location-orders them).
 ///
+/// With `rmw_loops` (the outcome listing; not the termination search, whose
+/// stuck awaits assume loops of reads), condition 1 also admits atomic
+/// read-modify-writes that [`rmw_may_be_dropped`] accepts: a compare-exchange
+/// lock loop, a test-and-set or exchange loop. Such a loop is an await only
+/// on the paths whose iteration that jumps back writes nothing or writes
+/// back the value it read (checked per path: a failed compare-exchange, an
+/// exchange of 1 that read 1); an iteration that changes memory and jumps
+/// back is an ordinary iteration, counted by the unrolling bound.
+///
 /// Dropping an iteration that jumps back removes only reads and fences: no write, no
 /// register the rest of the path sees (2, 3), and no access that could race
 /// (4). Every execution with dropped iterations keeps its final state in the
 /// execution without them, whose relations are restrictions of its own
 /// (fewer happens-before edges); see `tests/differential.rs` and
 /// BENCHMARKS.md for what that assumes of the model.
-pub fn spin_loops(program: &Program, t: &Thread) -> Vec<SpinLoop> {
+pub fn spin_loops(program: &Program, t: &Thread, rmw_loops: bool) -> Vec<SpinLoop> {
     let labels = label_map(t);
     let jump_target = |s: &Stmt| match s {
         Stmt::Goto { label, .. } | Stmt::Branch { label, .. } => {
@@ -233,6 +242,7 @@ pub fn spin_loops(program: &Program, t: &Thread) -> Vec<SpinLoop> {
             Stmt::Op(i) => match i.kind {
                 OpKind::Load => load_cannot_race(program, t, i),
                 OpKind::MemoryBarrier => true,
+                OpKind::Rmw => rmw_loops && rmw_may_be_dropped(program, t, i),
                 _ => false,
             },
         });
@@ -332,30 +342,83 @@ fn registers_of(s: &Stmt) -> (Vec<&str>, Option<&str>) {
     }
 }
 
+/// Whether a read-modify-write in a loop body lets [`spin_loops`] run the
+/// loop as an await: atomic, without release semantics, and with every
+/// access of its location in other threads a mutually-ordered atomic (same
+/// reference, each in the other's scope instance), in its own thread
+/// through the same reference.
+///
+/// Why an iteration whose RMW `F` wrote back the value `v` it read (or,
+/// a failed compare-exchange, wrote nothing: SPIR-V's OpAtomicCompareExchange
+/// stores only when the original value equals the comparator) can be
+/// dropped: `F` read `v` from a write `W`, and the appendix puts `F`
+/// "immediately after" `W` in the scoped modification order ("If A is a
+/// write and B is a read-modify-write and B reads the value written by A,
+/// then B comes immediately after A in A's scoped modification order"). In
+/// the execution without `F`, a read of `F` reads `W` instead: the same
+/// value, the same writes after it in the order, and the same release
+/// sequences (a release sequence holds "atomic read-modify-write operations
+/// on M by any agent" after its head: one through `F` runs through `W`
+/// already). With no release semantics `F` heads no release sequence, so
+/// every synchronizes-with edge of the execution without `F` is one of the
+/// execution with it: its relations are restrictions of the original's
+/// (fewer happens-before edges), as for dropped loads, and no access can
+/// race with `F` (the location's accesses are mutually-ordered atomics).
+/// The final value of the location is unchanged (`F` wrote what `W` did).
+fn rmw_may_be_dropped(program: &Program, t: &Thread, rmw: &Instruction) -> bool {
+    let Some(loc) = program.location_of(rmw) else {
+        return false;
+    };
+    if !rmw.atomic
+        || rmw.semantics.order.is_release()
+        || rmw
+            .failure_semantics
+            .as_ref()
+            .is_some_and(|s| s.order.is_release())
+    {
+        return false;
+    }
+    no_race_with(program, t, rmw, loc, |_| true)
+}
+
 /// Condition 4 of [`spin_loops`]: no write of the program can race with
 /// the load `load` of thread `t`.
 fn load_cannot_race(program: &Program, t: &Thread, load: &Instruction) -> bool {
     let Some(loc) = program.location_of(load) else {
         return false;
     };
+    no_race_with(program, t, load, loc, Instruction::is_write)
+}
+
+/// Whether every access of location `loc` that `which` selects is, in
+/// another thread, a mutually-ordered atomic with the atomic `access` of
+/// thread `t` (same reference, each in the other's scope instance), and in
+/// `t` itself an access through the same reference.
+fn no_race_with(
+    program: &Program,
+    t: &Thread,
+    access: &Instruction,
+    loc: usize,
+    which: impl Fn(&Instruction) -> bool,
+) -> bool {
     let me = program.threads.iter().position(|x| std::ptr::eq(x, t));
     program.threads.iter().enumerate().all(|(ti, other)| {
         other
             .instructions()
-            .filter(|w| w.is_write() && program.location_of(w) == Some(loc))
-            .all(|w| {
-                let same_ref = w.reference == load.reference;
+            .filter(|a| which(a) && program.location_of(a) == Some(loc))
+            .all(|a| {
+                let same_ref = a.reference == access.reference;
                 if Some(ti) == me {
                     return same_ref;
                 }
-                let (Some(me), Some(sl), Some(sw)) = (me, load.scope, w.scope) else {
+                let (Some(me), Some(sx), Some(sa)) = (me, access.scope, a.scope) else {
                     return false;
                 };
                 same_ref
-                    && load.atomic
-                    && w.atomic
-                    && super::base::thread_in_instance(program, ti, sl, me)
-                    && super::base::thread_in_instance(program, me, sw, ti)
+                    && access.atomic
+                    && a.atomic
+                    && super::base::thread_in_instance(program, ti, sx, me)
+                    && super::base::thread_in_instance(program, me, sa, ti)
             })
     })
 }
@@ -402,7 +465,7 @@ pub fn explore(program: &Program, limits: &Limits) -> Result<Vec<ThreadPaths>, E
         .iter()
         .map(|t| {
             if limits.spin_reduction {
-                spin_loops(program, t)
+                spin_loops(program, t, !limits.endings)
             } else {
                 Vec::new()
             }
@@ -671,7 +734,7 @@ fn explore_thread(
                 }
                 Stmt::Goto { label, .. } => {
                     s.pc = target(&labels, label, t)?;
-                    if after_jump(&s, pc, endings, &mut looping, &mut out) {
+                    if after_jump(&mut s, pc, endings, &mut looping, &mut out) {
                         break;
                     }
                 }
@@ -698,7 +761,7 @@ fn explore_thread(
                     } else {
                         pc + 1
                     };
-                    if after_jump(&s, pc, endings, &mut looping, &mut out) {
+                    if after_jump(&mut s, pc, endings, &mut looping, &mut out) {
                         break;
                     }
                 }
@@ -938,23 +1001,44 @@ fn jumps_back(s: &State, pc: usize) -> bool {
 /// back is dropped (true: the state ends), and, exploring endings, a path
 /// ending stuck there is listed (a spin loop's, or any backward jump's).
 fn after_jump(
-    s: &State,
+    s: &mut State,
     pc: usize,
     endings: bool,
     looping: &mut HashMap<usize, Vec<Vec<ReadValue>>>,
     out: &mut ThreadPaths,
 ) -> bool {
-    if jumps_back(s, pc) {
+    if jumps_back(s, pc) && !iteration_changes_memory(s) {
         if endings {
             push_stuck_await(s, out);
         }
         drop_iteration(s, looping, out);
         return true;
     }
+    if jumps_back(s, pc) {
+        // A read-modify-write of this iteration changed memory: the
+        // iteration stays (an ordinary one, under the unrolling bound) and
+        // the next arrival at the head starts a new await.
+        s.awaiting = None;
+    }
     if endings && s.pc <= pc {
         push_stuck_loop(s, pc, out);
     }
     false
+}
+
+/// Whether the await's iteration under way wrote a value other than the one
+/// it read (a read-modify-write that succeeded; [`rmw_may_be_dropped`]).
+fn iteration_changes_memory(s: &State) -> bool {
+    let Some((_, first, _)) = s.awaiting else {
+        return false;
+    };
+    s.events[first..].iter().any(|e| {
+        e.writes
+            && match (e.read, e.write) {
+                (Some(ReadValue::Concrete(old)), Some(new)) => old != new,
+                _ => true,
+            }
+    })
 }
 
 /// Drops the iteration `s` is in: its values go to the await's looping

@@ -249,17 +249,6 @@ struct Expr {
     height: usize,
 }
 
-fn negate(c: Cmp) -> Cmp {
-    match c {
-        Cmp::Eq => Cmp::Ne,
-        Cmp::Ne => Cmp::Eq,
-        Cmp::Lt => Cmp::Ge,
-        Cmp::Le => Cmp::Gt,
-        Cmp::Gt => Cmp::Le,
-        Cmp::Ge => Cmp::Lt,
-    }
-}
-
 fn binop(p: &str) -> Option<(u8, Bin)> {
     Some(match p {
         "||" => (1, Bin::Or),
@@ -1829,7 +1818,7 @@ impl Parser<'_> {
                 let b = self.value(ctx, b, None)?;
                 mark_operands(ctx, start, mid);
                 ctx.code.push(Stmt::Branch {
-                    cmp: if when { *c } else { negate(*c) },
+                    cmp: if when { *c } else { c.negate() },
                     a,
                     b,
                     label: label.to_string(),

@@ -26,6 +26,18 @@ impl Cmp {
             Cmp::Ge => lhs >= rhs,
         }
     }
+    /// The comparison that holds exactly when this one does not.
+    pub fn negate(self) -> Cmp {
+        match self {
+            Cmp::Eq => Cmp::Ne,
+            Cmp::Ne => Cmp::Eq,
+            Cmp::Lt => Cmp::Ge,
+            Cmp::Le => Cmp::Gt,
+            Cmp::Gt => Cmp::Le,
+            Cmp::Ge => Cmp::Lt,
+        }
+    }
+
     pub fn symbol(self) -> &'static str {
         match self {
             Cmp::Eq => "=",

@@ -657,9 +657,40 @@ fn conditions(
 /// Drops jumps to the next statement (past labels) and labels no jump
 /// targets, until none is left: blocks laid out in order then read as
 /// straight-line code, and loops whose body only leaves forward become
-/// spin loops the engine can run as awaits.
+/// spin loops the engine can run as awaits. A conditional branch over an
+/// unconditional jump (`if c goto X; goto Y; X:`, what OpBranchConditional
+/// to the next block becomes) is turned round first (`if !c goto Y; X:`),
+/// so that a loop `head: ... OpBranchConditional %c %continue %merge`
+/// whose continue block jumps back reads `head: ... if !c goto merge;
+/// goto head` (the shape `engine::trace::spin_loops` recognises).
 fn simplify(mut code: Vec<crate::ir::Stmt>) -> Vec<crate::ir::Stmt> {
     use crate::ir::Stmt;
+    for k in 0..code.len().saturating_sub(2) {
+        let (
+            Stmt::Branch { label: x, .. },
+            Stmt::Goto {
+                label: y,
+                source: goto_source,
+            },
+            Stmt::Label { name, .. },
+        ) = (&code[k], &code[k + 1], &code[k + 2])
+        else {
+            continue;
+        };
+        if x != name || x == y {
+            continue;
+        }
+        let (y, name, goto_source) = (y.clone(), name.clone(), goto_source.clone());
+        if let Stmt::Branch { cmp, label, .. } = &mut code[k] {
+            *cmp = cmp.negate();
+            *label = y;
+        }
+        // Now a jump to the next statement: dropped below.
+        code[k + 1] = Stmt::Goto {
+            label: name,
+            source: goto_source,
+        };
+    }
     loop {
         let before = code.len();
         let mut keep = vec![true; code.len()];
