@@ -411,8 +411,14 @@ pub fn explore(program: &Program, limits: &Limits) -> Result<Vec<ThreadPaths>, E
     let nloc = program.locations.len();
     // Location domains start with the initial value; group-function
     // domains (after them) with 0, until the rounds compute their results.
+    // An undefined initial value (`Program::undefined`) may be any value
+    // of `undefined::Domain`.
+    let undefined = super::undefined::Domain::of(program);
     let mut domain: Domains = (0..nloc)
-        .map(|l| BTreeMap::from([(program.initial_value(l), Prov::new())]))
+        .map(|l| match &undefined {
+            Some(u) if program.is_undefined(l) => u.values().map(|v| (v, Prov::new())).collect(),
+            _ => BTreeMap::from([(program.initial_value(l), Prov::new())]),
+        })
         .chain((0..group_slots(program)).map(|_| BTreeMap::from([(0, Prov::new())])))
         .collect();
     // Values the final condition names are possible too: a value that only
