@@ -45,6 +45,14 @@ use std::collections::HashMap;
 
 /// Parses a `.spvasm` file.
 pub fn parse(file: &str, text: &str) -> Result<Program, FrontendError> {
+    parse_module(file, text, true)
+}
+
+/// [`parse`]; `undefined`: whether variables with no Initializer and no
+/// @Input start undefined (`.spvasm` files, Dat3M's reading), or at 0
+/// (binary modules and GLSL shaders, whose buffers the host fills: their
+/// format pages say so).
+fn parse_module(file: &str, text: &str, undefined_init: bool) -> Result<Program, FrontendError> {
     let located = |(line, column, message): syntax::Located| FrontendError {
         file: file.to_string(),
         line,
@@ -159,8 +167,10 @@ pub fn parse(file: &str, text: &str) -> Result<Program, FrontendError> {
         // else are undefined" (`Program::undefined`).
         // (Workgroup variables keep starting at 0 for now: with them
         // undefined the ratchet's run ran out of memory; docs/format-spirv.md.)
-        let undefined =
-            !inputs.contains_key(&g.id) && initializer.is_none() && g.class != Class::Workgroup;
+        let undefined = undefined_init
+            && !inputs.contains_key(&g.id)
+            && initializer.is_none()
+            && g.class != Class::Workgroup;
         m.cells(
             &g.pointee,
             0,
@@ -232,7 +242,8 @@ pub fn parse(file: &str, text: &str) -> Result<Program, FrontendError> {
     // the start of the invocation from a location of its own, which
     // nothing writes and whose initial value is undefined.
     for g in &m.globals {
-        if g.class != Class::Invocation
+        if !undefined_init
+            || g.class != Class::Invocation
             || !matches!(g.class_name.as_str(), "Private" | "PushConstant")
             || g.init.is_some()
             || inputs.contains_key(&g.id)
@@ -435,7 +446,7 @@ fn parse_disassembly(
             line_of(user.0 + 1)
         })
     };
-    let mut program = parse(file, &text).map_err(|mut e| {
+    let mut program = parse_module(file, &text, false).map_err(|mut e| {
         if e.line > lines.len() {
             if let Some((hfile, _)) = headers {
                 e.file = hfile.to_string();
