@@ -113,6 +113,12 @@ pub struct Limits {
     /// dynamic name is evaluated as written (the reference the
     /// differential tests compare with).
     pub specialise: bool,
+    /// Walk the undefined initial values of [`Program::undefined`] over
+    /// [`undefined::Domain`]. Off: every location starts at its
+    /// `initial_values` entry, undefined or not (the bypass the
+    /// differential test `tests/differential_undefined.rs` compares with;
+    /// a program without undefined locations walks the same either way).
+    pub undefined_values: bool,
 }
 
 /// Which order relations the model reads, so that the engine enumerates
@@ -210,6 +216,7 @@ impl Default for Limits {
             rmw_filter: true,
             termination_shortcuts: true,
             specialise: true,
+            undefined_values: true,
         }
     }
 }
@@ -260,7 +267,7 @@ impl<'p> Explorer<'p> {
                 .iter()
                 .any(|t| t.instructions().any(|i| i.is_group_function())),
             skipped: std::cell::Cell::new(None),
-            undefined: undefined::Domain::of(program),
+            undefined: undefined::Domain::for_search(program, &limits),
         })
     }
 

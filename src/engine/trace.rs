@@ -413,7 +413,7 @@ pub fn explore(program: &Program, limits: &Limits) -> Result<Vec<ThreadPaths>, E
     // domains (after them) with 0, until the rounds compute their results.
     // An undefined initial value (`Program::undefined`) may be any value
     // of `undefined::Domain`.
-    let undefined = super::undefined::Domain::of(program);
+    let undefined = super::undefined::Domain::for_search(program, limits);
     let mut domain: Domains = (0..nloc)
         .map(|l| match &undefined {
             Some(u) if program.is_undefined(l) => u.values().map(|v| (v, Prov::new())).collect(),

@@ -2,40 +2,68 @@
 //! domain that stands for "any value", and the initial-value assignments
 //! the walk gives each combination of paths.
 //!
+//! Where undefined values come from. The Vulkan memory model appendix,
+//! Allocation: "The values stored in newly allocated memory locations are
+//! determined by a SPIR-V variable's initializer, if present, or else are
+//! undefined"; SPIR-V, OpVariable: "If Initializer is present, it will be
+//! the initial value of the variable's memory content". The `.spvasm`
+//! front end marks the cells of variables with neither an Initializer nor
+//! an `@Input` (docs/format-spirv.md, "Undefined initial values").
+//! `OpUndef` (an undefined *intermediate* value, not memory) is not read:
+//! the front end refuses it as an unsupported construct.
+//!
 //! A read of an undefined initial value may return any value. vkmm
 //! enumerates a finite domain instead of all integers:
 //!
-//! - the *known* values: every constant a branch of the program compares
+//! - the *known* values `K`: every constant a branch of the program compares
 //!   with, the initial values of the other locations, and the constants of
 //!   the final condition and filter;
-//! - *fresh* values, one per undefined location the walk may need to tell
-//!   apart, all distinct from each other and greater than every known
-//!   value: each stands for "some other value".
+//! - *fresh* values, at most [`MAX_FRESH`], all distinct and greater than
+//!   every known value: each stands for "some value outside `K`".
 //!
-//! Why this is enough: a condition compares final values with `==` / `!=`
-//! (with constants or with each other). Two valuations of the undefined
-//! locations that agree on which locations equal which known constant, and
-//! on which locations equal each other, satisfy the same such comparisons;
-//! every class of valuations has a member in the domain (a location equal
-//! to no known value takes a fresh value, one fresh value per class of
-//! equal locations). A condition comparing an undefined location with
-//! another location compares it with that location's initial value or with
-//! a value some write stores: the former is known, the latter is either
-//! equal to the undefined value or not, and a fresh value is distinct from
-//! every value a write stores unless the write copies it. The same holds
-//! for branches that compare a value read
-//! from an undefined location with a constant or another such value, and for
-//! values only copied or stored. It is a sample, not a proof, where the
-//! value goes through arithmetic first (`x + 1 == 5` needs `4`, which is not
-//! known unless the program names it) or is compared by order (`<`, `>=`):
-//! the fresh values lie above every known value, so an ordering comparison
-//! sees values equal to each known one and above all, not those between or
-//! below (docs/format-spirv.md, "Undefined initial values").
+//! **What the walk can and cannot get wrong.** Every assignment walked is a
+//! concrete valuation of the undefined locations, so every execution the
+//! walk finds is one the program has: a found `exists` witness, a `forall`
+//! counterexample, a race, are real. The domain can only *miss*
+//! valuations, so "no witness" (`exists` fails, `forall` holds, no race) is
+//! certain only where the domain is complete.
 //!
-//! Assignments are canonical in their fresh values (the first location
-//! that takes a fresh value takes the first one, and so on: renaming fresh
-//! values changes no comparison), so `forall (%v1 == %v2)` over two
-//! undefined locations walks two assignments, equal and distinct.
+//! **Where it is complete.** Suppose the values read from undefined
+//! locations are only copied (registers, stores, exchanges) and compared
+//! with `==` / `!=` (branches, the condition, a compare-exchange's
+//! comparison), against constants of `K` or against each other. Take any
+//! bijection `pi` of the integers that fixes every value of `K`. Copying
+//! commutes with `pi`, and `a == b` iff `pi(a) == pi(b)`, so the executions
+//! under a valuation `s` and under `pi . s` are the same up to renaming the
+//! values outside `K`. Every valuation is so renamed to one in the domain:
+//! the values outside `K` to the fresh values, in the order the undefined
+//! locations first take them (the assignments are canonical in that order,
+//! [`Domain::assignments`]); at most [`MAX_FRESH`] distinct ones are
+//! needed when at most that many locations are undefined, which the front
+//! end guarantees (it leaves a program with more undefined cells at 0).
+//!
+//! **Where it is a sample, not a proof** (docs/format-spirv.md says so):
+//!
+//! - `K` holds the constants branches *compare* with, not the values
+//!   stored or computed (nor a compare-exchange's expected value): a
+//!   program that stores 5 to `x` and branches on
+//!   `u == x` (`u` undefined) compares `u` with a value outside `K`, and the
+//!   valuation `u = 5` is never walked. `pi` fixes only `K`, so it does not
+//!   fix the stored 5 and the argument above does not apply.
+//! - Arithmetic before a comparison: `u + 1 == 5` needs `u = 4`, outside
+//!   `K` unless the program names it.
+//! - Ordering comparisons (`<`, `<=`, `>`, `>=` in branches or in the
+//!   condition): a bijection fixing `K` need not preserve order. The fresh
+//!   values lie above every known value and are canonical in the order of
+//!   first use, so values below or between the known ones, and undefined
+//!   locations ordered against their first use, are not walked.
+//!
+//! **Programs without undefined locations** walk exactly as before:
+//! [`Domain::of`] is `None`, so `Explorer::block` calls its body once with
+//! no assignment, `Explorer::values_available` and `Skeleton::build_unlisted`
+//! read the program's initial values, and `trace::explore` seeds the value
+//! domains with them (`tests/differential_undefined.rs` compares whole
+//! searches with the machinery bypassed, `Limits::undefined_values`).
 
 use std::collections::BTreeSet;
 
@@ -58,6 +86,16 @@ fn fresh_base(known: &[i64]) -> i64 {
 }
 
 impl Domain {
+    /// [`Domain::of`], or `None` when `limits` bypass undefined values
+    /// ([`super::Limits::undefined_values`] off).
+    pub fn for_search(program: &Program, limits: &super::Limits) -> Option<Domain> {
+        if limits.undefined_values {
+            Domain::of(program)
+        } else {
+            None
+        }
+    }
+
     /// The domain of `program`'s undefined locations (`None` when it has
     /// none).
     pub fn of(program: &Program) -> Option<Domain> {
