@@ -18,6 +18,66 @@ use super::{ExecError, LimitKind, Limits};
 use crate::ir::{Instruction, OpKind, Operand, Program, RmwOp, Stmt, Thread};
 use std::collections::{BTreeMap, HashMap, HashSet};
 
+/// The time limit (`--timeout`) and the memory bound (`--max-memory`),
+/// read while the paths are enumerated and the value domains computed: the
+/// driver reads them between candidate executions only, and a path-heavy
+/// thread could run far past its limit before the first candidate.
+struct Budget {
+    start: web_time::Instant,
+    timeout: Option<std::time::Duration>,
+    max_memory: Option<usize>,
+    steps: std::cell::Cell<u64>,
+}
+
+/// The budget is read once every this many steps of the path walk.
+const BUDGET_EVERY: u64 = 1024;
+
+impl Budget {
+    fn new(limits: &Limits) -> Budget {
+        Budget {
+            start: web_time::Instant::now(),
+            timeout: limits.timeout,
+            max_memory: limits.max_memory,
+            steps: std::cell::Cell::new(0),
+        }
+    }
+
+    /// One step of the walk; every [`BUDGET_EVERY`] steps, an error naming
+    /// the limit if the time or memory is spent (`what`: what was being
+    /// computed, for the message).
+    fn step(&self, what: &dyn Fn() -> String) -> Result<(), ExecError> {
+        let n = self.steps.get() + 1;
+        self.steps.set(n);
+        if n.is_multiple_of(BUDGET_EVERY) {
+            self.check(what)
+        } else {
+            Ok(())
+        }
+    }
+
+    /// [`Budget::step`] without the counter.
+    fn check(&self, what: &dyn Fn() -> String) -> Result<(), ExecError> {
+        if let Some(t) = self.timeout
+            && self.start.elapsed() >= t
+        {
+            return Err(ExecError::limit(
+                LimitKind::Timeout,
+                format!("stopped at the time limit (--timeout) while {}", what()),
+            ));
+        }
+        if crate::memory::over(self.max_memory) {
+            return Err(ExecError::limit(
+                LimitKind::MaxMemory,
+                format!(
+                    "stopped at the memory bound (--max-memory) while {}",
+                    what()
+                ),
+            ));
+        }
+        Ok(())
+    }
+}
+
 /// The value a read returns on a path.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum ReadValue {
@@ -434,11 +494,13 @@ pub fn explore(program: &Program, limits: &Limits) -> Result<Vec<ThreadPaths>, E
             }
         }
     }
-    for _round in 0..MAX_ROUNDS {
+    let budget = Budget::new(limits);
+    for round in 0..MAX_ROUNDS {
         let mut all = Vec::new();
         for (t, spins) in program.threads.iter().zip(&spins) {
-            all.push(explore_thread(program, t, limits, spins, &domain)?);
+            all.push(explore_thread(program, t, limits, spins, &domain, &budget)?);
         }
+        budget.check(&|| format!("computing the value domains (round {})", round + 1))?;
         // The most writes one execution makes to each location.
         let mut most = vec![0u32; nloc];
         for (t, tp) in program.threads.iter().zip(&all) {
@@ -583,6 +645,7 @@ fn explore_thread(
     limits: &Limits,
     spins: &[SpinLoop],
     domain: &Domains,
+    budget: &Budget,
 ) -> Result<ThreadPaths, ExecError> {
     let (unroll, endings) = (limits.unroll, limits.endings);
     let (max_paths, max_memory) = (limits.max_paths, limits.max_memory);
@@ -610,8 +673,10 @@ fn explore_thread(
     // paths when exploring endings).
     let mut stopped_at_bound: Vec<Vec<PathEvent>> = Vec::new();
     let mut stack = vec![start];
+    let walking = || format!("enumerating the paths of thread P{}", t.id);
     while let Some(mut s) = stack.pop() {
         loop {
+            budget.step(&walking)?;
             // Leaving an await's loop (forward exit, or the back jump not taken).
             if let Some((l, first, instance)) = s.awaiting
                 && !(l.header..=l.back).contains(&s.pc)
