@@ -580,6 +580,37 @@ fn condition_seeds(program: &Program) -> Vec<(Option<usize>, i64)> {
                 }
                 _ => {}
             },
+            // An ordering comparison seeds the constant itself (`<=`,
+            // `>=`) or its neighbour on the side that holds (`<`, `>`):
+            // the nearest value satisfying it, as `==` seeds its constant.
+            CondExpr::Cmp(o, a, b) => {
+                use crate::ir::Cmp;
+                let (term, c, o) = match (a, b) {
+                    (t, Term::Const(c)) => (t, *c, *o),
+                    (Term::Const(c), t) => (
+                        t,
+                        *c,
+                        match o {
+                            Cmp::Lt => Cmp::Gt,
+                            Cmp::Le => Cmp::Ge,
+                            Cmp::Gt => Cmp::Lt,
+                            Cmp::Ge => Cmp::Le,
+                            other => *other,
+                        },
+                    ),
+                    _ => return,
+                };
+                let v = match o {
+                    Cmp::Lt => c.saturating_sub(1),
+                    Cmp::Gt => c.saturating_add(1),
+                    _ => c,
+                };
+                match term {
+                    Term::Loc(l) => out.push((Some(*l), v)),
+                    Term::Reg { .. } => out.push((None, v)),
+                    _ => {}
+                }
+            }
             CondExpr::Not(e) => go(e, out),
             CondExpr::And(a, b) | CondExpr::Or(a, b) => {
                 go(a, out);

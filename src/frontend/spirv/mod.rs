@@ -614,7 +614,7 @@ fn legacy_memory_model(file: &str, insts: &[syntax::Inst], program: &mut Program
 fn at_width(e: &mut CondExpr, widths: &[u32]) {
     use crate::ir::Term;
     match e {
-        CondExpr::Eq(a, b) | CondExpr::Ne(a, b) => {
+        CondExpr::Eq(a, b) | CondExpr::Ne(a, b) | CondExpr::Cmp(_, a, b) => {
             let w = match (&*a, &*b) {
                 (Term::Loc(l), _) | (_, Term::Loc(l)) => widths.get(*l).copied(),
                 _ => None,
