@@ -9,8 +9,9 @@
 //! the initial value of the variable's memory content". The `.spvasm`
 //! front end marks the cells of variables with neither an Initializer nor
 //! an `@Input` (docs/format-spirv.md, "Undefined initial values").
-//! `OpUndef` (an undefined *intermediate* value, not memory) is not read:
-//! the front end refuses it as an unsupported construct.
+//! `OpUndef` (an undefined *intermediate* value, not memory) is not walked
+//! over this domain: the front end lowers it as the constant 0 (one of the
+//! values it may have; not done: a fresh location per use).
 //!
 //! A read of an undefined initial value may return any value. vkmm
 //! enumerates a finite domain instead of all integers:
