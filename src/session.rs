@@ -192,6 +192,14 @@ impl Session {
         self
     }
 
+    /// Undefined initial values walked over their finite domain (on by
+    /// default; off: every location starts at its listed initial value,
+    /// see [`Limits::undefined_values`]).
+    pub fn undefined_values(mut self, on: bool) -> Session {
+        self.limits.undefined_values = on;
+        self
+    }
+
     /// The termination search's shortcuts (on by default; off: the
     /// reference search, see [`Limits::termination_shortcuts`]).
     pub fn termination_shortcuts(mut self, on: bool) -> Session {

@@ -22,16 +22,6 @@ use vkmm::{Property, Session};
 /// Checked rows that give the opposite decided verdict today, with why,
 /// grouped by cause.
 const KNOWN_WRONG: &[&str] = &[
-    // Undefined values (docs/format-spirv.md, "Rows vkmm and Dat3M
-    // disagree on"): Dat3M reads a variable without initializer or @Input
-    // as any value; vkmm as 0 (the IR has no nondeterministic initial
-    // value). The two null-pointer rows branch on a push constant (a POD
-    // argument) no @Input sets: any nonzero value makes every invocation
-    // store to one cell.
-    "basic/uninitialized-forall.spvasm: assertions",
-    "basic/uninitialized-private-forall.spvasm: assertions",
-    "gpuverify/null_pointers/null_pointer_assignment_unequal.spvasm: races",
-    "gpuverify/null_pointers/null_pointer_greater.spvasm: races",
     // clspv `__local` kernel arguments: the array length is a spec constant
     // the host sets (ArgumentWorkgroup), default 1, so the racing accesses
     // are out of bounds (SPIR-V: undefined); vkmm drops an access whose

@@ -18,7 +18,6 @@ mod common;
 
 use std::path::{Path, PathBuf};
 use vkmm::Session;
-use vkmm::analysis::Checked;
 
 const MAX_EXECUTIONS: u64 = 20_000;
 
@@ -28,56 +27,12 @@ fn session(specialise: bool) -> Session {
         .specialise(specialise)
 }
 
-/// Everything the two searches report, minus the times.
-fn summary(c: &Checked) -> String {
-    match c {
-        Checked::Litmus(o) => format!(
-            "states {:?}\ncondition {:?} race-free {:?}\nraces {:?}\ndivergence {:?} stalls {:?}\n\
-             executions {} partial {} consistent {} cut {} truncated {} stopped {:?}",
-            o.states,
-            o.condition_holds,
-            o.race_free,
-            o.races
-                .iter()
-                .map(|r| format!("{} / {} @ {}", r.first, r.second, r.location))
-                .collect::<Vec<_>>(),
-            o.barrier_divergence,
-            o.barrier_stalls,
-            o.executions,
-            o.partial_evaluations,
-            o.consistent,
-            o.cut_paths,
-            o.truncated,
-            o.stopped_by,
-        ),
-        Checked::Queries(o) => o
-            .queries
-            .iter()
-            .map(|q| format!("line {}: {:?}\n", q.line, q.actual))
-            .collect(),
-        Checked::Termination(o) => format!("{:?}", o.verdict),
-    }
-}
-
 fn compare_file(path: &Path) -> Vec<String> {
-    let name = path.display().to_string();
-    let run = |on| session(on).check_file(path);
-    match (run(false), run(true)) {
-        (Ok(a), Ok(b)) => {
-            let (a, b) = (summary(&a), summary(&b));
-            if a == b {
-                Vec::new()
-            } else {
-                vec![format!("{name}:\nplain:\n{a}\npartially evaluated:\n{b}")]
-            }
-        }
-        (Err(a), Err(b)) if a.to_string() == b.to_string() => Vec::new(),
-        (a, b) => vec![format!(
-            "{name}: {:?} / {:?}",
-            a.err().map(|e| e.to_string()),
-            b.err().map(|e| e.to_string())
-        )],
-    }
+    common::same_search(
+        path,
+        ("plain", &session(false)),
+        ("partially evaluated", &session(true)),
+    )
 }
 
 fn skipped(path: &Path) -> bool {
@@ -91,18 +46,7 @@ fn compare_all(files: &[PathBuf]) {
 
 #[test]
 fn own_tests_and_examples() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let mut files = Vec::new();
-    for entry in std::fs::read_dir(root.join("tests")).unwrap() {
-        let p = entry.unwrap().path();
-        if p.is_dir()
-            && p.file_name()
-                .is_some_and(|n| n.to_string_lossy().starts_with("litmus"))
-        {
-            common::litmus_files_below(&p, &skipped, &mut files);
-        }
-    }
-    common::litmus_files_below(&root.join("examples"), &skipped, &mut files);
+    let files = common::own_litmus_files(&skipped);
     assert!(files.len() > 200, "{} files", files.len());
     compare_all(&files);
 }

@@ -227,7 +227,7 @@ pub(crate) fn read_value(sk: &Skeleton, cand: &Candidate, e: usize, program: &Pr
             let loc = program
                 .location_of(sk.events[e].instruction(program))
                 .unwrap_or(0);
-            program.initial_value(loc)
+            sk.initial[loc]
         }
     }
 }
@@ -260,7 +260,7 @@ pub(crate) fn final_memory(
                 .filter(|&e| sk.events[e].writes && loc_of(&sk.events[e]) == Some(l))
                 .collect();
             if writes.is_empty() {
-                return vec![program.initial_value(l)];
+                return vec![sk.initial[l]];
             }
             let after = |a: usize, b: usize| {
                 (sk.events[a].thread == sk.events[b].thread && a < b)
@@ -320,7 +320,7 @@ pub(crate) fn term_value(
             .iter()
             .position(|&x| x == l)
             .map(|i| mem[i])
-            .unwrap_or_else(|| program.initial_value(l))
+            .unwrap_or_else(|| sk.initial[l])
     };
     match t {
         Term::Const(c) => *c,

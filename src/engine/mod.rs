@@ -20,6 +20,7 @@ mod host;
 mod interlock;
 pub mod names;
 pub mod trace;
+pub mod undefined;
 
 pub use barrier::{BarrierGroup, BarrierKey};
 pub use base::{EventInfo, scope_set_name};
@@ -112,6 +113,12 @@ pub struct Limits {
     /// dynamic name is evaluated as written (the reference the
     /// differential tests compare with).
     pub specialise: bool,
+    /// Walk the undefined initial values of [`Program::undefined`] over
+    /// [`undefined::Domain`]. Off: every location starts at its
+    /// `initial_values` entry, undefined or not (the bypass the
+    /// differential test `tests/differential_undefined.rs` compares with;
+    /// a program without undefined locations walks the same either way).
+    pub undefined_values: bool,
 }
 
 /// Which order relations the model reads, so that the engine enumerates
@@ -209,6 +216,7 @@ impl Default for Limits {
             rmw_filter: true,
             termination_shortcuts: true,
             specialise: true,
+            undefined_values: true,
         }
     }
 }
@@ -243,6 +251,9 @@ pub struct Explorer<'p> {
     /// The limit at which some combination of paths was skipped (see
     /// [`Explorer::skipped`]).
     skipped: std::cell::Cell<Option<LimitKind>>,
+    /// The values standing for "any value" when some location's initial
+    /// value is undefined.
+    undefined: Option<undefined::Domain>,
 }
 
 impl<'p> Explorer<'p> {
@@ -256,6 +267,7 @@ impl<'p> Explorer<'p> {
                 .iter()
                 .any(|t| t.instructions().any(|i| i.is_group_function())),
             skipped: std::cell::Cell::new(None),
+            undefined: undefined::Domain::for_search(program, &limits),
         })
     }
 
@@ -282,8 +294,12 @@ impl<'p> Explorer<'p> {
     /// Whether every value the paths fixed for a read is the initial value of
     /// its location or written there by some path (else the combination has
     /// no execution, and is skipped before any relation is built).
-    fn values_available(&self, paths: &[&Path]) -> bool {
+    fn values_available(&self, paths: &[&Path], initial: Option<&[i64]>) -> bool {
         let program = self.program;
+        let initial_value = |l: usize| match initial {
+            Some(i) => i[l],
+            None => program.initial_value(l),
+        };
         let loc = |t: usize, stmt: usize| match &program.threads[t].code[stmt] {
             crate::ir::Stmt::Op(i) => program.location_of(i),
             _ => None,
@@ -296,7 +312,7 @@ impl<'p> Explorer<'p> {
                 let Some(l) = loc(t, e.stmt) else {
                     continue;
                 };
-                if program.initial_value(l) == v {
+                if initial_value(l) == v {
                     continue;
                 }
                 let written = paths.iter().enumerate().any(|(t2, p2)| {
@@ -383,6 +399,73 @@ impl<'p> Explorer<'p> {
     where
         E: From<ExecError>,
     {
+        let Some(domain) = &self.undefined else {
+            return self.block_with(block, None, f);
+        };
+        // Undefined initial values: the block once per assignment of the
+        // undefined locations its paths read or the condition names
+        // ([`undefined::Domain::assignments`]), each thread keeping only
+        // the paths that agree with the assignment on the locations no
+        // path writes (a read there reads the initial value).
+        let program = self.program;
+        let mut relevant = undefined::condition_locations(program);
+        let mut written = std::collections::BTreeSet::new();
+        let op = |t: usize, stmt: usize| match &program.threads[t].code[stmt] {
+            crate::ir::Stmt::Op(i) => Some(i),
+            _ => None,
+        };
+        for (t, paths) in block.iter().enumerate() {
+            for &p in paths {
+                for e in &self.threads[t].paths[p].events {
+                    let Some(i) = op(t, e.stmt) else { continue };
+                    let Some(l) = program.location_of(i) else {
+                        continue;
+                    };
+                    if e.write.is_some() || i.is_write() {
+                        written.insert(l);
+                    }
+                    if i.is_read() && program.is_undefined(l) {
+                        relevant.insert(l);
+                    }
+                }
+            }
+        }
+        let relevant: Vec<usize> = relevant.into_iter().collect();
+        for initial in domain.assignments(program, &relevant) {
+            let agrees = |t: usize, p: usize| {
+                self.threads[t].paths[p].events.iter().all(|e| {
+                    let Some(ReadValue::Concrete(v)) = e.read else {
+                        return true;
+                    };
+                    match op(t, e.stmt).and_then(|i| program.location_of(i)) {
+                        Some(l) if program.is_undefined(l) && !written.contains(&l) => {
+                            initial[l] == v
+                        }
+                        _ => true,
+                    }
+                })
+            };
+            let filtered: Vec<Vec<usize>> = block
+                .iter()
+                .enumerate()
+                .map(|(t, ps)| ps.iter().copied().filter(|&p| agrees(t, p)).collect())
+                .collect();
+            if self.block_with(&filtered, Some(&initial), f)?.is_break() {
+                return Ok(ControlFlow::Break(()));
+            }
+        }
+        Ok(ControlFlow::Continue(()))
+    }
+
+    fn block_with<E>(
+        &self,
+        block: &[Vec<usize>],
+        initial: Option<&[i64]>,
+        f: &mut impl FnMut(Skeleton) -> Result<ControlFlow<()>, E>,
+    ) -> Result<ControlFlow<()>, E>
+    where
+        E: From<ExecError>,
+    {
         if block.len() != self.threads.len() || block.iter().any(|t| t.is_empty()) {
             return Ok(ControlFlow::Continue(()));
         }
@@ -393,11 +476,12 @@ impl<'p> Explorer<'p> {
                 .enumerate()
                 .map(|(t, &i)| &self.threads[t].paths[block[t][i]])
                 .collect();
-            if self.values_available(&paths) && self.group_results_agree(&paths) {
+            if self.values_available(&paths, initial) && self.group_results_agree(&paths) {
                 // One skeleton per choice of the arrivals that complete
                 // each barrier with a quorum.
-                let skeletons = Skeleton::build_unlisted(self.program, &paths, self.limits)
-                    .and_then(|sk| sk.barrier_choices());
+                let skeletons =
+                    Skeleton::build_unlisted(self.program, &paths, self.limits, initial)
+                        .and_then(|sk| sk.barrier_choices());
                 match skeletons {
                     Ok(skeletons) => {
                         for sk in skeletons {
@@ -478,6 +562,10 @@ pub struct Skeleton {
     /// Restrict RMW reads to their immediate `asmo` predecessor under each
     /// order ([`Orders::rmw_atomicity`] and [`Limits::rmw_filter`]).
     pub rmw_filter: bool,
+    /// The initial value of each location in this skeleton's executions:
+    /// the program's, with one value of [`undefined::Domain`] for each
+    /// location whose initial value is undefined (`Program::undefined`).
+    pub initial: Vec<i64>,
     /// Whether every group function's result the paths fixed is the one
     /// the work-items' contributions give (else the combination of paths
     /// has no execution: [`Skeleton::barrier_choices`] drops it).
@@ -504,7 +592,7 @@ impl Skeleton {
         paths: &[&Path],
         limits: Limits,
     ) -> Result<Skeleton, ExecError> {
-        let mut sk = Skeleton::build_unlisted(program, paths, limits)?;
+        let mut sk = Skeleton::build_unlisted(program, paths, limits, None)?;
         sk.list_orders(None)?;
         Ok(sk)
     }
@@ -536,8 +624,23 @@ impl Skeleton {
         program: &Program,
         paths: &[&Path],
         limits: Limits,
+        initial: Option<&[i64]>,
     ) -> Result<Skeleton, ExecError> {
-        let (mut events, mut static_env, facts) = base::static_env(program, paths)?;
+        let (mut events, mut static_env, mut facts) = base::static_env(program, paths)?;
+        let initial: Vec<i64> = match initial {
+            Some(i) => i.to_vec(),
+            None => (0..program.locations.len())
+                .map(|l| program.initial_value(l))
+                .collect(),
+        };
+        if !program.undefined.is_empty() {
+            // Reads of the initial value see this skeleton's assignment.
+            for (e, v) in facts.initial_value.iter_mut().enumerate() {
+                if let Some(l) = facts.location[e] {
+                    *v = initial[l];
+                }
+            }
+        }
         let (reads, rf_choices) = candidates::rf_choices(program, &events, &facts);
         let ilo_choices = interlock::ilo_choices(
             program,
@@ -620,6 +723,7 @@ impl Skeleton {
             endings,
             barriers,
             rmw_filter: limits.rmw_filter && limits.orders.rmw_atomicity,
+            initial,
             groups_agree,
             unlisted: Some(std::sync::Arc::new((facts, limits))),
         })

@@ -18,6 +18,66 @@ use super::{ExecError, LimitKind, Limits};
 use crate::ir::{Instruction, OpKind, Operand, Program, RmwOp, Stmt, Thread};
 use std::collections::{BTreeMap, HashMap, HashSet};
 
+/// The time limit (`--timeout`) and the memory bound (`--max-memory`),
+/// read while the paths are enumerated and the value domains computed: the
+/// driver reads them between candidate executions only, and a path-heavy
+/// thread could run far past its limit before the first candidate.
+struct Budget {
+    start: web_time::Instant,
+    timeout: Option<std::time::Duration>,
+    max_memory: Option<usize>,
+    steps: std::cell::Cell<u64>,
+}
+
+/// The budget is read once every this many steps of the path walk.
+const BUDGET_EVERY: u64 = 1024;
+
+impl Budget {
+    fn new(limits: &Limits) -> Budget {
+        Budget {
+            start: web_time::Instant::now(),
+            timeout: limits.timeout,
+            max_memory: limits.max_memory,
+            steps: std::cell::Cell::new(0),
+        }
+    }
+
+    /// One step of the walk; every [`BUDGET_EVERY`] steps, an error naming
+    /// the limit if the time or memory is spent (`what`: what was being
+    /// computed, for the message).
+    fn step(&self, what: &dyn Fn() -> String) -> Result<(), ExecError> {
+        let n = self.steps.get() + 1;
+        self.steps.set(n);
+        if n.is_multiple_of(BUDGET_EVERY) {
+            self.check(what)
+        } else {
+            Ok(())
+        }
+    }
+
+    /// [`Budget::step`] without the counter.
+    fn check(&self, what: &dyn Fn() -> String) -> Result<(), ExecError> {
+        if let Some(t) = self.timeout
+            && self.start.elapsed() >= t
+        {
+            return Err(ExecError::limit(
+                LimitKind::Timeout,
+                format!("stopped at the time limit (--timeout) while {}", what()),
+            ));
+        }
+        if crate::memory::over(self.max_memory) {
+            return Err(ExecError::limit(
+                LimitKind::MaxMemory,
+                format!(
+                    "stopped at the memory bound (--max-memory) while {}",
+                    what()
+                ),
+            ));
+        }
+        Ok(())
+    }
+}
+
 /// The value a read returns on a path.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum ReadValue {
@@ -474,8 +534,14 @@ pub fn explore(program: &Program, limits: &Limits) -> Result<Vec<ThreadPaths>, E
     let nloc = program.locations.len();
     // Location domains start with the initial value; group-function
     // domains (after them) with 0, until the rounds compute their results.
+    // An undefined initial value (`Program::undefined`) may be any value
+    // of `undefined::Domain`.
+    let undefined = super::undefined::Domain::for_search(program, limits);
     let mut domain: Domains = (0..nloc)
-        .map(|l| BTreeMap::from([(program.initial_value(l), Prov::new())]))
+        .map(|l| match &undefined {
+            Some(u) if program.is_undefined(l) => u.values().map(|v| (v, Prov::new())).collect(),
+            _ => BTreeMap::from([(program.initial_value(l), Prov::new())]),
+        })
         .chain((0..group_slots(program)).map(|_| BTreeMap::from([(0, Prov::new())])))
         .collect();
     // Values the final condition names are possible too: a value that only
@@ -491,11 +557,13 @@ pub fn explore(program: &Program, limits: &Limits) -> Result<Vec<ThreadPaths>, E
             }
         }
     }
-    for _round in 0..MAX_ROUNDS {
+    let budget = Budget::new(limits);
+    for round in 0..MAX_ROUNDS {
         let mut all = Vec::new();
         for (t, spins) in program.threads.iter().zip(&spins) {
-            all.push(explore_thread(program, t, limits, spins, &domain)?);
+            all.push(explore_thread(program, t, limits, spins, &domain, &budget)?);
         }
+        budget.check(&|| format!("computing the value domains (round {})", round + 1))?;
         // The most writes one execution makes to each location.
         let mut most = vec![0u32; nloc];
         for (t, tp) in program.threads.iter().zip(&all) {
@@ -575,6 +643,37 @@ fn condition_seeds(program: &Program) -> Vec<(Option<usize>, i64)> {
                 }
                 _ => {}
             },
+            // An ordering comparison seeds the constant itself (`<=`,
+            // `>=`) or its neighbour on the side that holds (`<`, `>`):
+            // the nearest value satisfying it, as `==` seeds its constant.
+            CondExpr::Cmp(o, a, b) => {
+                use crate::ir::Cmp;
+                let (term, c, o) = match (a, b) {
+                    (t, Term::Const(c)) => (t, *c, *o),
+                    (Term::Const(c), t) => (
+                        t,
+                        *c,
+                        match o {
+                            Cmp::Lt => Cmp::Gt,
+                            Cmp::Le => Cmp::Ge,
+                            Cmp::Gt => Cmp::Lt,
+                            Cmp::Ge => Cmp::Le,
+                            other => *other,
+                        },
+                    ),
+                    _ => return,
+                };
+                let v = match o {
+                    Cmp::Lt => c.saturating_sub(1),
+                    Cmp::Gt => c.saturating_add(1),
+                    _ => c,
+                };
+                match term {
+                    Term::Loc(l) => out.push((Some(*l), v)),
+                    Term::Reg { .. } => out.push((None, v)),
+                    _ => {}
+                }
+            }
             CondExpr::Not(e) => go(e, out),
             CondExpr::And(a, b) | CondExpr::Or(a, b) => {
                 go(a, out);
@@ -640,6 +739,7 @@ fn explore_thread(
     limits: &Limits,
     spins: &[SpinLoop],
     domain: &Domains,
+    budget: &Budget,
 ) -> Result<ThreadPaths, ExecError> {
     let (unroll, endings) = (limits.unroll, limits.endings);
     let (max_paths, max_memory) = (limits.max_paths, limits.max_memory);
@@ -667,8 +767,10 @@ fn explore_thread(
     // paths when exploring endings).
     let mut stopped_at_bound: Vec<Vec<PathEvent>> = Vec::new();
     let mut stack = vec![start];
+    let walking = || format!("enumerating the paths of thread P{}", t.id);
     while let Some(mut s) = stack.pop() {
         loop {
+            budget.step(&walking)?;
             // Leaving an await's loop (forward exit, or the back jump not taken).
             if let Some((l, first, instance)) = s.awaiting
                 && !(l.header..=l.back).contains(&s.pc)

@@ -93,6 +93,10 @@ pub enum CondExpr {
     False,
     Eq(Term, Term),
     Ne(Term, Term),
+    /// `a < b`, `a <= b`, `a > b`, `a >= b` (the parser gives `Eq` and
+    /// `Ne` their own variants), on signed values, as Dat3M's litmus
+    /// assertions have them (`LitmusAssertions.g4`, `assertionCompare`).
+    Cmp(super::Cmp, Term, Term),
     Not(Box<CondExpr>),
     And(Box<CondExpr>, Box<CondExpr>),
     Or(Box<CondExpr>, Box<CondExpr>),
@@ -106,6 +110,7 @@ impl CondExpr {
             CondExpr::False => false,
             CondExpr::Eq(a, b) => value(a) == value(b),
             CondExpr::Ne(a, b) => value(a) != value(b),
+            CondExpr::Cmp(o, a, b) => o.holds(value(a), value(b)),
             CondExpr::Not(e) => !e.eval(value),
             CondExpr::And(a, b) => a.eval(value) && b.eval(value),
             CondExpr::Or(a, b) => a.eval(value) || b.eval(value),
@@ -116,7 +121,7 @@ impl CondExpr {
     pub fn terms<'a>(&'a self, out: &mut Vec<&'a Term>) {
         match self {
             CondExpr::True | CondExpr::False => {}
-            CondExpr::Eq(a, b) | CondExpr::Ne(a, b) => {
+            CondExpr::Eq(a, b) | CondExpr::Ne(a, b) | CondExpr::Cmp(_, a, b) => {
                 out.push(a);
                 out.push(b);
             }

@@ -1151,6 +1151,16 @@ pub struct Program {
     pub locations: Vec<String>,
     /// Initial value of each location (same order as `locations`; 0 by default).
     pub initial_values: Vec<i64>,
+    /// The locations whose initial value is undefined (their entry in
+    /// `initial_values` is ignored): SPIR-V, OpVariable, "If Initializer
+    /// is present, it will be the initial value of the variable's memory
+    /// content"; the Vulkan memory model appendix, "The values stored in
+    /// newly allocated memory locations are determined by a SPIR-V
+    /// variable's initializer, if present, or else are undefined". A read
+    /// of such a location's initial value may return any value
+    /// (`engine::undefined` says which values stand for "any").
+    #[serde(skip_serializing_if = "BTreeSet::is_empty")]
+    pub undefined: BTreeSet<usize>,
     pub references: Vec<Reference>,
     /// `(a, b)`: every operation of thread `a` system-synchronizes-with every
     /// operation of thread `b` (indices into `threads`).
@@ -1238,6 +1248,10 @@ impl Program {
     /// The initial value of a location.
     pub fn initial_value(&self, location: usize) -> i64 {
         self.initial_values.get(location).copied().unwrap_or(0)
+    }
+    /// Whether a location's initial value is undefined ([`Program::undefined`]).
+    pub fn is_undefined(&self, location: usize) -> bool {
+        self.undefined.contains(&location)
     }
     /// The shader stage of thread `t`, if it has one.
     pub fn stage(&self, t: usize) -> Option<ShaderStage> {

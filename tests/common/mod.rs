@@ -275,3 +275,89 @@ pub fn missing_line(path: &str) -> String {
         .unwrap_or_else(|| panic!("{path}: no missing line in\n{out}"))
         .to_string()
 }
+
+/// Everything a whole search reports, minus the times: the final states
+/// with their execution counts, the verdicts, the racing pairs, the numbers
+/// of executions, partial evaluations and consistent executions, cut paths
+/// and the limit that stopped it; a `.test` file's answers; a termination
+/// verdict. Two searches that must be identical compare these.
+pub fn search_summary(c: &vkmm::analysis::Checked) -> String {
+    use vkmm::analysis::Checked;
+    match c {
+        Checked::Litmus(o) => format!(
+            "states {:?}\ncondition {:?} race-free {:?}\nraces {:?}\ndivergence {:?} stalls {:?}\n\
+             executions {} partial {} consistent {} cut {} truncated {} stopped {:?}",
+            o.states,
+            o.condition_holds,
+            o.race_free,
+            o.races
+                .iter()
+                .map(|r| format!("{} / {} @ {}", r.first, r.second, r.location))
+                .collect::<Vec<_>>(),
+            o.barrier_divergence,
+            o.barrier_stalls,
+            o.executions,
+            o.partial_evaluations,
+            o.consistent,
+            o.cut_paths,
+            o.truncated,
+            o.stopped_by,
+        ),
+        Checked::Queries(o) => o
+            .queries
+            .iter()
+            .map(|q| format!("line {}: {:?}\n", q.line, q.actual))
+            .collect(),
+        Checked::Termination(o) => format!("{:?}", o.verdict),
+    }
+}
+
+/// `path` checked by the `reference` and the `other` session: nothing when
+/// the two searches report the same ([`search_summary`]) or fail with the
+/// same error, else one line naming the file and both reports.
+pub fn same_search(
+    path: &Path,
+    reference: (&str, &vkmm::Session),
+    other: (&str, &vkmm::Session),
+) -> Vec<String> {
+    let name = path.display().to_string();
+    match (reference.1.check_file(path), other.1.check_file(path)) {
+        (Ok(a), Ok(b)) => {
+            let (a, b) = (search_summary(&a), search_summary(&b));
+            if a == b {
+                Vec::new()
+            } else {
+                vec![format!("{name}:\n{}:\n{a}\n{}:\n{b}", reference.0, other.0)]
+            }
+        }
+        (Err(a), Err(b)) if a.to_string() == b.to_string() => Vec::new(),
+        (a, b) => vec![format!(
+            "{name}: {:?} / {:?}",
+            a.err().map(|e| e.to_string()),
+            b.err().map(|e| e.to_string())
+        )],
+    }
+}
+
+/// Every `.litmus` and `.test` file of the repository's own test
+/// directories (`tests/litmus*`) and of `examples/`, except those `skip`
+/// names.
+pub fn own_litmus_files(skip: &dyn Fn(&Path) -> bool) -> Vec<PathBuf> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut files = Vec::new();
+    let mut dirs: Vec<PathBuf> = std::fs::read_dir(root.join("tests"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| {
+            p.is_dir()
+                && p.file_name()
+                    .is_some_and(|n| n.to_string_lossy().starts_with("litmus"))
+        })
+        .collect();
+    dirs.sort();
+    for d in dirs {
+        litmus_files_below(&d, skip, &mut files);
+    }
+    litmus_files_below(&root.join("examples"), skip, &mut files);
+    files
+}

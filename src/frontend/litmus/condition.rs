@@ -3,7 +3,7 @@
 //! [`super`]). Names resolve against the test's [`Symbols`].
 
 use super::lexer::{Lexer, PErr, R, Src, Tok, Token, thread_of};
-use crate::ir::{CondExpr, Condition, Quantifier, Symbols, Term};
+use crate::ir::{Cmp, CondExpr, Condition, Quantifier, Symbols, Term};
 
 /// How deeply parentheses, negations and implications may nest.
 pub(crate) use crate::frontend::MAX_NESTING;
@@ -354,29 +354,42 @@ impl CondParser<'_, '_, '_> {
         }
         let a = self.term()?;
         let op = self.lx.next()?;
-        let eq = if op.is_punct("==") || op.is_punct("=") {
-            true
+        // Dat3M's litmus assertions (LitmusAssertions.g4,
+        // `assertionCompare`): `==` / `=`, `!=`, `>=`, `<=`, `<`, `>`.
+        enum Op {
+            Eq,
+            Ne,
+            Cmp(Cmp),
+        }
+        let kind = if op.is_punct("==") || op.is_punct("=") {
+            Op::Eq
         } else if op.is_punct("!=") {
-            false
-        } else if ["<", "<=", ">", ">="].iter().any(|p| op.is_punct(p)) {
+            Op::Ne
+        } else if let Some(c) = [
+            ("<", Cmp::Lt),
+            ("<=", Cmp::Le),
+            (">", Cmp::Gt),
+            (">=", Cmp::Ge),
+        ]
+        .iter()
+        .find(|(p, _)| op.is_punct(p))
+        .map(|(_, c)| *c)
+        {
+            Op::Cmp(c)
+        } else {
             return Err((
                 op.at,
                 format!(
-                    "unsupported comparison {}: conditions compare with ==, = or !=",
+                    "expected a comparison (==, =, !=, <, <=, > or >=), found {}",
                     op.show()
                 ),
             ));
-        } else {
-            return Err((
-                op.at,
-                format!("expected a comparison (==, = or !=), found {}", op.show()),
-            ));
         };
         let b = self.term()?;
-        let e = if eq {
-            CondExpr::Eq(a, b)
-        } else {
-            CondExpr::Ne(a, b)
+        let e = match kind {
+            Op::Eq => CondExpr::Eq(a, b),
+            Op::Ne => CondExpr::Ne(a, b),
+            Op::Cmp(c) => CondExpr::Cmp(c, a, b),
         };
         Ok((e, 1))
     }

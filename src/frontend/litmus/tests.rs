@@ -2,7 +2,7 @@
 //! it rejects (with the column of the offending token), in both dialects.
 
 use crate::frontend::{FrontendError, MAX_NESTING, opencl_litmus, parse_outcome, vulkan_litmus};
-use crate::ir::{CondExpr, Program, Quantifier, Term};
+use crate::ir::{Cmp, CondExpr, Program, Quantifier, Term};
 
 const VULKAN: &str = "VULKAN t
 \"a comment\"
@@ -107,6 +107,15 @@ fn accepted_constructs() {
         ("x == 1", eq(x.clone(), 1)),
         ("x = 1", eq(x.clone(), 1)),
         ("x != 1", CondExpr::Ne(x.clone(), Term::Const(1))),
+        // Dat3M's assertionCompare: `>=`, `<=`, `<`, `>` too.
+        ("x < 1", CondExpr::Cmp(Cmp::Lt, x.clone(), Term::Const(1))),
+        ("x <= 1", CondExpr::Cmp(Cmp::Le, x.clone(), Term::Const(1))),
+        ("x>1", CondExpr::Cmp(Cmp::Gt, x.clone(), Term::Const(1))),
+        (
+            "-1 >= P1:r0",
+            CondExpr::Cmp(Cmp::Ge, Term::Const(-1), r0.clone()),
+        ),
+        ("~x >= z", not(CondExpr::Cmp(Cmp::Ge, x.clone(), z.clone()))),
         ("1 == x", CondExpr::Eq(Term::Const(1), x.clone())),
         ("y == -1", eq(x.clone(), -1)),
         ("x == z", CondExpr::Eq(x.clone(), z.clone())),
@@ -177,9 +186,14 @@ fn rejected_constructs() {
     let implications = "x == 1 => ".repeat(300) + "true";
     let p = vulkan();
     let vulkan_cases: &[(&str, usize, &str)] = &[
-        ("x < 1", 3, "unsupported comparison `<`"),
-        ("x >= 1", 3, "unsupported comparison `>=`"),
-        ("x 1", 3, "expected a comparison"),
+        ("x =< 1", 4, "expected a register `P0:r0`, a location"),
+        ("x < ", 4, "found the end of the input"),
+        ("x >> 1", 4, "expected a register `P0:r0`, a location"),
+        (
+            "x 1",
+            3,
+            "expected a comparison (==, =, !=, <, <=, > or >=), found",
+        ),
         ("x[1] == 1", 2, "expected a comparison"),
         ("*x == 1", 1, "expected a register `P0:r0`, a location"),
         ("!x == 1", 1, "expected a register `P0:r0`, a location"),
@@ -215,7 +229,7 @@ fn rejected_constructs() {
             "`y` is local memory with one instance per workgroup (y@wg0, y@wg1)",
         ),
         ("y@wg7=1", 1, "unknown location `y@wg7`"),
-        ("x<1", 2, "unsupported comparison"),
+        ("x<=", 4, "found the end of the input"),
         ("0:r0=0x1", 6, "`0x1` is not a decimal integer"),
     ];
     for (text, column, message) in opencl_cases {

@@ -70,6 +70,10 @@ pub(super) struct Memory {
     pub cells: HashMap<(String, usize), Vec<(Cell, usize)>>,
     /// The storage class of each variable in memory.
     pub class: HashMap<String, StorageClass>,
+    /// Per (per-invocation variable, invocation): the cells whose initial
+    /// value is undefined, by byte offset, with the location the
+    /// invocation reads it from at its start.
+    pub undefined_cells: HashMap<(String, usize), Vec<(i64, usize)>>,
 }
 
 /// Values the headers and the grid give one invocation.
@@ -307,9 +311,28 @@ impl<'a> Gen<'a> {
                         var: v.id.clone(),
                         call: 0,
                     };
+                    let undefined = g
+                        .mem
+                        .undefined_cells
+                        .get(&(v.id.clone(), g.place.index))
+                        .cloned()
+                        .unwrap_or_default();
                     let mut named = Vec::new();
                     for (c, x) in cells.into_iter().zip(init) {
                         let name = cell_name(&v.id, &c.path, 0);
+                        if let Some(&(_, loc)) = undefined.iter().find(|(o, _)| *o == c.offset) {
+                            let mut ins = Instruction::new(
+                                OpKind::Load,
+                                SourceSpan {
+                                    line: v.line,
+                                    text: format!("(the undefined initial value of %{})", v.id),
+                                },
+                            );
+                            ins.reference = Some(loc);
+                            ins.storage_class = Some(StorageClass(0));
+                            ins.dest = Some(name.clone());
+                            g.code.push(Stmt::Op(ins));
+                        }
                         g.registers.push((name.clone(), x));
                         named.push((c, name));
                     }

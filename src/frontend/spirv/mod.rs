@@ -45,6 +45,14 @@ use std::collections::HashMap;
 
 /// Parses a `.spvasm` file.
 pub fn parse(file: &str, text: &str) -> Result<Program, FrontendError> {
+    parse_module(file, text, true)
+}
+
+/// [`parse`]; `undefined`: whether variables with no Initializer and no
+/// @Input start undefined (`.spvasm` files, Dat3M's reading), or at 0
+/// (binary modules and GLSL shaders, whose buffers the host fills: their
+/// format pages say so).
+fn parse_module(file: &str, text: &str, undefined_init: bool) -> Result<Program, FrontendError> {
     let located = |(line, column, message): syntax::Located| FrontendError {
         file: file.to_string(),
         line,
@@ -153,6 +161,16 @@ pub fn parse(file: &str, text: &str) -> Result<Program, FrontendError> {
         // Initializer. SPIR-V, OpVariable: "If Initializer is present, it
         // will be the initial value of the variable's memory content."
         let initializer = g.init.as_ref().and_then(|c| m.consts.get(c)).map(init_of);
+        // Neither: the contents are undefined. The Vulkan memory model
+        // appendix: "The values stored in newly allocated memory locations
+        // are determined by a SPIR-V variable's initializer, if present, or
+        // else are undefined" (`Program::undefined`).
+        // (Workgroup variables keep starting at 0 for now: with them
+        // undefined the ratchet's run ran out of memory; docs/format-spirv.md.)
+        let undefined = undefined_init
+            && !inputs.contains_key(&g.id)
+            && initializer.is_none()
+            && g.class != Class::Workgroup;
         m.cells(
             &g.pointee,
             0,
@@ -187,6 +205,9 @@ pub fn parse(file: &str, text: &str) -> Result<Program, FrontendError> {
                 program.locations.push(name.clone());
                 widths.push(c.size * 8);
                 program.initial_values.push(c.init);
+                if undefined {
+                    program.undefined.insert(loc);
+                }
                 program.references.push(Reference {
                     name: name.clone(),
                     location: loc,
@@ -205,6 +226,82 @@ pub fn parse(file: &str, text: &str) -> Result<Program, FrontendError> {
     }
     for (name, locs) in all_instances {
         program.symbols.add_name(&name, locs);
+    }
+    // At most MAX_UNDEFINED undefined cells, else none (they start at 0 as
+    // before): each read of one splits over the whole value domain, and
+    // rows with large buffers and no @Input ran out of memory
+    // (docs/format-spirv.md, "Undefined initial values").
+    let mut budget = MAX_UNDEFINED.saturating_sub(program.undefined.len());
+    if program.undefined.len() > MAX_UNDEFINED {
+        program.undefined.clear();
+        budget = 0;
+    }
+    // Per-invocation variables (Private, PushConstant) live in registers;
+    // a cell with an undefined initial value (no Initializer, no @Input,
+    // no builtin, not a push constant clspv's reflection fills) is read at
+    // the start of the invocation from a location of its own, which
+    // nothing writes and whose initial value is undefined.
+    for g in &m.globals {
+        if !undefined_init
+            || g.class != Class::Invocation
+            || !matches!(g.class_name.as_str(), "Private" | "PushConstant")
+            || g.init.is_some()
+            || inputs.contains_key(&g.id)
+            || m.builtin(&g.id).is_some()
+        {
+            continue;
+        }
+        let mut cells = Vec::new();
+        if m.cells(&g.pointee, 0, &mut Vec::new(), None, &mut cells)
+            .is_err()
+        {
+            continue;
+        }
+        let filled = |off: i64| {
+            g.class_name == "PushConstant"
+                && m.push_constants
+                    .iter()
+                    .any(|(o, v)| (0..v.len() as i64).any(|k| off == o + 4 * k))
+        };
+        let count = cells.iter().filter(|c| !filled(c.offset)).count()
+            * if g.class_name == "PushConstant" {
+                1
+            } else {
+                grid.invocations()
+            };
+        if count > budget {
+            continue;
+        }
+        budget -= count;
+        // A push constant is one value for the whole dispatch (the host
+        // sets it once); a Private variable is one per invocation.
+        let shared = g.class_name == "PushConstant";
+        let mut first: Vec<(i64, usize)> = Vec::new();
+        for k in 0..grid.invocations() {
+            if shared && k > 0 {
+                mem.undefined_cells.insert((g.id.clone(), k), first.clone());
+                continue;
+            }
+            let mut placed = Vec::new();
+            for c in cells.iter().filter(|c| !filled(c.offset)) {
+                let loc = program.locations.len();
+                let base = lower::cell_name(&g.id, &c.path, 0);
+                let name = if shared { base } else { format!("{base}@P{k}") };
+                program.locations.push(name.clone());
+                widths.push(c.size * 8);
+                program.initial_values.push(0);
+                program.undefined.insert(loc);
+                program.references.push(Reference {
+                    name: name.clone(),
+                    location: loc,
+                });
+                placed.push((c.offset, loc));
+            }
+            if k == 0 {
+                first = placed.clone();
+            }
+            mem.undefined_cells.insert((g.id.clone(), k), placed);
+        }
     }
     // Threads.
     for k in 0..grid.invocations() {
@@ -255,6 +352,9 @@ pub fn parse(file: &str, text: &str) -> Result<Program, FrontendError> {
     workgroup_size(file, &insts, &m, h.config, &mut program);
     Ok(program)
 }
+
+/// The most cells a program may leave undefined (more: all start at 0).
+const MAX_UNDEFINED: usize = 4;
 
 /// Parses a binary module (`.spv`). `headers` is the file holding its
 /// Dat3M header comments and that file's text (`mp.spv.headers`), if any.
@@ -346,7 +446,7 @@ fn parse_disassembly(
             line_of(user.0 + 1)
         })
     };
-    let mut program = parse(file, &text).map_err(|mut e| {
+    let mut program = parse_module(file, &text, false).map_err(|mut e| {
         if e.line > lines.len() {
             if let Some((hfile, _)) = headers {
                 e.file = hfile.to_string();
@@ -514,7 +614,7 @@ fn legacy_memory_model(file: &str, insts: &[syntax::Inst], program: &mut Program
 fn at_width(e: &mut CondExpr, widths: &[u32]) {
     use crate::ir::Term;
     match e {
-        CondExpr::Eq(a, b) | CondExpr::Ne(a, b) => {
+        CondExpr::Eq(a, b) | CondExpr::Ne(a, b) | CondExpr::Cmp(_, a, b) => {
             let w = match (&*a, &*b) {
                 (Term::Loc(l), _) | (_, Term::Loc(l)) => widths.get(*l).copied(),
                 _ => None,

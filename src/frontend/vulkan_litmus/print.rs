@@ -513,7 +513,11 @@ fn nesting(e: &CondExpr, level: Level) -> usize {
         CondExpr::Or(a, b) => nesting(a, Level::Or).max(nesting(b, Level::And)),
         CondExpr::And(a, b) => nesting(a, Level::And).max(nesting(b, Level::Unary)),
         CondExpr::Not(x) => 1 + nesting(x, Level::Unary),
-        CondExpr::True | CondExpr::False | CondExpr::Eq(..) | CondExpr::Ne(..) => 0,
+        CondExpr::True
+        | CondExpr::False
+        | CondExpr::Eq(..)
+        | CondExpr::Ne(..)
+        | CondExpr::Cmp(..) => 0,
     }
 }
 
@@ -544,9 +548,12 @@ fn expr(names: &Names<'_>, e: &CondExpr, level: Level, decorate: bool, out: &mut
             };
             let _ = write!(out, "{} {op} {}", term(names, a), term(names, b));
         }
+        CondExpr::Cmp(o, a, b) => {
+            let _ = write!(out, "{} {} {}", term(names, a), o.symbol(), term(names, b));
+        }
         CondExpr::Not(x) => {
             out.push('~');
-            if decorate && matches!(**x, CondExpr::Eq(..) | CondExpr::Ne(..)) {
+            if decorate && matches!(**x, CondExpr::Eq(..) | CondExpr::Ne(..) | CondExpr::Cmp(..)) {
                 out.push('(');
                 expr(names, x, Level::Unary, decorate, out);
                 out.push(')');

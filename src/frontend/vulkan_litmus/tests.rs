@@ -1142,7 +1142,7 @@ fn condition_errors() {
         "P1:r1 is neither declared, initialised nor written",
     );
     assert_err(e("exists (q == 1)"), 5, 9, "unknown location `q`");
-    assert_err(e("exists (x < 1)"), 5, 11, "unsupported comparison `<`");
+    assert_err(e("exists (x <= )"), 5, 14, "expected a register");
     assert_err(e("exists (x 1)"), 5, 11, "expected a comparison");
     assert_err(
         e("exists (x == 1"),
