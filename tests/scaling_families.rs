@@ -140,3 +140,26 @@ fn the_reference_enumeration_lists_the_same_states() {
         assert_eq!(old["observation"], new["observation"], "{file}");
     }
 }
+
+#[test]
+fn engine_reference_is_every_lever_off_at_once() {
+    // `--engine reference` names the oracle in one word: the same counts
+    // as the three switches that matter for a listing.
+    for file in ["barrier-flags-3.litmus", "ticketlock-2.litmus"] {
+        let (_, one) = check(file, &["--engine", "reference"]);
+        let (_, three) = check(file, &REFERENCE);
+        for key in [
+            "executions",
+            "consistent",
+            "partial_evaluations",
+            "cut_paths",
+        ] {
+            assert_eq!(one[key], three[key], "{file}: {key}");
+        }
+        assert_eq!(states(&one), states(&three), "{file}");
+        // ... and not the default search, which reduces the spin loops.
+        let (_, new) = check(file, &[]);
+        assert_eq!(new["cut_paths"], 0, "{file}");
+        assert_ne!(one["cut_paths"], 0, "{file}");
+    }
+}
