@@ -155,6 +155,21 @@ impl Default for Orders {
 }
 
 impl Limits {
+    /// These limits with every search lever off: spin loops unrolled, every
+    /// reads-from choice of an RMW evaluated, the termination search at the
+    /// bound with every order, the model evaluated as written (the
+    /// reference enumeration, `--engine reference`, the oracle of the
+    /// differential tests). Bounds and limits are kept.
+    pub fn reference(self) -> Limits {
+        Limits {
+            spin_reduction: false,
+            rmw_filter: false,
+            termination_shortcuts: false,
+            specialise: false,
+            ..self
+        }
+    }
+
     /// These limits, enumerating the orders `model` names.
     pub fn for_model(self, model: &crate::cat::Model) -> Limits {
         Limits {

@@ -27,6 +27,17 @@ pub enum OutputFormat {
     Herd,
 }
 
+/// Which search `--engine` names.
+#[derive(Clone, Copy, ValueEnum, PartialEq, Eq, Default)]
+pub enum Engine {
+    /// The search with its levers on (each `--no-...` switch turns one off).
+    #[default]
+    Default,
+    /// Every search lever off at once (`Limits::reference`): the reference
+    /// enumeration the differential tests compare with.
+    Reference,
+}
+
 #[derive(clap::Args)]
 pub struct ModelArgs {
     /// Model: a built-in name (vulkan, vulkan-nochains, vulkan-fr-asmo,
@@ -75,6 +86,11 @@ pub struct LimitArgs {
     /// reported as undecided (exit code 3).
     #[arg(long, value_name = "SECONDS", value_parser = parse_seconds)]
     pub timeout: Option<std::time::Duration>,
+    /// `reference`: every search lever off, as --no-spin-reduction
+    /// --no-rmw-filter --no-termination-shortcuts --no-specialise together
+    /// (the reference enumeration, the oracle of the differential tests).
+    #[arg(long, value_enum, default_value_t = Engine::Default)]
+    pub engine: Engine,
     /// Unroll side-effect-free spin loops like any other loop instead of
     /// running them as awaits (the reference enumeration).
     #[arg(long)]
@@ -112,7 +128,7 @@ pub struct LimitArgs {
 
 impl LimitArgs {
     pub fn session(&self) -> Session {
-        Session::new()
+        let s = Session::new()
             .unroll(self.unroll)
             .max_executions(self.max_executions)
             .local_memory(self.local_memory)
@@ -123,7 +139,14 @@ impl LimitArgs {
             .specialise(!self.no_specialise)
             .max_paths(self.max_paths)
             .max_writes(self.max_writes)
-            .max_memory((self.max_memory > 0).then_some((self.max_memory as usize) << 20))
+            .max_memory((self.max_memory > 0).then_some((self.max_memory as usize) << 20));
+        match self.engine {
+            Engine::Default => s,
+            Engine::Reference => {
+                let reference = s.current_limits().reference();
+                s.limits(reference)
+            }
+        }
     }
 }
 

@@ -1,0 +1,165 @@
+//! The scaling families of issue 11 (`scripts/scaling.py`), N = 2 and 3,
+//! checked in under `tests/litmus-scaling/`: each file's hand-derived
+//! verdict (its comment says why), and the same final states from the
+//! reference enumeration (every search lever off) where it is cheap.
+//! Times are measured by `scripts/scaling.py run`, not here.
+
+mod common;
+
+use serde_json::Value;
+
+const DIR: &str = "tests/litmus-scaling";
+const REFERENCE: [&str; 3] = ["--no-spin-reduction", "--no-rmw-filter", "--no-specialise"];
+
+/// `vkmm check --format json FILE EXTRA...`: the exit code and the result.
+fn check(file: &str, extra: &[&str]) -> (i32, Value) {
+    let path = format!("{DIR}/{file}");
+    let mut args = vec!["check", path.as_str(), "--format", "json"];
+    args.extend_from_slice(extra);
+    let (code, out, err) = common::vkmm(&args);
+    let v: Value = serde_json::from_str(&out).unwrap_or_else(|e| panic!("{file}: {e}\n{err}"));
+    (code, v["results"][0].clone())
+}
+
+/// The final states as sorted `name=value` lines.
+fn states(r: &Value) -> Vec<String> {
+    let mut out: Vec<String> = r["states"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| {
+            let vals = s["values"].as_object().unwrap();
+            let mut kv: Vec<String> = vals.iter().map(|(k, v)| format!("{k}={v}")).collect();
+            kv.sort();
+            kv.join(" ")
+        })
+        .collect();
+    out.sort();
+    out
+}
+
+/// `FAMILY-N.litmus` at the default limits, which must be a complete
+/// listing (exit 0, nothing cut, nothing truncated, no race) with the
+/// given observation; its file name and result.
+fn listed(family: &str, n: u32, observation: &str) -> (String, Value) {
+    let file = format!("{family}-{n}.litmus");
+    let (code, r) = check(&file, &[]);
+    assert_eq!(code, 0, "{file}: exit code");
+    assert_eq!(r["truncated"], false, "{file}: truncated");
+    assert_eq!(r["cut_paths"], 0, "{file}: paths cut");
+    assert_eq!(r["race_free"], true, "{file}: races {}", r["races"]);
+    assert_eq!(r["observation"], observation, "{file}");
+    (file, r)
+}
+
+#[test]
+fn message_passing_chains_always_deliver_the_data() {
+    for n in [2, 3] {
+        let (file, r) = listed("mp-chain", n, "Always");
+        assert_eq!(states(&r), vec![format!("P{}:r1=1", n - 1)], "{file}");
+    }
+}
+
+#[test]
+fn iriw_with_one_writer_is_read_read_coherent() {
+    // One writer: every reader reads x0 twice and sees 0 0, 0 1 or 1 1
+    // (never 1 then 0), independently: 3^(N-1) states, condition Never.
+    for n in [2, 3] {
+        let (file, r) = listed("iriw", n, "Never");
+        let st = states(&r);
+        assert_eq!(st.len(), 3usize.pow(n - 1), "{file}: {st:?}");
+        assert!(
+            st.iter()
+                .all(|s| !(1..n).any(|p| s.contains(&format!("P{p}:r0=1 P{p}:r1=0")))),
+            "{file}: a reader saw 1 then 0: {st:?}"
+        );
+    }
+}
+
+#[test]
+fn counter_and_flag_barriers_order_every_store_before_every_read() {
+    for n in [2, 3] {
+        let (file, r) = listed("barrier-flags", n, "Always");
+        for s in states(&r) {
+            for p in 0..n {
+                assert!(s.contains(&format!("P{p}:r2=1")), "{file}: {s}");
+            }
+        }
+    }
+}
+
+#[test]
+fn ticket_locks_count_to_n() {
+    for n in [2, 3] {
+        let (file, r) = listed("ticketlock", n, "Always");
+        assert_eq!(states(&r), vec![format!("c={n}")], "{file}");
+    }
+}
+
+#[test]
+fn test_and_set_locks_count_to_n_within_the_bound() {
+    // The exchange loop writes, so it is unrolled and the paths that spin
+    // longer than the bound are cut: the answer is bounded (exit 3), and
+    // every execution within the bound counts to N. Three threads at
+    // unroll 0 keep the test cheap (at the default bound the writes to
+    // the lock word pass the --max-writes limit).
+    for (n, unroll) in [(2, "2"), (3, "0")] {
+        let file = format!("taslock-{n}.litmus");
+        let (code, r) = check(&file, &["--unroll", unroll]);
+        assert_eq!(code, 3, "{file}: a bounded answer");
+        assert_eq!(r["truncated"], false, "{file}");
+        assert_eq!(r["cut_paths"], n, "{file}: one cut path per thread");
+        assert_eq!(r["observation"], "Always", "{file}");
+        assert_eq!(r["negative"], 0, "{file}");
+        assert!(r["races"].as_array().unwrap().is_empty(), "{file}");
+        assert_eq!(states(&r), vec![format!("c={n}")], "{file}");
+    }
+}
+
+#[test]
+fn the_reference_enumeration_lists_the_same_states() {
+    // The reference unrolls the spin loops (unroll 1 here, to stay
+    // cheap), so its answers are bounded; their states must still be the
+    // new engine's.
+    for file in [
+        "mp-chain-2.litmus",
+        "mp-chain-3.litmus",
+        "iriw-2.litmus",
+        "iriw-3.litmus",
+        "barrier-flags-2.litmus",
+        "barrier-flags-3.litmus",
+        "ticketlock-2.litmus",
+        "taslock-2.litmus",
+    ] {
+        let (_, new) = check(file, &["--unroll", "1"]);
+        let mut args = vec!["--unroll", "1"];
+        args.extend_from_slice(&REFERENCE);
+        let (_, old) = check(file, &args);
+        assert_eq!(old["truncated"], false, "{file}");
+        assert_eq!(states(&old), states(&new), "{file}");
+        assert_eq!(old["observation"], new["observation"], "{file}");
+    }
+}
+
+#[test]
+fn engine_reference_is_every_lever_off_at_once() {
+    // `--engine reference` names the oracle in one word: the same counts
+    // as the three switches that matter for a listing.
+    for file in ["barrier-flags-3.litmus", "ticketlock-2.litmus"] {
+        let (_, one) = check(file, &["--engine", "reference"]);
+        let (_, three) = check(file, &REFERENCE);
+        for key in [
+            "executions",
+            "consistent",
+            "partial_evaluations",
+            "cut_paths",
+        ] {
+            assert_eq!(one[key], three[key], "{file}: {key}");
+        }
+        assert_eq!(states(&one), states(&three), "{file}");
+        // ... and not the default search, which reduces the spin loops.
+        let (_, new) = check(file, &[]);
+        assert_eq!(new["cut_paths"], 0, "{file}");
+        assert_ne!(one["cut_paths"], 0, "{file}");
+    }
+}
