@@ -549,7 +549,10 @@ fn cooperative_matrix_and_shader_call_instructions_are_refused_with_the_sentence
         ),
         (
             "OpExecuteCallableKHR %c0 %x",
-            "shader calls are not modelled yet: \"A is shader-call-related to B",
+            // Shader calls are lowered now (docs/format-spirv.md, "Shader
+            // calls"); a StorageBuffer operand is refused with the SPIR-V
+            // sentence's storage classes.
+            "OpExecuteCallableKHR: expected a pointer to a variable of storage class CallableDataKHR or IncomingCallableDataKHR",
         ),
     ] {
         let text = format!(

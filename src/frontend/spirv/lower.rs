@@ -13,8 +13,8 @@
 use super::module::{CVal, Cell, Class, Grid, Module, Ty, unsupported};
 use super::syntax::{Inst, Located, Operand as Opnd, Tok};
 use crate::ir::{
-    ArithOp, Cmp, Instruction, OpKind, Operand, Order, RmwOp, Scope, Semantics, SourceSpan, Stmt,
-    StorageClass,
+    ArithOp, CallKind, Cmp, Instruction, Interface, OpKind, Operand, Order, RmwOp, Scope,
+    Semantics, SourceSpan, Stmt, StorageClass,
 };
 use ::spirv::Op;
 use std::collections::HashMap;
@@ -44,6 +44,9 @@ pub(super) struct Ptr {
     pub dynamic: Vec<(Operand, i64)>,
     /// The pointee type.
     pub ty: String,
+    /// The ray tracing storage class of the variable the pointer was
+    /// derived from, which its accesses carry (Shader I/O).
+    pub iface: Option<Interface>,
 }
 
 /// Where a variable's cells are.
@@ -76,6 +79,24 @@ pub(super) struct Memory {
 pub(super) struct Place {
     pub index: usize,
     pub grid: Grid,
+    /// The invocations each of its shader call instructions creates, in
+    /// the order it executes them (`@Call` lines, docs/format-spirv.md).
+    pub calls: Vec<Vec<usize>>,
+    /// Its incoming ray tracing variables: the variable instance of its
+    /// creator each one is (Shader I/O's "corresponding" variable).
+    pub bindings: HashMap<String, (String, usize)>,
+}
+
+/// A shader call instruction an invocation executed: what it creates and
+/// the variable instance its data operand names (none for
+/// `OpReportIntersectionKHR`).
+#[derive(Clone, Debug)]
+pub(super) struct Created {
+    pub call: CallKind,
+    pub callees: Vec<usize>,
+    pub data: Option<(String, usize)>,
+    pub line: usize,
+    pub col: usize,
 }
 
 impl Place {
@@ -134,6 +155,8 @@ pub(super) struct Gen<'a> {
     reg_cells: HashMap<Home, Vec<(Cell, String)>>,
     fresh: usize,
     calls: usize,
+    /// The shader call instructions lowered so far.
+    pub created: Vec<Created>,
 }
 
 fn span(inst: &Inst) -> SourceSpan {
@@ -171,6 +194,19 @@ fn leaves_of(v: &Val, out: &mut Vec<Val>) {
     match v {
         Val::Comp(items) => items.iter().for_each(|i| leaves_of(i, out)),
         other => out.push(other.clone()),
+    }
+}
+
+/// The SPIR-V storage class of a ray tracing interface.
+pub(super) fn class_name(i: Interface) -> &'static str {
+    match i {
+        Interface::CallableData => "CallableDataKHR",
+        Interface::IncomingCallableData => "IncomingCallableDataKHR",
+        Interface::RayPayload => "RayPayloadKHR",
+        Interface::IncomingRayPayload => "IncomingRayPayloadKHR",
+        Interface::HitAttribute => "HitAttributeKHR",
+        Interface::Input => "Input",
+        Interface::Output => "Output",
     }
 }
 
@@ -239,6 +275,7 @@ impl<'a> Gen<'a> {
             reg_cells: HashMap::new(),
             fresh: 0,
             calls: 1,
+            created: Vec::new(),
         };
         for (id, c) in &m.consts {
             g.globals.insert(id.clone(), cval(c));
@@ -259,6 +296,25 @@ impl<'a> Gen<'a> {
                         offset: 0,
                         dynamic: Vec::new(),
                         ty: v.pointee.clone(),
+                        iface: None,
+                    })
+                }
+                // One instance per invocation; an incoming variable of an
+                // invocation a shader call created is the creator's
+                // variable the call names.
+                Class::Ray(iface) => {
+                    let (var, instance) = g
+                        .place
+                        .bindings
+                        .get(&v.id)
+                        .cloned()
+                        .unwrap_or((v.id.clone(), g.place.index));
+                    Val::Ptr(Ptr {
+                        home: Home::Mem { var, instance },
+                        offset: 0,
+                        dynamic: Vec::new(),
+                        ty: v.pointee.clone(),
+                        iface: Some(iface),
                     })
                 }
                 Class::Invocation => {
@@ -319,6 +375,7 @@ impl<'a> Gen<'a> {
                         offset: 0,
                         dynamic: Vec::new(),
                         ty: v.pointee.clone(),
+                        iface: None,
                     })
                 }
                 Class::Other => Val::Opaque(v.class_name.clone()),
@@ -326,6 +383,11 @@ impl<'a> Gen<'a> {
             g.globals.insert(v.id.clone(), val);
         }
         Ok(g)
+    }
+
+    /// The incoming variables this invocation was given.
+    pub fn place_bindings(&self) -> HashMap<String, (String, usize)> {
+        self.place.bindings.clone()
     }
 
     /// Lowers the entry function.
@@ -1045,8 +1107,16 @@ impl<'a> Gen<'a> {
                         offset: 0,
                         dynamic: Vec::new(),
                         ty: pointee,
+                        iface: None,
                     }),
                 )?;
+            }
+            Op::Load
+                if matches!(self.val(fr, inst, 1)?, Val::Opaque(_))
+                    && matches!(self.m.ty(inst.id(0)?), Some(Ty::Other(t)) if t == "OpTypeAccelerationStructureKHR") =>
+            {
+                // An acceleration structure handle, for OpTraceRayKHR.
+                self.bind(fr, inst, Val::Opaque("acceleration structure".into()))?;
             }
             Op::Load => {
                 let p = self.ptr(fr, inst, 1)?;
@@ -1097,6 +1167,9 @@ impl<'a> Gen<'a> {
                 ins.scope = Some(scope);
                 ins.semantics = semantics_of(sem);
                 self.code.push(Stmt::Op(ins));
+            }
+            Op::ExecuteCallableKHR | Op::TraceRayKHR | Op::ReportIntersectionKHR => {
+                self.shader_call(fr, inst)?;
             }
             Op::MemoryBarrier => {
                 let scope = self.scope(fr, inst, 0)?;
@@ -1153,16 +1226,8 @@ impl<'a> Gen<'a> {
                 } else if name.starts_with("OpCooperativeMatrix") {
                     // Issue 16 item 5, not modelled yet (docs/coverage.md).
                     "cooperative matrices are not modelled yet: \"For each dynamic instance of a cooperative matrix load instruction ..., some implementation-dependent invocation(s) within the instance of the matrix's scope perform a non-atomic load from each memory location that is defined to be accessed by the instruction\" needs an assignment of element accesses to invocations vkmm does not enumerate (docs/coverage.md)"
-                } else if matches!(
-                    name,
-                    "OpTraceRayKHR"
-                        | "OpTraceNV"
-                        | "OpExecuteCallableKHR"
-                        | "OpExecuteCallableNV"
-                        | "OpReportIntersectionKHR"
-                ) {
-                    // Issue 16 item 1, not modelled yet (docs/coverage.md).
-                    "shader calls are not modelled yet: \"A is shader-call-related to B if A is created by an shader call instruction executed by B\" needs invocations created by an instruction, which vkmm's IR does not have (docs/coverage.md)"
+                } else if matches!(name, "OpTraceNV" | "OpExecuteCallableNV") {
+                    "the NV ray tracing instructions take their data by location number: write OpTraceRayKHR / OpExecuteCallableKHR (docs/format-spirv.md, \"Shader calls\")"
                 } else if name.contains("Image") || name.contains("Sampl") {
                     "vkmm's IR has no images"
                 } else if name.starts_with("OpF")
@@ -1180,6 +1245,90 @@ impl<'a> Gen<'a> {
                 };
                 return Err(unsupported(inst, why));
             }
+        }
+        Ok(())
+    }
+
+    /// `OpExecuteCallableKHR`, `OpTraceRayKHR`, `OpReportIntersectionKHR`:
+    /// a shader call creating the invocations of this invocation's next
+    /// `@Call` line (docs/format-spirv.md, "Shader calls").
+    fn shader_call(&mut self, fr: &mut Frame, inst: &Inst) -> R<()> {
+        let (call, data) = match inst.op {
+            // SPIR-V, OpExecuteCallableKHR: "Callable Data is a pointer to
+            // the callable data to pass into the called shader. Callable
+            // Data must have a storage class of CallableDataKHR or
+            // IncomingCallableDataKHR."
+            Op::ExecuteCallableKHR => (
+                CallKind::ExecuteCallable,
+                Some((
+                    1,
+                    [Interface::CallableData, Interface::IncomingCallableData],
+                )),
+            ),
+            // SPIR-V, OpTraceRayKHR: "Payload is a pointer to the ray
+            // payload structure to use for this trace. Payload must have a
+            // storage class of RayPayloadKHR or IncomingRayPayloadKHR."
+            Op::TraceRayKHR => (
+                CallKind::TraceRay,
+                Some((10, [Interface::RayPayload, Interface::IncomingRayPayload])),
+            ),
+            _ => (CallKind::ReportIntersection, None),
+        };
+        let data = match data {
+            Some((i, classes)) => {
+                let p = self.ptr(fr, inst, i)?;
+                let ok = p.iface.is_some_and(|c| classes.contains(&c));
+                let (Home::Mem { var, instance }, true) = (&p.home, ok) else {
+                    return Err(inst.err_at(
+                        i,
+                        format!(
+                            "{}: expected a pointer to a variable of storage class {} or {}",
+                            inst.name,
+                            class_name(classes[0]),
+                            class_name(classes[1])
+                        ),
+                    ));
+                };
+                if p.offset != 0 || !p.dynamic.is_empty() {
+                    return Err(inst.err_at(
+                        i,
+                        format!(
+                            "{}: expected the whole variable, not a part of it",
+                            inst.name
+                        ),
+                    ));
+                }
+                Some((var.clone(), *instance))
+            }
+            None => None,
+        };
+        let Some(callees) = self.place.calls.get(self.created.len()).cloned() else {
+            return Err(inst.err(format!(
+                "{} is shader call number {} of P{}, but the @Call lines of P{} name {}: add `; @Call: P{} -> Pk` for the invocations it creates (docs/format-spirv.md, \"Shader calls\")",
+                inst.name,
+                self.created.len() + 1,
+                self.place.index,
+                self.place.index,
+                self.place.calls.len(),
+                self.place.index
+            )));
+        };
+        self.created.push(Created {
+            call,
+            callees: callees.clone(),
+            data,
+            line: inst.line,
+            col: inst.col,
+        });
+        self.code.push(Stmt::Op(Instruction::new(
+            OpKind::ShaderCall { callees, call },
+            span(inst),
+        )));
+        if call == CallKind::ReportIntersection {
+            // "Returns True if the hit was accepted": the any-hit
+            // invocation the @Call line names runs, so vkmm reads the hit
+            // as accepted.
+            self.bind(fr, inst, Val::Int(1))?;
         }
         Ok(())
     }
@@ -1687,6 +1836,7 @@ impl<'a> Gen<'a> {
         ins.make_pointer_available = acc.available;
         ins.make_pointer_visible = acc.visible;
         ins.non_private = acc.non_private;
+        ins.interface = p.iface;
         ins
     }
 

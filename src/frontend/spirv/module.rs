@@ -5,6 +5,7 @@
 
 use super::headers::Init;
 use super::syntax::{Inst, Located, Tok};
+use crate::ir::Interface;
 use ::spirv::Op;
 use std::collections::HashMap;
 
@@ -57,6 +58,12 @@ pub(super) enum Class {
     /// Private, Function, Input, PushConstant: one instance per
     /// invocation, kept in registers.
     Invocation,
+    /// The ray tracing storage classes of shader calls (CallableDataKHR,
+    /// IncomingCallableDataKHR, RayPayloadKHR, IncomingRayPayloadKHR,
+    /// HitAttributeKHR): one instance per invocation, in memory; an
+    /// invocation's incoming variable is its creator's variable
+    /// (docs/format-spirv.md, "Shader calls").
+    Ray(crate::ir::Interface),
     /// Image and other classes the IR cannot express.
     Other,
 }
@@ -126,6 +133,9 @@ pub(super) struct Module {
     pub globals: Vec<Global>,
     pub functions: HashMap<String, Function>,
     pub entry: Option<(String, usize, usize)>,
+    /// Every `OpEntryPoint`: (execution model, function id, line, column
+    /// of the function id).
+    pub entries: Vec<(String, String, usize, usize)>,
     /// Result type of every instruction with one.
     pub result_types: HashMap<String, String>,
     /// Extended instruction sets: id -> name.
@@ -532,7 +542,8 @@ impl Module {
             | Op::TypeSampler
             | Op::TypeSampledImage
             | Op::TypeOpaque
-            | Op::TypeEvent => Some(Ty::Other(inst.name.clone())),
+            | Op::TypeEvent
+            | Op::TypeAccelerationStructureKHR => Some(Ty::Other(inst.name.clone())),
             _ => None,
         };
         if let Some(ty) = ty {
@@ -635,6 +646,13 @@ impl Module {
                 } else {
                     None
                 };
+                // An acceleration structure is an opaque handle: only
+                // OpTraceRayKHR uses it, and vkmm does not read it
+                // (docs/format-spirv.md, "Shader calls").
+                let class = match self.ty(&pointee) {
+                    Some(Ty::Other(t)) if t == "OpTypeAccelerationStructureKHR" => Class::Other,
+                    _ => class,
+                };
                 self.globals.push(Global {
                     id: r,
                     class,
@@ -648,8 +666,14 @@ impl Module {
             Op::Function => {
                 *in_function = Some((inst.result_id()?.to_string(), k, Vec::new()));
             }
-            Op::EntryPoint if self.entry.is_none() => {
-                self.entry = Some((inst.id(1)?.to_string(), inst.line, inst.operands[1].col));
+            Op::EntryPoint => {
+                let f = inst.id(1)?.to_string();
+                let col = inst.operands[1].col;
+                if self.entry.is_none() {
+                    self.entry = Some((f.clone(), inst.line, col));
+                }
+                self.entries
+                    .push((inst.word(0)?.to_string(), f, inst.line, col));
             }
             Op::ExtInst => self.reflection(inst, wg, nwg)?,
             Op::Label
@@ -806,10 +830,24 @@ pub(super) fn class_of(name: &str) -> Class {
         | "Uniform"
         | "PhysicalStorageBuffer"
         | "CrossWorkgroup"
-        | "UniformConstant" => Class::Global,
+        | "UniformConstant"
+        // The appendix: "The UniformMemory storage class semantic applies
+        // to accesses to memory in the PhysicalStorageBuffer,
+        // ShaderRecordBufferKHR, Uniform and StorageBuffer storage classes."
+        | "ShaderRecordBufferKHR"
+        | "ShaderRecordBufferNV" => Class::Global,
         "Workgroup" => Class::Workgroup,
         "Output" => Class::Output,
         "Private" | "Function" | "Input" | "PushConstant" => Class::Invocation,
+        "CallableDataKHR" | "CallableDataNV" => Class::Ray(Interface::CallableData),
+        "IncomingCallableDataKHR" | "IncomingCallableDataNV" => {
+            Class::Ray(Interface::IncomingCallableData)
+        }
+        "RayPayloadKHR" | "RayPayloadNV" => Class::Ray(Interface::RayPayload),
+        "IncomingRayPayloadKHR" | "IncomingRayPayloadNV" => {
+            Class::Ray(Interface::IncomingRayPayload)
+        }
+        "HitAttributeKHR" | "HitAttributeNV" => Class::Ray(Interface::HitAttribute),
         _ => Class::Other,
     }
 }
