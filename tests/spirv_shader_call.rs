@@ -10,7 +10,6 @@
 mod common;
 
 use std::path::{Path, PathBuf};
-use vkmm::analysis::Property;
 use vkmm::ir::{CallKind, Interface, OpKind, ShaderStage, Stmt};
 
 fn dir() -> PathBuf {
@@ -22,16 +21,8 @@ fn spirv_verdicts_match_the_hand_derived_ones() {
     common::assert_csv_verdicts(&dir(), 18);
 }
 
-/// (condition holds, race-free) of `path`.
 fn verdicts(path: &Path) -> (bool, bool) {
-    let model = vkmm::model::load("vulkan").unwrap();
-    let program = vkmm::frontend::load(path).unwrap();
-    let name = path.file_name().unwrap().to_str().unwrap();
-    let o = vkmm::analysis::check_litmus(name, &program, &model, Default::default(), None).unwrap();
-    (
-        o.holds(Property::Condition).unwrap(),
-        o.holds(Property::Races).unwrap(),
-    )
+    common::vulkan_verdicts(path)
 }
 
 /// Each SPIR-V test and the Vulkan litmus test it spells give the same
@@ -114,18 +105,11 @@ fn base() -> String {
 }
 
 fn parse(text: &str) -> Result<vkmm::ir::Program, String> {
-    vkmm::frontend::parse_text(
-        "t.spvasm",
-        text,
-        vkmm::frontend::Format::Spirv,
-        Default::default(),
-    )
-    .map_err(|e| e.to_string())
+    common::parse_spvasm(text)
 }
 
-/// The line (1-based) of `text` that starts with `prefix`.
 fn line_of(text: &str, prefix: &str) -> usize {
-    text.lines().position(|l| l.starts_with(prefix)).unwrap() + 1
+    common::line_starting(text, prefix)
 }
 
 #[test]

@@ -19,6 +19,9 @@ use crate::ir::{
 use ::spirv::Op;
 use std::collections::HashMap;
 
+mod coop;
+pub(super) use coop::CoopUse;
+
 type R<T> = Result<T, Located>;
 
 /// A value at lowering time.
@@ -157,6 +160,8 @@ pub(super) struct Gen<'a> {
     calls: usize,
     /// The shader call instructions lowered so far.
     pub created: Vec<Created>,
+    /// The cooperative matrix instructions lowered so far, in order.
+    pub coops: Vec<CoopUse>,
 }
 
 fn span(inst: &Inst) -> SourceSpan {
@@ -276,6 +281,7 @@ impl<'a> Gen<'a> {
             fresh: 0,
             calls: 1,
             created: Vec::new(),
+            coops: Vec::new(),
         };
         for (id, c) in &m.consts {
             g.globals.insert(id.clone(), cval(c));
@@ -1131,6 +1137,9 @@ impl<'a> Gen<'a> {
                 let acc = self.access(fr, inst, 2)?;
                 self.store(&p, &v, inst, &acc)?;
             }
+            Op::CooperativeMatrixLoadKHR | Op::CooperativeMatrixStoreKHR => {
+                self.coop(fr, inst)?;
+            }
             Op::CopyMemory => {
                 let (d, s) = (self.ptr(fr, inst, 0)?, self.ptr(fr, inst, 1)?);
                 let tmp = self.fresh_reg();
@@ -1224,8 +1233,10 @@ impl<'a> Gen<'a> {
                     // needs the NamedBarrier capability of OpenCL kernels.
                     "a named barrier object (OpNamedBarrierInitialize) belongs to the NamedBarrier capability of kernels; the appendix counts it among the memory barriers (\"OpControlBarrier, OpMemoryBarrier, and OpMemoryNamedBarrier are memory barrier instructions in SPIR-V\"): write it in the Vulkan litmus dialect as a named control barrier `cbar.SEMANTICS.SCOPE N, ID[, QUORUM]`"
                 } else if name.starts_with("OpCooperativeMatrix") {
-                    // Issue 16 item 5, not modelled yet (docs/coverage.md).
-                    "cooperative matrices are not modelled yet: \"For each dynamic instance of a cooperative matrix load instruction ..., some implementation-dependent invocation(s) within the instance of the matrix's scope perform a non-atomic load from each memory location that is defined to be accessed by the instruction\" needs an assignment of element accesses to invocations vkmm does not enumerate (docs/coverage.md)"
+                    // Loads and stores are lowered (docs/format-spirv.md,
+                    // "Cooperative matrices"); arithmetic and the NV forms
+                    // are not.
+                    "vkmm lowers OpCooperativeMatrixLoadKHR and OpCooperativeMatrixStoreKHR only (a matrix's components are not tracked: which invocation holds which is the implementation's)"
                 } else if matches!(name, "OpTraceNV" | "OpExecuteCallableNV") {
                     "the NV ray tracing instructions take their data by location number: write OpTraceRayKHR / OpExecuteCallableKHR (docs/format-spirv.md, \"Shader calls\")"
                 } else if name.contains("Image") || name.contains("Sampl") {

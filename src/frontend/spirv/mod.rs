@@ -26,6 +26,7 @@
 
 mod binary;
 mod calls;
+mod coop;
 pub mod glsl;
 mod headers;
 mod lower;
@@ -243,8 +244,10 @@ pub fn parse(file: &str, text: &str) -> Result<Program, FrontendError> {
         calls::bind(&sc, &m, &mem, k, &g, &mut bindings).map_err(located)?;
         lowered[k] = Some(g);
     }
+    let mut coops = Vec::new();
     for (k, g) in lowered.into_iter().enumerate() {
         let g = g.expect("every invocation is lowered");
+        coops.push(g.coops.clone());
         let mut code = g.code;
         code.push(crate::ir::Stmt::Label {
             name: "END".into(),
@@ -291,6 +294,9 @@ pub fn parse(file: &str, text: &str) -> Result<Program, FrontendError> {
     legacy_memory_model(file, &insts, &mut program);
     odd_vectors(file, &insts, &mut program);
     workgroup_size(file, &insts, &m, h.config, &mut program);
+    // Cooperative matrices: the rules and the attributions, last (every
+    // attribution is a copy of the whole program).
+    coop::finish(&mut program, &coops).map_err(located)?;
     Ok(program)
 }
 

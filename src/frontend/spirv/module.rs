@@ -40,6 +40,14 @@ pub(super) enum Ty {
         pointee: String,
     },
     Function,
+    /// `OpTypeCooperativeMatrixKHR`: the component type, the scope (a
+    /// Scope id, Subgroup or Workgroup), rows and columns.
+    CoopMatrix {
+        elem: String,
+        scope: i64,
+        rows: usize,
+        cols: usize,
+    },
     /// Images, samplers and other types vkmm cannot compute with.
     Other(String),
 }
@@ -149,6 +157,9 @@ pub(super) struct Module {
 
 /// The most components vkmm reads in a vector (SPIR-V allows 16).
 pub const MAX_VECTOR: usize = 64;
+
+/// The most rows (and columns) vkmm reads in a cooperative matrix.
+pub const MAX_COOP_DIM: usize = 16;
 
 /// An error naming a construct the IR cannot express.
 pub(super) fn unsupported(inst: &Inst, why: &str) -> Located {
@@ -356,6 +367,48 @@ impl Module {
         Ok(())
     }
 
+    /// `OpTypeCooperativeMatrixKHR Component Scope Rows Columns Use`: "Declare
+    /// a new cooperative matrix type with 'Rows' rows and 'Columns'
+    /// columns, where all invocations in 'Scope' cooperate to compute and
+    /// store the matrix" (SPV_KHR_cooperative_matrix). The Vulkan appendix
+    /// speaks of "the matrix's scope" instance: vkmm reads Subgroup and
+    /// Workgroup, as the litmus dialect's `cmld.sg` / `cmld.wg`.
+    fn coop_matrix(&self, inst: &Inst) -> Result<Ty, Located> {
+        let int = |i: usize, what: &str| -> Result<i64, Located> {
+            match self.consts.get(inst.id(i)?) {
+                Some(CVal::Int(n)) => Ok(*n),
+                _ => Err(inst.err_at(
+                    i,
+                    format!("OpTypeCooperativeMatrixKHR: '{what}' must be a constant instruction with scalar 32-bit integer type"),
+                )),
+            }
+        };
+        let scope = int(1, "Scope")?;
+        if scope != 2 && scope != 3 {
+            return Err(inst.err_at(
+                1,
+                format!("the matrix's scope is Subgroup (3) or Workgroup (2), not {scope}: the instance of the matrix's scope is a subgroup or a workgroup"),
+            ));
+        }
+        let dim = |i: usize, what: &str| -> Result<usize, Located> {
+            usize::try_from(int(i, what)?)
+                .ok()
+                .filter(|n| (1..=MAX_COOP_DIM).contains(n))
+                .ok_or_else(|| {
+                    inst.err_at(
+                        i,
+                        format!("a cooperative matrix has 1 to {MAX_COOP_DIM} {what} (vkmm makes one access per element)"),
+                    )
+                })
+        };
+        Ok(Ty::CoopMatrix {
+            elem: inst.id(0)?.to_string(),
+            scope,
+            rows: dim(2, "Rows")?,
+            cols: dim(3, "Columns")?,
+        })
+    }
+
     /// Reads the declarations. `grid` sizes the workgroup.
     /// `spec` overrides spec constants (an `@Input` naming one).
     pub fn read(
@@ -538,6 +591,7 @@ impl Module {
                 })
             }
             Op::TypeFunction => Some(Ty::Function),
+            Op::TypeCooperativeMatrixKHR => Some(self.coop_matrix(inst)?),
             Op::TypeImage
             | Op::TypeSampler
             | Op::TypeSampledImage
