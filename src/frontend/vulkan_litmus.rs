@@ -1242,7 +1242,7 @@ impl<'a> Parser<'a> {
     }
 }
 
-mod coop;
+pub(crate) mod coop;
 mod host;
 pub mod print;
 

@@ -360,4 +360,31 @@ pub fn own_litmus_files(skip: &dyn Fn(&Path) -> bool) -> Vec<PathBuf> {
     }
     litmus_files_below(&root.join("examples"), skip, &mut files);
     files
+
+/// (condition holds, race-free) of the test at `path` under `vulkan`.
+pub fn vulkan_verdicts(path: &Path) -> (bool, bool) {
+    let model = vkmm::model::load("vulkan").unwrap();
+    let program = vkmm::frontend::load(path).unwrap();
+    let name = path.file_name().unwrap().to_str().unwrap();
+    let o = vkmm::analysis::check_litmus(name, &program, &model, Default::default(), None).unwrap();
+    (
+        o.holds(Property::Condition).unwrap(),
+        o.holds(Property::Races).unwrap(),
+    )
+}
+
+/// `text` read as a SPIR-V assembly file `t.spvasm`; the error as printed.
+pub fn parse_spvasm(text: &str) -> Result<vkmm::ir::Program, String> {
+    vkmm::frontend::parse_text(
+        "t.spvasm",
+        text,
+        vkmm::frontend::Format::Spirv,
+        Default::default(),
+    )
+    .map_err(|e| e.to_string())
+}
+
+/// The line (1-based) of `text` that starts with `prefix`.
+pub fn line_starting(text: &str, prefix: &str) -> usize {
+    text.lines().position(|l| l.starts_with(prefix)).unwrap() + 1
 }

@@ -13,11 +13,14 @@
 use super::module::{CVal, Cell, Class, Grid, Module, Ty, unsupported};
 use super::syntax::{Inst, Located, Operand as Opnd, Tok};
 use crate::ir::{
-    ArithOp, Cmp, Instruction, OpKind, Operand, Order, RmwOp, Scope, Semantics, SourceSpan, Stmt,
-    StorageClass,
+    ArithOp, CallKind, Cmp, Instruction, Interface, OpKind, Operand, Order, RmwOp, Scope,
+    Semantics, SourceSpan, Stmt, StorageClass,
 };
 use ::spirv::Op;
 use std::collections::HashMap;
+
+mod coop;
+pub(super) use coop::CoopUse;
 
 type R<T> = Result<T, Located>;
 
@@ -44,6 +47,9 @@ pub(super) struct Ptr {
     pub dynamic: Vec<(Operand, i64)>,
     /// The pointee type.
     pub ty: String,
+    /// The ray tracing storage class of the variable the pointer was
+    /// derived from, which its accesses carry (Shader I/O).
+    pub iface: Option<Interface>,
 }
 
 /// Where a variable's cells are.
@@ -80,6 +86,24 @@ pub(super) struct Memory {
 pub(super) struct Place {
     pub index: usize,
     pub grid: Grid,
+    /// The invocations each of its shader call instructions creates, in
+    /// the order it executes them (`@Call` lines, docs/format-spirv.md).
+    pub calls: Vec<Vec<usize>>,
+    /// Its incoming ray tracing variables: the variable instance of its
+    /// creator each one is (Shader I/O's "corresponding" variable).
+    pub bindings: HashMap<String, (String, usize)>,
+}
+
+/// A shader call instruction an invocation executed: what it creates and
+/// the variable instance its data operand names (none for
+/// `OpReportIntersectionKHR`).
+#[derive(Clone, Debug)]
+pub(super) struct Created {
+    pub call: CallKind,
+    pub callees: Vec<usize>,
+    pub data: Option<(String, usize)>,
+    pub line: usize,
+    pub col: usize,
 }
 
 impl Place {
@@ -138,6 +162,10 @@ pub(super) struct Gen<'a> {
     reg_cells: HashMap<Home, Vec<(Cell, String)>>,
     fresh: usize,
     calls: usize,
+    /// The shader call instructions lowered so far.
+    pub created: Vec<Created>,
+    /// The cooperative matrix instructions lowered so far, in order.
+    pub coops: Vec<CoopUse>,
 }
 
 fn span(inst: &Inst) -> SourceSpan {
@@ -175,6 +203,19 @@ fn leaves_of(v: &Val, out: &mut Vec<Val>) {
     match v {
         Val::Comp(items) => items.iter().for_each(|i| leaves_of(i, out)),
         other => out.push(other.clone()),
+    }
+}
+
+/// The SPIR-V storage class of a ray tracing interface.
+pub(super) fn class_name(i: Interface) -> &'static str {
+    match i {
+        Interface::CallableData => "CallableDataKHR",
+        Interface::IncomingCallableData => "IncomingCallableDataKHR",
+        Interface::RayPayload => "RayPayloadKHR",
+        Interface::IncomingRayPayload => "IncomingRayPayloadKHR",
+        Interface::HitAttribute => "HitAttributeKHR",
+        Interface::Input => "Input",
+        Interface::Output => "Output",
     }
 }
 
@@ -243,6 +284,8 @@ impl<'a> Gen<'a> {
             reg_cells: HashMap::new(),
             fresh: 0,
             calls: 1,
+            created: Vec::new(),
+            coops: Vec::new(),
         };
         for (id, c) in &m.consts {
             g.globals.insert(id.clone(), cval(c));
@@ -263,6 +306,25 @@ impl<'a> Gen<'a> {
                         offset: 0,
                         dynamic: Vec::new(),
                         ty: v.pointee.clone(),
+                        iface: None,
+                    })
+                }
+                // One instance per invocation; an incoming variable of an
+                // invocation a shader call created is the creator's
+                // variable the call names.
+                Class::Ray(iface) => {
+                    let (var, instance) = g
+                        .place
+                        .bindings
+                        .get(&v.id)
+                        .cloned()
+                        .unwrap_or((v.id.clone(), g.place.index));
+                    Val::Ptr(Ptr {
+                        home: Home::Mem { var, instance },
+                        offset: 0,
+                        dynamic: Vec::new(),
+                        ty: v.pointee.clone(),
+                        iface: Some(iface),
                     })
                 }
                 Class::Invocation => {
@@ -342,6 +404,7 @@ impl<'a> Gen<'a> {
                         offset: 0,
                         dynamic: Vec::new(),
                         ty: v.pointee.clone(),
+                        iface: None,
                     })
                 }
                 Class::Other => Val::Opaque(v.class_name.clone()),
@@ -349,6 +412,11 @@ impl<'a> Gen<'a> {
             g.globals.insert(v.id.clone(), val);
         }
         Ok(g)
+    }
+
+    /// The incoming variables this invocation was given.
+    pub fn place_bindings(&self) -> HashMap<String, (String, usize)> {
+        self.place.bindings.clone()
     }
 
     /// Lowers the entry function.
@@ -1068,8 +1136,16 @@ impl<'a> Gen<'a> {
                         offset: 0,
                         dynamic: Vec::new(),
                         ty: pointee,
+                        iface: None,
                     }),
                 )?;
+            }
+            Op::Load
+                if matches!(self.val(fr, inst, 1)?, Val::Opaque(_))
+                    && matches!(self.m.ty(inst.id(0)?), Some(Ty::Other(t)) if t == "OpTypeAccelerationStructureKHR") =>
+            {
+                // An acceleration structure handle, for OpTraceRayKHR.
+                self.bind(fr, inst, Val::Opaque("acceleration structure".into()))?;
             }
             Op::Load => {
                 let p = self.ptr(fr, inst, 1)?;
@@ -1083,6 +1159,9 @@ impl<'a> Gen<'a> {
                 let v = self.val(fr, inst, 1)?;
                 let acc = self.access(fr, inst, 2)?;
                 self.store(&p, &v, inst, &acc)?;
+            }
+            Op::CooperativeMatrixLoadKHR | Op::CooperativeMatrixStoreKHR => {
+                self.coop(fr, inst)?;
             }
             Op::CopyMemory => {
                 let (d, s) = (self.ptr(fr, inst, 0)?, self.ptr(fr, inst, 1)?);
@@ -1120,6 +1199,9 @@ impl<'a> Gen<'a> {
                 ins.scope = Some(scope);
                 ins.semantics = semantics_of(sem);
                 self.code.push(Stmt::Op(ins));
+            }
+            Op::ExecuteCallableKHR | Op::TraceRayKHR | Op::ReportIntersectionKHR => {
+                self.shader_call(fr, inst)?;
             }
             Op::MemoryBarrier => {
                 let scope = self.scope(fr, inst, 0)?;
@@ -1174,18 +1256,12 @@ impl<'a> Gen<'a> {
                     // needs the NamedBarrier capability of OpenCL kernels.
                     "a named barrier object (OpNamedBarrierInitialize) belongs to the NamedBarrier capability of kernels; the appendix counts it among the memory barriers (\"OpControlBarrier, OpMemoryBarrier, and OpMemoryNamedBarrier are memory barrier instructions in SPIR-V\"): write it in the Vulkan litmus dialect as a named control barrier `cbar.SEMANTICS.SCOPE N, ID[, QUORUM]`"
                 } else if name.starts_with("OpCooperativeMatrix") {
-                    // Issue 16 item 5, not modelled yet (docs/coverage.md).
-                    "cooperative matrices are not modelled yet: \"For each dynamic instance of a cooperative matrix load instruction ..., some implementation-dependent invocation(s) within the instance of the matrix's scope perform a non-atomic load from each memory location that is defined to be accessed by the instruction\" needs an assignment of element accesses to invocations vkmm does not enumerate (docs/coverage.md)"
-                } else if matches!(
-                    name,
-                    "OpTraceRayKHR"
-                        | "OpTraceNV"
-                        | "OpExecuteCallableKHR"
-                        | "OpExecuteCallableNV"
-                        | "OpReportIntersectionKHR"
-                ) {
-                    // Issue 16 item 1, not modelled yet (docs/coverage.md).
-                    "shader calls are not modelled yet: \"A is shader-call-related to B if A is created by an shader call instruction executed by B\" needs invocations created by an instruction, which vkmm's IR does not have (docs/coverage.md)"
+                    // Loads and stores are lowered (docs/format-spirv.md,
+                    // "Cooperative matrices"); arithmetic and the NV forms
+                    // are not.
+                    "vkmm lowers OpCooperativeMatrixLoadKHR and OpCooperativeMatrixStoreKHR only (a matrix's components are not tracked: which invocation holds which is the implementation's)"
+                } else if matches!(name, "OpTraceNV" | "OpExecuteCallableNV") {
+                    "the NV ray tracing instructions take their data by location number: write OpTraceRayKHR / OpExecuteCallableKHR (docs/format-spirv.md, \"Shader calls\")"
                 } else if name.contains("Image") || name.contains("Sampl") {
                     "vkmm's IR has no images"
                 } else if name.starts_with("OpF")
@@ -1203,6 +1279,90 @@ impl<'a> Gen<'a> {
                 };
                 return Err(unsupported(inst, why));
             }
+        }
+        Ok(())
+    }
+
+    /// `OpExecuteCallableKHR`, `OpTraceRayKHR`, `OpReportIntersectionKHR`:
+    /// a shader call creating the invocations of this invocation's next
+    /// `@Call` line (docs/format-spirv.md, "Shader calls").
+    fn shader_call(&mut self, fr: &mut Frame, inst: &Inst) -> R<()> {
+        let (call, data) = match inst.op {
+            // SPIR-V, OpExecuteCallableKHR: "Callable Data is a pointer to
+            // the callable data to pass into the called shader. Callable
+            // Data must have a storage class of CallableDataKHR or
+            // IncomingCallableDataKHR."
+            Op::ExecuteCallableKHR => (
+                CallKind::ExecuteCallable,
+                Some((
+                    1,
+                    [Interface::CallableData, Interface::IncomingCallableData],
+                )),
+            ),
+            // SPIR-V, OpTraceRayKHR: "Payload is a pointer to the ray
+            // payload structure to use for this trace. Payload must have a
+            // storage class of RayPayloadKHR or IncomingRayPayloadKHR."
+            Op::TraceRayKHR => (
+                CallKind::TraceRay,
+                Some((10, [Interface::RayPayload, Interface::IncomingRayPayload])),
+            ),
+            _ => (CallKind::ReportIntersection, None),
+        };
+        let data = match data {
+            Some((i, classes)) => {
+                let p = self.ptr(fr, inst, i)?;
+                let ok = p.iface.is_some_and(|c| classes.contains(&c));
+                let (Home::Mem { var, instance }, true) = (&p.home, ok) else {
+                    return Err(inst.err_at(
+                        i,
+                        format!(
+                            "{}: expected a pointer to a variable of storage class {} or {}",
+                            inst.name,
+                            class_name(classes[0]),
+                            class_name(classes[1])
+                        ),
+                    ));
+                };
+                if p.offset != 0 || !p.dynamic.is_empty() {
+                    return Err(inst.err_at(
+                        i,
+                        format!(
+                            "{}: expected the whole variable, not a part of it",
+                            inst.name
+                        ),
+                    ));
+                }
+                Some((var.clone(), *instance))
+            }
+            None => None,
+        };
+        let Some(callees) = self.place.calls.get(self.created.len()).cloned() else {
+            return Err(inst.err(format!(
+                "{} is shader call number {} of P{}, but the @Call lines of P{} name {}: add `; @Call: P{} -> Pk` for the invocations it creates (docs/format-spirv.md, \"Shader calls\")",
+                inst.name,
+                self.created.len() + 1,
+                self.place.index,
+                self.place.index,
+                self.place.calls.len(),
+                self.place.index
+            )));
+        };
+        self.created.push(Created {
+            call,
+            callees: callees.clone(),
+            data,
+            line: inst.line,
+            col: inst.col,
+        });
+        self.code.push(Stmt::Op(Instruction::new(
+            OpKind::ShaderCall { callees, call },
+            span(inst),
+        )));
+        if call == CallKind::ReportIntersection {
+            // "Returns True if the hit was accepted": the any-hit
+            // invocation the @Call line names runs, so vkmm reads the hit
+            // as accepted.
+            self.bind(fr, inst, Val::Int(1))?;
         }
         Ok(())
     }
@@ -1710,6 +1870,7 @@ impl<'a> Gen<'a> {
         ins.make_pointer_available = acc.available;
         ins.make_pointer_visible = acc.visible;
         ins.non_private = acc.non_private;
+        ins.interface = p.iface;
         ins
     }
 

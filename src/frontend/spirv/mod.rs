@@ -25,6 +25,8 @@
 //! `ArrayStride`); per-invocation variables live in registers.
 
 mod binary;
+mod calls;
+mod coop;
 pub mod glsl;
 mod headers;
 mod lower;
@@ -61,7 +63,12 @@ fn parse_module(file: &str, text: &str, undefined_init: bool) -> Result<Program,
     };
     let h = headers::read(text).map_err(located)?;
     let insts = syntax::parse(text).map_err(located)?;
-    let (t, s, w) = h.config.unwrap_or((1, 1, 1));
+    let sc = calls::read(text).map_err(located)?;
+    // `@Shaders` without `@Config`: its invocations in one subgroup.
+    let (t, s, w) = match (&h.config, &sc.shaders) {
+        (None, Some((ids, _, _))) => (ids.len(), 1, 1),
+        _ => h.config.unwrap_or((1, 1, 1)),
+    };
     let grid = Grid {
         per_subgroup: t,
         subgroups: s,
@@ -145,10 +152,16 @@ fn parse_module(file: &str, text: &str, undefined_init: bool) -> Result<Program,
             Class::Workgroup => (StorageClass(1), w),
             // Dat3M reads an Output variable as one instance for all.
             Class::Output => (StorageClass(3), 1),
+            // The ray tracing storage classes: one instance per invocation
+            // (docs/format-spirv.md, "Shader calls"), a storage class no
+            // semantics names (the appendix lists the classes
+            // UniformMemory, WorkgroupMemory, ImageMemory and OutputMemory
+            // apply to; none of these).
+            Class::Ray(_) => (calls::RAY_DATA, grid.invocations()),
             _ => continue,
         };
         let suffix = |k: usize| match g.class {
-            Class::Output => format!("@P{k}"),
+            Class::Output | Class::Ray(_) => format!("@P{k}"),
             _ => format!("@wg{k}"),
         };
         mem.class.insert(g.id.clone(), class);
@@ -303,11 +316,35 @@ fn parse_module(file: &str, text: &str, undefined_init: bool) -> Result<Program,
             mem.undefined_cells.insert((g.id.clone(), k), placed);
         }
     }
-    // Threads.
-    for k in 0..grid.invocations() {
-        let place = lower::Place { index: k, grid };
+    // Threads, creators before the invocations they create (an incoming
+    // variable is its creator's variable: docs/format-spirv.md, "Shader
+    // calls").
+    let n = grid.invocations();
+    let entries = calls::entries(&sc, &m, &entry, n).map_err(located)?;
+    let order = calls::order(&sc, n).map_err(located)?;
+    let mut bindings: Vec<HashMap<String, (String, usize)>> = vec![HashMap::new(); n];
+    let mut lowered: Vec<Option<lower::Gen>> = (0..n).map(|_| None).collect();
+    for k in order {
+        let place = lower::Place {
+            index: k,
+            grid,
+            calls: sc
+                .calls
+                .iter()
+                .filter(|c| c.caller == k)
+                .map(|c| c.callees.clone())
+                .collect(),
+            bindings: std::mem::take(&mut bindings[k]),
+        };
         let mut g = lower::Gen::new(&m, &insts, &mem, place, &inputs).map_err(located)?;
-        g.run(&entry).map_err(located)?;
+        g.run(&entries[k].0).map_err(located)?;
+        calls::bind(&sc, &m, &mem, k, &g, &mut bindings).map_err(located)?;
+        lowered[k] = Some(g);
+    }
+    let mut coops = Vec::new();
+    for (k, g) in lowered.into_iter().enumerate() {
+        let g = g.expect("every invocation is lowered");
+        coops.push(g.coops.clone());
         let mut code = g.code;
         code.push(crate::ir::Stmt::Label {
             name: "END".into(),
@@ -329,6 +366,9 @@ fn parse_module(file: &str, text: &str, undefined_init: bool) -> Result<Program,
         if let Some(last) = program.symbols.threads.last_mut() {
             last.label = Some(format!("wg {},0,0 lid {},0,0", k / size, k % size));
         }
+        if let Some(stage) = entries[k].1 {
+            program.stages.insert(k, stage);
+        }
         program.threads.push(Thread {
             id: k,
             subgroup: k / t,
@@ -340,6 +380,7 @@ fn parse_module(file: &str, text: &str, undefined_init: bool) -> Result<Program,
             fragment: None,
         });
     }
+    calls::check(&program, &insts).map_err(located)?;
     program.condition = conditions(file, text, &h, &program)?;
     if let Some(c) = &mut program.condition {
         at_width(&mut c.expr, &widths);
@@ -350,6 +391,9 @@ fn parse_module(file: &str, text: &str, undefined_init: bool) -> Result<Program,
     legacy_memory_model(file, &insts, &mut program);
     odd_vectors(file, &insts, &mut program);
     workgroup_size(file, &insts, &m, h.config, &mut program);
+    // Cooperative matrices: the rules and the attributions, last (every
+    // attribution is a copy of the whole program).
+    coop::finish(&mut program, &coops).map_err(located)?;
     Ok(program)
 }
 

@@ -5,6 +5,7 @@
 
 use super::headers::Init;
 use super::syntax::{Inst, Located, Tok};
+use crate::ir::Interface;
 use ::spirv::Op;
 use std::collections::HashMap;
 
@@ -39,6 +40,14 @@ pub(super) enum Ty {
         pointee: String,
     },
     Function,
+    /// `OpTypeCooperativeMatrixKHR`: the component type, the scope (a
+    /// Scope id, Subgroup or Workgroup), rows and columns.
+    CoopMatrix {
+        elem: String,
+        scope: i64,
+        rows: usize,
+        cols: usize,
+    },
     /// Images, samplers and other types vkmm cannot compute with.
     Other(String),
 }
@@ -57,6 +66,12 @@ pub(super) enum Class {
     /// Private, Function, Input, PushConstant: one instance per
     /// invocation, kept in registers.
     Invocation,
+    /// The ray tracing storage classes of shader calls (CallableDataKHR,
+    /// IncomingCallableDataKHR, RayPayloadKHR, IncomingRayPayloadKHR,
+    /// HitAttributeKHR): one instance per invocation, in memory; an
+    /// invocation's incoming variable is its creator's variable
+    /// (docs/format-spirv.md, "Shader calls").
+    Ray(crate::ir::Interface),
     /// Image and other classes the IR cannot express.
     Other,
 }
@@ -126,6 +141,9 @@ pub(super) struct Module {
     pub globals: Vec<Global>,
     pub functions: HashMap<String, Function>,
     pub entry: Option<(String, usize, usize)>,
+    /// Every `OpEntryPoint`: (execution model, function id, line, column
+    /// of the function id).
+    pub entries: Vec<(String, String, usize, usize)>,
     /// Result type of every instruction with one.
     pub result_types: HashMap<String, String>,
     /// Extended instruction sets: id -> name.
@@ -139,6 +157,9 @@ pub(super) struct Module {
 
 /// The most components vkmm reads in a vector (SPIR-V allows 16).
 pub const MAX_VECTOR: usize = 64;
+
+/// The most rows (and columns) vkmm reads in a cooperative matrix.
+pub const MAX_COOP_DIM: usize = 16;
 
 /// An error naming a construct the IR cannot express.
 pub(super) fn unsupported(inst: &Inst, why: &str) -> Located {
@@ -346,6 +367,48 @@ impl Module {
         Ok(())
     }
 
+    /// `OpTypeCooperativeMatrixKHR Component Scope Rows Columns Use`: "Declare
+    /// a new cooperative matrix type with 'Rows' rows and 'Columns'
+    /// columns, where all invocations in 'Scope' cooperate to compute and
+    /// store the matrix" (SPV_KHR_cooperative_matrix). The Vulkan appendix
+    /// speaks of "the matrix's scope" instance: vkmm reads Subgroup and
+    /// Workgroup, as the litmus dialect's `cmld.sg` / `cmld.wg`.
+    fn coop_matrix(&self, inst: &Inst) -> Result<Ty, Located> {
+        let int = |i: usize, what: &str| -> Result<i64, Located> {
+            match self.consts.get(inst.id(i)?) {
+                Some(CVal::Int(n)) => Ok(*n),
+                _ => Err(inst.err_at(
+                    i,
+                    format!("OpTypeCooperativeMatrixKHR: '{what}' must be a constant instruction with scalar 32-bit integer type"),
+                )),
+            }
+        };
+        let scope = int(1, "Scope")?;
+        if scope != 2 && scope != 3 {
+            return Err(inst.err_at(
+                1,
+                format!("the matrix's scope is Subgroup (3) or Workgroup (2), not {scope}: the instance of the matrix's scope is a subgroup or a workgroup"),
+            ));
+        }
+        let dim = |i: usize, what: &str| -> Result<usize, Located> {
+            usize::try_from(int(i, what)?)
+                .ok()
+                .filter(|n| (1..=MAX_COOP_DIM).contains(n))
+                .ok_or_else(|| {
+                    inst.err_at(
+                        i,
+                        format!("a cooperative matrix has 1 to {MAX_COOP_DIM} {what} (vkmm makes one access per element)"),
+                    )
+                })
+        };
+        Ok(Ty::CoopMatrix {
+            elem: inst.id(0)?.to_string(),
+            scope,
+            rows: dim(2, "Rows")?,
+            cols: dim(3, "Columns")?,
+        })
+    }
+
     /// Reads the declarations. `grid` sizes the workgroup.
     /// `spec` overrides spec constants (an `@Input` naming one).
     pub fn read(
@@ -528,11 +591,13 @@ impl Module {
                 })
             }
             Op::TypeFunction => Some(Ty::Function),
+            Op::TypeCooperativeMatrixKHR => Some(self.coop_matrix(inst)?),
             Op::TypeImage
             | Op::TypeSampler
             | Op::TypeSampledImage
             | Op::TypeOpaque
-            | Op::TypeEvent => Some(Ty::Other(inst.name.clone())),
+            | Op::TypeEvent
+            | Op::TypeAccelerationStructureKHR => Some(Ty::Other(inst.name.clone())),
             _ => None,
         };
         if let Some(ty) = ty {
@@ -635,6 +700,13 @@ impl Module {
                 } else {
                     None
                 };
+                // An acceleration structure is an opaque handle: only
+                // OpTraceRayKHR uses it, and vkmm does not read it
+                // (docs/format-spirv.md, "Shader calls").
+                let class = match self.ty(&pointee) {
+                    Some(Ty::Other(t)) if t == "OpTypeAccelerationStructureKHR" => Class::Other,
+                    _ => class,
+                };
                 self.globals.push(Global {
                     id: r,
                     class,
@@ -648,8 +720,14 @@ impl Module {
             Op::Function => {
                 *in_function = Some((inst.result_id()?.to_string(), k, Vec::new()));
             }
-            Op::EntryPoint if self.entry.is_none() => {
-                self.entry = Some((inst.id(1)?.to_string(), inst.line, inst.operands[1].col));
+            Op::EntryPoint => {
+                let f = inst.id(1)?.to_string();
+                let col = inst.operands[1].col;
+                if self.entry.is_none() {
+                    self.entry = Some((f.clone(), inst.line, col));
+                }
+                self.entries
+                    .push((inst.word(0)?.to_string(), f, inst.line, col));
             }
             Op::ExtInst => self.reflection(inst, wg, nwg)?,
             Op::Label
@@ -806,10 +884,24 @@ pub(super) fn class_of(name: &str) -> Class {
         | "Uniform"
         | "PhysicalStorageBuffer"
         | "CrossWorkgroup"
-        | "UniformConstant" => Class::Global,
+        | "UniformConstant"
+        // The appendix: "The UniformMemory storage class semantic applies
+        // to accesses to memory in the PhysicalStorageBuffer,
+        // ShaderRecordBufferKHR, Uniform and StorageBuffer storage classes."
+        | "ShaderRecordBufferKHR"
+        | "ShaderRecordBufferNV" => Class::Global,
         "Workgroup" => Class::Workgroup,
         "Output" => Class::Output,
         "Private" | "Function" | "Input" | "PushConstant" => Class::Invocation,
+        "CallableDataKHR" | "CallableDataNV" => Class::Ray(Interface::CallableData),
+        "IncomingCallableDataKHR" | "IncomingCallableDataNV" => {
+            Class::Ray(Interface::IncomingCallableData)
+        }
+        "RayPayloadKHR" | "RayPayloadNV" => Class::Ray(Interface::RayPayload),
+        "IncomingRayPayloadKHR" | "IncomingRayPayloadNV" => {
+            Class::Ray(Interface::IncomingRayPayload)
+        }
+        "HitAttributeKHR" | "HitAttributeNV" => Class::Ray(Interface::HitAttribute),
         _ => Class::Other,
     }
 }

@@ -383,85 +383,95 @@ impl Parser<'_> {
     /// matrix's scope perform a non-atomic load from each memory location"
     /// (every non-empty set of invocations, smaller sets first).
     pub(super) fn attribution_alternatives(&self, full: &Program) -> (Vec<(String, Program)>, u64) {
-        let choices = self.open_choices();
-        // The options of each choice: sets of invocations (as bit masks
-        // over `threads`).
-        let options: Vec<Vec<u64>> = choices
-            .iter()
-            .map(|c| {
-                let n = c.threads.len().min(63);
-                if c.load {
-                    let mut sets: Vec<u64> = (1..(1u64 << n)).collect();
-                    sets.sort_by_key(|m| (m.count_ones(), *m));
-                    sets
-                } else {
-                    (0..n).map(|i| 1u64 << i).collect()
-                }
-            })
-            .collect();
-        let total = options
-            .iter()
-            .fold(1u64, |t, o| t.saturating_mul(o.len() as u64));
-        let mut out = Vec::new();
-        let mut digits = vec![0usize; choices.len()];
-        while out.len() < MAX_ATTRIBUTIONS && (out.len() as u64) < total {
-            let chosen: Vec<(&Choice, u64)> = choices
-                .iter()
-                .zip(&digits)
-                .zip(&options)
-                .map(|((c, &d), o)| (c, o[d]))
-                .collect();
-            out.push((self.attribution_name(&chosen), attributed(full, &chosen)));
-            // The next combination (the last choice turns fastest).
-            for k in (0..digits.len()).rev() {
-                digits[k] += 1;
-                if digits[k] < options[k].len() {
-                    break;
-                }
-                digits[k] = 0;
-            }
-        }
-        (out, total)
-    }
-
-    /// `instance 0: x by P1, y by P0+P1; instance 1: ...`.
-    fn attribution_name(&self, chosen: &[(&Choice, u64)]) -> String {
-        let mut parts: Vec<String> = Vec::new();
-        let mut current: Option<u32> = None;
-        for (c, mask) in chosen {
-            let who: Vec<String> = c
-                .threads
-                .iter()
-                .enumerate()
-                .filter(|(i, _)| mask >> i & 1 == 1)
-                .map(|(_, t)| format!("P{t}"))
-                .collect();
-            let item = format!(
-                "{} by {}",
-                self.program.references[c.element].name,
-                who.join("+")
-            );
-            if current == Some(c.instance) {
-                parts
-                    .last_mut()
-                    .expect("an instance")
-                    .push_str(&format!(", {item}"));
-            } else {
-                parts.push(format!("instance {}: {item}", c.instance));
-                current = Some(c.instance);
-            }
-        }
-        parts.join("; ")
+        alternatives(&self.open_choices(), full)
     }
 }
 
+/// Every attribution of the open instances' `choices` (at most
+/// [`MAX_ATTRIBUTIONS`]) as a program built from `full`, the program whose
+/// invocations access every element of an open instance, with the total
+/// count. A store's element: "a single implementation-dependent invocation
+/// within the instance of the matrix's scope performs a non-atomic store to
+/// that memory location" (one invocation each). A load's element: "some
+/// implementation-dependent invocation(s) within the instance of the
+/// matrix's scope perform a non-atomic load from each memory location"
+/// (every non-empty set of invocations, smaller sets first). Also the
+/// SPIR-V front end's (src/frontend/spirv/coop.rs).
+pub(crate) fn alternatives(choices: &[Choice], full: &Program) -> (Vec<(String, Program)>, u64) {
+    // The options of each choice: sets of invocations (as bit masks over
+    // `threads`).
+    let options: Vec<Vec<u64>> = choices
+        .iter()
+        .map(|c| {
+            let n = c.threads.len().min(63);
+            if c.load {
+                let mut sets: Vec<u64> = (1..(1u64 << n)).collect();
+                sets.sort_by_key(|m| (m.count_ones(), *m));
+                sets
+            } else {
+                (0..n).map(|i| 1u64 << i).collect()
+            }
+        })
+        .collect();
+    let total = options
+        .iter()
+        .fold(1u64, |t, o| t.saturating_mul(o.len() as u64));
+    let mut out = Vec::new();
+    let mut digits = vec![0usize; choices.len()];
+    while out.len() < MAX_ATTRIBUTIONS && (out.len() as u64) < total {
+        let chosen: Vec<(&Choice, u64)> = choices
+            .iter()
+            .zip(&digits)
+            .zip(&options)
+            .map(|((c, &d), o)| (c, o[d]))
+            .collect();
+        out.push((attribution_name(full, &chosen), attributed(full, &chosen)));
+        // The next combination (the last choice turns fastest).
+        for k in (0..digits.len()).rev() {
+            digits[k] += 1;
+            if digits[k] < options[k].len() {
+                break;
+            }
+            digits[k] = 0;
+        }
+    }
+    (out, total)
+}
+
+/// `instance 0: x by P1, y by P0+P1; instance 1: ...`.
+fn attribution_name(full: &Program, chosen: &[(&Choice, u64)]) -> String {
+    let mut parts: Vec<String> = Vec::new();
+    let mut current: Option<u32> = None;
+    for (c, mask) in chosen {
+        let who: Vec<String> = c
+            .threads
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| mask >> i & 1 == 1)
+            .map(|(_, t)| format!("P{t}"))
+            .collect();
+        let item = format!("{} by {}", full.references[c.element].name, who.join("+"));
+        if current == Some(c.instance) {
+            parts
+                .last_mut()
+                .expect("an instance")
+                .push_str(&format!(", {item}"));
+        } else {
+            parts.push(format!("instance {}: {item}", c.instance));
+            current = Some(c.instance);
+        }
+    }
+    parts.join("; ")
+}
+
 /// One element of an open cooperative matrix instance.
-struct Choice {
-    instance: u32,
-    element: usize,
-    load: bool,
+pub(crate) struct Choice {
+    pub instance: u32,
+    /// The element's reference.
+    pub element: usize,
+    pub load: bool,
     /// The invocations of the instance of the matrix's scope (sorted).
-    threads: Vec<usize>,
+    pub threads: Vec<usize>,
 }
 
 /// `full` with the element accesses of open instances the attribution does
