@@ -482,3 +482,57 @@ fn every_host_mutation_is_caught() {
         "mutations no test catches: {survivors:?}"
     );
 }
+
+/// `vkmm show` of an OpenCL host test says it in the OpenCL API's words:
+/// the command-queue by name, each command as what was enqueued (kernel,
+/// map) with its events, the work-items by device and work-group; the
+/// Vulkan wording (`queue N (submissions)`, shader invocations, queue
+/// families) is the Vulkan tests' only (tests/host.rs).
+#[test]
+fn pictures_draw_command_queues_in_opencl_words() {
+    let show = |file: &str| {
+        let dot = std::env::temp_dir().join(format!(
+            "vkmm-opencl-host-{}-{file}.dot",
+            std::process::id()
+        ));
+        let (code, _, err) = common::vkmm(&[
+            "show",
+            &format!("tests/litmus-opencl-host/{file}"),
+            "--dot",
+            dot.to_str().unwrap(),
+        ]);
+        assert_eq!(code, 0, "{err}");
+        let text = std::fs::read_to_string(&dot).unwrap();
+        let _ = std::fs::remove_file(&dot);
+        text
+    };
+    let text = show("map-event-read.litmus");
+    for want in [
+        "label=\"host threads\"",
+        "label=\"command-queue q (enqueued commands)\"",
+        "(enqueued kernel (P1))\"",
+        "(enqueued map; event m)\"",
+        "label=\"devices (work-items)\"",
+        "label=\"device 0\"",
+        "label=\"work-group ",
+        "start of clEnqueueMapBuffer(q, x, CL_FALSE, NULL, &m);",
+    ] {
+        assert!(text.contains(want), "`{want}` not in\n{text}");
+    }
+    for vulkan in [
+        "submissions",
+        "shader invocations",
+        "queue family",
+        "subgroup",
+    ] {
+        assert!(!text.contains(vulkan), "`{vulkan}` in\n{text}");
+    }
+    // A wait list is named by its events; each queue gets its cluster.
+    let text = show("event-wait-list.litmus");
+    assert!(
+        text.contains("(enqueued kernel (P2); waits on events k1)\""),
+        "{text}"
+    );
+    let text = show("bug-two-queues-no-event.litmus");
+    assert_eq!(text.matches("label=\"command-queue ").count(), 2, "{text}");
+}

@@ -61,6 +61,10 @@ pub struct HostSetup {
     /// host threads).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub svm: Vec<Option<Svm>>,
+    /// OpenCL host tests: the name of each command-queue, by the index
+    /// `Agent::Submission { queue }` holds (pictures name the queue).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub queues: Vec<String>,
 }
 
 impl HostSetup {
@@ -80,6 +84,53 @@ impl HostSetup {
     pub fn svm(&self, l: usize) -> Option<Svm> {
         self.svm.get(l).copied().flatten()
     }
+    /// How pictures name the clusters of thread `thread` (number `t`) when
+    /// it is an OpenCL command: its command-queue and the command, in the
+    /// OpenCL API's words. `None` for every other thread (Vulkan
+    /// submissions keep the wording `queue N (submissions)`).
+    pub fn label(&self, t: usize, thread: &super::Thread) -> Option<HostLabel> {
+        let Agent::Submission { queue } = self.agent(t) else {
+            return None;
+        };
+        let super::Stmt::Op(first) = thread.code.first()? else {
+            return None;
+        };
+        let super::OpKind::Api(ApiOp::ClStart {
+            kind,
+            event,
+            wait_events,
+            ..
+        }) = &first.kind
+        else {
+            return None;
+        };
+        let name = self.queues.get(queue).map_or("?", String::as_str);
+        let mut command = format!("enqueued {}", kind.word());
+        if let ClCommandKind::Kernel { threads } = kind {
+            let list: Vec<String> = threads.iter().map(|w| format!("P{w}")).collect();
+            command.push_str(&format!(" ({})", list.join(", ")));
+        }
+        if !wait_events.is_empty() {
+            command.push_str(&format!("; waits on events {}", wait_events.join(", ")));
+        }
+        if let Some(e) = event {
+            command.push_str(&format!("; event {e}"));
+        }
+        Some(HostLabel {
+            queue: format!("command-queue {name} (enqueued commands)"),
+            command,
+        })
+    }
+}
+
+/// The OpenCL words for a command thread's clusters in pictures
+/// (`vkmm show`): `command-queue q (enqueued commands)` around the queue's
+/// commands, `enqueued kernel (P1); waits on events k0; event k1` on the
+/// command.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct HostLabel {
+    pub queue: String,
+    pub command: String,
 }
 
 /// How a global memory object of an OpenCL host test is shared between the
@@ -154,6 +205,18 @@ pub enum ClCommandKind {
 }
 
 impl ClCommandKind {
+    /// What the command is, in the OpenCL API's words (pictures).
+    pub fn word(&self) -> &'static str {
+        match self {
+            ClCommandKind::Kernel { .. } => "kernel",
+            ClCommandKind::Map { .. } => "map",
+            ClCommandKind::Unmap { .. } => "unmap",
+            ClCommandKind::Marker => "marker",
+            ClCommandKind::Barrier => "barrier",
+            ClCommandKind::Transfer { read: true } => "buffer read",
+            ClCommandKind::Transfer { read: false } => "buffer write",
+        }
+    }
     /// The enqueuing call's name (`svm`: the SVM spelling of a map/unmap).
     pub fn call(&self, svm: bool) -> &'static str {
         match (self, svm) {
@@ -356,6 +419,10 @@ pub enum ApiOp {
         kind: ClCommandKind,
         waits: Vec<usize>,
         call: &'static str,
+        /// The event the enqueue returns (`&e` as its last argument), and
+        /// the events of its wait list, by name (pictures).
+        event: Option<String>,
+        wait_events: Vec<String>,
     },
     /// OpenCL: the completion of the command of its thread: its signalling
     /// entity S (the second event of the command thread).

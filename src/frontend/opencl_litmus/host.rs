@@ -918,6 +918,7 @@ impl Parser<'_> {
                     waits,
                     call,
                     blocking,
+                    event,
                     ..
                 } => {
                     let cmd = command_of_call[k].unwrap_or(0);
@@ -1010,6 +1011,8 @@ impl Parser<'_> {
                             kind: ir_kind,
                             waits: wait_cmds,
                             call,
+                            event: event.as_ref().map(|e| e.0.clone()),
+                            wait_events: waits.iter().map(|w| w.0.clone()).collect(),
                         }),
                         span("start"),
                     );
@@ -1070,6 +1073,9 @@ impl Parser<'_> {
         }
         self.program.host.agents = agents;
         self.program.host.svm = svm;
+        let mut names: Vec<(&str, usize)> = queues.iter().map(|(q, e)| (*q, e.0)).collect();
+        names.sort_by_key(|n| n.1);
+        self.program.host.queues = names.into_iter().map(|n| n.0.to_string()).collect();
         Ok(())
     }
 
