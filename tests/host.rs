@@ -368,3 +368,89 @@ fn pictures_draw_host_threads_and_queues_as_clusters() {
     assert!(host < wg, "{text}");
     assert!(!text[..wg].contains("workgroup"), "{text}");
 }
+
+/// Several signals of one fence or binary semaphore (docs/host.md,
+/// "Reuse"): the two tests give their verdicts through the CSVs (the second
+/// wait answered by the second signal); each twin below differs from them
+/// in the one call the reuse rule is about and is a located error.
+#[test]
+fn reused_fences_and_semaphores_need_their_unsignal_operations() {
+    let fence = std::fs::read_to_string(dir().join("fence-reset-resubmit.litmus")).unwrap();
+    let sem = std::fs::read_to_string(dir().join("sem-resignal-after-wait.litmus")).unwrap();
+    let cases: &[(&str, String, &str)] = &[
+        (
+            // vkQueueSubmit: "If fence is not VK_NULL_HANDLE, fence must be unsignaled"
+            "fence-no-reset",
+            fence.replacen(" reset fence f |", "               |", 1),
+            ":19:66: fence `f` is signalled again (first at P1 line 19) with no `reset fence f` before this batch's submit",
+        ),
+        (
+            // vkResetFences: "must not be currently associated with any
+            // queue command that has not yet completed execution"
+            "fence-reset-before-wait",
+            fence
+                .replacen(" wait fence f | barrier", " reset fence f | barrier", 1)
+                .replacen(" reset fence f | signal", " wait fence f  | signal", 1),
+            ":18:2: `reset fence f` while its signal (P1 line 19) may not have completed: wait on the fence first",
+        ),
+        (
+            "fence-wait-after-last-reset",
+            fence
+                .replacen(" ld r0, y     |", " reset fence f |", 1)
+                .replacen("exists", " wait fence f |  |  |  |  ;\nexists", 1),
+            ":23:2: hang: this wait never returns: no batch signalling fence `f` is submitted before it after its last reset",
+        ),
+        (
+            // "must be unsignaled when the semaphore signal operation it
+            // defines is executed on the device": the host's fence wait
+            // is what orders P2's wait before P3's signal.
+            "sem-resignal-unordered",
+            sem.replacen(" wait fence f |", "              |", 1),
+            ":18:49: binary semaphore `s` is signalled again, but the wait that unsignals its earlier signal (P2 line 17) is not before this signal",
+        ),
+        (
+            "sem-signal-while-pending",
+            sem.replacen(
+                " wait fence f |              |",
+                " wait fence f | signal sem s |",
+                1,
+            ),
+            ":19:17: binary semaphore `s` is signalled again while its signal (P1 line 18) is pending",
+        ),
+        (
+            // "Such semaphore wait operations set the semaphores ... to the
+            // unsignaled state": a third wait has no signal left.
+            "sem-wait-without-pending-signal",
+            sem.replacen(
+                " wait fence f |              | signal fence f |              |            ",
+                " wait fence f |              | signal fence f |              | wait sem s ",
+                1,
+            ),
+            ":19:64: hang: this wait never returns: no signal of binary semaphore `s` is pending when this batch is submitted",
+        ),
+    ];
+    for (name, text, want) in cases {
+        assert_ne!(text, &fence, "{name}: the twin differs");
+        assert_ne!(text, &sem, "{name}: the twin differs");
+        let (code, err) = bad(name, text);
+        assert_eq!(code, 2, "{name}: {err}");
+        assert!(err.contains(want), "{name}: expected `{want}` in\n{err}");
+    }
+    // The reset is a host command: not in a submission, not of a semaphore.
+    for (name, rows, want) in [
+        (
+            "reset-in-submission",
+            " P0@host   | P1@queue 0    ;\n submit P1 | reset fence f ;\n",
+            ":9:14: `reset` is not a command",
+        ),
+        (
+            "reset-semaphore",
+            " P0@host     ;\n reset sem s ;\n",
+            ":9:8: expected `fence` after `reset`",
+        ),
+    ] {
+        let (code, err) = bad(name, &format!("{HEAD}{rows}"));
+        assert_eq!(code, 2, "{name}: {err}");
+        assert!(err.contains(want), "{name}: expected `{want}` in\n{err}");
+    }
+}

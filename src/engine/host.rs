@@ -92,15 +92,16 @@ pub(crate) fn host_env(program: &Program, events: &[EventInfo], env: &mut Env) -
         }
     }
     // Signals and waits, for matching.
-    let mut signals: Vec<(usize, SyncKind, &str, Option<i64>)> = Vec::new();
+    let mut signals: Vec<(usize, SyncKind, &str, Option<i64>, usize)> = Vec::new();
     for e in 0..n {
         if let Some(ApiOp::Signal {
             kind,
             object,
             value,
+            epoch,
         }) = api(ins(e))
         {
-            signals.push((e, *kind, object.as_str(), *value));
+            signals.push((e, *kind, object.as_str(), *value, *epoch));
         }
     }
     for (t, evs) in of_thread.iter().enumerate() {
@@ -179,6 +180,7 @@ pub(crate) fn host_env(program: &Program, events: &[EventInfo], env: &mut Env) -
                             }
                         }
                         ApiOp::Barrier(_)
+                        | ApiOp::Reset { .. }
                         | ApiOp::Dispatch { .. }
                         | ApiOp::ClEnqueue { .. }
                         | ApiOp::ClStart { .. }
@@ -269,6 +271,7 @@ pub(crate) fn host_env(program: &Program, events: &[EventInfo], env: &mut Env) -
                             }
                         }
                         ApiOp::Submit { .. }
+                        | ApiOp::Reset { .. }
                         | ApiOp::Flush { .. }
                         | ApiOp::Invalidate { .. }
                         | ApiOp::Dispatch { .. }
@@ -282,7 +285,8 @@ pub(crate) fn host_env(program: &Program, events: &[EventInfo], env: &mut Env) -
         }
     }
     // Signal -> wait: a fence, binary semaphore or event wait returns after
-    // its signal; a timeline wait for value v after the first signal that
+    // its signal (of a reused fence or binary semaphore: the signal of the
+    // wait's number, docs/host.md "Reuse"); a timeline wait for value v after the first signal that
     // reaches v: the one with the lowest value at least v (signal values
     // increase).
     for e in 0..n {
@@ -290,13 +294,14 @@ pub(crate) fn host_env(program: &Program, events: &[EventInfo], env: &mut Env) -
             kind,
             object,
             value,
+            epoch,
         }) = api(ins(e))
         else {
             continue;
         };
         let matching = signals
             .iter()
-            .filter(|s| s.1 == *kind && s.2 == object)
+            .filter(|s| s.1 == *kind && s.2 == object && s.4 == *epoch)
             .filter(|s| *kind != SyncKind::Timeline || s.3 >= *value);
         let chosen = if *kind == SyncKind::Timeline {
             if value.unwrap_or(0) == 0 {

@@ -1245,6 +1245,7 @@ impl<'a> Parser<'a> {
 mod coop;
 mod host;
 pub mod print;
+mod reuse;
 
 #[cfg(test)]
 mod tests;

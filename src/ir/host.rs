@@ -393,6 +393,12 @@ pub enum ApiOp {
         kind: SyncKind,
         object: String,
         value: Option<i64>,
+        /// A fence's or binary semaphore's use: the signals of one object
+        /// are numbered 0, 1, ... in the order the front end establishes
+        /// (docs/host.md, "Reuse"), and a wait is answered by the signal of
+        /// its number. 0 for every other object.
+        #[serde(skip_serializing_if = "is_zero")]
+        epoch: usize,
     },
     /// Wait (fence: `vkWaitForFences` on the host; semaphore: a
     /// submission's wait; timeline: both, `vkWaitSemaphores` on the host;
@@ -401,7 +407,15 @@ pub enum ApiOp {
         kind: SyncKind,
         object: String,
         value: Option<i64>,
+        /// The number of the signal that answers it (see `Signal`).
+        #[serde(skip_serializing_if = "is_zero")]
+        epoch: usize,
     },
+    /// `vkResetFences` of a fence (host): "When vkResetFences is executed on
+    /// the host, it defines a fence unsignal operation for each fence,
+    /// which resets the fence to the unsignaled state." It orders nothing
+    /// (the front end numbers the fence's signals by it).
+    Reset { object: String },
     /// `vkCmdPipelineBarrier` with a global memory barrier (submission).
     Barrier(Dependency),
     /// `vkCmdDispatch` of these invocation threads (submission).
@@ -454,6 +468,7 @@ impl ApiOp {
                 SyncKind::Timeline => "semaphore wait operation / vkWaitSemaphores",
                 SyncKind::Event => "vkCmdWaitEvents/vkGetEventStatus",
             },
+            ApiOp::Reset { .. } => "vkResetFences",
             ApiOp::Barrier(_) => "vkCmdPipelineBarrier",
             ApiOp::Dispatch { .. } => "vkCmdDispatch",
             ApiOp::ClEnqueue { call, .. }
@@ -474,6 +489,10 @@ impl ApiOp {
             _ => HostApi::Vulkan,
         }
     }
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }
 
 /// A host API whose operations a program may hold.

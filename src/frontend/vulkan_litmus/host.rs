@@ -19,7 +19,7 @@ pub(super) struct ApiUse {
 }
 
 /// The API words, with the agents that may use them.
-const HOST_WORDS: &str = "submit flush invalidate signal wait set";
+const HOST_WORDS: &str = "submit flush invalidate signal wait set reset";
 const SUBMISSION_WORDS: &str = "dispatch barrier signal wait set";
 
 impl Parser<'_> {
@@ -207,14 +207,33 @@ impl Parser<'_> {
                         kind,
                         object,
                         value,
+                        epoch: 0,
                     }
                 } else {
                     ApiOp::Signal {
                         kind,
                         object,
                         value,
+                        epoch: 0,
                     }
                 }
+            }
+            "reset" => {
+                // vkResetFences: "When vkResetFences is executed on the
+                // host, it defines a fence unsignal operation for each
+                // fence, which resets the fence to the unsignaled state."
+                let (w, at) = lx.ident("`fence` after `reset`")?;
+                if w != "fence" {
+                    return Err((
+                        at,
+                        format!(
+                            "expected `fence` after `reset` (vkResetFences; binary semaphores are unsignaled by their waits), found `{w}`"
+                        ),
+                    ));
+                }
+                let (object, _) = lx.ident("the name of the fence")?;
+                lx.expect_end("after the fence")?;
+                ApiOp::Reset { object }
             }
             "dispatch" => {
                 let mut threads = Vec::new();
@@ -550,9 +569,12 @@ impl Parser<'_> {
         let mut kinds: HashMap<&str, (SyncKind, usize)> = HashMap::new();
         let mut signals: HashMap<&str, Vec<(Option<i64>, usize)>> = HashMap::new();
         for u in &self.api_uses {
-            let (ApiOp::Signal { kind, object, .. } | ApiOp::Wait { kind, object, .. }) = &u.op
-            else {
-                continue;
+            let (kind, object) = match &u.op {
+                ApiOp::Signal { kind, object, .. } | ApiOp::Wait { kind, object, .. } => {
+                    (kind, object)
+                }
+                ApiOp::Reset { object } => (&SyncKind::Fence, object),
+                _ => continue,
             };
             match kinds.get(object.as_str()) {
                 Some((k0, at0)) if k0 != kind => problems.push((
@@ -571,10 +593,11 @@ impl Parser<'_> {
             }
             if let ApiOp::Signal { value, .. } = &u.op {
                 let list = signals.entry(object).or_default();
-                if *kind != SyncKind::Timeline && !list.is_empty() {
+                // Fences and binary semaphores are reused (`reuse`).
+                if *kind == SyncKind::Event && !list.is_empty() {
                     problems.push((
                         u.at,
-                        format!("{} `{object}` is signalled twice (first at line {}): vkmm takes one signal per fence, binary semaphore and event", kind.name(), self.src.line(list[0].1)),
+                        format!("{} `{object}` is signalled twice (first at line {}): vkmm takes one signal per event", kind.name(), self.src.line(list[0].1)),
                     ));
                 }
                 if *kind == SyncKind::Timeline
@@ -594,6 +617,7 @@ impl Parser<'_> {
                 kind,
                 object,
                 value,
+                ..
             } = &u.op
             else {
                 continue;
@@ -635,6 +659,7 @@ impl Parser<'_> {
                 ));
             }
             if *kind == SyncKind::Semaphore
+                && sigs.len() < 2
                 && let Some(prev) = binary_waits.insert(object, u.at)
             {
                 problems.push((
@@ -642,6 +667,9 @@ impl Parser<'_> {
                     format!("binary semaphore `{object}` is waited on twice (first at line {}): one signal unblocks one wait, so the second hangs", self.src.line(prev)),
                 ));
             }
+        }
+        if problems.is_empty() {
+            problems.extend(self.reuse());
         }
         problems
     }
