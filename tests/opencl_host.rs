@@ -536,3 +536,65 @@ fn pictures_draw_command_queues_in_opencl_words() {
     let text = show("bug-two-queues-no-event.litmus");
     assert_eq!(text.matches("label=\"command-queue ").count(), 2, "{text}");
 }
+
+/// User events (docs/host.md, "User events"): the verdicts of
+/// `user-event-kernel` and its twin `bug-user-event-not-waited` are in the
+/// CSVs; a user event nobody sets, or set only after the host waits on the
+/// kernel waiting on it, is a hang; misuse is a located error.
+#[test]
+fn user_events_unset_hang_and_misuse_is_located() {
+    let cases: Vec<(&str, String, &str)> = vec![
+        (
+            "user-event-never-set",
+            test_text(
+                "",
+                "  clCreateUserEvent(&u);\n  clEnqueueNDRangeKernel(q, {P1}, {u});",
+                "",
+            ),
+            ":5:36: hang: this command never starts: user event `u` is never set to CL_COMPLETE (`clSetUserEventStatus(u, CL_COMPLETE);`)",
+        ),
+        (
+            "user-event-set-after-finish",
+            test_text(
+                "",
+                "  clCreateUserEvent(&u);\n  clEnqueueNDRangeKernel(q, {P1}, {u});\n  clFinish(q);\n  clSetUserEventStatus(u, CL_COMPLETE);",
+                "",
+            ),
+            "hang: this wait never returns: the host calls and commands at",
+        ),
+        (
+            "user-event-set-not-created",
+            test_text(
+                "",
+                &format!("{ENQ}\n  clSetUserEventStatus(u, CL_COMPLETE);"),
+                "",
+            ),
+            ":5:24: `u` is not a user event created before this call: create it with `clCreateUserEvent(&u);`",
+        ),
+        (
+            "user-event-set-twice",
+            test_text(
+                "",
+                &format!(
+                    "{ENQ}\n  clCreateUserEvent(&u);\n  clSetUserEventStatus(u, CL_COMPLETE);\n  clSetUserEventStatus(u, CL_COMPLETE);"
+                ),
+                "",
+            ),
+            ":7:24: user event `u` is set twice",
+        ),
+        (
+            "user-event-status",
+            test_text(
+                "",
+                &format!("{ENQ}\n  clCreateUserEvent(&u);\n  clSetUserEventStatus(u, -1);"),
+                "",
+            ),
+            ":6:27: expected `CL_COMPLETE`",
+        ),
+    ];
+    for (name, text, want) in &cases {
+        let (code, err) = bad(name, text);
+        assert_eq!(code, 2, "{name}: {err}");
+        assert!(err.contains(want), "{name}: expected `{want}` in\n{err}");
+    }
+}

@@ -422,7 +422,8 @@ fn opencl_env(program: &Program, events: &[EventInfo], env: &mut Env) {
                     // in its own thread, ordered by opencl-host.cat.
                     ClCommandKind::Marker
                     | ClCommandKind::Barrier
-                    | ClCommandKind::Transfer { .. } => {}
+                    | ClCommandKind::Transfer { .. }
+                    | ClCommandKind::UserEvent => {}
                 }
             }
             // Rule 4: "For a command C launched from the host, if C has a

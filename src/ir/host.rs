@@ -104,6 +104,15 @@ impl HostSetup {
         else {
             return None;
         };
+        if *kind == ClCommandKind::UserEvent {
+            return Some(HostLabel {
+                queue: "user events (set by the host)".to_string(),
+                command: format!(
+                    "user event {} set to CL_COMPLETE",
+                    event.as_deref().unwrap_or("?")
+                ),
+            });
+        }
         let name = self.queues.get(queue).map_or("?", String::as_str);
         let mut command = format!("enqueued {}", kind.word());
         if let ClCommandKind::Kernel { threads } = kind {
@@ -202,6 +211,11 @@ pub enum ClCommandKind {
     /// command's thread holds the copy's loads and stores between its start
     /// and its completion.
     Transfer { read: bool },
+    /// A user event (`clCreateUserEvent`) set to `CL_COMPLETE` by
+    /// `clSetUserEventStatus`: vkmm reads the set as a call enqueueing a
+    /// command that does nothing, whose completion is the user event
+    /// (docs/host.md, "User events").
+    UserEvent,
 }
 
 impl ClCommandKind {
@@ -215,6 +229,7 @@ impl ClCommandKind {
             ClCommandKind::Barrier => "barrier",
             ClCommandKind::Transfer { read: true } => "buffer read",
             ClCommandKind::Transfer { read: false } => "buffer write",
+            ClCommandKind::UserEvent => "user event",
         }
     }
     /// The enqueuing call's name (`svm`: the SVM spelling of a map/unmap).
@@ -229,6 +244,7 @@ impl ClCommandKind {
             (ClCommandKind::Barrier, _) => "clEnqueueBarrierWithWaitList",
             (ClCommandKind::Transfer { read: true }, _) => "clEnqueueReadBuffer",
             (ClCommandKind::Transfer { read: false }, _) => "clEnqueueWriteBuffer",
+            (ClCommandKind::UserEvent, _) => "clSetUserEventStatus",
         }
     }
 }
