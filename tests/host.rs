@@ -138,6 +138,19 @@ fn classic_bugs_name_the_missing_call() {
         ),
         ("bug-two-queues-no-semaphore.litmus", &["semaphore"][..]),
         ("bug-timeline-lower-value.litmus", &["semaphore"][..]),
+        (
+            "bug-copy-after-dispatch-no-barrier.litmus",
+            &["happens-before", "pipeline barrier"][..],
+        ),
+        (
+            "bug-fill-barrier-no-transfer-write.litmus",
+            &["made available", "TRANSFER_WRITE"][..],
+        ),
+        ("bug-copy-host-read-no-host-read.litmus", &["HOST_READ"][..]),
+        (
+            "bug-copy-host-read-no-fence-wait.litmus",
+            &["fence wait"][..],
+        ),
     ] {
         let m = missing(file);
         for n in names {
@@ -447,6 +460,153 @@ fn reused_fences_and_semaphores_need_their_unsignal_operations() {
             "reset-semaphore",
             " P0@host     ;\n reset sem s ;\n",
             ":9:8: expected `fence` after `reset`",
+        ),
+    ] {
+        let (code, err) = bad(name, &format!("{HEAD}{rows}"));
+        assert_eq!(code, 2, "{name}: {err}");
+        assert!(err.contains(want), "{name}: expected `{want}` in\n{err}");
+    }
+}
+
+/// The condition and race-freedom verdicts of `text` (a twin of a test of
+/// tests/litmus-host) under `vulkan`.
+fn verdicts(name: &str, text: &str) -> (bool, bool) {
+    let path = std::env::temp_dir().join(format!("vkmm-host-{name}-{}.litmus", std::process::id()));
+    std::fs::write(&path, text).unwrap();
+    let p = vkmm::frontend::load(&path).unwrap_or_else(|e| panic!("{name}: {e}"));
+    let _ = std::fs::remove_file(&path);
+    let m = vkmm::model::load("vulkan").unwrap();
+    (
+        holds(name, &p, &m, Property::Condition),
+        holds(name, &p, &m, Property::Races),
+    )
+}
+
+/// Transfer commands (docs/host.md, "Transfer commands"): the CSVs hold
+/// the tests and their mask twins; here the stage twins, each differing
+/// from a test in the one mask or command named. (condition holds,
+/// race-free) per twin.
+#[test]
+fn transfer_commands_are_ordered_by_their_stage_and_access_masks() {
+    let copy = std::fs::read_to_string(dir().join("copy-after-dispatch-barrier.litmus")).unwrap();
+    let fill = std::fs::read_to_string(dir().join("fill-barrier-dispatch.litmus")).unwrap();
+    let copy_dst = "-> TRANSFER:TRANSFER_READ |";
+    let fill_src = "| barrier TRANSFER:TRANSFER_WRITE ->";
+    let cases: &[(&str, String, (bool, bool))] = &[
+        // "VK_PIPELINE_STAGE_2_COPY_BIT specifies the execution of all
+        // copy commands"; ALL_TRANSFER is TRANSFER.
+        (
+            "copy-stage",
+            copy.replacen(copy_dst, "-> COPY:TRANSFER_READ |", 1),
+            (false, true),
+        ),
+        (
+            "all-transfer-stage",
+            copy.replacen(copy_dst, "-> ALL_TRANSFER:TRANSFER_READ |", 1),
+            (false, true),
+        ),
+        // MEMORY_READ "is treated as equivalent to setting all READ
+        // access flags that are valid where it is used".
+        (
+            "all-commands-memory-read",
+            copy.replacen(copy_dst, "-> ALL_COMMANDS:MEMORY_READ |", 1),
+            (false, true),
+        ),
+        // The copy is not in the compute stage: outside the second
+        // synchronization scope.
+        (
+            "compute-stage-for-copy",
+            copy.replacen(copy_dst, "-> COMPUTE:MEMORY_READ |", 1),
+            (true, false),
+        ),
+        // vkCmdUpdateBuffer is a transfer write as vkCmdFillBuffer.
+        (
+            "update",
+            fill.replacen("fill x, 1", "update x, 1", 1),
+            (false, true),
+        ),
+        (
+            "update-no-transfer-write",
+            fill.replacen("fill x, 1", "update x, 1", 1).replacen(
+                fill_src,
+                "| barrier TRANSFER:NONE ->",
+                1,
+            ),
+            (true, false),
+        ),
+        // "VK_PIPELINE_STAGE_2_CLEAR_BIT specifies the execution of clear
+        // commands": a fill is a clear command, not a copy command.
+        (
+            "clear-stage",
+            fill.replacen(fill_src, "| barrier CLEAR:TRANSFER_WRITE ->", 1),
+            (false, true),
+        ),
+        (
+            "copy-stage-for-fill",
+            fill.replacen(fill_src, "| barrier COPY:TRANSFER_WRITE ->", 1),
+            (true, false),
+        ),
+    ];
+    for (name, text, want) in cases {
+        assert!(text != &copy && text != &fill, "{name}: the twin differs");
+        assert_eq!(
+            verdicts(name, text),
+            *want,
+            "{name}: (condition, race-free)"
+        );
+    }
+    // Two transfer commands: submission order orders nothing; a barrier
+    // between them with both transfer access bits does.
+    let two = |barrier: &str| {
+        format!(
+            "VULKAN t\n{{\nx=0;\ny=0;\n}}\n P0@host   | P1@queue 0 ;\n submit P1 | fill x, 1  ;\n           | {barrier} ;\n           | copy x -> y ;\nexists (y == 0)\n"
+        )
+    };
+    assert_eq!(
+        verdicts(
+            "fill-copy",
+            &two("barrier TRANSFER:TRANSFER_WRITE -> TRANSFER:TRANSFER_READ")
+        ),
+        (false, true)
+    );
+    assert_eq!(
+        verdicts(
+            "fill-copy-execution-only",
+            &two("barrier TRANSFER:NONE -> TRANSFER:NONE")
+        ),
+        (true, false)
+    );
+    // Bad transfer commands are located errors.
+    for (name, rows, want) in [
+        (
+            "copy-overlap",
+            " P0@host   | P1@queue 0  ;\n submit P1 | copy z -> z ;\n",
+            ":9:24: `copy z -> z` reads and writes one location",
+        ),
+        (
+            "copy-no-arrow",
+            " P0@host   | P1@queue 0 ;\n submit P1 | copy z, x  ;\n",
+            ":9:20: expected `->` between the copy's source and destination",
+        ),
+        (
+            "fill-no-value",
+            " P0@host   | P1@queue 0 ;\n submit P1 | fill z     ;\n",
+            ":9:20: expected `,` after the destination",
+        ),
+        (
+            "copy-on-host",
+            " P0@host     ;\n copy x -> z ;\n",
+            ":9:2: `copy` is a command: write it in a queue submission",
+        ),
+        (
+            "transfer-read-at-clear",
+            " P0@host   | P1@queue 0 ;\n submit P1 | barrier CLEAR:TRANSFER_READ -> HOST:HOST_READ ;\n",
+            ":9:28: access type TRANSFER_READ cannot be performed by the source stages of this barrier (CLEAR): it needs TRANSFER or COPY or ALL_COMMANDS",
+        ),
+        (
+            "copy-in-invocation",
+            " P0@sg 0, wg 0, qf 0 ;\n copy x -> z ;\n",
+            ":9:2: `copy` is an API operation",
         ),
     ] {
         let (code, err) = bad(name, &format!("{HEAD}{rows}"));
