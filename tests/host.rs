@@ -352,18 +352,24 @@ fn every_host_mutation_is_caught() {
     );
 }
 
-#[test]
-fn pictures_draw_host_threads_and_queues_as_clusters() {
-    let dot = std::env::temp_dir().join(format!("vkmm-host-{}.dot", std::process::id()));
+/// The DOT text `vkmm show` draws for `file` of tests/litmus-host.
+fn picture(file: &str) -> String {
+    let dot = std::env::temp_dir().join(format!("vkmm-host-{file}-{}.dot", std::process::id()));
     let (code, _, err) = common::vkmm(&[
         "show",
-        "tests/litmus-host/fence-barrier-host-read.litmus",
+        &format!("tests/litmus-host/{file}"),
         "--dot",
         dot.to_str().unwrap(),
     ]);
     assert_eq!(code, 0, "{err}");
     let text = std::fs::read_to_string(&dot).unwrap();
     let _ = std::fs::remove_file(&dot);
+    text
+}
+
+#[test]
+fn pictures_draw_host_threads_and_queues_as_clusters() {
+    let text = picture("fence-barrier-host-read.litmus");
     for want in [
         "label=\"host threads\"",
         "label=\"queue 0 (submissions)\"",
@@ -613,4 +619,20 @@ fn transfer_commands_are_ordered_by_their_stage_and_access_masks() {
         assert_eq!(code, 2, "{name}: {err}");
         assert!(err.contains(want), "{name}: expected `{want}` in\n{err}");
     }
+}
+
+/// A transfer thread is drawn in its queue's cluster, its events labelled
+/// with the command's line, not as a shader invocation.
+#[test]
+fn pictures_draw_transfer_threads_in_their_queue() {
+    let text = picture("copy-host-read.litmus");
+    for want in [
+        "label=\"queue 0 (submissions)\"",
+        "copy x -> y [vkCmdCopyBuffer]",
+        "P2 line 16: copy x -> y [reads 1, initial]",
+        "P2 line 16: copy x -> y [writes 1]",
+    ] {
+        assert!(text.contains(want), "`{want}` not in\n{text}");
+    }
+    assert!(!text.contains("shader invocations"), "{text}");
 }
