@@ -138,6 +138,19 @@ fn classic_bugs_name_the_missing_call() {
         ),
         ("bug-two-queues-no-semaphore.litmus", &["semaphore"][..]),
         ("bug-timeline-lower-value.litmus", &["semaphore"][..]),
+        (
+            "bug-copy-after-dispatch-no-barrier.litmus",
+            &["happens-before", "pipeline barrier"][..],
+        ),
+        (
+            "bug-fill-barrier-no-transfer-write.litmus",
+            &["made available", "TRANSFER_WRITE"][..],
+        ),
+        ("bug-copy-host-read-no-host-read.litmus", &["HOST_READ"][..]),
+        (
+            "bug-copy-host-read-no-fence-wait.litmus",
+            &["fence wait"][..],
+        ),
     ] {
         let m = missing(file);
         for n in names {
@@ -339,18 +352,24 @@ fn every_host_mutation_is_caught() {
     );
 }
 
-#[test]
-fn pictures_draw_host_threads_and_queues_as_clusters() {
-    let dot = std::env::temp_dir().join(format!("vkmm-host-{}.dot", std::process::id()));
+/// The DOT text `vkmm show` draws for `file` of tests/litmus-host.
+fn picture(file: &str) -> String {
+    let dot = std::env::temp_dir().join(format!("vkmm-host-{file}-{}.dot", std::process::id()));
     let (code, _, err) = common::vkmm(&[
         "show",
-        "tests/litmus-host/fence-barrier-host-read.litmus",
+        &format!("tests/litmus-host/{file}"),
         "--dot",
         dot.to_str().unwrap(),
     ]);
     assert_eq!(code, 0, "{err}");
     let text = std::fs::read_to_string(&dot).unwrap();
     let _ = std::fs::remove_file(&dot);
+    text
+}
+
+#[test]
+fn pictures_draw_host_threads_and_queues_as_clusters() {
+    let text = picture("fence-barrier-host-read.litmus");
     for want in [
         "label=\"host threads\"",
         "label=\"queue 0 (submissions)\"",
@@ -367,4 +386,253 @@ fn pictures_draw_host_threads_and_queues_as_clusters() {
     let wg = text.find("label=\"workgroup").unwrap();
     assert!(host < wg, "{text}");
     assert!(!text[..wg].contains("workgroup"), "{text}");
+}
+
+/// Several signals of one fence or binary semaphore (docs/host.md,
+/// "Reuse"): the two tests give their verdicts through the CSVs (the second
+/// wait answered by the second signal); each twin below differs from them
+/// in the one call the reuse rule is about and is a located error.
+#[test]
+fn reused_fences_and_semaphores_need_their_unsignal_operations() {
+    let fence = std::fs::read_to_string(dir().join("fence-reset-resubmit.litmus")).unwrap();
+    let sem = std::fs::read_to_string(dir().join("sem-resignal-after-wait.litmus")).unwrap();
+    let cases: &[(&str, String, &str)] = &[
+        (
+            // vkQueueSubmit: "If fence is not VK_NULL_HANDLE, fence must be unsignaled"
+            "fence-no-reset",
+            fence.replacen(" reset fence f |", "               |", 1),
+            ":19:66: fence `f` is signalled again (first at P1 line 19) with no `reset fence f` before this batch's submit",
+        ),
+        (
+            // vkResetFences: "must not be currently associated with any
+            // queue command that has not yet completed execution"
+            "fence-reset-before-wait",
+            fence
+                .replacen(" wait fence f | barrier", " reset fence f | barrier", 1)
+                .replacen(" reset fence f | signal", " wait fence f  | signal", 1),
+            ":18:2: `reset fence f` while its signal (P1 line 19) may not have completed: wait on the fence first",
+        ),
+        (
+            "fence-wait-after-last-reset",
+            fence
+                .replacen(" ld r0, y     |", " reset fence f |", 1)
+                .replacen("exists", " wait fence f |  |  |  |  ;\nexists", 1),
+            ":23:2: hang: this wait never returns: no batch signalling fence `f` is submitted before it after its last reset",
+        ),
+        (
+            // "must be unsignaled when the semaphore signal operation it
+            // defines is executed on the device": the host's fence wait
+            // is what orders P2's wait before P3's signal.
+            "sem-resignal-unordered",
+            sem.replacen(" wait fence f |", "              |", 1),
+            ":18:49: binary semaphore `s` is signalled again, but the wait that unsignals its earlier signal (P2 line 17) is not before this signal",
+        ),
+        (
+            "sem-signal-while-pending",
+            sem.replacen(
+                " wait fence f |              |",
+                " wait fence f | signal sem s |",
+                1,
+            ),
+            ":19:17: binary semaphore `s` is signalled again while its signal (P1 line 18) is pending",
+        ),
+        (
+            // "Such semaphore wait operations set the semaphores ... to the
+            // unsignaled state": a third wait has no signal left.
+            "sem-wait-without-pending-signal",
+            sem.replacen(
+                " wait fence f |              | signal fence f |              |            ",
+                " wait fence f |              | signal fence f |              | wait sem s ",
+                1,
+            ),
+            ":19:64: hang: this wait never returns: no signal of binary semaphore `s` is pending when this batch is submitted",
+        ),
+    ];
+    for (name, text, want) in cases {
+        assert_ne!(text, &fence, "{name}: the twin differs");
+        assert_ne!(text, &sem, "{name}: the twin differs");
+        let (code, err) = bad(name, text);
+        assert_eq!(code, 2, "{name}: {err}");
+        assert!(err.contains(want), "{name}: expected `{want}` in\n{err}");
+    }
+    // The reset is a host command: not in a submission, not of a semaphore.
+    for (name, rows, want) in [
+        (
+            "reset-in-submission",
+            " P0@host   | P1@queue 0    ;\n submit P1 | reset fence f ;\n",
+            ":9:14: `reset` is not a command",
+        ),
+        (
+            "reset-semaphore",
+            " P0@host     ;\n reset sem s ;\n",
+            ":9:8: expected `fence` after `reset`",
+        ),
+    ] {
+        let (code, err) = bad(name, &format!("{HEAD}{rows}"));
+        assert_eq!(code, 2, "{name}: {err}");
+        assert!(err.contains(want), "{name}: expected `{want}` in\n{err}");
+    }
+}
+
+/// The condition and race-freedom verdicts of `text` (a twin of a test of
+/// tests/litmus-host) under `vulkan`.
+fn verdicts(name: &str, text: &str) -> (bool, bool) {
+    let path = std::env::temp_dir().join(format!("vkmm-host-{name}-{}.litmus", std::process::id()));
+    std::fs::write(&path, text).unwrap();
+    let p = vkmm::frontend::load(&path).unwrap_or_else(|e| panic!("{name}: {e}"));
+    let _ = std::fs::remove_file(&path);
+    let m = vkmm::model::load("vulkan").unwrap();
+    (
+        holds(name, &p, &m, Property::Condition),
+        holds(name, &p, &m, Property::Races),
+    )
+}
+
+/// Transfer commands (docs/host.md, "Transfer commands"): the CSVs hold
+/// the tests and their mask twins; here the stage twins, each differing
+/// from a test in the one mask or command named. (condition holds,
+/// race-free) per twin.
+#[test]
+fn transfer_commands_are_ordered_by_their_stage_and_access_masks() {
+    let copy = std::fs::read_to_string(dir().join("copy-after-dispatch-barrier.litmus")).unwrap();
+    let fill = std::fs::read_to_string(dir().join("fill-barrier-dispatch.litmus")).unwrap();
+    let copy_dst = "-> TRANSFER:TRANSFER_READ |";
+    let fill_src = "| barrier TRANSFER:TRANSFER_WRITE ->";
+    let cases: &[(&str, String, (bool, bool))] = &[
+        // "VK_PIPELINE_STAGE_2_COPY_BIT specifies the execution of all
+        // copy commands"; ALL_TRANSFER is TRANSFER.
+        (
+            "copy-stage",
+            copy.replacen(copy_dst, "-> COPY:TRANSFER_READ |", 1),
+            (false, true),
+        ),
+        (
+            "all-transfer-stage",
+            copy.replacen(copy_dst, "-> ALL_TRANSFER:TRANSFER_READ |", 1),
+            (false, true),
+        ),
+        // MEMORY_READ "is treated as equivalent to setting all READ
+        // access flags that are valid where it is used".
+        (
+            "all-commands-memory-read",
+            copy.replacen(copy_dst, "-> ALL_COMMANDS:MEMORY_READ |", 1),
+            (false, true),
+        ),
+        // The copy is not in the compute stage: outside the second
+        // synchronization scope.
+        (
+            "compute-stage-for-copy",
+            copy.replacen(copy_dst, "-> COMPUTE:MEMORY_READ |", 1),
+            (true, false),
+        ),
+        // vkCmdUpdateBuffer is a transfer write as vkCmdFillBuffer.
+        (
+            "update",
+            fill.replacen("fill x, 1", "update x, 1", 1),
+            (false, true),
+        ),
+        (
+            "update-no-transfer-write",
+            fill.replacen("fill x, 1", "update x, 1", 1).replacen(
+                fill_src,
+                "| barrier TRANSFER:NONE ->",
+                1,
+            ),
+            (true, false),
+        ),
+        // "VK_PIPELINE_STAGE_2_CLEAR_BIT specifies the execution of clear
+        // commands": a fill is a clear command, not a copy command.
+        (
+            "clear-stage",
+            fill.replacen(fill_src, "| barrier CLEAR:TRANSFER_WRITE ->", 1),
+            (false, true),
+        ),
+        (
+            "copy-stage-for-fill",
+            fill.replacen(fill_src, "| barrier COPY:TRANSFER_WRITE ->", 1),
+            (true, false),
+        ),
+    ];
+    for (name, text, want) in cases {
+        assert!(text != &copy && text != &fill, "{name}: the twin differs");
+        assert_eq!(
+            verdicts(name, text),
+            *want,
+            "{name}: (condition, race-free)"
+        );
+    }
+    // Two transfer commands: submission order orders nothing; a barrier
+    // between them with both transfer access bits does.
+    let two = |barrier: &str| {
+        format!(
+            "VULKAN t\n{{\nx=0;\ny=0;\n}}\n P0@host   | P1@queue 0 ;\n submit P1 | fill x, 1  ;\n           | {barrier} ;\n           | copy x -> y ;\nexists (y == 0)\n"
+        )
+    };
+    assert_eq!(
+        verdicts(
+            "fill-copy",
+            &two("barrier TRANSFER:TRANSFER_WRITE -> TRANSFER:TRANSFER_READ")
+        ),
+        (false, true)
+    );
+    assert_eq!(
+        verdicts(
+            "fill-copy-execution-only",
+            &two("barrier TRANSFER:NONE -> TRANSFER:NONE")
+        ),
+        (true, false)
+    );
+    // Bad transfer commands are located errors.
+    for (name, rows, want) in [
+        (
+            "copy-overlap",
+            " P0@host   | P1@queue 0  ;\n submit P1 | copy z -> z ;\n",
+            ":9:24: `copy z -> z` reads and writes one location",
+        ),
+        (
+            "copy-no-arrow",
+            " P0@host   | P1@queue 0 ;\n submit P1 | copy z, x  ;\n",
+            ":9:20: expected `->` between the copy's source and destination",
+        ),
+        (
+            "fill-no-value",
+            " P0@host   | P1@queue 0 ;\n submit P1 | fill z     ;\n",
+            ":9:20: expected `,` after the destination",
+        ),
+        (
+            "copy-on-host",
+            " P0@host     ;\n copy x -> z ;\n",
+            ":9:2: `copy` is a command: write it in a queue submission",
+        ),
+        (
+            "transfer-read-at-clear",
+            " P0@host   | P1@queue 0 ;\n submit P1 | barrier CLEAR:TRANSFER_READ -> HOST:HOST_READ ;\n",
+            ":9:28: access type TRANSFER_READ cannot be performed by the source stages of this barrier (CLEAR): it needs TRANSFER or COPY or ALL_COMMANDS",
+        ),
+        (
+            "copy-in-invocation",
+            " P0@sg 0, wg 0, qf 0 ;\n copy x -> z ;\n",
+            ":9:2: `copy` is an API operation",
+        ),
+    ] {
+        let (code, err) = bad(name, &format!("{HEAD}{rows}"));
+        assert_eq!(code, 2, "{name}: {err}");
+        assert!(err.contains(want), "{name}: expected `{want}` in\n{err}");
+    }
+}
+
+/// A transfer thread is drawn in its queue's cluster, its events labelled
+/// with the command's line, not as a shader invocation.
+#[test]
+fn pictures_draw_transfer_threads_in_their_queue() {
+    let text = picture("copy-host-read.litmus");
+    for want in [
+        "label=\"queue 0 (submissions)\"",
+        "copy x -> y [vkCmdCopyBuffer]",
+        "P2 line 16: copy x -> y [reads 1, initial]",
+        "P2 line 16: copy x -> y [writes 1]",
+    ] {
+        assert!(text.contains(want), "`{want}` not in\n{text}");
+    }
+    assert!(!text.contains("shader invocations"), "{text}");
 }

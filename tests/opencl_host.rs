@@ -482,3 +482,119 @@ fn every_host_mutation_is_caught() {
         "mutations no test catches: {survivors:?}"
     );
 }
+
+/// `vkmm show` of an OpenCL host test says it in the OpenCL API's words:
+/// the command-queue by name, each command as what was enqueued (kernel,
+/// map) with its events, the work-items by device and work-group; the
+/// Vulkan wording (`queue N (submissions)`, shader invocations, queue
+/// families) is the Vulkan tests' only (tests/host.rs).
+#[test]
+fn pictures_draw_command_queues_in_opencl_words() {
+    let show = |file: &str| {
+        let dot = std::env::temp_dir().join(format!(
+            "vkmm-opencl-host-{}-{file}.dot",
+            std::process::id()
+        ));
+        let (code, _, err) = common::vkmm(&[
+            "show",
+            &format!("tests/litmus-opencl-host/{file}"),
+            "--dot",
+            dot.to_str().unwrap(),
+        ]);
+        assert_eq!(code, 0, "{err}");
+        let text = std::fs::read_to_string(&dot).unwrap();
+        let _ = std::fs::remove_file(&dot);
+        text
+    };
+    let text = show("map-event-read.litmus");
+    for want in [
+        "label=\"host threads\"",
+        "label=\"command-queue q (enqueued commands)\"",
+        "(enqueued kernel (P1))\"",
+        "(enqueued map; event m)\"",
+        "label=\"devices (work-items)\"",
+        "label=\"device 0\"",
+        "label=\"work-group ",
+        "start of clEnqueueMapBuffer(q, x, CL_FALSE, NULL, &m);",
+    ] {
+        assert!(text.contains(want), "`{want}` not in\n{text}");
+    }
+    for vulkan in [
+        "submissions",
+        "shader invocations",
+        "queue family",
+        "subgroup",
+    ] {
+        assert!(!text.contains(vulkan), "`{vulkan}` in\n{text}");
+    }
+    // A wait list is named by its events; each queue gets its cluster.
+    let text = show("event-wait-list.litmus");
+    assert!(
+        text.contains("(enqueued kernel (P2); waits on events k1)\""),
+        "{text}"
+    );
+    let text = show("bug-two-queues-no-event.litmus");
+    assert_eq!(text.matches("label=\"command-queue ").count(), 2, "{text}");
+}
+
+/// User events (docs/host.md, "User events"): the verdicts of
+/// `user-event-kernel` and its twin `bug-user-event-not-waited` are in the
+/// CSVs; a user event nobody sets, or set only after the host waits on the
+/// kernel waiting on it, is a hang; misuse is a located error.
+#[test]
+fn user_events_unset_hang_and_misuse_is_located() {
+    let cases: Vec<(&str, String, &str)> = vec![
+        (
+            "user-event-never-set",
+            test_text(
+                "",
+                "  clCreateUserEvent(&u);\n  clEnqueueNDRangeKernel(q, {P1}, {u});",
+                "",
+            ),
+            ":5:36: hang: this command never starts: user event `u` is never set to CL_COMPLETE (`clSetUserEventStatus(u, CL_COMPLETE);`)",
+        ),
+        (
+            "user-event-set-after-finish",
+            test_text(
+                "",
+                "  clCreateUserEvent(&u);\n  clEnqueueNDRangeKernel(q, {P1}, {u});\n  clFinish(q);\n  clSetUserEventStatus(u, CL_COMPLETE);",
+                "",
+            ),
+            "hang: this wait never returns: the host calls and commands at",
+        ),
+        (
+            "user-event-set-not-created",
+            test_text(
+                "",
+                &format!("{ENQ}\n  clSetUserEventStatus(u, CL_COMPLETE);"),
+                "",
+            ),
+            ":5:24: `u` is not a user event created before this call: create it with `clCreateUserEvent(&u);`",
+        ),
+        (
+            "user-event-set-twice",
+            test_text(
+                "",
+                &format!(
+                    "{ENQ}\n  clCreateUserEvent(&u);\n  clSetUserEventStatus(u, CL_COMPLETE);\n  clSetUserEventStatus(u, CL_COMPLETE);"
+                ),
+                "",
+            ),
+            ":7:24: user event `u` is set twice",
+        ),
+        (
+            "user-event-status",
+            test_text(
+                "",
+                &format!("{ENQ}\n  clCreateUserEvent(&u);\n  clSetUserEventStatus(u, -1);"),
+                "",
+            ),
+            ":6:27: expected `CL_COMPLETE`",
+        ),
+    ];
+    for (name, text, want) in &cases {
+        let (code, err) = bad(name, text);
+        assert_eq!(code, 2, "{name}: {err}");
+        assert!(err.contains(want), "{name}: expected `{want}` in\n{err}");
+    }
+}

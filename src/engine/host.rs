@@ -50,18 +50,21 @@ pub(crate) fn host_env(program: &Program, events: &[EventInfo], env: &mut Env) -
     for (e, ev) in events.iter().enumerate() {
         of_thread[ev.thread].push(e);
     }
-    // A command's events: itself, and for a dispatch the events of the
-    // invocations it runs.
+    // A command's events: itself, for a dispatch the events of the
+    // invocations it runs, for a transfer command those of its transfer
+    // thread (its memory accesses).
     let group = |e: usize| -> Vec<usize> {
         let mut g = vec![e];
-        if let Some(ApiOp::Dispatch { threads }) = api(ins(e)) {
-            for &t in threads {
-                g.extend(of_thread.get(t).into_iter().flatten().copied());
-            }
+        let threads = match api(ins(e)) {
+            Some(ApiOp::Dispatch { threads }) => threads.as_slice(),
+            Some(ApiOp::Transfer { thread, .. }) => std::slice::from_ref(thread),
+            _ => &[],
+        };
+        for &t in threads {
+            g.extend(of_thread.get(t).into_iter().flatten().copied());
         }
         g
     };
-    let is_dispatch = |e: usize| matches!(api(ins(e)), Some(ApiOp::Dispatch { .. }));
 
     let mut apiinc = Relation::empty(n);
     let mut step = Relation::empty(n);
@@ -92,15 +95,16 @@ pub(crate) fn host_env(program: &Program, events: &[EventInfo], env: &mut Env) -
         }
     }
     // Signals and waits, for matching.
-    let mut signals: Vec<(usize, SyncKind, &str, Option<i64>)> = Vec::new();
+    let mut signals: Vec<(usize, SyncKind, &str, Option<i64>, usize)> = Vec::new();
     for e in 0..n {
         if let Some(ApiOp::Signal {
             kind,
             object,
             value,
+            epoch,
         }) = api(ins(e))
         {
-            signals.push((e, *kind, object.as_str(), *value));
+            signals.push((e, *kind, object.as_str(), *value, *epoch));
         }
     }
     for (t, evs) in of_thread.iter().enumerate() {
@@ -179,7 +183,9 @@ pub(crate) fn host_env(program: &Program, events: &[EventInfo], env: &mut Env) -
                             }
                         }
                         ApiOp::Barrier(_)
+                        | ApiOp::Reset { .. }
                         | ApiOp::Dispatch { .. }
+                        | ApiOp::Transfer { .. }
                         | ApiOp::ClEnqueue { .. }
                         | ApiOp::ClStart { .. }
                         | ApiOp::ClComplete { .. }
@@ -228,32 +234,39 @@ pub(crate) fn host_env(program: &Program, events: &[EventInfo], env: &mut Env) -
                             // vkCmdPipelineBarrier: the first synchronization
                             // scope is the earlier commands in submission
                             // order at the source stages, the second the
-                            // later ones at the destination stages.
-                            let earlier = evs[..k].iter().filter(|&&c| is_dispatch(c));
-                            let later = evs[k + 1..].iter().filter(|&&c| is_dispatch(c));
-                            if crate::ir::host::src_covers_compute(dep.src_stages) {
-                                for g in earlier.flat_map(|&c| group(c)) {
+                            // later ones at the destination stages. The
+                            // commands with stages are dispatches (compute)
+                            // and transfer commands (copy, clear).
+                            for &c in &evs[..k] {
+                                let Some(cop) = api(ins(c)) else { continue };
+                                if !dep.src_covers(cop) {
+                                    continue;
+                                }
+                                for g in group(c) {
                                     step.insert(g, e);
                                     // "An availability operation with source
                                     // scope of all writes in the first access
                                     // scope of the dependency and a
                                     // destination scope of the device domain."
-                                    if device_access(g) && is_w(g) && dep.src_shader_writes() {
+                                    if device_access(g) && is_w(g) && dep.src_writes_of(cop) {
                                         apiinc.insert(g, e);
                                     }
                                 }
                             }
-                            if crate::ir::host::dst_covers_compute(dep.dst_stages) {
-                                for g in later.flat_map(|&c| group(c)) {
+                            for &c in &evs[k + 1..] {
+                                let Some(cop) = api(ins(c)) else { continue };
+                                if !dep.dst_covers(cop) {
+                                    continue;
+                                }
+                                for g in group(c) {
                                     step.insert(e, g);
                                     // "A visibility operation with source
                                     // scope of the device domain and
                                     // destination scope of the second access
                                     // scope of the dependency."
-                                    let i = ins(g);
                                     if device_access(g)
-                                        && ((i.is_read() && dep.dst_shader(false))
-                                            || (is_w(g) && dep.dst_shader(true)))
+                                        && ((ins(g).is_read() && dep.dst_accesses_of(cop, false))
+                                            || (is_w(g) && dep.dst_accesses_of(cop, true)))
                                     {
                                         apiinc.insert(e, g);
                                     }
@@ -269,9 +282,11 @@ pub(crate) fn host_env(program: &Program, events: &[EventInfo], env: &mut Env) -
                             }
                         }
                         ApiOp::Submit { .. }
+                        | ApiOp::Reset { .. }
                         | ApiOp::Flush { .. }
                         | ApiOp::Invalidate { .. }
                         | ApiOp::Dispatch { .. }
+                        | ApiOp::Transfer { .. }
                         | ApiOp::ClEnqueue { .. }
                         | ApiOp::ClStart { .. }
                         | ApiOp::ClComplete { .. }
@@ -282,7 +297,8 @@ pub(crate) fn host_env(program: &Program, events: &[EventInfo], env: &mut Env) -
         }
     }
     // Signal -> wait: a fence, binary semaphore or event wait returns after
-    // its signal; a timeline wait for value v after the first signal that
+    // its signal (of a reused fence or binary semaphore: the signal of the
+    // wait's number, docs/host.md "Reuse"); a timeline wait for value v after the first signal that
     // reaches v: the one with the lowest value at least v (signal values
     // increase).
     for e in 0..n {
@@ -290,13 +306,14 @@ pub(crate) fn host_env(program: &Program, events: &[EventInfo], env: &mut Env) -
             kind,
             object,
             value,
+            epoch,
         }) = api(ins(e))
         else {
             continue;
         };
         let matching = signals
             .iter()
-            .filter(|s| s.1 == *kind && s.2 == object)
+            .filter(|s| s.1 == *kind && s.2 == object && s.4 == *epoch)
             .filter(|s| *kind != SyncKind::Timeline || s.3 >= *value);
         let chosen = if *kind == SyncKind::Timeline {
             if value.unwrap_or(0) == 0 {
@@ -417,7 +434,8 @@ fn opencl_env(program: &Program, events: &[EventInfo], env: &mut Env) {
                     // in its own thread, ordered by opencl-host.cat.
                     ClCommandKind::Marker
                     | ClCommandKind::Barrier
-                    | ClCommandKind::Transfer { .. } => {}
+                    | ClCommandKind::Transfer { .. }
+                    | ClCommandKind::UserEvent => {}
                 }
             }
             // Rule 4: "For a command C launched from the host, if C has a

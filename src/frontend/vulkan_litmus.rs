@@ -152,6 +152,11 @@ struct Parser<'a> {
     interlock_at: Option<usize>,
     /// The API operations, with where they were written (docs/host.md).
     api_uses: Vec<host::ApiUse>,
+    /// Transfer commands read but whose threads are not yet added.
+    transfers: Vec<host::PendingTransfer>,
+    /// How many threads, the last, are transfer threads (docs/host.md,
+    /// "Transfer commands").
+    transfer_threads: usize,
 }
 
 impl<'a> Parser<'a> {
@@ -169,6 +174,8 @@ impl<'a> Parser<'a> {
             declared: 0,
             interlock_at: None,
             api_uses: Vec::new(),
+            transfers: Vec::new(),
+            transfer_threads: 0,
         }
     }
 
@@ -186,6 +193,7 @@ impl<'a> Parser<'a> {
             self.ssw_block(&mut lx)?;
         }
         let pos = self.program_rows(lx.pos)?;
+        self.add_transfer_threads();
         self.check_program()?;
         // Cooperative matrix instructions whose attribution the test leaves
         // open: the program before lowering holds every element access.
@@ -1245,6 +1253,7 @@ impl<'a> Parser<'a> {
 pub(crate) mod coop;
 mod host;
 pub mod print;
+mod reuse;
 
 #[cfg(test)]
 mod tests;

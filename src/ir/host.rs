@@ -61,6 +61,10 @@ pub struct HostSetup {
     /// host threads).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub svm: Vec<Option<Svm>>,
+    /// OpenCL host tests: the name of each command-queue, by the index
+    /// `Agent::Submission { queue }` holds (pictures name the queue).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub queues: Vec<String>,
 }
 
 impl HostSetup {
@@ -80,6 +84,62 @@ impl HostSetup {
     pub fn svm(&self, l: usize) -> Option<Svm> {
         self.svm.get(l).copied().flatten()
     }
+    /// How pictures name the clusters of thread `thread` (number `t`) when
+    /// it is an OpenCL command: its command-queue and the command, in the
+    /// OpenCL API's words. `None` for every other thread (Vulkan
+    /// submissions keep the wording `queue N (submissions)`).
+    pub fn label(&self, t: usize, thread: &super::Thread) -> Option<HostLabel> {
+        let Agent::Submission { queue } = self.agent(t) else {
+            return None;
+        };
+        let super::Stmt::Op(first) = thread.code.first()? else {
+            return None;
+        };
+        let super::OpKind::Api(ApiOp::ClStart {
+            kind,
+            event,
+            wait_events,
+            ..
+        }) = &first.kind
+        else {
+            return None;
+        };
+        if *kind == ClCommandKind::UserEvent {
+            return Some(HostLabel {
+                queue: "user events (set by the host)".to_string(),
+                command: format!(
+                    "user event {} set to CL_COMPLETE",
+                    event.as_deref().unwrap_or("?")
+                ),
+            });
+        }
+        let name = self.queues.get(queue).map_or("?", String::as_str);
+        let mut command = format!("enqueued {}", kind.word());
+        if let ClCommandKind::Kernel { threads } = kind {
+            let list: Vec<String> = threads.iter().map(|w| format!("P{w}")).collect();
+            command.push_str(&format!(" ({})", list.join(", ")));
+        }
+        if !wait_events.is_empty() {
+            command.push_str(&format!("; waits on events {}", wait_events.join(", ")));
+        }
+        if let Some(e) = event {
+            command.push_str(&format!("; event {e}"));
+        }
+        Some(HostLabel {
+            queue: format!("command-queue {name} (enqueued commands)"),
+            command,
+        })
+    }
+}
+
+/// The OpenCL words for a command thread's clusters in pictures
+/// (`vkmm show`): `command-queue q (enqueued commands)` around the queue's
+/// commands, `enqueued kernel (P1); waits on events k0; event k1` on the
+/// command.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct HostLabel {
+    pub queue: String,
+    pub command: String,
 }
 
 /// How a global memory object of an OpenCL host test is shared between the
@@ -151,9 +211,27 @@ pub enum ClCommandKind {
     /// command's thread holds the copy's loads and stores between its start
     /// and its completion.
     Transfer { read: bool },
+    /// A user event (`clCreateUserEvent`) set to `CL_COMPLETE` by
+    /// `clSetUserEventStatus`: vkmm reads the set as a call enqueueing a
+    /// command that does nothing, whose completion is the user event
+    /// (docs/host.md, "User events").
+    UserEvent,
 }
 
 impl ClCommandKind {
+    /// What the command is, in the OpenCL API's words (pictures).
+    pub fn word(&self) -> &'static str {
+        match self {
+            ClCommandKind::Kernel { .. } => "kernel",
+            ClCommandKind::Map { .. } => "map",
+            ClCommandKind::Unmap { .. } => "unmap",
+            ClCommandKind::Marker => "marker",
+            ClCommandKind::Barrier => "barrier",
+            ClCommandKind::Transfer { read: true } => "buffer read",
+            ClCommandKind::Transfer { read: false } => "buffer write",
+            ClCommandKind::UserEvent => "user event",
+        }
+    }
     /// The enqueuing call's name (`svm`: the SVM spelling of a map/unmap).
     pub fn call(&self, svm: bool) -> &'static str {
         match (self, svm) {
@@ -166,6 +244,7 @@ impl ClCommandKind {
             (ClCommandKind::Barrier, _) => "clEnqueueBarrierWithWaitList",
             (ClCommandKind::Transfer { read: true }, _) => "clEnqueueReadBuffer",
             (ClCommandKind::Transfer { read: false }, _) => "clEnqueueWriteBuffer",
+            (ClCommandKind::UserEvent, _) => "clSetUserEventStatus",
         }
     }
 }
@@ -204,13 +283,25 @@ pub mod stage {
     pub const BOTTOM_OF_PIPE: u32 = 8;
     pub const HOST: u32 = 16;
     pub const ALL_COMMANDS: u32 = 32;
+    /// `VK_PIPELINE_STAGE_2_COPY_BIT`: "specifies the execution of all copy
+    /// commands" (`copy`).
+    pub const COPY: u32 = 64;
+    /// `VK_PIPELINE_STAGE_2_CLEAR_BIT`: "specifies the execution of clear
+    /// commands, with the exception of vkCmdClearAttachments" (`fill`,
+    /// `update`: both are in the clears chapter).
+    pub const CLEAR: u32 = 128;
     /// Spellings in the Vulkan `.litmus` dialect (without the
     /// `VK_PIPELINE_STAGE_` prefix and `_BIT` suffix; any case).
+    /// `TRANSFER` (`VK_PIPELINE_STAGE_TRANSFER_BIT`) is every transfer
+    /// command, as `ALL_TRANSFER` (`VK_PIPELINE_STAGE_2_ALL_TRANSFER_BIT`).
     pub const NAMES: &[(&str, u32)] = &[
         ("TOP_OF_PIPE", TOP_OF_PIPE),
         ("COMPUTE_SHADER", COMPUTE),
         ("COMPUTE", COMPUTE),
         ("TRANSFER", TRANSFER),
+        ("ALL_TRANSFER", TRANSFER),
+        ("COPY", COPY),
+        ("CLEAR", CLEAR),
         ("BOTTOM_OF_PIPE", BOTTOM_OF_PIPE),
         ("HOST", HOST),
         ("ALL_COMMANDS", ALL_COMMANDS),
@@ -244,27 +335,100 @@ pub mod access {
     /// stages, host accesses in the host stage, transfer accesses in the
     /// transfer stage, `MEMORY_*` in any; `ALL_COMMANDS` covers every stage
     /// but the host's. `None`: the access needs no particular stage.
+    /// VK_ACCESS_2_TRANSFER_READ_BIT: "Such access occurs in the
+    /// VK_PIPELINE_STAGE_2_COPY_BIT, VK_PIPELINE_STAGE_2_BLIT_BIT, or
+    /// VK_PIPELINE_STAGE_2_RESOLVE_BIT pipeline stages" (not CLEAR);
+    /// VK_ACCESS_2_TRANSFER_WRITE_BIT: "... COPY_BIT, ... BLIT_BIT, ...
+    /// CLEAR_BIT, or ... RESOLVE_BIT pipeline stages".
     pub fn stages_for(bit: u32) -> u32 {
         use super::stage::*;
         match bit {
             SHADER_READ | SHADER_WRITE => COMPUTE | ALL_COMMANDS,
             HOST_READ | HOST_WRITE => HOST,
-            TRANSFER_READ | TRANSFER_WRITE => TRANSFER | ALL_COMMANDS,
-            _ => COMPUTE | TRANSFER | HOST | ALL_COMMANDS,
+            TRANSFER_READ => TRANSFER | COPY | ALL_COMMANDS,
+            TRANSFER_WRITE => TRANSFER | COPY | CLEAR | ALL_COMMANDS,
+            _ => COMPUTE | TRANSFER | COPY | CLEAR | HOST | ALL_COMMANDS,
         }
     }
 }
 
-/// Whether a stage mask of a dependency's first scope covers the compute
-/// stage (`BOTTOM_OF_PIPE` in a first scope is every stage).
-pub fn src_covers_compute(stages: u32) -> bool {
-    stages & (stage::COMPUTE | stage::ALL_COMMANDS | stage::BOTTOM_OF_PIPE) != 0
+/// The stage a command's memory accesses are performed in, as a mask of
+/// the stage bits that name it: a dispatch's in the compute shader stage,
+/// a copy's in `COPY` ("VK_PIPELINE_STAGE_2_COPY_BIT specifies the
+/// execution of all copy commands"), a fill's or update's in `CLEAR`
+/// ("VK_PIPELINE_STAGE_2_CLEAR_BIT specifies the execution of clear
+/// commands"); `TRANSFER` names both ("VK_PIPELINE_STAGE_TRANSFER_BIT
+/// specifies the following commands: All copy commands ... All clear
+/// commands, with the exception of vkCmdClearAttachments").
+pub fn command_stages(op: &ApiOp) -> Option<u32> {
+    match op {
+        ApiOp::Dispatch { .. } => Some(stage::COMPUTE),
+        ApiOp::Transfer {
+            kind: TransferKind::Copy,
+            ..
+        } => Some(stage::COPY | stage::TRANSFER),
+        ApiOp::Transfer { .. } => Some(stage::CLEAR | stage::TRANSFER),
+        _ => None,
+    }
 }
 
-/// Whether a stage mask of a dependency's second scope covers the compute
-/// stage (`TOP_OF_PIPE` in a second scope is every stage).
-pub fn dst_covers_compute(stages: u32) -> bool {
-    stages & (stage::COMPUTE | stage::ALL_COMMANDS | stage::TOP_OF_PIPE) != 0
+/// The access bits that name a command's accesses (`write`: its writes,
+/// else its reads), `MEMORY_*` included: VK_ACCESS_MEMORY_WRITE_BIT "is
+/// treated as equivalent to setting all WRITE access flags that are valid
+/// where it is used" (likewise MEMORY_READ).
+pub fn command_access(op: &ApiOp, write: bool) -> u32 {
+    let (shader, transfer, memory) = if write {
+        (
+            access::SHADER_WRITE,
+            access::TRANSFER_WRITE,
+            access::MEMORY_WRITE,
+        )
+    } else {
+        (
+            access::SHADER_READ,
+            access::TRANSFER_READ,
+            access::MEMORY_READ,
+        )
+    };
+    match op {
+        ApiOp::Dispatch { .. } => shader | memory,
+        ApiOp::Transfer { .. } => transfer | memory,
+        _ => 0,
+    }
+}
+
+/// What a transfer command of a queue submission is (docs/host.md,
+/// "Transfer commands").
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub enum TransferKind {
+    /// `vkCmdCopyBuffer`: "Each source region specified by pRegions is
+    /// copied from the source buffer to the destination region of the
+    /// destination buffer."
+    Copy,
+    /// `vkCmdFillBuffer`: "data is the 4-byte word written repeatedly to
+    /// the buffer".
+    Fill,
+    /// `vkCmdUpdateBuffer`: "The source data is copied from pData to the
+    /// command buffer when the command is called."
+    Update,
+}
+
+impl TransferKind {
+    /// Its word in the dialect.
+    pub fn word(self) -> &'static str {
+        match self {
+            TransferKind::Copy => "copy",
+            TransferKind::Fill => "fill",
+            TransferKind::Update => "update",
+        }
+    }
+    pub fn call(self) -> &'static str {
+        match self {
+            TransferKind::Copy => "vkCmdCopyBuffer",
+            TransferKind::Fill => "vkCmdFillBuffer",
+            TransferKind::Update => "vkCmdUpdateBuffer",
+        }
+    }
 }
 
 /// A memory dependency (`vkCmdPipelineBarrier` with a global memory barrier).
@@ -298,20 +462,31 @@ impl Dependency {
             || (self.dst_access & (access::MEMORY_READ | access::MEMORY_WRITE) != 0
                 && self.dst_stages & stage::HOST != 0)
     }
-    /// Whether shader writes of the compute stage are in the first access scope.
-    pub fn src_shader_writes(&self) -> bool {
-        src_covers_compute(self.src_stages)
-            && self.src_access & (access::SHADER_WRITE | access::MEMORY_WRITE) != 0
+    /// Whether the command `op` (a dispatch or transfer command) before the
+    /// barrier is in its first synchronization scope: the source stages
+    /// name the command's stage, `ALL_COMMANDS`, or `BOTTOM_OF_PIPE`
+    /// (every stage in a first scope).
+    pub fn src_covers(&self, op: &ApiOp) -> bool {
+        command_stages(op).is_some_and(|s| {
+            self.src_stages & (s | stage::ALL_COMMANDS | stage::BOTTOM_OF_PIPE) != 0
+        })
     }
-    /// Whether shader reads (`write` false) or writes of the compute stage
-    /// are in the second access scope.
-    pub fn dst_shader(&self, write: bool) -> bool {
-        let bits = if write {
-            access::SHADER_WRITE | access::MEMORY_WRITE
-        } else {
-            access::SHADER_READ | access::MEMORY_READ
-        };
-        dst_covers_compute(self.dst_stages) && self.dst_access & bits != 0
+    /// Whether the command `op` after the barrier is in its second
+    /// synchronization scope (`TOP_OF_PIPE`: every stage in a second scope).
+    pub fn dst_covers(&self, op: &ApiOp) -> bool {
+        command_stages(op)
+            .is_some_and(|s| self.dst_stages & (s | stage::ALL_COMMANDS | stage::TOP_OF_PIPE) != 0)
+    }
+    /// Whether the writes of the command `op` before the barrier are in
+    /// its first access scope: the command is in the first synchronization
+    /// scope and the source access mask names its writes.
+    pub fn src_writes_of(&self, op: &ApiOp) -> bool {
+        self.src_covers(op) && self.src_access & command_access(op, true) != 0
+    }
+    /// Whether the reads (`write` false) or writes of the command `op`
+    /// after the barrier are in its second access scope.
+    pub fn dst_accesses_of(&self, op: &ApiOp, write: bool) -> bool {
+        self.dst_covers(op) && self.dst_access & command_access(op, write) != 0
     }
 }
 
@@ -330,6 +505,12 @@ pub enum ApiOp {
         kind: SyncKind,
         object: String,
         value: Option<i64>,
+        /// A fence's or binary semaphore's use: the signals of one object
+        /// are numbered 0, 1, ... in the order the front end establishes
+        /// (docs/host.md, "Reuse"), and a wait is answered by the signal of
+        /// its number. 0 for every other object.
+        #[serde(skip_serializing_if = "is_zero")]
+        epoch: usize,
     },
     /// Wait (fence: `vkWaitForFences` on the host; semaphore: a
     /// submission's wait; timeline: both, `vkWaitSemaphores` on the host;
@@ -338,11 +519,26 @@ pub enum ApiOp {
         kind: SyncKind,
         object: String,
         value: Option<i64>,
+        /// The number of the signal that answers it (see `Signal`).
+        #[serde(skip_serializing_if = "is_zero")]
+        epoch: usize,
     },
+    /// `vkResetFences` of a fence (host): "When vkResetFences is executed on
+    /// the host, it defines a fence unsignal operation for each fence,
+    /// which resets the fence to the unsignaled state." It orders nothing
+    /// (the front end numbers the fence's signals by it).
+    Reset { object: String },
     /// `vkCmdPipelineBarrier` with a global memory barrier (submission).
     Barrier(Dependency),
     /// `vkCmdDispatch` of these invocation threads (submission).
     Dispatch { threads: Vec<usize> },
+    /// A transfer command of a submission (`vkCmdCopyBuffer`,
+    /// `vkCmdFillBuffer`, `vkCmdUpdateBuffer`): its memory accesses (the
+    /// copy's read of the source and write of the destination, the fill's
+    /// or update's write) are the thread `thread`, a transfer thread the
+    /// front end adds after the test's threads, on the submission's queue
+    /// (docs/host.md, "Transfer commands").
+    Transfer { kind: TransferKind, thread: usize },
     /// OpenCL: the host API call that enqueues the command whose events are
     /// the thread `command` (an OpenCL command thread: its start and its
     /// completion). 3.6.4: "We also distinguish between the API function
@@ -356,6 +552,10 @@ pub enum ApiOp {
         kind: ClCommandKind,
         waits: Vec<usize>,
         call: &'static str,
+        /// The event the enqueue returns (`&e` as its last argument), and
+        /// the events of its wait list, by name (pictures).
+        event: Option<String>,
+        wait_events: Vec<String>,
     },
     /// OpenCL: the completion of the command of its thread: its signalling
     /// entity S (the second event of the command thread).
@@ -387,8 +587,10 @@ impl ApiOp {
                 SyncKind::Timeline => "semaphore wait operation / vkWaitSemaphores",
                 SyncKind::Event => "vkCmdWaitEvents/vkGetEventStatus",
             },
+            ApiOp::Reset { .. } => "vkResetFences",
             ApiOp::Barrier(_) => "vkCmdPipelineBarrier",
             ApiOp::Dispatch { .. } => "vkCmdDispatch",
+            ApiOp::Transfer { kind, .. } => kind.call(),
             ApiOp::ClEnqueue { call, .. }
             | ApiOp::ClStart { call, .. }
             | ApiOp::ClComplete { call }
@@ -407,6 +609,10 @@ impl ApiOp {
             _ => HostApi::Vulkan,
         }
     }
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }
 
 /// A host API whose operations a program may hold.

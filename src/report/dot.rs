@@ -56,6 +56,9 @@ struct Level {
     key: fn(&GraphEvent) -> usize,
     /// The cluster's label, when not `name` and the key.
     label: Option<fn(&GraphEvent) -> String>,
+    /// Whether only invocations are in its instances (a picture with host
+    /// threads draws no such cluster around a host thread or submission).
+    device_only: bool,
 }
 
 /// The levels of a picture of fragment invocations: one cluster per pixel
@@ -81,6 +84,7 @@ fn fragment_levels() -> Vec<Level> {
                 Some(f) => format!("pixel {}, subpass {}", f.pixel, f.subpass),
                 None => "not fragment invocations".to_string(),
             }),
+            device_only: false,
         },
         Level {
             id: "prim",
@@ -91,6 +95,7 @@ fn fragment_levels() -> Vec<Level> {
                 Some(f) => format!("primitive {} (rasterization order)", f.primitive),
                 None => "-".to_string(),
             }),
+            device_only: false,
         },
     ]
 }
@@ -106,6 +111,7 @@ fn levels(dialect: Dialect) -> Vec<Level> {
         style,
         key,
         label: None,
+        device_only: false,
     };
     match dialect {
         Dialect::Vulkan => vec![
@@ -126,8 +132,10 @@ fn levels(dialect: Dialect) -> Vec<Level> {
 /// (docs/host.md): the host threads in one cluster, each queue's
 /// submissions in one, the invocations by queue family, workgroup and
 /// subgroup (levels whose label is empty for an event draw no cluster
-/// around it).
-fn host_levels() -> Vec<Level> {
+/// around it). An OpenCL test says it in the OpenCL API's words: each
+/// command-queue's enqueued commands in one cluster, the work-items by
+/// device and work-group.
+fn host_levels(dialect: Dialect) -> Vec<Level> {
     fn agent_key(e: &GraphEvent) -> usize {
         match e.agent {
             Agent::Host => 0,
@@ -135,47 +143,33 @@ fn host_levels() -> Vec<Level> {
             Agent::Invocation => usize::MAX,
         }
     }
-    fn device_only(e: &GraphEvent, text: String) -> String {
-        if e.agent == Agent::Invocation {
-            text
-        } else {
-            String::new()
-        }
-    }
-    vec![
-        Level {
-            id: "agent",
-            name: "agents",
-            style: "style=bold; color=gray40",
-            key: agent_key,
-            label: Some(|e| match e.agent {
+    let agents = Level {
+        id: "agent",
+        name: "agents",
+        style: "style=bold; color=gray40",
+        key: agent_key,
+        label: Some(match dialect {
+            Dialect::Vulkan => |e| match e.agent {
                 Agent::Host => "host threads".to_string(),
                 Agent::Submission { queue } => format!("queue {queue} (submissions)"),
                 Agent::Invocation => "device (shader invocations)".to_string(),
-            }),
-        },
-        Level {
-            id: "qf",
-            name: "queue family",
-            style: "style=rounded; color=gray70",
-            key: |e| e.queue_family,
-            label: Some(|e| device_only(e, format!("queue family {}", e.queue_family))),
-        },
-        Level {
-            id: "wg",
-            name: "workgroup",
-            style: "style=rounded; color=gray50",
-            key: |e| e.workgroup,
-            label: Some(|e| device_only(e, format!("workgroup {}", e.workgroup))),
-        },
-        Level {
-            id: "sg",
-            name: "subgroup",
-            style: "style=dashed; color=gray60",
-            key: |e| e.subgroup,
-            label: Some(|e| device_only(e, format!("subgroup {}", e.subgroup))),
-        },
-    ]
+            },
+            Dialect::OpenCl => |e| match (e.agent, &e.host_label) {
+                (Agent::Host, _) => "host threads".to_string(),
+                (_, Some(l)) => l.queue.clone(),
+                (Agent::Submission { queue }, None) => format!("command-queue {queue}"),
+                (Agent::Invocation, _) => "devices (work-items)".to_string(),
+            },
+        }),
+        device_only: false,
+    };
+    // The dialect's scope instances, around invocations only.
+    let mut all = vec![agents];
+    all.extend(levels(dialect).into_iter().map(|l| Level {
+        device_only: true,
+        ..l
+    }));
+    all
 }
 
 /// The clusters of `events` (indices into the witness's events, sorted by
@@ -228,8 +222,12 @@ fn clusters(
                     .collect();
                 format!("samples {}", list.join(","))
             });
+            // An OpenCL command says what it is (`enqueued kernel (P1);
+            // event k1`).
+            let command = ev(first).host_label.as_ref().map(|l| escape(&l.command));
             let notes: Vec<String> = samples
                 .into_iter()
+                .chain(command)
                 .chain(opts.thread_notes.get(&key).map(|n| escape(n)))
                 .collect();
             if notes.is_empty() {
@@ -237,6 +235,8 @@ fn clusters(
             } else {
                 format!("P{key} ({})", notes.join("; "))
             }
+        } else if what.device_only && ev(first).agent != Agent::Invocation {
+            String::new()
         } else if let Some(l) = what.label {
             escape(&l(ev(first)))
         } else {
@@ -295,6 +295,7 @@ const THREAD: Level = Level {
     style: "style=solid; color=black",
     key: |e| e.thread,
     label: None,
+    device_only: false,
 };
 
 /// Program order's colour (threads draw it between consecutive events).
@@ -346,7 +347,7 @@ pub fn to_dot(w: &Witness, cycle: &[Edge], opts: &DotOptions) -> String {
     let levels = if w.graph_events.iter().any(|e| e.fragment.is_some()) {
         fragment_levels()
     } else if w.graph_events.iter().any(|e| e.agent != Agent::Invocation) {
-        host_levels()
+        host_levels(w.dialect)
     } else {
         levels(w.dialect)
     };

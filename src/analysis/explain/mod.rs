@@ -94,6 +94,9 @@ pub struct GraphEvent {
     /// clusters, docs/host.md); invocations leave it out of JSON.
     #[serde(skip_serializing_if = "is_invocation")]
     pub agent: crate::ir::host::Agent,
+    /// An OpenCL command's queue and command, in OpenCL words (pictures).
+    #[serde(skip)]
+    pub host_label: Option<crate::ir::host::HostLabel>,
     pub text: String,
 }
 
@@ -698,6 +701,7 @@ pub(crate) fn witness(
                 device: t.device,
                 fragment: t.fragment,
                 agent: program.host.agent(sk.events[e].thread),
+                host_label: program.host.label(sk.events[e].thread, t),
                 text: event_text(program, sk, cand, e),
             }
         })

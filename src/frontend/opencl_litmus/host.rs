@@ -65,6 +65,10 @@ enum What {
     },
     WaitForEvents(Vec<Named>),
     Finish(Named),
+    /// `clCreateUserEvent(&u)`.
+    CreateUserEvent(Named),
+    /// `clSetUserEventStatus(u, CL_COMPLETE)`.
+    SetUserEvent(Named),
 }
 
 /// A command's kind before thread numbers are checked.
@@ -106,10 +110,12 @@ const CALLS: &[&str] = &[
     "clEnqueueWriteBuffer",
     "clWaitForEvents",
     "clFinish",
+    "clCreateUserEvent",
+    "clSetUserEventStatus",
 ];
 
 /// The host API calls, for messages.
-const CALL_LIST: &str = "clEnqueueNDRangeKernel, clEnqueueMapBuffer, clEnqueueSVMMap, clEnqueueUnmapMemObject, clEnqueueSVMUnmap, clEnqueueMarkerWithWaitList, clEnqueueBarrierWithWaitList, clEnqueueReadBuffer, clEnqueueWriteBuffer, clWaitForEvents, clFinish";
+const CALL_LIST: &str = "clEnqueueNDRangeKernel, clEnqueueMapBuffer, clEnqueueSVMMap, clEnqueueUnmapMemObject, clEnqueueSVMUnmap, clEnqueueMarkerWithWaitList, clEnqueueBarrierWithWaitList, clEnqueueReadBuffer, clEnqueueWriteBuffer, clWaitForEvents, clFinish, clCreateUserEvent, clSetUserEventStatus";
 
 /// The built-in functions a host thread may call: C11 atomics (OpenCL C's
 /// names), which the host performs at `memory_scope_all_svm_devices`.
@@ -183,16 +189,10 @@ impl Parser<'_> {
             }
             self.host.svm.push(((name, t.line, t.col), k));
         } else {
-            let (kind, kt) = self.ident("`out_of_order`")?;
-            if kind != "out_of_order" {
-                return Err((
-                    kt.line,
-                    kt.col,
-                    format!(
-                        "expected `out_of_order` after `queue {name}` (queues are in order unless declared so), found `{kind}`"
-                    ),
-                ));
-            }
+            self.expect_word(
+                "out_of_order",
+                &format!("after `queue {name}` (queues are in order unless declared so)"),
+            )?;
             if self
                 .host
                 .out_of_order
@@ -203,6 +203,20 @@ impl Parser<'_> {
             }
         }
         Ok(true)
+    }
+
+    /// The word `want` (an error naming `after` otherwise).
+    fn expect_word(&mut self, want: &str, after: &str) -> R<()> {
+        let (w, t) = self.ident(&format!("`{want}`"))?;
+        if w == want {
+            Ok(())
+        } else {
+            Err((
+                t.line,
+                t.col,
+                format!("expected `{want}` {after}, found `{w}`"),
+            ))
+        }
     }
 
     /// A host API call statement (`clFinish(q);`), at `t`.
@@ -251,6 +265,20 @@ impl Parser<'_> {
             "clFinish" => {
                 let (q, qt) = self.ident("a command-queue name")?;
                 What::Finish((q, qt.line, qt.col))
+            }
+            "clCreateUserEvent" => {
+                self.expect("&", "before the created user event (`&u`)")?;
+                let (e, et) = self.ident("a user event name")?;
+                What::CreateUserEvent((e, et.line, et.col))
+            }
+            "clSetUserEventStatus" => {
+                let (e, et) = self.ident("a user event name")?;
+                self.expect(",", "after the user event")?;
+                self.expect_word(
+                    "CL_COMPLETE",
+                    "(vkmm sets user events to CL_COMPLETE only: a negative status, an error, is not modelled)",
+                )?;
+                What::SetUserEvent((e, et.line, et.col))
             }
             _ => {
                 let (q, qt) = self.ident("a command-queue name")?;
@@ -780,7 +808,7 @@ impl Parser<'_> {
         let mut command_of_call: Vec<Option<usize>> = Vec::new();
         let mut next = n;
         for c in &calls {
-            if matches!(c.what, What::Enqueue { .. }) {
+            if matches!(c.what, What::Enqueue { .. } | What::SetUserEvent(_)) {
                 command_of_call.push(Some(next));
                 next += 1;
             } else {
@@ -807,20 +835,81 @@ impl Parser<'_> {
                 events.insert(e, (command_of_call[k].unwrap_or(0), k, c.line));
             }
         }
+        // User events: created by one call, completed by the command of the
+        // call setting them.
+        let mut created: HashMap<&str, (usize, usize)> = HashMap::new(); // name -> (call index, line)
+        for (k, c) in calls.iter().enumerate() {
+            match &c.what {
+                What::CreateUserEvent((e, l, col)) => {
+                    if let Some(&(_, _, first)) = events.get(e.as_str()) {
+                        return Err((
+                            *l,
+                            *col,
+                            format!(
+                                "event `{e}` is returned twice (first at line {first}): name each command's event once"
+                            ),
+                        ));
+                    }
+                    if let Some((_, first)) = created.insert(e, (k, c.line)) {
+                        return Err((
+                            *l,
+                            *col,
+                            format!("user event `{e}` is created twice (first at line {first})"),
+                        ));
+                    }
+                }
+                What::SetUserEvent((e, l, col)) => {
+                    let Some(&(j, line)) = created.get(e.as_str()) else {
+                        return Err((
+                            *l,
+                            *col,
+                            format!(
+                                "`{e}` is not a user event created before this call: create it with `clCreateUserEvent(&{e});`"
+                            ),
+                        ));
+                    };
+                    if calls[j].thread != c.thread {
+                        // The order of creation and set is one thread's.
+                        return Err((
+                            *l,
+                            *col,
+                            format!(
+                                "user event `{e}` is set by P{} but created by P{}: vkmm orders a user event's calls by one host thread's program order",
+                                c.thread, calls[j].thread
+                            ),
+                        ));
+                    }
+                    if let Some(&(_, _, first)) = events.get(e.as_str()) {
+                        return Err((
+                            *l,
+                            *col,
+                            format!("user event `{e}` is set twice (first at line {first})"),
+                        ));
+                    }
+                    events.insert(e, (command_of_call[k].unwrap_or(0), j, line));
+                }
+                _ => {}
+            }
+        }
         let resolve = |c: &Call, k: usize, (e, l, col): &Named, waiter: &str| -> R<usize> {
             match events.get(e.as_str()) {
-                None => Err((
-                    *l,
-                    *col,
-                    format!(
-                        "hang: {waiter}: no command returns event `{e}` (`&{e}` as the last argument of an enqueue), so {}",
-                        if waiter.starts_with("this wait") {
-                            format!("P{} (the host thread) waits forever", c.thread)
-                        } else {
-                            "it never completes, nor does anything waiting on it".to_string()
-                        }
-                    ),
-                )),
+                None => {
+                    let why = if created.contains_key(e.as_str()) {
+                        format!(
+                            "user event `{e}` is never set to CL_COMPLETE (`clSetUserEventStatus({e}, CL_COMPLETE);`)"
+                        )
+                    } else {
+                        format!(
+                            "no command returns event `{e}` (`&{e}` as the last argument of an enqueue)"
+                        )
+                    };
+                    let so = if waiter.starts_with("this wait") {
+                        format!("P{} (the host thread) waits forever", c.thread)
+                    } else {
+                        "it never completes, nor does anything waiting on it".to_string()
+                    };
+                    Err((*l, *col, format!("hang: {waiter}: {why}, so {so}")))
+                }
                 Some(&(cmd, j, line)) => {
                     if calls[j].thread == c.thread && j >= k {
                         Err((
@@ -867,10 +956,35 @@ impl Parser<'_> {
             .map(|t| t.subgroup + 1)
             .max()
             .unwrap_or(0);
+        // A command's thread: in a work-group and sub-group of its own.
+        let command_thread = |cmd: usize, code: Vec<Stmt>| Thread {
+            id: cmd,
+            subgroup: sg_base + (cmd - n),
+            workgroup: wg_base + (cmd - n),
+            queue_family: 0,
+            device: 0,
+            code,
+            registers: Vec::new(),
+            fragment: None,
+        };
+        // User events' commands are on no queue: pictures draw them as one
+        // cluster of their own, after the queues.
+        let user_queue = {
+            let mut names: Vec<&str> = calls
+                .iter()
+                .filter_map(|c| match &c.what {
+                    What::Enqueue { queue, .. } | What::Finish(queue) => Some(queue.0.as_str()),
+                    _ => None,
+                })
+                .collect();
+            names.sort_unstable();
+            names.dedup();
+            names.len()
+        };
         for (k, c) in calls.iter().enumerate() {
             let qname = match &c.what {
                 What::Enqueue { queue, .. } | What::Finish(queue) => Some(queue),
-                What::WaitForEvents(_) => None,
+                What::WaitForEvents(_) | What::CreateUserEvent(_) | What::SetUserEvent(_) => None,
             };
             if let Some((q, l, col)) = qname {
                 let nq = queues.len();
@@ -887,6 +1001,39 @@ impl Parser<'_> {
                 }
             }
             match &c.what {
+                What::CreateUserEvent(_) => {}
+                What::SetUserEvent((e, _, _)) => {
+                    // 3.6.4: "each command C enqueued onto a command-queue
+                    // has an associated logically signaling entity S"; a
+                    // user event is such an S whose status the host sets.
+                    let cmd = command_of_call[k].unwrap_or(0);
+                    let span = |what: &str| SourceSpan {
+                        line: c.line,
+                        text: format!("{what} of {}", self.span(c.line).text),
+                    };
+                    let call = "clSetUserEventStatus";
+                    threads.push(command_thread(
+                        cmd,
+                        vec![
+                            Stmt::Op(Instruction::new(
+                                OpKind::Api(ApiOp::ClStart {
+                                    kind: ClCommandKind::UserEvent,
+                                    waits: Vec::new(),
+                                    call,
+                                    event: Some(e.clone()),
+                                    wait_events: Vec::new(),
+                                }),
+                                span("start"),
+                            )),
+                            Stmt::Op(Instruction::new(
+                                OpKind::Api(ApiOp::ClComplete { call }),
+                                span("completion"),
+                            )),
+                        ],
+                    ));
+                    agents.push(Agent::Submission { queue: user_queue });
+                    patches.push((c.thread, c.stmt, ApiOp::ClEnqueue { command: cmd, call }));
+                }
                 What::WaitForEvents(list) => {
                     let mut cmds = Vec::new();
                     for e in list {
@@ -918,6 +1065,7 @@ impl Parser<'_> {
                     waits,
                     call,
                     blocking,
+                    event,
                     ..
                 } => {
                     let cmd = command_of_call[k].unwrap_or(0);
@@ -1010,6 +1158,8 @@ impl Parser<'_> {
                             kind: ir_kind,
                             waits: wait_cmds,
                             call,
+                            event: event.as_ref().map(|e| e.0.clone()),
+                            wait_events: waits.iter().map(|w| w.0.clone()).collect(),
                         }),
                         span("start"),
                     );
@@ -1017,20 +1167,14 @@ impl Parser<'_> {
                         OpKind::Api(ApiOp::ClComplete { call }),
                         span("completion"),
                     );
-                    threads.push(Thread {
-                        id: cmd,
-                        subgroup: sg_base + (cmd - n),
-                        workgroup: wg_base + (cmd - n),
-                        queue_family: 0,
-                        device: 0,
-                        code: [Stmt::Op(start)]
+                    threads.push(command_thread(
+                        cmd,
+                        [Stmt::Op(start)]
                             .into_iter()
                             .chain(Self::copy_ops(kind, &span))
                             .chain([Stmt::Op(done)])
                             .collect(),
-                        registers: Vec::new(),
-                        fragment: None,
-                    });
+                    ));
                     agents.push(Agent::Submission { queue: qi });
                     patches.push((c.thread, c.stmt, ApiOp::ClEnqueue { command: cmd, call }));
                     if let Some(b) = blocking {
@@ -1070,6 +1214,9 @@ impl Parser<'_> {
         }
         self.program.host.agents = agents;
         self.program.host.svm = svm;
+        let mut names: Vec<(&str, usize)> = queues.iter().map(|(q, e)| (*q, e.0)).collect();
+        names.sort_by_key(|n| n.1);
+        self.program.host.queues = names.into_iter().map(|n| n.0.to_string()).collect();
         Ok(())
     }
 

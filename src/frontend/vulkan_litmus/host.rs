@@ -4,8 +4,8 @@
 
 use super::Parser;
 use crate::frontend::litmus::lexer::{Lexer, PErr, R, Tok, thread_of};
-use crate::ir::host::{Agent, ApiOp, Dependency, Mapping, SyncKind, access, stage};
-use crate::ir::{Instruction, OpKind, Order, Scope, SourceSpan, Stmt};
+use crate::ir::host::{Agent, ApiOp, Dependency, Mapping, SyncKind, TransferKind, access, stage};
+use crate::ir::{Instruction, OpKind, Operand, Order, Scope, SourceSpan, Stmt, Thread};
 use std::collections::HashMap;
 
 /// Where an API operation was written, for the whole-program checks.
@@ -18,9 +18,26 @@ pub(super) struct ApiUse {
     pub operand_at: Vec<usize>,
 }
 
+/// A transfer command (`copy`, `fill`, `update`) read in a submission; its
+/// transfer thread is added once every row is read (`add_transfer_threads`).
+pub(super) struct PendingTransfer {
+    /// The submission holding the command.
+    submission: usize,
+    /// A copy's source reference.
+    src: Option<usize>,
+    dst: usize,
+    /// A fill's or update's data.
+    value: i64,
+    at: usize,
+    source: SourceSpan,
+}
+
+/// The register of a copy's transfer thread (the value copied).
+const COPY_REGISTER: &str = "v";
+
 /// The API words, with the agents that may use them.
-const HOST_WORDS: &str = "submit flush invalidate signal wait set";
-const SUBMISSION_WORDS: &str = "dispatch barrier signal wait set";
+const HOST_WORDS: &str = "submit flush invalidate signal wait set reset";
+const SUBMISSION_WORDS: &str = "dispatch barrier signal wait set copy fill update";
 
 impl Parser<'_> {
     /// `mapped x coherent;` or `mapped x noncoherent;` in the initial state.
@@ -105,6 +122,14 @@ impl Parser<'_> {
             Agent::Host => {
                 if matches!(word, "ld" | "st" | "rmw") {
                     return self.host_access(lx, k, word, op_at, source).map(Some);
+                }
+                if matches!(word, "copy" | "fill" | "update" | "dispatch" | "barrier") {
+                    return Err((
+                        op_at,
+                        format!(
+                            "`{word}` is a command: write it in a queue submission (`Pj@queue 0`) that the host thread submits"
+                        ),
+                    ));
                 }
                 if !host_word {
                     if matches!(
@@ -207,14 +232,33 @@ impl Parser<'_> {
                         kind,
                         object,
                         value,
+                        epoch: 0,
                     }
                 } else {
                     ApiOp::Signal {
                         kind,
                         object,
                         value,
+                        epoch: 0,
                     }
                 }
+            }
+            "reset" => {
+                // vkResetFences: "When vkResetFences is executed on the
+                // host, it defines a fence unsignal operation for each
+                // fence, which resets the fence to the unsignaled state."
+                let (w, at) = lx.ident("`fence` after `reset`")?;
+                if w != "fence" {
+                    return Err((
+                        at,
+                        format!(
+                            "expected `fence` after `reset` (vkResetFences; binary semaphores are unsignaled by their waits), found `{w}`"
+                        ),
+                    ));
+                }
+                let (object, _) = lx.ident("the name of the fence")?;
+                lx.expect_end("after the fence")?;
+                ApiOp::Reset { object }
             }
             "dispatch" => {
                 let mut threads = Vec::new();
@@ -252,6 +296,7 @@ impl Parser<'_> {
                     dst_access,
                 })
             }
+            "copy" | "fill" | "update" => self.transfer_command(lx, k, word, op_at, source)?,
             _ => unreachable!("API words are listed above"),
         };
         self.api_uses.push(ApiUse {
@@ -264,6 +309,144 @@ impl Parser<'_> {
             OpKind::Api(op),
             source.clone(),
         ))))
+    }
+
+    /// `copy SRC -> DST` (vkCmdCopyBuffer), `fill DST, V`
+    /// (vkCmdFillBuffer), `update DST, V` (vkCmdUpdateBuffer) in submission
+    /// `k`: the command, whose accesses are a transfer thread numbered
+    /// after the test's threads (added by `add_transfer_threads`).
+    fn transfer_command(
+        &mut self,
+        lx: &mut Lexer<'_>,
+        k: usize,
+        word: &str,
+        op_at: usize,
+        source: &SourceSpan,
+    ) -> R<ApiOp> {
+        let kind = match word {
+            "copy" => TransferKind::Copy,
+            "fill" => TransferKind::Fill,
+            _ => TransferKind::Update,
+        };
+        let (src, dst, value) = if kind == TransferKind::Copy {
+            let (s, s_at) = lx.ident("the source location of the copy (`copy x -> y`)")?;
+            let arrow = lx.next()?;
+            let gt = lx.next()?;
+            if !(arrow.is_punct("-") && gt.is_punct(">")) {
+                return Err((
+                    arrow.at,
+                    format!(
+                        "expected `->` between the copy's source and destination (`copy {s} -> y`), found {}",
+                        arrow.show()
+                    ),
+                ));
+            }
+            let (d, d_at) = lx.ident("the destination location of the copy")?;
+            let src = self.used(&s, s_at);
+            let dst = self.used(&d, d_at);
+            let refs = &self.program.references;
+            if refs[src].location == refs[dst].location {
+                // VUID-vkCmdCopyBuffer-pRegions-00117
+                return Err((
+                    d_at,
+                    format!(
+                        "`copy {s} -> {d}` reads and writes one location: vkCmdCopyBuffer \"Each memory location accessed by this command must not be accessed by both a source region and a destination region\""
+                    ),
+                ));
+            }
+            (Some(src), dst, 0)
+        } else {
+            let (d, d_at) = lx.ident(&format!("the destination location of the {word}"))?;
+            lx.expect(",", &format!("after the destination (`{word} {d}, 1`)"))?;
+            let (v, _) = lx.integer(&format!("the data the {word} writes"))?;
+            (None, self.used(&d, d_at), v)
+        };
+        lx.expect_end(&format!("after the {word} command"))?;
+        let thread = self.program.threads.len() + self.transfers.len();
+        self.transfers.push(PendingTransfer {
+            submission: k,
+            src,
+            dst,
+            value,
+            at: op_at,
+            source: source.clone(),
+        });
+        Ok(ApiOp::Transfer { kind, thread })
+    }
+
+    /// The transfer threads of the transfer commands, after the test's
+    /// threads (P{n}, P{n+1}, ... in the order the commands were read),
+    /// each on its submission's queue: a copy is a read of the source into
+    /// the register `v` and a write of `v` to the destination, a fill or
+    /// update one write of its data. The accesses are non-private and have
+    /// no storage class or scope (like host accesses: the API's
+    /// availability, visibility and domain operations order them). A
+    /// command's accesses are a thread of their own, not statements of the
+    /// submission: program order within one thread is happens-before, and
+    /// commands in submission order are not ordered unless a
+    /// synchronization command says so.
+    pub(super) fn add_transfer_threads(&mut self) {
+        let pending = std::mem::take(&mut self.transfers);
+        // Fresh subgroup and workgroup ids: a transfer thread is in no
+        // scope instance of the invocations.
+        let next = |f: fn(&Thread) -> usize| {
+            self.program
+                .threads
+                .iter()
+                .map(|t| f(t) + 1)
+                .max()
+                .unwrap_or(0)
+        };
+        let (sg, wg) = (next(|t| t.subgroup), next(|t| t.workgroup));
+        for (i, p) in pending.iter().enumerate() {
+            let id = self.program.threads.len();
+            let access = |kind: OpKind, reference: usize| {
+                let mut ins = Instruction::new(kind, p.source.clone());
+                ins.reference = Some(reference);
+                ins.non_private = true;
+                ins
+            };
+            let mut info = super::ThreadInfo::default();
+            let mut code = Vec::new();
+            let data = match p.src {
+                Some(src) => {
+                    let mut ld = access(OpKind::Load, src);
+                    ld.dest = Some(COPY_REGISTER.to_string());
+                    info.defined.insert(COPY_REGISTER.to_string());
+                    code.push(Stmt::Op(ld));
+                    Operand::Reg(COPY_REGISTER.to_string())
+                }
+                None => Operand::Const(p.value),
+            };
+            let mut st = access(OpKind::Store, p.dst);
+            st.operand = Some(data);
+            code.push(Stmt::Op(st));
+            info.stmt_at = vec![p.at; code.len()];
+            self.program.threads.push(Thread {
+                id,
+                subgroup: sg + i,
+                workgroup: wg + i,
+                queue_family: 0,
+                device: 0,
+                code,
+                registers: Vec::new(),
+                fragment: None,
+            });
+            self.infos.push(info);
+            let queue = match self.program.host.agent(p.submission) {
+                Agent::Submission { queue } => queue,
+                _ => 0,
+            };
+            let agents = &mut self.program.host.agents;
+            agents.resize(id, Agent::Invocation);
+            agents.push(Agent::Submission { queue });
+        }
+        self.transfer_threads = pending.len();
+    }
+
+    /// Whether thread `k` is a transfer thread (not a column of the test).
+    fn is_transfer_thread(&self, k: usize) -> bool {
+        k + self.transfer_threads >= self.program.threads.len()
     }
 
     /// The reference `name` (at `at`), which must be mapped memory.
@@ -489,7 +672,9 @@ impl Parser<'_> {
             match &u.op {
                 ApiOp::Submit { submission } => {
                     let at = u.operand_at[0];
-                    if !matches!(agents.get(*submission), Some(Agent::Submission { .. })) {
+                    if !matches!(agents.get(*submission), Some(Agent::Submission { .. }))
+                        || self.is_transfer_thread(*submission)
+                    {
                         problems.push((
                             at,
                             format!("`submit P{submission}`: P{submission} is not a queue submission (declare it `P{submission}@queue 0`)"),
@@ -523,6 +708,9 @@ impl Parser<'_> {
             }
         }
         for (k, a) in agents.iter().enumerate() {
+            if self.is_transfer_thread(k) {
+                continue;
+            }
             if a.is_submission() && !submitted.contains_key(&k) {
                 let at = self.infos[k].stmt_at.first().copied().unwrap_or(0);
                 problems.push((
@@ -550,9 +738,12 @@ impl Parser<'_> {
         let mut kinds: HashMap<&str, (SyncKind, usize)> = HashMap::new();
         let mut signals: HashMap<&str, Vec<(Option<i64>, usize)>> = HashMap::new();
         for u in &self.api_uses {
-            let (ApiOp::Signal { kind, object, .. } | ApiOp::Wait { kind, object, .. }) = &u.op
-            else {
-                continue;
+            let (kind, object) = match &u.op {
+                ApiOp::Signal { kind, object, .. } | ApiOp::Wait { kind, object, .. } => {
+                    (kind, object)
+                }
+                ApiOp::Reset { object } => (&SyncKind::Fence, object),
+                _ => continue,
             };
             match kinds.get(object.as_str()) {
                 Some((k0, at0)) if k0 != kind => problems.push((
@@ -571,10 +762,11 @@ impl Parser<'_> {
             }
             if let ApiOp::Signal { value, .. } = &u.op {
                 let list = signals.entry(object).or_default();
-                if *kind != SyncKind::Timeline && !list.is_empty() {
+                // Fences and binary semaphores are reused (`reuse`).
+                if *kind == SyncKind::Event && !list.is_empty() {
                     problems.push((
                         u.at,
-                        format!("{} `{object}` is signalled twice (first at line {}): vkmm takes one signal per fence, binary semaphore and event", kind.name(), self.src.line(list[0].1)),
+                        format!("{} `{object}` is signalled twice (first at line {}): vkmm takes one signal per event", kind.name(), self.src.line(list[0].1)),
                     ));
                 }
                 if *kind == SyncKind::Timeline
@@ -594,6 +786,7 @@ impl Parser<'_> {
                 kind,
                 object,
                 value,
+                ..
             } = &u.op
             else {
                 continue;
@@ -635,6 +828,7 @@ impl Parser<'_> {
                 ));
             }
             if *kind == SyncKind::Semaphore
+                && sigs.len() < 2
                 && let Some(prev) = binary_waits.insert(object, u.at)
             {
                 problems.push((
@@ -642,6 +836,9 @@ impl Parser<'_> {
                     format!("binary semaphore `{object}` is waited on twice (first at line {}): one signal unblocks one wait, so the second hangs", self.src.line(prev)),
                 ));
             }
+        }
+        if problems.is_empty() {
+            problems.extend(self.reuse());
         }
         problems
     }
@@ -651,7 +848,7 @@ impl Parser<'_> {
 fn stage_names(mask: u32) -> String {
     stage::NAMES
         .iter()
-        .filter(|(n, b)| mask & b != 0 && *n != "COMPUTE_SHADER")
+        .filter(|(n, b)| mask & b != 0 && !matches!(*n, "COMPUTE_SHADER" | "ALL_TRANSFER"))
         .map(|(n, _)| *n)
         .collect::<Vec<_>>()
         .join(" or ")
