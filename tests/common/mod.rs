@@ -360,6 +360,7 @@ pub fn own_litmus_files(skip: &dyn Fn(&Path) -> bool) -> Vec<PathBuf> {
     }
     litmus_files_below(&root.join("examples"), skip, &mut files);
     files
+}
 
 /// (condition holds, race-free) of the test at `path` under `vulkan`.
 pub fn vulkan_verdicts(path: &Path) -> (bool, bool) {
