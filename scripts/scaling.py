@@ -213,9 +213,10 @@ def taslock(n):
  the same write (an RMW comes immediately after the write it reads in the
  modification order), so the holders follow one another, each acquiring
  from the previous release; the increments are ordered, available and
- visible at device scope. A failed exchange writes 1 over 1, so the loop
- is not side-effect free: it is unrolled, and some paths are always cut
- at the unrolling bound (the answer covers the executions within it).""" % n
+ visible at device scope. A failed exchange writes back the 1 it read,
+ so its iteration can be dropped: the loop runs as an await (MODELS.md,
+ "Read-modify-write spin loops") and the answer is complete; with
+ --no-spin-reduction it is unrolled and paths are cut at the bound.""" % n
     return layout("taslock-%d" % n, comment, ["l", "c"], [list(t) for _ in range(n)],
                   "forall (c == %d)" % n)
 
