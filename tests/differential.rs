@@ -172,17 +172,22 @@ fn own_tests_and_examples() {
     assert!(diffs.is_empty(), "{}", diffs.join("\n"));
 }
 
-#[test]
-fn the_reduction_removes_the_bound_of_a_spin_loop() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+/// The reference and the reduced outcome of the repository's file `rel`.
+fn both_searches(rel: &str) -> (LitmusOutcome, LitmusOutcome) {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(rel);
     let run = |reduce| match session(reduce, LocalMemory::PerWorkgroup)
-        .check_file(root.join("examples/mp.litmus"))
+        .check_file(&path)
         .unwrap()
     {
         Checked::Litmus(o) => o,
         other => unreachable!("{other:?}"),
     };
-    let (reference, reduced) = (run(false), run(true));
+    (*run(false), *run(true))
+}
+
+#[test]
+fn the_reduction_removes_the_bound_of_a_spin_loop() {
+    let (reference, reduced) = both_searches("examples/mp.litmus");
     assert!(reference.cut_paths > 0);
     assert_eq!(reduced.cut_paths, 0);
     assert_eq!(reduced.condition_holds, Some(true));
@@ -216,16 +221,7 @@ fn a_lock_loop_iteration_that_changes_memory_stays() {
     // An exchange of 1 that reads 1 writes back what it read: dropped, so
     // the reduced search of the two-thread lock is complete where the
     // reference cuts paths.
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let lock = root.join("tests/litmus-vulkan/spinlock-device.litmus");
-    let run = |reduce| match session(reduce, LocalMemory::PerWorkgroup)
-        .check_file(&lock)
-        .unwrap()
-    {
-        Checked::Litmus(o) => o,
-        other => unreachable!("{other:?}"),
-    };
-    let (reference, reduced) = (run(false), run(true));
+    let (reference, reduced) = both_searches("tests/litmus-vulkan/spinlock-device.litmus");
     assert!(reference.cut_paths > 0);
     assert_eq!(reduced.cut_paths, 0);
     assert_eq!(states(&reference), states(&reduced));
