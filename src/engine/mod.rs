@@ -269,10 +269,15 @@ pub struct Explorer<'p> {
     /// The values standing for "any value" when some location's initial
     /// value is undefined.
     undefined: Option<undefined::Domain>,
+    /// The time limit and memory bound, read while combinations of paths
+    /// are walked (most may be rejected without reaching the driver, which
+    /// reads them only per skeleton).
+    budget: trace::Budget,
 }
 
 impl<'p> Explorer<'p> {
     pub fn new(program: &'p Program, limits: Limits) -> Result<Explorer<'p>, ExecError> {
+        let budget = trace::Budget::new(&limits);
         Ok(Explorer {
             program,
             threads: trace::explore(program, &limits)?,
@@ -283,6 +288,7 @@ impl<'p> Explorer<'p> {
                 .any(|t| t.instructions().any(|i| i.is_group_function())),
             skipped: std::cell::Cell::new(None),
             undefined: undefined::Domain::for_search(program, &limits),
+            budget,
         })
     }
 
@@ -486,6 +492,17 @@ impl<'p> Explorer<'p> {
         }
         let mut idx = vec![0usize; self.threads.len()];
         loop {
+            // Out of time or memory: the rest of the walk is skipped, and
+            // the walk says which limit stopped it.
+            if let Err(ExecError {
+                limit: Some(kind), ..
+            }) = self
+                .budget
+                .step(&|| "combining the threads' paths".to_string())
+            {
+                self.skipped.set(Some(kind));
+                return Ok(ControlFlow::Break(()));
+            }
             let paths: Vec<&Path> = idx
                 .iter()
                 .enumerate()

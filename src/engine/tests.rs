@@ -248,3 +248,48 @@ fn environments_bind_the_registered_names() {
     });
     assert!(candidates > 0);
 }
+
+#[test]
+fn the_walk_over_combinations_of_paths_reads_the_time_limit() {
+    // Two threads of two paths each: four combinations. With the budget
+    // spent (a zero time limit set after the paths were enumerated), the
+    // walk stops before the first one and says which limit stopped it.
+    let program = crate::frontend::vulkan_litmus::parse(
+        "t.litmus",
+        "VULKAN t\n{\nx=0;\n}\n P0@sg 0, wg 0, qf 0 | P1@sg 0, wg 1, qf 0 ;\n \
+         ld.atom.dv.sc0 r0, x | st.atom.dv.sc0 x, 1 ;\n bne r0, 0, L | ld.atom.dv.sc0 r1, x ;\n \
+         st.atom.dv.sc0 x, 2 | bne r1, 0, M ;\n L: | st.atom.dv.sc0 x, 3 ;\n  | M: ;\n\
+         exists (x == 1)\n",
+    )
+    .unwrap();
+    let mut explorer = super::Explorer::new(&program, Limits::default()).unwrap();
+    let mut seen = 0;
+    explorer
+        .for_each(|_| -> Result<ControlFlow<()>, super::ExecError> {
+            seen += 1;
+            Ok(ControlFlow::Continue(()))
+        })
+        .unwrap();
+    assert!(seen > 0);
+    assert_eq!(explorer.skipped(), None);
+    let spent = Limits {
+        timeout: Some(std::time::Duration::ZERO),
+        ..Limits::default()
+    };
+    explorer.budget = super::trace::Budget::new(&spent);
+    // The budget is read once every BUDGET_EVERY steps: walk enough.
+    let mut seen_after = 0;
+    for _ in 0..super::trace::BUDGET_EVERY {
+        explorer
+            .for_each(|_| -> Result<ControlFlow<()>, super::ExecError> {
+                seen_after += 1;
+                Ok(ControlFlow::Continue(()))
+            })
+            .unwrap();
+        if explorer.skipped().is_some() {
+            break;
+        }
+    }
+    assert_eq!(explorer.skipped(), Some(super::LimitKind::Timeout));
+    assert!(seen_after < seen * super::trace::BUDGET_EVERY as usize);
+}

@@ -22,7 +22,7 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 /// read while the paths are enumerated and the value domains computed: the
 /// driver reads them between candidate executions only, and a path-heavy
 /// thread could run far past its limit before the first candidate.
-struct Budget {
+pub(crate) struct Budget {
     start: web_time::Instant,
     timeout: Option<std::time::Duration>,
     max_memory: Option<usize>,
@@ -30,10 +30,10 @@ struct Budget {
 }
 
 /// The budget is read once every this many steps of the path walk.
-const BUDGET_EVERY: u64 = 1024;
+pub(crate) const BUDGET_EVERY: u64 = 1024;
 
 impl Budget {
-    fn new(limits: &Limits) -> Budget {
+    pub(crate) fn new(limits: &Limits) -> Budget {
         Budget {
             start: web_time::Instant::now(),
             timeout: limits.timeout,
@@ -45,7 +45,7 @@ impl Budget {
     /// One step of the walk; every [`BUDGET_EVERY`] steps, an error naming
     /// the limit if the time or memory is spent (`what`: what was being
     /// computed, for the message).
-    fn step(&self, what: &dyn Fn() -> String) -> Result<(), ExecError> {
+    pub(crate) fn step(&self, what: &dyn Fn() -> String) -> Result<(), ExecError> {
         let n = self.steps.get() + 1;
         self.steps.set(n);
         if n.is_multiple_of(BUDGET_EVERY) {
