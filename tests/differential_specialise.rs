@@ -16,7 +16,7 @@
 
 mod common;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use vkmm::Session;
 
 const MAX_EXECUTIONS: u64 = 20_000;
@@ -27,40 +27,15 @@ fn session(specialise: bool) -> Session {
         .specialise(specialise)
 }
 
-fn compare_file(path: &Path) -> Vec<String> {
-    common::same_search(
-        path,
-        ("plain", &session(false)),
-        ("partially evaluated", &session(true)),
-    )
-}
-
 fn skipped(path: &Path) -> bool {
     path.display().to_string().contains("xf-barrier")
 }
 
-fn compare_all(files: &[PathBuf]) {
-    let diffs = common::on_two_threads(files, &compare_file);
-    assert!(diffs.is_empty(), "{}", diffs.join("\n"));
-}
-
 #[test]
-fn own_tests_and_examples() {
-    let files = common::own_litmus_files(&skipped);
-    assert!(files.len() > 200, "{} files", files.len());
-    compare_all(&files);
-}
-
-#[test]
-fn corpora() {
-    for sub in ["dat3m-vulkan", "khronos-alloy", "dat3m-opencl"] {
-        let Some(dir) = common::corpus(sub) else {
-            eprintln!("SKIPPED: ../shared/corpus/{sub} is missing");
-            continue;
-        };
-        let mut files = Vec::new();
-        common::litmus_files_below(&dir, &skipped, &mut files);
-        assert!(!files.is_empty());
-        compare_all(&files);
-    }
+fn own_tests_examples_and_corpora() {
+    common::assert_same_searches_everywhere(
+        ("plain", || session(false)),
+        ("partially evaluated", || session(true)),
+        &skipped,
+    );
 }

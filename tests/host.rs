@@ -354,17 +354,7 @@ fn every_host_mutation_is_caught() {
 
 /// The DOT text `vkmm show` draws for `file` of tests/litmus-host.
 fn picture(file: &str) -> String {
-    let dot = std::env::temp_dir().join(format!("vkmm-host-{file}-{}.dot", std::process::id()));
-    let (code, _, err) = common::vkmm(&[
-        "show",
-        &format!("tests/litmus-host/{file}"),
-        "--dot",
-        dot.to_str().unwrap(),
-    ]);
-    assert_eq!(code, 0, "{err}");
-    let text = std::fs::read_to_string(&dot).unwrap();
-    let _ = std::fs::remove_file(&dot);
-    text
+    common::show_dot(&format!("tests/litmus-host/{file}"))
 }
 
 #[test]

@@ -490,22 +490,7 @@ fn every_host_mutation_is_caught() {
 /// families) is the Vulkan tests' only (tests/host.rs).
 #[test]
 fn pictures_draw_command_queues_in_opencl_words() {
-    let show = |file: &str| {
-        let dot = std::env::temp_dir().join(format!(
-            "vkmm-opencl-host-{}-{file}.dot",
-            std::process::id()
-        ));
-        let (code, _, err) = common::vkmm(&[
-            "show",
-            &format!("tests/litmus-opencl-host/{file}"),
-            "--dot",
-            dot.to_str().unwrap(),
-        ]);
-        assert_eq!(code, 0, "{err}");
-        let text = std::fs::read_to_string(&dot).unwrap();
-        let _ = std::fs::remove_file(&dot);
-        text
-    };
+    let show = |file: &str| common::show_dot(&format!("tests/litmus-opencl-host/{file}"));
     let text = show("map-event-read.litmus");
     for want in [
         "label=\"host threads\"",

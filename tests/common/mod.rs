@@ -339,6 +339,47 @@ pub fn same_search(
     }
 }
 
+/// The DOT text `vkmm show` draws for the repository's file `rel`.
+pub fn show_dot(rel: &str) -> String {
+    let name = rel.replace('/', "-");
+    let dot = std::env::temp_dir().join(format!("vkmm-show-{}-{name}.dot", std::process::id()));
+    let (code, _, err) = vkmm(&["show", rel, "--dot", dot.to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    let text = std::fs::read_to_string(&dot).unwrap();
+    let _ = std::fs::remove_file(&dot);
+    text
+}
+
+/// Asserts that the `reference` and the `other` session report the same
+/// whole search ([`same_search`]) on the repository's own tests and
+/// examples and on the corpora dat3m-vulkan, khronos-alloy and
+/// dat3m-opencl (those present), except the files `skip` names.
+pub fn assert_same_searches_everywhere(
+    reference: (&str, fn() -> vkmm::Session),
+    other: (&str, fn() -> vkmm::Session),
+    skip: &dyn Fn(&Path) -> bool,
+) {
+    let compare = |files: &[PathBuf]| {
+        let diffs = on_two_threads(files, &|p| {
+            same_search(p, (reference.0, &reference.1()), (other.0, &other.1()))
+        });
+        assert!(diffs.is_empty(), "{}", diffs.join("\n"));
+    };
+    let own = own_litmus_files(skip);
+    assert!(own.len() > 200, "{} files", own.len());
+    compare(&own);
+    for sub in ["dat3m-vulkan", "khronos-alloy", "dat3m-opencl"] {
+        let Some(dir) = corpus(sub) else {
+            eprintln!("SKIPPED: ../shared/corpus/{sub} is missing");
+            continue;
+        };
+        let mut files = Vec::new();
+        litmus_files_below(&dir, skip, &mut files);
+        assert!(!files.is_empty());
+        compare(&files);
+    }
+}
+
 /// Every `.litmus` and `.test` file of the repository's own test
 /// directories (`tests/litmus*`) and of `examples/`, except those `skip`
 /// names.
