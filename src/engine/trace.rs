@@ -1109,14 +1109,14 @@ fn after_jump(
     looping: &mut HashMap<usize, Vec<Vec<ReadValue>>>,
     out: &mut ThreadPaths,
 ) -> bool {
-    if jumps_back(s, pc) && !iteration_changes_memory(s) {
-        if endings {
-            push_stuck_await(s, out);
-        }
-        drop_iteration(s, looping, out);
-        return true;
-    }
     if jumps_back(s, pc) {
+        if !iteration_changes_memory(s) {
+            if endings {
+                push_stuck_await(s, out);
+            }
+            drop_iteration(s, looping, out);
+            return true;
+        }
         // A read-modify-write of this iteration changed memory: the
         // iteration stays (an ordinary one, under the unrolling bound) and
         // the next arrival at the head starts a new await.
