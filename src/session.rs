@@ -192,6 +192,14 @@ impl Session {
         self
     }
 
+    /// Lazy evaluation of the model for questions that read only
+    /// consistency, flags and a few bindings (on by default; off: every
+    /// statement for every candidate, see [`Limits::lazy_checks`]).
+    pub fn lazy_checks(mut self, on: bool) -> Session {
+        self.limits.lazy_checks = on;
+        self
+    }
+
     /// Undefined initial values walked over their finite domain (on by
     /// default; off: every location starts at its listed initial value,
     /// see [`Limits::undefined_values`]).

@@ -477,6 +477,18 @@ struct Outcomes<'p> {
 }
 
 impl Visitor for Outcomes<'_> {
+    /// Consistent candidates only: their flags (races), the race relation
+    /// and the final-memory order of the profile.
+    fn reads(&self) -> Option<Vec<String>> {
+        Some(
+            [self.races_binding, self.final_order]
+                .into_iter()
+                .flatten()
+                .map(str::to_string)
+                .collect(),
+        )
+    }
+
     fn found(&self) -> Option<u64> {
         Some(self.states.len() as u64)
     }

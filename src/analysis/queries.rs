@@ -116,6 +116,15 @@ fn requires_consistency(pred: &Pred) -> bool {
     }
 }
 
+/// The names `pred` counts.
+fn counted_names(pred: &Pred, out: &mut Vec<String>) {
+    match pred {
+        Pred::Consistent => {}
+        Pred::Count { name, .. } => out.push(name.clone()),
+        Pred::And(ps) => ps.iter().for_each(|p| counted_names(p, out)),
+    }
+}
+
 /// The visitor behind [`check_program`]: which queries some candidate
 /// execution satisfies (and after how many executions).
 struct Answers<'q> {
@@ -141,6 +150,19 @@ impl Visitor for Answers<'_> {
             .all(|(q, s)| s.is_some() || requires_consistency(&q.pred))
     }
 
+    /// When every query asks for a consistent execution, only consistent
+    /// candidates matter, and of them the names the queries count.
+    fn reads(&self) -> Option<Vec<String>> {
+        let mut names = Vec::new();
+        for q in &self.queries {
+            if !requires_consistency(&q.pred) {
+                return None;
+            }
+            counted_names(&q.pred, &mut names);
+        }
+        Some(names)
+    }
+
     fn skeleton(&mut self, sk: &crate::engine::Skeleton) {
         self.events = self.events.max(sk.universe());
         for d in super::barriers::describe_divergent(self.program, sk) {
@@ -160,6 +182,12 @@ impl Visitor for Answers<'_> {
         eval: &Evaluation,
     ) -> Result<ControlFlow<()>, CheckError> {
         self.executions += 1;
+        // Every query asks for a consistent execution (the only case in
+        // which the evaluation may be lazy, see `reads`): an inconsistent
+        // candidate answers none, and its evaluation may be partial.
+        if !eval.consistent() && self.queries.iter().all(|q| requires_consistency(&q.pred)) {
+            return Ok(ControlFlow::Continue(()));
+        }
         for (k, q) in self.queries.iter().enumerate() {
             if self.satisfied_at[k].is_some() {
                 continue;

@@ -1005,6 +1005,14 @@ struct PreparedInner {
     id_rel: Relation,
 }
 
+/// The stages of a lazy evaluation: see [`Prepared::lazy_stages`].
+#[derive(Clone, Debug)]
+pub struct LazyStages {
+    /// Statements to run, and the non-flag check whose failure ends the
+    /// evaluation after them. Empty: a static check fails, nothing runs.
+    stages: Vec<(Vec<usize>, Option<usize>)>,
+}
+
 /// A model with everything static evaluated for one test (stage 1).
 ///
 /// Cheap to clone, `Send + Sync`: evaluate candidate executions in parallel.
@@ -1154,6 +1162,17 @@ impl Prepared {
     }
 
     fn run(&self, dynamic: &Env, stmts: &[usize]) -> Result<Evaluation, CatError> {
+        self.run_stages(dynamic, std::iter::once((stmts, None)))
+    }
+
+    /// Runs `stages` in turn, each a list of statements (in model order) and
+    /// optionally the non-flag check it ends with: when that check fails the
+    /// remaining stages are not run.
+    fn run_stages<'s>(
+        &self,
+        dynamic: &Env,
+        stages: impl Iterator<Item = (&'s [usize], Option<usize>)>,
+    ) -> Result<Evaluation, CatError> {
         let inner = &*self.inner;
         let prog = &*inner.prog;
         let dyn_bases: Vec<Option<&Value>> = prog
@@ -1175,12 +1194,17 @@ impl Prepared {
             full_set: &inner.full_set,
             id_rel: &inner.id_rel,
         };
-        for &i in stmts {
-            let st = match inner.specialised.get(i) {
-                Some(Some(st)) => st,
-                _ => &prog.stmts[i],
-            };
-            shared.exec(st, &mut store, &mut checks)?;
+        for (stmts, ends_with) in stages {
+            for &i in stmts {
+                let st = match inner.specialised.get(i) {
+                    Some(Some(st)) => st,
+                    _ => &prog.stmts[i],
+                };
+                shared.exec(st, &mut store, &mut checks)?;
+            }
+            if ends_with.is_some_and(|c| !checks[c].passed) {
+                break;
+            }
         }
         Ok(Evaluation {
             checks,
@@ -1193,9 +1217,18 @@ impl Prepared {
     /// `Evaluation::checks`) need: those checks and, transitively, the
     /// bindings of every slot they read. For [`Prepared::evaluate_only`].
     pub fn plan_for(&self, wanted: &[bool]) -> Vec<usize> {
+        self.plan_with_slots(wanted, &[])
+    }
+
+    /// [`Prepared::plan_for`], also computing the final bindings of the
+    /// slots `slots` (and what they read).
+    fn plan_with_slots(&self, wanted: &[bool], slots: &[usize]) -> Vec<usize> {
         let inner = &*self.inner;
         let prog = &*inner.prog;
         let mut needed_slot = vec![false; prog.slot_names.len()];
+        for &s in slots {
+            needed_slot[s] = true;
+        }
         let mut plan = Vec::new();
         for &i in inner.dyn_stmts.iter().rev() {
             let st = &prog.stmts[i];
@@ -1219,6 +1252,114 @@ impl Prepared {
     /// not passed and must not be read.
     pub fn evaluate_only(&self, dynamic: &Env, plan: &[usize]) -> Result<Evaluation, CatError> {
         self.run(dynamic, plan)
+    }
+
+    /// The stages of a lazy evaluation ([`Prepared::evaluate_lazily`]) for
+    /// a question that looks only at whether a candidate is consistent and,
+    /// for a consistent one, at the flags and the final bindings of
+    /// `names` (names the model does not bind are ignored).
+    ///
+    /// Each non-flag check evaluated per candidate gets a stage: the
+    /// statements it needs that no earlier stage ran, then the check; the
+    /// checks are taken cheapest first (fewest statements still to run),
+    /// so an inconsistent candidate is usually rejected by the cheapest
+    /// check that fails. A last stage runs what the flags and `names` need
+    /// that no check did. Statements no stage needs (bindings only an
+    /// explanation reads) are never run. Every `let` has a slot of its own
+    /// (compile.rs), so running a later stage's statements after an
+    /// earlier stage's, out of model order, reads the same values.
+    ///
+    /// `None` when a name of `names` is neither bound by the model nor a
+    /// base name: the question's own error about it comes from a full
+    /// evaluation.
+    pub fn lazy_stages(&self, names: &[&str]) -> Option<LazyStages> {
+        let inner = &*self.inner;
+        let prog = &*inner.prog;
+        if names
+            .iter()
+            .any(|n| !prog.final_slots.contains_key(*n) && !prog.base_index.contains_key(*n))
+        {
+            return None;
+        }
+        let n_checks = inner.checks.len();
+        // A static check that fails makes every candidate inconsistent.
+        if inner
+            .checks
+            .iter()
+            .enumerate()
+            .any(|(c, r)| !r.flag && !r.passed && !self.is_dynamic_check(c))
+        {
+            return Some(LazyStages { stages: Vec::new() });
+        }
+        let mut done = vec![false; prog.stmts.len()];
+        let mut stages = Vec::new();
+        let mut open: Vec<usize> = (0..n_checks)
+            .filter(|&c| !inner.checks[c].flag && self.is_dynamic_check(c))
+            .collect();
+        let plans: Vec<Vec<usize>> = (0..n_checks)
+            .map(|c| {
+                let mut wanted = vec![false; n_checks];
+                wanted[c] = true;
+                self.plan_for(&wanted)
+            })
+            .collect();
+        while !open.is_empty() {
+            let cost = |c: usize| plans[c].iter().filter(|&&i| !done[i]).count();
+            let (k, &c) = open
+                .iter()
+                .enumerate()
+                .min_by_key(|&(_, &c)| cost(c))
+                .expect("open is not empty");
+            open.remove(k);
+            let stage: Vec<usize> = plans[c].iter().copied().filter(|&i| !done[i]).collect();
+            for &i in &stage {
+                done[i] = true;
+            }
+            stages.push((stage, Some(c)));
+        }
+        let flags: Vec<bool> = inner.checks.iter().map(|r| r.flag).collect();
+        let slots: Vec<usize> = names
+            .iter()
+            .filter_map(|n| prog.final_slots.get(*n).copied())
+            .collect();
+        let rest: Vec<usize> = self
+            .plan_with_slots(&flags, &slots)
+            .into_iter()
+            .filter(|&i| !done[i])
+            .collect();
+        stages.push((rest, None));
+        Some(LazyStages { stages })
+    }
+
+    /// Whether check `c` is evaluated per candidate (not by `prepare`).
+    fn is_dynamic_check(&self, c: usize) -> bool {
+        let inner = &*self.inner;
+        inner
+            .dyn_stmts
+            .iter()
+            .any(|&i| matches!(&inner.prog.stmts[i].kind, IStmtKind::Check(k, _) if *k == c))
+    }
+
+    /// [`Prepared::evaluate`] for a question that reads only consistency,
+    /// and the flags and bindings of [`Prepared::lazy_stages`] of a
+    /// consistent candidate: the stages run in turn and stop at the first
+    /// check that fails. The evaluation of an inconsistent candidate is
+    /// then partial: checks after the failing one read as not passed,
+    /// flags as not raised, bindings as absent.
+    pub fn evaluate_lazily(
+        &self,
+        dynamic: &Env,
+        stages: &LazyStages,
+    ) -> Result<Evaluation, CatError> {
+        if stages.stages.is_empty() {
+            // A static check failed: nothing to run, the candidate is
+            // inconsistent (the static results are in the evaluation).
+            return self.run_stages(dynamic, std::iter::empty());
+        }
+        self.run_stages(
+            dynamic,
+            stages.stages.iter().map(|(s, c)| (s.as_slice(), *c)),
+        )
     }
 
     /// Number of events of the test.

@@ -34,7 +34,7 @@ mod tests;
 
 pub use ast::{Annotation, CheckKind};
 pub use error::{CatError, CatErrorKind, Pos};
-pub use interp::{CheckResult, Evaluation, Prepared};
+pub use interp::{CheckResult, Evaluation, LazyStages, Prepared};
 pub use value::{Env, Func, Value};
 
 use compile::Program;

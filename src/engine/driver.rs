@@ -253,6 +253,19 @@ pub trait Visitor {
         None
     }
 
+    /// What the visitor reads of an evaluation, asked once before the walk.
+    /// `None`, the default: anything (every statement of the model is
+    /// evaluated for every candidate). `Some(names)`: only whether the
+    /// candidate is consistent and, for a consistent one, the flags and the
+    /// model's bindings of `names`; the driver may then evaluate lazily
+    /// ([`crate::cat::Prepared::evaluate_lazily`]): the checks cheapest
+    /// first, stopping at the first that fails, so the evaluation of an
+    /// inconsistent candidate is partial (later checks read as not passed,
+    /// flags as not raised, bindings as absent).
+    fn reads(&self) -> Option<Vec<String>> {
+        None
+    }
+
     /// Called with every candidate execution and its evaluation (consistent
     /// or not); breaking ends the walk (the answer is known).
     fn visit(
@@ -268,6 +281,8 @@ pub trait Visitor {
 #[derive(Clone)]
 struct Staged {
     prepared: Prepared,
+    /// The stages of a lazy evaluation, when the visitor allows one.
+    lazy: Option<crate::cat::LazyStages>,
     /// What a partial environment of each kind ([`Partial`], in its order)
     /// can be checked with.
     pruning: [Pruning; 2],
@@ -297,6 +312,7 @@ impl Staged {
         model: &Model,
         static_env: &Env,
         specialise: bool,
+        reads: Option<&[&str]>,
         monotone_cache: &mut MonotoneCache,
     ) -> Result<Staged, CatError> {
         let prepared = if specialise {
@@ -314,7 +330,20 @@ impl Staged {
             plan: prepared.plan_for(&monotone),
             monotone,
         });
-        Ok(Staged { prepared, pruning })
+        let lazy = reads.and_then(|names| prepared.lazy_stages(names));
+        Ok(Staged {
+            prepared,
+            lazy,
+            pruning,
+        })
+    }
+
+    /// The model's evaluation of a candidate (lazy when the visitor allows).
+    fn evaluate(&self, env: &Env) -> Result<Evaluation, CatError> {
+        match &self.lazy {
+            Some(stages) => self.prepared.evaluate_lazily(env, stages),
+            None => self.prepared.evaluate(env),
+        }
     }
 
     fn pruning(&self, kind: Partial) -> &Pruning {
@@ -431,6 +460,10 @@ pub fn explore_with_progress(
     let mut monotone_cache = None;
     let recent_staged: RefCell<Vec<(Env, Staged)>> = RefCell::new(Vec::new());
     let blocks = visitor.blocks(&explorer.threads);
+    let reads = visitor.reads().filter(|_| limits.lazy_checks);
+    let reads: Option<Vec<&str>> = reads
+        .as_ref()
+        .map(|r| r.iter().map(String::as_str).collect());
     let mut per_skeleton = |mut sk: Skeleton| -> Result<ControlFlow<()>, CheckError> {
         if over_budget() {
             return Ok(ControlFlow::Break(()));
@@ -484,6 +517,7 @@ pub fn explore_with_progress(
                         model,
                         &sk.static_env,
                         limits.specialise,
+                        reads.as_deref(),
                         &mut cache.borrow_mut(),
                     ) {
                         Ok(s) => {
@@ -533,7 +567,6 @@ pub fn explore_with_progress(
             tick(executions_seen.get() + 1, visitor.found());
             executions_seen.set(executions_seen.get() + 1);
             let flow = staged
-                .prepared
                 .evaluate(&cand.env)
                 .map_err(CheckError::from)
                 .and_then(|eval| visitor.visit(&sk, cand, &eval));

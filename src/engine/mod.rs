@@ -119,6 +119,13 @@ pub struct Limits {
     /// differential test `tests/differential_undefined.rs` compares with;
     /// a program without undefined locations walks the same either way).
     pub undefined_values: bool,
+    /// Evaluate the model lazily for questions that read only consistency,
+    /// flags and a few bindings ([`driver::Visitor::reads`]): the checks
+    /// cheapest first, stopping at the first that fails, and no statement
+    /// the question does not need. Off: every statement for every
+    /// candidate (the reference the differential test
+    /// `tests/differential_lazy.rs` compares with).
+    pub lazy_checks: bool,
 }
 
 /// Which order relations the model reads, so that the engine enumerates
@@ -157,7 +164,8 @@ impl Default for Orders {
 impl Limits {
     /// These limits with every search lever off: spin loops unrolled, every
     /// reads-from choice of an RMW evaluated, the termination search at the
-    /// bound with every order, the model evaluated as written (the
+    /// bound with every order, the model evaluated as written, every
+    /// statement for every candidate (the
     /// reference enumeration, `--engine reference`, the oracle of the
     /// differential tests). Bounds and limits are kept.
     pub fn reference(self) -> Limits {
@@ -166,6 +174,7 @@ impl Limits {
             rmw_filter: false,
             termination_shortcuts: false,
             specialise: false,
+            lazy_checks: false,
             ..self
         }
     }
@@ -232,6 +241,7 @@ impl Default for Limits {
             termination_shortcuts: true,
             specialise: true,
             undefined_values: true,
+            lazy_checks: true,
         }
     }
 }

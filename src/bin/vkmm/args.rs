@@ -87,7 +87,8 @@ pub struct LimitArgs {
     #[arg(long, value_name = "SECONDS", value_parser = parse_seconds)]
     pub timeout: Option<std::time::Duration>,
     /// `reference`: every search lever off, as --no-spin-reduction
-    /// --no-rmw-filter --no-termination-shortcuts --no-specialise together
+    /// --no-rmw-filter --no-termination-shortcuts --no-specialise
+    /// --no-lazy-checks together
     /// (the reference enumeration, the oracle of the differential tests).
     #[arg(long, value_enum, default_value_t = Engine::Default)]
     pub engine: Engine,
@@ -110,6 +111,11 @@ pub struct LimitArgs {
     /// evaluation).
     #[arg(long)]
     pub no_specialise: bool,
+    /// Evaluate every statement of the model for every candidate execution,
+    /// instead of the checks cheapest first, stopping at the first that
+    /// fails, and only what the question reads (the reference evaluation).
+    #[arg(long)]
+    pub no_lazy_checks: bool,
     /// The most paths one thread may have; past it the answer is undecided
     /// (exit code 3).
     #[arg(long, value_name = "N", default_value_t = vkmm::engine::DEFAULT_MAX_PATHS, value_parser = clap::value_parser!(u32).range(1..).map(|n| n as usize))]
@@ -137,6 +143,7 @@ impl LimitArgs {
             .rmw_filter(!self.no_rmw_filter)
             .termination_shortcuts(!self.no_termination_shortcuts)
             .specialise(!self.no_specialise)
+            .lazy_checks(!self.no_lazy_checks)
             .max_paths(self.max_paths)
             .max_writes(self.max_writes)
             .max_memory((self.max_memory > 0).then_some((self.max_memory as usize) << 20));
