@@ -23,7 +23,7 @@ fn dir() -> PathBuf {
 
 #[test]
 fn litmus_verdicts_match_the_hand_derived_ones() {
-    common::assert_csv_verdicts(&dir(), 28);
+    common::assert_csv_verdicts(&dir(), 33);
 }
 
 /// The verdict of the condition of `file` under `model`.
@@ -35,26 +35,46 @@ fn condition(file: &str, model: &LoadedModel) -> bool {
         .unwrap()
 }
 
+/// The tests whose verdict depends on the position of the shader call
+/// instance domain: the three position tests and the five chain tests.
+const POSITION_TESTS: [&str; 8] = [
+    "position-subgroup-above.litmus",
+    "position-subgroup-below.litmus",
+    "position-workgroup-above.litmus",
+    "chain-shcall-to-workgroup.litmus",
+    "chain-shcall-to-subgroup.litmus",
+    "vischain-workgroup-to-shcall.litmus",
+    "vischain-subgroup-to-shcall.litmus",
+    "chain-workgroup-shcall-queuefamily.litmus",
+];
+
 /// "The shader call instance domain is at an implementation-dependent
 /// location in the list, and is nested according to that location": the
-/// default knows no position; each variant is one position, and the three
-/// position tests tell all four apart.
+/// default knows no position; each variant is one position. The three
+/// position tests tell all four apart by which domains one operation
+/// reaches; the chain tests by which availability and visibility chains
+/// ("to increasingly broad memory domains", "from increasingly narrow
+/// memory domains") pass through the shader call instance domain.
 #[test]
 fn each_position_of_the_shader_call_instance_domain_is_a_variant() {
-    let tests = [
-        "position-subgroup-above.litmus",
-        "position-subgroup-below.litmus",
-        "position-workgroup-above.litmus",
-    ];
-    // whether the stale payload is allowed, per test
+    // whether the stale value is allowed, per test of POSITION_TESTS
     for (model, expected) in [
-        ("vulkan", [true, true, true]),
-        ("vulkan-shcall-wide", [false, true, false]),
-        ("vulkan-shcall-mid", [false, true, true]),
-        ("vulkan-shcall-narrow", [true, false, true]),
+        ("vulkan", [true, true, true, true, true, true, true, true]),
+        (
+            "vulkan-shcall-wide",
+            [false, true, false, true, true, true, true, false],
+        ),
+        (
+            "vulkan-shcall-mid",
+            [false, true, true, false, true, false, true, true],
+        ),
+        (
+            "vulkan-shcall-narrow",
+            [true, false, true, false, false, false, false, true],
+        ),
     ] {
         let m = vkmm::model::load(model).unwrap();
-        let got: Vec<bool> = tests.iter().map(|t| condition(t, &m)).collect();
+        let got: Vec<bool> = POSITION_TESTS.iter().map(|t| condition(t, &m)).collect();
         assert_eq!(got, expected, "{model}");
     }
     // Every other test keeps its verdict in every position.
@@ -66,10 +86,72 @@ fn each_position_of_the_shader_call_instance_domain_is_a_variant() {
         let m = vkmm::model::load(model).unwrap();
         let wrong: Vec<String> = common::csv_mismatches(&dir(), &m)
             .into_iter()
-            .filter(|w| !w.starts_with("position-"))
+            .filter(|w| !POSITION_TESTS.iter().any(|t| w.starts_with(t)))
             .collect();
         assert!(wrong.is_empty(), "{model}: {wrong:?}");
     }
+}
+
+/// The bindings of the mid and narrow positions
+/// (models/vulkan-shcall-mid.cat, -narrow.cat), appended to the readings.
+const MID: &str = "\nlet SCD_BELOW_WG = _\nlet SCD_ABOVE_SG = _\n";
+const NARROW: &str = "\nlet SCD_BELOW_WG = _\nlet SCD_BELOW_SG = _\n";
+
+/// Mutations of the chains through the shader call instance domain, each
+/// checked under the position where the broken clause applies: (what it
+/// breaks, text to replace, replacement, position bindings, a position
+/// test whose verdict it changes).
+const CHAIN_MUTATIONS: &[(&str, &str, &str, &str, &str)] = &[
+    (
+        "mid: an availability chain continues from the shader call instance domain into the workgroup instance domain",
+        "((avsg ; sg_link) | ([SCD_BELOW_WG] ; avsc_low ; sc_link))?",
+        "(avsg ; sg_link)?",
+        MID,
+        "chain-shcall-to-workgroup.litmus",
+    ),
+    (
+        "narrow: an availability chain continues from the shader call instance domain into the subgroup instance domain",
+        "let avsg = (chains & ([SCD_BELOW_SG] ; [AVSC] ; sc_link)?) ; [AVSG]",
+        "let avsg = [AVSG]",
+        NARROW,
+        "chain-shcall-to-subgroup.litmus",
+    ),
+    (
+        "mid: a visibility chain continues from the workgroup instance domain into the shader call instance domain",
+        "((sg_link ; vissg) | ([SCD_BELOW_WG] ; sc_link ; vissc_low))?",
+        "(sg_link ; vissg)?",
+        MID,
+        "vischain-workgroup-to-shcall.litmus",
+    ),
+    (
+        "narrow: a visibility chain continues from the subgroup instance domain into the shader call instance domain",
+        "let vissg = [VISSG] ; (chains & ([SCD_BELOW_SG] ; sc_link ; [VISSC])?)",
+        "let vissg = [VISSG]",
+        NARROW,
+        "vischain-subgroup-to-shcall.litmus",
+    ),
+    (
+        "a chain enters the shader call instance domain from the workgroup instance domain only where it is broader",
+        "(avfi ; fi_link)?) | (avsc ; sc_link)",
+        "(avfi ; fi_link)? ; (avsc ; sc_link)?)",
+        MID,
+        "chain-workgroup-shcall-queuefamily.litmus",
+    ),
+];
+
+#[test]
+fn every_shader_call_chain_mutation_changes_a_position_verdict() {
+    let mut survivors = Vec::new();
+    for (what, from, to, position, witness) in CHAIN_MUTATIONS {
+        assert!(RULES.contains(from), "mutation `{what}` no longer applies");
+        let readings = format!("{READINGS}{position}");
+        let intact = common::vulkan_mutant(RULES, Some(&readings));
+        let mutant = common::vulkan_mutant(&RULES.replacen(from, to, 1), Some(&readings));
+        if condition(witness, &intact) == condition(witness, &mutant) {
+            survivors.push(format!("{what} (expected {witness} to change)"));
+        }
+    }
+    assert!(survivors.is_empty(), "surviving mutations: {survivors:#?}");
 }
 
 /// (what the mutation breaks, text to replace, replacement, a test whose

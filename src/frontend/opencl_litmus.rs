@@ -377,6 +377,53 @@ struct Parser<'a> {
     host: host::HostState,
 }
 
+/// The SPIR-V memory model's sentence on image memory (3.1, "Memory
+/// regions"): "Image Memory (Input, Output, Image Storage Class): A region
+/// of memory contained within image objects. Orderings on image data are
+/// not involved in the happens-before orders of the memory model." The
+/// document gives image accesses and image fences no ordering, so the
+/// dialect refuses them (docs/coverage-opencl.md, "3.2 images, pipes").
+const IMAGE_REFUSAL: &str = "vkmm does not model images: the memory model gives image data no ordering (\"Image Memory (Input, Output, Image Storage Class): A region of memory contained within image objects. Orderings on image data are not involved in the happens-before orders of the memory model.\")";
+/// The document's pipes: "Pipe: The pipe memory object conceptually is an
+/// ordered sequence of data items. ... At any one time, only one kernel
+/// instance may write into a pipe, and only one kernel instance may read
+/// from a pipe." and (3.6.4) "Memory ordering rules in this section apply
+/// to all memory objects (buffers, images and pipes)": a pipe links two
+/// kernel instances through host commands; the document states no rule
+/// for pipe packets between work-items, so the dialect refuses them.
+const PIPE_REFUSAL: &str = "vkmm does not model pipes: the memory model defines a pipe only as a link between kernel instances (\"At any one time, only one kernel instance may write into a pipe, and only one kernel instance may read from a pipe\"), ordered by the host API's command rules (\"Memory ordering rules in this section apply to all memory objects (buffers, images and pipes)\"), with no rule for its packets between work-items";
+
+/// The refusal for an OpenCL C image or pipe word (a type, an access
+/// qualifier, a built-in function), if `w` is one.
+fn image_or_pipe(w: &str) -> Option<&'static str> {
+    let image = matches!(
+        w,
+        "read_only"
+            | "write_only"
+            | "read_write"
+            | "__read_only"
+            | "__write_only"
+            | "__read_write"
+            | "sampler_t"
+    ) || (w.starts_with("image") && w.ends_with("_t"))
+        || w.starts_with("read_image")
+        || w.starts_with("write_image")
+        || w.starts_with("get_image_");
+    let pipe = w == "pipe"
+        || w == "is_valid_reserve_id"
+        || w.starts_with("get_pipe_")
+        || ["read_pipe", "write_pipe"]
+            .iter()
+            .any(|p| w.ends_with(p) && (w.contains("reserve") || w.contains("commit") || w == *p));
+    if image {
+        Some(IMAGE_REFUSAL)
+    } else if pipe {
+        Some(PIPE_REFUSAL)
+    } else {
+        None
+    }
+}
+
 /// The longest array the init block may declare.
 const MAX_ARRAY: usize = 64;
 /// The C type words an init-block declaration may start with.
@@ -667,6 +714,10 @@ impl Parser<'_> {
             // An optional C type (`atomic_int y[2] = {0, 0};`, as Dat3M's
             // grammar allows): it declares nothing the parameters do not.
             while let K::Ident(w) = &self.peek().k {
+                if let Some(why) = image_or_pipe(w) {
+                    let t = self.peek();
+                    return Err((t.line, t.col, format!("`{w}`: {why}")));
+                }
                 if !INIT_TYPE_WORDS.contains(&w.as_str()) {
                     break;
                 }
@@ -978,6 +1029,10 @@ impl Parser<'_> {
                 }
                 "int" | "uint" | "unsigned" => atomic = Some(false),
                 "atomic_int" | "atomic_uint" | "atomic_flag" => atomic = Some(true),
+                _ if image_or_pipe(&w).is_some() => {
+                    let why = image_or_pipe(&w).unwrap_or_default();
+                    return Err((t.line, t.col, format!("`{w}`: {why}")));
+                }
                 _ => {
                     return Err((
                         t.line,
@@ -2431,6 +2486,11 @@ impl Parser<'_> {
                     group_function(name).unwrap_or((Scope::Workgroup, GroupOp::Any));
                 self.group_call(ctx, name, (execution, op), args, e, dest)
             }
+            _ if image_or_pipe(name).is_some() => Err((
+                e.line,
+                e.col,
+                format!("`{name}`: {}", image_or_pipe(name).unwrap_or_default()),
+            )),
             _ => Err((
                 e.line,
                 e.col,
@@ -2662,6 +2722,11 @@ fn flags_arg(a: &Expr) -> R<BTreeSet<StorageClass>> {
                 out.insert(OPENCL_LOCAL);
                 Ok(())
             }
+            X::Name(n) if n == "CLK_IMAGE_MEM_FENCE" => Err((
+                a.line,
+                a.col,
+                format!("`CLK_IMAGE_MEM_FENCE` orders image memory: {IMAGE_REFUSAL}"),
+            )),
             _ => Err((
                 a.line,
                 a.col,

@@ -293,6 +293,48 @@ impl<'a> Parser<'a> {
         Ok(())
     }
 
+    /// `x=undef;`: a location allocated without an initializer. The Vulkan
+    /// memory model appendix, Allocation: "The values stored in newly
+    /// allocated memory locations are determined by a SPIR-V variable's
+    /// initializer, if present, or else are undefined" ([`Program::undefined`];
+    /// the engine walks the finite domain of `engine::undefined`, at most
+    /// [`crate::engine::undefined::MAX_FRESH`] such locations).
+    fn undefined_entry(&mut self, lx: &mut Lexer<'_>, name: &str, at: usize) -> R<()> {
+        let word = lx.next()?;
+        let r = self.reference(name);
+        let loc = self.program.references[r].location;
+        if let Some(prev) = self.init_at[loc] {
+            return Err((
+                at,
+                format!(
+                    "location `{}` already has an initial value (line {})",
+                    self.program.locations[loc],
+                    self.src.line(prev)
+                ),
+            ));
+        }
+        if self.program.sizes.contains_key(&loc) {
+            return Err((
+                word.at,
+                format!(
+                    "`{name}` has a size in bytes: an undefined initial value is for a one-location variable (`{name}=undef;`)"
+                ),
+            ));
+        }
+        let max = crate::engine::undefined::MAX_FRESH;
+        if self.program.undefined.len() >= max {
+            return Err((
+                word.at,
+                format!(
+                    "at most {max} locations may start undefined (each read of one splits over a value domain with one fresh value per such location)"
+                ),
+            ));
+        }
+        self.init_at[loc] = Some(at);
+        self.program.undefined.insert(loc);
+        Ok(())
+    }
+
     fn init_entry(&mut self, lx: &mut Lexer<'_>, first: Token) -> R<()> {
         if let (Some(thread), true) = (thread_of(&first), lx.peek()?.is_punct(":")) {
             lx.next()?;
@@ -339,6 +381,14 @@ impl<'a> Parser<'a> {
                 ))?;
             let r = self.reference(name);
             let loc = self.program.references[r].location;
+            if self.program.undefined.contains(&loc) {
+                return Err((
+                    first.at,
+                    format!(
+                        "`{name}` starts undefined: an undefined initial value is for a one-location variable"
+                    ),
+                ));
+            }
             if self.program.sizes.insert(loc, size).is_some() {
                 return Err((first.at, format!("`{name}` already has a size")));
             }
@@ -349,6 +399,9 @@ impl<'a> Parser<'a> {
         }
         if t.is_punct("=") {
             let v = lx.peek()?;
+            if v.is_ident("undef") {
+                return self.undefined_entry(lx, name, first.at);
+            }
             if v.is_punct("&") || matches!(v.tok, Tok::Ident(_)) {
                 return Err((
                     v.at,
