@@ -430,6 +430,13 @@ impl CondParser<'_, '_, '_> {
         match &t.tok {
             Tok::Punct("%") if self.syntax.spirv => {
                 let name = spirv_cell(self.lx)?;
+                // A cell cut into chunks by a mixed-size access
+                // (docs/format-spirv.md, "Byte offsets"): its bytes.
+                if let Some(entry) = self.symbols.entry(&name)
+                    && !entry.bytes.is_empty()
+                {
+                    return sized_term(self.lx, entry, t.at);
+                }
                 single(self.symbols, &name, t.at).map(Term::Loc)
             }
             Tok::Int(_) | Tok::Punct("-") => Ok(Term::Const(self.lx.integer("an integer")?.0)),

@@ -19,6 +19,7 @@ use crate::ir::{
 use ::spirv::Op;
 use std::collections::HashMap;
 
+mod bytes;
 mod coop;
 pub(super) use coop::CoopUse;
 
@@ -80,6 +81,10 @@ pub(super) struct Memory {
     /// value is undefined, by byte offset, with the location the
     /// invocation reads it from at its start.
     pub undefined_cells: HashMap<(String, usize), Vec<(i64, usize)>>,
+    /// Variables whose memory is an earlier variable's (the same binding,
+    /// or Aliased Workgroup blocks): variable -> that variable
+    /// (`layout::aliases`).
+    pub alias: HashMap<String, String>,
 }
 
 /// Values the headers and the grid give one invocation.
@@ -166,6 +171,9 @@ pub(super) struct Gen<'a> {
     pub created: Vec<Created>,
     /// The cooperative matrix instructions lowered so far, in order.
     pub coops: Vec<CoopUse>,
+    /// The cells some access reaches only part of: location -> the cell's
+    /// size in bytes (`Program::sizes`, lowered by `ir::bytes::lower`).
+    pub sized: std::collections::BTreeMap<usize, u32>,
 }
 
 fn span(inst: &Inst) -> SourceSpan {
@@ -286,6 +294,7 @@ impl<'a> Gen<'a> {
             calls: 1,
             created: Vec::new(),
             coops: Vec::new(),
+            sized: std::collections::BTreeMap::new(),
         };
         for (id, c) in &m.consts {
             g.globals.insert(id.clone(), cval(c));
@@ -300,7 +309,7 @@ impl<'a> Gen<'a> {
                     };
                     Val::Ptr(Ptr {
                         home: Home::Mem {
-                            var: v.id.clone(),
+                            var: g.mem.alias.get(&v.id).unwrap_or(&v.id).clone(),
                             instance,
                         },
                         offset: 0,
@@ -1781,8 +1790,11 @@ impl<'a> Gen<'a> {
         Operand::Reg(acc)
     }
 
-    /// Runs `f` on the target of the scalar at `off + rel` of `p`'s home:
-    /// directly for a constant offset, through a chain of branches otherwise.
+    /// Runs `f` on the pieces of the scalar at `off + rel` of `p`'s home:
+    /// directly for a constant offset, through a chain of branches
+    /// otherwise. An access that is not exactly one cell is one piece per
+    /// cell it overlaps (`bytes::cover`, docs/format-spirv.md, "Byte
+    /// offsets").
     fn at_each(
         &mut self,
         p: &Ptr,
@@ -1790,20 +1802,25 @@ impl<'a> Gen<'a> {
         rel: i64,
         size: u32,
         inst: &Inst,
-        f: &mut dyn FnMut(&mut Self, Target) -> R<()>,
+        f: &mut dyn FnMut(&mut Self, &[bytes::Piece]) -> R<()>,
     ) -> R<()> {
         let targets = self.targets(&p.home);
         let var = match &p.home {
             Home::Mem { var, .. } | Home::Regs { var, .. } => var.clone(),
         };
+        let in_memory = matches!(p.home, Home::Mem { .. });
         match off {
             Operand::Const(o) => {
                 let at = o + rel;
                 match targets.iter().find(|(c, _, _)| *c == at) {
-                    Some((_, s, t)) if *s == size => f(self, t.clone()),
+                    Some((_, s, t)) if *s == size => f(self, &[bytes::Piece::whole(t.clone(), size)]),
+                    _ if in_memory => match bytes::cover(&targets, at, size) {
+                        Some(pieces) => f(self, &pieces),
+                        None => Err(inst.err(format!("{}: bytes {at}..{} are not all in the variable `%{var}` (outside it, or padding between its members; a runtime array is as long as its @Input)", inst.name, at + i64::from(size)))),
+                    },
                     Some((_, s, _)) => Err(unsupported(
                         inst,
-                        &format!("a {size}-byte access to a {s}-byte cell (mixed-size access)"),
+                        &format!("a {size}-byte access to a {s}-byte cell of a per-invocation variable (mixed-size access; vkmm keeps those variables in registers)"),
                     )),
                     None => {
                         if targets
@@ -1812,7 +1829,7 @@ impl<'a> Gen<'a> {
                         {
                             Err(unsupported(
                                 inst,
-                                "an access to the middle of a cell (mixed-size access)",
+                                "an access to the middle of a cell of a per-invocation variable (mixed-size access; vkmm keeps those variables in registers)",
                             ))
                         } else {
                             Err(inst.err(format!("{}: byte offset {at} is outside the variable `%{var}` (a runtime array is as long as its @Input)", inst.name)))
@@ -1824,7 +1841,18 @@ impl<'a> Gen<'a> {
                 let src = span(inst);
                 let end = self.fresh_label();
                 let mut cases = Vec::new();
-                for (c, s, t) in targets.into_iter().filter(|(_, s, _)| *s == size) {
+                let mut whole = Vec::new();
+                for (c, s, t) in targets.iter().filter(|(_, s, _)| *s == size) {
+                    whole.push(*c);
+                    cases.push((*c, vec![bytes::Piece::whole(t.clone(), *s)]));
+                }
+                if in_memory {
+                    for (at, pieces) in bytes::mixed_candidates(&targets, size, &whole) {
+                        cases.push((at, pieces));
+                    }
+                }
+                let mut labelled = Vec::new();
+                for (c, pieces) in cases {
                     let l = self.fresh_label();
                     self.branch(
                         Cmp::Eq,
@@ -1833,13 +1861,12 @@ impl<'a> Gen<'a> {
                         &l,
                         &src,
                     );
-                    cases.push((l, t));
-                    let _ = s;
+                    labelled.push((l, pieces));
                 }
                 self.goto(&end, &src);
-                for (l, t) in cases {
+                for (l, pieces) in labelled {
                     self.label(&l, &src);
-                    f(self, t)?;
+                    f(self, &pieces)?;
                     self.goto(&end, &src);
                 }
                 self.label(&end, &src);
@@ -1885,17 +1912,8 @@ impl<'a> Gen<'a> {
         let off = self.offset_operand(p, inst);
         for ((rel, size), reg) in leaves.into_iter().zip(regs) {
             let Val::Reg(reg) = reg else { continue };
-            self.at_each(p, &off, rel, size, inst, &mut |g, t| {
-                match t {
-                    Target::Loc(l) => {
-                        let mut ins = g.mem_instruction(OpKind::Load, l, p, inst, acc);
-                        ins.dest = Some(reg.clone());
-                        ins.make_pointer_available = false;
-                        g.code.push(Stmt::Op(ins));
-                    }
-                    Target::Reg(r) => g.copy(&reg, Operand::Reg(r), &span(inst)),
-                }
-                Ok(())
+            self.at_each(p, &off, rel, size, inst, &mut |g, pieces| {
+                g.load_pieces(pieces, &reg, p, inst, acc)
             })?;
         }
         Ok(result)
@@ -1920,17 +1938,8 @@ impl<'a> Gen<'a> {
         let off = self.offset_operand(p, inst);
         for ((rel, size), x) in leaves.into_iter().zip(values) {
             let o = self.operand(&x, inst, 1)?;
-            self.at_each(p, &off, rel, size, inst, &mut |g, t| {
-                match t {
-                    Target::Loc(l) => {
-                        let mut ins = g.mem_instruction(OpKind::Store, l, p, inst, acc);
-                        ins.operand = Some(o.clone());
-                        ins.make_pointer_visible = false;
-                        g.code.push(Stmt::Op(ins));
-                    }
-                    Target::Reg(r) => g.copy(&r, o.clone(), &span(inst)),
-                }
-                Ok(())
+            self.at_each(p, &off, rel, size, inst, &mut |g, pieces| {
+                g.store_pieces(pieces, &o, p, inst, acc)
             })?;
         }
         Ok(())
@@ -1994,10 +2003,8 @@ impl<'a> Gen<'a> {
         };
         let off = self.offset_operand(&p, inst);
         let size = *size;
-        self.at_each(&p, &off, 0, size, inst, &mut |g, t| {
-            let Target::Loc(l) = t else {
-                return Err(unsupported(inst, "atomics on per-invocation variables"));
-            };
+        self.at_each(&p, &off, 0, size, inst, &mut |g, pieces| {
+            let (l, range) = g.atomic_piece(pieces, size, inst)?;
             let mut ins = g.mem_instruction(kind.clone(), l, &p, inst, &Access::default());
             ins.atomic = true;
             ins.scope = Some(scope);
@@ -2012,6 +2019,7 @@ impl<'a> Gen<'a> {
             ins.make_pointer_available = ins.is_write();
             ins.make_pointer_visible = ins.is_read();
             ins.non_private = true;
+            ins.bytes = range;
             g.code.push(Stmt::Op(ins));
             Ok(())
         })?;

@@ -29,6 +29,7 @@ mod calls;
 mod coop;
 pub mod glsl;
 mod headers;
+mod layout;
 mod lower;
 mod module;
 mod syntax;
@@ -142,7 +143,10 @@ fn parse_module(file: &str, text: &str, undefined_init: bool) -> Result<Program,
     }
     let input_line = |id: &str| h.inputs.iter().find(|i| i.0 == id).map(|i| (i.2, i.3));
     // Shared memory.
-    let mut mem = lower::Memory::default();
+    let mut mem = lower::Memory {
+        alias: layout::aliases(&m),
+        ..lower::Memory::default()
+    };
     let mut all_instances: Vec<(String, Vec<usize>)> = Vec::new();
     // The bit width of each location's cell.
     let mut widths: Vec<u32> = Vec::new();
@@ -160,6 +164,19 @@ fn parse_module(file: &str, text: &str, undefined_init: bool) -> Result<Program,
             Class::Ray(_) => (calls::RAY_DATA, grid.invocations()),
             _ => continue,
         };
+        if let Some(first) = mem.alias.get(&g.id) {
+            if let Some((line, col)) = input_line(&g.id) {
+                return Err(located((
+                    line,
+                    col,
+                    format!(
+                        "`%{}` shares its memory with `%{first}` (the same binding, or Aliased): give the @Input to `%{first}`",
+                        g.id
+                    ),
+                )));
+            }
+            continue;
+        }
         let suffix = |k: usize| match g.class {
             Class::Output | Class::Ray(_) => format!("@P{k}"),
             _ => format!("@wg{k}"),
@@ -344,6 +361,7 @@ fn parse_module(file: &str, text: &str, undefined_init: bool) -> Result<Program,
     let mut coops = Vec::new();
     for (k, g) in lowered.into_iter().enumerate() {
         let g = g.expect("every invocation is lowered");
+        program.sizes.extend(g.sized.iter().map(|(l, s)| (*l, *s)));
         coops.push(g.coops.clone());
         let mut code = g.code;
         code.push(crate::ir::Stmt::Label {
@@ -381,6 +399,7 @@ fn parse_module(file: &str, text: &str, undefined_init: bool) -> Result<Program,
         });
     }
     calls::check(&program, &insts).map_err(located)?;
+    layout::cut_cells(&mut program, &mut widths).map_err(located)?;
     program.condition = conditions(file, text, &h, &program)?;
     if let Some(c) = &mut program.condition {
         at_width(&mut c.expr, &widths);
@@ -661,6 +680,10 @@ fn at_width(e: &mut CondExpr, widths: &[u32]) {
         CondExpr::Eq(a, b) | CondExpr::Ne(a, b) | CondExpr::Cmp(_, a, b) => {
             let w = match (&*a, &*b) {
                 (Term::Loc(l), _) | (_, Term::Loc(l)) => widths.get(*l).copied(),
+                // A cell cut into chunks (docs/format-spirv.md, "Byte offsets").
+                (Term::Bytes { parts, .. }, _) | (_, Term::Bytes { parts, .. }) => {
+                    Some(parts.iter().map(|p| 8 * p.len).sum())
+                }
                 _ => None,
             };
             if let Some(w) = w {

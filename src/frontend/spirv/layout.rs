@@ -1,0 +1,110 @@
+//! Byte offsets across a module (docs/format-spirv.md, "Byte offsets"):
+//! variables that share a descriptor binding are one memory, and cells
+//! some access reaches only part of are cut into chunks by
+//! `ir::bytes::lower` after every invocation is lowered.
+
+use super::module::{Class, Module};
+use super::syntax::{Located, Tok};
+use crate::ir::Program;
+use std::collections::HashMap;
+
+/// The variables that alias an earlier one: variable -> the first variable
+/// declared with its `DescriptorSet` and `Binding` (StorageBuffer, Uniform,
+/// UniformConstant), or the first `Aliased` Workgroup variable of a
+/// `Block` type. Vulkan, Descriptor Set Interface (interfaces.adoc): "If
+/// multiple shader variables are declared with the same set and binding
+/// values, and with the same underlying descriptor type, they can all be
+/// statically used within the same shader"; the appendix, Memory Location:
+/// a reference is "The descriptor that a variable is bound to, for
+/// variables in Image, Uniform, or StorageBuffer storage classes", and
+/// "Variables with Workgroup storage class that are decorated with Aliased
+/// and that point to a block-decorated type share a set of memory
+/// locations". clspv spells byte-addressed views of one buffer so. vkmm
+/// makes the later variable's accesses go to the first one's cells, at
+/// their byte offsets.
+pub(super) fn aliases(m: &Module) -> HashMap<String, String> {
+    let int = |id: &str, d: &str| match m.decoration(id, d)?.first()? {
+        Tok::Int(n) => Some(*n),
+        _ => None,
+    };
+    let mut first: HashMap<(i128, i128), String> = HashMap::new();
+    let mut out = HashMap::new();
+    let mut workgroup: Option<String> = None;
+    for g in &m.globals {
+        if g.class == Class::Workgroup
+            && m.decoration(&g.id, "Aliased").is_some()
+            && m.decoration(&g.pointee, "Block").is_some()
+        {
+            match &workgroup {
+                Some(a) => {
+                    out.insert(g.id.clone(), a.clone());
+                }
+                None => workgroup = Some(g.id.clone()),
+            }
+            continue;
+        }
+        if g.class != Class::Global {
+            continue;
+        }
+        let (Some(set), Some(binding)) = (int(&g.id, "DescriptorSet"), int(&g.id, "Binding"))
+        else {
+            continue;
+        };
+        match first.get(&(set, binding)) {
+            Some(a) => {
+                out.insert(g.id.clone(), a.clone());
+            }
+            None => {
+                first.insert((set, binding), g.id.clone());
+            }
+        }
+    }
+    out
+}
+
+/// Cuts the cells in `program.sizes` into chunks (`ir::bytes::lower`): the
+/// chunks get locations (their widths in `widths`, undefined when the cell
+/// was), and a cell's name denotes its chunks, so a condition reads the
+/// cell as declared.
+pub(super) fn cut_cells(program: &mut Program, widths: &mut Vec<u32>) -> Result<(), Located> {
+    if program.sizes.is_empty() {
+        return Ok(());
+    }
+    let lines: Vec<Vec<usize>> = program
+        .threads
+        .iter()
+        .map(|t| t.code.iter().map(|s| s.source().line).collect())
+        .collect();
+    let layout = crate::ir::bytes::lower(program).map_err(|e| {
+        let line = lines
+            .get(e.thread)
+            .and_then(|l| l.get(e.stmt))
+            .copied()
+            .unwrap_or(1)
+            .max(1);
+        (line, 1, format!("unsupported construct: {}", e.message))
+    })?;
+    for (name, chunks) in &layout {
+        let Some(&(_, first)) = chunks.first() else {
+            continue;
+        };
+        let undefined = program.undefined.contains(&first);
+        for (c, loc) in chunks {
+            if widths.len() <= *loc {
+                widths.resize(*loc + 1, 64);
+            }
+            widths[*loc] = c.len() * 8;
+            if undefined {
+                program.undefined.insert(*loc);
+            }
+        }
+        if chunks.len() < 2 {
+            continue;
+        }
+        if let Some(n) = program.symbols.names.iter_mut().find(|n| n.name == *name) {
+            n.locations = chunks.iter().map(|c| c.1).collect();
+            n.bytes = chunks.iter().map(|c| c.0).collect();
+        }
+    }
+    Ok(())
+}
