@@ -403,6 +403,7 @@ pub(crate) fn static_env(
             program.stage(events[e].thread) == Some(crate::ir::ShaderStage::TessellationControl)
         }),
     );
+    env.set(names::LEGACY, set_of(&|_| program.legacy));
     env.set(
         names::DEALLOC,
         set_of(&|e| ins(e).kind == OpKind::Deallocate),

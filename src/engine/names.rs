@@ -77,6 +77,7 @@ pub const ILBEGIN: &str = "ILBEGIN";
 pub const ILEND: &str = "ILEND";
 pub const FRAG: &str = "FRAG";
 pub const TESC: &str = "TESC";
+pub const LEGACY: &str = "LEGACY";
 pub const OUTPUT: &str = "OUTPUT";
 pub const INPUT: &str = "INPUT";
 pub const VERT: &str = "VERT";
@@ -223,6 +224,10 @@ pub const BASE_NAMES: &[BaseName] = &[
     set(ILEND, "OpEndInvocationInterlockEXT"),
     set(FRAG, "events of fragment shader invocations"),
     set(TESC, "events of TessellationControl invocations"),
+    set(
+        LEGACY,
+        "every event of a legacy program (SPIR-V `OpMemoryModel` GLSL450 or Simple)",
+    ),
     set(OUTPUT, "memory accesses to Output variables"),
     set(INPUT, "memory accesses to Input variables"),
     set(VERT, "events of Vertex invocations"),

@@ -1193,6 +1193,15 @@ pub struct Program {
     /// `b` reads from its Input variables ("Shader I/O").
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub generates: Vec<(usize, usize)>,
+    /// A legacy program: a SPIR-V module whose `OpMemoryModel` is not
+    /// `Vulkan` (GLSL450, Simple). The appendix, "Tessellation Output
+    /// Ordering": "For legacy SPIR-V that does not enable the Vulkan Memory
+    /// Model via OpMemoryModel, tessellation outputs can be ordered using a
+    /// control barrier with no particular memory scope or semantics"; the
+    /// models read it as the base set `LEGACY` (every event of the
+    /// program). Every other input is a Vulkan memory model program.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub legacy: bool,
     /// Host threads, queue submissions and mapped memory (docs/host.md);
     /// empty for shader-only tests.
     pub host: host::HostSetup,

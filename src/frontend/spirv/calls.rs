@@ -23,6 +23,9 @@ pub(super) struct CallHeaders {
     pub shaders: Option<Shaders>,
     /// `@Call` lines in file order: caller, callees, line, column of the `@`.
     pub calls: Vec<Call>,
+    /// `@Generates` lines (docs/format-spirv.md, "Shader stages"): the
+    /// invocation that contributes to generating the listed ones.
+    pub generates: Vec<Call>,
 }
 
 /// One `@Call` line: the next shader call instruction of `caller` creates
@@ -36,10 +39,19 @@ pub(super) struct Call {
 }
 
 /// The stage of an invocation running an entry point of execution model
-/// `model`, for the ray tracing execution models (the others run as
-/// compute invocations, as before).
+/// `model`, for the graphics and ray tracing execution models the IR has
+/// a stage for (GLCompute and Kernel run as compute invocations, as
+/// before; [`refused_model`] names the others). SPIR-V, Execution Model:
+/// "Vertex: Vertex shading stage.", "TessellationControl: Tessellation
+/// control (or hull) shading stage.", "TessellationEvaluation:
+/// Tessellation evaluation (or domain) shading stage.", "Geometry:
+/// Geometry shading stage."
 pub(super) fn stage_of(model: &str) -> Option<ShaderStage> {
     Some(match model.trim_end_matches("KHR").trim_end_matches("NV") {
+        "Vertex" => ShaderStage::Vertex,
+        "TessellationControl" => ShaderStage::TessellationControl,
+        "TessellationEvaluation" => ShaderStage::TessellationEvaluation,
+        "Geometry" => ShaderStage::Geometry,
         "RayGeneration" => ShaderStage::RayGeneration,
         "Intersection" => ShaderStage::Intersection,
         "AnyHit" => ShaderStage::AnyHit,
@@ -50,7 +62,25 @@ pub(super) fn stage_of(model: &str) -> Option<ShaderStage> {
     })
 }
 
-/// Reads the `@Shaders` and `@Call` comment lines of `text`.
+/// Why an execution model that has no IR stage is refused, if it is one
+/// of them: running its invocations as compute invocations would drop
+/// what the appendix says of them.
+pub(super) fn refused_model(model: &str) -> Option<String> {
+    let why = match model {
+        "Fragment" => {
+            "SPIR-V, Execution Model, \"Fragment: Fragment shading stage.\"; a fragment invocation needs its rasterization placement (primitive, pixel), which the Vulkan litmus dialect gives (`prim N, pixel N`, docs/interlock.md) and a module cannot"
+        }
+        "TaskEXT" | "MeshEXT" | "TaskNV" | "MeshNV" => {
+            "the IR has no task or mesh stage (a mesh shader's Output variables are shared by its workgroup, which no rule of vkmm's models reads yet)"
+        }
+        _ => return None,
+    };
+    Some(format!(
+        "execution model {model} has no shader stage in vkmm: {why}; vkmm lowers GLCompute, Kernel, Vertex, TessellationControl, TessellationEvaluation, Geometry and the ray tracing models"
+    ))
+}
+
+/// Reads the `@Shaders`, `@Call` and `@Generates` comment lines of `text`.
 pub(super) fn read(text: &str) -> Result<CallHeaders, Located> {
     let mut h = CallHeaders::default();
     for (n, raw) in text.split('\n').enumerate() {
@@ -71,7 +101,7 @@ pub(super) fn read(text: &str) -> Result<CallHeaders, Located> {
             j += 1;
         }
         let key: String = chars[at + 1..j].iter().collect();
-        if key != "Shaders" && key != "Call" {
+        if key != "Shaders" && key != "Call" && key != "Generates" {
             continue;
         }
         let mut c = Cursor {
@@ -123,7 +153,11 @@ pub(super) fn read(text: &str) -> Result<CallHeaders, Located> {
             let caller = c.thread()?;
             c.skip();
             if !(c.eat('-') && c.eat('>')) {
-                return Err(c.expected("`->` and the invocations the shader call creates"));
+                return Err(c.expected(if key == "Call" {
+                    "`->` and the invocations the shader call creates"
+                } else {
+                    "`->` and the invocations it contributes to generating"
+                }));
             }
             let mut callees = Vec::new();
             loop {
@@ -131,7 +165,7 @@ pub(super) fn read(text: &str) -> Result<CallHeaders, Located> {
                 let col = c.i + 1;
                 let t = c.thread()?;
                 if callees.contains(&t) {
-                    return Err((line, col, format!("`@Call` names P{t} twice")));
+                    return Err((line, col, format!("`@{key}` names P{t} twice")));
                 }
                 callees.push(t);
                 c.skip();
@@ -142,12 +176,17 @@ pub(super) fn read(text: &str) -> Result<CallHeaders, Located> {
                     return Err(c.expected("`,` or the end of the line"));
                 }
             }
-            h.calls.push(Call {
+            let call = Call {
                 caller,
                 callees,
                 line,
                 col: at + 1,
-            });
+            };
+            if key == "Call" {
+                h.calls.push(call);
+            } else {
+                h.generates.push(call);
+            }
         }
     }
     Ok(h)
@@ -227,10 +266,19 @@ pub(super) fn entries(
     first: &str,
     n: usize,
 ) -> Result<Vec<(String, Option<ShaderStage>)>, Located> {
-    let model = |f: &str| m.entries.iter().find(|e| e.1 == f).map(|e| e.0.clone());
+    // The stage of entry function `f`; an execution model without one is
+    // refused at its OpEntryPoint.
+    let stage = |f: &str| -> Result<Option<ShaderStage>, Located> {
+        let Some(e) = m.entries.iter().find(|e| e.1 == f) else {
+            return Ok(None);
+        };
+        match refused_model(&e.0) {
+            Some(why) => Err((e.2, e.3, why)),
+            None => Ok(stage_of(&e.0)),
+        }
+    };
     let Some((ids, line, col)) = &h.shaders else {
-        let stage = model(first).and_then(|e| stage_of(&e));
-        return Ok(vec![(first.to_string(), stage); n]);
+        return Ok(vec![(first.to_string(), stage(first)?); n]);
     };
     if ids.len() != n {
         return Err((
@@ -243,15 +291,62 @@ pub(super) fn entries(
         ));
     }
     ids.iter()
-        .map(|(id, c)| match model(id) {
-            Some(e) => Ok((id.clone(), stage_of(&e))),
-            None => Err((
-                *line,
-                *c,
-                format!("`%{id}` is not the function of an OpEntryPoint of the module"),
-            )),
+        .map(|(id, c)| {
+            if !m.entries.iter().any(|e| e.1 == *id) {
+                return Err((
+                    *line,
+                    *c,
+                    format!("`%{id}` is not the function of an OpEntryPoint of the module"),
+                ));
+            }
+            Ok((id.clone(), stage(id)?))
         })
         .collect()
+}
+
+/// The `@Generates` lines as `Program::generates` pairs, checked: known
+/// invocations, not the invocation itself, each pair once. The appendix,
+/// "Shader I/O": "... in the shader invocation(s) that contribute to
+/// generating invocation A".
+pub(super) fn generates(h: &CallHeaders, n: usize) -> Result<Vec<(usize, usize)>, Located> {
+    let mut out: Vec<(usize, usize)> = Vec::new();
+    for g in &h.generates {
+        for &t in std::iter::once(&g.caller).chain(&g.callees) {
+            if t >= n {
+                return Err((
+                    g.line,
+                    g.col,
+                    format!(
+                        "`@Generates` names P{t}, but there are {n} invocations (P0 to P{})",
+                        n - 1
+                    ),
+                ));
+            }
+        }
+        for &t in &g.callees {
+            if t == g.caller {
+                return Err((
+                    g.line,
+                    g.col,
+                    format!(
+                        "P{t} contributes to generating itself: an invocation is generated by invocations of an earlier stage"
+                    ),
+                ));
+            }
+            if out.contains(&(g.caller, t)) {
+                return Err((
+                    g.line,
+                    g.col,
+                    format!(
+                        "`@Generates` says twice that P{} contributes to generating P{t}",
+                        g.caller
+                    ),
+                ));
+            }
+            out.push((g.caller, t));
+        }
+    }
+    Ok(out)
 }
 
 /// An order of the `n` invocations with each creator before the

@@ -97,6 +97,9 @@ pub(super) struct Place {
     /// Its incoming ray tracing variables: the variable instance of its
     /// creator each one is (Shader I/O's "corresponding" variable).
     pub bindings: HashMap<String, (String, usize)>,
+    /// The instance of the module's Output variables it accesses
+    /// (`stages::Outputs`).
+    pub output: usize,
 }
 
 /// A shader call instruction an invocation executed: what it creates and
@@ -131,6 +134,13 @@ impl Place {
             "SubgroupId" => Some(vec![(k % wg) / t]),
             "SubgroupSize" | "SubgroupMaxSize" => Some(vec![t]),
             "NumSubgroups" => Some(vec![g.subgroups as i64]),
+            // SPIR-V, BuiltIn InvocationId: "Input invocation identifier
+            // in a tessellation control or geometry shader": the index in
+            // the workgroup (vkmm's patch, docs/format-spirv.md).
+            "InvocationId" => Some(vec![k % wg]),
+            // BuiltIn PrimitiveId, "Primitive identifier ...": in a
+            // tessellation control shader the patch, vkmm's workgroup.
+            "PrimitiveId" => Some(vec![k / wg]),
             _ => None,
         }
     }
@@ -305,6 +315,7 @@ impl<'a> Gen<'a> {
                 Class::Global | Class::Workgroup | Class::Output => {
                     let instance = match v.class {
                         Class::Workgroup => g.place.index / g.place.grid.workgroup_size(),
+                        Class::Output => g.place.output,
                         _ => 0,
                     };
                     Val::Ptr(Ptr {
@@ -315,7 +326,24 @@ impl<'a> Gen<'a> {
                         offset: 0,
                         dynamic: Vec::new(),
                         ty: v.pointee.clone(),
-                        iface: None,
+                        // The appendix's Shader I/O and Tessellation Output
+                        // Ordering rules read accesses to Output variables.
+                        iface: (v.class == Class::Output).then_some(crate::ir::Interface::Output),
+                    })
+                }
+                // An Input variable of an invocation others generate: the
+                // corresponding Output variable of its generators
+                // (`stages::bind_inputs`), in memory.
+                Class::Invocation
+                    if v.class_name == "Input" && g.place.bindings.contains_key(&v.id) =>
+                {
+                    let (var, instance) = g.place.bindings[&v.id].clone();
+                    Val::Ptr(Ptr {
+                        home: Home::Mem { var, instance },
+                        offset: 0,
+                        dynamic: Vec::new(),
+                        ty: v.pointee.clone(),
+                        iface: Some(crate::ir::Interface::Input),
                     })
                 }
                 // One instance per invocation; an incoming variable of an

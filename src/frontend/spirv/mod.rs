@@ -32,6 +32,7 @@ mod headers;
 mod layout;
 mod lower;
 mod module;
+mod stages;
 mod syntax;
 #[cfg(test)]
 mod tests;
@@ -142,6 +143,10 @@ fn parse_module(file: &str, text: &str, undefined_init: bool) -> Result<Program,
         }
     }
     let input_line = |id: &str| h.inputs.iter().find(|i| i.0 == id).map(|i| (i.2, i.3));
+    // The entry function and stage of each invocation.
+    let n = grid.invocations();
+    let entries = calls::entries(&sc, &m, &entry, n).map_err(located)?;
+    let outputs = stages::Outputs::new(&entries, grid);
     // Shared memory.
     let mut mem = lower::Memory {
         alias: layout::aliases(&m),
@@ -154,8 +159,10 @@ fn parse_module(file: &str, text: &str, undefined_init: bool) -> Result<Program,
         let (class, instances) = match g.class {
             Class::Global => (StorageClass(0), 1),
             Class::Workgroup => (StorageClass(1), w),
-            // Dat3M reads an Output variable as one instance for all.
-            Class::Output => (StorageClass(3), 1),
+            // Dat3M reads an Output variable as one instance for all (a
+            // compute program); with graphics stages, one per invocation,
+            // a TessellationControl one per patch (`stages::Outputs`).
+            Class::Output => (StorageClass(3), outputs.count()),
             // The ray tracing storage classes: one instance per invocation
             // (docs/format-spirv.md, "Shader calls"), a storage class no
             // semantics names (the appendix lists the classes
@@ -178,7 +185,8 @@ fn parse_module(file: &str, text: &str, undefined_init: bool) -> Result<Program,
             continue;
         }
         let suffix = |k: usize| match g.class {
-            Class::Output | Class::Ray(_) => format!("@P{k}"),
+            Class::Output => outputs.suffix(k),
+            Class::Ray(_) => format!("@P{k}"),
             _ => format!("@wg{k}"),
         };
         mem.class.insert(g.id.clone(), class);
@@ -336,10 +344,13 @@ fn parse_module(file: &str, text: &str, undefined_init: bool) -> Result<Program,
     // Threads, creators before the invocations they create (an incoming
     // variable is its creator's variable: docs/format-spirv.md, "Shader
     // calls").
-    let n = grid.invocations();
-    let entries = calls::entries(&sc, &m, &entry, n).map_err(located)?;
     let order = calls::order(&sc, n).map_err(located)?;
     let mut bindings: Vec<HashMap<String, (String, usize)>> = vec![HashMap::new(); n];
+    // Shader I/O: `@Generates`, and each generated invocation's Input
+    // variables bound to the Output variables they correspond to.
+    program.generates = calls::generates(&sc, n).map_err(located)?;
+    stages::bind_inputs(&m, &outputs, &program.generates, &mut bindings).map_err(located)?;
+    program.legacy = stages::is_legacy(&insts);
     let mut lowered: Vec<Option<lower::Gen>> = (0..n).map(|_| None).collect();
     for k in order {
         let place = lower::Place {
@@ -352,6 +363,7 @@ fn parse_module(file: &str, text: &str, undefined_init: bool) -> Result<Program,
                 .map(|c| c.callees.clone())
                 .collect(),
             bindings: std::mem::take(&mut bindings[k]),
+            output: outputs.of(k),
         };
         let mut g = lower::Gen::new(&m, &insts, &mem, place, &inputs).map_err(located)?;
         g.run(&entries[k].0).map_err(located)?;
