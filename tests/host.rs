@@ -147,6 +147,36 @@ fn classic_bugs_name_the_missing_call() {
             &["made available", "TRANSFER_WRITE"][..],
         ),
         ("bug-copy-host-read-no-host-read.litmus", &["HOST_READ"][..]),
+        // The barrier has HOST_READ (the domain operation is there) but
+        // not TRANSFER_WRITE: the copy's write is made available only by
+        // the fence signal, after the domain operation, so the link that
+        // fails is X -> AV -> DOM ("An availability operation with source
+        // scope of all writes in the first access scope of the dependency").
+        (
+            "bug-copy-host-read-no-transfer-write.litmus",
+            &[
+                "made available before the memory domain operation",
+                "TRANSFER_WRITE",
+                "comes too late",
+            ][..],
+        ),
+        // The write is made available; the only visibility operation
+        // covering the read is vkQueueSubmit's, before the write ("A
+        // visibility operation with source scope of the device domain and
+        // destination scope of the second access scope of the dependency").
+        (
+            "bug-barrier-no-shader-read.litmus",
+            &["made visible", "after the write", "SHADER_READ"][..],
+        ),
+        (
+            "bug-copy-barrier-no-transfer-read.litmus",
+            &["made visible", "after the write", "TRANSFER_READ"][..],
+        ),
+        // An execution-only barrier misses both operations.
+        (
+            "bug-barrier-execution-only.litmus",
+            &["made available", "made visible"][..],
+        ),
         (
             "bug-copy-host-read-no-fence-wait.litmus",
             &["fence wait"][..],
@@ -157,6 +187,14 @@ fn classic_bugs_name_the_missing_call() {
             assert!(m.contains(n), "{file}: `{n}` not in `{m}`");
         }
     }
+    // Only the missing link is named: without a flush, vkQueueSubmit's
+    // domain operation is there (after the host write), the flush is not.
+    let m = missing("bug-noncoherent-no-flush.litmus");
+    assert!(!m.contains("host -> device"), "{m}");
+    // Likewise only the availability operation before the domain
+    // operation, not the domain operation itself.
+    let m = missing("bug-copy-host-read-no-transfer-write.litmus");
+    assert!(!m.contains("device -> host between them"), "{m}");
     // A correct test is race-free: no diagnosis at all.
     let (_, out, _) = common::vkmm(&[
         "explain",
@@ -450,15 +488,83 @@ fn reused_fences_and_semaphores_need_their_unsignal_operations() {
         (
             "reset-in-submission",
             " P0@host   | P1@queue 0    ;\n submit P1 | reset fence f ;\n",
-            ":9:14: `reset` is not a command",
+            ":9:20: a fence is reset by the host (vkResetFences), not by a queue submission",
         ),
         (
             "reset-semaphore",
             " P0@host     ;\n reset sem s ;\n",
-            ":9:8: expected `fence` after `reset`",
+            ":9:8: expected `fence` or `event` after `reset`",
         ),
     ] {
         let (code, err) = bad(name, &format!("{HEAD}{rows}"));
+        assert_eq!(code, 2, "{name}: {err}");
+        assert!(err.contains(want), "{name}: expected `{want}` in\n{err}");
+    }
+}
+
+/// A reset event (vkResetEvent on the host, vkCmdResetEvent in a
+/// submission): the two tests give their verdicts through the CSVs; each
+/// twin below moves or removes the one call the rule is about and is a
+/// located error. vkResetEvent: "When vkResetEvent is executed on the host,
+/// it defines an event unsignal operation which resets the event to the
+/// unsignaled state."
+#[test]
+fn reset_events_number_their_sets_and_misuse_is_located() {
+    let host = std::fs::read_to_string(dir().join("event-reset-host-reuse.litmus")).unwrap();
+    let cmd = std::fs::read_to_string(dir().join("event-cmd-reset.litmus")).unwrap();
+    let cases: &[(&str, String, &str)] = &[
+        (
+            // Without the reset the second set finds the event set.
+            "event-no-reset",
+            host.replacen(" reset event e |", "               |", 1),
+            ":19:89: event `e` is set twice (first at line 19) with no `reset event e` between",
+        ),
+        (
+            // The reset before the host waits on the first set: the set
+            // may come after the reset (and the first wait then hangs or
+            // returns on either set).
+            "event-reset-before-wait",
+            host.replacen(" wait event e  | barrier", " reset event e | barrier", 1)
+                .replacen(" reset event e | set", " wait event e  | set", 1),
+            ":18:2: `reset event e` may execute before its set (P1 line 19)",
+        ),
+        (
+            // vkResetEvent valid usage: "There must be an execution
+            // dependency between vkResetEvent and the execution of any
+            // vkCmdWaitEvents that includes event in its pEvents
+            // parameter": here the host resets while a queue's wait on the
+            // first set may not have returned.
+            "event-reset-while-device-waits",
+            host.replacen(
+                " submit P3     |                                                |",
+                &format!(" submit P3     | {:<47}|", "wait event e"),
+                1,
+            ),
+            ":19:2: `reset event e` may execute before the wait at P1 line 20 returns (vkResetEvent: \"There must be an execution dependency between vkResetEvent and the execution of any vkCmdWaitEvents",
+        ),
+        (
+            // A wait after the last reset with no set after it.
+            "event-wait-after-last-reset",
+            host.replacen(
+                "| set event e                                    |                     ;",
+                "|                                                |                     ;",
+                1,
+            ),
+            ":21:2: hang: this wait never returns: nothing sets event `e` after its last reset",
+        ),
+        (
+            // vkCmdResetEvent's unsignal may not have executed when the
+            // host polls: without the fence wait the host may see the
+            // first set.
+            "event-poll-before-cmd-reset",
+            cmd.replacen(" wait fence f |", "              |", 1),
+            ":19:2: this may execute before `reset event e` at P1 line 19",
+        ),
+    ];
+    for (name, text, want) in cases {
+        assert_ne!(text, &host, "{name}: the twin differs");
+        assert_ne!(text, &cmd, "{name}: the twin differs");
+        let (code, err) = bad(name, text);
         assert_eq!(code, 2, "{name}: {err}");
         assert!(err.contains(want), "{name}: expected `{want}` in\n{err}");
     }

@@ -214,11 +214,15 @@ pub(crate) fn host_env(program: &Program, events: &[EventInfo], env: &mut Env) -
                             }
                         }
                         ApiOp::Wait { kind, .. } => {
-                            // Semaphore wait operations: "The second
-                            // synchronization scope includes every command
-                            // submitted in the same batch"; "The second
-                            // access scope includes all memory access
-                            // performed by the device." vkCmdWaitEvents
+                            // Semaphore wait operations (vkQueueSubmit2):
+                            // "The second synchronization scope of each
+                            // semaphore wait operation defined by this
+                            // command includes every command in the same
+                            // batch that the wait operation is defined in,
+                            // and all commands that occur later in
+                            // submission order"; "The second access scope
+                            // includes all memory access performed by the
+                            // device." vkCmdWaitEvents
                             // without memory barriers: execution only.
                             for &a in &after {
                                 step.insert(e, a);

@@ -265,6 +265,10 @@ pub enum SyncKind {
 }
 
 impl SyncKind {
+    /// For serialisation: a reset's kind is written unless it is a fence.
+    pub fn is_fence(&self) -> bool {
+        *self == SyncKind::Fence
+    }
     pub fn name(self) -> &'static str {
         match self {
             SyncKind::Fence => "fence",
@@ -525,9 +529,16 @@ pub enum ApiOp {
     },
     /// `vkResetFences` of a fence (host): "When vkResetFences is executed on
     /// the host, it defines a fence unsignal operation for each fence,
-    /// which resets the fence to the unsignaled state." It orders nothing
-    /// (the front end numbers the fence's signals by it).
-    Reset { object: String },
+    /// which resets the fence to the unsignaled state."; `vkResetEvent`
+    /// (host) or `vkCmdResetEvent` (submission) of an event: "it defines an
+    /// event unsignal operation which resets the event to the unsignaled
+    /// state". It orders no memory access (the front end numbers the
+    /// object's signals by it; docs/host.md, "Reuse").
+    Reset {
+        #[serde(skip_serializing_if = "SyncKind::is_fence")]
+        kind: SyncKind,
+        object: String,
+    },
     /// `vkCmdPipelineBarrier` with a global memory barrier (submission).
     Barrier(Dependency),
     /// `vkCmdDispatch` of these invocation threads (submission).
@@ -587,7 +598,10 @@ impl ApiOp {
                 SyncKind::Timeline => "semaphore wait operation / vkWaitSemaphores",
                 SyncKind::Event => "vkCmdWaitEvents/vkGetEventStatus",
             },
-            ApiOp::Reset { .. } => "vkResetFences",
+            ApiOp::Reset { kind, .. } => match kind {
+                SyncKind::Event => "vkResetEvent/vkCmdResetEvent",
+                _ => "vkResetFences",
+            },
             ApiOp::Barrier(_) => "vkCmdPipelineBarrier",
             ApiOp::Dispatch { .. } => "vkCmdDispatch",
             ApiOp::Transfer { kind, .. } => kind.call(),

@@ -885,12 +885,25 @@ fn diagnose_races(
                 *q = text.to_string();
             }
         }
+        let fails = |a: &str| a == "no" || a == "none" || a.contains(": no");
         for (q, a) in facts.iter_mut() {
             if let Some(text) = q.strip_prefix('!') {
                 *q = text.to_string();
-                let fails = a == "no" || a == "none" || a.contains(": no");
-                if fails {
+                if fails(a) {
                     missing.push(q.clone());
+                }
+            }
+        }
+        // Facts marked `?` are the order of links each present on its
+        // own (availability before the domain operation, ...): the first
+        // that fails is what is missing when no `!` link is.
+        let mut order_named = !missing.is_empty();
+        for (q, a) in facts.iter_mut() {
+            if let Some(text) = q.strip_prefix('?') {
+                *q = text.to_string();
+                if !order_named && fails(a) {
+                    missing.push(q.clone());
+                    order_named = true;
                 }
             }
         }

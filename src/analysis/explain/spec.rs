@@ -10,7 +10,8 @@
 //! order but for their scopes), `picture BINDING...` (what pictures draw by
 //! default).
 //! A race text starting with `!` marks a needed link (reported as missing
-//! when its answer is no or none).
+//! when its answer is no or none); `?` an order of links (reported, the
+//! first that fails, only when no `!` link is missing).
 
 /// A malformed `.explain` line.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

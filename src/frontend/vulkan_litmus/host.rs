@@ -37,7 +37,7 @@ const COPY_REGISTER: &str = "v";
 
 /// The API words, with the agents that may use them.
 const HOST_WORDS: &str = "submit flush invalidate signal wait set reset";
-const SUBMISSION_WORDS: &str = "dispatch barrier signal wait set copy fill update";
+const SUBMISSION_WORDS: &str = "dispatch barrier signal wait set reset copy fill update";
 
 impl Parser<'_> {
     /// `mapped x coherent;` or `mapped x noncoherent;` in the initial state.
@@ -247,18 +247,35 @@ impl Parser<'_> {
                 // vkResetFences: "When vkResetFences is executed on the
                 // host, it defines a fence unsignal operation for each
                 // fence, which resets the fence to the unsignaled state."
-                let (w, at) = lx.ident("`fence` after `reset`")?;
-                if w != "fence" {
-                    return Err((
-                        at,
-                        format!(
-                            "expected `fence` after `reset` (vkResetFences; binary semaphores are unsignaled by their waits), found `{w}`"
-                        ),
-                    ));
-                }
-                let (object, _) = lx.ident("the name of the fence")?;
-                lx.expect_end("after the fence")?;
-                ApiOp::Reset { object }
+                // vkResetEvent: "When vkResetEvent is executed on the host,
+                // it defines an event unsignal operation which resets the
+                // event to the unsignaled state."; vkCmdResetEvent: "When
+                // vkCmdResetEvent is submitted to a queue, it defines an
+                // execution dependency on commands that were submitted
+                // before it, and defines an event unsignal operation which
+                // resets the event to the unsignaled state."
+                let (w, at) = lx.ident("`fence` or `event` after `reset`")?;
+                let kind = match w.as_str() {
+                    "fence" if agent.is_host() => SyncKind::Fence,
+                    "fence" => {
+                        return Err((
+                            at,
+                            "a fence is reset by the host (vkResetFences), not by a queue submission".into(),
+                        ));
+                    }
+                    "event" => SyncKind::Event,
+                    _ => {
+                        return Err((
+                            at,
+                            format!(
+                                "expected `fence` or `event` after `reset` (vkResetFences, vkResetEvent, vkCmdResetEvent; binary semaphores are unsignaled by their waits), found `{w}`"
+                            ),
+                        ));
+                    }
+                };
+                let (object, _) = lx.ident("the name of the fence or event")?;
+                lx.expect_end("after the fence or event")?;
+                ApiOp::Reset { kind, object }
             }
             "dispatch" => {
                 let mut threads = Vec::new();
@@ -742,7 +759,7 @@ impl Parser<'_> {
                 ApiOp::Signal { kind, object, .. } | ApiOp::Wait { kind, object, .. } => {
                     (kind, object)
                 }
-                ApiOp::Reset { object } => (&SyncKind::Fence, object),
+                ApiOp::Reset { kind, object } => (kind, object),
                 _ => continue,
             };
             match kinds.get(object.as_str()) {
@@ -762,11 +779,17 @@ impl Parser<'_> {
             }
             if let ApiOp::Signal { value, .. } = &u.op {
                 let list = signals.entry(object).or_default();
-                // Fences and binary semaphores are reused (`reuse`).
-                if *kind == SyncKind::Event && !list.is_empty() {
+                // Fences, binary semaphores and reset events are reused
+                // (`reuse`).
+                let reset = |o: &str| {
+                    self.api_uses
+                        .iter()
+                        .any(|v| matches!(&v.op, ApiOp::Reset { object: r, .. } if r == o))
+                };
+                if *kind == SyncKind::Event && !list.is_empty() && !reset(object) {
                     problems.push((
                         u.at,
-                        format!("{} `{object}` is signalled twice (first at line {}): vkmm takes one signal per event", kind.name(), self.src.line(list[0].1)),
+                        format!("{} `{object}` is set twice (first at line {}) with no `reset event {object}` between: vkmm takes one set per reset (vkResetEvent, vkCmdResetEvent)", kind.name(), self.src.line(list[0].1)),
                     ));
                 }
                 if *kind == SyncKind::Timeline

@@ -1,4 +1,4 @@
-//! Several signals of one fence or binary semaphore (docs/host.md,
+//! Several signals of one fence, binary semaphore or event (docs/host.md,
 //! "Reuse"): the front end numbers each object's signals in the order the
 //! API allows them, gives each wait the number of the signal that answers
 //! it (`ApiOp::Signal::epoch`, `ApiOp::Wait::epoch`), and diagnoses misuse.
@@ -57,7 +57,7 @@ impl Deps {
                 Agent::Submission { .. } => {
                     for j in of_thread(u.thread).filter(|&j| j > i) {
                         if matches!(uses[i].op, ApiOp::Wait { .. })
-                            || matches!(uses[j].op, ApiOp::Signal { .. })
+                            || matches!(uses[j].op, ApiOp::Signal { .. } | ApiOp::Reset { .. })
                         {
                             next[i].push(j);
                         }
@@ -120,19 +120,21 @@ impl Parser<'_> {
             .collect();
         // Each reused object's uses: fences with a reset or two signals,
         // binary semaphores with two signals.
-        let mut objects: BTreeMap<(&str, bool), Vec<usize>> = BTreeMap::new();
+        let mut objects: BTreeMap<(&str, u8), Vec<usize>> = BTreeMap::new();
+        let key = |kind: &SyncKind| match kind {
+            SyncKind::Fence => Some(0),
+            SyncKind::Semaphore => Some(1),
+            SyncKind::Event => Some(2),
+            SyncKind::Timeline => None,
+        };
         for (i, u) in uses.iter().enumerate() {
             match &u.op {
-                ApiOp::Signal { kind, object, .. } | ApiOp::Wait { kind, object, .. }
-                    if matches!(kind, SyncKind::Fence | SyncKind::Semaphore) =>
-                {
-                    objects
-                        .entry((object.as_str(), *kind == SyncKind::Fence))
-                        .or_default()
-                        .push(i);
-                }
-                ApiOp::Reset { object } => {
-                    objects.entry((object.as_str(), true)).or_default().push(i)
+                ApiOp::Signal { kind, object, .. }
+                | ApiOp::Wait { kind, object, .. }
+                | ApiOp::Reset { kind, object } => {
+                    if let Some(k) = key(kind) {
+                        objects.entry((object.as_str(), k)).or_default().push(i);
+                    }
                 }
                 _ => {}
             }
@@ -142,7 +144,7 @@ impl Parser<'_> {
         let mut deps = Deps::new(uses, &agent);
         let mut problems = Vec::new();
         let mut epochs: Vec<(usize, usize)> = Vec::new(); // (use, epoch)
-        for ((object, fence), list) in &objects {
+        for (&(object, k), list) in &objects {
             let signals = list.iter().filter(|&&i| is_signal(i)).count();
             if signals < 2 && !list.iter().any(|&i| is_reset(i)) {
                 continue;
@@ -158,7 +160,7 @@ impl Parser<'_> {
                 .iter()
                 .find(|&&i| host_pos(i).map(|p| uses[p].thread) != owner)
             {
-                let what = if *fence { "fence" } else { "binary semaphore" };
+                let what = ["fence", "binary semaphore", "event"][k as usize];
                 problems.push((
                     uses[bad].at,
                     format!(
@@ -169,7 +171,9 @@ impl Parser<'_> {
             }
             let mut order = list.clone();
             order.sort_by_key(|&i| (host_pos(i), i));
-            if *fence {
+            if k == 2 {
+                problems.extend(self.event_epochs(object, &order, &mut deps, &mut epochs));
+            } else if k == 0 {
                 // Epochs: the resets split the fence's life.
                 let mut epoch = 0;
                 let mut signal: Option<usize> = None; // of this epoch
@@ -300,6 +304,136 @@ impl Parser<'_> {
                     }
                     k += 1;
                 }
+            }
+        }
+        problems
+    }
+
+    /// The epochs of a reused event (set, reset, set ...): a reset of a set
+    /// event opens the next epoch ("If event is already in the unsignaled
+    /// state when vkResetEvent is executed, then vkResetEvent has no effect,
+    /// and no event unsignal operation occurs"); each wait is answered by
+    /// the set of its epoch, so it must come after the reset opening it and
+    /// before the reset closing it by an execution dependency, as must the
+    /// epoch's set (vkResetEvent valid usage: "There must be an execution
+    /// dependency between vkResetEvent and the execution of any
+    /// vkCmdWaitEvents that includes event in its pEvents parameter";
+    /// vkCmdResetEvent: "... and the execution of any earlier
+    /// vkCmdWaitEvents in submission order that includes event in its
+    /// pEvents parameter").
+    fn event_epochs(
+        &self,
+        object: &str,
+        order: &[usize],
+        deps: &mut Deps,
+        epochs: &mut Vec<(usize, usize)>,
+    ) -> Vec<(usize, String)> {
+        let uses = &self.api_uses;
+        let site = |i: usize| format!("P{} line {}", uses[i].thread, self.src.line(uses[i].at));
+        let mut problems = Vec::new();
+        // Pass 1: each use's epoch, each epoch's set and opening reset.
+        let mut epoch_of = Vec::new();
+        let mut sets: Vec<Option<usize>> = vec![None];
+        let mut opening: Vec<Option<usize>> = vec![None];
+        for &i in order {
+            let e = sets.len() - 1;
+            match &uses[i].op {
+                ApiOp::Reset { .. } if sets[e].is_some() => {
+                    sets.push(None);
+                    opening.push(Some(i));
+                    epoch_of.push((i, e + 1));
+                }
+                ApiOp::Reset { .. } => epoch_of.push((i, e)),
+                ApiOp::Signal { .. } => {
+                    if let Some(s) = sets[e] {
+                        problems.push((
+                            uses[i].at,
+                            format!(
+                                "event `{object}` is set again (first at {}) with no `reset event {object}` between: vkmm takes one set per reset (vkResetEvent, vkCmdResetEvent)",
+                                site(s)
+                            ),
+                        ));
+                    } else {
+                        sets[e] = Some(i);
+                    }
+                    epoch_of.push((i, e));
+                }
+                _ => epoch_of.push((i, e)),
+            }
+        }
+        // Pass 2: the execution dependencies each use needs, in order; a
+        // wait's edge from its set is added after its own check (that the
+        // set answers it is what the check is to establish).
+        for &(i, e) in &epoch_of {
+            let u = &uses[i];
+            let who = if self.program.host.agent(u.thread).is_host() {
+                "the host thread"
+            } else {
+                "the queue"
+            };
+            match &u.op {
+                ApiOp::Reset { .. } if opening[e] == Some(i) => {
+                    let closed = e - 1;
+                    if let Some(s) = sets[closed]
+                        && !deps.reaches(s, i)
+                    {
+                        problems.push((
+                            u.at,
+                            format!(
+                                "`reset event {object}` may execute before its set ({}): order the set before the reset (a wait on the event or on a fence after it, or the same batch)",
+                                site(s)
+                            ),
+                        ));
+                    }
+                    for &(w, we) in &epoch_of {
+                        if we == closed
+                            && matches!(uses[w].op, ApiOp::Wait { .. })
+                            && !deps.reaches(w, i)
+                        {
+                            problems.push((
+                                u.at,
+                                format!(
+                                    "`reset event {object}` may execute before the wait at {} returns (vkResetEvent: \"There must be an execution dependency between vkResetEvent and the execution of any vkCmdWaitEvents that includes event in its pEvents parameter\")",
+                                    site(w)
+                                ),
+                            ));
+                        }
+                    }
+                }
+                ApiOp::Signal { .. } | ApiOp::Wait { .. } => {
+                    if let Some(r) = opening[e]
+                        && !deps.reaches(r, i)
+                    {
+                        problems.push((
+                            u.at,
+                            format!(
+                                "this may execute before `reset event {object}` at {}: a use of a reset event must come after the reset by an execution dependency (a wait on a fence or semaphore signalled after it, or the same batch)",
+                                site(r)
+                            ),
+                        ));
+                    }
+                    // (An event nothing sets is the front end's hang.)
+                    if matches!(u.op, ApiOp::Wait { .. })
+                        && sets[e].is_none()
+                        && sets.iter().any(Option::is_some)
+                    {
+                        let after = if e > 0 { " after its last reset" } else { "" };
+                        problems.push((
+                            u.at,
+                            format!(
+                                "hang: this wait never returns: nothing sets event `{object}`{after}, so P{} ({who}) waits forever",
+                                u.thread
+                            ),
+                        ));
+                    }
+                    if matches!(u.op, ApiOp::Wait { .. })
+                        && let Some(s) = sets[e]
+                    {
+                        deps.next[s].push(i);
+                    }
+                    epochs.push((i, e));
+                }
+                _ => {}
             }
         }
         problems
