@@ -87,7 +87,8 @@ pub struct LimitArgs {
     #[arg(long, value_name = "SECONDS", value_parser = parse_seconds)]
     pub timeout: Option<std::time::Duration>,
     /// `reference`: every search lever off, as --no-spin-reduction
-    /// --no-rmw-filter --no-termination-shortcuts --no-specialise together
+    /// --no-rmw-filter --no-termination-shortcuts --no-specialise together,
+    /// with the latest-own-write filter off
     /// (the reference enumeration, the oracle of the differential tests).
     #[arg(long, value_enum, default_value_t = Engine::Default)]
     pub engine: Engine,
