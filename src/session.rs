@@ -185,6 +185,15 @@ impl Session {
         self
     }
 
+    /// Let a read of a location only its own thread writes return only the
+    /// thread's latest earlier write under a model declaring
+    /// `latest-own-write` (default), or any value of the location's domain
+    /// (`false`: the reference enumeration, see [`Limits::own_write_filter`]).
+    pub fn own_write_filter(mut self, on: bool) -> Session {
+        self.limits.own_write_filter = on;
+        self
+    }
+
     /// Partial evaluation of the model for each test (on by default; off:
     /// the reference evaluation, see [`Limits::specialise`]).
     pub fn specialise(mut self, on: bool) -> Session {

@@ -126,6 +126,13 @@ pub struct Limits {
     /// candidate (the reference the differential test
     /// `tests/differential_lazy.rs` compares with).
     pub lazy_checks: bool,
+    /// Let a read of a location no other thread writes (and its own thread
+    /// accesses through one reference) return only its thread's latest
+    /// earlier write there, or the initial value when there is none, when
+    /// the model declares that this holds ([`Orders::latest_own_write`];
+    /// see [`trace::own_locations`]). Off: such a read ranges over the
+    /// location's whole value domain (the reference enumeration).
+    pub own_write_filter: bool,
 }
 
 /// Which order relations the model reads, so that the engine enumerates
@@ -148,6 +155,12 @@ pub struct Orders {
     /// to it, so the search skips its other reads-from choices under each
     /// order (with [`Limits::rmw_filter`]).
     pub rmw_atomicity: bool,
+    /// The model declares `latest-own-write` (its profile): a read of a
+    /// location that only its own thread writes, through the read's
+    /// reference, reads the thread's latest earlier write there (the
+    /// initial value when there is none); the per-thread paths then give
+    /// such a read that value only (with [`Limits::own_write_filter`]).
+    pub latest_own_write: bool,
 }
 
 impl Default for Orders {
@@ -157,6 +170,7 @@ impl Default for Orders {
             sc_order: true,
             interlock_order: true,
             rmw_atomicity: false,
+            latest_own_write: false,
         }
     }
 }
@@ -175,6 +189,7 @@ impl Limits {
             termination_shortcuts: false,
             specialise: false,
             lazy_checks: false,
+            own_write_filter: false,
             ..self
         }
     }
@@ -199,6 +214,7 @@ impl Orders {
             sc_order: uses(names::SCO),
             interlock_order: uses(names::ILO),
             rmw_atomicity: crate::model::profile::declares_rmw_atomicity(model),
+            latest_own_write: crate::model::profile::declares_latest_own_write(model),
         }
     }
 
@@ -209,6 +225,7 @@ impl Orders {
             sc_order: self.sc_order || other.sc_order,
             interlock_order: self.interlock_order || other.interlock_order,
             rmw_atomicity: self.rmw_atomicity && other.rmw_atomicity,
+            latest_own_write: self.latest_own_write && other.latest_own_write,
         }
     }
 }
@@ -242,6 +259,7 @@ impl Default for Limits {
             specialise: true,
             undefined_values: true,
             lazy_checks: true,
+            own_write_filter: true,
         }
     }
 }

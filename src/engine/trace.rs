@@ -483,6 +483,102 @@ fn no_race_with(
     })
 }
 
+/// The locations whose reads in thread `t` can return only the thread's
+/// latest earlier write there (the initial value when there is none), under
+/// a model declaring `latest-own-write` ([`super::Orders::latest_own_write`],
+/// with [`Limits::own_write_filter`]): no other thread has a write (a store
+/// or read-modify-write) to the location, no thread deallocates it, its
+/// initial value is defined, and every access of `t` to it goes through one
+/// reference.
+///
+/// Why, in the Vulkan appendix's words. Let `R` be such a read, `W*` the
+/// latest write to the location program-ordered before it. "Operation A
+/// happens-before operation B if and only if any of the following is true:
+/// A is program-ordered before B, ..." and "X is location-ordered before Y
+/// for a location L in M if and only if any of the following is true: AX ==
+/// AY and RX == RY and X→Y": `t`'s accesses of the location are
+/// location-ordered in program order. "From-reads is a relation between
+/// operations, where the first operation is a read, the second operation is
+/// a write, and the first operation reads a value written earlier than the
+/// second operation in the second operation's scoped modification order or
+/// location order (or the first operation reads from the initial value, and
+/// the second operation is any write to the same locations)", and "the
+/// implementation must guarantee that no cycles exist in the union of the
+/// following relations: location-ordered, scoped modification order (over
+/// all atomic writes), reads-from, from-reads". Every write `R` could read
+/// is `t`'s own (no other thread writes the location), or the initial value:
+///
+/// - a write program-ordered after `R`: it is location-ordered after `R`
+///   and `R` reads from it, a cycle;
+/// - a write program-ordered before `W*`: it is location-ordered before
+///   `W*`, so `R` from-reads `W*`, which is location-ordered before `R`, a
+///   cycle;
+/// - the initial value while `W*` exists: `R` from-reads `W*`, the same
+///   cycle.
+///
+/// So `R` reads `W*` (its value), or the initial value when there is no
+/// `W*`. Dat3M's from-reads (`vulkan-dat3m`) keeps the second case, the
+/// write read being location-ordered before `R`. The AsciiDoc rendering's
+/// from-reads, without "or location order" (`vulkan-fr-asmo`), has none of
+/// the second and third cycles for plain writes (reading one's own
+/// overwritten plain store is allowed there): that model withdraws the
+/// declaration. A location whose initial value is undefined is left out
+/// (its initial value is a domain of its own, `engine::undefined`).
+///
+/// Every execution the filter drops closes one of those cycles, so the
+/// consistent executions, and every answer drawn from them, are those of
+/// the reference enumeration (`tests/differential_own_writes.rs`); what
+/// changes is that paths reading a stale value of their own location (and
+/// looping on it until the unrolling bound cuts them) are never walked.
+pub fn own_locations(program: &Program, t: &Thread) -> HashSet<usize> {
+    let me = program.threads.iter().position(|x| std::ptr::eq(x, t));
+    let mut refs: HashMap<usize, Option<usize>> = HashMap::new();
+    let mut mixed: HashSet<usize> = HashSet::new();
+    for i in t.instructions() {
+        let Some(l) = program.location_of(i) else {
+            continue;
+        };
+        match refs.get(&l) {
+            None => {
+                refs.insert(l, i.reference);
+            }
+            Some(r) if *r != i.reference => {
+                mixed.insert(l);
+            }
+            Some(_) => {}
+        }
+    }
+    for (k, other) in program.threads.iter().enumerate() {
+        for i in other.instructions() {
+            let Some(l) = program.location_of(i) else {
+                continue;
+            };
+            if matches!(i.kind, OpKind::Deallocate) || (Some(k) != me && i.is_write()) {
+                mixed.insert(l);
+            }
+        }
+    }
+    refs.into_keys()
+        .filter(|l| !mixed.contains(l) && !program.is_undefined(*l))
+        .collect()
+}
+
+/// The value a read of the own location `loc` ([`own_locations`]) returns
+/// on the path `s`, with its provenance: the path's latest write to `loc`,
+/// or the initial value; `None` when that write's value is unknown (an
+/// Alloy `.test` store naming no value).
+fn latest_own_write(s: &State, program: &Program, t: &Thread, loc: usize) -> Option<(i64, Prov)> {
+    match s
+        .events
+        .iter()
+        .rev()
+        .find(|e| e.writes && location(program, t, e.stmt) == Some(loc))
+    {
+        Some(e) => Some((e.write?, e.write_prov.clone().unwrap_or_default())),
+        None => Some((program.initial_value(loc), Prov::new())),
+    }
+}
+
 /// Per location: each value a write to it can have, with the provenance of
 /// that value (see [`explore`]).
 type Domains = Vec<BTreeMap<i64, Prov>>;
@@ -531,6 +627,17 @@ pub fn explore(program: &Program, limits: &Limits) -> Result<Vec<ThreadPaths>, E
             }
         })
         .collect();
+    let own: Vec<HashSet<usize>> = program
+        .threads
+        .iter()
+        .map(|t| {
+            if limits.own_write_filter && limits.orders.latest_own_write && !limits.endings {
+                own_locations(program, t)
+            } else {
+                HashSet::new()
+            }
+        })
+        .collect();
     let nloc = program.locations.len();
     // Location domains start with the initial value; group-function
     // domains (after them) with 0, until the rounds compute their results.
@@ -560,8 +667,10 @@ pub fn explore(program: &Program, limits: &Limits) -> Result<Vec<ThreadPaths>, E
     let budget = Budget::new(limits);
     for round in 0..MAX_ROUNDS {
         let mut all = Vec::new();
-        for (t, spins) in program.threads.iter().zip(&spins) {
-            all.push(explore_thread(program, t, limits, spins, &domain, &budget)?);
+        for ((t, spins), own) in program.threads.iter().zip(&spins).zip(&own) {
+            all.push(explore_thread(
+                program, t, limits, spins, own, &domain, &budget,
+            )?);
         }
         budget.check(&|| format!("computing the value domains (round {})", round + 1))?;
         // The most writes one execution makes to each location.
@@ -738,6 +847,7 @@ fn explore_thread(
     t: &Thread,
     limits: &Limits,
     spins: &[SpinLoop],
+    own: &HashSet<usize>,
     domain: &Domains,
     budget: &Budget,
 ) -> Result<ThreadPaths, ExecError> {
@@ -956,7 +1066,7 @@ fn explore_thread(
                     }
                     if ins.group.is_some() {
                         step_group(&mut s, ins, values);
-                    } else if !step_op(&mut s, &mut stack, ins, program, t, domain)? {
+                    } else if !step_op(&mut s, &mut stack, ins, (program, t, own), domain)? {
                         continue;
                     }
                     if let Some(e) = s.events.last_mut() {
@@ -1357,8 +1467,7 @@ fn step_op(
     s: &mut State,
     stack: &mut Vec<State>,
     ins: &Instruction,
-    program: &Program,
-    t: &Thread,
+    (program, t, own): (&Program, &Thread, &HashSet<usize>),
     domain: &Domains,
 ) -> Result<bool, ExecError> {
     let pc = s.pc;
@@ -1382,6 +1491,17 @@ fn step_op(
     } else {
         None
     };
+    // A read of a location only this thread writes: its latest earlier
+    // write, or the initial value (see `own_locations`).
+    let mut own_prov = None;
+    if read == Some(ReadValue::Symbolic)
+        && let Some(loc) = program.location_of(ins)
+        && own.contains(&loc)
+        && let Some((v, prov)) = latest_own_write(s, program, t, loc)
+    {
+        read = Some(ReadValue::Concrete(v));
+        own_prov = Some(prov);
+    }
     if ins.is_write()
         && ins.is_read()
         && ins.write_value.is_none()
@@ -1403,8 +1523,11 @@ fn step_op(
     let loc = program.location_of(ins);
     let nloc = program.locations.len();
     // Provenance of the value read (when concrete) and of the value written.
-    let read_prov: Prov = match (read, loc) {
-        (Some(ReadValue::Concrete(v)), Some(l)) => domain[l].get(&v).cloned().unwrap_or_default(),
+    let read_prov: Prov = match (own_prov, read, loc) {
+        (Some(p), _, _) => p,
+        (None, Some(ReadValue::Concrete(v)), Some(l)) => {
+            domain[l].get(&v).cloned().unwrap_or_default()
+        }
         _ => Prov::new(),
     };
     let operand_prov: Prov = match &ins.operand {

@@ -17,6 +17,7 @@
 //! | `default-for DIALECT` | the built-in model tests of `DIALECT` run under by default |
 //! | `host API` | the model has rules for the host side of `API` (`vulkan`, `opencl`); a program with that API's operations is refused by a model without them |
 //! | `rmw-atomicity` | the model forbids every cycle of `rf`, `asmo` and a from-reads containing `rf^-1 ; asmo` and relating an initial-value read to every write of its location: the engine may then let an RMW read only from its immediate `asmo` predecessor among the writes `asmo` relates to it (the initial value only when it has none), skipping the other candidates unevaluated |
+//! | `latest-own-write` | the model forbids a read of a location that only its own thread writes, all through one reference, to read anything but the thread's latest earlier write there (the initial value when there is none): its coherence axiom holds location order between one agent's accesses through one reference, reads-from, and a from-reads that contains `rf^-1 ; locord` between writes (or at least its part where the write read is location-ordered before the read) and relates an initial-value read to every write. The per-thread paths then give such a read that value only (`engine::trace::own_locations`). `latest-own-write off` withdraws an included file's declaration (a variant whose from-reads lacks location order) |
 //!
 //! Files resolve like includes: next to the declaring file, then among the
 //! embedded models. Declarations of included files are inherited; a file's
@@ -134,6 +135,9 @@ pub struct Profile {
     pub default_for: Vec<Dialect>,
     /// `rmw-atomicity`: see the module table.
     pub rmw_atomicity: bool,
+    /// `latest-own-write` (`off` withdraws an included file's): see the
+    /// module table.
+    pub latest_own_write: bool,
     /// `host API`: the host APIs (`vulkan`, `opencl`) the model has rules
     /// for; a program with another API's operations is refused.
     pub host: Vec<HostApi>,
@@ -305,6 +309,9 @@ impl Profile {
                 wanted(0, "nothing")?;
                 self.rmw_atomicity = true;
             }
+            "latest-own-write" => {
+                self.latest_own_write = latest_own_write(key, args)?;
+            }
             "default-for" => {
                 wanted(1, "a dialect")?;
                 let d = Dialect::from_name(&args[0].text).ok_or_else(|| {
@@ -326,7 +333,7 @@ impl Profile {
                 return Err(error(
                     &key.pos,
                     format!(
-                        "unknown declaration `{other}`: expected nochains, refuse, accept, storage-classes, explain, races, final-order, happens-before, synchronizes-with, program-order, edge-style, rmw-atomicity, default-for or host"
+                        "unknown declaration `{other}`: expected nochains, refuse, accept, storage-classes, explain, races, final-order, happens-before, synchronizes-with, program-order, edge-style, rmw-atomicity, latest-own-write, default-for or host"
                     ),
                 ));
             }
@@ -491,6 +498,44 @@ fn split(a: &Annotation) -> Result<Vec<Vec<Arg>>, CatError> {
         }
     }
     Ok(decls)
+}
+
+/// The value a `latest-own-write` declaration sets: on with no argument,
+/// off with `off`.
+fn latest_own_write(key: &Arg, args: &[Arg]) -> Result<bool, CatError> {
+    match args {
+        [] => Ok(true),
+        [a] if a.text == "off" => Ok(false),
+        _ => Err(error(
+            &args.first().unwrap_or(key).pos,
+            "`latest-own-write` takes nothing, or `off`".to_string(),
+        )),
+    }
+}
+
+/// Whether `model` declares `latest-own-write` (see the module table): the
+/// last declaration wins, a file's own after those of its includes, so a
+/// variant that binds another from-reads withdraws an included file's with
+/// `latest-own-write off`. A malformed declaration counts as none (the
+/// profile reports it).
+pub fn declares_latest_own_write(model: &Model) -> bool {
+    let mut on = false;
+    for a in model.annotations() {
+        let Ok(decls) = split(a) else {
+            return false;
+        };
+        for d in decls {
+            if let Some((key, args)) = d.split_first()
+                && key.text == "latest-own-write"
+            {
+                match latest_own_write(key, args) {
+                    Ok(v) => on = v,
+                    Err(_) => return false,
+                }
+            }
+        }
+    }
+    on
 }
 
 /// Whether `model` (or a file it includes) declares `rmw-atomicity` (the

@@ -109,6 +109,17 @@ fn includer_overrides_and_inherits() {
 }
 
 #[test]
+fn latest_own_write_is_withdrawn_by_the_including_file() {
+    // Each file's declarations come after those of its includes.
+    let rules = "(*@ latest-own-write *)\nlet dr = 0\n";
+    let p = profile("include \"rules.cat\"\n", &[("rules.cat", rules)]).unwrap();
+    assert!(p.latest_own_write);
+    let main = "(*@ latest-own-write off *)\ninclude \"rules.cat\"\n";
+    let p = profile(main, &[("rules.cat", rules)]).unwrap();
+    assert!(!p.latest_own_write);
+}
+
+#[test]
 fn user_declarations() {
     let main = "(*@ refuse seq_cst \"my GPU\" \"no SC\"\n    explain \"mine.explain\"\n    default-for opencl *)\nlet dr = 0\n";
     let p = profile(main, &[("mine.explain", "check x dr\n")]).unwrap();
@@ -125,6 +136,10 @@ fn malformed_declarations_have_positions() {
             "main.cat:1:5: unknown declaration `racez`",
         ),
         ("(*@ races *)", "main.cat:1:5: `races` takes a binding"),
+        (
+            "(*@ latest-own-write on *)",
+            "main.cat:1:22: `latest-own-write` takes nothing, or `off`",
+        ),
         (
             "(*@ races dr dr *)",
             "main.cat:1:5: `races` takes a binding",

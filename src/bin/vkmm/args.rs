@@ -88,7 +88,7 @@ pub struct LimitArgs {
     pub timeout: Option<std::time::Duration>,
     /// `reference`: every search lever off, as --no-spin-reduction
     /// --no-rmw-filter --no-termination-shortcuts --no-specialise
-    /// --no-lazy-checks together
+    /// --no-lazy-checks together, with the latest-own-write filter off
     /// (the reference enumeration, the oracle of the differential tests).
     #[arg(long, value_enum, default_value_t = Engine::Default)]
     pub engine: Engine,
