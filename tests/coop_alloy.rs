@@ -251,3 +251,43 @@ fn the_cli_exits_2_on_bad_input() {
     assert_eq!(code, 0, "{out}{err}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// Every cut of every `cmld`/`cmst` line of the twins (the line ends at
+/// each character, or loses one word) parses or gives an error located on
+/// a line of the file; none panics.
+#[test]
+fn cut_coop_lines_never_panic() {
+    let mut cuts = 0;
+    for f in common::files_with_ext(&dir(), "test") {
+        let text = std::fs::read_to_string(&f).unwrap();
+        let lines: Vec<&str> = text.lines().collect();
+        for (k, line) in lines.iter().enumerate() {
+            if !line.starts_with("cm") {
+                continue;
+            }
+            let words: Vec<&str> = line.split(' ').collect();
+            let mut variants: Vec<String> = (0..line.len())
+                .filter(|&i| line.is_char_boundary(i))
+                .map(|i| line[..i].to_string())
+                .collect();
+            for w in 0..words.len() {
+                let mut ws = words.clone();
+                ws.remove(w);
+                variants.push(ws.join(" "));
+            }
+            for v in variants {
+                let mut edited = lines.clone();
+                edited[k] = &v;
+                let t = edited.join("\n");
+                if let Err(e) = vkmm::frontend::alloy_test::parse("t.test", &t) {
+                    assert!(
+                        (1..=lines.len()).contains(&e.line) && e.column >= 1,
+                        "{v}: {e}"
+                    );
+                }
+                cuts += 1;
+            }
+        }
+    }
+    assert!(cuts > 300, "{cuts}");
+}
