@@ -58,6 +58,8 @@ struct Parser<'a> {
     /// Where the variable of each access was written, by (thread index,
     /// statement index): line, column (the byte lowering's errors).
     var_at: HashMap<(usize, usize), (usize, usize)>,
+    /// The cooperative matrix instructions (`cmld`, `cmst`), per thread.
+    coops: Vec<crate::frontend::vulkan_litmus::coop::CoopUse<coop::At>>,
 }
 
 /// A shader call statement: its thread and statement, and each callee's
@@ -123,6 +125,7 @@ impl<'a> Parser<'a> {
             calls: Vec::new(),
             sizes: Vec::new(),
             var_at: HashMap::new(),
+            coops: Vec::new(),
         }
     }
 
@@ -227,6 +230,7 @@ impl<'a> Parser<'a> {
             "trace" | "call" | "report" if !self.program.threads.is_empty() => {
                 self.shader_call(n, code, &ws)
             }
+            op if coop::is_coop(op) && !self.program.threads.is_empty() => self.coop(n, code, &ws),
             _ => self.instruction(n, code, &ws),
         }
     }
@@ -979,6 +983,15 @@ impl<'a> Parser<'a> {
                 }
             }
         }
+        // Cooperative matrix instructions (docs/coverage.md); when one
+        // leaves its attribution open, the program before lowering holds
+        // every element access.
+        self.check_coops()?;
+        let full = self
+            .coops
+            .iter()
+            .any(|c| c.open)
+            .then(|| self.program.clone());
         let layout = crate::ir::bytes::lower(&mut self.program).map_err(|e| {
             let (line, col) = self
                 .var_at
@@ -997,7 +1010,13 @@ impl<'a> Parser<'a> {
         for r in &self.program.references {
             symbols.add_name(&r.name, vec![r.location]);
         }
-        Ok(self.program)
+        match &full {
+            Some(full) => {
+                let lowered = std::mem::take(&mut self.program);
+                self.expand_coop_attributions(full, lowered)
+            }
+            None => Ok(self.program),
+        }
     }
 }
 
@@ -1246,5 +1265,6 @@ impl QueryParser {
     }
 }
 
+mod coop;
 #[cfg(test)]
 mod tests;

@@ -15,10 +15,12 @@ use crate::ir::{
     CoopElement, Instruction, MAX_ATTRIBUTIONS, OpKind, Operand, Program, Scope, SourceSpan, Stmt,
 };
 
-/// One invocation's statement of a cooperative matrix instruction.
-pub(super) struct CoopUse {
+/// One invocation's statement of a cooperative matrix instruction; `A`
+/// is where it was written (a character offset here, line and column in
+/// the `.test` format, src/frontend/alloy_test/coop.rs).
+pub(crate) struct CoopUse<A = usize> {
     pub thread: usize,
-    pub at: usize,
+    pub at: A,
     pub instance: u32,
     pub load: bool,
     pub scope: Scope,
@@ -27,7 +29,7 @@ pub(super) struct CoopUse {
     /// The stored value (`cmst`).
     pub value: Option<Operand>,
     /// Indices into `elements` this invocation performs, with where.
-    pub performed: Vec<(usize, usize)>,
+    pub performed: Vec<(usize, A)>,
     /// No `:` part: the test leaves the attribution to the implementation,
     /// and the invocation's code holds an access of every element, which
     /// [`Parser::attribution_alternatives`] keeps or drops per attribution.
@@ -198,178 +200,11 @@ impl Parser<'_> {
         Ok(out)
     }
 
-    /// The whole-program rules: one dynamic instance per instance number,
-    /// executed once by every invocation of one instance of the matrix's
-    /// scope with the same operands, and each element accessed as the
-    /// newer rendering says ("some implementation-dependent invocation(s)"
-    /// load it; "a single implementation-dependent invocation" stores it).
+    /// The whole-program rules ([`check_uses`]).
     pub(super) fn check_coops(&self) -> R<()> {
-        let mut instances: Vec<u32> = self.coops.iter().map(|c| c.instance).collect();
-        instances.sort_unstable();
-        instances.dedup();
-        for i in instances {
-            let uses: Vec<&CoopUse> = self.coops.iter().filter(|c| c.instance == i).collect();
-            let head = uses[0];
-            let word = if head.load { "cmld" } else { "cmst" };
-            for u in &uses {
-                if self.program.host.agent(u.thread).is_host() {
-                    return Err((
-                        u.at,
-                        format!(
-                            "`{word}` in P{}, a host thread or queue submission: a cooperative matrix instruction is executed by shader invocations",
-                            u.thread
-                        ),
-                    ));
-                }
-                if !self.program.threads[u.thread].is_straight_line() {
-                    return Err((
-                        u.at,
-                        format!(
-                            "`{word}` in P{}, which branches: a cooperative matrix instruction is executed once by every invocation of the matrix's scope instance",
-                            u.thread
-                        ),
-                    ));
-                }
-                if u.load != head.load
-                    || u.scope != head.scope
-                    || u.elements != head.elements
-                    || u.value != head.value
-                {
-                    return Err((
-                        u.at,
-                        format!(
-                            "instance {i} differs from P{}'s (line {}): every invocation writes the same instruction (opcode, scope, value and elements)",
-                            head.thread,
-                            self.src.line(head.at)
-                        ),
-                    ));
-                }
-                if u.open != head.open {
-                    return Err((
-                        u.at,
-                        format!(
-                            "instance {i} {} the element accesses after `:` and P{}'s (line {}) {}: either every invocation states its accesses or none does (vkmm then explores every attribution)",
-                            if u.open { "omits" } else { "states" },
-                            head.thread,
-                            self.src.line(head.at),
-                            if head.open {
-                                "omits them"
-                            } else {
-                                "states them"
-                            }
-                        ),
-                    ));
-                }
-                if uses.iter().filter(|v| v.thread == u.thread).count() > 1 {
-                    return Err((u.at, format!("P{} executes instance {i} twice", u.thread)));
-                }
-            }
-            // The invocations of the scope instance of the first.
-            let t0 = &self.program.threads[head.thread];
-            let same = |t: &crate::ir::Thread| match head.scope {
-                Scope::Subgroup => t.subgroup == t0.subgroup && t.queue_family == t0.queue_family,
-                _ => t.workgroup == t0.workgroup && t.queue_family == t0.queue_family,
-            };
-            for (k, t) in self.program.threads.iter().enumerate() {
-                let runs = uses.iter().any(|u| u.thread == k);
-                if same(t) && !runs && !self.program.host.agent(k).is_host() {
-                    return Err((
-                        head.at,
-                        format!(
-                            "P{k} is in the {} instance of P{} but does not execute instance {i}: a cooperative matrix instruction is executed by every invocation of the instance of the matrix's scope",
-                            head.scope, head.thread
-                        ),
-                    ));
-                }
-                if !same(t) && runs {
-                    let u = uses.iter().find(|u| u.thread == k).expect("runs");
-                    return Err((
-                        u.at,
-                        format!(
-                            "P{k} executes instance {i} but is not in the {} instance of P{}",
-                            head.scope, head.thread
-                        ),
-                    ));
-                }
-            }
-            for (e, &r) in head.elements.iter().enumerate() {
-                let name = &self.program.references[r].name;
-                if head.open {
-                    if self
-                        .program
-                        .sizes
-                        .contains_key(&self.program.references[r].location)
-                    {
-                        return Err((
-                            head.at,
-                            format!(
-                                "element `{name}` of instance {i} is a sized variable: vkmm explores the attributions of whole locations only (state the accesses after `:`)"
-                            ),
-                        ));
-                    }
-                    continue;
-                }
-                let by: Vec<(usize, usize)> = uses
-                    .iter()
-                    .flat_map(|u| {
-                        u.performed
-                            .iter()
-                            .filter(|p| p.0 == e)
-                            .map(|p| (u.thread, p.1))
-                    })
-                    .collect();
-                if by.is_empty() {
-                    return Err((
-                        head.at,
-                        format!(
-                            "no invocation accesses element `{name}` of instance {i}: \"{}\" (name it after `:` in one invocation)",
-                            if head.load {
-                                "some implementation-dependent invocation(s) within the instance of the matrix's scope perform a non-atomic load from each memory location that is defined to be accessed by the instruction"
-                            } else {
-                                "a single implementation-dependent invocation within the instance of the matrix's scope performs a non-atomic store to that memory location"
-                            }
-                        ),
-                    ));
-                }
-                if !head.load && by.len() > 1 {
-                    return Err((
-                        by[1].1,
-                        format!(
-                            "element `{name}` of instance {i} is stored by P{} and P{}: \"For each memory location accessed by a dynamic instance of a cooperative matrix store instruction ..., a single implementation-dependent invocation within the instance of the matrix's scope performs a non-atomic store to that memory location.\"",
-                            by[0].0, by[1].0
-                        ),
-                    ));
-                }
-            }
-        }
-        Ok(())
-    }
-
-    /// The open instances' choices, one per element: the instance, the
-    /// element (reference), and the invocations of the scope instance.
-    fn open_choices(&self) -> Vec<Choice> {
-        let mut out: Vec<Choice> = Vec::new();
-        for u in self.coops.iter().filter(|c| c.open) {
-            for &r in &u.elements {
-                match out
-                    .iter_mut()
-                    .find(|c| c.instance == u.instance && c.element == r)
-                {
-                    Some(c) => c.threads.push(u.thread),
-                    None => out.push(Choice {
-                        instance: u.instance,
-                        element: r,
-                        load: u.load,
-                        threads: vec![u.thread],
-                    }),
-                }
-            }
-        }
-        for c in &mut out {
-            c.threads.sort_unstable();
-        }
-        out.sort_by_key(|c| c.instance);
-        out
+        check_uses(&self.coops, &self.program, &|a| self.src.line(a), &|t| {
+            format!("P{t}")
+        })
     }
 
     /// Every attribution of the open instances (at most
@@ -383,7 +218,7 @@ impl Parser<'_> {
     /// matrix's scope perform a non-atomic load from each memory location"
     /// (every non-empty set of invocations, smaller sets first).
     pub(super) fn attribution_alternatives(&self, full: &Program) -> (Vec<(String, Program)>, u64) {
-        alternatives(&self.open_choices(), full)
+        alternatives(&open_choices(&self.coops), full)
     }
 }
 
@@ -498,4 +333,189 @@ fn attributed(full: &Program, chosen: &[(&Choice, u64)]) -> Program {
         });
     }
     p
+}
+
+/// The whole-program rules: one dynamic instance per instance number,
+/// executed once by every invocation of one instance of the matrix's
+/// scope with the same operands, and each element accessed as the
+/// newer rendering says ("some implementation-dependent invocation(s)"
+/// load it; "a single implementation-dependent invocation" stores it).
+/// `line` gives the line of a position (messages name another
+/// invocation's), `thread` a thread's name (`P0`, `thread 0`).
+pub(crate) fn check_uses<A: Copy>(
+    coops: &[CoopUse<A>],
+    program: &Program,
+    line: &dyn Fn(A) -> usize,
+    thread: &dyn Fn(usize) -> String,
+) -> Result<(), (A, String)> {
+    let mut instances: Vec<u32> = coops.iter().map(|c| c.instance).collect();
+    instances.sort_unstable();
+    instances.dedup();
+    for i in instances {
+        let uses: Vec<&CoopUse<A>> = coops.iter().filter(|c| c.instance == i).collect();
+        let head = uses[0];
+        let word = if head.load { "cmld" } else { "cmst" };
+        for u in &uses {
+            if program.host.agent(u.thread).is_host() {
+                return Err((
+                    u.at,
+                    format!(
+                        "`{word}` in {}, a host thread or queue submission: a cooperative matrix instruction is executed by shader invocations",
+                        thread(u.thread)
+                    ),
+                ));
+            }
+            if !program.threads[u.thread].is_straight_line() {
+                return Err((
+                    u.at,
+                    format!(
+                        "`{word}` in {}, which branches: a cooperative matrix instruction is executed once by every invocation of the matrix's scope instance",
+                        thread(u.thread)
+                    ),
+                ));
+            }
+            if u.load != head.load
+                || u.scope != head.scope
+                || u.elements != head.elements
+                || u.value != head.value
+            {
+                return Err((
+                    u.at,
+                    format!(
+                        "instance {i} differs from {}'s (line {}): every invocation writes the same instruction (opcode, scope, value and elements)",
+                        thread(head.thread),
+                        line(head.at)
+                    ),
+                ));
+            }
+            if u.open != head.open {
+                return Err((
+                    u.at,
+                    format!(
+                        "instance {i} {} the element accesses after `:` and {}'s (line {}) {}: either every invocation states its accesses or none does (vkmm then explores every attribution)",
+                        if u.open { "omits" } else { "states" },
+                        thread(head.thread),
+                        line(head.at),
+                        if head.open {
+                            "omits them"
+                        } else {
+                            "states them"
+                        }
+                    ),
+                ));
+            }
+            if uses.iter().filter(|v| v.thread == u.thread).count() > 1 {
+                return Err((
+                    u.at,
+                    format!("{} executes instance {i} twice", thread(u.thread)),
+                ));
+            }
+        }
+        // The invocations of the scope instance of the first.
+        let t0 = &program.threads[head.thread];
+        let same = |t: &crate::ir::Thread| match head.scope {
+            Scope::Subgroup => t.subgroup == t0.subgroup && t.queue_family == t0.queue_family,
+            _ => t.workgroup == t0.workgroup && t.queue_family == t0.queue_family,
+        };
+        for (k, t) in program.threads.iter().enumerate() {
+            let runs = uses.iter().any(|u| u.thread == k);
+            if same(t) && !runs && !program.host.agent(k).is_host() {
+                return Err((
+                    head.at,
+                    format!(
+                        "{} is in the {} instance of {} but does not execute instance {i}: a cooperative matrix instruction is executed by every invocation of the instance of the matrix's scope",
+                        thread(k),
+                        head.scope,
+                        thread(head.thread)
+                    ),
+                ));
+            }
+            if !same(t) && runs {
+                let u = uses.iter().find(|u| u.thread == k).expect("runs");
+                return Err((
+                    u.at,
+                    format!(
+                        "{} executes instance {i} but is not in the {} instance of {}",
+                        thread(k),
+                        head.scope,
+                        thread(head.thread)
+                    ),
+                ));
+            }
+        }
+        for (e, &r) in head.elements.iter().enumerate() {
+            let name = &program.references[r].name;
+            if head.open {
+                if program.sizes.contains_key(&program.references[r].location) {
+                    return Err((
+                        head.at,
+                        format!(
+                            "element `{name}` of instance {i} is a sized variable: vkmm explores the attributions of whole locations only (state the accesses after `:`)"
+                        ),
+                    ));
+                }
+                continue;
+            }
+            let by: Vec<(usize, A)> = uses
+                .iter()
+                .flat_map(|u| {
+                    u.performed
+                        .iter()
+                        .filter(|p| p.0 == e)
+                        .map(|p| (u.thread, p.1))
+                })
+                .collect();
+            if by.is_empty() {
+                return Err((
+                    head.at,
+                    format!(
+                        "no invocation accesses element `{name}` of instance {i}: \"{}\" (name it after `:` in one invocation)",
+                        if head.load {
+                            "some implementation-dependent invocation(s) within the instance of the matrix's scope perform a non-atomic load from each memory location that is defined to be accessed by the instruction"
+                        } else {
+                            "a single implementation-dependent invocation within the instance of the matrix's scope performs a non-atomic store to that memory location"
+                        }
+                    ),
+                ));
+            }
+            if !head.load && by.len() > 1 {
+                return Err((
+                    by[1].1,
+                    format!(
+                        "element `{name}` of instance {i} is stored by {} and {}: \"For each memory location accessed by a dynamic instance of a cooperative matrix store instruction ..., a single implementation-dependent invocation within the instance of the matrix's scope performs a non-atomic store to that memory location.\"",
+                        thread(by[0].0),
+                        thread(by[1].0)
+                    ),
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The open instances' choices, one per element: the instance, the
+/// element (reference), and the invocations of the scope instance.
+pub(crate) fn open_choices<A>(coops: &[CoopUse<A>]) -> Vec<Choice> {
+    let mut out: Vec<Choice> = Vec::new();
+    for u in coops.iter().filter(|c| c.open) {
+        for &r in &u.elements {
+            match out
+                .iter_mut()
+                .find(|c| c.instance == u.instance && c.element == r)
+            {
+                Some(c) => c.threads.push(u.thread),
+                None => out.push(Choice {
+                    instance: u.instance,
+                    element: r,
+                    load: u.load,
+                    threads: vec![u.thread],
+                }),
+            }
+        }
+    }
+    for c in &mut out {
+        c.threads.sort_unstable();
+    }
+    out.sort_by_key(|c| c.instance);
+    out
 }
