@@ -21,6 +21,7 @@ use std::collections::HashMap;
 
 mod bytes;
 mod coop;
+mod image;
 pub(super) use coop::CoopUse;
 
 type R<T> = Result<T, Located>;
@@ -281,6 +282,8 @@ struct Access {
     available: bool,
     visible: bool,
     non_private: bool,
+    /// How the instruction names its memory (texels: `lower/image.rs`).
+    kind: crate::ir::AccessKind,
 }
 
 impl<'a> Gen<'a> {
@@ -312,7 +315,7 @@ impl<'a> Gen<'a> {
         for v in &m.globals {
             let err = |e: String| (v.line, v.col, format!("variable `%{}`: {e}", v.id));
             let val = match v.class {
-                Class::Global | Class::Workgroup | Class::Output => {
+                Class::Global | Class::Workgroup | Class::Output | Class::Image => {
                     let instance = match v.class {
                         Class::Workgroup => g.place.index / g.place.grid.workgroup_size(),
                         Class::Output => g.place.output,
@@ -1184,6 +1187,13 @@ impl<'a> Gen<'a> {
                 // An acceleration structure handle, for OpTraceRayKHR.
                 self.bind(fr, inst, Val::Opaque("acceleration structure".into()))?;
             }
+            Op::Load if self.is_image(fr, inst) => {
+                // Loading an image variable gives the image: vkmm keeps
+                // it as the pointer to the variable (`lower/image.rs`).
+                let p = self.ptr(fr, inst, 1)?;
+                self.bind(fr, inst, Val::Ptr(p))?;
+            }
+            Op::ImageRead | Op::ImageWrite | Op::ImageTexelPointer => self.image(fr, inst)?,
             Op::Load => {
                 let p = self.ptr(fr, inst, 1)?;
                 let acc = self.access(fr, inst, 2)?;
@@ -1300,7 +1310,9 @@ impl<'a> Gen<'a> {
                 } else if matches!(name, "OpTraceNV" | "OpExecuteCallableNV") {
                     "the NV ray tracing instructions take their data by location number: write OpTraceRayKHR / OpExecuteCallableKHR (docs/format-spirv.md, \"Shader calls\")"
                 } else if name.contains("Image") || name.contains("Sampl") {
-                    "vkmm's IR has no images"
+                    "vkmm lowers storage images only (OpImageRead, OpImageWrite, OpImageTexelPointer; docs/format-spirv.md, \"Images\"): sampling, queries and sparse images are not modelled"
+                } else if name.contains("Tensor") {
+                    "vkmm does not lower SPIR-V tensors yet: write the accesses in the Vulkan litmus dialect with `avelem` `viselem` `nonprivelem`"
                 } else if name.starts_with("OpF")
                     || name.contains("ToF")
                     || name.contains("FTo")
@@ -1925,6 +1937,7 @@ impl<'a> Gen<'a> {
         ins.make_pointer_available = acc.available;
         ins.make_pointer_visible = acc.visible;
         ins.non_private = acc.non_private;
+        ins.access_kind = acc.kind;
         ins.interface = p.iface;
         ins
     }

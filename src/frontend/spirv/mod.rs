@@ -29,6 +29,7 @@ mod calls;
 mod coop;
 pub mod glsl;
 mod headers;
+mod image;
 mod layout;
 mod lower;
 mod module;
@@ -159,6 +160,9 @@ fn parse_module(file: &str, text: &str, undefined_init: bool) -> Result<Program,
         let (class, instances) = match g.class {
             Class::Global => (StorageClass(0), 1),
             Class::Workgroup => (StorageClass(1), w),
+            // Storage images: "The ImageMemory storage class semantic
+            // applies to accesses to memory in the Image storage class".
+            Class::Image => (StorageClass(2), 1),
             // Dat3M reads an Output variable as one instance for all (a
             // compute program); with graphics stages, one per invocation,
             // a TessellationControl one per patch (`stages::Outputs`).

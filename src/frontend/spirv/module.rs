@@ -48,7 +48,13 @@ pub(super) enum Ty {
         rows: usize,
         cols: usize,
     },
-    /// Images, samplers and other types vkmm cannot compute with.
+    /// A storage image (`image.rs`): texels of the integer type `elem`, in
+    /// `dims` (1 or 2) dimensions.
+    Image {
+        elem: String,
+        dims: usize,
+    },
+    /// Samplers and other types vkmm cannot compute with.
     Other(String),
 }
 
@@ -72,7 +78,12 @@ pub(super) enum Class {
     /// invocation's incoming variable is its creator's variable
     /// (docs/format-spirv.md, "Shader calls").
     Ray(crate::ir::Interface),
-    /// Image and other classes the IR cannot express.
+    /// A UniformConstant variable of a storage image type: one instance,
+    /// its texels in the Image storage class (`sc2`, the ImageMemory
+    /// class: "The ImageMemory storage class semantic applies to accesses
+    /// to memory in the Image storage class").
+    Image,
+    /// Other classes the IR cannot express.
     Other,
 }
 
@@ -340,6 +351,44 @@ impl Module {
                     path.pop();
                 }
             }
+            Some(Ty::Image { elem, dims }) => {
+                // The extent is the @Input's: a list of texels (Buffer,
+                // 1D), or a list of equally long columns (2D, `%img[x][y]`
+                // for coordinate (x, y)); one texel without.
+                let size = self.size_of(elem).ok_or("an image of an opaque type")?;
+                let items = list(None)?;
+                let outer = items.map_or(1, |v| v.len());
+                let inner = |i: usize| -> Result<(Option<&Vec<Init>>, usize), String> {
+                    match item(items, i) {
+                        Some(Init::List(v)) => Ok((Some(v), v.len())),
+                        Some(Init::Num(_)) => {
+                            Err("a 2D image's @Input is a list of columns `{{...}, ...}`".into())
+                        }
+                        None => Ok((None, 1)),
+                    }
+                };
+                let height = if *dims == 2 { inner(0)?.1 } else { 1 };
+                for x in 0..outer {
+                    path.push(x);
+                    if *dims == 1 {
+                        self.cells(elem, offset + size * x as i64, path, item(items, x), out)?;
+                    } else {
+                        let (col, h) = inner(x)?;
+                        if h != height {
+                            return Err(format!(
+                                "the columns of a 2D image have one length: column {x} has {h} texels, column 0 {height}"
+                            ));
+                        }
+                        for y in 0..height {
+                            path.push(y);
+                            let at = offset + size * (x * height + y) as i64;
+                            self.cells(elem, at, path, col.and_then(|c| c.get(y)), out)?;
+                            path.pop();
+                        }
+                    }
+                    path.pop();
+                }
+            }
             Some(Ty::Struct { members }) => {
                 let items = list(Some(members.len()))?;
                 let offsets = self.member_offsets(ty, members).unwrap_or_default();
@@ -592,6 +641,10 @@ impl Module {
             }
             Op::TypeFunction => Some(Ty::Function),
             Op::TypeCooperativeMatrixKHR => Some(self.coop_matrix(inst)?),
+            Op::TypeImage if inst.int(5).ok() == Some(2) => {
+                Some(super::image::image_type(inst, self.ty(inst.id(0)?))?)
+            }
+            Op::TypeTensorARM => return Err(super::image::tensor_type(inst)),
             Op::TypeImage
             | Op::TypeSampler
             | Op::TypeSampledImage
@@ -705,6 +758,7 @@ impl Module {
                 // (docs/format-spirv.md, "Shader calls").
                 let class = match self.ty(&pointee) {
                     Some(Ty::Other(t)) if t == "OpTypeAccelerationStructureKHR" => Class::Other,
+                    Some(Ty::Image { .. }) => Class::Image,
                     _ => class,
                 };
                 self.globals.push(Global {

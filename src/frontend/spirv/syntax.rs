@@ -232,6 +232,10 @@ fn lex_line(line_no: usize, line: &str) -> Result<Vec<(Tok, usize)>, Located> {
                 ));
             }
             out.push((Tok::Id(name.to_string()), col));
+        } else if matches!(word.as_str(), "1D" | "2D" | "3D") {
+            // The Dim enumerants spirv-as spells with a leading digit
+            // (`OpTypeImage %uint 2D ...`), not numbers.
+            out.push((Tok::Word(word), col));
         } else if word.starts_with(|c: char| c.is_ascii_digit() || c == '-' || c == '+') {
             out.push((
                 number(&word).ok_or_else(|| (line_no, col, format!("bad number `{word}`")))?,
