@@ -132,6 +132,8 @@ struct Answers<'q> {
     queries: Vec<&'q Query>,
     model_name: &'q str,
     satisfied_at: Vec<Option<u64>>,
+    /// Every query asks for a consistent execution.
+    consistent_only: bool,
     executions: u64,
     /// Largest skeleton and candidate-space size, counted in the first walk.
     events: usize,
@@ -153,11 +155,11 @@ impl Visitor for Answers<'_> {
     /// When every query asks for a consistent execution, only consistent
     /// candidates matter, and of them the names the queries count.
     fn reads(&self) -> Option<Vec<String>> {
+        if !self.consistent_only {
+            return None;
+        }
         let mut names = Vec::new();
         for q in &self.queries {
-            if !requires_consistency(&q.pred) {
-                return None;
-            }
             counted_names(&q.pred, &mut names);
         }
         Some(names)
@@ -185,7 +187,7 @@ impl Visitor for Answers<'_> {
         // Every query asks for a consistent execution (the only case in
         // which the evaluation may be lazy, see `reads`): an inconsistent
         // candidate answers none, and its evaluation may be partial.
-        if !eval.consistent() && self.queries.iter().all(|q| requires_consistency(&q.pred)) {
+        if self.consistent_only && !eval.consistent() {
             return Ok(ControlFlow::Continue(()));
         }
         for (k, q) in self.queries.iter().enumerate() {
@@ -313,6 +315,7 @@ fn check_one(
             queries: selected.iter().map(|(_, q)| *q).collect(),
             model_name,
             satisfied_at: vec![None; selected.len()],
+            consistent_only: selected.iter().all(|(_, q)| requires_consistency(&q.pred)),
             executions: 0,
             events: 0,
             candidates: 0,

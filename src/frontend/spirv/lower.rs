@@ -1740,30 +1740,8 @@ impl<'a> Gen<'a> {
     /// The memory operands of a plain load or store from operand `i` on.
     fn access(&self, fr: &Frame, inst: &Inst, i: usize) -> R<Access> {
         let mut a = Access::default();
-        let Some(first) = inst.operands.get(i) else {
+        let Some(bits) = mask_operand(inst, i, "memory", MEMORY_OPERANDS)? else {
             return Ok(a);
-        };
-        let bits = match &first.tok {
-            Tok::Int(n) => *n as i64,
-            Tok::Word(w) => {
-                let mut b = 0;
-                for part in w.split('|') {
-                    b |= match part {
-                        "None" => 0,
-                        "Volatile" => 1,
-                        "Aligned" => 2,
-                        "Nontemporal" => 4,
-                        "MakePointerAvailable" | "MakePointerAvailableKHR" => 8,
-                        "MakePointerVisible" | "MakePointerVisibleKHR" => 0x10,
-                        "NonPrivatePointer" | "NonPrivatePointerKHR" => 0x20,
-                        other => {
-                            return Err(inst.err_at(i, format!("unknown memory operand `{other}`")));
-                        }
-                    };
-                }
-                b
-            }
-            _ => return Err(inst.err_at(i, "expected memory operands".into())),
         };
         let mut next = i + 1;
         if bits & 2 != 0 {
@@ -2181,4 +2159,42 @@ pub(super) fn cell_name(var: &str, path: &[usize], call: usize) -> String {
         s.push_str(&format!(".c{call}"));
     }
     s
+}
+
+/// The Memory Operands words vkmm reads (SPIR-V 3.26).
+const MEMORY_OPERANDS: &[(&str, i64)] = &[
+    ("None", 0),
+    ("Volatile", 1),
+    ("Aligned", 2),
+    ("Nontemporal", 4),
+    ("MakePointerAvailable", 8),
+    ("MakePointerAvailableKHR", 8),
+    ("MakePointerVisible", 0x10),
+    ("MakePointerVisibleKHR", 0x10),
+    ("NonPrivatePointer", 0x20),
+    ("NonPrivatePointerKHR", 0x20),
+];
+
+/// A bit-mask operand at `i` (memory or image operands, named by `what`):
+/// a number, or `|`-joined names of `named`; `None` when absent.
+fn mask_operand(inst: &Inst, i: usize, what: &str, named: &[(&str, i64)]) -> R<Option<i64>> {
+    let Some(first) = inst.operands.get(i) else {
+        return Ok(None);
+    };
+    match &first.tok {
+        Tok::Int(n) => Ok(Some(*n as i64)),
+        Tok::Word(w) => {
+            let mut bits = 0;
+            for part in w.split('|') {
+                match named.iter().find(|(n, _)| *n == part) {
+                    Some((_, v)) => bits |= *v,
+                    None => {
+                        return Err(inst.err_at(i, format!("unknown {what} operand `{part}`")));
+                    }
+                }
+            }
+            Ok(Some(bits))
+        }
+        _ => Err(inst.err_at(i, format!("expected {what} operands"))),
+    }
 }

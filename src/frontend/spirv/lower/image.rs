@@ -22,7 +22,7 @@
 
 use super::{Access, Frame, Gen, Ptr, R, Val, leaves_of};
 use crate::frontend::spirv::module::{Ty, unsupported};
-use crate::frontend::spirv::syntax::{Inst, Tok};
+use crate::frontend::spirv::syntax::Inst;
 use crate::ir::AccessKind;
 use ::spirv::Op;
 
@@ -203,24 +203,8 @@ impl Gen<'_> {
             kind: AccessKind::Texel,
             ..Access::default()
         };
-        let Some(first) = inst.operands.get(i) else {
+        let Some(bits) = super::mask_operand(inst, i, "image", OPERANDS)? else {
             return Ok(a);
-        };
-        let bits = match &first.tok {
-            Tok::Int(n) => *n as i64,
-            Tok::Word(w) => {
-                let mut b = 0;
-                for part in w.split('|') {
-                    b |= match OPERANDS.iter().find(|(n, _)| *n == part) {
-                        Some((_, v)) => *v,
-                        None => {
-                            return Err(inst.err_at(i, format!("unknown image operand `{part}`")));
-                        }
-                    };
-                }
-                b
-            }
-            _ => return Err(inst.err_at(i, "expected image operands".into())),
         };
         if bits & !READ != 0 {
             let names: Vec<&str> = OPERANDS
