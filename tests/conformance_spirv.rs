@@ -38,6 +38,7 @@ fn key(r: &Record, dir: &str) -> String {
         Some(Property::Condition) => "assertions",
         Some(Property::Races) => "races",
         Some(Property::Termination) | None => "termination",
+        Some(Property::States) => "states",
     };
     format!("{}: {property}", rel.trim_start_matches('/'))
 }

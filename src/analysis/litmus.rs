@@ -26,6 +26,11 @@ pub enum Property {
     /// Termination: no execution the progress model allows runs forever
     /// (see [`crate::analysis::termination`]).
     Termination,
+    /// The set of reachable final states, complete, one witness each
+    /// (issue 11, outcome-directed listing): candidates whose final state
+    /// is already known are not evaluated, so the counts are witnesses, not
+    /// executions, and races are not checked.
+    States,
 }
 
 impl std::str::FromStr for Property {
@@ -35,8 +40,9 @@ impl std::str::FromStr for Property {
             "condition" => Ok(Property::Condition),
             "races" => Ok(Property::Races),
             "termination" => Ok(Property::Termination),
+            "states" => Ok(Property::States),
             _ => Err(format!(
-                "unknown property `{s}`: expected `condition`, `races` or `termination`"
+                "unknown property `{s}`: expected `condition`, `races`, `termination` or `states`"
             )),
         }
     }
@@ -116,8 +122,14 @@ pub struct LitmusOutcome {
     pub races: Vec<RacePair>,
     /// Whether every consistent filtered execution is race-free: `None`
     /// when no race was seen but a limit or the unrolling bound left
-    /// executions unseen.
+    /// executions unseen, and when races were not checked (`states_only`).
     pub race_free: Option<bool>,
+    /// The listing asked for the states only ([`Property::States`]): one
+    /// witness per state (the counts in `states`, `positive`, `negative`
+    /// and `consistent` are witnesses, not executions) and no race check.
+    /// Complete states when the search completes.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub states_only: bool,
     /// Control barriers passed in some consistent execution by an
     /// invocation while a member of its execution-scope instance never
     /// reaches them, or reaches them fewer times (undefined: see
@@ -167,7 +179,7 @@ impl LitmusOutcome {
                 .attributions
                 .is_none_or(|a| self.stopped_early || a.explored as u64 >= a.total)
             && (self.quantifier.is_none() || self.holds(Property::Condition).is_some())
-            && self.holds(Property::Races).is_some()
+            && (self.states_only || self.holds(Property::Races).is_some())
     }
 
     /// The verdict for a property: true when it holds; `None` when the test
@@ -198,6 +210,8 @@ impl LitmusOutcome {
             Property::Races => self.race_free.filter(|&free| complete || !free),
             // Answered by a termination check, not by the outcome list.
             Property::Termination => None,
+            // A listing, not a verdict.
+            Property::States => None,
         }
     }
 }
@@ -244,14 +258,27 @@ pub(crate) fn final_memory(
     locations: &[usize],
     final_order: Option<&str>,
 ) -> Vec<Vec<i64>> {
-    let co = match cand.env.get("co") {
-        Some(Value::Rel(r)) => Some(r),
-        _ => None,
-    };
     let locord = match final_order.and_then(|b| eval.lookup(b)) {
         Some(Value::Rel(r)) => Some(r),
         _ => None,
     };
+    let co = match cand.env.get("co") {
+        Some(Value::Rel(r)) => Some(r),
+        _ => None,
+    };
+    maximal_write_values(sk, co, program, locations, locord)
+}
+
+/// The values of the writes no other write follows in program order, `co`
+/// (when given) and `locord` (the final order, when given). Without the final order this is a superset of the final
+/// values the evaluation gives (it can only remove writes).
+fn maximal_write_values(
+    sk: &Skeleton,
+    co: Option<&crate::relation::Relation>,
+    program: &Program,
+    locations: &[usize],
+    locord: Option<&crate::relation::Relation>,
+) -> Vec<Vec<i64>> {
     let loc_of = |e: &EventInfo| program.location_of(e.instruction(program));
     locations
         .iter()
@@ -448,6 +475,50 @@ pub(crate) fn shown_memory(program: &Program, shown_locs: &[usize]) -> Vec<(Stri
     out
 }
 
+impl Outcomes<'_> {
+    /// The final state of every candidate of `sk` (`cand`: of that
+    /// candidate), as the register values and final values of
+    /// `shown_locs` it is made of, when it is known before the model's
+    /// evaluation: the registers' read values fixed (by the paths, or by
+    /// `cand`'s reads-from), and one value among the writes of each shown
+    /// location that no other write follows in program order (or in the
+    /// candidate's `co`). The model's final order can only remove writes
+    /// from those, so the evaluation gives this state or none.
+    fn known_state(&self, sk: &Skeleton, cand: Option<&Candidate>) -> Option<(Vec<i64>, Vec<i64>)> {
+        let program = self.program;
+        let mut regs = Vec::with_capacity(self.shown_regs.len());
+        for (t, r) in &self.shown_regs {
+            regs.push(match cand {
+                Some(c) => reg_value(sk, c, *t, r, program),
+                None => match sk.registers[*t].iter().find(|(n, _)| n == r) {
+                    None => 0,
+                    Some((_, RegValue::Const(c))) => *c,
+                    Some((_, RegValue::Read(e))) => sk.events[*e].read_value?,
+                },
+            });
+        }
+        let co = cand.and_then(|c| match c.env.get("co") {
+            Some(Value::Rel(r)) => Some(r),
+            _ => None,
+        });
+        let mut mem = Vec::with_capacity(self.shown_locs.len());
+        for vals in maximal_write_values(sk, co, program, &self.shown_locs, None) {
+            match vals[..] {
+                [v] => mem.push(v),
+                _ => return None,
+            }
+        }
+        Some((regs, mem))
+    }
+
+    /// Whether the current skeleton's barrier divergences are all recorded.
+    fn divergence_recorded(&self) -> bool {
+        self.divergent
+            .iter()
+            .all(|d| self.barrier_divergence.contains(d))
+    }
+}
+
 /// The visitor behind [`check_litmus`]: final states, witnesses, races.
 struct Outcomes<'p> {
     program: &'p Program,
@@ -472,6 +543,16 @@ struct Outcomes<'p> {
     racy: bool,
     /// The current skeleton's divergent barriers (described).
     divergent: Vec<String>,
+    /// [`Property::States`]: skip candidates whose final state is known.
+    states_only: bool,
+    /// The states recorded, as the register values and final values of
+    /// `shown_locs` they come from (what the state and the filter are
+    /// functions of), for `states_only`.
+    seen: std::collections::HashSet<(Vec<i64>, Vec<i64>)>,
+    /// The current skeleton's state when every candidate of it has the
+    /// same one (read values fixed by the paths, one possible final value
+    /// per shown location), for `states_only`.
+    skeleton_state: Option<(Vec<i64>, Vec<i64>)>,
     barrier_divergence: Vec<String>,
     barrier_stalls: Vec<String>,
 }
@@ -493,8 +574,38 @@ impl Visitor for Outcomes<'_> {
         Some(self.states.len() as u64)
     }
 
-    fn skeleton(&mut self, sk: &Skeleton) {
+    /// With `states_only`, a skeleton whose candidates all have one final
+    /// state, already recorded, is skipped (unless it would record a new
+    /// barrier divergence).
+    fn wants(&mut self, sk: &Skeleton) -> bool {
         self.divergent = super::barriers::describe_divergent(self.program, sk);
+        self.skeleton_state = None;
+        if !self.states_only {
+            return true;
+        }
+        self.skeleton_state = self.known_state(sk, None);
+        !self.settled()
+    }
+
+    fn wants_candidate(&mut self, sk: &Skeleton, cand: &Candidate) -> bool {
+        if !self.states_only || !self.divergence_recorded() {
+            return true;
+        }
+        match &self.skeleton_state {
+            Some(st) => !self.seen.contains(st),
+            None => self
+                .known_state(sk, Some(cand))
+                .is_none_or(|st| !self.seen.contains(&st)),
+        }
+    }
+
+    fn settled(&self) -> bool {
+        self.states_only
+            && self.divergence_recorded()
+            && self
+                .skeleton_state
+                .as_ref()
+                .is_some_and(|st| self.seen.contains(st))
     }
 
     fn stalled(&mut self, sk: &Skeleton) {
@@ -564,6 +675,14 @@ impl Visitor for Outcomes<'_> {
                 state.push((name.clone(), value(t)));
             }
             *self.states.entry(state).or_insert(0) += 1;
+            if self.states_only {
+                let regs = self
+                    .shown_regs
+                    .iter()
+                    .map(|(t, r)| reg_value(sk, cand, *t, r, program))
+                    .collect();
+                self.seen.insert((regs, mem.clone()));
+            }
             if cond.is_none_or(|c| c.expr.eval(&value)) {
                 self.positive += 1;
             } else {
@@ -599,7 +718,7 @@ impl Visitor for Outcomes<'_> {
             }
             let decided = match self.decide {
                 Some(Property::Races) => self.racy,
-                Some(Property::Termination) => false,
+                Some(Property::Termination) | Some(Property::States) => false,
                 Some(Property::Condition) => match quantifier {
                     Some(Quantifier::Exists) | Some(Quantifier::NotExists) => self.positive > 0,
                     Some(Quantifier::Forall) => self.negative > 0,
@@ -694,7 +813,11 @@ fn join(mut o: LitmusOutcome, a: LitmusOutcome) -> LitmusOutcome {
             o.races.push(r);
         }
     }
-    o.race_free = Some(o.race_free == Some(true) && a.race_free == Some(true));
+    o.race_free = match (o.race_free, a.race_free) {
+        (Some(false), _) | (_, Some(false)) => Some(false),
+        (Some(true), Some(true)) => Some(true),
+        _ => None,
+    };
     for d in a.barrier_divergence {
         if !o.barrier_divergence.contains(&d) {
             o.barrier_divergence.push(d);
@@ -746,6 +869,9 @@ fn check_one(
         race_texts: Default::default(),
         racy: false,
         divergent: Vec::new(),
+        states_only: decide == Some(Property::States),
+        seen: Default::default(),
+        skeleton_state: None,
         barrier_divergence: Vec::new(),
         barrier_stalls: Vec::new(),
     };
@@ -776,7 +902,16 @@ fn check_one(
         observation,
         condition_holds,
         races: v.races,
-        race_free: Some(!v.racy),
+        // One witness per state: a race seen is a race, but none seen
+        // says nothing of the executions not evaluated.
+        race_free: if v.racy {
+            Some(false)
+        } else if v.states_only {
+            None
+        } else {
+            Some(true)
+        },
+        states_only: v.states_only,
         barrier_divergence: v.barrier_divergence,
         barrier_stalls: v.barrier_stalls,
         executions: coverage.executions,
@@ -817,6 +952,7 @@ mod holds_tests {
             condition_holds,
             races: Vec::new(),
             race_free: Some(race_free),
+            states_only: false,
             barrier_divergence: Vec::new(),
             barrier_stalls: Vec::new(),
             executions: 2,

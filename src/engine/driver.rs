@@ -247,6 +247,16 @@ pub trait Visitor {
         true
     }
 
+    /// Whether the rest of the current skeleton's candidates cannot matter
+    /// to the visitor (asked between candidates and at the inner nodes of
+    /// the reads-from search): yes ends the skeleton's walk, unevaluated
+    /// (the walk goes on with the next skeleton). The outcome listing of
+    /// [`crate::analysis::Property::States`] says yes once the state every
+    /// candidate of the skeleton has is recorded.
+    fn settled(&self) -> bool {
+        false
+    }
+
     /// What the visitor has found so far, for progress displays (e.g. the
     /// number of distinct final states).
     fn found(&self) -> Option<u64> {
@@ -537,10 +547,17 @@ pub fn explore_with_progress(
             staged.get()
         };
         let may_prune = visitor.may_prune();
+        // The order filter, the pruning and the candidate visit all talk to
+        // the visitor.
+        let shared = RefCell::new(&mut *visitor);
         let mut prune = |env: &Env, kind: Partial| {
             // Over the budget: stop evaluating, keep the subtree.
             if over_budget() {
                 return true;
+            }
+            // Nothing under this node can matter to the visitor.
+            if shared.borrow().settled() {
+                return false;
             }
             let Some(staged) = stage() else {
                 return true;
@@ -551,13 +568,16 @@ pub fn explore_with_progress(
             tick(executions_seen.get(), None);
             staged.partial_ok(env, kind)
         };
-        // The order filter and the candidate visit both talk to the visitor.
-        let shared = RefCell::new(&mut *visitor);
         let mut visit = |cand: &Candidate| {
             if over_budget() {
                 return ControlFlow::Break(());
             }
             let mut visitor = shared.borrow_mut();
+            // The rest of the skeleton cannot matter: end its walk (not the
+            // whole search: `stopped` stays false).
+            if visitor.settled() {
+                return ControlFlow::Break(());
+            }
             if !visitor.wants_candidate(&sk, cand) {
                 return ControlFlow::Continue(());
             }

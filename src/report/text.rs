@@ -334,15 +334,34 @@ pub fn litmus(o: &LitmusOutcome) -> String {
         (None, None) => {}
     }
     witnesses(o, &mut s);
+    if o.states_only {
+        let _ = writeln!(
+            s,
+            "One witness per state (--property states): the counts are witnesses, not executions"
+        );
+    }
     if o.race_free == Some(true) {
         let _ = writeln!(s, "Data races: none");
+    } else if o.race_free.is_none() && o.states_only {
+        let _ = writeln!(
+            s,
+            "Data races: not checked (--property states evaluates one execution per state; none among those)"
+        );
     } else if o.race_free.is_none() {
         let _ = writeln!(
             s,
             "Data races: undecided (none among the executions seen; see below)"
         );
     } else {
-        let _ = writeln!(s, "Data races: yes");
+        let _ = writeln!(
+            s,
+            "Data races: yes{}",
+            if o.states_only {
+                " (among the witnesses; other pairs may race too)"
+            } else {
+                ""
+            }
+        );
         for r in &o.races {
             let _ = writeln!(
                 s,

@@ -174,6 +174,8 @@ impl ModelArgs {
         let s = self.session();
         if property == Some(Property::Termination) || self.progress.is_some() {
             s.termination(Some(self.progress.clone().unwrap_or_default()))
+        } else if property == Some(Property::States) {
+            s.decide(Some(Property::States))
         } else {
             s
         }
@@ -192,7 +194,10 @@ pub enum Command {
         args: ModelArgs,
         /// `termination`: instead of the outcome list, whether every
         /// execution the progress model (--progress) allows ends, with a
-        /// witness when one runs forever.
+        /// witness when one runs forever. `states`: the outcome list with
+        /// one witness per final state (complete in its states, faster;
+        /// the counts are witnesses, and races are reported only when a
+        /// witness shows one).
         #[arg(long)]
         property: Option<Property>,
     },
@@ -303,7 +308,8 @@ pub enum Command {
         #[arg(long)]
         expected: Option<PathBuf>,
         /// The property the CSV's verdicts are about: condition, races or
-        /// termination (under --progress).
+        /// termination (under --progress); `states` is refused (a listing,
+        /// not a verdict).
         #[arg(long, default_value = "condition")]
         property: Property,
         /// Worker threads (default: one per core).

@@ -129,6 +129,12 @@ fn termination_session(
     property: Option<Property>,
     outcome: Option<&str>,
 ) -> Result<Option<Session>, String> {
+    if property == Some(Property::States) {
+        return Err(
+            "--property states asks for the list of final states: `vkmm check --property states`; explain and show take an --outcome"
+                .into(),
+        );
+    }
     if property != Some(Property::Termination) && args.progress.is_none() {
         return Ok(None);
     }
@@ -175,6 +181,12 @@ fn run_suite(
     jobs: Option<usize>,
     shard: Option<(usize, usize)>,
 ) -> Result<Summary, String> {
+    if property == Property::States {
+        return Err(
+            "--property states is a listing, not a verdict a CSV can expect: `vkmm check --property states` lists the states"
+                .into(),
+        );
+    }
     let session = args.session_for(Some(property));
     session.preload().map_err(|e| e.to_string())?;
     let pool = rayon::ThreadPoolBuilder::new()
