@@ -57,21 +57,28 @@ const DICTIONARY: &str = "NEWQF\n@@NEWWG\n@@NEWSG\n@@NEWTHREAD\n@@NEWTHREAD -1\n
     \u{e9}@@\u{1F600}@@\r\n@@\t@@\0";
 
 /// Every file the parsers should read: the external corpora (when present)
-/// and the project's own tests, examples and documentation examples.
+/// and the project's own tests (every `tests/litmus*` and `tests/alloy*`
+/// directory: host operations, interlock, shader calls, cooperative
+/// matrices, SPIR-V stages and images...), examples and documentation
+/// examples.
 fn seeds() -> Vec<(PathBuf, Vec<u8>)> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let dirs = [
+    let mut dirs = vec![
         root.join("../shared/corpus/khronos-alloy"),
         root.join("../shared/corpus/dat3m-vulkan"),
         root.join("../shared/corpus/dat3m-opencl"),
         root.join("../shared/corpus/dat3m-spirv/basic"),
         root.join("../shared/corpus/dat3m-spirv/alignment"),
-        root.join("tests/litmus"),
-        root.join("tests/litmus-vulkan"),
-        root.join("tests/litmus-opencl"),
         root.join("examples"),
         root.join("docs/examples"),
     ];
+    let own = std::fs::read_dir(root.join("tests")).expect("tests/");
+    dirs.extend(own.flatten().map(|e| e.path()).filter(|p| {
+        p.is_dir()
+            && p.file_name()
+                .and_then(|n| n.to_str())
+                .is_some_and(|n| n.starts_with("litmus") || n.starts_with("alloy"))
+    }));
     let mut out = Vec::new();
     for d in dirs {
         collect(&d, &mut out);
