@@ -249,6 +249,24 @@ fn the_cli_exits_2_on_bad_input() {
     assert!(err.contains("bad.test:4:24:"), "{err}");
     let (code, out, err) = common::vkmm(&["check", "tests/alloy-coopmat/load-open.test"]);
     assert_eq!(code, 0, "{out}{err}");
+    // The loader sets {0}, {1}, {0,1}: the report says the answers are the
+    // union over three attributions, as a litmus report does.
+    assert!(
+        out.contains("Attributions: 3 (the cooperative matrix element accesses the test leaves to the implementation; the answers are their union)"),
+        "{out}"
+    );
+    let (_, json, _) = common::vkmm(&[
+        "check",
+        "--format",
+        "json",
+        "tests/alloy-coopmat/load-open.test",
+    ]);
+    let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(
+        v["results"][0]["attributions"],
+        serde_json::json!({"explored": 3, "total": 3}),
+        "{json}"
+    );
     std::fs::remove_dir_all(&dir).unwrap();
 }
 

@@ -76,6 +76,10 @@ pub struct TestOutcome {
     pub time: Duration,
     /// The front end's warnings about the file (set by the session).
     pub warnings: Vec<crate::frontend::FrontendWarning>,
+    /// For a test leaving cooperative matrix attributions open: how many
+    /// were run (every one built; the answers are the union over them).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub attributions: Option<super::AttributionCount>,
 }
 
 impl TestOutcome {
@@ -264,6 +268,12 @@ pub fn check_program(
             };
         }
     }
+    if !program.attributions.is_empty() {
+        out.attributions = Some(super::AttributionCount {
+            explored: program.attributions.built(),
+            total: program.attributions.total,
+        });
+    }
     if !program.attributions.complete() {
         for q in &mut out.queries {
             if q.actual == Answer::NoSolution {
@@ -361,5 +371,6 @@ fn check_one(
         barrier_divergence,
         time: start.elapsed(),
         warnings: Vec::new(),
+        attributions: None,
     })
 }

@@ -374,26 +374,7 @@ pub fn litmus(o: &LitmusOutcome) -> String {
         }
     }
     if let Some(a) = o.attributions {
-        if a.explored as u64 >= a.total {
-            let _ = writeln!(
-                s,
-                "Attributions: {} (the cooperative matrix element accesses the test leaves to the implementation; the answers are their union)",
-                a.explored
-            );
-        } else {
-            let _ = writeln!(
-                s,
-                "Attributions: {} of {} run (the cooperative matrix element accesses the test leaves to the implementation; {}, at most {}): answers the attributions run do not settle are undecided",
-                a.explored,
-                a.total,
-                if o.stopped_early {
-                    "the search stopped once the asked property was decided"
-                } else {
-                    "the bound cut the list"
-                },
-                crate::ir::MAX_ATTRIBUTIONS
-            );
-        }
+        attributions(&mut s, a, o.stopped_early);
     }
     barrier_divergence(&mut s, &o.barrier_divergence);
     if !o.barrier_stalls.is_empty() {
@@ -452,8 +433,36 @@ pub fn queries(o: &TestOutcome) -> String {
     for q in &o.queries {
         let _ = writeln!(s, "{}", query_line(q));
     }
+    if let Some(a) = o.attributions {
+        attributions(&mut s, a, false);
+    }
     barrier_divergence(&mut s, &o.barrier_divergence);
     s
+}
+
+/// The `Attributions:` line of a test leaving cooperative matrix
+/// attributions open: how many were run, and why not all when not.
+fn attributions(s: &mut String, a: crate::analysis::AttributionCount, stopped_early: bool) {
+    if a.explored as u64 >= a.total {
+        let _ = writeln!(
+            s,
+            "Attributions: {} (the cooperative matrix element accesses the test leaves to the implementation; the answers are their union)",
+            a.explored
+        );
+    } else {
+        let _ = writeln!(
+            s,
+            "Attributions: {} of {} run (the cooperative matrix element accesses the test leaves to the implementation; {}, at most {}): answers the attributions run do not settle are undecided",
+            a.explored,
+            a.total,
+            if stopped_early {
+                "the search stopped once the asked property was decided"
+            } else {
+                "the bound cut the list"
+            },
+            crate::ir::MAX_ATTRIBUTIONS
+        );
+    }
 }
 
 /// The `Barrier divergence` lines, if any.
@@ -659,6 +668,7 @@ mod tests {
             barrier_divergence: Vec::new(),
             time: Duration::from_micros(7),
             warnings: Vec::new(),
+            attributions: None,
         }
     }
 
