@@ -232,3 +232,38 @@ fn every_racing_pair_of_many_threads_is_listed_once() {
     assert_eq!(o.races.len(), n * (n - 1) / 2);
     assert_eq!(o.condition_holds, Some(true));
 }
+
+/// A path that reads back its own earlier write (P1 exchanges 1 until it
+/// reads 1) exists within the bound although no complete path writes 1
+/// before it is found: the values cut paths wrote join the value domains
+/// (engine::trace::explore). Both final states of the file's derivation are
+/// listed; before, the listing had none.
+#[test]
+fn a_value_only_a_cut_path_writes_first_is_in_the_domain() {
+    let o = run("exchange-reads-own-write.litmus", 2, None);
+    let states: Vec<i64> = o.states.iter().map(|(s, _)| s[0].1).collect();
+    assert_eq!(states, [0, 1], "{:?}", o.states);
+    assert!(o.cut_paths > 0);
+    // exists (P0:r0 == 0): a witness decides it despite the cut paths.
+    assert_eq!(o.holds(Property::Condition), Some(true));
+}
+
+/// The same with one invocation alone (nobody else writes the location):
+/// the value its first iteration writes is bounded by the cut paths' own
+/// write counts. Checked without the latest-own-write filter, which would
+/// give the read its value directly: under vulkan-fr-asmo and with every
+/// search lever off.
+#[test]
+fn a_lone_invocation_reads_back_its_cut_prefix_value() {
+    let path = dir().join("exchange-reads-own-write-alone.litmus");
+    let program = vkmm::frontend::load(&path).unwrap();
+    for (model, limits) in [
+        ("vulkan-fr-asmo", Limits::default()),
+        ("vulkan", Limits::default().reference()),
+    ] {
+        let model = vkmm::model::load(model).unwrap();
+        let o = check_litmus("alone", &program, &model, limits, None).unwrap();
+        assert_eq!(o.states.len(), 1, "{}: {:?}", model.name, o.states);
+        assert_eq!(o.states[0].0, vec![("P0:r1".to_string(), 1)]);
+    }
+}

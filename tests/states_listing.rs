@@ -79,7 +79,7 @@ fn differences(path: &Path) -> Vec<String> {
     // A race a witness shows is a race; no race seen among the witnesses
     // decides nothing.
     match (full.race_free, states.race_free) {
-        (Some(false), Some(false) | None) | (Some(true), None) => {}
+        (Some(false), Some(false) | None) | (Some(true) | None, None) => {}
         (f, s) => out.push(format!("{name}: race-free {f:?} against {s:?}")),
     }
     if states.races.iter().any(|r| !full.races.contains(r)) {

@@ -213,6 +213,16 @@ pub struct ThreadPaths {
     pub paths: Vec<Path>,
     /// Paths abandoned because a statement would run more than the bound allows.
     pub cut: usize,
+    /// The values the paths abandoned before their end wrote (cut by the
+    /// bound, or an await's iteration dropped because every value of the
+    /// domain loops), per `(location, value)` with the least provenance:
+    /// such a prefix can be the prefix of a path within the bound (the
+    /// thread reads its own earlier write, then leaves the loop), so its
+    /// writes join the value domains ([`explore`]).
+    /// With each, the prefix's own writes per location up to that write
+    /// (sparse), which bound the provenance instead of this thread's
+    /// complete paths when they write more.
+    pub cut_writes: BTreeMap<(usize, i64), (Prov, BTreeMap<usize, u32>)>,
     /// Spin-loop iterations dropped because they jump back (not cut: the
     /// iteration that leaves the loop stands for them).
     pub dropped_iterations: usize,
@@ -579,6 +589,41 @@ fn latest_own_write(s: &State, program: &Program, t: &Thread, loc: usize) -> Opt
     }
 }
 
+/// Keeps the values a path abandoned before its end (cut by the bound, or
+/// an await iteration dropped) wrote: see [`ThreadPaths::cut_writes`].
+fn keep_prefix_writes(s: &State, program: &Program, t: &Thread, out: &mut ThreadPaths) {
+    let mut own: BTreeMap<usize, u32> = BTreeMap::new();
+    for e in &s.events {
+        let Some(l) = location(program, t, e.stmt).filter(|_| e.write.is_some()) else {
+            continue;
+        };
+        *own.entry(l).or_default() += 1;
+        let (Some(v), Some(prov)) = (e.write, &e.write_prov) else {
+            continue;
+        };
+        match out.cut_writes.get_mut(&(l, v)) {
+            // Several prefixes wrote it: the least provenance and the most
+            // own writes (a looser bound only lets more values in).
+            Some((p, o)) => {
+                *p = prov_min(p, prov);
+                for (&k, &n) in &own {
+                    let m = o.entry(k).or_default();
+                    *m = (*m).max(n);
+                }
+            }
+            None => {
+                out.cut_writes.insert((l, v), (prov.clone(), own.clone()));
+            }
+        }
+    }
+}
+
+/// The componentwise minimum of two provenances (an empty vector is all
+/// zeros, so the minimum with it is empty).
+fn prov_min(a: &Prov, b: &Prov) -> Prov {
+    a.iter().zip(b).map(|(x, y)| *x.min(y)).collect()
+}
+
 /// Per location: each value a write to it can have, with the provenance of
 /// that value (see [`explore`]).
 type Domains = Vec<BTreeMap<i64, Prov>>;
@@ -675,6 +720,7 @@ pub fn explore(program: &Program, limits: &Limits) -> Result<Vec<ThreadPaths>, E
         budget.check(&|| format!("computing the value domains (round {})", round + 1))?;
         // The most writes one execution makes to each location.
         let mut most = vec![0u32; nloc];
+        let mut thread_mosts = Vec::with_capacity(all.len());
         for (t, tp) in program.threads.iter().zip(&all) {
             let mut thread_most = vec![0u32; nloc];
             for p in &tp.paths {
@@ -693,35 +739,55 @@ pub fn explore(program: &Program, limits: &Limits) -> Result<Vec<ThreadPaths>, E
             for l in 0..nloc {
                 most[l] += thread_most[l];
             }
+            thread_mosts.push(thread_most);
         }
         let mut changed = false;
-        for (t, tp) in program.threads.iter().zip(&all) {
-            for p in &tp.paths {
-                for e in &p.events {
-                    let (Some(v), Some(l), Some(prov)) =
-                        (e.write, location(program, t, e.stmt), &e.write_prov)
-                    else {
-                        continue;
-                    };
-                    if prov.iter().zip(&most).any(|(c, m)| c > m) {
-                        continue;
-                    }
-                    match domain[l].get_mut(&v) {
-                        None => {
-                            domain[l].insert(v, prov.clone());
-                            changed = true;
-                        }
-                        Some(old) => {
-                            // (zip: the minimum with an empty, all-zero, vector is empty)
-                            let merged: Prov =
-                                old.iter().zip(prov).map(|(a, b)| *a.min(b)).collect();
-                            if merged != *old {
-                                *old = merged;
-                                changed = true;
-                            }
-                        }
+        // `extra(x)`: writes to `x` allowed beyond `most`.
+        let mut add = |l: usize, v: i64, prov: &Prov, extra: &dyn Fn(usize) -> u32| {
+            if prov
+                .iter()
+                .zip(&most)
+                .enumerate()
+                .any(|(x, (c, m))| *c > m + extra(x))
+            {
+                return;
+            }
+            match domain[l].get_mut(&v) {
+                None => {
+                    domain[l].insert(v, prov.clone());
+                    changed = true;
+                }
+                Some(old) => {
+                    let merged = prov_min(old, prov);
+                    if merged != *old {
+                        *old = merged;
+                        changed = true;
                     }
                 }
+            }
+        };
+        for ((t, tp), thread_most) in program.threads.iter().zip(&all).zip(&thread_mosts) {
+            for p in &tp.paths {
+                for e in &p.events {
+                    if let (Some(v), Some(l), Some(prov)) =
+                        (e.write, location(program, t, e.stmt), &e.write_prov)
+                    {
+                        add(l, v, prov, &|_| 0);
+                    }
+                }
+            }
+            // A value a path writes before the bound cuts it: the path
+            // may read it back later and leave its loop within the bound
+            // (a thread exchanging 1 into a word until it reads 1 reads its
+            // own first write), which no complete path shows until the
+            // value is in the domain.
+            // Its bound: the other threads' most writes, and this
+            // thread's own writes on the prefix where they exceed its
+            // complete paths' (a thread whose paths are all cut so far
+            // would otherwise count for nothing).
+            for (&(l, v), (prov, own)) in &tp.cut_writes {
+                let extra = |x: usize| own.get(&x).map_or(0, |&n| n.saturating_sub(thread_most[x]));
+                add(l, v, prov, &extra);
             }
         }
         changed |= group_domains(program, &all, nloc, &mut domain)?;
@@ -931,6 +997,7 @@ fn explore_thread(
             s.runs[s.pc] += 1;
             if s.runs[s.pc] > unroll + 1 {
                 out.cut += 1;
+                keep_prefix_writes(&s, program, t, &mut out);
                 if endings {
                     stopped_at_bound.push(s.events);
                 }
@@ -947,6 +1014,7 @@ fn explore_thread(
                 Stmt::Goto { label, .. } => {
                     s.pc = target(&labels, label, t)?;
                     if after_jump(&mut s, pc, endings, &mut looping, &mut out) {
+                        keep_prefix_writes(&s, program, t, &mut out);
                         break;
                     }
                 }
@@ -974,6 +1042,7 @@ fn explore_thread(
                         pc + 1
                     };
                     if after_jump(&mut s, pc, endings, &mut looping, &mut out) {
+                        keep_prefix_writes(&s, program, t, &mut out);
                         break;
                     }
                 }
