@@ -516,7 +516,30 @@ fn generated_agree(text: &str, max_executions: u64, unroll: usize) -> Vec<String
     let (Checked::Litmus(a), Checked::Litmus(b)) = (run(false), run(true)) else {
         panic!("not a litmus test");
     };
-    compare_litmus("generated", &a, &b)
+    let mut diffs = compare_litmus("generated", &a, &b);
+    // The outcome-directed listing (`--property states`) has the states
+    // and the verdict of the full one (tests/states_listing.rs on files).
+    let states = session(true, LocalMemory::PerWorkgroup)
+        .unroll(unroll)
+        .max_executions(max_executions)
+        .timeout(Some(std::time::Duration::from_secs(GENERATED_TIMEOUT_SECS)))
+        .decide(Some(Property::States))
+        .check_text("generated.litmus", text)
+        .unwrap_or_else(|e| panic!("{e}\n{text}"));
+    let Checked::Litmus(c) = states else {
+        panic!("not a litmus test");
+    };
+    let keys = |o: &LitmusOutcome| -> Vec<_> { o.states.iter().map(|(s, _)| s.clone()).collect() };
+    if !b.truncated && (keys(&b) != keys(&c) || b.condition_holds != c.condition_holds) {
+        diffs.push(format!(
+            "generated: --property states lists {:?} ({:?}), the full listing {:?} ({:?})",
+            keys(&c),
+            c.condition_holds,
+            keys(&b),
+            b.condition_holds
+        ));
+    }
+    diffs
 }
 
 proptest! {
