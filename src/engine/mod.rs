@@ -160,7 +160,9 @@ pub struct Orders {
     /// reference, reads the thread's latest earlier write there (the
     /// initial value when there is none); the per-thread paths then give
     /// such a read that value only (with [`Limits::own_write_filter`]).
-    pub latest_own_write: bool,
+    /// A mask of the storage classes it holds for (bit k: class k; 0: the
+    /// model does not declare it; every bit: all classes).
+    pub latest_own_write: u64,
 }
 
 impl Default for Orders {
@@ -170,7 +172,7 @@ impl Default for Orders {
             sc_order: true,
             interlock_order: true,
             rmw_atomicity: false,
-            latest_own_write: false,
+            latest_own_write: 0,
         }
     }
 }
@@ -225,7 +227,7 @@ impl Orders {
             sc_order: self.sc_order || other.sc_order,
             interlock_order: self.interlock_order || other.interlock_order,
             rmw_atomicity: self.rmw_atomicity && other.rmw_atomicity,
-            latest_own_write: self.latest_own_write && other.latest_own_write,
+            latest_own_write: self.latest_own_write & other.latest_own_write,
         }
     }
 }

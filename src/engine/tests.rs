@@ -95,7 +95,7 @@ fn total_coherence_orders_every_write_and_restricts_asmo() {
             sc_order: false,
             interlock_order: false,
             rmw_atomicity: false,
-            latest_own_write: false,
+            latest_own_write: 0,
         },
         ..Limits::default()
     };

@@ -535,19 +535,44 @@ fn no_race_with(
 /// declaration. A location whose initial value is undefined is left out
 /// (its initial value is a domain of its own, `engine::undefined`).
 ///
+/// Two refinements: `classes` (a mask of storage classes, from the
+/// model's declaration) leaves out a location with an access in another
+/// class, and a location two accesses of one C expression reach in either
+/// order (unsequenced operands, [`may_be_unsequenced`]) is left out: the
+/// later one in program order need not come after the other (the OpenCL
+/// models declare the filter for global and local objects, where their
+/// sequenced-before is happens-before; opencl-rules.cat argues the same
+/// three cycles there).
+///
 /// Every execution the filter drops closes one of those cycles, so the
 /// consistent executions, and every answer drawn from them, are those of
 /// the reference enumeration (`tests/differential_own_writes.rs`); what
 /// changes is that paths reading a stale value of their own location (and
 /// looping on it until the unrolling bound cuts them) are never walked.
-pub fn own_locations(program: &Program, t: &Thread) -> HashSet<usize> {
+pub fn own_locations(program: &Program, t: &Thread, classes: u64) -> HashSet<usize> {
     let me = program.threads.iter().position(|x| std::ptr::eq(x, t));
     let mut refs: HashMap<usize, Option<usize>> = HashMap::new();
     let mut mixed: HashSet<usize> = HashSet::new();
-    for i in t.instructions() {
+    let accesses: Vec<&crate::ir::Instruction> = t.instructions().collect();
+    for (k, i) in accesses.iter().enumerate() {
         let Some(l) = program.location_of(i) else {
             continue;
         };
+        // A storage class the model's declaration leaves out.
+        let class = i.storage_class.map_or(0, |c| c.0);
+        if class >= 64 || classes & (1 << class) == 0 {
+            mixed.insert(l);
+        }
+        // Two accesses of one C expression whose order is unsequenced
+        // (C11 6.5p2-3: OpenCL's `sb = po \ unseq`): the later one in
+        // program order need not come after the other.
+        if accesses[k + 1..].iter().any(|j| {
+            program.location_of(j) == Some(l)
+                && (i.is_write() || j.is_write())
+                && may_be_unsequenced(i, j)
+        }) {
+            mixed.insert(l);
+        }
         match refs.get(&l) {
             None => {
                 refs.insert(l, i.reference);
@@ -571,6 +596,18 @@ pub fn own_locations(program: &Program, t: &Thread) -> HashSet<usize> {
     refs.into_keys()
         .filter(|l| !mixed.contains(l) && !program.is_undefined(*l))
         .collect()
+}
+
+/// Whether two instructions of one thread can be operands of one C binary
+/// expression, evaluated in either order (their operand positions first
+/// differ inside the same expression): engine::base's `unseq`, for any of
+/// their runs.
+fn may_be_unsequenced(a: &crate::ir::Instruction, b: &crate::ir::Instruction) -> bool {
+    a.operand_of
+        .iter()
+        .zip(&b.operand_of)
+        .find(|(p, q)| p != q)
+        .is_some_and(|(p, q)| p.0 == q.0)
 }
 
 /// The value a read of the own location `loc` ([`own_locations`]) returns
@@ -676,8 +713,8 @@ pub fn explore(program: &Program, limits: &Limits) -> Result<Vec<ThreadPaths>, E
         .threads
         .iter()
         .map(|t| {
-            if limits.own_write_filter && limits.orders.latest_own_write && !limits.endings {
-                own_locations(program, t)
+            if limits.own_write_filter && limits.orders.latest_own_write != 0 && !limits.endings {
+                own_locations(program, t, limits.orders.latest_own_write)
             } else {
                 HashSet::new()
             }

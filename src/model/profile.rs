@@ -17,7 +17,7 @@
 //! | `default-for DIALECT` | the built-in model tests of `DIALECT` run under by default |
 //! | `host API` | the model has rules for the host side of `API` (`vulkan`, `opencl`); a program with that API's operations is refused by a model without them |
 //! | `rmw-atomicity` | the model forbids every cycle of `rf`, `asmo` and a from-reads containing `rf^-1 ; asmo` and relating an initial-value read to every write of its location: the engine may then let an RMW read only from its immediate `asmo` predecessor among the writes `asmo` relates to it (the initial value only when it has none), skipping the other candidates unevaluated |
-//! | `latest-own-write` | the model forbids a read of a location that only its own thread writes, all through one reference, to read anything but the thread's latest earlier write there (the initial value when there is none): its coherence axiom holds location order between one agent's accesses through one reference, reads-from, and a from-reads that contains `rf^-1 ; locord` between writes (or at least its part where the write read is location-ordered before the read) and relates an initial-value read to every write. The per-thread paths then give such a read that value only (`engine::trace::own_locations`). `latest-own-write off` withdraws an included file's declaration (a variant whose from-reads lacks location order) |
+//! | `latest-own-write` | the model forbids a read of a location that only its own thread writes, all through one reference, to read anything but the thread's latest earlier write there (the initial value when there is none): its coherence axiom holds location order between one agent's accesses through one reference, reads-from, and a from-reads that contains `rf^-1 ; locord` between writes (or at least its part where the write read is location-ordered before the read) and relates an initial-value read to every write. The per-thread paths then give such a read that value only (`engine::trace::own_locations`). `latest-own-write off` withdraws an included file's declaration (a variant whose from-reads lacks location order); `latest-own-write sc0 sc1` declares it for the locations whose every access is in those storage classes (the OpenCL models: global and local objects) |
 //!
 //! Files resolve like includes: next to the declaring file, then among the
 //! embedded models. Declarations of included files are inherited; a file's
@@ -138,6 +138,9 @@ pub struct Profile {
     /// `latest-own-write` (`off` withdraws an included file's): see the
     /// module table.
     pub latest_own_write: bool,
+    /// The storage classes it is declared for, as a mask (bit k: `sck`;
+    /// every bit when it names none; 0 when off).
+    pub latest_own_write_classes: u64,
     /// `host API`: the host APIs (`vulkan`, `opencl`) the model has rules
     /// for; a program with another API's operations is refused.
     pub host: Vec<HostApi>,
@@ -310,7 +313,8 @@ impl Profile {
                 self.rmw_atomicity = true;
             }
             "latest-own-write" => {
-                self.latest_own_write = latest_own_write(key, args)?;
+                self.latest_own_write_classes = latest_own_write(key, args)?;
+                self.latest_own_write = self.latest_own_write_classes != 0;
             }
             "default-for" => {
                 wanted(1, "a dialect")?;
@@ -502,14 +506,30 @@ fn split(a: &Annotation) -> Result<Vec<Vec<Arg>>, CatError> {
 
 /// The value a `latest-own-write` declaration sets: on with no argument,
 /// off with `off`.
-fn latest_own_write(key: &Arg, args: &[Arg]) -> Result<bool, CatError> {
+fn latest_own_write(key: &Arg, args: &[Arg]) -> Result<u64, CatError> {
     match args {
-        [] => Ok(true),
-        [a] if a.text == "off" => Ok(false),
-        _ => Err(error(
-            &args.first().unwrap_or(key).pos,
-            "`latest-own-write` takes nothing, or `off`".to_string(),
-        )),
+        [] => Ok(u64::MAX),
+        [a] if a.text == "off" => Ok(0),
+        _ => {
+            let mut mask = 0u64;
+            for a in args {
+                match a
+                    .text
+                    .strip_prefix("sc")
+                    .and_then(|k| k.parse::<u32>().ok())
+                {
+                    Some(k) if k < 64 => mask |= 1 << k,
+                    _ => {
+                        return Err(error(
+                            &a.pos,
+                            "`latest-own-write` takes nothing (every storage class), `off`, or storage classes `sc0 sc1 ...`".to_string(),
+                        ));
+                    }
+                }
+            }
+            let _ = key;
+            Ok(mask)
+        }
     }
 }
 
@@ -518,11 +538,11 @@ fn latest_own_write(key: &Arg, args: &[Arg]) -> Result<bool, CatError> {
 /// variant that binds another from-reads withdraws an included file's with
 /// `latest-own-write off`. A malformed declaration counts as none (the
 /// profile reports it).
-pub fn declares_latest_own_write(model: &Model) -> bool {
-    let mut on = false;
+pub fn declares_latest_own_write(model: &Model) -> u64 {
+    let mut on = 0;
     for a in model.annotations() {
         let Ok(decls) = split(a) else {
-            return false;
+            return 0;
         };
         for d in decls {
             if let Some((key, args)) = d.split_first()
@@ -530,7 +550,7 @@ pub fn declares_latest_own_write(model: &Model) -> bool {
             {
                 match latest_own_write(key, args) {
                     Ok(v) => on = v,
-                    Err(_) => return false,
+                    Err(_) => return 0,
                 }
             }
         }

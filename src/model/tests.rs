@@ -117,6 +117,10 @@ fn latest_own_write_is_withdrawn_by_the_including_file() {
     let main = "(*@ latest-own-write off *)\ninclude \"rules.cat\"\n";
     let p = profile(main, &[("rules.cat", rules)]).unwrap();
     assert!(!p.latest_own_write);
+    // Storage classes narrow it.
+    let p = profile("(*@ latest-own-write sc0 sc3 *)\nlet dr = 0\n", &[]).unwrap();
+    assert!(p.latest_own_write);
+    assert_eq!(p.latest_own_write_classes, 0b1001);
 }
 
 #[test]
@@ -138,7 +142,11 @@ fn malformed_declarations_have_positions() {
         ("(*@ races *)", "main.cat:1:5: `races` takes a binding"),
         (
             "(*@ latest-own-write on *)",
-            "main.cat:1:22: `latest-own-write` takes nothing, or `off`",
+            "main.cat:1:22: `latest-own-write` takes nothing (every storage class), `off`, or storage classes `sc0 sc1 ...`",
+        ),
+        (
+            "(*@ latest-own-write sc0 scx *)",
+            "main.cat:1:26: `latest-own-write` takes nothing (every storage class), `off`, or storage classes `sc0 sc1 ...`",
         ),
         (
             "(*@ races dr dr *)",
