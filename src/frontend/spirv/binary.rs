@@ -320,6 +320,7 @@ fn operand_text(
         Operand::LoopControl(v) => mask!(v),
         Operand::MemorySemantics(v) => mask!(v),
         Operand::ImageOperands(v) => mask!(v),
+        Operand::TensorOperands(v) => mask!(v),
         Operand::FPFastMathMode(v) => mask!(v),
         // Enumerants: rspirv prints their grammar names.
         other => other.to_string(),

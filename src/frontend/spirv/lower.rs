@@ -1194,6 +1194,9 @@ impl<'a> Gen<'a> {
                 self.bind(fr, inst, Val::Ptr(p))?;
             }
             Op::ImageRead | Op::ImageWrite | Op::ImageTexelPointer => self.image(fr, inst)?,
+            Op::TensorReadARM | Op::TensorWriteARM | Op::TensorQuerySizeARM => {
+                self.tensor(fr, inst)?
+            }
             Op::Load => {
                 let p = self.ptr(fr, inst, 1)?;
                 let acc = self.access(fr, inst, 2)?;
@@ -1312,7 +1315,7 @@ impl<'a> Gen<'a> {
                 } else if name.contains("Image") || name.contains("Sampl") {
                     "vkmm lowers storage images only (OpImageRead, OpImageWrite, OpImageTexelPointer; docs/format-spirv.md, \"Images\"): sampling, queries and sparse images are not modelled"
                 } else if name.contains("Tensor") {
-                    "vkmm does not lower SPIR-V tensors yet: write the accesses in the Vulkan litmus dialect with `avelem` `viselem` `nonprivelem`"
+                    "vkmm lowers OpTensorReadARM, OpTensorWriteARM and OpTensorQuerySizeARM only (docs/format-spirv.md, \"Tensors\")"
                 } else if name.starts_with("OpF")
                     || name.contains("ToF")
                     || name.contains("FTo")

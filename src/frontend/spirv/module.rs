@@ -48,11 +48,23 @@ pub(super) enum Ty {
         rows: usize,
         cols: usize,
     },
-    /// A storage image (`image.rs`): texels of the integer type `elem`, in
-    /// `dims` (1 or 2) dimensions.
+    /// A storage image (`image.rs`): texels of `channels` scalars of the
+    /// integer type `elem`, addressed by `dims` coordinates (x, y, z as
+    /// the Dim has them, then the layer if arrayed, then the sample if
+    /// multisampled).
     Image {
         elem: String,
         dims: usize,
+        channels: usize,
+        ms: bool,
+    },
+    /// A ranked tensor (`OpTypeTensorARM`, `image.rs`): elements of the
+    /// scalar type `elem`, `dims` (its Rank) coordinates, outermost first;
+    /// `channels` is 1.
+    Tensor {
+        elem: String,
+        dims: usize,
+        channels: usize,
     },
     /// Samplers and other types vkmm cannot compute with.
     Other(String),
@@ -351,43 +363,45 @@ impl Module {
                     path.pop();
                 }
             }
-            Some(Ty::Image { elem, dims }) => {
-                // The extent is the @Input's: a list of texels (Buffer,
-                // 1D), or a list of equally long columns (2D, `%img[x][y]`
-                // for coordinate (x, y)); one texel without.
+            Some(
+                Ty::Image {
+                    elem,
+                    dims,
+                    channels,
+                    ..
+                }
+                | Ty::Tensor {
+                    elem,
+                    dims,
+                    channels,
+                },
+            ) => {
+                // The extent is the @Input's: nested lists, one level per
+                // coordinate (`%img[x][y]` for coordinate (x, y), a
+                // tensor's outermost dimension first), each level's lists
+                // equally long; a texel of several channels is a list of
+                // its components (`%img[x][c]`); one texel without.
                 let size = self.size_of(elem).ok_or("an image of an opaque type")?;
-                let items = list(None)?;
-                let outer = items.map_or(1, |v| v.len());
-                let inner = |i: usize| -> Result<(Option<&Vec<Init>>, usize), String> {
-                    match item(items, i) {
-                        Some(Init::List(v)) => Ok((Some(v), v.len())),
-                        Some(Init::Num(_)) => {
-                            Err("a 2D image's @Input is a list of columns `{{...}, ...}`".into())
+                let mut extents = Vec::new();
+                let mut level = init;
+                for _ in 0..*dims {
+                    match level {
+                        Some(Init::List(v)) => {
+                            extents.push(v.len().max(1));
+                            level = v.first();
                         }
-                        None => Ok((None, 1)),
-                    }
-                };
-                let height = if *dims == 2 { inner(0)?.1 } else { 1 };
-                for x in 0..outer {
-                    path.push(x);
-                    if *dims == 1 {
-                        self.cells(elem, offset + size * x as i64, path, item(items, x), out)?;
-                    } else {
-                        let (col, h) = inner(x)?;
-                        if h != height {
+                        Some(Init::Num(_)) => {
                             return Err(format!(
-                                "the columns of a 2D image have one length: column {x} has {h} texels, column 0 {height}"
+                                "the @Input of a {dims}-coordinate image or tensor nests {dims} lists `{{{{...}}, ...}}`"
                             ));
                         }
-                        for y in 0..height {
-                            path.push(y);
-                            let at = offset + size * (x * height + y) as i64;
-                            self.cells(elem, at, path, col.and_then(|c| c.get(y)), out)?;
-                            path.pop();
+                        None => {
+                            extents.push(1);
+                            level = None;
                         }
                     }
-                    path.pop();
                 }
+                self.grid_cells(elem, size, *channels, &extents, offset, path, init, out)?;
             }
             Some(Ty::Struct { members }) => {
                 let items = list(Some(members.len()))?;
@@ -401,6 +415,81 @@ impl Module {
             Some(Ty::Pointer { .. }) => return Err("variables holding pointers".into()),
             Some(t) => return Err(format!("variables of type {t:?}")),
             None => return Err(format!("unknown type `%{ty}`")),
+        }
+        Ok(())
+    }
+
+    /// The cells of a grid of texels or tensor elements with `extents`
+    /// (row-major: the last coordinate varies fastest), each texel
+    /// `channels` scalars of type `elem` (`size` bytes each).
+    #[allow(clippy::too_many_arguments)]
+    fn grid_cells(
+        &self,
+        elem: &str,
+        size: i64,
+        channels: usize,
+        extents: &[usize],
+        offset: i64,
+        path: &mut Vec<usize>,
+        init: Option<&Init>,
+        out: &mut Vec<Cell>,
+    ) -> Result<(), String> {
+        let Some((&n, rest)) = extents.split_first() else {
+            if channels == 1 {
+                let init = match init {
+                    Some(Init::List(v)) if v.len() == 1 => v.first(),
+                    Some(Init::List(_)) => {
+                        return Err("a texel of one channel is a number".into());
+                    }
+                    other => other,
+                };
+                return self.cells(elem, offset, path, init, out);
+            }
+            let items = match init {
+                None => None,
+                Some(Init::List(v)) if v.len() == channels => Some(v),
+                Some(_) => {
+                    return Err(format!(
+                        "a texel of {channels} channels is a list of {channels} numbers"
+                    ));
+                }
+            };
+            for c in 0..channels {
+                path.push(c);
+                let item = items.and_then(|v| v.get(c));
+                self.cells(elem, offset + size * c as i64, path, item, out)?;
+                path.pop();
+            }
+            return Ok(());
+        };
+        let items = match init {
+            None => None,
+            Some(Init::List(v)) if v.len() == n => Some(v),
+            Some(Init::List(v)) => {
+                return Err(format!(
+                    "the lists of one level of an image's or tensor's @Input have one length: {} and {n}",
+                    v.len()
+                ));
+            }
+            Some(Init::Num(_)) => {
+                return Err("a number where the image or tensor wants a list `{...}`".into());
+            }
+        };
+        let stride = size * channels as i64 * rest.iter().product::<usize>() as i64;
+        for i in 0..n {
+            path.push(i);
+            let item = items.and_then(|v| v.get(i));
+            self.grid_cells(
+                elem,
+                size,
+                channels,
+                rest,
+                offset + stride * i as i64,
+                path,
+                item,
+                out,
+            )?;
+            path.pop();
         }
         Ok(())
     }
@@ -644,7 +733,7 @@ impl Module {
             Op::TypeImage if inst.int(5).ok() == Some(2) => {
                 Some(super::image::image_type(inst, self.ty(inst.id(0)?))?)
             }
-            Op::TypeTensorARM => return Err(super::image::tensor_type(inst)),
+            Op::TypeTensorARM => Some(super::image::tensor_type(inst, self)?),
             Op::TypeImage
             | Op::TypeSampler
             | Op::TypeSampledImage
@@ -758,7 +847,7 @@ impl Module {
                 // (docs/format-spirv.md, "Shader calls").
                 let class = match self.ty(&pointee) {
                     Some(Ty::Other(t)) if t == "OpTypeAccelerationStructureKHR" => Class::Other,
-                    Some(Ty::Image { .. }) => Class::Image,
+                    Some(Ty::Image { .. } | Ty::Tensor { .. }) => Class::Image,
                     _ => class,
                 };
                 self.globals.push(Global {

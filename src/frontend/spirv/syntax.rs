@@ -309,7 +309,12 @@ fn takes_parameters(kind: OperandKind) -> bool {
     use OperandKind as K;
     matches!(
         kind,
-        K::Decoration | K::ExecutionMode | K::MemoryAccess | K::LoopControl | K::ImageOperands
+        K::Decoration
+            | K::ExecutionMode
+            | K::MemoryAccess
+            | K::LoopControl
+            | K::ImageOperands
+            | K::TensorOperands
     )
 }
 

@@ -20,10 +20,10 @@
 //! instruction"; "Memory operations with the NonPrivatePointer/NonPrivateTexel
 //! bit set are treated as non-private".
 
-use super::{Access, Frame, Gen, Ptr, R, Val, leaves_of};
+use super::{Access, Frame, Gen, Ptr, R, Val, leaves_of, span};
 use crate::frontend::spirv::module::{Ty, unsupported};
 use crate::frontend::spirv::syntax::Inst;
-use crate::ir::AccessKind;
+use crate::ir::{AccessKind, ArithOp, Cmp, Operand};
 use ::spirv::Op;
 
 /// Image Operands bits and their names (SPIR-V, Image Operands).
@@ -51,6 +51,7 @@ const OPERANDS: &[(&str, i64)] = &[
     ("Offsets", 0x10000),
 ];
 
+const SAMPLE: i64 = 0x40;
 const AVAILABLE: i64 = 0x100;
 const VISIBLE: i64 = 0x200;
 const NON_PRIVATE: i64 = 0x400;
@@ -58,12 +59,179 @@ const NON_PRIVATE: i64 = 0x400;
 /// duplicated, or combined with other accesses"), SignExtend, ZeroExtend
 /// (texels are the sampled type's width, so no conversion) and Nontemporal
 /// (a hint) change nothing here.
-const READ: i64 = AVAILABLE | VISIBLE | NON_PRIVATE | 0x800 | 0x1000 | 0x2000 | 0x4000;
+const READ: i64 = SAMPLE | AVAILABLE | VISIBLE | NON_PRIVATE | 0x800 | 0x1000 | 0x2000 | 0x4000;
+
+/// Tensor Operands (SPV_ARM_tensors): names (the grammar's, and the
+/// binary reader's spelling of them) and bits.
+const TENSOR_OPERANDS: &[(&str, i64)] = &[
+    ("NoneARM", 0),
+    ("NoneArm", 0),
+    ("None", 0),
+    ("NontemporalARM", 0x1),
+    ("NontemporalArm", 0x1),
+    ("OutOfBoundsValueARM", 0x2),
+    ("OutOfBoundsValueArm", 0x2),
+    ("MakeElementAvailableARM", 0x4),
+    ("MakeElementAvailableArm", 0x4),
+    ("MakeElementVisibleARM", 0x8),
+    ("MakeElementVisibleArm", 0x8),
+    ("NonPrivateElementARM", 0x10),
+    ("NonPrivateElementArm", 0x10),
+];
+
+/// An offset no cell has: the accesses of an out-of-bounds coordinate
+/// reach no location.
+const NOWHERE: i64 = -(1 << 40);
+
+/// A grid of texels or tensor elements: the variable, its extents (one
+/// per coordinate), the scalar type and size, the channels of a texel.
+struct Grid {
+    base: Ptr,
+    extents: Vec<usize>,
+    elem: String,
+    size: i64,
+    channels: usize,
+    ms: bool,
+    var: String,
+}
 
 impl Gen<'_> {
-    /// Whether operand 1 of `inst` (an `OpLoad`) points to a storage image.
+    /// Whether operand 1 of `inst` (an `OpLoad`) points to a storage image
+    /// or a tensor.
     pub(super) fn is_image(&self, fr: &Frame, inst: &Inst) -> bool {
-        matches!(self.val(fr, inst, 1), Ok(Val::Ptr(p)) if matches!(self.m.ty(&p.ty), Some(Ty::Image { .. })))
+        matches!(self.val(fr, inst, 1), Ok(Val::Ptr(p)) if matches!(self.m.ty(&p.ty), Some(Ty::Image { .. } | Ty::Tensor { .. })))
+    }
+
+    /// The grid at operand `i` (an image or a tensor).
+    fn grid(&self, fr: &Frame, inst: &Inst, i: usize, tensor: bool) -> R<Grid> {
+        let what = if tensor { "a tensor" } else { "an image" };
+        let p = match self.val(fr, inst, i)? {
+            Val::Ptr(p) => p,
+            _ => return Err(inst.err_at(i, format!("{}: expected {what}", inst.name))),
+        };
+        let (elem, dims, channels, ms) = match self.m.ty(&p.ty).cloned() {
+            Some(Ty::Image {
+                elem,
+                dims,
+                channels,
+                ms,
+            }) if !tensor => (elem, dims, channels, ms),
+            Some(Ty::Tensor {
+                elem,
+                dims,
+                channels,
+            }) if tensor => (elem, dims, channels, false),
+            _ if tensor => {
+                return Err(inst.err_at(
+                    i,
+                    format!("{}: expected a tensor (OpTypeTensorARM)", inst.name),
+                ));
+            }
+            _ => {
+                return Err(unsupported(
+                    inst,
+                    "vkmm reads storage images only (OpTypeImage with Sampled 2)",
+                ));
+            }
+        };
+        let size = self.m.size_of(&elem).unwrap_or(4);
+        let var = match &p.home {
+            super::Home::Mem { var, instance } => (var.clone(), *instance),
+            super::Home::Regs { .. } => return Err(unsupported(inst, "an image in registers")),
+        };
+        // The extents: one past the greatest index of each coordinate
+        // among the cells (the @Input's lists are equally long per level).
+        let cells = self.mem.cells.get(&var).map_or(&[][..], |c| &c[..]);
+        let extents = (0..dims)
+            .map(|k| {
+                cells
+                    .iter()
+                    .filter_map(|(c, _)| c.path.get(k))
+                    .max()
+                    .map_or(1, |m| m + 1)
+            })
+            .collect();
+        Ok(Grid {
+            base: Ptr {
+                ty: elem.clone(),
+                ..p
+            },
+            extents,
+            elem,
+            size,
+            channels,
+            ms,
+            var: var.0.clone(),
+        })
+    }
+
+    /// The coordinates at operand `i`: `n` integers (a scalar, a vector or
+    /// an array), as operands.
+    fn coords(&mut self, fr: &Frame, inst: &Inst, i: usize, n: usize) -> R<Vec<Operand>> {
+        let mut vals = Vec::new();
+        leaves_of(&self.val(fr, inst, i)?, &mut vals);
+        if vals.len() != n {
+            return Err(inst.err_at(
+                i,
+                format!(
+                    "{}: this image or tensor takes {n} integer coordinate{}, found {}",
+                    inst.name,
+                    if n == 1 { "" } else { "s" },
+                    vals.len()
+                ),
+            ));
+        }
+        vals.iter().map(|v| self.operand(v, inst, i)).collect()
+    }
+
+    /// A pointer to the texel or element at `coords` of `g`: `None` when a
+    /// constant coordinate is outside the extent; a runtime coordinate
+    /// outside it gives a pointer whose accesses reach no location (its
+    /// offset is NOWHERE), never another texel. Vulkan, Image Coordinate
+    /// Validation: "x < width, y < height, z < depth, layer < layers,
+    /// sample < samples ... If any of these equations evaluates to false,
+    /// the coordinate is considered out of bounds"; Tensor Element
+    /// Coordinate Validation: "0 <= Coordinates[i] < Size[i]".
+    fn locate(&mut self, g: &Grid, coords: &[Operand], inst: &Inst) -> Option<Ptr> {
+        let texel = g.size * g.channels as i64;
+        let mut t = g.base.clone();
+        let mut runtime = Vec::new();
+        for (k, c) in coords.iter().enumerate() {
+            let extent = g.extents[k] as i64;
+            let stride = texel * g.extents[k + 1..].iter().product::<usize>() as i64;
+            match c {
+                Operand::Const(v) if *v < 0 || *v >= extent => return None,
+                Operand::Const(v) => t.offset += v * stride,
+                Operand::Reg(_) => runtime.push((c.clone(), extent, stride)),
+            }
+        }
+        if runtime.is_empty() {
+            return Some(t);
+        }
+        let src = span(inst);
+        let acc = self.fresh_reg();
+        let out = self.fresh_label();
+        let done = self.fresh_label();
+        self.copy(&acc, Operand::Const(0), &src);
+        for (c, extent, stride) in runtime {
+            self.branch(Cmp::Lt, c.clone(), Operand::Const(0), &out, &src);
+            self.branch(Cmp::Ge, c.clone(), Operand::Const(extent), &out, &src);
+            let m = self.fresh_reg();
+            self.assign(&m, ArithOp::Mul, c, Operand::Const(stride), &src);
+            self.assign(
+                &acc,
+                ArithOp::Add,
+                Operand::Reg(acc.clone()),
+                Operand::Reg(m),
+                &src,
+            );
+        }
+        self.goto(&done, &src);
+        self.label(&out, &src);
+        self.copy(&acc, Operand::Const(NOWHERE), &src);
+        self.label(&done, &src);
+        t.dynamic.push((Operand::Reg(acc), 1));
+        Some(t)
     }
 
     /// `OpImageRead`, `OpImageWrite`, `OpImageTexelPointer`.
@@ -71,25 +239,29 @@ impl Gen<'_> {
         match inst.op {
             Op::ImageRead => {
                 // OpImageRead Result-Type Image Coordinate [Image-Operands]
-                let p = self.texel(fr, inst, 1, 2)?;
-                let acc = self.image_operands(fr, inst, 3, false)?;
+                let g = self.grid(fr, inst, 1, false)?;
+                let (acc, sample) = self.image_operands(fr, inst, 3, false)?;
+                let coords = self.image_coords(fr, inst, &g, sample)?;
+                let Some(t) = self.locate(&g, &coords, inst) else {
+                    return Err(self.out_of_bounds_read(inst, &g));
+                };
                 let name = self.reg_name(fr, inst.result_id()?);
-                let v = self.load(&p, &p.ty.clone(), &name, inst, &acc)?;
-                // Only the first channel is a texel's: the formats vkmm
-                // reads have one (R32ui, ...). The other components of a
-                // vector result are Vulkan's defaults for missing
-                // channels (Textures, "Conversion to RGBA": G and B 0, A 1).
+                let channels = self.read_channels(&g, &t, &name, inst, &acc)?;
+                // Vulkan, Component Substitution: "If after conversion,
+                // less than four of the (R,G,B,A) components are present,
+                // missing components are substituted by the components of
+                // (0,0,0,1) for missing (R,G,B,A) components, respectively."
                 let v = match self.m.ty(inst.id(0)?) {
                     Some(Ty::Vector { n, .. }) => Val::Comp(
                         (0..*n)
-                            .map(|i| match i {
-                                0 => v.clone(),
-                                3 => Val::Int(1),
-                                _ => Val::Int(0),
+                            .map(|i| match channels.get(i) {
+                                Some(r) => Val::Reg(r.clone()),
+                                None if i == 3 => Val::Int(1),
+                                None => Val::Int(0),
                             })
                             .collect(),
                     ),
-                    Some(Ty::Int { .. }) => v,
+                    Some(Ty::Int { .. }) => Val::Reg(channels[0].clone()),
                     _ => {
                         return Err(inst.err_at(
                             0,
@@ -102,109 +274,381 @@ impl Gen<'_> {
             }
             Op::ImageWrite => {
                 // OpImageWrite Image Coordinate Texel [Image-Operands]
-                let p = self.texel(fr, inst, 0, 1)?;
-                let acc = self.image_operands(fr, inst, 3, true)?;
+                let g = self.grid(fr, inst, 0, false)?;
+                let (acc, sample) = self.image_operands(fr, inst, 3, true)?;
+                let coords = self.image_coords(fr, inst, &g, sample)?;
                 let mut values = Vec::new();
                 leaves_of(&self.val(fr, inst, 2)?, &mut values);
-                let Some(first) = values.into_iter().next() else {
-                    return Err(inst.err_at(2, "OpImageWrite: expected a texel value".into()));
+                if values.len() < g.channels {
+                    return Err(inst.err_at(
+                        2,
+                        format!(
+                            "OpImageWrite: the image has {} channels, the texel {} component{}",
+                            g.channels,
+                            values.len(),
+                            if values.len() == 1 { "" } else { "s" }
+                        ),
+                    ));
+                }
+                // Vulkan, Image Writes: "If the coordinates are out of
+                // bounds, the write is discarded."
+                let Some(t) = self.locate(&g, &coords, inst) else {
+                    return Ok(());
                 };
-                self.store(&p, &first, inst, &acc)?;
+                // The channels the format has; a vector's other components
+                // have no channel to go to.
+                for (c, v) in values.iter().take(g.channels).enumerate() {
+                    let mut p = t.clone();
+                    p.offset += g.size * c as i64;
+                    self.store(&p, v, inst, &acc)?;
+                }
             }
             _ => {
                 // OpImageTexelPointer Result-Type Image Coordinate Sample:
                 // "Form a pointer to a texel of an image. Use of such a
                 // pointer is limited to atomic operations." Image is a
                 // pointer to the image variable.
-                let p = self.texel(fr, inst, 1, 2)?;
-                if !matches!(self.val(fr, inst, 3)?, Val::Int(0)) {
+                let g = self.grid(fr, inst, 1, false)?;
+                if g.channels != 1 {
                     return Err(inst.err_at(
-                        3,
-                        "OpImageTexelPointer: Sample must be 0 (vkmm reads images that are not multisampled)".into(),
+                        1,
+                        "OpImageTexelPointer: atomics apply to images of one channel".into(),
                     ));
                 }
-                self.bind(fr, inst, Val::Ptr(p))?;
+                let sample = self.val(fr, inst, 3)?;
+                let ms = g.ms;
+                let coords = self.image_coords(fr, inst, &g, ms.then_some(sample.clone()))?;
+                if !ms && !matches!(sample, Val::Int(0)) {
+                    return Err(inst.err_at(
+                        3,
+                        "OpImageTexelPointer: Sample must be 0 (the image is not multisampled)"
+                            .into(),
+                    ));
+                }
+                let Some(t) = self.locate(&g, &coords, inst) else {
+                    return Err(self.out_of_bounds_read(inst, &g));
+                };
+                self.bind(fr, inst, Val::Ptr(t))?;
             }
         }
         Ok(())
     }
 
-    /// A pointer to the texel of the image at operand `image` and the
-    /// coordinate at operand `coord`: texel `x` of a 1D image, texel
-    /// `(x, y)` of a 2D image at index `x * height + y` (`%img[x][y]`).
-    fn texel(&mut self, fr: &Frame, inst: &Inst, image: usize, coord: usize) -> R<Ptr> {
-        let p = match self.val(fr, inst, image)? {
-            Val::Ptr(p) => p,
-            _ => return Err(inst.err_at(image, format!("{}: expected an image", inst.name))),
-        };
-        let Some(Ty::Image { elem, dims }) = self.m.ty(&p.ty).cloned() else {
-            return Err(unsupported(
-                inst,
-                "vkmm reads storage images only (OpTypeImage with Sampled 2, Dim Buffer, 1D or 2D)",
-            ));
-        };
-        let size = self.m.size_of(&elem).unwrap_or(4);
-        let var = match &p.home {
-            super::Home::Mem { var, instance } => (var.clone(), *instance),
-            super::Home::Regs { .. } => return Err(unsupported(inst, "an image in registers")),
-        };
-        // The extent: the columns and their height, from the cells.
-        let cells = self.mem.cells.get(&var).map_or(&[][..], |c| &c[..]);
-        let width = cells
-            .iter()
-            .filter(|(c, _)| c.path.last() == Some(&0))
-            .count()
-            .max(1);
-        let height = if dims == 2 {
-            cells
-                .iter()
-                .filter(|(c, _)| c.path.first() == Some(&0))
-                .count()
-                .max(1)
-        } else {
-            1
-        };
-        let width = if dims == 2 { width } else { cells.len().max(1) };
-        let mut coords = Vec::new();
-        leaves_of(&self.val(fr, inst, coord)?, &mut coords);
-        if coords.len() != dims {
-            return Err(inst.err_at(
-                coord,
-                format!(
-                    "{}: a {dims}D image takes {dims} integer coordinate{}, found {}",
-                    inst.name,
-                    if dims == 1 { "" } else { "s" },
-                    coords.len()
-                ),
-            ));
-        }
-        let mut t = Ptr { ty: elem, ..p };
-        for (k, (c, extent)) in coords.iter().zip([width, height]).enumerate() {
-            if let Val::Int(v) = c
-                && (*v < 0 || *v >= extent as i64)
-            {
+    /// The coordinates of an image access: the Coordinate operand's, then
+    /// the sample of a multisampled image (the Sample image operand).
+    fn image_coords(
+        &mut self,
+        fr: &Frame,
+        inst: &Inst,
+        g: &Grid,
+        sample: Option<Val>,
+    ) -> R<Vec<Operand>> {
+        let coord = if inst.op == Op::ImageWrite { 1 } else { 2 };
+        let ms = g.ms;
+        let n = g.extents.len() - usize::from(ms);
+        let mut coords = self.coords(fr, inst, coord, n)?;
+        match (ms, sample) {
+            (true, Some(s)) => coords.push(self.operand(&s, inst, coord)?),
+            (true, None) => {
                 return Err(inst.err_at(
                     coord,
                     format!(
-                        "{}: coordinate {k} is {v}, outside the image `%{}` ({extent} texels that way; the extent is the variable's @Input)",
-                        inst.name, var.0
+                        "{}: a multisampled image needs the Sample image operand (\"n is conditionally present and is taken from the Sample image operand\")",
+                        inst.name
                     ),
                 ));
             }
-            let stride = if k == 0 { size * height as i64 } else { size };
-            self.add_index(&mut t, c, stride, inst, coord)?;
+            (false, Some(_)) => {
+                return Err(inst.err_at(
+                    coord,
+                    format!(
+                        "{}: the Sample image operand needs a multisampled image (MS 1)",
+                        inst.name
+                    ),
+                ));
+            }
+            (false, None) => {}
         }
-        Ok(t)
+        Ok(coords)
+    }
+
+    /// The error of a constant coordinate outside the image: Vulkan, Shader
+    /// Out-of-Bounds Memory Access: "Applications must not execute
+    /// operations that would access out of bounds memory locations unless
+    /// some form of bounds checking is enabled".
+    fn out_of_bounds_read(&self, inst: &Inst, g: &Grid) -> crate::frontend::spirv::syntax::Located {
+        let coord = if inst.op == Op::ImageWrite { 1 } else { 2 };
+        let extent: Vec<String> = g.extents.iter().map(|e| e.to_string()).collect();
+        inst.err_at(
+            coord,
+            format!(
+                "{}: the coordinate is outside the image `%{}` (extent {}, the variable's @Input): an out-of-bounds image access is undefined behaviour (\"Applications must not execute operations that would access out of bounds memory locations\")",
+                inst.name,
+                g.var,
+                extent.join(" x ")
+            ),
+        )
+    }
+
+    /// Loads the channels of the texel at `t` into fresh registers named
+    /// after `name`, 0 first (what a runtime coordinate outside the image
+    /// reads: no location; Vulkan leaves the value undefined without
+    /// robustness, vkmm picks 0, the robustImageAccess2 value).
+    fn read_channels(
+        &mut self,
+        g: &Grid,
+        t: &Ptr,
+        name: &str,
+        inst: &Inst,
+        acc: &Access,
+    ) -> R<Vec<String>> {
+        let src = span(inst);
+        let mut regs = Vec::new();
+        for c in 0..g.channels {
+            let reg = if g.channels == 1 {
+                name.to_string()
+            } else {
+                format!("{name}.{c}")
+            };
+            self.copy(&reg, Operand::Const(0), &src);
+            let mut p = t.clone();
+            p.offset += g.size * c as i64;
+            let elem = g.elem.clone();
+            let v = self.load(&p, &elem, &reg, inst, acc)?;
+            let Val::Reg(r) = v else {
+                return Err(unsupported(inst, "a texel of a non-scalar type"));
+            };
+            regs.push(r);
+        }
+        Ok(regs)
+    }
+
+    /// `OpTensorReadARM`, `OpTensorWriteARM`, `OpTensorQuerySizeARM`
+    /// (SPV_ARM_tensors).
+    pub(super) fn tensor(&mut self, fr: &mut Frame, inst: &Inst) -> R<()> {
+        match inst.op {
+            Op::TensorQuerySizeARM => {
+                // "Query the size of 'Tensor' along 'Dimension'. ...
+                // 'Dimension' ... must be less than the 'Rank' of 'Tensor'."
+                let g = self.grid(fr, inst, 1, true)?;
+                let d = self.int_const(fr, inst, 2, "Dimension")?;
+                let Some(n) = usize::try_from(d).ok().and_then(|d| g.extents.get(d)) else {
+                    return Err(inst.err_at(
+                        2,
+                        format!(
+                            "OpTensorQuerySizeARM: 'Dimension' {d} \"must be less than the 'Rank' of 'Tensor'\" ({})",
+                            g.extents.len()
+                        ),
+                    ));
+                };
+                self.bind(fr, inst, Val::Int(*n as i64))?;
+            }
+            Op::TensorReadARM => {
+                // OpTensorReadARM Result-Type Tensor Coordinates
+                // [Tensor-Operands]: "When 'Result Type' is an array of
+                // scalar type, one element is read from 'Tensor' for each
+                // element of the array. Elements are read consecutively
+                // starting from 'Coordinates' along the innermost dimension
+                // of the tensor."
+                let g = self.grid(fr, inst, 1, true)?;
+                let coords = self.coords(fr, inst, 2, g.extents.len())?;
+                let (acc, oob) = self.tensor_operands(fr, inst, 3, false)?;
+                let ty = inst.id(0)?.to_string();
+                let n = self.tensor_count(inst, 0, &ty, &g)?;
+                let name = self.reg_name(fr, inst.result_id()?);
+                let src = span(inst);
+                let mut out = Vec::new();
+                for j in 0..n {
+                    let reg = if n == 1 && !matches!(self.m.ty(&ty), Some(Ty::Array { .. })) {
+                        name.clone()
+                    } else {
+                        format!("{name}.{j}")
+                    };
+                    // Tensor Element Replacement: "If the OpTensorReadARM
+                    // instruction that caused an invalid tensor element to
+                    // be accessed did not have a OutOfBoundsValueARM tensor
+                    // operand present, then the value returned is the same
+                    // as that produced by OpConstantNull for the type
+                    // returned", else "the value provided using
+                    // OutOfBoundsValueARM is returned".
+                    self.copy(&reg, Operand::Const(oob), &src);
+                    let c = self.shifted(&coords, j, inst);
+                    if let Some(t) = self.locate(&g, &c, inst) {
+                        let elem = g.elem.clone();
+                        self.load(&t, &elem, &reg, inst, &acc)?;
+                    }
+                    out.push(Val::Reg(reg));
+                }
+                let v = if matches!(self.m.ty(&ty), Some(Ty::Array { .. })) {
+                    Val::Comp(out)
+                } else {
+                    out.remove(0)
+                };
+                self.bind(fr, inst, v)?;
+            }
+            _ => {
+                // OpTensorWriteARM Tensor Coordinates Object
+                // [Tensor-Operands]; Vulkan, Tensor Element Coordinate
+                // Validation: "If the tensor element fails coordinate
+                // validation, then the write has no effect."
+                let g = self.grid(fr, inst, 0, true)?;
+                let coords = self.coords(fr, inst, 1, g.extents.len())?;
+                let (acc, _) = self.tensor_operands(fr, inst, 3, true)?;
+                let mut values = Vec::new();
+                leaves_of(&self.val(fr, inst, 2)?, &mut values);
+                if values.is_empty() {
+                    return Err(inst.err_at(2, "OpTensorWriteARM: expected an Object".into()));
+                }
+                for (j, v) in values.iter().enumerate() {
+                    let c = self.shifted(&coords, j, inst);
+                    if let Some(t) = self.locate(&g, &c, inst) {
+                        self.store(&t, v, inst, &acc)?;
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// How many elements a tensor access of type `ty` (operand `i`) moves:
+    /// 1 for a scalar, the length of an array ("'Result Type' must be a
+    /// scalar type or array of scalar type. The scalar type must be the
+    /// same as the 'Element Type' of 'Tensor'").
+    fn tensor_count(&self, inst: &Inst, i: usize, ty: &str, g: &Grid) -> R<usize> {
+        let (elem, n) = match self.m.ty(ty) {
+            Some(Ty::Array { elem, len }) => (elem.as_str(), *len),
+            Some(Ty::Int { .. }) => (ty, 1),
+            _ => ("", 0),
+        };
+        if n == 0 || self.m.ty(elem) != self.m.ty(&g.elem) {
+            return Err(inst.err_at(
+                i,
+                format!(
+                    "{}: \"'Result Type' must be a scalar type or array of scalar type. The scalar type must be the same as the 'Element Type' of 'Tensor'\"",
+                    inst.name
+                ),
+            ));
+        }
+        Ok(n)
+    }
+
+    /// `coords` with `j` added to the innermost one.
+    fn shifted(&mut self, coords: &[Operand], j: usize, inst: &Inst) -> Vec<Operand> {
+        let mut c = coords.to_vec();
+        if j == 0 {
+            return c;
+        }
+        let last = c.len() - 1;
+        c[last] = match &c[last] {
+            Operand::Const(v) => Operand::Const(v + j as i64),
+            r => {
+                let d = self.fresh_reg();
+                self.assign(
+                    &d,
+                    ArithOp::Add,
+                    r.clone(),
+                    Operand::Const(j as i64),
+                    &span(inst),
+                );
+                Operand::Reg(d)
+            }
+        };
+        c
+    }
+
+    /// The Tensor Operands from operand `i` on: the access's flags and the
+    /// value an out-of-bounds read returns (0 without OutOfBoundsValueARM).
+    fn tensor_operands(&self, fr: &Frame, inst: &Inst, i: usize, write: bool) -> R<(Access, i64)> {
+        let mut a = Access {
+            kind: AccessKind::ElementArm,
+            ..Access::default()
+        };
+        let Some(bits) = super::mask_operand(inst, i, "tensor", TENSOR_OPERANDS)? else {
+            return Ok((a, 0));
+        };
+        if bits & !0x1f != 0 {
+            return Err(inst.err_at(
+                i,
+                format!("unknown tensor operand bits {:#x}", bits & !0x1f),
+            ));
+        }
+        // The following operands come in the order of their bits.
+        let mut next = i + 1;
+        let mut oob = 0;
+        if bits & 0x2 != 0 {
+            // OutOfBoundsValueARM: "It must be a constant instruction of
+            // the same type as the 'Element Type' of the accessed tensor.
+            // Only valid with OpTensorReadARM."
+            if write {
+                return Err(inst.err_at(
+                    i,
+                    "OutOfBoundsValueARM is \"Only valid with OpTensorReadARM\"".into(),
+                ));
+            }
+            oob = self.int_const(fr, inst, next, "OutOfBoundsValueARM")?;
+            next += 1;
+        }
+        // MakeElementAvailableARM: "Perform an availability operation on
+        // the tensor element locations after the store. A following operand
+        // is the memory scope that controls the availability operation.
+        // Requires NonPrivateElementARM to also be set. Only valid with
+        // OpTensorWriteARM." MakeElementVisibleARM: the same, "a visibility
+        // operation on the tensor element locations before the load ...
+        // Only valid with OpTensorReadARM".
+        if bits & 0x4 != 0 {
+            if !write {
+                return Err(inst.err_at(
+                    i,
+                    "MakeElementAvailableARM is \"Only valid with OpTensorWriteARM\"".into(),
+                ));
+            }
+            a.available = true;
+            a.scope = Some(self.scope(fr, inst, next)?);
+            next += 1;
+        }
+        if bits & 0x8 != 0 {
+            if write {
+                return Err(inst.err_at(
+                    i,
+                    "MakeElementVisibleARM is \"Only valid with OpTensorReadARM\"".into(),
+                ));
+            }
+            a.visible = true;
+            a.scope = Some(self.scope(fr, inst, next)?);
+        }
+        // NonPrivateElementARM: "The tensor access obeys inter-thread
+        // ordering, as specified by the client API."
+        a.non_private = bits & 0x10 != 0;
+        if (a.available || a.visible) && !a.non_private {
+            return Err(inst.err_at(
+                i,
+                format!(
+                    "{} \"Requires NonPrivateElementARM to also be set\"",
+                    if a.available {
+                        "MakeElementAvailableARM"
+                    } else {
+                        "MakeElementVisibleARM"
+                    }
+                ),
+            ));
+        }
+        Ok((a, oob))
     }
 
     /// The Image Operands from operand `i` on (absent: none).
-    fn image_operands(&self, fr: &Frame, inst: &Inst, i: usize, write: bool) -> R<Access> {
+    fn image_operands(
+        &self,
+        fr: &Frame,
+        inst: &Inst,
+        i: usize,
+        write: bool,
+    ) -> R<(Access, Option<Val>)> {
         let mut a = Access {
             kind: AccessKind::Texel,
             ..Access::default()
         };
         let Some(bits) = super::mask_operand(inst, i, "image", OPERANDS)? else {
-            return Ok(a);
+            return Ok((a, None));
         };
         if bits & !READ != 0 {
             let names: Vec<&str> = OPERANDS
@@ -215,7 +659,7 @@ impl Gen<'_> {
             return Err(unsupported(
                 inst,
                 &format!(
-                    "image operand {} (vkmm reads storage image accesses with MakeTexelAvailable, MakeTexelVisible, NonPrivateTexel, VolatileTexel, SignExtend, ZeroExtend, Nontemporal)",
+                    "image operand {} (vkmm reads storage image accesses with Sample, MakeTexelAvailable, MakeTexelVisible, NonPrivateTexel, VolatileTexel, SignExtend, ZeroExtend, Nontemporal)",
                     names.join("|")
                 ),
             ));
@@ -230,6 +674,14 @@ impl Gen<'_> {
         // visibility operation. Requires NonPrivateTexel to also be set.
         // Only valid with OpImageRead and OpImageSparseRead."
         let mut next = i + 1;
+        // Sample: "A following operand is the sample number of the sample
+        // to use. Only valid with multi-sampled images." Its operand comes
+        // before the scopes (the operands follow in the order of the bits).
+        let mut sample = None;
+        if bits & SAMPLE != 0 {
+            sample = Some(self.val(fr, inst, next)?);
+            next += 1;
+        }
         if bits & AVAILABLE != 0 {
             if !write {
                 return Err(inst.err_at(
@@ -268,6 +720,6 @@ impl Gen<'_> {
                 ),
             ));
         }
-        Ok(a)
+        Ok((a, sample))
     }
 }
