@@ -312,3 +312,38 @@ fn the_opencl_filter_keeps_other_classes_and_unsequenced_operands() {
         );
     }
 }
+
+/// The filter is off for a `.test` file one of whose queries counts over
+/// every candidate, consistent or not (`analysis::queries::check_program`):
+/// the filter leaves out candidates the model rejects, and such a count
+/// must see them. One thread stores 1 to `x` and then reads `x` without a
+/// value ("a read without a value is unconstrained"): it may read from the
+/// store or from the initial value, two candidates. The second is
+/// inconsistent (the read from-reads the store, which is location-ordered
+/// before it: "no cycles exist in the union of ... location-ordered, ...,
+/// reads-from, from-reads"), and the filter, which gives the read the
+/// latest own write only, would leave it out. `NOSOLUTION #dr>0` ranges
+/// over both candidates (no race in either: one thread, its accesses
+/// location-ordered by "AX == AY and RX == RY and X→Y"): 2 executions.
+/// With only a consistency query the filter is on: 1 execution, the same
+/// answer.
+const STALE_READ_COUNT: &str = "NEWTHREAD
+st.sc0 x = 1
+ld.sc0 x
+NOSOLUTION #dr>0
+";
+
+#[test]
+fn the_filter_is_off_where_a_query_counts_inconsistent_candidates() {
+    let run = |text: &str| match session(true).check_text("stale.test", text).unwrap() {
+        Checked::Queries(o) => o,
+        _ => panic!("a .test result"),
+    };
+    let o = run(STALE_READ_COUNT);
+    assert_eq!(format!("{:?}", o.queries[0].actual), "NoSolution", "{o:?}");
+    assert!(o.queries[0].passed);
+    assert_eq!(o.queries[0].executions, 2, "{o:?}");
+    let c = run(&STALE_READ_COUNT.replace("#dr>0", "consistent[X] && #dr>0"));
+    assert_eq!(format!("{:?}", c.queries[0].actual), "NoSolution", "{c:?}");
+    assert_eq!(c.queries[0].executions, 1, "{c:?}");
+}

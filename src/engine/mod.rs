@@ -72,8 +72,10 @@ pub struct Limits {
     /// The most atomic writes to one location whose orders are enumerated
     /// (orders grow as the factorial of this number).
     pub max_writes_per_location: usize,
-    /// Loop unrolling: a statement runs at most `unroll + 1` times on a path;
-    /// paths that need more are cut (and counted).
+    /// Loop unrolling: a statement runs at most `unroll + 1` times on a path
+    /// each time the path enters its innermost loop (`trace::loop_ranges`:
+    /// an inner loop's body `unroll + 1` times per iteration of the outer
+    /// one); paths that need more are cut (and counted).
     pub unroll: usize,
     /// The most candidate executions one litmus test may evaluate; past it
     /// the search stops and the result says it is truncated.

@@ -685,8 +685,9 @@ fn prov_max(a: &Prov, b: &Prov) -> Prov {
 }
 
 /// Explores every thread of `program`, with loops unrolled so that no
-/// statement runs more than `unroll + 1` times on a path (a loop body runs at
-/// most `unroll + 1` times), and, with `limits.spin_reduction`, the loops
+/// statement runs more than `unroll + 1` times on a path per entry into its
+/// innermost loop ([`loop_ranges`]: a loop body runs at most `unroll + 1`
+/// times each time the loop is entered), and, with `limits.spin_reduction`, the loops
 /// [`spin_loops`] finds run as awaits.
 ///
 /// Reads that must be concrete range over a value domain per location,
@@ -920,6 +921,9 @@ struct State {
     regs: HashMap<String, RegValue>,
     events: Vec<PathEvent>,
     runs: Vec<usize>,
+    /// The statement run last (`usize::MAX` before the first): whether
+    /// the path arrives at a loop's head from outside the loop.
+    last: usize,
     /// The value the read at `pc` must return (set when a read-modify-write split).
     forced: Option<i64>,
     /// Provenance of the concrete register values that came from reads.
@@ -932,6 +936,43 @@ struct State {
     /// the registers then (to find a loop's iterations and whether they can
     /// repeat; kept only when exploring endings).
     arrivals: Vec<(usize, usize, HashMap<String, RegValue>)>,
+}
+
+/// The loops of `t`'s code for the unrolling bound: head statement ->
+/// the statements of the loop (`head..=back`, `back` its last backward
+/// jump to the head). A statement's runs are counted per entry into the
+/// innermost loop holding it: arriving at a head from a statement outside
+/// its loop starts the count of the loop's statements afresh, so an inner
+/// loop runs its body up to `unroll + 1` times in each iteration of the
+/// outer one, as Dat3M unrolls a nested loop (`bound` copies of the inner
+/// loop in each copy of the outer one). Only when the loops nest (any two
+/// are disjoint or one holds the other); otherwise none is given and runs
+/// are counted along the whole path. Either way the walk ends: a loop is
+/// entered again only through a statement outside it, whose own runs are
+/// bounded per entry into the loop around it, and a statement outside
+/// every loop runs once (running it twice takes a backward jump over it,
+/// which makes a loop holding it).
+fn loop_ranges(t: &Thread, labels: &HashMap<&str, usize>) -> HashMap<usize, usize> {
+    let mut back: HashMap<usize, usize> = HashMap::new();
+    for (j, stmt) in t.code.iter().enumerate() {
+        let label = match stmt {
+            Stmt::Goto { label, .. } | Stmt::Branch { label, .. } => label,
+            _ => continue,
+        };
+        if let Some(&head) = labels.get(label.as_str())
+            && head <= j
+        {
+            let end = back.entry(head).or_insert(j);
+            *end = (*end).max(j);
+        }
+    }
+    let ranges: Vec<(usize, usize)> = back.iter().map(|(h, b)| (*h, *b)).collect();
+    let nested = ranges.iter().all(|&(h1, b1)| {
+        ranges
+            .iter()
+            .all(|&(h2, b2)| b1 < h2 || b2 < h1 || (h1 <= h2 && b2 <= b1) || (h2 <= h1 && b1 <= b2))
+    });
+    if nested { back } else { HashMap::new() }
 }
 
 fn label_map(t: &Thread) -> HashMap<&str, usize> {
@@ -957,6 +998,7 @@ fn explore_thread(
     let (unroll, endings) = (limits.unroll, limits.endings);
     let (max_paths, max_memory) = (limits.max_paths, limits.max_memory);
     let labels = label_map(t);
+    let loops = loop_ranges(t, &labels);
     // Looping alternatives of each await instance.
     let mut looping: HashMap<usize, Vec<Vec<ReadValue>>> = HashMap::new();
     let mut instances = 0usize;
@@ -969,6 +1011,7 @@ fn explore_thread(
             .collect(),
         events: Vec::new(),
         runs: vec![0; t.code.len()],
+        last: usize::MAX,
         forced: None,
         prov: HashMap::new(),
         awaiting: None,
@@ -1031,6 +1074,12 @@ fn explore_thread(
                 }
                 break;
             }
+            if let Some(&back) = loops.get(&s.pc)
+                && !(s.pc..=back).contains(&s.last)
+            {
+                s.runs[s.pc..=back].fill(0);
+            }
+            s.last = s.pc;
             s.runs[s.pc] += 1;
             if s.runs[s.pc] > unroll + 1 {
                 out.cut += 1;

@@ -47,6 +47,11 @@ pub(super) struct Ptr {
     pub offset: i64,
     /// Register terms: `(operand, stride)`.
     pub dynamic: Vec<(Operand, i64)>,
+    /// Some index of the chain that made the pointer was a runtime value
+    /// (an id other than a constant instruction), even one this lowering
+    /// knows (a builtin, folded per invocation): its accesses are the
+    /// branch chain's, a cell the offset names or nothing (`at_each`).
+    pub runtime: bool,
     /// The pointee type.
     pub ty: String,
     /// The ray tracing storage class of the variable the pointer was
@@ -185,6 +190,13 @@ pub(super) struct Gen<'a> {
     /// The cells some access reaches only part of: location -> the cell's
     /// size in bytes (`Program::sizes`, lowered by `ir::bytes::lower`).
     pub sized: std::collections::BTreeMap<usize, u32>,
+    /// The registers of cells no instruction writes, with their value: a
+    /// builtin Input variable's (the invocation's, `Place::builtin`) and
+    /// a push constant's (its `@Input` or clspv's reflection; not one left
+    /// undefined). SPIR-V, Storage Class, of Input and of PushConstant:
+    /// "Variables declared with this storage class are read-only, and must
+    /// not have initializers." A load of them is that value.
+    fixed: HashMap<String, i64>,
 }
 
 fn span(inst: &Inst) -> SourceSpan {
@@ -222,6 +234,14 @@ fn leaves_of(v: &Val, out: &mut Vec<Val>) {
     match v {
         Val::Comp(items) => items.iter().for_each(|i| leaves_of(i, out)),
         other => out.push(other.clone()),
+    }
+}
+
+/// `shape` with its leaves replaced, in order, by the constants of `values`.
+fn with_leaves(shape: &Val, values: &mut impl Iterator<Item = i64>) -> Val {
+    match shape {
+        Val::Comp(items) => Val::Comp(items.iter().map(|i| with_leaves(i, values)).collect()),
+        _ => values.next().map_or(Val::Undef, Val::Int),
     }
 }
 
@@ -308,6 +328,7 @@ impl<'a> Gen<'a> {
             created: Vec::new(),
             coops: Vec::new(),
             sized: std::collections::BTreeMap::new(),
+            fixed: HashMap::new(),
         };
         for (id, c) in &m.consts {
             g.globals.insert(id.clone(), cval(c));
@@ -328,6 +349,7 @@ impl<'a> Gen<'a> {
                         },
                         offset: 0,
                         dynamic: Vec::new(),
+                        runtime: false,
                         ty: v.pointee.clone(),
                         // The appendix's Shader I/O and Tessellation Output
                         // Ordering rules read accesses to Output variables.
@@ -345,6 +367,7 @@ impl<'a> Gen<'a> {
                         home: Home::Mem { var, instance },
                         offset: 0,
                         dynamic: Vec::new(),
+                        runtime: false,
                         ty: v.pointee.clone(),
                         iface: Some(crate::ir::Interface::Input),
                     })
@@ -363,6 +386,7 @@ impl<'a> Gen<'a> {
                         home: Home::Mem { var, instance },
                         offset: 0,
                         dynamic: Vec::new(),
+                        runtime: false,
                         ty: v.pointee.clone(),
                         iface: Some(iface),
                     })
@@ -378,10 +402,16 @@ impl<'a> Gen<'a> {
                     )
                     .map_err(err)?;
                     let mut init: Vec<i64> = cells.iter().map(|c| c.init).collect();
+                    // Cells never written: builtin Input variables and push
+                    // constants (`Gen::fixed`).
+                    let mut fixed = false;
                     if let Some(b) = m.builtin(&v.id).and_then(|b| g.place.builtin(b)) {
                         for (k, x) in b.into_iter().enumerate().take(init.len()) {
                             init[k] = x;
                         }
+                        fixed = v.class_name == "Input";
+                    } else if v.class_name == "PushConstant" {
+                        fixed = true;
                     } else if let Some(i) = &v.init {
                         let mut leaves = Vec::new();
                         leaves_of(
@@ -393,7 +423,8 @@ impl<'a> Gen<'a> {
                                 init[k] = *x;
                             }
                         }
-                    } else if v.class_name == "PushConstant" {
+                    }
+                    if v.class_name == "PushConstant" {
                         // The cells clspv's reflection describes are filled by
                         // the runtime (global size, number of workgroups,
                         // offsets 0), whatever an @Input says of them, as
@@ -435,6 +466,9 @@ impl<'a> Gen<'a> {
                             ins.dest = Some(name.clone());
                             g.code.push(Stmt::Op(ins));
                         }
+                        if fixed && !undefined.iter().any(|(o, _)| *o == c.offset) {
+                            g.fixed.insert(name.clone(), x);
+                        }
                         g.registers.push((name.clone(), x));
                         named.push((c, name));
                     }
@@ -443,6 +477,7 @@ impl<'a> Gen<'a> {
                         home,
                         offset: 0,
                         dynamic: Vec::new(),
+                        runtime: false,
                         ty: v.pointee.clone(),
                         iface: None,
                     })
@@ -1175,6 +1210,7 @@ impl<'a> Gen<'a> {
                         home,
                         offset: 0,
                         dynamic: Vec::new(),
+                        runtime: false,
                         ty: pointee,
                         iface: None,
                     }),
@@ -1201,7 +1237,10 @@ impl<'a> Gen<'a> {
                 let p = self.ptr(fr, inst, 1)?;
                 let acc = self.access(fr, inst, 2)?;
                 let name = self.reg_name(fr, inst.result_id()?);
-                let v = self.load(&p, inst.id(0)?, &name, inst, &acc)?;
+                let v = match self.builtin_value(&p, inst.id(0)?, &name, inst)? {
+                    Some(v) => v,
+                    None => self.load(&p, inst.id(0)?, &name, inst, &acc)?,
+                };
                 self.bind(fr, inst, v)?;
             }
             Op::Store => {
@@ -1730,7 +1769,15 @@ impl<'a> Gen<'a> {
 
     fn add_index(&mut self, p: &mut Ptr, idx: &Val, stride: i64, inst: &Inst, i: usize) -> R<()> {
         match idx {
-            Val::Int(k) => p.offset += k * stride,
+            Val::Int(k) => {
+                p.offset += k * stride;
+                // A value the lowering knows (a builtin, arithmetic on it)
+                // given where SPIR-V has a runtime index: not a constant
+                // instruction (OpConstant, OpSpecConstant...).
+                if inst.id(i).is_ok_and(|id| !self.m.consts.contains_key(id)) {
+                    p.runtime = true;
+                }
+            }
             Val::Undef => {}
             other => {
                 let o = self.operand(other, inst, i)?;
@@ -1830,7 +1877,35 @@ impl<'a> Gen<'a> {
             Home::Mem { var, .. } | Home::Regs { var, .. } => var.clone(),
         };
         let in_memory = matches!(p.home, Home::Mem { .. });
+        // The cells an offset held in a register may name: cells of the
+        // access's size, and in memory every multiple of the size other
+        // cells cover (`bytes::mixed_candidates`).
+        let candidates = || {
+            let mut cases = Vec::new();
+            let mut whole = Vec::new();
+            for (c, s, t) in targets.iter().filter(|(_, s, _)| *s == size) {
+                whole.push(*c);
+                cases.push((*c, vec![bytes::Piece::whole(t.clone(), *s)]));
+            }
+            if in_memory {
+                for (at, pieces) in bytes::mixed_candidates(&targets, size, &whole) {
+                    cases.push((at, pieces));
+                }
+            }
+            cases
+        };
         match off {
+            // A runtime index whose value the lowering knows (a builtin
+            // of this invocation, folded): the access the branch chain
+            // below takes for that value, the cell it names, or nothing
+            // when it names none (out of bounds: docs/format-spirv.md,
+            // "Workgroup arrays of clspv kernel arguments").
+            Operand::Const(o) if p.runtime => {
+                match candidates().into_iter().find(|(c, _)| *c == o + rel) {
+                    Some((_, pieces)) => f(self, &pieces),
+                    None => Ok(()),
+                }
+            }
             Operand::Const(o) => {
                 let at = o + rel;
                 match targets.iter().find(|(c, _, _)| *c == at) {
@@ -1861,17 +1936,7 @@ impl<'a> Gen<'a> {
             Operand::Reg(r) => {
                 let src = span(inst);
                 let end = self.fresh_label();
-                let mut cases = Vec::new();
-                let mut whole = Vec::new();
-                for (c, s, t) in targets.iter().filter(|(_, s, _)| *s == size) {
-                    whole.push(*c);
-                    cases.push((*c, vec![bytes::Piece::whole(t.clone(), *s)]));
-                }
-                if in_memory {
-                    for (at, pieces) in bytes::mixed_candidates(&targets, size, &whole) {
-                        cases.push((at, pieces));
-                    }
-                }
+                let cases = candidates();
                 let mut labelled = Vec::new();
                 for (c, pieces) in cases {
                     let l = self.fresh_label();
@@ -1941,7 +2006,50 @@ impl<'a> Gen<'a> {
         Ok(result)
     }
 
+    /// A load of read-only cells (`Gen::fixed`) at a constant offset:
+    /// their values, as constants, so that what depends on them only (a
+    /// runtime index `%out[%id]`, a branch on the id) is known per
+    /// invocation; `None` for any other load.
+    fn builtin_value(&self, p: &Ptr, ty: &str, name: &str, inst: &Inst) -> R<Option<Val>> {
+        if !p.dynamic.is_empty() || !matches!(p.home, Home::Regs { .. }) {
+            return Ok(None);
+        }
+        let Some(cells) = self.reg_cells.get(&p.home) else {
+            return Ok(None);
+        };
+        let mut leaves = Vec::new();
+        if self.m.leaves(ty, 0, &mut leaves).is_err() {
+            return Ok(None);
+        }
+        let mut values = Vec::new();
+        for (rel, size) in leaves {
+            let at = p.offset + rel;
+            let Some(x) = cells
+                .iter()
+                .find(|(c, _)| c.offset == at && c.size == size)
+                .and_then(|(_, r)| self.fixed.get(r))
+            else {
+                return Ok(None);
+            };
+            values.push(*x);
+        }
+        let shape = self.regs_like(ty, name, inst)?;
+        let mut it = values.into_iter();
+        Ok(Some(with_leaves(&shape, &mut it)))
+    }
+
     fn store(&mut self, p: &Ptr, v: &Val, inst: &Inst, acc: &Access) -> R<()> {
+        if let Home::Regs { var, .. } = &p.home
+            && self
+                .reg_cells
+                .get(&p.home)
+                .is_some_and(|cs| cs.iter().any(|(_, r)| self.fixed.contains_key(r)))
+        {
+            return Err(inst.err(format!(
+                "{}: `%{var}` is read only (SPIR-V, Storage Class, Input and PushConstant: \"Variables declared with this storage class are read-only\")",
+                inst.name
+            )));
+        }
         let mut leaves = Vec::new();
         self.m
             .leaves(&p.ty, 0, &mut leaves)
