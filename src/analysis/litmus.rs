@@ -748,19 +748,18 @@ fn append_new<T: PartialEq>(to: &mut Vec<T>, from: Vec<T>) {
 /// only at a consistent execution that decides the asked property by
 /// itself (a witness of the condition, a race). Not with
 /// [`Property::States`], which skips what earlier parts recorded.
-impl Split for Outcomes<'_> {
-    fn fork(&self) -> Option<Self> {
-        if self.states_only {
-            return None;
-        }
-        Some(Outcomes {
-            program: self.program,
-            final_order: self.final_order,
-            races_binding: self.races_binding,
-            decide: self.decide,
-            shown_regs: self.shown_regs.clone(),
-            shown_locs: self.shown_locs.clone(),
-            shown_memory: self.shown_memory.clone(),
+impl<'p> Outcomes<'p> {
+    /// A listing of `program` that found nothing yet, showing nothing,
+    /// deciding nothing.
+    fn empty(program: &'p Program) -> Outcomes<'p> {
+        Outcomes {
+            program,
+            final_order: None,
+            races_binding: None,
+            decide: None,
+            shown_regs: Vec::new(),
+            shown_locs: Vec::new(),
+            shown_memory: Vec::new(),
             states: BTreeMap::new(),
             positive: 0,
             negative: 0,
@@ -775,6 +774,23 @@ impl Split for Outcomes<'_> {
             skeleton_state: None,
             barrier_divergence: Vec::new(),
             barrier_stalls: Vec::new(),
+        }
+    }
+}
+
+impl Split for Outcomes<'_> {
+    fn fork(&self) -> Option<Self> {
+        if self.states_only {
+            return None;
+        }
+        Some(Outcomes {
+            final_order: self.final_order,
+            races_binding: self.races_binding,
+            decide: self.decide,
+            shown_regs: self.shown_regs.clone(),
+            shown_locs: self.shown_locs.clone(),
+            shown_memory: self.shown_memory.clone(),
+            ..Outcomes::empty(self.program)
         })
     }
 
@@ -927,21 +943,9 @@ fn check_one(
         shown_regs,
         shown_memory: shown_memory(program, &shown_locs),
         shown_locs,
-        states: BTreeMap::new(),
-        positive: 0,
-        negative: 0,
-        consistent: 0,
-        races: Vec::new(),
-        race_keys: Default::default(),
-        race_texts: Default::default(),
-        racy: false,
-        divergent: Vec::new(),
-        states_only: decide == Some(Property::States),
-        seen: Default::default(),
-        skeleton_state: None,
-        barrier_divergence: Vec::new(),
-        barrier_stalls: Vec::new(),
+        ..Outcomes::empty(program)
     };
+    v.states_only = decide == Some(Property::States);
     let coverage = explore_split(program, &loaded.cat, limits, &mut v, progress)?;
     let cond = program.condition.as_ref();
     let (positive, negative) = (v.positive, v.negative);

@@ -505,7 +505,9 @@ impl<'a> Budget<'a> {
 struct Walk<'a, 'b> {
     model: &'a Model,
     limits: Limits,
-    reads: Option<&'a [&'a str]>,
+    /// What the visitor reads of an evaluation ([`Visitor::reads`]), when
+    /// the evaluation may be lazy.
+    reads: Option<Vec<String>>,
     budget: &'a Budget<'b>,
     monotone: &'a MonotoneCache,
 }
@@ -521,7 +523,23 @@ struct Searched {
     stopped: bool,
 }
 
-impl Walk<'_, '_> {
+impl<'a, 'b> Walk<'a, 'b> {
+    fn new(
+        model: &'a Model,
+        limits: Limits,
+        visitor: &dyn Visitor,
+        budget: &'a Budget<'b>,
+        monotone: &'a MonotoneCache,
+    ) -> Walk<'a, 'b> {
+        Walk {
+            model,
+            limits,
+            reads: visitor.reads().filter(|_| limits.lazy_checks),
+            budget,
+            monotone,
+        }
+    }
+
     /// Walks the candidates of `sk` (orders listed; `part`: of that part
     /// of its walk only, `None`: all), handing them to `visitor`. `recent`: models prepared for recent skeletons.
     /// `cancelled`: whether another part made this one useless.
@@ -557,11 +575,15 @@ impl Walk<'_, '_> {
                     let _ = staged.set(entry.1.clone());
                     recent.push(entry);
                 } else {
+                    let reads: Option<Vec<&str>> = self
+                        .reads
+                        .as_ref()
+                        .map(|r| r.iter().map(String::as_str).collect());
                     match Staged::new(
                         self.model,
                         &sk.static_env,
                         self.limits.specialise,
-                        self.reads,
+                        reads.as_deref(),
                         self.monotone,
                     ) {
                         Ok(s) => {
@@ -754,17 +776,7 @@ pub fn explore_with_progress(
     let budget = Budget::new(limits, progress);
     let monotone = MonotoneCache::new();
     let blocks = visitor.blocks(&explorer.threads);
-    let reads = visitor.reads().filter(|_| limits.lazy_checks);
-    let reads: Option<Vec<&str>> = reads
-        .as_ref()
-        .map(|r| r.iter().map(String::as_str).collect());
-    let walk = Walk {
-        model,
-        limits,
-        reads: reads.as_deref(),
-        budget: &budget,
-        monotone: &monotone,
-    };
+    let walk = Walk::new(model, limits, &*visitor, &budget, &monotone);
     let mut done = Searched::default();
     let recent = Recent::default();
     let mut per_skeleton = |mut sk: Skeleton| -> Result<ControlFlow<()>, CheckError> {
@@ -924,17 +936,7 @@ mod parallel {
         let budget = Budget::new(limits, progress);
         let monotone = MonotoneCache::new();
         let blocks = visitor.blocks(&explorer.threads);
-        let reads = visitor.reads().filter(|_| limits.lazy_checks);
-        let reads: Option<Vec<&str>> = reads
-            .as_ref()
-            .map(|r| r.iter().map(String::as_str).collect());
-        let walk = Walk {
-            model,
-            limits,
-            reads: reads.as_deref(),
-            budget: &budget,
-            monotone: &monotone,
-        };
+        let walk = Walk::new(model, limits, &*visitor, &budget, &monotone);
         let threads = limits.threads.max(1);
         let wave_size = 16 * threads;
         let Some(mut probe) = visitor.fork() else {
