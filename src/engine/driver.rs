@@ -23,6 +23,26 @@
 //! The search engine behind [`explore`] is the seam where another
 //! enumeration strategy plugs in; visitors do not see how candidates are
 //! produced.
+//!
+//! **Parallel walks** ([`explore_split`], issue 11 item 5). A walk is cut
+//! into consecutive parts (skeletons in walk order; a skeleton with many
+//! candidates into ranges of [`super::Slices`]: its coherence-order
+//! combinations, SC orders and blocks of the choices of its first
+//! branching read), each explored by a fork of the visitor ([`Split`]),
+//! and the parts are merged back in walk order, which replays the
+//! sequential walk: the same answer, counts and orders. The limits are
+//! budgets the parts share (atomics); a decided part stops the parts after
+//! it through a shared flag (the lowest index that broke), and the parts
+//! before it finish, as the sequential walk would have seen them.
+//!
+//! Where rayon lives: in the library, behind the `parallel` feature (which
+//! the `cli` feature enables; off for wasm32-unknown-unknown, which has no
+//! threads, where [`explore_split`] is the sequential walk). The split and
+//! the merge need the driver's internals (the budget, the pruning, the
+//! prepared models), so they cannot live in the CLI; and running the parts
+//! on the *current* rayon pool lets a caller size it (`vkmm check -j N`
+//! builds the global pool of N threads) or nest it in its own pool without
+//! oversubscribing (rayon's nested parallelism shares the pool's threads).
 
 use super::trace::ThreadPaths;
 use super::{Candidate, ExecError, Explorer, Limits, Partial, Skeleton};
