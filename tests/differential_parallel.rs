@@ -182,6 +182,13 @@ fn corpora() {
 /// it reads from", and the stores and loads are relaxed atomics with no
 /// synchronisation), so the `exists` condition holds; the search meets the
 /// initial-value choices first, so the witness is not the first candidate.
+///
+/// Here the witness falls in the last part that has candidates, so this
+/// test alone does not see parts after the deciding one being dropped:
+/// `own_tests_and_examples` does (its decided runs). Mutation checked:
+/// merging the parts after the one that broke, without the shared flag,
+/// fails it on tests/litmus-bytes/race-one-byte.litmus and
+/// tests/litmus-host/bug-copy-barrier-no-transfer-read.litmus.
 #[test]
 fn a_decided_property_stops_every_part() {
     let path =
