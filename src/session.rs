@@ -230,6 +230,15 @@ impl Session {
         self
     }
 
+    /// The threads one search may use (default 1: sequential). More
+    /// explores the parts of one search in parallel on the current rayon
+    /// pool (the `parallel` feature), with the same answers
+    /// ([`Limits::threads`]).
+    pub fn threads(mut self, n: usize) -> Session {
+        self.limits.threads = n.max(1);
+        self
+    }
+
     /// The most paths one thread may have (default 100 000); past it the
     /// answer is undecided.
     pub fn max_paths(mut self, n: usize) -> Session {

@@ -5,8 +5,8 @@
 
 use crate::cat::{Evaluation, Value};
 use crate::engine::{
-    Candidate, CheckError, EventInfo, Limits, ProgressFn, RegValue, Skeleton, Visitor,
-    explore_with_progress,
+    Candidate, CheckError, EventInfo, Limits, ProgressFn, RegValue, Skeleton, Split, Visitor,
+    explore_split,
 };
 use crate::ir::{Program, Quantifier, Term};
 use crate::model::LoadedModel;
@@ -734,6 +734,89 @@ impl Visitor for Outcomes<'_> {
     }
 }
 
+/// Appends to `to` the items of `from` it does not hold yet, in order.
+fn append_new<T: PartialEq>(to: &mut Vec<T>, from: Vec<T>) {
+    for x in from {
+        if !to.contains(&x) {
+            to.push(x);
+        }
+    }
+}
+
+/// The outcome listing splits ([`crate::engine::driver::explore_split`]):
+/// what it asks the driver depends only on the skeleton, and it breaks
+/// only at a consistent execution that decides the asked property by
+/// itself (a witness of the condition, a race). Not with
+/// [`Property::States`], which skips what earlier parts recorded.
+impl<'p> Outcomes<'p> {
+    /// A listing of `program` that found nothing yet, showing nothing,
+    /// deciding nothing.
+    fn empty(program: &'p Program) -> Outcomes<'p> {
+        Outcomes {
+            program,
+            final_order: None,
+            races_binding: None,
+            decide: None,
+            shown_regs: Vec::new(),
+            shown_locs: Vec::new(),
+            shown_memory: Vec::new(),
+            states: BTreeMap::new(),
+            positive: 0,
+            negative: 0,
+            consistent: 0,
+            races: Vec::new(),
+            race_keys: Default::default(),
+            race_texts: Default::default(),
+            racy: false,
+            divergent: Vec::new(),
+            states_only: false,
+            seen: Default::default(),
+            skeleton_state: None,
+            barrier_divergence: Vec::new(),
+            barrier_stalls: Vec::new(),
+        }
+    }
+}
+
+impl Split for Outcomes<'_> {
+    fn fork(&self) -> Option<Self> {
+        if self.states_only {
+            return None;
+        }
+        Some(Outcomes {
+            final_order: self.final_order,
+            races_binding: self.races_binding,
+            decide: self.decide,
+            shown_regs: self.shown_regs.clone(),
+            shown_locs: self.shown_locs.clone(),
+            shown_memory: self.shown_memory.clone(),
+            ..Outcomes::empty(self.program)
+        })
+    }
+
+    /// Counts add up; the races, barrier divergences and stalls keep the
+    /// order in which the walk first met them (a race's text is a function
+    /// of its pair of instructions, so the texts new to the part, in the
+    /// part's order, are those the sequential walk appends there).
+    fn merge(&mut self, part: Self) {
+        for (state, n) in part.states {
+            *self.states.entry(state).or_insert(0) += n;
+        }
+        self.positive += part.positive;
+        self.negative += part.negative;
+        self.consistent += part.consistent;
+        self.racy |= part.racy;
+        self.race_keys.extend(part.race_keys);
+        for pair in part.races {
+            if self.race_texts.insert(pair.clone()) {
+                self.races.push(pair);
+            }
+        }
+        append_new(&mut self.barrier_divergence, part.barrier_divergence);
+        append_new(&mut self.barrier_stalls, part.barrier_stalls);
+    }
+}
+
 /// Runs a litmus test. With `decide = Some(property)` the search stops as soon
 /// as that property is decided (the state list is then partial); with `None`
 /// every candidate execution is evaluated.
@@ -860,22 +943,10 @@ fn check_one(
         shown_regs,
         shown_memory: shown_memory(program, &shown_locs),
         shown_locs,
-        states: BTreeMap::new(),
-        positive: 0,
-        negative: 0,
-        consistent: 0,
-        races: Vec::new(),
-        race_keys: Default::default(),
-        race_texts: Default::default(),
-        racy: false,
-        divergent: Vec::new(),
-        states_only: decide == Some(Property::States),
-        seen: Default::default(),
-        skeleton_state: None,
-        barrier_divergence: Vec::new(),
-        barrier_stalls: Vec::new(),
+        ..Outcomes::empty(program)
     };
-    let coverage = explore_with_progress(program, &loaded.cat, limits, &mut v, progress)?;
+    v.states_only = decide == Some(Property::States);
+    let coverage = explore_split(program, &loaded.cat, limits, &mut v, progress)?;
     let cond = program.condition.as_ref();
     let (positive, negative) = (v.positive, v.negative);
     let observation = if positive > 0 && negative == 0 {

@@ -3,7 +3,7 @@
 
 use super::Models;
 use crate::cat::{Evaluation, Value};
-use crate::engine::{CheckError, Limits, Visitor, explore};
+use crate::engine::{CheckError, Limits, Split, Visitor, explore_split};
 use crate::ir::{Expectation, Pred, Program, Query};
 use std::ops::ControlFlow;
 use std::time::Duration;
@@ -218,6 +218,51 @@ impl Visitor for Answers<'_> {
     }
 }
 
+/// The queries split ([`crate::engine::driver::explore_split`]) when one
+/// query asks for a consistent execution: pruning is then always allowed
+/// and the walk breaks at the first execution satisfying it, which
+/// decides by itself. With several queries the walk breaks once all are
+/// satisfied, which no single part knows, and with a count over every
+/// candidate pruning depends on what earlier parts satisfied: those walk
+/// sequentially.
+impl Split for Answers<'_> {
+    fn fork(&self) -> Option<Self> {
+        if self.queries.len() != 1 || !self.consistent_only {
+            return None;
+        }
+        Some(Answers {
+            program: self.program,
+            queries: self.queries.clone(),
+            model_name: self.model_name,
+            satisfied_at: vec![None; self.queries.len()],
+            consistent_only: self.consistent_only,
+            executions: 0,
+            events: 0,
+            candidates: 0,
+            count_space: self.count_space,
+            barrier_divergence: Vec::new(),
+        })
+    }
+
+    /// A query first satisfied in the part is satisfied at the part's
+    /// execution, counted from the walk's start.
+    fn merge(&mut self, part: Self) {
+        for (s, p) in self.satisfied_at.iter_mut().zip(part.satisfied_at) {
+            if s.is_none() {
+                *s = p.map(|n| self.executions + n);
+            }
+        }
+        self.executions += part.executions;
+        self.events = self.events.max(part.events);
+        self.candidates = self.candidates.saturating_add(part.candidates);
+        for d in part.barrier_divergence {
+            if !self.barrier_divergence.contains(&d) {
+                self.barrier_divergence.push(d);
+            }
+        }
+    }
+}
+
 /// Runs every query of `program`. A program leaving cooperative matrix
 /// attributions open (src/ir/attribution.rs) is run once per attribution
 /// and the answers are united: "some implementation-dependent
@@ -332,7 +377,7 @@ fn check_one(
             count_space: !counted,
             barrier_divergence: Vec::new(),
         };
-        let coverage = explore(program, model, limits, &mut v)?;
+        let coverage = explore_split(program, model, limits, &mut v, None)?;
         events = events.max(v.events);
         for d in std::mem::take(&mut v.barrier_divergence) {
             if !barrier_divergence.contains(&d) {

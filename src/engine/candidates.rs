@@ -335,6 +335,12 @@ struct Dfs<'a> {
     source: Vec<Option<usize>>,
     /// remaining[d]: product of the choices of reads d.. (saturating)
     remaining: Vec<u128>,
+    /// A part of the walk ([`Slices`]): `(blocks, b)` walks only block `b`
+    /// of `blocks` consecutive blocks of the choices of the first read (in
+    /// search order) with more than one choice.
+    split: Option<(usize, usize)>,
+    /// The depth of that read in the search order.
+    branch: Option<usize>,
 }
 
 impl Dfs<'_> {
@@ -378,7 +384,14 @@ impl Dfs<'_> {
         }
         let k = self.order[d];
         let r = self.s.reads[k];
-        for &c in &self.choices[k] {
+        let all = &self.choices[k];
+        let mine = match self.split {
+            Some((blocks, b)) if self.branch == Some(d) => {
+                all.len() * b / blocks..all.len() * (b + 1) / blocks
+            }
+            _ => 0..all.len(),
+        };
+        for &c in &all[mine] {
             match c {
                 Some(w) => self.rf.insert(w, r),
                 None => self.init.insert(r),
@@ -606,14 +619,71 @@ fn atomic_reads(
         .collect()
 }
 
+/// A part of a skeleton's walk: the slices numbered `range`, of the
+/// slices the walk is cut into. The walk meets the combinations of the
+/// locations' coherence orders one after the other (the first location's
+/// order changing fastest), under each the SC orders, and under each of
+/// those the reads-from choices; a slice is one combination of coherence
+/// orders, one SC order and one of `blocks` consecutive blocks of the
+/// choices of the first read (in search order) with more than one choice
+/// (`blocks` is 1 when the skeleton has several interlock orders, whose
+/// walk comes before that read's). Slices are numbered in walk order, so
+/// the walks of consecutive ranges, one after the other, are the walk of
+/// their union: the same candidates in the same order, and the same calls
+/// to `prune` (the reads before that first branching read are forced, so
+/// no node above it is asked). This is what lets the parallel driver split
+/// one skeleton's search into parts. `orders` is asked again about a
+/// combination of coherence orders in each part that walks some of it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Slices {
+    pub range: std::ops::Range<usize>,
+    pub blocks: usize,
+}
+
+/// How many slices ([`Slices`]) a skeleton's walk has with `blocks`
+/// blocks per SC order, when the number fits a `usize`.
+pub(crate) fn slice_count(s: &Skeleton, blocks: usize) -> Option<usize> {
+    let blocks = if s.ilo_choices.len() > 1 {
+        1
+    } else {
+        blocks.max(1)
+    };
+    s.mo_choices
+        .iter()
+        .try_fold(1usize, |a, c| a.checked_mul(c.len()))?
+        .checked_mul(s.sco_choices.len())?
+        .checked_mul(blocks)
+}
+
+/// Walks the candidates of `s` (`slices`: of that part only; `None`: all).
 pub(crate) fn search(
     s: &Skeleton,
     mut prune: Option<Prune>,
     orders: &mut dyn FnMut(&Relation) -> OrderChoice,
     visit: &mut dyn FnMut(&Candidate) -> ControlFlow<()>,
+    slices: Option<Slices>,
 ) {
     let n = s.universe();
     if s.rf_choices.iter().any(|c| c.is_empty()) || s.mo_choices.iter().any(|c| c.is_empty()) {
+        return;
+    }
+    let blocks = slices.as_ref().map_or(1, |p| p.blocks.max(1));
+    let blocks = if s.ilo_choices.len() > 1 { 1 } else { blocks };
+    let range = slices.map_or(0..usize::MAX, |p| p.range);
+    if range.is_empty() {
+        return;
+    }
+    // Slices per combination of coherence orders; the first combination
+    // of the range, in the odometer's digits.
+    let per_mo = s.sco_choices.len().saturating_mul(blocks).max(1);
+    let mut m = range.start / per_mo;
+    let mut idx = vec![0usize; s.mo_choices.len()];
+    let mut rest = m;
+    for (d, choices) in s.mo_choices.iter().enumerate() {
+        idx[d] = rest % choices.len();
+        rest /= choices.len();
+    }
+    if rest > 0 {
         return;
     }
     let nr = s.reads.len();
@@ -629,7 +699,6 @@ pub(crate) fn search(
         (order, remaining)
     };
     let (order, remaining) = plan(&s.rf_choices);
-    let mut idx = vec![0usize; s.mo_choices.len()];
     loop {
         let mut co = Relation::empty(n);
         let mut asmo = Relation::empty(n);
@@ -660,24 +729,39 @@ pub(crate) fn search(
         if !wanted {
             // nothing under this combination of coherence orders
         } else {
-            for sco in &s.sco_choices {
-                let mut dfs = Dfs {
-                    s,
-                    choices,
-                    order: order.clone(),
-                    co: co.clone(),
-                    asmo: asmo.clone(),
-                    sco: sco.clone(),
-                    ilo: Relation::empty(n),
-                    rf: Relation::empty(n),
-                    init: EventSet::empty(n),
-                    source: vec![None; nr],
-                    remaining: remaining.clone(),
-                };
-                if ilo_search(&mut dfs, &mut prune, visit).is_break() {
-                    return;
+            let branch = order.iter().position(|&k| choices[k].len() > 1);
+            for (si, sco) in s.sco_choices.iter().enumerate() {
+                for b in 0..blocks {
+                    let slice = m.saturating_mul(per_mo).saturating_add(si * blocks + b);
+                    // Outside the part; or no read branches, and the one
+                    // candidate belongs to the first block.
+                    if !range.contains(&slice) || (branch.is_none() && b > 0) {
+                        continue;
+                    }
+                    let mut dfs = Dfs {
+                        s,
+                        choices,
+                        order: order.clone(),
+                        co: co.clone(),
+                        asmo: asmo.clone(),
+                        sco: sco.clone(),
+                        ilo: Relation::empty(n),
+                        rf: Relation::empty(n),
+                        init: EventSet::empty(n),
+                        source: vec![None; nr],
+                        remaining: remaining.clone(),
+                        split: (blocks > 1).then_some((blocks, b)),
+                        branch,
+                    };
+                    if ilo_search(&mut dfs, &mut prune, visit).is_break() {
+                        return;
+                    }
                 }
             }
+        }
+        m += 1;
+        if m.saturating_mul(per_mo) >= range.end {
+            return;
         }
         let mut d = 0;
         loop {

@@ -23,6 +23,26 @@
 //! The search engine behind [`explore`] is the seam where another
 //! enumeration strategy plugs in; visitors do not see how candidates are
 //! produced.
+//!
+//! **Parallel walks** ([`explore_split`], issue 11 item 5). A walk is cut
+//! into consecutive parts (skeletons in walk order; a skeleton with many
+//! candidates into ranges of [`super::Slices`]: its coherence-order
+//! combinations, SC orders and blocks of the choices of its first
+//! branching read), each explored by a fork of the visitor ([`Split`]),
+//! and the parts are merged back in walk order, which replays the
+//! sequential walk: the same answer, counts and orders. The limits are
+//! budgets the parts share (atomics); a decided part stops the parts after
+//! it through a shared flag (the lowest index that broke), and the parts
+//! before it finish, as the sequential walk would have seen them.
+//!
+//! Where rayon lives: in the library, behind the `parallel` feature (which
+//! the `cli` feature enables; off for wasm32-unknown-unknown, which has no
+//! threads, where [`explore_split`] is the sequential walk). The split and
+//! the merge need the driver's internals (the budget, the pruning, the
+//! prepared models), so they cannot live in the CLI; and running the parts
+//! on the *current* rayon pool lets a caller size it (`vkmm check -j N`
+//! builds the global pool of N threads) or nest it in its own pool without
+//! oversubscribing (rayon's nested parallelism shares the pool's threads).
 
 use super::trace::ThreadPaths;
 use super::{Candidate, ExecError, Explorer, Limits, Partial, Skeleton};
@@ -30,6 +50,8 @@ use crate::cat::{CatError, Env, Evaluation, Model, Prepared};
 use crate::ir::Program;
 use std::cell::{Cell, OnceCell, RefCell};
 use std::ops::ControlFlow;
+use std::sync::OnceLock;
+use std::sync::atomic::{AtomicU8, AtomicU64, Ordering};
 
 /// Why a program could not be explored or a visitor could not go on.
 #[derive(Debug, thiserror::Error)]
@@ -308,12 +330,19 @@ struct Pruning {
     plan: Vec<usize>,
 }
 
-/// How many models prepared for recent skeletons are kept for reuse.
+/// How many models prepared for recent skeletons are kept for reuse (per
+/// thread of the walk).
 const RECENT_STAGED: usize = 4;
 
+/// The models prepared for recent skeletons, most recent last (shared by
+/// the parts of a parallel walk: preparing is per skeleton, and parts of
+/// neighbouring skeletons often share one).
+type Recent = std::sync::Mutex<Vec<(Env, Staged)>>;
+
 /// The polarity analyses of a model, per kind of partial environment
-/// (they depend only on the model).
-type MonotoneCache = Option<[Vec<bool>; 2]>;
+/// (they depend only on the model: computed once per walk, shared by its
+/// parts).
+type MonotoneCache = OnceLock<[Vec<bool>; 2]>;
 
 impl Staged {
     /// Prepares `model` for a skeleton. The polarity analysis depends only on
@@ -323,14 +352,14 @@ impl Staged {
         static_env: &Env,
         specialise: bool,
         reads: Option<&[&str]>,
-        monotone_cache: &mut MonotoneCache,
+        monotone_cache: &MonotoneCache,
     ) -> Result<Staged, CatError> {
         let prepared = if specialise {
             model.prepare(static_env, super::names::DYNAMIC_NAMES)?
         } else {
             model.prepare_unspecialised(static_env, super::names::DYNAMIC_NAMES)?
         };
-        let flags = monotone_cache.get_or_insert_with(|| {
+        let flags = monotone_cache.get_or_init(|| {
             let rf = prepared.monotone_checks(super::names::GROWING_NAMES);
             let mut growing = super::names::GROWING_NAMES.to_vec();
             growing.push(super::names::ILO);
@@ -384,137 +413,180 @@ impl Staged {
     }
 }
 
-/// Walks the candidate executions of `program` under `model`, handing each
-/// with its evaluation to `visitor`, within `limits`.
-pub fn explore(
-    program: &Program,
-    model: &Model,
+/// The limits of one walk as budgets its parts share: the model
+/// evaluations counted (one atomic counter, so that parts explored in
+/// parallel spend one `max_executions`), the clock, the memory bound, and
+/// the limit that stopped the walk once one did.
+struct Budget<'a> {
+    start: web_time::Instant,
     limits: Limits,
-    visitor: &mut dyn Visitor,
-) -> Result<Coverage, CheckError> {
-    explore_with_progress(program, model, limits, visitor, None)
+    evaluations: AtomicU64,
+    executions: AtomicU64,
+    /// The limit that stopped the walk: 0 none, else 1 + its index in
+    /// [`LIMIT_KINDS`].
+    stopped_by: AtomicU8,
+    /// What the visitor last said it found (`u64::MAX`: nothing yet).
+    last_found: AtomicU64,
+    progress: Option<ProgressFn<'a>>,
 }
 
-/// [`explore`], calling `progress` now and then.
-pub fn explore_with_progress(
-    program: &Program,
-    model: &Model,
-    limits: Limits,
-    visitor: &mut dyn Visitor,
-    progress: Option<ProgressFn<'_>>,
-) -> Result<Coverage, CheckError> {
-    let start = web_time::Instant::now();
-    let limits = limits.for_model(model);
-    let explorer = match Explorer::new(program, limits) {
-        Ok(e) => e,
-        // A state-space limit: nothing was explored, the answer is undecided.
-        Err(ExecError {
-            limit: Some(kind), ..
-        }) => {
-            return Ok(Coverage {
-                unroll: limits.unroll,
-                truncated: true,
-                stopped_by: Some(kind),
-                ..Coverage::default()
-            });
+/// The limits a walk's budget can stop at, in the order `stopped_by` codes them.
+const LIMIT_KINDS: [LimitKind; 7] = [
+    LimitKind::MaxExecutions,
+    LimitKind::Timeout,
+    LimitKind::MaxPaths,
+    LimitKind::MaxWrites,
+    LimitKind::MaxMemory,
+    LimitKind::ValueDomains,
+    LimitKind::QuorumArrivals,
+];
+
+impl<'a> Budget<'a> {
+    fn new(limits: Limits, progress: Option<ProgressFn<'a>>) -> Budget<'a> {
+        Budget {
+            start: web_time::Instant::now(),
+            limits,
+            evaluations: AtomicU64::new(0),
+            executions: AtomicU64::new(0),
+            stopped_by: AtomicU8::new(0),
+            last_found: AtomicU64::new(u64::MAX),
+            progress,
         }
-        Err(e) => return Err(e.into()),
-    };
-    let mut coverage = Coverage {
-        cut_paths: explorer.cut(),
-        unroll: limits.unroll,
-        ..Coverage::default()
-    };
-    let evaluations = Cell::new(0u64);
-    let stopped_by: Cell<Option<LimitKind>> = Cell::new(None);
-    // Reaching a limit marks the walk truncated; the next candidate breaks
-    // the search. The clock is read every 64 evaluations.
-    let over_budget = || {
-        if stopped_by.get().is_some() {
+    }
+
+    fn stopped_by(&self) -> Option<LimitKind> {
+        match self.stopped_by.load(Ordering::Relaxed) {
+            0 => None,
+            k => Some(LIMIT_KINDS[k as usize - 1]),
+        }
+    }
+
+    /// Records the limit that stopped the walk (the first one wins).
+    fn stop(&self, kind: LimitKind) {
+        let code = LIMIT_KINDS.iter().position(|&k| k == kind).unwrap_or(0) as u8 + 1;
+        let _ = self
+            .stopped_by
+            .compare_exchange(0, code, Ordering::Relaxed, Ordering::Relaxed);
+    }
+
+    /// Whether a limit is reached: the walk then stops (the next candidate
+    /// breaks the search) and is truncated. The clock is read every 64
+    /// evaluations ([`Budget::tick`]).
+    fn over(&self) -> bool {
+        if self.stopped_by().is_some() {
             return true;
         }
-        let n = evaluations.get();
-        let hit = if n >= limits.max_executions {
+        let hit = if self.evaluations.load(Ordering::Relaxed) >= self.limits.max_executions {
             Some(LimitKind::MaxExecutions)
-        } else if n.is_multiple_of(64) && limits.timeout.is_some_and(|t| start.elapsed() >= t) {
-            Some(LimitKind::Timeout)
-        } else if crate::memory::over(limits.max_memory) {
+        } else if crate::memory::over(self.limits.max_memory) {
             Some(LimitKind::MaxMemory)
         } else {
             None
         };
-        stopped_by.set(hit);
-        hit.is_some()
-    };
-    // What the visitor last said it found (partial evaluations cannot ask it).
-    let last_found: Cell<Option<u64>> = Cell::new(None);
-    let tick = |executions: u64, found: Option<u64>| {
-        let n = evaluations.get() + 1;
-        evaluations.set(n);
-        if found.is_some() {
-            last_found.set(found);
+        if let Some(kind) = hit {
+            self.stop(kind);
         }
-        if let Some(p) = progress
+        hit.is_some()
+    }
+
+    /// One model evaluation (of a candidate when `execution`).
+    fn tick(&self, execution: bool, found: Option<u64>) {
+        let n = self.evaluations.fetch_add(1, Ordering::Relaxed) + 1;
+        let executions = if execution {
+            self.executions.fetch_add(1, Ordering::Relaxed) + 1
+        } else {
+            self.executions.load(Ordering::Relaxed)
+        };
+        if let Some(f) = found {
+            self.last_found.store(f, Ordering::Relaxed);
+        }
+        if n.is_multiple_of(64)
+            && self
+                .limits
+                .timeout
+                .is_some_and(|t| self.start.elapsed() >= t)
+        {
+            self.stop(LimitKind::Timeout);
+        }
+        if let Some(p) = self.progress
             && n.is_multiple_of(PROGRESS_EVERY)
         {
+            let found = self.last_found.load(Ordering::Relaxed);
             p(Progress {
                 evaluations: n,
                 executions,
-                found: last_found.get(),
+                found: (found != u64::MAX).then_some(found),
             });
         }
-    };
-    let executions_seen = Cell::new(0u64);
-    let mut stopped = false;
-    let mut failure: Option<CheckError> = None;
-    let mut monotone_cache = None;
-    let recent_staged: RefCell<Vec<(Env, Staged)>> = RefCell::new(Vec::new());
-    let blocks = visitor.blocks(&explorer.threads);
-    let reads = visitor.reads().filter(|_| limits.lazy_checks);
-    let reads: Option<Vec<&str>> = reads
-        .as_ref()
-        .map(|r| r.iter().map(String::as_str).collect());
-    let mut per_skeleton = |mut sk: Skeleton| -> Result<ControlFlow<()>, CheckError> {
-        if over_budget() {
-            return Ok(ControlFlow::Break(()));
+    }
+}
+
+/// What a walk shares between its skeletons (and its parts).
+struct Walk<'a, 'b> {
+    model: &'a Model,
+    limits: Limits,
+    /// What the visitor reads of an evaluation ([`Visitor::reads`]), when
+    /// the evaluation may be lazy.
+    reads: Option<Vec<String>>,
+    budget: &'a Budget<'b>,
+    monotone: &'a MonotoneCache,
+}
+
+/// What the search of one skeleton (or of part of its orders) did.
+#[derive(Default)]
+struct Searched {
+    /// Candidates evaluated.
+    executions: u64,
+    /// Model evaluations: candidates and partial ones.
+    evaluations: u64,
+    /// The visitor broke (it has its answer).
+    stopped: bool,
+}
+
+impl<'a, 'b> Walk<'a, 'b> {
+    fn new(
+        model: &'a Model,
+        limits: Limits,
+        visitor: &dyn Visitor,
+        budget: &'a Budget<'b>,
+        monotone: &'a MonotoneCache,
+    ) -> Walk<'a, 'b> {
+        Walk {
+            model,
+            limits,
+            reads: visitor.reads().filter(|_| limits.lazy_checks),
+            budget,
+            monotone,
         }
-        if !sk.stalled_barriers().is_empty() {
-            visitor.stalled(&sk);
-            return Ok(ControlFlow::Continue(()));
-        }
-        if !visitor.wants(&sk) {
-            return Ok(ControlFlow::Continue(()));
-        }
-        // Orders only for the skeletons the visitor wants; too many to
-        // list: skipped, and the walk says so.
-        let listed = if visitor.constrains_orders() {
-            let v = &*visitor;
-            sk.list_orders(Some(&|a, b| v.may_precede(a, b)))
-        } else {
-            sk.list_orders(None)
-        };
-        match listed {
-            Ok(()) => {}
-            Err(ExecError {
-                limit: Some(kind), ..
-            }) => {
-                explorer.skip(kind);
-                return Ok(ControlFlow::Continue(()));
-            }
-            Err(e) => return Err(e.into()),
-        }
-        visitor.skeleton(&sk);
+    }
+
+    /// Walks the candidates of `sk` (orders listed; `part`: of that part
+    /// of its walk only, `None`: all), handing them to `visitor`. `recent`: models prepared for recent skeletons.
+    /// `cancelled`: whether another part made this one useless.
+    fn search(
+        &self,
+        visitor: &mut dyn Visitor,
+        sk: &Skeleton,
+        part: Option<super::Slices>,
+        recent: &Recent,
+        cancelled: &dyn Fn() -> bool,
+    ) -> Result<Searched, CheckError> {
+        let budget = self.budget;
+        let over = || budget.over() || cancelled();
+        let executions = Cell::new(0u64);
+        let evaluations = Cell::new(0u64);
+        let mut stopped = false;
+        let mut failure: Option<CheckError> = None;
         // The model is prepared for the skeleton when a candidate (or a
         // partial one) first needs it: a visitor may refuse them all.
         let staged: OnceCell<Staged> = OnceCell::new();
-        let cache = RefCell::new(&mut monotone_cache);
         let prepare_error: Cell<Option<CatError>> = Cell::new(None);
         let stage = || -> Option<&Staged> {
             if staged.get().is_none() {
                 // Combinations of paths that differ only in the values their
                 // reads fixed have the same static relations: the model
                 // prepared for one serves the others.
-                let mut recent = recent_staged.borrow_mut();
+                let mut recent = recent.lock().unwrap_or_else(|e| e.into_inner());
                 let hit = recent
                     .iter()
                     .position(|(env, _): &(Env, Staged)| env.same_bindings(&sk.static_env));
@@ -523,15 +595,19 @@ pub fn explore_with_progress(
                     let _ = staged.set(entry.1.clone());
                     recent.push(entry);
                 } else {
+                    let reads: Option<Vec<&str>> = self
+                        .reads
+                        .as_ref()
+                        .map(|r| r.iter().map(String::as_str).collect());
                     match Staged::new(
-                        model,
+                        self.model,
                         &sk.static_env,
-                        limits.specialise,
+                        self.limits.specialise,
                         reads.as_deref(),
-                        &mut cache.borrow_mut(),
+                        self.monotone,
                     ) {
                         Ok(s) => {
-                            if recent.len() == RECENT_STAGED {
+                            if recent.len() == RECENT_STAGED * self.limits.threads.max(1) {
                                 recent.remove(0);
                             }
                             recent.push((sk.static_env.clone(), s.clone()));
@@ -552,7 +628,7 @@ pub fn explore_with_progress(
         let shared = RefCell::new(&mut *visitor);
         let mut prune = |env: &Env, kind: Partial| {
             // Over the budget: stop evaluating, keep the subtree.
-            if over_budget() {
+            if over() {
                 return true;
             }
             // Nothing under this node can matter to the visitor.
@@ -565,11 +641,12 @@ pub fn explore_with_progress(
             if !staged.can_prune(kind) {
                 return true;
             }
-            tick(executions_seen.get(), None);
+            budget.tick(false, None);
+            evaluations.set(evaluations.get() + 1);
             staged.partial_ok(env, kind)
         };
         let mut visit = |cand: &Candidate| {
-            if over_budget() {
+            if over() {
                 return ControlFlow::Break(());
             }
             let mut visitor = shared.borrow_mut();
@@ -578,18 +655,19 @@ pub fn explore_with_progress(
             if visitor.settled() {
                 return ControlFlow::Break(());
             }
-            if !visitor.wants_candidate(&sk, cand) {
+            if !visitor.wants_candidate(sk, cand) {
                 return ControlFlow::Continue(());
             }
             let Some(staged) = stage() else {
                 return ControlFlow::Break(());
             };
-            tick(executions_seen.get() + 1, visitor.found());
-            executions_seen.set(executions_seen.get() + 1);
+            budget.tick(true, visitor.found());
+            evaluations.set(evaluations.get() + 1);
+            executions.set(executions.get() + 1);
             let flow = staged
                 .evaluate(&cand.env)
                 .map_err(CheckError::from)
-                .and_then(|eval| visitor.visit(&sk, cand, &eval));
+                .and_then(|eval| visitor.visit(sk, cand, &eval));
             match flow {
                 Ok(ControlFlow::Continue(())) => ControlFlow::Continue(()),
                 Ok(ControlFlow::Break(())) => {
@@ -602,19 +680,147 @@ pub fn explore_with_progress(
                 }
             }
         };
-        let mut orders = |co: &crate::relation::Relation| shared.borrow_mut().wants_orders(&sk, co);
-        sk.search_orders(
-            if may_prune { Some(&mut prune) } else { None },
-            &mut orders,
-            &mut visit,
-        );
+        let mut orders = |co: &crate::relation::Relation| shared.borrow_mut().wants_orders(sk, co);
+        let prune: Option<super::Prune> = if may_prune { Some(&mut prune) } else { None };
+        match part {
+            Some(p) => sk.search_part(prune, &mut orders, &mut visit, p),
+            None => sk.search_orders(prune, &mut orders, &mut visit),
+        }
         if let Some(e) = prepare_error.take() {
             return Err(e.into());
         }
         if let Some(e) = failure.take() {
             return Err(e);
         }
-        Ok(if stopped || stopped_by.get().is_some() {
+        Ok(Searched {
+            executions: executions.get(),
+            evaluations: evaluations.get(),
+            stopped,
+        })
+    }
+}
+
+/// Walks the candidate executions of `program` under `model`, handing each
+/// with its evaluation to `visitor`, within `limits`.
+pub fn explore(
+    program: &Program,
+    model: &Model,
+    limits: Limits,
+    visitor: &mut dyn Visitor,
+) -> Result<Coverage, CheckError> {
+    explore_with_progress(program, model, limits, visitor, None)
+}
+
+/// The paths of the program's threads for a walk, or the coverage of a walk
+/// that a state-space limit stopped before it began (nothing explored: the
+/// answer is undecided).
+fn start<'p>(
+    program: &'p Program,
+    limits: Limits,
+) -> Result<Result<Explorer<'p>, Coverage>, CheckError> {
+    match Explorer::new(program, limits) {
+        Ok(e) => Ok(Ok(e)),
+        Err(ExecError {
+            limit: Some(kind), ..
+        }) => Ok(Err(Coverage {
+            unroll: limits.unroll,
+            truncated: true,
+            stopped_by: Some(kind),
+            ..Coverage::default()
+        })),
+        Err(e) => Err(e.into()),
+    }
+}
+
+/// The coverage of a finished walk: `done` its summed searches, `stopped_by`
+/// the limit the budget reached, if any.
+fn finish(
+    explorer: &Explorer,
+    limits: Limits,
+    done: &Searched,
+    stopped_by: Option<LimitKind>,
+) -> Coverage {
+    // Combinations skipped at a limit (too many writes to order) leave the
+    // walk incomplete unless the visitor had its answer anyway.
+    let stopped_by = stopped_by.or(explorer.skipped());
+    let stopped = done.stopped;
+    Coverage {
+        cut_paths: explorer.cut(),
+        unroll: limits.unroll,
+        executions: done.executions,
+        partial_evaluations: done.evaluations - done.executions,
+        stopped_early: stopped,
+        truncated: stopped_by.is_some() && !stopped,
+        stopped_by: stopped_by.filter(|_| !stopped),
+    }
+}
+
+/// Lists the orders of a skeleton the visitor wants (constrained when the
+/// visitor says so). `Ok(false)`: too many to list, skipped (the walk says
+/// so through `explorer`).
+fn list_orders(
+    explorer: &Explorer,
+    visitor: &dyn Visitor,
+    sk: &mut Skeleton,
+) -> Result<bool, CheckError> {
+    let listed = if visitor.constrains_orders() {
+        sk.list_orders(Some(&|a, b| visitor.may_precede(a, b)))
+    } else {
+        sk.list_orders(None)
+    };
+    match listed {
+        Ok(()) => Ok(true),
+        Err(ExecError {
+            limit: Some(kind), ..
+        }) => {
+            explorer.skip(kind);
+            Ok(false)
+        }
+        Err(e) => Err(e.into()),
+    }
+}
+
+/// [`explore`], calling `progress` now and then.
+pub fn explore_with_progress(
+    program: &Program,
+    model: &Model,
+    limits: Limits,
+    visitor: &mut dyn Visitor,
+    progress: Option<ProgressFn<'_>>,
+) -> Result<Coverage, CheckError> {
+    let limits = limits.for_model(model);
+    let explorer = match start(program, limits)? {
+        Ok(e) => e,
+        Err(coverage) => return Ok(coverage),
+    };
+    let budget = Budget::new(limits, progress);
+    let monotone = MonotoneCache::new();
+    let blocks = visitor.blocks(&explorer.threads);
+    let walk = Walk::new(model, limits, &*visitor, &budget, &monotone);
+    let mut done = Searched::default();
+    let recent = Recent::default();
+    let mut per_skeleton = |mut sk: Skeleton| -> Result<ControlFlow<()>, CheckError> {
+        if budget.over() {
+            return Ok(ControlFlow::Break(()));
+        }
+        if !sk.stalled_barriers().is_empty() {
+            visitor.stalled(&sk);
+            return Ok(ControlFlow::Continue(()));
+        }
+        if !visitor.wants(&sk) {
+            return Ok(ControlFlow::Continue(()));
+        }
+        // Orders only for the skeletons the visitor wants; too many to
+        // list: skipped, and the walk says so.
+        if !list_orders(&explorer, &*visitor, &mut sk)? {
+            return Ok(ControlFlow::Continue(()));
+        }
+        visitor.skeleton(&sk);
+        let s = walk.search(&mut *visitor, &sk, None, &recent, &|| false)?;
+        done.executions += s.executions;
+        done.evaluations += s.evaluations;
+        done.stopped |= s.stopped;
+        Ok(if s.stopped || budget.stopped_by().is_some() {
             ControlFlow::Break(())
         } else {
             ControlFlow::Continue(())
@@ -624,16 +830,282 @@ pub fn explore_with_progress(
         Some(blocks) => explorer.for_each_in(&blocks, &mut per_skeleton)?,
         None => explorer.for_each(&mut per_skeleton)?,
     }
-    // Combinations skipped at a limit (too many writes to order) leave the
-    // walk incomplete unless the visitor had its answer anyway.
-    if stopped_by.get().is_none() {
-        stopped_by.set(explorer.skipped());
+    Ok(finish(&explorer, limits, &done, budget.stopped_by()))
+}
+
+/// A visitor whose walk can be split into parts explored in parallel
+/// ([`explore_split`]): each part gets a fresh visitor ([`Split::fork`]),
+/// and the finished parts are merged back into the visitor in part order
+/// ([`Split::merge`]), which must give what the sequential walk gives.
+///
+/// The parts are consecutive pieces of the sequential walk (skeletons in
+/// walk order; a skeleton with many orders cut into consecutive ranges of
+/// its coherence-order combinations), so merging them in order replays the
+/// sequential walk, provided the fork behaves in its part as the visitor
+/// would there after the earlier parts. A visitor may fork only when its
+/// answers to the driver ([`Visitor::may_prune`], [`Visitor::wants`],
+/// [`Visitor::constrains_orders`], [`Visitor::may_precede`],
+/// [`Visitor::wants_orders`], [`Visitor::wants_candidate`],
+/// [`Visitor::settled`], [`Visitor::reads`]) do not depend on what it
+/// found in earlier skeletons, and when `visit` breaks only at a candidate
+/// that decides the answer by itself (whatever came before, the
+/// sequential walk would break there too unless it broke earlier). The
+/// outcome listing of [`crate::analysis::Property::States`], whose
+/// `wants` depends on the states already recorded, does not fork.
+///
+/// A fork for a later part of a skeleton that an earlier part began is
+/// asked [`Visitor::wants`] again (to set up its per-skeleton state) but
+/// not [`Visitor::skeleton`], which the visitor sees once per skeleton.
+pub trait Split: Visitor + Send + Sized {
+    /// A fresh visitor for one part (nothing found yet), or `None` when
+    /// this visitor's walk cannot be split (it is then sequential).
+    fn fork(&self) -> Option<Self>;
+
+    /// Adds what a finished part found (parts arrive in walk order).
+    fn merge(&mut self, part: Self);
+}
+
+/// [`explore_with_progress`], split into parts explored in parallel when
+/// `limits.threads > 1`, the `parallel` feature is on and the visitor
+/// forks; otherwise sequential. Either way the visitor ends as the
+/// sequential walk leaves it and the coverage is the same (executions,
+/// partial evaluations, `stopped_early`), except when a limit truncates
+/// the walk: the parts then spend one shared budget, and which candidates
+/// were seen before the limit may differ (the walk says `truncated`, as
+/// the sequential one does).
+pub fn explore_split<V: Split>(
+    program: &Program,
+    model: &Model,
+    limits: Limits,
+    visitor: &mut V,
+    progress: Option<ProgressFn<'_>>,
+) -> Result<Coverage, CheckError> {
+    #[cfg(feature = "parallel")]
+    if limits.threads > 1 && visitor.fork().is_some() {
+        return parallel::explore(program, model, limits, visitor, progress);
     }
-    let executions = executions_seen.get();
-    coverage.executions = executions;
-    coverage.partial_evaluations = evaluations.get() - executions;
-    coverage.stopped_early = stopped;
-    coverage.truncated = stopped_by.get().is_some() && !stopped;
-    coverage.stopped_by = stopped_by.get().filter(|_| !stopped);
-    Ok(coverage)
+    explore_with_progress(program, model, limits, visitor, progress)
+}
+
+/// The parallel walk (the `parallel` feature).
+///
+/// The driver (the caller's thread) walks the combinations of paths as the
+/// sequential walk does, asking a fork of the visitor (a probe) whether it
+/// wants each skeleton and listing the orders of those it wants; each
+/// becomes a unit of work (a skeleton with many candidates several: its
+/// coherence-order combinations cut into consecutive ranges). Units are
+/// gathered into waves and a wave's units are searched in parallel on the
+/// current rayon pool, each by a fork of the visitor, then merged into the
+/// visitor in unit order: the sequential walk, replayed. A unit whose
+/// visitor breaks (decided) or fails marks its index in a shared flag:
+/// units after it stop at once and are dropped, units before it go on
+/// (the sequential walk would have seen them), so the merged answer is
+/// the sequential one. The limits are the shared [`Budget`].
+#[cfg(feature = "parallel")]
+mod parallel {
+    use super::*;
+    use rayon::prelude::*;
+    use std::sync::Arc;
+    use std::sync::atomic::AtomicUsize;
+
+    /// A skeleton with at least this many candidates is cut into parts.
+    const SPLIT_CANDIDATES: u128 = 256;
+
+    /// The blocks the choices of a skeleton's first branching read are cut
+    /// into ([`super::super::Slices`]).
+    const BLOCKS: usize = 8;
+
+    /// One unit of work.
+    enum Work {
+        /// A combination of paths stalled at a barrier ([`Visitor::stalled`]).
+        Stalled(Box<Skeleton>),
+        /// The candidates of a skeleton, or of a part of its walk
+        /// ([`super::super::Slices`]); `first`: the skeleton's first unit.
+        Search {
+            sk: Arc<Skeleton>,
+            part: Option<super::super::Slices>,
+            first: bool,
+        },
+    }
+
+    struct Unit<V> {
+        work: Work,
+        visitor: V,
+    }
+
+    /// What a unit did.
+    struct Done<V> {
+        visitor: V,
+        searched: Result<Searched, CheckError>,
+        /// Cancelled before it began (a lower unit broke, or a limit).
+        skipped: bool,
+    }
+
+    pub(super) fn explore<V: Split>(
+        program: &Program,
+        model: &Model,
+        limits: Limits,
+        visitor: &mut V,
+        progress: Option<ProgressFn<'_>>,
+    ) -> Result<Coverage, CheckError> {
+        let limits = limits.for_model(model);
+        let explorer = match start(program, limits)? {
+            Ok(e) => e,
+            Err(coverage) => return Ok(coverage),
+        };
+        let budget = Budget::new(limits, progress);
+        let monotone = MonotoneCache::new();
+        let blocks = visitor.blocks(&explorer.threads);
+        let walk = Walk::new(model, limits, &*visitor, &budget, &monotone);
+        let threads = limits.threads.max(1);
+        let wave_size = 16 * threads;
+        let Some(mut probe) = visitor.fork() else {
+            return explore_with_progress(program, model, limits, visitor, progress);
+        };
+        // The lowest unit index whose visitor broke or failed.
+        let lowest = AtomicUsize::new(usize::MAX);
+        let recent = Recent::default();
+        let mut wave: Vec<Unit<V>> = Vec::new();
+        let mut merged = 0usize; // units handed out so far
+        let mut done = Searched::default();
+        let mut failure: Option<CheckError> = None;
+        let mut finished = false;
+        let mut run_wave = |wave: &mut Vec<Unit<V>>, visitor: &mut V| -> bool {
+            let base = merged;
+            merged += wave.len();
+            let units = std::mem::take(wave);
+            let results: Vec<Done<V>> = units
+                .into_par_iter()
+                .enumerate()
+                .map(|(i, unit)| {
+                    let index = base + i;
+                    let cancelled = || lowest.load(Ordering::Relaxed) < index;
+                    let Unit {
+                        work,
+                        visitor: mut v,
+                    } = unit;
+                    if cancelled() || budget.over() {
+                        return Done {
+                            visitor: v,
+                            searched: Ok(Searched::default()),
+                            skipped: true,
+                        };
+                    }
+                    let searched = match work {
+                        Work::Stalled(sk) => {
+                            v.stalled(&sk);
+                            Ok(Searched::default())
+                        }
+                        Work::Search { sk, part, first } => {
+                            // The fork sets up its per-skeleton state (the
+                            // probe already said it wants the skeleton).
+                            v.wants(&sk);
+                            if first {
+                                v.skeleton(&sk);
+                            }
+                            walk.search(&mut v, &sk, part, &recent, &cancelled)
+                        }
+                    };
+                    if searched.as_ref().map_or(true, |s| s.stopped) {
+                        lowest.fetch_min(index, Ordering::Relaxed);
+                    }
+                    Done {
+                        visitor: v,
+                        searched,
+                        skipped: false,
+                    }
+                })
+                .collect();
+            // Merged in unit order, up to the first that broke or failed.
+            for r in results {
+                if r.skipped {
+                    continue;
+                }
+                match r.searched {
+                    Ok(s) => {
+                        done.executions += s.executions;
+                        done.evaluations += s.evaluations;
+                        visitor.merge(r.visitor);
+                        if s.stopped {
+                            done.stopped = true;
+                            return true;
+                        }
+                    }
+                    Err(e) => {
+                        failure = Some(e);
+                        return true;
+                    }
+                }
+            }
+            budget.stopped_by().is_some()
+        };
+        let mut per_skeleton = |mut sk: Skeleton| -> Result<ControlFlow<()>, CheckError> {
+            if finished || budget.over() {
+                return Ok(ControlFlow::Break(()));
+            }
+            let fork = |v: &V| v.fork().expect("a visitor that forked forks again");
+            if !sk.stalled_barriers().is_empty() {
+                wave.push(Unit {
+                    visitor: fork(visitor),
+                    work: Work::Stalled(Box::new(sk)),
+                });
+            } else if probe.wants(&sk) && list_orders(&explorer, &probe, &mut sk)? {
+                let slices = sk.slice_count(BLOCKS).unwrap_or(1);
+                let parts = if sk.candidate_count() >= SPLIT_CANDIDATES {
+                    slices.min(4 * threads)
+                } else {
+                    1
+                };
+                let sk = Arc::new(sk);
+                if parts <= 1 {
+                    wave.push(Unit {
+                        visitor: fork(visitor),
+                        work: Work::Search {
+                            sk,
+                            part: None,
+                            first: true,
+                        },
+                    });
+                } else {
+                    // Consecutive ranges of nearly equal numbers of slices.
+                    for p in 0..parts {
+                        let at = |p: usize| (slices as u128 * p as u128 / parts as u128) as usize;
+                        let range = at(p)..at(p + 1);
+                        wave.push(Unit {
+                            visitor: fork(visitor),
+                            work: Work::Search {
+                                sk: sk.clone(),
+                                part: Some(super::super::Slices {
+                                    range,
+                                    blocks: BLOCKS,
+                                }),
+                                first: p == 0,
+                            },
+                        });
+                    }
+                }
+            }
+            if wave.len() >= wave_size && run_wave(&mut wave, visitor) {
+                finished = true;
+                return Ok(ControlFlow::Break(()));
+            }
+            Ok(ControlFlow::Continue(()))
+        };
+        let walked = match blocks {
+            Some(blocks) => explorer.for_each_in(&blocks, &mut per_skeleton),
+            None => explorer.for_each(&mut per_skeleton),
+        };
+        // The units before a failure of the walk itself come first, as in
+        // the sequential walk (which may break before reaching it).
+        if !finished && !wave.is_empty() {
+            run_wave(&mut wave, visitor);
+        }
+        if let Some(e) = failure {
+            return Err(e);
+        }
+        if !done.stopped {
+            walked?;
+        }
+        Ok(finish(&explorer, limits, &done, budget.stopped_by()))
+    }
 }

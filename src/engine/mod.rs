@@ -24,10 +24,10 @@ pub mod undefined;
 
 pub use barrier::{BarrierGroup, BarrierKey};
 pub use base::{EventInfo, scope_set_name};
-pub use candidates::{Candidate, OrderChoice, Partial, Prune};
+pub use candidates::{Candidate, OrderChoice, Partial, Prune, Slices};
 pub use driver::{
-    CheckError, Coverage, LimitKind, Progress, ProgressFn, Visitor, explore, explore_with_progress,
-    stopped_at,
+    CheckError, Coverage, LimitKind, Progress, ProgressFn, Split, Visitor, explore, explore_split,
+    explore_with_progress, stopped_at,
 };
 pub use trace::{BarrierValues, Ending, PathEvent, ReadValue, RegValue, Stuck};
 
@@ -135,6 +135,13 @@ pub struct Limits {
     /// see [`trace::own_locations`]). Off: such a read ranges over the
     /// location's whole value domain (the reference enumeration).
     pub own_write_filter: bool,
+    /// The threads one search may use ([`driver::explore_split`]): 1, the
+    /// default, walks sequentially; more splits a search whose visitor can
+    /// be split ([`driver::Split`]) into parts explored in parallel on the
+    /// current rayon pool (with the `parallel` feature; without it, or for
+    /// a visitor that cannot be split, the walk is sequential). The answer
+    /// is the same either way: only the time differs.
+    pub threads: usize,
 }
 
 /// Which order relations the model reads, so that the engine enumerates
@@ -264,6 +271,7 @@ impl Default for Limits {
             undefined_values: true,
             lazy_checks: true,
             own_write_filter: true,
+            threads: 1,
         }
     }
 }
@@ -856,7 +864,7 @@ impl Skeleton {
         prune: Option<candidates::Prune>,
         visit: &mut dyn FnMut(&Candidate) -> ControlFlow<()>,
     ) {
-        candidates::search(self, prune, &mut |_| OrderChoice::All, visit)
+        candidates::search(self, prune, &mut |_| OrderChoice::All, visit, None)
     }
 
     /// [`Skeleton::search`], asking `orders` what to do under each
@@ -868,7 +876,27 @@ impl Skeleton {
         orders: &mut dyn FnMut(&Relation) -> OrderChoice,
         visit: &mut dyn FnMut(&Candidate) -> ControlFlow<()>,
     ) {
-        candidates::search(self, prune, orders, visit)
+        candidates::search(self, prune, orders, visit, None)
+    }
+
+    /// [`Skeleton::search_orders`] over one part of the walk only
+    /// ([`Slices`]): consecutive parts walked one after the other walk what
+    /// the whole search walks, in the same order (the parallel driver
+    /// splits a skeleton this way).
+    pub fn search_part(
+        &self,
+        prune: Option<candidates::Prune>,
+        orders: &mut dyn FnMut(&Relation) -> OrderChoice,
+        visit: &mut dyn FnMut(&Candidate) -> ControlFlow<()>,
+        part: Slices,
+    ) {
+        candidates::search(self, prune, orders, visit, Some(part))
+    }
+
+    /// How many slices ([`Slices`]) the skeleton's walk (orders listed) has
+    /// with `blocks` blocks, when the number fits a `usize`.
+    pub fn slice_count(&self, blocks: usize) -> Option<usize> {
+        candidates::slice_count(self, blocks)
     }
 
     /// Calls `f` on every candidate execution until it breaks (no pruning).

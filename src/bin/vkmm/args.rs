@@ -200,6 +200,12 @@ pub enum Command {
         /// witness shows one).
         #[arg(long)]
         property: Option<Property>,
+        /// Threads one search may use: the parts of a test's search are
+        /// explored in parallel, with the same answers (1: sequential).
+        /// Default: one per core. The files are checked one after the
+        /// other, each with these threads.
+        #[arg(short = 'j', long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..=1024).map(usize::from))]
+        threads: Option<usize>,
     },
     /// Explain an outcome: a witness if it is allowed; if it is forbidden, the
     /// axiom rejecting each candidate execution and a shortest cycle with

@@ -28,9 +28,14 @@ fn file_error(path: &Path, e: vkmm::Error) -> FileError {
     }
 }
 
-fn check(files: &[PathBuf], args: &ModelArgs, property: Option<Property>) -> Result<i32, String> {
+fn check(
+    files: &[PathBuf],
+    args: &ModelArgs,
+    property: Option<Property>,
+    threads: usize,
+) -> Result<i32, String> {
     let spinner = output::Spinner::new(args.format != OutputFormat::Json);
-    let session = spinner.attach(args.session_for(property));
+    let session = spinner.attach(args.session_for(property).threads(threads));
     session.preload().map_err(|e| e.to_string())?;
     let start = Instant::now();
     let mut results = Vec::new();
@@ -271,7 +276,22 @@ fn run(cli: Cli) -> Result<i32, String> {
             files,
             args,
             property,
-        } => check(&files, &args, property),
+            threads,
+        } => {
+            let threads = threads.unwrap_or_else(|| {
+                std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
+            });
+            // The search's parts run on the global pool, of that many
+            // threads; this thread reads the files and drives the waves
+            // (it waits while a wave runs).
+            if threads > 1 {
+                rayon::ThreadPoolBuilder::new()
+                    .num_threads(threads)
+                    .build_global()
+                    .map_err(|e| format!("--threads: {e}"))?;
+            }
+            check(&files, &args, property, threads)
+        }
         Command::Explain {
             file,
             outcome,

@@ -71,13 +71,15 @@ fn bad_input_is_located() {
 
 #[test]
 fn dynamic_index_becomes_a_branch_chain() {
+    // The index is read from memory (a builtin would fold to the
+    // invocation's constant: tests/spirv_fixed_index.rs).
     let text = format!(
-        "{HEADER}OpDecorate %arr ArrayStride 4\nOpDecorate %gid BuiltIn GlobalInvocationId\n%void = OpTypeVoid\n%fn = OpTypeFunction %void\n%uint = OpTypeInt 32 0\n%v3 = OpTypeVector %uint 3\n%pin = OpTypePointer Input %v3\n%gid = OpVariable %pin Input\n%c0 = OpConstant %uint 0\n%c2 = OpConstant %uint 2\n%arr = OpTypeArray %uint %c2\n%parr = OpTypePointer StorageBuffer %arr\n%pu = OpTypePointer StorageBuffer %uint\n%a = OpVariable %parr StorageBuffer\n%main = OpFunction %void None %fn\n%entry = OpLabel\n%g = OpLoad %v3 %gid\n%i = OpCompositeExtract %uint %g 0\n%p = OpAccessChain %pu %a %i\nOpStore %p %c2\nOpReturn\nOpFunctionEnd\n"
+        "{HEADER}OpDecorate %arr ArrayStride 4\n%void = OpTypeVoid\n%fn = OpTypeFunction %void\n%uint = OpTypeInt 32 0\n%c0 = OpConstant %uint 0\n%c2 = OpConstant %uint 2\n%arr = OpTypeArray %uint %c2\n%parr = OpTypePointer StorageBuffer %arr\n%pu = OpTypePointer StorageBuffer %uint\n%a = OpVariable %parr StorageBuffer\n%idx = OpVariable %pu StorageBuffer\n%main = OpFunction %void None %fn\n%entry = OpLabel\n%i = OpLoad %uint %idx\n%p = OpAccessChain %pu %a %i\nOpStore %p %c2\nOpReturn\nOpFunctionEnd\n"
     );
     let text = format!("; @Config: 2, 1, 1\n; @Output: forall (%a[0] == 2 and %a[1] == 2)\n{text}");
     let p = parse("t.spvasm", &text).unwrap();
-    assert_eq!(p.locations, ["%a[0]", "%a[1]"]);
-    // The builtin is a register; the index is not folded, so the store goes through branches.
+    assert_eq!(p.locations, ["%a[0]", "%a[1]", "%idx"]);
+    // The index is a register; it is not folded, so the store goes through branches.
     assert!(
         p.threads[1]
             .code
