@@ -152,8 +152,9 @@ fn a_matrix_not_of_one_known_value_is_refused_at_the_object() {
 
 #[test]
 fn operands_that_differ_within_the_scope_instance_are_an_error() {
-    // The pointer indexes by the invocation id (a register): refused,
-    // the operands must be uniform.
+    // The pointer indexes by the invocation id (a builtin, folded to each
+    // invocation's constant): the two invocations of the subgroup store
+    // through different elements, refused, the operands must be uniform.
     let t = base()
         .replace(
             "%pm = OpAccessChain %pu %buf %c0 %c0\n",
@@ -165,14 +166,15 @@ fn operands_that_differ_within_the_scope_instance_are_an_error() {
     assert_eq!(
         e,
         format!(
-            "t.spvasm:{line}:29: OpCooperativeMatrixStoreKHR: the pointer has an index vkmm knows only at run time: \"All the operands to this instruction must be dynamically uniform within every instance of the 'Scope' of the cooperative matrix\"; index with constants (or builtins)"
+            "t.spvasm:{line}:1: P1 executes this instruction as cooperative matrix instance 0, where P0, in the same Subgroup instance, executes line {line} with other operands (elements, stored value or scope): \"All the operands to this instruction must be dynamically uniform within every instance of the 'Scope' of the cooperative matrix\""
         )
     );
 }
 
 #[test]
 fn an_instruction_some_invocations_skip_is_an_error() {
-    // The store moves into P0's branch: P1 never executes it.
+    // The store moves into P0's branch: P1 never executes it (the branch
+    // on the invocation id is folded, so P1's path is the one without it).
     let t = base()
         .replace(
             "OpCooperativeMatrixStoreKHR %pm %ones %c0 %c2 NonPrivatePointer\n",
@@ -186,7 +188,7 @@ fn an_instruction_some_invocations_skip_is_an_error() {
     assert_eq!(
         parse(&t).unwrap_err(),
         format!(
-            "t.spvasm:{line}:1: P0 may skip or repeat this cooperative matrix instruction (a branch, a loop or a return around it): \"All dynamic instances of an instruction with an operand or result that is an object of this type must be executed such that all the invocations in the 'Scope' instance are active or none of them are\"; vkmm lowers it where every invocation executes it once"
+            "t.spvasm:{line}:1: P1 may skip or repeat this cooperative matrix instruction (a branch, a loop or a return around it): \"All dynamic instances of an instruction with an operand or result that is an object of this type must be executed such that all the invocations in the 'Scope' instance are active or none of them are\"; vkmm lowers it where every invocation executes it once"
         )
     );
 }
