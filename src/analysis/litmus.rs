@@ -674,15 +674,12 @@ impl Visitor for Outcomes<'_> {
             for (name, t) in &self.shown_memory {
                 state.push((name.clone(), value(t)));
             }
-            *self.states.entry(state).or_insert(0) += 1;
             if self.states_only {
-                let regs = self
-                    .shown_regs
-                    .iter()
-                    .map(|(t, r)| reg_value(sk, cand, *t, r, program))
-                    .collect();
-                self.seen.insert((regs, mem.clone()));
+                // The state begins with the shown registers' values.
+                let regs = state[..self.shown_regs.len()].iter().map(|(_, v)| *v);
+                self.seen.insert((regs.collect(), mem.clone()));
             }
+            *self.states.entry(state).or_insert(0) += 1;
             if cond.is_none_or(|c| c.expr.eval(&value)) {
                 self.positive += 1;
             } else {
