@@ -209,6 +209,23 @@ impl Session {
         self
     }
 
+    /// Combinations of thread paths pruned thread by thread on the values
+    /// their reads need (on by default; off: the flat walk over every
+    /// combination, see [`Limits::path_pruning`]). Same search either way.
+    pub fn path_pruning(mut self, on: bool) -> Session {
+        self.limits.path_pruning = on;
+        self
+    }
+
+    /// Each combination of coherence orders checked once with only the
+    /// forced reads before its reads-from search (on by default; off: see
+    /// [`Limits::order_pruning`]). Same answers either way; fewer
+    /// candidates evaluated.
+    pub fn order_pruning(mut self, on: bool) -> Session {
+        self.limits.order_pruning = on;
+        self
+    }
+
     /// Undefined initial values walked over their finite domain (on by
     /// default; off: every location starts at its listed initial value,
     /// see [`Limits::undefined_values`]).

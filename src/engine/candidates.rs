@@ -24,8 +24,12 @@ pub enum Partial {
 }
 
 /// The pruning callback of a search: false abandons the subtree (every
-/// completion of the partial environment is inconsistent).
-pub type Prune<'a> = &'a mut dyn FnMut(&Env, Partial) -> bool;
+/// completion of the partial environment is inconsistent). The flag says
+/// whether the evaluation counts against the limits: a part of a parallel
+/// walk asks again, uncounted, about a node another part owns (see
+/// [`search`], the check under each order), so that the parts together
+/// count what the sequential walk counts.
+pub type Prune<'a> = &'a mut dyn FnMut(&Env, Partial, bool) -> bool;
 
 /// One candidate execution.
 pub struct Candidate {
@@ -378,6 +382,7 @@ impl Dfs<'_> {
                     (&self.sco, &self.ilo),
                 ),
                 Partial::ReadsFrom,
+                true,
             )
         {
             return ControlFlow::Continue(());
@@ -559,6 +564,7 @@ fn ilo_trie(
                             (&dfs.sco, &dfs.ilo),
                         ),
                         Partial::InterlockOrder,
+                        true,
                     )
                 }
                 None => true,
@@ -699,6 +705,14 @@ pub(crate) fn search(
         (order, remaining)
     };
     let (order, remaining) = plan(&s.rf_choices);
+    // With one combination of orders, a check under it is the reads-from
+    // search's first check anyway.
+    let several_orders = s
+        .mo_choices
+        .iter()
+        .map(Vec::len)
+        .chain([s.sco_choices.len()])
+        .any(|k| k > 1);
     loop {
         let mut co = Relation::empty(n);
         let mut asmo = Relation::empty(n);
@@ -730,7 +744,46 @@ pub(crate) fn search(
             // nothing under this combination of coherence orders
         } else {
             let branch = order.iter().position(|&k| choices[k].len() > 1);
+            let forced = branch.unwrap_or(order.len());
             for (si, sco) in s.sco_choices.iter().enumerate() {
+                let first = m.saturating_mul(per_mo).saturating_add(si * blocks);
+                let mine = |b: usize| {
+                    range.contains(&first.saturating_add(b)) && (branch.is_some() || b == 0)
+                };
+                if !(0..blocks).any(mine) {
+                    continue;
+                }
+                // The orders and the forced reads alone (every other read
+                // still open) already fail a check monotone in `rf`: no
+                // completion is consistent, and the whole reads-from search
+                // under these orders is skipped. This is where a wrong
+                // coherence order of a location whose reads are all forced
+                // (a lock's release stores, read by awaits of one value
+                // each) is refuted once, not once per candidate. Only where
+                // the skeleton has several combinations of orders (with one,
+                // this is the reads-from search's first check anyway), and
+                // with one interlock order (several are walked as a trie
+                // with the forced reads assigned, `ilo_search`). The part that
+                // holds block 0 counts the evaluation; others ask uncounted.
+                if s.order_pruning
+                    && several_orders
+                    && s.ilo_choices.len() == 1
+                    && remaining[forced] >= PRUNE_MIN_SUBTREE
+                    && let Some(p) = prune.as_mut()
+                {
+                    let mut rf = Relation::empty(n);
+                    let mut init = EventSet::empty(n);
+                    for &k in &order[..forced] {
+                        match choices[k][0] {
+                            Some(w) => rf.insert(w, s.reads[k]),
+                            None => init.insert(s.reads[k]),
+                        }
+                    }
+                    let env = env_of(n, &rf, &init, (&co, &asmo), (sco, &s.ilo_choices[0]));
+                    if !p(&env, Partial::ReadsFrom, mine(0)) {
+                        continue;
+                    }
+                }
                 for b in 0..blocks {
                     let slice = m.saturating_mul(per_mo).saturating_add(si * blocks + b);
                     // Outside the part; or no read branches, and the one

@@ -626,7 +626,7 @@ impl<'a, 'b> Walk<'a, 'b> {
         // The order filter, the pruning and the candidate visit all talk to
         // the visitor.
         let shared = RefCell::new(&mut *visitor);
-        let mut prune = |env: &Env, kind: Partial| {
+        let mut prune = |env: &Env, kind: Partial, counted: bool| {
             // Over the budget: stop evaluating, keep the subtree.
             if over() {
                 return true;
@@ -641,8 +641,10 @@ impl<'a, 'b> Walk<'a, 'b> {
             if !staged.can_prune(kind) {
                 return true;
             }
-            budget.tick(false, None);
-            evaluations.set(evaluations.get() + 1);
+            if counted {
+                budget.tick(false, None);
+                evaluations.set(evaluations.get() + 1);
+            }
             staged.partial_ok(env, kind)
         };
         let mut visit = |cand: &Candidate| {

@@ -34,6 +34,7 @@ pub use trace::{BarrierValues, Ending, PathEvent, ReadValue, RegValue, Stuck};
 use crate::cat::Env;
 use crate::ir::Program;
 use crate::relation::Relation;
+use std::collections::HashMap;
 use std::ops::ControlFlow;
 use trace::{Path, ThreadPaths};
 
@@ -135,6 +136,21 @@ pub struct Limits {
     /// see [`trace::own_locations`]). Off: such a read ranges over the
     /// location's whole value domain (the reference enumeration).
     pub own_write_filter: bool,
+    /// Combinations of thread paths chosen thread by thread, a partial
+    /// combination dropped with all its completions as soon as a value one
+    /// of its reads needs is neither the initial value nor written by
+    /// another chosen path or by some path of a thread still to choose
+    /// ([`Explorer::block_with`]). The combinations that reach the search
+    /// are the same, in the same order: only the walk to them is shorter.
+    /// Off: the flat walk over every combination (the reference).
+    pub path_pruning: bool,
+    /// Under each combination of coherence (and SC) orders, the model's
+    /// checks monotone in `rf` asked once with only the forced reads
+    /// assigned, before the reads-from search (`candidates::search`): a
+    /// wrong order is refuted once, not once per candidate. Skips only
+    /// inconsistent candidates. Off: the reads-from search under every
+    /// order (the reference).
+    pub order_pruning: bool,
     /// The threads one search may use ([`driver::explore_split`]): 1, the
     /// default, walks sequentially; more splits a search whose visitor can
     /// be split ([`driver::Split`]) into parts explored in parallel on the
@@ -201,6 +217,8 @@ impl Limits {
             specialise: false,
             lazy_checks: false,
             own_write_filter: false,
+            path_pruning: false,
+            order_pruning: false,
             ..self
         }
     }
@@ -271,6 +289,8 @@ impl Default for Limits {
             undefined_values: true,
             lazy_checks: true,
             own_write_filter: true,
+            path_pruning: true,
+            order_pruning: true,
             threads: 1,
         }
     }
@@ -352,19 +372,29 @@ impl<'p> Explorer<'p> {
             .fold(1u128, |a, b| a.saturating_mul(b))
     }
 
+    /// The initial value of location `l`: `initial`'s when the walk gives
+    /// the undefined locations values, else the program's.
+    fn initial_value(&self, initial: Option<&[i64]>, l: usize) -> i64 {
+        match initial {
+            Some(i) => i[l],
+            None => self.program.initial_value(l),
+        }
+    }
+
+    /// The location thread `t`'s statement `stmt` accesses, if any.
+    fn location_at(&self, t: usize, stmt: usize) -> Option<usize> {
+        match &self.program.threads[t].code[stmt] {
+            crate::ir::Stmt::Op(i) => self.program.location_of(i),
+            _ => None,
+        }
+    }
+
     /// Whether every value the paths fixed for a read is the initial value of
     /// its location or written there by some path (else the combination has
     /// no execution, and is skipped before any relation is built).
     fn values_available(&self, paths: &[&Path], initial: Option<&[i64]>) -> bool {
-        let program = self.program;
-        let initial_value = |l: usize| match initial {
-            Some(i) => i[l],
-            None => program.initial_value(l),
-        };
-        let loc = |t: usize, stmt: usize| match &program.threads[t].code[stmt] {
-            crate::ir::Stmt::Op(i) => program.location_of(i),
-            _ => None,
-        };
+        let initial_value = |l: usize| self.initial_value(initial, l);
+        let loc = |t: usize, stmt: usize| self.location_at(t, stmt);
         for (t, p) in paths.iter().enumerate() {
             for (i, e) in p.events.iter().enumerate() {
                 let Some(ReadValue::Concrete(v)) = e.read else {
@@ -530,6 +560,9 @@ impl<'p> Explorer<'p> {
         if block.len() != self.threads.len() || block.iter().any(|t| t.is_empty()) {
             return Ok(ControlFlow::Continue(()));
         }
+        if self.limits.path_pruning {
+            return self.block_pruned(block, initial, f);
+        }
         let mut idx = vec![0usize; self.threads.len()];
         loop {
             // Out of time or memory: the rest of the walk is skipped, and
@@ -548,30 +581,10 @@ impl<'p> Explorer<'p> {
                 .enumerate()
                 .map(|(t, &i)| &self.threads[t].paths[block[t][i]])
                 .collect();
-            if self.values_available(&paths, initial) && self.group_results_agree(&paths) {
-                // One skeleton per choice of the arrivals that complete
-                // each barrier with a quorum.
-                let skeletons =
-                    Skeleton::build_unlisted(self.program, &paths, self.limits, initial)
-                        .and_then(|sk| sk.barrier_choices());
-                match skeletons {
-                    Ok(skeletons) => {
-                        for sk in skeletons {
-                            if f(sk)?.is_break() {
-                                return Ok(ControlFlow::Break(()));
-                            }
-                        }
-                    }
-                    // Too big to enumerate: skipped, and the walk says so.
-                    Err(ExecError {
-                        limit: Some(kind), ..
-                    }) => {
-                        if self.skipped.get().is_none() {
-                            self.skipped.set(Some(kind));
-                        }
-                    }
-                    Err(e) => return Err(e.into()),
-                }
+            if self.values_available(&paths, initial)
+                && self.visit_combination(&paths, initial, f)?.is_break()
+            {
+                return Ok(ControlFlow::Break(()));
             }
             let mut d = 0;
             loop {
@@ -586,6 +599,223 @@ impl<'p> Explorer<'p> {
                 d += 1;
             }
         }
+    }
+
+    /// One combination of paths (one index into `block` per thread): the
+    /// skeletons of its barrier choices, handed to `f`. A combination too
+    /// big to enumerate is skipped, and the walk says so.
+    fn visit_combination<E>(
+        &self,
+        paths: &[&Path],
+        initial: Option<&[i64]>,
+        f: &mut impl FnMut(Skeleton) -> Result<ControlFlow<()>, E>,
+    ) -> Result<ControlFlow<()>, E>
+    where
+        E: From<ExecError>,
+    {
+        if !self.group_results_agree(paths) {
+            return Ok(ControlFlow::Continue(()));
+        }
+        // One skeleton per choice of the arrivals that complete each
+        // barrier with a quorum.
+        let skeletons = Skeleton::build_unlisted(self.program, paths, self.limits, initial)
+            .and_then(|sk| sk.barrier_choices());
+        match skeletons {
+            Ok(skeletons) => {
+                for sk in skeletons {
+                    if f(sk)?.is_break() {
+                        return Ok(ControlFlow::Break(()));
+                    }
+                }
+            }
+            Err(ExecError {
+                limit: Some(kind), ..
+            }) => {
+                if self.skipped.get().is_none() {
+                    self.skipped.set(Some(kind));
+                }
+            }
+            Err(e) => return Err(e.into()),
+        }
+        Ok(ControlFlow::Continue(()))
+    }
+
+    /// [`Explorer::block_with`] with [`Limits::path_pruning`]: the
+    /// combinations of the block's paths chosen thread by thread, the last
+    /// thread first (so the combinations come in the flat walk's order, the
+    /// first thread's path changing fastest), and a partial combination
+    /// dropped with every completion as soon as one of its chosen reads
+    /// needs a value that is not the initial value of its location, not
+    /// written there by another event of a chosen path, and not written
+    /// there by any path of a thread still to choose. At the last thread
+    /// this is exactly [`Explorer::values_available`], so the combinations
+    /// that reach `f` are the flat walk's, in its order; only the walk to
+    /// them is shorter (a lock or barrier counter read by N threads: N^N
+    /// combinations of read values, N! of them available).
+    fn block_pruned<E>(
+        &self,
+        block: &[Vec<usize>],
+        initial: Option<&[i64]>,
+        f: &mut impl FnMut(Skeleton) -> Result<ControlFlow<()>, E>,
+    ) -> Result<ControlFlow<()>, E>
+    where
+        E: From<ExecError>,
+    {
+        let initial_value = |l: usize| self.initial_value(initial, l);
+        let loc = |t: usize, stmt: usize| self.location_at(t, stmt);
+        // Each (location, value) a path of the block writes, numbered; a
+        // needed value no path writes can never be had.
+        let mut ids: HashMap<(usize, i64), usize> = HashMap::new();
+        for (t, ps) in block.iter().enumerate() {
+            for &p in ps {
+                for e in &self.threads[t].paths[p].events {
+                    if let (Some(l), Some(v)) = (loc(t, e.stmt), e.write) {
+                        let next = ids.len();
+                        ids.entry((l, v)).or_insert(next);
+                    }
+                }
+            }
+        }
+        let unwritten = ids.len();
+        // Per thread, per path of the block: the values its reads need that
+        // the initial value does not give (the pair's number, `unwritten`
+        // when no path writes it, and whether the same event writes that
+        // value there too), and the pairs it writes.
+        let summary: Vec<Vec<PathValues>> = block
+            .iter()
+            .enumerate()
+            .map(|(t, ps)| {
+                ps.iter()
+                    .map(|&p| {
+                        let mut values = PathValues::default();
+                        for e in &self.threads[t].paths[p].events {
+                            let Some(l) = loc(t, e.stmt) else { continue };
+                            if let Some(v) = e.write {
+                                values.writes.push(ids[&(l, v)]);
+                            }
+                            if let Some(ReadValue::Concrete(v)) = e.read
+                                && initial_value(l) != v
+                            {
+                                let id = ids.get(&(l, v)).copied().unwrap_or(unwritten);
+                                values.needs.push((id, e.write == Some(v)));
+                            }
+                        }
+                        values
+                    })
+                    .collect()
+            })
+            .collect();
+        // below[t]: the pairs some path of a thread before t writes.
+        let threads = block.len();
+        let mut below: Vec<Vec<bool>> = vec![vec![false; unwritten + 1]; threads];
+        for t in 1..threads {
+            let mut set = below[t - 1].clone();
+            for values in &summary[t - 1] {
+                for &w in &values.writes {
+                    set[w] = true;
+                }
+            }
+            below[t] = set;
+        }
+        let mut walk = PrunedWalk {
+            summary: &summary,
+            below: &below,
+            chosen: vec![0; unwritten + 1],
+            idx: vec![0; threads],
+        };
+        self.pruned_level(block, initial, threads, &mut walk, f)
+    }
+
+    /// Chooses the path of thread `level - 1` (threads `level..` are
+    /// chosen), for [`Explorer::block_pruned`].
+    fn pruned_level<E>(
+        &self,
+        block: &[Vec<usize>],
+        initial: Option<&[i64]>,
+        level: usize,
+        walk: &mut PrunedWalk,
+        f: &mut impl FnMut(Skeleton) -> Result<ControlFlow<()>, E>,
+    ) -> Result<ControlFlow<()>, E>
+    where
+        E: From<ExecError>,
+    {
+        if let Err(ExecError {
+            limit: Some(kind), ..
+        }) = self
+            .budget
+            .step(&|| "combining the threads' paths".to_string())
+        {
+            self.skipped.set(Some(kind));
+            return Ok(ControlFlow::Break(()));
+        }
+        if level == 0 {
+            let paths: Vec<&Path> = walk
+                .idx
+                .iter()
+                .enumerate()
+                .map(|(t, &i)| &self.threads[t].paths[block[t][i]])
+                .collect();
+            return self.visit_combination(&paths, initial, f);
+        }
+        let t = level - 1;
+        for i in 0..block[t].len() {
+            walk.idx[t] = i;
+            walk.add(t, i, 1);
+            let ok = walk.available(t);
+            let flow = if ok {
+                self.pruned_level(block, initial, t, walk, f)
+            } else {
+                Ok(ControlFlow::Continue(()))
+            };
+            walk.add(t, i, -1);
+            if flow?.is_break() {
+                return Ok(ControlFlow::Break(()));
+            }
+        }
+        Ok(ControlFlow::Continue(()))
+    }
+}
+
+/// What one path needs and gives, for [`Explorer::block_pruned`]: the
+/// numbered (location, value) pairs its reads need (with whether the same
+/// event writes that pair) and those it writes.
+#[derive(Default)]
+struct PathValues {
+    needs: Vec<(usize, bool)>,
+    writes: Vec<usize>,
+}
+
+/// The state of [`Explorer::block_pruned`]'s walk.
+struct PrunedWalk<'a> {
+    /// Per thread, per path of the block.
+    summary: &'a [Vec<PathValues>],
+    /// Per thread `t`, per pair: whether some path of a thread before `t`
+    /// writes it.
+    below: &'a [Vec<bool>],
+    /// How many events of the chosen paths write each pair.
+    chosen: Vec<usize>,
+    /// The chosen path of each thread (an index into the block's paths).
+    idx: Vec<usize>,
+}
+
+impl PrunedWalk<'_> {
+    /// Adds (`by` = 1) or removes (-1) the writes of thread `t`'s path `i`.
+    fn add(&mut self, t: usize, i: usize, by: isize) {
+        for &w in &self.summary[t][i].writes {
+            self.chosen[w] = self.chosen[w].wrapping_add_signed(by);
+        }
+    }
+
+    /// Whether every read of the chosen paths (threads `t..`) can still
+    /// get its value: written by another event of a chosen path, or by
+    /// some path of a thread before `t`.
+    fn available(&self, t: usize) -> bool {
+        (t..self.idx.len()).all(|u| {
+            self.summary[u][self.idx[u]]
+                .needs
+                .iter()
+                .all(|&(w, own)| self.chosen[w] > usize::from(own) || self.below[t][w])
+        })
     }
 }
 
@@ -634,6 +864,9 @@ pub struct Skeleton {
     /// Restrict RMW reads to their immediate `asmo` predecessor under each
     /// order ([`Orders::rmw_atomicity`] and [`Limits::rmw_filter`]).
     pub rmw_filter: bool,
+    /// Ask the pruning callback under each combination of coherence orders
+    /// with only the forced reads assigned ([`Limits::order_pruning`]).
+    pub order_pruning: bool,
     /// The initial value of each location in this skeleton's executions:
     /// the program's, with one value of [`undefined::Domain`] for each
     /// location whose initial value is undefined (`Program::undefined`).
@@ -795,6 +1028,7 @@ impl Skeleton {
             endings,
             barriers,
             rmw_filter: limits.rmw_filter && limits.orders.rmw_atomicity,
+            order_pruning: limits.order_pruning,
             initial,
             groups_agree,
             unlisted: Some(std::sync::Arc::new((facts, limits))),

@@ -359,15 +359,27 @@ pub fn assert_same_searches_everywhere(
     other: (&str, fn() -> vkmm::Session),
     skip: &dyn Fn(&Path) -> bool,
 ) {
-    let compare = |files: &[PathBuf]| {
-        let diffs = on_two_threads(files, &|p| {
-            same_search(p, (reference.0, &reference.1()), (other.0, &other.1()))
-        });
+    assert_no_differences_everywhere(
+        &|p| same_search(p, (reference.0, &reference.1()), (other.0, &other.1())),
+        skip,
+    );
+}
+
+/// `compare` (the differences it finds in one file, none when it agrees)
+/// run on every own test and example and on the dat3m-vulkan,
+/// khronos-alloy and dat3m-opencl corpora (those present), except the
+/// files `skip` names; fails with every difference found.
+pub fn assert_no_differences_everywhere(
+    compare: &(dyn Fn(&Path) -> Vec<String> + Sync),
+    skip: &dyn Fn(&Path) -> bool,
+) {
+    let check = |files: &[PathBuf]| {
+        let diffs = on_two_threads(files, compare);
         assert!(diffs.is_empty(), "{}", diffs.join("\n"));
     };
     let own = own_litmus_files(skip);
     assert!(own.len() > 200, "{} files", own.len());
-    compare(&own);
+    check(&own);
     for sub in ["dat3m-vulkan", "khronos-alloy", "dat3m-opencl"] {
         let Some(dir) = corpus(sub) else {
             eprintln!("SKIPPED: ../shared/corpus/{sub} is missing");
@@ -376,7 +388,7 @@ pub fn assert_same_searches_everywhere(
         let mut files = Vec::new();
         litmus_files_below(&dir, skip, &mut files);
         assert!(!files.is_empty());
-        compare(&files);
+        check(&files);
     }
 }
 

@@ -88,7 +88,8 @@ pub struct LimitArgs {
     pub timeout: Option<std::time::Duration>,
     /// `reference`: every search lever off, as --no-spin-reduction
     /// --no-rmw-filter --no-termination-shortcuts --no-specialise
-    /// --no-lazy-checks together, with the latest-own-write filter off
+    /// --no-lazy-checks --no-path-pruning --no-order-pruning together,
+    /// with the latest-own-write filter off
     /// (the reference enumeration, the oracle of the differential tests).
     #[arg(long, value_enum, default_value_t = Engine::Default)]
     pub engine: Engine,
@@ -116,6 +117,17 @@ pub struct LimitArgs {
     /// fails, and only what the question reads (the reference evaluation).
     #[arg(long)]
     pub no_lazy_checks: bool,
+    /// Walk every combination of the threads' paths, instead of choosing
+    /// them thread by thread and dropping a partial combination whose reads
+    /// need a value nobody left can write (the reference walk; the same
+    /// combinations reach the search either way).
+    #[arg(long)]
+    pub no_path_pruning: bool,
+    /// Search the reads-from choices under every combination of coherence
+    /// orders, instead of first checking each with only its forced reads
+    /// (the reference search; the same answers, more candidates).
+    #[arg(long)]
+    pub no_order_pruning: bool,
     /// The most paths one thread may have; past it the answer is undecided
     /// (exit code 3).
     #[arg(long, value_name = "N", default_value_t = vkmm::engine::DEFAULT_MAX_PATHS, value_parser = clap::value_parser!(u32).range(1..).map(|n| n as usize))]
@@ -144,6 +156,8 @@ impl LimitArgs {
             .termination_shortcuts(!self.no_termination_shortcuts)
             .specialise(!self.no_specialise)
             .lazy_checks(!self.no_lazy_checks)
+            .path_pruning(!self.no_path_pruning)
+            .order_pruning(!self.no_order_pruning)
             .max_paths(self.max_paths)
             .max_writes(self.max_writes)
             .max_memory((self.max_memory > 0).then_some((self.max_memory as usize) << 20));
