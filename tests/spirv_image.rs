@@ -26,15 +26,19 @@ fn spirv_image_tests_give_their_hand_derived_verdicts() {
 /// treated as non-private"; "The ImageMemory storage class semantic
 /// applies to accesses to memory in the Image storage class" (sc2, the
 /// class ImageMemory semantics name).
-#[test]
-fn texel_accesses_carry_the_texel_flags_in_the_image_class() {
-    let p = vkmm::frontend::load(&dir().join("image-mp.spvasm")).unwrap();
-    let texel: Vec<_> = p
-        .threads
+/// The texel accesses of `p`'s invocations.
+fn texels(p: &vkmm::ir::Program) -> Vec<&vkmm::ir::Instruction> {
+    p.threads
         .iter()
         .flat_map(|t| t.instructions())
         .filter(|i| i.access_kind == AccessKind::Texel)
-        .collect();
+        .collect()
+}
+
+#[test]
+fn texel_accesses_carry_the_texel_flags_in_the_image_class() {
+    let p = vkmm::frontend::load(&dir().join("image-mp.spvasm")).unwrap();
+    let texel: Vec<_> = texels(&p);
     // One write and one read in the code of each of the two invocations
     // (both branches are lowered in each).
     assert_eq!(texel.len(), 4);
@@ -57,12 +61,7 @@ fn texel_accesses_carry_the_texel_flags_in_the_image_class() {
     assert!(r.make_pointer_visible && !r.make_pointer_available);
     // Without Image Operands: private texel accesses, no flag.
     let p = vkmm::frontend::load(&dir().join("image-mp-no-flags.spvasm")).unwrap();
-    let texel: Vec<_> = p
-        .threads
-        .iter()
-        .flat_map(|t| t.instructions())
-        .filter(|i| i.access_kind == AccessKind::Texel)
-        .collect();
+    let texel: Vec<_> = texels(&p);
     assert_eq!(texel.len(), 4);
     assert!(texel.iter().all(|i| !i.non_private
         && !i.make_pointer_available
@@ -396,12 +395,7 @@ fn a_fetch_is_a_texel_read_of_the_storage_views_location() {
         ("sampled-fetch-mp-private-fetch.spvasm", false),
     ] {
         let p = vkmm::frontend::load(&dir().join(file)).unwrap();
-        let texel: Vec<_> = p
-            .threads
-            .iter()
-            .flat_map(|t| t.instructions())
-            .filter(|i| i.access_kind == AccessKind::Texel)
-            .collect();
+        let texel: Vec<_> = texels(&p);
         // A write and a fetch in the code of each of the two invocations.
         assert_eq!(texel.len(), 4, "{file}");
         for i in &texel {
