@@ -192,3 +192,37 @@ fn an_instruction_some_invocations_skip_is_an_error() {
         )
     );
 }
+
+/// A pointer indexed by a value read from memory (`%buf[1]`, 7 in the
+/// `@Input`, but a load the invocations perform at run time, not a builtin
+/// vkmm folds): vkmm cannot tell that every invocation of the subgroup uses
+/// the same element, so the store is refused at the pointer with the
+/// operand rule ("All the operands to this instruction must be dynamically
+/// uniform within every instance of the 'Scope' of the cooperative
+/// matrix"). The index would be out of range at run time too, so the
+/// refusal is not about the value: a constant 0 read the same way is
+/// refused alike (the second case).
+#[test]
+fn a_pointer_indexed_by_a_value_read_from_memory_is_refused_at_the_pointer() {
+    for input in ["{{0, 0}, 7}", "{{0, 0}, 0}"] {
+        let t = base()
+            .replace(
+                "%pm = OpAccessChain %pu %buf %c0 %c0\n",
+                "%pidx = OpAccessChain %pu %buf %c1\n%idx = OpLoad %uint %pidx\n%pm = OpAccessChain %pu %buf %c0 %idx\n",
+            )
+            .replace("; @Input: %buf = {{0, 0}, 7}", &format!("; @Input: %buf = {input}"))
+            .replace(
+                "%mat = OpTypeCooperativeMatrixKHR %uint %sg %c1 %c2",
+                "%mat = OpTypeCooperativeMatrixKHR %uint %sg %c1 %c1",
+            );
+        assert_ne!(t, base());
+        let line = line_of(&t, "OpCooperativeMatrixStoreKHR");
+        assert_eq!(
+            parse(&t).unwrap_err(),
+            format!(
+                "t.spvasm:{line}:29: OpCooperativeMatrixStoreKHR: the pointer has an index vkmm knows only at run time: \"All the operands to this instruction must be dynamically uniform within every instance of the 'Scope' of the cooperative matrix\"; index with constants (or builtins)"
+            ),
+            "{input}"
+        );
+    }
+}

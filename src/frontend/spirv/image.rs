@@ -1,12 +1,15 @@
-//! Storage images and tensors in SPIR-V (docs/format-spirv.md, "Images",
+//! Images and tensors in SPIR-V (docs/format-spirv.md, "Images",
 //! "Tensors"): the types vkmm reads. `OpTypeImage` with Sampled 2 (a
-//! storage image) of Dim Buffer, 1D, 2D, 3D or Cube, arrayed or not,
-//! multisampled or not, with integer channels, is a grid of texels, each
-//! channel a memory location of the Image storage class (`sc2`); a ranked
-//! `OpTypeTensorARM` of integer elements is a grid of elements in the same
-//! class (MODELS.md, "Tensor elements are in the Image class"). The extent
-//! is the variable's `@Input` (nested lists, one level per coordinate).
-//! The accesses are in `lower/image.rs`.
+//! storage image) or Sampled 1 (an image for sampling, which vkmm reads
+//! by `OpImageFetch` only) of Dim Buffer, 1D, 2D, 3D or Cube, arrayed or
+//! not, multisampled or not, with integer channels, is a grid of texels,
+//! each channel a memory location of the Image storage class (`sc2`);
+//! `OpTypeSampledImage` is such an image with a sampler (the sampler holds
+//! no memory location); a ranked `OpTypeTensorARM` of integer elements is a
+//! grid of elements in the same class (MODELS.md, "Tensor elements are in
+//! the Image class"). The extent is the variable's `@Input` (nested lists,
+//! one level per coordinate), checked against a tensor's Shape and a Cube
+//! image's faces. The accesses are in `lower/image.rs`.
 
 use super::module::{Ty, unsupported};
 use super::syntax::{Inst, Located, Tok};
@@ -49,7 +52,9 @@ fn enumerant(inst: &Inst, i: usize, names: &[(i128, &'static str)]) -> Result<St
 /// one of the following values: 0 indicates this is only known at run
 /// time, not at compile time; 1 indicates an image compatible with
 /// sampling operations; 2 indicates an image compatible with read/write
-/// operations (a storage or subpass data image)." vkmm reads 2 only.
+/// operations (a storage or subpass data image)." vkmm reads 2 and 1 (an
+/// image of Sampled 1 is read by `OpImageFetch` only: `lower/image.rs`);
+/// 0 leaves the kind of access to run time.
 ///
 /// The coordinates (Vulkan, Integer Sampling Coordinates): "They are
 /// extracted from the SPIR-V operand in order (i [,j] [,k] [,l] [,n]), with
@@ -117,12 +122,16 @@ pub(super) fn image_type(inst: &Inst, sampled_elem: Option<&Ty>) -> Result<Ty, L
     if ms {
         dims += 1;
     }
-    if inst.int(5)? != 2 {
-        return Err(inst.err_at(
-            5,
-            "unsupported construct `OpTypeImage`: vkmm reads storage images only (\"2 indicates an image compatible with read/write operations (a storage or subpass data image)\"); sampling is not modelled".into(),
-        ));
-    }
+    let sampled = match inst.int(5)? {
+        1 => true,
+        2 => false,
+        _ => {
+            return Err(inst.err_at(
+                5,
+                "unsupported construct `OpTypeImage`: Sampled 0 (\"0 indicates this is only known at run time, not at compile time\"): vkmm reads images of Sampled 1 (\"compatible with sampling operations\", read by OpImageFetch) and 2 (\"compatible with read/write operations\")".into(),
+            ));
+        }
+    };
     let format = enumerant(
         inst,
         6,
@@ -165,7 +174,91 @@ pub(super) fn image_type(inst: &Inst, sampled_elem: Option<&Ty>) -> Result<Ty, L
         dims,
         channels: *channels,
         ms,
+        dim,
+        arrayed,
+        sampled,
     })
+}
+
+/// `OpTypeSampledImage Image-Type`: SPIR-V, OpTypeSampledImage: "Declare a
+/// sampled image type, the Result Type of OpSampledImage, or an externally
+/// combined sampler and image." Its memory is the image's texels. A
+/// sampled image of an image vkmm does not read (floating-point texels)
+/// stays opaque: refused where it is used.
+pub(super) fn sampled_image_type(inst: &Inst, m: &super::module::Module) -> Result<Ty, Located> {
+    let image = inst.id(0)?.to_string();
+    Ok(match m.ty(&image) {
+        Some(Ty::Image { .. }) => Ty::SampledImage { image },
+        _ => Ty::Other(inst.name.clone()),
+    })
+}
+
+/// The extent of each coordinate of an image or tensor without an `@Input`:
+/// a shaped tensor's Shape; a Cube image's six faces ("the layers of the
+/// image view starting at baseArrayLayer correspond to faces in the order
+/// +X, -X, +Y, -Y, +Z, -Z"); else one.
+pub(super) fn default_extents(ty: &Ty) -> Vec<usize> {
+    match ty {
+        Ty::Tensor {
+            shape: Some(shape), ..
+        } => shape.clone(),
+        Ty::Image { dims, dim, .. } if dim == "Cube" => {
+            (0..*dims).map(|k| if k == 2 { 6 } else { 1 }).collect()
+        }
+        Ty::Image { dims, .. } | Ty::Tensor { dims, .. } => vec![1; *dims],
+        _ => Vec::new(),
+    }
+}
+
+/// Checks the extents an `@Input` gives the image or tensor type `ty`
+/// (named `name`).
+///
+/// A tensor's Shape (SPV_ARM_tensors, OpTypeTensorARM: "'Shape' is the
+/// optional shape of the tensor"): the tensor the variable is bound to has
+/// that shape, so the `@Input` (the bound tensor's contents) must have it.
+///
+/// A Cube image's layers (the third coordinate): Vulkan, Image Views:
+/// "For cube and cube array image views, the layers of the image view
+/// starting at baseArrayLayer correspond to faces in the order +X, -X, +Y,
+/// -Y, +Z, -Z. For cube arrays, each set of six sequential layers is a
+/// single cube", and VkImageViewCreateInfo: "If viewType is
+/// VK_IMAGE_VIEW_TYPE_CUBE and subresourceRange.layerCount is not
+/// VK_REMAINING_ARRAY_LAYERS, subresourceRange.layerCount must be 6", "If
+/// viewType is VK_IMAGE_VIEW_TYPE_CUBE_ARRAY and subresourceRange.layerCount
+/// is not VK_REMAINING_ARRAY_LAYERS, subresourceRange.layerCount must be a
+/// multiple of 6". So a Cube image has 6 layers, a Cube Arrayed image a
+/// multiple of 6.
+pub(super) fn check_extents(ty: &Ty, name: &str, extents: &[usize]) -> Result<(), String> {
+    let show = |e: &[usize]| {
+        e.iter()
+            .map(usize::to_string)
+            .collect::<Vec<_>>()
+            .join(" x ")
+    };
+    match ty {
+        Ty::Tensor {
+            shape: Some(shape), ..
+        } if shape.as_slice() != extents => Err(format!(
+            "the @Input's extent {} is not the Shape {} of the tensor type `%{name}` (OpTypeTensorARM: \"'Shape' is the optional shape of the tensor\": the bound tensor has it)",
+            show(extents),
+            show(shape)
+        )),
+        Ty::Image {
+            dim,
+            arrayed: false,
+            ..
+        } if dim == "Cube" && extents[2] != 6 => Err(format!(
+            "a Cube image has 6 layers, one per face; the @Input gives {} (Vulkan: \"If viewType is VK_IMAGE_VIEW_TYPE_CUBE and subresourceRange.layerCount is not VK_REMAINING_ARRAY_LAYERS, subresourceRange.layerCount must be 6\")",
+            extents[2]
+        )),
+        Ty::Image {
+            dim, arrayed: true, ..
+        } if dim == "Cube" && !extents[2].is_multiple_of(6) => Err(format!(
+            "a Cube Arrayed image has a multiple of 6 layers (\"each set of six sequential layers is a single cube\"); the @Input gives {} (Vulkan: \"If viewType is VK_IMAGE_VIEW_TYPE_CUBE_ARRAY and subresourceRange.layerCount is not VK_REMAINING_ARRAY_LAYERS, subresourceRange.layerCount must be a multiple of 6\")",
+            extents[2]
+        )),
+        _ => Ok(()),
+    }
 }
 
 /// `OpTypeTensorARM Element-Type [Rank [Shape]]` (SPV_ARM_tensors):
@@ -174,8 +267,11 @@ pub(super) fn image_type(inst: &Inst, sampled_elem: Option<&Ty>) -> Result<Ty, L
 /// dimensions) of the tensor." OpTensorReadARM / OpTensorWriteARM: "'Tensor'
 /// must be a 'Ranked Tensor'", so vkmm reads ranked tensors of integer
 /// elements; each element is one memory location (the extent is the
-/// variable's @Input, outermost dimension first; a Shape, when present,
-/// must agree with it: checked at the accesses).
+/// variable's @Input, outermost dimension first). "'Shape' is the optional
+/// shape of the tensor. 'Shape' must be a constant instruction of type
+/// OpTypeArray whose 'Element Type' is an integer, interpreted as unsigned,
+/// and whose 'Length' is equal to 'Rank'": read here, checked against the
+/// @Input by `check_extents`.
 pub(super) fn tensor_type(inst: &Inst, m: &super::module::Module) -> Result<Ty, Located> {
     let elem = inst.id(0)?.to_string();
     if !matches!(m.ty(&elem), Some(Ty::Int { .. })) {
@@ -198,9 +294,96 @@ pub(super) fn tensor_type(inst: &Inst, m: &super::module::Module) -> Result<Ty, 
             ));
         }
     };
+    let shape = match inst.operands.get(2) {
+        None => None,
+        Some(_) => {
+            let id = inst.id(2)?;
+            let len_ok = matches!(
+                inst_ty_of_const(m, id),
+                Some(Ty::Array { len, .. }) if len == rank
+            );
+            match m.consts.get(id) {
+                Some(super::module::CVal::Comp(items)) if len_ok => {
+                    let mut shape = Vec::new();
+                    for v in items {
+                        match v {
+                            super::module::CVal::Int(n) if (1..=4096).contains(n) => {
+                                shape.push(*n as usize)
+                            }
+                            _ => {
+                                return Err(inst.err_at(
+                                    2,
+                                    "OpTypeTensorARM: the Shape's extents are constants from 1 to 4096 (vkmm's bound on a grid)".into(),
+                                ));
+                            }
+                        }
+                    }
+                    Some(shape)
+                }
+                _ => {
+                    return Err(inst.err_at(
+                        2,
+                        format!("OpTypeTensorARM: \"'Shape' must be a constant instruction of type OpTypeArray whose 'Element Type' is an integer, interpreted as unsigned, and whose 'Length' is equal to 'Rank'\" ({rank})"),
+                    ));
+                }
+            }
+        }
+    };
     Ok(Ty::Tensor {
         elem,
         dims: rank,
         channels: 1,
+        shape,
     })
+}
+
+/// The type of the constant `id` (its result type), when known.
+fn inst_ty_of_const(m: &super::module::Module, id: &str) -> Option<Ty> {
+    m.result_types.get(id).and_then(|t| m.ty(t)).cloned()
+}
+
+/// The texels an image type addresses: (scalar type's width, coordinates,
+/// channels, multisampled), through a sampled image to its image.
+fn texels(m: &super::module::Module, ty: &str) -> Option<(Option<i64>, usize, usize, bool)> {
+    match m.ty(ty)? {
+        Ty::SampledImage { image } => texels(m, image),
+        Ty::Image {
+            elem,
+            dims,
+            channels,
+            ms,
+            ..
+        } => Some((m.size_of(elem), *dims, *channels, *ms)),
+        _ => None,
+    }
+}
+
+/// A variable `g` that shares its descriptor (DescriptorSet and Binding)
+/// with the earlier `first` (`layout::aliases`): when either is an image,
+/// both are views of one image's texels (a storage image and the image a
+/// sampler reads, say) and must address them alike: the same texel size,
+/// coordinates, channels and samples. The appendix: a reference is "The
+/// descriptor that a variable is bound to, for variables in Image,
+/// Uniform, or StorageBuffer storage classes".
+pub(super) fn check_view(
+    m: &super::module::Module,
+    g: &super::module::Global,
+    first: &str,
+) -> Result<(), (usize, usize, String)> {
+    let Some(f) = m.globals.iter().find(|v| v.id == first) else {
+        return Ok(());
+    };
+    let (a, b) = (texels(m, &g.pointee), texels(m, &f.pointee));
+    let tensor = |v: &super::module::Global| matches!(m.ty(&v.pointee), Some(Ty::Tensor { .. }));
+    if (a.is_none() && b.is_none() && !tensor(g) && !tensor(f)) || (a.is_some() && a == b) {
+        return Ok(());
+    }
+    Err((
+        g.line,
+        g.col,
+        format!(
+            "`%{}` shares its descriptor (DescriptorSet and Binding) with `%{first}`, but not its texels: two views of one image have the same texel size, coordinates (Dim, Arrayed), channels (Image Format) and MS",
+            g.id
+        ),
+    ))
 }

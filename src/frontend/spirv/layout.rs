@@ -21,7 +21,11 @@ use std::collections::HashMap;
 /// and that point to a block-decorated type share a set of memory
 /// locations". clspv spells byte-addressed views of one buffer so. vkmm
 /// makes the later variable's accesses go to the first one's cells, at
-/// their byte offsets.
+/// their byte offsets. Image variables (storage images, images for
+/// sampling, sampled images, tensors) alias so too: a storage image and a
+/// sampled image bound to one descriptor are one image's texels, through
+/// one reference (the descriptor); `mod.rs` checks that the views agree
+/// on the texels.
 pub(super) fn aliases(m: &Module) -> HashMap<String, String> {
     let int = |id: &str, d: &str| match m.decoration(id, d)?.first()? {
         Tok::Int(n) => Some(*n),
@@ -43,7 +47,7 @@ pub(super) fn aliases(m: &Module) -> HashMap<String, String> {
             }
             continue;
         }
-        if g.class != Class::Global {
+        if g.class != Class::Global && g.class != Class::Image {
             continue;
         }
         let (Some(set), Some(binding)) = (int(&g.id, "DescriptorSet"), int(&g.id, "Binding"))

@@ -1229,7 +1229,19 @@ impl<'a> Gen<'a> {
                 let p = self.ptr(fr, inst, 1)?;
                 self.bind(fr, inst, Val::Ptr(p))?;
             }
-            Op::ImageRead | Op::ImageWrite | Op::ImageTexelPointer => self.image(fr, inst)?,
+            Op::Load
+                if matches!(self.val(fr, inst, 1)?, Val::Opaque(_))
+                    && matches!(self.m.ty(inst.id(0)?), Some(Ty::Other(t)) if t == "OpTypeSampler") =>
+            {
+                // A sampler: filtering state, no memory location.
+                self.bind(fr, inst, Val::Opaque(image::SAMPLER.into()))?;
+            }
+            Op::ImageRead
+            | Op::ImageWrite
+            | Op::ImageTexelPointer
+            | Op::ImageFetch
+            | Op::SampledImage
+            | Op::Image => self.image(fr, inst)?,
             Op::TensorReadARM | Op::TensorWriteARM | Op::TensorQuerySizeARM => {
                 self.tensor(fr, inst)?
             }
@@ -1351,8 +1363,17 @@ impl<'a> Gen<'a> {
                     "vkmm lowers OpCooperativeMatrixLoadKHR and OpCooperativeMatrixStoreKHR only (a matrix's components are not tracked: which invocation holds which is the implementation's)"
                 } else if matches!(name, "OpTraceNV" | "OpExecuteCallableNV") {
                     "the NV ray tracing instructions take their data by location number: write OpTraceRayKHR / OpExecuteCallableKHR (docs/format-spirv.md, \"Shader calls\")"
+                } else if name.starts_with("OpImageSample")
+                    || name.starts_with("OpImageSparseSample")
+                    || name.contains("Gather")
+                    || name == "OpImageQueryLod"
+                {
+                    // The memory model's accesses are to texel locations;
+                    // sampling filters a set of texels the coordinates,
+                    // the sampler and the implementation choose.
+                    "sampling through a sampler with floating-point coordinates has no meaning vkmm can give: the memory model defines accesses to texel locations, and filtering reads an implementation-defined set of texels (which ones, and their weights, depend on the sampler, the level of detail and the implementation). Read texels by integer coordinates with OpImageFetch (docs/format-spirv.md, \"Images\")"
                 } else if name.contains("Image") || name.contains("Sampl") {
-                    "vkmm lowers storage images only (OpImageRead, OpImageWrite, OpImageTexelPointer; docs/format-spirv.md, \"Images\"): sampling, queries and sparse images are not modelled"
+                    "vkmm lowers OpImageRead, OpImageWrite, OpImageTexelPointer, OpImageFetch, OpSampledImage and OpImage (docs/format-spirv.md, \"Images\"): image queries and sparse images are not modelled"
                 } else if name.contains("Tensor") {
                     "vkmm lowers OpTensorReadARM, OpTensorWriteARM and OpTensorQuerySizeARM only (docs/format-spirv.md, \"Tensors\")"
                 } else if name.starts_with("OpF")

@@ -176,6 +176,7 @@ fn parse_module(file: &str, text: &str, undefined_init: bool) -> Result<Program,
             _ => continue,
         };
         if let Some(first) = mem.alias.get(&g.id) {
+            image::check_view(&m, g, first).map_err(located)?;
             if let Some((line, col)) = input_line(&g.id) {
                 return Err(located((
                     line,

@@ -48,23 +48,37 @@ pub(super) enum Ty {
         rows: usize,
         cols: usize,
     },
-    /// A storage image (`image.rs`): texels of `channels` scalars of the
-    /// integer type `elem`, addressed by `dims` coordinates (x, y, z as
-    /// the Dim has them, then the layer if arrayed, then the sample if
-    /// multisampled).
+    /// A storage image (Sampled 2) or an image for sampling (Sampled 1,
+    /// read by `OpImageFetch` only; `image.rs`): texels of `channels`
+    /// scalars of the integer type `elem`, addressed by `dims` coordinates
+    /// (x, y, z as the Dim has them, then the layer if arrayed, then the
+    /// sample if multisampled).
     Image {
         elem: String,
         dims: usize,
         channels: usize,
         ms: bool,
+        /// The Dim operand's name (`Buffer`, `1D`, `2D`, `3D`, `Cube`).
+        dim: String,
+        arrayed: bool,
+        /// Sampled 1: compatible with sampling operations, not with
+        /// `OpImageRead`/`OpImageWrite`.
+        sampled: bool,
+    },
+    /// `OpTypeSampledImage`: an image (`image`, an `Image` of Sampled 1)
+    /// together with a sampler; its memory is the image's texels.
+    SampledImage {
+        image: String,
     },
     /// A ranked tensor (`OpTypeTensorARM`, `image.rs`): elements of the
     /// scalar type `elem`, `dims` (its Rank) coordinates, outermost first;
-    /// `channels` is 1.
+    /// `channels` is 1; `shape`, the Shape operand when present (one
+    /// extent per dimension, outermost first).
     Tensor {
         elem: String,
         dims: usize,
         channels: usize,
+        shape: Option<Vec<usize>>,
     },
     /// Samplers and other types vkmm cannot compute with.
     Other(String),
@@ -363,6 +377,10 @@ impl Module {
                     path.pop();
                 }
             }
+            Some(Ty::SampledImage { image }) => {
+                // The texels of the image it samples.
+                self.cells(image, offset, path, init, out)?;
+            }
             Some(
                 Ty::Image {
                     elem,
@@ -374,17 +392,21 @@ impl Module {
                     elem,
                     dims,
                     channels,
+                    ..
                 },
             ) => {
                 // The extent is the @Input's: nested lists, one level per
                 // coordinate (`%img[x][y]` for coordinate (x, y), a
                 // tensor's outermost dimension first), each level's lists
                 // equally long; a texel of several channels is a list of
-                // its components (`%img[x][c]`); one texel without.
+                // its components (`%img[x][c]`); one texel without (a
+                // shaped tensor: its Shape; a Cube image: six faces).
                 let size = self.size_of(elem).ok_or("an image of an opaque type")?;
+                let whole = self.ty(ty).ok_or("an unknown image type")?;
+                let defaults = super::image::default_extents(whole);
                 let mut extents = Vec::new();
                 let mut level = init;
-                for _ in 0..*dims {
+                for default in defaults.iter().take(*dims) {
                     match level {
                         Some(Init::List(v)) => {
                             extents.push(v.len().max(1));
@@ -396,11 +418,12 @@ impl Module {
                             ));
                         }
                         None => {
-                            extents.push(1);
+                            extents.push(*default);
                             level = None;
                         }
                     }
                 }
+                super::image::check_extents(whole, ty, &extents)?;
                 self.grid_cells(elem, size, *channels, &extents, offset, path, init, out)?;
             }
             Some(Ty::Struct { members }) => {
@@ -730,13 +753,19 @@ impl Module {
             }
             Op::TypeFunction => Some(Ty::Function),
             Op::TypeCooperativeMatrixKHR => Some(self.coop_matrix(inst)?),
-            Op::TypeImage if inst.int(5).ok() == Some(2) => {
+            // A storage image, or an image of integer texels: vkmm's to
+            // read (or refuse with the reason); an image for sampling of
+            // floating-point texels stays opaque (refused where used).
+            Op::TypeImage
+                if inst.int(5).ok() == Some(2)
+                    || matches!(self.ty(inst.id(0)?), Some(Ty::Int { .. })) =>
+            {
                 Some(super::image::image_type(inst, self.ty(inst.id(0)?))?)
             }
+            Op::TypeSampledImage => Some(super::image::sampled_image_type(inst, self)?),
             Op::TypeTensorARM => Some(super::image::tensor_type(inst, self)?),
             Op::TypeImage
             | Op::TypeSampler
-            | Op::TypeSampledImage
             | Op::TypeOpaque
             | Op::TypeEvent
             | Op::TypeAccelerationStructureKHR => Some(Ty::Other(inst.name.clone())),
@@ -847,7 +876,12 @@ impl Module {
                 // (docs/format-spirv.md, "Shader calls").
                 let class = match self.ty(&pointee) {
                     Some(Ty::Other(t)) if t == "OpTypeAccelerationStructureKHR" => Class::Other,
-                    Some(Ty::Image { .. } | Ty::Tensor { .. }) => Class::Image,
+                    // A sampler holds no memory the model knows: its
+                    // filtering state is not a memory location.
+                    Some(Ty::Other(t)) if t == "OpTypeSampler" => Class::Other,
+                    Some(Ty::Image { .. } | Ty::SampledImage { .. } | Ty::Tensor { .. }) => {
+                        Class::Image
+                    }
                     _ => class,
                 };
                 self.globals.push(Global {

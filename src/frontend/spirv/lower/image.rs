@@ -51,6 +51,7 @@ const OPERANDS: &[(&str, i64)] = &[
     ("Offsets", 0x10000),
 ];
 
+const LOD: i64 = 0x2;
 const SAMPLE: i64 = 0x40;
 const AVAILABLE: i64 = 0x100;
 const VISIBLE: i64 = 0x200;
@@ -79,9 +80,23 @@ const TENSOR_OPERANDS: &[(&str, i64)] = &[
     ("NonPrivateElementArm", 0x10),
 ];
 
+/// The value a loaded `OpTypeSampler` variable has: samplers hold no
+/// memory location (`Val::Opaque`).
+pub(super) const SAMPLER: &str = "sampler";
+
 /// An offset no cell has: the accesses of an out-of-bounds coordinate
 /// reach no location.
 const NOWHERE: i64 = -(1 << 40);
+
+/// What an instruction accesses: a tensor, a storage image (Sampled 2:
+/// `OpImageRead`, `OpImageWrite`, `OpImageTexelPointer`) or an image for
+/// sampling (Sampled 1: `OpImageFetch`).
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Want {
+    Tensor,
+    Storage,
+    Fetch,
+}
 
 /// A grid of texels or tensor elements: the variable, its extents (one
 /// per coordinate), the scalar type and size, the channels of a texel.
@@ -92,45 +107,88 @@ struct Grid {
     size: i64,
     channels: usize,
     ms: bool,
+    /// Whether the image has levels of detail (Dim 1D, 2D, 3D or Cube, MS
+    /// 0: where the Lod operand is valid).
+    levels: bool,
     var: String,
 }
 
 impl Gen<'_> {
-    /// Whether operand 1 of `inst` (an `OpLoad`) points to a storage image
-    /// or a tensor.
+    /// Whether operand 1 of `inst` (an `OpLoad`) points to an image, a
+    /// sampled image or a tensor.
     pub(super) fn is_image(&self, fr: &Frame, inst: &Inst) -> bool {
-        matches!(self.val(fr, inst, 1), Ok(Val::Ptr(p)) if matches!(self.m.ty(&p.ty), Some(Ty::Image { .. } | Ty::Tensor { .. })))
+        matches!(self.val(fr, inst, 1), Ok(Val::Ptr(p)) if matches!(self.m.ty(&p.ty), Some(Ty::Image { .. } | Ty::SampledImage { .. } | Ty::Tensor { .. })))
     }
 
-    /// The grid at operand `i` (an image or a tensor).
-    fn grid(&self, fr: &Frame, inst: &Inst, i: usize, tensor: bool) -> R<Grid> {
-        let what = if tensor { "a tensor" } else { "an image" };
+    /// The grid at operand `i`: a tensor, a storage image (Sampled 2) or
+    /// an image `OpImageFetch` reads (Sampled 1), as `want` says; any other
+    /// is an error at the operand quoting what the instruction requires.
+    fn grid(&self, fr: &Frame, inst: &Inst, i: usize, want: Want) -> R<Grid> {
+        let what = if want == Want::Tensor {
+            "a tensor"
+        } else {
+            "an image"
+        };
         let p = match self.val(fr, inst, i)? {
             Val::Ptr(p) => p,
             _ => return Err(inst.err_at(i, format!("{}: expected {what}", inst.name))),
         };
-        let (elem, dims, channels, ms) = match self.m.ty(&p.ty).cloned() {
-            Some(Ty::Image {
-                elem,
-                dims,
-                channels,
-                ms,
-            }) if !tensor => (elem, dims, channels, ms),
-            Some(Ty::Tensor {
-                elem,
-                dims,
-                channels,
-            }) if tensor => (elem, dims, channels, false),
-            _ if tensor => {
+        let name = inst.id(i)?;
+        let op = &inst.name;
+        let (elem, dims, channels, ms, levels) = match (self.m.ty(&p.ty).cloned(), want) {
+            (Some(Ty::Tensor { elem, dims, .. }), Want::Tensor) => (elem, dims, 1, false, false),
+            (_, Want::Tensor) => {
+                return Err(inst.err_at(i, format!("{op}: expected a tensor (OpTypeTensorARM)")));
+            }
+            (
+                Some(Ty::Image {
+                    elem,
+                    dims,
+                    channels,
+                    ms,
+                    sampled,
+                    dim,
+                    ..
+                }),
+                _,
+            ) => match want {
+                // OpImageRead / OpImageWrite: "Image must be an object
+                // whose type is OpTypeImage with a Sampled operand of 0 or
+                // 2."
+                Want::Storage if sampled => {
+                    return Err(inst.err_at(
+                        i,
+                        format!("{op}: \"Image must be an object whose type is OpTypeImage with a Sampled operand of 0 or 2\": `%{name}` is an image of Sampled 1 (for sampling, read-only to vkmm: read its texels with OpImageFetch)"),
+                    ));
+                }
+                // OpImageFetch: "Image must be an object whose type is
+                // OpTypeImage. Its Dim operand cannot be Cube, and its
+                // Sampled operand must be 1."
+                Want::Fetch if !sampled || dim == "Cube" => {
+                    return Err(inst.err_at(
+                        i,
+                        format!(
+                            "{op}: \"Its Dim operand cannot be Cube, and its Sampled operand must be 1\": `%{name}` is {}",
+                            if dim == "Cube" {
+                                "a Cube image".to_string()
+                            } else {
+                                "a storage image (Sampled 2): read it with OpImageRead".to_string()
+                            }
+                        ),
+                    ));
+                }
+                _ => (elem, dims, channels, ms, !ms && dim != "Buffer"),
+            },
+            (Some(Ty::SampledImage { .. }), _) => {
                 return Err(inst.err_at(
                     i,
-                    format!("{}: expected a tensor (OpTypeTensorARM)", inst.name),
+                    format!("{op}: \"Image must be an object whose type is OpTypeImage\": `%{name}` is a sampled image (OpTypeSampledImage); OpImage extracts its image"),
                 ));
             }
             _ => {
                 return Err(unsupported(
                     inst,
-                    "vkmm reads storage images only (OpTypeImage with Sampled 2)",
+                    "vkmm reads images of integer texels (OpTypeImage with Sampled 1 or 2)",
                 ));
             }
         };
@@ -161,6 +219,7 @@ impl Gen<'_> {
             size,
             channels,
             ms,
+            levels,
             var: var.0.clone(),
         })
     }
@@ -237,11 +296,26 @@ impl Gen<'_> {
     /// `OpImageRead`, `OpImageWrite`, `OpImageTexelPointer`.
     pub(super) fn image(&mut self, fr: &mut Frame, inst: &Inst) -> R<()> {
         match inst.op {
-            Op::ImageRead => {
-                // OpImageRead Result-Type Image Coordinate [Image-Operands]
-                let g = self.grid(fr, inst, 1, false)?;
-                let (acc, sample) = self.image_operands(fr, inst, 3, false)?;
+            Op::ImageRead | Op::ImageFetch => {
+                // OpImageRead Result-Type Image Coordinate [Image-Operands];
+                // OpImageFetch, the same: "Fetch a single texel from an
+                // image whose Sampled operand is 1" by integer coordinates
+                // ("Coordinate is an integer scalar or vector containing
+                // (u[, v] ... [, array layer])"), no sampler and no
+                // filtering: a read of that texel's locations.
+                let fetch = inst.op == Op::ImageFetch;
+                let want = if fetch { Want::Fetch } else { Want::Storage };
+                let g = self.grid(fr, inst, 1, want)?;
+                let (acc, sample) = self.image_operands(fr, inst, 3, &g)?;
                 let coords = self.image_coords(fr, inst, &g, sample)?;
+                // OpImageFetch: "Result Type must be a vector of four
+                // components of floating-point type or integer type."
+                if fetch && !matches!(self.m.ty(inst.id(0)?), Some(Ty::Vector { n: 4, .. })) {
+                    return Err(inst.err_at(
+                        0,
+                        "OpImageFetch: \"Result Type must be a vector of four components of floating-point type or integer type\"".into(),
+                    ));
+                }
                 let Some(t) = self.locate(&g, &coords, inst) else {
                     return Err(self.out_of_bounds_read(inst, &g));
                 };
@@ -274,8 +348,8 @@ impl Gen<'_> {
             }
             Op::ImageWrite => {
                 // OpImageWrite Image Coordinate Texel [Image-Operands]
-                let g = self.grid(fr, inst, 0, false)?;
-                let (acc, sample) = self.image_operands(fr, inst, 3, true)?;
+                let g = self.grid(fr, inst, 0, Want::Storage)?;
+                let (acc, sample) = self.image_operands(fr, inst, 3, &g)?;
                 let coords = self.image_coords(fr, inst, &g, sample)?;
                 let mut values = Vec::new();
                 leaves_of(&self.val(fr, inst, 2)?, &mut values);
@@ -303,12 +377,64 @@ impl Gen<'_> {
                     self.store(&p, v, inst, &acc)?;
                 }
             }
+            Op::SampledImage => {
+                // OpSampledImage Result-Type Image Sampler: "Create a
+                // sampled image, containing both a sampler and an image."
+                // "Image is an object whose type is an OpTypeImage, whose
+                // Sampled operand is 0 or 1, and whose Dim operand is not
+                // SubpassData." "Sampler must be an object whose type is
+                // OpTypeSampler." The sampled image is the image's texels
+                // (the sampler chooses filtering, no memory location).
+                let p = match self.val(fr, inst, 1)? {
+                    Val::Ptr(p)
+                        if matches!(self.m.ty(&p.ty), Some(Ty::Image { sampled: true, .. })) =>
+                    {
+                        p
+                    }
+                    _ => {
+                        return Err(inst.err_at(
+                            1,
+                            "OpSampledImage: \"Image is an object whose type is an OpTypeImage, whose Sampled operand is 0 or 1\" (vkmm reads Sampled 1)".into(),
+                        ));
+                    }
+                };
+                if !matches!(self.val(fr, inst, 2)?, Val::Opaque(s) if s == SAMPLER) {
+                    return Err(inst.err_at(
+                        2,
+                        "OpSampledImage: \"Sampler must be an object whose type is OpTypeSampler\""
+                            .into(),
+                    ));
+                }
+                let ty = inst.id(0)?.to_string();
+                self.bind(fr, inst, Val::Ptr(Ptr { ty, ..p }))?;
+            }
+            Op::Image => {
+                // OpImage Result-Type Sampled-Image: "Extract the image
+                // from a sampled image." "Sampled Image must have type
+                // OpTypeSampledImage whose Image Type is the same as Result
+                // Type."
+                let v = self.val(fr, inst, 1)?;
+                let image = match &v {
+                    Val::Ptr(p) => match self.m.ty(&p.ty) {
+                        Some(Ty::SampledImage { image }) => Some(image.clone()),
+                        _ => None,
+                    },
+                    _ => None,
+                };
+                let (Val::Ptr(p), Some(ty)) = (v, image) else {
+                    return Err(inst.err_at(
+                        1,
+                        "OpImage: \"Sampled Image must have type OpTypeSampledImage\"".into(),
+                    ));
+                };
+                self.bind(fr, inst, Val::Ptr(Ptr { ty, ..p }))?;
+            }
             _ => {
                 // OpImageTexelPointer Result-Type Image Coordinate Sample:
                 // "Form a pointer to a texel of an image. Use of such a
                 // pointer is limited to atomic operations." Image is a
                 // pointer to the image variable.
-                let g = self.grid(fr, inst, 1, false)?;
+                let g = self.grid(fr, inst, 1, Want::Storage)?;
                 if g.channels != 1 {
                     return Err(inst.err_at(
                         1,
@@ -430,7 +556,7 @@ impl Gen<'_> {
             Op::TensorQuerySizeARM => {
                 // "Query the size of 'Tensor' along 'Dimension'. ...
                 // 'Dimension' ... must be less than the 'Rank' of 'Tensor'."
-                let g = self.grid(fr, inst, 1, true)?;
+                let g = self.grid(fr, inst, 1, Want::Tensor)?;
                 let d = self.int_const(fr, inst, 2, "Dimension")?;
                 let Some(n) = usize::try_from(d).ok().and_then(|d| g.extents.get(d)) else {
                     return Err(inst.err_at(
@@ -450,7 +576,7 @@ impl Gen<'_> {
                 // element of the array. Elements are read consecutively
                 // starting from 'Coordinates' along the innermost dimension
                 // of the tensor."
-                let g = self.grid(fr, inst, 1, true)?;
+                let g = self.grid(fr, inst, 1, Want::Tensor)?;
                 let coords = self.coords(fr, inst, 2, g.extents.len())?;
                 let (acc, oob) = self.tensor_operands(fr, inst, 3, false)?;
                 let ty = inst.id(0)?.to_string();
@@ -491,7 +617,7 @@ impl Gen<'_> {
                 // [Tensor-Operands]; Vulkan, Tensor Element Coordinate
                 // Validation: "If the tensor element fails coordinate
                 // validation, then the write has no effect."
-                let g = self.grid(fr, inst, 0, true)?;
+                let g = self.grid(fr, inst, 0, Want::Tensor)?;
                 let coords = self.coords(fr, inst, 1, g.extents.len())?;
                 let (acc, _) = self.tensor_operands(fr, inst, 3, true)?;
                 let mut values = Vec::new();
@@ -635,14 +761,17 @@ impl Gen<'_> {
         Ok((a, oob))
     }
 
-    /// The Image Operands from operand `i` on (absent: none).
+    /// The Image Operands from operand `i` on (absent: none) of an access
+    /// to `g` by `inst` (`OpImageRead`, `OpImageWrite`, `OpImageFetch`).
     fn image_operands(
         &self,
         fr: &Frame,
         inst: &Inst,
         i: usize,
-        write: bool,
+        g: &Grid,
     ) -> R<(Access, Option<Val>)> {
+        let write = inst.op == Op::ImageWrite;
+        let fetch = inst.op == Op::ImageFetch;
         let mut a = Access {
             kind: AccessKind::Texel,
             ..Access::default()
@@ -650,19 +779,52 @@ impl Gen<'_> {
         let Some(bits) = super::mask_operand(inst, i, "image", OPERANDS)? else {
             return Ok((a, None));
         };
-        if bits & !READ != 0 {
+        // Lod: "Only valid with explicit-lod instructions": of these, the
+        // fetch.
+        let known = if fetch { READ | LOD } else { READ };
+        if bits & !known != 0 {
             let names: Vec<&str> = OPERANDS
                 .iter()
-                .filter(|(_, v)| bits & !READ & v != 0)
+                .filter(|(_, v)| bits & !known & v != 0)
                 .map(|(n, _)| *n)
                 .collect();
             return Err(unsupported(
                 inst,
                 &format!(
-                    "image operand {} (vkmm reads storage image accesses with Sample, MakeTexelAvailable, MakeTexelVisible, NonPrivateTexel, VolatileTexel, SignExtend, ZeroExtend, Nontemporal)",
+                    "image operand {} (vkmm reads texel accesses with Sample, MakeTexelAvailable, MakeTexelVisible, NonPrivateTexel, VolatileTexel, SignExtend, ZeroExtend, Nontemporal, and Lod 0 on OpImageFetch)",
                     names.join("|")
                 ),
             ));
+        }
+        let mut next = i + 1;
+        if bits & LOD != 0 {
+            // Lod: "A following operand is the explicit level-of-detail
+            // to use. ... For fetch operations, it must be a 32-bit integer
+            // scalar. This must only be used with an OpTypeImage that has
+            // a Dim operand of 1D, 2D, 3D, or Cube, and the MS operand must
+            // be 0." vkmm's texels (the @Input) are the image's level 0.
+            if !g.levels {
+                return Err(inst.err_at(
+                    i,
+                    "Lod: \"This must only be used with an OpTypeImage that has a Dim operand of 1D, 2D, 3D, or Cube, and the MS operand must be 0\"".into(),
+                ));
+            }
+            match self.val(fr, inst, next)? {
+                Val::Int(0) => {}
+                Val::Int(l) => {
+                    return Err(inst.err_at(
+                        next,
+                        format!("OpImageFetch: Lod {l}: vkmm's texels (the @Input) are the image's level of detail 0, the only level it models; level {l} has texels it has no locations for"),
+                    ));
+                }
+                _ => {
+                    return Err(inst.err_at(
+                        next,
+                        "OpImageFetch: a Lod vkmm knows only at run time: its texels (the @Input) are the image's level of detail 0, the only level it models; fetch with the constant Lod 0".into(),
+                    ));
+                }
+            }
+            next += 1;
         }
         // SPIR-V, Image Operands, MakeTexelAvailable: "Perform an
         // availability operation on the texel locations after the store. A
@@ -673,7 +835,6 @@ impl Gen<'_> {
         // following operand is the memory scope that controls the
         // visibility operation. Requires NonPrivateTexel to also be set.
         // Only valid with OpImageRead and OpImageSparseRead."
-        let mut next = i + 1;
         // Sample: "A following operand is the sample number of the sample
         // to use. Only valid with multi-sampled images." Its operand comes
         // before the scopes (the operands follow in the order of the bits).
@@ -694,7 +855,7 @@ impl Gen<'_> {
             next += 1;
         }
         if bits & VISIBLE != 0 {
-            if write {
+            if inst.op != Op::ImageRead {
                 return Err(inst.err_at(
                     i,
                     "MakeTexelVisible is \"Only valid with OpImageRead and OpImageSparseRead\""
