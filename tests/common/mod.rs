@@ -430,3 +430,90 @@ pub fn parse_spvasm(text: &str) -> Result<vkmm::ir::Program, String> {
 pub fn line_starting(text: &str, prefix: &str) -> usize {
     text.lines().position(|l| l.starts_with(prefix)).unwrap() + 1
 }
+
+/// What the outcome-directed verdict walk (`directed`) and the full walk
+/// (`full`), both asked for the condition only, disagree on
+/// (tests/condition_directed.rs): the directed walk must be on (a
+/// quantified condition), give the full walk's verdict wherever the full
+/// walk decides, be complete wherever it is, cut the same paths, and
+/// evaluate no more candidates.
+pub fn directed_differences(
+    name: &str,
+    full: &vkmm::analysis::LitmusOutcome,
+    directed: &vkmm::analysis::LitmusOutcome,
+) -> Vec<String> {
+    let mut out = Vec::new();
+    // A walk the clock stopped proves nothing either way.
+    let timeout = Some(vkmm::engine::LimitKind::Timeout);
+    if full.stopped_by == timeout || directed.stopped_by == timeout {
+        return out;
+    }
+    if directed.condition_only != full.quantifier.is_some() || full.condition_only {
+        out.push(format!(
+            "{name}: condition_only {} / {} with quantifier {:?}",
+            full.condition_only, directed.condition_only, full.quantifier
+        ));
+    }
+    let (f, d) = (
+        full.holds(Property::Condition),
+        directed.holds(Property::Condition),
+    );
+    if (f.is_some() || !full.truncated) && f != d {
+        out.push(format!(
+            "{name}: condition: full walk {f:?}, directed {d:?} (full truncated: {}, directed truncated: {})",
+            full.truncated, directed.truncated
+        ));
+    }
+    if !full.truncated && directed.truncated {
+        out.push(format!(
+            "{name}: the directed walk is truncated, the full one is not"
+        ));
+    }
+    if full.cut_paths != directed.cut_paths {
+        out.push(format!(
+            "{name}: cut paths {} / {}",
+            full.cut_paths, directed.cut_paths
+        ));
+    }
+    if directed.executions + directed.partial_evaluations
+        > full.executions + full.partial_evaluations
+    {
+        out.push(format!(
+            "{name}: {} + {} evaluations, the full walk {} + {}",
+            directed.executions,
+            directed.partial_evaluations,
+            full.executions,
+            full.partial_evaluations
+        ));
+    }
+    out
+}
+
+/// `text` (a generated litmus test ending in an `exists` line) with each
+/// of the three quantifiers, both walks asked for the condition only
+/// under `session` (the limits of the generator's test): what they
+/// disagree on ([`directed_differences`]).
+pub fn directed_agrees_on_quantifiers(text: &str, session: &vkmm::Session) -> Vec<String> {
+    let Some(at) = text.rfind("exists") else {
+        return vec![format!("no exists line:\n{text}")];
+    };
+    let mut out = Vec::new();
+    for q in ["exists", "~exists", "forall"] {
+        let variant = format!("{}{q}{}", &text[..at], &text[at + "exists".len()..]);
+        let run = |directed: bool| {
+            let s = session
+                .with_decide(Some(Property::Condition))
+                .outcome_directed(directed);
+            match s.check_text("generated.litmus", &variant) {
+                Ok(vkmm::Checked::Litmus(o)) => *o,
+                Ok(_) => panic!("not a litmus test:\n{variant}"),
+                Err(e) => panic!("{e}\n{variant}"),
+            }
+        };
+        let (full, directed) = (run(false), run(true));
+        for d in directed_differences(&format!("generated ({q})"), &full, &directed) {
+            out.push(format!("{d}\n{variant}"));
+        }
+    }
+    out
+}
