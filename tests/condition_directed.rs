@@ -81,36 +81,12 @@ fn compare_results(
 
 /// Every `.litmus` and `.spvasm` file below `dir`, sorted.
 fn files_below(dir: &Path, out: &mut Vec<PathBuf>) {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return;
-    };
-    let mut entries: Vec<PathBuf> = entries.map(|e| e.unwrap().path()).collect();
-    entries.sort();
-    for p in entries {
-        if p.is_dir() {
-            files_below(&p, out);
-        } else if p
-            .extension()
-            .is_some_and(|e| e == "litmus" || e == "spvasm")
-        {
-            out.push(p);
-        }
-    }
+    common::files_below_with(dir, &["litmus", "spvasm"], &|_| false, out);
 }
 
 fn own_files() -> Vec<PathBuf> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let mut dirs: Vec<PathBuf> = std::fs::read_dir(root.join("tests"))
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| {
-            p.is_dir()
-                && p.file_name()
-                    .is_some_and(|n| n.to_string_lossy().starts_with("litmus"))
-        })
-        .collect();
-    dirs.push(root.join("examples"));
-    dirs.sort();
+    let mut dirs = common::own_test_dirs();
+    dirs.push(Path::new(env!("CARGO_MANIFEST_DIR")).join("examples"));
     let mut files = Vec::new();
     for d in dirs {
         files_below(&d, &mut files);

@@ -635,22 +635,15 @@ impl Outcomes<'_> {
                         .iter()
                         .map(|p| Some((p.loc, location(p.loc)?)))
                         .collect::<Option<_>>()?;
-                    let mut combos: Vec<Vec<i64>> = vec![Vec::new()];
-                    for (_, set) in &sets {
-                        if combos.len() * set.len() > 256 {
-                            return None;
-                        }
-                        combos = combos
-                            .into_iter()
-                            .flat_map(|c| {
-                                set.iter().map(move |v| {
-                                    let mut c = c.clone();
-                                    c.push(*v);
-                                    c
-                                })
-                            })
-                            .collect();
+                    let few = sets
+                        .iter()
+                        .try_fold(1usize, |n, (_, set)| n.checked_mul(set.len()))
+                        .is_some_and(|n| n <= 256);
+                    if !few {
+                        return None;
                     }
+                    let values: Vec<Vec<i64>> = sets.iter().map(|(_, set)| set.clone()).collect();
+                    let combos = crate::engine::combinations(&values);
                     let mut out: Vec<i64> = combos
                         .iter()
                         .map(|combo| {

@@ -111,6 +111,17 @@ pub fn opencl_own_expectations(model: &str) -> Vec<(PathBuf, Property, bool)> {
 /// Every `.litmus` and `.test` file below `dir`, sorted, except those `skip`
 /// names (the differential tests' sampling).
 pub fn litmus_files_below(dir: &Path, skip: &dyn Fn(&Path) -> bool, out: &mut Vec<PathBuf>) {
+    files_below_with(dir, &["litmus", "test"], skip, out);
+}
+
+/// Every file below `dir` whose extension is one of `exts`, sorted,
+/// except those `skip` names.
+pub fn files_below_with(
+    dir: &Path,
+    exts: &[&str],
+    skip: &dyn Fn(&Path) -> bool,
+    out: &mut Vec<PathBuf>,
+) {
     let Ok(entries) = std::fs::read_dir(dir) else {
         return;
     };
@@ -118,8 +129,8 @@ pub fn litmus_files_below(dir: &Path, skip: &dyn Fn(&Path) -> bool, out: &mut Ve
     entries.sort();
     for p in entries {
         if p.is_dir() {
-            litmus_files_below(&p, skip, out);
-        } else if p.extension().is_some_and(|e| e == "litmus" || e == "test") && !skip(&p) {
+            files_below_with(&p, exts, skip, out);
+        } else if p.extension().is_some_and(|e| exts.iter().any(|x| e == *x)) && !skip(&p) {
             out.push(p);
         }
     }
@@ -386,6 +397,16 @@ pub fn assert_same_searches_everywhere(
 pub fn own_litmus_files(skip: &dyn Fn(&Path) -> bool) -> Vec<PathBuf> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let mut files = Vec::new();
+    for d in own_test_dirs() {
+        litmus_files_below(&d, skip, &mut files);
+    }
+    litmus_files_below(&root.join("examples"), skip, &mut files);
+    files
+}
+
+/// The repository's own test folders (`tests/litmus*`), sorted.
+pub fn own_test_dirs() -> Vec<PathBuf> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let mut dirs: Vec<PathBuf> = std::fs::read_dir(root.join("tests"))
         .unwrap()
         .map(|e| e.unwrap().path())
@@ -396,11 +417,7 @@ pub fn own_litmus_files(skip: &dyn Fn(&Path) -> bool) -> Vec<PathBuf> {
         })
         .collect();
     dirs.sort();
-    for d in dirs {
-        litmus_files_below(&d, skip, &mut files);
-    }
-    litmus_files_below(&root.join("examples"), skip, &mut files);
-    files
+    dirs
 }
 
 /// (condition holds, race-free) of the test at `path` under `vulkan`.
