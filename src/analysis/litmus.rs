@@ -661,10 +661,10 @@ impl Outcomes<'_> {
                 }
             }
         };
-        let may = !c
+        let may = c
             .filter
             .as_ref()
-            .is_some_and(|f| f.eval_over(&value) == Some(false))
+            .is_none_or(|f| f.eval_over(&value) != Some(false))
             && match c.quantifier {
                 Some(Quantifier::Exists) | Some(Quantifier::NotExists) => {
                     c.expr.eval_over(&value) != Some(false)
@@ -683,6 +683,10 @@ impl Outcomes<'_> {
             .all(|d| self.barrier_divergence.contains(d))
     }
 }
+
+/// The values a skeleton allows: per shown register (`None`: not fixed by
+/// the paths) and per shown location.
+type ValueSets = (Vec<Option<Vec<i64>>>, Vec<Vec<i64>>);
 
 /// The visitor behind [`check_litmus`]: final states, witnesses, races.
 struct Outcomes<'p> {
@@ -714,7 +718,7 @@ struct Outcomes<'p> {
     /// also skip candidates whose known final state cannot decide it.
     condition_only: bool,
     /// [`Outcomes::skeleton_may_decide`] by the value sets it judged.
-    may_decide: std::collections::HashMap<(Vec<Option<Vec<i64>>>, Vec<Vec<i64>>), bool>,
+    may_decide: std::collections::HashMap<ValueSets, bool>,
     /// The states recorded, as the register values and final values of
     /// `shown_locs` they come from (what the state and the filter are
     /// functions of), for `states_only`.
