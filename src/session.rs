@@ -226,6 +226,14 @@ impl Session {
         self
     }
 
+    /// The outcome-directed walk where only final states or the
+    /// condition's verdict are asked (on by default; off: the full walk,
+    /// see [`Limits::outcome_directed`]).
+    pub fn outcome_directed(mut self, on: bool) -> Session {
+        self.limits.outcome_directed = on;
+        self
+    }
+
     /// Undefined initial values walked over their finite domain (on by
     /// default; off: every location starts at its listed initial value,
     /// see [`Limits::undefined_values`]).

@@ -539,6 +539,15 @@ fn generated_agree(text: &str, max_executions: u64, unroll: usize) -> Vec<String
             b.condition_holds
         ));
     }
+    // The verdict-only walk (tests/condition_directed.rs on files): each
+    // quantifier, without and with a filter, against the full walk.
+    let base = session(true, LocalMemory::PerWorkgroup)
+        .unroll(unroll)
+        .max_executions(max_executions)
+        .timeout(Some(std::time::Duration::from_secs(GENERATED_TIMEOUT_SECS)));
+    diffs.extend(common::directed_agrees_on_quantifiers(text, &base));
+    let filtered = text.replacen("exists (", "filter (y == 1 \\/ P0:r1 == 0)\nexists (", 1);
+    diffs.extend(common::directed_agrees_on_quantifiers(&filtered, &base));
     diffs
 }
 

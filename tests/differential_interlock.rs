@@ -11,6 +11,8 @@
 //! stores with and without FragmentInterlock-scope availability and
 //! visibility).
 
+mod common;
+
 use proptest::prelude::*;
 use std::collections::BTreeSet;
 use std::ops::ControlFlow;
@@ -214,5 +216,9 @@ proptest! {
         )
             .unwrap_or_else(|e| panic!("{e}\n{text}"));
         agree(&text, &program);
+        // The verdict-only walk against the full one.
+        let session = vkmm::Session::new().max_executions(20_000);
+        let diffs = common::directed_agrees_on_quantifiers(&text, &session);
+        prop_assert!(diffs.is_empty(), "{}", diffs.join("\n"));
     }
 }

@@ -10,6 +10,7 @@ use crate::engine::{
 };
 use crate::ir::{Program, Quantifier, Term};
 use crate::model::LoadedModel;
+use std::cell::Cell;
 use std::collections::BTreeMap;
 use std::ops::ControlFlow;
 use std::time::Duration;
@@ -130,6 +131,17 @@ pub struct LitmusOutcome {
     /// Complete states when the search completes.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub states_only: bool,
+    /// The walk asked only for the condition's verdict and was
+    /// outcome-directed ([`crate::engine::Limits::outcome_directed`]): a
+    /// candidate whose final state was known before its evaluation was
+    /// evaluated only when that state could decide the verdict (passes the
+    /// filter and is a witness of `exists`/`~exists` or a counterexample of
+    /// `forall`) and was not recorded yet. The verdict is that of the full
+    /// walk; `states` lists only the states evaluated (one witness each:
+    /// the counts in `states`, `positive`, `negative` and `consistent` are
+    /// witnesses), and races are not checked.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub condition_only: bool,
     /// Control barriers passed in some consistent execution by an
     /// invocation while a member of its execution-scope instance never
     /// reaches them, or reaches them fewer times (undefined: see
@@ -179,7 +191,7 @@ impl LitmusOutcome {
                 .attributions
                 .is_none_or(|a| self.stopped_early || a.explored as u64 >= a.total)
             && (self.quantifier.is_none() || self.holds(Property::Condition).is_some())
-            && (self.states_only || self.holds(Property::Races).is_some())
+            && (self.states_only || self.condition_only || self.holds(Property::Races).is_some())
     }
 
     /// The verdict for a property: true when it holds; `None` when the test
@@ -511,6 +523,159 @@ impl Outcomes<'_> {
         Some((regs, mem))
     }
 
+    /// Whether a final state known before the evaluation (registers and
+    /// memory as [`Outcomes::known_state`] gives them) adds nothing the
+    /// question needs: recorded already, or, for a verdict only
+    /// (`condition_only`), unable to decide it.
+    fn known(&self, st: &(Vec<i64>, Vec<i64>)) -> bool {
+        self.seen.contains(st) || (self.condition_only && !self.could_decide(st))
+    }
+
+    /// Whether a consistent execution with this final state could decide
+    /// the condition: it passes the filter and is a witness of `exists`
+    /// (holds) or `~exists` (fails), or a counterexample of `forall`. The
+    /// verdict is a function of the final states alone: `exists` holds
+    /// when "some consistent execution satisfies the condition", `~exists`
+    /// when none does, `forall` when every one does (counted over the
+    /// executions passing the filter), and the filter and the condition
+    /// read only the registers and locations of `shown_regs` and
+    /// `shown_locs`, which the state holds. A term the state does not hold
+    /// (none should) counts as "could decide".
+    fn could_decide(&self, (regs, mem): &(Vec<i64>, Vec<i64>)) -> bool {
+        let Some(c) = self.program.condition.as_ref() else {
+            return true;
+        };
+        let missing = Cell::new(false);
+        let location = |l: usize| match self.shown_locs.iter().position(|&x| x == l) {
+            Some(i) => mem[i],
+            None => {
+                missing.set(true);
+                0
+            }
+        };
+        let value = |t: &Term| match t {
+            Term::Const(c) => *c,
+            Term::Reg { thread, reg } => {
+                match self
+                    .shown_regs
+                    .iter()
+                    .position(|(t, r)| t == thread && r == reg)
+                {
+                    Some(i) => regs[i],
+                    None => {
+                        missing.set(true);
+                        0
+                    }
+                }
+            }
+            Term::Loc(l) => location(*l),
+            Term::Bytes { parts, .. } => Term::bytes_value(parts, &location),
+        };
+        let passes = c.filter.as_ref().is_none_or(|f| f.eval(&value));
+        let holds = c.expr.eval(&value);
+        missing.get()
+            || (passes
+                && match c.quantifier {
+                    Some(Quantifier::Exists) | Some(Quantifier::NotExists) => holds,
+                    Some(Quantifier::Forall) => !holds,
+                    None => true,
+                })
+    }
+
+    /// Whether some candidate of `sk` could decide the condition, judged
+    /// from what holds for all of them before any reads-from or order
+    /// choice: each shown register's value when its path fixes it, and
+    /// each shown location's final value among the values of the writes
+    /// no write of their own thread follows (a superset of the final
+    /// values any candidate has). No when the filter fails for every
+    /// choice of those values, or the condition has the same value for
+    /// every choice and it decides nothing (holds under `forall`, fails
+    /// under `exists`/`~exists`): then the whole skeleton is skipped.
+    fn skeleton_may_decide(&mut self, sk: &Skeleton) -> bool {
+        let program = self.program;
+        let Some(c) = program.condition.as_ref() else {
+            return true;
+        };
+        let regs: Vec<Option<Vec<i64>>> = self
+            .shown_regs
+            .iter()
+            .map(
+                |(t, r)| match sk.registers[*t].iter().find(|(n, _)| n == r) {
+                    None => Some(vec![0]),
+                    Some((_, RegValue::Const(c))) => Some(vec![*c]),
+                    Some((_, RegValue::Read(e))) => sk.events[*e].read_value.map(|v| vec![v]),
+                },
+            )
+            .collect();
+        let mem = maximal_write_values(sk, None, program, &self.shown_locs, None);
+        // Skeletons often share these values: judged once.
+        let key = (regs, mem);
+        if let Some(&may) = self.may_decide.get(&key) {
+            return may;
+        }
+        let (regs, mem) = &key;
+        let location = |l: usize| {
+            let i = self.shown_locs.iter().position(|&x| x == l)?;
+            Some(mem[i].clone())
+        };
+        let value = |t: &Term| -> Option<Vec<i64>> {
+            match t {
+                Term::Const(c) => Some(vec![*c]),
+                Term::Reg { thread, reg } => {
+                    let i = self
+                        .shown_regs
+                        .iter()
+                        .position(|(t, r)| t == thread && r == reg)?;
+                    regs[i].clone()
+                }
+                Term::Loc(l) => location(*l),
+                Term::Bytes { parts, .. } => {
+                    // Every combination of the parts' values (a few).
+                    let sets: Vec<(usize, Vec<i64>)> = parts
+                        .iter()
+                        .map(|p| Some((p.loc, location(p.loc)?)))
+                        .collect::<Option<_>>()?;
+                    let few = sets
+                        .iter()
+                        .try_fold(1usize, |n, (_, set)| n.checked_mul(set.len()))
+                        .is_some_and(|n| n <= 256);
+                    if !few {
+                        return None;
+                    }
+                    let values: Vec<Vec<i64>> = sets.iter().map(|(_, set)| set.clone()).collect();
+                    let combos = crate::engine::combinations(&values);
+                    let mut out: Vec<i64> = combos
+                        .iter()
+                        .map(|combo| {
+                            let at = |l: usize| {
+                                sets.iter()
+                                    .position(|(x, _)| *x == l)
+                                    .map_or(0, |i| combo[i])
+                            };
+                            Term::bytes_value(parts, &at)
+                        })
+                        .collect();
+                    out.sort_unstable();
+                    out.dedup();
+                    Some(out)
+                }
+            }
+        };
+        let may = c
+            .filter
+            .as_ref()
+            .is_none_or(|f| f.eval_over(&value) != Some(false))
+            && match c.quantifier {
+                Some(Quantifier::Exists) | Some(Quantifier::NotExists) => {
+                    c.expr.eval_over(&value) != Some(false)
+                }
+                Some(Quantifier::Forall) => c.expr.eval_over(&value) != Some(true),
+                None => true,
+            };
+        self.may_decide.insert(key, may);
+        may
+    }
+
     /// Whether the current skeleton's barrier divergences are all recorded.
     fn divergence_recorded(&self) -> bool {
         self.divergent
@@ -518,6 +683,10 @@ impl Outcomes<'_> {
             .all(|d| self.barrier_divergence.contains(d))
     }
 }
+
+/// The values a skeleton allows: per shown register (`None`: not fixed by
+/// the paths) and per shown location.
+type ValueSets = (Vec<Option<Vec<i64>>>, Vec<Vec<i64>>);
 
 /// The visitor behind [`check_litmus`]: final states, witnesses, races.
 struct Outcomes<'p> {
@@ -545,6 +714,11 @@ struct Outcomes<'p> {
     divergent: Vec<String>,
     /// [`Property::States`]: skip candidates whose final state is known.
     states_only: bool,
+    /// The condition's verdict only, outcome-directed (with `states_only`):
+    /// also skip candidates whose known final state cannot decide it.
+    condition_only: bool,
+    /// [`Outcomes::skeleton_may_decide`] by the value sets it judged.
+    may_decide: std::collections::HashMap<ValueSets, bool>,
     /// The states recorded, as the register values and final values of
     /// `shown_locs` they come from (what the state and the filter are
     /// functions of), for `states_only`.
@@ -584,6 +758,9 @@ impl Visitor for Outcomes<'_> {
             return true;
         }
         self.skeleton_state = self.known_state(sk, None);
+        if self.condition_only && self.divergence_recorded() && !self.skeleton_may_decide(sk) {
+            return false;
+        }
         !self.settled()
     }
 
@@ -592,10 +769,10 @@ impl Visitor for Outcomes<'_> {
             return true;
         }
         match &self.skeleton_state {
-            Some(st) => !self.seen.contains(st),
+            Some(st) => !self.known(st),
             None => self
                 .known_state(sk, Some(cand))
-                .is_none_or(|st| !self.seen.contains(&st)),
+                .is_none_or(|st| !self.known(&st)),
         }
     }
 
@@ -605,7 +782,7 @@ impl Visitor for Outcomes<'_> {
             && self
                 .skeleton_state
                 .as_ref()
-                .is_some_and(|st| self.seen.contains(st))
+                .is_some_and(|st| self.known(st))
     }
 
     fn stalled(&mut self, sk: &Skeleton) {
@@ -767,6 +944,8 @@ impl<'p> Outcomes<'p> {
             racy: false,
             divergent: Vec::new(),
             states_only: false,
+            condition_only: false,
+            may_decide: Default::default(),
             seen: Default::default(),
             skeleton_state: None,
             barrier_divergence: Vec::new(),
@@ -942,7 +1121,16 @@ fn check_one(
         shown_locs,
         ..Outcomes::empty(program)
     };
-    v.states_only = decide == Some(Property::States);
+    // Only the condition's verdict asked: the outcome-directed walk (a
+    // listing, with the states that cannot decide the verdict skipped too),
+    // which ends at the first witness or counterexample like the full one.
+    v.condition_only = decide == Some(Property::Condition)
+        && limits.outcome_directed
+        && program
+            .condition
+            .as_ref()
+            .is_some_and(|c| c.quantifier.is_some());
+    v.states_only = decide == Some(Property::States) || v.condition_only;
     let coverage = explore_split(program, &loaded.cat, limits, &mut v, progress)?;
     let cond = program.condition.as_ref();
     let (positive, negative) = (v.positive, v.negative);
@@ -979,7 +1167,8 @@ fn check_one(
         } else {
             Some(true)
         },
-        states_only: v.states_only,
+        states_only: v.states_only && !v.condition_only,
+        condition_only: v.condition_only,
         barrier_divergence: v.barrier_divergence,
         barrier_stalls: v.barrier_stalls,
         executions: coverage.executions,
@@ -1021,6 +1210,7 @@ mod holds_tests {
             races: Vec::new(),
             race_free: Some(race_free),
             states_only: false,
+            condition_only: false,
             barrier_divergence: Vec::new(),
             barrier_stalls: Vec::new(),
             executions: 2,

@@ -58,7 +58,12 @@ pub fn refines(
             "refines compares final states: give it herd-style .litmus tests".into(),
         ));
     }
-    let run = |m: &LoadedModel| check_litmus(file, program, m, limits.for_model(&m.cat), None);
+    // Only the final states are compared: the outcome-directed listing
+    // (one witness per state) has them all, unless the full walk is asked.
+    let decide = limits
+        .outcome_directed
+        .then_some(super::litmus::Property::States);
+    let run = |m: &LoadedModel| check_litmus(file, program, m, limits.for_model(&m.cat), decide);
     let i = run(imp)?;
     let s = run(spec)?;
     let mut violations = Vec::new();

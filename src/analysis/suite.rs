@@ -679,8 +679,17 @@ pub fn mismatch_detail(
     if o.states.len() > 8 {
         states.push(format!("... {} more", o.states.len() - 8));
     }
+    // The outcome-directed walk evaluates one witness per state, and only
+    // states that could decide the condition: its counts are witnesses.
+    let counted = if o.condition_only {
+        " witnesses (condition only: states that could not decide were skipped)"
+    } else if o.states_only {
+        " witnesses"
+    } else {
+        ""
+    };
     let mut d = format!(
-        "{property:?}: expected {}, got {actual}; {} positive, {} negative; states: [{}]",
+        "{property:?}: expected {}, got {actual}; {} positive, {} negative{counted}; states: [{}]",
         u8::from(expected),
         o.positive,
         o.negative,

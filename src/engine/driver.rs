@@ -427,8 +427,16 @@ struct Budget<'a> {
     stopped_by: AtomicU8,
     /// What the visitor last said it found (`u64::MAX`: nothing yet).
     last_found: AtomicU64,
+    /// Calls of [`Budget::over`]: the clock is read every
+    /// [`POLLS_PER_CLOCK`] of them too, so that a walk skipping
+    /// candidates or skeletons unevaluated (an outcome-directed walk)
+    /// still stops at its time limit.
+    polls: AtomicU64,
     progress: Option<ProgressFn<'a>>,
 }
+
+/// How many [`Budget::over`] calls pass between two readings of the clock.
+const POLLS_PER_CLOCK: u64 = 256;
 
 /// The limits a walk's budget can stop at, in the order `stopped_by` codes them.
 const LIMIT_KINDS: [LimitKind; 7] = [
@@ -450,6 +458,7 @@ impl<'a> Budget<'a> {
             executions: AtomicU64::new(0),
             stopped_by: AtomicU8::new(0),
             last_found: AtomicU64::new(u64::MAX),
+            polls: AtomicU64::new(0),
             progress,
         }
     }
@@ -471,13 +480,21 @@ impl<'a> Budget<'a> {
 
     /// Whether a limit is reached: the walk then stops (the next candidate
     /// breaks the search) and is truncated. The clock is read every 64
-    /// evaluations ([`Budget::tick`]).
+    /// evaluations ([`Budget::tick`]) and every [`POLLS_PER_CLOCK`] calls.
     fn over(&self) -> bool {
         if self.stopped_by().is_some() {
             return true;
         }
+        let polls = self.polls.fetch_add(1, Ordering::Relaxed) + 1;
         let hit = if self.evaluations.load(Ordering::Relaxed) >= self.limits.max_executions {
             Some(LimitKind::MaxExecutions)
+        } else if polls.is_multiple_of(POLLS_PER_CLOCK)
+            && self
+                .limits
+                .timeout
+                .is_some_and(|t| self.start.elapsed() >= t)
+        {
+            Some(LimitKind::Timeout)
         } else if crate::memory::over(self.limits.max_memory) {
             Some(LimitKind::MaxMemory)
         } else {

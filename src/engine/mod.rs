@@ -158,6 +158,15 @@ pub struct Limits {
     /// a visitor that cannot be split, the walk is sequential). The answer
     /// is the same either way: only the time differs.
     pub threads: usize,
+    /// Where only the final states or the condition's verdict are asked
+    /// (suites deciding the condition, `refines`), walk outcome-directed
+    /// ([`crate::analysis::litmus`]): a candidate whose final state is
+    /// known before its evaluation is not evaluated when that state is
+    /// already recorded or, for a verdict, cannot decide it (fails the
+    /// filter, or is no witness of `exists`/`~exists` nor a counterexample
+    /// of `forall`). Off: every candidate is evaluated until the verdict is
+    /// known (the full walk, the oracle of `tests/condition_directed.rs`).
+    pub outcome_directed: bool,
 }
 
 /// Which order relations the model reads, so that the engine enumerates
@@ -219,6 +228,7 @@ impl Limits {
             own_write_filter: false,
             path_pruning: false,
             order_pruning: false,
+            outcome_directed: false,
             ..self
         }
     }
@@ -292,6 +302,7 @@ impl Default for Limits {
             path_pruning: true,
             order_pruning: true,
             threads: 1,
+            outcome_directed: true,
         }
     }
 }

@@ -86,6 +86,10 @@ impl Term {
     }
 }
 
+/// The most combinations of term values [`CondExpr::eval_over`] evaluates
+/// one by one (beyond it, sub-expression by sub-expression).
+const EXACT_COMBINATIONS: usize = 4096;
+
 /// A boolean expression over final values.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
 pub enum CondExpr {
@@ -114,6 +118,95 @@ impl CondExpr {
             CondExpr::Not(e) => !e.eval(value),
             CondExpr::And(a, b) => a.eval(value) && b.eval(value),
             CondExpr::Or(a, b) => a.eval(value) || b.eval(value),
+        }
+    }
+
+    /// The expression's value for every choice of each term's value among
+    /// `values(term)` (`None`: any value): `Some(b)` when it is `b` for
+    /// every choice, `None` when it may differ or a term's values are not
+    /// known. Exact when the combinations are few; otherwise the parts are
+    /// judged apart, a term met in two parts chosen independently, which
+    /// can only turn a known value into `None` (a sound over-approximation).
+    pub fn eval_over(&self, values: &dyn Fn(&Term) -> Option<Vec<i64>>) -> Option<bool> {
+        // Exact when the combinations of the distinct terms' values are
+        // few: evaluated for each (a term met twice takes one value).
+        let mut terms = Vec::new();
+        self.terms(&mut terms);
+        let mut distinct: Vec<&Term> = Vec::new();
+        for t in terms {
+            if !distinct.contains(&t) {
+                distinct.push(t);
+            }
+        }
+        let sets: Option<Vec<Vec<i64>>> = distinct.iter().map(|t| values(t)).collect();
+        if let Some(sets) = sets {
+            let few = sets.iter().try_fold(1usize, |n, s| {
+                n.checked_mul(s.len()).filter(|&n| n <= EXACT_COMBINATIONS)
+            });
+            if few.is_some_and(|n| n > 0) {
+                let mut at = vec![0usize; sets.len()];
+                let mut result: Option<bool> = None;
+                loop {
+                    let value = |t: &Term| {
+                        let i = distinct.iter().position(|d| *d == t).unwrap_or(0);
+                        sets.get(i).map_or(0, |s| s[at[i]])
+                    };
+                    let v = self.eval(&value);
+                    if result.is_some_and(|r| r != v) {
+                        return None;
+                    }
+                    result = Some(v);
+                    // The next combination (an odometer over the sets).
+                    let mut k = 0;
+                    loop {
+                        if k == at.len() {
+                            return result;
+                        }
+                        at[k] += 1;
+                        if at[k] < sets[k].len() {
+                            break;
+                        }
+                        at[k] = 0;
+                        k += 1;
+                    }
+                }
+            }
+        }
+        let compare = |a: &Term, b: &Term, f: &dyn Fn(i64, i64) -> bool| -> Option<bool> {
+            let (xs, ys) = (values(a)?, values(b)?);
+            let (mut yes, mut no) = (false, false);
+            for &x in &xs {
+                for &y in &ys {
+                    if f(x, y) {
+                        yes = true;
+                    } else {
+                        no = true;
+                    }
+                    if yes && no {
+                        return None;
+                    }
+                }
+            }
+            // No value at all: nothing is known.
+            (yes || no).then_some(yes)
+        };
+        match self {
+            CondExpr::True => Some(true),
+            CondExpr::False => Some(false),
+            CondExpr::Eq(a, b) => compare(a, b, &|x, y| x == y),
+            CondExpr::Ne(a, b) => compare(a, b, &|x, y| x != y),
+            CondExpr::Cmp(o, a, b) => compare(a, b, &|x, y| o.holds(x, y)),
+            CondExpr::Not(e) => e.eval_over(values).map(|v| !v),
+            CondExpr::And(a, b) => match (a.eval_over(values), b.eval_over(values)) {
+                (Some(false), _) | (_, Some(false)) => Some(false),
+                (Some(true), Some(true)) => Some(true),
+                _ => None,
+            },
+            CondExpr::Or(a, b) => match (a.eval_over(values), b.eval_over(values)) {
+                (Some(true), _) | (_, Some(true)) => Some(true),
+                (Some(false), Some(false)) => Some(false),
+                _ => None,
+            },
         }
     }
 

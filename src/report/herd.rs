@@ -8,7 +8,8 @@
 //! races, bound notes. herd7's `Hash=` line (a digest of herd7's own
 //! normalised test text) is not printed. An answer that is not complete (the
 //! execution limit stopped the walk before deciding) is never printed in this
-//! format: [`litmus`] returns `None` and the caller reports why.
+//! format: [`litmus`] returns `None` and the caller reports why (so does a
+//! verdict-only walk, whose counts are witnesses).
 
 use crate::analysis::{LitmusOutcome, Observation, Property};
 use crate::ir::Quantifier;
@@ -50,9 +51,12 @@ pub(crate) fn witnesses(o: &LitmusOutcome, s: &mut String) {
     );
 }
 
-/// herd7's report of a litmus test; `None` when the answer is incomplete.
+/// herd7's report of a litmus test; `None` when the answer is incomplete,
+/// and for a verdict-only walk ([`LitmusOutcome::condition_only`]), whose
+/// states and counts are witnesses herd7's lines would misread as every
+/// state and every execution.
 pub fn litmus(o: &LitmusOutcome) -> Option<String> {
-    if o.truncated && !o.stopped_early {
+    if (o.truncated && !o.stopped_early) || o.condition_only {
         return None;
     }
     let mut s = String::new();

@@ -340,8 +340,19 @@ pub fn litmus(o: &LitmusOutcome) -> String {
             "One witness per state (--property states): the counts are witnesses, not executions"
         );
     }
+    if o.condition_only {
+        let _ = writeln!(
+            s,
+            "Condition only (outcome-directed): executions whose final state could not decide the verdict were skipped; the states and counts are the witnesses evaluated, not every reachable state"
+        );
+    }
     if o.race_free == Some(true) {
         let _ = writeln!(s, "Data races: none");
+    } else if o.race_free.is_none() && o.condition_only {
+        let _ = writeln!(
+            s,
+            "Data races: not checked (the condition's verdict only; none among the witnesses)"
+        );
     } else if o.race_free.is_none() && o.states_only {
         let _ = writeln!(
             s,
@@ -356,7 +367,7 @@ pub fn litmus(o: &LitmusOutcome) -> String {
         let _ = writeln!(
             s,
             "Data races: yes{}",
-            if o.states_only {
+            if o.states_only || o.condition_only {
                 " (among the witnesses; other pairs may race too)"
             } else {
                 ""

@@ -111,6 +111,17 @@ pub fn opencl_own_expectations(model: &str) -> Vec<(PathBuf, Property, bool)> {
 /// Every `.litmus` and `.test` file below `dir`, sorted, except those `skip`
 /// names (the differential tests' sampling).
 pub fn litmus_files_below(dir: &Path, skip: &dyn Fn(&Path) -> bool, out: &mut Vec<PathBuf>) {
+    files_below_with(dir, &["litmus", "test"], skip, out);
+}
+
+/// Every file below `dir` whose extension is one of `exts`, sorted,
+/// except those `skip` names.
+pub fn files_below_with(
+    dir: &Path,
+    exts: &[&str],
+    skip: &dyn Fn(&Path) -> bool,
+    out: &mut Vec<PathBuf>,
+) {
     let Ok(entries) = std::fs::read_dir(dir) else {
         return;
     };
@@ -118,8 +129,8 @@ pub fn litmus_files_below(dir: &Path, skip: &dyn Fn(&Path) -> bool, out: &mut Ve
     entries.sort();
     for p in entries {
         if p.is_dir() {
-            litmus_files_below(&p, skip, out);
-        } else if p.extension().is_some_and(|e| e == "litmus" || e == "test") && !skip(&p) {
+            files_below_with(&p, exts, skip, out);
+        } else if p.extension().is_some_and(|e| exts.iter().any(|x| e == *x)) && !skip(&p) {
             out.push(p);
         }
     }
@@ -398,6 +409,16 @@ pub fn assert_no_differences_everywhere(
 pub fn own_litmus_files(skip: &dyn Fn(&Path) -> bool) -> Vec<PathBuf> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let mut files = Vec::new();
+    for d in own_test_dirs() {
+        litmus_files_below(&d, skip, &mut files);
+    }
+    litmus_files_below(&root.join("examples"), skip, &mut files);
+    files
+}
+
+/// The repository's own test folders (`tests/litmus*`), sorted.
+pub fn own_test_dirs() -> Vec<PathBuf> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let mut dirs: Vec<PathBuf> = std::fs::read_dir(root.join("tests"))
         .unwrap()
         .map(|e| e.unwrap().path())
@@ -408,11 +429,7 @@ pub fn own_litmus_files(skip: &dyn Fn(&Path) -> bool) -> Vec<PathBuf> {
         })
         .collect();
     dirs.sort();
-    for d in dirs {
-        litmus_files_below(&d, skip, &mut files);
-    }
-    litmus_files_below(&root.join("examples"), skip, &mut files);
-    files
+    dirs
 }
 
 /// (condition holds, race-free) of the test at `path` under `vulkan`.
@@ -441,4 +458,91 @@ pub fn parse_spvasm(text: &str) -> Result<vkmm::ir::Program, String> {
 /// The line (1-based) of `text` that starts with `prefix`.
 pub fn line_starting(text: &str, prefix: &str) -> usize {
     text.lines().position(|l| l.starts_with(prefix)).unwrap() + 1
+}
+
+/// What the outcome-directed verdict walk (`directed`) and the full walk
+/// (`full`), both asked for the condition only, disagree on
+/// (tests/condition_directed.rs): the directed walk must be on (a
+/// quantified condition), give the full walk's verdict wherever the full
+/// walk decides, be complete wherever it is, cut the same paths, and
+/// evaluate no more candidates.
+pub fn directed_differences(
+    name: &str,
+    full: &vkmm::analysis::LitmusOutcome,
+    directed: &vkmm::analysis::LitmusOutcome,
+) -> Vec<String> {
+    let mut out = Vec::new();
+    // A walk the clock stopped proves nothing either way.
+    let timeout = Some(vkmm::engine::LimitKind::Timeout);
+    if full.stopped_by == timeout || directed.stopped_by == timeout {
+        return out;
+    }
+    if directed.condition_only != full.quantifier.is_some() || full.condition_only {
+        out.push(format!(
+            "{name}: condition_only {} / {} with quantifier {:?}",
+            full.condition_only, directed.condition_only, full.quantifier
+        ));
+    }
+    let (f, d) = (
+        full.holds(Property::Condition),
+        directed.holds(Property::Condition),
+    );
+    if (f.is_some() || !full.truncated) && f != d {
+        out.push(format!(
+            "{name}: condition: full walk {f:?}, directed {d:?} (full truncated: {}, directed truncated: {})",
+            full.truncated, directed.truncated
+        ));
+    }
+    if !full.truncated && directed.truncated {
+        out.push(format!(
+            "{name}: the directed walk is truncated, the full one is not"
+        ));
+    }
+    if full.cut_paths != directed.cut_paths {
+        out.push(format!(
+            "{name}: cut paths {} / {}",
+            full.cut_paths, directed.cut_paths
+        ));
+    }
+    if directed.executions + directed.partial_evaluations
+        > full.executions + full.partial_evaluations
+    {
+        out.push(format!(
+            "{name}: {} + {} evaluations, the full walk {} + {}",
+            directed.executions,
+            directed.partial_evaluations,
+            full.executions,
+            full.partial_evaluations
+        ));
+    }
+    out
+}
+
+/// `text` (a generated litmus test ending in an `exists` line) with each
+/// of the three quantifiers, both walks asked for the condition only
+/// under `session` (the limits of the generator's test): what they
+/// disagree on ([`directed_differences`]).
+pub fn directed_agrees_on_quantifiers(text: &str, session: &vkmm::Session) -> Vec<String> {
+    let Some(at) = text.rfind("exists") else {
+        return vec![format!("no exists line:\n{text}")];
+    };
+    let mut out = Vec::new();
+    for q in ["exists", "~exists", "forall"] {
+        let variant = format!("{}{q}{}", &text[..at], &text[at + "exists".len()..]);
+        let run = |directed: bool| {
+            let s = session
+                .with_decide(Some(Property::Condition))
+                .outcome_directed(directed);
+            match s.check_text("generated.litmus", &variant) {
+                Ok(vkmm::Checked::Litmus(o)) => *o,
+                Ok(_) => panic!("not a litmus test:\n{variant}"),
+                Err(e) => panic!("{e}\n{variant}"),
+            }
+        };
+        let (full, directed) = (run(false), run(true));
+        for d in directed_differences(&format!("generated ({q})"), &full, &directed) {
+            out.push(format!("{d}\n{variant}"));
+        }
+    }
+    out
 }

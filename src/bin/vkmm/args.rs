@@ -88,8 +88,8 @@ pub struct LimitArgs {
     pub timeout: Option<std::time::Duration>,
     /// `reference`: every search lever off, as --no-spin-reduction
     /// --no-rmw-filter --no-termination-shortcuts --no-specialise
-    /// --no-lazy-checks --no-path-pruning --no-order-pruning together,
-    /// with the latest-own-write filter off
+    /// --no-lazy-checks --no-path-pruning --no-order-pruning
+    /// --no-outcome-directed together, with the latest-own-write filter off
     /// (the reference enumeration, the oracle of the differential tests).
     #[arg(long, value_enum, default_value_t = Engine::Default)]
     pub engine: Engine,
@@ -128,6 +128,13 @@ pub struct LimitArgs {
     /// (the reference search; the same answers, more candidates).
     #[arg(long)]
     pub no_order_pruning: bool,
+    /// Evaluate every candidate until the verdict is known where only the
+    /// condition (suites deciding `condition`) or the final states
+    /// (`refines`) are asked, instead of skipping candidates whose final
+    /// state is known before their evaluation and recorded already or
+    /// unable to decide the condition (the full walk).
+    #[arg(long)]
+    pub no_outcome_directed: bool,
     /// The most paths one thread may have; past it the answer is undecided
     /// (exit code 3).
     #[arg(long, value_name = "N", default_value_t = vkmm::engine::DEFAULT_MAX_PATHS, value_parser = clap::value_parser!(u32).range(1..).map(|n| n as usize))]
@@ -158,6 +165,7 @@ impl LimitArgs {
             .lazy_checks(!self.no_lazy_checks)
             .path_pruning(!self.no_path_pruning)
             .order_pruning(!self.no_order_pruning)
+            .outcome_directed(!self.no_outcome_directed)
             .max_paths(self.max_paths)
             .max_writes(self.max_writes)
             .max_memory((self.max_memory > 0).then_some((self.max_memory as usize) << 20));
