@@ -98,7 +98,7 @@ fn an_out_of_bounds_branch_never_taken_is_no_undefined_behaviour() {
     assert!(!vkmm::report::text::litmus(&o).contains("Undefined behaviour"));
     // The sites exist (the lowering met the stores), untaken.
     let program = Session::new()
-        .load_file(&file("oob-not-taken.spvasm"))
+        .load_file(file("oob-not-taken.spvasm"))
         .unwrap();
     assert_eq!(program.out_of_bounds.len(), 2);
     // With the flag set every execution takes the branch: both stores
