@@ -622,7 +622,10 @@ impl Outcomes<'_> {
         self.divergent
             .iter()
             .all(|d| self.barrier_divergence.contains(d))
-            && self.taken.iter().all(|&k| self.site_executions[k] > 0)
+            && self
+                .taken
+                .iter()
+                .all(|&k| self.site_executions.get(k).is_some_and(|&n| n > 0))
     }
 }
 
@@ -670,7 +673,7 @@ struct Outcomes<'p> {
     /// Per site: its access (the sites of one instruction in every
     /// invocation are one access), and per access the executions that
     /// make it.
-    access_of: Vec<usize>,
+    access_of: std::sync::Arc<Vec<usize>>,
     access_executions: Vec<u64>,
     undefined: Undefined,
     /// The final states of executions with undefined behaviour.
@@ -694,18 +697,39 @@ fn accesses_of(program: &Program) -> Vec<usize> {
 
 /// The out-of-bounds sites (indices into [`Program::out_of_bounds`]) the
 /// paths of `sk` take: their marker register is nonzero at the end.
+///
+/// A path's registers are sorted by name (`engine::trace`), so a thread's
+/// marker registers are one run found by bisection: the check costs a
+/// few comparisons per thread with sites, not a scan of every register.
 pub(crate) fn out_of_bounds_taken(program: &Program, sk: &Skeleton) -> Vec<usize> {
-    program
-        .out_of_bounds
-        .iter()
-        .enumerate()
-        .filter(|(_, site)| {
-            sk.registers[site.thread]
+    let sites = &program.out_of_bounds;
+    if sites.is_empty() {
+        return Vec::new();
+    }
+    let prefix = crate::ir::OutOfBounds::PREFIX;
+    let mut taken = Vec::new();
+    let mut thread = usize::MAX;
+    let mut marked: &[(String, RegValue)] = &[];
+    for (k, site) in sites.iter().enumerate() {
+        if site.thread != thread {
+            thread = site.thread;
+            let regs = &sk.registers[thread];
+            debug_assert!(regs.is_sorted_by(|a, b| a.0 <= b.0));
+            let start = regs.partition_point(|(r, _)| r.as_str() < prefix);
+            let len = regs[start..]
                 .iter()
-                .any(|(r, v)| *r == site.register && !matches!(v, RegValue::Const(0)))
-        })
-        .map(|(k, _)| k)
-        .collect()
+                .take_while(|(r, _)| r.starts_with(prefix))
+                .count();
+            marked = &regs[start..start + len];
+        }
+        if marked
+            .iter()
+            .any(|(r, v)| *r == site.register && !matches!(v, RegValue::Const(0)))
+        {
+            taken.push(k);
+        }
+    }
+    taken
 }
 
 impl Visitor for Outcomes<'_> {
@@ -834,6 +858,9 @@ impl Visitor for Outcomes<'_> {
             let undefined = !self.taken.is_empty();
             if undefined {
                 self.undefined.executions += 1;
+                let n = program.out_of_bounds.len();
+                self.site_executions.resize(n, 0);
+                self.access_executions.resize(n, 0);
                 for &k in &self.taken {
                     self.site_executions[k] += 1;
                 }
@@ -906,6 +933,16 @@ impl Visitor for Outcomes<'_> {
     }
 }
 
+/// Adds `from` to `to` item by item (the shorter one counts 0 past its end).
+fn add_counts(to: &mut Vec<u64>, from: Vec<u64>) {
+    if to.len() < from.len() {
+        to.resize(from.len(), 0);
+    }
+    for (n, m) in to.iter_mut().zip(from) {
+        *n += m;
+    }
+}
+
 /// Appends to `to` the items of `from` it does not hold yet, in order.
 fn append_new<T: PartialEq>(to: &mut Vec<T>, from: Vec<T>) {
     for x in from {
@@ -947,9 +984,12 @@ impl<'p> Outcomes<'p> {
             barrier_divergence: Vec::new(),
             barrier_stalls: Vec::new(),
             taken: Vec::new(),
-            site_executions: vec![0; program.out_of_bounds.len()],
-            access_of: accesses_of(program),
-            access_executions: vec![0; program.out_of_bounds.len()],
+            // Sized at the first execution with undefined behaviour; the
+            // accesses are computed once per listing ([`check_one`]) and
+            // shared by its parts.
+            site_executions: Vec::new(),
+            access_of: Default::default(),
+            access_executions: Vec::new(),
             undefined: Undefined::default(),
             undefined_states: BTreeMap::new(),
         }
@@ -1012,6 +1052,7 @@ impl Split for Outcomes<'_> {
             shown_regs: self.shown_regs.clone(),
             shown_locs: self.shown_locs.clone(),
             shown_memory: self.shown_memory.clone(),
+            access_of: self.access_of.clone(),
             ..Outcomes::empty(self.program)
         })
     }
@@ -1036,16 +1077,8 @@ impl Split for Outcomes<'_> {
         }
         append_new(&mut self.barrier_divergence, part.barrier_divergence);
         append_new(&mut self.barrier_stalls, part.barrier_stalls);
-        for (n, m) in self.site_executions.iter_mut().zip(part.site_executions) {
-            *n += m;
-        }
-        for (n, m) in self
-            .access_executions
-            .iter_mut()
-            .zip(part.access_executions)
-        {
-            *n += m;
-        }
+        add_counts(&mut self.site_executions, part.site_executions);
+        add_counts(&mut self.access_executions, part.access_executions);
         for (st, n) in part.undefined_states {
             *self.undefined_states.entry(st).or_insert(0) += n;
         }
@@ -1182,6 +1215,7 @@ fn check_one(
         shown_regs,
         shown_memory: shown_memory(program, &shown_locs),
         shown_locs,
+        access_of: std::sync::Arc::new(accesses_of(program)),
         ..Outcomes::empty(program)
     };
     v.states_only = decide == Some(Property::States);

@@ -1890,6 +1890,22 @@ impl<'a> Gen<'a> {
             Home::Mem { var, .. } | Home::Regs { var, .. } => var.clone(),
         };
         let in_memory = matches!(p.home, Home::Mem { .. });
+        // The variable's bytes: its type's size (padding at the end
+        // included), at least its cells' (a runtime array's @Input).
+        // An offset outside them is out of bounds; one inside that names
+        // no cell (padding, the middle of a cell) is no access, unmarked.
+        let extent = targets
+            .iter()
+            .map(|(c, s, _)| c + i64::from(*s))
+            .chain(
+                self.m
+                    .globals
+                    .iter()
+                    .find(|g| g.id == var)
+                    .and_then(|g| self.m.size_of(&g.pointee)),
+            )
+            .max()
+            .unwrap_or(0);
         // The cells an offset held in a register may name: cells of the
         // access's size, and in memory every multiple of the size other
         // cells cover (`bytes::mixed_candidates`).
@@ -1917,6 +1933,7 @@ impl<'a> Gen<'a> {
             Operand::Const(o) if p.runtime => {
                 match candidates().into_iter().find(|(c, _)| *c == o + rel) {
                     Some((_, pieces)) => f(self, &pieces),
+                    None if (0..extent).contains(&(o + rel)) => Ok(()),
                     None => {
                         if let Home::Mem { var, instance } = &p.home
                             && self.mem.out_of_bounds == crate::frontend::OutOfBoundsReading::Flat
@@ -1971,7 +1988,25 @@ impl<'a> Gen<'a> {
                     );
                     labelled.push((l, pieces));
                 }
-                // No case: the offset names no cell (out of bounds).
+                // No case: the offset names no cell; out of bounds when it
+                // is outside the variable's bytes (else padding: nothing).
+                let oob = self.fresh_label();
+                self.branch(
+                    Cmp::Lt,
+                    Operand::Reg(r.clone()),
+                    Operand::Const(-rel),
+                    &oob,
+                    &src,
+                );
+                self.branch(
+                    Cmp::Ge,
+                    Operand::Reg(r.clone()),
+                    Operand::Const(extent - rel),
+                    &oob,
+                    &src,
+                );
+                self.goto(&end, &src);
+                self.label(&oob, &src);
                 self.mark_out_of_bounds(&var, inst);
                 self.goto(&end, &src);
                 for (l, pieces) in labelled {
