@@ -35,6 +35,7 @@ fn bench(c: &mut Criterion) {
     let model = vkmm::model::load("opencl").unwrap();
     let options = Options {
         local_memory: LocalMemory::Shared,
+        ..Options::default()
     };
     let mut group = c.benchmark_group("dat3m-opencl");
     group.sample_size(10);

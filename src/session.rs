@@ -298,6 +298,14 @@ impl Session {
         self
     }
 
+    /// What a SPIR-V access whose runtime index names no cell does:
+    /// undefined behaviour, reported (the default), or Dat3M's flat memory
+    /// (docs/format-spirv.md, "Out-of-bounds accesses").
+    pub fn out_of_bounds(mut self, reading: crate::frontend::OutOfBoundsReading) -> Session {
+        self.options.out_of_bounds = reading;
+        self
+    }
+
     /// Stop each litmus check as soon as `property` is decided (suites of
     /// expected verdicts; the state list is then partial).
     pub fn decide(mut self, property: Option<Property>) -> Session {

@@ -59,14 +59,19 @@ fn disagreements(
             .unwrap()
             .to_string_lossy()
             .replace('\\', "/");
-        let program =
-            match vkmm::frontend::load_with(Path::new(&row.path), Options { local_memory }) {
-                Ok(p) => p,
-                Err(e) => {
-                    out.push(format!("{rel}: {property:?} (error: {e})"));
-                    continue;
-                }
-            };
+        let program = match vkmm::frontend::load_with(
+            Path::new(&row.path),
+            Options {
+                local_memory,
+                ..Options::default()
+            },
+        ) {
+            Ok(p) => p,
+            Err(e) => {
+                out.push(format!("{rel}: {property:?} (error: {e})"));
+                continue;
+            }
+        };
         match check_litmus(&rel, &program, &model, Limits::default(), Some(property)) {
             Ok(o) if o.holds(property) == Some(row.holds) => {}
             Ok(o) => out.push(format!(

@@ -205,7 +205,12 @@ fn a_decided_property_stops_every_part() {
     )
     .unwrap();
     let run = |threads: usize, decide: Option<Property>| {
-        let s = Session::new().threads(threads).decide(decide);
+        // The full walk: the outcome-directed one would evaluate only
+        // witnesses, and this test needs candidates before the witness.
+        let s = Session::new()
+            .threads(threads)
+            .decide(decide)
+            .outcome_directed(false);
         match pool(threads).install(|| s.check_file(&path)).unwrap() {
             Checked::Litmus(o) => o,
             _ => panic!("a litmus test"),

@@ -295,6 +295,7 @@ fn all_cases(top: File) -> Vec<Case> {
     if let Some(dir) = common::corpus("dat3m-opencl") {
         let shared = Options {
             local_memory: LocalMemory::Shared,
+            ..Options::default()
         };
         let flipped: &[&str] = match top {
             File::TotalSc => &["overhauling/example10.litmus"],

@@ -11,7 +11,10 @@ fuzz_target!(|data: &[u8]| {
         return;
     };
     for local_memory in [LocalMemory::PerWorkgroup, LocalMemory::Shared] {
-        let options = Options { local_memory };
+        let options = Options {
+            local_memory,
+            ..Options::default()
+        };
         if let Ok(program) = opencl_litmus::parse_with("fuzz.litmus", text, options) {
             let _ = vkmm::engine::Explorer::new(&program, vkmm::engine::Limits::default());
         }

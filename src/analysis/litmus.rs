@@ -84,6 +84,83 @@ pub struct AttributionCount {
 /// A final state: `(name, value)` pairs, registers as `P0:r1` then locations.
 pub type FinalState = Vec<(String, i64)>;
 
+/// Undefined behaviour in the consistent filtered executions seen: the
+/// executions that access out of bounds (a path through a site of
+/// [`Program::out_of_bounds`]). SPIR-V, OpAccessChain, of each index: "if
+/// indexing into a vector, array, or matrix, with the result type being a
+/// logical pointer type, causes undefined behavior if not in bounds". Such
+/// an execution promises nothing: the accesses vkmm lists for it are the
+/// in-bounds ones, and a verdict that rests on it is no verdict
+/// ([`LitmusOutcome::rests_on_undefined`]; docs/reading-output.md).
+#[derive(Clone, Debug, Default, serde::Serialize)]
+pub struct Undefined {
+    /// Executions with an out-of-bounds access.
+    pub executions: u64,
+    /// Each out-of-bounds site some execution takes, in site order.
+    pub out_of_bounds: Vec<OutOfBoundsAccess>,
+    /// The final states such executions reach, with how many of them reach
+    /// each (JSON as `states`).
+    #[serde(serialize_with = "ser_states")]
+    pub states: Vec<(FinalState, u64)>,
+    /// Whether the condition's verdict rests on them (set with the
+    /// verdicts: [`LitmusOutcome::rests_on_undefined`]).
+    pub condition: bool,
+    /// Whether the race verdict rests on them.
+    pub races: bool,
+    /// Executions without undefined behaviour satisfying / not satisfying
+    /// the condition's expression, and whether one of them races: the
+    /// witnesses that settle a verdict whatever the others do.
+    #[serde(skip)]
+    pub(crate) defined_positive: u64,
+    #[serde(skip)]
+    pub(crate) defined_negative: u64,
+    #[serde(skip)]
+    pub(crate) defined_racy: bool,
+}
+
+impl Undefined {
+    pub fn is_empty(&self) -> bool {
+        self.executions == 0
+    }
+
+    /// Adds another part's (or attribution's) counts.
+    fn add(&mut self, other: Undefined) {
+        self.executions += other.executions;
+        for a in other.out_of_bounds {
+            match self.out_of_bounds.iter_mut().find(|b| {
+                (&b.variable, b.line, &b.instruction) == (&a.variable, a.line, &a.instruction)
+            }) {
+                Some(b) => {
+                    b.executions += a.executions;
+                    append_new(&mut b.threads, a.threads);
+                }
+                None => self.out_of_bounds.push(a),
+            }
+        }
+        let mut states: BTreeMap<FinalState, u64> =
+            std::mem::take(&mut self.states).into_iter().collect();
+        for (st, n) in other.states {
+            *states.entry(st).or_insert(0) += n;
+        }
+        self.states = states.into_iter().collect();
+        self.defined_positive += other.defined_positive;
+        self.defined_negative += other.defined_negative;
+        self.defined_racy |= other.defined_racy;
+    }
+}
+
+/// An out-of-bounds access some execution seen makes: the variable, the
+/// instruction and its line, the invocations that make it (`P1 (wg 0,0,0
+/// lid 1,0,0)`), and how many executions seen make it (in any of them).
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct OutOfBoundsAccess {
+    pub variable: String,
+    pub instruction: String,
+    pub line: usize,
+    pub threads: Vec<String>,
+    pub executions: u64,
+}
+
 fn ser_states<S: serde::Serializer>(states: &[(FinalState, u64)], s: S) -> Result<S::Ok, S::Error> {
     use serde::ser::SerializeSeq;
     let mut seq = s.serialize_seq(Some(states.len()))?;
@@ -179,9 +256,37 @@ pub struct LitmusOutcome {
     /// were run; the answers are the union over them.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub attributions: Option<AttributionCount>,
+    /// Executions seen with undefined behaviour (out-of-bounds accesses).
+    #[serde(skip_serializing_if = "Undefined::is_empty")]
+    pub undefined: Undefined,
 }
 
 impl LitmusOutcome {
+    /// Whether the verdict on `property` rests on executions with
+    /// undefined behaviour: a verdict every execution must uphold
+    /// (`exists` fails, `~exists` or `forall` holds, race-free) when some
+    /// execution seen has undefined behaviour (it promises nothing, so it
+    /// may break the claim); a verdict a witness settles (`exists` holds,
+    /// `~exists` or `forall` fails, a race) when every witness seen has
+    /// it; an undecided verdict when some execution seen has it.
+    pub fn rests_on_undefined(&self, property: Property) -> bool {
+        let u = &self.undefined;
+        if u.is_empty() {
+            return false;
+        }
+        match (property, self.holds(property)) {
+            (Property::Condition, Some(h)) => match (self.quantifier, h) {
+                (Some(Quantifier::Exists), true) | (Some(Quantifier::NotExists), false) => {
+                    u.defined_positive == 0
+                }
+                (Some(Quantifier::Forall), false) => u.defined_negative == 0,
+                _ => true,
+            },
+            (Property::Races, Some(false)) => !u.defined_racy,
+            _ => true,
+        }
+    }
+
     /// Whether every answer is decided: the walk listed every state (or a
     /// suite stopped it once its property was decided) and neither verdict
     /// depends on executions the unrolling bound cut or the limit left unseen.
@@ -676,11 +781,16 @@ impl Outcomes<'_> {
         may
     }
 
-    /// Whether the current skeleton's barrier divergences are all recorded.
+    /// Whether the current skeleton's barrier divergences and
+    /// out-of-bounds sites are all recorded.
     fn divergence_recorded(&self) -> bool {
         self.divergent
             .iter()
             .all(|d| self.barrier_divergence.contains(d))
+            && self
+                .taken
+                .iter()
+                .all(|&k| self.site_executions.get(k).is_some_and(|&n| n > 0))
     }
 }
 
@@ -729,6 +839,71 @@ struct Outcomes<'p> {
     skeleton_state: Option<(Vec<i64>, Vec<i64>)>,
     barrier_divergence: Vec<String>,
     barrier_stalls: Vec<String>,
+    /// The out-of-bounds sites the current skeleton's paths take (indices
+    /// into [`Program::out_of_bounds`]).
+    taken: Vec<usize>,
+    /// Per site: the executions that take it.
+    site_executions: Vec<u64>,
+    /// Per site: its access (the sites of one instruction in every
+    /// invocation are one access), and per access the executions that
+    /// make it.
+    access_of: std::sync::Arc<Vec<usize>>,
+    access_executions: Vec<u64>,
+    undefined: Undefined,
+    /// The final states of executions with undefined behaviour.
+    undefined_states: BTreeMap<FinalState, u64>,
+}
+
+/// Per site of [`Program::out_of_bounds`], its access: the first site of
+/// the same variable and instruction (one per invocation that may make it).
+fn accesses_of(program: &Program) -> Vec<usize> {
+    let sites = &program.out_of_bounds;
+    sites
+        .iter()
+        .map(|s| {
+            sites
+                .iter()
+                .position(|o| o.variable == s.variable && o.source == s.source)
+                .unwrap_or(0)
+        })
+        .collect()
+}
+
+/// The out-of-bounds sites (indices into [`Program::out_of_bounds`]) the
+/// paths of `sk` take: their marker register is nonzero at the end.
+///
+/// A path's registers are sorted by name (`engine::trace`), so a thread's
+/// marker registers are one run found by bisection: the check costs a
+/// few comparisons per thread with sites, not a scan of every register.
+pub(crate) fn out_of_bounds_taken(program: &Program, sk: &Skeleton) -> Vec<usize> {
+    let sites = &program.out_of_bounds;
+    if sites.is_empty() {
+        return Vec::new();
+    }
+    let prefix = crate::ir::OutOfBounds::PREFIX;
+    let mut taken = Vec::new();
+    let mut thread = usize::MAX;
+    let mut marked: &[(String, RegValue)] = &[];
+    for (k, site) in sites.iter().enumerate() {
+        if site.thread != thread {
+            thread = site.thread;
+            let regs = &sk.registers[thread];
+            debug_assert!(regs.is_sorted_by(|a, b| a.0 <= b.0));
+            let start = regs.partition_point(|(r, _)| r.as_str() < prefix);
+            let len = regs[start..]
+                .iter()
+                .take_while(|(r, _)| r.starts_with(prefix))
+                .count();
+            marked = &regs[start..start + len];
+        }
+        if marked
+            .iter()
+            .any(|(r, v)| *r == site.register && !matches!(v, RegValue::Const(0)))
+        {
+            taken.push(k);
+        }
+    }
+    taken
 }
 
 impl Visitor for Outcomes<'_> {
@@ -753,6 +928,7 @@ impl Visitor for Outcomes<'_> {
     /// barrier divergence).
     fn wants(&mut self, sk: &Skeleton) -> bool {
         self.divergent = super::barriers::describe_divergent(self.program, sk);
+        self.taken = out_of_bounds_taken(self.program, sk);
         self.skeleton_state = None;
         if !self.states_only {
             return true;
@@ -856,14 +1032,35 @@ impl Visitor for Outcomes<'_> {
                 let regs = state[..self.shown_regs.len()].iter().map(|(_, v)| *v);
                 self.seen.insert((regs.collect(), mem.clone()));
             }
+            let undefined = !self.taken.is_empty();
+            if undefined {
+                self.undefined.executions += 1;
+                let n = program.out_of_bounds.len();
+                self.site_executions.resize(n, 0);
+                self.access_executions.resize(n, 0);
+                for &k in &self.taken {
+                    self.site_executions[k] += 1;
+                }
+                let mut accesses: Vec<usize> =
+                    self.taken.iter().map(|&k| self.access_of[k]).collect();
+                accesses.sort_unstable();
+                accesses.dedup();
+                for a in accesses {
+                    self.access_executions[a] += 1;
+                }
+                *self.undefined_states.entry(state.clone()).or_insert(0) += 1;
+            }
             *self.states.entry(state).or_insert(0) += 1;
             if cond.is_none_or(|c| c.expr.eval(&value)) {
                 self.positive += 1;
+                self.undefined.defined_positive += u64::from(!undefined);
             } else {
                 self.negative += 1;
+                self.undefined.defined_negative += u64::from(!undefined);
             }
             if eval.flags().next().is_some() {
                 self.racy = true;
+                self.undefined.defined_racy |= !undefined;
                 if let Some(Value::Rel(dr)) = self.races_binding.and_then(|b| eval.lookup(b)) {
                     for (a, b) in dr.pairs().filter(|(a, b)| a < b) {
                         let (ea, eb) = (&sk.events[a], &sk.events[b]);
@@ -890,12 +1087,17 @@ impl Visitor for Outcomes<'_> {
                     }
                 }
             }
+            // Only a witness without undefined behaviour settles a verdict
+            // (one with it promises nothing: the walk goes on).
+            let u = &self.undefined;
             let decided = match self.decide {
-                Some(Property::Races) => self.racy,
+                Some(Property::Races) => u.defined_racy,
                 Some(Property::Termination) | Some(Property::States) => false,
                 Some(Property::Condition) => match quantifier {
-                    Some(Quantifier::Exists) | Some(Quantifier::NotExists) => self.positive > 0,
-                    Some(Quantifier::Forall) => self.negative > 0,
+                    Some(Quantifier::Exists) | Some(Quantifier::NotExists) => {
+                        u.defined_positive > 0
+                    }
+                    Some(Quantifier::Forall) => u.defined_negative > 0,
                     None => false,
                 },
                 None => false,
@@ -905,6 +1107,16 @@ impl Visitor for Outcomes<'_> {
             }
         }
         Ok(ControlFlow::Continue(()))
+    }
+}
+
+/// Adds `from` to `to` item by item (the shorter one counts 0 past its end).
+fn add_counts(to: &mut Vec<u64>, from: Vec<u64>) {
+    if to.len() < from.len() {
+        to.resize(from.len(), 0);
+    }
+    for (n, m) in to.iter_mut().zip(from) {
+        *n += m;
     }
 }
 
@@ -950,7 +1162,60 @@ impl<'p> Outcomes<'p> {
             skeleton_state: None,
             barrier_divergence: Vec::new(),
             barrier_stalls: Vec::new(),
+            taken: Vec::new(),
+            // Sized at the first execution with undefined behaviour; the
+            // accesses are computed once per listing ([`check_one`]) and
+            // shared by its parts.
+            site_executions: Vec::new(),
+            access_of: Default::default(),
+            access_executions: Vec::new(),
+            undefined: Undefined::default(),
+            undefined_states: BTreeMap::new(),
         }
+    }
+
+    /// What the walk found of undefined behaviour, its sites listed.
+    fn take_undefined(&mut self) -> Undefined {
+        let mut u = std::mem::take(&mut self.undefined);
+        u.states = std::mem::take(&mut self.undefined_states)
+            .into_iter()
+            .collect();
+        let program = self.program;
+        for (a, &n) in self.access_executions.iter().enumerate() {
+            if n == 0 {
+                continue;
+            }
+            let mut threads = Vec::new();
+            let mut first = None;
+            for (k, site) in program.out_of_bounds.iter().enumerate() {
+                if self.access_of[k] != a || self.site_executions[k] == 0 {
+                    continue;
+                }
+                first.get_or_insert(site);
+                let id = program.threads[site.thread].id;
+                threads.push(
+                    match program
+                        .symbols
+                        .threads
+                        .get(site.thread)
+                        .and_then(|s| s.label.as_deref())
+                    {
+                        Some(label) => format!("P{id} ({label})"),
+                        None => format!("P{id}"),
+                    },
+                );
+            }
+            if let Some(site) = first {
+                u.out_of_bounds.push(OutOfBoundsAccess {
+                    variable: site.variable.clone(),
+                    instruction: site.source.text.clone(),
+                    line: site.source.line,
+                    threads,
+                    executions: n,
+                });
+            }
+        }
+        u
     }
 }
 
@@ -966,6 +1231,7 @@ impl Split for Outcomes<'_> {
             shown_regs: self.shown_regs.clone(),
             shown_locs: self.shown_locs.clone(),
             shown_memory: self.shown_memory.clone(),
+            access_of: self.access_of.clone(),
             ..Outcomes::empty(self.program)
         })
     }
@@ -990,6 +1256,12 @@ impl Split for Outcomes<'_> {
         }
         append_new(&mut self.barrier_divergence, part.barrier_divergence);
         append_new(&mut self.barrier_stalls, part.barrier_stalls);
+        add_counts(&mut self.site_executions, part.site_executions);
+        add_counts(&mut self.access_executions, part.access_executions);
+        for (st, n) in part.undefined_states {
+            *self.undefined_states.entry(st).or_insert(0) += n;
+        }
+        self.undefined.add(part.undefined);
     }
 }
 
@@ -1042,6 +1314,8 @@ pub fn check_litmus_with_progress(
     // executions seen.
     o.condition_holds = o.holds(Property::Condition);
     o.race_free = o.holds(Property::Races);
+    o.undefined.condition = o.quantifier.is_some() && o.rests_on_undefined(Property::Condition);
+    o.undefined.races = !o.states_only && o.rests_on_undefined(Property::Races);
     Ok(o)
 }
 
@@ -1087,6 +1361,7 @@ fn join(mut o: LitmusOutcome, a: LitmusOutcome) -> LitmusOutcome {
             o.barrier_stalls.push(d);
         }
     }
+    o.undefined.add(a.undefined);
     o.executions += a.executions;
     o.partial_evaluations += a.partial_evaluations;
     o.consistent += a.consistent;
@@ -1119,6 +1394,7 @@ fn check_one(
         shown_regs,
         shown_memory: shown_memory(program, &shown_locs),
         shown_locs,
+        access_of: std::sync::Arc::new(accesses_of(program)),
         ..Outcomes::empty(program)
     };
     // Only the condition's verdict asked: the outcome-directed walk (a
@@ -1132,6 +1408,7 @@ fn check_one(
             .is_some_and(|c| c.quantifier.is_some());
     v.states_only = decide == Some(Property::States) || v.condition_only;
     let coverage = explore_split(program, &loaded.cat, limits, &mut v, progress)?;
+    let undefined = v.take_undefined();
     let cond = program.condition.as_ref();
     let (positive, negative) = (v.positive, v.negative);
     let observation = if positive > 0 && negative == 0 {
@@ -1182,6 +1459,7 @@ fn check_one(
         time: start.elapsed(),
         warnings: Vec::new(),
         attributions: None,
+        undefined,
     };
     Ok(o)
 }
@@ -1224,6 +1502,7 @@ mod holds_tests {
             time: Duration::ZERO,
             warnings: Vec::new(),
             attributions: None,
+            undefined: Undefined::default(),
         }
     }
 

@@ -41,6 +41,10 @@ pub enum Status {
     /// Not checked: the row asks what vkmm cannot answer yet (termination)
     /// or the file uses a construct outside the IR (named in the detail).
     Unsupported,
+    /// No verdict: it rests on executions with undefined behaviour (an
+    /// out-of-bounds access, [`LitmusOutcome::rests_on_undefined`]); the
+    /// detail names the accesses and the verdict on the in-bounds ones.
+    Undefined,
 }
 
 /// One check of a suite: a CSV row, a `.test` query, or a litmus file.
@@ -90,6 +94,9 @@ pub struct Summary {
     pub failed: Vec<Failure>,
     /// Checks a limit left undecided (counted in `total`, not in `passed`).
     pub undecided: Vec<Failure>,
+    /// Checks whose verdict rests on undefined behaviour (counted in
+    /// `total`, not in `passed`; [`Status::Undefined`]).
+    pub undefined_behaviour: Vec<Failure>,
     pub errors: Vec<FileError>,
     /// Rows not checked: termination rows, constructs outside the IR
     /// (not counted in `total`).
@@ -117,6 +124,7 @@ impl Summary {
             passed: 0,
             failed: Vec::new(),
             undecided: Vec::new(),
+            undefined_behaviour: Vec::new(),
             errors: Vec::new(),
             unsupported: Vec::new(),
             files: outcomes.len(),
@@ -230,6 +238,7 @@ impl Summary {
             Status::Passed => self.passed += 1,
             Status::Failed => self.failed.push(failure()),
             Status::Undecided => self.undecided.push(failure()),
+            Status::Undefined => self.undefined_behaviour.push(failure()),
             Status::Error => self.errors.push(FileError {
                 file: r.file.clone(),
                 error: r.detail.clone().unwrap_or_default(),
@@ -238,7 +247,7 @@ impl Summary {
         }
         if matches!(
             r.status,
-            Status::Passed | Status::Failed | Status::Undecided
+            Status::Passed | Status::Failed | Status::Undecided | Status::Undefined
         ) {
             self.total += 1;
         }
@@ -268,13 +277,14 @@ impl Summary {
     }
 
     /// The process exit code: 2 when some input could not be checked, else
-    /// 1 on a mismatch, else 3 when some answer is undecided, else 0.
+    /// 1 on a mismatch, else 3 when some answer is undecided or rests on
+    /// undefined behaviour, else 0.
     pub fn exit_code(&self) -> i32 {
         if !self.errors.is_empty() {
             2
         } else if !self.failed.is_empty() {
             1
-        } else if !self.undecided.is_empty() {
+        } else if !self.undecided.is_empty() || !self.undefined_behaviour.is_empty() {
             3
         } else {
             0
@@ -458,11 +468,19 @@ fn row_record(item: &SuiteItem, property: Property, actual: String, status: Stat
 fn litmus_record(item: &SuiteItem, o: &LitmusOutcome, property: Property) -> Record {
     let actual = o.holds(property);
     let bounded = o.truncated || o.cut_paths > 0;
-    let status = status_of(item.expected, actual, bounded);
-    let detail = item
+    let mut status = status_of(item.expected, actual, bounded);
+    let mut detail = item
         .expected
         .filter(|_| status != Status::Passed)
         .map(|e| mismatch_detail(o, property, e, actual));
+    if o.rests_on_undefined(property) {
+        status = Status::Undefined;
+        detail = Some(undefined_detail(
+            o,
+            property,
+            item.expected.map(|e| u8::from(e).to_string()),
+        ));
+    }
     let actual = match (actual, item.expected) {
         (Some(h), Some(_)) => u8::from(h).to_string(),
         (Some(true), None) => "Ok".into(),
@@ -641,11 +659,63 @@ impl Summary {
                 if record.status != Status::Passed {
                     record.detail = Some(detail);
                 }
+                if o.rests_on_undefined(p) {
+                    record.status = Status::Undefined;
+                    record.detail = Some(format!(
+                        "bound {}: {}",
+                        row.bound,
+                        undefined_detail(&o, p, Some(row.expected.name().to_string()))
+                    ));
+                }
             }
         }
         self.count(&record);
         self.records.push(record);
     }
+}
+
+/// Why a check has no verdict: the out-of-bounds accesses its verdict
+/// rests on (the first three, with how many executions take each), and
+/// the verdict on the in-bounds accesses.
+pub fn undefined_detail(o: &LitmusOutcome, property: Property, expected: Option<String>) -> String {
+    let u = &o.undefined;
+    let mut sites: Vec<String> = u
+        .out_of_bounds
+        .iter()
+        .take(3)
+        .map(|a| {
+            format!(
+                "{} at {}:{} (`{}`, {}) in {}",
+                a.variable,
+                o.file,
+                a.line,
+                a.instruction,
+                crate::report::text::who(&a.threads),
+                crate::report::text::count(a.executions, "execution", "executions")
+            )
+        })
+        .collect();
+    if u.out_of_bounds.len() > 3 {
+        sites.push(format!("{} more", u.out_of_bounds.len() - 3));
+    }
+    let verdict = match o.holds(property) {
+        Some(true) if property == Property::Races => "race-free".to_string(),
+        Some(false) if property == Property::Races => "races".to_string(),
+        Some(h) => u8::from(h).to_string(),
+        None => "undecided".to_string(),
+    };
+    format!(
+        "{property:?}: undefined behaviour: out-of-bounds access to {} ({} of {} consistent executions{}); on the in-bounds accesses: {verdict}{}",
+        sites.join("; "),
+        u.executions,
+        o.consistent,
+        if o.stopped_early || o.truncated || o.cut_paths > 0 {
+            ", of those seen"
+        } else {
+            ""
+        },
+        expected.map_or(String::new(), |e| format!(" (expected {e})"))
+    )
 }
 
 /// Why a CSV row disagrees: the verdicts, the witnesses and the outcome list.

@@ -139,6 +139,41 @@ impl Format {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
 pub struct Options {
     pub local_memory: LocalMemory,
+    pub out_of_bounds: OutOfBoundsReading,
+}
+
+/// What a SPIR-V access whose runtime index names no cell of its variable
+/// does (docs/format-spirv.md, "Out-of-bounds accesses").
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
+pub enum OutOfBoundsReading {
+    /// Undefined behaviour, as the specification says (SPIR-V, OpAccessChain,
+    /// of each index: "if indexing into a vector, array, or matrix, with the
+    /// result type being a logical pointer type, causes undefined behavior
+    /// if not in bounds"): the path accesses nothing and is marked, and
+    /// every report of an execution taking it says so
+    /// ([`crate::ir::OutOfBounds`]).
+    #[default]
+    Undefined,
+    /// Dat3M's reading: memory is flat, so an element past the end of a
+    /// shared variable (StorageBuffer, Workgroup, ...) is one more location
+    /// of that variable instance, which other invocations' accesses to the
+    /// same element meet. Only offsets the lowering knows (constants and
+    /// builtins, folded per invocation) get such a location; the others
+    /// stay undefined behaviour.
+    Flat,
+}
+
+impl std::str::FromStr for OutOfBoundsReading {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "undefined" => Ok(OutOfBoundsReading::Undefined),
+            "flat" => Ok(OutOfBoundsReading::Flat),
+            _ => Err(format!(
+                "unknown out-of-bounds reading `{s}`: expected `undefined` or `flat`"
+            )),
+        }
+    }
 }
 
 /// What an OpenCL `local` variable named by threads of several workgroups is.
@@ -204,7 +239,7 @@ pub fn load_with(path: &Path, options: Options) -> Result<Program, FrontendError
                 .into(),
     })?;
     if format == Format::SpirvBinary {
-        return load_binary(path, &display);
+        return load_binary(path, &display, options);
     }
     let bytes = std::fs::read(path).map_err(|e| FrontendError {
         file: display.clone(),
@@ -217,7 +252,7 @@ pub fn load_with(path: &Path, options: Options) -> Result<Program, FrontendError
 }
 
 /// A binary module and the header comments of `FILE.spv.headers` beside it.
-fn load_binary(path: &Path, display: &str) -> Result<Program, FrontendError> {
+fn load_binary(path: &Path, display: &str, options: Options) -> Result<Program, FrontendError> {
     let bytes = std::fs::read(path).map_err(|e| FrontendError {
         file: display.to_string(),
         line: 0,
@@ -240,10 +275,11 @@ fn load_binary(path: &Path, display: &str) -> Result<Program, FrontendError> {
             });
         }
     };
-    spirv::parse_binary(
+    spirv::parse_binary_with(
         display,
         &bytes,
         headers.as_deref().map(|h| (sidecar_name.as_str(), h)),
+        options,
     )
 }
 
@@ -272,8 +308,8 @@ pub fn parse_text(
 ) -> Result<Program, FrontendError> {
     let program = match format {
         Format::AlloyTest => alloy_test::parse(name, text),
-        Format::Spirv => spirv::parse(name, text),
-        Format::Glsl => spirv::glsl::parse(name, text),
+        Format::Spirv => spirv::parse_with(name, text, options),
+        Format::Glsl => spirv::glsl::parse_with(name, text, options),
         Format::SpirvBinary => Err(FrontendError {
             file: name.to_string(),
             line: 0,

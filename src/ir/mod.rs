@@ -1214,6 +1214,38 @@ pub struct Program {
     /// alternatives whose answers join this one's ([`attribution`]).
     #[serde(skip_serializing_if = "Attributions::is_empty")]
     pub attributions: Attributions,
+    /// The places where a thread may access out of bounds (SPIR-V,
+    /// OpAccessChain, of each index: "if indexing into a vector, array, or
+    /// matrix, with the result type being a logical pointer type, causes
+    /// undefined behavior if not in bounds"): a path that takes one
+    /// increments the site's marker register, so an execution performs an
+    /// out-of-bounds access when some site's register is nonzero in its
+    /// final registers ([`OutOfBounds`]; docs/reading-output.md).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub out_of_bounds: Vec<OutOfBounds>,
+}
+
+/// One place a thread may access out of bounds: the lowering found no
+/// cell for the offset the access names (a runtime index past the end of
+/// an array, or into padding), and marks the path that gets there with
+/// `register += 1` instead of an access. Undefined behaviour: the
+/// execution promises nothing, and reports say so.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct OutOfBounds {
+    /// Index into `Program::threads`.
+    pub thread: usize,
+    /// The marker register (a name no source register has).
+    pub register: String,
+    /// The variable accessed (`%18`).
+    pub variable: String,
+    /// The access instruction.
+    pub source: SourceSpan,
+}
+
+impl OutOfBounds {
+    /// The prefix of every marker register's name (`#` is in no register
+    /// name a front end reads).
+    pub const PREFIX: &'static str = "oob#";
 }
 
 /// What a test asks.

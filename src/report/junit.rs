@@ -90,6 +90,12 @@ pub fn suite(name: &str, s: &Summary) -> String {
                     ">\n      <failure type=\"undecided\" message=\"undecided: a limit stopped the search\">{detail}</failure>\n    </testcase>"
                 );
             }
+            Status::Undefined => {
+                let _ = writeln!(
+                    x,
+                    ">\n      <failure type=\"undefined\" message=\"undefined behaviour: the verdict rests on executions with an out-of-bounds access\">{detail}</failure>\n    </testcase>"
+                );
+            }
             Status::Error => {
                 let _ = writeln!(
                     x,

@@ -216,6 +216,9 @@ pub fn summary(this: &Summary) -> String {
     for f in &this.undecided {
         let _ = writeln!(s, "UNDECIDED {}: {}", f.file, f.detail);
     }
+    for f in &this.undefined_behaviour {
+        let _ = writeln!(s, "UNDEFINED {}: {}", f.file, f.detail);
+    }
     for e in &this.errors {
         let _ = writeln!(s, "ERROR {}", e.error);
     }
@@ -234,22 +237,30 @@ pub fn summary(this: &Summary) -> String {
         let n = |st: Status| rows.iter().filter(|r| r.status == st).count();
         let _ = writeln!(
             s,
-            "{group} rows: {} passed, {} failed, {} undecided, {} unsupported, {} errors",
+            "{group} rows: {} passed, {} failed, {} undecided, {}{} unsupported, {} errors",
             n(Status::Passed),
             n(Status::Failed),
             n(Status::Undecided),
+            match n(Status::Undefined) {
+                0 => String::new(),
+                k => format!("{k} undefined behaviour, "),
+            },
             n(Status::Unsupported),
             n(Status::Error)
         );
     }
     let _ = writeln!(
         s,
-        "{}, {}: {} passed, {} failed, {} undecided, {} in {:.1} ms",
+        "{}, {}: {} passed, {} failed, {} undecided, {}{} in {:.1} ms",
         count((this.files + this.errors.len()) as u64, "file", "files"),
         count(this.total as u64, "check", "checks"),
         this.passed,
         this.failed.len(),
         this.undecided.len(),
+        match this.undefined_behaviour.len() {
+            0 => String::new(),
+            k => format!("{k} undefined behaviour, "),
+        },
         count(this.errors.len() as u64, "error", "errors"),
         this.time.as_secs_f64() * 1000.0
     );
@@ -346,7 +357,12 @@ pub fn litmus(o: &LitmusOutcome) -> String {
             "Condition only (outcome-directed): executions whose final state could not decide the verdict were skipped; the states and counts are the witnesses evaluated, not every reachable state"
         );
     }
-    if o.race_free == Some(true) {
+    if o.race_free == Some(true) && o.undefined.races {
+        let _ = writeln!(
+            s,
+            "Data races: none among the in-bounds accesses (no verdict: undefined behaviour, below)"
+        );
+    } else if o.race_free == Some(true) {
         let _ = writeln!(s, "Data races: none");
     } else if o.race_free.is_none() && o.condition_only {
         let _ = writeln!(
@@ -388,6 +404,7 @@ pub fn litmus(o: &LitmusOutcome) -> String {
         attributions(&mut s, a, o.stopped_early);
     }
     barrier_divergence(&mut s, &o.barrier_divergence);
+    undefined_behaviour(&mut s, o);
     if !o.barrier_stalls.is_empty() {
         let _ = writeln!(
             s,
@@ -474,6 +491,65 @@ fn attributions(s: &mut String, a: crate::analysis::AttributionCount, stopped_ea
             crate::ir::MAX_ATTRIBUTIONS
         );
     }
+}
+
+/// The `Undefined behaviour` lines, if some execution seen accesses out
+/// of bounds: how many executions, whether the verdicts rest on them, each
+/// access with how many executions take it, and the states they reach.
+fn undefined_behaviour(s: &mut String, o: &LitmusOutcome) {
+    let u = &o.undefined;
+    if u.is_empty() {
+        return;
+    }
+    let seen = if o.stopped_early || o.truncated || o.cut_paths > 0 {
+        " seen"
+    } else {
+        ""
+    };
+    let mut rests = Vec::new();
+    if u.condition {
+        rests.push("the condition's verdict");
+    }
+    if u.races {
+        rests.push("the race verdict");
+    }
+    let _ = writeln!(
+        s,
+        "Undefined behaviour: out-of-bounds access in {} of {} consistent executions{seen} (SPIR-V: \"causes undefined behavior if not in bounds\"; vkmm makes only their in-bounds accesses){}:",
+        u.executions,
+        o.consistent,
+        if rests.is_empty() {
+            "; the verdicts do not rest on them (a witness without it settles them)".to_string()
+        } else {
+            format!("; {} rests on them: no verdict", rests.join(" and "))
+        }
+    );
+    for a in &u.out_of_bounds {
+        let _ = writeln!(
+            s,
+            "  out-of-bounds access to {} at {}:{} in {}: {} ({})",
+            a.variable,
+            o.file,
+            a.line,
+            count(a.executions, "execution", "executions"),
+            a.instruction,
+            who(&a.threads)
+        );
+    }
+    for (state, n) in &u.states {
+        let cells: Vec<String> = state.iter().map(|(k, v)| format!("{k}={v};")).collect();
+        let _ = writeln!(s, "  reached with it: {:<8} :> {}", n, cells.join(" "));
+    }
+}
+
+/// `by P0 (...), P1 (...)`: the first three invocations of a list, and how
+/// many more.
+pub fn who(threads: &[String]) -> String {
+    let mut w = format!("by {}", threads[..threads.len().min(3)].join(", "));
+    if threads.len() > 3 {
+        w.push_str(&format!(" and {} more", threads.len() - 3));
+    }
+    w
 }
 
 /// The `Barrier divergence` lines, if any.

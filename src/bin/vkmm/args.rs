@@ -82,6 +82,13 @@ pub struct LimitArgs {
     /// says) or `shared` (one location, as herd7 and Dat3M read them).
     #[arg(long, default_value = "per-workgroup")]
     pub local_memory: vkmm::frontend::LocalMemory,
+    /// What a SPIR-V access whose runtime index names no cell of its
+    /// variable does: `undefined` (undefined behaviour, as SPIR-V says:
+    /// the access is not made and reports name the executions taking it)
+    /// or `flat` (Dat3M's byte-addressed memory: elements past the end are
+    /// more locations of the variable, which other invocations meet).
+    #[arg(long, default_value = "undefined")]
+    pub out_of_bounds: vkmm::frontend::OutOfBoundsReading,
     /// Wall-clock limit per search, in seconds; a search stopped by it is
     /// reported as undecided (exit code 3).
     #[arg(long, value_name = "SECONDS", value_parser = parse_seconds)]
@@ -157,6 +164,7 @@ impl LimitArgs {
             .unroll(self.unroll)
             .max_executions(self.max_executions)
             .local_memory(self.local_memory)
+            .out_of_bounds(self.out_of_bounds)
             .timeout(self.timeout)
             .spin_reduction(!self.no_spin_reduction)
             .rmw_filter(!self.no_rmw_filter)

@@ -103,14 +103,20 @@ fn check(
         out(&report::text::summary(&summary));
     }
     let code = summary.exit_code();
-    Ok(if code == 0 && results.iter().any(|c| !c.complete()) {
-        EXIT_UNDECIDED
-    } else {
-        code
-    })
+    // A verdict resting on undefined behaviour is no verdict either.
+    let undefined =
+        |c: &Checked| matches!(c, Checked::Litmus(o) if o.undefined.condition || o.undefined.races);
+    Ok(
+        if code == 0 && results.iter().any(|c| !c.complete() || undefined(c)) {
+            EXIT_UNDECIDED
+        } else {
+            code
+        },
+    )
 }
 
-/// Exit code of a run some of whose answers a limit left undecided.
+/// Exit code of a run some of whose answers a limit left undecided (or
+/// rest on undefined behaviour).
 const EXIT_UNDECIDED: i32 = 3;
 
 fn explain(

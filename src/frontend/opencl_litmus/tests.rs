@@ -93,6 +93,7 @@ fn thinair_parses_with_shared_local_memory() {
     };
     let opts = Options {
         local_memory: LocalMemory::Shared,
+        ..Options::default()
     };
     let p = crate::frontend::load_with(&dir.join("herd/thinair.litmus"), opts).unwrap();
     assert_eq!(p.locations, ["x", "y"]);

@@ -55,6 +55,15 @@ fn headers(source: &str) -> String {
 
 /// Parses a GLSL compute shader: compiles it and lowers the module.
 pub fn parse(file: &str, source: &str) -> Result<Program, FrontendError> {
+    parse_with(file, source, crate::frontend::Options::default())
+}
+
+/// [`parse`] with front-end options (the out-of-bounds reading).
+pub fn parse_with(
+    file: &str,
+    source: &str,
+    options: crate::frontend::Options,
+) -> Result<Program, FrontendError> {
     let bytes = compile(file, source)?;
     let asm = super::binary::disassemble(&bytes).map_err(|(_, _, m)| FrontendError {
         file: file.to_string(),
@@ -63,7 +72,13 @@ pub fn parse(file: &str, source: &str) -> Result<Program, FrontendError> {
         message: format!("the SPIR-V {} made of it: {m}", compiler()),
     })?;
     let h = headers(source);
-    super::parse_disassembly(file, &asm, Some((file, &h)), super::Positions::SourceLines)
+    super::parse_disassembly(
+        file,
+        &asm,
+        Some((file, &h)),
+        super::Positions::SourceLines,
+        options,
+    )
 }
 
 fn error(file: &str, line: usize, message: String) -> FrontendError {

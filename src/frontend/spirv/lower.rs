@@ -91,6 +91,9 @@ pub(super) struct Memory {
     /// or Aliased Workgroup blocks): variable -> that variable
     /// (`layout::aliases`).
     pub alias: HashMap<String, String>,
+    /// What an access whose offset names no cell does
+    /// (docs/format-spirv.md, "Out-of-bounds accesses").
+    pub out_of_bounds: crate::frontend::OutOfBoundsReading,
 }
 
 /// Values the headers and the grid give one invocation.
@@ -197,6 +200,14 @@ pub(super) struct Gen<'a> {
     /// "Variables declared with this storage class are read-only, and must
     /// not have initializers." A load of them is that value.
     fixed: HashMap<String, i64>,
+    /// The places this invocation may access out of bounds: the marker
+    /// register, the variable, the instruction (`Program::out_of_bounds`).
+    pub out_of_bounds: Vec<(String, String, SourceSpan)>,
+    /// Under the flat reading, the elements past the end of a shared
+    /// variable instance its accesses name: (variable, instance, byte
+    /// offset, size). Given locations, the lowering runs again
+    /// (`super::past_end_cells`).
+    pub past_end: Vec<(String, usize, i64, u32)>,
 }
 
 fn span(inst: &Inst) -> SourceSpan {
@@ -329,6 +340,8 @@ impl<'a> Gen<'a> {
             coops: Vec::new(),
             sized: std::collections::BTreeMap::new(),
             fixed: HashMap::new(),
+            out_of_bounds: Vec::new(),
+            past_end: Vec::new(),
         };
         for (id, c) in &m.consts {
             g.globals.insert(id.clone(), cval(c));
@@ -1898,6 +1911,22 @@ impl<'a> Gen<'a> {
             Home::Mem { var, .. } | Home::Regs { var, .. } => var.clone(),
         };
         let in_memory = matches!(p.home, Home::Mem { .. });
+        // The variable's bytes: its type's size (padding at the end
+        // included), at least its cells' (a runtime array's @Input).
+        // An offset outside them is out of bounds; one inside that names
+        // no cell (padding, the middle of a cell) is no access, unmarked.
+        let extent = targets
+            .iter()
+            .map(|(c, s, _)| c + i64::from(*s))
+            .chain(
+                self.m
+                    .globals
+                    .iter()
+                    .find(|g| g.id == var)
+                    .and_then(|g| self.m.size_of(&g.pointee)),
+            )
+            .max()
+            .unwrap_or(0);
         // The cells an offset held in a register may name: cells of the
         // access's size, and in memory every multiple of the size other
         // cells cover (`bytes::mixed_candidates`).
@@ -1918,13 +1947,23 @@ impl<'a> Gen<'a> {
         match off {
             // A runtime index whose value the lowering knows (a builtin
             // of this invocation, folded): the access the branch chain
-            // below takes for that value, the cell it names, or nothing
-            // when it names none (out of bounds: docs/format-spirv.md,
-            // "Workgroup arrays of clspv kernel arguments").
+            // below takes for that value, the cell it names, or, when it
+            // names none, an out-of-bounds access (docs/format-spirv.md,
+            // "Out-of-bounds accesses"): the path is marked, and under the
+            // flat reading the element past the end asks for a location.
             Operand::Const(o) if p.runtime => {
                 match candidates().into_iter().find(|(c, _)| *c == o + rel) {
                     Some((_, pieces)) => f(self, &pieces),
-                    None => Ok(()),
+                    None if (0..extent).contains(&(o + rel)) => Ok(()),
+                    None => {
+                        if let Home::Mem { var, instance } = &p.home
+                            && self.mem.out_of_bounds == crate::frontend::OutOfBoundsReading::Flat
+                        {
+                            self.past_end.push((var.clone(), *instance, o + rel, size));
+                        }
+                        self.mark_out_of_bounds(&var, inst);
+                        Ok(())
+                    }
                 }
             }
             Operand::Const(o) => {
@@ -1970,6 +2009,26 @@ impl<'a> Gen<'a> {
                     );
                     labelled.push((l, pieces));
                 }
+                // No case: the offset names no cell; out of bounds when it
+                // is outside the variable's bytes (else padding: nothing).
+                let oob = self.fresh_label();
+                self.branch(
+                    Cmp::Lt,
+                    Operand::Reg(r.clone()),
+                    Operand::Const(-rel),
+                    &oob,
+                    &src,
+                );
+                self.branch(
+                    Cmp::Ge,
+                    Operand::Reg(r.clone()),
+                    Operand::Const(extent - rel),
+                    &oob,
+                    &src,
+                );
+                self.goto(&end, &src);
+                self.label(&oob, &src);
+                self.mark_out_of_bounds(&var, inst);
                 self.goto(&end, &src);
                 for (l, pieces) in labelled {
                     self.label(&l, &src);
@@ -1980,6 +2039,38 @@ impl<'a> Gen<'a> {
                 Ok(())
             }
         }
+    }
+
+    /// Marks the path at `inst`: its access names no cell of `var`, which
+    /// SPIR-V leaves undefined (OpAccessChain, of each index: "if indexing
+    /// into a vector, array, or matrix, with the result type being a
+    /// logical pointer type, causes undefined behavior if not in
+    /// bounds"). The site's marker register counts the path's passes; the
+    /// access itself is not made (`Program::out_of_bounds`).
+    fn mark_out_of_bounds(&mut self, var: &str, inst: &Inst) {
+        let src = span(inst);
+        let known = self
+            .out_of_bounds
+            .iter()
+            .find(|(_, v, s)| v == var && *s == src)
+            .map(|(r, _, _)| r.clone());
+        let reg = known.unwrap_or_else(|| {
+            let r = format!(
+                "{}{}",
+                crate::ir::OutOfBounds::PREFIX,
+                self.out_of_bounds.len()
+            );
+            self.out_of_bounds
+                .push((r.clone(), var.to_string(), src.clone()));
+            r
+        });
+        self.assign(
+            &reg,
+            ArithOp::Add,
+            Operand::Reg(reg.clone()),
+            Operand::Const(1),
+            &src,
+        );
     }
 
     fn storage_class(&self, p: &Ptr) -> Option<StorageClass> {

@@ -50,14 +50,28 @@ use std::collections::HashMap;
 
 /// Parses a `.spvasm` file.
 pub fn parse(file: &str, text: &str) -> Result<Program, FrontendError> {
-    parse_module(file, text, true)
+    parse_with(file, text, super::Options::default())
+}
+
+/// [`parse`] with front-end options (the out-of-bounds reading).
+pub fn parse_with(
+    file: &str,
+    text: &str,
+    options: super::Options,
+) -> Result<Program, FrontendError> {
+    parse_module(file, text, true, options.out_of_bounds)
 }
 
 /// [`parse`]; `undefined`: whether variables with no Initializer and no
 /// @Input start undefined (`.spvasm` files, Dat3M's reading), or at 0
 /// (binary modules and GLSL shaders, whose buffers the host fills: their
 /// format pages say so).
-fn parse_module(file: &str, text: &str, undefined_init: bool) -> Result<Program, FrontendError> {
+fn parse_module(
+    file: &str,
+    text: &str,
+    undefined_init: bool,
+    oob: super::OutOfBoundsReading,
+) -> Result<Program, FrontendError> {
     let located = |(line, column, message): syntax::Located| FrontendError {
         file: file.to_string(),
         line,
@@ -151,6 +165,7 @@ fn parse_module(file: &str, text: &str, undefined_init: bool) -> Result<Program,
     // Shared memory.
     let mut mem = lower::Memory {
         alias: layout::aliases(&m),
+        out_of_bounds: oob,
         ..lower::Memory::default()
     };
     let mut all_instances: Vec<(String, Vec<usize>)> = Vec::new();
@@ -350,34 +365,58 @@ fn parse_module(file: &str, text: &str, undefined_init: bool) -> Result<Program,
     // variable is its creator's variable: docs/format-spirv.md, "Shader
     // calls").
     let order = calls::order(&sc, n).map_err(located)?;
-    let mut bindings: Vec<HashMap<String, (String, usize)>> = vec![HashMap::new(); n];
     // Shader I/O: `@Generates`, and each generated invocation's Input
     // variables bound to the Output variables they correspond to.
     program.generates = calls::generates(&sc, n).map_err(located)?;
-    stages::bind_inputs(&m, &outputs, &program.generates, &mut bindings).map_err(located)?;
     program.legacy = stages::is_legacy(&insts);
-    let mut lowered: Vec<Option<lower::Gen>> = (0..n).map(|_| None).collect();
-    for k in order {
-        let place = lower::Place {
-            index: k,
-            grid,
-            calls: sc
-                .calls
-                .iter()
-                .filter(|c| c.caller == k)
-                .map(|c| c.callees.clone())
-                .collect(),
-            bindings: std::mem::take(&mut bindings[k]),
-            output: outputs.of(k),
-        };
-        let mut g = lower::Gen::new(&m, &insts, &mem, place, &inputs).map_err(located)?;
-        g.run(&entries[k].0).map_err(located)?;
-        calls::bind(&sc, &m, &mem, k, &g, &mut bindings).map_err(located)?;
-        lowered[k] = Some(g);
-    }
+    // Under the flat out-of-bounds reading, a second pass once the
+    // elements past the end the first one named have locations.
+    let mut passes = 0;
+    let lowered = loop {
+        passes += 1;
+        let mut bindings: Vec<HashMap<String, (String, usize)>> = vec![HashMap::new(); n];
+        stages::bind_inputs(&m, &outputs, &program.generates, &mut bindings).map_err(located)?;
+        let mut lowered: Vec<Option<lower::Gen>> = (0..n).map(|_| None).collect();
+        for &k in &order {
+            let place = lower::Place {
+                index: k,
+                grid,
+                calls: sc
+                    .calls
+                    .iter()
+                    .filter(|c| c.caller == k)
+                    .map(|c| c.callees.clone())
+                    .collect(),
+                bindings: std::mem::take(&mut bindings[k]),
+                output: outputs.of(k),
+            };
+            let mut g = lower::Gen::new(&m, &insts, &mem, place, &inputs).map_err(located)?;
+            g.run(&entries[k].0).map_err(located)?;
+            calls::bind(&sc, &m, &mem, k, &g, &mut bindings).map_err(located)?;
+            lowered[k] = Some(g);
+        }
+        let wanted: Vec<(String, usize, i64, u32)> = lowered
+            .iter()
+            .flatten()
+            .flat_map(|g| g.past_end.iter().cloned())
+            .collect();
+        if wanted.is_empty() || passes > 1 {
+            break lowered;
+        }
+        drop(lowered);
+        past_end_cells(&m, &mut mem, &mut program, &mut widths, (wanted, w));
+    };
     let mut coops = Vec::new();
     for (k, g) in lowered.into_iter().enumerate() {
         let g = g.expect("every invocation is lowered");
+        for (register, var, source) in &g.out_of_bounds {
+            program.out_of_bounds.push(crate::ir::OutOfBounds {
+                thread: k,
+                register: register.clone(),
+                variable: format!("%{var}"),
+                source: source.clone(),
+            });
+        }
         program.sizes.extend(g.sized.iter().map(|(l, s)| (*l, *s)));
         coops.push(g.coops.clone());
         let mut code = g.code;
@@ -436,6 +475,92 @@ fn parse_module(file: &str, text: &str, undefined_init: bool) -> Result<Program,
 /// The most cells a program may leave undefined (more: all start at 0).
 const MAX_UNDEFINED: usize = 4;
 
+/// The most elements past the end of one variable instance the flat
+/// out-of-bounds reading gives locations (the others stay undefined
+/// behaviour).
+const MAX_PAST_END: usize = 64;
+
+/// The flat out-of-bounds reading (Dat3M's memory is byte addressed):
+/// each element past the end of a shared variable instance that an access
+/// names (`wanted`: variable, instance, byte offset, size) becomes a
+/// location of that instance, starting at 0 as the Workgroup variables
+/// do, named `%v[k]` (the `k`-th element of an array, counting on past its
+/// length) or `%v+OFFSET` (bytes from the start). Offsets below 0, past
+/// [`MAX_PAST_END`] elements, overlapping another such element with a
+/// different size, or of a variable neither Workgroup nor StorageBuffer-like
+/// (Output, ray tracing data) get none: their accesses stay undefined
+/// behaviour, marked.
+fn past_end_cells(
+    m: &Module,
+    mem: &mut lower::Memory,
+    program: &mut Program,
+    widths: &mut Vec<u32>,
+    (mut wanted, w): (Vec<(String, usize, i64, u32)>, usize),
+) {
+    wanted.sort();
+    wanted.dedup();
+    let mut added: HashMap<(String, usize), usize> = HashMap::new();
+    for (var, instance, off, size) in wanted {
+        let Some(g) = m.globals.iter().find(|g| g.id == var) else {
+            continue;
+        };
+        let workgroups = match g.class {
+            Class::Global => 1,
+            Class::Workgroup => w,
+            _ => continue,
+        };
+        let Some(cells) = mem.cells.get_mut(&(var.clone(), instance)) else {
+            continue;
+        };
+        let count = added.entry((var.clone(), instance)).or_default();
+        let end = i64::from(size);
+        if off < 0
+            || *count >= MAX_PAST_END
+            || cells
+                .iter()
+                .any(|(c, _)| c.offset < off + end && off < c.offset + i64::from(c.size))
+        {
+            continue;
+        }
+        *count += 1;
+        let index = match m.ty(&g.pointee) {
+            Some(module::Ty::Array { elem, .. } | module::Ty::RuntimeArray { elem }) => m
+                .stride(&g.pointee, elem)
+                .filter(|&s| s > 0 && off % s == 0 && m.size_of(elem) == Some(end))
+                .map(|s| off / s),
+            _ => None,
+        };
+        let base = match index {
+            Some(k) => format!("%{var}[{k}]"),
+            None => format!("%{var}+{off}"),
+        };
+        let name = if workgroups > 1 {
+            format!("{base}@wg{instance}")
+        } else {
+            base
+        };
+        let loc = program.locations.len();
+        program.locations.push(name.clone());
+        widths.push(size * 8);
+        program.initial_values.push(0);
+        program.references.push(Reference {
+            name: name.clone(),
+            location: loc,
+        });
+        program.symbols.add_name(&name, vec![loc]);
+        let path = index.map_or_else(Vec::new, |k| vec![k as usize]);
+        cells.push((
+            module::Cell {
+                offset: off,
+                size,
+                path,
+                init: 0,
+            },
+            loc,
+        ));
+    }
+}
+
 /// Parses a binary module (`.spv`). `headers` is the file holding its
 /// Dat3M header comments and that file's text (`mp.spv.headers`), if any.
 /// docs/format-spirv.md, "Binary modules".
@@ -443,6 +568,16 @@ pub fn parse_binary(
     file: &str,
     bytes: &[u8],
     headers: Option<(&str, &str)>,
+) -> Result<Program, FrontendError> {
+    parse_binary_with(file, bytes, headers, super::Options::default())
+}
+
+/// [`parse_binary`] with front-end options (the out-of-bounds reading).
+pub fn parse_binary_with(
+    file: &str,
+    bytes: &[u8],
+    headers: Option<(&str, &str)>,
+    options: super::Options,
 ) -> Result<Program, FrontendError> {
     let asm = binary::disassemble(bytes).map_err(|(line, column, message)| FrontendError {
         file: file.to_string(),
@@ -463,7 +598,7 @@ pub fn parse_binary(
             }
         }
     }
-    parse_disassembly(file, &asm, headers, Positions::Instructions)
+    parse_disassembly(file, &asm, headers, Positions::Instructions, options)
 }
 
 /// What a position in a disassembled module is reported as.
@@ -485,6 +620,7 @@ fn parse_disassembly(
     asm: &str,
     headers: Option<(&str, &str)>,
     positions: Positions,
+    options: super::Options,
 ) -> Result<Program, FrontendError> {
     let lines: Vec<&str> = asm.lines().collect();
     let mut text = asm.to_string();
@@ -526,30 +662,31 @@ fn parse_disassembly(
             line_of(user.0 + 1)
         })
     };
-    let mut program = parse_module(file, &text, false).map_err(|mut e| {
-        if e.line > lines.len() {
-            if let Some((hfile, _)) = headers {
-                e.file = hfile.to_string();
-                e.line -= lines.len();
-            }
-        } else if e.line >= 1 {
-            let k = e.line;
-            let inst = lines[k - 1].trim();
-            match positions {
-                Positions::Instructions => {
-                    e.message = format!("{} (instruction {k}: `{inst}`)", e.message);
+    let mut program =
+        parse_module(file, &text, false, options.out_of_bounds).map_err(|mut e| {
+            if e.line > lines.len() {
+                if let Some((hfile, _)) = headers {
+                    e.file = hfile.to_string();
+                    e.line -= lines.len();
                 }
-                Positions::SourceLines => {
-                    (e.line, e.column) = moved(k).unwrap_or((0, 0));
-                    e.message = format!(
-                        "{} (in instruction {k} of the SPIR-V compiled from it: `{inst}`)",
-                        e.message
-                    );
+            } else if e.line >= 1 {
+                let k = e.line;
+                let inst = lines[k - 1].trim();
+                match positions {
+                    Positions::Instructions => {
+                        e.message = format!("{} (instruction {k}: `{inst}`)", e.message);
+                    }
+                    Positions::SourceLines => {
+                        (e.line, e.column) = moved(k).unwrap_or((0, 0));
+                        e.message = format!(
+                            "{} (in instruction {k} of the SPIR-V compiled from it: `{inst}`)",
+                            e.message
+                        );
+                    }
                 }
             }
-        }
-        e
-    })?;
+            e
+        })?;
     // Warnings about instructions: at their source line (the first line of
     // the shader when no OpLine precedes them).
     if positions == Positions::SourceLines {
@@ -572,6 +709,11 @@ fn parse_disassembly(
                 if (1..=lines.len()).contains(&source.line) {
                     source.line = moved(source.line).map_or(0, |(l, _)| l);
                 }
+            }
+        }
+        for site in &mut program.out_of_bounds {
+            if (1..=lines.len()).contains(&site.source.line) {
+                site.source.line = moved(site.source.line).map_or(0, |(l, _)| l);
             }
         }
     }
