@@ -746,6 +746,9 @@ pub(crate) fn search(
             let branch = order.iter().position(|&k| choices[k].len() > 1);
             let forced = branch.unwrap_or(order.len());
             for (si, sco) in s.sco_choices.iter().enumerate() {
+                // Whether this part walks block `b` of these orders: its
+                // slice is in the range, and a block past the first has
+                // candidates only when some read branches.
                 let first = m.saturating_mul(per_mo).saturating_add(si * blocks);
                 let mine = |b: usize| {
                     range.contains(&first.saturating_add(b)) && (branch.is_some() || b == 0)
@@ -784,13 +787,7 @@ pub(crate) fn search(
                         continue;
                     }
                 }
-                for b in 0..blocks {
-                    let slice = m.saturating_mul(per_mo).saturating_add(si * blocks + b);
-                    // Outside the part; or no read branches, and the one
-                    // candidate belongs to the first block.
-                    if !range.contains(&slice) || (branch.is_none() && b > 0) {
-                        continue;
-                    }
+                for b in (0..blocks).filter(|&b| mine(b)) {
                     let mut dfs = Dfs {
                         s,
                         choices,

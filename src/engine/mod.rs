@@ -576,15 +576,7 @@ impl<'p> Explorer<'p> {
         }
         let mut idx = vec![0usize; self.threads.len()];
         loop {
-            // Out of time or memory: the rest of the walk is skipped, and
-            // the walk says which limit stopped it.
-            if let Err(ExecError {
-                limit: Some(kind), ..
-            }) = self
-                .budget
-                .step(&|| "combining the threads' paths".to_string())
-            {
-                self.skipped.set(Some(kind));
+            if self.out_of_budget() {
                 return Ok(ControlFlow::Break(()));
             }
             let paths: Vec<&Path> = idx
@@ -609,6 +601,24 @@ impl<'p> Explorer<'p> {
                 idx[d] = 0;
                 d += 1;
             }
+        }
+    }
+
+    /// One step of a walk over combinations of paths: out of time or
+    /// memory, the rest of the walk is skipped, and the walk says which
+    /// limit stopped it.
+    fn out_of_budget(&self) -> bool {
+        match self
+            .budget
+            .step(&|| "combining the threads' paths".to_string())
+        {
+            Err(ExecError {
+                limit: Some(kind), ..
+            }) => {
+                self.skipped.set(Some(kind));
+                true
+            }
+            _ => false,
         }
     }
 
@@ -750,13 +760,7 @@ impl<'p> Explorer<'p> {
     where
         E: From<ExecError>,
     {
-        if let Err(ExecError {
-            limit: Some(kind), ..
-        }) = self
-            .budget
-            .step(&|| "combining the threads' paths".to_string())
-        {
-            self.skipped.set(Some(kind));
+        if self.out_of_budget() {
             return Ok(ControlFlow::Break(()));
         }
         if level == 0 {
