@@ -209,6 +209,15 @@ impl Session {
         self
     }
 
+    /// Reads whose values only flow into stores, registers and local
+    /// arithmetic kept symbolic, the stored values computed per candidate
+    /// execution (on by default; off: one path per value, see
+    /// [`Limits::symbolic_stores`]). Same answers either way.
+    pub fn symbolic_stores(mut self, on: bool) -> Session {
+        self.limits.symbolic_stores = on;
+        self
+    }
+
     /// Combinations of thread paths pruned thread by thread on the values
     /// their reads need (on by default; off: the flat walk over every
     /// combination, see [`Limits::path_pruning`]). Same search either way.

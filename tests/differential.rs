@@ -453,27 +453,13 @@ fn program_text(threads: &[(usize, Vec<Item>)], cond: (usize, usize, i64)) -> St
         .iter()
         .map(|(_, items)| thread_code(items))
         .collect();
-    let rows = codes.iter().map(|c| c.len()).max().unwrap_or(0);
     let mut text = String::from("VULKAN generated\n{\nx=0; y=0; f=0;\n");
     for i in 0..threads.len() {
         text.push_str(&format!("P{i}:r0=0; P{i}:r1=0; P{i}:r2=0; P{i}:r3=0;\n"));
     }
     text.push_str("}\n");
-    let header: Vec<String> = threads
-        .iter()
-        .enumerate()
-        .map(|(i, (wg, _))| format!("P{i}@sg 0, wg {wg}, qf 0"))
-        .collect();
-    text.push_str(&header.join(" | "));
-    text.push_str(" ;\n");
-    for row in 0..rows {
-        let cells: Vec<&str> = codes
-            .iter()
-            .map(|c| c.get(row).map(String::as_str).unwrap_or(""))
-            .collect();
-        text.push_str(&cells.join(" | "));
-        text.push_str(" ;\n");
-    }
+    let table: Vec<(usize, Vec<String>)> = threads.iter().map(|(wg, _)| *wg).zip(codes).collect();
+    text.push_str(&common::vulkan_thread_table(&table));
     let (t, r, v) = cond;
     let t = t % threads.len();
     text.push_str(&format!("exists (P{t}:r{r} == {v} /\\ x == 1)\n"));

@@ -52,28 +52,10 @@ fn path_pruning_walks_the_same_combinations() {
 }
 
 /// The search summary without the numbers of candidates and partial
-/// evaluations (the order pruning changes those, and only those). A
-/// truncated search is left out: under a budget of evaluations the two
-/// walks see different executions.
+/// evaluations (the order pruning changes those, and only those); `None`
+/// for a truncated search.
 fn answers(c: &vkmm::analysis::Checked) -> Option<String> {
-    if let vkmm::analysis::Checked::Litmus(o) = c
-        && o.truncated
-    {
-        return None;
-    }
-    let text = common::search_summary(c);
-    Some(
-        text.lines()
-            .map(|l| match l.strip_prefix("executions ") {
-                Some(tail) => {
-                    let consistent = tail.split_once("consistent ").map_or("", |(_, t)| t);
-                    format!("consistent {consistent}")
-                }
-                None => l.to_string(),
-            })
-            .collect::<Vec<_>>()
-            .join("\n"),
-    )
+    common::answers_of(c, false)
 }
 
 #[test]
@@ -84,20 +66,13 @@ fn order_pruning_gives_the_same_answers() {
             .order_pruning(on)
     };
     common::assert_no_differences_everywhere(
-        &|p| match (session(false).check_file(p), session(true).check_file(p)) {
-            (Ok(a), Ok(b)) => match (answers(&a), answers(&b)) {
-                (Some(a), Some(b)) if a != b => {
-                    vec![format!("{}:\nwithout:\n{a}\nwith:\n{b}", p.display())]
-                }
-                _ => Vec::new(),
-            },
-            (Err(a), Err(b)) if a.to_string() == b.to_string() => Vec::new(),
-            (a, b) => vec![format!(
-                "{}: {:?} / {:?}",
-                p.display(),
-                a.err().map(|e| e.to_string()),
-                b.err().map(|e| e.to_string())
-            )],
+        &|p| {
+            common::differing_answers(
+                p,
+                ("without", "with"),
+                (session(false).check_file(p), session(true).check_file(p)),
+                &answers,
+            )
         },
         &skipped,
     );

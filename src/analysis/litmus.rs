@@ -347,10 +347,14 @@ pub(crate) fn reg_value(
     match *v {
         RegValue::Const(c) => c,
         RegValue::Read(e) => read_value(sk, cand, e, program),
+        RegValue::Expr(_) => cand.values.as_ref().map_or(0, |vals| vals.term(*v)),
     }
 }
 
 pub(crate) fn read_value(sk: &Skeleton, cand: &Candidate, e: usize, program: &Program) -> i64 {
+    if let Some(vals) = &cand.values {
+        return vals.read[e].unwrap_or(0);
+    }
     let k = sk.reads.binary_search(&e).expect("a read event");
     match cand.rf_source[k] {
         Some(w) => sk.events[w].write_value.unwrap_or(0),
@@ -383,19 +387,25 @@ pub(crate) fn final_memory(
         Some(Value::Rel(r)) => Some(r),
         _ => None,
     };
-    maximal_write_values(sk, co, program, locations, locord)
+    maximal_write_values(sk, cand.values.as_ref(), co, program, locations, locord)
+        .into_iter()
+        .map(|v| v.unwrap_or_else(|| vec![0]))
+        .collect()
 }
 
 /// The values of the writes no other write follows in program order, `co`
 /// (when given) and `locord` (the final order, when given). Without the final order this is a superset of the final
-/// values the evaluation gives (it can only remove writes).
+/// values the evaluation gives (it can only remove writes). `None` for a
+/// location where such a write is a derived store and no candidate's
+/// `values` say what it writes.
 fn maximal_write_values(
     sk: &Skeleton,
+    values: Option<&crate::engine::values::Values>,
     co: Option<&crate::relation::Relation>,
     program: &Program,
     locations: &[usize],
     locord: Option<&crate::relation::Relation>,
-) -> Vec<Vec<i64>> {
+) -> Vec<Option<Vec<i64>>> {
     let loc_of = |e: &EventInfo| program.location_of(e.instruction(program));
     locations
         .iter()
@@ -404,7 +414,7 @@ fn maximal_write_values(
                 .filter(|&e| sk.events[e].writes && loc_of(&sk.events[e]) == Some(l))
                 .collect();
             if writes.is_empty() {
-                return vec![sk.initial[l]];
+                return Some(vec![sk.initial[l]]);
             }
             let after = |a: usize, b: usize| {
                 (sk.events[a].thread == sk.events[b].thread && a < b)
@@ -414,11 +424,15 @@ fn maximal_write_values(
             let mut vals: Vec<i64> = writes
                 .iter()
                 .filter(|&&w| !writes.iter().any(|&o| o != w && after(w, o)))
-                .map(|&w| sk.events[w].write_value.unwrap_or(0))
-                .collect();
+                .map(|&w| match values {
+                    Some(v) => Some(v.write[w].unwrap_or(0)),
+                    None if sk.events[w].derived.is_some() => None,
+                    None => Some(sk.events[w].write_value.unwrap_or(0)),
+                })
+                .collect::<Option<_>>()?;
             vals.sort_unstable();
             vals.dedup();
-            vals
+            Some(vals)
         })
         .collect()
 }
@@ -611,6 +625,8 @@ impl Outcomes<'_> {
                     None => 0,
                     Some((_, RegValue::Const(c))) => *c,
                     Some((_, RegValue::Read(e))) => sk.events[*e].read_value?,
+                    // (An expression of a read the paths leave symbolic.)
+                    Some((_, RegValue::Expr(_))) => return None,
                 },
             });
         }
@@ -619,9 +635,10 @@ impl Outcomes<'_> {
             _ => None,
         });
         let mut mem = Vec::with_capacity(self.shown_locs.len());
-        for vals in maximal_write_values(sk, co, program, &self.shown_locs, None) {
-            match vals[..] {
-                [v] => mem.push(v),
+        let values = cand.and_then(|c| c.values.as_ref());
+        for vals in maximal_write_values(sk, values, co, program, &self.shown_locs, None) {
+            match vals.as_deref() {
+                Some([v]) => mem.push(*v),
                 _ => return None,
             }
         }
@@ -709,10 +726,11 @@ impl Outcomes<'_> {
                     None => Some(vec![0]),
                     Some((_, RegValue::Const(c))) => Some(vec![*c]),
                     Some((_, RegValue::Read(e))) => sk.events[*e].read_value.map(|v| vec![v]),
+                    Some((_, RegValue::Expr(_))) => None,
                 },
             )
             .collect();
-        let mem = maximal_write_values(sk, None, program, &self.shown_locs, None);
+        let mem = maximal_write_values(sk, None, None, program, &self.shown_locs, None);
         // Skeletons often share these values: judged once.
         let key = (regs, mem);
         if let Some(&may) = self.may_decide.get(&key) {
@@ -721,7 +739,7 @@ impl Outcomes<'_> {
         let (regs, mem) = &key;
         let location = |l: usize| {
             let i = self.shown_locs.iter().position(|&x| x == l)?;
-            Some(mem[i].clone())
+            mem[i].clone()
         };
         let value = |t: &Term| -> Option<Vec<i64>> {
             match t {
@@ -795,8 +813,8 @@ impl Outcomes<'_> {
 }
 
 /// The values a skeleton allows: per shown register (`None`: not fixed by
-/// the paths) and per shown location.
-type ValueSets = (Vec<Option<Vec<i64>>>, Vec<Vec<i64>>);
+/// the paths) and per shown location (`None`: a derived store).
+type ValueSets = (Vec<Option<Vec<i64>>>, Vec<Option<Vec<i64>>>);
 
 /// The visitor behind [`check_litmus`]: final states, witnesses, races.
 struct Outcomes<'p> {

@@ -789,9 +789,12 @@ impl Decomposition {
     /// suffix reads read suffix writes; a suffix read of a prefix write
     /// reads a maximal one (the initial value only if nothing writes there).
     fn reads_ok(&self, f: &Facts) -> bool {
+        // (No expression: the termination search keeps no store symbolic,
+        // `Limits::symbolic_stores`.)
         let value = |v: &RegValue| match *v {
             RegValue::Const(c) => Some(c),
             RegValue::Read(e) => f.value[e],
+            RegValue::Expr(_) => None,
         };
         if self
             .splits

@@ -5,7 +5,7 @@
 
 use super::ExecError;
 use super::names;
-use super::trace::{Path, ReadValue};
+use super::trace::{Path, ReadValue, RegValue};
 use crate::cat::Env;
 use crate::ir::{Instruction, OpKind, Program, Scope, Stmt, StorageClass};
 use crate::relation::{EventSet, Relation};
@@ -26,6 +26,11 @@ pub struct EventInfo {
     /// A named control barrier's id and quorum values.
     #[serde(skip)]
     pub barrier: super::trace::BarrierValues,
+    /// A store whose value the candidate execution gives (a read or an
+    /// expression of the skeleton: [`super::Skeleton::exprs`]; see
+    /// [`super::Limits::symbolic_stores`]); `write_value` is `None`.
+    #[serde(skip)]
+    pub derived: Option<RegValue>,
 }
 
 impl EventInfo {
@@ -48,6 +53,9 @@ pub(crate) struct Facts {
     pub seq_cst: Vec<bool>,
     pub read_value: Vec<Option<i64>>,
     pub write_value: Vec<Option<i64>>,
+    /// Stores whose value the candidate execution gives
+    /// ([`EventInfo::derived`]): any read of their location may read them.
+    pub derived: Vec<bool>,
     pub initial_value: Vec<i64>,
     /// Events mutually in each other's scope instance.
     pub inscope: Relation,
@@ -86,7 +94,9 @@ pub const MIN_STORAGE_CLASSES: usize = 4;
 /// The events of one path per thread, thread by thread in program order.
 pub(crate) fn events_of(paths: &[&Path]) -> Vec<EventInfo> {
     let mut events = Vec::new();
+    let mut exprs = 0;
     for (t, p) in paths.iter().enumerate() {
+        let offset = events.len();
         for e in &p.events {
             events.push(EventInfo {
                 thread: t,
@@ -98,10 +108,23 @@ pub(crate) fn events_of(paths: &[&Path]) -> Vec<EventInfo> {
                 write_value: e.write,
                 writes: e.writes,
                 barrier: e.barrier,
+                derived: e.derived.map(|v| shift(v, offset, exprs)),
             });
         }
+        exprs += p.exprs.len();
     }
     events
+}
+
+/// A path's term with its reads numbered among the skeleton's events (the
+/// path's events start at `offset`) and its expressions among the
+/// skeleton's (the path's start at `exprs`).
+pub(crate) fn shift(v: RegValue, offset: usize, exprs: usize) -> RegValue {
+    match v {
+        RegValue::Const(c) => RegValue::Const(c),
+        RegValue::Read(i) => RegValue::Read(offset + i),
+        RegValue::Expr(k) => RegValue::Expr(exprs + k),
+    }
 }
 
 pub(crate) fn static_env(
@@ -470,6 +493,7 @@ pub(crate) fn static_env(
         seq_cst: (0..n).map(|e| sem(e).seq_cst).collect(),
         read_value: (0..n).map(|e| events[e].read_value).collect(),
         write_value: (0..n).map(|e| events[e].write_value).collect(),
+        derived: (0..n).map(|e| events[e].derived.is_some()).collect(),
         initial_value,
         inscope,
     };

@@ -38,6 +38,9 @@ pub struct Candidate {
     pub rf_source: Vec<Option<usize>>,
     /// The dynamic base names ([`names::DYNAMIC_NAMES`]).
     pub env: Env,
+    /// The values read and written, when the skeleton has derived stores
+    /// ([`super::values`]); else the events' own values hold.
+    pub values: Option<super::values::Values>,
 }
 
 pub(crate) fn rf_choices(
@@ -63,7 +66,9 @@ pub(crate) fn rf_choices(
                     && f.is_write[w]
                     && f.location[w] == f.location[r]
                     && match f.read_value[r] {
-                        Some(v) => f.write_value[w] == Some(v),
+                        // (A derived store's value is checked per
+                        // candidate: `values::resolve`.)
+                        Some(v) => f.write_value[w] == Some(v) || f.derived[w],
                         None => true,
                     }
                 {
@@ -345,6 +350,8 @@ struct Dfs<'a> {
     split: Option<(usize, usize)>,
     /// The depth of that read in the search order.
     branch: Option<usize>,
+    /// Whether the skeleton has derived stores ([`super::values`]).
+    derived: bool,
 }
 
 impl Dfs<'_> {
@@ -356,15 +363,30 @@ impl Dfs<'_> {
     ) -> ControlFlow<()> {
         let n = self.s.universe();
         if d == self.order.len() {
-            return visit(&Candidate {
-                rf_source: self.source.clone(),
-                env: env_of(
+            let env = || {
+                env_of(
                     n,
                     &self.rf,
                     &self.init,
                     (&self.co, &self.asmo),
                     (&self.sco, &self.ilo),
-                ),
+                )
+            };
+            if !self.derived {
+                return visit(&Candidate {
+                    rf_source: self.source.clone(),
+                    env: env(),
+                    values: None,
+                });
+            }
+            // Derived stores: the values these choices give (none when a
+            // read the path fixed reads another value).
+            return super::values::resolve(self.s, &self.source, &mut |values| {
+                visit(&Candidate {
+                    rf_source: self.source.clone(),
+                    env: env(),
+                    values: Some(values),
+                })
             });
         }
         // Ask the pruning callback right after a choice was made (a forced
@@ -802,6 +824,7 @@ pub(crate) fn search(
                         remaining: remaining.clone(),
                         split: (blocks > 1).then_some((blocks, b)),
                         branch,
+                        derived: s.derivation.is_some(),
                     };
                     if ilo_search(&mut dfs, &mut prune, visit).is_break() {
                         return;

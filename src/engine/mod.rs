@@ -21,6 +21,7 @@ mod interlock;
 pub mod names;
 pub mod trace;
 pub mod undefined;
+pub mod values;
 
 pub use barrier::{BarrierGroup, BarrierKey};
 pub use base::{EventInfo, scope_set_name};
@@ -167,6 +168,15 @@ pub struct Limits {
     /// of `forall`). Off: every candidate is evaluated until the verdict is
     /// known (the full walk, the oracle of `tests/condition_directed.rs`).
     pub outcome_directed: bool,
+    /// Keep a read symbolic when its value only flows into stores,
+    /// registers and local arithmetic ([`trace::explore_with_domains`]):
+    /// one path where there was one per value of the read, the stores'
+    /// values computed per candidate execution from what the reads read
+    /// ([`values`]). Off: such reads are made concrete, one path per value
+    /// of their location's domain (the reference enumeration). Never while
+    /// exploring endings (the termination search compares values along
+    /// loop iterations).
+    pub symbolic_stores: bool,
 }
 
 /// Which order relations the model reads, so that the engine enumerates
@@ -229,6 +239,7 @@ impl Limits {
             path_pruning: false,
             order_pruning: false,
             outcome_directed: false,
+            symbolic_stores: false,
             ..self
         }
     }
@@ -303,6 +314,7 @@ impl Default for Limits {
             order_pruning: true,
             threads: 1,
             outcome_directed: true,
+            symbolic_stores: true,
         }
     }
 }
@@ -344,14 +356,18 @@ pub struct Explorer<'p> {
     /// are walked (most may be rejected without reaching the driver, which
     /// reads them only per skeleton).
     budget: trace::Budget,
+    /// The value domain of each location ([`trace::explore_with_domains`]).
+    domains: std::sync::Arc<Vec<Vec<i64>>>,
 }
 
 impl<'p> Explorer<'p> {
     pub fn new(program: &'p Program, limits: Limits) -> Result<Explorer<'p>, ExecError> {
         let budget = trace::Budget::new(&limits);
+        let (threads, domains) = trace::explore_with_domains(program, &limits)?;
         Ok(Explorer {
             program,
-            threads: trace::explore(program, &limits)?,
+            threads,
+            domains: std::sync::Arc::new(domains),
             limits,
             has_group_functions: program
                 .threads
@@ -417,9 +433,12 @@ impl<'p> Explorer<'p> {
                 if initial_value(l) == v {
                     continue;
                 }
+                // (A derived store may write any value.)
                 let written = paths.iter().enumerate().any(|(t2, p2)| {
                     p2.events.iter().enumerate().any(|(j, w)| {
-                        (t2, j) != (t, i) && w.write == Some(v) && loc(t2, w.stmt) == Some(l)
+                        (t2, j) != (t, i)
+                            && (w.write == Some(v) || w.derived.is_some())
+                            && loc(t2, w.stmt) == Some(l)
                     })
                 });
                 if !written {
@@ -640,6 +659,20 @@ impl<'p> Explorer<'p> {
         // One skeleton per choice of the arrivals that complete each
         // barrier with a quorum.
         let skeletons = Skeleton::build_unlisted(self.program, paths, self.limits, initial)
+            .map(|mut sk| {
+                if values::needed(&sk) {
+                    let program = self.program;
+                    sk.derivation = Some(std::sync::Arc::new(values::Derivation {
+                        locations: sk
+                            .events
+                            .iter()
+                            .map(|e| program.location_of(e.instruction(program)))
+                            .collect(),
+                        domains: self.domains.clone(),
+                    }));
+                }
+                sk
+            })
             .and_then(|sk| sk.barrier_choices());
         match skeletons {
             Ok(skeletons) => {
@@ -698,10 +731,25 @@ impl<'p> Explorer<'p> {
             }
         }
         let unwritten = ids.len();
+        // Each location a derived store of the block writes (any value),
+        // numbered after `unwritten`.
+        let mut any: HashMap<usize, usize> = HashMap::new();
+        for (t, ps) in block.iter().enumerate() {
+            for &p in ps {
+                for e in &self.threads[t].paths[p].events {
+                    if let (Some(l), Some(_)) = (loc(t, e.stmt), e.derived) {
+                        let next = unwritten + 1 + any.len();
+                        any.entry(l).or_insert(next);
+                    }
+                }
+            }
+        }
+        let slots = unwritten + 1 + any.len();
         // Per thread, per path of the block: the values its reads need that
         // the initial value does not give (the pair's number, `unwritten`
-        // when no path writes it, and whether the same event writes that
-        // value there too), and the pairs it writes.
+        // when no path writes it, whether the same event writes that value
+        // there too, and the number of the location's derived stores), and
+        // the pairs (and derived locations) it writes.
         let summary: Vec<Vec<PathValues>> = block
             .iter()
             .enumerate()
@@ -714,11 +762,15 @@ impl<'p> Explorer<'p> {
                             if let Some(v) = e.write {
                                 values.writes.push(ids[&(l, v)]);
                             }
+                            if e.derived.is_some() {
+                                values.writes.push(any[&l]);
+                            }
                             if let Some(ReadValue::Concrete(v)) = e.read
                                 && initial_value(l) != v
                             {
                                 let id = ids.get(&(l, v)).copied().unwrap_or(unwritten);
-                                values.needs.push((id, e.write == Some(v)));
+                                let derived = any.get(&l).copied().unwrap_or(unwritten);
+                                values.needs.push((id, e.write == Some(v), derived));
                             }
                         }
                         values
@@ -728,7 +780,7 @@ impl<'p> Explorer<'p> {
             .collect();
         // below[t]: the pairs some path of a thread before t writes.
         let threads = block.len();
-        let mut below: Vec<Vec<bool>> = vec![vec![false; unwritten + 1]; threads];
+        let mut below: Vec<Vec<bool>> = vec![vec![false; slots]; threads];
         for t in 1..threads {
             let mut set = below[t - 1].clone();
             for values in &summary[t - 1] {
@@ -741,7 +793,7 @@ impl<'p> Explorer<'p> {
         let mut walk = PrunedWalk {
             summary: &summary,
             below: &below,
-            chosen: vec![0; unwritten + 1],
+            chosen: vec![0; slots],
             idx: vec![0; threads],
         };
         self.pruned_level(block, initial, threads, &mut walk, f)
@@ -793,10 +845,11 @@ impl<'p> Explorer<'p> {
 
 /// What one path needs and gives, for [`Explorer::block_pruned`]: the
 /// numbered (location, value) pairs its reads need (with whether the same
-/// event writes that pair) and those it writes.
+/// event writes that pair, and the number of the location's derived
+/// stores, which may write any value) and those it writes.
 #[derive(Default)]
 struct PathValues {
-    needs: Vec<(usize, bool)>,
+    needs: Vec<(usize, bool, usize)>,
     writes: Vec<usize>,
 }
 
@@ -829,22 +882,22 @@ impl PrunedWalk<'_> {
             self.summary[u][self.idx[u]]
                 .needs
                 .iter()
-                .all(|&(w, own)| self.chosen[w] > usize::from(own) || self.below[t][w])
+                .all(|&(w, own, d)| {
+                    self.chosen[w] > usize::from(own)
+                        || self.below[t][w]
+                        || self.chosen[d] > 0
+                        || self.below[t][d]
+                })
         })
     }
 }
 
 /// A path's registers with their reads numbered among the skeleton's
-/// events (the path's events start at `offset`).
-fn shifted(regs: &[(String, RegValue)], offset: usize) -> Vec<(String, RegValue)> {
+/// events (the path's events start at `offset`) and their expressions
+/// among the skeleton's (the path's start at `exprs`).
+fn shifted(regs: &[(String, RegValue)], offset: usize, exprs: usize) -> Vec<(String, RegValue)> {
     regs.iter()
-        .map(|(r, v)| {
-            let v = match v {
-                RegValue::Read(i) => RegValue::Read(offset + i),
-                c => *c,
-            };
-            (r.clone(), v)
-        })
+        .map(|(r, v)| (r.clone(), base::shift(*v, offset, exprs)))
         .collect()
 }
 
@@ -893,6 +946,12 @@ pub struct Skeleton {
     /// What listing the orders needs, until [`Skeleton::list_orders`] has
     /// listed them (`mo_choices` and `sco_choices` are empty until then).
     unlisted: Option<std::sync::Arc<(base::Facts, Limits)>>,
+    /// The expressions of the paths' registers and derived stores
+    /// ([`trace::RegValue::Expr`], [`EventInfo::derived`]).
+    pub exprs: Vec<trace::ValueExpr>,
+    /// When some store is derived or some register an expression: what
+    /// [`values::resolve`] needs to give each candidate its values.
+    pub derivation: Option<std::sync::Arc<values::Derivation>>,
 }
 
 impl Skeleton {
@@ -970,6 +1029,7 @@ impl Skeleton {
         )?;
         let mut registers = Vec::new();
         let mut endings = Vec::new();
+        let mut exprs: Vec<trace::ValueExpr> = Vec::new();
         let mut offset = 0;
         for p in paths {
             endings.push(match &p.ending {
@@ -982,13 +1042,19 @@ impl Skeleton {
                     registers: st
                         .registers
                         .iter()
-                        .map(|regs| shifted(regs, offset))
+                        .map(|regs| shifted(regs, offset, exprs.len()))
                         .collect(),
                     ..st.clone()
                 }),
                 e => e.clone(),
             });
-            registers.push(shifted(&p.registers, offset));
+            registers.push(shifted(&p.registers, offset, exprs.len()));
+            let (first_event, first_expr) = (offset, exprs.len());
+            exprs.extend(p.exprs.iter().map(|x| trace::ValueExpr {
+                op: x.op,
+                a: base::shift(x.a, first_event, first_expr),
+                b: base::shift(x.b, first_event, first_expr),
+            }));
             offset += p.events.len();
         }
         let barriers = barrier::groups(program, &events, &endings);
@@ -1047,6 +1113,8 @@ impl Skeleton {
             initial,
             groups_agree,
             unlisted: Some(std::sync::Arc::new((facts, limits))),
+            exprs,
+            derivation: None,
         })
     }
 

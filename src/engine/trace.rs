@@ -96,8 +96,13 @@ pub struct PathEvent {
     /// Value read, for reads.
     pub read: Option<ReadValue>,
     /// Value written, for writes (`None`: unknown, only in Alloy `.test` files
-    /// where a store names no value).
+    /// where a store names no value, or `derived`).
     pub write: Option<i64>,
+    /// A store whose value is a function of symbolic reads
+    /// ([`Limits::symbolic_stores`]): a [`RegValue::Read`] or
+    /// [`RegValue::Expr`] of the path, its value known once a candidate
+    /// execution says what those reads read (`write` is `None`).
+    pub derived: Option<RegValue>,
     /// Provenance of the value written (value-domain computation only).
     pub write_prov: Option<Vec<u32>>,
     /// Whether the event writes: the instruction is a write, and not a
@@ -126,6 +131,21 @@ pub enum RegValue {
     Const(i64),
     /// The value read by the path's event at this index (a symbolic read).
     Read(usize),
+    /// The value of the path's expression at this index
+    /// ([`Path::exprs`]): local arithmetic on symbolic reads, computed
+    /// once a candidate execution says what they read
+    /// ([`Limits::symbolic_stores`]).
+    Expr(usize),
+}
+
+/// Local arithmetic whose operands include a symbolic read
+/// ([`RegValue::Expr`]): `a op b`, each operand a constant, a symbolic read
+/// or an earlier expression of the same path.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ValueExpr {
+    pub op: crate::ir::ArithOp,
+    pub a: RegValue,
+    pub b: RegValue,
 }
 
 /// One path of a thread: complete (it reaches the end of the code), or, when
@@ -140,6 +160,9 @@ pub struct Path {
     pub awaits: Vec<Await>,
     /// How the path ends.
     pub ending: Ending,
+    /// The expressions [`RegValue::Expr`] names (registers and derived
+    /// stores; empty without [`Limits::symbolic_stores`]).
+    pub exprs: Vec<ValueExpr>,
 }
 
 /// How a path ends.
@@ -699,6 +722,22 @@ fn prov_max(a: &Prov, b: &Prov) -> Prov {
 /// This keeps counters such as `rmw.add` chains to the values an execution
 /// can really produce.
 pub fn explore(program: &Program, limits: &Limits) -> Result<Vec<ThreadPaths>, ExecError> {
+    explore_with_domains(program, limits).map(|(paths, _)| paths)
+}
+
+/// [`explore`], with the value domain of each location (its possible
+/// values, ascending). With [`Limits::symbolic_stores`] (and not exploring
+/// endings), the domains are computed with every read a store or local
+/// arithmetic needs made concrete, as without it, and the paths are then
+/// explored once more over those domains keeping such reads symbolic: a
+/// read whose value only flows into stores, registers and local
+/// arithmetic no longer splits its path per value (a counter's plain
+/// `read; add; write` in each thread: one path instead of one per value),
+/// and the candidate executions give its value (`engine::values`).
+pub fn explore_with_domains(
+    program: &Program,
+    limits: &Limits,
+) -> Result<(Vec<ThreadPaths>, Vec<Vec<i64>>), ExecError> {
     let spins: Vec<Vec<SpinLoop>> = program
         .threads
         .iter()
@@ -752,7 +791,7 @@ pub fn explore(program: &Program, limits: &Limits) -> Result<Vec<ThreadPaths>, E
         let mut all = Vec::new();
         for ((t, spins), own) in program.threads.iter().zip(&spins).zip(&own) {
             all.push(explore_thread(
-                program, t, limits, spins, own, &domain, &budget,
+                program, t, limits, spins, own, &domain, &budget, false,
             )?);
         }
         budget.check(&|| format!("computing the value domains (round {})", round + 1))?;
@@ -830,7 +869,21 @@ pub fn explore(program: &Program, limits: &Limits) -> Result<Vec<ThreadPaths>, E
         }
         changed |= group_domains(program, &all, nloc, &mut domain)?;
         if !changed {
-            return Ok(all);
+            let values: Vec<Vec<i64>> = domain
+                .iter()
+                .take(nloc)
+                .map(|d| d.keys().copied().collect())
+                .collect();
+            if limits.symbolic_stores && !limits.endings {
+                let mut derived = Vec::with_capacity(all.len());
+                for ((t, spins), own) in program.threads.iter().zip(&spins).zip(&own) {
+                    derived.push(explore_thread(
+                        program, t, limits, spins, own, &domain, &budget, true,
+                    )?);
+                }
+                return Ok((derived, values));
+            }
+            return Ok((all, values));
         }
     }
     Err(ExecError::limit(
@@ -936,6 +989,12 @@ struct State {
     /// the registers then (to find a loop's iterations and whether they can
     /// repeat; kept only when exploring endings).
     arrivals: Vec<(usize, usize, HashMap<String, RegValue>)>,
+    /// The expressions [`RegValue::Expr`] names (see [`Path::exprs`]).
+    exprs: Vec<ValueExpr>,
+    /// Whether local arithmetic and stores keep symbolic reads symbolic
+    /// ([`Limits::symbolic_stores`]; never while the value domains are
+    /// computed).
+    derive: bool,
 }
 
 /// The loops of `t`'s code for the unrolling bound: head statement ->
@@ -986,6 +1045,7 @@ fn label_map(t: &Thread) -> HashMap<&str, usize> {
         .collect()
 }
 
+#[allow(clippy::too_many_arguments)]
 fn explore_thread(
     program: &Program,
     t: &Thread,
@@ -994,6 +1054,7 @@ fn explore_thread(
     own: &HashSet<usize>,
     domain: &Domains,
     budget: &Budget,
+    derive: bool,
 ) -> Result<ThreadPaths, ExecError> {
     let (unroll, endings) = (limits.unroll, limits.endings);
     let (max_paths, max_memory) = (limits.max_paths, limits.max_memory);
@@ -1017,6 +1078,8 @@ fn explore_thread(
         awaiting: None,
         awaits: Vec::new(),
         arrivals: Vec::new(),
+        exprs: Vec::new(),
+        derive,
     };
     let mut out = ThreadPaths::default();
     // Partial paths the unrolling bound stopped (their prefixes are stopped
@@ -1053,6 +1116,7 @@ fn explore_thread(
                     registers,
                     awaits: s.awaits,
                     ending: Ending::Finished,
+                    exprs: s.exprs,
                 });
                 if out.paths.len() > max_paths {
                     return Err(ExecError::limit(
@@ -1105,6 +1169,23 @@ fn explore_thread(
                     }
                 }
                 Stmt::Assign { dest, op, a, b, .. } => {
+                    // Arithmetic on a symbolic read stays symbolic: an
+                    // expression the candidate executions evaluate.
+                    let (ta, tb) = (term_of(&s, a), term_of(&s, b));
+                    if s.derive
+                        && (!matches!(ta, RegValue::Const(_)) || !matches!(tb, RegValue::Const(_)))
+                    {
+                        s.exprs.push(ValueExpr {
+                            op: *op,
+                            a: ta,
+                            b: tb,
+                        });
+                        s.regs
+                            .insert(dest.clone(), RegValue::Expr(s.exprs.len() - 1));
+                        s.prov.insert(dest.clone(), Prov::new());
+                        s.pc += 1;
+                        continue;
+                    }
                     let Some((va, vb)) = concretize2(&mut s, &mut stack, a, b, program, t, domain)
                     else {
                         continue;
@@ -1217,6 +1298,7 @@ fn explore_thread(
                                 scope: execution_scope,
                                 values,
                             },
+                            exprs: Vec::new(),
                         });
                     }
                     if ins.group.is_some() {
@@ -1258,6 +1340,7 @@ fn push_stuck_await(s: &State, out: &mut ThreadPaths) {
                 side_effect_free: true,
                 registers: Vec::new(),
             }),
+            exprs: Vec::new(),
         });
     }
 }
@@ -1302,6 +1385,7 @@ fn push_stuck_loop(s: &State, back: usize, out: &mut ThreadPaths) {
             side_effect_free: false,
             registers,
         }),
+        exprs: Vec::new(),
     });
 }
 
@@ -1311,13 +1395,7 @@ fn known_registers(s: &State, regs: &HashMap<String, RegValue>) -> Vec<(String, 
     let mut out: Vec<(String, RegValue)> = regs
         .iter()
         .map(|(r, v)| {
-            let value = match *v {
-                RegValue::Const(c) => RegValue::Const(c),
-                RegValue::Read(e) => match s.events[e].read {
-                    Some(ReadValue::Concrete(c)) => RegValue::Const(c),
-                    _ => RegValue::Read(e),
-                },
-            };
+            let value = known(s, *v);
             (r.clone(), value)
         })
         .collect();
@@ -1350,6 +1428,7 @@ fn add_stopped_prefixes(out: &mut ThreadPaths, stopped_at_bound: Vec<Vec<PathEve
                     registers: Vec::new(),
                     awaits: Vec::new(),
                     ending: Ending::Stopped,
+                    exprs: Vec::new(),
                 });
             }
         }
@@ -1501,6 +1580,7 @@ fn step_group(s: &mut State, ins: &Instruction, values: BarrierValues) {
         write_prov: Some(prov),
         writes: false,
         barrier: values,
+        derived: None,
     });
 }
 
@@ -1626,13 +1706,31 @@ fn step_op(
     domain: &Domains,
 ) -> Result<bool, ExecError> {
     let pc = s.pc;
+    // A store of a value computed from symbolic reads keeps it symbolic
+    // ([`Limits::symbolic_stores`]): the candidate executions give it.
+    let derived = match &ins.operand {
+        Some(op)
+            if s.derive
+                && ins.is_write()
+                && !ins.is_read()
+                && ins.write_value.is_none()
+                && ins.group.is_none() =>
+        {
+            Some(term_of(s, op)).filter(|v| !matches!(v, RegValue::Const(_)))
+        }
+        _ => None,
+    };
     // The operand and a compare-exchange's expected value, made concrete
     // (a split re-runs the instruction).
     let mut concrete = |op: &Option<Operand>| match op {
         Some(op) => value_of(s, stack, op, program, t, domain).map(Some),
         None => Some(None),
     };
-    let Some(operand) = concrete(&ins.operand) else {
+    let Some(operand) = (if derived.is_some() {
+        Some(None)
+    } else {
+        concrete(&ins.operand)
+    }) else {
         return Ok(false);
     };
     let Some(expected) = concrete(&ins.expected) else {
@@ -1695,7 +1793,7 @@ fn step_op(
             (RmwOp::CompareExchange, Some(ReadValue::Concrete(old)), Some(exp)) => old == exp,
             _ => true,
         };
-    let write = if writes {
+    let write = if writes && derived.is_none() {
         match (ins.write_value, operand) {
             (Some(v), _) => Some(v),
             (None, Some(op)) => Some(match read {
@@ -1741,6 +1839,7 @@ fn step_op(
         write_prov,
         writes,
         barrier: BarrierValues::default(),
+        derived,
     });
     Ok(true)
 }
@@ -1758,26 +1857,104 @@ fn value_of(
 ) -> Option<i64> {
     match op {
         Operand::Const(v) => Some(*v),
-        Operand::Reg(r) => match s.regs.get(r).copied().unwrap_or(RegValue::Const(0)) {
-            RegValue::Const(v) => Some(v),
-            RegValue::Read(index) => {
-                let stmt = s.events[index].stmt;
-                let Some(loc) = domain_slot(program, t, stmt) else {
-                    return Some(0); // unreachable: reads always access a location
-                };
-                s.runs[s.pc] -= 1; // the statement runs again in each alternative
-                let mut values = domain[loc].iter();
-                let (v0, p0) = values.next().expect("domains hold the initial value");
-                for (v, p) in values {
-                    let mut other = s.clone();
-                    fix_read(&mut other, index, *v, p);
-                    stack.push(other);
-                }
-                fix_read(s, index, *v0, p0);
-                None
+        Operand::Reg(_) => {
+            let index = match term_of(s, op) {
+                RegValue::Const(v) => return Some(v),
+                RegValue::Read(index) => index,
+                // An expression: its first symbolic read made concrete
+                // (again until none is left).
+                RegValue::Expr(k) => first_symbolic(s, k)?,
+            };
+            let stmt = s.events[index].stmt;
+            let Some(loc) = domain_slot(program, t, stmt) else {
+                return Some(0); // unreachable: reads always access a location
+            };
+            s.runs[s.pc] -= 1; // the statement runs again in each alternative
+            let mut values = domain[loc].iter();
+            let (v0, p0) = values.next().expect("domains hold the initial value");
+            for (v, p) in values {
+                let mut other = s.clone();
+                fix_read(&mut other, index, *v, p);
+                stack.push(other);
             }
-        },
+            fix_read(s, index, *v0, p0);
+            None
+        }
     }
+}
+
+/// What an operand stands for on the path `s`: a constant (also a read
+/// made concrete since, and an expression all of whose reads are), or a
+/// symbolic read or expression.
+fn term_of(s: &State, op: &Operand) -> RegValue {
+    match op {
+        Operand::Const(v) => RegValue::Const(*v),
+        Operand::Reg(r) => known(s, s.regs.get(r).copied().unwrap_or(RegValue::Const(0))),
+    }
+}
+
+/// `v` as far as the path `s` knows it (see [`term_of`]).
+fn known(s: &State, v: RegValue) -> RegValue {
+    let read = |e: usize| match s.events[e].read {
+        Some(ReadValue::Concrete(c)) => Some(c),
+        _ => None,
+    };
+    match term_value(&expr_values(&s.exprs, &read), v, &read) {
+        Some(c) => RegValue::Const(c),
+        None => v,
+    }
+}
+
+/// The value of each expression given the values `read` knows (`None`
+/// where it depends on a read it does not know), in one pass: an
+/// expression names only earlier ones.
+pub fn expr_values(exprs: &[ValueExpr], read: &dyn Fn(usize) -> Option<i64>) -> Vec<Option<i64>> {
+    let mut out: Vec<Option<i64>> = Vec::with_capacity(exprs.len());
+    for x in exprs {
+        let v = match (term_value(&out, x.a, read), term_value(&out, x.b, read)) {
+            (Some(a), Some(b)) => Some(x.op.apply(a, b)),
+            _ => None,
+        };
+        out.push(v);
+    }
+    out
+}
+
+/// The value of a term, given the expressions' values (`values`, from
+/// [`expr_values`], possibly only those before the term) and the reads'.
+pub fn term_value(
+    values: &[Option<i64>],
+    v: RegValue,
+    read: &dyn Fn(usize) -> Option<i64>,
+) -> Option<i64> {
+    match v {
+        RegValue::Const(c) => Some(c),
+        RegValue::Read(e) => read(e),
+        RegValue::Expr(k) => values.get(k).copied().flatten(),
+    }
+}
+
+/// The first read (in event order) expression `k` depends on that the path
+/// has not made concrete.
+fn first_symbolic(s: &State, k: usize) -> Option<usize> {
+    let mut leaves = Vec::new();
+    let mut todo = vec![k];
+    let mut seen = HashSet::new();
+    while let Some(k) = todo.pop() {
+        if !seen.insert(k) {
+            continue;
+        }
+        for t in [s.exprs[k].a, s.exprs[k].b] {
+            match t {
+                RegValue::Read(e) if !matches!(s.events[e].read, Some(ReadValue::Concrete(_))) => {
+                    leaves.push(e)
+                }
+                RegValue::Expr(j) => todo.push(j),
+                _ => {}
+            }
+        }
+    }
+    leaves.into_iter().min()
 }
 
 /// Makes the symbolic read at `index` concrete everywhere it flowed.
@@ -1788,6 +1965,36 @@ fn fix_read(s: &mut State, index: usize, v: i64, prov: &Prov) {
             *val = RegValue::Const(v);
             s.prov.insert(name.clone(), prov.clone());
         }
+    }
+    if s.exprs.is_empty() && s.events.iter().all(|e| e.derived.is_none()) {
+        return;
+    }
+    // Expressions and derived stores all of whose reads are now concrete
+    // become constants.
+    let read = |e: usize| match s.events[e].read {
+        Some(ReadValue::Concrete(c)) => Some(c),
+        _ => None,
+    };
+    let values = expr_values(&s.exprs, &read);
+    let konst = |v: RegValue| term_value(&values, v, &read);
+    let mut regs = std::mem::take(&mut s.regs);
+    for val in regs.values_mut() {
+        if let RegValue::Expr(_) = val
+            && let Some(c) = konst(*val)
+        {
+            *val = RegValue::Const(c);
+        }
+    }
+    let fixed: Vec<(usize, i64)> = s
+        .events
+        .iter()
+        .enumerate()
+        .filter_map(|(i, e)| Some((i, konst(e.derived?)?)))
+        .collect();
+    s.regs = regs;
+    for (i, c) in fixed {
+        s.events[i].write = Some(c);
+        s.events[i].derived = None;
     }
 }
 

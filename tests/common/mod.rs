@@ -546,3 +546,98 @@ pub fn directed_agrees_on_quantifiers(text: &str, session: &vkmm::Session) -> Ve
     }
     out
 }
+
+/// The thread table of a generated Vulkan litmus test: the header of one
+/// thread per `(workgroup, code lines)` (subgroup 0, queue family 0), then
+/// the code row by row, each line ended by ` ;`.
+pub fn vulkan_thread_table(threads: &[(usize, Vec<String>)]) -> String {
+    let mut text = String::new();
+    let header: Vec<String> = threads
+        .iter()
+        .enumerate()
+        .map(|(i, (wg, _))| format!("P{i}@sg 0, wg {wg}, qf 0"))
+        .collect();
+    text.push_str(&header.join(" | "));
+    text.push_str(" ;\n");
+    let rows = threads.iter().map(|(_, c)| c.len()).max().unwrap_or(0);
+    for row in 0..rows {
+        let cells: Vec<&str> = threads
+            .iter()
+            .map(|(_, c)| c.get(row).map(String::as_str).unwrap_or(""))
+            .collect();
+        text.push_str(&cells.join(" | "));
+        text.push_str(" ;\n");
+    }
+    text
+}
+
+/// The difference between two checks of `path` (`a` by the setting named
+/// `names.0`, `b` by `names.1`) as `answers` summarises them: nothing when
+/// they agree, when `answers` leaves either out, or when both fail alike.
+pub fn differing_answers(
+    path: &Path,
+    names: (&str, &str),
+    (a, b): (
+        Result<vkmm::analysis::Checked, vkmm::Error>,
+        Result<vkmm::analysis::Checked, vkmm::Error>,
+    ),
+    answers: &dyn Fn(&vkmm::analysis::Checked) -> Option<String>,
+) -> Vec<String> {
+    match (a, b) {
+        (Ok(a), Ok(b)) => match (answers(&a), answers(&b)) {
+            (Some(a), Some(b)) if a != b => {
+                vec![format!(
+                    "{}:\n{}:\n{a}\n{}:\n{b}",
+                    path.display(),
+                    names.0,
+                    names.1
+                )]
+            }
+            _ => Vec::new(),
+        },
+        (Err(a), Err(b)) if a.to_string() == b.to_string() => Vec::new(),
+        (a, b) => vec![format!(
+            "{}: {:?} / {:?}",
+            path.display(),
+            a.err().map(|e| e.to_string()),
+            b.err().map(|e| e.to_string())
+        )],
+    }
+}
+
+/// [`search_summary`] without the numbers of candidates and partial
+/// evaluations (what a lever that skips inconsistent candidates changes),
+/// and with the number of cut paths only as "some" when `cut_as_flag` (a
+/// lever that makes fewer paths changes it). `None` for a truncated search,
+/// and with `cut_as_flag` for one stopped by a limit: under a budget two
+/// walks see different executions.
+pub fn answers_of(c: &vkmm::analysis::Checked, cut_as_flag: bool) -> Option<String> {
+    if let vkmm::analysis::Checked::Litmus(o) = c
+        && (o.truncated || (cut_as_flag && o.stopped_by.is_some()))
+    {
+        return None;
+    }
+    let text = search_summary(c);
+    Some(
+        text.lines()
+            .map(|l| match l.strip_prefix("executions ") {
+                Some(tail) => {
+                    let rest = tail.split_once("consistent ").map_or("", |(_, t)| t);
+                    if !cut_as_flag {
+                        return format!("consistent {rest}");
+                    }
+                    // "N cut C truncated T stopped S": C only as "some".
+                    let words: Vec<&str> = rest.split_whitespace().collect();
+                    let cut = words.get(2).is_some_and(|c| *c != "0");
+                    format!(
+                        "consistent {} cut {cut} {}",
+                        words.first().copied().unwrap_or(""),
+                        words.get(3..).map(|r| r.join(" ")).unwrap_or_default()
+                    )
+                }
+                None => l.to_string(),
+            })
+            .collect::<Vec<_>>()
+            .join("\n"),
+    )
+}

@@ -248,7 +248,11 @@ fn event_text(program: &Program, sk: &Skeleton, cand: &Candidate, e: usize) -> S
             }
         ));
     }
-    if let Some(w) = ev.write_value {
+    let written = match &cand.values {
+        Some(vals) => vals.write[e],
+        None => ev.write_value,
+    };
+    if let Some(w) = written {
         s.push_str(&format!(" [writes {w}]"));
     }
     // An API operation is labelled with the call it stands for (docs/host.md).

@@ -96,7 +96,8 @@ pub struct LimitArgs {
     /// `reference`: every search lever off, as --no-spin-reduction
     /// --no-rmw-filter --no-termination-shortcuts --no-specialise
     /// --no-lazy-checks --no-path-pruning --no-order-pruning
-    /// --no-outcome-directed together, with the latest-own-write filter off
+    /// --no-outcome-directed --no-symbolic-stores together, with the
+    /// latest-own-write filter off
     /// (the reference enumeration, the oracle of the differential tests).
     #[arg(long, value_enum, default_value_t = Engine::Default)]
     pub engine: Engine,
@@ -142,6 +143,12 @@ pub struct LimitArgs {
     /// unable to decide the condition (the full walk).
     #[arg(long)]
     pub no_outcome_directed: bool,
+    /// Make every read whose value a store or local arithmetic uses
+    /// concrete, one path per value of its location, instead of keeping it
+    /// symbolic and computing the stored values per candidate execution
+    /// (the reference enumeration; the same answers, more paths).
+    #[arg(long)]
+    pub no_symbolic_stores: bool,
     /// The most paths one thread may have; past it the answer is undecided
     /// (exit code 3).
     #[arg(long, value_name = "N", default_value_t = vkmm::engine::DEFAULT_MAX_PATHS, value_parser = clap::value_parser!(u32).range(1..).map(|n| n as usize))]
@@ -174,6 +181,7 @@ impl LimitArgs {
             .path_pruning(!self.no_path_pruning)
             .order_pruning(!self.no_order_pruning)
             .outcome_directed(!self.no_outcome_directed)
+            .symbolic_stores(!self.no_symbolic_stores)
             .max_paths(self.max_paths)
             .max_writes(self.max_writes)
             .max_memory((self.max_memory > 0).then_some((self.max_memory as usize) << 20));

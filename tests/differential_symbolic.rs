@@ -1,0 +1,270 @@
+//! Differential tests of symbolic stores (`Limits::symbolic_stores`,
+//! `--no-symbolic-stores`; issue 11, item 4): a read whose value only flows
+//! into stores, registers and local arithmetic stays symbolic, one path
+//! where there was one per value, and each candidate execution computes the
+//! stored values from its reads-from choices (`engine::values`).
+//!
+//! The executions are the same ones, only found differently: each
+//! consistent execution of the concrete enumeration (one path per value,
+//! reads-from matching the values) is one of the symbolic search (the same
+//! reads-from; the values follow), and back; on a cycle of derived stores
+//! through reads-from, the symbolic search assumes each domain value as the
+//! concrete one does. So the answers must be identical: the final states
+//! with their execution counts, the verdicts, the races, the number of
+//! consistent executions, the `.test` answers. Only the numbers of
+//! candidates and partial evaluations and of cut paths (fewer paths) may
+//! differ. A search truncated by the execution limit is left out (under a
+//! budget the two walks see different executions).
+//!
+//! Compared on the repository's own tests, the examples, the dat3m-vulkan,
+//! khronos-alloy and dat3m-opencl corpora, the SPIR-V programs of
+//! dat3m-spirv (the clspv counters and locks: `%v = OpLoad; %w = OpIAdd
+//! %v 1; OpStore %w`) and generated programs.
+
+mod common;
+
+use proptest::prelude::*;
+use std::path::Path;
+use std::time::Duration;
+use vkmm::Session;
+use vkmm::analysis::Checked;
+
+const MAX_EXECUTIONS: u64 = 20_000;
+
+fn session(on: bool) -> Session {
+    Session::new()
+        .max_executions(MAX_EXECUTIONS)
+        .symbolic_stores(on)
+}
+
+fn skipped(path: &Path) -> bool {
+    path.display().to_string().contains("xf-barrier")
+}
+
+/// The answers ([`common::answers_of`]) with the cut paths as a flag:
+/// `None` for a truncated search or one stopped by a limit.
+fn answers(c: &Checked) -> Option<String> {
+    common::answers_of(c, true)
+}
+
+/// The differences between the two settings on one file (none when they
+/// agree, or when either is truncated).
+fn compare_file(path: &Path, extra: &dyn Fn(Session) -> Session) -> Vec<String> {
+    common::differing_answers(
+        path,
+        ("concrete", "symbolic"),
+        (
+            extra(session(false)).check_file(path),
+            extra(session(true)).check_file(path),
+        ),
+        &answers,
+    )
+}
+
+#[test]
+fn symbolic_stores_give_the_same_answers() {
+    common::assert_no_differences_everywhere(&|p| compare_file(p, &|s| s), &skipped);
+}
+
+/// Every SPIR-V program of dat3m-spirv (default bound 1 and a 3 s limit
+/// per search; those stopped by a limit are left out).
+#[test]
+fn symbolic_stores_give_the_same_answers_on_spirv() {
+    let Some(dir) = common::corpus("dat3m-spirv") else {
+        eprintln!("SKIPPED: ../shared/corpus/dat3m-spirv is missing");
+        return;
+    };
+    let mut files = Vec::new();
+    common::files_below_with(&dir, &["spvasm"], &|_| false, &mut files);
+    assert!(files.len() > 200, "{} files", files.len());
+    let extra = |s: Session| s.unroll(1).timeout(Some(Duration::from_secs(3)));
+    let diffs = common::on_two_threads(&files, &|p| compare_file(p, &extra));
+    assert!(diffs.is_empty(), "{}", diffs.join("\n"));
+}
+
+/// A ticket lock's plain counter (`ld c; add; st c`, one read per thread):
+/// without symbolic stores each thread has a path per value of `c`, and
+/// most combinations are inconsistent; with them one path per ticket, and
+/// far fewer candidates. The answer is the same (a mutation that never
+/// keeps a store symbolic fails the count).
+#[test]
+fn a_counter_read_and_written_back_is_one_path() {
+    let path =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/litmus-scaling/ticketlock-3.litmus");
+    let run = |on: bool| match session(on).check_file(&path).unwrap() {
+        Checked::Litmus(o) => o,
+        _ => panic!("a litmus test"),
+    };
+    let (concrete, symbolic) = (run(false), run(true));
+    assert_eq!(concrete.states, symbolic.states);
+    assert_eq!(symbolic.condition_holds, Some(true));
+    assert_eq!(symbolic.race_free, Some(true));
+    assert_eq!(concrete.consistent, symbolic.consistent);
+    assert_eq!(concrete.executions, 576, "concrete");
+    assert!(
+        symbolic.executions * 10 < concrete.executions,
+        "symbolic {} candidates",
+        symbolic.executions
+    );
+}
+
+/// Load buffering with data dependencies: `r0 = x; y = r0 | r1 = y; x = r1`.
+/// The candidate where each read reads the other thread's store has its
+/// values on a cycle of derived stores; the concrete enumeration gives the
+/// reads each value of the domain ({0} and the condition's 1: `trace`'s
+/// seeds) and keeps those that agree: (0, 0) and (1, 1). The symbolic
+/// search must assume the same values (a mutation that drops cycles loses
+/// the (1, 1) state and one (0, 0) execution).
+#[test]
+fn a_cycle_of_derived_stores_takes_the_domain_values() {
+    let text = "VULKAN lb-data\n{ x=0; y=0; }\n\
+        P0@sg 0, wg 0, qf 0 | P1@sg 0, wg 1, qf 0 ;\n\
+        ld.sc0 r0, x | ld.sc0 r1, y ;\n\
+        st.sc0 y, r0 | st.sc0 x, r1 ;\n\
+        exists (P0:r0 == 1 /\\ P1:r1 == 1)\n";
+    let run = |on: bool| match session(on).check_text("lb-data.litmus", text).unwrap() {
+        Checked::Litmus(o) => o,
+        _ => panic!("a litmus test"),
+    };
+    let (concrete, symbolic) = (run(false), run(true));
+    assert_eq!(concrete.states, symbolic.states);
+    assert_eq!(concrete.consistent, symbolic.consistent);
+    assert_eq!(symbolic.states.len(), 2, "{:?}", symbolic.states);
+    assert_eq!(symbolic.condition_holds, Some(true));
+    // An increment on the cycle has no fixed point: no such execution.
+    let add = text
+        .replace(
+            "st.sc0 y, r0 | st.sc0 x, r1",
+            "add r2, r0, 1 | add r3, r1, 1 ;\nst.sc0 y, r2 | st.sc0 x, r3",
+        )
+        .replace("P1:r1 == 1", "P1:r1 == 2");
+    let run = |on: bool| match session(on).check_text("lb-add.litmus", &add).unwrap() {
+        Checked::Litmus(o) => o,
+        _ => panic!("a litmus test"),
+    };
+    let (concrete, symbolic) = (run(false), run(true));
+    assert_eq!(concrete.states, symbolic.states);
+    assert_eq!(symbolic.states.len(), 3, "{:?}", symbolic.states);
+    assert_eq!(symbolic.condition_holds, Some(false));
+}
+
+/// One generated instruction.
+#[derive(Clone, Debug)]
+enum Item {
+    /// `ld r, loc` (plain or atomic).
+    Load { loc: usize, atomic: bool },
+    /// `st loc, r` of a register an earlier item set (or a constant).
+    StoreReg {
+        loc: usize,
+        reg: usize,
+        atomic: bool,
+    },
+    /// `add r, r', k`.
+    Add { reg: usize, k: i64 },
+    /// `st loc, k`.
+    Store { loc: usize, value: i64 },
+    /// A branch on a register (makes its read concrete): skip the next item.
+    Branch { reg: usize, value: i64 },
+    /// `rmw.add r, loc, k` (atomic, device scope).
+    FetchAdd { loc: usize, k: i64 },
+}
+
+const LOCS: [&str; 3] = ["x", "y", "c"];
+
+fn item() -> impl Strategy<Value = Item> {
+    prop_oneof![
+        (0..3usize, any::<bool>()).prop_map(|(loc, atomic)| Item::Load { loc, atomic }),
+        (0..3usize, 0..4usize, any::<bool>()).prop_map(|(loc, reg, atomic)| Item::StoreReg {
+            loc,
+            reg,
+            atomic
+        }),
+        (0..4usize, 1..3i64).prop_map(|(reg, k)| Item::Add { reg, k }),
+        (0..3usize, 1..3i64).prop_map(|(loc, value)| Item::Store { loc, value }),
+        (0..4usize, 0..2i64).prop_map(|(reg, value)| Item::Branch { reg, value }),
+        (0..3usize, 1..2i64).prop_map(|(loc, k)| Item::FetchAdd { loc, k }),
+    ]
+}
+
+/// The lines of one thread: register `r{k}` is set by item `k` (reads,
+/// additions); a register named before it is set reads as its initial 0.
+fn thread_code(items: &[Item]) -> Vec<String> {
+    let mut code = Vec::new();
+    for (k, it) in items.iter().enumerate() {
+        let r = format!("r{k}");
+        let src = |reg: usize| format!("r{}", reg.min(k.saturating_sub(1)));
+        match it {
+            Item::Load { loc, atomic: true } => {
+                code.push(format!("ld.atom.dv.sc0 {r}, {}", LOCS[*loc]))
+            }
+            Item::Load { loc, .. } => code.push(format!("ld.sc0 {r}, {}", LOCS[*loc])),
+            Item::StoreReg { loc, reg, atomic } => code.push(format!(
+                "st{}.sc0 {}, {}",
+                if *atomic { ".atom.dv" } else { "" },
+                LOCS[*loc],
+                src(*reg)
+            )),
+            Item::Add { reg, k: c } => code.push(format!("add {r}, {}, {c}", src(*reg))),
+            Item::Store { loc, value } => code.push(format!("st.sc0 {}, {value}", LOCS[*loc])),
+            Item::Branch { reg, value } => {
+                code.push(format!("beq {}, {value}, L{k}", src(*reg)));
+                code.push("add r9, r9, 1".to_string());
+                code.push(format!("L{k}:"));
+            }
+            Item::FetchAdd { loc, k: c } => {
+                code.push(format!("rmw.atom.dv.sc0.add {r}, {}, {c}", LOCS[*loc]))
+            }
+        }
+    }
+    code
+}
+
+fn program_text(threads: &[(usize, Vec<Item>)], cond: (usize, usize, i64, usize)) -> String {
+    let mut text = String::from("VULKAN generated\n{\nx=0; y=0; c=0;\n");
+    for i in 0..threads.len() {
+        let regs: Vec<String> = (0..6).map(|r| format!("P{i}:r{r}=0;")).collect();
+        text.push_str(&format!("{} P{i}:r9=0;\n", regs.join(" ")));
+    }
+    text.push_str("}\n");
+    let table: Vec<(usize, Vec<String>)> = threads
+        .iter()
+        .map(|(wg, items)| (*wg, thread_code(items)))
+        .collect();
+    text.push_str(&common::vulkan_thread_table(&table));
+    let (t, r, v, loc) = cond;
+    let t = t % threads.len();
+    text.push_str(&format!(
+        "exists (P{t}:r{r} == {v} /\\ {} == {v})\n",
+        LOCS[loc]
+    ));
+    text
+}
+
+fn program() -> impl Strategy<Value = String> {
+    (
+        prop::collection::vec((0..2usize, prop::collection::vec(item(), 2..6)), 2..4),
+        (0..3usize, 0..5usize, 0..3i64, 0..3usize),
+    )
+        .prop_map(|(threads, cond)| program_text(&threads, cond))
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 128, ..ProptestConfig::default() })]
+
+    /// Same answers, and the same as the reference enumeration.
+    #[test]
+    fn generated_programs_agree(text in program()) {
+        let limit = |s: Session| s.max_executions(5_000).timeout(Some(Duration::from_secs(3)));
+        let run = |s: Session| {
+            limit(s).check_text("generated.litmus", &text).unwrap_or_else(|e| panic!("{e}\n{text}"))
+        };
+        let (a, b) = (run(session(false)), run(session(true)));
+        let reference = Session::new().current_limits().reference();
+        let reference = run(Session::new().limits(reference));
+        if let (Some(a), Some(b), Some(r)) = (answers(&a), answers(&b), answers(&reference)) {
+            prop_assert_eq!(&a, &b, "concrete / symbolic\n{}", text);
+            let verdicts = |s: &str| s.lines().filter(|l| l.starts_with("states") || l.starts_with("condition")).collect::<Vec<_>>().join("\n");
+            prop_assert_eq!(verdicts(&r), verdicts(&b), "reference / symbolic\n{}", text);
+        }
+    }
+}
