@@ -268,3 +268,25 @@ proptest! {
         }
     }
 }
+
+/// The switch on the command line: `--no-symbolic-stores` (and `--engine
+/// reference`) is the concrete enumeration, the default the symbolic one.
+#[test]
+fn the_command_line_switch() {
+    let file = "tests/litmus-scaling/ticketlock-3.litmus";
+    let executions = |extra: &[&str]| {
+        let mut args = vec!["check", file, "--format", "json", "-j", "1"];
+        args.extend_from_slice(extra);
+        // (3: the reference unrolls the spin loops and cuts paths.)
+        let (code, out, err) = common::vkmm(&args);
+        assert!(
+            code == 0 || (code == 3 && extra.contains(&"reference")),
+            "{code}: {err}"
+        );
+        let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+        v["results"][0]["executions"].as_u64().unwrap()
+    };
+    assert_eq!(executions(&["--no-symbolic-stores"]), 576);
+    assert_eq!(executions(&[]), 12);
+    assert_ne!(executions(&["--engine", "reference"]), 12);
+}
