@@ -172,11 +172,20 @@ fn own_tests_and_examples() {
     assert!(diffs.is_empty(), "{}", diffs.join("\n"));
 }
 
-/// The reference and the reduced outcome of the repository's file `rel`.
+/// The reference and the reduced outcome of the repository's file `rel`
+/// (at the default unrolling bound).
 fn both_searches(rel: &str) -> (LitmusOutcome, LitmusOutcome) {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(rel);
+    let text = std::fs::read_to_string(&path).unwrap();
+    both_on_text(&text, vkmm::engine::Limits::default().unroll)
+}
+
+/// The reference and the reduced outcome of the litmus text `text` at the
+/// unrolling bound `unroll`.
+fn both_on_text(text: &str, unroll: usize) -> (LitmusOutcome, LitmusOutcome) {
     let run = |reduce| match session(reduce, LocalMemory::PerWorkgroup)
-        .check_file(&path)
+        .unroll(unroll)
+        .check_text("text.litmus", text)
         .unwrap()
     {
         Checked::Litmus(o) => o,
@@ -194,6 +203,17 @@ fn the_reduction_removes_the_bound_of_a_spin_loop() {
     assert!(reduced.executions < reference.executions);
 }
 
+/// Both searches of the litmus text `text` (default bound) satisfy its
+/// condition with the same single final state.
+fn one_state_in_both(text: &str) {
+    let (reference, reduced) = both_on_text(text, 2);
+    for o in [&reference, &reduced] {
+        assert_eq!(o.holds(Property::Condition), Some(true));
+        assert_eq!(states(o).len(), 1, "{:?}", o.states);
+    }
+    assert_eq!(states(&reference), states(&reduced));
+}
+
 #[test]
 fn a_lock_loop_iteration_that_changes_memory_stays() {
     // A fetch-add loop until it reads 2: the iterations reading 0 and 1
@@ -205,19 +225,7 @@ fn a_lock_loop_iteration_that_changes_memory_stays() {
     let text = "VULKAN add-loop\n{\nf=0;\n}\n P0@sg 0, wg 0, qf 0 ;\n L: ;\n \
                 rmw.atom.acq.dv.sc0.semsc0.add r0, f, 1 ;\n bne r0, 2, L ;\n\
                 exists (P0:r0 == 2 /\\ f == 3)\n";
-    let run = |reduce| match session(reduce, LocalMemory::PerWorkgroup)
-        .check_text("add-loop.litmus", text)
-        .unwrap()
-    {
-        Checked::Litmus(o) => o,
-        other => unreachable!("{other:?}"),
-    };
-    let (reference, reduced) = (run(false), run(true));
-    for o in [&reference, &reduced] {
-        assert_eq!(o.holds(Property::Condition), Some(true));
-        assert_eq!(states(o).len(), 1, "{:?}", o.states);
-    }
-    assert_eq!(states(&reference), states(&reduced));
+    one_state_in_both(text);
     // An exchange of 1 that reads 1 writes back what it read: dropped, so
     // the reduced search of the two-thread lock is complete where the
     // reference cuts paths.
@@ -226,20 +234,6 @@ fn a_lock_loop_iteration_that_changes_memory_stays() {
     assert_eq!(reduced.cut_paths, 0);
     assert_eq!(states(&reference), states(&reduced));
     assert_eq!(reduced.holds(Property::Races), Some(true));
-}
-
-/// The reference and the reduced outcome of the litmus text `text` at the
-/// unrolling bound `unroll`.
-fn both_on_text(text: &str, unroll: usize) -> (LitmusOutcome, LitmusOutcome) {
-    let run = |reduce| match session(reduce, LocalMemory::PerWorkgroup)
-        .unroll(unroll)
-        .check_text("text.litmus", text)
-        .unwrap()
-    {
-        Checked::Litmus(o) => o,
-        other => unreachable!("{other:?}"),
-    };
-    (*run(false), *run(true))
 }
 
 #[test]
@@ -288,12 +282,7 @@ fn an_outer_iteration_that_changes_memory_stays() {
                 ld.atom.dv.sc0 r2, f ;\n beq r2, 5, LI ;\n \
                 rmw.atom.acq.dv.sc0.semsc0.add r0, f, 1 ;\n bne r0, 2, LO ;\n\
                 exists (P0:r0 == 2 /\\ f == 3)\n";
-    let (reference, reduced) = both_on_text(text, 2);
-    for o in [&reference, &reduced] {
-        assert_eq!(o.holds(Property::Condition), Some(true));
-        assert_eq!(states(o).len(), 1, "{:?}", o.states);
-    }
-    assert_eq!(states(&reference), states(&reduced));
+    one_state_in_both(text);
 }
 
 #[test]

@@ -12,7 +12,9 @@
 //! keeps only the iteration that leaves the loop; an iteration whose values
 //! send it back to the loop's head is dropped (recorded on the sibling paths
 //! as a looping alternative, [`Await::looping`]), so such loops never hit the
-//! unrolling bound.
+//! unrolling bound. In the outcome listing an await's body may branch and
+//! hold inner awaits (test-and-test-and-set locks): the awaits under way
+//! form a stack, innermost last.
 
 use super::{ExecError, LimitKind, Limits};
 use crate::ir::{Instruction, OpKind, Operand, Program, RmwOp, Stmt, Thread};
