@@ -172,11 +172,20 @@ fn own_tests_and_examples() {
     assert!(diffs.is_empty(), "{}", diffs.join("\n"));
 }
 
-/// The reference and the reduced outcome of the repository's file `rel`.
+/// The reference and the reduced outcome of the repository's file `rel`
+/// (at the default unrolling bound).
 fn both_searches(rel: &str) -> (LitmusOutcome, LitmusOutcome) {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(rel);
+    let text = std::fs::read_to_string(&path).unwrap();
+    both_on_text(&text, vkmm::engine::Limits::default().unroll)
+}
+
+/// The reference and the reduced outcome of the litmus text `text` at the
+/// unrolling bound `unroll`.
+fn both_on_text(text: &str, unroll: usize) -> (LitmusOutcome, LitmusOutcome) {
     let run = |reduce| match session(reduce, LocalMemory::PerWorkgroup)
-        .check_file(&path)
+        .unroll(unroll)
+        .check_text("text.litmus", text)
         .unwrap()
     {
         Checked::Litmus(o) => o,
@@ -194,6 +203,17 @@ fn the_reduction_removes_the_bound_of_a_spin_loop() {
     assert!(reduced.executions < reference.executions);
 }
 
+/// Both searches of the litmus text `text` (default bound) satisfy its
+/// condition with the same single final state.
+fn one_state_in_both(text: &str) {
+    let (reference, reduced) = both_on_text(text, 2);
+    for o in [&reference, &reduced] {
+        assert_eq!(o.holds(Property::Condition), Some(true));
+        assert_eq!(states(o).len(), 1, "{:?}", o.states);
+    }
+    assert_eq!(states(&reference), states(&reduced));
+}
+
 #[test]
 fn a_lock_loop_iteration_that_changes_memory_stays() {
     // A fetch-add loop until it reads 2: the iterations reading 0 and 1
@@ -205,19 +225,7 @@ fn a_lock_loop_iteration_that_changes_memory_stays() {
     let text = "VULKAN add-loop\n{\nf=0;\n}\n P0@sg 0, wg 0, qf 0 ;\n L: ;\n \
                 rmw.atom.acq.dv.sc0.semsc0.add r0, f, 1 ;\n bne r0, 2, L ;\n\
                 exists (P0:r0 == 2 /\\ f == 3)\n";
-    let run = |reduce| match session(reduce, LocalMemory::PerWorkgroup)
-        .check_text("add-loop.litmus", text)
-        .unwrap()
-    {
-        Checked::Litmus(o) => o,
-        other => unreachable!("{other:?}"),
-    };
-    let (reference, reduced) = (run(false), run(true));
-    for o in [&reference, &reduced] {
-        assert_eq!(o.holds(Property::Condition), Some(true));
-        assert_eq!(states(o).len(), 1, "{:?}", o.states);
-    }
-    assert_eq!(states(&reference), states(&reduced));
+    one_state_in_both(text);
     // An exchange of 1 that reads 1 writes back what it read: dropped, so
     // the reduced search of the two-thread lock is complete where the
     // reference cuts paths.
@@ -226,6 +234,89 @@ fn a_lock_loop_iteration_that_changes_memory_stays() {
     assert_eq!(reduced.cut_paths, 0);
     assert_eq!(states(&reference), states(&reduced));
     assert_eq!(reduced.holds(Property::Races), Some(true));
+}
+
+#[test]
+fn a_test_and_test_and_set_lock_is_an_await() {
+    // P0 spins in an inner await, then exchanges; P1 is one loop with a
+    // branch over the exchange (the file's comment derives c == 2 and no
+    // race from the appendix). Unroll 1: the reference completes (its
+    // execution limit is not reached) but cuts the paths that spin longer;
+    // the reduced search cuts none and finds the same state.
+    let path =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/litmus-vulkan/ttaslock-device.litmus");
+    let text = std::fs::read_to_string(&path).unwrap();
+    let (reference, reduced) = both_on_text(&text, 1);
+    assert!(reference.cut_paths > 0);
+    assert!(!reference.truncated);
+    assert_eq!(reduced.cut_paths, 0);
+    assert_eq!(states(&reference), states(&reduced));
+    assert_eq!(reduced.holds(Property::Condition), Some(true));
+    assert_eq!(reduced.holds(Property::Races), Some(true));
+    // Both threads' loops are awaits, the outer loop of P0 around its
+    // inner one.
+    let program = vkmm::frontend::load(&path).unwrap();
+    let spins = |t: usize| {
+        vkmm::engine::trace::spin_loops(&program, &program.threads[t], true)
+            .iter()
+            .map(|l| (l.header, l.back))
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(spins(0).len(), 2, "{:?}", spins(0));
+    assert_eq!(spins(1).len(), 1, "{:?}", spins(1));
+    // The termination search keeps straight-line bodies: neither lock is
+    // an await there.
+    let straight = |t: usize| vkmm::engine::trace::spin_loops(&program, &program.threads[t], false);
+    assert_eq!(straight(0).len(), 1, "the inner load loop only");
+    assert!(straight(1).is_empty());
+}
+
+#[test]
+fn an_outer_iteration_that_changes_memory_stays() {
+    // The outer loop waits in an inner await (f never reads 5), then
+    // fetch-adds until the add reads 2: the outer iterations reading 0 and
+    // 1 write 1 and 2 (not what they read), so they stay, and the only
+    // state is r0 = 2, f = 3. Dropping them would leave no write of 2 to
+    // read, and no state at all.
+    let text = "VULKAN nested-add-loop\n{\nf=0;\n}\n P0@sg 0, wg 0, qf 0 ;\n LO: ;\n LI: ;\n \
+                ld.atom.dv.sc0 r2, f ;\n beq r2, 5, LI ;\n \
+                rmw.atom.acq.dv.sc0.semsc0.add r0, f, 1 ;\n bne r0, 2, LO ;\n\
+                exists (P0:r0 == 2 /\\ f == 3)\n";
+    one_state_in_both(text);
+}
+
+#[test]
+fn a_register_a_branching_body_leaves_stale_keeps_the_loop() {
+    // P1 reads y only in the iterations that read f == 0, the ones that
+    // loop; the iteration that leaves (f != 0) keeps r4 from an earlier
+    // one. P1 can read f == 0, then y == 1 (P0's store: the relaxed
+    // atomics allow either value), loop, and read f == 1: r4 == 1. Such a
+    // loop is no await when r4 is shown (condition 3, read along the
+    // body's paths): both searches find the state.
+    let text = |shown: &str| {
+        format!(
+            "VULKAN stale-branch\n{{\nf=0; y=0;\n}}\n\
+             P0@sg 0, wg 0, qf 0 | P1@sg 0, wg 1, qf 0 ;\n\
+             st.atom.dv.sc0 y, 1 | LC: ;\n\
+             st.atom.dv.sc0 f, 1 | ld.atom.dv.sc0 r0, f ;\n\
+             | bne r0, 0, LJ ;\n\
+             | ld.atom.dv.sc0 r4, y ;\n\
+             | LJ: ;\n\
+             | beq r0, 0, LC ;\n\
+             exists ({shown})\n"
+        )
+    };
+    let (reference, reduced) = both_on_text(&text("P1:r4 == 1"), 2);
+    assert_eq!(reference.holds(Property::Condition), Some(true));
+    assert_eq!(reduced.holds(Property::Condition), Some(true));
+    assert_eq!(states(&reference), states(&reduced));
+    // Not shown (and not read after the loop): the loop is an await, and
+    // reaches the reference's states without cutting paths.
+    let (reference, reduced) = both_on_text(&text("P1:r0 == 1"), 2);
+    assert!(reference.cut_paths > 0);
+    assert_eq!(reduced.cut_paths, 0);
+    assert_eq!(states(&reference), states(&reduced));
+    assert_eq!(reduced.holds(Property::Condition), Some(true));
 }
 
 // ------------------------------------------------------------ generated programs
@@ -263,13 +354,19 @@ enum Item {
     /// exchange, or with `add` a fetch-add) until it reads 0, in the lock
     /// shape (`bne` back). An exchange of 1 that reads 1 writes back what it
     /// read (the iteration can be dropped); one of 2, or a fetch-add, changes
-    /// memory when it loops (the iteration must stay).
+    /// memory when it loops (the iteration must stay). With `test`, a
+    /// test-and-test-and-set lock: a relaxed atomic load of the lock word
+    /// first, the read-modify-write only when it read 0; `nested`: the load
+    /// spins in an inner loop (an inner await), else one loop branches
+    /// over the read-modify-write (the shape clspv emits).
     RmwSpin {
         loc: usize,
         acq: bool,
         dv: bool,
         add: bool,
         value: i64,
+        test: bool,
+        nested: bool,
     },
     /// `st.atom.rel` of 0: the unlock of a lock word.
     Unlock { loc: usize, dv: bool },
@@ -332,23 +429,28 @@ fn lock_thread() -> impl Strategy<Value = Vec<Item>> {
             any::<bool>(),
             1..3i64,
         ),
+        (any::<bool>(), any::<bool>()),
         prop::collection::vec(item(), 1..3),
         prop::bool::weighted(0.8),
     )
-        .prop_map(|((loc, acq, dv, add, value), body, unlock)| {
-            let mut items = vec![Item::RmwSpin {
-                loc,
-                acq,
-                dv,
-                add,
-                value,
-            }];
-            items.extend(body);
-            if unlock {
-                items.push(Item::Unlock { loc, dv });
-            }
-            items
-        })
+        .prop_map(
+            |((loc, acq, dv, add, value), (test, nested), body, unlock)| {
+                let mut items = vec![Item::RmwSpin {
+                    loc,
+                    acq,
+                    dv,
+                    add,
+                    value,
+                    test,
+                    nested,
+                }];
+                items.extend(body);
+                if unlock {
+                    items.push(Item::Unlock { loc, dv });
+                }
+                items
+            },
+        )
 }
 
 fn scope(dv: bool) -> &'static str {
@@ -424,17 +526,36 @@ fn thread_code(items: &[Item]) -> Vec<String> {
                 dv,
                 add,
                 value,
+                test,
+                nested,
             } => {
                 let head = format!("LS{k}");
-                code.push(format!("{head}:"));
-                code.push(format!(
+                let rmw = format!(
                     "rmw.atom{}.{}.sc0{}{} {r}, {}, {value}",
                     if *acq { ".acq" } else { "" },
                     scope(*dv),
                     if *acq { ".semsc0" } else { "" },
                     if *add { ".add" } else { "" },
                     LOCS[*loc]
-                ));
+                );
+                let test_load = format!("ld.atom.{}.sc0 {r}, {}", scope(*dv), LOCS[*loc]);
+                match (test, nested) {
+                    (false, _) => code.extend([format!("{head}:"), rmw]),
+                    (true, true) => code.extend([
+                        format!("{head}:"),
+                        format!("LI{k}:"),
+                        test_load,
+                        format!("bne {r}, 0, LI{k}"),
+                        rmw,
+                    ]),
+                    (true, false) => code.extend([
+                        format!("{head}:"),
+                        test_load,
+                        format!("bne {r}, 0, LJ{k}"),
+                        rmw,
+                        format!("LJ{k}:"),
+                    ]),
+                }
                 code.push(format!("bne {r}, 0, {head}"));
             }
             Item::Unlock { loc, dv } => code.push(format!(

@@ -12,7 +12,9 @@
 //! keeps only the iteration that leaves the loop; an iteration whose values
 //! send it back to the loop's head is dropped (recorded on the sibling paths
 //! as a looping alternative, [`Await::looping`]), so such loops never hit the
-//! unrolling bound.
+//! unrolling bound. In the outcome listing an await's body may branch and
+//! hold inner awaits (test-and-test-and-set locks): the awaits under way
+//! form a stack, innermost last.
 
 use super::{ExecError, LimitKind, Limits};
 use crate::ir::{Instruction, OpKind, Operand, Program, RmwOp, Stmt, Thread};
@@ -285,22 +287,58 @@ pub struct SpinLoop {
 ///    inclusive-scope atomics), and every write to it in the same thread
 ///    uses the same reference (program order location-orders them).
 ///
-/// With `rmw_loops` (the outcome listing; not the termination search, whose
-/// stuck awaits assume loops of reads), condition 1 also admits atomic
-/// read-modify-writes that [`rmw_may_be_dropped`] accepts: a compare-exchange
-/// lock loop, a test-and-set or exchange loop. Such a loop is an await only
-/// on the paths whose iteration that jumps back writes nothing or writes
-/// back the value it read (checked per path: a failed compare-exchange, an
-/// exchange of 1 that read 1); an iteration that changes memory and jumps
-/// back is an ordinary iteration, counted by the unrolling bound.
+/// With `listing` (the outcome listing; not the termination search, whose
+/// stuck awaits assume loops of reads), two relaxations:
 ///
-/// Dropping an iteration that jumps back removes only reads and fences: no write, no
-/// register the rest of the path sees (2, 3), and no access that could race
-/// (4). Every execution with dropped iterations keeps its final state in the
-/// execution without them, whose relations are restrictions of its own
-/// (fewer happens-before edges); see `tests/differential.rs` and
-/// BENCHMARKS.md for what that assumes of the model.
-pub fn spin_loops(program: &Program, t: &Thread, rmw_loops: bool) -> Vec<SpinLoop> {
+/// - condition 1 also admits atomic read-modify-writes that
+///   [`rmw_may_be_dropped`] accepts: a compare-exchange lock loop, a
+///   test-and-set or exchange loop. Such a loop is an await only on the
+///   paths whose iteration that jumps back writes nothing or writes back
+///   the value it read (checked per path: a failed compare-exchange, an
+///   exchange of 1 that read 1); an iteration that changes memory and jumps
+///   back is an ordinary iteration, counted by the unrolling bound;
+/// - the body need not be straight-line: it may branch and jump forward
+///   inside itself (an `if` in the body: the SPIR-V front end lowers a
+///   selection, and an `OpPhi`, to such jumps and assignments), and it may
+///   hold inner loops that qualify themselves (their back jump is the only
+///   backward jump in the body besides `back`, and a label in the body is
+///   the target of jumps from the body only). A test-and-test-and-set lock
+///   is such a loop, whether written with an inner await (`do { while
+///   (load(l) != 0); } while (exchange(l, 1) != 0)`) or as one loop with a
+///   branch (`while (!(load(l) == 0 && exchange(l, 1) == 0));`, the shape
+///   clspv emits). Conditions 2 and 3 are then read along the body's
+///   paths: a register is read "before the body writes it" when some path
+///   from the head reaches the read without writing it, and is "written
+///   after an exit" when some exit (a jump out of the loop, or `back` not
+///   taken) is reached on a path that has not written it (see
+///   [`body_registers_ok`]). The inner loop's iterations that jump back are
+///   dropped on their own (the inner loop is an await); an outer iteration
+///   on a path that survives them holds one pass through the inner loop,
+///   the one that leaves it, so the outer body's paths are those of the
+///   body with the inner back jumps removed, an acyclic graph whose edges
+///   all go forward.
+///
+/// Dropping an iteration that jumps back removes only reads, fences and
+/// read-modify-writes that wrote nothing or wrote back what they read (the
+/// inner loop's included: its dropped iterations were dropped already, its
+/// leaving iteration is part of the outer one): no write that changes
+/// memory, no register the rest of the path sees (2, 3: on every path
+/// through the body), and no access that could race (4, and the
+/// read-modify-writes' own condition). Every execution with dropped
+/// iterations keeps its final state in the execution without them, whose
+/// relations are restrictions of its own (fewer happens-before edges); see
+/// `tests/differential.rs` and BENCHMARKS.md for what that assumes of the
+/// model.
+///
+/// The termination search keeps the straight-line bodies: its stuck
+/// awaits ([`Stuck::side_effect_free`]) stand for a loop whose last
+/// iteration repeats forever, and `analysis::termination` asks whether
+/// that iteration's reads can keep returning their values; an outer
+/// iteration would carry the inner await's leaving iteration, whose
+/// values leave the inner loop, into that question, which nothing there
+/// has been checked against. Without read-modify-writes (also off there)
+/// a test-and-test-and-set lock is no await anyway.
+pub fn spin_loops(program: &Program, t: &Thread, listing: bool) -> Vec<SpinLoop> {
     let labels = label_map(t);
     let jump_target = |s: &Stmt| match s {
         Stmt::Goto { label, .. } | Stmt::Branch { label, .. } => {
@@ -308,83 +346,142 @@ pub fn spin_loops(program: &Program, t: &Thread, rmw_loops: bool) -> Vec<SpinLoo
         }
         _ => None,
     };
-    let targeted: HashSet<usize> = t.code.iter().filter_map(jump_target).collect();
-    let shown = shown_registers(program, t);
-    let mut out = Vec::new();
-    for (back, stmt) in t.code.iter().enumerate() {
-        let Some(header) = jump_target(stmt) else {
-            continue;
-        };
-        if header >= back {
-            continue;
+    // Each label statement, with the statements that jump to it.
+    let mut jumps_to: HashMap<usize, Vec<usize>> = HashMap::new();
+    for (k, s) in t.code.iter().enumerate() {
+        if let Some(x) = jump_target(s) {
+            jumps_to.entry(x).or_default().push(k);
         }
-        let body = header + 1..back;
-        // 1. Straight-line body of loads and arithmetic, exits forward.
-        let mut first_exit = None;
-        let shape_ok = body.clone().all(|k| match &t.code[k] {
-            Stmt::Label { .. } => !targeted.contains(&k),
-            Stmt::Goto { .. } => false,
-            Stmt::Branch { .. } => {
-                let exits = jump_target(&t.code[k]).is_some_and(|x| x > back);
-                if exits && first_exit.is_none() {
-                    first_exit = Some(k);
+    }
+    let shown = shown_registers(program, t);
+    // Inner loops first: a loop's body may hold qualifying loops only.
+    let mut candidates: Vec<(usize, usize)> = t
+        .code
+        .iter()
+        .enumerate()
+        .filter_map(|(back, s)| jump_target(s).filter(|h| *h < back).map(|h| (h, back)))
+        .collect();
+    candidates.sort_by_key(|&(h, b)| (b - h, b));
+    let mut out: Vec<SpinLoop> = Vec::new();
+    for (header, back) in candidates {
+        let inside = |k: usize| header < k && k <= back;
+        let inner = |k: usize, x: usize| {
+            listing
+                && out
+                    .iter()
+                    .any(|l| l.back == k && l.header == x && inside(x))
+        };
+        // 1. A body of loads and arithmetic; exits forward (with `listing`,
+        // forward jumps inside the body and qualifying inner loops too).
+        let shape_ok = (header + 1..back).all(|k| match &t.code[k] {
+            Stmt::Label { .. } => jumps_to
+                .get(&k)
+                .is_none_or(|from| listing && from.iter().all(|&j| inside(j))),
+            Stmt::Goto { .. } | Stmt::Branch { .. } => {
+                let goto = matches!(t.code[k], Stmt::Goto { .. });
+                match jump_target(&t.code[k]) {
+                    Some(x) if x > back => listing || !goto,
+                    Some(x) if x > k => listing,
+                    Some(x) => inner(k, x),
+                    None => false,
                 }
-                exits
             }
             Stmt::Assign { .. } => true,
             Stmt::Op(i) => match i.kind {
                 OpKind::Load => load_cannot_race(program, t, i),
                 OpKind::MemoryBarrier => true,
-                OpKind::Rmw => rmw_loops && rmw_may_be_dropped(program, t, i),
+                OpKind::Rmw => listing && rmw_may_be_dropped(program, t, i),
                 _ => false,
             },
         });
-        if !shape_ok {
-            continue;
+        // 2 and 3, along the body's paths.
+        if shape_ok && body_registers_ok(t, header, back, &jump_target, shown.as_ref()) {
+            out.push(SpinLoop { header, back });
         }
-        // 2. Registers read before written are never written.
-        let mut written: HashSet<&str> = HashSet::new();
-        let mut exposed: HashSet<&str> = HashSet::new();
-        let mut late_writes: Vec<&str> = Vec::new();
-        let mut regs_ok = true;
-        for k in header + 1..=back {
-            let (reads, write) = registers_of(&t.code[k]);
-            for r in reads {
-                if !written.contains(r) {
-                    exposed.insert(r);
-                }
-            }
-            if let Some(w) = write {
-                if exposed.contains(w) {
-                    regs_ok = false;
-                    break;
-                }
-                written.insert(w);
-                if first_exit.is_some_and(|e| k > e) {
-                    late_writes.push(w);
-                }
-            }
-        }
-        if !regs_ok {
-            continue;
-        }
-        // 3. Registers an early exit leaves stale are dead after the loop.
-        let read_outside = |r: &str| {
-            t.code
-                .iter()
-                .enumerate()
-                .filter(|(k, _)| *k <= header || *k > back)
-                .any(|(_, s)| registers_of(s).0.contains(&r))
-        };
-        if late_writes
-            .iter()
-            .any(|r| read_outside(r) || shown.as_ref().is_none_or(|s| s.contains(*r)))
-        {
-            continue;
-        }
-        out.push(SpinLoop { header, back });
     }
+    out.sort_by_key(|l| (l.back, l.header));
     out
+}
+
+/// Conditions 2 and 3 of [`spin_loops`] for the loop `header..=back`,
+/// whose jumps inside the body all go forward except the back jumps of
+/// inner loops (which are ignored: see [`spin_loops`]).
+///
+/// A forward pass over the body computes, before each statement, the
+/// registers written on every path from the head to it (the intersection
+/// over the statements that lead to it: the one before when it falls
+/// through, and the forward jumps to it). A read of a register not in that
+/// set is *exposed* (some iteration reads the value an earlier iteration,
+/// or the code before the loop, left); condition 2 fails when an exposed
+/// register is written anywhere in the body. At each exit (a jump past
+/// `back`, or `back` itself when it is a branch, not taken) the registers
+/// the body writes but that path need not have written are *late*;
+/// condition 3 fails when a late register is read outside the loop or
+/// shown. On a straight-line body this is the reading of the conditions in
+/// program order: the intersection is what the statements before wrote,
+/// and the late registers are those written after the first exit.
+fn body_registers_ok(
+    t: &Thread,
+    header: usize,
+    back: usize,
+    jump_target: &dyn Fn(&Stmt) -> Option<usize>,
+    shown: Option<&HashSet<String>>,
+) -> bool {
+    // `before[k - header - 1]`: registers written on every path from the
+    // head to statement k (None: no path reaches it yet).
+    let n = back - header;
+    let mut before: Vec<Option<HashSet<&str>>> = vec![None; n];
+    before[0] = Some(HashSet::new());
+    fn meet<'a>(slot: &mut Option<HashSet<&'a str>>, w: &HashSet<&'a str>) {
+        match slot {
+            Some(s) => s.retain(|r| w.contains(r)),
+            None => *slot = Some(w.clone()),
+        }
+    }
+    let mut written: HashSet<&str> = HashSet::new();
+    let mut exposed: HashSet<&str> = HashSet::new();
+    let mut at_exits: Option<HashSet<&str>> = None;
+    for k in header + 1..=back {
+        // An unreachable statement: read as if nothing were written.
+        let mut w = before[k - header - 1].clone().unwrap_or_default();
+        let (reads, write) = registers_of(&t.code[k]);
+        exposed.extend(reads.into_iter().filter(|r| !w.contains(r)));
+        if let Some(r) = write {
+            written.insert(r);
+            w.insert(r);
+        }
+        let target = jump_target(&t.code[k]);
+        match target {
+            Some(x) if x > back => meet(&mut at_exits, &w),
+            Some(x) if x > k => meet(&mut before[x - header - 1], &w),
+            _ => {}
+        }
+        let falls_through = !matches!(t.code[k], Stmt::Goto { .. });
+        if k == back {
+            if falls_through {
+                meet(&mut at_exits, &w);
+            }
+        } else if falls_through {
+            meet(&mut before[k - header], &w);
+        }
+    }
+    // 2. Registers read before written are never written.
+    if exposed.iter().any(|r| written.contains(r)) {
+        return false;
+    }
+    // 3. Registers an exit leaves stale are dead after the loop.
+    let at_exits = at_exits.unwrap_or_default();
+    let read_outside = |r: &str| {
+        t.code
+            .iter()
+            .enumerate()
+            .filter(|(k, _)| *k <= header || *k > back)
+            .any(|(_, s)| registers_of(s).0.contains(&r))
+    };
+    !written
+        .iter()
+        .filter(|r| !at_exits.contains(*r))
+        .any(|r| read_outside(r) || shown.is_none_or(|s| s.contains(*r)))
 }
 
 /// The registers of `t` final states show, or `None` when they show all of
@@ -981,8 +1078,10 @@ struct State {
     forced: Option<i64>,
     /// Provenance of the concrete register values that came from reads.
     prov: HashMap<String, Prov>,
-    /// The await under way: the spin loop, its first event, its instance.
-    awaiting: Option<(SpinLoop, usize, usize)>,
+    /// The awaits under way, innermost last (an await inside the body of
+    /// another, [`spin_loops`]): the spin loop, its first event, its
+    /// instance.
+    awaiting: Vec<(SpinLoop, usize, usize)>,
     /// The awaits passed.
     awaits: Vec<Await>,
     /// Label statements run, with the number of events before each and
@@ -1075,7 +1174,7 @@ fn explore_thread(
         last: usize::MAX,
         forced: None,
         prov: HashMap::new(),
-        awaiting: None,
+        awaiting: Vec::new(),
         awaits: Vec::new(),
         arrivals: Vec::new(),
         exprs: Vec::new(),
@@ -1090,24 +1189,7 @@ fn explore_thread(
     while let Some(mut s) = stack.pop() {
         loop {
             budget.step(&walking)?;
-            // Leaving an await's loop (forward exit, or the back jump not taken).
-            if let Some((l, first, instance)) = s.awaiting
-                && !(l.header..=l.back).contains(&s.pc)
-            {
-                s.awaits.push(Await {
-                    header: l.header,
-                    events: first..s.events.len(),
-                    instance,
-                    looping: Vec::new(),
-                });
-                s.awaiting = None;
-            }
-            if s.awaiting.is_none()
-                && let Some(l) = spins.iter().find(|l| l.header == s.pc)
-            {
-                s.awaiting = Some((*l, s.events.len(), instances));
-                instances += 1;
-            }
+            enter_or_leave_awaits(&mut s, spins, &mut instances);
             if s.pc >= t.code.len() {
                 let mut registers: Vec<(String, RegValue)> = s.regs.into_iter().collect();
                 registers.sort_by(|a, b| a.0.cmp(&b.0));
@@ -1325,10 +1407,35 @@ fn explore_thread(
     Ok(out)
 }
 
+/// At the statement `s.pc` is about to run: the awaits whose loop it
+/// leaves (a forward exit, or the back jump not taken; innermost first,
+/// an exit may leave several) are passed, and arriving at the head of a
+/// spin loop that is not under way starts an await (inside the ones under
+/// way when it is an inner loop of theirs).
+fn enter_or_leave_awaits(s: &mut State, spins: &[SpinLoop], instances: &mut usize) {
+    while let Some(&(l, first, instance)) = s.awaiting.last()
+        && !(l.header..=l.back).contains(&s.pc)
+    {
+        s.awaits.push(Await {
+            header: l.header,
+            events: first..s.events.len(),
+            instance,
+            looping: Vec::new(),
+        });
+        s.awaiting.pop();
+    }
+    if !s.awaiting.iter().any(|(l, _, _)| l.header == s.pc)
+        && let Some(l) = spins.iter().find(|l| l.header == s.pc)
+    {
+        s.awaiting.push((*l, s.events.len(), *instances));
+        *instances += 1;
+    }
+}
+
 /// A path ending in the await under way, whose iteration just jumped back:
 /// that iteration alone repeats.
 fn push_stuck_await(s: &State, out: &mut ThreadPaths) {
-    if let Some((l, first, _)) = s.awaiting {
+    if let Some(&(l, first, _)) = s.awaiting.last() {
         out.paths.push(Path {
             events: s.events.clone(),
             registers: Vec::new(),
@@ -1437,9 +1544,12 @@ fn add_stopped_prefixes(out: &mut ThreadPaths, stopped_at_bound: Vec<Vec<PathEve
 }
 
 /// Whether the statement at `pc` just sent `s` back to the head of the
-/// await under way (an iteration to drop).
+/// innermost await under way (an iteration to drop). An outer await's back
+/// jump lies after the body of every loop inside it, so the inner awaits
+/// were passed before it runs.
 fn jumps_back(s: &State, pc: usize) -> bool {
     s.awaiting
+        .last()
         .is_some_and(|(l, _, _)| pc == l.back && s.pc == l.header)
 }
 
@@ -1463,8 +1573,9 @@ fn after_jump(
         }
         // A read-modify-write of this iteration changed memory: the
         // iteration stays (an ordinary one, under the unrolling bound) and
-        // the next arrival at the head starts a new await.
-        s.awaiting = None;
+        // the next arrival at the head starts a new await (an await around
+        // it sees the change in its own iteration).
+        s.awaiting.pop();
     }
     if endings && s.pc <= pc {
         push_stuck_loop(s, pc, out);
@@ -1475,7 +1586,7 @@ fn after_jump(
 /// Whether the await's iteration under way wrote a value other than the one
 /// it read (a read-modify-write that succeeded; [`rmw_may_be_dropped`]).
 fn iteration_changes_memory(s: &State) -> bool {
-    let Some((_, first, _)) = s.awaiting else {
+    let Some(&(_, first, _)) = s.awaiting.last() else {
         return false;
     };
     s.events[first..].iter().any(|e| {
@@ -1494,7 +1605,7 @@ fn drop_iteration(
     looping: &mut HashMap<usize, Vec<Vec<ReadValue>>>,
     out: &mut ThreadPaths,
 ) {
-    if let Some((_, first, instance)) = s.awaiting {
+    if let Some(&(_, first, instance)) = s.awaiting.last() {
         let values = s.events[first..].iter().filter_map(|e| e.read).collect();
         looping.entry(instance).or_default().push(values);
     }
