@@ -165,6 +165,11 @@ pub enum Ending {
         scope: crate::ir::Scope,
         values: BarrierValues,
     },
+    /// It stops where the unrolling bound cut it: running statement `stmt`
+    /// once more would exceed the bound. Only in
+    /// [`ThreadPaths::cut_prefixes`], for races within the bound
+    /// ([`super::Limits::prefix_races`]).
+    Cut { stmt: usize },
 }
 
 /// A loop a path ends in.
@@ -226,6 +231,15 @@ pub struct ThreadPaths {
     /// Spin-loop iterations dropped because they jump back (not cut: the
     /// iteration that leaves the loop stands for them).
     pub dropped_iterations: usize,
+    /// With [`super::Limits::prefix_races`] (and not exploring endings):
+    /// the paths the unrolling bound cut, each as the prefix it ran before
+    /// the statement that would exceed the bound ([`Ending::Cut`]), with
+    /// its registers there. Dat3M's unrolled program ends a thread at its
+    /// bound event, so these are the thread's executions that stop at the
+    /// bound. Kept apart from `paths`: no final state, condition or
+    /// execution count sees them. At most `max_paths` of them (past it the
+    /// rest are not kept: fewer races may be found, none is invented).
+    pub cut_prefixes: Vec<Path>,
 }
 
 /// A loop that paths run as an await (see [`spin_loops`]).
@@ -1046,14 +1060,7 @@ fn explore_thread(
                 instances += 1;
             }
             if s.pc >= t.code.len() {
-                let mut registers: Vec<(String, RegValue)> = s.regs.into_iter().collect();
-                registers.sort_by(|a, b| a.0.cmp(&b.0));
-                out.paths.push(Path {
-                    events: s.events,
-                    registers,
-                    awaits: s.awaits,
-                    ending: Ending::Finished,
-                });
+                out.paths.push(path_of(s, Ending::Finished));
                 if out.paths.len() > max_paths {
                     return Err(ExecError::limit(
                         LimitKind::MaxPaths,
@@ -1086,6 +1093,8 @@ fn explore_thread(
                 keep_prefix_writes(&s, program, t, &mut out);
                 if endings {
                     stopped_at_bound.push(s.events);
+                } else if limits.prefix_races && out.cut_prefixes.len() < max_paths {
+                    keep_cut_prefix(s, &mut out);
                 }
                 break;
             }
@@ -1232,7 +1241,7 @@ fn explore_thread(
             }
         }
     }
-    for p in &mut out.paths {
+    for p in out.paths.iter_mut().chain(&mut out.cut_prefixes) {
         for a in &mut p.awaits {
             a.looping = looping.get(&a.instance).cloned().unwrap_or_default();
         }
@@ -1241,6 +1250,28 @@ fn explore_thread(
         add_stopped_prefixes(&mut out, stopped_at_bound);
     }
     Ok(out)
+}
+
+/// The path `s` has walked, ending as `ending`: its events, the awaits it
+/// passed and its registers (sorted by name: the out-of-bounds markers are
+/// found by bisection).
+fn path_of(s: State, ending: Ending) -> Path {
+    let mut registers: Vec<(String, RegValue)> = s.regs.into_iter().collect();
+    registers.sort_by(|a, b| a.0.cmp(&b.0));
+    Path {
+        events: s.events,
+        registers,
+        awaits: s.awaits,
+        ending,
+    }
+}
+
+/// Keeps the path `s` the unrolling bound just cut, before the statement
+/// at `s.pc` that would exceed it, as a prefix ([`ThreadPaths::cut_prefixes`])
+/// with its registers there.
+fn keep_cut_prefix(s: State, out: &mut ThreadPaths) {
+    let stmt = s.pc;
+    out.cut_prefixes.push(path_of(s, Ending::Cut { stmt }));
 }
 
 /// A path ending in the await under way, whose iteration just jumped back:

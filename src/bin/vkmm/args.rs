@@ -142,6 +142,13 @@ pub struct LimitArgs {
     /// unable to decide the condition (the full walk).
     #[arg(long)]
     pub no_outcome_directed: bool,
+    /// Drop the thread paths the unrolling bound cuts, instead of also
+    /// judging races on the executions in which such a thread stops at
+    /// the bound (a race there is a race within the bound, as Dat3M's
+    /// unrolled program finds it). Either way, a "no race" answer with
+    /// cut paths is undecided.
+    #[arg(long)]
+    pub no_prefix_races: bool,
     /// The most paths one thread may have; past it the answer is undecided
     /// (exit code 3).
     #[arg(long, value_name = "N", default_value_t = vkmm::engine::DEFAULT_MAX_PATHS, value_parser = clap::value_parser!(u32).range(1..).map(|n| n as usize))]
@@ -174,6 +181,7 @@ impl LimitArgs {
             .path_pruning(!self.no_path_pruning)
             .order_pruning(!self.no_order_pruning)
             .outcome_directed(!self.no_outcome_directed)
+            .prefix_races(!self.no_prefix_races)
             .max_paths(self.max_paths)
             .max_writes(self.max_writes)
             .max_memory((self.max_memory > 0).then_some((self.max_memory as usize) << 20));
