@@ -232,9 +232,9 @@ fn cli_report_wording() {
     let race = dir().join("race-in-cut-loop.litmus");
     let s = report(&race, &[]);
     for needle in [
-        "Data races: yes (within the bound: in an execution in which threads stop where the unrolling bound cut them)",
+        "Data races: yes (in an execution in which some threads stop part-way: at the unrolling bound, or spinning forever in a loop no value leaves)",
         "  race on x: P0 line 21: st.av.dv.sc0 x, 1  <->  P1 line 20: st.nonpriv.sc0 x, 2",
-        "    in an execution stopping at the bound: P0 stops at the bound before line 20: LC00:",
+        "    in the execution where P0 stops at the bound before line 20: LC00:",
         "(0 executions, 0 consistent, 0 partial, model vulkan, unroll 0, BOUND HIT: 1 thread path cut",
     ] {
         assert!(s.contains(needle), "missing `{needle}` in\n{s}");
@@ -263,4 +263,35 @@ fn cli_report_wording() {
         let s = report(&dir().join(file), extra);
         assert!(s.contains(needle), "missing `{needle}` in\n{s}");
     }
+}
+
+/// A thread that spins forever in an await no value leaves stops there:
+/// the spin reduction (every iteration dropped, nothing cut) and the
+/// reference enumeration (the loop unrolled and cut) find the same race
+/// before the loop.
+#[test]
+fn a_race_before_an_endless_spin_loop_is_found_with_and_without_the_reduction() {
+    let file = "race-before-endless-spin.litmus";
+    let reduced = run(file, at(2), None);
+    assert_eq!(reduced.cut_paths, 0);
+    assert_eq!(reduced.holds(Property::Races), Some(false));
+    assert_eq!(
+        reduced.races[0].stopped_at_bound,
+        vec!["P1 spins forever (no value leaves the loop) at line 21: LS1:".to_string()]
+    );
+    let reference = run(file, at(2).reference(), Some(Property::Races));
+    assert!(reference.cut_paths > 0);
+    assert_eq!(reference.holds(Property::Races), Some(false));
+    assert_eq!(
+        reference.races[0].stopped_at_bound,
+        vec!["P1 stops at the bound before line 21: LS1:".to_string()]
+    );
+    assert_eq!(
+        (
+            reduced.races[0].first.as_str(),
+            reduced.races[0].second.as_str()
+        ),
+        ("P0 line 20: st.sc0 x, 1", "P1 line 20: st.sc0 x, 2")
+    );
+    assert!(reduced.states.is_empty() && reference.states.is_empty());
 }

@@ -1262,29 +1262,32 @@ impl Outcomes<'_> {
         }
         self.taken = out_of_bounds_taken(program, sk);
         // The stopped threads grouped by where they stop, in thread order.
-        let mut at: Vec<(&crate::ir::SourceSpan, Vec<String>)> = Vec::new();
+        let mut at: Vec<(&crate::ir::SourceSpan, bool, Vec<String>)> = Vec::new();
         for (u, e) in sk.endings.iter().enumerate() {
-            let Ending::Cut { stmt } = e else { continue };
+            let Ending::Cut { stmt, spinning } = e else {
+                continue;
+            };
             let t = &program.threads[u];
             let src = t.code[*stmt].source();
             match at
                 .iter_mut()
-                .find(|(s, _)| s.line == src.line && s.text == src.text)
+                .find(|(s, spins, _)| s.line == src.line && s.text == src.text && spins == spinning)
             {
-                Some((_, who)) => who.push(format!("P{}", t.id)),
-                None => at.push((src, vec![format!("P{}", t.id)])),
+                Some((_, _, who)) => who.push(format!("P{}", t.id)),
+                None => at.push((src, *spinning, vec![format!("P{}", t.id)])),
             }
         }
         self.stops = at
             .into_iter()
-            .map(|(src, who)| {
-                format!(
-                    "{} {} at the bound before line {}: {}",
-                    who.join(", "),
-                    if who.len() == 1 { "stops" } else { "stop" },
-                    src.line,
-                    src.text
-                )
+            .map(|(src, spinning, who)| {
+                let one = who.len() == 1;
+                let verb = match (spinning, one) {
+                    (false, true) => "stops at the bound before",
+                    (false, false) => "stop at the bound before",
+                    (true, true) => "spins forever (no value leaves the loop) at",
+                    (true, false) => "spin forever (no value leaves the loop) at",
+                };
+                format!("{} {verb} line {}: {}", who.join(", "), src.line, src.text)
             })
             .collect();
         true

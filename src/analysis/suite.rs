@@ -775,7 +775,7 @@ pub fn mismatch_detail(
         && !r.stopped_at_bound.is_empty()
     {
         d.push_str(&format!(
-            " (in an execution stopping at the bound: {})",
+            " (in the execution where {})",
             r.stopped_at_bound.join("; ")
         ));
     }

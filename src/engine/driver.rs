@@ -247,8 +247,9 @@ pub trait Visitor {
     /// executions in which each thread runs a complete path or stops where
     /// the unrolling bound cut it, some thread stopping
     /// ([`Limits::prefix_races`], [`super::trace::Ending::Cut`] in the
-    /// skeleton's `endings`). Asked once, only when that limit is on, some
-    /// path was cut, and the first walk ended neither at a limit nor at
+    /// skeleton's `endings`; also a thread spinning forever in an await no
+    /// value lets it leave). Asked once, only when that limit is on, some
+    /// such prefix exists, and the first walk ended neither at a limit nor at
     /// the visitor's break. Yes: every later call is about such
     /// executions (they have no final state). No, the default: the walk
     /// ends.
@@ -811,7 +812,7 @@ fn walk_prefixes(
     coverage: &mut Coverage,
 ) -> Result<(), CheckError> {
     if !walk.limits.prefix_races
-        || coverage.cut_paths == 0
+        || explorer.threads.iter().all(|t| t.cut_prefixes.is_empty())
         || coverage.stopped_early
         || coverage.truncated
         || explorer.skipped().is_some()

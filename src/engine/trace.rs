@@ -166,10 +166,12 @@ pub enum Ending {
         values: BarrierValues,
     },
     /// It stops where the unrolling bound cut it: running statement `stmt`
-    /// once more would exceed the bound. Only in
+    /// once more would exceed the bound; or (`spinning`) it spins forever
+    /// in the await whose head is `stmt`: no value of the domains lets
+    /// it leave (every iteration was dropped). Only in
     /// [`ThreadPaths::cut_prefixes`], for races within the bound
     /// ([`super::Limits::prefix_races`]).
-    Cut { stmt: usize },
+    Cut { stmt: usize, spinning: bool },
 }
 
 /// A loop a path ends in.
@@ -1036,6 +1038,9 @@ fn explore_thread(
     // Partial paths the unrolling bound stopped (their prefixes are stopped
     // paths when exploring endings).
     let mut stopped_at_bound: Vec<Vec<PathEvent>> = Vec::new();
+    // Per await instance that dropped an iteration, the path stopped at
+    // the await's head (kept when no path leaves that instance).
+    let mut spinning: BTreeMap<usize, Path> = BTreeMap::new();
     let mut stack = vec![start];
     let walking = || format!("enumerating the paths of thread P{}", t.id);
     while let Some(mut s) = stack.pop() {
@@ -1110,6 +1115,7 @@ fn explore_thread(
                     s.pc = target(&labels, label, t)?;
                     if after_jump(&mut s, pc, endings, &mut looping, &mut out) {
                         keep_prefix_writes(&s, program, t, &mut out);
+                        note_spinning(&s, limits.prefix_races && !endings, &mut spinning);
                         break;
                     }
                 }
@@ -1138,6 +1144,7 @@ fn explore_thread(
                     };
                     if after_jump(&mut s, pc, endings, &mut looping, &mut out) {
                         keep_prefix_writes(&s, program, t, &mut out);
+                        note_spinning(&s, limits.prefix_races && !endings, &mut spinning);
                         break;
                     }
                 }
@@ -1241,6 +1248,7 @@ fn explore_thread(
             }
         }
     }
+    keep_spinning(spinning, max_paths, &mut out);
     for p in out.paths.iter_mut().chain(&mut out.cut_prefixes) {
         for a in &mut p.awaits {
             a.looping = looping.get(&a.instance).cloned().unwrap_or_default();
@@ -1266,12 +1274,62 @@ fn path_of(s: State, ending: Ending) -> Path {
     }
 }
 
+/// Notes (when `on`) the path `s` whose await iteration was just dropped
+/// as stopped at the await's head (the events before the await), once per
+/// await instance.
+fn note_spinning(s: &State, on: bool, spinning: &mut BTreeMap<usize, Path>) {
+    let Some((l, first, instance)) = s.awaiting.filter(|_| on) else {
+        return;
+    };
+    spinning.entry(instance).or_insert_with(|| {
+        let mut registers: Vec<(String, RegValue)> =
+            s.regs.iter().map(|(r, v)| (r.clone(), *v)).collect();
+        registers.sort_by(|a, b| a.0.cmp(&b.0));
+        Path {
+            events: s.events[..first].to_vec(),
+            registers,
+            awaits: s.awaits.clone(),
+            ending: Ending::Cut {
+                stmt: l.header,
+                spinning: true,
+            },
+        }
+    });
+}
+
+/// The paths stopped at an await instance that no path leaves (every
+/// iteration of it was dropped: no value of the domains lets the thread
+/// out), as prefixes ([`ThreadPaths::cut_prefixes`]): the thread spins
+/// there forever, after its events before the loop. Not cut paths: the
+/// answers on complete executions are as before; only races among the
+/// events run before the loop are looked for (the unrolled loop of the
+/// reference enumeration is cut there and its prefix is walked too).
+fn keep_spinning(spinning: BTreeMap<usize, Path>, max_paths: usize, out: &mut ThreadPaths) {
+    let left: HashSet<usize> = out
+        .paths
+        .iter()
+        .chain(&out.cut_prefixes)
+        .flat_map(|p| p.awaits.iter().map(|a| a.instance))
+        .collect();
+    for (instance, p) in spinning {
+        if !left.contains(&instance) && out.cut_prefixes.len() < max_paths {
+            out.cut_prefixes.push(p);
+        }
+    }
+}
+
 /// Keeps the path `s` the unrolling bound just cut, before the statement
 /// at `s.pc` that would exceed it, as a prefix ([`ThreadPaths::cut_prefixes`])
 /// with its registers there.
 fn keep_cut_prefix(s: State, out: &mut ThreadPaths) {
     let stmt = s.pc;
-    out.cut_prefixes.push(path_of(s, Ending::Cut { stmt }));
+    out.cut_prefixes.push(path_of(
+        s,
+        Ending::Cut {
+            stmt,
+            spinning: false,
+        },
+    ));
 }
 
 /// A path ending in the await under way, whose iteration just jumped back:

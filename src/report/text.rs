@@ -389,7 +389,7 @@ pub fn litmus(o: &LitmusOutcome) -> String {
                 " (among the witnesses; other pairs may race too)"
             } else if !o.races.is_empty() && o.races.iter().all(|r| !r.stopped_at_bound.is_empty())
             {
-                " (within the bound: in an execution in which threads stop where the unrolling bound cut them)"
+                " (in an execution in which some threads stop part-way: at the unrolling bound, or spinning forever in a loop no value leaves)"
             } else {
                 ""
             }
@@ -406,7 +406,7 @@ pub fn litmus(o: &LitmusOutcome) -> String {
             if !r.stopped_at_bound.is_empty() {
                 let _ = writeln!(
                     s,
-                    "    in an execution stopping at the bound: {}",
+                    "    in the execution where {}",
                     r.stopped_at_bound.join("; ")
                 );
             }
