@@ -94,12 +94,19 @@ pub struct Coverage {
     /// Whether the walk over the executions in which threads stop where
     /// the unrolling bound cut them ran ([`Visitor::prefixes`]). None of
     /// the counts above include it.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub prefix_walk: bool,
     /// Candidate executions that walk evaluated.
+    #[serde(skip_serializing_if = "is_zero")]
     pub prefix_executions: u64,
     /// The limit that stopped that walk before it finished, if any (the
     /// walk over complete paths had finished: its answers stand).
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub prefix_stopped_by: Option<LimitKind>,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 /// A limit that can stop a walk.
