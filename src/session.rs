@@ -243,6 +243,14 @@ impl Session {
         self
     }
 
+    /// Races judged also on the executions in which threads stop where
+    /// the unrolling bound cut their paths (on by default; off: cut paths
+    /// are dropped, see [`Limits::prefix_races`]).
+    pub fn prefix_races(mut self, on: bool) -> Session {
+        self.limits.prefix_races = on;
+        self
+    }
+
     /// Undefined initial values walked over their finite domain (on by
     /// default; off: every location starts at its listed initial value,
     /// see [`Limits::undefined_values`]).

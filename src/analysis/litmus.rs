@@ -68,6 +68,12 @@ pub struct RacePair {
     /// (src/ir/attribution.rs).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub attribution: Option<String>,
+    /// When the race was found in an execution in which some threads stop
+    /// where the unrolling bound cut their path (a race within the bound,
+    /// [`crate::engine::Limits::prefix_races`]): where they stop, grouped
+    /// by statement, as `P4, P5 stop at the bound before line 31: OpBranch %25`.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub stopped_at_bound: Vec<String>,
 }
 
 /// How many attributions of cooperative matrix element accesses a test
@@ -259,6 +265,39 @@ pub struct LitmusOutcome {
     /// Executions seen with undefined behaviour (out-of-bounds accesses).
     #[serde(skip_serializing_if = "Undefined::is_empty")]
     pub undefined: Undefined,
+    /// The executions in which threads stop where the unrolling bound cut
+    /// them, walked for races only after the complete ones (when paths
+    /// were cut, no race was found among the complete executions, and
+    /// races are asked: [`crate::engine::Limits::prefix_races`]); none of
+    /// the states and counts above include them.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub prefix_walk: Option<PrefixWalk>,
+}
+
+/// The walk over the executions in which threads stop where the
+/// unrolling bound cut their paths ([`LitmusOutcome::prefix_walk`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
+pub struct PrefixWalk {
+    /// Candidate executions evaluated.
+    pub executions: u64,
+    /// The limit that stopped it before it finished, if any.
+    pub stopped_by: Option<crate::engine::LimitKind>,
+}
+
+impl PrefixWalk {
+    /// What it saw, in words: `12 executions stopping at the unrolling
+    /// bound`, and the limit that stopped it, if any.
+    pub fn describe(&self) -> String {
+        format!(
+            "{} execution{} stopping at the unrolling bound{}",
+            self.executions,
+            if self.executions == 1 { "" } else { "s" },
+            self.stopped_by.map_or(String::new(), |k| format!(
+                " (that walk stopped {})",
+                crate::engine::stopped_at(Some(k))
+            ))
+        )
+    }
 }
 
 impl LitmusOutcome {
@@ -870,6 +909,11 @@ struct Outcomes<'p> {
     undefined: Undefined,
     /// The final states of executions with undefined behaviour.
     undefined_states: BTreeMap<FinalState, u64>,
+    /// The walk is over executions in which threads stop where the
+    /// unrolling bound cut them ([`Visitor::prefixes`]): races only.
+    prefix: bool,
+    /// In that walk, where the current skeleton's stopped threads stop.
+    stops: Vec<String>,
 }
 
 /// Per site of [`Program::out_of_bounds`], its access: the first site of
@@ -945,6 +989,9 @@ impl Visitor for Outcomes<'_> {
     /// state, already recorded, is skipped (unless it would record a new
     /// barrier divergence).
     fn wants(&mut self, sk: &Skeleton) -> bool {
+        if self.prefix {
+            return self.wants_prefix(sk);
+        }
         self.divergent = super::barriers::describe_divergent(self.program, sk);
         self.taken = out_of_bounds_taken(self.program, sk);
         self.skeleton_state = None;
@@ -979,7 +1026,63 @@ impl Visitor for Outcomes<'_> {
                 .is_some_and(|st| self.known(st))
     }
 
+    /// Races judged on executions that stop at the bound: what such an
+    /// execution is, and why its consistency is decided as a complete
+    /// one's.
+    ///
+    /// It is an execution of the unrolled program as Dat3M runs it (its
+    /// bound event ends the thread): the events run before the cut are
+    /// the execution's and the model is evaluated on them alone, so a race
+    /// found there is a race within the bound in Dat3M's sense, between
+    /// instructions "actually executed" (Vulkan appendix, Data Race).
+    ///
+    /// The models judge such a prefix as they would the complete
+    /// execution it begins. The walk keeps a prefix only when it is
+    /// closed under program order (a thread stops at one point), under
+    /// reads-from sources (a read's value must be written by a chosen
+    /// event or be the initial value) and under barrier partners
+    /// ([`Outcomes::wants_prefix`]), hence under happens-before
+    /// predecessors: synchronizes-with goes from a write read (or a barrier
+    /// instance passed) to the reader. So every relation the models build
+    /// from po, rf, the orders and happens-before, restricted to the prefix,
+    /// is the prefix's own. `vulkan` and its variants have one axiom, "no
+    /// cycles exist in the union of the following relations:
+    /// location-ordered, scoped modification order (over all atomic
+    /// writes), reads-from, from-reads" (appendix; MODELS.md: "whose only
+    /// axiom is the acyclicity of location order, asmo, rf and fr"), and a
+    /// restriction of an acyclic relation is acyclic: a prefix of a
+    /// consistent complete execution is consistent (prefix-closed), and a
+    /// consistent prefix is judged by the same axiom on fewer events.
+    /// OpenCL's visible-side-effect rule, not monotone in happens-before
+    /// (MODELS.md, spin loops), reads only a read's happens-before
+    /// predecessors, which such a prefix keeps. The exception is `imm(...)`
+    /// of an order (release sequences: `imm(asmo)`): removing a write
+    /// after a cut can make two writes adjacent; a read-modify-write after
+    /// the removed write read from it under RMW atomicity
+    /// (`vulkan-rules.cat` declares `rmw-atomicity`, `opencl-rules.cat`
+    /// has it as an axiom), so such a prefix is not rf-closed and is
+    /// never walked.
+    fn prefixes(&mut self) -> bool {
+        // Races asked (the listing, or a suite's races property), none
+        // found yet among the executions without undefined behaviour, and
+        // no filter: a filter speaks of final states, which an execution
+        // stopping at the bound has not.
+        self.prefix = !self.states_only
+            && matches!(self.decide, None | Some(Property::Races))
+            && self.races_binding.is_some()
+            && !self.undefined.defined_racy
+            && self
+                .program
+                .condition
+                .as_ref()
+                .is_none_or(|c| c.filter.is_none());
+        self.prefix
+    }
+
     fn stalled(&mut self, sk: &Skeleton) {
+        if self.prefix {
+            return;
+        }
         let program = self.program;
         for (g, events) in super::barriers::stalled(sk) {
             let who: Vec<String> = g
@@ -1013,12 +1116,18 @@ impl Visitor for Outcomes<'_> {
         if !eval.consistent() {
             return Ok(ControlFlow::Continue(()));
         }
+        if self.prefix {
+            return Ok(self.visit_prefix(sk, eval));
+        }
         let program = self.program;
         let cond = program.condition.as_ref();
         let quantifier = cond.and_then(|c| c.quantifier);
         // Final values of the locations the condition or report needs
         // (`shown_locs` holds every location the condition names).
         let all_locs = &self.shown_locs;
+        // Whether the candidate races in some state passing the filter,
+        // and whether that decided the walk.
+        let (mut record, mut decided) = (false, false);
         for mem in memory_states(sk, cand, eval, program, all_locs, self.final_order) {
             let value = |t: &Term| term_value(sk, cand, program, all_locs, &mem, t);
             if let Some(f) = cond.and_then(|c| c.filter.as_ref())
@@ -1079,36 +1188,12 @@ impl Visitor for Outcomes<'_> {
             if eval.flags().next().is_some() {
                 self.racy = true;
                 self.undefined.defined_racy |= !undefined;
-                if let Some(Value::Rel(dr)) = self.races_binding.and_then(|b| eval.lookup(b)) {
-                    for (a, b) in dr.pairs().filter(|(a, b)| a < b) {
-                        let (ea, eb) = (&sk.events[a], &sk.events[b]);
-                        if !self
-                            .race_keys
-                            .insert(((ea.thread, ea.stmt), (eb.thread, eb.stmt)))
-                        {
-                            continue;
-                        }
-                        let loc = program
-                            .location_of(sk.events[a].instruction(program))
-                            .map(|l| program.locations[l].clone())
-                            .unwrap_or_default();
-                        let pair = RacePair {
-                            first: describe(program, &sk.events[a]),
-                            second: describe(program, &sk.events[b]),
-                            location: loc,
-                            attribution: program.attributions.this.clone(),
-                        };
-                        // Two instructions on one source line may describe alike.
-                        if self.race_texts.insert(pair.clone()) {
-                            self.races.push(pair);
-                        }
-                    }
-                }
+                record = true;
             }
             // Only a witness without undefined behaviour settles a verdict
             // (one with it promises nothing: the walk goes on).
             let u = &self.undefined;
-            let decided = match self.decide {
+            decided = match self.decide {
                 Some(Property::Races) => u.defined_racy,
                 Some(Property::Termination) | Some(Property::States) => false,
                 Some(Property::Condition) => match quantifier {
@@ -1121,10 +1206,128 @@ impl Visitor for Outcomes<'_> {
                 None => false,
             };
             if decided {
-                return Ok(ControlFlow::Break(()));
+                break;
             }
         }
+        if record {
+            self.record_races(sk, eval, Vec::new());
+        }
+        if decided {
+            return Ok(ControlFlow::Break(()));
+        }
         Ok(ControlFlow::Continue(()))
+    }
+}
+
+impl Outcomes<'_> {
+    /// Records the racing pairs of a consistent racy candidate's race
+    /// relation (each pair of instructions once), with where the threads
+    /// of an execution stopping at the bound stop (`stopped_at_bound`).
+    fn record_races(&mut self, sk: &Skeleton, eval: &Evaluation, stopped_at_bound: Vec<String>) {
+        let program = self.program;
+        let Some(Value::Rel(dr)) = self.races_binding.and_then(|b| eval.lookup(b)) else {
+            return;
+        };
+        for (a, b) in dr.pairs().filter(|(a, b)| a < b) {
+            let (ea, eb) = (&sk.events[a], &sk.events[b]);
+            if !self
+                .race_keys
+                .insert(((ea.thread, ea.stmt), (eb.thread, eb.stmt)))
+            {
+                continue;
+            }
+            let loc = program
+                .location_of(sk.events[a].instruction(program))
+                .map(|l| program.locations[l].clone())
+                .unwrap_or_default();
+            let pair = RacePair {
+                first: describe(program, &sk.events[a]),
+                second: describe(program, &sk.events[b]),
+                location: loc,
+                attribution: program.attributions.this.clone(),
+                stopped_at_bound: stopped_at_bound.clone(),
+            };
+            // Two instructions on one source line may describe alike.
+            if self.race_texts.insert(pair.clone()) {
+                self.races.push(pair);
+            }
+        }
+    }
+
+    /// [`Visitor::wants`] in the walk over executions stopping at the
+    /// bound. Such an execution is the unrolled program's as Dat3M runs
+    /// it: a thread ends at its bound event, the events before it are the
+    /// execution's, and the model is evaluated on them; a race among them
+    /// is between instructions that were "actually executed" (Vulkan
+    /// appendix, Data Race: "Data races can only occur due to instructions
+    /// that are actually executed"). Not wanted: a combination in which a
+    /// thread stopping at the bound is missing from a barrier instance
+    /// without a quorum (or a group function) that another member passes.
+    /// The glossary: "A control barrier blocks some set of invocations
+    /// from progressing until all of them reach the same point in the
+    /// execution": the others cannot pass it, so it is no execution (not
+    /// barrier divergence, which a complete path missing the barrier is).
+    fn wants_prefix(&mut self, sk: &Skeleton) -> bool {
+        use crate::engine::Ending;
+        let program = self.program;
+        let cut = |u: usize| matches!(sk.endings[u], Ending::Cut { .. });
+        let blocked = sk
+            .barriers
+            .iter()
+            .any(|g| !g.has_quorum() && !g.passed.is_empty() && g.absent(&sk.events).any(&cut));
+        if blocked {
+            return false;
+        }
+        self.taken = out_of_bounds_taken(program, sk);
+        // The stopped threads grouped by where they stop, in thread order.
+        let mut at: Vec<(&crate::ir::SourceSpan, bool, Vec<String>)> = Vec::new();
+        for (u, e) in sk.endings.iter().enumerate() {
+            let Ending::Cut { stmt, spinning } = e else {
+                continue;
+            };
+            let t = &program.threads[u];
+            let src = t.code[*stmt].source();
+            match at
+                .iter_mut()
+                .find(|(s, spins, _)| s.line == src.line && s.text == src.text && spins == spinning)
+            {
+                Some((_, _, who)) => who.push(format!("P{}", t.id)),
+                None => at.push((src, *spinning, vec![format!("P{}", t.id)])),
+            }
+        }
+        self.stops = at
+            .into_iter()
+            .map(|(src, spinning, who)| {
+                let one = who.len() == 1;
+                let verb = match (spinning, one) {
+                    (false, true) => "stops at the bound before",
+                    (false, false) => "stop at the bound before",
+                    (true, true) => "spins forever (no value leaves the loop) at",
+                    (true, false) => "spin forever (no value leaves the loop) at",
+                };
+                format!("{} {verb} line {}: {}", who.join(", "), src.line, src.text)
+            })
+            .collect();
+        true
+    }
+
+    /// [`Visitor::visit`] of a consistent candidate in the walk over
+    /// executions stopping at the bound: its races only (no final state,
+    /// no count). One with undefined behaviour (an out-of-bounds access
+    /// before the bound) promises nothing: its races are not recorded.
+    /// Breaks at the first race when races are what the walk decides.
+    fn visit_prefix(&mut self, sk: &Skeleton, eval: &Evaluation) -> ControlFlow<()> {
+        if eval.flags().next().is_none() || !self.taken.is_empty() {
+            return ControlFlow::Continue(());
+        }
+        self.racy = true;
+        self.undefined.defined_racy = true;
+        self.record_races(sk, eval, self.stops.clone());
+        if self.decide == Some(Property::Races) {
+            ControlFlow::Break(())
+        } else {
+            ControlFlow::Continue(())
+        }
     }
 }
 
@@ -1189,6 +1392,8 @@ impl<'p> Outcomes<'p> {
             access_executions: Vec::new(),
             undefined: Undefined::default(),
             undefined_states: BTreeMap::new(),
+            prefix: false,
+            stops: Vec::new(),
         }
     }
 
@@ -1388,6 +1593,13 @@ fn join(mut o: LitmusOutcome, a: LitmusOutcome) -> LitmusOutcome {
     o.stopped_early |= a.stopped_early;
     o.truncated |= a.truncated;
     o.stopped_by = o.stopped_by.or(a.stopped_by);
+    o.prefix_walk = match (o.prefix_walk, a.prefix_walk) {
+        (Some(p), Some(q)) => Some(PrefixWalk {
+            executions: p.executions + q.executions,
+            stopped_by: p.stopped_by.or(q.stopped_by),
+        }),
+        (p, q) => p.or(q),
+    };
     o
 }
 
@@ -1478,6 +1690,10 @@ fn check_one(
         warnings: Vec::new(),
         attributions: None,
         undefined,
+        prefix_walk: coverage.prefix_walk.then_some(PrefixWalk {
+            executions: coverage.prefix_executions,
+            stopped_by: coverage.prefix_stopped_by,
+        }),
     };
     Ok(o)
 }
@@ -1521,6 +1737,7 @@ mod holds_tests {
             warnings: Vec::new(),
             attributions: None,
             undefined: Undefined::default(),
+            prefix_walk: None,
         }
     }
 

@@ -14,7 +14,9 @@ pub mod refines;
 pub mod suite;
 pub mod termination;
 
-pub use litmus::{AttributionCount, LitmusOutcome, Observation, Property, RacePair, check_litmus};
+pub use litmus::{
+    AttributionCount, LitmusOutcome, Observation, PrefixWalk, Property, RacePair, check_litmus,
+};
 pub use queries::{Answer, QueryOutcome, TestOutcome, check_program};
 
 use crate::cat::CatError;

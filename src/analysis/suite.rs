@@ -771,8 +771,22 @@ pub fn mismatch_detail(
             r.location, r.first, r.second
         ));
     }
+    if let Some(r) = o.races.first()
+        && !r.stopped_at_bound.is_empty()
+    {
+        d.push_str(&format!(
+            " (in the execution where {})",
+            r.stopped_at_bound.join("; ")
+        ));
+    }
     if o.cut_paths > 0 {
         d.push_str(&format!("; bound hit ({} paths cut)", o.cut_paths));
+    }
+    if let Some(p) = o.prefix_walk
+        && property == Property::Races
+        && o.races.is_empty()
+    {
+        d.push_str(&format!("; no race among {}", p.describe()));
     }
     if o.stopped_early {
         d.push_str("; search stopped once decided");

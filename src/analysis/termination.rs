@@ -699,7 +699,7 @@ fn run_of(e: &Ending, events: usize) -> Run {
     match e {
         Ending::Finished => Run::Finished,
         Ending::Stuck(_) => Run::Stuck,
-        Ending::Stopped => Run::Stopped(events),
+        Ending::Stopped | Ending::Cut { .. } => Run::Stopped(events),
         Ending::Blocked { .. } => Run::Blocked,
     }
 }
@@ -1009,8 +1009,8 @@ impl Visitor for Search<'_> {
         let kind = |p: &crate::engine::trace::Path| match (&p.ending, p.events.len()) {
             (Ending::Finished, _) => 0,
             (Ending::Stuck(_), _) => 1,
-            (Ending::Stopped, 0) => 2,
-            (Ending::Stopped, _) => 3,
+            (Ending::Stopped | Ending::Cut { .. }, 0) => 2,
+            (Ending::Stopped | Ending::Cut { .. }, _) => 3,
             (Ending::Blocked { .. }, _) => 4,
         };
         let groups: Vec<[Vec<usize>; 5]> = threads

@@ -91,6 +91,22 @@ pub struct Coverage {
     pub truncated: bool,
     /// Which limit stopped it.
     pub stopped_by: Option<LimitKind>,
+    /// Whether the walk over the executions in which threads stop where
+    /// the unrolling bound cut them ran ([`Visitor::prefixes`]). None of
+    /// the counts above include it.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub prefix_walk: bool,
+    /// Candidate executions that walk evaluated.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub prefix_executions: u64,
+    /// The limit that stopped that walk before it finished, if any (the
+    /// walk over complete paths had finished: its answers stand).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub prefix_stopped_by: Option<LimitKind>,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 /// A limit that can stop a walk.
@@ -202,6 +218,9 @@ impl Coverage {
         self.stopped_early |= other.stopped_early;
         self.truncated |= other.truncated;
         self.stopped_by = self.stopped_by.or(other.stopped_by);
+        self.prefix_walk |= other.prefix_walk;
+        self.prefix_executions += other.prefix_executions;
+        self.prefix_stopped_by = self.prefix_stopped_by.or(other.prefix_stopped_by);
     }
 }
 
@@ -230,6 +249,20 @@ pub trait Visitor {
 
     /// Called once per skeleton, before its candidates.
     fn skeleton(&mut self, _skeleton: &Skeleton) {}
+
+    /// Whether to walk, after the executions of complete paths, the
+    /// executions in which each thread runs a complete path or stops where
+    /// the unrolling bound cut it, some thread stopping
+    /// ([`Limits::prefix_races`], [`super::trace::Ending::Cut`] in the
+    /// skeleton's `endings`; also a thread spinning forever in an await no
+    /// value lets it leave). Asked once, only when that limit is on, some
+    /// such prefix exists, and the first walk ended neither at a limit nor at
+    /// the visitor's break. Yes: every later call is about such
+    /// executions (they have no final state). No, the default: the walk
+    /// ends.
+    fn prefixes(&mut self) -> bool {
+        false
+    }
 
     /// Called instead of the others for a combination of paths that is not
     /// an execution because a path passes a control barrier with a quorum
@@ -771,7 +804,84 @@ fn finish(
         stopped_early: stopped,
         truncated: stopped_by.is_some() && !stopped,
         stopped_by: stopped_by.filter(|_| !stopped),
+        ..Coverage::default()
     }
+}
+
+/// After a finished walk (`coverage`), the walk over the combinations of
+/// paths in which some thread stops where the unrolling bound cut it
+/// ([`Visitor::prefixes`]), sequential, under the same budget; its counts
+/// go to the `prefix_*` fields only.
+fn walk_prefixes(
+    mut explorer: Explorer,
+    walk: &Walk,
+    visitor: &mut dyn Visitor,
+    coverage: &mut Coverage,
+) -> Result<(), CheckError> {
+    if !walk.limits.prefix_races
+        || explorer.threads.iter().all(|t| t.cut_prefixes.is_empty())
+        || coverage.stopped_early
+        || coverage.truncated
+        || explorer.skipped().is_some()
+        || !visitor.prefixes()
+    {
+        return Ok(());
+    }
+    let blocks = explorer.prefix_blocks();
+    coverage.prefix_walk = true;
+    let done = walk_skeletons(&explorer, Some(&blocks), walk, visitor, &Recent::default())?;
+    coverage.prefix_executions = done.executions;
+    coverage.prefix_stopped_by = if done.stopped {
+        None
+    } else {
+        walk.budget.stopped_by().or(explorer.skipped())
+    };
+    Ok(())
+}
+
+/// The sequential walk over the skeletons of `blocks` (`None`: every
+/// combination of paths), each searched by `walk` for `visitor`.
+fn walk_skeletons(
+    explorer: &Explorer,
+    blocks: Option<&[Vec<Vec<usize>>]>,
+    walk: &Walk,
+    visitor: &mut dyn Visitor,
+    recent: &Recent,
+) -> Result<Searched, CheckError> {
+    let budget = walk.budget;
+    let mut done = Searched::default();
+    let mut per_skeleton = |mut sk: Skeleton| -> Result<ControlFlow<()>, CheckError> {
+        if budget.over() {
+            return Ok(ControlFlow::Break(()));
+        }
+        if !sk.stalled_barriers().is_empty() {
+            visitor.stalled(&sk);
+            return Ok(ControlFlow::Continue(()));
+        }
+        if !visitor.wants(&sk) {
+            return Ok(ControlFlow::Continue(()));
+        }
+        // Orders only for the skeletons the visitor wants; too many to
+        // list: skipped, and the walk says so.
+        if !list_orders(explorer, &*visitor, &mut sk)? {
+            return Ok(ControlFlow::Continue(()));
+        }
+        visitor.skeleton(&sk);
+        let s = walk.search(&mut *visitor, &sk, None, recent, &|| false)?;
+        done.executions += s.executions;
+        done.evaluations += s.evaluations;
+        done.stopped |= s.stopped;
+        Ok(if s.stopped || budget.stopped_by().is_some() {
+            ControlFlow::Break(())
+        } else {
+            ControlFlow::Continue(())
+        })
+    };
+    match blocks {
+        Some(blocks) => explorer.for_each_in(blocks, &mut per_skeleton)?,
+        None => explorer.for_each(&mut per_skeleton)?,
+    }
+    Ok(done)
 }
 
 /// Lists the orders of a skeleton the visitor wants (constrained when the
@@ -816,40 +926,16 @@ pub fn explore_with_progress(
     let monotone = MonotoneCache::new();
     let blocks = visitor.blocks(&explorer.threads);
     let walk = Walk::new(model, limits, &*visitor, &budget, &monotone);
-    let mut done = Searched::default();
-    let recent = Recent::default();
-    let mut per_skeleton = |mut sk: Skeleton| -> Result<ControlFlow<()>, CheckError> {
-        if budget.over() {
-            return Ok(ControlFlow::Break(()));
-        }
-        if !sk.stalled_barriers().is_empty() {
-            visitor.stalled(&sk);
-            return Ok(ControlFlow::Continue(()));
-        }
-        if !visitor.wants(&sk) {
-            return Ok(ControlFlow::Continue(()));
-        }
-        // Orders only for the skeletons the visitor wants; too many to
-        // list: skipped, and the walk says so.
-        if !list_orders(&explorer, &*visitor, &mut sk)? {
-            return Ok(ControlFlow::Continue(()));
-        }
-        visitor.skeleton(&sk);
-        let s = walk.search(&mut *visitor, &sk, None, &recent, &|| false)?;
-        done.executions += s.executions;
-        done.evaluations += s.evaluations;
-        done.stopped |= s.stopped;
-        Ok(if s.stopped || budget.stopped_by().is_some() {
-            ControlFlow::Break(())
-        } else {
-            ControlFlow::Continue(())
-        })
-    };
-    match blocks {
-        Some(blocks) => explorer.for_each_in(&blocks, &mut per_skeleton)?,
-        None => explorer.for_each(&mut per_skeleton)?,
-    }
-    Ok(finish(&explorer, limits, &done, budget.stopped_by()))
+    let done = walk_skeletons(
+        &explorer,
+        blocks.as_deref(),
+        &walk,
+        visitor,
+        &Recent::default(),
+    )?;
+    let mut coverage = finish(&explorer, limits, &done, budget.stopped_by());
+    walk_prefixes(explorer, &walk, visitor, &mut coverage)?;
+    Ok(coverage)
 }
 
 /// A visitor whose walk can be split into parts explored in parallel
@@ -1125,6 +1211,8 @@ mod parallel {
         if !done.stopped {
             walked?;
         }
-        Ok(finish(&explorer, limits, &done, budget.stopped_by()))
+        let mut coverage = finish(&explorer, limits, &done, budget.stopped_by());
+        walk_prefixes(explorer, &walk, visitor, &mut coverage)?;
+        Ok(coverage)
     }
 }

@@ -177,6 +177,18 @@ pub struct Limits {
     /// exploring endings (the termination search compares values along
     /// loop iterations).
     pub symbolic_stores: bool,
+    /// Where data races are asked and the unrolling bound cut paths, also
+    /// walk the executions in which a thread whose path was cut stops at
+    /// the cut (its events before the statement that would exceed the
+    /// bound: [`trace::ThreadPaths::cut_prefixes`]), as Dat3M's unrolled
+    /// program ends a thread at its bound event. A race found there is a
+    /// race within the bound; the final states, the condition and the
+    /// execution counts never include those executions
+    /// ([`driver::Visitor::prefixes`]). Off (`--no-prefix-races`): cut
+    /// paths are dropped and a race among their events is never seen. Not
+    /// a search lever: it changes which executions are asked about, so the
+    /// reference enumeration keeps it.
+    pub prefix_races: bool,
 }
 
 /// Which order relations the model reads, so that the engine enumerates
@@ -315,6 +327,7 @@ impl Default for Limits {
             threads: 1,
             outcome_directed: true,
             symbolic_stores: true,
+            prefix_races: true,
         }
     }
 }
@@ -389,6 +402,34 @@ impl<'p> Explorer<'p> {
     /// Paths cut by the unrolling bound, over all threads.
     pub fn cut(&self) -> usize {
         self.threads.iter().map(|t| t.cut).sum()
+    }
+
+    /// Moves the threads' cut prefixes ([`ThreadPaths::cut_prefixes`])
+    /// after their complete paths and returns the blocks
+    /// ([`Explorer::for_each_in`]) of the combinations with at least one
+    /// prefix, each once: block `k` takes a prefix for thread `k`, a
+    /// complete path for the threads before it, either for those after it
+    /// (`k` is the first thread that stops at the bound). Empty when no
+    /// path was cut, or none kept.
+    pub fn prefix_blocks(&mut self) -> Vec<Vec<Vec<usize>>> {
+        let complete: Vec<usize> = self.threads.iter().map(|t| t.paths.len()).collect();
+        for t in &mut self.threads {
+            let prefixes = std::mem::take(&mut t.cut_prefixes);
+            t.paths.extend(prefixes);
+        }
+        let all: Vec<usize> = self.threads.iter().map(|t| t.paths.len()).collect();
+        (0..self.threads.len())
+            .filter(|&k| all[k] > complete[k])
+            .map(|k| {
+                (0..self.threads.len())
+                    .map(|t| match t.cmp(&k) {
+                        std::cmp::Ordering::Less => (0..complete[t]).collect(),
+                        std::cmp::Ordering::Equal => (complete[t]..all[t]).collect(),
+                        std::cmp::Ordering::Greater => (0..all[t]).collect(),
+                    })
+                    .collect()
+            })
+            .collect()
     }
 
     /// Number of path combinations (one path per thread).

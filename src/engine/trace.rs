@@ -190,6 +190,13 @@ pub enum Ending {
         scope: crate::ir::Scope,
         values: BarrierValues,
     },
+    /// It stops where the unrolling bound cut it: running statement `stmt`
+    /// once more would exceed the bound; or (`spinning`) it spins forever
+    /// in the await whose head is `stmt`: no value of the domains lets
+    /// it leave (every iteration was dropped). Only in
+    /// [`ThreadPaths::cut_prefixes`], for races within the bound
+    /// ([`super::Limits::prefix_races`]).
+    Cut { stmt: usize, spinning: bool },
 }
 
 /// A loop a path ends in.
@@ -251,6 +258,15 @@ pub struct ThreadPaths {
     /// Spin-loop iterations dropped because they jump back (not cut: the
     /// iteration that leaves the loop stands for them).
     pub dropped_iterations: usize,
+    /// With [`super::Limits::prefix_races`] (and not exploring endings):
+    /// the paths the unrolling bound cut, each as the prefix it ran before
+    /// the statement that would exceed the bound ([`Ending::Cut`]), with
+    /// its registers there. Dat3M's unrolled program ends a thread at its
+    /// bound event, so these are the thread's executions that stop at the
+    /// bound. Kept apart from `paths`: no final state, condition or
+    /// execution count sees them. At most `max_paths` of them (past it the
+    /// rest are not kept: fewer races may be found, none is invented).
+    pub cut_prefixes: Vec<Path>,
 }
 
 /// A loop that paths run as an await (see [`spin_loops`]).
@@ -1184,6 +1200,9 @@ fn explore_thread(
     // Partial paths the unrolling bound stopped (their prefixes are stopped
     // paths when exploring endings).
     let mut stopped_at_bound: Vec<Vec<PathEvent>> = Vec::new();
+    // Per await instance that dropped an iteration, the path stopped at
+    // the await's head (kept when no path leaves that instance).
+    let mut spinning: BTreeMap<usize, Path> = BTreeMap::new();
     let mut stack = vec![start];
     let walking = || format!("enumerating the paths of thread P{}", t.id);
     while let Some(mut s) = stack.pop() {
@@ -1191,15 +1210,7 @@ fn explore_thread(
             budget.step(&walking)?;
             enter_or_leave_awaits(&mut s, spins, &mut instances);
             if s.pc >= t.code.len() {
-                let mut registers: Vec<(String, RegValue)> = s.regs.into_iter().collect();
-                registers.sort_by(|a, b| a.0.cmp(&b.0));
-                out.paths.push(Path {
-                    events: s.events,
-                    registers,
-                    awaits: s.awaits,
-                    ending: Ending::Finished,
-                    exprs: s.exprs,
-                });
+                out.paths.push(path_of(s, Ending::Finished));
                 if out.paths.len() > max_paths {
                     return Err(ExecError::limit(
                         LimitKind::MaxPaths,
@@ -1232,6 +1243,8 @@ fn explore_thread(
                 keep_prefix_writes(&s, program, t, &mut out);
                 if endings {
                     stopped_at_bound.push(s.events);
+                } else if limits.prefix_races && out.cut_prefixes.len() < max_paths {
+                    keep_cut_prefix(s, &mut out);
                 }
                 break;
             }
@@ -1247,6 +1260,7 @@ fn explore_thread(
                     s.pc = target(&labels, label, t)?;
                     if after_jump(&mut s, pc, endings, &mut looping, &mut out) {
                         keep_prefix_writes(&s, program, t, &mut out);
+                        note_spinning(&s, limits.prefix_races && !endings, &mut spinning);
                         break;
                     }
                 }
@@ -1292,6 +1306,7 @@ fn explore_thread(
                     };
                     if after_jump(&mut s, pc, endings, &mut looping, &mut out) {
                         keep_prefix_writes(&s, program, t, &mut out);
+                        note_spinning(&s, limits.prefix_races && !endings, &mut spinning);
                         break;
                     }
                 }
@@ -1396,7 +1411,8 @@ fn explore_thread(
             }
         }
     }
-    for p in &mut out.paths {
+    keep_spinning(spinning, max_paths, &mut out);
+    for p in out.paths.iter_mut().chain(&mut out.cut_prefixes) {
         for a in &mut p.awaits {
             a.looping = looping.get(&a.instance).cloned().unwrap_or_default();
         }
@@ -1430,6 +1446,101 @@ fn enter_or_leave_awaits(s: &mut State, spins: &[SpinLoop], instances: &mut usiz
         s.awaiting.push((*l, s.events.len(), *instances));
         *instances += 1;
     }
+}
+
+/// The path `s` has walked, ending as `ending`: its events, the awaits it
+/// passed and its registers (sorted by name: the out-of-bounds markers are
+/// found by bisection).
+fn path_of(s: State, ending: Ending) -> Path {
+    let mut registers: Vec<(String, RegValue)> = s.regs.into_iter().collect();
+    registers.sort_by(|a, b| a.0.cmp(&b.0));
+    Path {
+        events: s.events,
+        registers,
+        awaits: s.awaits,
+        ending,
+        exprs: s.exprs,
+    }
+}
+
+/// Notes (when `on`) the path `s` whose await iteration was just dropped
+/// as stopped at the await's head (the events before the await), once per
+/// await instance.
+fn note_spinning(s: &State, on: bool, spinning: &mut BTreeMap<usize, Path>) {
+    let Some(&(l, first, instance)) = s.awaiting.last().filter(|_| on) else {
+        return;
+    };
+    spinning.entry(instance).or_insert_with(|| {
+        // The expressions made before the loop (those after name reads
+        // of the loop, which the prefix does not hold), and the registers
+        // that name only what the prefix holds.
+        let kept = s
+            .exprs
+            .iter()
+            .position(|x| {
+                [x.a, x.b]
+                    .iter()
+                    .any(|t| matches!(t, RegValue::Read(e) if *e >= first))
+            })
+            .unwrap_or(s.exprs.len());
+        let holds = |v: &RegValue| match v {
+            RegValue::Read(e) => *e < first,
+            RegValue::Expr(k) => *k < kept,
+            RegValue::Const(_) => true,
+        };
+        let mut registers: Vec<(String, RegValue)> = s
+            .regs
+            .iter()
+            .filter(|(_, v)| holds(v))
+            .map(|(r, v)| (r.clone(), *v))
+            .collect();
+        registers.sort_by(|a, b| a.0.cmp(&b.0));
+        Path {
+            events: s.events[..first].to_vec(),
+            registers,
+            awaits: s.awaits.clone(),
+            ending: Ending::Cut {
+                stmt: l.header,
+                spinning: true,
+            },
+            exprs: s.exprs[..kept].to_vec(),
+        }
+    });
+}
+
+/// The paths stopped at an await instance that no path leaves (every
+/// iteration of it was dropped: no value of the domains lets the thread
+/// out), as prefixes ([`ThreadPaths::cut_prefixes`]): the thread spins
+/// there forever, after its events before the loop. Not cut paths: the
+/// answers on complete executions are as before; only races among the
+/// events run before the loop are looked for (the unrolled loop of the
+/// reference enumeration is cut there and its prefix is walked too).
+fn keep_spinning(spinning: BTreeMap<usize, Path>, max_paths: usize, out: &mut ThreadPaths) {
+    let left: HashSet<usize> = out
+        .paths
+        .iter()
+        .chain(&out.cut_prefixes)
+        .flat_map(|p| p.awaits.iter().map(|a| a.instance))
+        .collect();
+    for (instance, p) in spinning {
+        if !left.contains(&instance) && out.cut_prefixes.len() < max_paths {
+            out.cut_prefixes.push(p);
+        }
+    }
+}
+
+/// Keeps the path `s` the unrolling bound just cut, before the statement
+/// at `s.pc` that would exceed it, as a prefix ([`ThreadPaths::cut_prefixes`])
+/// with its registers there.
+fn keep_cut_prefix(s: State, out: &mut ThreadPaths) {
+    let stmt = s.pc;
+    out.cut_prefixes.push(path_of(
+        s,
+        Ending::Cut {
+            stmt,
+            spinning: false,
+        },
+    ));
 }
 
 /// A path ending in the await under way, whose iteration just jumped back:

@@ -377,7 +377,9 @@ pub fn litmus(o: &LitmusOutcome) -> String {
     } else if o.race_free.is_none() {
         let _ = writeln!(
             s,
-            "Data races: undecided (none among the executions seen; see below)"
+            "Data races: undecided (none among the executions seen{}; see below)",
+            o.prefix_walk
+                .map_or(String::new(), |p| format!(", nor among {}", p.describe()))
         );
     } else {
         let _ = writeln!(
@@ -385,6 +387,9 @@ pub fn litmus(o: &LitmusOutcome) -> String {
             "Data races: yes{}",
             if o.states_only || o.condition_only {
                 " (among the witnesses; other pairs may race too)"
+            } else if !o.races.is_empty() && o.races.iter().all(|r| !r.stopped_at_bound.is_empty())
+            {
+                " (in an execution in which some threads stop part-way: at the unrolling bound, or spinning forever in a loop no value leaves)"
             } else {
                 ""
             }
@@ -397,6 +402,13 @@ pub fn litmus(o: &LitmusOutcome) -> String {
             );
             if let Some(a) = &r.attribution {
                 let _ = writeln!(s, "    under the attribution {a}");
+            }
+            if !r.stopped_at_bound.is_empty() {
+                let _ = writeln!(
+                    s,
+                    "    in the execution where {}",
+                    r.stopped_at_bound.join("; ")
+                );
             }
         }
     }

@@ -149,6 +149,13 @@ pub struct LimitArgs {
     /// (the reference enumeration; the same answers, more paths).
     #[arg(long)]
     pub no_symbolic_stores: bool,
+    /// Drop the thread paths the unrolling bound cuts, instead of also
+    /// judging races on the executions in which such a thread stops at
+    /// the bound (a race there is a race within the bound, as Dat3M's
+    /// unrolled program finds it). Either way, a "no race" answer with
+    /// cut paths is undecided.
+    #[arg(long)]
+    pub no_prefix_races: bool,
     /// The most paths one thread may have; past it the answer is undecided
     /// (exit code 3).
     #[arg(long, value_name = "N", default_value_t = vkmm::engine::DEFAULT_MAX_PATHS, value_parser = clap::value_parser!(u32).range(1..).map(|n| n as usize))]
@@ -182,6 +189,7 @@ impl LimitArgs {
             .order_pruning(!self.no_order_pruning)
             .outcome_directed(!self.no_outcome_directed)
             .symbolic_stores(!self.no_symbolic_stores)
+            .prefix_races(!self.no_prefix_races)
             .max_paths(self.max_paths)
             .max_writes(self.max_writes)
             .max_memory((self.max_memory > 0).then_some((self.max_memory as usize) << 20));
