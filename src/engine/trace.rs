@@ -1508,22 +1508,20 @@ fn note_spinning(s: &State, on: bool, spinning: &mut BTreeMap<usize, Path>) {
     });
 }
 
-/// The paths stopped at an await instance that no path leaves (every
-/// iteration of it was dropped: no value of the domains lets the thread
-/// out), as prefixes ([`ThreadPaths::cut_prefixes`]): the thread spins
-/// there forever, after its events before the loop. Not cut paths: the
-/// answers on complete executions are as before; only races among the
-/// events run before the loop are looked for (the unrolled loop of the
-/// reference enumeration is cut there and its prefix is walked too).
+/// The paths stopped at an await instance whose iterations looped (some
+/// were dropped), as prefixes ([`ThreadPaths::cut_prefixes`]): the thread
+/// spins there forever, after its events before the loop. Also when some
+/// path leaves the instance: leaving may need a value no other thread
+/// writes (a generated program awaiting a value only the condition names
+/// had no execution at all and was answered race-free, where the reference
+/// enumeration, which unrolls the loop and cuts it at the bound, found the
+/// race before the loop). Not cut paths: the answers on complete
+/// executions are as before; only races among the events run before the
+/// loop are looked for (the unrolled loop of the reference enumeration is
+/// cut there and its prefix is walked too).
 fn keep_spinning(spinning: BTreeMap<usize, Path>, max_paths: usize, out: &mut ThreadPaths) {
-    let left: HashSet<usize> = out
-        .paths
-        .iter()
-        .chain(&out.cut_prefixes)
-        .flat_map(|p| p.awaits.iter().map(|a| a.instance))
-        .collect();
-    for (instance, p) in spinning {
-        if !left.contains(&instance) && out.cut_prefixes.len() < max_paths {
+    for p in spinning.into_values() {
+        if out.cut_prefixes.len() < max_paths {
             out.cut_prefixes.push(p);
         }
     }
