@@ -677,9 +677,13 @@ impl<'a, 'b> Walk<'a, 'b> {
         // the visitor.
         let shared = RefCell::new(&mut *visitor);
         let mut prune = |env: &Env, kind: Partial, counted: bool| {
-            // Over the budget: stop evaluating, keep the subtree.
+            // Over the budget: stop evaluating and abandon the subtree (the
+            // search is reported as stopped by the limit either way; a
+            // subtree kept would be walked to its leaves, and with derived
+            // stores leaves the values rule out never reach `visit`, which
+            // is where the walk would otherwise stop).
             if over() {
-                return true;
+                return false;
             }
             // Nothing under this node can matter to the visitor.
             if shared.borrow().settled() {
