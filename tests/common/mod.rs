@@ -609,11 +609,17 @@ pub fn differing_answers(
 /// evaluations (what a lever that skips inconsistent candidates changes),
 /// and with the number of cut paths only as "some" when `cut_as_flag` (a
 /// lever that makes fewer paths changes it). `None` for a truncated search,
-/// and with `cut_as_flag` for one stopped by a limit: under a budget two
-/// walks see different executions.
+/// and with `cut_as_flag` for one stopped by a limit (also its walk over
+/// executions stopping at the bound): under a budget two walks see
+/// different executions.
 pub fn answers_of(c: &vkmm::analysis::Checked, cut_as_flag: bool) -> Option<String> {
+    let prefix_stopped = |o: &vkmm::analysis::LitmusOutcome| {
+        o.prefix_walk
+            .as_ref()
+            .is_some_and(|p| p.stopped_by.is_some())
+    };
     if let vkmm::analysis::Checked::Litmus(o) = c
-        && (o.truncated || (cut_as_flag && o.stopped_by.is_some()))
+        && (o.truncated || (cut_as_flag && (o.stopped_by.is_some() || prefix_stopped(o))))
     {
         return None;
     }
