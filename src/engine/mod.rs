@@ -760,31 +760,30 @@ impl<'p> Explorer<'p> {
         let loc = |t: usize, stmt: usize| self.location_at(t, stmt);
         // Each (location, value) a path of the block writes, numbered; a
         // needed value no path writes can never be had.
+        // And each location a derived store of the block writes (any
+        // value), numbered after them and `unwritten`.
         let mut ids: HashMap<(usize, i64), usize> = HashMap::new();
+        let mut derived_locations: Vec<usize> = Vec::new();
         for (t, ps) in block.iter().enumerate() {
             for &p in ps {
                 for e in &self.threads[t].paths[p].events {
-                    if let (Some(l), Some(v)) = (loc(t, e.stmt), e.write) {
+                    let Some(l) = loc(t, e.stmt) else { continue };
+                    if let Some(v) = e.write {
                         let next = ids.len();
                         ids.entry((l, v)).or_insert(next);
+                    }
+                    if e.derived.is_some() && !derived_locations.contains(&l) {
+                        derived_locations.push(l);
                     }
                 }
             }
         }
         let unwritten = ids.len();
-        // Each location a derived store of the block writes (any value),
-        // numbered after `unwritten`.
-        let mut any: HashMap<usize, usize> = HashMap::new();
-        for (t, ps) in block.iter().enumerate() {
-            for &p in ps {
-                for e in &self.threads[t].paths[p].events {
-                    if let (Some(l), Some(_)) = (loc(t, e.stmt), e.derived) {
-                        let next = unwritten + 1 + any.len();
-                        any.entry(l).or_insert(next);
-                    }
-                }
-            }
-        }
+        let any: HashMap<usize, usize> = derived_locations
+            .iter()
+            .enumerate()
+            .map(|(k, &l)| (l, unwritten + 1 + k))
+            .collect();
         let slots = unwritten + 1 + any.len();
         // Per thread, per path of the block: the values its reads need that
         // the initial value does not give (the pair's number, `unwritten`

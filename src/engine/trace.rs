@@ -900,13 +900,21 @@ pub fn explore_with_domains(
         }
     }
     let budget = Budget::new(limits);
+    // Every thread's paths over the current domains (`derive`: keeping
+    // reads symbolic through stores, see above).
+    let explore_all = |domain: &Domains, derive: bool| -> Result<Vec<ThreadPaths>, ExecError> {
+        program
+            .threads
+            .iter()
+            .zip(&spins)
+            .zip(&own)
+            .map(|((t, spins), own)| {
+                explore_thread(program, t, limits, spins, own, domain, &budget, derive)
+            })
+            .collect()
+    };
     for round in 0..MAX_ROUNDS {
-        let mut all = Vec::new();
-        for ((t, spins), own) in program.threads.iter().zip(&spins).zip(&own) {
-            all.push(explore_thread(
-                program, t, limits, spins, own, &domain, &budget, false,
-            )?);
-        }
+        let all = explore_all(&domain, false)?;
         budget.check(&|| format!("computing the value domains (round {})", round + 1))?;
         // The most writes one execution makes to each location.
         let mut most = vec![0u32; nloc];
@@ -988,13 +996,7 @@ pub fn explore_with_domains(
                 .map(|d| d.keys().copied().collect())
                 .collect();
             if limits.symbolic_stores && !limits.endings {
-                let mut derived = Vec::with_capacity(all.len());
-                for ((t, spins), own) in program.threads.iter().zip(&spins).zip(&own) {
-                    derived.push(explore_thread(
-                        program, t, limits, spins, own, &domain, &budget, true,
-                    )?);
-                }
-                return Ok((derived, values));
+                return Ok((explore_all(&domain, true)?, values));
             }
             return Ok((all, values));
         }

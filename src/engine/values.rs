@@ -112,9 +112,7 @@ fn solve(
             walk.write_value(e)
         })
         .find_map(|x| x.err());
-    let Walk {
-        read, mut write, ..
-    } = walk;
+    let Walk { read, write, .. } = walk;
     if let Some(e) = cycle {
         let values = r.location[e].map_or(&[][..], |l| &r.domains[l][..]);
         for &v in values {
@@ -126,11 +124,6 @@ fn solve(
         return ControlFlow::Continue(());
     }
     let read: Vec<Option<i64>> = read.into_iter().map(|v| v.flatten()).collect();
-    for (e, w) in write.iter_mut().enumerate() {
-        if !r.sk.events[e].writes {
-            *w = None;
-        }
-    }
     let write: Vec<Option<i64>> = write.into_iter().map(|v| v.flatten()).collect();
     // A read's value is that of the write it reads: the paths' fixed values
     // and the assumptions must agree with it.
