@@ -43,6 +43,7 @@ const FILES: &[&str] = &[
     "sync-in-cut-loop-exits.litmus",
     "atomic-in-cut-loop.litmus",
     "barrier-after-cut-loop.litmus",
+    "lock-wg-past-order-limit.litmus",
 ];
 
 /// The hand-derived race verdicts: `(file, unroll, holds(Races))`, `None`
@@ -60,6 +61,8 @@ const VERDICTS: &[(&str, usize, Option<bool>)] = &[
     ("atomic-in-cut-loop.litmus", 2, None),
     ("barrier-after-cut-loop.litmus", 0, None),
     ("barrier-after-cut-loop.litmus", 1, None),
+    ("lock-wg-past-order-limit.litmus", 0, Some(false)),
+    ("lock-wg-past-order-limit.litmus", 1, Some(false)),
 ];
 
 #[test]
@@ -294,4 +297,81 @@ fn a_race_before_an_endless_spin_loop_is_found_with_and_without_the_reduction() 
         ("P0 line 20: st.sc0 x, 1", "P1 line 20: st.sc0 x, 2")
     );
     assert!(reduced.states.is_empty() && reference.states.is_empty());
+}
+
+/// Past the order limit (issue 17's 8-invocation lock rows): a workgroup-
+/// scope lock of two workgroups with `--max-writes 3` (or 2) has no
+/// combination of complete paths within the limit (4 writes to `l`), but
+/// the executions in which one thread stops at the bound after its first
+/// exchange are within it, and race (hand-derived in the file). Asked for
+/// races, the executions stopping at the bound are walked first and the
+/// complete walk does not run at all; in the listing they are walked after
+/// the complete walk, which stopped at the order limit.
+#[test]
+fn a_race_past_the_order_limit_is_found_where_a_thread_stops_at_the_bound() {
+    let file = "lock-wg-past-order-limit.litmus";
+    let limited = |max_writes: usize| Limits {
+        max_writes_per_location: max_writes,
+        ..at(0)
+    };
+    for decide in [None, Some(Property::Races)] {
+        let o = run(file, limited(3), decide);
+        assert_eq!(o.holds(Property::Races), Some(false), "{decide:?}");
+        assert_eq!(o.executions, 0, "{decide:?}: no complete combination fits");
+        assert!(o.states.is_empty());
+        let walk = o.prefix_walk.expect("the prefix walk ran");
+        assert!(walk.executions > 0);
+        assert!(o.races.iter().all(|r| !r.stopped_at_bound.is_empty()));
+        // Without that walk: nothing within the limit, undecided.
+        let off = run(
+            file,
+            Limits {
+                prefix_races: false,
+                ..limited(3)
+            },
+            decide,
+        );
+        assert_eq!(off.holds(Property::Races), None, "{decide:?}");
+    }
+    // With 2, the only combination within the limit has both threads stop
+    // after one exchange, each exchange reading the other's 1: RMW
+    // atomicity forbids it (each would come immediately after the other in
+    // the scoped modification order), so it has no execution, and the
+    // combinations with a thread past its exchange are skipped: undecided,
+    // and the prefix walk says it stopped at the order limit (the walk
+    // over combinations drops them as soon as their writes exceed it).
+    for decide in [None, Some(Property::Races)] {
+        let o = run(file, limited(2), decide);
+        assert_eq!(o.holds(Property::Races), None, "{decide:?}");
+        assert_eq!(
+            o.prefix_walk.and_then(|w| w.stopped_by),
+            Some(vkmm::engine::LimitKind::MaxWrites),
+            "{decide:?}"
+        );
+    }
+}
+
+/// Asked for races with paths cut, the executions stopping at the bound
+/// come first: within the default limits the complete walk (which would
+/// find the race on x) does not run once they gave a race; the listing
+/// walks the complete executions first and reports their races.
+#[test]
+fn asked_for_races_the_executions_stopping_at_the_bound_come_first() {
+    let file = "lock-wg-past-order-limit.litmus";
+    let races = run(file, at(0), Some(Property::Races));
+    assert_eq!(races.holds(Property::Races), Some(false));
+    assert_eq!(races.executions, 0);
+    assert!(races.prefix_walk.is_some_and(|w| w.executions > 0));
+    let listing = run(file, at(0), None);
+    assert_eq!(listing.holds(Property::Races), Some(false));
+    assert_eq!(listing.executions, 4);
+    assert!(listing.prefix_walk.is_none());
+    assert!(
+        listing
+            .races
+            .iter()
+            .any(|r| r.stopped_at_bound.is_empty() && r.first.contains("x, 1")),
+        "{:?}",
+        listing.races
+    );
 }

@@ -1079,6 +1079,21 @@ impl Visitor for Outcomes<'_> {
         self.prefix
     }
 
+    /// When races are what the walk decides (a suite's races property):
+    /// with paths cut, only a race can be answered, and the executions
+    /// stopping at the bound are the smaller ones to search. The listing
+    /// keeps the complete executions first (their races are reported as
+    /// such).
+    fn prefixes_first(&self) -> bool {
+        self.decide == Some(Property::Races)
+    }
+
+    fn prefixes_end(&mut self) {
+        self.prefix = false;
+        self.stops.clear();
+        self.taken.clear();
+    }
+
     fn stalled(&mut self, sk: &Skeleton) {
         if self.prefix {
             return;

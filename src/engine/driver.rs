@@ -255,14 +255,33 @@ pub trait Visitor {
     /// the unrolling bound cut it, some thread stopping
     /// ([`Limits::prefix_races`], [`super::trace::Ending::Cut`] in the
     /// skeleton's `endings`; also a thread spinning forever in an await no
-    /// value lets it leave). Asked once, only when that limit is on, some
-    /// such prefix exists, and the first walk ended neither at a limit nor at
-    /// the visitor's break. Yes: every later call is about such
+    /// value lets it leave). Asked once, only when that limit is on and
+    /// some such prefix exists: after the first walk unless it ended at
+    /// the visitor's break (a walk stopped at a limit included: the prefix
+    /// walk then has what the budget left), or before it when the bound
+    /// cut paths and the visitor wants the prefixes first
+    /// ([`Visitor::prefixes_first`]; [`Visitor::prefixes_end`] follows).
+    /// Yes: every later call (until `prefixes_end`) is about such
     /// executions (they have no final state). No, the default: the walk
     /// ends.
     fn prefixes(&mut self) -> bool {
         false
     }
+
+    /// Whether, when the unrolling bound cut paths, the walk over
+    /// executions stopping at the bound should run before the walk over
+    /// complete paths ([`prefixes_first`]; [`Visitor::prefixes`] is then
+    /// asked before the first walk). A visitor deciding races says yes;
+    /// the default, no, keeps the complete executions first.
+    fn prefixes_first(&self) -> bool {
+        false
+    }
+
+    /// Called after a walk over executions stopping at the bound that ran
+    /// before the walk over complete paths (when the bound cut paths: see
+    /// [`explore_with_progress`]): every later call is about complete
+    /// executions again.
+    fn prefixes_end(&mut self) {}
 
     /// Called instead of the others for a combination of paths that is not
     /// an execution because a path passes a control barrier with a quorum
@@ -822,16 +841,23 @@ fn walk_prefixes(
     visitor: &mut dyn Visitor,
     coverage: &mut Coverage,
 ) -> Result<(), CheckError> {
-    if !walk.limits.prefix_races
+    // After a walk stopped at a limit the prefix walk still runs on what
+    // the budget has left (nothing, after the time or evaluation limit;
+    // after combinations skipped at the order limit, the rest): a race it
+    // finds is a race whatever the first walk missed, and "no race" is
+    // not answered either way.
+    if coverage.prefix_walk
+        || !walk.limits.prefix_races
         || explorer.threads.iter().all(|t| t.cut_prefixes.is_empty())
         || coverage.stopped_early
-        || coverage.truncated
-        || explorer.skipped().is_some()
         || !visitor.prefixes()
     {
         return Ok(());
     }
+    // The first walk's skipped combinations are in its coverage already.
+    explorer.take_skipped();
     let blocks = explorer.prefix_blocks();
+    explorer.set_write_pruning(true);
     coverage.prefix_walk = true;
     let done = walk_skeletons(&explorer, Some(&blocks), walk, visitor, &Recent::default())?;
     coverage.prefix_executions = done.executions;
@@ -841,6 +867,103 @@ fn walk_prefixes(
         walk.budget.stopped_by().or(explorer.skipped())
     };
     Ok(())
+}
+
+/// What the walk over executions stopping at the bound did when it ran
+/// first ([`prefixes_first`]).
+struct PrefixesFirst {
+    done: Searched,
+    stopped_by: Option<LimitKind>,
+    /// The limits left for the walk over complete paths.
+    rest: Limits,
+}
+
+/// When the unrolling bound cut paths, the walk over the executions in
+/// which some thread stops at the bound ([`Visitor::prefixes`]) runs
+/// before the walk over complete paths, under half of the budget (time
+/// and evaluations); the complete walk gets what it left.
+///
+/// Why first: with paths cut, "no race" cannot be answered whatever the
+/// walks find, so both walks only look for a race, and the prefix walk
+/// holds the smaller executions (fewer writes to order, fewer
+/// combinations). A lock whose holders run past the bound (8
+/// invocations of a compare-exchange lock: 16 writes to the lock word on
+/// complete paths, past the order limit) has its race between two
+/// invocations in the critical section, with the others stopped at the
+/// bound; walked second, that race was never reached, the first walk
+/// spending the whole budget (or skipping every combination at the order
+/// limit). A visitor that breaks there has its answer: the complete walk
+/// does not run. Only when the bound cut paths: a thread spinning forever
+/// in an await no value leaves is no bound, and "no race" is then
+/// answerable after both walks, the complete one first as before.
+fn prefixes_first(
+    explorer: &mut Explorer,
+    model: &Model,
+    limits: Limits,
+    visitor: &mut dyn Visitor,
+    progress: Option<ProgressFn<'_>>,
+) -> Result<Option<PrefixesFirst>, CheckError> {
+    if !limits.prefix_races
+        || explorer.cut() == 0
+        || explorer.threads.iter().all(|t| t.cut_prefixes.is_empty())
+        || !visitor.prefixes_first()
+        || !visitor.prefixes()
+    {
+        return Ok(None);
+    }
+    let started = web_time::Instant::now();
+    let share = Limits {
+        max_executions: (limits.max_executions / 2).max(1),
+        timeout: limits.timeout.map(|t| t / 2),
+        ..limits
+    };
+    let budget = Budget::new(share, progress);
+    let monotone = MonotoneCache::new();
+    let walk = Walk::new(model, share, &*visitor, &budget, &monotone);
+    let complete: Vec<usize> = explorer.threads.iter().map(|t| t.paths.len()).collect();
+    let blocks = explorer.prefix_blocks();
+    explorer.set_write_pruning(true);
+    let done = walk_skeletons(explorer, Some(&blocks), &walk, visitor, &Recent::default())?;
+    explorer.set_write_pruning(false);
+    let skipped = explorer.take_skipped();
+    explorer.restore_prefixes(&complete);
+    visitor.prefixes_end();
+    let stopped_by = if done.stopped {
+        None
+    } else {
+        budget.stopped_by().or(skipped)
+    };
+    let rest = Limits {
+        max_executions: limits.max_executions.saturating_sub(done.evaluations),
+        timeout: limits.timeout.map(|t| t.saturating_sub(started.elapsed())),
+        ..limits
+    };
+    Ok(Some(PrefixesFirst {
+        done,
+        stopped_by,
+        rest,
+    }))
+}
+
+/// The coverage of a walk whose executions stopping at the bound were
+/// walked first (`first`) and decided the visitor's answer: the complete
+/// walk did not run.
+fn decided_by_prefixes(explorer: &Explorer, limits: Limits, first: &PrefixesFirst) -> Coverage {
+    let done = Searched {
+        stopped: true,
+        ..Searched::default()
+    };
+    let mut coverage = finish(explorer, limits, &done, None);
+    with_prefixes(&mut coverage, first);
+    coverage
+}
+
+/// Records in `coverage` the walk over executions stopping at the bound
+/// that ran first.
+fn with_prefixes(coverage: &mut Coverage, first: &PrefixesFirst) {
+    coverage.prefix_walk = true;
+    coverage.prefix_executions = first.done.executions;
+    coverage.prefix_stopped_by = first.stopped_by;
 }
 
 /// The sequential walk over the skeletons of `blocks` (`None`: every
@@ -922,14 +1045,19 @@ pub fn explore_with_progress(
     progress: Option<ProgressFn<'_>>,
 ) -> Result<Coverage, CheckError> {
     let limits = limits.for_model(model);
-    let explorer = match start(program, limits)? {
+    let mut explorer = match start(program, limits)? {
         Ok(e) => e,
         Err(coverage) => return Ok(coverage),
     };
-    let budget = Budget::new(limits, progress);
+    let first = prefixes_first(&mut explorer, model, limits, visitor, progress)?;
+    if let Some(first) = first.as_ref().filter(|f| f.done.stopped) {
+        return Ok(decided_by_prefixes(&explorer, limits, first));
+    }
+    let rest = first.as_ref().map_or(limits, |f| f.rest);
+    let budget = Budget::new(rest, progress);
     let monotone = MonotoneCache::new();
     let blocks = visitor.blocks(&explorer.threads);
-    let walk = Walk::new(model, limits, &*visitor, &budget, &monotone);
+    let walk = Walk::new(model, rest, &*visitor, &budget, &monotone);
     let done = walk_skeletons(
         &explorer,
         blocks.as_deref(),
@@ -938,6 +1066,9 @@ pub fn explore_with_progress(
         &Recent::default(),
     )?;
     let mut coverage = finish(&explorer, limits, &done, budget.stopped_by());
+    if let Some(first) = &first {
+        with_prefixes(&mut coverage, first);
+    }
     walk_prefixes(explorer, &walk, visitor, &mut coverage)?;
     Ok(coverage)
 }
@@ -1058,14 +1189,19 @@ mod parallel {
         progress: Option<ProgressFn<'_>>,
     ) -> Result<Coverage, CheckError> {
         let limits = limits.for_model(model);
-        let explorer = match start(program, limits)? {
+        let mut explorer = match start(program, limits)? {
             Ok(e) => e,
             Err(coverage) => return Ok(coverage),
         };
-        let budget = Budget::new(limits, progress);
+        let first = prefixes_first(&mut explorer, model, limits, visitor, progress)?;
+        if let Some(first) = first.as_ref().filter(|f| f.done.stopped) {
+            return Ok(decided_by_prefixes(&explorer, limits, first));
+        }
+        let rest = first.as_ref().map_or(limits, |f| f.rest);
+        let budget = Budget::new(rest, progress);
         let monotone = MonotoneCache::new();
         let blocks = visitor.blocks(&explorer.threads);
-        let walk = Walk::new(model, limits, &*visitor, &budget, &monotone);
+        let walk = Walk::new(model, rest, &*visitor, &budget, &monotone);
         let threads = limits.threads.max(1);
         let wave_size = 16 * threads;
         let Some(mut probe) = visitor.fork() else {
@@ -1216,6 +1352,9 @@ mod parallel {
             walked?;
         }
         let mut coverage = finish(&explorer, limits, &done, budget.stopped_by());
+        if let Some(first) = &first {
+            with_prefixes(&mut coverage, first);
+        }
         walk_prefixes(explorer, &walk, visitor, &mut coverage)?;
         Ok(coverage)
     }

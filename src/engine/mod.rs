@@ -371,6 +371,10 @@ pub struct Explorer<'p> {
     budget: trace::Budget,
     /// The value domain of each location ([`trace::explore_with_domains`]).
     domains: std::sync::Arc<Vec<Vec<i64>>>,
+    /// Whether the pruned walk over combinations of paths drops a partial
+    /// combination as soon as its paths write one location more often
+    /// than the order limit allows ([`Explorer::set_write_pruning`]).
+    write_pruning: bool,
 }
 
 impl<'p> Explorer<'p> {
@@ -389,7 +393,26 @@ impl<'p> Explorer<'p> {
             skipped: std::cell::Cell::new(None),
             undefined: undefined::Domain::for_search(program, &limits),
             budget,
+            write_pruning: false,
         })
+    }
+
+    /// With `on`, the walk over combinations of paths (with path pruning)
+    /// drops a partial combination whose chosen paths already hold more
+    /// ordered writes (atomic writes, or every write under a total `co`)
+    /// to one location than `--max-writes`: every combination completing
+    /// it would be skipped at the order limit by [`Skeleton::list_orders`]
+    /// anyway, and the walk says so the same way ([`Explorer::skipped`]).
+    /// What changes is only that the walk does not build those skeletons
+    /// one by one, and that a visitor is not asked about them: a
+    /// combination the visitor would not have wanted, or one stalled at a
+    /// barrier ([`super::driver::Visitor::stalled`]), now counts as
+    /// skipped too. That is why it is off by default: the walk over
+    /// executions stopping at the bound turns it on, where neither
+    /// matters (its visitor wants every combination but those blocked at
+    /// a barrier, and reports no stall).
+    pub fn set_write_pruning(&mut self, on: bool) {
+        self.write_pruning = on;
     }
 
     /// The limit at which a walk skipped some combination of paths (its
@@ -397,6 +420,22 @@ impl<'p> Explorer<'p> {
     /// location than vkmm orders): the walk did not cover it.
     pub fn skipped(&self) -> Option<LimitKind> {
         self.skipped.get()
+    }
+
+    /// Takes the limit at which a walk skipped some combination of paths,
+    /// leaving none (the next walk starts clean).
+    pub fn take_skipped(&self) -> Option<LimitKind> {
+        self.skipped.take()
+    }
+
+    /// Undoes [`Explorer::prefix_blocks`]: each thread's paths past its
+    /// first `complete[t]` go back to its cut prefixes.
+    pub fn restore_prefixes(&mut self, complete: &[usize]) {
+        for (t, &n) in self.threads.iter_mut().zip(complete) {
+            let mut prefixes = t.paths.split_off(n);
+            prefixes.append(&mut t.cut_prefixes);
+            t.cut_prefixes = prefixes;
+        }
     }
 
     /// Paths cut by the unrolling bound, over all threads.
@@ -830,11 +869,48 @@ impl<'p> Explorer<'p> {
             }
             below[t] = set;
         }
+        // Per thread, per path of the block: its ordered writes per
+        // location (numbered densely), when the walk prunes at the order
+        // limit ([`Explorer::set_write_pruning`]).
+        let mut write_locations: HashMap<usize, usize> = HashMap::new();
+        let ordered_writes: Vec<Vec<Vec<usize>>> = if self.write_pruning {
+            let total = self.limits.orders.total_co;
+            block
+                .iter()
+                .enumerate()
+                .map(|(t, ps)| {
+                    ps.iter()
+                        .map(|&p| {
+                            let mut out = Vec::new();
+                            for e in &self.threads[t].paths[p].events {
+                                let crate::ir::Stmt::Op(i) = &self.program.threads[t].code[e.stmt]
+                                else {
+                                    continue;
+                                };
+                                if !e.writes || !(total || i.atomic) {
+                                    continue;
+                                }
+                                if let Some(l) = self.program.location_of(i) {
+                                    let next = write_locations.len();
+                                    out.push(*write_locations.entry(l).or_insert(next));
+                                }
+                            }
+                            out
+                        })
+                        .collect()
+                })
+                .collect()
+        } else {
+            Vec::new()
+        };
         let mut walk = PrunedWalk {
             summary: &summary,
             below: &below,
             chosen: vec![0; slots],
             idx: vec![0; threads],
+            ordered_writes: &ordered_writes,
+            written: vec![0; write_locations.len()],
+            max_writes: self.limits.max_writes_per_location,
         };
         self.pruned_level(block, initial, threads, &mut walk, f)
     }
@@ -868,7 +944,11 @@ impl<'p> Explorer<'p> {
         for i in 0..block[t].len() {
             walk.idx[t] = i;
             walk.add(t, i, 1);
-            let ok = walk.available(t);
+            let too_many = walk.too_many_writes();
+            if too_many {
+                self.skip(LimitKind::MaxWrites);
+            }
+            let ok = !too_many && walk.available(t);
             let flow = if ok {
                 self.pruned_level(block, initial, t, walk, f)
             } else {
@@ -904,6 +984,13 @@ struct PrunedWalk<'a> {
     chosen: Vec<usize>,
     /// The chosen path of each thread (an index into the block's paths).
     idx: Vec<usize>,
+    /// Per thread, per path of the block: the (numbered) location of each
+    /// of its ordered writes; empty without write pruning.
+    ordered_writes: &'a [Vec<Vec<usize>>],
+    /// How many ordered writes the chosen paths make to each location.
+    written: Vec<usize>,
+    /// The order limit (`--max-writes`).
+    max_writes: usize,
 }
 
 impl PrunedWalk<'_> {
@@ -912,6 +999,17 @@ impl PrunedWalk<'_> {
         for &w in &self.summary[t][i].writes {
             self.chosen[w] = self.chosen[w].wrapping_add_signed(by);
         }
+        if let Some(locations) = self.ordered_writes.get(t) {
+            for &l in &locations[i] {
+                self.written[l] = self.written[l].wrapping_add_signed(by);
+            }
+        }
+    }
+
+    /// Whether the chosen paths write some location more often than the
+    /// order limit allows (never without write pruning).
+    fn too_many_writes(&self) -> bool {
+        self.written.iter().any(|&n| n > self.max_writes)
     }
 
     /// Whether every read of the chosen paths (threads `t..`) can still

@@ -74,6 +74,35 @@ pub fn resolve(
     )
 }
 
+/// The value derived store `w` writes when only some reads have their
+/// reads-from choice (`source`, per event: `Some(choice)` for an assigned
+/// read): `None` when it depends on a read not assigned yet, or lies on a
+/// cycle of derived stores. The reads-from search uses it to drop, as soon
+/// as it is chosen, a read's choice of a derived store whose value its path
+/// fixed otherwise ([`resolve`] would drop every candidate below).
+pub fn partial_write_value(
+    sk: &Skeleton,
+    source: &[Option<Option<usize>>],
+    w: usize,
+) -> Option<i64> {
+    let derivation = sk.derivation.as_deref()?;
+    let r = Resolver {
+        sk,
+        source,
+        location: &derivation.locations,
+        domains: &derivation.domains,
+    };
+    let mut walk = Walk {
+        r: &r,
+        assumed: &[],
+        read: vec![None; sk.events.len()],
+        write: vec![None; sk.events.len()],
+        expr: vec![None; sk.exprs.len()],
+        busy: vec![false; sk.events.len()],
+    };
+    walk.write_value(w).ok().flatten()
+}
+
 struct Resolver<'a> {
     sk: &'a Skeleton,
     /// Per event: its reads-from choice, if it is a read.
@@ -172,7 +201,7 @@ impl Walk<'_, '_> {
             return Ok(v);
         }
         let ev = &self.r.sk.events[e];
-        let v = if let Some(v) = ev.read_value.or(self.assumed[e]) {
+        let v = if let Some(v) = ev.read_value.or(self.assumed.get(e).copied().flatten()) {
             Some(v)
         } else {
             match self.r.source[e] {
