@@ -375,3 +375,29 @@ fn asked_for_races_the_executions_stopping_at_the_bound_come_first() {
         listing.races
     );
 }
+
+/// A thread spinning forever in an await no value leaves cuts no path,
+/// but the executions in which it spins are the program's: "no race" is
+/// answered only when their walk finished (hand-derived in the file).
+#[test]
+fn no_race_needs_the_walk_over_spinning_executions_to_finish() {
+    let file = "spin-forever-race-free.litmus";
+    let o = run(file, at(2), None);
+    assert_eq!(o.cut_paths, 0);
+    assert_eq!(o.holds(Property::Races), Some(true));
+    assert_eq!(o.prefix_walk.map(|w| w.executions), Some(2));
+    let limited = Limits {
+        max_executions: 1,
+        ..at(2)
+    };
+    for decide in [None, Some(Property::Races)] {
+        let o = run(file, limited, decide);
+        assert_eq!(
+            o.prefix_walk.and_then(|w| w.stopped_by),
+            Some(vkmm::engine::LimitKind::MaxExecutions),
+            "{decide:?}"
+        );
+        assert_eq!(o.holds(Property::Races), None, "{decide:?}");
+        assert!(o.races.is_empty());
+    }
+}

@@ -363,7 +363,13 @@ impl LitmusOutcome {
                     };
                 self.condition_holds.filter(|_| settled)
             }
-            Property::Races => self.race_free.filter(|&free| complete || !free),
+            // "No race" also needs the walk over executions in which a
+            // thread stops part-way (spinning forever in an await no value
+            // leaves: no path is cut, yet those executions are the
+            // program's) to have finished.
+            Property::Races => self.race_free.filter(|&free| {
+                !free || (complete && self.prefix_walk.is_none_or(|w| w.stopped_by.is_none()))
+            }),
             // Answered by a termination check, not by the outcome list.
             Property::Termination => None,
             // A listing, not a verdict.
