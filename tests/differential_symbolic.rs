@@ -100,9 +100,10 @@ fn a_counter_read_and_written_back_is_one_path() {
     assert_eq!(symbolic.condition_holds, Some(true));
     assert_eq!(symbolic.race_free, Some(true));
     assert_eq!(concrete.consistent, symbolic.consistent);
-    assert_eq!(concrete.executions, 576, "concrete");
+    // (576 before the read-write coherence listed `serving` one way only.)
+    assert_eq!(concrete.executions, 96, "concrete");
     assert!(
-        symbolic.executions * 10 < concrete.executions,
+        symbolic.executions * 4 < concrete.executions,
         "symbolic {} candidates",
         symbolic.executions
     );
@@ -334,7 +335,7 @@ fn the_command_line_switch() {
         let v: serde_json::Value = serde_json::from_str(&out).unwrap();
         v["results"][0]["executions"].as_u64().unwrap()
     };
-    assert_eq!(executions(&["--no-symbolic-stores"]), 576);
+    assert_eq!(executions(&["--no-symbolic-stores"]), 96);
     assert_eq!(executions(&[]), 12);
     assert_ne!(executions(&["--engine", "reference"]), 12);
 }

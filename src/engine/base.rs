@@ -500,6 +500,26 @@ pub(crate) fn static_env(
     Ok((events, env, facts))
 }
 
+/// Whether instruction `a` of thread `t` and instruction `b` of thread `u`
+/// are mutually ordered wherever they run (`Facts::inscope` of their events,
+/// both atomic, one reference): the program-level form of the pairs a
+/// scoped modification order relates.
+pub(crate) fn instructions_mutually_ordered(
+    program: &Program,
+    (t, a): (usize, &Instruction),
+    (u, b): (usize, &Instruction),
+) -> bool {
+    let (Some(sa), Some(sb)) = (a.scope, b.scope) else {
+        return false;
+    };
+    a.atomic
+        && b.atomic
+        && a.reference == b.reference
+        && program.host.agent(t).is_host() == program.host.agent(u).is_host()
+        && thread_in_instance(program, u, sa, t)
+        && thread_in_instance(program, t, sb, u)
+}
+
 /// Whether event `x` is in the instance of scope `s` that contains event `owner`.
 fn in_instance(program: &Program, events: &[EventInfo], x: usize, s: Scope, owner: usize) -> bool {
     thread_in_instance(program, events[x].thread, s, events[owner].thread)

@@ -116,11 +116,52 @@ fn mutually_ordered(f: &Facts, a: usize, b: usize) -> bool {
     f.atomic[a] && f.atomic[b] && f.reference[a] == f.reference[b] && f.inscope.contains(a, b)
 }
 
+/// The pairs `(w1, w2)` of writes that every consistent execution orders
+/// `w1` before `w2` in `asmo`, by the model's declared
+/// `read-write-coherence` (model::profile): a read whose only reads-from
+/// choice is `w1`, program-ordered before the write `w2` of its location
+/// in its thread through its reference, `w1` and `w2` mutually ordered.
+/// Vulkan's coherence axiom ("no cycles exist in the union of ...
+/// location-ordered, scoped modification order (over all atomic writes),
+/// reads-from, from-reads") with location order holding when "AX == AY and
+/// RX == RY and X -> Y" (program order is in happens-before): `w2 asmo w1`
+/// closes the cycle `w1 rf r locord w2 asmo w1`.
+pub(crate) fn coherence_pairs(
+    events: &[EventInfo],
+    f: &Facts,
+    reads: &[usize],
+    rf_choices: &[Vec<Option<usize>>],
+) -> Vec<(usize, usize)> {
+    let mut pairs = Vec::new();
+    for (k, &r) in reads.iter().enumerate() {
+        let [Some(w1)] = rf_choices[k][..] else {
+            continue;
+        };
+        let Some(l) = f.location[r] else { continue };
+        for w2 in r + 1..events.len() {
+            if events[w2].thread != events[r].thread {
+                break;
+            }
+            if w2 != w1
+                && f.is_write[w2]
+                && f.location[w2] == Some(l)
+                && f.reference[w2] == f.reference[r]
+                && mutually_ordered(f, w1, w2)
+                && !pairs.contains(&(w1, w2))
+            {
+                pairs.push((w1, w2));
+            }
+        }
+    }
+    pairs
+}
+
 pub(crate) fn mo_choices(
     events: &[EventInfo],
     f: &Facts,
     limits: Limits,
     may_precede: Option<&dyn Fn(usize, usize) -> bool>,
+    required: &[(usize, usize)],
 ) -> Result<Vec<Vec<(Relation, Relation)>>, ExecError> {
     let n = events.len();
     let total = limits.orders.total_co;
@@ -162,10 +203,19 @@ pub(crate) fn mo_choices(
         // them the allowed way round (its constraint is "no suffix write
         // before a prefix write": adding prefix-before-suffix pairs to such
         // an order closes no cycle).
+        // The pairs the model's read-write coherence orders
+        // (`coherence_pairs`): `e` may not follow a write it must precede.
+        // Each pair is mutually ordered, so every scoped modification order
+        // relates it, and the permutations kept are the linear extensions
+        // of the orders relating it that way round (with the visitor's
+        // constraint as above).
         let follows = |placed: &[usize], e: usize| {
             if let Some(ok) = may_precede
                 && placed.iter().any(|&p| !ok(p, e))
             {
+                return false;
+            }
+            if required.iter().any(|&(a, b)| a == e && placed.contains(&b)) {
                 return false;
             }
             if !rmw_chain || !f.is_read[e] {

@@ -211,6 +211,12 @@ pub struct Orders {
     /// to it, so the search skips its other reads-from choices under each
     /// order (with [`Limits::rmw_filter`]).
     pub rmw_atomicity: bool,
+    /// The model declares `read-write-coherence` (its profile): a write a
+    /// read has as its only reads-from choice is `asmo`-before every write
+    /// mutually ordered with it that the read precedes in program order
+    /// through its reference; with [`Limits::order_pruning`] no order
+    /// putting such a pair the other way round is listed.
+    pub read_write_coherence: bool,
     /// The model declares `latest-own-write` (its profile): a read of a
     /// location that only its own thread writes, through the read's
     /// reference, reads the thread's latest earlier write there (the
@@ -228,6 +234,7 @@ impl Default for Orders {
             sc_order: true,
             interlock_order: true,
             rmw_atomicity: false,
+            read_write_coherence: false,
             latest_own_write: 0,
         }
     }
@@ -276,6 +283,7 @@ impl Orders {
             sc_order: uses(names::SCO),
             interlock_order: uses(names::ILO),
             rmw_atomicity: crate::model::profile::declares_rmw_atomicity(model),
+            read_write_coherence: crate::model::profile::declares_read_write_coherence(model),
             latest_own_write: crate::model::profile::declares_latest_own_write(model),
         }
     }
@@ -287,6 +295,7 @@ impl Orders {
             sc_order: self.sc_order || other.sc_order,
             interlock_order: self.interlock_order || other.interlock_order,
             rmw_atomicity: self.rmw_atomicity && other.rmw_atomicity,
+            read_write_coherence: self.read_write_coherence && other.read_write_coherence,
             latest_own_write: self.latest_own_write & other.latest_own_write,
         }
     }
@@ -467,6 +476,42 @@ impl<'p> Explorer<'p> {
                         std::cmp::Ordering::Greater => (0..all[t]).collect(),
                     })
                     .collect()
+            })
+            .collect()
+    }
+
+    /// Per location: whether it is an RMW-chain location for the walk's
+    /// counting of RMW reads ([`Explorer::block_pruned`]): the model
+    /// declares RMW atomicity, the RMW filter is on, and every instruction
+    /// of the program that writes it is an atomic mutually ordered with
+    /// every other (itself included: the same instruction in two loop
+    /// iterations, or in two threads). None when some write's location is
+    /// not known statically.
+    fn rmw_chain_locations(&self) -> Vec<bool> {
+        let program = self.program;
+        let n = program.locations.len();
+        if !(self.limits.rmw_filter && self.limits.orders.rmw_atomicity) {
+            return vec![false; n];
+        }
+        let mut writers: Vec<Vec<(usize, &crate::ir::Instruction)>> = vec![Vec::new(); n];
+        for (t, thread) in program.threads.iter().enumerate() {
+            for i in thread.instructions() {
+                if !i.is_write() {
+                    continue;
+                }
+                match program.location_of(i) {
+                    Some(l) => writers[l].push((t, i)),
+                    None => return vec![false; n],
+                }
+            }
+        }
+        writers
+            .iter()
+            .map(|w| {
+                w.iter().all(|&a| {
+                    w.iter()
+                        .all(|&b| base::instructions_mutually_ordered(program, a, b))
+                })
             })
             .collect()
     }
@@ -903,7 +948,93 @@ impl<'p> Explorer<'p> {
         } else {
             Vec::new()
         };
+        // RMW chains: on a location whose writes are all mutually-ordered
+        // atomics (with the model's RMW atomicity and the RMW filter),
+        // each write, and the initial value, is read by at most one RMW
+        // (an RMW comes immediately after the write it reads in the scoped
+        // modification order; only the first reads the initial value). So
+        // the RMWs reading value v can be no more than the writes of v
+        // (plus one when v is the initial value): a partial combination
+        // whose RMWs already read v more often than the chosen paths and
+        // the best paths of the threads left can write it has no
+        // execution (`rmw_chains` below). A location some derived store
+        // writes (any value) is left out.
+        let chains = self.rmw_chain_locations();
+        let mut rmw_ids: HashMap<(usize, i64), usize> = HashMap::new();
+        let rmw_event = |t: usize, e: &trace::PathEvent| -> Option<(usize, i64)> {
+            let l = loc(t, e.stmt)?;
+            match e.read {
+                Some(ReadValue::Concrete(v))
+                    if e.writes && chains[l] && !derived_locations.contains(&l) =>
+                {
+                    Some((l, v))
+                }
+                _ => None,
+            }
+        };
+        for (t, ps) in block.iter().enumerate() {
+            for &p in ps {
+                for e in &self.threads[t].paths[p].events {
+                    if let Some(pair) = rmw_event(t, e) {
+                        let next = rmw_ids.len();
+                        rmw_ids.entry(pair).or_insert(next);
+                    }
+                }
+            }
+        }
+        let mut rmw_init = vec![0usize; rmw_ids.len()];
+        for (&(l, v), &id) in &rmw_ids {
+            rmw_init[id] = usize::from(initial_value(l) == v);
+        }
+        // Per thread, per path: the RMW reads and the writes of those pairs.
+        let rmw_paths: Vec<Vec<(Vec<usize>, Vec<usize>)>> = block
+            .iter()
+            .enumerate()
+            .map(|(t, ps)| {
+                ps.iter()
+                    .map(|&p| {
+                        let (mut reads, mut writes) = (Vec::new(), Vec::new());
+                        for e in &self.threads[t].paths[p].events {
+                            if let Some(pair) = rmw_event(t, e) {
+                                reads.push(rmw_ids[&pair]);
+                            }
+                            if let (Some(l), Some(v)) = (loc(t, e.stmt), e.write)
+                                && let Some(&id) = rmw_ids.get(&(l, v))
+                            {
+                                writes.push(id);
+                            }
+                        }
+                        (reads, writes)
+                    })
+                    .collect()
+            })
+            .collect();
+        // rmw_below[t][id]: the most writes of the pair the threads before
+        // t can make together (each its best path).
+        let mut rmw_below: Vec<Vec<usize>> = vec![vec![0; rmw_ids.len()]; threads];
+        for t in 1..threads {
+            let mut most = rmw_below[t - 1].clone();
+            let mut best = vec![0usize; rmw_ids.len()];
+            for (_, writes) in &rmw_paths[t - 1] {
+                let mut n = vec![0usize; rmw_ids.len()];
+                for &w in writes {
+                    n[w] += 1;
+                }
+                for (b, k) in best.iter_mut().zip(n) {
+                    *b = (*b).max(k);
+                }
+            }
+            for (m, b) in most.iter_mut().zip(best) {
+                *m += b;
+            }
+            rmw_below[t] = most;
+        }
         let mut walk = PrunedWalk {
+            rmw_paths: &rmw_paths,
+            rmw_below: &rmw_below,
+            rmw_init: &rmw_init,
+            rmw_read: vec![0; rmw_ids.len()],
+            rmw_written: vec![0; rmw_ids.len()],
             summary: &summary,
             below: &below,
             chosen: vec![0; slots],
@@ -948,7 +1079,7 @@ impl<'p> Explorer<'p> {
             if too_many {
                 self.skip(LimitKind::MaxWrites);
             }
-            let ok = !too_many && walk.available(t);
+            let ok = !too_many && walk.available(t) && walk.rmw_chains(t);
             let flow = if ok {
                 self.pruned_level(block, initial, t, walk, f)
             } else {
@@ -991,6 +1122,18 @@ struct PrunedWalk<'a> {
     written: Vec<usize>,
     /// The order limit (`--max-writes`).
     max_writes: usize,
+    /// Per thread, per path of the block: the numbered (location, value)
+    /// pairs its RMWs read on RMW-chain locations, and its writes of those
+    /// pairs ([`Explorer::block_pruned`]).
+    rmw_paths: &'a [Vec<(Vec<usize>, Vec<usize>)>],
+    /// Per thread `t`, per pair: the most writes of it the threads before
+    /// `t` can make.
+    rmw_below: &'a [Vec<usize>],
+    /// Per pair: 1 when its value is the location's initial value.
+    rmw_init: &'a [usize],
+    /// Per pair: the chosen paths' RMWs reading it, and writes of it.
+    rmw_read: Vec<usize>,
+    rmw_written: Vec<usize>,
 }
 
 impl PrunedWalk<'_> {
@@ -1004,6 +1147,23 @@ impl PrunedWalk<'_> {
                 self.written[l] = self.written[l].wrapping_add_signed(by);
             }
         }
+        let (reads, writes) = &self.rmw_paths[t][i];
+        for &r in reads {
+            self.rmw_read[r] = self.rmw_read[r].wrapping_add_signed(by);
+        }
+        for &w in writes {
+            self.rmw_written[w] = self.rmw_written[w].wrapping_add_signed(by);
+        }
+    }
+
+    /// Whether the RMWs of the chosen paths (threads `t..`) can still each
+    /// read a write of their own (or the initial value): no pair read by
+    /// more RMWs than the chosen paths and the threads before `t` can
+    /// write it, plus the initial value.
+    fn rmw_chains(&self, t: usize) -> bool {
+        (0..self.rmw_read.len()).all(|id| {
+            self.rmw_read[id] <= self.rmw_written[id] + self.rmw_below[t][id] + self.rmw_init[id]
+        })
     }
 
     /// Whether the chosen paths write some location more often than the
@@ -1130,7 +1290,13 @@ impl Skeleton {
     ) -> Result<(), ExecError> {
         if let Some(pending) = self.unlisted.take() {
             let (facts, limits) = &*pending;
-            self.mo_choices = candidates::mo_choices(&self.events, facts, *limits, may_precede)?;
+            let required = if limits.order_pruning && limits.orders.read_write_coherence {
+                candidates::coherence_pairs(&self.events, facts, &self.reads, &self.rf_choices)
+            } else {
+                Vec::new()
+            };
+            self.mo_choices =
+                candidates::mo_choices(&self.events, facts, *limits, may_precede, &required)?;
             self.sco_choices = candidates::sco_choices(&self.events, facts, *limits)?;
         }
         Ok(())

@@ -7,6 +7,18 @@ fn skeleton(text: &str) -> Skeleton {
     Skeleton::straight_line(&parse("t.test", text).unwrap(), Limits::default()).unwrap()
 }
 
+/// The number of combinations of paths the walk makes skeletons of.
+fn combinations(explorer: &super::Explorer) -> usize {
+    let mut seen = 0;
+    explorer
+        .for_each(|_| -> Result<ControlFlow<()>, super::ExecError> {
+            seen += 1;
+            Ok(ControlFlow::Continue(()))
+        })
+        .unwrap();
+    seen
+}
+
 fn rel(env: &crate::cat::Env, name: &str) -> Vec<(usize, usize)> {
     match env.get(name) {
         Some(Value::Rel(r)) => r.pairs().collect(),
@@ -95,6 +107,7 @@ fn total_coherence_orders_every_write_and_restricts_asmo() {
             sc_order: false,
             interlock_order: false,
             rmw_atomicity: false,
+            read_write_coherence: false,
             latest_own_write: 0,
         },
         ..Limits::default()
@@ -264,13 +277,7 @@ fn the_walk_over_combinations_of_paths_reads_the_time_limit() {
     )
     .unwrap();
     let mut explorer = super::Explorer::new(&program, Limits::default()).unwrap();
-    let mut seen = 0;
-    explorer
-        .for_each(|_| -> Result<ControlFlow<()>, super::ExecError> {
-            seen += 1;
-            Ok(ControlFlow::Continue(()))
-        })
-        .unwrap();
+    let seen = combinations(&explorer);
     assert!(seen > 0);
     assert_eq!(explorer.skipped(), None);
     let spent = Limits {
@@ -293,4 +300,29 @@ fn the_walk_over_combinations_of_paths_reads_the_time_limit() {
     }
     assert_eq!(explorer.skipped(), Some(super::LimitKind::Timeout));
     assert!(seen_after < seen * super::trace::BUDGET_EVERY as usize);
+}
+
+/// The walk over combinations of paths counts RMW reads on RMW-chain
+/// locations (`Explorer::block_pruned`): in a 3-thread ticket lock each
+/// thread's fetch-add of `next` reads 0, 1 or 2 (one path each), and each
+/// write of a value (or the initial 0) can be read by one mutually-ordered
+/// RMW only, so only the 3! combinations giving distinct tickets are
+/// skeletons. Without the RMW filter (or with every search lever off) the
+/// combinations whose reads are merely available are built too (they have
+/// no order of `next`, hence no candidate).
+#[test]
+fn combinations_whose_rmws_cannot_chain_are_not_built() {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/litmus-scaling/ticketlock-3.litmus");
+    let program = crate::frontend::load(&path).unwrap();
+    let model = crate::model::load("vulkan").unwrap();
+    let count = |limits: Limits| {
+        combinations(&super::Explorer::new(&program, limits.for_model(&model.cat)).unwrap())
+    };
+    assert_eq!(count(Limits::default()), 6);
+    let unfiltered = count(Limits {
+        rmw_filter: false,
+        ..Limits::default()
+    });
+    assert!(unfiltered > 6, "{unfiltered}");
 }
