@@ -211,10 +211,7 @@ fn a_decided_property_stops_every_part() {
             .threads(threads)
             .decide(decide)
             .outcome_directed(false);
-        match pool(threads).install(|| s.check_file(&path)).unwrap() {
-            Checked::Litmus(o) => o,
-            _ => panic!("a litmus test"),
-        }
+        common::litmus(pool(threads).install(|| s.check_file(&path)).unwrap())
     };
     let full = run(1, None);
     assert_eq!(full.condition_holds, Some(true));
@@ -266,18 +263,12 @@ fn the_execution_limit_truncates_a_parallel_search() {
             })
             .expect("an own test with more than 200 executions")
     };
-    let full = match concrete().check_file(&path).unwrap() {
-        Checked::Litmus(o) => o,
-        _ => panic!("a litmus test"),
-    };
+    let full = common::litmus(concrete().check_file(&path).unwrap());
     assert!(!full.truncated);
     let limit = full.executions + full.partial_evaluations - 1;
     for threads in [1, 2, 3] {
         let s = concrete().threads(threads).max_executions(limit / 4);
-        let o = match pool(threads).install(|| s.check_file(&path)).unwrap() {
-            Checked::Litmus(o) => o,
-            _ => panic!("a litmus test"),
-        };
+        let o = common::litmus(pool(threads).install(|| s.check_file(&path)).unwrap());
         assert!(o.truncated, "{threads} threads: {o:?}");
         assert!(!o.complete());
         assert_eq!(

@@ -86,10 +86,8 @@ fn order_pruning_gives_the_same_answers() {
 fn order_pruning_skips_a_wrong_order_once() {
     let path =
         Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/litmus-vulkan/order-pruning.litmus");
-    let run = |on: bool| match Session::new().order_pruning(on).check_file(&path).unwrap() {
-        vkmm::analysis::Checked::Litmus(o) => o,
-        _ => panic!("a litmus test"),
-    };
+    let run =
+        |on: bool| common::litmus(Session::new().order_pruning(on).check_file(&path).unwrap());
     let (without, with) = (run(false), run(true));
     assert_eq!(without.states, with.states);
     assert_eq!(with.condition_holds, Some(true));
@@ -121,10 +119,8 @@ fn order_pruning_skips_a_wrong_order_once() {
 fn read_write_coherence_lists_fewer_orders() {
     let path =
         Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/litmus-scaling/ticketlock-3.litmus");
-    let run = |on: bool| match Session::new().order_pruning(on).check_file(&path).unwrap() {
-        vkmm::analysis::Checked::Litmus(o) => o,
-        _ => panic!("a litmus test"),
-    };
+    let run =
+        |on: bool| common::litmus(Session::new().order_pruning(on).check_file(&path).unwrap());
     let (without, with) = (run(false), run(true));
     assert_eq!(without.states, with.states);
     assert_eq!(without.consistent, with.consistent);

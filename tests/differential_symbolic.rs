@@ -91,10 +91,7 @@ fn symbolic_stores_give_the_same_answers_on_spirv() {
 fn a_counter_read_and_written_back_is_one_path() {
     let path =
         Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/litmus-scaling/ticketlock-3.litmus");
-    let run = |on: bool| match session(on).check_file(&path).unwrap() {
-        Checked::Litmus(o) => o,
-        _ => panic!("a litmus test"),
-    };
+    let run = |on: bool| common::litmus(session(on).check_file(&path).unwrap());
     let (concrete, symbolic) = (run(false), run(true));
     assert_eq!(concrete.states, symbolic.states);
     assert_eq!(symbolic.condition_holds, Some(true));
@@ -137,12 +134,12 @@ fn an_await_of_a_derived_store_is_checked_as_its_value_is_known() {
          add r3, r4, 1 | add r3, r4, 1 | add r3, r4, 1 ;\n \
          st.atom.rel.dv.sc0.semsc0.semav serving, r3  | st.atom.rel.dv.sc0.semsc0.semav serving, r3  | st.atom.rel.dv.sc0.semsc0.semav serving, r3  ;\n \
         forall (c == 3)\n";
-    let run = |on: bool| match session(on)
-        .check_text("ticketlock-3-serving-read.litmus", text)
-        .unwrap()
-    {
-        Checked::Litmus(o) => o,
-        _ => panic!("a litmus test"),
+    let run = |on: bool| {
+        common::litmus(
+            session(on)
+                .check_text("ticketlock-3-serving-read.litmus", text)
+                .unwrap(),
+        )
     };
     let (concrete, symbolic) = (run(false), run(true));
     assert_eq!(concrete.states, symbolic.states);
@@ -171,10 +168,7 @@ fn a_cycle_of_derived_stores_takes_the_domain_values() {
         ld.sc0 r0, x | ld.sc0 r1, y ;\n\
         st.sc0 y, r0 | st.sc0 x, r1 ;\n\
         exists (P0:r0 == 1 /\\ P1:r1 == 1)\n";
-    let run = |on: bool| match session(on).check_text("lb-data.litmus", text).unwrap() {
-        Checked::Litmus(o) => o,
-        _ => panic!("a litmus test"),
-    };
+    let run = |on: bool| common::litmus(session(on).check_text("lb-data.litmus", text).unwrap());
     let (concrete, symbolic) = (run(false), run(true));
     assert_eq!(concrete.states, symbolic.states);
     assert_eq!(concrete.consistent, symbolic.consistent);
@@ -187,10 +181,7 @@ fn a_cycle_of_derived_stores_takes_the_domain_values() {
             "add r2, r0, 1 | add r3, r1, 1 ;\nst.sc0 y, r2 | st.sc0 x, r3",
         )
         .replace("P1:r1 == 1", "P1:r1 == 2");
-    let run = |on: bool| match session(on).check_text("lb-add.litmus", &add).unwrap() {
-        Checked::Litmus(o) => o,
-        _ => panic!("a litmus test"),
-    };
+    let run = |on: bool| common::litmus(session(on).check_text("lb-add.litmus", &add).unwrap());
     let (concrete, symbolic) = (run(false), run(true));
     assert_eq!(concrete.states, symbolic.states);
     assert_eq!(symbolic.states.len(), 3, "{:?}", symbolic.states);

@@ -856,17 +856,42 @@ fn walk_prefixes(
     }
     // The first walk's skipped combinations are in its coverage already.
     explorer.take_skipped();
+    let (done, stopped_by) = walk_stopped(&mut explorer, walk, visitor)?;
+    record_prefix_walk(coverage, &done, stopped_by);
+    Ok(())
+}
+
+/// The walk over the combinations of paths in which some thread stops at
+/// the bound ([`Explorer::prefix_blocks`], dropping combinations past the
+/// order limit as they are chosen: [`Explorer::set_write_pruning`]), by
+/// `walk` for `visitor`; the explorer is left as it was (cut prefixes
+/// apart, no skip recorded). What it did, and the limit that stopped it
+/// before it finished (none when the visitor broke).
+fn walk_stopped(
+    explorer: &mut Explorer,
+    walk: &Walk,
+    visitor: &mut dyn Visitor,
+) -> Result<(Searched, Option<LimitKind>), CheckError> {
+    let complete: Vec<usize> = explorer.threads.iter().map(|t| t.paths.len()).collect();
     let blocks = explorer.prefix_blocks();
     explorer.set_write_pruning(true);
-    coverage.prefix_walk = true;
-    let done = walk_skeletons(&explorer, Some(&blocks), walk, visitor, &Recent::default())?;
-    coverage.prefix_executions = done.executions;
-    coverage.prefix_stopped_by = if done.stopped {
+    let done = walk_skeletons(explorer, Some(&blocks), walk, visitor, &Recent::default())?;
+    explorer.set_write_pruning(false);
+    let skipped = explorer.take_skipped();
+    explorer.restore_prefixes(&complete);
+    let stopped_by = if done.stopped {
         None
     } else {
-        walk.budget.stopped_by().or(explorer.skipped())
+        walk.budget.stopped_by().or(skipped)
     };
-    Ok(())
+    Ok((done, stopped_by))
+}
+
+/// Records in `coverage` a walk over executions stopping at the bound.
+fn record_prefix_walk(coverage: &mut Coverage, done: &Searched, stopped_by: Option<LimitKind>) {
+    coverage.prefix_walk = true;
+    coverage.prefix_executions = done.executions;
+    coverage.prefix_stopped_by = stopped_by;
 }
 
 /// What the walk over executions stopping at the bound did when it ran
@@ -920,19 +945,8 @@ fn prefixes_first(
     let budget = Budget::new(share, progress);
     let monotone = MonotoneCache::new();
     let walk = Walk::new(model, share, &*visitor, &budget, &monotone);
-    let complete: Vec<usize> = explorer.threads.iter().map(|t| t.paths.len()).collect();
-    let blocks = explorer.prefix_blocks();
-    explorer.set_write_pruning(true);
-    let done = walk_skeletons(explorer, Some(&blocks), &walk, visitor, &Recent::default())?;
-    explorer.set_write_pruning(false);
-    let skipped = explorer.take_skipped();
-    explorer.restore_prefixes(&complete);
+    let (done, stopped_by) = walk_stopped(explorer, &walk, visitor)?;
     visitor.prefixes_end();
-    let stopped_by = if done.stopped {
-        None
-    } else {
-        budget.stopped_by().or(skipped)
-    };
     let rest = Limits {
         max_executions: limits.max_executions.saturating_sub(done.evaluations),
         timeout: limits.timeout.map(|t| t.saturating_sub(started.elapsed())),
@@ -954,16 +968,8 @@ fn decided_by_prefixes(explorer: &Explorer, limits: Limits, first: &PrefixesFirs
         ..Searched::default()
     };
     let mut coverage = finish(explorer, limits, &done, None);
-    with_prefixes(&mut coverage, first);
+    record_prefix_walk(&mut coverage, &first.done, first.stopped_by);
     coverage
-}
-
-/// Records in `coverage` the walk over executions stopping at the bound
-/// that ran first.
-fn with_prefixes(coverage: &mut Coverage, first: &PrefixesFirst) {
-    coverage.prefix_walk = true;
-    coverage.prefix_executions = first.done.executions;
-    coverage.prefix_stopped_by = first.stopped_by;
 }
 
 /// The sequential walk over the skeletons of `blocks` (`None`: every
@@ -1067,7 +1073,7 @@ pub fn explore_with_progress(
     )?;
     let mut coverage = finish(&explorer, limits, &done, budget.stopped_by());
     if let Some(first) = &first {
-        with_prefixes(&mut coverage, first);
+        record_prefix_walk(&mut coverage, &first.done, first.stopped_by);
     }
     walk_prefixes(explorer, &walk, visitor, &mut coverage)?;
     Ok(coverage)
@@ -1353,7 +1359,7 @@ mod parallel {
         }
         let mut coverage = finish(&explorer, limits, &done, budget.stopped_by());
         if let Some(first) = &first {
-            with_prefixes(&mut coverage, first);
+            record_prefix_walk(&mut coverage, &first.done, first.stopped_by);
         }
         walk_prefixes(explorer, &walk, visitor, &mut coverage)?;
         Ok(coverage)

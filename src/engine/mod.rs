@@ -384,6 +384,10 @@ pub struct Explorer<'p> {
     /// combination as soon as its paths write one location more often
     /// than the order limit allows ([`Explorer::set_write_pruning`]).
     write_pruning: bool,
+    /// Per location: whether it is an RMW-chain location
+    /// ([`rmw_chain_locations`]; a property of the program and the
+    /// limits, computed once).
+    rmw_chains: Vec<bool>,
 }
 
 impl<'p> Explorer<'p> {
@@ -403,6 +407,7 @@ impl<'p> Explorer<'p> {
             undefined: undefined::Domain::for_search(program, &limits),
             budget,
             write_pruning: false,
+            rmw_chains: rmw_chain_locations(program, &limits),
         })
     }
 
@@ -480,42 +485,6 @@ impl<'p> Explorer<'p> {
             .collect()
     }
 
-    /// Per location: whether it is an RMW-chain location for the walk's
-    /// counting of RMW reads ([`Explorer::block_pruned`]): the model
-    /// declares RMW atomicity, the RMW filter is on, and every instruction
-    /// of the program that writes it is an atomic mutually ordered with
-    /// every other (itself included: the same instruction in two loop
-    /// iterations, or in two threads). None when some write's location is
-    /// not known statically.
-    fn rmw_chain_locations(&self) -> Vec<bool> {
-        let program = self.program;
-        let n = program.locations.len();
-        if !(self.limits.rmw_filter && self.limits.orders.rmw_atomicity) {
-            return vec![false; n];
-        }
-        let mut writers: Vec<Vec<(usize, &crate::ir::Instruction)>> = vec![Vec::new(); n];
-        for (t, thread) in program.threads.iter().enumerate() {
-            for i in thread.instructions() {
-                if !i.is_write() {
-                    continue;
-                }
-                match program.location_of(i) {
-                    Some(l) => writers[l].push((t, i)),
-                    None => return vec![false; n],
-                }
-            }
-        }
-        writers
-            .iter()
-            .map(|w| {
-                w.iter().all(|&a| {
-                    w.iter()
-                        .all(|&b| base::instructions_mutually_ordered(program, a, b))
-                })
-            })
-            .collect()
-    }
-
     /// Number of path combinations (one path per thread).
     pub fn combinations(&self) -> u128 {
         self.threads
@@ -533,12 +502,18 @@ impl<'p> Explorer<'p> {
         }
     }
 
-    /// The location thread `t`'s statement `stmt` accesses, if any.
-    fn location_at(&self, t: usize, stmt: usize) -> Option<usize> {
+    /// Thread `t`'s statement `stmt`, when it is an instruction.
+    fn op_at(&self, t: usize, stmt: usize) -> Option<&'p crate::ir::Instruction> {
         match &self.program.threads[t].code[stmt] {
-            crate::ir::Stmt::Op(i) => self.program.location_of(i),
+            crate::ir::Stmt::Op(i) => Some(i),
             _ => None,
         }
+    }
+
+    /// The location thread `t`'s statement `stmt` accesses, if any.
+    fn location_at(&self, t: usize, stmt: usize) -> Option<usize> {
+        self.op_at(t, stmt)
+            .and_then(|i| self.program.location_of(i))
     }
 
     /// Whether every value the paths fixed for a read is the initial value of
@@ -928,14 +903,9 @@ impl<'p> Explorer<'p> {
                         .map(|&p| {
                             let mut out = Vec::new();
                             for e in &self.threads[t].paths[p].events {
-                                let crate::ir::Stmt::Op(i) = &self.program.threads[t].code[e.stmt]
-                                else {
-                                    continue;
-                                };
-                                if !e.writes || !(total || i.atomic) {
-                                    continue;
-                                }
-                                if let Some(l) = self.program.location_of(i) {
+                                let ordered = e.writes
+                                    && (total || self.op_at(t, e.stmt).is_some_and(|i| i.atomic));
+                                if let Some(l) = loc(t, e.stmt).filter(|_| ordered) {
                                     let next = write_locations.len();
                                     out.push(*write_locations.entry(l).or_insert(next));
                                 }
@@ -959,7 +929,7 @@ impl<'p> Explorer<'p> {
         // the best paths of the threads left can write it has no
         // execution (`rmw_chains` below). A location some derived store
         // writes (any value) is left out.
-        let chains = self.rmw_chain_locations();
+        let chains = &self.rmw_chains;
         let mut rmw_ids: HashMap<(usize, i64), usize> = HashMap::new();
         let rmw_event = |t: usize, e: &trace::PathEvent| -> Option<(usize, i64)> {
             let l = loc(t, e.stmt)?;
@@ -1092,6 +1062,41 @@ impl<'p> Explorer<'p> {
         }
         Ok(ControlFlow::Continue(()))
     }
+}
+
+/// Per location: whether it is an RMW-chain location for the walk's
+/// counting of RMW reads ([`Explorer::block_pruned`]): the model
+/// declares RMW atomicity, the RMW filter is on, and every instruction
+/// of the program that writes it is an atomic mutually ordered with
+/// every other (itself included: the same instruction in two loop
+/// iterations, or in two threads). None when some write's location is
+/// not known statically.
+fn rmw_chain_locations(program: &Program, limits: &Limits) -> Vec<bool> {
+    let n = program.locations.len();
+    if !(limits.rmw_filter && limits.orders.rmw_atomicity) {
+        return vec![false; n];
+    }
+    let mut writers: Vec<Vec<(usize, &crate::ir::Instruction)>> = vec![Vec::new(); n];
+    for (t, thread) in program.threads.iter().enumerate() {
+        for i in thread.instructions() {
+            if !i.is_write() {
+                continue;
+            }
+            match program.location_of(i) {
+                Some(l) => writers[l].push((t, i)),
+                None => return vec![false; n],
+            }
+        }
+    }
+    writers
+        .iter()
+        .map(|w| {
+            w.iter().all(|&a| {
+                w.iter()
+                    .all(|&b| base::instructions_mutually_ordered(program, a, b))
+            })
+        })
+        .collect()
 }
 
 /// What one path needs and gives, for [`Explorer::block_pruned`]: the

@@ -27,6 +27,14 @@ pub fn check_path(path: &Path, models: &Models) -> Result<TestOutcome, String> {
     .map_err(|e| e.to_string())
 }
 
+/// The outcome of a `.litmus` check (panics on any other answer).
+pub fn litmus(checked: vkmm::analysis::Checked) -> vkmm::analysis::LitmusOutcome {
+    match checked {
+        vkmm::analysis::Checked::Litmus(o) => *o,
+        _ => panic!("a litmus test"),
+    }
+}
+
 /// `../shared/corpus/<sub>` relative to the crate, if present.
 pub fn corpus(sub: &str) -> Option<PathBuf> {
     let p = Path::new(env!("CARGO_MANIFEST_DIR"))
