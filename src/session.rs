@@ -218,6 +218,15 @@ impl Session {
         self
     }
 
+    /// Symmetry reduction of interchangeable threads in the outcome
+    /// listing (on by default; off: every execution is walked, see
+    /// [`Limits::symmetry`]). Same answers either way; fewer candidates
+    /// are evaluated with it.
+    pub fn symmetry(mut self, on: bool) -> Session {
+        self.limits.symmetry = on;
+        self
+    }
+
     /// Combinations of thread paths pruned thread by thread on the values
     /// their reads need (on by default; off: the flat walk over every
     /// combination, see [`Limits::path_pruning`]). Same search either way.

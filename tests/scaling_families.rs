@@ -9,13 +9,14 @@ mod common;
 use serde_json::Value;
 
 const DIR: &str = "tests/litmus-scaling";
-const REFERENCE: [&str; 6] = [
+const REFERENCE: [&str; 7] = [
     "--no-spin-reduction",
     "--no-rmw-filter",
     "--no-specialise",
     "--no-path-pruning",
     "--no-order-pruning",
     "--no-symbolic-stores",
+    "--no-symmetry",
 ];
 
 /// `vkmm check --format json FILE EXTRA...`: the exit code and the result.

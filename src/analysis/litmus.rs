@@ -272,6 +272,18 @@ pub struct LitmusOutcome {
     /// the states and counts above include them.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub prefix_walk: Option<PrefixWalk>,
+    /// The threads the walk permuted by symmetry reduction (classes of
+    /// interchangeable threads: identical code and paths, the same place
+    /// in the scope tree, no register shown; [`crate::engine::symmetry`]).
+    /// `executions` and `partial_evaluations` count the candidates
+    /// evaluated, one per orbit; the states, `positive`, `negative` and
+    /// `consistent` count every execution. 0: no reduction.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub symmetric_threads: usize,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }
 
 /// The walk over the executions in which threads stop where the
@@ -922,6 +934,46 @@ struct Outcomes<'p> {
     stops: Vec<String>,
 }
 
+/// Where the threads of an execution stopping at the bound stop
+/// ([`crate::engine::Ending::Cut`]), grouped by place, in thread order: of
+/// `sk`'s execution, or of its image under the thread permutation `perm`
+/// (thread `u`'s ending is thread `perm[u]`'s; empty: the identity).
+fn stops_text(program: &Program, sk: &Skeleton, perm: &[usize]) -> Vec<String> {
+    use crate::engine::Ending;
+    let n = sk.endings.len();
+    let mut of = vec![0usize; n];
+    for u in 0..n {
+        of[perm.get(u).copied().unwrap_or(u)] = u;
+    }
+    let mut at: Vec<(&crate::ir::SourceSpan, bool, Vec<String>)> = Vec::new();
+    for (v, &u) in of.iter().enumerate() {
+        let Ending::Cut { stmt, spinning } = &sk.endings[u] else {
+            continue;
+        };
+        let t = &program.threads[v];
+        let src = t.code[*stmt].source();
+        match at
+            .iter_mut()
+            .find(|(s, spins, _)| s.line == src.line && s.text == src.text && spins == spinning)
+        {
+            Some((_, _, who)) => who.push(format!("P{}", t.id)),
+            None => at.push((src, *spinning, vec![format!("P{}", t.id)])),
+        }
+    }
+    at.into_iter()
+        .map(|(src, spinning, who)| {
+            let one = who.len() == 1;
+            let verb = match (spinning, one) {
+                (false, true) => "stops at the bound before",
+                (false, false) => "stop at the bound before",
+                (true, true) => "spins forever (no value leaves the loop) at",
+                (true, false) => "spin forever (no value leaves the loop) at",
+            };
+            format!("{} {verb} line {}: {}", who.join(", "), src.line, src.text)
+        })
+        .collect()
+}
+
 /// Per site of [`Program::out_of_bounds`], its access: the first site of
 /// the same variable and instruction (one per invocation that may make it).
 fn accesses_of(program: &Program) -> Vec<usize> {
@@ -989,6 +1041,19 @@ impl Visitor for Outcomes<'_> {
 
     fn found(&self) -> Option<u64> {
         Some(self.states.len() as u64)
+    }
+
+    /// The listing's answers (final states over the shown registers and
+    /// memory, the condition's verdict, races) are the same for every
+    /// permutation of threads whose registers are not shown: those are
+    /// kept fixed; counts are multiplied and racing pairs mapped
+    /// ([`Outcomes::record_races`]).
+    fn symmetry(&self) -> Option<Vec<bool>> {
+        let mut fixed = vec![false; self.program.threads.len()];
+        for (t, _) in &self.shown_regs {
+            fixed[*t] = true;
+        }
+        Some(fixed)
     }
 
     /// With `states_only`, a skeleton whose candidates all have one final
@@ -1149,6 +1214,8 @@ impl Visitor for Outcomes<'_> {
         // Whether the candidate races in some state passing the filter,
         // and whether that decided the walk.
         let (mut record, mut decided) = (false, false);
+        // What the candidate stands for under symmetry reduction.
+        let m = sk.multiplicity();
         for mem in memory_states(sk, cand, eval, program, all_locs, self.final_order) {
             let value = |t: &Term| term_value(sk, cand, program, all_locs, &mem, t);
             if let Some(f) = cond.and_then(|c| c.filter.as_ref())
@@ -1156,7 +1223,7 @@ impl Visitor for Outcomes<'_> {
             {
                 continue;
             }
-            self.consistent += 1;
+            self.consistent += m;
             for d in &self.divergent {
                 if !self.barrier_divergence.contains(d) {
                     self.barrier_divergence.push(d.clone());
@@ -1198,13 +1265,13 @@ impl Visitor for Outcomes<'_> {
                 }
                 *self.undefined_states.entry(state.clone()).or_insert(0) += 1;
             }
-            *self.states.entry(state).or_insert(0) += 1;
+            *self.states.entry(state).or_insert(0) += m;
             if cond.is_none_or(|c| c.expr.eval(&value)) {
-                self.positive += 1;
-                self.undefined.defined_positive += u64::from(!undefined);
+                self.positive += m;
+                self.undefined.defined_positive += m * u64::from(!undefined);
             } else {
-                self.negative += 1;
-                self.undefined.defined_negative += u64::from(!undefined);
+                self.negative += m;
+                self.undefined.defined_negative += m * u64::from(!undefined);
             }
             if eval.flags().next().is_some() {
                 self.racy = true;
@@ -1244,33 +1311,59 @@ impl Outcomes<'_> {
     /// Records the racing pairs of a consistent racy candidate's race
     /// relation (each pair of instructions once), with where the threads
     /// of an execution stopping at the bound stop (`stopped_at_bound`).
+    ///
+    /// Under symmetry reduction ([`Skeleton::multiplicity`]) the candidate
+    /// stands for its images under the permutations of interchangeable
+    /// threads, each racing between the permuted instructions: each pair
+    /// is recorded with its images too (per pair of image threads, one
+    /// permutation mapping the pair there, which also says where the
+    /// threads of an execution stopping at the bound stop).
     fn record_races(&mut self, sk: &Skeleton, eval: &Evaluation, stopped_at_bound: Vec<String>) {
         let program = self.program;
         let Some(Value::Rel(dr)) = self.races_binding.and_then(|b| eval.lookup(b)) else {
             return;
         };
+        let threads = program.threads.len();
         for (a, b) in dr.pairs().filter(|(a, b)| a < b) {
             let (ea, eb) = (&sk.events[a], &sk.events[b]);
-            if !self
-                .race_keys
-                .insert(((ea.thread, ea.stmt), (eb.thread, eb.stmt)))
-            {
-                continue;
-            }
-            let loc = program
-                .location_of(sk.events[a].instruction(program))
-                .map(|l| program.locations[l].clone())
-                .unwrap_or_default();
-            let pair = RacePair {
-                first: describe(program, &sk.events[a]),
-                second: describe(program, &sk.events[b]),
-                location: loc,
-                attribution: program.attributions.this.clone(),
-                stopped_at_bound: stopped_at_bound.clone(),
+            let images = match &sk.symmetry {
+                Some(sym) => sym.classes.images(ea.thread, eb.thread, threads),
+                None => vec![(ea.thread, eb.thread, Vec::new())],
             };
-            // Two instructions on one source line may describe alike.
-            if self.race_texts.insert(pair.clone()) {
-                self.races.push(pair);
+            for (x, y, perm) in images {
+                let (mut ex, mut ey) = (ea.clone(), eb.clone());
+                ex.thread = x;
+                ey.thread = y;
+                // Thread order, as the events of a skeleton are.
+                if (ex.thread, ex.stmt) > (ey.thread, ey.stmt) {
+                    std::mem::swap(&mut ex, &mut ey);
+                }
+                if !self
+                    .race_keys
+                    .insert(((ex.thread, ex.stmt), (ey.thread, ey.stmt)))
+                {
+                    continue;
+                }
+                let loc = program
+                    .location_of(ex.instruction(program))
+                    .map(|l| program.locations[l].clone())
+                    .unwrap_or_default();
+                let stops = if perm.is_empty() || stopped_at_bound.is_empty() {
+                    stopped_at_bound.clone()
+                } else {
+                    stops_text(program, sk, &perm)
+                };
+                let pair = RacePair {
+                    first: describe(program, &ex),
+                    second: describe(program, &ey),
+                    location: loc,
+                    attribution: program.attributions.this.clone(),
+                    stopped_at_bound: stops,
+                };
+                // Two instructions on one source line may describe alike.
+                if self.race_texts.insert(pair.clone()) {
+                    self.races.push(pair);
+                }
             }
         }
     }
@@ -1300,35 +1393,7 @@ impl Outcomes<'_> {
             return false;
         }
         self.taken = out_of_bounds_taken(program, sk);
-        // The stopped threads grouped by where they stop, in thread order.
-        let mut at: Vec<(&crate::ir::SourceSpan, bool, Vec<String>)> = Vec::new();
-        for (u, e) in sk.endings.iter().enumerate() {
-            let Ending::Cut { stmt, spinning } = e else {
-                continue;
-            };
-            let t = &program.threads[u];
-            let src = t.code[*stmt].source();
-            match at
-                .iter_mut()
-                .find(|(s, spins, _)| s.line == src.line && s.text == src.text && spins == spinning)
-            {
-                Some((_, _, who)) => who.push(format!("P{}", t.id)),
-                None => at.push((src, *spinning, vec![format!("P{}", t.id)])),
-            }
-        }
-        self.stops = at
-            .into_iter()
-            .map(|(src, spinning, who)| {
-                let one = who.len() == 1;
-                let verb = match (spinning, one) {
-                    (false, true) => "stops at the bound before",
-                    (false, false) => "stop at the bound before",
-                    (true, true) => "spins forever (no value leaves the loop) at",
-                    (true, false) => "spin forever (no value leaves the loop) at",
-                };
-                format!("{} {verb} line {}: {}", who.join(", "), src.line, src.text)
-            })
-            .collect();
+        self.stops = stops_text(program, sk, &[]);
         true
     }
 
@@ -1610,6 +1675,7 @@ fn join(mut o: LitmusOutcome, a: LitmusOutcome) -> LitmusOutcome {
     o.partial_evaluations += a.partial_evaluations;
     o.consistent += a.consistent;
     o.cut_paths += a.cut_paths;
+    o.symmetric_threads = o.symmetric_threads.max(a.symmetric_threads);
     o.unroll = o.unroll.max(a.unroll);
     o.stopped_early |= a.stopped_early;
     o.truncated |= a.truncated;
@@ -1715,6 +1781,7 @@ fn check_one(
             executions: coverage.prefix_executions,
             stopped_by: coverage.prefix_stopped_by,
         }),
+        symmetric_threads: coverage.symmetric_threads,
     };
     Ok(o)
 }
@@ -1759,6 +1826,7 @@ mod holds_tests {
             attributions: None,
             undefined: Undefined::default(),
             prefix_walk: None,
+            symmetric_threads: 0,
         }
     }
 

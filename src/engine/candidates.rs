@@ -156,6 +156,56 @@ pub(crate) fn coherence_pairs(
     pairs
 }
 
+/// Symmetry reduction of the orders ([`super::symmetry`]): for each group
+/// of interchangeable threads on one path, a location they all write with
+/// writes every listed order relates (their first writes there pairwise
+/// mutually ordered, or a total `co`), and the pairs putting those first
+/// writes in thread order. Each candidate's orbit under the group's
+/// permutations has exactly one member ordering them so (the permutation
+/// sorting the first writes is unique), which then stands for `|G|!`
+/// candidates. Returns the pairs and the product of `|G|!` over the
+/// groups reduced (a group with no such location is walked whole).
+pub(crate) fn symmetry_pairs(
+    events: &[EventInfo],
+    f: &Facts,
+    limits: &Limits,
+    groups: &[Vec<usize>],
+) -> (Vec<(usize, usize)>, u64) {
+    let total = limits.orders.total_co;
+    let ordered = |e: usize| f.is_write[e] && (total || f.atomic[e]);
+    let mut pairs = Vec::new();
+    let mut within = 1u64;
+    for g in groups {
+        // The first ordered write of thread `t` to location `l`.
+        let first = |t: usize, l: usize| {
+            (0..events.len())
+                .find(|&e| events[e].thread == t && ordered(e) && f.location[e] == Some(l))
+        };
+        let mut tried = Vec::new();
+        let found = (0..events.len())
+            .filter(|&e| events[e].thread == g[0] && ordered(e))
+            .filter_map(|e| f.location[e])
+            .find_map(|l| {
+                if tried.contains(&l) {
+                    return None;
+                }
+                tried.push(l);
+                let writes: Option<Vec<usize>> = g.iter().map(|&t| first(t, l)).collect();
+                let writes = writes?;
+                let related = total
+                    || writes
+                        .iter()
+                        .all(|&a| writes.iter().all(|&b| a == b || mutually_ordered(f, a, b)));
+                related.then_some(writes)
+            });
+        if let Some(writes) = found {
+            pairs.extend(writes.windows(2).map(|w| (w[0], w[1])));
+            within = within.saturating_mul((1..=g.len() as u64).product::<u64>());
+        }
+    }
+    (pairs, within)
+}
+
 pub(crate) fn mo_choices(
     events: &[EventInfo],
     f: &Facts,

@@ -103,6 +103,16 @@ pub struct Coverage {
     /// walk over complete paths had finished: its answers stand).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub prefix_stopped_by: Option<LimitKind>,
+    /// The threads the walk permuted by symmetry reduction (in classes of
+    /// interchangeable threads, [`crate::engine::symmetry`]): each
+    /// candidate evaluated stood for its images under their permutations,
+    /// which the visitor counted. 0: no reduction.
+    #[serde(skip_serializing_if = "is_zero_usize")]
+    pub symmetric_threads: usize,
+}
+
+fn is_zero_usize(n: &usize) -> bool {
+    *n == 0
 }
 
 fn is_zero(n: &u64) -> bool {
@@ -221,6 +231,7 @@ impl Coverage {
         self.prefix_walk |= other.prefix_walk;
         self.prefix_executions += other.prefix_executions;
         self.prefix_stopped_by = self.prefix_stopped_by.or(other.prefix_stopped_by);
+        self.symmetric_threads = self.symmetric_threads.max(other.symmetric_threads);
     }
 }
 
@@ -282,6 +293,19 @@ pub trait Visitor {
     /// [`explore_with_progress`]): every later call is about complete
     /// executions again.
     fn prefixes_end(&mut self) {}
+
+    /// Whether the walk may be reduced by the symmetry of interchangeable
+    /// threads ([`crate::engine::symmetry`], with
+    /// [`Limits::symmetry`]), and which threads it must keep as they are:
+    /// `Some(fixed)` (per thread, true: not permuted) from a visitor
+    /// whose answers every permutation of the other interchangeable
+    /// threads keeps, that counts each candidate
+    /// [`Skeleton::multiplicity`] times and maps what it records of a
+    /// thread to the images ([`crate::engine::symmetry::Symmetry::images`]).
+    /// `None`, the default: every execution is walked.
+    fn symmetry(&self) -> Option<Vec<bool>> {
+        None
+    }
 
     /// Called instead of the others for a combination of paths that is not
     /// an execution because a path passes a control barrier with a quorum
@@ -827,6 +851,9 @@ fn finish(
         stopped_early: stopped,
         truncated: stopped_by.is_some() && !stopped,
         stopped_by: stopped_by.filter(|_| !stopped),
+        symmetric_threads: explorer
+            .symmetry()
+            .map_or(0, |s| s.classes.iter().map(Vec::len).sum()),
         ..Coverage::default()
     }
 }
@@ -1055,6 +1082,7 @@ pub fn explore_with_progress(
         Ok(e) => e,
         Err(coverage) => return Ok(coverage),
     };
+    explorer.set_symmetry(visitor.symmetry().as_deref());
     let first = prefixes_first(&mut explorer, model, limits, visitor, progress)?;
     if let Some(first) = first.as_ref().filter(|f| f.done.stopped) {
         return Ok(decided_by_prefixes(&explorer, limits, first));
@@ -1199,6 +1227,7 @@ mod parallel {
             Ok(e) => e,
             Err(coverage) => return Ok(coverage),
         };
+        explorer.set_symmetry(visitor.symmetry().as_deref());
         let first = prefixes_first(&mut explorer, model, limits, visitor, progress)?;
         if let Some(first) = first.as_ref().filter(|f| f.done.stopped) {
             return Ok(decided_by_prefixes(&explorer, limits, first));

@@ -19,6 +19,7 @@ pub mod driver;
 mod host;
 mod interlock;
 pub mod names;
+pub mod symmetry;
 pub mod trace;
 pub mod undefined;
 pub mod values;
@@ -177,6 +178,12 @@ pub struct Limits {
     /// exploring endings (the termination search compares values along
     /// loop iterations).
     pub symbolic_stores: bool,
+    /// Symmetry reduction of interchangeable threads, for the walks whose
+    /// visitor asks for it ([`symmetry`], [`driver::Visitor::symmetry`]):
+    /// one execution per orbit under the permutations of identical
+    /// threads, counted for its orbit. Off: every execution is walked (the
+    /// reference enumeration).
+    pub symmetry: bool,
     /// Where data races are asked and the unrolling bound cut paths, also
     /// walk the executions in which a thread whose path was cut stops at
     /// the cut (its events before the statement that would exceed the
@@ -259,6 +266,7 @@ impl Limits {
             order_pruning: false,
             outcome_directed: false,
             symbolic_stores: false,
+            symmetry: false,
             ..self
         }
     }
@@ -336,6 +344,7 @@ impl Default for Limits {
             threads: 1,
             outcome_directed: true,
             symbolic_stores: true,
+            symmetry: true,
             prefix_races: true,
         }
     }
@@ -388,6 +397,9 @@ pub struct Explorer<'p> {
     /// ([`rmw_chain_locations`]; a property of the program and the
     /// limits, computed once).
     rmw_chains: Vec<bool>,
+    /// The classes of interchangeable threads the walk reduces
+    /// ([`Explorer::set_symmetry`]).
+    symmetry: Option<std::sync::Arc<symmetry::Symmetry>>,
 }
 
 impl<'p> Explorer<'p> {
@@ -408,7 +420,26 @@ impl<'p> Explorer<'p> {
             budget,
             write_pruning: false,
             rmw_chains: rmw_chain_locations(program, &limits),
+            symmetry: None,
         })
+    }
+
+    /// Reduces the walk by the symmetry of the interchangeable threads
+    /// among those not `fixed` ([`symmetry`]; `None`: no reduction, the
+    /// default): only the combinations of paths whose path numbers do not
+    /// decrease along each class are built, and each skeleton says what it
+    /// stands for ([`Skeleton::multiplicity`]). Only with
+    /// [`Limits::symmetry`].
+    pub fn set_symmetry(&mut self, fixed: Option<&[bool]>) {
+        self.symmetry = fixed
+            .filter(|_| self.limits.symmetry)
+            .and_then(|f| symmetry::Symmetry::of(self.program, &self.threads, f))
+            .map(std::sync::Arc::new);
+    }
+
+    /// The classes of interchangeable threads the walk reduces, if any.
+    pub fn symmetry(&self) -> Option<&symmetry::Symmetry> {
+        self.symmetry.as_deref()
     }
 
     /// With `on`, the walk over combinations of paths (with path pruning)
@@ -698,13 +729,15 @@ impl<'p> Explorer<'p> {
             if self.out_of_budget() {
                 return Ok(ControlFlow::Break(()));
             }
-            let paths: Vec<&Path> = idx
+            let ids: Vec<usize> = idx.iter().enumerate().map(|(t, &i)| block[t][i]).collect();
+            let paths: Vec<&Path> = ids
                 .iter()
                 .enumerate()
-                .map(|(t, &i)| &self.threads[t].paths[block[t][i]])
+                .map(|(t, &i)| &self.threads[t].paths[i])
                 .collect();
-            if self.values_available(&paths, initial)
-                && self.visit_combination(&paths, initial, f)?.is_break()
+            if self.symmetry.as_ref().is_none_or(|s| s.sorted(&ids))
+                && self.values_available(&paths, initial)
+                && self.visit_combination(&ids, &paths, initial, f)?.is_break()
             {
                 return Ok(ControlFlow::Break(()));
             }
@@ -746,6 +779,7 @@ impl<'p> Explorer<'p> {
     /// big to enumerate is skipped, and the walk says so.
     fn visit_combination<E>(
         &self,
+        ids: &[usize],
         paths: &[&Path],
         initial: Option<&[i64]>,
         f: &mut impl FnMut(Skeleton) -> Result<ControlFlow<()>, E>,
@@ -769,6 +803,15 @@ impl<'p> Explorer<'p> {
                             .map(|e| program.location_of(e.instruction(program)))
                             .collect(),
                         domains: self.domains.clone(),
+                    }));
+                }
+                if let Some(sym) = &self.symmetry {
+                    let (combinations, groups) = sym.combination(ids);
+                    sk.symmetry = Some(Box::new(SkeletonSymmetry {
+                        classes: sym.clone(),
+                        combinations,
+                        groups,
+                        within: 1,
                     }));
                 }
                 sk
@@ -1033,16 +1076,31 @@ impl<'p> Explorer<'p> {
             return Ok(ControlFlow::Break(()));
         }
         if level == 0 {
-            let paths: Vec<&Path> = walk
+            let ids: Vec<usize> = walk
                 .idx
                 .iter()
                 .enumerate()
-                .map(|(t, &i)| &self.threads[t].paths[block[t][i]])
+                .map(|(t, &i)| block[t][i])
                 .collect();
-            return self.visit_combination(&paths, initial, f);
+            let paths: Vec<&Path> = ids
+                .iter()
+                .enumerate()
+                .map(|(t, &i)| &self.threads[t].paths[i])
+                .collect();
+            return self.visit_combination(&ids, &paths, initial, f);
         }
         let t = level - 1;
+        // Interchangeable threads: the path number of `t` is at most that
+        // of the next thread of its class (chosen already).
+        let most = self
+            .symmetry
+            .as_ref()
+            .and_then(|s| s.next(t))
+            .map(|n| block[n][walk.idx[n]]);
         for i in 0..block[t].len() {
+            if most.is_some_and(|m| block[t][i] > m) {
+                continue;
+            }
             walk.idx[t] = i;
             walk.add(t, i, 1);
             let too_many = walk.too_many_writes();
@@ -1255,6 +1313,26 @@ pub struct Skeleton {
     /// When some store is derived or some register an expression: what
     /// [`values::resolve`] needs to give each candidate its values.
     pub derivation: Option<std::sync::Arc<values::Derivation>>,
+    /// With symmetry reduction ([`Explorer::set_symmetry`]): what the
+    /// skeleton's candidates stand for ([`Skeleton::multiplicity`]).
+    pub symmetry: Option<Box<SkeletonSymmetry>>,
+}
+
+/// What a skeleton of a walk reduced by symmetry stands for
+/// ([`symmetry`]).
+#[derive(Clone, Debug)]
+pub struct SkeletonSymmetry {
+    /// The walk's classes of interchangeable threads.
+    pub classes: std::sync::Arc<symmetry::Symmetry>,
+    /// The distinct combinations of paths the class permutations make of
+    /// this one.
+    pub combinations: u64,
+    /// The threads of one class on the same path (at least two each).
+    groups: Vec<Vec<usize>>,
+    /// The permutations of those groups each candidate stands for (the
+    /// product of `|G|!` over the groups whose orders are reduced:
+    /// [`Skeleton::list_orders`]).
+    within: u64,
 }
 
 impl Skeleton {
@@ -1300,6 +1378,16 @@ impl Skeleton {
             } else {
                 Vec::new()
             };
+            let mut required = required;
+            if let Some(sym) = &mut self.symmetry {
+                // Groups of interchangeable threads on one path: their
+                // first writes to a location every order relates, in
+                // thread order ([`symmetry`]).
+                let (pairs, within) =
+                    candidates::symmetry_pairs(&self.events, facts, limits, &sym.groups);
+                required.extend(pairs);
+                sym.within = within;
+            }
             self.mo_choices =
                 candidates::mo_choices(&self.events, facts, *limits, may_precede, &required)?;
             self.sco_choices = candidates::sco_choices(&self.events, facts, *limits)?;
@@ -1424,7 +1512,18 @@ impl Skeleton {
             unlisted: Some(std::sync::Arc::new((facts, limits))),
             exprs,
             derivation: None,
+            symmetry: None,
         })
+    }
+
+    /// How many executions each candidate of this skeleton stands for: 1
+    /// without symmetry reduction; else its image under every permutation
+    /// of the interchangeable threads that gives another execution
+    /// ([`symmetry`]). Final after [`Skeleton::list_orders`].
+    pub fn multiplicity(&self) -> u64 {
+        self.symmetry
+            .as_ref()
+            .map_or(1, |s| s.combinations.saturating_mul(s.within))
     }
 
     /// The events that pass a barrier with a quorum too few invocations

@@ -91,7 +91,7 @@ pub enum ReadValue {
 }
 
 /// One event of a path: an executed instruction.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct PathEvent {
     /// Index of the statement in the thread's code.
     pub stmt: usize,
@@ -153,7 +153,7 @@ pub struct ValueExpr {
 /// One path of a thread: complete (it reaches the end of the code), or, when
 /// exploring for termination ([`Limits::endings`]), one that ends stuck in a
 /// loop or stops part-way.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Path {
     pub events: Vec<PathEvent>,
     /// Final registers (complete paths only; empty for the others).

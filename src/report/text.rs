@@ -438,7 +438,7 @@ pub fn litmus(o: &LitmusOutcome) -> String {
     }
     let _ = writeln!(
         s,
-        "Time {} {:.3} ms  ({} executions, {} consistent, {} partial, model {}, unroll {}{})",
+        "Time {} {:.3} ms  ({} executions, {} consistent, {} partial, model {}, unroll {}{}{})",
         o.name,
         o.time.as_secs_f64() * 1000.0,
         o.executions,
@@ -446,6 +446,14 @@ pub fn litmus(o: &LitmusOutcome) -> String {
         o.partial_evaluations,
         o.model,
         o.unroll,
+        if o.symmetric_threads > 0 {
+            format!(
+                ", symmetry: {} interchangeable threads, one execution evaluated per orbit",
+                o.symmetric_threads
+            )
+        } else {
+            String::new()
+        },
         if o.cut_paths > 0 {
             format!(
                 ", BOUND HIT: {} cut, the answer covers only executions within the bound",

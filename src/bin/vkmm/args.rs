@@ -96,7 +96,7 @@ pub struct LimitArgs {
     /// `reference`: every search lever off, as --no-spin-reduction
     /// --no-rmw-filter --no-termination-shortcuts --no-specialise
     /// --no-lazy-checks --no-path-pruning --no-order-pruning
-    /// --no-outcome-directed --no-symbolic-stores together, with the
+    /// --no-outcome-directed --no-symbolic-stores --no-symmetry together, with the
     /// latest-own-write filter off
     /// (the reference enumeration, the oracle of the differential tests).
     #[arg(long, value_enum, default_value_t = Engine::Default)]
@@ -149,6 +149,12 @@ pub struct LimitArgs {
     /// (the reference enumeration; the same answers, more paths).
     #[arg(long)]
     pub no_symbolic_stores: bool,
+    /// Walk every execution, instead of one per orbit under the
+    /// permutations of interchangeable threads (identical code, paths and
+    /// place in the scope tree, no register shown) counted for its orbit
+    /// (the reference enumeration; the same answers, more candidates).
+    #[arg(long)]
+    pub no_symmetry: bool,
     /// Drop the thread paths the unrolling bound cuts, instead of also
     /// judging races on the executions in which such a thread stops at
     /// the bound (a race there is a race within the bound, as Dat3M's
@@ -189,6 +195,7 @@ impl LimitArgs {
             .order_pruning(!self.no_order_pruning)
             .outcome_directed(!self.no_outcome_directed)
             .symbolic_stores(!self.no_symbolic_stores)
+            .symmetry(!self.no_symmetry)
             .prefix_races(!self.no_prefix_races)
             .max_paths(self.max_paths)
             .max_writes(self.max_writes)

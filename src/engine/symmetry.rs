@@ -1,0 +1,292 @@
+//! Symmetry reduction: interchangeable threads.
+//!
+//! Two threads are interchangeable when exchanging them maps the program
+//! onto itself: the same code (up to source positions), the same initial
+//! registers, the same paths, and the same place in the scope tree
+//! relative to every other thread (for every other thread `k`, `a` shares
+//! a subgroup, workgroup, queue family and device with `k` exactly when
+//! `b` does). Exchanging two such threads then maps every candidate
+//! execution to a candidate execution of the same program (the events of
+//! one thread become the other's, with the same instructions, values,
+//! locations and scope instances), consistent exactly when the first is:
+//! the model's base sets and relations are functions of the instructions,
+//! of program order and of scope-instance membership, which the exchange
+//! preserves, and no relation names a thread by its number. The permuted
+//! execution has the same final memory, the same flags, and races between
+//! the permuted instructions.
+//!
+//! So a walk asked only about what every permutation of a class keeps
+//! (final memory and the registers of threads outside the classes, the
+//! condition's verdict, whether some execution races) needs one execution
+//! per orbit, counted as many times as its orbit has executions:
+//!
+//! - **Combinations of paths**: among interchangeable threads (identical
+//!   path lists), only the combinations whose path numbers do not
+//!   decrease along each class are built (each orbit of combinations has
+//!   exactly one such member: sort the numbers). A combination stands for
+//!   the distinct combinations its class permutations give: per class,
+//!   `|C|! / (m1! m2! ...)` for the multiplicities of its path numbers.
+//! - **Orders**: threads of one class on the same path (a group) are still
+//!   interchangeable inside the combination. When they all write one
+//!   location with writes every listed order relates (mutually-ordered
+//!   atomics, or a total `co`), only the orders putting their first writes
+//!   there in thread order are listed: each orbit under the group's
+//!   permutations has exactly one such candidate (the permutation sorting
+//!   the first writes is unique). The candidate then stands for `|G|!`.
+//!
+//! A visitor opts in ([`super::driver::Visitor::symmetry`]) naming the
+//! threads it must see as they are (the outcome listing: the threads whose
+//! registers its states show), reads [`super::Skeleton::multiplicity`] for
+//! its counts and maps what it records of a thread (racing pairs) to the
+//! images ([`Symmetry::image`]). Programs with control barriers, group
+//! functions, out-of-bounds sites, host operations, shader stages or
+//! system-synchronizes-with get none: their reports name threads in ways
+//! the reduction would have to rename (barrier instances and divergence,
+//! per-invocation sites) or relate threads asymmetrically.
+//!
+//! Written for vkmm: the exploration tools with symmetry reduction (model
+//! checkers over transition systems) work on states, not on a cat model's
+//! candidate executions, and no crate offers it for the latter.
+
+use super::trace::ThreadPaths;
+use crate::ir::{OpKind, Program, SourceSpan, Stmt, Thread};
+
+/// The classes of interchangeable threads of a program.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Symmetry {
+    /// Classes of at least two threads, each in ascending thread order.
+    pub classes: Vec<Vec<usize>>,
+    /// Per thread: the next thread of its class, if any.
+    next: Vec<Option<usize>>,
+}
+
+impl Symmetry {
+    /// The classes of interchangeable threads among those not `fixed`;
+    /// `None` when there is none, or the program is of a kind the
+    /// reduction does not cover (module doc).
+    pub fn of(program: &Program, threads: &[ThreadPaths], fixed: &[bool]) -> Option<Symmetry> {
+        if !program_allows(program) {
+            return None;
+        }
+        let n = program.threads.len();
+        let mut assigned = vec![false; n];
+        let mut classes = Vec::new();
+        for a in 0..n {
+            if assigned[a] || fixed.get(a).copied().unwrap_or(true) {
+                continue;
+            }
+            let mut class = vec![a];
+            for b in a + 1..n {
+                if !assigned[b]
+                    && !fixed.get(b).copied().unwrap_or(true)
+                    && same_thread(&program.threads[a], &program.threads[b])
+                    && same_paths(&threads[a], &threads[b])
+                    && exchangeable(program, a, b)
+                {
+                    class.push(b);
+                }
+            }
+            if class.len() > 1 {
+                for &t in &class {
+                    assigned[t] = true;
+                }
+                classes.push(class);
+            }
+        }
+        if classes.is_empty() {
+            return None;
+        }
+        let mut next = vec![None; n];
+        for c in &classes {
+            for w in c.windows(2) {
+                next[w[0]] = Some(w[1]);
+            }
+        }
+        Some(Symmetry { classes, next })
+    }
+
+    /// The thread after `t` in its class.
+    pub fn next(&self, t: usize) -> Option<usize> {
+        self.next.get(t).copied().flatten()
+    }
+
+    /// Whether the path numbers `ids` (one per thread) do not decrease
+    /// along any class: the combination walked for its orbit.
+    pub fn sorted(&self, ids: &[usize]) -> bool {
+        self.classes
+            .iter()
+            .all(|c| c.windows(2).all(|w| ids[w[0]] <= ids[w[1]]))
+    }
+
+    /// What a sorted combination `ids` stands for: the number of distinct
+    /// combinations its class permutations give, and the groups of threads
+    /// of one class on the same path (at least two), in thread order.
+    pub fn combination(&self, ids: &[usize]) -> (u64, Vec<Vec<usize>>) {
+        let mut count = 1u64;
+        let mut groups = Vec::new();
+        for c in &self.classes {
+            count = count.saturating_mul(factorial(c.len()));
+            let mut i = 0;
+            while i < c.len() {
+                let j = (i..c.len())
+                    .find(|&j| ids[c[j]] != ids[c[i]])
+                    .unwrap_or(c.len());
+                count /= factorial(j - i).max(1);
+                if j - i > 1 {
+                    groups.push(c[i..j].to_vec());
+                }
+                i = j;
+            }
+        }
+        (count, groups)
+    }
+
+    /// The permutations of the classes mapping thread `a` to each thread of
+    /// its class and `b` to each of its class (distinct images for distinct
+    /// threads), one per pair of images: as `(image of a, image of b, the
+    /// permutation as the image of every thread)`. The identity first.
+    pub fn images(&self, a: usize, b: usize, threads: usize) -> Vec<(usize, usize, Vec<usize>)> {
+        let class = |t: usize| -> Vec<usize> {
+            self.classes
+                .iter()
+                .find(|c| c.contains(&t))
+                .cloned()
+                .unwrap_or_else(|| vec![t])
+        };
+        let mut out = vec![(a, b, (0..threads).collect::<Vec<usize>>())];
+        for &x in &class(a) {
+            for &y in &class(b) {
+                if (x == y) != (a == b) || (x, y) == (a, b) {
+                    continue;
+                }
+                let mut perm: Vec<usize> = (0..threads).collect();
+                perm.swap(a, x);
+                if a != b {
+                    // The thread now mapped to y takes b's old image.
+                    let z = perm.iter().position(|&p| p == y).unwrap_or(b);
+                    perm.swap(b, z);
+                }
+                debug_assert!(perm[a] == x && perm[b] == y);
+                out.push((x, y, perm));
+            }
+        }
+        out
+    }
+}
+
+/// `n!`, saturating.
+fn factorial(n: usize) -> u64 {
+    (1..=n as u64).fold(1u64, |a, b| a.saturating_mul(b))
+}
+
+/// Whether the program is of a kind the reduction covers (module doc).
+fn program_allows(program: &Program) -> bool {
+    program.ssw.is_empty()
+        && program.stages.is_empty()
+        && program.generates.is_empty()
+        && program.host.is_empty()
+        && program.out_of_bounds.is_empty()
+        && program.threads.iter().all(|t| {
+            t.fragment.is_none()
+                && t.instructions().all(|i| {
+                    !matches!(i.kind, OpKind::ControlBarrier { .. })
+                        && !i.is_group_function()
+                        && i.coop.is_none()
+                })
+        })
+}
+
+/// The same code up to source positions, and the same initial registers.
+fn same_thread(a: &Thread, b: &Thread) -> bool {
+    fn bare(s: &Stmt) -> Stmt {
+        let mut s = s.clone();
+        let blank = SourceSpan::default();
+        match &mut s {
+            Stmt::Op(i) => i.source = blank,
+            Stmt::Label { source, .. }
+            | Stmt::Goto { source, .. }
+            | Stmt::Branch { source, .. }
+            | Stmt::Assign { source, .. } => *source = blank,
+        }
+        s
+    }
+    a.registers == b.registers
+        && a.code.len() == b.code.len()
+        && a.code.iter().zip(&b.code).all(|(x, y)| bare(x) == bare(y))
+}
+
+/// The same paths, complete and cut, in the same order.
+fn same_paths(a: &ThreadPaths, b: &ThreadPaths) -> bool {
+    a.paths == b.paths && a.cut_prefixes == b.cut_prefixes && a.cut == b.cut
+}
+
+/// Whether exchanging threads `a` and `b` keeps every other thread's
+/// scope-instance membership with them.
+fn exchangeable(program: &Program, a: usize, b: usize) -> bool {
+    let th = &program.threads;
+    let shares = |x: usize, k: usize| {
+        (
+            th[x].subgroup == th[k].subgroup,
+            th[x].workgroup == th[k].workgroup,
+            th[x].queue_family == th[k].queue_family,
+            th[x].device == th[k].device,
+        )
+    };
+    (0..th.len())
+        .filter(|&k| k != a && k != b)
+        .all(|k| shares(a, k) == shares(b, k))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sym(classes: Vec<Vec<usize>>, n: usize) -> Symmetry {
+        let mut next = vec![None; n];
+        for c in &classes {
+            for w in c.windows(2) {
+                next[w[0]] = Some(w[1]);
+            }
+        }
+        Symmetry { classes, next }
+    }
+
+    #[test]
+    fn a_combination_stands_for_its_distinct_permutations() {
+        let s = sym(vec![vec![0, 1, 2, 3]], 4);
+        // All different: 4! combinations.
+        assert_eq!(s.combination(&[0, 1, 2, 3]), (24, vec![]));
+        // Two on path 5, two on path 7: 4! / (2! 2!) = 6.
+        assert_eq!(
+            s.combination(&[5, 5, 7, 7]),
+            (6, vec![vec![0, 1], vec![2, 3]])
+        );
+        // All alike: one combination, one group.
+        assert_eq!(s.combination(&[2, 2, 2, 2]), (1, vec![vec![0, 1, 2, 3]]));
+        assert!(s.sorted(&[0, 0, 1, 3]));
+        assert!(!s.sorted(&[0, 1, 0, 3]));
+    }
+
+    #[test]
+    fn images_map_a_pair_to_every_pair_of_its_classes() {
+        let s = sym(vec![vec![0, 1, 2], vec![3, 4]], 6);
+        let im = s.images(0, 3, 6);
+        // 3 images of thread 0 times 2 of thread 3.
+        assert_eq!(im.len(), 6);
+        assert_eq!(im[0], (0, 3, vec![0, 1, 2, 3, 4, 5]));
+        for (x, y, p) in &im {
+            assert_eq!((p[0], p[3]), (*x, *y));
+            let mut sorted = p.clone();
+            sorted.sort_unstable();
+            assert_eq!(sorted, vec![0, 1, 2, 3, 4, 5]);
+            assert_eq!(p[5], 5);
+        }
+        // Two threads of one class: every ordered pair of distinct members.
+        let im = s.images(1, 2, 6);
+        assert_eq!(im.len(), 6);
+        for (x, y, p) in &im {
+            assert_ne!(x, y);
+            assert_eq!((p[1], p[2]), (*x, *y));
+        }
+    }
+}

@@ -1,0 +1,346 @@
+//! Differential tests of symmetry reduction (`Limits::symmetry`,
+//! `--no-symmetry`; issue 11): among interchangeable threads (identical
+//! code and paths, the same place in the scope tree, no register shown)
+//! the outcome listing walks one execution per orbit of their permutations
+//! and counts it for its orbit (`engine::symmetry`).
+//!
+//! The answers must be those of the full walk: the final states with their
+//! execution counts, the condition's verdict, the positive and negative
+//! counts, the number of consistent executions, whether the program is
+//! race-free and the set of racing pairs (in any order: the images of a
+//! pair are recorded when the pair is met). Only the numbers of candidates
+//! and partial evaluations may differ. A search stopped by a limit is left
+//! out (under a budget the two walks see different executions).
+//!
+//! Compared on the repository's own tests, the examples, the corpora, the
+//! scaling families and generated programs whose threads are copies of a
+//! few generated threads (so that classes exist), in one workgroup or one
+//! per thread.
+
+mod common;
+
+use proptest::prelude::*;
+use std::path::Path;
+use vkmm::Session;
+use vkmm::analysis::{Checked, LitmusOutcome};
+
+const MAX_EXECUTIONS: u64 = 20_000;
+
+fn session(on: bool) -> Session {
+    Session::new().max_executions(MAX_EXECUTIONS).symmetry(on)
+}
+
+fn skipped(path: &Path) -> bool {
+    path.display().to_string().contains("xf-barrier")
+}
+
+/// What the listing answers, races as a sorted set; `None` when a limit
+/// stopped the search.
+fn answers_of(o: &LitmusOutcome) -> Option<String> {
+    if o.truncated
+        || o.stopped_by.is_some()
+        || o.prefix_walk.is_some_and(|p| p.stopped_by.is_some())
+    {
+        return None;
+    }
+    let mut races: Vec<String> = o
+        .races
+        .iter()
+        .map(|r| {
+            format!(
+                "{} / {} @ {} {:?}",
+                r.first, r.second, r.location, r.stopped_at_bound
+            )
+        })
+        .collect();
+    races.sort();
+    Some(format!(
+        "states {:?}\ncondition {:?} positive {} negative {} consistent {}\n\
+         race-free {:?} races {races:?}\ndivergence {:?} stalls {:?} cut {}",
+        o.states,
+        o.condition_holds,
+        o.positive,
+        o.negative,
+        o.consistent,
+        o.race_free,
+        o.barrier_divergence,
+        o.barrier_stalls,
+        o.cut_paths > 0,
+    ))
+}
+
+fn answers(c: &Checked) -> Option<String> {
+    match c {
+        Checked::Litmus(o) => answers_of(o),
+        other => common::answers_of(other, true),
+    }
+}
+
+/// The differences between the two settings on one file.
+fn compare_file(path: &Path) -> Vec<String> {
+    common::differing_answers(
+        path,
+        ("full", "symmetric"),
+        (
+            session(false).check_file(path),
+            session(true).check_file(path),
+        ),
+        &answers,
+    )
+}
+
+#[test]
+fn symmetry_gives_the_same_answers() {
+    common::assert_no_differences_everywhere(&compare_file, &skipped);
+}
+
+/// The reduction is not idle on the files above: the scaling families'
+/// locks have classes (each of their threads runs the same code in its own
+/// workgroup, and the condition names only memory).
+#[test]
+fn the_scaling_locks_are_reduced() {
+    for name in ["ticketlock-3", "taslock-3"] {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/litmus-scaling")
+            .join(format!("{name}.litmus"));
+        let run = |on: bool| common::litmus(session(on).check_file(&path).unwrap());
+        let (full, symmetric) = (run(false), run(true));
+        assert_eq!(full.symmetric_threads, 0, "{name}");
+        assert_eq!(symmetric.symmetric_threads, 3, "{name}");
+        assert_eq!(answers_of(&full), answers_of(&symmetric), "{name}");
+        // One holder order per permutation of the three threads: 3! = 6
+        // consistent executions, one of them evaluated per orbit.
+        assert_eq!(symmetric.consistent, 6, "{name}");
+        assert!(
+            symmetric.executions * 3 <= full.executions,
+            "{name}: {} against {}",
+            symmetric.executions,
+            full.executions
+        );
+    }
+}
+
+/// Three threads, each in its own workgroup, take a number with a relaxed
+/// device-scope fetch-add on `c`; the two that do not get 0 store to `x`
+/// with a plain store. The appendix, Data Race: two accesses "conflict if
+/// they access the same memory location and at least one of them is a
+/// write", and a program has a data race when two conflicting accesses in
+/// different invocations are not ordered by happens-before; nothing
+/// orders the stores (relaxed atomics: no release or acquire, hence no
+/// synchronizes-with). The fetch-adds give 0, 1 and 2 in any assignment,
+/// so every pair of threads is the storing pair of some execution: the
+/// races are P0/P1, P0/P2 and P1/P2 on `x` (none on `c`: atomics). With
+/// symmetry the walk builds one combination of paths (P0 gets 0: only
+/// P1/P2 race in it); the other pairs are its images (a mutation
+/// recording only the pair met lists P1/P2 alone).
+#[test]
+fn every_image_of_a_racing_pair_is_reported() {
+    let text = "VULKAN three-stores\n{ x=0; c=0; }\n\
+        P0@sg 0, wg 0, qf 0 | P1@sg 0, wg 1, qf 0 | P2@sg 0, wg 2, qf 0 ;\n\
+        rmw.atom.dv.sc0.add r0, c, 1 | rmw.atom.dv.sc0.add r0, c, 1 | rmw.atom.dv.sc0.add r0, c, 1 ;\n\
+        beq r0, 0, L | beq r0, 0, L | beq r0, 0, L ;\n\
+        st.sc0 x, 1 | st.sc0 x, 1 | st.sc0 x, 1 ;\n\
+        L: | L: | L: ;\n\
+        exists (x == 1)\n";
+    let run =
+        |on: bool| common::litmus(session(on).check_text("three-stores.litmus", text).unwrap());
+    let (full, symmetric) = (run(false), run(true));
+    assert_eq!(symmetric.symmetric_threads, 3);
+    assert_eq!(symmetric.race_free, Some(false));
+    let pairs = |o: &LitmusOutcome| {
+        let mut p: Vec<String> = o
+            .races
+            .iter()
+            .map(|r| format!("{} / {}", &r.first[..2], &r.second[..2]))
+            .collect();
+        p.sort();
+        p
+    };
+    assert_eq!(pairs(&symmetric), ["P0 / P1", "P0 / P2", "P1 / P2"]);
+    assert_eq!(pairs(&full), pairs(&symmetric));
+    assert_eq!(full.states, symmetric.states);
+}
+
+/// Threads whose registers the condition names stay as they are: in
+/// message passing with two identical readers, naming one reader's
+/// registers leaves the other alone in its class (no reduction: a class
+/// needs two); the states keep the named reader's values.
+#[test]
+fn threads_whose_registers_are_shown_are_not_permuted() {
+    let text = "VULKAN mp-two-readers\n{ x=0; y=0; }\n\
+        P0@sg 0, wg 0, qf 0 | P1@sg 0, wg 1, qf 0 | P2@sg 0, wg 2, qf 0 ;\n\
+        st.sc0 x, 1 | ld.sc0 r0, y | ld.sc0 r0, y ;\n\
+        st.sc0 y, 1 | ld.sc0 r1, x | ld.sc0 r1, x ;\n\
+        exists (P1:r0 == 1 /\\ P1:r1 == 0)\n";
+    let run = |on: bool| common::litmus(session(on).check_text("mp-two.litmus", text).unwrap());
+    let (full, symmetric) = (run(false), run(true));
+    assert_eq!(symmetric.symmetric_threads, 0);
+    assert_eq!(answers_of(&full), answers_of(&symmetric));
+    // Naming only memory: the readers form a class.
+    let memory = text.replace("exists (P1:r0 == 1 /\\ P1:r1 == 0)", "exists (x == 1)");
+    let run = |on: bool| common::litmus(session(on).check_text("mp-two.litmus", &memory).unwrap());
+    let (full, symmetric) = (run(false), run(true));
+    assert_eq!(symmetric.symmetric_threads, 2);
+    assert_eq!(answers_of(&full), answers_of(&symmetric));
+}
+
+/// Workgroup membership must be kept: P0 and P1 share a workgroup, P2 is
+/// alone; exchanging P1 and P2 would move P1 out of P0's workgroup. Only
+/// P0 and P1 are interchangeable (every other thread, P2, is outside the
+/// workgroup of both).
+#[test]
+fn the_scope_tree_limits_the_classes() {
+    let text = "VULKAN wg-classes\n{ x=0; }\n\
+        P0@sg 0, wg 0, qf 0 | P1@sg 0, wg 0, qf 0 | P2@sg 0, wg 1, qf 0 ;\n\
+        rmw.atom.wg.sc0.add r0, x, 1 | rmw.atom.wg.sc0.add r0, x, 1 | rmw.atom.wg.sc0.add r0, x, 1 ;\n\
+        exists (x == 2)\n";
+    let run = |on: bool| common::litmus(session(on).check_text("wg-classes.litmus", text).unwrap());
+    let (full, symmetric) = (run(false), run(true));
+    assert_eq!(symmetric.symmetric_threads, 2);
+    assert_eq!(answers_of(&full), answers_of(&symmetric));
+}
+
+/// One generated instruction of a thread.
+#[derive(Clone, Debug)]
+enum Item {
+    Load {
+        loc: usize,
+        atomic: bool,
+    },
+    Store {
+        loc: usize,
+        value: i64,
+        atomic: bool,
+    },
+    FetchAdd {
+        loc: usize,
+    },
+    Exchange {
+        loc: usize,
+        value: i64,
+    },
+    /// Skip the next line when the register read last holds `value`.
+    Branch {
+        value: i64,
+    },
+    /// Spin until the last read location holds `value` (an await).
+    Await {
+        loc: usize,
+        value: i64,
+    },
+}
+
+const LOCS: [&str; 2] = ["x", "y"];
+
+fn item() -> impl Strategy<Value = Item> {
+    prop_oneof![
+        (0..2usize, any::<bool>()).prop_map(|(loc, atomic)| Item::Load { loc, atomic }),
+        (0..2usize, 1..3i64, any::<bool>()).prop_map(|(loc, value, atomic)| Item::Store {
+            loc,
+            value,
+            atomic
+        }),
+        (0..2usize).prop_map(|loc| Item::FetchAdd { loc }),
+        (0..2usize, 0..2i64).prop_map(|(loc, value)| Item::Exchange { loc, value }),
+        (0..2i64).prop_map(|value| Item::Branch { value }),
+        (0..2usize, 1..2i64).prop_map(|(loc, value)| Item::Await { loc, value }),
+    ]
+}
+
+fn thread_code(items: &[Item]) -> Vec<String> {
+    let mut code = Vec::new();
+    for (k, it) in items.iter().enumerate() {
+        let r = format!("r{k}");
+        match it {
+            Item::Load { loc, atomic: true } => {
+                code.push(format!("ld.atom.acq.dv.sc0.semsc0 {r}, {}", LOCS[*loc]))
+            }
+            Item::Load { loc, .. } => code.push(format!("ld.sc0 {r}, {}", LOCS[*loc])),
+            Item::Store {
+                loc,
+                value,
+                atomic: true,
+            } => code.push(format!("st.atom.rel.dv.sc0.semsc0 {}, {value}", LOCS[*loc])),
+            Item::Store { loc, value, .. } => code.push(format!("st.sc0 {}, {value}", LOCS[*loc])),
+            Item::FetchAdd { loc } => code.push(format!(
+                "rmw.atom.acq_rel.dv.sc0.semsc0.add {r}, {}, 1",
+                LOCS[*loc]
+            )),
+            Item::Exchange { loc, value } => {
+                code.push(format!("rmw.atom.dv.sc0 {r}, {}, {value}", LOCS[*loc]))
+            }
+            Item::Branch { .. } if k == 0 => {}
+            Item::Branch { value } => {
+                let last = k - 1;
+                code.push(format!("beq r{last}, {value}, L{k}"));
+                code.push("st.sc0 y, 3".to_string());
+                code.push(format!("L{k}:"));
+            }
+            Item::Await { loc, value } => {
+                code.push(format!("W{k}:"));
+                code.push(format!("ld.atom.acq.dv.sc0.semsc0 {r}, {}", LOCS[*loc]));
+                code.push(format!("bne {r}, {value}, W{k}"));
+            }
+        }
+    }
+    code
+}
+
+/// Threads `copies[i]` copies of `kinds[i]`; one workgroup for all (`one`)
+/// or one each; the condition names memory only.
+fn program_text(kinds: &[Vec<Item>], copies: &[usize], one: bool, cond: (usize, i64)) -> String {
+    let mut text = String::from("VULKAN generated\n{\nx=0; y=0;\n}\n");
+    let mut table = Vec::new();
+    for (kind, &n) in kinds.iter().zip(copies) {
+        for _ in 0..n {
+            let wg = if one { 0 } else { table.len() };
+            table.push((wg, thread_code(kind)));
+        }
+    }
+    text.push_str(&common::vulkan_thread_table(&table));
+    text.push_str(&format!("exists ({} == {})\n", LOCS[cond.0], cond.1));
+    text
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 96, ..ProptestConfig::default() })]
+
+    /// Generated programs with classes (two or three copies of a thread,
+    /// maybe beside one other thread): the same answers with and without
+    /// the reduction, and the same as the reference enumeration.
+    #[test]
+    fn generated_programs_agree(
+        kinds in prop::collection::vec(prop::collection::vec(item(), 1..4), 1..3),
+        first in 2..4usize,
+        one in any::<bool>(),
+        cond in (0..2usize, 0..4i64),
+    ) {
+        let copies: Vec<usize> = (0..kinds.len()).map(|i| if i == 0 { first } else { 1 }).collect();
+        let text = program_text(&kinds, &copies, one, cond);
+        let run = |s: Session| s.check_text("generated.litmus", &text);
+        let (full, symmetric) = (run(session(false)), run(session(true)));
+        match (full, symmetric) {
+            (Ok(a), Ok(b)) => {
+                let (a, b) = (common::litmus(a), common::litmus(b));
+                prop_assert!(b.symmetric_threads >= first || b.truncated, "{text}");
+                // (The full walk may stop at the execution limit where the
+                // reduced one does not: only complete answers compare.)
+                if let (Some(x), Some(y)) = (answers_of(&a), answers_of(&b)) {
+                    prop_assert_eq!(x, y, "{}", text);
+                }
+                let limits = session(false).current_limits().reference();
+                let reference = Session::new().limits(limits);
+                // (The reference unrolls the awaits: only its complete
+                // answers compare.)
+                if let Ok(r) = run(reference) {
+                    let r = common::litmus(r);
+                    if let (Some(x), Some(y)) = (answers_of(&r).filter(|_| r.cut_paths == 0), answers_of(&b)) {
+                        prop_assert_eq!(x, y, "{}", text);
+                    }
+                }
+            }
+            (Err(a), Err(b)) => prop_assert_eq!(a.to_string(), b.to_string()),
+            (a, b) => prop_assert!(false, "{text}: {:?} / {:?}", a.err(), b.err()),
+        }
+    }
+}
