@@ -1091,14 +1091,26 @@ impl<'p> Explorer<'p> {
         }
         let t = level - 1;
         // Interchangeable threads: the path number of `t` is at most that
-        // of the next thread of its class (chosen already).
-        let most = self
-            .symmetry
-            .as_ref()
-            .and_then(|s| s.next(t))
-            .map(|n| block[n][walk.idx[n]]);
+        // of the next thread of its class (chosen already), and at least
+        // the least the threads of its class before it can take (their
+        // numbers do not decrease up to `t`): a block of the walk over
+        // executions stopping at the bound gives its first stopped thread
+        // prefixes only, so the threads after it in its class take
+        // prefixes too, and are not walked over complete paths first.
+        let (least, most) = match &self.symmetry {
+            Some(s) => (
+                s.before(t)
+                    .iter()
+                    .filter_map(|&p| block[p].iter().min())
+                    .max()
+                    .copied(),
+                s.next(t).map(|n| block[n][walk.idx[n]]),
+            ),
+            None => (None, None),
+        };
         for i in 0..block[t].len() {
-            if most.is_some_and(|m| block[t][i] > m) {
+            let id = block[t][i];
+            if most.is_some_and(|m| id > m) || least.is_some_and(|l| id < l) {
                 continue;
             }
             walk.idx[t] = i;

@@ -58,6 +58,8 @@ pub struct Symmetry {
     pub classes: Vec<Vec<usize>>,
     /// Per thread: the next thread of its class, if any.
     next: Vec<Option<usize>>,
+    /// Per thread: its class and its place there, if any.
+    place: Vec<Option<(usize, usize)>>,
 }
 
 impl Symmetry {
@@ -96,13 +98,35 @@ impl Symmetry {
         if classes.is_empty() {
             return None;
         }
+        Some(Symmetry::new(classes, n))
+    }
+
+    /// The symmetry of `classes` (each of at least two threads, in
+    /// ascending order) among `n` threads.
+    fn new(classes: Vec<Vec<usize>>, n: usize) -> Symmetry {
         let mut next = vec![None; n];
-        for c in &classes {
+        let mut place = vec![None; n];
+        for (k, c) in classes.iter().enumerate() {
             for w in c.windows(2) {
                 next[w[0]] = Some(w[1]);
             }
+            for (i, &t) in c.iter().enumerate() {
+                place[t] = Some((k, i));
+            }
         }
-        Some(Symmetry { classes, next })
+        Symmetry {
+            classes,
+            next,
+            place,
+        }
+    }
+
+    /// The threads of `t`'s class before it (none when it has no class).
+    pub fn before(&self, t: usize) -> &[usize] {
+        match self.place.get(t).copied().flatten() {
+            Some((k, i)) => &self.classes[k][..i],
+            None => &[],
+        }
     }
 
     /// The thread after `t` in its class.
@@ -242,13 +266,7 @@ mod tests {
     use super::*;
 
     fn sym(classes: Vec<Vec<usize>>, n: usize) -> Symmetry {
-        let mut next = vec![None; n];
-        for c in &classes {
-            for w in c.windows(2) {
-                next[w[0]] = Some(w[1]);
-            }
-        }
-        Symmetry { classes, next }
+        Symmetry::new(classes, n)
     }
 
     #[test]
