@@ -156,6 +156,36 @@ pub(crate) fn coherence_pairs(
     pairs
 }
 
+/// The pairs `(w1, w2)` of writes that every consistent execution orders
+/// `w1` before `w2` in `asmo`, by the model's declared
+/// `write-write-coherence` (model::profile): `w1` program-ordered before
+/// `w2` in one thread, through the same reference to one location, the two
+/// mutually ordered. Vulkan's coherence axiom with location order holding
+/// when "AX == AY and RX == RY and X -> Y" (program order is in
+/// happens-before): `w2 asmo w1` closes the cycle `w1 locord w2 asmo w1`.
+/// A thread's events are in program order in the skeleton.
+pub(crate) fn write_pairs(events: &[EventInfo], f: &Facts) -> Vec<(usize, usize)> {
+    let mut pairs = Vec::new();
+    for w1 in 0..events.len() {
+        if !f.is_write[w1] || f.location[w1].is_none() {
+            continue;
+        }
+        for w2 in w1 + 1..events.len() {
+            if events[w2].thread != events[w1].thread {
+                break;
+            }
+            if f.is_write[w2]
+                && f.location[w2] == f.location[w1]
+                && f.reference[w2] == f.reference[w1]
+                && mutually_ordered(f, w1, w2)
+            {
+                pairs.push((w1, w2));
+            }
+        }
+    }
+    pairs
+}
+
 /// Symmetry reduction of the orders ([`super::symmetry`]): for each group
 /// of interchangeable threads on one path, a location they all write with
 /// writes every listed order relates (their first writes there pairwise

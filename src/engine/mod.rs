@@ -224,6 +224,12 @@ pub struct Orders {
     /// through its reference; with [`Limits::order_pruning`] no order
     /// putting such a pair the other way round is listed.
     pub read_write_coherence: bool,
+    /// The model declares `write-write-coherence` (its profile): a write
+    /// is `asmo`-before every write mutually ordered with it that it
+    /// precedes in program order through its reference; with
+    /// [`Limits::order_pruning`] no order putting such a pair the other
+    /// way round is listed.
+    pub write_write_coherence: bool,
     /// The model declares `latest-own-write` (its profile): a read of a
     /// location that only its own thread writes, through the read's
     /// reference, reads the thread's latest earlier write there (the
@@ -242,6 +248,7 @@ impl Default for Orders {
             interlock_order: true,
             rmw_atomicity: false,
             read_write_coherence: false,
+            write_write_coherence: false,
             latest_own_write: 0,
         }
     }
@@ -292,6 +299,7 @@ impl Orders {
             interlock_order: uses(names::ILO),
             rmw_atomicity: crate::model::profile::declares_rmw_atomicity(model),
             read_write_coherence: crate::model::profile::declares_read_write_coherence(model),
+            write_write_coherence: crate::model::profile::declares_write_write_coherence(model),
             latest_own_write: crate::model::profile::declares_latest_own_write(model),
         }
     }
@@ -304,6 +312,7 @@ impl Orders {
             interlock_order: self.interlock_order || other.interlock_order,
             rmw_atomicity: self.rmw_atomicity && other.rmw_atomicity,
             read_write_coherence: self.read_write_coherence && other.read_write_coherence,
+            write_write_coherence: self.write_write_coherence && other.write_write_coherence,
             latest_own_write: self.latest_own_write & other.latest_own_write,
         }
     }
@@ -1385,12 +1394,14 @@ impl Skeleton {
     ) -> Result<(), ExecError> {
         if let Some(pending) = self.unlisted.take() {
             let (facts, limits) = &*pending;
-            let required = if limits.order_pruning && limits.orders.read_write_coherence {
+            let mut required = if limits.order_pruning && limits.orders.read_write_coherence {
                 candidates::coherence_pairs(&self.events, facts, &self.reads, &self.rf_choices)
             } else {
                 Vec::new()
             };
-            let mut required = required;
+            if limits.order_pruning && limits.orders.write_write_coherence {
+                required.extend(candidates::write_pairs(&self.events, facts));
+            }
             if let Some(sym) = &mut self.symmetry {
                 // Groups of interchangeable threads on one path: their
                 // first writes to a location every order relates, in
