@@ -15,7 +15,9 @@ use std::path::{Path, PathBuf};
 use vkmm::analysis::LitmusOutcome;
 use vkmm::analysis::suite::Status;
 use vkmm::frontend::OutOfBoundsReading;
-use vkmm::{Checked, Property, Session};
+use vkmm::{Property, Session};
+
+mod common;
 
 fn file(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -24,14 +26,19 @@ fn file(name: &str) -> PathBuf {
 }
 
 fn check_text(reading: OutOfBoundsReading, name: &str, text: &str) -> LitmusOutcome {
-    match Session::new()
-        .out_of_bounds(reading)
-        .check_text(name, text)
+    common::litmus(
+        Session::new()
+            .out_of_bounds(reading)
+            .check_text(name, text)
+            .unwrap(),
+    )
+}
+
+/// The text of test file `name` with `from` replaced by `to`.
+fn edited(name: &str, from: &str, to: &str) -> String {
+    std::fs::read_to_string(file(name))
         .unwrap()
-    {
-        Checked::Litmus(o) => *o,
-        _ => panic!("a litmus result"),
-    }
+        .replace(from, to)
 }
 
 fn check(reading: OutOfBoundsReading, name: &str) -> LitmusOutcome {
@@ -103,9 +110,7 @@ fn an_out_of_bounds_branch_never_taken_is_no_undefined_behaviour() {
     assert_eq!(program.out_of_bounds.len(), 2);
     // With the flag set every execution takes the branch: both stores
     // are out of bounds (a[1] by invocation 0, a[2] by invocation 1).
-    let text = std::fs::read_to_string(file("oob-not-taken.spvasm"))
-        .unwrap()
-        .replace("%flag = 0", "%flag = 1");
+    let text = edited("oob-not-taken.spvasm", "%flag = 0", "%flag = 1");
     let o = check_text(OutOfBoundsReading::Undefined, "taken.spvasm", &text);
     assert_eq!(o.undefined.executions, o.consistent, "{o:?}");
     assert_eq!(accesses(&o), [("%a".into(), 53, 2)]);
@@ -116,18 +121,19 @@ fn an_out_of_bounds_branch_never_taken_is_no_undefined_behaviour() {
 
 #[test]
 fn an_index_read_from_memory_is_checked_on_every_path() {
-    for reading in [OutOfBoundsReading::Undefined, OutOfBoundsReading::Flat] {
-        // Index 1 of a one-element array, in the only execution; under the
-        // flat reading too (the index is not known when lowering).
-        let o = check(reading, "oob-chain.spvasm");
-        assert_eq!(o.undefined.executions, 1, "{reading:?}: {o:?}");
-        assert_eq!(o.condition_holds, Some(true));
-        assert!(o.rests_on_undefined(Property::Condition), "{reading:?}");
-    }
+    // Index 1 of a one-element array, in the only execution.
+    let o = check(OutOfBoundsReading::Undefined, "oob-chain.spvasm");
+    assert_eq!(o.undefined.executions, 1, "{o:?}");
+    assert_eq!(o.condition_holds, Some(true));
+    assert!(o.rests_on_undefined(Property::Condition));
+    // Flat: the register-held index names %out[1], a location past the
+    // end: the store is made there, %out[0] keeps 0, nothing undefined.
+    let o = check(OutOfBoundsReading::Flat, "oob-chain.spvasm");
+    assert!(o.undefined.is_empty(), "{o:?}");
+    assert_eq!(o.condition_holds, Some(true));
+    assert!(!o.rests_on_undefined(Property::Condition));
     // Index 0: in bounds, %out[0] == 7, the forall fails, nothing undefined.
-    let text = std::fs::read_to_string(file("oob-chain.spvasm"))
-        .unwrap()
-        .replace("%idx = 1", "%idx = 0");
+    let text = edited("oob-chain.spvasm", "%idx = 1", "%idx = 0");
     let o = check_text(OutOfBoundsReading::Undefined, "in.spvasm", &text);
     assert!(o.undefined.is_empty(), "{o:?}");
     assert_eq!(o.condition_holds, Some(false));
@@ -142,12 +148,11 @@ fn a_witness_without_undefined_behaviour_still_decides() {
     // races with that store in every execution (both in bounds) and reads
     // 0 or 1; when it reads 1 it stores out of bounds. Invocation 0 reads
     // its flag before its own store and nobody else writes it: 0.
-    let text = std::fs::read_to_string(file("oob-not-taken.spvasm"))
-        .unwrap()
-        .replace(
-            "OpStore %q %c1\nOpReturn",
-            "OpStore %q %c1\n%is0 = OpIEqual %bool %lid %c0\nOpSelectionMerge %w None\nOpBranchConditional %is0 %wr %w\n%wr = OpLabel\nOpStore %flag %c1\nOpBranch %w\n%w = OpLabel\nOpReturn",
-        );
+    let text = edited(
+        "oob-not-taken.spvasm",
+        "OpStore %q %c1\nOpReturn",
+        "OpStore %q %c1\n%is0 = OpIEqual %bool %lid %c0\nOpSelectionMerge %w None\nOpBranchConditional %is0 %wr %w\n%wr = OpLabel\nOpStore %flag %c1\nOpBranch %w\n%w = OpLabel\nOpReturn",
+    );
     let o = check_text(OutOfBoundsReading::Undefined, "mixed.spvasm", &text);
     assert_eq!((o.undefined.executions, o.consistent), (1, 2), "{o:?}");
     assert_eq!(o.race_free, Some(false));
@@ -191,4 +196,55 @@ fn suite_rows_say_undefined_behaviour() {
     assert_eq!(statuses, [Status::Passed, Status::Passed], "{s:?}");
     assert_eq!(s.exit_code(), 0);
     let _ = std::fs::remove_file(&csv);
+}
+
+/// Out-of-bounds offsets held in registers under the flat reading: a loop
+/// counter (tests/litmus-spirv-oob/oob-loop.spvasm) and an OpPhi
+/// (oob-phi.spvasm) running past the end name elements past it, which
+/// are locations of their variable; by default they are undefined
+/// behaviour. The verdicts are derived in the files' comments.
+#[test]
+fn a_loop_counter_past_the_end_reaches_an_element_past_it_under_flat() {
+    let run = |reading| {
+        common::litmus(
+            Session::new()
+                .out_of_bounds(reading)
+                .unroll(4)
+                .check_file(file("oob-loop.spvasm"))
+                .unwrap(),
+        )
+    };
+    let o = run(OutOfBoundsReading::Undefined);
+    assert_eq!(o.undefined.executions, 1, "{o:?}");
+    let mut a = accesses(&o);
+    a.sort();
+    assert_eq!(a, [("%a".into(), 61, 1), ("%a".into(), 62, 1)]);
+    assert!(o.rests_on_undefined(Property::Condition), "{o:?}");
+    // Flat: a[2] holds the 3 stored there, read back into out[2].
+    let o = run(OutOfBoundsReading::Flat);
+    assert!(o.undefined.is_empty(), "{o:?}");
+    assert!(o.complete(), "{o:?}");
+    assert_eq!((o.condition_holds, o.race_free), (Some(true), Some(true)));
+}
+
+#[test]
+fn an_opphi_index_past_the_end_is_its_own_location_under_flat() {
+    let o = check(OutOfBoundsReading::Undefined, "oob-phi.spvasm");
+    assert_eq!(accesses(&o), [("%w".into(), 74, 1), ("%w".into(), 75, 1)]);
+    assert!(o.rests_on_undefined(Property::Races), "{o:?}");
+    let o = check(OutOfBoundsReading::Flat, "oob-phi.spvasm");
+    assert!(o.undefined.is_empty(), "{o:?}");
+    // w[0] is invocation 0's, w[1] invocation 1's: race-free, out = {1, 2}.
+    assert_eq!((o.condition_holds, o.race_free), (Some(true), Some(true)));
+    // Index 100 (byte 400) is past the 64 elements past the end (bytes 4
+    // to 260): still undefined behaviour, marked, under the flat reading.
+    let text = edited(
+        "oob-phi.spvasm",
+        "%limit = OpConstant %uint 10",
+        "%limit = OpConstant %uint 1",
+    );
+    let o = check_text(OutOfBoundsReading::Flat, "far.spvasm", &text);
+    assert_eq!(accesses(&o), [("%w".into(), 74, 1), ("%w".into(), 75, 1)]);
+    assert!(o.rests_on_undefined(Property::Races), "{o:?}");
+    assert!(o.rests_on_undefined(Property::Condition), "{o:?}");
 }

@@ -94,6 +94,11 @@ pub(super) struct Memory {
     /// What an access whose offset names no cell does
     /// (docs/format-spirv.md, "Out-of-bounds accesses").
     pub out_of_bounds: crate::frontend::OutOfBoundsReading,
+    /// Under the flat reading, the end of each variable instance's own
+    /// bytes (its type's size, at least its cells' end) once elements
+    /// past it have locations (`super::past_end_cells`): an offset at or
+    /// past it naming no cell is still out of bounds.
+    pub real_end: HashMap<(String, usize), i64>,
 }
 
 /// Values the headers and the grid give one invocation.
@@ -1912,21 +1917,16 @@ impl<'a> Gen<'a> {
         };
         let in_memory = matches!(p.home, Home::Mem { .. });
         // The variable's bytes: its type's size (padding at the end
-        // included), at least its cells' (a runtime array's @Input).
+        // included), at least its cells' (a runtime array's @Input), not
+        // counting the elements past the end the flat reading added.
         // An offset outside them is out of bounds; one inside that names
         // no cell (padding, the middle of a cell) is no access, unmarked.
-        let extent = targets
-            .iter()
-            .map(|(c, s, _)| c + i64::from(*s))
-            .chain(
-                self.m
-                    .globals
-                    .iter()
-                    .find(|g| g.id == var)
-                    .and_then(|g| self.m.size_of(&g.pointee)),
-            )
-            .max()
-            .unwrap_or(0);
+        let extent = match &p.home {
+            Home::Mem { var, instance } => self.mem.real_end.get(&(var.clone(), *instance)),
+            Home::Regs { .. } => None,
+        }
+        .copied()
+        .unwrap_or_else(|| extent_of(self.m, &var, targets.iter().map(|(c, s, _)| (*c, *s))));
         // The cells an offset held in a register may name: cells of the
         // access's size, and in memory every multiple of the size other
         // cells cover (`bytes::mixed_candidates`).
@@ -1994,6 +1994,7 @@ impl<'a> Gen<'a> {
                 }
             }
             Operand::Reg(r) => {
+                self.want_past_end(p, rel, size, extent);
                 let src = span(inst);
                 let end = self.fresh_label();
                 let cases = candidates();
@@ -2038,6 +2039,36 @@ impl<'a> Gen<'a> {
                 self.label(&end, &src);
                 Ok(())
             }
+        }
+    }
+
+    /// Under the flat reading, an offset held in a register into a shared
+    /// variable instance asks for the elements past its end (`extent`)
+    /// the offset may name: those congruent to the pointer's constant
+    /// part modulo the gcd of its strides, one access size apart at
+    /// least, up to [`MAX_PAST_END`] of them (`super::past_end_cells`
+    /// gives them locations; the branch chain of the second pass has a
+    /// case for each). Offsets below 0 or past them stay out of bounds.
+    fn want_past_end(&mut self, p: &Ptr, rel: i64, size: u32, extent: i64) {
+        let Home::Mem { var, instance } = &p.home else {
+            return;
+        };
+        if self.mem.out_of_bounds != crate::frontend::OutOfBoundsReading::Flat {
+            return;
+        }
+        let g = p
+            .dynamic
+            .iter()
+            .fold(0, |g, (_, stride)| gcd(g, stride.abs()));
+        if g == 0 {
+            return;
+        }
+        let step = g * ((i64::from(size) + g - 1) / g).max(1);
+        let base = (p.offset + rel).rem_euclid(g);
+        let first = extent + (base - extent).rem_euclid(g);
+        for k in 0..MAX_PAST_END as i64 {
+            self.past_end
+                .push((var.clone(), *instance, first + k * step, size));
         }
     }
 
@@ -2340,6 +2371,31 @@ impl<'a> Gen<'a> {
 /// the component width and R is computed with enough precision to avoid
 /// overflow and underflow"; shifts left; signed division (`MIN / -1`);
 /// unsigned division and shifts right of zero-extended values.
+/// The most elements past the end of one variable instance the flat
+/// out-of-bounds reading gives locations (the others stay undefined
+/// behaviour).
+pub(super) const MAX_PAST_END: usize = 64;
+
+/// The end of a variable's bytes: its type's size (padding at the end
+/// included), at least the end of its cells `(offset, size)` (a runtime
+/// array's @Input).
+pub(super) fn extent_of(m: &Module, var: &str, cells: impl Iterator<Item = (i64, u32)>) -> i64 {
+    cells
+        .map(|(c, s)| c + i64::from(s))
+        .chain(
+            m.globals
+                .iter()
+                .find(|g| g.id == var)
+                .and_then(|g| m.size_of(&g.pointee)),
+        )
+        .max()
+        .unwrap_or(0)
+}
+
+fn gcd(a: i64, b: i64) -> i64 {
+    if b == 0 { a } else { gcd(b, a % b) }
+}
+
 fn wraps(op: Op) -> bool {
     matches!(
         op,

@@ -475,10 +475,7 @@ fn parse_module(
 /// The most cells a program may leave undefined (more: all start at 0).
 const MAX_UNDEFINED: usize = 4;
 
-/// The most elements past the end of one variable instance the flat
-/// out-of-bounds reading gives locations (the others stay undefined
-/// behaviour).
-const MAX_PAST_END: usize = 64;
+use lower::MAX_PAST_END;
 
 /// The flat out-of-bounds reading (Dat3M's memory is byte addressed):
 /// each element past the end of a shared variable instance that an access
@@ -512,6 +509,12 @@ fn past_end_cells(
         let Some(cells) = mem.cells.get_mut(&(var.clone(), instance)) else {
             continue;
         };
+        // The instance's own bytes, before any element past them.
+        mem.real_end
+            .entry((var.clone(), instance))
+            .or_insert_with(|| {
+                lower::extent_of(m, &var, cells.iter().map(|(c, _)| (c.offset, c.size)))
+            });
         let count = added.entry((var.clone(), instance)).or_default();
         let end = i64::from(size);
         if off < 0
