@@ -87,3 +87,68 @@ fn the_value_domain_rounds_read_the_clock() {
     let paths = vkmm::engine::trace::explore(&program, &Limits::default()).unwrap();
     assert_eq!(paths[0].paths.len(), 4);
 }
+
+/// `path` checked with `--max-writes max_writes`.
+fn with_max_writes(path: &std::path::Path, max_writes: usize) -> vkmm::analysis::LitmusOutcome {
+    common::litmus(
+        Session::new()
+            .max_writes(max_writes)
+            .check_file(path)
+            .unwrap(),
+    )
+}
+
+/// The order limit counts the steps of listing a location's orders, not
+/// its writes, past `--max-writes`: tests/litmus-bound/rmw-chain-over-order-limit
+/// (five exchanges of one location, mutually ordered: "If A is a write and
+/// B is a read-modify-write and B reads the value written by A, then B
+/// comes immediately after A in A's scoped modification order", so the
+/// values read fix the order and every one of the 5! orders is its own
+/// final state). Listing one combination's order tests at most 5 + 4 + 3 +
+/// 2 + 1 = 15 prefixes, exactly the steps of every order of 3
+/// unconstrained writes (3 + 6 + 6): `--max-writes 3` lists it in full (a
+/// count of writes, 5 > 3, or a budget one step short would not), with the
+/// answer of the default limit (5 writes, at most 8: every order listed);
+/// `--max-writes 2` (4 steps) stops at the order limit and says so.
+#[test]
+fn the_order_limit_is_a_budget_of_listing_steps() {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/litmus-bound/rmw-chain-over-order-limit.litmus");
+    let run = |max_writes: usize| with_max_writes(&path, max_writes);
+    let (three, default) = (run(3), run(8));
+    for o in [&three, &default] {
+        assert!(!o.truncated, "stopped by {:?}", o.stopped_by);
+        assert_eq!(o.states.len(), 120);
+        assert_eq!(o.consistent, 120);
+        assert_eq!(o.positive, 1);
+    }
+    assert_eq!(three.states, default.states);
+    let two = run(2);
+    assert!(two.truncated);
+    assert_eq!(two.stopped_by, Some(LimitKind::MaxWrites));
+    assert!(two.states.is_empty());
+}
+
+/// The order limit counts the steps of listing a location's orders, not
+/// its writes (`--max-writes 8`: as many steps as 8 unconstrained writes
+/// take): Dat3M's liveness test `CADP/2_threads_3_instructions/107_simple`
+/// (two threads storing and exchanging one location in loops: up to 12
+/// writes to it at unroll 2, all mutually ordered, most RMWs) was skipped
+/// at the limit; RMW atomicity keeps its orders few, and it is listed in
+/// full now, with the states that `--max-writes 12` (which counted writes
+/// up to 12) gives. Nine unconstrained writes are still skipped
+/// (tests/cli.rs, `state_space_limits_are_undecided_answers_not_input_errors`).
+#[test]
+fn the_order_limit_counts_listing_steps_not_writes() {
+    let Some(dir) = common::corpus("dat3m-vulkan-liveness/CADP/2_threads_3_instructions") else {
+        eprintln!("skipped: ../shared/corpus/dat3m-vulkan-liveness is not there");
+        return;
+    };
+    let path = dir.join("107_simple.litmus");
+    let run = |max_writes: usize| with_max_writes(&path, max_writes);
+    let (default, twelve) = (run(8), run(12));
+    assert!(!default.truncated, "stopped by {:?}", default.stopped_by);
+    assert_eq!(default.states, twelve.states);
+    assert_eq!(default.consistent, twelve.consistent);
+    assert!(default.consistent > 0);
+}

@@ -246,17 +246,29 @@ pub(crate) fn mo_choices(
     let n = events.len();
     let total = limits.orders.total_co;
     let mut out = Vec::new();
+    // The order limit (`--max-writes N`): a location of at most N ordered
+    // writes has every order listed, as before; one with more is listed
+    // when its listing takes at most as many steps (calls of `follows`) as
+    // listing every order of min(N, 8) unconstrained writes
+    // (`order_steps`): the constraints below (RMW chains, read-write
+    // coherence, the visitor's) can keep its orders few. The cap at 8 keeps
+    // `--max-writes 12` from spending e*12! steps on a location over it.
+    let most = limits.max_writes_per_location;
+    let budget = order_steps(most.min(MAX_STEP_WRITES));
     for (loc, writes) in ordered_writes(n, f, &limits) {
-        if writes.len() > limits.max_writes_per_location {
-            return Err(ExecError::limit(
+        let over_limit = || {
+            ExecError::limit(
                 super::LimitKind::MaxWrites,
                 format!(
-                    "{} {}writes to one location: more than the {} whose orders vkmm enumerates (--max-writes)",
+                    "{} {}writes to one location: more than the {most} whose orders vkmm lists (--max-writes), and listing their orders takes more than the {budget} steps every order of {} unconstrained writes takes",
                     writes.len(),
                     if total { "" } else { "atomic " },
-                    limits.max_writes_per_location
+                    most.min(MAX_STEP_WRITES)
                 ),
-            ));
+            )
+        };
+        if writes.len() > MAX_ORDERED_WRITES {
+            return Err(over_limit());
         }
         let mutually_ordered = |a: usize, b: usize| mutually_ordered(f, a, b);
         // Every write of the location mutually ordered with every other:
@@ -309,6 +321,16 @@ pub(crate) fn mo_choices(
                 Some(&p) => f.write_value[p].is_none_or(|w| w == read),
             }
         };
+        if writes.len() > most {
+            // Unconstrained, the listing takes order_steps(writes) steps,
+            // more than the budget: skipped without listing.
+            let constrained = may_precede.is_some()
+                || rmw_chain
+                || required.iter().any(|(a, _)| writes.contains(a));
+            if !constrained || listing_steps(&writes, &follows, budget) > budget {
+                return Err(over_limit());
+            }
+        }
         let mut seen = HashSet::new();
         let mut orders = Vec::new();
         let mut perm = writes.clone();
@@ -336,6 +358,47 @@ pub(crate) fn mo_choices(
         out.push(orders);
     }
     Ok(out)
+}
+
+/// The most writes to one location whose orders are listed at all (the
+/// step budget of [`order_steps`] decides before that).
+const MAX_ORDERED_WRITES: usize = 64;
+
+/// The step budget of a location over `--max-writes` is that of at most
+/// this many unconstrained writes (109,600 steps).
+const MAX_STEP_WRITES: usize = 8;
+
+/// The steps (calls of `follows`) [`permutations`] takes to list the orders
+/// of `writes`, counted up to one past `budget` (the walk stops there).
+fn listing_steps(
+    writes: &[usize],
+    follows: &dyn Fn(&[usize], usize) -> bool,
+    budget: usize,
+) -> usize {
+    let steps = std::cell::Cell::new(0usize);
+    let counted = |placed: &[usize], e: usize| {
+        if steps.get() > budget {
+            return false;
+        }
+        steps.set(steps.get() + 1);
+        steps.get() <= budget && follows(placed, e)
+    };
+    let mut perm = writes.to_vec();
+    permutations(&mut perm, 0, &counted, &mut |_| steps.get() <= budget);
+    steps.get()
+}
+
+/// The steps (calls of the `follows` test of [`permutations`]) listing
+/// every order of `n` unconstrained writes takes: n!/(n-1)! + n!/(n-2)! +
+/// ... + n!/0!, the prefixes of the permutations (109,600 for n = 8).
+fn order_steps(n: usize) -> usize {
+    let mut prefixes = 1usize;
+    let mut total = 0usize;
+    for k in 0..n {
+        prefixes = prefixes.saturating_mul(n - k);
+        total = total.saturating_add(prefixes);
+    }
+    total
 }
 
 /// The possible SC orders: every strict total order of the sequentially
@@ -1058,5 +1121,41 @@ pub(crate) fn search(
             idx[d] = 0;
             d += 1;
         }
+    }
+}
+
+#[cfg(test)]
+mod step_tests {
+    use super::{listing_steps, order_steps};
+
+    /// The budget counts prefixes: n + n(n-1) + ... + n! calls of the test.
+    #[test]
+    fn order_steps_count_the_prefixes_of_the_permutations() {
+        assert_eq!(order_steps(1), 1);
+        assert_eq!(order_steps(2), 2 + 2);
+        assert_eq!(order_steps(3), 3 + 6 + 6);
+        assert_eq!(order_steps(8), 109_600);
+    }
+
+    /// Unconstrained, the listing takes exactly `order_steps` steps (what
+    /// `mo_choices` assumes when it skips an unconstrained location without
+    /// listing it); a chain admitting one order takes n + (n-1) + ... + 1;
+    /// the count stops one past the budget.
+    #[test]
+    fn listing_steps_count_every_test_of_the_walk() {
+        let writes: Vec<usize> = (0..5).collect();
+        for n in 1..=5 {
+            let any = |_: &[usize], _: usize| true;
+            assert_eq!(
+                listing_steps(&writes[..n], &any, usize::MAX),
+                order_steps(n)
+            );
+        }
+        let chain = |placed: &[usize], e: usize| e == placed.len();
+        assert_eq!(listing_steps(&writes, &chain, usize::MAX), 15);
+        assert_eq!(listing_steps(&writes, &chain, 15), 15);
+        assert_eq!(listing_steps(&writes, &chain, 14), 15);
+        let any = |_: &[usize], _: usize| true;
+        assert_eq!(listing_steps(&writes, &any, 100), 101);
     }
 }

@@ -166,7 +166,7 @@ impl LimitKind {
             LimitKind::Timeout => "at the time limit (--timeout)",
             LimitKind::MaxPaths => "at the path limit (--max-paths)",
             LimitKind::MaxWrites => {
-                "at the order limit (--max-writes: path combinations with more writes to one location were skipped)"
+                "at the order limit (--max-writes: path combinations with more writes to one location, whose orders take more listing steps, were skipped)"
             }
             LimitKind::MaxMemory => "at the memory bound (--max-memory)",
             LimitKind::ValueDomains => "before the values reads return settled (lower --unroll)",

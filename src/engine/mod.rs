@@ -72,8 +72,12 @@ impl ExecError {
 /// Limits that keep enumeration bounded.
 #[derive(Clone, Copy, Debug)]
 pub struct Limits {
-    /// The most atomic writes to one location whose orders are enumerated
-    /// (orders grow as the factorial of this number).
+    /// The order limit: every order of a location with at most this many
+    /// ordered writes is listed (orders grow as the factorial of this
+    /// number); a location with more within a budget of listing steps, as
+    /// many as every order of min(this, 8) unconstrained writes takes
+    /// (`candidates::mo_choices`); at most this many SC operations are
+    /// ordered.
     pub max_writes_per_location: usize,
     /// Loop unrolling: a statement runs at most `unroll + 1` times on a path
     /// each time the path enters its innermost loop (`trace::loop_ranges`:

@@ -166,10 +166,13 @@ pub struct LimitArgs {
     /// (exit code 3).
     #[arg(long, value_name = "N", default_value_t = vkmm::engine::DEFAULT_MAX_PATHS, value_parser = clap::value_parser!(u32).range(1..).map(|n| n as usize))]
     pub max_paths: usize,
-    /// The most writes to one location (and sequentially consistent
-    /// operations) whose orders are enumerated; orders grow as the factorial
-    /// of it. Combinations of paths with more are skipped and the answer is
-    /// undecided (exit code 3).
+    /// The order limit: every order of a location with at most N ordered
+    /// writes is listed (orders grow as the factorial of N); a location with
+    /// more is listed when that takes at most as many steps as every order
+    /// of min(N, 8) unconstrained writes (RMW chains and read-write
+    /// coherence keep orders few); at most N sequentially consistent
+    /// operations are ordered. Combinations of paths needing more are
+    /// skipped and the answer is undecided (exit code 3).
     #[arg(long, value_name = "N", default_value_t = 8, value_parser = clap::value_parser!(u8).range(1..=12).map(usize::from))]
     pub max_writes: usize,
     /// Memory bound in MiB for the whole process (0: none); a search that
