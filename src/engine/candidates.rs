@@ -307,7 +307,13 @@ pub(crate) fn mo_choices(
             {
                 return false;
             }
-            if required.iter().any(|&(a, b)| a == e && placed.contains(&b)) {
+            // (And `e` may not come before a write of its location it
+            // must follow: checked as it is placed, not when the other
+            // cannot be placed any more, which walks every dead prefix.)
+            if required.iter().any(|&(a, b)| {
+                (a == e && placed.contains(&b))
+                    || (b == e && !placed.contains(&a) && writes.contains(&a))
+            }) {
                 return false;
             }
             if !rmw_chain || !f.is_read[e] {

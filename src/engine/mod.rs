@@ -947,7 +947,11 @@ impl<'p> Explorer<'p> {
         }
         // Per thread, per path of the block: its ordered writes per
         // location (numbered densely), when the walk prunes at the order
-        // limit ([`Explorer::set_write_pruning`]).
+        // limit ([`Explorer::set_write_pruning`]). Not on RMW-chain
+        // locations: their orders are built prefix by prefix under the
+        // chain's constraint, and the order limit lets a location past
+        // `--max-writes` be listed when that takes few enough steps
+        // (`candidates::mo_choices`), which a count of writes cannot tell.
         let mut write_locations: HashMap<usize, usize> = HashMap::new();
         let ordered_writes: Vec<Vec<Vec<usize>>> = if self.write_pruning {
             let total = self.limits.orders.total_co;
@@ -961,7 +965,9 @@ impl<'p> Explorer<'p> {
                             for e in &self.threads[t].paths[p].events {
                                 let ordered = e.writes
                                     && (total || self.op_at(t, e.stmt).is_some_and(|i| i.atomic));
-                                if let Some(l) = loc(t, e.stmt).filter(|_| ordered) {
+                                if let Some(l) =
+                                    loc(t, e.stmt).filter(|&l| ordered && !self.rmw_chains[l])
+                                {
                                     let next = write_locations.len();
                                     out.push(*write_locations.entry(l).or_insert(next));
                                 }
