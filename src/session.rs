@@ -244,6 +244,15 @@ impl Session {
         self
     }
 
+    /// The walk over executions in which a thread spins forever at an
+    /// await skips the combinations whose races a complete execution has
+    /// (on by default; off: see [`Limits::spin_extension`]). Same races
+    /// either way; fewer executions walked.
+    pub fn spin_extension(mut self, on: bool) -> Session {
+        self.limits.spin_extension = on;
+        self
+    }
+
     /// The outcome-directed walk where only final states or the
     /// condition's verdict are asked (on by default; off: the full walk,
     /// see [`Limits::outcome_directed`]).

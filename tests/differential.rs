@@ -624,6 +624,23 @@ fn generated_agree(text: &str, max_executions: u64, unroll: usize) -> Vec<String
         panic!("not a litmus test");
     };
     let mut diffs = compare_litmus("generated", &a, &b);
+    // Without the skipping of spinning executions that extend to complete
+    // ones (tests/spin_extension.rs on files): the same answers and races.
+    let walked = session(true, LocalMemory::PerWorkgroup)
+        .unroll(unroll)
+        .max_executions(max_executions)
+        .timeout(Some(std::time::Duration::from_secs(GENERATED_TIMEOUT_SECS)))
+        .spin_extension(false)
+        .check_text("generated.litmus", text)
+        .unwrap_or_else(|e| panic!("{e}\n{text}"));
+    let with = Checked::Litmus(b.clone());
+    if let (Some(x), Some(y)) = (
+        common::answers_of(&walked, true),
+        common::answers_of(&with, true),
+    ) && x != y
+    {
+        diffs.push(format!("generated: without spin extension\n{x}\nwith\n{y}"));
+    }
     // The outcome-directed listing (`--property states`) has the states
     // and the verdict of the full one (tests/states_listing.rs on files).
     let states = session(true, LocalMemory::PerWorkgroup)

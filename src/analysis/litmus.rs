@@ -278,11 +278,11 @@ pub struct LitmusOutcome {
     /// `executions` and `partial_evaluations` count the candidates
     /// evaluated, one per orbit; the states, `positive`, `negative` and
     /// `consistent` count every execution. 0: no reduction.
-    #[serde(skip_serializing_if = "is_zero")]
+    #[serde(skip_serializing_if = "is_zero_usize")]
     pub symmetric_threads: usize,
 }
 
-fn is_zero(n: &usize) -> bool {
+fn is_zero_usize(n: &usize) -> bool {
     *n == 0
 }
 
@@ -294,6 +294,14 @@ pub struct PrefixWalk {
     pub executions: u64,
     /// The limit that stopped it before it finished, if any.
     pub stopped_by: Option<crate::engine::LimitKind>,
+    /// Combinations it skipped because they extend to complete executions
+    /// the complete walk judged (`engine::Explorer::set_spin_extension`).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub extended: u64,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 impl PrefixWalk {
@@ -1684,6 +1692,7 @@ fn join(mut o: LitmusOutcome, a: LitmusOutcome) -> LitmusOutcome {
         (Some(p), Some(q)) => Some(PrefixWalk {
             executions: p.executions + q.executions,
             stopped_by: p.stopped_by.or(q.stopped_by),
+            extended: p.extended + q.extended,
         }),
         (p, q) => p.or(q),
     };
@@ -1780,6 +1789,7 @@ fn check_one(
         prefix_walk: coverage.prefix_walk.then_some(PrefixWalk {
             executions: coverage.prefix_executions,
             stopped_by: coverage.prefix_stopped_by,
+            extended: coverage.prefix_extended,
         }),
         symmetric_threads: coverage.symmetric_threads,
     };

@@ -103,6 +103,12 @@ pub struct Coverage {
     /// walk over complete paths had finished: its answers stand).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub prefix_stopped_by: Option<LimitKind>,
+    /// Combinations of that walk skipped because every thread stopped in
+    /// them spins forever at an await and extends to a complete path
+    /// whose execution the complete walk judged
+    /// ([`super::Explorer::set_spin_extension`]).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub prefix_extended: u64,
     /// The threads the walk permuted by symmetry reduction (in classes of
     /// interchangeable threads, [`crate::engine::symmetry`]): each
     /// candidate evaluated stood for its images under their permutations,
@@ -230,6 +236,7 @@ impl Coverage {
         self.stopped_by = self.stopped_by.or(other.stopped_by);
         self.prefix_walk |= other.prefix_walk;
         self.prefix_executions += other.prefix_executions;
+        self.prefix_extended += other.prefix_extended;
         self.prefix_stopped_by = self.prefix_stopped_by.or(other.prefix_stopped_by);
         self.symmetric_threads = self.symmetric_threads.max(other.symmetric_threads);
     }
@@ -883,8 +890,12 @@ fn walk_prefixes(
     }
     // The first walk's skipped combinations are in its coverage already.
     explorer.take_skipped();
-    let (done, stopped_by) = walk_stopped(&mut explorer, walk, visitor)?;
+    // The combinations that extend to complete ones are skipped only when
+    // the complete walk covered every complete combination.
+    let extend = !coverage.truncated && coverage.stopped_by.is_none();
+    let (done, stopped_by) = walk_stopped(&mut explorer, walk, visitor, extend)?;
     record_prefix_walk(coverage, &done, stopped_by);
+    coverage.prefix_extended = explorer.take_extended();
     Ok(())
 }
 
@@ -898,11 +909,14 @@ fn walk_stopped(
     explorer: &mut Explorer,
     walk: &Walk,
     visitor: &mut dyn Visitor,
+    extend: bool,
 ) -> Result<(Searched, Option<LimitKind>), CheckError> {
     let complete: Vec<usize> = explorer.threads.iter().map(|t| t.paths.len()).collect();
     let blocks = explorer.prefix_blocks();
     explorer.set_write_pruning(true);
+    explorer.set_spin_extension(extend, &complete);
     let done = walk_skeletons(explorer, Some(&blocks), walk, visitor, &Recent::default())?;
+    explorer.set_spin_extension(false, &complete);
     explorer.set_write_pruning(false);
     let skipped = explorer.take_skipped();
     explorer.restore_prefixes(&complete);
@@ -972,7 +986,8 @@ fn prefixes_first(
     let budget = Budget::new(share, progress);
     let monotone = MonotoneCache::new();
     let walk = Walk::new(model, share, &*visitor, &budget, &monotone);
-    let (done, stopped_by) = walk_stopped(explorer, &walk, visitor)?;
+    // First: no complete walk has run, so nothing extends to it.
+    let (done, stopped_by) = walk_stopped(explorer, &walk, visitor, false)?;
     visitor.prefixes_end();
     let rest = Limits {
         max_executions: limits.max_executions.saturating_sub(done.evaluations),

@@ -200,6 +200,15 @@ pub struct Limits {
     /// a search lever: it changes which executions are asked about, so the
     /// reference enumeration keeps it.
     pub prefix_races: bool,
+    /// In the walk over executions stopping at the bound that follows a
+    /// finished complete walk, a combination in which every stopped thread
+    /// spins forever at an await and each extends to one of its complete
+    /// paths by reads of a maximal write is not walked: its races are
+    /// races of a complete execution the complete walk listed
+    /// ([`Explorer::set_spin_extension`]; only with a model declaring
+    /// `await-extension`). Off (`--no-spin-extension`): every such
+    /// combination is walked (the reference).
+    pub spin_extension: bool,
 }
 
 /// Which order relations the model reads, so that the engine enumerates
@@ -234,6 +243,11 @@ pub struct Orders {
     /// [`Limits::order_pruning`] no order putting such a pair the other
     /// way round is listed.
     pub write_write_coherence: bool,
+    /// The model declares `await-extension` (its profile): reads appended
+    /// after a thread's last event, each reading a maximal write of its
+    /// location, keep a consistent execution consistent and its races
+    /// ([`Explorer::set_spin_extension`]).
+    pub await_extension: bool,
     /// The model declares `latest-own-write` (its profile): a read of a
     /// location that only its own thread writes, through the read's
     /// reference, reads the thread's latest earlier write there (the
@@ -253,6 +267,7 @@ impl Default for Orders {
             rmw_atomicity: false,
             read_write_coherence: false,
             write_write_coherence: false,
+            await_extension: false,
             latest_own_write: 0,
         }
     }
@@ -278,6 +293,7 @@ impl Limits {
             outcome_directed: false,
             symbolic_stores: false,
             symmetry: false,
+            spin_extension: false,
             ..self
         }
     }
@@ -304,6 +320,7 @@ impl Orders {
             rmw_atomicity: crate::model::profile::declares_rmw_atomicity(model),
             read_write_coherence: crate::model::profile::declares_read_write_coherence(model),
             write_write_coherence: crate::model::profile::declares_write_write_coherence(model),
+            await_extension: crate::model::profile::declares_await_extension(model),
             latest_own_write: crate::model::profile::declares_latest_own_write(model),
         }
     }
@@ -317,6 +334,7 @@ impl Orders {
             rmw_atomicity: self.rmw_atomicity && other.rmw_atomicity,
             read_write_coherence: self.read_write_coherence && other.read_write_coherence,
             write_write_coherence: self.write_write_coherence && other.write_write_coherence,
+            await_extension: self.await_extension && other.await_extension,
             latest_own_write: self.latest_own_write & other.latest_own_write,
         }
     }
@@ -359,6 +377,7 @@ impl Default for Limits {
             symbolic_stores: true,
             symmetry: true,
             prefix_races: true,
+            spin_extension: true,
         }
     }
 }
@@ -381,6 +400,11 @@ pub fn combinations<T: Clone>(options: &[Vec<T>]) -> Vec<Vec<T>> {
     }
     out
 }
+
+/// The ways a prefix spinning forever extends to complete paths of its
+/// thread ([`Explorer::set_spin_extension`]): per way, the (location,
+/// value) pairs its appended loads need.
+type Extensions = Vec<Vec<(usize, i64)>>;
 
 /// The paths of every thread of a program.
 pub struct Explorer<'p> {
@@ -413,6 +437,14 @@ pub struct Explorer<'p> {
     /// The classes of interchangeable threads the walk reduces
     /// ([`Explorer::set_symmetry`]).
     symmetry: Option<std::sync::Arc<symmetry::Symmetry>>,
+    /// Per thread, per path ([`Explorer::set_spin_extension`]): for a
+    /// prefix spinning forever at an await, the ways it extends to a
+    /// complete path of its thread by loads only, each as the values its
+    /// appended loads need (location, value); `None` for the other paths.
+    /// Empty: the walk skips nothing that way.
+    extension: Vec<Vec<Option<Extensions>>>,
+    /// The combinations skipped because they extend to complete ones.
+    extended: std::cell::Cell<u64>,
 }
 
 impl<'p> Explorer<'p> {
@@ -434,6 +466,8 @@ impl<'p> Explorer<'p> {
             write_pruning: false,
             rmw_chains: rmw_chain_locations(program, &limits),
             symmetry: None,
+            extension: Vec::new(),
+            extended: std::cell::Cell::new(0),
         })
     }
 
@@ -471,6 +505,183 @@ impl<'p> Explorer<'p> {
     /// a barrier, and reports no stall).
     pub fn set_write_pruning(&mut self, on: bool) {
         self.write_pruning = on;
+    }
+
+    /// With `on` (and [`Limits::spin_extension`], a model declaring
+    /// `await-extension`, and a program without control barriers, group
+    /// functions, host threads or out-of-bounds sites), the walk over
+    /// combinations of paths skips one whose stopped threads all spin
+    /// forever at an await (no thread stops at the bound) when each of them
+    /// extends, by loads only, to one of its complete paths whose loads of
+    /// a concrete value can read a maximal write of that value: every write
+    /// of the combination to the location writes it, and there is one.
+    /// Call after [`Explorer::prefix_blocks`], with `complete` the number
+    /// of complete paths per thread; `false` turns it off. Only for the
+    /// walk after a complete walk that finished (nothing skipped, no
+    /// limit): the skipped combinations' races are that walk's.
+    ///
+    /// Why that loses no race. The appendix: "Let X and Y be operations
+    /// that access overlapping sets of memory locations M, where X != Y,
+    /// and at least one of X and Y is a write, and X and Y are not
+    /// mutually-ordered atomic operations. If there does not exist a
+    /// location-ordered relation between X and Y for each location in M,
+    /// then there is a data race." Take a consistent execution E of the
+    /// skipped combination and append, after each spinning thread's last
+    /// event, the loads of its extension, each reading a write W of its
+    /// location that no write follows in scoped modification order or
+    /// location order (one exists: the two restricted to the location's
+    /// writes are acyclic in E, and there is a write; every such write
+    /// has the value the path needs). The result E' is an execution of
+    /// the complete paths, which the complete walk combined and searched.
+    /// E' is consistent: the model's axiom (vulkan-rules.cat) is that "no
+    /// cycles exist in the union of the following relations:
+    /// location-ordered, scoped modification order (over all atomic
+    /// writes), reads-from, from-reads", and no edge of that union leaves
+    /// an appended load L towards an event of E: reads-from and scoped
+    /// modification order leave only writes; from-reads leaves L only
+    /// towards a write after W in asmo or location order (none) or, had L
+    /// read the initial value, towards any write (L reads W); location
+    /// order out of L needs L to happen-before the other access, and
+    /// happens-before leaves a load that is neither a release nor a fence
+    /// nor a control barrier only through program order, which after L
+    /// holds only appended loads. So a cycle of E' would be one of E or
+    /// one among appended loads of one thread in program order: none. RMW
+    /// atomicity speaks of RMWs, which E' adds none of. The race pairs of
+    /// E stay those of E': location order between two events of E needs a
+    /// happens-before path between them, which cannot pass through an
+    /// appended load (nothing leaves it towards E), and mutual ordering is
+    /// a property of the two operations. So every race of E is a race of
+    /// E', which the complete walk reported first (the listing keys races
+    /// by the two instructions).
+    pub fn set_spin_extension(&mut self, on: bool, complete: &[usize]) {
+        self.extension.clear();
+        let program = self.program;
+        let eligible = on
+            && self.limits.spin_extension
+            && self.limits.orders.await_extension
+            && !self.limits.endings
+            && !self.has_group_functions
+            && program.out_of_bounds.is_empty()
+            && (0..program.threads.len()).all(|t| !program.host.agent(t).is_host())
+            && program.threads.iter().all(|t| {
+                t.instructions()
+                    .all(|i| !matches!(i.kind, crate::ir::OpKind::ControlBarrier { .. }))
+            });
+        if !eligible {
+            return;
+        }
+        // The concrete values a path's events from `from` on need, as
+        // (location, value), when they are all plain loads.
+        let loads_only = |t: usize, path: &Path, from: usize| -> Option<Vec<(usize, i64)>> {
+            let mut needs = Vec::new();
+            for e in &path.events[from..] {
+                let i = self.op_at(t, e.stmt)?;
+                let l = program.location_of(i)?;
+                let load = matches!(i.kind, crate::ir::OpKind::Load)
+                    && !e.writes
+                    && i.coop.is_none()
+                    && i.interface.is_none()
+                    && i.group.is_none();
+                if !load {
+                    return None;
+                }
+                match e.read {
+                    Some(ReadValue::Concrete(v)) => needs.push((l, v)),
+                    Some(ReadValue::Symbolic) => {}
+                    None => return None,
+                }
+            }
+            Some(needs)
+        };
+        let same = |a: &trace::PathEvent, b: &trace::PathEvent| {
+            a.stmt == b.stmt && a.read == b.read && a.write == b.write && a.derived == b.derived
+        };
+        let mut any = false;
+        self.extension = self
+            .threads
+            .iter()
+            .enumerate()
+            .map(|(t, paths)| {
+                let n = complete[t];
+                paths
+                    .paths
+                    .iter()
+                    .enumerate()
+                    .map(|(k, p)| {
+                        if k < n || !matches!(p.ending, Ending::Cut { spinning: true, .. }) {
+                            return None;
+                        }
+                        let len = p.events.len();
+                        let mut ways: Extensions = paths.paths[..n]
+                            .iter()
+                            .filter(|q| {
+                                q.events.len() > len
+                                    && q.events.iter().zip(&p.events).all(|(a, b)| same(a, b))
+                            })
+                            .filter_map(|q| loads_only(t, q, len))
+                            .collect();
+                        ways.sort();
+                        ways.dedup();
+                        any |= !ways.is_empty();
+                        Some(ways).filter(|w| !w.is_empty())
+                    })
+                    .collect()
+            })
+            .collect();
+        if !any {
+            self.extension.clear();
+        }
+    }
+
+    /// The combinations skipped since the last call because they extend
+    /// to complete ones ([`Explorer::set_spin_extension`]).
+    pub fn take_extended(&self) -> u64 {
+        self.extended.take()
+    }
+
+    /// Whether the combination `chosen` (a path index per thread) is one
+    /// [`Explorer::set_spin_extension`] skips: every thread runs a
+    /// complete path or a prefix spinning forever that extends, and at
+    /// least one spins.
+    fn extends_to_complete(&self, chosen: &[usize]) -> bool {
+        if self.extension.is_empty() {
+            return false;
+        }
+        let mut spinning = Vec::new();
+        for (t, &k) in chosen.iter().enumerate() {
+            let p = &self.threads[t].paths[k];
+            match (&self.extension[t][k], &p.ending) {
+                (Some(ways), _) => spinning.push(ways),
+                (None, Ending::Cut { .. }) => return false,
+                (None, _) => {}
+            }
+        }
+        if spinning.is_empty() {
+            return false;
+        }
+        // Per location the combination writes: the value all its writes
+        // write (None once two differ, or one is unknown).
+        let mut written: HashMap<usize, Option<i64>> = HashMap::new();
+        for (t, &k) in chosen.iter().enumerate() {
+            for e in &self.threads[t].paths[k].events {
+                let Some(l) = self.location_at(t, e.stmt).filter(|_| e.writes) else {
+                    continue;
+                };
+                let v = e.write.filter(|_| e.derived.is_none());
+                written
+                    .entry(l)
+                    .and_modify(|w| {
+                        if *w != v {
+                            *w = None
+                        }
+                    })
+                    .or_insert(v);
+            }
+        }
+        let holds = |&(l, v): &(usize, i64)| written.get(&l) == Some(&Some(v));
+        spinning
+            .iter()
+            .all(|ways| ways.iter().any(|needs| needs.iter().all(holds)))
     }
 
     /// The limit at which a walk skipped some combination of paths (its
@@ -742,15 +953,9 @@ impl<'p> Explorer<'p> {
             if self.out_of_budget() {
                 return Ok(ControlFlow::Break(()));
             }
-            let ids: Vec<usize> = idx.iter().enumerate().map(|(t, &i)| block[t][i]).collect();
-            let paths: Vec<&Path> = ids
-                .iter()
-                .enumerate()
-                .map(|(t, &i)| &self.threads[t].paths[i])
-                .collect();
-            if self.symmetry.as_ref().is_none_or(|s| s.sorted(&ids))
-                && self.values_available(&paths, initial)
-                && self.visit_combination(&ids, &paths, initial, f)?.is_break()
+            let chosen: Vec<usize> = idx.iter().enumerate().map(|(t, &i)| block[t][i]).collect();
+            if self.symmetry.as_ref().is_none_or(|s| s.sorted(&chosen))
+                && self.visit_chosen(&chosen, initial, true, f)?.is_break()
             {
                 return Ok(ControlFlow::Break(()));
             }
@@ -785,6 +990,34 @@ impl<'p> Explorer<'p> {
             }
             _ => false,
         }
+    }
+
+    /// The combination `chosen` (a path index per thread), unless it
+    /// extends to complete ones ([`Explorer::set_spin_extension`]) or
+    /// (`check_values`) a value it reads is not available.
+    fn visit_chosen<E>(
+        &self,
+        chosen: &[usize],
+        initial: Option<&[i64]>,
+        check_values: bool,
+        f: &mut impl FnMut(Skeleton) -> Result<ControlFlow<()>, E>,
+    ) -> Result<ControlFlow<()>, E>
+    where
+        E: From<ExecError>,
+    {
+        if self.extends_to_complete(chosen) {
+            self.extended.set(self.extended.get() + 1);
+            return Ok(ControlFlow::Continue(()));
+        }
+        let paths: Vec<&Path> = chosen
+            .iter()
+            .enumerate()
+            .map(|(t, &k)| &self.threads[t].paths[k])
+            .collect();
+        if check_values && !self.values_available(&paths, initial) {
+            return Ok(ControlFlow::Continue(()));
+        }
+        self.visit_combination(chosen, &paths, initial, f)
     }
 
     /// One combination of paths (one index into `block` per thread): the
@@ -1095,18 +1328,13 @@ impl<'p> Explorer<'p> {
             return Ok(ControlFlow::Break(()));
         }
         if level == 0 {
-            let ids: Vec<usize> = walk
+            let chosen: Vec<usize> = walk
                 .idx
                 .iter()
                 .enumerate()
                 .map(|(t, &i)| block[t][i])
                 .collect();
-            let paths: Vec<&Path> = ids
-                .iter()
-                .enumerate()
-                .map(|(t, &i)| &self.threads[t].paths[i])
-                .collect();
-            return self.visit_combination(&ids, &paths, initial, f);
+            return self.visit_chosen(&chosen, initial, false, f);
         }
         let t = level - 1;
         // Interchangeable threads: the path number of `t` is at most that

@@ -19,6 +19,7 @@
 //! | `rmw-atomicity` | the model forbids every cycle of `rf`, `asmo` and a from-reads containing `rf^-1 ; asmo` and relating an initial-value read to every write of its location: the engine may then let an RMW read only from its immediate `asmo` predecessor among the writes `asmo` relates to it (the initial value only when it has none), skipping the other candidates unevaluated |
 //! | `read-write-coherence` | the model forbids every cycle of `rf`, `asmo` and location order holding between a read and a later write of one thread through one reference (the Vulkan coherence axiom: location order holds "AX == AY and RX == RY and X -> Y", and program order is in happens-before): a write read by a read is then `asmo`-before every write that read precedes in program order through its reference, when the two writes are mutually ordered. With order pruning, the engine lists no modification order putting such a pair the other way round when the read has one reads-from choice only (`engine::candidates::mo_choices`) |
 //! | `write-write-coherence` | the model forbids every cycle of `asmo` and location order between two writes of one thread through one reference (the Vulkan coherence axiom, as above): a write is then `asmo`-before every write of its location it precedes in program order through its reference, when the two are mutually ordered. With order pruning, the engine lists no modification order putting such a pair the other way round (`engine::candidates::coherence_pairs`) |
+//! | `await-extension` | the model's only axioms are acyclicity of location order, `asmo`, `rf` and a from-reads made of `rf^-1 ; asmo`, `rf^-1 ; [W] ; locord ; [W]` and initial-value reads against every write (and RMW atomicity), and every relation it builds out of an event goes through happens-before, which leaves a plain load only through program order: loads appended after a thread's last event, each reading a write that no write of its location follows in `asmo` or location order, then keep a consistent execution consistent and leave its race pairs as they were. The walk over executions in which a thread spins forever at an await then skips a combination whose spinning threads each extend that way to one of their complete paths (`engine::Explorer::set_spin_extension`) |
 //! | `latest-own-write` | the model forbids a read of a location that only its own thread writes, all through one reference, to read anything but the thread's latest earlier write there (the initial value when there is none): its coherence axiom holds location order between one agent's accesses through one reference, reads-from, and a from-reads that contains `rf^-1 ; locord` between writes (or at least its part where the write read is location-ordered before the read) and relates an initial-value read to every write. The per-thread paths then give such a read that value only (`engine::trace::own_locations`). `latest-own-write off` withdraws an included file's declaration (a variant whose from-reads lacks location order); `latest-own-write sc0 sc1` declares it for the locations whose every access is in those storage classes (the OpenCL models: global and local objects) |
 //!
 //! Files resolve like includes: next to the declaring file, then among the
@@ -141,6 +142,8 @@ pub struct Profile {
     pub read_write_coherence: bool,
     /// `write-write-coherence`: see the module table.
     pub write_write_coherence: bool,
+    /// `await-extension`: see the module table.
+    pub await_extension: bool,
     /// `latest-own-write` (`off` withdraws an included file's): see the
     /// module table.
     pub latest_own_write: bool,
@@ -326,6 +329,10 @@ impl Profile {
                 wanted(0, "nothing")?;
                 self.write_write_coherence = true;
             }
+            "await-extension" => {
+                wanted(0, "nothing")?;
+                self.await_extension = true;
+            }
             "latest-own-write" => {
                 self.latest_own_write_classes = latest_own_write(key, args)?;
                 self.latest_own_write = self.latest_own_write_classes != 0;
@@ -351,7 +358,7 @@ impl Profile {
                 return Err(error(
                     &key.pos,
                     format!(
-                        "unknown declaration `{other}`: expected nochains, refuse, accept, storage-classes, explain, races, final-order, happens-before, synchronizes-with, program-order, edge-style, rmw-atomicity, read-write-coherence, write-write-coherence, latest-own-write, default-for or host"
+                        "unknown declaration `{other}`: expected nochains, refuse, accept, storage-classes, explain, races, final-order, happens-before, synchronizes-with, program-order, edge-style, rmw-atomicity, read-write-coherence, write-write-coherence, await-extension, latest-own-write, default-for or host"
                     ),
                 ));
             }
@@ -586,6 +593,11 @@ pub fn declares_read_write_coherence(model: &Model) -> bool {
 /// Whether `model` (or a file it includes) declares `write-write-coherence`.
 pub fn declares_write_write_coherence(model: &Model) -> bool {
     declares(model, "write-write-coherence")
+}
+
+/// Whether `model` (or a file it includes) declares `await-extension`.
+pub fn declares_await_extension(model: &Model) -> bool {
+    declares(model, "await-extension")
 }
 
 /// Whether `model` (or a file it includes) holds the argument-less

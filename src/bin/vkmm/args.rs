@@ -162,6 +162,12 @@ pub struct LimitArgs {
     /// cut paths is undecided.
     #[arg(long)]
     pub no_prefix_races: bool,
+    /// Walk, for races, every execution in which a thread spins forever at
+    /// an await, instead of skipping those that extend to a complete
+    /// execution whose races the complete walk already judged (the
+    /// reference; the same races, more executions).
+    #[arg(long)]
+    pub no_spin_extension: bool,
     /// The most paths one thread may have; past it the answer is undecided
     /// (exit code 3).
     #[arg(long, value_name = "N", default_value_t = vkmm::engine::DEFAULT_MAX_PATHS, value_parser = clap::value_parser!(u32).range(1..).map(|n| n as usize))]
@@ -200,6 +206,7 @@ impl LimitArgs {
             .symbolic_stores(!self.no_symbolic_stores)
             .symmetry(!self.no_symmetry)
             .prefix_races(!self.no_prefix_races)
+            .spin_extension(!self.no_spin_extension)
             .max_paths(self.max_paths)
             .max_writes(self.max_writes)
             .max_memory((self.max_memory > 0).then_some((self.max_memory as usize) << 20));
