@@ -796,9 +796,18 @@ fn termination_check_and_suite_with_a_status_column() {
     assert!(stdout.contains("0 of 1 agree"), "{stdout}");
 }
 
-/// Nine atomic writes to one location: more than the eight whose orders
-/// vkmm enumerates by default.
-const NINE_WRITES: &str = "VULKAN w9\n{ x=0; }\n P0@sg 0, wg 0, qf 0 | P1@sg 0, wg 1, qf 0 | P2@sg 0, wg 2, qf 0 ;\n st.atom.dv.sc0 x, 1 | st.atom.dv.sc0 x, 4 | st.atom.dv.sc0 x, 7 ;\n st.atom.dv.sc0 x, 2 | st.atom.dv.sc0 x, 5 | st.atom.dv.sc0 x, 8 ;\n st.atom.dv.sc0 x, 3 | st.atom.dv.sc0 x, 6 | st.atom.dv.sc0 x, 9 ;\nexists (x == 9)\n";
+/// Nine atomic writes to one location, one per invocation: more than the
+/// eight whose orders vkmm enumerates by default, and nothing constrains
+/// their order (9! orders: more listing steps than the order limit's
+/// budget).
+const NINE_WRITES: &str = "VULKAN w9\n{ x=0; }\n P0@sg 0, wg 0, qf 0 | P1@sg 0, wg 1, qf 0 | P2@sg 0, wg 2, qf 0 | P3@sg 0, wg 3, qf 0 | P4@sg 0, wg 4, qf 0 | P5@sg 0, wg 5, qf 0 | P6@sg 0, wg 6, qf 0 | P7@sg 0, wg 7, qf 0 | P8@sg 0, wg 8, qf 0 ;\n st.atom.dv.sc0 x, 1 | st.atom.dv.sc0 x, 2 | st.atom.dv.sc0 x, 3 | st.atom.dv.sc0 x, 4 | st.atom.dv.sc0 x, 5 | st.atom.dv.sc0 x, 6 | st.atom.dv.sc0 x, 7 | st.atom.dv.sc0 x, 8 | st.atom.dv.sc0 x, 9 ;\nexists (x == 9)\n";
+
+/// Nine atomic writes, three per invocation: program order puts each
+/// invocation's three in order (write-write coherence: the appendix's
+/// location order, "AX == AY and RX == RY and X -> Y", is acyclic with
+/// asmo), so of the 9! orders 9! / (3! 3! 3!) = 1680 are listed, within
+/// the order limit's budget: a complete answer, every one consistent.
+const NINE_WRITES_IN_THREES: &str = "VULKAN w9\n{ x=0; }\n P0@sg 0, wg 0, qf 0 | P1@sg 0, wg 1, qf 0 | P2@sg 0, wg 2, qf 0 ;\n st.atom.dv.sc0 x, 1 | st.atom.dv.sc0 x, 4 | st.atom.dv.sc0 x, 7 ;\n st.atom.dv.sc0 x, 2 | st.atom.dv.sc0 x, 5 | st.atom.dv.sc0 x, 8 ;\n st.atom.dv.sc0 x, 3 | st.atom.dv.sc0 x, 6 | st.atom.dv.sc0 x, 9 ;\nexists (x == 9)\n";
 
 #[test]
 fn state_space_limits_are_undecided_answers_not_input_errors() {
@@ -826,6 +835,14 @@ fn state_space_limits_are_undecided_answers_not_input_errors() {
     let doc: serde_json::Value = serde_json::from_str(&s).unwrap();
     assert_eq!(doc["results"][0]["stopped_by"], "max-writes", "{s}");
     assert_eq!(doc["results"][0]["truncated"], true, "{s}");
+    // in threes, program order constrains them: complete
+    let threes = d.join("w9-threes.litmus");
+    std::fs::write(&threes, NINE_WRITES_IN_THREES).unwrap();
+    let (code, s) = run(&["check", "--format", "json", threes.to_str().unwrap()]);
+    assert_eq!(code, Some(0), "{s}");
+    let doc: serde_json::Value = serde_json::from_str(&s).unwrap();
+    assert_eq!(doc["results"][0]["truncated"], false, "{s}");
+    assert_eq!(doc["results"][0]["consistent"], 1680, "{s}");
     // the memory bound: nine writes have 9! orders, over 1 MiB
     let (code, s) = run(&["check", "--max-writes", "9", "--max-memory", "1", w9]);
     assert_eq!(code, Some(3), "{s}");
