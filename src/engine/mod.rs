@@ -1307,6 +1307,21 @@ impl<'p> Explorer<'p> {
             ordered_writes: &ordered_writes,
             written: vec![0; write_locations.len()],
             max_writes: self.limits.max_writes_per_location,
+            // Per thread: the least path number the threads of its class
+            // before it can take (a property of the block: computed once,
+            // not at every partial combination).
+            least: match &self.symmetry {
+                Some(s) => (0..threads)
+                    .map(|t| {
+                        s.before(t)
+                            .iter()
+                            .filter_map(|&p| block[p].iter().min())
+                            .max()
+                            .copied()
+                    })
+                    .collect(),
+                None => Vec::new(),
+            },
         };
         self.pruned_level(block, initial, threads, &mut walk, f)
     }
@@ -1344,17 +1359,12 @@ impl<'p> Explorer<'p> {
         // executions stopping at the bound gives its first stopped thread
         // prefixes only, so the threads after it in its class take
         // prefixes too, and are not walked over complete paths first.
-        let (least, most) = match &self.symmetry {
-            Some(s) => (
-                s.before(t)
-                    .iter()
-                    .filter_map(|&p| block[p].iter().min())
-                    .max()
-                    .copied(),
-                s.next(t).map(|n| block[n][walk.idx[n]]),
-            ),
-            None => (None, None),
-        };
+        let least = walk.least.get(t).copied().flatten();
+        let most = self
+            .symmetry
+            .as_ref()
+            .and_then(|s| s.next(t))
+            .map(|n| block[n][walk.idx[n]]);
         for i in 0..block[t].len() {
             let id = block[t][i];
             if most.is_some_and(|m| id > m) || least.is_some_and(|l| id < l) {
@@ -1428,6 +1438,9 @@ struct PathValues {
 
 /// The state of [`Explorer::block_pruned`]'s walk.
 struct PrunedWalk<'a> {
+    /// With symmetry reduction, per thread: the least path number it may
+    /// take ([`Explorer::pruned_level`]); empty without.
+    least: Vec<Option<usize>>,
     /// Per thread, per path of the block.
     summary: &'a [Vec<PathValues>],
     /// Per thread `t`, per pair: whether some path of a thread before `t`
