@@ -1201,6 +1201,42 @@ impl Visitor for Outcomes<'_> {
         }
     }
 
+    /// The listing reads of a candidate its consistency, its flags, the
+    /// race relation and the final-memory order (location order, which
+    /// does not read the reads-from edges into observation reads), and
+    /// the values its reads read: it takes factored candidates.
+    fn factored(&self) -> bool {
+        true
+    }
+
+    /// Each combination a factored candidate stands for is one execution:
+    /// its final state and condition are the combination's, its flags and
+    /// races the evaluation's (every combination's, by the model's
+    /// `location-local-reads`); in the walk over executions stopping at
+    /// the bound, only races are recorded, once. An inconsistent
+    /// evaluation of the first combination, whose every location was
+    /// found consistent, contradicts the declaration: an error, not a
+    /// silent answer.
+    fn visit_factored(
+        &mut self,
+        sk: &Skeleton,
+        cand: &Candidate,
+        eval: &Evaluation,
+    ) -> Result<ControlFlow<()>, CheckError> {
+        if cand.factors.is_none() {
+            return self.visit(sk, cand, eval);
+        }
+        if !eval.consistent() {
+            return Err(CheckError::Unsupported(
+                "the model declares `location-local-reads`, but a combination of observation reads consistent location by location is not consistent: the declaration does not hold for it (run with --no-read-factoring)".to_string(),
+            ));
+        }
+        if self.prefix {
+            return Ok(self.visit_prefix(sk, eval));
+        }
+        crate::engine::driver::visit_combinations(self, sk, cand, eval)
+    }
+
     fn visit(
         &mut self,
         sk: &Skeleton,
