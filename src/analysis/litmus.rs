@@ -889,6 +889,11 @@ struct Outcomes<'p> {
     races_binding: Option<&'p str>,
     decide: Option<Property>,
     shown_regs: Vec<(usize, String)>,
+    /// While the combinations of a factored candidate are visited: whether
+    /// its racing pairs (one evaluation's) are recorded already.
+    factored_races: Option<bool>,
+    /// The names the final states give `shown_regs` (`P1:r0`), made once.
+    reg_names: std::sync::Arc<Vec<String>>,
     shown_locs: Vec<usize>,
     /// How the final states list memory ([`shown_memory`]).
     shown_memory: Vec<(String, Term)>,
@@ -1234,7 +1239,11 @@ impl Visitor for Outcomes<'_> {
         if self.prefix {
             return Ok(self.visit_prefix(sk, eval));
         }
-        crate::engine::driver::visit_combinations(self, sk, cand, eval)
+        // (The racing pairs are the evaluation's: recorded once.)
+        self.factored_races = Some(false);
+        let flow = crate::engine::driver::visit_combinations(self, sk, cand, eval);
+        self.factored_races = None;
+        flow
     }
 
     fn visit(
@@ -1276,12 +1285,8 @@ impl Visitor for Outcomes<'_> {
             let mut state: FinalState = self
                 .shown_regs
                 .iter()
-                .map(|(t, r)| {
-                    (
-                        format!("P{}:{r}", program.threads[*t].id),
-                        reg_value(sk, cand, *t, r, program),
-                    )
-                })
+                .zip(self.reg_names.iter())
+                .map(|((t, r), name)| (name.clone(), reg_value(sk, cand, *t, r, program)))
                 .collect();
             for (name, t) in &self.shown_memory {
                 state.push((name.clone(), value(t)));
@@ -1341,8 +1346,11 @@ impl Visitor for Outcomes<'_> {
                 break;
             }
         }
-        if record {
+        if record && self.factored_races != Some(true) {
             self.record_races(sk, eval, Vec::new());
+            if self.factored_races.is_some() {
+                self.factored_races = Some(true);
+            }
         }
         if decided {
             return Ok(ControlFlow::Break(()));
@@ -1495,6 +1503,8 @@ impl<'p> Outcomes<'p> {
             races_binding: None,
             decide: None,
             shown_regs: Vec::new(),
+            reg_names: Default::default(),
+            factored_races: None,
             shown_locs: Vec::new(),
             shown_memory: Vec::new(),
             states: BTreeMap::new(),
@@ -1582,6 +1592,7 @@ impl Split for Outcomes<'_> {
             races_binding: self.races_binding,
             decide: self.decide,
             shown_regs: self.shown_regs.clone(),
+            reg_names: self.reg_names.clone(),
             shown_locs: self.shown_locs.clone(),
             shown_memory: self.shown_memory.clone(),
             access_of: self.access_of.clone(),
@@ -1753,6 +1764,12 @@ fn check_one(
         final_order: loaded.profile.final_order.as_deref(),
         races_binding: loaded.profile.races.as_deref(),
         decide,
+        reg_names: std::sync::Arc::new(
+            shown_regs
+                .iter()
+                .map(|(t, r)| format!("P{}:{r}", program.threads[*t].id))
+                .collect(),
+        ),
         shown_regs,
         shown_memory: shown_memory(program, &shown_locs),
         shown_locs,
