@@ -1209,9 +1209,13 @@ impl Visitor for Outcomes<'_> {
     /// The listing reads of a candidate its consistency, its flags, the
     /// race relation and the final-memory order (location order, which
     /// does not read the reads-from edges into observation reads), and
-    /// the values its reads read: it takes factored candidates.
+    /// the values its reads read: it takes factored candidates, except
+    /// where only the condition's verdict is asked: that walk skips, one
+    /// by one, the candidates whose known state cannot decide it, and
+    /// ends at the first witness (a factored candidate is evaluated
+    /// whatever its combinations' states: more evaluations there).
     fn factored(&self) -> bool {
-        true
+        !self.condition_only
     }
 
     /// Each combination a factored candidate stands for is one execution:

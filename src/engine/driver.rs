@@ -418,9 +418,11 @@ pub trait Visitor {
 }
 
 /// [`Visitor::visit`] of each combination a factored candidate stands for
-/// ([`super::Factors::for_each`]), with the evaluation of its first (a
-/// candidate that is not factored: visited as it is), until one breaks
-/// or fails.
+/// ([`super::Factors::for_each`]) that the visitor wants
+/// ([`Visitor::wants_candidate`]: the outcome-directed listing skips a
+/// combination whose state it recorded already), with the evaluation of
+/// its first (a candidate that is not factored: visited as it is), until
+/// one breaks or fails.
 pub fn visit_combinations<V: Visitor + ?Sized>(
     visitor: &mut V,
     skeleton: &Skeleton,
@@ -431,13 +433,16 @@ pub fn visit_combinations<V: Visitor + ?Sized>(
         return visitor.visit(skeleton, candidate, evaluation);
     };
     let mut failure = None;
-    let flow = factors.for_each(skeleton, candidate, &mut |c| match visitor
-        .visit(skeleton, c, evaluation)
-    {
-        Ok(f) => f,
-        Err(e) => {
-            failure = Some(e);
-            ControlFlow::Break(())
+    let flow = factors.for_each(skeleton, candidate, &mut |c| {
+        if !visitor.wants_candidate(skeleton, c) {
+            return ControlFlow::Continue(());
+        }
+        match visitor.visit(skeleton, c, evaluation) {
+            Ok(f) => f,
+            Err(e) => {
+                failure = Some(e);
+                ControlFlow::Break(())
+            }
         }
     });
     match failure {
