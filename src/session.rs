@@ -253,6 +253,15 @@ impl Session {
         self
     }
 
+    /// The reads-from choices of observation reads listed location by
+    /// location, their product handed on with one evaluation (on by
+    /// default; off: see [`Limits::read_factoring`]). Same states, counts
+    /// and races either way; fewer evaluations.
+    pub fn read_factoring(mut self, on: bool) -> Session {
+        self.limits.read_factoring = on;
+        self
+    }
+
     /// The outcome-directed walk where only final states or the
     /// condition's verdict are asked (on by default; off: the full walk,
     /// see [`Limits::outcome_directed`]).

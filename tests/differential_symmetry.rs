@@ -19,6 +19,7 @@
 
 mod common;
 
+use common::listing_answers as answers_of;
 use proptest::prelude::*;
 use std::path::Path;
 use vkmm::Session;
@@ -32,40 +33,6 @@ fn session(on: bool) -> Session {
 
 fn skipped(path: &Path) -> bool {
     path.display().to_string().contains("xf-barrier")
-}
-
-/// What the listing answers, races as a sorted set; `None` when a limit
-/// stopped the search.
-fn answers_of(o: &LitmusOutcome) -> Option<String> {
-    if o.truncated
-        || o.stopped_by.is_some()
-        || o.prefix_walk.is_some_and(|p| p.stopped_by.is_some())
-    {
-        return None;
-    }
-    // (Where the threads of a race's witness stop at the bound is the
-    // witness's: the first execution met that shows the pair, which the
-    // walk order picks. `races_stopping_at_the_bound_name_their_image`
-    // checks it where only one witness exists.)
-    let mut races: Vec<String> = o
-        .races
-        .iter()
-        .map(|r| format!("{} / {} @ {}", r.first, r.second, r.location))
-        .collect();
-    races.sort();
-    Some(format!(
-        "states {:?}\ncondition {:?} positive {} negative {} consistent {}\n\
-         race-free {:?} races {races:?}\ndivergence {:?} stalls {:?} cut {}",
-        o.states,
-        o.condition_holds,
-        o.positive,
-        o.negative,
-        o.consistent,
-        o.race_free,
-        o.barrier_divergence,
-        o.barrier_stalls,
-        o.cut_paths > 0,
-    ))
 }
 
 fn answers(c: &Checked) -> Option<String> {

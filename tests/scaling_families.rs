@@ -9,7 +9,7 @@ mod common;
 use serde_json::Value;
 
 const DIR: &str = "tests/litmus-scaling";
-const REFERENCE: [&str; 7] = [
+const REFERENCE: [&str; 8] = [
     "--no-spin-reduction",
     "--no-rmw-filter",
     "--no-specialise",
@@ -17,6 +17,7 @@ const REFERENCE: [&str; 7] = [
     "--no-order-pruning",
     "--no-symbolic-stores",
     "--no-symmetry",
+    "--no-read-factoring",
 ];
 
 /// `vkmm check --format json FILE EXTRA...`: the exit code and the result.

@@ -94,7 +94,8 @@ fn spinning_executions_that_do_not_extend_are_walked() {
 
 /// The scaling family barrier-flags at 3 threads (scripts/scaling.py,
 /// tests/litmus-scaling): every spinning combination is skipped (60
-/// executions walked without the lever), the answer unchanged.
+/// executions walked without the lever and without factored observation
+/// reads, 18 with them), the answer unchanged.
 #[test]
 fn barrier_flags_skips_every_spinning_combination() {
     let path =
@@ -105,7 +106,13 @@ fn barrier_flags_skips_every_spinning_combination() {
     assert_eq!(on.states, off.states);
     assert_eq!(on.prefix_walk.unwrap().executions, 0);
     assert!(on.prefix_walk.unwrap().extended > 0);
-    assert_eq!(off.prefix_walk.unwrap().executions, 60);
+    assert_eq!(off.prefix_walk.unwrap().executions, 18);
+    let every = Session::new()
+        .spin_extension(false)
+        .read_factoring(false)
+        .check_file(&path)
+        .unwrap();
+    assert_eq!(common::litmus(every).prefix_walk.unwrap().executions, 60);
 }
 
 /// Same answers (states, verdicts, races in order, consistent executions)

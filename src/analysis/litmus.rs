@@ -889,6 +889,11 @@ struct Outcomes<'p> {
     races_binding: Option<&'p str>,
     decide: Option<Property>,
     shown_regs: Vec<(usize, String)>,
+    /// While the combinations of a factored candidate are visited: whether
+    /// its racing pairs (one evaluation's) are recorded already.
+    factored_races: Option<bool>,
+    /// The names the final states give `shown_regs` (`P1:r0`), made once.
+    reg_names: std::sync::Arc<Vec<String>>,
     shown_locs: Vec<usize>,
     /// How the final states list memory ([`shown_memory`]).
     shown_memory: Vec<(String, Term)>,
@@ -1201,6 +1206,50 @@ impl Visitor for Outcomes<'_> {
         }
     }
 
+    /// The listing reads of a candidate its consistency, its flags, the
+    /// race relation and the final-memory order (location order, which
+    /// does not read the reads-from edges into observation reads), and
+    /// the values its reads read: it takes factored candidates, except
+    /// where only the condition's verdict is asked: that walk skips, one
+    /// by one, the candidates whose known state cannot decide it, and
+    /// ends at the first witness (a factored candidate is evaluated
+    /// whatever its combinations' states: more evaluations there).
+    fn factored(&self) -> bool {
+        !self.condition_only
+    }
+
+    /// Each combination a factored candidate stands for is one execution:
+    /// its final state and condition are the combination's, its flags and
+    /// races the evaluation's (every combination's, by the model's
+    /// `location-local-reads`); in the walk over executions stopping at
+    /// the bound, only races are recorded, once. An inconsistent
+    /// evaluation of the first combination, whose every location was
+    /// found consistent, contradicts the declaration: an error, not a
+    /// silent answer.
+    fn visit_factored(
+        &mut self,
+        sk: &Skeleton,
+        cand: &Candidate,
+        eval: &Evaluation,
+    ) -> Result<ControlFlow<()>, CheckError> {
+        if cand.factors.is_none() {
+            return self.visit(sk, cand, eval);
+        }
+        if !eval.consistent() {
+            return Err(CheckError::Unsupported(
+                "the model declares `location-local-reads`, but a combination of observation reads consistent location by location is not consistent: the declaration does not hold for it (run with --no-read-factoring)".to_string(),
+            ));
+        }
+        if self.prefix {
+            return Ok(self.visit_prefix(sk, eval));
+        }
+        // (The racing pairs are the evaluation's: recorded once.)
+        self.factored_races = Some(false);
+        let flow = crate::engine::driver::visit_combinations(self, sk, cand, eval);
+        self.factored_races = None;
+        flow
+    }
+
     fn visit(
         &mut self,
         sk: &Skeleton,
@@ -1240,12 +1289,8 @@ impl Visitor for Outcomes<'_> {
             let mut state: FinalState = self
                 .shown_regs
                 .iter()
-                .map(|(t, r)| {
-                    (
-                        format!("P{}:{r}", program.threads[*t].id),
-                        reg_value(sk, cand, *t, r, program),
-                    )
-                })
+                .zip(self.reg_names.iter())
+                .map(|((t, r), name)| (name.clone(), reg_value(sk, cand, *t, r, program)))
                 .collect();
             for (name, t) in &self.shown_memory {
                 state.push((name.clone(), value(t)));
@@ -1305,8 +1350,11 @@ impl Visitor for Outcomes<'_> {
                 break;
             }
         }
-        if record {
+        if record && self.factored_races != Some(true) {
             self.record_races(sk, eval, Vec::new());
+            if self.factored_races.is_some() {
+                self.factored_races = Some(true);
+            }
         }
         if decided {
             return Ok(ControlFlow::Break(()));
@@ -1459,6 +1507,8 @@ impl<'p> Outcomes<'p> {
             races_binding: None,
             decide: None,
             shown_regs: Vec::new(),
+            reg_names: Default::default(),
+            factored_races: None,
             shown_locs: Vec::new(),
             shown_memory: Vec::new(),
             states: BTreeMap::new(),
@@ -1546,6 +1596,7 @@ impl Split for Outcomes<'_> {
             races_binding: self.races_binding,
             decide: self.decide,
             shown_regs: self.shown_regs.clone(),
+            reg_names: self.reg_names.clone(),
             shown_locs: self.shown_locs.clone(),
             shown_memory: self.shown_memory.clone(),
             access_of: self.access_of.clone(),
@@ -1717,6 +1768,12 @@ fn check_one(
         final_order: loaded.profile.final_order.as_deref(),
         races_binding: loaded.profile.races.as_deref(),
         decide,
+        reg_names: std::sync::Arc::new(
+            shown_regs
+                .iter()
+                .map(|(t, r)| format!("P{}:{r}", program.threads[*t].id))
+                .collect(),
+        ),
         shown_regs,
         shown_memory: shown_memory(program, &shown_locs),
         shown_locs,

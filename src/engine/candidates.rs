@@ -21,6 +21,13 @@ pub enum Partial {
     /// node (some pairs of overlapping invocations are not ordered yet), and
     /// only the forced reads have their reads-from choice.
     InterlockOrder,
+    /// Every read has its reads-from choice but the observation reads of
+    /// the locations other than one ([`observation_reads`]): the callback
+    /// evaluates the model fully and says whether the environment is
+    /// consistent (not a pruning question: with a model declaring
+    /// `location-local-reads`, the choices of that location's observation
+    /// reads are consistent with the rest exactly when it is).
+    Location,
 }
 
 /// The pruning callback of a search: false abandons the subtree (every
@@ -41,6 +48,177 @@ pub struct Candidate {
     /// The values read and written, when the skeleton has derived stores
     /// ([`super::values`]); else the events' own values hold.
     pub values: Option<super::values::Values>,
+    /// A factored candidate ([`Factors`]): this candidate stands for every
+    /// combination of the consistent choices of its observation reads, one
+    /// list per location; its own choices are the first of each list.
+    pub factors: Option<std::sync::Arc<Factors>>,
+}
+
+/// The consistent reads-from choices of a candidate's observation reads,
+/// location by location ("Factored observation reads" below).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Factors {
+    pub groups: Vec<FactorGroup>,
+}
+
+/// The observation reads of one location and their consistent choices.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FactorGroup {
+    pub location: usize,
+    /// The reads (indices into `Skeleton::reads`).
+    pub reads: Vec<usize>,
+    /// Each consistent combination of their choices: per read, the write
+    /// it reads from (`None`: the initial value).
+    pub choices: Vec<Vec<Option<usize>>>,
+}
+
+impl Factors {
+    /// How many candidates the factored one stands for (saturating).
+    pub fn combinations(&self) -> u64 {
+        self.groups
+            .iter()
+            .fold(1u64, |a, g| a.saturating_mul(g.choices.len() as u64))
+    }
+
+    /// Calls `f` with each candidate `rep` (a factored candidate of `sk`)
+    /// stands for, until it breaks: its reads-from sources and, with
+    /// derived stores, the values its observation reads read, set per
+    /// combination. The environment stays `rep`'s: its `rf` and `RFINIT`
+    /// are those of the first combination (what a factored visitor may not
+    /// read: [`super::driver::Visitor::factored`]).
+    pub fn for_each(
+        &self,
+        sk: &Skeleton,
+        rep: &Candidate,
+        f: &mut dyn FnMut(&Candidate) -> ControlFlow<()>,
+    ) -> ControlFlow<()> {
+        let mut cand = Candidate {
+            rf_source: rep.rf_source.clone(),
+            env: rep.env.clone(),
+            values: rep.values.clone(),
+            factors: None,
+        };
+        let mut idx = vec![0usize; self.groups.len()];
+        loop {
+            for (g, &i) in self.groups.iter().zip(&idx) {
+                for (&k, &c) in g.reads.iter().zip(&g.choices[i]) {
+                    cand.rf_source[k] = c;
+                    if let Some(vals) = cand.values.as_mut() {
+                        let r = sk.reads[k];
+                        vals.read[r] = match c {
+                            Some(w) => vals.write[w],
+                            None => Some(sk.initial[g.location]),
+                        };
+                    }
+                }
+            }
+            f(&cand)?;
+            let mut d = 0;
+            loop {
+                if d == idx.len() {
+                    return ControlFlow::Continue(());
+                }
+                idx[d] += 1;
+                if idx[d] < self.groups[d].choices.len() {
+                    break;
+                }
+                idx[d] = 0;
+                d += 1;
+            }
+        }
+    }
+}
+
+/// Factored observation reads.
+///
+/// With a model declaring `location-local-reads` (vulkan-rules.cat quotes
+/// the appendix: every relation of its one axiom is within a location,
+/// and the reads-from edge into a non-atomic load reaches neither
+/// happens-before nor location order, hence not the data races), the
+/// reads-from choice of an observation read changes only the `rf` edge
+/// into it and the from-reads out of it, all at its location. Under a
+/// choice E' of everything else (paths, orders, the other reads), an
+/// execution is then consistent exactly when E' is and, for each
+/// location, its observation reads' choices are consistent with E' (the
+/// reads of one location kept together: two of them can close a cycle
+/// between them); its races are those of any consistent combination.
+///
+/// An observation read, per skeleton: a plain `Load` (not atomic: no
+/// synchronizes-with starts at its choice; not an RMW), whose value the
+/// path left symbolic (no branch took it) and that no derived store or
+/// register expression reads (its value reaches only a register as read,
+/// shown in final states and the condition), not a byte-range,
+/// cooperative-matrix, interface or group access. The program has none of
+/// what the argument leaves out: host operations or declared
+/// system-synchronizes-with, shader stages (their I/O and tessellation
+/// rules), fragment invocations (interlock), group functions,
+/// out-of-bounds sites; and the walk is not the termination search. `None`
+/// for every other read (and an empty list when none may be factored).
+pub(crate) fn observation_reads(
+    program: &Program,
+    events: &[EventInfo],
+    reads: &[usize],
+    exprs: &[super::trace::ValueExpr],
+    limits: &Limits,
+) -> Vec<Option<usize>> {
+    use super::trace::RegValue;
+    let eligible = limits.read_factoring
+        && limits.orders.location_local_reads
+        && !limits.endings
+        && program.ssw.is_empty()
+        && program.stages.is_empty()
+        && program.generates.is_empty()
+        && program.out_of_bounds.is_empty()
+        && program.host.is_empty()
+        && (0..program.threads.len()).all(|t| !program.host.agent(t).is_host())
+        && program
+            .threads
+            .iter()
+            .all(|t| t.fragment.is_none() && t.instructions().all(|i| !i.is_group_function()));
+    if !eligible {
+        return Vec::new();
+    }
+    // The reads whose value a derived store or an expression uses.
+    let mut used = vec![false; events.len()];
+    let mut mark = |v: RegValue| {
+        if let RegValue::Read(e) = v
+            && e < used.len()
+        {
+            used[e] = true;
+        }
+    };
+    for e in events {
+        if let Some(v) = e.derived {
+            mark(v);
+        }
+    }
+    for x in exprs {
+        mark(x.a);
+        mark(x.b);
+    }
+    let observation: Vec<Option<usize>> = reads
+        .iter()
+        .map(|&r| {
+            let e = &events[r];
+            let i = e.instruction(program);
+            let plain = matches!(i.kind, crate::ir::OpKind::Load)
+                && !i.atomic
+                && !e.writes
+                && i.bytes.is_none()
+                && i.coop.is_none()
+                && i.interface.is_none()
+                && i.group.is_none();
+            if plain && e.read_value.is_none() && !used[r] {
+                program.location_of(i)
+            } else {
+                None
+            }
+        })
+        .collect();
+    if observation.iter().all(Option::is_none) {
+        return Vec::new();
+    }
+    observation
 }
 
 pub(crate) fn rf_choices(
@@ -559,6 +737,10 @@ struct Dfs<'a> {
     /// reading a derived store whose value was not known yet when chosen:
     /// `(store, fixed value)`, checked again as later choices give values.
     pending: Vec<(usize, i64)>,
+    /// The depth from which the search order holds only observation reads
+    /// with several choices, grouped by location, when the search factors
+    /// them ([`Dfs::factored`]).
+    factor_from: Option<usize>,
 }
 
 impl Dfs<'_> {
@@ -584,6 +766,7 @@ impl Dfs<'_> {
                     rf_source: self.source.clone(),
                     env: env(),
                     values: None,
+                    factors: None,
                 });
             }
             // Derived stores: the values these choices give (none when a
@@ -593,6 +776,7 @@ impl Dfs<'_> {
                     rf_source: self.source.clone(),
                     env: env(),
                     values: Some(values),
+                    factors: None,
                 })
             });
         }
@@ -615,6 +799,9 @@ impl Dfs<'_> {
             )
         {
             return ControlFlow::Continue(());
+        }
+        if self.factor_from == Some(d) {
+            return self.factored(d, prune, visit);
         }
         let k = self.order[d];
         let r = self.s.reads[k];
@@ -678,6 +865,147 @@ impl Dfs<'_> {
             flow?;
         }
         ControlFlow::Continue(())
+    }
+}
+
+impl Dfs<'_> {
+    /// Assigns read `k` (index into `s.reads`) the choice `c`, or clears
+    /// it (`None`).
+    fn assign(&mut self, k: usize, c: Option<Option<usize>>) {
+        let r = self.s.reads[k];
+        match (c, self.source[k]) {
+            (Some(c), _) => {
+                match c {
+                    Some(w) => self.rf.insert(w, r),
+                    None => self.init.insert(r),
+                }
+                self.source[k] = c;
+            }
+            (None, Some(w)) => self.rf.remove(w, r),
+            (None, None) => self.init.remove(r),
+        }
+    }
+
+    fn env(&self) -> Env {
+        env_of(
+            self.s.universe(),
+            &self.rf,
+            &self.init,
+            (&self.co, &self.asmo),
+            (&self.sco, &self.ilo),
+        )
+    }
+
+    /// The observation reads from depth `d0` on ([`observation_reads`]),
+    /// every other read assigned (E'): each location's reads searched on
+    /// their own, the other locations' left open, with the usual pruning
+    /// at inner nodes and a full evaluation at each leaf
+    /// ([`Partial::Location`]); then one candidate standing for the
+    /// product of the consistent choices ([`Factors`]), with the first
+    /// choice of each location. No location with a consistent choice: no
+    /// candidate. In a part of a parallel walk whose split read is one of
+    /// them, only the first part does this (the others would repeat it).
+    fn factored(
+        &mut self,
+        d0: usize,
+        prune: &mut Option<Prune>,
+        visit: &mut dyn FnMut(&Candidate) -> ControlFlow<()>,
+    ) -> ControlFlow<()> {
+        if let Some((_, b)) = self.split
+            && self.branch.is_some_and(|br| br >= d0)
+            && b != 0
+        {
+            return ControlFlow::Continue(());
+        }
+        let Some(p) = prune.as_mut() else {
+            return ControlFlow::Continue(());
+        };
+        // The depths of each location's reads (consecutive in the order).
+        let mut spans: Vec<(usize, std::ops::Range<usize>)> = Vec::new();
+        for d in d0..self.order.len() {
+            let l = self.s.observation[self.order[d]].expect("an observation read");
+            match spans.last_mut() {
+                Some((m, range)) if *m == l => range.end = d + 1,
+                _ => spans.push((l, d..d + 1)),
+            }
+        }
+        let mut groups = Vec::with_capacity(spans.len());
+        for (location, range) in spans {
+            let mut found = Vec::new();
+            self.group(range.clone(), range.start, p, &mut found);
+            if found.is_empty() {
+                return ControlFlow::Continue(());
+            }
+            groups.push(FactorGroup {
+                location,
+                reads: range.map(|d| self.order[d]).collect(),
+                choices: found,
+            });
+        }
+        let factors = std::sync::Arc::new(Factors { groups });
+        for g in &factors.groups {
+            for (&k, &c) in g.reads.iter().zip(&g.choices[0]) {
+                self.assign(k, Some(c));
+            }
+        }
+        let flow = if self.derived {
+            let env = self.env();
+            super::values::resolve(self.s, &self.source.clone(), &mut |values| {
+                visit(&Candidate {
+                    rf_source: self.source.clone(),
+                    env: env.clone(),
+                    values: Some(values),
+                    factors: Some(factors.clone()),
+                })
+            })
+        } else {
+            visit(&Candidate {
+                rf_source: self.source.clone(),
+                env: self.env(),
+                values: None,
+                factors: Some(factors.clone()),
+            })
+        };
+        for g in &factors.groups {
+            for &k in &g.reads {
+                self.assign(k, None);
+            }
+        }
+        flow
+    }
+
+    /// The choices of the reads at depths `range` (one location's
+    /// observation reads), from depth `d` on, consistent with what is
+    /// assigned: each pushed to `found` (per read of the range, in order).
+    fn group(
+        &mut self,
+        range: std::ops::Range<usize>,
+        d: usize,
+        p: &mut Prune,
+        found: &mut Vec<Vec<Option<usize>>>,
+    ) {
+        if d == range.end {
+            if p(&self.env(), Partial::Location, true) {
+                found.push(range.map(|d| self.source[self.order[d]]).collect());
+            }
+            return;
+        }
+        let below: u128 = (d..range.end)
+            .map(|e| self.choices[self.order[e]].len() as u128)
+            .fold(1, u128::saturating_mul);
+        if d > range.start
+            && below >= PRUNE_MIN_SUBTREE
+            && !p(&self.env(), Partial::ReadsFrom, true)
+        {
+            return;
+        }
+        let k = self.order[d];
+        for i in 0..self.choices[k].len() {
+            let c = self.choices[k][i];
+            self.assign(k, Some(c));
+            self.group(range.clone(), d + 1, p, found);
+            self.assign(k, None);
+        }
     }
 }
 
@@ -939,8 +1267,18 @@ pub(crate) fn search(
     orders: &mut dyn FnMut(&Relation) -> OrderChoice,
     visit: &mut dyn FnMut(&Candidate) -> ControlFlow<()>,
     slices: Option<Slices>,
+    factor: bool,
 ) {
     let n = s.universe();
+    // The location of each observation read the search factors (with
+    // several choices: one with a single choice is forced), after every
+    // other read in the search order ([`Dfs::factored`]).
+    let factored = |choices: &[Vec<Option<usize>>], k: usize| {
+        if !factor || s.observation.is_empty() || choices[k].len() < 2 {
+            return None;
+        }
+        s.observation[k]
+    };
     if s.rf_choices.iter().any(|c| c.is_empty()) || s.mo_choices.iter().any(|c| c.is_empty()) {
         return;
     }
@@ -992,12 +1330,18 @@ pub(crate) fn search(
             Some(_) if location(k).is_some_and(|l| fixed_locations.contains(&l)) => 1,
             Some(_) => 2,
         };
-        order.sort_by_key(|&k| (choices[k].len() > 1, class(k)));
+        order.sort_by_key(|&k| {
+            let obs = factored(choices, k);
+            (obs.is_some(), obs, choices[k].len() > 1, class(k))
+        });
         let mut remaining = vec![1u128; nr + 1];
         for d in (0..nr).rev() {
             remaining[d] = remaining[d + 1].saturating_mul(choices[order[d]].len() as u128);
         }
         (order, remaining)
+    };
+    let factor_from = |order: &[usize], choices: &[Vec<Option<usize>>]| {
+        order.iter().position(|&k| factored(choices, k).is_some())
     };
     let (order, remaining) = plan(&s.rf_choices);
     // With one combination of orders, a check under it is the reads-from
@@ -1104,6 +1448,7 @@ pub(crate) fn search(
                             Vec::new()
                         },
                         pending: Vec::new(),
+                        factor_from: factor_from(&order, choices),
                     };
                     if ilo_search(&mut dfs, &mut prune, visit).is_break() {
                         return;

@@ -381,6 +381,32 @@ pub trait Visitor {
         None
     }
 
+    /// Whether the visitor takes factored candidates
+    /// ([`Visitor::visit_factored`]): its answers read of a candidate only
+    /// its consistency, its flags, bindings that do not read the
+    /// reads-from edges into observation reads (location order, data
+    /// races, happens-before: see `location-local-reads` in MODELS.md), and
+    /// the values its reads read (its `rf_source`, `values`), never its
+    /// environment's `rf`. No, the default: every candidate is evaluated
+    /// on its own ([`Limits::read_factoring`] has no effect).
+    fn factored(&self) -> bool {
+        false
+    }
+
+    /// Called instead of [`Visitor::visit`] with a factored candidate
+    /// ([`super::Factors`]) and the evaluation of its first combination,
+    /// which is every combination's as far as a factored visitor reads it.
+    /// The default visits each combination ([`super::Factors::for_each`])
+    /// with that evaluation.
+    fn visit_factored(
+        &mut self,
+        skeleton: &Skeleton,
+        candidate: &Candidate,
+        evaluation: &Evaluation,
+    ) -> Result<ControlFlow<()>, CheckError> {
+        visit_combinations(self, skeleton, candidate, evaluation)
+    }
+
     /// Called with every candidate execution and its evaluation (consistent
     /// or not); breaking ends the walk (the answer is known).
     fn visit(
@@ -389,6 +415,40 @@ pub trait Visitor {
         candidate: &Candidate,
         evaluation: &Evaluation,
     ) -> Result<ControlFlow<()>, CheckError>;
+}
+
+/// [`Visitor::visit`] of each combination a factored candidate stands for
+/// ([`super::Factors::for_each`]) that the visitor wants
+/// ([`Visitor::wants_candidate`]: the outcome-directed listing skips a
+/// combination whose state it recorded already), with the evaluation of
+/// its first (a candidate that is not factored: visited as it is), until
+/// one breaks or fails.
+pub fn visit_combinations<V: Visitor + ?Sized>(
+    visitor: &mut V,
+    skeleton: &Skeleton,
+    candidate: &Candidate,
+    evaluation: &Evaluation,
+) -> Result<ControlFlow<()>, CheckError> {
+    let Some(factors) = candidate.factors.as_ref() else {
+        return visitor.visit(skeleton, candidate, evaluation);
+    };
+    let mut failure = None;
+    let flow = factors.for_each(skeleton, candidate, &mut |c| {
+        if !visitor.wants_candidate(skeleton, c) {
+            return ControlFlow::Continue(());
+        }
+        match visitor.visit(skeleton, c, evaluation) {
+            Ok(f) => f,
+            Err(e) => {
+                failure = Some(e);
+                ControlFlow::Break(())
+            }
+        }
+    });
+    match failure {
+        Some(e) => Err(e),
+        None => Ok(flow),
+    }
 }
 
 /// A model prepared for one skeleton, with the checks that can prune a
@@ -470,7 +530,7 @@ impl Staged {
 
     fn pruning(&self, kind: Partial) -> &Pruning {
         match kind {
-            Partial::ReadsFrom => &self.pruning[0],
+            Partial::ReadsFrom | Partial::Location => &self.pruning[0],
             Partial::InterlockOrder => &self.pruning[1],
         }
     }
@@ -742,6 +802,16 @@ impl<'a, 'b> Walk<'a, 'b> {
             let Some(staged) = stage() else {
                 return true;
             };
+            if kind == Partial::Location {
+                // A full evaluation: whether one location's observation
+                // reads are consistent with the rest (an error reads as
+                // consistent: the candidate's evaluation reports it).
+                if counted {
+                    budget.tick(false, None);
+                    evaluations.set(evaluations.get() + 1);
+                }
+                return staged.evaluate(env).is_ok_and(|e| e.consistent());
+            }
             if !staged.can_prune(kind) {
                 return true;
             }
@@ -761,7 +831,8 @@ impl<'a, 'b> Walk<'a, 'b> {
             if visitor.settled() {
                 return ControlFlow::Break(());
             }
-            if !visitor.wants_candidate(sk, cand) {
+            // (A factored candidate stands for others: it is evaluated.)
+            if cand.factors.is_none() && !visitor.wants_candidate(sk, cand) {
                 return ControlFlow::Continue(());
             }
             let Some(staged) = stage() else {
@@ -773,7 +844,10 @@ impl<'a, 'b> Walk<'a, 'b> {
             let flow = staged
                 .evaluate(&cand.env)
                 .map_err(CheckError::from)
-                .and_then(|eval| visitor.visit(sk, cand, &eval));
+                .and_then(|eval| match &cand.factors {
+                    Some(_) => visitor.visit_factored(sk, cand, &eval),
+                    None => visitor.visit(sk, cand, &eval),
+                });
             match flow {
                 Ok(ControlFlow::Continue(())) => ControlFlow::Continue(()),
                 Ok(ControlFlow::Break(())) => {
@@ -787,10 +861,11 @@ impl<'a, 'b> Walk<'a, 'b> {
             }
         };
         let mut orders = |co: &crate::relation::Relation| shared.borrow_mut().wants_orders(sk, co);
+        let factor = shared.borrow().factored();
         let prune: Option<super::Prune> = if may_prune { Some(&mut prune) } else { None };
         match part {
-            Some(p) => sk.search_part(prune, &mut orders, &mut visit, p),
-            None => sk.search_orders(prune, &mut orders, &mut visit),
+            Some(p) => sk.search_part(prune, &mut orders, &mut visit, p, factor),
+            None => sk.search_orders(prune, &mut orders, &mut visit, factor),
         }
         if let Some(e) = prepare_error.take() {
             return Err(e.into());

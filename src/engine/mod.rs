@@ -26,7 +26,7 @@ pub mod values;
 
 pub use barrier::{BarrierGroup, BarrierKey};
 pub use base::{EventInfo, scope_set_name};
-pub use candidates::{Candidate, OrderChoice, Partial, Prune, Slices};
+pub use candidates::{Candidate, FactorGroup, Factors, OrderChoice, Partial, Prune, Slices};
 pub use driver::{
     CheckError, Coverage, LimitKind, Progress, ProgressFn, Split, Visitor, explore, explore_split,
     explore_with_progress, stopped_at,
@@ -209,6 +209,16 @@ pub struct Limits {
     /// `await-extension`). Off (`--no-spin-extension`): every such
     /// combination is walked (the reference).
     pub spin_extension: bool,
+    /// Factor the reads-from choices of observation reads by location
+    /// (only with a model declaring `location-local-reads`, a program
+    /// without the features the argument excludes, and a visitor that
+    /// takes factored candidates: [`candidates::observation_reads`],
+    /// [`driver::Visitor::factored`]): under each choice of everything
+    /// else, each location's observation reads are searched on their own
+    /// and the product of the consistent choices is handed to the visitor
+    /// with one evaluation. Off (`--no-read-factoring`): every
+    /// combination of their choices is evaluated (the reference).
+    pub read_factoring: bool,
 }
 
 /// Which order relations the model reads, so that the engine enumerates
@@ -248,6 +258,11 @@ pub struct Orders {
     /// location, keep a consistent execution consistent and its races
     /// ([`Explorer::set_spin_extension`]).
     pub await_extension: bool,
+    /// The model declares `location-local-reads` (its profile): the
+    /// reads-from choices of observation reads are independent from
+    /// location to location and nothing but consistency reads them (with
+    /// [`Limits::read_factoring`]).
+    pub location_local_reads: bool,
     /// The model declares `latest-own-write` (its profile): a read of a
     /// location that only its own thread writes, through the read's
     /// reference, reads the thread's latest earlier write there (the
@@ -268,6 +283,7 @@ impl Default for Orders {
             read_write_coherence: false,
             write_write_coherence: false,
             await_extension: false,
+            location_local_reads: false,
             latest_own_write: 0,
         }
     }
@@ -294,6 +310,7 @@ impl Limits {
             symbolic_stores: false,
             symmetry: false,
             spin_extension: false,
+            read_factoring: false,
             ..self
         }
     }
@@ -321,6 +338,7 @@ impl Orders {
             read_write_coherence: crate::model::profile::declares_read_write_coherence(model),
             write_write_coherence: crate::model::profile::declares_write_write_coherence(model),
             await_extension: crate::model::profile::declares_await_extension(model),
+            location_local_reads: crate::model::profile::declares_location_local_reads(model),
             latest_own_write: crate::model::profile::declares_latest_own_write(model),
         }
     }
@@ -335,6 +353,7 @@ impl Orders {
             read_write_coherence: self.read_write_coherence && other.read_write_coherence,
             write_write_coherence: self.write_write_coherence && other.write_write_coherence,
             await_extension: self.await_extension && other.await_extension,
+            location_local_reads: self.location_local_reads && other.location_local_reads,
             latest_own_write: self.latest_own_write & other.latest_own_write,
         }
     }
@@ -378,6 +397,7 @@ impl Default for Limits {
             symmetry: true,
             prefix_races: true,
             spin_extension: true,
+            read_factoring: true,
         }
     }
 }
@@ -1588,6 +1608,10 @@ pub struct Skeleton {
     /// With symmetry reduction ([`Explorer::set_symmetry`]): what the
     /// skeleton's candidates stand for ([`Skeleton::multiplicity`]).
     pub symmetry: Option<Box<SkeletonSymmetry>>,
+    /// Per read (same order as `reads`): its location when it is an
+    /// observation read whose reads-from choices the search may factor
+    /// ([`candidates::observation_reads`]); empty when none may be.
+    pub observation: Vec<Option<usize>>,
 }
 
 /// What a skeleton of a walk reduced by symmetry stands for
@@ -1768,6 +1792,7 @@ impl Skeleton {
             names::SCBARINST,
             barrier::scbarinst(events.len(), &barriers, &[]),
         );
+        let observation = candidates::observation_reads(program, &events, &reads, &exprs, &limits);
         Ok(Skeleton {
             events,
             static_env,
@@ -1787,6 +1812,7 @@ impl Skeleton {
             exprs,
             derivation: None,
             symmetry: None,
+            observation,
         })
     }
 
@@ -1863,19 +1889,24 @@ impl Skeleton {
         prune: Option<candidates::Prune>,
         visit: &mut dyn FnMut(&Candidate) -> ControlFlow<()>,
     ) {
-        candidates::search(self, prune, &mut |_| OrderChoice::All, visit, None)
+        candidates::search(self, prune, &mut |_| OrderChoice::All, visit, None, false)
     }
 
     /// [`Skeleton::search`], asking `orders` what to do under each
     /// combination of the locations' orders (as `co`, before any reads-from
     /// choice is made under it): skip it, or narrow the reads-from choices.
+    /// With `factor` (a visitor taking factored candidates:
+    /// [`driver::Visitor::factored`]), the skeleton's observation reads
+    /// ([`Skeleton::observation`]) are searched location by location
+    /// ([`candidates`], "Factored observation reads").
     pub fn search_orders(
         &self,
         prune: Option<candidates::Prune>,
         orders: &mut dyn FnMut(&Relation) -> OrderChoice,
         visit: &mut dyn FnMut(&Candidate) -> ControlFlow<()>,
+        factor: bool,
     ) {
-        candidates::search(self, prune, orders, visit, None)
+        candidates::search(self, prune, orders, visit, None, factor)
     }
 
     /// [`Skeleton::search_orders`] over one part of the walk only
@@ -1888,8 +1919,9 @@ impl Skeleton {
         orders: &mut dyn FnMut(&Relation) -> OrderChoice,
         visit: &mut dyn FnMut(&Candidate) -> ControlFlow<()>,
         part: Slices,
+        factor: bool,
     ) {
-        candidates::search(self, prune, orders, visit, Some(part))
+        candidates::search(self, prune, orders, visit, Some(part), factor)
     }
 
     /// How many slices ([`Slices`]) the skeleton's walk (orders listed) has

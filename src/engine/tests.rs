@@ -110,6 +110,7 @@ fn total_coherence_orders_every_write_and_restricts_asmo() {
             read_write_coherence: false,
             write_write_coherence: false,
             await_extension: false,
+            location_local_reads: false,
             latest_own_write: 0,
         },
         ..Limits::default()

@@ -20,6 +20,7 @@
 //! | `read-write-coherence` | the model forbids every cycle of `rf`, `asmo` and location order holding between a read and a later write of one thread through one reference (the Vulkan coherence axiom: location order holds "AX == AY and RX == RY and X -> Y", and program order is in happens-before): a write read by a read is then `asmo`-before every write that read precedes in program order through its reference, when the two writes are mutually ordered. With order pruning, the engine lists no modification order putting such a pair the other way round when the read has one reads-from choice only (`engine::candidates::mo_choices`) |
 //! | `write-write-coherence` | the model forbids every cycle of `asmo` and location order between two writes of one thread through one reference (the Vulkan coherence axiom, as above): a write is then `asmo`-before every write of its location it precedes in program order through its reference, when the two are mutually ordered. With order pruning, the engine lists no modification order putting such a pair the other way round (`engine::candidates::coherence_pairs`) |
 //! | `await-extension` | the model's only axioms are acyclicity of location order, `asmo`, `rf` and a from-reads made of `rf^-1 ; asmo`, `rf^-1 ; [W] ; locord ; [W]` and initial-value reads against every write (and RMW atomicity), and every relation it builds out of an event goes through happens-before, which leaves a plain load only through program order: loads appended after a thread's last event, each reading a write that no write of its location follows in `asmo` or location order, then keep a consistent execution consistent and leave its race pairs as they were. The walk over executions in which a thread spins forever at an await then skips a combination whose spinning threads each extend that way to one of their complete paths (`engine::Explorer::set_spin_extension`) |
+//! | `location-local-reads` | every check of the model is local to one location where reads-from, from-reads, location order and `asmo` meet: its only axioms are the acyclicity of a union of relations each restricted to one location (`sloc`: location order, `asmo`, `rf`, from-reads) and RMW atomicity, its flags (data races) read location order and happens-before only, and neither location order nor happens-before reads the reads-from edge into a non-atomic load (synchronizes-with starts only at an atomic read). The reads-from choices of the observation reads of a skeleton (non-atomic plain loads whose value nothing the path computes uses: `engine::candidates::observation_reads`) are then independent from location to location, and nothing but consistency depends on them: the search evaluates them location by location and lists the product of the consistent choices (`engine::candidates` "Factored observation reads"). `location-local-reads off` withdraws an included file's declaration |
 //! | `latest-own-write` | the model forbids a read of a location that only its own thread writes, all through one reference, to read anything but the thread's latest earlier write there (the initial value when there is none): its coherence axiom holds location order between one agent's accesses through one reference, reads-from, and a from-reads that contains `rf^-1 ; locord` between writes (or at least its part where the write read is location-ordered before the read) and relates an initial-value read to every write. The per-thread paths then give such a read that value only (`engine::trace::own_locations`). `latest-own-write off` withdraws an included file's declaration (a variant whose from-reads lacks location order); `latest-own-write sc0 sc1` declares it for the locations whose every access is in those storage classes (the OpenCL models: global and local objects) |
 //!
 //! Files resolve like includes: next to the declaring file, then among the
@@ -144,6 +145,9 @@ pub struct Profile {
     pub write_write_coherence: bool,
     /// `await-extension`: see the module table.
     pub await_extension: bool,
+    /// `location-local-reads` (`off` withdraws an included file's): see
+    /// the module table.
+    pub location_local_reads: bool,
     /// `latest-own-write` (`off` withdraws an included file's): see the
     /// module table.
     pub latest_own_write: bool,
@@ -333,6 +337,9 @@ impl Profile {
                 wanted(0, "nothing")?;
                 self.await_extension = true;
             }
+            "location-local-reads" => {
+                self.location_local_reads = switch(key, args)?;
+            }
             "latest-own-write" => {
                 self.latest_own_write_classes = latest_own_write(key, args)?;
                 self.latest_own_write = self.latest_own_write_classes != 0;
@@ -358,7 +365,7 @@ impl Profile {
                 return Err(error(
                     &key.pos,
                     format!(
-                        "unknown declaration `{other}`: expected nochains, refuse, accept, storage-classes, explain, races, final-order, happens-before, synchronizes-with, program-order, edge-style, rmw-atomicity, read-write-coherence, write-write-coherence, await-extension, latest-own-write, default-for or host"
+                        "unknown declaration `{other}`: expected nochains, refuse, accept, storage-classes, explain, races, final-order, happens-before, synchronizes-with, program-order, edge-style, rmw-atomicity, read-write-coherence, write-write-coherence, await-extension, location-local-reads, latest-own-write, default-for or host"
                     ),
                 ));
             }
@@ -598,6 +605,38 @@ pub fn declares_write_write_coherence(model: &Model) -> bool {
 /// Whether `model` (or a file it includes) declares `await-extension`.
 pub fn declares_await_extension(model: &Model) -> bool {
     declares(model, "await-extension")
+}
+
+/// Whether `model` declares `location-local-reads`: the last declaration
+/// read wins (annotations come each file's after those of its includes,
+/// so a file's `location-local-reads off` withdraws an included file's).
+pub fn declares_location_local_reads(model: &Model) -> bool {
+    let mut on = false;
+    for a in model.annotations() {
+        let Ok(decls) = split(a) else { continue };
+        for d in decls {
+            if let Some((key, args)) = d.split_first()
+                && key.text == "location-local-reads"
+                && let Ok(v) = switch(key, args)
+            {
+                on = v;
+            }
+        }
+    }
+    on
+}
+
+/// The argument of a declaration that is on without one and withdrawn by
+/// `off`.
+fn switch(key: &Arg, args: &[Arg]) -> Result<bool, CatError> {
+    match args {
+        [] => Ok(true),
+        [a] if a.text == "off" => Ok(false),
+        _ => Err(error(
+            &key.pos,
+            format!("`{}` takes nothing or `off`", key.text),
+        )),
+    }
 }
 
 /// Whether `model` (or a file it includes) holds the argument-less

@@ -655,3 +655,38 @@ pub fn answers_of(c: &vkmm::analysis::Checked, cut_as_flag: bool) -> Option<Stri
             .join("\n"),
     )
 }
+
+/// What an outcome listing answers (states with counts, verdict, counts,
+/// races as a sorted set: a lever may meet them in another order); `None`
+/// when a limit stopped the search.
+pub fn listing_answers(o: &vkmm::analysis::LitmusOutcome) -> Option<String> {
+    if o.truncated
+        || o.stopped_by.is_some()
+        || o.prefix_walk.is_some_and(|p| p.stopped_by.is_some())
+    {
+        return None;
+    }
+    // (Where the threads of a race's witness stop at the bound is the
+    // witness's: the first execution met that shows the pair, which the
+    // walk order picks. `races_stopping_at_the_bound_name_their_image`
+    // checks it where only one witness exists.)
+    let mut races: Vec<String> = o
+        .races
+        .iter()
+        .map(|r| format!("{} / {} @ {}", r.first, r.second, r.location))
+        .collect();
+    races.sort();
+    Some(format!(
+        "states {:?}\ncondition {:?} positive {} negative {} consistent {}\n\
+         race-free {:?} races {races:?}\ndivergence {:?} stalls {:?} cut {}",
+        o.states,
+        o.condition_holds,
+        o.positive,
+        o.negative,
+        o.consistent,
+        o.race_free,
+        o.barrier_divergence,
+        o.barrier_stalls,
+        o.cut_paths > 0,
+    ))
+}

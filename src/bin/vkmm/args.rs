@@ -96,7 +96,8 @@ pub struct LimitArgs {
     /// `reference`: every search lever off, as --no-spin-reduction
     /// --no-rmw-filter --no-termination-shortcuts --no-specialise
     /// --no-lazy-checks --no-path-pruning --no-order-pruning
-    /// --no-outcome-directed --no-symbolic-stores --no-symmetry together, with the
+    /// --no-outcome-directed --no-symbolic-stores --no-symmetry
+    /// --no-spin-extension --no-read-factoring together, with the
     /// latest-own-write filter off
     /// (the reference enumeration, the oracle of the differential tests).
     #[arg(long, value_enum, default_value_t = Engine::Default)]
@@ -168,6 +169,13 @@ pub struct LimitArgs {
     /// reference; the same races, more executions).
     #[arg(long)]
     pub no_spin_extension: bool,
+    /// Evaluate every combination of the reads-from choices of observation
+    /// reads (plain loads whose value is only shown), instead of listing
+    /// each location's consistent choices on their own and their product
+    /// (a model declaring `location-local-reads`; the reference: the same
+    /// states, counts and races, more evaluations).
+    #[arg(long)]
+    pub no_read_factoring: bool,
     /// The most paths one thread may have; past it the answer is undecided
     /// (exit code 3).
     #[arg(long, value_name = "N", default_value_t = vkmm::engine::DEFAULT_MAX_PATHS, value_parser = clap::value_parser!(u32).range(1..).map(|n| n as usize))]
@@ -207,6 +215,7 @@ impl LimitArgs {
             .symmetry(!self.no_symmetry)
             .prefix_races(!self.no_prefix_races)
             .spin_extension(!self.no_spin_extension)
+            .read_factoring(!self.no_read_factoring)
             .max_paths(self.max_paths)
             .max_writes(self.max_writes)
             .max_memory((self.max_memory > 0).then_some((self.max_memory as usize) << 20));
