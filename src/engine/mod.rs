@@ -16,6 +16,7 @@ pub mod barrier;
 mod base;
 mod candidates;
 pub mod driver;
+mod extension;
 mod host;
 mod interlock;
 pub mod names;
@@ -426,6 +427,10 @@ pub fn combinations<T: Clone>(options: &[Vec<T>]) -> Vec<Vec<T>> {
 /// value) pairs its appended loads need.
 type Extensions = Vec<Vec<(usize, i64)>>;
 
+/// A path's writes, as (location, value), the value `None` when a derived
+/// store's ([`Explorer::set_spin_extension`]).
+type PathWrites = Vec<(usize, Option<i64>)>;
+
 /// The paths of every thread of a program.
 pub struct Explorer<'p> {
     pub program: &'p Program,
@@ -463,7 +468,12 @@ pub struct Explorer<'p> {
     /// appended loads need (location, value); `None` for the other paths.
     /// Empty: the walk skips nothing that way.
     extension: Vec<Vec<Option<Extensions>>>,
-    /// The combinations skipped because they extend to complete ones.
+    /// Per thread, per path, when [`Explorer::extension`] is not empty:
+    /// its writes, as (location, value), the value `None` when a derived
+    /// store's (any value).
+    spin_writes: Vec<Vec<PathWrites>>,
+    /// The combinations, complete or partial (with every completion),
+    /// skipped because they extend to complete ones.
     extended: std::cell::Cell<u64>,
 }
 
@@ -487,6 +497,7 @@ impl<'p> Explorer<'p> {
             rmw_chains: rmw_chain_locations(program, &limits),
             symmetry: None,
             extension: Vec::new(),
+            spin_writes: Vec::new(),
             extended: std::cell::Cell::new(0),
         })
     }
@@ -575,6 +586,7 @@ impl<'p> Explorer<'p> {
     /// by the two instructions).
     pub fn set_spin_extension(&mut self, on: bool, complete: &[usize]) {
         self.extension.clear();
+        self.spin_writes.clear();
         let program = self.program;
         let eligible = on
             && self.limits.spin_extension
@@ -650,7 +662,29 @@ impl<'p> Explorer<'p> {
             .collect();
         if !any {
             self.extension.clear();
+            return;
         }
+        self.spin_writes = self
+            .threads
+            .iter()
+            .enumerate()
+            .map(|(t, paths)| {
+                paths
+                    .paths
+                    .iter()
+                    .map(|p| {
+                        p.events
+                            .iter()
+                            .filter(|e| e.writes)
+                            .filter_map(|e| {
+                                let l = self.location_at(t, e.stmt)?;
+                                Some((l, e.write.filter(|_| e.derived.is_none())))
+                            })
+                            .collect()
+                    })
+                    .collect()
+            })
+            .collect();
     }
 
     /// The combinations skipped since the last call because they extend
@@ -1315,6 +1349,7 @@ impl<'p> Explorer<'p> {
             rmw_below[t] = most;
         }
         let mut walk = PrunedWalk {
+            spin: self.spin_block(block),
             rmw_paths: &rmw_paths,
             rmw_below: &rmw_below,
             rmw_init: &rmw_init,
@@ -1397,7 +1432,18 @@ impl<'p> Explorer<'p> {
                 self.skip(LimitKind::MaxWrites);
             }
             let ok = !too_many && walk.available(t) && walk.rmw_chains(t);
-            let flow = if ok {
+            // Every completion extends to a complete combination: the
+            // subtree is skipped whole ([`extension`]).
+            let extends = ok
+                && t > 0
+                && walk
+                    .spin
+                    .as_ref()
+                    .is_some_and(|sb| self.subtree_extends(sb, block, &walk.idx, t));
+            if extends {
+                self.extended.set(self.extended.get() + 1);
+            }
+            let flow = if ok && !extends {
                 self.pruned_level(block, initial, t, walk, f)
             } else {
                 Ok(ControlFlow::Continue(()))
@@ -1458,6 +1504,9 @@ struct PathValues {
 
 /// The state of [`Explorer::block_pruned`]'s walk.
 struct PrunedWalk<'a> {
+    /// With [`Explorer::set_spin_extension`] on: what the threads still to
+    /// choose can do, per level ([`extension`]).
+    spin: Option<extension::SpinBlock<'a>>,
     /// With symmetry reduction, per thread: the least path number it may
     /// take ([`Explorer::pruned_level`]); empty without.
     least: Vec<Option<usize>>,
