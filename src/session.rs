@@ -194,6 +194,15 @@ impl Session {
         self
     }
 
+    /// With the latest-own-write filter and symbolic stores: a read of a
+    /// thread's own location whose latest own write is derived takes that
+    /// write's term, and such reads read only that write (on by default;
+    /// off: see [`Limits::own_forwarding`]). Same answers either way.
+    pub fn own_forwarding(mut self, on: bool) -> Session {
+        self.limits.own_forwarding = on;
+        self
+    }
+
     /// Partial evaluation of the model for each test (on by default; off:
     /// the reference evaluation, see [`Limits::specialise`]).
     pub fn specialise(mut self, on: bool) -> Session {

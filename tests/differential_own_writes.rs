@@ -229,12 +229,7 @@ fn the_filter_is_off_where_from_reads_lacks_location_order() {
     assert_eq!(declares("pops"), u64::MAX);
     assert_eq!(declares("vulkan-fr-asmo"), 0);
     // The OpenCL models: global and local objects only (opencl-rules.cat).
-    for m in [
-        "opencl",
-        "opencl-totalsc",
-        "opencl-nothinair",
-        "opencl-groupsync",
-    ] {
+    for m in common::OPENCL_MODELS {
         assert_eq!(declares(m), 0b11, "{m}");
     }
 }

@@ -59,6 +59,10 @@ pub(crate) struct Facts {
     pub initial_value: Vec<i64>,
     /// Events mutually in each other's scope instance.
     pub inscope: Relation,
+    /// The pairs of writes every `co` orders by the model's
+    /// `co-write-write-coherence` ([`super::candidates::sequenced_write_pairs`];
+    /// empty unless the skeleton's builder sets them).
+    pub sequenced_writes: Vec<(usize, usize)>,
 }
 
 /// The base-set name of a scope (`SCOPEWG` for Workgroup, ...).
@@ -496,6 +500,7 @@ pub(crate) fn static_env(
         derived: (0..n).map(|e| events[e].derived.is_some()).collect(),
         initial_value,
         inscope,
+        sequenced_writes: Vec::new(),
     };
     Ok((events, env, facts))
 }

@@ -221,35 +221,55 @@ pub(crate) fn observation_reads(
     observation
 }
 
+/// The reads of a skeleton's events and, for each, the writes it may read
+/// from (`None`: the initial value): every write of its location whose
+/// value it can read. `own` (per thread, [`super::Limits::own_forwarding`]):
+/// the locations whose reads read their thread's latest earlier write
+/// there, the initial value when there is none, by the model's
+/// `latest-own-write` declaration (`super::trace::own_locations`: every
+/// other choice closes a coherence cycle); such a read keeps that one
+/// choice, when its value fits.
 pub(crate) fn rf_choices(
-    _program: &Program,
     events: &[EventInfo],
     f: &Facts,
+    own: &[std::collections::HashSet<usize>],
 ) -> (Vec<usize>, Vec<Vec<Option<usize>>>) {
     let n = events.len();
     let reads: Vec<usize> = (0..n).filter(|&e| f.is_read[e]).collect();
+    let fits = |r: usize, w: usize| match f.read_value[r] {
+        // (A derived store's value is checked per candidate:
+        // `values::resolve`.)
+        Some(v) => f.write_value[w] == Some(v) || f.derived[w],
+        None => true,
+    };
+    let init_ok = |r: usize| match f.read_value[r] {
+        Some(v) => v == f.initial_value[r],
+        None => true,
+    };
     let choices = reads
         .iter()
         .map(|&r| {
+            let t = events[r].thread;
+            if let Some(l) = f.location[r]
+                && own.get(t).is_some_and(|o| o.contains(&l))
+            {
+                // Events are thread by thread in program order.
+                let latest = (0..r)
+                    .rev()
+                    .take_while(|&w| events[w].thread == t)
+                    .find(|&w| f.is_write[w] && f.location[w] == Some(l));
+                return match latest {
+                    Some(w) if fits(r, w) => vec![Some(w)],
+                    None if init_ok(r) => vec![None],
+                    _ => Vec::new(),
+                };
+            }
             let mut c: Vec<Option<usize>> = Vec::new();
-            let init_ok = match f.read_value[r] {
-                Some(v) => v == f.initial_value[r],
-                None => true,
-            };
-            if init_ok {
+            if init_ok(r) {
                 c.push(None);
             }
             for w in 0..n {
-                if w != r
-                    && f.is_write[w]
-                    && f.location[w] == f.location[r]
-                    && match f.read_value[r] {
-                        // (A derived store's value is checked per
-                        // candidate: `values::resolve`.)
-                        Some(v) => f.write_value[w] == Some(v) || f.derived[w],
-                        None => true,
-                    }
-                {
+                if w != r && f.is_write[w] && f.location[w] == f.location[r] && fits(r, w) {
                     c.push(Some(w));
                 }
             }
@@ -343,6 +363,19 @@ pub(crate) fn coherence_pairs(
 /// happens-before): `w2 asmo w1` closes the cycle `w1 locord w2 asmo w1`.
 /// A thread's events are in program order in the skeleton.
 pub(crate) fn write_pairs(events: &[EventInfo], f: &Facts) -> Vec<(usize, usize)> {
+    own_write_pairs(events, f, &|w1, w2| {
+        f.reference[w2] == f.reference[w1] && mutually_ordered(f, w1, w2)
+    })
+}
+
+/// The pairs `(w1, w2)` of writes of one thread to one location, `w1`
+/// program-ordered before `w2` (a thread's events are in program order in
+/// the skeleton), that `keep` accepts.
+fn own_write_pairs(
+    events: &[EventInfo],
+    f: &Facts,
+    keep: &dyn Fn(usize, usize) -> bool,
+) -> Vec<(usize, usize)> {
     let mut pairs = Vec::new();
     for w1 in 0..events.len() {
         if !f.is_write[w1] || f.location[w1].is_none() {
@@ -352,16 +385,46 @@ pub(crate) fn write_pairs(events: &[EventInfo], f: &Facts) -> Vec<(usize, usize)
             if events[w2].thread != events[w1].thread {
                 break;
             }
-            if f.is_write[w2]
-                && f.location[w2] == f.location[w1]
-                && f.reference[w2] == f.reference[w1]
-                && mutually_ordered(f, w1, w2)
-            {
+            if f.is_write[w2] && f.location[w2] == f.location[w1] && keep(w1, w2) {
                 pairs.push((w1, w2));
             }
         }
     }
     pairs
+}
+
+/// The pairs `(w1, w2)` of writes that every `co` orders `w1` first, by
+/// the model's declared `co-write-write-coherence` (model::profile, for
+/// the storage classes `classes`): `w1` sequenced before `w2` in one
+/// thread, to one location, both in those classes, atomic or not. The
+/// OpenCL models: "If an operation A that modifies an atomic object M
+/// global-happens-before an operation B that modifies M, then A shall be
+/// earlier than B in the modification order of M" (3.6, write-write
+/// coherence; opencl-rules.cat states it for every write, `co` being total,
+/// as `irreflexive (co | fr) ; rf? ; ghb`), and "A global memory action A
+/// global-happens-before a global memory action B if A is sequenced before
+/// B" (the same for local): `w2 co w1` closes `w1 ghb w2 co w1`. Two
+/// accesses of one C expression may be unsequenced (`sb = po \ unseq`):
+/// no pair. A thread's events are in program order in the skeleton.
+pub(crate) fn sequenced_write_pairs(
+    program: &Program,
+    events: &[EventInfo],
+    f: &Facts,
+    classes: u64,
+) -> Vec<(usize, usize)> {
+    let in_classes = |e: usize| {
+        let i = events[e].instruction(program);
+        i.storage_class
+            .is_some_and(|c| c.0 < 64 && classes & (1 << c.0) != 0)
+    };
+    own_write_pairs(events, f, &|w1, w2| {
+        in_classes(w1)
+            && in_classes(w2)
+            && !super::trace::may_be_unsequenced(
+                events[w1].instruction(program),
+                events[w2].instruction(program),
+            )
+    })
 }
 
 /// Symmetry reduction of the orders ([`super::symmetry`]): for each group

@@ -143,6 +143,14 @@ pub struct Limits {
     /// see [`trace::own_locations`]). Off: such a read ranges over the
     /// location's whole value domain (the reference enumeration).
     pub own_write_filter: bool,
+    /// With [`Limits::own_write_filter`] and [`Limits::symbolic_stores`]:
+    /// a plain read of such a location whose thread's latest earlier write
+    /// there is derived (its value a function of symbolic reads) takes
+    /// that write's term as its value, and is made concrete when the term
+    /// is ([`trace`], `fix_read`). Off: the read's register is a symbolic
+    /// read of its own, made concrete over the location's whole value
+    /// domain when something needs its value (the reference enumeration).
+    pub own_forwarding: bool,
     /// Combinations of thread paths chosen thread by thread, a partial
     /// combination dropped with all its completions as soon as a value one
     /// of its reads needs is neither the initial value nor written by
@@ -254,6 +262,14 @@ pub struct Orders {
     /// [`Limits::order_pruning`] no order putting such a pair the other
     /// way round is listed.
     pub write_write_coherence: bool,
+    /// The model declares `co-write-write-coherence` (its profile): a write
+    /// is `co`-before every write of its location it is sequenced before
+    /// in its thread, when both are in one of these storage classes (a
+    /// mask, bit k: class k; 0: not declared); with
+    /// [`Limits::order_pruning`] and a total `co` no order putting such a
+    /// pair the other way round is listed
+    /// (`candidates::sequenced_write_pairs`).
+    pub co_write_write_coherence: u64,
     /// The model declares `await-extension` (its profile): reads appended
     /// after a thread's last event, each reading a maximal write of its
     /// location, keep a consistent execution consistent and its races
@@ -283,6 +299,7 @@ impl Default for Orders {
             rmw_atomicity: false,
             read_write_coherence: false,
             write_write_coherence: false,
+            co_write_write_coherence: 0,
             await_extension: false,
             location_local_reads: false,
             latest_own_write: 0,
@@ -305,6 +322,7 @@ impl Limits {
             specialise: false,
             lazy_checks: false,
             own_write_filter: false,
+            own_forwarding: false,
             path_pruning: false,
             order_pruning: false,
             outcome_directed: false,
@@ -338,6 +356,9 @@ impl Orders {
             rmw_atomicity: crate::model::profile::declares_rmw_atomicity(model),
             read_write_coherence: crate::model::profile::declares_read_write_coherence(model),
             write_write_coherence: crate::model::profile::declares_write_write_coherence(model),
+            co_write_write_coherence: crate::model::profile::declares_co_write_write_coherence(
+                model,
+            ),
             await_extension: crate::model::profile::declares_await_extension(model),
             location_local_reads: crate::model::profile::declares_location_local_reads(model),
             latest_own_write: crate::model::profile::declares_latest_own_write(model),
@@ -353,6 +374,8 @@ impl Orders {
             rmw_atomicity: self.rmw_atomicity && other.rmw_atomicity,
             read_write_coherence: self.read_write_coherence && other.read_write_coherence,
             write_write_coherence: self.write_write_coherence && other.write_write_coherence,
+            co_write_write_coherence: self.co_write_write_coherence
+                & other.co_write_write_coherence,
             await_extension: self.await_extension && other.await_extension,
             location_local_reads: self.location_local_reads && other.location_local_reads,
             latest_own_write: self.latest_own_write & other.latest_own_write,
@@ -390,6 +413,7 @@ impl Default for Limits {
             undefined_values: true,
             lazy_checks: true,
             own_write_filter: true,
+            own_forwarding: true,
             path_pruning: true,
             order_pruning: true,
             threads: 1,
@@ -475,6 +499,10 @@ pub struct Explorer<'p> {
     /// The combinations, complete or partial (with every completion),
     /// skipped because they extend to complete ones.
     extended: std::cell::Cell<u64>,
+    /// Per thread, the locations whose reads have their reads-from pinned
+    /// to the thread's latest earlier write ([`Limits::own_forwarding`];
+    /// [`trace::own_sets`], computed once).
+    own: std::sync::Arc<Vec<std::collections::HashSet<usize>>>,
 }
 
 impl<'p> Explorer<'p> {
@@ -499,6 +527,7 @@ impl<'p> Explorer<'p> {
             extension: Vec::new(),
             spin_writes: Vec::new(),
             extended: std::cell::Cell::new(0),
+            own: std::sync::Arc::new(own_pinned(program, &limits)),
         })
     }
 
@@ -1092,31 +1121,32 @@ impl<'p> Explorer<'p> {
         }
         // One skeleton per choice of the arrivals that complete each
         // barrier with a quorum.
-        let skeletons = Skeleton::build_unlisted(self.program, paths, self.limits, initial)
-            .map(|mut sk| {
-                if values::needed(&sk) {
-                    let program = self.program;
-                    sk.derivation = Some(std::sync::Arc::new(values::Derivation {
-                        locations: sk
-                            .events
-                            .iter()
-                            .map(|e| program.location_of(e.instruction(program)))
-                            .collect(),
-                        domains: self.domains.clone(),
-                    }));
-                }
-                if let Some(sym) = &self.symmetry {
-                    let (combinations, groups) = sym.combination(ids);
-                    sk.symmetry = Some(Box::new(SkeletonSymmetry {
-                        classes: sym.clone(),
-                        combinations,
-                        groups,
-                        within: 1,
-                    }));
-                }
-                sk
-            })
-            .and_then(|sk| sk.barrier_choices());
+        let skeletons =
+            Skeleton::build_unlisted(self.program, paths, self.limits, initial, &self.own)
+                .map(|mut sk| {
+                    if values::needed(&sk) {
+                        let program = self.program;
+                        sk.derivation = Some(std::sync::Arc::new(values::Derivation {
+                            locations: sk
+                                .events
+                                .iter()
+                                .map(|e| program.location_of(e.instruction(program)))
+                                .collect(),
+                            domains: self.domains.clone(),
+                        }));
+                    }
+                    if let Some(sym) = &self.symmetry {
+                        let (combinations, groups) = sym.combination(ids);
+                        sk.symmetry = Some(Box::new(SkeletonSymmetry {
+                            classes: sym.clone(),
+                            combinations,
+                            groups,
+                            within: 1,
+                        }));
+                    }
+                    sk
+                })
+                .and_then(|sk| sk.barrier_choices());
         match skeletons {
             Ok(skeletons) => {
                 for sk in skeletons {
@@ -1464,6 +1494,17 @@ impl<'p> Explorer<'p> {
 /// every other (itself included: the same instruction in two loop
 /// iterations, or in two threads). None when some write's location is
 /// not known statically.
+/// Per thread, the locations whose reads read only the thread's latest
+/// earlier write there ([`Limits::own_forwarding`] with the latest-own-write
+/// filter: [`trace::own_sets`]); empty sets with the lever off.
+fn own_pinned(program: &Program, limits: &Limits) -> Vec<std::collections::HashSet<usize>> {
+    if limits.own_forwarding {
+        trace::own_sets(program, limits)
+    } else {
+        vec![std::collections::HashSet::new(); program.threads.len()]
+    }
+}
+
 fn rmw_chain_locations(program: &Program, limits: &Limits) -> Vec<bool> {
     let n = program.locations.len();
     if !(limits.rmw_filter && limits.orders.rmw_atomicity) {
@@ -1697,7 +1738,8 @@ impl Skeleton {
         paths: &[&Path],
         limits: Limits,
     ) -> Result<Skeleton, ExecError> {
-        let mut sk = Skeleton::build_unlisted(program, paths, limits, None)?;
+        let own = own_pinned(program, &limits);
+        let mut sk = Skeleton::build_unlisted(program, paths, limits, None, &own)?;
         sk.list_orders(None)?;
         Ok(sk)
     }
@@ -1726,6 +1768,7 @@ impl Skeleton {
             if limits.order_pruning && limits.orders.write_write_coherence {
                 required.extend(candidates::write_pairs(&self.events, facts));
             }
+            required.extend(facts.sequenced_writes.iter().copied());
             if let Some(sym) = &mut self.symmetry {
                 // Groups of interchangeable threads on one path: their
                 // first writes to a location every order relates, in
@@ -1748,6 +1791,7 @@ impl Skeleton {
         paths: &[&Path],
         limits: Limits,
         initial: Option<&[i64]>,
+        own: &[std::collections::HashSet<usize>],
     ) -> Result<Skeleton, ExecError> {
         let (mut events, mut static_env, mut facts) = base::static_env(program, paths)?;
         let initial: Vec<i64> = match initial {
@@ -1764,7 +1808,12 @@ impl Skeleton {
                 }
             }
         }
-        let (reads, rf_choices) = candidates::rf_choices(program, &events, &facts);
+        let (reads, rf_choices) = candidates::rf_choices(&events, &facts, own);
+        let classes = limits.orders.co_write_write_coherence;
+        if limits.order_pruning && limits.orders.total_co && classes != 0 {
+            facts.sequenced_writes =
+                candidates::sequenced_write_pairs(program, &events, &facts, classes);
+        }
         let ilo_choices = interlock::ilo_choices(
             program,
             &events,

@@ -109,6 +109,7 @@ fn total_coherence_orders_every_write_and_restricts_asmo() {
             rmw_atomicity: false,
             read_write_coherence: false,
             write_write_coherence: false,
+            co_write_write_coherence: 0,
             await_extension: false,
             location_local_reads: false,
             latest_own_write: 0,

@@ -734,11 +734,29 @@ pub fn own_locations(program: &Program, t: &Thread, classes: u64) -> HashSet<usi
         .collect()
 }
 
+/// Per thread, the locations whose reads the latest-own-write filter
+/// gives their thread's latest earlier write ([`own_locations`]): empty
+/// sets when the filter is off ([`Limits::own_write_filter`]), the model
+/// does not declare it, or endings are explored.
+pub fn own_sets(program: &Program, limits: &Limits) -> Vec<HashSet<usize>> {
+    program
+        .threads
+        .iter()
+        .map(|t| {
+            if limits.own_write_filter && limits.orders.latest_own_write != 0 && !limits.endings {
+                own_locations(program, t, limits.orders.latest_own_write)
+            } else {
+                HashSet::new()
+            }
+        })
+        .collect()
+}
+
 /// Whether two instructions of one thread can be operands of one C binary
 /// expression, evaluated in either order (their operand positions first
 /// differ inside the same expression): engine::base's `unseq`, for any of
 /// their runs.
-fn may_be_unsequenced(a: &crate::ir::Instruction, b: &crate::ir::Instruction) -> bool {
+pub(crate) fn may_be_unsequenced(a: &crate::ir::Instruction, b: &crate::ir::Instruction) -> bool {
     a.operand_of
         .iter()
         .zip(&b.operand_of)
@@ -760,6 +778,18 @@ fn latest_own_write(s: &State, program: &Program, t: &Thread, loc: usize) -> Opt
         Some(e) => Some((e.write?, e.write_prov.clone().unwrap_or_default())),
         None => Some((program.initial_value(loc), Prov::new())),
     }
+}
+
+/// The term of the thread's latest write to `loc` on the path `s` when that
+/// write is derived ([`Limits::symbolic_stores`]): its value is a function
+/// of the path's symbolic reads, not yet known. `None` when the latest
+/// write has a value, or there is none (the initial value).
+fn latest_own_derived(s: &State, program: &Program, t: &Thread, loc: usize) -> Option<RegValue> {
+    s.events
+        .iter()
+        .rev()
+        .find(|e| e.writes && location(program, t, e.stmt) == Some(loc))?
+        .derived
 }
 
 /// Keeps the values a path abandoned before its end (cut by the bound, or
@@ -862,17 +892,7 @@ pub fn explore_with_domains(
             }
         })
         .collect();
-    let own: Vec<HashSet<usize>> = program
-        .threads
-        .iter()
-        .map(|t| {
-            if limits.own_write_filter && limits.orders.latest_own_write != 0 && !limits.endings {
-                own_locations(program, t, limits.orders.latest_own_write)
-            } else {
-                HashSet::new()
-            }
-        })
-        .collect();
+    let own = own_sets(program, limits);
     let nloc = program.locations.len();
     // Location domains start with the initial value; group-function
     // domains (after them) with 0, until the rounds compute their results.
@@ -1112,6 +1132,12 @@ struct State {
     /// ([`Limits::symbolic_stores`]; never while the value domains are
     /// computed).
     derive: bool,
+    /// Whether a read of an own location whose latest own write is derived
+    /// takes that write's term ([`Limits::own_forwarding`], with `derive`).
+    forward: bool,
+    /// The reads that took their latest own write's term (event index,
+    /// term): each is made concrete when its term is ([`fix_read`]).
+    forwarded: Vec<(usize, RegValue)>,
 }
 
 /// The loops of `t`'s code for the unrolling bound: head statement ->
@@ -1197,6 +1223,8 @@ fn explore_thread(
         arrivals: Vec::new(),
         exprs: Vec::new(),
         derive,
+        forward: derive && limits.own_forwarding,
+        forwarded: Vec::new(),
     };
     let mut out = ThreadPaths::default();
     // Partial paths the unrolling bound stopped (their prefixes are stopped
@@ -1969,13 +1997,21 @@ fn step_op(
     // A read of a location only this thread writes: its latest earlier
     // write, or the initial value (see `own_locations`).
     let mut own_prov = None;
+    // When that write is derived (a function of symbolic reads), a plain
+    // read takes its term instead ([`Limits::own_forwarding`]): the same
+    // argument says the read's value is the write's in every consistent
+    // execution, and the read is made concrete once the term is.
+    let mut forwarded = None;
     if read == Some(ReadValue::Symbolic)
         && let Some(loc) = program.location_of(ins)
         && own.contains(&loc)
-        && let Some((v, prov)) = latest_own_write(s, program, t, loc)
     {
-        read = Some(ReadValue::Concrete(v));
-        own_prov = Some(prov);
+        if let Some((v, prov)) = latest_own_write(s, program, t, loc) {
+            read = Some(ReadValue::Concrete(v));
+            own_prov = Some(prov);
+        } else if s.forward && !ins.is_write() {
+            forwarded = latest_own_derived(s, program, t, loc).map(|term| known(s, term));
+        }
     }
     if ins.is_write()
         && ins.is_read()
@@ -2044,12 +2080,15 @@ fn step_op(
         _ => None,
     };
     let index = s.events.len();
+    if let Some(term) = forwarded {
+        s.forwarded.push((index, term));
+    }
     if let (Some(dest), Some(r)) = (&ins.dest, read) {
         s.regs.insert(
             dest.clone(),
             match r {
                 ReadValue::Concrete(v) => RegValue::Const(v),
-                ReadValue::Symbolic => RegValue::Read(index),
+                ReadValue::Symbolic => forwarded.unwrap_or(RegValue::Read(index)),
             },
         );
         s.prov.insert(dest.clone(), read_prov);
@@ -2188,7 +2227,8 @@ fn fix_read(s: &mut State, index: usize, v: i64, prov: &Prov) {
             s.prov.insert(name.clone(), prov.clone());
         }
     }
-    if s.exprs.is_empty() && s.events.iter().all(|e| e.derived.is_none()) {
+    if s.exprs.is_empty() && s.events.iter().all(|e| e.derived.is_none()) && s.forwarded.is_empty()
+    {
         return;
     }
     // Expressions and derived stores all of whose reads are now concrete
@@ -2214,6 +2254,18 @@ fn fix_read(s: &mut State, index: usize, v: i64, prov: &Prov) {
         .filter_map(|(i, e)| Some((i, konst(e.derived?)?)))
         .collect();
     s.regs = regs;
+    // Reads that took a derived write's term ([`Limits::own_forwarding`]).
+    let mut resolved = Vec::new();
+    s.forwarded.retain(|&(i, term)| match konst(term) {
+        Some(c) => {
+            resolved.push((i, c));
+            false
+        }
+        None => true,
+    });
+    for (i, c) in resolved {
+        s.events[i].read = Some(ReadValue::Concrete(c));
+    }
     for (i, c) in fixed {
         s.events[i].write = Some(c);
         s.events[i].derived = None;

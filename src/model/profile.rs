@@ -19,6 +19,7 @@
 //! | `rmw-atomicity` | the model forbids every cycle of `rf`, `asmo` and a from-reads containing `rf^-1 ; asmo` and relating an initial-value read to every write of its location: the engine may then let an RMW read only from its immediate `asmo` predecessor among the writes `asmo` relates to it (the initial value only when it has none), skipping the other candidates unevaluated |
 //! | `read-write-coherence` | the model forbids every cycle of `rf`, `asmo` and location order holding between a read and a later write of one thread through one reference (the Vulkan coherence axiom: location order holds "AX == AY and RX == RY and X -> Y", and program order is in happens-before): a write read by a read is then `asmo`-before every write that read precedes in program order through its reference, when the two writes are mutually ordered. With order pruning, the engine lists no modification order putting such a pair the other way round when the read has one reads-from choice only (`engine::candidates::mo_choices`) |
 //! | `write-write-coherence` | the model forbids every cycle of `asmo` and location order between two writes of one thread through one reference (the Vulkan coherence axiom, as above): a write is then `asmo`-before every write of its location it precedes in program order through its reference, when the two are mutually ordered. With order pruning, the engine lists no modification order putting such a pair the other way round (`engine::candidates::coherence_pairs`) |
+//! | `co-write-write-coherence` | the model's `co` is a total order of every location's writes, and it forbids every cycle of `co` and sequenced-before between two writes of one thread to one location (OpenCL's coherence axiom `irreflexive (co | fr) ; rf? ; ghb` with sequenced-before between two global actions in global-happens-before, and the same for local): a write is then `co`-before every write of its location it is sequenced before, atomic or not. `co-write-write-coherence sc0 sc1` declares it for writes in those storage classes (the OpenCL models: global and local objects), `off` withdraws an included file's. With order pruning, the engine lists no `co` putting such a pair the other way round (`engine::candidates::sequenced_write_pairs`; two accesses of one C expression, unsequenced, are no pair) |
 //! | `await-extension` | the model's only axioms are acyclicity of location order, `asmo`, `rf` and a from-reads made of `rf^-1 ; asmo`, `rf^-1 ; [W] ; locord ; [W]` and initial-value reads against every write (and RMW atomicity), and every relation it builds out of an event goes through happens-before, which leaves a plain load only through program order: loads appended after a thread's last event, each reading a write that no write of its location follows in `asmo` or location order, then keep a consistent execution consistent and leave its race pairs as they were. The walk over executions in which a thread spins forever at an await then skips a combination whose spinning threads each extend that way to one of their complete paths (`engine::Explorer::set_spin_extension`) |
 //! | `location-local-reads` | every check of the model is local to one location where reads-from, from-reads, location order and `asmo` meet: its only axioms are the acyclicity of a union of relations each restricted to one location (`sloc`: location order, `asmo`, `rf`, from-reads) and RMW atomicity, its flags (data races) read location order and happens-before only, and neither location order nor happens-before reads the reads-from edge into a non-atomic load (synchronizes-with starts only at an atomic read). The reads-from choices of the observation reads of a skeleton (non-atomic plain loads whose value nothing the path computes uses: `engine::candidates::observation_reads`) are then independent from location to location, and nothing but consistency depends on them: the search evaluates them location by location and lists the product of the consistent choices (`engine::candidates` "Factored observation reads"). `location-local-reads off` withdraws an included file's declaration |
 //! | `latest-own-write` | the model forbids a read of a location that only its own thread writes, all through one reference, to read anything but the thread's latest earlier write there (the initial value when there is none): its coherence axiom holds location order between one agent's accesses through one reference, reads-from, and a from-reads that contains `rf^-1 ; locord` between writes (or at least its part where the write read is location-ordered before the read) and relates an initial-value read to every write. The per-thread paths then give such a read that value only (`engine::trace::own_locations`). `latest-own-write off` withdraws an included file's declaration (a variant whose from-reads lacks location order); `latest-own-write sc0 sc1` declares it for the locations whose every access is in those storage classes (the OpenCL models: global and local objects) |
@@ -143,6 +144,10 @@ pub struct Profile {
     pub read_write_coherence: bool,
     /// `write-write-coherence`: see the module table.
     pub write_write_coherence: bool,
+    /// `co-write-write-coherence` (`off` withdraws an included file's):
+    /// the storage classes it is declared for, as a mask (every bit when it
+    /// names none; 0 when off or absent). See the module table.
+    pub co_write_write_coherence: u64,
     /// `await-extension`: see the module table.
     pub await_extension: bool,
     /// `location-local-reads` (`off` withdraws an included file's): see
@@ -333,6 +338,9 @@ impl Profile {
                 wanted(0, "nothing")?;
                 self.write_write_coherence = true;
             }
+            "co-write-write-coherence" => {
+                self.co_write_write_coherence = classes(key, args)?;
+            }
             "await-extension" => {
                 wanted(0, "nothing")?;
                 self.await_extension = true;
@@ -341,7 +349,7 @@ impl Profile {
                 self.location_local_reads = switch(key, args)?;
             }
             "latest-own-write" => {
-                self.latest_own_write_classes = latest_own_write(key, args)?;
+                self.latest_own_write_classes = classes(key, args)?;
                 self.latest_own_write = self.latest_own_write_classes != 0;
             }
             "default-for" => {
@@ -534,7 +542,7 @@ fn split(a: &Annotation) -> Result<Vec<Vec<Arg>>, CatError> {
 
 /// The value a `latest-own-write` declaration sets: on with no argument,
 /// off with `off`.
-fn latest_own_write(key: &Arg, args: &[Arg]) -> Result<u64, CatError> {
+fn classes(key: &Arg, args: &[Arg]) -> Result<u64, CatError> {
     match args {
         [] => Ok(u64::MAX),
         [a] if a.text == "off" => Ok(0),
@@ -550,12 +558,14 @@ fn latest_own_write(key: &Arg, args: &[Arg]) -> Result<u64, CatError> {
                     _ => {
                         return Err(error(
                             &a.pos,
-                            "`latest-own-write` takes nothing (every storage class), `off`, or storage classes `sc0 sc1 ...`".to_string(),
+                            format!(
+                                "`{}` takes nothing (every storage class), `off`, or storage classes `sc0 sc1 ...`",
+                                key.text
+                            ),
                         ));
                     }
                 }
             }
-            let _ = key;
             Ok(mask)
         }
     }
@@ -567,6 +577,19 @@ fn latest_own_write(key: &Arg, args: &[Arg]) -> Result<u64, CatError> {
 /// `latest-own-write off`. A malformed declaration counts as none (the
 /// profile reports it).
 pub fn declares_latest_own_write(model: &Model) -> u64 {
+    declared_classes(model, "latest-own-write")
+}
+
+/// Whether `model` declares `co-write-write-coherence`, as a mask of
+/// storage classes (the last declaration wins, as for `latest-own-write`).
+pub fn declares_co_write_write_coherence(model: &Model) -> u64 {
+    declared_classes(model, "co-write-write-coherence")
+}
+
+/// The storage classes of the last declaration `name` taking classes
+/// (`latest-own-write`, `co-write-write-coherence`); 0 when none or
+/// malformed.
+fn declared_classes(model: &Model, name: &str) -> u64 {
     let mut on = 0;
     for a in model.annotations() {
         let Ok(decls) = split(a) else {
@@ -574,9 +597,9 @@ pub fn declares_latest_own_write(model: &Model) -> u64 {
         };
         for d in decls {
             if let Some((key, args)) = d.split_first()
-                && key.text == "latest-own-write"
+                && key.text == name
             {
-                match latest_own_write(key, args) {
+                match classes(key, args) {
                     Ok(v) => on = v,
                     Err(_) => return 0,
                 }

@@ -5,6 +5,14 @@ use std::path::{Path, PathBuf};
 use vkmm::analysis::{Models, Property, TestOutcome, check_program, expected};
 use vkmm::engine::Limits;
 
+/// The built-in OpenCL models.
+pub const OPENCL_MODELS: [&str; 4] = [
+    "opencl",
+    "opencl-totalsc",
+    "opencl-nothinair",
+    "opencl-groupsync",
+];
+
 pub fn models() -> Models {
     Models::builtin("vulkan").expect("the built-in models parse")
 }

@@ -97,8 +97,8 @@ pub struct LimitArgs {
     /// --no-rmw-filter --no-termination-shortcuts --no-specialise
     /// --no-lazy-checks --no-path-pruning --no-order-pruning
     /// --no-outcome-directed --no-symbolic-stores --no-symmetry
-    /// --no-spin-extension --no-read-factoring together, with the
-    /// latest-own-write filter off
+    /// --no-spin-extension --no-read-factoring --no-own-forwarding
+    /// together, with the latest-own-write filter off
     /// (the reference enumeration, the oracle of the differential tests).
     #[arg(long, value_enum, default_value_t = Engine::Default)]
     pub engine: Engine,
@@ -176,6 +176,13 @@ pub struct LimitArgs {
     /// states, counts and races, more evaluations).
     #[arg(long)]
     pub no_read_factoring: bool,
+    /// Give a read of a location only its own thread writes a symbolic
+    /// read of its own when its thread's latest write there is a derived
+    /// store, and let it read any write of its value, instead of that
+    /// store's value and reads-from (the reference; the same answers, more
+    /// paths and candidates).
+    #[arg(long)]
+    pub no_own_forwarding: bool,
     /// The most paths one thread may have; past it the answer is undecided
     /// (exit code 3).
     #[arg(long, value_name = "N", default_value_t = vkmm::engine::DEFAULT_MAX_PATHS, value_parser = clap::value_parser!(u32).range(1..).map(|n| n as usize))]
@@ -216,6 +223,7 @@ impl LimitArgs {
             .prefix_races(!self.no_prefix_races)
             .spin_extension(!self.no_spin_extension)
             .read_factoring(!self.no_read_factoring)
+            .own_forwarding(!self.no_own_forwarding)
             .max_paths(self.max_paths)
             .max_writes(self.max_writes)
             .max_memory((self.max_memory > 0).then_some((self.max_memory as usize) << 20));
