@@ -813,35 +813,8 @@ impl Dfs<'_> {
         prune: &mut Option<Prune>,
         visit: &mut dyn FnMut(&Candidate) -> ControlFlow<()>,
     ) -> ControlFlow<()> {
-        let n = self.s.universe();
         if d == self.order.len() {
-            let env = || {
-                env_of(
-                    n,
-                    &self.rf,
-                    &self.init,
-                    (&self.co, &self.asmo),
-                    (&self.sco, &self.ilo),
-                )
-            };
-            if !self.derived {
-                return visit(&Candidate {
-                    rf_source: self.source.clone(),
-                    env: env(),
-                    values: None,
-                    factors: None,
-                });
-            }
-            // Derived stores: the values these choices give (none when a
-            // read the path fixed reads another value).
-            return super::values::resolve(self.s, &self.source, &mut |values| {
-                visit(&Candidate {
-                    rf_source: self.source.clone(),
-                    env: env(),
-                    values: Some(values),
-                    factors: None,
-                })
-            });
+            return self.emit(None, visit);
         }
         // Ask the pruning callback right after a choice was made (a forced
         // read adds nothing a later check would not see too).
@@ -849,17 +822,7 @@ impl Dfs<'_> {
             && self.choices[self.order[d - 1]].len() > 1
             && self.remaining[d] >= PRUNE_MIN_SUBTREE
             && let Some(p) = prune.as_mut()
-            && !p(
-                &env_of(
-                    n,
-                    &self.rf,
-                    &self.init,
-                    (&self.co, &self.asmo),
-                    (&self.sco, &self.ilo),
-                ),
-                Partial::ReadsFrom,
-                true,
-            )
+            && !p(&self.env(), Partial::ReadsFrom, true)
         {
             return ControlFlow::Continue(());
         }
@@ -949,6 +912,34 @@ impl Dfs<'_> {
         }
     }
 
+    /// The candidate of the reads-from choices assigned now (standing for
+    /// `factors`' product when given); with derived stores, one per
+    /// assignment of the values these choices give (none when a read the
+    /// path fixed reads another value).
+    fn emit(
+        &self,
+        factors: Option<std::sync::Arc<Factors>>,
+        visit: &mut dyn FnMut(&Candidate) -> ControlFlow<()>,
+    ) -> ControlFlow<()> {
+        let env = self.env();
+        if !self.derived {
+            return visit(&Candidate {
+                rf_source: self.source.clone(),
+                env,
+                values: None,
+                factors,
+            });
+        }
+        super::values::resolve(self.s, &self.source, &mut |values| {
+            visit(&Candidate {
+                rf_source: self.source.clone(),
+                env: env.clone(),
+                values: Some(values),
+                factors: factors.clone(),
+            })
+        })
+    }
+
     fn env(&self) -> Env {
         env_of(
             self.s.universe(),
@@ -1011,24 +1002,7 @@ impl Dfs<'_> {
                 self.assign(k, Some(c));
             }
         }
-        let flow = if self.derived {
-            let env = self.env();
-            super::values::resolve(self.s, &self.source.clone(), &mut |values| {
-                visit(&Candidate {
-                    rf_source: self.source.clone(),
-                    env: env.clone(),
-                    values: Some(values),
-                    factors: Some(factors.clone()),
-                })
-            })
-        } else {
-            visit(&Candidate {
-                rf_source: self.source.clone(),
-                env: self.env(),
-                values: None,
-                factors: Some(factors.clone()),
-            })
-        };
+        let flow = self.emit(Some(factors.clone()), visit);
         for g in &factors.groups {
             for &k in &g.reads {
                 self.assign(k, None);
