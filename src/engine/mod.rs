@@ -501,6 +501,12 @@ pub struct Explorer<'p> {
     /// its writes, as (location, value), the value `None` when a derived
     /// store's (any value).
     spin_writes: Vec<Vec<PathWrites>>,
+    /// Per thread, per path, when [`Explorer::extension`] is not empty:
+    /// the (location, value) pairs its reads need from another event (a
+    /// concrete value other than the location's initial value, the
+    /// location's initial value defined): every combination whose values
+    /// are available writes them ([`extension`]).
+    spin_needs: Vec<Vec<Vec<(usize, i64)>>>,
     /// The combinations, complete or partial (with every completion),
     /// skipped because they extend to complete ones.
     extended: std::cell::Cell<u64>,
@@ -544,6 +550,7 @@ impl<'p> Explorer<'p> {
             symmetry: None,
             extension: Vec::new(),
             spin_writes: Vec::new(),
+            spin_needs: Vec::new(),
             extended: std::cell::Cell::new(0),
             walk_nodes: std::cell::Cell::new(0),
             chain_flow: true,
@@ -638,6 +645,7 @@ impl<'p> Explorer<'p> {
     pub fn set_spin_extension(&mut self, on: bool, complete: &[usize]) {
         self.extension.clear();
         self.spin_writes.clear();
+        self.spin_needs.clear();
         let program = self.program;
         let eligible = on
             && self.limits.spin_extension
@@ -715,27 +723,37 @@ impl<'p> Explorer<'p> {
             self.extension.clear();
             return;
         }
-        self.spin_writes = self
-            .threads
+        self.spin_needs = self.per_event(|t, e| {
+            let l = self.location_at(t, e.stmt)?;
+            match e.read {
+                Some(ReadValue::Concrete(v))
+                    if !program.is_undefined(l) && program.initial_value(l) != v =>
+                {
+                    Some((l, v))
+                }
+                _ => None,
+            }
+        });
+        self.spin_writes = self.per_event(|t, e| {
+            let l = self.location_at(t, e.stmt).filter(|_| e.writes)?;
+            Some((l, e.write.filter(|_| e.derived.is_none())))
+        });
+    }
+
+    /// Per thread, per path: what `f` gives for each of its events (in
+    /// order), leaving out `None`s.
+    fn per_event<T>(&self, f: impl Fn(usize, &trace::PathEvent) -> Option<T>) -> Vec<Vec<Vec<T>>> {
+        self.threads
             .iter()
             .enumerate()
             .map(|(t, paths)| {
                 paths
                     .paths
                     .iter()
-                    .map(|p| {
-                        p.events
-                            .iter()
-                            .filter(|e| e.writes)
-                            .filter_map(|e| {
-                                let l = self.location_at(t, e.stmt)?;
-                                Some((l, e.write.filter(|_| e.derived.is_none())))
-                            })
-                            .collect()
-                    })
+                    .map(|p| p.events.iter().filter_map(|e| f(t, e)).collect())
                     .collect()
             })
-            .collect();
+            .collect()
     }
 
     /// The combinations skipped since the last call because they extend
