@@ -451,7 +451,8 @@ fn driver_walks(
 /// The walk's nodes per file of `VKMM_WALK_FILES` (space-separated
 /// paths), with and without the balances of RMW chains, for
 /// BENCHMARKS.md: `VKMM_WALK_FILES="..." cargo test --release --lib
-/// walk_nodes_of_files -- --ignored --nocapture`.
+/// walk_nodes_of_files -- --ignored --nocapture` (with
+/// `VKMM_WALK_BALANCES_ONLY=1`, only the walk with the balances).
 #[test]
 #[ignore]
 fn walk_nodes_of_files() {
@@ -459,7 +460,8 @@ fn walk_nodes_of_files() {
     let files = std::env::var("VKMM_WALK_FILES").unwrap_or_default();
     for file in files.split_whitespace() {
         let program = crate::frontend::load(std::path::Path::new(file)).unwrap();
-        for flow in [false, true] {
+        let only = std::env::var("VKMM_WALK_BALANCES_ONLY").is_ok();
+        for flow in [false, true].into_iter().filter(|&f| f || !only) {
             let (_, leaves, nodes, complete) = driver_walks(&program, &model, flow);
             println!(
                 "{file} balances {flow}: {nodes} walk nodes ({complete} complete walk), {} combinations",
