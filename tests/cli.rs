@@ -147,8 +147,8 @@ fn suite_with_expected_csv_and_properties() {
         String::from_utf8_lossy(&out.stdout)
     );
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    assert_eq!(v["total"], 13);
-    assert_eq!(v["passed"], 13);
+    assert_eq!(v["total"], 14);
+    assert_eq!(v["passed"], 14);
     // the races CSV read as conditions disagrees: exit 1 with a detail
     let out = vkmm(&[
         "suite",
@@ -177,7 +177,7 @@ fn suite_with_expected_csv_and_properties() {
         "races",
     ]);
     assert_eq!(out.status.code(), Some(0));
-    assert!(String::from_utf8_lossy(&out.stdout).contains("9 passed, 0 failed"));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("10 passed, 0 failed"));
 }
 
 #[test]

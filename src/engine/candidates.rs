@@ -983,10 +983,22 @@ impl Dfs<'_> {
                 _ => spans.push((l, d..d + 1)),
             }
         }
+        // The locations of one read: their choices decided round by round
+        // ([`Dfs::rounds`]); the others searched on their own.
+        let singles: Vec<usize> = (0..spans.len())
+            .filter(|&i| spans[i].1.len() == 1)
+            .map(|i| self.order[spans[i].1.start])
+            .collect();
+        let mut decided = self.rounds(&singles, p).into_iter();
         let mut groups = Vec::with_capacity(spans.len());
         for (location, range) in spans {
-            let mut found = Vec::new();
-            self.group(range.clone(), range.start, p, &mut found);
+            let found = if range.len() == 1 {
+                decided.next().expect("a single read's choices")
+            } else {
+                let mut found = Vec::new();
+                self.group(range.clone(), range.start, p, &mut found);
+                found
+            };
             if found.is_empty() {
                 return ControlFlow::Continue(());
             }
@@ -1009,6 +1021,64 @@ impl Dfs<'_> {
             }
         }
         flow
+    }
+
+    /// The consistent choices of each of `reads` (observation reads, each
+    /// the only one of its location), in choice order, every other
+    /// observation read left open: the choices [`Dfs::group`] would find
+    /// for each, with fewer evaluations. In round `j` every read with a
+    /// `j`-th choice takes it and the model is evaluated once
+    /// ([`Partial::Location`]); consistent, each of those choices is
+    /// consistent on its own, else each is evaluated alone. Why one
+    /// evaluation decides them all: with a model declaring
+    /// `location-local-reads`, an observation read's choice changes only
+    /// the `rf` edge into it and the from-reads out of it, at its
+    /// location, and every relation of the one axiom (vulkan-rules.cat:
+    /// "no cycles exist in the union of the following relations:
+    /// location-ordered, scoped modification order (over all atomic
+    /// writes), reads-from, from-reads") relates events of one location,
+    /// so a cycle lies within one location and depends only on the rest
+    /// (E') and that location's choices: the combination is consistent
+    /// exactly when each of its locations' choices is (the argument of
+    /// "Factored observation reads" above, applied to the reads assigned).
+    /// With every location's `j`-th choice consistent (a barrier's loads
+    /// after it, each reading its one store) the round takes one
+    /// evaluation instead of one per location.
+    fn rounds(&mut self, reads: &[usize], p: &mut Prune) -> Vec<Vec<Vec<Option<usize>>>> {
+        let mut found: Vec<Vec<Vec<Option<usize>>>> = vec![Vec::new(); reads.len()];
+        let most = reads
+            .iter()
+            .map(|&k| self.choices[k].len())
+            .max()
+            .unwrap_or(0);
+        for j in 0..most {
+            let here: Vec<usize> = (0..reads.len())
+                .filter(|&i| j < self.choices[reads[i]].len())
+                .collect();
+            let mut each = |dfs: &mut Self, set: &[usize]| {
+                for &i in set {
+                    let k = reads[i];
+                    dfs.assign(k, Some(dfs.choices[k][j]));
+                }
+                let ok = p(&dfs.env(), Partial::Location, true);
+                for &i in set {
+                    dfs.assign(reads[i], None);
+                }
+                ok
+            };
+            if here.len() > 1 && each(self, &here) {
+                for &i in &here {
+                    found[i].push(vec![self.choices[reads[i]][j]]);
+                }
+                continue;
+            }
+            for &i in &here {
+                if each(self, &[i]) {
+                    found[i].push(vec![self.choices[reads[i]][j]]);
+                }
+            }
+        }
+        found
     }
 
     /// The choices of the reads at depths `range` (one location's

@@ -21,19 +21,29 @@
 //!   chosen paths and of every block path of the threads still to choose
 //!   writes `v` (a superset of any completion's writes), and some write to
 //!   `l` is certain: a chosen path makes one, or every block path of some
-//!   thread still to choose does;
+//!   thread still to choose does, or a chosen path reads `v` there, `v`
+//!   not the initial value (a waiter past its await): a completion none of
+//!   whose other events writes `v` there fails
+//!   [`Explorer::values_available`] and never reaches the walk's end, so
+//!   only the completions whose values are available need the write;
 //! - each spinning thread, chosen or not (each of the block paths of the
 //!   threads still to choose that spins), has a way to extend whose needs
 //!   all hold so.
 //!
-//! Each condition, for a completion, implies the one
-//! [`Explorer::extends_to_complete`] checks on it (the written values of
-//! the completion are among those looked at, and the write counted on
-//! exists in it), so every combination of the subtree is one it skips:
-//! the same combinations are skipped as per complete combination, only
-//! the walk to them is shorter. With no thread left to choose the test is
-//! exactly [`Explorer::extends_to_complete`]'s (`tests.rs` compares the two
-//! on every partial combination of small programs).
+//! Each condition, for a completion whose values are available, implies
+//! the one [`Explorer::extends_to_complete`] checks on it (the written
+//! values of the completion are among those looked at, and the write
+//! counted on exists in it), so every combination of the subtree that the
+//! walk would hand on is one it skips: the same combinations are skipped
+//! as per complete combination, only the walk to them is shorter. With no
+//! thread left to choose the test is exactly
+//! [`Explorer::extends_to_complete`]'s on a combination whose values are
+//! available (`tests.rs` compares the two on every partial combination of
+//! small programs). In an N-thread flag barrier's walk over executions in
+//! which a thread spins forever, a block whose spinning thread is still
+//! to choose is skipped at the first chosen waiter past its await (it
+//! read the flag's 1, so the flag is written in every completion that
+//! matters), instead of at the flag's writer.
 
 use super::{Ending, Explorer, Extensions};
 
@@ -168,7 +178,8 @@ impl<'p> Explorer<'p> {
                 Written::One(w) if w != v => return false,
                 _ => {}
             }
-            let mut some = sb.certain[t][l];
+            let mut some =
+                sb.certain[t][l] || chosen().any(|(u, k)| self.spin_needs[u][k].contains(&(l, v)));
             for (u, k) in chosen() {
                 for &(m, w) in &self.spin_writes[u][k] {
                     if m == l {

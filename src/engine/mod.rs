@@ -15,6 +15,7 @@
 pub mod barrier;
 mod base;
 mod candidates;
+mod chains;
 pub mod driver;
 mod extension;
 mod host;
@@ -455,6 +456,10 @@ type Extensions = Vec<Vec<(usize, i64)>>;
 /// store's ([`Explorer::set_spin_extension`]).
 type PathWrites = Vec<(usize, Option<i64>)>;
 
+/// Combinations of paths, a path number per thread.
+#[cfg(test)]
+type Combinations = Vec<Vec<usize>>;
+
 /// The paths of every thread of a program.
 pub struct Explorer<'p> {
     pub program: &'p Program,
@@ -496,9 +501,28 @@ pub struct Explorer<'p> {
     /// its writes, as (location, value), the value `None` when a derived
     /// store's (any value).
     spin_writes: Vec<Vec<PathWrites>>,
+    /// Per thread, per path, when [`Explorer::extension`] is not empty:
+    /// the (location, value) pairs its reads need from another event (a
+    /// concrete value other than the location's initial value, the
+    /// location's initial value defined): every combination whose values
+    /// are available writes them ([`extension`]).
+    spin_needs: Vec<Vec<Vec<(usize, i64)>>>,
     /// The combinations, complete or partial (with every completion),
     /// skipped because they extend to complete ones.
     extended: std::cell::Cell<u64>,
+    /// The partial combinations the pruned walk chose a path for
+    /// ([`Explorer::take_walk_nodes`]).
+    walk_nodes: std::cell::Cell<u64>,
+    /// Whether the pruned walk checks the balances of RMW chains
+    /// ([`chains`]; on, turned off by the tests comparing the walk with
+    /// and without).
+    chain_flow: bool,
+    /// What the tests of [`chains`] look at: the partial combinations the
+    /// balances alone dropped, and the combinations that reached the end
+    /// of the walk (path numbers per thread, `usize::MAX` for a thread not
+    /// chosen yet).
+    #[cfg(test)]
+    flow_log: std::cell::RefCell<(Combinations, Combinations)>,
     /// Per thread, the locations whose reads have their reads-from pinned
     /// to the thread's latest earlier write ([`Limits::own_forwarding`];
     /// [`trace::own_sets`], computed once).
@@ -526,7 +550,12 @@ impl<'p> Explorer<'p> {
             symmetry: None,
             extension: Vec::new(),
             spin_writes: Vec::new(),
+            spin_needs: Vec::new(),
             extended: std::cell::Cell::new(0),
+            walk_nodes: std::cell::Cell::new(0),
+            chain_flow: true,
+            #[cfg(test)]
+            flow_log: Default::default(),
             own: std::sync::Arc::new(own_pinned(program, &limits)),
         })
     }
@@ -616,6 +645,7 @@ impl<'p> Explorer<'p> {
     pub fn set_spin_extension(&mut self, on: bool, complete: &[usize]) {
         self.extension.clear();
         self.spin_writes.clear();
+        self.spin_needs.clear();
         let program = self.program;
         let eligible = on
             && self.limits.spin_extension
@@ -693,33 +723,51 @@ impl<'p> Explorer<'p> {
             self.extension.clear();
             return;
         }
-        self.spin_writes = self
-            .threads
+        self.spin_needs = self.per_event(|t, e| {
+            let l = self.location_at(t, e.stmt)?;
+            match e.read {
+                Some(ReadValue::Concrete(v))
+                    if !program.is_undefined(l) && program.initial_value(l) != v =>
+                {
+                    Some((l, v))
+                }
+                _ => None,
+            }
+        });
+        self.spin_writes = self.per_event(|t, e| {
+            let l = self.location_at(t, e.stmt).filter(|_| e.writes)?;
+            Some((l, e.write.filter(|_| e.derived.is_none())))
+        });
+    }
+
+    /// Per thread, per path: what `f` gives for each of its events (in
+    /// order), leaving out `None`s.
+    fn per_event<T>(&self, f: impl Fn(usize, &trace::PathEvent) -> Option<T>) -> Vec<Vec<Vec<T>>> {
+        self.threads
             .iter()
             .enumerate()
             .map(|(t, paths)| {
                 paths
                     .paths
                     .iter()
-                    .map(|p| {
-                        p.events
-                            .iter()
-                            .filter(|e| e.writes)
-                            .filter_map(|e| {
-                                let l = self.location_at(t, e.stmt)?;
-                                Some((l, e.write.filter(|_| e.derived.is_none())))
-                            })
-                            .collect()
-                    })
+                    .map(|p| p.events.iter().filter_map(|e| f(t, e)).collect())
                     .collect()
             })
-            .collect();
+            .collect()
     }
 
     /// The combinations skipped since the last call because they extend
     /// to complete ones ([`Explorer::set_spin_extension`]).
     pub fn take_extended(&self) -> u64 {
         self.extended.take()
+    }
+
+    /// The nodes of the walk over combinations of paths with path pruning
+    /// since the last call: each choice of a path for a thread given the
+    /// threads chosen before it ([`Explorer::block_pruned`]), kept or
+    /// dropped. What the walk's cost follows (BENCHMARKS.md).
+    pub fn take_walk_nodes(&self) -> u64 {
+        self.walk_nodes.take()
     }
 
     /// Whether the combination `chosen` (a path index per thread) is one
@@ -1379,6 +1427,10 @@ impl<'p> Explorer<'p> {
             rmw_below[t] = most;
         }
         let mut walk = PrunedWalk {
+            flow: self
+                .chain_flow
+                .then(|| self.chain_flow(block, &rmw_ids, &rmw_event))
+                .flatten(),
             spin: self.spin_block(block),
             rmw_paths: &rmw_paths,
             rmw_below: &rmw_below,
@@ -1434,6 +1486,8 @@ impl<'p> Explorer<'p> {
                 .enumerate()
                 .map(|(t, &i)| block[t][i])
                 .collect();
+            #[cfg(test)]
+            self.flow_log.borrow_mut().1.push(chosen.clone());
             return self.visit_chosen(&chosen, initial, false, f);
         }
         let t = level - 1;
@@ -1461,7 +1515,22 @@ impl<'p> Explorer<'p> {
             if too_many {
                 self.skip(LimitKind::MaxWrites);
             }
-            let ok = !too_many && walk.available(t) && walk.rmw_chains(t);
+            self.walk_nodes.set(self.walk_nodes.get() + 1);
+            let counted = !too_many && walk.available(t) && walk.rmw_chains(t);
+            let ok = counted && walk.balanced(t);
+            #[cfg(test)]
+            if counted && !ok {
+                let partial = (0..block.len())
+                    .map(|u| {
+                        if u < t {
+                            usize::MAX
+                        } else {
+                            block[u][walk.idx[u]]
+                        }
+                    })
+                    .collect();
+                self.flow_log.borrow_mut().0.push(partial);
+            }
             // Every completion extends to a complete combination: the
             // subtree is skipped whole ([`extension`]).
             let extends = ok
@@ -1545,6 +1614,9 @@ struct PathValues {
 
 /// The state of [`Explorer::block_pruned`]'s walk.
 struct PrunedWalk<'a> {
+    /// The balances of RMW chains the threads still to choose must make
+    /// up ([`chains`]); `None` when no location is checked that way.
+    flow: Option<chains::ChainFlow>,
     /// With [`Explorer::set_spin_extension`] on: what the threads still to
     /// choose can do, per level ([`extension`]).
     spin: Option<extension::SpinBlock<'a>>,
@@ -1609,6 +1681,14 @@ impl PrunedWalk<'_> {
         (0..self.rmw_read.len()).all(|id| {
             self.rmw_read[id] <= self.rmw_written[id] + self.rmw_below[t][id] + self.rmw_init[id]
         })
+    }
+
+    /// Whether the threads before `t` can still make up the balances of
+    /// the RMW chains the walk checks ([`chains`]).
+    fn balanced(&self, t: usize) -> bool {
+        self.flow
+            .as_ref()
+            .is_none_or(|f| f.holds(t, &self.rmw_read, &self.rmw_written, self.rmw_init))
     }
 
     /// Whether the chosen paths write some location more often than the

@@ -372,16 +372,26 @@ fn partial_spin_extension_agrees_with_the_complete_test() {
             let mut idx = vec![0usize; n];
             'all: loop {
                 let chosen: Vec<usize> = (0..n).map(|t| block[t][idx[t]]).collect();
+                let paths: Vec<&super::Path> = chosen
+                    .iter()
+                    .enumerate()
+                    .map(|(t, &k)| &explorer.threads[t].paths[k])
+                    .collect();
+                // (A combination whose values are not available never
+                // reaches the end of the walk.)
+                let available = explorer.values_available(&paths, None);
                 let oracle = explorer.extends_to_complete(&chosen);
-                assert_eq!(
-                    explorer.subtree_extends(&sb, block, &idx, 0),
-                    oracle,
-                    "{file} {chosen:?}"
-                );
+                if available {
+                    assert_eq!(
+                        explorer.subtree_extends(&sb, block, &idx, 0),
+                        oracle,
+                        "{file} {chosen:?}"
+                    );
+                }
                 for t in 1..n {
                     if explorer.subtree_extends(&sb, block, &idx, t) {
                         skips += 1;
-                        assert!(oracle, "{file}: {chosen:?} from thread {t}");
+                        assert!(oracle || !available, "{file}: {chosen:?} from thread {t}");
                     }
                 }
                 for (d, i) in idx.iter_mut().enumerate() {
@@ -406,4 +416,117 @@ fn partial_spin_extension_agrees_with_the_complete_test() {
     assert!(skips("barrier-flags-3.litmus") > 0, "{partial_skips:?}");
     assert_eq!(skips("spin-on-other-value-race.litmus"), 0);
     assert_eq!(skips("spin-unwritten-in-combination-race.litmus"), 0);
+}
+
+/// The walks the driver makes over combinations of paths for `program`
+/// (complete paths, then the prefix blocks with spinning combinations
+/// that extend skipped), with or without the balances of RMW chains: the
+/// partial combinations the balances alone dropped, the combinations
+/// that reached the end of the walk, and the walk's nodes (complete walk
+/// and prefix walk together, and the complete walk's alone).
+fn driver_walks(
+    program: &crate::ir::Program,
+    model: &crate::model::LoadedModel,
+    flow: bool,
+) -> (Vec<Vec<usize>>, Vec<Vec<usize>>, u64, u64) {
+    let limits = Limits::default().for_model(&model.cat);
+    let mut explorer = super::Explorer::new(program, limits).unwrap();
+    explorer.chain_flow = flow;
+    combinations(&explorer);
+    let complete_nodes = explorer.take_walk_nodes();
+    let complete: Vec<usize> = explorer.threads.iter().map(|t| t.paths.len()).collect();
+    let blocks = explorer.prefix_blocks();
+    explorer.set_write_pruning(true);
+    explorer.set_spin_extension(true, &complete);
+    explorer
+        .for_each_in(&blocks, |_| -> Result<ControlFlow<()>, super::ExecError> {
+            Ok(ControlFlow::Continue(()))
+        })
+        .unwrap();
+    let nodes = complete_nodes + explorer.take_walk_nodes();
+    let (dropped, leaves) = explorer.flow_log.take();
+    (dropped, leaves, nodes, complete_nodes)
+}
+
+/// The walk's nodes per file of `VKMM_WALK_FILES` (space-separated
+/// paths), with and without the balances of RMW chains, for
+/// BENCHMARKS.md: `VKMM_WALK_FILES="..." cargo test --release --lib
+/// walk_nodes_of_files -- --ignored --nocapture` (with
+/// `VKMM_WALK_BALANCES_ONLY=1`, only the walk with the balances).
+#[test]
+#[ignore]
+fn walk_nodes_of_files() {
+    let model = crate::model::load("vulkan").unwrap();
+    let files = std::env::var("VKMM_WALK_FILES").unwrap_or_default();
+    for file in files.split_whitespace() {
+        let program = crate::frontend::load(std::path::Path::new(file)).unwrap();
+        let only = std::env::var("VKMM_WALK_BALANCES_ONLY").is_ok();
+        for flow in [false, true].into_iter().filter(|&f| f || !only) {
+            let (_, leaves, nodes, complete) = driver_walks(&program, &model, flow);
+            println!(
+                "{file} balances {flow}: {nodes} walk nodes ({complete} complete walk), {} combinations",
+                leaves.len()
+            );
+        }
+    }
+}
+
+/// The balances of RMW chains (`engine::chains`) against the walk without
+/// them (the oracle): on the complete walk and the walk over executions
+/// stopping at the bound (prefix blocks, spinning combinations that
+/// extend skipped, as the driver walks them) of small programs, the same
+/// combinations reach the end of the walk in the same order, and no
+/// partial combination the balances alone dropped has a completion among
+/// them. Not vacuous: the balances drop partial combinations of the
+/// barrier, the ticket lock and the mixed adds, and the walk is shorter.
+#[test]
+fn chain_balances_drop_only_combinations_without_completion() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let model = crate::model::load("vulkan").unwrap();
+    let walk = |program: &crate::ir::Program, flow: bool| {
+        let (dropped, leaves, nodes, _) = driver_walks(program, &model, flow);
+        (dropped, leaves, nodes)
+    };
+    let mut dropped_in = Vec::new();
+    for file in [
+        "tests/litmus-scaling/barrier-flags-2.litmus",
+        "tests/litmus-scaling/barrier-flags-3.litmus",
+        "tests/litmus-scaling/ticketlock-2.litmus",
+        "tests/litmus-scaling/ticketlock-3.litmus",
+        "tests/litmus-scaling/taslock-3.litmus",
+        "tests/litmus-vulkan/rmw-chain-mixed-adds.litmus",
+        "tests/litmus-vulkan/rmw-add-counter.litmus",
+        "tests/litmus-vulkan/rmw-exchange.litmus",
+        "tests/litmus-vulkan/spinlock-device.litmus",
+        "tests/litmus-vulkan/ttaslock-device.litmus",
+        "tests/litmus-vulkan/exchange-reads-own-write.litmus",
+        "tests/litmus-bound/rmw-chain-over-order-limit.litmus",
+        "tests/litmus-host/host-device-atomic-counter.litmus",
+        "tests/litmus-opencl/release-sequence-rmw.litmus",
+    ] {
+        let program = crate::frontend::load(&dir.join(file)).unwrap();
+        let (none, oracle, all_nodes) = walk(&program, false);
+        assert!(none.is_empty());
+        let (dropped, leaves, nodes) = walk(&program, true);
+        assert_eq!(leaves, oracle, "{file}: the same combinations, in order");
+        for d in &dropped {
+            let under =
+                |leaf: &Vec<usize>| leaf.iter().zip(d).all(|(&a, &b)| b == usize::MAX || a == b);
+            assert!(
+                !oracle.iter().any(under),
+                "{file}: {d:?} dropped, has a completion"
+            );
+        }
+        assert!(nodes <= all_nodes, "{file}: {nodes} > {all_nodes}");
+        dropped_in.push((file, dropped.len(), nodes, all_nodes));
+    }
+    let dropped = |f: &str| dropped_in.iter().find(|d| d.0.ends_with(f)).unwrap();
+    for f in [
+        "barrier-flags-3.litmus",
+        "ticketlock-3.litmus",
+        "rmw-chain-mixed-adds.litmus",
+    ] {
+        let (_, n, nodes, all) = *dropped(f);
+        assert!(n > 0 && nodes < all, "{dropped_in:?}");
+    }
 }

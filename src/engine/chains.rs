@@ -1,0 +1,228 @@
+//! How far an RMW chain is from being closed, decided on partial
+//! combinations of paths ([`Explorer::block_pruned`]).
+//!
+//! On an RMW-chain location ([`super::rmw_chain_locations`]) each write,
+//! and the initial value, is read by at most one RMW (the walk's
+//! `PrunedWalk::rmw_chains` count, whose argument is there). Number the
+//! (location, value) pairs some RMW of the block reads. For a combination
+//! of paths let the *balance* of a pair be the writes of it plus one for
+//! the initial value minus the RMWs reading it: every complete combination
+//! with an execution has no negative balance. A partial combination (the
+//! threads `t..` chosen) may have some; the threads still to choose must
+//! then make them up, and on a location whose only writes (in every path
+//! of the block) are RMWs reading a concrete value, they can only do so
+//! with RMWs:
+//!
+//! An RMW reading pair `a` and writing the value of pair `b` is an edge
+//! `a -> b`; it lowers `a`'s balance by one and raises `b`'s by one. Take
+//! the edges F that the RMWs of a completion's threads still to choose
+//! add. Decomposed into edge-disjoint paths and cycles (the standard
+//! decomposition of a multigraph by its net flow), a pair whose balance
+//! goes up by `d` ends at least `d` of those paths, and a path starts at a
+//! pair whose balance goes down, which must have had a positive balance
+//! already (it ends non-negative). Cycles change no balance. So a partial
+//! combination has a completion only if, per such location:
+//!
+//! - every pair `v` of negative balance `-d` is reached from a pair of
+//!   positive balance by edges of the block's RMWs (any thread's: a
+//!   superset of the completion's), and the positive balances of the pairs
+//!   reaching it add up to at least `d` (each path from `u` lowers `u`'s
+//!   balance by one);
+//! - the negative balances add up to no more than the positive balances of
+//!   the pairs reaching some pair of negative balance;
+//! - the sum over pairs of negative balance of `d` times the fewest edges
+//!   from a pair of positive balance to it is at most the RMWs the threads
+//!   still to choose can make on the location (each the most of any of its
+//!   block paths): the paths are edge-disjoint, and each is an RMW.
+//!
+//! Each condition is necessary, so the walk drops only partial
+//! combinations none of whose completions the complete test passes (the
+//! same complete combinations reach the search; `tests.rs` checks that on
+//! every partial combination of small programs). With the fetch-add chain
+//! of an N-thread barrier or ticket lock (each RMW reading `v` writes
+//! `v + 1`) a partial combination whose RMWs read `v` with `v - 1` neither
+//! written nor the initial value needs one RMW per missing value below it,
+//! and is dropped at the first thread whose choice makes that too many.
+
+use super::trace::PathEvent;
+use super::{Explorer, HashMap};
+
+/// Which events are RMWs on an RMW-chain location: the (location,
+/// value) pair read ([`Explorer::block_pruned`]).
+pub(super) type RmwEvent<'a> = dyn Fn(usize, &PathEvent) -> Option<(usize, i64)> + 'a;
+
+/// The RMW-chain locations whose balances the walk checks, for one block
+/// ([`Explorer::chain_flow`]).
+pub(super) struct ChainFlow {
+    /// Per checked location: its pairs (numbers of [`Explorer::block_pruned`]'s
+    /// RMW pairs).
+    pairs: Vec<Vec<usize>>,
+    /// Per pair, per pair: the fewest RMW edges leading from the first to
+    /// the second (`u32::MAX`: none).
+    dist: Vec<Vec<u32>>,
+    /// Per level `t`, per checked location: the most RMWs on it the threads
+    /// before `t` (those still to choose) can make.
+    capacity: Vec<Vec<usize>>,
+}
+
+impl ChainFlow {
+    /// Whether every checked location's balances can still be made up by
+    /// the threads before `t` (the module's conditions): `read`, `written`
+    /// and `initial` per pair as [`Explorer::block_pruned`] counts them.
+    pub(super) fn holds(
+        &self,
+        t: usize,
+        read: &[usize],
+        written: &[usize],
+        initial: &[usize],
+    ) -> bool {
+        let balance = |p: usize| (written[p] + initial[p]) as isize - read[p] as isize;
+        for (k, pairs) in self.pairs.iter().enumerate() {
+            let mut cost = 0usize;
+            let mut missing = 0usize;
+            let mut any = false;
+            for &v in pairs {
+                let b = balance(v);
+                if b >= 0 {
+                    continue;
+                }
+                any = true;
+                let d = (-b) as usize;
+                let mut nearest = u32::MAX;
+                let mut supply = 0usize;
+                for &u in pairs {
+                    let s = balance(u);
+                    if s > 0 && self.dist[u][v] != u32::MAX {
+                        nearest = nearest.min(self.dist[u][v]);
+                        supply += s as usize;
+                    }
+                }
+                if nearest == u32::MAX || supply < d {
+                    return false;
+                }
+                cost += d * nearest as usize;
+                missing += d;
+            }
+            if !any {
+                continue;
+            }
+            if cost > self.capacity[t][k] {
+                return false;
+            }
+            let supply: usize = pairs
+                .iter()
+                .filter(|&&u| {
+                    balance(u) > 0
+                        && pairs
+                            .iter()
+                            .any(|&v| balance(v) < 0 && self.dist[u][v] != u32::MAX)
+                })
+                .map(|&u| balance(u) as usize)
+                .sum();
+            if missing > supply {
+                return false;
+            }
+        }
+        true
+    }
+}
+
+impl Explorer<'_> {
+    /// The [`ChainFlow`] of `block`, given the RMW pairs the walk numbered
+    /// (`rmw_ids`) and which events are RMWs on an RMW-chain location
+    /// (`rmw_event`: the pair read); `None` when no location qualifies
+    /// (every write to it, in every path of the block, is such an RMW).
+    pub(super) fn chain_flow(
+        &self,
+        block: &[Vec<usize>],
+        rmw_ids: &HashMap<(usize, i64), usize>,
+        rmw_event: &RmwEvent,
+    ) -> Option<ChainFlow> {
+        if rmw_ids.is_empty() {
+            return None;
+        }
+        let n = rmw_ids.len();
+        // The checked locations: some pair is on them, and no other write.
+        let mut checked: Vec<usize> = rmw_ids.keys().map(|&(l, _)| l).collect();
+        checked.sort_unstable();
+        checked.dedup();
+        let mut edges: Vec<Vec<usize>> = vec![Vec::new(); n];
+        for (t, ps) in block.iter().enumerate() {
+            for &p in ps {
+                for e in &self.threads[t].paths[p].events {
+                    let Some(l) = self.location_at(t, e.stmt) else {
+                        continue;
+                    };
+                    match rmw_event(t, e) {
+                        Some(pair) => {
+                            if let Some(&b) = e.write.and_then(|w| rmw_ids.get(&(l, w))) {
+                                edges[rmw_ids[&pair]].push(b);
+                            }
+                        }
+                        None if e.writes || e.write.is_some() || e.derived.is_some() => {
+                            checked.retain(|&c| c != l);
+                        }
+                        None => {}
+                    }
+                }
+            }
+        }
+        if checked.is_empty() {
+            return None;
+        }
+        let mut pairs = vec![Vec::new(); checked.len()];
+        for (&(l, _), &id) in rmw_ids {
+            if let Ok(k) = checked.binary_search(&l) {
+                pairs[k].push(id);
+            }
+        }
+        for p in &mut pairs {
+            p.sort_unstable();
+        }
+        // Breadth-first from each pair.
+        let dist: Vec<Vec<u32>> = (0..n)
+            .map(|a| {
+                let mut d = vec![u32::MAX; n];
+                d[a] = 0;
+                let mut queue = std::collections::VecDeque::from([a]);
+                while let Some(x) = queue.pop_front() {
+                    for &y in &edges[x] {
+                        if d[y] == u32::MAX {
+                            d[y] = d[x] + 1;
+                            queue.push_back(y);
+                        }
+                    }
+                }
+                d
+            })
+            .collect();
+        let threads = block.len();
+        let mut capacity = vec![vec![0usize; checked.len()]; threads];
+        for t in 1..threads {
+            let mut most = vec![0usize; checked.len()];
+            for &p in &block[t - 1] {
+                let mut here = vec![0usize; checked.len()];
+                for e in &self.threads[t - 1].paths[p].events {
+                    if let Some((l, _)) = rmw_event(t - 1, e)
+                        && let Ok(k) = checked.binary_search(&l)
+                    {
+                        here[k] += 1;
+                    }
+                }
+                for (m, h) in most.iter_mut().zip(here) {
+                    *m = (*m).max(h);
+                }
+            }
+            capacity[t] = capacity[t - 1]
+                .iter()
+                .zip(most)
+                .map(|(a, b)| a + b)
+                .collect();
+        }
+        Some(ChainFlow {
+            pairs,
+            dist,
+            capacity,
+        })
+    }
+}
