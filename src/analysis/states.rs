@@ -193,12 +193,62 @@ impl StateCounts {
     /// The states with their counts, in the order of their `(name, value)`
     /// lists (the listing's order).
     pub(crate) fn into_sorted(self) -> Vec<(FinalState, u64)> {
-        let mut rows: Vec<(Box<[i64]>, u64)> = self.counts.into_iter().collect();
-        rows.sort_unstable_by(|a, b| a.0.cmp(&b.0));
-        rows.into_iter()
+        let rows: Vec<(Box<[i64]>, u64)> = self.counts.into_iter().collect();
+        let order = sorted_order(&rows);
+        let mut rows: Vec<Option<(Box<[i64]>, u64)>> = rows.into_iter().map(Some).collect();
+        order
+            .into_iter()
+            .filter_map(|i| rows[i].take())
             .map(|(values, n)| (FinalState::new(self.names.clone(), values), n))
             .collect()
     }
+}
+
+/// The order of `rows` by their value vectors (as `[i64]` compares them:
+/// lexicographically, signed), as indices into `rows`.
+///
+/// A listing may have hundreds of thousands of long vectors that share
+/// long prefixes: each row is encoded once as bytes that compare as the
+/// values do (each value's offset from the smallest value, big-endian, in
+/// as few bytes as the largest offset needs), and the sort compares those
+/// byte strings (one `memcmp` each). [`sorted_order_by_values`] is the
+/// plain sort it replaces, kept as the tests' oracle.
+fn sorted_order(rows: &[(Box<[i64]>, u64)]) -> Vec<usize> {
+    let len = rows.first().map_or(0, |(v, _)| v.len());
+    let all = rows.iter().flat_map(|(v, _)| v.iter().copied());
+    let (Some(min), Some(max)) = (all.clone().min(), all.max()) else {
+        return (0..rows.len()).collect();
+    };
+    if rows.iter().any(|(v, _)| v.len() != len) {
+        return sorted_order_by_values(rows);
+    }
+    // The offsets from `min` fit in u64 (two's complement difference).
+    let span = max.wrapping_sub(min) as u64;
+    let width = match span {
+        0..=0xff => 1,
+        0x100..=0xffff => 2,
+        0x1_0000..=0xffff_ffff => 4,
+        _ => 8,
+    };
+    let stride = len * width;
+    let mut keys: Vec<u8> = Vec::with_capacity(rows.len() * stride);
+    for (values, _) in rows {
+        for &v in values.iter() {
+            let offset = v.wrapping_sub(min) as u64;
+            keys.extend_from_slice(&offset.to_be_bytes()[8 - width..]);
+        }
+    }
+    let key = |i: usize| &keys[i * stride..(i + 1) * stride];
+    let mut order: Vec<usize> = (0..rows.len()).collect();
+    order.sort_unstable_by(|&a, &b| key(a).cmp(key(b)));
+    order
+}
+
+/// [`sorted_order`] by comparing the value vectors themselves.
+fn sorted_order_by_values(rows: &[(Box<[i64]>, u64)]) -> Vec<usize> {
+    let mut order: Vec<usize> = (0..rows.len()).collect();
+    order.sort_unstable_by(|&a, &b| rows[a].0.cmp(&rows[b].0));
+    order
 }
 
 /// Adds `from`'s counts into the sorted list `to` (the union of two
@@ -358,6 +408,53 @@ mod tests {
         set.insert(d);
         set.insert(b);
         assert_eq!(set.len(), 2);
+    }
+
+    fn rows(values: &[Vec<i64>]) -> Vec<(Box<[i64]>, u64)> {
+        values.iter().map(|v| (v.clone().into(), 1)).collect()
+    }
+
+    /// The byte-key sort orders as the plain one (its oracle), at each key
+    /// width, with negative values and the extremes of i64.
+    #[test]
+    fn the_byte_key_order_is_the_value_order() {
+        for vs in [
+            vec![vec![1, 0, 1], vec![0, 1, 1], vec![0, 0, 0], vec![1, 1, 0]],
+            vec![vec![-1, 3], vec![-2, 300], vec![-1, -200], vec![5, 0]],
+            vec![vec![70_000, -1], vec![-70_000, 2], vec![0, 0]],
+            vec![vec![1 << 40, 1], vec![-(1 << 40), 0], vec![3, 3]],
+            vec![
+                vec![i64::MIN, i64::MAX],
+                vec![i64::MAX, i64::MIN],
+                vec![0, -1],
+                vec![-1, 0],
+            ],
+            vec![vec![]],
+        ] {
+            let r = rows(&vs);
+            let by_values: Vec<&[i64]> = sorted_order_by_values(&r)
+                .iter()
+                .map(|&i| &*r[i].0)
+                .collect();
+            let by_keys: Vec<&[i64]> = sorted_order(&r).iter().map(|&i| &*r[i].0).collect();
+            assert_eq!(by_keys, by_values, "{vs:?}");
+        }
+    }
+
+    proptest::proptest! {
+        /// The same on generated rows (values around 0, or spread wide).
+        #[test]
+        fn generated_rows_sort_as_their_values(
+            vs in proptest::collection::vec(proptest::collection::vec(-3i64..4, 5), 0..40),
+            wide in proptest::collection::vec(proptest::collection::vec(proptest::num::i64::ANY, 3), 0..20),
+        ) {
+            for v in [vs, wide] {
+                let r = rows(&v);
+                let a: Vec<&[i64]> = sorted_order_by_values(&r).iter().map(|&i| &*r[i].0).collect();
+                let b: Vec<&[i64]> = sorted_order(&r).iter().map(|&i| &*r[i].0).collect();
+                proptest::prop_assert_eq!(a, b);
+            }
+        }
     }
 
     #[test]
