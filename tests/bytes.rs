@@ -173,7 +173,8 @@ type Verdicts = (Vec<(Vec<(String, i64)>, u64)>, Option<bool>, Option<bool>);
 fn outcome(program: &Program) -> Verdicts {
     let model = vkmm::model::load("vulkan").unwrap();
     let o = vkmm::analysis::check_litmus("t", program, &model, Limits::default(), None).unwrap();
-    let mut states = o.states.clone();
+    let mut states: Vec<(Vec<(String, i64)>, u64)> =
+        o.states.iter().map(|(s, n)| (s.to_pairs(), *n)).collect();
     states.sort();
     (states, o.condition_holds, o.race_free)
 }

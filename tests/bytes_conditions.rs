@@ -29,7 +29,7 @@ fn states(text: &str) -> (Vec<Vec<(String, i64)>>, Option<bool>) {
     let p = parse(text).unwrap();
     let model = vkmm::model::load("vulkan").unwrap();
     let o = vkmm::analysis::check_litmus("t", &p, &model, Limits::default(), None).unwrap();
-    let mut s: Vec<Vec<(String, i64)>> = o.states.iter().map(|(s, _)| s.clone()).collect();
+    let mut s: Vec<Vec<(String, i64)>> = o.states.iter().map(|(s, _)| s.to_pairs()).collect();
     s.sort();
     (s, o.condition_holds)
 }

@@ -116,7 +116,7 @@ fn run(p: &Program, model: &str, decide: Option<Property>) -> vkmm::analysis::Li
 fn the_outcome_list_is_the_union_of_the_attributions() {
     let p = load("store-open.litmus");
     let o = run(&p, "vulkan", None);
-    let values: Vec<i64> = o.states.iter().map(|(s, _)| s[0].1).collect();
+    let values: Vec<i64> = o.states.iter().map(|(s, _)| s.values()[0]).collect();
     assert_eq!(values, [0, 1]);
     assert_eq!(o.holds(Property::Condition), Some(true));
     assert_eq!(o.races.len(), 1);

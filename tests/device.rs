@@ -232,12 +232,12 @@ fn alloy_tests_become_litmus_programs_over_their_read_values() {
 fn a_forbidden_observation_is_a_finding_with_an_explanation() {
     let p = plan(&load(&root().join("tests/device-smoke/mp.litmus"))).unwrap();
     let state = |r0: i64, r1: i64| {
-        vec![
-            ("P1:r0".to_string(), r0),
-            ("P1:r1".to_string(), r1),
-            ("x".to_string(), 1),
-            ("flag".to_string(), 1),
-        ]
+        vkmm::analysis::litmus::FinalState::from_pairs([
+            ("P1:r0", r0),
+            ("P1:r1", r1),
+            ("x", 1),
+            ("flag", 1),
+        ])
     };
     let mut seen = BTreeMap::new();
     seen.insert(state(1, 1), 10);
@@ -364,7 +364,7 @@ fn smoke_suite_on_the_device_shows_no_forbidden_outcome_and_the_sequential_ones(
             r.classified
                 .histogram
                 .iter()
-                .any(|o| o.values.0 == want && o.judgement == Judgement::Allowed)
+                .any(|o| o.values.0.to_pairs() == want && o.judgement == Judgement::Allowed)
         };
         let wants = sequential(&key);
         if one_order_only.contains(&key.as_str()) {
@@ -414,7 +414,7 @@ fn a_broken_translation_is_caught_as_a_finding_with_an_explanation() {
         .iter()
         .find(|o| o.judgement == Judgement::Forbidden)
         .unwrap_or_else(|| panic!("{report}"));
-    assert!(bad.values.0.contains(&("P1:r1".to_string(), 0)), "{report}");
+    assert!(bad.values.0.get("P1:r1") == Some(0), "{report}");
     let x = bad.explanation.as_deref().unwrap();
     assert!(x.contains("FORBIDDEN"), "{x}");
     assert!(report.contains("finding:"), "{report}");
@@ -423,8 +423,7 @@ fn a_broken_translation_is_caught_as_a_finding_with_an_explanation() {
         r.classified
             .histogram
             .iter()
-            .all(|o| o.judgement != Judgement::Forbidden
-                || o.values.0.contains(&("P1:r1".to_string(), 0)))
+            .all(|o| o.judgement != Judgement::Forbidden || o.values.0.get("P1:r1") == Some(0))
     );
 }
 
@@ -669,9 +668,8 @@ fn threads_with_an_if_outside_the_first_subgroup_complete_their_instances() {
         // P1's code after its branch ran: in the reproduction the `if`
         // body read x (2 or 1) whenever r0 == 0; in opencl-mp r1 is -1
         // (body skipped) or 1 (body ran); 0 would be a register never written.
-        let has = |o: &vkmm::device::classify::Observation, k: &str, v: i64| {
-            o.values.0.contains(&(k.to_string(), v))
-        };
+        let has =
+            |o: &vkmm::device::classify::Observation, k: &str, v: i64| o.values.0.get(k) == Some(v);
         assert!(
             r.classified.histogram.iter().all(|o| !has(o, "P1:r1", 0)),
             "{report}"
@@ -735,8 +733,8 @@ fn spin_loops_waiting_on_another_subgroup_of_the_workgroup_complete() {
         // after release).
         for o in &r.classified.histogram {
             assert_ne!(o.judgement, Judgement::Forbidden, "{report}");
-            assert!(o.values.0.contains(&("P1:r0".to_string(), 1)), "{report}");
-            assert!(o.values.0.contains(&("P1:r1".to_string(), 1)), "{report}");
+            assert!(o.values.0.get("P1:r0") == Some(1), "{report}");
+            assert!(o.values.0.get("P1:r1") == Some(1), "{report}");
         }
     }
 }

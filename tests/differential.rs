@@ -59,7 +59,7 @@ fn session(reduce: bool, local: LocalMemory) -> Session {
 }
 
 fn states(o: &LitmusOutcome) -> BTreeSet<Vec<(String, i64)>> {
-    o.states.iter().map(|(s, _)| s.clone()).collect()
+    o.states.iter().map(|(s, _)| s.to_pairs()).collect()
 }
 
 /// The differences between the reference and the reduced outcome of one

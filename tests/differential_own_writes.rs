@@ -271,7 +271,7 @@ fn the_opencl_filter_keeps_other_classes_and_unsequenced_operands() {
                 .check_text(name, text)
                 .unwrap(),
         );
-        o.states.iter().map(|(s, _)| s[0].1).collect()
+        o.states.iter().map(|(s, _)| s.values()[0]).collect()
     };
     for filter in [false, true] {
         assert_eq!(

@@ -11,7 +11,9 @@
 //!   (CoRR: a location's loads are searched together), loads across
 //!   invocations and locations (the product), an acquire load whose
 //!   choice creates synchronizes-with (not factored), a load whose value
-//!   is stored (not factored);
+//!   is stored (not factored); a filter and a condition on the loads'
+//!   registers and on a location with two possible final values (judged
+//!   per combination, the final memory shared by the combinations);
 //! - the lever is on where it should be: fewer candidates evaluated on
 //!   those files, and the 6-thread xf-barrier listings complete at the
 //!   default limits;
@@ -19,8 +21,11 @@
 //!   counts, verdict, positive/negative/consistent counts, race-freedom,
 //!   racing pairs) on every own test, the examples and the dat3m-vulkan,
 //!   khronos-alloy and dat3m-opencl corpora, on generated programs with
-//!   several observation loads per location across invocations, and with
-//!   the parallel walk.
+//!   several observation loads per location across invocations (with a
+//!   filter on a register and a condition on a location), and with the
+//!   parallel walk;
+//! - the `factored` statistic (JSON `factored`): the candidates evaluated
+//!   once for a product, and the combinations they stood for.
 
 mod common;
 
@@ -28,6 +33,7 @@ use common::listing_answers as answers_of;
 use proptest::prelude::*;
 use std::path::{Path, PathBuf};
 use vkmm::Session;
+use vkmm::analysis::litmus::Factored;
 use vkmm::analysis::{Checked, LitmusOutcome};
 
 const MAX_EXECUTIONS: u64 = 20_000;
@@ -215,6 +221,42 @@ fn a_load_whose_value_is_stored_is_not_factored() {
     );
 }
 
+/// Hand-derived (filter-two-final-values.litmus, the spec sentences in
+/// the file): P2's load of x may read 0, 1 or 2, and x ends at 1 or 2
+/// (two unordered stores); the filter keeps P2:r0 != 0: four states, one
+/// execution each, the condition in one. With the lever one candidate is
+/// evaluated for the three choices of the load; the listing judges the
+/// filter and the condition per combination and takes the final memory
+/// (both values) from the candidate once. Mutations checked: recording
+/// every combination with the representative's registers (its first
+/// choice) fails here and in every other test of this file; recording one
+/// final value only lists two states; keying the states without their
+/// last value (x) merges them into two of count 2.
+#[test]
+fn a_filter_and_two_final_values_under_factored_reads() {
+    let (on, off) = hand_derived(
+        "filter-two-final-values.litmus",
+        &[
+            "1: P2:r0=1; x=1",
+            "1: P2:r0=1; x=2",
+            "1: P2:r0=2; x=1",
+            "1: P2:r0=2; x=2",
+        ],
+        true,
+    );
+    assert_eq!((on.positive, on.negative, on.consistent), (1, 3, 4));
+    assert_eq!((on.race_free, on.races.len()), (Some(false), 3));
+    assert_eq!((on.executions, off.executions), (1, 3));
+    assert_eq!(
+        on.factored,
+        Factored {
+            candidates: 1,
+            combinations: 3
+        }
+    );
+    assert_eq!(off.factored, Factored::default());
+}
+
 /// The 6-thread xf-barrier listing whose loads read one of two stores:
 /// complete at the default limits (it stopped at 200,000 evaluations
 /// without the lever), 2^16 states, one execution each; the parallel walk
@@ -231,6 +273,15 @@ fn the_xf_barrier_listing_completes() {
     assert_eq!(o.states.len(), 1 << 16);
     assert_eq!(o.consistent, 1 << 16);
     assert_eq!(o.race_free, Some(false));
+    // One candidate evaluated stood for the 2^16 combinations.
+    assert_eq!(o.executions, 1);
+    assert_eq!(
+        o.factored,
+        Factored {
+            candidates: 1,
+            combinations: 1 << 16
+        }
+    );
     let parallel = common::litmus(Session::new().threads(2).check_file(&path).unwrap());
     assert_eq!(answers_of(&o), answers_of(&parallel));
 }
@@ -374,7 +425,16 @@ fn thread_code(t: usize, items: &[Item], tail: &[usize]) -> (Vec<String>, Vec<St
     (code, regs)
 }
 
-fn program_text(threads: &[(Vec<Item>, Vec<usize>)], one: bool, locs: usize) -> String {
+/// The test's text over the first `locs` locations of [`LOCS`];
+/// `filter`: a filter on that shown register (modulo their number);
+/// `location`: the condition also asks `x == 1`.
+fn program_text(
+    threads: &[(Vec<Item>, Vec<usize>)],
+    one: bool,
+    locs: usize,
+    filter: Option<usize>,
+    location: bool,
+) -> String {
     let init: Vec<String> = LOCS[..locs].iter().map(|l| format!("{l}=0;")).collect();
     let mut text = format!("VULKAN generated\n{{\n{}\n}}\n", init.join(" "));
     let mut table = Vec::new();
@@ -385,7 +445,13 @@ fn program_text(threads: &[(Vec<Item>, Vec<usize>)], one: bool, locs: usize) -> 
         shown.extend(regs);
     }
     text.push_str(&common::vulkan_thread_table(&table));
-    let cond: Vec<String> = shown.iter().map(|r| format!("{r} == 1")).collect();
+    if let Some(k) = filter.filter(|_| !shown.is_empty()) {
+        text.push_str(&format!("filter ({} != 0)\n", shown[k % shown.len()]));
+    }
+    let mut cond: Vec<String> = shown.iter().map(|r| format!("{r} == 1")).collect();
+    if location {
+        cond.push("x == 1".to_string());
+    }
     if cond.is_empty() {
         text.push_str("exists (x == 1)\n");
     } else {
@@ -399,7 +465,8 @@ proptest! {
 
     /// Generated programs (two or three invocations, one workgroup or one
     /// each, every load's register shown, plain loads at the end of each
-    /// thread): the same answers with and without the lever, and the same
+    /// thread, sometimes a filter on one of them and the condition on x
+    /// too): the same answers with and without the lever, and the same
     /// as the reference enumeration where that completes.
     #[test]
     fn generated_programs_agree(
@@ -408,8 +475,10 @@ proptest! {
             2..4,
         ),
         one in any::<bool>(),
+        filter in proptest::option::of(0..8usize),
+        location in any::<bool>(),
     ) {
-        agree(&program_text(&threads, one, 2))?;
+        agree(&program_text(&threads, one, 2, filter, location))?;
     }
 
     /// The same on four locations, so that several locations have one
@@ -422,7 +491,7 @@ proptest! {
         ),
         one in any::<bool>(),
     ) {
-        agree(&program_text(&threads, one, 4))?;
+        agree(&program_text(&threads, one, 4, None, false))?;
     }
 }
 

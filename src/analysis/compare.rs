@@ -73,10 +73,9 @@ pub fn compare(
             }
         }
         let fmt = |s: &super::litmus::FinalState| {
-            s.iter()
-                .map(|(k, v)| format!("{k}={v};"))
-                .collect::<Vec<_>>()
-                .join(" ")
+            let mut t = String::new();
+            crate::report::text::push_state(&mut t, s, |k| k);
+            t
         };
         let mut states: Vec<String> = Vec::new();
         for o in outcomes.iter().flatten() {

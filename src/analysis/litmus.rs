@@ -11,7 +11,6 @@ use crate::engine::{
 use crate::ir::{Program, Quantifier, Term};
 use crate::model::LoadedModel;
 use std::cell::Cell;
-use std::collections::BTreeMap;
 use std::ops::ControlFlow;
 use std::time::Duration;
 use web_time::Instant;
@@ -87,8 +86,10 @@ pub struct AttributionCount {
     pub total: u64,
 }
 
-/// A final state: `(name, value)` pairs, registers as `P0:r1` then locations.
-pub type FinalState = Vec<(String, i64)>;
+/// A final state: a value per shown name, registers as `P0:r1` then
+/// locations (src/analysis/states.rs: the names are made once per test).
+pub use super::states::FinalState;
+use super::states::{Schema, StateCounts};
 
 /// Undefined behaviour in the consistent filtered executions seen: the
 /// executions that access out of bounds (a path through a site of
@@ -143,12 +144,7 @@ impl Undefined {
                 None => self.out_of_bounds.push(a),
             }
         }
-        let mut states: BTreeMap<FinalState, u64> =
-            std::mem::take(&mut self.states).into_iter().collect();
-        for (st, n) in other.states {
-            *states.entry(st).or_insert(0) += n;
-        }
-        self.states = states.into_iter().collect();
+        super::states::add_sorted(&mut self.states, other.states);
         self.defined_positive += other.defined_positive;
         self.defined_negative += other.defined_negative;
         self.defined_racy |= other.defined_racy;
@@ -173,7 +169,7 @@ fn ser_states<S: serde::Serializer>(states: &[(FinalState, u64)], s: S) -> Resul
     for (state, n) in states {
         let values: serde_json::Map<String, serde_json::Value> = state
             .iter()
-            .map(|(k, v)| (k.clone(), serde_json::Value::from(*v)))
+            .map(|(k, v)| (k.to_string(), serde_json::Value::from(v)))
             .collect();
         seq.serialize_element(&serde_json::json!({ "values": values, "executions": n }))?;
     }
@@ -280,6 +276,28 @@ pub struct LitmusOutcome {
     /// `consistent` count every execution. 0: no reduction.
     #[serde(skip_serializing_if = "is_zero_usize")]
     pub symmetric_threads: usize,
+    /// Factored observation reads (MODELS.md): of the `executions`
+    /// evaluated, those that stood for every combination of their
+    /// observation reads' consistent choices, and how many combinations
+    /// (executions) they stood for. Absent from JSON when none did.
+    #[serde(skip_serializing_if = "Factored::is_empty")]
+    pub factored: Factored,
+}
+
+/// The candidates of a walk that stood for a product of observation-read
+/// choices ([`LitmusOutcome::factored`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
+pub struct Factored {
+    /// Candidates evaluated once for all their combinations.
+    pub candidates: u64,
+    /// The combinations they stood for, together (saturating).
+    pub combinations: u64,
+}
+
+impl Factored {
+    pub fn is_empty(&self) -> bool {
+        self.candidates == 0
+    }
 }
 
 fn is_zero_usize(n: &usize) -> bool {
@@ -421,15 +439,33 @@ pub(crate) fn read_value(sk: &Skeleton, cand: &Candidate, e: usize, program: &Pr
         return vals.read[e].unwrap_or(0);
     }
     let k = sk.reads.binary_search(&e).expect("a read event");
+    read_from(sk, cand, e, k, || initial_of(sk, e, program))
+}
+
+/// The value read event `e` (the `k`th of `sk.reads`) reads in `cand`,
+/// `initial` giving its location's initial value.
+fn read_from(
+    sk: &Skeleton,
+    cand: &Candidate,
+    e: usize,
+    k: usize,
+    initial: impl FnOnce() -> i64,
+) -> i64 {
+    if let Some(vals) = &cand.values {
+        return vals.read[e].unwrap_or(0);
+    }
     match cand.rf_source[k] {
         Some(w) => sk.events[w].write_value.unwrap_or(0),
-        None => {
-            let loc = program
-                .location_of(sk.events[e].instruction(program))
-                .unwrap_or(0);
-            sk.initial[loc]
-        }
+        None => initial(),
     }
+}
+
+/// The initial value of the location event `e` accesses.
+fn initial_of(sk: &Skeleton, e: usize, program: &Program) -> i64 {
+    let loc = program
+        .location_of(sk.events[e].instruction(program))
+        .unwrap_or(0);
+    sk.initial[loc]
 }
 
 /// The possible final values of each location: the values of the writes no
@@ -889,15 +925,23 @@ struct Outcomes<'p> {
     races_binding: Option<&'p str>,
     decide: Option<Property>,
     shown_regs: Vec<(usize, String)>,
-    /// While the combinations of a factored candidate are visited: whether
-    /// its racing pairs (one evaluation's) are recorded already.
-    factored_races: Option<bool>,
-    /// The names the final states give `shown_regs` (`P1:r0`), made once.
-    reg_names: std::sync::Arc<Vec<String>>,
+    /// The shown register each register term of the condition and filter
+    /// reads, by the term's address (of `program.condition`, which the
+    /// walk does not change): `(address, index into shown_regs)`, sorted
+    /// ([`condition_slots`]).
+    cond_slots: std::sync::Arc<Vec<(usize, usize)>>,
     shown_locs: Vec<usize>,
     /// How the final states list memory ([`shown_memory`]).
     shown_memory: Vec<(String, Term)>,
-    states: BTreeMap<FinalState, u64>,
+    /// The final states recorded, under the names of `shown_regs` (`P1:r0`)
+    /// then of `shown_memory`, made once (src/analysis/states.rs).
+    states: StateCounts,
+    /// The state being recorded: its values (reused, not reallocated).
+    scratch: Vec<i64>,
+    /// Factored candidates visited (consistent, in the walk over complete
+    /// executions), and the combinations they stood for (saturating).
+    factored: u64,
+    factored_combinations: u64,
     positive: u64,
     negative: u64,
     consistent: u64,
@@ -939,7 +983,7 @@ struct Outcomes<'p> {
     access_executions: Vec<u64>,
     undefined: Undefined,
     /// The final states of executions with undefined behaviour.
-    undefined_states: BTreeMap<FinalState, u64>,
+    undefined_states: StateCounts,
     /// The walk is over executions in which threads stop where the
     /// unrolling bound cut them ([`Visitor::prefixes`]): races only.
     prefix: bool,
@@ -1232,9 +1276,9 @@ impl Visitor for Outcomes<'_> {
         cand: &Candidate,
         eval: &Evaluation,
     ) -> Result<ControlFlow<()>, CheckError> {
-        if cand.factors.is_none() {
+        let Some(factors) = cand.factors.as_ref() else {
             return self.visit(sk, cand, eval);
-        }
+        };
         if !eval.consistent() {
             return Err(CheckError::Unsupported(
                 "the model declares `location-local-reads`, but a combination of observation reads consistent location by location is not consistent: the declaration does not hold for it (run with --no-read-factoring)".to_string(),
@@ -1243,11 +1287,31 @@ impl Visitor for Outcomes<'_> {
         if self.prefix {
             return Ok(self.visit_prefix(sk, eval));
         }
-        // (The racing pairs are the evaluation's: recorded once.)
-        self.factored_races = Some(false);
-        let flow = crate::engine::driver::visit_combinations(self, sk, cand, eval);
-        self.factored_races = None;
-        flow
+        self.factored += 1;
+        self.factored_combinations = self
+            .factored_combinations
+            .saturating_add(factors.combinations());
+        // Room for the states they may add (at most one each; bounded).
+        self.states
+            .reserve(factors.combinations().min(RESERVE_STATES) as usize);
+        // What the combinations share is computed once; each combination
+        // adds its registers' values (and the filter and condition on them).
+        let shared = Shared::of(self, sk, cand, eval);
+        let (mut record, mut decided) = (false, false);
+        let _ = factors.for_each(sk, cand, &mut |c| {
+            if !self.wants_candidate(sk, c) {
+                return ControlFlow::Continue(());
+            }
+            let (r, d) = self.record(sk, c, &shared);
+            record |= r;
+            decided = d;
+            if d {
+                ControlFlow::Break(())
+            } else {
+                ControlFlow::Continue(())
+            }
+        });
+        Ok(self.after_visit(sk, eval, record, decided))
     }
 
     fn visit(
@@ -1262,23 +1326,142 @@ impl Visitor for Outcomes<'_> {
         if self.prefix {
             return Ok(self.visit_prefix(sk, eval));
         }
+        let shared = Shared::of(self, sk, cand, eval);
+        let (record, decided) = self.record(sk, cand, &shared);
+        Ok(self.after_visit(sk, eval, record, decided))
+    }
+}
+
+/// Per register term of `program`'s condition and filter (by its
+/// address): its index in `shown_regs`, sorted by address. The terms are
+/// found by address while the walk evaluates the condition on each
+/// execution (no name compared); a term not listed is evaluated by name.
+fn condition_slots(program: &Program, shown_regs: &[(usize, String)]) -> Vec<(usize, usize)> {
+    let mut terms = Vec::new();
+    if let Some(c) = &program.condition {
+        c.expr.terms(&mut terms);
+        if let Some(f) = &c.filter {
+            f.terms(&mut terms);
+        }
+    }
+    let mut slots: Vec<(usize, usize)> = terms
+        .into_iter()
+        .filter_map(|t| match t {
+            Term::Reg { thread, reg } => shown_regs
+                .iter()
+                .position(|(u, r)| u == thread && r == reg)
+                .map(|i| (std::ptr::from_ref(t).addr(), i)),
+            _ => None,
+        })
+        .collect();
+    slots.sort_unstable();
+    slots.dedup();
+    slots
+}
+
+/// The most states a factored candidate reserves room for at once.
+const RESERVE_STATES: u64 = 1 << 20;
+
+/// What the executions a consistent candidate stands for share: the
+/// combinations of its factored observation reads change only the values
+/// those reads return ([`crate::engine::Factors`]: no derived store or
+/// register expression reads them), so the writes, `co`, the final order
+/// of the one evaluation, hence the final memory, are theirs all; and
+/// their flags and races are the evaluation's (`location-local-reads`,
+/// MODELS.md "Factored observation reads").
+struct Shared {
+    /// Each possible final memory of the shown locations (usually one).
+    mem: Vec<Vec<i64>>,
+    /// Where each shown register's final value comes from on the paths.
+    regs: Vec<Slot>,
+    /// Whether the evaluation flags a race.
+    racy: bool,
+    /// What the candidate stands for under symmetry reduction.
+    multiplicity: u64,
+}
+
+/// Where a shown register's final value comes from ([`Shared::regs`]).
+#[derive(Clone, Copy)]
+enum Slot {
+    Const(i64),
+    /// The value read event `e` reads, the `k`th of the skeleton's reads,
+    /// `initial` its location's initial value.
+    Read {
+        e: usize,
+        k: usize,
+        initial: i64,
+    },
+    /// Anything else, as [`reg_value`] computes it.
+    Other(RegValue),
+}
+
+impl Shared {
+    fn of(o: &Outcomes<'_>, sk: &Skeleton, cand: &Candidate, eval: &Evaluation) -> Shared {
+        let program = o.program;
+        Shared {
+            mem: memory_states(sk, cand, eval, program, &o.shown_locs, o.final_order),
+            regs: o
+                .shown_regs
+                .iter()
+                .map(|(t, r)| {
+                    match sk.registers[*t].iter().find(|(n, _)| n == r) {
+                        // (Not set on the paths: 0, as [`reg_value`] has it.)
+                        None => Slot::Const(0),
+                        Some((_, RegValue::Const(c))) => Slot::Const(*c),
+                        Some((_, RegValue::Read(e))) => match sk.reads.binary_search(e) {
+                            Ok(k) => Slot::Read {
+                                e: *e,
+                                k,
+                                initial: initial_of(sk, *e, program),
+                            },
+                            Err(_) => Slot::Other(RegValue::Read(*e)),
+                        },
+                        Some((_, v)) => Slot::Other(*v),
+                    }
+                })
+                .collect(),
+            racy: eval.flags().next().is_some(),
+            multiplicity: sk.multiplicity(),
+        }
+    }
+}
+
+impl Outcomes<'_> {
+    /// Records the execution `cand` (one combination of a factored
+    /// candidate, or a candidate), under what its candidate's executions
+    /// share: for each final memory passing the filter, its state, counts
+    /// and condition. Returns whether one of them races and whether one
+    /// decided the walk.
+    fn record(&mut self, sk: &Skeleton, cand: &Candidate, shared: &Shared) -> (bool, bool) {
         let program = self.program;
         let cond = program.condition.as_ref();
         let quantifier = cond.and_then(|c| c.quantifier);
-        // Final values of the locations the condition or report needs
-        // (`shown_locs` holds every location the condition names).
-        let all_locs = &self.shown_locs;
-        // Whether the candidate races in some state passing the filter,
-        // and whether that decided the walk.
+        let m = shared.multiplicity;
+        let nregs = self.shown_regs.len();
+        let mut state = std::mem::take(&mut self.scratch);
+        state.clear();
+        state.extend(shared.regs.iter().map(|v| match *v {
+            Slot::Const(c) => c,
+            Slot::Read { e, k, initial } => read_from(sk, cand, e, k, || initial),
+            Slot::Other(RegValue::Const(c)) => c,
+            Slot::Other(RegValue::Read(e)) => read_value(sk, cand, e, program),
+            Slot::Other(v @ RegValue::Expr(_)) => {
+                cand.values.as_ref().map_or(0, |vals| vals.term(v))
+            }
+        }));
         let (mut record, mut decided) = (false, false);
-        // What the candidate stands for under symmetry reduction.
-        let m = sk.multiplicity();
-        for mem in memory_states(sk, cand, eval, program, all_locs, self.final_order) {
-            let value = |t: &Term| term_value(sk, cand, program, all_locs, &mem, t);
+        for mem in &shared.mem {
+            state.truncate(nregs);
+            let value = |t: &Term| self.term_value(sk, cand, &state[..nregs], mem, t);
             if let Some(f) = cond.and_then(|c| c.filter.as_ref())
                 && !f.eval(&value)
             {
                 continue;
+            }
+            let positive = cond.is_none_or(|c| c.expr.eval(&value));
+            for (_, t) in &self.shown_memory {
+                let v = term_value(sk, cand, program, &self.shown_locs, mem, t);
+                state.push(v);
             }
             self.consistent += m;
             for d in &self.divergent {
@@ -1286,19 +1469,8 @@ impl Visitor for Outcomes<'_> {
                     self.barrier_divergence.push(d.clone());
                 }
             }
-            let mut state: FinalState = self
-                .shown_regs
-                .iter()
-                .zip(self.reg_names.iter())
-                .map(|((t, r), name)| (name.clone(), reg_value(sk, cand, *t, r, program)))
-                .collect();
-            for (name, t) in &self.shown_memory {
-                state.push((name.clone(), value(t)));
-            }
             if self.states_only {
-                // The state begins with the shown registers' values.
-                let regs = state[..self.shown_regs.len()].iter().map(|(_, v)| *v);
-                self.seen.insert((regs.collect(), mem.clone()));
+                self.seen.insert((state[..nregs].to_vec(), mem.clone()));
             }
             let undefined = !self.taken.is_empty();
             if undefined {
@@ -1316,17 +1488,17 @@ impl Visitor for Outcomes<'_> {
                 for a in accesses {
                     self.access_executions[a] += 1;
                 }
-                *self.undefined_states.entry(state.clone()).or_insert(0) += 1;
+                self.undefined_states.add(&state, 1);
             }
-            *self.states.entry(state).or_insert(0) += m;
-            if cond.is_none_or(|c| c.expr.eval(&value)) {
+            self.states.add(&state, m);
+            if positive {
                 self.positive += m;
                 self.undefined.defined_positive += m * u64::from(!undefined);
             } else {
                 self.negative += m;
                 self.undefined.defined_negative += m * u64::from(!undefined);
             }
-            if eval.flags().next().is_some() {
+            if shared.racy {
                 self.racy = true;
                 self.undefined.defined_racy |= !undefined;
                 record = true;
@@ -1350,16 +1522,51 @@ impl Visitor for Outcomes<'_> {
                 break;
             }
         }
-        if record && self.factored_races != Some(true) {
+        self.scratch = state;
+        (record, decided)
+    }
+
+    /// The value of a condition term in the execution whose shown
+    /// registers have the values `regs` (in `shown_regs`' order) and
+    /// shown locations the final values `mem`: a register term of the
+    /// condition by its slot ([`condition_slots`]), anything else by
+    /// [`term_value`].
+    fn term_value(
+        &self,
+        sk: &Skeleton,
+        cand: &Candidate,
+        regs: &[i64],
+        mem: &[i64],
+        t: &Term,
+    ) -> i64 {
+        if let Term::Reg { .. } = t
+            && let Ok(i) = self
+                .cond_slots
+                .binary_search_by_key(&std::ptr::from_ref(t).addr(), |&(a, _)| a)
+        {
+            return regs[self.cond_slots[i].1];
+        }
+        term_value(sk, cand, self.program, &self.shown_locs, mem, t)
+    }
+
+    /// After a candidate's executions are recorded: its racing pairs (the
+    /// evaluation's, once) when one of them raced, and whether the walk
+    /// goes on.
+    fn after_visit(
+        &mut self,
+        sk: &Skeleton,
+        eval: &Evaluation,
+        record: bool,
+        decided: bool,
+    ) -> ControlFlow<()> {
+        if record {
             self.record_races(sk, eval, Vec::new());
-            if self.factored_races.is_some() {
-                self.factored_races = Some(true);
-            }
         }
         if decided {
-            return Ok(ControlFlow::Break(()));
+            ControlFlow::Break(())
+        } else {
+            ControlFlow::Continue(())
         }
-        Ok(ControlFlow::Continue(()))
     }
 }
 
@@ -1507,11 +1714,13 @@ impl<'p> Outcomes<'p> {
             races_binding: None,
             decide: None,
             shown_regs: Vec::new(),
-            reg_names: Default::default(),
-            factored_races: None,
+            cond_slots: Default::default(),
             shown_locs: Vec::new(),
             shown_memory: Vec::new(),
-            states: BTreeMap::new(),
+            states: StateCounts::default(),
+            scratch: Vec::new(),
+            factored: 0,
+            factored_combinations: 0,
             positive: 0,
             negative: 0,
             consistent: 0,
@@ -1535,7 +1744,7 @@ impl<'p> Outcomes<'p> {
             access_of: Default::default(),
             access_executions: Vec::new(),
             undefined: Undefined::default(),
-            undefined_states: BTreeMap::new(),
+            undefined_states: StateCounts::default(),
             prefix: false,
             stops: Vec::new(),
         }
@@ -1544,9 +1753,7 @@ impl<'p> Outcomes<'p> {
     /// What the walk found of undefined behaviour, its sites listed.
     fn take_undefined(&mut self) -> Undefined {
         let mut u = std::mem::take(&mut self.undefined);
-        u.states = std::mem::take(&mut self.undefined_states)
-            .into_iter()
-            .collect();
+        u.states = std::mem::take(&mut self.undefined_states).into_sorted();
         let program = self.program;
         for (a, &n) in self.access_executions.iter().enumerate() {
             if n == 0 {
@@ -1596,9 +1803,11 @@ impl Split for Outcomes<'_> {
             races_binding: self.races_binding,
             decide: self.decide,
             shown_regs: self.shown_regs.clone(),
-            reg_names: self.reg_names.clone(),
+            cond_slots: self.cond_slots.clone(),
             shown_locs: self.shown_locs.clone(),
             shown_memory: self.shown_memory.clone(),
+            states: StateCounts::new(self.states.names().clone()),
+            undefined_states: StateCounts::new(self.states.names().clone()),
             access_of: self.access_of.clone(),
             ..Outcomes::empty(self.program)
         })
@@ -1609,9 +1818,11 @@ impl Split for Outcomes<'_> {
     /// of its pair of instructions, so the texts new to the part, in the
     /// part's order, are those the sequential walk appends there).
     fn merge(&mut self, part: Self) {
-        for (state, n) in part.states {
-            *self.states.entry(state).or_insert(0) += n;
-        }
+        self.states.merge(part.states);
+        self.factored += part.factored;
+        self.factored_combinations = self
+            .factored_combinations
+            .saturating_add(part.factored_combinations);
         self.positive += part.positive;
         self.negative += part.negative;
         self.consistent += part.consistent;
@@ -1626,9 +1837,7 @@ impl Split for Outcomes<'_> {
         append_new(&mut self.barrier_stalls, part.barrier_stalls);
         add_counts(&mut self.site_executions, part.site_executions);
         add_counts(&mut self.access_executions, part.access_executions);
-        for (st, n) in part.undefined_states {
-            *self.undefined_states.entry(st).or_insert(0) += n;
-        }
+        self.undefined_states.merge(part.undefined_states);
         self.undefined.add(part.undefined);
     }
 }
@@ -1690,11 +1899,7 @@ pub fn check_litmus_with_progress(
 /// The union of two attributions' raw outcomes (before [`LitmusOutcome::holds`]
 /// made anything undecided).
 fn join(mut o: LitmusOutcome, a: LitmusOutcome) -> LitmusOutcome {
-    let mut states: BTreeMap<FinalState, u64> = o.states.into_iter().collect();
-    for (state, n) in a.states {
-        *states.entry(state).or_insert(0) += n;
-    }
-    o.states = states.into_iter().collect();
+    super::states::add_sorted(&mut o.states, a.states);
     o.positive += a.positive;
     o.negative += a.negative;
     o.observation = if o.positive > 0 && o.negative == 0 {
@@ -1735,6 +1940,13 @@ fn join(mut o: LitmusOutcome, a: LitmusOutcome) -> LitmusOutcome {
     o.consistent += a.consistent;
     o.cut_paths += a.cut_paths;
     o.symmetric_threads = o.symmetric_threads.max(a.symmetric_threads);
+    o.factored = Factored {
+        candidates: o.factored.candidates + a.factored.candidates,
+        combinations: o
+            .factored
+            .combinations
+            .saturating_add(a.factored.combinations),
+    };
     o.unroll = o.unroll.max(a.unroll);
     o.stopped_early |= a.stopped_early;
     o.truncated |= a.truncated;
@@ -1763,19 +1975,24 @@ fn check_one(
     let start = Instant::now();
     super::check_supported(program, loaded)?;
     let (shown_regs, shown_locs) = shown_terms(program);
+    let shown_memory = shown_memory(program, &shown_locs);
+    // The names of the final states, made once (src/analysis/states.rs).
+    let schema: Schema = shown_regs
+        .iter()
+        .map(|(t, r)| format!("P{}:{r}", program.threads[*t].id))
+        .chain(shown_memory.iter().map(|(name, _)| name.clone()))
+        .collect::<Vec<_>>()
+        .into();
     let mut v = Outcomes {
         program,
         final_order: loaded.profile.final_order.as_deref(),
         races_binding: loaded.profile.races.as_deref(),
         decide,
-        reg_names: std::sync::Arc::new(
-            shown_regs
-                .iter()
-                .map(|(t, r)| format!("P{}:{r}", program.threads[*t].id))
-                .collect(),
-        ),
+        states: StateCounts::new(schema.clone()),
+        undefined_states: StateCounts::new(schema),
+        cond_slots: std::sync::Arc::new(condition_slots(program, &shown_regs)),
         shown_regs,
-        shown_memory: shown_memory(program, &shown_locs),
+        shown_memory,
         shown_locs,
         access_of: std::sync::Arc::new(accesses_of(program)),
         ..Outcomes::empty(program)
@@ -1812,7 +2029,7 @@ fn check_one(
         model: loaded.name.clone(),
         condition: cond.map(|c| c.text.clone()),
         quantifier: cond.and_then(|c| c.quantifier),
-        states: v.states.into_iter().collect(),
+        states: v.states.into_sorted(),
         positive,
         negative,
         observation,
@@ -1849,6 +2066,10 @@ fn check_one(
             extended: coverage.prefix_extended,
         }),
         symmetric_threads: coverage.symmetric_threads,
+        factored: Factored {
+            candidates: v.factored,
+            combinations: v.factored_combinations,
+        },
     };
     Ok(o)
 }
@@ -1894,6 +2115,7 @@ mod holds_tests {
             undefined: Undefined::default(),
             prefix_walk: None,
             symmetric_threads: 0,
+            factored: Factored::default(),
         }
     }
 

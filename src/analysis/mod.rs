@@ -11,6 +11,7 @@ pub mod litmus;
 pub mod pops;
 pub mod queries;
 pub mod refines;
+pub mod states;
 pub mod suite;
 pub mod termination;
 

@@ -38,8 +38,8 @@ impl Judgement {
 fn ser_state<S: serde::Serializer>(state: &FinalState, s: S) -> Result<S::Ok, S::Error> {
     use serde::ser::SerializeMap;
     let mut m = s.serialize_map(Some(state.len()))?;
-    for (k, v) in state {
-        m.serialize_entry(k, v)?;
+    for (k, v) in state.iter() {
+        m.serialize_entry(k, &v)?;
     }
     m.end()
 }

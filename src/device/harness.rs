@@ -354,20 +354,25 @@ pub fn final_states(
     let nl = plan.program.locations.len();
     let mut states = Vec::with_capacity(layout.instances);
     let mut cut = 0;
+    // The states' names, once (src/analysis/states.rs).
+    let names: crate::analysis::states::Schema = (0..nregs)
+        .map(|k| plan.register_key(k))
+        .chain(plan.program.locations.iter().cloned())
+        .collect::<Vec<_>>()
+        .into();
     for i in 0..layout.instances {
         let row = &out[i * ow..(i + 1) * ow];
         if row[nregs..].iter().any(|&s| s != STATUS_DONE) {
             cut += 1;
             continue;
         }
-        let mut state: FinalState = (0..nregs)
-            .map(|k| (plan.register_key(k), row[k] as i32 as i64))
-            .collect();
+        let mut values: Vec<i64> = Vec::with_capacity(nregs + nl);
+        values.extend((0..nregs).map(|k| row[k] as i32 as i64));
         for l in 0..nl {
             let v = mem[layout.addr[i * 2 * nl + nl + l] as usize];
-            state.push((plan.program.locations[l].clone(), v as i32 as i64));
+            values.push(v as i32 as i64);
         }
-        states.push(state);
+        states.push(FinalState::new(names.clone(), values.into()));
     }
     (states, cut)
 }

@@ -15,9 +15,9 @@ use crate::analysis::{LitmusOutcome, Observation, Property};
 use crate::ir::Quantifier;
 use std::fmt::Write;
 
-/// A state cell in herd7's spelling: `P1:r0` becomes `1:r0`.
-fn cell(name: &str, value: i64) -> String {
-    let name = match name.strip_prefix('P') {
+/// A state's name in herd7's spelling: `P1:r0` becomes `1:r0`.
+fn herd_name(name: &str) -> &str {
+    match name.strip_prefix('P') {
         Some(rest)
             if rest
                 .split(':')
@@ -27,8 +27,7 @@ fn cell(name: &str, value: i64) -> String {
             rest
         }
         _ => name,
-    };
-    format!("{name}={value};")
+    }
 }
 
 /// herd7's `Witnesses`, `Positive`/`Negative`, `Condition` and
@@ -67,9 +66,10 @@ pub fn litmus(o: &LitmusOutcome) -> Option<String> {
     };
     let _ = writeln!(s, "Test {} {kind}", o.name);
     let _ = writeln!(s, "States {}", o.states.len());
+    super::text::reserve_states(&mut s, &o.states, 1);
     for (state, _) in &o.states {
-        let cells: Vec<String> = state.iter().map(|(k, v)| cell(k, *v)).collect();
-        let _ = writeln!(s, "{}", cells.join(" "));
+        super::text::push_state(&mut s, state, herd_name);
+        s.push('\n');
     }
     match o.holds(Property::Condition) {
         Some(true) => s.push_str("Ok\n"),
@@ -87,8 +87,13 @@ mod tests {
 
     #[test]
     fn registers_are_named_by_thread_number() {
-        assert_eq!(cell("P1:r0", 3), "1:r0=3;");
-        assert_eq!(cell("x", 2), "x=2;");
-        assert_eq!(cell("Px", 2), "Px=2;");
+        assert_eq!(herd_name("P1:r0"), "1:r0");
+        assert_eq!(herd_name("P12:r3"), "12:r3");
+        assert_eq!(herd_name("x"), "x");
+        assert_eq!(herd_name("Px"), "Px");
+        let state = crate::analysis::litmus::FinalState::from_pairs([("P1:r0", 3), ("x", -2)]);
+        let mut s = String::new();
+        super::super::text::push_state(&mut s, &state, herd_name);
+        assert_eq!(s, "1:r0=3; x=-2;");
     }
 }

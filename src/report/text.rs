@@ -4,6 +4,7 @@
 
 use super::herd::witnesses;
 use crate::analysis::explain::{Explanation, Verdict};
+use crate::analysis::litmus::FinalState;
 use crate::analysis::{Checked, Comparison, LitmusOutcome, QueryOutcome, Summary, TestOutcome};
 use crate::ir::Quantifier;
 use std::fmt::Write;
@@ -322,6 +323,65 @@ pub fn comparison(c: &Comparison) -> String {
     s
 }
 
+/// Appends a final state's cells, `name=value;` separated by one space,
+/// each name spelt by `name` (no allocation per cell or per state: a
+/// listing may have hundreds of thousands of states).
+pub(crate) fn push_state(s: &mut String, state: &FinalState, name: fn(&str) -> &str) {
+    for (i, (k, v)) in state.iter().enumerate() {
+        if i > 0 {
+            s.push(' ');
+        }
+        s.push_str(name(k));
+        s.push('=');
+        push_int(s, v);
+        s.push(';');
+    }
+}
+
+/// Appends `v` in decimal (a single digit without the formatter).
+fn push_int(s: &mut String, v: i64) {
+    match u8::try_from(v) {
+        Ok(d @ 0..=9) => s.push(char::from(b'0' + d)),
+        _ => {
+            let _ = write!(s, "{v}");
+        }
+    }
+}
+
+/// Appends a state's count left-aligned in 8 columns, then ` :> ` (as
+/// `{count:<8} :> `).
+pub(crate) fn push_count(s: &mut String, count: u64) {
+    let start = s.len();
+    match i64::try_from(count) {
+        Ok(c) => push_int(s, c),
+        Err(_) => {
+            let _ = write!(s, "{count}");
+        }
+    }
+    while s.len() - start < 8 {
+        s.push(' ');
+    }
+    s.push_str(" :> ");
+}
+
+/// Reserves room in `s` for the lines of `states`, each about as long as
+/// the first's cells and `extra` more bytes.
+pub(crate) fn reserve_states(s: &mut String, states: &[(FinalState, u64)], extra: usize) {
+    if let Some((first, _)) = states.first() {
+        let line: usize = first.iter().map(|(k, v)| k.len() + 3 + digits(v)).sum();
+        s.reserve(states.len().saturating_mul(line + extra));
+    }
+}
+
+/// How many characters `v` prints as.
+fn digits(v: i64) -> usize {
+    let sign = usize::from(v < 0);
+    sign + v
+        .unsigned_abs()
+        .checked_ilog10()
+        .map_or(1, |d| d as usize + 1)
+}
+
 /// The herd-style text report of a litmus test.
 pub fn litmus(o: &LitmusOutcome) -> String {
     let quantifier = o.quantifier;
@@ -334,9 +394,11 @@ pub fn litmus(o: &LitmusOutcome) -> String {
     };
     let _ = writeln!(s, "Test {} {kind}", o.name);
     let _ = writeln!(s, "States {}", o.states.len());
+    reserve_states(&mut s, &o.states, 12);
     for (state, count) in &o.states {
-        let cells: Vec<String> = state.iter().map(|(k, v)| format!("{k}={v};")).collect();
-        let _ = writeln!(s, "{:<8} :> {}", count, cells.join(" "));
+        push_count(&mut s, *count);
+        push_state(&mut s, state, |k| k);
+        s.push('\n');
     }
     match (o.quantifier, o.holds(crate::analysis::Property::Condition)) {
         (Some(_), None) => s.push_str("Undecided\n"),
@@ -557,8 +619,9 @@ fn undefined_behaviour(s: &mut String, o: &LitmusOutcome) {
         );
     }
     for (state, n) in &u.states {
-        let cells: Vec<String> = state.iter().map(|(k, v)| format!("{k}={v};")).collect();
-        let _ = writeln!(s, "  reached with it: {:<8} :> {}", n, cells.join(" "));
+        let _ = write!(s, "  reached with it: {n:<8} :> ");
+        push_state(s, state, |k| k);
+        s.push('\n');
     }
 }
 
