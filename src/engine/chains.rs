@@ -196,29 +196,22 @@ impl Explorer<'_> {
                 d
             })
             .collect();
-        let threads = block.len();
-        let mut capacity = vec![vec![0usize; checked.len()]; threads];
-        for t in 1..threads {
-            let mut most = vec![0usize; checked.len()];
-            for &p in &block[t - 1] {
-                let mut here = vec![0usize; checked.len()];
-                for e in &self.threads[t - 1].paths[p].events {
-                    if let Some((l, _)) = rmw_event(t - 1, e)
-                        && let Ok(k) = checked.binary_search(&l)
-                    {
-                        here[k] += 1;
-                    }
-                }
-                for (m, h) in most.iter_mut().zip(here) {
-                    *m = (*m).max(h);
-                }
-            }
-            capacity[t] = capacity[t - 1]
+        let capacity = super::best_below(block.len(), checked.len(), |t| {
+            block[t]
                 .iter()
-                .zip(most)
-                .map(|(a, b)| a + b)
-                .collect();
-        }
+                .map(|&p| {
+                    let mut here = vec![0usize; checked.len()];
+                    for e in &self.threads[t].paths[p].events {
+                        if let Some((l, _)) = rmw_event(t, e)
+                            && let Ok(k) = checked.binary_search(&l)
+                        {
+                            here[k] += 1;
+                        }
+                    }
+                    here
+                })
+                .collect()
+        });
         Some(ChainFlow {
             pairs,
             dist,

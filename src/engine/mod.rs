@@ -1408,24 +1408,18 @@ impl<'p> Explorer<'p> {
             .collect();
         // rmw_below[t][id]: the most writes of the pair the threads before
         // t can make together (each its best path).
-        let mut rmw_below: Vec<Vec<usize>> = vec![vec![0; rmw_ids.len()]; threads];
-        for t in 1..threads {
-            let mut most = rmw_below[t - 1].clone();
-            let mut best = vec![0usize; rmw_ids.len()];
-            for (_, writes) in &rmw_paths[t - 1] {
-                let mut n = vec![0usize; rmw_ids.len()];
-                for &w in writes {
-                    n[w] += 1;
-                }
-                for (b, k) in best.iter_mut().zip(n) {
-                    *b = (*b).max(k);
-                }
-            }
-            for (m, b) in most.iter_mut().zip(best) {
-                *m += b;
-            }
-            rmw_below[t] = most;
-        }
+        let rmw_below = best_below(threads, rmw_ids.len(), |t| {
+            rmw_paths[t]
+                .iter()
+                .map(|(_, writes)| {
+                    let mut n = vec![0usize; rmw_ids.len()];
+                    for &w in writes {
+                        n[w] += 1;
+                    }
+                    n
+                })
+                .collect()
+        });
         let mut walk = PrunedWalk {
             flow: self
                 .chain_flow
@@ -1600,6 +1594,32 @@ fn rmw_chain_locations(program: &Program, limits: &Limits) -> Vec<bool> {
             })
         })
         .collect()
+}
+
+/// Per level `t` of [`Explorer::block_pruned`]'s walk (threads `..t`
+/// still to choose), per key: the most the threads before `t` can make
+/// together, each on its best path for that key. `paths(u)`: thread
+/// `u`'s count per key on each of its block paths.
+fn best_below(
+    threads: usize,
+    width: usize,
+    mut paths: impl FnMut(usize) -> Vec<Vec<usize>>,
+) -> Vec<Vec<usize>> {
+    let mut below = vec![vec![0usize; width]; threads];
+    for t in 1..threads {
+        let mut most = below[t - 1].clone();
+        let mut best = vec![0usize; width];
+        for counts in paths(t - 1) {
+            for (b, k) in best.iter_mut().zip(counts) {
+                *b = (*b).max(k);
+            }
+        }
+        for (m, b) in most.iter_mut().zip(best) {
+            *m += b;
+        }
+        below[t] = most;
+    }
+    below
 }
 
 /// What one path needs and gives, for [`Explorer::block_pruned`]: the
