@@ -298,6 +298,12 @@ impl Factored {
     pub fn is_empty(&self) -> bool {
         self.candidates == 0
     }
+
+    /// Adds `other`'s candidates and combinations (saturating).
+    pub fn add(&mut self, other: Factored) {
+        self.candidates += other.candidates;
+        self.combinations = self.combinations.saturating_add(other.combinations);
+    }
 }
 
 fn is_zero_usize(n: &usize) -> bool {
@@ -939,9 +945,8 @@ struct Outcomes<'p> {
     /// The state being recorded: its values (reused, not reallocated).
     scratch: Vec<i64>,
     /// Factored candidates visited (consistent, in the walk over complete
-    /// executions), and the combinations they stood for (saturating).
-    factored: u64,
-    factored_combinations: u64,
+    /// executions), and the combinations they stood for.
+    factored: Factored,
     positive: u64,
     negative: u64,
     consistent: u64,
@@ -1287,10 +1292,10 @@ impl Visitor for Outcomes<'_> {
         if self.prefix {
             return Ok(self.visit_prefix(sk, eval));
         }
-        self.factored += 1;
-        self.factored_combinations = self
-            .factored_combinations
-            .saturating_add(factors.combinations());
+        self.factored.add(Factored {
+            candidates: 1,
+            combinations: factors.combinations(),
+        });
         // Room for the states they may add (at most one each; bounded).
         self.states
             .reserve(factors.combinations().min(RESERVE_STATES) as usize);
@@ -1719,8 +1724,7 @@ impl<'p> Outcomes<'p> {
             shown_memory: Vec::new(),
             states: StateCounts::default(),
             scratch: Vec::new(),
-            factored: 0,
-            factored_combinations: 0,
+            factored: Factored::default(),
             positive: 0,
             negative: 0,
             consistent: 0,
@@ -1819,10 +1823,7 @@ impl Split for Outcomes<'_> {
     /// part's order, are those the sequential walk appends there).
     fn merge(&mut self, part: Self) {
         self.states.merge(part.states);
-        self.factored += part.factored;
-        self.factored_combinations = self
-            .factored_combinations
-            .saturating_add(part.factored_combinations);
+        self.factored.add(part.factored);
         self.positive += part.positive;
         self.negative += part.negative;
         self.consistent += part.consistent;
@@ -1940,13 +1941,7 @@ fn join(mut o: LitmusOutcome, a: LitmusOutcome) -> LitmusOutcome {
     o.consistent += a.consistent;
     o.cut_paths += a.cut_paths;
     o.symmetric_threads = o.symmetric_threads.max(a.symmetric_threads);
-    o.factored = Factored {
-        candidates: o.factored.candidates + a.factored.candidates,
-        combinations: o
-            .factored
-            .combinations
-            .saturating_add(a.factored.combinations),
-    };
+    o.factored.add(a.factored);
     o.unroll = o.unroll.max(a.unroll);
     o.stopped_early |= a.stopped_early;
     o.truncated |= a.truncated;
@@ -2066,10 +2061,7 @@ fn check_one(
             extended: coverage.prefix_extended,
         }),
         symmetric_threads: coverage.symmetric_threads,
-        factored: Factored {
-            candidates: v.factored,
-            combinations: v.factored_combinations,
-        },
+        factored: v.factored,
     };
     Ok(o)
 }
