@@ -382,10 +382,50 @@ fn digits(v: i64) -> usize {
         .map_or(1, |d| d as usize + 1)
 }
 
+/// Writes the text report of `c` to `w`: the bytes of [`checked`], but a
+/// litmus test's state lines are written as they are made, a block at a
+/// time, instead of being held whole in one string first (a listing of a
+/// few hundred thousand states is tens of megabytes of text).
+pub fn write_checked(w: &mut dyn std::io::Write, c: &Checked) -> std::io::Result<()> {
+    match c {
+        Checked::Litmus(o) => write_litmus(w, o, STATE_BLOCK),
+        _ => w.write_all(checked(c).as_bytes()),
+    }
+}
+
+/// About how many bytes of state lines [`write_checked`] gathers before it
+/// writes them.
+const STATE_BLOCK: usize = 1 << 16;
+
+/// [`litmus`] written to `w` in pieces of about `block` bytes.
+fn write_litmus(
+    w: &mut dyn std::io::Write,
+    o: &LitmusOutcome,
+    block: usize,
+) -> std::io::Result<()> {
+    let mut result = Ok(());
+    let mut s = String::with_capacity(block.min(STATE_BLOCK) + (1 << 10));
+    litmus_pieces(o, &mut s, block, &mut |piece| {
+        if result.is_ok() {
+            result = w.write_all(piece.as_bytes());
+        }
+    });
+    result.and_then(|()| w.write_all(s.as_bytes()))
+}
+
 /// The herd-style text report of a litmus test.
 pub fn litmus(o: &LitmusOutcome) -> String {
-    let quantifier = o.quantifier;
     let mut s = String::new();
+    reserve_states(&mut s, &o.states, 12);
+    litmus_pieces(o, &mut s, usize::MAX, &mut |_| {});
+    s
+}
+
+/// Appends the text of [`litmus`] to `s`; each time a state line brings
+/// `s` to `block` bytes or more, `s` is handed to `sink` and emptied (what
+/// is left at the end stays in `s`).
+fn litmus_pieces(o: &LitmusOutcome, s: &mut String, block: usize, sink: &mut dyn FnMut(&str)) {
+    let quantifier = o.quantifier;
     let kind = match quantifier {
         Some(Quantifier::Exists) => "Allowed",
         Some(Quantifier::NotExists) => "Forbidden",
@@ -394,11 +434,14 @@ pub fn litmus(o: &LitmusOutcome) -> String {
     };
     let _ = writeln!(s, "Test {} {kind}", o.name);
     let _ = writeln!(s, "States {}", o.states.len());
-    reserve_states(&mut s, &o.states, 12);
     for (state, count) in &o.states {
-        push_count(&mut s, *count);
-        push_state(&mut s, state, |k| k);
+        push_count(s, *count);
+        push_state(s, state, |k| k);
         s.push('\n');
+        if s.len() >= block {
+            sink(s);
+            s.clear();
+        }
     }
     match (o.quantifier, o.holds(crate::analysis::Property::Condition)) {
         (Some(_), None) => s.push_str("Undecided\n"),
@@ -406,7 +449,7 @@ pub fn litmus(o: &LitmusOutcome) -> String {
         (_, Some(false)) => s.push_str("No\n"),
         (None, None) => {}
     }
-    witnesses(o, &mut s);
+    witnesses(o, s);
     if o.states_only {
         let _ = writeln!(
             s,
@@ -475,10 +518,10 @@ pub fn litmus(o: &LitmusOutcome) -> String {
         }
     }
     if let Some(a) = o.attributions {
-        attributions(&mut s, a, o.stopped_early);
+        attributions(s, a, o.stopped_early);
     }
-    barrier_divergence(&mut s, &o.barrier_divergence);
-    undefined_behaviour(&mut s, o);
+    barrier_divergence(s, &o.barrier_divergence);
+    undefined_behaviour(s, o);
     if !o.barrier_stalls.is_empty() {
         let _ = writeln!(
             s,
@@ -525,7 +568,6 @@ pub fn litmus(o: &LitmusOutcome) -> String {
             String::new()
         }
     );
-    s
 }
 
 /// The text report of one checked file.
@@ -810,6 +852,51 @@ fn short(event: &str) -> &str {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The streamed report is the string report, whatever the block size
+    /// (every state line its own piece, a few lines a piece, one piece),
+    /// and a failing writer's error comes back.
+    #[test]
+    fn streamed_litmus_report_is_the_string_report() {
+        // Four threads each reading a location another one writes: 16
+        // states, with the counts and verdict lines around them.
+        let text = "VULKAN s\n{ x=0; y=0; }\n\
+            P0@sg 0, wg 0, qf 0 | P1@sg 0, wg 1, qf 0 | P2@sg 0, wg 2, qf 0 | P3@sg 0, wg 3, qf 0 ;\n\
+            st.atom.dv.sc0 x, 1 | st.atom.dv.sc0 y, 1 | ld.atom.dv.sc0 r0, x | ld.atom.dv.sc0 r0, y ;\n\
+            | | ld.atom.dv.sc0 r1, y | ld.atom.dv.sc0 r1, x ;\n\
+            exists (P2:r0 == 1 /\\ P2:r1 == 0 /\\ P3:r0 == 1 /\\ P3:r1 == 0)\n";
+        let c = crate::Session::new()
+            .check_text("s.litmus", text)
+            .expect("checks");
+        let Checked::Litmus(o) = &c else {
+            panic!("a litmus outcome")
+        };
+        assert_eq!(o.states.len(), 16);
+        let whole = checked(&c);
+        for block in [1, 100, usize::MAX] {
+            let mut out = Vec::new();
+            write_litmus(&mut out, o, block).expect("writes");
+            assert_eq!(
+                String::from_utf8(out).expect("utf-8"),
+                whole,
+                "block {block}"
+            );
+        }
+        let mut out = Vec::new();
+        write_checked(&mut out, &c).expect("writes");
+        assert_eq!(String::from_utf8(out).expect("utf-8"), whole);
+        struct Broken;
+        impl std::io::Write for Broken {
+            fn write(&mut self, _: &[u8]) -> std::io::Result<usize> {
+                Err(std::io::ErrorKind::BrokenPipe.into())
+            }
+            fn flush(&mut self) -> std::io::Result<()> {
+                Ok(())
+            }
+        }
+        let e = write_litmus(&mut Broken, o, 1).expect_err("the writer fails");
+        assert_eq!(e.kind(), std::io::ErrorKind::BrokenPipe);
+    }
     use crate::analysis::{FileError, Summary};
     use crate::analysis::{QueryOutcome, TestOutcome};
     use crate::ir::Expectation;

@@ -50,7 +50,7 @@ fn check(
         match checked {
             Ok(c) => {
                 match args.format {
-                    OutputFormat::Text => out(&report::text::checked(&c)),
+                    OutputFormat::Text => output::out_with(|w| report::text::write_checked(w, &c)),
                     OutputFormat::Herd => match &c {
                         Checked::Litmus(o) => match report::herd::litmus(o) {
                             Some(t) => out(&t),

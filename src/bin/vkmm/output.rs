@@ -10,11 +10,15 @@ use vkmm::report::json;
 /// Writes to standard output. A closed pipe (`vkmm check ... | head -1`)
 /// ends the program quietly with status 0; any other write error is reported.
 pub fn out(text: &str) {
-    let mut stdout = std::io::stdout().lock();
-    if let Err(e) = stdout
-        .write_all(text.as_bytes())
-        .and_then(|()| stdout.flush())
-    {
+    out_with(|w| w.write_all(text.as_bytes()));
+}
+
+/// Prints what `write` writes (buffered) on standard output, as [`out`]
+/// does: a closed pipe ends the program quietly, any other failure with
+/// exit code 2.
+pub fn out_with(write: impl FnOnce(&mut dyn Write) -> std::io::Result<()>) {
+    let mut stdout = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
+    if let Err(e) = write(&mut stdout).and_then(|()| stdout.flush()) {
         if e.kind() == std::io::ErrorKind::BrokenPipe {
             std::process::exit(0);
         }
