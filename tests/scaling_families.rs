@@ -133,6 +133,44 @@ fn test_and_set_locks_count_to_n() {
     assert_eq!(states(&r), vec!["c=2".to_string()]);
 }
 
+#[test]
+fn compare_exchange_locks_count_to_n() {
+    // A failed OpAtomicCompareExchange writes nothing ("store the New
+    // Value back through Pointer only if Original Value equaled
+    // Comparator"): the loop runs as an await, the answer is complete, and
+    // every execution counts to N without a race (the file's comment).
+    for n in [2u32, 3] {
+        let file = format!("caslock-{n}.spvasm");
+        let (code, r) = check(&file, &[]);
+        assert_eq!(code, 0, "{file}: a complete answer");
+        assert_eq!(r["truncated"], false, "{file}");
+        assert_eq!(r["cut_paths"], 0, "{file}");
+        assert_eq!(r["observation"], "Always", "{file}");
+        assert_eq!(r["race_free"], true, "{file}");
+        assert_eq!(states(&r), vec![format!("%ctr[0]={n}")], "{file}");
+        // One holder order per permutation of the invocations.
+        assert_eq!(r["consistent"], if n == 2 { 2 } else { 6 }, "{file}");
+    }
+    // The acquire on success weakened to relaxed: nothing synchronizes a
+    // release store with the next holder's compare-exchange, so the plain
+    // increments are unordered: a data race, and a lost update (ctr == 1)
+    // among the states.
+    let text = std::fs::read_to_string(format!("{DIR}/caslock-2.spvasm")).unwrap();
+    let weak = text.replace("%pl %device %acq %rlx", "%pl %device %rlx %rlx");
+    assert_ne!(weak, text);
+    let c = vkmm::Session::new()
+        .check_text("caslock-rlx.spvasm", &weak)
+        .expect("checks");
+    let o = common::litmus(c);
+    assert_eq!(o.race_free, Some(false));
+    assert!(
+        o.states
+            .iter()
+            .any(|(s, _)| s.iter().any(|(k, v)| k == "%ctr[0]" && v == 1)),
+        "a lost update"
+    );
+}
+
 /// Nine threads on both lock families, at the default limits (issue 11:
 /// "handles 9 threads on the barrier and lock families"): a complete
 /// listing, c == 9 in each of the 9! = 362,880 executions (one per holder
@@ -155,6 +193,16 @@ fn nine_threads_lock_families_are_listed_completely() {
         assert_eq!(r["consistent"], 362_880, "{file}");
         assert_eq!(r["symmetric_threads"], 9, "{file}");
     }
+    // The compare-exchange lock, in SPIR-V.
+    let (code, r) = check("tests/scaling-large/caslock-9.spvasm", &[]);
+    assert_eq!(code, 0, "caslock-9: exit code");
+    assert_eq!(r["truncated"], false);
+    assert_eq!(r["cut_paths"], 0);
+    assert_eq!(r["race_free"], true);
+    assert_eq!(r["observation"], "Always");
+    assert_eq!(states(&r), vec!["%ctr[0]=9".to_string()]);
+    assert_eq!(r["consistent"], 362_880);
+    assert_eq!(r["symmetric_threads"], 9);
 }
 
 #[test]
@@ -171,6 +219,7 @@ fn the_reference_enumeration_lists_the_same_states() {
         "barrier-flags-3.litmus",
         "ticketlock-2.litmus",
         "taslock-2.litmus",
+        "caslock-2.spvasm",
     ] {
         let (_, new) = check(file, &["--unroll", "1"]);
         let mut args = vec!["--unroll", "1"];
