@@ -92,14 +92,42 @@ fn iriw_with_one_writer_is_read_read_coherent() {
 
 #[test]
 fn counter_and_flag_barriers_order_every_store_before_every_read() {
-    for n in [2, 3] {
-        let (file, r) = listed("barrier-flags", n, "Always");
-        for s in states(&r) {
-            for p in 0..n {
-                assert!(s.contains(&format!("P{p}:r2=1")), "{file}: {s}");
+    // Device scope, one thread per workgroup; and workgroup scope, one
+    // thread per subgroup of one workgroup.
+    for family in ["barrier-flags", "barrier-flags-wg"] {
+        for n in [2, 3] {
+            let (file, r) = listed(family, n, "Always");
+            for s in states(&r) {
+                for p in 0..n {
+                    assert!(s.contains(&format!("P{p}:r2=1")), "{file}: {s}");
+                }
             }
+            // One arrival order per permutation of the threads.
+            assert_eq!(r["consistent"], if n == 2 { 2 } else { 6 }, "{file}");
         }
     }
+    // The workgroup barrier at subgroup scope: each thread is alone in
+    // its subgroup, so no two threads' atomics are potentially-mutually-
+    // ordered ("A is in the instance of B's memory scope. B is in the
+    // instance of A's memory scope.") and nothing synchronizes ("A and B
+    // are in the instance of each other's memory scopes"): the counter's
+    // adds race, and so do the stores of x and the neighbours' reads.
+    let text = std::fs::read_to_string(format!("{DIR}/barrier-flags-wg-2.litmus")).unwrap();
+    let narrow = text.replace(".wg.", ".sg.");
+    let o = common::litmus(
+        vkmm::Session::new()
+            .check_text("barrier-flags-sg-2.litmus", &narrow)
+            .expect("checks"),
+    );
+    assert_eq!(o.race_free, Some(false));
+    assert!(
+        o.races
+            .iter()
+            .any(|r| r.location == "count" && r.first.contains("rmw") && r.second.contains("rmw")),
+        "{:?}",
+        o.races
+    );
+    assert!(o.races.iter().any(|r| r.location == "x0"), "{:?}", o.races);
 }
 
 #[test]
