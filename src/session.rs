@@ -218,6 +218,15 @@ impl Session {
         self
     }
 
+    /// Evaluation of each candidate from the previous evaluation of the
+    /// walk, re-running only what changed (on by default; off: every
+    /// evaluation from scratch, see [`Limits::incremental`]). Same answers
+    /// and counts either way.
+    pub fn incremental(mut self, on: bool) -> Session {
+        self.limits.incremental = on;
+        self
+    }
+
     /// Reads whose values only flow into stores, registers and local
     /// arithmetic kept symbolic, the stored values computed per candidate
     /// execution (on by default; off: one path per value, see

@@ -2,6 +2,33 @@
 //! values, `let rec` fixpoints, checks, and the two-stage execution
 //! ([`Prepared`] once per test for everything static, [`Evaluation`] once per
 //! candidate execution for the statements that read dynamic names).
+//!
+//! **Incremental evaluation** ([`Prepared::evaluate_from`],
+//! [`Prepared::evaluate_only_from`], [`Prepared::evaluate_lazily_from`]):
+//! the *change propagation with early cutoff* of incremental build systems
+//! (Shake, Salsa, Adapton; "Build systems à la carte"), applied to one
+//! candidate execution's statements given the previous one's. The
+//! statements are the build rules, the dynamic base names (`rf`, `co`...)
+//! the sources, each `let` slot (every binding has its own, compile.rs) a
+//! target; the dependencies are exact and static (`bases_read` and
+//! `slots_read`, which [`Prepared::plan_for`] already relies on). A base
+//! whose value differs from the previous evaluation's is changed; a
+//! statement the previous evaluation ran none of whose inputs changed
+//! takes its bindings and check result from it; a statement that runs
+//! marks a binding changed only when the new value differs from the old
+//! one (sets and relations by content, functions by identity, so a rebuilt
+//! closure is conservatively changed): that comparison is the early cutoff
+//! that stops an `rf` edge of a non-atomic read at `rf & mutord`. The
+//! evaluation records which statements ran (a lazy one stops early, a
+//! planned one runs its plan) and the base values it read, so that a
+//! statement the previous evaluation did not run is run. No crate offers
+//! this for cat: the incremental-computation crates (salsa, adapton)
+//! memoise queries keyed by interned inputs in a global database, while
+//! here the graph is the model's compiled statement list, values are
+//! bit-matrix relations compared in place, and the only state is the
+//! previous evaluation, owned by the walk that made it (no database shared
+//! between threads); the cat implementations (herd7, Dat3M) re-evaluate
+//! the model per candidate.
 
 use super::ast::{BinOp, CheckKind, UnOp};
 use super::compile::{Builtin, Code, Const, IExpr, IStmt, IStmtKind, Lambda, Program};
@@ -972,6 +999,27 @@ fn hash_of<T: std::hash::Hash>(x: &T) -> u64 {
     BuildHasherDefault::<std::collections::hash_map::DefaultHasher>::default().hash_one(x)
 }
 
+/// Whether a dynamic base has the same value as in the previous evaluation
+/// (sets and relations by content, functions by identity).
+fn same_base(new: Option<&Value>, old: Option<&Value>) -> bool {
+    match (new, old) {
+        (None, None) => true,
+        (Some(a), Some(b)) => a == b,
+        _ => false,
+    }
+}
+
+/// Whether a slot recomputed holds the value it held in the previous
+/// evaluation: sets and relations by content (a polymorphic empty value
+/// only equals one of the same default kind), functions by identity (a
+/// closure built again is a new function: conservatively "changed").
+fn same_cell(new: &Cell, old: &Cell) -> bool {
+    match (new, old) {
+        (Cell::Val(a), Cell::Val(b)) | (Cell::Poly(a), Cell::Poly(b)) => a == b,
+        _ => false,
+    }
+}
+
 /// The slots a statement defines.
 fn defined_slots(st: &IStmt) -> Vec<usize> {
     match &st.kind {
@@ -991,6 +1039,8 @@ struct PreparedInner {
     statics: Vec<Cell>,
     static_bases: Vec<Option<Value>>,
     dyn_stmts: Vec<usize>,
+    /// The slots each statement defines (indexed like `prog.stmts`).
+    defined: Vec<Vec<usize>>,
     /// The staging without the partial evaluation (statements and slots
     /// that read a dynamic name, transitively): the polarity analysis is
     /// a property of the model, not of one test's partial evaluation.
@@ -1143,6 +1193,7 @@ pub(crate) fn prepare(
             statics,
             static_bases,
             dyn_stmts,
+            defined: prog.stmts.iter().map(defined_slots).collect(),
             written_dyn_stmts,
             written_dyn_slots,
             specialised,
@@ -1158,20 +1209,45 @@ impl Prepared {
     /// base names (e.g. `rf`, `co`). Evaluates only the statements that depend
     /// on them; static check results are reused.
     pub fn evaluate(&self, dynamic: &Env) -> Result<Evaluation, CatError> {
-        self.run(dynamic, &self.inner.dyn_stmts)
+        self.run(dynamic, &self.inner.dyn_stmts, None)
     }
 
-    fn run(&self, dynamic: &Env, stmts: &[usize]) -> Result<Evaluation, CatError> {
-        self.run_stages(dynamic, std::iter::once((stmts, None)))
+    /// [`Prepared::evaluate`] from a previous evaluation (see
+    /// [`Prepared::evaluate_lazily_from`]).
+    pub fn evaluate_from(
+        &self,
+        dynamic: &Env,
+        previous: Option<&Evaluation>,
+    ) -> Result<Evaluation, CatError> {
+        self.run(dynamic, &self.inner.dyn_stmts, Some(previous))
+    }
+
+    fn run(
+        &self,
+        dynamic: &Env,
+        stmts: &[usize],
+        previous: Option<Option<&Evaluation>>,
+    ) -> Result<Evaluation, CatError> {
+        self.run_stages(dynamic, std::iter::once((stmts, None)), previous)
     }
 
     /// Runs `stages` in turn, each a list of statements (in model order) and
     /// optionally the non-flag check it ends with: when that check fails the
     /// remaining stages are not run.
+    ///
+    /// `previous`: `None` from scratch, recording nothing for a next
+    /// evaluation; `Some(p)`: recording the dynamic base values (so that the
+    /// result can be the previous evaluation of a next one) and, when `p` is
+    /// an evaluation of the same preparation that recorded them, reusing
+    /// what `p` computed (see the module documentation): a statement `p`
+    /// ran whose bases and slots read are all unchanged is not run, its
+    /// slots and check result are `p`'s; a statement that runs marks each
+    /// slot it defines changed unless the new value equals `p`'s.
     fn run_stages<'s>(
         &self,
         dynamic: &Env,
         stages: impl Iterator<Item = (&'s [usize], Option<usize>)>,
+        previous: Option<Option<&Evaluation>>,
     ) -> Result<Evaluation, CatError> {
         let inner = &*self.inner;
         let prog = &*inner.prog;
@@ -1183,6 +1259,27 @@ impl Prepared {
             .collect();
         let mut store = vec![Cell::Unset; inner.n_dyn];
         let mut checks = inner.checks.clone();
+        let mut ran = vec![false; prog.stmts.len()];
+        let mut reused = 0;
+        let bases: Option<Vec<Option<Value>>> =
+            previous.map(|_| dyn_bases.iter().map(|v| v.map(|v| (*v).clone())).collect());
+        // The previous evaluation, when it can serve: of this preparation,
+        // with its dynamic base values recorded.
+        let prev = previous.flatten().and_then(|p| {
+            let pb = p.bases.as_ref()?;
+            Arc::ptr_eq(&p.prepared, &self.inner).then_some((p, pb))
+        });
+        // The dynamic bases whose values differ from the previous ones, and
+        // (as statements run) the slots whose values do.
+        let changed_base: Vec<bool> = match prev {
+            Some((_, pb)) => dyn_bases
+                .iter()
+                .zip(pb)
+                .map(|(new, old)| !same_base(*new, old.as_ref()))
+                .collect(),
+            None => Vec::new(),
+        };
+        let mut changed_slot = vec![false; prog.slot_names.len()];
         let shared = Shared {
             prog,
             universe: inner.universe,
@@ -1196,11 +1293,38 @@ impl Prepared {
         };
         for (stmts, ends_with) in stages {
             for &i in stmts {
+                ran[i] = true;
+                let defined = &inner.defined[i];
+                if let Some((p, _)) = prev {
+                    // The statement as written reads what its rewriting
+                    // reads, and the folded slots it may read are static.
+                    let st = &prog.stmts[i];
+                    let unchanged = p.ran[i]
+                        && !st.bases_read.iter().any(|&b| changed_base[b])
+                        && !st.slots_read.iter().any(|&s| changed_slot[s]);
+                    if unchanged {
+                        reused += 1;
+                        for &s in defined {
+                            let k = shared.index(s);
+                            store[k] = p.store[k].clone();
+                        }
+                        if let IStmtKind::Check(c, _) = st.kind {
+                            checks[c].passed = p.checks[c].passed;
+                        }
+                        continue;
+                    }
+                }
                 let st = match inner.specialised.get(i) {
                     Some(Some(st)) => st,
                     _ => &prog.stmts[i],
                 };
                 shared.exec(st, &mut store, &mut checks)?;
+                if let Some((p, _)) = prev {
+                    for &s in defined {
+                        let k = shared.index(s);
+                        changed_slot[s] = !same_cell(&store[k], &p.store[k]);
+                    }
+                }
             }
             if ends_with.is_some_and(|c| !checks[c].passed) {
                 break;
@@ -1210,6 +1334,9 @@ impl Prepared {
             checks,
             store,
             prepared: Arc::clone(&self.inner),
+            ran,
+            bases,
+            reused,
         })
     }
 
@@ -1251,7 +1378,18 @@ impl Prepared {
     /// [`Prepared::plan_for`]): the checks outside the plan are left as
     /// not passed and must not be read.
     pub fn evaluate_only(&self, dynamic: &Env, plan: &[usize]) -> Result<Evaluation, CatError> {
-        self.run(dynamic, plan)
+        self.run(dynamic, plan, None)
+    }
+
+    /// [`Prepared::evaluate_only`] from a previous evaluation (see
+    /// [`Prepared::evaluate_lazily_from`]).
+    pub fn evaluate_only_from(
+        &self,
+        dynamic: &Env,
+        plan: &[usize],
+        previous: Option<&Evaluation>,
+    ) -> Result<Evaluation, CatError> {
+        self.run(dynamic, plan, Some(previous))
     }
 
     /// The stages of a lazy evaluation ([`Prepared::evaluate_lazily`]) for
@@ -1351,14 +1489,40 @@ impl Prepared {
         dynamic: &Env,
         stages: &LazyStages,
     ) -> Result<Evaluation, CatError> {
+        self.lazily(dynamic, stages, None)
+    }
+
+    /// [`Prepared::evaluate_lazily`] from a previous evaluation: the same
+    /// results (checks, flags, bindings, and the same first failing check
+    /// ending the stages), computed by re-running only the statements whose
+    /// inputs differ from those of `previous` (an evaluation of this
+    /// preparation by one of the `_from` methods, lazy, planned or full;
+    /// another evaluation, or `None`, means from scratch). The result
+    /// records what the next evaluation needs to start from it.
+    pub fn evaluate_lazily_from(
+        &self,
+        dynamic: &Env,
+        stages: &LazyStages,
+        previous: Option<&Evaluation>,
+    ) -> Result<Evaluation, CatError> {
+        self.lazily(dynamic, stages, Some(previous))
+    }
+
+    fn lazily(
+        &self,
+        dynamic: &Env,
+        stages: &LazyStages,
+        previous: Option<Option<&Evaluation>>,
+    ) -> Result<Evaluation, CatError> {
         if stages.stages.is_empty() {
             // A static check failed: nothing to run, the candidate is
             // inconsistent (the static results are in the evaluation).
-            return self.run_stages(dynamic, std::iter::empty());
+            return self.run_stages(dynamic, std::iter::empty(), previous);
         }
         self.run_stages(
             dynamic,
             stages.stages.iter().map(|(s, c)| (s.as_slice(), *c)),
+            previous,
         )
     }
 
@@ -1444,9 +1608,27 @@ pub struct Evaluation {
     pub checks: Vec<CheckResult>,
     store: Vec<Cell>,
     prepared: Arc<PreparedInner>,
+    /// Which statements ran (or were reused), indexed like `prog.stmts`.
+    ran: Vec<bool>,
+    /// The dynamic base values read (indexed like `prog.base_names`), when
+    /// evaluated by a `_from` method: what a next evaluation compares with.
+    bases: Option<Vec<Option<Value>>>,
+    /// Statements taken from the previous evaluation instead of run.
+    reused: usize,
 }
 
 impl Evaluation {
+    /// How many statements this evaluation took from the previous one
+    /// instead of running them (0 from scratch).
+    pub fn reused(&self) -> usize {
+        self.reused
+    }
+
+    /// How many dynamic statements ran or were reused.
+    pub fn statements(&self) -> usize {
+        self.ran.iter().filter(|&&r| r).count()
+    }
+
     /// `true` iff every non-flag check passed.
     pub fn consistent(&self) -> bool {
         self.checks.iter().all(|c| c.flag || c.passed)

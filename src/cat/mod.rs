@@ -32,6 +32,9 @@ mod value;
 #[cfg(test)]
 mod tests;
 
+#[cfg(test)]
+mod incremental_tests;
+
 pub use ast::{Annotation, CheckKind};
 pub use error::{CatError, CatErrorKind, Pos};
 pub use interp::{CheckResult, Evaluation, LazyStages, Prepared};

@@ -521,4 +521,4 @@ fn same_expr(a: &IExpr, b: &IExpr) -> bool {
 }
 
 #[cfg(test)]
-mod tests;
+pub(super) mod tests;

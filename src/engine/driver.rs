@@ -487,6 +487,20 @@ type Recent = std::sync::Mutex<Vec<(Env, Staged)>>;
 /// parts).
 type MonotoneCache = OnceLock<[Vec<bool>; 2]>;
 
+/// Whether the partial evaluations that prune (reads-from and interlock
+/// orders under way) also start from the walk's last evaluation. Measured
+/// (BENCHMARKS.md, "Incremental evaluation"): no gain, a loss on
+/// barrier-flags-8 (12.5 s against 10.8 s): a partial environment differs
+/// from the candidate before it in many `rf` edges, and the full
+/// evaluation after it then starts from a plan that ran few statements.
+/// Kept as a switch so that the measurement can be repeated.
+const PARTIAL_INCREMENTAL: bool = false;
+
+/// The last model evaluation of one walk (or one part of a parallel walk:
+/// never shared between threads), which the next evaluation starts from
+/// ([`Limits::incremental`](super::Limits::incremental)).
+type Last = RefCell<Option<Evaluation>>;
+
 impl Staged {
     /// Prepares `model` for a skeleton. The polarity analysis depends only on
     /// the model, so it runs once and is kept in `monotone_cache`.
@@ -520,12 +534,32 @@ impl Staged {
         })
     }
 
-    /// The model's evaluation of a candidate (lazy when the visitor allows).
-    fn evaluate(&self, env: &Env) -> Result<Evaluation, CatError> {
-        match &self.lazy {
-            Some(stages) => self.prepared.evaluate_lazily(env, stages),
-            None => self.prepared.evaluate(env),
-        }
+    /// The model's evaluation of a candidate (lazy when the visitor
+    /// allows), handed to `f`. With `last` (incremental evaluation), from
+    /// the walk's last evaluation, which this one then replaces (an error
+    /// clears it: the next evaluation starts from scratch).
+    fn evaluated<R>(
+        &self,
+        env: &Env,
+        last: Option<&Last>,
+        f: impl FnOnce(&Evaluation) -> R,
+    ) -> Result<R, CatError> {
+        let Some(last) = last else {
+            let eval = match &self.lazy {
+                Some(stages) => self.prepared.evaluate_lazily(env, stages),
+                None => self.prepared.evaluate(env),
+            }?;
+            return Ok(f(&eval));
+        };
+        let mut last = last.borrow_mut();
+        let prev = last.take();
+        let eval = match &self.lazy {
+            Some(stages) => self
+                .prepared
+                .evaluate_lazily_from(env, stages, prev.as_ref()),
+            None => self.prepared.evaluate_from(env, prev.as_ref()),
+        }?;
+        Ok(f(last.insert(eval)))
     }
 
     fn pruning(&self, kind: Partial) -> &Pruning {
@@ -543,14 +577,28 @@ impl Staged {
     /// False when a partial assignment already violates a check monotone in
     /// what the assignment leaves out (every completion would violate it
     /// too). Errors count as "keep": the full evaluation will report them.
-    fn partial_ok(&self, partial: &Env, kind: Partial) -> bool {
+    fn partial_ok(&self, partial: &Env, kind: Partial, last: Option<&Last>) -> bool {
         let p = self.pruning(kind);
-        match self.prepared.evaluate_only(partial, &p.plan) {
-            Ok(eval) => !eval
+        let verdict = |eval: &Evaluation| {
+            !eval
                 .checks
                 .iter()
                 .zip(&p.monotone)
-                .any(|(c, &m)| m && !c.passed),
+                .any(|(c, &m)| m && !c.passed)
+        };
+        let Some(last) = last else {
+            return self
+                .prepared
+                .evaluate_only(partial, &p.plan)
+                .map_or(true, |e| verdict(&e));
+        };
+        let mut last = last.borrow_mut();
+        let prev = last.take();
+        match self
+            .prepared
+            .evaluate_only_from(partial, &p.plan, prev.as_ref())
+        {
+            Ok(eval) => verdict(last.insert(eval)),
             Err(_) => true,
         }
     }
@@ -783,6 +831,12 @@ impl<'a, 'b> Walk<'a, 'b> {
             staged.get()
         };
         let may_prune = visitor.may_prune();
+        // The walk's last evaluation, when evaluating incrementally: the
+        // prune and visit closures evaluate in the walk's order, each from
+        // the one before.
+        let last: Last = RefCell::new(None);
+        let last = self.limits.incremental.then_some(&last);
+        let partial_last = last.filter(|_| PARTIAL_INCREMENTAL);
         // The order filter, the pruning and the candidate visit all talk to
         // the visitor.
         let shared = RefCell::new(&mut *visitor);
@@ -810,7 +864,9 @@ impl<'a, 'b> Walk<'a, 'b> {
                     budget.tick(false, None);
                     evaluations.set(evaluations.get() + 1);
                 }
-                return staged.evaluate(env).is_ok_and(|e| e.consistent());
+                return staged
+                    .evaluated(env, last, Evaluation::consistent)
+                    .is_ok_and(|c| c);
             }
             if !staged.can_prune(kind) {
                 return true;
@@ -819,7 +875,7 @@ impl<'a, 'b> Walk<'a, 'b> {
                 budget.tick(false, None);
                 evaluations.set(evaluations.get() + 1);
             }
-            staged.partial_ok(env, kind)
+            staged.partial_ok(env, kind, partial_last)
         };
         let mut visit = |cand: &Candidate| {
             if over() {
@@ -842,12 +898,12 @@ impl<'a, 'b> Walk<'a, 'b> {
             evaluations.set(evaluations.get() + 1);
             executions.set(executions.get() + 1);
             let flow = staged
-                .evaluate(&cand.env)
+                .evaluated(&cand.env, last, |eval| match &cand.factors {
+                    Some(_) => visitor.visit_factored(sk, cand, eval),
+                    None => visitor.visit(sk, cand, eval),
+                })
                 .map_err(CheckError::from)
-                .and_then(|eval| match &cand.factors {
-                    Some(_) => visitor.visit_factored(sk, cand, &eval),
-                    None => visitor.visit(sk, cand, &eval),
-                });
+                .and_then(|r| r);
             match flow {
                 Ok(ControlFlow::Continue(())) => ControlFlow::Continue(()),
                 Ok(ControlFlow::Break(())) => {

@@ -137,6 +137,14 @@ pub struct Limits {
     /// candidate (the reference the differential test
     /// `tests/differential_lazy.rs` compares with).
     pub lazy_checks: bool,
+    /// Evaluate the model for each candidate (and each partial one checked
+    /// on the way) from the previous evaluation of the same walk
+    /// (`crate::cat::Prepared::evaluate_lazily_from`): only the statements
+    /// whose inputs changed run again, a recomputed binding equal to its
+    /// previous value changes nothing downstream (early cutoff). Off: every
+    /// evaluation from scratch (the oracle the differential tests compare
+    /// with; the same answers and counts either way).
+    pub incremental: bool,
     /// Let a read of a location no other thread writes (and its own thread
     /// accesses through one reference) return only its thread's latest
     /// earlier write there, or the initial value when there is none, when
@@ -322,6 +330,7 @@ impl Limits {
             termination_shortcuts: false,
             specialise: false,
             lazy_checks: false,
+            incremental: false,
             own_write_filter: false,
             own_forwarding: false,
             path_pruning: false,
@@ -413,6 +422,7 @@ impl Default for Limits {
             specialise: true,
             undefined_values: true,
             lazy_checks: true,
+            incremental: true,
             own_write_filter: true,
             own_forwarding: true,
             path_pruning: true,

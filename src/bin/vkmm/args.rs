@@ -95,7 +95,7 @@ pub struct LimitArgs {
     pub timeout: Option<std::time::Duration>,
     /// `reference`: every search lever off, as --no-spin-reduction
     /// --no-rmw-filter --no-termination-shortcuts --no-specialise
-    /// --no-lazy-checks --no-path-pruning --no-order-pruning
+    /// --no-lazy-checks --no-incremental --no-path-pruning --no-order-pruning
     /// --no-outcome-directed --no-symbolic-stores --no-symmetry
     /// --no-spin-extension --no-read-factoring --no-own-forwarding
     /// together, with the latest-own-write filter off
@@ -126,6 +126,12 @@ pub struct LimitArgs {
     /// fails, and only what the question reads (the reference evaluation).
     #[arg(long)]
     pub no_lazy_checks: bool,
+    /// Evaluate the model from scratch for every candidate execution,
+    /// instead of from the previous evaluation of the walk, re-running only
+    /// the statements whose inputs changed (the reference evaluation; the
+    /// same answers and counts).
+    #[arg(long)]
+    pub no_incremental: bool,
     /// Walk every combination of the threads' paths, instead of choosing
     /// them thread by thread and dropping a partial combination whose reads
     /// need a value nobody left can write (the reference walk; the same
@@ -215,6 +221,7 @@ impl LimitArgs {
             .termination_shortcuts(!self.no_termination_shortcuts)
             .specialise(!self.no_specialise)
             .lazy_checks(!self.no_lazy_checks)
+            .incremental(!self.no_incremental)
             .path_pruning(!self.no_path_pruning)
             .order_pruning(!self.no_order_pruning)
             .outcome_directed(!self.no_outcome_directed)

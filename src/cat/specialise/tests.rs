@@ -16,7 +16,7 @@ fn no_include(_: &str) -> Option<(String, String)> {
 /// Random contents for every name of `names` over `n` events from `bits`
 /// (cycled); a name whose first bit is set is empty (the partial
 /// evaluation's annihilation rules need empty static names).
-fn fill(env: &mut Env, names: &[String], n: usize, bits: &[bool]) {
+pub(in crate::cat) fn fill(env: &mut Env, names: &[String], n: usize, bits: &[bool]) {
     let mut k = 0;
     let mut next = || {
         let b = bits.get(k % bits.len().max(1)).copied().unwrap_or(false);
@@ -37,7 +37,7 @@ fn fill(env: &mut Env, names: &[String], n: usize, bits: &[bool]) {
     }
 }
 
-fn value_eq(a: Option<&Value>, b: Option<&Value>) -> bool {
+pub(in crate::cat) fn value_eq(a: Option<&Value>, b: Option<&Value>) -> bool {
     match (a, b) {
         // Closures compare by identity; both stagings create their own.
         (Some(Value::Func(_)), Some(Value::Func(_))) => true,
@@ -90,6 +90,24 @@ fn engine_dynamic(model: &Model) -> Vec<&'static str> {
         .collect()
 }
 
+/// The engine's dynamic names a built-in model reads, and an environment
+/// of random contents ([`fill`]) for the other names it reads.
+pub(in crate::cat) fn built_in_statics(
+    model: &Model,
+    n: usize,
+    bits: &[bool],
+) -> (Vec<&'static str>, Env) {
+    let names = engine_dynamic(model);
+    let mut s = Env::new(n);
+    let static_names: Vec<String> = model
+        .free_names()
+        .into_iter()
+        .filter(|f| !names.contains(&f.as_str()))
+        .collect();
+    fill(&mut s, &static_names, n, bits);
+    (names, s)
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(24))]
 
@@ -101,14 +119,7 @@ proptest! {
         dynamic in prop::collection::vec(prop::bool::weighted(0.3), 1..60),
     ) {
         let model = crate::model::load(crate::model::BUILTIN[k].0).expect("loads").cat;
-        let names = engine_dynamic(&model);
-        let mut s = Env::new(n);
-        let static_names: Vec<String> = model
-            .free_names()
-            .into_iter()
-            .filter(|f| !names.contains(&f.as_str()))
-            .collect();
-        fill(&mut s, &static_names, n, &statics);
+        let (names, s) = built_in_statics(&model, n, &statics);
         let mut d = Env::new(n);
         let dyn_names: Vec<String> = names.iter().map(|x| x.to_string()).collect();
         fill(&mut d, &dyn_names, n, &dynamic);
