@@ -513,6 +513,11 @@ pub fn litmus(o: &LitmusOutcome) -> String {
                 ", symmetry: {} interchangeable threads, one execution evaluated per orbit",
                 o.symmetric_threads
             )
+        } else if o.rotation_order > 0 {
+            format!(
+                ", symmetry: threads and locations renamed by a group of order {}, one execution evaluated per orbit",
+                o.rotation_order
+            )
         } else {
             String::new()
         },
