@@ -80,18 +80,33 @@ fn the_condition_is_evaluated_on_every_image() {
         answers_of(&run(false, "t.litmus", TICKETS)),
         answers_of(&run(true, "t.litmus", TICKETS))
     );
+    // The registers alone: the same single witness of six. The two orbits
+    // are {(0,1,2), (2,0,1), (1,2,0)} and {(0,2,1), (1,0,2), (2,1,0)}
+    // (tickets of P0, P1, P2); the condition evaluated on the walked
+    // execution's registers for all its images gives 3 or 0, not 1.
+    let registers = TICKETS.replace(" /\\ x0 == 0 /\\ x1 == 1 /\\ x2 == 1", "");
+    assert_ne!(registers, TICKETS);
+    for on in [true, false] {
+        let o = run(on, "tickets-regs.litmus", &registers);
+        assert_eq!(o.rotation_order, if on { 3 } else { 0 });
+        assert_eq!((o.positive, o.negative), (1, 5), "symmetry {on}");
+        assert_eq!(o.states.len(), 6, "symmetry {on}");
+    }
 }
 
-/// The same ring with `x1` starting at 5: no automorphism (the rotation
-/// maps `x0`'s initial 0 to `x1`'s 5), so no reduction, and the answers
-/// are still the full walk's. By hand: six executions; P1 stores 1 to
-/// `x1` unless its ticket is 0 (then `x1` stays 5); the condition (P0
-/// ticket 0, so P1 and P2 store: `x1 == 1`) holds in one.
+/// The same ring with `x1` starting at 5: the rotations are no
+/// automorphisms (they map `x0`'s initial 0 to `x1`'s 5); the exchange of
+/// P0 and P2 with `x0` and `x2` (fixing `x1`) is one, of order 2, and is
+/// the group used. The answers are still the full walk's. By hand: six
+/// executions; P1 stores 1 to `x1` unless its ticket is 0 (then `x1`
+/// stays 5); the condition (P0 ticket 0, so P1 and P2 store: `x1 == 1`)
+/// holds in one. (A mutation accepting the rotation maps the state in
+/// which `x1` stays 5 onto one in which `x2` does: other states.)
 #[test]
 fn initial_values_must_be_invariant() {
     let text = TICKETS.replace("x1=0;", "x1=5;");
     let o = run(true, "t.litmus", &text);
-    assert_eq!(o.rotation_order, 0);
+    assert_eq!(o.rotation_order, 2);
     assert_eq!((o.positive, o.negative), (1, 5));
     assert_eq!(answers_of(&o), answers_of(&run(false, "t.litmus", &text)));
 }
@@ -109,7 +124,7 @@ fn racing_pairs_are_mapped_to_their_images() {
         st.sc0 x0, 1 | st.sc0 x1, 1 | st.sc0 x2, 1 ;\n\
         st.sc0 x1, 2 | st.sc0 x2, 2 | st.sc0 x0, 2 ;\n\
         L: | L: | L: ;\n\
-        exists (P0:r0 == 1 /\\ P1:r0 == 2 /\\ P2:r0 == 0 /\\ x0 == 1)\n";
+        exists (P0:r0 == 1 /\\ P1:r0 == 2 /\\ P2:r0 == 0 /\\ x0 == 1 /\\ x1 == 2 /\\ x2 == 0)\n";
     let (full, reduced) = (run(false, "r.litmus", text), run(true, "r.litmus", text));
     assert_eq!(reduced.rotation_order, 3);
     assert_eq!(reduced.race_free, Some(false));
