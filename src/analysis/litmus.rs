@@ -276,6 +276,13 @@ pub struct LitmusOutcome {
     /// `consistent` count every execution. 0: no reduction.
     #[serde(skip_serializing_if = "is_zero_usize")]
     pub symmetric_threads: usize,
+    /// The order of the group of automorphisms renaming locations the walk
+    /// was reduced by ([`crate::engine::rotation`]: threads and locations
+    /// permuted together, the shown registers and locations mapped onto
+    /// themselves). As with `symmetric_threads`, `executions` count one
+    /// candidate per orbit and everything else every execution. 0: none.
+    #[serde(skip_serializing_if = "is_zero_usize")]
+    pub rotation_order: usize,
     /// Factored observation reads (MODELS.md): of the `executions`
     /// evaluated, those that stood for every combination of their
     /// observation reads' consistent choices, and how many combinations
@@ -994,6 +1001,23 @@ struct Outcomes<'p> {
     prefix: bool,
     /// In that walk, where the current skeleton's stopped threads stop.
     stops: Vec<String>,
+    /// Under reduction by renaming locations ([`Skeleton::rotation`]):
+    /// per power of the group, where each shown register's and each shown
+    /// location's value goes in the image state ([`ImageSlots`]); made at
+    /// the first skeleton that needs it (one group per walk).
+    image_slots: Vec<ImageSlots>,
+}
+
+/// Where the values of a state go in its image under one power of the
+/// group of a walk reduced by renaming locations
+/// ([`crate::engine::rotation`]): the image execution's register `r` of
+/// thread `pi(t)` holds what `r` of `t` held, its location `lambda(x)`
+/// what `x` held.
+struct ImageSlots {
+    /// Per index into `shown_regs`: the index its value takes.
+    regs: Vec<usize>,
+    /// Per index into `shown_locs`: the index its final value takes.
+    locs: Vec<usize>,
 }
 
 /// Where the threads of an execution stopping at the bound stop
@@ -1116,6 +1140,46 @@ impl Visitor for Outcomes<'_> {
             fixed[*t] = true;
         }
         Some(fixed)
+    }
+
+    /// The listing's answers are functions of the final states over the
+    /// shown registers and locations (the states, their counts, the
+    /// condition's and filter's verdicts on them) and of the racing pairs:
+    /// it records each execution's images ([`Outcomes::record`],
+    /// [`Outcomes::record_races`]). Only for the full listing (not the
+    /// outcome-directed walks, which skip by known states), when the
+    /// states show memory location by location and the condition reads
+    /// only constants, shown registers and shown locations.
+    fn renaming(&self) -> Option<crate::engine::rotation::Shown> {
+        if self.states_only || self.condition_only || self.decide.is_some() {
+            return None;
+        }
+        if !self
+            .shown_memory
+            .iter()
+            .all(|(_, t)| matches!(t, Term::Loc(l) if self.shown_locs.contains(l)))
+        {
+            return None;
+        }
+        let mut terms = Vec::new();
+        if let Some(c) = &self.program.condition {
+            c.expr.terms(&mut terms);
+            if let Some(f) = &c.filter {
+                f.terms(&mut terms);
+            }
+        }
+        let readable = terms.iter().all(|t| match t {
+            Term::Const(_) => true,
+            Term::Loc(l) => self.shown_locs.contains(l),
+            Term::Reg { thread, reg } => {
+                self.shown_regs.iter().any(|(u, r)| u == thread && r == reg)
+            }
+            Term::Bytes { .. } => false,
+        });
+        readable.then(|| crate::engine::rotation::Shown {
+            registers: self.shown_regs.clone(),
+            locations: self.shown_locs.clone(),
+        })
     }
 
     /// With `states_only`, a skeleton whose candidates all have one final
@@ -1439,9 +1503,6 @@ impl Outcomes<'_> {
     /// decided the walk.
     fn record(&mut self, sk: &Skeleton, cand: &Candidate, shared: &Shared) -> (bool, bool) {
         let program = self.program;
-        let cond = program.condition.as_ref();
-        let quantifier = cond.and_then(|c| c.quantifier);
-        let m = shared.multiplicity;
         let nregs = self.shown_regs.len();
         let mut state = std::mem::take(&mut self.scratch);
         state.clear();
@@ -1455,79 +1516,133 @@ impl Outcomes<'_> {
             }
         }));
         let (mut record, mut decided) = (false, false);
-        for mem in &shared.mem {
-            state.truncate(nregs);
-            let value = |t: &Term| self.term_value(sk, cand, &state[..nregs], mem, t);
-            if let Some(f) = cond.and_then(|c| c.filter.as_ref())
-                && !f.eval(&value)
-            {
-                continue;
-            }
-            let positive = cond.is_none_or(|c| c.expr.eval(&value));
-            for (_, t) in &self.shown_memory {
-                let v = term_value(sk, cand, program, &self.shown_locs, mem, t);
-                state.push(v);
-            }
-            self.consistent += m;
-            for d in &self.divergent {
-                if !self.barrier_divergence.contains(d) {
-                    self.barrier_divergence.push(d.clone());
+        let Some(rotation) = &sk.rotation else {
+            for mem in &shared.mem {
+                let (r, d) = self.record_state(sk, cand, shared, &mut state, mem);
+                record |= r;
+                decided = d;
+                if decided {
+                    break;
                 }
             }
-            if self.states_only {
-                self.seen.insert((state[..nregs].to_vec(), mem.clone()));
-            }
-            let undefined = !self.taken.is_empty();
-            if undefined {
-                self.undefined.executions += 1;
-                let n = program.out_of_bounds.len();
-                self.site_executions.resize(n, 0);
-                self.access_executions.resize(n, 0);
-                for &k in &self.taken {
-                    self.site_executions[k] += 1;
+            self.scratch = state;
+            return (record, decided);
+        };
+        // Under reduction by renaming locations: the execution and its
+        // images under the powers `0..images` of the group, each one
+        // execution, each with its own state and verdicts.
+        if self.image_slots.is_empty() {
+            self.image_slots = image_slots(&rotation.group, &self.shown_regs, &self.shown_locs);
+        }
+        let regs = state[..nregs].to_vec();
+        let mut image_mem = Vec::new();
+        'images: for k in 0..rotation.images {
+            for mem in &shared.mem {
+                let slots = &self.image_slots[k];
+                state.truncate(nregs);
+                for (j, &v) in regs.iter().enumerate() {
+                    state[slots.regs[j]] = v;
                 }
-                let mut accesses: Vec<usize> =
-                    self.taken.iter().map(|&k| self.access_of[k]).collect();
-                accesses.sort_unstable();
-                accesses.dedup();
-                for a in accesses {
-                    self.access_executions[a] += 1;
+                image_mem.clear();
+                image_mem.resize(mem.len(), 0);
+                for (j, &v) in mem.iter().enumerate() {
+                    image_mem[slots.locs[j]] = v;
                 }
-                self.undefined_states.add(&state, 1);
-            }
-            self.states.add(&state, m);
-            if positive {
-                self.positive += m;
-                self.undefined.defined_positive += m * u64::from(!undefined);
-            } else {
-                self.negative += m;
-                self.undefined.defined_negative += m * u64::from(!undefined);
-            }
-            if shared.racy {
-                self.racy = true;
-                self.undefined.defined_racy |= !undefined;
-                record = true;
-            }
-            // Only a witness without undefined behaviour settles a verdict
-            // (one with it promises nothing: the walk goes on).
-            let u = &self.undefined;
-            decided = match self.decide {
-                Some(Property::Races) => u.defined_racy,
-                Some(Property::Termination) | Some(Property::States) => false,
-                Some(Property::Condition) => match quantifier {
-                    Some(Quantifier::Exists) | Some(Quantifier::NotExists) => {
-                        u.defined_positive > 0
-                    }
-                    Some(Quantifier::Forall) => u.defined_negative > 0,
-                    None => false,
-                },
-                None => false,
-            };
-            if decided {
-                break;
+                let (r, d) = self.record_state(sk, cand, shared, &mut state, &image_mem);
+                record |= r;
+                decided = d;
+                if decided {
+                    break 'images;
+                }
             }
         }
         self.scratch = state;
+        (record, decided)
+    }
+
+    /// Records one execution's final state: its registers' values in
+    /// `state[..shown_regs.len()]`, `mem` the final values of the shown
+    /// locations (when it passes the filter: its state, counts and
+    /// condition). Returns whether it races and whether it decided the
+    /// walk.
+    fn record_state(
+        &mut self,
+        sk: &Skeleton,
+        cand: &Candidate,
+        shared: &Shared,
+        state: &mut Vec<i64>,
+        mem: &[i64],
+    ) -> (bool, bool) {
+        let program = self.program;
+        let cond = program.condition.as_ref();
+        let quantifier = cond.and_then(|c| c.quantifier);
+        let m = shared.multiplicity;
+        let nregs = self.shown_regs.len();
+        state.truncate(nregs);
+        let value = |t: &Term| self.term_value(sk, cand, &state[..nregs], mem, t);
+        if let Some(f) = cond.and_then(|c| c.filter.as_ref())
+            && !f.eval(&value)
+        {
+            return (false, false);
+        }
+        let positive = cond.is_none_or(|c| c.expr.eval(&value));
+        for (_, t) in &self.shown_memory {
+            let v = term_value(sk, cand, program, &self.shown_locs, mem, t);
+            state.push(v);
+        }
+        self.consistent += m;
+        for d in &self.divergent {
+            if !self.barrier_divergence.contains(d) {
+                self.barrier_divergence.push(d.clone());
+            }
+        }
+        if self.states_only {
+            self.seen.insert((state[..nregs].to_vec(), mem.to_vec()));
+        }
+        let undefined = !self.taken.is_empty();
+        if undefined {
+            self.undefined.executions += 1;
+            let n = program.out_of_bounds.len();
+            self.site_executions.resize(n, 0);
+            self.access_executions.resize(n, 0);
+            for &k in &self.taken {
+                self.site_executions[k] += 1;
+            }
+            let mut accesses: Vec<usize> = self.taken.iter().map(|&k| self.access_of[k]).collect();
+            accesses.sort_unstable();
+            accesses.dedup();
+            for a in accesses {
+                self.access_executions[a] += 1;
+            }
+            self.undefined_states.add(state, 1);
+        }
+        self.states.add(state, m);
+        if positive {
+            self.positive += m;
+            self.undefined.defined_positive += m * u64::from(!undefined);
+        } else {
+            self.negative += m;
+            self.undefined.defined_negative += m * u64::from(!undefined);
+        }
+        let mut record = false;
+        if shared.racy {
+            self.racy = true;
+            self.undefined.defined_racy |= !undefined;
+            record = true;
+        }
+        // Only a witness without undefined behaviour settles a verdict
+        // (one with it promises nothing: the walk goes on).
+        let u = &self.undefined;
+        let decided = match self.decide {
+            Some(Property::Races) => u.defined_racy,
+            Some(Property::Termination) | Some(Property::States) => false,
+            Some(Property::Condition) => match quantifier {
+                Some(Quantifier::Exists) | Some(Quantifier::NotExists) => u.defined_positive > 0,
+                Some(Quantifier::Forall) => u.defined_negative > 0,
+                None => false,
+            },
+            None => false,
+        };
         (record, decided)
     }
 
@@ -1594,9 +1709,17 @@ impl Outcomes<'_> {
         let threads = program.threads.len();
         for (a, b) in dr.pairs().filter(|(a, b)| a < b) {
             let (ea, eb) = (&sk.events[a], &sk.events[b]);
-            let images = match &sk.symmetry {
-                Some(sym) => sym.classes.images(ea.thread, eb.thread, threads),
-                None => vec![(ea.thread, eb.thread, Vec::new())],
+            let images = match (&sk.symmetry, &sk.rotation) {
+                (Some(sym), _) => sym.classes.images(ea.thread, eb.thread, threads),
+                // Renaming locations: the pair's image under each power
+                // (the location follows: it is the image instruction's).
+                (None, Some(r)) => (0..r.images)
+                    .map(|k| {
+                        let pi = r.group.thread_power(k);
+                        (pi[ea.thread], pi[eb.thread], pi.to_vec())
+                    })
+                    .collect(),
+                (None, None) => vec![(ea.thread, eb.thread, Vec::new())],
             };
             for (x, y, perm) in images {
                 let (mut ex, mut ey) = (ea.clone(), eb.clone());
@@ -1685,6 +1808,41 @@ impl Outcomes<'_> {
     }
 }
 
+/// Per power of `group`: where the values of the shown registers and
+/// locations go in a state's image ([`ImageSlots`]). The shown sets are
+/// closed under the group ([`crate::engine::rotation::Shown`]).
+fn image_slots(
+    group: &crate::engine::rotation::Rotation,
+    shown_regs: &[(usize, String)],
+    shown_locs: &[usize],
+) -> Vec<ImageSlots> {
+    (0..group.order())
+        .map(|k| {
+            let (pi, lambda) = (group.thread_power(k), group.location_power(k));
+            ImageSlots {
+                regs: shown_regs
+                    .iter()
+                    .map(|(t, r)| {
+                        shown_regs
+                            .iter()
+                            .position(|(u, q)| *u == pi[*t] && q == r)
+                            .expect("the shown registers are closed under the group")
+                    })
+                    .collect(),
+                locs: shown_locs
+                    .iter()
+                    .map(|&l| {
+                        shown_locs
+                            .iter()
+                            .position(|&x| x == lambda[l])
+                            .expect("the shown locations are closed under the group")
+                    })
+                    .collect(),
+            }
+        })
+        .collect()
+}
+
 /// Adds `from` to `to` item by item (the shorter one counts 0 past its end).
 fn add_counts(to: &mut Vec<u64>, from: Vec<u64>) {
     if to.len() < from.len() {
@@ -1751,6 +1909,7 @@ impl<'p> Outcomes<'p> {
             undefined_states: StateCounts::default(),
             prefix: false,
             stops: Vec::new(),
+            image_slots: Vec::new(),
         }
     }
 
@@ -1941,6 +2100,7 @@ fn join(mut o: LitmusOutcome, a: LitmusOutcome) -> LitmusOutcome {
     o.consistent += a.consistent;
     o.cut_paths += a.cut_paths;
     o.symmetric_threads = o.symmetric_threads.max(a.symmetric_threads);
+    o.rotation_order = o.rotation_order.max(a.rotation_order);
     o.factored.add(a.factored);
     o.unroll = o.unroll.max(a.unroll);
     o.stopped_early |= a.stopped_early;
@@ -2061,6 +2221,7 @@ fn check_one(
             extended: coverage.prefix_extended,
         }),
         symmetric_threads: coverage.symmetric_threads,
+        rotation_order: coverage.rotation_order,
         factored: v.factored,
     };
     Ok(o)
@@ -2107,6 +2268,7 @@ mod holds_tests {
             undefined: Undefined::default(),
             prefix_walk: None,
             symmetric_threads: 0,
+            rotation_order: 0,
             factored: Factored::default(),
         }
     }

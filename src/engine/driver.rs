@@ -115,6 +115,12 @@ pub struct Coverage {
     /// which the visitor counted. 0: no reduction.
     #[serde(skip_serializing_if = "is_zero_usize")]
     pub symmetric_threads: usize,
+    /// The order of the group of automorphisms renaming locations the walk
+    /// was reduced by ([`crate::engine::rotation`]): each candidate
+    /// evaluated stood for its images, which the visitor recorded. 0: no
+    /// such reduction.
+    #[serde(skip_serializing_if = "is_zero_usize")]
+    pub rotation_order: usize,
 }
 
 fn is_zero_usize(n: &usize) -> bool {
@@ -239,6 +245,7 @@ impl Coverage {
         self.prefix_extended += other.prefix_extended;
         self.prefix_stopped_by = self.prefix_stopped_by.or(other.prefix_stopped_by);
         self.symmetric_threads = self.symmetric_threads.max(other.symmetric_threads);
+        self.rotation_order = self.rotation_order.max(other.rotation_order);
     }
 }
 
@@ -311,6 +318,19 @@ pub trait Visitor {
     /// thread to the images ([`crate::engine::symmetry::Symmetry::images`]).
     /// `None`, the default: every execution is walked.
     fn symmetry(&self) -> Option<Vec<bool>> {
+        None
+    }
+
+    /// Whether the walk may be reduced by an automorphism that renames
+    /// locations too ([`crate::engine::rotation`], with
+    /// [`Limits::symmetry`], when [`Visitor::symmetry`] finds no class):
+    /// `Some(shown)` from a visitor whose answers are functions of the
+    /// final states over `shown` (an automorphism is used only when it
+    /// maps them onto themselves), that records each consistent candidate
+    /// with its images under the powers [`Skeleton::rotation`] names
+    /// (registers and locations renamed, the condition evaluated on each
+    /// image) and maps racing pairs likewise. `None`, the default.
+    fn renaming(&self) -> Option<crate::engine::rotation::Shown> {
         None
     }
 
@@ -992,6 +1012,7 @@ fn finish(
         symmetric_threads: explorer
             .symmetry()
             .map_or(0, |s| s.classes.iter().map(Vec::len).sum()),
+        rotation_order: explorer.rotation().map_or(0, |r| r.order()),
         ..Coverage::default()
     }
 }
@@ -1229,6 +1250,7 @@ pub fn explore_with_progress(
         Err(coverage) => return Ok(coverage),
     };
     explorer.set_symmetry(visitor.symmetry().as_deref());
+    explorer.set_rotation(visitor.renaming().as_ref());
     let first = prefixes_first(&mut explorer, model, limits, visitor, progress)?;
     if let Some(first) = first.as_ref().filter(|f| f.done.stopped) {
         return Ok(decided_by_prefixes(&explorer, limits, first));
@@ -1374,6 +1396,7 @@ mod parallel {
             Err(coverage) => return Ok(coverage),
         };
         explorer.set_symmetry(visitor.symmetry().as_deref());
+        explorer.set_rotation(visitor.renaming().as_ref());
         let first = prefixes_first(&mut explorer, model, limits, visitor, progress)?;
         if let Some(first) = first.as_ref().filter(|f| f.done.stopped) {
             return Ok(decided_by_prefixes(&explorer, limits, first));

@@ -21,6 +21,7 @@ mod extension;
 mod host;
 mod interlock;
 pub mod names;
+pub mod rotation;
 pub mod symmetry;
 pub mod trace;
 pub mod undefined;
@@ -501,6 +502,9 @@ pub struct Explorer<'p> {
     /// The classes of interchangeable threads the walk reduces
     /// ([`Explorer::set_symmetry`]).
     symmetry: Option<std::sync::Arc<symmetry::Symmetry>>,
+    /// The automorphisms with renaming of locations the walk reduces by
+    /// ([`Explorer::set_rotation`]).
+    rotation: Option<std::sync::Arc<rotation::Rotation>>,
     /// Per thread, per path ([`Explorer::set_spin_extension`]): for a
     /// prefix spinning forever at an await, the ways it extends to a
     /// complete path of its thread by loads only, each as the values its
@@ -558,6 +562,7 @@ impl<'p> Explorer<'p> {
             write_pruning: false,
             rmw_chains: rmw_chain_locations(program, &limits),
             symmetry: None,
+            rotation: None,
             extension: Vec::new(),
             spin_writes: Vec::new(),
             spin_needs: Vec::new(),
@@ -586,6 +591,25 @@ impl<'p> Explorer<'p> {
     /// The classes of interchangeable threads the walk reduces, if any.
     pub fn symmetry(&self) -> Option<&symmetry::Symmetry> {
         self.symmetry.as_deref()
+    }
+
+    /// Reduces the walk by the cyclic group of an automorphism that
+    /// renames locations ([`rotation`]; `None`: no reduction, the default)
+    /// mapping `shown` onto itself: only the combinations of paths least in
+    /// their orbit are built, and each skeleton says how many images it
+    /// stands for ([`Skeleton::rotation`]). Only with [`Limits::symmetry`],
+    /// and only when the walk has no classes of interchangeable threads
+    /// ([`Explorer::set_symmetry`], called first).
+    pub fn set_rotation(&mut self, shown: Option<&rotation::Shown>) {
+        self.rotation = shown
+            .filter(|_| self.limits.symmetry && self.symmetry.is_none())
+            .and_then(|s| rotation::Rotation::of(self.program, &self.threads, s))
+            .map(std::sync::Arc::new);
+    }
+
+    /// The group the walk reduces by renaming locations, if any.
+    pub fn rotation(&self) -> Option<&rotation::Rotation> {
+        self.rotation.as_deref()
     }
 
     /// With `on`, the walk over combinations of paths (with path pruning)
@@ -1146,6 +1170,13 @@ impl<'p> Explorer<'p> {
     where
         E: From<ExecError>,
     {
+        if self
+            .rotation
+            .as_ref()
+            .is_some_and(|r| r.orbit(chosen).is_none())
+        {
+            return Ok(ControlFlow::Continue(()));
+        }
         if self.extends_to_complete(chosen) {
             self.extended.set(self.extended.get() + 1);
             return Ok(ControlFlow::Continue(()));
@@ -1192,6 +1223,12 @@ impl<'p> Explorer<'p> {
                                 .collect(),
                             domains: self.domains.clone(),
                         }));
+                    }
+                    if let Some(r) = &self.rotation {
+                        sk.rotation = r.orbit(ids).map(|images| SkeletonRotation {
+                            group: r.clone(),
+                            images,
+                        });
                     }
                     if let Some(sym) = &self.symmetry {
                         let (combinations, groups) = sym.combination(ids);
@@ -1808,10 +1845,26 @@ pub struct Skeleton {
     /// With symmetry reduction ([`Explorer::set_symmetry`]): what the
     /// skeleton's candidates stand for ([`Skeleton::multiplicity`]).
     pub symmetry: Option<Box<SkeletonSymmetry>>,
+    /// With reduction by renaming locations ([`Explorer::set_rotation`]):
+    /// the group, and how many of its powers give the distinct images the
+    /// skeleton's executions stand for (`0..images`, the first the
+    /// identity). The visitor records each execution's images itself;
+    /// [`Skeleton::multiplicity`] does not count them.
+    pub rotation: Option<SkeletonRotation>,
     /// Per read (same order as `reads`): its location when it is an
     /// observation read whose reads-from choices the search may factor
     /// ([`candidates::observation_reads`]); empty when none may be.
     pub observation: Vec<Option<usize>>,
+}
+
+/// What a skeleton of a walk reduced by renaming locations stands for
+/// ([`rotation`], [`Skeleton::rotation`]).
+#[derive(Clone, Debug)]
+pub struct SkeletonRotation {
+    pub group: std::sync::Arc<rotation::Rotation>,
+    /// The size of the combination's orbit: its executions stand for
+    /// their images under the powers `0..images`.
+    pub images: usize,
 }
 
 /// What a skeleton of a walk reduced by symmetry stands for
@@ -2020,6 +2073,7 @@ impl Skeleton {
             exprs,
             derivation: None,
             symmetry: None,
+            rotation: None,
             observation,
         })
     }

@@ -204,7 +204,7 @@ fn factorial(n: usize) -> u64 {
 }
 
 /// Whether the program is of a kind the reduction covers (module doc).
-fn program_allows(program: &Program) -> bool {
+pub(super) fn program_allows(program: &Program) -> bool {
     program.ssw.is_empty()
         && program.stages.is_empty()
         && program.generates.is_empty()
@@ -222,43 +222,48 @@ fn program_allows(program: &Program) -> bool {
 
 /// The same code up to source positions, and the same initial registers.
 fn same_thread(a: &Thread, b: &Thread) -> bool {
-    fn bare(s: &Stmt) -> Stmt {
-        let mut s = s.clone();
-        let blank = SourceSpan::default();
-        match &mut s {
-            Stmt::Op(i) => i.source = blank,
-            Stmt::Label { source, .. }
-            | Stmt::Goto { source, .. }
-            | Stmt::Branch { source, .. }
-            | Stmt::Assign { source, .. } => *source = blank,
-        }
-        s
-    }
     a.registers == b.registers
         && a.code.len() == b.code.len()
         && a.code.iter().zip(&b.code).all(|(x, y)| bare(x) == bare(y))
 }
 
+/// A statement without its source position.
+pub(super) fn bare(s: &Stmt) -> Stmt {
+    let mut s = s.clone();
+    let blank = SourceSpan::default();
+    match &mut s {
+        Stmt::Op(i) => i.source = blank,
+        Stmt::Label { source, .. }
+        | Stmt::Goto { source, .. }
+        | Stmt::Branch { source, .. }
+        | Stmt::Assign { source, .. } => *source = blank,
+    }
+    s
+}
+
 /// The same paths, complete and cut, in the same order.
-fn same_paths(a: &ThreadPaths, b: &ThreadPaths) -> bool {
+pub(super) fn same_paths(a: &ThreadPaths, b: &ThreadPaths) -> bool {
     a.paths == b.paths && a.cut_prefixes == b.cut_prefixes && a.cut == b.cut
 }
 
 /// Whether exchanging threads `a` and `b` keeps every other thread's
 /// scope-instance membership with them.
 fn exchangeable(program: &Program, a: usize, b: usize) -> bool {
-    let th = &program.threads;
-    let shares = |x: usize, k: usize| {
-        (
-            th[x].subgroup == th[k].subgroup,
-            th[x].workgroup == th[k].workgroup,
-            th[x].queue_family == th[k].queue_family,
-            th[x].device == th[k].device,
-        )
-    };
-    (0..th.len())
+    (0..program.threads.len())
         .filter(|&k| k != a && k != b)
-        .all(|k| shares(a, k) == shares(b, k))
+        .all(|k| shares(program, a, k) == shares(program, b, k))
+}
+
+/// Whether threads `x` and `k` share a subgroup, a workgroup, a queue
+/// family, a device.
+pub(super) fn shares(program: &Program, x: usize, k: usize) -> (bool, bool, bool, bool) {
+    let th = &program.threads;
+    (
+        th[x].subgroup == th[k].subgroup,
+        th[x].workgroup == th[k].workgroup,
+        th[x].queue_family == th[k].queue_family,
+        th[x].device == th[k].device,
+    )
 }
 
 #[cfg(test)]

@@ -556,6 +556,11 @@ fn litmus_pieces(o: &LitmusOutcome, s: &mut String, block: usize, sink: &mut dyn
                 ", symmetry: {} interchangeable threads, one execution evaluated per orbit",
                 o.symmetric_threads
             )
+        } else if o.rotation_order > 0 {
+            format!(
+                ", symmetry: threads and locations renamed by a group of order {}, one execution evaluated per orbit",
+                o.rotation_order
+            )
         } else {
             String::new()
         },
