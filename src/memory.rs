@@ -19,64 +19,119 @@
 //!
 //! Without it, [`in_use`] is `None` and the bound is not enforced.
 
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::alloc::{GlobalAlloc, Layout};
 
-static IN_USE: AtomicUsize = AtomicUsize::new(0);
+/// The allocator the counting wraps: mimalloc where it builds (faster on
+/// the engine's many small, short-lived bit matrices than the C library's
+/// malloc), the system allocator on wasm32.
+#[cfg(not(target_arch = "wasm32"))]
+use mimalloc::MiMalloc as Inner;
+#[cfg(target_arch = "wasm32")]
+use std::alloc::System as Inner;
+use std::sync::atomic::{AtomicBool, AtomicIsize, Ordering};
+
+static IN_USE: AtomicIsize = AtomicIsize::new(0);
 static INSTALLED: AtomicBool = AtomicBool::new(false);
 
-/// The system allocator, counting the bytes held.
+/// The allocator (mimalloc; the system allocator on wasm32), counting the
+/// bytes held.
 pub struct CountingAllocator;
 
-// SAFETY: every call is forwarded to `System` with the same arguments; the
-// counters are plain atomics and never allocate.
+/// How far a thread's own count may drift before it is added to the
+/// process's: the count is exact up to this many bytes per thread.
+/// Measured (BENCHMARKS.md, "Shape cache and allocator"): an atomic
+/// update per allocation cost 12% of barrier-flags-8; per 256 KiB it is
+/// out of the profile.
+const BATCH: isize = 256 << 10;
+
+thread_local! {
+    /// The bytes this thread allocated minus those it freed since its
+    /// last flush to [`IN_USE`] (no destructor, constant initialiser: the
+    /// allocator may touch it at any time, thread exit included).
+    static LOCAL: std::cell::Cell<isize> = const { std::cell::Cell::new(0) };
+}
+
+/// Adds `delta` bytes to the count: to this thread's, flushed to the
+/// process's when it reaches [`BATCH`] either way (directly when the
+/// thread's is gone).
+#[inline]
+fn count(delta: isize) {
+    let flush = LOCAL.try_with(|c| {
+        let v = c.get() + delta;
+        if v.abs() >= BATCH {
+            c.set(0);
+            v
+        } else {
+            c.set(v);
+            0
+        }
+    });
+    match flush {
+        Ok(0) => {}
+        Ok(v) => {
+            IN_USE.fetch_add(v, Ordering::Relaxed);
+        }
+        Err(_) => {
+            IN_USE.fetch_add(delta, Ordering::Relaxed);
+        }
+    }
+}
+
+/// Marks the allocator as installed (once: a load otherwise).
+#[inline]
+fn installed() {
+    if !INSTALLED.load(Ordering::Relaxed) {
+        INSTALLED.store(true, Ordering::Relaxed);
+    }
+}
+
+// SAFETY: every call is forwarded to `Inner` (mimalloc, or `System` on
+// wasm32) with the same arguments; the counters are a plain atomic and a
+// constant-initialised thread-local cell, neither of which allocates.
 unsafe impl GlobalAlloc for CountingAllocator {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
         // SAFETY: forwarded unchanged (the caller upholds `alloc`'s contract).
-        let p = unsafe { System.alloc(layout) };
+        let p = unsafe { Inner.alloc(layout) };
         if !p.is_null() {
-            IN_USE.fetch_add(layout.size(), Ordering::Relaxed);
-            INSTALLED.store(true, Ordering::Relaxed);
+            count(layout.size() as isize);
+            installed();
         }
         p
     }
 
     unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
         // SAFETY: forwarded unchanged.
-        let p = unsafe { System.alloc_zeroed(layout) };
+        let p = unsafe { Inner.alloc_zeroed(layout) };
         if !p.is_null() {
-            IN_USE.fetch_add(layout.size(), Ordering::Relaxed);
-            INSTALLED.store(true, Ordering::Relaxed);
+            count(layout.size() as isize);
+            installed();
         }
         p
     }
 
     unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        // SAFETY: forwarded unchanged (`ptr` came from this allocator, i.e. from `System`).
-        unsafe { System.dealloc(ptr, layout) };
-        IN_USE.fetch_sub(layout.size(), Ordering::Relaxed);
+        // SAFETY: forwarded unchanged (`ptr` came from this allocator, i.e. from `Inner`).
+        unsafe { Inner.dealloc(ptr, layout) };
+        count(-(layout.size() as isize));
     }
 
     unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
         // SAFETY: forwarded unchanged.
-        let p = unsafe { System.realloc(ptr, layout, new_size) };
+        let p = unsafe { Inner.realloc(ptr, layout, new_size) };
         if !p.is_null() {
-            if new_size >= layout.size() {
-                IN_USE.fetch_add(new_size - layout.size(), Ordering::Relaxed);
-            } else {
-                IN_USE.fetch_sub(layout.size() - new_size, Ordering::Relaxed);
-            }
+            count(new_size as isize - layout.size() as isize);
         }
         p
     }
 }
 
 /// The bytes the process holds, when [`CountingAllocator`] is the global
-/// allocator (`None` otherwise).
+/// allocator (`None` otherwise); exact up to 256 KiB per thread (each
+/// thread adds its allocations to the count in batches).
 pub fn in_use() -> Option<usize> {
     INSTALLED
         .load(Ordering::Relaxed)
-        .then(|| IN_USE.load(Ordering::Relaxed))
+        .then(|| IN_USE.load(Ordering::Relaxed).max(0) as usize)
 }
 
 /// Whether the process holds more than `bound` bytes (never, without a
@@ -85,5 +140,33 @@ pub fn over(bound: Option<usize>) -> bool {
     match (bound, in_use()) {
         (Some(b), Some(n)) => n > b,
         _ => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A thread's allocations reach the process's count once they add up
+    /// to a batch, frees alike; below a batch the count lags (by less than
+    /// `BATCH` per thread, what `in_use` documents). No test binary
+    /// installs the allocator, so only this test moves `IN_USE`.
+    #[test]
+    fn counts_reach_the_process_in_batches() {
+        let at = || IN_USE.load(Ordering::Relaxed);
+        let before = at();
+        count(BATCH - 1);
+        assert_eq!(at(), before);
+        count(1);
+        assert_eq!(at(), before + BATCH);
+        count(-(BATCH - 1));
+        assert_eq!(at(), before + BATCH);
+        count(-BATCH);
+        // -(2 BATCH - 1) locally: flushed.
+        assert_eq!(at(), before - BATCH + 1);
+        count(BATCH - 1);
+        assert_eq!(at(), before - BATCH + 1, "the thread's count was 0");
+        count(1);
+        assert_eq!(at(), before + 1);
     }
 }

@@ -4,7 +4,6 @@
 
 use super::compile::{Builtin, Lambda};
 use crate::relation::{EventSet, Relation};
-use std::collections::HashMap;
 use std::fmt;
 use std::sync::Arc;
 
@@ -128,7 +127,9 @@ impl Cell {
 #[derive(Clone, Default, Debug)]
 pub struct Env {
     universe: usize,
-    vars: HashMap<String, Value>,
+    /// Fx-hashed: the engine builds and looks up environments per
+    /// candidate execution, where SipHash showed in profiles.
+    vars: rustc_hash::FxHashMap<String, Value>,
 }
 
 impl Env {
@@ -136,7 +137,7 @@ impl Env {
     pub fn new(universe: usize) -> Env {
         Env {
             universe,
-            vars: HashMap::new(),
+            vars: rustc_hash::FxHashMap::default(),
         }
     }
 

@@ -131,11 +131,121 @@ pub(crate) fn shift(v: RegValue, offset: usize, exprs: usize) -> RegValue {
     }
 }
 
-pub(crate) fn static_env(
+/// The events of one path per thread, the static environment the model
+/// reads and the facts the candidate enumerator needs. The part that
+/// depends only on the skeleton's shape ([`Shape`]) is taken from (and
+/// added to) `cache` when given.
+pub(crate) fn static_env_cached(
     program: &Program,
     paths: &[&Path],
+    cache: Option<&ShapeCache>,
 ) -> Result<(Vec<EventInfo>, Env, Facts), ExecError> {
     let events = events_of(paths);
+    let shape = match cache {
+        Some(c) => c.get_or_build(program, &events)?,
+        None => std::sync::Arc::new(shape_statics(program, &events)?),
+    };
+    let n = events.len();
+    let initial_value: Vec<i64> = (0..n)
+        .map(|e| {
+            shape.location[e]
+                .map(|l| program.initial_value(l))
+                .unwrap_or(0)
+        })
+        .collect();
+    let facts = Facts {
+        location: shape.location.clone(),
+        reference: shape.reference.clone(),
+        is_read: shape.is_read.clone(),
+        is_write: shape.is_write.clone(),
+        atomic: shape.atomic.clone(),
+        seq_cst: shape.seq_cst.clone(),
+        read_value: (0..n).map(|e| events[e].read_value).collect(),
+        write_value: (0..n).map(|e| events[e].write_value).collect(),
+        derived: (0..n).map(|e| events[e].derived.is_some()).collect(),
+        initial_value,
+        inscope: shape.inscope.clone(),
+        sequenced_writes: Vec::new(),
+    };
+    Ok((events, shape.env.clone(), facts))
+}
+
+/// The part of a skeleton's static environment and facts that is a
+/// function of its *shape* alone: per event, its thread, statement and
+/// whether it writes (a failed compare-exchange only reads). The values
+/// read and written are not part of it: two combinations of paths that
+/// differ only in the values their reads return (a waiter of a flag
+/// barrier that read 0 or 1 from the counter) share it, and the walk
+/// builds it once for both ([`ShapeCache`]).
+pub(crate) struct Shape {
+    env: Env,
+    location: Vec<Option<usize>>,
+    reference: Vec<Option<usize>>,
+    is_read: Vec<bool>,
+    is_write: Vec<bool>,
+    atomic: Vec<bool>,
+    seq_cst: Vec<bool>,
+    inscope: Relation,
+}
+
+/// The key of a [`Shape`]: per event, (thread, statement, writes).
+type ShapeKey = Vec<(u32, u32, bool)>;
+
+/// The shapes one walk built, for reuse by the skeletons of the same shape
+/// (a walk over combinations of paths meets each shape many times when
+/// paths differ only in read values: barrier-flags-N has N! combinations
+/// and N shapes). Bounded: when the shapes kept would hold more than
+/// [`ShapeCache::BYTES`] of relations, the cache starts over.
+#[derive(Default)]
+pub(crate) struct ShapeCache {
+    map: std::sync::Mutex<(
+        std::collections::HashMap<ShapeKey, std::sync::Arc<Shape>>,
+        usize,
+    )>,
+}
+
+impl ShapeCache {
+    /// The bound on the bytes of relations kept (an estimate: every
+    /// binding counted as a relation over the universe).
+    pub const BYTES: usize = 16 << 20;
+
+    fn get_or_build(
+        &self,
+        program: &Program,
+        events: &[EventInfo],
+    ) -> Result<std::sync::Arc<Shape>, ExecError> {
+        let key: ShapeKey = events
+            .iter()
+            .map(|e| (e.thread as u32, e.stmt as u32, e.writes))
+            .collect();
+        if let Some(s) = self.map.lock().ok().and_then(|m| m.0.get(&key).cloned()) {
+            return Ok(s);
+        }
+        let shape = std::sync::Arc::new(shape_statics(program, events)?);
+        let n = events.len();
+        let bytes = (shape.env.names().count() + 1) * n * n.div_ceil(8);
+        if let Ok(mut m) = self.map.lock() {
+            if m.1 + bytes > Self::BYTES {
+                m.0.clear();
+                m.1 = 0;
+            }
+            if bytes <= Self::BYTES {
+                m.1 += bytes;
+                m.0.insert(key, shape.clone());
+            }
+        }
+        Ok(shape)
+    }
+
+    /// How many shapes are kept (for tests).
+    #[cfg(test)]
+    pub(crate) fn len(&self) -> usize {
+        self.map.lock().map(|m| m.0.len()).unwrap_or(0)
+    }
+}
+
+/// Builds the [`Shape`] of `events`.
+fn shape_statics(program: &Program, events: &[EventInfo]) -> Result<Shape, ExecError> {
     let n = events.len();
     let ins = |e: usize| events[e].instruction(program);
     // The semantics an event has: a compare-exchange that failed has its
@@ -154,7 +264,7 @@ pub(crate) fn static_env(
     // invocation of no ray tracing stage has no shader call instance
     // (front ends that know stages say so at the token; this catches the
     // others, e.g. a SPIR-V compute shader).
-    for ev in &events {
+    for ev in events {
         let i = ev.instruction(program);
         if i.scope == Some(Scope::ShaderCall) && !program.is_ray_tracing(ev.thread) {
             return Err(ExecError::new(format!(
@@ -340,7 +450,7 @@ pub(crate) fn static_env(
     );
     // System-synchronizes-with: declared (`ssw` blocks, `SSW`) and derived
     // from the API operations of host threads and submissions (docs/host.md).
-    let derived = super::host::host_env(program, &events, &mut env);
+    let derived = super::host::host_env(program, events, &mut env);
     env.rel(
         names::SSW,
         by_threads(&|ta, tb| program.ssw.contains(&(ta, tb))).union(&derived),
@@ -482,27 +592,19 @@ pub(crate) fn static_env(
             return false;
         };
         host_agent(a) == host_agent(b)
-            && in_instance(program, &events, b, sa, a)
-            && in_instance(program, &events, a, sb, b)
+            && in_instance(program, events, b, sa, a)
+            && in_instance(program, events, a, sb, b)
     });
-    let initial_value: Vec<i64> = (0..n)
-        .map(|e| location[e].map(|l| program.initial_value(l)).unwrap_or(0))
-        .collect();
-    let facts = Facts {
+    Ok(Shape {
+        env,
         location,
         reference,
         is_read: (0..n).map(|e| ins(e).is_read()).collect(),
         is_write: (0..n).map(|e| events[e].writes).collect(),
         atomic: (0..n).map(|e| ins(e).atomic).collect(),
         seq_cst: (0..n).map(|e| sem(e).seq_cst).collect(),
-        read_value: (0..n).map(|e| events[e].read_value).collect(),
-        write_value: (0..n).map(|e| events[e].write_value).collect(),
-        derived: (0..n).map(|e| events[e].derived.is_some()).collect(),
-        initial_value,
         inscope,
-        sequenced_writes: Vec::new(),
-    };
-    Ok((events, env, facts))
+    })
 }
 
 /// Whether instruction `a` of thread `t` and instruction `b` of thread `u`

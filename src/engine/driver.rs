@@ -886,7 +886,7 @@ impl<'a, 'b> Walk<'a, 'b> {
                 }
                 return staged
                     .evaluated(env, last, Evaluation::consistent)
-                    .is_ok_and(|c| c);
+                    .unwrap_or(true);
             }
             if !staged.can_prune(kind) {
                 return true;

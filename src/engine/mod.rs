@@ -541,6 +541,9 @@ pub struct Explorer<'p> {
     /// to the thread's latest earlier write ([`Limits::own_forwarding`];
     /// [`trace::own_sets`], computed once).
     own: std::sync::Arc<Vec<std::collections::HashSet<usize>>>,
+    /// The static environments of the skeletons built, per shape
+    /// ([`base::ShapeCache`]).
+    shapes: base::ShapeCache,
 }
 
 impl<'p> Explorer<'p> {
@@ -572,6 +575,7 @@ impl<'p> Explorer<'p> {
             #[cfg(test)]
             flow_log: Default::default(),
             own: std::sync::Arc::new(own_pinned(program, &limits)),
+            shapes: base::ShapeCache::default(),
         })
     }
 
@@ -1210,38 +1214,44 @@ impl<'p> Explorer<'p> {
         }
         // One skeleton per choice of the arrivals that complete each
         // barrier with a quorum.
-        let skeletons =
-            Skeleton::build_unlisted(self.program, paths, self.limits, initial, &self.own)
-                .map(|mut sk| {
-                    if values::needed(&sk) {
-                        let program = self.program;
-                        sk.derivation = Some(std::sync::Arc::new(values::Derivation {
-                            locations: sk
-                                .events
-                                .iter()
-                                .map(|e| program.location_of(e.instruction(program)))
-                                .collect(),
-                            domains: self.domains.clone(),
-                        }));
-                    }
-                    if let Some(r) = &self.rotation {
-                        sk.rotation = r.orbit(ids).map(|images| SkeletonRotation {
-                            group: r.clone(),
-                            images,
-                        });
-                    }
-                    if let Some(sym) = &self.symmetry {
-                        let (combinations, groups) = sym.combination(ids);
-                        sk.symmetry = Some(Box::new(SkeletonSymmetry {
-                            classes: sym.clone(),
-                            combinations,
-                            groups,
-                            within: 1,
-                        }));
-                    }
-                    sk
-                })
-                .and_then(|sk| sk.barrier_choices());
+        let skeletons = Skeleton::build_unlisted(
+            self.program,
+            paths,
+            self.limits,
+            initial,
+            &self.own,
+            Some(&self.shapes),
+        )
+        .map(|mut sk| {
+            if values::needed(&sk) {
+                let program = self.program;
+                sk.derivation = Some(std::sync::Arc::new(values::Derivation {
+                    locations: sk
+                        .events
+                        .iter()
+                        .map(|e| program.location_of(e.instruction(program)))
+                        .collect(),
+                    domains: self.domains.clone(),
+                }));
+            }
+            if let Some(r) = &self.rotation {
+                sk.rotation = r.orbit(ids).map(|images| SkeletonRotation {
+                    group: r.clone(),
+                    images,
+                });
+            }
+            if let Some(sym) = &self.symmetry {
+                let (combinations, groups) = sym.combination(ids);
+                sk.symmetry = Some(Box::new(SkeletonSymmetry {
+                    classes: sym.clone(),
+                    combinations,
+                    groups,
+                    within: 1,
+                }));
+            }
+            sk
+        })
+        .and_then(|sk| sk.barrier_choices());
         match skeletons {
             Ok(skeletons) => {
                 for sk in skeletons {
@@ -1902,7 +1912,7 @@ impl Skeleton {
         limits: Limits,
     ) -> Result<Skeleton, ExecError> {
         let own = own_pinned(program, &limits);
-        let mut sk = Skeleton::build_unlisted(program, paths, limits, None, &own)?;
+        let mut sk = Skeleton::build_unlisted(program, paths, limits, None, &own, None)?;
         sk.list_orders(None)?;
         Ok(sk)
     }
@@ -1955,8 +1965,10 @@ impl Skeleton {
         limits: Limits,
         initial: Option<&[i64]>,
         own: &[std::collections::HashSet<usize>],
+        shapes: Option<&base::ShapeCache>,
     ) -> Result<Skeleton, ExecError> {
-        let (mut events, mut static_env, mut facts) = base::static_env(program, paths)?;
+        let (mut events, mut static_env, mut facts) =
+            base::static_env_cached(program, paths, shapes)?;
         let initial: Vec<i64> = match initial {
             Some(i) => i.to_vec(),
             None => (0..program.locations.len())

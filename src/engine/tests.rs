@@ -530,3 +530,172 @@ fn chain_balances_drop_only_combinations_without_completion() {
         assert!(n > 0 && nodes < all, "{dropped_in:?}");
     }
 }
+
+/// Every combination of one path per thread of `program` (at most
+/// `bound`, in the order of an odometer over the threads' paths).
+fn path_combinations(program: &crate::ir::Program, bound: usize) -> Vec<Vec<super::trace::Path>> {
+    let threads = super::trace::explore(program, &Limits::default()).unwrap();
+    let mut out = Vec::new();
+    let mut ids = vec![0; threads.len()];
+    if threads.iter().any(|t| t.paths.is_empty()) {
+        return out;
+    }
+    while out.len() < bound {
+        out.push(
+            ids.iter()
+                .enumerate()
+                .map(|(t, &k)| threads[t].paths[k].clone())
+                .collect(),
+        );
+        let mut t = 0;
+        loop {
+            if t == ids.len() {
+                return out;
+            }
+            ids[t] += 1;
+            if ids[t] < threads[t].paths.len() {
+                break;
+            }
+            ids[t] = 0;
+            t += 1;
+        }
+    }
+    out
+}
+
+/// The static environment and facts of a skeleton built through the
+/// shape cache (`base::ShapeCache`, shared by the skeletons of one walk)
+/// against those built afresh, on every combination of paths of programs
+/// whose paths differ in read values only (the flag barrier: 4! value
+/// assignments of the counter, 4 shapes), in whether a compare-exchange
+/// writes (the same statements; a key without `writes` would give the
+/// failed one the successful one's `W`), and in host and barrier events.
+/// Twice over, so that the second pass reads every shape from the cache.
+#[test]
+fn skeletons_built_through_the_shape_cache_equal_fresh_ones() {
+    use super::base::{ShapeCache, static_env_cached};
+    use crate::frontend::{Format, Options, parse_text};
+    let barrier = {
+        let mut text = String::from("VULKAN barrier\n{\ncount=0; flag=0; x0=0; x1=0; x2=0;\n}\n");
+        let head = (0..3)
+            .map(|t| format!("P{t}@sg 0, wg {t}, qf 0"))
+            .collect::<Vec<_>>();
+        text.push_str(&format!(" {} ;\n", head.join(" | ")));
+        let rows = [
+            "st.av.dv.sc0 x{t}, 1",
+            "rmw.atom.acq_rel.dv.sc0.semsc0.add r0, count, 1",
+            "bne r0, 2, W",
+            "st.atom.rel.dv.sc0.semsc0 flag, 1",
+            "goto D",
+            "W:",
+            "ld.atom.acq.dv.sc0.semsc0 r1, flag",
+            "beq r1, 0, W",
+            "D:",
+            "ld.vis.dv.sc0 r2, x{n}",
+        ];
+        for row in rows {
+            let cells: Vec<String> = (0..3)
+                .map(|t| {
+                    row.replace("{t}", &t.to_string())
+                        .replace("{n}", &((t + 1) % 3).to_string())
+                })
+                .collect();
+            text.push_str(&format!(" {} ;\n", cells.join(" | ")));
+        }
+        text.push_str("exists (P0:r2 == 1)\n");
+        text
+    };
+    // Each invocation compares the lock word with 0 and exchanges 1 once,
+    // then stores what it read: one statement sequence whether the
+    // exchange succeeds (writes) or fails (only reads).
+    let cas = "; @Input: %lock = {{0}}\n; @Input: %out = {{0}}\n\
+        ; @Output: exists (%out[0] == 0)\n; @Config: 1, 1, 2\n\
+        OpCapability Shader\nOpCapability VulkanMemoryModel\n\
+        OpMemoryModel Logical Vulkan\n\
+        OpEntryPoint GLCompute %main \"main\" %lock %out\n\
+        OpExecutionMode %main LocalSize 1 1 1\n\
+        OpDecorate %buf Block\nOpMemberDecorate %buf 0 Offset 0\n\
+        OpDecorate %lock DescriptorSet 0\nOpDecorate %lock Binding 0\n\
+        OpDecorate %out DescriptorSet 0\nOpDecorate %out Binding 1\n\
+        %void = OpTypeVoid\n%fn = OpTypeFunction %void\n\
+        %uint = OpTypeInt 32 0\n\
+        %uint_0 = OpConstant %uint 0\n%uint_1 = OpConstant %uint 1\n\
+        %buf = OpTypeStruct %uint\n%pbuf = OpTypePointer StorageBuffer %buf\n\
+        %puint = OpTypePointer StorageBuffer %uint\n\
+        %lock = OpVariable %pbuf StorageBuffer\n%out = OpVariable %pbuf StorageBuffer\n\
+        %device = OpConstant %uint 1\n%acq = OpConstant %uint 66\n%rlx = OpConstant %uint 0\n\
+        %main = OpFunction %void None %fn\n%entry = OpLabel\n\
+        %pl = OpAccessChain %puint %lock %uint_0\n\
+        %po = OpAccessChain %puint %out %uint_0\n\
+        %old = OpAtomicCompareExchange %uint %pl %device %acq %rlx %uint_1 %uint_0\n\
+        OpStore %po %old\nOpReturn\nOpFunctionEnd\n";
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests");
+    let mut programs = vec![
+        (
+            "barrier".to_string(),
+            parse_text(
+                "barrier",
+                &barrier,
+                Format::VulkanLitmus,
+                Options::default(),
+            )
+            .unwrap(),
+        ),
+        (
+            "cas".to_string(),
+            parse_text("cas.spvasm", cas, Format::Spirv, Options::default()).unwrap(),
+        ),
+    ];
+    for f in [
+        "litmus-host/copy-host-read.litmus",
+        "litmus-host/event-reset-host-reuse.litmus",
+    ] {
+        programs.push((f.to_string(), crate::frontend::load(&dir.join(f)).unwrap()));
+    }
+    let mut failed_cas_shared = false;
+    for (name, program) in &programs {
+        let combos = path_combinations(program, 400);
+        assert!(!combos.is_empty(), "{name}");
+        let cache = ShapeCache::default();
+        let mut keys = std::collections::HashMap::new();
+        for pass in 0..2 {
+            for combo in &combos {
+                let paths: Vec<&super::trace::Path> = combo.iter().collect();
+                let (ev1, env1, f1) = static_env_cached(program, &paths, Some(&cache)).unwrap();
+                let (ev2, env2, f2) = static_env_cached(program, &paths, None).unwrap();
+                let at = format!("{name}, pass {pass}, {:?}", ev1);
+                assert_eq!(ev1, ev2, "{at}");
+                assert!(env1.same_bindings(&env2), "{at}");
+                assert_eq!(f1.location, f2.location, "{at}");
+                assert_eq!(f1.reference, f2.reference, "{at}");
+                assert_eq!(f1.is_read, f2.is_read, "{at}");
+                assert_eq!(f1.is_write, f2.is_write, "{at}");
+                assert_eq!(f1.atomic, f2.atomic, "{at}");
+                assert_eq!(f1.seq_cst, f2.seq_cst, "{at}");
+                assert_eq!(f1.read_value, f2.read_value, "{at}");
+                assert_eq!(f1.write_value, f2.write_value, "{at}");
+                assert_eq!(f1.derived, f2.derived, "{at}");
+                assert_eq!(f1.initial_value, f2.initial_value, "{at}");
+                assert_eq!(f1.inscope, f2.inscope, "{at}");
+                // Statements alike, writes different: what the key's
+                // `writes` tells apart.
+                let stmts: Vec<(usize, usize)> = ev1.iter().map(|e| (e.thread, e.stmt)).collect();
+                let writes: Vec<bool> = ev1.iter().map(|e| e.writes).collect();
+                let seen = keys.entry(stmts).or_insert_with(|| writes.clone());
+                failed_cas_shared |= *seen != writes;
+            }
+        }
+        if name == "barrier" {
+            assert!(
+                cache.len() < combos.len() / 2,
+                "{name}: {} shapes for {} combinations",
+                cache.len(),
+                combos.len()
+            );
+        }
+    }
+    assert!(
+        failed_cas_shared,
+        "some combinations differ only in whether a compare-exchange writes"
+    );
+}
