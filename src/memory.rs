@@ -24,10 +24,74 @@ use std::alloc::{GlobalAlloc, Layout};
 /// The allocator the counting wraps: mimalloc where it builds (faster on
 /// the engine's many small, short-lived bit matrices than the C library's
 /// malloc), the system allocator on wasm32.
-#[cfg(not(target_arch = "wasm32"))]
-use mimalloc::MiMalloc as Inner;
 #[cfg(target_arch = "wasm32")]
 use std::alloc::System as Inner;
+
+/// mimalloc through its C API. Its blocks are aligned to 16 bytes when
+/// at least 16 long (`MI_MAX_ALIGN_SIZE`), as the standard library's
+/// `System` assumes of malloc: only a larger alignment takes the aligned
+/// entry points (the `mimalloc` crate takes them for every block, which
+/// cost 6% of barrier-flags-7's instructions).
+#[cfg(not(target_arch = "wasm32"))]
+struct Inner;
+
+#[cfg(not(target_arch = "wasm32"))]
+impl Inner {
+    /// Whether a plain mimalloc block satisfies `layout`'s alignment.
+    #[inline]
+    fn plain(layout: Layout) -> bool {
+        layout.align() <= 16 && layout.align() <= layout.size()
+    }
+
+    #[inline]
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        use libmimalloc_sys::{mi_malloc, mi_malloc_aligned};
+        // SAFETY: plain C calls; the caller upholds `GlobalAlloc::alloc`'s contract.
+        unsafe {
+            if Self::plain(layout) {
+                mi_malloc(layout.size()) as *mut u8
+            } else {
+                mi_malloc_aligned(layout.size(), layout.align()) as *mut u8
+            }
+        }
+    }
+
+    #[inline]
+    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
+        use libmimalloc_sys::{mi_zalloc, mi_zalloc_aligned};
+        // SAFETY: as `alloc`.
+        unsafe {
+            if Self::plain(layout) {
+                mi_zalloc(layout.size()) as *mut u8
+            } else {
+                mi_zalloc_aligned(layout.size(), layout.align()) as *mut u8
+            }
+        }
+    }
+
+    #[inline]
+    unsafe fn dealloc(&self, ptr: *mut u8, _layout: Layout) {
+        // SAFETY: `ptr` came from mimalloc (either entry point; `mi_free`
+        // frees both).
+        unsafe { libmimalloc_sys::mi_free(ptr as *mut std::ffi::c_void) }
+    }
+
+    #[inline]
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        use libmimalloc_sys::{mi_realloc, mi_realloc_aligned};
+        let p = ptr as *mut std::ffi::c_void;
+        // SAFETY: `ptr` came from mimalloc with `layout`; the new block
+        // keeps the alignment (plain when `layout.align()` is at most 16
+        // and the new size at least the alignment).
+        unsafe {
+            if layout.align() <= 16 && layout.align() <= new_size {
+                mi_realloc(p, new_size) as *mut u8
+            } else {
+                mi_realloc_aligned(p, new_size, layout.align()) as *mut u8
+            }
+        }
+    }
+}
 use std::sync::atomic::{AtomicBool, AtomicIsize, Ordering};
 
 static IN_USE: AtomicIsize = AtomicIsize::new(0);

@@ -139,7 +139,7 @@ pub(crate) fn static_env_cached(
     program: &Program,
     paths: &[&Path],
     cache: Option<&ShapeCache>,
-) -> Result<(Vec<EventInfo>, Env, Facts), ExecError> {
+) -> Result<(Vec<EventInfo>, Env, Facts, u64), ExecError> {
     let events = events_of(paths);
     let shape = match cache {
         Some(c) => c.get_or_build(program, &events)?,
@@ -167,7 +167,7 @@ pub(crate) fn static_env_cached(
         inscope: shape.inscope.clone(),
         sequenced_writes: Vec::new(),
     };
-    Ok((events, shape.env.clone(), facts))
+    Ok((events, shape.env.clone(), facts, shape.id))
 }
 
 /// The part of a skeleton's static environment and facts that is a
@@ -178,6 +178,9 @@ pub(crate) fn static_env_cached(
 /// barrier that read 0 or 1 from the counter) share it, and the walk
 /// builds it once for both ([`ShapeCache`]).
 pub(crate) struct Shape {
+    /// A number no other shape built by this process has (skeletons of
+    /// one shape share it: [`super::Skeleton::shape`]).
+    id: u64,
     env: Env,
     location: Vec<Option<usize>>,
     reference: Vec<Option<usize>>,
@@ -595,7 +598,9 @@ fn shape_statics(program: &Program, events: &[EventInfo]) -> Result<Shape, ExecE
             && in_instance(program, events, b, sa, a)
             && in_instance(program, events, a, sb, b)
     });
+    static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
     Ok(Shape {
+        id: NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
         env,
         location,
         reference,

@@ -495,12 +495,15 @@ struct Pruning {
 
 /// How many models prepared for recent skeletons are kept for reuse (per
 /// thread of the walk).
-const RECENT_STAGED: usize = 4;
+const RECENT_STAGED: usize = 16;
 
 /// The models prepared for recent skeletons, most recent last (shared by
 /// the parts of a parallel walk: preparing is per skeleton, and parts of
 /// neighbouring skeletons often share one).
-type Recent = std::sync::Mutex<Vec<(Env, Staged)>>;
+///
+/// Keyed by [`Skeleton::shape`]: a lookup compares numbers, and only a
+/// hit compares environments (a miss over many entries costs nothing).
+type Recent = std::sync::Mutex<Vec<(u64, Env, Staged)>>;
 
 /// The polarity analyses of a model, per kind of partial environment
 /// (they depend only on the model: computed once per walk, shared by its
@@ -815,12 +818,12 @@ impl<'a, 'b> Walk<'a, 'b> {
                 // reads fixed have the same static relations: the model
                 // prepared for one serves the others.
                 let mut recent = recent.lock().unwrap_or_else(|e| e.into_inner());
-                let hit = recent
-                    .iter()
-                    .position(|(env, _): &(Env, Staged)| env.same_bindings(&sk.static_env));
+                let hit = recent.iter().position(|(shape, env, _)| {
+                    *shape == sk.shape && env.same_bindings(&sk.static_env)
+                });
                 if let Some(i) = hit {
                     let entry = recent.remove(i);
-                    let _ = staged.set(entry.1.clone());
+                    let _ = staged.set(entry.2.clone());
                     recent.push(entry);
                 } else {
                     let reads: Option<Vec<&str>> = self
@@ -838,7 +841,7 @@ impl<'a, 'b> Walk<'a, 'b> {
                             if recent.len() == RECENT_STAGED * self.limits.threads.max(1) {
                                 recent.remove(0);
                             }
-                            recent.push((sk.static_env.clone(), s.clone()));
+                            recent.push((sk.shape, sk.static_env.clone(), s.clone()));
                             let _ = staged.set(s);
                         }
                         Err(e) => {

@@ -1808,6 +1808,11 @@ pub struct Skeleton {
     pub events: Vec<EventInfo>,
     /// The static base sets and relations (see MODELS.md).
     pub static_env: Env,
+    /// The shape `static_env` was built for (`base::Shape`): skeletons
+    /// of one walk whose paths differ only in read values share it. The
+    /// driver looks up the model prepared for an earlier skeleton by it
+    /// (and checks the environments equal on a hit).
+    pub shape: u64,
     /// Read events, in event order.
     pub reads: Vec<usize>,
     /// For each read (same order as `reads`): the writes it may read from,
@@ -1967,7 +1972,7 @@ impl Skeleton {
         own: &[std::collections::HashSet<usize>],
         shapes: Option<&base::ShapeCache>,
     ) -> Result<Skeleton, ExecError> {
-        let (mut events, mut static_env, mut facts) =
+        let (mut events, mut static_env, mut facts, shape) =
             base::static_env_cached(program, paths, shapes)?;
         let initial: Vec<i64> = match initial {
             Some(i) => i.to_vec(),
@@ -2069,6 +2074,7 @@ impl Skeleton {
         Ok(Skeleton {
             events,
             static_env,
+            shape,
             reads,
             rf_choices,
             mo_choices: Vec::new(),

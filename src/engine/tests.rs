@@ -658,11 +658,14 @@ fn skeletons_built_through_the_shape_cache_equal_fresh_ones() {
         assert!(!combos.is_empty(), "{name}");
         let cache = ShapeCache::default();
         let mut keys = std::collections::HashMap::new();
+        let mut ids = std::collections::HashMap::new();
         for pass in 0..2 {
             for combo in &combos {
                 let paths: Vec<&super::trace::Path> = combo.iter().collect();
-                let (ev1, env1, f1) = static_env_cached(program, &paths, Some(&cache)).unwrap();
-                let (ev2, env2, f2) = static_env_cached(program, &paths, None).unwrap();
+                let (ev1, env1, f1, id1) =
+                    static_env_cached(program, &paths, Some(&cache)).unwrap();
+                let (ev2, env2, f2, id2) = static_env_cached(program, &paths, None).unwrap();
+                assert_ne!(id1, id2, "a fresh shape has a number of its own");
                 let at = format!("{name}, pass {pass}, {:?}", ev1);
                 assert_eq!(ev1, ev2, "{at}");
                 assert!(env1.same_bindings(&env2), "{at}");
@@ -681,8 +684,11 @@ fn skeletons_built_through_the_shape_cache_equal_fresh_ones() {
                 // `writes` tells apart.
                 let stmts: Vec<(usize, usize)> = ev1.iter().map(|e| (e.thread, e.stmt)).collect();
                 let writes: Vec<bool> = ev1.iter().map(|e| e.writes).collect();
-                let seen = keys.entry(stmts).or_insert_with(|| writes.clone());
+                let seen = keys.entry(stmts.clone()).or_insert_with(|| writes.clone());
                 failed_cas_shared |= *seen != writes;
+                // One number per shape through the cache.
+                let id = *ids.entry((stmts, writes)).or_insert(id1);
+                assert_eq!(id, id1, "{at}");
             }
         }
         if name == "barrier" {

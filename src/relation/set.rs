@@ -5,18 +5,39 @@ use std::fmt;
 
 /// Iterates the indices of the set bits of a run of words.
 pub(crate) fn iter_words(words: &[u64]) -> impl Iterator<Item = usize> + '_ {
-    words.iter().enumerate().flat_map(|(wi, &w)| {
-        let mut w = w;
-        std::iter::from_fn(move || {
-            if w == 0 {
-                None
-            } else {
-                let b = w.trailing_zeros() as usize;
-                w &= w - 1;
-                Some(wi * 64 + b)
+    Bits {
+        words,
+        at: 0,
+        word: words.first().copied().unwrap_or(0),
+    }
+}
+
+/// The iterator of [`iter_words`]: a word at a time, its lowest set bit
+/// first. (A `flat_map` over the words measured 6% of barrier-flags-7's
+/// instructions in its adapter alone.)
+struct Bits<'a> {
+    words: &'a [u64],
+    /// The index of `word` in `words`.
+    at: usize,
+    /// What is left of `words[at]`.
+    word: u64,
+}
+
+impl Iterator for Bits<'_> {
+    type Item = usize;
+
+    #[inline]
+    fn next(&mut self) -> Option<usize> {
+        loop {
+            if self.word != 0 {
+                let b = self.word.trailing_zeros() as usize;
+                self.word &= self.word - 1;
+                return Some(self.at * 64 + b);
             }
-        })
-    })
+            self.at += 1;
+            self.word = *self.words.get(self.at)?;
+        }
+    }
 }
 
 /// A set of events over the universe `0..n`.
