@@ -29,10 +29,14 @@ Usage (python3, standard library only):
   scripts/scaling.py gen [N ...]        write target/scaling/FAMILY-N.litmus
   scripts/scaling.py tests              (re)write tests/litmus-scaling/ (N = 2, 3)
   scripts/scaling.py run [--budget S] [--max-n N] [--families a,b]
+                         [--engines old,new] [--jobs J]
                                         run both engines, N = 2, 3, ... until a
                                         listing does not finish within the
                                         budget (CPU seconds, default 10);
-                                        results in target/scaling/results.json
+                                        results in target/scaling/results.json;
+                                        --jobs J passes -j J to vkmm (default:
+                                        vkmm's, one thread per core; the CPU
+                                        time is summed over the threads)
   scripts/scaling.py report             docs/scaling.svg and the markdown table
                                         (stdout) from target/scaling/results.json
 
@@ -346,10 +350,13 @@ def write(family, n, directory):
     return path
 
 
-def run_one(path, engine, budget):
-    """One `vkmm check --format json` under a CPU limit: a result row."""
+def run_one(path, engine, budget, jobs=None):
+    """One `vkmm check --format json` under a CPU limit: a result row.
+    `jobs`: the `-j` given to vkmm (None: its default, the machine's cores)."""
     args = [VKMM, "check", path, "--format", "json", "--timeout", str(int(budget * 20))]
     args += LIFTED + ENGINES[engine]
+    if jobs is not None:
+        args += ["-j", str(jobs)]
 
     def limit():
         cap = int(math.ceil(budget)) + 1
@@ -361,7 +368,7 @@ def run_one(path, engine, budget):
     out, err = proc.communicate()
     wall = time.monotonic() - start
     # getrusage of the children: the only child that ended since the last call.
-    row = {"engine": engine, "exit": proc.returncode, "wall": round(wall, 3)}
+    row = {"engine": engine, "exit": proc.returncode, "wall": round(wall, 3), "jobs": jobs}
     usage = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = usage.ru_utime + usage.ru_stime
     row["cpu"] = round(cpu - run_one.spent, 3)
@@ -393,7 +400,7 @@ run_one.spent = 0.0
 
 
 def cmd_run(argv):
-    budget, max_n, families = 10.0, 16, FAMILIES
+    budget, max_n, families, jobs = 10.0, 16, FAMILIES, None
     engines = list(ENGINES)
     i = 0
     while i < len(argv):
@@ -405,6 +412,8 @@ def cmd_run(argv):
             families = argv[i + 1].split(",")
         elif argv[i] == "--engines":
             engines = argv[i + 1].split(",")
+        elif argv[i] == "--jobs":
+            jobs = int(argv[i + 1])
         else:
             sys.exit("unknown option " + argv[i])
         i += 2
@@ -425,7 +434,7 @@ def cmd_run(argv):
             rows = []
             for n in range(2, max_n + 1):
                 path = write(fam, n, OUT)
-                row = run_one(path, eng, budget)
+                row = run_one(path, eng, budget, jobs)
                 row["n"] = n
                 rows.append(row)
                 print("%-14s %-3s N=%-2d cpu %7.2f s  %s" % (
