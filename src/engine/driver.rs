@@ -1422,11 +1422,13 @@ mod parallel {
         let mut done = Searched::default();
         let mut failure: Option<CheckError> = None;
         let mut finished = false;
-        let mut run_wave = |wave: &mut Vec<Unit<V>>, visitor: &mut V| -> bool {
-            let base = merged;
-            merged += wave.len();
-            let units = std::mem::take(wave);
-            let results: Vec<Done<V>> = units
+        // A wave's units searched in parallel on the rayon pool. A wave
+        // runs in a scoped thread of its own while the driver walks on and
+        // gathers the next one (the walk over combinations of paths is
+        // sequential; with units of one execution each it was most of
+        // the driver's time, BENCHMARKS.md "Overlapped waves").
+        let search_wave = |base: usize, units: Vec<Unit<V>>| -> Vec<Done<V>> {
+            units
                 .into_par_iter()
                 .enumerate()
                 .map(|(i, unit)| {
@@ -1467,8 +1469,12 @@ mod parallel {
                         skipped: false,
                     }
                 })
-                .collect();
-            // Merged in unit order, up to the first that broke or failed.
+                .collect()
+        };
+        let search_wave = &search_wave;
+        // Merges a searched wave into the visitor in unit order, up to the
+        // first unit that broke or failed; whether the walk is over.
+        let mut merge = |results: Vec<Done<V>>, visitor: &mut V| -> bool {
             for r in results {
                 if r.skipped {
                     continue;
@@ -1491,67 +1497,99 @@ mod parallel {
             }
             budget.stopped_by().is_some()
         };
-        let mut per_skeleton = |mut sk: Skeleton| -> Result<ControlFlow<()>, CheckError> {
-            if finished || budget.over() {
-                return Ok(ControlFlow::Break(()));
-            }
-            let fork = |v: &V| v.fork().expect("a visitor that forked forks again");
-            if !sk.stalled_barriers().is_empty() {
-                wave.push(Unit {
-                    visitor: fork(visitor),
-                    work: Work::Stalled(Box::new(sk)),
-                });
-            } else if probe.wants(&sk) && list_orders(&explorer, &probe, &mut sk)? {
-                let slices = sk.slice_count(BLOCKS).unwrap_or(1);
-                let parts = if sk.candidate_count() >= SPLIT_CANDIDATES {
-                    slices.min(4 * threads)
-                } else {
-                    1
-                };
-                let sk = Arc::new(sk);
-                if parts <= 1 {
+        /// A wave's results (a panic in its thread goes on here).
+        fn join<T>(h: std::thread::ScopedJoinHandle<'_, T>) -> T {
+            h.join().unwrap_or_else(|e| std::panic::resume_unwind(e))
+        }
+        let walked = std::thread::scope(|scope| {
+            // The wave being searched while the driver walks on.
+            let mut in_flight = None;
+            // Hands `wave` out, after merging the wave in flight (waves
+            // merge in walk order); whether the walk is over.
+            let mut launch = |wave: &mut Vec<Unit<V>>, visitor: &mut V| -> bool {
+                if let Some(h) = in_flight.take()
+                    && merge(join(h), visitor)
+                {
+                    return true;
+                }
+                let base = merged;
+                merged += wave.len();
+                let units = std::mem::take(wave);
+                in_flight = Some(scope.spawn(move || search_wave(base, units)));
+                false
+            };
+            let mut per_skeleton = |mut sk: Skeleton| -> Result<ControlFlow<()>, CheckError> {
+                if finished || budget.over() {
+                    return Ok(ControlFlow::Break(()));
+                }
+                let fork = |v: &V| v.fork().expect("a visitor that forked forks again");
+                if !sk.stalled_barriers().is_empty() {
                     wave.push(Unit {
                         visitor: fork(visitor),
-                        work: Work::Search {
-                            sk,
-                            part: None,
-                            first: true,
-                        },
+                        work: Work::Stalled(Box::new(sk)),
                     });
-                } else {
-                    // Consecutive ranges of nearly equal numbers of slices.
-                    for p in 0..parts {
-                        let at = |p: usize| (slices as u128 * p as u128 / parts as u128) as usize;
-                        let range = at(p)..at(p + 1);
+                } else if probe.wants(&sk) && list_orders(&explorer, &probe, &mut sk)? {
+                    let slices = sk.slice_count(BLOCKS).unwrap_or(1);
+                    let parts = if sk.candidate_count() >= SPLIT_CANDIDATES {
+                        slices.min(4 * threads)
+                    } else {
+                        1
+                    };
+                    let sk = Arc::new(sk);
+                    if parts <= 1 {
                         wave.push(Unit {
                             visitor: fork(visitor),
                             work: Work::Search {
-                                sk: sk.clone(),
-                                part: Some(super::super::Slices {
-                                    range,
-                                    blocks: BLOCKS,
-                                }),
-                                first: p == 0,
+                                sk,
+                                part: None,
+                                first: true,
                             },
                         });
+                    } else {
+                        // Consecutive ranges of nearly equal numbers of slices.
+                        for p in 0..parts {
+                            let at =
+                                |p: usize| (slices as u128 * p as u128 / parts as u128) as usize;
+                            let range = at(p)..at(p + 1);
+                            wave.push(Unit {
+                                visitor: fork(visitor),
+                                work: Work::Search {
+                                    sk: sk.clone(),
+                                    part: Some(super::super::Slices {
+                                        range,
+                                        blocks: BLOCKS,
+                                    }),
+                                    first: p == 0,
+                                },
+                            });
+                        }
                     }
                 }
-            }
-            if wave.len() >= wave_size && run_wave(&mut wave, visitor) {
+                if wave.len() >= wave_size && launch(&mut wave, visitor) {
+                    finished = true;
+                    return Ok(ControlFlow::Break(()));
+                }
+                Ok(ControlFlow::Continue(()))
+            };
+            let walked = match blocks {
+                Some(blocks) => explorer.for_each_in(&blocks, &mut per_skeleton),
+                None => explorer.for_each(&mut per_skeleton),
+            };
+            // The wave in flight, then the units gathered after it (before
+            // a failure of the walk itself, as in the sequential walk,
+            // which may break before reaching it).
+            if let Some(h) = in_flight.take()
+                && merge(join(h), visitor)
+            {
                 finished = true;
-                return Ok(ControlFlow::Break(()));
             }
-            Ok(ControlFlow::Continue(()))
-        };
-        let walked = match blocks {
-            Some(blocks) => explorer.for_each_in(&blocks, &mut per_skeleton),
-            None => explorer.for_each(&mut per_skeleton),
-        };
-        // The units before a failure of the walk itself come first, as in
-        // the sequential walk (which may break before reaching it).
-        if !finished && !wave.is_empty() {
-            run_wave(&mut wave, visitor);
-        }
+            if !finished && !wave.is_empty() {
+                let base = merged;
+                merged += wave.len();
+                merge(search_wave(base, std::mem::take(&mut wave)), visitor);
+            }
+            walked
+        });
         if let Some(e) = failure {
             return Err(e);
         }

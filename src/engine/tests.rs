@@ -566,8 +566,9 @@ fn path_combinations(program: &crate::ir::Program, bound: usize) -> Vec<Vec<supe
 /// The static environment and facts of a skeleton built through the
 /// shape cache (`base::ShapeCache`, shared by the skeletons of one walk)
 /// against those built afresh, on every combination of paths of programs
-/// whose paths differ in read values only (the flag barrier: 4! value
-/// assignments of the counter, 4 shapes), in whether a compare-exchange
+/// whose paths differ in read values only (the flag barrier of
+/// tests/litmus-scaling at 3 threads: 3! value assignments of the
+/// counter, one shape per last arriver), in whether a compare-exchange
 /// writes (the same statements; a key without `writes` would give the
 /// failed one the successful one's `W`), and in host and barrier events.
 /// Twice over, so that the second pass reads every shape from the cache.
@@ -575,36 +576,6 @@ fn path_combinations(program: &crate::ir::Program, bound: usize) -> Vec<Vec<supe
 fn skeletons_built_through_the_shape_cache_equal_fresh_ones() {
     use super::base::{ShapeCache, static_env_cached};
     use crate::frontend::{Format, Options, parse_text};
-    let barrier = {
-        let mut text = String::from("VULKAN barrier\n{\ncount=0; flag=0; x0=0; x1=0; x2=0;\n}\n");
-        let head = (0..3)
-            .map(|t| format!("P{t}@sg 0, wg {t}, qf 0"))
-            .collect::<Vec<_>>();
-        text.push_str(&format!(" {} ;\n", head.join(" | ")));
-        let rows = [
-            "st.av.dv.sc0 x{t}, 1",
-            "rmw.atom.acq_rel.dv.sc0.semsc0.add r0, count, 1",
-            "bne r0, 2, W",
-            "st.atom.rel.dv.sc0.semsc0 flag, 1",
-            "goto D",
-            "W:",
-            "ld.atom.acq.dv.sc0.semsc0 r1, flag",
-            "beq r1, 0, W",
-            "D:",
-            "ld.vis.dv.sc0 r2, x{n}",
-        ];
-        for row in rows {
-            let cells: Vec<String> = (0..3)
-                .map(|t| {
-                    row.replace("{t}", &t.to_string())
-                        .replace("{n}", &((t + 1) % 3).to_string())
-                })
-                .collect();
-            text.push_str(&format!(" {} ;\n", cells.join(" | ")));
-        }
-        text.push_str("exists (P0:r2 == 1)\n");
-        text
-    };
     // Each invocation compares the lock word with 0 and exchanges 1 once,
     // then stores what it read: one statement sequence whether the
     // exchange succeeds (writes) or fails (only reads).
@@ -633,13 +604,7 @@ fn skeletons_built_through_the_shape_cache_equal_fresh_ones() {
     let mut programs = vec![
         (
             "barrier".to_string(),
-            parse_text(
-                "barrier",
-                &barrier,
-                Format::VulkanLitmus,
-                Options::default(),
-            )
-            .unwrap(),
+            crate::frontend::load(&dir.join("litmus-scaling/barrier-flags-3.litmus")).unwrap(),
         ),
         (
             "cas".to_string(),
