@@ -1341,7 +1341,10 @@ pub fn explore_split<V: Split>(
 /// coherence-order combinations cut into consecutive ranges). Units are
 /// gathered into waves and a wave's units are searched in parallel on the
 /// current rayon pool, each by a fork of the visitor, then merged into the
-/// visitor in unit order: the sequential walk, replayed. A unit whose
+/// visitor in unit order: the sequential walk, replayed. A wave is
+/// searched in a scoped thread of its own while the driver walks on and
+/// gathers the next (the waves are merged in walk order: the one in
+/// flight before the next is handed out). A unit whose
 /// visitor breaks (decided) or fails marks its index in a shared flag:
 /// units after it stop at once and are dropped, units before it go on
 /// (the sequential walk would have seen them), so the merged answer is
