@@ -20,6 +20,7 @@
 //! Without it, [`in_use`] is `None` and the bound is not enforced.
 
 use std::alloc::{GlobalAlloc, Layout};
+use std::sync::atomic::{AtomicBool, AtomicIsize, Ordering};
 
 /// The allocator the counting wraps: mimalloc where it builds (faster on
 /// the engine's many small, short-lived bit matrices than the C library's
@@ -37,10 +38,10 @@ struct Inner;
 
 #[cfg(not(target_arch = "wasm32"))]
 impl Inner {
-    /// Whether a plain mimalloc block satisfies `layout`'s alignment.
+    /// Whether a plain mimalloc block of `size` bytes is aligned to `align`.
     #[inline]
-    fn plain(layout: Layout) -> bool {
-        layout.align() <= 16 && layout.align() <= layout.size()
+    fn plain(align: usize, size: usize) -> bool {
+        align <= 16 && align <= size
     }
 
     #[inline]
@@ -48,7 +49,7 @@ impl Inner {
         use libmimalloc_sys::{mi_malloc, mi_malloc_aligned};
         // SAFETY: plain C calls; the caller upholds `GlobalAlloc::alloc`'s contract.
         unsafe {
-            if Self::plain(layout) {
+            if Self::plain(layout.align(), layout.size()) {
                 mi_malloc(layout.size()) as *mut u8
             } else {
                 mi_malloc_aligned(layout.size(), layout.align()) as *mut u8
@@ -61,7 +62,7 @@ impl Inner {
         use libmimalloc_sys::{mi_zalloc, mi_zalloc_aligned};
         // SAFETY: as `alloc`.
         unsafe {
-            if Self::plain(layout) {
+            if Self::plain(layout.align(), layout.size()) {
                 mi_zalloc(layout.size()) as *mut u8
             } else {
                 mi_zalloc_aligned(layout.size(), layout.align()) as *mut u8
@@ -81,10 +82,9 @@ impl Inner {
         use libmimalloc_sys::{mi_realloc, mi_realloc_aligned};
         let p = ptr as *mut std::ffi::c_void;
         // SAFETY: `ptr` came from mimalloc with `layout`; the new block
-        // keeps the alignment (plain when `layout.align()` is at most 16
-        // and the new size at least the alignment).
+        // keeps the alignment (`plain` for the new size).
         unsafe {
-            if layout.align() <= 16 && layout.align() <= new_size {
+            if Self::plain(layout.align(), new_size) {
                 mi_realloc(p, new_size) as *mut u8
             } else {
                 mi_realloc_aligned(p, new_size, layout.align()) as *mut u8
@@ -92,7 +92,6 @@ impl Inner {
         }
     }
 }
-use std::sync::atomic::{AtomicBool, AtomicIsize, Ordering};
 
 static IN_USE: AtomicIsize = AtomicIsize::new(0);
 static INSTALLED: AtomicBool = AtomicBool::new(false);
@@ -103,7 +102,7 @@ pub struct CountingAllocator;
 
 /// How far a thread's own count may drift before it is added to the
 /// process's: the count is exact up to this many bytes per thread.
-/// Measured (BENCHMARKS.md, "Shape cache and allocator"): an atomic
+/// Measured (BENCHMARKS.md, "The flag barrier at 9 threads within 10 s"): an atomic
 /// update per allocation cost 12% of barrier-flags-8; per 256 KiB it is
 /// out of the profile.
 const BATCH: isize = 256 << 10;
