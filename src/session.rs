@@ -368,6 +368,14 @@ impl Session {
         self
     }
 
+    /// How shaders are compiled and dispatched: workgroup size, workgroup
+    /// count, subgroup size, defines, include folders, constants set,
+    /// entry point (docs/checking-your-shader.md).
+    pub fn shader(mut self, shader: crate::frontend::ShaderOptions) -> Session {
+        self.options.shader = shader;
+        self
+    }
+
     /// Stop each litmus check as soon as `property` is decided (suites of
     /// expected verdicts; the state list is then partial).
     pub fn decide(mut self, property: Option<Property>) -> Session {
@@ -424,7 +432,7 @@ impl Session {
                 path.display()
             )));
         }
-        Ok(crate::frontend::load_with(path, self.options)?)
+        Ok(crate::frontend::load_with(path, self.options.clone())?)
     }
 
     /// Parses a test given as text; `name` names it in errors and reports.
@@ -444,7 +452,7 @@ impl Session {
             name,
             text,
             format,
-            self.options,
+            self.options.clone(),
         )?)
     }
 
@@ -812,7 +820,7 @@ impl Session {
             model: self.model.clone(),
             nochains_model: self.nochains_model.clone(),
             limits: self.limits,
-            options: self.options,
+            options: self.options.clone(),
             decide,
             termination: self.termination.clone(),
             progress: self.progress.clone(),

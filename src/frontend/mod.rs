@@ -135,11 +135,39 @@ impl Format {
     }
 }
 
-/// Choices a front end makes where references read a construct differently.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
+/// Choices a front end makes where references read a construct
+/// differently, and how a shader is compiled and dispatched.
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize)]
 pub struct Options {
     pub local_memory: LocalMemory,
     pub out_of_bounds: OutOfBoundsReading,
+    pub shader: ShaderOptions,
+}
+
+/// How a shader (GLSL, WGSL, HLSL, a SPIR-V module) is compiled and
+/// dispatched when the command line or a dispatch file says so: each field
+/// overrides what the shader itself declares, and `None` / empty keeps the
+/// shader's own choice.
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize)]
+pub struct ShaderOptions {
+    /// `--local-size X,Y,Z`: the workgroup size, in place of the module's
+    /// `LocalSize` / `LocalSizeId`, its `WorkgroupSize` builtin constant and
+    /// the spec constants those name (WGSL `@workgroup_size`).
+    pub local_size: Option<[u32; 3]>,
+    /// `--workgroups X,Y,Z`: how many workgroups the dispatch runs.
+    pub workgroups: Option<[u32; 3]>,
+    /// `--subgroup-size N`: invocations per subgroup.
+    pub subgroup_size: Option<u32>,
+    /// `-D NAME[=VALUE]`: preprocessor definitions, in order.
+    pub defines: Vec<(String, Option<String>)>,
+    /// `-I DIR`: include directories, after the shader's own folder.
+    pub include_dirs: Vec<std::path::PathBuf>,
+    /// `--set NAME=VALUE`: a module-scope constant the shader fixes in its
+    /// own text, checked as if it had this value (a GLSL/HLSL `#define`, a
+    /// WGSL `const` or `override`, a SPIR-V spec constant by name or SpecId).
+    pub set: Vec<(String, String)>,
+    /// `--entry NAME`: the entry point, where a module has several.
+    pub entry: Option<String>,
 }
 
 /// What a SPIR-V access whose runtime index names no cell of its variable
