@@ -231,3 +231,179 @@ pub(super) fn unread(
         });
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::frontend::{LegacyMemoryModel, Options};
+    use crate::ir::{OpKind, Scope, Stmt};
+
+    /// A module with every kind of variable the coherent reading tells
+    /// apart: a Workgroup variable `%w`, a block `%b` whose member 0 is
+    /// decorated Coherent and member 1 is not, a plain StorageBuffer
+    /// variable `%p`, a StorageBuffer variable `%c` decorated Coherent as
+    /// a whole, and a block `%v` whose member is decorated Volatile only.
+    /// Each gets a plain store and a plain load; `%w` also an atomic add.
+    fn module(model: &str) -> String {
+        format!(
+            "OpCapability Shader
+OpMemoryModel Logical {model}
+OpEntryPoint GLCompute %main \"main\"
+OpMemberDecorate %B 0 Coherent
+OpMemberDecorate %B 0 Offset 0
+OpMemberDecorate %B 1 Offset 4
+OpMemberDecorate %V 0 Volatile
+OpMemberDecorate %V 0 Offset 0
+OpDecorate %c Coherent
+%void = OpTypeVoid
+%fn = OpTypeFunction %void
+%uint = OpTypeInt 32 0
+%c0 = OpConstant %uint 0
+%c1 = OpConstant %uint 1
+%B = OpTypeStruct %uint %uint
+%V = OpTypeStruct %uint
+%pB = OpTypePointer StorageBuffer %B
+%pV = OpTypePointer StorageBuffer %V
+%ps = OpTypePointer StorageBuffer %uint
+%pw = OpTypePointer Workgroup %uint
+%w = OpVariable %pw Workgroup
+%b = OpVariable %pB StorageBuffer
+%p = OpVariable %ps StorageBuffer
+%c = OpVariable %ps StorageBuffer
+%v = OpVariable %pV StorageBuffer
+%main = OpFunction %void None %fn
+%entry = OpLabel
+%b0 = OpAccessChain %ps %b %c0
+%b1 = OpAccessChain %ps %b %c1
+%v0 = OpAccessChain %ps %v %c0
+OpStore %w %c1
+OpStore %b0 %c1
+OpStore %b1 %c1
+OpStore %p %c1
+OpStore %c %c1
+OpStore %v0 %c1
+%lw = OpLoad %uint %w
+%lb0 = OpLoad %uint %b0
+%lb1 = OpLoad %uint %b1
+%lp = OpLoad %uint %p
+%lc = OpLoad %uint %c
+%lv = OpLoad %uint %v0
+%a = OpAtomicIAdd %uint %w %c1 %c0 %c1
+OpReturn
+OpFunctionEnd
+"
+        )
+    }
+
+    /// Each memory access as `location kind av vis nonprivate scope`.
+    fn accesses(model: &str, reading: LegacyMemoryModel) -> Vec<String> {
+        let options = Options {
+            legacy_memory_model: reading,
+            ..Options::default()
+        };
+        let p = super::super::parse_with("t.spvasm", &module(model), options).unwrap();
+        p.threads[0]
+            .code
+            .iter()
+            .filter_map(|s| match s {
+                Stmt::Op(i) => {
+                    let loc = &p.locations[i.reference?];
+                    let kind = match (&i.kind, i.atomic) {
+                        (_, true) => "rmw",
+                        (OpKind::Load, _) => "ld",
+                        (OpKind::Store, _) => "st",
+                        _ => "other",
+                    };
+                    let flag = |b: bool, s: &'static str| if b { s } else { "-" };
+                    Some(format!(
+                        "{loc} {kind} {} {} {} {:?}",
+                        flag(i.make_pointer_available, "av"),
+                        flag(i.make_pointer_visible, "vis"),
+                        flag(i.non_private, "np"),
+                        i.scope
+                    ))
+                }
+                _ => None,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn the_coherent_reading_gives_workgroup_and_coherent_accesses_their_flags() {
+        // By hand: %w (Workgroup: GLSL "Shared variables are implicitly
+        // coherent") at Workgroup scope; %b[0] (member Coherent) and %c
+        // (variable Coherent) at Device scope (glslang: "coherent defaults
+        // to Device scope in the old model"); %b[1], %p and %v[0]
+        // (Volatile only) private, no flags. Stores make available, loads
+        // visible. The atomic keeps its own scope (Device) and flags.
+        let dev = Some(Scope::Device);
+        let wg = Some(Scope::Workgroup);
+        let want = [
+            format!("%w st av - np {wg:?}"),
+            format!("%b[0] st av - np {dev:?}"),
+            "%b[1] st - - - None".to_string(),
+            "%p st - - - None".to_string(),
+            format!("%c st av - np {dev:?}"),
+            "%v[0] st - - - None".to_string(),
+            format!("%w ld - vis np {wg:?}"),
+            format!("%b[0] ld - vis np {dev:?}"),
+            "%b[1] ld - - - None".to_string(),
+            "%p ld - - - None".to_string(),
+            format!("%c ld - vis np {dev:?}"),
+            "%v[0] ld - - - None".to_string(),
+            format!("%w rmw av vis np {dev:?}"),
+        ];
+        assert_eq!(accesses("GLSL450", LegacyMemoryModel::Coherent), want);
+        // Simple is read as GLSL450.
+        assert_eq!(accesses("Simple", LegacyMemoryModel::Coherent), want);
+    }
+
+    #[test]
+    fn the_strict_reading_and_the_vulkan_model_give_plain_accesses_no_flags() {
+        let dev = Some(Scope::Device);
+        let plain = |loc: &str, k: &str| format!("{loc} {k} - - - None");
+        let mut want: Vec<String> = ["%w", "%b[0]", "%b[1]", "%p", "%c", "%v[0]"]
+            .iter()
+            .map(|l| plain(l, "st"))
+            .collect();
+        want.extend(
+            ["%w", "%b[0]", "%b[1]", "%p", "%c", "%v[0]"]
+                .iter()
+                .map(|l| plain(l, "ld")),
+        );
+        want.push(format!("%w rmw av vis np {dev:?}"));
+        assert_eq!(accesses("GLSL450", LegacyMemoryModel::Strict), want);
+        // A Vulkan-model module is read from its operands under either
+        // setting (its Coherent decorations are not allowed there).
+        assert_eq!(accesses("Vulkan", LegacyMemoryModel::Coherent), want);
+    }
+
+    #[test]
+    fn the_lint_names_the_reading() {
+        let read = |model: &str, reading| {
+            let options = Options {
+                legacy_memory_model: reading,
+                ..Options::default()
+            };
+            super::super::parse_with("t.spvasm", &module(model), options)
+                .unwrap()
+                .warnings
+                .into_iter()
+                .map(|w| format!("{}:{}: {}", w.line, w.column, w.message))
+                .collect::<Vec<_>>()
+        };
+        let coherent = read("GLSL450", LegacyMemoryModel::Coherent);
+        assert_eq!(coherent.len(), 1, "{coherent:?}");
+        assert!(
+            coherent[0].starts_with("2:1: the module uses the GLSL450 memory model: vkmm reads it as GLSL compilers and drivers do (`--legacy-memory-model coherent`)"),
+            "{coherent:?}"
+        );
+        let strict = read("GLSL450", LegacyMemoryModel::Strict);
+        assert_eq!(strict.len(), 1, "{strict:?}");
+        assert!(
+            strict[0].contains("read literally (`--legacy-memory-model strict`)")
+                && strict[0].contains("decorations are not read"),
+            "{strict:?}"
+        );
+        assert!(read("Vulkan", LegacyMemoryModel::Coherent).is_empty());
+    }
+}
