@@ -158,21 +158,16 @@ impl Coherence {
 /// The lint of a GLSL450 (or Simple) module: which reading applied, at
 /// the `OpMemoryModel` (line 1 of a GLSL shader). Under the strict
 /// reading, it also says that `Coherent` decorations are not read.
-pub(super) fn lint(
-    file: &str,
-    insts: &[Inst],
-    reading: LegacyMemoryModel,
-    program: &mut Program,
-) {
+pub(super) fn lint(file: &str, insts: &[Inst], reading: LegacyMemoryModel, program: &mut Program) {
     let Some(mm) = memory_model(insts) else {
         return;
     };
     let model = mm.word(1).unwrap_or_default();
     let decorated = insts.iter().any(|i| {
         matches!(i.op, ::spirv::Op::Decorate | ::spirv::Op::MemberDecorate)
-            && i.operands.iter().any(
-                |o| matches!(&o.tok, Tok::Word(w) if w == "Coherent" || w == "Volatile"),
-            )
+            && i.operands
+                .iter()
+                .any(|o| matches!(&o.tok, Tok::Word(w) if w == "Coherent" || w == "Volatile"))
     });
     let message = match reading {
         LegacyMemoryModel::Coherent => format!(

@@ -409,7 +409,14 @@ fn parse_module(
             break lowered;
         }
         drop(lowered);
-        past_end_cells(&m, &coherence, &mut mem, &mut program, &mut widths, (wanted, w));
+        past_end_cells(
+            &m,
+            &coherence,
+            &mut mem,
+            &mut program,
+            &mut widths,
+            (wanted, w),
+        );
     };
     let mut coops = Vec::new();
     for (k, g) in lowered.into_iter().enumerate() {
@@ -675,31 +682,30 @@ fn parse_disassembly(
             line_of(user.0 + 1)
         })
     };
-    let mut program =
-        parse_module(file, &text, false, &options).map_err(|mut e| {
-            if e.line > lines.len() {
-                if let Some((hfile, _)) = headers {
-                    e.file = hfile.to_string();
-                    e.line -= lines.len();
+    let mut program = parse_module(file, &text, false, &options).map_err(|mut e| {
+        if e.line > lines.len() {
+            if let Some((hfile, _)) = headers {
+                e.file = hfile.to_string();
+                e.line -= lines.len();
+            }
+        } else if e.line >= 1 {
+            let k = e.line;
+            let inst = lines[k - 1].trim();
+            match positions {
+                Positions::Instructions => {
+                    e.message = format!("{} (instruction {k}: `{inst}`)", e.message);
                 }
-            } else if e.line >= 1 {
-                let k = e.line;
-                let inst = lines[k - 1].trim();
-                match positions {
-                    Positions::Instructions => {
-                        e.message = format!("{} (instruction {k}: `{inst}`)", e.message);
-                    }
-                    Positions::SourceLines => {
-                        (e.line, e.column) = moved(k).unwrap_or((0, 0));
-                        e.message = format!(
-                            "{} (in instruction {k} of the SPIR-V compiled from it: `{inst}`)",
-                            e.message
-                        );
-                    }
+                Positions::SourceLines => {
+                    (e.line, e.column) = moved(k).unwrap_or((0, 0));
+                    e.message = format!(
+                        "{} (in instruction {k} of the SPIR-V compiled from it: `{inst}`)",
+                        e.message
+                    );
                 }
             }
-            e
-        })?;
+        }
+        e
+    })?;
     // Warnings about instructions: at their source line (the first line of
     // the shader when no OpLine precedes them).
     if positions == Positions::SourceLines {
