@@ -35,7 +35,7 @@ use super::module::{Class, Global, Module, Ty};
 use super::syntax::{Inst, Tok};
 use crate::frontend::LegacyMemoryModel;
 use crate::ir::{Program, Scope};
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 
 /// Whether the module's `OpMemoryModel` is GLSL450 or Simple (SPIR-V,
 /// Memory Model: "Simple: No shared memory consistency issues.",
@@ -191,8 +191,8 @@ pub(super) fn lint(file: &str, insts: &[Inst], reading: LegacyMemoryModel, progr
 }
 
 /// Decorations the coherent reading does not apply: `Coherent` on an id
-/// that is not a variable in memory (a function parameter, a pointer
-/// made inside a function). The warning names the id's line.
+/// that is not a module-scope variable (a function parameter, a pointer
+/// made inside a function). A warning at the decoration.
 pub(super) fn unread(
     file: &str,
     insts: &[Inst],
@@ -203,17 +203,14 @@ pub(super) fn unread(
     if !coherence.applies {
         return;
     }
-    let in_memory: HashMap<&str, &Global> = m
-        .globals
-        .iter()
-        .filter(|g| matches!(g.class, Class::Global | Class::Image | Class::Workgroup))
-        .map(|g| (g.id.as_str(), g))
-        .collect();
+    // Module-scope variables of every class: those in registers (Private,
+    // Input, ...) belong to one invocation, where coherence changes nothing.
+    let variables: HashSet<&str> = m.globals.iter().map(|g| g.id.as_str()).collect();
     for i in insts.iter().filter(|i| i.op == ::spirv::Op::Decorate) {
         let (Ok(id), Ok(d)) = (i.id(0), i.word(1)) else {
             continue;
         };
-        if d != COHERENT || in_memory.contains_key(id) || m.ty(id).is_some() {
+        if d != COHERENT || variables.contains(id) || m.ty(id).is_some() {
             continue;
         }
         program.warnings.push(crate::frontend::FrontendWarning {
@@ -221,7 +218,7 @@ pub(super) fn unread(
             line: i.line,
             column: i.col,
             message: format!(
-                "`%{id}` is decorated Coherent but is not a variable in memory (a function parameter or a pointer): the coherent reading applies the decorations of variables and struct members only, so accesses through `%{id}` carry the flags of the variable they reach"
+                "`%{id}` is decorated Coherent but is not a module-scope variable (a function parameter or a pointer): the coherent reading applies the decorations of variables and struct members only, so accesses through `%{id}` carry the flags of the variable they reach"
             ),
         });
     }
@@ -400,5 +397,57 @@ OpFunctionEnd
             "{strict:?}"
         );
         assert!(read("Vulkan", LegacyMemoryModel::Coherent).is_empty());
+    }
+
+    #[test]
+    fn a_coherent_function_parameter_is_named_in_a_warning() {
+        // clspv decorates pointer parameters Coherent; the coherent reading
+        // reads variables and members only, and says so at the decoration
+        // (line 4). The store through the parameter reaches %p, a plain
+        // StorageBuffer variable: no flags.
+        let text = "OpCapability Shader
+OpMemoryModel Logical GLSL450
+OpEntryPoint GLCompute %main \"main\"
+OpDecorate %param Coherent
+%void = OpTypeVoid
+%fn = OpTypeFunction %void
+%uint = OpTypeInt 32 0
+%c1 = OpConstant %uint 1
+%ps = OpTypePointer StorageBuffer %uint
+%fnp = OpTypeFunction %void %ps
+%p = OpVariable %ps StorageBuffer
+%f = OpFunction %void None %fnp
+%param = OpFunctionParameter %ps
+%fentry = OpLabel
+OpStore %param %c1
+OpReturn
+OpFunctionEnd
+%main = OpFunction %void None %fn
+%entry = OpLabel
+%r = OpFunctionCall %void %f %p
+OpReturn
+OpFunctionEnd
+";
+        let p = super::super::parse("t.spvasm", text).unwrap();
+        let w: Vec<String> = p
+            .warnings
+            .iter()
+            .map(|w| format!("{}:{}: {}", w.line, w.column, w.message))
+            .collect();
+        assert!(
+            w.iter().any(|w| w.starts_with(
+                "4:1: `%param` is decorated Coherent but is not a module-scope variable"
+            )),
+            "{w:?}"
+        );
+        let stores: Vec<_> = p.threads[0]
+            .code
+            .iter()
+            .filter_map(|s| match s {
+                Stmt::Op(i) if i.kind == OpKind::Store => Some(i.make_pointer_available),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(stores, [false]);
     }
 }
