@@ -368,6 +368,16 @@ impl Session {
         self
     }
 
+    /// How a SPIR-V module under the GLSL450 (or Simple) memory model is
+    /// read: as GLSL compilers and drivers read it (`Coherent`, the
+    /// default: coherent and Workgroup variables get per-instruction
+    /// availability and visibility) or literally (`Strict`)
+    /// (docs/format-spirv.md, "The GLSL450 memory model").
+    pub fn legacy_memory_model(mut self, reading: crate::frontend::LegacyMemoryModel) -> Session {
+        self.options.legacy_memory_model = reading;
+        self
+    }
+
     /// How shaders are compiled and dispatched: workgroup size, workgroup
     /// count, subgroup size, defines, include folders, constants set,
     /// entry point (docs/checking-your-shader.md).

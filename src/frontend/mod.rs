@@ -144,6 +144,7 @@ pub struct Options {
     pub local_memory: LocalMemory,
     pub out_of_bounds: OutOfBoundsReading,
     pub shader: ShaderOptions,
+    pub legacy_memory_model: LegacyMemoryModel,
 }
 
 /// How a shader (GLSL, WGSL, HLSL, a SPIR-V module) is compiled and
@@ -266,6 +267,40 @@ impl std::str::FromStr for OutOfBoundsReading {
             "flat" => Ok(OutOfBoundsReading::Flat),
             _ => Err(format!(
                 "unknown out-of-bounds reading `{s}`: expected `undefined` or `flat`"
+            )),
+        }
+    }
+}
+
+/// How a SPIR-V module declaring `OpMemoryModel ... GLSL450` (or `Simple`)
+/// is read (docs/format-spirv.md, "The GLSL450 memory model").
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
+pub enum LegacyMemoryModel {
+    /// The reading GLSL compilers and drivers give it: plain accesses to
+    /// `Coherent`-decorated variables and members carry availability and
+    /// visibility at Device scope, those to Workgroup variables (GLSL:
+    /// "Shared variables are implicitly coherent") at Workgroup scope,
+    /// both non-private. The Vulkan memory-model appendix: "GLSL to SPIR-V
+    /// compilers should map all (non-atomic) operations on a coherent
+    /// variable to Make{Pointer,Texel}{Available}{Visible} flags in this
+    /// model."
+    #[default]
+    Coherent,
+    /// The literal reading: only the Vulkan memory model's own operands
+    /// (MakePointerAvailable/Visible, NonPrivatePointer) count, so every
+    /// plain access of a GLSL450 module is private and the `Coherent`
+    /// decoration does nothing.
+    Strict,
+}
+
+impl std::str::FromStr for LegacyMemoryModel {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "coherent" => Ok(LegacyMemoryModel::Coherent),
+            "strict" => Ok(LegacyMemoryModel::Strict),
+            _ => Err(format!(
+                "unknown legacy memory-model reading `{s}`: expected `coherent` or `strict`"
             )),
         }
     }

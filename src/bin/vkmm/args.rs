@@ -89,6 +89,13 @@ pub struct LimitArgs {
     /// more locations of the variable, which other invocations meet).
     #[arg(long, default_value = "undefined")]
     pub out_of_bounds: vkmm::frontend::OutOfBoundsReading,
+    /// How a SPIR-V module declaring the GLSL450 (or Simple) memory model
+    /// is read: `coherent` (as GLSL compilers and drivers read it: accesses
+    /// to `Coherent`/Workgroup variables carry availability and visibility,
+    /// Device/Workgroup scope) or `strict` (literally: every plain access
+    /// is private, the `Coherent` decoration does nothing).
+    #[arg(long, default_value = "coherent")]
+    pub legacy_memory_model: vkmm::frontend::LegacyMemoryModel,
     #[command(flatten)]
     pub shader: ShaderArgs,
     /// Wall-clock limit per search, in seconds; a search stopped by it is
@@ -275,6 +282,7 @@ impl LimitArgs {
             .max_executions(self.max_executions)
             .local_memory(self.local_memory)
             .out_of_bounds(self.out_of_bounds)
+            .legacy_memory_model(self.legacy_memory_model)
             .timeout(self.timeout)
             .spin_reduction(!self.no_spin_reduction)
             .rmw_filter(!self.no_rmw_filter)

@@ -99,6 +99,10 @@ pub(super) struct Memory {
     /// past it have locations (`super::past_end_cells`): an offset at or
     /// past it naming no cell is still out of bounds.
     pub real_end: HashMap<(String, usize), i64>,
+    /// Under the coherent reading of a GLSL450 module, the locations whose
+    /// plain accesses carry availability and visibility, with the scope
+    /// (`legacy::Coherence`).
+    pub coherent: HashMap<usize, Scope>,
 }
 
 /// Values the headers and the grid give one invocation.
@@ -2133,6 +2137,23 @@ impl<'a> Gen<'a> {
         ins.non_private = acc.non_private;
         ins.access_kind = acc.kind;
         ins.interface = p.iface;
+        // The coherent reading of a GLSL450 module (`legacy.rs`): the
+        // appendix, "GLSL to SPIR-V compilers should map all (non-atomic)
+        // operations on a coherent variable to
+        // Make{Pointer,Texel}{Available}{Visible} flags in this model".
+        // Both flags here; a load drops availability, a store visibility,
+        // as they do for the operands (SPIR-V, Memory Operands:
+        // MakePointerAvailable "Not valid with OpLoad", MakePointerVisible
+        // "Not valid with OpStore"). An atomic sets its own.
+        if let Some(&scope) = self.mem.coherent.get(&loc)
+            && !acc.available
+            && !acc.visible
+        {
+            ins.scope = Some(scope);
+            ins.make_pointer_available = true;
+            ins.make_pointer_visible = true;
+            ins.non_private = true;
+        }
         ins
     }
 

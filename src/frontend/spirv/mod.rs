@@ -33,6 +33,7 @@ mod headers;
 mod image;
 mod inputs;
 mod layout;
+mod legacy;
 mod lower;
 mod module;
 mod stages;
@@ -200,6 +201,7 @@ fn parse_module(
         out_of_bounds: oob,
         ..lower::Memory::default()
     };
+    let coherence = legacy::Coherence::new(&insts, options.legacy_memory_model);
     let mut all_instances: Vec<(String, Vec<usize>)> = Vec::new();
     // The bit width of each location's cell.
     let mut widths: Vec<u32> = Vec::new();
@@ -295,6 +297,9 @@ fn parse_module(
                 program.locations.push(name.clone());
                 widths.push(c.size * 8);
                 program.initial_values.push(c.init);
+                if let Some(scope) = coherence.cell(&m, g, &c.path) {
+                    mem.coherent.insert(loc, scope);
+                }
                 if undefined {
                     program.undefined.insert(loc);
                 }
@@ -462,7 +467,14 @@ fn parse_module(
             break lowered;
         }
         drop(lowered);
-        past_end_cells(&m, &mut mem, &mut program, &mut widths, (wanted, w));
+        past_end_cells(
+            &m,
+            &coherence,
+            &mut mem,
+            &mut program,
+            &mut widths,
+            (wanted, w),
+        );
     };
     let mut coops = Vec::new();
     for (k, g) in lowered.into_iter().enumerate() {
@@ -521,7 +533,8 @@ fn parse_module(
             at_width(f, &widths);
         }
     }
-    legacy_memory_model(file, &insts, &mut program);
+    legacy::lint(file, &insts, options.legacy_memory_model, &mut program);
+    legacy::unread(file, &insts, &m, &coherence, &mut program);
     odd_vectors(file, &insts, &mut program);
     workgroup_size(file, declared.as_ref(), config, shader, grid, &mut program);
     // Cooperative matrices: the rules and the attributions, last (every
@@ -547,6 +560,7 @@ use lower::MAX_PAST_END;
 /// behaviour, marked.
 fn past_end_cells(
     m: &Module,
+    coherence: &legacy::Coherence,
     mem: &mut lower::Memory,
     program: &mut Program,
     widths: &mut Vec<u32>,
@@ -610,6 +624,9 @@ fn past_end_cells(
         });
         program.symbols.add_name(&name, vec![loc]);
         let path = index.map_or_else(Vec::new, |k| vec![k as usize]);
+        if let Some(scope) = coherence.cell(m, g, &path) {
+            mem.coherent.insert(loc, scope);
+        }
         cells.push((
             module::Cell {
                 offset: off,
@@ -833,40 +850,6 @@ fn odd_vectors(file: &str, insts: &[syntax::Inst], program: &mut Program) {
                 ),
             });
         }
-    }
-}
-
-/// A module under the GLSL450 (or Simple) memory model whose variables are
-/// decorated `Coherent` or `Volatile`: vkmm reads memory operands of the
-/// Vulkan memory model only, so such a decoration does nothing. The
-/// appendix ("Availability and Visibility" notes): "While GLSL (and legacy
-/// SPIR-V) applies the "coherent" decoration to variables (for historical
-/// reasons), this model treats each memory access instruction as having
-/// optional implicit availability/visibility operations. GLSL to SPIR-V
-/// compilers should map all (non-atomic) operations on a coherent
-/// variable to Make{Pointer,Texel}{Available}{Visible} flags in this
-/// model." A warning at the `OpMemoryModel`.
-fn legacy_memory_model(file: &str, insts: &[syntax::Inst], program: &mut Program) {
-    let Some(mm) = insts.iter().find(|i| i.op == ::spirv::Op::MemoryModel) else {
-        return;
-    };
-    let legacy = mm.word(1).is_ok_and(|w| w == "GLSL450" || w == "Simple");
-    let decorated = insts.iter().any(|i| {
-        matches!(i.op, ::spirv::Op::Decorate | ::spirv::Op::MemberDecorate)
-            && i.operands.iter().any(
-                |o| matches!(&o.tok, syntax::Tok::Word(w) if w == "Coherent" || w == "Volatile"),
-            )
-    });
-    if legacy && decorated {
-        program.warnings.push(super::FrontendWarning {
-            file: file.to_string(),
-            line: mm.line,
-            column: mm.col,
-            message: format!(
-                "the module uses the {} memory model: its `Coherent`/`Volatile` decorations are not read; vkmm reads the Vulkan memory model's operands (MakePointerAvailable/Visible, NonPrivatePointer), which GLSL gets with `#pragma use_vulkan_memory_model`",
-                mm.word(1).unwrap_or_default(),
-            ),
-        });
     }
 }
 
