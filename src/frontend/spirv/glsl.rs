@@ -33,7 +33,7 @@ pub fn available() -> bool {
 
 /// The header comments of a shader as `.spvasm` header lines, one line per
 /// line of the shader (others blank), columns unchanged: `//` becomes `; `.
-fn headers(source: &str) -> String {
+pub(super) fn headers(source: &str) -> String {
     let mut out = String::new();
     for raw in source.lines() {
         let t = raw.trim_start();
@@ -81,7 +81,7 @@ pub fn parse_with(
     )
 }
 
-fn error(file: &str, line: usize, message: String) -> FrontendError {
+pub(super) fn error(file: &str, line: usize, message: String) -> FrontendError {
     FrontendError {
         file: file.to_string(),
         line,
@@ -93,21 +93,27 @@ fn error(file: &str, line: usize, message: String) -> FrontendError {
 /// Runs the compiler on `source` (on its standard input; the module goes
 /// to a temporary file, removed afterwards).
 fn compile(file: &str, source: &str) -> Result<Vec<u8>, FrontendError> {
+    // `--stdin` before `-S` (glslang 12 refuses the other order).
+    let args = ["--target-env", "vulkan1.3", "-g", "--stdin", "-S", "comp"];
+    run_glslang(file, source, &args.map(String::from), "GLSL")
+}
+
+/// Runs glslangValidator with `args` (then `-o` and a temporary file) on
+/// `source`, given on its standard input, and returns the module it wrote.
+/// `language` names the input in the install hint (GLSL, HLSL).
+pub(super) fn run_glslang(
+    file: &str,
+    source: &str,
+    args: &[String],
+    language: &str,
+) -> Result<Vec<u8>, FrontendError> {
     let tool = compiler();
     static COUNTER: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
     let n = COUNTER.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     let out = std::env::temp_dir().join(format!("vkmm-glsl-{}-{n}.spv", std::process::id()));
-    // `--stdin` before `-S` (glslang 12 refuses the other order).
     let child = Command::new(&tool)
-        .args([
-            "--target-env",
-            "vulkan1.3",
-            "-g",
-            "--stdin",
-            "-S",
-            "comp",
-            "-o",
-        ])
+        .args(args)
+        .arg("-o")
         .arg(&out)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
@@ -120,7 +126,7 @@ fn compile(file: &str, source: &str) -> Result<Vec<u8>, FrontendError> {
                 file,
                 0,
                 format!(
-                    "cannot compile GLSL: `{tool}` is not installed (install Debian's `glslang-tools`: `apt-get install glslang-tools`, or set VKMM_GLSLANG to the compiler)"
+                    "cannot compile {language}: `{tool}` is not installed (install Debian's `glslang-tools`: `apt-get install glslang-tools`, or set VKMM_GLSLANG to the compiler)"
                 ),
             ));
         }

@@ -37,6 +37,8 @@ mod stages;
 mod syntax;
 #[cfg(test)]
 mod tests;
+pub mod hlsl;
+pub mod wgsl;
 
 use super::FrontendError;
 use super::litmus::condition::{self, CondSyntax, TextStyle};
