@@ -80,7 +80,10 @@ fn arguments(file: &str, entry: &str, shader: &ShaderOptions) -> Vec<String> {
         });
     }
     let own = std::path::Path::new(file).parent().filter(|p| p.is_dir());
-    for dir in own.into_iter().chain(shader.include_dirs.iter().map(|d| d.as_path())) {
+    for dir in own
+        .into_iter()
+        .chain(shader.include_dirs.iter().map(|d| d.as_path()))
+    {
         args.push(format!("-I{}", dir.display()));
     }
     // `--stdin` before `-S` (glslang 12 refuses the other order).
@@ -145,7 +148,11 @@ mod tests {
             set: vec![("N".into(), "2".into())],
             ..ShaderOptions::default()
         };
-        let text = set_defines("a.hlsl", "#define M 1\n  # define N 64 \\\n  + 1\nint x;", &shader);
+        let text = set_defines(
+            "a.hlsl",
+            "#define M 1\n  # define N 64 \\\n  + 1\nint x;",
+            &shader,
+        );
         assert_eq!(text.unwrap(), "#define M 1\n#define N 2\n\nint x;");
         let shader = ShaderOptions {
             set: vec![("NN".into(), "2".into())],

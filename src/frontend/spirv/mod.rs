@@ -29,6 +29,7 @@ mod calls;
 mod coop;
 pub mod glsl;
 mod headers;
+pub mod hlsl;
 mod image;
 mod layout;
 mod lower;
@@ -37,7 +38,6 @@ mod stages;
 mod syntax;
 #[cfg(test)]
 mod tests;
-pub mod hlsl;
 pub mod wgsl;
 
 use super::FrontendError;

@@ -82,7 +82,9 @@ pub fn parse_with(file: &str, source: &str, options: Options) -> Result<Program,
 
 /// The name of a module's only entry point (the one naga wrote).
 fn only_entry(asm: &str) -> Option<&str> {
-    let line = asm.lines().find(|l| l.trim_start().starts_with("OpEntryPoint"))?;
+    let line = asm
+        .lines()
+        .find(|l| l.trim_start().starts_with("OpEntryPoint"))?;
     let start = line.find('"')? + 1;
     let end = start + line[start..].find('"')?;
     Some(&line[start..end])
@@ -506,10 +508,7 @@ fn tokens(text: &str) -> Vec<(usize, &str)> {
             }
             out.push((start, &text[start..i]));
         } else {
-            let two = matches!(
-                (c, b.get(i + 1)),
-                (b'=' | b'<' | b'>' | b'!', Some(b'='))
-            );
+            let two = matches!((c, b.get(i + 1)), (b'=' | b'<' | b'>' | b'!', Some(b'=')));
             let len = if two { 2 } else { 1 };
             out.push((i, &text[i..i + len]));
             i += len;
@@ -538,8 +537,12 @@ mod tests {
             set: vec![("N".into(), "8u".into()), ("O".into(), "3".into())],
             ..ShaderOptions::default()
         };
-        let (text, overrides) =
-            set_consts("f.wgsl", "const N: u32 =\n 256u;\noverride O: u32;\n", &shader).unwrap();
+        let (text, overrides) = set_consts(
+            "f.wgsl",
+            "const N: u32 =\n 256u;\noverride O: u32;\n",
+            &shader,
+        )
+        .unwrap();
         assert_eq!(text, "const N: u32 = 8u\n;\noverride O: u32;\n");
         assert_eq!(overrides, vec![("O".to_string(), 3.0)]);
     }
