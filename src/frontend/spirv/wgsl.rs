@@ -142,11 +142,16 @@ fn compile(
     shader: &ShaderOptions,
     overrides: &[(String, f64)],
 ) -> Result<Vec<u32>, FrontendError> {
-    let run = || {
-        std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            compile_here(file, source, shader, overrides)
-        }))
-    };
+    guarded(file, || compile_here(file, source, shader, overrides))
+}
+
+/// Runs `f` (naga's work) on a thread with a large stack where threads
+/// exist; a panic inside it becomes an error naming naga.
+fn guarded<T: Send>(
+    file: &str,
+    f: impl FnOnce() -> Result<T, FrontendError> + Send,
+) -> Result<T, FrontendError> {
+    let run = || std::panic::catch_unwind(std::panic::AssertUnwindSafe(f));
     #[cfg(not(target_arch = "wasm32"))]
     let outcome = std::thread::scope(|s| {
         std::thread::Builder::new()
@@ -181,8 +186,7 @@ fn compile(
             0,
             0,
             format!(
-                "naga {} panicked on this shader ({what}): an error of naga, not necessarily of the shader",
-                NAGA_VERSION
+                "naga {NAGA_VERSION} panicked on this shader ({what}): an error of naga, not necessarily of the shader"
             ),
         ))
     })
@@ -545,6 +549,18 @@ mod tests {
         .unwrap();
         assert_eq!(text, "const N: u32 = 8u\n;\noverride O: u32;\n");
         assert_eq!(overrides, vec![("O".to_string(), 3.0)]);
+    }
+
+    #[test]
+    fn a_panic_inside_naga_is_an_error_naming_naga() {
+        let e = guarded::<()>("p.wgsl", || panic!("index out of bounds")).unwrap_err();
+        assert_eq!(e.file, "p.wgsl");
+        assert!(
+            e.message
+                .starts_with("naga 30 panicked on this shader (index out of bounds)"),
+            "{e}"
+        );
+        assert_eq!(guarded("p.wgsl", || Ok(7)).unwrap(), 7);
     }
 
     #[test]
