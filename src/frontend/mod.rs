@@ -94,6 +94,10 @@ pub enum Format {
     /// A GLSL compute shader (`.comp`, or `.glsl` read as a compute
     /// shader), compiled by `glslangValidator`.
     Glsl,
+    /// A WGSL shader (`.wgsl`), compiled in process by naga.
+    Wgsl,
+    /// An HLSL shader (`.hlsl`), compiled by an external compiler.
+    Hlsl,
 }
 
 impl Format {
@@ -105,6 +109,8 @@ impl Format {
             "spvasm" => Some(Format::Spirv),
             "spv" => Some(Format::SpirvBinary),
             "comp" | "glsl" => Some(Format::Glsl),
+            "wgsl" => Some(Format::Wgsl),
+            "hlsl" => Some(Format::Hlsl),
             _ => None,
         }
     }
@@ -365,7 +371,7 @@ pub fn load_with(path: &Path, options: Options) -> Result<Program, FrontendError
         line: 0,
         column: 0,
         message:
-            "unknown file type: expected a `.test`, `.litmus`, `.spvasm`, `.spv`, `.comp` or `.glsl` file"
+            "unknown file type: expected a `.test`, `.litmus`, `.spvasm`, `.spv`, `.comp`, `.glsl`, `.wgsl` or `.hlsl` file"
                 .into(),
     })?;
     if format == Format::SpirvBinary {
@@ -453,6 +459,8 @@ pub fn parse_text(
         Format::AlloyTest => alloy_test::parse(name, text),
         Format::Spirv => spirv::parse_with(name, text, options),
         Format::Glsl => spirv::glsl::parse_with(name, text, options),
+        Format::Wgsl => spirv::wgsl::parse_with(name, text, options),
+        Format::Hlsl => spirv::hlsl::parse_with(name, text, options),
         Format::SpirvBinary => Err(FrontendError {
             file: name.to_string(),
             line: 0,

@@ -33,7 +33,7 @@ pub fn available() -> bool {
 
 /// The header comments of a shader as `.spvasm` header lines, one line per
 /// line of the shader (others blank), columns unchanged: `//` becomes `; `.
-fn headers(source: &str) -> String {
+pub(super) fn headers(source: &str) -> String {
     let mut out = String::new();
     for raw in source.lines() {
         let t = raw.trim_start();
@@ -85,7 +85,7 @@ pub fn parse_with(
     )
 }
 
-fn error(file: &str, line: usize, message: String) -> FrontendError {
+pub(super) fn error(file: &str, line: usize, message: String) -> FrontendError {
     FrontendError {
         file: file.to_string(),
         line,
@@ -94,11 +94,12 @@ fn error(file: &str, line: usize, message: String) -> FrontendError {
     }
 }
 
-/// `--set NAME=VALUE` on a GLSL shader: every `#define NAME ...` line of
-/// the shader's own text defines `NAME` as `VALUE` instead (the shader is
-/// checked as if it said so; a `-D` could not override a definition the
-/// file makes itself). A name the shader never defines is an error.
-fn set_defines(
+/// `--set NAME=VALUE` on a GLSL or HLSL shader: every `#define NAME ...`
+/// line of the shader's own text defines `NAME` as `VALUE` instead (the
+/// shader is checked as if it said so; a `-D` could not override a
+/// definition the file makes itself), its continuation lines emptied so
+/// every line keeps its number. A name the shader never defines is an error.
+pub(super) fn set_defines(
     file: &str,
     source: &str,
     set: &[(String, String)],
@@ -106,31 +107,31 @@ fn set_defines(
     if set.is_empty() {
         return Ok(source.to_string());
     }
-    let mut lines: Vec<String> = source.lines().map(str::to_string).collect();
+    let mut lines: Vec<String> = source.split('\n').map(String::from).collect();
     for (name, value) in set {
+        if value.contains(['\n', '\\']) {
+            return Err(error(
+                file,
+                0,
+                format!("--set {name}: the value is one line, without `\\`"),
+            ));
+        }
         let mut found = false;
-        for line in &mut lines {
-            let t = line.trim_start();
-            let Some(rest) = t.strip_prefix('#') else {
-                continue;
-            };
-            let rest = rest.trim_start();
-            let Some(rest) = rest.strip_prefix("define") else {
-                continue;
-            };
-            if !rest.starts_with([' ', '\t']) {
+        let mut k = 0;
+        while k < lines.len() {
+            if defined_name(&lines[k]) != Some(name.as_str()) {
+                k += 1;
                 continue;
             }
-            let rest = rest.trim_start();
-            let end = rest
-                .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
-                .unwrap_or(rest.len());
-            // `#define NAME(x)` is a function-like macro, not a constant.
-            if &rest[..end] != name || rest[end..].starts_with('(') {
-                continue;
-            }
-            *line = format!("#define {name} {value}");
             found = true;
+            let mut continued = lines[k].trim_end().ends_with('\\');
+            lines[k] = format!("#define {name} {value}");
+            k += 1;
+            while continued && k < lines.len() {
+                continued = lines[k].trim_end().ends_with('\\');
+                lines[k].clear();
+                k += 1;
+            }
         }
         if !found {
             return Err(error(
@@ -142,9 +143,22 @@ fn set_defines(
             ));
         }
     }
-    let mut out = lines.join("\n");
-    out.push('\n');
-    Ok(out)
+    Ok(lines.join("\n"))
+}
+
+/// The name an object-like `#define` line defines (`# define N 1`); none
+/// for a function-like macro (`#define F(x) x`), which no value replaces.
+fn defined_name(line: &str) -> Option<&str> {
+    let rest = line.trim_start().strip_prefix('#')?.trim_start();
+    let rest = rest.strip_prefix("define")?;
+    if !rest.starts_with([' ', '\t']) {
+        return None;
+    }
+    let rest = rest.trim_start();
+    let end = rest
+        .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+        .unwrap_or(rest.len());
+    Some(&rest[..end]).filter(|n| !n.is_empty() && !rest[end..].starts_with('('))
 }
 
 /// Runs the compiler on `source` (on its standard input; the module goes
@@ -156,21 +170,29 @@ fn compile(
     source: &str,
     shader: &crate::frontend::ShaderOptions,
 ) -> Result<Vec<u8>, FrontendError> {
+    // `--stdin` before `-S` (glslang 12 refuses the other order).
+    let args = ["--target-env", "vulkan1.3", "-g", "--stdin", "-S", "comp"];
+    run_glslang(file, source, &args.map(String::from), "GLSL", shader)
+}
+
+/// Runs glslangValidator with `args` (then the include path and
+/// definitions of `shader`, `-o` and a temporary file) on `source`, given
+/// on its standard input, and returns the module it wrote. `language`
+/// names the input in the install hint (GLSL, HLSL).
+pub(super) fn run_glslang(
+    file: &str,
+    source: &str,
+    args: &[String],
+    language: &str,
+    shader: &crate::frontend::ShaderOptions,
+) -> Result<Vec<u8>, FrontendError> {
     let tool = compiler();
     static COUNTER: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
     let n = COUNTER.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     let out = std::env::temp_dir().join(format!("vkmm-glsl-{}-{n}.spv", std::process::id()));
-    // `--stdin` before `-S` (glslang 12 refuses the other order).
     let child = Command::new(&tool)
-        .args([
-            "--target-env",
-            "vulkan1.3",
-            "-g",
-            "--stdin",
-            "-S",
-            "comp",
-            "-o",
-        ])
+        .args(args)
+        .arg("-o")
         .arg(&out)
         .args(compile_flags(file, shader))
         .stdin(Stdio::piped())
@@ -184,7 +206,7 @@ fn compile(
                 file,
                 0,
                 format!(
-                    "cannot compile GLSL: `{tool}` is not installed (install Debian's `glslang-tools`: `apt-get install glslang-tools`, or set VKMM_GLSLANG to the compiler)"
+                    "cannot compile {language}: `{tool}` is not installed (install Debian's `glslang-tools`: `apt-get install glslang-tools`, or set VKMM_GLSLANG to the compiler)"
                 ),
             ));
         }

@@ -1282,6 +1282,10 @@ impl<'a> Gen<'a> {
                 };
                 self.bind(fr, inst, v)?;
             }
+            Op::ArrayLength => {
+                let n = self.array_length(fr, inst)?;
+                self.bind(fr, inst, Val::Int(n))?;
+            }
             Op::Store => {
                 let p = self.ptr(fr, inst, 0)?;
                 let v = self.val(fr, inst, 1)?;
@@ -1748,6 +1752,73 @@ impl<'a> Gen<'a> {
             )),
             _ => Err(inst.err_at(i, format!("{}: expected a pointer", inst.name))),
         }
+    }
+
+    /// OpArrayLength: "Length of a run-time array. Structure must be a
+    /// logical pointer to an OpTypeStruct whose last member is a run-time
+    /// array. Array member is an unsigned 32-bit integer index of the last
+    /// member of the structure that Structure points to." A runtime array
+    /// has as many elements as its @Input lists (one without), so the
+    /// length is a constant of the program: the elements whose cells the
+    /// variable instance has from the member's offset on (a past-end cell
+    /// of the flat out-of-bounds reading is no element).
+    fn array_length(&self, fr: &Frame, inst: &Inst) -> R<i64> {
+        let p = self.ptr(fr, inst, 1)?;
+        let member = inst.int(2)?;
+        let members = match self.m.ty(&p.ty) {
+            Some(Ty::Struct { members }) => members.clone(),
+            _ => {
+                return Err(inst.err_at(
+                    1,
+                    "OpArrayLength: 'Structure' must be a pointer to a struct".into(),
+                ));
+            }
+        };
+        let last = members.len().checked_sub(1);
+        let Some(elem) = usize::try_from(member)
+            .ok()
+            .filter(|&i| Some(i) == last)
+            .and_then(|i| match self.m.ty(&members[i]) {
+                Some(Ty::RuntimeArray { elem }) => Some(elem.clone()),
+                _ => None,
+            })
+        else {
+            return Err(inst.err_at(
+                2,
+                format!(
+                    "OpArrayLength: 'Array member' {member} must be the last member of the struct, a run-time array"
+                ),
+            ));
+        };
+        if matches!(p.home, Home::Regs { .. }) || !p.dynamic.is_empty() {
+            return Err(unsupported(
+                inst,
+                "the length of a run-time array outside a shared variable's own struct",
+            ));
+        }
+        let index = members.len() - 1;
+        let natural = match self.m.member_offsets(&p.ty, &members) {
+            Some(offsets) => offsets[index],
+            None => 0,
+        };
+        let start = p.offset + self.m.member_offset(&p.ty, index, natural);
+        let stride = self
+            .m
+            .stride(&members[index], &elem)
+            .filter(|&s| s > 0)
+            .ok_or_else(|| inst.err("OpArrayLength: a run-time array of an opaque type".into()))?;
+        let end = match &p.home {
+            Home::Mem { var, instance } => self.mem.real_end.get(&(var.clone(), *instance)),
+            Home::Regs { .. } => None,
+        };
+        let count = self
+            .targets(&p.home)
+            .iter()
+            .filter(|(off, _, _)| *off >= start && end.is_none_or(|e| off < e))
+            .map(|(off, _, _)| (off - start) / stride + 1)
+            .max()
+            .unwrap_or(0);
+        Ok(count)
     }
 
     /// OpAccessChain and its kin.

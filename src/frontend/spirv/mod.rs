@@ -30,6 +30,7 @@ mod coop;
 mod dispatch;
 pub mod glsl;
 mod headers;
+pub mod hlsl;
 mod image;
 mod inputs;
 mod layout;
@@ -40,6 +41,7 @@ mod stages;
 mod syntax;
 #[cfg(test)]
 mod tests;
+pub mod wgsl;
 
 use super::FrontendError;
 use super::litmus::condition::{self, CondSyntax, TextStyle};

@@ -1,0 +1,579 @@
+//! WGSL compute shaders (`.wgsl`): parsed, validated and written as SPIR-V
+//! by the `naga` crate in process, then read like a GLSL shader's module
+//! ([`super::glsl`]): the Dat3M headers are `//` comments of the shader,
+//! and errors and events carry the shader's line through the `OpLine`s of
+//! naga's debug information. docs/format-wgsl.md.
+//!
+//! The choices that give the module WGSL's meaning rather than a backend's
+//! (each explained in docs/format-wgsl.md, "Semantics"):
+//! - workgroup memory is zero-initialised the way naga's polyfill does it:
+//!   a plain store by local invocation 0, then a workgroup control barrier,
+//!   both part of the program checked;
+//! - no loop-bounding counters: a loop that can spin forever still can;
+//! - an out-of-bounds index is clamped to the last element (naga's
+//!   `Restrict` policy, the one wgpu uses where robust access is absent);
+//! - one compute entry point: `--entry`, or the only one there is.
+//!
+//! naga runs on a thread with a large stack (its parser recurses), and a
+//! panic inside it is an error naming naga, never a crash of vkmm.
+
+use super::FrontendError;
+use crate::frontend::{Options, ShaderOptions};
+use crate::ir::Program;
+use naga::back::spv;
+
+/// The stack naga's parser and validator run on: WGSL nesting is bounded
+/// by naga's own limits, which need more than a default thread's stack.
+#[cfg(not(target_arch = "wasm32"))]
+const NAGA_STACK: usize = 64 << 20;
+
+fn error(file: &str, line: usize, column: usize, message: String) -> FrontendError {
+    FrontendError {
+        file: file.to_string(),
+        line,
+        column,
+        message,
+    }
+}
+
+/// Parses a WGSL compute shader with default options.
+pub fn parse(file: &str, source: &str) -> Result<Program, FrontendError> {
+    parse_with(file, source, Options::default())
+}
+
+/// Parses a WGSL compute shader: compiles the chosen entry point to SPIR-V
+/// and lowers it. `options.shader` gives the entry point and the constants
+/// set (`--set`); defines are an error (WGSL has no preprocessor).
+pub fn parse_with(file: &str, source: &str, options: Options) -> Result<Program, FrontendError> {
+    if let Some((name, _)) = options.shader.defines.first() {
+        return Err(error(
+            file,
+            0,
+            0,
+            format!(
+                "-D {name}: WGSL has no preprocessor, so a WGSL shader takes no defines; use --set NAME=VALUE for a module-scope `const` or `override`"
+            ),
+        ));
+    }
+    let (text, overrides) = set_consts(file, source, &options.shader)?;
+    let words = compile(file, &text, &options.shader, &overrides)?;
+    let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+    let asm = super::binary::disassemble(&bytes).map_err(|(_, _, m)| {
+        error(
+            file,
+            0,
+            0,
+            format!("the SPIR-V naga made of this shader: {m}"),
+        )
+    })?;
+    let asm = match options.shader.entry.as_deref().or_else(|| only_entry(&asm)) {
+        Some(entry) => entry_line(&asm, &text, entry),
+        None => asm,
+    };
+    let h = super::glsl::headers(source);
+    // `--set` named the source's constants, already replaced.
+    let mut options = options;
+    options.shader.set.clear();
+    super::parse_disassembly(
+        file,
+        &asm,
+        Some((file, &h)),
+        super::Positions::SourceLines,
+        options,
+    )
+}
+
+/// The name of a module's only entry point (the one naga wrote).
+fn only_entry(asm: &str) -> Option<&str> {
+    let line = asm
+        .lines()
+        .find(|l| l.trim_start().starts_with("OpEntryPoint"))?;
+    let start = line.find('"')? + 1;
+    let end = start + line[start..].find('"')?;
+    Some(&line[start..end])
+}
+
+/// `asm` with an `OpLine` at the start of the entry function, giving the
+/// line of the WGSL `fn NAME` to what naga writes there before the body's
+/// first `OpLine`: the loads of the builtins and the zero-initialisation
+/// of workgroup memory (a store reported at "line 0" says nothing).
+fn entry_line(asm: &str, source: &str, entry: &str) -> String {
+    let toks = tokens(source);
+    let at = toks
+        .windows(2)
+        .find(|w| w[0].1 == "fn" && w[1].1 == entry)
+        .map(|w| w[0].0);
+    let file_id = asm.lines().find_map(|l| {
+        let mut w = l.split_whitespace();
+        (w.next() == Some("OpLine")).then(|| w.next()).flatten()
+    });
+    let quoted = format!("\"{entry}\"");
+    let function = asm
+        .lines()
+        .find(|l| l.trim_start().starts_with("OpEntryPoint") && l.contains(&quoted))
+        .and_then(|l| l.split_whitespace().nth(2));
+    let (Some(at), Some(file_id), Some(function)) = (at, file_id, function) else {
+        return asm.to_string();
+    };
+    let line = source[..at].matches('\n').count() + 1;
+    let column = at - source[..at].rfind('\n').map_or(0, |i| i + 1) + 1;
+    let mut out = String::with_capacity(asm.len() + 32);
+    let mut in_entry = false;
+    let mut done = false;
+    for l in asm.lines() {
+        out.push_str(l);
+        out.push('\n');
+        let mut w = l.split_whitespace();
+        let first = w.next();
+        if first == Some(function) && w.next() == Some("=") && w.next() == Some("OpFunction") {
+            in_entry = true;
+        } else if in_entry && !done && l.contains("= OpLabel") {
+            out.push_str(&format!("OpLine {file_id} {line} {column}\n"));
+            done = true;
+        }
+    }
+    out
+}
+
+/// Compiles `source` (after `--set` of its consts) to SPIR-V words, the
+/// overrides in `overrides` set as pipeline constants. Runs naga on a
+/// thread of its own with a large stack where threads exist, and turns a
+/// panic into an error.
+fn compile(
+    file: &str,
+    source: &str,
+    shader: &ShaderOptions,
+    overrides: &[(String, f64)],
+) -> Result<Vec<u32>, FrontendError> {
+    guarded(file, || compile_here(file, source, shader, overrides))
+}
+
+/// Runs `f` (naga's work) on a thread with a large stack where threads
+/// exist; a panic inside it becomes an error naming naga.
+fn guarded<T: Send>(
+    file: &str,
+    f: impl FnOnce() -> Result<T, FrontendError> + Send,
+) -> Result<T, FrontendError> {
+    let run = || std::panic::catch_unwind(std::panic::AssertUnwindSafe(f));
+    #[cfg(not(target_arch = "wasm32"))]
+    let outcome = std::thread::scope(|s| {
+        std::thread::Builder::new()
+            .name("naga".into())
+            .stack_size(NAGA_STACK)
+            .spawn_scoped(s, run)
+            .map(|h| h.join())
+    });
+    #[cfg(not(target_arch = "wasm32"))]
+    let outcome = match outcome {
+        Ok(Ok(r)) => r,
+        Ok(Err(p)) => Err(p),
+        Err(e) => {
+            return Err(error(
+                file,
+                0,
+                0,
+                format!("cannot start a thread for naga: {e}"),
+            ));
+        }
+    };
+    #[cfg(target_arch = "wasm32")]
+    let outcome = run();
+    outcome.unwrap_or_else(|panic| {
+        let what = panic
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| panic.downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "no message".into());
+        Err(error(
+            file,
+            0,
+            0,
+            format!(
+                "naga {NAGA_VERSION} panicked on this shader ({what}): an error of naga, not necessarily of the shader"
+            ),
+        ))
+    })
+}
+
+/// The naga release vkmm is built with (Cargo.toml), for messages.
+const NAGA_VERSION: &str = "30";
+
+fn compile_here(
+    file: &str,
+    source: &str,
+    shader: &ShaderOptions,
+    overrides: &[(String, f64)],
+) -> Result<Vec<u32>, FrontendError> {
+    let at = |loc: Option<naga::SourceLocation>, message: String| match loc {
+        Some(l) => error(
+            file,
+            l.line_number as usize,
+            l.line_position as usize,
+            message,
+        ),
+        None => error(file, 0, 0, message),
+    };
+    let module = naga::front::wgsl::parse_str(source)
+        .map_err(|e| at(e.location(source), format!("naga: {}", e.message())))?;
+    let mut validator = naga::valid::Validator::new(
+        naga::valid::ValidationFlags::all(),
+        naga::valid::Capabilities::all(),
+    );
+    let info = validator
+        .validate(&module)
+        .map_err(|e| at(e.location(source), format!("naga: {}", chain(e.as_inner()))))?;
+    let entry = choose_entry(file, &module, shader.entry.as_deref())?;
+    let mut constants = naga::back::PipelineConstants::default();
+    for (name, value) in overrides {
+        constants.insert(name.clone(), *value);
+    }
+    let (module, info) = naga::back::pipeline_constants::process_overrides(
+        &module,
+        &info,
+        Some((naga::ShaderStage::Compute, &entry)),
+        &constants,
+    )
+    .map_err(|e| match e {
+        naga::back::pipeline_constants::PipelineConstantError::NotFound(name) => error(
+            file,
+            0,
+            0,
+            format!(
+                "--set {name}: the shader declares no module-scope `const {name}` or `override {name}`"
+            ),
+        ),
+        naga::back::pipeline_constants::PipelineConstantError::ValidationError(v) => at(
+            v.location(source),
+            format!("naga, after setting the overrides: {}", chain(v.as_inner())),
+        ),
+        other => error(
+            file,
+            0,
+            0,
+            format!("naga, setting the overrides: {}", chain(&other)),
+        ),
+    })?;
+    let options = spv::Options {
+        // SPIR-V 1.3 keeps the module readable by every tool vkmm's docs
+        // name; nothing naga writes for compute needs more.
+        lang_version: (1, 3),
+        flags: spv::WriterFlags::DEBUG,
+        // WGSL: "the bounds check ... A reference to an out-of-bounds
+        // element ... may ... clamp"; wgpu asks naga for `Restrict`
+        // (docs/format-wgsl.md, "Out-of-bounds indices").
+        bounds_check_policies: naga::proc::BoundsCheckPolicies {
+            index: naga::proc::BoundsCheckPolicy::Restrict,
+            buffer: naga::proc::BoundsCheckPolicy::Restrict,
+            image_load: naga::proc::BoundsCheckPolicy::Restrict,
+            binding_array: naga::proc::BoundsCheckPolicy::Restrict,
+        },
+        // A store of zero by local invocation 0, then a workgroup barrier.
+        zero_initialize_workgroup_memory: spv::ZeroInitializeWorkgroupMemoryMode::Polyfill,
+        // No counters that end every loop after 2^64 iterations: they would
+        // make a spin loop look terminating.
+        force_loop_bounding: false,
+        // Integer division by zero gives WGSL's defined result.
+        emit_int_div_checks: true,
+        debug_info: Some(spv::DebugInfo {
+            source_code: source,
+            file_name: file,
+            language: spv::SourceLanguage::WGSL,
+        }),
+        ..spv::Options::default()
+    };
+    let pipeline = spv::PipelineOptions {
+        shader_stage: naga::ShaderStage::Compute,
+        entry_point: entry,
+    };
+    spv::write_vec(&module, &info, &options, Some(&pipeline)).map_err(|e| {
+        error(
+            file,
+            0,
+            0,
+            format!("naga cannot write this shader as SPIR-V: {}", chain(&e)),
+        )
+    })
+}
+
+/// An error and its sources, `: `-joined (naga's validation errors nest).
+fn chain(e: &dyn std::error::Error) -> String {
+    let mut s = e.to_string();
+    let mut next = e.source();
+    while let Some(inner) = next {
+        let m = inner.to_string();
+        if !s.contains(&m) {
+            s.push_str(": ");
+            s.push_str(&m);
+        }
+        next = inner.source();
+    }
+    s
+}
+
+/// The compute entry point to check: `wanted` when given, else the only
+/// one. A module with several and no choice is an error listing them.
+fn choose_entry(
+    file: &str,
+    module: &naga::Module,
+    wanted: Option<&str>,
+) -> Result<String, FrontendError> {
+    let compute: Vec<&str> = module
+        .entry_points
+        .iter()
+        .filter(|e| e.stage == naga::ShaderStage::Compute)
+        .map(|e| e.name.as_str())
+        .collect();
+    let listed = || {
+        compute
+            .iter()
+            .map(|n| format!("`{n}`"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    match wanted {
+        Some(name) if compute.contains(&name) => Ok(name.to_string()),
+        Some(name) => Err(error(
+            file,
+            0,
+            0,
+            if compute.is_empty() {
+                format!("--entry {name}: the shader has no @compute entry point")
+            } else {
+                format!(
+                    "--entry {name}: the shader has no @compute entry point of that name; it has {}",
+                    listed()
+                )
+            },
+        )),
+        None => match compute.as_slice() {
+            [one] => Ok(one.to_string()),
+            [] => Err(error(
+                file,
+                0,
+                0,
+                "no @compute entry point: vkmm checks compute shaders".into(),
+            )),
+            _ => Err(error(
+                file,
+                0,
+                0,
+                format!(
+                    "the shader has {} @compute entry points ({}): choose one with --entry NAME",
+                    compute.len(),
+                    listed()
+                ),
+            )),
+        },
+    }
+}
+
+/// Applies `--set NAME=VALUE` to the source: a module-scope `const NAME`
+/// gets VALUE as its initializer in the text (naga folds consts while it
+/// lowers, so the value must be in place before parsing; the replacement
+/// keeps every line where it was). The names that are no such const are
+/// returned with their numeric value, for naga's override processing.
+fn set_consts(
+    file: &str,
+    source: &str,
+    shader: &ShaderOptions,
+) -> Result<(String, Vec<(String, f64)>), FrontendError> {
+    let mut text = source.to_string();
+    let mut overrides = Vec::new();
+    for (name, value) in &shader.set {
+        if !value.chars().all(|c| {
+            c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '-' | '+' | '(' | ')' | ',' | ' ')
+        }) || value.trim().is_empty()
+        {
+            return Err(error(
+                file,
+                0,
+                0,
+                format!(
+                    "--set {name}={value}: expected a WGSL expression of literals and names (such as `8u`, `2.5`, `true`)"
+                ),
+            ));
+        }
+        match const_initializer(&text, name) {
+            Some(range) => {
+                let newlines = text[range.clone()].matches('\n').count();
+                let replacement = format!(" {}{}", value.trim(), "\n".repeat(newlines));
+                text.replace_range(range, &replacement);
+            }
+            None => {
+                let number = override_value(value).ok_or_else(|| {
+                    error(
+                        file,
+                        0,
+                        0,
+                        format!(
+                            "--set {name}={value}: the shader has no module-scope `const {name}`, and an `override` takes a number or `true`/`false`"
+                        ),
+                    )
+                })?;
+                overrides.push((name.clone(), number));
+            }
+        }
+    }
+    Ok((text, overrides))
+}
+
+/// The value of an override given on the command line: a WGSL literal
+/// (`8`, `8u`, `-3i`, `2.5`, `1.0f`, `true`), as naga's pipeline constants
+/// take it.
+fn override_value(value: &str) -> Option<f64> {
+    let v = value.trim();
+    match v {
+        "true" => return Some(1.0),
+        "false" => return Some(0.0),
+        _ => {}
+    }
+    let digits = v
+        .strip_suffix(['u', 'i', 'f', 'h'])
+        .filter(|d| !d.is_empty())
+        .unwrap_or(v);
+    if let Some(hex) = digits
+        .strip_prefix("0x")
+        .or_else(|| digits.strip_prefix("0X"))
+    {
+        return i64::from_str_radix(hex, 16).ok().map(|n| n as f64);
+    }
+    digits.parse::<f64>().ok().filter(|f| f.is_finite())
+}
+
+/// The byte range of the initializer (after `=`, up to the `;`) of the
+/// module-scope `const NAME` declaration of a WGSL text, if there is one.
+/// Comments (`//` to the end of the line, nested `/* */`) are skipped, and
+/// only declarations at brace depth 0 count: a function's own `const` of
+/// the same name is not the module's.
+fn const_initializer(text: &str, name: &str) -> Option<std::ops::Range<usize>> {
+    let tokens = tokens(text);
+    let mut depth = 0usize;
+    let mut k = 0;
+    while k < tokens.len() {
+        match tokens[k].1 {
+            "{" => depth += 1,
+            "}" => depth = depth.saturating_sub(1),
+            "const" if depth == 0 && tokens.get(k + 1).is_some_and(|t| t.1 == name) => {
+                // `const NAME (: TYPE)? = EXPR ;`
+                let eq = tokens[k + 2..]
+                    .iter()
+                    .position(|t| t.1 == "=" || t.1 == ";")
+                    .map(|p| k + 2 + p)?;
+                if tokens[eq].1 != "=" {
+                    return None;
+                }
+                let semi = tokens[eq + 1..]
+                    .iter()
+                    .position(|t| t.1 == ";")
+                    .map(|p| eq + 1 + p)?;
+                return Some(tokens[eq].0 + 1..tokens[semi].0);
+            }
+            _ => {}
+        }
+        k += 1;
+    }
+    None
+}
+
+/// The tokens of a WGSL text that matter to [`const_initializer`] with
+/// their byte offsets: words (identifiers, keywords, numbers) and single
+/// punctuation characters, comments left out. `==`, `<=`, `>=`, `!=`
+/// are one token, so `=` alone is an assignment.
+fn tokens(text: &str) -> Vec<(usize, &str)> {
+    let b = text.as_bytes();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < b.len() {
+        let c = b[i];
+        if c == b'/' && b.get(i + 1) == Some(&b'/') {
+            while i < b.len() && b[i] != b'\n' {
+                i += 1;
+            }
+        } else if c == b'/' && b.get(i + 1) == Some(&b'*') {
+            // Block comments nest in WGSL.
+            let mut depth = 0usize;
+            while i < b.len() {
+                if b[i] == b'/' && b.get(i + 1) == Some(&b'*') {
+                    depth += 1;
+                    i += 2;
+                } else if b[i] == b'*' && b.get(i + 1) == Some(&b'/') {
+                    depth -= 1;
+                    i += 2;
+                    if depth == 0 {
+                        break;
+                    }
+                } else {
+                    i += 1;
+                }
+            }
+        } else if c.is_ascii_whitespace() {
+            i += 1;
+        } else if c.is_ascii_alphanumeric() || c == b'_' || c >= 0x80 {
+            let start = i;
+            while i < b.len() && (b[i].is_ascii_alphanumeric() || b[i] == b'_' || b[i] >= 0x80) {
+                i += 1;
+            }
+            out.push((start, &text[start..i]));
+        } else {
+            let two = matches!((c, b.get(i + 1)), (b'=' | b'<' | b'>' | b'!', Some(b'=')));
+            let len = if two { 2 } else { 1 };
+            out.push((i, &text[i..i + len]));
+            i += len;
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn const_initializer_skips_comments_and_function_consts() {
+        let text = "// const N = 1;\n/* const N /* nested */ = 2; */\nfn f() { const N = 3; }\nconst N: u32 =\n  256u; // the size\n";
+        let r = const_initializer(text, "N").unwrap();
+        assert_eq!(&text[r], "\n  256u");
+        assert_eq!(const_initializer(text, "M"), None);
+        // `==` is no initializer.
+        assert_eq!(const_initializer("const A == 1;", "A"), None);
+    }
+
+    #[test]
+    fn set_keeps_lines_and_leaves_other_names_to_overrides() {
+        let shader = ShaderOptions {
+            set: vec![("N".into(), "8u".into()), ("O".into(), "3".into())],
+            ..ShaderOptions::default()
+        };
+        let (text, overrides) = set_consts(
+            "f.wgsl",
+            "const N: u32 =\n 256u;\noverride O: u32;\n",
+            &shader,
+        )
+        .unwrap();
+        assert_eq!(text, "const N: u32 = 8u\n;\noverride O: u32;\n");
+        assert_eq!(overrides, vec![("O".to_string(), 3.0)]);
+    }
+
+    #[test]
+    fn a_panic_inside_naga_is_an_error_naming_naga() {
+        let e = guarded::<()>("p.wgsl", || panic!("index out of bounds")).unwrap_err();
+        assert_eq!(e.file, "p.wgsl");
+        assert!(
+            e.message
+                .starts_with("naga 30 panicked on this shader (index out of bounds)"),
+            "{e}"
+        );
+        assert_eq!(guarded("p.wgsl", || Ok(7)).unwrap(), 7);
+    }
+
+    #[test]
+    fn override_values_are_wgsl_literals() {
+        assert_eq!(override_value("8u"), Some(8.0));
+        assert_eq!(override_value("-3i"), Some(-3.0));
+        assert_eq!(override_value("2.5"), Some(2.5));
+        assert_eq!(override_value("0x10u"), Some(16.0));
+        assert_eq!(override_value("true"), Some(1.0));
+        assert_eq!(override_value("u"), None);
+        assert_eq!(override_value("x"), None);
+    }
+}
