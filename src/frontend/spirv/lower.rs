@@ -22,6 +22,7 @@ use std::collections::HashMap;
 mod bytes;
 mod coop;
 mod image;
+mod numeric;
 pub(super) use coop::CoopUse;
 
 type R<T> = Result<T, Located>;
@@ -213,6 +214,9 @@ pub(super) struct Gen<'a> {
     /// offset, size). Given locations, the lowering runs again
     /// (`super::past_end_cells`).
     pub past_end: Vec<(String, usize, i64, u32)>,
+    /// The length of the runtime array of each variable that has one
+    /// (`Module::runtime_length`), by variable and by the memory it is.
+    array_lengths: HashMap<String, usize>,
 }
 
 fn span(inst: &Inst) -> SourceSpan {
@@ -347,7 +351,16 @@ impl<'a> Gen<'a> {
             fixed: HashMap::new(),
             out_of_bounds: Vec::new(),
             past_end: Vec::new(),
+            array_lengths: HashMap::new(),
         };
+        for v in &m.globals {
+            if let Some(n) = m.runtime_length(&v.pointee, inputs.get(&v.id).copied()) {
+                g.array_lengths.insert(v.id.clone(), n);
+                if let Some(a) = mem.alias.get(&v.id) {
+                    g.array_lengths.entry(a.clone()).or_insert(n);
+                }
+            }
+        }
         for (id, c) in &m.consts {
             g.globals.insert(id.clone(), cval(c));
         }
@@ -654,8 +667,7 @@ impl<'a> Gen<'a> {
                     .map(|(k, m)| self.regs_like(m, &format!("{name}.{k}"), inst))
                     .collect::<R<_>>()?,
             ),
-            Some(Ty::Bool | Ty::Int { .. }) => Val::Reg(name.to_string()),
-            Some(Ty::Float) => return Err(unsupported(inst, "vkmm's IR has no floating point")),
+            Some(Ty::Bool | Ty::Int { .. } | Ty::Float { .. }) => Val::Reg(name.to_string()),
             Some(Ty::Pointer { .. }) => {
                 return Err(unsupported(inst, "a pointer held in a register"));
             }
@@ -953,6 +965,22 @@ impl<'a> Gen<'a> {
                     v
                 };
                 self.bind(fr, inst, v)?;
+            }
+            Op::ArrayLength => {
+                // "Length of a run-time array": the length vkmm gives the
+                // variable's runtime array (`Module::runtime_length`: its
+                // @Input's elements, 1 without one).
+                let p = self.ptr(fr, inst, 1)?;
+                let var = match &p.home {
+                    Home::Mem { var, .. } | Home::Regs { var, .. } => var.clone(),
+                };
+                let n = self.array_lengths.get(&var).copied().ok_or_else(|| {
+                    inst.err_at(
+                        1,
+                        format!("OpArrayLength: `%{var}` is not a variable whose last member is a runtime array"),
+                    )
+                })?;
+                self.bind(fr, inst, Val::Int(n as i64))?;
             }
             Op::CopyObject | Op::CopyLogical | Op::SatConvertSToU | Op::SatConvertUToS => {
                 let v = self.val(fr, inst, 1)?;
@@ -1302,7 +1330,10 @@ impl<'a> Gen<'a> {
             | Op::AtomicUMax
             | Op::AtomicAnd
             | Op::AtomicOr
-            | Op::AtomicXor => {
+            | Op::AtomicXor
+            | Op::AtomicFAddEXT
+            | Op::AtomicFMinEXT
+            | Op::AtomicFMaxEXT => {
                 self.atomic(fr, inst)?;
             }
             Op::ControlBarrier => {
@@ -1334,39 +1365,10 @@ impl<'a> Gen<'a> {
                 let v = self.ext_inst(fr, inst)?;
                 self.bind(fr, inst, v)?;
             }
-            Op::UMulExtended | Op::SMulExtended | Op::IAddCarry | Op::ISubBorrow => {
-                let (a, b) = (self.val(fr, inst, 1)?, self.val(fr, inst, 2)?);
-                let name = self.reg_name(fr, inst.result_id()?);
-                let op = match inst.op {
-                    Op::IAddCarry => ArithOp::Add,
-                    Op::ISubBorrow => ArithOp::Sub,
-                    _ => ArithOp::Mul,
-                };
-                let full = self.binop(&a, &b, &format!("{name}.full"), op, inst)?;
-                let lo = self.binop(
-                    &full,
-                    &Val::Int(0xFFFF_FFFF),
-                    &format!("{name}.0"),
-                    ArithOp::And,
-                    inst,
-                )?;
-                let hi = self.binop(
-                    &full,
-                    &Val::Int(32),
-                    &format!("{name}.1"),
-                    ArithOp::Shr,
-                    inst,
-                )?;
-                self.bind(fr, inst, Val::Comp(vec![lo, hi]))?;
-            }
-            Op::BitCount => {
-                let v = match self.val(fr, inst, 1)? {
-                    Val::Int(x) => Val::Int(i64::from((x as u32).count_ones())),
-                    _ => return Err(unsupported(inst, "bit counts of runtime values")),
-                };
-                self.bind(fr, inst, v)?;
-            }
             _ => {
+                if let Some(v) = self.numeric(fr, inst)? {
+                    return self.bind(fr, inst, v);
+                }
                 let name = inst.name.as_str();
                 let why = if name == "OpMemoryNamedBarrier" || name == "OpNamedBarrierInitialize" {
                     // The appendix names it ("OpControlBarrier, OpMemoryBarrier,
@@ -1401,7 +1403,7 @@ impl<'a> Gen<'a> {
                     || name == "OpIsInf"
                     || name.contains("Dot")
                 {
-                    "vkmm's IR has no floating point"
+                    "vkmm does not lower this floating-point instruction (docs/format-spirv.md, \"Floating point\", lists those it does)"
                 } else if name.starts_with("OpGroup") || name.contains("Subgroup") {
                     "vkmm's IR has no subgroup operations"
                 } else {
@@ -2245,6 +2247,9 @@ impl<'a> Gen<'a> {
             Op::AtomicUMax => (OpKind::Rmw, RmwOp::UMax),
             Op::AtomicAnd => (OpKind::Rmw, RmwOp::And),
             Op::AtomicOr => (OpKind::Rmw, RmwOp::Or),
+            Op::AtomicFAddEXT => (OpKind::Rmw, RmwOp::FAdd),
+            Op::AtomicFMinEXT => (OpKind::Rmw, RmwOp::FMin),
+            Op::AtomicFMaxEXT => (OpKind::Rmw, RmwOp::FMax),
             _ => (OpKind::Rmw, RmwOp::Xor),
         };
         let (operand, expected, failure) = match inst.op {
@@ -2325,6 +2330,29 @@ impl<'a> Gen<'a> {
                 inst.name
             ))
         };
+        if let Some(v) = self.float_function(&name, &args, inst, &dest)? {
+            return Ok(v);
+        }
+        if matches!(name.as_str(), "SClamp" | "UClamp" | "s_clamp" | "u_clamp") {
+            // clamp(x, lo, hi) = min(max(x, lo), hi).
+            let [x, lo, hi] = args.as_slice() else {
+                return Err(ext_err());
+            };
+            let unsigned = name.starts_with('U') || name.starts_with("u_");
+            let width = self.width_of_type(inst.id(0)?);
+            let pick = |g: &mut Self, a: &Val, b: &Val, cmp: Cmp, d: &str| -> R<Val> {
+                let c = if unsigned {
+                    let ua = g.unsigned(a, width, &format!("{d}.ua"), inst)?;
+                    let ub = g.unsigned(b, width, &format!("{d}.ub"), inst)?;
+                    g.compare(&ua, &ub, cmp, inst)?
+                } else {
+                    g.compare(a, b, cmp, inst)?
+                };
+                g.select(&c, a, b, d, inst)
+            };
+            let m = pick(self, x, lo, Cmp::Gt, &format!("{dest}.lo"))?;
+            return pick(self, &m, hi, Cmp::Lt, &dest);
+        }
         let cmp = match name.as_str() {
             "SMax" | "UMax" | "s_max" | "u_max" => Cmp::Gt,
             "SMin" | "UMin" | "s_min" | "u_min" => Cmp::Lt,
@@ -2347,6 +2375,9 @@ impl<'a> Gen<'a> {
                     }
                     _ => Err(ext_err()),
                 };
+            }
+            _ if self.float_width(inst.id(0)?).is_some() => {
+                return Err(self.float_refusal(inst, &name));
             }
             _ => return Err(ext_err()),
         };
