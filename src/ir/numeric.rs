@@ -131,8 +131,6 @@ pub enum IntOp {
     Carry,
     /// The borrow of an unsigned subtraction (ISubBorrow), 0 or 1.
     Borrow,
-    /// Unsigned comparison of the operands' bits at the width (0/1).
-    UCmp(Cmp),
 }
 
 /// A numeric operation of [`super::ArithOp::Num`].
@@ -246,10 +244,10 @@ pub fn from_f64(x: f64, width: u8) -> i64 {
         _ => {
             if x.is_nan() {
                 let neg = x.is_sign_negative();
-                return sext(u64::from(neg) << 15 | 0x7e00, 16);
+                return sext((u64::from(neg) << 15) | 0x7e00, 16);
             }
             if x.is_infinite() {
-                return sext(u64::from(x < 0.0) << 15 | 0x7c00, 16);
+                return sext((u64::from(x < 0.0) << 15) | 0x7c00, 16);
             }
             let b = x.to_bits();
             let neg = b >> 63 == 1;
@@ -258,7 +256,7 @@ pub fn from_f64(x: f64, width: u8) -> i64 {
             let (m, e2) = if e == 0 {
                 (f, -1074)
             } else {
-                (f | 1u64 << 52, e - 1075)
+                (f | (1u64 << 52), e - 1075)
             };
             round_to(neg, u128::from(m), e2, width)
         }
@@ -280,7 +278,7 @@ pub fn parse_float(text: &str, width: u8) -> Option<i64> {
             None => (hex, 0),
         };
         let (int, frac) = mant.split_once('.').unwrap_or((mant, ""));
-        if int.is_empty() && frac.is_empty() || int.len() + frac.len() > 30 {
+        if (int.is_empty() && frac.is_empty()) || int.len() + frac.len() > 30 {
             return None;
         }
         let mut m: u128 = 0;
@@ -559,7 +557,7 @@ fn conv(c: Conv, a: i64, b: i64) -> i64 {
         Conv::PackHalf2x16 => {
             let lo = zext(from_f64(to_f64(a, 32), 16), 16);
             let hi = zext(from_f64(to_f64(b, 32), 16), 16);
-            sext(lo | hi << 16, 32)
+            sext(lo | (hi << 16), 32)
         }
         Conv::UnpackHalf { high } => {
             let h = (zext(a, 32) >> if high { 16 } else { 0 }) & 0xffff;
@@ -596,8 +594,8 @@ fn conv(c: Conv, a: i64, b: i64) -> i64 {
 fn int(op: IntOp, w: u8, a: i64, b: i64) -> i64 {
     let bits = u32::from(w).clamp(1, 64);
     let ua = zext(a, w);
-    let r: i64 = match op {
-        IntOp::BitReverse => return sext(ua.reverse_bits() >> (64 - bits), w),
+    match op {
+        IntOp::BitReverse => sext(ua.reverse_bits() >> (64 - bits), w),
         IntOp::BitCount => i64::from(ua.count_ones()),
         IntOp::FindLsb => {
             if ua == 0 {
@@ -628,13 +626,11 @@ fn int(op: IntOp, w: u8, a: i64, b: i64) -> i64 {
             } else {
                 (u128::from(ua) * u128::from(zext(b, w))) as i128
             };
-            return sext((p >> bits) as u64, w);
+            sext((p >> bits) as u64, w)
         }
         IntOp::Carry => i64::from((u128::from(ua) + u128::from(zext(b, w))) >> bits != 0),
         IntOp::Borrow => i64::from(ua < zext(b, w)),
-        IntOp::UCmp(c) => i64::from(c.holds(ua, zext(b, w))),
-    };
-    r
+    }
 }
 
 #[cfg(test)]

@@ -14,8 +14,8 @@
 use super::module::{Ty, unsupported};
 use super::syntax::{Inst, Located, Tok};
 
-/// The image formats vkmm reads and their channels: integer channels of
-/// the sampled type's width, or Unknown (one channel). Each channel of a
+/// The image formats vkmm reads and their channels: integer or 32-bit
+/// float channels of the sampled type's width, or Unknown (one channel). Each channel of a
 /// texel is one scalar of the sampled type: its own memory locations ("A
 /// memory location identifies unique storage for 8 bits of data. Memory
 /// operations access a set of memory locations consisting of one or more
@@ -31,6 +31,9 @@ const FORMATS: &[(&str, usize)] = &[
     ("Rg32ui", 2),
     ("Rgba32i", 4),
     ("Rgba32ui", 4),
+    ("R32f", 1),
+    ("Rg32f", 2),
+    ("Rgba32f", 4),
 ];
 
 /// An operand that is an enumerant: its name (the text spells words, a
@@ -71,10 +74,13 @@ fn enumerant(inst: &Inst, i: usize, names: &[(i128, &'static str)]) -> Result<St
 /// Each (x, y, z, layer, sample) names its own texel.
 pub(super) fn image_type(inst: &Inst, sampled_elem: Option<&Ty>) -> Result<Ty, Located> {
     let elem = inst.id(0)?.to_string();
-    if !matches!(sampled_elem, Some(Ty::Int { width: 32 | 64 })) {
+    if !matches!(
+        sampled_elem,
+        Some(Ty::Int { width: 32 | 64 } | Ty::Float { width: 32 })
+    ) {
         return Err(unsupported(
             inst,
-            "vkmm reads storage images of 32- or 64-bit integer texels (Sampled Type an OpTypeInt); it has no floating point",
+            "vkmm reads images of 32- or 64-bit integer texels or 32-bit float texels (Sampled Type an OpTypeInt, or an OpTypeFloat 32)",
         ));
     }
     let dim = enumerant(
@@ -137,6 +143,19 @@ pub(super) fn image_type(inst: &Inst, sampled_elem: Option<&Ty>) -> Result<Ty, L
         6,
         &[
             (0, "Unknown"),
+            (1, "Rgba32f"),
+            (2, "Rgba16f"),
+            (3, "R32f"),
+            (4, "Rgba8"),
+            (5, "Rgba8Snorm"),
+            (6, "Rg32f"),
+            (7, "Rg16f"),
+            (9, "R16f"),
+            (10, "Rgba16"),
+            (13, "Rg16"),
+            (14, "Rg8"),
+            (15, "R16"),
+            (16, "R8"),
             (21, "Rgba32i"),
             (24, "R32i"),
             (25, "Rg32i"),
@@ -152,13 +171,13 @@ pub(super) fn image_type(inst: &Inst, sampled_elem: Option<&Ty>) -> Result<Ty, L
         return Err(inst.err_at(
             6,
             format!(
-                "unsupported construct `OpTypeImage`: Image Format {format}; vkmm reads integer texels of 32 or 64 bits a channel ({})",
+                "unsupported construct `OpTypeImage`: Image Format {format}; vkmm reads texels stored as the Sampled Type, integers of 32 or 64 bits or 32-bit floats a channel ({}): a format whose channels are converted on access (16-bit floats, normalised integers) is not modelled",
                 names.join(", ")
             ),
         ));
     };
     let width = match sampled_elem {
-        Some(Ty::Int { width }) => *width,
+        Some(Ty::Int { width } | Ty::Float { width }) => *width,
         _ => 32,
     };
     if (format.contains("64") && width != 64) || (format.contains("32") && width != 32) {
@@ -274,10 +293,10 @@ pub(super) fn check_extents(ty: &Ty, name: &str, extents: &[usize]) -> Result<()
 /// @Input by `check_extents`.
 pub(super) fn tensor_type(inst: &Inst, m: &super::module::Module) -> Result<Ty, Located> {
     let elem = inst.id(0)?.to_string();
-    if !matches!(m.ty(&elem), Some(Ty::Int { .. })) {
+    if !matches!(m.ty(&elem), Some(Ty::Int { .. } | Ty::Float { .. })) {
         return Err(inst.err_at(
             0,
-            "unsupported construct `OpTypeTensorARM`: vkmm reads tensors of integer elements (Element Type an OpTypeInt); it has no floating point".into(),
+            "unsupported construct `OpTypeTensorARM`: vkmm reads tensors of integer or float elements (Element Type an OpTypeInt or OpTypeFloat)".into(),
         ));
     }
     if inst.operands.len() < 2 {

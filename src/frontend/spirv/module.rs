@@ -768,12 +768,15 @@ impl Module {
             }
             Op::TypeFunction => Some(Ty::Function),
             Op::TypeCooperativeMatrixKHR => Some(self.coop_matrix(inst)?),
-            // A storage image, or an image of integer texels: vkmm's to
-            // read (or refuse with the reason); an image for sampling of
-            // floating-point texels stays opaque (refused where used).
+            // A storage image, or an image of integer or 32-bit float
+            // texels: vkmm's to read (or refuse with the reason); another
+            // image for sampling stays opaque (refused where used).
             Op::TypeImage
                 if inst.int(5).ok() == Some(2)
-                    || matches!(self.ty(inst.id(0)?), Some(Ty::Int { .. })) =>
+                    || matches!(
+                        self.ty(inst.id(0)?),
+                        Some(Ty::Int { .. } | Ty::Float { width: 32 })
+                    ) =>
             {
                 Some(super::image::image_type(inst, self.ty(inst.id(0)?))?)
             }

@@ -325,21 +325,26 @@ impl Gen<'_> {
                 // less than four of the (R,G,B,A) components are present,
                 // missing components are substituted by the components of
                 // (0,0,0,1) for missing (R,G,B,A) components, respectively."
+                // The 1 of a float texel is 1.0's bits.
+                let one = match self.float_width(inst.id(0)?) {
+                    Some(w) => crate::ir::numeric::from_f64(1.0, w),
+                    None => 1,
+                };
                 let v = match self.m.ty(inst.id(0)?) {
                     Some(Ty::Vector { n, .. }) => Val::Comp(
                         (0..*n)
                             .map(|i| match channels.get(i) {
                                 Some(r) => Val::Reg(r.clone()),
-                                None if i == 3 => Val::Int(1),
+                                None if i == 3 => Val::Int(one),
                                 None => Val::Int(0),
                             })
                             .collect(),
                     ),
-                    Some(Ty::Int { .. }) => Val::Reg(channels[0].clone()),
+                    Some(Ty::Int { .. } | Ty::Float { .. }) => Val::Reg(channels[0].clone()),
                     _ => {
                         return Err(inst.err_at(
                             0,
-                            "OpImageRead: vkmm reads texels into an integer scalar or vector"
+                            "OpImageRead: vkmm reads texels into an integer or float scalar or vector"
                                 .into(),
                         ));
                     }
@@ -643,7 +648,7 @@ impl Gen<'_> {
     fn tensor_count(&self, inst: &Inst, i: usize, ty: &str, g: &Grid) -> R<usize> {
         let (elem, n) = match self.m.ty(ty) {
             Some(Ty::Array { elem, len }) => (elem.as_str(), *len),
-            Some(Ty::Int { .. }) => (ty, 1),
+            Some(Ty::Int { .. } | Ty::Float { .. }) => (ty, 1),
             _ => ("", 0),
         };
         if n == 0 || self.m.ty(elem) != self.m.ty(&g.elem) {
