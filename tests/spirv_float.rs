@@ -155,16 +155,31 @@ fn glsl_functions_on_runtime_floats() {
     // 1.58113883008418966599, the next one down 1.58113873004913330078
     // is farther).
     let ext = |f: &str| {
-        format!(
-            "%r = OpExtInst %float %glsl {f} %f\n%b = OpBitcast %uint %r\nOpStore %y %b\n"
+        format!("%r = OpExtInst %float %glsl {f} %f\n%b = OpBitcast %uint %r\nOpStore %y %b\n")
+    };
+    let with_glsl = |t: String| {
+        t.replace(
+            "OpMemoryModel",
+            "%glsl = OpExtInstImport \"GLSL.std.450\"\nOpMemoryModel",
         )
     };
-    let with_glsl = |t: String| t.replace("OpMemoryModel", "%glsl = OpExtInstImport \"GLSL.std.450\"\nOpMemoryModel");
-    let floor = with_glsl(module("1075838976", &ext("Floor"), "forall (%y == 1073741824)"));
+    let floor = with_glsl(module(
+        "1075838976",
+        &ext("Floor"),
+        "forall (%y == 1073741824)",
+    ));
     assert!(holds(&floor), "{floor}");
-    let sqrt = with_glsl(module("1075838976", &ext("Sqrt"), "forall (%y == 1070228162)"));
+    let sqrt = with_glsl(module(
+        "1075838976",
+        &ext("Sqrt"),
+        "forall (%y == 1070228162)",
+    ));
     assert!(holds(&sqrt), "{sqrt}");
-    let wrong = with_glsl(module("1075838976", &ext("Sqrt"), "forall (%y == 1070228161)"));
+    let wrong = with_glsl(module(
+        "1075838976",
+        &ext("Sqrt"),
+        "forall (%y == 1070228161)",
+    ));
     assert!(!holds(&wrong), "{wrong}");
 }
 
@@ -268,4 +283,24 @@ fn float_storage_image_texels_are_their_bits() {
         "forall (%y == 1069547520 and %w == 1065353216 and %img[1][1] == 1048576000 and %img[0][0] == 1056964608)"
     )));
     assert!(!holds(&text("forall (%w == 1)")));
+}
+
+#[test]
+fn converted_image_formats_store_their_own_encoding() {
+    // Rgba16f: each channel a 16-bit float cell. Texel 0 is (1.0, 1/3 as
+    // a half, 0, 0) = (0x3C00, 0x3555, 0, 0); a read widens exactly: 1.0
+    // (1065353216) and 0.333251953125 (0x3EAAA000 = 1051369472). A write
+    // of (0.1, 1.0, ...) to texel 1 rounds 0.1f to the nearest half,
+    // 0x2E66 (11878). Rgba8 (unorm): texel 0 is (255, 0, 128, 0): a read
+    // gives 255 / 255 = 1.0; a write of 0.5 stores round(0.5 * 255) =
+    // round(127.5) = 128.
+    let text = |output: &str| {
+        format!(
+            "; @Input: %img = {{{{15360, 13653, 0, 0}}, {{0, 0, 0, 0}}}}, %img8 = {{{{255, 0, 128, 0}}}}\n; @Output: {output}\nOpCapability Shader\nOpCapability Image1D\nOpMemoryModel Logical Vulkan\nOpEntryPoint GLCompute %main \"main\"\n%void = OpTypeVoid\n%fn = OpTypeFunction %void\n%int = OpTypeInt 32 1\n%float = OpTypeFloat 32\n%v4float = OpTypeVector %float 4\n%i0 = OpConstant %int 0\n%i1 = OpConstant %int 1\n%a = OpConstant %float 0.1\n%one = OpConstant %float 1\n%half = OpConstant %float 0.5\n%texel = OpConstantComposite %v4float %a %one %half %half\n%im = OpTypeImage %float 1D 0 0 0 2 Rgba16f\n%im8 = OpTypeImage %float 1D 0 0 0 2 Rgba8\n%pim = OpTypePointer UniformConstant %im\n%pim8 = OpTypePointer UniformConstant %im8\n%img = OpVariable %pim UniformConstant\n%img8 = OpVariable %pim8 UniformConstant\n%pf = OpTypePointer StorageBuffer %float\n%y = OpVariable %pf StorageBuffer\n%w = OpVariable %pf StorageBuffer\n%u = OpVariable %pf StorageBuffer\n%main = OpFunction %void None %fn\n%entry = OpLabel\n%h = OpLoad %im %img\n%r = OpImageRead %v4float %h %i0\n%r0 = OpCompositeExtract %float %r 0\n%r1 = OpCompositeExtract %float %r 1\nOpStore %y %r0\nOpStore %w %r1\nOpImageWrite %h %i1 %texel\n%h8 = OpLoad %im8 %img8\n%s = OpImageRead %v4float %h8 %i0\n%s0 = OpCompositeExtract %float %s 0\nOpStore %u %s0\nOpImageWrite %h8 %i0 %texel\nOpReturn\nOpFunctionEnd\n"
+        )
+    };
+    assert!(holds(&text(
+        "forall (%y == 1065353216 and %w == 1051369472 and %img[1][0] == 11878 and %img[1][1] == 15360 and %u == 1065353216 and %img8[0][2] == 128)"
+    )));
+    assert!(!holds(&text("forall (%img[1][0] == 1036831949)")));
 }

@@ -22,8 +22,8 @@ pub mod spirv;
 pub mod vk;
 
 use crate::ir::{
-    CondExpr, Condition, Dialect, Instruction, OpKind, Operand, Program, Quantifier, RmwOp, Scope, Stmt,
-    TestKind,
+    CondExpr, Condition, Dialect, Instruction, OpKind, Operand, Program, Quantifier, RmwOp, Scope,
+    Stmt, TestKind,
 };
 use std::collections::BTreeMap;
 use std::fmt;
@@ -653,7 +653,9 @@ fn check_instruction(i: &Instruction, at: &str) -> Result<(), Unsupported> {
     if matches!(i.rmw_op, RmwOp::FAdd | RmwOp::FMin | RmwOp::FMax) && i.is_write() {
         return Err(unsupported(
             Reason::Values,
-            format!("{at}: float atomics stay on the model's side (the device shader computes on 32-bit integers)"),
+            format!(
+                "{at}: float atomics stay on the model's side (the device shader computes on 32-bit integers)"
+            ),
         ));
     }
     let sem = &i.semantics;

@@ -97,21 +97,45 @@ pub enum FUn {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
 pub enum Conv {
     /// OpConvertFToS: round toward zero.
-    FToS { from: u8, to: u8 },
+    FToS {
+        from: u8,
+        to: u8,
+    },
     /// OpConvertFToU: round toward zero.
-    FToU { from: u8, to: u8 },
-    SToF { from: u8, to: u8 },
-    UToF { from: u8, to: u8 },
-    FConvert { from: u8, to: u8 },
+    FToU {
+        from: u8,
+        to: u8,
+    },
+    SToF {
+        from: u8,
+        to: u8,
+    },
+    UToF {
+        from: u8,
+        to: u8,
+    },
+    FConvert {
+        from: u8,
+        to: u8,
+    },
     /// PackHalf2x16 of the two 32-bit float operands (a: low half).
     PackHalf2x16,
     /// One half of UnpackHalf2x16 (`high`: bits 16..32) as a 32-bit float.
-    UnpackHalf { high: bool },
+    UnpackHalf {
+        high: bool,
+    },
     /// A 32-bit float to a normalised integer field of `bits` bits (the
-    /// field's bits, zero-extended): Pack{Unorm,Snorm}{4x8,2x16} per component.
-    ToNorm { signed: bool, bits: u8 },
+    /// field's bits read signed, as every integer narrower than 64 bits):
+    /// Pack{Unorm,Snorm}{4x8,2x16} per component, normalised image texels.
+    ToNorm {
+        signed: bool,
+        bits: u8,
+    },
     /// The low `bits` bits of the operand, a normalised field, to a 32-bit float.
-    FromNorm { signed: bool, bits: u8 },
+    FromNorm {
+        signed: bool,
+        bits: u8,
+    },
 }
 
 /// An integer operation at a width.
@@ -126,7 +150,9 @@ pub enum IntOp {
     /// Most significant set bit (unsigned), -1 for 0.
     FindUMsb,
     /// The high half of the full product (UMulExtended / SMulExtended).
-    MulHi { signed: bool },
+    MulHi {
+        signed: bool,
+    },
     /// The carry of an unsigned addition (IAddCarry), 0 or 1.
     Carry,
     /// The borrow of an unsigned subtraction (ISubBorrow), 0 or 1.
@@ -140,7 +166,11 @@ pub enum NumOp {
     FUn(FUn, u8),
     /// A float comparison (0/1): `ordered` gives false when either operand
     /// is a NaN (OpFOrd*), unordered gives true (OpFUnord*).
-    FCmp { cmp: Cmp, ordered: bool, width: u8 },
+    FCmp {
+        cmp: Cmp,
+        ordered: bool,
+        width: u8,
+    },
     Conv(Conv),
     Int(IntOp, u8),
 }
@@ -310,11 +340,19 @@ pub fn parse_float(text: &str, width: u8) -> Option<i64> {
         return Some(round_to(neg, m, e2, width));
     }
     match body {
-        "inf" | "Inf" | "infinity" => return Some(from_f64(if neg { -1.0 } else { 1.0 } * f64::INFINITY, width)),
+        "inf" | "Inf" | "infinity" => {
+            return Some(from_f64(
+                if neg { -1.0 } else { 1.0 } * f64::INFINITY,
+                width,
+            ));
+        }
         "nan" | "NaN" => return Some(from_f64(f64::NAN, width)),
         _ => {}
     }
-    if !body.chars().all(|c| c.is_ascii_digit() || matches!(c, '.' | 'e' | 'E' | '+' | '-')) {
+    if !body
+        .chars()
+        .all(|c| c.is_ascii_digit() || matches!(c, '.' | 'e' | 'E' | '+' | '-'))
+    {
         return None;
     }
     if width == 32 {
@@ -338,7 +376,11 @@ pub fn hex_float(v: i64, width: u8) -> String {
     let f = b & ((1u64 << frac_bits) - 1);
     // The fraction as hex digits, left-aligned to a multiple of 4 bits.
     let digits = frac_bits.div_ceil(4);
-    let fhex = format!("{:0width$x}", f << (4 * digits - frac_bits), width = digits as usize);
+    let fhex = format!(
+        "{:0width$x}",
+        f << (4 * digits - frac_bits),
+        width = digits as usize
+    );
     let exp_all = (1i32 << (w - p)) - 1;
     if e == 0 && f == 0 {
         format!("{neg}0x0p+0")
@@ -391,11 +433,7 @@ impl NumOp {
                 cmp,
                 ordered,
                 width,
-            } => format!(
-                "f{}{cmp:?}{width}",
-                if ordered { "ord" } else { "unord" }
-            )
-            .to_lowercase(),
+            } => format!("f{}{cmp:?}{width}", if ordered { "ord" } else { "unord" }).to_lowercase(),
             NumOp::Conv(c) => format!("{c:?}").to_lowercase(),
             NumOp::Int(op, w) => format!("{op:?}{w}").to_lowercase(),
         }
@@ -575,7 +613,7 @@ fn conv(c: Conv, a: i64, b: i64) -> i64 {
                 let scale = ((1i64 << bits) - 1) as f64;
                 (x.clamp(0.0, 1.0) * scale).round() as i64
             };
-            zext(v, bits) as i64
+            sext(zext(v, bits), bits)
         }
         Conv::FromNorm { signed, bits } => {
             // UnpackUnorm4x8: "f / 255.0"; UnpackSnorm4x8:
@@ -702,18 +740,56 @@ mod tests {
         assert_eq!(c(ftou, f32_bits(5e9)), -1);
         assert_eq!(c(Conv::FToS { from: 32, to: 32 }, f32_bits(-2.5)), -2);
         // 2^24 + 1 rounds to even, 2^24.
-        assert_eq!(c(Conv::SToF { from: 32, to: 32 }, 16_777_217), f32_bits(16_777_216.0));
-        assert_eq!(c(Conv::UToF { from: 32, to: 32 }, -1), f32_bits(4_294_967_296.0));
+        assert_eq!(
+            c(Conv::SToF { from: 32, to: 32 }, 16_777_217),
+            f32_bits(16_777_216.0)
+        );
+        assert_eq!(
+            c(Conv::UToF { from: 32, to: 32 }, -1),
+            f32_bits(4_294_967_296.0)
+        );
         let nan = f32_bits(f32::NAN);
         let one = f32_bits(1.0);
-        let lt = |ordered| NumOp::FCmp { cmp: Cmp::Lt, ordered, width: 32 };
+        let lt = |ordered| NumOp::FCmp {
+            cmp: Cmp::Lt,
+            ordered,
+            width: 32,
+        };
         assert_eq!(lt(true).apply(nan, one), 0);
         assert_eq!(lt(false).apply(nan, one), 1);
         assert_eq!(lt(true).apply(f32_bits(-1.0), one), 1);
         assert_eq!(c(Conv::PackHalf2x16, one) & 0xffff, 0x3C00);
-        assert_eq!(c(Conv::ToNorm { signed: false, bits: 8 }, f32_bits(0.5)), 128);
-        assert_eq!(c(Conv::ToNorm { signed: true, bits: 8 }, f32_bits(-1.0)), 0x81);
-        assert_eq!(c(Conv::FromNorm { signed: true, bits: 8 }, 0x81), f32_bits(-1.0));
+        // round(127.5) = 128 = 0x80, read signed at 8 bits; -127 = 0x81.
+        assert_eq!(
+            c(
+                Conv::ToNorm {
+                    signed: false,
+                    bits: 8
+                },
+                f32_bits(0.5)
+            ),
+            -128
+        );
+        assert_eq!(
+            c(
+                Conv::ToNorm {
+                    signed: true,
+                    bits: 8
+                },
+                f32_bits(-1.0)
+            ),
+            -127
+        );
+        assert_eq!(
+            c(
+                Conv::FromNorm {
+                    signed: true,
+                    bits: 8
+                },
+                0x81
+            ),
+            f32_bits(-1.0)
+        );
     }
 
     #[test]
@@ -725,8 +801,14 @@ mod tests {
         assert_eq!(i(IntOp::FindUMsb, -1), 31);
         assert_eq!(i(IntOp::FindSMsb, -1), -1);
         assert_eq!(i(IntOp::FindSMsb, -2), 0);
-        assert_eq!(NumOp::Int(IntOp::MulHi { signed: false }, 32).apply(-1, -1), -2);
-        assert_eq!(NumOp::Int(IntOp::MulHi { signed: true }, 32).apply(-1, -1), 0);
+        assert_eq!(
+            NumOp::Int(IntOp::MulHi { signed: false }, 32).apply(-1, -1),
+            -2
+        );
+        assert_eq!(
+            NumOp::Int(IntOp::MulHi { signed: true }, 32).apply(-1, -1),
+            0
+        );
         assert_eq!(NumOp::Int(IntOp::Carry, 32).apply(-1, 1), 1);
         assert_eq!(NumOp::Int(IntOp::Borrow, 32).apply(0, 1), 1);
     }

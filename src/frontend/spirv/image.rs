@@ -36,6 +36,77 @@ const FORMATS: &[(&str, usize)] = &[
     ("Rgba32f", 4),
 ];
 
+/// How the texels of a format whose channels are not stored as the
+/// Sampled Type are kept: each channel a cell of the format's own width
+/// (a 16-bit float, an 8- or 16-bit normalised integer), converted to the
+/// 32-bit float Sampled Type on a read and back on a write (Vulkan,
+/// "Texel Input Operations" / "Texel Output Operations": a 16-bit float
+/// channel widens exactly; a write rounds to nearest even; a normalised
+/// channel is "f / (2^b - 1)" (unsigned) or "max(f / (2^(b-1) - 1), -1)"
+/// (signed) on a read and "round(clamp(c, 0, 1) * (2^b - 1))" (unsigned)
+/// or "round(clamp(c, -1, 1) * (2^(b-1) - 1))" (signed) on a write).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Stored {
+    Half,
+    Unorm(u8),
+    Snorm(u8),
+}
+
+/// The types of the cells of [`Stored`] formats, which no instruction of
+/// the module declares (`Module::read` adds them).
+pub(super) const HALF: &str = "vkmm.half";
+pub(super) const U8: &str = "vkmm.u8";
+pub(super) const U16: &str = "vkmm.u16";
+
+impl Stored {
+    /// The type id of a channel's cell.
+    pub fn elem(self) -> &'static str {
+        match self {
+            Stored::Half => HALF,
+            Stored::Unorm(8) | Stored::Snorm(8) => U8,
+            _ => U16,
+        }
+    }
+    /// A channel's bits to the 32-bit float read.
+    pub fn read(self) -> crate::ir::numeric::NumOp {
+        use crate::ir::numeric::{Conv, NumOp};
+        match self {
+            Stored::Half => NumOp::Conv(Conv::FConvert { from: 16, to: 32 }),
+            Stored::Unorm(bits) => NumOp::Conv(Conv::FromNorm {
+                signed: false,
+                bits,
+            }),
+            Stored::Snorm(bits) => NumOp::Conv(Conv::FromNorm { signed: true, bits }),
+        }
+    }
+    /// A 32-bit float written to a channel's bits.
+    pub fn write(self) -> crate::ir::numeric::NumOp {
+        use crate::ir::numeric::{Conv, NumOp};
+        match self {
+            Stored::Half => NumOp::Conv(Conv::FConvert { from: 32, to: 16 }),
+            Stored::Unorm(bits) => NumOp::Conv(Conv::ToNorm {
+                signed: false,
+                bits,
+            }),
+            Stored::Snorm(bits) => NumOp::Conv(Conv::ToNorm { signed: true, bits }),
+        }
+    }
+}
+
+/// The formats whose channels are converted, their channels and storage.
+const CONVERTED: &[(&str, usize, Stored)] = &[
+    ("Rgba16f", 4, Stored::Half),
+    ("Rg16f", 2, Stored::Half),
+    ("R16f", 1, Stored::Half),
+    ("Rgba8", 4, Stored::Unorm(8)),
+    ("Rg8", 2, Stored::Unorm(8)),
+    ("R8", 1, Stored::Unorm(8)),
+    ("Rgba8Snorm", 4, Stored::Snorm(8)),
+    ("Rgba16", 4, Stored::Unorm(16)),
+    ("Rg16", 2, Stored::Unorm(16)),
+    ("R16", 1, Stored::Unorm(16)),
+];
+
 /// An operand that is an enumerant: its name (the text spells words, a
 /// binary module may spell numbers).
 fn enumerant(inst: &Inst, i: usize, names: &[(i128, &'static str)]) -> Result<String, Located> {
@@ -166,13 +237,32 @@ pub(super) fn image_type(inst: &Inst, sampled_elem: Option<&Ty>) -> Result<Ty, L
             (41, "R64i"),
         ],
     )?;
+    if let Some((_, channels, stored)) = CONVERTED.iter().find(|(f, _, _)| *f == format) {
+        if !matches!(sampled_elem, Some(Ty::Float { width: 32 })) {
+            return Err(inst.err_at(
+                0,
+                format!("unsupported construct `OpTypeImage`: Image Format {format} with a Sampled Type other than a 32-bit float (vkmm converts its channels to and from 32-bit floats)"),
+            ));
+        }
+        return Ok(Ty::Image {
+            elem: stored.elem().to_string(),
+            dims,
+            channels: *channels,
+            ms,
+            dim,
+            arrayed,
+            sampled,
+            stored: Some(*stored),
+        });
+    }
     let Some((_, channels)) = FORMATS.iter().find(|(f, _)| *f == format) else {
         let names: Vec<&str> = FORMATS.iter().map(|(f, _)| *f).collect();
         return Err(inst.err_at(
             6,
             format!(
-                "unsupported construct `OpTypeImage`: Image Format {format}; vkmm reads texels stored as the Sampled Type, integers of 32 or 64 bits or 32-bit floats a channel ({}): a format whose channels are converted on access (16-bit floats, normalised integers) is not modelled",
-                names.join(", ")
+                "unsupported construct `OpTypeImage`: Image Format {format}; vkmm reads texels stored as the Sampled Type, integers of 32 or 64 bits or 32-bit floats a channel ({}), and the converted formats {}",
+                names.join(", "),
+                CONVERTED.iter().map(|(f, _, _)| *f).collect::<Vec<_>>().join(", ")
             ),
         ));
     };
@@ -196,6 +286,7 @@ pub(super) fn image_type(inst: &Inst, sampled_elem: Option<&Ty>) -> Result<Ty, L
         dim,
         arrayed,
         sampled,
+        stored: None,
     })
 }
 

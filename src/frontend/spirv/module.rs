@@ -68,6 +68,9 @@ pub(super) enum Ty {
         /// Sampled 1: compatible with sampling operations, not with
         /// `OpImageRead`/`OpImageWrite`.
         sampled: bool,
+        /// A format whose channels are stored in another type than the
+        /// Sampled Type (`elem` is then that type: `image::Stored`).
+        stored: Option<super::image::Stored>,
     },
     /// `OpTypeSampledImage`: an image (`image`, an `Image` of Sampled 1)
     /// together with a sampler; its memory is the image's texels.
@@ -582,6 +585,13 @@ impl Module {
         spec: &HashMap<String, i64>,
     ) -> Result<Module, Located> {
         let mut m = Module::default();
+        // The cell types of converted image formats (`image::Stored`).
+        m.types
+            .insert(super::image::HALF.into(), Ty::Float { width: 16 });
+        m.types
+            .insert(super::image::U8.into(), Ty::Int { width: 8 });
+        m.types
+            .insert(super::image::U16.into(), Ty::Int { width: 16 });
         // Decorations and reflection first: constants need SpecIds and BuiltIns.
         for inst in insts {
             match inst.op {
@@ -804,21 +814,27 @@ impl Module {
                     // A float literal (decimal or hexadecimal, as spirv-as
                     // reads it: `1` for a float type is 1.0), its bits
                     // rounded to nearest even at the type's width.
-                    (Some(Tok::Int(n)), Some(w)) => {
-                        CVal::Int(crate::ir::numeric::parse_float(&n.to_string(), w).ok_or_else(
-                            || inst.err_at(1, format!("{}: expected a float literal", inst.name)),
-                        )?)
-                    }
+                    (Some(Tok::Int(n)), Some(w)) => CVal::Int(
+                        crate::ir::numeric::parse_float(&n.to_string(), w).ok_or_else(|| {
+                            inst.err_at(1, format!("{}: expected a float literal", inst.name))
+                        })?,
+                    ),
                     (Some(Tok::Float(text)), Some(w)) => {
                         CVal::Int(crate::ir::numeric::parse_float(text, w).ok_or_else(|| {
-                            inst.err_at(1, format!("{}: `{text}` is not a float literal", inst.name))
+                            inst.err_at(
+                                1,
+                                format!("{}: `{text}` is not a float literal", inst.name),
+                            )
                         })?)
                     }
                     (Some(Tok::Int(n)), None) => CVal::Int(as_i64(inst, *n, 1)?),
                     (Some(Tok::Float(_)), None) => {
                         return Err(inst.err_at(
                             1,
-                            format!("{}: a float literal for a type that is not a float", inst.name),
+                            format!(
+                                "{}: a float literal for a type that is not a float",
+                                inst.name
+                            ),
                         ));
                     }
                     _ => return Err(inst.err_at(1, format!("{}: expected a number", inst.name))),
@@ -1024,7 +1040,10 @@ impl Module {
         let get = |i: usize| -> Result<CVal, Located> {
             let id = inst.id(i)?;
             self.consts.get(id).cloned().ok_or_else(|| {
-                inst.err_at(i, format!("`%{id}` is not a constant defined before this line"))
+                inst.err_at(
+                    i,
+                    format!("`%{id}` is not a constant defined before this line"),
+                )
             })
         };
         let width_of = |i: usize| -> u32 {
@@ -1036,8 +1055,7 @@ impl Module {
         let rw = self.scalar_width(inst.id(0)?);
         let wrap = |v: i64| super::lower::wrap_const(v, rw);
         let index = |i: usize| -> Result<usize, Located> {
-            usize::try_from(inst.int(i)?)
-                .map_err(|_| inst.err_at(i, "expected an index".into()))
+            usize::try_from(inst.int(i)?).map_err(|_| inst.err_at(i, "expected an index".into()))
         };
         match opname.as_str() {
             "CompositeExtract" => {
@@ -1140,11 +1158,15 @@ impl Module {
         if let Some(f) = un {
             return Ok(map1(&get(2)?, &*f));
         }
-        let arith = |op: ArithOp| -> Box<dyn Fn(i64, i64) -> i64> { Box::new(move |a, b| wrap(op.apply(a, b))) };
+        let arith = |op: ArithOp| -> Box<dyn Fn(i64, i64) -> i64> {
+            Box::new(move |a, b| wrap(op.apply(a, b)))
+        };
         let uarith = |op: ArithOp| -> Box<dyn Fn(i64, i64) -> i64> {
             Box::new(move |a, b| wrap(op.apply(zext(a, w1u) as i64, zext(b, w1u) as i64)))
         };
-        let scmp = |c: Cmp| -> Box<dyn Fn(i64, i64) -> i64> { Box::new(move |a, b| i64::from(c.holds(a, b))) };
+        let scmp = |c: Cmp| -> Box<dyn Fn(i64, i64) -> i64> {
+            Box::new(move |a, b| i64::from(c.holds(a, b)))
+        };
         let ucmp = |c: Cmp| -> Box<dyn Fn(i64, i64) -> i64> {
             Box::new(move |a, b| i64::from(c.holds(zext(a, w1u), zext(b, w1u))))
         };
@@ -1165,7 +1187,9 @@ impl Module {
             "BitwiseXor" => arith(ArithOp::Xor),
             "ShiftLeftLogical" => arith(ArithOp::Shl),
             "ShiftRightArithmetic" => arith(ArithOp::Shr),
-            "ShiftRightLogical" => Box::new(move |a, b| wrap(ArithOp::Shr.apply(zext(a, w1u) as i64, b))),
+            "ShiftRightLogical" => {
+                Box::new(move |a, b| wrap(ArithOp::Shr.apply(zext(a, w1u) as i64, b)))
+            }
             "LogicalAnd" => Box::new(|a, b| i64::from(a != 0 && b != 0)),
             "LogicalOr" => Box::new(|a, b| i64::from(a != 0 || b != 0)),
             "LogicalEqual" => Box::new(|a, b| i64::from((a != 0) == (b != 0))),

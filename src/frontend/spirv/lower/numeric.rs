@@ -55,9 +55,8 @@ impl Gen<'_> {
 
     fn result_width(&self, inst: &Inst) -> R<u8> {
         let ty = inst.id(0)?;
-        self.float_width(ty).ok_or_else(|| {
-            inst.err_at(0, format!("{}: expected a float result type", inst.name))
-        })
+        self.float_width(ty)
+            .ok_or_else(|| inst.err_at(0, format!("{}: expected a float result type", inst.name)))
     }
 
     /// Lowers a numeric instruction; `None` when `inst` is not one.
@@ -87,7 +86,9 @@ impl Gen<'_> {
                 let w = self.result_width(inst)?;
                 let (a, b) = (arg(self, 1)?, arg(self, 2)?);
                 let b = match (&a, &b) {
-                    (Val::Comp(xs), Val::Int(_) | Val::Undef) => Val::Comp(vec![b.clone(); xs.len()]),
+                    (Val::Comp(xs), Val::Int(_) | Val::Undef) => {
+                        Val::Comp(vec![b.clone(); xs.len()])
+                    }
                     _ => b,
                 };
                 self.num(&a, &b, &dest, NumOp::FBin(FBin::Mul, w), inst)?
@@ -134,7 +135,11 @@ impl Gen<'_> {
                     inst,
                 )?
             }
-            Op::ConvertFToU | Op::ConvertFToS | Op::ConvertSToF | Op::ConvertUToF | Op::FConvert => {
+            Op::ConvertFToU
+            | Op::ConvertFToS
+            | Op::ConvertSToF
+            | Op::ConvertUToF
+            | Op::FConvert => {
                 let from = self.width_of_operand(inst, 1)?;
                 let to = self.scalar_width(inst.id(0)?);
                 let c = match inst.op {
@@ -223,7 +228,13 @@ impl Gen<'_> {
         super::leaves_of(b, &mut ys);
         let mut acc: Option<Val> = None;
         for (k, (x, y)) in xs.iter().zip(&ys).enumerate() {
-            let p = self.num(x, y, &format!("{dest}.p{k}"), NumOp::FBin(FBin::Mul, w), inst)?;
+            let p = self.num(
+                x,
+                y,
+                &format!("{dest}.p{k}"),
+                NumOp::FBin(FBin::Mul, w),
+                inst,
+            )?;
             acc = Some(match acc {
                 None => p,
                 Some(s) => {
@@ -268,11 +279,23 @@ impl Gen<'_> {
             Val::Comp(_) => shifted,
             _ => shape(&shifted, &base),
         };
-        let mask = self.binop(&shifted, &Val::Int(1), &format!("{dest}.m2"), ArithOp::Sub, inst)?;
+        let mask = self.binop(
+            &shifted,
+            &Val::Int(1),
+            &format!("{dest}.m2"),
+            ArithOp::Sub,
+            inst,
+        )?;
         if let Some(ins) = ins {
             // (base & !(mask << offset)) | ((insert << offset) & (mask << offset))
             let at = self.binop(&mask, &offset, &format!("{dest}.m3"), ArithOp::Shl, inst)?;
-            let keep = self.binop(&at, &Val::Int(-1), &format!("{dest}.m4"), ArithOp::Xor, inst)?;
+            let keep = self.binop(
+                &at,
+                &Val::Int(-1),
+                &format!("{dest}.m4"),
+                ArithOp::Xor,
+                inst,
+            )?;
             let kept = self.binop(&base, &keep, &format!("{dest}.k"), ArithOp::And, inst)?;
             let moved = self.binop(&ins, &offset, &format!("{dest}.i1"), ArithOp::Shl, inst)?;
             let put = self.binop(&moved, &at, &format!("{dest}.i2"), ArithOp::And, inst)?;
@@ -287,7 +310,13 @@ impl Gen<'_> {
         }
         // Sign-extend from bit count - 1: (field ^ top) - top, top = 1 << (count - 1)
         // (count 0 gives 0).
-        let cm1 = self.binop(&count, &Val::Int(1), &format!("{dest}.c1"), ArithOp::Sub, inst)?;
+        let cm1 = self.binop(
+            &count,
+            &Val::Int(1),
+            &format!("{dest}.c1"),
+            ArithOp::Sub,
+            inst,
+        )?;
         let top = self.binop(&one, &cm1, &format!("{dest}.t"), ArithOp::Shl, inst)?;
         let top = match &top {
             Val::Comp(_) => top,
@@ -340,9 +369,11 @@ impl Gen<'_> {
             "Degrees" | "degrees" => Some(FUn::Degrees),
             _ => None,
         };
-        let arg = |k: usize| args.get(k).cloned().ok_or_else(|| {
-            inst.err(format!("`{name}`: expected at least {} operands", k + 1))
-        });
+        let arg = |k: usize| {
+            args.get(k)
+                .cloned()
+                .ok_or_else(|| inst.err(format!("`{name}`: expected at least {} operands", k + 1)))
+        };
         if let Some(op) = un {
             let w = self.result_width(inst)?;
             return Ok(Some(self.un(&arg(0)?, dest, NumOp::FUn(op, w), inst)?));
@@ -401,7 +432,13 @@ impl Gen<'_> {
             "Fma" | "fma" | "mad" => {
                 let w = self.result_width(inst)?;
                 let (a, b, c) = (arg(0)?, arg(1)?, arg(2)?);
-                let p = self.num(&a, &b, &format!("{dest}.p"), NumOp::FBin(FBin::Mul, w), inst)?;
+                let p = self.num(
+                    &a,
+                    &b,
+                    &format!("{dest}.p"),
+                    NumOp::FBin(FBin::Mul, w),
+                    inst,
+                )?;
                 self.num(&p, &c, dest, NumOp::FBin(FBin::Add, w), inst)?
             }
             "Length" | "length" => {
@@ -421,8 +458,18 @@ impl Gen<'_> {
             }
             "UnpackHalf2x16" => {
                 let v = arg(0)?;
-                let lo = self.un(&v, &format!("{dest}.0"), NumOp::Conv(Conv::UnpackHalf { high: false }), inst)?;
-                let hi = self.un(&v, &format!("{dest}.1"), NumOp::Conv(Conv::UnpackHalf { high: true }), inst)?;
+                let lo = self.un(
+                    &v,
+                    &format!("{dest}.0"),
+                    NumOp::Conv(Conv::UnpackHalf { high: false }),
+                    inst,
+                )?;
+                let hi = self.un(
+                    &v,
+                    &format!("{dest}.1"),
+                    NumOp::Conv(Conv::UnpackHalf { high: true }),
+                    inst,
+                )?;
                 Val::Comp(vec![lo, hi])
             }
             "PackUnorm4x8" | "PackSnorm4x8" | "PackUnorm2x16" | "PackSnorm2x16" => {
@@ -433,7 +480,13 @@ impl Gen<'_> {
                 super::leaves_of(&v, &mut xs);
                 let mut acc = Val::Int(0);
                 for (k, x) in xs.iter().enumerate() {
-                    let f = self.un(x, &format!("{dest}.n{k}"), NumOp::Conv(Conv::ToNorm { signed, bits }), inst)?;
+                    let f = self.un(
+                        x,
+                        &format!("{dest}.n{k}"),
+                        NumOp::Conv(Conv::ToNorm { signed, bits }),
+                        inst,
+                    )?;
+                    let f = self.unsigned(&f, u32::from(bits), &format!("{dest}.z{k}"), inst)?;
                     let at = Val::Int(i64::from(bits) * k as i64);
                     let moved = self.binop(&f, &at, &format!("{dest}.s{k}"), ArithOp::Shl, inst)?;
                     acc = self.binop(&acc, &moved, &format!("{dest}.o{k}"), ArithOp::Or, inst)?;
@@ -448,7 +501,12 @@ impl Gen<'_> {
                 for k in 0..(32 / bits) {
                     let at = Val::Int(i64::from(bits) * i64::from(k));
                     let down = self.binop(&v, &at, &format!("{dest}.d{k}"), ArithOp::Shr, inst)?;
-                    out.push(self.un(&down, &format!("{dest}.{k}"), NumOp::Conv(Conv::FromNorm { signed, bits }), inst)?);
+                    out.push(self.un(
+                        &down,
+                        &format!("{dest}.{k}"),
+                        NumOp::Conv(Conv::FromNorm { signed, bits }),
+                        inst,
+                    )?);
                 }
                 Val::Comp(out)
             }
@@ -467,10 +525,16 @@ impl Gen<'_> {
     }
 
     /// A refusal of a float function vkmm does not lower.
-    pub(super) fn float_refusal(&self, inst: &Inst, name: &str) -> crate::frontend::spirv::syntax::Located {
+    pub(super) fn float_refusal(
+        &self,
+        inst: &Inst,
+        name: &str,
+    ) -> crate::frontend::spirv::syntax::Located {
         unsupported(
             inst,
-            &format!("vkmm does not lower the extended instruction `{name}` (docs/format-spirv.md, \"Floating point\")"),
+            &format!(
+                "vkmm does not lower the extended instruction `{name}` (docs/format-spirv.md, \"Floating point\")"
+            ),
         )
     }
 }
