@@ -222,7 +222,8 @@ fn compile_errors_and_header_errors_are_at_the_shader_line() {
     assert!(stderr.contains("%nothing"), "{stderr}");
     // A construct vkmm does not lower: at the line of the shader it came
     // from (the compiler's OpLine), naming the instruction.
-    let float = "#version 450\nlayout(local_size_x = 1) in;\nlayout(binding = 0) buffer B { uint x; } b;\nvoid main() {\n  float f = 1.5;\n  b.x = uint(f);\n}\n";
+    // (GLSL.std.450 Modf of a runtime float.)
+    let float = "#version 450\nlayout(local_size_x = 1) in;\nlayout(binding = 0) buffer B { uint x; } b;\nvoid main() {\n  float f = float(b.x); float i;\n  b.x = uint(modf(f, i));\n}\n";
     std::fs::write(&f, float).unwrap();
     let (code, _, stderr) = out(&vkmm(&["check", &f.display().to_string()], None));
     assert_eq!(code, Some(2), "{stderr}");

@@ -267,7 +267,7 @@ fn cases(dir: &Path, csv: &str, property: Property, opts: Options, flipped: &[&s
             let name = row.path.display().to_string();
             let flip = flipped.iter().any(|f| name.ends_with(f));
             Case {
-                program: vkmm::frontend::load_with(&row.path, opts)
+                program: vkmm::frontend::load_with(&row.path, opts.clone())
                     .unwrap_or_else(|e| panic!("{e}")),
                 name,
                 property,
@@ -305,7 +305,7 @@ fn all_cases(top: File) -> Vec<Case> {
             &dir,
             "OPENCL-expected.csv",
             Property::Condition,
-            shared,
+            shared.clone(),
             flipped,
         ));
         out.extend(cases(

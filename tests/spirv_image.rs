@@ -188,7 +188,7 @@ fn unsupported_dims_formats_and_sampled_images_are_refused_at_the_operand() {
         "Buffer 0 0 0 2 Rgba8ui",
         "%imgT",
         42,
-        "unsupported construct `OpTypeImage`: Image Format Rgba8ui; vkmm reads integer texels of 32 or 64 bits a channel (Unknown, R32i, R32ui, R64i, R64ui, Rg32i, Rg32ui, Rgba32i, Rgba32ui)",
+        "unsupported construct `OpTypeImage`: Image Format Rgba8ui; vkmm reads texels stored as the Sampled Type, integers of 32 or 64 bits or 32-bit floats a channel (Unknown, R32i, R32ui, R64i, R64ui, Rg32i, Rg32ui, Rgba32i, Rgba32ui, R32f, Rg32f, Rgba32f), and the converted formats Rgba16f, Rg16f, R16f, Rgba8, Rg8, R8, Rgba8Snorm, Rgba16, Rg16, R16",
     );
     error(
         "image-mp.spvasm",

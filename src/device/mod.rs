@@ -22,8 +22,8 @@ pub mod spirv;
 pub mod vk;
 
 use crate::ir::{
-    CondExpr, Condition, Dialect, Instruction, OpKind, Operand, Program, Quantifier, Scope, Stmt,
-    TestKind,
+    CondExpr, Condition, Dialect, Instruction, OpKind, Operand, Program, Quantifier, RmwOp, Scope,
+    Stmt, TestKind,
 };
 use std::collections::BTreeMap;
 use std::fmt;
@@ -610,6 +610,20 @@ fn check_expressible(program: &Program) -> Result<(), Unsupported> {
             let at = |line: usize, text: &str| format!("P{} line {line}: {text}", t.id);
             match s {
                 Stmt::Op(i) => check_instruction(i, &at(i.source.line, &i.source.text))?,
+                Stmt::Assign {
+                    op: crate::ir::ArithOp::Num(op),
+                    source,
+                    ..
+                } => {
+                    return Err(unsupported(
+                        Reason::Values,
+                        format!(
+                            "{}: the device shader has no `{}` (floating point and bit operations stay on the model's side)",
+                            at(source.line, &source.text),
+                            op.name()
+                        ),
+                    ));
+                }
                 Stmt::Branch { a, b, source, .. } | Stmt::Assign { a, b, source, .. } => {
                     for o in [a, b] {
                         if let Operand::Const(v) = o
@@ -636,6 +650,14 @@ fn check_expressible(program: &Program) -> Result<(), Unsupported> {
 }
 
 fn check_instruction(i: &Instruction, at: &str) -> Result<(), Unsupported> {
+    if matches!(i.rmw_op, RmwOp::FAdd | RmwOp::FMin | RmwOp::FMax) && i.is_write() {
+        return Err(unsupported(
+            Reason::Values,
+            format!(
+                "{at}: float atomics stay on the model's side (the device shader computes on 32-bit integers)"
+            ),
+        ));
+    }
     let sem = &i.semantics;
     let scope_ok = |s: Scope| {
         matches!(

@@ -974,6 +974,9 @@ impl<'a> Gen<'a> {
                 };
                 self.b.select(u, None, nz, v, zero).unwrap()
             }
+            // `check_expressible` refuses programs with these before a
+            // shader is built; the value is never used.
+            ArithOp::Num(_) => zero,
         }
     }
 
@@ -1081,6 +1084,8 @@ impl<'a> Gen<'a> {
                     RmwOp::Max => self.b.atomic_s_max(u, None, ptr, sc, sem, v),
                     RmwOp::UMin => self.b.atomic_u_min(u, None, ptr, sc, sem, v),
                     RmwOp::UMax => self.b.atomic_u_max(u, None, ptr, sc, sem, v),
+                    // Refused by `check_instruction` before a shader is built.
+                    RmwOp::FAdd | RmwOp::FMin | RmwOp::FMax => Ok(v),
                     RmwOp::CompareExchange => {
                         let cmp = match &i.expected {
                             Some(o) => self.operand(t, o),

@@ -12,6 +12,7 @@ pub mod bytes;
 mod condition;
 pub mod host;
 pub mod interlock;
+pub mod numeric;
 mod query;
 pub mod shadercall;
 mod symbols;
@@ -738,6 +739,14 @@ pub enum RmwOp {
     /// `atomic_compare_exchange_*`): writes the operand only when the value
     /// read equals [`Instruction::expected`]; otherwise the event is a read only.
     CompareExchange,
+    /// Float addition, minimum and maximum of the instruction's
+    /// [`Instruction::width`] (32 without one) on the values' bits
+    /// (`OpAtomicFAddEXT`, `OpAtomicFMinEXT`, `OpAtomicFMaxEXT`;
+    /// [`numeric`]): the sum correctly rounded, the minimum and maximum
+    /// as NMin / NMax (a NaN operand gives the other).
+    FAdd,
+    FMin,
+    FMax,
 }
 
 impl RmwOp {
@@ -760,6 +769,15 @@ impl RmwOp {
             RmwOp::UMin if unsigned(operand) < unsigned(old) => operand,
             RmwOp::UMax if unsigned(operand) > unsigned(old) => operand,
             RmwOp::UMin | RmwOp::UMax => old,
+            RmwOp::FAdd | RmwOp::FMin | RmwOp::FMax => {
+                let op = match self {
+                    RmwOp::FAdd => numeric::FBin::Add,
+                    RmwOp::FMin => numeric::FBin::NMin,
+                    _ => numeric::FBin::NMax,
+                };
+                let w = width.unwrap_or(32);
+                numeric::NumOp::FBin(op, w).apply(old, operand)
+            }
         };
         let shift = 64 - bits;
         (v << shift) >> shift
@@ -797,6 +815,9 @@ pub enum ArithOp {
     /// Remainder with the sign of the divisor (SPIR-V `OpSMod`: "the sign
     /// of the result is the sign of Operand 2"; by zero: 0).
     Mod,
+    /// Floating point, conversions and integer bit operations on the bits
+    /// of values of a width ([`numeric`]); the SPIR-V front end emits them.
+    Num(numeric::NumOp),
 }
 
 impl ArithOp {
@@ -823,6 +844,7 @@ impl ArithOp {
                 Some(r) => r,
                 None => 0,
             },
+            ArithOp::Num(op) => op.apply(a, b),
         }
     }
 }

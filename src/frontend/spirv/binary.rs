@@ -138,6 +138,7 @@ fn render(insts: &[Instruction]) -> String {
     // Integer types (width, signed), the type of every result, and the
     // extended instruction sets.
     let mut ints: HashMap<u32, (u32, bool)> = HashMap::new();
+    let mut floats: HashMap<u32, u8> = HashMap::new();
     let mut type_of: HashMap<u32, u32> = HashMap::new();
     let mut sets: HashMap<u32, String> = HashMap::new();
     let mut out = String::new();
@@ -147,6 +148,12 @@ fn render(insts: &[Instruction]) -> String {
             && let [Operand::LiteralBit32(w), Operand::LiteralBit32(s)] = inst.operands.as_slice()
         {
             ints.insert(r, (*w, *s != 0));
+        }
+        if let (spirv::Op::TypeFloat, Some(r), Some(Operand::LiteralBit32(w))) =
+            (op, inst.result_id, inst.operands.first())
+            && matches!(w, 16 | 32 | 64)
+        {
+            floats.insert(r, *w as u8);
         }
         if let (spirv::Op::ExtInstImport, Some(r), Some(Operand::LiteralString(s))) =
             (op, inst.result_id, inst.operands.first())
@@ -166,6 +173,14 @@ fn render(insts: &[Instruction]) -> String {
             _ => None,
         }
         .and_then(|t| ints.get(&t).copied());
+        // A float constant's literal is its bits: written as the exact
+        // hexadecimal float the text reader takes back (`numeric::parse_float`).
+        let float_type = match op {
+            spirv::Op::Constant | spirv::Op::SpecConstant => {
+                inst.result_type.and_then(|t| floats.get(&t).copied())
+            }
+            _ => None,
+        };
         let mut line = String::new();
         if let Some(r) = inst.result_id {
             line.push_str(&id(r));
@@ -183,7 +198,15 @@ fn render(insts: &[Instruction]) -> String {
         };
         for operand in &inst.operands {
             line.push(' ');
-            line.push_str(&operand_text(operand, &id, literal_type, set));
+            match (float_type, operand) {
+                (Some(w), Operand::LiteralBit32(v)) => {
+                    line.push_str(&crate::ir::numeric::hex_float(i64::from(*v), w));
+                }
+                (Some(w), Operand::LiteralBit64(v)) => {
+                    line.push_str(&crate::ir::numeric::hex_float(*v as i64, w));
+                }
+                _ => line.push_str(&operand_text(operand, &id, literal_type, set)),
+            }
         }
         out.push_str(&line);
         out.push('\n');

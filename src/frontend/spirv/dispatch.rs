@@ -100,7 +100,7 @@ pub(super) fn grid(
             "a workgroup of {size} invocations cannot be split into subgroups of {per_subgroup}: choose a --subgroup-size that divides the workgroup size"
         )));
     }
-    let total = size.checked_mul(count).unwrap_or(usize::MAX);
+    let total = size.saturating_mul(count);
     if total > MAX_INVOCATIONS {
         let origin = if shader.local_size.is_some() || shader.workgroups.is_some() {
             "the command line asks for".to_string()

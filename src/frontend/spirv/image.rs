@@ -14,8 +14,8 @@
 use super::module::{Ty, unsupported};
 use super::syntax::{Inst, Located, Tok};
 
-/// The image formats vkmm reads and their channels: integer channels of
-/// the sampled type's width, or Unknown (one channel). Each channel of a
+/// The image formats vkmm reads and their channels: integer or 32-bit
+/// float channels of the sampled type's width, or Unknown (one channel). Each channel of a
 /// texel is one scalar of the sampled type: its own memory locations ("A
 /// memory location identifies unique storage for 8 bits of data. Memory
 /// operations access a set of memory locations consisting of one or more
@@ -31,6 +31,80 @@ const FORMATS: &[(&str, usize)] = &[
     ("Rg32ui", 2),
     ("Rgba32i", 4),
     ("Rgba32ui", 4),
+    ("R32f", 1),
+    ("Rg32f", 2),
+    ("Rgba32f", 4),
+];
+
+/// How the texels of a format whose channels are not stored as the
+/// Sampled Type are kept: each channel a cell of the format's own width
+/// (a 16-bit float, an 8- or 16-bit normalised integer), converted to the
+/// 32-bit float Sampled Type on a read and back on a write (Vulkan,
+/// "Texel Input Operations" / "Texel Output Operations": a 16-bit float
+/// channel widens exactly; a write rounds to nearest even; a normalised
+/// channel is "f / (2^b - 1)" (unsigned) or "max(f / (2^(b-1) - 1), -1)"
+/// (signed) on a read and "round(clamp(c, 0, 1) * (2^b - 1))" (unsigned)
+/// or "round(clamp(c, -1, 1) * (2^(b-1) - 1))" (signed) on a write).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Stored {
+    Half,
+    Unorm(u8),
+    Snorm(u8),
+}
+
+/// The types of the cells of [`Stored`] formats, which no instruction of
+/// the module declares (`Module::read` adds them).
+pub(super) const HALF: &str = "vkmm.half";
+pub(super) const U8: &str = "vkmm.u8";
+pub(super) const U16: &str = "vkmm.u16";
+
+impl Stored {
+    /// The type id of a channel's cell.
+    pub fn elem(self) -> &'static str {
+        match self {
+            Stored::Half => HALF,
+            Stored::Unorm(8) | Stored::Snorm(8) => U8,
+            _ => U16,
+        }
+    }
+    /// A channel's bits to the 32-bit float read.
+    pub fn read(self) -> crate::ir::numeric::NumOp {
+        use crate::ir::numeric::{Conv, NumOp};
+        match self {
+            Stored::Half => NumOp::Conv(Conv::FConvert { from: 16, to: 32 }),
+            Stored::Unorm(bits) => NumOp::Conv(Conv::FromNorm {
+                signed: false,
+                bits,
+            }),
+            Stored::Snorm(bits) => NumOp::Conv(Conv::FromNorm { signed: true, bits }),
+        }
+    }
+    /// A 32-bit float written to a channel's bits.
+    pub fn write(self) -> crate::ir::numeric::NumOp {
+        use crate::ir::numeric::{Conv, NumOp};
+        match self {
+            Stored::Half => NumOp::Conv(Conv::FConvert { from: 32, to: 16 }),
+            Stored::Unorm(bits) => NumOp::Conv(Conv::ToNorm {
+                signed: false,
+                bits,
+            }),
+            Stored::Snorm(bits) => NumOp::Conv(Conv::ToNorm { signed: true, bits }),
+        }
+    }
+}
+
+/// The formats whose channels are converted, their channels and storage.
+const CONVERTED: &[(&str, usize, Stored)] = &[
+    ("Rgba16f", 4, Stored::Half),
+    ("Rg16f", 2, Stored::Half),
+    ("R16f", 1, Stored::Half),
+    ("Rgba8", 4, Stored::Unorm(8)),
+    ("Rg8", 2, Stored::Unorm(8)),
+    ("R8", 1, Stored::Unorm(8)),
+    ("Rgba8Snorm", 4, Stored::Snorm(8)),
+    ("Rgba16", 4, Stored::Unorm(16)),
+    ("Rg16", 2, Stored::Unorm(16)),
+    ("R16", 1, Stored::Unorm(16)),
 ];
 
 /// An operand that is an enumerant: its name (the text spells words, a
@@ -71,10 +145,13 @@ fn enumerant(inst: &Inst, i: usize, names: &[(i128, &'static str)]) -> Result<St
 /// Each (x, y, z, layer, sample) names its own texel.
 pub(super) fn image_type(inst: &Inst, sampled_elem: Option<&Ty>) -> Result<Ty, Located> {
     let elem = inst.id(0)?.to_string();
-    if !matches!(sampled_elem, Some(Ty::Int { width: 32 | 64 })) {
+    if !matches!(
+        sampled_elem,
+        Some(Ty::Int { width: 32 | 64 } | Ty::Float { width: 32 })
+    ) {
         return Err(unsupported(
             inst,
-            "vkmm reads storage images of 32- or 64-bit integer texels (Sampled Type an OpTypeInt); it has no floating point",
+            "vkmm reads images of 32- or 64-bit integer texels or 32-bit float texels (Sampled Type an OpTypeInt, or an OpTypeFloat 32)",
         ));
     }
     let dim = enumerant(
@@ -137,6 +214,19 @@ pub(super) fn image_type(inst: &Inst, sampled_elem: Option<&Ty>) -> Result<Ty, L
         6,
         &[
             (0, "Unknown"),
+            (1, "Rgba32f"),
+            (2, "Rgba16f"),
+            (3, "R32f"),
+            (4, "Rgba8"),
+            (5, "Rgba8Snorm"),
+            (6, "Rg32f"),
+            (7, "Rg16f"),
+            (9, "R16f"),
+            (10, "Rgba16"),
+            (13, "Rg16"),
+            (14, "Rg8"),
+            (15, "R16"),
+            (16, "R8"),
             (21, "Rgba32i"),
             (24, "R32i"),
             (25, "Rg32i"),
@@ -147,18 +237,37 @@ pub(super) fn image_type(inst: &Inst, sampled_elem: Option<&Ty>) -> Result<Ty, L
             (41, "R64i"),
         ],
     )?;
+    if let Some((_, channels, stored)) = CONVERTED.iter().find(|(f, _, _)| *f == format) {
+        if !matches!(sampled_elem, Some(Ty::Float { width: 32 })) {
+            return Err(inst.err_at(
+                0,
+                format!("unsupported construct `OpTypeImage`: Image Format {format} with a Sampled Type other than a 32-bit float (vkmm converts its channels to and from 32-bit floats)"),
+            ));
+        }
+        return Ok(Ty::Image {
+            elem: stored.elem().to_string(),
+            dims,
+            channels: *channels,
+            ms,
+            dim,
+            arrayed,
+            sampled,
+            stored: Some(*stored),
+        });
+    }
     let Some((_, channels)) = FORMATS.iter().find(|(f, _)| *f == format) else {
         let names: Vec<&str> = FORMATS.iter().map(|(f, _)| *f).collect();
         return Err(inst.err_at(
             6,
             format!(
-                "unsupported construct `OpTypeImage`: Image Format {format}; vkmm reads integer texels of 32 or 64 bits a channel ({})",
-                names.join(", ")
+                "unsupported construct `OpTypeImage`: Image Format {format}; vkmm reads texels stored as the Sampled Type, integers of 32 or 64 bits or 32-bit floats a channel ({}), and the converted formats {}",
+                names.join(", "),
+                CONVERTED.iter().map(|(f, _, _)| *f).collect::<Vec<_>>().join(", ")
             ),
         ));
     };
     let width = match sampled_elem {
-        Some(Ty::Int { width }) => *width,
+        Some(Ty::Int { width } | Ty::Float { width }) => *width,
         _ => 32,
     };
     if (format.contains("64") && width != 64) || (format.contains("32") && width != 32) {
@@ -177,6 +286,7 @@ pub(super) fn image_type(inst: &Inst, sampled_elem: Option<&Ty>) -> Result<Ty, L
         dim,
         arrayed,
         sampled,
+        stored: None,
     })
 }
 
@@ -274,10 +384,10 @@ pub(super) fn check_extents(ty: &Ty, name: &str, extents: &[usize]) -> Result<()
 /// @Input by `check_extents`.
 pub(super) fn tensor_type(inst: &Inst, m: &super::module::Module) -> Result<Ty, Located> {
     let elem = inst.id(0)?.to_string();
-    if !matches!(m.ty(&elem), Some(Ty::Int { .. })) {
+    if !matches!(m.ty(&elem), Some(Ty::Int { .. } | Ty::Float { .. })) {
         return Err(inst.err_at(
             0,
-            "unsupported construct `OpTypeTensorARM`: vkmm reads tensors of integer elements (Element Type an OpTypeInt); it has no floating point".into(),
+            "unsupported construct `OpTypeTensorARM`: vkmm reads tensors of integer or float elements (Element Type an OpTypeInt or OpTypeFloat)".into(),
         ));
     }
     if inst.operands.len() < 2 {

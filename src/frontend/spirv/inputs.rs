@@ -259,7 +259,7 @@ fn skeleton(m: &Module, ty: &str, len: usize, depth: usize) -> Result<Init, Stri
         return Err("types nest too deeply".into());
     }
     Ok(match m.ty(ty) {
-        Some(Ty::Bool | Ty::Int { .. } | Ty::Float) => Init::Num(0),
+        Some(Ty::Bool | Ty::Int { .. } | Ty::Float { .. }) => Init::Num(0),
         Some(Ty::Vector { elem, n }) => Init::List(
             (0..*n)
                 .map(|_| skeleton(m, elem, len, depth + 1))

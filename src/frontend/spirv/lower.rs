@@ -22,6 +22,7 @@ use std::collections::HashMap;
 mod bytes;
 mod coop;
 mod image;
+mod numeric;
 pub(super) use coop::CoopUse;
 
 type R<T> = Result<T, Located>;
@@ -663,8 +664,7 @@ impl<'a> Gen<'a> {
                     .map(|(k, m)| self.regs_like(m, &format!("{name}.{k}"), inst))
                     .collect::<R<_>>()?,
             ),
-            Some(Ty::Bool | Ty::Int { .. }) => Val::Reg(name.to_string()),
-            Some(Ty::Float) => return Err(unsupported(inst, "vkmm's IR has no floating point")),
+            Some(Ty::Bool | Ty::Int { .. } | Ty::Float { .. }) => Val::Reg(name.to_string()),
             Some(Ty::Pointer { .. }) => {
                 return Err(unsupported(inst, "a pointer held in a register"));
             }
@@ -1315,7 +1315,10 @@ impl<'a> Gen<'a> {
             | Op::AtomicUMax
             | Op::AtomicAnd
             | Op::AtomicOr
-            | Op::AtomicXor => {
+            | Op::AtomicXor
+            | Op::AtomicFAddEXT
+            | Op::AtomicFMinEXT
+            | Op::AtomicFMaxEXT => {
                 self.atomic(fr, inst)?;
             }
             Op::ControlBarrier => {
@@ -1347,39 +1350,10 @@ impl<'a> Gen<'a> {
                 let v = self.ext_inst(fr, inst)?;
                 self.bind(fr, inst, v)?;
             }
-            Op::UMulExtended | Op::SMulExtended | Op::IAddCarry | Op::ISubBorrow => {
-                let (a, b) = (self.val(fr, inst, 1)?, self.val(fr, inst, 2)?);
-                let name = self.reg_name(fr, inst.result_id()?);
-                let op = match inst.op {
-                    Op::IAddCarry => ArithOp::Add,
-                    Op::ISubBorrow => ArithOp::Sub,
-                    _ => ArithOp::Mul,
-                };
-                let full = self.binop(&a, &b, &format!("{name}.full"), op, inst)?;
-                let lo = self.binop(
-                    &full,
-                    &Val::Int(0xFFFF_FFFF),
-                    &format!("{name}.0"),
-                    ArithOp::And,
-                    inst,
-                )?;
-                let hi = self.binop(
-                    &full,
-                    &Val::Int(32),
-                    &format!("{name}.1"),
-                    ArithOp::Shr,
-                    inst,
-                )?;
-                self.bind(fr, inst, Val::Comp(vec![lo, hi]))?;
-            }
-            Op::BitCount => {
-                let v = match self.val(fr, inst, 1)? {
-                    Val::Int(x) => Val::Int(i64::from((x as u32).count_ones())),
-                    _ => return Err(unsupported(inst, "bit counts of runtime values")),
-                };
-                self.bind(fr, inst, v)?;
-            }
             _ => {
+                if let Some(v) = self.numeric(fr, inst)? {
+                    return self.bind(fr, inst, v);
+                }
                 let name = inst.name.as_str();
                 let why = if name == "OpMemoryNamedBarrier" || name == "OpNamedBarrierInitialize" {
                     // The appendix names it ("OpControlBarrier, OpMemoryBarrier,
@@ -1414,7 +1388,7 @@ impl<'a> Gen<'a> {
                     || name == "OpIsInf"
                     || name.contains("Dot")
                 {
-                    "vkmm's IR has no floating point"
+                    "vkmm does not lower this floating-point instruction (docs/format-spirv.md, \"Floating point\", lists those it does)"
                 } else if name.starts_with("OpGroup") || name.contains("Subgroup") {
                     "vkmm's IR has no subgroup operations"
                 } else {
@@ -2342,6 +2316,9 @@ impl<'a> Gen<'a> {
             Op::AtomicUMax => (OpKind::Rmw, RmwOp::UMax),
             Op::AtomicAnd => (OpKind::Rmw, RmwOp::And),
             Op::AtomicOr => (OpKind::Rmw, RmwOp::Or),
+            Op::AtomicFAddEXT => (OpKind::Rmw, RmwOp::FAdd),
+            Op::AtomicFMinEXT => (OpKind::Rmw, RmwOp::FMin),
+            Op::AtomicFMaxEXT => (OpKind::Rmw, RmwOp::FMax),
             _ => (OpKind::Rmw, RmwOp::Xor),
         };
         let (operand, expected, failure) = match inst.op {
@@ -2422,6 +2399,29 @@ impl<'a> Gen<'a> {
                 inst.name
             ))
         };
+        if let Some(v) = self.float_function(&name, &args, inst, &dest)? {
+            return Ok(v);
+        }
+        if matches!(name.as_str(), "SClamp" | "UClamp" | "s_clamp" | "u_clamp") {
+            // clamp(x, lo, hi) = min(max(x, lo), hi).
+            let [x, lo, hi] = args.as_slice() else {
+                return Err(ext_err());
+            };
+            let unsigned = name.starts_with('U') || name.starts_with("u_");
+            let width = self.width_of_type(inst.id(0)?);
+            let pick = |g: &mut Self, a: &Val, b: &Val, cmp: Cmp, d: &str| -> R<Val> {
+                let c = if unsigned {
+                    let ua = g.unsigned(a, width, &format!("{d}.ua"), inst)?;
+                    let ub = g.unsigned(b, width, &format!("{d}.ub"), inst)?;
+                    g.compare(&ua, &ub, cmp, inst)?
+                } else {
+                    g.compare(a, b, cmp, inst)?
+                };
+                g.select(&c, a, b, d, inst)
+            };
+            let m = pick(self, x, lo, Cmp::Gt, &format!("{dest}.lo"))?;
+            return pick(self, &m, hi, Cmp::Lt, &dest);
+        }
         let cmp = match name.as_str() {
             "SMax" | "UMax" | "s_max" | "u_max" => Cmp::Gt,
             "SMin" | "UMin" | "s_min" | "u_min" => Cmp::Lt,
@@ -2444,6 +2444,9 @@ impl<'a> Gen<'a> {
                     }
                     _ => Err(ext_err()),
                 };
+            }
+            _ if self.float_width(inst.id(0)?).is_some() => {
+                return Err(self.float_refusal(inst, &name));
             }
             _ => return Err(ext_err()),
         };

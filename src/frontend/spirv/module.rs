@@ -20,7 +20,11 @@ pub(super) enum Ty {
     Int {
         width: u32,
     },
-    Float,
+    /// An IEEE-754 binary float of 16, 32 or 64 bits, kept as its bits
+    /// (`crate::ir::numeric`).
+    Float {
+        width: u32,
+    },
     Vector {
         elem: String,
         n: usize,
@@ -64,6 +68,9 @@ pub(super) enum Ty {
         /// Sampled 1: compatible with sampling operations, not with
         /// `OpImageRead`/`OpImageWrite`.
         sampled: bool,
+        /// A format whose channels are stored in another type than the
+        /// Sampled Type (`elem` is then that type: `image::Stored`).
+        stored: Option<super::image::Stored>,
     },
     /// `OpTypeSampledImage`: an image (`image`, an `Image` of Sampled 1)
     /// together with a sampler; its memory is the image's texels.
@@ -246,11 +253,11 @@ impl Module {
         self.types.get(id)
     }
 
-    /// The width of an integer type; 64 (values kept as they are) for any
-    /// other type.
+    /// The width of an integer or float type; 64 (values kept as they
+    /// are) for any other type.
     pub fn int_width(&self, ty: &str) -> u32 {
         match self.ty(ty) {
-            Some(Ty::Int { width }) => *width,
+            Some(Ty::Int { width } | Ty::Float { width }) => *width,
             _ => 64,
         }
     }
@@ -283,7 +290,7 @@ impl Module {
         Some(match self.ty(ty)? {
             Ty::Bool => 4,
             Ty::Int { width } => i64::from(*width / 8).max(1),
-            Ty::Float => 4,
+            Ty::Float { width } => i64::from(*width / 8).max(1),
             Ty::Vector { elem, n } => self.size_of(elem)? * *n as i64,
             Ty::Array { elem, len } => self.stride(ty, elem)? * *len as i64,
             Ty::Struct { members } => {
@@ -362,7 +369,7 @@ impl Module {
             items.and_then(|v| v.get(i))
         }
         match self.ty(ty) {
-            Some(Ty::Bool | Ty::Int { .. } | Ty::Float) => {
+            Some(Ty::Bool | Ty::Int { .. } | Ty::Float { .. }) => {
                 let value = match init {
                     None => 0,
                     Some(Init::Num(v)) => *v,
@@ -398,7 +405,7 @@ impl Module {
             }
             Some(Ty::RuntimeArray { elem }) => {
                 let items = list(None)?;
-                let len = items.map_or(1, |v| v.len());
+                let len = runtime_array_len(items);
                 let stride = self.stride(ty, elem).ok_or("an array of an opaque type")?;
                 for i in 0..len {
                     path.push(i);
@@ -612,6 +619,13 @@ impl Module {
             local: grid.local.map(|d| i64::try_from(d).unwrap_or(1)),
             ..Module::default()
         };
+        // The cell types of converted image formats (`image::Stored`).
+        m.types
+            .insert(super::image::HALF.into(), Ty::Float { width: 16 });
+        m.types
+            .insert(super::image::U8.into(), Ty::Int { width: 8 });
+        m.types
+            .insert(super::image::U16.into(), Ty::Int { width: 16 });
         // Decorations and reflection first: constants need SpecIds and BuiltIns.
         for inst in insts {
             match inst.op {
@@ -739,7 +753,18 @@ impl Module {
             Op::TypeInt => Some(Ty::Int {
                 width: u32::try_from(inst.int(0)?).unwrap_or(32),
             }),
-            Op::TypeFloat => Some(Ty::Float),
+            Op::TypeFloat => {
+                let width = inst.int(0)?;
+                if !matches!(width, 16 | 32 | 64) || inst.operands.len() > 1 {
+                    return Err(unsupported(
+                        inst,
+                        "vkmm reads IEEE-754 floats of 16, 32 or 64 bits (no other width or encoding)",
+                    ));
+                }
+                Some(Ty::Float {
+                    width: width as u32,
+                })
+            }
             // OpTypeVector: "Component Count is the number of components.
             // It must be at least 2" (8 and 16 with the Vector16
             // capability). Dat3M's corpus declares vectors of 1 and 24
@@ -787,12 +812,15 @@ impl Module {
             }
             Op::TypeFunction => Some(Ty::Function),
             Op::TypeCooperativeMatrixKHR => Some(self.coop_matrix(inst)?),
-            // A storage image, or an image of integer texels: vkmm's to
-            // read (or refuse with the reason); an image for sampling of
-            // floating-point texels stays opaque (refused where used).
+            // A storage image, or an image of integer or 32-bit float
+            // texels: vkmm's to read (or refuse with the reason); another
+            // image for sampling stays opaque (refused where used).
             Op::TypeImage
                 if inst.int(5).ok() == Some(2)
-                    || matches!(self.ty(inst.id(0)?), Some(Ty::Int { .. })) =>
+                    || matches!(
+                        self.ty(inst.id(0)?),
+                        Some(Ty::Int { .. } | Ty::Float { width: 32 })
+                    ) =>
             {
                 Some(super::image::image_type(inst, self.ty(inst.id(0)?))?)
             }
@@ -812,16 +840,39 @@ impl Module {
         match inst.op {
             Op::Constant | Op::SpecConstant => {
                 let r = inst.result_id()?.to_string();
-                let mut v = match inst.operands.get(1).map(|o| &o.tok) {
-                    Some(Tok::Int(n)) => CVal::Int(as_i64(inst, *n, 1)?),
-                    Some(Tok::Float(_)) => {
-                        return Err(unsupported(inst, "floating-point constants"));
+                let float = match self.ty(inst.id(0)?) {
+                    Some(Ty::Float { width }) => Some(*width as u8),
+                    _ => None,
+                };
+                let mut v = match (inst.operands.get(1).map(|o| &o.tok), float) {
+                    // A float literal (decimal or hexadecimal, as spirv-as
+                    // reads it: `1` for a float type is 1.0), its bits
+                    // rounded to nearest even at the type's width.
+                    (Some(Tok::Int(n)), Some(w)) => CVal::Int(
+                        crate::ir::numeric::parse_float(&n.to_string(), w).ok_or_else(|| {
+                            inst.err_at(1, format!("{}: expected a float literal", inst.name))
+                        })?,
+                    ),
+                    (Some(Tok::Float(text)), Some(w)) => {
+                        CVal::Int(crate::ir::numeric::parse_float(text, w).ok_or_else(|| {
+                            inst.err_at(
+                                1,
+                                format!("{}: `{text}` is not a float literal", inst.name),
+                            )
+                        })?)
+                    }
+                    (Some(Tok::Int(n)), None) => CVal::Int(as_i64(inst, *n, 1)?),
+                    (Some(Tok::Float(_)), None) => {
+                        return Err(inst.err_at(
+                            1,
+                            format!(
+                                "{}: a float literal for a type that is not a float",
+                                inst.name
+                            ),
+                        ));
                     }
                     _ => return Err(inst.err_at(1, format!("{}: expected a number", inst.name))),
                 };
-                if matches!(self.ty(inst.id(0)?), Some(Ty::Float)) {
-                    return Err(unsupported(inst, "floating-point constants"));
-                }
                 // A spec constant keeps its default (SPIR-V, OpSpecConstant:
                 // "Value is the bit pattern for the default value") unless
                 // something specializes it: an @Input (applied by the
@@ -833,10 +884,9 @@ impl Module {
                 if inst.op == Op::SpecConstant
                     && let Some(ids) = self.workgroup_size_spec_ids
                     && let Some(spec) = self.int_decoration(&r, "SpecId")
+                    && let Some(d) = ids.iter().position(|&i| i == spec)
                 {
-                    if let Some(d) = ids.iter().position(|&i| i == spec) {
-                        v = CVal::Int(self.local[d]);
-                    }
+                    v = CVal::Int(self.local[d]);
                 }
                 // The literal's bits at the type's width, read as signed
                 // (`OpConstant %uint 4294967295` is -1: docs/format-spirv.md,
@@ -975,8 +1025,27 @@ impl Module {
         }
     }
 
-    /// OpSpecConstantOp over integer constants.
+    /// The bit width of a scalar type or of a vector's components (32
+    /// for booleans and anything else).
+    pub fn scalar_width(&self, ty: &str) -> u32 {
+        match self.ty(ty) {
+            Some(Ty::Int { width } | Ty::Float { width }) => *width,
+            Some(Ty::Vector { elem, .. }) => self.scalar_width(elem),
+            _ => 32,
+        }
+    }
+
+    /// OpSpecConstantOp: "Declare a new specialization constant that
+    /// results from doing an operation": the operations the SPIR-V
+    /// specification lists for it (integer arithmetic, bitwise, logical
+    /// and comparison operations, select, composite extract and insert,
+    /// vector shuffle, SConvert/UConvert/FConvert, QuantizeToF16, and the
+    /// Kernel ones on floats: conversions, FNegate, FAdd, FSub, FMul,
+    /// FDiv, FRem, FMod), folded component-wise over the constants'
+    /// values (spec constants at their defaults or `@Input`).
     fn spec_op(&self, inst: &Inst) -> Result<CVal, Located> {
+        use crate::ir::numeric::{Conv, FBin, FUn, NumOp, zext};
+        use crate::ir::{ArithOp, Cmp};
         let opname = inst.word(1).map(str::to_string).or_else(|_| {
             inst.int(1).map(|n| {
                 ::spirv::Op::from_u32(n as u32)
@@ -984,53 +1053,189 @@ impl Module {
                     .unwrap_or_default()
             })
         })?;
-        let arg = |i: usize| -> Result<i64, Located> {
+        let get = |i: usize| -> Result<CVal, Located> {
             let id = inst.id(i)?;
-            match self.consts.get(id) {
-                Some(CVal::Int(v)) => Ok(*v),
-                _ => Err(inst.err_at(i, format!("`%{id}`: expected a scalar constant"))),
-            }
+            self.consts.get(id).cloned().ok_or_else(|| {
+                inst.err_at(
+                    i,
+                    format!("`%{id}` is not a constant defined before this line"),
+                )
+            })
         };
-        let width = self.int_width(inst.id(0)?);
-        let zext = |v: i64| {
-            if width < 64 {
-                v & ((1i64 << width) - 1)
-            } else {
-                v
-            }
+        let width_of = |i: usize| -> u32 {
+            inst.id(i)
+                .ok()
+                .and_then(|id| self.result_types.get(id))
+                .map_or(32, |t| self.scalar_width(t))
         };
-        let bin = |f: fn(i64, i64) -> i64| -> Result<CVal, Located> {
-            Ok(CVal::Int(f(arg(2)?, arg(3)?)))
+        let rw = self.scalar_width(inst.id(0)?);
+        let wrap = |v: i64| super::lower::wrap_const(v, rw);
+        let index = |i: usize| -> Result<usize, Located> {
+            usize::try_from(inst.int(i)?).map_err(|_| inst.err_at(i, "expected an index".into()))
         };
         match opname.as_str() {
-            "IAdd" => bin(i64::wrapping_add),
-            "ISub" => bin(i64::wrapping_sub),
-            "IMul" => bin(i64::wrapping_mul),
-            "SDiv" => bin(|a, b| a.checked_div(b).unwrap_or(0)),
-            "SRem" | "SMod" => bin(|a, b| a.checked_rem(b).unwrap_or(0)),
-            // Unsigned: the operands' bits at the type's width.
-            "UDiv" => Ok(CVal::Int(zext(arg(2)?).checked_div(zext(arg(3)?)).unwrap_or(0))),
-            "UMod" => Ok(CVal::Int(zext(arg(2)?).checked_rem(zext(arg(3)?)).unwrap_or(0))),
-            "BitwiseAnd" => bin(|a, b| a & b),
-            "BitwiseOr" => bin(|a, b| a | b),
-            "BitwiseXor" => bin(|a, b| a ^ b),
-            "ShiftLeftLogical" => bin(|a, b| crate::ir::ArithOp::Shl.apply(a, b)),
-            "ShiftRightLogical" => Ok(CVal::Int(crate::ir::ArithOp::Shr.apply(zext(arg(2)?), arg(3)?))),
-            "ShiftRightArithmetic" => bin(|a, b| crate::ir::ArithOp::Shr.apply(a, b)),
-            "UConvert" | "SConvert" | "Bitcast" => Ok(CVal::Int(arg(2)?)),
             "CompositeExtract" => {
-                let mut v = self.consts.get(inst.id(2)?).cloned().unwrap_or(CVal::Undef);
+                let mut v = get(2)?;
                 for i in 3..inst.operands.len() {
-                    let k = inst.int(i)? as usize;
+                    let k = index(i)?;
                     v = match v {
                         CVal::Comp(items) => items.get(k).cloned().unwrap_or(CVal::Undef),
                         _ => CVal::Undef,
                     };
                 }
-                Ok(v)
+                return Ok(v);
             }
-            other => Err(inst.err_at(1, format!("unsupported construct `OpSpecConstantOp {other}`: vkmm folds integer arithmetic only"))),
+            "CompositeInsert" => {
+                let obj = get(2)?;
+                let mut comp = get(3)?;
+                let mut slot = &mut comp;
+                for i in 4..inst.operands.len() {
+                    let k = index(i)?;
+                    slot = match slot {
+                        CVal::Comp(items) if k < items.len() => &mut items[k],
+                        _ => return Err(inst.err_at(i, format!("index {k} out of range"))),
+                    };
+                }
+                *slot = obj;
+                return Ok(comp);
+            }
+            "VectorShuffle" => {
+                let (a, b) = (get(2)?, get(3)?);
+                let items = |v: &CVal| match v {
+                    CVal::Comp(xs) => xs.clone(),
+                    other => vec![other.clone()],
+                };
+                let (xa, xb) = (items(&a), items(&b));
+                let mut out = Vec::new();
+                for i in 4..inst.operands.len() {
+                    let k = inst.int(i)?;
+                    out.push(if k == 0xFFFF_FFFF {
+                        CVal::Undef
+                    } else {
+                        let k = k as usize;
+                        xa.get(k)
+                            .or_else(|| xb.get(k.wrapping_sub(xa.len())))
+                            .cloned()
+                            .ok_or_else(|| inst.err_at(i, format!("component {k} out of range")))?
+                    });
+                }
+                return Ok(CVal::Comp(out));
+            }
+            "Select" => {
+                let (c, a, b) = (get(2)?, get(3)?, get(4)?);
+                return Ok(match (c, a, b) {
+                    (CVal::Comp(cs), CVal::Comp(xs), CVal::Comp(ys)) => CVal::Comp(
+                        cs.into_iter()
+                            .zip(xs.into_iter().zip(ys))
+                            .map(|(c, (x, y))| if c == CVal::Int(0) { y } else { x })
+                            .collect(),
+                    ),
+                    (c, x, y) => {
+                        if c == CVal::Int(0) {
+                            y
+                        } else {
+                            x
+                        }
+                    }
+                });
+            }
+            _ => {}
         }
+        let w1 = width_of(2);
+        let w1u = w1.min(64) as u8;
+        let rwu = rw.min(64) as u8;
+        let un: Option<Box<dyn Fn(i64) -> i64>> = match opname.as_str() {
+            "SNegate" => Some(Box::new(move |a: i64| wrap(a.wrapping_neg()))),
+            "Not" => Some(Box::new(move |a: i64| wrap(!a))),
+            "LogicalNot" => Some(Box::new(|a: i64| i64::from(a == 0))),
+            // The value is already sign-extended (signed reading).
+            "SConvert" => Some(Box::new(wrap)),
+            "UConvert" => Some(Box::new(move |a: i64| wrap(zext(a, w1u) as i64))),
+            "Bitcast" => Some(Box::new(wrap)),
+            "FConvert" => Some(Box::new(move |a| {
+                NumOp::Conv(Conv::FConvert { from: w1u, to: rwu }).apply(a, 0)
+            })),
+            "ConvertFToS" => Some(Box::new(move |a| {
+                NumOp::Conv(Conv::FToS { from: w1u, to: rwu }).apply(a, 0)
+            })),
+            "ConvertFToU" => Some(Box::new(move |a| {
+                NumOp::Conv(Conv::FToU { from: w1u, to: rwu }).apply(a, 0)
+            })),
+            "ConvertSToF" => Some(Box::new(move |a| {
+                NumOp::Conv(Conv::SToF { from: w1u, to: rwu }).apply(a, 0)
+            })),
+            "ConvertUToF" => Some(Box::new(move |a| {
+                NumOp::Conv(Conv::UToF { from: w1u, to: rwu }).apply(a, 0)
+            })),
+            "QuantizeToF16" => Some(Box::new(|a| NumOp::FUn(FUn::QuantizeToF16, 32).apply(a, 0))),
+            "FNegate" => Some(Box::new(move |a| NumOp::FUn(FUn::Neg, rwu).apply(a, 0))),
+            _ => None,
+        };
+        if let Some(f) = un {
+            return Ok(map1(&get(2)?, &*f));
+        }
+        let arith = |op: ArithOp| -> Box<dyn Fn(i64, i64) -> i64> {
+            Box::new(move |a, b| wrap(op.apply(a, b)))
+        };
+        let uarith = |op: ArithOp| -> Box<dyn Fn(i64, i64) -> i64> {
+            Box::new(move |a, b| wrap(op.apply(zext(a, w1u) as i64, zext(b, w1u) as i64)))
+        };
+        let scmp = |c: Cmp| -> Box<dyn Fn(i64, i64) -> i64> {
+            Box::new(move |a, b| i64::from(c.holds(a, b)))
+        };
+        let ucmp = |c: Cmp| -> Box<dyn Fn(i64, i64) -> i64> {
+            Box::new(move |a, b| i64::from(c.holds(zext(a, w1u), zext(b, w1u))))
+        };
+        let fbin = |op: FBin| -> Box<dyn Fn(i64, i64) -> i64> {
+            Box::new(move |a, b| NumOp::FBin(op, rwu).apply(a, b))
+        };
+        let f: Box<dyn Fn(i64, i64) -> i64> = match opname.as_str() {
+            "IAdd" => arith(ArithOp::Add),
+            "ISub" => arith(ArithOp::Sub),
+            "IMul" => arith(ArithOp::Mul),
+            "SDiv" => arith(ArithOp::Div),
+            "SRem" => arith(ArithOp::Rem),
+            "SMod" => arith(ArithOp::Mod),
+            "UDiv" => uarith(ArithOp::Div),
+            "UMod" => uarith(ArithOp::Rem),
+            "BitwiseAnd" => arith(ArithOp::And),
+            "BitwiseOr" => arith(ArithOp::Or),
+            "BitwiseXor" => arith(ArithOp::Xor),
+            "ShiftLeftLogical" => arith(ArithOp::Shl),
+            "ShiftRightArithmetic" => arith(ArithOp::Shr),
+            "ShiftRightLogical" => {
+                Box::new(move |a, b| wrap(ArithOp::Shr.apply(zext(a, w1u) as i64, b)))
+            }
+            "LogicalAnd" => Box::new(|a, b| i64::from(a != 0 && b != 0)),
+            "LogicalOr" => Box::new(|a, b| i64::from(a != 0 || b != 0)),
+            "LogicalEqual" => Box::new(|a, b| i64::from((a != 0) == (b != 0))),
+            "LogicalNotEqual" => Box::new(|a, b| i64::from((a != 0) != (b != 0))),
+            "IEqual" => scmp(Cmp::Eq),
+            "INotEqual" => scmp(Cmp::Ne),
+            "SLessThan" => scmp(Cmp::Lt),
+            "SLessThanEqual" => scmp(Cmp::Le),
+            "SGreaterThan" => scmp(Cmp::Gt),
+            "SGreaterThanEqual" => scmp(Cmp::Ge),
+            "ULessThan" => ucmp(Cmp::Lt),
+            "ULessThanEqual" => ucmp(Cmp::Le),
+            "UGreaterThan" => ucmp(Cmp::Gt),
+            "UGreaterThanEqual" => ucmp(Cmp::Ge),
+            "FAdd" => fbin(FBin::Add),
+            "FSub" => fbin(FBin::Sub),
+            "FMul" => fbin(FBin::Mul),
+            "FDiv" => fbin(FBin::Div),
+            "FRem" => fbin(FBin::Rem),
+            "FMod" => fbin(FBin::Mod),
+            other => {
+                return Err(inst.err_at(
+                    1,
+                    format!(
+                        "unsupported construct `OpSpecConstantOp {other}`: not an operation OpSpecConstantOp allows, or one on pointers (AccessChain, pointer conversions) vkmm does not fold"
+                    ),
+                ));
+            }
+        };
+        Ok(map2(&get(2)?, &get(3)?, &*f))
     }
 
     /// clspv reflection: the workgroup-size spec ids and the push constants
@@ -1065,6 +1270,33 @@ impl Module {
             _ => {}
         }
         Ok(())
+    }
+}
+
+/// The number of elements of a runtime array whose `@Input` lists
+/// `items`: as many as it lists, 1 without one. The one place that
+/// decides a runtime array's length (its cells, `OpArrayLength`).
+pub(super) fn runtime_array_len(items: Option<&Vec<Init>>) -> usize {
+    items.map_or(1, |v| v.len())
+}
+
+/// `f` on each component of a constant (Undef stays Undef).
+fn map1(v: &CVal, f: &dyn Fn(i64) -> i64) -> CVal {
+    match v {
+        CVal::Int(a) => CVal::Int(f(*a)),
+        CVal::Comp(xs) => CVal::Comp(xs.iter().map(|x| map1(x, f)).collect()),
+        CVal::Undef => CVal::Undef,
+    }
+}
+
+/// `f` on each pair of components of two constants of one shape.
+fn map2(a: &CVal, b: &CVal, f: &dyn Fn(i64, i64) -> i64) -> CVal {
+    match (a, b) {
+        (CVal::Int(x), CVal::Int(y)) => CVal::Int(f(*x, *y)),
+        (CVal::Comp(xs), CVal::Comp(ys)) => {
+            CVal::Comp(xs.iter().zip(ys).map(|(x, y)| map2(x, y, f)).collect())
+        }
+        _ => CVal::Undef,
     }
 }
 

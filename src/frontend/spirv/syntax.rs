@@ -415,7 +415,11 @@ fn check_operands(
                 return Ok(false);
             }
             *i += 1;
-            if takes_parameters(lo.kind) && k + 1 == kinds.len() {
+            // The operands after OpSpecConstantOp's opcode are that
+            // opcode's (`Module::spec_op` reads them).
+            if (takes_parameters(lo.kind) || lo.kind == OperandKind::LiteralSpecConstantOpInteger)
+                && k + 1 == kinds.len()
+            {
                 *i = ops.len();
             }
             Ok(true)

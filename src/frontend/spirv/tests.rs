@@ -65,7 +65,7 @@ fn bad_input_is_located() {
     assert_eq!(e.line, 1, "{e}");
     let e = error(&format!("; @Output: forall (%y == 1)\n{}", module("")));
     assert!(e.message.contains("unknown location `%y`"), "{e}");
-    let e = error(&module("%f = OpTypeFloat 32\n%h = OpConstant %f 1.5\n"));
+    let e = error(&module("%f = OpTypeFloat 24\n%h = OpConstant %f 1.5\n"));
     assert!(e.message.contains("unsupported construct"), "{e}");
 }
 

@@ -316,11 +316,16 @@ fn statement(names: &Names<'_>, s: &Stmt) -> String {
             format!("{word} {}, {}, {label}", operand(a), operand(b))
         }
         Stmt::Assign { dest, op, a, b, .. } => {
-            let word = ARITH_OPS
-                .iter()
-                .find(|(_, o)| o == op)
-                .map(|(w, _)| *w)
-                .unwrap_or("?");
+            // Numeric operations have no litmus spelling: their name
+            // shows what the SPIR-V front end computed.
+            let word = match op {
+                crate::ir::ArithOp::Num(n) => n.name(),
+                _ => ARITH_OPS
+                    .iter()
+                    .find(|(_, o)| o == op)
+                    .map_or("?", |(w, _)| *w)
+                    .to_string(),
+            };
             format!("{word} {dest}, {}, {}", operand(a), operand(b))
         }
     }

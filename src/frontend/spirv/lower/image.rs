@@ -111,6 +111,8 @@ struct Grid {
     /// 0: where the Lod operand is valid).
     levels: bool,
     var: String,
+    /// How the channels are stored when not as the Sampled Type.
+    stored: Option<crate::frontend::spirv::image::Stored>,
 }
 
 impl Gen<'_> {
@@ -135,6 +137,7 @@ impl Gen<'_> {
         };
         let name = inst.id(i)?;
         let op = &inst.name;
+        let mut stored = None;
         let (elem, dims, channels, ms, levels) = match (self.m.ty(&p.ty).cloned(), want) {
             (Some(Ty::Tensor { elem, dims, .. }), Want::Tensor) => (elem, dims, 1, false, false),
             (_, Want::Tensor) => {
@@ -148,6 +151,7 @@ impl Gen<'_> {
                     ms,
                     sampled,
                     dim,
+                    stored: how,
                     ..
                 }),
                 _,
@@ -177,7 +181,10 @@ impl Gen<'_> {
                         ),
                     ));
                 }
-                _ => (elem, dims, channels, ms, !ms && dim != "Buffer"),
+                _ => {
+                    stored = how;
+                    (elem, dims, channels, ms, !ms && dim != "Buffer")
+                }
             },
             (Some(Ty::SampledImage { .. }), _) => {
                 return Err(inst.err_at(
@@ -221,6 +228,7 @@ impl Gen<'_> {
             ms,
             levels,
             var: var.0.clone(),
+            stored,
         })
     }
 
@@ -325,21 +333,26 @@ impl Gen<'_> {
                 // less than four of the (R,G,B,A) components are present,
                 // missing components are substituted by the components of
                 // (0,0,0,1) for missing (R,G,B,A) components, respectively."
+                // The 1 of a float texel is 1.0's bits.
+                let one = match self.float_width(inst.id(0)?) {
+                    Some(w) => crate::ir::numeric::from_f64(1.0, w),
+                    None => 1,
+                };
                 let v = match self.m.ty(inst.id(0)?) {
                     Some(Ty::Vector { n, .. }) => Val::Comp(
                         (0..*n)
                             .map(|i| match channels.get(i) {
                                 Some(r) => Val::Reg(r.clone()),
-                                None if i == 3 => Val::Int(1),
+                                None if i == 3 => Val::Int(one),
                                 None => Val::Int(0),
                             })
                             .collect(),
                     ),
-                    Some(Ty::Int { .. }) => Val::Reg(channels[0].clone()),
+                    Some(Ty::Int { .. } | Ty::Float { .. }) => Val::Reg(channels[0].clone()),
                     _ => {
                         return Err(inst.err_at(
                             0,
-                            "OpImageRead: vkmm reads texels into an integer scalar or vector"
+                            "OpImageRead: vkmm reads texels into an integer or float scalar or vector"
                                 .into(),
                         ));
                     }
@@ -374,7 +387,15 @@ impl Gen<'_> {
                 for (c, v) in values.iter().take(g.channels).enumerate() {
                     let mut p = t.clone();
                     p.offset += g.size * c as i64;
-                    self.store(&p, v, inst, &acc)?;
+                    let v = match g.stored {
+                        // The channel's own encoding of the value.
+                        Some(how) => {
+                            let name = self.fresh_reg();
+                            self.binop(v, &Val::Int(0), &name, ArithOp::Num(how.write()), inst)?
+                        }
+                        None => v.clone(),
+                    };
+                    self.store(&p, &v, inst, &acc)?;
                 }
             }
             Op::SampledImage => {
@@ -439,6 +460,12 @@ impl Gen<'_> {
                     return Err(inst.err_at(
                         1,
                         "OpImageTexelPointer: atomics apply to images of one channel".into(),
+                    ));
+                }
+                if g.stored.is_some() {
+                    return Err(unsupported(
+                        inst,
+                        "atomics on an image whose format converts its channels (16-bit float, normalised)",
                     ));
                 }
                 let sample = self.val(fr, inst, 3)?;
@@ -536,13 +563,31 @@ impl Gen<'_> {
             } else {
                 format!("{name}.{c}")
             };
-            self.copy(&reg, Operand::Const(0), &src);
+            let raw = match g.stored {
+                Some(_) => format!("{reg}.raw"),
+                None => reg.clone(),
+            };
+            self.copy(&raw, Operand::Const(0), &src);
             let mut p = t.clone();
             p.offset += g.size * c as i64;
             let elem = g.elem.clone();
-            let v = self.load(&p, &elem, &reg, inst, acc)?;
+            let v = self.load(&p, &elem, &raw, inst, acc)?;
             let Val::Reg(r) = v else {
                 return Err(unsupported(inst, "a texel of a non-scalar type"));
+            };
+            let r = match g.stored {
+                // The channel's encoding read as a 32-bit float.
+                Some(how) => {
+                    self.assign(
+                        &reg,
+                        ArithOp::Num(how.read()),
+                        Operand::Reg(r),
+                        Operand::Const(0),
+                        &src,
+                    );
+                    reg
+                }
+                None => r,
             };
             regs.push(r);
         }
@@ -643,7 +688,7 @@ impl Gen<'_> {
     fn tensor_count(&self, inst: &Inst, i: usize, ty: &str, g: &Grid) -> R<usize> {
         let (elem, n) = match self.m.ty(ty) {
             Some(Ty::Array { elem, len }) => (elem.as_str(), *len),
-            Some(Ty::Int { .. }) => (ty, 1),
+            Some(Ty::Int { .. } | Ty::Float { .. }) => (ty, 1),
             _ => ("", 0),
         };
         if n == 0 || self.m.ty(elem) != self.m.ty(&g.elem) {

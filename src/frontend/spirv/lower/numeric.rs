@@ -1,0 +1,558 @@
+//! Floating point, relational and integer bit instructions
+//! (docs/format-spirv.md, "Floating point"): each becomes register
+//! arithmetic of [`ArithOp::Num`] on the bits of the values
+//! (`crate::ir::numeric`), folded when its operands are constants.
+
+use super::{Frame, Gen, R, Val};
+use crate::frontend::spirv::module::{Ty, unsupported};
+use crate::frontend::spirv::syntax::Inst;
+use crate::ir::numeric::{Conv, FBin, FUn, IntOp, NumOp};
+use crate::ir::{ArithOp, Cmp};
+use ::spirv::Op;
+
+impl Gen<'_> {
+    /// The width of a float type (of its components for a vector).
+    pub(super) fn float_width(&self, ty: &str) -> Option<u8> {
+        match self.m.ty(ty)? {
+            Ty::Float { width } => Some(*width as u8),
+            Ty::Vector { elem, .. } => self.float_width(elem),
+            _ => None,
+        }
+    }
+
+    /// The bit width of the scalar (or component) type of `ty`: integer,
+    /// float; 32 for booleans and anything else.
+    fn scalar_width(&self, ty: &str) -> u8 {
+        match self.m.ty(ty) {
+            Some(Ty::Int { width } | Ty::Float { width }) => *width as u8,
+            Some(Ty::Vector { elem, .. }) => self.scalar_width(elem),
+            _ => 32,
+        }
+    }
+
+    fn width_of_operand(&self, inst: &Inst, i: usize) -> R<u8> {
+        let id = inst.id(i)?;
+        Ok(self
+            .m
+            .result_types
+            .get(id)
+            .map_or(32, |t| self.scalar_width(t)))
+    }
+
+    /// `op` on `a` and `b`, component-wise (a scalar `b` applies to each
+    /// component of a vector `a`), folded for constants.
+    pub(super) fn num(&mut self, a: &Val, b: &Val, dest: &str, op: NumOp, inst: &Inst) -> R<Val> {
+        let b = match (a, b) {
+            (Val::Comp(xs), Val::Reg(_) | Val::Cond(..)) => Val::Comp(vec![b.clone(); xs.len()]),
+            _ => b.clone(),
+        };
+        self.binop(a, &b, dest, ArithOp::Num(op), inst)
+    }
+
+    fn un(&mut self, a: &Val, dest: &str, op: NumOp, inst: &Inst) -> R<Val> {
+        self.binop(a, &Val::Int(0), dest, ArithOp::Num(op), inst)
+    }
+
+    fn result_width(&self, inst: &Inst) -> R<u8> {
+        let ty = inst.id(0)?;
+        self.float_width(ty)
+            .ok_or_else(|| inst.err_at(0, format!("{}: expected a float result type", inst.name)))
+    }
+
+    /// Lowers a numeric instruction; `None` when `inst` is not one.
+    pub(super) fn numeric(&mut self, fr: &Frame, inst: &Inst) -> R<Option<Val>> {
+        let dest = self.reg_name(fr, inst.result_id().unwrap_or("_"));
+        let arg = |g: &Self, i: usize| g.val(fr, inst, i);
+        let v = match inst.op {
+            Op::FAdd | Op::FSub | Op::FMul | Op::FDiv | Op::FRem | Op::FMod => {
+                let w = self.result_width(inst)?;
+                let op = match inst.op {
+                    Op::FAdd => FBin::Add,
+                    Op::FSub => FBin::Sub,
+                    Op::FMul => FBin::Mul,
+                    Op::FDiv => FBin::Div,
+                    Op::FRem => FBin::Rem,
+                    _ => FBin::Mod,
+                };
+                let (a, b) = (arg(self, 1)?, arg(self, 2)?);
+                self.num(&a, &b, &dest, NumOp::FBin(op, w), inst)?
+            }
+            Op::FNegate => {
+                let w = self.result_width(inst)?;
+                let a = arg(self, 1)?;
+                self.un(&a, &dest, NumOp::FUn(FUn::Neg, w), inst)?
+            }
+            Op::VectorTimesScalar => {
+                let w = self.result_width(inst)?;
+                let (a, b) = (arg(self, 1)?, arg(self, 2)?);
+                let b = match (&a, &b) {
+                    (Val::Comp(xs), Val::Int(_) | Val::Undef) => {
+                        Val::Comp(vec![b.clone(); xs.len()])
+                    }
+                    _ => b,
+                };
+                self.num(&a, &b, &dest, NumOp::FBin(FBin::Mul, w), inst)?
+            }
+            Op::Dot => {
+                let w = self.width_of_operand(inst, 1)?;
+                let (a, b) = (arg(self, 1)?, arg(self, 2)?);
+                self.dot(&a, &b, w, &dest, inst)?
+            }
+            Op::IsNan | Op::IsInf => {
+                let w = self.width_of_operand(inst, 1)?;
+                let op = if inst.op == Op::IsNan {
+                    FUn::IsNan
+                } else {
+                    FUn::IsInf
+                };
+                let a = arg(self, 1)?;
+                self.un(&a, &dest, NumOp::FUn(op, w), inst)?
+            }
+            Op::FOrdEqual
+            | Op::FUnordEqual
+            | Op::FOrdNotEqual
+            | Op::FUnordNotEqual
+            | Op::FOrdLessThan
+            | Op::FUnordLessThan
+            | Op::FOrdGreaterThan
+            | Op::FUnordGreaterThan
+            | Op::FOrdLessThanEqual
+            | Op::FUnordLessThanEqual
+            | Op::FOrdGreaterThanEqual
+            | Op::FUnordGreaterThanEqual => {
+                let width = self.width_of_operand(inst, 1)?;
+                let (cmp, ordered) = fcmp(inst.op);
+                let (a, b) = (arg(self, 1)?, arg(self, 2)?);
+                self.num(
+                    &a,
+                    &b,
+                    &dest,
+                    NumOp::FCmp {
+                        cmp,
+                        ordered,
+                        width,
+                    },
+                    inst,
+                )?
+            }
+            Op::ConvertFToU
+            | Op::ConvertFToS
+            | Op::ConvertSToF
+            | Op::ConvertUToF
+            | Op::FConvert => {
+                let from = self.width_of_operand(inst, 1)?;
+                let to = self.scalar_width(inst.id(0)?);
+                let c = match inst.op {
+                    Op::ConvertFToU => Conv::FToU { from, to },
+                    Op::ConvertFToS => Conv::FToS { from, to },
+                    Op::ConvertSToF => Conv::SToF { from, to },
+                    Op::ConvertUToF => Conv::UToF { from, to },
+                    _ => Conv::FConvert { from, to },
+                };
+                let a = arg(self, 1)?;
+                self.un(&a, &dest, NumOp::Conv(c), inst)?
+            }
+            Op::QuantizeToF16 => {
+                let a = arg(self, 1)?;
+                self.un(&a, &dest, NumOp::FUn(FUn::QuantizeToF16, 32), inst)?
+            }
+            Op::All | Op::Any => {
+                let a = arg(self, 1)?;
+                let a = self.booleans(&a, inst)?;
+                let mut items = Vec::new();
+                super::leaves_of(&a, &mut items);
+                let op = if inst.op == Op::All {
+                    ArithOp::And
+                } else {
+                    ArithOp::Or
+                };
+                let mut acc = items.first().cloned().unwrap_or(Val::Int(1));
+                for (k, x) in items.iter().enumerate().skip(1) {
+                    let name = if k + 1 == items.len() {
+                        dest.clone()
+                    } else {
+                        format!("{dest}.{k}")
+                    };
+                    acc = self.binop(&acc, x, &name, op, inst)?;
+                }
+                acc
+            }
+            Op::BitCount | Op::BitReverse => {
+                let w = self.width_of_operand(inst, 1)?;
+                let op = if inst.op == Op::BitCount {
+                    IntOp::BitCount
+                } else {
+                    IntOp::BitReverse
+                };
+                let a = arg(self, 1)?;
+                self.un(&a, &dest, NumOp::Int(op, w), inst)?
+            }
+            Op::BitFieldInsert | Op::BitFieldSExtract | Op::BitFieldUExtract => {
+                let w = self.scalar_width(inst.id(0)?);
+                self.bit_field(fr, inst, w, &dest)?
+            }
+            Op::UMulExtended | Op::SMulExtended | Op::IAddCarry | Op::ISubBorrow => {
+                // A struct of the low half (the wrapped result) and the
+                // high half, carry or borrow.
+                let w = self.scalar_width(&self.member_type(inst)?);
+                let (a, b) = (arg(self, 1)?, arg(self, 2)?);
+                let (low, high) = match inst.op {
+                    Op::IAddCarry => (ArithOp::Add, IntOp::Carry),
+                    Op::ISubBorrow => (ArithOp::Sub, IntOp::Borrow),
+                    Op::UMulExtended => (ArithOp::Mul, IntOp::MulHi { signed: false }),
+                    _ => (ArithOp::Mul, IntOp::MulHi { signed: true }),
+                };
+                let raw = self.binop(&a, &b, &format!("{dest}.raw"), low, inst)?;
+                let lo = self.wrap(&raw, u32::from(w), &format!("{dest}.0"), inst)?;
+                let hi = self.num(&a, &b, &format!("{dest}.1"), NumOp::Int(high, w), inst)?;
+                Val::Comp(vec![lo, hi])
+            }
+            _ => return Ok(None),
+        };
+        Ok(Some(v))
+    }
+
+    /// The type of the first member of an instruction's struct result type.
+    fn member_type(&self, inst: &Inst) -> R<String> {
+        match self.m.ty(inst.id(0)?) {
+            Some(Ty::Struct { members }) if !members.is_empty() => Ok(members[0].clone()),
+            _ => Err(inst.err_at(0, format!("{}: expected a struct result type", inst.name))),
+        }
+    }
+
+    /// The dot product of two float vectors: the sum, in component
+    /// order, of the products (each rounded).
+    fn dot(&mut self, a: &Val, b: &Val, w: u8, dest: &str, inst: &Inst) -> R<Val> {
+        let (mut xs, mut ys) = (Vec::new(), Vec::new());
+        super::leaves_of(a, &mut xs);
+        super::leaves_of(b, &mut ys);
+        let mut acc: Option<Val> = None;
+        for (k, (x, y)) in xs.iter().zip(&ys).enumerate() {
+            let p = self.num(
+                x,
+                y,
+                &format!("{dest}.p{k}"),
+                NumOp::FBin(FBin::Mul, w),
+                inst,
+            )?;
+            acc = Some(match acc {
+                None => p,
+                Some(s) => {
+                    let name = if k + 1 == xs.len() {
+                        dest.to_string()
+                    } else {
+                        format!("{dest}.s{k}")
+                    };
+                    self.num(&s, &p, &name, NumOp::FBin(FBin::Add, w), inst)?
+                }
+            });
+        }
+        Ok(acc.unwrap_or(Val::Int(0)))
+    }
+
+    /// OpBitFieldInsert (Base, Insert, Offset, Count), OpBitField[SU]Extract
+    /// (Base, Offset, Count), at `w` bits: "the result is undefined" where
+    /// Offset + Count exceeds the width; vkmm computes with the shifts
+    /// below (bits past the width are cut).
+    fn bit_field(&mut self, fr: &Frame, inst: &Inst, w: u8, dest: &str) -> R<Val> {
+        let base = self.val(fr, inst, 1)?;
+        let insert = inst.op == Op::BitFieldInsert;
+        let (ins, off_i) = if insert {
+            (Some(self.val(fr, inst, 2)?), 3)
+        } else {
+            (None, 2)
+        };
+        let offset = self.val(fr, inst, off_i)?;
+        let count = self.val(fr, inst, off_i + 1)?;
+        let width = u32::from(w);
+        let shape = |v: &Val, like: &Val| match (like, v) {
+            (Val::Comp(xs), Val::Int(_) | Val::Reg(_) | Val::Undef) => {
+                Val::Comp(vec![v.clone(); xs.len()])
+            }
+            _ => v.clone(),
+        };
+        let (offset, count) = (shape(&offset, &base), shape(&count, &base));
+        // mask = ((1 << count) - 1): count bits set (all for count = 64).
+        let one = Val::Int(1);
+        let shifted = self.binop(&one, &count, &format!("{dest}.m1"), ArithOp::Shl, inst)?;
+        let shifted = match &shifted {
+            Val::Comp(_) => shifted,
+            _ => shape(&shifted, &base),
+        };
+        let mask = self.binop(
+            &shifted,
+            &Val::Int(1),
+            &format!("{dest}.m2"),
+            ArithOp::Sub,
+            inst,
+        )?;
+        if let Some(ins) = ins {
+            // (base & !(mask << offset)) | ((insert << offset) & (mask << offset))
+            let at = self.binop(&mask, &offset, &format!("{dest}.m3"), ArithOp::Shl, inst)?;
+            let keep = self.binop(
+                &at,
+                &Val::Int(-1),
+                &format!("{dest}.m4"),
+                ArithOp::Xor,
+                inst,
+            )?;
+            let kept = self.binop(&base, &keep, &format!("{dest}.k"), ArithOp::And, inst)?;
+            let moved = self.binop(&ins, &offset, &format!("{dest}.i1"), ArithOp::Shl, inst)?;
+            let put = self.binop(&moved, &at, &format!("{dest}.i2"), ArithOp::And, inst)?;
+            let raw = self.binop(&kept, &put, &format!("{dest}.raw"), ArithOp::Or, inst)?;
+            return self.wrap(&raw, width, dest, inst);
+        }
+        let ubase = self.unsigned(&base, width, &format!("{dest}.u"), inst)?;
+        let down = self.binop(&ubase, &offset, &format!("{dest}.d"), ArithOp::Shr, inst)?;
+        let field = self.binop(&down, &mask, &format!("{dest}.f"), ArithOp::And, inst)?;
+        if inst.op == Op::BitFieldUExtract {
+            return self.wrap(&field, width, dest, inst);
+        }
+        // Sign-extend from bit count - 1: (field ^ top) - top, top = 1 << (count - 1)
+        // (count 0 gives 0).
+        let cm1 = self.binop(
+            &count,
+            &Val::Int(1),
+            &format!("{dest}.c1"),
+            ArithOp::Sub,
+            inst,
+        )?;
+        let top = self.binop(&one, &cm1, &format!("{dest}.t"), ArithOp::Shl, inst)?;
+        let top = match &top {
+            Val::Comp(_) => top,
+            _ => shape(&top, &base),
+        };
+        let flipped = self.binop(&field, &top, &format!("{dest}.x"), ArithOp::Xor, inst)?;
+        let signed = self.binop(&flipped, &top, &format!("{dest}.s"), ArithOp::Sub, inst)?;
+        self.wrap(&signed, width, dest, inst)
+    }
+
+    /// A GLSL.std.450 or OpenCL.std function on floats (or an integer
+    /// bit function), `None` when `name` is not one vkmm lowers here.
+    pub(super) fn float_function(
+        &mut self,
+        name: &str,
+        args: &[Val],
+        inst: &Inst,
+        dest: &str,
+    ) -> R<Option<Val>> {
+        let ty = inst.id(0)?;
+        let arg_w = |g: &Self, i: usize| g.width_of_operand(inst, 4 + i);
+        let un = match name {
+            "FAbs" | "fabs" => Some(FUn::Abs),
+            "FSign" | "sign" => Some(FUn::Sign),
+            "Floor" | "floor" => Some(FUn::Floor),
+            "Ceil" | "ceil" => Some(FUn::Ceil),
+            "Trunc" | "trunc" => Some(FUn::Trunc),
+            "Round" | "round" => Some(FUn::Round),
+            "RoundEven" | "rint" => Some(FUn::RoundEven),
+            "Fract" => Some(FUn::Fract),
+            "Sqrt" | "sqrt" => Some(FUn::Sqrt),
+            "InverseSqrt" | "rsqrt" => Some(FUn::InverseSqrt),
+            "Exp" | "exp" => Some(FUn::Exp),
+            "Exp2" | "exp2" => Some(FUn::Exp2),
+            "Log" | "log" => Some(FUn::Log),
+            "Log2" | "log2" => Some(FUn::Log2),
+            "Sin" | "sin" => Some(FUn::Sin),
+            "Cos" | "cos" => Some(FUn::Cos),
+            "Tan" | "tan" => Some(FUn::Tan),
+            "Asin" | "asin" => Some(FUn::Asin),
+            "Acos" | "acos" => Some(FUn::Acos),
+            "Atan" | "atan" => Some(FUn::Atan),
+            "Sinh" | "sinh" => Some(FUn::Sinh),
+            "Cosh" | "cosh" => Some(FUn::Cosh),
+            "Tanh" | "tanh" => Some(FUn::Tanh),
+            "Asinh" | "asinh" => Some(FUn::Asinh),
+            "Acosh" | "acosh" => Some(FUn::Acosh),
+            "Atanh" | "atanh" => Some(FUn::Atanh),
+            "Radians" | "radians" => Some(FUn::Radians),
+            "Degrees" | "degrees" => Some(FUn::Degrees),
+            _ => None,
+        };
+        let arg = |k: usize| {
+            args.get(k)
+                .cloned()
+                .ok_or_else(|| inst.err(format!("`{name}`: expected at least {} operands", k + 1)))
+        };
+        if let Some(op) = un {
+            let w = self.result_width(inst)?;
+            return Ok(Some(self.un(&arg(0)?, dest, NumOp::FUn(op, w), inst)?));
+        }
+        let bin = match name {
+            "FMin" | "fmin" => Some(FBin::Min),
+            "FMax" | "fmax" => Some(FBin::Max),
+            "NMin" => Some(FBin::NMin),
+            "NMax" => Some(FBin::NMax),
+            "Pow" | "pow" | "powr" => Some(FBin::Pow),
+            "Atan2" | "atan2" => Some(FBin::Atan2),
+            "Step" | "step" => Some(FBin::Step),
+            "Ldexp" | "ldexp" => Some(FBin::Ldexp),
+            "fmod" => Some(FBin::Rem),
+            _ => None,
+        };
+        if let Some(op) = bin {
+            let w = self.result_width(inst)?;
+            let (a, b) = (arg(0)?, arg(1)?);
+            return Ok(Some(self.num(&a, &b, dest, NumOp::FBin(op, w), inst)?));
+        }
+        let v = match name {
+            "FClamp" | "NClamp" | "fclamp" | "clamp" if self.float_width(ty).is_some() => {
+                let w = self.result_width(inst)?;
+                let (lo, hi) = if name == "NClamp" {
+                    (FBin::NMax, FBin::NMin)
+                } else {
+                    (FBin::Max, FBin::Min)
+                };
+                let (x, a, b) = (arg(0)?, arg(1)?, arg(2)?);
+                let m = self.num(&x, &a, &format!("{dest}.lo"), NumOp::FBin(lo, w), inst)?;
+                self.num(&m, &b, dest, NumOp::FBin(hi, w), inst)?
+            }
+            // FMix: "x * (1 - a) + y * a" (GLSL.std.450), each step rounded.
+            "FMix" | "mix" => {
+                let w = self.result_width(inst)?;
+                let (x, y, a) = (arg(0)?, arg(1)?, arg(2)?);
+                let one = Val::Int(crate::ir::numeric::from_f64(1.0, w));
+                let a_like = match (&x, &a) {
+                    (Val::Comp(xs), Val::Int(_) | Val::Reg(_) | Val::Undef) => {
+                        Val::Comp(vec![a.clone(); xs.len()])
+                    }
+                    _ => a.clone(),
+                };
+                let one = match &a_like {
+                    Val::Comp(xs) => Val::Comp(vec![one; xs.len()]),
+                    _ => one,
+                };
+                let f = |op| NumOp::FBin(op, w);
+                let oma = self.num(&one, &a_like, &format!("{dest}.oma"), f(FBin::Sub), inst)?;
+                let l = self.num(&x, &oma, &format!("{dest}.l"), f(FBin::Mul), inst)?;
+                let r = self.num(&y, &a_like, &format!("{dest}.r"), f(FBin::Mul), inst)?;
+                self.num(&l, &r, dest, f(FBin::Add), inst)?
+            }
+            // Vulkan: "fma() | Inherited from OpFMul followed by OpFAdd."
+            "Fma" | "fma" | "mad" => {
+                let w = self.result_width(inst)?;
+                let (a, b, c) = (arg(0)?, arg(1)?, arg(2)?);
+                let p = self.num(
+                    &a,
+                    &b,
+                    &format!("{dest}.p"),
+                    NumOp::FBin(FBin::Mul, w),
+                    inst,
+                )?;
+                self.num(&p, &c, dest, NumOp::FBin(FBin::Add, w), inst)?
+            }
+            "Length" | "length" => {
+                let w = self.result_width(inst)?;
+                let x = arg(0)?;
+                let d = self.dot(&x, &x, w, &format!("{dest}.d"), inst)?;
+                self.un(&d, dest, NumOp::FUn(FUn::Sqrt, w), inst)?
+            }
+            "PackHalf2x16" => {
+                let v = arg(0)?;
+                let mut xs = Vec::new();
+                super::leaves_of(&v, &mut xs);
+                let [a, b] = xs.as_slice() else {
+                    return Err(inst.err("PackHalf2x16: expected a vector of two floats".into()));
+                };
+                self.num(a, b, dest, NumOp::Conv(Conv::PackHalf2x16), inst)?
+            }
+            "UnpackHalf2x16" => {
+                let v = arg(0)?;
+                let lo = self.un(
+                    &v,
+                    &format!("{dest}.0"),
+                    NumOp::Conv(Conv::UnpackHalf { high: false }),
+                    inst,
+                )?;
+                let hi = self.un(
+                    &v,
+                    &format!("{dest}.1"),
+                    NumOp::Conv(Conv::UnpackHalf { high: true }),
+                    inst,
+                )?;
+                Val::Comp(vec![lo, hi])
+            }
+            "PackUnorm4x8" | "PackSnorm4x8" | "PackUnorm2x16" | "PackSnorm2x16" => {
+                let signed = name.contains("Snorm");
+                let bits: u8 = if name.ends_with("4x8") { 8 } else { 16 };
+                let v = arg(0)?;
+                let mut xs = Vec::new();
+                super::leaves_of(&v, &mut xs);
+                let mut acc = Val::Int(0);
+                for (k, x) in xs.iter().enumerate() {
+                    let f = self.un(
+                        x,
+                        &format!("{dest}.n{k}"),
+                        NumOp::Conv(Conv::ToNorm { signed, bits }),
+                        inst,
+                    )?;
+                    let f = self.unsigned(&f, u32::from(bits), &format!("{dest}.z{k}"), inst)?;
+                    let at = Val::Int(i64::from(bits) * k as i64);
+                    let moved = self.binop(&f, &at, &format!("{dest}.s{k}"), ArithOp::Shl, inst)?;
+                    acc = self.binop(&acc, &moved, &format!("{dest}.o{k}"), ArithOp::Or, inst)?;
+                }
+                self.wrap(&acc, 32, dest, inst)?
+            }
+            "UnpackUnorm4x8" | "UnpackSnorm4x8" | "UnpackUnorm2x16" | "UnpackSnorm2x16" => {
+                let signed = name.contains("Snorm");
+                let bits: u8 = if name.ends_with("4x8") { 8 } else { 16 };
+                let v = self.unsigned(&arg(0)?, 32, &format!("{dest}.u"), inst)?;
+                let mut out = Vec::new();
+                for k in 0..(32 / bits) {
+                    let at = Val::Int(i64::from(bits) * i64::from(k));
+                    let down = self.binop(&v, &at, &format!("{dest}.d{k}"), ArithOp::Shr, inst)?;
+                    out.push(self.un(
+                        &down,
+                        &format!("{dest}.{k}"),
+                        NumOp::Conv(Conv::FromNorm { signed, bits }),
+                        inst,
+                    )?);
+                }
+                Val::Comp(out)
+            }
+            "FindILsb" | "FindSMsb" | "FindUMsb" => {
+                let w = arg_w(self, 0)?;
+                let op = match name {
+                    "FindILsb" => IntOp::FindLsb,
+                    "FindSMsb" => IntOp::FindSMsb,
+                    _ => IntOp::FindUMsb,
+                };
+                self.un(&arg(0)?, dest, NumOp::Int(op, w), inst)?
+            }
+            _ => return Ok(None),
+        };
+        Ok(Some(v))
+    }
+
+    /// A refusal of a float function vkmm does not lower.
+    pub(super) fn float_refusal(
+        &self,
+        inst: &Inst,
+        name: &str,
+    ) -> crate::frontend::spirv::syntax::Located {
+        unsupported(
+            inst,
+            &format!(
+                "vkmm does not lower the extended instruction `{name}` (docs/format-spirv.md, \"Floating point\")"
+            ),
+        )
+    }
+}
+
+/// The comparison and orderedness of an OpFOrd* / OpFUnord* instruction.
+fn fcmp(op: Op) -> (Cmp, bool) {
+    match op {
+        Op::FOrdEqual => (Cmp::Eq, true),
+        Op::FUnordEqual => (Cmp::Eq, false),
+        Op::FOrdNotEqual => (Cmp::Ne, true),
+        Op::FUnordNotEqual => (Cmp::Ne, false),
+        Op::FOrdLessThan => (Cmp::Lt, true),
+        Op::FUnordLessThan => (Cmp::Lt, false),
+        Op::FOrdGreaterThan => (Cmp::Gt, true),
+        Op::FUnordGreaterThan => (Cmp::Gt, false),
+        Op::FOrdLessThanEqual => (Cmp::Le, true),
+        Op::FUnordLessThanEqual => (Cmp::Le, false),
+        Op::FOrdGreaterThanEqual => (Cmp::Ge, true),
+        _ => (Cmp::Ge, false),
+    }
+}
