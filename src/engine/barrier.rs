@@ -275,7 +275,7 @@ pub fn group_results(
                 .unwrap_or(0);
             out.push((
                 e,
-                f.op.result(&values, me, events[e].barrier.local_id, f.width),
+                f.op.result_at(&values, me, events[e].barrier.local_id, f.width),
             ));
         }
     }

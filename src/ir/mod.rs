@@ -796,6 +796,11 @@ impl GroupArith {
 }
 
 impl GroupOp {
+    /// [`GroupOp::result_at`] on the litmus dialects' integers (no width).
+    pub fn result(self, values: &[Option<i64>], me: usize, local_id: Option<i64>) -> Option<i64> {
+        self.result_at(values, me, local_id, None)
+    }
+
     /// The result the work-item at local id `me` receives, from the
     /// values the work-items of the scope instance contribute, by local id
     /// (`None`: that work-item does not take part in this dynamic instance,
@@ -807,7 +812,7 @@ impl GroupOp {
     /// Any and all return 1 for true: OpenCL C says "a non-zero value";
     /// SPIR-V's `OpGroupAny`/`OpGroupAll` return a Boolean, which converts
     /// to the `int` 1.
-    pub fn result(
+    pub fn result_at(
         self,
         values: &[Option<i64>],
         me: usize,
