@@ -149,6 +149,16 @@ impl Place {
             "SubgroupId" => Some(vec![(k % wg) / t]),
             "SubgroupSize" | "SubgroupMaxSize" => Some(vec![t]),
             "NumSubgroups" => Some(vec![g.subgroups as i64]),
+            // The subgroup masks (SPIR-V, BuiltIn SubgroupEqMask: "Mask of
+            // shader invocations in a subgroup that satisfy the predicate:
+            // the invocation's id equals the subgroup local invocation id";
+            // Ge, Gt, Le, Lt alike): bit k of the 128-bit value, for the
+            // ids k of the subgroup, in four 32-bit components.
+            "SubgroupEqMask" | "SubgroupEqMaskKHR" => Some(subgroup_mask(t, |j| j == k % t)),
+            "SubgroupGeMask" | "SubgroupGeMaskKHR" => Some(subgroup_mask(t, |j| j >= k % t)),
+            "SubgroupGtMask" | "SubgroupGtMaskKHR" => Some(subgroup_mask(t, |j| j > k % t)),
+            "SubgroupLeMask" | "SubgroupLeMaskKHR" => Some(subgroup_mask(t, |j| j <= k % t)),
+            "SubgroupLtMask" | "SubgroupLtMaskKHR" => Some(subgroup_mask(t, |j| j < k % t)),
             // SPIR-V, BuiltIn InvocationId: "Input invocation identifier
             // in a tessellation control or geometry shader": the index in
             // the workgroup (vkmm's patch, docs/format-spirv.md).
@@ -159,6 +169,22 @@ impl Place {
             _ => None,
         }
     }
+}
+
+/// A subgroup mask of `size` invocations: bit `j` set when `pick(j)`, as
+/// four 32-bit components (each the signed reading of its bits).
+fn subgroup_mask(size: i64, pick: impl Fn(i64) -> bool) -> Vec<i64> {
+    (0..4)
+        .map(|c| {
+            let bits = (0..32)
+                .filter(|b| {
+                    let j = 32 * c + b;
+                    j < size && pick(j)
+                })
+                .fold(0u32, |m, b| m | 1 << b);
+            i64::from(bits as i32)
+        })
+        .collect()
 }
 
 /// A phi of a block: its value, its (incoming id, predecessor) pairs and

@@ -59,7 +59,7 @@ pub fn parse_with(
     text: &str,
     options: super::Options,
 ) -> Result<Program, FrontendError> {
-    parse_module(file, text, true, options.out_of_bounds)
+    parse_module(file, text, true, &options)
 }
 
 /// [`parse`]; `undefined`: whether variables with no Initializer and no
@@ -70,8 +70,9 @@ fn parse_module(
     file: &str,
     text: &str,
     undefined_init: bool,
-    oob: super::OutOfBoundsReading,
+    options: &super::Options,
 ) -> Result<Program, FrontendError> {
+    let oob = options.out_of_bounds;
     let located = |(line, column, message): syntax::Located| FrontendError {
         file: file.to_string(),
         line,
@@ -85,6 +86,23 @@ fn parse_module(
     let (t, s, w) = match (&h.config, &sc.shaders) {
         (None, Some((ids, _, _))) => (ids.len(), 1, 1),
         _ => h.config.unwrap_or((1, 1, 1)),
+    };
+    // `--subgroup-size N`: the workgroup's invocations regrouped into
+    // subgroups of N (the workgroup keeps its size).
+    let (t, s) = match options.shader.subgroup_size {
+        Some(n) if n >= 1 && (t * s) % n as usize == 0 => (n as usize, t * s / n as usize),
+        Some(n) => {
+            return Err(FrontendError {
+                file: file.to_string(),
+                line: 1,
+                column: 1,
+                message: format!(
+                    "--subgroup-size {n}: the workgroup has {} invocations, which subgroups of {n} do not divide",
+                    t * s
+                ),
+            });
+        }
+        None => (t, s),
     };
     let grid = Grid {
         per_subgroup: t,
@@ -665,31 +683,30 @@ fn parse_disassembly(
             line_of(user.0 + 1)
         })
     };
-    let mut program =
-        parse_module(file, &text, false, options.out_of_bounds).map_err(|mut e| {
-            if e.line > lines.len() {
-                if let Some((hfile, _)) = headers {
-                    e.file = hfile.to_string();
-                    e.line -= lines.len();
+    let mut program = parse_module(file, &text, false, &options).map_err(|mut e| {
+        if e.line > lines.len() {
+            if let Some((hfile, _)) = headers {
+                e.file = hfile.to_string();
+                e.line -= lines.len();
+            }
+        } else if e.line >= 1 {
+            let k = e.line;
+            let inst = lines[k - 1].trim();
+            match positions {
+                Positions::Instructions => {
+                    e.message = format!("{} (instruction {k}: `{inst}`)", e.message);
                 }
-            } else if e.line >= 1 {
-                let k = e.line;
-                let inst = lines[k - 1].trim();
-                match positions {
-                    Positions::Instructions => {
-                        e.message = format!("{} (instruction {k}: `{inst}`)", e.message);
-                    }
-                    Positions::SourceLines => {
-                        (e.line, e.column) = moved(k).unwrap_or((0, 0));
-                        e.message = format!(
-                            "{} (in instruction {k} of the SPIR-V compiled from it: `{inst}`)",
-                            e.message
-                        );
-                    }
+                Positions::SourceLines => {
+                    (e.line, e.column) = moved(k).unwrap_or((0, 0));
+                    e.message = format!(
+                        "{} (in instruction {k} of the SPIR-V compiled from it: `{inst}`)",
+                        e.message
+                    );
                 }
             }
-            e
-        })?;
+        }
+        e
+    })?;
     // Warnings about instructions: at their source line (the first line of
     // the shader when no OpLine precedes them).
     if positions == Positions::SourceLines {
