@@ -69,6 +69,11 @@ pub struct BarrierGroup {
     pub function: Option<GroupOp>,
     /// The execution scope.
     pub scope: Scope,
+    /// A non-uniform group instruction's dynamic instance
+    /// ([`crate::ir::GroupFunction::nonuniform`]): its arrivals are the
+    /// tangle (the threads whose paths reach it with the same key, `id`);
+    /// the other members do not take part, and no one waits.
+    pub tangled: bool,
     /// The threads of the execution-scope instance, in order.
     pub members: Vec<usize>,
     /// The barrier events that pass it (skeleton event indices, in order),
@@ -95,7 +100,7 @@ impl BarrierGroup {
 
     /// Whether an arrival with this quorum can pass: enough arrive.
     pub fn opens_for(&self, quorum: Option<i64>) -> bool {
-        self.arrivals() >= self.required(quorum)
+        self.tangled || self.arrivals() >= self.required(quorum)
     }
 
     /// Whether the barrier has a quorum (for some arrival).
@@ -116,10 +121,12 @@ impl BarrierGroup {
     }
 
     /// The threads of the execution-scope instance that neither pass nor
-    /// wait at this barrier.
+    /// wait at this barrier (none for a tangle: who does not reach it with
+    /// the same key is not expected).
     pub fn absent<'a>(&'a self, events: &'a [EventInfo]) -> impl Iterator<Item = usize> + 'a {
         self.members.iter().copied().filter(move |&u| {
-            !self.passed.iter().any(|(e, _)| events[*e].thread == u)
+            !self.tangled
+                && !self.passed.iter().any(|(e, _)| events[*e].thread == u)
                 && !self.waiting.iter().any(|(w, _)| *w == u)
         })
     }
@@ -147,6 +154,7 @@ pub fn groups(program: &Program, events: &[EventInfo], endings: &[Ending]) -> Ve
                  scope: Scope,
                  values: BarrierValues,
                  function: Option<GroupOp>,
+                 tangled: bool,
                  out: &mut Vec<BarrierGroup>|
      -> usize {
         let first = (0..program.threads.len())
@@ -157,6 +165,7 @@ pub fn groups(program: &Program, events: &[EventInfo], endings: &[Ending]) -> Ve
                 && g.id == values.id
                 && g.function == function
                 && g.scope == scope
+                && g.tangled == tangled
                 && g.members.first() == Some(&first)
         }) {
             return k;
@@ -166,6 +175,7 @@ pub fn groups(program: &Program, events: &[EventInfo], endings: &[Ending]) -> Ve
             id: values.id,
             function,
             scope,
+            tangled,
             members: (0..program.threads.len())
                 .filter(|&u| thread_in_instance(program, u, scope, thread))
                 .collect(),
@@ -181,15 +191,28 @@ pub fn groups(program: &Program, events: &[EventInfo], endings: &[Ending]) -> Ve
             ..
         } = ev.instruction(program).kind
         {
-            let k = counts.entry((ev.thread, instance)).or_insert(0);
-            *k += 1;
-            let function = ev.instruction(program).group.as_ref().map(|f| f.op);
+            let group = ev.instruction(program).group.as_ref();
+            let function = group.map(|f| f.op);
+            let tangled = group.is_some_and(|f| f.nonuniform);
+            // A non-uniform instruction's dynamic instance is its static
+            // instance and the tangle key alone: the key already tells
+            // loop iterations apart (docs/format-spirv.md, "Subgroup
+            // operations"), and the invocations of one tangle need not
+            // have reached it equally often.
+            let pass = if tangled {
+                0
+            } else {
+                let k = counts.entry((ev.thread, instance)).or_insert(0);
+                *k += 1;
+                *k
+            };
             let g = place(
                 ev.thread,
-                (instance, *k),
+                (instance, pass),
                 execution_scope,
                 ev.barrier,
                 function,
+                tangled,
                 &mut out,
             );
             out[g].passed.push((e, ev.barrier.quorum));
@@ -207,7 +230,7 @@ pub fn groups(program: &Program, events: &[EventInfo], endings: &[Ending]) -> Ve
                 Stmt::Op(i) => i.group.as_ref().map(|f| f.op),
                 _ => None,
             };
-            let g = place(t, *key, *scope, *values, function, &mut out);
+            let g = place(t, *key, *scope, *values, function, false, &mut out);
             out[g].waiting.push((t, values.quorum));
         }
     }
@@ -250,7 +273,10 @@ pub fn group_results(
                 .iter()
                 .position(|&u| u == events[e].thread)
                 .unwrap_or(0);
-            out.push((e, f.op.result(&values, me, events[e].barrier.local_id)));
+            out.push((
+                e,
+                f.op.result_at(&values, me, events[e].barrier.local_id, f.width),
+            ));
         }
     }
     out

@@ -992,6 +992,48 @@ impl<'p> Explorer<'p> {
             })
     }
 
+    /// [`Explorer::group_results_agree`] on a partial combination: the
+    /// paths chosen for threads `t..` (`block[u][idx[u]]`), checked on the
+    /// group instances all of whose members are among them, when `t`
+    /// starts a subgroup (the members of an instance are consecutive
+    /// threads). The walk over a block chooses the last thread first, so a
+    /// subgroup's results are checked as soon as its paths are chosen, not
+    /// once per combination of the other threads' paths.
+    fn groups_agree_from(&self, block: &[Vec<usize>], idx: &[usize], t: usize) -> bool {
+        let threads = &self.program.threads;
+        if !self.has_group_functions || (t > 0 && threads[t - 1].subgroup == threads[t].subgroup) {
+            return true;
+        }
+        let none = Path {
+            events: Vec::new(),
+            registers: Vec::new(),
+            awaits: Vec::new(),
+            ending: Ending::Finished,
+            exprs: Vec::new(),
+        };
+        let paths: Vec<&Path> = (0..threads.len())
+            .map(|u| {
+                if u < t {
+                    &none
+                } else {
+                    &self.threads[u].paths[block[u][idx[u]]]
+                }
+            })
+            .collect();
+        let events = base::events_of(&paths);
+        let endings: Vec<Ending> = paths.iter().map(|p| p.ending.clone()).collect();
+        let groups: Vec<barrier::BarrierGroup> = barrier::groups(self.program, &events, &endings)
+            .into_iter()
+            .filter(|g| g.members.iter().all(|&u| u >= t))
+            .collect();
+        barrier::group_results(self.program, &events, &groups)
+            .into_iter()
+            .all(|(e, r)| match (events[e].read_value, r) {
+                (Some(fixed), Some(r)) => fixed == r,
+                _ => true,
+            })
+    }
+
     /// Notes that a walk skipped a combination of paths at `kind` (e.g. its
     /// orders were too many to list: [`Skeleton::list_orders`]).
     pub fn skip(&self, kind: LimitKind) {
@@ -1568,7 +1610,7 @@ impl<'p> Explorer<'p> {
             }
             self.walk_nodes.set(self.walk_nodes.get() + 1);
             let counted = !too_many && walk.available(t) && walk.rmw_chains(t);
-            let ok = counted && walk.balanced(t);
+            let ok = counted && walk.balanced(t) && self.groups_agree_from(block, &walk.idx, t);
             #[cfg(test)]
             if counted && !ok {
                 let partial = (0..block.len())

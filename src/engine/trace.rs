@@ -1392,7 +1392,16 @@ fn explore_thread(
                             // when local_id is greater or equal to the
                             // work-group size"); the path ends here, as at
                             // an array index outside the array.
-                            if usize::try_from(k).map_or(true, |k| k >= group_size(program, t, ins))
+                            // A non-uniform instruction's id naming no
+                            // invocation of the tangle gives an undefined
+                            // result instead (SPIR-V,
+                            // OpGroupNonUniformShuffle: "The resulting
+                            // value is undefined if Id is an inactive
+                            // invocation, or is greater than or equal to
+                            // the size of the group").
+                            if !g.nonuniform
+                                && usize::try_from(k)
+                                    .map_or(true, |k| k >= group_size(program, t, ins))
                             {
                                 s.pc = t.code.len();
                                 continue;
@@ -1400,7 +1409,10 @@ fn explore_thread(
                             values.local_id = Some(k);
                         }
                     }
+                    // A non-uniform instruction waits for no one: its
+                    // tangle is whoever reaches it with the same key.
                     if endings
+                        && !ins.group.as_ref().is_some_and(|g| g.nonuniform)
                         && let OpKind::ControlBarrier {
                             instance,
                             execution_scope,
@@ -1849,7 +1861,8 @@ fn group_domains(
 ) -> Result<bool, ExecError> {
     use crate::ir::GroupOp;
     // instance -> (ops, per thread: value -> provenance)
-    let mut at: BTreeMap<usize, (Vec<GroupOp>, BTreeMap<usize, ValueSet>)> = BTreeMap::new();
+    type Ops = Vec<(GroupOp, Option<u8>)>;
+    let mut at: BTreeMap<usize, (Ops, BTreeMap<usize, ValueSet>)> = BTreeMap::new();
     for (ti, (t, tp)) in program.threads.iter().zip(all).enumerate() {
         for p in &tp.paths {
             for e in &p.events {
@@ -1862,8 +1875,8 @@ fn group_domains(
                     continue;
                 };
                 let entry = at.entry(*instance as usize).or_default();
-                if !entry.0.contains(&g.op) {
-                    entry.0.push(g.op);
+                if !entry.0.contains(&(g.op, g.width)) {
+                    entry.0.push((g.op, g.width));
                 }
                 let prov = e.write_prov.clone().unwrap_or_default();
                 merge_value(entry.1.entry(ti).or_default(), v, &prov);
@@ -1873,27 +1886,70 @@ fn group_domains(
     let mut changed = false;
     for (k, (ops, per_thread)) in at {
         let mut results: BTreeMap<i64, Prov> = BTreeMap::new();
-        for op in ops {
+        for (op, width) in ops {
             match op {
-                GroupOp::Any | GroupOp::All => {
+                GroupOp::Any | GroupOp::All | GroupOp::Elect | GroupOp::AllEqual => {
                     merge_value(&mut results, 0, &Prov::new());
                     merge_value(&mut results, 1, &Prov::new());
                 }
-                GroupOp::Broadcast => {
+                GroupOp::Ballot(c) => {
+                    // Each invocation's bit, set or not: every mask of
+                    // the invocations of its 32-bit component.
+                    let mut masks: BTreeMap<i64, Prov> = BTreeMap::from([(0, Prov::new())]);
+                    for (&ti, vs) in &per_thread {
+                        let bit = group_bit(program, ti, c);
+                        if bit == 0 || !vs.keys().any(|&v| v != 0) {
+                            continue;
+                        }
+                        let prov = vs.iter().filter(|(v, _)| **v != 0).map(|(_, p)| p);
+                        let prov = prov.fold(None::<Prov>, |acc, p| {
+                            Some(acc.map_or_else(|| p.clone(), |a| prov_min(&a, p)))
+                        });
+                        let prov = prov.unwrap_or_default();
+                        let mut next = masks.clone();
+                        for (m, pm) in &masks {
+                            merge_value(
+                                &mut next,
+                                i64::from((*m as i32) | bit),
+                                &prov_max(pm, &prov),
+                            );
+                        }
+                        if next.len() > MAX_GROUP_VALUES {
+                            return Err(ExecError::limit(
+                                LimitKind::ValueDomains,
+                                format!(
+                                    "a ballot has more than {MAX_GROUP_VALUES} possible results: use a smaller subgroup"
+                                ),
+                            ));
+                        }
+                        masks = next;
+                    }
+                    for (v, p) in &masks {
+                        merge_value(&mut results, *v, p);
+                    }
+                }
+                GroupOp::Broadcast | GroupOp::BroadcastFirst | GroupOp::Lane(_) => {
                     for vs in per_thread.values() {
                         for (v, p) in vs {
                             merge_value(&mut results, *v, p);
                         }
                     }
                 }
-                GroupOp::Reduce(a) | GroupOp::ScanInclusive(a) | GroupOp::ScanExclusive(a) => {
+                GroupOp::Reduce(a)
+                | GroupOp::ScanInclusive(a)
+                | GroupOp::ScanExclusive(a)
+                | GroupOp::Clustered(a, _) => {
                     let mut acc: BTreeMap<i64, Prov> =
-                        BTreeMap::from([(a.identity(), Prov::new())]);
+                        BTreeMap::from([(a.identity_at(width), Prov::new())]);
                     for vs in per_thread.values() {
                         let mut next = acc.clone();
                         for (x, px) in &acc {
                             for (v, pv) in vs {
-                                merge_value(&mut next, a.apply(*x, *v), &prov_max(px, pv));
+                                merge_value(
+                                    &mut next,
+                                    a.apply_at(*x, *v, width),
+                                    &prov_max(px, pv),
+                                );
                             }
                         }
                         if next.len() > MAX_GROUP_VALUES {
@@ -1917,6 +1973,19 @@ fn group_domains(
         }
     }
     Ok(changed)
+}
+
+/// The bit thread `t` sets in component `c` of a ballot: `1 << k` for its
+/// local id `32c + k` in its subgroup (0 when its id is in another
+/// component).
+fn group_bit(program: &Program, t: usize, c: u8) -> i32 {
+    let me = (0..t)
+        .filter(|&u| super::base::thread_in_instance(program, u, crate::ir::Scope::Subgroup, t))
+        .count();
+    match me.checked_sub(32 * usize::from(c)) {
+        Some(k) if k < 32 => 1i32 << k,
+        _ => 0,
+    }
 }
 
 /// Values with their provenance (one location's or group function's domain).

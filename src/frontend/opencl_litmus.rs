@@ -2076,7 +2076,12 @@ impl Parser<'_> {
         i.scope = Some(execution);
         i.operand = Some(value);
         i.dest = dest;
-        i.group = Some(GroupFunction { op, local_id });
+        i.group = Some(GroupFunction {
+            op,
+            local_id,
+            nonuniform: false,
+            width: None,
+        });
         ctx.code.push(Stmt::Op(i));
         Ok(())
     }

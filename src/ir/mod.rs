@@ -606,20 +606,41 @@ impl Instruction {
 
 /// What a group function computes from the values the work-items of its
 /// scope instance contribute (OpenCL C 2.0 6.13.15 "Work-group Functions"
-/// and the `cl_khr_subgroups` sub-group functions; SPIR-V `OpGroup*`).
+/// and the `cl_khr_subgroups` sub-group functions; SPIR-V `OpGroup*` and
+/// `OpGroupNonUniform*`).
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
 pub struct GroupFunction {
     pub op: GroupOp,
     /// `work_group_broadcast(a, local_id)` / `sub_group_broadcast(a, id)`:
-    /// the local id of the work-item whose `a` every work-item receives.
+    /// the local id of the work-item whose `a` every work-item receives;
+    /// for [`GroupOp::Lane`] the mask, delta or quad index it names.
     pub local_id: Option<Operand>,
+    /// A SPIR-V non-uniform instruction (`OpGroupNonUniform*`): the
+    /// invocations that take part are the *tangle*, those of the
+    /// execution-scope instance whose paths reach it with the same
+    /// [`OpKind::ControlBarrier`] `id` value (the tangle key the front end
+    /// computes, docs/format-spirv.md "Subgroup operations"); the others
+    /// neither take part nor are waited for. SPIR-V, glossary: "Tangle: The
+    /// set of invocations that execute the same dynamic instance of an
+    /// instruction." `false`: every invocation of the instance must arrive
+    /// (OpenCL group functions, `OpGroup*`).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub nonuniform: bool,
+    /// The bit width of the integers the operation computes on (SPIR-V: the
+    /// result type's); `None` for the litmus dialects' `int`s (32 bits for
+    /// identities, unbounded arithmetic).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub width: Option<u8>,
 }
 
-/// The group functions OpenCL C lists.
+/// The group functions OpenCL C and SPIR-V list.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize)]
 pub enum GroupOp {
     /// "Broadcast the value of a for work-item identified by local_id to
-    /// all work-items in the work-group."
+    /// all work-items in the work-group." Also SPIR-V's
+    /// `OpGroupNonUniformBroadcast` and `OpGroupNonUniformShuffle` (the
+    /// value of the invocation whose id is `local_id`; undefined when it
+    /// does not take part).
     Broadcast,
     /// `*_reduce_<op>`: the operation over every work-item's value.
     Reduce(GroupArith),
@@ -633,35 +654,131 @@ pub enum GroupOp {
     Any,
     /// `*_all(predicate)`: non-zero if every predicate is non-zero.
     All,
+    /// `OpGroupNonUniformClusteredReduce` forms, cluster size `n`: "the
+    /// operation over the values of the invocations whose id is in the
+    /// same cluster of n consecutive ids" (SPIR-V, Group Operation
+    /// ClusteredReduce: "A reduction operation for all values of a
+    /// specific value X specified by invocations within a cluster").
+    Clustered(GroupArith, u32),
+    /// `OpGroupNonUniformElect`: "Result is true only in the active
+    /// invocation with the lowest id in the group, otherwise result is
+    /// false."
+    Elect,
+    /// `OpGroupNonUniformAllEqual`: "Result is true if Value is equal for
+    /// all active invocations in the group."
+    AllEqual,
+    /// `OpGroupNonUniformBroadcastFirst`: "Result is the Value of the
+    /// invocation from the active invocations with the lowest id".
+    BroadcastFirst,
+    /// `OpGroupNonUniformBallot`, one 32-bit component of its vector: bit
+    /// `k` of component `c` is set when the invocation with id `32c + k`
+    /// takes part and its predicate is true ("a bitfield value combining
+    /// the Predicate value of all invocations within the Execution scope
+    /// that execute the same dynamic instance of this instruction").
+    Ballot(u8),
+    /// The value of another invocation named relative to this one by the
+    /// `local_id` operand; undefined when it does not take part.
+    Lane(LaneOp),
+}
+
+/// How [`GroupOp::Lane`] names the invocation it reads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize)]
+pub enum LaneOp {
+    /// `OpGroupNonUniformShuffleXor`: "the invocation identified by the
+    /// current invocation's id within the group xor'ed with Mask"
+    /// (`OpGroupNonUniformQuadSwap` is the xor with 1, 2 or 3).
+    Xor,
+    /// `OpGroupNonUniformShuffleUp`: "the current invocation's id within
+    /// the group - Delta".
+    Up,
+    /// `OpGroupNonUniformShuffleDown`: "the current invocation's id within
+    /// the group + Delta".
+    Down,
+    /// `OpGroupNonUniformQuadBroadcast`: "the invocation within the quad
+    /// with a quad index equal to Index" (the quad of ids `4q .. 4q+3`).
+    Quad,
+}
+
+impl LaneOp {
+    /// The id of the invocation read by the invocation with id `me`.
+    pub fn target(self, me: usize, operand: i64) -> Option<usize> {
+        let me = i64::try_from(me).ok()?;
+        let t = match self {
+            LaneOp::Xor => me ^ operand,
+            LaneOp::Up => me.checked_sub(operand)?,
+            LaneOp::Down => me.checked_add(operand)?,
+            LaneOp::Quad => (me & !3) + operand,
+        };
+        usize::try_from(t).ok()
+    }
 }
 
 /// The `<op>` of a reduction or scan.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize)]
 pub enum GroupArith {
     Add,
+    /// Signed minimum and maximum.
     Min,
     Max,
+    Mul,
+    /// Unsigned minimum and maximum (of the group function's width).
+    UMin,
+    UMax,
+    /// Bitwise and, or, xor (the logical forms on 0/1 values too).
+    And,
+    Or,
+    Xor,
 }
 
 impl GroupArith {
-    /// The operation's identity, the first result of an exclusive scan:
-    /// 0 for add, the largest `int` for min and the smallest for max
-    /// (SPIR-V's `OpGroupIAdd`, `OpGroupSMin`, `OpGroupSMax`: "The identity
-    /// I for Operation is 0" / "INT_MAX" / "INT_MIN"; the litmus registers
-    /// are `int`s).
-    pub fn identity(self) -> i64 {
+    /// The operation's identity, the first result of an exclusive scan, at
+    /// `width` bits (`None`: the litmus registers' 32-bit `int`s), as the
+    /// signed reading of its bits: SPIR-V gives "The identity I for
+    /// Operation is 0" (IAdd, UMax, BitwiseOr, BitwiseXor), "1" (IMul),
+    /// "INT_MAX" (SMin), "INT_MIN" (SMax), "UINT_MAX" (UMin) and "~0"
+    /// (BitwiseAnd).
+    pub fn identity_at(self, width: Option<u8>) -> i64 {
+        let bits = u32::from(width.unwrap_or(32)).clamp(1, 64);
+        let max = if bits == 64 {
+            i64::MAX
+        } else {
+            (1i64 << (bits - 1)) - 1
+        };
         match self {
-            GroupArith::Add => 0,
-            GroupArith::Min => i64::from(i32::MAX),
-            GroupArith::Max => i64::from(i32::MIN),
+            GroupArith::Add | GroupArith::UMax | GroupArith::Or | GroupArith::Xor => 0,
+            GroupArith::Mul => 1,
+            GroupArith::Min => max,
+            GroupArith::Max => -max - 1,
+            GroupArith::UMin | GroupArith::And => -1,
         }
     }
-    pub fn apply(self, a: i64, b: i64) -> i64 {
-        match self {
+    /// [`GroupArith::identity_at`] for 32-bit `int`s.
+    pub fn identity(self) -> i64 {
+        self.identity_at(None)
+    }
+    /// `a op b` at `width` bits: computed exactly, then cut to the low
+    /// `width` bits and read signed (`None`: unbounded, as the litmus
+    /// dialects compute).
+    pub fn apply_at(self, a: i64, b: i64, width: Option<u8>) -> i64 {
+        let bits = u32::from(width.unwrap_or(64)).clamp(1, 64);
+        let unsigned = |v: i64| (v as u64) & (u64::MAX >> (64 - bits));
+        let v = match self {
             GroupArith::Add => a.wrapping_add(b),
+            GroupArith::Mul => a.wrapping_mul(b),
             GroupArith::Min => a.min(b),
             GroupArith::Max => a.max(b),
-        }
+            GroupArith::UMin if unsigned(b) < unsigned(a) => b,
+            GroupArith::UMax if unsigned(b) > unsigned(a) => b,
+            GroupArith::UMin | GroupArith::UMax => a,
+            GroupArith::And => a & b,
+            GroupArith::Or => a | b,
+            GroupArith::Xor => a ^ b,
+        };
+        let shift = 64 - bits;
+        (v << shift) >> shift
+    }
+    pub fn apply(self, a: i64, b: i64) -> i64 {
+        self.apply_at(a, b, None)
     }
     /// The name in the built-ins (`add`, `min`, `max`).
     pub fn name(self) -> &'static str {
@@ -669,40 +786,87 @@ impl GroupArith {
             GroupArith::Add => "add",
             GroupArith::Min => "min",
             GroupArith::Max => "max",
+            GroupArith::Mul => "mul",
+            GroupArith::UMin => "umin",
+            GroupArith::UMax => "umax",
+            GroupArith::And => "and",
+            GroupArith::Or => "or",
+            GroupArith::Xor => "xor",
         }
     }
 }
 
 impl GroupOp {
+    /// [`GroupOp::result_at`] on the litmus dialects' integers (no width).
+    pub fn result(self, values: &[Option<i64>], me: usize, local_id: Option<i64>) -> Option<i64> {
+        self.result_at(values, me, local_id, None)
+    }
+
     /// The result the work-item at local id `me` receives, from the
     /// values the work-items of the scope instance contribute, by local id
     /// (`None`: that work-item does not take part in this dynamic instance,
-    /// which only a divergent program has), and the broadcast's local id.
-    /// `None` when the result is undefined: a broadcast from a local id
-    /// that contributes nothing.
+    /// which only a divergent program has, or, for a non-uniform
+    /// instruction, an invocation outside the tangle), the `local_id`
+    /// operand and the width. `None` when the result is undefined: a
+    /// broadcast or shuffle from a local id that contributes nothing.
     ///
     /// Any and all return 1 for true: OpenCL C says "a non-zero value";
     /// SPIR-V's `OpGroupAny`/`OpGroupAll` return a Boolean, which converts
     /// to the `int` 1.
-    pub fn result(self, values: &[Option<i64>], me: usize, local_id: Option<i64>) -> Option<i64> {
+    pub fn result_at(
+        self,
+        values: &[Option<i64>],
+        me: usize,
+        local_id: Option<i64>,
+        width: Option<u8>,
+    ) -> Option<i64> {
         let present = |range: std::ops::Range<usize>| {
             values[range.start.min(values.len())..range.end.min(values.len())]
                 .iter()
                 .flatten()
                 .copied()
         };
-        let fold = |a: GroupArith, range| present(range).fold(a.identity(), |x, v| a.apply(x, v));
+        let fold = |a: GroupArith, range| {
+            present(range).fold(a.identity_at(width), |x, v| a.apply_at(x, v, width))
+        };
         let all = 0..values.len();
+        let first = values.iter().position(Option::is_some);
         Some(match self {
             GroupOp::Broadcast => {
                 let k = usize::try_from(local_id?).ok()?;
                 (*values.get(k)?)?
             }
+            GroupOp::Lane(l) => (*values.get(l.target(me, local_id?)?)?)?,
             GroupOp::Reduce(a) => fold(a, all),
             GroupOp::ScanInclusive(a) => fold(a, 0..me + 1),
             GroupOp::ScanExclusive(a) => fold(a, 0..me),
+            GroupOp::Clustered(a, n) => {
+                let n = (n as usize).max(1);
+                let start = me - me % n;
+                fold(a, start..start + n)
+            }
             GroupOp::Any => i64::from(present(all).any(|v| v != 0)),
             GroupOp::All => i64::from(present(all).all(|v| v != 0)),
+            GroupOp::Elect => i64::from(first == Some(me)),
+            GroupOp::AllEqual => {
+                let mut vs = present(all);
+                let v0 = vs.next();
+                i64::from(vs.all(|v| Some(v) == v0))
+            }
+            GroupOp::BroadcastFirst => values[first?]?,
+            GroupOp::Ballot(c) => {
+                let base = 32 * usize::from(c);
+                let bits = (0..32)
+                    .filter(|k| {
+                        values
+                            .get(base + k)
+                            .copied()
+                            .flatten()
+                            .is_some_and(|v| v != 0)
+                    })
+                    .fold(0u32, |m, k| m | 1 << k);
+                i64::from(bits as i32)
+            }
         })
     }
 }

@@ -97,7 +97,7 @@ pub(super) fn grid(
     };
     if per_subgroup == 0 || size % per_subgroup != 0 {
         return Err(err(format!(
-            "a workgroup of {size} invocations cannot be split into subgroups of {per_subgroup}: choose a --subgroup-size that divides the workgroup size"
+            "--subgroup-size {per_subgroup}: the workgroup has {size} invocations, which subgroups of {per_subgroup} do not divide (choose a --subgroup-size that divides the workgroup size)"
         )));
     }
     let total = size.saturating_mul(count);

@@ -21,6 +21,7 @@ use std::collections::HashMap;
 
 mod bytes;
 mod coop;
+mod group;
 mod image;
 mod numeric;
 pub(super) use coop::CoopUse;
@@ -158,6 +159,16 @@ impl Place {
             "SubgroupId" => Some(vec![(k % wg) / t]),
             "SubgroupSize" | "SubgroupMaxSize" => Some(vec![t]),
             "NumSubgroups" => Some(vec![g.subgroups as i64]),
+            // The subgroup masks (SPIR-V, BuiltIn SubgroupEqMask: "Mask of
+            // shader invocations in a subgroup that satisfy the predicate:
+            // the invocation's id equals the subgroup local invocation id";
+            // Ge, Gt, Le, Lt alike): bit k of the 128-bit value, for the
+            // ids k of the subgroup, in four 32-bit components.
+            "SubgroupEqMask" | "SubgroupEqMaskKHR" => Some(subgroup_mask(t, |j| j == k % t)),
+            "SubgroupGeMask" | "SubgroupGeMaskKHR" => Some(subgroup_mask(t, |j| j >= k % t)),
+            "SubgroupGtMask" | "SubgroupGtMaskKHR" => Some(subgroup_mask(t, |j| j > k % t)),
+            "SubgroupLeMask" | "SubgroupLeMaskKHR" => Some(subgroup_mask(t, |j| j <= k % t)),
+            "SubgroupLtMask" | "SubgroupLtMaskKHR" => Some(subgroup_mask(t, |j| j < k % t)),
             // SPIR-V, BuiltIn InvocationId: "Input invocation identifier
             // in a tessellation control or geometry shader": the index in
             // the workgroup (vkmm's patch, docs/format-spirv.md).
@@ -168,6 +179,22 @@ impl Place {
             _ => None,
         }
     }
+}
+
+/// A subgroup mask of `size` invocations: bit `j` set when `pick(j)`, as
+/// four 32-bit components (each the signed reading of its bits).
+fn subgroup_mask(size: i64, pick: impl Fn(i64) -> bool) -> Vec<i64> {
+    (0..4)
+        .map(|c| {
+            let bits = (0..32)
+                .filter(|b| {
+                    let j = 32 * c + b;
+                    j < size && pick(j)
+                })
+                .fold(0u32, |m, b| m | 1 << b);
+            i64::from(bits as i32)
+        })
+        .collect()
 }
 
 /// A phi of a block: its value, its (incoming id, predecessor) pairs and
@@ -183,6 +210,15 @@ struct Frame {
     ret: Option<Val>,
     exit: String,
     cur: String,
+    /// The tangle key's reconvergence points in this function
+    /// (`group::Tangles`): merge block -> the register holding the key its
+    /// header saved.
+    restore: HashMap<String, String>,
+    /// Under maximal reconvergence, continue target -> the registers of
+    /// its loop's saved key and iteration number.
+    cont: HashMap<String, (String, String)>,
+    /// Loop header -> the register a back edge to it sets.
+    back: HashMap<String, String>,
 }
 
 /// The most nested inlined calls.
@@ -223,6 +259,9 @@ pub(super) struct Gen<'a> {
     /// offset, size). Given locations, the lowering runs again
     /// (`super::past_end_cells`).
     pub past_end: Vec<(String, usize, i64, u32)>,
+    /// The tangle key of a module with group instructions (`None`: none,
+    /// and no key is kept).
+    tangles: Option<group::Tangles>,
 }
 
 fn span(inst: &Inst) -> SourceSpan {
@@ -357,6 +396,7 @@ impl<'a> Gen<'a> {
             fixed: HashMap::new(),
             out_of_bounds: Vec::new(),
             past_end: Vec::new(),
+            tangles: group::Tangles::of(m, insts),
         };
         for (id, c) in &m.consts {
             g.globals.insert(id.clone(), cval(c));
@@ -705,6 +745,9 @@ impl<'a> Gen<'a> {
             ret: None,
             exit: format!("R{call_no}"),
             cur: String::new(),
+            restore: HashMap::new(),
+            cont: HashMap::new(),
+            back: HashMap::new(),
         };
         for (p, a) in f.params.iter().zip(args) {
             fr.vals.insert(p.clone(), a);
@@ -761,6 +804,7 @@ impl<'a> Gen<'a> {
                             }
                         }
                     }
+                    self.enter_block(&fr, &id, k, &src);
                 }
                 _ => self.inst(&mut fr, inst, depth)?,
             }
@@ -812,6 +856,11 @@ impl<'a> Gen<'a> {
     /// Jumps to block `to` (with its phi copies).
     fn jump(&mut self, fr: &Frame, to: &str, inst: &Inst) -> R<()> {
         self.edge(fr, to, inst)?;
+        if let Some(b) = fr.back.get(to) {
+            // A back edge: the loop header counts an iteration.
+            let b = b.clone();
+            self.copy(&b, Operand::Const(1), &span(inst));
+        }
         let l = self.block_label(fr, to);
         self.goto(&l, &span(inst));
         Ok(())
@@ -826,7 +875,7 @@ impl<'a> Gen<'a> {
         inst: &Inst,
     ) -> R<()> {
         let src = span(inst);
-        if fr.phis.contains_key(to) {
+        if fr.phis.contains_key(to) || fr.back.contains_key(to) {
             let skip = self.fresh_label();
             self.branch(negate(cond.0), cond.1, cond.2, &skip, &src);
             self.jump(fr, to, inst)?;
@@ -865,13 +914,8 @@ impl<'a> Gen<'a> {
     fn inst(&mut self, fr: &mut Frame, inst: &Inst, depth: usize) -> R<()> {
         let src = span(inst);
         match inst.op {
-            Op::Line
-            | Op::NoLine
-            | Op::SelectionMerge
-            | Op::LoopMerge
-            | Op::Nop
-            | Op::Name
-            | Op::Decorate => {}
+            Op::SelectionMerge | Op::LoopMerge => self.merge(fr, inst)?,
+            Op::Line | Op::NoLine | Op::Nop | Op::Name | Op::Decorate => {}
             Op::Branch => {
                 let to = inst.id(0)?.to_string();
                 self.jump(fr, &to, inst)?;
@@ -943,7 +987,9 @@ impl<'a> Gen<'a> {
                 let args = (2..inst.operands.len())
                     .map(|i| self.val(fr, inst, i))
                     .collect::<R<Vec<_>>>()?;
+                let saved = self.before_call(&src);
                 let r = self.function(&f, args, depth + 1, Some(inst))?;
+                self.after_call(saved, &src);
                 self.bind(fr, inst, r.unwrap_or(Val::Undef))?;
             }
             Op::Undef => self.bind(fr, inst, Val::Undef)?,
@@ -1350,6 +1396,7 @@ impl<'a> Gen<'a> {
                 let v = self.ext_inst(fr, inst)?;
                 self.bind(fr, inst, v)?;
             }
+            _ if group::is_group(inst) => self.group(fr, inst)?,
             _ => {
                 if let Some(v) = self.numeric(fr, inst)? {
                     return self.bind(fr, inst, v);
@@ -1390,7 +1437,7 @@ impl<'a> Gen<'a> {
                 {
                     "vkmm does not lower this floating-point instruction (docs/format-spirv.md, \"Floating point\", lists those it does)"
                 } else if name.starts_with("OpGroup") || name.contains("Subgroup") {
-                    "vkmm's IR has no subgroup operations"
+                    "vkmm lowers the OpGroupNonUniform* instructions of SPIR-V 1.3 and the integer OpGroup* instructions of kernels (docs/format-spirv.md, \"Subgroup operations\")"
                 } else {
                     "vkmm does not lower this instruction"
                 };
