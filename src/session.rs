@@ -722,6 +722,9 @@ impl Session {
             file: item.path.display().to_string(),
             error: e.to_string(),
         };
+        if let Some(row) = &item.manifest {
+            return self.manifest_row(row).map_err(err);
+        }
         let Some(row) = &item.row else {
             return self.check_file(&item.path).map_err(err);
         };
@@ -763,6 +766,67 @@ impl Session {
         session
             .check_program(&item.path.display().to_string(), &program)
             .map_err(err)
+    }
+
+    /// Checks one row of a shader manifest: its shader at its dispatch
+    /// with its inputs, for its question.
+    pub fn manifest_row(
+        &self,
+        row: &crate::analysis::manifest::ManifestRow,
+    ) -> Result<Checked, Error> {
+        use crate::analysis::manifest::Question;
+        let mut shader = row.shader.clone();
+        // The session's own inputs (the command line's) come first.
+        let mut merged = self.options.shader.clone();
+        merged.inputs.append(&mut shader.inputs);
+        shader.inputs = merged.inputs;
+        match &row.question {
+            Question::Races => self
+                .with_decide(Some(Property::Races))
+                .shader(shader)
+                .check_file(&row.path),
+            Question::Termination(progress) => self
+                .with_decide(None)
+                .termination(Some(progress.clone()))
+                .shader(shader)
+                .check_file(&row.path),
+            Question::Assertion(condition) => {
+                let session = self.with_decide(Some(Property::Condition)).shader(shader);
+                let mut program = session.load_file(&row.path)?;
+                let expr = session.parse_outcome(&program, condition)?;
+                program.condition = Some(crate::ir::Condition {
+                    quantifier: Some(crate::ir::Quantifier::Forall),
+                    expr,
+                    filter: None,
+                    text: format!("forall ({condition})"),
+                });
+                session.check_program(&row.path.display().to_string(), &program)
+            }
+        }
+    }
+
+    /// Runs a shader manifest's rows ([`crate::analysis::manifest`]), each
+    /// checked by `run` (in order, or on a thread pool).
+    pub fn manifest_suite(
+        &self,
+        manifest: &Path,
+        inputs: Option<&Path>,
+        shard: Option<(usize, usize)>,
+        run: &SuiteRunner<'_>,
+    ) -> Result<Summary, Error> {
+        let start = Instant::now();
+        let (mut items, bad_rows) = suite::plan_manifest(manifest, inputs).map_err(Error::Usage)?;
+        if let Some((k, n)) = shard {
+            items = suite::shard(items, k, n);
+        }
+        let results = run(self, &items);
+        Ok(suite::score(
+            &items,
+            results,
+            bad_rows,
+            Property::Races,
+            start.elapsed(),
+        ))
     }
 
     /// Runs a suite in order: every `.test` file below `dir`, or the rows

@@ -401,7 +401,6 @@ fn dispatch(name: &str, local: [u32; 3], groups: [u32; 3]) -> ShaderOptions {
 /// never run again while invocation 0 repeats its atomicOr forever. OBE:
 /// the lock holder, having run, is scheduled fairly and releases it.
 #[test]
-#[ignore = "needs the dispatch from ShaderOptions (--local-size, --workgroups)"]
 fn wgsl_loop_rows() {
     let Some(path) = corpus("wgsl-loop/loop.wgsl") else {
         return;

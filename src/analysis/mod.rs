@@ -8,6 +8,7 @@ pub mod compare;
 pub mod expected;
 pub mod explain;
 pub mod litmus;
+pub mod manifest;
 pub mod pops;
 pub mod queries;
 pub mod refines;

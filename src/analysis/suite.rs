@@ -303,6 +303,8 @@ pub struct SuiteItem {
     pub annotated: bool,
     /// A six-column row's property, bound and three-valued verdict.
     pub row: Option<super::expected::RowSpec>,
+    /// A shader manifest's row: its dispatch, inputs, question and verdict.
+    pub manifest: Option<Box<super::manifest::ManifestRow>>,
 }
 
 /// The items of a suite: the rows of `expected` (paths relative to `dir`),
@@ -324,6 +326,7 @@ pub fn plan(
                 expected: Some(r.holds),
                 annotated: r.annotated,
                 row: r.spec,
+                manifest: None,
             })
             .collect();
         let errors = bad
@@ -352,9 +355,38 @@ pub fn plan(
             expected: None,
             annotated: false,
             row: None,
+            manifest: None,
         })
         .collect();
     Ok((items, Vec::new()))
+}
+
+/// The items of a shader manifest (`manifest`, with the inputs file
+/// `inputs`): one per row; rows that cannot be read are errors naming
+/// their CSV line.
+pub fn plan_manifest(
+    manifest: &Path,
+    inputs: Option<&Path>,
+) -> Result<(Vec<SuiteItem>, Vec<FileError>), String> {
+    let (rows, bad) = super::manifest::read(manifest, inputs)?;
+    let items = rows
+        .into_iter()
+        .map(|r| SuiteItem {
+            path: r.path.clone(),
+            expected: Some(r.holds),
+            annotated: false,
+            row: None,
+            manifest: Some(Box::new(r)),
+        })
+        .collect();
+    let errors = bad
+        .into_iter()
+        .map(|b| FileError {
+            file: format!("{}:{}", manifest.display(), b.line),
+            error: b.message,
+        })
+        .collect();
+    Ok((items, errors))
 }
 
 /// Keeps the items of shard `k` of `n` (1-based: `k` in 1..=n): every
@@ -410,6 +442,10 @@ pub fn score(
         }
         if let Some(row) = &item.row {
             s.add_row(item, row, res);
+            continue;
+        }
+        if let Some(row) = &item.manifest {
+            s.add_manifest_row(row, res);
             continue;
         }
         let record = match res {
@@ -563,6 +599,133 @@ pub const UNSUPPORTED_CONSTRUCT: &str = "unsupported construct";
 
 impl Summary {
     /// Scores a six-column row: PASS / FAIL / UNKNOWN against its expectation.
+    /// Scores a shader manifest's row: the expected and the actual verdict
+    /// in the manifest's words (`racy`, `race-free`, `terminates`,
+    /// `may-not-terminate`, `holds`, `fails`), or `undecided` with what
+    /// stopped the search, never a verdict for an incomplete search.
+    fn add_manifest_row(
+        &mut self,
+        row: &super::manifest::ManifestRow,
+        res: Result<Checked, FileError>,
+    ) {
+        use super::manifest::Question;
+        let property = match row.question {
+            Question::Races => Property::Races,
+            Question::Termination(_) => Property::Termination,
+            Question::Assertion(_) => Property::Condition,
+        };
+        let mut record = Record {
+            file: row.label(),
+            property: Some(property),
+            query: Some(row.property.clone()),
+            expected: Some(row.expected.clone()),
+            actual: String::new(),
+            status: Status::Error,
+            complete: false,
+            states: 0,
+            races: 0,
+            executions: 0,
+            cut_paths: 0,
+            truncated: false,
+            time_ms: 0.0,
+            detail: None,
+            annotated: false,
+            group: None,
+        };
+        let actual = match res {
+            Err(e) => {
+                record.actual = "error".into();
+                record.detail = Some(e.error.clone());
+                self.errors.push(FileError {
+                    file: row.label(),
+                    error: e.error,
+                });
+                self.records.push(record);
+                return;
+            }
+            Ok(Checked::Queries(_)) => {
+                record.actual = "error".into();
+                record.detail = Some("a manifest row names a .test file".into());
+                self.count(&record);
+                self.records.push(record);
+                return;
+            }
+            Ok(Checked::Termination(o)) => {
+                record.complete = o.complete();
+                record.executions = o.executions;
+                record.cut_paths = o.cut_paths;
+                record.truncated = o.truncated;
+                record.time_ms = o.time.as_secs_f64() * 1000.0;
+                let actual = if o.complete() { o.terminates() } else { None };
+                if actual.is_none() {
+                    record.detail = Some(format!(
+                        "undecided under {}: {}",
+                        o.progress,
+                        if o.cut_paths > 0 {
+                            format!("{} thread paths cut by the unrolling bound", o.cut_paths)
+                        } else {
+                            "a limit stopped the search".to_string()
+                        }
+                    ));
+                }
+                actual
+            }
+            Ok(Checked::Litmus(o)) => {
+                record.complete = o.complete();
+                record.states = o.states.len();
+                record.races = o.races.len();
+                record.executions = o.executions;
+                record.cut_paths = o.cut_paths;
+                record.truncated = o.truncated;
+                record.time_ms = o.time.as_secs_f64() * 1000.0;
+                if o.rests_on_undefined(property) {
+                    record.actual = "undefined".into();
+                    record.status = Status::Undefined;
+                    record.detail = Some("the verdict rests on undefined behaviour (an out-of-bounds access): check the inputs (runtime-array lengths)".into());
+                    self.files += 1;
+                    self.count(&record);
+                    self.records.push(record);
+                    return;
+                }
+                let actual = o.holds(property);
+                if actual.is_none() {
+                    record.detail = Some(if o.cut_paths > 0 {
+                        format!(
+                            "undecided: {} thread paths cut by the unrolling bound (raise --unroll)",
+                            o.cut_paths
+                        )
+                    } else if o.truncated {
+                        "undecided: a limit (executions, time or memory) stopped the search".into()
+                    } else {
+                        "undecided".into()
+                    });
+                }
+                actual
+            }
+        };
+        self.files += 1;
+        match actual {
+            Some(h) => {
+                record.actual = row.word(h).to_string();
+                record.status = if h == row.holds {
+                    Status::Passed
+                } else {
+                    Status::Failed
+                };
+                if record.status == Status::Failed {
+                    record.detail =
+                        Some(format!("expected {}, got {}", row.expected, record.actual));
+                }
+            }
+            None => {
+                record.actual = "undecided".into();
+                record.status = Status::Undecided;
+            }
+        }
+        self.count(&record);
+        self.records.push(record);
+    }
+
     fn add_row(
         &mut self,
         item: &SuiteItem,

@@ -7,6 +7,7 @@
 
 pub mod alloy_test;
 mod attributes;
+pub mod inputs;
 #[cfg(test)]
 mod lint_tests;
 pub mod litmus;
@@ -90,11 +91,12 @@ pub enum Format {
     Spirv,
     /// A binary SPIR-V module (`.spv`), its headers in `FILE.spv.headers`.
     SpirvBinary,
-    /// A GLSL compute shader (`.comp`), compiled by `glslangValidator`.
+    /// A GLSL compute shader (`.comp`, or `.glsl` read as a compute
+    /// shader), compiled by `glslangValidator`.
     Glsl,
     /// A WGSL shader (`.wgsl`), compiled in process by naga.
     Wgsl,
-    /// An HLSL shader (`.hlsl`), compiled by an external compiler.
+    /// An HLSL shader (`.hlsl`), compiled by glslang's HLSL front end.
     Hlsl,
 }
 
@@ -106,7 +108,7 @@ impl Format {
             "litmus" => Some(Format::VulkanLitmus),
             "spvasm" => Some(Format::Spirv),
             "spv" => Some(Format::SpirvBinary),
-            "comp" => Some(Format::Glsl),
+            "comp" | "glsl" => Some(Format::Glsl),
             "wgsl" => Some(Format::Wgsl),
             "hlsl" => Some(Format::Hlsl),
             _ => None,
@@ -174,6 +176,71 @@ pub struct ShaderOptions {
     pub set: Vec<(String, String)>,
     /// `--entry NAME`: the entry point, where a module has several.
     pub entry: Option<String>,
+    /// `--input`, `--length` and a dispatch file's `[inputs]`: what the
+    /// buffers, uniforms and push constants hold at the start.
+    pub inputs: Vec<inputs::Input>,
+}
+
+impl ShaderOptions {
+    /// Reads `X[,Y[,Z]]` (missing dimensions are 1), each at least 1.
+    pub fn parse_dims(text: &str) -> Result<[u32; 3], String> {
+        let parts: Vec<&str> = text.split(',').map(str::trim).collect();
+        if parts.is_empty() || parts.len() > 3 {
+            return Err(format!(
+                "expected X[,Y[,Z]] (1 to 3 numbers), found `{text}`"
+            ));
+        }
+        let mut dims = [1u32; 3];
+        for (d, p) in parts.iter().enumerate() {
+            dims[d] = match p.parse::<u32>() {
+                Ok(n) if n >= 1 => n,
+                _ => {
+                    return Err(format!(
+                        "expected X[,Y[,Z]] of whole numbers of at least 1, found `{text}`"
+                    ));
+                }
+            };
+        }
+        Ok(dims)
+    }
+
+    /// Reads `NAME` or `NAME=VALUE` (a preprocessor definition).
+    pub fn parse_define(text: &str) -> Result<(String, Option<String>), String> {
+        let (name, value) = match text.split_once('=') {
+            Some((n, v)) => (n.trim(), Some(v.trim().to_string())),
+            None => (text.trim(), None),
+        };
+        if !is_identifier(name) {
+            return Err(format!(
+                "expected NAME[=VALUE] with NAME an identifier, found `{text}`"
+            ));
+        }
+        Ok((name.to_string(), value))
+    }
+
+    /// Reads `NAME=VALUE` (a constant set).
+    pub fn parse_set(text: &str) -> Result<(String, String), String> {
+        match text.split_once('=') {
+            Some((n, v)) if is_identifier(n.trim()) || n.trim().parse::<u32>().is_ok() => {
+                if v.trim().is_empty() {
+                    return Err(format!("expected NAME=VALUE with a value, found `{text}`"));
+                }
+                Ok((n.trim().to_string(), v.trim().to_string()))
+            }
+            _ => Err(format!(
+                "expected NAME=VALUE (NAME an identifier or a SpecId number), found `{text}`"
+            )),
+        }
+    }
+}
+
+/// Whether `s` is a C-style identifier.
+fn is_identifier(s: &str) -> bool {
+    let mut chars = s.chars();
+    chars
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
 }
 
 /// What a SPIR-V access whose runtime index names no cell of its variable
@@ -269,7 +336,7 @@ pub fn load_with(path: &Path, options: Options) -> Result<Program, FrontendError
         line: 0,
         column: 0,
         message:
-            "unknown file type: expected a `.test`, `.litmus`, `.spvasm`, `.spv`, `.comp`, `.wgsl` or `.hlsl` file"
+            "unknown file type: expected a `.test`, `.litmus`, `.spvasm`, `.spv`, `.comp`, `.glsl`, `.wgsl` or `.hlsl` file"
                 .into(),
     })?;
     if format == Format::SpirvBinary {
@@ -283,6 +350,19 @@ pub fn load_with(path: &Path, options: Options) -> Result<Program, FrontendError
     })?;
     let text = String::from_utf8(bytes).map_err(|e| not_utf8(&display, e.as_bytes(), &e))?;
     parse_text(&display, &text, format, options)
+}
+
+/// A file's text: an error naming the file when it cannot be read or is
+/// not UTF-8.
+pub(crate) fn read_text(path: &Path) -> Result<String, FrontendError> {
+    let display = path.display().to_string();
+    let bytes = std::fs::read(path).map_err(|e| FrontendError {
+        file: display.clone(),
+        line: 0,
+        column: 0,
+        message: format!("cannot read file: {e}"),
+    })?;
+    String::from_utf8(bytes).map_err(|e| not_utf8(&display, e.as_bytes(), &e))
 }
 
 /// A binary module and the header comments of `FILE.spv.headers` beside it.

@@ -89,6 +89,8 @@ pub struct LimitArgs {
     /// more locations of the variable, which other invocations meet).
     #[arg(long, default_value = "undefined")]
     pub out_of_bounds: vkmm::frontend::OutOfBoundsReading,
+    #[command(flatten)]
+    pub shader: ShaderArgs,
     /// Wall-clock limit per search, in seconds; a search stopped by it is
     /// reported as undecided (exit code 3).
     #[arg(long, value_name = "SECONDS", value_parser = parse_seconds)]
@@ -208,9 +210,67 @@ pub struct LimitArgs {
     pub max_memory: u64,
 }
 
+/// How shaders (GLSL, WGSL, HLSL, SPIR-V) are compiled and dispatched.
+#[derive(clap::Args)]
+#[command(next_help_heading = "Shader dispatch")]
+pub struct ShaderArgs {
+    /// Workgroup size to check at, in place of the shader's own
+    /// (`local_size_x`, `@workgroup_size`, `LocalSize`): X[,Y[,Z]].
+    /// Shaders are checked exhaustively, so keep it small (2 to 8).
+    #[arg(long, value_name = "X[,Y[,Z]]", value_parser = vkmm::frontend::ShaderOptions::parse_dims)]
+    pub local_size: Option<[u32; 3]>,
+    /// Number of workgroups to dispatch: X[,Y[,Z]]. Default: 1.
+    #[arg(long, value_name = "X[,Y[,Z]]", value_parser = vkmm::frontend::ShaderOptions::parse_dims)]
+    pub workgroups: Option<[u32; 3]>,
+    /// Invocations per subgroup (must divide the workgroup size).
+    /// Default: the whole workgroup in one subgroup.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=1024))]
+    pub subgroup_size: Option<u32>,
+    /// Define a preprocessor macro (GLSL, HLSL), as the project's build does.
+    #[arg(short = 'D', long = "define", value_name = "NAME[=VALUE]", value_parser = vkmm::frontend::ShaderOptions::parse_define)]
+    pub defines: Vec<(String, Option<String>)>,
+    /// Add a folder to the include path (after the shader's own folder).
+    #[arg(short = 'I', long = "include", value_name = "DIR")]
+    pub include_dirs: Vec<PathBuf>,
+    /// Check the shader as if a constant it fixes in its own text had this
+    /// value: a `#define` (GLSL, HLSL), a `const` or `override` (WGSL), a
+    /// spec constant by name or SpecId (SPIR-V). Repeatable.
+    #[arg(long = "set", value_name = "NAME=VALUE", value_parser = vkmm::frontend::ShaderOptions::parse_set)]
+    pub set: Vec<(String, String)>,
+    /// Entry point to check, where the file has several.
+    #[arg(long, value_name = "NAME")]
+    pub entry: Option<String>,
+    /// What a buffer, uniform or push constant holds at the start: `zero`,
+    /// `arbitrary`, or integers `a,b,c`. TARGET is the variable's name, its
+    /// block's type name or SET.BINDING, then `.field` / `[i]` steps.
+    /// Repeatable. Default: zero.
+    #[arg(long = "input", value_name = "TARGET=VALUE", value_parser = vkmm::frontend::inputs::Input::parse)]
+    pub inputs: Vec<vkmm::frontend::inputs::Input>,
+    /// The element count of the runtime array a buffer ends with.
+    /// Repeatable. Default: 1.
+    #[arg(long = "length", value_name = "TARGET=N", value_parser = vkmm::frontend::inputs::Input::parse_length)]
+    pub lengths: Vec<vkmm::frontend::inputs::Input>,
+}
+
+impl ShaderArgs {
+    pub fn options(&self) -> vkmm::frontend::ShaderOptions {
+        vkmm::frontend::ShaderOptions {
+            local_size: self.local_size,
+            workgroups: self.workgroups,
+            subgroup_size: self.subgroup_size,
+            defines: self.defines.clone(),
+            include_dirs: self.include_dirs.clone(),
+            set: self.set.clone(),
+            entry: self.entry.clone(),
+            inputs: self.inputs.iter().chain(&self.lengths).cloned().collect(),
+        }
+    }
+}
+
 impl LimitArgs {
     pub fn session(&self) -> Session {
         let s = Session::new()
+            .shader(self.shader.options())
             .unroll(self.unroll)
             .max_executions(self.max_executions)
             .local_memory(self.local_memory)
@@ -391,10 +451,20 @@ pub enum Command {
         format: OutputFormat,
     },
     /// Check every litmus file below a folder, in parallel, and summarise.
-    /// With --expected, check the rows of an expected-verdicts CSV instead.
+    /// With --expected, check the rows of an expected-verdicts CSV instead;
+    /// with --manifest, the rows of a shader manifest.
     Suite {
         /// The folder (CSV paths are relative to it).
-        dir: PathBuf,
+        dir: Option<PathBuf>,
+        /// A shader manifest (CSV: file, entry, local_size, workgroups,
+        /// defines, set, inputs, property, expected): each row's shader
+        /// checked at its dispatch against its verdict (docs/checking-your-shader.md).
+        #[arg(long, value_name = "MANIFEST.csv", conflicts_with = "expected")]
+        manifest: Option<PathBuf>,
+        /// The manifest rows' inputs in vkmm's spelling (TOML `[[shader]]`
+        /// tables keyed by file, entry and rows).
+        #[arg(long, value_name = "INPUTS.toml", requires = "manifest")]
+        inputs: Option<PathBuf>,
         #[command(flatten)]
         args: ModelArgs,
         /// `path,verdict` CSV (paths relative to DIR; 1 = the property holds).

@@ -184,10 +184,22 @@ fn read_wording(explain_spec: Option<&Path>) -> Result<Option<ExplainSpec>, Stri
     }
 }
 
+/// What a suite runs: the litmus files below a folder (or a CSV's rows),
+/// or a shader manifest's rows.
+enum SuitePlan<'a> {
+    Folder {
+        dir: &'a Path,
+        expected: Option<&'a Path>,
+    },
+    Manifest {
+        manifest: &'a Path,
+        inputs: Option<&'a Path>,
+    },
+}
+
 fn run_suite(
-    dir: &Path,
+    plan: SuitePlan<'_>,
     args: &ModelArgs,
-    expected: Option<&Path>,
     property: Property,
     jobs: Option<usize>,
     shard: Option<(usize, usize)>,
@@ -211,7 +223,11 @@ fn run_suite(
             items
                 .par_iter()
                 .map(|item| {
-                    pb.set_message(item.path.display().to_string());
+                    pb.set_message(
+                        item.manifest
+                            .as_ref()
+                            .map_or_else(|| item.path.display().to_string(), |m| m.label()),
+                    );
                     let r = session.suite_item(item);
                     pb.inc(1);
                     r
@@ -221,9 +237,15 @@ fn run_suite(
         pb.finish_and_clear();
         results
     };
-    session
-        .suite_with(dir, expected, property, shard, &run)
-        .map_err(|e| e.to_string())
+    match plan {
+        SuitePlan::Folder { dir, expected } => {
+            session.suite_with(dir, expected, property, shard, &run)
+        }
+        SuitePlan::Manifest { manifest, inputs } => {
+            session.manifest_suite(manifest, inputs, shard, &run)
+        }
+    }
+    .map_err(|e| e.to_string())
 }
 
 /// The output format a command was asked for (JSON errors need it).
@@ -454,18 +476,40 @@ fn run(cli: Cli) -> Result<i32, String> {
             dir,
             args,
             expected,
+            manifest,
+            inputs,
             property,
             jobs,
             junit,
             shard,
         } => {
-            let summary = run_suite(&dir, &args, expected.as_deref(), property, jobs, shard)?;
-            finish_suite(
-                &summary,
-                args.format,
-                junit.as_deref(),
-                &dir.display().to_string(),
-            )
+            let (plan, name) = match (&dir, &manifest) {
+                (None, Some(m)) => (
+                    SuitePlan::Manifest {
+                        manifest: m,
+                        inputs: inputs.as_deref(),
+                    },
+                    m.display().to_string(),
+                ),
+                (Some(d), None) => {
+                    if inputs.is_some() {
+                        return Err("--inputs goes with --manifest".into());
+                    }
+                    (
+                        SuitePlan::Folder {
+                            dir: d,
+                            expected: expected.as_deref(),
+                        },
+                        d.display().to_string(),
+                    )
+                }
+                (Some(_), Some(_)) => {
+                    return Err("give a folder or --manifest FILE, not both".into());
+                }
+                (None, None) => return Err("give a folder to run, or --manifest FILE".into()),
+            };
+            let summary = run_suite(plan, &args, property, jobs, shard)?;
+            finish_suite(&summary, args.format, junit.as_deref(), &name)
         }
         Command::Merge {
             files,

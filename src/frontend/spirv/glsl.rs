@@ -64,14 +64,18 @@ pub fn parse_with(
     source: &str,
     options: crate::frontend::Options,
 ) -> Result<Program, FrontendError> {
-    let bytes = compile(file, source)?;
+    let source = set_defines(file, source, &options.shader.set)?;
+    let bytes = compile(file, &source, &options.shader)?;
     let asm = super::binary::disassemble(&bytes).map_err(|(_, _, m)| FrontendError {
         file: file.to_string(),
         line: 0,
         column: 0,
         message: format!("the SPIR-V {} made of it: {m}", compiler()),
     })?;
-    let h = headers(source);
+    let h = headers(&source);
+    // `--set` named preprocessor definitions, not spec constants.
+    let mut options = options;
+    options.shader.set.clear();
     super::parse_disassembly(
         file,
         &asm,
@@ -81,7 +85,7 @@ pub fn parse_with(
     )
 }
 
-pub(super) fn error(file: &str, line: usize, message: String) -> FrontendError {
+fn error(file: &str, line: usize, message: String) -> FrontendError {
     FrontendError {
         file: file.to_string(),
         line,
@@ -90,31 +94,102 @@ pub(super) fn error(file: &str, line: usize, message: String) -> FrontendError {
     }
 }
 
-/// Runs the compiler on `source` (on its standard input; the module goes
-/// to a temporary file, removed afterwards).
-fn compile(file: &str, source: &str) -> Result<Vec<u8>, FrontendError> {
-    // `--stdin` before `-S` (glslang 12 refuses the other order).
-    let args = ["--target-env", "vulkan1.3", "-g", "--stdin", "-S", "comp"];
-    run_glslang(file, source, &args.map(String::from), "GLSL")
-}
-
-/// Runs glslangValidator with `args` (then `-o` and a temporary file) on
-/// `source`, given on its standard input, and returns the module it wrote.
-/// `language` names the input in the install hint (GLSL, HLSL).
-pub(super) fn run_glslang(
+/// `--set NAME=VALUE` on a GLSL shader: every `#define NAME ...` line of
+/// the shader's own text defines `NAME` as `VALUE` instead (the shader is
+/// checked as if it said so; a `-D` could not override a definition the
+/// file makes itself). A name the shader never defines is an error.
+pub(super) fn set_defines(
     file: &str,
     source: &str,
-    args: &[String],
-    language: &str,
+    set: &[(String, String)],
+) -> Result<String, FrontendError> {
+    if set.is_empty() {
+        return Ok(source.to_string());
+    }
+    let mut lines: Vec<String> = source.lines().map(str::to_string).collect();
+    for (name, value) in set {
+        let mut found = false;
+        for line in &mut lines {
+            let t = line.trim_start();
+            let Some(rest) = t.strip_prefix('#') else {
+                continue;
+            };
+            let rest = rest.trim_start();
+            let Some(rest) = rest.strip_prefix("define") else {
+                continue;
+            };
+            if !rest.starts_with([' ', '\t']) {
+                continue;
+            }
+            let rest = rest.trim_start();
+            let end = rest
+                .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+                .unwrap_or(rest.len());
+            // `#define NAME(x)` is a function-like macro, not a constant.
+            if &rest[..end] != name || rest[end..].starts_with('(') {
+                continue;
+            }
+            *line = format!("#define {name} {value}");
+            found = true;
+        }
+        if !found {
+            return Err(error(
+                file,
+                0,
+                format!(
+                    "--set {name}={value}: the shader has no `#define {name}` line to replace (to define a new name, use -D {name}={value})"
+                ),
+            ));
+        }
+    }
+    let mut out = lines.join("\n");
+    out.push('\n');
+    Ok(out)
+}
+
+/// Runs the compiler on `source` (on its standard input; the module goes
+/// to a temporary file, removed afterwards), with the shader's folder and
+/// then `shader.include_dirs` on the include path and `shader.defines`
+/// defined, so `#include "x.h"` resolves against the shader's own folder.
+fn compile(
+    file: &str,
+    source: &str,
+    shader: &crate::frontend::ShaderOptions,
 ) -> Result<Vec<u8>, FrontendError> {
+    compile_as(file, source, shader, None)
+}
+
+/// [`compile`] for GLSL (`hlsl_entry` None) or for HLSL through glslang's
+/// HLSL front end (`-D`, the entry point `-e NAME`).
+pub(super) fn compile_as(
+    file: &str,
+    source: &str,
+    shader: &crate::frontend::ShaderOptions,
+    hlsl_entry: Option<&str>,
+) -> Result<Vec<u8>, FrontendError> {
+    let language = if hlsl_entry.is_some() { "HLSL" } else { "GLSL" };
+    let hlsl: Vec<&str> = match hlsl_entry {
+        Some(entry) => vec!["-D", "-e", entry],
+        None => Vec::new(),
+    };
     let tool = compiler();
     static COUNTER: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
     let n = COUNTER.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     let out = std::env::temp_dir().join(format!("vkmm-glsl-{}-{n}.spv", std::process::id()));
+    // `--stdin` before `-S` (glslang 12 refuses the other order).
     let child = Command::new(&tool)
-        .args(args)
-        .arg("-o")
+        .args(hlsl)
+        .args([
+            "--target-env",
+            "vulkan1.3",
+            "-g",
+            "--stdin",
+            "-S",
+            "comp",
+            "-o",
+        ])
         .arg(&out)
+        .args(compile_flags(file, shader))
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -157,20 +232,21 @@ pub(super) fn run_glslang(
         String::from_utf8_lossy(&output.stderr)
     );
     if !output.status.success() {
-        // `ERROR: stdin:12: 'x' : undeclared identifier`
+        // `ERROR: stdin:12: 'x' : undeclared identifier`, or an included
+        // file's name in place of `stdin`.
         let first = text.lines().find_map(|l| {
             let rest = l.trim().strip_prefix("ERROR: ")?;
-            let rest = rest
-                .strip_prefix("stdin:")
-                .or_else(|| rest.strip_prefix("0:"))?;
+            let (at, rest) = rest.split_once(':')?;
             let (line, message) = rest.split_once(':')?;
-            Some((
-                line.trim().parse::<usize>().ok()?,
-                message.trim().to_string(),
-            ))
+            let line = line.trim().parse::<usize>().ok()?;
+            let at = match at {
+                "stdin" | "0" => file.to_string(),
+                header => included(file, header, shader),
+            };
+            Some((at, line, message.trim().to_string()))
         });
         return Err(match first {
-            Some((line, message)) => error(file, line, format!("{tool}: {message}")),
+            Some((at, line, message)) => error(&at, line, format!("{tool}: {message}")),
             None => error(
                 file,
                 0,
@@ -193,6 +269,40 @@ pub(super) fn run_glslang(
             format!("`{tool}` succeeded but wrote no module: {e}"),
         )
     })
+}
+
+/// The compiler's flags for the include path and the definitions.
+fn compile_flags(file: &str, shader: &crate::frontend::ShaderOptions) -> Vec<String> {
+    let mut flags = Vec::new();
+    let folder = std::path::Path::new(file)
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(std::path::Path::new("."));
+    flags.push(format!("-I{}", folder.display()));
+    for dir in &shader.include_dirs {
+        flags.push(format!("-I{}", dir.display()));
+    }
+    for (name, value) in &shader.defines {
+        match value {
+            Some(v) => flags.push(format!("-D{name}={v}")),
+            None => flags.push(format!("-D{name}")),
+        }
+    }
+    flags
+}
+
+/// The path of an included file the compiler names `header`: the first
+/// folder of the include path holding it, else `header` as written.
+fn included(file: &str, header: &str, shader: &crate::frontend::ShaderOptions) -> String {
+    let folder = std::path::Path::new(file)
+        .parent()
+        .map(std::path::Path::to_path_buf)
+        .unwrap_or_default();
+    std::iter::once(folder)
+        .chain(shader.include_dirs.iter().cloned())
+        .map(|d| d.join(header))
+        .find(|p| p.is_file())
+        .map_or_else(|| header.to_string(), |p| p.display().to_string())
 }
 
 /// The signal that ended a process, if one did.

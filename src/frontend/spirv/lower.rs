@@ -134,14 +134,19 @@ impl Place {
         let k = self.index as i64;
         let wg = g.workgroup_size() as i64;
         let t = g.per_subgroup as i64;
-        let v3 = |x: i64| Some(vec![x, 0, 0]);
+        // Invocation k is local invocation k % wg of workgroup k / wg.
+        let unfold =
+            |i: i64, shape: [usize; 3]| g.unfold(i as usize, shape).map(|d| d as i64).to_vec();
+        let local = unfold(k % wg, g.local);
+        let group = unfold(k / wg, g.groups);
+        let size = g.local.map(|d| d as i64);
         match name {
-            "GlobalInvocationId" => v3(k),
-            "LocalInvocationId" => v3(k % wg),
-            "WorkgroupId" => v3(k / wg),
-            "NumWorkgroups" => Some(vec![g.workgroups as i64, 1, 1]),
-            "WorkgroupSize" | "EnqueuedWorkgroupSize" => Some(vec![wg, 1, 1]),
-            "GlobalSize" => Some(vec![wg * g.workgroups as i64, 1, 1]),
+            "GlobalInvocationId" => Some((0..3).map(|d| group[d] * size[d] + local[d]).collect()),
+            "LocalInvocationId" => Some(local),
+            "WorkgroupId" => Some(group),
+            "NumWorkgroups" => Some(g.groups.map(|d| d as i64).to_vec()),
+            "WorkgroupSize" | "EnqueuedWorkgroupSize" => Some(size.to_vec()),
+            "GlobalSize" => Some((0..3).map(|d| size[d] * g.groups[d] as i64).collect()),
             "GlobalOffset" => Some(vec![0, 0, 0]),
             "LocalInvocationIndex" => Some(vec![k % wg]),
             "SubgroupLocalInvocationId" => Some(vec![k % t]),

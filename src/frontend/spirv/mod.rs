@@ -27,10 +27,12 @@
 mod binary;
 mod calls;
 mod coop;
+mod dispatch;
 pub mod glsl;
 mod headers;
 pub mod hlsl;
 mod image;
+mod inputs;
 mod layout;
 mod lower;
 mod module;
@@ -61,7 +63,7 @@ pub fn parse_with(
     text: &str,
     options: super::Options,
 ) -> Result<Program, FrontendError> {
-    parse_module(file, text, true, options.out_of_bounds)
+    parse_module(file, text, true, &options)
 }
 
 /// [`parse`]; `undefined`: whether variables with no Initializer and no
@@ -72,8 +74,10 @@ fn parse_module(
     file: &str,
     text: &str,
     undefined_init: bool,
-    oob: super::OutOfBoundsReading,
+    options: &super::Options,
 ) -> Result<Program, FrontendError> {
+    let oob = options.out_of_bounds;
+    let shader = &options.shader;
     let located = |(line, column, message): syntax::Located| FrontendError {
         file: file.to_string(),
         line,
@@ -84,15 +88,12 @@ fn parse_module(
     let insts = syntax::parse(text).map_err(located)?;
     let sc = calls::read(text).map_err(located)?;
     // `@Shaders` without `@Config`: its invocations in one subgroup.
-    let (t, s, w) = match (&h.config, &sc.shaders) {
-        (None, Some((ids, _, _))) => (ids.len(), 1, 1),
-        _ => h.config.unwrap_or((1, 1, 1)),
+    let config = match (&h.config, &sc.shaders) {
+        (None, Some((ids, _, _))) => Some((ids.len(), 1, 1)),
+        _ => h.config,
     };
-    let grid = Grid {
-        per_subgroup: t,
-        subgroups: s,
-        workgroups: w,
-    };
+    let (t, s, w) = config.unwrap_or((1, 1, 1));
+    let mut grid = Grid::flat(t, s, w);
     // An @Input naming a spec constant sets its value.
     let is_spec = |id: &str| {
         insts.iter().any(|i| {
@@ -122,14 +123,31 @@ fn parse_module(
             }
         }
     }
-    let m = Module::read(&insts, grid, &spec).map_err(located)?;
+    dispatch::set_spec_constants(&insts, &shader.set, &mut spec).map_err(located)?;
+    let mut m = Module::read(&insts, grid, &spec, shader.entry.as_deref()).map_err(located)?;
     let Some((entry, _, _)) = m.entry.clone() else {
+        if let Some(name) = &shader.entry {
+            return Err(located((
+                0,
+                0,
+                dispatch::no_such_entry(name, &m.entry_names),
+            )));
+        }
         return Err(located((
             1,
             1,
             "no OpEntryPoint: expected a module with an entry point".into(),
         )));
     };
+    // The dispatch: the command line's, else `@Config`'s, else the
+    // workgroup size the entry point declares, in one workgroup.
+    let declared = dispatch::declared_size(&insts, &m, &entry);
+    let chosen = dispatch::grid(shader, config, declared.as_ref()).map_err(located)?;
+    if chosen.local != grid.local || chosen.groups != grid.groups || chosen.per_subgroup != t {
+        grid = chosen;
+        m = Module::read(&insts, grid, &spec, shader.entry.as_deref()).map_err(located)?;
+    }
+    let (t, s, w) = (grid.per_subgroup, grid.subgroups, grid.workgroups);
     let mut program = Program {
         name: std::path::Path::new(file)
             .file_stem()
@@ -159,6 +177,20 @@ fn parse_module(
             )));
         }
     }
+    // The command line's and dispatch file's inputs, beside the headers'.
+    let user = inputs::resolve(&insts, &m, &shader.inputs).map_err(located)?;
+    for (id, init) in &user.inits {
+        if inputs.insert(id.clone(), init).is_some() {
+            return Err(located((
+                0,
+                0,
+                format!(
+                    "`%{id}` has an @Input value and an input from the command line or dispatch file: give one"
+                ),
+            )));
+        }
+    }
+    let mut arbitrary = std::collections::BTreeSet::new();
     let input_line = |id: &str| h.inputs.iter().find(|i| i.0 == id).map(|i| (i.2, i.3));
     // The entry function and stage of each invocation.
     let n = grid.invocations();
@@ -268,6 +300,13 @@ fn parse_module(
                 if undefined {
                     program.undefined.insert(loc);
                 }
+                if user
+                    .arbitrary
+                    .get(&g.id)
+                    .is_some_and(|paths| paths.iter().any(|p| c.path.starts_with(p)))
+                {
+                    arbitrary.insert(loc);
+                }
                 program.references.push(Reference {
                     name: name.clone(),
                     location: loc,
@@ -291,10 +330,29 @@ fn parse_module(
     // before): each read of one splits over the whole value domain, and
     // rows with large buffers and no @Input ran out of memory
     // (docs/format-spirv.md, "Undefined initial values").
+    if arbitrary.len() > MAX_UNDEFINED {
+        return Err(located((
+            0,
+            0,
+            format!(
+                "the inputs make {} cells arbitrary; vkmm follows at most {MAX_UNDEFINED} arbitrary cells exactly: give the others values (zero, or the values the host writes)",
+                arbitrary.len()
+            ),
+        )));
+    }
     let mut budget = MAX_UNDEFINED.saturating_sub(program.undefined.len());
     if program.undefined.len() > MAX_UNDEFINED {
         program.undefined.clear();
         budget = 0;
+    }
+    // Cells the user made arbitrary stay so.
+    if !arbitrary.is_empty() {
+        program.undefined.extend(arbitrary.iter().copied());
+        budget = MAX_UNDEFINED.saturating_sub(program.undefined.len());
+        if program.undefined.len() > MAX_UNDEFINED {
+            program.undefined.retain(|l| arbitrary.contains(l));
+            budget = 0;
+        }
     }
     // Per-invocation variables (Private, PushConstant) live in registers;
     // a cell with an undefined initial value (no Initializer, no @Input,
@@ -436,11 +494,11 @@ fn parse_module(
             }
         }
         program.symbols.add_thread(format!("P{k}"), &names);
-        // Reports name the invocation by its builtin ids too (only x varies:
-        // @Config lays invocations out along x).
-        let size = t * s;
+        // Reports name the invocation by its builtin ids too.
         if let Some(last) = program.symbols.threads.last_mut() {
-            last.label = Some(format!("wg {},0,0 lid {},0,0", k / size, k % size));
+            let [wx, wy, wz] = grid.unfold(k / grid.workgroup_size(), grid.groups);
+            let [lx, ly, lz] = grid.unfold(k % grid.workgroup_size(), grid.local);
+            last.label = Some(format!("wg {wx},{wy},{wz} lid {lx},{ly},{lz}"));
         }
         if let Some(stage) = entries[k].1 {
             program.stages.insert(k, stage);
@@ -467,7 +525,7 @@ fn parse_module(
     }
     legacy_memory_model(file, &insts, &mut program);
     odd_vectors(file, &insts, &mut program);
-    workgroup_size(file, &insts, &m, h.config, &mut program);
+    workgroup_size(file, declared.as_ref(), config, shader, grid, &mut program);
     // Cooperative matrices: the rules and the attributions, last (every
     // attribution is a copy of the whole program).
     coop::finish(&mut program, &coops).map_err(located)?;
@@ -667,31 +725,30 @@ fn parse_disassembly(
             line_of(user.0 + 1)
         })
     };
-    let mut program =
-        parse_module(file, &text, false, options.out_of_bounds).map_err(|mut e| {
-            if e.line > lines.len() {
-                if let Some((hfile, _)) = headers {
-                    e.file = hfile.to_string();
-                    e.line -= lines.len();
+    let mut program = parse_module(file, &text, false, &options).map_err(|mut e| {
+        if e.line > lines.len() {
+            if let Some((hfile, _)) = headers {
+                e.file = hfile.to_string();
+                e.line -= lines.len();
+            }
+        } else if e.line >= 1 {
+            let k = e.line;
+            let inst = lines[k - 1].trim();
+            match positions {
+                Positions::Instructions => {
+                    e.message = format!("{} (instruction {k}: `{inst}`)", e.message);
                 }
-            } else if e.line >= 1 {
-                let k = e.line;
-                let inst = lines[k - 1].trim();
-                match positions {
-                    Positions::Instructions => {
-                        e.message = format!("{} (instruction {k}: `{inst}`)", e.message);
-                    }
-                    Positions::SourceLines => {
-                        (e.line, e.column) = moved(k).unwrap_or((0, 0));
-                        e.message = format!(
-                            "{} (in instruction {k} of the SPIR-V compiled from it: `{inst}`)",
-                            e.message
-                        );
-                    }
+                Positions::SourceLines => {
+                    (e.line, e.column) = moved(k).unwrap_or((0, 0));
+                    e.message = format!(
+                        "{} (in instruction {k} of the SPIR-V compiled from it: `{inst}`)",
+                        e.message
+                    );
                 }
             }
-            e
-        })?;
+        }
+        e
+    })?;
     // Warnings about instructions: at their source line (the first line of
     // the shader when no OpLine precedes them).
     if positions == Positions::SourceLines {
@@ -726,58 +783,38 @@ fn parse_disassembly(
 }
 
 /// The entry point's workgroup size (`LocalSize X Y Z`, or `LocalSizeId`
-/// of constants) against `@Config`'s invocations per workgroup: vkmm runs
-/// `@Config`'s grid, and says so when the shader declares another size.
+/// of constants) against the grid vkmm runs: a warning when `@Config` runs
+/// another size (the command line's `--local-size` says so itself).
 fn workgroup_size(
     file: &str,
-    insts: &[syntax::Inst],
-    m: &Module,
+    declared: Option<&dispatch::Declared>,
     config: Option<(usize, usize, usize)>,
+    shader: &super::ShaderOptions,
+    grid: Grid,
     program: &mut Program,
 ) {
-    let Some(mode) = insts.iter().find(|i| {
-        matches!(
-            i.op,
-            ::spirv::Op::ExecutionMode | ::spirv::Op::ExecutionModeId
-        ) && i
-            .word(1)
-            .is_ok_and(|w| w == "LocalSize" || w == "LocalSizeId")
-    }) else {
+    let Some(d) = declared else { return };
+    if shader.local_size.is_some() || d.size == grid.local {
         return;
-    };
-    let dims: Option<Vec<i64>> = (2..5)
-        .map(|k| match mode.operands.get(k).map(|o| &o.tok) {
-            Some(syntax::Tok::Int(n)) => i64::try_from(*n).ok(),
-            Some(syntax::Tok::Id(id)) => match m.consts.get(id) {
-                Some(module::CVal::Int(v)) => Some(*v),
-                _ => None,
-            },
-            _ => None,
-        })
-        .collect();
-    let Some(dims) = dims else { return };
-    let declared = dims.iter().product::<i64>();
-    let (t, s, _) = config.unwrap_or((1, 1, 1));
-    let run = (t * s) as i64;
-    if declared != run {
-        let what = if config.is_some() {
-            format!("@Config gives {t} x {s} = {run}: vkmm runs the @Config grid")
-        } else {
-            "there is no @Config: vkmm runs one invocation".to_string()
-        };
-        program.warnings.push(super::FrontendWarning {
-            file: file.to_string(),
-            line: mode.line,
-            column: mode.col,
-            message: format!(
-                "the entry point's workgroup has {declared} invocations ({} {} {} {}) but {what}",
-                mode.word(1).unwrap_or_default(),
-                dims[0],
-                dims[1],
-                dims[2]
-            ),
-        });
     }
+    let declared_total: usize = d.size.iter().product();
+    if declared_total == grid.workgroup_size() && config.is_some() {
+        return;
+    }
+    let (t, s, _) = config.unwrap_or((1, 1, 1));
+    program.warnings.push(super::FrontendWarning {
+        file: file.to_string(),
+        line: d.line,
+        column: d.col,
+        message: format!(
+            "the entry point's workgroup has {declared_total} invocations ({} {} {} {}) but @Config gives {t} x {s} = {}: vkmm runs the @Config grid",
+            d.mode,
+            d.size[0],
+            d.size[1],
+            d.size[2],
+            t * s
+        ),
+    });
 }
 
 /// Vectors SPIR-V does not allow: OpTypeVector, "Component Count is the

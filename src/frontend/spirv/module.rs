@@ -140,20 +140,43 @@ pub(super) struct Function {
     pub body: std::ops::Range<usize>,
 }
 
-/// The invocation grid.
+/// The invocation grid: `per_subgroup * subgroups` invocations per
+/// workgroup, laid out as `local` (x fastest), and `workgroups` workgroups
+/// laid out as `groups`.
 #[derive(Clone, Copy, Debug)]
 pub(super) struct Grid {
     pub per_subgroup: usize,
     pub subgroups: usize,
     pub workgroups: usize,
+    /// The workgroup's shape; its product is `per_subgroup * subgroups`.
+    pub local: [usize; 3],
+    /// The dispatch's shape; its product is `workgroups`.
+    pub groups: [usize; 3],
 }
 
 impl Grid {
+    /// A one-dimensional grid (`@Config: T, S, W`).
+    pub fn flat(per_subgroup: usize, subgroups: usize, workgroups: usize) -> Grid {
+        Grid {
+            per_subgroup,
+            subgroups,
+            workgroups,
+            local: [per_subgroup * subgroups, 1, 1],
+            groups: [workgroups, 1, 1],
+        }
+    }
+
     pub fn workgroup_size(&self) -> usize {
         self.per_subgroup * self.subgroups
     }
     pub fn invocations(&self) -> usize {
         self.workgroup_size() * self.workgroups
+    }
+    /// The (x, y, z) of index `i` in `shape`, x fastest (Vulkan, "Compute
+    /// Shaders": the local invocation index is "z * sx * sy + y * sx + x").
+    pub fn unfold(&self, i: usize, shape: [usize; 3]) -> [usize; 3] {
+        let [sx, sy, _] = shape.map(|d| d.max(1));
+        [i % sx, (i / sx) % sy, i / (sx * sy)]
     }
 }
 
@@ -181,6 +204,12 @@ pub(super) struct Module {
     /// Every `OpEntryPoint`: (execution model, function id, line, column
     /// of the function id).
     pub entries: Vec<(String, String, usize, usize)>,
+    /// The name of each `OpEntryPoint`, in the order of `entries`.
+    pub entry_names: Vec<String>,
+    /// The entry point asked for by name (`--entry`), if any.
+    pub wanted_entry: Option<String>,
+    /// The workgroup's shape the grid gives (x, y, z).
+    pub local: [i64; 3],
     /// Result type of every instruction with one.
     pub result_types: HashMap<String, String>,
     /// Extended instruction sets: id -> name.
@@ -234,7 +263,7 @@ impl Module {
             .map(|(_, p)| p.as_slice())
     }
 
-    fn int_decoration(&self, id: &str, name: &str) -> Option<i64> {
+    pub fn int_decoration(&self, id: &str, name: &str) -> Option<i64> {
         match self.decoration(id, name)?.first()? {
             Tok::Int(n) => i64::try_from(*n).ok(),
             _ => None,
@@ -576,8 +605,13 @@ impl Module {
         insts: &[Inst],
         grid: Grid,
         spec: &HashMap<String, i64>,
+        entry: Option<&str>,
     ) -> Result<Module, Located> {
-        let mut m = Module::default();
+        let mut m = Module {
+            wanted_entry: entry.map(str::to_string),
+            local: grid.local.map(|d| i64::try_from(d).unwrap_or(1)),
+            ..Module::default()
+        };
         // Decorations and reflection first: constants need SpecIds and BuiltIns.
         for inst in insts {
             match inst.op {
@@ -800,10 +834,8 @@ impl Module {
                     && let Some(ids) = self.workgroup_size_spec_ids
                     && let Some(spec) = self.int_decoration(&r, "SpecId")
                 {
-                    if spec == ids[0] {
-                        v = CVal::Int(wg);
-                    } else if spec == ids[1] || spec == ids[2] {
-                        v = CVal::Int(1);
+                    if let Some(d) = ids.iter().position(|&i| i == spec) {
+                        v = CVal::Int(self.local[d]);
                     }
                 }
                 // The literal's bits at the type's width, read as signed
@@ -838,7 +870,7 @@ impl Module {
                     items.push(v);
                 }
                 let v = if self.builtin(&r) == Some("WorkgroupSize") {
-                    CVal::Comp(vec![CVal::Int(wg), CVal::Int(1), CVal::Int(1)])
+                    CVal::Comp(self.local.iter().map(|&d| CVal::Int(d)).collect())
                 } else {
                     CVal::Comp(items)
                 };
@@ -900,9 +932,15 @@ impl Module {
             Op::EntryPoint => {
                 let f = inst.id(1)?.to_string();
                 let col = inst.operands[1].col;
-                if self.entry.is_none() {
+                let name = match inst.operands.get(2).map(|o| &o.tok) {
+                    Some(Tok::Str(s)) => s.clone(),
+                    _ => String::new(),
+                };
+                let chosen = self.wanted_entry.as_ref().is_none_or(|w| *w == name);
+                if self.entry.is_none() && chosen {
                     self.entry = Some((f.clone(), inst.line, col));
                 }
+                self.entry_names.push(name);
                 self.entries
                     .push((inst.word(0)?.to_string(), f, inst.line, col));
             }

@@ -71,6 +71,10 @@ pub fn parse_with(file: &str, source: &str, options: Options) -> Result<Program,
         None => asm,
     };
     let h = super::glsl::headers(source);
+    // `--set` named WGSL consts and overrides, all applied by now: none is
+    // a spec constant of the module naga wrote.
+    let mut options = options;
+    options.shader.set.clear();
     super::parse_disassembly(
         file,
         &asm,

@@ -1,0 +1,534 @@
+//! What a shader's buffers, uniforms and push constants hold when the
+//! dispatch starts (`--input`, `--length`, and the `[inputs]` table of a
+//! dispatch file), and the dispatch file itself (TOML).
+//!
+//! A target names a variable by its name in the shader (GLSL's instance
+//! name, WGSL's variable), by its block's type name (GLSL's anonymous
+//! blocks: `StateBuf`), or by `SET.BINDING` (`0.2`), then optionally steps
+//! into it: `.field` (a struct member by name) and `[i]` (an array
+//! element). docs/checking-your-shader.md, "Inputs".
+
+use super::ShaderOptions;
+use std::path::{Path, PathBuf};
+
+/// One input: a target and what it holds.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct Input {
+    /// The variable (name, block type name or `SET.BINDING`) and the steps
+    /// into it, as written.
+    pub target: String,
+    /// What the target's cells hold.
+    pub contents: Contents,
+    /// The element count of the runtime array the target ends with (a
+    /// storage buffer's last member), when given.
+    pub length: Option<usize>,
+}
+
+/// What a target's cells hold.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub enum Contents {
+    /// As the front end's rule says (only a `length` given).
+    Default,
+    /// Every cell 0.
+    Zero,
+    /// Any value: each cell's initial value is undefined, and the search
+    /// covers every value that can make a difference.
+    Arbitrary,
+    /// These values, one per scalar cell in layout order; a single value
+    /// fills every cell.
+    Values(Vec<i64>),
+}
+
+impl Input {
+    /// Reads `TARGET=VALUE` (`--input`): VALUE is `zero`, `arbitrary`, or
+    /// integers separated by commas.
+    pub fn parse(text: &str) -> Result<Input, String> {
+        let (target, value) = text.split_once('=').ok_or_else(|| {
+            format!(
+                "expected TARGET=VALUE (VALUE: zero, arbitrary or integers a,b,c), found `{text}`"
+            )
+        })?;
+        let target = check_target(target.trim())?;
+        let contents = match value.trim() {
+            "zero" => Contents::Zero,
+            "arbitrary" | "any" => Contents::Arbitrary,
+            v => Contents::Values(
+                v.split(',')
+                    .map(|x| parse_int(x.trim()))
+                    .collect::<Option<Vec<i64>>>()
+                    .ok_or_else(|| {
+                        format!(
+                            "expected `zero`, `arbitrary` or integers a,b,c after `=`, found `{v}`"
+                        )
+                    })?,
+            ),
+        };
+        Ok(Input {
+            target,
+            contents,
+            length: None,
+        })
+    }
+
+    /// Reads `TARGET=N` (`--length`): the runtime array's element count.
+    pub fn parse_length(text: &str) -> Result<Input, String> {
+        let (target, n) = text
+            .split_once('=')
+            .ok_or_else(|| format!("expected TARGET=N, found `{text}`"))?;
+        let n = n
+            .trim()
+            .parse::<usize>()
+            .ok()
+            .filter(|&n| (1..=1 << 20).contains(&n))
+            .ok_or_else(|| {
+                format!(
+                    "expected a length from 1 to 1048576 after `=`, found `{}`",
+                    n.trim()
+                )
+            })?;
+        Ok(Input {
+            target: check_target(target.trim())?,
+            contents: Contents::Default,
+            length: Some(n),
+        })
+    }
+}
+
+/// A target's steps: the variable, then member names and element indices.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) enum Step {
+    /// A variable by name or block type name.
+    Name(String),
+    /// A variable by descriptor set and binding.
+    Binding(u32, u32),
+    /// A struct member by name.
+    Field(String),
+    /// An array or vector element.
+    Index(usize),
+}
+
+/// Splits a target into its steps.
+pub(crate) fn steps(target: &str) -> Result<Vec<Step>, String> {
+    let bad = || {
+        format!(
+            "`{target}` is not a target: expected a name, a block name or SET.BINDING, then .field and [i] steps"
+        )
+    };
+    let mut out = Vec::new();
+    let mut rest = target;
+    // `SET.BINDING` first.
+    let digits = |s: &str| s.find(|c: char| !c.is_ascii_digit()).unwrap_or(s.len());
+    let d = digits(rest);
+    if d > 0 {
+        let set: u32 = rest[..d].parse().map_err(|_| bad())?;
+        let after = rest[d..].strip_prefix('.').ok_or_else(bad)?;
+        let e = digits(after);
+        if e == 0 {
+            return Err(bad());
+        }
+        let binding: u32 = after[..e].parse().map_err(|_| bad())?;
+        out.push(Step::Binding(set, binding));
+        rest = &after[e..];
+    } else {
+        let e = ident_len(rest);
+        if e == 0 {
+            return Err(bad());
+        }
+        out.push(Step::Name(rest[..e].to_string()));
+        rest = &rest[e..];
+    }
+    while !rest.is_empty() {
+        if let Some(r) = rest.strip_prefix('.') {
+            let e = ident_len(r);
+            if e == 0 {
+                return Err(bad());
+            }
+            out.push(Step::Field(r[..e].to_string()));
+            rest = &r[e..];
+        } else if let Some(r) = rest.strip_prefix('[') {
+            let close = r.find(']').ok_or_else(bad)?;
+            let i: usize = r[..close].trim().parse().map_err(|_| bad())?;
+            out.push(Step::Index(i));
+            rest = &r[close + 1..];
+        } else {
+            return Err(bad());
+        }
+    }
+    Ok(out)
+}
+
+fn ident_len(s: &str) -> usize {
+    let mut n = 0;
+    for (i, c) in s.char_indices() {
+        let ok = c == '_' || c.is_ascii_alphabetic() || (i > 0 && c.is_ascii_digit());
+        if !ok {
+            break;
+        }
+        n = i + c.len_utf8();
+    }
+    n
+}
+
+fn check_target(target: &str) -> Result<String, String> {
+    steps(target)?;
+    Ok(target.to_string())
+}
+
+/// An integer: decimal or `0x` hexadecimal, with an optional sign and a
+/// WGSL/GLSL `u` or `i` suffix.
+pub(crate) fn parse_int(text: &str) -> Option<i64> {
+    let t = text.trim().trim_end_matches(['u', 'U', 'i']);
+    let (neg, t) = match t.strip_prefix('-') {
+        Some(r) => (true, r),
+        None => (false, t),
+    };
+    let v = match t.strip_prefix("0x").or_else(|| t.strip_prefix("0X")) {
+        Some(h) => i64::from_str_radix(h, 16).ok()?,
+        None => t.parse::<i64>().ok()?,
+    };
+    Some(if neg { -v } else { v })
+}
+
+/// A dispatch file's error: the file and what is wrong (with TOML's own
+/// line and column where it gives them).
+fn file_error(file: &Path, message: impl std::fmt::Display) -> super::FrontendError {
+    super::FrontendError {
+        file: file.display().to_string(),
+        line: 0,
+        column: 0,
+        message: message.to_string(),
+    }
+}
+
+/// Reads a dispatch file (TOML) into `shader`, which keeps what the file
+/// does not set. docs/checking-your-shader.md, "Dispatch files".
+///
+/// ```toml
+/// local_size = [2, 1, 1]
+/// workgroups = 2
+/// subgroup_size = 2
+/// defines = ["ATOMIC", "VKMM"]
+/// include = ["../common"]
+/// set = { LG_WG_SIZE = 1, N_ROWS = 1 }
+/// entry = "main"
+///
+/// [inputs]
+/// InBuf = { length = 4, values = [0, 1, 2, 3] }
+/// StateBuf = "zero"
+/// info = { size = 256, vec_size = 64 }
+/// ```
+pub fn read_dispatch_file(
+    path: &Path,
+    shader: &mut ShaderOptions,
+) -> Result<(), super::FrontendError> {
+    let text = super::read_text(path)?;
+    let table: toml::Table = text
+        .parse()
+        .map_err(|e: toml::de::Error| located_toml(path, &text, &e))?;
+    apply_table(&table, path.parent().unwrap_or(Path::new(".")), shader)
+        .map_err(|m| file_error(path, m))
+}
+
+/// A TOML error at its line and column.
+fn located_toml(path: &Path, text: &str, e: &toml::de::Error) -> super::FrontendError {
+    let (line, column) = e.span().map_or((0, 0), |s| {
+        let before = &text[..s.start.min(text.len())];
+        let line = before.matches('\n').count() + 1;
+        let col = before.len() - before.rfind('\n').map_or(0, |i| i + 1) + 1;
+        (line, col)
+    });
+    super::FrontendError {
+        file: path.display().to_string(),
+        line,
+        column,
+        message: e.message().to_string(),
+    }
+}
+
+/// Applies a dispatch table (a dispatch file, or one shader's entry of a
+/// suite's inputs file); `base` is the folder relative include paths start
+/// from.
+pub fn apply_table(
+    table: &toml::Table,
+    base: &Path,
+    shader: &mut ShaderOptions,
+) -> Result<(), String> {
+    for (key, value) in table {
+        match key.as_str() {
+            "local_size" => shader.local_size = Some(dims(key, value)?),
+            "workgroups" => shader.workgroups = Some(dims(key, value)?),
+            "subgroup_size" => {
+                shader.subgroup_size = Some(
+                    value
+                        .as_integer()
+                        .and_then(|n| u32::try_from(n).ok())
+                        .filter(|&n| n >= 1)
+                        .ok_or_else(|| format!("`{key}`: expected a whole number of at least 1"))?,
+                );
+            }
+            "defines" => {
+                for d in strings(key, value)? {
+                    shader.defines.push(ShaderOptions::parse_define(&d)?);
+                }
+            }
+            "include" => {
+                for d in strings(key, value)? {
+                    shader.include_dirs.push(base.join(PathBuf::from(d)));
+                }
+            }
+            "set" => {
+                let t = value
+                    .as_table()
+                    .ok_or_else(|| format!("`{key}`: expected a table NAME = VALUE"))?;
+                for (name, v) in t {
+                    let v = match v {
+                        toml::Value::Integer(n) => n.to_string(),
+                        toml::Value::String(s) => s.clone(),
+                        toml::Value::Boolean(b) => b.to_string(),
+                        _ => {
+                            return Err(format!(
+                                "`set.{name}`: expected an integer, a string or a boolean"
+                            ));
+                        }
+                    };
+                    shader.set.retain(|(n, _)| n != name);
+                    shader.set.push((name.clone(), v));
+                }
+            }
+            "entry" => {
+                shader.entry = Some(
+                    value
+                        .as_str()
+                        .ok_or_else(|| format!("`{key}`: expected a string"))?
+                        .to_string(),
+                );
+            }
+            "inputs" => {
+                let t = value
+                    .as_table()
+                    .ok_or_else(|| format!("`{key}`: expected a table TARGET = VALUE"))?;
+                for (target, v) in t {
+                    inputs_of(target, v, &mut shader.inputs)?;
+                }
+            }
+            other => {
+                return Err(format!(
+                    "unknown key `{other}`: expected local_size, workgroups, subgroup_size, defines, include, set, entry or inputs"
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+fn dims(key: &str, v: &toml::Value) -> Result<[u32; 3], String> {
+    let text = match v {
+        toml::Value::Integer(n) => n.to_string(),
+        toml::Value::String(s) => s.clone(),
+        toml::Value::Array(items) => items
+            .iter()
+            .map(|i| {
+                i.as_integer()
+                    .map(|n| n.to_string())
+                    .unwrap_or_else(|| "?".into())
+            })
+            .collect::<Vec<_>>()
+            .join(","),
+        _ => {
+            return Err(format!(
+                "`{key}`: expected [X, Y, Z], a number or \"X,Y,Z\""
+            ));
+        }
+    };
+    ShaderOptions::parse_dims(&text).map_err(|e| format!("`{key}`: {e}"))
+}
+
+fn strings(key: &str, v: &toml::Value) -> Result<Vec<String>, String> {
+    match v {
+        toml::Value::String(s) => Ok(vec![s.clone()]),
+        toml::Value::Array(items) => items
+            .iter()
+            .map(|i| i.as_str().map(str::to_string))
+            .collect::<Option<Vec<_>>>()
+            .ok_or_else(|| format!("`{key}`: expected a list of strings")),
+        _ => Err(format!("`{key}`: expected a list of strings")),
+    }
+}
+
+/// The inputs a TOML value gives `target`: `"zero"`, `"arbitrary"`, an
+/// integer, a list of integers, `{ length = N, fill = "zero" | "arbitrary",
+/// values = [...] }`, or a table of struct members by name (each an input
+/// of `target.member`).
+fn inputs_of(target: &str, v: &toml::Value, out: &mut Vec<Input>) -> Result<(), String> {
+    check_target(target)?;
+    let push = |contents: Contents, length: Option<usize>, out: &mut Vec<Input>| {
+        out.push(Input {
+            target: target.to_string(),
+            contents,
+            length,
+        });
+    };
+    match v {
+        toml::Value::String(s) => match s.as_str() {
+            "zero" => push(Contents::Zero, None, out),
+            "arbitrary" | "any" => push(Contents::Arbitrary, None, out),
+            _ => {
+                return Err(format!(
+                    "`{target}`: expected \"zero\" or \"arbitrary\", found \"{s}\""
+                ));
+            }
+        },
+        toml::Value::Integer(n) => push(Contents::Values(vec![*n]), None, out),
+        toml::Value::Array(_) => push(Contents::Values(flat_ints(target, v)?), None, out),
+        toml::Value::Table(t) => {
+            let spec_keys = ["length", "fill", "values"];
+            if t.keys().any(|k| spec_keys.contains(&k.as_str())) {
+                if let Some(k) = t.keys().find(|k| !spec_keys.contains(&k.as_str())) {
+                    return Err(format!(
+                        "`{target}`: `{k}` beside length/fill/values (write members as `{target}.{k}`)"
+                    ));
+                }
+                let length = match t.get("length") {
+                    Some(l) => Some(
+                        l.as_integer()
+                            .and_then(|n| usize::try_from(n).ok())
+                            .filter(|&n| (1..=1 << 20).contains(&n))
+                            .ok_or_else(|| format!("`{target}.length`: expected 1 to 1048576"))?,
+                    ),
+                    None => None,
+                };
+                let contents = match (t.get("fill"), t.get("values")) {
+                    (Some(_), Some(_)) => {
+                        return Err(format!("`{target}`: give `fill` or `values`, not both"));
+                    }
+                    (Some(f), None) => match f.as_str() {
+                        Some("zero") => Contents::Zero,
+                        Some("arbitrary" | "any") => Contents::Arbitrary,
+                        _ => {
+                            return Err(format!(
+                                "`{target}.fill`: expected \"zero\" or \"arbitrary\""
+                            ));
+                        }
+                    },
+                    (None, Some(vals)) => Contents::Values(flat_ints(target, vals)?),
+                    (None, None) => Contents::Default,
+                };
+                push(contents, length, out);
+            } else {
+                for (member, mv) in t {
+                    inputs_of(&format!("{target}.{member}"), mv, out)?;
+                }
+            }
+        }
+        toml::Value::Boolean(b) => push(Contents::Values(vec![i64::from(*b)]), None, out),
+        _ => return Err(format!("`{target}`: expected a value, a list or a table")),
+    }
+    Ok(())
+}
+
+fn flat_ints(target: &str, v: &toml::Value) -> Result<Vec<i64>, String> {
+    let mut out = Vec::new();
+    fn walk(v: &toml::Value, out: &mut Vec<i64>) -> bool {
+        match v {
+            toml::Value::Integer(n) => {
+                out.push(*n);
+                true
+            }
+            toml::Value::Boolean(b) => {
+                out.push(i64::from(*b));
+                true
+            }
+            toml::Value::Array(items) => items.iter().all(|i| walk(i, out)),
+            _ => false,
+        }
+    }
+    if walk(v, &mut out) {
+        Ok(out)
+    } else {
+        Err(format!("`{target}`: expected integers (lists may nest)"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn targets_split_into_steps() {
+        assert_eq!(
+            steps("StateBuf.state[1].flag").unwrap(),
+            vec![
+                Step::Name("StateBuf".into()),
+                Step::Field("state".into()),
+                Step::Index(1),
+                Step::Field("flag".into())
+            ]
+        );
+        assert_eq!(steps("0.2").unwrap(), vec![Step::Binding(0, 2)]);
+        assert_eq!(
+            steps("0.2.counter[0]").unwrap(),
+            vec![
+                Step::Binding(0, 2),
+                Step::Field("counter".into()),
+                Step::Index(0)
+            ]
+        );
+        for bad in ["", ".x", "a..b", "a[", "a[x]", "0.", "a b"] {
+            assert!(steps(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn command_line_inputs() {
+        let i = Input::parse("inbuf=0,1,2").unwrap();
+        assert_eq!(i.contents, Contents::Values(vec![0, 1, 2]));
+        assert_eq!(Input::parse("0.1=zero").unwrap().contents, Contents::Zero);
+        assert_eq!(
+            Input::parse("b=arbitrary").unwrap().contents,
+            Contents::Arbitrary
+        );
+        assert!(Input::parse("b=x").is_err());
+        assert!(Input::parse("b").is_err());
+        assert_eq!(Input::parse_length("b=4").unwrap().length, Some(4));
+        assert!(Input::parse_length("b=0").is_err());
+    }
+
+    #[test]
+    fn dispatch_tables() {
+        let t: toml::Table = r#"
+local_size = [2, 1, 1]
+workgroups = 2
+subgroup_size = 2
+defines = ["ATOMIC", "N=3"]
+set = { LG_WG_SIZE = 1, B = "8u" }
+entry = "main"
+[inputs]
+InBuf = { length = 4, values = [0, 1, 2, 3] }
+StateBuf = "zero"
+info = { size = 256, offset = [0, 0] }
+"#
+        .parse()
+        .unwrap();
+        let mut s = ShaderOptions::default();
+        apply_table(&t, Path::new("."), &mut s).unwrap();
+        assert_eq!(s.local_size, Some([2, 1, 1]));
+        assert_eq!(s.workgroups, Some([2, 1, 1]));
+        assert_eq!(s.subgroup_size, Some(2));
+        assert_eq!(
+            s.defines,
+            vec![("ATOMIC".into(), None), ("N".into(), Some("3".into()))]
+        );
+        assert!(s.set.contains(&("B".into(), "8u".into())));
+        assert_eq!(s.entry.as_deref(), Some("main"));
+        let find = |t: &str| s.inputs.iter().find(|i| i.target == t).unwrap().clone();
+        assert_eq!(find("InBuf").length, Some(4));
+        assert_eq!(find("InBuf").contents, Contents::Values(vec![0, 1, 2, 3]));
+        assert_eq!(find("StateBuf").contents, Contents::Zero);
+        assert_eq!(find("info.size").contents, Contents::Values(vec![256]));
+        assert_eq!(find("info.offset").contents, Contents::Values(vec![0, 0]));
+        let bad: toml::Table = "colour = 1".parse().unwrap();
+        assert!(apply_table(&bad, Path::new("."), &mut s).is_err());
+        let bad: toml::Table = "[inputs]\nb = { length = 2, x = 1 }".parse().unwrap();
+        assert!(apply_table(&bad, Path::new("."), &mut s).is_err());
+    }
+}

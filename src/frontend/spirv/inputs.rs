@@ -1,0 +1,315 @@
+//! The user's inputs ([`crate::frontend::inputs`]) resolved against a
+//! module: each target to its variable and the cells under it, as the
+//! initial contents the `@Input` header gives (an [`Init`] tree per
+//! variable) and the cells whose value is arbitrary.
+
+use super::headers::Init;
+use super::module::{Class, Module, Ty};
+use super::syntax::{Inst, Located, Tok};
+use crate::frontend::inputs::{Contents, Input, Step, steps};
+use ::spirv::Op;
+use std::collections::HashMap;
+
+/// The inputs of a module.
+#[derive(Default)]
+pub(super) struct Resolved {
+    /// Initial contents per variable id, nested like its type.
+    pub inits: HashMap<String, Init>,
+    /// Per variable id, the index paths whose cells start arbitrary (a cell
+    /// is arbitrary when its path starts with one of them).
+    pub arbitrary: HashMap<String, Vec<Vec<usize>>>,
+}
+
+/// Resolves `inputs` against the module. A target that names no variable,
+/// no member or an element past the end is an error listing what there is.
+pub(super) fn resolve(insts: &[Inst], m: &Module, inputs: &[Input]) -> Result<Resolved, Located> {
+    let mut out = Resolved::default();
+    if inputs.is_empty() {
+        return Ok(out);
+    }
+    let member_names = member_names(insts);
+    let names = op_names(insts);
+    // Lengths first: they shape the trees the contents then fill.
+    let mut lengths: HashMap<String, usize> = HashMap::new();
+    let mut resolved: Vec<(&Input, String, Vec<usize>)> = Vec::new();
+    for input in inputs {
+        let err = |m: String| (0, 0, format!("input `{}`: {m}", input.target));
+        let st = steps(&input.target).map_err(|e| (0, 0, e))?;
+        let var = variable(m, &names, &st[0]).map_err(err)?;
+        let path = walk(m, &member_names, &var.pointee, &st[1..], input.length).map_err(err)?;
+        if let Some(n) = input.length {
+            lengths.insert(var.id.clone(), n);
+        }
+        resolved.push((input, var.id.clone(), path));
+    }
+    for (input, id, path) in resolved {
+        let err = |m: String| (0, 0, format!("input `{}`: {m}", input.target));
+        let g = m
+            .globals
+            .iter()
+            .find(|g| g.id == id)
+            .expect("resolved above");
+        let len = lengths.get(&id).copied().unwrap_or(1);
+        if !out.inits.contains_key(&id) {
+            let tree = skeleton(m, &g.pointee, len, 0).map_err(err)?;
+            out.inits.insert(id.clone(), tree);
+        }
+        let tree = out.inits.get_mut(&id).expect("inserted above");
+        let sub = descend(tree, &path).map_err(err)?;
+        match &input.contents {
+            Contents::Default => {}
+            Contents::Zero => fill(sub, &mut std::iter::repeat(0)),
+            Contents::Values(vals) => {
+                let leaves = count(sub);
+                if vals.len() == 1 {
+                    fill(sub, &mut std::iter::repeat(vals[0]));
+                } else if vals.len() == leaves {
+                    fill(sub, &mut vals.iter().copied());
+                } else {
+                    return Err(err(format!(
+                        "{} values for {leaves} cells (give one value per cell, or one for all)",
+                        vals.len()
+                    )));
+                }
+            }
+            Contents::Arbitrary => {
+                if g.class == Class::Invocation {
+                    return Err(err(
+                        "an arbitrary push constant or private variable is not supported: give its values".into(),
+                    ));
+                }
+                out.arbitrary
+                    .entry(id.clone())
+                    .or_default()
+                    .push(path.clone());
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// `OpName` of each id.
+fn op_names(insts: &[Inst]) -> HashMap<String, String> {
+    insts
+        .iter()
+        .filter(|i| i.op == Op::Name)
+        .filter_map(|i| match i.operands.get(1).map(|o| &o.tok) {
+            Some(Tok::Str(s)) => Some((i.id(0).ok()?.to_string(), s.clone())),
+            _ => None,
+        })
+        .collect()
+}
+
+/// `OpMemberName`: (struct type id, member index) to name.
+fn member_names(insts: &[Inst]) -> HashMap<(String, usize), String> {
+    insts
+        .iter()
+        .filter(|i| i.op == Op::MemberName)
+        .filter_map(|i| {
+            let k = usize::try_from(i.int(1).ok()?).ok()?;
+            match i.operands.get(2).map(|o| &o.tok) {
+                Some(Tok::Str(s)) => Some(((i.id(0).ok()?.to_string(), k), s.clone())),
+                _ => None,
+            }
+        })
+        .collect()
+}
+
+/// The variable a target's first step names: by id or `OpName`, by its
+/// block type's name, or by descriptor set and binding.
+fn variable<'m>(
+    m: &'m Module,
+    names: &HashMap<String, String>,
+    step: &Step,
+) -> Result<&'m super::module::Global, String> {
+    let candidates = || {
+        m.globals
+            .iter()
+            .filter(|g| {
+                matches!(g.class, Class::Global | Class::Workgroup | Class::Image)
+                    || g.class_name == "PushConstant"
+            })
+            .filter(|g| m.builtin(&g.id).is_none())
+    };
+    let shown = |g: &super::module::Global| {
+        let name = names
+            .get(&g.id)
+            .filter(|n| !n.is_empty())
+            .cloned()
+            .unwrap_or_else(|| g.id.clone());
+        let block = names
+            .get(&g.pointee)
+            .cloned()
+            .unwrap_or_else(|| g.pointee.clone());
+        match (
+            m.int_decoration(&g.id, "DescriptorSet"),
+            m.int_decoration(&g.id, "Binding"),
+        ) {
+            (Some(s), Some(b)) => format!("{name} (block {block}, {s}.{b})"),
+            _ => format!("{name} (block {block}, {})", g.class_name),
+        }
+    };
+    let found: Vec<_> = candidates()
+        .filter(|g| match step {
+            Step::Name(n) => {
+                g.id == *n
+                    || names.get(&g.id) == Some(n)
+                    || g.pointee == *n
+                    || names.get(&g.pointee) == Some(n)
+            }
+            Step::Binding(s, b) => {
+                m.int_decoration(&g.id, "DescriptorSet") == Some(i64::from(*s))
+                    && m.int_decoration(&g.id, "Binding") == Some(i64::from(*b))
+            }
+            _ => false,
+        })
+        .collect();
+    match found.as_slice() {
+        [g] => Ok(g),
+        [] => {
+            let all: Vec<String> = candidates().map(shown).collect();
+            Err(format!(
+                "no buffer, uniform, push constant or workgroup variable is named so (the shader's: {})",
+                if all.is_empty() {
+                    "none".to_string()
+                } else {
+                    all.join("; ")
+                }
+            ))
+        }
+        several => Err(format!(
+            "names several variables ({}): name one by SET.BINDING",
+            several
+                .iter()
+                .map(|g| shown(g))
+                .collect::<Vec<_>>()
+                .join("; ")
+        )),
+    }
+}
+
+/// The index path of the steps into type `ty`.
+fn walk(
+    m: &Module,
+    members: &HashMap<(String, usize), String>,
+    ty: &str,
+    steps: &[Step],
+    length: Option<usize>,
+) -> Result<Vec<usize>, String> {
+    let mut path = Vec::new();
+    let mut ty = ty.to_string();
+    for step in steps {
+        match (step, m.ty(&ty)) {
+            (Step::Field(f), Some(Ty::Struct { members: ms })) => {
+                let k = (0..ms.len())
+                    .find(|&k| members.get(&(ty.clone(), k)) == Some(f))
+                    .ok_or_else(|| {
+                        let known: Vec<String> = (0..ms.len())
+                            .map(|k| {
+                                members
+                                    .get(&(ty.clone(), k))
+                                    .cloned()
+                                    .unwrap_or_else(|| k.to_string())
+                            })
+                            .collect();
+                        format!("no member `{f}` (members: {})", known.join(", "))
+                    })?;
+                path.push(k);
+                ty = ms[k].clone();
+            }
+            (Step::Index(i), Some(Ty::Array { elem, len })) => {
+                if i >= len {
+                    return Err(format!("element {i} is past the end of an array of {len}"));
+                }
+                path.push(*i);
+                ty = elem.clone();
+            }
+            (Step::Index(i), Some(Ty::Vector { elem, n })) => {
+                if i >= n {
+                    return Err(format!("element {i} is past the end of a vector of {n}"));
+                }
+                path.push(*i);
+                ty = elem.clone();
+            }
+            (Step::Index(i), Some(Ty::RuntimeArray { elem })) => {
+                let len = length.unwrap_or(1);
+                if *i >= len {
+                    return Err(format!(
+                        "element {i} is past the end of the runtime array ({len} elements; give its length with --length)"
+                    ));
+                }
+                path.push(*i);
+                ty = elem.clone();
+            }
+            (Step::Field(f), _) => {
+                return Err(format!("`.{f}` steps into something that is not a struct"));
+            }
+            (Step::Index(i), _) => {
+                return Err(format!("`[{i}]` steps into something that is not an array"));
+            }
+            _ => return Err("a variable step after the first".into()),
+        }
+    }
+    Ok(path)
+}
+
+/// A tree of zeros shaped like type `ty`, runtime arrays `len` long.
+fn skeleton(m: &Module, ty: &str, len: usize, depth: usize) -> Result<Init, String> {
+    if depth > 32 {
+        return Err("types nest too deeply".into());
+    }
+    Ok(match m.ty(ty) {
+        Some(Ty::Bool | Ty::Int { .. } | Ty::Float) => Init::Num(0),
+        Some(Ty::Vector { elem, n }) => Init::List(
+            (0..*n)
+                .map(|_| skeleton(m, elem, len, depth + 1))
+                .collect::<Result<_, _>>()?,
+        ),
+        Some(Ty::Array { elem, len: n }) => Init::List(
+            (0..*n)
+                .map(|_| skeleton(m, elem, len, depth + 1))
+                .collect::<Result<_, _>>()?,
+        ),
+        Some(Ty::RuntimeArray { elem }) => Init::List(
+            (0..len)
+                .map(|_| skeleton(m, elem, len, depth + 1))
+                .collect::<Result<_, _>>()?,
+        ),
+        Some(Ty::Struct { members }) => Init::List(
+            members
+                .iter()
+                .map(|t| skeleton(m, t, len, depth + 1))
+                .collect::<Result<_, _>>()?,
+        ),
+        _ => {
+            return Err(
+                "its type holds no values vkmm can set (an image or an opaque type)".into(),
+            );
+        }
+    })
+}
+
+fn descend<'a>(tree: &'a mut Init, path: &[usize]) -> Result<&'a mut Init, String> {
+    let mut t = tree;
+    for &k in path {
+        t = match t {
+            Init::List(items) => items.get_mut(k).ok_or("a step past the end")?,
+            Init::Num(_) => return Err("a step into a number".into()),
+        };
+    }
+    Ok(t)
+}
+
+fn count(t: &Init) -> usize {
+    match t {
+        Init::Num(_) => 1,
+        Init::List(items) => items.iter().map(count).sum(),
+    }
+}
+
+fn fill(t: &mut Init, vals: &mut dyn Iterator<Item = i64>) {
+    match t {
+        Init::Num(v) => *v = vals.next().unwrap_or(0),
+        Init::List(items) => items.iter_mut().for_each(|i| fill(i, vals)),
+    }
+}
