@@ -88,7 +88,10 @@ fn storage_barrier_passes_the_message_and_its_absence_does_not() {
 /// forever. Under OBE, invocation 1 has executed a step, so it is
 /// scheduled fairly, releases the lock, and invocation 0 takes it. The
 /// HSA verdict needs the loop to be a plain loop: naga's loop-bounding
-/// counter (off in vkmm) would end it after 2^64 iterations.
+/// counter (off in vkmm) would end it after 2^64 iterations. The OBE
+/// verdict is "terminates within the bound": the engine cuts the paths
+/// that spin more often than the unrolling bound (`cut_paths` 2), which
+/// `vkmm suite --manifest` reports as undecided.
 #[test]
 fn a_wgsl_spin_lock_may_spin_forever_under_hsa_and_terminates_under_obe() {
     let source = text("spin.wgsl");
@@ -399,7 +402,8 @@ fn dispatch(name: &str, local: [u32; 3], groups: [u32; 3]) -> ShaderOptions {
 /// orders nothing and the two ctr++ race (a storage buffer: no reading of
 /// workgroup memory involved). HSA: invocation 1 can take the lock and
 /// never run again while invocation 0 repeats its atomicOr forever. OBE:
-/// the lock holder, having run, is scheduled fairly and releases it.
+/// the lock holder, having run, is scheduled fairly and releases it
+/// (within the unrolling bound, as for spin.wgsl).
 #[test]
 fn wgsl_loop_rows() {
     let Some(path) = corpus("wgsl-loop/loop.wgsl") else {
