@@ -118,6 +118,26 @@ fn an_index_past_the_end_is_clamped_to_the_last_element() {
     assert_eq!(o.race_free, Some(false), "{o:?}");
 }
 
+/// length.wgsl: `out` is `array<u32>` with 3 elements from its @Input.
+/// arrayLength (OpArrayLength) is 3, which invocation 0 stores in out[0];
+/// invocation 1's out[7] is clamped to out[2] = 5 (naga clamps a runtime
+/// array's index to arrayLength - 1); out[1] keeps its 0.
+#[test]
+fn array_length_is_the_runtime_arrays_input_length() {
+    let o = litmus(Session::new(), "length.wgsl", &text("length.wgsl"));
+    assert_eq!(o.condition_holds, Some(true), "{o:?}");
+    assert_eq!(o.race_free, Some(true), "{o:?}");
+    // Four elements: the length is 4, and out[7] lands on out[3].
+    let four = text("length.wgsl")
+        .replace("{{0, 0, 0}}", "{{0, 0, 0, 0}}")
+        .replace(
+            "%out[0][0] == 3 and %out[0][1] == 0 and %out[0][2] == 5",
+            "%out[0][0] == 4 and %out[0][2] == 0 and %out[0][3] == 5",
+        );
+    let o = litmus(Session::new(), "length.wgsl", &four);
+    assert_eq!(o.condition_holds, Some(true), "{o:?}");
+}
+
 /// zero-init.wgsl never writes `w`: every invocation reads WGSL's zero.
 /// naga's polyfill is part of the program: local invocation 0 stores 0 to
 /// `w` at the line of `fn main` (7), and every invocation then passes a
