@@ -88,7 +88,10 @@ fn storage_barrier_passes_the_message_and_its_absence_does_not() {
 /// forever. Under OBE, invocation 1 has executed a step, so it is
 /// scheduled fairly, releases the lock, and invocation 0 takes it. The
 /// HSA verdict needs the loop to be a plain loop: naga's loop-bounding
-/// counter (off in vkmm) would end it after 2^64 iterations.
+/// counter (off in vkmm) would end it after 2^64 iterations. The OBE
+/// verdict is "terminates within the bound": the engine cuts the paths
+/// that spin more often than the unrolling bound (`cut_paths` 2), which
+/// `vkmm suite --manifest` reports as undecided.
 #[test]
 fn a_wgsl_spin_lock_may_spin_forever_under_hsa_and_terminates_under_obe() {
     let source = text("spin.wgsl");
@@ -113,6 +116,26 @@ fn an_index_past_the_end_is_clamped_to_the_last_element() {
     let o = litmus(Session::new(), "clamp.wgsl", &text("clamp.wgsl"));
     assert_eq!(o.condition_holds, Some(true), "{o:?}");
     assert_eq!(o.race_free, Some(false), "{o:?}");
+}
+
+/// length.wgsl: `out` is `array<u32>` with 3 elements from its @Input.
+/// arrayLength (OpArrayLength) is 3, which invocation 0 stores in out[0];
+/// invocation 1's out[7] is clamped to out[2] = 5 (naga clamps a runtime
+/// array's index to arrayLength - 1); out[1] keeps its 0.
+#[test]
+fn array_length_is_the_runtime_arrays_input_length() {
+    let o = litmus(Session::new(), "length.wgsl", &text("length.wgsl"));
+    assert_eq!(o.condition_holds, Some(true), "{o:?}");
+    assert_eq!(o.race_free, Some(true), "{o:?}");
+    // Four elements: the length is 4, and out[7] lands on out[3].
+    let four = text("length.wgsl")
+        .replace("{{0, 0, 0}}", "{{0, 0, 0, 0}}")
+        .replace(
+            "%out[0][0] == 3 and %out[0][1] == 0 and %out[0][2] == 5",
+            "%out[0][0] == 4 and %out[0][2] == 0 and %out[0][3] == 5",
+        );
+    let o = litmus(Session::new(), "length.wgsl", &four);
+    assert_eq!(o.condition_holds, Some(true), "{o:?}");
 }
 
 /// zero-init.wgsl never writes `w`: every invocation reads WGSL's zero.
@@ -399,9 +422,9 @@ fn dispatch(name: &str, local: [u32; 3], groups: [u32; 3]) -> ShaderOptions {
 /// orders nothing and the two ctr++ race (a storage buffer: no reading of
 /// workgroup memory involved). HSA: invocation 1 can take the lock and
 /// never run again while invocation 0 repeats its atomicOr forever. OBE:
-/// the lock holder, having run, is scheduled fairly and releases it.
+/// the lock holder, having run, is scheduled fairly and releases it
+/// (within the unrolling bound, as for spin.wgsl).
 #[test]
-#[ignore = "needs the dispatch from ShaderOptions (--local-size, --workgroups)"]
 fn wgsl_loop_rows() {
     let Some(path) = corpus("wgsl-loop/loop.wgsl") else {
         return;

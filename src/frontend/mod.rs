@@ -96,7 +96,7 @@ pub enum Format {
     Glsl,
     /// A WGSL shader (`.wgsl`), compiled in process by naga.
     Wgsl,
-    /// An HLSL shader (`.hlsl`), compiled by an external compiler.
+    /// An HLSL shader (`.hlsl`), compiled by glslang's HLSL front end.
     Hlsl,
 }
 
