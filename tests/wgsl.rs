@@ -479,7 +479,7 @@ fn hello_synchronization_hasty_may_read_one() {
 /// the polyfill's barrier) is not location-ordered with invocation 1's
 /// atomicAdd, so it races and can overwrite the increment.
 #[test]
-#[ignore = "needs the GLSL reading of GLSL450 modules (workgroup memory coherent)"]
+
 fn hello_synchronization_patient_reads_two_and_neither_races() {
     let Some(path) = corpus("wgpu-hello-synchronization/shaders.wgsl") else {
         return;

@@ -199,6 +199,17 @@ fn walk(
     let mut path = Vec::new();
     let mut ty = ty.to_string();
     for step in steps {
+        // naga wraps a WGSL buffer's type in a struct of one unnamed member
+        // (`var<storage> out: array<u32>` is `{ array<u32> }`): a step the
+        // wrapper cannot take goes into its member.
+        while let Some(Ty::Struct { members: ms }) = m.ty(&ty)
+            && ms.len() == 1
+            && !matches!(step, Step::Field(f) if members.get(&(ty.clone(), 0)) == Some(f))
+            && members.get(&(ty.clone(), 0)).is_none_or(|n| n.is_empty())
+        {
+            path.push(0);
+            ty = ms[0].clone();
+        }
         match (step, m.ty(&ty)) {
             (Step::Field(f), Some(Ty::Struct { members: ms })) => {
                 let k = (0..ms.len())

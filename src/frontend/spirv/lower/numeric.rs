@@ -337,7 +337,8 @@ impl Gen<'_> {
         dest: &str,
     ) -> R<Option<Val>> {
         let ty = inst.id(0)?;
-        let arg_w = |g: &Self, i: usize| g.width_of_operand(inst, 4 + i);
+        // OpExtInst: result type, set, instruction, then the operands.
+        let arg_w = |g: &Self, i: usize| g.width_of_operand(inst, 3 + i);
         let un = match name {
             "FAbs" | "fabs" => Some(FUn::Abs),
             "FSign" | "sign" => Some(FUn::Sign),
