@@ -188,3 +188,42 @@ fn bad_dispatch_arguments_are_named() {
     assert_eq!(code, 2, "{err}");
     assert!(err.contains("X[,Y[,Z]]"), "{err}");
 }
+
+#[test]
+fn a_dispatch_file_gives_the_dispatch_and_the_command_line_wins() {
+    if !glslang() {
+        return;
+    }
+    let shader = root("tests/shader-dispatch/sized.comp");
+    let file = root("tests/shader-dispatch/sized.dispatch.toml");
+    // The file: two invocations, N = 2: invocation 1 reads out_buf[0]
+    // while invocation 0 writes it.
+    let (code, out, err) = vkmm(&["check", "--property", "races", "--dispatch", &file, &shader]);
+    assert_eq!(code, 0, "{out}\n{err}");
+    assert!(out.contains("Data races: yes"), "{out}");
+    // The command line's --set wins: N = 256, invocation 255 does not
+    // exist at two invocations, nobody reads.
+    let (code, out, err) = vkmm(&[
+        "check",
+        "--property",
+        "races",
+        "--dispatch",
+        &file,
+        "--set",
+        "LG_N=8",
+        "--length",
+        "Out=257",
+        &shader,
+    ]);
+    assert_eq!(code, 0, "{out}\n{err}");
+    assert!(out.contains("Data races: none"), "{out}");
+    // A bad file is named with its line.
+    let dir = std::env::temp_dir().join(format!("vkmm-dispatch-file-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let bad = dir.join("bad.toml");
+    std::fs::write(&bad, "local_size = 2\ncolour = 1\n").unwrap();
+    let (code, _, err) = vkmm(&["check", "--dispatch", &bad.display().to_string(), &shader]);
+    std::fs::remove_dir_all(&dir).unwrap();
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("unknown key `colour`"), "{err}");
+}

@@ -78,11 +78,13 @@ fn bundled_binary_module_reads_its_headers_file() {
 }
 
 #[test]
-fn binary_without_headers_runs_one_invocation() {
+fn binary_without_headers_runs_its_declared_size() {
+    // mp.comp declares `local_size_x = 2`: without @Config (nor a
+    // dispatch on the command line) both invocations run.
     let d = scratch("noheaders");
     std::fs::copy(root("examples/spirv/mp.spv"), d.join("mp.spv")).unwrap();
     let p = vkmm::frontend::load(&d.join("mp.spv")).unwrap();
-    assert_eq!(p.threads.len(), 1);
+    assert_eq!(p.threads.len(), 2);
     assert!(p.condition.is_none());
     // Ids are named by their OpName: the buffer is `%buf`.
     assert!(

@@ -253,6 +253,10 @@ pub struct ShaderArgs {
     /// Repeatable. Default: zero.
     #[arg(long = "input", value_name = "TARGET=VALUE", value_parser = vkmm::frontend::inputs::Input::parse)]
     pub inputs: Vec<vkmm::frontend::inputs::Input>,
+    /// A dispatch file (TOML: local_size, workgroups, subgroup_size,
+    /// defines, include, set, entry, [inputs]); the options above win over it.
+    #[arg(long, value_name = "FILE.toml", value_parser = parse_dispatch_file)]
+    pub dispatch: Option<vkmm::frontend::ShaderOptions>,
     /// The element count of the runtime array a buffer ends with.
     /// Repeatable. Default: 1.
     #[arg(long = "length", value_name = "TARGET=N", value_parser = vkmm::frontend::inputs::Input::parse_length)]
@@ -260,18 +264,31 @@ pub struct ShaderArgs {
 }
 
 impl ShaderArgs {
+    /// The dispatch file's options, with the command line's on top.
     pub fn options(&self) -> vkmm::frontend::ShaderOptions {
-        vkmm::frontend::ShaderOptions {
-            local_size: self.local_size,
-            workgroups: self.workgroups,
-            subgroup_size: self.subgroup_size,
-            defines: self.defines.clone(),
-            include_dirs: self.include_dirs.clone(),
-            set: self.set.clone(),
-            entry: self.entry.clone(),
-            inputs: self.inputs.iter().chain(&self.lengths).cloned().collect(),
+        let mut o = self.dispatch.clone().unwrap_or_default();
+        o.local_size = self.local_size.or(o.local_size);
+        o.workgroups = self.workgroups.or(o.workgroups);
+        o.subgroup_size = self.subgroup_size.or(o.subgroup_size);
+        o.defines.extend(self.defines.iter().cloned());
+        o.include_dirs.extend(self.include_dirs.iter().cloned());
+        for (name, value) in &self.set {
+            o.set.retain(|(n, _)| n != name);
+            o.set.push((name.clone(), value.clone()));
         }
+        o.entry = self.entry.clone().or(o.entry);
+        o.inputs
+            .extend(self.inputs.iter().chain(&self.lengths).cloned());
+        o
     }
+}
+
+/// Reads a dispatch file into the options it gives.
+fn parse_dispatch_file(path: &str) -> Result<vkmm::frontend::ShaderOptions, String> {
+    let mut o = vkmm::frontend::ShaderOptions::default();
+    vkmm::frontend::inputs::read_dispatch_file(std::path::Path::new(path), &mut o)
+        .map_err(|e| e.to_string())?;
+    Ok(o)
 }
 
 impl LimitArgs {

@@ -171,7 +171,7 @@ pub(super) fn lint(file: &str, insts: &[Inst], reading: LegacyMemoryModel, progr
     });
     let message = match reading {
         LegacyMemoryModel::Coherent => format!(
-            "the module uses the {model} memory model: vkmm reads it as GLSL compilers and drivers do (`--legacy-memory-model coherent`): plain accesses to Workgroup variables carry availability and visibility at Workgroup scope, those to `Coherent` variables and members at Device scope, both non-private (the Vulkan memory-model appendix: \"GLSL to SPIR-V compilers should map all (non-atomic) operations on a coherent variable to Make{{Pointer,Texel}}{{Available}}{{Visible}} flags\"); other plain accesses are private; `--legacy-memory-model strict` reads the module literally"
+            "the module uses the {model} memory model: vkmm reads it as GLSL compilers and drivers do (`--legacy-memory-model coherent`): Workgroup variables coherent at Workgroup scope, `Coherent` ones at Device scope, other plain accesses private (docs/format-spirv.md); `--legacy-memory-model strict` reads it literally"
         ),
         LegacyMemoryModel::Strict => format!(
             "the module uses the {model} memory model, read literally (`--legacy-memory-model strict`): every plain access is private{}; vkmm reads the Vulkan memory model's operands (MakePointerAvailable/Visible, NonPrivatePointer), which GLSL gets with `#pragma use_vulkan_memory_model`; `--legacy-memory-model coherent` (the default) reads Workgroup and `Coherent` variables as GLSL does",
