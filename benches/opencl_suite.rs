@@ -44,7 +44,7 @@ fn bench(c: &mut Criterion) {
     // once the row's property is decided.
     let run_all = |model: &vkmm::model::LoadedModel, decide: bool| {
         for (path, prop) in &rows {
-            let p = vkmm::frontend::load_with(path, options).unwrap();
+            let p = vkmm::frontend::load_with(path, options.clone()).unwrap();
             let file = path.display().to_string();
             let decide = decide.then_some(*prop);
             black_box(check_litmus(&file, &p, model, Limits::default(), decide).unwrap());
