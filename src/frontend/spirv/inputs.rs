@@ -131,22 +131,23 @@ fn variable<'m>(
             })
             .filter(|g| m.builtin(&g.id).is_none())
     };
+    // `name (block Type, set.binding)`; a block without an instance name
+    // (GLSL's anonymous blocks) is named by its type.
     let shown = |g: &super::module::Global| {
-        let name = names
-            .get(&g.id)
-            .filter(|n| !n.is_empty())
-            .cloned()
-            .unwrap_or_else(|| g.id.clone());
-        let block = names
-            .get(&g.pointee)
-            .cloned()
-            .unwrap_or_else(|| g.pointee.clone());
-        match (
+        let name = names.get(&g.id).filter(|n| !n.is_empty());
+        let block = names.get(&g.pointee).filter(|n| !n.is_empty());
+        let place = match (
             m.int_decoration(&g.id, "DescriptorSet"),
             m.int_decoration(&g.id, "Binding"),
         ) {
-            (Some(s), Some(b)) => format!("{name} (block {block}, {s}.{b})"),
-            _ => format!("{name} (block {block}, {})", g.class_name),
+            (Some(s), Some(b)) => format!("{s}.{b}"),
+            _ => g.class_name.clone(),
+        };
+        match (name, block) {
+            (Some(n), Some(b)) => format!("{n} (block {b}, {place})"),
+            (Some(n), None) => format!("{n} ({place})"),
+            (None, Some(b)) => format!("{b} (a block without an instance name, {place})"),
+            (None, None) => format!("%{} ({place})", g.id),
         }
     };
     let found: Vec<_> = candidates()
