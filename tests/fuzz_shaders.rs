@@ -10,7 +10,7 @@
 //!
 //! A failure prints the seed, the mutant and its options;
 //! `VKMM_FUZZ_SEED=N` reruns a seed, `VKMM_FUZZ_SCALE=N` runs N times the
-//! mutants.
+//! mutants, `VKMM_FUZZ_SLOW_MS=N` prints the mutants slower than N ms.
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::{Path, PathBuf};
@@ -192,6 +192,10 @@ fn fuzz(
 ) -> Vec<String> {
     quiet_panics();
     let seed = seed() ^ stream.wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    // `VKMM_FUZZ_SLOW_MS=N` prints each mutant that takes longer.
+    let slow: Option<u128> = std::env::var("VKMM_FUZZ_SLOW_MS")
+        .ok()
+        .and_then(|s| s.parse().ok());
     std::thread::Builder::new()
         .stack_size(2 << 20)
         .spawn(move || {
@@ -199,8 +203,15 @@ fn fuzz(
             let mut failures = Vec::new();
             for k in 0..count {
                 let (what, run) = body(&mut rng, k);
+                let start = std::time::Instant::now();
                 let outcome = catch_unwind(AssertUnwindSafe(run))
                     .unwrap_or_else(|p| Err(format!("panic: {}", panic_message(p))));
+                if slow.is_some_and(|ms| start.elapsed().as_millis() > ms) {
+                    eprintln!(
+                        "slow mutant {k} (seed {seed}, {:?}):\n{what}\n---",
+                        start.elapsed()
+                    );
+                }
                 if let Err(why) = outcome {
                     failures.push(format!("mutant {k} (seed {seed}): {why}\n---\n{what}\n---"));
                     if failures.len() >= 5 {
@@ -708,4 +719,42 @@ fn glsl_set_mutants_never_panic() {
         scaled(GLSL_MUTANTS)
     );
     assert!(checked >= 1, "no GLSL mutant is checked to a verdict");
+}
+
+// ------------------------------------------------------------ regressions
+
+/// Found by the WGSL fuzzer's input lengths: `--length b=1048576` on a
+/// runtime array of 4096 x 4096 words asked for 2^44 initial cells, built
+/// in full before any size check, and the process aborted out of memory.
+/// The same shape as a fixed array (2^24 cells, under naga's 2 GiB limit)
+/// took seconds. Both are refused at vkmm's 65536 cells per variable.
+#[test]
+fn an_input_on_a_runtime_array_of_4096_by_4096_words_is_refused() {
+    let header = "@group(0) @binding(0) var<storage, read_write> b: ";
+    let body = "@compute @workgroup_size(1) fn main() { b[0][0][0] = 1u; }\n";
+    for (ty, length) in [
+        ("array<array<array<u32, 4096>, 4096>>", Some(1 << 20)),
+        ("array<array<array<u32, 4096>, 4096>, 1>", None),
+    ] {
+        let shader = ShaderOptions {
+            local_size: Some([1, 1, 1]),
+            inputs: vec![Input {
+                target: "b".to_string(),
+                contents: Contents::Zero,
+                length,
+            }],
+            ..ShaderOptions::default()
+        };
+        let options = Options {
+            shader,
+            ..Options::default()
+        };
+        let text = format!("{header}{ty};\n{body}");
+        let err = frontend::parse_text("big.wgsl", &text, Format::Wgsl, options)
+            .expect_err("16M cells are more than a variable may have");
+        assert!(
+            err.message.contains("more than 65536 scalar cells"),
+            "{ty}: {err}"
+        );
+    }
 }
