@@ -4,7 +4,7 @@
 //! variable) and the cells whose value is arbitrary.
 
 use super::headers::Init;
-use super::module::{Class, Module, Ty};
+use super::module::{Class, MAX_CELLS, Module, Ty};
 use super::syntax::{Inst, Located, Tok};
 use crate::frontend::inputs::{Contents, Input, Step, steps};
 use ::spirv::Op;
@@ -51,7 +51,7 @@ pub(super) fn resolve(insts: &[Inst], m: &Module, inputs: &[Input]) -> Result<Re
             .expect("resolved above");
         let len = lengths.get(&id).copied().unwrap_or(1);
         if !out.inits.contains_key(&id) {
-            let tree = skeleton(m, &g.pointee, len, 0).map_err(err)?;
+            let tree = skeleton(m, &g.pointee, len).map_err(err)?;
             out.inits.insert(id.clone(), tree);
         }
         let tree = out.inits.get_mut(&id).expect("inserted above");
@@ -266,31 +266,52 @@ fn walk(
 }
 
 /// A tree of zeros shaped like type `ty`, runtime arrays `len` long.
-fn skeleton(m: &Module, ty: &str, len: usize, depth: usize) -> Result<Init, String> {
+/// The tree is refused once it holds more scalar cells than a variable may
+/// have, before it is built whole: `--length` up to 2^20 times an element
+/// of 4096 x 4096 cells would not fit in memory.
+fn skeleton(m: &Module, ty: &str, len: usize) -> Result<Init, String> {
+    let mut budget = Budget {
+        leaves: 0,
+        nodes: 0,
+    };
+    grow(m, ty, len, 0, &mut budget)
+}
+
+/// The cells and nodes a skeleton holds so far. Nodes are bounded too: a
+/// type without scalars (an empty struct) still makes lists.
+struct Budget {
+    leaves: usize,
+    nodes: usize,
+}
+
+fn grow(m: &Module, ty: &str, len: usize, depth: usize, b: &mut Budget) -> Result<Init, String> {
     if depth > 32 {
         return Err("types nest too deeply".into());
     }
+    // A variable of at most MAX_CELLS scalars, nested at most 33 deep, has
+    // at most 34 nodes per scalar.
+    b.nodes += 1;
+    if b.leaves > MAX_CELLS || b.nodes > 34 * MAX_CELLS {
+        return Err(format!("more than {MAX_CELLS} scalar cells"));
+    }
+    let list = |n: usize, elem: &str, b: &mut Budget| -> Result<Init, String> {
+        (0..n)
+            .map(|_| grow(m, elem, len, depth + 1, b))
+            .collect::<Result<_, _>>()
+            .map(Init::List)
+    };
     Ok(match m.ty(ty) {
-        Some(Ty::Bool | Ty::Int { .. } | Ty::Float { .. }) => Init::Num(0),
-        Some(Ty::Vector { elem, n }) => Init::List(
-            (0..*n)
-                .map(|_| skeleton(m, elem, len, depth + 1))
-                .collect::<Result<_, _>>()?,
-        ),
-        Some(Ty::Array { elem, len: n }) => Init::List(
-            (0..*n)
-                .map(|_| skeleton(m, elem, len, depth + 1))
-                .collect::<Result<_, _>>()?,
-        ),
-        Some(Ty::RuntimeArray { elem }) => Init::List(
-            (0..len)
-                .map(|_| skeleton(m, elem, len, depth + 1))
-                .collect::<Result<_, _>>()?,
-        ),
+        Some(Ty::Bool | Ty::Int { .. } | Ty::Float { .. }) => {
+            b.leaves += 1;
+            Init::Num(0)
+        }
+        Some(Ty::Vector { elem, n }) => list(*n, elem, b)?,
+        Some(Ty::Array { elem, len: n }) => list(*n, elem, b)?,
+        Some(Ty::RuntimeArray { elem }) => list(len, elem, b)?,
         Some(Ty::Struct { members }) => Init::List(
             members
                 .iter()
-                .map(|t| skeleton(m, t, len, depth + 1))
+                .map(|t| grow(m, t, len, depth + 1, b))
                 .collect::<Result<_, _>>()?,
         ),
         _ => {

@@ -10,7 +10,7 @@ use ::spirv::Op;
 use std::collections::HashMap;
 
 /// The most scalar cells one variable may have.
-const MAX_CELLS: usize = 1 << 16;
+pub(super) const MAX_CELLS: usize = 1 << 16;
 
 /// A type.
 #[derive(Clone, Debug, PartialEq, Eq)]
