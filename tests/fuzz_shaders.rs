@@ -10,7 +10,8 @@
 //!
 //! A failure prints the seed, the mutant and its options;
 //! `VKMM_FUZZ_SEED=N` reruns a seed, `VKMM_FUZZ_SCALE=N` runs N times the
-//! mutants, `VKMM_FUZZ_SLOW_MS=N` prints the mutants slower than N ms.
+//! mutants, `VKMM_FUZZ_SLOW_MS=N` prints the mutants slower than N ms,
+//! `VKMM_FUZZ_ONLY=K` runs and prints mutant K alone.
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::{Path, PathBuf};
@@ -196,6 +197,10 @@ fn fuzz(
     let slow: Option<u128> = std::env::var("VKMM_FUZZ_SLOW_MS")
         .ok()
         .and_then(|s| s.parse().ok());
+    // `VKMM_FUZZ_ONLY=K` runs (and prints) mutant K alone.
+    let only: Option<usize> = std::env::var("VKMM_FUZZ_ONLY")
+        .ok()
+        .and_then(|s| s.parse().ok());
     std::thread::Builder::new()
         .stack_size(2 << 20)
         .spawn(move || {
@@ -203,6 +208,12 @@ fn fuzz(
             let mut failures = Vec::new();
             for k in 0..count {
                 let (what, run) = body(&mut rng, k);
+                if only.is_some_and(|o| o != k) {
+                    continue;
+                }
+                if only.is_some() {
+                    eprintln!("mutant {k}:\n{what}\n---");
+                }
                 let start = std::time::Instant::now();
                 let outcome = catch_unwind(AssertUnwindSafe(run))
                     .unwrap_or_else(|p| Err(format!("panic: {}", panic_message(p))));
