@@ -445,7 +445,7 @@ pub fn score(
             continue;
         }
         if let Some(row) = &item.manifest {
-            s.add_manifest_row(row, res);
+            s.add_manifest_row(item, row, res);
             continue;
         }
         let record = match res {
@@ -598,13 +598,13 @@ fn termination_record(item: &SuiteItem, o: &super::termination::TerminationOutco
 pub const UNSUPPORTED_CONSTRUCT: &str = "unsupported construct";
 
 impl Summary {
-    /// Scores a six-column row: PASS / FAIL / UNKNOWN against its expectation.
     /// Scores a shader manifest's row: the expected and the actual verdict
     /// in the manifest's words (`racy`, `race-free`, `terminates`,
     /// `may-not-terminate`, `holds`, `fails`), or `undecided` with what
     /// stopped the search, never a verdict for an incomplete search.
     fn add_manifest_row(
         &mut self,
+        item: &SuiteItem,
         row: &super::manifest::ManifestRow,
         res: Result<Checked, FileError>,
     ) {
@@ -616,21 +616,9 @@ impl Summary {
         };
         let mut record = Record {
             file: row.label(),
-            property: Some(property),
             query: Some(row.property.clone()),
             expected: Some(row.expected.clone()),
-            actual: String::new(),
-            status: Status::Error,
-            complete: false,
-            states: 0,
-            races: 0,
-            executions: 0,
-            cut_paths: 0,
-            truncated: false,
-            time_ms: 0.0,
-            detail: None,
-            annotated: false,
-            group: None,
+            ..row_record(item, property, String::new(), Status::Error)
         };
         let actual = match res {
             Err(e) => {
@@ -726,6 +714,7 @@ impl Summary {
         self.records.push(record);
     }
 
+    /// Scores a six-column row: PASS / FAIL / UNKNOWN against its expectation.
     fn add_row(
         &mut self,
         item: &SuiteItem,

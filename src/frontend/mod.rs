@@ -377,13 +377,7 @@ pub fn load_with(path: &Path, options: Options) -> Result<Program, FrontendError
     if format == Format::SpirvBinary {
         return load_binary(path, &display, options);
     }
-    let bytes = std::fs::read(path).map_err(|e| FrontendError {
-        file: display.clone(),
-        line: 0,
-        column: 0,
-        message: format!("cannot read file: {e}"),
-    })?;
-    let text = String::from_utf8(bytes).map_err(|e| not_utf8(&display, e.as_bytes(), &e))?;
+    let text = read_text(path)?;
     parse_text(&display, &text, format, options)
 }
 

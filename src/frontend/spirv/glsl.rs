@@ -66,23 +66,8 @@ pub fn parse_with(
 ) -> Result<Program, FrontendError> {
     let source = set_defines(file, source, &options.shader.set)?;
     let bytes = compile(file, &source, &options.shader)?;
-    let asm = super::binary::disassemble(&bytes).map_err(|(_, _, m)| FrontendError {
-        file: file.to_string(),
-        line: 0,
-        column: 0,
-        message: format!("the SPIR-V {} made of it: {m}", compiler()),
-    })?;
-    let h = headers(&source);
-    // `--set` named preprocessor definitions, not spec constants.
-    let mut options = options;
-    options.shader.set.clear();
-    super::parse_disassembly(
-        file,
-        &asm,
-        Some((file, &h)),
-        super::Positions::SourceLines,
-        options,
-    )
+    let asm = super::disassemble_compiled(file, &bytes, &compiler())?;
+    super::parse_compiled(file, &source, &asm, options)
 }
 
 pub(super) fn error(file: &str, line: usize, message: String) -> FrontendError {

@@ -46,26 +46,8 @@ pub fn parse_with(file: &str, source: &str, options: Options) -> Result<Program,
     let text = super::glsl::set_defines(file, source, &options.shader.set)?;
     let args = arguments(&entry);
     let bytes = super::glsl::run_glslang(file, &text, &args, "HLSL", &options.shader)?;
-    let asm = super::binary::disassemble(&bytes).map_err(|(_, _, m)| {
-        error(
-            file,
-            format!(
-                "the SPIR-V {} made of this shader: {m}",
-                super::glsl::compiler()
-            ),
-        )
-    })?;
-    let h = super::glsl::headers(source);
-    // `--set` named the source's constants, already replaced.
-    let mut options = options;
-    options.shader.set.clear();
-    super::parse_disassembly(
-        file,
-        &asm,
-        Some((file, &h)),
-        super::Positions::SourceLines,
-        options,
-    )
+    let asm = super::disassemble_compiled(file, &bytes, &super::glsl::compiler())?;
+    super::parse_compiled(file, source, &asm, options)
 }
 
 /// glslangValidator's arguments for an HLSL compute shader read from

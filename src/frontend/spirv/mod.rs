@@ -681,6 +681,34 @@ pub fn parse_binary_with(
     parse_disassembly(file, &asm, headers, Positions::Instructions, options)
 }
 
+/// Lowers a module a compiler made of the shader `source` (GLSL, HLSL,
+/// WGSL), rendered as text by [`binary::disassemble`]: the shader's `//`
+/// header comments apply, positions go back to its lines through the
+/// module's `OpLine`s, and `--set` is not applied again (the source took
+/// it: a `#define` line, a WGSL `const` or `override`).
+fn parse_compiled(
+    file: &str,
+    source: &str,
+    asm: &str,
+    options: super::Options,
+) -> Result<Program, FrontendError> {
+    let h = glsl::headers(source);
+    let mut options = options;
+    options.shader.set.clear();
+    parse_disassembly(file, asm, Some((file, &h)), Positions::SourceLines, options)
+}
+
+/// A compiled module as text; an error naming `compiler` when it cannot be
+/// read.
+fn disassemble_compiled(file: &str, bytes: &[u8], compiler: &str) -> Result<String, FrontendError> {
+    binary::disassemble(bytes).map_err(|(_, _, m)| FrontendError {
+        file: file.to_string(),
+        line: 0,
+        column: 0,
+        message: format!("the SPIR-V {compiler} made of this shader: {m}"),
+    })
+}
+
 /// What a position in a disassembled module is reported as.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Positions {

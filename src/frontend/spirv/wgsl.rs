@@ -58,29 +58,12 @@ pub fn parse_with(file: &str, source: &str, options: Options) -> Result<Program,
     let (text, overrides) = set_consts(file, source, &options.shader)?;
     let words = compile(file, &text, &options.shader, &overrides)?;
     let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
-    let asm = super::binary::disassemble(&bytes).map_err(|(_, _, m)| {
-        error(
-            file,
-            0,
-            0,
-            format!("the SPIR-V naga made of this shader: {m}"),
-        )
-    })?;
+    let asm = super::disassemble_compiled(file, &bytes, "naga")?;
     let asm = match options.shader.entry.as_deref().or_else(|| only_entry(&asm)) {
         Some(entry) => entry_line(&asm, &text, entry),
         None => asm,
     };
-    let h = super::glsl::headers(source);
-    // `--set` named the source's constants, already replaced.
-    let mut options = options;
-    options.shader.set.clear();
-    super::parse_disassembly(
-        file,
-        &asm,
-        Some((file, &h)),
-        super::Positions::SourceLines,
-        options,
-    )
+    super::parse_compiled(file, source, &asm, options)
 }
 
 /// The name of a module's only entry point (the one naga wrote).
