@@ -6,6 +6,9 @@
 //! by hand under both readings. The GLSL ones need `glslangValidator` and
 //! print a SKIPPED line without it; the SPIR-V ones always run.
 
+mod common;
+use common::glslang;
+
 use std::path::Path;
 use std::process::Command;
 
@@ -31,17 +34,6 @@ fn check(file: &str, reading: Option<&str>) -> (Option<i32>, String, String) {
         String::from_utf8_lossy(&o.stdout).into_owned(),
         String::from_utf8_lossy(&o.stderr).into_owned(),
     )
-}
-
-fn glslang() -> bool {
-    let ok = Command::new("glslangValidator")
-        .arg("--version")
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if !ok {
-        println!("SKIPPED: glslangValidator is not installed (Debian `glslang-tools`)");
-    }
-    ok
 }
 
 /// The verdict of `file` under `reading`: its condition holds in every

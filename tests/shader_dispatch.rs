@@ -4,43 +4,16 @@
 //! hand in its manifest's `reasoning` column. They need glslangValidator:
 //! without it they fail under CI and print SKIPPED elsewhere.
 
+mod common;
+use common::{glslang, vkmm};
+
 use std::path::Path;
-use std::process::Command;
 
 fn root(p: &str) -> String {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .join(p)
         .display()
         .to_string()
-}
-
-fn vkmm(args: &[&str]) -> (i32, String, String) {
-    let o = Command::new(env!("CARGO_BIN_EXE_vkmm"))
-        .args(args)
-        .env_remove("VKMM_GLSLANG")
-        .output()
-        .expect("vkmm runs");
-    (
-        o.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&o.stdout).into_owned(),
-        String::from_utf8_lossy(&o.stderr).into_owned(),
-    )
-}
-
-/// Whether glslangValidator can run; under CI its absence fails the test.
-fn glslang() -> bool {
-    let ok = Command::new("glslangValidator")
-        .arg("--version")
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if !ok {
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "glslangValidator is not installed (Debian `glslang-tools`), and CI needs it"
-        );
-        eprintln!("SKIPPED: glslangValidator is not installed (Debian `glslang-tools`)");
-    }
-    ok
 }
 
 #[test]

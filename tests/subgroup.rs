@@ -6,6 +6,9 @@
 //! results, derived by hand in its header comment, as its `@Output`
 //! condition.
 
+mod common;
+use common::glslang;
+
 use std::path::{Path, PathBuf};
 use vkmm::analysis::LitmusOutcome;
 use vkmm::frontend::ShaderOptions;
@@ -29,18 +32,6 @@ fn outcome_text(name: &str, text: &str) -> LitmusOutcome {
         Ok(Checked::Litmus(o)) => *o,
         other => panic!("{name}: {other:?}"),
     }
-}
-
-/// Whether `glslangValidator` is installed (the `.comp` fixtures need it).
-fn glslang() -> bool {
-    let ok = std::process::Command::new("glslangValidator")
-        .arg("--version")
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if !ok {
-        println!("SKIPPED: glslangValidator is not installed (Debian `glslang-tools`)");
-    }
-    ok
 }
 
 /// The fixture's `forall` condition holds: every execution gives the

@@ -14,6 +14,9 @@
 //! here that must not depend on it use storage buffers only; the tests
 //! that do depend on it say so.
 
+mod common;
+use common::glslang;
+
 use std::path::{Path, PathBuf};
 use vkmm::analysis::LitmusOutcome;
 use vkmm::analysis::termination::{Progress, Verdict};
@@ -500,17 +503,6 @@ fn hello_synchronization_patient_reads_two_and_neither_races() {
 }
 
 // ----- HLSL -----------------------------------------------------------------
-
-fn glslang() -> bool {
-    let ok = std::process::Command::new("glslangValidator")
-        .arg("--version")
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if !ok {
-        println!("SKIPPED: glslangValidator is not installed (Debian `glslang-tools`)");
-    }
-    ok
-}
 
 /// race.hlsl through glslang's HLSL front end: invocation i writes
 /// buf[0].a[i] (distinct cells: race-free); with -D SAME both write

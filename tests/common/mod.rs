@@ -705,3 +705,21 @@ pub fn listing_answers(o: &vkmm::analysis::LitmusOutcome) -> Option<String> {
         o.cut_paths > 0,
     ))
 }
+
+/// Whether `glslangValidator` can run (Debian `glslang-tools`). Without it
+/// a test that needs it prints SKIPPED and returns, except under CI
+/// (`CI` set), where its absence is a failure: CI installs it.
+pub fn glslang() -> bool {
+    let ok = std::process::Command::new("glslangValidator")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !ok {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "glslangValidator is not installed (Debian `glslang-tools`), and CI needs it"
+        );
+        println!("SKIPPED: glslangValidator is not installed (Debian `glslang-tools`)");
+    }
+    ok
+}
