@@ -226,6 +226,44 @@ fn alloy_tests_become_litmus_programs_over_their_read_values() {
     assert!(p.condition.as_deref().unwrap().contains("== 1"));
 }
 
+/// `vkmm run` and `vkmm check` give a `.test` the same race verdict: the
+/// device's classifier judges races on the executions where every read
+/// returns the value the file pins, as the queries do. Expected verdicts are
+/// the files' own `consistent[X] && #dr>0` lines (the Khronos Alloy model's
+/// authors' answers under the default model), so the test reads them, not
+/// vkmm's. The registers are named after the locations the reads read.
+#[test]
+fn run_judges_races_of_alloy_tests_as_their_queries_do() {
+    let dir = common::corpus("khronos-alloy").expect("../shared/corpus/khronos-alloy");
+    let mut files = common::files_with_ext(&dir, "test");
+    files.push(root().join("examples/mp.test"));
+    let session = Session::new();
+    let (mut judged, mut wrong) = (0, Vec::new());
+    for f in &files {
+        let text = std::fs::read_to_string(f).unwrap();
+        let expected = text.lines().find_map(|l| match l.trim() {
+            "SATISFIABLE consistent[X] && #dr>0" => Some(true),
+            "NOSOLUTION consistent[X] && #dr>0" => Some(false),
+            _ => None,
+        });
+        let Some(expected) = expected else { continue };
+        let Ok(p) = plan(&load(f)) else { continue };
+        let c = classify(&session, &f.display().to_string(), &p, &BTreeMap::new()).unwrap();
+        if !c.model_complete {
+            continue;
+        }
+        judged += 1;
+        if c.racy != expected {
+            wrong.push(format!("{}: racy {} expected {expected}", f.display(), c.racy));
+        }
+    }
+    assert!(wrong.is_empty(), "{wrong:#?}");
+    assert!(judged >= 40, "only {judged} files judged");
+    let p = plan(&load(&root().join("examples/mp.test"))).unwrap();
+    let keys: Vec<String> = (0..p.registers.len()).map(|k| p.register_key(k)).collect();
+    assert_eq!(keys, ["P1:x", "P1:y"]);
+}
+
 /// A forbidden state fed to the classifier (no device needed): a finding,
 /// explained; the allowed states are not.
 #[test]

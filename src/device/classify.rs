@@ -71,8 +71,15 @@ pub struct Classified {
     pub allowed_unseen: Vec<State>,
     /// Observations judged forbidden.
     pub findings: usize,
-    /// The test has a data race under the model.
+    /// The test has a data race under the model (for a `.test`: in the
+    /// executions where its reads return the values it pins).
     pub racy: bool,
+    /// For a `.test`: instances whose reads returned values other than the
+    /// pinned ones (executions the test's queries do not speak of).
+    pub unpinned_instances: u64,
+    /// For a `.test`: some execution outside the pinned values races, so the
+    /// model constrains none of its values.
+    pub unpinned_racy: bool,
     /// The model's state list is complete (no limit, no cut path).
     pub model_complete: bool,
 }
@@ -99,7 +106,27 @@ pub fn classify(
         return Err(Error::Usage(format!("{file}: not a litmus test")));
     };
     let allowed: BTreeSet<&FinalState> = o.states.iter().map(|(s, _)| s).collect();
-    let racy = o.race_free == Some(false);
+    // Races of every execution the device can show, and of the executions
+    // the test speaks of: for a `.test`, those where each read returns the
+    // value it pins (the queries' `ld ... y = 1`), as `vkmm check` judges it.
+    let racy_any = o.race_free == Some(false);
+    let racy = match &plan.pins {
+        None => racy_any,
+        Some(pins) => {
+            let mut pinned = plan.judged.clone();
+            pinned.condition = Some(crate::ir::Condition {
+                quantifier: None,
+                expr: crate::ir::CondExpr::True,
+                filter: Some(pins.filter.clone()),
+                text: String::new(),
+            });
+            match session.check_program(file, &pinned)? {
+                Checked::Litmus(p) => p.race_free == Some(false),
+                _ => racy_any,
+            }
+        }
+    };
+    let outside_pins = |state: &FinalState| plan.pins.as_ref().is_some_and(|p| !p.hold(state));
     let mut histogram = Vec::new();
     let mut findings = 0;
     for (state, &count) in observed {
@@ -111,7 +138,9 @@ pub fn classify(
                 Ok(x) => {
                     let j = match x.verdict {
                         Verdict::Allowed => Judgement::Allowed,
-                        Verdict::Forbidden | Verdict::Unreachable if racy => {
+                        Verdict::Forbidden | Verdict::Unreachable
+                            if racy || (racy_any && outside_pins(state)) =>
+                        {
                             Judgement::Unconstrained
                         }
                         Verdict::Forbidden | Verdict::Unreachable => Judgement::Forbidden,
@@ -153,6 +182,12 @@ pub fn classify(
         allowed_unseen,
         findings,
         racy,
+        unpinned_instances: observed
+            .iter()
+            .filter(|(s, _)| outside_pins(s))
+            .map(|(_, n)| n)
+            .sum(),
+        unpinned_racy: plan.pins.is_some() && racy_any && !racy,
         model_complete: !o.truncated && o.cut_paths == 0,
     })
 }
@@ -199,11 +234,28 @@ pub fn text(r: &RunReport) -> String {
         "  preset {:?}: {} iterations x {} instances = {} counted, {} cut by the step cap, {:.2} s\n",
         r.parameters.preset, r.iterations, r.instances_per_iteration, r.instances, r.cut, r.seconds
     );
+    if r.cut > 0 {
+        s += &format!(
+            "  {} instance(s) not counted: a thread ran {} statements in a loop, waiting for a partner that had not run; --step-cap N raises the cap (it helps where the partner runs concurrently; a device that runs workgroups one after another, as lavapipe does, runs it only later)\n",
+            r.cut, r.parameters.step_cap
+        );
+    }
     for n in &r.notes {
         s += &format!("  note: {n}\n");
     }
     if c.racy {
         s += "  the test has a data race: the model constrains no value it reads\n";
+    }
+    if c.unpinned_instances > 0 {
+        s += &format!(
+            "  {} instance(s) read values the test does not pin: outside its queries{}\n",
+            c.unpinned_instances,
+            if c.unpinned_racy {
+                ", and racy there (the model constrains none of their values)"
+            } else {
+                ""
+            }
+        );
     }
     if !c.model_complete {
         s +=

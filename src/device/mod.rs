@@ -72,7 +72,7 @@ impl Reason {
             Reason::SystemSynchronizesWith => "system-synchronizes-with",
             Reason::ApiAvailability => "API-level availability/visibility (avdevice/visdevice)",
             Reason::Scope => "scope not expressible in a Vulkan compute shader",
-            Reason::Barrier => "control barrier not in uniform control flow",
+            Reason::Barrier => "control barrier a compute dispatch cannot express",
             Reason::Semantics => "semantics not valid SPIR-V for Vulkan",
             Reason::Values => "values wider than 32 bits",
             Reason::SeqCst => "OpenCL memory_order_seq_cst (no Vulkan equivalent)",
@@ -146,6 +146,22 @@ pub struct ThreadPlace {
     pub lane: usize,
 }
 
+/// The values an Alloy `.test`'s reads pin, in a device run's registers.
+#[derive(Clone, Debug)]
+pub struct Pins {
+    /// `(P1:y, 1)`: the register's pinned value.
+    pub values: Vec<(String, i64)>,
+    /// The same as a condition (a `filter` on the judged program).
+    pub filter: CondExpr,
+}
+
+impl Pins {
+    /// Whether a final state has every pinned value.
+    pub fn hold(&self, state: &crate::analysis::litmus::FinalState) -> bool {
+        self.values.iter().all(|(k, v)| state.get(k) == Some(*v))
+    }
+}
+
 /// A test ready to run: the program the device runs, the one the model
 /// judges, and the placement.
 #[derive(Clone, Debug)]
@@ -161,6 +177,11 @@ pub struct Plan {
     pub judged: Program,
     /// The test's own condition, for reports.
     pub condition: Option<String>,
+    /// For an Alloy `.test`: the values its reads pin (`ld ... y = 1`), as a
+    /// condition on the registers. The test's queries speak of the
+    /// executions where every read returns its pinned value, so its race
+    /// verdict is judged on those; a device run also shows the others.
+    pub pins: Option<Pins>,
     pub roles: Vec<Role>,
     pub threads: Vec<ThreadPlace>,
     /// Result slots: `(thread index, register)` in output order.
@@ -270,9 +291,11 @@ pub fn plan(program: &Program) -> Result<Plan, Unsupported> {
         };
         unsupported(reason, r.to_string())
     })?;
-    if program.kind == TestKind::Queries {
-        litmus_from_queries(&mut program);
-    }
+    let pins = if program.kind == TestKind::Queries {
+        litmus_from_queries(&mut program)
+    } else {
+        None
+    };
     let condition = program.condition.as_ref().map(|c| c.text.clone());
     // The complete allowed set: no condition, no filter, every location.
     program.condition = None;
@@ -357,6 +380,7 @@ pub fn plan(program: &Program) -> Result<Plan, Unsupported> {
         judged: judged.unwrap_or_else(|| program.clone()),
         program,
         condition,
+        pins,
         roles,
         threads,
         registers,
@@ -526,18 +550,19 @@ fn barriers_of(t: &crate::ir::Thread) -> Result<Vec<BarrierSpec>, Unsupported> {
 /// An Alloy `.test` program as a litmus program: a register per read, the
 /// pinned value of each write as its operand, and the pinned read values as
 /// an `exists` condition (for reports).
-fn litmus_from_queries(program: &mut Program) {
+fn litmus_from_queries(program: &mut Program) -> Option<Pins> {
     let mut conj: Option<CondExpr> = None;
     let mut text = Vec::new();
+    let mut values = Vec::new();
     program.symbols.threads.clear();
+    let locations = program.locations.clone();
+    let references: Vec<usize> = program.references.iter().map(|r| r.location).collect();
     for (ti, t) in program.threads.iter_mut().enumerate() {
-        let mut k = 0;
-        let mut regs = Vec::new();
+        let mut regs: Vec<String> = Vec::new();
         for s in &mut t.code {
             if let Stmt::Op(i) = s {
                 if i.is_read() && i.dest.is_none() {
-                    let r = format!("v{k}");
-                    k += 1;
+                    let r = read_register(&i.reference.map(|r| locations[references[r]].as_str()), &regs);
                     i.dest = Some(r.clone());
                     regs.push(r.clone());
                     if let Some(v) = i.read_value {
@@ -549,6 +574,7 @@ fn litmus_from_queries(program: &mut Program) {
                             crate::ir::Term::Const(v),
                         );
                         text.push(format!("P{}:{r} == {v}", t.id));
+                        values.push((format!("P{}:{r}", t.id), v));
                         conj = Some(match conj.take() {
                             None => eq,
                             Some(c) => CondExpr::And(Box::new(c), Box::new(eq)),
@@ -569,10 +595,29 @@ fn litmus_from_queries(program: &mut Program) {
     program.kind = TestKind::Litmus;
     program.condition = Some(Condition {
         quantifier: Some(Quantifier::Exists),
-        expr: conj.unwrap_or(CondExpr::True),
+        expr: conj.clone().unwrap_or(CondExpr::True),
         filter: None,
         text: format!("exists ({})", text.join(" /\\ ")),
     });
+    conj.map(|filter| Pins { values, filter })
+}
+
+/// The register a `.test` read gets in a device run: the name of the
+/// location it reads (`P1:y` is the value P1's read of `y` returns), with
+/// `_2`, `_3` ... for a thread's later reads of the same location, so the
+/// histogram speaks of the file's own names.
+fn read_register(location: &Option<&str>, taken: &[String]) -> String {
+    let base: String = match location {
+        Some(l) if l.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') => (*l).to_string(),
+        _ => "v".to_string(),
+    };
+    let mut name = base.clone();
+    let mut k = 1;
+    while taken.contains(&name) {
+        k += 1;
+        name = format!("{base}_{k}");
+    }
+    name
 }
 
 fn fits(v: i64) -> bool {

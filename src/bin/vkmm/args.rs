@@ -611,6 +611,10 @@ pub struct DeviceArgs {
     /// Align testing invocations with a spin barrier: true or false.
     #[arg(long)]
     pub start_barrier: Option<bool>,
+    /// The most statements a thread with loops runs before its instance is
+    /// not counted (default 4096).
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
+    pub step_cap: Option<u32>,
     /// Seed of the permutations.
     #[arg(long)]
     pub seed: Option<u64>,
@@ -635,6 +639,7 @@ impl DeviceArgs {
         p.shuffle = self.shuffle.unwrap_or(p.shuffle);
         p.start_barrier = self.start_barrier.unwrap_or(p.start_barrier);
         p.seed = self.seed.unwrap_or(p.seed);
+        p.step_cap = self.step_cap.unwrap_or(p.step_cap);
         p
     }
 }
