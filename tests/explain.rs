@@ -430,7 +430,7 @@ fn forall_explains_its_negation() {
         text.lines()
             .next()
             .unwrap()
-            .contains("so the forall condition HOLDS"),
+            .contains("HOLDS under vulkan: its negation is FORBIDDEN; every consistent execution satisfies the expression"),
         "{text}"
     );
     // relaxed: a consistent execution violates it, shown as the counterexample
@@ -439,7 +439,10 @@ fn forall_explains_its_negation() {
     let c = x.condition.as_ref().unwrap();
     assert_eq!(c.holds, Some(false));
     let text = vkmm::report::text::explanation(&x);
-    assert!(text.contains("so the forall condition FAILS"), "{text}");
+    assert!(
+        text.contains("FAILS under vulkan: its negation is ALLOWED; the witness below is a counterexample"),
+        "{text}"
+    );
     assert!(text.contains("Counterexample execution:"), "{text}");
     assert!(text.contains("[reads 0, initial]"), "{text}");
 }

@@ -711,31 +711,45 @@ pub fn explanation(x: &Explanation) -> String {
             crate::engine::stopped_at(x.coverage.stopped_by)
         ),
     };
-    let outcome = if x.outcome.starts_with("the condition") || x.outcome.starts_with("the negation")
-    {
-        x.outcome.clone()
-    } else {
-        format!("`{}`", x.outcome)
-    };
-    // For the test's own condition: whether it holds, and why.
-    let condition = match &x.condition {
-        Some(c) => format!(
-            ", so the {} condition {}: {}",
-            c.quantifier,
-            match c.holds {
+    // The test's own condition: whether it holds under the model, then
+    // the verdict of the outcome that decides it (the expression of an
+    // `exists`, the expression a `~exists` excludes, the negation of a
+    // `forall`) and why.
+    let own = x
+        .outcome
+        .strip_prefix("the condition of ")
+        .map(|c| (c, "its expression"))
+        .or_else(|| {
+            x.outcome
+                .strip_prefix("the negation of ")
+                .map(|c| (c, "its negation"))
+        });
+    match (&x.condition, own) {
+        (Some(c), Some((text, subject))) => {
+            let subject = if c.quantifier == "~exists" {
+                "the expression it excludes"
+            } else {
+                subject
+            };
+            let holds = match c.holds {
                 Some(true) => "HOLDS",
                 Some(false) => "FAILS",
                 None => "is UNDECIDED",
-            },
-            c.reason
-        ),
-        None => String::new(),
-    };
-    let _ = writeln!(
-        s,
-        "Test {}: outcome {outcome} is {verdict} under {}{condition}",
-        x.test, x.model
-    );
+            };
+            let _ = writeln!(
+                s,
+                "Test {}: {text} {holds} under {}: {subject} is {verdict}; {}",
+                x.test, x.model, c.reason
+            );
+        }
+        _ => {
+            let _ = writeln!(
+                s,
+                "Test {}: outcome `{}` is {verdict} under {}",
+                x.test, x.outcome, x.model
+            );
+        }
+    }
     if let Some(a) = &x.attribution {
         let _ = writeln!(s, "Attribution: {a}");
     }

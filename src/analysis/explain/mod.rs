@@ -616,18 +616,12 @@ fn condition_verdict(q: Quantifier, v: Verdict) -> ConditionVerdict {
         (_, None) => "undecided: the search stopped at a limit",
         (Quantifier::Exists, Some(true)) => "the witness satisfies it",
         (Quantifier::Exists, Some(false)) => "no consistent execution satisfies it",
-        (Quantifier::NotExists, Some(true)) => {
-            "the witness below satisfies the expression it excludes"
-        }
-        (Quantifier::NotExists, Some(false)) => {
-            "no consistent execution satisfies the expression it excludes"
-        }
+        (Quantifier::NotExists, Some(true)) => "the witness below satisfies it",
+        (Quantifier::NotExists, Some(false)) => "no consistent execution satisfies it",
         (Quantifier::Forall, Some(true)) => {
             "the witness below is a counterexample: it violates the expression"
         }
-        (Quantifier::Forall, Some(false)) => {
-            "every consistent execution satisfies the expression (its negation is never observed)"
-        }
+        (Quantifier::Forall, Some(false)) => "every consistent execution satisfies the expression",
     };
     ConditionVerdict {
         quantifier: match q {
