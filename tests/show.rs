@@ -403,3 +403,81 @@ fn interlock_pictures_group_fragment_invocations_by_pixel() {
     );
     assert!(dot.contains("interlock order (End -&gt; Begin)"));
 }
+
+/// Scope instances are labelled as the file numbers them (`P1@sg 0, wg 1`
+/// is in "subgroup 0" of "workgroup 1", not in the engine's internal
+/// subgroup 1); a `.test` file, which does not number them, starts at 0.
+#[test]
+fn scope_instances_are_numbered_as_the_file_numbers_them() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let dot = show(
+        &root.join("tests/litmus-vulkan/scope-mismatch-race.litmus"),
+        &[],
+    );
+    assert!(dot.contains("label=\"workgroup 0\""), "{dot}");
+    assert!(dot.contains("label=\"workgroup 1\""), "{dot}");
+    assert_eq!(dot.matches("label=\"subgroup 0\"").count(), 2, "{dot}");
+    assert!(!dot.contains("label=\"subgroup 1\""), "{dot}");
+    let dot = show(&root.join("examples/mp.test"), &[]);
+    assert!(dot.contains("label=\"workgroup 0\""), "{dot}");
+    assert!(!dot.contains("label=\"workgroup 1\""), "{dot}");
+    assert!(dot.contains("label=\"subgroup 1\""), "{dot}");
+}
+
+/// A racy witness draws its races: a two-headed arrow per racing pair,
+/// labelled with the location and the scope mismatch that leaves the pair
+/// unordered (the release and acquire on `f` are in different workgroups
+/// with workgroup scope), and a legend row.
+#[test]
+fn a_racy_witness_draws_its_races() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let dot = show(
+        &root.join("tests/litmus-vulkan/scope-mismatch-race.litmus"),
+        &[],
+    );
+    let races: Vec<&str> = dot.lines().filter(|l| l.contains("dir=both")).collect();
+    assert_eq!(races.len(), 2, "{dot}");
+    assert!(races[0].starts_with("  e0 -> e3 "), "{}", races[0]);
+    assert!(races[0].contains("race on x (scope mismatch)"), "{}", races[0]);
+    assert!(races[1].contains("race on f (scope mismatch)"), "{}", races[1]);
+    assert!(dot.contains("a data race in this execution"), "{dot}");
+    // A race-free witness draws none.
+    let dot = show(&root.join("examples/mp.litmus"), &["--outcome", "P1:r1 == 1"]);
+    assert!(!dot.contains("dir=both"), "{dot}");
+}
+
+/// The legend sits below the threads (the picture grows in height, not in
+/// width): laid out by Graphviz, its node is lower than every event.
+#[test]
+fn the_legend_is_below_the_threads() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let dot = show(
+        &root.join("tests/litmus-vulkan/scope-mismatch-race.litmus"),
+        &[],
+    );
+    let (layout, _) = vkmm::report::dot::split_relations(&dot);
+    let Some(plain) = graphviz("dot", &["-Tplain"], &layout) else {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "Graphviz `dot` is missing (CI installs graphviz)"
+        );
+        eprintln!("SKIPPED: Graphviz `dot` is not installed");
+        return;
+    };
+    let y = |name: &str| -> Vec<f64> {
+        plain
+            .lines()
+            .filter_map(|l| {
+                let f: Vec<&str> = l.split_whitespace().collect();
+                (f.first() == Some(&"node") && f.get(1).is_some_and(|n| n.starts_with(name)))
+                    .then(|| f[3].parse().unwrap())
+            })
+            .collect()
+    };
+    let legend = y("legend");
+    let events = y("e");
+    assert_eq!(legend.len(), 1, "{plain}");
+    assert_eq!(events.len(), 4, "{plain}");
+    // -Tplain's y grows upwards.
+    assert!(events.iter().all(|&e| e > legend[0]), "{plain}");
+}

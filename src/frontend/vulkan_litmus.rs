@@ -109,6 +109,8 @@ const UNKNOWN_INSTRUCTION: &str = "expected ld, st, rmw, membar, cbar, avdevice,
 /// What the parser learns about one thread's registers and labels.
 #[derive(Default)]
 struct ThreadInfo {
+    /// `sg`, `wg` and `qf` as the declaration numbers them (invocations only).
+    scope_numbers: Option<[usize; 3]>,
     /// Registers initialised or written (ld/rmw destinations, assignments).
     defined: HashSet<String>,
     /// Registers read, with where.
@@ -806,7 +808,10 @@ impl<'a> Parser<'a> {
                 registers: Vec::new(),
                 fragment,
             });
-            self.infos.push(ThreadInfo::default());
+            self.infos.push(ThreadInfo {
+                scope_numbers: Some(ids),
+                ..ThreadInfo::default()
+            });
         }
         for (i, k) in host_threads.into_iter().enumerate() {
             let t = &mut self.program.threads[k];
@@ -1284,6 +1289,9 @@ impl<'a> Parser<'a> {
         let symbols = &mut self.program.symbols;
         for (k, info) in self.infos.iter().enumerate() {
             symbols.add_thread(format!("P{k}"), &info.defined);
+            if let Some(t) = symbols.threads.last_mut() {
+                t.scope_numbers = info.scope_numbers;
+            }
         }
         // A sized variable is named as declared, `x` or `x[a..b]`, not by
         // its chunks (docs/format-vulkan-litmus.md, "Memory locations as

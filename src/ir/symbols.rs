@@ -35,6 +35,12 @@ pub struct ThreadSymbols {
     /// 0,0,0`). None for the litmus formats.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub label: Option<String>,
+    /// The thread's subgroup, workgroup and queue family as the source
+    /// numbers them (`P1@sg 0, wg 1, qf 0`), for pictures; `None` where the
+    /// source does not number them (pictures then number scope instances in
+    /// order of appearance from 0).
+    #[serde(skip)]
+    pub scope_numbers: Option<[usize; 3]>,
 }
 
 /// A name of memory and the locations it denotes.
@@ -119,6 +125,7 @@ impl Symbols {
             name,
             registers,
             label: None,
+            scope_numbers: None,
         });
     }
 }

@@ -59,6 +59,11 @@ struct Level {
     /// Whether only invocations are in its instances (a picture with host
     /// threads draws no such cluster around a host thread or submission).
     device_only: bool,
+    /// Which of an event's source scope numbers (`sg`, `wg`, `qf`:
+    /// [`GraphEvent::scope_numbers`]) labels the level's instances; without
+    /// one, instances are numbered in order of appearance within their
+    /// parent from 0, not by the engine's internal ids.
+    numbered: Option<usize>,
 }
 
 /// The levels of a picture of fragment invocations: one cluster per pixel
@@ -85,6 +90,7 @@ fn fragment_levels() -> Vec<Level> {
                 None => "not fragment invocations".to_string(),
             }),
             device_only: false,
+            numbered: None,
         },
         Level {
             id: "prim",
@@ -96,6 +102,7 @@ fn fragment_levels() -> Vec<Level> {
                 None => "-".to_string(),
             }),
             device_only: false,
+            numbered: None,
         },
     ]
 }
@@ -105,25 +112,30 @@ fn fragment_levels() -> Vec<Level> {
 fn levels(dialect: Dialect) -> Vec<Level> {
     const OUTER: &str = "style=rounded; color=gray70";
     const MIDDLE: &str = "style=rounded; color=gray50";
-    let level = |id, name, style, key| Level {
+    let level = |id, name, style, key, numbered| Level {
         id,
         name,
         style,
         key,
         label: None,
         device_only: false,
+        numbered,
     };
     match dialect {
         Dialect::Vulkan => vec![
-            level("qf", "queue family", OUTER, |e| e.queue_family),
-            level("wg", "workgroup", MIDDLE, |e| e.workgroup),
-            level("sg", "subgroup", "style=dashed; color=gray60", |e| {
-                e.subgroup
-            }),
+            level("qf", "queue family", OUTER, |e| e.queue_family, Some(2)),
+            level("wg", "workgroup", MIDDLE, |e| e.workgroup, Some(1)),
+            level(
+                "sg",
+                "subgroup",
+                "style=dashed; color=gray60",
+                |e| e.subgroup,
+                Some(0),
+            ),
         ],
         Dialect::OpenCl => vec![
-            level("dev", "device", OUTER, |e| e.device),
-            level("wg", "work-group", MIDDLE, |e| e.workgroup),
+            level("dev", "device", OUTER, |e| e.device, None),
+            level("wg", "work-group", MIDDLE, |e| e.workgroup, None),
         ],
     }
 }
@@ -162,6 +174,7 @@ fn host_levels(dialect: Dialect) -> Vec<Level> {
             },
         }),
         device_only: false,
+        numbered: None,
     };
     // The dialect's scope instances, around invocations only.
     let mut all = vec![agents];
@@ -204,10 +217,11 @@ fn clusters(
         groups.push(group);
         rest = tail;
     }
+    let mut groups: Vec<(usize, &[usize])> = groups.into_iter().enumerate().collect();
     if depth > 0 && !opts.written_order {
         groups.reverse();
     }
-    for group in groups {
+    for (appearance, group) in groups {
         let first = group[0];
         let (key, what) = match levels.get(depth) {
             Some(l) => ((l.key)(ev(first)), l),
@@ -240,7 +254,11 @@ fn clusters(
         } else if let Some(l) = what.label {
             escape(&l(ev(first)))
         } else {
-            format!("{} {key}", what.name)
+            let number = what
+                .numbered
+                .and_then(|k| ev(first).scope_numbers.map(|n| n[k]))
+                .unwrap_or(appearance);
+            format!("{} {number}", what.name)
         };
         // A level with nothing to say about these events draws no cluster.
         if depth < levels.len() && label.is_empty() {
@@ -296,10 +314,14 @@ const THREAD: Level = Level {
     key: |e| e.thread,
     label: None,
     device_only: false,
+    numbered: None,
 };
 
 /// Program order's colour (threads draw it between consecutive events).
 const PO_COLOUR: &str = "gray60";
+
+/// The colour of racing pairs.
+const RACE_COLOUR: &str = "red3";
 
 /// Options for [`to_dot`].
 #[derive(Clone, Debug, Default)]
@@ -316,6 +338,12 @@ pub struct DotOptions {
     /// Write nested sibling clusters in litmus order (default: last first,
     /// which dot 2.43 lays out left to right; see `clusters`).
     pub written_order: bool,
+    /// Draw the execution's racing pairs ([`Witness::races`]).
+    pub races: bool,
+    /// The label of each racing pair of the drawn execution
+    /// ([`Witness::races`]), `race on x (scope mismatch)`; a pair without
+    /// one reads `data race`.
+    pub race_labels: BTreeMap<(usize, usize), String>,
 }
 
 /// The DOT text of an execution. `cycle` edges (a forbidden outcome's
@@ -419,7 +447,22 @@ pub fn to_dot(w: &Witness, cycle: &[Edge], opts: &DotOptions) -> String {
             labels.join(" ")
         );
     }
-    // legend: one compact table node
+    // The execution's data races: a red two-headed arrow per racing pair,
+    // labelled with the location and what orders them too little.
+    for &(a, b) in w.races.iter().filter(|_| opts.races) {
+        let label = opts
+            .race_labels
+            .get(&(a, b))
+            .map_or("data race", String::as_str);
+        let _ = writeln!(
+            s,
+            "  e{a} -> e{b} [dir=both, color=\"{RACE_COLOUR}\", style=\"dashed,bold\", penwidth=2, labeldistance=5, labelangle=-20, taillabel=<<font color=\"{RACE_COLOUR}\">{}</font>>, constraint=false];",
+            html(label)
+        );
+    }
+    // legend: one compact table node, below the threads (an invisible
+    // edge from each thread's last event puts it on a lower rank) so that
+    // the picture grows in height, not width
     let _ = writeln!(
         s,
         "  subgraph cluster_legend {{ label=\"legend\"; style=solid; color=gray80;"
@@ -451,11 +494,29 @@ pub fn to_dot(w: &Witness, cycle: &[Edge], opts: &DotOptions) -> String {
     if !cycle.is_empty() {
         rows.push_str("<tr><td align=\"left\"><b>bold</b></td><td align=\"left\">the cycle that rejects this execution</td></tr>");
     }
+    if opts.races && !w.races.is_empty() {
+        let _ = write!(
+            rows,
+            "<tr><td align=\"left\"><font color=\"{RACE_COLOUR}\">&#9668;- - &#9658; race</font></td><td align=\"left\">a data race in this execution: conflicting accesses the model leaves unordered</td></tr>"
+        );
+    }
     let _ = writeln!(
         s,
         "    legend [shape=none, fontsize=9, label=<<table border=\"0\" cellborder=\"0\" cellspacing=\"2\">{rows}</table>>];"
     );
     let _ = writeln!(s, "  }}");
+    // One invisible edge, from the last event of the thread with the most
+    // events (the lowest rank: the layout pass ranks program order only);
+    // an edge from every thread would take part in ordering the threads'
+    // clusters and pull them out of litmus order.
+    let mut per_thread: BTreeMap<usize, (usize, usize)> = BTreeMap::new();
+    for e in &w.graph_events {
+        let entry = per_thread.entry(e.thread).or_insert((0, e.id));
+        *entry = (entry.0 + 1, e.id);
+    }
+    if let Some((_, id)) = per_thread.values().max_by_key(|(n, _)| *n) {
+        let _ = writeln!(s, "  e{id} -> legend [style=invis];");
+    }
     let _ = writeln!(s, "}}");
     s
 }
@@ -538,9 +599,48 @@ pub fn explanation_in(
         },
         title: format!("{}: {} — {what}", x.test, x.outcome),
         written_order,
+        // races are drawn unless `--relations` chose what to draw
+        races: relations.is_empty(),
+        race_labels: race_labels(x, drawn),
         ..DotOptions::default()
     };
     Ok(to_dot(drawn, cycle, &opts))
+}
+
+/// Labels of the drawn execution's racing pairs from the explanation's
+/// race diagnoses (matched by instruction): the location, and the scope
+/// mismatch or the first missing link that leaves the pair unordered.
+fn race_labels(
+    x: &crate::analysis::explain::Explanation,
+    w: &Witness,
+) -> BTreeMap<(usize, usize), String> {
+    let instruction = |i: usize| {
+        let t = w.events.get(i).map_or("", String::as_str);
+        let t = t.split_once(' ').map_or(t, |(_, r)| r);
+        t.split(" [").next().unwrap_or(t).to_string()
+    };
+    let mut out = BTreeMap::new();
+    for &(a, b) in &w.races {
+        let (ia, ib) = (instruction(a), instruction(b));
+        let Some(d) = x.races.iter().find(|d| {
+            (d.first == ia && d.second == ib) || (d.first == ib && d.second == ia)
+        }) else {
+            continue;
+        };
+        let why = if d.missing.iter().any(|m| m.starts_with("scope mismatch")) {
+            " (scope mismatch)".to_string()
+        } else {
+            d.missing
+                .first()
+                .map(|m| {
+                    let link = m.split([':', '(']).next().unwrap_or(m).trim();
+                    format!(" (no {link})")
+                })
+                .unwrap_or_default()
+        };
+        out.insert((a, b), format!("race on {}{why}", d.location));
+    }
+    out
 }
 
 /// The picture of an explained termination check: the witness execution
@@ -629,6 +729,8 @@ pub fn termination(
         mark_legend,
         thread_notes,
         written_order: false,
+        races: false,
+        race_labels: BTreeMap::new(),
     };
     Ok(to_dot(drawn, &[], &opts))
 }

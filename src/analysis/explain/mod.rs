@@ -97,6 +97,10 @@ pub struct GraphEvent {
     /// An OpenCL command's queue and command, in OpenCL words (pictures).
     #[serde(skip)]
     pub host_label: Option<crate::ir::host::HostLabel>,
+    /// Subgroup, workgroup and queue family as the source numbers them
+    /// (pictures label scope instances with them).
+    #[serde(skip)]
+    pub scope_numbers: Option<[usize; 3]>,
     pub text: String,
 }
 
@@ -119,6 +123,10 @@ pub struct Witness {
     /// The binding the model declares as program order, if any.
     #[serde(skip)]
     pub program_order: Option<String>,
+    /// The racing pairs of this execution (event ids, the model's race
+    /// relation), drawn in pictures.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub races: Vec<(usize, usize)>,
 }
 
 /// What the explained outcome says about the test's own condition (when
@@ -707,6 +715,11 @@ pub(crate) fn witness(
                 fragment: t.fragment,
                 agent: program.host.agent(sk.events[e].thread),
                 host_label: program.host.label(sk.events[e].thread, t),
+                scope_numbers: program
+                    .symbols
+                    .threads
+                    .get(sk.events[e].thread)
+                    .and_then(|s| s.scope_numbers),
                 text: event_text(program, sk, cand, e),
             }
         })
@@ -758,6 +771,12 @@ pub(crate) fn witness(
             ));
         }
     }
+    let races = profile
+        .races
+        .as_deref()
+        .and_then(|b| rel(eval, &cand.env, b))
+        .map(|dr| dr.pairs().filter(|(a, b)| a < b).collect())
+        .unwrap_or_default();
     Witness {
         events,
         graph_events,
@@ -765,6 +784,7 @@ pub(crate) fn witness(
         styles: profile.edge_styles.clone(),
         dialect: program.dialect,
         program_order: profile.program_order.clone(),
+        races,
     }
 }
 
