@@ -1,4 +1,4 @@
-//! Differential test of the spin-loop reduction (`Limits::spin_reduction`)
+//! Differential test of the spin-loop reduction (`Reduction::SpinReduction`)
 //! against the reference enumeration (every loop unrolled).
 //!
 //! On every `.litmus` and `.test` file of the external corpora
@@ -55,7 +55,7 @@ fn session(reduce: bool, local: LocalMemory) -> Session {
     Session::new()
         .max_executions(MAX_EXECUTIONS)
         .local_memory(local)
-        .spin_reduction(reduce)
+        .reduction(vkmm::Reduction::SpinReduction, reduce)
 }
 
 fn states(o: &LitmusOutcome) -> BTreeSet<Vec<(String, i64)>> {
@@ -177,7 +177,7 @@ fn own_tests_and_examples() {
 fn both_searches(rel: &str) -> (LitmusOutcome, LitmusOutcome) {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(rel);
     let text = std::fs::read_to_string(&path).unwrap();
-    both_on_text(&text, vkmm::engine::Limits::default().unroll)
+    both_on_text(&text, vkmm::engine::Limits::default().bounds.unroll)
 }
 
 /// The reference and the reduced outcome of the litmus text `text` at the
@@ -630,7 +630,7 @@ fn generated_agree(text: &str, max_executions: u64, unroll: usize) -> Vec<String
         .unroll(unroll)
         .max_executions(max_executions)
         .timeout(Some(std::time::Duration::from_secs(GENERATED_TIMEOUT_SECS)))
-        .spin_extension(false)
+        .reduction(vkmm::Reduction::SpinExtension, false)
         .check_text("generated.litmus", text)
         .unwrap_or_else(|e| panic!("{e}\n{text}"));
     let with = Checked::Litmus(b.clone());

@@ -28,8 +28,8 @@ const MAX_EXECUTIONS: u64 = 20_000;
 fn session(incremental: bool, lazy: bool) -> Session {
     Session::new()
         .max_executions(MAX_EXECUTIONS)
-        .lazy_checks(lazy)
-        .incremental(incremental)
+        .reduction(vkmm::Reduction::LazyChecks, lazy)
+        .reduction(vkmm::Reduction::Incremental, incremental)
 }
 
 fn skipped(path: &Path) -> bool {

@@ -23,7 +23,7 @@ const MAX_EXECUTIONS: u64 = 20_000;
 fn session(lazy: bool) -> Session {
     Session::new()
         .max_executions(MAX_EXECUTIONS)
-        .lazy_checks(lazy)
+        .reduction(vkmm::Reduction::LazyChecks, lazy)
 }
 
 fn skipped(path: &Path) -> bool {

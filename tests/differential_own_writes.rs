@@ -1,4 +1,4 @@
-//! Differential test of the latest-own-write filter (`Limits::own_write_filter`,
+//! Differential test of the latest-own-write filter (`Reduction::OwnWriteFilter`,
 //! a model's `latest-own-write` declaration, `engine::trace::own_locations`)
 //! against the reference enumeration, where a read of a location only its
 //! own thread writes ranges over the location's whole value domain.
@@ -30,7 +30,7 @@ fn session(filter: bool) -> Session {
     Session::new()
         .max_executions(MAX_EXECUTIONS)
         .timeout(Some(Duration::from_secs(10)))
-        .own_write_filter(filter)
+        .reduction(vkmm::Reduction::OwnWriteFilter, filter)
 }
 
 /// The answers of a search, or `None` when it did not finish within the

@@ -210,7 +210,7 @@ fn a_decided_property_stops_every_part() {
         let s = Session::new()
             .threads(threads)
             .decide(decide)
-            .outcome_directed(false);
+            .reduction(vkmm::Reduction::OutcomeDirected, false);
         common::litmus(pool(threads).install(|| s.check_file(&path)).unwrap())
     };
     let full = run(1, None);
@@ -251,7 +251,7 @@ fn a_decided_property_stops_every_part() {
 fn the_execution_limit_truncates_a_parallel_search() {
     // (Symmetry reduction off too: it divides the candidates of the
     // files with identical threads, which this test wants many of.)
-    let concrete = || Session::new().symbolic_stores(false).symmetry(false);
+    let concrete = || Session::new().reduction(vkmm::Reduction::SymbolicStores, false).reduction(vkmm::Reduction::Symmetry, false);
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/mp-coherence-pressure.litmus");
     let path = if path.exists() {
         path
@@ -300,7 +300,7 @@ fn many_waves_merge_in_walk_order() {
     let path =
         Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/scaling-large/barrier-flags-5.litmus");
     let check = |threads: usize| {
-        let s = session(threads).symmetry(false);
+        let s = session(threads).reduction(vkmm::Reduction::Symmetry, false);
         pool(threads).install(|| s.check_file(&path)).unwrap()
     };
     let reference = check(1);

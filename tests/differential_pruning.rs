@@ -1,6 +1,6 @@
 //! Differential tests of the two early prunings of the walk (issue 11):
 //!
-//! - **path pruning** (`Limits::path_pruning`, `Session::path_pruning`):
+//! - **path pruning** (`Reduction::PathPruning`, `Session::path_pruning`):
 //!   combinations of thread paths chosen thread by thread, a partial
 //!   combination dropped as soon as a value one of its reads needs cannot be
 //!   written by anyone left. It changes the walk to the combinations, not
@@ -8,7 +8,7 @@
 //!   without it the searches must be identical: the same states with the
 //!   same counts, the same numbers of executions, partial evaluations and
 //!   consistent executions, the same races, the same `.test` answers.
-//! - **order pruning** (`Limits::order_pruning`): under each combination of
+//! - **order pruning** (`Reduction::OrderPruning`): under each combination of
 //!   coherence orders, the checks monotone in `rf` asked once with only the
 //!   forced reads assigned. It skips inconsistent candidates only, so the
 //!   answers must be identical — states with their counts (the counts are
@@ -38,14 +38,14 @@ fn path_pruning_walks_the_same_combinations() {
         ("flat walk", || {
             Session::new()
                 .max_executions(MAX_EXECUTIONS)
-                .order_pruning(false)
-                .path_pruning(false)
+                .reduction(vkmm::Reduction::OrderPruning, false)
+                .reduction(vkmm::Reduction::PathPruning, false)
         }),
         ("path pruning", || {
             Session::new()
                 .max_executions(MAX_EXECUTIONS)
-                .order_pruning(false)
-                .path_pruning(true)
+                .reduction(vkmm::Reduction::OrderPruning, false)
+                .reduction(vkmm::Reduction::PathPruning, true)
         }),
         &skipped,
     );
@@ -63,7 +63,7 @@ fn order_pruning_gives_the_same_answers() {
     let session = |on: bool| {
         Session::new()
             .max_executions(MAX_EXECUTIONS)
-            .order_pruning(on)
+            .reduction(vkmm::Reduction::OrderPruning, on)
     };
     common::assert_no_differences_everywhere(
         &|p| {
@@ -87,7 +87,7 @@ fn order_pruning_skips_a_wrong_order_once() {
     let path =
         Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/litmus-vulkan/order-pruning.litmus");
     let run =
-        |on: bool| common::litmus(Session::new().order_pruning(on).check_file(&path).unwrap());
+        |on: bool| common::litmus(Session::new().reduction(vkmm::Reduction::OrderPruning, on).check_file(&path).unwrap());
     let (without, with) = (run(false), run(true));
     assert_eq!(without.states, with.states);
     assert_eq!(with.condition_holds, Some(true));
@@ -120,7 +120,7 @@ fn read_write_coherence_lists_fewer_orders() {
     let path =
         Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/litmus-scaling/ticketlock-3.litmus");
     let run =
-        |on: bool| common::litmus(Session::new().order_pruning(on).check_file(&path).unwrap());
+        |on: bool| common::litmus(Session::new().reduction(vkmm::Reduction::OrderPruning, on).check_file(&path).unwrap());
     let (without, with) = (run(false), run(true));
     assert_eq!(without.states, with.states);
     assert_eq!(without.consistent, with.consistent);
@@ -155,7 +155,7 @@ fn write_write_coherence_lists_fewer_orders() {
     let run = |on: bool| {
         common::litmus(
             Session::new()
-                .order_pruning(on)
+                .reduction(vkmm::Reduction::OrderPruning, on)
                 .check_text("ww.litmus", text)
                 .unwrap(),
         )

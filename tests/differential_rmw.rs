@@ -1,4 +1,4 @@
-//! Differential test of the RMW reads-from filter (`Limits::rmw_filter`,
+//! Differential test of the RMW reads-from filter (`Reduction::RmwFilter`,
 //! a model's `rmw-atomicity` declaration) against the reference
 //! enumeration, which evaluates every reads-from choice.
 //!
@@ -26,7 +26,7 @@ const MAX_EXECUTIONS: u64 = 20_000;
 fn session(filter: bool) -> Session {
     Session::new()
         .max_executions(MAX_EXECUTIONS)
-        .rmw_filter(filter)
+        .reduction(vkmm::Reduction::RmwFilter, filter)
 }
 
 /// The differences between the reference and the filtered answers.

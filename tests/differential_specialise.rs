@@ -24,7 +24,7 @@ const MAX_EXECUTIONS: u64 = 20_000;
 fn session(specialise: bool) -> Session {
     Session::new()
         .max_executions(MAX_EXECUTIONS)
-        .specialise(specialise)
+        .reduction(vkmm::Reduction::Specialise, specialise)
 }
 
 fn skipped(path: &Path) -> bool {

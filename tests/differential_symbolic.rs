@@ -1,4 +1,4 @@
-//! Differential tests of symbolic stores (`Limits::symbolic_stores`,
+//! Differential tests of symbolic stores (`Reduction::SymbolicStores`,
 //! `--no-symbolic-stores`; issue 11, item 4): a read whose value only flows
 //! into stores, registers and local arithmetic stays symbolic, one path
 //! where there was one per value, and each candidate execution computes the
@@ -36,8 +36,8 @@ const MAX_EXECUTIONS: u64 = 20_000;
 fn session(on: bool) -> Session {
     Session::new()
         .max_executions(MAX_EXECUTIONS)
-        .symbolic_stores(on)
-        .symmetry(false)
+        .reduction(vkmm::Reduction::SymbolicStores, on)
+        .reduction(vkmm::Reduction::Symmetry, false)
 }
 
 fn skipped(path: &Path) -> bool {

@@ -1,4 +1,4 @@
-//! Differential tests of symmetry reduction (`Limits::symmetry`,
+//! Differential tests of symmetry reduction (`Reduction::Symmetry`,
 //! `--no-symmetry`; issue 11): among interchangeable threads (identical
 //! code and paths, the same place in the scope tree, no register shown)
 //! the outcome listing walks one execution per orbit of their permutations
@@ -28,7 +28,7 @@ use vkmm::analysis::{Checked, LitmusOutcome};
 const MAX_EXECUTIONS: u64 = 20_000;
 
 fn session(on: bool) -> Session {
-    Session::new().max_executions(MAX_EXECUTIONS).symmetry(on)
+    Session::new().max_executions(MAX_EXECUTIONS).reduction(vkmm::Reduction::Symmetry, on)
 }
 
 fn skipped(path: &Path) -> bool {

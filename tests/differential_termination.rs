@@ -1,5 +1,5 @@
 //! Differential test of the termination search's shortcuts
-//! (`Limits::termination_shortcuts`: iterative deepening over the unrolling
+//! (`Reduction::TerminationShortcuts`: iterative deepening over the unrolling
 //! bound, and coherence orders that memory fairness rules out never
 //! listed) against the reference search (one search at the bound, every
 //! order listed).
@@ -29,7 +29,7 @@ fn run(
     let s = Session::new()
         .max_executions(20_000)
         .unroll(unroll)
-        .termination_shortcuts(shortcuts)
+        .reduction(vkmm::Reduction::TerminationShortcuts, shortcuts)
         .termination(Some(progress.parse::<Progress>().unwrap()));
     match f(&s) {
         Checked::Termination(o) => *o,

@@ -16,7 +16,10 @@ fn run(file: &str, unroll: usize, decide: Option<Property>) -> LitmusOutcome {
     run_limits(
         file,
         Limits {
-            unroll,
+            bounds: vkmm::engine::Bounds {
+                unroll,
+                ..Default::default()
+            },
             ..Limits::default()
         },
         decide,
@@ -90,10 +93,13 @@ fn spin_loop_reports_the_bound() {
     // The reference enumeration unrolls the spin loop like any other loop.
     let reference = |unroll| {
         let limits = Limits {
-            unroll,
-            spin_reduction: false,
+            bounds: vkmm::engine::Bounds {
+                unroll,
+                ..Default::default()
+            },
             ..Limits::default()
-        };
+        }
+        .with(vkmm::Reduction::SpinReduction, false);
         run_limits("spin-loop-mp.litmus", limits, None)
     };
     let o = reference(2);
@@ -191,7 +197,10 @@ fn the_execution_limit_bounds_partial_evaluations_too() {
     let model = vkmm::model::load("opencl").unwrap();
     let check = |max_executions| {
         let limits = Limits {
-            max_executions,
+            bounds: vkmm::engine::Bounds {
+                max_executions,
+                ..Default::default()
+            },
             ..Limits::default()
         };
         check_litmus("many-choices", &program, &model, limits, None).unwrap()

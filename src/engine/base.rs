@@ -28,7 +28,7 @@ pub struct EventInfo {
     pub barrier: super::trace::BarrierValues,
     /// A store whose value the candidate execution gives (a read or an
     /// expression of the skeleton: [`super::Skeleton::exprs`]; see
-    /// [`super::Limits::symbolic_stores`]); `write_value` is `None`.
+    /// [`super::Reduction::SymbolicStores`]); `write_value` is `None`.
     #[serde(skip)]
     pub derived: Option<RegValue>,
 }

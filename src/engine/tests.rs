@@ -102,7 +102,7 @@ fn total_coherence_orders_every_write_and_restricts_asmo() {
     )
     .unwrap();
     let limits = Limits {
-        orders: crate::engine::Orders {
+        profile: crate::engine::Profile {
             total_co: true,
             sc_order: false,
             interlock_order: false,
@@ -285,7 +285,10 @@ fn the_walk_over_combinations_of_paths_reads_the_time_limit() {
     assert!(seen > 0);
     assert_eq!(explorer.skipped(), None);
     let spent = Limits {
-        timeout: Some(std::time::Duration::ZERO),
+        bounds: crate::engine::Bounds {
+            timeout: Some(std::time::Duration::ZERO),
+            ..Default::default()
+        },
         ..Limits::default()
     };
     explorer.budget = super::trace::Budget::new(&spent);
@@ -324,10 +327,7 @@ fn combinations_whose_rmws_cannot_chain_are_not_built() {
         combinations(&super::Explorer::new(&program, limits.for_model(&model.cat)).unwrap())
     };
     assert_eq!(count(Limits::default()), 6);
-    let unfiltered = count(Limits {
-        rmw_filter: false,
-        ..Limits::default()
-    });
+    let unfiltered = count(Limits::default().with(crate::engine::Reduction::RmwFilter, false));
     assert!(unfiltered > 6, "{unfiltered}");
 }
 
@@ -431,7 +431,7 @@ fn driver_walks(
 ) -> (Vec<Vec<usize>>, Vec<Vec<usize>>, u64, u64) {
     let limits = Limits::default().for_model(&model.cat);
     let mut explorer = super::Explorer::new(program, limits).unwrap();
-    explorer.chain_flow = flow;
+    explorer.limits = explorer.limits.with(super::Reduction::ChainFlow, flow);
     combinations(&explorer);
     let complete_nodes = explorer.take_walk_nodes();
     let complete: Vec<usize> = explorer.threads.iter().map(|t| t.paths.len()).collect();

@@ -16,7 +16,7 @@
 //! hold inner awaits (test-and-test-and-set locks): the awaits under way
 //! form a stack, innermost last.
 
-use super::{ExecError, LimitKind, Limits};
+use super::{ExecError, LimitKind, Limits, Reduction};
 use crate::ir::{Instruction, OpKind, Operand, Program, RmwOp, Stmt, Thread};
 use std::collections::{BTreeMap, HashMap, HashSet};
 
@@ -38,8 +38,8 @@ impl Budget {
     pub(crate) fn new(limits: &Limits) -> Budget {
         Budget {
             start: web_time::Instant::now(),
-            timeout: limits.timeout,
-            max_memory: limits.max_memory,
+            timeout: limits.bounds.timeout,
+            max_memory: limits.bounds.max_memory,
             steps: std::cell::Cell::new(0),
         }
     }
@@ -101,7 +101,7 @@ pub struct PathEvent {
     /// where a store names no value, or `derived`).
     pub write: Option<i64>,
     /// A store whose value is a function of symbolic reads
-    /// ([`Limits::symbolic_stores`]): a [`RegValue::Read`] or
+    /// ([`Reduction::SymbolicStores`]): a [`RegValue::Read`] or
     /// [`RegValue::Expr`] of the path, its value known once a candidate
     /// execution says what those reads read (`write` is `None`).
     pub derived: Option<RegValue>,
@@ -136,7 +136,7 @@ pub enum RegValue {
     /// The value of the path's expression at this index
     /// ([`Path::exprs`]): local arithmetic on symbolic reads, computed
     /// once a candidate execution says what they read
-    /// ([`Limits::symbolic_stores`]).
+    /// ([`Reduction::SymbolicStores`]).
     Expr(usize),
 }
 
@@ -163,7 +163,7 @@ pub struct Path {
     /// How the path ends.
     pub ending: Ending,
     /// The expressions [`RegValue::Expr`] names (registers and derived
-    /// stores; empty without [`Limits::symbolic_stores`]).
+    /// stores; empty without [`Reduction::SymbolicStores`]).
     pub exprs: Vec<ValueExpr>,
 }
 
@@ -631,8 +631,8 @@ fn no_race_with(
 
 /// The locations whose reads in thread `t` can return only the thread's
 /// latest earlier write there (the initial value when there is none), under
-/// a model declaring `latest-own-write` ([`super::Orders::latest_own_write`],
-/// with [`Limits::own_write_filter`]): no other thread has a write (a store
+/// a model declaring `latest-own-write` ([`super::Profile::latest_own_write`],
+/// with [`Reduction::OwnWriteFilter`]): no other thread has a write (a store
 /// or read-modify-write) to the location, no thread deallocates it, its
 /// initial value is defined, and every access of `t` to it goes through one
 /// reference.
@@ -736,15 +736,15 @@ pub fn own_locations(program: &Program, t: &Thread, classes: u64) -> HashSet<usi
 
 /// Per thread, the locations whose reads the latest-own-write filter
 /// gives their thread's latest earlier write ([`own_locations`]): empty
-/// sets when the filter is off ([`Limits::own_write_filter`]), the model
+/// sets when the filter is off ([`Reduction::OwnWriteFilter`]), the model
 /// does not declare it, or endings are explored.
 pub fn own_sets(program: &Program, limits: &Limits) -> Vec<HashSet<usize>> {
     program
         .threads
         .iter()
         .map(|t| {
-            if limits.own_write_filter && limits.orders.latest_own_write != 0 && !limits.endings {
-                own_locations(program, t, limits.orders.latest_own_write)
+            if limits.has(Reduction::OwnWriteFilter) && limits.profile.latest_own_write != 0 && !limits.endings {
+                own_locations(program, t, limits.profile.latest_own_write)
             } else {
                 HashSet::new()
             }
@@ -781,7 +781,7 @@ fn latest_own_write(s: &State, program: &Program, t: &Thread, loc: usize) -> Opt
 }
 
 /// The term of the thread's latest write to `loc` on the path `s` when that
-/// write is derived ([`Limits::symbolic_stores`]): its value is a function
+/// write is derived ([`Reduction::SymbolicStores`]): its value is a function
 /// of the path's symbolic reads, not yet known. `None` when the latest
 /// write has a value, or there is none (the initial value).
 fn latest_own_derived(s: &State, program: &Program, t: &Thread, loc: usize) -> Option<RegValue> {
@@ -853,7 +853,7 @@ fn prov_max(a: &Prov, b: &Prov) -> Prov {
 /// Explores every thread of `program`, with loops unrolled so that no
 /// statement runs more than `unroll + 1` times on a path per entry into its
 /// innermost loop ([`loop_ranges`]: a loop body runs at most `unroll + 1`
-/// times each time the loop is entered), and, with `limits.spin_reduction`, the loops
+/// times each time the loop is entered), and, with `limits.has(Reduction::SpinReduction)`, the loops
 /// [`spin_loops`] finds run as awaits.
 ///
 /// Reads that must be concrete range over a value domain per location,
@@ -869,7 +869,7 @@ pub fn explore(program: &Program, limits: &Limits) -> Result<Vec<ThreadPaths>, E
 }
 
 /// [`explore`], with the value domain of each location (its possible
-/// values, ascending). With [`Limits::symbolic_stores`] (and not exploring
+/// values, ascending). With [`Reduction::SymbolicStores`] (and not exploring
 /// endings), the domains are computed with every read a store or local
 /// arithmetic needs made concrete, as without it, and the paths are then
 /// explored once more over those domains keeping such reads symbolic: a
@@ -885,7 +885,7 @@ pub fn explore_with_domains(
         .threads
         .iter()
         .map(|t| {
-            if limits.spin_reduction {
+            if limits.has(Reduction::SpinReduction) {
                 spin_loops(program, t, !limits.endings)
             } else {
                 Vec::new()
@@ -1015,7 +1015,7 @@ pub fn explore_with_domains(
                 .take(nloc)
                 .map(|d| d.keys().copied().collect())
                 .collect();
-            if limits.symbolic_stores && !limits.endings {
+            if limits.has(Reduction::SymbolicStores) && !limits.endings {
                 return Ok((explore_all(&domain, true)?, values));
             }
             return Ok((all, values));
@@ -1129,11 +1129,11 @@ struct State {
     /// The expressions [`RegValue::Expr`] names (see [`Path::exprs`]).
     exprs: Vec<ValueExpr>,
     /// Whether local arithmetic and stores keep symbolic reads symbolic
-    /// ([`Limits::symbolic_stores`]; never while the value domains are
+    /// ([`Reduction::SymbolicStores`]; never while the value domains are
     /// computed).
     derive: bool,
     /// Whether a read of an own location whose latest own write is derived
-    /// takes that write's term ([`Limits::own_forwarding`], with `derive`).
+    /// takes that write's term ([`Reduction::OwnForwarding`], with `derive`).
     forward: bool,
     /// The reads that took their latest own write's term (event index,
     /// term): each is made concrete when its term is ([`fix_read`]).
@@ -1199,8 +1199,8 @@ fn explore_thread(
     budget: &Budget,
     derive: bool,
 ) -> Result<ThreadPaths, ExecError> {
-    let (unroll, endings) = (limits.unroll, limits.endings);
-    let (max_paths, max_memory) = (limits.max_paths, limits.max_memory);
+    let (unroll, endings) = (limits.bounds.unroll, limits.endings);
+    let (max_paths, max_memory) = (limits.bounds.max_paths, limits.bounds.max_memory);
     let labels = label_map(t);
     let loops = loop_ranges(t, &labels);
     // Looping alternatives of each await instance.
@@ -1223,7 +1223,7 @@ fn explore_thread(
         arrivals: Vec::new(),
         exprs: Vec::new(),
         derive,
-        forward: derive && limits.own_forwarding,
+        forward: derive && limits.has(Reduction::OwnForwarding),
         forwarded: Vec::new(),
     };
     let mut out = ThreadPaths::default();
@@ -2026,7 +2026,7 @@ fn step_op(
 ) -> Result<bool, ExecError> {
     let pc = s.pc;
     // A store of a value computed from symbolic reads keeps it symbolic
-    // ([`Limits::symbolic_stores`]): the candidate executions give it.
+    // ([`Reduction::SymbolicStores`]): the candidate executions give it.
     let derived = match &ins.operand {
         Some(op)
             if s.derive
@@ -2067,7 +2067,7 @@ fn step_op(
     // write, or the initial value (see `own_locations`).
     let mut own_prov = None;
     // When that write is derived (a function of symbolic reads), a plain
-    // read takes its term instead ([`Limits::own_forwarding`]): the same
+    // read takes its term instead ([`Reduction::OwnForwarding`]): the same
     // argument says the read's value is the write's in every consistent
     // execution, and the read is made concrete once the term is.
     let mut forwarded = None;
@@ -2323,7 +2323,7 @@ fn fix_read(s: &mut State, index: usize, v: i64, prov: &Prov) {
         .filter_map(|(i, e)| Some((i, konst(e.derived?)?)))
         .collect();
     s.regs = regs;
-    // Reads that took a derived write's term ([`Limits::own_forwarding`]).
+    // Reads that took a derived write's term ([`Reduction::OwnForwarding`]).
     let mut resolved = Vec::new();
     s.forwarded.retain(|&(i, term)| match konst(term) {
         Some(c) => {

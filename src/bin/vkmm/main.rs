@@ -567,7 +567,7 @@ fn finish_suite(
 }
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let cli = Cli::parse_from(args::with_reduction_aliases(std::env::args_os()));
     let (format, command) = format_of(&cli);
     match run(cli) {
         Ok(code) => ExitCode::from(code as u8),
