@@ -2,7 +2,8 @@
 //! values the paths fixed) and scoped modification orders over
 //! mutually-ordered atomic writes; and the depth-first search over them.
 
-use super::base::{EventInfo, Facts};
+use super::base::Facts;
+use super::trace::EventInfo;
 use super::names;
 use super::{ExecError, Limits, Reduction, Skeleton};
 use crate::cat::Env;

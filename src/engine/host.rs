@@ -12,7 +12,7 @@
 //! dependency chain is a sequence of them, so the derived relation is their
 //! transitive closure.
 
-use super::base::EventInfo;
+use super::trace::EventInfo;
 use super::names;
 use crate::cat::Env;
 use crate::ir::host::{Agent, ApiOp, ClCommandKind, Mapping, Svm, SyncKind};

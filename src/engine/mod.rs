@@ -19,8 +19,9 @@ mod chains;
 pub mod driver;
 mod extension;
 mod host;
+mod instances;
 mod interlock;
-pub mod names;
+pub use crate::model::names;
 pub mod reduce;
 pub mod rotation;
 pub mod symmetry;
@@ -29,14 +30,14 @@ pub mod undefined;
 pub mod values;
 
 pub use barrier::{BarrierGroup, BarrierKey};
-pub use base::{EventInfo, scope_set_name};
+pub use base::scope_set_name;
 pub use candidates::{Candidate, FactorGroup, Factors, OrderChoice, Partial, Prune, Slices};
 pub use driver::{
     CheckError, Coverage, LimitKind, Progress, ProgressFn, Split, Visitor, explore, explore_split,
     explore_with_progress, stopped_at,
 };
 pub use reduce::{Reduction, Reductions};
-pub use trace::{BarrierValues, Ending, PathEvent, ReadValue, RegValue, Stuck};
+pub use trace::{BarrierValues, Ending, EventInfo, PathEvent, ReadValue, RegValue, Stuck};
 
 use crate::cat::Env;
 use crate::ir::Program;

@@ -188,10 +188,9 @@ impl Domain {
     }
 }
 
-/// At most this many fresh values: locations beyond it share them (the
-/// equality patterns among more than this many undefined locations are
-/// not all walked; docs/format-spirv.md says so).
-pub const MAX_FRESH: usize = 4;
+/// At most this many fresh values ([`crate::ir::MAX_FRESH`], which the
+/// front ends read too).
+pub use crate::ir::MAX_FRESH;
 
 /// The undefined locations a condition names.
 pub fn condition_locations(program: &Program) -> BTreeSet<usize> {
