@@ -26,7 +26,7 @@
 //! execution limit truncating a parallel search
 //! (`the_execution_limit_truncates_a_parallel_search`).
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
@@ -35,7 +35,7 @@ use vkmm::analysis::{Checked, Property};
 
 const MAX_EXECUTIONS: u64 = 20_000;
 
-fn session(threads: usize) -> Session {
+pub(crate) fn session(threads: usize) -> Session {
     Session::new()
         .max_executions(MAX_EXECUTIONS)
         .threads(threads)
@@ -52,7 +52,7 @@ fn pool(n: usize) -> &'static rayon::ThreadPool {
     })
 }
 
-fn skipped(path: &Path) -> bool {
+pub(crate) fn skipped(path: &Path) -> bool {
     path.display().to_string().contains("xf-barrier")
 }
 
@@ -92,7 +92,7 @@ fn truncated(c: &Checked) -> Option<vkmm::engine::LimitKind> {
 
 /// `path` checked sequentially and with 2 and 3 threads: one line per
 /// disagreement.
-fn compare(path: &Path, decide: Option<Property>) -> Vec<String> {
+pub(crate) fn compare(path: &Path, decide: Option<Property>) -> Vec<String> {
     let name = path.display().to_string();
     let check = |threads: usize| {
         let s = session(threads).decide(decide);
@@ -138,6 +138,7 @@ fn assert_same(files: &[PathBuf], decide: Option<Property>) {
 }
 
 #[test]
+#[cfg_attr(not(feature = "slow-tests"), ignore = "slow: --features slow-tests")]
 fn own_tests_and_examples() {
     let own = common::own_litmus_files(&skipped);
     assert!(own.len() > 200, "{} files", own.len());
@@ -153,6 +154,7 @@ fn own_tests_and_examples() {
 }
 
 #[test]
+#[cfg_attr(not(feature = "slow-tests"), ignore = "slow: --features slow-tests")]
 fn corpora() {
     for sub in ["dat3m-vulkan", "khronos-alloy", "dat3m-opencl"] {
         let Some(dir) = common::corpus(sub) else {

@@ -20,35 +20,27 @@
 //! Compared on the repository's own tests, the examples, and the
 //! dat3m-vulkan, khronos-alloy and dat3m-opencl corpora (the xf-barrier
 //! tests are left out: seconds each at the execution limit).
+//!
+//! The corpus-wide comparison runs as the `path-pruning` and `order-pruning` rows of [`crate::table`].
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 use vkmm::Session;
 
 const MAX_EXECUTIONS: u64 = 20_000;
 
-fn skipped(path: &Path) -> bool {
+pub(crate) fn skipped(path: &Path) -> bool {
     path.display().to_string().contains("xf-barrier")
 }
 
-#[test]
-fn path_pruning_walks_the_same_combinations() {
-    common::assert_same_searches_everywhere(
-        ("flat walk", || {
-            Session::new()
-                .max_executions(MAX_EXECUTIONS)
-                .reduction(vkmm::Reduction::OrderPruning, false)
-                .reduction(vkmm::Reduction::PathPruning, false)
-        }),
-        ("path pruning", || {
-            Session::new()
-                .max_executions(MAX_EXECUTIONS)
-                .reduction(vkmm::Reduction::OrderPruning, false)
-                .reduction(vkmm::Reduction::PathPruning, true)
-        }),
-        &skipped,
-    );
+/// The session of the path-pruning row (`table`): order pruning off, path
+/// pruning `on` or off.
+pub(crate) fn path_session(on: bool) -> Session {
+    Session::new()
+        .max_executions(MAX_EXECUTIONS)
+        .reduction(vkmm::Reduction::OrderPruning, false)
+        .reduction(vkmm::Reduction::PathPruning, on)
 }
 
 /// The search summary without the numbers of candidates and partial
@@ -58,24 +50,20 @@ fn answers(c: &vkmm::analysis::Checked) -> Option<String> {
     common::answers_of(c, false)
 }
 
-#[test]
-fn order_pruning_gives_the_same_answers() {
+/// The order-pruning row's comparison (`table`): the same answers
+/// ([`answers`]) without and with it.
+pub(crate) fn compare_orders(p: &Path) -> Vec<String> {
     let session = |on: bool| {
         Session::new()
             .max_executions(MAX_EXECUTIONS)
             .reduction(vkmm::Reduction::OrderPruning, on)
     };
-    common::assert_no_differences_everywhere(
-        &|p| {
-            common::differing_answers(
-                p,
-                ("without", "with"),
-                (session(false).check_file(p), session(true).check_file(p)),
-                &answers,
-            )
-        },
-        &skipped,
-    );
+    common::differing_answers(
+        p,
+        ("without", "with"),
+        (session(false).check_file(p), session(true).check_file(p)),
+        &answers,
+    )
 }
 
 /// `tests/litmus-vulkan/order-pruning.litmus`: two orders of `x`, the

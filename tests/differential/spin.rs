@@ -27,8 +27,10 @@
 //! skipped. Both settings run with a lower execution limit
 //! (`MAX_EXECUTIONS`) to keep the test short; files truncated by it are
 //! compared only where a verdict is settled.
+//!
+//! The corpus-wide comparison runs as the `spin-reduction` row of [`crate::table`].
 
-mod common;
+use crate::common;
 
 use proptest::prelude::*;
 use std::collections::BTreeSet;
@@ -46,12 +48,12 @@ const GENERATED_MAX_EXECUTIONS: u64 = 1_500;
 const GENERATED_TIMEOUT_SECS: u64 = 2;
 
 /// Files too slow for this test (see the module documentation).
-fn skipped(path: &Path) -> bool {
+pub(crate) fn skipped(path: &Path) -> bool {
     let p = path.display().to_string();
     p.contains("xf-barrier") || p.ends_with("TSan.litmus")
 }
 
-fn session(reduce: bool, local: LocalMemory) -> Session {
+pub(crate) fn session(reduce: bool, local: LocalMemory) -> Session {
     Session::new()
         .max_executions(MAX_EXECUTIONS)
         .local_memory(local)
@@ -93,7 +95,7 @@ fn compare_litmus(name: &str, reference: &LitmusOutcome, reduced: &LitmusOutcome
     out
 }
 
-fn compare_file(path: &Path, local: LocalMemory) -> Vec<String> {
+pub(crate) fn compare_file(path: &Path, local: LocalMemory) -> Vec<String> {
     let name = path.display().to_string();
     let run = |reduce| session(reduce, local).check_file(path);
     match (run(false), run(true)) {
@@ -141,21 +143,25 @@ fn check_corpus(sub: &str, local: LocalMemory) {
 }
 
 #[test]
+#[cfg_attr(not(feature = "slow-tests"), ignore = "slow: --features slow-tests")]
 fn dat3m_vulkan_corpus() {
     check_corpus("dat3m-vulkan", LocalMemory::PerWorkgroup);
 }
 
 #[test]
+#[cfg_attr(not(feature = "slow-tests"), ignore = "slow: --features slow-tests")]
 fn dat3m_opencl_corpus() {
     check_corpus("dat3m-opencl", LocalMemory::Shared);
 }
 
 #[test]
+#[cfg_attr(not(feature = "slow-tests"), ignore = "slow: --features slow-tests")]
 fn khronos_alloy_corpus() {
     check_corpus("khronos-alloy", LocalMemory::PerWorkgroup);
 }
 
 #[test]
+#[cfg_attr(not(feature = "slow-tests"), ignore = "slow: --features slow-tests")]
 fn own_tests_and_examples() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let mut files = Vec::new();
