@@ -284,7 +284,7 @@ fn a_lone_invocation_reads_back_its_cut_prefix_value() {
 /// rmw-chain-mixed-adds.litmus: the six states of the 3! orders of the
 /// adds by 1, 2 and 4 (derived in the file), one execution each; every
 /// other value of the paths' reads is dropped by the walk (the balances
-/// of `engine::chains`), none missing.
+/// of `engine::reduce::chain_flow`), none missing.
 #[test]
 fn mixed_adds_chain_in_every_order() {
     let o = run("rmw-chain-mixed-adds.litmus", 2, None);

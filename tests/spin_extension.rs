@@ -14,7 +14,7 @@
 //!   skipped);
 //! - the same answers and races with and without the lever on every own
 //!   test, the examples and the dat3m-vulkan, khronos-alloy and
-//!   dat3m-opencl corpora (tests/differential.rs adds generated programs);
+//!   dat3m-opencl corpora (tests/differential/spin.rs adds generated programs);
 //! - barrier-flags-3: every spinning combination is skipped.
 
 mod common;

@@ -15,16 +15,12 @@
 pub mod barrier;
 mod base;
 mod candidates;
-mod chains;
 pub mod driver;
-mod extension;
 mod host;
 mod instances;
 mod interlock;
 pub use crate::model::names;
 pub mod reduce;
-pub mod rotation;
-pub mod symmetry;
 pub mod trace;
 pub mod undefined;
 pub mod values;
@@ -36,7 +32,7 @@ pub use driver::{
     CheckError, Coverage, LimitKind, Progress, ProgressFn, Split, Visitor, explore, explore_split,
     explore_with_progress, stopped_at,
 };
-pub use reduce::{Reduction, Reductions};
+pub use reduce::{Reduction, Reductions, rotation, symmetry};
 pub use trace::{BarrierValues, Ending, EventInfo, PathEvent, ReadValue, RegValue, Stuck};
 
 use crate::cat::Env;
@@ -1631,10 +1627,10 @@ struct PathValues {
 struct PrunedWalk<'a> {
     /// The balances of RMW chains the threads still to choose must make
     /// up ([`chains`]); `None` when no location is checked that way.
-    flow: Option<chains::ChainFlow>,
+    flow: Option<reduce::ChainFlow>,
     /// With [`Explorer::set_spin_extension`] on: what the threads still to
     /// choose can do, per level ([`extension`]).
-    spin: Option<extension::SpinBlock<'a>>,
+    spin: Option<reduce::SpinBlock<'a>>,
     /// With symmetry reduction, per thread: the least path number it may
     /// take ([`Explorer::pruned_level`]); empty without.
     least: Vec<Option<usize>>,

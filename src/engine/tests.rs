@@ -332,7 +332,7 @@ fn combinations_whose_rmws_cannot_chain_are_not_built() {
 }
 
 /// The spinning combinations skipped on partial combinations
-/// (`engine::extension`) against the test per complete combination it
+/// (`engine::reduce::spin_extension`) against the test per complete combination it
 /// replaces in the pruned walk (`Explorer::extends_to_complete`, kept as
 /// the oracle): on every combination of every prefix block, with no thread
 /// left to choose the two agree, and a partial combination (threads `t..`
@@ -471,7 +471,7 @@ fn walk_nodes_of_files() {
     }
 }
 
-/// The balances of RMW chains (`engine::chains`) against the walk without
+/// The balances of RMW chains (`engine::reduce::chain_flow`) against the walk without
 /// them (the oracle): on the complete walk and the walk over executions
 /// stopping at the bound (prefix blocks, spinning combinations that
 /// extend skipped, as the driver walks them) of small programs, the same

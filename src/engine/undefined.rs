@@ -63,7 +63,7 @@
 //! [`Domain::of`] is `None`, so `Explorer::block` calls its body once with
 //! no assignment, `Explorer::values_available` and `Skeleton::build_unlisted`
 //! read the program's initial values, and `trace::explore` seeds the value
-//! domains with them (`tests/differential_undefined.rs` compares whole
+//! domains with them (`tests/differential/undefined.rs` compares whole
 //! searches with the machinery bypassed, `Limits::undefined_values`).
 
 use std::collections::BTreeSet;

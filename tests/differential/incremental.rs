@@ -15,7 +15,7 @@
 //! evaluation on (stages stopping early, then a next candidate going
 //! further) and off (full evaluations), sequentially and in parallel (each
 //! part of a parallel walk keeps its own last evaluation). The xf-barrier
-//! tests are left out as in `differential_lazy.rs` (seconds each at the
+//! tests are left out as in `differential/lazy.rs` (seconds each at the
 //! execution limit); `barrier_flags_and_cbar_rlx` covers that family.
 //!
 //! The corpus-wide comparison runs as the two `incremental` rows of [`crate::table`].

@@ -14,7 +14,7 @@
 //! was found at. Compared with 1, 2 and 3 threads (3 cuts the parts
 //! unevenly) on the repository's own tests and examples and on the corpora
 //! dat3m-vulkan, khronos-alloy and dat3m-opencl (the xf-barrier tests are
-//! left out, as in tests/differential_lazy.rs: seconds each at the limit).
+//! left out, as in tests/differential/lazy.rs: seconds each at the limit).
 //!
 //! A search that stops at the execution limit is the exception: the parts
 //! spend one shared budget, so which candidates were seen before it may

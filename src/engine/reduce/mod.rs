@@ -9,8 +9,21 @@
 //! [`Reductions`] set: all of them by default, none for the reference
 //! enumeration (`--engine reference`), the oracle the differential tests
 //! compare every reduction with.
+//!
+//! The reductions whose code stands on its own live here, one file each:
+//! [`symmetry`] and [`rotation`] ([`Reduction::Symmetry`]), `chain_flow`
+//! ([`Reduction::ChainFlow`]) and `spin_extension`
+//! ([`Reduction::SpinExtension`]). The others are woven into the stage they
+//! reduce, each gated by `limits.has(Reduction::...)` there.
 
 use super::Profile;
+
+mod chain_flow;
+pub(super) use chain_flow::ChainFlow;
+pub mod rotation;
+mod spin_extension;
+pub(super) use spin_extension::SpinBlock;
+pub mod symmetry;
 
 /// One reduction of the search (see the module documentation).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]

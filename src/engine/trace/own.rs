@@ -56,7 +56,7 @@ use super::*;
 ///
 /// Every execution the filter drops closes one of those cycles, so the
 /// consistent executions, and every answer drawn from them, are those of
-/// the reference enumeration (`tests/differential_own_writes.rs`); what
+/// the reference enumeration (`tests/differential/own_writes.rs`); what
 /// changes is that paths reading a stale value of their own location (and
 /// looping on it until the unrolling bound cuts them) are never walked.
 pub fn own_locations(program: &Program, t: &Thread, classes: u64) -> HashSet<usize> {

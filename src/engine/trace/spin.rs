@@ -76,7 +76,7 @@ pub struct SpinLoop {
 /// read-modify-writes' own condition). Every execution with dropped
 /// iterations keeps its final state in the execution without them, whose
 /// relations are restrictions of its own (fewer happens-before edges); see
-/// `tests/differential.rs` and BENCHMARKS.md for what that assumes of the
+/// `tests/differential/spin.rs` and BENCHMARKS.md for what that assumes of the
 /// model.
 ///
 /// The termination search keeps the straight-line bodies: its stuck
