@@ -1041,10 +1041,24 @@ fn help_shows_bounds_and_models_and_hides_the_reductions() {
     let out = vkmm(&["check", "--help"]);
     assert_eq!(out.status.code(), Some(0));
     let help = text(&out.stdout);
-    for shown in ["Bounds:", "--unroll", "--max-executions", "--timeout", "Model:", "--model", "Examples:", "--engine"] {
+    for shown in [
+        "Bounds:",
+        "--unroll",
+        "--max-executions",
+        "--timeout",
+        "Model:",
+        "--model",
+        "Examples:",
+        "--engine",
+    ] {
         assert!(help.contains(shown), "{shown} missing:\n{help}");
     }
-    for hidden in ["--no-spin-reduction", "--no-symmetry", "--no <", "--no-prefix-races"] {
+    for hidden in [
+        "--no-spin-reduction",
+        "--no-symmetry",
+        "--no <",
+        "--no-prefix-races",
+    ] {
         assert!(!help.contains(hidden), "{hidden} shown:\n{help}");
     }
     // The long help of --engine lists every reduction, one per line.

@@ -38,8 +38,14 @@ fn own(file: &str) -> String {
 fn sessions() -> Vec<(&'static str, Session)> {
     vec![
         ("default", Session::new()),
-        ("no own forwarding", Session::new().reduction(vkmm::Reduction::OwnForwarding, false)),
-        ("no order pruning", Session::new().reduction(vkmm::Reduction::OrderPruning, false)),
+        (
+            "no own forwarding",
+            Session::new().reduction(vkmm::Reduction::OwnForwarding, false),
+        ),
+        (
+            "no order pruning",
+            Session::new().reduction(vkmm::Reduction::OrderPruning, false),
+        ),
         (
             "reference",
             Session::new().limits(Session::new().current_limits().reference()),

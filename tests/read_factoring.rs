@@ -199,7 +199,12 @@ fn single_loads_are_decided_round_by_round() {
 fn a_barrier_s_loads_take_one_round() {
     let path =
         Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/litmus-scaling/barrier-flags-3.litmus");
-    let o = common::litmus(session(true).reduction(vkmm::Reduction::Symmetry, false).check_file(&path).unwrap());
+    let o = common::litmus(
+        session(true)
+            .reduction(vkmm::Reduction::Symmetry, false)
+            .check_file(&path)
+            .unwrap(),
+    );
     assert_eq!((o.executions, o.consistent), (6, 6));
     assert_eq!(o.partial_evaluations, 6 * 5);
     assert_eq!(o.condition_holds, Some(true));

@@ -30,7 +30,12 @@ fn bound(file: &str) -> PathBuf {
 }
 
 fn run(path: &Path, on: bool) -> LitmusOutcome {
-    common::litmus(Session::new().reduction(vkmm::Reduction::SpinExtension, on).check_file(path).unwrap())
+    common::litmus(
+        Session::new()
+            .reduction(vkmm::Reduction::SpinExtension, on)
+            .check_file(path)
+            .unwrap(),
+    )
 }
 
 /// Message passing through an await (hand-derived: no race). With the
@@ -136,7 +141,11 @@ fn barrier_flags_skips_every_spinning_combination() {
 /// limit.
 #[test]
 fn the_same_answers_everywhere() {
-    let session = |on: bool| Session::new().max_executions(20_000).reduction(vkmm::Reduction::SpinExtension, on);
+    let session = |on: bool| {
+        Session::new()
+            .max_executions(20_000)
+            .reduction(vkmm::Reduction::SpinExtension, on)
+    };
     common::assert_no_differences_everywhere(
         &|p| {
             common::differing_answers(

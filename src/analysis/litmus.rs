@@ -3,8 +3,8 @@
 //! positive/negative witnesses, the Always/Sometimes/Never observation, and
 //! data races (with the racing pair of instructions).
 
-use crate::engine::Reduction;
 use crate::cat::{Evaluation, Value};
+use crate::engine::Reduction;
 use crate::engine::{
     Candidate, CheckError, EventInfo, Limits, ProgressFn, RegValue, Skeleton, Split, Visitor,
     explore_split,

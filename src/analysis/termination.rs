@@ -63,11 +63,11 @@
 //! loop may repeat in a suffix only together with every invocation that
 //! meets it there (each of them repeats it too).
 
-use crate::engine::{Bounds, Reduction};
 use super::barriers;
 use super::explain::ExplainSpec;
 use crate::cat::{Evaluation, Value};
 use crate::engine::trace::ThreadPaths;
+use crate::engine::{Bounds, Reduction};
 use crate::engine::{
     Candidate, CheckError, Ending, LimitKind, Limits, OrderChoice, RegValue, Skeleton, Visitor,
     explore,
@@ -1252,7 +1252,10 @@ fn search_termination(
     };
     for unroll in first..=limits.bounds.unroll {
         let used = total.executions + total.partial_evaluations;
-        let remaining_time = limits.bounds.timeout.map(|t| t.saturating_sub(start.elapsed()));
+        let remaining_time = limits
+            .bounds
+            .timeout
+            .map(|t| t.saturating_sub(start.elapsed()));
         if used >= limits.bounds.max_executions {
             stopped = Some((unroll, LimitKind::MaxExecutions));
             break;

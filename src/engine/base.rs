@@ -4,8 +4,8 @@
 //! barrier instances. MODELS.md documents each name.
 
 use super::ExecError;
-use super::names;
 use super::instances::{same_instance, thread_in_instance};
+use super::names;
 use super::trace::{EventInfo, Path, ReadValue, RegValue};
 use crate::cat::Env;
 use crate::ir::{Instruction, OpKind, Program, Scope, StorageClass};

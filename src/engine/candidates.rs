@@ -3,8 +3,8 @@
 //! mutually-ordered atomic writes; and the depth-first search over them.
 
 use super::base::Facts;
-use super::trace::EventInfo;
 use super::names;
+use super::trace::EventInfo;
 use super::{ExecError, Limits, Reduction, Skeleton};
 use crate::cat::Env;
 use crate::ir::Program;

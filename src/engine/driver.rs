@@ -768,7 +768,9 @@ impl<'a, 'b> Walk<'a, 'b> {
         Walk {
             model,
             limits,
-            reads: visitor.reads().filter(|_| limits.has(Reduction::LazyChecks)),
+            reads: visitor
+                .reads()
+                .filter(|_| limits.has(Reduction::LazyChecks)),
             budget,
             monotone,
         }
@@ -1131,7 +1133,10 @@ fn prefixes_first(
     visitor.prefixes_end();
     let rest = Limits {
         bounds: super::Bounds {
-            max_executions: limits.bounds.max_executions.saturating_sub(done.evaluations),
+            max_executions: limits
+                .bounds
+                .max_executions
+                .saturating_sub(done.evaluations),
             timeout: limits
                 .bounds
                 .timeout

@@ -1872,11 +1872,12 @@ impl Skeleton {
     ) -> Result<(), ExecError> {
         if let Some(pending) = self.unlisted.take() {
             let (facts, limits) = &*pending;
-            let mut required = if limits.has(Reduction::OrderPruning) && limits.profile.read_write_coherence {
-                candidates::coherence_pairs(&self.events, facts, &self.reads, &self.rf_choices)
-            } else {
-                Vec::new()
-            };
+            let mut required =
+                if limits.has(Reduction::OrderPruning) && limits.profile.read_write_coherence {
+                    candidates::coherence_pairs(&self.events, facts, &self.reads, &self.rf_choices)
+                } else {
+                    Vec::new()
+                };
             if limits.has(Reduction::OrderPruning) && limits.profile.write_write_coherence {
                 required.extend(candidates::write_pairs(&self.events, facts));
             }

@@ -35,4 +35,3 @@ pub(crate) fn session(incremental: bool, lazy: bool) -> Session {
 pub(crate) fn skipped(path: &Path) -> bool {
     path.display().to_string().contains("xf-barrier")
 }
-

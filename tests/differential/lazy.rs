@@ -29,4 +29,3 @@ pub(crate) fn session(lazy: bool) -> Session {
 pub(crate) fn skipped(path: &Path) -> bool {
     path.display().to_string().contains("xf-barrier")
 }
-

@@ -253,7 +253,11 @@ fn a_decided_property_stops_every_part() {
 fn the_execution_limit_truncates_a_parallel_search() {
     // (Symmetry reduction off too: it divides the candidates of the
     // files with identical threads, which this test wants many of.)
-    let concrete = || Session::new().reduction(vkmm::Reduction::SymbolicStores, false).reduction(vkmm::Reduction::Symmetry, false);
+    let concrete = || {
+        Session::new()
+            .reduction(vkmm::Reduction::SymbolicStores, false)
+            .reduction(vkmm::Reduction::Symmetry, false)
+    };
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/mp-coherence-pressure.litmus");
     let path = if path.exists() {
         path

@@ -74,8 +74,14 @@ pub(crate) fn compare_orders(p: &Path) -> Vec<String> {
 fn order_pruning_skips_a_wrong_order_once() {
     let path =
         Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/litmus-vulkan/order-pruning.litmus");
-    let run =
-        |on: bool| common::litmus(Session::new().reduction(vkmm::Reduction::OrderPruning, on).check_file(&path).unwrap());
+    let run = |on: bool| {
+        common::litmus(
+            Session::new()
+                .reduction(vkmm::Reduction::OrderPruning, on)
+                .check_file(&path)
+                .unwrap(),
+        )
+    };
     let (without, with) = (run(false), run(true));
     assert_eq!(without.states, with.states);
     assert_eq!(with.condition_holds, Some(true));
@@ -107,8 +113,14 @@ fn order_pruning_skips_a_wrong_order_once() {
 fn read_write_coherence_lists_fewer_orders() {
     let path =
         Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/litmus-scaling/ticketlock-3.litmus");
-    let run =
-        |on: bool| common::litmus(Session::new().reduction(vkmm::Reduction::OrderPruning, on).check_file(&path).unwrap());
+    let run = |on: bool| {
+        common::litmus(
+            Session::new()
+                .reduction(vkmm::Reduction::OrderPruning, on)
+                .check_file(&path)
+                .unwrap(),
+        )
+    };
     let (without, with) = (run(false), run(true));
     assert_eq!(without.states, with.states);
     assert_eq!(without.consistent, with.consistent);

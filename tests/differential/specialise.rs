@@ -30,4 +30,3 @@ pub(crate) fn session(specialise: bool) -> Session {
 pub(crate) fn skipped(path: &Path) -> bool {
     path.display().to_string().contains("xf-barrier")
 }
-

@@ -30,7 +30,9 @@ use vkmm::analysis::{Checked, LitmusOutcome};
 const MAX_EXECUTIONS: u64 = 20_000;
 
 pub(crate) fn session(on: bool) -> Session {
-    Session::new().max_executions(MAX_EXECUTIONS).reduction(vkmm::Reduction::Symmetry, on)
+    Session::new()
+        .max_executions(MAX_EXECUTIONS)
+        .reduction(vkmm::Reduction::Symmetry, on)
 }
 
 pub(crate) fn skipped(path: &Path) -> bool {

@@ -144,7 +144,10 @@ const ELSEWHERE: &[(Reduction, &str)] = &[
     (Reduction::RmwFilter, "differential::rmw"),
     (Reduction::TerminationShortcuts, "differential::termination"),
     (Reduction::OwnForwarding, "tests/own_forwarding.rs"),
-    (Reduction::WritePruning, "tests/prefix_races.rs, engine::tests"),
+    (
+        Reduction::WritePruning,
+        "tests/prefix_races.rs, engine::tests",
+    ),
     (Reduction::ChainFlow, "engine::tests (chain balances)"),
     (Reduction::OutcomeDirected, "tests/condition_directed.rs"),
     (Reduction::SpinExtension, "tests/spin_extension.rs"),
@@ -171,7 +174,11 @@ fn every_reduction_has_a_row_or_its_own_test() {
     for r in Reduction::ALL {
         let rows = ROWS.iter().filter(|row| row.reduction == Some(r)).count();
         let elsewhere = ELSEWHERE.iter().filter(|(e, _)| *e == r).count();
-        assert_eq!(rows.min(1) + elsewhere, 1, "{r}: {rows} rows, {elsewhere} elsewhere");
+        assert_eq!(
+            rows.min(1) + elsewhere,
+            1,
+            "{r}: {rows} rows, {elsewhere} elsewhere"
+        );
     }
 }
 
@@ -233,6 +240,10 @@ fn the_full_tier_names_every_row() {
     ];
     assert_eq!(names.len() + 1, ROWS.len());
     for row in ROWS {
-        assert!(names.contains(&row.name) || row.name == "spin-reduction", "{}", row.name);
+        assert!(
+            names.contains(&row.name) || row.name == "spin-reduction",
+            "{}",
+            row.name
+        );
     }
 }

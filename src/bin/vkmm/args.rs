@@ -108,7 +108,12 @@ pub struct LimitArgs {
     #[arg(long, value_enum, default_value_t = Engine::Default, long_help = engine_help(), help_heading = "Engine")]
     pub engine: Engine,
     /// Turn these reductions off (`--engine` lists them).
-    #[arg(long = "no", value_name = "REDUCTION[,...]", value_delimiter = ',', hide = true)]
+    #[arg(
+        long = "no",
+        value_name = "REDUCTION[,...]",
+        value_delimiter = ',',
+        hide = true
+    )]
     pub no: Vec<Reduction>,
     /// Drop the thread paths the unrolling bound cuts, instead of also
     /// judging races on the executions in which such a thread stops at
@@ -212,7 +217,7 @@ fn parse_dispatch_file(path: &str) -> Result<vkmm::frontend::ShaderOptions, Stri
 
 impl LimitArgs {
     pub fn session(&self) -> Session {
-        let s = Session::new()
+        Session::new()
             .shader(self.shader.options())
             .unroll(self.unroll)
             .max_executions(self.max_executions)
@@ -224,8 +229,7 @@ impl LimitArgs {
             .prefix_races(!self.no_prefix_races)
             .max_paths(self.max_paths)
             .max_writes(self.max_writes)
-            .max_memory((self.max_memory > 0).then_some((self.max_memory as usize) << 20));
-        s
+            .max_memory((self.max_memory > 0).then_some((self.max_memory as usize) << 20))
     }
 
     /// The reductions the search may use: none under `--engine
@@ -270,7 +274,9 @@ impl ModelArgs {
 pub enum Command {
     /// Check litmus files: for `.test`, each query's expected and actual answer;
     /// for `.litmus`, the herd-style outcome list, condition verdict and races.
-    #[command(after_help = "Examples:\n  vkmm check examples/mp.litmus\n  vkmm check --property races --local-size 2 --length out=1 examples/shaders/counter.wgsl")]
+    #[command(
+        after_help = "Examples:\n  vkmm check examples/mp.litmus\n  vkmm check --property races --local-size 2 --length out=1 examples/shaders/counter.wgsl"
+    )]
     Check {
         /// The test files (`.test`, `.litmus`).
         #[arg(required = true)]
@@ -295,7 +301,9 @@ pub enum Command {
     /// Explain an outcome: a witness if it is allowed; if it is forbidden, the
     /// axiom rejecting each candidate execution and a shortest cycle with
     /// every edge named; and a diagnosis of each data race.
-    #[command(after_help = "Examples:\n  vkmm explain examples/mp.litmus --outcome 'P1:r1 == 0'\n  vkmm explain --progress HSA examples/spin-wait.litmus")]
+    #[command(
+        after_help = "Examples:\n  vkmm explain examples/mp.litmus --outcome 'P1:r1 == 0'\n  vkmm explain --progress HSA examples/spin-wait.litmus"
+    )]
     Explain {
         /// The test file.
         file: PathBuf,
@@ -319,7 +327,9 @@ pub enum Command {
     /// rejected execution with its cycle for a forbidden one (with
     /// `--property termination`, the witness of a program that runs forever). Prints DOT to
     /// standard output unless --dot/--svg/--png name files.
-    #[command(after_help = "Examples:\n  vkmm show examples/mp.litmus --outcome 'P1:r1 == 0' --svg mp.svg\n  vkmm show examples/mp.litmus --relations rf,asmo > mp.dot")]
+    #[command(
+        after_help = "Examples:\n  vkmm show examples/mp.litmus --outcome 'P1:r1 == 0' --svg mp.svg\n  vkmm show examples/mp.litmus --relations rf,asmo > mp.dot"
+    )]
     Show {
         /// The test file.
         file: PathBuf,
@@ -352,7 +362,9 @@ pub enum Command {
     /// Run tests under several models and show where they differ: for
     /// `.litmus` files the reachable final states side by side (and the
     /// condition and race verdicts), for `.test` files each query's answer.
-    #[command(after_help = "Examples:\n  vkmm compare --models vulkan,vulkan-nochains examples/mp.litmus\n  vkmm compare --models vulkan,opencl examples/opencl-sb-sc.litmus examples/opencl-mp.litmus")]
+    #[command(
+        after_help = "Examples:\n  vkmm compare --models vulkan,vulkan-nochains examples/mp.litmus\n  vkmm compare --models vulkan,opencl examples/opencl-sb-sc.litmus examples/opencl-mp.litmus"
+    )]
     Compare {
         /// The test files.
         #[arg(required = true)]
@@ -375,7 +387,9 @@ pub enum Command {
     /// the specification allows; each one that is not is reported with a
     /// witness and the specification's explanation (docs/interlock.md).
     /// Exit 1 when some test has a violation.
-    #[command(after_help = "Examples:\n  vkmm refines --impl pops --spec vulkan tests/litmus-interlock/*.litmus")]
+    #[command(
+        after_help = "Examples:\n  vkmm refines --impl pops --spec vulkan tests/litmus-interlock/*.litmus"
+    )]
     Refines {
         /// The litmus files.
         #[arg(required = true)]
@@ -395,7 +409,9 @@ pub enum Command {
     /// Check every litmus file below a folder, in parallel, and summarise.
     /// With --expected, check the rows of an expected-verdicts CSV instead;
     /// with --manifest, the rows of a shader manifest.
-    #[command(after_help = "Examples:\n  vkmm suite tests/litmus-vulkan -j 2\n  vkmm suite DIR --expected expected.csv --property races --junit results.xml")]
+    #[command(
+        after_help = "Examples:\n  vkmm suite tests/litmus-vulkan -j 2\n  vkmm suite DIR --expected expected.csv --property races --junit results.xml"
+    )]
     Suite {
         /// The folder (CSV paths are relative to it).
         dir: Option<PathBuf>,
@@ -441,7 +457,9 @@ pub enum Command {
     /// state under the model (vulkan, or vulkan-nochains when the device
     /// lacks availability/visibility chains); a forbidden observation is a
     /// finding (exit 1), explained as `vkmm explain --outcome` would.
-    #[command(after_help = "Examples:\n  vkmm run examples/mp.litmus\n  vkmm run --device 0 --preset heavy --iterations 1000 examples/mp.litmus")]
+    #[command(
+        after_help = "Examples:\n  vkmm run examples/mp.litmus\n  vkmm run --device 0 --preset heavy --iterations 1000 examples/mp.litmus"
+    )]
     Run {
         /// The test files (Vulkan `.litmus`, Alloy `.test`).
         #[arg(required = true)]
@@ -453,7 +471,9 @@ pub enum Command {
     },
     /// Merge the JSON of several `vkmm suite --format json` runs (e.g. shards
     /// from a CI matrix) into one summary, with the suite's exit code.
-    #[command(after_help = "Example:\n  vkmm suite DIR --shard 1/2 --format json > s1.json   (and 2/2 > s2.json)\n  vkmm merge s1.json s2.json --junit results.xml")]
+    #[command(
+        after_help = "Example:\n  vkmm suite DIR --shard 1/2 --format json > s1.json   (and 2/2 > s2.json)\n  vkmm merge s1.json s2.json --junit results.xml"
+    )]
     Merge {
         /// The JSON files written by `vkmm suite --format json`.
         #[arg(required = true)]
@@ -577,7 +597,9 @@ fn engine_help() -> String {
 /// The command line with each old `--no-NAME` switch of a reduction
 /// spelled `--no=NAME` (the old spellings stay accepted, out of `--help`).
 /// Arguments after `--` are left alone.
-pub fn with_reduction_aliases(args: impl IntoIterator<Item = std::ffi::OsString>) -> Vec<std::ffi::OsString> {
+pub fn with_reduction_aliases(
+    args: impl IntoIterator<Item = std::ffi::OsString>,
+) -> Vec<std::ffi::OsString> {
     let mut rest = false;
     args.into_iter()
         .map(|a| {

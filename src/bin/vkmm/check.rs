@@ -5,9 +5,9 @@ use crate::args::{ModelArgs, OutputFormat};
 use crate::output::{self, out};
 use crate::{EXIT_UNDECIDED, file_error};
 use std::path::PathBuf;
+use vkmm::Property;
 use vkmm::analysis::{Checked, Summary};
 use vkmm::report::{self, json};
-use vkmm::Property;
 use web_time::Instant;
 
 /// `vkmm check FILES`: the global pool sized to `threads` (default: one

@@ -17,8 +17,7 @@ pub fn compare_command(
 ) -> Result<i32, String> {
     if models.len() < 2 {
         return Err(
-            "--models needs at least two models, e.g. --models vulkan,vulkan-nochains"
-                .into(),
+            "--models needs at least two models, e.g. --models vulkan,vulkan-nochains".into(),
         );
     }
     let names: Vec<&str> = models.iter().map(String::as_str).collect();

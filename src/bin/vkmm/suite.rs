@@ -72,11 +72,10 @@ pub fn merge_command(
     let mut warnings = Vec::new();
     let mut time = 0.0f64;
     for f in files {
-        let text = std::fs::read_to_string(f)
-            .map_err(|e| format!("{}: cannot read: {e}", f.display()))?;
-        let doc: serde_json::Value = serde_json::from_str(&text).map_err(|e| {
-            format!("{}:{}:{}: not JSON: {e}", f.display(), e.line(), e.column())
-        })?;
+        let text =
+            std::fs::read_to_string(f).map_err(|e| format!("{}: cannot read: {e}", f.display()))?;
+        let doc: serde_json::Value = serde_json::from_str(&text)
+            .map_err(|e| format!("{}:{}:{}: not JSON: {e}", f.display(), e.line(), e.column()))?;
         if doc["schema"] != json::SCHEMA || doc["command"] != "suite" {
             return Err(format!(
                 "{}: not the JSON of `vkmm suite` under schema {}",

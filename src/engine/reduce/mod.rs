@@ -198,7 +198,9 @@ impl Reduction {
             Reduction::WritePruning => "drop combinations past the order limit early",
             Reduction::ChainFlow => "drop combinations whose RMW chains cannot balance",
             Reduction::OrderPruning => "refute a coherence order once, before its reads-from",
-            Reduction::OutcomeDirected => "skip candidates whose known state cannot change the answer",
+            Reduction::OutcomeDirected => {
+                "skip candidates whose known state cannot change the answer"
+            }
             Reduction::SymbolicStores => "keep reads that only flow into stores symbolic",
             Reduction::Symmetry => "walk one execution per orbit of interchangeable threads",
             Reduction::SpinExtension => "skip spinning prefixes that extend to complete executions",
@@ -323,6 +325,10 @@ mod tests {
         assert!(!some.has(Reduction::Symmetry));
         assert!(some.has(Reduction::RmwFilter));
         assert_eq!(Reductions::none().iter().count(), 0);
-        assert!(Reductions::none().with(Reduction::Incremental, true).has(Reduction::Incremental));
+        assert!(
+            Reductions::none()
+                .with(Reduction::Incremental, true)
+                .has(Reduction::Incremental)
+        );
     }
 }

@@ -212,7 +212,9 @@ pub(super) fn group_domains(
 /// component).
 pub(super) fn group_bit(program: &Program, t: usize, c: u8) -> i32 {
     let me = (0..t)
-        .filter(|&u| crate::engine::instances::thread_in_instance(program, u, crate::ir::Scope::Subgroup, t))
+        .filter(|&u| {
+            crate::engine::instances::thread_in_instance(program, u, crate::ir::Scope::Subgroup, t)
+        })
         .count();
     match me.checked_sub(32 * usize::from(c)) {
         Some(k) if k < 32 => 1i32 << k,

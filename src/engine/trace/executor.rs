@@ -424,7 +424,11 @@ pub(super) fn note_spinning(s: &State, on: bool, spinning: &mut BTreeMap<usize, 
 /// executions are as before; only races among the events run before the
 /// loop are looked for (the unrolled loop of the reference enumeration is
 /// cut there and its prefix is walked too).
-pub(super) fn keep_spinning(spinning: BTreeMap<usize, Path>, max_paths: usize, out: &mut ThreadPaths) {
+pub(super) fn keep_spinning(
+    spinning: BTreeMap<usize, Path>,
+    max_paths: usize,
+    out: &mut ThreadPaths,
+) {
     for p in spinning.into_values() {
         if out.cut_prefixes.len() < max_paths {
             out.cut_prefixes.push(p);
@@ -512,7 +516,10 @@ pub(super) fn push_stuck_loop(s: &State, back: usize, out: &mut ThreadPaths) {
 
 /// Registers as far as the path `s` knows them: constants, and reads the
 /// path made concrete since (`None`: a read still symbolic), by name.
-pub(super) fn known_registers(s: &State, regs: &HashMap<String, RegValue>) -> Vec<(String, RegValue)> {
+pub(super) fn known_registers(
+    s: &State,
+    regs: &HashMap<String, RegValue>,
+) -> Vec<(String, RegValue)> {
     let mut out: Vec<(String, RegValue)> = regs
         .iter()
         .map(|(r, v)| {
@@ -626,7 +633,11 @@ pub(super) fn drop_iteration(
     out.dropped_iterations += 1;
 }
 
-pub(super) fn target(labels: &HashMap<&str, usize>, label: &str, t: &Thread) -> Result<usize, ExecError> {
+pub(super) fn target(
+    labels: &HashMap<&str, usize>,
+    label: &str,
+    t: &Thread,
+) -> Result<usize, ExecError> {
     labels
         .get(label)
         .copied()

@@ -117,7 +117,10 @@ pub fn own_sets(program: &Program, limits: &Limits) -> Vec<HashSet<usize>> {
         .threads
         .iter()
         .map(|t| {
-            if limits.has(Reduction::OwnWriteFilter) && limits.profile.latest_own_write != 0 && !limits.endings {
+            if limits.has(Reduction::OwnWriteFilter)
+                && limits.profile.latest_own_write != 0
+                && !limits.endings
+            {
                 own_locations(program, t, limits.profile.latest_own_write)
             } else {
                 HashSet::new()
@@ -142,7 +145,12 @@ pub(crate) fn may_be_unsequenced(a: &crate::ir::Instruction, b: &crate::ir::Inst
 /// on the path `s`, with its provenance: the path's latest write to `loc`,
 /// or the initial value; `None` when that write's value is unknown (an
 /// Alloy `.test` store naming no value).
-pub(super) fn latest_own_write(s: &State, program: &Program, t: &Thread, loc: usize) -> Option<(i64, Prov)> {
+pub(super) fn latest_own_write(
+    s: &State,
+    program: &Program,
+    t: &Thread,
+    loc: usize,
+) -> Option<(i64, Prov)> {
     match s
         .events
         .iter()
@@ -158,7 +166,12 @@ pub(super) fn latest_own_write(s: &State, program: &Program, t: &Thread, loc: us
 /// write is derived ([`Reduction::SymbolicStores`]): its value is a function
 /// of the path's symbolic reads, not yet known. `None` when the latest
 /// write has a value, or there is none (the initial value).
-pub(super) fn latest_own_derived(s: &State, program: &Program, t: &Thread, loc: usize) -> Option<RegValue> {
+pub(super) fn latest_own_derived(
+    s: &State,
+    program: &Program,
+    t: &Thread,
+    loc: usize,
+) -> Option<RegValue> {
     s.events
         .iter()
         .rev()
