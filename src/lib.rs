@@ -19,4 +19,5 @@ pub mod report;
 pub mod session;
 
 pub use analysis::{Checked, Property};
+pub use engine::{Bounds, Limits, Reduction, Reductions};
 pub use session::{Error, Session, TerminationExplanation, check};

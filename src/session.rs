@@ -19,7 +19,7 @@ use crate::analysis::{
     CheckError, Checked, Comparison, FileError, Models, Property, Summary, check_program,
 };
 use crate::cat::CatError;
-use crate::engine::Limits;
+use crate::engine::{Limits, Reduction, Reductions};
 use crate::frontend::{Format, FrontendError, LocalMemory, Options};
 use crate::ir::{CondExpr, Program};
 use std::collections::BTreeMap;
@@ -166,125 +166,22 @@ impl Session {
 
     /// Loop unrolling: a statement runs at most `n + 1` times on a path.
     pub fn unroll(mut self, n: usize) -> Session {
-        self.limits.unroll = n;
+        self.limits.bounds.unroll = n;
         self
     }
 
-    /// Run side-effect-free spin loops as awaits (default), or unroll every
-    /// loop like any other (`false`: the reference enumeration).
-    pub fn spin_reduction(mut self, on: bool) -> Session {
-        self.limits.spin_reduction = on;
+    /// The search with reduction `r` on (the default for every reduction)
+    /// or off. Every reduction gives the same answers as the reference
+    /// enumeration, which has them all off ([`Session::reductions`]).
+    pub fn reduction(mut self, r: Reduction, on: bool) -> Session {
+        self.limits.reductions = self.limits.reductions.with(r, on);
         self
     }
 
-    /// Skip the reads-from choices of RMWs a model declaring
-    /// `rmw-atomicity` forbids (default), or evaluate them all (`false`: the
-    /// reference enumeration).
-    pub fn rmw_filter(mut self, on: bool) -> Session {
-        self.limits.rmw_filter = on;
-        self
-    }
-
-    /// Let a read of a location only its own thread writes return only the
-    /// thread's latest earlier write under a model declaring
-    /// `latest-own-write` (default), or any value of the location's domain
-    /// (`false`: the reference enumeration, see [`Limits::own_write_filter`]).
-    pub fn own_write_filter(mut self, on: bool) -> Session {
-        self.limits.own_write_filter = on;
-        self
-    }
-
-    /// With the latest-own-write filter and symbolic stores: a read of a
-    /// thread's own location whose latest own write is derived takes that
-    /// write's term, and such reads read only that write (on by default;
-    /// off: see [`Limits::own_forwarding`]). Same answers either way.
-    pub fn own_forwarding(mut self, on: bool) -> Session {
-        self.limits.own_forwarding = on;
-        self
-    }
-
-    /// Partial evaluation of the model for each test (on by default; off:
-    /// the reference evaluation, see [`Limits::specialise`]).
-    pub fn specialise(mut self, on: bool) -> Session {
-        self.limits.specialise = on;
-        self
-    }
-
-    /// Lazy evaluation of the model for questions that read only
-    /// consistency, flags and a few bindings (on by default; off: every
-    /// statement for every candidate, see [`Limits::lazy_checks`]).
-    pub fn lazy_checks(mut self, on: bool) -> Session {
-        self.limits.lazy_checks = on;
-        self
-    }
-
-    /// Evaluation of each candidate from the previous evaluation of the
-    /// walk, re-running only what changed (on by default; off: every
-    /// evaluation from scratch, see [`Limits::incremental`]). Same answers
-    /// and counts either way.
-    pub fn incremental(mut self, on: bool) -> Session {
-        self.limits.incremental = on;
-        self
-    }
-
-    /// Reads whose values only flow into stores, registers and local
-    /// arithmetic kept symbolic, the stored values computed per candidate
-    /// execution (on by default; off: one path per value, see
-    /// [`Limits::symbolic_stores`]). Same answers either way.
-    pub fn symbolic_stores(mut self, on: bool) -> Session {
-        self.limits.symbolic_stores = on;
-        self
-    }
-
-    /// Symmetry reduction of interchangeable threads in the outcome
-    /// listing (on by default; off: every execution is walked, see
-    /// [`Limits::symmetry`]). Same answers either way; fewer candidates
-    /// are evaluated with it.
-    pub fn symmetry(mut self, on: bool) -> Session {
-        self.limits.symmetry = on;
-        self
-    }
-
-    /// Combinations of thread paths pruned thread by thread on the values
-    /// their reads need (on by default; off: the flat walk over every
-    /// combination, see [`Limits::path_pruning`]). Same search either way.
-    pub fn path_pruning(mut self, on: bool) -> Session {
-        self.limits.path_pruning = on;
-        self
-    }
-
-    /// Each combination of coherence orders checked once with only the
-    /// forced reads before its reads-from search (on by default; off: see
-    /// [`Limits::order_pruning`]). Same answers either way; fewer
-    /// candidates evaluated.
-    pub fn order_pruning(mut self, on: bool) -> Session {
-        self.limits.order_pruning = on;
-        self
-    }
-
-    /// The walk over executions in which a thread spins forever at an
-    /// await skips the combinations whose races a complete execution has
-    /// (on by default; off: see [`Limits::spin_extension`]). Same races
-    /// either way; fewer executions walked.
-    pub fn spin_extension(mut self, on: bool) -> Session {
-        self.limits.spin_extension = on;
-        self
-    }
-
-    /// The reads-from choices of observation reads listed location by
-    /// location, their product handed on with one evaluation (on by
-    /// default; off: see [`Limits::read_factoring`]). Same states, counts
-    /// and races either way; fewer evaluations.
-    pub fn read_factoring(mut self, on: bool) -> Session {
-        self.limits.read_factoring = on;
-        self
-    }
-
-    /// The outcome-directed walk where only final states or the
-    /// condition's verdict are asked (on by default; off: the full walk,
-    /// see [`Limits::outcome_directed`]).
-    pub fn outcome_directed(mut self, on: bool) -> Session {
-        self.limits.outcome_directed = on;
+    /// The search with exactly these reductions (`Reductions::none()`: the
+    /// reference enumeration, `--engine reference`).
+    pub fn reductions(mut self, set: Reductions) -> Session {
+        self.limits.reductions = set;
         self
     }
 
@@ -304,16 +201,9 @@ impl Session {
         self
     }
 
-    /// The termination search's shortcuts (on by default; off: the
-    /// reference search, see [`Limits::termination_shortcuts`]).
-    pub fn termination_shortcuts(mut self, on: bool) -> Session {
-        self.limits.termination_shortcuts = on;
-        self
-    }
-
     /// The most model evaluations per test (candidates and partial ones).
     pub fn max_executions(mut self, n: u64) -> Session {
-        self.limits.max_executions = n;
+        self.limits.bounds.max_executions = n;
         self
     }
 
@@ -329,7 +219,7 @@ impl Session {
     /// The most paths one thread may have (default 100 000); past it the
     /// answer is undecided.
     pub fn max_paths(mut self, n: usize) -> Session {
-        self.limits.max_paths = n;
+        self.limits.bounds.max_paths = n;
         self
     }
 
@@ -337,14 +227,14 @@ impl Session {
     /// operations) whose orders are enumerated (default 8); combinations
     /// with more are skipped and the answer is undecided.
     pub fn max_writes(mut self, n: usize) -> Session {
-        self.limits.max_writes_per_location = n;
+        self.limits.bounds.max_writes_per_location = n;
         self
     }
 
     /// The memory bound in bytes (default 4 GiB; `None`: no bound), enforced
     /// where [`crate::memory::CountingAllocator`] is the global allocator.
     pub fn max_memory(mut self, bytes: Option<usize>) -> Session {
-        self.limits.max_memory = bytes;
+        self.limits.bounds.max_memory = bytes;
         self
     }
 
@@ -415,7 +305,7 @@ impl Session {
 
     /// Wall-clock limit per search (a check stopped by it is undecided).
     pub fn timeout(mut self, t: Option<std::time::Duration>) -> Session {
-        self.limits.timeout = t;
+        self.limits.bounds.timeout = t;
         self
     }
 

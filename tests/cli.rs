@@ -988,3 +988,86 @@ fn explain_and_show_render_termination_witnesses() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("--outcome"));
 }
+
+/// `--no REDUCTION[,...]` and the old `--no-NAME` spellings turn the same
+/// reductions off. Derived by hand on examples/spin-wait.litmus: P0 spins
+/// on a flag P1 sets once. With the spin reduction the loop is an await
+/// (one path, no bound hit); unrolled (--unroll 2) the path that keeps
+/// reading 0 is cut at the bound, so the output says BOUND HIT.
+#[test]
+fn no_turns_reductions_off_like_the_old_switches() {
+    let f = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/spin-wait.litmus");
+    let f = f.to_str().unwrap();
+    let run = |extra: &[&str]| {
+        let mut args = vec!["check", f];
+        args.extend_from_slice(extra);
+        let out = vkmm(&args);
+        assert_eq!(out.status.code(), Some(3), "{extra:?}");
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    let reduced = vkmm(&["check", f]);
+    assert_eq!(reduced.status.code(), Some(0));
+    assert!(!text(&reduced.stdout).contains("BOUND HIT"));
+    let cut = |s: &str| s.contains("BOUND HIT") && s.contains("3 executions");
+    for extra in [
+        &["--no", "spin-reduction"][..],
+        &["--no=symmetry,spin-reduction"],
+        &["--no", "symmetry", "--no", "spin-reduction"],
+        &["--no-spin-reduction"],
+        &["--engine", "reference"],
+    ] {
+        let s = run(extra);
+        assert!(cut(&s), "{extra:?}: {s}");
+    }
+    // A reduction other than the spin reduction leaves the await alone.
+    let out = vkmm(&["check", f, "--no", "symmetry", "--no-rmw-filter"]);
+    assert_eq!(out.status.code(), Some(0));
+    assert!(!text(&out.stdout).contains("BOUND HIT"));
+    // A name that is no reduction is refused, naming them all.
+    let out = vkmm(&["check", f, "--no", "spin-reductions"]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = text(&out.stderr);
+    assert!(err.contains("spin-reduction, rmw-filter"), "{err}");
+    // After `--`, an argument is a file name, not a switch.
+    let out = vkmm(&["check", "--", "--no-spin-reduction"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).contains("--no-spin-reduction"));
+}
+
+/// `check --help` shows bounds, models and examples; the reductions only
+/// behind `--engine`, the `--no` switches hidden.
+#[test]
+fn help_shows_bounds_and_models_and_hides_the_reductions() {
+    let out = vkmm(&["check", "--help"]);
+    assert_eq!(out.status.code(), Some(0));
+    let help = text(&out.stdout);
+    for shown in [
+        "Bounds:",
+        "--unroll",
+        "--max-executions",
+        "--timeout",
+        "Model:",
+        "--model",
+        "Examples:",
+        "--engine",
+    ] {
+        assert!(help.contains(shown), "{shown} missing:\n{help}");
+    }
+    for hidden in [
+        "--no-spin-reduction",
+        "--no-symmetry",
+        "--no <",
+        "--no-prefix-races",
+    ] {
+        assert!(!help.contains(hidden), "{hidden} shown:\n{help}");
+    }
+    // The long help of --engine lists every reduction, one per line.
+    for r in vkmm::Reduction::ALL {
+        assert!(
+            help.lines().any(|l| l.trim_start().starts_with(r.name())),
+            "{r} not listed:\n{help}"
+        );
+    }
+    let short = text(&vkmm(&["check", "-h"]).stdout);
+    assert!(!short.contains("spin-reduction"), "{short}");
+}

@@ -3,7 +3,7 @@
 //! [`Session::suite`] with [`Property::Condition`], the SPIR-V
 //! `assertions` rows), a candidate whose final state is known before its
 //! evaluation is evaluated only when that state could decide the verdict
-//! and is not recorded yet ([`vkmm::engine::Limits::outcome_directed`]).
+//! and is not recorded yet ([`vkmm::engine::Reduction::OutcomeDirected`]).
 //!
 //! Why the final states alone decide: the corpora's verdicts are defined
 //! over them (../shared/corpus/README.md: "`1` means the property holds:
@@ -40,7 +40,7 @@ fn session(directed: bool) -> Session {
     Session::new()
         .max_executions(MAX_EXECUTIONS)
         .decide(Some(Property::Condition))
-        .outcome_directed(directed)
+        .reduction(vkmm::Reduction::OutcomeDirected, directed)
 }
 
 fn litmus(r: Result<Checked, FileError>) -> Result<Option<LitmusOutcome>, String> {
@@ -105,7 +105,7 @@ fn hand_derived_verdicts_with_fewer_evaluations() {
     let csv = dir.join("expected-condition.csv");
     let run = |directed: bool| {
         let s = Session::new()
-            .outcome_directed(directed)
+            .reduction(vkmm::Reduction::OutcomeDirected, directed)
             .suite(&dir, Some(&csv), Property::Condition)
             .unwrap();
         assert_eq!((s.total, s.passed), (5, 5), "{:?}", s.failed);

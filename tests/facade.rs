@@ -126,7 +126,7 @@ fn suites_run_from_the_library() {
 fn a_state_space_limit_gives_an_undecided_answer_not_an_error() {
     let mp = root("examples/mp.litmus");
     let checked = Session::new()
-        .spin_reduction(false)
+        .reduction(vkmm::Reduction::SpinReduction, false)
         .max_paths(2)
         .check_file(&mp)
         .unwrap();
@@ -138,7 +138,7 @@ fn a_state_space_limit_gives_an_undecided_answer_not_an_error() {
     assert_eq!(o.stopped_by, Some(vkmm::engine::LimitKind::MaxPaths));
     // three paths fit
     let checked = Session::new()
-        .spin_reduction(false)
+        .reduction(vkmm::Reduction::SpinReduction, false)
         .max_paths(3)
         .check_file(&mp)
         .unwrap();

@@ -16,7 +16,10 @@ fn run(file: &str, unroll: usize, decide: Option<Property>) -> LitmusOutcome {
     run_limits(
         file,
         Limits {
-            unroll,
+            bounds: vkmm::engine::Bounds {
+                unroll,
+                ..Default::default()
+            },
             ..Limits::default()
         },
         decide,
@@ -90,10 +93,13 @@ fn spin_loop_reports_the_bound() {
     // The reference enumeration unrolls the spin loop like any other loop.
     let reference = |unroll| {
         let limits = Limits {
-            unroll,
-            spin_reduction: false,
+            bounds: vkmm::engine::Bounds {
+                unroll,
+                ..Default::default()
+            },
             ..Limits::default()
-        };
+        }
+        .with(vkmm::Reduction::SpinReduction, false);
         run_limits("spin-loop-mp.litmus", limits, None)
     };
     let o = reference(2);
@@ -191,7 +197,10 @@ fn the_execution_limit_bounds_partial_evaluations_too() {
     let model = vkmm::model::load("opencl").unwrap();
     let check = |max_executions| {
         let limits = Limits {
-            max_executions,
+            bounds: vkmm::engine::Bounds {
+                max_executions,
+                ..Default::default()
+            },
             ..Limits::default()
         };
         check_litmus("many-choices", &program, &model, limits, None).unwrap()
@@ -275,7 +284,7 @@ fn a_lone_invocation_reads_back_its_cut_prefix_value() {
 /// rmw-chain-mixed-adds.litmus: the six states of the 3! orders of the
 /// adds by 1, 2 and 4 (derived in the file), one execution each; every
 /// other value of the paths' reads is dropped by the walk (the balances
-/// of `engine::chains`), none missing.
+/// of `engine::reduce::chain_flow`), none missing.
 #[test]
 fn mixed_adds_chain_in_every_order() {
     let o = run("rmw-chain-mixed-adds.litmus", 2, None);

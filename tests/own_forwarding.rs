@@ -2,7 +2,7 @@
 //! work-item's own plain memory (the dat3m-opencl `TSan.litmus` shape,
 //! MODELS.md "Own reads of derived stores" and "Write-write coherence"):
 //!
-//! - own forwarding (`Limits::own_forwarding`, `--no-own-forwarding`): a
+//! - own forwarding (`Reduction::OwnForwarding`, `--no-own-forwarding`): a
 //!   read of a location only its own thread writes, whose latest own write
 //!   there is a derived store (a value computed per candidate execution),
 //!   takes that store's term, and such reads keep only that write as their
@@ -38,8 +38,14 @@ fn own(file: &str) -> String {
 fn sessions() -> Vec<(&'static str, Session)> {
     vec![
         ("default", Session::new()),
-        ("no own forwarding", Session::new().own_forwarding(false)),
-        ("no order pruning", Session::new().order_pruning(false)),
+        (
+            "no own forwarding",
+            Session::new().reduction(vkmm::Reduction::OwnForwarding, false),
+        ),
+        (
+            "no order pruning",
+            Session::new().reduction(vkmm::Reduction::OrderPruning, false),
+        ),
         (
             "reference",
             Session::new().limits(Session::new().current_limits().reference()),

@@ -32,7 +32,10 @@ fn run(file: &str, limits: Limits, decide: Option<Property>) -> LitmusOutcome {
 
 fn at(unroll: usize) -> Limits {
     Limits {
-        unroll,
+        bounds: vkmm::engine::Bounds {
+            unroll,
+            ..Default::default()
+        },
         ..Limits::default()
     }
 }
@@ -311,7 +314,10 @@ fn a_race_before_an_endless_spin_loop_is_found_with_and_without_the_reduction() 
 fn a_race_past_the_order_limit_is_found_where_a_thread_stops_at_the_bound() {
     let file = "lock-wg-past-order-limit.litmus";
     let limited = |max_writes: usize| Limits {
-        max_writes_per_location: max_writes,
+        bounds: vkmm::engine::Bounds {
+            max_writes_per_location: max_writes,
+            ..at(0).bounds
+        },
         ..at(0)
     };
     for decide in [None, Some(Property::Races)] {
@@ -387,7 +393,10 @@ fn no_race_needs_the_walk_over_spinning_executions_to_finish() {
     assert_eq!(o.holds(Property::Races), Some(true));
     assert_eq!(o.prefix_walk.map(|w| w.executions), Some(2));
     let limited = Limits {
-        max_executions: 1,
+        bounds: vkmm::engine::Bounds {
+            max_executions: 1,
+            ..at(2).bounds
+        },
         ..at(2)
     };
     for decide in [None, Some(Property::Races)] {

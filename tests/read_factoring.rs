@@ -1,4 +1,4 @@
-//! Factored observation reads (`Limits::read_factoring`,
+//! Factored observation reads (`Reduction::ReadFactoring`,
 //! `--no-read-factoring`; the `location-local-reads` declaration of
 //! models/vulkan-rules.cat; `engine::candidates`, "Factored observation
 //! reads"; issue 11): under each choice of everything else, the
@@ -41,7 +41,7 @@ const MAX_EXECUTIONS: u64 = 20_000;
 fn session(on: bool) -> Session {
     Session::new()
         .max_executions(MAX_EXECUTIONS)
-        .read_factoring(on)
+        .reduction(vkmm::Reduction::ReadFactoring, on)
 }
 
 fn own(file: &str) -> PathBuf {
@@ -199,7 +199,12 @@ fn single_loads_are_decided_round_by_round() {
 fn a_barrier_s_loads_take_one_round() {
     let path =
         Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/litmus-scaling/barrier-flags-3.litmus");
-    let o = common::litmus(session(true).symmetry(false).check_file(&path).unwrap());
+    let o = common::litmus(
+        session(true)
+            .reduction(vkmm::Reduction::Symmetry, false)
+            .check_file(&path)
+            .unwrap(),
+    );
     assert_eq!((o.executions, o.consistent), (6, 6));
     assert_eq!(o.partial_evaluations, 6 * 5);
     assert_eq!(o.condition_holds, Some(true));
@@ -298,8 +303,8 @@ fn the_xf_barrier_listing_completes() {
 #[test]
 fn the_reference_does_not_factor() {
     let limits = Session::new().current_limits();
-    assert!(limits.read_factoring);
-    assert!(!limits.reference().read_factoring);
+    assert!(limits.has(vkmm::Reduction::ReadFactoring));
+    assert!(!limits.reference().has(vkmm::Reduction::ReadFactoring));
     let (code, out, err) = common::vkmm(&[
         "check",
         "--no-read-factoring",

@@ -20,7 +20,9 @@ use vkmm::Session;
 use vkmm::analysis::LitmusOutcome;
 
 fn session(on: bool) -> Session {
-    Session::new().max_executions(200_000).symmetry(on)
+    Session::new()
+        .max_executions(200_000)
+        .reduction(vkmm::Reduction::Symmetry, on)
 }
 
 fn run(on: bool, name: &str, text: &str) -> LitmusOutcome {

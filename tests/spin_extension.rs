@@ -1,6 +1,6 @@
 //! The walk over executions in which a thread spins forever at an await
 //! skips the combinations that extend to complete executions
-//! (`Limits::spin_extension`, `engine::Explorer::set_spin_extension`,
+//! (`Reduction::SpinExtension`, `engine::Explorer::set_spin_extension`,
 //! the `await-extension` declaration of models/vulkan-rules.cat): every
 //! stopped thread spins at an await and extends, by loads only, to one of
 //! its complete paths whose loads of a concrete value read a value every
@@ -14,7 +14,7 @@
 //!   skipped);
 //! - the same answers and races with and without the lever on every own
 //!   test, the examples and the dat3m-vulkan, khronos-alloy and
-//!   dat3m-opencl corpora (tests/differential.rs adds generated programs);
+//!   dat3m-opencl corpora (tests/differential/spin.rs adds generated programs);
 //! - barrier-flags-3: every spinning combination is skipped.
 
 mod common;
@@ -30,7 +30,12 @@ fn bound(file: &str) -> PathBuf {
 }
 
 fn run(path: &Path, on: bool) -> LitmusOutcome {
-    common::litmus(Session::new().spin_extension(on).check_file(path).unwrap())
+    common::litmus(
+        Session::new()
+            .reduction(vkmm::Reduction::SpinExtension, on)
+            .check_file(path)
+            .unwrap(),
+    )
 }
 
 /// Message passing through an await (hand-derived: no race). With the
@@ -109,8 +114,8 @@ fn barrier_flags_skips_every_spinning_combination() {
     let run = |path: &Path, on: bool| {
         common::litmus(
             Session::new()
-                .symmetry(false)
-                .spin_extension(on)
+                .reduction(vkmm::Reduction::Symmetry, false)
+                .reduction(vkmm::Reduction::SpinExtension, on)
                 .check_file(path)
                 .unwrap(),
         )
@@ -123,9 +128,9 @@ fn barrier_flags_skips_every_spinning_combination() {
     assert!(on.prefix_walk.unwrap().extended > 0);
     assert_eq!(off.prefix_walk.unwrap().executions, 18);
     let every = Session::new()
-        .symmetry(false)
-        .spin_extension(false)
-        .read_factoring(false)
+        .reduction(vkmm::Reduction::Symmetry, false)
+        .reduction(vkmm::Reduction::SpinExtension, false)
+        .reduction(vkmm::Reduction::ReadFactoring, false)
         .check_file(&path)
         .unwrap();
     assert_eq!(common::litmus(every).prefix_walk.unwrap().executions, 60);
@@ -136,7 +141,11 @@ fn barrier_flags_skips_every_spinning_combination() {
 /// limit.
 #[test]
 fn the_same_answers_everywhere() {
-    let session = |on: bool| Session::new().max_executions(20_000).spin_extension(on);
+    let session = |on: bool| {
+        Session::new()
+            .max_executions(20_000)
+            .reduction(vkmm::Reduction::SpinExtension, on)
+    };
     common::assert_no_differences_everywhere(
         &|p| {
             common::differing_answers(

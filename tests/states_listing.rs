@@ -30,7 +30,7 @@ fn session(states: bool) -> Session {
     Session::new()
         .max_executions(MAX_EXECUTIONS)
         .decide(states.then_some(Property::States))
-        .symmetry(states)
+        .reduction(vkmm::Reduction::Symmetry, states)
 }
 
 fn litmus(path: &Path, states: bool) -> Option<LitmusOutcome> {
@@ -134,7 +134,10 @@ fn one_witness_per_state() {
     // (Fewer candidates than the full walk evaluating every combination
     // of the observation loads; with factored observation reads both
     // evaluate one candidate per combination of the other choices.)
-    let every = |states: bool| match session(states).read_factoring(false).check_file(&path) {
+    let every = |states: bool| match session(states)
+        .reduction(vkmm::Reduction::ReadFactoring, false)
+        .check_file(&path)
+    {
         Ok(Checked::Litmus(o)) => *o,
         _ => panic!("barrier-flags-3"),
     };

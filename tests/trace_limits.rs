@@ -42,8 +42,11 @@ fn path_enumeration_stops_at_the_time_limit() {
     let program = session.load_text("gen.litmus", &text).unwrap();
     // The walk itself: the limit's error, naming the time limit.
     let limits = Limits {
-        timeout: Some(Duration::ZERO),
-        max_paths: usize::MAX,
+        bounds: vkmm::engine::Bounds {
+            timeout: Some(Duration::ZERO),
+            max_paths: usize::MAX,
+            ..Default::default()
+        },
         ..Limits::default()
     };
     let err = vkmm::engine::trace::explore(&program, &limits).unwrap_err();
@@ -52,7 +55,10 @@ fn path_enumeration_stops_at_the_time_limit() {
     assert!(err.to_string().contains("paths of thread P0"), "{err}");
     // Without the limit the same walk finishes: 2^14 paths for P0.
     let limits = Limits {
-        max_paths: usize::MAX,
+        bounds: vkmm::engine::Bounds {
+            max_paths: usize::MAX,
+            ..Default::default()
+        },
         ..Limits::default()
     };
     let paths = vkmm::engine::trace::explore(&program, &limits).unwrap();
@@ -78,7 +84,10 @@ fn the_value_domain_rounds_read_the_clock() {
     let text = branchy(2);
     let program = Session::new().load_text("gen.litmus", &text).unwrap();
     let limits = Limits {
-        timeout: Some(Duration::ZERO),
+        bounds: vkmm::engine::Bounds {
+            timeout: Some(Duration::ZERO),
+            ..Default::default()
+        },
         ..Limits::default()
     };
     let err = vkmm::engine::trace::explore(&program, &limits).unwrap_err();

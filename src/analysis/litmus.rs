@@ -4,6 +4,7 @@
 //! data races (with the racing pair of instructions).
 
 use crate::cat::{Evaluation, Value};
+use crate::engine::Reduction;
 use crate::engine::{
     Candidate, CheckError, EventInfo, Limits, ProgressFn, RegValue, Skeleton, Split, Visitor,
     explore_split,
@@ -211,7 +212,7 @@ pub struct LitmusOutcome {
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub states_only: bool,
     /// The walk asked only for the condition's verdict and was
-    /// outcome-directed ([`crate::engine::Limits::outcome_directed`]): a
+    /// outcome-directed ([`crate::engine::Reduction::OutcomeDirected`]): a
     /// candidate whose final state was known before its evaluation was
     /// evaluated only when that state could decide the verdict (passes the
     /// filter and is a witness of `exists`/`~exists` or a counterexample of
@@ -2156,7 +2157,7 @@ fn check_one(
     // listing, with the states that cannot decide the verdict skipped too),
     // which ends at the first witness or counterexample like the full one.
     v.condition_only = decide == Some(Property::Condition)
-        && limits.outcome_directed
+        && limits.has(Reduction::OutcomeDirected)
         && program
             .condition
             .as_ref()

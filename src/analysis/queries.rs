@@ -288,10 +288,7 @@ pub fn check_program(
     {
         limits
     } else {
-        Limits {
-            own_write_filter: false,
-            ..limits
-        }
+        limits.with(crate::engine::Reduction::OwnWriteFilter, false)
     };
     let mut out = check_one(file, program, models, limits)?;
     for alt in &program.attributions.others {

@@ -61,7 +61,7 @@ pub fn refines(
     // Only the final states are compared: the outcome-directed listing
     // (one witness per state) has them all, unless the full walk is asked.
     let decide = limits
-        .outcome_directed
+        .has(crate::engine::Reduction::OutcomeDirected)
         .then_some(super::litmus::Property::States);
     let run = |m: &LoadedModel| check_litmus(file, program, m, limits.for_model(&m.cat), decide);
     let i = run(imp)?;

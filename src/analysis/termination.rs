@@ -67,6 +67,7 @@ use super::barriers;
 use super::explain::ExplainSpec;
 use crate::cat::{Evaluation, Value};
 use crate::engine::trace::ThreadPaths;
+use crate::engine::{Bounds, Reduction};
 use crate::engine::{
     Candidate, CheckError, Ending, LimitKind, Limits, OrderChoice, RegValue, Skeleton, Visitor,
     explore,
@@ -683,7 +684,7 @@ struct Search<'a> {
     witness: Option<Witness>,
     /// Draw the witness execution with this wording (`explain`, `show`).
     draw: Option<(&'a ExplainSpec, &'a crate::model::Profile)>,
-    /// [`Limits::termination_shortcuts`].
+    /// [`Reduction::TerminationShortcuts`].
     shortcuts: bool,
 }
 
@@ -790,7 +791,7 @@ impl Decomposition {
     /// reads a maximal one (the initial value only if nothing writes there).
     fn reads_ok(&self, f: &Facts) -> bool {
         // (No expression: the termination search keeps no store symbolic,
-        // `Limits::symbolic_stores`.)
+        // `Reduction::SymbolicStores`.)
         let value = |v: &RegValue| match *v {
             RegValue::Const(c) => Some(c),
             RegValue::Read(e) => f.value[e],
@@ -1231,7 +1232,7 @@ fn search_termination(
     // Iterative deepening over the unrolling bound: a witness found with
     // fewer loop iterations is a witness (the conditions above do not
     // depend on the bound), and the searches of small bounds are cheap, so
-    // bounds 0, 1, ..., `limits.unroll` are searched in turn until one
+    // bounds 0, 1, ..., `limits.bounds.unroll` are searched in turn until one
     // shows a witness or cuts no path (then "terminates" is complete).
     // Deeper bounds alone reach their witnesses later in the search (e.g.
     // CADP 2_threads_4_instructions/58_simple under FAIR: a witness at
@@ -1244,15 +1245,18 @@ fn search_termination(
     let mut decided: Option<crate::engine::Coverage> = None;
     let mut stopped: Option<(usize, LimitKind)> = None;
     let mut found_at = 0;
-    let first = if limits.termination_shortcuts {
+    let first = if limits.has(Reduction::TerminationShortcuts) {
         0
     } else {
-        limits.unroll
+        limits.bounds.unroll
     };
-    for unroll in first..=limits.unroll {
+    for unroll in first..=limits.bounds.unroll {
         let used = total.executions + total.partial_evaluations;
-        let remaining_time = limits.timeout.map(|t| t.saturating_sub(start.elapsed()));
-        if used >= limits.max_executions {
+        let remaining_time = limits
+            .bounds
+            .timeout
+            .map(|t| t.saturating_sub(start.elapsed()));
+        if used >= limits.bounds.max_executions {
             stopped = Some((unroll, LimitKind::MaxExecutions));
             break;
         }
@@ -1271,13 +1275,16 @@ fn search_termination(
             pending: None,
             witness: None,
             draw,
-            shortcuts: limits.termination_shortcuts,
+            shortcuts: limits.has(Reduction::TerminationShortcuts),
         };
         let bound = Limits {
             endings: true,
-            unroll,
-            max_executions: limits.max_executions - used,
-            timeout: remaining_time,
+            bounds: Bounds {
+                unroll,
+                max_executions: limits.bounds.max_executions - used,
+                timeout: remaining_time,
+                ..limits.bounds
+            },
             ..limits
         };
         let coverage = explore(program, &loaded.cat, bound, &mut search)?;
@@ -1335,8 +1342,8 @@ fn search_termination(
         cut_paths: decided.map_or(0, |c| c.cut_paths),
         unroll: match verdict {
             Verdict::NonTerminating => found_at,
-            Verdict::Terminates => decided.map_or(limits.unroll, |c| c.unroll),
-            Verdict::Undecided => stopped.map_or(limits.unroll, |(u, _)| u),
+            Verdict::Terminates => decided.map_or(limits.bounds.unroll, |c| c.unroll),
+            Verdict::Undecided => stopped.map_or(limits.bounds.unroll, |(u, _)| u),
         },
         truncated,
         stopped_by: if truncated {

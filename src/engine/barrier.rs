@@ -45,7 +45,8 @@
 //! (`analysis::barriers`).
 
 use super::ExecError;
-use super::base::{EventInfo, thread_in_instance};
+use super::instances::thread_in_instance;
+use super::trace::EventInfo;
 use super::trace::{BarrierValues, Ending};
 use crate::ir::{GroupOp, OpKind, Program, Scope, Stmt};
 use crate::relation::Relation;

@@ -4,44 +4,12 @@
 //! barrier instances. MODELS.md documents each name.
 
 use super::ExecError;
+use super::instances::{same_instance, thread_in_instance};
 use super::names;
-use super::trace::{Path, ReadValue, RegValue};
+use super::trace::{EventInfo, Path, ReadValue, RegValue};
 use crate::cat::Env;
-use crate::ir::{Instruction, OpKind, Program, Scope, Stmt, StorageClass};
+use crate::ir::{Instruction, OpKind, Program, Scope, StorageClass};
 use crate::relation::{EventSet, Relation};
-
-/// One event of an execution: an executed instruction and its values.
-#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
-pub struct EventInfo {
-    /// Index into `Program::threads`.
-    pub thread: usize,
-    /// Index of the statement in that thread's code.
-    pub stmt: usize,
-    /// The value the path fixed for a read (`None` for symbolic reads and non-reads).
-    pub read_value: Option<i64>,
-    /// The value written (`None` for non-writes and unknown values).
-    pub write_value: Option<i64>,
-    /// Whether the event writes (a failed compare-exchange only reads).
-    pub writes: bool,
-    /// A named control barrier's id and quorum values.
-    #[serde(skip)]
-    pub barrier: super::trace::BarrierValues,
-    /// A store whose value the candidate execution gives (a read or an
-    /// expression of the skeleton: [`super::Skeleton::exprs`]; see
-    /// [`super::Limits::symbolic_stores`]); `write_value` is `None`.
-    #[serde(skip)]
-    pub derived: Option<RegValue>,
-}
-
-impl EventInfo {
-    /// The instruction of the event.
-    pub fn instruction<'p>(&self, program: &'p Program) -> &'p Instruction {
-        match &program.threads[self.thread].code[self.stmt] {
-            Stmt::Op(i) => i,
-            _ => unreachable!("events are instructions"),
-        }
-    }
-}
 
 /// Per-event facts the candidate enumerator needs.
 pub(crate) struct Facts {
@@ -582,7 +550,7 @@ fn shape_statics(program: &Program, events: &[EventInfo]) -> Result<Shape, ExecE
     );
     env.rel(
         names::RASTO,
-        by_threads(&|ta, tb| super::interlock::rasterized_before(program, ta, tb)),
+        by_threads(&|ta, tb| super::instances::rasterized_before(program, ta, tb)),
     );
 
     // The engine's scoped modification orders follow the specification's
@@ -635,54 +603,6 @@ pub(crate) fn instructions_mutually_ordered(
 /// Whether event `x` is in the instance of scope `s` that contains event `owner`.
 fn in_instance(program: &Program, events: &[EventInfo], x: usize, s: Scope, owner: usize) -> bool {
     thread_in_instance(program, events[x].thread, s, events[owner].thread)
-}
-
-/// Whether thread `x` is in the instance of scope `s` that contains thread `owner`.
-pub(crate) fn thread_in_instance(program: &Program, x: usize, s: Scope, owner: usize) -> bool {
-    same_instance(program, x, s, owner)
-}
-
-/// Whether threads `x` and `y` are in one instance of scope `s`. Every
-/// instance below CrossDevice lies within one device ("shader - accessible
-/// by shader agents for a particular device"; a queue family, workgroup or
-/// subgroup instance is part of one device's shader domain), so two
-/// invocations on different devices share only a CrossDevice instance.
-fn same_instance(program: &Program, x: usize, s: Scope, y: usize) -> bool {
-    let tx = &program.threads[x];
-    let ty = &program.threads[y];
-    // A host thread or a queue submission is in no subgroup, workgroup,
-    // queue family or device scope instance: only its own Invocation
-    // instance and the CrossDevice one ("Each host atomic operation
-    // implicitly uses the CrossDevice scope"; docs/host.md).
-    if program.host.agent(x) != crate::ir::host::Agent::Invocation
-        || program.host.agent(y) != crate::ir::host::Agent::Invocation
-    {
-        return match s {
-            Scope::Invocation => x == y,
-            Scope::CrossDevice => true,
-            _ => false,
-        };
-    }
-    let device = tx.device == ty.device;
-    match s {
-        Scope::Invocation => x == y,
-        Scope::Subgroup => device && tx.subgroup == ty.subgroup,
-        Scope::Workgroup => device && tx.workgroup == ty.workgroup,
-        Scope::QueueFamily => device && tx.queue_family == ty.queue_family,
-        // "fragment interlock instance - accessible by fragment shader
-        // agents that overlap": not a partition (overlap is not
-        // transitive), so membership is decided per pair.
-        Scope::FragmentInterlock => super::interlock::overlap(program, x, y),
-        // "shader call instance - accessible by shader agents that are
-        // shader-call-related": the instance is the invocation's class of
-        // shader-call-related ray tracing invocations.
-        Scope::ShaderCall => {
-            let instances = program.shader_call_instances();
-            instances[x].is_some() && instances[x] == instances[y]
-        }
-        Scope::Device => device,
-        Scope::CrossDevice => true,
-    }
 }
 
 /// The storage classes some semantics of `program` names (failure

@@ -2,9 +2,10 @@
 //! values the paths fixed) and scoped modification orders over
 //! mutually-ordered atomic writes; and the depth-first search over them.
 
-use super::base::{EventInfo, Facts};
+use super::base::Facts;
 use super::names;
-use super::{ExecError, Limits, Skeleton};
+use super::trace::EventInfo;
+use super::{ExecError, Limits, Reduction, Skeleton};
 use crate::cat::Env;
 use crate::ir::Program;
 use crate::relation::{EventSet, Relation};
@@ -162,8 +163,8 @@ pub(crate) fn observation_reads(
     limits: &Limits,
 ) -> Vec<Option<usize>> {
     use super::trace::RegValue;
-    let eligible = limits.read_factoring
-        && limits.orders.location_local_reads
+    let eligible = limits.has(Reduction::ReadFactoring)
+        && limits.profile.location_local_reads
         && !limits.endings
         && program.ssw.is_empty()
         && program.stages.is_empty()
@@ -223,7 +224,7 @@ pub(crate) fn observation_reads(
 
 /// The reads of a skeleton's events and, for each, the writes it may read
 /// from (`None`: the initial value): every write of its location whose
-/// value it can read. `own` (per thread, [`super::Limits::own_forwarding`]):
+/// value it can read. `own` (per thread, [`super::Reduction::OwnForwarding`]):
 /// the locations whose reads read their thread's latest earlier write
 /// there, the initial value when there is none, by the model's
 /// `latest-own-write` declaration (`super::trace::own_locations`: every
@@ -289,7 +290,7 @@ pub(crate) fn rf_choices(
 /// The writes the coherence orders of each location relate, location by
 /// location: atomic writes, or every write when the model's `co` is total.
 fn ordered_writes(n: usize, f: &Facts, limits: &Limits) -> Vec<(usize, Vec<usize>)> {
-    let total = limits.orders.total_co;
+    let total = limits.profile.total_co;
     let ordered = |e: usize| f.is_write[e] && (total || f.atomic[e]);
     let mut locations: Vec<usize> = (0..n)
         .filter(|&e| ordered(e))
@@ -442,7 +443,7 @@ pub(crate) fn symmetry_pairs(
     limits: &Limits,
     groups: &[Vec<usize>],
 ) -> (Vec<(usize, usize)>, u64) {
-    let total = limits.orders.total_co;
+    let total = limits.profile.total_co;
     let ordered = |e: usize| f.is_write[e] && (total || f.atomic[e]);
     let mut pairs = Vec::new();
     let mut within = 1u64;
@@ -485,7 +486,7 @@ pub(crate) fn mo_choices(
     required: &[(usize, usize)],
 ) -> Result<Vec<Vec<(Relation, Relation)>>, ExecError> {
     let n = events.len();
-    let total = limits.orders.total_co;
+    let total = limits.profile.total_co;
     let mut out = Vec::new();
     // The order limit (`--max-writes N`): a location of at most N ordered
     // writes has every order listed, as before; one with more is listed
@@ -494,7 +495,7 @@ pub(crate) fn mo_choices(
     // (`order_steps`): the constraints below (RMW chains, read-write
     // coherence, the visitor's) can keep its orders few. The cap at 8 keeps
     // `--max-writes 12` from spending e*12! steps on a location over it.
-    let most = limits.max_writes_per_location;
+    let most = limits.bounds.max_writes_per_location;
     let budget = order_steps(most.min(MAX_STEP_WRITES));
     for (loc, writes) in ordered_writes(n, f, &limits) {
         let over_limit = || {
@@ -526,7 +527,7 @@ pub(crate) fn mo_choices(
             && writes
                 .iter()
                 .all(|&a| writes.iter().all(|&b| a == b || mutually_ordered(a, b)));
-        let rmw_chain = chain && limits.rmw_filter && limits.orders.rmw_atomicity;
+        let rmw_chain = chain && limits.has(Reduction::RmwFilter) && limits.profile.rmw_atomicity;
         // A visitor's constraint (`Visitor::may_precede`): no order puts a
         // write before another that it may not precede. Sound for the
         // orders of not mutually ordered writes too, where a permutation
@@ -656,17 +657,17 @@ pub(crate) fn sco_choices(
     limits: Limits,
 ) -> Result<Vec<Relation>, ExecError> {
     let n = events.len();
-    if !limits.orders.sc_order {
+    if !limits.profile.sc_order {
         return Ok(vec![Relation::empty(n)]);
     }
     let sc: Vec<usize> = (0..n).filter(|&e| f.seq_cst[e]).collect();
-    if sc.len() > limits.max_writes_per_location {
+    if sc.len() > limits.bounds.max_writes_per_location {
         return Err(ExecError::limit(
             super::LimitKind::MaxWrites,
             format!(
                 "{} sequentially consistent operations: more than the {} whose orders vkmm enumerates (--max-writes)",
                 sc.len(),
-                limits.max_writes_per_location
+                limits.bounds.max_writes_per_location
             ),
         ));
     }
@@ -725,7 +726,7 @@ fn permutations(
 /// Whether the orders listed so far (`listed`) leave the memory bound
 /// intact (checked every 1024 orders).
 fn within_memory(listed: usize, limits: &Limits) -> bool {
-    !listed.is_multiple_of(1024) || !crate::memory::over(limits.max_memory)
+    !listed.is_multiple_of(1024) || !crate::memory::over(limits.bounds.max_memory)
 }
 
 fn memory_error() -> ExecError {

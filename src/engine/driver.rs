@@ -8,7 +8,7 @@
 //! handed to the visitor with its evaluation. The driver owns what all of
 //! them share:
 //!
-//! - **one limit accounting**: [`Limits::max_executions`] bounds the model
+//! - **one limit accounting**: [`Bounds::max_executions`](super::Bounds::max_executions) bounds the model
 //!   evaluations, full candidates and the partial ones evaluated for
 //!   pruning together; a walk that reaches it stops and its [`Coverage`]
 //!   says `truncated`;
@@ -45,7 +45,7 @@
 //! oversubscribing (rayon's nested parallelism shares the pool's threads).
 
 use super::trace::ThreadPaths;
-use super::{Candidate, ExecError, Explorer, Limits, Partial, Skeleton};
+use super::{Candidate, ExecError, Explorer, Limits, Partial, Reduction, Skeleton};
 use crate::cat::{CatError, Env, Evaluation, Model, Prepared};
 use crate::ir::Program;
 use std::cell::{Cell, OnceCell, RefCell};
@@ -310,7 +310,7 @@ pub trait Visitor {
 
     /// Whether the walk may be reduced by the symmetry of interchangeable
     /// threads ([`crate::engine::symmetry`], with
-    /// [`Limits::symmetry`]), and which threads it must keep as they are:
+    /// [`Reduction::Symmetry`]), and which threads it must keep as they are:
     /// `Some(fixed)` (per thread, true: not permuted) from a visitor
     /// whose answers every permutation of the other interchangeable
     /// threads keeps, that counts each candidate
@@ -323,7 +323,7 @@ pub trait Visitor {
 
     /// Whether the walk may be reduced by an automorphism that renames
     /// locations too ([`crate::engine::rotation`], with
-    /// [`Limits::symmetry`], when [`Visitor::symmetry`] finds no class):
+    /// [`Reduction::Symmetry`], when [`Visitor::symmetry`] finds no class):
     /// `Some(shown)` from a visitor whose answers are functions of the
     /// final states over `shown` (an automorphism is used only when it
     /// maps them onto themselves), that records each consistent candidate
@@ -408,7 +408,7 @@ pub trait Visitor {
     /// races, happens-before: see `location-local-reads` in MODELS.md), and
     /// the values its reads read (its `rf_source`, `values`), never its
     /// environment's `rf`. No, the default: every candidate is evaluated
-    /// on its own ([`Limits::read_factoring`] has no effect).
+    /// on its own ([`Reduction::ReadFactoring`] has no effect).
     fn factored(&self) -> bool {
         false
     }
@@ -510,18 +510,9 @@ type Recent = std::sync::Mutex<Vec<(u64, Env, Staged)>>;
 /// parts).
 type MonotoneCache = OnceLock<[Vec<bool>; 2]>;
 
-/// Whether the partial evaluations that prune (reads-from and interlock
-/// orders under way) also start from the walk's last evaluation. Measured
-/// (BENCHMARKS.md, "Incremental evaluation"): no gain, a loss on
-/// barrier-flags-8 (12.5 s against 10.8 s): a partial environment differs
-/// from the candidate before it in many `rf` edges, and the full
-/// evaluation after it then starts from a plan that ran few statements.
-/// Kept as a switch so that the measurement can be repeated.
-const PARTIAL_INCREMENTAL: bool = false;
-
 /// The last model evaluation of one walk (or one part of a parallel walk:
 /// never shared between threads), which the next evaluation starts from
-/// ([`Limits::incremental`](super::Limits::incremental)).
+/// ([`Reduction::Incremental`](super::Reduction::Incremental)).
 type Last = RefCell<Option<Evaluation>>;
 
 impl Staged {
@@ -600,30 +591,20 @@ impl Staged {
     /// False when a partial assignment already violates a check monotone in
     /// what the assignment leaves out (every completion would violate it
     /// too). Errors count as "keep": the full evaluation will report them.
-    fn partial_ok(&self, partial: &Env, kind: Partial, last: Option<&Last>) -> bool {
+    fn partial_ok(&self, partial: &Env, kind: Partial) -> bool {
         let p = self.pruning(kind);
-        let verdict = |eval: &Evaluation| {
-            !eval
-                .checks
-                .iter()
-                .zip(&p.monotone)
-                .any(|(c, &m)| m && !c.passed)
-        };
-        let Some(last) = last else {
-            return self
-                .prepared
-                .evaluate_only(partial, &p.plan)
-                .map_or(true, |e| verdict(&e));
-        };
-        let mut last = last.borrow_mut();
-        let prev = last.take();
-        match self
-            .prepared
-            .evaluate_only_from(partial, &p.plan, prev.as_ref())
-        {
-            Ok(eval) => verdict(last.insert(eval)),
-            Err(_) => true,
-        }
+        // A partial evaluation starts from scratch, not from the walk's
+        // last evaluation: a partial environment differs from the
+        // candidate before it in many `rf` edges, and the full evaluation
+        // after it would then start from a plan that ran few statements.
+        self.prepared
+            .evaluate_only(partial, &p.plan)
+            .map_or(true, |e| {
+                !e.checks
+                    .iter()
+                    .zip(&p.monotone)
+                    .any(|(c, &m)| m && !c.passed)
+            })
     }
 }
 
@@ -700,16 +681,17 @@ impl<'a> Budget<'a> {
             return true;
         }
         let polls = self.polls.fetch_add(1, Ordering::Relaxed) + 1;
-        let hit = if self.evaluations.load(Ordering::Relaxed) >= self.limits.max_executions {
+        let hit = if self.evaluations.load(Ordering::Relaxed) >= self.limits.bounds.max_executions {
             Some(LimitKind::MaxExecutions)
         } else if polls.is_multiple_of(POLLS_PER_CLOCK)
             && self
                 .limits
+                .bounds
                 .timeout
                 .is_some_and(|t| self.start.elapsed() >= t)
         {
             Some(LimitKind::Timeout)
-        } else if crate::memory::over(self.limits.max_memory) {
+        } else if crate::memory::over(self.limits.bounds.max_memory) {
             Some(LimitKind::MaxMemory)
         } else {
             None
@@ -734,6 +716,7 @@ impl<'a> Budget<'a> {
         if n.is_multiple_of(64)
             && self
                 .limits
+                .bounds
                 .timeout
                 .is_some_and(|t| self.start.elapsed() >= t)
         {
@@ -785,7 +768,9 @@ impl<'a, 'b> Walk<'a, 'b> {
         Walk {
             model,
             limits,
-            reads: visitor.reads().filter(|_| limits.lazy_checks),
+            reads: visitor
+                .reads()
+                .filter(|_| limits.has(Reduction::LazyChecks)),
             budget,
             monotone,
         }
@@ -833,7 +818,7 @@ impl<'a, 'b> Walk<'a, 'b> {
                     match Staged::new(
                         self.model,
                         &sk.static_env,
-                        self.limits.specialise,
+                        self.limits.has(Reduction::Specialise),
                         reads.as_deref(),
                         self.monotone,
                     ) {
@@ -858,8 +843,7 @@ impl<'a, 'b> Walk<'a, 'b> {
         // prune and visit closures evaluate in the walk's order, each from
         // the one before.
         let last: Last = RefCell::new(None);
-        let last = self.limits.incremental.then_some(&last);
-        let partial_last = last.filter(|_| PARTIAL_INCREMENTAL);
+        let last = self.limits.has(Reduction::Incremental).then_some(&last);
         // The order filter, the pruning and the candidate visit all talk to
         // the visitor.
         let shared = RefCell::new(&mut *visitor);
@@ -898,7 +882,7 @@ impl<'a, 'b> Walk<'a, 'b> {
                 budget.tick(false, None);
                 evaluations.set(evaluations.get() + 1);
             }
-            staged.partial_ok(env, kind, partial_last)
+            staged.partial_ok(env, kind)
         };
         let mut visit = |cand: &Candidate| {
             if over() {
@@ -983,7 +967,7 @@ fn start<'p>(
         Err(ExecError {
             limit: Some(kind), ..
         }) => Ok(Err(Coverage {
-            unroll: limits.unroll,
+            unroll: limits.bounds.unroll,
             truncated: true,
             stopped_by: Some(kind),
             ..Coverage::default()
@@ -1006,7 +990,7 @@ fn finish(
     let stopped = done.stopped;
     Coverage {
         cut_paths: explorer.cut(),
-        unroll: limits.unroll,
+        unroll: limits.bounds.unroll,
         executions: done.executions,
         partial_evaluations: done.evaluations - done.executions,
         stopped_early: stopped,
@@ -1134,8 +1118,11 @@ fn prefixes_first(
     }
     let started = web_time::Instant::now();
     let share = Limits {
-        max_executions: (limits.max_executions / 2).max(1),
-        timeout: limits.timeout.map(|t| t / 2),
+        bounds: super::Bounds {
+            max_executions: (limits.bounds.max_executions / 2).max(1),
+            timeout: limits.bounds.timeout.map(|t| t / 2),
+            ..limits.bounds
+        },
         ..limits
     };
     let budget = Budget::new(share, progress);
@@ -1145,8 +1132,17 @@ fn prefixes_first(
     let (done, stopped_by) = walk_stopped(explorer, &walk, visitor, false)?;
     visitor.prefixes_end();
     let rest = Limits {
-        max_executions: limits.max_executions.saturating_sub(done.evaluations),
-        timeout: limits.timeout.map(|t| t.saturating_sub(started.elapsed())),
+        bounds: super::Bounds {
+            max_executions: limits
+                .bounds
+                .max_executions
+                .saturating_sub(done.evaluations),
+            timeout: limits
+                .bounds
+                .timeout
+                .map(|t| t.saturating_sub(started.elapsed())),
+            ..limits.bounds
+        },
         ..limits
     };
     Ok(Some(PrefixesFirst {

@@ -12,8 +12,8 @@
 //! dependency chain is a sequence of them, so the derived relation is their
 //! transitive closure.
 
-use super::base::EventInfo;
 use super::names;
+use super::trace::EventInfo;
 use crate::cat::Env;
 use crate::ir::host::{Agent, ApiOp, ClCommandKind, Mapping, Svm, SyncKind};
 use crate::ir::{Instruction, OpKind, Program};

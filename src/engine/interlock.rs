@@ -14,33 +14,11 @@
 //! in an unordered mode every order is a candidate.
 
 use super::ExecError;
-use super::base::EventInfo;
+use super::instances::{overlap, rasterized_before};
+use super::trace::EventInfo;
 use crate::ir::{OpKind, Program};
 use crate::relation::Relation;
 use std::collections::BTreeSet;
-
-/// Whether threads `x` and `y` are fragment invocations whose coverage
-/// overlaps under the program's interlock granularity, in one subpass of
-/// one queue family on one device. Reflexive on fragment invocations.
-pub(crate) fn overlap(program: &Program, x: usize, y: usize) -> bool {
-    let (tx, ty) = (&program.threads[x], &program.threads[y]);
-    let (Some(fx), Some(fy)) = (&tx.fragment, &ty.fragment) else {
-        return false;
-    };
-    tx.device == ty.device
-        && tx.queue_family == ty.queue_family
-        && fx.overlaps(fy, program.interlock.granularity)
-}
-
-/// Whether fragment invocation `x` comes before `y` in rasterization order:
-/// they overlap and `x`'s primitive is earlier in primitive order.
-pub(crate) fn rasterized_before(program: &Program, x: usize, y: usize) -> bool {
-    overlap(program, x, y)
-        && match (&program.threads[x].fragment, &program.threads[y].fragment) {
-            (Some(fx), Some(fy)) => fx.primitive < fy.primitive,
-            _ => false,
-        }
-}
 
 /// The interlock orders of one combination of paths: each relates every
 /// event of `F1` to every event of `F2` when `F1` is ordered before `F2`.

@@ -15,26 +15,25 @@
 pub mod barrier;
 mod base;
 mod candidates;
-mod chains;
 pub mod driver;
-mod extension;
 mod host;
+mod instances;
 mod interlock;
-pub mod names;
-pub mod rotation;
-pub mod symmetry;
+pub use crate::model::names;
+pub mod reduce;
 pub mod trace;
 pub mod undefined;
 pub mod values;
 
 pub use barrier::{BarrierGroup, BarrierKey};
-pub use base::{EventInfo, scope_set_name};
+pub use base::scope_set_name;
 pub use candidates::{Candidate, FactorGroup, Factors, OrderChoice, Partial, Prune, Slices};
 pub use driver::{
     CheckError, Coverage, LimitKind, Progress, ProgressFn, Split, Visitor, explore, explore_split,
     explore_with_progress, stopped_at,
 };
-pub use trace::{BarrierValues, Ending, PathEvent, ReadValue, RegValue, Stuck};
+pub use reduce::{Reduction, Reductions, rotation, symmetry};
+pub use trace::{BarrierValues, Ending, EventInfo, PathEvent, ReadValue, RegValue, Stuck};
 
 use crate::cat::Env;
 use crate::ir::Program;
@@ -72,9 +71,52 @@ impl ExecError {
     }
 }
 
-/// Limits that keep enumeration bounded.
+/// What one search runs under: the user's [`Bounds`], the [`Reductions`]
+/// it may use, the model's [`Profile`], and the walk's modes.
 #[derive(Clone, Copy, Debug)]
 pub struct Limits {
+    /// What the user bounds the search by.
+    pub bounds: Bounds,
+    /// The reductions the search may use ([`reduce`]; all by default, none
+    /// for the reference enumeration).
+    pub reductions: Reductions,
+    /// What the model declares about itself (set from the model by
+    /// [`Limits::for_model`]).
+    pub profile: Profile,
+    /// Also list the paths that end stuck in a loop or stop part-way
+    /// ([`trace::Ending`]), for termination questions. Off: complete paths only.
+    pub endings: bool,
+    /// The threads one search may use ([`driver::explore_split`]): 1, the
+    /// default, walks sequentially; more splits a search whose visitor can
+    /// be split ([`driver::Split`]) into parts explored in parallel on the
+    /// current rayon pool (with the `parallel` feature; without it, or for
+    /// a visitor that cannot be split, the walk is sequential). The answer
+    /// is the same either way: only the time differs.
+    pub threads: usize,
+    /// Walk the undefined initial values of [`Program::undefined`] over
+    /// [`undefined::Domain`]. Off: every location starts at its
+    /// `initial_values` entry, undefined or not (the bypass the
+    /// differential tests compare with; a program without undefined
+    /// locations walks the same either way).
+    pub undefined_values: bool,
+    /// Where data races are asked and the unrolling bound cut paths, also
+    /// walk the executions in which a thread whose path was cut stops at
+    /// the cut (its events before the statement that would exceed the
+    /// bound: [`trace::ThreadPaths::cut_prefixes`]), as Dat3M's unrolled
+    /// program ends a thread at its bound event. A race found there is a
+    /// race within the bound; the final states, the condition and the
+    /// execution counts never include those executions
+    /// ([`driver::Visitor::prefixes`]). Off (`--no-prefix-races`): cut
+    /// paths are dropped and a race among their events is never seen. Not
+    /// a reduction: it changes which executions are asked about, so the
+    /// reference enumeration keeps it.
+    pub prefix_races: bool,
+}
+
+/// The bounds a user sets on one search; past any of them the answer is
+/// undecided, never a verdict.
+#[derive(Clone, Copy, Debug)]
+pub struct Bounds {
     /// The order limit: every order of a location with at most this many
     /// ordered writes is listed (orders grow as the factorial of this
     /// number); a location with more within a budget of listing steps, as
@@ -90,18 +132,9 @@ pub struct Limits {
     /// The most candidate executions one litmus test may evaluate; past it
     /// the search stops and the result says it is truncated.
     pub max_executions: u64,
-    /// The order relations to enumerate (set from the model: see [`Orders::for_model`]).
-    pub orders: Orders,
     /// The longest one walk of the candidate space may take; past it the
     /// search stops and the result says it is truncated.
     pub timeout: Option<std::time::Duration>,
-    /// Run side-effect-free spin loops as awaits (only the iteration that
-    /// leaves the loop; [`trace::spin_loops`]) instead of unrolling them.
-    /// Off: every loop is unrolled (the reference enumeration).
-    pub spin_reduction: bool,
-    /// Also list the paths that end stuck in a loop or stop part-way
-    /// ([`trace::Ending`]), for termination questions. Off: complete paths only.
-    pub endings: bool,
     /// The most paths one thread may have (`--max-paths`); past it the
     /// answer is undecided.
     pub max_paths: usize,
@@ -110,140 +143,27 @@ pub struct Limits {
     /// undecided. Enforced only where [`crate::memory::CountingAllocator`]
     /// is the global allocator (the `vkmm` binary installs it).
     pub max_memory: Option<usize>,
-    /// Skip the reads-from choices of RMWs that the model's declared
-    /// atomicity forbids ([`Orders::rmw_atomicity`]). Off: every choice is
-    /// evaluated (the reference the differential tests compare with).
-    pub rmw_filter: bool,
-    /// The termination search's shortcuts: iterative deepening over the
-    /// unrolling bound, and orders listed only where memory fairness allows
-    /// them ([`crate::analysis::termination`]). Off: one search at the
-    /// bound, every order listed (the reference the differential tests
-    /// compare with).
-    pub termination_shortcuts: bool,
-    /// Partially evaluate the model's dynamic statements for each test
-    /// (`crate::cat::Model::prepare`). Off: every statement that reads a
-    /// dynamic name is evaluated as written (the reference the
-    /// differential tests compare with).
-    pub specialise: bool,
-    /// Walk the undefined initial values of [`Program::undefined`] over
-    /// [`undefined::Domain`]. Off: every location starts at its
-    /// `initial_values` entry, undefined or not (the bypass the
-    /// differential test `tests/differential_undefined.rs` compares with;
-    /// a program without undefined locations walks the same either way).
-    pub undefined_values: bool,
-    /// Evaluate the model lazily for questions that read only consistency,
-    /// flags and a few bindings ([`driver::Visitor::reads`]): the checks
-    /// cheapest first, stopping at the first that fails, and no statement
-    /// the question does not need. Off: every statement for every
-    /// candidate (the reference the differential test
-    /// `tests/differential_lazy.rs` compares with).
-    pub lazy_checks: bool,
-    /// Evaluate the model for each candidate (and each partial one checked
-    /// on the way) from the previous evaluation of the same walk
-    /// (`crate::cat::Prepared::evaluate_lazily_from`): only the statements
-    /// whose inputs changed run again, a recomputed binding equal to its
-    /// previous value changes nothing downstream (early cutoff). Off: every
-    /// evaluation from scratch (the oracle the differential tests compare
-    /// with; the same answers and counts either way).
-    pub incremental: bool,
-    /// Let a read of a location no other thread writes (and its own thread
-    /// accesses through one reference) return only its thread's latest
-    /// earlier write there, or the initial value when there is none, when
-    /// the model declares that this holds ([`Orders::latest_own_write`];
-    /// see [`trace::own_locations`]). Off: such a read ranges over the
-    /// location's whole value domain (the reference enumeration).
-    pub own_write_filter: bool,
-    /// With [`Limits::own_write_filter`] and [`Limits::symbolic_stores`]:
-    /// a plain read of such a location whose thread's latest earlier write
-    /// there is derived (its value a function of symbolic reads) takes
-    /// that write's term as its value, and is made concrete when the term
-    /// is ([`trace`], `fix_read`). Off: the read's register is a symbolic
-    /// read of its own, made concrete over the location's whole value
-    /// domain when something needs its value (the reference enumeration).
-    pub own_forwarding: bool,
-    /// Combinations of thread paths chosen thread by thread, a partial
-    /// combination dropped with all its completions as soon as a value one
-    /// of its reads needs is neither the initial value nor written by
-    /// another chosen path or by some path of a thread still to choose
-    /// ([`Explorer::block_with`]). The combinations that reach the search
-    /// are the same, in the same order: only the walk to them is shorter.
-    /// Off: the flat walk over every combination (the reference).
-    pub path_pruning: bool,
-    /// Under each combination of coherence (and SC) orders, the model's
-    /// checks monotone in `rf` asked once with only the forced reads
-    /// assigned, before the reads-from search (`candidates::search`): a
-    /// wrong order is refuted once, not once per candidate. Skips only
-    /// inconsistent candidates. Off: the reads-from search under every
-    /// order (the reference).
-    pub order_pruning: bool,
-    /// The threads one search may use ([`driver::explore_split`]): 1, the
-    /// default, walks sequentially; more splits a search whose visitor can
-    /// be split ([`driver::Split`]) into parts explored in parallel on the
-    /// current rayon pool (with the `parallel` feature; without it, or for
-    /// a visitor that cannot be split, the walk is sequential). The answer
-    /// is the same either way: only the time differs.
-    pub threads: usize,
-    /// Where only the final states or the condition's verdict are asked
-    /// (suites deciding the condition, `refines`), walk outcome-directed
-    /// ([`crate::analysis::litmus`]): a candidate whose final state is
-    /// known before its evaluation is not evaluated when that state is
-    /// already recorded or, for a verdict, cannot decide it (fails the
-    /// filter, or is no witness of `exists`/`~exists` nor a counterexample
-    /// of `forall`). Off: every candidate is evaluated until the verdict is
-    /// known (the full walk, the oracle of `tests/condition_directed.rs`).
-    pub outcome_directed: bool,
-    /// Keep a read symbolic when its value only flows into stores,
-    /// registers and local arithmetic ([`trace::explore_with_domains`]):
-    /// one path where there was one per value of the read, the stores'
-    /// values computed per candidate execution from what the reads read
-    /// ([`values`]). Off: such reads are made concrete, one path per value
-    /// of their location's domain (the reference enumeration). Never while
-    /// exploring endings (the termination search compares values along
-    /// loop iterations).
-    pub symbolic_stores: bool,
-    /// Symmetry reduction of interchangeable threads, for the walks whose
-    /// visitor asks for it ([`symmetry`], [`driver::Visitor::symmetry`]):
-    /// one execution per orbit under the permutations of identical
-    /// threads, counted for its orbit. Off: every execution is walked (the
-    /// reference enumeration).
-    pub symmetry: bool,
-    /// Where data races are asked and the unrolling bound cut paths, also
-    /// walk the executions in which a thread whose path was cut stops at
-    /// the cut (its events before the statement that would exceed the
-    /// bound: [`trace::ThreadPaths::cut_prefixes`]), as Dat3M's unrolled
-    /// program ends a thread at its bound event. A race found there is a
-    /// race within the bound; the final states, the condition and the
-    /// execution counts never include those executions
-    /// ([`driver::Visitor::prefixes`]). Off (`--no-prefix-races`): cut
-    /// paths are dropped and a race among their events is never seen. Not
-    /// a search lever: it changes which executions are asked about, so the
-    /// reference enumeration keeps it.
-    pub prefix_races: bool,
-    /// In the walk over executions stopping at the bound that follows a
-    /// finished complete walk, a combination in which every stopped thread
-    /// spins forever at an await and each extends to one of its complete
-    /// paths by reads of a maximal write is not walked: its races are
-    /// races of a complete execution the complete walk listed
-    /// ([`Explorer::set_spin_extension`]; only with a model declaring
-    /// `await-extension`). Off (`--no-spin-extension`): every such
-    /// combination is walked (the reference).
-    pub spin_extension: bool,
-    /// Factor the reads-from choices of observation reads by location
-    /// (only with a model declaring `location-local-reads`, a program
-    /// without the features the argument excludes, and a visitor that
-    /// takes factored candidates: [`candidates::observation_reads`],
-    /// [`driver::Visitor::factored`]): under each choice of everything
-    /// else, each location's observation reads are searched on their own
-    /// and the product of the consistent choices is handed to the visitor
-    /// with one evaluation. Off (`--no-read-factoring`): every
-    /// combination of their choices is evaluated (the reference).
-    pub read_factoring: bool,
 }
 
-/// Which order relations the model reads, so that the engine enumerates
-/// only those (MODELS.md, "Dynamic base names").
+impl Default for Bounds {
+    fn default() -> Self {
+        Bounds {
+            max_writes_per_location: 8,
+            unroll: DEFAULT_UNROLL,
+            max_executions: DEFAULT_MAX_EXECUTIONS,
+            timeout: None,
+            max_paths: DEFAULT_MAX_PATHS,
+            max_memory: Some(DEFAULT_MAX_MEMORY),
+        }
+    }
+}
+
+/// What the model says about itself that the search reads: the order
+/// relations it names, so that the engine enumerates only those (MODELS.md,
+/// "Dynamic base names"), and the facts it declares that reductions rest
+/// on ([`reduce::Requires`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Orders {
+pub struct Profile {
     /// `co` is a strict total order of all writes to each location (herd's
     /// coherence order) and `asmo` its restriction to mutually-ordered atomic
     /// writes. When false, only the scoped modification orders `asmo` are
@@ -255,54 +175,51 @@ pub struct Orders {
     /// `ilo` ranges over the interlock orders of the fragment invocations
     /// (docs/interlock.md). When false it is empty.
     pub interlock_order: bool,
-    /// The model declares `rmw-atomicity` (its profile): an RMW reads only
-    /// from its immediate `asmo` predecessor among the writes `asmo` relates
-    /// to it, so the search skips its other reads-from choices under each
-    /// order (with [`Limits::rmw_filter`]).
+    /// The model declares `rmw-atomicity`: an RMW reads only from its
+    /// immediate `asmo` predecessor among the writes `asmo` relates to it,
+    /// so the search skips its other reads-from choices under each order
+    /// (with [`Reduction::RmwFilter`]).
     pub rmw_atomicity: bool,
-    /// The model declares `read-write-coherence` (its profile): a write a
-    /// read has as its only reads-from choice is `asmo`-before every write
-    /// mutually ordered with it that the read precedes in program order
-    /// through its reference; with [`Limits::order_pruning`] no order
-    /// putting such a pair the other way round is listed.
+    /// The model declares `read-write-coherence`: a write a read has as its
+    /// only reads-from choice is `asmo`-before every write mutually ordered
+    /// with it that the read precedes in program order through its
+    /// reference; with [`Reduction::OrderPruning`] no order putting such a
+    /// pair the other way round is listed.
     pub read_write_coherence: bool,
-    /// The model declares `write-write-coherence` (its profile): a write
-    /// is `asmo`-before every write mutually ordered with it that it
-    /// precedes in program order through its reference; with
-    /// [`Limits::order_pruning`] no order putting such a pair the other
-    /// way round is listed.
+    /// The model declares `write-write-coherence`: a write is `asmo`-before
+    /// every write mutually ordered with it that it precedes in program
+    /// order through its reference; with [`Reduction::OrderPruning`] no
+    /// order putting such a pair the other way round is listed.
     pub write_write_coherence: bool,
-    /// The model declares `co-write-write-coherence` (its profile): a write
-    /// is `co`-before every write of its location it is sequenced before
-    /// in its thread, when both are in one of these storage classes (a
-    /// mask, bit k: class k; 0: not declared); with
-    /// [`Limits::order_pruning`] and a total `co` no order putting such a
-    /// pair the other way round is listed
-    /// (`candidates::sequenced_write_pairs`).
+    /// The model declares `co-write-write-coherence`: a write is
+    /// `co`-before every write of its location it is sequenced before in
+    /// its thread, when both are in one of these storage classes (a mask,
+    /// bit k: class k; 0: not declared); with [`Reduction::OrderPruning`]
+    /// and a total `co` no order putting such a pair the other way round
+    /// is listed (`candidates::sequenced_write_pairs`).
     pub co_write_write_coherence: u64,
-    /// The model declares `await-extension` (its profile): reads appended
-    /// after a thread's last event, each reading a maximal write of its
-    /// location, keep a consistent execution consistent and its races
+    /// The model declares `await-extension`: reads appended after a
+    /// thread's last event, each reading a maximal write of its location,
+    /// keep a consistent execution consistent and its races
     /// ([`Explorer::set_spin_extension`]).
     pub await_extension: bool,
-    /// The model declares `location-local-reads` (its profile): the
-    /// reads-from choices of observation reads are independent from
-    /// location to location and nothing but consistency reads them (with
-    /// [`Limits::read_factoring`]).
+    /// The model declares `location-local-reads`: the reads-from choices of
+    /// observation reads are independent from location to location and
+    /// nothing but consistency reads them (with [`Reduction::ReadFactoring`]).
     pub location_local_reads: bool,
-    /// The model declares `latest-own-write` (its profile): a read of a
-    /// location that only its own thread writes, through the read's
-    /// reference, reads the thread's latest earlier write there (the
-    /// initial value when there is none); the per-thread paths then give
-    /// such a read that value only (with [`Limits::own_write_filter`]).
-    /// A mask of the storage classes it holds for (bit k: class k; 0: the
-    /// model does not declare it; every bit: all classes).
+    /// The model declares `latest-own-write`: a read of a location that
+    /// only its own thread writes, through the read's reference, reads the
+    /// thread's latest earlier write there (the initial value when there is
+    /// none); the per-thread paths then give such a read that value only
+    /// (with [`Reduction::OwnWriteFilter`]). A mask of the storage classes
+    /// it holds for (bit k: class k; 0: the model does not declare it;
+    /// every bit: all classes).
     pub latest_own_write: u64,
 }
 
-impl Default for Orders {
+impl Default for Profile {
     fn default() -> Self {
-        Orders {
+        Profile {
             total_co: false,
             sc_order: true,
             interlock_order: true,
@@ -318,67 +235,64 @@ impl Default for Orders {
 }
 
 impl Limits {
-    /// These limits with every search lever off: spin loops unrolled, every
-    /// reads-from choice of an RMW evaluated, the termination search at the
-    /// bound with every order, the model evaluated as written, every
-    /// statement for every candidate (the
-    /// reference enumeration, `--engine reference`, the oracle of the
-    /// differential tests). Bounds and limits are kept.
+    /// These limits with every reduction off (the reference enumeration,
+    /// `--engine reference`, the oracle of the differential tests). Bounds,
+    /// profile and modes are kept.
     pub fn reference(self) -> Limits {
         Limits {
-            spin_reduction: false,
-            rmw_filter: false,
-            termination_shortcuts: false,
-            specialise: false,
-            lazy_checks: false,
-            incremental: false,
-            own_write_filter: false,
-            own_forwarding: false,
-            path_pruning: false,
-            order_pruning: false,
-            outcome_directed: false,
-            symbolic_stores: false,
-            symmetry: false,
-            spin_extension: false,
-            read_factoring: false,
+            reductions: Reductions::none(),
             ..self
         }
     }
 
-    /// These limits, enumerating the orders `model` names.
+    /// These limits with `r` on or off.
+    pub fn with(self, r: Reduction, on: bool) -> Limits {
+        Limits {
+            reductions: self.reductions.with(r, on),
+            ..self
+        }
+    }
+
+    /// Whether the search may use `r`.
+    pub fn has(&self, r: Reduction) -> bool {
+        self.reductions.has(r)
+    }
+
+    /// These limits, with the profile of `model`.
     pub fn for_model(self, model: &crate::cat::Model) -> Limits {
         Limits {
-            orders: Orders::for_model(model),
+            profile: Profile::for_model(model),
             ..self
         }
     }
 }
 
-impl Orders {
-    /// The orders a model needs: a total `co` if it names `co`, SC orders if
-    /// it names `sco`.
-    pub fn for_model(model: &crate::cat::Model) -> Orders {
+impl Profile {
+    /// The profile of a model: a total `co` if it names `co`, SC orders if
+    /// it names `sco`, interlock orders if it names `ilo`, and the facts
+    /// its declarations state.
+    pub fn for_model(model: &crate::cat::Model) -> Profile {
+        use crate::model::profile as p;
         let names = model.free_names();
         let uses = |n: &str| names.iter().any(|m| m == n);
-        Orders {
+        Profile {
             total_co: uses(names::CO),
             sc_order: uses(names::SCO),
             interlock_order: uses(names::ILO),
-            rmw_atomicity: crate::model::profile::declares_rmw_atomicity(model),
-            read_write_coherence: crate::model::profile::declares_read_write_coherence(model),
-            write_write_coherence: crate::model::profile::declares_write_write_coherence(model),
-            co_write_write_coherence: crate::model::profile::declares_co_write_write_coherence(
-                model,
-            ),
-            await_extension: crate::model::profile::declares_await_extension(model),
-            location_local_reads: crate::model::profile::declares_location_local_reads(model),
-            latest_own_write: crate::model::profile::declares_latest_own_write(model),
+            rmw_atomicity: p::declares_rmw_atomicity(model),
+            read_write_coherence: p::declares_read_write_coherence(model),
+            write_write_coherence: p::declares_write_write_coherence(model),
+            co_write_write_coherence: p::declares_co_write_write_coherence(model),
+            await_extension: p::declares_await_extension(model),
+            location_local_reads: p::declares_location_local_reads(model),
+            latest_own_write: p::declares_latest_own_write(model),
         }
     }
 
-    /// The orders either of two models needs.
-    pub fn union(self, other: Orders) -> Orders {
-        Orders {
+    /// What either of two models needs: the orders either names, the facts
+    /// both declare.
+    pub fn union(self, other: Profile) -> Profile {
+        Profile {
             total_co: self.total_co || other.total_co,
             sc_order: self.sc_order || other.sc_order,
             interlock_order: self.interlock_order || other.interlock_order,
@@ -409,32 +323,13 @@ pub const DEFAULT_UNROLL: usize = 2;
 impl Default for Limits {
     fn default() -> Self {
         Limits {
-            max_writes_per_location: 8,
-            unroll: DEFAULT_UNROLL,
-            max_executions: DEFAULT_MAX_EXECUTIONS,
-            orders: Orders::default(),
-            timeout: None,
-            spin_reduction: true,
+            bounds: Bounds::default(),
+            reductions: Reductions::all(),
+            profile: Profile::default(),
             endings: false,
-            max_paths: DEFAULT_MAX_PATHS,
-            max_memory: Some(DEFAULT_MAX_MEMORY),
-            rmw_filter: true,
-            termination_shortcuts: true,
-            specialise: true,
-            undefined_values: true,
-            lazy_checks: true,
-            incremental: true,
-            own_write_filter: true,
-            own_forwarding: true,
-            path_pruning: true,
-            order_pruning: true,
             threads: 1,
-            outcome_directed: true,
-            symbolic_stores: true,
-            symmetry: true,
+            undefined_values: true,
             prefix_races: true,
-            spin_extension: true,
-            read_factoring: true,
         }
     }
 }
@@ -527,10 +422,6 @@ pub struct Explorer<'p> {
     /// The partial combinations the pruned walk chose a path for
     /// ([`Explorer::take_walk_nodes`]).
     walk_nodes: std::cell::Cell<u64>,
-    /// Whether the pruned walk checks the balances of RMW chains
-    /// ([`chains`]; on, turned off by the tests comparing the walk with
-    /// and without).
-    chain_flow: bool,
     /// What the tests of [`chains`] look at: the partial combinations the
     /// balances alone dropped, and the combinations that reached the end
     /// of the walk (path numbers per thread, `usize::MAX` for a thread not
@@ -538,7 +429,7 @@ pub struct Explorer<'p> {
     #[cfg(test)]
     flow_log: std::cell::RefCell<(Combinations, Combinations)>,
     /// Per thread, the locations whose reads have their reads-from pinned
-    /// to the thread's latest earlier write ([`Limits::own_forwarding`];
+    /// to the thread's latest earlier write ([`Reduction::OwnForwarding`];
     /// [`trace::own_sets`], computed once).
     own: std::sync::Arc<Vec<std::collections::HashSet<usize>>>,
     /// The static environments of the skeletons built, per shape
@@ -571,7 +462,6 @@ impl<'p> Explorer<'p> {
             spin_needs: Vec::new(),
             extended: std::cell::Cell::new(0),
             walk_nodes: std::cell::Cell::new(0),
-            chain_flow: true,
             #[cfg(test)]
             flow_log: Default::default(),
             own: std::sync::Arc::new(own_pinned(program, &limits)),
@@ -584,10 +474,10 @@ impl<'p> Explorer<'p> {
     /// default): only the combinations of paths whose path numbers do not
     /// decrease along each class are built, and each skeleton says what it
     /// stands for ([`Skeleton::multiplicity`]). Only with
-    /// [`Limits::symmetry`].
+    /// [`Reduction::Symmetry`].
     pub fn set_symmetry(&mut self, fixed: Option<&[bool]>) {
         self.symmetry = fixed
-            .filter(|_| self.limits.symmetry)
+            .filter(|_| self.limits.has(Reduction::Symmetry))
             .and_then(|f| symmetry::Symmetry::of(self.program, &self.threads, f))
             .map(std::sync::Arc::new);
     }
@@ -601,12 +491,12 @@ impl<'p> Explorer<'p> {
     /// renames locations ([`rotation`]; `None`: no reduction, the default)
     /// mapping `shown` onto itself: only the combinations of paths least in
     /// their orbit are built, and each skeleton says how many images it
-    /// stands for ([`Skeleton::rotation`]). Only with [`Limits::symmetry`],
+    /// stands for ([`Skeleton::rotation`]). Only with [`Reduction::Symmetry`],
     /// and only when the walk has no classes of interchangeable threads
     /// ([`Explorer::set_symmetry`], called first).
     pub fn set_rotation(&mut self, shown: Option<&rotation::Shown>) {
         self.rotation = shown
-            .filter(|_| self.limits.symmetry && self.symmetry.is_none())
+            .filter(|_| self.limits.has(Reduction::Symmetry) && self.symmetry.is_none())
             .and_then(|s| rotation::Rotation::of(self.program, &self.threads, s))
             .map(std::sync::Arc::new);
     }
@@ -630,11 +520,12 @@ impl<'p> Explorer<'p> {
     /// executions stopping at the bound turns it on, where neither
     /// matters (its visitor wants every combination but those blocked at
     /// a barrier, and reports no stall).
+    /// Only with [`Reduction::WritePruning`].
     pub fn set_write_pruning(&mut self, on: bool) {
-        self.write_pruning = on;
+        self.write_pruning = on && self.limits.has(Reduction::WritePruning);
     }
 
-    /// With `on` (and [`Limits::spin_extension`], a model declaring
+    /// With `on` (and [`Reduction::SpinExtension`], a model declaring
     /// `await-extension`, and a program without control barriers, group
     /// functions, host threads or out-of-bounds sites), the walk over
     /// combinations of paths skips one whose stopped threads all spin
@@ -686,8 +577,8 @@ impl<'p> Explorer<'p> {
         self.spin_needs.clear();
         let program = self.program;
         let eligible = on
-            && self.limits.spin_extension
-            && self.limits.orders.await_extension
+            && self.limits.has(Reduction::SpinExtension)
+            && self.limits.profile.await_extension
             && !self.limits.endings
             && !self.has_group_functions
             && program.out_of_bounds.is_empty()
@@ -1156,7 +1047,7 @@ impl<'p> Explorer<'p> {
         if block.len() != self.threads.len() || block.iter().any(|t| t.is_empty()) {
             return Ok(ControlFlow::Continue(()));
         }
-        if self.limits.path_pruning {
+        if self.limits.has(Reduction::PathPruning) {
             return self.block_pruned(block, initial, f);
         }
         let mut idx = vec![0usize; self.threads.len()];
@@ -1314,7 +1205,7 @@ impl<'p> Explorer<'p> {
         Ok(ControlFlow::Continue(()))
     }
 
-    /// [`Explorer::block_with`] with [`Limits::path_pruning`]: the
+    /// [`Explorer::block_with`] with [`Reduction::PathPruning`]: the
     /// combinations of the block's paths chosen thread by thread, the last
     /// thread first (so the combinations come in the flat walk's order, the
     /// first thread's path changing fastest), and a partial combination
@@ -1418,7 +1309,7 @@ impl<'p> Explorer<'p> {
         // (`candidates::mo_choices`), which a count of writes cannot tell.
         let mut write_locations: HashMap<usize, usize> = HashMap::new();
         let ordered_writes: Vec<Vec<Vec<usize>>> = if self.write_pruning {
-            let total = self.limits.orders.total_co;
+            let total = self.limits.profile.total_co;
             block
                 .iter()
                 .enumerate()
@@ -1521,7 +1412,8 @@ impl<'p> Explorer<'p> {
         });
         let mut walk = PrunedWalk {
             flow: self
-                .chain_flow
+                .limits
+                .has(Reduction::ChainFlow)
                 .then(|| self.chain_flow(block, &rmw_ids, &rmw_event))
                 .flatten(),
             spin: self.spin_block(block),
@@ -1536,7 +1428,7 @@ impl<'p> Explorer<'p> {
             idx: vec![0; threads],
             ordered_writes: &ordered_writes,
             written: vec![0; write_locations.len()],
-            max_writes: self.limits.max_writes_per_location,
+            max_writes: self.limits.bounds.max_writes_per_location,
             // Per thread: the least path number the threads of its class
             // before it can take (a property of the block: computed once,
             // not at every partial combination).
@@ -1657,10 +1549,10 @@ impl<'p> Explorer<'p> {
 /// iterations, or in two threads). None when some write's location is
 /// not known statically.
 /// Per thread, the locations whose reads read only the thread's latest
-/// earlier write there ([`Limits::own_forwarding`] with the latest-own-write
+/// earlier write there ([`Reduction::OwnForwarding`] with the latest-own-write
 /// filter: [`trace::own_sets`]); empty sets with the lever off.
 fn own_pinned(program: &Program, limits: &Limits) -> Vec<std::collections::HashSet<usize>> {
-    if limits.own_forwarding {
+    if limits.has(Reduction::OwnForwarding) {
         trace::own_sets(program, limits)
     } else {
         vec![std::collections::HashSet::new(); program.threads.len()]
@@ -1669,7 +1561,7 @@ fn own_pinned(program: &Program, limits: &Limits) -> Vec<std::collections::HashS
 
 fn rmw_chain_locations(program: &Program, limits: &Limits) -> Vec<bool> {
     let n = program.locations.len();
-    if !(limits.rmw_filter && limits.orders.rmw_atomicity) {
+    if !(limits.has(Reduction::RmwFilter) && limits.profile.rmw_atomicity) {
         return vec![false; n];
     }
     let mut writers: Vec<Vec<(usize, &crate::ir::Instruction)>> = vec![Vec::new(); n];
@@ -1735,10 +1627,10 @@ struct PathValues {
 struct PrunedWalk<'a> {
     /// The balances of RMW chains the threads still to choose must make
     /// up ([`chains`]); `None` when no location is checked that way.
-    flow: Option<chains::ChainFlow>,
+    flow: Option<reduce::ChainFlow>,
     /// With [`Explorer::set_spin_extension`] on: what the threads still to
     /// choose can do, per level ([`extension`]).
-    spin: Option<extension::SpinBlock<'a>>,
+    spin: Option<reduce::SpinBlock<'a>>,
     /// With symmetry reduction, per thread: the least path number it may
     /// take ([`Explorer::pruned_level`]); empty without.
     least: Vec<Option<usize>>,
@@ -1877,10 +1769,10 @@ pub struct Skeleton {
     /// ([`barrier`]).
     pub barriers: Vec<BarrierGroup>,
     /// Restrict RMW reads to their immediate `asmo` predecessor under each
-    /// order ([`Orders::rmw_atomicity`] and [`Limits::rmw_filter`]).
+    /// order ([`Profile::rmw_atomicity`] and [`Reduction::RmwFilter`]).
     pub rmw_filter: bool,
     /// Ask the pruning callback under each combination of coherence orders
-    /// with only the forced reads assigned ([`Limits::order_pruning`]).
+    /// with only the forced reads assigned ([`Reduction::OrderPruning`]).
     pub order_pruning: bool,
     /// The initial value of each location in this skeleton's executions:
     /// the program's, with one value of [`undefined::Domain`] for each
@@ -1980,12 +1872,13 @@ impl Skeleton {
     ) -> Result<(), ExecError> {
         if let Some(pending) = self.unlisted.take() {
             let (facts, limits) = &*pending;
-            let mut required = if limits.order_pruning && limits.orders.read_write_coherence {
-                candidates::coherence_pairs(&self.events, facts, &self.reads, &self.rf_choices)
-            } else {
-                Vec::new()
-            };
-            if limits.order_pruning && limits.orders.write_write_coherence {
+            let mut required =
+                if limits.has(Reduction::OrderPruning) && limits.profile.read_write_coherence {
+                    candidates::coherence_pairs(&self.events, facts, &self.reads, &self.rf_choices)
+                } else {
+                    Vec::new()
+                };
+            if limits.has(Reduction::OrderPruning) && limits.profile.write_write_coherence {
                 required.extend(candidates::write_pairs(&self.events, facts));
             }
             required.extend(facts.sequenced_writes.iter().copied());
@@ -2031,16 +1924,16 @@ impl Skeleton {
             }
         }
         let (reads, rf_choices) = candidates::rf_choices(&events, &facts, own);
-        let classes = limits.orders.co_write_write_coherence;
-        if limits.order_pruning && limits.orders.total_co && classes != 0 {
+        let classes = limits.profile.co_write_write_coherence;
+        if limits.has(Reduction::OrderPruning) && limits.profile.total_co && classes != 0 {
             facts.sequenced_writes =
                 candidates::sequenced_write_pairs(program, &events, &facts, classes);
         }
         let ilo_choices = interlock::ilo_choices(
             program,
             &events,
-            limits.orders.interlock_order,
-            limits.max_writes_per_location,
+            limits.profile.interlock_order,
+            limits.bounds.max_writes_per_location,
         )?;
         let mut registers = Vec::new();
         let mut endings = Vec::new();
@@ -2125,8 +2018,8 @@ impl Skeleton {
             registers,
             endings,
             barriers,
-            rmw_filter: limits.rmw_filter && limits.orders.rmw_atomicity,
-            order_pruning: limits.order_pruning,
+            rmw_filter: limits.has(Reduction::RmwFilter) && limits.profile.rmw_atomicity,
+            order_pruning: limits.has(Reduction::OrderPruning),
             initial,
             groups_agree,
             unlisted: Some(std::sync::Arc::new((facts, limits))),

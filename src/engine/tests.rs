@@ -102,7 +102,7 @@ fn total_coherence_orders_every_write_and_restricts_asmo() {
     )
     .unwrap();
     let limits = Limits {
-        orders: crate::engine::Orders {
+        profile: crate::engine::Profile {
             total_co: true,
             sc_order: false,
             interlock_order: false,
@@ -285,7 +285,10 @@ fn the_walk_over_combinations_of_paths_reads_the_time_limit() {
     assert!(seen > 0);
     assert_eq!(explorer.skipped(), None);
     let spent = Limits {
-        timeout: Some(std::time::Duration::ZERO),
+        bounds: crate::engine::Bounds {
+            timeout: Some(std::time::Duration::ZERO),
+            ..Default::default()
+        },
         ..Limits::default()
     };
     explorer.budget = super::trace::Budget::new(&spent);
@@ -324,15 +327,12 @@ fn combinations_whose_rmws_cannot_chain_are_not_built() {
         combinations(&super::Explorer::new(&program, limits.for_model(&model.cat)).unwrap())
     };
     assert_eq!(count(Limits::default()), 6);
-    let unfiltered = count(Limits {
-        rmw_filter: false,
-        ..Limits::default()
-    });
+    let unfiltered = count(Limits::default().with(crate::engine::Reduction::RmwFilter, false));
     assert!(unfiltered > 6, "{unfiltered}");
 }
 
 /// The spinning combinations skipped on partial combinations
-/// (`engine::extension`) against the test per complete combination it
+/// (`engine::reduce::spin_extension`) against the test per complete combination it
 /// replaces in the pruned walk (`Explorer::extends_to_complete`, kept as
 /// the oracle): on every combination of every prefix block, with no thread
 /// left to choose the two agree, and a partial combination (threads `t..`
@@ -431,7 +431,7 @@ fn driver_walks(
 ) -> (Vec<Vec<usize>>, Vec<Vec<usize>>, u64, u64) {
     let limits = Limits::default().for_model(&model.cat);
     let mut explorer = super::Explorer::new(program, limits).unwrap();
-    explorer.chain_flow = flow;
+    explorer.limits = explorer.limits.with(super::Reduction::ChainFlow, flow);
     combinations(&explorer);
     let complete_nodes = explorer.take_walk_nodes();
     let complete: Vec<usize> = explorer.threads.iter().map(|t| t.paths.len()).collect();
@@ -471,7 +471,7 @@ fn walk_nodes_of_files() {
     }
 }
 
-/// The balances of RMW chains (`engine::chains`) against the walk without
+/// The balances of RMW chains (`engine::reduce::chain_flow`) against the walk without
 /// them (the oracle): on the complete walk and the walk over executions
 /// stopping at the bound (prefix blocks, spinning combinations that
 /// extend skipped, as the driver walks them) of small programs, the same

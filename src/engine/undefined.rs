@@ -63,7 +63,7 @@
 //! [`Domain::of`] is `None`, so `Explorer::block` calls its body once with
 //! no assignment, `Explorer::values_available` and `Skeleton::build_unlisted`
 //! read the program's initial values, and `trace::explore` seeds the value
-//! domains with them (`tests/differential_undefined.rs` compares whole
+//! domains with them (`tests/differential/undefined.rs` compares whole
 //! searches with the machinery bypassed, `Limits::undefined_values`).
 
 use std::collections::BTreeSet;
@@ -188,10 +188,9 @@ impl Domain {
     }
 }
 
-/// At most this many fresh values: locations beyond it share them (the
-/// equality patterns among more than this many undefined locations are
-/// not all walked; docs/format-spirv.md says so).
-pub const MAX_FRESH: usize = 4;
+/// At most this many fresh values ([`crate::ir::MAX_FRESH`], which the
+/// front ends read too).
+pub use crate::ir::MAX_FRESH;
 
 /// The undefined locations a condition names.
 pub fn condition_locations(program: &Program) -> BTreeSet<usize> {

@@ -1,5 +1,5 @@
 //! The values of a candidate execution whose paths keep some reads
-//! symbolic through stores ([`super::Limits::symbolic_stores`]).
+//! symbolic through stores ([`super::Reduction::SymbolicStores`]).
 //!
 //! A path that reads a counter, adds one and writes it back no longer
 //! splits per value of the read: the read stays symbolic, the store's value

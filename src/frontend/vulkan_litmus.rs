@@ -300,7 +300,7 @@ impl<'a> Parser<'a> {
     /// allocated memory locations are determined by a SPIR-V variable's
     /// initializer, if present, or else are undefined" ([`Program::undefined`];
     /// the engine walks the finite domain of `engine::undefined`, at most
-    /// [`crate::engine::undefined::MAX_FRESH`] such locations).
+    /// [`crate::ir::MAX_FRESH`] such locations).
     fn undefined_entry(&mut self, lx: &mut Lexer<'_>, name: &str, at: usize) -> R<()> {
         let word = lx.next()?;
         let r = self.reference(name);
@@ -323,7 +323,7 @@ impl<'a> Parser<'a> {
                 ),
             ));
         }
-        let max = crate::engine::undefined::MAX_FRESH;
+        let max = crate::ir::MAX_FRESH;
         if self.program.undefined.len() >= max {
             return Err((
                 word.at,

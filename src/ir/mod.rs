@@ -1328,6 +1328,13 @@ pub struct Reference {
     pub location: usize,
 }
 
+/// At most this many fresh values stand for the undefined initial values
+/// of a program's locations (`engine::undefined`): locations beyond it
+/// share them (the equality patterns among more than this many undefined
+/// locations are not all walked; docs/format-spirv.md says so). Front ends
+/// read it to say when a program has more.
+pub const MAX_FRESH: usize = 4;
+
 /// A whole litmus test.
 #[derive(Clone, Debug, Default, serde::Serialize)]
 pub struct Program {

@@ -5,6 +5,7 @@
 //! This is the registry of built-in models: the only place that knows them
 //! by name. Everything else asks a model's profile.
 
+pub mod names;
 pub mod profile;
 
 pub use profile::Profile;

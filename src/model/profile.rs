@@ -205,7 +205,7 @@ impl Profile {
             }
         };
         let binding = |a: &Arg| -> Result<Option<String>, CatError> {
-            if model.binds(&a.text) || crate::engine::names::lookup(&a.text).is_some() {
+            if model.binds(&a.text) || super::names::lookup(&a.text).is_some() {
                 Ok(Some(a.text.clone()))
             } else {
                 Err(error(&a.pos, format!("the model binds no `{}`", a.text)))

@@ -554,8 +554,8 @@ pub fn directed_agrees_on_quantifiers(text: &str, session: &vkmm::Session) -> Ve
             // lock program).
             let s = session
                 .with_decide(Some(Property::Condition))
-                .outcome_directed(directed)
-                .read_factoring(false);
+                .reduction(vkmm::Reduction::OutcomeDirected, directed)
+                .reduction(vkmm::Reduction::ReadFactoring, false);
             match s.check_text("generated.litmus", &variant) {
                 Ok(vkmm::Checked::Litmus(o)) => *o,
                 Ok(_) => panic!("not a litmus test:\n{variant}"),

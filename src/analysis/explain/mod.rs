@@ -585,10 +585,7 @@ fn explain_one(
     // The rejected candidates include reads of a thread's own overwritten
     // writes (the cycles an explanation shows): the latest-own-write
     // filter, which leaves them out because the model rejects them, is off.
-    let reject_limits = Limits {
-        own_write_filter: false,
-        ..limits
-    };
+    let reject_limits = limits.with(crate::engine::Reduction::OwnWriteFilter, false);
     let reasons = explore(program, model, reject_limits, &mut second)?;
     out.coverage.add(&reasons);
     out.candidates = second.candidates;

@@ -4,7 +4,7 @@ use clap::builder::TypedValueParser;
 use clap::{Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;
 use vkmm::engine::{DEFAULT_MAX_EXECUTIONS, DEFAULT_UNROLL};
-use vkmm::{Property, Session};
+use vkmm::{Property, Reduction, Reductions, Session};
 
 #[derive(Parser)]
 #[command(
@@ -30,11 +30,11 @@ pub enum OutputFormat {
 /// Which search `--engine` names.
 #[derive(Clone, Copy, ValueEnum, PartialEq, Eq, Default)]
 pub enum Engine {
-    /// The search with its levers on (each `--no-...` switch turns one off).
+    /// The search with its reductions on (`--no REDUCTION` turns one off).
     #[default]
     Default,
-    /// Every search lever off at once (`Limits::reference`): the reference
-    /// enumeration the differential tests compare with.
+    /// Every reduction off (`Limits::reference`): the reference enumeration
+    /// the differential tests compare with.
     Reference,
 }
 
@@ -47,11 +47,11 @@ pub struct ModelArgs {
     /// opencl-totalsc, opencl-nothinair, opencl-groupsync; an unknown name
     /// lists them) or a .cat file. Default: opencl for OpenCL litmus
     /// files, vulkan for the others.
-    #[arg(long)]
+    #[arg(long, help_heading = "Model")]
     pub model: Option<String>,
     /// Model for `.test` queries marked NOCHAINS. Default: the model's
     /// declared companion (vulkan-nochains for vulkan), else the model itself.
-    #[arg(long)]
+    #[arg(long, help_heading = "Model")]
     pub nochains_model: Option<String>,
     #[command(flatten)]
     pub limits: LimitArgs,
@@ -61,7 +61,7 @@ pub struct ModelArgs {
     /// Progress model for `--property termination`: FAIR, OBE, HSA, HSA_OBE,
     /// LOBE, UNFAIR, or one per level (`workgroup=OBE,subgroup=HSA,default=FAIR`).
     /// Default: FAIR.
-    #[arg(long, value_name = "MODEL")]
+    #[arg(long, value_name = "MODEL", help_heading = "Model")]
     pub progress: Option<vkmm::analysis::termination::Progress>,
 }
 
@@ -70,137 +70,61 @@ pub struct ModelArgs {
 pub struct LimitArgs {
     /// Loop unrolling bound: a statement runs at most N+1 times on a path;
     /// executions needing more are cut, counted and reported.
-    #[arg(long, default_value_t = DEFAULT_UNROLL, value_parser = clap::value_parser!(u16).range(0..=1000).map(usize::from))]
+    #[arg(long, default_value_t = DEFAULT_UNROLL, value_parser = clap::value_parser!(u16).range(0..=1000).map(usize::from), help_heading = "Bounds")]
     pub unroll: usize,
     /// The most model evaluations per litmus test: candidate executions, and
     /// the partial ones the search evaluates to prune. Past it the result is
     /// reported as truncated.
-    #[arg(long, default_value_t = DEFAULT_MAX_EXECUTIONS, value_parser = clap::value_parser!(u64).range(1..))]
+    #[arg(long, default_value_t = DEFAULT_MAX_EXECUTIONS, value_parser = clap::value_parser!(u64).range(1..), help_heading = "Bounds")]
     pub max_executions: u64,
     /// OpenCL `local` variables named by threads of several workgroups:
     /// `per-workgroup` (one instance per workgroup, as the specification
     /// says) or `shared` (one location, as herd7 and Dat3M read them).
-    #[arg(long, default_value = "per-workgroup")]
+    #[arg(long, default_value = "per-workgroup", help_heading = "Readings")]
     pub local_memory: vkmm::frontend::LocalMemory,
     /// What a SPIR-V access whose runtime index names no cell of its
     /// variable does: `undefined` (undefined behaviour, as SPIR-V says:
     /// the access is not made and reports name the executions taking it)
     /// or `flat` (Dat3M's byte-addressed memory: elements past the end are
     /// more locations of the variable, which other invocations meet).
-    #[arg(long, default_value = "undefined")]
+    #[arg(long, default_value = "undefined", help_heading = "Readings")]
     pub out_of_bounds: vkmm::frontend::OutOfBoundsReading,
     /// How a SPIR-V module declaring the GLSL450 (or Simple) memory model
     /// is read: `coherent` (as GLSL compilers and drivers read it: accesses
     /// to `Coherent`/Workgroup variables carry availability and visibility,
     /// Device/Workgroup scope) or `strict` (literally: every plain access
     /// is private, the `Coherent` decoration does nothing).
-    #[arg(long, default_value = "coherent")]
+    #[arg(long, default_value = "coherent", help_heading = "Readings")]
     pub legacy_memory_model: vkmm::frontend::LegacyMemoryModel,
     #[command(flatten)]
     pub shader: ShaderArgs,
     /// Wall-clock limit per search, in seconds; a search stopped by it is
     /// reported as undecided (exit code 3).
-    #[arg(long, value_name = "SECONDS", value_parser = parse_seconds)]
+    #[arg(long, value_name = "SECONDS", value_parser = parse_seconds, help_heading = "Bounds")]
     pub timeout: Option<std::time::Duration>,
-    /// `reference`: every search lever off, as --no-spin-reduction
-    /// --no-rmw-filter --no-termination-shortcuts --no-specialise
-    /// --no-lazy-checks --no-incremental --no-path-pruning --no-order-pruning
-    /// --no-outcome-directed --no-symbolic-stores --no-symmetry
-    /// --no-spin-extension --no-read-factoring --no-own-forwarding
-    /// together, with the latest-own-write filter off
-    /// (the reference enumeration, the oracle of the differential tests).
-    #[arg(long, value_enum, default_value_t = Engine::Default)]
+    /// `reference`: every reduction of the search off (the reference
+    /// enumeration, the oracle of the differential tests). The same
+    /// answers, more time.
+    #[arg(long, value_enum, default_value_t = Engine::Default, long_help = engine_help(), help_heading = "Engine")]
     pub engine: Engine,
-    /// Unroll side-effect-free spin loops like any other loop instead of
-    /// running them as awaits (the reference enumeration).
-    #[arg(long)]
-    pub no_spin_reduction: bool,
-    /// Evaluate every reads-from choice of an RMW, also those the model's
-    /// declared atomicity (`rmw-atomicity`) forbids (the reference
-    /// enumeration).
-    #[arg(long)]
-    pub no_rmw_filter: bool,
-    /// Termination: search only at the --unroll bound (no iterative
-    /// deepening from 0) and list every coherence order, also those memory
-    /// fairness rules out (the reference search).
-    #[arg(long)]
-    pub no_termination_shortcuts: bool,
-    /// Evaluate the model's statements as written for every candidate
-    /// execution, without the partial evaluation per test (the reference
-    /// evaluation).
-    #[arg(long)]
-    pub no_specialise: bool,
-    /// Evaluate every statement of the model for every candidate execution,
-    /// instead of the checks cheapest first, stopping at the first that
-    /// fails, and only what the question reads (the reference evaluation).
-    #[arg(long)]
-    pub no_lazy_checks: bool,
-    /// Evaluate the model from scratch for every candidate execution,
-    /// instead of from the previous evaluation of the walk, re-running only
-    /// the statements whose inputs changed (the reference evaluation; the
-    /// same answers and counts).
-    #[arg(long)]
-    pub no_incremental: bool,
-    /// Walk every combination of the threads' paths, instead of choosing
-    /// them thread by thread and dropping a partial combination whose reads
-    /// need a value nobody left can write (the reference walk; the same
-    /// combinations reach the search either way).
-    #[arg(long)]
-    pub no_path_pruning: bool,
-    /// Search the reads-from choices under every combination of coherence
-    /// orders, instead of first checking each with only its forced reads
-    /// (the reference search; the same answers, more candidates).
-    #[arg(long)]
-    pub no_order_pruning: bool,
-    /// Evaluate every candidate until the verdict is known where only the
-    /// condition (suites deciding `condition`) or the final states
-    /// (`refines`) are asked, instead of skipping candidates whose final
-    /// state is known before their evaluation and recorded already or
-    /// unable to decide the condition (the full walk).
-    #[arg(long)]
-    pub no_outcome_directed: bool,
-    /// Make every read whose value a store or local arithmetic uses
-    /// concrete, one path per value of its location, instead of keeping it
-    /// symbolic and computing the stored values per candidate execution
-    /// (the reference enumeration; the same answers, more paths).
-    #[arg(long)]
-    pub no_symbolic_stores: bool,
-    /// Walk every execution, instead of one per orbit under the
-    /// permutations of interchangeable threads (identical code, paths and
-    /// place in the scope tree, no register shown) counted for its orbit
-    /// (the reference enumeration; the same answers, more candidates).
-    #[arg(long)]
-    pub no_symmetry: bool,
+    /// Turn these reductions off (`--engine` lists them).
+    #[arg(
+        long = "no",
+        value_name = "REDUCTION[,...]",
+        value_delimiter = ',',
+        hide = true
+    )]
+    pub no: Vec<Reduction>,
     /// Drop the thread paths the unrolling bound cuts, instead of also
     /// judging races on the executions in which such a thread stops at
     /// the bound (a race there is a race within the bound, as Dat3M's
     /// unrolled program finds it). Either way, a "no race" answer with
     /// cut paths is undecided.
-    #[arg(long)]
+    #[arg(long, hide = true)]
     pub no_prefix_races: bool,
-    /// Walk, for races, every execution in which a thread spins forever at
-    /// an await, instead of skipping those that extend to a complete
-    /// execution whose races the complete walk already judged (the
-    /// reference; the same races, more executions).
-    #[arg(long)]
-    pub no_spin_extension: bool,
-    /// Evaluate every combination of the reads-from choices of observation
-    /// reads (plain loads whose value is only shown), instead of listing
-    /// each location's consistent choices on their own and their product
-    /// (a model declaring `location-local-reads`; the reference: the same
-    /// states, counts and races, more evaluations).
-    #[arg(long)]
-    pub no_read_factoring: bool,
-    /// Give a read of a location only its own thread writes a symbolic
-    /// read of its own when its thread's latest write there is a derived
-    /// store, and let it read any write of its value, instead of that
-    /// store's value and reads-from (the reference; the same answers, more
-    /// paths and candidates).
-    #[arg(long)]
-    pub no_own_forwarding: bool,
     /// The most paths one thread may have; past it the answer is undecided
     /// (exit code 3).
-    #[arg(long, value_name = "N", default_value_t = vkmm::engine::DEFAULT_MAX_PATHS, value_parser = clap::value_parser!(u32).range(1..).map(|n| n as usize))]
+    #[arg(long, value_name = "N", default_value_t = vkmm::engine::DEFAULT_MAX_PATHS, value_parser = clap::value_parser!(u32).range(1..).map(|n| n as usize), help_heading = "Bounds")]
     pub max_paths: usize,
     /// The order limit: every order of a location with at most N ordered
     /// writes is listed (orders grow as the factorial of N); a location with
@@ -209,11 +133,11 @@ pub struct LimitArgs {
     /// coherence keep orders few); at most N sequentially consistent
     /// operations are ordered. Combinations of paths needing more are
     /// skipped and the answer is undecided (exit code 3).
-    #[arg(long, value_name = "N", default_value_t = 8, value_parser = clap::value_parser!(u8).range(1..=12).map(usize::from))]
+    #[arg(long, value_name = "N", default_value_t = 8, value_parser = clap::value_parser!(u8).range(1..=12).map(usize::from), help_heading = "Bounds")]
     pub max_writes: usize,
     /// Memory bound in MiB for the whole process (0: none); a search that
     /// reaches it stops and its answer is undecided (exit code 3).
-    #[arg(long, value_name = "MIB", default_value_t = (vkmm::engine::DEFAULT_MAX_MEMORY >> 20) as u64, value_parser = clap::value_parser!(u64).range(0..=(1 << 30)))]
+    #[arg(long, value_name = "MIB", default_value_t = (vkmm::engine::DEFAULT_MAX_MEMORY >> 20) as u64, value_parser = clap::value_parser!(u64).range(0..=(1 << 30)), help_heading = "Bounds")]
     pub max_memory: u64,
 }
 
@@ -293,7 +217,7 @@ fn parse_dispatch_file(path: &str) -> Result<vkmm::frontend::ShaderOptions, Stri
 
 impl LimitArgs {
     pub fn session(&self) -> Session {
-        let s = Session::new()
+        Session::new()
             .shader(self.shader.options())
             .unroll(self.unroll)
             .max_executions(self.max_executions)
@@ -301,30 +225,22 @@ impl LimitArgs {
             .out_of_bounds(self.out_of_bounds)
             .legacy_memory_model(self.legacy_memory_model)
             .timeout(self.timeout)
-            .spin_reduction(!self.no_spin_reduction)
-            .rmw_filter(!self.no_rmw_filter)
-            .termination_shortcuts(!self.no_termination_shortcuts)
-            .specialise(!self.no_specialise)
-            .lazy_checks(!self.no_lazy_checks)
-            .incremental(!self.no_incremental)
-            .path_pruning(!self.no_path_pruning)
-            .order_pruning(!self.no_order_pruning)
-            .outcome_directed(!self.no_outcome_directed)
-            .symbolic_stores(!self.no_symbolic_stores)
-            .symmetry(!self.no_symmetry)
+            .reductions(self.reductions())
             .prefix_races(!self.no_prefix_races)
-            .spin_extension(!self.no_spin_extension)
-            .read_factoring(!self.no_read_factoring)
-            .own_forwarding(!self.no_own_forwarding)
             .max_paths(self.max_paths)
             .max_writes(self.max_writes)
-            .max_memory((self.max_memory > 0).then_some((self.max_memory as usize) << 20));
+            .max_memory((self.max_memory > 0).then_some((self.max_memory as usize) << 20))
+    }
+
+    /// The reductions the search may use: none under `--engine
+    /// reference`, else all but those `--no` names.
+    pub fn reductions(&self) -> Reductions {
         match self.engine {
-            Engine::Default => s,
-            Engine::Reference => {
-                let reference = s.current_limits().reference();
-                s.limits(reference)
-            }
+            Engine::Reference => Reductions::none(),
+            Engine::Default => self
+                .no
+                .iter()
+                .fold(Reductions::all(), |set, r| set.without(*r)),
         }
     }
 }
@@ -358,6 +274,9 @@ impl ModelArgs {
 pub enum Command {
     /// Check litmus files: for `.test`, each query's expected and actual answer;
     /// for `.litmus`, the herd-style outcome list, condition verdict and races.
+    #[command(
+        after_help = "Examples:\n  vkmm check examples/mp.litmus\n  vkmm check --property races --local-size 2 --length out=1 examples/shaders/counter.wgsl"
+    )]
     Check {
         /// The test files (`.test`, `.litmus`).
         #[arg(required = true)]
@@ -382,6 +301,9 @@ pub enum Command {
     /// Explain an outcome: a witness if it is allowed; if it is forbidden, the
     /// axiom rejecting each candidate execution and a shortest cycle with
     /// every edge named; and a diagnosis of each data race.
+    #[command(
+        after_help = "Examples:\n  vkmm explain examples/mp.litmus --outcome 'P1:r1 == 0'\n  vkmm explain --progress HSA examples/spin-wait.litmus"
+    )]
     Explain {
         /// The test file.
         file: PathBuf,
@@ -405,6 +327,9 @@ pub enum Command {
     /// rejected execution with its cycle for a forbidden one (with
     /// `--property termination`, the witness of a program that runs forever). Prints DOT to
     /// standard output unless --dot/--svg/--png name files.
+    #[command(
+        after_help = "Examples:\n  vkmm show examples/mp.litmus --outcome 'P1:r1 == 0' --svg mp.svg\n  vkmm show examples/mp.litmus --relations rf,asmo > mp.dot"
+    )]
     Show {
         /// The test file.
         file: PathBuf,
@@ -437,6 +362,9 @@ pub enum Command {
     /// Run tests under several models and show where they differ: for
     /// `.litmus` files the reachable final states side by side (and the
     /// condition and race verdicts), for `.test` files each query's answer.
+    #[command(
+        after_help = "Examples:\n  vkmm compare --models vulkan,vulkan-nochains examples/mp.litmus\n  vkmm compare --models vulkan,opencl examples/opencl-sb-sc.litmus examples/opencl-mp.litmus"
+    )]
     Compare {
         /// The test files.
         #[arg(required = true)]
@@ -459,6 +387,9 @@ pub enum Command {
     /// the specification allows; each one that is not is reported with a
     /// witness and the specification's explanation (docs/interlock.md).
     /// Exit 1 when some test has a violation.
+    #[command(
+        after_help = "Examples:\n  vkmm refines --impl pops --spec vulkan tests/litmus-interlock/*.litmus"
+    )]
     Refines {
         /// The litmus files.
         #[arg(required = true)]
@@ -478,6 +409,9 @@ pub enum Command {
     /// Check every litmus file below a folder, in parallel, and summarise.
     /// With --expected, check the rows of an expected-verdicts CSV instead;
     /// with --manifest, the rows of a shader manifest.
+    #[command(
+        after_help = "Examples:\n  vkmm suite tests/litmus-vulkan -j 2\n  vkmm suite DIR --expected expected.csv --property races --junit results.xml"
+    )]
     Suite {
         /// The folder (CSV paths are relative to it).
         dir: Option<PathBuf>,
@@ -513,6 +447,7 @@ pub enum Command {
     },
     /// List the Vulkan devices `vkmm run --device` can pick (index, name,
     /// driver, memory model features).
+    #[command(after_help = "Example:\n  vkmm devices --format json")]
     Devices {
         /// Output format.
         #[arg(long, value_enum, default_value = "text")]
@@ -522,6 +457,9 @@ pub enum Command {
     /// state under the model (vulkan, or vulkan-nochains when the device
     /// lacks availability/visibility chains); a forbidden observation is a
     /// finding (exit 1), explained as `vkmm explain --outcome` would.
+    #[command(
+        after_help = "Examples:\n  vkmm run examples/mp.litmus\n  vkmm run --device 0 --preset heavy --iterations 1000 examples/mp.litmus"
+    )]
     Run {
         /// The test files (Vulkan `.litmus`, Alloy `.test`).
         #[arg(required = true)]
@@ -533,6 +471,9 @@ pub enum Command {
     },
     /// Merge the JSON of several `vkmm suite --format json` runs (e.g. shards
     /// from a CI matrix) into one summary, with the suite's exit code.
+    #[command(
+        after_help = "Example:\n  vkmm suite DIR --shard 1/2 --format json > s1.json   (and 2/2 > s2.json)\n  vkmm merge s1.json s2.json --junit results.xml"
+    )]
     Merge {
         /// The JSON files written by `vkmm suite --format json`.
         #[arg(required = true)]
@@ -642,4 +583,42 @@ impl DeviceArgs {
         p.step_cap = self.step_cap.unwrap_or(p.step_cap);
         p
     }
+}
+
+/// `--engine`'s long help: what `reference` turns off, one line per
+/// reduction, from [`Reduction::ALL`].
+fn engine_help() -> String {
+    let mut h = String::from(
+        "`reference`: every reduction of the search off (the reference enumeration, the \
+         oracle of the differential tests): the same answers, more time. The reductions \
+         (`--no REDUCTION[,...]` turns some off):\n",
+    );
+    for r in Reduction::ALL {
+        h.push_str(&format!("  {:<22} {}\n", r.name(), r.doc()));
+    }
+    h
+}
+
+/// The command line with each old `--no-NAME` switch of a reduction
+/// spelled `--no=NAME` (the old spellings stay accepted, out of `--help`).
+/// Arguments after `--` are left alone.
+pub fn with_reduction_aliases(
+    args: impl IntoIterator<Item = std::ffi::OsString>,
+) -> Vec<std::ffi::OsString> {
+    let mut rest = false;
+    args.into_iter()
+        .map(|a| {
+            if rest {
+                return a;
+            }
+            if a == "--" {
+                rest = true;
+                return a;
+            }
+            match a.to_str().and_then(|s| s.strip_prefix("--no-")) {
+                Some(name) if Reduction::from_name(name).is_some() => format!("--no={name}").into(),
+                _ => a,
+            }
+        })
+        .collect()
 }

@@ -1,4 +1,4 @@
-//! Differential test of the latest-own-write filter (`Limits::own_write_filter`,
+//! Differential test of the latest-own-write filter (`Reduction::OwnWriteFilter`,
 //! a model's `latest-own-write` declaration, `engine::trace::own_locations`)
 //! against the reference enumeration, where a read of a location only its
 //! own thread writes ranges over the location's whole value domain.
@@ -16,8 +16,10 @@
 //! reading its own writes is decided with it and cut without it), and it is
 //! off under `vulkan-fr-asmo`, which allows reading one's own overwritten
 //! plain store.
+//!
+//! The corpus-wide comparison runs as the `own-write-filter` row of [`crate::table`].
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -26,11 +28,11 @@ use vkmm::analysis::Checked;
 
 const MAX_EXECUTIONS: u64 = 20_000;
 
-fn session(filter: bool) -> Session {
+pub(crate) fn session(filter: bool) -> Session {
     Session::new()
         .max_executions(MAX_EXECUTIONS)
         .timeout(Some(Duration::from_secs(10)))
-        .own_write_filter(filter)
+        .reduction(vkmm::Reduction::OwnWriteFilter, filter)
 }
 
 /// The answers of a search, or `None` when it did not finish within the
@@ -65,7 +67,7 @@ fn answers(c: &Checked) -> Option<String> {
     }
 }
 
-fn compare(path: &Path) -> Vec<String> {
+pub(crate) fn compare(path: &Path) -> Vec<String> {
     let name = path.display().to_string();
     match (
         session(false).check_file(path),
@@ -89,7 +91,7 @@ fn compare(path: &Path) -> Vec<String> {
     }
 }
 
-fn skipped(path: &Path) -> bool {
+pub(crate) fn skipped(path: &Path) -> bool {
     path.display().to_string().contains("xf-barrier")
 }
 
@@ -99,11 +101,7 @@ fn assert_same(files: &[PathBuf]) {
 }
 
 #[test]
-fn own_tests_examples_and_corpora() {
-    common::assert_no_differences_everywhere(&compare, &skipped);
-}
-
-#[test]
+#[cfg_attr(not(feature = "slow-tests"), ignore = "slow: --features slow-tests")]
 fn spirv_basic_rows() {
     let Some(dir) = common::corpus("dat3m-spirv") else {
         eprintln!("SKIPPED: ../shared/corpus/dat3m-spirv is missing");

@@ -13,29 +13,20 @@
 //! directory of litmus tests, Vulkan, OpenCL, interlock, host, appendix),
 //! the examples, and the dat3m-vulkan, khronos-alloy and dat3m-opencl
 //! corpora (the xf-barrier tests are left out: minutes for the reference).
-
-mod common;
+//!
+//! The corpus-wide comparison runs as the `specialise` row of [`crate::table`].
 
 use std::path::Path;
 use vkmm::Session;
 
 const MAX_EXECUTIONS: u64 = 20_000;
 
-fn session(specialise: bool) -> Session {
+pub(crate) fn session(specialise: bool) -> Session {
     Session::new()
         .max_executions(MAX_EXECUTIONS)
-        .specialise(specialise)
+        .reduction(vkmm::Reduction::Specialise, specialise)
 }
 
-fn skipped(path: &Path) -> bool {
+pub(crate) fn skipped(path: &Path) -> bool {
     path.display().to_string().contains("xf-barrier")
-}
-
-#[test]
-fn own_tests_examples_and_corpora() {
-    common::assert_same_searches_everywhere(
-        ("plain", || session(false)),
-        ("partially evaluated", || session(true)),
-        &skipped,
-    );
 }

@@ -1,7 +1,7 @@
 //! Symmetry reduction with renaming of locations: automorphisms of a
 //! program that permute threads and locations together (issue 11).
 //!
-//! [`super::symmetry`] exchanges threads with identical code. Some
+//! [`crate::engine::symmetry`] exchanges threads with identical code. Some
 //! programs are symmetric only up to a renaming of locations: in the flag
 //! barrier of the scaling families thread `t` stores `x_t` and reads
 //! `x_{t+1 mod N}`, and the rotation `t -> t+1`, `x_t -> x_{t+1}` maps the
@@ -19,7 +19,7 @@
 //! - the scope tree is preserved: for all `t`, `k`, `t` and `k` share a
 //!   subgroup, workgroup, queue family, device exactly when `pi(t)` and
 //!   `pi(k)` do;
-//! - the program is of a kind [`super::symmetry`] covers (no control
+//! - the program is of a kind [`crate::engine::symmetry`] covers (no control
 //!   barrier, group function, host, stage, ssw, ...), with no undefined
 //!   initial value, no sized variable, no query, and no path cut by the
 //!   unrolling bound (the walk over undefined initial values is not
@@ -60,17 +60,17 @@
 //! stabiliser (`d < m`) is walked in full, its executions that the
 //! stabiliser exchanges included (no reduction inside).
 //!
-//! A visitor opts in ([`super::driver::Visitor::renaming`]) naming what it
+//! A visitor opts in ([`crate::engine::driver::Visitor::renaming`]) naming what it
 //! shows ([`Shown`]); an automorphism is used only when it maps the shown
 //! set onto itself, and the visitor maps every state it records to its
 //! images ([`Rotation::thread_power`], [`Rotation::location_power`]).
-//! [`super::symmetry`]'s classes take precedence: when the walk has
+//! [`crate::engine::symmetry`]'s classes take precedence: when the walk has
 //! interchangeable threads it is reduced by those alone.
 //!
-//! Written for vkmm (module doc of [`super::symmetry`]).
+//! Written for vkmm (module doc of [`crate::engine::symmetry`]).
 
-use super::symmetry;
-use super::trace::{Path, ThreadPaths};
+use crate::engine::symmetry;
+use crate::engine::trace::{Path, ThreadPaths};
 use crate::ir::{Program, Stmt, TestKind};
 
 /// What a visitor shows of a final state: registers (thread, name) and

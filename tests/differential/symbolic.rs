@@ -1,4 +1,4 @@
-//! Differential tests of symbolic stores (`Limits::symbolic_stores`,
+//! Differential tests of symbolic stores (`Reduction::SymbolicStores`,
 //! `--no-symbolic-stores`; issue 11, item 4): a read whose value only flows
 //! into stores, registers and local arithmetic stays symbolic, one path
 //! where there was one per value, and each candidate execution computes the
@@ -20,8 +20,10 @@
 //! khronos-alloy and dat3m-opencl corpora, the SPIR-V programs of
 //! dat3m-spirv (the clspv counters and locks: `%v = OpLoad; %w = OpIAdd
 //! %v 1; OpStore %w`) and generated programs.
+//!
+//! The corpus-wide comparison runs as the `symbolic-stores` row of [`crate::table`].
 
-mod common;
+use crate::common;
 
 use proptest::prelude::*;
 use std::path::Path;
@@ -33,14 +35,14 @@ const MAX_EXECUTIONS: u64 = 20_000;
 
 /// (Symmetry reduction off: the counts below are of every execution's
 /// candidates, which the reduction would divide by the thread orders.)
-fn session(on: bool) -> Session {
+pub(crate) fn session(on: bool) -> Session {
     Session::new()
         .max_executions(MAX_EXECUTIONS)
-        .symbolic_stores(on)
-        .symmetry(false)
+        .reduction(vkmm::Reduction::SymbolicStores, on)
+        .reduction(vkmm::Reduction::Symmetry, false)
 }
 
-fn skipped(path: &Path) -> bool {
+pub(crate) fn skipped(path: &Path) -> bool {
     path.display().to_string().contains("xf-barrier")
 }
 
@@ -52,7 +54,7 @@ fn answers(c: &Checked) -> Option<String> {
 
 /// The differences between the two settings on one file (none when they
 /// agree, or when either is truncated).
-fn compare_file(path: &Path, extra: &dyn Fn(Session) -> Session) -> Vec<String> {
+pub(crate) fn compare_file(path: &Path, extra: &dyn Fn(Session) -> Session) -> Vec<String> {
     common::differing_answers(
         path,
         ("concrete", "symbolic"),
@@ -64,14 +66,10 @@ fn compare_file(path: &Path, extra: &dyn Fn(Session) -> Session) -> Vec<String> 
     )
 }
 
-#[test]
-fn symbolic_stores_give_the_same_answers() {
-    common::assert_no_differences_everywhere(&|p| compare_file(p, &|s| s), &skipped);
-}
-
 /// Every SPIR-V program of dat3m-spirv (default bound 1 and a 3 s limit
 /// per search; those stopped by a limit are left out).
 #[test]
+#[cfg_attr(not(feature = "slow-tests"), ignore = "slow: --features slow-tests")]
 fn symbolic_stores_give_the_same_answers_on_spirv() {
     let Some(dir) = common::corpus("dat3m-spirv") else {
         eprintln!("SKIPPED: ../shared/corpus/dat3m-spirv is missing");

@@ -14,7 +14,7 @@
 //! was found at. Compared with 1, 2 and 3 threads (3 cuts the parts
 //! unevenly) on the repository's own tests and examples and on the corpora
 //! dat3m-vulkan, khronos-alloy and dat3m-opencl (the xf-barrier tests are
-//! left out, as in tests/differential_lazy.rs: seconds each at the limit).
+//! left out, as in tests/differential/lazy.rs: seconds each at the limit).
 //!
 //! A search that stops at the execution limit is the exception: the parts
 //! spend one shared budget, so which candidates were seen before it may
@@ -26,7 +26,7 @@
 //! execution limit truncating a parallel search
 //! (`the_execution_limit_truncates_a_parallel_search`).
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
@@ -35,7 +35,7 @@ use vkmm::analysis::{Checked, Property};
 
 const MAX_EXECUTIONS: u64 = 20_000;
 
-fn session(threads: usize) -> Session {
+pub(crate) fn session(threads: usize) -> Session {
     Session::new()
         .max_executions(MAX_EXECUTIONS)
         .threads(threads)
@@ -52,7 +52,7 @@ fn pool(n: usize) -> &'static rayon::ThreadPool {
     })
 }
 
-fn skipped(path: &Path) -> bool {
+pub(crate) fn skipped(path: &Path) -> bool {
     path.display().to_string().contains("xf-barrier")
 }
 
@@ -92,7 +92,7 @@ fn truncated(c: &Checked) -> Option<vkmm::engine::LimitKind> {
 
 /// `path` checked sequentially and with 2 and 3 threads: one line per
 /// disagreement.
-fn compare(path: &Path, decide: Option<Property>) -> Vec<String> {
+pub(crate) fn compare(path: &Path, decide: Option<Property>) -> Vec<String> {
     let name = path.display().to_string();
     let check = |threads: usize| {
         let s = session(threads).decide(decide);
@@ -138,6 +138,7 @@ fn assert_same(files: &[PathBuf], decide: Option<Property>) {
 }
 
 #[test]
+#[cfg_attr(not(feature = "slow-tests"), ignore = "slow: --features slow-tests")]
 fn own_tests_and_examples() {
     let own = common::own_litmus_files(&skipped);
     assert!(own.len() > 200, "{} files", own.len());
@@ -153,6 +154,7 @@ fn own_tests_and_examples() {
 }
 
 #[test]
+#[cfg_attr(not(feature = "slow-tests"), ignore = "slow: --features slow-tests")]
 fn corpora() {
     for sub in ["dat3m-vulkan", "khronos-alloy", "dat3m-opencl"] {
         let Some(dir) = common::corpus(sub) else {
@@ -210,7 +212,7 @@ fn a_decided_property_stops_every_part() {
         let s = Session::new()
             .threads(threads)
             .decide(decide)
-            .outcome_directed(false);
+            .reduction(vkmm::Reduction::OutcomeDirected, false);
         common::litmus(pool(threads).install(|| s.check_file(&path)).unwrap())
     };
     let full = run(1, None);
@@ -251,7 +253,11 @@ fn a_decided_property_stops_every_part() {
 fn the_execution_limit_truncates_a_parallel_search() {
     // (Symmetry reduction off too: it divides the candidates of the
     // files with identical threads, which this test wants many of.)
-    let concrete = || Session::new().symbolic_stores(false).symmetry(false);
+    let concrete = || {
+        Session::new()
+            .reduction(vkmm::Reduction::SymbolicStores, false)
+            .reduction(vkmm::Reduction::Symmetry, false)
+    };
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/mp-coherence-pressure.litmus");
     let path = if path.exists() {
         path
@@ -300,7 +306,7 @@ fn many_waves_merge_in_walk_order() {
     let path =
         Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/scaling-large/barrier-flags-5.litmus");
     let check = |threads: usize| {
-        let s = session(threads).symmetry(false);
+        let s = session(threads).reduction(vkmm::Reduction::Symmetry, false);
         pool(threads).install(|| s.check_file(&path)).unwrap()
     };
     let reference = check(1);

@@ -45,7 +45,7 @@
 //! read the flag's 1, so the flag is written in every completion that
 //! matters), instead of at the flag's writer.
 
-use super::{Ending, Explorer, Extensions};
+use crate::engine::{Ending, Explorer, Extensions};
 
 /// What the threads still to choose can write, per location
 /// ([`SpinBlock`]).
@@ -71,7 +71,7 @@ impl Written {
 
 /// Per level `t` of a block's pruned walk (threads `..t` still to choose):
 /// what [`Explorer::subtree_extends`] needs to know about those threads.
-pub(super) struct SpinBlock<'a> {
+pub(in crate::engine) struct SpinBlock<'a> {
     /// Every block path of the threads still to choose is complete or
     /// extends.
     ok: Vec<bool>,
@@ -91,7 +91,7 @@ pub(super) struct SpinBlock<'a> {
 impl<'p> Explorer<'p> {
     /// The per-level facts of `block` for [`Explorer::subtree_extends`];
     /// `None` when nothing is skipped that way (the skipping is off).
-    pub(super) fn spin_block(&self, block: &[Vec<usize>]) -> Option<SpinBlock<'_>> {
+    pub(in crate::engine) fn spin_block(&self, block: &[Vec<usize>]) -> Option<SpinBlock<'_>> {
         if self.extension.is_empty() {
             return None;
         }
@@ -150,7 +150,7 @@ impl<'p> Explorer<'p> {
     /// `t..` take the paths `block[u][idx[u]]` (threads `..t` any path of
     /// their block) is a combination [`Explorer::extends_to_complete`]
     /// skips (the module's test).
-    pub(super) fn subtree_extends(
+    pub(in crate::engine) fn subtree_extends(
         &self,
         sb: &SpinBlock,
         block: &[Vec<usize>],

@@ -16,32 +16,25 @@
 //! the same `.test` answers (`common::search_summary`). The xf-barrier
 //! tests are left out (minutes each). And the switch is not idle: on a
 //! program that has undefined locations the two searches differ.
+//!
+//! The corpus-wide comparison runs as the `undefined values (bypass)` row of [`crate::table`].
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 use vkmm::Session;
 
 const MAX_EXECUTIONS: u64 = 20_000;
 
-fn session(undefined: bool) -> Session {
+pub(crate) fn session(undefined: bool) -> Session {
     Session::new()
         .max_executions(MAX_EXECUTIONS)
         .undefined_values(undefined)
 }
 
-fn skipped(path: &Path) -> bool {
+pub(crate) fn skipped(path: &Path) -> bool {
     let p = path.display().to_string();
     p.contains("xf-barrier") || p.contains("litmus-undef")
-}
-
-#[test]
-fn own_tests_examples_and_corpora() {
-    common::assert_same_searches_everywhere(
-        ("bypassed", || session(false)),
-        ("with undefined values", || session(true)),
-        &skipped,
-    );
 }
 
 /// Two StorageBuffer variables with neither an Initializer nor an @Input:

@@ -1,4 +1,4 @@
-//! Differential test of the spin-loop reduction (`Limits::spin_reduction`)
+//! Differential test of the spin-loop reduction (`Reduction::SpinReduction`)
 //! against the reference enumeration (every loop unrolled).
 //!
 //! On every `.litmus` and `.test` file of the external corpora
@@ -27,8 +27,10 @@
 //! skipped. Both settings run with a lower execution limit
 //! (`MAX_EXECUTIONS`) to keep the test short; files truncated by it are
 //! compared only where a verdict is settled.
+//!
+//! The corpus-wide comparison runs as the `spin-reduction` row of [`crate::table`].
 
-mod common;
+use crate::common;
 
 use proptest::prelude::*;
 use std::collections::BTreeSet;
@@ -46,16 +48,16 @@ const GENERATED_MAX_EXECUTIONS: u64 = 1_500;
 const GENERATED_TIMEOUT_SECS: u64 = 2;
 
 /// Files too slow for this test (see the module documentation).
-fn skipped(path: &Path) -> bool {
+pub(crate) fn skipped(path: &Path) -> bool {
     let p = path.display().to_string();
     p.contains("xf-barrier") || p.ends_with("TSan.litmus")
 }
 
-fn session(reduce: bool, local: LocalMemory) -> Session {
+pub(crate) fn session(reduce: bool, local: LocalMemory) -> Session {
     Session::new()
         .max_executions(MAX_EXECUTIONS)
         .local_memory(local)
-        .spin_reduction(reduce)
+        .reduction(vkmm::Reduction::SpinReduction, reduce)
 }
 
 fn states(o: &LitmusOutcome) -> BTreeSet<Vec<(String, i64)>> {
@@ -93,7 +95,7 @@ fn compare_litmus(name: &str, reference: &LitmusOutcome, reduced: &LitmusOutcome
     out
 }
 
-fn compare_file(path: &Path, local: LocalMemory) -> Vec<String> {
+pub(crate) fn compare_file(path: &Path, local: LocalMemory) -> Vec<String> {
     let name = path.display().to_string();
     let run = |reduce| session(reduce, local).check_file(path);
     match (run(false), run(true)) {
@@ -141,21 +143,25 @@ fn check_corpus(sub: &str, local: LocalMemory) {
 }
 
 #[test]
+#[cfg_attr(not(feature = "slow-tests"), ignore = "slow: --features slow-tests")]
 fn dat3m_vulkan_corpus() {
     check_corpus("dat3m-vulkan", LocalMemory::PerWorkgroup);
 }
 
 #[test]
+#[cfg_attr(not(feature = "slow-tests"), ignore = "slow: --features slow-tests")]
 fn dat3m_opencl_corpus() {
     check_corpus("dat3m-opencl", LocalMemory::Shared);
 }
 
 #[test]
+#[cfg_attr(not(feature = "slow-tests"), ignore = "slow: --features slow-tests")]
 fn khronos_alloy_corpus() {
     check_corpus("khronos-alloy", LocalMemory::PerWorkgroup);
 }
 
 #[test]
+#[cfg_attr(not(feature = "slow-tests"), ignore = "slow: --features slow-tests")]
 fn own_tests_and_examples() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let mut files = Vec::new();
@@ -177,7 +183,7 @@ fn own_tests_and_examples() {
 fn both_searches(rel: &str) -> (LitmusOutcome, LitmusOutcome) {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(rel);
     let text = std::fs::read_to_string(&path).unwrap();
-    both_on_text(&text, vkmm::engine::Limits::default().unroll)
+    both_on_text(&text, vkmm::engine::Limits::default().bounds.unroll)
 }
 
 /// The reference and the reduced outcome of the litmus text `text` at the
@@ -630,7 +636,7 @@ fn generated_agree(text: &str, max_executions: u64, unroll: usize) -> Vec<String
         .unroll(unroll)
         .max_executions(max_executions)
         .timeout(Some(std::time::Duration::from_secs(GENERATED_TIMEOUT_SECS)))
-        .spin_extension(false)
+        .reduction(vkmm::Reduction::SpinExtension, false)
         .check_text("generated.litmus", text)
         .unwrap_or_else(|e| panic!("{e}\n{text}"));
     let with = Checked::Litmus(b.clone());

@@ -1,7 +1,7 @@
 //! How far an RMW chain is from being closed, decided on partial
 //! combinations of paths ([`Explorer::block_pruned`]).
 //!
-//! On an RMW-chain location ([`super::rmw_chain_locations`]) each write,
+//! On an RMW-chain location ([`crate::engine::rmw_chain_locations`]) each write,
 //! and the initial value, is read by at most one RMW (the walk's
 //! `PrunedWalk::rmw_chains` count, whose argument is there). Number the
 //! (location, value) pairs some RMW of the block reads. For a combination
@@ -44,8 +44,8 @@
 //! written nor the initial value needs one RMW per missing value below it,
 //! and is dropped at the first thread whose choice makes that too many.
 
-use super::trace::PathEvent;
-use super::{Explorer, HashMap};
+use crate::engine::trace::PathEvent;
+use crate::engine::{Explorer, HashMap};
 
 /// Which events are RMWs on an RMW-chain location: the (location,
 /// value) pair read ([`Explorer::block_pruned`]).
@@ -53,7 +53,7 @@ pub(super) type RmwEvent<'a> = dyn Fn(usize, &PathEvent) -> Option<(usize, i64)>
 
 /// The RMW-chain locations whose balances the walk checks, for one block
 /// ([`Explorer::chain_flow`]).
-pub(super) struct ChainFlow {
+pub(in crate::engine) struct ChainFlow {
     /// Per checked location: its pairs (numbers of [`Explorer::block_pruned`]'s
     /// RMW pairs).
     pairs: Vec<Vec<usize>>,
@@ -80,7 +80,7 @@ impl ChainFlow {
     /// conditions of [`ChainFlow::holds_plain`], which scans every pair
     /// per pair (kept as the oracle of `tests::holds_agrees_with_plain`;
     /// it was 7% of barrier-flags-7's instructions).
-    pub(super) fn holds(
+    pub(in crate::engine) fn holds(
         &self,
         t: usize,
         read: &[usize],
@@ -156,7 +156,7 @@ impl ChainFlow {
     /// [`ChainFlow::holds`] by scanning every pair per pair of negative
     /// balance.
     #[cfg(test)]
-    pub(super) fn holds_plain(
+    pub(in crate::engine) fn holds_plain(
         &self,
         t: usize,
         read: &[usize],
@@ -221,7 +221,7 @@ impl Explorer<'_> {
     /// (`rmw_ids`) and which events are RMWs on an RMW-chain location
     /// (`rmw_event`: the pair read); `None` when no location qualifies
     /// (every write to it, in every path of the block, is such an RMW).
-    pub(super) fn chain_flow(
+    pub(in crate::engine) fn chain_flow(
         &self,
         block: &[Vec<usize>],
         rmw_ids: &HashMap<(usize, i64), usize>,
@@ -285,7 +285,7 @@ impl Explorer<'_> {
                 d
             })
             .collect();
-        let capacity = super::best_below(block.len(), checked.len(), |t| {
+        let capacity = crate::engine::best_below(block.len(), checked.len(), |t| {
             block[t]
                 .iter()
                 .map(|&p| {

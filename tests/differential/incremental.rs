@@ -15,41 +15,23 @@
 //! evaluation on (stages stopping early, then a next candidate going
 //! further) and off (full evaluations), sequentially and in parallel (each
 //! part of a parallel walk keeps its own last evaluation). The xf-barrier
-//! tests are left out as in `differential_lazy.rs` (seconds each at the
+//! tests are left out as in `differential/lazy.rs` (seconds each at the
 //! execution limit); `barrier_flags_and_cbar_rlx` covers that family.
-
-mod common;
+//!
+//! The corpus-wide comparison runs as the two `incremental` rows of [`crate::table`].
 
 use std::path::Path;
 use vkmm::Session;
 
 const MAX_EXECUTIONS: u64 = 20_000;
 
-fn session(incremental: bool, lazy: bool) -> Session {
+pub(crate) fn session(incremental: bool, lazy: bool) -> Session {
     Session::new()
         .max_executions(MAX_EXECUTIONS)
-        .lazy_checks(lazy)
-        .incremental(incremental)
+        .reduction(vkmm::Reduction::LazyChecks, lazy)
+        .reduction(vkmm::Reduction::Incremental, incremental)
 }
 
-fn skipped(path: &Path) -> bool {
+pub(crate) fn skipped(path: &Path) -> bool {
     path.display().to_string().contains("xf-barrier")
-}
-
-#[test]
-fn own_tests_examples_and_corpora_lazy() {
-    common::assert_same_searches_everywhere(
-        ("from scratch", || session(false, true)),
-        ("incremental", || session(true, true)),
-        &skipped,
-    );
-}
-
-#[test]
-fn own_tests_examples_and_corpora_full_evaluations() {
-    common::assert_same_searches_everywhere(
-        ("from scratch", || session(false, false)),
-        ("incremental", || session(true, false)),
-        &skipped,
-    );
 }

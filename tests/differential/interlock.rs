@@ -11,7 +11,7 @@
 //! stores with and without FragmentInterlock-scope availability and
 //! visibility).
 
-mod common;
+use crate::common;
 
 use proptest::prelude::*;
 use std::collections::BTreeSet;

@@ -34,9 +34,9 @@
 //!   permutations has exactly one such candidate (the permutation sorting
 //!   the first writes is unique). The candidate then stands for `|G|!`.
 //!
-//! A visitor opts in ([`super::driver::Visitor::symmetry`]) naming the
+//! A visitor opts in ([`crate::engine::driver::Visitor::symmetry`]) naming the
 //! threads it must see as they are (the outcome listing: the threads whose
-//! registers its states show), reads [`super::Skeleton::multiplicity`] for
+//! registers its states show), reads [`crate::engine::Skeleton::multiplicity`] for
 //! its counts and maps what it records of a thread (racing pairs) to the
 //! images ([`Symmetry::image`]). Programs with control barriers, group
 //! functions, out-of-bounds sites, host operations, shader stages or
@@ -48,7 +48,7 @@
 //! checkers over transition systems) work on states, not on a cat model's
 //! candidate executions, and no crate offers it for the latter.
 
-use super::trace::ThreadPaths;
+use crate::engine::trace::ThreadPaths;
 use crate::ir::{OpKind, Program, SourceSpan, Stmt, Thread};
 
 /// The classes of interchangeable threads of a program.

@@ -1,5 +1,5 @@
 //! Differential test of the termination search's shortcuts
-//! (`Limits::termination_shortcuts`: iterative deepening over the unrolling
+//! (`Reduction::TerminationShortcuts`: iterative deepening over the unrolling
 //! bound, and coherence orders that memory fairness rules out never
 //! listed) against the reference search (one search at the bound, every
 //! order listed).
@@ -12,7 +12,7 @@
 //! shortcut search. Compared: the liveness corpus (every fourth file under
 //! FAIR, OBE and HSA at unroll 1 and 2), and generated exchange loops.
 
-mod common;
+use crate::common;
 
 use proptest::prelude::*;
 use std::path::{Path, PathBuf};
@@ -29,7 +29,7 @@ fn run(
     let s = Session::new()
         .max_executions(20_000)
         .unroll(unroll)
-        .termination_shortcuts(shortcuts)
+        .reduction(vkmm::Reduction::TerminationShortcuts, shortcuts)
         .termination(Some(progress.parse::<Progress>().unwrap()));
     match f(&s) {
         Checked::Termination(o) => *o,
@@ -38,7 +38,7 @@ fn run(
 }
 
 /// The disagreements between the reference and the shortcut answers.
-fn compare(
+pub(crate) fn compare(
     name: &str,
     reference: &TerminationOutcome,
     fast: &TerminationOutcome,
@@ -60,7 +60,7 @@ fn compare(
     })
 }
 
-fn compare_file(path: &Path) -> Vec<String> {
+pub(crate) fn compare_file(path: &Path) -> Vec<String> {
     let mut out = Vec::new();
     for progress in ["FAIR", "OBE", "HSA"] {
         for unroll in [1, 2] {
@@ -80,6 +80,7 @@ fn compare_file(path: &Path) -> Vec<String> {
 }
 
 #[test]
+#[cfg_attr(not(feature = "slow-tests"), ignore = "slow: --features slow-tests")]
 fn liveness_corpus() {
     let Some(dir) = common::corpus("dat3m-vulkan-liveness") else {
         eprintln!("SKIPPED: ../shared/corpus/dat3m-vulkan-liveness is missing");

@@ -12,29 +12,20 @@
 //! the repository's own tests, the examples, and the dat3m-vulkan,
 //! khronos-alloy and dat3m-opencl corpora (the xf-barrier tests are left
 //! out: seconds each at the execution limit).
-
-mod common;
+//!
+//! The corpus-wide comparison runs as the `lazy-checks` row of [`crate::table`].
 
 use std::path::Path;
 use vkmm::Session;
 
 const MAX_EXECUTIONS: u64 = 20_000;
 
-fn session(lazy: bool) -> Session {
+pub(crate) fn session(lazy: bool) -> Session {
     Session::new()
         .max_executions(MAX_EXECUTIONS)
-        .lazy_checks(lazy)
+        .reduction(vkmm::Reduction::LazyChecks, lazy)
 }
 
-fn skipped(path: &Path) -> bool {
+pub(crate) fn skipped(path: &Path) -> bool {
     path.display().to_string().contains("xf-barrier")
-}
-
-#[test]
-fn own_tests_examples_and_corpora() {
-    common::assert_same_searches_everywhere(
-        ("every statement", || session(false)),
-        ("lazy", || session(true)),
-        &skipped,
-    );
 }

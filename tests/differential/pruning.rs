@@ -1,6 +1,6 @@
 //! Differential tests of the two early prunings of the walk (issue 11):
 //!
-//! - **path pruning** (`Limits::path_pruning`, `Session::path_pruning`):
+//! - **path pruning** (`Reduction::PathPruning`, `Session::path_pruning`):
 //!   combinations of thread paths chosen thread by thread, a partial
 //!   combination dropped as soon as a value one of its reads needs cannot be
 //!   written by anyone left. It changes the walk to the combinations, not
@@ -8,7 +8,7 @@
 //!   without it the searches must be identical: the same states with the
 //!   same counts, the same numbers of executions, partial evaluations and
 //!   consistent executions, the same races, the same `.test` answers.
-//! - **order pruning** (`Limits::order_pruning`): under each combination of
+//! - **order pruning** (`Reduction::OrderPruning`): under each combination of
 //!   coherence orders, the checks monotone in `rf` asked once with only the
 //!   forced reads assigned. It skips inconsistent candidates only, so the
 //!   answers must be identical — states with their counts (the counts are
@@ -20,35 +20,27 @@
 //! Compared on the repository's own tests, the examples, and the
 //! dat3m-vulkan, khronos-alloy and dat3m-opencl corpora (the xf-barrier
 //! tests are left out: seconds each at the execution limit).
+//!
+//! The corpus-wide comparison runs as the `path-pruning` and `order-pruning` rows of [`crate::table`].
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 use vkmm::Session;
 
 const MAX_EXECUTIONS: u64 = 20_000;
 
-fn skipped(path: &Path) -> bool {
+pub(crate) fn skipped(path: &Path) -> bool {
     path.display().to_string().contains("xf-barrier")
 }
 
-#[test]
-fn path_pruning_walks_the_same_combinations() {
-    common::assert_same_searches_everywhere(
-        ("flat walk", || {
-            Session::new()
-                .max_executions(MAX_EXECUTIONS)
-                .order_pruning(false)
-                .path_pruning(false)
-        }),
-        ("path pruning", || {
-            Session::new()
-                .max_executions(MAX_EXECUTIONS)
-                .order_pruning(false)
-                .path_pruning(true)
-        }),
-        &skipped,
-    );
+/// The session of the path-pruning row (`table`): order pruning off, path
+/// pruning `on` or off.
+pub(crate) fn path_session(on: bool) -> Session {
+    Session::new()
+        .max_executions(MAX_EXECUTIONS)
+        .reduction(vkmm::Reduction::OrderPruning, false)
+        .reduction(vkmm::Reduction::PathPruning, on)
 }
 
 /// The search summary without the numbers of candidates and partial
@@ -58,24 +50,20 @@ fn answers(c: &vkmm::analysis::Checked) -> Option<String> {
     common::answers_of(c, false)
 }
 
-#[test]
-fn order_pruning_gives_the_same_answers() {
+/// The order-pruning row's comparison (`table`): the same answers
+/// ([`answers`]) without and with it.
+pub(crate) fn compare_orders(p: &Path) -> Vec<String> {
     let session = |on: bool| {
         Session::new()
             .max_executions(MAX_EXECUTIONS)
-            .order_pruning(on)
+            .reduction(vkmm::Reduction::OrderPruning, on)
     };
-    common::assert_no_differences_everywhere(
-        &|p| {
-            common::differing_answers(
-                p,
-                ("without", "with"),
-                (session(false).check_file(p), session(true).check_file(p)),
-                &answers,
-            )
-        },
-        &skipped,
-    );
+    common::differing_answers(
+        p,
+        ("without", "with"),
+        (session(false).check_file(p), session(true).check_file(p)),
+        &answers,
+    )
 }
 
 /// `tests/litmus-vulkan/order-pruning.litmus`: two orders of `x`, the
@@ -86,8 +74,14 @@ fn order_pruning_gives_the_same_answers() {
 fn order_pruning_skips_a_wrong_order_once() {
     let path =
         Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/litmus-vulkan/order-pruning.litmus");
-    let run =
-        |on: bool| common::litmus(Session::new().order_pruning(on).check_file(&path).unwrap());
+    let run = |on: bool| {
+        common::litmus(
+            Session::new()
+                .reduction(vkmm::Reduction::OrderPruning, on)
+                .check_file(&path)
+                .unwrap(),
+        )
+    };
     let (without, with) = (run(false), run(true));
     assert_eq!(without.states, with.states);
     assert_eq!(with.condition_holds, Some(true));
@@ -119,8 +113,14 @@ fn order_pruning_skips_a_wrong_order_once() {
 fn read_write_coherence_lists_fewer_orders() {
     let path =
         Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/litmus-scaling/ticketlock-3.litmus");
-    let run =
-        |on: bool| common::litmus(Session::new().order_pruning(on).check_file(&path).unwrap());
+    let run = |on: bool| {
+        common::litmus(
+            Session::new()
+                .reduction(vkmm::Reduction::OrderPruning, on)
+                .check_file(&path)
+                .unwrap(),
+        )
+    };
     let (without, with) = (run(false), run(true));
     assert_eq!(without.states, with.states);
     assert_eq!(without.consistent, with.consistent);
@@ -155,7 +155,7 @@ fn write_write_coherence_lists_fewer_orders() {
     let run = |on: bool| {
         common::litmus(
             Session::new()
-                .order_pruning(on)
+                .reduction(vkmm::Reduction::OrderPruning, on)
                 .check_text("ww.litmus", text)
                 .unwrap(),
         )

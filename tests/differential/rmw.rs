@@ -1,4 +1,4 @@
-//! Differential test of the RMW reads-from filter (`Limits::rmw_filter`,
+//! Differential test of the RMW reads-from filter (`Reduction::RmwFilter`,
 //! a model's `rmw-atomicity` declaration) against the reference
 //! enumeration, which evaluates every reads-from choice.
 //!
@@ -13,7 +13,7 @@
 //! repository's own tests, and generated programs of RMWs, stores and loads
 //! at random scopes, are compared.
 
-mod common;
+use crate::common;
 
 use proptest::prelude::*;
 use std::path::{Path, PathBuf};
@@ -23,14 +23,14 @@ use vkmm::{Property, Session};
 
 const MAX_EXECUTIONS: u64 = 20_000;
 
-fn session(filter: bool) -> Session {
+pub(crate) fn session(filter: bool) -> Session {
     Session::new()
         .max_executions(MAX_EXECUTIONS)
-        .rmw_filter(filter)
+        .reduction(vkmm::Reduction::RmwFilter, filter)
 }
 
 /// The differences between the reference and the filtered answers.
-fn compare(name: &str, reference: &Checked, filtered: &Checked) -> Vec<String> {
+pub(crate) fn compare(name: &str, reference: &Checked, filtered: &Checked) -> Vec<String> {
     let mut out = Vec::new();
     match (reference, filtered) {
         (Checked::Litmus(a), Checked::Litmus(b)) => {
@@ -75,7 +75,7 @@ fn compare(name: &str, reference: &Checked, filtered: &Checked) -> Vec<String> {
     out
 }
 
-fn compare_file(path: &Path, termination: bool) -> Vec<String> {
+pub(crate) fn compare_file(path: &Path, termination: bool) -> Vec<String> {
     let name = path.display().to_string();
     let run = |filter| {
         let s = session(filter);
@@ -99,7 +99,7 @@ fn compare_file(path: &Path, termination: bool) -> Vec<String> {
 }
 
 /// The xf-barrier tests are left out (minutes for the reference).
-fn skipped(path: &Path) -> bool {
+pub(crate) fn skipped(path: &Path) -> bool {
     path.display().to_string().contains("xf-barrier")
 }
 
@@ -124,6 +124,7 @@ fn corpus_files(sub: &str) -> Option<Vec<PathBuf>> {
 }
 
 #[test]
+#[cfg_attr(not(feature = "slow-tests"), ignore = "slow: --features slow-tests")]
 fn dat3m_vulkan_and_khronos_corpora() {
     for sub in ["dat3m-vulkan", "khronos-alloy"] {
         if let Some(files) = corpus_files(sub) {
@@ -134,6 +135,7 @@ fn dat3m_vulkan_and_khronos_corpora() {
 }
 
 #[test]
+#[cfg_attr(not(feature = "slow-tests"), ignore = "slow: --features slow-tests")]
 fn liveness_corpus_under_hsa() {
     let Some(files) = corpus_files("dat3m-vulkan-liveness") else {
         return;
@@ -144,6 +146,7 @@ fn liveness_corpus_under_hsa() {
 }
 
 #[test]
+#[cfg_attr(not(feature = "slow-tests"), ignore = "slow: --features slow-tests")]
 fn own_tests_and_examples() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let mut files = Vec::new();

@@ -1,4 +1,4 @@
-//! Differential tests of symmetry reduction (`Limits::symmetry`,
+//! Differential tests of symmetry reduction (`Reduction::Symmetry`,
 //! `--no-symmetry`; issue 11): among interchangeable threads (identical
 //! code and paths, the same place in the scope tree, no register shown)
 //! the outcome listing walks one execution per orbit of their permutations
@@ -16,8 +16,10 @@
 //! scaling families and generated programs whose threads are copies of a
 //! few generated threads (so that classes exist), in one workgroup or one
 //! per thread.
+//!
+//! The corpus-wide comparison runs as the `symmetry` row of [`crate::table`].
 
-mod common;
+use crate::common;
 
 use common::listing_answers as answers_of;
 use proptest::prelude::*;
@@ -27,11 +29,13 @@ use vkmm::analysis::{Checked, LitmusOutcome};
 
 const MAX_EXECUTIONS: u64 = 20_000;
 
-fn session(on: bool) -> Session {
-    Session::new().max_executions(MAX_EXECUTIONS).symmetry(on)
+pub(crate) fn session(on: bool) -> Session {
+    Session::new()
+        .max_executions(MAX_EXECUTIONS)
+        .reduction(vkmm::Reduction::Symmetry, on)
 }
 
-fn skipped(path: &Path) -> bool {
+pub(crate) fn skipped(path: &Path) -> bool {
     path.display().to_string().contains("xf-barrier")
 }
 
@@ -43,7 +47,7 @@ fn answers(c: &Checked) -> Option<String> {
 }
 
 /// The differences between the two settings on one file.
-fn compare_file(path: &Path) -> Vec<String> {
+pub(crate) fn compare_file(path: &Path) -> Vec<String> {
     common::differing_answers(
         path,
         ("full", "symmetric"),
@@ -53,11 +57,6 @@ fn compare_file(path: &Path) -> Vec<String> {
         ),
         &answers,
     )
-}
-
-#[test]
-fn symmetry_gives_the_same_answers() {
-    common::assert_no_differences_everywhere(&compare_file, &skipped);
 }
 
 /// The reduction is not idle on the files above: the scaling families'

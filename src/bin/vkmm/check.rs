@@ -1,0 +1,121 @@
+//! `vkmm check`: each file's answers, one after the other, each search on
+//! the given threads.
+
+use crate::args::{ModelArgs, OutputFormat};
+use crate::output::{self, out};
+use crate::{EXIT_UNDECIDED, file_error};
+use std::path::PathBuf;
+use vkmm::Property;
+use vkmm::analysis::{Checked, Summary};
+use vkmm::report::{self, json};
+use web_time::Instant;
+
+/// `vkmm check FILES`: the global pool sized to `threads` (default: one
+/// per core), then [`check`].
+pub fn command(
+    files: &[PathBuf],
+    args: &ModelArgs,
+    property: Option<Property>,
+    threads: Option<usize>,
+) -> Result<i32, String> {
+    let threads = threads.unwrap_or_else(|| {
+        std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
+    });
+    // The search's parts run on the global pool, of that many
+    // threads; this thread reads the files and drives the waves
+    // (it waits while a wave runs).
+    if threads > 1 {
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build_global()
+            .map_err(|e| format!("--threads: {e}"))?;
+    }
+    check(files, args, property, threads)
+}
+
+fn check(
+    files: &[PathBuf],
+    args: &ModelArgs,
+    property: Option<Property>,
+    threads: usize,
+) -> Result<i32, String> {
+    let spinner = output::Spinner::new(args.format != OutputFormat::Json);
+    let session = spinner.attach(args.session_for(property).threads(threads));
+    session.preload().map_err(|e| e.to_string())?;
+    let start = Instant::now();
+    let mut results = Vec::new();
+    let mut errors = Vec::new();
+    for f in files {
+        spinner.start(f);
+        let checked = session.check_file(f);
+        spinner.stop();
+        if let Ok(c) = &checked {
+            c.warnings().iter().for_each(|w| eprintln!("{w}"));
+        }
+        match checked {
+            Ok(c) => {
+                match args.format {
+                    OutputFormat::Text => output::out_with(|w| report::text::write_checked(w, &c)),
+                    OutputFormat::Herd => match &c {
+                        Checked::Litmus(o) => match report::herd::litmus(o) {
+                            Some(t) => out(&t),
+                            None => eprintln!(
+                                "{}: undecided (the search stopped {}): herd's format has no word for it; see --format text",
+                                f.display(),
+                                vkmm::engine::stopped_at(o.stopped_by)
+                            ),
+                        },
+                        Checked::Queries(_) => {
+                            eprintln!(
+                                "{}: herd's format is for litmus tests; see --format text",
+                                f.display()
+                            )
+                        }
+                        Checked::Termination(_) => {
+                            eprintln!(
+                                "{}: herd's format has no termination verdict; see --format text",
+                                f.display()
+                            )
+                        }
+                    },
+                    OutputFormat::Json => {}
+                }
+                results.push(c);
+            }
+            Err(e) => {
+                let e = file_error(f, e);
+                if args.format != OutputFormat::Json {
+                    eprintln!("error: {}", e.error);
+                }
+                errors.push(e);
+            }
+        }
+    }
+    let queries: Vec<_> = results
+        .iter()
+        .filter_map(|c| match c {
+            Checked::Queries(o) => Some(o.clone()),
+            Checked::Litmus(_) | Checked::Termination(_) => None,
+        })
+        .collect();
+    let mut summary = Summary::new(&queries, errors, start.elapsed());
+    summary.files = results.len();
+    if args.format == OutputFormat::Json {
+        // Each result carries its file's front-end warnings.
+        let doc = serde_json::json!({ "results": results, "summary": summary });
+        out(&(json::document("check", &doc) + "\n"));
+    } else if files.len() > 1 {
+        out(&report::text::summary(&summary));
+    }
+    let code = summary.exit_code();
+    // A verdict resting on undefined behaviour is no verdict either.
+    let undefined =
+        |c: &Checked| matches!(c, Checked::Litmus(o) if o.undefined.condition || o.undefined.races);
+    Ok(
+        if code == 0 && results.iter().any(|c| !c.complete() || undefined(c)) {
+            EXIT_UNDECIDED
+        } else {
+            code
+        },
+    )
+}

@@ -1,0 +1,120 @@
+//! `vkmm compare` and `vkmm refines`: one test under several models.
+
+use crate::args::OutputFormat;
+use crate::output::emit;
+use crate::{EXIT_UNDECIDED, file_error};
+use std::path::PathBuf;
+use vkmm::Session;
+use vkmm::report;
+
+/// `vkmm compare FILES --models A,B,...`.
+pub fn compare_command(
+    files: &[PathBuf],
+    models: &[String],
+    session: &Session,
+    format: OutputFormat,
+    fail_on_difference: bool,
+) -> Result<i32, String> {
+    if models.len() < 2 {
+        return Err(
+            "--models needs at least two models, e.g. --models vulkan,vulkan-nochains".into(),
+        );
+    }
+    let names: Vec<&str> = models.iter().map(String::as_str).collect();
+    let mut reports = Vec::new();
+    let mut errors = Vec::new();
+    for f in files {
+        let r = session
+            .load_file(f)
+            .and_then(|p| session.compare(&f.display().to_string(), &p, &names));
+        match r {
+            Ok(r) => {
+                if format != OutputFormat::Json {
+                    r.warnings.iter().for_each(|w| eprintln!("{w}"));
+                }
+                reports.push(r)
+            }
+            Err(e) => {
+                if format != OutputFormat::Json {
+                    eprintln!("error: {e}");
+                }
+                errors.push(file_error(f, e));
+            }
+        }
+    }
+    let differing = reports.iter().filter(|r| r.differs).count();
+    emit(
+        format,
+        "compare",
+        &serde_json::json!({ "comparisons": reports, "errors": errors }),
+        || {
+            let mut s: String = reports.iter().map(report::text::comparison).collect();
+            s.push_str(&format!(
+                "tests whose answers differ between {}: {differing} of {}\n",
+                models.join(" and "),
+                reports.len()
+            ));
+            s
+        },
+    );
+    Ok(if !errors.is_empty() {
+        2
+    } else if fail_on_difference && differing > 0 {
+        1
+    } else if reports.iter().any(|r| !r.complete) {
+        EXIT_UNDECIDED
+    } else {
+        0
+    })
+}
+
+/// `vkmm refines`: each file's refinement report; exit 1 on a violation,
+/// 2 on an unreadable file, 3 when an enumeration was incomplete.
+pub fn refines(
+    files: &[std::path::PathBuf],
+    imp: &str,
+    spec: &str,
+    session: &Session,
+    format: OutputFormat,
+) -> Result<i32, String> {
+    let mut reports = Vec::new();
+    let mut errors = Vec::new();
+    for f in files {
+        let name = f.display().to_string();
+        match session
+            .load_file(f)
+            .and_then(|p| session.refines(&name, &p, imp, spec))
+        {
+            Ok(r) => reports.push(r),
+            Err(e) => {
+                if format != OutputFormat::Json {
+                    eprintln!("error: {e}");
+                }
+                errors.push(file_error(f, e));
+            }
+        }
+    }
+    let failing = reports.iter().filter(|r| !r.violations.is_empty()).count();
+    emit(
+        format,
+        "refines",
+        &serde_json::json!({ "refinements": reports, "errors": errors }),
+        || {
+            let mut s: String = reports.iter().map(vkmm::analysis::refines::text).collect();
+            s.push_str(&format!(
+                "tests where {imp} allows an outcome {spec} forbids: {failing} of {}\n",
+                reports.len()
+            ));
+            s
+        },
+    );
+    Ok(if !errors.is_empty() {
+        2
+    } else if failing > 0 {
+        1
+    } else if reports.iter().any(|r| !r.complete) {
+        3
+    } else {
+        0
+    })
+}

@@ -1,0 +1,180 @@
+//! `vkmm suite` and `vkmm merge`: many files (or a CSV's or a manifest's
+//! rows) checked in parallel and summarised.
+
+use crate::args::{ModelArgs, OutputFormat};
+use crate::output::{emit, progress};
+use rayon::prelude::*;
+use std::path::{Path, PathBuf};
+use vkmm::analysis::{Summary, suite};
+use vkmm::report::{self, json};
+use vkmm::{Property, Session};
+
+/// What `vkmm suite` was asked to run.
+pub struct SuiteArgs {
+    pub dir: Option<PathBuf>,
+    pub manifest: Option<PathBuf>,
+    pub inputs: Option<PathBuf>,
+    pub expected: Option<PathBuf>,
+    pub property: Property,
+    pub jobs: Option<usize>,
+    pub junit: Option<PathBuf>,
+    pub shard: Option<(usize, usize)>,
+}
+
+/// `vkmm suite`.
+pub fn suite_command(a: SuiteArgs, args: &ModelArgs) -> Result<i32, String> {
+    let SuiteArgs {
+        dir,
+        manifest,
+        inputs,
+        expected,
+        property,
+        jobs,
+        junit,
+        shard,
+    } = a;
+    let (plan, name) = match (&dir, &manifest) {
+        (None, Some(m)) => (
+            SuitePlan::Manifest {
+                manifest: m,
+                inputs: inputs.as_deref(),
+            },
+            m.display().to_string(),
+        ),
+        (Some(d), None) => {
+            if inputs.is_some() {
+                return Err("--inputs goes with --manifest".into());
+            }
+            (
+                SuitePlan::Folder {
+                    dir: d,
+                    expected: expected.as_deref(),
+                },
+                d.display().to_string(),
+            )
+        }
+        (Some(_), Some(_)) => {
+            return Err("give a folder or --manifest FILE, not both".into());
+        }
+        (None, None) => return Err("give a folder to run, or --manifest FILE".into()),
+    };
+    let summary = run_suite(plan, args, property, jobs, shard)?;
+    finish_suite(&summary, args.format, junit.as_deref(), &name)
+}
+
+/// `vkmm merge FILES`.
+pub fn merge_command(
+    files: &[PathBuf],
+    format: OutputFormat,
+    junit: Option<&Path>,
+) -> Result<i32, String> {
+    let mut records = Vec::new();
+    let mut warnings = Vec::new();
+    let mut time = 0.0f64;
+    for f in files {
+        let text =
+            std::fs::read_to_string(f).map_err(|e| format!("{}: cannot read: {e}", f.display()))?;
+        let doc: serde_json::Value = serde_json::from_str(&text)
+            .map_err(|e| format!("{}:{}:{}: not JSON: {e}", f.display(), e.line(), e.column()))?;
+        if doc["schema"] != json::SCHEMA || doc["command"] != "suite" {
+            return Err(format!(
+                "{}: not the JSON of `vkmm suite` under schema {}",
+                f.display(),
+                json::SCHEMA
+            ));
+        }
+        let part: Vec<suite::Record> = serde_json::from_value(doc["records"].clone())
+            .map_err(|e| format!("{}: bad records: {e}", f.display()))?;
+        records.extend(part);
+        let warned: Vec<vkmm::frontend::FrontendWarning> =
+            serde_json::from_value(doc["warnings"].clone()).unwrap_or_default();
+        warnings.extend(warned);
+        time = time.max(doc["time"].as_f64().unwrap_or(0.0));
+    }
+    let mut summary =
+        Summary::from_records(records, std::time::Duration::from_secs_f64(time / 1000.0));
+    summary.add_warnings(&warnings);
+    finish_suite(&summary, format, junit, "merged")
+}
+
+/// What a suite runs: the litmus files below a folder (or a CSV's rows),
+/// or a shader manifest's rows.
+enum SuitePlan<'a> {
+    Folder {
+        dir: &'a Path,
+        expected: Option<&'a Path>,
+    },
+    Manifest {
+        manifest: &'a Path,
+        inputs: Option<&'a Path>,
+    },
+}
+
+fn run_suite(
+    plan: SuitePlan<'_>,
+    args: &ModelArgs,
+    property: Property,
+    jobs: Option<usize>,
+    shard: Option<(usize, usize)>,
+) -> Result<Summary, String> {
+    if property == Property::States {
+        return Err(
+            "--property states is a listing, not a verdict a CSV can expect: `vkmm check --property states` lists the states"
+                .into(),
+        );
+    }
+    let session = args.session_for(Some(property));
+    session.preload().map_err(|e| e.to_string())?;
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(jobs.unwrap_or(0))
+        .build()
+        .map_err(|e| format!("-j: {e}"))?;
+    let json = args.format == OutputFormat::Json;
+    let run = |session: &Session, items: &[suite::SuiteItem]| {
+        let pb = progress(items.len(), json);
+        let results = pool.install(|| {
+            items
+                .par_iter()
+                .map(|item| {
+                    pb.set_message(
+                        item.manifest
+                            .as_ref()
+                            .map_or_else(|| item.path.display().to_string(), |m| m.label()),
+                    );
+                    let r = session.suite_item(item);
+                    pb.inc(1);
+                    r
+                })
+                .collect()
+        });
+        pb.finish_and_clear();
+        results
+    };
+    match plan {
+        SuitePlan::Folder { dir, expected } => {
+            session.suite_with(dir, expected, property, shard, &run)
+        }
+        SuitePlan::Manifest { manifest, inputs } => {
+            session.manifest_suite(manifest, inputs, shard, &run)
+        }
+    }
+    .map_err(|e| e.to_string())
+}
+
+/// Prints a suite's summary, writes its JUnit XML, returns its exit code.
+fn finish_suite(
+    summary: &Summary,
+    format: OutputFormat,
+    junit: Option<&Path>,
+    name: &str,
+) -> Result<i32, String> {
+    if let Some(j) = junit {
+        std::fs::write(j, report::junit::suite(name, summary))
+            .map_err(|e| format!("{}: cannot write: {e}", j.display()))?;
+    }
+    if format != OutputFormat::Json {
+        summary.warnings.iter().for_each(|w| eprintln!("{w}"));
+    }
+    emit(format, "suite", summary, || report::text::summary(summary));
+    Ok(summary.exit_code())
+}

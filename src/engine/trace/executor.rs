@@ -1,0 +1,994 @@
+//! The per-thread executor: one thread's code run on its own, path by
+//! path, splitting where a value must be concrete.
+
+use super::*;
+
+/// The loops of `t`'s code for the unrolling bound: head statement ->
+/// the statements of the loop (`head..=back`, `back` its last backward
+/// jump to the head). A statement's runs are counted per entry into the
+/// innermost loop holding it: arriving at a head from a statement outside
+/// its loop starts the count of the loop's statements afresh, so an inner
+/// loop runs its body up to `unroll + 1` times in each iteration of the
+/// outer one, as Dat3M unrolls a nested loop (`bound` copies of the inner
+/// loop in each copy of the outer one). Only when the loops nest (any two
+/// are disjoint or one holds the other); otherwise none is given and runs
+/// are counted along the whole path. Either way the walk ends: a loop is
+/// entered again only through a statement outside it, whose own runs are
+/// bounded per entry into the loop around it, and a statement outside
+/// every loop runs once (running it twice takes a backward jump over it,
+/// which makes a loop holding it).
+pub(super) fn loop_ranges(t: &Thread, labels: &HashMap<&str, usize>) -> HashMap<usize, usize> {
+    let mut back: HashMap<usize, usize> = HashMap::new();
+    for (j, stmt) in t.code.iter().enumerate() {
+        let label = match stmt {
+            Stmt::Goto { label, .. } | Stmt::Branch { label, .. } => label,
+            _ => continue,
+        };
+        if let Some(&head) = labels.get(label.as_str())
+            && head <= j
+        {
+            let end = back.entry(head).or_insert(j);
+            *end = (*end).max(j);
+        }
+    }
+    let ranges: Vec<(usize, usize)> = back.iter().map(|(h, b)| (*h, *b)).collect();
+    let nested = ranges.iter().all(|&(h1, b1)| {
+        ranges
+            .iter()
+            .all(|&(h2, b2)| b1 < h2 || b2 < h1 || (h1 <= h2 && b2 <= b1) || (h2 <= h1 && b1 <= b2))
+    });
+    if nested { back } else { HashMap::new() }
+}
+
+pub(super) fn label_map(t: &Thread) -> HashMap<&str, usize> {
+    t.code
+        .iter()
+        .enumerate()
+        .filter_map(|(i, s)| match s {
+            Stmt::Label { name, .. } => Some((name.as_str(), i)),
+            _ => None,
+        })
+        .collect()
+}
+
+#[allow(clippy::too_many_arguments)]
+pub(super) fn explore_thread(
+    program: &Program,
+    t: &Thread,
+    limits: &Limits,
+    spins: &[SpinLoop],
+    own: &HashSet<usize>,
+    domain: &Domains,
+    budget: &Budget,
+    derive: bool,
+) -> Result<ThreadPaths, ExecError> {
+    let (unroll, endings) = (limits.bounds.unroll, limits.endings);
+    let (max_paths, max_memory) = (limits.bounds.max_paths, limits.bounds.max_memory);
+    let labels = label_map(t);
+    let loops = loop_ranges(t, &labels);
+    // Looping alternatives of each await instance.
+    let mut looping: HashMap<usize, Vec<Vec<ReadValue>>> = HashMap::new();
+    let mut instances = 0usize;
+    let start = State {
+        pc: 0,
+        regs: t
+            .registers
+            .iter()
+            .map(|(r, v)| (r.clone(), RegValue::Const(*v)))
+            .collect(),
+        events: Vec::new(),
+        runs: vec![0; t.code.len()],
+        last: usize::MAX,
+        forced: None,
+        prov: HashMap::new(),
+        awaiting: Vec::new(),
+        awaits: Vec::new(),
+        arrivals: Vec::new(),
+        exprs: Vec::new(),
+        derive,
+        forward: derive && limits.has(Reduction::OwnForwarding),
+        forwarded: Vec::new(),
+    };
+    let mut out = ThreadPaths::default();
+    // Partial paths the unrolling bound stopped (their prefixes are stopped
+    // paths when exploring endings).
+    let mut stopped_at_bound: Vec<Vec<PathEvent>> = Vec::new();
+    // Per await instance that dropped an iteration, the path stopped at
+    // the await's head (kept when no path leaves that instance).
+    let mut spinning: BTreeMap<usize, Path> = BTreeMap::new();
+    let mut stack = vec![start];
+    let walking = || format!("enumerating the paths of thread P{}", t.id);
+    while let Some(mut s) = stack.pop() {
+        loop {
+            budget.step(&walking)?;
+            enter_or_leave_awaits(&mut s, spins, &mut instances);
+            if s.pc >= t.code.len() {
+                out.paths.push(path_of(s, Ending::Finished));
+                if out.paths.len() > max_paths {
+                    return Err(ExecError::limit(
+                        LimitKind::MaxPaths,
+                        format!(
+                            "thread P{} has more than {max_paths} paths (--max-paths): lower --unroll",
+                            t.id
+                        ),
+                    ));
+                }
+                if crate::memory::over(max_memory) {
+                    return Err(ExecError::limit(
+                        LimitKind::MaxMemory,
+                        format!(
+                            "the paths of thread P{} exceed the memory bound (--max-memory)",
+                            t.id
+                        ),
+                    ));
+                }
+                break;
+            }
+            if let Some(&back) = loops.get(&s.pc)
+                && !(s.pc..=back).contains(&s.last)
+            {
+                s.runs[s.pc..=back].fill(0);
+            }
+            s.last = s.pc;
+            s.runs[s.pc] += 1;
+            if s.runs[s.pc] > unroll + 1 {
+                out.cut += 1;
+                keep_prefix_writes(&s, program, t, &mut out);
+                if endings {
+                    stopped_at_bound.push(s.events);
+                } else if limits.prefix_races && out.cut_prefixes.len() < max_paths {
+                    keep_cut_prefix(s, &mut out);
+                }
+                break;
+            }
+            let pc = s.pc;
+            match &t.code[pc] {
+                Stmt::Label { .. } => {
+                    if endings {
+                        s.arrivals.push((pc, s.events.len(), s.regs.clone()));
+                    }
+                    s.pc += 1
+                }
+                Stmt::Goto { label, .. } => {
+                    s.pc = target(&labels, label, t)?;
+                    if after_jump(&mut s, pc, endings, &mut looping, &mut out) {
+                        keep_prefix_writes(&s, program, t, &mut out);
+                        note_spinning(&s, limits.prefix_races && !endings, &mut spinning);
+                        break;
+                    }
+                }
+                Stmt::Assign { dest, op, a, b, .. } => {
+                    // Arithmetic on a symbolic read stays symbolic: an
+                    // expression the candidate executions evaluate.
+                    let (ta, tb) = (term_of(&s, a), term_of(&s, b));
+                    if s.derive
+                        && (!matches!(ta, RegValue::Const(_)) || !matches!(tb, RegValue::Const(_)))
+                    {
+                        s.exprs.push(ValueExpr {
+                            op: *op,
+                            a: ta,
+                            b: tb,
+                        });
+                        s.regs
+                            .insert(dest.clone(), RegValue::Expr(s.exprs.len() - 1));
+                        s.prov.insert(dest.clone(), Prov::new());
+                        s.pc += 1;
+                        continue;
+                    }
+                    let Some((va, vb)) = concretize2(&mut s, &mut stack, a, b, program, t, domain)
+                    else {
+                        continue;
+                    };
+                    let prov = prov_max(&reg_prov(&s, a), &reg_prov(&s, b));
+                    s.regs
+                        .insert(dest.clone(), RegValue::Const(op.apply(va, vb)));
+                    s.prov.insert(dest.clone(), prov);
+                    s.pc += 1;
+                }
+                Stmt::Branch {
+                    cmp, a, b, label, ..
+                } => {
+                    let Some((va, vb)) = concretize2(&mut s, &mut stack, a, b, program, t, domain)
+                    else {
+                        continue;
+                    };
+                    s.pc = if cmp.holds(va, vb) {
+                        target(&labels, label, t)?
+                    } else {
+                        pc + 1
+                    };
+                    if after_jump(&mut s, pc, endings, &mut looping, &mut out) {
+                        keep_prefix_writes(&s, program, t, &mut out);
+                        note_spinning(&s, limits.prefix_races && !endings, &mut spinning);
+                        break;
+                    }
+                }
+                Stmt::Op(ins) => {
+                    // A control barrier's id and quorum, made concrete
+                    // first (a split re-runs the statement).
+                    let mut values = BarrierValues::default();
+                    if let OpKind::ControlBarrier { id, quorum, .. } = &ins.kind {
+                        let mut concrete = |op: &Option<Operand>| match op {
+                            Some(op) => {
+                                value_of(&mut s, &mut stack, op, program, t, domain).map(Some)
+                            }
+                            None => Some(None),
+                        };
+                        let Some(id) = concrete(id) else {
+                            continue;
+                        };
+                        let Some(quorum) = concrete(quorum) else {
+                            continue;
+                        };
+                        if let Some(q) = quorum
+                            && q < 1
+                        {
+                            return Err(ExecError::new(format!(
+                                "line {}: the quorum of `{}` is {q} on some path of P{}: expected a positive integer (how many invocations must arrive before any passes)",
+                                ins.source.line, ins.source.text, t.id
+                            )));
+                        }
+                        values = BarrierValues {
+                            id,
+                            quorum,
+                            ..BarrierValues::default()
+                        };
+                    }
+                    // A group function's contribution and broadcast local
+                    // id, made concrete likewise (3.6.3: "a work item that
+                    // provides a value to an OpGroup* builtin function must
+                    // behave as if it generates that value before beginning
+                    // execution of that builtin").
+                    if let Some(g) = &ins.group {
+                        let op = ins.operand.clone().unwrap_or(Operand::Const(0));
+                        let Some(v) = value_of(&mut s, &mut stack, &op, program, t, domain) else {
+                            continue;
+                        };
+                        values.contribution = Some(v);
+                        if let Some(id) = &g.local_id {
+                            let Some(k) = value_of(&mut s, &mut stack, id, program, t, domain)
+                            else {
+                                continue;
+                            };
+                            // A local id naming no work-item of the group:
+                            // undefined behaviour ("Behavior is undefined
+                            // when local_id is greater or equal to the
+                            // work-group size"); the path ends here, as at
+                            // an array index outside the array.
+                            // A non-uniform instruction's id naming no
+                            // invocation of the tangle gives an undefined
+                            // result instead (SPIR-V,
+                            // OpGroupNonUniformShuffle: "The resulting
+                            // value is undefined if Id is an inactive
+                            // invocation, or is greater than or equal to
+                            // the size of the group").
+                            if !g.nonuniform
+                                && usize::try_from(k)
+                                    .map_or(true, |k| k >= group_size(program, t, ins))
+                            {
+                                s.pc = t.code.len();
+                                continue;
+                            }
+                            values.local_id = Some(k);
+                        }
+                    }
+                    // A non-uniform instruction waits for no one: its
+                    // tangle is whoever reaches it with the same key.
+                    if endings
+                        && !ins.group.as_ref().is_some_and(|g| g.nonuniform)
+                        && let OpKind::ControlBarrier {
+                            instance,
+                            execution_scope,
+                            ..
+                        } = ins.kind
+                    {
+                        let reached = s
+                            .events
+                            .iter()
+                            .filter(|e| {
+                                matches!(&t.code[e.stmt], Stmt::Op(i)
+                                    if matches!(i.kind, OpKind::ControlBarrier { instance: k, .. } if k == instance))
+                            })
+                            .count();
+                        out.paths.push(Path {
+                            events: s.events.clone(),
+                            registers: Vec::new(),
+                            awaits: Vec::new(),
+                            ending: Ending::Blocked {
+                                stmt: pc,
+                                key: (instance, reached + 1),
+                                scope: execution_scope,
+                                values,
+                            },
+                            exprs: Vec::new(),
+                        });
+                    }
+                    if ins.group.is_some() {
+                        step_group(&mut s, ins, values);
+                    } else if !step_op(&mut s, &mut stack, ins, (program, t, own), domain)? {
+                        continue;
+                    }
+                    if let Some(e) = s.events.last_mut() {
+                        e.barrier = values;
+                    }
+                    s.pc += 1;
+                }
+            }
+        }
+    }
+    keep_spinning(spinning, max_paths, &mut out);
+    for p in out.paths.iter_mut().chain(&mut out.cut_prefixes) {
+        for a in &mut p.awaits {
+            a.looping = looping.get(&a.instance).cloned().unwrap_or_default();
+        }
+    }
+    if endings {
+        add_stopped_prefixes(&mut out, stopped_at_bound);
+    }
+    Ok(out)
+}
+
+/// At the statement `s.pc` is about to run: the awaits whose loop it
+/// leaves (a forward exit, or the back jump not taken; innermost first,
+/// an exit may leave several) are passed, and arriving at the head of a
+/// spin loop that is not under way starts an await (inside the ones under
+/// way when it is an inner loop of theirs).
+pub(super) fn enter_or_leave_awaits(s: &mut State, spins: &[SpinLoop], instances: &mut usize) {
+    while let Some(&(l, first, instance)) = s.awaiting.last()
+        && !(l.header..=l.back).contains(&s.pc)
+    {
+        s.awaits.push(Await {
+            header: l.header,
+            events: first..s.events.len(),
+            instance,
+            looping: Vec::new(),
+        });
+        s.awaiting.pop();
+    }
+    if !s.awaiting.iter().any(|(l, _, _)| l.header == s.pc)
+        && let Some(l) = spins.iter().find(|l| l.header == s.pc)
+    {
+        s.awaiting.push((*l, s.events.len(), *instances));
+        *instances += 1;
+    }
+}
+
+/// The path `s` has walked, ending as `ending`: its events, the awaits it
+/// passed and its registers (sorted by name: the out-of-bounds markers are
+/// found by bisection).
+pub(super) fn path_of(s: State, ending: Ending) -> Path {
+    let mut registers: Vec<(String, RegValue)> = s.regs.into_iter().collect();
+    registers.sort_by(|a, b| a.0.cmp(&b.0));
+    Path {
+        events: s.events,
+        registers,
+        awaits: s.awaits,
+        ending,
+        exprs: s.exprs,
+    }
+}
+
+/// Notes (when `on`) the path `s` whose await iteration was just dropped
+/// as stopped at the await's head (the events before the await), once per
+/// await instance.
+pub(super) fn note_spinning(s: &State, on: bool, spinning: &mut BTreeMap<usize, Path>) {
+    let Some(&(l, first, instance)) = s.awaiting.last().filter(|_| on) else {
+        return;
+    };
+    spinning.entry(instance).or_insert_with(|| {
+        // The expressions made before the loop (those after name reads
+        // of the loop, which the prefix does not hold), and the registers
+        // that name only what the prefix holds.
+        let kept = s
+            .exprs
+            .iter()
+            .position(|x| {
+                [x.a, x.b]
+                    .iter()
+                    .any(|t| matches!(t, RegValue::Read(e) if *e >= first))
+            })
+            .unwrap_or(s.exprs.len());
+        let holds = |v: &RegValue| match v {
+            RegValue::Read(e) => *e < first,
+            RegValue::Expr(k) => *k < kept,
+            RegValue::Const(_) => true,
+        };
+        let mut registers: Vec<(String, RegValue)> = s
+            .regs
+            .iter()
+            .filter(|(_, v)| holds(v))
+            .map(|(r, v)| (r.clone(), *v))
+            .collect();
+        registers.sort_by(|a, b| a.0.cmp(&b.0));
+        Path {
+            events: s.events[..first].to_vec(),
+            registers,
+            awaits: s.awaits.clone(),
+            ending: Ending::Cut {
+                stmt: l.header,
+                spinning: true,
+            },
+            exprs: s.exprs[..kept].to_vec(),
+        }
+    });
+}
+
+/// The paths stopped at an await instance whose iterations looped (some
+/// were dropped), as prefixes ([`ThreadPaths::cut_prefixes`]): the thread
+/// spins there forever, after its events before the loop. Also when some
+/// path leaves the instance: leaving may need a value no other thread
+/// writes (a generated program awaiting a value only the condition names
+/// had no execution at all and was answered race-free, where the reference
+/// enumeration, which unrolls the loop and cuts it at the bound, found the
+/// race before the loop). Not cut paths: the answers on complete
+/// executions are as before; only races among the events run before the
+/// loop are looked for (the unrolled loop of the reference enumeration is
+/// cut there and its prefix is walked too).
+pub(super) fn keep_spinning(
+    spinning: BTreeMap<usize, Path>,
+    max_paths: usize,
+    out: &mut ThreadPaths,
+) {
+    for p in spinning.into_values() {
+        if out.cut_prefixes.len() < max_paths {
+            out.cut_prefixes.push(p);
+        }
+    }
+}
+
+/// Keeps the path `s` the unrolling bound just cut, before the statement
+/// at `s.pc` that would exceed it, as a prefix ([`ThreadPaths::cut_prefixes`])
+/// with its registers there.
+pub(super) fn keep_cut_prefix(s: State, out: &mut ThreadPaths) {
+    let stmt = s.pc;
+    out.cut_prefixes.push(path_of(
+        s,
+        Ending::Cut {
+            stmt,
+            spinning: false,
+        },
+    ));
+}
+
+/// A path ending in the await under way, whose iteration just jumped back:
+/// that iteration alone repeats.
+pub(super) fn push_stuck_await(s: &State, out: &mut ThreadPaths) {
+    if let Some(&(l, first, _)) = s.awaiting.last() {
+        out.paths.push(Path {
+            events: s.events.clone(),
+            registers: Vec::new(),
+            awaits: Vec::new(),
+            ending: Ending::Stuck(Stuck {
+                header: l.header,
+                back: l.back,
+                iterations: std::iter::once(first..s.events.len()).collect(),
+                side_effect_free: true,
+                registers: Vec::new(),
+            }),
+            exprs: Vec::new(),
+        });
+    }
+}
+
+/// A path ending at the backward jump at `back` that `s` just took (to
+/// `s.pc`): its iterations are the stretches of the path between its
+/// arrivals at the loop's head. Each is a cycle of the control flow from
+/// the head back to it, whatever statements it passes through (the cycle
+/// of `CADP/2_threads_4_instructions/132_simple`'s P0 jumps back twice, to
+/// two heads, and leaves the statement range of either loop), so any of
+/// them may repeat when its values allow (`analysis::termination`).
+pub(super) fn push_stuck_loop(s: &State, back: usize, out: &mut ThreadPaths) {
+    let header = s.pc;
+    let starts: Vec<(usize, &HashMap<String, RegValue>)> = s
+        .arrivals
+        .iter()
+        .filter(|(stmt, _, _)| *stmt == header)
+        .map(|(_, e, regs)| (*e, regs))
+        .collect();
+    let end = s.events.len();
+    let mut iterations = Vec::new();
+    let mut registers = vec![known_registers(s, &s.regs)];
+    let mut next = end;
+    for &(start, regs) in starts.iter().rev() {
+        iterations.push(start..next);
+        registers.push(known_registers(s, regs));
+        next = start;
+    }
+    if iterations.is_empty() {
+        return;
+    }
+    iterations.reverse();
+    registers.reverse();
+    out.paths.push(Path {
+        events: s.events.clone(),
+        registers: Vec::new(),
+        awaits: Vec::new(),
+        ending: Ending::Stuck(Stuck {
+            header,
+            back,
+            iterations,
+            side_effect_free: false,
+            registers,
+        }),
+        exprs: Vec::new(),
+    });
+}
+
+/// Registers as far as the path `s` knows them: constants, and reads the
+/// path made concrete since (`None`: a read still symbolic), by name.
+pub(super) fn known_registers(
+    s: &State,
+    regs: &HashMap<String, RegValue>,
+) -> Vec<(String, RegValue)> {
+    let mut out: Vec<(String, RegValue)> = regs
+        .iter()
+        .map(|(r, v)| {
+            let value = known(s, *v);
+            (r.clone(), value)
+        })
+        .collect();
+    out.sort_by(|a, b| a.0.cmp(&b.0));
+    out
+}
+
+/// Adds every prefix of the thread's paths (and of the partial paths the
+/// unrolling bound stopped) as a stopped path, once each.
+pub(super) fn add_stopped_prefixes(out: &mut ThreadPaths, stopped_at_bound: Vec<Vec<PathEvent>>) {
+    type Key = (usize, Option<ReadValue>, Option<i64>, bool, BarrierValues);
+    let key = |events: &[PathEvent]| -> Vec<Key> {
+        events
+            .iter()
+            .map(|e| (e.stmt, e.read, e.write, e.writes, e.barrier))
+            .collect()
+    };
+    let mut seen = HashSet::new();
+    let mut stopped = Vec::new();
+    let sources = out
+        .paths
+        .iter()
+        .map(|p| p.events.as_slice())
+        .chain(stopped_at_bound.iter().map(|e| e.as_slice()));
+    for events in sources {
+        for k in 0..=events.len() {
+            if seen.insert(key(&events[..k])) {
+                stopped.push(Path {
+                    events: events[..k].to_vec(),
+                    registers: Vec::new(),
+                    awaits: Vec::new(),
+                    ending: Ending::Stopped,
+                    exprs: Vec::new(),
+                });
+            }
+        }
+    }
+    out.paths.extend(stopped);
+}
+
+/// Whether the statement at `pc` just sent `s` back to the head of the
+/// innermost await under way (an iteration to drop). An outer await's back
+/// jump lies after the body of every loop inside it, so the inner awaits
+/// were passed before it runs.
+pub(super) fn jumps_back(s: &State, pc: usize) -> bool {
+    s.awaiting
+        .last()
+        .is_some_and(|(l, _, _)| pc == l.back && s.pc == l.header)
+}
+
+/// After the jump at `pc` (to `s.pc`): an await's iteration that jumps
+/// back is dropped (true: the state ends), and, exploring endings, a path
+/// ending stuck there is listed (a spin loop's, or any backward jump's).
+pub(super) fn after_jump(
+    s: &mut State,
+    pc: usize,
+    endings: bool,
+    looping: &mut HashMap<usize, Vec<Vec<ReadValue>>>,
+    out: &mut ThreadPaths,
+) -> bool {
+    if jumps_back(s, pc) {
+        if !iteration_changes_memory(s) {
+            if endings {
+                push_stuck_await(s, out);
+            }
+            drop_iteration(s, looping, out);
+            return true;
+        }
+        // A read-modify-write of this iteration changed memory: the
+        // iteration stays (an ordinary one, under the unrolling bound) and
+        // the next arrival at the head starts a new await (an await around
+        // it sees the change in its own iteration).
+        s.awaiting.pop();
+    }
+    if endings && s.pc <= pc {
+        push_stuck_loop(s, pc, out);
+    }
+    false
+}
+
+/// Whether the await's iteration under way wrote a value other than the one
+/// it read (a read-modify-write that succeeded; [`rmw_may_be_dropped`]).
+pub(super) fn iteration_changes_memory(s: &State) -> bool {
+    let Some(&(_, first, _)) = s.awaiting.last() else {
+        return false;
+    };
+    s.events[first..].iter().any(|e| {
+        e.writes
+            && match (e.read, e.write) {
+                (Some(ReadValue::Concrete(old)), Some(new)) => old != new,
+                _ => true,
+            }
+    })
+}
+
+/// Drops the iteration `s` is in: its values go to the await's looping
+/// alternatives.
+pub(super) fn drop_iteration(
+    s: &State,
+    looping: &mut HashMap<usize, Vec<Vec<ReadValue>>>,
+    out: &mut ThreadPaths,
+) {
+    if let Some(&(_, first, instance)) = s.awaiting.last() {
+        let values = s.events[first..].iter().filter_map(|e| e.read).collect();
+        looping.entry(instance).or_default().push(values);
+    }
+    out.dropped_iterations += 1;
+}
+
+pub(super) fn target(
+    labels: &HashMap<&str, usize>,
+    label: &str,
+    t: &Thread,
+) -> Result<usize, ExecError> {
+    labels
+        .get(label)
+        .copied()
+        .ok_or_else(|| ExecError::new(format!("thread {}: label `{label}` is not defined", t.id)))
+}
+
+/// Executes one instruction; returns false when the state was split and the
+/// instruction must run again (with the value now fixed).
+pub(super) fn step_op(
+    s: &mut State,
+    stack: &mut Vec<State>,
+    ins: &Instruction,
+    (program, t, own): (&Program, &Thread, &HashSet<usize>),
+    domain: &Domains,
+) -> Result<bool, ExecError> {
+    let pc = s.pc;
+    // A store of a value computed from symbolic reads keeps it symbolic
+    // ([`Reduction::SymbolicStores`]): the candidate executions give it.
+    let derived = match &ins.operand {
+        Some(op)
+            if s.derive
+                && ins.is_write()
+                && !ins.is_read()
+                && ins.write_value.is_none()
+                && ins.group.is_none() =>
+        {
+            Some(term_of(s, op)).filter(|v| !matches!(v, RegValue::Const(_)))
+        }
+        _ => None,
+    };
+    // The operand and a compare-exchange's expected value, made concrete
+    // (a split re-runs the instruction).
+    let mut concrete = |op: &Option<Operand>| match op {
+        Some(op) => value_of(s, stack, op, program, t, domain).map(Some),
+        None => Some(None),
+    };
+    let Some(operand) = (if derived.is_some() {
+        Some(None)
+    } else {
+        concrete(&ins.operand)
+    }) else {
+        return Ok(false);
+    };
+    let Some(expected) = concrete(&ins.expected) else {
+        return Ok(false);
+    };
+    let mut read = if ins.is_read() {
+        Some(match (s.forced.take(), ins.read_value) {
+            (Some(v), _) | (None, Some(v)) => ReadValue::Concrete(v),
+            (None, None) => ReadValue::Symbolic,
+        })
+    } else {
+        None
+    };
+    // A read of a location only this thread writes: its latest earlier
+    // write, or the initial value (see `own_locations`).
+    let mut own_prov = None;
+    // When that write is derived (a function of symbolic reads), a plain
+    // read takes its term instead ([`Reduction::OwnForwarding`]): the same
+    // argument says the read's value is the write's in every consistent
+    // execution, and the read is made concrete once the term is.
+    let mut forwarded = None;
+    if read == Some(ReadValue::Symbolic)
+        && let Some(loc) = program.location_of(ins)
+        && own.contains(&loc)
+    {
+        if let Some((v, prov)) = latest_own_write(s, program, t, loc) {
+            read = Some(ReadValue::Concrete(v));
+            own_prov = Some(prov);
+        } else if s.forward && !ins.is_write() {
+            forwarded = latest_own_derived(s, program, t, loc).map(|term| known(s, term));
+        }
+    }
+    if ins.is_write()
+        && ins.is_read()
+        && ins.write_value.is_none()
+        && ins.rmw_op.uses_old()
+        && read == Some(ReadValue::Symbolic)
+        && let Some(loc) = program.location_of(ins)
+    {
+        // The value written depends on the value read: fix it now, one
+        // alternative per value of the location.
+        let values: Vec<i64> = domain[loc].keys().copied().collect();
+        for &v in values.iter().skip(1) {
+            let mut other = s.clone();
+            other.runs[pc] -= 1;
+            other.forced = Some(v);
+            stack.push(other);
+        }
+        read = Some(ReadValue::Concrete(values[0]));
+    }
+    let loc = program.location_of(ins);
+    let nloc = program.locations.len();
+    // Provenance of the value read (when concrete) and of the value written.
+    let read_prov: Prov = match (own_prov, read, loc) {
+        (Some(p), _, _) => p,
+        (None, Some(ReadValue::Concrete(v)), Some(l)) => {
+            domain[l].get(&v).cloned().unwrap_or_default()
+        }
+        _ => Prov::new(),
+    };
+    let operand_prov: Prov = match &ins.operand {
+        Some(op) => reg_prov(s, op),
+        None => Prov::new(),
+    };
+    // A compare-exchange writes only when the value read equals the expected one.
+    let writes = ins.is_write()
+        && match (ins.rmw_op, read, expected) {
+            (RmwOp::CompareExchange, Some(ReadValue::Concrete(old)), Some(exp)) => old == exp,
+            _ => true,
+        };
+    let write = if writes && derived.is_none() {
+        match (ins.write_value, operand) {
+            (Some(v), _) => Some(v),
+            (None, Some(op)) => Some(match read {
+                Some(ReadValue::Concrete(old)) => ins.rmw_op.apply_at(old, op, ins.width),
+                _ => op, // a store, or an exchange
+            }),
+            (None, None) => None,
+        }
+    } else {
+        None
+    };
+    let write_prov = match (write, loc) {
+        (Some(_), Some(l)) => {
+            let mut p =
+                if ins.is_read() && ins.rmw_op.uses_old() && ins.rmw_op != RmwOp::CompareExchange {
+                    prov_max(&read_prov, &operand_prov)
+                } else {
+                    operand_prov
+                };
+            if p.is_empty() {
+                p = vec![0; nloc];
+            }
+            p[l] += 1;
+            Some(p)
+        }
+        _ => None,
+    };
+    let index = s.events.len();
+    if let Some(term) = forwarded {
+        s.forwarded.push((index, term));
+    }
+    if let (Some(dest), Some(r)) = (&ins.dest, read) {
+        s.regs.insert(
+            dest.clone(),
+            match r {
+                ReadValue::Concrete(v) => RegValue::Const(v),
+                ReadValue::Symbolic => forwarded.unwrap_or(RegValue::Read(index)),
+            },
+        );
+        s.prov.insert(dest.clone(), read_prov);
+    }
+    s.events.push(PathEvent {
+        stmt: pc,
+        read,
+        write,
+        write_prov,
+        writes,
+        barrier: BarrierValues::default(),
+        derived,
+    });
+    Ok(true)
+}
+
+/// The concrete value of an operand; when it is a symbolic read, splits the
+/// state (one alternative per value of the read's domain pushed on the stack,
+/// the first kept in `s`) and returns `None` so the caller re-runs the statement.
+pub(super) fn value_of(
+    s: &mut State,
+    stack: &mut Vec<State>,
+    op: &Operand,
+    program: &Program,
+    t: &Thread,
+    domain: &Domains,
+) -> Option<i64> {
+    match op {
+        Operand::Const(v) => Some(*v),
+        Operand::Reg(_) => {
+            let index = match term_of(s, op) {
+                RegValue::Const(v) => return Some(v),
+                RegValue::Read(index) => index,
+                // An expression: its first symbolic read made concrete
+                // (again until none is left).
+                RegValue::Expr(k) => first_symbolic(s, k)?,
+            };
+            let stmt = s.events[index].stmt;
+            let Some(loc) = domain_slot(program, t, stmt) else {
+                return Some(0); // unreachable: reads always access a location
+            };
+            s.runs[s.pc] -= 1; // the statement runs again in each alternative
+            let mut values = domain[loc].iter();
+            let (v0, p0) = values.next().expect("domains hold the initial value");
+            for (v, p) in values {
+                let mut other = s.clone();
+                fix_read(&mut other, index, *v, p);
+                stack.push(other);
+            }
+            fix_read(s, index, *v0, p0);
+            None
+        }
+    }
+}
+
+/// What an operand stands for on the path `s`: a constant (also a read
+/// made concrete since, and an expression all of whose reads are), or a
+/// symbolic read or expression.
+pub(super) fn term_of(s: &State, op: &Operand) -> RegValue {
+    match op {
+        Operand::Const(v) => RegValue::Const(*v),
+        Operand::Reg(r) => known(s, s.regs.get(r).copied().unwrap_or(RegValue::Const(0))),
+    }
+}
+
+/// `v` as far as the path `s` knows it (see [`term_of`]).
+pub(super) fn known(s: &State, v: RegValue) -> RegValue {
+    let read = |e: usize| match s.events[e].read {
+        Some(ReadValue::Concrete(c)) => Some(c),
+        _ => None,
+    };
+    match term_value(&expr_values(&s.exprs, &read), v, &read) {
+        Some(c) => RegValue::Const(c),
+        None => v,
+    }
+}
+
+/// The value of each expression given the values `read` knows (`None`
+/// where it depends on a read it does not know), in one pass: an
+/// expression names only earlier ones.
+pub fn expr_values(exprs: &[ValueExpr], read: &dyn Fn(usize) -> Option<i64>) -> Vec<Option<i64>> {
+    let mut out: Vec<Option<i64>> = Vec::with_capacity(exprs.len());
+    for x in exprs {
+        let v = match (term_value(&out, x.a, read), term_value(&out, x.b, read)) {
+            (Some(a), Some(b)) => Some(x.op.apply(a, b)),
+            _ => None,
+        };
+        out.push(v);
+    }
+    out
+}
+
+/// The value of a term, given the expressions' values (`values`, from
+/// [`expr_values`], possibly only those before the term) and the reads'.
+pub fn term_value(
+    values: &[Option<i64>],
+    v: RegValue,
+    read: &dyn Fn(usize) -> Option<i64>,
+) -> Option<i64> {
+    match v {
+        RegValue::Const(c) => Some(c),
+        RegValue::Read(e) => read(e),
+        RegValue::Expr(k) => values.get(k).copied().flatten(),
+    }
+}
+
+/// The first read (in event order) expression `k` depends on that the path
+/// has not made concrete.
+pub(super) fn first_symbolic(s: &State, k: usize) -> Option<usize> {
+    let mut leaves = Vec::new();
+    let mut todo = vec![k];
+    let mut seen = HashSet::new();
+    while let Some(k) = todo.pop() {
+        if !seen.insert(k) {
+            continue;
+        }
+        for t in [s.exprs[k].a, s.exprs[k].b] {
+            match t {
+                RegValue::Read(e) if !matches!(s.events[e].read, Some(ReadValue::Concrete(_))) => {
+                    leaves.push(e)
+                }
+                RegValue::Expr(j) => todo.push(j),
+                _ => {}
+            }
+        }
+    }
+    leaves.into_iter().min()
+}
+
+/// Makes the symbolic read at `index` concrete everywhere it flowed.
+pub(super) fn fix_read(s: &mut State, index: usize, v: i64, prov: &Prov) {
+    s.events[index].read = Some(ReadValue::Concrete(v));
+    for (name, val) in s.regs.iter_mut() {
+        if *val == RegValue::Read(index) {
+            *val = RegValue::Const(v);
+            s.prov.insert(name.clone(), prov.clone());
+        }
+    }
+    if s.exprs.is_empty() && s.events.iter().all(|e| e.derived.is_none()) && s.forwarded.is_empty()
+    {
+        return;
+    }
+    // Expressions and derived stores all of whose reads are now concrete
+    // become constants.
+    let read = |e: usize| match s.events[e].read {
+        Some(ReadValue::Concrete(c)) => Some(c),
+        _ => None,
+    };
+    let values = expr_values(&s.exprs, &read);
+    let konst = |v: RegValue| term_value(&values, v, &read);
+    let mut regs = std::mem::take(&mut s.regs);
+    for val in regs.values_mut() {
+        if let RegValue::Expr(_) = val
+            && let Some(c) = konst(*val)
+        {
+            *val = RegValue::Const(c);
+        }
+    }
+    let fixed: Vec<(usize, i64)> = s
+        .events
+        .iter()
+        .enumerate()
+        .filter_map(|(i, e)| Some((i, konst(e.derived?)?)))
+        .collect();
+    s.regs = regs;
+    // Reads that took a derived write's term ([`Reduction::OwnForwarding`]).
+    let mut resolved = Vec::new();
+    s.forwarded.retain(|&(i, term)| match konst(term) {
+        Some(c) => {
+            resolved.push((i, c));
+            false
+        }
+        None => true,
+    });
+    for (i, c) in resolved {
+        s.events[i].read = Some(ReadValue::Concrete(c));
+    }
+    for (i, c) in fixed {
+        s.events[i].write = Some(c);
+        s.events[i].derived = None;
+    }
+}
+
+/// Provenance of an operand's value (constants and unread registers: none).
+pub(super) fn reg_prov(s: &State, op: &Operand) -> Prov {
+    match op {
+        Operand::Reg(r) => s.prov.get(r).cloned(),
+        Operand::Const(_) => None,
+    }
+    .unwrap_or_default()
+}
+
+pub(super) fn concretize2(
+    s: &mut State,
+    stack: &mut Vec<State>,
+    a: &Operand,
+    b: &Operand,
+    program: &Program,
+    t: &Thread,
+    domain: &Domains,
+) -> Option<(i64, i64)> {
+    let va = value_of(s, stack, a, program, t, domain)?;
+    let vb = value_of(s, stack, b, program, t, domain)?;
+    Some((va, vb))
+}

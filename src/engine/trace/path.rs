@@ -1,0 +1,225 @@
+//! What the per-thread walk produces: paths, their events and endings.
+
+use super::*;
+
+/// The value a read returns on a path.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ReadValue {
+    /// Fixed on this path: the read must read a write of this value (or the
+    /// initial value, if equal).
+    Concrete(i64),
+    /// Not needed by the path: any write to the location (or the initial value).
+    Symbolic,
+}
+
+/// One event of a path: an executed instruction.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PathEvent {
+    /// Index of the statement in the thread's code.
+    pub stmt: usize,
+    /// Value read, for reads.
+    pub read: Option<ReadValue>,
+    /// Value written, for writes (`None`: unknown, only in Alloy `.test` files
+    /// where a store names no value, or `derived`).
+    pub write: Option<i64>,
+    /// A store whose value is a function of symbolic reads
+    /// ([`Reduction::SymbolicStores`]): a [`RegValue::Read`] or
+    /// [`RegValue::Expr`] of the path, its value known once a candidate
+    /// execution says what those reads read (`write` is `None`).
+    pub derived: Option<RegValue>,
+    /// Provenance of the value written (value-domain computation only).
+    pub write_prov: Option<Vec<u32>>,
+    /// Whether the event writes: the instruction is a write, and not a
+    /// compare-exchange that failed.
+    pub writes: bool,
+    /// A named control barrier's id and quorum values on this path.
+    pub barrier: BarrierValues,
+}
+
+/// The values of a control barrier's id and quorum operands on a path
+/// (`None` when the barrier has no such operand), and of a group
+/// function's operands ([`crate::ir::Instruction::group`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct BarrierValues {
+    pub id: Option<i64>,
+    pub quorum: Option<i64>,
+    /// The value a group function's work-item contributes.
+    pub contribution: Option<i64>,
+    /// A broadcast's local id.
+    pub local_id: Option<i64>,
+}
+
+/// A register's final value on a path.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RegValue {
+    Const(i64),
+    /// The value read by the path's event at this index (a symbolic read).
+    Read(usize),
+    /// The value of the path's expression at this index
+    /// ([`Path::exprs`]): local arithmetic on symbolic reads, computed
+    /// once a candidate execution says what they read
+    /// ([`Reduction::SymbolicStores`]).
+    Expr(usize),
+}
+
+/// Local arithmetic whose operands include a symbolic read
+/// ([`RegValue::Expr`]): `a op b`, each operand a constant, a symbolic read
+/// or an earlier expression of the same path.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ValueExpr {
+    pub op: crate::ir::ArithOp,
+    pub a: RegValue,
+    pub b: RegValue,
+}
+
+/// One path of a thread: complete (it reaches the end of the code), or, when
+/// exploring for termination ([`Limits::endings`]), one that ends stuck in a
+/// loop or stops part-way.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Path {
+    pub events: Vec<PathEvent>,
+    /// Final registers (complete paths only; empty for the others).
+    pub registers: Vec<(String, RegValue)>,
+    /// The spin loops the path ran as awaits, in program order.
+    pub awaits: Vec<Await>,
+    /// How the path ends.
+    pub ending: Ending,
+    /// The expressions [`RegValue::Expr`] names (registers and derived
+    /// stores; empty without [`Reduction::SymbolicStores`]).
+    pub exprs: Vec<ValueExpr>,
+}
+
+/// How a path ends.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Ending {
+    /// It runs to the end of the thread's code.
+    Finished,
+    /// It has just jumped back to a loop's head and ends there: the loop may
+    /// go on forever if its last iterations can repeat (see
+    /// `analysis::termination`).
+    Stuck(Stuck),
+    /// It stops after its events, without finishing: a thread the scheduler
+    /// no longer runs (no event at all: it never started).
+    Stopped,
+    /// It waits at a control barrier (the statement `stmt`, its `key`-th
+    /// dynamic instance: static instance number and how many times the path
+    /// reached it, with its id and quorum `values`) that does not open: too
+    /// few invocations of its execution-`scope` instance arrive (see
+    /// [`crate::engine::barrier`]).
+    Blocked {
+        stmt: usize,
+        key: (u32, usize),
+        scope: crate::ir::Scope,
+        values: BarrierValues,
+    },
+    /// It stops where the unrolling bound cut it: running statement `stmt`
+    /// once more would exceed the bound; or (`spinning`) it spins forever
+    /// in the await whose head is `stmt`: no value of the domains lets
+    /// it leave (every iteration was dropped). Only in
+    /// [`ThreadPaths::cut_prefixes`], for races within the bound
+    /// ([`crate::engine::Limits::prefix_races`]).
+    Cut { stmt: usize, spinning: bool },
+}
+
+/// A loop a path ends in.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Stuck {
+    /// The loop's head (the label statement the back jump targets).
+    pub header: usize,
+    /// The jump back.
+    pub back: usize,
+    /// The loop's iterations on the path since it entered the loop, oldest
+    /// first, as ranges of event indices (the last one ends the path).
+    pub iterations: Vec<std::ops::Range<usize>>,
+    /// A spin loop run as an await: its last iteration alone repeats (it
+    /// writes nothing and leaves the registers as it found them).
+    pub side_effect_free: bool,
+    /// The registers at the start of each iteration, then (last) at the end
+    /// of the path, back at the loop's head (loops that are not awaits):
+    /// a register's value, or the read (event index) whose value it holds
+    /// when nothing on the path made that value concrete (it then depends
+    /// on the candidate execution).
+    pub registers: Vec<Vec<(String, RegValue)>>,
+}
+
+/// One pass of a path through a spin loop run as an await: its events are
+/// those of the iteration that leaves the loop. What would keep the loop
+/// spinning is kept for forward-progress questions (an await whose looping
+/// values can be read forever may spin forever); nothing uses it yet.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Await {
+    /// The loop's head (the label statement the back jump targets).
+    pub header: usize,
+    /// The events of the leaving iteration: indices into the path's events.
+    pub events: std::ops::Range<usize>,
+    /// Paths of the thread with the same `instance` went through the same
+    /// entry into the loop (they split on the values read inside it).
+    pub instance: usize,
+    /// The iterations dropped at this entry because their values make the
+    /// loop jump back: for each, the values its reads returned, in order
+    /// (a read the branch did not need stays symbolic).
+    pub looping: Vec<Vec<ReadValue>>,
+}
+
+/// All paths of one thread.
+#[derive(Clone, Debug, Default)]
+pub struct ThreadPaths {
+    pub paths: Vec<Path>,
+    /// Paths abandoned because a statement would run more than the bound allows.
+    pub cut: usize,
+    /// The values the paths abandoned before their end wrote (cut by the
+    /// bound, or an await's iteration dropped because every value of the
+    /// domain loops), per `(location, value)` with the least provenance:
+    /// such a prefix can be the prefix of a path within the bound (the
+    /// thread reads its own earlier write, then leaves the loop), so its
+    /// writes join the value domains ([`explore`]).
+    /// With each, the prefix's own writes per location up to that write
+    /// (sparse), which bound the provenance instead of this thread's
+    /// complete paths when they write more.
+    pub cut_writes: BTreeMap<(usize, i64), (Prov, BTreeMap<usize, u32>)>,
+    /// Spin-loop iterations dropped because they jump back (not cut: the
+    /// iteration that leaves the loop stands for them).
+    pub dropped_iterations: usize,
+    /// With [`crate::engine::Limits::prefix_races`] (and not exploring endings):
+    /// the paths the unrolling bound cut, each as the prefix it ran before
+    /// the statement that would exceed the bound ([`Ending::Cut`]), with
+    /// its registers there. Dat3M's unrolled program ends a thread at its
+    /// bound event, so these are the thread's executions that stop at the
+    /// bound. Kept apart from `paths`: no final state, condition or
+    /// execution count sees them. At most `max_paths` of them (past it the
+    /// rest are not kept: fewer races may be found, none is invented).
+    pub cut_prefixes: Vec<Path>,
+}
+
+/// One event of an execution: an executed instruction and its values.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct EventInfo {
+    /// Index into `Program::threads`.
+    pub thread: usize,
+    /// Index of the statement in that thread's code.
+    pub stmt: usize,
+    /// The value the path fixed for a read (`None` for symbolic reads and non-reads).
+    pub read_value: Option<i64>,
+    /// The value written (`None` for non-writes and unknown values).
+    pub write_value: Option<i64>,
+    /// Whether the event writes (a failed compare-exchange only reads).
+    pub writes: bool,
+    /// A named control barrier's id and quorum values.
+    #[serde(skip)]
+    pub barrier: BarrierValues,
+    /// A store whose value the candidate execution gives (a read or an
+    /// expression of the skeleton: [`crate::engine::Skeleton::exprs`]; see
+    /// [`crate::engine::Reduction::SymbolicStores`]); `write_value` is `None`.
+    #[serde(skip)]
+    pub derived: Option<RegValue>,
+}
+
+impl EventInfo {
+    /// The instruction of the event.
+    pub fn instruction<'p>(&self, program: &'p Program) -> &'p Instruction {
+        match &program.threads[self.thread].code[self.stmt] {
+            Stmt::Op(i) => i,
+            _ => unreachable!("events are instructions"),
+        }
+    }
+}

@@ -1,0 +1,363 @@
+//! The static spin-loop analysis: which loops run as awaits.
+
+use super::*;
+
+/// A loop that paths run as an await (see [`spin_loops`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SpinLoop {
+    /// The label statement the back jump targets.
+    pub header: usize,
+    /// The jump back (a `goto`, or a branch whose taken side is the head).
+    pub back: usize,
+}
+
+/// The side-effect-free loops of thread `t` that can run as awaits.
+///
+/// A backward jump at statement `back` to the label at `header` makes a
+/// loop `header..=back` that qualifies when:
+///
+/// 1. its body is straight-line: between the two, only loads (plain or
+///    atomic), memory barriers (`membar`: a fence writes nothing, and
+///    dropping one only removes happens-before edges), local arithmetic,
+///    labels no jump targets, and branches forward out of the loop
+///    (targets after `back`) — no store, read-modify-write, control barrier
+///    (dropping one would change which invocations meet at a barrier
+///    instance) or availability / visibility operation;
+/// 2. no register is read in the body before the body writes it and is
+///    also written in the body: every iteration then computes the same
+///    function of the values it reads (Dat3M's "side-effect free" check);
+/// 3. a register written after the first exit branch (so that an iteration
+///    leaving there keeps a previous iteration's value) is not read outside
+///    the loop and not shown in the final states (named by the condition,
+///    or every register when there is no condition);
+/// 4. no load of the body can be in a data race: every write to its
+///    location in another thread is atomic, through the same reference and
+///    mutually in scope with it (so both are mutually-ordered atomics /
+///    inclusive-scope atomics), and every write to it in the same thread
+///    uses the same reference (program order location-orders them).
+///
+/// With `listing` (the outcome listing; not the termination search, whose
+/// stuck awaits assume loops of reads), two relaxations:
+///
+/// - condition 1 also admits atomic read-modify-writes that
+///   [`rmw_may_be_dropped`] accepts: a compare-exchange lock loop, a
+///   test-and-set or exchange loop. Such a loop is an await only on the
+///   paths whose iteration that jumps back writes nothing or writes back
+///   the value it read (checked per path: a failed compare-exchange, an
+///   exchange of 1 that read 1); an iteration that changes memory and jumps
+///   back is an ordinary iteration, counted by the unrolling bound;
+/// - the body need not be straight-line: it may branch and jump forward
+///   inside itself (an `if` in the body: the SPIR-V front end lowers a
+///   selection, and an `OpPhi`, to such jumps and assignments), and it may
+///   hold inner loops that qualify themselves (their back jump is the only
+///   backward jump in the body besides `back`, and a label in the body is
+///   the target of jumps from the body only). A test-and-test-and-set lock
+///   is such a loop, whether written with an inner await (`do { while
+///   (load(l) != 0); } while (exchange(l, 1) != 0)`) or as one loop with a
+///   branch (`while (!(load(l) == 0 && exchange(l, 1) == 0));`, the shape
+///   clspv emits). Conditions 2 and 3 are then read along the body's
+///   paths: a register is read "before the body writes it" when some path
+///   from the head reaches the read without writing it, and is "written
+///   after an exit" when some exit (a jump out of the loop, or `back` not
+///   taken) is reached on a path that has not written it (see
+///   [`body_registers_ok`]). The inner loop's iterations that jump back are
+///   dropped on their own (the inner loop is an await); an outer iteration
+///   on a path that survives them holds one pass through the inner loop,
+///   the one that leaves it, so the outer body's paths are those of the
+///   body with the inner back jumps removed, an acyclic graph whose edges
+///   all go forward.
+///
+/// Dropping an iteration that jumps back removes only reads, fences and
+/// read-modify-writes that wrote nothing or wrote back what they read (the
+/// inner loop's included: its dropped iterations were dropped already, its
+/// leaving iteration is part of the outer one): no write that changes
+/// memory, no register the rest of the path sees (2, 3: on every path
+/// through the body), and no access that could race (4, and the
+/// read-modify-writes' own condition). Every execution with dropped
+/// iterations keeps its final state in the execution without them, whose
+/// relations are restrictions of its own (fewer happens-before edges); see
+/// `tests/differential/spin.rs` and BENCHMARKS.md for what that assumes of the
+/// model.
+///
+/// The termination search keeps the straight-line bodies: its stuck
+/// awaits ([`Stuck::side_effect_free`]) stand for a loop whose last
+/// iteration repeats forever, and `analysis::termination` asks whether
+/// that iteration's reads can keep returning their values; an outer
+/// iteration would carry the inner await's leaving iteration, whose
+/// values leave the inner loop, into that question, which nothing there
+/// has been checked against. Without read-modify-writes (also off there)
+/// a test-and-test-and-set lock is no await anyway.
+pub fn spin_loops(program: &Program, t: &Thread, listing: bool) -> Vec<SpinLoop> {
+    let labels = label_map(t);
+    let jump_target = |s: &Stmt| match s {
+        Stmt::Goto { label, .. } | Stmt::Branch { label, .. } => {
+            labels.get(label.as_str()).copied()
+        }
+        _ => None,
+    };
+    // Each label statement, with the statements that jump to it.
+    let mut jumps_to: HashMap<usize, Vec<usize>> = HashMap::new();
+    for (k, s) in t.code.iter().enumerate() {
+        if let Some(x) = jump_target(s) {
+            jumps_to.entry(x).or_default().push(k);
+        }
+    }
+    let shown = shown_registers(program, t);
+    // Inner loops first: a loop's body may hold qualifying loops only.
+    let mut candidates: Vec<(usize, usize)> = t
+        .code
+        .iter()
+        .enumerate()
+        .filter_map(|(back, s)| jump_target(s).filter(|h| *h < back).map(|h| (h, back)))
+        .collect();
+    candidates.sort_by_key(|&(h, b)| (b - h, b));
+    let mut out: Vec<SpinLoop> = Vec::new();
+    for (header, back) in candidates {
+        let inside = |k: usize| header < k && k <= back;
+        let inner = |k: usize, x: usize| {
+            listing
+                && out
+                    .iter()
+                    .any(|l| l.back == k && l.header == x && inside(x))
+        };
+        // 1. A body of loads and arithmetic; exits forward (with `listing`,
+        // forward jumps inside the body and qualifying inner loops too).
+        let shape_ok = (header + 1..back).all(|k| match &t.code[k] {
+            Stmt::Label { .. } => jumps_to
+                .get(&k)
+                .is_none_or(|from| listing && from.iter().all(|&j| inside(j))),
+            Stmt::Goto { .. } | Stmt::Branch { .. } => {
+                let goto = matches!(t.code[k], Stmt::Goto { .. });
+                match jump_target(&t.code[k]) {
+                    Some(x) if x > back => listing || !goto,
+                    Some(x) if x > k => listing,
+                    Some(x) => inner(k, x),
+                    None => false,
+                }
+            }
+            Stmt::Assign { .. } => true,
+            Stmt::Op(i) => match i.kind {
+                OpKind::Load => load_cannot_race(program, t, i),
+                OpKind::MemoryBarrier => true,
+                OpKind::Rmw => listing && rmw_may_be_dropped(program, t, i),
+                _ => false,
+            },
+        });
+        // 2 and 3, along the body's paths.
+        if shape_ok && body_registers_ok(t, header, back, &jump_target, shown.as_ref()) {
+            out.push(SpinLoop { header, back });
+        }
+    }
+    out.sort_by_key(|l| (l.back, l.header));
+    out
+}
+
+/// Conditions 2 and 3 of [`spin_loops`] for the loop `header..=back`,
+/// whose jumps inside the body all go forward except the back jumps of
+/// inner loops (which are ignored: see [`spin_loops`]).
+///
+/// A forward pass over the body computes, before each statement, the
+/// registers written on every path from the head to it (the intersection
+/// over the statements that lead to it: the one before when it falls
+/// through, and the forward jumps to it). A read of a register not in that
+/// set is *exposed* (some iteration reads the value an earlier iteration,
+/// or the code before the loop, left); condition 2 fails when an exposed
+/// register is written anywhere in the body. At each exit (a jump past
+/// `back`, or `back` itself when it is a branch, not taken) the registers
+/// the body writes but that path need not have written are *late*;
+/// condition 3 fails when a late register is read outside the loop or
+/// shown. On a straight-line body this is the reading of the conditions in
+/// program order: the intersection is what the statements before wrote,
+/// and the late registers are those written after the first exit.
+pub(super) fn body_registers_ok(
+    t: &Thread,
+    header: usize,
+    back: usize,
+    jump_target: &dyn Fn(&Stmt) -> Option<usize>,
+    shown: Option<&HashSet<String>>,
+) -> bool {
+    // `before[k - header - 1]`: registers written on every path from the
+    // head to statement k (None: no path reaches it yet).
+    let n = back - header;
+    let mut before: Vec<Option<HashSet<&str>>> = vec![None; n];
+    before[0] = Some(HashSet::new());
+    fn meet<'a>(slot: &mut Option<HashSet<&'a str>>, w: &HashSet<&'a str>) {
+        match slot {
+            Some(s) => s.retain(|r| w.contains(r)),
+            None => *slot = Some(w.clone()),
+        }
+    }
+    let mut written: HashSet<&str> = HashSet::new();
+    let mut exposed: HashSet<&str> = HashSet::new();
+    let mut at_exits: Option<HashSet<&str>> = None;
+    for k in header + 1..=back {
+        // An unreachable statement: read as if nothing were written.
+        let mut w = before[k - header - 1].clone().unwrap_or_default();
+        let (reads, write) = registers_of(&t.code[k]);
+        exposed.extend(reads.into_iter().filter(|r| !w.contains(r)));
+        if let Some(r) = write {
+            written.insert(r);
+            w.insert(r);
+        }
+        let target = jump_target(&t.code[k]);
+        match target {
+            Some(x) if x > back => meet(&mut at_exits, &w),
+            Some(x) if x > k => meet(&mut before[x - header - 1], &w),
+            _ => {}
+        }
+        let falls_through = !matches!(t.code[k], Stmt::Goto { .. });
+        if k == back {
+            if falls_through {
+                meet(&mut at_exits, &w);
+            }
+        } else if falls_through {
+            meet(&mut before[k - header], &w);
+        }
+    }
+    // 2. Registers read before written are never written.
+    if exposed.iter().any(|r| written.contains(r)) {
+        return false;
+    }
+    // 3. Registers an exit leaves stale are dead after the loop.
+    let at_exits = at_exits.unwrap_or_default();
+    let read_outside = |r: &str| {
+        t.code
+            .iter()
+            .enumerate()
+            .filter(|(k, _)| *k <= header || *k > back)
+            .any(|(_, s)| registers_of(s).0.contains(&r))
+    };
+    !written
+        .iter()
+        .filter(|r| !at_exits.contains(*r))
+        .any(|r| read_outside(r) || shown.is_none_or(|s| s.contains(*r)))
+}
+
+/// The registers of `t` final states show, or `None` when they show all of
+/// them (no condition).
+pub(super) fn shown_registers(program: &Program, t: &Thread) -> Option<HashSet<String>> {
+    use crate::ir::Term;
+    let c = program.condition.as_ref()?;
+    let mut terms = Vec::new();
+    c.expr.terms(&mut terms);
+    if let Some(f) = &c.filter {
+        f.terms(&mut terms);
+    }
+    let me = program.threads.iter().position(|x| std::ptr::eq(x, t));
+    Some(
+        terms
+            .into_iter()
+            .filter_map(|term| match term {
+                Term::Reg { thread, reg } if Some(*thread) == me => Some(reg.clone()),
+                _ => None,
+            })
+            .collect(),
+    )
+}
+
+/// The registers a statement reads, and the one it writes.
+pub(super) fn registers_of(s: &Stmt) -> (Vec<&str>, Option<&str>) {
+    fn reg(o: &Operand) -> Option<&str> {
+        match o {
+            Operand::Reg(r) => Some(r.as_str()),
+            Operand::Const(_) => None,
+        }
+    }
+    match s {
+        Stmt::Assign { dest, a, b, .. } => (
+            reg(a).into_iter().chain(reg(b)).collect(),
+            Some(dest.as_str()),
+        ),
+        Stmt::Branch { a, b, .. } => (reg(a).into_iter().chain(reg(b)).collect(), None),
+        Stmt::Op(i) => (
+            i.operand
+                .iter()
+                .chain(&i.expected)
+                .filter_map(reg)
+                .collect(),
+            i.dest.as_deref(),
+        ),
+        Stmt::Label { .. } | Stmt::Goto { .. } => (Vec::new(), None),
+    }
+}
+
+/// Whether a read-modify-write in a loop body lets [`spin_loops`] run the
+/// loop as an await: atomic, without release semantics, and with every
+/// access of its location in other threads a mutually-ordered atomic (same
+/// reference, each in the other's scope instance), in its own thread
+/// through the same reference.
+///
+/// Why an iteration whose RMW `F` wrote back the value `v` it read (or,
+/// a failed compare-exchange, wrote nothing: SPIR-V's OpAtomicCompareExchange
+/// stores only when the original value equals the comparator) can be
+/// dropped: `F` read `v` from a write `W`, and the appendix puts `F`
+/// "immediately after" `W` in the scoped modification order ("If A is a
+/// write and B is a read-modify-write and B reads the value written by A,
+/// then B comes immediately after A in A's scoped modification order"). In
+/// the execution without `F`, a read of `F` reads `W` instead: the same
+/// value, the same writes after it in the order, and the same release
+/// sequences (a release sequence holds "atomic read-modify-write operations
+/// on M by any agent" after its head: one through `F` runs through `W`
+/// already). With no release semantics `F` heads no release sequence, so
+/// every synchronizes-with edge of the execution without `F` is one of the
+/// execution with it: its relations are restrictions of the original's
+/// (fewer happens-before edges), as for dropped loads, and no access can
+/// race with `F` (the location's accesses are mutually-ordered atomics).
+/// The final value of the location is unchanged (`F` wrote what `W` did).
+pub(super) fn rmw_may_be_dropped(program: &Program, t: &Thread, rmw: &Instruction) -> bool {
+    let Some(loc) = program.location_of(rmw) else {
+        return false;
+    };
+    if !rmw.atomic
+        || rmw.semantics.order.is_release()
+        || rmw
+            .failure_semantics
+            .as_ref()
+            .is_some_and(|s| s.order.is_release())
+    {
+        return false;
+    }
+    no_race_with(program, t, rmw, loc, |_| true)
+}
+
+/// Condition 4 of [`spin_loops`]: no write of the program can race with
+/// the load `load` of thread `t`.
+pub(super) fn load_cannot_race(program: &Program, t: &Thread, load: &Instruction) -> bool {
+    let Some(loc) = program.location_of(load) else {
+        return false;
+    };
+    no_race_with(program, t, load, loc, Instruction::is_write)
+}
+
+/// Whether every access of location `loc` that `which` selects is, in
+/// another thread, a mutually-ordered atomic with the atomic `access` of
+/// thread `t` (same reference, each in the other's scope instance), and in
+/// `t` itself an access through the same reference.
+pub(super) fn no_race_with(
+    program: &Program,
+    t: &Thread,
+    access: &Instruction,
+    loc: usize,
+    which: impl Fn(&Instruction) -> bool,
+) -> bool {
+    let me = program.threads.iter().position(|x| std::ptr::eq(x, t));
+    program.threads.iter().enumerate().all(|(ti, other)| {
+        other
+            .instructions()
+            .filter(|a| which(a) && program.location_of(a) == Some(loc))
+            .all(|a| {
+                let same_ref = a.reference == access.reference;
+                if Some(ti) == me {
+                    return same_ref;
+                }
+                let (Some(me), Some(sx), Some(sa)) = (me, access.scope, a.scope) else {
+                    return false;
+                };
+                same_ref
+                    && access.atomic
+                    && a.atomic
+                    && crate::engine::instances::thread_in_instance(program, ti, sx, me)
+                    && crate::engine::instances::thread_in_instance(program, me, sa, ti)
+            })
+    })
+}

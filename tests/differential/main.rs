@@ -1,0 +1,27 @@
+//! The differential tests: every reduction of the search (`vkmm::Reduction`)
+//! against the search without it, in one test binary.
+//!
+//! [`table`] holds the corpus-wide comparisons, one row per reduction (and
+//! one for the undefined-values bypass): a small sample of the files by
+//! default, every file with the `slow-tests` feature
+//! (`cargo test --release --features slow-tests --test differential`). The
+//! modules hold each reduction's hand-derived tests and generated programs,
+//! and their own corpus walks (also behind `slow-tests`).
+
+#[path = "../common/mod.rs"]
+mod common;
+
+mod incremental;
+mod interlock;
+mod lazy;
+mod own_writes;
+mod parallel;
+mod pruning;
+mod rmw;
+mod specialise;
+mod spin;
+mod symbolic;
+mod symmetry;
+mod table;
+mod termination;
+mod undefined;
