@@ -263,7 +263,7 @@ pub fn load(spec: &str) -> Result<LoadedModel, CatError> {
         Some((f, src)) => (format!("{BUILTIN_PREFIX}{f}"), src.to_string(), None),
         None => {
             let path = Path::new(spec);
-            let source = std::fs::read_to_string(path).map_err(|e| CatError {
+            let source = crate::memory::read_input_text(path).map_err(|e| CatError {
                 kind: CatErrorKind::Include,
                 file: spec.to_string(),
                 line: 0,
@@ -323,7 +323,7 @@ impl LoadedModel {
 /// The file `name` in `dir`, if it can be read.
 fn read_near(dir: &Path, name: &str) -> Option<Resolved> {
     let path = dir.join(name);
-    let text = std::fs::read_to_string(&path).ok()?;
+    let text = crate::memory::read_input_text(&path).ok()?;
     let file = path.display().to_string();
     Some(Resolved {
         spec: file.clone(),

@@ -40,6 +40,8 @@ fn check(
     let start = Instant::now();
     let mut results = Vec::new();
     let mut errors = Vec::new();
+    // A litmus answer `--format herd` could not print is undecided there.
+    let mut herd_refused = false;
     for f in files {
         spinner.start(f);
         let checked = session.check_file(f);
@@ -54,11 +56,14 @@ fn check(
                     OutputFormat::Herd => match &c {
                         Checked::Litmus(o) => match report::herd::litmus(o) {
                             Some(t) => out(&t),
-                            None => eprintln!(
-                                "{}: undecided (the search stopped {}): herd's format has no word for it; see --format text",
-                                f.display(),
-                                vkmm::engine::stopped_at(o.stopped_by)
-                            ),
+                            None => {
+                                herd_refused = true;
+                                eprintln!(
+                                    "{}: {}",
+                                    f.display(),
+                                    report::herd::refusal(o).unwrap_or_default()
+                                )
+                            }
                         },
                         Checked::Queries(_) => {
                             eprintln!(
@@ -107,7 +112,7 @@ fn check(
     let undefined =
         |c: &Checked| matches!(c, Checked::Litmus(o) if o.undefined.condition || o.undefined.races);
     Ok(
-        if code == 0 && results.iter().any(|c| !c.complete() || undefined(c)) {
+        if code == 0 && (herd_refused || results.iter().any(|c| !c.complete() || undefined(c))) {
             EXIT_UNDECIDED
         } else {
             code
@@ -174,8 +179,8 @@ fn explain_termination(
 fn read_wording(explain_spec: Option<&Path>) -> Result<Option<ExplainSpec>, String> {
     match explain_spec {
         Some(p) => {
-            let text = std::fs::read_to_string(p)
-                .map_err(|e| format!("{}: cannot read: {e}", p.display()))?;
+            let text = vkmm::memory::read_input_text(p)
+                .map_err(|e| format!("{}: {e}", p.display()))?;
             Ok(Some(
                 ExplainSpec::parse(&p.display().to_string(), &text).map_err(|e| e.to_string())?,
             ))
@@ -454,11 +459,7 @@ fn run(cli: Cli) -> Result<i32, String> {
                 &serde_json::json!({ "comparisons": reports, "errors": errors }),
                 || {
                     let mut s: String = reports.iter().map(report::text::comparison).collect();
-                    s.push_str(&format!(
-                        "tests whose answers differ between {}: {differing} of {}\n",
-                        models.join(" and "),
-                        reports.len()
-                    ));
+                    s.push_str(&vkmm::analysis::compare::summary_line(&reports, &models));
                     s
                 },
             );
@@ -482,6 +483,7 @@ fn run(cli: Cli) -> Result<i32, String> {
             jobs,
             junit,
             shard,
+            undecided,
         } => {
             let (plan, name) = match (&dir, &manifest) {
                 (None, Some(m)) => (
@@ -509,41 +511,28 @@ fn run(cli: Cli) -> Result<i32, String> {
                 (None, None) => return Err("give a folder to run, or --manifest FILE".into()),
             };
             let summary = run_suite(plan, &args, property, jobs, shard)?;
-            finish_suite(&summary, args.format, junit.as_deref(), &name)
+            finish_suite(&summary, args.format, junit.as_deref(), &name, &undecided)
         }
         Command::Merge {
             files,
             format,
             junit,
+            undecided,
         } => {
-            let mut records = Vec::new();
-            let mut warnings = Vec::new();
-            let mut time = 0.0f64;
+            let mut parts = Vec::new();
             for f in &files {
-                let text = std::fs::read_to_string(f)
-                    .map_err(|e| format!("{}: cannot read: {e}", f.display()))?;
+                let text =
+                    vkmm::memory::read_input_text(f).map_err(|e| format!("{}: {e}", f.display()))?;
                 let doc: serde_json::Value = serde_json::from_str(&text).map_err(|e| {
                     format!("{}:{}:{}: not JSON: {e}", f.display(), e.line(), e.column())
                 })?;
-                if doc["schema"] != json::SCHEMA || doc["command"] != "suite" {
-                    return Err(format!(
-                        "{}: not the JSON of `vkmm suite` under schema {}",
-                        f.display(),
-                        json::SCHEMA
-                    ));
-                }
-                let part: Vec<suite::Record> = serde_json::from_value(doc["records"].clone())
-                    .map_err(|e| format!("{}: bad records: {e}", f.display()))?;
-                records.extend(part);
-                let warned: Vec<vkmm::frontend::FrontendWarning> =
-                    serde_json::from_value(doc["warnings"].clone()).unwrap_or_default();
-                warnings.extend(warned);
-                time = time.max(doc["time"].as_f64().unwrap_or(0.0));
+                parts.push(vkmm::analysis::merge::Part {
+                    name: f.display().to_string(),
+                    doc,
+                });
             }
-            let mut summary =
-                Summary::from_records(records, std::time::Duration::from_secs_f64(time / 1000.0));
-            summary.add_warnings(&warnings);
-            finish_suite(&summary, format, junit.as_deref(), "merged")
+            let summary = vkmm::analysis::merge::merge(&parts)?;
+            finish_suite(&summary, format, junit.as_deref(), "merged", &undecided)
         }
     }
 }
@@ -554,9 +543,15 @@ fn finish_suite(
     format: OutputFormat,
     junit: Option<&Path>,
     name: &str,
+    undecided: &str,
 ) -> Result<i32, String> {
     if let Some(j) = junit {
-        std::fs::write(j, report::junit::suite(name, summary))
+        let policy = if undecided == "fail" {
+            report::junit::Undecided::Fail
+        } else {
+            report::junit::Undecided::Skip
+        };
+        std::fs::write(j, report::junit::suite_with(name, summary, policy))
             .map_err(|e| format!("{}: cannot write: {e}", j.display()))?;
     }
     if format != OutputFormat::Json {
@@ -608,27 +603,15 @@ fn refines(
             }
         }
     }
-    let failing = reports.iter().filter(|r| !r.violations.is_empty()).count();
     emit(
         format,
         "refines",
         &serde_json::json!({ "refinements": reports, "errors": errors }),
         || {
             let mut s: String = reports.iter().map(vkmm::analysis::refines::text).collect();
-            s.push_str(&format!(
-                "tests where {imp} allows an outcome {spec} forbids: {failing} of {}\n",
-                reports.len()
-            ));
+            s.push_str(&vkmm::analysis::refines::summary_line(&reports, imp, spec));
             s
         },
     );
-    Ok(if !errors.is_empty() {
-        2
-    } else if failing > 0 {
-        1
-    } else if reports.iter().any(|r| !r.complete) {
-        3
-    } else {
-        0
-    })
+    Ok(vkmm::analysis::refines::exit_code(&reports, errors.len()))
 }
