@@ -311,6 +311,11 @@ impl LoadedModel {
     /// A model the caller parsed (with its own include resolver), named
     /// `name`, with the profile it declares.
     pub fn new(name: &str, cat: Model) -> Result<LoadedModel, CatError> {
+        // The whole model is checked here, once: every identifier resolved
+        // and every statement's types, whatever test runs under it.
+        cat.check_whole(&|n| {
+            crate::engine::names::lookup(n).map(|b| b.kind == crate::engine::names::Kind::Set)
+        })?;
         let profile = Arc::new(Profile::of(&cat, &resolve_declared)?);
         Ok(LoadedModel {
             name: name.to_string(),
