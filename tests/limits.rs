@@ -241,3 +241,67 @@ fn a_closed_standard_output_is_an_error() {
     assert_eq!(out.status.code(), Some(2), "{out:?}");
     assert!(String::from_utf8_lossy(&out.stderr).contains("standard output"));
 }
+
+/// SPIR-V errors are located and named as in the source: an undefined
+/// branch target at its operand as `%name`, a module without an entry
+/// point against the `.spv` (not its `.headers`), an empty `.spv` too short.
+#[test]
+fn spirv_errors_are_located_in_the_source() {
+    let dir = scratch("spirv");
+    let text = std::fs::read_to_string("tests/litmus-spirv-bytes/byte-mp.spvasm").unwrap();
+    let at = text
+        .lines()
+        .position(|l| l.trim_start().starts_with("OpBranch %join"))
+        .expect("byte-mp branches to %join");
+    let col = text.lines().nth(at).unwrap().find("%join").unwrap() + 1;
+    let bad = text.replacen("OpBranch %join", "OpBranch %nowhere", 1);
+    let f = dir.join("bad-label.spvasm");
+    std::fs::write(&f, bad).unwrap();
+    let f = f.display().to_string();
+    let (code, _, err) = vkmm(&["check", &f]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains(&format!(
+            "{f}:{}:{col}: OpBranch: `%nowhere` is not a label of this function",
+            at + 1
+        )),
+        "{err}"
+    );
+    assert!(!err.contains("B0_"), "{err}");
+
+    let empty = dir.join("empty.spv");
+    std::fs::write(&empty, b"").unwrap();
+    let (code, _, err) = vkmm(&["check", &empty.display().to_string()]);
+    assert_eq!(code, 2);
+    assert!(err.contains("too short (0 bytes)"), "{err}");
+
+    // workgroup-barrier.spv's words without its OpEntryPoint and
+    // OpExecutionMode (opcodes 15 and 16), with a headers file beside it.
+    let bytes = std::fs::read("tests/legacy-memory-model/workgroup-barrier.spv").unwrap();
+    let words: Vec<u32> = bytes
+        .chunks(4)
+        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect();
+    let mut out = words[..5].to_vec();
+    let mut i = 5;
+    while i < words.len() {
+        let n = (words[i] >> 16) as usize;
+        if !matches!(words[i] & 0xffff, 15 | 16) {
+            out.extend_from_slice(&words[i..i + n]);
+        }
+        i += n.max(1);
+    }
+    let spv = dir.join("no-entry.spv");
+    std::fs::write(&spv, out.iter().flat_map(|w| w.to_le_bytes()).collect::<Vec<u8>>()).unwrap();
+    std::fs::copy(
+        "tests/legacy-memory-model/workgroup-barrier.spv.headers",
+        dir.join("no-entry.spv.headers"),
+    )
+    .unwrap();
+    let spv = spv.display().to_string();
+    let (code, _, err) = vkmm(&["check", &spv]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains(&format!("{spv}:")), "{err}");
+    assert!(err.contains("no OpEntryPoint"), "{err}");
+    assert!(!err.contains(".headers"), "{err}");
+}

@@ -102,8 +102,17 @@ fn check(
     summary.files = results.len();
     if args.format == OutputFormat::Json {
         // Each result carries its file's front-end warnings.
-        let doc = serde_json::json!({ "results": results, "summary": summary });
-        out(&(json::document("check", &doc) + "\n"));
+        // Borrowed and streamed: `json!` would copy every result into a tree.
+        #[derive(serde::Serialize)]
+        struct Doc<'a> {
+            results: &'a [Checked],
+            summary: &'a Summary,
+        }
+        let doc = Doc {
+            results: &results,
+            summary: &summary,
+        };
+        output::out_with(|w| json::write_document(w, "check", &doc));
     } else if files.len() > 1 {
         out(&report::text::summary(&summary));
     }

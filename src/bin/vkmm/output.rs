@@ -41,7 +41,8 @@ pub fn emit(
     text: impl FnOnce() -> String,
 ) {
     match format {
-        OutputFormat::Json => out(&(json::document(command, value) + "\n")),
+        // Streamed: a large report is never held whole.
+        OutputFormat::Json => out_with(|w| json::write_document(w, command, value)),
         _ => out(&text()),
     }
 }
