@@ -241,7 +241,9 @@ pub fn effective(bound: Option<usize>) -> Option<usize> {
 fn address_space_limit() -> Option<usize> {
     let text = std::fs::read_to_string("/proc/self/limits").ok()?;
     let line = text.lines().find(|l| l.starts_with("Max address space"))?;
-    let soft = line["Max address space".len()..].split_whitespace().next()?;
+    let soft = line["Max address space".len()..]
+        .split_whitespace()
+        .next()?;
     soft.parse().ok()
 }
 
@@ -297,7 +299,10 @@ pub enum ReadError {
     /// it could block forever or never end.
     NotRegular(&'static str),
     /// Larger than the memory bound.
-    TooLarge { size: u64, bound: usize },
+    TooLarge {
+        size: u64,
+        bound: usize,
+    },
     Io(std::io::Error),
 }
 
@@ -377,7 +382,11 @@ fn kind_of(meta: &std::fs::Metadata) -> &'static str {
             return "a socket";
         }
     }
-    if meta.is_dir() { "a folder" } else { "not a file" }
+    if meta.is_dir() {
+        "a folder"
+    } else {
+        "not a file"
+    }
 }
 
 #[cfg(test)]

@@ -835,13 +835,7 @@ impl Session {
             items = suite::shard(items, k, n);
         }
         let results = run(self, &items);
-        let mut summary = suite::score(
-            &items,
-            results,
-            bad_rows,
-            Property::Races,
-            start.elapsed(),
-        );
+        let mut summary = suite::score(&items, results, bad_rows, Property::Races, start.elapsed());
         summary.shard = info;
         Ok(summary)
     }

@@ -80,7 +80,10 @@ fn suite_without_csv_counts_undecided_and_junit_skips_it() {
         x.contains("<skipped message=\"undecided: the search stopped at the execution limit\"/>"),
         "{x}"
     );
-    assert!(x.contains("failures=\"0\" errors=\"0\" skipped=\"1\""), "{x}");
+    assert!(
+        x.contains("failures=\"0\" errors=\"0\" skipped=\"1\""),
+        "{x}"
+    );
     let (code, _, _) = vkmm(&[
         "suite",
         &d,
@@ -94,7 +97,10 @@ fn suite_without_csv_counts_undecided_and_junit_skips_it() {
     assert_eq!(code, 3);
     let x = std::fs::read_to_string(&junit).unwrap();
     assert!(x.contains("<failure type=\"undecided\""), "{x}");
-    assert!(x.contains("failures=\"1\" errors=\"0\" skipped=\"0\""), "{x}");
+    assert!(
+        x.contains("failures=\"1\" errors=\"0\" skipped=\"0\""),
+        "{x}"
+    );
     let (code, _, _) = vkmm(&["check", COUNTER, "--max-executions", "2"]);
     assert_eq!(code, 3, "check agrees");
 }
@@ -140,7 +146,12 @@ fn merge_checks_shard_identity() {
         let v: serde_json::Value = serde_json::from_str(&out).unwrap();
         assert_eq!(v["shard"]["k"], k);
         assert_eq!(v["shard"]["n"], 2);
-        assert_eq!(v["shard"]["run"].as_str().map(str::len), Some(16), "{}", v["shard"]);
+        assert_eq!(
+            v["shard"]["run"].as_str().map(str::len),
+            Some(16),
+            "{}",
+            v["shard"]
+        );
         let f = dir.join(format!("s{k}.json"));
         std::fs::write(&f, out).unwrap();
         files.push(f.display().to_string());
@@ -155,7 +166,15 @@ fn merge_checks_shard_identity() {
     let (code, out, err) = vkmm(&["merge", &files[0], &files[1]]);
     assert_eq!(code, 0, "{err}");
     let (_, whole, _) = vkmm(&["suite", "tests/litmus-interlock", "--expected", csv]);
-    let counts = |s: &str| s.lines().last().unwrap().split(" in ").next().unwrap().to_string();
+    let counts = |s: &str| {
+        s.lines()
+            .last()
+            .unwrap()
+            .split(" in ")
+            .next()
+            .unwrap()
+            .to_string()
+    };
     assert_eq!(counts(&out), counts(&whole), "{out}\n{whole}");
 }
 
@@ -234,7 +253,10 @@ fn fifos_and_devices_are_refused_without_reading() {
 fn a_closed_standard_output_is_an_error() {
     let out = std::process::Command::new("sh")
         .arg("-c")
-        .arg(format!("'{}' check {COUNTER} >&-", env!("CARGO_BIN_EXE_vkmm")))
+        .arg(format!(
+            "'{}' check {COUNTER} >&-",
+            env!("CARGO_BIN_EXE_vkmm")
+        ))
         .current_dir(env!("CARGO_MANIFEST_DIR"))
         .output()
         .unwrap();
@@ -292,7 +314,13 @@ fn spirv_errors_are_located_in_the_source() {
         i += n.max(1);
     }
     let spv = dir.join("no-entry.spv");
-    std::fs::write(&spv, out.iter().flat_map(|w| w.to_le_bytes()).collect::<Vec<u8>>()).unwrap();
+    std::fs::write(
+        &spv,
+        out.iter()
+            .flat_map(|w| w.to_le_bytes())
+            .collect::<Vec<u8>>(),
+    )
+    .unwrap();
     std::fs::copy(
         "tests/legacy-memory-model/workgroup-barrier.spv.headers",
         dir.join("no-entry.spv.headers"),

@@ -90,7 +90,10 @@ pub fn refines(
     let s = run(spec)?;
     let incomplete: Vec<String> = [(imp, &i), (spec, &s)]
         .iter()
-        .filter_map(|(m, o)| o.states_incomplete().map(|why| format!("{}: {why}", m.name)))
+        .filter_map(|(m, o)| {
+            o.states_incomplete()
+                .map(|why| format!("{}: {why}", m.name))
+        })
         .collect();
     let spec_whole = s.states_incomplete().is_none();
     let mut violations = Vec::new();

@@ -360,8 +360,8 @@ pub fn plan(
     expected: Option<&Path>,
 ) -> Result<(Vec<SuiteItem>, Vec<FileError>), String> {
     if let Some(csv) = expected {
-        let text = crate::memory::read_input_text(csv)
-            .map_err(|e| format!("{}: {e}", csv.display()))?;
+        let text =
+            crate::memory::read_input_text(csv).map_err(|e| format!("{}: {e}", csv.display()))?;
         let name = csv.display().to_string();
         let (rows, bad) = super::expected::parse_rows(&name, &text, dir);
         let items = rows

@@ -69,13 +69,21 @@ pub fn suite_with(name: &str, s: &Summary, policy: Undecided) -> String {
         .iter()
         .filter(|r| r.status == Status::Unsupported)
         .count()
-        + if policy == Undecided::Skip { undecided } else { 0 };
+        + if policy == Undecided::Skip {
+            undecided
+        } else {
+            0
+        };
     let failures = s
         .records
         .iter()
         .filter(|r| matches!(r.status, Status::Failed | Status::Undefined))
         .count()
-        + if policy == Undecided::Fail { undecided } else { 0 };
+        + if policy == Undecided::Fail {
+            undecided
+        } else {
+            0
+        };
     let errors = s
         .records
         .iter()

@@ -192,7 +192,8 @@ pub fn summary(this: &Summary) -> String {
     for r in this.records.iter().filter(|r| {
         r.expected.is_none()
             && r.query.is_none()
-            && r.property.is_some_and(|p| p != crate::analysis::Property::Termination)
+            && r.property
+                .is_some_and(|p| p != crate::analysis::Property::Termination)
             && matches!(r.status, Status::Checked | Status::Undecided)
     }) {
         let _ = writeln!(

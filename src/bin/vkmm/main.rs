@@ -188,8 +188,8 @@ fn explain_termination(
 fn read_wording(explain_spec: Option<&Path>) -> Result<Option<ExplainSpec>, String> {
     match explain_spec {
         Some(p) => {
-            let text = vkmm::memory::read_input_text(p)
-                .map_err(|e| format!("{}: {e}", p.display()))?;
+            let text =
+                vkmm::memory::read_input_text(p).map_err(|e| format!("{}: {e}", p.display()))?;
             Ok(Some(
                 ExplainSpec::parse(&p.display().to_string(), &text).map_err(|e| e.to_string())?,
             ))
@@ -530,8 +530,8 @@ fn run(cli: Cli) -> Result<i32, String> {
         } => {
             let mut parts = Vec::new();
             for f in &files {
-                let text =
-                    vkmm::memory::read_input_text(f).map_err(|e| format!("{}: {e}", f.display()))?;
+                let text = vkmm::memory::read_input_text(f)
+                    .map_err(|e| format!("{}: {e}", f.display()))?;
                 let doc: serde_json::Value = serde_json::from_str(&text).map_err(|e| {
                     format!("{}:{}:{}: not JSON: {e}", f.display(), e.line(), e.column())
                 })?;
