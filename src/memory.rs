@@ -197,12 +197,195 @@ pub fn in_use() -> Option<usize> {
         .then(|| IN_USE.load(Ordering::Relaxed).max(0) as usize)
 }
 
-/// Whether the process holds more than `bound` bytes (never, without a
-/// bound or without the counting allocator).
+/// Whether the process holds more than `bound` bytes, or more than the
+/// operating system lets it hold ([`system_cap`]) whatever the bound
+/// (never without the counting allocator).
 pub fn over(bound: Option<usize>) -> bool {
-    match (bound, in_use()) {
-        (Some(b), Some(n)) => n > b,
-        _ => false,
+    let Some(n) = in_use() else {
+        return false;
+    };
+    bound.is_some_and(|b| n > b) || system_cap().is_some_and(|c| n > c)
+}
+
+/// The most bytes the process may count before the operating system would
+/// refuse it memory: half its address-space limit (`RLIMIT_AS`: the
+/// address space also holds the program, the thread stacks and the
+/// allocator's reserved but unused ranges) or nine tenths of its control
+/// group's memory limit (cgroup v2 `memory.max`, v1
+/// `memory.limit_in_bytes`: resident memory, of which the count misses
+/// only the program and the allocator's slack), the lower; `None` when
+/// neither limit is set or they cannot be read (read once, on Linux).
+pub fn system_cap() -> Option<usize> {
+    static CAP: std::sync::OnceLock<Option<usize>> = std::sync::OnceLock::new();
+    *CAP.get_or_init(|| {
+        let address = address_space_limit().map(|b| b / 2);
+        let group = cgroup_limit().map(|b| b / 10 * 9);
+        match (address, group) {
+            (Some(a), Some(g)) => Some(a.min(g)),
+            (a, g) => a.or(g),
+        }
+    })
+}
+
+/// The bound `bound` (`--max-memory`) as it is enforced: lowered to
+/// [`system_cap`] where that is lower.
+pub fn effective(bound: Option<usize>) -> Option<usize> {
+    match (bound, system_cap()) {
+        (Some(b), Some(c)) => Some(b.min(c)),
+        (b, c) => b.or(c),
+    }
+}
+
+/// `RLIMIT_AS`, from `/proc/self/limits` (`Max address space  SOFT  HARD
+/// bytes`), when set.
+fn address_space_limit() -> Option<usize> {
+    let text = std::fs::read_to_string("/proc/self/limits").ok()?;
+    let line = text.lines().find(|l| l.starts_with("Max address space"))?;
+    let soft = line["Max address space".len()..]
+        .split_whitespace()
+        .next()?;
+    soft.parse().ok()
+}
+
+/// The memory limit of the process's control group, when set: cgroup v2's
+/// `memory.max` (`max` when unset) of the group `/proc/self/cgroup` names
+/// (`0::/PATH`), or cgroup v1's `memory.limit_in_bytes` (a huge number when
+/// unset, which is taken as none).
+fn cgroup_limit() -> Option<usize> {
+    let groups = std::fs::read_to_string("/proc/self/cgroup").ok()?;
+    let read = |p: String| -> Option<usize> {
+        let t = std::fs::read_to_string(p).ok()?;
+        let n: u64 = t.trim().parse().ok()?;
+        // v1 spells "no limit" as the largest page-aligned i64.
+        (n < (1 << 62)).then_some(n as usize)
+    };
+    let mut limit: Option<usize> = None;
+    for line in groups.lines() {
+        let mut parts = line.splitn(3, ':');
+        let (Some(_), Some(controllers), Some(path)) = (parts.next(), parts.next(), parts.next())
+        else {
+            continue;
+        };
+        let found = if controllers.is_empty() {
+            read(format!("/sys/fs/cgroup{path}/memory.max"))
+        } else if controllers.split(',').any(|c| c == "memory") {
+            read(format!("/sys/fs/cgroup/memory{path}/memory.limit_in_bytes"))
+                .or_else(|| read("/sys/fs/cgroup/memory/memory.limit_in_bytes".into()))
+        } else {
+            None
+        };
+        if let Some(f) = found {
+            limit = Some(limit.map_or(f, |l: usize| l.min(f)));
+        }
+    }
+    limit
+}
+
+/// The largest input file read ([`read_input`]): the memory bound last set
+/// by [`set_input_bound`] (default 4 GiB), lowered to [`system_cap`].
+static INPUT_BOUND: std::sync::atomic::AtomicUsize =
+    std::sync::atomic::AtomicUsize::new(crate::engine::DEFAULT_MAX_MEMORY);
+
+/// Sets the memory bound input files are held to (`None`: no bound but
+/// the system's).
+pub fn set_input_bound(bound: Option<usize>) {
+    INPUT_BOUND.store(bound.unwrap_or(usize::MAX), Ordering::Relaxed);
+}
+
+/// Why an input file was not read.
+#[derive(Debug)]
+pub enum ReadError {
+    /// Not a regular file (a FIFO, a device, a folder, a socket): reading
+    /// it could block forever or never end.
+    NotRegular(&'static str),
+    /// Larger than the memory bound.
+    TooLarge {
+        size: u64,
+        bound: usize,
+    },
+    Io(std::io::Error),
+}
+
+impl std::fmt::Display for ReadError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ReadError::NotRegular(what) => write!(
+                f,
+                "not a regular file ({what}): give a file (reading it could block or never end)"
+            ),
+            ReadError::TooLarge { size, bound } => write!(
+                f,
+                "the file has at least {size} bytes, more than the memory bound ({} MiB; --max-memory)",
+                bound >> 20
+            ),
+            ReadError::Io(e) => write!(f, "cannot read file: {e}"),
+        }
+    }
+}
+
+/// An input file's bytes: regular files only (a symbolic link is
+/// followed), at most the memory bound ([`set_input_bound`], lowered to
+/// [`system_cap`]); the size is checked as the file is read too, since a
+/// file may grow or report no size.
+pub fn read_input(path: &std::path::Path) -> Result<Vec<u8>, ReadError> {
+    use std::io::Read;
+    let meta = std::fs::metadata(path).map_err(ReadError::Io)?;
+    if !meta.is_file() {
+        return Err(ReadError::NotRegular(kind_of(&meta)));
+    }
+    let bound = effective(Some(INPUT_BOUND.load(Ordering::Relaxed))).unwrap_or(usize::MAX);
+    if meta.len() > bound as u64 {
+        return Err(ReadError::TooLarge {
+            size: meta.len(),
+            bound,
+        });
+    }
+    let file = std::fs::File::open(path).map_err(ReadError::Io)?;
+    let mut bytes = Vec::with_capacity(meta.len() as usize);
+    file.take(bound as u64 + 1)
+        .read_to_end(&mut bytes)
+        .map_err(ReadError::Io)?;
+    if bytes.len() > bound {
+        return Err(ReadError::TooLarge {
+            size: bytes.len() as u64,
+            bound,
+        });
+    }
+    Ok(bytes)
+}
+
+/// [`read_input`] as UTF-8 text; a file that is not UTF-8 is an error
+/// naming the byte offset of its first bad byte.
+pub fn read_input_text(path: &std::path::Path) -> Result<String, String> {
+    let bytes = read_input(path).map_err(|e| e.to_string())?;
+    String::from_utf8(bytes).map_err(|e| {
+        format!(
+            "file is not UTF-8: invalid byte at offset {}",
+            e.utf8_error().valid_up_to()
+        )
+    })
+}
+
+/// What a file that is not a regular file is, in words.
+fn kind_of(meta: &std::fs::Metadata) -> &'static str {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        let t = meta.file_type();
+        if t.is_fifo() {
+            return "a FIFO";
+        }
+        if t.is_char_device() || t.is_block_device() {
+            return "a device";
+        }
+        if t.is_socket() {
+            return "a socket";
+        }
+    }
+    if meta.is_dir() {
+        "a folder"
+    } else {
+        "not a file"
     }
 }
 

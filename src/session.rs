@@ -235,12 +235,15 @@ impl Session {
     /// where [`crate::memory::CountingAllocator`] is the global allocator.
     pub fn max_memory(mut self, bytes: Option<usize>) -> Session {
         self.limits.bounds.max_memory = bytes;
+        // Input files are held to the same bound.
+        crate::memory::set_input_bound(bytes);
         self
     }
 
     /// All limits at once.
     pub fn limits(mut self, limits: Limits) -> Session {
         self.limits = limits;
+        crate::memory::set_input_bound(limits.bounds.max_memory);
         self
     }
 
@@ -716,17 +719,15 @@ impl Session {
     ) -> Result<Summary, Error> {
         let start = Instant::now();
         let (mut items, bad_rows) = suite::plan_manifest(manifest, inputs).map_err(Error::Usage)?;
+        let mut info = None;
         if let Some((k, n)) = shard {
+            info = Some(suite::ShardInfo::of(&items, k, n, Property::Races));
             items = suite::shard(items, k, n);
         }
         let results = run(self, &items);
-        Ok(suite::score(
-            &items,
-            results,
-            bad_rows,
-            Property::Races,
-            start.elapsed(),
-        ))
+        let mut summary = suite::score(&items, results, bad_rows, Property::Races, start.elapsed());
+        summary.shard = info;
+        Ok(summary)
     }
 
     /// Runs a suite in order: every `.test` file below `dir`, or the rows
@@ -760,7 +761,9 @@ impl Session {
     ) -> Result<Summary, Error> {
         let start = Instant::now();
         let (mut items, bad_rows) = suite::plan(dir.as_ref(), expected).map_err(Error::Usage)?;
+        let mut info = None;
         if let Some((k, n)) = shard {
+            info = Some(suite::ShardInfo::of(&items, k, n, property));
             items = suite::shard(items, k, n);
         }
         let mut session = self.with_decide(expected.map(|_| property));
@@ -768,13 +771,9 @@ impl Session {
             session.termination = Some(Progress::default());
         }
         let results = run(&session, &items);
-        Ok(suite::score(
-            &items,
-            results,
-            bad_rows,
-            property,
-            start.elapsed(),
-        ))
+        let mut summary = suite::score(&items, results, bad_rows, property, start.elapsed());
+        summary.shard = info;
+        Ok(summary)
     }
 
     /// A session like this one that decides `property` early (it shares

@@ -17,10 +17,13 @@ pub struct Comparison {
     pub models: Vec<String>,
     /// (what: a final state, a verdict or a query; one answer per model)
     pub rows: Vec<(String, Vec<String>)>,
-    /// Whether some row's answers differ.
+    /// Whether some row's answers differ, decided answers only: a state a
+    /// partial listing did not show (`unseen`) and an `undecided` verdict
+    /// differ from nothing, so truncated searches never prove a difference.
     pub differs: bool,
-    /// Whether every model's answer is complete (no walk stopped at the
-    /// execution limit). A comparison of incomplete answers says so.
+    /// Whether every model's answer is complete (every final state listed,
+    /// every verdict decided). Two answers are `same` only then; otherwise,
+    /// without a proven difference, the comparison is undecided.
     pub complete: bool,
     pub notes: Vec<String>,
     /// The front end's warnings about the file.
@@ -97,6 +100,8 @@ pub fn compare(
             let row = cells(&|o| {
                 if o.states.iter().any(|(s, _)| fmt(s) == st) {
                     "allowed".into()
+                } else if o.states_incomplete().is_some() {
+                    UNSEEN.into()
                 } else {
                     "-".into()
                 }
@@ -108,7 +113,7 @@ pub fn compare(
             cells(&|o| match o.holds(super::Property::Condition) {
                 Some(true) => "Ok".into(),
                 Some(false) => "No".into(),
-                None if o.truncated => "undecided".into(),
+                None if o.quantifier.is_some() => UNDECIDED.into(),
                 None => "-".into(),
             }),
         ));
@@ -117,27 +122,61 @@ pub fn compare(
             cells(&|o| match o.holds(super::Property::Races) {
                 Some(true) => "yes".into(),
                 Some(false) => "no".into(),
-                None => "undecided".into(),
+                None => UNDECIDED.into(),
             }),
         ));
-        cmp.complete = outcomes.iter().flatten().all(|o| !o.truncated);
+        cmp.complete = outcomes
+            .iter()
+            .flatten()
+            .all(|o| o.states_incomplete().is_none());
         cmp.notes = refused;
         for o in outcomes.iter().flatten() {
-            if o.cut_paths > 0 {
+            if let Some(why) = o.states_incomplete() {
                 cmp.notes.push(format!(
-                    "{}: bound hit ({} paths cut)",
-                    o.model, o.cut_paths
-                ));
-            }
-            if o.truncated {
-                cmp.notes.push(format!(
-                    "{}: TRUNCATED {}: its states cover only the executions seen",
-                    o.model,
-                    crate::engine::stopped_at(o.stopped_by)
+                    "{}: INCOMPLETE ({why}): its states cover only the executions seen",
+                    o.model
                 ));
             }
         }
     }
-    cmp.differs = cmp.rows.iter().any(|(_, c)| c.iter().any(|x| x != &c[0]));
+    let decided = |x: &&String| !matches!(x.as_str(), UNSEEN | UNDECIDED | "UNDECIDED");
+    cmp.complete &= cmp.rows.iter().all(|(_, c)| c.iter().all(|x| decided(&x)));
+    cmp.differs = cmp.rows.iter().any(|(_, c)| {
+        let mut known = c.iter().filter(decided);
+        known.next().is_some_and(|first| known.any(|x| x != first))
+    });
     Ok(cmp)
+}
+
+/// A state cell for a model whose listing is partial and lacks the state:
+/// the state may be reachable among the executions not seen.
+pub const UNSEEN: &str = "unseen";
+
+/// A verdict cell a limit or the unrolling bound left undecided.
+pub const UNDECIDED: &str = "undecided";
+
+/// A comparison's answer in one word: `DIFFERS` (some decided answers
+/// differ), `same` (every answer complete and equal), else `UNDECIDED`.
+pub fn answer(c: &Comparison) -> &'static str {
+    if c.differs {
+        "DIFFERS"
+    } else if c.complete {
+        "same"
+    } else {
+        "UNDECIDED"
+    }
+}
+
+/// The closing line of `vkmm compare`: tests whose answers differ, are the
+/// same, and are undecided (never counted as the same).
+pub fn summary_line(reports: &[Comparison], models: &[String]) -> String {
+    let n = |a: &str| reports.iter().filter(|r| answer(r) == a).count();
+    format!(
+        "tests whose answers differ between {}: {} of {}; the same: {}; undecided: {}\n",
+        models.join(" and "),
+        n("DIFFERS"),
+        reports.len(),
+        n("same"),
+        n("UNDECIDED")
+    )
 }

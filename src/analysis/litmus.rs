@@ -390,6 +390,41 @@ impl LitmusOutcome {
             && (self.states_only || self.condition_only || self.holds(Property::Races).is_some())
     }
 
+    /// Why the list of final states may miss some, in words, or `None` when
+    /// it is every reachable final state: a limit stopped the walk, the
+    /// walk stopped once its property was decided, the unrolling bound cut
+    /// paths, only some cooperative matrix attributions were run, or the
+    /// walk looked for a verdict only (its states are witnesses). Every
+    /// report that lists states or compares them (`--format herd`,
+    /// `refines`, `compare`) follows this one rule.
+    pub fn states_incomplete(&self) -> Option<String> {
+        if self.truncated && !self.stopped_early {
+            return Some(format!(
+                "the search stopped {}",
+                crate::engine::stopped_at(self.stopped_by)
+            ));
+        }
+        if self.stopped_early || self.condition_only {
+            return Some("the search stopped once its verdict was decided".into());
+        }
+        if self.cut_paths > 0 {
+            return Some(format!(
+                "the unrolling bound cut {} path{} (raise --unroll)",
+                self.cut_paths,
+                if self.cut_paths == 1 { "" } else { "s" }
+            ));
+        }
+        if let Some(a) = self.attributions
+            && (a.explored as u64) < a.total
+        {
+            return Some(format!(
+                "{} of {} cooperative matrix attributions were run",
+                a.explored, a.total
+            ));
+        }
+        None
+    }
+
     /// The verdict for a property: true when it holds; `None` when the test
     /// has no condition, or the search was truncated before deciding it.
     ///

@@ -80,8 +80,8 @@ pub fn read(
     manifest: &Path,
     inputs: Option<&Path>,
 ) -> Result<(Vec<ManifestRow>, Vec<BadRow>), String> {
-    let text = std::fs::read_to_string(manifest)
-        .map_err(|e| format!("{}: cannot read: {e}", manifest.display()))?;
+    let text = crate::memory::read_input_text(manifest)
+        .map_err(|e| format!("{}: {e}", manifest.display()))?;
     let base = manifest.parent().unwrap_or(Path::new(".")).to_path_buf();
     let shaders = match inputs {
         Some(p) => read_inputs(p)?,
@@ -154,7 +154,7 @@ struct ShaderInputs {
 
 fn read_inputs(path: &Path) -> Result<Vec<ShaderInputs>, String> {
     let err = |m: String| format!("{}: {m}", path.display());
-    let text = std::fs::read_to_string(path).map_err(|e| err(format!("cannot read: {e}")))?;
+    let text = crate::memory::read_input_text(path).map_err(err)?;
     let table: toml::Table = text.parse().map_err(|e: toml::de::Error| {
         let at = e.span().map_or(String::new(), |s| {
             let before = &text[..s.start.min(text.len())];

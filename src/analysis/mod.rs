@@ -9,6 +9,7 @@ pub mod expected;
 pub mod explain;
 pub mod litmus;
 pub mod manifest;
+pub mod merge;
 pub mod pops;
 pub mod queries;
 pub mod refines;

@@ -40,9 +40,31 @@ pub struct Refinement {
     /// Final states each model reaches.
     pub impl_states: usize,
     pub spec_states: usize,
-    /// Whether both enumerations were complete (else a missing violation
-    /// proves nothing).
+    /// Whether both enumerations listed every reachable final state (else
+    /// a missing violation proves nothing).
     pub complete: bool,
+    /// The answer: `yes` only when both listings are whole and no outcome
+    /// is missing; `no` when the specification's listing is whole and
+    /// misses an outcome the implementation reaches (a reached state is
+    /// reached whatever the implementation's walk left unseen); otherwise
+    /// `undecided`.
+    pub answer: RefinesAnswer,
+    /// Why a listing may miss final states (`pops: the search stopped at
+    /// the execution limit`), one line per model whose listing is partial.
+    pub incomplete: Vec<String>,
+    /// Outcomes the implementation reaches that the specification's partial
+    /// listing did not show: violations only if a whole listing confirms
+    /// them, so none is reported as one.
+    pub unconfirmed: Vec<String>,
+}
+
+/// The answer of a refinement check.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum RefinesAnswer {
+    Yes,
+    No,
+    Undecided,
 }
 
 /// Checks `program` (a litmus test) for refinement of `spec` by `imp`.
@@ -66,7 +88,16 @@ pub fn refines(
     let run = |m: &LoadedModel| check_litmus(file, program, m, limits.for_model(&m.cat), decide);
     let i = run(imp)?;
     let s = run(spec)?;
+    let incomplete: Vec<String> = [(imp, &i), (spec, &s)]
+        .iter()
+        .filter_map(|(m, o)| {
+            o.states_incomplete()
+                .map(|why| format!("{}: {why}", m.name))
+        })
+        .collect();
+    let spec_whole = s.states_incomplete().is_none();
     let mut violations = Vec::new();
+    let mut unconfirmed = Vec::new();
     for (state, _) in &i.states {
         if s.states.iter().any(|(t, _)| t == state) {
             continue;
@@ -76,6 +107,10 @@ pub fn refines(
             .map(|(k, v)| format!("{k} == {v}"))
             .collect::<Vec<_>>()
             .join(" /\\ ");
+        if !spec_whole {
+            unconfirmed.push(outcome);
+            continue;
+        }
         if violations.len() >= EXPLAINED {
             violations.push(Violation {
                 outcome,
@@ -110,8 +145,17 @@ pub fn refines(
         specification: spec.name.clone(),
         impl_states: i.states.len(),
         spec_states: s.states.len(),
-        complete: i.complete() && s.complete(),
+        complete: incomplete.is_empty(),
+        answer: if !violations.is_empty() {
+            RefinesAnswer::No
+        } else if incomplete.is_empty() {
+            RefinesAnswer::Yes
+        } else {
+            RefinesAnswer::Undecided
+        },
         violations,
+        incomplete,
+        unconfirmed,
     })
 }
 
@@ -122,13 +166,27 @@ pub fn text(r: &Refinement) -> String {
         r.file,
         r.implementation,
         r.specification,
-        if r.violations.is_empty() { "yes" } else { "NO" },
+        match r.answer {
+            RefinesAnswer::Yes => "yes",
+            RefinesAnswer::No => "NO",
+            RefinesAnswer::Undecided => "UNDECIDED",
+        },
         r.impl_states,
         r.implementation,
         r.spec_states,
         r.specification,
-        if r.complete { "" } else { "; INCOMPLETE" }
+        if r.complete {
+            String::new()
+        } else {
+            format!("; INCOMPLETE: {}", r.incomplete.join("; "))
+        }
     );
+    for o in &r.unconfirmed {
+        out.push_str(&format!(
+            "  unconfirmed: {o} is allowed by {} and not among the states seen under {}\n",
+            r.implementation, r.specification
+        ));
+    }
     for v in &r.violations {
         out.push_str(&format!(
             "  violation: {} is allowed by {} and forbidden by {}\n",
@@ -145,4 +203,32 @@ pub fn text(r: &Refinement) -> String {
         }
     }
     out
+}
+
+/// The closing line of `vkmm refines`: how many tests fail, refine, and are
+/// undecided (never counted as refining).
+pub fn summary_line(reports: &[Refinement], imp: &str, spec: &str) -> String {
+    let n = |a: RefinesAnswer| reports.iter().filter(|r| r.answer == a).count();
+    format!(
+        "tests where {imp} allows an outcome {spec} forbids: {} of {}; refining: {}; undecided: {}\n",
+        n(RefinesAnswer::No),
+        reports.len(),
+        n(RefinesAnswer::Yes),
+        n(RefinesAnswer::Undecided)
+    )
+}
+
+/// The exit code of `vkmm refines`: 2 when a file could not be checked,
+/// else 1 on a violation, else 3 when some answer is undecided, else 0.
+pub fn exit_code(reports: &[Refinement], errors: usize) -> i32 {
+    let any = |a: RefinesAnswer| reports.iter().any(|r| r.answer == a);
+    if errors > 0 {
+        2
+    } else if any(RefinesAnswer::No) {
+        1
+    } else if any(RefinesAnswer::Undecided) {
+        3
+    } else {
+        0
+    }
 }

@@ -114,6 +114,50 @@ pub struct Summary {
     pub records: Vec<Record>,
     /// The front ends' warnings about the files checked, each once.
     pub warnings: Vec<crate::frontend::FrontendWarning>,
+    /// Which shard of which run this is (`suite --shard K/N`); `vkmm
+    /// merge` checks that every shard of the run is given once.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub shard: Option<ShardInfo>,
+}
+
+/// A shard's place in its run: shard `k` of `n` of the run `run`, a digest
+/// of the whole suite's plan (every item's path and expectation, and the
+/// property asked), the same for every shard of one suite wherever it runs.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, serde::Deserialize)]
+pub struct ShardInfo {
+    pub k: usize,
+    pub n: usize,
+    pub run: String,
+}
+
+impl ShardInfo {
+    /// Shard `k` of `n` of the suite of `items` (all of them, before
+    /// sharding) asking `property`.
+    pub fn of(items: &[SuiteItem], k: usize, n: usize, property: Property) -> ShardInfo {
+        // FNV-1a, 64 bits: stable across platforms and releases.
+        let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+        let mut eat = |bytes: &[u8]| {
+            for b in bytes {
+                h ^= u64::from(*b);
+                h = h.wrapping_mul(0x0000_0100_0000_01b3);
+            }
+            h ^= 0xff;
+            h = h.wrapping_mul(0x0000_0100_0000_01b3);
+        };
+        eat(format!("{property:?}").as_bytes());
+        for it in items {
+            eat(it.path.display().to_string().as_bytes());
+            eat(format!("{:?} {:?}", it.expected, it.row).as_bytes());
+            if let Some(m) = &it.manifest {
+                eat(m.label().as_bytes());
+            }
+        }
+        ShardInfo {
+            k,
+            n,
+            run: format!("{h:016x}"),
+        }
+    }
 }
 
 impl Summary {
@@ -134,6 +178,7 @@ impl Summary {
             time,
             records: Vec::new(),
             warnings: Vec::new(),
+            shard: None,
         };
         for e in errors {
             s.add_error(e);
@@ -315,8 +360,8 @@ pub fn plan(
     expected: Option<&Path>,
 ) -> Result<(Vec<SuiteItem>, Vec<FileError>), String> {
     if let Some(csv) = expected {
-        let text = std::fs::read_to_string(csv)
-            .map_err(|e| format!("{}: cannot read: {e}", csv.display()))?;
+        let text =
+            crate::memory::read_input_text(csv).map_err(|e| format!("{}: {e}", csv.display()))?;
         let name = csv.display().to_string();
         let (rows, bad) = super::expected::parse_rows(&name, &text, dir);
         let items = rows
@@ -503,12 +548,23 @@ fn row_record(item: &SuiteItem, property: Property, actual: String, status: Stat
 
 fn litmus_record(item: &SuiteItem, o: &LitmusOutcome, property: Property) -> Record {
     let actual = o.holds(property);
-    let bounded = o.truncated || o.cut_paths > 0;
+    // Whatever left the answer open (a limit, the unrolling bound,
+    // attributions left out) makes a missing verdict undecided, not wrong.
+    let bounded = o.truncated || o.cut_paths > 0 || !o.complete();
     let mut status = status_of(item.expected, actual, bounded);
     let mut detail = item
         .expected
         .filter(|_| status != Status::Passed)
         .map(|e| mismatch_detail(o, property, e, actual));
+    // A file checked without expectation is undecided exactly when `check`
+    // on it is (its exit code 3): some answer of its report is open.
+    if item.expected.is_none() && !o.complete() {
+        status = Status::Undecided;
+        detail = Some(
+            o.states_incomplete()
+                .unwrap_or_else(|| "the race verdict is open".into()),
+        );
+    }
     if o.rests_on_undefined(property) {
         status = Status::Undefined;
         detail = Some(undefined_detail(
@@ -545,6 +601,9 @@ fn termination_record(item: &SuiteItem, o: &super::termination::TerminationOutco
     let actual = o.terminates();
     let mut status = status_of(item.expected, actual, o.truncated);
     if status == Status::Failed && o.bounded() {
+        status = Status::Undecided;
+    }
+    if item.expected.is_none() && actual.is_none() {
         status = Status::Undecided;
     }
     let detail = (status != Status::Passed && status != Status::Checked).then(|| {

@@ -128,6 +128,8 @@ pub struct Program {
     pub slot_names: Vec<String>,
     /// Free names, in order of first use.
     pub base_names: Vec<String>,
+    /// Where each free name is first used.
+    pub base_pos: Vec<Pos>,
     /// Index of each base name.
     pub base_index: HashMap<String, usize>,
     /// The slot each name is bound to at the end of the model.
@@ -149,6 +151,7 @@ struct Compiler {
     top: HashMap<String, usize>,
     slot_names: Vec<String>,
     base_names: Vec<String>,
+    base_pos: Vec<Pos>,
     base_index: HashMap<String, usize>,
     frames: Vec<Frame>,
     slots_read: BTreeSet<usize>,
@@ -161,6 +164,7 @@ pub fn compile(parsed: Parsed) -> Program {
         top: HashMap::new(),
         slot_names: Vec::new(),
         base_names: Vec::new(),
+        base_pos: Vec::new(),
         base_index: HashMap::new(),
         frames: Vec::new(),
         slots_read: BTreeSet::new(),
@@ -231,6 +235,7 @@ pub fn compile(parsed: Parsed) -> Program {
         final_slots: c.top,
         slot_names: c.slot_names,
         base_names: c.base_names,
+        base_pos: c.base_pos,
         base_index: c.base_index,
         checks,
     }
@@ -299,6 +304,7 @@ impl Compiler {
             None => {
                 let i = self.base_names.len();
                 self.base_names.push(name.to_string());
+                self.base_pos.push(pos.clone());
                 self.base_index.insert(name.to_string(), i);
                 i
             }

@@ -71,6 +71,37 @@ impl Model {
         self.prog.base_names.clone()
     }
 
+    /// Checks the whole model once, before any test runs, so that a broken
+    /// model is the same error for every test and every reduction setting
+    /// (an identifier read only by a statement some test never reaches, or
+    /// some reduction skips, would otherwise pass silently there).
+    /// `kind_of` says what the engine provides for a free name: `Some(true)`
+    /// a set, `Some(false)` a relation, `None` nothing. Every free name must
+    /// be provided ("unknown identifier" at its first use otherwise); then
+    /// every statement is evaluated once on an empty universe, each base
+    /// name bound to an empty value of its kind, which meets every type
+    /// error a statement can have (a set where a relation is needed, a
+    /// function applied to the wrong number of arguments).
+    pub fn check_whole(&self, kind_of: &dyn Fn(&str) -> Option<bool>) -> Result<(), CatError> {
+        let mut env = Env::new(0);
+        for (i, name) in self.prog.base_names.iter().enumerate() {
+            match kind_of(name) {
+                Some(true) => env.set(name, crate::relation::EventSet::empty(0)),
+                Some(false) => env.rel(name, crate::relation::Relation::empty(0)),
+                None => {
+                    return Err(CatError::at(
+                        CatErrorKind::Unbound,
+                        &self.prog.base_pos[i],
+                        format!(
+                            "unknown identifier `{name}`: the model never defines it and the engine provides no base name of that name"
+                        ),
+                    ));
+                }
+            }
+        }
+        interp::prepare(&self.prog, &env, &[], false).map(|_| ())
+    }
+
     /// The model's title, if it started with a quoted string.
     pub fn title(&self) -> Option<&str> {
         self.prog.title.as_deref()

@@ -385,30 +385,30 @@ pub fn load_with(path: &Path, options: Options) -> Result<Program, FrontendError
 /// not UTF-8.
 pub(crate) fn read_text(path: &Path) -> Result<String, FrontendError> {
     let display = path.display().to_string();
-    let bytes = std::fs::read(path).map_err(|e| FrontendError {
+    let bytes = crate::memory::read_input(path).map_err(|e| FrontendError {
         file: display.clone(),
         line: 0,
         column: 0,
-        message: format!("cannot read file: {e}"),
+        message: e.to_string(),
     })?;
     String::from_utf8(bytes).map_err(|e| not_utf8(&display, e.as_bytes(), &e))
 }
 
 /// A binary module and the header comments of `FILE.spv.headers` beside it.
 fn load_binary(path: &Path, display: &str, options: Options) -> Result<Program, FrontendError> {
-    let bytes = std::fs::read(path).map_err(|e| FrontendError {
+    let bytes = crate::memory::read_input(path).map_err(|e| FrontendError {
         file: display.to_string(),
         line: 0,
         column: 0,
-        message: format!("cannot read file: {e}"),
+        message: e.to_string(),
     })?;
     let mut sidecar = path.as_os_str().to_owned();
     sidecar.push(".headers");
     let sidecar = std::path::PathBuf::from(sidecar);
     let sidecar_name = sidecar.display().to_string();
-    let headers = match std::fs::read(&sidecar) {
+    let headers = match crate::memory::read_input(&sidecar) {
         Ok(b) => Some(String::from_utf8(b).map_err(|e| not_utf8(&sidecar_name, e.as_bytes(), &e))?),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+        Err(crate::memory::ReadError::Io(e)) if e.kind() == std::io::ErrorKind::NotFound => None,
         Err(e) => {
             return Err(FrontendError {
                 file: sidecar_name,

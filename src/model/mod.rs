@@ -264,7 +264,7 @@ pub fn load(spec: &str) -> Result<LoadedModel, CatError> {
         Some((f, src)) => (format!("{BUILTIN_PREFIX}{f}"), src.to_string(), None),
         None => {
             let path = Path::new(spec);
-            let source = std::fs::read_to_string(path).map_err(|e| CatError {
+            let source = crate::memory::read_input_text(path).map_err(|e| CatError {
                 kind: CatErrorKind::Include,
                 file: spec.to_string(),
                 line: 0,
@@ -312,6 +312,11 @@ impl LoadedModel {
     /// A model the caller parsed (with its own include resolver), named
     /// `name`, with the profile it declares.
     pub fn new(name: &str, cat: Model) -> Result<LoadedModel, CatError> {
+        // The whole model is checked here, once: every identifier resolved
+        // and every statement's types, whatever test runs under it.
+        cat.check_whole(&|n| {
+            crate::engine::names::lookup(n).map(|b| b.kind == crate::engine::names::Kind::Set)
+        })?;
         let profile = Arc::new(Profile::of(&cat, &resolve_declared)?);
         Ok(LoadedModel {
             name: name.to_string(),
@@ -324,7 +329,7 @@ impl LoadedModel {
 /// The file `name` in `dir`, if it can be read.
 fn read_near(dir: &Path, name: &str) -> Option<Resolved> {
     let path = dir.join(name);
-    let text = std::fs::read_to_string(&path).ok()?;
+    let text = crate::memory::read_input_text(&path).ok()?;
     let file = path.display().to_string();
     Some(Resolved {
         spec: file.clone(),

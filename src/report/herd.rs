@@ -6,10 +6,12 @@
 //!
 //! What herd7 has no words for is left out: execution counts per state,
 //! races, bound notes. herd7's `Hash=` line (a digest of herd7's own
-//! normalised test text) is not printed. An answer that is not complete (the
-//! execution limit stopped the walk before deciding) is never printed in this
-//! format: [`litmus`] returns `None` and the caller reports why (so does a
-//! verdict-only walk, whose counts are witnesses).
+//! normalised test text) is not printed. herd7's lines claim every reachable
+//! final state, so one rule holds for every kind of incompleteness
+//! ([`LitmusOutcome::states_incomplete`]: a limit, the unrolling bound, an
+//! early stop, attributions left out, a verdict-only walk): nothing is
+//! printed in this format, [`litmus`] returns `None` and the caller reports
+//! [`refusal`] and ends undecided.
 
 use crate::analysis::{LitmusOutcome, Observation, Property};
 use crate::ir::Quantifier;
@@ -50,12 +52,20 @@ pub(crate) fn witnesses(o: &LitmusOutcome, s: &mut String) {
     );
 }
 
-/// herd7's report of a litmus test; `None` when the answer is incomplete,
-/// and for a verdict-only walk ([`LitmusOutcome::condition_only`]), whose
-/// states and counts are witnesses herd7's lines would misread as every
-/// state and every execution.
+/// Why a litmus test's answer has no herd7 report, or `None` when it has
+/// one: `undecided (WHY): herd's format has no word for it`.
+pub fn refusal(o: &LitmusOutcome) -> Option<String> {
+    o.states_incomplete().map(|why| {
+        format!("undecided ({why}): herd's format has no word for it; see --format text")
+    })
+}
+
+/// herd7's report of a litmus test; `None` when its list of final states
+/// may miss some ([`refusal`] says why), since herd7's `States`,
+/// `Positive`/`Negative` and `Observation` lines claim every state and
+/// every execution.
 pub fn litmus(o: &LitmusOutcome) -> Option<String> {
-    if (o.truncated && !o.stopped_early) || o.condition_only {
+    if o.states_incomplete().is_some() {
         return None;
     }
     let mut s = String::new();

@@ -32,6 +32,32 @@ pub fn document<T: Serialize>(command: &str, fields: &T) -> String {
     })
 }
 
+/// [`document`] written to `w` as it is serialised, never held whole (a
+/// listing of a million final states would otherwise be built twice in
+/// memory, as a tree and as text): `{"schema", "command", ...fields}`,
+/// `fields` being a struct or map. A serialisation error ends the document
+/// with an `io::Error` (the output is then cut short, and the caller exits 2).
+pub fn write_document<W: std::io::Write + ?Sized, T: Serialize>(
+    w: &mut W,
+    command: &str,
+    fields: &T,
+) -> std::io::Result<()> {
+    #[derive(Serialize)]
+    struct Doc<'a, T: Serialize> {
+        schema: &'static str,
+        command: &'a str,
+        #[serde(flatten)]
+        fields: &'a T,
+    }
+    let doc = Doc {
+        schema: SCHEMA,
+        command,
+        fields,
+    };
+    serde_json::to_writer_pretty(&mut *w, &doc).map_err(std::io::Error::other)?;
+    w.write_all(b"\n")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

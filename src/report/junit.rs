@@ -1,8 +1,10 @@
 //! JUnit XML of a suite, for CI systems that show test results: one
 //! `<testsuite>` with one `<testcase>` per check (CSV row, `.test` query,
-//! litmus file). A mismatch is a `<failure>`, an undecided check a
-//! `<failure type="undecided">` (it is not a pass), a file that could not be
-//! checked an `<error>`; a litmus file checked without expectation passes.
+//! litmus file). A mismatch is a `<failure>`; an undecided check is never a
+//! pass: `<skipped>` with the reason (what stopped the search), or under the
+//! `fail` policy ([`Undecided::Fail`], `--undecided fail`) a
+//! `<failure type="undecided">`; a file that could not be checked is an
+//! `<error>`; a litmus file checked without expectation and decided passes.
 //!
 //! Written by hand: the format is a handful of elements, and escaping text
 //! is all an XML writer would add.
@@ -37,24 +39,67 @@ fn case_name(r: &Record) -> String {
     }
 }
 
-/// The JUnit XML document of a suite named `name`.
+/// How an undecided check is reported.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Undecided {
+    /// `<skipped message="undecided: ...">`: neither a pass nor a mismatch.
+    #[default]
+    Skip,
+    /// `<failure type="undecided">`: a CI run that must decide every check.
+    Fail,
+}
+
+/// The JUnit XML document of a suite named `name`, undecided checks skipped.
 pub fn suite(name: &str, s: &Summary) -> String {
+    suite_with(name, s, Undecided::Skip)
+}
+
+/// The JUnit XML document of a suite named `name`, undecided checks
+/// reported as `policy` says.
+pub fn suite_with(name: &str, s: &Summary, policy: Undecided) -> String {
     let mut x = String::new();
     let _ = writeln!(x, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>");
-    let failures = s.failed.len() + s.undecided.len();
+    let undecided = s
+        .records
+        .iter()
+        .filter(|r| r.status == Status::Undecided)
+        .count();
+    let skipped = s
+        .records
+        .iter()
+        .filter(|r| r.status == Status::Unsupported)
+        .count()
+        + if policy == Undecided::Skip {
+            undecided
+        } else {
+            0
+        };
+    let failures = s
+        .records
+        .iter()
+        .filter(|r| matches!(r.status, Status::Failed | Status::Undefined))
+        .count()
+        + if policy == Undecided::Fail {
+            undecided
+        } else {
+            0
+        };
+    let errors = s
+        .records
+        .iter()
+        .filter(|r| r.status == Status::Error)
+        .count();
     let _ = writeln!(
         x,
-        "<testsuites name=\"vkmm\" tests=\"{}\" failures=\"{failures}\" errors=\"{}\" time=\"{:.3}\">",
+        "<testsuites name=\"vkmm\" tests=\"{}\" failures=\"{failures}\" errors=\"{errors}\" skipped=\"{skipped}\" time=\"{:.3}\">",
         s.records.len(),
-        s.errors.len(),
         s.time.as_secs_f64()
     );
     let _ = writeln!(
         x,
-        "  <testsuite name=\"{}\" tests=\"{}\" failures=\"{failures}\" errors=\"{}\" time=\"{:.3}\">",
+        "  <testsuite name=\"{}\" tests=\"{}\" failures=\"{failures}\" errors=\"{errors}\" skipped=\"{skipped}\" time=\"{:.3}\">",
         escape(name),
         s.records.len(),
-        s.errors.len(),
         s.time.as_secs_f64()
     );
     for r in &s.records {
@@ -82,6 +127,17 @@ pub fn suite(name: &str, s: &Summary) -> String {
                     ">\n      <failure type=\"mismatch\" message=\"expected {}, got {}\">{detail}</failure>\n    </testcase>",
                     escape(r.expected.as_deref().unwrap_or("-")),
                     escape(&r.actual)
+                );
+            }
+            Status::Undecided if policy == Undecided::Skip => {
+                let _ = writeln!(
+                    x,
+                    ">\n      <skipped message=\"undecided: {}\"/>\n    </testcase>",
+                    if detail.is_empty() {
+                        "a limit stopped the search".to_string()
+                    } else {
+                        detail
+                    }
                 );
             }
             Status::Undecided => {
@@ -126,7 +182,10 @@ mod tests {
             error: "x.litmus:1:2: bad".into(),
         });
         let x = suite("own", &s);
-        assert!(x.contains("tests=\"1\" failures=\"0\" errors=\"1\""), "{x}");
+        assert!(
+            x.contains("tests=\"1\" failures=\"0\" errors=\"1\" skipped=\"0\""),
+            "{x}"
+        );
         assert!(x.contains("classname=\"x&lt;1&gt;.litmus\""), "{x}");
         assert!(
             x.contains("<error type=\"input\" message=\"x.litmus:1:2: bad\"/>"),

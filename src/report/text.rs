@@ -187,7 +187,15 @@ pub fn count(n: impl Into<u128>, one: &str, many: &str) -> String {
 pub fn summary(this: &Summary) -> String {
     use crate::analysis::suite::Status;
     let mut s = String::new();
-    for r in this.records.iter().filter(|r| r.status == Status::Checked) {
+    // Litmus files checked without expectation: their own verdict, or
+    // UNDECIDED (they are counted undecided below too).
+    for r in this.records.iter().filter(|r| {
+        r.expected.is_none()
+            && r.query.is_none()
+            && r.property
+                .is_some_and(|p| p != crate::analysis::Property::Termination)
+            && matches!(r.status, Status::Checked | Status::Undecided)
+    }) {
         let _ = writeln!(
             s,
             "{}: {} ({}, {}{}{})",
@@ -298,10 +306,10 @@ pub fn comparison(c: &Comparison) -> String {
     let mut s = String::new();
     let _ = writeln!(
         s,
-        "Compare {} ({}){}",
+        "Compare {} ({}): {}",
         c.file,
         c.models.join(" | "),
-        if c.differs { ": DIFFERS" } else { ": same" }
+        crate::analysis::compare::answer(c)
     );
     let width = c.rows.iter().map(|(w, _)| w.len()).max().unwrap_or(0);
     for (what, answers) in &c.rows {

@@ -444,6 +444,10 @@ pub enum Command {
         /// `vkmm merge` puts the shards' JSON back together.
         #[arg(long, value_name = "K/N", value_parser = parse_shard)]
         shard: Option<(usize, usize)>,
+        /// How --junit reports an undecided check: `skip` (a skipped test
+        /// case with the reason) or `fail` (a failure).
+        #[arg(long, value_name = "POLICY", default_value = "skip", value_parser = ["skip", "fail"])]
+        undecided: String,
     },
     /// List the Vulkan devices `vkmm run --device` can pick (index, name,
     /// driver, memory model features).
@@ -484,6 +488,10 @@ pub enum Command {
         /// Also write the merged results as JUnit XML to FILE.
         #[arg(long, value_name = "FILE")]
         junit: Option<PathBuf>,
+        /// How --junit reports an undecided check: `skip` (a skipped test
+        /// case with the reason) or `fail` (a failure).
+        #[arg(long, value_name = "POLICY", default_value = "skip", value_parser = ["skip", "fail"])]
+        undecided: String,
     },
 }
 

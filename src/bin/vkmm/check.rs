@@ -45,6 +45,8 @@ fn check(
     let start = Instant::now();
     let mut results = Vec::new();
     let mut errors = Vec::new();
+    // A litmus answer `--format herd` could not print is undecided there.
+    let mut herd_refused = false;
     for f in files {
         spinner.start(f);
         let checked = session.check_file(f);
@@ -59,11 +61,14 @@ fn check(
                     OutputFormat::Herd => match &c {
                         Checked::Litmus(o) => match report::herd::litmus(o) {
                             Some(t) => out(&t),
-                            None => eprintln!(
-                                "{}: undecided (the search stopped {}): herd's format has no word for it; see --format text",
-                                f.display(),
-                                vkmm::engine::stopped_at(o.stopped_by)
-                            ),
+                            None => {
+                                herd_refused = true;
+                                eprintln!(
+                                    "{}: {}",
+                                    f.display(),
+                                    report::herd::refusal(o).unwrap_or_default()
+                                )
+                            }
                         },
                         Checked::Queries(_) => {
                             eprintln!(
@@ -102,8 +107,17 @@ fn check(
     summary.files = results.len();
     if args.format == OutputFormat::Json {
         // Each result carries its file's front-end warnings.
-        let doc = serde_json::json!({ "results": results, "summary": summary });
-        out(&(json::document("check", &doc) + "\n"));
+        // Borrowed and streamed: `json!` would copy every result into a tree.
+        #[derive(serde::Serialize)]
+        struct Doc<'a> {
+            results: &'a [Checked],
+            summary: &'a Summary,
+        }
+        let doc = Doc {
+            results: &results,
+            summary: &summary,
+        };
+        output::out_with(|w| json::write_document(w, "check", &doc));
     } else if files.len() > 1 {
         out(&report::text::summary(&summary));
     }
@@ -112,7 +126,7 @@ fn check(
     let undefined =
         |c: &Checked| matches!(c, Checked::Litmus(o) if o.undefined.condition || o.undefined.races);
     Ok(
-        if code == 0 && results.iter().any(|c| !c.complete() || undefined(c)) {
+        if code == 0 && (herd_refused || results.iter().any(|c| !c.complete() || undefined(c))) {
             EXIT_UNDECIDED
         } else {
             code

@@ -49,11 +49,7 @@ pub fn compare_command(
         &serde_json::json!({ "comparisons": reports, "errors": errors }),
         || {
             let mut s: String = reports.iter().map(report::text::comparison).collect();
-            s.push_str(&format!(
-                "tests whose answers differ between {}: {differing} of {}\n",
-                models.join(" and "),
-                reports.len()
-            ));
+            s.push_str(&vkmm::analysis::compare::summary_line(&reports, &models));
             s
         },
     );
@@ -94,27 +90,15 @@ pub fn refines(
             }
         }
     }
-    let failing = reports.iter().filter(|r| !r.violations.is_empty()).count();
     emit(
         format,
         "refines",
         &serde_json::json!({ "refinements": reports, "errors": errors }),
         || {
             let mut s: String = reports.iter().map(vkmm::analysis::refines::text).collect();
-            s.push_str(&format!(
-                "tests where {imp} allows an outcome {spec} forbids: {failing} of {}\n",
-                reports.len()
-            ));
+            s.push_str(&vkmm::analysis::refines::summary_line(&reports, imp, spec));
             s
         },
     );
-    Ok(if !errors.is_empty() {
-        2
-    } else if failing > 0 {
-        1
-    } else if reports.iter().any(|r| !r.complete) {
-        3
-    } else {
-        0
-    })
+    Ok(vkmm::analysis::refines::exit_code(&reports, errors.len()))
 }

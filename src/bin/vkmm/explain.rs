@@ -163,8 +163,8 @@ fn explain_termination(
 fn read_wording(explain_spec: Option<&Path>) -> Result<Option<ExplainSpec>, String> {
     match explain_spec {
         Some(p) => {
-            let text = std::fs::read_to_string(p)
-                .map_err(|e| format!("{}: cannot read: {e}", p.display()))?;
+            let text =
+                vkmm::memory::read_input_text(p).map_err(|e| format!("{}: {e}", p.display()))?;
             Ok(Some(
                 ExplainSpec::parse(&p.display().to_string(), &text).map_err(|e| e.to_string())?,
             ))

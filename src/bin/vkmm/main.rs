@@ -148,6 +148,7 @@ fn run(cli: Cli) -> Result<i32, String> {
             jobs,
             junit,
             shard,
+            undecided,
         } => {
             let a = suite::SuiteArgs {
                 dir,
@@ -158,6 +159,7 @@ fn run(cli: Cli) -> Result<i32, String> {
                 jobs,
                 junit,
                 shard,
+                undecided,
             };
             suite::suite_command(a, &args)
         }
@@ -165,7 +167,8 @@ fn run(cli: Cli) -> Result<i32, String> {
             files,
             format,
             junit,
-        } => suite::merge_command(&files, format, junit.as_deref()),
+            undecided,
+        } => suite::merge_command(&files, format, junit.as_deref(), &undecided),
     }
 }
 

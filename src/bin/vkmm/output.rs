@@ -17,6 +17,12 @@ pub fn out(text: &str) {
 /// does: a closed pipe ends the program quietly, any other failure with
 /// exit code 2.
 pub fn out_with(write: impl FnOnce(&mut dyn Write) -> std::io::Result<()>) {
+    // The standard library drops writes to a closed descriptor 1 without
+    // an error: the report would be lost with exit code 0.
+    if STDOUT_CLOSED.load(std::sync::atomic::Ordering::Relaxed) {
+        eprintln!("error: cannot write to standard output: it is closed");
+        std::process::exit(2);
+    }
     let mut stdout = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
     if let Err(e) = write(&mut stdout).and_then(|()| stdout.flush()) {
         if e.kind() == std::io::ErrorKind::BrokenPipe {
@@ -35,7 +41,8 @@ pub fn emit(
     text: impl FnOnce() -> String,
 ) {
     match format {
-        OutputFormat::Json => out(&(json::document(command, value) + "\n")),
+        // Streamed: a large report is never held whole.
+        OutputFormat::Json => out_with(|w| json::write_document(w, command, value)),
         _ => out(&text()),
     }
 }
@@ -198,3 +205,27 @@ impl Spinner {
         }
     }
 }
+
+/// Whether descriptor 1 was closed when the program started. The
+/// standard library's start-up opens `/dev/null` on a closed descriptor 1
+/// before `main`, so it is looked at earlier, by a function the C library
+/// runs from `.init_array` (on Linux; elsewhere a closed standard output
+/// stays unnoticed).
+static STDOUT_CLOSED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+#[cfg(target_os = "linux")]
+#[used]
+#[unsafe(link_section = ".init_array")]
+static NOTE_STDOUT: extern "C" fn() = {
+    extern "C" fn note() {
+        unsafe extern "C" {
+            fn fcntl(fd: i32, cmd: i32, ...) -> i32;
+        }
+        const F_GETFD: i32 = 1;
+        // SAFETY: F_GETFD reads a descriptor's flags and touches no memory;
+        // it fails (-1) exactly when the descriptor is not open.
+        let closed = unsafe { fcntl(1, F_GETFD) } == -1;
+        STDOUT_CLOSED.store(closed, std::sync::atomic::Ordering::Relaxed);
+    }
+    note
+};

@@ -6,7 +6,7 @@ use crate::output::{emit, progress};
 use rayon::prelude::*;
 use std::path::{Path, PathBuf};
 use vkmm::analysis::{Summary, suite};
-use vkmm::report::{self, json};
+use vkmm::report;
 use vkmm::{Property, Session};
 
 /// What `vkmm suite` was asked to run.
@@ -19,6 +19,8 @@ pub struct SuiteArgs {
     pub jobs: Option<usize>,
     pub junit: Option<PathBuf>,
     pub shard: Option<(usize, usize)>,
+    /// How JUnit reports an undecided check: `skip` or `fail`.
+    pub undecided: String,
 }
 
 /// `vkmm suite`.
@@ -32,6 +34,7 @@ pub fn suite_command(a: SuiteArgs, args: &ModelArgs) -> Result<i32, String> {
         jobs,
         junit,
         shard,
+        undecided,
     } = a;
     let (plan, name) = match (&dir, &manifest) {
         (None, Some(m)) => (
@@ -59,42 +62,30 @@ pub fn suite_command(a: SuiteArgs, args: &ModelArgs) -> Result<i32, String> {
         (None, None) => return Err("give a folder to run, or --manifest FILE".into()),
     };
     let summary = run_suite(plan, args, property, jobs, shard)?;
-    finish_suite(&summary, args.format, junit.as_deref(), &name)
+    finish_suite(&summary, args.format, junit.as_deref(), &name, &undecided)
 }
 
-/// `vkmm merge FILES`.
+/// `vkmm merge FILES`: the shards' JSON checked for identity (K/N, one
+/// run id, no duplicate or missing shard) and put back together.
 pub fn merge_command(
     files: &[PathBuf],
     format: OutputFormat,
     junit: Option<&Path>,
+    undecided: &str,
 ) -> Result<i32, String> {
-    let mut records = Vec::new();
-    let mut warnings = Vec::new();
-    let mut time = 0.0f64;
+    let mut parts = Vec::new();
     for f in files {
         let text =
-            std::fs::read_to_string(f).map_err(|e| format!("{}: cannot read: {e}", f.display()))?;
+            vkmm::memory::read_input_text(f).map_err(|e| format!("{}: {e}", f.display()))?;
         let doc: serde_json::Value = serde_json::from_str(&text)
             .map_err(|e| format!("{}:{}:{}: not JSON: {e}", f.display(), e.line(), e.column()))?;
-        if doc["schema"] != json::SCHEMA || doc["command"] != "suite" {
-            return Err(format!(
-                "{}: not the JSON of `vkmm suite` under schema {}",
-                f.display(),
-                json::SCHEMA
-            ));
-        }
-        let part: Vec<suite::Record> = serde_json::from_value(doc["records"].clone())
-            .map_err(|e| format!("{}: bad records: {e}", f.display()))?;
-        records.extend(part);
-        let warned: Vec<vkmm::frontend::FrontendWarning> =
-            serde_json::from_value(doc["warnings"].clone()).unwrap_or_default();
-        warnings.extend(warned);
-        time = time.max(doc["time"].as_f64().unwrap_or(0.0));
+        parts.push(vkmm::analysis::merge::Part {
+            name: f.display().to_string(),
+            doc,
+        });
     }
-    let mut summary =
-        Summary::from_records(records, std::time::Duration::from_secs_f64(time / 1000.0));
-    summary.add_warnings(&warnings);
-    finish_suite(&summary, format, junit, "merged")
+    let summary = vkmm::analysis::merge::merge(&parts)?;
+    finish_suite(&summary, format, junit, "merged", undecided)
 }
 
 /// What a suite runs: the litmus files below a folder (or a CSV's rows),
@@ -167,9 +158,15 @@ fn finish_suite(
     format: OutputFormat,
     junit: Option<&Path>,
     name: &str,
+    undecided: &str,
 ) -> Result<i32, String> {
     if let Some(j) = junit {
-        std::fs::write(j, report::junit::suite(name, summary))
+        let policy = if undecided == "fail" {
+            report::junit::Undecided::Fail
+        } else {
+            report::junit::Undecided::Skip
+        };
+        std::fs::write(j, report::junit::suite_with(name, summary, policy))
             .map_err(|e| format!("{}: cannot write: {e}", j.display()))?;
     }
     if format != OutputFormat::Json {

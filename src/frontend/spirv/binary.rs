@@ -61,7 +61,17 @@ pub(super) fn disassemble(bytes: &[u8]) -> Result<String, Located> {
             format!("module of {} bytes: vkmm reads at most 16 MiB", bytes.len()),
         ));
     }
-    if bytes.len() < 20 || !bytes.len().is_multiple_of(4) {
+    if bytes.len() < 20 {
+        return Err((
+            0,
+            0,
+            format!(
+                "not a SPIR-V binary: too short ({} bytes): a module starts with a 5-word (20-byte) header",
+                bytes.len()
+            ),
+        ));
+    }
+    if !bytes.len().is_multiple_of(4) {
         return Err((
             0,
             0,

@@ -699,6 +699,7 @@ impl Module {
                     Op::FunctionParameter => params.push(inst.result_id()?.to_string()),
                     Op::FunctionEnd => {
                         if let Some((id, start, params)) = in_function.take() {
+                            branch_targets_defined(&insts[start..k + 1])?;
                             m.functions.insert(
                                 id,
                                 Function {
@@ -1351,4 +1352,40 @@ pub(super) fn class_of(name: &str) -> Class {
         "HitAttributeKHR" | "HitAttributeNV" => Class::Ray(Interface::HitAttribute),
         _ => Class::Other,
     }
+}
+
+/// Every branch target of a function's body is one of its labels:
+/// "OpBranch ... Target Label must be the Result <id> of an OpLabel
+/// instruction in the current function" (SPIR-V specification, OpBranch;
+/// likewise OpBranchConditional and OpSwitch). An error at the operand, in
+/// the source's own name (`%9`).
+fn branch_targets_defined(body: &[Inst]) -> Result<(), Located> {
+    let labels: std::collections::HashSet<&str> = body
+        .iter()
+        .filter(|x| x.op == Op::Label)
+        .filter_map(|x| x.result.as_ref().map(|(r, _)| r.as_str()))
+        .collect();
+    for inst in body {
+        let targets: Vec<usize> = match inst.op {
+            Op::Branch => vec![0],
+            Op::BranchConditional => vec![1, 2],
+            Op::Switch => std::iter::once(1)
+                .chain((3..inst.operands.len()).step_by(2))
+                .collect(),
+            _ => continue,
+        };
+        for i in targets {
+            let to = inst.id(i)?;
+            if !labels.contains(to) {
+                return Err(inst.err_at(
+                    i,
+                    format!(
+                        "{}: `%{to}` is not a label of this function (OpLabel)",
+                        inst.name
+                    ),
+                ));
+            }
+        }
+    }
+    Ok(())
 }
