@@ -200,3 +200,35 @@ fn a_dispatch_file_gives_the_dispatch_and_the_command_line_wins() {
     assert_eq!(code, 2, "{err}");
     assert!(err.contains("unknown key `colour`"), "{err}");
 }
+
+#[test]
+fn a_large_buffer_costs_the_cells_the_accesses_reach() {
+    if !glslang() {
+        return;
+    }
+    // 65540 words, more than a variable may have located cells: only the
+    // cells the accesses reach get locations (docs/format-spirv.md,
+    // "Large buffers"). Race-free: the atomic add returns 0, 1, 2, 3 to
+    // the four iterations (RMW atomicity), so every plain store goes to a
+    // slot of its own, 65536 to 65539; mem[0] is only accessed atomically.
+    let shader = root("tests/shader-dispatch/bump.comp");
+    let run = |racy: bool| {
+        let mut args = vec!["check", "--property", "races", "--length", "Mem=65540"];
+        if racy {
+            args.extend(["-D", "RACY"]);
+        }
+        args.push(&shader);
+        vkmm(&args)
+    };
+    let (code, out, err) = run(false);
+    assert_eq!(code, 0, "{out}\n{err}");
+    assert!(out.contains("Data races: none"), "{out}");
+    assert!(!out.contains("out of bounds"), "{out}");
+    // Racy: both invocations read 0 from mem[1], which nobody writes, and
+    // store to mem[65536] with nothing ordering the two stores. A search
+    // that missed the slot would drop the stores and find no race.
+    let (code, out, err) = run(true);
+    assert_eq!(code, 0, "{out}\n{err}");
+    assert!(out.contains("Data races: yes"), "{out}");
+    assert!(out.contains("[65536]: P0"), "{out}");
+}

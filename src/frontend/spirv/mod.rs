@@ -37,6 +37,7 @@ mod layout;
 mod legacy;
 mod lower;
 mod module;
+mod sparse;
 mod stages;
 mod syntax;
 #[cfg(test)]
@@ -207,6 +208,7 @@ fn parse_module(
     let mut all_instances: Vec<(String, Vec<usize>)> = Vec::new();
     // The bit width of each location's cell.
     let mut widths: Vec<u32> = Vec::new();
+    let mut sparse_instances: HashMap<String, usize> = HashMap::new();
     for g in &m.globals {
         let (class, instances) = match g.class {
             Class::Global => (StorageClass(0), 1),
@@ -286,6 +288,25 @@ fn parse_module(
                 err(e)
             }
         })?;
+        // A large buffer or workgroup array: its cells get locations as
+        // the program's accesses reach them (`sparse`).
+        if matches!(g.class, Class::Global | Class::Workgroup) && cells.len() > sparse::SPARSE_FROM
+        {
+            let extent = lower::extent_of(&m, &g.id, cells.iter().map(|c| (c.offset, c.size)));
+            cells.sort_by_key(|c| c.offset);
+            let layout = std::sync::Arc::new(cells);
+            for instance in 0..instances {
+                let key = (g.id.clone(), instance);
+                mem.sparse.insert(key.clone(), layout.clone());
+                mem.cells.insert(key.clone(), Vec::new());
+                mem.real_end.insert(key, extent);
+            }
+            sparse_instances.insert(g.id.clone(), instances);
+            continue;
+        }
+        if cells.len() > module::MAX_CELLS {
+            return Err(err(format!("more than {} scalar cells", module::MAX_CELLS)));
+        }
         for instance in 0..instances {
             let mut placed = Vec::new();
             for c in &cells {
@@ -434,11 +455,26 @@ fn parse_module(
     // variables bound to the Output variables they correspond to.
     program.generates = calls::generates(&sc, n).map_err(located)?;
     program.legacy = stages::is_legacy(&insts);
-    // Under the flat out-of-bounds reading, a second pass once the
-    // elements past the end the first one named have locations.
-    let mut passes = 0;
+    // The cells of sparse instances their accesses reach get locations,
+    // round by round (`sparse`); under the flat out-of-bounds reading, one
+    // more pass once the elements past the end a pass named have
+    // locations.
+    let placing = sparse::Placing {
+        m: &m,
+        coherence: &coherence,
+        arbitrary: &user.arbitrary,
+        instances: sparse_instances,
+    };
+    let mut searching = !mem.sparse.is_empty();
+    let mut rounds = 0;
+    let mut past_end_done = false;
+    let mut settled = false;
     let lowered = loop {
-        passes += 1;
+        mem.probe = if searching {
+            sparse::probes(&mem, program.locations.len())
+        } else {
+            HashMap::new()
+        };
         let mut bindings: Vec<HashMap<String, (String, usize)>> = vec![HashMap::new(); n];
         stages::bind_inputs(&m, &outputs, &program.generates, &mut bindings).map_err(located)?;
         let mut lowered: Vec<Option<lower::Gen>> = (0..n).map(|_| None).collect();
@@ -460,14 +496,61 @@ fn parse_module(
             calls::bind(&sc, &m, &mem, k, &g, &mut bindings).map_err(located)?;
             lowered[k] = Some(g);
         }
+        let sparse_error = |e: String| located((0, 0, e));
+        let mut wanted: Vec<(String, usize, i64, u32)> = lowered
+            .iter()
+            .flatten()
+            .flat_map(|g| g.wanted.iter().cloned())
+            .collect();
+        if searching && lowered.iter().flatten().any(|g| g.probed) {
+            let found = sparse::probed(&program, &lowered, grid, &mem.probe).map_err(|e| {
+                sparse_error(format!(
+                    "a large buffer: vkmm gives locations to the cells the accesses reach, and could not find them ({e}); give the buffer a shorter length"
+                ))
+            })?;
+            wanted.extend(found);
+        }
+        if (!wanted.is_empty() && !settled) || searching {
+            drop(lowered);
+            rounds += 1;
+            if rounds > sparse::MAX_ROUNDS {
+                return Err(sparse_error(format!(
+                    "a large buffer: the cells its accesses reach did not settle in {} rounds; give the buffer a shorter length",
+                    sparse::MAX_ROUNDS
+                )));
+            }
+            let added = sparse::materialise(
+                &placing,
+                &mut mem,
+                &mut program,
+                &mut widths,
+                &mut arbitrary,
+                wanted,
+            )
+            .map_err(sparse_error)?;
+            if added == 0 {
+                // Nothing new: once more, without the probes (and the
+                // bytes asked for that no cell holds, padding, stay so).
+                searching = false;
+                settled = true;
+            }
+            continue;
+        }
+        if arbitrary.len() > MAX_UNDEFINED {
+            return Err(sparse_error(format!(
+                "the inputs make {} cells arbitrary; vkmm follows at most {MAX_UNDEFINED} arbitrary cells exactly: give the others values (zero, or the values the host writes)",
+                arbitrary.len()
+            )));
+        }
         let wanted: Vec<(String, usize, i64, u32)> = lowered
             .iter()
             .flatten()
             .flat_map(|g| g.past_end.iter().cloned())
             .collect();
-        if wanted.is_empty() || passes > 1 {
+        if wanted.is_empty() || past_end_done {
             break lowered;
         }
+        past_end_done = true;
         drop(lowered);
         past_end_cells(
             &m,
