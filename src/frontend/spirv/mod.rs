@@ -68,14 +68,28 @@ pub fn parse_with(
     parse_module(file, text, true, &options)
 }
 
-/// [`parse`]; `undefined`: whether variables with no Initializer and no
-/// @Input start undefined (`.spvasm` files, Dat3M's reading), or at 0
-/// (binary modules and GLSL shaders, whose buffers the host fills: their
-/// format pages say so).
+/// [`parse`], for every format (`.spvasm`, and the disassembly of a
+/// binary module or of a compiled GLSL, WGSL or HLSL shader; `own_text`:
+/// the module is the file's own text, a `.spvasm`).
+///
+/// Memory nobody initialises (no Initializer, no `@Input`, no input from
+/// the command line or a dispatch file) starts at 0, as a host that
+/// clears its buffers leaves it, unless the file is one of Dat3M's
+/// tests: a `.spvasm` whose own comments carry Dat3M's headers
+/// (`@Input`, `@Output`, `@Filter`, `@Config`; a binary module's headers
+/// file is vkmm's spelling for a module without comments, not a Dat3M
+/// test, and a compiled shader has no headers). Those
+/// files are written for Dat3M's reading, where such a variable holds a
+/// fresh unconstrained value (its SPIR-V front end gives it
+/// `makeUndefinedValue`, a new constant of the program), and their
+/// expected verdicts rest on it; the Vulkan memory model appendix agrees:
+/// "The values stored in newly allocated memory locations are determined
+/// by a SPIR-V variable's initializer, if present, or else are undefined".
+/// docs/format-spirv.md, "Memory nobody initialises".
 fn parse_module(
     file: &str,
     text: &str,
-    undefined_init: bool,
+    own_text: bool,
     options: &super::Options,
 ) -> Result<Program, FrontendError> {
     let oob = options.out_of_bounds;
@@ -87,6 +101,11 @@ fn parse_module(
         message,
     };
     let h = headers::read(text).map_err(located)?;
+    let undefined_init = own_text
+        && (!h.inputs.is_empty()
+            || !h.outputs.is_empty()
+            || h.filter.is_some()
+            || h.config.is_some());
     let insts = syntax::parse(text).map_err(located)?;
     let sc = calls::read(text).map_err(located)?;
     // `@Shaders` without `@Config`: its invocations in one subgroup.
