@@ -322,7 +322,10 @@ fn a_dispatch_file_beside_the_shader_applies_under_the_command_line() {
     assert_eq!(code, 0, "{out}\n{err}");
     assert!(out.contains("Data races: yes"), "{out}");
     // The output says which file applied.
-    let said = format!("the dispatch file {} beside the shader applies", beside.display());
+    let said = format!(
+        "the dispatch file {} beside the shader applies",
+        beside.display()
+    );
     assert!(out.contains(&said) || err.contains(&said), "{out}\n{err}");
     // The command line wins: N = 256, invocation 255 does not exist at
     // two invocations, nobody reads.
@@ -331,15 +334,25 @@ fn a_dispatch_file_beside_the_shader_applies_under_the_command_line() {
     assert!(out.contains("Data races: none"), "{out}");
     // A file named with --dispatch replaces it: one invocation, no race.
     let other = dir.join("one.toml");
-    std::fs::write(&other, "local_size = 1\nset = { LG_N = 1 }\n[inputs]\nOut = { length = 3 }\n").unwrap();
+    std::fs::write(
+        &other,
+        "local_size = 1\nset = { LG_N = 1 }\n[inputs]\nOut = { length = 3 }\n",
+    )
+    .unwrap();
     let (code, out, err) = races(&shader, &["--dispatch", &other.display().to_string()]);
     assert_eq!(code, 0, "{out}\n{err}");
     assert!(out.contains("Data races: none"), "{out}");
-    assert!(!out.contains("beside the shader") && !err.contains("beside the shader"), "{out}\n{err}");
+    assert!(
+        !out.contains("beside the shader") && !err.contains("beside the shader"),
+        "{out}\n{err}"
+    );
     // A bad file beside the shader is an error naming it.
     std::fs::write(&beside, "colour = 1\n").unwrap();
     let (code, _, err) = races(&shader, &[]);
     std::fs::remove_dir_all(&dir).unwrap();
     assert_eq!(code, 2, "{err}");
-    assert!(err.contains("sized.comp.dispatch.toml") && err.contains("unknown key `colour`"), "{err}");
+    assert!(
+        err.contains("sized.comp.dispatch.toml") && err.contains("unknown key `colour`"),
+        "{err}"
+    );
 }

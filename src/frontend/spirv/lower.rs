@@ -1855,13 +1855,19 @@ impl<'a> Gen<'a> {
         };
         // A sparse instance's elements are its layout's, located or not.
         let offsets: Vec<i64> = match &p.home {
-            Home::Mem { var, instance } if self.mem.sparse.contains_key(&(var.clone(), *instance)) => {
+            Home::Mem { var, instance }
+                if self.mem.sparse.contains_key(&(var.clone(), *instance)) =>
+            {
                 self.mem.sparse[&(var.clone(), *instance)]
                     .iter()
                     .map(|c| c.offset)
                     .collect()
             }
-            _ => self.targets(&p.home).iter().map(|(off, _, _)| *off).collect(),
+            _ => self
+                .targets(&p.home)
+                .iter()
+                .map(|(off, _, _)| *off)
+                .collect(),
         };
         let count = offsets
             .iter()

@@ -108,8 +108,7 @@ pub(super) fn materialise(
             if let Some(scope) = p.coherence.cell(p.m, g, &c.path) {
                 mem.coherent.insert(loc, scope);
             }
-            if p
-                .arbitrary
+            if p.arbitrary
                 .get(&var)
                 .is_some_and(|paths| paths.iter().any(|q| c.path.starts_with(q)))
             {
