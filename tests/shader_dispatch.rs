@@ -200,3 +200,159 @@ fn a_dispatch_file_gives_the_dispatch_and_the_command_line_wins() {
     assert_eq!(code, 2, "{err}");
     assert!(err.contains("unknown key `colour`"), "{err}");
 }
+
+#[test]
+fn a_large_buffer_costs_the_cells_the_accesses_reach() {
+    if !glslang() {
+        return;
+    }
+    // 65540 words, more than a variable may have located cells: only the
+    // cells the accesses reach get locations (docs/format-spirv.md,
+    // "Large buffers"). Race-free: the atomic add returns 0, 1, 2, 3 to
+    // the four iterations (RMW atomicity), so every plain store goes to a
+    // slot of its own, 65536 to 65539; mem[0] is only accessed atomically.
+    let shader = root("tests/shader-dispatch/bump.comp");
+    let run = |racy: bool| {
+        let mut args = vec!["check", "--property", "races", "--length", "Mem=65540"];
+        if racy {
+            args.extend(["-D", "RACY"]);
+        }
+        args.push(&shader);
+        vkmm(&args)
+    };
+    let (code, out, err) = run(false);
+    assert_eq!(code, 0, "{out}\n{err}");
+    assert!(out.contains("Data races: none"), "{out}");
+    assert!(!out.contains("out of bounds"), "{out}");
+    // Racy: both invocations read 0 from mem[1], which nobody writes, and
+    // store to mem[65536] with nothing ordering the two stores. A search
+    // that missed the slot would drop the stores and find no race.
+    let (code, out, err) = run(true);
+    assert_eq!(code, 0, "{out}\n{err}");
+    assert!(out.contains("Data races: yes"), "{out}");
+    assert!(out.contains("[65536]: P0"), "{out}");
+}
+
+/// `vkmm check --property races FILE ARGS`: (exit code, stdout, stderr).
+fn races(file: &str, args: &[&str]) -> (i32, String, String) {
+    let mut all = vec!["check", "--property", "races"];
+    all.extend_from_slice(args);
+    all.push(file);
+    vkmm(&all)
+}
+
+#[test]
+fn memory_nobody_initialises_starts_at_zero_in_every_format() {
+    if !glslang() {
+        return;
+    }
+    // One shader in each format (tests/shader-dispatch/uninit.*; the
+    // `.spvasm` is the GLSL one compiled and disassembled, the `.spv` that
+    // text assembled): two invocations store to the output only when the
+    // input word is not 0. Nobody initialises it, so it is 0
+    // (docs/checking-your-shader.md, "Inputs"): no store, race-free. Given
+    // any other value, both store, unordered: racy (which shows the
+    // input is read at all).
+    let dir = std::env::temp_dir().join(format!("vkmm-uninit-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let spvasm = root("tests/shader-dispatch/uninit.spvasm");
+    let spv = dir.join("uninit.spv");
+    let assembled = std::process::Command::new("spirv-as")
+        .args(["--target-env", "vulkan1.3", &spvasm, "-o"])
+        .arg(&spv)
+        .status()
+        .is_ok_and(|s| s.success());
+    let mut files = vec![
+        (root("tests/shader-dispatch/uninit.comp"), "inb"),
+        (root("tests/shader-dispatch/uninit.wgsl"), "flag"),
+        (root("tests/shader-dispatch/uninit.hlsl"), "0.0"),
+        (spvasm.clone(), "inb"),
+    ];
+    if assembled {
+        files.push((spv.display().to_string(), "inb"));
+    } else {
+        println!("SKIPPED the .spv: spirv-as is not installed (Debian `spirv-tools`)");
+    }
+    for (file, input) in &files {
+        // HLSL names its entry point.
+        let entry: &[&str] = if file.ends_with(".hlsl") {
+            &["--entry", "main"]
+        } else {
+            &[]
+        };
+        let (code, out, err) = races(file, entry);
+        assert_eq!(code, 0, "{file}: {out}\n{err}");
+        assert!(out.contains("Data races: none"), "{file}: {out}");
+        let given = format!("{input}=1");
+        let mut args = entry.to_vec();
+        args.extend(["--input", &given]);
+        let (code, out, err) = races(file, &args);
+        assert_eq!(code, 0, "{file}: {out}\n{err}");
+        assert!(out.contains("Data races: yes"), "{file}: {out}");
+    }
+    // The same `.spvasm` with a Dat3M header is one of Dat3M's tests,
+    // read as Dat3M reads it: the word is undefined, may be nonzero, and
+    // the stores race.
+    let text = std::fs::read_to_string(&spvasm).unwrap();
+    let dat3m = dir.join("uninit-dat3m.spvasm");
+    std::fs::write(&dat3m, format!("; @Config: 2, 1, 1\n{text}")).unwrap();
+    let (code, out, err) = races(&dat3m.display().to_string(), &[]);
+    std::fs::remove_dir_all(&dir).unwrap();
+    assert_eq!(code, 0, "{out}\n{err}");
+    assert!(out.contains("Data races: yes"), "{out}");
+}
+
+#[test]
+fn a_dispatch_file_beside_the_shader_applies_under_the_command_line() {
+    if !glslang() {
+        return;
+    }
+    // sized.comp with sized.comp.dispatch.toml beside it (a copy of
+    // tests/shader-dispatch/sized.dispatch.toml: two invocations, LG_N =
+    // 1, where invocation 1 reads out_buf[0] while invocation 0 writes
+    // it: racy).
+    let dir = std::env::temp_dir().join(format!("vkmm-beside-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let shader = dir.join("sized.comp");
+    std::fs::copy(root("tests/shader-dispatch/sized.comp"), &shader).unwrap();
+    let beside = dir.join("sized.comp.dispatch.toml");
+    std::fs::copy(root("tests/shader-dispatch/sized.dispatch.toml"), &beside).unwrap();
+    let shader = shader.display().to_string();
+    let (code, out, err) = races(&shader, &[]);
+    assert_eq!(code, 0, "{out}\n{err}");
+    assert!(out.contains("Data races: yes"), "{out}");
+    // The output says which file applied.
+    let said = format!(
+        "the dispatch file {} beside the shader applies",
+        beside.display()
+    );
+    assert!(out.contains(&said) || err.contains(&said), "{out}\n{err}");
+    // The command line wins: N = 256, invocation 255 does not exist at
+    // two invocations, nobody reads.
+    let (code, out, err) = races(&shader, &["--set", "LG_N=8", "--length", "Out=257"]);
+    assert_eq!(code, 0, "{out}\n{err}");
+    assert!(out.contains("Data races: none"), "{out}");
+    // A file named with --dispatch replaces it: one invocation, no race.
+    let other = dir.join("one.toml");
+    std::fs::write(
+        &other,
+        "local_size = 1\nset = { LG_N = 1 }\n[inputs]\nOut = { length = 3 }\n",
+    )
+    .unwrap();
+    let (code, out, err) = races(&shader, &["--dispatch", &other.display().to_string()]);
+    assert_eq!(code, 0, "{out}\n{err}");
+    assert!(out.contains("Data races: none"), "{out}");
+    assert!(
+        !out.contains("beside the shader") && !err.contains("beside the shader"),
+        "{out}\n{err}"
+    );
+    // A bad file beside the shader is an error naming it.
+    std::fs::write(&beside, "colour = 1\n").unwrap();
+    let (code, _, err) = races(&shader, &[]);
+    std::fs::remove_dir_all(&dir).unwrap();
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("sized.comp.dispatch.toml") && err.contains("unknown key `colour`"),
+        "{err}"
+    );
+}

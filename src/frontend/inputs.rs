@@ -226,7 +226,59 @@ pub fn read_dispatch_file(
         .parse()
         .map_err(|e: toml::de::Error| located_toml(path, &text, &e))?;
     apply_table(&table, path.parent().unwrap_or(Path::new(".")), shader)
-        .map_err(|m| file_error(path, m))
+        .map_err(|m| file_error(path, m))?;
+    shader.dispatch_file = Some(path.to_path_buf());
+    Ok(())
+}
+
+/// The dispatch file kept beside a shader: `FILE.dispatch.toml` for the
+/// shader `FILE` (`prefix.comp.dispatch.toml` beside `prefix.comp`; the
+/// whole file name, so `scan.comp` and `scan.wgsl` in one folder each have
+/// their own, as `FILE.spv.headers` does for binary modules). When
+/// `shader` names no dispatch file and this one exists, it applies under
+/// `shader`'s options (the command line's: they win, as over a file named
+/// with `--dispatch`) and its path is returned.
+/// docs/checking-your-shader.md, "Dispatch files".
+pub fn beside(
+    path: &Path,
+    shader: &mut ShaderOptions,
+) -> Result<Option<std::path::PathBuf>, super::FrontendError> {
+    if shader.dispatch_file.is_some() {
+        return Ok(None);
+    }
+    let mut name = path.as_os_str().to_owned();
+    name.push(".dispatch.toml");
+    let file = std::path::PathBuf::from(name);
+    if !file.is_file() {
+        return Ok(None);
+    }
+    let mut o = ShaderOptions::default();
+    read_dispatch_file(&file, &mut o)?;
+    o.overlay(shader);
+    *shader = o;
+    Ok(Some(file))
+}
+
+impl ShaderOptions {
+    /// Puts `top`'s options over these: a size, count or entry `top`
+    /// gives replaces this one's, a `set` of the same name replaces this
+    /// one's, definitions, include folders and inputs come after these.
+    pub fn overlay(&mut self, top: &ShaderOptions) {
+        self.local_size = top.local_size.or(self.local_size);
+        self.workgroups = top.workgroups.or(self.workgroups);
+        self.subgroup_size = top.subgroup_size.or(self.subgroup_size);
+        self.defines.extend(top.defines.iter().cloned());
+        self.include_dirs.extend(top.include_dirs.iter().cloned());
+        for (name, value) in &top.set {
+            self.set.retain(|(n, _)| n != name);
+            self.set.push((name.clone(), value.clone()));
+        }
+        self.entry = top.entry.clone().or(self.entry.take());
+        self.inputs.extend(top.inputs.iter().cloned());
+        if top.dispatch_file.is_some() {
+            self.dispatch_file = top.dispatch_file.clone();
+        }
+    }
 }
 
 /// A TOML error at its line and column.

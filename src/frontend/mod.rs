@@ -180,6 +180,10 @@ pub struct ShaderOptions {
     /// `--input`, `--length` and a dispatch file's `[inputs]`: what the
     /// buffers, uniforms and push constants hold at the start.
     pub inputs: Vec<inputs::Input>,
+    /// The dispatch file these options hold (`--dispatch`, or the one
+    /// found beside the shader, [`inputs::beside`]); `None`: none yet, and
+    /// loading a shader looks for one beside it.
+    pub dispatch_file: Option<std::path::PathBuf>,
 }
 
 impl ShaderOptions {
@@ -374,11 +378,33 @@ pub fn load_with(path: &Path, options: Options) -> Result<Program, FrontendError
             "unknown file type: expected a `.test`, `.litmus`, `.spvasm`, `.spv`, `.comp`, `.glsl`, `.wgsl` or `.hlsl` file"
                 .into(),
     })?;
-    if format == Format::SpirvBinary {
-        return load_binary(path, &display, options);
+    // A dispatch file beside a shader, when none is named.
+    let mut options = options;
+    let found = match format {
+        Format::AlloyTest | Format::VulkanLitmus | Format::OpenClLitmus => None,
+        _ => inputs::beside(path, &mut options.shader)?,
+    };
+    let mut program = if format == Format::SpirvBinary {
+        load_binary(path, &display, options)?
+    } else {
+        let text = read_text(path)?;
+        parse_text(&display, &text, format, options)?
+    };
+    if let Some(file) = found {
+        program.warnings.insert(
+            0,
+            FrontendWarning {
+                file: display,
+                line: 0,
+                column: 0,
+                message: format!(
+                    "the dispatch file {} beside the shader applies (the command line wins over it; --dispatch names another)",
+                    file.display()
+                ),
+            },
+        );
     }
-    let text = read_text(path)?;
-    parse_text(&display, &text, format, options)
+    Ok(program)
 }
 
 /// A file's text: an error naming the file when it cannot be read or is

@@ -4,7 +4,7 @@
 //! variable) and the cells whose value is arbitrary.
 
 use super::headers::Init;
-use super::module::{Class, MAX_CELLS, Module, Ty};
+use super::module::{Class, MAX_LAYOUT, Module, Ty};
 use super::syntax::{Inst, Located, Tok};
 use crate::frontend::inputs::{Contents, Input, Step, steps};
 use ::spirv::Op;
@@ -288,11 +288,11 @@ fn grow(m: &Module, ty: &str, len: usize, depth: usize, b: &mut Budget) -> Resul
     if depth > 32 {
         return Err("types nest too deeply".into());
     }
-    // A variable of at most MAX_CELLS scalars, nested at most 33 deep, has
-    // at most 34 nodes per scalar.
+    // A variable of at most MAX_LAYOUT scalars, nested at most 33 deep,
+    // has at most 34 nodes per scalar.
     b.nodes += 1;
-    if b.leaves > MAX_CELLS || b.nodes > 34 * MAX_CELLS {
-        return Err(format!("more than {MAX_CELLS} scalar cells"));
+    if b.leaves > MAX_LAYOUT || b.nodes > 34 * MAX_LAYOUT {
+        return Err(format!("more than {MAX_LAYOUT} scalar cells"));
     }
     let list = |n: usize, elem: &str, b: &mut Budget| -> Result<Init, String> {
         (0..n)

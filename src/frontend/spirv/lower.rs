@@ -105,6 +105,16 @@ pub(super) struct Memory {
     /// plain accesses carry availability and visibility, with the scope
     /// (`legacy::Coherence`).
     pub coherent: HashMap<usize, Scope>,
+    /// The shared variable instances too large to give every cell a
+    /// location (`super::sparse`): the whole layout, by offset. Their
+    /// `cells` hold the cells the program's accesses reach; no access
+    /// reaches the others, which keep their initial value.
+    pub sparse: HashMap<(String, usize), std::sync::Arc<Vec<Cell>>>,
+    /// While the cells of sparse instances are sought: per (variable,
+    /// instance, access size), the location where an access whose offset
+    /// names no cell with a location writes that offset before its path
+    /// stops. Empty in the program that is checked.
+    pub probe: HashMap<(String, usize, u32), usize>,
 }
 
 /// Values the headers and the grid give one invocation.
@@ -259,6 +269,13 @@ pub(super) struct Gen<'a> {
     /// offset, size). Given locations, the lowering runs again
     /// (`super::past_end_cells`).
     pub past_end: Vec<(String, usize, i64, u32)>,
+    /// The cells of sparse variable instances its accesses at constant
+    /// offsets name and that have no location yet: (variable, instance,
+    /// byte offset, size). Given locations, the lowering runs again.
+    pub wanted: Vec<(String, usize, i64, u32)>,
+    /// Some access at an offset held in a register wrote its offset to a
+    /// probe location (`Memory::probe`).
+    pub probed: bool,
     /// The tangle key of a module with group instructions (`None`: none,
     /// and no key is kept).
     tangles: Option<group::Tangles>,
@@ -396,6 +413,8 @@ impl<'a> Gen<'a> {
             fixed: HashMap::new(),
             out_of_bounds: Vec::new(),
             past_end: Vec::new(),
+            wanted: Vec::new(),
+            probed: false,
             tangles: group::Tangles::of(m, insts),
         };
         for (id, c) in &m.consts {
@@ -468,6 +487,7 @@ impl<'a> Gen<'a> {
                         inputs.get(&v.id).copied(),
                         &mut cells,
                     )
+                    .and_then(|()| registers_fit(cells.len()))
                     .map_err(err)?;
                     let mut init: Vec<i64> = cells.iter().map(|c| c.init).collect();
                     // Cells never written: builtin Input variables and push
@@ -1253,6 +1273,7 @@ impl<'a> Gen<'a> {
                 let mut cells = Vec::new();
                 self.m
                     .cells(&pointee, 0, &mut Vec::new(), None, &mut cells)
+                    .and_then(|()| registers_fit(cells.len()))
                     .map_err(|e| unsupported(inst, &e))?;
                 let home = Home::Regs {
                     var: id.clone(),
@@ -1832,11 +1853,26 @@ impl<'a> Gen<'a> {
             Home::Mem { var, instance } => self.mem.real_end.get(&(var.clone(), *instance)),
             Home::Regs { .. } => None,
         };
-        let count = self
-            .targets(&p.home)
+        // A sparse instance's elements are its layout's, located or not.
+        let offsets: Vec<i64> = match &p.home {
+            Home::Mem { var, instance }
+                if self.mem.sparse.contains_key(&(var.clone(), *instance)) =>
+            {
+                self.mem.sparse[&(var.clone(), *instance)]
+                    .iter()
+                    .map(|c| c.offset)
+                    .collect()
+            }
+            _ => self
+                .targets(&p.home)
+                .iter()
+                .map(|(off, _, _)| *off)
+                .collect(),
+        };
+        let count = offsets
             .iter()
-            .filter(|(off, _, _)| *off >= start && end.is_none_or(|e| off < e))
-            .map(|(off, _, _)| (off - start) / stride + 1)
+            .filter(|off| **off >= start && end.is_none_or(|e| *off < e))
+            .map(|off| (off - start) / stride + 1)
             .max()
             .unwrap_or(0);
         Ok(count)
@@ -2052,6 +2088,11 @@ impl<'a> Gen<'a> {
             // names none, an out-of-bounds access (docs/format-spirv.md,
             // "Out-of-bounds accesses"): the path is marked, and under the
             // flat reading the element past the end asks for a location.
+            Operand::Const(o) if self.want_sparse(p, &targets, o + rel, size) => {
+                // A cell of a sparse instance without a location yet: it
+                // gets one, and the lowering runs again.
+                Ok(())
+            }
             Operand::Const(o) if p.runtime => {
                 match candidates().into_iter().find(|(c, _)| *c == o + rel) {
                     Some((_, pieces)) => f(self, &pieces),
@@ -2128,6 +2169,36 @@ impl<'a> Gen<'a> {
                     &oob,
                     &src,
                 );
+                // An offset inside a sparse instance that names no cell
+                // with a location: while the cells are sought, the offset
+                // is written down and the path stops there (what it would
+                // do next depends on the cell's value); in the program
+                // checked no explored path gets here, and one that does
+                // (a bound other than the search's) is marked.
+                if let Home::Mem { var: v, instance } = &p.home
+                    && self.mem.sparse.contains_key(&(v.clone(), *instance))
+                {
+                    match self.mem.probe.get(&(v.clone(), *instance, size)) {
+                        Some(&probe) => {
+                            let at = self.fresh_reg();
+                            self.assign(
+                                &at,
+                                ArithOp::Add,
+                                Operand::Reg(r.clone()),
+                                Operand::Const(rel),
+                                &src,
+                            );
+                            let mut ins = Instruction::new(OpKind::Store, src.clone());
+                            ins.reference = Some(probe);
+                            ins.storage_class = self.storage_class(p);
+                            ins.operand = Some(Operand::Reg(at));
+                            self.code.push(Stmt::Op(ins));
+                            self.probed = true;
+                            self.goto("END", &src);
+                        }
+                        None => self.mark_out_of_bounds(&format!("{var} (a cell the search for the cells accesses reach did not find)"), inst),
+                    }
+                }
                 self.goto(&end, &src);
                 self.label(&oob, &src);
                 self.mark_out_of_bounds(&var, inst);
@@ -2141,6 +2212,26 @@ impl<'a> Gen<'a> {
                 Ok(())
             }
         }
+    }
+
+    /// Whether the `size` bytes at `at` of a sparse instance (`p`'s home)
+    /// are not all in cells with a location (`targets`) but in cells of its
+    /// layout: they are then asked for (`Gen::wanted`).
+    fn want_sparse(&mut self, p: &Ptr, targets: &[(i64, u32, Target)], at: i64, size: u32) -> bool {
+        let Home::Mem { var, instance } = &p.home else {
+            return false;
+        };
+        let Some(layout) = self.mem.sparse.get(&(var.clone(), *instance)) else {
+            return false;
+        };
+        if bytes::cover(targets, at, size).is_some() {
+            return false;
+        }
+        if super::sparse::overlapping(layout, at, size).is_empty() {
+            return false;
+        }
+        self.wanted.push((var.clone(), *instance, at, size));
+        true
     }
 
     /// Under the flat reading, an offset held in a register into a shared
@@ -2537,6 +2628,16 @@ pub(super) fn extent_of(m: &Module, var: &str, cells: impl Iterator<Item = (i64,
         )
         .max()
         .unwrap_or(0)
+}
+
+/// A per-invocation variable keeps every cell in a register: at most
+/// [`super::module::MAX_CELLS`] of them.
+fn registers_fit(n: usize) -> Result<(), String> {
+    use super::module::MAX_CELLS;
+    if n > MAX_CELLS {
+        return Err(format!("more than {MAX_CELLS} scalar cells"));
+    }
+    Ok(())
 }
 
 fn gcd(a: i64, b: i64) -> i64 {

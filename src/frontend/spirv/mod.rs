@@ -37,6 +37,7 @@ mod layout;
 mod legacy;
 mod lower;
 mod module;
+mod sparse;
 mod stages;
 mod syntax;
 #[cfg(test)]
@@ -67,14 +68,28 @@ pub fn parse_with(
     parse_module(file, text, true, &options)
 }
 
-/// [`parse`]; `undefined`: whether variables with no Initializer and no
-/// @Input start undefined (`.spvasm` files, Dat3M's reading), or at 0
-/// (binary modules and GLSL shaders, whose buffers the host fills: their
-/// format pages say so).
+/// [`parse`], for every format (`.spvasm`, and the disassembly of a
+/// binary module or of a compiled GLSL, WGSL or HLSL shader; `own_text`:
+/// the module is the file's own text, a `.spvasm`).
+///
+/// Memory nobody initialises (no Initializer, no `@Input`, no input from
+/// the command line or a dispatch file) starts at 0, as a host that
+/// clears its buffers leaves it, unless the file is one of Dat3M's
+/// tests: a `.spvasm` whose own comments carry Dat3M's headers
+/// (`@Input`, `@Output`, `@Filter`, `@Config`; a binary module's headers
+/// file is vkmm's spelling for a module without comments, not a Dat3M
+/// test, and a compiled shader has no headers). Those
+/// files are written for Dat3M's reading, where such a variable holds a
+/// fresh unconstrained value (its SPIR-V front end gives it
+/// `makeUndefinedValue`, a new constant of the program), and their
+/// expected verdicts rest on it; the Vulkan memory model appendix agrees:
+/// "The values stored in newly allocated memory locations are determined
+/// by a SPIR-V variable's initializer, if present, or else are undefined".
+/// docs/format-spirv.md, "Memory nobody initialises".
 fn parse_module(
     file: &str,
     text: &str,
-    undefined_init: bool,
+    own_text: bool,
     options: &super::Options,
 ) -> Result<Program, FrontendError> {
     let oob = options.out_of_bounds;
@@ -86,6 +101,11 @@ fn parse_module(
         message,
     };
     let h = headers::read(text).map_err(located)?;
+    let undefined_init = own_text
+        && (!h.inputs.is_empty()
+            || !h.outputs.is_empty()
+            || h.filter.is_some()
+            || h.config.is_some());
     let insts = syntax::parse(text).map_err(located)?;
     let sc = calls::read(text).map_err(located)?;
     // `@Shaders` without `@Config`: its invocations in one subgroup.
@@ -207,6 +227,7 @@ fn parse_module(
     let mut all_instances: Vec<(String, Vec<usize>)> = Vec::new();
     // The bit width of each location's cell.
     let mut widths: Vec<u32> = Vec::new();
+    let mut sparse_instances: HashMap<String, usize> = HashMap::new();
     for g in &m.globals {
         let (class, instances) = match g.class {
             Class::Global => (StorageClass(0), 1),
@@ -286,6 +307,25 @@ fn parse_module(
                 err(e)
             }
         })?;
+        // A large buffer or workgroup array: its cells get locations as
+        // the program's accesses reach them (`sparse`).
+        if matches!(g.class, Class::Global | Class::Workgroup) && cells.len() > sparse::SPARSE_FROM
+        {
+            let extent = lower::extent_of(&m, &g.id, cells.iter().map(|c| (c.offset, c.size)));
+            cells.sort_by_key(|c| c.offset);
+            let layout = std::sync::Arc::new(cells);
+            for instance in 0..instances {
+                let key = (g.id.clone(), instance);
+                mem.sparse.insert(key.clone(), layout.clone());
+                mem.cells.insert(key.clone(), Vec::new());
+                mem.real_end.insert(key, extent);
+            }
+            sparse_instances.insert(g.id.clone(), instances);
+            continue;
+        }
+        if cells.len() > module::MAX_CELLS {
+            return Err(err(format!("more than {} scalar cells", module::MAX_CELLS)));
+        }
         for instance in 0..instances {
             let mut placed = Vec::new();
             for c in &cells {
@@ -434,11 +474,26 @@ fn parse_module(
     // variables bound to the Output variables they correspond to.
     program.generates = calls::generates(&sc, n).map_err(located)?;
     program.legacy = stages::is_legacy(&insts);
-    // Under the flat out-of-bounds reading, a second pass once the
-    // elements past the end the first one named have locations.
-    let mut passes = 0;
+    // The cells of sparse instances their accesses reach get locations,
+    // round by round (`sparse`); under the flat out-of-bounds reading, one
+    // more pass once the elements past the end a pass named have
+    // locations.
+    let placing = sparse::Placing {
+        m: &m,
+        coherence: &coherence,
+        arbitrary: &user.arbitrary,
+        instances: sparse_instances,
+    };
+    let mut searching = !mem.sparse.is_empty();
+    let mut rounds = 0;
+    let mut past_end_done = false;
+    let mut settled = false;
     let lowered = loop {
-        passes += 1;
+        mem.probe = if searching {
+            sparse::probes(&mem, program.locations.len())
+        } else {
+            HashMap::new()
+        };
         let mut bindings: Vec<HashMap<String, (String, usize)>> = vec![HashMap::new(); n];
         stages::bind_inputs(&m, &outputs, &program.generates, &mut bindings).map_err(located)?;
         let mut lowered: Vec<Option<lower::Gen>> = (0..n).map(|_| None).collect();
@@ -460,14 +515,61 @@ fn parse_module(
             calls::bind(&sc, &m, &mem, k, &g, &mut bindings).map_err(located)?;
             lowered[k] = Some(g);
         }
+        let sparse_error = |e: String| located((0, 0, e));
+        let mut wanted: Vec<(String, usize, i64, u32)> = lowered
+            .iter()
+            .flatten()
+            .flat_map(|g| g.wanted.iter().cloned())
+            .collect();
+        if searching && lowered.iter().flatten().any(|g| g.probed) {
+            let found = sparse::probed(&program, &lowered, grid, &mem.probe).map_err(|e| {
+                sparse_error(format!(
+                    "a large buffer: vkmm gives locations to the cells the accesses reach, and could not find them ({e}); give the buffer a shorter length"
+                ))
+            })?;
+            wanted.extend(found);
+        }
+        if (!wanted.is_empty() && !settled) || searching {
+            drop(lowered);
+            rounds += 1;
+            if rounds > sparse::MAX_ROUNDS {
+                return Err(sparse_error(format!(
+                    "a large buffer: the cells its accesses reach did not settle in {} rounds; give the buffer a shorter length",
+                    sparse::MAX_ROUNDS
+                )));
+            }
+            let added = sparse::materialise(
+                &placing,
+                &mut mem,
+                &mut program,
+                &mut widths,
+                &mut arbitrary,
+                wanted,
+            )
+            .map_err(sparse_error)?;
+            if added == 0 {
+                // Nothing new: once more, without the probes (and the
+                // bytes asked for that no cell holds, padding, stay so).
+                searching = false;
+                settled = true;
+            }
+            continue;
+        }
+        if arbitrary.len() > MAX_UNDEFINED {
+            return Err(sparse_error(format!(
+                "the inputs make {} cells arbitrary; vkmm follows at most {MAX_UNDEFINED} arbitrary cells exactly: give the others values (zero, or the values the host writes)",
+                arbitrary.len()
+            )));
+        }
         let wanted: Vec<(String, usize, i64, u32)> = lowered
             .iter()
             .flatten()
             .flat_map(|g| g.past_end.iter().cloned())
             .collect();
-        if wanted.is_empty() || passes > 1 {
+        if wanted.is_empty() || past_end_done {
             break lowered;
         }
+        past_end_done = true;
         drop(lowered);
         past_end_cells(
             &m,

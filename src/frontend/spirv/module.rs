@@ -9,8 +9,15 @@ use crate::ir::Interface;
 use ::spirv::Op;
 use std::collections::HashMap;
 
-/// The most scalar cells one variable may have.
+/// The most scalar cells with a location one variable may have: every
+/// cell of a per-invocation, Output or image variable, the cells a shared
+/// variable's accesses reach (`super::sparse`).
 pub(super) const MAX_CELLS: usize = 1 << 16;
+
+/// The most scalar cells the layout of one variable may have (a buffer as
+/// long as the host binds it); the cells that get a location are bounded
+/// by [`MAX_CELLS`].
+pub(super) const MAX_LAYOUT: usize = 1 << 20;
 
 /// A type.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -346,8 +353,8 @@ impl Module {
         if path.len() > 32 {
             return Err("types nest too deeply".into());
         }
-        if out.len() > MAX_CELLS {
-            return Err(format!("more than {MAX_CELLS} scalar cells"));
+        if out.len() > MAX_LAYOUT {
+            return Err(format!("more than {MAX_LAYOUT} scalar cells"));
         }
         let list = |n: Option<usize>| -> Result<Option<&Vec<Init>>, String> {
             match init {

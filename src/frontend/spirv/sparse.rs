@@ -1,0 +1,204 @@
+//! Large shared variables: locations for the cells the program reaches.
+//!
+//! A buffer is as long as the shader declares it or the host binds it (a
+//! linked-list shader's 65536 buckets and its allocation area behind them),
+//! while one execution touches a few of its cells. A shared variable
+//! instance of more than [`SPARSE_FROM`] scalar cells is *sparse*: its
+//! layout is kept whole (`Memory::sparse`), and a cell gets a location only
+//! once an access can reach it. No access reaches the others, so they keep
+//! their initial value and nothing else would change if they had a
+//! location: leaving them out changes no execution.
+//!
+//! The cells are found by lowering again until nothing new turns up:
+//!
+//! - an access at a constant offset (or a runtime index the lowering folds
+//!   per invocation) names its cells directly (`Gen::wanted`);
+//! - an access at an offset held in a register becomes a branch chain over
+//!   the cells that have a location, and one more case: the offset names
+//!   none of them. While the cells are sought, that case writes the offset
+//!   to a probe location and stops the path. The engine's per-thread path
+//!   walk ([`crate::engine::trace::explore_with_domains`], the walk the
+//!   check itself starts with: loops unrolled to its default bound, reads
+//!   splitting over the values their locations can hold) gives every value
+//!   the probe locations can receive; those cells get locations and the
+//!   search goes on until no path reaches a probe. The program checked has
+//!   no probe: an access that still names no located cell (a bound larger
+//!   than the search's) is marked as an out-of-bounds access of the
+//!   variable, never dropped silently.
+
+use super::legacy::Coherence;
+use super::lower::{Gen, Memory, cell_name};
+use super::module::{Cell, Grid, MAX_CELLS, Module};
+use crate::ir::{Program, Reference, Stmt, Thread};
+use std::collections::{BTreeSet, HashMap};
+
+/// A shared variable instance with more scalar cells than this is sparse.
+pub(super) const SPARSE_FROM: usize = 4096;
+
+/// The most rounds of the search (each one lowers every invocation and
+/// walks its paths).
+pub(super) const MAX_ROUNDS: usize = 64;
+
+/// The time the search may take.
+const SEARCH_SECONDS: u64 = 60;
+
+/// The access sizes (bytes) a probe location is kept for.
+pub(super) const PROBE_SIZES: [u32; 5] = [1, 2, 4, 8, 16];
+
+/// The cells of `layout` (sorted by offset) that overlap the `size` bytes
+/// at `at`.
+pub(super) fn overlapping(layout: &[Cell], at: i64, size: u32) -> &[Cell] {
+    let end = at + i64::from(size);
+    // The first cell that ends after `at`.
+    let first = layout.partition_point(|c| c.offset + i64::from(c.size) <= at);
+    let last = layout.partition_point(|c| c.offset < end);
+    &layout[first..last.max(first)]
+}
+
+/// What giving a sparse cell a location needs.
+pub(super) struct Placing<'a> {
+    pub m: &'a Module,
+    pub coherence: &'a Coherence,
+    /// Per variable, the index paths the user made arbitrary.
+    pub arbitrary: &'a HashMap<String, Vec<Vec<usize>>>,
+    /// Per sparse variable, its number of instances.
+    pub instances: HashMap<String, usize>,
+}
+
+/// Gives the cells `wanted` names (variable, instance, byte offset, size)
+/// locations; the number of cells that got one.
+pub(super) fn materialise(
+    p: &Placing,
+    mem: &mut Memory,
+    program: &mut Program,
+    widths: &mut Vec<u32>,
+    arbitrary: &mut BTreeSet<usize>,
+    wanted: Vec<(String, usize, i64, u32)>,
+) -> Result<usize, String> {
+    let mut added = 0;
+    for (var, instance, at, size) in wanted {
+        let key = (var.clone(), instance);
+        let Some(layout) = mem.sparse.get(&key).cloned() else {
+            continue;
+        };
+        let Some(g) = p.m.globals.iter().find(|g| g.id == var) else {
+            continue;
+        };
+        let instances = p.instances.get(&var).copied().unwrap_or(1);
+        for c in overlapping(&layout, at, size) {
+            let placed = mem.cells.entry(key.clone()).or_default();
+            if placed.iter().any(|(d, _)| d.offset == c.offset) {
+                continue;
+            }
+            if placed.len() >= MAX_CELLS {
+                return Err(format!(
+                    "variable `%{var}`: the accesses reach more than {MAX_CELLS} of its cells"
+                ));
+            }
+            let loc = program.locations.len();
+            let base = cell_name(&var, &c.path, 0);
+            let name = if instances > 1 {
+                format!("{base}@wg{instance}")
+            } else {
+                base
+            };
+            program.locations.push(name.clone());
+            widths.push(c.size * 8);
+            program.initial_values.push(c.init);
+            if let Some(scope) = p.coherence.cell(p.m, g, &c.path) {
+                mem.coherent.insert(loc, scope);
+            }
+            if p.arbitrary
+                .get(&var)
+                .is_some_and(|paths| paths.iter().any(|q| c.path.starts_with(q)))
+            {
+                arbitrary.insert(loc);
+                program.undefined.insert(loc);
+            }
+            program.references.push(Reference {
+                name: name.clone(),
+                location: loc,
+            });
+            program.symbols.add_name(&name, vec![loc]);
+            placed.push((c.clone(), loc));
+            added += 1;
+        }
+    }
+    Ok(added)
+}
+
+/// The probe locations of this round: one per sparse instance and access
+/// size, numbered after the program's locations.
+pub(super) fn probes(mem: &Memory, first: usize) -> HashMap<(String, usize, u32), usize> {
+    let mut keys: Vec<&(String, usize)> = mem.sparse.keys().collect();
+    keys.sort();
+    let mut out = HashMap::new();
+    for (var, instance) in keys {
+        for size in PROBE_SIZES {
+            let loc = first + out.len();
+            out.insert((var.clone(), *instance, size), loc);
+        }
+    }
+    out
+}
+
+/// The cells the probes of `lowered` receive: the program so far
+/// (`template`, no threads yet) with the lowered invocations and the probe
+/// locations, its paths walked.
+pub(super) fn probed(
+    template: &Program,
+    lowered: &[Option<Gen>],
+    grid: Grid,
+    probes: &HashMap<(String, usize, u32), usize>,
+) -> Result<Vec<(String, usize, i64, u32)>, String> {
+    let mut program = template.clone();
+    let first = program.locations.len();
+    for k in 0..probes.len() {
+        let name = format!("(probe {k})");
+        program.references.push(Reference {
+            name: name.clone(),
+            location: program.locations.len(),
+        });
+        program.locations.push(name);
+        // No offset the probes receive is negative.
+        program.initial_values.push(-1);
+    }
+    let t = grid.per_subgroup;
+    let s = grid.subgroups;
+    for (k, g) in lowered.iter().enumerate() {
+        let Some(g) = g else { continue };
+        program.sizes.extend(g.sized.iter().map(|(l, s)| (*l, *s)));
+        let mut code = g.code.clone();
+        code.push(Stmt::Label {
+            name: "END".into(),
+            source: crate::ir::SourceSpan::default(),
+        });
+        program.threads.push(Thread {
+            id: k,
+            subgroup: k / t,
+            workgroup: k / (t * s),
+            queue_family: 0,
+            device: 0,
+            code: super::simplify(code),
+            registers: g.registers.clone(),
+            fragment: None,
+        });
+    }
+    let limits = crate::engine::Limits {
+        timeout: Some(std::time::Duration::from_secs(SEARCH_SECONDS)),
+        ..crate::engine::Limits::default()
+    };
+    let (_, domains) = crate::engine::trace::explore_with_domains(&program, &limits)
+        .map_err(|e| e.message.clone())?;
+    let mut out = Vec::new();
+    for ((var, instance, size), &loc) in probes {
+        debug_assert!(loc >= first);
+        for &v in domains.get(loc).map_or(&[][..], |d| &d[..]) {
+            if v >= 0 {
+                out.push((var.clone(), *instance, v, *size));
+            }
+        }
+    }
+    out.sort();
+    Ok(out)
+}
