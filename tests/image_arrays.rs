@@ -114,3 +114,41 @@ fn image_inputs_are_checked() {
     assert!(err.contains("known only at run time into `%imgs`"), "{err}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn sampled_images_are_read_only_inputs_read_by_fetch() {
+    if !glslang() {
+        return;
+    }
+    // texelFetch of an array of combined image samplers whose texels the
+    // dispatch file gives (sampled-fetch.comp's header).
+    let (code, out, err) = check("sampled-fetch");
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(observation(&out, "sampled-fetch"), "Always", "{out}");
+    assert!(out.contains("Data races: none"), "{out}");
+}
+
+#[test]
+fn filtered_sampling_is_refused_at_its_line() {
+    if !glslang() {
+        return;
+    }
+    // textureLod with float coordinates: which texels a filter reads is the
+    // sampler's and the implementation's, so vkmm refuses it, naming the
+    // instruction and the GLSL line (6).
+    let dir = std::env::temp_dir().join(format!("vkmm-sample-lod-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let comp = dir.join("lod.comp");
+    std::fs::write(
+        &comp,
+        "#version 450\nlayout(local_size_x = 1) in;\nlayout(set = 0, binding = 0) uniform sampler2D tex;\nlayout(set = 0, binding = 1) buffer B { uint a; } b;\nvoid main() {\n    b.a = uint(textureLod(tex, vec2(0.5, 0.5), 0.0).x);\n}\n",
+    )
+    .unwrap();
+    let (code, _, err) = vkmm(&["check", comp.to_str().unwrap()]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("lod.comp:6:") && err.contains("OpImageSampleExplicitLod"),
+        "{err}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
