@@ -379,6 +379,7 @@ fn wgsl_options(rng: &mut Rng, source: &str) -> ShaderOptions {
             target,
             contents,
             length,
+            extent: None,
         });
     }
     o
@@ -407,6 +408,7 @@ fn sane_wgsl_options(rng: &mut Rng, source: &str) -> ShaderOptions {
             contents: [Contents::Default, Contents::Zero, Contents::Arbitrary][rng.below(3)]
                 .clone(),
             length: Some(1 + rng.below(3)),
+            extent: None,
         });
     }
     o
@@ -704,6 +706,7 @@ fn glsl_set_mutants_never_panic() {
                 target: "Out".to_string(),
                 contents: Contents::Zero,
                 length: Some(1 + rng.below(4)),
+                extent: None,
             }],
             ..ShaderOptions::default()
         };
@@ -753,6 +756,7 @@ fn an_input_on_a_runtime_array_of_4096_by_4096_words_is_refused() {
                 target: "b".to_string(),
                 contents: Contents::Zero,
                 length,
+                extent: None,
             }],
             ..ShaderOptions::default()
         };

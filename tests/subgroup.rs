@@ -51,6 +51,38 @@ fn reduce_and_scans_of_iadd() {
 }
 
 #[test]
+fn float_operations_in_a_fixed_order() {
+    if !glslang() {
+        return;
+    }
+    // subgroupAdd of {2^24, 1, -2^24, 1} is 1 in ascending-id order (2 in
+    // another); Mul 6; Min/Max skip a NaN: -2, 5; broadcast, clustered,
+    // quad swap and shuffle of floats (the float-*.comp headers).
+    always("float-add.comp");
+    always("float-minmax.comp");
+    always("float-lanes.comp");
+}
+
+#[test]
+fn a_continue_target_reconverges_only_under_maximal_reconvergence() {
+    if !glslang() {
+        return;
+    }
+    // Invocation 0 `continue`s from inside an `if`: without the execution
+    // mode it adds alone at the continue target (1, the others 14) ...
+    always("continue-plain.comp");
+    // ... with MaximallyReconvergesKHR all four add together: 15.
+    always("continue-maximal.spvasm");
+}
+
+#[test]
+fn kernel_float_group_operations() {
+    // OpGroupFAdd Reduce 8, InclusiveScan (doubled) 1, 4, 9, 16; OpGroupFMin
+    // per subgroup (doubled) 1, 5.
+    always("kernel-group-fadd.spvasm");
+}
+
+#[test]
 fn the_other_integer_operations() {
     // IMul 64, UMin 1, SMax 8; Or exclusive 0, 1, 3, 7; Xor inclusive
     // 1, 3, 7, 15; clustered IAdd over pairs 3, 3, 12, 12.
@@ -197,10 +229,12 @@ fn input_error(text: &str) -> String {
 
 #[test]
 fn unsupported_forms_are_errors_naming_the_instruction_and_line() {
-    // The floating-point forms wait for floating-point values (written
-    // here on integers: the front end refuses the instruction itself, as
-    // it refuses `OpTypeFloat`).
-    let text = with_instruction("OpGroupNonUniformFAdd %uint %sg Reduce %one", "");
+    // An operation vkmm does not model (SPV_NV_shader_subgroup_partitioned's
+    // PartitionedReduceNV) is refused naming the instruction and its line.
+    let text = with_instruction(
+        "OpGroupNonUniformFAdd %uint %sg PartitionedReduceNV %one %one",
+        "",
+    );
     let line = text
         .lines()
         .position(|l| l.contains("OpGroupNonUniformFAdd"))
@@ -209,7 +243,7 @@ fn unsupported_forms_are_errors_naming_the_instruction_and_line() {
     let e = input_error(&text);
     assert!(
         e.contains("OpGroupNonUniformFAdd")
-            && e.contains("floating-point")
+            && e.contains("PartitionedReduceNV is not modelled")
             && e.contains(&format!(":{line}:")),
         "{e}"
     );

@@ -22,6 +22,9 @@ pub struct Input {
     /// The element count of the runtime array the target ends with (a
     /// storage buffer's last member), when given.
     pub length: Option<usize>,
+    /// The extent of each coordinate of the images the target holds (an
+    /// image, or an array of image descriptors: each element), when given.
+    pub extent: Option<Vec<usize>>,
 }
 
 /// What a target's cells hold.
@@ -67,6 +70,7 @@ impl Input {
             target,
             contents,
             length: None,
+            extent: None,
         })
     }
 
@@ -90,6 +94,7 @@ impl Input {
             target: check_target(target.trim())?,
             contents: Contents::Default,
             length: Some(n),
+            extent: None,
         })
     }
 }
@@ -418,6 +423,7 @@ fn inputs_of(target: &str, v: &toml::Value, out: &mut Vec<Input>) -> Result<(), 
             target: target.to_string(),
             contents,
             length,
+            extent: None,
         });
     };
     match v {
@@ -433,11 +439,11 @@ fn inputs_of(target: &str, v: &toml::Value, out: &mut Vec<Input>) -> Result<(), 
         toml::Value::Integer(n) => push(Contents::Values(vec![*n]), None, out),
         toml::Value::Array(_) => push(Contents::Values(flat_ints(target, v)?), None, out),
         toml::Value::Table(t) => {
-            let spec_keys = ["length", "fill", "values"];
+            let spec_keys = ["length", "fill", "values", "extent"];
             if t.keys().any(|k| spec_keys.contains(&k.as_str())) {
                 if let Some(k) = t.keys().find(|k| !spec_keys.contains(&k.as_str())) {
                     return Err(format!(
-                        "`{target}`: `{k}` beside length/fill/values (write members as `{target}.{k}`)"
+                        "`{target}`: `{k}` beside length/fill/values/extent (write members as `{target}.{k}`)"
                     ));
                 }
                 let length = match t.get("length") {
@@ -466,6 +472,27 @@ fn inputs_of(target: &str, v: &toml::Value, out: &mut Vec<Input>) -> Result<(), 
                     (None, None) => Contents::Default,
                 };
                 push(contents, length, out);
+                // An image's extent: one positive size per coordinate.
+                if let Some(e) = t.get("extent") {
+                    let sizes = e
+                        .as_array()
+                        .filter(|a| (1..=4).contains(&a.len()))
+                        .and_then(|a| {
+                            a.iter()
+                                .map(|x| {
+                                    x.as_integer()
+                                        .and_then(|n| usize::try_from(n).ok())
+                                        .filter(|&n| (1..=1 << 16).contains(&n))
+                                })
+                                .collect::<Option<Vec<usize>>>()
+                        })
+                        .ok_or_else(|| {
+                            format!("`{target}.extent`: expected a list of 1 to 4 sizes from 1 to 65536, one per image coordinate")
+                        })?;
+                    if let Some(last) = out.last_mut() {
+                        last.extent = Some(sizes);
+                    }
+                }
             } else {
                 for (member, mv) in t {
                     inputs_of(&format!("{target}.{member}"), mv, out)?;

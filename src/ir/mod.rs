@@ -728,6 +728,22 @@ pub enum GroupArith {
     And,
     Or,
     Xor,
+    /// IEEE-754 addition, multiplication, minimum and maximum of floats
+    /// of the group function's width (`numeric`): OpGroupNonUniformFAdd,
+    /// FMul, FMin, FMax and the kernels' OpGroupFAdd, FMin, FMax,
+    /// OpGroupFMulKHR.
+    FAdd,
+    FMul,
+    FMin,
+    FMax,
+}
+
+/// The float width of a group function's `width` (32 without one).
+fn float_width(width: Option<u8>) -> u8 {
+    match width {
+        Some(w @ (16 | 64)) => w,
+        _ => 32,
+    }
 }
 
 impl GroupArith {
@@ -750,6 +766,12 @@ impl GroupArith {
             GroupArith::Min => max,
             GroupArith::Max => -max - 1,
             GroupArith::UMin | GroupArith::And => -1,
+            // "The identity I for Operation is 0" (FAdd), "1" (FMul),
+            // "+INF" (FMin), "-INF" (FMax), as floats of the width.
+            GroupArith::FAdd => 0,
+            GroupArith::FMul => numeric::from_f64(1.0, float_width(width)),
+            GroupArith::FMin => numeric::from_f64(f64::INFINITY, float_width(width)),
+            GroupArith::FMax => numeric::from_f64(f64::NEG_INFINITY, float_width(width)),
         }
     }
     /// [`GroupArith::identity_at`] for 32-bit `int`s.
@@ -773,6 +795,19 @@ impl GroupArith {
             GroupArith::And => a & b,
             GroupArith::Or => a | b,
             GroupArith::Xor => a ^ b,
+            // The SPIR-V minimum and maximum of a group: "if for any two
+            // Values one of them is a NaN, the other is chosen" (NMin,
+            // NMax; two NaNs give a NaN, where the spec leaves "an
+            // undefined value").
+            GroupArith::FAdd | GroupArith::FMul | GroupArith::FMin | GroupArith::FMax => {
+                let op = match self {
+                    GroupArith::FAdd => numeric::FBin::Add,
+                    GroupArith::FMul => numeric::FBin::Mul,
+                    GroupArith::FMin => numeric::FBin::NMin,
+                    _ => numeric::FBin::NMax,
+                };
+                numeric::NumOp::FBin(op, float_width(width)).apply(a, b)
+            }
         };
         let shift = 64 - bits;
         (v << shift) >> shift
@@ -792,6 +827,10 @@ impl GroupArith {
             GroupArith::And => "and",
             GroupArith::Or => "or",
             GroupArith::Xor => "xor",
+            GroupArith::FAdd => "fadd",
+            GroupArith::FMul => "fmul",
+            GroupArith::FMin => "fmin",
+            GroupArith::FMax => "fmax",
         }
     }
 }
@@ -826,8 +865,20 @@ impl GroupOp {
                 .flatten()
                 .copied()
         };
+        // The values combine in ascending local id, left to right
+        // (((x0 op x1) op x2) ...), the identity only for a range where no
+        // invocation contributes (an exclusive scan's first). SPIR-V leaves
+        // the order open ("The method used to perform the group operation
+        // on the contributed Value(s) from active invocations is
+        // implementation defined"): for the integer operations every order
+        // gives the same value; for FAdd and FMul the rounding may differ
+        // between orders, and vkmm checks this one order. Starting from the
+        // first value rather than the identity keeps a lone -0.0 of FAdd
+        // (+0.0 + -0.0 would be +0.0).
         let fold = |a: GroupArith, range| {
-            present(range).fold(a.identity_at(width), |x, v| a.apply_at(x, v, width))
+            present(range)
+                .reduce(|x, v| a.apply_at(x, v, width))
+                .unwrap_or_else(|| a.identity_at(width))
         };
         let all = 0..values.len();
         let first = values.iter().position(Option::is_some);

@@ -31,18 +31,19 @@ pub(super) fn resolve(insts: &[Inst], m: &Module, inputs: &[Input]) -> Result<Re
     let names = op_names(insts);
     // Lengths first: they shape the trees the contents then fill.
     let mut lengths: HashMap<String, usize> = HashMap::new();
-    let mut resolved: Vec<(&Input, String, Vec<usize>)> = Vec::new();
+    let mut resolved: Vec<(&Input, String, Vec<usize>, String)> = Vec::new();
     for input in inputs {
         let err = |m: String| (0, 0, format!("input `{}`: {m}", input.target));
         let st = steps(&input.target).map_err(|e| (0, 0, e))?;
         let var = variable(m, &names, &st[0]).map_err(err)?;
-        let path = walk(m, &member_names, &var.pointee, &st[1..], input.length).map_err(err)?;
+        let (path, ty) =
+            walk(m, &member_names, &var.pointee, &st[1..], input.length).map_err(err)?;
         if let Some(n) = input.length {
             lengths.insert(var.id.clone(), n);
         }
-        resolved.push((input, var.id.clone(), path));
+        resolved.push((input, var.id.clone(), path, ty));
     }
-    for (input, id, path) in resolved {
+    for (input, id, path, ty) in resolved {
         let err = |m: String| (0, 0, format!("input `{}`: {m}", input.target));
         let g = m
             .globals
@@ -56,6 +57,11 @@ pub(super) fn resolve(insts: &[Inst], m: &Module, inputs: &[Input]) -> Result<Re
         }
         let tree = out.inits.get_mut(&id).expect("inserted above");
         let sub = descend(tree, &path).map_err(err)?;
+        // An image's extent reshapes its texel lists (every image under
+        // the target: each element of an array of images).
+        if let Some(extent) = &input.extent {
+            *sub = grown(m, &ty, len, Some(extent)).map_err(err)?;
+        }
         match &input.contents {
             Contents::Default => {}
             Contents::Zero => fill(sub, &mut std::iter::repeat(0)),
@@ -196,7 +202,7 @@ fn walk(
     ty: &str,
     steps: &[Step],
     length: Option<usize>,
-) -> Result<Vec<usize>, String> {
+) -> Result<(Vec<usize>, String), String> {
     let mut path = Vec::new();
     let mut ty = ty.to_string();
     for step in steps {
@@ -262,7 +268,7 @@ fn walk(
             _ => return Err("a variable step after the first".into()),
         }
     }
-    Ok(path)
+    Ok((path, ty))
 }
 
 /// A tree of zeros shaped like type `ty`, runtime arrays `len` long.
@@ -270,18 +276,27 @@ fn walk(
 /// have, before it is built whole: `--length` up to 2^20 times an element
 /// of 4096 x 4096 cells would not fit in memory.
 fn skeleton(m: &Module, ty: &str, len: usize) -> Result<Init, String> {
+    grown(m, ty, len, None)
+}
+
+/// [`skeleton`], its images of the given extent (else their default
+/// extent, `image::default_extents`).
+fn grown(m: &Module, ty: &str, len: usize, extent: Option<&[usize]>) -> Result<Init, String> {
     let mut budget = Budget {
         leaves: 0,
         nodes: 0,
+        extent,
     };
     grow(m, ty, len, 0, &mut budget)
 }
 
 /// The cells and nodes a skeleton holds so far. Nodes are bounded too: a
 /// type without scalars (an empty struct) still makes lists.
-struct Budget {
+struct Budget<'e> {
     leaves: usize,
     nodes: usize,
+    /// The extent of the images in the tree, when the input gives one.
+    extent: Option<&'e [usize]>,
 }
 
 fn grow(m: &Module, ty: &str, len: usize, depth: usize, b: &mut Budget) -> Result<Init, String> {
@@ -314,9 +329,53 @@ fn grow(m: &Module, ty: &str, len: usize, depth: usize, b: &mut Budget) -> Resul
                 .map(|t| grow(m, t, len, depth + 1, b))
                 .collect::<Result<_, _>>()?,
         ),
+        Some(Ty::SampledImage { image }) => grow(m, image, len, depth + 1, b)?,
+        Some(
+            whole @ Ty::Image {
+                elem,
+                dims,
+                channels,
+                ..
+            },
+        ) => {
+            // Nested lists, one level per coordinate, then the channels
+            // of a texel (`Module::cells` reads the extent from them).
+            let extents = match b.extent {
+                Some(e) if e.len() == *dims => e.to_vec(),
+                Some(e) => {
+                    return Err(format!(
+                        "the image has {dims} coordinate{} (x, y, z as its Dim has them, then the layer if arrayed, then the sample if multisampled), the extent gives {}",
+                        if *dims == 1 { "" } else { "s" },
+                        e.len()
+                    ));
+                }
+                None => super::image::default_extents(whole),
+            };
+            let cells = extents.iter().product::<usize>().saturating_mul(*channels);
+            if b.leaves.saturating_add(cells) > MAX_CELLS {
+                return Err(format!("more than {MAX_CELLS} scalar cells"));
+            }
+            fn level(elem: &str, rest: &[usize], channels: usize, b: &mut Budget) -> Init {
+                match rest.split_first() {
+                    None if channels == 1 => {
+                        b.leaves += 1;
+                        Init::Num(0)
+                    }
+                    None => {
+                        b.leaves += channels;
+                        Init::List(vec![Init::Num(0); channels])
+                    }
+                    Some((&n, rest)) => {
+                        b.nodes += n;
+                        Init::List((0..n).map(|_| level(elem, rest, channels, b)).collect())
+                    }
+                }
+            }
+            level(elem, &extents, *channels, b)
+        }
         _ => {
             return Err(
-                "its type holds no values vkmm can set (an image or an opaque type)".into(),
+                "its type holds no values vkmm can set (an opaque type: a sampler, an acceleration structure)".into(),
             );
         }
     })

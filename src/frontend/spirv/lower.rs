@@ -1924,6 +1924,13 @@ impl<'a> Gen<'a> {
                     let stride = self
                         .m
                         .stride(&ty, &elem)
+                        .or_else(|| match &p.home {
+                            // An array of image descriptors.
+                            Home::Mem { var, instance } => {
+                                self.image_array(var, *instance, 0).map(|a| a.0)
+                            }
+                            Home::Regs { .. } => None,
+                        })
                         .ok_or_else(|| unsupported(inst, "arrays of opaque types"))?;
                     self.add_index(&mut p, &idx, stride, inst, i)?;
                     p.ty = elem;

@@ -401,6 +401,41 @@ impl Module {
                     path.pop();
                 }
             }
+            Some(Ty::Array { elem, len })
+                if matches!(
+                    self.ty(elem),
+                    Some(Ty::Image { .. } | Ty::SampledImage { .. })
+                ) =>
+            {
+                // An array of image descriptors (`image2D img[13]`): each
+                // element an image of its own extent (its @Input), laid
+                // out one after the other at the stride of the largest, so
+                // that a runtime index is a multiple of one stride
+                // (`lower/image.rs`, `Gen::image_array`).
+                let items = list(Some(*len))?;
+                let mut each = Vec::new();
+                for i in 0..*len {
+                    let mut cs = Vec::new();
+                    path.push(i);
+                    self.cells(elem, 0, path, item(items, i), &mut cs)?;
+                    path.pop();
+                    if out.len() + cs.len() > MAX_CELLS {
+                        return Err(format!("more than {MAX_CELLS} scalar cells"));
+                    }
+                    each.push(cs);
+                }
+                let stride = each
+                    .iter()
+                    .flat_map(|cs| cs.iter().map(|c| c.offset + i64::from(c.size)))
+                    .max()
+                    .unwrap_or(0);
+                for (i, cs) in each.into_iter().enumerate() {
+                    out.extend(cs.into_iter().map(|mut c| {
+                        c.offset += offset + stride * i as i64;
+                        c
+                    }));
+                }
+            }
             Some(Ty::Array { elem, len }) => {
                 let items = list(Some(*len))?;
                 let stride = self.stride(ty, elem).ok_or("an array of an opaque type")?;
@@ -970,6 +1005,15 @@ impl Module {
                     // filtering state is not a memory location.
                     Some(Ty::Other(t)) if t == "OpTypeSampler" => Class::Other,
                     Some(Ty::Image { .. } | Ty::SampledImage { .. } | Ty::Tensor { .. }) => {
+                        Class::Image
+                    }
+                    // An array of image descriptors: its elements' texels.
+                    Some(Ty::Array { elem, .. })
+                        if matches!(
+                            self.ty(elem),
+                            Some(Ty::Image { .. } | Ty::SampledImage { .. })
+                        ) =>
+                    {
                         Class::Image
                     }
                     _ => class,

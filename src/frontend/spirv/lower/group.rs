@@ -85,12 +85,16 @@ impl Tangles {
     }
 }
 
-/// The integer operations of the arithmetic group instructions, by the
+/// The integer and float operations of the arithmetic group instructions, by the
 /// name after `OpGroupNonUniform` / `OpGroup` (a `KHR` suffix dropped), and
 /// whether they are the logical (Boolean) forms.
 fn arith(body: &str) -> Option<(GroupArith, bool)> {
     Some(match body.strip_suffix("KHR").unwrap_or(body) {
         "IAdd" => (GroupArith::Add, false),
+        "FAdd" => (GroupArith::FAdd, false),
+        "FMul" => (GroupArith::FMul, false),
+        "FMin" => (GroupArith::FMin, false),
+        "FMax" => (GroupArith::FMax, false),
         "IMul" => (GroupArith::Mul, false),
         "SMin" => (GroupArith::Min, false),
         "UMin" => (GroupArith::UMin, false),
@@ -312,12 +316,6 @@ impl Gen<'_> {
         let name = inst.name.clone();
         let body = body(inst).unwrap_or_default().to_string();
         let nonuniform = name.starts_with("OpGroupNonUniform");
-        if body.starts_with('F') {
-            return Err(unsupported(
-                inst,
-                "floating-point group operations need floating-point values, which vkmm's IR does not have yet; the integer forms (IAdd, IMul, SMin, UMin, SMax, UMax, Bitwise*, Logical*) are lowered",
-            ));
-        }
         let src = span(inst);
         // "Execution is the scope defining the scope restricted tangle
         // affected by this command. It must be Subgroup" (Vulkan) or
@@ -332,7 +330,10 @@ impl Gen<'_> {
             ));
         }
         let ty = inst.id(0)?.to_string();
+        // Floats keep their bits; the width says which IEEE-754 format the
+        // arithmetic forms compute in (`GroupArith::FAdd`...).
         let width = match self.m.ty(&ty) {
+            _ if self.float_width(&ty).is_some() => self.float_width(&ty),
             Some(Ty::Int { .. } | Ty::Vector { .. }) if self.width_of_type(&ty) < 64 => {
                 Some(self.width_of_type(&ty) as u8)
             }

@@ -84,6 +84,11 @@ const TENSOR_OPERANDS: &[(&str, i64)] = &[
 /// memory location (`Val::Opaque`).
 pub(super) const SAMPLER: &str = "sampler";
 
+/// The most cells a variable may have for an image access whose
+/// coordinate is known only at run time (each channel's access is a branch
+/// per cell).
+const MAX_RUNTIME_CELLS: usize = 4096;
+
 /// An offset no cell has: the accesses of an out-of-bounds coordinate
 /// reach no location.
 const NOWHERE: i64 = -(1 << 40);
@@ -107,12 +112,32 @@ struct Grid {
     size: i64,
     channels: usize,
     ms: bool,
+    /// A runtime index into an array of image descriptors: the index,
+    /// the array's length and the stride between its elements.
+    element: Option<(Operand, i64, i64)>,
+    /// With such an index, each element's extents when they differ (the
+    /// access then picks its element by a chain of branches); else empty.
+    each: Vec<Vec<usize>>,
     /// Whether the image has levels of detail (Dim 1D, 2D, 3D or Cube, MS
     /// 0: where the Lod operand is valid).
     levels: bool,
     var: String,
     /// How the channels are stored when not as the Sampled Type.
     stored: Option<crate::frontend::spirv::image::Stored>,
+}
+
+/// The extents of a grid from its cells' index paths: one past the
+/// greatest index of each of the first `dims` coordinates.
+fn extents_of<'a>(paths: impl Iterator<Item = &'a [usize]> + Clone, dims: usize) -> Vec<usize> {
+    (0..dims)
+        .map(|k| {
+            paths
+                .clone()
+                .filter_map(|p| p.get(k))
+                .max()
+                .map_or(1, |m| m + 1)
+        })
+        .collect()
 }
 
 impl Gen<'_> {
@@ -204,23 +229,74 @@ impl Gen<'_> {
             super::Home::Mem { var, instance } => (var.clone(), *instance),
             super::Home::Regs { .. } => return Err(unsupported(inst, "an image in registers")),
         };
-        // The extents: one past the greatest index of each coordinate
-        // among the cells (the @Input's lists are equally long per level).
-        let cells = self.mem.cells.get(&var).map_or(&[][..], |c| &c[..]);
-        let extents = (0..dims)
-            .map(|k| {
-                cells
-                    .iter()
-                    .filter_map(|(c, _)| c.path.get(k))
-                    .max()
-                    .map_or(1, |m| m + 1)
-            })
-            .collect();
+        let mut base = Ptr {
+            ty: elem.clone(),
+            ..p
+        };
+        let mut element = None;
+        let mut each_extents = Vec::new();
+        let extents = match self.image_array(&var.0, var.1, dims) {
+            // One element of an array of image descriptors: a constant
+            // index has that element's extents; a runtime index over
+            // elements of one extent is checked against the array's length
+            // and scaled like a coordinate; over elements of different
+            // extents, each element's own extents bound its coordinates
+            // (`Gen::locate`).
+            Some((stride, each)) => {
+                let len = each.len();
+                match base.dynamic.as_slice() {
+                    [] => {
+                        let k = usize::try_from(base.offset / stride)
+                            .ok()
+                            .filter(|k| *k < len)
+                            .ok_or_else(|| {
+                                inst.err_at(i, format!("{op}: an element past the end of the array of {len} images `%{name}`"))
+                            })?;
+                        each[k].clone()
+                    }
+                    [(o, s)] if *s == stride && each.iter().all(|e| *e == each[0]) => {
+                        element = Some((o.clone(), len as i64, stride));
+                        base.dynamic.clear();
+                        each[0].clone()
+                    }
+                    [(o, s)] if *s == stride => {
+                        if inst.op == Op::ImageTexelPointer {
+                            return Err(unsupported(
+                                inst,
+                                &format!(
+                                    "a texel pointer into an array of images `%{}` indexed by a runtime value whose elements have different extents (give every element the same extent)",
+                                    var.0
+                                ),
+                            ));
+                        }
+                        element = Some((o.clone(), len as i64, stride));
+                        base.dynamic.clear();
+                        let widest = (0..dims)
+                            .map(|k| each.iter().map(|e| e[k]).max().unwrap_or(1))
+                            .collect();
+                        each_extents = each;
+                        widest
+                    }
+                    _ => {
+                        return Err(unsupported(
+                            inst,
+                            "an image reached by several runtime indices",
+                        ));
+                    }
+                }
+            }
+            // The extents: one past the greatest index of each coordinate
+            // among the cells (the @Input's lists are equally long per
+            // level).
+            None => {
+                let cells = self.mem.cells.get(&var).map_or(&[][..], |c| &c[..]);
+                extents_of(cells.iter().map(|(c, _)| &c.path[..]), dims)
+            }
+        };
         Ok(Grid {
-            base: Ptr {
-                ty: elem.clone(),
-                ..p
-            },
+            base,
+            element,
+            each: each_extents,
             extents,
             elem,
             size,
@@ -230,6 +306,55 @@ impl Gen<'_> {
             var: var.0.clone(),
             stored,
         })
+    }
+
+    /// The layout of the variable `var` (instance `instance`) when it is
+    /// an array of image descriptors of `dims` coordinates: the stride
+    /// between its elements and each element's extents (`Module::cells`
+    /// lays the elements out at the stride of the largest).
+    pub(super) fn image_array(
+        &self,
+        var: &str,
+        instance: usize,
+        dims: usize,
+    ) -> Option<(i64, Vec<Vec<usize>>)> {
+        let g = self.m.globals.iter().find(|g| g.id == var)?;
+        let Some(Ty::Array { elem, len }) = self.m.ty(&g.pointee) else {
+            return None;
+        };
+        if !matches!(
+            self.m.ty(elem),
+            Some(Ty::Image { .. } | Ty::SampledImage { .. })
+        ) {
+            return None;
+        }
+        let cells = self.mem.cells.get(&(var.to_string(), instance))?;
+        let each: Vec<Vec<usize>> = (0..*len)
+            .map(|k| {
+                extents_of(
+                    cells
+                        .iter()
+                        .filter(|(c, _)| c.path.first() == Some(&k))
+                        .map(|(c, _)| &c.path[1..]),
+                    dims,
+                )
+            })
+            .collect();
+        let stride = cells
+            .iter()
+            .map(|(c, _)| c.offset + i64::from(c.size))
+            .filter(|_| *len == 1)
+            .max()
+            .or_else(|| {
+                cells
+                    .iter()
+                    .filter(|(c, _)| c.path.first() == Some(&1))
+                    .map(|(c, _)| c.offset)
+                    .min()
+            })
+            .unwrap_or(1)
+            .max(1);
+        Some((stride, each))
     }
 
     /// The coordinates at operand `i`: `n` integers (a scalar, a vector or
@@ -259,21 +384,48 @@ impl Gen<'_> {
     /// sample < samples ... If any of these equations evaluates to false,
     /// the coordinate is considered out of bounds"; Tensor Element
     /// Coordinate Validation: "0 <= Coordinates[i] < Size[i]".
-    fn locate(&mut self, g: &Grid, coords: &[Operand], inst: &Inst) -> Option<Ptr> {
+    fn locate(&mut self, g: &Grid, coords: &[Operand], inst: &Inst) -> R<Option<Ptr>> {
+        // A coordinate known only at run time makes each channel's access
+        // a chain of branches with a case per cell of the variable
+        // (`Gen::at_each`): bounded, so that a large image is a clear error
+        // rather than a program too large to build.
+        let runtime = g.element.is_some() || coords.iter().any(|c| matches!(c, Operand::Reg(_)));
+        let cells = match &g.base.home {
+            super::Home::Mem { var, instance } => self
+                .mem
+                .cells
+                .get(&(var.clone(), *instance))
+                .map_or(0, Vec::len),
+            super::Home::Regs { .. } => 0,
+        };
+        if runtime && cells > MAX_RUNTIME_CELLS {
+            return Err(unsupported(
+                inst,
+                &format!(
+                    "a coordinate or image index known only at run time into `%{}`, which has {cells} texel channels: vkmm makes such an access a branch over every one of them and stops at {MAX_RUNTIME_CELLS}; give the image a smaller extent (an input's `extent = [...]`)",
+                    g.var
+                ),
+            ));
+        }
+        if let (Some(e), false) = (&g.element, g.each.is_empty()) {
+            return Ok(Some(self.locate_each(g, e.clone(), coords, inst)));
+        }
         let texel = g.size * g.channels as i64;
         let mut t = g.base.clone();
-        let mut runtime = Vec::new();
+        // The element index of an array of images is checked and scaled
+        // like a coordinate: an index outside the array reaches no texel.
+        let mut runtime: Vec<(Operand, i64, i64)> = g.element.iter().cloned().collect();
         for (k, c) in coords.iter().enumerate() {
             let extent = g.extents[k] as i64;
             let stride = texel * g.extents[k + 1..].iter().product::<usize>() as i64;
             match c {
-                Operand::Const(v) if *v < 0 || *v >= extent => return None,
+                Operand::Const(v) if *v < 0 || *v >= extent => return Ok(None),
                 Operand::Const(v) => t.offset += v * stride,
                 Operand::Reg(_) => runtime.push((c.clone(), extent, stride)),
             }
         }
         if runtime.is_empty() {
-            return Some(t);
+            return Ok(Some(t));
         }
         let src = span(inst);
         let acc = self.fresh_reg();
@@ -298,7 +450,70 @@ impl Gen<'_> {
         self.copy(&acc, Operand::Const(NOWHERE), &src);
         self.label(&done, &src);
         t.dynamic.push((Operand::Reg(acc), 1));
-        Some(t)
+        Ok(Some(t))
+    }
+
+    /// [`Gen::locate`] in an array of images of different extents indexed
+    /// by the runtime value `idx`: a branch per element, each bounding the
+    /// coordinates by that element's extents; an index outside the array,
+    /// like a coordinate outside its element, reaches no texel.
+    fn locate_each(
+        &mut self,
+        g: &Grid,
+        (idx, _, stride): (Operand, i64, i64),
+        coords: &[Operand],
+        inst: &Inst,
+    ) -> Ptr {
+        let texel = g.size * g.channels as i64;
+        let src = span(inst);
+        let acc = self.fresh_reg();
+        let out = self.fresh_label();
+        let done = self.fresh_label();
+        for (k, ext) in g.each.iter().enumerate() {
+            let next = self.fresh_label();
+            self.branch(Cmp::Ne, idx.clone(), Operand::Const(k as i64), &next, &src);
+            self.copy(&acc, Operand::Const(k as i64 * stride), &src);
+            for (j, c) in coords.iter().enumerate() {
+                let extent = ext[j] as i64;
+                let step = texel * ext[j + 1..].iter().product::<usize>() as i64;
+                match c {
+                    Operand::Const(v) if *v < 0 || *v >= extent => {
+                        self.goto(&out, &src);
+                        break;
+                    }
+                    Operand::Const(v) => {
+                        self.assign(
+                            &acc,
+                            ArithOp::Add,
+                            Operand::Reg(acc.clone()),
+                            Operand::Const(v * step),
+                            &src,
+                        );
+                    }
+                    Operand::Reg(_) => {
+                        self.branch(Cmp::Lt, c.clone(), Operand::Const(0), &out, &src);
+                        self.branch(Cmp::Ge, c.clone(), Operand::Const(extent), &out, &src);
+                        let m = self.fresh_reg();
+                        self.assign(&m, ArithOp::Mul, c.clone(), Operand::Const(step), &src);
+                        self.assign(
+                            &acc,
+                            ArithOp::Add,
+                            Operand::Reg(acc.clone()),
+                            Operand::Reg(m),
+                            &src,
+                        );
+                    }
+                }
+            }
+            self.goto(&done, &src);
+            self.label(&next, &src);
+        }
+        self.label(&out, &src);
+        self.copy(&acc, Operand::Const(NOWHERE), &src);
+        self.label(&done, &src);
+        let mut t = g.base.clone();
+        t.dynamic.push((Operand::Reg(acc), 1));
+        t
     }
 
     /// `OpImageRead`, `OpImageWrite`, `OpImageTexelPointer`.
@@ -324,7 +539,7 @@ impl Gen<'_> {
                         "OpImageFetch: \"Result Type must be a vector of four components of floating-point type or integer type\"".into(),
                     ));
                 }
-                let Some(t) = self.locate(&g, &coords, inst) else {
+                let Some(t) = self.locate(&g, &coords, inst)? else {
                     return Err(self.out_of_bounds_read(inst, &g));
                 };
                 let name = self.reg_name(fr, inst.result_id()?);
@@ -379,7 +594,7 @@ impl Gen<'_> {
                 }
                 // Vulkan, Image Writes: "If the coordinates are out of
                 // bounds, the write is discarded."
-                let Some(t) = self.locate(&g, &coords, inst) else {
+                let Some(t) = self.locate(&g, &coords, inst)? else {
                     return Ok(());
                 };
                 // The channels the format has; a vector's other components
@@ -478,7 +693,7 @@ impl Gen<'_> {
                             .into(),
                     ));
                 }
-                let Some(t) = self.locate(&g, &coords, inst) else {
+                let Some(t) = self.locate(&g, &coords, inst)? else {
                     return Err(self.out_of_bounds_read(inst, &g));
                 };
                 self.bind(fr, inst, Val::Ptr(t))?;
@@ -644,7 +859,7 @@ impl Gen<'_> {
                     // OutOfBoundsValueARM is returned".
                     self.copy(&reg, Operand::Const(oob), &src);
                     let c = self.shifted(&coords, j, inst);
-                    if let Some(t) = self.locate(&g, &c, inst) {
+                    if let Some(t) = self.locate(&g, &c, inst)? {
                         let elem = g.elem.clone();
                         self.load(&t, &elem, &reg, inst, &acc)?;
                     }
@@ -672,7 +887,7 @@ impl Gen<'_> {
                 }
                 for (j, v) in values.iter().enumerate() {
                     let c = self.shifted(&coords, j, inst);
-                    if let Some(t) = self.locate(&g, &c, inst) {
+                    if let Some(t) = self.locate(&g, &c, inst)? {
                         self.store(&t, v, inst, &acc)?;
                     }
                 }
