@@ -135,6 +135,10 @@ fn barrier_flags_skips_every_spinning_combination() {
 /// with and without the lever wherever neither search was stopped by a
 /// limit.
 #[test]
+#[cfg_attr(
+    not(feature = "slow-tests"),
+    ignore = "full tier: --features slow-tests"
+)]
 fn the_same_answers_everywhere() {
     let session = |on: bool| Session::new().max_executions(20_000).spin_extension(on);
     common::assert_no_differences_everywhere(
