@@ -24,7 +24,7 @@
 //! enumeration strategy plugs in; visitors do not see how candidates are
 //! produced.
 //!
-//! **Parallel walks** ([`explore_split`], issue 11 item 5). A walk is cut
+//! **Parallel walks** ([`explore_split`]). A walk is cut
 //! into consecutive parts (skeletons in walk order; a skeleton with many
 //! candidates into ranges of [`super::Slices`]: its coherence-order
 //! combinations, SC orders and blocks of the choices of its first
@@ -511,12 +511,11 @@ type Recent = std::sync::Mutex<Vec<(u64, Env, Staged)>>;
 type MonotoneCache = OnceLock<[Vec<bool>; 2]>;
 
 /// Whether the partial evaluations that prune (reads-from and interlock
-/// orders under way) also start from the walk's last evaluation. Measured
-/// (BENCHMARKS.md, "Incremental evaluation"): no gain, a loss on
-/// barrier-flags-8 (12.5 s against 10.8 s): a partial environment differs
-/// from the candidate before it in many `rf` edges, and the full
-/// evaluation after it then starts from a plan that ran few statements.
-/// Kept as a switch so that the measurement can be repeated.
+/// orders under way) also start from the walk's last evaluation. Off: a
+/// partial environment differs from the candidate before it in many `rf`
+/// edges, and the full evaluation after it then starts from a plan that
+/// ran few statements, so it costs more than it saves. Kept as a switch
+/// so that the measurement can be repeated.
 const PARTIAL_INCREMENTAL: bool = false;
 
 /// The last model evaluation of one walk (or one part of a parallel walk:
@@ -1428,8 +1427,8 @@ mod parallel {
         // A wave's units searched in parallel on the rayon pool. A wave
         // runs in a scoped thread of its own while the driver walks on and
         // gathers the next one (the walk over combinations of paths is
-        // sequential; with units of one execution each it was most of
-        // the driver's time, BENCHMARKS.md "Overlapped waves").
+        // sequential; with units of one execution each it is most of the
+        // driver's time).
         let search_wave = |base: usize, units: Vec<Unit<V>>| -> Vec<Done<V>> {
             units
                 .into_par_iter()
