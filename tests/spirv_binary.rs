@@ -287,10 +287,10 @@ fn assembled_image_and_tensor_tests_give_the_text_answers() {
         let bin = match assemble(&src, &d) {
             Ok(bin) => bin,
             Err(e) if e.contains("Tensor") => {
-                println!(
-                    "SKIPPED: {name}: this spirv-as does not know SPV_ARM_tensors ({})",
+                common::skip_part(&format!(
+                    "{name}: this spirv-as does not know SPV_ARM_tensors ({})",
                     e.trim()
-                );
+                ));
                 continue;
             }
             Err(e) => panic!("{name}: spirv-as refused it: {e}"),

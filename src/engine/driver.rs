@@ -511,11 +511,12 @@ type Recent = std::sync::Mutex<Vec<(u64, Env, Staged)>>;
 type MonotoneCache = OnceLock<[Vec<bool>; 2]>;
 
 /// Whether the partial evaluations that prune (reads-from and interlock
-/// orders under way) also start from the walk's last evaluation. Off: a
-/// partial environment differs from the candidate before it in many `rf`
-/// edges, and the full evaluation after it then starts from a plan that
-/// ran few statements, so it costs more than it saves. Kept as a switch
-/// so that the measurement can be repeated.
+/// orders under way) also start from the walk's last evaluation. Measured
+/// (BENCHMARKS.md, "Incremental evaluation"): no gain, a loss on
+/// barrier-flags-8 (12.5 s against 10.8 s): a partial environment differs
+/// from the candidate before it in many `rf` edges, and the full
+/// evaluation after it then starts from a plan that ran few statements.
+/// Kept as a switch so that the measurement can be repeated.
 const PARTIAL_INCREMENTAL: bool = false;
 
 /// The last model evaluation of one walk (or one part of a parallel walk:

@@ -343,8 +343,8 @@ pub struct SpinLoop {
 /// read-modify-writes' own condition). Every execution with dropped
 /// iterations keeps its final state in the execution without them, whose
 /// relations are restrictions of its own (fewer happens-before edges); see
-/// `tests/differential.rs` and MODELS.md, "Spin loops", for what that
-/// assumes of the model.
+/// `tests/differential.rs` and BENCHMARKS.md for what that assumes of the
+/// model.
 ///
 /// The termination search keeps the straight-line bodies: its stuck
 /// awaits ([`Stuck::side_effect_free`]) stand for a loop whose last
@@ -874,7 +874,7 @@ pub fn explore(program: &Program, limits: &Limits) -> Result<Vec<ThreadPaths>, E
 /// arithmetic needs made concrete, as without it, and the paths are then
 /// explored once more over those domains keeping such reads symbolic: a
 /// read whose value only flows into stores, registers and local
-/// arithmetic does not split its path per value (a counter's plain
+/// arithmetic no longer splits its path per value (a counter's plain
 /// `read; add; write` in each thread: one path instead of one per value),
 /// and the candidate executions give its value (`engine::values`).
 pub fn explore_with_domains(

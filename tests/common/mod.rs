@@ -7,7 +7,7 @@ use vkmm::engine::Limits;
 
 mod skip;
 #[allow(unused_imports)]
-pub use skip::{corpus_or_skip, in_ci, skip, tool_or_skip};
+pub use skip::{corpus_or_skip, in_ci, skip, skip_part, tool_or_skip};
 
 /// How many generated cases a property test runs: `full` in the full tier
 /// (the `slow-tests` feature, which CI turns on), an eighth of it (at least

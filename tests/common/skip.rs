@@ -26,8 +26,30 @@ pub fn in_ci() -> bool {
 /// (a sentence naming what is missing and how to get it); the caller then
 /// returns. Panics under CI ([`in_ci`]).
 pub fn skip(why: &str) {
+    let test = running_test();
+    assert!(
+        !in_ci(),
+        "{test} cannot run: {why}; CI must provide it (unset CI to skip locally)"
+    );
+    // Straight to the file descriptor, past libtest's capture.
+    let _ = writeln!(std::io::stderr(), "SKIPPED {test}: {why}");
+}
+
+/// Reports a part of the running test left out everywhere, CI included,
+/// because `why` (a tool version that cannot do it): a `PARTLY SKIPPED`
+/// line on the process's standard error, as [`skip`] writes.
+pub fn skip_part(why: &str) {
+    let _ = writeln!(
+        std::io::stderr(),
+        "PARTLY SKIPPED {}: {why}",
+        running_test()
+    );
+}
+
+/// `binary::test` for the test running on this thread (libtest runs each
+/// test on a thread named after it).
+fn running_test() -> String {
     let thread = std::thread::current();
-    // libtest runs each test on a thread named after it.
     let test = thread.name().filter(|n| *n != "main").unwrap_or("a test");
     let binary = std::env::current_exe()
         .ok()
@@ -37,12 +59,7 @@ pub fn skip(why: &str) {
                 .map_or(s.clone(), |(name, _)| name.to_string())
         })
         .unwrap_or_default();
-    assert!(
-        !in_ci(),
-        "{binary}::{test} cannot run: {why}; CI must provide it (unset CI to skip locally)"
-    );
-    // Straight to the file descriptor, past libtest's capture.
-    let _ = writeln!(std::io::stderr(), "SKIPPED {binary}::{test}: {why}");
+    format!("{binary}::{test}")
 }
 
 /// `../shared/corpus/<sub>` relative to the crate, or `None` after
