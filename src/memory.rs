@@ -102,9 +102,8 @@ pub struct CountingAllocator;
 
 /// How far a thread's own count may drift before it is added to the
 /// process's: the count is exact up to this many bytes per thread.
-/// Measured (BENCHMARKS.md, "The flag barrier at 9 threads within 10 s"): an atomic
-/// update per allocation cost 12% of barrier-flags-8; per 256 KiB it is
-/// out of the profile.
+/// An atomic update per allocation is a visible share of a search that
+/// allocates many small matrices; one per 256 KiB is not.
 const BATCH: isize = 256 << 10;
 
 thread_local! {

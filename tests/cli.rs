@@ -1,6 +1,8 @@
 //! The `vkmm` binary: exit codes, error messages, JSON summaries, batches
 //! that keep going after bad input.
 
+mod common;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
@@ -238,8 +240,7 @@ fn bad_litmus_rows_keep_the_suite_going() {
 
 #[test]
 fn compare_shows_where_models_differ() {
-    let Some(d) = common_corpus("khronos-alloy") else {
-        eprintln!("SKIPPED: ../shared/corpus/khronos-alloy is missing");
+    let Some(d) = common::corpus_or_skip("khronos-alloy") else {
         return;
     };
     let f = d.join("mp3transitive.test");
@@ -278,13 +279,6 @@ fn compare_shows_where_models_differ() {
     // fewer than two models is an error
     let out = vkmm(&["compare", l.to_str().unwrap(), "--models", "vulkan"]);
     assert_eq!(out.status.code(), Some(2));
-}
-
-fn common_corpus(sub: &str) -> Option<PathBuf> {
-    let p = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../shared/corpus")
-        .join(sub);
-    p.is_dir().then_some(p)
 }
 
 #[test]

@@ -136,8 +136,7 @@ fn own_files_agree() {
 }
 
 fn corpus_agrees(sub: &str, base: &(dyn Fn(bool) -> Session + Sync)) {
-    let Some(dir) = common::corpus(sub) else {
-        eprintln!("SKIPPED: ../shared/corpus/{sub} is missing");
+    let Some(dir) = common::corpus_or_skip(sub) else {
         return;
     };
     let mut files = Vec::new();
@@ -148,6 +147,10 @@ fn corpus_agrees(sub: &str, base: &(dyn Fn(bool) -> Session + Sync)) {
 }
 
 #[test]
+#[cfg_attr(
+    not(feature = "slow-tests"),
+    ignore = "full tier: --features slow-tests"
+)]
 fn dat3m_vulkan_agrees() {
     corpus_agrees("dat3m-vulkan", &session);
     // The NOCHAINS rows' model too.
@@ -155,6 +158,10 @@ fn dat3m_vulkan_agrees() {
 }
 
 #[test]
+#[cfg_attr(
+    not(feature = "slow-tests"),
+    ignore = "full tier: --features slow-tests"
+)]
 fn dat3m_opencl_agrees() {
     // The references' reading of `local` (the CI run of the CSVs).
     corpus_agrees("dat3m-opencl", &|d| {
@@ -166,9 +173,12 @@ fn dat3m_opencl_agrees() {
 /// filter option, 10 s per walk at most (the execution limit is the one
 /// that binds; a row stopped by the clock is not compared).
 #[test]
+#[cfg_attr(
+    not(feature = "slow-tests"),
+    ignore = "full tier: --features slow-tests"
+)]
 fn dat3m_spirv_assertion_rows_agree() {
-    let Some(dir) = common::corpus("dat3m-spirv") else {
-        eprintln!("SKIPPED: ../shared/corpus/dat3m-spirv is missing");
+    let Some(dir) = common::corpus_or_skip("dat3m-spirv") else {
         return;
     };
     let (items, _) = vkmm::analysis::suite::plan(&dir, Some(&dir.join("expected.csv"))).unwrap();

@@ -110,8 +110,7 @@ OpFunctionEnd
 #[test]
 fn dat3m_builtin_all_321_reads() {
     // The corpus row whose @Output uses `>=` and `<=` (an error before).
-    let Some(dir) = common::corpus("dat3m-spirv") else {
-        eprintln!("SKIPPED: ../shared/corpus/dat3m-spirv is missing");
+    let Some(dir) = common::corpus_or_skip("dat3m-spirv") else {
         return;
     };
     let path = dir.join("basic/builtin-all-321.spvasm");

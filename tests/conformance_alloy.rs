@@ -5,11 +5,7 @@ mod common;
 
 #[test]
 fn khronos_alloy_suite_172_of_172() {
-    let Some(dir) = common::corpus("khronos-alloy") else {
-        eprintln!(
-            "\n!!!!!!!! SKIPPED: ../shared/corpus/khronos-alloy is missing; \
-             the Khronos conformance suite was NOT run !!!!!!!!\n"
-        );
+    let Some(dir) = common::corpus_or_skip("khronos-alloy") else {
         return;
     };
     let models = common::models();

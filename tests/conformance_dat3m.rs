@@ -8,10 +8,7 @@ use vkmm::analysis::{Property, check_litmus, expected};
 use vkmm::engine::Limits;
 
 fn run_csv(csv: &str, model: &str, property: Property) {
-    let Some(dir) = common::corpus("dat3m-vulkan") else {
-        eprintln!(
-            "\n!!!!!!!! SKIPPED: ../shared/corpus/dat3m-vulkan is missing; {csv} was NOT checked !!!!!!!!\n"
-        );
+    let Some(dir) = common::corpus_or_skip("dat3m-vulkan") else {
         return;
     };
     let text = std::fs::read_to_string(dir.join(csv)).unwrap();

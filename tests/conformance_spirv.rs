@@ -140,8 +140,7 @@ fn key(r: &Record, dir: &str) -> String {
 #[test]
 #[ignore = "slow (minutes): .ci/run runs it with --ignored"]
 fn checked_rows_ratchet() {
-    let Some(dir) = common::corpus("dat3m-spirv") else {
-        eprintln!("skipped: ../shared/corpus/dat3m-spirv is not there");
+    let Some(dir) = common::corpus_or_skip("dat3m-spirv") else {
         return;
     };
     let csv = dir.join("expected.csv");

@@ -93,10 +93,9 @@ const SLOW: &[&str] = &[
 #[test]
 fn compare_with_the_dat3m_variant_differs_on_exactly_the_documented_corpus_tests() {
     let (Some(alloy), Some(dat3m)) = (
-        common::corpus("khronos-alloy"),
-        common::corpus("dat3m-vulkan"),
+        common::corpus_or_skip("khronos-alloy"),
+        common::corpus_or_skip("dat3m-vulkan"),
     ) else {
-        eprintln!("\n!!!!!!!! SKIPPED: the Vulkan corpora are missing !!!!!!!!\n");
         return;
     };
     // noncohcoww: from-reads (point 3 of vulkan-dat3m-rules.cat); scopeaccum,
@@ -125,8 +124,7 @@ fn compare_with_the_dat3m_variant_differs_on_exactly_the_documented_corpus_tests
 
 #[test]
 fn compare_with_the_asciidoc_from_reads_differs_on_exactly_the_documented_alloy_tests() {
-    let Some(alloy) = common::corpus("khronos-alloy") else {
-        eprintln!("\n!!!!!!!! SKIPPED: ../shared/corpus/khronos-alloy is missing !!!!!!!!\n");
+    let Some(alloy) = common::corpus_or_skip("khronos-alloy") else {
         return;
     };
     // Both forbid a read of a value overwritten in location order, which

@@ -45,8 +45,7 @@ fn relations(x: &Explanation) -> Vec<Vec<String>> {
 
 #[test]
 fn forbidden_message_passing_names_the_axiom_and_cycle() {
-    let Some(d) = common::corpus("dat3m-vulkan") else {
-        eprintln!("SKIPPED: ../shared/corpus/dat3m-vulkan is missing");
+    let Some(d) = common::corpus_or_skip("dat3m-vulkan") else {
         return;
     };
     let x = run(
@@ -77,8 +76,7 @@ fn forbidden_message_passing_names_the_axiom_and_cycle() {
 
 #[test]
 fn corr_violation_is_a_coherence_cycle() {
-    let Some(d) = common::corpus("dat3m-vulkan") else {
-        eprintln!("SKIPPED: ../shared/corpus/dat3m-vulkan is missing");
+    let Some(d) = common::corpus_or_skip("dat3m-vulkan") else {
         return;
     };
     let x = run(&d.join("Kronos-Group/corr.litmus"), None);
@@ -231,8 +229,7 @@ fn cli_json_and_bad_outcomes() {
 
 #[test]
 fn private_message_passing_is_missing_non_private_accesses() {
-    let Some(d) = common::corpus("khronos-alloy") else {
-        eprintln!("SKIPPED: ../shared/corpus/khronos-alloy is missing");
+    let Some(d) = common::corpus_or_skip("khronos-alloy") else {
         return;
     };
     let x = run(&d.join("privmp.test"), None);
@@ -393,8 +390,7 @@ fn corpus_cycles_have_no_self_loops() {
         ),
     ];
     for (corpus, file, model_name) in cases {
-        let Some(d) = common::corpus(corpus) else {
-            eprintln!("SKIPPED: ../shared/corpus/{corpus} is missing");
+        let Some(d) = common::corpus_or_skip(corpus) else {
             continue;
         };
         let program = vkmm::frontend::load(&d.join(file)).unwrap();
@@ -484,7 +480,7 @@ fn synchronizes_with_edges_name_both_ends() {
     );
     // a location-ordered edge of a cycle names its availability and
     // visibility operations and the domain
-    let Some(d) = common::corpus("dat3m-vulkan") else {
+    let Some(d) = common::corpus_or_skip("dat3m-vulkan") else {
         return;
     };
     let x = run(

@@ -6,6 +6,8 @@
 //! missing compiler and a crashing one are simulated through
 //! `VKMM_GLSLANG`, so those tests always run.
 
+mod common;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
@@ -35,14 +37,7 @@ fn scratch(name: &str) -> PathBuf {
 }
 
 fn glslang() -> bool {
-    let ok = Command::new("glslangValidator")
-        .arg("--version")
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if !ok {
-        println!("SKIPPED: glslangValidator is not installed (Debian `glslang-tools`)");
-    }
-    ok
+    common::glslang()
 }
 
 fn out(o: &Output) -> (Option<i32>, String, String) {

@@ -147,7 +147,7 @@ fn all_tests() -> Vec<PathBuf> {
         &Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/litmus"),
         "test",
     );
-    if let Some(d) = common::corpus("khronos-alloy") {
+    if let Some(d) = common::corpus_or_skip("khronos-alloy") {
         files.extend(common::files_with_ext(&d, "test"));
     }
     files

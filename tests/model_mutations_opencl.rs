@@ -292,7 +292,7 @@ fn all_cases(top: File) -> Vec<Case> {
             holds,
         })
         .collect();
-    if let Some(dir) = common::corpus("dat3m-opencl") {
+    if let Some(dir) = common::corpus_or_skip("dat3m-opencl") {
         let shared = Options {
             local_memory: LocalMemory::Shared,
             ..Options::default()
@@ -357,6 +357,10 @@ fn the_unmutated_models_pass_everything() {
 }
 
 #[test]
+#[cfg_attr(
+    not(feature = "slow-tests"),
+    ignore = "full tier: --features slow-tests"
+)]
 fn every_mutation_is_caught() {
     let scoped = all_cases(File::Scoped);
     let total = all_cases(File::TotalSc);

@@ -172,8 +172,7 @@ fn the_opencl_models_declare_it_for_global_and_local_objects() {
 /// paths (the loops may fail forever), which the listing says.
 #[test]
 fn tsan_is_listed_completely_at_the_default_limits() {
-    let Some(dir) = common::corpus("dat3m-opencl") else {
-        eprintln!("skipped: no dat3m-opencl corpus");
+    let Some(dir) = common::corpus_or_skip("dat3m-opencl") else {
         return;
     };
     let o = common::litmus(
@@ -231,9 +230,13 @@ fn agree(text: &str, max_executions: u64, local: LocalMemory) -> Vec<String> {
 }
 
 #[test]
+#[cfg_attr(
+    not(feature = "slow-tests"),
+    ignore = "full tier: --features slow-tests"
+)]
 fn the_opencl_corpus_and_own_tests_agree() {
     let mut files = Vec::new();
-    if let Some(dir) = common::corpus("dat3m-opencl") {
+    if let Some(dir) = common::corpus_or_skip("dat3m-opencl") {
         common::litmus_files_below(&dir, &|p| p.ends_with("TSan.litmus"), &mut files);
     }
     for d in ["tests/litmus-opencl", "tests/litmus-opencl-rest"] {
@@ -324,7 +327,7 @@ fn program_text(threads: &[Vec<Item>]) -> String {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: common::cases(64), ..ProptestConfig::default() })]
 
     /// Programs of two or three work-items mixing atomic accesses to `x`,
     /// stores of loaded values to plain memory, reads of it back and

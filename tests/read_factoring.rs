@@ -276,8 +276,7 @@ fn a_filter_and_two_final_values_under_factored_reads() {
 /// agrees.
 #[test]
 fn the_xf_barrier_listing_completes() {
-    let Some(dir) = common::corpus("dat3m-vulkan") else {
-        eprintln!("SKIPPED: ../shared/corpus/dat3m-vulkan is missing");
+    let Some(dir) = common::corpus_or_skip("dat3m-vulkan") else {
         return;
     };
     let path = dir.join("Manual/xf-barrier-load-rlx-1.litmus");
@@ -333,6 +332,10 @@ fn compare_file(path: &Path) -> Vec<String> {
 }
 
 #[test]
+#[cfg_attr(
+    not(feature = "slow-tests"),
+    ignore = "full tier: --features slow-tests"
+)]
 fn factoring_gives_the_same_answers() {
     common::assert_no_differences_everywhere(&compare_file, &skipped);
 }
@@ -474,7 +477,7 @@ fn program_text(
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 128, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: common::cases(128), ..ProptestConfig::default() })]
 
     /// Generated programs (two or three invocations, one workgroup or one
     /// each, every load's register shown, plain loads at the end of each

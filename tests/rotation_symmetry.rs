@@ -223,7 +223,7 @@ fn ring_text(items: &[Item], n: usize, values: &[i64]) -> String {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: common::cases(64), ..ProptestConfig::default() })]
 
     /// Generated rings: reduced and full walks give the same answers.
     #[test]

@@ -62,8 +62,7 @@ fn cluster_kinds(nodes: &[(String, Vec<String>)], expected: &[&str]) {
 
 #[test]
 fn forbidden_mp_picture_has_nested_clusters_cycle_and_legend() {
-    let Some(d) = common::corpus("dat3m-vulkan") else {
-        eprintln!("SKIPPED: ../shared/corpus/dat3m-vulkan is missing");
+    let Some(d) = common::corpus_or_skip("dat3m-vulkan") else {
         return;
     };
     let dot = show(
@@ -183,7 +182,7 @@ fn threads_read_left_to_right_in_litmus_order() {
     // P0 in workgroup 0, P1 in workgroup 1: one cluster each
     assert_eq!(thread_clusters(&dot).len(), 2);
     let Some(xs) = positions(&dot) else {
-        eprintln!("SKIPPED: Graphviz `dot` is not installed (CI installs it)");
+        common::skip("Graphviz `dot` is not installed (Debian `graphviz`)");
         return;
     };
     let x = |e: usize| xs.iter().find(|(i, _)| *i == e).unwrap().1;
@@ -210,9 +209,8 @@ fn threads_read_left_to_right_in_litmus_order() {
     assert!(first("P0") < first("P1"), "{xs:?}");
     // Six threads in three workgroups with many rf/fr edges between them:
     // a single-pass layout put them in the order P4 P5 P2 P3 P0 P1.
-    let xf = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../shared/corpus/dat3m-vulkan/Manual/xf-barrier-cbar-rlx-2.litmus");
-    if xf.exists() {
+    if let Some(corpus) = common::corpus_or_skip("dat3m-vulkan") {
+        let xf = corpus.join("Manual/xf-barrier-cbar-rlx-2.litmus");
         let dot = show(&xf, &[]);
         let xs = first_event_xs(&dot, &positions(&dot).unwrap());
         assert_eq!(xs.len(), 6);
@@ -271,8 +269,7 @@ fn relations_option_filters_edges() {
 
 #[test]
 fn renders_svg_when_graphviz_is_installed() {
-    if Command::new("dot").arg("-V").output().is_err() {
-        eprintln!("SKIPPED: Graphviz `dot` is not installed (CI installs it)");
+    if !common::tool_or_skip("dot", "-V", "graphviz") {
         return;
     }
     let f = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/litmus-vulkan/spin-loop-mp.litmus");

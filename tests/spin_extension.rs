@@ -140,6 +140,10 @@ fn barrier_flags_skips_every_spinning_combination() {
 /// with and without the lever wherever neither search was stopped by a
 /// limit.
 #[test]
+#[cfg_attr(
+    not(feature = "slow-tests"),
+    ignore = "full tier: --features slow-tests"
+)]
 fn the_same_answers_everywhere() {
     let session = |on: bool| {
         Session::new()

@@ -218,12 +218,11 @@ fn assemble(src: &Path, dir: &Path) -> Result<PathBuf, String> {
 
 #[test]
 fn assembled_corpus_programs_give_the_text_answers() {
-    let Some(corpus) = common::corpus("dat3m-spirv") else {
-        println!("SKIPPED: ../shared/corpus/dat3m-spirv is not there");
+    let Some(corpus) = common::corpus_or_skip("dat3m-spirv") else {
         return;
     };
     if !spirv_as() {
-        println!("SKIPPED: spirv-as is not installed (Debian `spirv-tools`)");
+        common::skip("spirv-as is not installed (Debian `spirv-tools`)");
         return;
     }
     let d = scratch("corpus");
@@ -276,7 +275,7 @@ fn assembled_corpus_programs_give_the_text_answers() {
 #[test]
 fn assembled_image_and_tensor_tests_give_the_text_answers() {
     if !spirv_as() {
-        println!("SKIPPED: spirv-as is not installed (Debian `spirv-tools`)");
+        common::skip("spirv-as is not installed (Debian `spirv-tools`)");
         return;
     }
     let d = scratch("images");
@@ -288,10 +287,10 @@ fn assembled_image_and_tensor_tests_give_the_text_answers() {
         let bin = match assemble(&src, &d) {
             Ok(bin) => bin,
             Err(e) if e.contains("Tensor") => {
-                println!(
-                    "SKIPPED: {name}: this spirv-as does not know SPV_ARM_tensors ({})",
+                common::skip_part(&format!(
+                    "{name}: this spirv-as does not know SPV_ARM_tensors ({})",
                     e.trim()
-                );
+                ));
                 continue;
             }
             Err(e) => panic!("{name}: spirv-as refused it: {e}"),

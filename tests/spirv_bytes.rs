@@ -76,8 +76,7 @@ fn cells_are_cut_only_where_an_access_reaches_part_of_them() {
 /// ratchet, tests/conformance_spirv.rs).
 #[test]
 fn whole_scalar_corpus_programs_are_not_cut() {
-    let Some(corpus) = common::corpus("dat3m-spirv") else {
-        eprintln!("skipped: ../shared/corpus/dat3m-spirv is not there");
+    let Some(corpus) = common::corpus_or_skip("dat3m-spirv") else {
         return;
     };
     let mut loaded = 0;

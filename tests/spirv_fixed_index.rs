@@ -17,6 +17,8 @@
 //!    an inner loop runs its body up to `unroll + 1` times in every
 //!    iteration of the outer one, as Dat3M unrolls nested loops.
 
+mod common;
+
 use std::time::Duration;
 use vkmm::Session;
 use vkmm::analysis::{Checked, LitmusOutcome};
@@ -271,12 +273,7 @@ fn an_inner_loop_is_unrolled_per_outer_iteration() {
 /// arguments").
 #[test]
 fn clspv_local_argument_rows() {
-    let Some(dir) = std::env::current_dir()
-        .ok()
-        .and_then(|d| d.parent().map(|p| p.join("shared/corpus/dat3m-spirv")))
-        .filter(|d| d.is_dir())
-    else {
-        eprintln!("SKIPPED: ../shared/corpus/dat3m-spirv is missing");
+    let Some(dir) = common::corpus_or_skip("dat3m-spirv") else {
         return;
     };
     let path = dir.join(

@@ -6,6 +6,8 @@
 //! register), so the lowering's runtime arithmetic computes it, and each
 //! check has a twin condition that must be false.
 
+mod common;
+
 use vkmm::{Checked, Session};
 
 /// A module with 32-bit `%x` (initially `x`: a float's bits), 32-bit
@@ -221,12 +223,7 @@ fn glsl_float_math_and_message_passing() {
     // packHalf2x16(0.1, 1.0) = 0x3C002E66, mix/clamp = 0x3F0CCCCD,
     // the spec constant array length 4, the runtime array length 3 of
     // its @Input).
-    if std::process::Command::new("glslangValidator")
-        .arg("--version")
-        .output()
-        .is_err()
-    {
-        println!("SKIPPED: glslangValidator is not installed");
+    if !common::glslang() {
         return;
     }
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/spirv-float");

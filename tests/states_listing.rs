@@ -104,9 +104,8 @@ fn the_states_are_those_of_the_full_listing_everywhere() {
     let mut files = common::own_litmus_files(&skipped);
     assert!(files.len() > 200, "{} files", files.len());
     for sub in ["dat3m-vulkan", "khronos-alloy", "dat3m-opencl"] {
-        match common::corpus(sub) {
-            Some(dir) => common::litmus_files_below(&dir, &skipped, &mut files),
-            None => eprintln!("SKIPPED: ../shared/corpus/{sub} is missing"),
+        if let Some(dir) = common::corpus_or_skip(sub) {
+            common::litmus_files_below(&dir, &skipped, &mut files);
         }
     }
     let diffs = common::on_two_threads(&files, &|p| differences(p));

@@ -149,8 +149,8 @@ fn the_order_limit_is_a_budget_of_listing_steps() {
 /// (tests/cli.rs, `state_space_limits_are_undecided_answers_not_input_errors`).
 #[test]
 fn the_order_limit_counts_listing_steps_not_writes() {
-    let Some(dir) = common::corpus("dat3m-vulkan-liveness/CADP/2_threads_3_instructions") else {
-        eprintln!("skipped: ../shared/corpus/dat3m-vulkan-liveness is not there");
+    let Some(dir) = common::corpus_or_skip("dat3m-vulkan-liveness/CADP/2_threads_3_instructions")
+    else {
         return;
     };
     let path = dir.join("107_simple.litmus");

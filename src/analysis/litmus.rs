@@ -28,7 +28,7 @@ pub enum Property {
     /// (see [`crate::analysis::termination`]).
     Termination,
     /// The set of reachable final states, complete, one witness each
-    /// (issue 11, outcome-directed listing): candidates whose final state
+    /// (the outcome-directed listing): candidates whose final state
     /// is already known are not evaluated, so the counts are witnesses, not
     /// executions, and races are not checked.
     States,

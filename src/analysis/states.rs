@@ -1,4 +1,4 @@
-//! Final states, compact (issue 11, the 6-thread xf-barrier listings).
+//! Final states, compact (listings of hundreds of thousands of states).
 //!
 //! A listing shows the same names in every final state of a test: the
 //! shown registers (`P0:r1`, in [`super::litmus::shown_terms`]'s order)

@@ -2,10 +2,10 @@
 //!
 //! Staging ([`super::interp`]) evaluates once per test every statement that
 //! reads no dynamic name; a statement that reads one (say `ithb_all`, which
-//! reads `sw`) used to be re-evaluated whole for every candidate execution,
-//! including its static parts (`[REL & SEMS] ; po`, `ssw`, the sets a
-//! function is called with). This pass rewrites each dynamic statement once
-//! per test:
+//! reads `sw`) would otherwise be re-evaluated whole for every candidate
+//! execution, including its static parts (`[REL & SEMS] ; po`, `ssw`, the
+//! sets a function is called with). This pass rewrites each dynamic
+//! statement once per test:
 //!
 //! - calls of known functions are inlined (parameters bound to their
 //!   arguments, captured values to their values), so that static arguments

@@ -1,4 +1,4 @@
-//! Running litmus tests on real Vulkan devices (issue 18).
+//! Running litmus tests on real Vulkan devices.
 //!
 //! A test becomes a [`Plan`] ([`plan`]): the litmus program the model
 //! judges (every register a thread writes and every location shown, no

@@ -1420,13 +1420,12 @@ pub(crate) fn search(
         // that location's derived stores: once they are chosen, the early
         // value check of `Dfs::go` drops a fixed read's choice of a store
         // of another value), then the other open reads (a counter's, whose
-        // stores no fixed read reads). Measured on Dat3M's
-        // `ticketlock-dv2wg-2.2.1` (serving = serving + 1 after an await
-        // of serving == ticket): read order alone, 1.12 M partial
-        // evaluations, 42 s; fixed reads first, 206 k; this order with the
-        // value check, 36 k, 2.4 s (BENCHMARKS.md). Open reads first was
-        // worse (10.5 M): a plain counter's reads can read anything until
-        // the awaits' choices give happens-before.
+        // stores no fixed read reads). On a ticket lock (serving =
+        // serving + 1 after an await of serving == ticket) this order with
+        // the value check evaluates about a thirtieth of the partial
+        // candidates that program order does; open reads first is worse
+        // than program order: a plain counter's reads can read anything
+        // until the awaits' choices give happens-before.
         let derived = s.derivation.as_deref();
         let location = |k: usize| derived.and_then(|d| d.locations[s.reads[k]]);
         let fixed = |k: usize| s.events[s.reads[k]].read_value.is_some();

@@ -24,7 +24,7 @@
 //! enumeration strategy plugs in; visitors do not see how candidates are
 //! produced.
 //!
-//! **Parallel walks** ([`explore_split`], issue 11 item 5). A walk is cut
+//! **Parallel walks** ([`explore_split`]). A walk is cut
 //! into consecutive parts (skeletons in walk order; a skeleton with many
 //! candidates into ranges of [`super::Slices`]: its coherence-order
 //! combinations, SC orders and blocks of the choices of its first
@@ -1424,8 +1424,8 @@ mod parallel {
         // A wave's units searched in parallel on the rayon pool. A wave
         // runs in a scoped thread of its own while the driver walks on and
         // gathers the next one (the walk over combinations of paths is
-        // sequential; with units of one execution each it was most of
-        // the driver's time, BENCHMARKS.md "Overlapped waves").
+        // sequential; with units of one execution each it is most of the
+        // driver's time).
         let search_wave = |base: usize, units: Vec<Unit<V>>| -> Vec<Done<V>> {
             units
                 .into_par_iter()

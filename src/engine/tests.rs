@@ -449,8 +449,8 @@ fn driver_walks(
 }
 
 /// The walk's nodes per file of `VKMM_WALK_FILES` (space-separated
-/// paths), with and without the balances of RMW chains, for
-/// BENCHMARKS.md: `VKMM_WALK_FILES="..." cargo test --release --lib
+/// paths), with and without the balances of RMW chains, to measure the
+/// walk: `VKMM_WALK_FILES="..." cargo test --release --lib
 /// walk_nodes_of_files -- --ignored --nocapture` (with
 /// `VKMM_WALK_BALANCES_ONLY=1`, only the walk with the balances).
 #[test]

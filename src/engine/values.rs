@@ -1,8 +1,8 @@
 //! The values of a candidate execution whose paths keep some reads
 //! symbolic through stores ([`super::Reduction::SymbolicStores`]).
 //!
-//! A path that reads a counter, adds one and writes it back no longer
-//! splits per value of the read: the read stays symbolic, the store's value
+//! A path that reads a counter, adds one and writes it back does not split
+//! per value of the read: the read stays symbolic, the store's value
 //! is an expression of it ([`super::EventInfo::derived`]), and the
 //! candidate execution's reads-from choices give the values. A read that
 //! the path did fix (it branched on the value) may then read a derived

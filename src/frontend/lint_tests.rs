@@ -1,6 +1,6 @@
 //! The lints of every front end (docs/format-*.md, "Lints"), did-you-mean
 //! suggestions, the C constructs the OpenCL dialect refuses by name, and
-//! regression tests of the reliability findings (issue 12).
+//! located errors for inputs that once panicked or were misread.
 
 use super::{FrontendError, FrontendWarning, alloy_test, opencl_litmus, vulkan_litmus};
 use crate::ir::Program;
@@ -92,7 +92,7 @@ fn volatile_is_accepted_and_changes_nothing() {
 fn unsupported_c_constructs_are_named() {
     // (body, column, message)
     let cases: &[(&str, usize, &str)] = &[
-        // Arrays and pointer arithmetic (issue 16): `a` is no array here.
+        // Arrays and pointer arithmetic: `a` is no array here.
         (
             "int r0 = a[1];",
             12,

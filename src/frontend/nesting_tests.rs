@@ -1,4 +1,4 @@
-//! Regression tests for issue 12: inputs nested (or chained) deeply enough
+//! Inputs nested (or chained) deeply enough
 //! to overflow the stack of a recursive parser, or of the recursion over
 //! what it builds. Each runs on a thread with a small stack (1 MiB in
 //! release builds, as `cargo test --release` runs them; debug frames are

@@ -5,6 +5,23 @@ use std::path::{Path, PathBuf};
 use vkmm::analysis::{Models, Property, TestOutcome, check_program, expected};
 use vkmm::engine::Limits;
 
+mod skip;
+#[allow(unused_imports)]
+pub use skip::{corpus_or_skip, in_ci, skip, skip_part, tool_or_skip};
+
+/// How many generated cases a property test runs: `full` in the full tier
+/// (the `slow-tests` feature, which CI turns on), an eighth of it (at least
+/// 8) in `cargo test --release`'s sample.
+pub const fn cases(full: u32) -> u32 {
+    if cfg!(feature = "slow-tests") {
+        full
+    } else if full / 8 > 8 {
+        full / 8
+    } else {
+        8
+    }
+}
+
 /// The built-in OpenCL models.
 pub const OPENCL_MODELS: [&str; 4] = [
     "opencl",
@@ -43,7 +60,8 @@ pub fn litmus(checked: vkmm::analysis::Checked) -> vkmm::analysis::LitmusOutcome
     }
 }
 
-/// `../shared/corpus/<sub>` relative to the crate, if present.
+/// `../shared/corpus/<sub>` relative to the crate, if present (a test that
+/// cannot do without it takes [`corpus_or_skip`]).
 pub fn corpus(sub: &str) -> Option<PathBuf> {
     let p = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("../shared/corpus")
@@ -408,8 +426,7 @@ pub fn assert_no_differences_everywhere(
     assert!(own.len() > 200, "{} files", own.len());
     check(&own);
     for sub in ["dat3m-vulkan", "khronos-alloy", "dat3m-opencl"] {
-        let Some(dir) = corpus(sub) else {
-            eprintln!("SKIPPED: ../shared/corpus/{sub} is missing");
+        let Some(dir) = corpus_or_skip(sub) else {
             continue;
         };
         let mut files = Vec::new();
@@ -706,20 +723,9 @@ pub fn listing_answers(o: &vkmm::analysis::LitmusOutcome) -> Option<String> {
     ))
 }
 
-/// Whether `glslangValidator` can run (Debian `glslang-tools`). Without it
-/// a test that needs it prints SKIPPED and returns, except under CI
-/// (`CI` set), where its absence is a failure: CI installs it.
+/// Whether `glslangValidator` can run (Debian `glslang-tools`); without
+/// it the caller returns after [`skip`] (a failure under CI, which installs
+/// it).
 pub fn glslang() -> bool {
-    let ok = std::process::Command::new("glslangValidator")
-        .arg("--version")
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if !ok {
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "glslangValidator is not installed (Debian `glslang-tools`), and CI needs it"
-        );
-        println!("SKIPPED: glslangValidator is not installed (Debian `glslang-tools`)");
-    }
-    ok
+    tool_or_skip("glslangValidator", "--version", "glslang-tools")
 }

@@ -1,5 +1,5 @@
 //! Symmetry reduction with renaming of locations: automorphisms of a
-//! program that permute threads and locations together (issue 11).
+//! program that permute threads and locations together.
 //!
 //! [`crate::engine::symmetry`] exchanges threads with identical code. Some
 //! programs are symmetric only up to a renaming of locations: in the flag

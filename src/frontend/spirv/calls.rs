@@ -1,4 +1,4 @@
-//! Shader calls in a SPIR-V module (issue 16 item 1): which entry point
+//! Shader calls in a SPIR-V module: which entry point
 //! each invocation runs (`; @Shaders: %gen, %hit`) and which invocations
 //! each shader call instruction creates (`; @Call: P0 -> P1, P2`).
 //! A module cannot say either: the shader binding table and the

@@ -1,4 +1,4 @@
-//! Graphics shader stages in a SPIR-V module (issue 16): the instances of
+//! Graphics shader stages in a SPIR-V module: the instances of
 //! `Output` variables, the `Input` variables a generated invocation reads
 //! its generators' outputs through (Shader I/O), and the legacy memory
 //! model mode (Tessellation Output Ordering). docs/format-spirv.md,
