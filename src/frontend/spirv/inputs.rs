@@ -352,8 +352,8 @@ fn grow(m: &Module, ty: &str, len: usize, depth: usize, b: &mut Budget) -> Resul
                 None => super::image::default_extents(whole),
             };
             let cells = extents.iter().product::<usize>().saturating_mul(*channels);
-            if b.leaves.saturating_add(cells) > MAX_CELLS {
-                return Err(format!("more than {MAX_CELLS} scalar cells"));
+            if b.leaves.saturating_add(cells) > MAX_LAYOUT {
+                return Err(format!("more than {MAX_LAYOUT} scalar cells"));
             }
             fn level(elem: &str, rest: &[usize], channels: usize, b: &mut Budget) -> Init {
                 match rest.split_first() {

@@ -184,10 +184,8 @@ pub(super) fn probed(
             fragment: None,
         });
     }
-    let limits = crate::engine::Limits {
-        timeout: Some(std::time::Duration::from_secs(SEARCH_SECONDS)),
-        ..crate::engine::Limits::default()
-    };
+    let mut limits = crate::engine::Limits::default();
+    limits.bounds.timeout = Some(std::time::Duration::from_secs(SEARCH_SECONDS));
     let (_, domains) = crate::engine::trace::explore_with_domains(&program, &limits)
         .map_err(|e| e.message.clone())?;
     let mut out = Vec::new();
