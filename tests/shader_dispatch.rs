@@ -223,7 +223,7 @@ fn a_large_buffer_costs_the_cells_the_accesses_reach() {
     let (code, out, err) = run(false);
     assert_eq!(code, 0, "{out}\n{err}");
     assert!(out.contains("Data races: none"), "{out}");
-    assert!(!out.contains("out of bounds"), "{out}");
+    assert!(!out.contains("out-of-bounds"), "{out}");
     // Racy: both invocations read 0 from mem[1], which nobody writes, and
     // store to mem[65536] with nothing ordering the two stores. A search
     // that missed the slot would drop the stores and find no race.
