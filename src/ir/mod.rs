@@ -741,7 +741,8 @@ pub enum GroupArith {
 /// The float width of a group function's `width` (32 without one).
 fn float_width(width: Option<u8>) -> u8 {
     match width {
-        Some(w @ (16 | 64)) => w,
+        Some(16) => 16,
+        Some(64) => 64,
         _ => 32,
     }
 }

@@ -330,14 +330,7 @@ fn grow(m: &Module, ty: &str, len: usize, depth: usize, b: &mut Budget) -> Resul
                 .collect::<Result<_, _>>()?,
         ),
         Some(Ty::SampledImage { image }) => grow(m, image, len, depth + 1, b)?,
-        Some(
-            whole @ Ty::Image {
-                elem,
-                dims,
-                channels,
-                ..
-            },
-        ) => {
+        Some(whole @ Ty::Image { dims, channels, .. }) => {
             // Nested lists, one level per coordinate, then the channels
             // of a texel (`Module::cells` reads the extent from them).
             let extents = match b.extent {
@@ -355,7 +348,7 @@ fn grow(m: &Module, ty: &str, len: usize, depth: usize, b: &mut Budget) -> Resul
             if b.leaves.saturating_add(cells) > MAX_LAYOUT {
                 return Err(format!("more than {MAX_LAYOUT} scalar cells"));
             }
-            fn level(elem: &str, rest: &[usize], channels: usize, b: &mut Budget) -> Init {
+            fn level(rest: &[usize], channels: usize, b: &mut Budget) -> Init {
                 match rest.split_first() {
                     None if channels == 1 => {
                         b.leaves += 1;
@@ -367,11 +360,11 @@ fn grow(m: &Module, ty: &str, len: usize, depth: usize, b: &mut Budget) -> Resul
                     }
                     Some((&n, rest)) => {
                         b.nodes += n;
-                        Init::List((0..n).map(|_| level(elem, rest, channels, b)).collect())
+                        Init::List((0..n).map(|_| level(rest, channels, b)).collect())
                     }
                 }
             }
-            level(elem, &extents, *channels, b)
+            level(&extents, *channels, b)
         }
         _ => {
             return Err(
