@@ -251,7 +251,11 @@ fn run_judges_races_of_alloy_tests_as_their_queries_do() {
         }
         judged += 1;
         if c.racy != expected {
-            wrong.push(format!("{}: racy {} expected {expected}", f.display(), c.racy));
+            wrong.push(format!(
+                "{}: racy {} expected {expected}",
+                f.display(),
+                c.racy
+            ));
         }
     }
     assert!(wrong.is_empty(), "{wrong:#?}");

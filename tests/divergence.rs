@@ -70,7 +70,20 @@ fn differing(root: &Path, files: &[PathBuf], other: &str) -> Vec<String> {
         let program = vkmm::frontend::load(f).unwrap_or_else(|e| panic!("{e}"));
         let name = f.strip_prefix(root).unwrap().display().to_string();
         let c = compare(&name, &program, &models, Limits::default()).unwrap();
-        assert!(c.complete, "{name}: incomplete comparison");
+        // A loop with side effects (the ticket locks) is cut by the
+        // unrolling bound under both models: `compare` then answers
+        // UNDECIDED, never `same`, and the difference looked for here is
+        // among the executions within the bound. Any other incompleteness
+        // (a limit) fails the test.
+        let bounded_only = !c.notes.is_empty()
+            && c.notes
+                .iter()
+                .all(|n| n.contains("INCOMPLETE (the unrolling bound cut"));
+        assert!(
+            c.complete || bounded_only,
+            "{name}: incomplete comparison: {:?}",
+            c.notes
+        );
         if c.differs {
             out.push(name);
         }

@@ -436,7 +436,9 @@ fn forall_explains_its_negation() {
     assert_eq!(c.holds, Some(false));
     let text = vkmm::report::text::explanation(&x);
     assert!(
-        text.contains("FAILS under vulkan: its negation is ALLOWED; the witness below is a counterexample"),
+        text.contains(
+            "FAILS under vulkan: its negation is ALLOWED; the witness below is a counterexample"
+        ),
         "{text}"
     );
     assert!(text.contains("Counterexample execution:"), "{text}");

@@ -435,11 +435,22 @@ fn a_racy_witness_draws_its_races() {
     let races: Vec<&str> = dot.lines().filter(|l| l.contains("dir=both")).collect();
     assert_eq!(races.len(), 2, "{dot}");
     assert!(races[0].starts_with("  e0 -> e3 "), "{}", races[0]);
-    assert!(races[0].contains("race on x (scope mismatch)"), "{}", races[0]);
-    assert!(races[1].contains("race on f (scope mismatch)"), "{}", races[1]);
+    assert!(
+        races[0].contains("race on x (scope mismatch)"),
+        "{}",
+        races[0]
+    );
+    assert!(
+        races[1].contains("race on f (scope mismatch)"),
+        "{}",
+        races[1]
+    );
     assert!(dot.contains("a data race in this execution"), "{dot}");
     // A race-free witness draws none.
-    let dot = show(&root.join("examples/mp.litmus"), &["--outcome", "P1:r1 == 1"]);
+    let dot = show(
+        &root.join("examples/mp.litmus"),
+        &["--outcome", "P1:r1 == 1"],
+    );
     assert!(!dot.contains("dir=both"), "{dot}");
 }
 

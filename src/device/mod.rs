@@ -562,7 +562,10 @@ fn litmus_from_queries(program: &mut Program) -> Option<Pins> {
         for s in &mut t.code {
             if let Stmt::Op(i) = s {
                 if i.is_read() && i.dest.is_none() {
-                    let r = read_register(&i.reference.map(|r| locations[references[r]].as_str()), &regs);
+                    let r = read_register(
+                        &i.reference.map(|r| locations[references[r]].as_str()),
+                        &regs,
+                    );
                     i.dest = Some(r.clone());
                     regs.push(r.clone());
                     if let Some(v) = i.read_value {

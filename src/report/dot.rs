@@ -622,9 +622,11 @@ fn race_labels(
     let mut out = BTreeMap::new();
     for &(a, b) in &w.races {
         let (ia, ib) = (instruction(a), instruction(b));
-        let Some(d) = x.races.iter().find(|d| {
-            (d.first == ia && d.second == ib) || (d.first == ib && d.second == ia)
-        }) else {
+        let Some(d) = x
+            .races
+            .iter()
+            .find(|d| (d.first == ia && d.second == ib) || (d.first == ib && d.second == ia))
+        else {
             continue;
         };
         let why = if d.missing.iter().any(|m| m.starts_with("scope mismatch")) {

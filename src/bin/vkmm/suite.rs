@@ -75,8 +75,7 @@ pub fn merge_command(
 ) -> Result<i32, String> {
     let mut parts = Vec::new();
     for f in files {
-        let text =
-            vkmm::memory::read_input_text(f).map_err(|e| format!("{}: {e}", f.display()))?;
+        let text = vkmm::memory::read_input_text(f).map_err(|e| format!("{}: {e}", f.display()))?;
         let doc: serde_json::Value = serde_json::from_str(&text)
             .map_err(|e| format!("{}:{}:{}: not JSON: {e}", f.display(), e.line(), e.column()))?;
         parts.push(vkmm::analysis::merge::Part {

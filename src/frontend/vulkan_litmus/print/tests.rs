@@ -10,12 +10,15 @@ use crate::ir::{CondExpr, Instruction, OpKind, Program, Query, Scope, SourceSpan
 use std::path::{Path, PathBuf};
 
 /// The program without what printing cannot keep (source spans, the
-/// condition's source text, and the warnings about undeclared locations:
-/// the printer declares every location), as text that can be compared and
-/// diffed.
+/// condition's source text, the warnings about undeclared locations: the
+/// printer declares every location, and the placement's source numbers:
+/// the printer renumbers them), as text that can be compared and diffed.
 fn normalised(p: &Program) -> String {
     let mut p = p.clone();
     p.warnings.clear();
+    for t in &mut p.symbols.threads {
+        t.scope_numbers = None;
+    }
     for t in &mut p.threads {
         for s in &mut t.code {
             match s {
