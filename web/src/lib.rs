@@ -76,7 +76,7 @@ impl Options {
             s = s.timeout(Some(std::time::Duration::from_millis(ms)));
         }
         if let Some(on) = self.spin_reduction {
-            s = s.spin_reduction(on);
+            s = s.reduction(vkmm::engine::Reduction::SpinReduction, on);
         }
         match self.local_memory.as_deref() {
             None | Some("") | Some("per-workgroup") => {}
