@@ -49,7 +49,7 @@ pub fn compare_command(
         &serde_json::json!({ "comparisons": reports, "errors": errors }),
         || {
             let mut s: String = reports.iter().map(report::text::comparison).collect();
-            s.push_str(&vkmm::analysis::compare::summary_line(&reports, &models));
+            s.push_str(&vkmm::analysis::compare::summary_line(&reports, models));
             s
         },
     );
