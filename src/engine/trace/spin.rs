@@ -75,9 +75,10 @@ pub struct SpinLoop {
 /// through the body), and no access that could race (4, and the
 /// read-modify-writes' own condition). Every execution with dropped
 /// iterations keeps its final state in the execution without them, whose
-/// relations are restrictions of its own (fewer happens-before edges); see
-/// `tests/differential/spin.rs` and BENCHMARKS.md for what that assumes of the
-/// model.
+/// relations are restrictions of its own (fewer happens-before edges), which
+/// assumes the model's checks are monotone in those relations;
+/// `tests/differential/spin.rs` compares the reduction with the reference
+/// enumeration.
 ///
 /// The termination search keeps the straight-line bodies: its stuck
 /// awaits ([`Stuck::side_effect_free`]) stand for a loop whose last
