@@ -395,7 +395,12 @@ pub struct TerminationOutcome {
     /// Thread paths cut by the unrolling bound: a `terminates` verdict then
     /// holds within the bound only.
     pub cut_paths: usize,
+    /// The unrolling bound the verdict was decided at: the search deepens
+    /// from 0 up to [`max_unroll`](Self::max_unroll) and stops at the first
+    /// bound that decides.
     pub unroll: usize,
+    /// The unrolling bound asked for (`--unroll`).
+    pub max_unroll: usize,
     pub truncated: bool,
     pub stopped_by: Option<LimitKind>,
     /// For a "terminates within the bound" answer: the deeper bound (up to
@@ -1345,6 +1350,7 @@ fn search_termination(
             Verdict::Terminates => decided.map_or(limits.bounds.unroll, |c| c.unroll),
             Verdict::Undecided => stopped.map_or(limits.bounds.unroll, |(u, _)| u),
         },
+        max_unroll: limits.bounds.unroll,
         truncated,
         stopped_by: if truncated {
             stopped.map(|(_, k)| k)

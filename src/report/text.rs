@@ -117,12 +117,13 @@ pub fn termination(o: &crate::analysis::termination::TerminationOutcome) -> Stri
     }
     let _ = writeln!(
         s,
-        "Time {} {:.3} ms  ({}, model {}, unroll {})",
+        "Time {} {:.3} ms  ({}, model {}, decided at unroll {} of {})",
         o.name,
         o.time.as_secs_f64() * 1000.0,
         count(o.executions, "execution", "executions"),
         o.model,
-        o.unroll
+        o.unroll,
+        o.max_unroll
     );
     s
 }

@@ -109,6 +109,9 @@ fn deepening_reports_the_bound_it_decided_at() {
     let fast = run(true, "FAIR", 2, &check);
     assert_eq!(fast.verdict, Verdict::NonTerminating);
     assert_eq!(fast.unroll, 1, "the witness of the shallowest bound");
+    assert_eq!(fast.max_unroll, 2, "the bound asked for");
+    let text = vkmm::report::text::termination(&fast);
+    assert!(text.contains("decided at unroll 1 of 2"), "{text}");
     let reference = run(false, "FAIR", 2, &check);
     assert_eq!(reference.verdict, Verdict::NonTerminating);
     assert_eq!(reference.unroll, 2);
