@@ -396,7 +396,7 @@ impl Profile {
                     let api = op.api();
                     let article = if api == HostApi::OpenCl { "an" } else { "a" };
                     return Some(format!(
-                        "line {}: `{}` is {article} {} host API operation ({}), and this model has no rules for the {} host side (its profile declares no `host {}`, MODELS.md \"Model profiles\"); choose another model with --model",
+                        "line {}: `{}` is {article} {} host API operation ({}), and this model has no rules for the {} host side (its profile declares no `host {}`, MODELS.md \"Model profiles\"); choose a model that supports it (--model; --models for compare, --impl and --spec for refines)",
                         i.source.line,
                         i.source.text,
                         api.title(),
@@ -411,7 +411,7 @@ impl Profile {
             for i in t.instructions() {
                 if let Some(r) = self.refusals.iter().find(|r| r.feature.used_by(program, i)) {
                     return Some(format!(
-                        "line {}: `{}` is {}, which {} does not support (\"{}\"); choose another model with --model",
+                        "line {}: `{}` is {}, which {} does not support (\"{}\"); choose a model that supports it (--model; --models for compare, --impl and --spec for refines)",
                         i.source.line,
                         i.source.text,
                         r.feature.description(),
@@ -433,7 +433,7 @@ impl Profile {
                     named.push(*c);
                     if named.len() > limit.classes {
                         return Some(format!(
-                            "line {}: `{}` names storage class {} in its semantics, the {} distinct one the program's semantics name; {} distinguishes {} (\"{}\"); choose another model with --model",
+                            "line {}: `{}` names storage class {} in its semantics, the {} distinct one the program's semantics name; {} distinguishes {} (\"{}\"); choose a model that supports it (--model; --models for compare, --impl and --spec for refines)",
                             i.source.line,
                             i.source.text,
                             c.0,
