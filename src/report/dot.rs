@@ -614,11 +614,8 @@ fn race_labels(
     x: &crate::analysis::explain::Explanation,
     w: &Witness,
 ) -> BTreeMap<(usize, usize), String> {
-    let instruction = |i: usize| {
-        let t = w.events.get(i).map_or("", String::as_str);
-        let t = t.split_once(' ').map_or(t, |(_, r)| r);
-        t.split(" [").next().unwrap_or(t).to_string()
-    };
+    let instruction =
+        |i: usize| crate::analysis::explain::strip_id(w.events.get(i).map_or("", String::as_str));
     let mut out = BTreeMap::new();
     for &(a, b) in &w.races {
         let (ia, ib) = (instruction(a), instruction(b));

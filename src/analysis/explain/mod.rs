@@ -640,8 +640,9 @@ fn condition_verdict(q: Quantifier, v: Verdict) -> ConditionVerdict {
     }
 }
 
-/// `e12 P0 line 3: ...` without the event number and values (for grouping).
-fn strip_id(s: &str) -> &str {
+/// `e12 P0 line 3: ...` without the event number and values: the
+/// instruction, as race diagnoses name it (for grouping and matching).
+pub fn strip_id(s: &str) -> &str {
     let s = s.split_once(' ').map(|(_, r)| r).unwrap_or(s);
     s.split(" [").next().unwrap_or(s)
 }
