@@ -10,6 +10,9 @@
 //! A failure prints the seed, the mutant's origin and the mutant itself;
 //! `VKMM_FUZZ_SEED=N` reruns a seed, `VKMM_FUZZ_MUTANTS=N` runs more.
 
+mod common;
+
+use common::mutate::{Rng, mutate};
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -21,21 +24,6 @@ const MUTANTS: usize = 30_000;
 const CHECK_EVERY: usize = 8;
 
 /// xorshift64* (Vigna): tiny, seeded, good enough to pick mutations.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
-    /// A number in `0..n` (`n` > 0).
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-}
-
 /// Words and punctuation worth splicing in: keywords of every format,
 /// numbers at the edges, nesting, the C constructs the OpenCL dialect
 /// refuses.
@@ -103,53 +91,6 @@ fn collect(dir: &Path, out: &mut Vec<(PathBuf, Vec<u8>)>) {
             out.push((p, bytes));
         }
     }
-}
-
-/// A random span `start..end` of `len` bytes (possibly empty).
-fn span(rng: &mut Rng, len: usize) -> (usize, usize) {
-    let start = rng.below(len + 1);
-    let end = start + rng.below((len - start).min(64) + 1);
-    (start, end)
-}
-
-/// One to three random mutations of `bytes`; `other` is another seed file
-/// to splice from.
-fn mutate(rng: &mut Rng, bytes: &[u8], other: &[u8]) -> Vec<u8> {
-    let mut m = bytes.to_vec();
-    for _ in 0..1 + rng.below(3) {
-        let (a, b) = span(rng, m.len());
-        match rng.below(6) {
-            // delete
-            0 => {
-                m.drain(a..b);
-            }
-            // replace with random bytes
-            1 => {
-                let fresh: Vec<u8> = (0..b - a).map(|_| rng.next() as u8).collect();
-                m.splice(a..b, fresh);
-            }
-            // duplicate (a long run of it, now and then)
-            2 => {
-                let copy = m[a..b].to_vec();
-                let times = if rng.below(8) == 0 { 200 } else { 1 };
-                for _ in 0..times {
-                    m.splice(b..b, copy.iter().copied());
-                }
-            }
-            // splice in a span of another file
-            3 => {
-                let (c, d) = span(rng, other.len());
-                m.splice(a..a, other[c..d].iter().copied());
-            }
-            // a dictionary word
-            _ => {
-                let words: Vec<&str> = DICTIONARY.split("@@").collect();
-                let w = words[rng.below(words.len())];
-                m.splice(a..a, w.bytes());
-            }
-        }
-    }
-    m
 }
 
 /// An error must point into the text (1-based line and column, at most one
@@ -221,7 +162,7 @@ fn mutated_inputs_never_panic_and_errors_are_located() {
             for k in 0..mutants {
                 let (path, bytes) = &seeds[rng.below(seeds.len())];
                 let other = &seeds[rng.below(seeds.len())].1;
-                let m = mutate(&mut rng, bytes, other);
+                let m = mutate(&mut rng, bytes, other, DICTIONARY, 200);
                 let text = String::from_utf8_lossy(&m).into_owned();
                 let check = k % CHECK_EVERY == 0;
                 let outcome = catch_unwind(AssertUnwindSafe(|| run_one(&text, check)))

@@ -15,6 +15,8 @@
 
 mod common;
 
+use common::mutate::{Rng, mutate};
+
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -33,23 +35,9 @@ const STRINGS: usize = 20_000;
 const GLSL_MUTANTS: usize = 100;
 
 /// xorshift64* (Vigna): tiny, seeded, good enough to pick mutations.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
-    /// A number in `0..n` (`n` > 0).
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-    fn pick<'a, T>(&mut self, items: &'a [T]) -> &'a T {
-        &items[self.below(items.len())]
-    }
-}
+/// How often a duplicated span repeats when it is repeated many times (a
+/// shader is compiled, so runs stay shorter than the parsers' fuzzer's).
+const LONG_RUN: usize = 50;
 
 fn seed() -> u64 {
     std::env::var("VKMM_FUZZ_SEED")
@@ -91,48 +79,6 @@ const TABLE_WORDS: &str = "local_size = @@workgroups = @@subgroup_size = @@defin
     \r\n@@#@@\"\"\"@@GLSL@@WGSL@@HLSL@@SPIR-V@@races@@termination@@assertion: @@\
     holds@@fails@@racy@@race-free@@main@@\"2,1,1\"@@\"0,0,0\"@@;@@LG_N=@@mode @@zero@@\
     arbitrary@@\u{e9}@@\0";
-
-/// A random span `start..end` of `len` bytes (possibly empty).
-fn span(rng: &mut Rng, len: usize) -> (usize, usize) {
-    let start = rng.below(len + 1);
-    let end = start + rng.below((len - start).min(64) + 1);
-    (start, end)
-}
-
-/// One to three random byte mutations of `bytes`; `other` is another seed
-/// to splice from, `words` a `@@`-separated dictionary.
-fn mutate(rng: &mut Rng, bytes: &[u8], other: &[u8], words: &str) -> Vec<u8> {
-    let words: Vec<&str> = words.split("@@").collect();
-    let mut m = bytes.to_vec();
-    for _ in 0..1 + rng.below(3) {
-        let (a, b) = span(rng, m.len());
-        match rng.below(6) {
-            0 => {
-                m.drain(a..b);
-            }
-            1 => {
-                let fresh: Vec<u8> = (0..b - a).map(|_| rng.next() as u8).collect();
-                m.splice(a..b, fresh);
-            }
-            2 => {
-                let copy = m[a..b].to_vec();
-                let times = if rng.below(8) == 0 { 50 } else { 1 };
-                for _ in 0..times {
-                    m.splice(b..b, copy.iter().copied());
-                }
-            }
-            3 => {
-                let (c, d) = span(rng, other.len());
-                m.splice(a..a, other[c..d].iter().copied());
-            }
-            _ => {
-                let w = *rng.pick(&words);
-                m.splice(a..a, w.bytes());
-            }
-        }
-    }
-    m
-}
 
 /// The files of `dirs` (recursively) whose names end in one of `exts`.
 fn files(dirs: &[PathBuf], exts: &[&str]) -> Vec<(PathBuf, Vec<u8>)> {
@@ -453,7 +399,7 @@ fn wgsl_mutants_with_nonsense_options_never_panic() {
         let m = if rng.below(5) == 0 {
             bytes.clone()
         } else {
-            mutate(rng, bytes, other, WGSL_WORDS)
+            mutate(rng, bytes, other, WGSL_WORDS, LONG_RUN)
         };
         let text = String::from_utf8_lossy(&m).into_owned();
         let shader = wgsl_options(rng, &text);
@@ -494,7 +440,8 @@ fn dispatch_table_mutants_never_panic() {
     let failures = fuzz(scaled(TOML_MUTANTS), 2, move |rng, _| {
         let bytes = &seeds[rng.below(seeds.len())].1;
         let other = &seeds[rng.below(seeds.len())].1;
-        let text = String::from_utf8_lossy(&mutate(rng, bytes, other, TABLE_WORDS)).into_owned();
+        let text =
+            String::from_utf8_lossy(&mutate(rng, bytes, other, TABLE_WORDS, LONG_RUN)).into_owned();
         let what = text.clone();
         (
             what,
@@ -563,12 +510,12 @@ fn manifest_mutants_never_panic() {
         // The manifest mutated, its inputs file mutated, or both.
         let which = rng.below(3);
         let csv = if which != 1 {
-            mutate(rng, csv, toml, TABLE_WORDS)
+            mutate(rng, csv, toml, TABLE_WORDS, LONG_RUN)
         } else {
             csv.clone()
         };
         let toml = if which != 0 {
-            mutate(rng, toml, csv.as_slice(), TABLE_WORDS)
+            mutate(rng, toml, csv.as_slice(), TABLE_WORDS, LONG_RUN)
         } else {
             toml.clone()
         };
@@ -692,6 +639,7 @@ fn glsl_set_mutants_never_panic() {
                 &seed_text,
                 b"#define LG_N 8\n#define N (1 << LG_N)\\\n\n#define \n#",
                 "#define @@#define LG_N@@ \\\n@@\\@@#undef LG_N\n@@#if LG_N\n@@#endif\n@@\n",
+                LONG_RUN,
             )
         };
         let text = String::from_utf8_lossy(&text).into_owned();

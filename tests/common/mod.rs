@@ -5,6 +5,7 @@ use std::path::{Path, PathBuf};
 use vkmm::analysis::{Models, Property, TestOutcome, check_program, expected};
 use vkmm::engine::Limits;
 
+pub mod mutate;
 mod skip;
 #[allow(unused_imports)]
 pub use skip::{corpus_or_skip, in_ci, skip, skip_part, tool_or_skip};
