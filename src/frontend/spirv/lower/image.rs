@@ -433,17 +433,7 @@ impl Gen<'_> {
         let done = self.fresh_label();
         self.copy(&acc, Operand::Const(0), &src);
         for (c, extent, stride) in runtime {
-            self.branch(Cmp::Lt, c.clone(), Operand::Const(0), &out, &src);
-            self.branch(Cmp::Ge, c.clone(), Operand::Const(extent), &out, &src);
-            let m = self.fresh_reg();
-            self.assign(&m, ArithOp::Mul, c, Operand::Const(stride), &src);
-            self.assign(
-                &acc,
-                ArithOp::Add,
-                Operand::Reg(acc.clone()),
-                Operand::Reg(m),
-                &src,
-            );
+            self.add_checked(&acc, c, extent, stride, &out, &src);
         }
         self.goto(&done, &src);
         self.label(&out, &src);
@@ -457,6 +447,30 @@ impl Gen<'_> {
     /// by the runtime value `idx`: a branch per element, each bounding the
     /// coordinates by that element's extents; an index outside the array,
     /// like a coordinate outside its element, reaches no texel.
+    /// `acc += c * stride` for a runtime coordinate `c`, after jumping to
+    /// `out` when `c` is outside `0..extent`.
+    fn add_checked(
+        &mut self,
+        acc: &str,
+        c: Operand,
+        extent: i64,
+        stride: i64,
+        out: &str,
+        src: &crate::ir::SourceSpan,
+    ) {
+        self.branch(Cmp::Lt, c.clone(), Operand::Const(0), out, src);
+        self.branch(Cmp::Ge, c.clone(), Operand::Const(extent), out, src);
+        let m = self.fresh_reg();
+        self.assign(&m, ArithOp::Mul, c, Operand::Const(stride), src);
+        self.assign(
+            acc,
+            ArithOp::Add,
+            Operand::Reg(acc.to_string()),
+            Operand::Reg(m),
+            src,
+        );
+    }
+
     fn locate_each(
         &mut self,
         g: &Grid,
@@ -491,17 +505,7 @@ impl Gen<'_> {
                         );
                     }
                     Operand::Reg(_) => {
-                        self.branch(Cmp::Lt, c.clone(), Operand::Const(0), &out, &src);
-                        self.branch(Cmp::Ge, c.clone(), Operand::Const(extent), &out, &src);
-                        let m = self.fresh_reg();
-                        self.assign(&m, ArithOp::Mul, c.clone(), Operand::Const(step), &src);
-                        self.assign(
-                            &acc,
-                            ArithOp::Add,
-                            Operand::Reg(acc.clone()),
-                            Operand::Reg(m),
-                            &src,
-                        );
+                        self.add_checked(&acc, c.clone(), extent, step, &out, &src);
                     }
                 }
             }
