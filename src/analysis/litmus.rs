@@ -2198,7 +2198,7 @@ fn check_one(
             .as_ref()
             .is_some_and(|c| c.quantifier.is_some());
     v.states_only = decide == Some(Property::States) || v.condition_only;
-    let coverage = explore_split(program, &loaded.cat, limits, &mut v, progress)?;
+    let coverage = explore_split(program, loaded, limits, &mut v, progress)?;
     let undefined = v.take_undefined();
     let cond = program.condition.as_ref();
     let (positive, negative) = (v.positive, v.negative);

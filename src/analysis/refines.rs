@@ -85,7 +85,7 @@ pub fn refines(
     let decide = limits
         .has(crate::engine::Reduction::OutcomeDirected)
         .then_some(super::litmus::Property::States);
-    let run = |m: &LoadedModel| check_litmus(file, program, m, limits.for_model(&m.cat), decide);
+    let run = |m: &LoadedModel| check_litmus(file, program, m, limits, decide);
     let i = run(imp)?;
     let s = run(spec)?;
     let incomplete: Vec<String> = [(imp, &i), (spec, &s)]
@@ -124,13 +124,7 @@ pub fn refines(
         let why = |m: &LoadedModel| -> Result<Explanation, CheckError> {
             let wording =
                 ExplainSpec::of(&m.profile).map_err(|e| CheckError::Unsupported(e.to_string()))?;
-            explain(
-                program,
-                m,
-                &wording,
-                Some((&expr, outcome.clone())),
-                limits.for_model(&m.cat),
-            )
+            explain(program, m, &wording, Some((&expr, outcome.clone())), limits)
         };
         let (witness, forbidden) = (Some(why(imp)?), Some(why(spec)?));
         violations.push(Violation {

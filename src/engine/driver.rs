@@ -48,6 +48,7 @@ use super::trace::ThreadPaths;
 use super::{Candidate, ExecError, Explorer, Limits, Partial, Reduction, Skeleton};
 use crate::cat::{CatError, Env, Evaluation, Model, Prepared};
 use crate::ir::Program;
+use crate::model::LoadedModel;
 use std::cell::{Cell, OnceCell, RefCell};
 use std::ops::ControlFlow;
 use std::sync::OnceLock;
@@ -948,7 +949,7 @@ impl<'a, 'b> Walk<'a, 'b> {
 /// with its evaluation to `visitor`, within `limits`.
 pub fn explore(
     program: &Program,
-    model: &Model,
+    model: &LoadedModel,
     limits: Limits,
     visitor: &mut dyn Visitor,
 ) -> Result<Coverage, CheckError> {
@@ -1238,12 +1239,12 @@ fn list_orders(
 /// [`explore`], calling `progress` now and then.
 pub fn explore_with_progress(
     program: &Program,
-    model: &Model,
+    loaded: &LoadedModel,
     limits: Limits,
     visitor: &mut dyn Visitor,
     progress: Option<ProgressFn<'_>>,
 ) -> Result<Coverage, CheckError> {
-    let limits = limits.for_model(model);
+    let (model, limits) = (&loaded.cat, limits.for_model(loaded));
     let mut explorer = match start(program, limits)? {
         Ok(e) => e,
         Err(coverage) => return Ok(coverage),
@@ -1316,7 +1317,7 @@ pub trait Split: Visitor + Send + Sized {
 /// the sequential one does).
 pub fn explore_split<V: Split>(
     program: &Program,
-    model: &Model,
+    model: &LoadedModel,
     limits: Limits,
     visitor: &mut V,
     progress: Option<ProgressFn<'_>>,
@@ -1387,12 +1388,12 @@ mod parallel {
 
     pub(super) fn explore<V: Split>(
         program: &Program,
-        model: &Model,
+        loaded: &LoadedModel,
         limits: Limits,
         visitor: &mut V,
         progress: Option<ProgressFn<'_>>,
     ) -> Result<Coverage, CheckError> {
-        let limits = limits.for_model(model);
+        let (model, limits) = (&loaded.cat, limits.for_model(loaded));
         let mut explorer = match start(program, limits)? {
             Ok(e) => e,
             Err(coverage) => return Ok(coverage),
@@ -1411,7 +1412,7 @@ mod parallel {
         let threads = limits.threads.max(1);
         let wave_size = 16 * threads;
         let Some(mut probe) = visitor.fork() else {
-            return explore_with_progress(program, model, limits, visitor, progress);
+            return explore_with_progress(program, loaded, limits, visitor, progress);
         };
         // The lowest unit index whose visitor broke or failed.
         let lowest = AtomicUsize::new(usize::MAX);

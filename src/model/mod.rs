@@ -8,7 +8,7 @@
 pub mod names;
 pub mod profile;
 
-pub use profile::Profile;
+pub use profile::{Profile, SearchProfile};
 
 use crate::cat::{CatError, CatErrorKind, Model};
 use crate::ir::Dialect;
@@ -246,6 +246,9 @@ pub struct LoadedModel {
     pub cat: Model,
     /// Shared: a model and its copies (a model is often its own companion).
     pub profile: Arc<Profile>,
+    /// What the search reads of the model (the orders it names, the facts
+    /// reductions rest on), computed here once rather than per search.
+    pub search: SearchProfile,
 }
 
 /// Loads a model: a built-in name (`vulkan`, `vulkan-nochains`,
@@ -314,14 +317,14 @@ impl LoadedModel {
     pub fn new(name: &str, cat: Model) -> Result<LoadedModel, CatError> {
         // The whole model is checked here, once: every identifier resolved
         // and every statement's types, whatever test runs under it.
-        cat.check_whole(&|n| {
-            crate::engine::names::lookup(n).map(|b| b.kind == crate::engine::names::Kind::Set)
-        })?;
+        cat.check_whole(&|n| names::lookup(n).map(|b| b.kind == names::Kind::Set))?;
         let profile = Arc::new(Profile::of(&cat, &resolve_declared)?);
+        let search = SearchProfile::of(&cat);
         Ok(LoadedModel {
             name: name.to_string(),
             cat,
             profile,
+            search,
         })
     }
 }

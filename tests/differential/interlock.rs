@@ -77,7 +77,7 @@ fn run(program: &Program, prune: bool) -> (BTreeSet<Key>, u64) {
         found: BTreeSet::new(),
         evaluations: 0,
     };
-    let coverage = explore(program, &model.cat, Limits::default(), &mut v).unwrap();
+    let coverage = explore(program, &model, Limits::default(), &mut v).unwrap();
     assert!(coverage.complete(), "the searches are not truncated");
     (v.found, v.evaluations)
 }

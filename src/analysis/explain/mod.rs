@@ -501,7 +501,6 @@ fn explain_one(
     limits: Limits,
 ) -> Result<Explanation, CheckError> {
     crate::analysis::check_supported(program, loaded)?;
-    let model = &loaded.cat;
     let cond = program.condition.as_ref();
     // The test's own condition: a `forall` holds when its negation is
     // forbidden, so the negation is the outcome explained.
@@ -547,7 +546,7 @@ fn explain_one(
         witness: None,
         races: Vec::new(),
     };
-    let coverage = explore(program, model, limits, &mut first)?;
+    let coverage = explore(program, loaded, limits, &mut first)?;
     let mut out = Explanation {
         test: program.name.clone(),
         outcome: outcome_text,
@@ -586,7 +585,7 @@ fn explain_one(
     // writes (the cycles an explanation shows): the latest-own-write
     // filter, which leaves them out because the model rejects them, is off.
     let reject_limits = limits.with(crate::engine::Reduction::OwnWriteFilter, false);
-    let reasons = explore(program, model, reject_limits, &mut second)?;
+    let reasons = explore(program, loaded, reject_limits, &mut second)?;
     out.coverage.add(&reasons);
     out.candidates = second.candidates;
     out.rejected = second.rejected;

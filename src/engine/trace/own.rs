@@ -5,7 +5,7 @@ use super::*;
 
 /// The locations whose reads in thread `t` can return only the thread's
 /// latest earlier write there (the initial value when there is none), under
-/// a model declaring `latest-own-write` ([`crate::engine::Profile::latest_own_write`],
+/// a model declaring `latest-own-write` ([`crate::model::SearchProfile::latest_own_write`],
 /// with [`Reduction::OwnWriteFilter`]): no other thread has a write (a store
 /// or read-modify-write) to the location, no thread deallocates it, its
 /// initial value is defined, and every access of `t` to it goes through one
