@@ -900,7 +900,7 @@ impl Search<'_> {
                         };
                         format!(
                             "{} reads {} from {from}",
-                            crate::analysis::litmus::describe(program, &sk.events[e]),
+                            super::phrases::describe(program, &sk.events[e]),
                             facts.value[e].unwrap_or(0)
                         )
                     })

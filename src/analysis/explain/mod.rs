@@ -12,7 +12,8 @@ mod spec;
 
 pub use spec::{Expansion, ExplainSpec, RaceScope, SpecError};
 
-use crate::analysis::litmus::{describe, memory_states, term_value};
+use crate::analysis::litmus::{memory_states, term_value};
+use crate::analysis::phrases::describe;
 use crate::cat::{Evaluation, Value};
 use crate::engine::{Candidate, CheckError, Coverage, Limits, Skeleton, Visitor, explore};
 use crate::ir::{CondExpr, Dialect, Program, Quantifier, Term};

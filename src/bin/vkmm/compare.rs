@@ -95,8 +95,8 @@ pub fn refines(
         "refines",
         &serde_json::json!({ "refinements": reports, "errors": errors }),
         || {
-            let mut s: String = reports.iter().map(vkmm::analysis::refines::text).collect();
-            s.push_str(&vkmm::analysis::refines::summary_line(&reports, imp, spec));
+            let mut s: String = reports.iter().map(vkmm::report::text::refinement).collect();
+            s.push_str(&vkmm::report::text::refinement_summary(&reports, imp, spec));
             s
         },
     );
