@@ -10,6 +10,8 @@ use crate::analysis::phrases::reserve_states;
 pub use crate::analysis::phrases::{count, push_state, who, witness_line};
 use crate::analysis::refines::{Refinement, RefinesAnswer};
 use crate::analysis::{Checked, Comparison, LitmusOutcome, QueryOutcome, Summary, TestOutcome};
+/// How a search that stopped at a limit says where it stopped.
+pub use crate::engine::stopped_at;
 use crate::ir::Quantifier;
 use std::fmt::Write;
 

@@ -17,9 +17,9 @@ use proptest::prelude::*;
 use std::collections::BTreeSet;
 use std::ops::ControlFlow;
 use std::path::Path;
-use vkmm::cat::{Evaluation, Value};
-use vkmm::engine::{Candidate, CheckError, Limits, Skeleton, Visitor, explore};
 use vkmm::ir::Program;
+use vkmm::testing::cat::{Evaluation, Value};
+use vkmm::testing::engine::{Candidate, CheckError, Limits, Skeleton, Visitor, explore};
 
 /// A consistent execution, by its events (thread, statement, values), its
 /// reads-from choices and its interlock order (as statement pairs).

@@ -3,7 +3,7 @@
 use clap::builder::TypedValueParser;
 use clap::{Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;
-use vkmm::engine::{DEFAULT_MAX_EXECUTIONS, DEFAULT_UNROLL};
+use vkmm::{DEFAULT_MAX_EXECUTIONS, DEFAULT_UNROLL};
 use vkmm::{Property, Reduction, Reductions, Session};
 
 #[derive(Parser)]
@@ -124,7 +124,7 @@ pub struct LimitArgs {
     pub no_prefix_races: bool,
     /// The most paths one thread may have; past it the answer is undecided
     /// (exit code 3).
-    #[arg(long, value_name = "N", default_value_t = vkmm::engine::DEFAULT_MAX_PATHS, value_parser = clap::value_parser!(u32).range(1..).map(|n| n as usize), help_heading = "Bounds")]
+    #[arg(long, value_name = "N", default_value_t = vkmm::DEFAULT_MAX_PATHS, value_parser = clap::value_parser!(u32).range(1..).map(|n| n as usize), help_heading = "Bounds")]
     pub max_paths: usize,
     /// The order limit: every order of a location with at most N ordered
     /// writes is listed (orders grow as the factorial of N); a location with
@@ -137,7 +137,7 @@ pub struct LimitArgs {
     pub max_writes: usize,
     /// Memory bound in MiB for the whole process (0: none); a search that
     /// reaches it stops and its answer is undecided (exit code 3).
-    #[arg(long, value_name = "MIB", default_value_t = (vkmm::engine::DEFAULT_MAX_MEMORY >> 20) as u64, value_parser = clap::value_parser!(u64).range(0..=(1 << 30)), help_heading = "Bounds")]
+    #[arg(long, value_name = "MIB", default_value_t = (vkmm::DEFAULT_MAX_MEMORY >> 20) as u64, value_parser = clap::value_parser!(u64).range(0..=(1 << 30)), help_heading = "Bounds")]
     pub max_memory: u64,
 }
 
