@@ -20,7 +20,7 @@
 //!   (running litmus tests on a Vulkan device), which the `vkmm` binary uses.
 //!
 //! The engine, the cat interpreter and the relation algebra are private;
-//! [`testing`] opens them to vkmm's own tests and benchmarks, with no
+//! `vkmm::testing` opens them to vkmm's own tests and benchmarks, with no
 //! promise of stability.
 
 pub mod analysis;

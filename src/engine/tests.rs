@@ -429,7 +429,7 @@ fn driver_walks(
     model: &crate::model::LoadedModel,
     flow: bool,
 ) -> (Vec<Vec<usize>>, Vec<Vec<usize>>, u64, u64) {
-    let limits = Limits::default().for_model(&model);
+    let limits = Limits::default().for_model(model);
     let mut explorer = super::Explorer::new(program, limits).unwrap();
     explorer.limits = explorer.limits.with(super::Reduction::ChainFlow, flow);
     combinations(&explorer);
