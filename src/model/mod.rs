@@ -1,6 +1,8 @@
 //! The memory models shipped inside the binary (`models/*.cat`), and loading
 //! of a model by built-in name or from a user's `.cat` file, with the
-//! [`Profile`] its `(*@ ... *)` declarations give it.
+//! [`Profile`] its `(*@ ... *)` declarations give it and the
+//! [`SearchProfile`] the search reads of it (both computed once, when the
+//! model loads).
 //!
 //! This is the registry of built-in models: the only place that knows them
 //! by name. Everything else asks a model's profile.
