@@ -1934,7 +1934,7 @@ impl Skeleton {
         shapes: Option<&base::ShapeCache>,
     ) -> Result<Skeleton, ExecError> {
         let (mut events, mut static_env, mut facts, shape) =
-            base::static_env_cached(program, paths, shapes)?;
+            base::static_env_bounded(program, paths, shapes, &limits.bounds)?;
         let initial: Vec<i64> = match initial {
             Some(i) => i.to_vec(),
             None => (0..program.locations.len())

@@ -185,6 +185,45 @@ impl Relation {
         }
     }
 
+    /// Adds `(a, b)` for every `b` in `lo..hi`, a word at a time.
+    pub fn insert_range(&mut self, a: usize, lo: usize, hi: usize) {
+        assert!(a < self.n && lo <= hi && hi <= self.n, "event out of range");
+        let row = self.row_words_mut(a);
+        let mut b = lo;
+        while b < hi {
+            let (w, bit) = (b / 64, b % 64);
+            let take = (64 - bit).min(hi - b);
+            let mask = if take == 64 {
+                u64::MAX
+            } else {
+                ((1u64 << take) - 1) << bit
+            };
+            row[w] |= mask;
+            b += take;
+        }
+    }
+
+    /// The bytes a relation over `n` events holds (n x n bits, each row a
+    /// whole number of words).
+    pub fn bytes_for(n: usize) -> usize {
+        n.saturating_mul(words_for(n)).saturating_mul(8)
+    }
+
+    /// Whether `bytes` more fit under the memory bound `bound`
+    /// (`--max-memory`, lowered to what the operating system allows the
+    /// process: [`crate::memory::effective`]) with what the process holds
+    /// now ([`crate::memory::in_use`]; without the counting allocator,
+    /// against the bound alone). Callers that build many relations over a
+    /// large universe ask first, so that reaching the bound is an
+    /// undecided answer, never an allocation failure (an abort).
+    pub fn fits(bytes: usize, bound: Option<usize>) -> bool {
+        let Some(limit) = crate::memory::effective(bound) else {
+            return true;
+        };
+        let held = crate::memory::in_use().unwrap_or(0);
+        held.saturating_add(bytes) <= limit
+    }
+
     /// In-place intersection.
     pub fn inter_with(&mut self, other: &Self) {
         assert_eq!(self.n, other.n, "relations over different universes");

@@ -27,13 +27,15 @@ impl Budget {
         }
     }
 
-    /// One step of the walk; every [`BUDGET_EVERY`] steps, an error naming
-    /// the limit if the time or memory is spent (`what`: what was being
-    /// computed, for the message).
+    /// One step of the walk: an error naming the limit if the memory is
+    /// spent (every step: a step may allocate in proportion to the
+    /// program, and reading the count is one atomic load), or every
+    /// [`BUDGET_EVERY`] steps the time (`what`: what was being computed,
+    /// for the message).
     pub(crate) fn step(&self, what: &dyn Fn() -> String) -> Result<(), ExecError> {
         let n = self.steps.get() + 1;
         self.steps.set(n);
-        if n.is_multiple_of(BUDGET_EVERY) {
+        if n.is_multiple_of(BUDGET_EVERY) || crate::memory::over(self.max_memory) {
             self.check(what)
         } else {
             Ok(())
