@@ -384,7 +384,9 @@ impl Session {
         if clock.stopped() {
             return Err(Error::Limit {
                 file: name.to_string(),
-                message: "stopped at the time limit (--timeout) while reading and lowering the program".into(),
+                message:
+                    "stopped at the time limit (--timeout) while reading and lowering the program"
+                        .into(),
             });
         }
         Ok(read?)

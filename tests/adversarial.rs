@@ -107,6 +107,11 @@ fn bounded(file: &Path, extra: &[&str]) -> i32 {
 /// [`bounded`], also asserting the peak resident memory is within 10 % of
 /// `--max-memory 300`; returns the exit code and stderr.
 fn bounded_with(file: &Path, extra: &[&str]) -> (i32, String) {
+    bounded_within(file, extra, PEAK_KIB)
+}
+
+/// [`bounded_with`] with the peak resident memory under `peak_kib`.
+fn bounded_within(file: &Path, extra: &[&str], peak_kib: u64) -> (i32, String) {
     let f = file.display().to_string();
     let mut args = vec!["check", &f, "--timeout", "2", "--max-memory", "300"];
     args.extend_from_slice(extra);
@@ -117,7 +122,7 @@ fn bounded_with(file: &Path, extra: &[&str]) -> (i32, String) {
     );
     assert!(took < BUDGET, "{f}: {took:?} under --timeout 2");
     assert!(
-        peak < PEAK_KIB,
+        peak < peak_kib,
         "{f}: {} MiB resident under --max-memory 300",
         peak >> 10
     );
@@ -187,14 +192,19 @@ fn one_thousand_threads_stop_at_the_timeout() {
 }
 
 /// 4,000 and 10,000 threads with one own store each: answered or undecided
-/// within the limits.
+/// within the limits. 10,000 threads reach about 350 MiB resident under
+/// --max-memory 300 (measured 0.8 s): the path walk gives each write a
+/// provenance vector of one counter per location (80 KB for 10,000
+/// locations), and resident memory keeps what the allocator holds after
+/// the front end's frees, which the count of bytes held does not; the
+/// margin here is 400 MiB until those are bounded.
 #[test]
 fn four_and_ten_thousand_threads_stop_at_the_timeout() {
     let dir = scratch("t4000");
-    for n in [4000, 10_000] {
-        let code = bounded(&own_stores(&dir, n), &[]);
-        assert!(code == 0 || code == 3, "{n} threads: exit {code}");
-    }
+    let (code, err) = bounded_with(&own_stores(&dir, 4000), &[]);
+    assert!(code == 0 || code == 3, "4,000 threads: exit {code}: {err}");
+    let (code, err) = bounded_within(&own_stores(&dir, 10_000), &[], 400 << 10);
+    assert!(code == 0 || code == 3, "10,000 threads: exit {code}: {err}");
 }
 
 /// One thread of `n` atomic stores to `locations` locations, round robin,
@@ -202,7 +212,11 @@ fn four_and_ten_thousand_threads_stop_at_the_timeout() {
 fn program_ordered(dir: &Path, n: usize, locations: usize) -> PathBuf {
     let mut s = String::from("NEWTHREAD\n");
     for i in 0..n {
-        s.push_str(&format!("st.atom.scopedev.sc0 x{} = {}\n", i % locations, i + 1));
+        s.push_str(&format!(
+            "st.atom.scopedev.sc0 x{} = {}\n",
+            i % locations,
+            i + 1
+        ));
     }
     s.push_str("SATISFIABLE consistent[X]\n");
     let p = dir.join(format!("po-{n}-{locations}.test"));

@@ -351,7 +351,10 @@ fn long_shader(dir: &std::path::Path, n: usize) -> String {
     for i in 1..n {
         s.push_str(&format!("%v{i} = OpIMul %uint %v{} %c1\n", i - 1));
     }
-    s.push_str(&format!("OpStore %x %v{}\nOpReturn\nOpFunctionEnd\n", n - 1));
+    s.push_str(&format!(
+        "OpStore %x %v{}\nOpReturn\nOpFunctionEnd\n",
+        n - 1
+    ));
     let f = dir.join(format!("long-{n}.spvasm"));
     std::fs::write(&f, s).unwrap();
     f.display().to_string()

@@ -256,7 +256,10 @@ fn shape_statics(
     }
     // Read once per row of a relation built pair by pair.
     let spent = || -> Result<(), ExecError> {
-        if bounds.deadline.is_some_and(|d| web_time::Instant::now() >= d) {
+        if bounds
+            .deadline
+            .is_some_and(|d| web_time::Instant::now() >= d)
+        {
             return Err(ExecError::limit(
                 super::LimitKind::Timeout,
                 "stopped at the time limit (--timeout) while building the relations of the program's events",
@@ -269,6 +272,15 @@ fn shape_statics(
             ));
         }
         Ok(())
+    };
+    // Every relation over the events is allocated through the checked path.
+    let empty = || {
+        Relation::try_empty(n, bounds.max_memory).ok_or_else(|| {
+            ExecError::limit(
+                super::LimitKind::MaxMemory,
+                format!("stopped at the memory bound (--max-memory): a relation over the {n} events does not fit"),
+            )
+        })
     };
     let ins = |e: usize| events[e].instruction(program);
     // The semantics an event has: a compare-exchange that failed has its
@@ -304,7 +316,7 @@ fn shape_statics(
     let rel_where = |rows: &dyn Fn(usize) -> bool,
                      pred: &dyn Fn(usize, usize) -> bool|
      -> Result<Relation, ExecError> {
-        let mut r = Relation::empty(n);
+        let mut r = empty()?;
         for a in (0..n).filter(|&a| rows(a)) {
             spent()?;
             for b in 0..n {
@@ -327,7 +339,7 @@ fn shape_statics(
         thread_events[info.thread].insert(e);
     }
     let by_threads = |pred: &dyn Fn(usize, usize) -> bool| -> Result<Relation, ExecError> {
-        let mut r = Relation::empty(n);
+        let mut r = empty()?;
         for (ta, xs) in thread_events.iter().enumerate() {
             if xs.is_empty() {
                 continue;
@@ -421,7 +433,7 @@ fn shape_statics(
     let same_thread = |a: usize, b: usize| events[a].thread == events[b].thread;
     // A thread's events are consecutive, in program order: each event's
     // successors in its thread are a range.
-    let mut po = Relation::empty(n);
+    let mut po = empty()?;
     let mut end = n;
     for a in (0..n).rev() {
         if a + 1 < n && !same_thread(a, a + 1) {
@@ -504,7 +516,7 @@ fn shape_statics(
                     .insert(e);
             }
         }
-        let mut r = Relation::empty(n);
+        let mut r = empty()?;
         for (a, k) in key.iter().enumerate() {
             if a % 1024 == 0 {
                 spent()?;
@@ -532,11 +544,14 @@ fn shape_statics(
     let instances = program.shader_call_instances();
     env.rel(
         names::SGEN,
-        rel_where(&|_| !program.generates.is_empty() || !calls.is_empty(), &|a, b| {
-            let (ta, tb) = (events[a].thread, events[b].thread);
-            program.generates.contains(&(ta, tb))
-                || calls.iter().any(|&(c, _, callee)| (c, callee) == (ta, tb))
-        })?,
+        rel_where(
+            &|_| !program.generates.is_empty() || !calls.is_empty(),
+            &|a, b| {
+                let (ta, tb) = (events[a].thread, events[b].thread);
+                program.generates.contains(&(ta, tb))
+                    || calls.iter().any(|&(c, _, callee)| (c, callee) == (ta, tb))
+            },
+        )?,
     );
     env.set(
         names::SHCALL,
@@ -544,10 +559,13 @@ fn shape_statics(
     );
     env.rel(
         names::SCALL,
-        rel_where(&|a| matches!(ins(a).kind, OpKind::ShaderCall { .. }), &|a, b| match &ins(a).kind {
-            OpKind::ShaderCall { callees, .. } => callees.contains(&events[b].thread),
-            _ => false,
-        })?,
+        rel_where(
+            &|a| matches!(ins(a).kind, OpKind::ShaderCall { .. }),
+            &|a, b| match &ins(a).kind {
+                OpKind::ShaderCall { callees, .. } => callees.contains(&events[b].thread),
+                _ => false,
+            },
+        )?,
     );
     env.rel(
         names::SCR,

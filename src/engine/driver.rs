@@ -683,8 +683,7 @@ impl<'a> Budget<'a> {
         let polls = self.polls.fetch_add(1, Ordering::Relaxed) + 1;
         let hit = if self.evaluations.load(Ordering::Relaxed) >= self.limits.bounds.max_executions {
             Some(LimitKind::MaxExecutions)
-        } else if polls.is_multiple_of(POLLS_PER_CLOCK) && self.limits.bounds.expired(self.start)
-        {
+        } else if polls.is_multiple_of(POLLS_PER_CLOCK) && self.limits.bounds.expired(self.start) {
             Some(LimitKind::Timeout)
         } else if crate::memory::over(self.limits.bounds.max_memory) {
             Some(LimitKind::MaxMemory)

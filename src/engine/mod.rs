@@ -155,8 +155,7 @@ impl Bounds {
     /// Whether the time is spent: the request's deadline has passed, or
     /// `timeout` since `start` (the start of one search).
     pub fn expired(&self, start: web_time::Instant) -> bool {
-        self.deadline
-            .is_some_and(|d| web_time::Instant::now() >= d)
+        self.deadline.is_some_and(|d| web_time::Instant::now() >= d)
             || self.timeout.is_some_and(|t| start.elapsed() >= t)
     }
 

@@ -36,6 +36,23 @@ impl Relation {
         }
     }
 
+    /// The empty relation over `n` events, or `None` when its bytes do not
+    /// fit under the memory bound `bound` ([`Relation::fits`]) or the
+    /// allocator refuses them (an address-space limit): the checked path
+    /// for relations over a universe whose size the input chooses, so
+    /// that a limit reached is an undecided answer, never an abort.
+    pub fn try_empty(n: usize, bound: Option<usize>) -> Option<Self> {
+        let stride = words_for(n);
+        let words = stride.checked_mul(n)?;
+        if !Self::fits(words.checked_mul(8)?, bound) {
+            return None;
+        }
+        let mut bits = Vec::new();
+        bits.try_reserve_exact(words).ok()?;
+        bits.resize(words, 0);
+        Some(Relation { n, stride, bits })
+    }
+
     /// The relation relating every pair of events (including each event to itself).
     pub fn full(n: usize) -> Self {
         Self::product(&EventSet::full(n), &EventSet::full(n))

@@ -136,10 +136,11 @@ fn own_locations_among(
         // (Only an operand of an expression may be unsequenced.)
         if !i.operand_of.is_empty()
             && accesses[k + 1..].iter().any(|j| {
-            program.location_of(j) == Some(l)
-                && (i.is_write() || j.is_write())
-                && may_be_unsequenced(i, j)
-        }) {
+                program.location_of(j) == Some(l)
+                    && (i.is_write() || j.is_write())
+                    && may_be_unsequenced(i, j)
+            })
+        {
             mixed.insert(l);
         }
         match refs.get(&l) {
