@@ -397,11 +397,11 @@ fn own_write_pairs(
     // The writes so far of each (thread, location), in program order.
     let mut earlier: std::collections::HashMap<(usize, usize), Vec<usize>> =
         std::collections::HashMap::new();
-    for w2 in 0..events.len() {
+    for (w2, event) in events.iter().enumerate() {
         let Some(l) = f.location[w2].filter(|_| f.is_write[w2]) else {
             continue;
         };
-        let list = earlier.entry((events[w2].thread, l)).or_default();
+        let list = earlier.entry((event.thread, l)).or_default();
         for &w1 in list.iter().rev() {
             if keep(w1, w2) {
                 pairs.push((w1, w2));
