@@ -684,13 +684,7 @@ impl<'a> Budget<'a> {
         let polls = self.polls.fetch_add(1, Ordering::Relaxed) + 1;
         let hit = if self.evaluations.load(Ordering::Relaxed) >= self.limits.bounds.max_executions {
             Some(LimitKind::MaxExecutions)
-        } else if polls.is_multiple_of(POLLS_PER_CLOCK)
-            && self
-                .limits
-                .bounds
-                .timeout
-                .is_some_and(|t| self.start.elapsed() >= t)
-        {
+        } else if polls.is_multiple_of(POLLS_PER_CLOCK) && self.limits.bounds.expired(self.start) {
             Some(LimitKind::Timeout)
         } else if crate::memory::over(self.limits.bounds.max_memory) {
             Some(LimitKind::MaxMemory)
@@ -714,13 +708,7 @@ impl<'a> Budget<'a> {
         if let Some(f) = found {
             self.last_found.store(f, Ordering::Relaxed);
         }
-        if n.is_multiple_of(64)
-            && self
-                .limits
-                .bounds
-                .timeout
-                .is_some_and(|t| self.start.elapsed() >= t)
-        {
+        if n.is_multiple_of(64) && self.limits.bounds.expired(self.start) {
             self.stop(LimitKind::Timeout);
         }
         if let Some(p) = self.progress
@@ -1122,6 +1110,11 @@ fn prefixes_first(
         bounds: super::Bounds {
             max_executions: (limits.bounds.max_executions / 2).max(1),
             timeout: limits.bounds.timeout.map(|t| t / 2),
+            // Half the time left before the request's deadline too.
+            deadline: limits
+                .bounds
+                .deadline
+                .map(|d| started + d.saturating_duration_since(started) / 2),
             ..limits.bounds
         },
         ..limits

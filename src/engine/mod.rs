@@ -136,6 +136,12 @@ pub struct Bounds {
     /// The longest one walk of the candidate space may take; past it the
     /// search stops and the result says it is truncated.
     pub timeout: Option<std::time::Duration>,
+    /// The instant the whole request must stop by (`--timeout` counted
+    /// from the start of the command, or of a suite's row): every phase
+    /// reads it (reading, front end, paths, relations, orders, model
+    /// evaluation), and every search of a request shares it. Past it the
+    /// answer is undecided. `None`: only `timeout` bounds each search.
+    pub deadline: Option<web_time::Instant>,
     /// The most paths one thread may have (`--max-paths`); past it the
     /// answer is undecided.
     pub max_paths: usize,
@@ -146,6 +152,24 @@ pub struct Bounds {
     pub max_memory: Option<usize>,
 }
 
+impl Bounds {
+    /// Whether the time is spent: the request's deadline has passed, or
+    /// `timeout` since `start` (the start of one search).
+    pub fn expired(&self, start: web_time::Instant) -> bool {
+        self.deadline.is_some_and(|d| web_time::Instant::now() >= d)
+            || self.timeout.is_some_and(|t| start.elapsed() >= t)
+    }
+
+    /// These bounds with the deadline `timeout` from now (none without a
+    /// timeout): the clock of one request starts.
+    pub fn starting_now(self) -> Bounds {
+        Bounds {
+            deadline: self.timeout.map(|t| web_time::Instant::now() + t),
+            ..self
+        }
+    }
+}
+
 impl Default for Bounds {
     fn default() -> Self {
         Bounds {
@@ -153,6 +177,7 @@ impl Default for Bounds {
             unroll: DEFAULT_UNROLL,
             max_executions: DEFAULT_MAX_EXECUTIONS,
             timeout: None,
+            deadline: None,
             max_paths: DEFAULT_MAX_PATHS,
             max_memory: Some(DEFAULT_MAX_MEMORY),
         }
@@ -1793,7 +1818,7 @@ impl Skeleton {
         shapes: Option<&base::ShapeCache>,
     ) -> Result<Skeleton, ExecError> {
         let (mut events, mut static_env, mut facts, shape) =
-            base::static_env_cached(program, paths, shapes)?;
+            base::static_env_bounded(program, paths, shapes, &limits.bounds)?;
         let initial: Vec<i64> = match initial {
             Some(i) => i.to_vec(),
             None => (0..program.locations.len())

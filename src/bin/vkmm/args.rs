@@ -98,8 +98,12 @@ pub struct LimitArgs {
     pub legacy_memory_model: vkmm::frontend::LegacyMemoryModel,
     #[command(flatten)]
     pub shader: ShaderArgs,
-    /// Wall-clock limit per search, in seconds; a search stopped by it is
-    /// reported as undecided (exit code 3).
+    /// Wall-clock limit, in seconds, on the whole command: reading,
+    /// front end and lowering, paths, orders, relations, model evaluation
+    /// and output, and every search of `compare` and `refines`, counted
+    /// from the start of the command (for `suite`, from the start of each
+    /// row: each row gets this long). A command stopped by it reports
+    /// undecided (exit code 3).
     #[arg(long, value_name = "SECONDS", value_parser = parse_seconds, help_heading = "Bounds")]
     pub timeout: Option<std::time::Duration>,
     /// `reference`: every reduction of the search off (the reference
@@ -225,6 +229,7 @@ impl LimitArgs {
             .out_of_bounds(self.out_of_bounds)
             .legacy_memory_model(self.legacy_memory_model)
             .timeout(self.timeout)
+            .deadline(self.timeout.map(|t| crate::started() + t))
             .reductions(self.reductions())
             .prefix_races(!self.no_prefix_races)
             .max_paths(self.max_paths)
