@@ -74,6 +74,27 @@ pub struct RacePair {
     /// by statement, as `P4, P5 stop at the bound before line 31: OpBranch %25`.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub stopped_at_bound: Vec<String>,
+    /// The final states (of the listing's `states`) reached by the
+    /// executions in which this pair races, sorted as the listing is: a
+    /// pair may race only where, say, a flag read 0. Empty when the race
+    /// was found only in executions stopping at the bound
+    /// (`stopped_at_bound`), which reach no final state. JSON: a list of
+    /// value objects, `[{"P1:r0": 0, "P1:r1": 0}, ...]`.
+    #[serde(serialize_with = "ser_state_list")]
+    pub states: Vec<FinalState>,
+}
+
+fn ser_state_list<S: serde::Serializer>(states: &[FinalState], s: S) -> Result<S::Ok, S::Error> {
+    use serde::ser::SerializeSeq;
+    let mut seq = s.serialize_seq(Some(states.len()))?;
+    for state in states {
+        let values: serde_json::Map<String, serde_json::Value> = state
+            .iter()
+            .map(|(k, v)| (k.to_string(), serde_json::Value::from(v)))
+            .collect();
+        seq.serialize_element(&values)?;
+    }
+    seq.end()
 }
 
 /// How many attributions of cooperative matrix element accesses a test
@@ -962,6 +983,10 @@ impl Outcomes<'_> {
     }
 }
 
+/// A racing pair of instructions as `((thread, stmt), (thread, stmt))`,
+/// in thread order.
+type RaceKey = ((usize, usize), (usize, usize));
+
 /// The values a skeleton allows: per shown register (`None`: not fixed by
 /// the paths) and per shown location (`None`: a derived store).
 type ValueSets = (Vec<Option<Vec<i64>>>, Vec<Option<Vec<i64>>>);
@@ -995,10 +1020,23 @@ struct Outcomes<'p> {
     consistent: u64,
     races: Vec<RacePair>,
     /// The racing instruction pairs already in `races`, as `(thread, stmt)`
-    /// pairs: a racy candidate names each pair once, however many
-    /// executions show it (a set, so that many racing pairs stay linear).
-    race_keys: std::collections::HashSet<((usize, usize), (usize, usize))>,
-    race_texts: std::collections::HashSet<RacePair>,
+    /// pairs, with their index in `races`: a racy candidate names each
+    /// pair once, however many executions show it (a map, so that many
+    /// racing pairs stay linear).
+    race_keys: std::collections::HashMap<RaceKey, usize>,
+    /// Each text of `races` (without states) and its index.
+    race_texts: std::collections::HashMap<RacePair, usize>,
+    /// Per pair of `races`: the values of the final states of the
+    /// executions in which it races.
+    race_states: Vec<rustc_hash::FxHashSet<Box<[i64]>>>,
+    /// The current candidate's racing executions' final states, each
+    /// with the power of the location-renaming group whose image it is
+    /// (0 without that reduction): [`Outcomes::record_races`] gives them
+    /// to the candidate's racing pairs.
+    racy_now: Vec<(usize, Box<[i64]>)>,
+    /// The power of the location-renaming group whose image
+    /// [`Outcomes::record_state`] is recording.
+    image: usize,
     racy: bool,
     /// The current skeleton's divergent barriers (described).
     divergent: Vec<String>,
@@ -1553,6 +1591,7 @@ impl Outcomes<'_> {
         }));
         let (mut record, mut decided) = (false, false);
         let Some(rotation) = &sk.rotation else {
+            self.image = 0;
             for mem in &shared.mem {
                 let (r, d) = self.record_state(sk, cand, shared, &mut state, mem);
                 record |= r;
@@ -1573,6 +1612,7 @@ impl Outcomes<'_> {
         let regs = state[..nregs].to_vec();
         let mut image_mem = Vec::new();
         'images: for k in 0..rotation.images {
+            self.image = k;
             for mem in &shared.mem {
                 let slots = &self.image_slots[k];
                 state.truncate(nregs);
@@ -1665,6 +1705,7 @@ impl Outcomes<'_> {
             self.racy = true;
             self.undefined.defined_racy |= !undefined;
             record = true;
+            self.racy_now.push((self.image, state.as_slice().into()));
         }
         // Only a witness without undefined behaviour settles a verdict
         // (one with it promises nothing: the walk goes on).
@@ -1718,6 +1759,7 @@ impl Outcomes<'_> {
         if record {
             self.record_races(sk, eval, Vec::new());
         }
+        self.racy_now.clear();
         if decided {
             ControlFlow::Break(())
         } else {
@@ -1745,19 +1787,27 @@ impl Outcomes<'_> {
         let threads = program.threads.len();
         for (a, b) in dr.pairs().filter(|(a, b)| a < b) {
             let (ea, eb) = (&sk.events[a], &sk.events[b]);
-            let images = match (&sk.symmetry, &sk.rotation) {
-                (Some(sym), _) => sym.classes.images(ea.thread, eb.thread, threads),
-                // Renaming locations: the pair's image under each power
-                // (the location follows: it is the image instruction's).
-                (None, Some(r)) => (0..r.images)
-                    .map(|k| {
-                        let pi = r.group.thread_power(k);
-                        (pi[ea.thread], pi[eb.thread], pi.to_vec())
-                    })
-                    .collect(),
-                (None, None) => vec![(ea.thread, eb.thread, Vec::new())],
-            };
-            for (x, y, perm) in images {
+            // Each image: its threads, the permutation, and under renaming
+            // locations the power of the group it is.
+            let images: Vec<(usize, usize, Vec<usize>, Option<usize>)> =
+                match (&sk.symmetry, &sk.rotation) {
+                    (Some(sym), _) => sym
+                        .classes
+                        .images(ea.thread, eb.thread, threads)
+                        .into_iter()
+                        .map(|(x, y, perm)| (x, y, perm, None))
+                        .collect(),
+                    // Renaming locations: the pair's image under each power
+                    // (the location follows: it is the image instruction's).
+                    (None, Some(r)) => (0..r.images)
+                        .map(|k| {
+                            let pi = r.group.thread_power(k);
+                            (pi[ea.thread], pi[eb.thread], pi.to_vec(), Some(k))
+                        })
+                        .collect(),
+                    (None, None) => vec![(ea.thread, eb.thread, Vec::new(), None)],
+                };
+            for (x, y, perm, power) in images {
                 let (mut ex, mut ey) = (ea.clone(), eb.clone());
                 ex.thread = x;
                 ey.thread = y;
@@ -1765,10 +1815,12 @@ impl Outcomes<'_> {
                 if (ex.thread, ex.stmt) > (ey.thread, ey.stmt) {
                     std::mem::swap(&mut ex, &mut ey);
                 }
-                if !self
-                    .race_keys
-                    .insert(((ex.thread, ex.stmt), (ey.thread, ey.stmt)))
-                {
+                // The states this image of the pair races in
+                // ([`add_race_states`]): under renaming locations those of
+                // the same power's image.
+                let key = ((ex.thread, ex.stmt), (ey.thread, ey.stmt));
+                if let Some(&i) = self.race_keys.get(&key) {
+                    add_race_states(&mut self.race_states[i], &self.racy_now, power);
                     continue;
                 }
                 let loc = program
@@ -1786,11 +1838,20 @@ impl Outcomes<'_> {
                     location: loc,
                     attribution: program.attributions.this.clone(),
                     stopped_at_bound: stops,
+                    states: Vec::new(),
                 };
                 // Two instructions on one source line may describe alike.
-                if self.race_texts.insert(pair.clone()) {
-                    self.races.push(pair);
-                }
+                let i = match self.race_texts.get(&pair) {
+                    Some(&i) => i,
+                    None => {
+                        self.race_texts.insert(pair.clone(), self.races.len());
+                        self.races.push(pair);
+                        self.race_states.push(Default::default());
+                        self.races.len() - 1
+                    }
+                };
+                self.race_keys.insert(key, i);
+                add_race_states(&mut self.race_states[i], &self.racy_now, power);
             }
         }
     }
@@ -1840,6 +1901,24 @@ impl Outcomes<'_> {
             ControlFlow::Break(())
         } else {
             ControlFlow::Continue(())
+        }
+    }
+}
+
+/// Adds to a racing pair's states those of the candidate's racing
+/// executions `racy_now` it races in: all of them, or under renaming
+/// locations (`power`) the image executions of that power (the pair's
+/// image under it races in them). Under a permutation of interchangeable
+/// threads the state stays: those threads show no register, and they run
+/// the same code, so they write the same values.
+fn add_race_states(
+    to: &mut rustc_hash::FxHashSet<Box<[i64]>>,
+    racy_now: &[(usize, Box<[i64]>)],
+    power: Option<usize>,
+) {
+    for (k, state) in racy_now {
+        if power.is_none_or(|p| p == *k) && !to.contains(state) {
+            to.insert(state.clone());
         }
     }
 }
@@ -1925,6 +2004,9 @@ impl<'p> Outcomes<'p> {
             races: Vec::new(),
             race_keys: Default::default(),
             race_texts: Default::default(),
+            race_states: Vec::new(),
+            racy_now: Vec::new(),
+            image: 0,
             racy: false,
             divergent: Vec::new(),
             states_only: false,
@@ -2023,11 +2105,23 @@ impl Split for Outcomes<'_> {
         self.negative += part.negative;
         self.consistent += part.consistent;
         self.racy |= part.racy;
-        self.race_keys.extend(part.race_keys);
-        for pair in part.races {
-            if self.race_texts.insert(pair.clone()) {
-                self.races.push(pair);
-            }
+        // The part's pairs by their index here, new ones appended.
+        let mut here = Vec::with_capacity(part.races.len());
+        for (pair, states) in part.races.into_iter().zip(part.race_states) {
+            let i = match self.race_texts.get(&pair) {
+                Some(&i) => i,
+                None => {
+                    self.race_texts.insert(pair.clone(), self.races.len());
+                    self.races.push(pair);
+                    self.race_states.push(Default::default());
+                    self.races.len() - 1
+                }
+            };
+            self.race_states[i].extend(states);
+            here.push(i);
+        }
+        for (key, i) in part.race_keys {
+            self.race_keys.entry(key).or_insert(here[i]);
         }
         append_new(&mut self.barrier_divergence, part.barrier_divergence);
         append_new(&mut self.barrier_stalls, part.barrier_stalls);
@@ -2092,6 +2186,23 @@ pub fn check_litmus_with_progress(
     Ok(o)
 }
 
+/// The racing pairs with the final states they race in (sorted as the
+/// listing is).
+fn with_states(
+    mut races: Vec<RacePair>,
+    states: Vec<rustc_hash::FxHashSet<Box<[i64]>>>,
+    names: &Schema,
+) -> Vec<RacePair> {
+    for (r, set) in races.iter_mut().zip(states) {
+        r.states = set
+            .into_iter()
+            .map(|values| FinalState::new(names.clone(), values))
+            .collect();
+        r.states.sort();
+    }
+    races
+}
+
 /// The union of two attributions' raw outcomes (before [`LitmusOutcome::holds`]
 /// made anything undecided).
 fn join(mut o: LitmusOutcome, a: LitmusOutcome) -> LitmusOutcome {
@@ -2111,8 +2222,17 @@ fn join(mut o: LitmusOutcome, a: LitmusOutcome) -> LitmusOutcome {
         Quantifier::Forall => o.negative == 0,
     });
     for r in a.races {
-        if !o.races.contains(&r) {
-            o.races.push(r);
+        let same = |q: &&mut RacePair| {
+            (&q.first, &q.second, &q.location, &q.attribution, &q.stopped_at_bound)
+                == (&r.first, &r.second, &r.location, &r.attribution, &r.stopped_at_bound)
+        };
+        match o.races.iter_mut().find(same) {
+            Some(q) => {
+                q.states.extend(r.states);
+                q.states.sort();
+                q.states.dedup();
+            }
+            None => o.races.push(r),
         }
     }
     o.race_free = match (o.race_free, a.race_free) {
@@ -2220,12 +2340,12 @@ fn check_one(
         model: loaded.name.clone(),
         condition: cond.map(|c| c.text.clone()),
         quantifier: cond.and_then(|c| c.quantifier),
+        races: with_states(v.races, v.race_states, v.states.names()),
         states: v.states.into_sorted(),
         positive,
         negative,
         observation,
         condition_holds,
-        races: v.races,
         // One witness per state: a race seen is a race, but none seen
         // says nothing of the executions not evaluated.
         race_free: if v.racy {
