@@ -32,6 +32,27 @@ const CASES: &[(&str, &[&str])] = &[
         "check-races",
         &["check", "tests/litmus-vulkan/race-plain-mp.litmus"],
     ),
+    // Message passing reading the payload whatever the flag: the race
+    // only where the acquire read the initial 0 (P1:r0=0), derived by
+    // hand: reading 1 makes the release synchronize with the acquire, so
+    // the payload write happens before the payload read.
+    (
+        "check-race-states",
+        &["check", "tests/golden/inputs/mp-payload-unconditional.litmus"],
+    ),
+    (
+        "check-race-states-json",
+        &[
+            "check",
+            "--format",
+            "json",
+            "tests/golden/inputs/mp-payload-unconditional.litmus",
+        ],
+    ),
+    (
+        "explain-race-states",
+        &["explain", "tests/golden/inputs/mp-payload-unconditional.litmus"],
+    ),
     (
         "explain-mp-stale",
         &["explain", "examples/mp.litmus", "--outcome", "P1:r1 == 0"],

@@ -359,14 +359,21 @@ fn race_states(s: &mut String, r: &crate::analysis::RacePair, all: usize) {
     if n == 0 {
         return;
     }
-    if n == all && all > 1 {
-        let _ = writeln!(s, "    in executions ending in each of the {all} states");
+    if n == all {
+        let _ = writeln!(
+            s,
+            "    in executions ending in {}",
+            if all == 1 {
+                "the one final state".to_string()
+            } else {
+                format!("each of the {all} final states")
+            }
+        );
         return;
     }
     let _ = writeln!(
         s,
-        "    in executions ending in {} of the {all} state{}:",
-        if n == 1 { "1".to_string() } else { n.to_string() },
+        "    in executions ending in {n} of the {all} final state{}:",
         if all == 1 { "" } else { "s" }
     );
     for state in r.states.iter().take(RACE_STATES_SHOWN) {
@@ -938,7 +945,7 @@ fn test_races(s: &mut String, x: &Explanation) {
     let explained = x.races.len();
     let _ = writeln!(
         s,
-        "Data races in the test (every consistent execution, not only those explained{}):",
+        "Data races in the test (in any consistent execution, not only those explained{}):",
         if explained > 0 { ", above" } else { "" }
     );
     for r in &t.races {
@@ -950,6 +957,14 @@ fn test_races(s: &mut String, x: &Explanation) {
             let _ = writeln!(s, "    in the execution where {}", r.stopped_at_bound.join("; "));
         }
         let all = r.states.len();
+        if all == t.states && all > 1 {
+            let _ = writeln!(s, "    in executions ending in each of the {all} final states");
+            continue;
+        }
+        if all == t.states && all == 1 {
+            let _ = writeln!(s, "    in executions ending in the one final state");
+            continue;
+        }
         for state in r.states.iter().take(RACE_STATES_SHOWN) {
             s.push_str("    in executions ending in ");
             push_state(s, state, |k| k);

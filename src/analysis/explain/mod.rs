@@ -204,6 +204,8 @@ pub struct TestRaces {
     pub race_free: Option<bool>,
     /// The racing pairs, each with the final states it races in.
     pub races: Vec<crate::analysis::RacePair>,
+    /// How many final states the test has in all.
+    pub states: usize,
 }
 
 /// A final state as an outcome `--outcome` takes: `P1:r0 == 0 /\ x == 1`.
@@ -226,6 +228,7 @@ fn test_races(program: &Program, loaded: &LoadedModel, limits: Limits) -> Option
     Some(TestRaces {
         race_free,
         races: o.races,
+        states: o.states.len(),
     })
 }
 
