@@ -488,6 +488,10 @@ function loadExample(ex) {
   $("dialect").value = EXTENSIONS[ext] && guessDialect(ex.text) !== ext ? ext : "auto";
   $("attribution").hidden = !ex.attribution;
   $("attribution").textContent = ex.attribution || "";
+  // A shader example's dispatch (from its comment), or none.
+  const dispatch = ex.dispatch || {};
+  for (const id of DISPATCH) $(id).value = dispatch[id] || "";
+  $("dispatch-box").open = Object.keys(dispatch).length > 0;
 }
 
 // ---------------------------------------------------------------- sharing
