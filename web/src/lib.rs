@@ -124,7 +124,9 @@ impl Options {
     pub fn shader_options(&self) -> Result<vkmm::frontend::ShaderOptions, String> {
         use vkmm::frontend::ShaderOptions;
         let mut o = ShaderOptions::default();
-        let given = |t: &Option<String>| t.as_deref().map(str::trim).filter(|t| !t.is_empty());
+        fn given(t: &Option<String>) -> Option<&str> {
+            t.as_deref().map(str::trim).filter(|t| !t.is_empty())
+        }
         if let Some(t) = given(&self.local_size) {
             o.local_size = Some(ShaderOptions::parse_dims(t).map_err(|e| format!("local size: {e}"))?);
         }

@@ -85,8 +85,12 @@ test("the first page: a litmus test, its outcome table, a forbidden outcome expl
   assert.match(await page.textContent("#explanation"), /HOLDS under vulkan: its negation is FORBIDDEN/);
   assert.match(await page.textContent("#explanation"), /Rejected by/);
   await page.waitForSelector("#graph svg g.node", { timeout: 60_000 });
-  // Readable without a click: drawn at full size, not shrunk to the column.
+  // Readable without a click: not shrunk below 0.65 of Graphviz's size
+  // (14-point labels stay at least 9 points), and as wide as the column
+  // allows.
   assert.equal(await page.$eval("#graph", (g) => g.classList.contains("fit")), false);
+  const scale = await page.$eval("#graph svg", (svg) => svg.getBoundingClientRect().width / svg.width.baseVal.value);
+  assert.ok(scale >= 0.64 && scale <= 1.01, `the picture is drawn at ${scale.toFixed(2)} of its size`);
   // Long lines wrap: the explanation scrolls no wider than its box.
   const wide = await page.$eval("#explanation", (e) => e.scrollWidth - e.clientWidth);
   assert.ok(wide <= 1, `the explanation wraps (${wide} px wider than its box)`);

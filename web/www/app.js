@@ -271,6 +271,19 @@ function twoPass(viz, x) {
   return viz.renderSVGElement(full, { engine: "nop2" });
 }
 
+// The picture as large as the column when that keeps its labels
+// readable (drawn at no less than READABLE of Graphviz's size), else at
+// that scale with the box scrolling; never larger than Graphviz's size.
+const READABLE = 0.65;
+function readableSize(svg) {
+  const natural = svg.width.baseVal.value;
+  const column = $("graph").clientWidth - 2;
+  if (!(natural > 0) || !(column > 0)) return;
+  const scale = Math.min(1, Math.max(column / natural, READABLE));
+  svg.style.width = `${(natural * scale).toFixed(0)}px`;
+  svg.style.height = "auto";
+}
+
 let vizInstance = null;
 async function draw(x) {
   try {
@@ -289,6 +302,7 @@ async function draw(x) {
       svg.dataset.layout = "one-pass";
     }
     $("graph").replaceChildren(svg);
+    readableSize(svg);
     if (!window.vkmmTimings.firstGraph) {
       window.vkmmTimings.firstGraph = performance.now() - started;
       showTimings();
