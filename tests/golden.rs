@@ -38,7 +38,10 @@ const CASES: &[(&str, &[&str])] = &[
     // the payload write happens before the payload read.
     (
         "check-race-states",
-        &["check", "tests/golden/inputs/mp-payload-unconditional.litmus"],
+        &[
+            "check",
+            "tests/golden/inputs/mp-payload-unconditional.litmus",
+        ],
     ),
     (
         "check-race-states-json",
@@ -51,7 +54,10 @@ const CASES: &[(&str, &[&str])] = &[
     ),
     (
         "explain-race-states",
-        &["explain", "tests/golden/inputs/mp-payload-unconditional.litmus"],
+        &[
+            "explain",
+            "tests/golden/inputs/mp-payload-unconditional.litmus",
+        ],
     ),
     (
         "explain-mp-stale",

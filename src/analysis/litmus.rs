@@ -2223,8 +2223,19 @@ fn join(mut o: LitmusOutcome, a: LitmusOutcome) -> LitmusOutcome {
     });
     for r in a.races {
         let same = |q: &&mut RacePair| {
-            (&q.first, &q.second, &q.location, &q.attribution, &q.stopped_at_bound)
-                == (&r.first, &r.second, &r.location, &r.attribution, &r.stopped_at_bound)
+            (
+                &q.first,
+                &q.second,
+                &q.location,
+                &q.attribution,
+                &q.stopped_at_bound,
+            ) == (
+                &r.first,
+                &r.second,
+                &r.location,
+                &r.attribution,
+                &r.stopped_at_bound,
+            )
         };
         match o.races.iter_mut().find(same) {
             Some(q) => {

@@ -930,7 +930,10 @@ fn test_races(s: &mut String, x: &Explanation) {
     };
     match t.race_free {
         Some(true) => {
-            let _ = writeln!(s, "Data races: none in any consistent execution of the test");
+            let _ = writeln!(
+                s,
+                "Data races: none in any consistent execution of the test"
+            );
             return;
         }
         None if t.races.is_empty() => {
@@ -949,16 +952,27 @@ fn test_races(s: &mut String, x: &Explanation) {
         if explained > 0 { ", above" } else { "" }
     );
     for r in &t.races {
-        let _ = writeln!(s, "  race on {}: {}  <->  {}", r.location, r.first, r.second);
+        let _ = writeln!(
+            s,
+            "  race on {}: {}  <->  {}",
+            r.location, r.first, r.second
+        );
         if let Some(a) = &r.attribution {
             let _ = writeln!(s, "    under the attribution {a}");
         }
         if !r.stopped_at_bound.is_empty() {
-            let _ = writeln!(s, "    in the execution where {}", r.stopped_at_bound.join("; "));
+            let _ = writeln!(
+                s,
+                "    in the execution where {}",
+                r.stopped_at_bound.join("; ")
+            );
         }
         let all = r.states.len();
         if all == t.states && all > 1 {
-            let _ = writeln!(s, "    in executions ending in each of the {all} final states");
+            let _ = writeln!(
+                s,
+                "    in executions ending in each of the {all} final states"
+            );
             continue;
         }
         if all == t.states && all == 1 {

@@ -128,30 +128,53 @@ impl Options {
             t.as_deref().map(str::trim).filter(|t| !t.is_empty())
         }
         if let Some(t) = given(&self.local_size) {
-            o.local_size = Some(ShaderOptions::parse_dims(t).map_err(|e| format!("local size: {e}"))?);
+            o.local_size =
+                Some(ShaderOptions::parse_dims(t).map_err(|e| format!("local size: {e}"))?);
         }
         if let Some(t) = given(&self.workgroups) {
-            o.workgroups = Some(ShaderOptions::parse_dims(t).map_err(|e| format!("workgroups: {e}"))?);
+            o.workgroups =
+                Some(ShaderOptions::parse_dims(t).map_err(|e| format!("workgroups: {e}"))?);
         }
         if let Some(n) = self.subgroup_size {
             if n == 0 {
-                return Err("subgroup size: expected a whole number of at least 1, found `0`".into());
+                return Err(
+                    "subgroup size: expected a whole number of at least 1, found `0`".into(),
+                );
             }
             o.subgroup_size = Some(n);
         }
-        for d in self.defines.iter().map(|d| d.trim()).filter(|d| !d.is_empty()) {
-            o.defines.push(ShaderOptions::parse_define(d).map_err(|e| format!("define: {e}"))?);
+        for d in self
+            .defines
+            .iter()
+            .map(|d| d.trim())
+            .filter(|d| !d.is_empty())
+        {
+            o.defines
+                .push(ShaderOptions::parse_define(d).map_err(|e| format!("define: {e}"))?);
         }
         for a in self.set.iter().map(|a| a.trim()).filter(|a| !a.is_empty()) {
-            o.set.push(ShaderOptions::parse_set(a).map_err(|e| format!("set: {e}"))?);
+            o.set
+                .push(ShaderOptions::parse_set(a).map_err(|e| format!("set: {e}"))?);
         }
         o.entry = given(&self.entry).map(str::to_string);
         use vkmm::frontend::inputs::Input;
-        for i in self.inputs.iter().map(|i| i.trim()).filter(|i| !i.is_empty()) {
-            o.inputs.push(Input::parse(i).map_err(|e| format!("input: {e}"))?);
+        for i in self
+            .inputs
+            .iter()
+            .map(|i| i.trim())
+            .filter(|i| !i.is_empty())
+        {
+            o.inputs
+                .push(Input::parse(i).map_err(|e| format!("input: {e}"))?);
         }
-        for l in self.lengths.iter().map(|l| l.trim()).filter(|l| !l.is_empty()) {
-            o.inputs.push(Input::parse_length(l).map_err(|e| format!("length: {e}"))?);
+        for l in self
+            .lengths
+            .iter()
+            .map(|l| l.trim())
+            .filter(|l| !l.is_empty())
+        {
+            o.inputs
+                .push(Input::parse_length(l).map_err(|e| format!("length: {e}"))?);
         }
         Ok(o)
     }

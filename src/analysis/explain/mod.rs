@@ -222,8 +222,7 @@ pub fn state_outcome(state: &crate::analysis::states::FinalState) -> String {
 /// consistent execution.
 fn test_races(program: &Program, loaded: &LoadedModel, limits: Limits) -> Option<TestRaces> {
     loaded.profile.races.as_ref()?;
-    let o =
-        crate::analysis::check_litmus(&program.name, program, loaded, limits, None).ok()?;
+    let o = crate::analysis::check_litmus(&program.name, program, loaded, limits, None).ok()?;
     let race_free = if o.undefined.races { None } else { o.race_free };
     Some(TestRaces {
         race_free,
