@@ -2477,3 +2477,44 @@ mod holds_tests {
         assert_eq!(o.holds(Property::Races), Some(true));
     }
 }
+
+#[cfg(test)]
+mod race_state_tests {
+    use crate::Checked;
+
+    /// The payload read runs only where the relaxed flag read 1, and
+    /// nothing orders it after the plain payload write then (no release,
+    /// no acquire): the pair races in the executions ending in
+    /// P1:r0=1, and in none ending in P1:r0=0 (which read no payload).
+    /// Derived by hand; the walk meets a state of each kind, so a race
+    /// credited to the executions of another candidate shows here.
+    const GUARDED: &str = "VULKAN guard\n{ x=0; f=0; }\n\
+        P0@sg 0, wg 0, qf 0 | P1@sg 0, wg 1, qf 0 ;\n\
+        st.nonpriv.sc0 x, 1 | ld.atom.dv.sc0 r0, f ;\n\
+        st.atom.dv.sc0 f, 1 | beq r0, 0, END ;\n\
+        | ld.nonpriv.sc0 r1, x ;\n\
+        | END: ;\n\
+        exists (P1:r0 == 1)\n";
+
+    fn races(session: crate::Session) -> Vec<Vec<Vec<(String, i64)>>> {
+        let Checked::Litmus(o) = session.check_text("guard.litmus", GUARDED).expect("checks")
+        else {
+            panic!("a litmus outcome")
+        };
+        assert_eq!(o.states.len(), 2, "{o:?}");
+        o.races
+            .iter()
+            .map(|r| r.states.iter().map(|s| s.to_pairs()).collect())
+            .collect()
+    }
+
+    #[test]
+    fn a_race_names_only_the_states_of_its_racing_executions() {
+        let want = vec![vec![vec![("P1:r0".to_string(), 1)]]];
+        assert_eq!(races(crate::Session::new().threads(1)), want);
+        // The same over parallel parts, and with every reduction off.
+        assert_eq!(races(crate::Session::new().threads(4)), want);
+        let none = crate::engine::Reductions::none();
+        assert_eq!(races(crate::Session::new().reductions(none)), want);
+    }
+}
