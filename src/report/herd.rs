@@ -67,10 +67,14 @@ pub fn refusal(o: &LitmusOutcome) -> Option<String> {
 /// may miss some ([`refusal`] says why), since herd7's `States`,
 /// `Positive`/`Negative` and `Observation` lines claim every state and
 /// every execution.
-///
-/// `source`, the test file's text, gives the `Hash=` line ([`test_hash`]);
-/// without it (a test not read from a file) there is no such line.
-pub fn litmus(o: &LitmusOutcome, source: Option<&str>) -> Option<String> {
+/// Without the test's text there is no `Hash=` line ([`litmus_of`]).
+pub fn litmus(o: &LitmusOutcome) -> Option<String> {
+    litmus_of(o, None)
+}
+
+/// [`litmus`] with the `Hash=` line of `source`, the test file's text
+/// ([`test_hash`]); without it (a test not read from a file) no such line.
+pub fn litmus_of(o: &LitmusOutcome, source: Option<&str>) -> Option<String> {
     if o.states_incomplete().is_some() {
         return None;
     }

@@ -59,7 +59,7 @@ fn check(
                 match args.format {
                     OutputFormat::Text => output::out_with(|w| report::text::write_checked(w, &c)),
                     OutputFormat::Herd => match &c {
-                        Checked::Litmus(o) => match report::herd::litmus(
+                        Checked::Litmus(o) => match report::herd::litmus_of(
                             o,
                             std::fs::read_to_string(f).ok().as_deref(),
                         ) {
