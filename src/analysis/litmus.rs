@@ -1029,11 +1029,12 @@ struct Outcomes<'p> {
     /// Per pair of `races`: the values of the final states of the
     /// executions in which it races.
     race_states: Vec<rustc_hash::FxHashSet<Box<[i64]>>>,
-    /// The current candidate's racing executions' final states, each
-    /// with the power of the location-renaming group whose image it is
-    /// (0 without that reduction): [`Outcomes::record_races`] gives them
-    /// to the candidate's racing pairs.
-    racy_now: Vec<(usize, Box<[i64]>)>,
+    /// The current candidate's racing executions' distinct final states,
+    /// by the power of the location-renaming group whose image they are
+    /// (index 0 without that reduction): [`Outcomes::record_races`] gives
+    /// them to the candidate's racing pairs. A set, so that a factored
+    /// candidate's many executions reaching few states cost few entries.
+    racy_now: Vec<rustc_hash::FxHashSet<Box<[i64]>>>,
     /// The power of the location-renaming group whose image
     /// [`Outcomes::record_state`] is recording.
     image: usize,
@@ -1705,7 +1706,13 @@ impl Outcomes<'_> {
             self.racy = true;
             self.undefined.defined_racy |= !undefined;
             record = true;
-            self.racy_now.push((self.image, state.as_slice().into()));
+            if self.racy_now.len() <= self.image {
+                self.racy_now.resize_with(self.image + 1, Default::default);
+            }
+            let seen = &mut self.racy_now[self.image];
+            if !seen.contains(state.as_slice()) {
+                seen.insert(state.as_slice().into());
+            }
         }
         // Only a witness without undefined behaviour settles a verdict
         // (one with it promises nothing: the walk goes on).
@@ -1759,7 +1766,7 @@ impl Outcomes<'_> {
         if record {
             self.record_races(sk, eval, Vec::new());
         }
-        self.racy_now.clear();
+        self.racy_now.iter_mut().for_each(|s| s.clear());
         if decided {
             ControlFlow::Break(())
         } else {
@@ -1913,12 +1920,17 @@ impl Outcomes<'_> {
 /// the same code, so they write the same values.
 fn add_race_states(
     to: &mut rustc_hash::FxHashSet<Box<[i64]>>,
-    racy_now: &[(usize, Box<[i64]>)],
+    racy_now: &[rustc_hash::FxHashSet<Box<[i64]>>],
     power: Option<usize>,
 ) {
-    for (k, state) in racy_now {
-        if power.is_none_or(|p| p == *k) && !to.contains(state) {
-            to.insert(state.clone());
+    for (k, states) in racy_now.iter().enumerate() {
+        if power.is_some_and(|p| p != k) {
+            continue;
+        }
+        for state in states {
+            if !to.contains(state) {
+                to.insert(state.clone());
+            }
         }
     }
 }
