@@ -32,6 +32,33 @@ const CASES: &[(&str, &[&str])] = &[
         "check-races",
         &["check", "tests/litmus-vulkan/race-plain-mp.litmus"],
     ),
+    // Message passing reading the payload whatever the flag: the race
+    // only where the acquire read the initial 0 (P1:r0=0), derived by
+    // hand: reading 1 makes the release synchronize with the acquire, so
+    // the payload write happens before the payload read.
+    (
+        "check-race-states",
+        &[
+            "check",
+            "tests/golden/inputs/mp-payload-unconditional.litmus",
+        ],
+    ),
+    (
+        "check-race-states-json",
+        &[
+            "check",
+            "--format",
+            "json",
+            "tests/golden/inputs/mp-payload-unconditional.litmus",
+        ],
+    ),
+    (
+        "explain-race-states",
+        &[
+            "explain",
+            "tests/golden/inputs/mp-payload-unconditional.litmus",
+        ],
+    ),
     (
         "explain-mp-stale",
         &["explain", "examples/mp.litmus", "--outcome", "P1:r1 == 0"],
@@ -113,7 +140,13 @@ fn normalise(text: &str) -> String {
                 fixed.push((*w).to_string());
             }
         }
-        out.push_str(&fixed.join(" "));
+        // A time right-aligned in a column is padded by as many spaces as
+        // it has fewer digits: one space before it, whatever its width.
+        let mut line = fixed.join(" ");
+        while line.contains("  <t>") {
+            line = line.replace("  <t>", " <t>");
+        }
+        out.push_str(&line);
         out.push('\n');
     }
     out
@@ -171,4 +204,62 @@ fn normalising_replaces_only_times() {
         "Time mp <t>\n  line 3 x <t> ms  (2 executions)\n  \"time\": \"<t>\",\n"
     );
     assert_eq!(normalise("States 1\n1:r1=1;\n"), "States 1\n1:r1=1;\n");
+    // Padded times normalise alike, whatever their width.
+    assert_eq!(normalise("ok    12.345 ms"), normalise("ok     1.234 ms"));
+    assert_eq!(normalise("ok     1.234 ms"), "ok <t> ms\n");
+}
+
+/// The JUnit example in docs/reading-output.md has the counts a merge of
+/// the two shards of `tests/litmus-vulkan` writes: `tests="N"` on both
+/// elements is the number of `<testcase>` elements, which is the "N checks"
+/// the merge prints (14: one per row of expected-condition.csv, counted by
+/// hand), and the doc's example shows that same N.
+#[test]
+fn the_documented_junit_example_counts_the_checks() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let dir = std::env::temp_dir().join(format!("vkmm-golden-junit-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let vkmm = |args: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_vkmm"))
+            .args(args)
+            .current_dir(root)
+            .output()
+            .expect("vkmm runs")
+    };
+    let csv = "tests/litmus-vulkan/expected-condition.csv";
+    let mut shards = Vec::new();
+    for k in ["1/2", "2/2"] {
+        let out = vkmm(&[
+            "suite",
+            "tests/litmus-vulkan",
+            "--expected",
+            csv,
+            "--shard",
+            k,
+            "--format",
+            "json",
+            "-j",
+            "1",
+        ]);
+        let path = dir.join(format!("s{}.json", shards.len() + 1));
+        std::fs::write(&path, &out.stdout).unwrap();
+        shards.push(path.display().to_string());
+    }
+    let xml = dir.join("j.xml");
+    let xml_arg = xml.display().to_string();
+    let out = vkmm(&["merge", &shards[0], &shards[1], "--junit", &xml_arg]);
+    let stdout = String::from_utf8_lossy(&out.stdout).to_string();
+    assert!(
+        stdout.starts_with("14 files, 14 checks: 14 passed"),
+        "{stdout}"
+    );
+    let written = std::fs::read_to_string(&xml).unwrap();
+    assert_eq!(written.matches("<testcase ").count(), 14, "{written}");
+    assert_eq!(written.matches(" tests=\"14\"").count(), 2, "{written}");
+    let doc = std::fs::read_to_string(root.join("docs/reading-output.md")).unwrap();
+    let start = doc.find("<testsuites name=\"vkmm\"").expect("the example");
+    let example = &doc[start..start + 200];
+    assert!(example.contains(" tests=\"14\""), "{example}");
+    assert_eq!(doc.matches("14 files, 14 checks: 14 passed").count(), 1);
+    let _ = std::fs::remove_dir_all(&dir);
 }

@@ -74,6 +74,27 @@ pub struct RacePair {
     /// by statement, as `P4, P5 stop at the bound before line 31: OpBranch %25`.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub stopped_at_bound: Vec<String>,
+    /// The final states (of the listing's `states`) reached by the
+    /// executions in which this pair races, sorted as the listing is: a
+    /// pair may race only where, say, a flag read 0. Empty when the race
+    /// was found only in executions stopping at the bound
+    /// (`stopped_at_bound`), which reach no final state. JSON: a list of
+    /// value objects, `[{"P1:r0": 0, "P1:r1": 0}, ...]`.
+    #[serde(serialize_with = "ser_state_list")]
+    pub states: Vec<FinalState>,
+}
+
+fn ser_state_list<S: serde::Serializer>(states: &[FinalState], s: S) -> Result<S::Ok, S::Error> {
+    use serde::ser::SerializeSeq;
+    let mut seq = s.serialize_seq(Some(states.len()))?;
+    for state in states {
+        let values: serde_json::Map<String, serde_json::Value> = state
+            .iter()
+            .map(|(k, v)| (k.to_string(), serde_json::Value::from(v)))
+            .collect();
+        seq.serialize_element(&values)?;
+    }
+    seq.end()
 }
 
 /// How many attributions of cooperative matrix element accesses a test
@@ -946,6 +967,10 @@ impl Outcomes<'_> {
     }
 }
 
+/// A racing pair of instructions as `((thread, stmt), (thread, stmt))`,
+/// in thread order.
+type RaceKey = ((usize, usize), (usize, usize));
+
 /// The values a skeleton allows: per shown register (`None`: not fixed by
 /// the paths) and per shown location (`None`: a derived store).
 type ValueSets = (Vec<Option<Vec<i64>>>, Vec<Option<Vec<i64>>>);
@@ -979,10 +1004,24 @@ struct Outcomes<'p> {
     consistent: u64,
     races: Vec<RacePair>,
     /// The racing instruction pairs already in `races`, as `(thread, stmt)`
-    /// pairs: a racy candidate names each pair once, however many
-    /// executions show it (a set, so that many racing pairs stay linear).
-    race_keys: std::collections::HashSet<((usize, usize), (usize, usize))>,
-    race_texts: std::collections::HashSet<RacePair>,
+    /// pairs, with their index in `races`: a racy candidate names each
+    /// pair once, however many executions show it (a map, so that many
+    /// racing pairs stay linear).
+    race_keys: std::collections::HashMap<RaceKey, usize>,
+    /// Each text of `races` (without states) and its index.
+    race_texts: std::collections::HashMap<RacePair, usize>,
+    /// Per pair of `races`: the values of the final states of the
+    /// executions in which it races.
+    race_states: Vec<rustc_hash::FxHashSet<Box<[i64]>>>,
+    /// The current candidate's racing executions' distinct final states,
+    /// by the power of the location-renaming group whose image they are
+    /// (index 0 without that reduction): [`Outcomes::record_races`] gives
+    /// them to the candidate's racing pairs. A set, so that a factored
+    /// candidate's many executions reaching few states cost few entries.
+    racy_now: Vec<rustc_hash::FxHashSet<Box<[i64]>>>,
+    /// The power of the location-renaming group whose image
+    /// [`Outcomes::record_state`] is recording.
+    image: usize,
     racy: bool,
     /// The current skeleton's divergent barriers (described).
     divergent: Vec<String>,
@@ -1537,6 +1576,7 @@ impl Outcomes<'_> {
         }));
         let (mut record, mut decided) = (false, false);
         let Some(rotation) = &sk.rotation else {
+            self.image = 0;
             for mem in &shared.mem {
                 let (r, d) = self.record_state(sk, cand, shared, &mut state, mem);
                 record |= r;
@@ -1557,6 +1597,7 @@ impl Outcomes<'_> {
         let regs = state[..nregs].to_vec();
         let mut image_mem = Vec::new();
         'images: for k in 0..rotation.images {
+            self.image = k;
             for mem in &shared.mem {
                 let slots = &self.image_slots[k];
                 state.truncate(nregs);
@@ -1649,6 +1690,13 @@ impl Outcomes<'_> {
             self.racy = true;
             self.undefined.defined_racy |= !undefined;
             record = true;
+            if self.racy_now.len() <= self.image {
+                self.racy_now.resize_with(self.image + 1, Default::default);
+            }
+            let seen = &mut self.racy_now[self.image];
+            if !seen.contains(state.as_slice()) {
+                seen.insert(state.as_slice().into());
+            }
         }
         // Only a witness without undefined behaviour settles a verdict
         // (one with it promises nothing: the walk goes on).
@@ -1702,6 +1750,7 @@ impl Outcomes<'_> {
         if record {
             self.record_races(sk, eval, Vec::new());
         }
+        self.racy_now.iter_mut().for_each(|s| s.clear());
         if decided {
             ControlFlow::Break(())
         } else {
@@ -1729,19 +1778,27 @@ impl Outcomes<'_> {
         let threads = program.threads.len();
         for (a, b) in dr.pairs().filter(|(a, b)| a < b) {
             let (ea, eb) = (&sk.events[a], &sk.events[b]);
-            let images = match (&sk.symmetry, &sk.rotation) {
-                (Some(sym), _) => sym.classes.images(ea.thread, eb.thread, threads),
-                // Renaming locations: the pair's image under each power
-                // (the location follows: it is the image instruction's).
-                (None, Some(r)) => (0..r.images)
-                    .map(|k| {
-                        let pi = r.group.thread_power(k);
-                        (pi[ea.thread], pi[eb.thread], pi.to_vec())
-                    })
-                    .collect(),
-                (None, None) => vec![(ea.thread, eb.thread, Vec::new())],
-            };
-            for (x, y, perm) in images {
+            // Each image: its threads, the permutation, and under renaming
+            // locations the power of the group it is.
+            let images: Vec<(usize, usize, Vec<usize>, Option<usize>)> =
+                match (&sk.symmetry, &sk.rotation) {
+                    (Some(sym), _) => sym
+                        .classes
+                        .images(ea.thread, eb.thread, threads)
+                        .into_iter()
+                        .map(|(x, y, perm)| (x, y, perm, None))
+                        .collect(),
+                    // Renaming locations: the pair's image under each power
+                    // (the location follows: it is the image instruction's).
+                    (None, Some(r)) => (0..r.images)
+                        .map(|k| {
+                            let pi = r.group.thread_power(k);
+                            (pi[ea.thread], pi[eb.thread], pi.to_vec(), Some(k))
+                        })
+                        .collect(),
+                    (None, None) => vec![(ea.thread, eb.thread, Vec::new(), None)],
+                };
+            for (x, y, perm, power) in images {
                 let (mut ex, mut ey) = (ea.clone(), eb.clone());
                 ex.thread = x;
                 ey.thread = y;
@@ -1749,10 +1806,12 @@ impl Outcomes<'_> {
                 if (ex.thread, ex.stmt) > (ey.thread, ey.stmt) {
                     std::mem::swap(&mut ex, &mut ey);
                 }
-                if !self
-                    .race_keys
-                    .insert(((ex.thread, ex.stmt), (ey.thread, ey.stmt)))
-                {
+                // The states this image of the pair races in
+                // ([`add_race_states`]): under renaming locations those of
+                // the same power's image.
+                let key = ((ex.thread, ex.stmt), (ey.thread, ey.stmt));
+                if let Some(&i) = self.race_keys.get(&key) {
+                    add_race_states(&mut self.race_states[i], &self.racy_now, power);
                     continue;
                 }
                 let loc = program
@@ -1770,11 +1829,20 @@ impl Outcomes<'_> {
                     location: loc,
                     attribution: program.attributions.this.clone(),
                     stopped_at_bound: stops,
+                    states: Vec::new(),
                 };
                 // Two instructions on one source line may describe alike.
-                if self.race_texts.insert(pair.clone()) {
-                    self.races.push(pair);
-                }
+                let i = match self.race_texts.get(&pair) {
+                    Some(&i) => i,
+                    None => {
+                        self.race_texts.insert(pair.clone(), self.races.len());
+                        self.races.push(pair);
+                        self.race_states.push(Default::default());
+                        self.races.len() - 1
+                    }
+                };
+                self.race_keys.insert(key, i);
+                add_race_states(&mut self.race_states[i], &self.racy_now, power);
             }
         }
     }
@@ -1824,6 +1892,29 @@ impl Outcomes<'_> {
             ControlFlow::Break(())
         } else {
             ControlFlow::Continue(())
+        }
+    }
+}
+
+/// Adds to a racing pair's states those of the candidate's racing
+/// executions `racy_now` it races in: all of them, or under renaming
+/// locations (`power`) the image executions of that power (the pair's
+/// image under it races in them). Under a permutation of interchangeable
+/// threads the state stays: those threads show no register, and they run
+/// the same code, so they write the same values.
+fn add_race_states(
+    to: &mut rustc_hash::FxHashSet<Box<[i64]>>,
+    racy_now: &[rustc_hash::FxHashSet<Box<[i64]>>],
+    power: Option<usize>,
+) {
+    for (k, states) in racy_now.iter().enumerate() {
+        if power.is_some_and(|p| p != k) {
+            continue;
+        }
+        for state in states {
+            if !to.contains(state) {
+                to.insert(state.clone());
+            }
         }
     }
 }
@@ -1909,6 +2000,9 @@ impl<'p> Outcomes<'p> {
             races: Vec::new(),
             race_keys: Default::default(),
             race_texts: Default::default(),
+            race_states: Vec::new(),
+            racy_now: Vec::new(),
+            image: 0,
             racy: false,
             divergent: Vec::new(),
             states_only: false,
@@ -2007,11 +2101,23 @@ impl Split for Outcomes<'_> {
         self.negative += part.negative;
         self.consistent += part.consistent;
         self.racy |= part.racy;
-        self.race_keys.extend(part.race_keys);
-        for pair in part.races {
-            if self.race_texts.insert(pair.clone()) {
-                self.races.push(pair);
-            }
+        // The part's pairs by their index here, new ones appended.
+        let mut here = Vec::with_capacity(part.races.len());
+        for (pair, states) in part.races.into_iter().zip(part.race_states) {
+            let i = match self.race_texts.get(&pair) {
+                Some(&i) => i,
+                None => {
+                    self.race_texts.insert(pair.clone(), self.races.len());
+                    self.races.push(pair);
+                    self.race_states.push(Default::default());
+                    self.races.len() - 1
+                }
+            };
+            self.race_states[i].extend(states);
+            here.push(i);
+        }
+        for (key, i) in part.race_keys {
+            self.race_keys.entry(key).or_insert(here[i]);
         }
         append_new(&mut self.barrier_divergence, part.barrier_divergence);
         append_new(&mut self.barrier_stalls, part.barrier_stalls);
@@ -2076,6 +2182,23 @@ pub fn check_litmus_with_progress(
     Ok(o)
 }
 
+/// The racing pairs with the final states they race in (sorted as the
+/// listing is).
+fn with_states(
+    mut races: Vec<RacePair>,
+    states: Vec<rustc_hash::FxHashSet<Box<[i64]>>>,
+    names: &Schema,
+) -> Vec<RacePair> {
+    for (r, set) in races.iter_mut().zip(states) {
+        r.states = set
+            .into_iter()
+            .map(|values| FinalState::new(names.clone(), values))
+            .collect();
+        r.states.sort();
+    }
+    races
+}
+
 /// The union of two attributions' raw outcomes (before [`LitmusOutcome::holds`]
 /// made anything undecided).
 fn join(mut o: LitmusOutcome, a: LitmusOutcome) -> LitmusOutcome {
@@ -2095,8 +2218,28 @@ fn join(mut o: LitmusOutcome, a: LitmusOutcome) -> LitmusOutcome {
         Quantifier::Forall => o.negative == 0,
     });
     for r in a.races {
-        if !o.races.contains(&r) {
-            o.races.push(r);
+        let same = |q: &&mut RacePair| {
+            (
+                &q.first,
+                &q.second,
+                &q.location,
+                &q.attribution,
+                &q.stopped_at_bound,
+            ) == (
+                &r.first,
+                &r.second,
+                &r.location,
+                &r.attribution,
+                &r.stopped_at_bound,
+            )
+        };
+        match o.races.iter_mut().find(same) {
+            Some(q) => {
+                q.states.extend(r.states);
+                q.states.sort();
+                q.states.dedup();
+            }
+            None => o.races.push(r),
         }
     }
     o.race_free = match (o.race_free, a.race_free) {
@@ -2204,12 +2347,12 @@ fn check_one(
         model: loaded.name.clone(),
         condition: cond.map(|c| c.text.clone()),
         quantifier: cond.and_then(|c| c.quantifier),
+        races: with_states(v.races, v.race_states, v.states.names()),
         states: v.states.into_sorted(),
         positive,
         negative,
         observation,
         condition_holds,
-        races: v.races,
         // One witness per state: a race seen is a race, but none seen
         // says nothing of the executions not evaluated.
         race_free: if v.racy {
@@ -2328,5 +2471,46 @@ mod holds_tests {
         o.truncated = false;
         assert_eq!(o.holds(Property::Condition), Some(false));
         assert_eq!(o.holds(Property::Races), Some(true));
+    }
+}
+
+#[cfg(test)]
+mod race_state_tests {
+    use crate::Checked;
+
+    /// The payload read runs only where the relaxed flag read 1, and
+    /// nothing orders it after the plain payload write then (no release,
+    /// no acquire): the pair races in the executions ending in
+    /// P1:r0=1, and in none ending in P1:r0=0 (which read no payload).
+    /// Derived by hand; the walk meets a state of each kind, so a race
+    /// credited to the executions of another candidate shows here.
+    const GUARDED: &str = "VULKAN guard\n{ x=0; f=0; }\n\
+        P0@sg 0, wg 0, qf 0 | P1@sg 0, wg 1, qf 0 ;\n\
+        st.nonpriv.sc0 x, 1 | ld.atom.dv.sc0 r0, f ;\n\
+        st.atom.dv.sc0 f, 1 | beq r0, 0, END ;\n\
+        | ld.nonpriv.sc0 r1, x ;\n\
+        | END: ;\n\
+        exists (P1:r0 == 1)\n";
+
+    fn races(session: crate::Session) -> Vec<Vec<Vec<(String, i64)>>> {
+        let Checked::Litmus(o) = session.check_text("guard.litmus", GUARDED).expect("checks")
+        else {
+            panic!("a litmus outcome")
+        };
+        assert_eq!(o.states.len(), 2, "{o:?}");
+        o.races
+            .iter()
+            .map(|r| r.states.iter().map(|s| s.to_pairs()).collect())
+            .collect()
+    }
+
+    #[test]
+    fn a_race_names_only_the_states_of_its_racing_executions() {
+        let want = vec![vec![vec![("P1:r0".to_string(), 1)]]];
+        assert_eq!(races(crate::Session::new().threads(1)), want);
+        // The same over parallel parts, and with every reduction off.
+        assert_eq!(races(crate::Session::new().threads(4)), want);
+        let none = crate::engine::Reductions::none();
+        assert_eq!(races(crate::Session::new().reductions(none)), want);
     }
 }

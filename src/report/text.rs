@@ -291,6 +291,49 @@ pub fn comparison(c: &Comparison) -> String {
     s
 }
 
+/// The most final states a race lists in the text report (JSON lists all).
+const RACE_STATES_SHOWN: usize = 6;
+
+/// Where a racing pair races: the final states of the executions in which
+/// it races, out of the `all` states listed (a race may need, say, the
+/// flag read 0). Nothing when it was seen only in executions stopping at
+/// the bound (no final state; `stopped_at_bound` says where).
+fn race_states(s: &mut String, r: &crate::analysis::RacePair, all: usize) {
+    let n = r.states.len();
+    if n == 0 {
+        return;
+    }
+    if n == all {
+        let _ = writeln!(
+            s,
+            "    in executions ending in {}",
+            if all == 1 {
+                "the one final state".to_string()
+            } else {
+                format!("each of the {all} final states")
+            }
+        );
+        return;
+    }
+    let _ = writeln!(
+        s,
+        "    in executions ending in {n} of the {all} final state{}:",
+        if all == 1 { "" } else { "s" }
+    );
+    for state in r.states.iter().take(RACE_STATES_SHOWN) {
+        s.push_str("      ");
+        push_state(s, state, |k| k);
+        s.push('\n');
+    }
+    if n > RACE_STATES_SHOWN {
+        let _ = writeln!(
+            s,
+            "      and {} more (--format json lists them all)",
+            n - RACE_STATES_SHOWN
+        );
+    }
+}
+
 /// Appends a state's count left-aligned in 8 columns, then ` :> ` (as
 /// `{count:<8} :> `).
 pub(crate) fn push_count(s: &mut String, count: u64) {
@@ -440,6 +483,15 @@ fn litmus_pieces(o: &LitmusOutcome, s: &mut String, block: usize, sink: &mut dyn
                     r.stopped_at_bound.join("; ")
                 );
             }
+            race_states(s, r, o.states.len());
+        }
+        if let Some(state) = o.races.iter().find_map(|r| r.states.first()) {
+            let _ = writeln!(
+                s,
+                "  see one: vkmm explain {} --outcome '{}'",
+                o.file,
+                crate::analysis::explain::state_outcome(state)
+            );
         }
     }
     if let Some(a) = o.attributions {
@@ -769,7 +821,90 @@ pub fn explanation(x: &Explanation) -> String {
             let _ = writeln!(s, "  {q}: {a}");
         }
     }
+    test_races(&mut s, x);
     s
+}
+
+/// The whole test's races under an explanation of its own condition:
+/// the executions explained may not be those that race (message passing
+/// reading the payload whatever the flag: the race is where the flag
+/// read 0), so the test's races, where they race and how to see one.
+fn test_races(s: &mut String, x: &Explanation) {
+    use std::fmt::Write;
+    let Some(t) = &x.test_races else {
+        return;
+    };
+    match t.race_free {
+        Some(true) => {
+            let _ = writeln!(
+                s,
+                "Data races: none in any consistent execution of the test"
+            );
+            return;
+        }
+        None if t.races.is_empty() => {
+            let _ = writeln!(
+                s,
+                "Data races: undecided for the test (none among the executions seen; vkmm check says why)"
+            );
+            return;
+        }
+        _ => {}
+    }
+    let explained = x.races.len();
+    let _ = writeln!(
+        s,
+        "Data races in the test (in any consistent execution, not only those explained{}):",
+        if explained > 0 { ", above" } else { "" }
+    );
+    for r in &t.races {
+        let _ = writeln!(
+            s,
+            "  race on {}: {}  <->  {}",
+            r.location, r.first, r.second
+        );
+        if let Some(a) = &r.attribution {
+            let _ = writeln!(s, "    under the attribution {a}");
+        }
+        if !r.stopped_at_bound.is_empty() {
+            let _ = writeln!(
+                s,
+                "    in the execution where {}",
+                r.stopped_at_bound.join("; ")
+            );
+        }
+        let all = r.states.len();
+        if all == t.states && all > 1 {
+            let _ = writeln!(
+                s,
+                "    in executions ending in each of the {all} final states"
+            );
+            continue;
+        }
+        if all == t.states && all == 1 {
+            let _ = writeln!(s, "    in executions ending in the one final state");
+            continue;
+        }
+        for state in r.states.iter().take(RACE_STATES_SHOWN) {
+            s.push_str("    in executions ending in ");
+            push_state(s, state, |k| k);
+            s.push('\n');
+        }
+        if all > RACE_STATES_SHOWN {
+            let _ = writeln!(
+                s,
+                "    and in {} more final states (vkmm check lists them)",
+                all - RACE_STATES_SHOWN
+            );
+        }
+    }
+    if let Some(state) = t.races.iter().find_map(|r| r.states.first()) {
+        let _ = writeln!(
+            s,
+            "  see one: explain --outcome '{}'",
+            crate::analysis::explain::state_outcome(state)
+        );
+    }
 }
 
 /// The path behind an edge, one `role: event` line each.

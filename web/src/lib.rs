@@ -41,6 +41,23 @@ pub struct Options {
     pub spin_reduction: Option<bool>,
     /// `per-workgroup` (default) or `shared` (OpenCL `local` memory).
     pub local_memory: Option<String>,
+    /// A shader's dispatch, as the command line's options spell it:
+    /// `--local-size X[,Y[,Z]]`.
+    pub local_size: Option<String>,
+    /// `--workgroups X[,Y[,Z]]`.
+    pub workgroups: Option<String>,
+    /// `--subgroup-size N`.
+    pub subgroup_size: Option<u32>,
+    /// `-D NAME[=VALUE]`, one per entry.
+    pub defines: Vec<String>,
+    /// `--set NAME=VALUE`, one per entry.
+    pub set: Vec<String>,
+    /// `--entry NAME`.
+    pub entry: Option<String>,
+    /// `--input TARGET=VALUES`, one per entry.
+    pub inputs: Vec<String>,
+    /// `--length TARGET=N` (a runtime array's length), one per entry.
+    pub lengths: Vec<String>,
 }
 
 impl Options {
@@ -87,12 +104,79 @@ impl Options {
                 )));
             }
         }
+        let shader = self.shader_options().map_err(Error::Usage)?;
+        if shader != vkmm::frontend::ShaderOptions::default() {
+            s = s.shader(shader);
+        }
         if let Some(f) = progress {
             s = s.on_progress(f);
         }
         // No process-wide allocator counts memory in the browser: the tab's
         // own limit applies.
         Ok(s.max_memory(None))
+    }
+}
+
+impl Options {
+    /// The shader dispatch these options give, read as the command line
+    /// reads `--local-size`, `--workgroups`, `--subgroup-size`, `-D`,
+    /// `--set` and `--entry` (empty fields keep the shader's own choice).
+    pub fn shader_options(&self) -> Result<vkmm::frontend::ShaderOptions, String> {
+        use vkmm::frontend::ShaderOptions;
+        let mut o = ShaderOptions::default();
+        fn given(t: &Option<String>) -> Option<&str> {
+            t.as_deref().map(str::trim).filter(|t| !t.is_empty())
+        }
+        if let Some(t) = given(&self.local_size) {
+            o.local_size =
+                Some(ShaderOptions::parse_dims(t).map_err(|e| format!("local size: {e}"))?);
+        }
+        if let Some(t) = given(&self.workgroups) {
+            o.workgroups =
+                Some(ShaderOptions::parse_dims(t).map_err(|e| format!("workgroups: {e}"))?);
+        }
+        if let Some(n) = self.subgroup_size {
+            if n == 0 {
+                return Err(
+                    "subgroup size: expected a whole number of at least 1, found `0`".into(),
+                );
+            }
+            o.subgroup_size = Some(n);
+        }
+        for d in self
+            .defines
+            .iter()
+            .map(|d| d.trim())
+            .filter(|d| !d.is_empty())
+        {
+            o.defines
+                .push(ShaderOptions::parse_define(d).map_err(|e| format!("define: {e}"))?);
+        }
+        for a in self.set.iter().map(|a| a.trim()).filter(|a| !a.is_empty()) {
+            o.set
+                .push(ShaderOptions::parse_set(a).map_err(|e| format!("set: {e}"))?);
+        }
+        o.entry = given(&self.entry).map(str::to_string);
+        use vkmm::frontend::inputs::Input;
+        for i in self
+            .inputs
+            .iter()
+            .map(|i| i.trim())
+            .filter(|i| !i.is_empty())
+        {
+            o.inputs
+                .push(Input::parse(i).map_err(|e| format!("input: {e}"))?);
+        }
+        for l in self
+            .lengths
+            .iter()
+            .map(|l| l.trim())
+            .filter(|l| !l.is_empty())
+        {
+            o.inputs
+                .push(Input::parse_length(l).map_err(|e| format!("length: {e}"))?);
+        }
+        Ok(o)
     }
 }
 
@@ -316,6 +400,64 @@ mod tests {
             }
         }
         assert!(a["report"].as_str().unwrap().contains("mp"));
+    }
+
+    /// The page's shader options are the command line's: consts.wgsl
+    /// writes out[0] = N * 1000 + K (N = 4, K = 9 as written: 4009);
+    /// `--set N=2u`, `--set K=3` make it 2003 (by hand), and a local size
+    /// of 1 drops invocation 1, the writer (out[0] stays 0).
+    #[test]
+    fn checks_a_wgsl_shader_with_dispatch_options() {
+        let source = include_str!("../../tests/wgsl/consts.wgsl");
+        let with = |cond: &str| format!("{source}// @Output: forall ({cond})\n");
+        let holds = |o: &Options, cond: &str| {
+            let a = check("consts.wgsl", &with(cond), o, None);
+            assert_eq!(a["ok"], true, "{a}");
+            a["result"]["condition_holds"].clone()
+        };
+        assert_eq!(holds(&Options::default(), "%out[0][0] == 4009"), true);
+        let set = opts(r#"{"set": ["N=2u", " K=3 "]}"#);
+        assert_eq!(holds(&set, "%out[0][0] == 2003"), true);
+        assert_eq!(holds(&set, "%out[0][0] == 4009"), false);
+        let one = opts(r#"{"local_size": "1", "workgroups": "1,1,1", "subgroup_size": 1}"#);
+        assert_eq!(holds(&one, "%out[0][0] == 0"), true);
+        // examples/shaders/counter.wgsl as its comment says to check it:
+        // two invocations count themselves, the barrier orders the count
+        // before invocation 0 publishes it: race-free, out[0] == 2.
+        let counter = include_str!("../../examples/shaders/counter.wgsl");
+        let counter = format!("{counter}// @Output: forall (%out[0][0] == 2)\n");
+        let two = opts(r#"{"local_size": "2", "lengths": ["out=1"]}"#);
+        let a = check("counter.wgsl", &counter, &two, None);
+        assert_eq!(a["ok"], true, "{a}");
+        assert_eq!(a["result"]["race_free"], true, "{a}");
+        assert_eq!(a["result"]["condition_holds"], true, "{a}");
+        // Bad options are errors naming the option.
+        for (json, what) in [
+            (r#"{"local_size": "0"}"#, "local size"),
+            (r#"{"workgroups": "a,b"}"#, "workgroups"),
+            (r#"{"subgroup_size": 0}"#, "subgroup size"),
+            (r#"{"defines": ["1X"]}"#, "define"),
+            (r#"{"set": ["N"]}"#, "set"),
+            (r#"{"lengths": ["out"]}"#, "length"),
+        ] {
+            let a = check("consts.wgsl", source, &opts(json), None);
+            assert_eq!(a["ok"], false, "{json}: {a}");
+            let m = a["error"]["message"].as_str().unwrap();
+            assert!(m.contains(what), "{json}: {m}");
+        }
+    }
+
+    /// The outcome list carries each race's states: mp reading the
+    /// payload whatever the flag races only where the flag read 0.
+    #[test]
+    fn races_name_their_states() {
+        let text = include_str!("../../tests/golden/inputs/mp-payload-unconditional.litmus");
+        let a = check("mp.litmus", text, &Options::default(), None);
+        let races = a["result"]["races"].as_array().unwrap();
+        assert_eq!(races.len(), 1, "{a}");
+        let states = races[0]["states"].as_array().unwrap();
+        assert_eq!(states.len(), 2, "{a}");
+        assert!(states.iter().all(|s| s["P1:r0"] == 0), "{a}");
     }
 
     #[test]

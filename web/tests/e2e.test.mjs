@@ -2,8 +2,11 @@
 // the page first, then runs `node --test web/tests/`).
 //
 // It serves the built page (PLAYGROUND_DIR, default target/playground) on
-// 127.0.0.1, opens it, and checks what a person would: the README example
-// answers on load; a gallery example gives its outcome list, verdicts and a
+// 127.0.0.1, opens it, and checks what a person would: the first page shows
+// examples/mp.litmus with its outcome table and its forbidden outcome
+// explained and drawn, and a screenshot of it shows the table (decoded
+// here: target/playground-first-page.png); the README example answers;
+// a gallery example gives its outcome list, verdicts and a
 // drawn SVG graph (screenshot: target/playground-e2e.png); an outcome
 // explains; a bad edit is a located error; a share link reopens the same
 // test; a long run shows progress and cancels; the page also works opened
@@ -12,9 +15,12 @@ import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
+import fs from "node:fs";
 import { browser as startBrowser, dir, firstAnswer, repo, serve } from "./harness.mjs";
+import { decodePng } from "./png.mjs";
 
 const shot = path.join(repo, "target/playground-e2e.png");
+const firstShot = path.join(repo, "target/playground-first-page.png");
 
 let server;
 let base;
@@ -59,11 +65,126 @@ async function choose(page, file) {
   await page.selectOption("#gallery", value);
 }
 
-test("the README example answers on load", async () => {
+/** Resolves when the page's status says the run (and its explanation) ended. */
+const checked = (page) =>
+  page.waitForFunction(() => /^checked in /.test(document.querySelector("#status").textContent), null, { timeout: 60_000 });
+
+test("the first page: a litmus test, its outcome table, a forbidden outcome explained and drawn", async () => {
   const page = await open(base);
   await firstAnswer(page);
+  await checked(page);
   const t = await page.evaluate(() => window.vkmmTimings);
-  console.log(`timings over http: module ready ${t.wasmReady.toFixed(0)} ms, first answer (examples/mp.test) ${t.firstAnswer.toFixed(0)} ms after page start`);
+  console.log(`timings over http: module ready ${t.wasmReady.toFixed(0)} ms, first answer (examples/mp.litmus) ${t.firstAnswer.toFixed(0)} ms after page start`);
+  // The selector names the example shown.
+  const chosen = await page.$eval("#gallery", (s) => s.options[s.selectedIndex].textContent);
+  assert.equal(chosen, "examples/mp.litmus");
+  // mp.litmus: one outcome (P1:r1 = 1); its `forall` holds because the
+  // negation, the stale payload, is forbidden: a rejected execution drawn.
+  const rows = await page.$$eval("#outcomes tbody tr", (trs) => trs.map((tr) => tr.textContent));
+  assert.equal(rows.length, 1);
+  assert.match(await page.textContent("#explanation"), /HOLDS under vulkan: its negation is FORBIDDEN/);
+  assert.match(await page.textContent("#explanation"), /Rejected by/);
+  await page.waitForSelector("#graph svg g.node", { timeout: 60_000 });
+  // Readable without a click: not shrunk below 0.65 of Graphviz's size
+  // (14-point labels stay at least 9 points), and as wide as the column
+  // allows.
+  assert.equal(await page.$eval("#graph", (g) => g.classList.contains("fit")), false);
+  const scale = await page.$eval("#graph svg", (svg) => svg.getBoundingClientRect().width / svg.width.baseVal.value);
+  assert.ok(scale >= 0.64 && scale <= 1.01, `the picture is drawn at ${scale.toFixed(2)} of its size`);
+  // Long lines wrap: the explanation scrolls no wider than its box.
+  const wide = await page.$eval("#explanation", (e) => e.scrollWidth - e.clientWidth);
+  assert.ok(wide <= 1, `the explanation wraps (${wide} px wider than its box)`);
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});
+
+// The screenshot must contain the outcome table: the DOM places it inside
+// the first screen, and the pixels of its region in the image are the
+// table's (dark text on a light background, with its grey borders), not a
+// blank or "loading…" page.
+test("a screenshot of the first page shows the outcome table", async () => {
+  const page = await open(base);
+  await firstAnswer(page);
+  await checked(page);
+  await page.waitForSelector("#graph svg g.node", { timeout: 60_000 });
+  const png = await page.screenshot({ path: firstShot });
+  console.log(`screenshot: ${path.relative(repo, firstShot)}`);
+  const img = decodePng(png);
+  const viewport = page.viewportSize();
+  assert.equal(img.width, viewport.width);
+  assert.equal(img.height, viewport.height);
+  const box = await page.$eval("#outcomes", (t) => {
+    const r = t.getBoundingClientRect();
+    return { x: r.x, y: r.y, width: r.width, height: r.height };
+  });
+  assert.ok(box.width > 20 && box.height > 20, `the table has a size: ${JSON.stringify(box)}`);
+  assert.ok(
+    box.x >= 0 && box.y >= 0 && box.x + box.width <= img.width && box.y + box.height <= img.height,
+    `the table is on the first screen: ${JSON.stringify(box)} in ${img.width}x${img.height}`,
+  );
+  let dark = 0;
+  let light = 0;
+  let border = 0;
+  for (let y = Math.ceil(box.y); y < Math.floor(box.y + box.height); y++) {
+    for (let x = Math.ceil(box.x); x < Math.floor(box.x + box.width); x++) {
+      const [r, g, b] = img.pixel(x, y);
+      const lum = (r + g + b) / 3;
+      if (lum < 110) dark++;
+      else if (lum > 235) light++;
+      else if (Math.abs(r - 204) < 12 && Math.abs(g - 204) < 12 && Math.abs(b - 204) < 12) border++;
+    }
+  }
+  const area = Math.floor(box.width) * Math.floor(box.height);
+  // Text (the header `P1:r1`, `executions`, the values) is dark ink on a
+  // light page: some of each, and the cells' #ccc borders.
+  assert.ok(dark > 30, `text in the table region (${dark} dark of ${area} pixels)`);
+  assert.ok(light > area / 3, `a light background (${light} of ${area})`);
+  assert.ok(border > 20, `the cells' borders (${border} pixels)`);
+  // And the table reads what it should.
+  const cells = await page.$$eval("#outcomes th, #outcomes td", (c) => c.map((e) => e.textContent));
+  assert.deepEqual(cells.slice(0, 2), ["P1:r1", "executions"]);
+  assert.equal(fs.existsSync(firstShot), true);
+  await page.close();
+});
+
+test("a WGSL shader checks with its dispatch, and the fields change it", async () => {
+  const page = await open(base);
+  await firstAnswer(page);
+  await choose(page, "examples/shaders/counter.wgsl");
+  // Its comment's dispatch fills the fields: two invocations, out of length 1.
+  assert.equal(await page.inputValue("#local-size"), "2");
+  assert.equal(await page.inputValue("#lengths"), "out=1");
+  await page.waitForFunction(() => /counter/.test(document.querySelector("#report").textContent), null, { timeout: 60_000 });
+  await checked(page);
+  // The states list the shader's registers (no condition): each
+  // invocation's ticket (0 or 1, in either order: 2 states) and what
+  // invocation 0 publishes, the count, 2: the largest value listed.
+  // Race-free: the barrier orders the count before it is read.
+  const largest = () =>
+    page.$$eval("#outcomes tbody tr", (trs) =>
+      Math.max(...trs.flatMap((tr) => [...tr.cells].slice(0, -1).map((td) => Number(td.textContent)))));
+  assert.equal((await page.$$("#outcomes tbody tr")).length, 2);
+  assert.equal(await largest(), 2);
+  assert.match(await page.textContent("#verdicts"), /Data races: race-free/);
+  // Three invocations: 3! orders of the tickets, and the count is 3.
+  await page.fill("#local-size", "3");
+  await page.dispatchEvent("#local-size", "change");
+  await page.waitForFunction(() => document.querySelectorAll("#outcomes tbody tr").length === 6, null, { timeout: 60_000 });
+  assert.equal(await largest(), 3);
+  // A bad size is an error naming the field.
+  await page.fill("#local-size", "0");
+  await page.dispatchEvent("#local-size", "change");
+  await page.waitForSelector("#editor-error:not([hidden])", { timeout: 60_000 });
+  assert.match(await page.textContent("#editor-error"), /local size/);
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});
+
+test("the README example answers", async () => {
+  const page = await open(base);
+  await firstAnswer(page);
+  await choose(page, "examples/mp.test");
+  await page.waitForFunction(() => /line 18/.test(document.querySelector("#verdicts").textContent), null, { timeout: 60_000 });
   assert.match(await page.textContent("#verdicts"), /line 18 .*Satisfiable \(as expected\)/);
   assert.match(await page.textContent("#report"), /expected SATISFIABLE got SATISFIABLE ok/);
   assert.deepEqual(page.errors, []);

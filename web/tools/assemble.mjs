@@ -60,6 +60,37 @@ for (const f of fs.readdirSync(path.join(repo, "examples")).sort()) {
     text: fs.readFileSync(path.join(repo, "examples", f), "utf8"),
   });
 }
+// Shaders, with the dispatch their comment's `vkmm check ...` line gives
+// (counter.wgsl: `--local-size 2 --length out=1`), set in the page's
+// dispatch fields when chosen.
+const FLAGS = {
+  "--local-size": "local-size",
+  "--workgroups": "workgroups",
+  "--subgroup-size": "subgroup-size",
+  "--entry": "entry",
+  "-D": "defines",
+  "--set": "set",
+  "--input": "inputs",
+  "--length": "lengths",
+};
+function dispatchOf(text) {
+  const m = /vkmm check ([^\n]*)/.exec(text);
+  const dispatch = {};
+  if (!m) return dispatch;
+  const words = m[1].trim().split(/\s+/);
+  for (let i = 0; i + 1 < words.length; i++) {
+    const field = FLAGS[words[i]];
+    if (!field) continue;
+    dispatch[field] = dispatch[field] ? `${dispatch[field]} ${words[i + 1]}` : words[i + 1];
+    i++;
+  }
+  return dispatch;
+}
+for (const f of fs.readdirSync(path.join(repo, "examples/shaders")).sort()) {
+  if (path.extname(f) !== ".wgsl") continue;
+  const text = fs.readFileSync(path.join(repo, "examples/shaders", f), "utf8");
+  gallery.push({ group: "vkmm examples", file: `examples/shaders/${f}`, text, dispatch: dispatchOf(text) });
+}
 const corpus = path.resolve(repo, "../shared/corpus");
 const CORPUS = [
   {

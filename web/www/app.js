@@ -91,13 +91,14 @@ class Cancelled extends Error {
 
 // ---------------------------------------------------------------- inputs
 
-const EXTENSIONS = { litmus: "litmus", test: "test", spvasm: "spvasm" };
+const EXTENSIONS = { litmus: "litmus", test: "test", spvasm: "spvasm", wgsl: "wgsl" };
 let testStem = "test";
 
 function guessDialect(text) {
   const body = text.replace(/^\s*(\/\/[^\n]*\n|\s)*/, "");
   if (/^(VULKAN|OPENCL)\b/i.test(body)) return "litmus";
   if (/\bOp(Capability|EntryPoint|MemoryModel)\b/.test(text)) return "spvasm";
+  if (/@compute\b/.test(text)) return "wgsl";
   return "test";
 }
 
@@ -123,8 +124,22 @@ function options() {
   if (t !== undefined && t > 0) o.timeout_ms = Math.round(t * 1000);
   if ($("model").value === "@pasted") o.cat = $("cat").value;
   else if ($("model").value) o.model = $("model").value;
+  // A shader's dispatch, as the command line's options (empty: the
+  // shader's own).
+  const text = (id) => $(id).value.trim();
+  const words = (id) => text(id).split(/\s+/).filter((w) => w);
+  if (text("local-size")) o.local_size = text("local-size");
+  if (text("workgroups")) o.workgroups = text("workgroups");
+  if (text("subgroup-size")) o.subgroup_size = Number(text("subgroup-size"));
+  if (text("entry")) o.entry = text("entry");
+  for (const [id, key] of [["defines", "defines"], ["set", "set"], ["inputs", "inputs"], ["lengths", "lengths"]]) {
+    if (words(id).length) o[key] = words(id);
+  }
   return o;
 }
+
+// The dispatch fields, in share links and the change listeners.
+const DISPATCH = ["local-size", "workgroups", "subgroup-size", "entry", "defines", "set", "inputs", "lengths"];
 
 // ---------------------------------------------------------------- running
 
@@ -256,6 +271,19 @@ function twoPass(viz, x) {
   return viz.renderSVGElement(full, { engine: "nop2" });
 }
 
+// The picture as large as the column when that keeps its labels
+// readable (drawn at no less than READABLE of Graphviz's size), else at
+// that scale with the box scrolling; never larger than Graphviz's size.
+const READABLE = 0.65;
+function readableSize(svg) {
+  const natural = svg.width.baseVal.value;
+  const column = $("graph").clientWidth - 2;
+  if (!(natural > 0) || !(column > 0)) return;
+  const scale = Math.min(1, Math.max(column / natural, READABLE));
+  svg.style.width = `${(natural * scale).toFixed(0)}px`;
+  svg.style.height = "auto";
+}
+
 let vizInstance = null;
 async function draw(x) {
   try {
@@ -274,6 +302,7 @@ async function draw(x) {
       svg.dataset.layout = "one-pass";
     }
     $("graph").replaceChildren(svg);
+    readableSize(svg);
     if (!window.vkmmTimings.firstGraph) {
       window.vkmmTimings.firstGraph = performance.now() - started;
       showTimings();
@@ -343,12 +372,16 @@ function renderCheck(a) {
       const ul = document.createElement("ul");
       for (const p of races) {
         const li = document.createElement("li");
-        li.textContent = `race on ${p.location}: ${p.first}  ×  ${p.second}`;
+        // Where the pair races: the outcomes whose executions race.
+        const n = (p.states || []).length;
+        const where =
+          n === 0 ? "" : n === a.outcomes.length ? " (in every outcome)" : ` (in ${n} of ${a.outcomes.length} outcomes, marked race)`;
+        li.textContent = `race on ${p.location}: ${p.first}  ×  ${p.second}${where}`;
         ul.append(li);
       }
       $("races").append(ul);
     }
-    renderOutcomes(a.outcomes);
+    renderOutcomes(a.outcomes, races);
   } else if (a.kind === "queries") {
     for (const q of r.queries) {
       const s = verdict(`line ${q.line} ${q.query}`, q.actual === "Undecided" ? null : q.passed, `${q.actual} (as expected)`, `${q.actual} (expected otherwise)`);
@@ -363,7 +396,13 @@ function renderCheck(a) {
   }
 }
 
-function renderOutcomes(outcomes) {
+// Whether two value maps are the same state.
+const sameState = (a, b) => {
+  const ka = Object.keys(a);
+  return ka.length === Object.keys(b).length && ka.every((k) => a[k] === b[k]);
+};
+
+function renderOutcomes(outcomes, races = []) {
   const keys = [];
   for (const o of outcomes) for (const k of Object.keys(o.values)) if (!keys.includes(k)) keys.push(k);
   const head = document.createElement("tr");
@@ -385,6 +424,11 @@ function renderOutcomes(outcomes) {
     const td = document.createElement("td");
     td.textContent = o.executions;
     tr.append(td);
+    const racy = races.filter((p) => (p.states || []).some((st) => sameState(st, o.values)));
+    if (racy.length) {
+      tr.classList.add("racy");
+      tr.title += ` (races on ${[...new Set(racy.map((p) => p.location))].join(", ")})`;
+    }
     tr.addEventListener("click", () => explainChosen(tr, o.condition));
     body.append(tr);
   }
@@ -447,6 +491,9 @@ function fillGallery() {
 }
 
 function loadExample(ex) {
+  // The selector names the example shown.
+  const i = VKMM_GALLERY.indexOf(ex);
+  $("gallery").value = i >= 0 ? String(i) : "";
   $("editor").value = ex.text;
   testStem = ex.file.replace(/^.*\//, "").replace(/\.[^.]*$/, "") || "test";
   const ext = ex.file.replace(/^.*\./, "");
@@ -455,6 +502,10 @@ function loadExample(ex) {
   $("dialect").value = EXTENSIONS[ext] && guessDialect(ex.text) !== ext ? ext : "auto";
   $("attribution").hidden = !ex.attribution;
   $("attribution").textContent = ex.attribution || "";
+  // A shader example's dispatch (from its comment), or none.
+  const dispatch = ex.dispatch || {};
+  for (const id of DISPATCH) $(id).value = dispatch[id] || "";
+  $("dispatch-box").open = Object.keys(dispatch).length > 0;
 }
 
 // ---------------------------------------------------------------- sharing
@@ -488,6 +539,7 @@ async function shareFragment() {
   if ($("model").value) p.set("model", $("model").value);
   for (const id of ["unroll", "max-executions", "max-writes", "timeout"]) p.set(id, $(id).value);
   if (!$("spin").checked) p.set("spin", "0");
+  for (const id of DISPATCH) if ($(id).value.trim()) p.set(id, $(id).value.trim());
   p.set("t", await squeeze($("editor").value));
   if ($("model").value === "@pasted") p.set("c", await squeeze($("cat").value));
   return `#${p.toString()}`;
@@ -500,6 +552,8 @@ async function applyFragment(hash) {
   if (p.has("dialect")) $("dialect").value = p.get("dialect");
   for (const id of ["unroll", "max-executions", "max-writes", "timeout"]) if (p.has(id)) $(id).value = p.get(id);
   $("spin").checked = p.get("spin") !== "0";
+  for (const id of DISPATCH) $(id).value = p.get(id) || "";
+  $("dispatch-box").open = DISPATCH.some((id) => p.has(id));
   $("editor").value = await unsqueeze(p.get("t"));
   if (p.has("c")) $("cat").value = await unsqueeze(p.get("c"));
   if (p.has("model")) $("model").value = p.get("model");
@@ -537,7 +591,8 @@ async function main() {
     run();
   });
   $("run").addEventListener("click", () => run());
-  // The picture fits the column; a click shows it at full size (scrolling).
+  // The picture is drawn at full size (scrolling); a click fits it to the
+  // column, another shows it at full size again.
   $("graph").addEventListener("click", () => $("graph").classList.toggle("fit"));
   $("cancel").addEventListener("click", () => {
     runs++;
@@ -553,7 +608,7 @@ async function main() {
   };
   for (const ev of ["keyup", "click", "select", "input"]) $("editor").addEventListener(ev, cursor);
   $("cat").addEventListener("input", edited);
-  for (const id of ["dialect", "unroll", "max-executions", "max-writes", "timeout", "spin"]) {
+  for (const id of ["dialect", "unroll", "max-executions", "max-writes", "timeout", "spin", ...DISPATCH]) {
     $(id).addEventListener("change", edited);
   }
   $("model").addEventListener("change", () => {
@@ -588,8 +643,10 @@ async function main() {
   setBusy(false, "ready");
   const shared = location.hash && (await applyFragment(location.hash).catch(() => false));
   if (!shared) {
-    // The README's example.
-    const ex = VKMM_GALLERY.find((e) => e.file === "examples/mp.test") || VKMM_GALLERY[0];
+    // A litmus test with its outcome table and a forbidden outcome
+    // explained: message passing, whose `forall` holds because its
+    // negation (the consumer reading the stale payload) is forbidden.
+    const ex = VKMM_GALLERY.find((e) => e.file === "examples/mp.litmus") || VKMM_GALLERY[0];
     if (ex) loadExample(ex);
   }
   run();

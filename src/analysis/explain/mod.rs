@@ -186,6 +186,50 @@ pub struct Explanation {
     /// (4)`, `2 of 300 attributions`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub attribution: Option<String>,
+    /// When the outcome explained is the test's own condition: the races
+    /// of the whole test (every consistent execution, not only those
+    /// producing the outcome), each with the final states it races in, so
+    /// that a race in other executions is not left unsaid. `None` when
+    /// `--outcome` chose the outcome, and when the listing could not run.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub test_races: Option<TestRaces>,
+}
+
+/// The races of a whole test ([`Explanation::test_races`]), as `vkmm
+/// check` finds them.
+#[derive(Clone, Debug, Serialize)]
+pub struct TestRaces {
+    /// `Some(true)`: no consistent execution races; `Some(false)`: one
+    /// does; `None`: undecided (a limit or the bound left executions
+    /// unseen, or the verdict rests on undefined behaviour).
+    pub race_free: Option<bool>,
+    /// The racing pairs, each with the final states it races in.
+    pub races: Vec<crate::analysis::RacePair>,
+    /// How many final states the test has in all.
+    pub states: usize,
+}
+
+/// A final state as an outcome `--outcome` takes: `P1:r0 == 0 /\ x == 1`.
+pub fn state_outcome(state: &crate::analysis::states::FinalState) -> String {
+    state
+        .iter()
+        .map(|(k, v)| format!("{k} == {v}"))
+        .collect::<Vec<_>>()
+        .join(" /\\ ")
+}
+
+/// What a plain `vkmm check` says of the test's races
+/// ([`Explanation::test_races`]): the outcome listing over every
+/// consistent execution.
+fn test_races(program: &Program, loaded: &LoadedModel, limits: Limits) -> Option<TestRaces> {
+    loaded.profile.races.as_ref()?;
+    let o = crate::analysis::check_litmus(&program.name, program, loaded, limits, None).ok()?;
+    let race_free = if o.undefined.races { None } else { o.race_free };
+    Some(TestRaces {
+        race_free,
+        races: o.races,
+        states: o.states.len(),
+    })
 }
 
 /// What the model says about the outcome.
@@ -450,6 +494,22 @@ pub fn explain(
     outcome: Option<(&CondExpr, String)>,
     limits: Limits,
 ) -> Result<Explanation, CheckError> {
+    let own = outcome.is_none();
+    let mut x = explain_attributions(program, loaded, spec, outcome, limits)?;
+    if own {
+        x.test_races = test_races(program, loaded, limits);
+    }
+    Ok(x)
+}
+
+/// [`explain`] of the outcome alone, over the attributions.
+fn explain_attributions(
+    program: &Program,
+    loaded: &LoadedModel,
+    spec: &ExplainSpec,
+    outcome: Option<(&CondExpr, String)>,
+    limits: Limits,
+) -> Result<Explanation, CheckError> {
     if program.attributions.is_empty() {
         return explain_one(program, loaded, spec, outcome, limits);
     }
@@ -567,6 +627,7 @@ fn explain_one(
         relation_names: spec.relation_names(),
         picture: spec.picture.clone(),
         attribution: None,
+        test_races: None,
     };
     if out.consistent > 0 {
         out.verdict = Verdict::Allowed;

@@ -60,7 +60,10 @@ fn check(
                 match args.format {
                     OutputFormat::Text => output::out_with(|w| report::text::write_checked(w, &c)),
                     OutputFormat::Herd => match &c {
-                        Checked::Litmus(o) => match report::herd::litmus(o) {
+                        Checked::Litmus(o) => match report::herd::litmus_of(
+                            o,
+                            std::fs::read_to_string(f).ok().as_deref(),
+                        ) {
                             Some(t) => out(&t),
                             None => {
                                 herd_refused = true;

@@ -172,6 +172,49 @@ fn finish_suite(
     if format != OutputFormat::Json {
         summary.warnings.iter().for_each(|w| eprintln!("{w}"));
     }
-    emit(format, "suite", summary, || report::text::summary(summary));
+    // The summary's fields at the top (as `merge` reads them), and its
+    // counts again under `summary`, where `check --format json` has them
+    // (the records and warnings, the bulk of a large suite, only once, at
+    // the top).
+    #[derive(serde::Serialize)]
+    struct Counts<'a> {
+        total: usize,
+        passed: usize,
+        failed: &'a [vkmm::analysis::Failure],
+        undecided: &'a [vkmm::analysis::Failure],
+        undefined_behaviour: &'a [vkmm::analysis::Failure],
+        errors: &'a [vkmm::analysis::FileError],
+        unsupported: &'a [vkmm::analysis::Failure],
+        files: usize,
+        annotated: usize,
+        annotated_agree: usize,
+        annotated_disagree: &'a [vkmm::analysis::Failure],
+        #[serde(serialize_with = "vkmm::analysis::ser_duration")]
+        time: std::time::Duration,
+    }
+    #[derive(serde::Serialize)]
+    struct Doc<'a> {
+        #[serde(flatten)]
+        fields: &'a Summary,
+        summary: Counts<'a>,
+    }
+    let doc = Doc {
+        fields: summary,
+        summary: Counts {
+            total: summary.total,
+            passed: summary.passed,
+            failed: &summary.failed,
+            undecided: &summary.undecided,
+            undefined_behaviour: &summary.undefined_behaviour,
+            errors: &summary.errors,
+            unsupported: &summary.unsupported,
+            files: summary.files,
+            annotated: summary.annotated,
+            annotated_agree: summary.annotated_agree,
+            annotated_disagree: &summary.annotated_disagree,
+            time: summary.time,
+        },
+    };
+    emit(format, "suite", &doc, || report::text::summary(summary));
     Ok(summary.exit_code())
 }
