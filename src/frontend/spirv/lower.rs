@@ -296,6 +296,11 @@ pub(super) struct Gen<'a> {
     edge_known: HashMap<(usize, String), HashMap<String, i64>>,
     /// Each function's control flow and the variables it may write.
     flows: HashMap<String, std::rc::Rc<known::Flow>>,
+    /// Whether blocks no path reaches are left out (`known`): not where
+    /// the lowering numbers what it meets in text order for every
+    /// invocation alike (group instructions' instances, the shader call
+    /// instructions `@Call` lines name).
+    skip_unreached: bool,
 }
 
 fn span(inst: &Inst) -> SourceSpan {
@@ -436,7 +441,15 @@ impl<'a> Gen<'a> {
             known: HashMap::new(),
             edge_known: HashMap::new(),
             flows: HashMap::new(),
+            skip_unreached: false,
         };
+        g.skip_unreached = g.tangles.is_none()
+            && !insts.iter().any(|i| {
+                matches!(
+                    i.op,
+                    Op::ExecuteCallableKHR | Op::TraceRayKHR | Op::ReportIntersectionKHR
+                )
+            });
         for (id, c) in &m.consts {
             g.globals.insert(id.clone(), cval(c));
         }
@@ -851,7 +864,9 @@ impl<'a> Gen<'a> {
                     let id = inst.result_id()?.to_string();
                     // The first block continues from the call; any other
                     // starts from what its incoming edges know.
-                    unreached = !fr.visited.is_empty() && !self.enter_known(&fr, &flow, &id);
+                    unreached = !fr.visited.is_empty()
+                        && !self.enter_known(&fr, &flow, &id)
+                        && self.skip_unreached;
                     fr.visited.insert(id.clone());
                     if unreached {
                         continue;
