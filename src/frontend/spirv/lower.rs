@@ -301,6 +301,10 @@ pub(super) struct Gen<'a> {
     /// invocation alike (group instructions' instances, the shader call
     /// instructions `@Call` lines name).
     skip_unreached: bool,
+    /// The block being lowered is one no path reaches, kept where
+    /// `skip_unreached` is false: its edges count for nothing, and an
+    /// access it could not lower is none (`lower/image.rs`).
+    dead: bool,
 }
 
 fn span(inst: &Inst) -> SourceSpan {
@@ -442,6 +446,7 @@ impl<'a> Gen<'a> {
             edge_known: HashMap::new(),
             flows: HashMap::new(),
             skip_unreached: false,
+            dead: false,
         };
         g.skip_unreached = g.tangles.is_none()
             && !insts.iter().any(|i| {
@@ -819,6 +824,7 @@ impl<'a> Gen<'a> {
             visited: std::collections::HashSet::new(),
         };
         let flow = self.flow(fid);
+        let caller_dead = self.dead;
         for (p, a) in f.params.iter().zip(args) {
             fr.vals.insert(p.clone(), a);
         }
@@ -864,9 +870,10 @@ impl<'a> Gen<'a> {
                     let id = inst.result_id()?.to_string();
                     // The first block continues from the call; any other
                     // starts from what its incoming edges know.
-                    unreached = !fr.visited.is_empty()
-                        && !self.enter_known(&fr, &flow, &id)
-                        && self.skip_unreached;
+                    if !fr.visited.is_empty() {
+                        self.dead = !self.enter_known(&fr, &flow, &id);
+                    }
+                    unreached = self.dead && self.skip_unreached;
                     fr.visited.insert(id.clone());
                     if unreached {
                         continue;
@@ -895,6 +902,7 @@ impl<'a> Gen<'a> {
         let src = span(&self.insts[f.body.end - 1]);
         self.label(&exit, &src);
         self.known = self.edge_known.remove(&(fr.call, exit)).unwrap_or_default();
+        self.dead = caller_dead;
         // A result every return agrees on is that constant.
         let ret = fr.ret.map(|v| self.known_leaves(&v));
         Ok(ret)

@@ -406,8 +406,21 @@ impl Gen<'_> {
                 ),
             )
         };
+        // In a block no path reaches (kept for the numbering of group
+        // instructions), an access too large to lower is to no texel: it
+        // never runs.
+        let nowhere = || {
+            let mut t = g.base.clone();
+            t.dynamic.clear();
+            t.offset = NOWHERE;
+            t.runtime = true;
+            t
+        };
         if let (Some(e), false) = (&g.element, g.each.is_empty()) {
             if cells > MAX_RUNTIME_CELLS {
+                if self.dead {
+                    return Ok(Some(nowhere()));
+                }
                 return Err(too_many(cells));
             }
             return Ok(Some(self.locate_each(g, e.clone(), coords, inst)));
@@ -448,6 +461,9 @@ impl Gen<'_> {
             super::Home::Regs { .. } => 0,
         };
         if within > MAX_RUNTIME_CELLS {
+            if self.dead {
+                return Ok(Some(nowhere()));
+            }
             return Err(too_many(within));
         }
         let src = span(inst);

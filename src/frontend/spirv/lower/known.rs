@@ -277,6 +277,9 @@ impl Gen<'_> {
     /// Records the knowledge on an edge from the current block of `fr` to
     /// block (or exit label) `to`: joined with the other edges' so far.
     pub(super) fn note_edge(&mut self, call: usize, to: &str) {
+        if self.dead {
+            return;
+        }
         let key = (call, to.to_string());
         match self.edge_known.get_mut(&key) {
             Some(prev) => prev.retain(|r, v| self.known.get(r) == Some(v)),
