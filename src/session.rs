@@ -754,6 +754,8 @@ impl Session {
                 .shader(shader)
                 .check_file(&row.path),
             Question::Assertion(condition) => {
+                // The cells the assertion names get locations when loading.
+                shader.named.push(condition.clone());
                 let session = self.with_decide(Some(Property::Condition)).shader(shader);
                 let mut program = session.load_file(&row.path)?;
                 let expr = session.parse_outcome(&program, condition)?;

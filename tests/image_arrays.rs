@@ -86,7 +86,7 @@ fn image_inputs_are_checked() {
         })
         .unwrap();
     let comp = dir.join("read-each.comp");
-    std::fs::write(&comp, shader).unwrap();
+    std::fs::write(&comp, &shader).unwrap();
     let run = |toml: &str| {
         let t = dir.join("d.toml");
         std::fs::write(&t, toml).unwrap();
@@ -107,6 +107,9 @@ fn image_inputs_are_checked() {
     assert!(err.contains("extent"), "{err}");
     // A runtime index into images of 2 x 2100 texels: more cells than a
     // runtime access may branch over, a clear error naming the variable.
+    // (`pick(i)`'s index is the invocation's constant, folded through the
+    // call; one read from the buffer is known only at run time.)
+    std::fs::write(&comp, shader.replace("pick(i)", "pick(b.seen[i])")).unwrap();
     let (code, _, err) = run(
         "[inputs]\n\"imgs[0]\" = { extent = [2, 2100] }\n\"imgs[1]\" = { extent = [2, 2100] }\n",
     );

@@ -9,8 +9,8 @@
 //!    loaded from `GlobalInvocationId` is a direct access of the cell `%id`
 //!    names, each invocation's own, and the latest-own-write filter
 //!    applies to it. The fold must change no answer: the same programs
-//!    with the id laundered through a Function variable (whose loads stay
-//!    registers, lowered as a branch chain over the cells) give the same
+//!    with the id laundered through an `OpPhi` (a register, lowered as a
+//!    branch chain over the cells) give the same
 //!    final states, condition and race verdicts under the reference
 //!    enumeration (`Limits::reference`).
 //! 2. A statement's runs are counted per entry into its innermost loop:
@@ -88,9 +88,18 @@ OpFunctionEnd
 ";
 
 /// The program with the index loaded from the builtin (`%id_ptr`) or
-/// laundered through the Function variable `%tmp`.
+/// laundered through an `OpPhi` of the value the Function variable `%tmp`
+/// holds. The lowering folds what a Function variable holds
+/// (src/frontend/spirv/lower/known.rs) but keeps every phi a register.
 fn variant(src: &str, folded: bool) -> String {
-    src.replace("INDEX", if folded { "%id_ptr" } else { "%tmp" })
+    if folded {
+        src.replace("INDEX", "%id_ptr")
+    } else {
+        src.replace(
+            "%id = OpLoad %uint INDEX\n",
+            "%idv = OpLoad %uint %tmp\nOpBranch %next\n%next = OpLabel\n%id = OpPhi %uint %idv %entry\n",
+        )
+    }
 }
 
 fn answers(o: &LitmusOutcome) -> String {

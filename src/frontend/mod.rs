@@ -166,6 +166,11 @@ pub struct ShaderOptions {
     /// found beside the shader, [`inputs::beside`]); `None`: none yet, and
     /// loading a shader looks for one beside it.
     pub dispatch_file: Option<std::path::PathBuf>,
+    /// Conditions the shader is checked against besides its own headers
+    /// (a manifest row's assertion): the cells they name get locations,
+    /// also cells of a large variable that no access reaches (which keep
+    /// their initial value).
+    pub named: Vec<String>,
 }
 
 impl ShaderOptions {

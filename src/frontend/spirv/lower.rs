@@ -23,6 +23,7 @@ mod bytes;
 mod coop;
 mod group;
 mod image;
+mod known;
 mod numeric;
 pub(super) use coop::CoopUse;
 
@@ -54,6 +55,12 @@ pub(super) struct Ptr {
     /// knows (a builtin, folded per invocation): its accesses are the
     /// branch chain's, a cell the offset names or nothing (`at_each`).
     pub runtime: bool,
+    /// The values the register terms sum to, when they are known to be
+    /// bounded: `(span, step)`, the sum a multiple of `step` in `0..span`,
+    /// or outside the variable (an image coordinate checked against its
+    /// extent, `lower/image.rs`). A branch chain over the pointer's cells
+    /// has a case for those offsets only.
+    pub window: Option<(i64, i64)>,
     /// The pointee type.
     pub ty: String,
     /// The ray tracing storage class of the variable the pointer was
@@ -229,6 +236,8 @@ struct Frame {
     cont: HashMap<String, (String, String)>,
     /// Loop header -> the register a back edge to it sets.
     back: HashMap<String, String>,
+    /// The blocks lowered so far (`known`).
+    visited: std::collections::HashSet<String>,
 }
 
 /// The most nested inlined calls.
@@ -279,6 +288,23 @@ pub(super) struct Gen<'a> {
     /// The tangle key of a module with group instructions (`None`: none,
     /// and no key is kept).
     tangles: Option<group::Tangles>,
+    /// The registers of Private and Function variables' cells whose value
+    /// is a known constant where the lowering is (`known`).
+    known: HashMap<String, i64>,
+    /// Per (inlined call, block or exit label): what the edges lowered
+    /// into it so far agree is known.
+    edge_known: HashMap<(usize, String), HashMap<String, i64>>,
+    /// Each function's control flow and the variables it may write.
+    flows: HashMap<String, std::rc::Rc<known::Flow>>,
+    /// Whether blocks no path reaches are left out (`known`): not where
+    /// the lowering numbers what it meets in text order for every
+    /// invocation alike (group instructions' instances, the shader call
+    /// instructions `@Call` lines name).
+    skip_unreached: bool,
+    /// The block being lowered is one no path reaches, kept where
+    /// `skip_unreached` is false: its edges count for nothing, and an
+    /// access it could not lower is none (`lower/image.rs`).
+    dead: bool,
 }
 
 fn span(inst: &Inst) -> SourceSpan {
@@ -416,7 +442,19 @@ impl<'a> Gen<'a> {
             wanted: Vec::new(),
             probed: false,
             tangles: group::Tangles::of(m, insts),
+            known: HashMap::new(),
+            edge_known: HashMap::new(),
+            flows: HashMap::new(),
+            skip_unreached: false,
+            dead: false,
         };
+        g.skip_unreached = g.tangles.is_none()
+            && !insts.iter().any(|i| {
+                matches!(
+                    i.op,
+                    Op::ExecuteCallableKHR | Op::TraceRayKHR | Op::ReportIntersectionKHR
+                )
+            });
         for (id, c) in &m.consts {
             g.globals.insert(id.clone(), cval(c));
         }
@@ -437,6 +475,7 @@ impl<'a> Gen<'a> {
                         offset: 0,
                         dynamic: Vec::new(),
                         runtime: false,
+                        window: None,
                         ty: v.pointee.clone(),
                         // The appendix's Shader I/O and Tessellation Output
                         // Ordering rules read accesses to Output variables.
@@ -455,6 +494,7 @@ impl<'a> Gen<'a> {
                         offset: 0,
                         dynamic: Vec::new(),
                         runtime: false,
+                        window: None,
                         ty: v.pointee.clone(),
                         iface: Some(crate::ir::Interface::Input),
                     })
@@ -474,6 +514,7 @@ impl<'a> Gen<'a> {
                         offset: 0,
                         dynamic: Vec::new(),
                         runtime: false,
+                        window: None,
                         ty: v.pointee.clone(),
                         iface: Some(iface),
                     })
@@ -557,6 +598,13 @@ impl<'a> Gen<'a> {
                         if fixed && !undefined.iter().any(|(o, _)| *o == c.offset) {
                             g.fixed.insert(name.clone(), x);
                         }
+                        // A Private variable starts at its initializer
+                        // (0 without one, as its register does).
+                        if v.class_name == "Private"
+                            && !undefined.iter().any(|(o, _)| *o == c.offset)
+                        {
+                            g.known.insert(name.clone(), x);
+                        }
                         g.registers.push((name.clone(), x));
                         named.push((c, name));
                     }
@@ -566,6 +614,7 @@ impl<'a> Gen<'a> {
                         offset: 0,
                         dynamic: Vec::new(),
                         runtime: false,
+                        window: None,
                         ty: v.pointee.clone(),
                         iface: None,
                     })
@@ -599,6 +648,10 @@ impl<'a> Gen<'a> {
     }
 
     fn assign(&mut self, dest: &str, op: ArithOp, a: Operand, b: Operand, src: &SourceSpan) {
+        // Any write to a register forgets its known value (`known`).
+        if !self.known.is_empty() {
+            self.known.remove(dest);
+        }
         self.code.push(Stmt::Assign {
             dest: dest.to_string(),
             op,
@@ -768,7 +821,10 @@ impl<'a> Gen<'a> {
             restore: HashMap::new(),
             cont: HashMap::new(),
             back: HashMap::new(),
+            visited: std::collections::HashSet::new(),
         };
+        let flow = self.flow(fid);
+        let caller_dead = self.dead;
         for (p, a) in f.params.iter().zip(args) {
             fr.vals.insert(p.clone(), a);
         }
@@ -804,6 +860,8 @@ impl<'a> Gen<'a> {
                 _ => {}
             }
         }
+        // Whether the current block is one no path reaches (`known`).
+        let mut unreached = false;
         for k in body {
             let inst = &self.insts[k];
             if k % 4096 == 4095 && crate::engine::trace::time_is_up() {
@@ -813,6 +871,16 @@ impl<'a> Gen<'a> {
                 Op::Function | Op::FunctionParameter | Op::FunctionEnd | Op::Phi => {}
                 Op::Label => {
                     let id = inst.result_id()?.to_string();
+                    // The first block continues from the call; any other
+                    // starts from what its incoming edges know.
+                    if !fr.visited.is_empty() {
+                        self.dead = !self.enter_known(&fr, &flow, &id);
+                    }
+                    unreached = self.dead && self.skip_unreached;
+                    fr.visited.insert(id.clone());
+                    if unreached {
+                        continue;
+                    }
                     let src = span(inst);
                     let name = self.block_label(&fr, &id);
                     self.label(&name, &src);
@@ -829,13 +897,30 @@ impl<'a> Gen<'a> {
                     }
                     self.enter_block(&fr, &id, k, &src);
                 }
+                _ if unreached => {}
                 _ => self.inst(&mut fr, inst, depth)?,
             }
         }
         let exit = fr.exit.clone();
         let src = span(&self.insts[f.body.end - 1]);
         self.label(&exit, &src);
-        Ok(fr.ret)
+        self.known = self.edge_known.remove(&(fr.call, exit)).unwrap_or_default();
+        self.dead = caller_dead;
+        // A result every return agrees on is that constant.
+        let ret = fr.ret.map(|v| self.known_leaves(&v));
+        Ok(ret)
+    }
+
+    /// `v` with each register leaf whose value is known replaced by it.
+    fn known_leaves(&self, v: &Val) -> Val {
+        match v {
+            Val::Reg(r) => self
+                .known
+                .get(r)
+                .map_or_else(|| v.clone(), |c| Val::Int(*c)),
+            Val::Comp(items) => Val::Comp(items.iter().map(|i| self.known_leaves(i)).collect()),
+            other => other.clone(),
+        }
     }
 
     fn block_label(&self, fr: &Frame, id: &str) -> String {
@@ -879,6 +964,7 @@ impl<'a> Gen<'a> {
     /// Jumps to block `to` (with its phi copies).
     fn jump(&mut self, fr: &Frame, to: &str, inst: &Inst) -> R<()> {
         self.edge(fr, to, inst)?;
+        self.note_edge(fr.call, to);
         if let Some(b) = fr.back.get(to) {
             // A back edge: the loop header counts an iteration.
             let b = b.clone();
@@ -904,6 +990,7 @@ impl<'a> Gen<'a> {
             self.jump(fr, to, inst)?;
             self.label(&skip, &src);
         } else {
+            self.note_edge(fr.call, to);
             let l = self.block_label(fr, to);
             self.branch(cond.0, cond.1, cond.2, &l, &src);
         }
@@ -993,6 +1080,7 @@ impl<'a> Gen<'a> {
                 } else {
                     fr.exit.clone()
                 };
+                self.note_edge(fr.call, &exit);
                 self.goto(&exit, &src);
             }
             Op::ReturnValue => {
@@ -1003,6 +1091,7 @@ impl<'a> Gen<'a> {
                     .ok_or_else(|| inst.err("OpReturnValue in a function returning void".into()))?;
                 self.store_regs(&ret, &v, inst, 0)?;
                 let exit = fr.exit.clone();
+                self.note_edge(fr.call, &exit);
                 self.goto(&exit, &src);
             }
             Op::FunctionCall => {
@@ -1297,6 +1386,9 @@ impl<'a> Gen<'a> {
                     let x = leaves.get(k).cloned().unwrap_or(Val::Int(0));
                     let o = self.operand(&x, inst, 2)?;
                     self.copy(&name, o, &src);
+                    if let Val::Int(v) = x {
+                        self.known.insert(name.clone(), v);
+                    }
                     named.push((c, name));
                 }
                 self.reg_cells.insert(home.clone(), named);
@@ -1308,6 +1400,7 @@ impl<'a> Gen<'a> {
                         offset: 0,
                         dynamic: Vec::new(),
                         runtime: false,
+                        window: None,
                         ty: pointee,
                         iface: None,
                     }),
@@ -1346,9 +1439,19 @@ impl<'a> Gen<'a> {
                 let p = self.ptr(fr, inst, 1)?;
                 let acc = self.access(fr, inst, 2)?;
                 let name = self.reg_name(fr, inst.result_id()?);
-                let v = match self.builtin_value(&p, inst.id(0)?, &name, inst)? {
-                    Some(v) => v,
-                    None => self.load(&p, inst.id(0)?, &name, inst, &acc)?,
+                let known = match &p.home {
+                    Home::Regs { .. } if p.dynamic.is_empty() => {
+                        self.known_value(&p.home, p.offset, inst.id(0)?)
+                    }
+                    _ => None,
+                };
+                let v = match (known, self.builtin_value(&p, inst.id(0)?, &name, inst)?) {
+                    (_, Some(v)) => v,
+                    (Some(values), None) => {
+                        let shape = self.regs_like(inst.id(0)?, &name, inst)?;
+                        with_leaves(&shape, &mut values.into_iter())
+                    }
+                    (None, None) => self.load(&p, inst.id(0)?, &name, inst, &acc)?,
                 };
                 self.bind(fr, inst, v)?;
             }
@@ -1783,6 +1886,10 @@ impl<'a> Gen<'a> {
             if let Val::Reg(d) = d {
                 let o = self.operand(x, inst, i)?;
                 self.copy(d, o, &src);
+                // A constant returned: known on this edge to the exit.
+                if let Val::Int(c) = x {
+                    self.known.insert(d.clone(), *c);
+                }
             }
         }
         Ok(())
@@ -1968,6 +2075,7 @@ impl<'a> Gen<'a> {
             other => {
                 let o = self.operand(other, inst, i)?;
                 p.dynamic.push((o, stride));
+                p.window = None;
             }
         }
         Ok(())
@@ -2080,13 +2188,22 @@ impl<'a> Gen<'a> {
         let candidates = || {
             let mut cases = Vec::new();
             let mut whole = Vec::new();
-            for (c, s, t) in targets.iter().filter(|(_, s, _)| *s == size) {
+            // The offsets a bounded pointer may have (`Ptr::window`).
+            let inside = |c: i64| {
+                p.window.is_none_or(|(span, step)| {
+                    let d = c - rel - p.offset;
+                    (0..span).contains(&d) && d % step.max(1) == 0
+                })
+            };
+            for (c, s, t) in targets.iter().filter(|(c, s, _)| *s == size && inside(*c)) {
                 whole.push(*c);
                 cases.push((*c, vec![bytes::Piece::whole(t.clone(), *s)]));
             }
             if in_memory {
                 for (at, pieces) in bytes::mixed_candidates(&targets, size, &whole) {
-                    cases.push((at, pieces));
+                    if inside(at) {
+                        cases.push((at, pieces));
+                    }
                 }
             }
             cases
@@ -2428,11 +2545,14 @@ impl<'a> Gen<'a> {
             ));
         }
         let off = self.offset_operand(p, inst);
-        for ((rel, size), x) in leaves.into_iter().zip(values) {
-            let o = self.operand(&x, inst, 1)?;
-            self.at_each(p, &off, rel, size, inst, &mut |g, pieces| {
+        for ((rel, size), x) in leaves.iter().zip(&values) {
+            let o = self.operand(x, inst, 1)?;
+            self.at_each(p, &off, *rel, *size, inst, &mut |g, pieces| {
                 g.store_pieces(pieces, &o, p, inst, acc)
             })?;
+        }
+        if let (Home::Regs { .. }, Operand::Const(at)) = (&p.home, &off) {
+            self.note_store(&p.home, *at, &leaves, &values);
         }
         Ok(())
     }

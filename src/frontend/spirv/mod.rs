@@ -484,6 +484,26 @@ fn parse_module(
         arbitrary: &user.arbitrary,
         instances: sparse_instances,
     };
+    // The cells of sparse instances a condition names (the headers' or
+    // the manifest's assertion, `ShaderOptions::named`): a location each,
+    // holding its initial value where no access reaches it.
+    let conditions_text: Vec<&str> = text
+        .lines()
+        .filter(|l| l.trim_start().starts_with(';'))
+        .chain(shader.named.iter().map(String::as_str))
+        .collect();
+    let named = sparse::named_cells(&mem, &conditions_text);
+    if !named.is_empty() {
+        sparse::materialise(
+            &placing,
+            &mut mem,
+            &mut program,
+            &mut widths,
+            &mut arbitrary,
+            named,
+        )
+        .map_err(|e| located((0, 0, e)))?;
+    }
     let mut searching = !mem.sparse.is_empty();
     let mut rounds = 0;
     let mut past_end_done = false;

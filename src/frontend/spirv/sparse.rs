@@ -127,6 +127,76 @@ pub(super) fn materialise(
     Ok(added)
 }
 
+/// The cells of sparse instances that the names in `texts` denote
+/// (`%var[i][j]`, `%var[i]@wgK` for workgroup instance K), as `wanted`
+/// entries: a condition may name a cell no access reaches (it keeps its
+/// initial value), and a name needs a location.
+pub(super) fn named_cells(mem: &Memory, texts: &[&str]) -> Vec<(String, usize, i64, u32)> {
+    let mut out = Vec::new();
+    if mem.sparse.is_empty() {
+        return out;
+    }
+    for text in texts {
+        let chars: Vec<char> = text.chars().collect();
+        let mut i = 0;
+        while i < chars.len() {
+            if chars[i] != '%' {
+                i += 1;
+                continue;
+            }
+            i += 1;
+            let start = i;
+            while i < chars.len() && (chars[i].is_ascii_alphanumeric() || chars[i] == '_') {
+                i += 1;
+            }
+            let var: String = chars[start..i].iter().collect();
+            let mut path: Vec<usize> = Vec::new();
+            while i < chars.len() && chars[i] == '[' {
+                let from = i + 1;
+                let mut j = from;
+                while j < chars.len() && chars[j].is_ascii_digit() {
+                    j += 1;
+                }
+                match (
+                    chars.get(j),
+                    chars[from..j].iter().collect::<String>().parse(),
+                ) {
+                    (Some(']'), Ok(k)) => {
+                        path.push(k);
+                        i = j + 1;
+                    }
+                    _ => break,
+                }
+            }
+            let mut instance = 0;
+            let rest: String = chars[i..chars.len().min(i + 3)].iter().collect();
+            if rest == "@wg" {
+                let from = i + 3;
+                let mut j = from;
+                while j < chars.len() && chars[j].is_ascii_digit() {
+                    j += 1;
+                }
+                instance = chars[from..j]
+                    .iter()
+                    .collect::<String>()
+                    .parse()
+                    .unwrap_or(0);
+                i = j;
+            }
+            if path.is_empty() {
+                continue;
+            }
+            let Some(layout) = mem.sparse.get(&(var.clone(), instance)) else {
+                continue;
+            };
+            if let Some(c) = layout.iter().find(|c| c.path == path) {
+                out.push((var, instance, c.offset, c.size));
+            }
+        }
+    }
+    out
+}
+
 /// The probe locations of this round: one per sparse instance and access
 /// size, numbered after the program's locations.
 pub(super) fn probes(mem: &Memory, first: usize) -> HashMap<(String, usize, u32), usize> {

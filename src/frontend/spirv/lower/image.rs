@@ -386,10 +386,9 @@ impl Gen<'_> {
     /// Coordinate Validation: "0 <= Coordinates[i] < Size[i]".
     fn locate(&mut self, g: &Grid, coords: &[Operand], inst: &Inst) -> R<Option<Ptr>> {
         // A coordinate known only at run time makes each channel's access
-        // a chain of branches with a case per cell of the variable
-        // (`Gen::at_each`): bounded, so that a large image is a clear error
-        // rather than a program too large to build.
-        let runtime = g.element.is_some() || coords.iter().any(|c| matches!(c, Operand::Reg(_)));
+        // a chain of branches with a case per cell the coordinates' ranges
+        // reach (`Gen::at_each`, `Ptr::window`): bounded, so that a large
+        // image is a clear error rather than a program too large to build.
         let cells = match &g.base.home {
             super::Home::Mem { var, instance } => self
                 .mem
@@ -398,16 +397,32 @@ impl Gen<'_> {
                 .map_or(0, Vec::len),
             super::Home::Regs { .. } => 0,
         };
-        if runtime && cells > MAX_RUNTIME_CELLS {
-            return Err(unsupported(
+        let too_many = |cells: usize| {
+            unsupported(
                 inst,
                 &format!(
-                    "a coordinate or image index known only at run time into `%{}`, which has {cells} texel channels: vkmm makes such an access a branch over every one of them and stops at {MAX_RUNTIME_CELLS}; give the image a smaller extent (an input's `extent = [...]`)",
+                    "a coordinate or image index known only at run time into `%{}`, which has {cells} texel channels within the coordinates' ranges: vkmm makes such an access a branch over every one of them and stops at {MAX_RUNTIME_CELLS}; give the image a smaller extent (an input's `extent = [...]`)",
                     g.var
                 ),
-            ));
-        }
+            )
+        };
+        // In a block no path reaches (kept for the numbering of group
+        // instructions), an access too large to lower is to no texel: it
+        // never runs.
+        let nowhere = || {
+            let mut t = g.base.clone();
+            t.dynamic.clear();
+            t.offset = NOWHERE;
+            t.runtime = true;
+            t
+        };
         if let (Some(e), false) = (&g.element, g.each.is_empty()) {
+            if cells > MAX_RUNTIME_CELLS {
+                if self.dead {
+                    return Ok(Some(nowhere()));
+                }
+                return Err(too_many(cells));
+            }
             return Ok(Some(self.locate_each(g, e.clone(), coords, inst)));
         }
         let texel = g.size * g.channels as i64;
@@ -427,6 +442,30 @@ impl Gen<'_> {
         if runtime.is_empty() {
             return Ok(Some(t));
         }
+        // The texels the runtime terms can reach: each term a multiple of
+        // its stride below extent * stride, so their sum a multiple of the
+        // strides' gcd, at most the sum of the largest terms (a coordinate
+        // outside its extent reaches no texel).
+        let reach: i64 = runtime.iter().map(|(_, e, s)| (e - 1) * s).sum::<i64>() + texel;
+        let step = runtime.iter().fold(0, |g, (_, _, s)| super::gcd(g, *s));
+        let within = match &g.base.home {
+            super::Home::Mem { var, instance } => self
+                .mem
+                .cells
+                .get(&(var.clone(), *instance))
+                .map_or(0, |cs| {
+                    cs.iter()
+                        .filter(|(c, _)| (t.offset..t.offset + reach).contains(&c.offset))
+                        .count()
+                }),
+            super::Home::Regs { .. } => 0,
+        };
+        if within > MAX_RUNTIME_CELLS {
+            if self.dead {
+                return Ok(Some(nowhere()));
+            }
+            return Err(too_many(within));
+        }
         let src = span(inst);
         let acc = self.fresh_reg();
         let out = self.fresh_label();
@@ -440,6 +479,8 @@ impl Gen<'_> {
         self.copy(&acc, Operand::Const(NOWHERE), &src);
         self.label(&done, &src);
         t.dynamic.push((Operand::Reg(acc), 1));
+        // A texel's channels are at offsets 0..texel of it.
+        t.window = Some((reach, step.max(1)));
         Ok(Some(t))
     }
 
