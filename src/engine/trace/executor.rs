@@ -40,6 +40,60 @@ pub(super) fn loop_ranges(t: &Thread, labels: &HashMap<&str, usize>) -> HashMap<
     if nested { back } else { HashMap::new() }
 }
 
+/// Per location: whether some instruction of the program writes it.
+pub(super) fn written_locations(program: &Program) -> Vec<bool> {
+    let mut written = vec![false; program.locations.len()];
+    for ins in program.threads.iter().flat_map(|t| t.instructions()) {
+        if ins.is_write()
+            && let Some(l) = program.location_of(ins)
+            && let Some(w) = written.get_mut(l)
+        {
+            *w = true;
+        }
+    }
+    written
+}
+
+/// Whether the operand is a register holding a value from memory.
+pub(super) fn reads_memory(s: &State, op: &Operand) -> bool {
+    matches!(op, Operand::Reg(r) if s.from_memory.contains(r))
+}
+
+/// `dest = a op b`: `dest` holds a value from memory when `a` or `b` does.
+pub(super) fn taint(s: &mut State, dest: &str, a: &Operand, b: &Operand) {
+    if reads_memory(s, a) || reads_memory(s, b) {
+        s.from_memory.insert(dest.to_string());
+    } else {
+        s.from_memory.remove(dest);
+    }
+}
+
+/// At the head `s.pc` of a loop, arrived at by a jump back: whether the
+/// iteration just run took no branch decided by a value from memory since
+/// the path last arrived here (and the path has iterations left that the
+/// unrolling bound does not count); such an iteration is counted free.
+pub(super) fn free_iteration(s: &mut State) -> bool {
+    let mark = s
+        .head_marks
+        .iter()
+        .find(|(h, _)| *h == s.pc)
+        .map(|&(_, m)| m);
+    if mark == Some(s.memory_decisions) && s.free_iterations < MAX_FREE_ITERATIONS {
+        s.free_iterations += 1;
+        return true;
+    }
+    false
+}
+
+/// Notes the branches decided by memory so far at the loop head `s.pc`.
+pub(super) fn mark_head(s: &mut State) {
+    let (pc, m) = (s.pc, s.memory_decisions);
+    match s.head_marks.iter_mut().find(|(h, _)| *h == pc) {
+        Some(entry) => entry.1 = m,
+        None => s.head_marks.push((pc, m)),
+    }
+}
+
 pub(super) fn label_map(t: &Thread) -> HashMap<&str, usize> {
     t.code
         .iter()
@@ -66,6 +120,7 @@ pub(super) fn explore_thread(
     let (max_paths, max_memory) = (limits.bounds.max_paths, limits.bounds.max_memory);
     let labels = label_map(t);
     let loops = loop_ranges(t, &labels);
+    let written = written_locations(program);
     // Looping alternatives of each await instance.
     let mut looping: HashMap<usize, Vec<Vec<ReadValue>>> = HashMap::new();
     let mut instances = 0usize;
@@ -88,6 +143,10 @@ pub(super) fn explore_thread(
         derive,
         forward: derive && limits.has(Reduction::OwnForwarding),
         forwarded: Vec::new(),
+        from_memory: HashSet::new(),
+        memory_decisions: 0,
+        head_marks: Vec::new(),
+        free_iterations: 0,
     };
     let mut out = ThreadPaths::default();
     // Partial paths the unrolling bound stopped (their prefixes are stopped
@@ -124,10 +183,14 @@ pub(super) fn explore_thread(
                 }
                 break;
             }
-            if let Some(&back) = loops.get(&s.pc)
-                && !(s.pc..=back).contains(&s.last)
-            {
-                s.runs[s.pc..=back].fill(0);
+            if let Some(&back) = loops.get(&s.pc) {
+                // Entering the loop starts its count afresh; so does an
+                // iteration no branch on a value from memory decided (it
+                // runs the same in every execution, `MAX_FREE_ITERATIONS`).
+                if !(s.pc..=back).contains(&s.last) || free_iteration(&mut s) {
+                    s.runs[s.pc..=back].fill(0);
+                }
+                mark_head(&mut s);
             }
             s.last = s.pc;
             s.runs[s.pc] += 1;
@@ -172,6 +235,7 @@ pub(super) fn explore_thread(
                         s.regs
                             .insert(dest.clone(), RegValue::Expr(s.exprs.len() - 1));
                         s.prov.insert(dest.clone(), Prov::new());
+                        taint(&mut s, dest, a, b);
                         s.pc += 1;
                         continue;
                     }
@@ -183,6 +247,7 @@ pub(super) fn explore_thread(
                     s.regs
                         .insert(dest.clone(), RegValue::Const(op.apply(va, vb)));
                     s.prov.insert(dest.clone(), prov);
+                    taint(&mut s, dest, a, b);
                     s.pc += 1;
                 }
                 Stmt::Branch {
@@ -192,6 +257,9 @@ pub(super) fn explore_thread(
                     else {
                         continue;
                     };
+                    if reads_memory(&s, a) || reads_memory(&s, b) {
+                        s.memory_decisions += 1;
+                    }
                     s.pc = if cmp.holds(va, vb) {
                         target(&labels, label, t)?
                     } else {
@@ -305,7 +373,13 @@ pub(super) fn explore_thread(
                     }
                     if ins.group.is_some() {
                         step_group(&mut s, ins, values);
-                    } else if !step_op(&mut s, &mut stack, ins, (program, t, own), domain)? {
+                    } else if !step_op(
+                        &mut s,
+                        &mut stack,
+                        ins,
+                        (program, t, own, &written),
+                        domain,
+                    )? {
                         continue;
                     }
                     if let Some(e) = s.events.last_mut() {
@@ -650,7 +724,7 @@ pub(super) fn step_op(
     s: &mut State,
     stack: &mut Vec<State>,
     ins: &Instruction,
-    (program, t, own): (&Program, &Thread, &HashSet<usize>),
+    (program, t, own, written): (&Program, &Thread, &HashSet<usize>, &[bool]),
     domain: &Domains,
 ) -> Result<bool, ExecError> {
     let pc = s.pc;
@@ -790,6 +864,14 @@ pub(super) fn step_op(
             },
         );
         s.prov.insert(dest.clone(), read_prov);
+        // A location no instruction writes holds its initial value in
+        // every execution (a uniform, an input buffer): a loop bounded by
+        // it is not waiting for another invocation.
+        if loc.is_none_or(|l| written.get(l).copied().unwrap_or(true)) {
+            s.from_memory.insert(dest.clone());
+        } else {
+            s.from_memory.remove(dest);
+        }
     }
     s.events.push(PathEvent {
         stmt: pc,
