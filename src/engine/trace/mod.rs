@@ -383,11 +383,17 @@ struct State {
     /// The registers whose value comes from memory: the result of a read or
     /// a group function, or arithmetic on such a register.
     from_memory: HashSet<String>,
-    /// Branches taken so far on the path whose condition read a register
-    /// of `from_memory`.
-    memory_decisions: u32,
-    /// Per loop head (statement index), `memory_decisions` when the path
-    /// last arrived there.
+    /// Where the paths meet again ([`executor::post_dominators`]) after
+    /// the branches on a value from memory the path took and has not yet
+    /// passed, each with the number of the latest such branch: while one
+    /// is pending, an assignment's value depends on memory through
+    /// control, and an iteration jumping back with one opened during it
+    /// went round again because of memory.
+    control: Vec<(usize, u32)>,
+    /// Branches on a value from memory taken so far on the path.
+    opened: u32,
+    /// Per loop head (statement index), `opened` when the path last
+    /// arrived there.
     head_marks: Vec<(usize, u32)>,
     /// Loop iterations the unrolling bound did not count: each jumped back
     /// to its head without a branch decided by memory since the last
