@@ -123,6 +123,44 @@ pub(super) fn post_dominators(t: &Thread, labels: &HashMap<&str, usize>) -> Vec<
     idom
 }
 
+/// The registers the statements between the branch `pc` and `meet` (its
+/// immediate post-dominator) assign, on either side.
+pub(super) fn region_assigns(
+    t: &Thread,
+    labels: &HashMap<&str, usize>,
+    pc: usize,
+    meet: usize,
+) -> Vec<String> {
+    let n = t.code.len();
+    let mut seen = vec![false; n];
+    let mut stack: Vec<usize> = Vec::new();
+    let succ = |k: usize| -> [Option<usize>; 2] {
+        match &t.code[k] {
+            Stmt::Goto { label, .. } => [labels.get(label.as_str()).copied(), None],
+            Stmt::Branch { label, .. } => [labels.get(label.as_str()).copied(), Some(k + 1)],
+            _ => [Some(k + 1), None],
+        }
+    };
+    stack.extend(succ(pc).into_iter().flatten());
+    let mut out: HashSet<&str> = HashSet::new();
+    while let Some(k) = stack.pop() {
+        if k >= n || k == meet || seen[k] {
+            continue;
+        }
+        seen[k] = true;
+        let dest = match &t.code[k] {
+            Stmt::Assign { dest, .. } => Some(dest),
+            Stmt::Op(ins) => ins.dest.as_ref(),
+            _ => None,
+        };
+        if let Some(d) = dest {
+            out.insert(d);
+        }
+        stack.extend(succ(k).into_iter().flatten());
+    }
+    out.into_iter().map(str::to_string).collect()
+}
+
 /// Per location: whether some instruction of the program writes it.
 pub(super) fn written_locations(program: &Program) -> Vec<bool> {
     let mut written = vec![false; program.locations.len()];
@@ -214,6 +252,7 @@ pub(super) fn explore_thread(
     let loops = loop_ranges(t, &labels);
     let written = written_locations(program);
     let ipdom = post_dominators(t, &labels);
+    let mut regions: HashMap<usize, Vec<String>> = HashMap::new();
     // Looping alternatives of each await instance.
     let mut looping: HashMap<usize, Vec<Vec<ReadValue>>> = HashMap::new();
     let mut instances = 0usize;
@@ -360,6 +399,14 @@ pub(super) fn explore_thread(
                         // memory (one region per meeting point, the latest
                         // opening kept).
                         let meet = ipdom[pc];
+                        // A register either side assigns before the paths
+                        // meet holds, there, a value the branch chose.
+                        let assigned = regions
+                            .entry(pc)
+                            .or_insert_with(|| region_assigns(t, &labels, pc, meet));
+                        for r in assigned.iter() {
+                            s.from_memory.insert(r.clone());
+                        }
                         let k = s.opened;
                         s.opened += 1;
                         match s.control.iter_mut().find(|(d, _)| *d == meet) {
