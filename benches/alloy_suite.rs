@@ -4,8 +4,8 @@
 use criterion::{Criterion, criterion_group, criterion_main};
 use std::hint::black_box;
 use std::path::{Path, PathBuf};
+use vkmm::Limits;
 use vkmm::analysis::{Models, check_program};
-use vkmm::engine::Limits;
 use vkmm::ir::Program;
 
 fn corpus() -> Option<Vec<(String, Program)>> {

@@ -7,8 +7,8 @@ use criterion::{Criterion, criterion_group, criterion_main};
 use std::hint::black_box;
 use std::path::Path;
 use std::time::Duration;
+use vkmm::Limits;
 use vkmm::analysis::check_litmus;
-use vkmm::engine::Limits;
 
 const FILES: &[&str] = &[
     "two-pixels-six",

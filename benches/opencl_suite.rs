@@ -6,8 +6,8 @@ use criterion::{Criterion, criterion_group, criterion_main};
 use std::hint::black_box;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
+use vkmm::Limits;
 use vkmm::analysis::{Property, check_litmus, expected};
-use vkmm::engine::Limits;
 use vkmm::frontend::{LocalMemory, Options};
 
 const CSVS: &[(&str, Property)] = &[

@@ -22,6 +22,7 @@ use crate::cat::CatError;
 use crate::engine::{Limits, Reduction, Reductions};
 use crate::frontend::{Format, FrontendError, LocalMemory, Options};
 use crate::ir::{CondExpr, Program};
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::path::Path;
 use std::sync::{Arc, Mutex};
@@ -46,6 +47,10 @@ pub enum Error {
     /// A request that makes no sense (e.g. `--outcome` on a `.test` file).
     #[error("{0}")]
     Usage(String),
+    /// A limit (the request's `--timeout`) stopped the work before the
+    /// program was read: undecided, not an error of the input.
+    #[error("{file}: undecided: {message}")]
+    Limit { file: String, message: String },
 }
 
 impl Error {
@@ -64,7 +69,8 @@ pub type SuiteRunner<'a> = dyn Fn(&Session, &[SuiteItem]) -> Vec<Result<Checked,
 type ModelCache = BTreeMap<(String, Option<String>), Arc<Models>>;
 
 /// A configured checker. Cheap to create; share one across threads to reuse
-/// its loaded models.
+/// its loaded models (a clone shares them too).
+#[derive(Clone)]
 pub struct Session {
     model: Option<String>,
     nochains_model: Option<String>,
@@ -306,10 +312,33 @@ impl Session {
         self
     }
 
-    /// Wall-clock limit per search (a check stopped by it is undecided).
+    /// Wall-clock limit per request (a check stopped by it is undecided):
+    /// each request (`check_file`, `check_text`, `check_program`,
+    /// `compare`, `refines`, `explain`, a suite's row) makes its deadline
+    /// this long after it starts, read by every phase of it and shared by
+    /// every search it runs, unless [`Session::deadline`] fixed one.
     pub fn timeout(mut self, t: Option<std::time::Duration>) -> Session {
         self.limits.bounds.timeout = t;
         self
+    }
+
+    /// One deadline for every request of this session (a command made it
+    /// when it started: `--timeout` bounds the whole command); `None`:
+    /// each request makes its own from [`Session::timeout`].
+    pub fn deadline(mut self, at: Option<web_time::Instant>) -> Session {
+        self.limits.bounds.deadline = at;
+        self
+    }
+
+    /// This session with its request's deadline made now when it has a
+    /// timeout and no deadline yet (itself otherwise).
+    fn started(&self) -> Cow<'_, Session> {
+        if self.limits.bounds.deadline.is_some() || self.limits.bounds.timeout.is_none() {
+            return Cow::Borrowed(self);
+        }
+        let mut s = self.with_decide(self.decide);
+        s.limits.bounds = s.limits.bounds.starting_now();
+        Cow::Owned(s)
     }
 
     /// Calls `f` now and then during long litmus checks (a terminal
@@ -335,7 +364,32 @@ impl Session {
                 path.display()
             )));
         }
-        Ok(crate::frontend::load_with(path, self.options.clone())?)
+        let this = self.started();
+        let name = path.display().to_string();
+        this.front_end(&name, || {
+            crate::frontend::load_with(path, this.options.clone())
+        })
+    }
+
+    /// Runs a front end under the request's deadline
+    /// ([`crate::engine::trace::FrontEndClock`]): an error it returns
+    /// because the time was spent is [`Error::Limit`].
+    fn front_end(
+        &self,
+        name: &str,
+        f: impl FnOnce() -> Result<Program, FrontendError>,
+    ) -> Result<Program, Error> {
+        let clock = crate::engine::trace::FrontEndClock::start(self.limits.bounds.deadline);
+        let read = f();
+        if clock.stopped() {
+            return Err(Error::Limit {
+                file: name.to_string(),
+                message:
+                    "stopped at the time limit (--timeout) while reading and lowering the program"
+                        .into(),
+            });
+        }
+        Ok(read?)
     }
 
     /// Parses a test given as text; `name` names it in errors and reports.
@@ -351,12 +405,10 @@ impl Session {
     /// ```
     pub fn load_text(&self, name: &str, text: &str) -> Result<Program, Error> {
         let format = Format::guess(name, text);
-        Ok(crate::frontend::parse_text(
-            name,
-            text,
-            format,
-            self.options.clone(),
-        )?)
+        let this = self.started();
+        this.front_end(name, || {
+            crate::frontend::parse_text(name, text, format, this.options.clone())
+        })
     }
 
     /// The models a program runs under: the session's, or its dialect's default.
@@ -395,7 +447,8 @@ impl Session {
     /// Checks a loaded program: a `.test` file's queries, or a litmus
     /// test's outcome list, condition and races.
     pub fn check_program(&self, file: &str, program: &Program) -> Result<Checked, Error> {
-        self.check_program_inner(file, program)
+        self.started()
+            .check_program_inner(file, program)
             .map(|c| c.with_warnings(&program.warnings))
     }
 
@@ -459,8 +512,9 @@ impl Session {
     /// Reads and checks a file.
     pub fn check_file(&self, path: impl AsRef<Path>) -> Result<Checked, Error> {
         let path = path.as_ref();
-        let program = self.load_file(path)?;
-        self.check_program(&path.display().to_string(), &program)
+        let this = self.started();
+        let program = this.load_file(path)?;
+        this.check_program(&path.display().to_string(), &program)
     }
 
     /// Parses and checks a test given as text (see [`Session::load_text`]).
@@ -472,8 +526,9 @@ impl Session {
     /// assert_eq!(o.condition_holds, Some(false)); // the stale payload is never read
     /// ```
     pub fn check_text(&self, name: &str, text: &str) -> Result<Checked, Error> {
-        let program = self.load_text(name, text)?;
-        self.check_program(name, &program)
+        let this = self.started();
+        let program = this.load_text(name, text)?;
+        this.check_program(name, &program)
     }
 
     /// Parses an outcome (`--outcome`) in the condition syntax of the
@@ -512,7 +567,7 @@ impl Session {
             &models.chains,
             &spec,
             parsed.as_ref().map(|(e, t)| (e, t.clone())),
-            self.limits,
+            self.started().limits,
         )
         .map_err(|e| Error::check(&program.name, e))
     }
@@ -558,7 +613,7 @@ impl Session {
             program,
             &models.chains,
             &spec,
-            self.limits,
+            self.started().limits,
             &progress,
         )
         .map_err(|e| Error::check(&program.name, e))?;
@@ -589,7 +644,8 @@ impl Session {
             .iter()
             .map(|m| crate::model::load(m))
             .collect::<Result<_, CatError>>()?;
-        crate::analysis::compare::compare(file, program, &loaded, self.limits)
+        // Every model's search shares the request's deadline.
+        crate::analysis::compare::compare(file, program, &loaded, self.started().limits)
             .map_err(|e| Error::check(file, e))
     }
 
@@ -614,22 +670,26 @@ impl Session {
     ) -> Result<crate::analysis::refines::Refinement, Error> {
         let imp = crate::model::load(imp)?;
         let spec = crate::model::load(spec)?;
-        crate::analysis::refines::refines(file, program, &imp, &spec, self.limits)
+        // Both models' searches share the request's deadline.
+        crate::analysis::refines::refines(file, program, &imp, &spec, self.started().limits)
             .map_err(|e| Error::check(file, e))
     }
 
     /// Checks one item of a suite (a failure to check is a row's error, not
     /// the suite's).
     pub fn suite_item(&self, item: &SuiteItem) -> Result<Checked, FileError> {
+        // Each row has its own deadline (`--timeout` per row).
+        let this = self.started();
+        let this = &*this;
         let err = |e: Error| FileError {
             file: item.path.display().to_string(),
             error: e.to_string(),
         };
         if let Some(row) = &item.manifest {
-            return self.manifest_row(row).map_err(err);
+            return this.manifest_row(row).map_err(err);
         }
         let Some(row) = &item.row else {
-            return self.check_file(&item.path).map_err(err);
+            return this.check_file(&item.path).map_err(err);
         };
         // A six-column row: its own property and bound.
         use crate::analysis::expected::RowProperty;
@@ -651,7 +711,7 @@ impl Session {
                 // shows its repetition in two iterations, so at least one
                 // more unrolling (a larger bound: every answer it gives
                 // still holds, and says which bound it used).
-                return self
+                return this
                     .with_decide(None)
                     .termination(Some(progress))
                     .unroll(row.unroll().max(1))
@@ -659,7 +719,7 @@ impl Session {
                     .map_err(err);
             }
         };
-        let session = self.with_decide(Some(property)).unroll(row.unroll());
+        let session = this.with_decide(Some(property)).unroll(row.unroll());
         let mut program = session.load_file(&item.path).map_err(err)?;
         if !row.filter()
             && let Some(c) = &mut program.condition

@@ -383,14 +383,8 @@ fn the_legacy_only_reading_of_tessellation_output_ordering_is_a_variant() {
         ),
     ] {
         let program = vkmm::frontend::load(&dir().join(file)).unwrap();
-        let o = vkmm::analysis::check_litmus(
-            file,
-            &program,
-            &model,
-            vkmm::engine::Limits::default(),
-            None,
-        )
-        .unwrap();
+        let o = vkmm::analysis::check_litmus(file, &program, &model, vkmm::Limits::default(), None)
+            .unwrap();
         assert_eq!(o.holds(property), Some(holds), "{file} {property:?}");
     }
 }
@@ -515,8 +509,7 @@ fn free_is_spelt_in_both_dialects_and_names_the_pair() {
     let model = vkmm::model::load("vulkan").unwrap();
     let program = vkmm::frontend::load(&dir().join("dealloc-use-after-free.litmus")).unwrap();
     let o =
-        vkmm::analysis::check_litmus("u", &program, &model, vkmm::engine::Limits::default(), None)
-            .unwrap();
+        vkmm::analysis::check_litmus("u", &program, &model, vkmm::Limits::default(), None).unwrap();
     let text = vkmm::report::text::litmus(&o);
     assert!(
         text.contains("race on x: P0 line 9: free.sc0 x  <->  P0 line 10: ld.sc0 r0, x"),

@@ -476,8 +476,8 @@ fn alloy_test_barrier_some_thread_never_reaches_is_diagnosed() {
 /// The `scbarinst` relation of every skeleton of `text`, as sorted pairs of
 /// thread numbers.
 fn scbarinst_by_thread(text: &str) -> Vec<Vec<(usize, usize)>> {
-    use vkmm::cat::Value;
-    use vkmm::engine::{ExecError, Explorer, Limits};
+    use vkmm::testing::cat::Value;
+    use vkmm::testing::engine::{ExecError, Explorer, Limits};
     let p = Session::new().load_text("t.litmus", text).unwrap();
     let ex = Explorer::new(&p, Limits::default()).unwrap();
     let mut out = Vec::new();
@@ -540,5 +540,5 @@ fn too_many_quorum_arrivals_is_an_undecided_answer() {
     };
     assert!(!checked.complete());
     assert_eq!(o.condition_holds, None);
-    assert_eq!(o.stopped_by, Some(vkmm::engine::LimitKind::QuorumArrivals));
+    assert_eq!(o.stopped_by, Some(vkmm::LimitKind::QuorumArrivals));
 }

@@ -9,7 +9,7 @@
 mod common;
 
 use std::path::{Path, PathBuf};
-use vkmm::engine::Limits;
+use vkmm::Limits;
 use vkmm::frontend::{Format, Options};
 use vkmm::ir::{OpKind, Program};
 

@@ -9,7 +9,7 @@
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use vkmm::engine::Limits;
+use vkmm::Limits;
 use vkmm::frontend::{Format, Options};
 
 fn own(name: &str) -> PathBuf {

@@ -12,9 +12,9 @@
 mod common;
 
 use std::path::{Path, PathBuf};
+use vkmm::Limits;
 use vkmm::analysis::compare::compare;
 use vkmm::analysis::{CheckError, Property, check_litmus};
-use vkmm::engine::Limits;
 
 /// Storage class tokens renamed: 0 -> 4, 1 -> 9, 2 -> 17, 3 -> 200.
 fn rename_classes(text: &str) -> String {

@@ -3,7 +3,7 @@
 //! [`Session::suite`] with [`Property::Condition`], the SPIR-V
 //! `assertions` rows), a candidate whose final state is known before its
 //! evaluation is evaluated only when that state could decide the verdict
-//! and is not recorded yet ([`vkmm::engine::Reduction::OutcomeDirected`]).
+//! and is not recorded yet ([`vkmm::Reduction::OutcomeDirected`]).
 //!
 //! Why the final states alone decide: the corpora's verdicts are defined
 //! over them (../shared/corpus/README.md: "`1` means the property holds:
@@ -206,7 +206,7 @@ fn dat3m_spirv_assertion_rows_agree() {
             )
         };
         let (full, directed) = (run(false), run(true));
-        let timed_out = |r: &Result<Option<LitmusOutcome>, String>| matches!(r, Ok(Some(o)) if o.stopped_by == Some(vkmm::engine::LimitKind::Timeout));
+        let timed_out = |r: &Result<Option<LitmusOutcome>, String>| matches!(r, Ok(Some(o)) if o.stopped_by == Some(vkmm::LimitKind::Timeout));
         if let (Ok(Some(f)), Ok(Some(d))) = (&full, &directed)
             && f.holds(Property::Condition).is_none()
             && d.holds(Property::Condition).is_some()

@@ -4,8 +4,8 @@
 mod common;
 
 use std::path::Path;
+use vkmm::Limits;
 use vkmm::analysis::{Property, check_litmus, expected};
-use vkmm::engine::Limits;
 
 fn run_csv(csv: &str, model: &str, property: Property) {
     let Some(dir) = common::corpus_or_skip("dat3m-vulkan") else {

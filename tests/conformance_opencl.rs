@@ -14,8 +14,8 @@
 mod common;
 
 use std::path::Path;
+use vkmm::Limits;
 use vkmm::analysis::{Property, check_litmus, expected};
-use vkmm::engine::Limits;
 use vkmm::frontend::{LocalMemory, Options};
 
 /// Rows whose reference verdict depends on sharing `local` memory across

@@ -8,8 +8,8 @@
 mod common;
 
 use std::path::{Path, PathBuf};
+use vkmm::Limits;
 use vkmm::analysis::{Answer, Models, check_program};
-use vkmm::engine::Limits;
 use vkmm::ir::{OpKind, Program, Stmt};
 
 fn dir() -> PathBuf {

@@ -9,9 +9,9 @@
 mod common;
 
 use std::path::{Path, PathBuf};
+use vkmm::Limits;
 use vkmm::analysis::compare::compare;
 use vkmm::analysis::{Property, check_litmus};
-use vkmm::engine::Limits;
 
 fn dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/divergence")

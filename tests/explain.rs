@@ -5,8 +5,8 @@ mod common;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
+use vkmm::Limits;
 use vkmm::analysis::explain::{ExplainSpec, Explanation, Verdict, explain};
-use vkmm::engine::Limits;
 
 fn own(file: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))

@@ -135,7 +135,7 @@ fn a_state_space_limit_gives_an_undecided_answer_not_an_error() {
     };
     assert!(!checked.complete());
     assert_eq!(o.condition_holds, None);
-    assert_eq!(o.stopped_by, Some(vkmm::engine::LimitKind::MaxPaths));
+    assert_eq!(o.stopped_by, Some(vkmm::LimitKind::MaxPaths));
     // three paths fit
     let checked = Session::new()
         .reduction(vkmm::Reduction::SpinReduction, false)

@@ -9,8 +9,8 @@
 mod common;
 
 use std::path::{Path, PathBuf};
+use vkmm::Limits;
 use vkmm::analysis::{Property, check_litmus, expected};
-use vkmm::engine::Limits;
 use vkmm::ir::{OpKind, Program, Scope, Stmt};
 use vkmm::model::LoadedModel;
 

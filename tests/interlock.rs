@@ -7,8 +7,8 @@
 mod common;
 
 use std::path::{Path, PathBuf};
+use vkmm::Limits;
 use vkmm::analysis::{Property, check_litmus};
-use vkmm::engine::Limits;
 use vkmm::model::LoadedModel;
 
 const RULES: &str = include_str!("../models/vulkan-rules.cat");

@@ -332,3 +332,59 @@ fn spirv_errors_are_located_in_the_source() {
     assert!(err.contains("no OpEntryPoint"), "{err}");
     assert!(!err.contains(".headers"), "{err}");
 }
+
+/// A SPIR-V compute shader of `n` arithmetic instructions before one
+/// store: front-end and lowering work in proportion to `n`, one event per
+/// invocation.
+fn long_shader(dir: &std::path::Path, n: usize) -> String {
+    let mut s = String::from(
+        "; @Config: 1, 1, 2\n; @Input: %w = {0}\n; @Output: forall (%w[0] == 2)\n\
+         OpCapability Shader\nOpCapability VulkanMemoryModel\nOpMemoryModel Logical Vulkan\n\
+         OpEntryPoint GLCompute %main \"main\"\nOpDecorate %W Block\n\
+         OpMemberDecorate %W 0 Offset 0\nOpDecorate %w DescriptorSet 0\nOpDecorate %w Binding 0\n\
+         %void = OpTypeVoid\n%fn = OpTypeFunction %void\n%uint = OpTypeInt 32 0\n\
+         %c0 = OpConstant %uint 0\n%c1 = OpConstant %uint 1\n%W = OpTypeStruct %uint\n\
+         %pW = OpTypePointer StorageBuffer %W\n%pu = OpTypePointer StorageBuffer %uint\n\
+         %w = OpVariable %pW StorageBuffer\n%main = OpFunction %void None %fn\n%l0 = OpLabel\n\
+         %x = OpAccessChain %pu %w %c0\n%v0 = OpIAdd %uint %c0 %c1\n",
+    );
+    for i in 1..n {
+        s.push_str(&format!("%v{i} = OpIMul %uint %v{} %c1\n", i - 1));
+    }
+    s.push_str(&format!(
+        "OpStore %x %v{}\nOpReturn\nOpFunctionEnd\n",
+        n - 1
+    ));
+    let f = dir.join(format!("long-{n}.spvasm"));
+    std::fs::write(&f, s).unwrap();
+    f.display().to_string()
+}
+
+/// `--timeout` bounds the whole command, the front end included: a SPIR-V
+/// program whose reading and lowering take several seconds stops about
+/// `--timeout 1` after the command starts, undecided (exit 3), where the
+/// same program without the limit is answered (the control: its store
+/// races with the other invocation's, and `%w[0]` is 1, never 2, so the
+/// `forall` fails: exit 0 with the verdict, after more than the 1.5 s the
+/// bounded run may take).
+#[test]
+fn the_timeout_bounds_the_front_end() {
+    let dir = scratch("front-end");
+    let f = long_shader(&dir, 400_000);
+    let start = std::time::Instant::now();
+    let (code, out, err) = vkmm(&["check", &f, "--timeout", "1"]);
+    let took = start.elapsed();
+    assert_eq!(code, 3, "{out}{err}");
+    assert!(
+        err.contains("undecided: stopped at the time limit (--timeout)"),
+        "{err}"
+    );
+    assert!(!out.contains("Observation"), "{out}");
+    assert!(took.as_secs_f64() < 1.5, "{took:?} under --timeout 1");
+    let start = std::time::Instant::now();
+    let (code, out, err) = vkmm(&["check", &f]);
+    let took = start.elapsed();
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("Observation long-400000 Never 0 1"), "{out}");
+    assert!(took.as_secs_f64() > 1.5, "the control takes {took:?}");
+}

@@ -5,8 +5,8 @@
 //! hand (each file says why).
 
 use std::path::{Path, PathBuf};
+use vkmm::Limits;
 use vkmm::analysis::{LitmusOutcome, Observation, Property, check_litmus, expected};
-use vkmm::engine::Limits;
 
 fn dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/litmus-vulkan")
@@ -16,7 +16,7 @@ fn run(file: &str, unroll: usize, decide: Option<Property>) -> LitmusOutcome {
     run_limits(
         file,
         Limits {
-            bounds: vkmm::engine::Bounds {
+            bounds: vkmm::Bounds {
                 unroll,
                 ..Default::default()
             },
@@ -93,7 +93,7 @@ fn spin_loop_reports_the_bound() {
     // The reference enumeration unrolls the spin loop like any other loop.
     let reference = |unroll| {
         let limits = Limits {
-            bounds: vkmm::engine::Bounds {
+            bounds: vkmm::Bounds {
                 unroll,
                 ..Default::default()
             },
@@ -197,7 +197,7 @@ fn the_execution_limit_bounds_partial_evaluations_too() {
     let model = vkmm::model::load("opencl").unwrap();
     let check = |max_executions| {
         let limits = Limits {
-            bounds: vkmm::engine::Bounds {
+            bounds: vkmm::Bounds {
                 max_executions,
                 ..Default::default()
             },

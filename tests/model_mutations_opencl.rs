@@ -16,8 +16,8 @@ mod common;
 
 use rayon::prelude::*;
 use std::path::Path;
+use vkmm::Limits;
 use vkmm::analysis::{Property, check_litmus, expected};
-use vkmm::engine::Limits;
 use vkmm::frontend::{LocalMemory, Options};
 use vkmm::ir::Program;
 use vkmm::model::LoadedModel;

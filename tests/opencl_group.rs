@@ -12,8 +12,8 @@
 mod common;
 
 use std::path::{Path, PathBuf};
+use vkmm::Limits;
 use vkmm::analysis::{Property, check_litmus};
-use vkmm::engine::Limits;
 use vkmm::ir::{GroupArith, GroupOp};
 use vkmm::model::LoadedModel;
 

@@ -9,8 +9,8 @@
 mod common;
 
 use std::path::{Path, PathBuf};
+use vkmm::Limits;
 use vkmm::analysis::{Property, check_litmus};
-use vkmm::engine::Limits;
 use vkmm::model::LoadedModel;
 
 /// (file, model, property, expectation): for `Condition`, whether the

@@ -16,8 +16,8 @@
 //!   executions that stop at the bound.
 
 use std::path::{Path, PathBuf};
+use vkmm::Limits;
 use vkmm::analysis::{LitmusOutcome, Property, check_litmus};
-use vkmm::engine::Limits;
 
 fn dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/litmus-bound")
@@ -32,7 +32,7 @@ fn run(file: &str, limits: Limits, decide: Option<Property>) -> LitmusOutcome {
 
 fn at(unroll: usize) -> Limits {
     Limits {
-        bounds: vkmm::engine::Bounds {
+        bounds: vkmm::Bounds {
             unroll,
             ..Default::default()
         },
@@ -314,7 +314,7 @@ fn a_race_before_an_endless_spin_loop_is_found_with_and_without_the_reduction() 
 fn a_race_past_the_order_limit_is_found_where_a_thread_stops_at_the_bound() {
     let file = "lock-wg-past-order-limit.litmus";
     let limited = |max_writes: usize| Limits {
-        bounds: vkmm::engine::Bounds {
+        bounds: vkmm::Bounds {
             max_writes_per_location: max_writes,
             ..at(0).bounds
         },
@@ -351,7 +351,7 @@ fn a_race_past_the_order_limit_is_found_where_a_thread_stops_at_the_bound() {
         assert_eq!(o.holds(Property::Races), None, "{decide:?}");
         assert_eq!(
             o.prefix_walk.and_then(|w| w.stopped_by),
-            Some(vkmm::engine::LimitKind::MaxWrites),
+            Some(vkmm::LimitKind::MaxWrites),
             "{decide:?}"
         );
     }
@@ -393,7 +393,7 @@ fn no_race_needs_the_walk_over_spinning_executions_to_finish() {
     assert_eq!(o.holds(Property::Races), Some(true));
     assert_eq!(o.prefix_walk.map(|w| w.executions), Some(2));
     let limited = Limits {
-        bounds: vkmm::engine::Bounds {
+        bounds: vkmm::Bounds {
             max_executions: 1,
             ..at(2).bounds
         },
@@ -403,7 +403,7 @@ fn no_race_needs_the_walk_over_spinning_executions_to_finish() {
         let o = run(file, limited, decide);
         assert_eq!(
             o.prefix_walk.and_then(|w| w.stopped_by),
-            Some(vkmm::engine::LimitKind::MaxExecutions),
+            Some(vkmm::LimitKind::MaxExecutions),
             "{decide:?}"
         );
         assert_eq!(o.holds(Property::Races), None, "{decide:?}");

@@ -10,7 +10,7 @@ mod common;
 use std::time::Duration;
 use vkmm::Session;
 use vkmm::analysis::Checked;
-use vkmm::engine::{LimitKind, Limits};
+use vkmm::testing::engine::{LimitKind, Limits};
 
 /// P0 reads `n` locations and branches on each value; P1 writes 1 to each,
 /// so every read can return 0 or 1 and P0 has 2^n paths.
@@ -42,26 +42,26 @@ fn path_enumeration_stops_at_the_time_limit() {
     let program = session.load_text("gen.litmus", &text).unwrap();
     // The walk itself: the limit's error, naming the time limit.
     let limits = Limits {
-        bounds: vkmm::engine::Bounds {
+        bounds: vkmm::Bounds {
             timeout: Some(Duration::ZERO),
             max_paths: usize::MAX,
             ..Default::default()
         },
         ..Limits::default()
     };
-    let err = vkmm::engine::trace::explore(&program, &limits).unwrap_err();
+    let err = vkmm::testing::engine::trace::explore(&program, &limits).unwrap_err();
     assert_eq!(err.limit, Some(LimitKind::Timeout), "{err}");
     assert!(err.to_string().contains("time limit"), "{err}");
     assert!(err.to_string().contains("paths of thread P0"), "{err}");
     // Without the limit the same walk finishes: 2^14 paths for P0.
     let limits = Limits {
-        bounds: vkmm::engine::Bounds {
+        bounds: vkmm::Bounds {
             max_paths: usize::MAX,
             ..Default::default()
         },
         ..Limits::default()
     };
-    let paths = vkmm::engine::trace::explore(&program, &limits).unwrap();
+    let paths = vkmm::testing::engine::trace::explore(&program, &limits).unwrap();
     assert_eq!(paths[0].paths.len(), 1 << 14);
     // The whole check: undecided, stopped by the time limit, nothing run.
     let Ok(Checked::Litmus(o)) = session
@@ -84,16 +84,16 @@ fn the_value_domain_rounds_read_the_clock() {
     let text = branchy(2);
     let program = Session::new().load_text("gen.litmus", &text).unwrap();
     let limits = Limits {
-        bounds: vkmm::engine::Bounds {
+        bounds: vkmm::Bounds {
             timeout: Some(Duration::ZERO),
             ..Default::default()
         },
         ..Limits::default()
     };
-    let err = vkmm::engine::trace::explore(&program, &limits).unwrap_err();
+    let err = vkmm::testing::engine::trace::explore(&program, &limits).unwrap_err();
     assert_eq!(err.limit, Some(LimitKind::Timeout), "{err}");
     assert!(err.to_string().contains("value domains"), "{err}");
-    let paths = vkmm::engine::trace::explore(&program, &Limits::default()).unwrap();
+    let paths = vkmm::testing::engine::trace::explore(&program, &Limits::default()).unwrap();
     assert_eq!(paths[0].paths.len(), 4);
 }
 

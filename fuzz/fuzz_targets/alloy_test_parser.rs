@@ -8,6 +8,6 @@ fuzz_target!(|data: &[u8]| {
     if let Ok(text) = std::str::from_utf8(data)
         && let Ok(program) = vkmm::frontend::alloy_test::parse("fuzz.test", text)
     {
-        let _ = vkmm::engine::Explorer::new(&program, vkmm::engine::Limits::default());
+        let _ = vkmm::testing::engine::Explorer::new(&program, vkmm::Limits::default());
     }
 });

@@ -16,7 +16,7 @@ fuzz_target!(|data: &[u8]| {
             ..Options::default()
         };
         if let Ok(program) = opencl_litmus::parse_with("fuzz.litmus", text, options) {
-            let _ = vkmm::engine::Explorer::new(&program, vkmm::engine::Limits::default());
+            let _ = vkmm::testing::engine::Explorer::new(&program, vkmm::Limits::default());
         }
     }
 });

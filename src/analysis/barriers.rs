@@ -113,7 +113,7 @@ pub fn describe_divergent(program: &Program, sk: &Skeleton) -> Vec<String> {
                 .collect();
             format!(
                 "{}{} ({})",
-                super::litmus::describe(program, &sk.events[d.event]),
+                super::phrases::describe(program, &sk.events[d.event]),
                 pass_note(d.pass),
                 why.join(", ")
             )

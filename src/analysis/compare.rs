@@ -77,7 +77,7 @@ pub fn compare(
         }
         let fmt = |s: &super::litmus::FinalState| {
             let mut t = String::new();
-            crate::report::text::push_state(&mut t, s, |k| k);
+            super::phrases::push_state(&mut t, s, |k| k);
             t
         };
         let mut states: Vec<String> = Vec::new();

@@ -87,6 +87,7 @@ pub struct AttributionCount {
     pub total: u64,
 }
 
+use super::phrases::describe;
 /// A final state: a value per shown name, registers as `P0:r1` then
 /// locations (src/analysis/states.rs: the names are made once per test).
 pub use super::states::FinalState;
@@ -635,23 +636,6 @@ pub(crate) fn term_value(
         Term::Reg { thread, reg } => reg_value(sk, cand, *thread, reg, program),
         Term::Loc(l) => location(*l),
         Term::Bytes { parts, .. } => Term::bytes_value(parts, &location),
-    }
-}
-
-pub(crate) fn describe(program: &Program, e: &EventInfo) -> String {
-    let t = &program.threads[e.thread];
-    let ins = e.instruction(program);
-    match program
-        .symbols
-        .threads
-        .get(e.thread)
-        .and_then(|s| s.label.as_deref())
-    {
-        Some(label) => format!(
-            "P{} ({label}) line {}: {}",
-            t.id, ins.source.line, ins.source.text
-        ),
-        None => format!("P{} line {}: {}", t.id, ins.source.line, ins.source.text),
     }
 }
 
@@ -2198,7 +2182,7 @@ fn check_one(
             .as_ref()
             .is_some_and(|c| c.quantifier.is_some());
     v.states_only = decide == Some(Property::States) || v.condition_only;
-    let coverage = explore_split(program, &loaded.cat, limits, &mut v, progress)?;
+    let coverage = explore_split(program, loaded, limits, &mut v, progress)?;
     let undefined = v.take_undefined();
     let cond = program.condition.as_ref();
     let (positive, negative) = (v.positive, v.negative);

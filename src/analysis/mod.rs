@@ -10,6 +10,7 @@ pub mod explain;
 pub mod litmus;
 pub mod manifest;
 pub mod merge;
+pub mod phrases;
 pub mod pops;
 pub mod queries;
 pub mod refines;
@@ -56,6 +57,11 @@ impl Models {
 
 pub use crate::engine::driver::CheckError;
 pub use compare::Comparison;
+
+/// The schema name and major version of the JSON documents vkmm's records
+/// are printed in (docs/json.md): [`crate::report::json`] writes it into
+/// every document, and [`merge`] reads suite documents back only under it.
+pub const SCHEMA: &str = "vkmm/1";
 pub use suite::{Failure, FileError, Summary};
 
 /// What checking one file produced.

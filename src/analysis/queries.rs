@@ -360,7 +360,7 @@ fn check_one(
         } else {
             &models.chains
         };
-        let (model, model_name) = (&loaded.cat, &loaded.name);
+        let model_name = &loaded.name;
         let t0 = Instant::now();
         let mut v = Answers {
             program,
@@ -374,7 +374,7 @@ fn check_one(
             count_space: !counted,
             barrier_divergence: Vec::new(),
         };
-        let coverage = explore_split(program, model, limits, &mut v, None)?;
+        let coverage = explore_split(program, loaded, limits, &mut v, None)?;
         events = events.max(v.events);
         for d in std::mem::take(&mut v.barrier_divergence) {
             if !barrier_divergence.contains(&d) {

@@ -85,7 +85,7 @@ pub fn refines(
     let decide = limits
         .has(crate::engine::Reduction::OutcomeDirected)
         .then_some(super::litmus::Property::States);
-    let run = |m: &LoadedModel| check_litmus(file, program, m, limits.for_model(&m.cat), decide);
+    let run = |m: &LoadedModel| check_litmus(file, program, m, limits, decide);
     let i = run(imp)?;
     let s = run(spec)?;
     let incomplete: Vec<String> = [(imp, &i), (spec, &s)]
@@ -124,13 +124,7 @@ pub fn refines(
         let why = |m: &LoadedModel| -> Result<Explanation, CheckError> {
             let wording =
                 ExplainSpec::of(&m.profile).map_err(|e| CheckError::Unsupported(e.to_string()))?;
-            explain(
-                program,
-                m,
-                &wording,
-                Some((&expr, outcome.clone())),
-                limits.for_model(&m.cat),
-            )
+            explain(program, m, &wording, Some((&expr, outcome.clone())), limits)
         };
         let (witness, forbidden) = (Some(why(imp)?), Some(why(spec)?));
         violations.push(Violation {
@@ -157,65 +151,6 @@ pub fn refines(
         incomplete,
         unconfirmed,
     })
-}
-
-/// The text report of one refinement check.
-pub fn text(r: &Refinement) -> String {
-    let mut out = format!(
-        "Test {}: {} refines {}: {} ({} final states under {}, {} under {}{})\n",
-        r.file,
-        r.implementation,
-        r.specification,
-        match r.answer {
-            RefinesAnswer::Yes => "yes",
-            RefinesAnswer::No => "NO",
-            RefinesAnswer::Undecided => "UNDECIDED",
-        },
-        r.impl_states,
-        r.implementation,
-        r.spec_states,
-        r.specification,
-        if r.complete {
-            String::new()
-        } else {
-            format!("; INCOMPLETE: {}", r.incomplete.join("; "))
-        }
-    );
-    for o in &r.unconfirmed {
-        out.push_str(&format!(
-            "  unconfirmed: {o} is allowed by {} and not among the states seen under {}\n",
-            r.implementation, r.specification
-        ));
-    }
-    for v in &r.violations {
-        out.push_str(&format!(
-            "  violation: {} is allowed by {} and forbidden by {}\n",
-            v.outcome, r.implementation, r.specification
-        ));
-        for (title, x) in [("witness", &v.witness), ("why forbidden", &v.forbidden)] {
-            let Some(x) = x else { continue };
-            out.push_str(&format!("  {title} ({}):\n", x.model));
-            for line in crate::report::text::explanation(x).lines() {
-                out.push_str("    ");
-                out.push_str(line);
-                out.push('\n');
-            }
-        }
-    }
-    out
-}
-
-/// The closing line of `vkmm refines`: how many tests fail, refine, and are
-/// undecided (never counted as refining).
-pub fn summary_line(reports: &[Refinement], imp: &str, spec: &str) -> String {
-    let n = |a: RefinesAnswer| reports.iter().filter(|r| r.answer == a).count();
-    format!(
-        "tests where {imp} allows an outcome {spec} forbids: {} of {}; refining: {}; undecided: {}\n",
-        n(RefinesAnswer::No),
-        reports.len(),
-        n(RefinesAnswer::Yes),
-        n(RefinesAnswer::Undecided)
-    )
 }
 
 /// The exit code of `vkmm refines`: 2 when a file could not be checked,

@@ -619,7 +619,7 @@ fn termination_record(item: &SuiteItem, o: &super::termination::TerminationOutco
             ),
             super::termination::Verdict::Terminates => "terminates".into(),
             super::termination::Verdict::NonTerminating => {
-                let w = o.witness.as_ref().map(crate::report::text::witness_line);
+                let w = o.witness.as_ref().map(super::phrases::witness_line);
                 format!("non-terminating: {}", w.unwrap_or_default())
             }
             super::termination::Verdict::Undecided => format!(
@@ -833,7 +833,7 @@ impl Summary {
                         actual.name(),
                         o.witness
                             .as_ref()
-                            .map_or("no witness".into(), crate::report::text::witness_line)
+                            .map_or("no witness".into(), super::phrases::witness_line)
                     ));
                 }
             }
@@ -901,8 +901,8 @@ pub fn undefined_detail(o: &LitmusOutcome, property: Property, expected: Option<
                 o.file,
                 a.line,
                 a.instruction,
-                crate::report::text::who(&a.threads),
-                crate::report::text::count(a.executions, "execution", "executions")
+                super::phrases::who(&a.threads),
+                super::phrases::count(a.executions, "execution", "executions")
             )
         })
         .collect();

@@ -900,7 +900,7 @@ impl Search<'_> {
                         };
                         format!(
                             "{} reads {} from {from}",
-                            crate::analysis::litmus::describe(program, &sk.events[e]),
+                            super::phrases::describe(program, &sk.events[e]),
                             facts.value[e].unwrap_or(0)
                         )
                     })
@@ -1292,7 +1292,7 @@ fn search_termination(
             },
             ..limits
         };
-        let coverage = explore(program, &loaded.cat, bound, &mut search)?;
+        let coverage = explore(program, loaded, bound, &mut search)?;
         total.executions += coverage.executions;
         total.partial_evaluations += coverage.partial_evaluations;
         if search.witness.is_some() {

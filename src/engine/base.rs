@@ -103,15 +103,27 @@ pub(crate) fn shift(v: RegValue, offset: usize, exprs: usize) -> RegValue {
 /// reads and the facts the candidate enumerator needs. The part that
 /// depends only on the skeleton's shape ([`Shape`]) is taken from (and
 /// added to) `cache` when given.
+#[cfg(test)]
 pub(crate) fn static_env_cached(
     program: &Program,
     paths: &[&Path],
     cache: Option<&ShapeCache>,
 ) -> Result<(Vec<EventInfo>, Env, Facts, u64), ExecError> {
+    static_env_bounded(program, paths, cache, &super::Bounds::default())
+}
+
+/// [`static_env_cached`] within `bounds`: the request's deadline and the
+/// memory bound stop the building of the relations (undecided).
+pub(crate) fn static_env_bounded(
+    program: &Program,
+    paths: &[&Path],
+    cache: Option<&ShapeCache>,
+    bounds: &super::Bounds,
+) -> Result<(Vec<EventInfo>, Env, Facts, u64), ExecError> {
     let events = events_of(paths);
     let shape = match cache {
-        Some(c) => c.get_or_build(program, &events)?,
-        None => std::sync::Arc::new(shape_statics(program, &events)?),
+        Some(c) => c.get_or_build(program, &events, bounds)?,
+        None => std::sync::Arc::new(shape_statics(program, &events, bounds)?),
     };
     let n = events.len();
     let initial_value: Vec<i64> = (0..n)
@@ -184,6 +196,7 @@ impl ShapeCache {
         &self,
         program: &Program,
         events: &[EventInfo],
+        bounds: &super::Bounds,
     ) -> Result<std::sync::Arc<Shape>, ExecError> {
         let key: ShapeKey = events
             .iter()
@@ -192,7 +205,7 @@ impl ShapeCache {
         if let Some(s) = self.map.lock().ok().and_then(|m| m.0.get(&key).cloned()) {
             return Ok(s);
         }
-        let shape = std::sync::Arc::new(shape_statics(program, events)?);
+        let shape = std::sync::Arc::new(shape_statics(program, events, bounds)?);
         let n = events.len();
         let bytes = (shape.env.names().count() + 1) * n * n.div_ceil(8);
         if let Ok(mut m) = self.map.lock() {
@@ -215,9 +228,60 @@ impl ShapeCache {
     }
 }
 
-/// Builds the [`Shape`] of `events`.
-fn shape_statics(program: &Program, events: &[EventInfo]) -> Result<Shape, ExecError> {
+/// The relations over the universe the memory bound must leave room for
+/// before the static ones are built: the static relations (about 20) and
+/// a model evaluation's bindings and intermediate results (one thread's
+/// 2,000 to 4,000 stores under vulkan.cat peak at about 225 relations'
+/// worth of bytes).
+const RELATIONS_HELD: usize = 256;
+
+/// Builds the [`Shape`] of `events`: first checks that the relations over
+/// them fit the memory bound ([`RELATIONS_HELD`] of n x n bits), then
+/// builds them reading the deadline and the bound row by row.
+fn shape_statics(
+    program: &Program,
+    events: &[EventInfo],
+    bounds: &super::Bounds,
+) -> Result<Shape, ExecError> {
     let n = events.len();
+    let need = Relation::bytes_for(n).saturating_mul(RELATIONS_HELD);
+    if !Relation::fits(need, bounds.max_memory) {
+        return Err(ExecError::limit(
+            super::LimitKind::MaxMemory,
+            format!(
+                "stopped at the memory bound (--max-memory): the relations over the {n} events of a combination of paths need about {} MiB ({RELATIONS_HELD} of {n} x {n} bits), more than the bound leaves",
+                need >> 20
+            ),
+        ));
+    }
+    // Read once per row of a relation built pair by pair.
+    let spent = || -> Result<(), ExecError> {
+        if bounds
+            .deadline
+            .is_some_and(|d| web_time::Instant::now() >= d)
+        {
+            return Err(ExecError::limit(
+                super::LimitKind::Timeout,
+                "stopped at the time limit (--timeout) while building the relations of the program's events",
+            ));
+        }
+        if crate::memory::over(bounds.max_memory) {
+            return Err(ExecError::limit(
+                super::LimitKind::MaxMemory,
+                "stopped at the memory bound (--max-memory) while building the relations of the program's events",
+            ));
+        }
+        Ok(())
+    };
+    // Every relation over the events is allocated through the checked path.
+    let empty = || {
+        Relation::try_empty(n, bounds.max_memory).ok_or_else(|| {
+            ExecError::limit(
+                super::LimitKind::MaxMemory,
+                format!("stopped at the memory bound (--max-memory): a relation over the {n} events does not fit"),
+            )
+        })
+    };
     let ins = |e: usize| events[e].instruction(program);
     // The semantics an event has: a compare-exchange that failed has its
     // failure semantics.
@@ -247,14 +311,23 @@ fn shape_statics(program: &Program, events: &[EventInfo]) -> Result<Shape, ExecE
     }
 
     let set_of = |pred: &dyn Fn(usize) -> bool| EventSet::from_iter(n, (0..n).filter(|&e| pred(e)));
-    let rel_of = |pred: &dyn Fn(usize, usize) -> bool| {
-        Relation::from_pairs(
-            n,
-            (0..n)
-                .flat_map(|a| (0..n).map(move |b| (a, b)))
-                .filter(|&(a, b)| pred(a, b)),
-        )
+    // The pairs `pred` accepts whose first event `rows` accepts (a relation
+    // of few rows is built in time linear in the others).
+    let rel_where = |rows: &dyn Fn(usize) -> bool,
+                     pred: &dyn Fn(usize, usize) -> bool|
+     -> Result<Relation, ExecError> {
+        let mut r = empty()?;
+        for a in (0..n).filter(|&a| rows(a)) {
+            spent()?;
+            for b in 0..n {
+                if pred(a, b) {
+                    r.insert(a, b);
+                }
+            }
+        }
+        Ok(r)
     };
+    let rel_of = |pred: &dyn Fn(usize, usize) -> bool| rel_where(&|_| true, pred);
 
     // A relation that depends only on the threads of its events: the
     // predicate is asked once per pair of threads, not per pair of events.
@@ -265,12 +338,13 @@ fn shape_statics(program: &Program, events: &[EventInfo]) -> Result<Shape, ExecE
         }
         thread_events[info.thread].insert(e);
     }
-    let by_threads = |pred: &dyn Fn(usize, usize) -> bool| {
-        let mut r = Relation::empty(n);
+    let by_threads = |pred: &dyn Fn(usize, usize) -> bool| -> Result<Relation, ExecError> {
+        let mut r = empty()?;
         for (ta, xs) in thread_events.iter().enumerate() {
             if xs.is_empty() {
                 continue;
             }
+            spent()?;
             for (tb, ys) in thread_events.iter().enumerate() {
                 if !ys.is_empty() && pred(ta, tb) {
                     for a in xs.iter() {
@@ -279,7 +353,7 @@ fn shape_statics(program: &Program, events: &[EventInfo]) -> Result<Shape, ExecE
                 }
             }
         }
-        r
+        Ok(r)
     };
 
     let mut env = Env::new(n);
@@ -357,8 +431,22 @@ fn shape_statics(program: &Program, events: &[EventInfo]) -> Result<Shape, ExecE
     }
 
     let same_thread = |a: usize, b: usize| events[a].thread == events[b].thread;
-    env.rel(names::PO, rel_of(&|a, b| same_thread(a, b) && a < b));
-    env.rel(names::STHD, by_threads(&|ta, tb| ta == tb));
+    // A thread's events are consecutive, in program order: each event's
+    // successors in its thread are a range.
+    let mut po = empty()?;
+    let mut end = n;
+    for a in (0..n).rev() {
+        if a + 1 < n && !same_thread(a, a + 1) {
+            end = a + 1;
+        }
+        if a % 1024 == 0 {
+            spent()?;
+        }
+        po.insert_range(a, a + 1, end);
+    }
+    debug_assert!(po == rel_of(&|a, b| same_thread(a, b) && a < b)?);
+    env.rel(names::PO, po);
+    env.rel(names::STHD, by_threads(&|ta, tb| ta == tb)?);
     // Operands of one C binary expression: unsequenced (both directions).
     let unsequenced = |a: usize, b: usize| {
         let (x, y) = if a < b { (a, b) } else { (b, a) };
@@ -373,7 +461,11 @@ fn shape_statics(program: &Program, events: &[EventInfo]) -> Result<Shape, ExecE
             .find(|(p, q)| p != q)
             .is_some_and(|(p, q)| p.0 == q.0 && p.1 == 0 && q.1 == 1)
     };
-    env.rel(names::UNSEQ, rel_of(&unsequenced));
+    // (Only operands of an expression may be unsequenced.)
+    env.rel(
+        names::UNSEQ,
+        rel_where(&|a| !ins(a).operand_of.is_empty(), &unsequenced)?,
+    );
     // Scope instances never span devices (a queue family, workgroup or
     // subgroup is one device's), whatever numbers a front end gives them.
     for (name, s) in [
@@ -383,7 +475,7 @@ fn shape_statics(program: &Program, events: &[EventInfo]) -> Result<Shape, ExecE
     ] {
         env.rel(
             name,
-            by_threads(&|ta, tb| same_instance(program, ta, s, tb)),
+            by_threads(&|ta, tb| same_instance(program, ta, s, tb))?,
         );
     }
     // Host threads are on no device; a submission's commands run on the
@@ -394,7 +486,7 @@ fn shape_statics(program: &Program, events: &[EventInfo]) -> Result<Shape, ExecE
             !program.host.agent(ta).is_host()
                 && !program.host.agent(tb).is_host()
                 && program.threads[ta].device == program.threads[tb].device
-        }),
+        })?,
     );
     let location: Vec<Option<usize>> = (0..n).map(|e| program.location_of(ins(e))).collect();
     let reference: Vec<Option<usize>> = (0..n).map(|e| ins(e).reference).collect();
@@ -411,20 +503,38 @@ fn shape_statics(program: &Program, events: &[EventInfo]) -> Result<Shape, ExecE
         names::ATOMICLOC,
         set_of(&|e| location[e].is_some_and(|l| atomic_locations.contains(&l))),
     );
-    env.rel(
-        names::SLOC,
-        rel_of(&|a, b| location[a].is_some() && location[a] == location[b]),
-    );
-    env.rel(
-        names::SREF,
-        rel_of(&|a, b| reference[a].is_some() && reference[a] == reference[b]),
-    );
+    // Events of one location (reference): each event's row is its
+    // class, a word at a time.
+    let same_key = |key: &[Option<usize>]| -> Result<Relation, ExecError> {
+        let mut classes: std::collections::HashMap<usize, EventSet> =
+            std::collections::HashMap::new();
+        for (e, k) in key.iter().enumerate() {
+            if let Some(k) = k {
+                classes
+                    .entry(*k)
+                    .or_insert_with(|| EventSet::empty(n))
+                    .insert(e);
+            }
+        }
+        let mut r = empty()?;
+        for (a, k) in key.iter().enumerate() {
+            if a % 1024 == 0 {
+                spent()?;
+            }
+            if let Some(k) = k {
+                r.insert_row(a, &classes[k]);
+            }
+        }
+        Ok(r)
+    };
+    env.rel(names::SLOC, same_key(&location)?);
+    env.rel(names::SREF, same_key(&reference)?);
     // System-synchronizes-with: declared (`ssw` blocks, `SSW`) and derived
     // from the API operations of host threads and submissions (docs/host.md).
     let derived = super::host::host_env(program, events, &mut env);
     env.rel(
         names::SSW,
-        by_threads(&|ta, tb| program.ssw.contains(&(ta, tb))).union(&derived),
+        by_threads(&|ta, tb| program.ssw.contains(&(ta, tb)))?.union(&derived),
     );
     // Shader calls ("Shader Call Related", "Shader Call Order"): a shader
     // call instruction creates its callee, which is also an invocation the
@@ -434,11 +544,14 @@ fn shape_statics(program: &Program, events: &[EventInfo]) -> Result<Shape, ExecE
     let instances = program.shader_call_instances();
     env.rel(
         names::SGEN,
-        rel_of(&|a, b| {
-            let (ta, tb) = (events[a].thread, events[b].thread);
-            program.generates.contains(&(ta, tb))
-                || calls.iter().any(|&(c, _, callee)| (c, callee) == (ta, tb))
-        }),
+        rel_where(
+            &|_| !program.generates.is_empty() || !calls.is_empty(),
+            &|a, b| {
+                let (ta, tb) = (events[a].thread, events[b].thread);
+                program.generates.contains(&(ta, tb))
+                    || calls.iter().any(|&(c, _, callee)| (c, callee) == (ta, tb))
+            },
+        )?,
     );
     env.set(
         names::SHCALL,
@@ -446,17 +559,20 @@ fn shape_statics(program: &Program, events: &[EventInfo]) -> Result<Shape, ExecE
     );
     env.rel(
         names::SCALL,
-        rel_of(&|a, b| match &ins(a).kind {
-            OpKind::ShaderCall { callees, .. } => callees.contains(&events[b].thread),
-            _ => false,
-        }),
+        rel_where(
+            &|a| matches!(ins(a).kind, OpKind::ShaderCall { .. }),
+            &|a, b| match &ins(a).kind {
+                OpKind::ShaderCall { callees, .. } => callees.contains(&events[b].thread),
+                _ => false,
+            },
+        )?,
     );
     env.rel(
         names::SCR,
-        rel_of(&|a, b| {
+        rel_where(&|a| instances[events[a].thread].is_some(), &|a, b| {
             let (ia, ib) = (instances[events[a].thread], instances[events[b].thread]);
             ia.is_some() && ia == ib
-        }),
+        })?,
     );
     // Cooperative matrix element accesses ("Cooperative Matrix Memory
     // Access"): one dynamic instance is one instance number met in one
@@ -472,12 +588,12 @@ fn shape_statics(program: &Program, events: &[EventInfo]) -> Result<Shape, ExecE
     );
     env.rel(
         names::SCM,
-        rel_of(&|a, b| match (coop(a), coop(b)) {
+        rel_where(&|a| coop(a).is_some(), &|a, b| match (coop(a), coop(b)) {
             (Some(x), Some(y)) => {
                 x == y && same_instance(program, events[a].thread, x.scope, events[b].thread)
             }
             _ => false,
-        }),
+        })?,
     );
     env.set(
         names::RT,
@@ -546,11 +662,11 @@ fn shape_statics(program: &Program, events: &[EventInfo]) -> Result<Shape, ExecE
     );
     env.rel(
         names::SFI,
-        by_threads(&|ta, tb| same_instance(program, ta, Scope::FragmentInterlock, tb)),
+        by_threads(&|ta, tb| same_instance(program, ta, Scope::FragmentInterlock, tb))?,
     );
     env.rel(
         names::RASTO,
-        by_threads(&|ta, tb| super::instances::rasterized_before(program, ta, tb)),
+        by_threads(&|ta, tb| super::instances::rasterized_before(program, ta, tb))?,
     );
 
     // The engine's scoped modification orders follow the specification's
@@ -565,7 +681,7 @@ fn shape_statics(program: &Program, events: &[EventInfo]) -> Result<Shape, ExecE
         host_agent(a) == host_agent(b)
             && in_instance(program, events, b, sa, a)
             && in_instance(program, events, a, sb, b)
-    });
+    })?;
     static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
     Ok(Shape {
         id: NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed),

@@ -363,34 +363,56 @@ pub(crate) fn coherence_pairs(
 /// when "AX == AY and RX == RY and X -> Y" (program order is in
 /// happens-before): `w2 asmo w1` closes the cycle `w1 locord w2 asmo w1`.
 /// A thread's events are in program order in the skeleton.
+///
+/// Listed up to transitivity (each write paired with its nearest such
+/// predecessor): within one thread the pairs kept are those of one
+/// reference among the writes mutually ordered with themselves (two
+/// events of one thread are in each other's scope instance when each is
+/// in its own), an equivalence, so the pairs listed imply the others.
 pub(crate) fn write_pairs(events: &[EventInfo], f: &Facts) -> Vec<(usize, usize)> {
-    own_write_pairs(events, f, &|w1, w2| {
-        f.reference[w2] == f.reference[w1] && mutually_ordered(f, w1, w2)
-    })
+    own_write_pairs(
+        events,
+        f,
+        &|w1, w2| f.reference[w2] == f.reference[w1] && mutually_ordered(f, w1, w2),
+        &|_| true,
+    )
 }
 
 /// The pairs `(w1, w2)` of writes of one thread to one location, `w1`
 /// program-ordered before `w2` (a thread's events are in program order in
-/// the skeleton), that `keep` accepts.
+/// the skeleton), that `keep` accepts, up to transitivity: for each `w2`
+/// the earlier writes are scanned nearest first, and the scan stops after
+/// a kept `w1` that `implies` says every earlier kept write is kept with
+/// too (`keep(w0, w2)` implies `keep(w0, w1)`: the pair `(w0, w2)`
+/// follows from `(w0, w1)` and `(w1, w2)`). A thread of k writes to one
+/// location then costs O(k) pairs, not O(k^2) (the orders listed are the
+/// same: `mo_choices` reads the pairs as a partial order).
 fn own_write_pairs(
     events: &[EventInfo],
     f: &Facts,
     keep: &dyn Fn(usize, usize) -> bool,
+    implies: &dyn Fn(usize) -> bool,
 ) -> Vec<(usize, usize)> {
     let mut pairs = Vec::new();
-    for w1 in 0..events.len() {
-        if !f.is_write[w1] || f.location[w1].is_none() {
+    // The writes so far of each (thread, location), in program order.
+    let mut earlier: std::collections::HashMap<(usize, usize), Vec<usize>> =
+        std::collections::HashMap::new();
+    for (w2, event) in events.iter().enumerate() {
+        let Some(l) = f.location[w2].filter(|_| f.is_write[w2]) else {
             continue;
-        }
-        for w2 in w1 + 1..events.len() {
-            if events[w2].thread != events[w1].thread {
-                break;
-            }
-            if f.is_write[w2] && f.location[w2] == f.location[w1] && keep(w1, w2) {
+        };
+        let list = earlier.entry((event.thread, l)).or_default();
+        for &w1 in list.iter().rev() {
+            if keep(w1, w2) {
                 pairs.push((w1, w2));
+                if implies(w1) {
+                    break;
+                }
             }
         }
+        list.push(w2);
     }
+    pairs.sort_unstable();
     pairs
 }
 
@@ -418,14 +440,22 @@ pub(crate) fn sequenced_write_pairs(
         i.storage_class
             .is_some_and(|c| c.0 < 64 && classes & (1 << c.0) != 0)
     };
-    own_write_pairs(events, f, &|w1, w2| {
-        in_classes(w1)
-            && in_classes(w2)
-            && !super::trace::may_be_unsequenced(
-                events[w1].instruction(program),
-                events[w2].instruction(program),
-            )
-    })
+    own_write_pairs(
+        events,
+        f,
+        &|w1, w2| {
+            in_classes(w1)
+                && in_classes(w2)
+                && !super::trace::may_be_unsequenced(
+                    events[w1].instruction(program),
+                    events[w2].instruction(program),
+                )
+        },
+        // A write that is no operand of an expression is sequenced after
+        // every earlier write of its thread, and is among the ordered
+        // writes of its location whether `co` is total or not.
+        &|w1| f.atomic[w1] && events[w1].instruction(program).operand_of.is_empty(),
+    )
 }
 
 /// Symmetry reduction of the orders ([`super::symmetry`]): for each group
@@ -497,6 +527,17 @@ pub(crate) fn mo_choices(
     // `--max-writes 12` from spending e*12! steps on a location over it.
     let most = limits.bounds.max_writes_per_location;
     let budget = order_steps(most.min(MAX_STEP_WRITES));
+    // The locations with one order each: their orders are one entry, the
+    // union of theirs (a choice of one order is no choice; one relation
+    // over the universe per location would hold n^2 bits per location).
+    let mut fixed: Option<(Relation, Relation)> = None;
+    let mut fix = |co: &Relation, asmo: &Relation| match &mut fixed {
+        Some((c, a)) => {
+            c.union_with(co);
+            a.union_with(asmo);
+        }
+        None => fixed = Some((co.clone(), asmo.clone())),
+    };
     for (loc, writes) in ordered_writes(n, f, &limits) {
         let over_limit = || {
             ExecError::limit(
@@ -509,10 +550,22 @@ pub(crate) fn mo_choices(
                 ),
             )
         };
-        if writes.len() > MAX_ORDERED_WRITES {
-            return Err(over_limit());
-        }
         let mutually_ordered = |a: usize, b: usize| mutually_ordered(f, a, b);
+        // The pairs of `required` among these writes, as each write's
+        // predecessors and successors.
+        let mut index = std::collections::HashMap::with_capacity(writes.len());
+        for (i, &w) in writes.iter().enumerate() {
+            index.insert(w, i);
+        }
+        let mut preds: Vec<Vec<usize>> = vec![Vec::new(); writes.len()];
+        let mut succs: Vec<Vec<usize>> = vec![Vec::new(); writes.len()];
+        for &(a, b) in required {
+            if let (Some(&i), Some(&j)) = (index.get(&a), index.get(&b)) {
+                preds[j].push(a);
+                succs[i].push(b);
+            }
+        }
+        let pos = |e: usize| index[&e];
         // Every write of the location mutually ordered with every other:
         // each permutation is its own scoped modification order (total,
         // transitive, distinct), and with a model declaring rmw-atomicity
@@ -552,10 +605,10 @@ pub(crate) fn mo_choices(
             // (And `e` may not come before a write of its location it
             // must follow: checked as it is placed, not when the other
             // cannot be placed any more, which walks every dead prefix.)
-            if required.iter().any(|&(a, b)| {
-                (a == e && placed.contains(&b))
-                    || (b == e && !placed.contains(&a) && writes.contains(&a))
-            }) {
+            let k = pos(e);
+            if succs[k].iter().any(|b| placed.contains(b))
+                || preds[k].iter().any(|a| !placed.contains(a))
+            {
                 return false;
             }
             if !rmw_chain || !f.is_read[e] {
@@ -569,6 +622,49 @@ pub(crate) fn mo_choices(
                 Some(&p) => f.write_value[p].is_none_or(|w| w == read),
             }
         };
+        // Program order (and the other orders `required` holds) ordering
+        // every write of the location: one order, whatever their number,
+        // found in linear time; writes ordered so do not count against the
+        // order limit.
+        if let Some(chain) = only_order(&writes, &preds, &succs, &pos) {
+            let accepted = (0..chain.len()).all(|i| follows(&chain[..i], chain[i]));
+            if !accepted {
+                out.push(Vec::new());
+                continue;
+            }
+            let mut co = Relation::empty(n);
+            for (i, &a) in chain.iter().enumerate() {
+                for &b in &chain[i + 1..] {
+                    co.insert(a, b);
+                }
+            }
+            if total {
+                let mut asmo = co.clone();
+                for (i, &a) in chain.iter().enumerate() {
+                    for &b in &chain[i + 1..] {
+                        if !mutually_ordered(a, b) {
+                            asmo.remove(a, b);
+                        }
+                    }
+                }
+                fix(&co, &asmo);
+            } else if chain_of_one_order(&chain, &mutually_ordered) {
+                fix(&co, &co);
+            } else {
+                // Not every pair mutually ordered: the order is its
+                // restriction, kept when transitive (as below).
+                let r = order_of(&chain, n, &mutually_ordered);
+                if r.is_transitive() {
+                    fix(&r, &r);
+                } else {
+                    out.push(Vec::new());
+                }
+            }
+            continue;
+        }
+        if writes.len() > MAX_ORDERED_WRITES {
+            return Err(over_limit());
+        }
         if writes.len() > most {
             // Unconstrained, the listing takes order_steps(writes) steps,
             // more than the budget: skipped without listing.
@@ -603,9 +699,55 @@ pub(crate) fn mo_choices(
         if !complete {
             return Err(memory_error());
         }
-        out.push(orders);
+        if let [(co, asmo)] = &orders[..] {
+            fix(co, asmo);
+        } else {
+            out.push(orders);
+        }
     }
+    out.extend(fixed.map(|o| vec![o]));
     Ok(out)
+}
+
+/// The one order of `writes` the pairs given as predecessors and
+/// successors (by position in `writes`: `pos`) leave, when they leave one:
+/// a topological sort in which one write is ready at every step (O(writes
+/// + pairs)). `None` when they leave several orders, or none (a cycle).
+fn only_order(
+    writes: &[usize],
+    preds: &[Vec<usize>],
+    succs: &[Vec<usize>],
+    pos: &dyn Fn(usize) -> usize,
+) -> Option<Vec<usize>> {
+    if writes.len() > 1 && preds.iter().all(Vec::is_empty) {
+        return None;
+    }
+    let mut waiting: Vec<usize> = preds.iter().map(Vec::len).collect();
+    let mut ready: Vec<usize> = (0..writes.len()).filter(|&i| waiting[i] == 0).collect();
+    let mut chain = Vec::with_capacity(writes.len());
+    while let Some(i) = ready.pop() {
+        if !ready.is_empty() {
+            return None;
+        }
+        chain.push(writes[i]);
+        for &b in &succs[i] {
+            let j = pos(b);
+            waiting[j] -= 1;
+            if waiting[j] == 0 {
+                ready.push(j);
+            }
+        }
+    }
+    (chain.len() == writes.len()).then_some(chain)
+}
+
+/// Whether every pair of the chain is mutually ordered (checked pairwise
+/// from each write to its successors: O(k^2) for k writes).
+fn chain_of_one_order(chain: &[usize], related: &dyn Fn(usize, usize) -> bool) -> bool {
+    chain
+        .iter()
+        .enumerate()
+        .all(|(i, &a)| chain[i + 1..].iter().all(|&b| related(a, b)))
 }
 
 /// The most writes to one location whose orders are listed at all (the

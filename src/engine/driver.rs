@@ -48,6 +48,7 @@ use super::trace::ThreadPaths;
 use super::{Candidate, ExecError, Explorer, Limits, Partial, Reduction, Skeleton};
 use crate::cat::{CatError, Env, Evaluation, Model, Prepared};
 use crate::ir::Program;
+use crate::model::LoadedModel;
 use std::cell::{Cell, OnceCell, RefCell};
 use std::ops::ControlFlow;
 use std::sync::OnceLock;
@@ -683,13 +684,7 @@ impl<'a> Budget<'a> {
         let polls = self.polls.fetch_add(1, Ordering::Relaxed) + 1;
         let hit = if self.evaluations.load(Ordering::Relaxed) >= self.limits.bounds.max_executions {
             Some(LimitKind::MaxExecutions)
-        } else if polls.is_multiple_of(POLLS_PER_CLOCK)
-            && self
-                .limits
-                .bounds
-                .timeout
-                .is_some_and(|t| self.start.elapsed() >= t)
-        {
+        } else if polls.is_multiple_of(POLLS_PER_CLOCK) && self.limits.bounds.expired(self.start) {
             Some(LimitKind::Timeout)
         } else if crate::memory::over(self.limits.bounds.max_memory) {
             Some(LimitKind::MaxMemory)
@@ -713,13 +708,7 @@ impl<'a> Budget<'a> {
         if let Some(f) = found {
             self.last_found.store(f, Ordering::Relaxed);
         }
-        if n.is_multiple_of(64)
-            && self
-                .limits
-                .bounds
-                .timeout
-                .is_some_and(|t| self.start.elapsed() >= t)
-        {
+        if n.is_multiple_of(64) && self.limits.bounds.expired(self.start) {
             self.stop(LimitKind::Timeout);
         }
         if let Some(p) = self.progress
@@ -948,7 +937,7 @@ impl<'a, 'b> Walk<'a, 'b> {
 /// with its evaluation to `visitor`, within `limits`.
 pub fn explore(
     program: &Program,
-    model: &Model,
+    model: &LoadedModel,
     limits: Limits,
     visitor: &mut dyn Visitor,
 ) -> Result<Coverage, CheckError> {
@@ -1121,6 +1110,11 @@ fn prefixes_first(
         bounds: super::Bounds {
             max_executions: (limits.bounds.max_executions / 2).max(1),
             timeout: limits.bounds.timeout.map(|t| t / 2),
+            // Half the time left before the request's deadline too.
+            deadline: limits
+                .bounds
+                .deadline
+                .map(|d| started + d.saturating_duration_since(started) / 2),
             ..limits.bounds
         },
         ..limits
@@ -1238,12 +1232,12 @@ fn list_orders(
 /// [`explore`], calling `progress` now and then.
 pub fn explore_with_progress(
     program: &Program,
-    model: &Model,
+    loaded: &LoadedModel,
     limits: Limits,
     visitor: &mut dyn Visitor,
     progress: Option<ProgressFn<'_>>,
 ) -> Result<Coverage, CheckError> {
-    let limits = limits.for_model(model);
+    let (model, limits) = (&loaded.cat, limits.for_model(loaded));
     let mut explorer = match start(program, limits)? {
         Ok(e) => e,
         Err(coverage) => return Ok(coverage),
@@ -1316,7 +1310,7 @@ pub trait Split: Visitor + Send + Sized {
 /// the sequential one does).
 pub fn explore_split<V: Split>(
     program: &Program,
-    model: &Model,
+    model: &LoadedModel,
     limits: Limits,
     visitor: &mut V,
     progress: Option<ProgressFn<'_>>,
@@ -1387,12 +1381,12 @@ mod parallel {
 
     pub(super) fn explore<V: Split>(
         program: &Program,
-        model: &Model,
+        loaded: &LoadedModel,
         limits: Limits,
         visitor: &mut V,
         progress: Option<ProgressFn<'_>>,
     ) -> Result<Coverage, CheckError> {
-        let limits = limits.for_model(model);
+        let (model, limits) = (&loaded.cat, limits.for_model(loaded));
         let mut explorer = match start(program, limits)? {
             Ok(e) => e,
             Err(coverage) => return Ok(coverage),
@@ -1411,7 +1405,7 @@ mod parallel {
         let threads = limits.threads.max(1);
         let wave_size = 16 * threads;
         let Some(mut probe) = visitor.fork() else {
-            return explore_with_progress(program, model, limits, visitor, progress);
+            return explore_with_progress(program, loaded, limits, visitor, progress);
         };
         // The lowest unit index whose visitor broke or failed.
         let lowest = AtomicUsize::new(usize::MAX);

@@ -37,6 +37,7 @@ pub use trace::{BarrierValues, Ending, EventInfo, PathEvent, ReadValue, RegValue
 
 use crate::cat::Env;
 use crate::ir::Program;
+use crate::model::{LoadedModel, SearchProfile};
 use crate::relation::Relation;
 use std::collections::HashMap;
 use std::ops::ControlFlow;
@@ -72,7 +73,7 @@ impl ExecError {
 }
 
 /// What one search runs under: the user's [`Bounds`], the [`Reductions`]
-/// it may use, the model's [`Profile`], and the walk's modes.
+/// it may use, the model's [`SearchProfile`], and the walk's modes.
 #[derive(Clone, Copy, Debug)]
 pub struct Limits {
     /// What the user bounds the search by.
@@ -82,7 +83,7 @@ pub struct Limits {
     pub reductions: Reductions,
     /// What the model declares about itself (set from the model by
     /// [`Limits::for_model`]).
-    pub profile: Profile,
+    pub profile: SearchProfile,
     /// Also list the paths that end stuck in a loop or stop part-way
     /// ([`trace::Ending`]), for termination questions. Off: complete paths only.
     pub endings: bool,
@@ -135,6 +136,12 @@ pub struct Bounds {
     /// The longest one walk of the candidate space may take; past it the
     /// search stops and the result says it is truncated.
     pub timeout: Option<std::time::Duration>,
+    /// The instant the whole request must stop by (`--timeout` counted
+    /// from the start of the command, or of a suite's row): every phase
+    /// reads it (reading, front end, paths, relations, orders, model
+    /// evaluation), and every search of a request shares it. Past it the
+    /// answer is undecided. `None`: only `timeout` bounds each search.
+    pub deadline: Option<web_time::Instant>,
     /// The most paths one thread may have (`--max-paths`); past it the
     /// answer is undecided.
     pub max_paths: usize,
@@ -145,6 +152,24 @@ pub struct Bounds {
     pub max_memory: Option<usize>,
 }
 
+impl Bounds {
+    /// Whether the time is spent: the request's deadline has passed, or
+    /// `timeout` since `start` (the start of one search).
+    pub fn expired(&self, start: web_time::Instant) -> bool {
+        self.deadline.is_some_and(|d| web_time::Instant::now() >= d)
+            || self.timeout.is_some_and(|t| start.elapsed() >= t)
+    }
+
+    /// These bounds with the deadline `timeout` from now (none without a
+    /// timeout): the clock of one request starts.
+    pub fn starting_now(self) -> Bounds {
+        Bounds {
+            deadline: self.timeout.map(|t| web_time::Instant::now() + t),
+            ..self
+        }
+    }
+}
+
 impl Default for Bounds {
     fn default() -> Self {
         Bounds {
@@ -152,84 +177,9 @@ impl Default for Bounds {
             unroll: DEFAULT_UNROLL,
             max_executions: DEFAULT_MAX_EXECUTIONS,
             timeout: None,
+            deadline: None,
             max_paths: DEFAULT_MAX_PATHS,
             max_memory: Some(DEFAULT_MAX_MEMORY),
-        }
-    }
-}
-
-/// What the model says about itself that the search reads: the order
-/// relations it names, so that the engine enumerates only those (MODELS.md,
-/// "Dynamic base names"), and the facts it declares that reductions rest
-/// on ([`reduce::Requires`]).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Profile {
-    /// `co` is a strict total order of all writes to each location (herd's
-    /// coherence order) and `asmo` its restriction to mutually-ordered atomic
-    /// writes. When false, only the scoped modification orders `asmo` are
-    /// enumerated and `co` is the same relation.
-    pub total_co: bool,
-    /// `sco` ranges over the strict total orders of the sequentially
-    /// consistent operations. When false it is empty.
-    pub sc_order: bool,
-    /// `ilo` ranges over the interlock orders of the fragment invocations
-    /// (docs/interlock.md). When false it is empty.
-    pub interlock_order: bool,
-    /// The model declares `rmw-atomicity`: an RMW reads only from its
-    /// immediate `asmo` predecessor among the writes `asmo` relates to it,
-    /// so the search skips its other reads-from choices under each order
-    /// (with [`Reduction::RmwFilter`]).
-    pub rmw_atomicity: bool,
-    /// The model declares `read-write-coherence`: a write a read has as its
-    /// only reads-from choice is `asmo`-before every write mutually ordered
-    /// with it that the read precedes in program order through its
-    /// reference; with [`Reduction::OrderPruning`] no order putting such a
-    /// pair the other way round is listed.
-    pub read_write_coherence: bool,
-    /// The model declares `write-write-coherence`: a write is `asmo`-before
-    /// every write mutually ordered with it that it precedes in program
-    /// order through its reference; with [`Reduction::OrderPruning`] no
-    /// order putting such a pair the other way round is listed.
-    pub write_write_coherence: bool,
-    /// The model declares `co-write-write-coherence`: a write is
-    /// `co`-before every write of its location it is sequenced before in
-    /// its thread, when both are in one of these storage classes (a mask,
-    /// bit k: class k; 0: not declared); with [`Reduction::OrderPruning`]
-    /// and a total `co` no order putting such a pair the other way round
-    /// is listed (`candidates::sequenced_write_pairs`).
-    pub co_write_write_coherence: u64,
-    /// The model declares `await-extension`: reads appended after a
-    /// thread's last event, each reading a maximal write of its location,
-    /// keep a consistent execution consistent and its races
-    /// ([`Explorer::set_spin_extension`]).
-    pub await_extension: bool,
-    /// The model declares `location-local-reads`: the reads-from choices of
-    /// observation reads are independent from location to location and
-    /// nothing but consistency reads them (with [`Reduction::ReadFactoring`]).
-    pub location_local_reads: bool,
-    /// The model declares `latest-own-write`: a read of a location that
-    /// only its own thread writes, through the read's reference, reads the
-    /// thread's latest earlier write there (the initial value when there is
-    /// none); the per-thread paths then give such a read that value only
-    /// (with [`Reduction::OwnWriteFilter`]). A mask of the storage classes
-    /// it holds for (bit k: class k; 0: the model does not declare it;
-    /// every bit: all classes).
-    pub latest_own_write: u64,
-}
-
-impl Default for Profile {
-    fn default() -> Self {
-        Profile {
-            total_co: false,
-            sc_order: true,
-            interlock_order: true,
-            rmw_atomicity: false,
-            read_write_coherence: false,
-            write_write_coherence: false,
-            co_write_write_coherence: 0,
-            await_extension: false,
-            location_local_reads: false,
-            latest_own_write: 0,
         }
     }
 }
@@ -258,52 +208,12 @@ impl Limits {
         self.reductions.has(r)
     }
 
-    /// These limits, with the profile of `model`.
-    pub fn for_model(self, model: &crate::cat::Model) -> Limits {
+    /// These limits, with the search profile of `model` (computed once,
+    /// when the model loaded).
+    pub fn for_model(self, model: &LoadedModel) -> Limits {
         Limits {
-            profile: Profile::for_model(model),
+            profile: model.search,
             ..self
-        }
-    }
-}
-
-impl Profile {
-    /// The profile of a model: a total `co` if it names `co`, SC orders if
-    /// it names `sco`, interlock orders if it names `ilo`, and the facts
-    /// its declarations state.
-    pub fn for_model(model: &crate::cat::Model) -> Profile {
-        use crate::model::profile as p;
-        let names = model.free_names();
-        let uses = |n: &str| names.iter().any(|m| m == n);
-        Profile {
-            total_co: uses(names::CO),
-            sc_order: uses(names::SCO),
-            interlock_order: uses(names::ILO),
-            rmw_atomicity: p::declares_rmw_atomicity(model),
-            read_write_coherence: p::declares_read_write_coherence(model),
-            write_write_coherence: p::declares_write_write_coherence(model),
-            co_write_write_coherence: p::declares_co_write_write_coherence(model),
-            await_extension: p::declares_await_extension(model),
-            location_local_reads: p::declares_location_local_reads(model),
-            latest_own_write: p::declares_latest_own_write(model),
-        }
-    }
-
-    /// What either of two models needs: the orders either names, the facts
-    /// both declare.
-    pub fn union(self, other: Profile) -> Profile {
-        Profile {
-            total_co: self.total_co || other.total_co,
-            sc_order: self.sc_order || other.sc_order,
-            interlock_order: self.interlock_order || other.interlock_order,
-            rmw_atomicity: self.rmw_atomicity && other.rmw_atomicity,
-            read_write_coherence: self.read_write_coherence && other.read_write_coherence,
-            write_write_coherence: self.write_write_coherence && other.write_write_coherence,
-            co_write_write_coherence: self.co_write_write_coherence
-                & other.co_write_write_coherence,
-            await_extension: self.await_extension && other.await_extension,
-            location_local_reads: self.location_local_reads && other.location_local_reads,
-            latest_own_write: self.latest_own_write & other.latest_own_write,
         }
     }
 }
@@ -325,7 +235,7 @@ impl Default for Limits {
         Limits {
             bounds: Bounds::default(),
             reductions: Reductions::all(),
-            profile: Profile::default(),
+            profile: SearchProfile::default(),
             endings: false,
             threads: 1,
             undefined_values: true,
@@ -1769,7 +1679,7 @@ pub struct Skeleton {
     /// ([`barrier`]).
     pub barriers: Vec<BarrierGroup>,
     /// Restrict RMW reads to their immediate `asmo` predecessor under each
-    /// order ([`Profile::rmw_atomicity`] and [`Reduction::RmwFilter`]).
+    /// order ([`SearchProfile::rmw_atomicity`] and [`Reduction::RmwFilter`]).
     pub rmw_filter: bool,
     /// Ask the pruning callback under each combination of coherence orders
     /// with only the forced reads assigned ([`Reduction::OrderPruning`]).
@@ -1908,7 +1818,7 @@ impl Skeleton {
         shapes: Option<&base::ShapeCache>,
     ) -> Result<Skeleton, ExecError> {
         let (mut events, mut static_env, mut facts, shape) =
-            base::static_env_cached(program, paths, shapes)?;
+            base::static_env_bounded(program, paths, shapes, &limits.bounds)?;
         let initial: Vec<i64> = match initial {
             Some(i) => i.to_vec(),
             None => (0..program.locations.len())

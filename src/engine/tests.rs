@@ -102,7 +102,7 @@ fn total_coherence_orders_every_write_and_restricts_asmo() {
     )
     .unwrap();
     let limits = Limits {
-        profile: crate::engine::Profile {
+        profile: crate::model::SearchProfile {
             total_co: true,
             sc_order: false,
             interlock_order: false,
@@ -324,7 +324,7 @@ fn combinations_whose_rmws_cannot_chain_are_not_built() {
     let program = crate::frontend::load(&path).unwrap();
     let model = crate::model::load("vulkan").unwrap();
     let count = |limits: Limits| {
-        combinations(&super::Explorer::new(&program, limits.for_model(&model.cat)).unwrap())
+        combinations(&super::Explorer::new(&program, limits.for_model(&model)).unwrap())
     };
     assert_eq!(count(Limits::default()), 6);
     let unfiltered = count(Limits::default().with(crate::engine::Reduction::RmwFilter, false));
@@ -358,7 +358,7 @@ fn partial_spin_extension_agrees_with_the_complete_test() {
         "tests/litmus-bound/race-before-endless-spin.litmus",
     ] {
         let program = crate::frontend::load(&dir.join(file)).unwrap();
-        let limits = Limits::default().for_model(&model.cat);
+        let limits = Limits::default().for_model(&model);
         let mut explorer = super::Explorer::new(&program, limits).unwrap();
         let complete: Vec<usize> = explorer.threads.iter().map(|t| t.paths.len()).collect();
         let blocks = explorer.prefix_blocks();
@@ -429,7 +429,7 @@ fn driver_walks(
     model: &crate::model::LoadedModel,
     flow: bool,
 ) -> (Vec<Vec<usize>>, Vec<Vec<usize>>, u64, u64) {
-    let limits = Limits::default().for_model(&model.cat);
+    let limits = Limits::default().for_model(model);
     let mut explorer = super::Explorer::new(program, limits).unwrap();
     explorer.limits = explorer.limits.with(super::Reduction::ChainFlow, flow);
     combinations(&explorer);

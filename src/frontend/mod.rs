@@ -54,27 +54,9 @@ impl std::fmt::Display for FrontendError {
 
 impl std::error::Error for FrontendError {}
 
-/// Something legal but probably not what the author meant (the "Lints"
-/// tables of docs/format-*.md list each one). Warnings travel with the
-/// program ([`Program::warnings`]); the CLI prints them on stderr as
-/// `file:line:column: warning: message`.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-pub struct FrontendWarning {
-    pub file: String,
-    pub line: usize,
-    pub column: usize,
-    pub message: String,
-}
-
-impl std::fmt::Display for FrontendWarning {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(
-            f,
-            "{}:{}:{}: warning: {}",
-            self.file, self.line, self.column, self.message
-        )
-    }
-}
+/// Warnings belong to the program they are about ([`crate::ir`]); the
+/// front ends build them under this name.
+pub use crate::ir::FrontendWarning;
 
 /// Input formats vkmm reads.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -16,12 +16,14 @@ pub mod numeric;
 mod query;
 pub mod shadercall;
 mod symbols;
+mod warning;
 
 pub use attribution::{Attributions, MAX_ATTRIBUTIONS};
 pub use bytes::ByteRange;
 pub use condition::{BytePart, CondExpr, Condition, Quantifier, Term};
 pub use query::{Cmp, Expectation, Pred, Query};
 pub use symbols::{LocationName, Symbols, ThreadSymbols};
+pub use warning::FrontendWarning;
 
 use std::collections::BTreeSet;
 use std::fmt;
@@ -1428,7 +1430,7 @@ pub struct Program {
     pub interlock: InterlockMode,
     /// What the front end found legal but suspicious (the "Lints" tables
     /// of docs/format-*.md).
-    pub warnings: Vec<crate::frontend::FrontendWarning>,
+    pub warnings: Vec<FrontendWarning>,
     /// The shader stage of each thread that has one (index into
     /// `threads`); the others are compute-like invocations.
     #[serde(skip_serializing_if = "std::collections::BTreeMap::is_empty")]

@@ -1,6 +1,8 @@
 //! The memory models shipped inside the binary (`models/*.cat`), and loading
 //! of a model by built-in name or from a user's `.cat` file, with the
-//! [`Profile`] its `(*@ ... *)` declarations give it.
+//! [`Profile`] its `(*@ ... *)` declarations give it and the
+//! [`SearchProfile`] the search reads of it (both computed once, when the
+//! model loads).
 //!
 //! This is the registry of built-in models: the only place that knows them
 //! by name. Everything else asks a model's profile.
@@ -8,7 +10,7 @@
 pub mod names;
 pub mod profile;
 
-pub use profile::Profile;
+pub use profile::{Profile, SearchProfile};
 
 use crate::cat::{CatError, CatErrorKind, Model};
 use crate::ir::Dialect;
@@ -246,6 +248,9 @@ pub struct LoadedModel {
     pub cat: Model,
     /// Shared: a model and its copies (a model is often its own companion).
     pub profile: Arc<Profile>,
+    /// What the search reads of the model (the orders it names, the facts
+    /// reductions rest on), computed here once rather than per search.
+    pub search: SearchProfile,
 }
 
 /// Loads a model: a built-in name (`vulkan`, `vulkan-nochains`,
@@ -314,14 +319,14 @@ impl LoadedModel {
     pub fn new(name: &str, cat: Model) -> Result<LoadedModel, CatError> {
         // The whole model is checked here, once: every identifier resolved
         // and every statement's types, whatever test runs under it.
-        cat.check_whole(&|n| {
-            crate::engine::names::lookup(n).map(|b| b.kind == crate::engine::names::Kind::Set)
-        })?;
+        cat.check_whole(&|n| names::lookup(n).map(|b| b.kind == names::Kind::Set))?;
         let profile = Arc::new(Profile::of(&cat, &resolve_declared)?);
+        let search = SearchProfile::of(&cat);
         Ok(LoadedModel {
             name: name.to_string(),
             cat,
             profile,
+            search,
         })
     }
 }

@@ -573,6 +573,125 @@ fn classes(key: &Arg, args: &[Arg]) -> Result<u64, CatError> {
     }
 }
 
+/// What the model says about itself that the search reads: the order
+/// relations it names, so that the engine enumerates only those (MODELS.md,
+/// "Dynamic base names"), and the facts it declares that reductions rest
+/// on. Computed once, when the model loads ([`super::LoadedModel::search`]),
+/// and copied into each search's limits
+/// ([`crate::engine::Limits::for_model`]); each reduction says which of
+/// these facts it rests on ([`crate::engine::reduce::Requires`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SearchProfile {
+    /// `co` is a strict total order of all writes to each location (herd's
+    /// coherence order) and `asmo` its restriction to mutually-ordered atomic
+    /// writes. When false, only the scoped modification orders `asmo` are
+    /// enumerated and `co` is the same relation.
+    pub total_co: bool,
+    /// `sco` ranges over the strict total orders of the sequentially
+    /// consistent operations. When false it is empty.
+    pub sc_order: bool,
+    /// `ilo` ranges over the interlock orders of the fragment invocations
+    /// (docs/interlock.md). When false it is empty.
+    pub interlock_order: bool,
+    /// The model declares `rmw-atomicity`: an RMW reads only from its
+    /// immediate `asmo` predecessor among the writes `asmo` relates to it,
+    /// so the search skips its other reads-from choices under each order
+    /// (with [`crate::engine::Reduction::RmwFilter`]).
+    pub rmw_atomicity: bool,
+    /// The model declares `read-write-coherence`: a write a read has as its
+    /// only reads-from choice is `asmo`-before every write mutually ordered
+    /// with it that the read precedes in program order through its
+    /// reference; with [`crate::engine::Reduction::OrderPruning`] no order putting such a
+    /// pair the other way round is listed.
+    pub read_write_coherence: bool,
+    /// The model declares `write-write-coherence`: a write is `asmo`-before
+    /// every write mutually ordered with it that it precedes in program
+    /// order through its reference; with [`crate::engine::Reduction::OrderPruning`] no
+    /// order putting such a pair the other way round is listed.
+    pub write_write_coherence: bool,
+    /// The model declares `co-write-write-coherence`: a write is
+    /// `co`-before every write of its location it is sequenced before in
+    /// its thread, when both are in one of these storage classes (a mask,
+    /// bit k: class k; 0: not declared); with [`crate::engine::Reduction::OrderPruning`]
+    /// and a total `co` no order putting such a pair the other way round
+    /// is listed (`candidates::sequenced_write_pairs`).
+    pub co_write_write_coherence: u64,
+    /// The model declares `await-extension`: reads appended after a
+    /// thread's last event, each reading a maximal write of its location,
+    /// keep a consistent execution consistent and its races
+    /// ([`crate::engine::Explorer::set_spin_extension`]).
+    pub await_extension: bool,
+    /// The model declares `location-local-reads`: the reads-from choices of
+    /// observation reads are independent from location to location and
+    /// nothing but consistency reads them (with [`crate::engine::Reduction::ReadFactoring`]).
+    pub location_local_reads: bool,
+    /// The model declares `latest-own-write`: a read of a location that
+    /// only its own thread writes, through the read's reference, reads the
+    /// thread's latest earlier write there (the initial value when there is
+    /// none); the per-thread paths then give such a read that value only
+    /// (with [`crate::engine::Reduction::OwnWriteFilter`]). A mask of the storage classes
+    /// it holds for (bit k: class k; 0: the model does not declare it;
+    /// every bit: all classes).
+    pub latest_own_write: u64,
+}
+
+impl Default for SearchProfile {
+    fn default() -> Self {
+        SearchProfile {
+            total_co: false,
+            sc_order: true,
+            interlock_order: true,
+            rmw_atomicity: false,
+            read_write_coherence: false,
+            write_write_coherence: false,
+            co_write_write_coherence: 0,
+            await_extension: false,
+            location_local_reads: false,
+            latest_own_write: 0,
+        }
+    }
+}
+
+impl SearchProfile {
+    /// The profile of a model: a total `co` if it names `co`, SC orders if
+    /// it names `sco`, interlock orders if it names `ilo`, and the facts
+    /// its declarations state.
+    pub fn of(model: &Model) -> SearchProfile {
+        let names = model.free_names();
+        let uses = |n: &str| names.iter().any(|m| m == n);
+        SearchProfile {
+            total_co: uses(super::names::CO),
+            sc_order: uses(super::names::SCO),
+            interlock_order: uses(super::names::ILO),
+            rmw_atomicity: declares_rmw_atomicity(model),
+            read_write_coherence: declares_read_write_coherence(model),
+            write_write_coherence: declares_write_write_coherence(model),
+            co_write_write_coherence: declares_co_write_write_coherence(model),
+            await_extension: declares_await_extension(model),
+            location_local_reads: declares_location_local_reads(model),
+            latest_own_write: declares_latest_own_write(model),
+        }
+    }
+
+    /// What either of two models needs: the orders either names, the facts
+    /// both declare.
+    pub fn union(self, other: SearchProfile) -> SearchProfile {
+        SearchProfile {
+            total_co: self.total_co || other.total_co,
+            sc_order: self.sc_order || other.sc_order,
+            interlock_order: self.interlock_order || other.interlock_order,
+            rmw_atomicity: self.rmw_atomicity && other.rmw_atomicity,
+            read_write_coherence: self.read_write_coherence && other.read_write_coherence,
+            write_write_coherence: self.write_write_coherence && other.write_write_coherence,
+            co_write_write_coherence: self.co_write_write_coherence
+                & other.co_write_write_coherence,
+            await_extension: self.await_extension && other.await_extension,
+            location_local_reads: self.location_local_reads && other.location_local_reads,
+            latest_own_write: self.latest_own_write & other.latest_own_write,
+        }
+    }
+}
+
 /// Whether `model` declares `latest-own-write` (see the module table): the
 /// last declaration wins, a file's own after those of its includes, so a
 /// variant that binds another from-reads withdraws an included file's with

@@ -2,7 +2,7 @@
 //! includes, renamed copies, user declarations and malformed ones; and the
 //! guard that no Rust code outside this registry compares model names.
 
-use super::profile::{Feature, Profile, Resolved};
+use super::profile::{Feature, Profile, Resolved, SearchProfile};
 use super::{LoadedModel, default_for, load};
 use crate::cat::{CatErrorKind, Model};
 use crate::ir::Dialect;
@@ -291,4 +291,60 @@ fn default_for_agrees_with_the_full_profiles() {
             .map_or(super::BUILTIN[0].0, |(n, _, _)| n);
         assert_eq!(default_for(*dialect), full, "{dialect:?}");
     }
+}
+
+/// The search profile is read once, when the model loads. Expected values
+/// by hand from the model files: `vulkan` names `ilo`
+/// (vulkan-spec-readings.cat, `let interlock_order = ilo`) but neither `co`
+/// (only an `edge-style` declaration) nor `sco`, and declares the five
+/// argument-less facts in vulkan-rules.cat plus `latest-own-write` for every
+/// class in vulkan-spec-readings.cat; `vulkan-fr-asmo` withdraws
+/// `latest-own-write`; `opencl` names `co` (opencl-rules.cat), declares
+/// `latest-own-write sc0 sc1` and `co-write-write-coherence sc0 sc1`, and
+/// none of the Vulkan facts; `opencl-totalsc` adds `sco`.
+#[test]
+fn search_profiles_are_read_when_the_model_loads() {
+    let vulkan = SearchProfile {
+        total_co: false,
+        sc_order: false,
+        interlock_order: true,
+        rmw_atomicity: true,
+        read_write_coherence: true,
+        write_write_coherence: true,
+        co_write_write_coherence: 0,
+        await_extension: true,
+        location_local_reads: true,
+        latest_own_write: u64::MAX,
+    };
+    assert_eq!(load("vulkan").unwrap().search, vulkan);
+    assert_eq!(
+        load("vulkan-fr-asmo").unwrap().search,
+        SearchProfile {
+            latest_own_write: 0,
+            ..vulkan
+        }
+    );
+    let opencl = SearchProfile {
+        total_co: true,
+        sc_order: false,
+        interlock_order: false,
+        rmw_atomicity: false,
+        read_write_coherence: false,
+        write_write_coherence: false,
+        co_write_write_coherence: 0b11,
+        await_extension: false,
+        location_local_reads: false,
+        latest_own_write: 0b11,
+    };
+    assert_eq!(load("opencl").unwrap().search, opencl);
+    assert_eq!(
+        load("opencl-totalsc").unwrap().search,
+        SearchProfile {
+            sc_order: true,
+            ..opencl
+        }
+    );
+    // A search's limits take the loaded model's profile.
+    let limits = crate::engine::Limits::default().for_model(&load("opencl").unwrap());
+    assert_eq!(limits.profile, opencl);
 }

@@ -36,6 +36,23 @@ impl Relation {
         }
     }
 
+    /// The empty relation over `n` events, or `None` when its bytes do not
+    /// fit under the memory bound `bound` ([`Relation::fits`]) or the
+    /// allocator refuses them (an address-space limit): the checked path
+    /// for relations over a universe whose size the input chooses, so
+    /// that a limit reached is an undecided answer, never an abort.
+    pub fn try_empty(n: usize, bound: Option<usize>) -> Option<Self> {
+        let stride = words_for(n);
+        let words = stride.checked_mul(n)?;
+        if !Self::fits(words.checked_mul(8)?, bound) {
+            return None;
+        }
+        let mut bits = Vec::new();
+        bits.try_reserve_exact(words).ok()?;
+        bits.resize(words, 0);
+        Some(Relation { n, stride, bits })
+    }
+
     /// The relation relating every pair of events (including each event to itself).
     pub fn full(n: usize) -> Self {
         Self::product(&EventSet::full(n), &EventSet::full(n))
@@ -183,6 +200,45 @@ impl Relation {
         for (d, w) in self.row_words_mut(a).iter_mut().zip(s.words()) {
             *d |= *w;
         }
+    }
+
+    /// Adds `(a, b)` for every `b` in `lo..hi`, a word at a time.
+    pub fn insert_range(&mut self, a: usize, lo: usize, hi: usize) {
+        assert!(a < self.n && lo <= hi && hi <= self.n, "event out of range");
+        let row = self.row_words_mut(a);
+        let mut b = lo;
+        while b < hi {
+            let (w, bit) = (b / 64, b % 64);
+            let take = (64 - bit).min(hi - b);
+            let mask = if take == 64 {
+                u64::MAX
+            } else {
+                ((1u64 << take) - 1) << bit
+            };
+            row[w] |= mask;
+            b += take;
+        }
+    }
+
+    /// The bytes a relation over `n` events holds (n x n bits, each row a
+    /// whole number of words).
+    pub fn bytes_for(n: usize) -> usize {
+        n.saturating_mul(words_for(n)).saturating_mul(8)
+    }
+
+    /// Whether `bytes` more fit under the memory bound `bound`
+    /// (`--max-memory`, lowered to what the operating system allows the
+    /// process: [`crate::memory::effective`]) with what the process holds
+    /// now ([`crate::memory::in_use`]; without the counting allocator,
+    /// against the bound alone). Callers that build many relations over a
+    /// large universe ask first, so that reaching the bound is an
+    /// undecided answer, never an allocation failure (an abort).
+    pub fn fits(bytes: usize, bound: Option<usize>) -> bool {
+        let Some(limit) = crate::memory::effective(bound) else {
+            return true;
+        };
+        let held = crate::memory::in_use().unwrap_or(0);
+        held.saturating_add(bytes) <= limit
     }
 
     /// In-place intersection.

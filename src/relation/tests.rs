@@ -455,3 +455,38 @@ proptest! {
         prop_assert_eq!(rel(n, &c.r).is_acyclic(), live.is_empty());
     }
 }
+
+/// `insert_range` sets the same bits as one insert per event, across word
+/// boundaries (ranges chosen to start and end inside, at and past words).
+#[test]
+fn insert_range_sets_the_pairs_of_the_range() {
+    let n = 200;
+    for (lo, hi) in [
+        (0, 0),
+        (0, 64),
+        (3, 61),
+        (60, 70),
+        (63, 129),
+        (64, 128),
+        (1, 200),
+        (199, 200),
+    ] {
+        let mut r = Relation::empty(n);
+        r.insert_range(7, lo, hi);
+        let expected = Relation::from_pairs(n, (lo..hi).map(|b| (7, b)));
+        assert!(r == expected, "{lo}..{hi}");
+        assert_eq!(r.count(), hi - lo);
+    }
+}
+
+/// The checked allocation refuses a relation over the bound (1,000 events:
+/// 1000 x 16 words = 128,000 bytes, over a 64 KiB bound) and gives the
+/// empty relation within it.
+#[test]
+fn try_empty_refuses_a_relation_over_the_bound() {
+    assert_eq!(Relation::bytes_for(1000), 128_000);
+    assert!(Relation::try_empty(1000, Some(64 << 10)).is_none());
+    let r = Relation::try_empty(1000, Some(1 << 20)).expect("fits under 1 MiB");
+    assert!(r == Relation::empty(1000));
+    assert!(Relation::try_empty(usize::MAX / 2, None).is_none());
+}

@@ -76,9 +76,9 @@ pub fn litmus(o: &LitmusOutcome) -> Option<String> {
     };
     let _ = writeln!(s, "Test {} {kind}", o.name);
     let _ = writeln!(s, "States {}", o.states.len());
-    super::text::reserve_states(&mut s, &o.states, 1);
+    crate::analysis::phrases::reserve_states(&mut s, &o.states, 1);
     for (state, _) in &o.states {
-        super::text::push_state(&mut s, state, herd_name);
+        crate::analysis::phrases::push_state(&mut s, state, herd_name);
         s.push('\n');
     }
     match o.holds(Property::Condition) {
@@ -103,7 +103,7 @@ mod tests {
         assert_eq!(herd_name("Px"), "Px");
         let state = crate::analysis::litmus::FinalState::from_pairs([("P1:r0", 3), ("x", -2)]);
         let mut s = String::new();
-        super::super::text::push_state(&mut s, &state, herd_name);
+        crate::analysis::phrases::push_state(&mut s, &state, herd_name);
         assert_eq!(s, "1:r0=3; x=-2;");
     }
 }

@@ -10,7 +10,7 @@ use serde::Serialize;
 use serde_json::{Map, Value};
 
 /// The schema name and major version in every JSON document.
-pub const SCHEMA: &str = "vkmm/1";
+pub use crate::analysis::SCHEMA;
 
 /// A JSON document: `{"schema": SCHEMA, "command": command, ...fields}`.
 /// `fields` must serialise to an object; anything else lands under `"result"`.

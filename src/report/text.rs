@@ -4,8 +4,14 @@
 
 use super::herd::witnesses;
 use crate::analysis::explain::{Explanation, Verdict};
-use crate::analysis::litmus::FinalState;
+use crate::analysis::phrases::push_int;
+use crate::analysis::phrases::repetition;
+use crate::analysis::phrases::reserve_states;
+pub use crate::analysis::phrases::{count, push_state, who, witness_line};
+use crate::analysis::refines::{Refinement, RefinesAnswer};
 use crate::analysis::{Checked, Comparison, LitmusOutcome, QueryOutcome, Summary, TestOutcome};
+/// How a search that stopped at a limit says where it stopped.
+pub use crate::engine::stopped_at;
 use crate::ir::Quantifier;
 use std::fmt::Write;
 
@@ -16,47 +22,6 @@ pub fn checked(c: &Checked) -> String {
         Checked::Litmus(o) => litmus(o),
         Checked::Termination(o) => termination(o),
     }
-}
-
-/// One line on a non-termination witness: each invocation's fate, and the
-/// loops that repeat.
-pub fn witness_line(w: &crate::analysis::termination::Witness) -> String {
-    let fates: Vec<String> = w
-        .threads
-        .iter()
-        .map(|f| {
-            format!(
-                "{} {}{}",
-                f.thread,
-                f.fate,
-                if f.fair {
-                    ""
-                } else {
-                    " (not scheduled fairly)"
-                }
-            )
-        })
-        .collect();
-    let loops: Vec<String> = w.loops.iter().map(repetition).collect();
-    format!("{}; {}", fates.join(", "), loops.join("; "))
-}
-
-/// `P0 spins forever in lines 8-10: the last 1 of 2 iterations repeat (the
-/// 1 before them match them)`.
-fn repetition(l: &crate::analysis::termination::Repetition) -> String {
-    format!(
-        "{} spins forever in lines {}-{}: the last {} of {} iterations repeat{}",
-        l.thread,
-        l.head_line,
-        l.back_line,
-        l.suffix,
-        l.iterations,
-        if l.infix > 0 {
-            format!(" (the {} before them match them)", l.infix)
-        } else {
-            String::new()
-        }
-    )
 }
 
 /// The text report of a termination check: the verdict and, for a program
@@ -175,12 +140,6 @@ fn execution(
         let _ = writeln!(s, "  {} -> {}  [{}]", short(&e.from), short(&e.to), e.label);
         via(s, e, "      ");
     }
-}
-
-/// `1 file`, `2 files`.
-pub fn count(n: impl Into<u128>, one: &str, many: &str) -> String {
-    let n = n.into();
-    format!("{n} {}", if n == 1 { one } else { many })
 }
 
 /// The text summary of a suite: the verdict of each litmus file checked
@@ -332,31 +291,6 @@ pub fn comparison(c: &Comparison) -> String {
     s
 }
 
-/// Appends a final state's cells, `name=value;` separated by one space,
-/// each name spelt by `name` (no allocation per cell or per state: a
-/// listing may have hundreds of thousands of states).
-pub(crate) fn push_state(s: &mut String, state: &FinalState, name: fn(&str) -> &str) {
-    for (i, (k, v)) in state.iter().enumerate() {
-        if i > 0 {
-            s.push(' ');
-        }
-        s.push_str(name(k));
-        s.push('=');
-        push_int(s, v);
-        s.push(';');
-    }
-}
-
-/// Appends `v` in decimal (a single digit without the formatter).
-fn push_int(s: &mut String, v: i64) {
-    match u8::try_from(v) {
-        Ok(d @ 0..=9) => s.push(char::from(b'0' + d)),
-        _ => {
-            let _ = write!(s, "{v}");
-        }
-    }
-}
-
 /// Appends a state's count left-aligned in 8 columns, then ` :> ` (as
 /// `{count:<8} :> `).
 pub(crate) fn push_count(s: &mut String, count: u64) {
@@ -371,24 +305,6 @@ pub(crate) fn push_count(s: &mut String, count: u64) {
         s.push(' ');
     }
     s.push_str(" :> ");
-}
-
-/// Reserves room in `s` for the lines of `states`, each about as long as
-/// the first's cells and `extra` more bytes.
-pub(crate) fn reserve_states(s: &mut String, states: &[(FinalState, u64)], extra: usize) {
-    if let Some((first, _)) = states.first() {
-        let line: usize = first.iter().map(|(k, v)| k.len() + 3 + digits(v)).sum();
-        s.reserve(states.len().saturating_mul(line + extra));
-    }
-}
-
-/// How many characters `v` prints as.
-fn digits(v: i64) -> usize {
-    let sign = usize::from(v < 0);
-    sign + v
-        .unsigned_abs()
-        .checked_ilog10()
-        .map_or(1, |d| d as usize + 1)
 }
 
 /// Writes the text report of `c` to `w`: the bytes of [`checked`], but a
@@ -681,16 +597,6 @@ fn undefined_behaviour(s: &mut String, o: &LitmusOutcome) {
     }
 }
 
-/// `by P0 (...), P1 (...)`: the first three invocations of a list, and how
-/// many more.
-pub fn who(threads: &[String]) -> String {
-    let mut w = format!("by {}", threads[..threads.len().min(3)].join(", "));
-    if threads.len() > 3 {
-        w.push_str(&format!(" and {} more", threads.len() - 3));
-    }
-    w
-}
-
 /// The `Barrier divergence` lines, if any.
 fn barrier_divergence(s: &mut String, lines: &[String]) {
     if lines.is_empty() {
@@ -875,6 +781,65 @@ fn via(s: &mut String, e: &crate::analysis::explain::Edge, indent: &str) {
 
 fn short(event: &str) -> &str {
     event.split(" [").next().unwrap_or(event)
+}
+
+/// The text report of one refinement check.
+pub fn refinement(r: &Refinement) -> String {
+    let mut out = format!(
+        "Test {}: {} refines {}: {} ({} final states under {}, {} under {}{})\n",
+        r.file,
+        r.implementation,
+        r.specification,
+        match r.answer {
+            RefinesAnswer::Yes => "yes",
+            RefinesAnswer::No => "NO",
+            RefinesAnswer::Undecided => "UNDECIDED",
+        },
+        r.impl_states,
+        r.implementation,
+        r.spec_states,
+        r.specification,
+        if r.complete {
+            String::new()
+        } else {
+            format!("; INCOMPLETE: {}", r.incomplete.join("; "))
+        }
+    );
+    for o in &r.unconfirmed {
+        out.push_str(&format!(
+            "  unconfirmed: {o} is allowed by {} and not among the states seen under {}\n",
+            r.implementation, r.specification
+        ));
+    }
+    for v in &r.violations {
+        out.push_str(&format!(
+            "  violation: {} is allowed by {} and forbidden by {}\n",
+            v.outcome, r.implementation, r.specification
+        ));
+        for (title, x) in [("witness", &v.witness), ("why forbidden", &v.forbidden)] {
+            let Some(x) = x else { continue };
+            out.push_str(&format!("  {title} ({}):\n", x.model));
+            for line in explanation(x).lines() {
+                out.push_str("    ");
+                out.push_str(line);
+                out.push('\n');
+            }
+        }
+    }
+    out
+}
+
+/// The closing line of `vkmm refines`: how many tests fail, refine, and are
+/// undecided (never counted as refining).
+pub fn refinement_summary(reports: &[Refinement], imp: &str, spec: &str) -> String {
+    let n = |a: RefinesAnswer| reports.iter().filter(|r| r.answer == a).count();
+    format!(
+        "tests where {imp} allows an outcome {spec} forbids: {} of {}; refining: {}; undecided: {}\n",
+        n(RefinesAnswer::No),
+        reports.len(),
+        n(RefinesAnswer::Yes),
+        n(RefinesAnswer::Undecided)
+    )
 }
 
 #[cfg(test)]

@@ -2,8 +2,8 @@
 #![allow(dead_code)]
 
 use std::path::{Path, PathBuf};
+use vkmm::Limits;
 use vkmm::analysis::{Models, Property, TestOutcome, check_program, expected};
-use vkmm::engine::Limits;
 
 pub mod mutate;
 mod skip;
@@ -243,7 +243,7 @@ pub fn mutant(top: &str, replaced: &[(&str, &str)]) -> vkmm::model::LoadedModel 
         }
     };
     let (_, top_source) = resolve(top).unwrap_or_else(|| panic!("no built-in model file {top}"));
-    let cat = vkmm::cat::Model::parse(top, &top_source, &resolve)
+    let cat = vkmm::testing::cat::Model::parse(top, &top_source, &resolve)
         .unwrap_or_else(|e| panic!("mutant does not parse: {e}"));
     vkmm::model::LoadedModel::new(&format!("mutant of {top}"), cat)
         .unwrap_or_else(|e| panic!("mutant's profile: {e}"))
@@ -507,7 +507,7 @@ pub fn directed_differences(
 ) -> Vec<String> {
     let mut out = Vec::new();
     // A walk the clock stopped proves nothing either way.
-    let timeout = Some(vkmm::engine::LimitKind::Timeout);
+    let timeout = Some(vkmm::LimitKind::Timeout);
     if full.stopped_by == timeout || directed.stopped_by == timeout {
         return out;
     }

@@ -17,9 +17,9 @@ use proptest::prelude::*;
 use std::collections::BTreeSet;
 use std::ops::ControlFlow;
 use std::path::Path;
-use vkmm::cat::{Evaluation, Value};
-use vkmm::engine::{Candidate, CheckError, Limits, Skeleton, Visitor, explore};
 use vkmm::ir::Program;
+use vkmm::testing::cat::{Evaluation, Value};
+use vkmm::testing::engine::{Candidate, CheckError, Limits, Skeleton, Visitor, explore};
 
 /// A consistent execution, by its events (thread, statement, values), its
 /// reads-from choices and its interlock order (as statement pairs).
@@ -77,7 +77,7 @@ fn run(program: &Program, prune: bool) -> (BTreeSet<Key>, u64) {
         found: BTreeSet::new(),
         evaluations: 0,
     };
-    let coverage = explore(program, &model.cat, Limits::default(), &mut v).unwrap();
+    let coverage = explore(program, &model, Limits::default(), &mut v).unwrap();
     assert!(coverage.complete(), "the searches are not truncated");
     (v.found, v.evaluations)
 }

@@ -83,7 +83,7 @@ fn summary(c: &Checked) -> String {
 
 /// The limit a litmus search stopped at, if any (`.test` answers at a limit
 /// say `Undecided`, compared as they are).
-fn truncated(c: &Checked) -> Option<vkmm::engine::LimitKind> {
+fn truncated(c: &Checked) -> Option<vkmm::LimitKind> {
     match c {
         Checked::Litmus(o) if o.truncated => Some(o.stopped_by.unwrap()),
         _ => None,
@@ -281,7 +281,7 @@ fn the_execution_limit_truncates_a_parallel_search() {
         assert!(!o.complete());
         assert_eq!(
             o.stopped_by,
-            Some(vkmm::engine::LimitKind::MaxExecutions),
+            Some(vkmm::LimitKind::MaxExecutions),
             "{threads} threads"
         );
         assert!(

@@ -183,7 +183,7 @@ fn own_tests_and_examples() {
 fn both_searches(rel: &str) -> (LitmusOutcome, LitmusOutcome) {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(rel);
     let text = std::fs::read_to_string(&path).unwrap();
-    both_on_text(&text, vkmm::engine::Limits::default().bounds.unroll)
+    both_on_text(&text, vkmm::Limits::default().bounds.unroll)
 }
 
 /// The reference and the reduced outcome of the litmus text `text` at the
@@ -263,7 +263,7 @@ fn a_test_and_test_and_set_lock_is_an_await() {
     // inner one.
     let program = vkmm::frontend::load(&path).unwrap();
     let spins = |t: usize| {
-        vkmm::engine::trace::spin_loops(&program, &program.threads[t], true)
+        vkmm::testing::engine::trace::spin_loops(&program, &program.threads[t], true)
             .iter()
             .map(|l| (l.header, l.back))
             .collect::<Vec<_>>()
@@ -272,7 +272,8 @@ fn a_test_and_test_and_set_lock_is_an_await() {
     assert_eq!(spins(1).len(), 1, "{:?}", spins(1));
     // The termination search keeps straight-line bodies: neither lock is
     // an await there.
-    let straight = |t: usize| vkmm::engine::trace::spin_loops(&program, &program.threads[t], false);
+    let straight =
+        |t: usize| vkmm::testing::engine::trace::spin_loops(&program, &program.threads[t], false);
     assert_eq!(straight(0).len(), 1, "the inner load loop only");
     assert!(straight(1).is_empty());
 }

@@ -18,7 +18,7 @@ pub fn set_progress(f: Option<js_sys::Function>) {
     PROGRESS.with(|p| *p.borrow_mut() = f);
 }
 
-fn report_progress(p: vkmm::engine::Progress) {
+fn report_progress(p: vkmm::Progress) {
     PROGRESS.with(|f| {
         if let Some(f) = f.borrow().as_ref() {
             let o = js_sys::Object::new();

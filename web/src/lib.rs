@@ -11,10 +11,10 @@
 
 use serde::Deserialize;
 use serde_json::{Value, json};
+use vkmm::ProgressCallback;
 use vkmm::analysis::explain::Verdict;
 use vkmm::analysis::litmus::LitmusOutcome;
 use vkmm::frontend::LocalMemory;
-use vkmm::session::ProgressCallback;
 use vkmm::{Checked, Error, Session};
 
 pub mod bindings;
@@ -76,7 +76,7 @@ impl Options {
             s = s.timeout(Some(std::time::Duration::from_millis(ms)));
         }
         if let Some(on) = self.spin_reduction {
-            s = s.reduction(vkmm::engine::Reduction::SpinReduction, on);
+            s = s.reduction(vkmm::Reduction::SpinReduction, on);
         }
         match self.local_memory.as_deref() {
             None | Some("") | Some("per-workgroup") => {}
@@ -142,7 +142,7 @@ fn litmus_bound(o: &LitmusOutcome) -> Option<String> {
     if o.truncated && !o.stopped_early {
         why.push(format!(
             "the search stopped {} after {} candidate executions (raise {})",
-            vkmm::engine::stopped_at(o.stopped_by),
+            vkmm::report::text::stopped_at(o.stopped_by),
             o.executions,
             o.stopped_by.map_or("the limit", |k| k.option())
         ));
@@ -484,7 +484,10 @@ mod tests {
         assert_eq!(a["ok"], true, "{a}");
         let evaluations = a["result"]["executions"].as_u64().unwrap()
             + a["result"]["partial_evaluations"].as_u64().unwrap();
-        assert!(evaluations > vkmm::engine::driver::PROGRESS_EVERY, "{a}");
+        assert!(
+            evaluations > vkmm::testing::engine::driver::PROGRESS_EVERY,
+            "{a}"
+        );
         assert!(calls.load(Ordering::Relaxed) > 0, "{a}");
     }
 }

@@ -12,7 +12,8 @@ mod spec;
 
 pub use spec::{Expansion, ExplainSpec, RaceScope, SpecError};
 
-use crate::analysis::litmus::{describe, memory_states, term_value};
+use crate::analysis::litmus::{memory_states, term_value};
+use crate::analysis::phrases::describe;
 use crate::cat::{Evaluation, Value};
 use crate::engine::{Candidate, CheckError, Coverage, Limits, Skeleton, Visitor, explore};
 use crate::ir::{CondExpr, Dialect, Program, Quantifier, Term};
@@ -501,7 +502,6 @@ fn explain_one(
     limits: Limits,
 ) -> Result<Explanation, CheckError> {
     crate::analysis::check_supported(program, loaded)?;
-    let model = &loaded.cat;
     let cond = program.condition.as_ref();
     // The test's own condition: a `forall` holds when its negation is
     // forbidden, so the negation is the outcome explained.
@@ -547,7 +547,7 @@ fn explain_one(
         witness: None,
         races: Vec::new(),
     };
-    let coverage = explore(program, model, limits, &mut first)?;
+    let coverage = explore(program, loaded, limits, &mut first)?;
     let mut out = Explanation {
         test: program.name.clone(),
         outcome: outcome_text,
@@ -586,7 +586,7 @@ fn explain_one(
     // writes (the cycles an explanation shows): the latest-own-write
     // filter, which leaves them out because the model rejects them, is off.
     let reject_limits = limits.with(crate::engine::Reduction::OwnWriteFilter, false);
-    let reasons = explore(program, model, reject_limits, &mut second)?;
+    let reasons = explore(program, loaded, reject_limits, &mut second)?;
     out.coverage.add(&reasons);
     out.candidates = second.candidates;
     out.rejected = second.rejected;

@@ -3,7 +3,7 @@
 use clap::builder::TypedValueParser;
 use clap::{Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;
-use vkmm::engine::{DEFAULT_MAX_EXECUTIONS, DEFAULT_UNROLL};
+use vkmm::{DEFAULT_MAX_EXECUTIONS, DEFAULT_UNROLL};
 use vkmm::{Property, Reduction, Reductions, Session};
 
 #[derive(Parser)]
@@ -101,8 +101,12 @@ pub struct LimitArgs {
     pub legacy_memory_model: vkmm::frontend::LegacyMemoryModel,
     #[command(flatten)]
     pub shader: ShaderArgs,
-    /// Wall-clock limit per search, in seconds; a search stopped by it is
-    /// reported as undecided (exit code 3).
+    /// Wall-clock limit, in seconds, on the whole command: reading,
+    /// front end and lowering, paths, orders, relations, model evaluation
+    /// and output, and every search of `compare` and `refines`, counted
+    /// from the start of the command (for `suite`, from the start of each
+    /// row: each row gets this long). A command stopped by it reports
+    /// undecided (exit code 3).
     #[arg(long, value_name = "SECONDS", value_parser = parse_seconds, help_heading = "Bounds")]
     pub timeout: Option<std::time::Duration>,
     /// `reference`: every reduction of the search off (the reference
@@ -127,7 +131,7 @@ pub struct LimitArgs {
     pub no_prefix_races: bool,
     /// The most paths one thread may have; past it the answer is undecided
     /// (exit code 3).
-    #[arg(long, value_name = "N", default_value_t = vkmm::engine::DEFAULT_MAX_PATHS, value_parser = clap::value_parser!(u32).range(1..).map(|n| n as usize), help_heading = "Bounds")]
+    #[arg(long, value_name = "N", default_value_t = vkmm::DEFAULT_MAX_PATHS, value_parser = clap::value_parser!(u32).range(1..).map(|n| n as usize), help_heading = "Bounds")]
     pub max_paths: usize,
     /// The order limit: every order of a location with at most N ordered
     /// writes is listed (orders grow as the factorial of N); a location with
@@ -140,7 +144,7 @@ pub struct LimitArgs {
     pub max_writes: usize,
     /// Memory bound in MiB for the whole process (0: none); a search that
     /// reaches it stops and its answer is undecided (exit code 3).
-    #[arg(long, value_name = "MIB", default_value_t = (vkmm::engine::DEFAULT_MAX_MEMORY >> 20) as u64, value_parser = clap::value_parser!(u64).range(0..=(1 << 30)), help_heading = "Bounds")]
+    #[arg(long, value_name = "MIB", default_value_t = (vkmm::DEFAULT_MAX_MEMORY >> 20) as u64, value_parser = clap::value_parser!(u64).range(0..=(1 << 30)), help_heading = "Bounds")]
     pub max_memory: u64,
 }
 
@@ -228,6 +232,7 @@ impl LimitArgs {
             .out_of_bounds(self.out_of_bounds)
             .legacy_memory_model(self.legacy_memory_model)
             .timeout(self.timeout)
+            .deadline(self.timeout.map(|t| crate::started() + t))
             .reductions(self.reductions())
             .prefix_races(!self.no_prefix_races)
             .max_paths(self.max_paths)

@@ -45,6 +45,7 @@ fn check(
     let start = Instant::now();
     let mut results = Vec::new();
     let mut errors = Vec::new();
+    let mut limited = Vec::new();
     // A litmus answer `--format herd` could not print is undecided there.
     let mut herd_refused = false;
     for f in files {
@@ -87,6 +88,16 @@ fn check(
                 }
                 results.push(c);
             }
+            // A limit reached before the program was read: undecided.
+            Err(e @ vkmm::Error::Limit { .. }) => {
+                if args.format != OutputFormat::Json {
+                    eprintln!("{e}");
+                }
+                limited.push(vkmm::analysis::Failure {
+                    file: f.display().to_string(),
+                    detail: e.to_string(),
+                });
+            }
             Err(e) => {
                 let e = file_error(f, e);
                 if args.format != OutputFormat::Json {
@@ -105,6 +116,7 @@ fn check(
         .collect();
     let mut summary = Summary::new(&queries, errors, start.elapsed());
     summary.files = results.len();
+    summary.undecided.extend(limited);
     if args.format == OutputFormat::Json {
         // Each result carries its file's front-end warnings.
         // Borrowed and streamed: `json!` would copy every result into a tree.

@@ -23,6 +23,7 @@ pub fn compare_command(
     let names: Vec<&str> = models.iter().map(String::as_str).collect();
     let mut reports = Vec::new();
     let mut errors = Vec::new();
+    let mut limited = 0;
     for f in files {
         let r = session
             .load_file(f)
@@ -33,6 +34,11 @@ pub fn compare_command(
                     r.warnings.iter().for_each(|w| eprintln!("{w}"));
                 }
                 reports.push(r)
+            }
+            // A limit reached before the program was read: undecided.
+            Err(e @ vkmm::Error::Limit { .. }) => {
+                eprintln!("{e}");
+                limited += 1;
             }
             Err(e) => {
                 if format != OutputFormat::Json {
@@ -57,7 +63,7 @@ pub fn compare_command(
         2
     } else if fail_on_difference && differing > 0 {
         1
-    } else if reports.iter().any(|r| !r.complete) {
+    } else if limited > 0 || reports.iter().any(|r| !r.complete) {
         EXIT_UNDECIDED
     } else {
         0
@@ -75,6 +81,7 @@ pub fn refines(
 ) -> Result<i32, String> {
     let mut reports = Vec::new();
     let mut errors = Vec::new();
+    let mut limited = 0;
     for f in files {
         let name = f.display().to_string();
         match session
@@ -82,6 +89,11 @@ pub fn refines(
             .and_then(|p| session.refines(&name, &p, imp, spec))
         {
             Ok(r) => reports.push(r),
+            // A limit reached before the program was read: undecided.
+            Err(e @ vkmm::Error::Limit { .. }) => {
+                eprintln!("{e}");
+                limited += 1;
+            }
             Err(e) => {
                 if format != OutputFormat::Json {
                     eprintln!("error: {e}");
@@ -95,10 +107,15 @@ pub fn refines(
         "refines",
         &serde_json::json!({ "refinements": reports, "errors": errors }),
         || {
-            let mut s: String = reports.iter().map(vkmm::analysis::refines::text).collect();
-            s.push_str(&vkmm::analysis::refines::summary_line(&reports, imp, spec));
+            let mut s: String = reports.iter().map(vkmm::report::text::refinement).collect();
+            s.push_str(&vkmm::report::text::refinement_summary(&reports, imp, spec));
             s
         },
     );
-    Ok(vkmm::analysis::refines::exit_code(&reports, errors.len()))
+    let code = vkmm::analysis::refines::exit_code(&reports, errors.len());
+    Ok(if code == 0 && limited > 0 {
+        EXIT_UNDECIDED
+    } else {
+        code
+    })
 }

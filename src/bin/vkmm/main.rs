@@ -30,6 +30,12 @@ fn file_error(path: &Path, e: vkmm::Error) -> FileError {
     }
 }
 
+/// When the command started: `--timeout` counts from here.
+fn started() -> web_time::Instant {
+    static STARTED: std::sync::OnceLock<web_time::Instant> = std::sync::OnceLock::new();
+    *STARTED.get_or_init(web_time::Instant::now)
+}
+
 /// Exit code of a run some of whose answers a limit left undecided (or
 /// rest on undefined behaviour).
 const EXIT_UNDECIDED: i32 = 3;
@@ -173,6 +179,7 @@ fn run(cli: Cli) -> Result<i32, String> {
 }
 
 fn main() -> ExitCode {
+    started();
     let cli = Cli::parse_from(args::with_reduction_aliases(std::env::args_os()));
     let (format, command) = format_of(&cli);
     match run(cli) {

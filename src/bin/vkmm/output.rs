@@ -169,7 +169,7 @@ impl Spinner {
             return session;
         };
         let started = self.started.clone();
-        session.on_progress(std::sync::Arc::new(move |p: vkmm::engine::Progress| {
+        session.on_progress(std::sync::Arc::new(move |p: vkmm::Progress| {
             let since = started.lock().ok().and_then(|s| *s);
             if since.is_some_and(|t| t.elapsed().as_secs_f64() >= 1.0) {
                 if bar.is_hidden() {

@@ -113,7 +113,8 @@ fn run_suite(
                 .into(),
         );
     }
-    let session = args.session_for(Some(property));
+    // `--timeout` per row: each row makes its own deadline when it starts.
+    let session = args.session_for(Some(property)).deadline(None);
     session.preload().map_err(|e| e.to_string())?;
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(jobs.unwrap_or(0))

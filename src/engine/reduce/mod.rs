@@ -5,7 +5,7 @@
 //! Each reduction is one [`Reduction`]: its name (the spelling of
 //! `--no NAME` and of the tables of the differential tests), a one-line
 //! description, and what it needs the model to declare about itself
-//! ([`Requires`], read from [`super::Profile`]). A search runs with a
+//! ([`Requires`], read from [`crate::model::SearchProfile`]). A search runs with a
 //! [`Reductions`] set: all of them by default, none for the reference
 //! enumeration (`--engine reference`), the oracle the differential tests
 //! compare every reduction with.
@@ -16,7 +16,7 @@
 //! ([`Reduction::SpinExtension`]). The others are woven into the stage they
 //! reduce, each gated by `limits.has(Reduction::...)` there.
 
-use super::Profile;
+use crate::model::SearchProfile;
 
 mod chain_flow;
 pub(super) use chain_flow::ChainFlow;
@@ -32,7 +32,7 @@ pub enum Reduction {
     /// leaves the loop: `trace::spin_loops`) instead of being unrolled.
     SpinReduction,
     /// The reads-from choices of an RMW that the model's declared
-    /// atomicity forbids are skipped ([`Profile::rmw_atomicity`]).
+    /// atomicity forbids are skipped ([`SearchProfile::rmw_atomicity`]).
     RmwFilter,
     /// The termination search deepens the unrolling bound from 0 and lists
     /// only the orders memory fairness allows
@@ -51,7 +51,7 @@ pub enum Reduction {
     Incremental,
     /// A read of a location only its own thread writes takes only the
     /// thread's latest earlier write there, where the model declares
-    /// `latest-own-write` ([`Profile::latest_own_write`],
+    /// `latest-own-write` ([`SearchProfile::latest_own_write`],
     /// `trace::own_locations`).
     OwnWriteFilter,
     /// With [`Reduction::OwnWriteFilter`] and [`Reduction::SymbolicStores`],
@@ -120,7 +120,7 @@ pub enum Requires {
 impl Requires {
     /// Whether `profile` declares what this asks for (for
     /// [`Requires::Coherence`]: any of the three facts).
-    pub fn holds(self, profile: &Profile) -> bool {
+    pub fn holds(self, profile: &SearchProfile) -> bool {
         match self {
             Requires::Nothing => true,
             Requires::RmwAtomicity => profile.rmw_atomicity,

@@ -5,7 +5,7 @@ use super::*;
 
 /// The locations whose reads in thread `t` can return only the thread's
 /// latest earlier write there (the initial value when there is none), under
-/// a model declaring `latest-own-write` ([`crate::engine::Profile::latest_own_write`],
+/// a model declaring `latest-own-write` ([`crate::model::SearchProfile::latest_own_write`],
 /// with [`Reduction::OwnWriteFilter`]): no other thread has a write (a store
 /// or read-modify-write) to the location, no thread deallocates it, its
 /// initial value is defined, and every access of `t` to it goes through one
@@ -60,6 +60,63 @@ use super::*;
 /// changes is that paths reading a stale value of their own location (and
 /// looping on it until the unrolling bound cuts them) are never walked.
 pub fn own_locations(program: &Program, t: &Thread, classes: u64) -> HashSet<usize> {
+    own_locations_among(program, t, classes, &Shared::of(program))
+}
+
+/// What every thread's [`own_locations`] reads of the other threads: per
+/// location, whether some thread deallocates it and which threads write
+/// it (the first writer, and whether there is another). Computed once
+/// for all threads: asked per thread, it would cost the square of the
+/// threads.
+struct Shared {
+    deallocated: HashSet<usize>,
+    writers: HashMap<usize, (usize, bool)>,
+}
+
+impl Shared {
+    fn of(program: &Program) -> Shared {
+        let mut deallocated = HashSet::new();
+        let mut writers: HashMap<usize, (usize, bool)> = HashMap::new();
+        for (k, t) in program.threads.iter().enumerate() {
+            for i in t.instructions() {
+                let Some(l) = program.location_of(i) else {
+                    continue;
+                };
+                if matches!(i.kind, OpKind::Deallocate) {
+                    deallocated.insert(l);
+                }
+                if i.is_write() {
+                    let w = writers.entry(l).or_insert((k, false));
+                    if w.0 != k {
+                        w.1 = true;
+                    }
+                }
+            }
+        }
+        Shared {
+            deallocated,
+            writers,
+        }
+    }
+
+    /// Whether a thread other than `me` writes `l`, or some thread
+    /// deallocates it.
+    fn foreign(&self, l: usize, me: Option<usize>) -> bool {
+        self.deallocated.contains(&l)
+            || self
+                .writers
+                .get(&l)
+                .is_some_and(|&(first, more)| more || Some(first) != me)
+    }
+}
+
+/// [`own_locations`] with the other threads' accesses summed up once.
+fn own_locations_among(
+    program: &Program,
+    t: &Thread,
+    classes: u64,
+    shared: &Shared,
+) -> HashSet<usize> {
     let me = program.threads.iter().position(|x| std::ptr::eq(x, t));
     let mut refs: HashMap<usize, Option<usize>> = HashMap::new();
     let mut mixed: HashSet<usize> = HashSet::new();
@@ -76,11 +133,14 @@ pub fn own_locations(program: &Program, t: &Thread, classes: u64) -> HashSet<usi
         // Two accesses of one C expression whose order is unsequenced
         // (C11 6.5p2-3: OpenCL's `sb = po \ unseq`): the later one in
         // program order need not come after the other.
-        if accesses[k + 1..].iter().any(|j| {
-            program.location_of(j) == Some(l)
-                && (i.is_write() || j.is_write())
-                && may_be_unsequenced(i, j)
-        }) {
+        // (Only an operand of an expression may be unsequenced.)
+        if !i.operand_of.is_empty()
+            && accesses[k + 1..].iter().any(|j| {
+                program.location_of(j) == Some(l)
+                    && (i.is_write() || j.is_write())
+                    && may_be_unsequenced(i, j)
+            })
+        {
             mixed.insert(l);
         }
         match refs.get(&l) {
@@ -93,18 +153,8 @@ pub fn own_locations(program: &Program, t: &Thread, classes: u64) -> HashSet<usi
             Some(_) => {}
         }
     }
-    for (k, other) in program.threads.iter().enumerate() {
-        for i in other.instructions() {
-            let Some(l) = program.location_of(i) else {
-                continue;
-            };
-            if matches!(i.kind, OpKind::Deallocate) || (Some(k) != me && i.is_write()) {
-                mixed.insert(l);
-            }
-        }
-    }
     refs.into_keys()
-        .filter(|l| !mixed.contains(l) && !program.is_undefined(*l))
+        .filter(|&l| !mixed.contains(&l) && !shared.foreign(l, me) && !program.is_undefined(l))
         .collect()
 }
 
@@ -113,18 +163,18 @@ pub fn own_locations(program: &Program, t: &Thread, classes: u64) -> HashSet<usi
 /// sets when the filter is off ([`Reduction::OwnWriteFilter`]), the model
 /// does not declare it, or endings are explored.
 pub fn own_sets(program: &Program, limits: &Limits) -> Vec<HashSet<usize>> {
+    let on = limits.has(Reduction::OwnWriteFilter)
+        && limits.profile.latest_own_write != 0
+        && !limits.endings;
+    let shared = on.then(|| Shared::of(program));
     program
         .threads
         .iter()
-        .map(|t| {
-            if limits.has(Reduction::OwnWriteFilter)
-                && limits.profile.latest_own_write != 0
-                && !limits.endings
-            {
-                own_locations(program, t, limits.profile.latest_own_write)
-            } else {
-                HashSet::new()
+        .map(|t| match &shared {
+            Some(shared) => {
+                own_locations_among(program, t, limits.profile.latest_own_write, shared)
             }
+            None => HashSet::new(),
         })
         .collect()
 }

@@ -806,6 +806,9 @@ impl<'a> Gen<'a> {
         }
         for k in body {
             let inst = &self.insts[k];
+            if k % 4096 == 4095 && crate::engine::trace::time_is_up() {
+                return Err((inst.line, inst.col, crate::engine::trace::TIME_IS_UP.into()));
+            }
             match inst.op {
                 Op::Function | Op::FunctionParameter | Op::FunctionEnd | Op::Phi => {}
                 Op::Label => {

@@ -186,8 +186,13 @@ pub(super) fn probed(
     }
     let mut limits = crate::engine::Limits::default();
     limits.bounds.timeout = Some(std::time::Duration::from_secs(SEARCH_SECONDS));
-    let (_, domains) = crate::engine::trace::explore_with_domains(&program, &limits)
-        .map_err(|e| e.message.clone())?;
+    limits.bounds.deadline = crate::engine::trace::front_end_deadline();
+    let (_, domains) =
+        crate::engine::trace::explore_with_domains(&program, &limits).map_err(|e| {
+            // Marks the request's front end stopped when its deadline stopped this search.
+            crate::engine::trace::time_is_up();
+            e.message.clone()
+        })?;
     let mut out = Vec::new();
     for ((var, instance, size), &loc) in probes {
         debug_assert!(loc >= first);

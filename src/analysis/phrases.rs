@@ -1,0 +1,128 @@
+//! The phrases analysis records carry in their text (a suite record's
+//! detail, a comparison's state cells) and the text reports print the same
+//! way ([`crate::report::text`] uses them): counted nouns, lists of
+//! invocations, final states, non-termination witnesses.
+
+use super::litmus::FinalState;
+use crate::engine::EventInfo;
+use crate::ir::Program;
+use std::fmt::Write;
+
+/// `1 file`, `2 files`.
+pub fn count(n: impl Into<u128>, one: &str, many: &str) -> String {
+    let n = n.into();
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
+/// `by P0 (...), P1 (...)`: the first three invocations of a list, and how
+/// many more.
+pub fn who(threads: &[String]) -> String {
+    let mut w = format!("by {}", threads[..threads.len().min(3)].join(", "));
+    if threads.len() > 3 {
+        w.push_str(&format!(" and {} more", threads.len() - 3));
+    }
+    w
+}
+
+/// Appends a final state's cells, `name=value;` separated by one space,
+/// each name spelt by `name` (no allocation per cell or per state: a
+/// listing may have hundreds of thousands of states).
+pub fn push_state(s: &mut String, state: &FinalState, name: fn(&str) -> &str) {
+    for (i, (k, v)) in state.iter().enumerate() {
+        if i > 0 {
+            s.push(' ');
+        }
+        s.push_str(name(k));
+        s.push('=');
+        push_int(s, v);
+        s.push(';');
+    }
+}
+
+/// Appends `v` in decimal (a single digit without the formatter).
+pub(crate) fn push_int(s: &mut String, v: i64) {
+    match u8::try_from(v) {
+        Ok(d @ 0..=9) => s.push(char::from(b'0' + d)),
+        _ => {
+            let _ = write!(s, "{v}");
+        }
+    }
+}
+
+/// One line on a non-termination witness: each invocation's fate, and the
+/// loops that repeat.
+pub fn witness_line(w: &super::termination::Witness) -> String {
+    let fates: Vec<String> = w
+        .threads
+        .iter()
+        .map(|f| {
+            format!(
+                "{} {}{}",
+                f.thread,
+                f.fate,
+                if f.fair {
+                    ""
+                } else {
+                    " (not scheduled fairly)"
+                }
+            )
+        })
+        .collect();
+    let loops: Vec<String> = w.loops.iter().map(repetition).collect();
+    format!("{}; {}", fates.join(", "), loops.join("; "))
+}
+
+/// `P0 spins forever in lines 8-10: the last 1 of 2 iterations repeat (the
+/// 1 before them match them)`.
+pub fn repetition(l: &super::termination::Repetition) -> String {
+    format!(
+        "{} spins forever in lines {}-{}: the last {} of {} iterations repeat{}",
+        l.thread,
+        l.head_line,
+        l.back_line,
+        l.suffix,
+        l.iterations,
+        if l.infix > 0 {
+            format!(" (the {} before them match them)", l.infix)
+        } else {
+            String::new()
+        }
+    )
+}
+
+/// `P0 (label) line 5: text`: where an event's instruction is, for a
+/// reader.
+pub fn describe(program: &Program, e: &EventInfo) -> String {
+    let t = &program.threads[e.thread];
+    let ins = e.instruction(program);
+    match program
+        .symbols
+        .threads
+        .get(e.thread)
+        .and_then(|s| s.label.as_deref())
+    {
+        Some(label) => format!(
+            "P{} ({label}) line {}: {}",
+            t.id, ins.source.line, ins.source.text
+        ),
+        None => format!("P{} line {}: {}", t.id, ins.source.line, ins.source.text),
+    }
+}
+
+/// Reserves room in `s` for the lines of `states`, each about as long as
+/// the first's cells and `extra` more bytes.
+pub fn reserve_states(s: &mut String, states: &[(FinalState, u64)], extra: usize) {
+    if let Some((first, _)) = states.first() {
+        let line: usize = first.iter().map(|(k, v)| k.len() + 3 + digits(v)).sum();
+        s.reserve(states.len().saturating_mul(line + extra));
+    }
+}
+
+/// How many characters `v` prints as.
+fn digits(v: i64) -> usize {
+    let sign = usize::from(v < 0);
+    sign + v
+        .unsigned_abs()
+        .checked_ilog10()
+        .map_or(1, |d| d as usize + 1)
+}
