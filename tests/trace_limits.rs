@@ -185,7 +185,7 @@ fn looping(body: &[&str]) -> vkmm::ir::Program {
 fn p0_paths(program: &vkmm::ir::Program) -> (usize, usize, Vec<usize>) {
     let mut limits = Limits::default().reference();
     limits.bounds.unroll = 1;
-    let threads = vkmm::engine::trace::explore(program, &limits).unwrap();
+    let threads = vkmm::testing::engine::trace::explore(program, &limits).unwrap();
     let stores = threads[0]
         .paths
         .iter()
