@@ -161,3 +161,102 @@ fn the_order_limit_counts_listing_steps_not_writes() {
     assert_eq!(default.consistent, twelve.consistent);
     assert!(default.consistent > 0);
 }
+
+/// A thread running `body` (litmus lines) beside P1, which writes 1 to `x`
+/// and `y`.
+fn looping(body: &[&str]) -> vkmm::ir::Program {
+    let text = common::vulkan_litmus(
+        "x=0; y=0; z=0;",
+        &[
+            "P0@sg 0, wg 0, qf 0".to_string(),
+            "P1@sg 0, wg 1, qf 0".to_string(),
+        ],
+        &[
+            body.iter().map(|s| s.to_string()).collect(),
+            vec!["st.atom.dv.sc0 x, 1".into(), "st.atom.dv.sc0 y, 1".into()],
+        ],
+        "exists (P0:r1 == 0)",
+    );
+    Session::new().load_text("loop.litmus", &text).unwrap()
+}
+
+/// P0's paths at unroll 1 with every reduction off (no await dropping its
+/// iterations): (complete paths, paths cut, stores on each complete path).
+fn p0_paths(program: &vkmm::ir::Program) -> (usize, usize, Vec<usize>) {
+    let mut limits = Limits::default().reference();
+    limits.bounds.unroll = 1;
+    let threads = vkmm::testing::engine::trace::explore(program, &limits).unwrap();
+    let stores = threads[0]
+        .paths
+        .iter()
+        .map(|p| p.events.iter().filter(|e| e.write.is_some()).count())
+        .collect();
+    (threads[0].paths.len(), threads[0].cut, stores)
+}
+
+/// A loop with a constant trip count runs the same in every execution: its
+/// four iterations run although the bound allows two, and nothing is cut
+/// (counted against the bound, the path would be cut at its third).
+#[test]
+fn a_counted_loop_runs_free_of_the_unrolling_bound() {
+    let program = looping(&[
+        "LC00:",
+        "st.atom.dv.sc0 z, r1",
+        "add r1, r1, 1",
+        "bne r1, 4, LC00",
+    ]);
+    assert_eq!(p0_paths(&program), (1, 0, vec![4]));
+}
+
+/// A branch on a value read inside the body of a counted loop decides what
+/// one iteration does, not how many run (its two sides meet again before
+/// the jump back): still four iterations on every path, one path per
+/// choice of the four values read (2^4), nothing cut.
+#[test]
+fn a_branch_on_memory_inside_a_counted_loop_keeps_it_free() {
+    let program = looping(&[
+        "LC00:",
+        "ld.atom.dv.sc0 r3, y",
+        "beq r3, 0, LC02",
+        "add r4, r4, 1",
+        "LC02:",
+        "st.atom.dv.sc0 z, r1",
+        "add r1, r1, 1",
+        "bne r1, 4, LC00",
+    ]);
+    let (paths, cut, stores) = p0_paths(&program);
+    assert_eq!((paths, cut), (16, 0));
+    assert!(stores.iter().all(|&n| n == 4), "{stores:?}");
+}
+
+/// A loop whose exit reads memory (a spin on `x`) still counts against the
+/// bound: at unroll 1 the paths reading 0 twice are cut, and the complete
+/// ones leave after one or two iterations.
+#[test]
+fn a_loop_waiting_on_memory_counts_against_the_bound() {
+    let program = looping(&[
+        "LC00:",
+        "ld.atom.dv.sc0 r3, x",
+        "add r1, r1, 1",
+        "bne r3, 1, LC00",
+    ]);
+    let (paths, cut, _) = p0_paths(&program);
+    assert_eq!((paths, cut), (2, 1));
+}
+
+/// A counter incremented only on one side of a branch on memory carries
+/// the branch's influence (taint through control): a loop bounded by it
+/// waits on memory and counts against the bound.
+#[test]
+fn a_counter_set_under_a_branch_on_memory_counts_against_the_bound() {
+    let program = looping(&[
+        "LC00:",
+        "ld.atom.dv.sc0 r3, x",
+        "beq r3, 0, LC02",
+        "add r1, r1, 1",
+        "LC02:",
+        "bne r1, 4, LC00",
+    ]);
+    let (_, cut, _) = p0_paths(&program);
+    assert!(cut > 0, "the loop's iterations were not counted");
+}

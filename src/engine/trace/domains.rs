@@ -66,6 +66,7 @@ pub(super) fn step_group(s: &mut State, ins: &Instruction, values: BarrierValues
     if let Some(dest) = &ins.dest {
         s.regs.insert(dest.clone(), RegValue::Read(index));
         s.prov.insert(dest.clone(), Prov::new());
+        s.from_memory.insert(dest.clone());
     }
     s.events.push(PathEvent {
         stmt: s.pc,

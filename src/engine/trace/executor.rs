@@ -40,6 +40,190 @@ pub(super) fn loop_ranges(t: &Thread, labels: &HashMap<&str, usize>) -> HashMap<
     if nested { back } else { HashMap::new() }
 }
 
+/// The immediate post-dominator of each statement of `t` (`t.code.len()`:
+/// the end of the thread; `usize::MAX`: none, the statement cannot reach
+/// the end): where the paths from a branch meet again. The iterative
+/// algorithm of Cooper, Harvey and Kennedy on the reversed control-flow
+/// graph, written here because it runs on the IR's flat statement list.
+pub(super) fn post_dominators(t: &Thread, labels: &HashMap<&str, usize>) -> Vec<usize> {
+    let n = t.code.len();
+    let succ = |k: usize| -> [Option<usize>; 2] {
+        match &t.code[k] {
+            Stmt::Goto { label, .. } => [labels.get(label.as_str()).copied(), None],
+            Stmt::Branch { label, .. } => [labels.get(label.as_str()).copied(), Some(k + 1)],
+            _ => [Some(k + 1), None],
+        }
+    };
+    // Predecessors in the reversed graph are successors in the program.
+    let mut preds: Vec<Vec<usize>> = vec![Vec::new(); n + 1];
+    for k in 0..n {
+        for x in succ(k).into_iter().flatten() {
+            preds[x.min(n)].push(k);
+        }
+    }
+    // Postorder of the reversed graph from the end (node n).
+    let mut order = Vec::with_capacity(n + 1);
+    let mut seen = vec![false; n + 1];
+    let mut stack = vec![(n, 0usize)];
+    seen[n] = true;
+    while let Some((v, i)) = stack.pop() {
+        if let Some(&p) = preds[v].get(i) {
+            stack.push((v, i + 1));
+            if !seen[p] {
+                seen[p] = true;
+                stack.push((p, 0));
+            }
+        } else {
+            order.push(v);
+        }
+    }
+    let mut rank = vec![usize::MAX; n + 1];
+    for (i, &v) in order.iter().enumerate() {
+        rank[v] = i;
+    }
+    let mut idom = vec![usize::MAX; n + 1];
+    idom[n] = n;
+    let intersect = |idom: &[usize], mut a: usize, mut b: usize| {
+        while a != b {
+            while rank[a] < rank[b] {
+                a = idom[a];
+            }
+            while rank[b] < rank[a] {
+                b = idom[b];
+            }
+        }
+        a
+    };
+    let mut changed = true;
+    while changed {
+        changed = false;
+        for &v in order.iter().rev() {
+            if v == n {
+                continue;
+            }
+            let mut new = usize::MAX;
+            for x in succ(v).into_iter().flatten() {
+                let x = x.min(n);
+                if idom[x] == usize::MAX {
+                    continue;
+                }
+                new = if new == usize::MAX {
+                    x
+                } else {
+                    intersect(&idom, new, x)
+                };
+            }
+            if new != usize::MAX && idom[v] != new {
+                idom[v] = new;
+                changed = true;
+            }
+        }
+    }
+    idom.truncate(n);
+    idom
+}
+
+/// The registers the statements between the branch `pc` and `meet` (its
+/// immediate post-dominator) assign, on either side.
+pub(super) fn region_assigns(
+    t: &Thread,
+    labels: &HashMap<&str, usize>,
+    pc: usize,
+    meet: usize,
+) -> Vec<String> {
+    let n = t.code.len();
+    let mut seen = vec![false; n];
+    let mut stack: Vec<usize> = Vec::new();
+    let succ = |k: usize| -> [Option<usize>; 2] {
+        match &t.code[k] {
+            Stmt::Goto { label, .. } => [labels.get(label.as_str()).copied(), None],
+            Stmt::Branch { label, .. } => [labels.get(label.as_str()).copied(), Some(k + 1)],
+            _ => [Some(k + 1), None],
+        }
+    };
+    stack.extend(succ(pc).into_iter().flatten());
+    let mut out: HashSet<&str> = HashSet::new();
+    while let Some(k) = stack.pop() {
+        if k >= n || k == meet || seen[k] {
+            continue;
+        }
+        seen[k] = true;
+        let dest = match &t.code[k] {
+            Stmt::Assign { dest, .. } => Some(dest),
+            Stmt::Op(ins) => ins.dest.as_ref(),
+            _ => None,
+        };
+        if let Some(d) = dest {
+            out.insert(d);
+        }
+        stack.extend(succ(k).into_iter().flatten());
+    }
+    out.into_iter().map(str::to_string).collect()
+}
+
+/// Per location: whether some instruction of the program writes it.
+pub(super) fn written_locations(program: &Program) -> Vec<bool> {
+    let mut written = vec![false; program.locations.len()];
+    for ins in program.threads.iter().flat_map(|t| t.instructions()) {
+        if ins.is_write()
+            && let Some(l) = program.location_of(ins)
+            && let Some(w) = written.get_mut(l)
+        {
+            *w = true;
+        }
+    }
+    written
+}
+
+/// Whether the operand is a register holding a value from memory.
+pub(super) fn reads_memory(s: &State, op: &Operand) -> bool {
+    matches!(op, Operand::Reg(r) if s.from_memory.contains(r))
+}
+
+/// `dest = a op b`: `dest` holds a value from memory when `a` or `b` does,
+/// or when a branch on such a value decided whether the assignment runs
+/// (the paths have not met again since: [`State::control`]).
+pub(super) fn taint(s: &mut State, dest: &str, a: &Operand, b: &Operand) {
+    if !s.control.is_empty() || reads_memory(s, a) || reads_memory(s, b) {
+        s.from_memory.insert(dest.to_string());
+    } else {
+        s.from_memory.remove(dest);
+    }
+}
+
+/// At the head `s.pc` of a loop, arrived at by a jump back: whether the
+/// iteration just run went round again whatever memory held: every branch
+/// on a value from memory it took has met its other side again
+/// ([`post_dominators`]) before the jump back (an `if` in the body, not
+/// the loop's test or an `if (c) break;`), and the path has iterations
+/// left that the unrolling bound does not count. Such an iteration is
+/// counted free.
+pub(super) fn free_iteration(s: &mut State) -> bool {
+    let mark = s
+        .head_marks
+        .iter()
+        .find(|(h, _)| *h == s.pc)
+        .map(|&(_, m)| m);
+    let Some(mark) = mark else {
+        return false;
+    };
+    if !s.control.iter().any(|&(_, k)| k >= mark) && s.free_iterations < MAX_FREE_ITERATIONS {
+        s.free_iterations += 1;
+        return true;
+    }
+    false
+}
+
+/// Notes, at the loop head `s.pc`, how many regions decided by memory the
+/// path has opened so far.
+pub(super) fn mark_head(s: &mut State) {
+    let (pc, m) = (s.pc, s.opened);
+    match s.head_marks.iter_mut().find(|(h, _)| *h == pc) {
+        Some(entry) => entry.1 = m,
+        None => s.head_marks.push((pc, m)),
+    }
+}
+
 pub(super) fn label_map(t: &Thread) -> HashMap<&str, usize> {
     t.code
         .iter()
@@ -66,6 +250,9 @@ pub(super) fn explore_thread(
     let (max_paths, max_memory) = (limits.bounds.max_paths, limits.bounds.max_memory);
     let labels = label_map(t);
     let loops = loop_ranges(t, &labels);
+    let written = written_locations(program);
+    let ipdom = post_dominators(t, &labels);
+    let mut regions: HashMap<usize, Vec<String>> = HashMap::new();
     // Looping alternatives of each await instance.
     let mut looping: HashMap<usize, Vec<Vec<ReadValue>>> = HashMap::new();
     let mut instances = 0usize;
@@ -88,6 +275,11 @@ pub(super) fn explore_thread(
         derive,
         forward: derive && limits.has(Reduction::OwnForwarding),
         forwarded: Vec::new(),
+        from_memory: HashSet::new(),
+        control: Vec::new(),
+        opened: 0,
+        head_marks: Vec::new(),
+        free_iterations: 0,
     };
     let mut out = ThreadPaths::default();
     // Partial paths the unrolling bound stopped (their prefixes are stopped
@@ -101,6 +293,10 @@ pub(super) fn explore_thread(
     while let Some(mut s) = stack.pop() {
         loop {
             budget.step(&walking)?;
+            if !s.control.is_empty() {
+                let pc = s.pc;
+                s.control.retain(|&(d, _)| d != pc);
+            }
             enter_or_leave_awaits(&mut s, spins, &mut instances);
             if s.pc >= t.code.len() {
                 out.paths.push(path_of(s, Ending::Finished));
@@ -124,10 +320,14 @@ pub(super) fn explore_thread(
                 }
                 break;
             }
-            if let Some(&back) = loops.get(&s.pc)
-                && !(s.pc..=back).contains(&s.last)
-            {
-                s.runs[s.pc..=back].fill(0);
+            if let Some(&back) = loops.get(&s.pc) {
+                // Entering the loop starts its count afresh; so does an
+                // iteration no branch on a value from memory decided (it
+                // runs the same in every execution, `MAX_FREE_ITERATIONS`).
+                if !(s.pc..=back).contains(&s.last) || free_iteration(&mut s) {
+                    s.runs[s.pc..=back].fill(0);
+                }
+                mark_head(&mut s);
             }
             s.last = s.pc;
             s.runs[s.pc] += 1;
@@ -172,6 +372,7 @@ pub(super) fn explore_thread(
                         s.regs
                             .insert(dest.clone(), RegValue::Expr(s.exprs.len() - 1));
                         s.prov.insert(dest.clone(), Prov::new());
+                        taint(&mut s, dest, a, b);
                         s.pc += 1;
                         continue;
                     }
@@ -183,6 +384,7 @@ pub(super) fn explore_thread(
                     s.regs
                         .insert(dest.clone(), RegValue::Const(op.apply(va, vb)));
                     s.prov.insert(dest.clone(), prov);
+                    taint(&mut s, dest, a, b);
                     s.pc += 1;
                 }
                 Stmt::Branch {
@@ -192,6 +394,26 @@ pub(super) fn explore_thread(
                     else {
                         continue;
                     };
+                    if reads_memory(&s, a) || reads_memory(&s, b) {
+                        // What runs until the paths meet again depends on
+                        // memory (one region per meeting point, the latest
+                        // opening kept).
+                        let meet = ipdom[pc];
+                        // A register either side assigns before the paths
+                        // meet holds, there, a value the branch chose.
+                        let assigned = regions
+                            .entry(pc)
+                            .or_insert_with(|| region_assigns(t, &labels, pc, meet));
+                        for r in assigned.iter() {
+                            s.from_memory.insert(r.clone());
+                        }
+                        let k = s.opened;
+                        s.opened += 1;
+                        match s.control.iter_mut().find(|(d, _)| *d == meet) {
+                            Some(entry) => entry.1 = k,
+                            None => s.control.push((meet, k)),
+                        }
+                    }
                     s.pc = if cmp.holds(va, vb) {
                         target(&labels, label, t)?
                     } else {
@@ -305,7 +527,13 @@ pub(super) fn explore_thread(
                     }
                     if ins.group.is_some() {
                         step_group(&mut s, ins, values);
-                    } else if !step_op(&mut s, &mut stack, ins, (program, t, own), domain)? {
+                    } else if !step_op(
+                        &mut s,
+                        &mut stack,
+                        ins,
+                        (program, t, own, &written),
+                        domain,
+                    )? {
                         continue;
                     }
                     if let Some(e) = s.events.last_mut() {
@@ -650,7 +878,7 @@ pub(super) fn step_op(
     s: &mut State,
     stack: &mut Vec<State>,
     ins: &Instruction,
-    (program, t, own): (&Program, &Thread, &HashSet<usize>),
+    (program, t, own, written): (&Program, &Thread, &HashSet<usize>, &[bool]),
     domain: &Domains,
 ) -> Result<bool, ExecError> {
     let pc = s.pc;
@@ -790,6 +1018,14 @@ pub(super) fn step_op(
             },
         );
         s.prov.insert(dest.clone(), read_prov);
+        // A location no instruction writes holds its initial value in
+        // every execution (a uniform, an input buffer): a loop bounded by
+        // it is not waiting for another invocation.
+        if !s.control.is_empty() || loc.is_none_or(|l| written.get(l).copied().unwrap_or(true)) {
+            s.from_memory.insert(dest.clone());
+        } else {
+            s.from_memory.remove(dest);
+        }
     }
     s.events.push(PathEvent {
         stmt: pc,

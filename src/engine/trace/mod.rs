@@ -337,6 +337,16 @@ fn condition_seeds(program: &Program) -> Vec<(Option<usize>, i64)> {
 /// Rounds of the value-domain fixpoint before giving up.
 const MAX_ROUNDS: usize = 64;
 
+/// The most iterations one path may run, across its loops, without a
+/// branch decided by a value from memory before the unrolling bound counts
+/// them as it counts the others ([`State::free_iterations`]). Such a loop
+/// (`for (k = 0; k < 4; k++)`, a loop over an invocation's cells) runs the
+/// same number of times in every execution: cutting it at the bound would
+/// only lose executions, never bound a spin. The cap bounds a loop that
+/// never ends without reading memory (`while (true) {}`), which then meets
+/// the bound as before.
+pub const MAX_FREE_ITERATIONS: u32 = 1 << 12;
+
 fn location(program: &Program, t: &Thread, stmt: usize) -> Option<usize> {
     match &t.code[stmt] {
         Stmt::Op(i) => program.location_of(i),
@@ -370,6 +380,25 @@ struct State {
     arrivals: Vec<(usize, usize, HashMap<String, RegValue>)>,
     /// The expressions [`RegValue::Expr`] names (see [`Path::exprs`]).
     exprs: Vec<ValueExpr>,
+    /// The registers whose value comes from memory: the result of a read or
+    /// a group function, or arithmetic on such a register.
+    from_memory: HashSet<String>,
+    /// Where the paths meet again ([`executor::post_dominators`]) after
+    /// the branches on a value from memory the path took and has not yet
+    /// passed, each with the number of the latest such branch: while one
+    /// is pending, an assignment's value depends on memory through
+    /// control, and an iteration jumping back with one opened during it
+    /// went round again because of memory.
+    control: Vec<(usize, u32)>,
+    /// Branches on a value from memory taken so far on the path.
+    opened: u32,
+    /// Per loop head (statement index), `opened` when the path last
+    /// arrived there.
+    head_marks: Vec<(usize, u32)>,
+    /// Loop iterations the unrolling bound did not count: each jumped back
+    /// to its head without a branch decided by memory since the last
+    /// arrival there (at most [`MAX_FREE_ITERATIONS`]).
+    free_iterations: u32,
     /// Whether local arithmetic and stores keep symbolic reads symbolic
     /// ([`Reduction::SymbolicStores`]; never while the value domains are
     /// computed).

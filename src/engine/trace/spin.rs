@@ -104,6 +104,29 @@ pub fn spin_loops(program: &Program, t: &Thread, listing: bool) -> Vec<SpinLoop>
         }
     }
     let shown = shown_registers(program, t);
+    // `load_cannot_race` scans every thread's code; a loop body of many
+    // loads (a runtime index into a large buffer) asks it the same
+    // question per cell, so its answers are kept per (location, reference,
+    // atomic, scope), and a location nothing writes answers at once.
+    let written = super::executor::written_locations(program);
+    let race_free: std::cell::RefCell<
+        HashMap<(usize, Option<usize>, bool, Option<crate::ir::Scope>), bool>,
+    > = Default::default();
+    let cannot_race = |i: &crate::ir::Instruction| {
+        let Some(loc) = program.location_of(i) else {
+            return false;
+        };
+        if !written.get(loc).copied().unwrap_or(true) {
+            return true;
+        }
+        let key = (loc, i.reference, i.atomic, i.scope);
+        if let Some(&known) = race_free.borrow().get(&key) {
+            return known;
+        }
+        let answer = load_cannot_race(program, t, i);
+        race_free.borrow_mut().insert(key, answer);
+        answer
+    };
     // Inner loops first: a loop's body may hold qualifying loops only.
     let mut candidates: Vec<(usize, usize)> = t
         .code
@@ -138,7 +161,7 @@ pub fn spin_loops(program: &Program, t: &Thread, listing: bool) -> Vec<SpinLoop>
             }
             Stmt::Assign { .. } => true,
             Stmt::Op(i) => match i.kind {
-                OpKind::Load => load_cannot_race(program, t, i),
+                OpKind::Load => cannot_race(i),
                 OpKind::MemoryBarrier => true,
                 OpKind::Rmw => listing && rmw_may_be_dropped(program, t, i),
                 _ => false,
@@ -177,23 +200,33 @@ pub(super) fn body_registers_ok(
     jump_target: &dyn Fn(&Stmt) -> Option<usize>,
     shown: Option<&HashSet<String>>,
 ) -> bool {
-    // `before[k - header - 1]`: registers written on every path from the
-    // head to statement k (None: no path reaches it yet).
-    let n = back - header;
-    let mut before: Vec<Option<HashSet<&str>>> = vec![None; n];
-    before[0] = Some(HashSet::new());
+    // Registers written on every path from the head: `into` is the set
+    // falling through into the statement about to run (None: the one
+    // before does not fall through), `joins[k]` the meet over the forward
+    // jumps to `k`. Straight-line statements update one set in place, so
+    // the pass costs a copy per jump, not per statement.
     fn meet<'a>(slot: &mut Option<HashSet<&'a str>>, w: &HashSet<&'a str>) {
         match slot {
             Some(s) => s.retain(|r| w.contains(r)),
             None => *slot = Some(w.clone()),
         }
     }
+    let mut joins: HashMap<usize, Option<HashSet<&str>>> = HashMap::new();
+    let mut into: Option<HashSet<&str>> = Some(HashSet::new());
     let mut written: HashSet<&str> = HashSet::new();
     let mut exposed: HashSet<&str> = HashSet::new();
     let mut at_exits: Option<HashSet<&str>> = None;
     for k in header + 1..=back {
         // An unreachable statement: read as if nothing were written.
-        let mut w = before[k - header - 1].clone().unwrap_or_default();
+        let mut w = match (into.take(), joins.remove(&k).flatten()) {
+            (Some(mut c), Some(j)) => {
+                c.retain(|r| j.contains(r));
+                c
+            }
+            (Some(c), None) => c,
+            (None, Some(j)) => j,
+            (None, None) => HashSet::new(),
+        };
         let (reads, write) = registers_of(&t.code[k]);
         exposed.extend(reads.into_iter().filter(|r| !w.contains(r)));
         if let Some(r) = write {
@@ -203,7 +236,7 @@ pub(super) fn body_registers_ok(
         let target = jump_target(&t.code[k]);
         match target {
             Some(x) if x > back => meet(&mut at_exits, &w),
-            Some(x) if x > k => meet(&mut before[x - header - 1], &w),
+            Some(x) if x > k => meet(joins.entry(x).or_default(), &w),
             _ => {}
         }
         let falls_through = !matches!(t.code[k], Stmt::Goto { .. });
@@ -212,7 +245,7 @@ pub(super) fn body_registers_ok(
                 meet(&mut at_exits, &w);
             }
         } else if falls_through {
-            meet(&mut before[k - header], &w);
+            into = Some(w);
         }
     }
     // 2. Registers read before written are never written.
@@ -221,13 +254,14 @@ pub(super) fn body_registers_ok(
     }
     // 3. Registers an exit leaves stale are dead after the loop.
     let at_exits = at_exits.unwrap_or_default();
-    let read_outside = |r: &str| {
-        t.code
-            .iter()
-            .enumerate()
-            .filter(|(k, _)| *k <= header || *k > back)
-            .any(|(_, s)| registers_of(s).0.contains(&r))
-    };
+    let outside: HashSet<&str> = t
+        .code
+        .iter()
+        .enumerate()
+        .filter(|(k, _)| *k <= header || *k > back)
+        .flat_map(|(_, s)| registers_of(s).0)
+        .collect();
+    let read_outside = |r: &str| outside.contains(r);
     !written
         .iter()
         .filter(|r| !at_exits.contains(*r))
