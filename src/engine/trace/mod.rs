@@ -345,7 +345,7 @@ const MAX_ROUNDS: usize = 64;
 /// only lose executions, never bound a spin. The cap bounds a loop that
 /// never ends without reading memory (`while (true) {}`), which then meets
 /// the bound as before.
-pub const MAX_FREE_ITERATIONS: u32 = 1 << 12;
+pub const MAX_FREE_ITERATIONS: u32 = 64;
 
 fn location(program: &Program, t: &Thread, stmt: usize) -> Option<usize> {
     match &t.code[stmt] {
