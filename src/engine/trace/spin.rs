@@ -88,6 +88,10 @@ pub struct SpinLoop {
 /// values leave the inner loop, into that question, which nothing there
 /// has been checked against. Without read-modify-writes (also off there)
 /// a test-and-test-and-set lock is no await anyway.
+/// What `load_cannot_race`'s answer depends on besides the thread: the
+/// location, reference, atomicity and scope of the load.
+type LoadKey = (usize, Option<usize>, bool, Option<crate::ir::Scope>);
+
 pub fn spin_loops(program: &Program, t: &Thread, listing: bool) -> Vec<SpinLoop> {
     let labels = label_map(t);
     let jump_target = |s: &Stmt| match s {
@@ -109,9 +113,7 @@ pub fn spin_loops(program: &Program, t: &Thread, listing: bool) -> Vec<SpinLoop>
     // question per cell, so its answers are kept per (location, reference,
     // atomic, scope), and a location nothing writes answers at once.
     let written = super::executor::written_locations(program);
-    let race_free: std::cell::RefCell<
-        HashMap<(usize, Option<usize>, bool, Option<crate::ir::Scope>), bool>,
-    > = Default::default();
+    let race_free: std::cell::RefCell<HashMap<LoadKey, bool>> = Default::default();
     let cannot_race = |i: &crate::ir::Instruction| {
         let Some(loc) = program.location_of(i) else {
             return false;
