@@ -189,6 +189,35 @@ fn a_cycle_of_derived_stores_takes_the_domain_values() {
     assert_eq!(symbolic.condition_holds, Some(false));
 }
 
+/// A reads-from cycle through plain stores whose value (2, the largest of
+/// x's domain) reaches a fetch-add: the fetch-add writes 3, outside the
+/// domain, and a later plain load of x reads it. The reference keeps that
+/// load symbolic (its value only reaches a register), so the symbolic
+/// search must not hold it to the domain. The fixture's comment derives
+/// the 7 final states (P0:r0, x) by hand; a mutation that checks every
+/// read of an assumed candidate against the domains loses (2, 2) and
+/// (2, 3).
+#[test]
+fn a_thin_air_value_incremented_past_the_domain_is_read() {
+    let path =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/litmus-symbolic/thin-air-rmw.litmus");
+    let run = |s: Session| common::litmus(s.check_file(&path).unwrap());
+    let (concrete, symbolic) = (run(session(false)), run(session(true)));
+    let reference = run(Session::new().limits(Session::new().current_limits().reference()));
+    let pairs = |o: &vkmm::analysis::LitmusOutcome| -> Vec<(i64, i64)> {
+        o.states
+            .iter()
+            .map(|(s, _)| (s.get("P0:r0").unwrap(), s.get("x").unwrap()))
+            .collect()
+    };
+    let by_hand = [(0, 0), (0, 1), (0, 2), (1, 1), (1, 2), (2, 2), (2, 3)];
+    assert_eq!(pairs(&reference), by_hand);
+    assert_eq!(pairs(&symbolic), by_hand);
+    assert_eq!(concrete.states, symbolic.states);
+    assert_eq!(concrete.consistent, symbolic.consistent);
+    assert_eq!(symbolic.condition_holds, Some(true));
+}
+
 /// One generated instruction.
 #[derive(Clone, Debug)]
 enum Item {
