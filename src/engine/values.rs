@@ -14,8 +14,13 @@
 //! each value of its location's domain and keeps the combinations that
 //! agree around the cycle; so does [`resolve`]: it assumes each domain
 //! value for a read on the cycle and keeps the assumptions that come back
-//! unchanged, every read of such a candidate inside its location's domain
-//! (as the reference's concrete reads are). Without a cycle the values are
+//! unchanged, every read of such a candidate that the reference makes
+//! concrete (its value reaches a derived store or an expression) inside
+//! its location's domain, as the reference's concrete reads are. A read
+//! whose value only reaches a register is symbolic in the reference too
+//! and takes any value its write has: an assumed value may carry a write
+//! past the domain (a fetch-add of the domain's largest value), and a later
+//! load may read it. Without a cycle the values are
 //! those of an acyclic chain of writes, which the domains contain already
 //! (`trace::explore`: the domains are a fixpoint over every path's
 //! writes).
