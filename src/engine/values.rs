@@ -14,8 +14,13 @@
 //! each value of its location's domain and keeps the combinations that
 //! agree around the cycle; so does [`resolve`]: it assumes each domain
 //! value for a read on the cycle and keeps the assumptions that come back
-//! unchanged, every read of such a candidate inside its location's domain
-//! (as the reference's concrete reads are). Without a cycle the values are
+//! unchanged, every read of such a candidate that the reference makes
+//! concrete (its value reaches a derived store or an expression) inside
+//! its location's domain, as the reference's concrete reads are. A read
+//! whose value only reaches a register is symbolic in the reference too
+//! and takes any value its write has: an assumed value may carry a write
+//! past the domain (a fetch-add of the domain's largest value), and a later
+//! load may read it. Without a cycle the values are
 //! those of an acyclic chain of writes, which the domains contain already
 //! (`trace::explore`: the domains are a fixpoint over every path's
 //! writes).
@@ -68,6 +73,7 @@ pub fn resolve(
             source: &source,
             location: &derivation.locations,
             domains: &derivation.domains,
+            concrete_in_reference: concrete_in_reference(sk),
         },
         &mut assumed,
         f,
@@ -91,6 +97,7 @@ pub fn partial_write_value(
         source,
         location: &derivation.locations,
         domains: &derivation.domains,
+        concrete_in_reference: Vec::new(),
     };
     let mut walk = Walk {
         r: &r,
@@ -109,6 +116,41 @@ struct Resolver<'a> {
     source: &'a [Option<Option<usize>>],
     location: &'a [Option<usize>],
     domains: &'a [Vec<i64>],
+    /// Per event: whether the reference (the enumeration without
+    /// [`super::Reduction::SymbolicStores`]) gives it a concrete value of
+    /// its location's domain ([`concrete_in_reference`]).
+    concrete_in_reference: Vec<bool>,
+}
+
+/// Per event: whether it is a read that the enumeration without symbolic
+/// stores makes concrete, one path per value of its location's domain,
+/// where this one keeps it symbolic: a read whose value reaches a derived
+/// store or an expression (`trace::explore`: "A read's value is left
+/// symbolic ... until something needs it concretely: a branch, a stored
+/// value, a read-modify-write operand, local arithmetic"). A read the path
+/// fixed is not one: its value is the path's, checked against its write.
+fn concrete_in_reference(sk: &Skeleton) -> Vec<bool> {
+    let mut used = vec![false; sk.events.len()];
+    let mut mark = |t: RegValue| {
+        if let RegValue::Read(e) = t
+            && let Some(u) = used.get_mut(e)
+        {
+            *u = true;
+        }
+    };
+    for e in &sk.events {
+        if let Some(t) = e.derived {
+            mark(t);
+        }
+    }
+    for x in &sk.exprs {
+        mark(x.a);
+        mark(x.b);
+    }
+    for (u, e) in used.iter_mut().zip(&sk.events) {
+        *u &= e.read_value.is_none();
+    }
+    used
 }
 
 /// What [`resolve`] needs beyond the skeleton's events: each event's
@@ -168,10 +210,16 @@ fn solve(
     if disagrees {
         return ControlFlow::Continue(());
     }
-    // Under an assumption, every read inside its location's domain (the
-    // reference's concrete reads range over the domains).
+    // Under an assumption, every read the reference makes concrete inside
+    // its location's domain (the reference's concrete reads range over the
+    // domains). A read the reference leaves symbolic too (its value only
+    // reaches a final register, or a path fixed it) takes any value its
+    // write has, inside the domain or not: an assumed value may let a
+    // write leave the domain (an increment of the domain's largest value).
     let outside = |e: usize| match (read[e], r.location[e], r.source[e]) {
-        (Some(v), Some(l), Some(_)) => r.domains[l].binary_search(&v).is_err(),
+        (Some(v), Some(l), Some(_)) if r.concrete_in_reference[e] => {
+            r.domains[l].binary_search(&v).is_err()
+        }
         _ => false,
     };
     if assumed.iter().any(Option::is_some) && (0..r.sk.events.len()).any(outside) {

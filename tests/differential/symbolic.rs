@@ -189,6 +189,72 @@ fn a_cycle_of_derived_stores_takes_the_domain_values() {
     assert_eq!(symbolic.condition_holds, Some(false));
 }
 
+/// A reads-from cycle through plain stores whose value (2, the largest of
+/// x's domain) reaches a fetch-add: the fetch-add writes 3, outside the
+/// domain, and a later plain load of x reads it. The reference keeps that
+/// load symbolic (its value only reaches a register), so the symbolic
+/// search must not hold it to the domain. The fixture's comment derives
+/// the 7 final states (P0:r0, x) by hand; a mutation that checks every
+/// read of an assumed candidate against the domains loses (2, 2) and
+/// (2, 3).
+#[test]
+fn a_thin_air_value_incremented_past_the_domain_is_read() {
+    let path =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/litmus-symbolic/thin-air-rmw.litmus");
+    let run = |s: Session| common::litmus(s.check_file(&path).unwrap());
+    let (concrete, symbolic) = (run(session(false)), run(session(true)));
+    let reference = run(Session::new().limits(Session::new().current_limits().reference()));
+    let pairs = |o: &vkmm::analysis::LitmusOutcome| -> Vec<(i64, i64)> {
+        o.states
+            .iter()
+            .map(|(s, _)| (s.get("P0:r0").unwrap(), s.get("x").unwrap()))
+            .collect()
+    };
+    let by_hand = [(0, 0), (0, 1), (0, 2), (1, 1), (1, 2), (2, 2), (2, 3)];
+    assert_eq!(pairs(&reference), by_hand);
+    assert_eq!(pairs(&symbolic), by_hand);
+    assert_eq!(concrete.states, symbolic.states);
+    assert_eq!(concrete.consistent, symbolic.consistent);
+    assert_eq!(symbolic.condition_holds, Some(true));
+    // The other side: a fourth thread stores to c what it loads from x.
+    // That load reaches a store, so the reference makes it concrete, over
+    // x's domain: {0, .., 4} (the condition's register constant 2 seeds
+    // every domain, the fetch-add adds 3 and 4; 5 would need a third
+    // write to x). The cycle may carry 4 into the fetch-add, which writes
+    // 5, but no state has c = 5 (a mutation that drops the domain check
+    // adds P0:r0=4; c=5).
+    let text = std::fs::read_to_string(&path)
+        .unwrap()
+        .replace("P2:r9=0;", "P2:r9=0;\nP3:r0=0;")
+        .replace(
+            "P2@sg 0, wg 0, qf 0 ;",
+            "P2@sg 0, wg 0, qf 0 | P3@sg 0, wg 0, qf 0 ;",
+        )
+        .replace("| ld.sc0 r0, x ;", "| ld.sc0 r0, x | ld.sc0 r0, x ;")
+        .replace("| st.sc0 y, r0 ;", "| st.sc0 y, r0 | st.sc0 c, r0 ;")
+        .replace(
+            "exists (P0:r0 == 0 /\\ x == 0)",
+            "exists (P0:r0 == 2 /\\ c == 2)",
+        );
+    let run = |s: Session| common::litmus(s.check_text("thin-air-rmw-c.litmus", &text).unwrap());
+    let (concrete, symbolic) = (run(session(false)), run(session(true)));
+    let reference = run(Session::new().limits(Session::new().current_limits().reference()));
+    let pairs = |o: &vkmm::analysis::LitmusOutcome| -> Vec<(i64, i64)> {
+        o.states
+            .iter()
+            .map(|(s, _)| (s.get("P0:r0").unwrap(), s.get("c").unwrap()))
+            .collect()
+    };
+    assert_eq!(concrete.states, symbolic.states, "{text}");
+    assert_eq!(pairs(&reference), pairs(&symbolic));
+    assert!(pairs(&symbolic).contains(&(4, 4)), "{:?}", symbolic.states);
+    assert!(
+        pairs(&symbolic).iter().all(|&(_, c)| c <= 4),
+        "{:?}",
+        symbolic.states
+    );
+}
+
 /// One generated instruction.
 #[derive(Clone, Debug)]
 enum Item {
