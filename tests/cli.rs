@@ -678,13 +678,17 @@ fn malformed_declaration_exits_two_with_position() {
     );
 }
 
-/// Issue 12: a single thread counts a register to 5 in a loop, then stores
+/// A single thread counts to 5 in memory (`y`, read, incremented and
+/// written back each iteration: the loop's exit depends on a value read,
+/// so each iteration counts against the unrolling bound), then stores
 /// `x = 1`. At the default unroll the store is never reached, so neither
 /// `exists (x == 1)` nor `~exists (x == 1)` may pass: both are undecided.
+/// (A loop counting in a register runs the same in every execution and is
+/// not bounded: `a_register_counted_loop_is_not_bounded`.)
 #[test]
 fn a_verdict_the_loop_bound_decides_is_undecided() {
     let d = scratch("bounded");
-    let body = "{ x=0; P0:r0=0; }\n P0@sg 0, wg 0, qf 0 ;\n LOOP: ;\n add r0, r0, 1 ;\n bne r0, 5, LOOP ;\n st.sc0 x, 1 ;\n";
+    let body = "{ x=0; y=0; P0:r0=0; }\n P0@sg 0, wg 0, qf 0 ;\n LOOP: ;\n ld.sc0 r0, y ;\n add r0, r0, 1 ;\n st.sc0 y, r0 ;\n bne r0, 5, LOOP ;\n st.sc0 x, 1 ;\n";
     std::fs::write(
         d.join("count-exists.litmus"),
         format!("VULKAN count-exists\n{body}exists (x == 1)\n"),
@@ -706,6 +710,24 @@ fn a_verdict_the_loop_bound_decides_is_undecided() {
     let out = vkmm(&["check", d.join("count-exists.litmus").to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(3));
     assert!(String::from_utf8_lossy(&out.stdout).contains("\nUndecided\n"));
+}
+
+/// A single thread counts a register to 5 in a loop, then stores `x = 1`:
+/// the loop runs the same in every execution, so it runs to its end at the
+/// default unroll (2) and the verdict is decided.
+#[test]
+fn a_register_counted_loop_is_not_bounded() {
+    let d = scratch("counted");
+    let body = "{ x=0; P0:r0=0; }\n P0@sg 0, wg 0, qf 0 ;\n LOOP: ;\n add r0, r0, 1 ;\n bne r0, 5, LOOP ;\n st.sc0 x, 1 ;\n";
+    std::fs::write(
+        d.join("count-exists.litmus"),
+        format!("VULKAN count-exists\n{body}exists (x == 1)\n"),
+    )
+    .unwrap();
+    let csv = "count-exists.litmus,1\n";
+    let (code, s) = suite_with_csv(&d, csv, &[]);
+    assert_eq!(code, Some(0), "{s}");
+    assert!(s.contains("1 passed, 0 failed, 0 undecided"), "{s}");
 }
 
 #[test]
