@@ -527,13 +527,7 @@ pub(super) fn explore_thread(
                     }
                     if ins.group.is_some() {
                         step_group(&mut s, ins, values);
-                    } else if !step_op(
-                        &mut s,
-                        &mut stack,
-                        ins,
-                        (program, t, own, &written),
-                        domain,
-                    )? {
+                    } else if !step_op(&mut s, &mut stack, ins, (program, t, own, &written), domain)? {
                         continue;
                     }
                     if let Some(e) = s.events.last_mut() {
@@ -1018,10 +1012,11 @@ pub(super) fn step_op(
             },
         );
         s.prov.insert(dest.clone(), read_prov);
-        // A location no instruction writes holds its initial value in
-        // every execution (a uniform, an input buffer): a loop bounded by
-        // it is not waiting for another invocation.
-        if !s.control.is_empty() || loc.is_none_or(|l| written.get(l).copied().unwrap_or(true)) {
+        // A plain read of a location no instruction writes (a uniform, an
+        // input buffer) holds its initial value in every execution: a loop
+        // bounded by it waits for no one. An atomic read is synchronisation
+        // and always counts as memory.
+        if ins.atomic || loc.is_none_or(|l| written.get(l).copied().unwrap_or(true)) {
             s.from_memory.insert(dest.clone());
         } else {
             s.from_memory.remove(dest);
