@@ -527,7 +527,13 @@ pub(super) fn explore_thread(
                     }
                     if ins.group.is_some() {
                         step_group(&mut s, ins, values);
-                    } else if !step_op(&mut s, &mut stack, ins, (program, t, own, &written), domain)? {
+                    } else if !step_op(
+                        &mut s,
+                        &mut stack,
+                        ins,
+                        (program, t, own, &written),
+                        domain,
+                    )? {
                         continue;
                     }
                     if let Some(e) = s.events.last_mut() {
