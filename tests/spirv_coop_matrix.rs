@@ -174,7 +174,8 @@ fn operands_that_differ_within_the_scope_instance_are_an_error() {
 #[test]
 fn an_instruction_some_invocations_skip_is_an_error() {
     // The store moves into P0's branch: P1 never executes it (the branch
-    // on the invocation id is folded, so P1's path is the one without it).
+    // on the invocation id is folded and P1 never reaches the block, which
+    // is left out of its code, so the instances are counted apart).
     let t = base()
         .replace(
             "OpCooperativeMatrixStoreKHR %pm %ones %c0 %c2 NonPrivatePointer\n",
@@ -188,7 +189,7 @@ fn an_instruction_some_invocations_skip_is_an_error() {
     assert_eq!(
         parse(&t).unwrap_err(),
         format!(
-            "t.spvasm:{line}:1: P1 may skip or repeat this cooperative matrix instruction (a branch, a loop or a return around it): \"All dynamic instances of an instruction with an operand or result that is an object of this type must be executed such that all the invocations in the 'Scope' instance are active or none of them are\"; vkmm lowers it where every invocation executes it once"
+            "t.spvasm:{line}:1: P0 executes this cooperative matrix instruction as its instance 0, but P1, in the same Subgroup instance, executes 0 cooperative matrix instruction(s): \"All dynamic instances of an instruction with an operand or result that is an object of this type must be executed such that all the invocations in the 'Scope' instance are active or none of them are\""
         )
     );
 }
