@@ -762,6 +762,18 @@ pub(crate) fn shown_memory(program: &Program, shown_locs: &[usize]) -> Vec<(Stri
 }
 
 impl Outcomes<'_> {
+    /// The index of `pair` among the races seen, appended (with no states
+    /// yet) when new.
+    fn race_index(&mut self, pair: RacePair) -> usize {
+        if let Some(&i) = self.race_texts.get(&pair) {
+            return i;
+        }
+        self.race_texts.insert(pair.clone(), self.races.len());
+        self.races.push(pair);
+        self.race_states.push(Default::default());
+        self.races.len() - 1
+    }
+
     /// The final state of every candidate of `sk` (`cand`: of that
     /// candidate), as the register values and final values of
     /// `shown_locs` it is made of, when it is known before the model's
@@ -1832,15 +1844,7 @@ impl Outcomes<'_> {
                     states: Vec::new(),
                 };
                 // Two instructions on one source line may describe alike.
-                let i = match self.race_texts.get(&pair) {
-                    Some(&i) => i,
-                    None => {
-                        self.race_texts.insert(pair.clone(), self.races.len());
-                        self.races.push(pair);
-                        self.race_states.push(Default::default());
-                        self.races.len() - 1
-                    }
-                };
+                let i = self.race_index(pair);
                 self.race_keys.insert(key, i);
                 add_race_states(&mut self.race_states[i], &self.racy_now, power);
             }
@@ -2104,15 +2108,7 @@ impl Split for Outcomes<'_> {
         // The part's pairs by their index here, new ones appended.
         let mut here = Vec::with_capacity(part.races.len());
         for (pair, states) in part.races.into_iter().zip(part.race_states) {
-            let i = match self.race_texts.get(&pair) {
-                Some(&i) => i,
-                None => {
-                    self.race_texts.insert(pair.clone(), self.races.len());
-                    self.races.push(pair);
-                    self.race_states.push(Default::default());
-                    self.races.len() - 1
-                }
-            };
+            let i = self.race_index(pair);
             self.race_states[i].extend(states);
             here.push(i);
         }

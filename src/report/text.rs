@@ -291,6 +291,26 @@ pub fn comparison(c: &Comparison) -> String {
     s
 }
 
+/// A racing pair's lines: the two accesses, the attribution it was seen
+/// under, and where threads stopped in the execution that shows it.
+fn race_pair(s: &mut String, r: &crate::analysis::RacePair) {
+    let _ = writeln!(
+        s,
+        "  race on {}: {}  <->  {}",
+        r.location, r.first, r.second
+    );
+    if let Some(a) = &r.attribution {
+        let _ = writeln!(s, "    under the attribution {a}");
+    }
+    if !r.stopped_at_bound.is_empty() {
+        let _ = writeln!(
+            s,
+            "    in the execution where {}",
+            r.stopped_at_bound.join("; ")
+        );
+    }
+}
+
 /// The most final states a race lists in the text report (JSON lists all).
 const RACE_STATES_SHOWN: usize = 6;
 
@@ -468,21 +488,7 @@ fn litmus_pieces(o: &LitmusOutcome, s: &mut String, block: usize, sink: &mut dyn
             }
         );
         for r in &o.races {
-            let _ = writeln!(
-                s,
-                "  race on {}: {}  <->  {}",
-                r.location, r.first, r.second
-            );
-            if let Some(a) = &r.attribution {
-                let _ = writeln!(s, "    under the attribution {a}");
-            }
-            if !r.stopped_at_bound.is_empty() {
-                let _ = writeln!(
-                    s,
-                    "    in the execution where {}",
-                    r.stopped_at_bound.join("; ")
-                );
-            }
+            race_pair(s, r);
             race_states(s, r, o.states.len());
         }
         if let Some(state) = o.races.iter().find_map(|r| r.states.first()) {
@@ -858,21 +864,7 @@ fn test_races(s: &mut String, x: &Explanation) {
         if explained > 0 { ", above" } else { "" }
     );
     for r in &t.races {
-        let _ = writeln!(
-            s,
-            "  race on {}: {}  <->  {}",
-            r.location, r.first, r.second
-        );
-        if let Some(a) = &r.attribution {
-            let _ = writeln!(s, "    under the attribution {a}");
-        }
-        if !r.stopped_at_bound.is_empty() {
-            let _ = writeln!(
-                s,
-                "    in the execution where {}",
-                r.stopped_at_bound.join("; ")
-            );
-        }
+        race_pair(s, r);
         let all = r.states.len();
         if all == t.states && all > 1 {
             let _ = writeln!(

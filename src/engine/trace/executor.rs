@@ -40,6 +40,16 @@ pub(super) fn loop_ranges(t: &Thread, labels: &HashMap<&str, usize>) -> HashMap<
     if nested { back } else { HashMap::new() }
 }
 
+/// The statements control may go to after statement `k` of `t` (a jump's
+/// target, the next statement; `t.code.len()` past the end).
+fn successors(t: &Thread, labels: &HashMap<&str, usize>, k: usize) -> [Option<usize>; 2] {
+    match &t.code[k] {
+        Stmt::Goto { label, .. } => [labels.get(label.as_str()).copied(), None],
+        Stmt::Branch { label, .. } => [labels.get(label.as_str()).copied(), Some(k + 1)],
+        _ => [Some(k + 1), None],
+    }
+}
+
 /// The immediate post-dominator of each statement of `t` (`t.code.len()`:
 /// the end of the thread; `usize::MAX`: none, the statement cannot reach
 /// the end): where the paths from a branch meet again. The iterative
@@ -47,13 +57,7 @@ pub(super) fn loop_ranges(t: &Thread, labels: &HashMap<&str, usize>) -> HashMap<
 /// graph, written here because it runs on the IR's flat statement list.
 pub(super) fn post_dominators(t: &Thread, labels: &HashMap<&str, usize>) -> Vec<usize> {
     let n = t.code.len();
-    let succ = |k: usize| -> [Option<usize>; 2] {
-        match &t.code[k] {
-            Stmt::Goto { label, .. } => [labels.get(label.as_str()).copied(), None],
-            Stmt::Branch { label, .. } => [labels.get(label.as_str()).copied(), Some(k + 1)],
-            _ => [Some(k + 1), None],
-        }
-    };
+    let succ = |k: usize| successors(t, labels, k);
     // Predecessors in the reversed graph are successors in the program.
     let mut preds: Vec<Vec<usize>> = vec![Vec::new(); n + 1];
     for k in 0..n {
@@ -134,13 +138,7 @@ pub(super) fn region_assigns(
     let n = t.code.len();
     let mut seen = vec![false; n];
     let mut stack: Vec<usize> = Vec::new();
-    let succ = |k: usize| -> [Option<usize>; 2] {
-        match &t.code[k] {
-            Stmt::Goto { label, .. } => [labels.get(label.as_str()).copied(), None],
-            Stmt::Branch { label, .. } => [labels.get(label.as_str()).copied(), Some(k + 1)],
-            _ => [Some(k + 1), None],
-        }
-    };
+    let succ = |k: usize| successors(t, labels, k);
     stack.extend(succ(pc).into_iter().flatten());
     let mut out: HashSet<&str> = HashSet::new();
     while let Some(k) = stack.pop() {
@@ -241,7 +239,7 @@ pub(super) fn explore_thread(
     t: &Thread,
     limits: &Limits,
     spins: &[SpinLoop],
-    own: &HashSet<usize>,
+    (own, written): (&HashSet<usize>, &[bool]),
     domain: &Domains,
     budget: &Budget,
     derive: bool,
@@ -250,7 +248,6 @@ pub(super) fn explore_thread(
     let (max_paths, max_memory) = (limits.bounds.max_paths, limits.bounds.max_memory);
     let labels = label_map(t);
     let loops = loop_ranges(t, &labels);
-    let written = written_locations(program);
     let ipdom = post_dominators(t, &labels);
     let mut regions: HashMap<usize, Vec<String>> = HashMap::new();
     // Looping alternatives of each await instance.
@@ -527,13 +524,8 @@ pub(super) fn explore_thread(
                     }
                     if ins.group.is_some() {
                         step_group(&mut s, ins, values);
-                    } else if !step_op(
-                        &mut s,
-                        &mut stack,
-                        ins,
-                        (program, t, own, &written),
-                        domain,
-                    )? {
+                    } else if !step_op(&mut s, &mut stack, ins, (program, t, own, written), domain)?
+                    {
                         continue;
                     }
                     if let Some(e) = s.events.last_mut() {

@@ -135,6 +135,9 @@ pub fn explore_with_domains(
         })
         .collect();
     let own = own_sets(program, limits);
+    // Locations some instruction writes (`executor::step_op`: a plain read
+    // of any other holds its initial value in every execution).
+    let written = executor::written_locations(program);
     let nloc = program.locations.len();
     // Location domains start with the initial value; group-function
     // domains (after them) with 0, until the rounds compute their results.
@@ -171,7 +174,16 @@ pub fn explore_with_domains(
             .zip(&spins)
             .zip(&own)
             .map(|((t, spins), own)| {
-                explore_thread(program, t, limits, spins, own, domain, &budget, derive)
+                explore_thread(
+                    program,
+                    t,
+                    limits,
+                    spins,
+                    (own, &written),
+                    domain,
+                    &budget,
+                    derive,
+                )
             })
             .collect()
     };
