@@ -413,3 +413,32 @@ fn a_register_holding_a_read_value_must_match_too() {
     assert_eq!(o.verdict, Verdict::Terminates, "{:?}", o.witness);
     assert!(o.complete());
 }
+
+/// A test-and-set lock: each invocation exchanges 1 into `l` until it reads
+/// 0, then releases with a store of 0. An iteration that reads 1 writes 1
+/// back: memory is as it was, so the loop is an await and its iterations
+/// are dropped (no path cut, the verdicts are complete).
+const TAS_LOCK: &str = "VULKAN tas\n{ l=0; }\n P0@sg 0, wg 0, qf 0 | P1@sg 0, wg 0, qf 0 ;\n LC00: | LC10: ;\n rmw.atom.wg.sc0 r0, l, 1 | rmw.atom.wg.sc0 r1, l, 1 ;\n bne r0, 0, LC00 | bne r1, 0, LC10 ;\n st.atom.wg.sc0 l, 0 | st.atom.wg.sc0 l, 0 ;\nexists (0==0)\n";
+
+#[test]
+fn a_lock_spinning_on_an_exchange_is_an_await() {
+    // OBE: the holder took a step (its exchange), so it is scheduled
+    // fairly, releases, and the spinner's exchanges read the final 0: a
+    // spin forever would read a stale 1 (the release is coherence-later).
+    let o = check(TAS_LOCK, "OBE");
+    assert_eq!(o.verdict, Verdict::Terminates);
+    assert!(
+        o.complete(),
+        "the exchange loop is an await: nothing is cut"
+    );
+    assert_eq!(verdict(TAS_LOCK, "FAIR"), Verdict::Terminates);
+    // HSA: P1 holds the lock and P0, the lowest id, spins: only P0 is
+    // scheduled fairly, so P1 may never release. The repeating iteration
+    // reads 1 and writes 1 back (the coherence-latest write is its own
+    // earlier exchange's or P1's).
+    let o = check(TAS_LOCK, "HSA");
+    assert_eq!(o.verdict, Verdict::NonTerminating);
+    let w = o.witness.unwrap();
+    assert_eq!(w.threads[0].fate, "stuck");
+    assert!(w.loops[0].reads[0].contains("reads 1"), "{:?}", w.loops);
+}

@@ -260,3 +260,51 @@ fn a_counter_set_under_a_branch_on_memory_counts_against_the_bound() {
     let (_, cut, _) = p0_paths(&program);
     assert!(cut > 0, "the loop's iterations were not counted");
 }
+
+/// A counted loop inside one side of a branch on memory: the branch decides
+/// whether the loop runs, not how often (its counter is set and tested
+/// inside the side the path took, whose sides meet again only after the
+/// loop). On the side that runs it, four iterations with nothing cut
+/// although the bound allows two; on the other, none. Were the counter
+/// read as chosen by memory inside the side (taint at the branch, not
+/// where the sides meet), the loop would count against the bound and the
+/// path would be cut at its third iteration.
+#[test]
+fn a_counted_loop_under_a_branch_on_memory_runs_free() {
+    let program = looping(&[
+        "ld.atom.dv.sc0 r3, x",
+        "beq r3, 0, LC09",
+        "LC00:",
+        "st.atom.dv.sc0 z, r1",
+        "add r1, r1, 1",
+        "bne r1, 4, LC00",
+        "LC09:",
+    ]);
+    let (paths, cut, mut stores) = p0_paths(&program);
+    stores.sort_unstable();
+    assert_eq!((paths, cut, stores), (2, 0, vec![0, 4]));
+}
+
+/// Where the sides of a branch on memory meet again, a register the sides
+/// assign holds a value the branch chose: a loop after the meeting point
+/// bounded by it (three or four iterations) waits on memory and counts
+/// against the bound (two runs at unroll 1: cut). Read as a constant, it
+/// would run free and nothing would be cut.
+#[test]
+fn a_bound_chosen_by_a_branch_on_memory_counts_after_the_sides_meet() {
+    let program = looping(&[
+        "ld.atom.dv.sc0 r3, x",
+        "beq r3, 0, LC08",
+        "add r5, r5, 4",
+        "goto LC09",
+        "LC08:",
+        "add r5, r5, 3",
+        "LC09:",
+        "LC00:",
+        "st.atom.dv.sc0 z, r1",
+        "add r1, r1, 1",
+        "bne r1, r5, LC00",
+    ]);
+    let (_, cut, _) = p0_paths(&program);
+    assert!(cut > 0, "the loop's iterations were not counted");
+}

@@ -92,20 +92,35 @@ fn storage_barrier_passes_the_message_and_its_absence_does_not() {
 /// scheduled fairly, releases the lock, and invocation 0 takes it. The
 /// HSA verdict needs the loop to be a plain loop: naga's loop-bounding
 /// counter (off in vkmm) would end it after 2^64 iterations. The OBE
-/// verdict is "terminates within the bound": the engine cuts the paths
-/// that spin more often than the unrolling bound (`cut_paths` 2), which
-/// `vkmm suite --manifest` reports as undecided.
+/// verdict is complete: an iteration whose exchange read 1 wrote 1 back,
+/// so the loop is an await and no path is cut.
+///
+/// spin-workgroup.wgsl holds the lock in a workgroup variable, which naga
+/// zero-initialises with a plain store by invocation 0 followed by a
+/// workgroup barrier: the barrier orders that store before every exchange,
+/// so it cannot race with one and the loop is still an await (same
+/// verdicts, complete).
 #[test]
 fn a_wgsl_spin_lock_may_spin_forever_under_hsa_and_terminates_under_obe() {
-    let source = text("spin.wgsl");
-    assert_eq!(
-        termination(Session::new(), "HSA", "spin.wgsl", &source),
-        Verdict::NonTerminating
-    );
-    assert_eq!(
-        termination(Session::new(), "OBE", "spin.wgsl", &source),
-        Verdict::Terminates
-    );
+    for name in ["spin.wgsl", "spin-workgroup.wgsl"] {
+        let source = text(name);
+        assert_eq!(
+            termination(Session::new(), "HSA", name, &source),
+            Verdict::NonTerminating,
+            "{name}"
+        );
+        let p: Progress = "OBE".parse().unwrap();
+        match Session::new()
+            .termination(Some(p))
+            .check_text(name, &source)
+        {
+            Ok(Checked::Termination(o)) => {
+                assert_eq!(o.verdict, Verdict::Terminates, "{name}");
+                assert!(o.complete(), "{name}: {o:?}");
+            }
+            other => panic!("{name}: {other:?}"),
+        }
+    }
 }
 
 /// clamp.wgsl: `out` has one element and invocation i writes out[i] = i+1.

@@ -829,6 +829,16 @@ impl Decomposition {
         (0..self.part.len()).all(|e| f.source[e].is_none_or(|src| self.source_ok(e, src, &of)))
     }
 
+    /// Whether `o` is a read-modify-write of the suffix that writes back
+    /// the value it read (an await's iteration: the engine drops the
+    /// others, `trace::spin_loops`). It comes immediately after the write
+    /// it reads and leaves memory as it was, so the next repetition reads
+    /// its write, of the same value: it makes no write it follows stale.
+    fn idle(&self, o: usize, f: &OrderFacts) -> bool {
+        let ev = &f.sk.events[o];
+        self.part[o] == Part::Suffix && ev.read_value.is_some() && ev.read_value == ev.write_value
+    }
+
     /// Whether read `e` may read from `src` (`None`: the initial value):
     /// only suffix reads read suffix writes; a suffix read of a prefix write
     /// reads a maximal one; of the initial value, only where nothing writes.
@@ -836,9 +846,11 @@ impl Decomposition {
         match src {
             Some(w) if self.part[w] == Part::Suffix => self.part[e] == Part::Suffix,
             Some(w) if self.part[e] == Part::Suffix && self.part[w] == Part::Prefix => {
-                f.co_maximal(w)
+                f.co_maximal_but(w, |o| self.idle(o, f))
             }
-            None if self.part[e] == Part::Suffix => !f.writes_location(f.location[e]),
+            None if self.part[e] == Part::Suffix => {
+                !f.writes_location_but(f.location[e], |o| self.idle(o, f))
+            }
             _ => true,
         }
     }
@@ -985,18 +997,23 @@ struct OrderFacts<'a> {
 impl OrderFacts<'_> {
     /// Whether `w` is a maximal write of its location: no write to it
     /// follows in coherence or program order.
-    fn co_maximal(&self, w: usize) -> bool {
+    /// Writes `skip` names are not counted.
+    fn co_maximal_but(&self, w: usize, skip: impl Fn(usize) -> bool) -> bool {
         let ev = &self.sk.events;
         (0..ev.len()).all(|o| {
             o == w
+                || skip(o)
                 || !ev[o].writes
                 || self.location[o] != self.location[w]
                 || !(self.co.contains(w, o) || (ev[o].thread == ev[w].thread && w < o))
         })
     }
 
-    fn writes_location(&self, l: Option<usize>) -> bool {
-        (0..self.sk.events.len()).any(|o| self.sk.events[o].writes && self.location[o] == l)
+    /// Whether some write of the skeleton, other than those `skip` names,
+    /// writes location `l`.
+    fn writes_location_but(&self, l: Option<usize>, skip: impl Fn(usize) -> bool) -> bool {
+        (0..self.sk.events.len())
+            .any(|o| self.sk.events[o].writes && self.location[o] == l && !skip(o))
     }
 }
 

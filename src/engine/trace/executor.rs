@@ -178,15 +178,41 @@ pub(super) fn reads_memory(s: &State, op: &Operand) -> bool {
     matches!(op, Operand::Reg(r) if s.from_memory.contains(r))
 }
 
-/// `dest = a op b`: `dest` holds a value from memory when `a` or `b` does,
-/// or when a branch on such a value decided whether the assignment runs
-/// (the paths have not met again since: [`State::control`]).
+/// `dest = a op b`: `dest` holds a value from memory when `a` or `b` does.
+/// Inside a region a branch on memory opened, the path is one side of the
+/// branch and the value is that side's; where the sides meet again the
+/// registers either side assigns take the taint ([`close_regions`]).
 pub(super) fn taint(s: &mut State, dest: &str, a: &Operand, b: &Operand) {
-    if !s.control.is_empty() || reads_memory(s, a) || reads_memory(s, b) {
+    if reads_memory(s, a) || reads_memory(s, b) {
         s.from_memory.insert(dest.to_string());
     } else {
         s.from_memory.remove(dest);
     }
+}
+
+/// At `s.pc`: closes the regions that meet there ([`State::control`]). A
+/// register either side of such a region's branch assigns holds, from
+/// here on, a value the branch chose: it counts as a value from memory.
+fn close_regions(
+    s: &mut State,
+    t: &Thread,
+    labels: &HashMap<&str, usize>,
+    ipdom: &[usize],
+    regions: &mut HashMap<usize, Vec<String>>,
+) {
+    let pc = s.pc;
+    if !s.control.iter().any(|&(d, _, _)| d == pc) {
+        return;
+    }
+    for &(d, _, branch) in &s.control {
+        if d == pc {
+            let assigned = regions
+                .entry(branch)
+                .or_insert_with(|| region_assigns(t, labels, branch, ipdom[branch]));
+            s.from_memory.extend(assigned.iter().cloned());
+        }
+    }
+    s.control.retain(|&(d, _, _)| d != pc);
 }
 
 /// At the head `s.pc` of a loop, arrived at by a jump back: whether the
@@ -205,7 +231,7 @@ pub(super) fn free_iteration(s: &mut State) -> bool {
     let Some(mark) = mark else {
         return false;
     };
-    if !s.control.iter().any(|&(_, k)| k >= mark) && s.free_iterations < MAX_FREE_ITERATIONS {
+    if !s.control.iter().any(|&(_, k, _)| k >= mark) && s.free_iterations < MAX_FREE_ITERATIONS {
         s.free_iterations += 1;
         return true;
     }
@@ -291,8 +317,7 @@ pub(super) fn explore_thread(
         loop {
             budget.step(&walking)?;
             if !s.control.is_empty() {
-                let pc = s.pc;
-                s.control.retain(|&(d, _)| d != pc);
+                close_regions(&mut s, t, &labels, &ipdom, &mut regions);
             }
             enter_or_leave_awaits(&mut s, spins, &mut instances);
             if s.pc >= t.code.len() {
@@ -395,21 +420,9 @@ pub(super) fn explore_thread(
                         // What runs until the paths meet again depends on
                         // memory (one region per meeting point, the latest
                         // opening kept).
-                        let meet = ipdom[pc];
-                        // A register either side assigns before the paths
-                        // meet holds, there, a value the branch chose.
-                        let assigned = regions
-                            .entry(pc)
-                            .or_insert_with(|| region_assigns(t, &labels, pc, meet));
-                        for r in assigned.iter() {
-                            s.from_memory.insert(r.clone());
-                        }
                         let k = s.opened;
                         s.opened += 1;
-                        match s.control.iter_mut().find(|(d, _)| *d == meet) {
-                            Some(entry) => entry.1 = k,
-                            None => s.control.push((meet, k)),
-                        }
+                        s.control.push((ipdom[pc], k, pc));
                     }
                     s.pc = if cmp.holds(va, vb) {
                         target(&labels, label, t)?

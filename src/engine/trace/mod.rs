@@ -395,13 +395,13 @@ struct State {
     /// The registers whose value comes from memory: the result of a read or
     /// a group function, or arithmetic on such a register.
     from_memory: HashSet<String>,
-    /// Where the paths meet again ([`executor::post_dominators`]) after
-    /// the branches on a value from memory the path took and has not yet
-    /// passed, each with the number of the latest such branch: while one
-    /// is pending, an assignment's value depends on memory through
-    /// control, and an iteration jumping back with one opened during it
-    /// went round again because of memory.
-    control: Vec<(usize, u32)>,
+    /// The branches on a value from memory the path took whose sides have
+    /// not met again yet: where they meet ([`executor::post_dominators`]),
+    /// the branch's number on the path ([`State::opened`]) and its
+    /// statement. An iteration jumping back with one opened during it went
+    /// round again because of memory; where one closes, the registers its
+    /// sides assign take the taint of memory.
+    control: Vec<(usize, u32, usize)>,
     /// Branches on a value from memory taken so far on the path.
     opened: u32,
     /// Per loop head (statement index), `opened` when the path last

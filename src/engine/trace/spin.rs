@@ -16,56 +16,54 @@ pub struct SpinLoop {
 /// A backward jump at statement `back` to the label at `header` makes a
 /// loop `header..=back` that qualifies when:
 ///
-/// 1. its body is straight-line: between the two, only loads (plain or
-///    atomic), memory barriers (`membar`: a fence writes nothing, and
-///    dropping one only removes happens-before edges), local arithmetic,
-///    labels no jump targets, and branches forward out of the loop
-///    (targets after `back`) — no store, read-modify-write, control barrier
-///    (dropping one would change which invocations meet at a barrier
-///    instance) or availability / visibility operation;
+/// 1. its body holds only loads (plain or atomic), atomic
+///    read-modify-writes that [`rmw_may_be_dropped`] accepts, memory
+///    barriers (`membar`: a fence writes nothing, and dropping one only
+///    removes happens-before edges), local arithmetic, and jumps forward,
+///    out of the loop or inside the body (an `if` in the body: the SPIR-V
+///    front end lowers a selection, and an `OpPhi`, to such jumps and
+///    assignments) — no store, control barrier (dropping one would change
+///    which invocations meet at a barrier instance) or availability /
+///    visibility operation. A loop with a read-modify-write (a
+///    compare-exchange lock loop, a test-and-set or exchange loop) is an
+///    await only on the paths whose iteration that jumps back writes
+///    nothing or writes back the value it read (checked per path: a failed
+///    compare-exchange, an exchange of 1 that read 1); an iteration that
+///    changes memory and jumps back is an ordinary iteration, counted by
+///    the unrolling bound;
 /// 2. no register is read in the body before the body writes it and is
 ///    also written in the body: every iteration then computes the same
 ///    function of the values it reads (Dat3M's "side-effect free" check);
-/// 3. a register written after the first exit branch (so that an iteration
-///    leaving there keeps a previous iteration's value) is not read outside
-///    the loop and not shown in the final states (named by the condition,
-///    or every register when there is no condition);
+/// 3. a register written after an exit (so that an iteration leaving
+///    there keeps a previous iteration's value) is not read outside the
+///    loop and not shown in the final states (named by the condition, or
+///    every register when there is no condition);
 /// 4. no load of the body can be in a data race: every write to its
 ///    location in another thread is atomic, through the same reference and
 ///    mutually in scope with it (so both are mutually-ordered atomics /
-///    inclusive-scope atomics), and every write to it in the same thread
-///    uses the same reference (program order location-orders them).
+///    inclusive-scope atomics), or ordered before the loop by a control
+///    barrier ([`barrier_orders`]: a workgroup variable's zero
+///    initialisation), and every write to it in the same thread uses the
+///    same reference (program order location-orders them).
 ///
-/// With `listing` (the outcome listing; not the termination search, whose
-/// stuck awaits assume loops of reads), two relaxations:
-///
-/// - condition 1 also admits atomic read-modify-writes that
-///   [`rmw_may_be_dropped`] accepts: a compare-exchange lock loop, a
-///   test-and-set or exchange loop. Such a loop is an await only on the
-///   paths whose iteration that jumps back writes nothing or writes back
-///   the value it read (checked per path: a failed compare-exchange, an
-///   exchange of 1 that read 1); an iteration that changes memory and jumps
-///   back is an ordinary iteration, counted by the unrolling bound;
-/// - the body need not be straight-line: it may branch and jump forward
-///   inside itself (an `if` in the body: the SPIR-V front end lowers a
-///   selection, and an `OpPhi`, to such jumps and assignments), and it may
-///   hold inner loops that qualify themselves (their back jump is the only
-///   backward jump in the body besides `back`, and a label in the body is
-///   the target of jumps from the body only). A test-and-test-and-set lock
-///   is such a loop, whether written with an inner await (`do { while
-///   (load(l) != 0); } while (exchange(l, 1) != 0)`) or as one loop with a
-///   branch (`while (!(load(l) == 0 && exchange(l, 1) == 0));`, the shape
-///   clspv emits). Conditions 2 and 3 are then read along the body's
-///   paths: a register is read "before the body writes it" when some path
-///   from the head reaches the read without writing it, and is "written
-///   after an exit" when some exit (a jump out of the loop, or `back` not
-///   taken) is reached on a path that has not written it (see
-///   [`body_registers_ok`]). The inner loop's iterations that jump back are
-///   dropped on their own (the inner loop is an await); an outer iteration
-///   on a path that survives them holds one pass through the inner loop,
-///   the one that leaves it, so the outer body's paths are those of the
-///   body with the inner back jumps removed, an acyclic graph whose edges
-///   all go forward.
+/// With `listing` (the outcome listing; not the termination search, see
+/// below), the body may also hold inner loops that qualify themselves
+/// (their back jump is the only backward jump in the body besides `back`,
+/// and a label in the body is the target of jumps from the body only). A
+/// test-and-test-and-set lock is such a loop when written with an inner
+/// await (`do { while (load(l) != 0); } while (exchange(l, 1) != 0)`); as
+/// one loop with a branch (`while (!(load(l) == 0 && exchange(l, 1) ==
+/// 0));`, the shape clspv emits) it qualifies in both. Conditions 2 and 3
+/// are read along the body's paths: a register is read "before the body
+/// writes it" when some path from the head reaches the read without
+/// writing it, and is "written after an exit" when some exit (a jump out
+/// of the loop, or `back` not taken) is reached on a path that has not
+/// written it (see [`body_registers_ok`]). The inner loop's iterations
+/// that jump back are dropped on their own (the inner loop is an await);
+/// an outer iteration on a path that survives them holds one pass through
+/// the inner loop, the one that leaves it, so the outer body's paths are
+/// those of the body with the inner back jumps removed, an acyclic graph
+/// whose edges all go forward.
 ///
 /// Dropping an iteration that jumps back removes only reads, fences and
 /// read-modify-writes that wrote nothing or wrote back what they read (the
@@ -80,14 +78,14 @@ pub struct SpinLoop {
 /// `tests/differential/spin.rs` compares the reduction with the reference
 /// enumeration.
 ///
-/// The termination search keeps the straight-line bodies: its stuck
-/// awaits ([`Stuck::side_effect_free`]) stand for a loop whose last
-/// iteration repeats forever, and `analysis::termination` asks whether
-/// that iteration's reads can keep returning their values; an outer
-/// iteration would carry the inner await's leaving iteration, whose
+/// The termination search keeps no inner loops: its stuck awaits
+/// ([`Stuck::side_effect_free`]) stand for a loop whose last iteration
+/// repeats forever, and `analysis::termination` asks whether that
+/// iteration's reads can keep returning their values (a read-modify-write
+/// of it that writes back what it read makes no earlier write stale); an
+/// outer iteration would carry the inner await's leaving iteration, whose
 /// values leave the inner loop, into that question, which nothing there
-/// has been checked against. Without read-modify-writes (also off there)
-/// a test-and-test-and-set lock is no await anyway.
+/// has been checked against.
 /// What `load_cannot_race`'s answer depends on besides the thread: the
 /// location, reference, atomicity and scope of the load.
 type LoadKey = (usize, Option<usize>, bool, Option<crate::ir::Scope>);
@@ -146,26 +144,23 @@ pub fn spin_loops(program: &Program, t: &Thread, listing: bool) -> Vec<SpinLoop>
                     .iter()
                     .any(|l| l.back == k && l.header == x && inside(x))
         };
-        // 1. A body of loads and arithmetic; exits forward (with `listing`,
-        // forward jumps inside the body and qualifying inner loops too).
+        // 1. A body of loads, read-modify-writes that may be dropped and
+        // arithmetic; jumps forward, out of the loop or inside the body
+        // (with `listing`, qualifying inner loops too).
         let shape_ok = (header + 1..back).all(|k| match &t.code[k] {
             Stmt::Label { .. } => jumps_to
                 .get(&k)
-                .is_none_or(|from| listing && from.iter().all(|&j| inside(j))),
-            Stmt::Goto { .. } | Stmt::Branch { .. } => {
-                let goto = matches!(t.code[k], Stmt::Goto { .. });
-                match jump_target(&t.code[k]) {
-                    Some(x) if x > back => listing || !goto,
-                    Some(x) if x > k => listing,
-                    Some(x) => inner(k, x),
-                    None => false,
-                }
-            }
+                .is_none_or(|from| from.iter().all(|&j| inside(j) && (listing || j < k))),
+            Stmt::Goto { .. } | Stmt::Branch { .. } => match jump_target(&t.code[k]) {
+                Some(x) if x > k => true,
+                Some(x) => inner(k, x),
+                None => false,
+            },
             Stmt::Assign { .. } => true,
             Stmt::Op(i) => match i.kind {
                 OpKind::Load => cannot_race(i),
                 OpKind::MemoryBarrier => true,
-                OpKind::Rmw => listing && rmw_may_be_dropped(program, t, i),
+                OpKind::Rmw => rmw_may_be_dropped(program, t, i),
                 _ => false,
             },
         });
@@ -378,11 +373,26 @@ pub(super) fn no_race_with(
     which: impl Fn(&Instruction) -> bool,
 ) -> bool {
     let me = program.threads.iter().position(|x| std::ptr::eq(x, t));
+    let at = t
+        .code
+        .iter()
+        .position(|st| matches!(st, Stmt::Op(i) if std::ptr::eq(i, access)));
     program.threads.iter().enumerate().all(|(ti, other)| {
         other
-            .instructions()
-            .filter(|a| which(a) && program.location_of(a) == Some(loc))
-            .all(|a| {
+            .code
+            .iter()
+            .enumerate()
+            .filter_map(|(k, st)| match st {
+                Stmt::Op(a) if which(a) && program.location_of(a) == Some(loc) => Some((k, a)),
+                _ => None,
+            })
+            .all(|(k, a)| {
+                if let (Some(me), Some(at)) = (me, at)
+                    && Some(ti) != Some(me)
+                    && barrier_orders(program, (ti, k), (me, at))
+                {
+                    return true;
+                }
                 let same_ref = a.reference == access.reference;
                 if Some(ti) == me {
                     return same_ref;
@@ -397,4 +407,56 @@ pub(super) fn no_race_with(
                     && crate::engine::instances::thread_in_instance(program, me, sa, ti)
             })
     })
+}
+
+/// Whether a control barrier orders statement `w` of one thread before
+/// statement `a` of another in every execution that runs `a`: both threads
+/// start with the same barrier instance (the first statement of each that
+/// is not an unlabelled, jump-free instruction is nothing before it: every
+/// path passes it), `w` comes before it and `a` after it, both threads are
+/// in one instance of its execution scope, and its memory semantics
+/// (acquire and release, on the storage class of `w`'s location) make the
+/// release of the writer's side synchronise with the acquire of the
+/// reader's. The Vulkan appendix: "If A and B are both control barriers
+/// [...] A and B are in the same dynamic instance [...] then A
+/// synchronizes-with B" when the semantics include acquire and release,
+/// so `w` happens before `a` and the two cannot race. This is how a
+/// workgroup variable's zero initialisation (one invocation stores, then a
+/// workgroup barrier) reaches the loops after it.
+fn barrier_orders(program: &Program, (tw, w): (usize, usize), (ta, a): (usize, usize)) -> bool {
+    fn first_barrier(t: &Thread) -> Option<(usize, u32, crate::ir::Scope, &Instruction)> {
+        t.code.iter().enumerate().find_map(|(k, st)| match st {
+            Stmt::Op(i) => match i.kind {
+                OpKind::ControlBarrier {
+                    instance,
+                    execution_scope,
+                    id: None,
+                    quorum: None,
+                } => Some(Some((k, instance, execution_scope, i))),
+                _ => None,
+            },
+            Stmt::Assign { .. } => None,
+            // A label or a jump before the barrier: some path may not pass it.
+            _ => Some(None),
+        })?
+    }
+    let (Some((bw, iw, sw, barrier)), Some((ba, ia, _, _))) = (
+        first_barrier(&program.threads[tw]),
+        first_barrier(&program.threads[ta]),
+    ) else {
+        return false;
+    };
+    let Stmt::Op(write) = &program.threads[tw].code[w] else {
+        return false;
+    };
+    let sem = &barrier.semantics;
+    iw == ia
+        && w < bw
+        && a > ba
+        && crate::engine::instances::same_instance(program, tw, sw, ta)
+        && sem.order.is_acquire()
+        && sem.order.is_release()
+        && write
+            .storage_class
+            .is_some_and(|c| sem.storage_classes.contains(&c))
 }
