@@ -442,3 +442,17 @@ fn a_lock_spinning_on_an_exchange_is_an_await() {
     assert_eq!(w.threads[0].fate, "stuck");
     assert!(w.loops[0].reads[0].contains("reads 1"), "{:?}", w.loops);
 }
+
+/// TAS_LOCK written as a structured loop (`loop { if (exchange(l, 1) != 0)
+/// { continue; } l = 0; break; }`): the release lies inside the loop's
+/// statements but cannot reach the jump back, so the loop is an await all
+/// the same and the verdicts are those of TAS_LOCK, complete.
+const TAS_CONTINUE: &str = "VULKAN tas-continue\n{ l=0; }\n P0@sg 0, wg 0, qf 0 | P1@sg 0, wg 0, qf 0 ;\n LC00: | LC10: ;\n rmw.atom.wg.sc0 r0, l, 1 | rmw.atom.wg.sc0 r1, l, 1 ;\n beq r0, 0, LC01 | beq r1, 0, LC11 ;\n goto LC02 | goto LC12 ;\n LC01: | LC11: ;\n st.atom.wg.sc0 l, 0 | st.atom.wg.sc0 l, 0 ;\n goto LC03 | goto LC13 ;\n LC02: | LC12: ;\n goto LC00 | goto LC10 ;\n LC03: | LC13: ;\nexists (0==0)\n";
+
+#[test]
+fn a_lock_loop_releasing_inside_its_body_is_an_await() {
+    let o = check(TAS_CONTINUE, "OBE");
+    assert_eq!(o.verdict, Verdict::Terminates);
+    assert!(o.complete(), "{o:?}");
+    assert_eq!(verdict(TAS_CONTINUE, "HSA"), Verdict::NonTerminating);
+}

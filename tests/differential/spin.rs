@@ -706,3 +706,53 @@ proptest! {
         prop_assert!(diffs.is_empty(), "{}\n{}", diffs.join("\n"), text);
     }
 }
+
+/// A structured lock loop with its work inside (`loop { if (exchange(l, 1)
+/// != 0) { continue; } c += 1; l = 0; break; }`, the shape naga and
+/// glslang emit for WGSL and GLSL): the work and the release lie between
+/// the head and the jump back but cannot reach it (the loop's exit
+/// region), so only the leaving iteration runs them and the loop is still
+/// an await. Unroll 1: the reference cuts the paths that spin longer; the
+/// reduced search cuts none and finds the same states (c is 2 in every
+/// complete execution: each invocation adds 1 under the lock, read with
+/// acquire and released with release semantics).
+#[test]
+fn a_lock_loop_whose_work_lies_inside_is_an_await() {
+    let body = |r: &str| {
+        vec![
+            "LC00:".to_string(),
+            format!("rmw.atom.acq.wg.sc0.semsc0 {r}, l, 1"),
+            format!("beq {r}, 0, LC01"),
+            "goto LC02".into(),
+            "LC01:".into(),
+            "ld.atom.wg.sc0 r5, c".into(),
+            "add r5, r5, 1".into(),
+            "st.atom.wg.sc0 c, r5".into(),
+            "st.atom.rel.wg.sc0.semsc0 l, 0".into(),
+            "goto LC03".into(),
+            "LC02:".into(),
+            "goto LC00".into(),
+            "LC03:".into(),
+        ]
+    };
+    let mut text = String::from(
+        "VULKAN work-inside\n{ l=0; c=0; }\n P0@sg 0, wg 0, qf 0 | P1@sg 0, wg 0, qf 0 ;\n",
+    );
+    for (a, b) in body("r0").iter().zip(body("r1")) {
+        let b = b.replace("LC0", "LC1");
+        text.push_str(&format!(" {} | {} ;\n", a, b));
+    }
+    text.push_str("exists (c == 2)\n");
+    let (reference, reduced) = both_on_text(&text, 1);
+    assert!(reference.cut_paths > 0);
+    assert_eq!(reduced.cut_paths, 0, "{:?}", reduced);
+    assert_eq!(states(&reference), states(&reduced));
+    assert_eq!(reduced.holds(Property::Condition), Some(true));
+    let program = vkmm::Session::new().load_text("t.litmus", &text).unwrap();
+    for listing in [true, false] {
+        let spins =
+            vkmm::testing::engine::trace::spin_loops(&program, &program.threads[0], listing);
+        assert_eq!(spins.len(), 1, "{spins:?}");
+        assert!(spins[0].exit.0 < spins[0].exit.1, "{spins:?}");
+    }
+}

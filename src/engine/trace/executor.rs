@@ -568,7 +568,7 @@ pub(super) fn explore_thread(
 /// way when it is an inner loop of theirs).
 pub(super) fn enter_or_leave_awaits(s: &mut State, spins: &[SpinLoop], instances: &mut usize) {
     while let Some(&(l, first, instance)) = s.awaiting.last()
-        && !(l.header..=l.back).contains(&s.pc)
+        && !l.holds(s.pc)
     {
         s.awaits.push(Await {
             header: l.header,

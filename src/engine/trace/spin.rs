@@ -9,6 +9,20 @@ pub struct SpinLoop {
     pub header: usize,
     /// The jump back (a `goto`, or a branch whose taken side is the head).
     pub back: usize,
+    /// The statements of `header..back` from which `back` cannot be
+    /// reached, `(start, end)` for `start..end` (empty when none): the
+    /// code a structured loop runs before leaving (`if (..) { continue; }
+    /// work; break;`), which only the leaving iteration runs. A path
+    /// entering it has left the await.
+    pub exit: (usize, usize),
+}
+
+impl SpinLoop {
+    /// Whether statement `k` is in the loop's iterations that may jump
+    /// back: inside `header..=back` and not in its exit region.
+    pub fn holds(&self, k: usize) -> bool {
+        (self.header..=self.back).contains(&k) && !(self.exit.0..self.exit.1).contains(&k)
+    }
 }
 
 /// The side-effect-free loops of thread `t` that can run as awaits.
@@ -30,7 +44,11 @@ pub struct SpinLoop {
 ///    nothing or writes back the value it read (checked per path: a failed
 ///    compare-exchange, an exchange of 1 that read 1); an iteration that
 ///    changes memory and jumps back is an ordinary iteration, counted by
-///    the unrolling bound;
+///    the unrolling bound. Statements of `header..back` from which `back`
+///    cannot be reached ([`SpinLoop::exit`], one contiguous stretch: a
+///    structured loop's `if (..) { continue; } work; break;`) are not
+///    part of the iterations that jump back: they may hold anything, and
+///    the conditions below read them as code after the loop;
 /// 2. no register is read in the body before the body writes it and is
 ///    also written in the body: every iteration then computes the same
 ///    function of the values it reads (Dat3M's "side-effect free" check);
@@ -137,6 +155,9 @@ pub fn spin_loops(program: &Program, t: &Thread, listing: bool) -> Vec<SpinLoop>
     candidates.sort_by_key(|&(h, b)| (b - h, b));
     let mut out: Vec<SpinLoop> = Vec::new();
     for (header, back) in candidates {
+        let Some(exit) = exit_region(t, &jump_target, header, back) else {
+            continue;
+        };
         let inside = |k: usize| header < k && k <= back;
         let inner = |k: usize, x: usize| {
             listing
@@ -148,6 +169,7 @@ pub fn spin_loops(program: &Program, t: &Thread, listing: bool) -> Vec<SpinLoop>
         // arithmetic; jumps forward, out of the loop or inside the body
         // (with `listing`, qualifying inner loops too).
         let shape_ok = (header + 1..back).all(|k| match &t.code[k] {
+            _ if exit.contains(&k) && !matches!(t.code[k], Stmt::Label { .. }) => true,
             Stmt::Label { .. } => jumps_to
                 .get(&k)
                 .is_none_or(|from| from.iter().all(|&j| inside(j) && (listing || j < k))),
@@ -165,12 +187,55 @@ pub fn spin_loops(program: &Program, t: &Thread, listing: bool) -> Vec<SpinLoop>
             },
         });
         // 2 and 3, along the body's paths.
-        if shape_ok && body_registers_ok(t, header, back, &jump_target, shown.as_ref()) {
-            out.push(SpinLoop { header, back });
+        if shape_ok && body_registers_ok(t, (header, back), &exit, &jump_target, shown.as_ref()) {
+            out.push(SpinLoop {
+                header,
+                back,
+                exit: (exit.start, exit.end),
+            });
         }
     }
     out.sort_by_key(|l| (l.back, l.header));
     out
+}
+
+/// The statements of the body `header+1..back` from which `back` cannot be
+/// reached inside the loop ([`SpinLoop::exit`]), as one range (empty when
+/// every statement can reach it); `None` when they are not contiguous
+/// (the loop does not qualify).
+fn exit_region(
+    t: &Thread,
+    jump_target: &dyn Fn(&Stmt) -> Option<usize>,
+    header: usize,
+    back: usize,
+) -> Option<std::ops::Range<usize>> {
+    // reach[k - header]: `back` is reachable from statement k without
+    // leaving header..=back (backward jumps of inner loops included: a
+    // fixpoint, each pass settling one more level of nesting).
+    let mut reach = vec![false; back - header + 1];
+    reach[back - header] = true;
+    let mut changed = true;
+    while changed {
+        changed = false;
+        for k in (header + 1..back).rev() {
+            if reach[k - header] {
+                continue;
+            }
+            let falls = !matches!(t.code[k], Stmt::Goto { .. });
+            let to = jump_target(&t.code[k]);
+            let via = |x: usize| (header..=back).contains(&x) && reach[x - header];
+            if (falls && via(k + 1)) || to.is_some_and(via) {
+                reach[k - header] = true;
+                changed = true;
+            }
+        }
+    }
+    let off: Vec<usize> = (header + 1..back).filter(|&k| !reach[k - header]).collect();
+    match (off.first(), off.last()) {
+        (Some(&a), Some(&b)) if b - a + 1 == off.len() => Some(a..b + 1),
+        (Some(_), _) => None,
+        _ => Some(0..0),
+    }
 }
 
 /// Conditions 2 and 3 of [`spin_loops`] for the loop `header..=back`,
@@ -192,8 +257,8 @@ pub fn spin_loops(program: &Program, t: &Thread, listing: bool) -> Vec<SpinLoop>
 /// and the late registers are those written after the first exit.
 pub(super) fn body_registers_ok(
     t: &Thread,
-    header: usize,
-    back: usize,
+    (header, back): (usize, usize),
+    exit: &std::ops::Range<usize>,
     jump_target: &dyn Fn(&Stmt) -> Option<usize>,
     shown: Option<&HashSet<String>>,
 ) -> bool {
@@ -214,6 +279,16 @@ pub(super) fn body_registers_ok(
     let mut exposed: HashSet<&str> = HashSet::new();
     let mut at_exits: Option<HashSet<&str>> = None;
     for k in header + 1..=back {
+        if exit.contains(&k) {
+            // Outside the iterations: reaching it is leaving the loop.
+            if let Some(w) = into.take() {
+                meet(&mut at_exits, &w);
+            }
+            if let Some(j) = joins.remove(&k).flatten() {
+                meet(&mut at_exits, &j);
+            }
+            continue;
+        }
         // An unreachable statement: read as if nothing were written.
         let mut w = match (into.take(), joins.remove(&k).flatten()) {
             (Some(mut c), Some(j)) => {
@@ -232,7 +307,7 @@ pub(super) fn body_registers_ok(
         }
         let target = jump_target(&t.code[k]);
         match target {
-            Some(x) if x > back => meet(&mut at_exits, &w),
+            Some(x) if x > back || exit.contains(&x) => meet(&mut at_exits, &w),
             Some(x) if x > k => meet(joins.entry(x).or_default(), &w),
             _ => {}
         }
@@ -255,7 +330,7 @@ pub(super) fn body_registers_ok(
         .code
         .iter()
         .enumerate()
-        .filter(|(k, _)| *k <= header || *k > back)
+        .filter(|(k, _)| *k <= header || *k > back || exit.contains(k))
         .flat_map(|(_, s)| registers_of(s).0)
         .collect();
     let read_outside = |r: &str| outside.contains(r);
