@@ -551,3 +551,45 @@ fn a_report_written_past_the_deadline_is_cut_short() {
     }
     let _ = std::fs::remove_file(&report);
 }
+
+/// A text report is timed as it goes out: written to a reader that waits
+/// 8 s before reading, the corpus test's 22 MB listing (its search takes
+/// about 2-3 s, within `--timeout 5`) is still being written at the
+/// deadline, so it is cut short and marked.
+#[test]
+fn a_text_report_to_a_slow_reader_is_cut_short() {
+    let Some(f) = corpus_file("dat3m-vulkan/Manual/xf-barrier-load-rlx-1.litmus") else {
+        eprintln!("SKIPPED: the dat3m-vulkan corpus is absent");
+        return;
+    };
+    let dir = scratch("report-slow-reader");
+    let (out, err) = (dir.join("out.txt"), dir.join("err.txt"));
+    let script = format!(
+        "'{}' check --timeout 5 '{}' 2>'{}' | (sleep 8; cat > '{}')",
+        env!("CARGO_BIN_EXE_vkmm"),
+        f.display(),
+        err.display(),
+        out.display()
+    );
+    let status = std::process::Command::new("sh")
+        .args(["-c", &script])
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let err = std::fs::read_to_string(&err).unwrap();
+    if err.contains("stopped at the time limit") {
+        // The search itself ran out of time on a loaded machine.
+        return;
+    }
+    assert!(
+        err.contains("cut short at the time limit (--timeout)"),
+        "{err}"
+    );
+    let text = std::fs::read_to_string(&out).unwrap();
+    assert!(
+        text.ends_with("REPORT CUT SHORT at the time limit (--timeout)\n"),
+        "{}",
+        &text[text.len().saturating_sub(200)..]
+    );
+    let _ = std::fs::remove_file(&out);
+}

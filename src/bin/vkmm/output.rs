@@ -76,7 +76,8 @@ impl std::error::Error for ReportCut {}
 
 /// A writer that fails with [`ReportCut`] once the deadline has passed
 /// and the report has passed [`UNTIMED`] bytes (the deadline is read
-/// every 64 writes: serialisers write in small pieces).
+/// every 64 writes, of at most 64 KiB each: serialisers write in small
+/// pieces, a text report in one).
 struct Timed<'a> {
     inner: &'a mut dyn Write,
     deadline: Option<web_time::Instant>,
@@ -101,7 +102,8 @@ impl Write for Timed<'_> {
             self.cut.set(true);
             return Err(std::io::Error::other(ReportCut));
         }
-        let n = self.inner.write(buf)?;
+        // In pieces, so that a large text is timed as it goes out.
+        let n = self.inner.write(&buf[..buf.len().min(1 << 16)])?;
         self.written += n;
         Ok(n)
     }
