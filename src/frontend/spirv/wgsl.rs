@@ -140,12 +140,12 @@ fn compile(
 /// Runs `f` (naga's work) on a thread with a large stack where threads
 /// exist; a panic inside it becomes an error naming naga.
 ///
-/// The request's deadline bounds the wait (`--timeout` bounds the whole
-/// command, and naga's WGSL lowering can take time quadratic in a
-/// function's statements): this thread checks it
-/// ([`crate::engine::trace::time_is_up`]) every few milliseconds while
-/// naga runs, and when it passes stops waiting with the time limit's
-/// error. naga cannot be interrupted, so its thread is left to finish on
+/// The request's deadline and memory bound bound the wait (`--timeout`
+/// bounds the whole command, and naga's WGSL lowering can take time
+/// quadratic in a function's statements): this thread checks them
+/// ([`crate::engine::trace::time_is_up`],
+/// [`crate::memory::over_input_bound`]) every few milliseconds while naga
+/// runs, and when one is reached stops waiting with its error. naga cannot be interrupted, so its thread is left to finish on
 /// its own; its result is dropped.
 fn guarded<T: Send + 'static>(
     file: &str,
@@ -174,6 +174,17 @@ fn guarded<T: Send + 'static>(
             match receive.recv_timeout(std::time::Duration::from_millis(5)) {
                 Ok(r) => break r,
                 Err(RecvTimeoutError::Timeout) => {
+                    if crate::memory::over_input_bound() {
+                        return Err(error(
+                            file,
+                            0,
+                            0,
+                            format!(
+                                "{} while naga compiled the shader",
+                                crate::memory::MEMORY_IS_UP
+                            ),
+                        ));
+                    }
                     if crate::engine::trace::time_is_up() {
                         return Err(error(
                             file,
