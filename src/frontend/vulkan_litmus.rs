@@ -665,7 +665,7 @@ impl<'a> Parser<'a> {
             // stops at the request's deadline (the session then reports
             // it undecided).
             rows += 1;
-            if rows % 4096 == 0 && crate::engine::trace::time_is_up() {
+            if rows.is_multiple_of(4096) && crate::engine::trace::time_is_up() {
                 return Err((lx.pos, crate::engine::trace::TIME_IS_UP.into()));
             }
             let row = self.scan_row(lx.pos)?;
