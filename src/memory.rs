@@ -285,6 +285,35 @@ fn cgroup_limit() -> Option<usize> {
 static INPUT_BOUND: std::sync::atomic::AtomicUsize =
     std::sync::atomic::AtomicUsize::new(crate::engine::DEFAULT_MAX_MEMORY);
 
+/// Whether the process holds more than the memory bound input files are
+/// held to ([`set_input_bound`], the request's `--max-memory`) or than the
+/// system lets it: for work that cannot be bounded from inside (a
+/// compiler run in process), checked while it runs.
+pub fn over_input_bound() -> bool {
+    let bound = INPUT_BOUND.load(Ordering::Relaxed);
+    // Resident memory too: what such work frees, the allocator may keep.
+    over(Some(bound)) || resident().is_some_and(|r| r > bound)
+}
+
+/// The process's resident memory in bytes (`VmRSS` of
+/// `/proc/self/status`), where the system says it.
+fn resident() -> Option<usize> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let kib: usize = status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmRSS:"))?
+        .trim()
+        .trim_end_matches("kB")
+        .trim()
+        .parse()
+        .ok()?;
+    Some(kib << 10)
+}
+
+/// The message of a front end stopped by [`over_input_bound`]; the
+/// session reports the request undecided.
+pub const MEMORY_IS_UP: &str = "stopped at the memory bound (--max-memory)";
+
 /// Sets the memory bound input files are held to (`None`: no bound but
 /// the system's).
 pub fn set_input_bound(bound: Option<usize>) {

@@ -373,7 +373,9 @@ impl Session {
 
     /// Runs a front end under the request's deadline
     /// ([`crate::engine::trace::FrontEndClock`]): an error it returns
-    /// because the time was spent is [`Error::Limit`].
+    /// because the time was spent, or because a compiler run in process
+    /// reached the memory bound ([`crate::memory::MEMORY_IS_UP`]), is
+    /// [`Error::Limit`].
     fn front_end(
         &self,
         name: &str,
@@ -387,6 +389,15 @@ impl Session {
                 message:
                     "stopped at the time limit (--timeout) while reading and lowering the program"
                         .into(),
+            });
+        }
+        // A compiler run in process stopped at the memory bound.
+        if let Err(e) = &read
+            && e.message.starts_with(crate::memory::MEMORY_IS_UP)
+        {
+            return Err(Error::Limit {
+                file: name.to_string(),
+                message: e.message.clone(),
             });
         }
         Ok(read?)

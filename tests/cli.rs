@@ -1086,4 +1086,16 @@ fn help_shows_bounds_and_models_and_hides_the_reductions() {
     }
     let short = text(&vkmm(&["check", "-h"]).stdout);
     assert!(!short.contains("spin-reduction"), "{short}");
+    // Users' options first: the model, the output (format, property) and
+    // the bounds come before the readings, the shader dispatch and the
+    // engine.
+    let at = |h: &str| {
+        help.find(h)
+            .unwrap_or_else(|| panic!("{h} missing:\n{help}"))
+    };
+    for first in ["Model:", "Output:", "--format", "--property", "Bounds:"] {
+        for later in ["Readings:", "Shader dispatch:", "Engine:"] {
+            assert!(at(first) < at(later), "{first} after {later}:\n{help}");
+        }
+    }
 }

@@ -388,3 +388,46 @@ fn the_timeout_bounds_the_front_end() {
     assert!(out.contains("Observation long-400000 Never 0 1"), "{out}");
     assert!(took.as_secs_f64() > 1.5, "the control takes {took:?}");
 }
+
+/// A suite row the time limit stops while its file is read and lowered
+/// is undecided, as `check` on the file is (exit 3), never an error: in
+/// the summary (`1 undecided, 0 errors`), in the JUnit report (skipped
+/// with the reason) and with a CSV row expecting a verdict. The program
+/// is [`long_shader`]'s, whose reading alone takes longer than the
+/// suite's `--timeout 1` per row (the control in
+/// `the_timeout_bounds_the_front_end`); `mp.litmus` beside it is answered.
+#[test]
+fn a_suite_row_stopped_in_the_front_end_is_undecided() {
+    let dir = scratch("suite-front-end");
+    let long = long_shader(&dir, 400_000);
+    std::fs::copy("examples/mp.litmus", dir.join("mp.litmus")).unwrap();
+    let d = dir.display().to_string();
+    let junit = dir.join("junit.xml");
+    let j = junit.display().to_string();
+    let (code, out, err) = vkmm(&["suite", &d, "--timeout", "1", "-j", "1", "--junit", &j]);
+    assert_eq!(code, 3, "{out}{err}");
+    assert!(out.contains("1 undecided, 0 errors"), "{out}");
+    assert!(
+        out.contains(&format!(
+            "UNDECIDED {long}: stopped at the time limit (--timeout) while reading and lowering the program"
+        )),
+        "{out}"
+    );
+    assert!(!out.contains("ERROR"), "{out}");
+    let x = std::fs::read_to_string(&junit).unwrap();
+    assert!(x.contains("errors=\"0\" skipped=\"1\""), "{x}");
+    assert!(
+        x.contains("<skipped message=\"undecided: stopped at the time limit"),
+        "{x}"
+    );
+    // With a CSV expecting a verdict for it.
+    let csv = dir.join("expected.csv");
+    std::fs::write(&csv, "long-400000.spvasm,1\nmp.litmus,1\n").unwrap();
+    let c = csv.display().to_string();
+    let (code, out, err) = vkmm(&["suite", &d, "--expected", &c, "--timeout", "1", "-j", "1"]);
+    assert_eq!(code, 3, "{out}{err}");
+    assert!(
+        out.contains("1 passed, 0 failed, 1 undecided, 0 errors"),
+        "{out}"
+    );
+}

@@ -16,6 +16,25 @@ pub struct FileError {
     pub error: String,
 }
 
+impl FileError {
+    /// Whether a limit stopped the work before the file was read and
+    /// lowered ([`crate::Error::Limit`], whose text is `FILE: undecided:
+    /// WHY`): the file is undecided, not an input error. A suite counts it
+    /// in `undecided` (docs/reading-output.md: "No report prints a verdict
+    /// word for an answer such a search leaves open").
+    pub fn is_limit(&self) -> bool {
+        self.limit_reason().is_some()
+    }
+
+    /// What stopped the work, for an error [`FileError::is_limit`] says a
+    /// limit caused (the text after `FILE: undecided: `).
+    pub fn limit_reason(&self) -> Option<&str> {
+        self.error
+            .strip_prefix(self.file.as_str())?
+            .strip_prefix(": undecided: ")
+    }
+}
+
 /// A check whose answer differs from its expectation.
 #[derive(Clone, Debug, Serialize)]
 pub struct Failure {
@@ -501,6 +520,7 @@ pub fn score(
                 s.add_queries(&o);
                 continue;
             }
+            Err(e) if e.is_limit() => limit_record(item, property, &e),
             Err(e) => {
                 s.add_error(e);
                 continue;
@@ -543,6 +563,16 @@ fn row_record(item: &SuiteItem, property: Property, actual: String, status: Stat
         detail: None,
         annotated: item.annotated,
         group: None,
+    }
+}
+
+/// The record of a file a limit stopped before it was read and lowered
+/// ([`FileError::is_limit`]): undecided, with why.
+fn limit_record(item: &SuiteItem, property: Property, e: &FileError) -> Record {
+    Record {
+        truncated: true,
+        detail: Some(e.limit_reason().unwrap_or(&e.error).to_string()),
+        ..row_record(item, property, "undecided".into(), Status::Undecided)
     }
 }
 
@@ -680,6 +710,15 @@ impl Summary {
             ..row_record(item, property, String::new(), Status::Error)
         };
         let actual = match res {
+            Err(e) if e.is_limit() => {
+                record.actual = "undecided".into();
+                record.status = Status::Undecided;
+                record.truncated = true;
+                record.detail = Some(e.limit_reason().unwrap_or(&e.error).to_string());
+                self.count(&record);
+                self.records.push(record);
+                return;
+            }
             Err(e) => {
                 record.actual = "error".into();
                 record.detail = Some(e.error.clone());
@@ -797,6 +836,13 @@ impl Summary {
             (_, Err(e)) if e.error.contains(UNSUPPORTED_CONSTRUCT) => {
                 record.actual = "unsupported".into();
                 record.detail = Some(e.error.clone());
+            }
+            (_, Err(e)) if e.is_limit() => {
+                self.files += 1;
+                record.actual = "undecided".into();
+                record.status = Status::Undecided;
+                record.truncated = true;
+                record.detail = Some(e.limit_reason().unwrap_or(&e.error).to_string());
             }
             (_, Err(e)) => {
                 self.add_error(e);

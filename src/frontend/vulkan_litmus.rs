@@ -655,10 +655,18 @@ impl<'a> Parser<'a> {
         self.declare_threads(&decl)?;
         lx.pos = decl.semi + 1;
         let mut code: Vec<Vec<Stmt>> = vec![Vec::new(); decl.cells.len()];
+        let mut rows = 0usize;
         loop {
             lx.skip_ws()?;
             if Self::at_final_section(&lx)? {
                 break;
+            }
+            // `--timeout` bounds reading too: a file of very many rows
+            // stops at the request's deadline (the session then reports
+            // it undecided).
+            rows += 1;
+            if rows.is_multiple_of(4096) && crate::engine::trace::time_is_up() {
+                return Err((lx.pos, crate::engine::trace::TIME_IS_UP.into()));
             }
             let row = self.scan_row(lx.pos)?;
             let n = self.program.threads.len();

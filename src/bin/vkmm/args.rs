@@ -53,11 +53,11 @@ pub struct ModelArgs {
     /// declared companion (vulkan-nochains for vulkan), else the model itself.
     #[arg(long, help_heading = "Model")]
     pub nochains_model: Option<String>,
+    /// Output format.
+    #[arg(long, value_enum, default_value = "text", help_heading = "Output")]
+    pub format: OutputFormat,
     #[command(flatten)]
     pub limits: LimitArgs,
-    /// Output format.
-    #[arg(long, value_enum, default_value = "text")]
-    pub format: OutputFormat,
     /// Progress model for `--property termination`: FAIR, OBE, HSA, HSA_OBE,
     /// LOBE, UNFAIR, or one per level (`workgroup=OBE,subgroup=HSA,default=FAIR`).
     /// Default: FAIR.
@@ -297,13 +297,13 @@ pub enum Command {
         /// one witness per final state (complete in its states, faster;
         /// the counts are witnesses, and races are reported only when a
         /// witness shows one).
-        #[arg(long)]
+        #[arg(long, help_heading = "Output")]
         property: Option<Property>,
         /// Threads one search may use: the parts of a test's search are
         /// explored in parallel, with the same answers (1: sequential).
         /// Default: one per core. The files are checked one after the
         /// other, each with these threads.
-        #[arg(short = 'j', long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..=1024).map(usize::from))]
+        #[arg(short = 'j', long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..=1024).map(usize::from), help_heading = "Bounds")]
         threads: Option<usize>,
     },
     /// Explain an outcome: a witness if it is allowed; if it is forbidden, the
@@ -328,7 +328,7 @@ pub enum Command {
         /// `termination`: explain whether the program can run forever under
         /// the progress model (--progress, which alone implies it): the
         /// witness execution with the iterations that repeat forever marked.
-        #[arg(long)]
+        #[arg(long, help_heading = "Output")]
         property: Option<Property>,
     },
     /// Draw an execution as Graphviz: the witness of an allowed outcome, or a
@@ -364,7 +364,7 @@ pub enum Command {
         /// `termination`: draw the witness of a program that can run
         /// forever under the progress model (--progress, which alone implies
         /// it), the iterations that repeat forever filled.
-        #[arg(long)]
+        #[arg(long, help_heading = "Output")]
         property: Option<Property>,
     },
     /// Run tests under several models and show where they differ: for

@@ -55,7 +55,23 @@ fn format_of(cli: &Cli) -> (OutputFormat, &'static str) {
     }
 }
 
+/// The `--timeout` of a command whose whole run it bounds, its report
+/// included (`suite` gives each row its own; `merge` has none).
+fn command_timeout(cli: &Cli) -> Option<std::time::Duration> {
+    match &cli.command {
+        Command::Check { args, .. }
+        | Command::Explain { args, .. }
+        | Command::Show { args, .. }
+        | Command::Run { args, .. } => args.limits.timeout,
+        Command::Compare { limits, .. } | Command::Refines { limits, .. } => limits.timeout,
+        Command::Suite { .. } | Command::Merge { .. } | Command::Devices { .. } => None,
+    }
+}
+
 fn run(cli: Cli) -> Result<i32, String> {
+    if let Some(t) = command_timeout(&cli) {
+        output::set_deadline(started() + t);
+    }
     match cli.command {
         Command::Devices { format } => {
             let list = vkmm::device::vk::devices().map_err(|e| e.to_string())?;

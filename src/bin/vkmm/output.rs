@@ -24,12 +24,92 @@ pub fn out_with(write: impl FnOnce(&mut dyn Write) -> std::io::Result<()>) {
         std::process::exit(2);
     }
     let mut stdout = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
-    if let Err(e) = write(&mut stdout).and_then(|()| stdout.flush()) {
+    let timed_cut = std::cell::Cell::new(false);
+    let mut timed = Timed {
+        inner: &mut stdout,
+        deadline: DEADLINE.get().copied(),
+        writes: 0,
+        written: 0,
+        cut: &timed_cut,
+    };
+    let written = write(&mut timed).and_then(|()| timed.flush());
+    if let Err(e) = written {
         if e.kind() == std::io::ErrorKind::BrokenPipe {
             std::process::exit(0);
         }
+        // The serialiser wraps the writer's error: the writer says it cut.
+        if timed_cut.get() {
+            // What was written stays; a last line says the rest is missing.
+            let _ = stdout.write_all(b"\nREPORT CUT SHORT at the time limit (--timeout)\n");
+            let _ = stdout.flush();
+            eprintln!("undecided: {}", ReportCut);
+            std::process::exit(crate::EXIT_UNDECIDED);
+        }
         eprintln!("error: cannot write to standard output: {e}");
         std::process::exit(2);
+    }
+}
+
+/// The command's deadline (`--timeout` counted from its start), which
+/// bounds writing its report too; unset for `suite` and `merge`, whose
+/// `--timeout` is per row.
+static DEADLINE: std::sync::OnceLock<web_time::Instant> = std::sync::OnceLock::new();
+
+/// Sets the deadline the report's writing stops at ([`out_with`]).
+pub fn set_deadline(at: web_time::Instant) {
+    let _ = DEADLINE.set(at);
+}
+
+/// The error that stops a report's writing at the deadline.
+#[derive(Debug)]
+struct ReportCut;
+
+impl std::fmt::Display for ReportCut {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(
+            "the report was cut short at the time limit (--timeout) while it was written; the part written is on standard output",
+        )
+    }
+}
+
+impl std::error::Error for ReportCut {}
+
+/// A writer that fails with [`ReportCut`] once the deadline has passed
+/// and the report has passed [`UNTIMED`] bytes (the deadline is read
+/// every 64 writes, of at most 64 KiB each: serialisers write in small
+/// pieces, a text report in one).
+struct Timed<'a> {
+    inner: &'a mut dyn Write,
+    deadline: Option<web_time::Instant>,
+    writes: u32,
+    written: usize,
+    /// Set when the deadline cut the report.
+    cut: &'a std::cell::Cell<bool>,
+}
+
+/// The bytes of a report always written whole, whatever the time: a
+/// report this small takes milliseconds, and an undecided search's report
+/// (written after its deadline) says what it covered.
+const UNTIMED: usize = 1 << 20;
+
+impl Write for Timed<'_> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.writes = self.writes.wrapping_add(1);
+        if self.written > UNTIMED
+            && self.writes % 64 == 1
+            && self.deadline.is_some_and(|d| web_time::Instant::now() >= d)
+        {
+            self.cut.set(true);
+            return Err(std::io::Error::other(ReportCut));
+        }
+        // In pieces, so that a large text is timed as it goes out.
+        let n = self.inner.write(&buf[..buf.len().min(1 << 16)])?;
+        self.written += n;
+        Ok(n)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.inner.flush()
     }
 }
 

@@ -197,15 +197,26 @@ pub(super) fn run_glslang(
         }
         Err(e) => return Err(error(file, 0, format!("cannot run `{tool}`: {e}"))),
     };
-    if let Some(mut stdin) = child.stdin.take() {
-        // A compiler that exits early closes the pipe: its status says why.
-        let _ = stdin.write_all(source.as_bytes());
-    }
-    let output = child
-        .wait_with_output()
-        .map_err(|e| error(file, 0, format!("cannot run `{tool}`: {e}")))?;
-    let bytes = std::fs::read(&out);
+    let output = wait_within_deadline(&mut child, source);
+    let bytes = output.as_ref().ok().map(|_| std::fs::read(&out));
     let _ = std::fs::remove_file(&out);
+    let output = match output {
+        Ok(o) => o,
+        Err(Waited::TimeIsUp) => {
+            return Err(error(
+                file,
+                0,
+                format!(
+                    "{} while `{tool}` compiled the shader (it was stopped)",
+                    crate::engine::trace::TIME_IS_UP
+                ),
+            ));
+        }
+        Err(Waited::Failed(e)) => {
+            return Err(error(file, 0, format!("cannot run `{tool}`: {e}")));
+        }
+    };
+    let bytes = bytes.unwrap_or_else(|| Err(std::io::ErrorKind::NotFound.into()));
     if let Some(signal) = signal_of(&output.status) {
         return Err(error(
             file,
@@ -258,6 +269,84 @@ pub(super) fn run_glslang(
             0,
             format!("`{tool}` succeeded but wrote no module: {e}"),
         )
+    })
+}
+
+/// Why a compiler run gave no output.
+enum Waited {
+    /// The request's deadline passed (`--timeout` bounds the whole
+    /// command, the compiler included): the compiler was killed.
+    TimeIsUp,
+    /// Waiting for it failed.
+    Failed(std::io::Error),
+}
+
+/// Gives `source` to `child` on its standard input and collects its
+/// standard output and error, on threads of their own so that neither
+/// pipe blocks the other, while this thread checks the request's deadline
+/// ([`crate::engine::trace::time_is_up`]) every few milliseconds: when it
+/// passes, the compiler is killed and reaped.
+fn wait_within_deadline(
+    child: &mut std::process::Child,
+    source: &str,
+) -> Result<std::process::Output, Waited> {
+    use std::io::Read;
+    let feed = child.stdin.take().map(|mut stdin| {
+        let source = source.to_string();
+        // A compiler that exits early closes the pipe: its status says why.
+        std::thread::spawn(move || {
+            let _ = stdin.write_all(source.as_bytes());
+        })
+    });
+    let drain = |pipe: Option<Box<dyn Read + Send>>| {
+        pipe.map(|mut p| {
+            std::thread::spawn(move || {
+                let mut bytes = Vec::new();
+                let _ = p.read_to_end(&mut bytes);
+                bytes
+            })
+        })
+    };
+    let out = drain(
+        child
+            .stdout
+            .take()
+            .map(|p| Box::new(p) as Box<dyn Read + Send>),
+    );
+    let err = drain(
+        child
+            .stderr
+            .take()
+            .map(|p| Box::new(p) as Box<dyn Read + Send>),
+    );
+    let status = loop {
+        match child.try_wait() {
+            Ok(Some(status)) => break status,
+            Ok(None) => {}
+            Err(e) => {
+                let _ = child.kill();
+                let _ = child.wait();
+                return Err(Waited::Failed(e));
+            }
+        }
+        if crate::engine::trace::time_is_up() {
+            let _ = child.kill();
+            let _ = child.wait();
+            return Err(Waited::TimeIsUp);
+        }
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    };
+    // The compiler has exited: its pipes close, and the threads end.
+    if let Some(f) = feed {
+        let _ = f.join();
+    }
+    let join = |h: Option<std::thread::JoinHandle<Vec<u8>>>| {
+        h.and_then(|h| h.join().ok()).unwrap_or_default()
+    };
+    Ok(std::process::Output {
+        status,
+        stdout: join(out),
+        stderr: join(err),
     })
 }
 

@@ -128,35 +128,84 @@ fn compile(
     shader: &ShaderOptions,
     overrides: &[(String, f64)],
 ) -> Result<Vec<u32>, FrontendError> {
-    guarded(file, || compile_here(file, source, shader, overrides))
+    let (f, src, sh, ov) = (
+        file.to_string(),
+        source.to_string(),
+        shader.clone(),
+        overrides.to_vec(),
+    );
+    guarded(file, move || compile_here(&f, &src, &sh, &ov))
 }
 
 /// Runs `f` (naga's work) on a thread with a large stack where threads
 /// exist; a panic inside it becomes an error naming naga.
-fn guarded<T: Send>(
+///
+/// The request's deadline and memory bound bound the wait (`--timeout`
+/// bounds the whole command, and naga's WGSL lowering can take time
+/// quadratic in a function's statements): this thread checks them
+/// ([`crate::engine::trace::time_is_up`],
+/// [`crate::memory::over_input_bound`]) every few milliseconds while naga
+/// runs, and when one is reached stops waiting with its error. naga cannot be interrupted, so its thread is left to finish on
+/// its own; its result is dropped.
+fn guarded<T: Send + 'static>(
     file: &str,
-    f: impl FnOnce() -> Result<T, FrontendError> + Send,
+    f: impl FnOnce() -> Result<T, FrontendError> + Send + 'static,
 ) -> Result<T, FrontendError> {
     let run = || std::panic::catch_unwind(std::panic::AssertUnwindSafe(f));
     #[cfg(not(target_arch = "wasm32"))]
-    let outcome = std::thread::scope(|s| {
-        std::thread::Builder::new()
+    let outcome = {
+        let (send, receive) = std::sync::mpsc::channel();
+        let spawned = std::thread::Builder::new()
             .name("naga".into())
             .stack_size(NAGA_STACK)
-            .spawn_scoped(s, run)
-            .map(|h| h.join())
-    });
-    #[cfg(not(target_arch = "wasm32"))]
-    let outcome = match outcome {
-        Ok(Ok(r)) => r,
-        Ok(Err(p)) => Err(p),
-        Err(e) => {
+            .spawn(move || {
+                let _ = send.send(run());
+            });
+        if let Err(e) = spawned {
             return Err(error(
                 file,
                 0,
                 0,
                 format!("cannot start a thread for naga: {e}"),
             ));
+        }
+        loop {
+            use std::sync::mpsc::RecvTimeoutError;
+            match receive.recv_timeout(std::time::Duration::from_millis(5)) {
+                Ok(r) => break r,
+                Err(RecvTimeoutError::Timeout) => {
+                    if crate::memory::over_input_bound() {
+                        return Err(error(
+                            file,
+                            0,
+                            0,
+                            format!(
+                                "{} while naga compiled the shader",
+                                crate::memory::MEMORY_IS_UP
+                            ),
+                        ));
+                    }
+                    if crate::engine::trace::time_is_up() {
+                        return Err(error(
+                            file,
+                            0,
+                            0,
+                            format!(
+                                "{} while naga compiled the shader",
+                                crate::engine::trace::TIME_IS_UP
+                            ),
+                        ));
+                    }
+                }
+                Err(RecvTimeoutError::Disconnected) => {
+                    return Err(error(
+                        file,
+                        0,
+                        0,
+                        "naga's thread ended without a result".into(),
+                    ));
+                }
+            }
         }
     };
     #[cfg(target_arch = "wasm32")]
