@@ -5,6 +5,7 @@
 
 pub mod barriers;
 pub mod compare;
+pub mod diff;
 pub mod expected;
 pub mod explain;
 pub mod litmus;

@@ -390,6 +390,52 @@ pub enum Command {
         #[arg(long)]
         fail_on_difference: bool,
     },
+    /// Search for the smallest litmus tests on which two models disagree (an
+    /// outcome one allows and the other forbids, or a race one reports and
+    /// the other does not), exhaustively up to a bound, modulo symmetry
+    /// (docs/synthesis.md). Each test found is confirmed by the ordinary
+    /// check under both models and minimised. Exit 1 when the models
+    /// differ, 0 when no test up to the bound tells them apart, 3 when a
+    /// limit stopped the search first (undecided).
+    #[command(
+        after_help = "Examples:\n  vkmm diff --models vulkan,vulkan-dat3m --vocabulary plain --scopes dv --locations 1\n  vkmm diff --models vulkan,my.cat --threads 2 --events 2 --out found/"
+    )]
+    Diff {
+        /// The two models (built-in names or .cat files), comma-separated.
+        #[arg(long, value_delimiter = ',', required = true)]
+        models: Vec<String>,
+        /// The most threads of a test.
+        #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u8).range(1..=4).map(usize::from), help_heading = "Search")]
+        threads: usize,
+        /// The most events (instructions) per thread.
+        #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u8).range(1..=6).map(usize::from), help_heading = "Search")]
+        events: usize,
+        /// The most locations.
+        #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u8).range(1..=4).map(usize::from), help_heading = "Search")]
+        locations: usize,
+        /// Instruction families: plain, atomic, acqrel, avvis, semavvis, rmw,
+        /// membar, cbar, device (comma-separated).
+        #[arg(long, default_value = "plain,atomic,acqrel,avvis", help_heading = "Search")]
+        vocabulary: String,
+        /// Scopes of atomics, barriers and av/vis accesses: sg, wg, qf, dv, inv.
+        #[arg(long, default_value = "wg,dv", help_heading = "Search")]
+        scopes: String,
+        /// Storage classes (sc0 .. scN-1).
+        #[arg(long, default_value_t = 1, help_heading = "Search")]
+        classes: usize,
+        /// Stop after this many distinguishing tests (all of the smallest size found).
+        #[arg(long, default_value_t = 1, help_heading = "Search")]
+        max_tests: usize,
+        /// Write each test found, with both models' verdicts and explanations,
+        /// as DIR/NAME.litmus.
+        #[arg(long, value_name = "DIR")]
+        out: Option<PathBuf>,
+        #[command(flatten)]
+        limits: LimitArgs,
+        /// Output format.
+        #[arg(long, value_enum, default_value = "text")]
+        format: OutputFormat,
+    },
     /// Check that an implementation model refines a specification model:
     /// every final state the implementation allows for a litmus test is one
     /// the specification allows; each one that is not is reported with a

@@ -1,0 +1,109 @@
+//! `vkmm diff --models A,B`: the smallest tests on which two models
+//! disagree, written as litmus files with both models' verdicts and
+//! explanations.
+
+use crate::EXIT_UNDECIDED;
+use crate::args::OutputFormat;
+use crate::output::emit;
+use std::path::Path;
+use vkmm::Session;
+use vkmm::analysis::diff::{DiffBounds, Vocabulary, annotated};
+
+/// The search's bound as the command line gives it.
+pub struct Search {
+    pub threads: usize,
+    pub events: usize,
+    pub locations: usize,
+    pub vocabulary: String,
+    pub scopes: String,
+    pub classes: usize,
+    pub max_tests: usize,
+}
+
+/// `vkmm diff --models A,B [--out DIR]`.
+pub fn diff_command(
+    models: &[String],
+    search: Search,
+    out: Option<&Path>,
+    session: &Session,
+    format: OutputFormat,
+) -> Result<i32, String> {
+    let [a, b] = models else {
+        return Err(format!(
+            "--models needs exactly two models, e.g. --models vulkan,vulkan-dat3m (got {})",
+            models.len()
+        ));
+    };
+    let bounds = DiffBounds {
+        threads: search.threads,
+        events: search.events,
+        locations: search.locations,
+        vocabulary: Vocabulary::parse(&search.vocabulary, &search.scopes, search.classes)?,
+        max_tests: search.max_tests.max(1),
+        deadline: None,
+    };
+    let report = session.diff(a, b, &bounds).map_err(|e| e.to_string())?;
+    let names = [a.clone(), b.clone()];
+    let mut files = Vec::new();
+    for w in &report.witnesses {
+        let mut reasons = [String::new(), String::new()];
+        for (i, m) in names.iter().enumerate() {
+            let s = session.clone().model(m.clone());
+            let program = s
+                .load_text(&format!("{}.litmus", w.name), &w.text)
+                .map_err(|e| e.to_string())?;
+            reasons[i] = match s.explain(&program, None, None) {
+                Ok(x) => vkmm::report::text::explanation(&x),
+                Err(e) => format!("(no explanation: {e})"),
+            };
+        }
+        let text = annotated(w, &names, &reasons);
+        if let Some(dir) = out {
+            std::fs::create_dir_all(dir)
+                .map_err(|e| format!("{}: cannot create: {e}", dir.display()))?;
+            let path = dir.join(format!("{}.litmus", w.name));
+            std::fs::write(&path, &text)
+                .map_err(|e| format!("{}: cannot write: {e}", path.display()))?;
+            files.push(path.display().to_string());
+        }
+    }
+    emit(
+        format,
+        "diff",
+        &serde_json::json!({ "diff": report, "files": files }),
+        || {
+            let mut s = String::new();
+            for w in &report.witnesses {
+                s.push_str(&format!(
+                    "{} ({} events, {} thread{}):\n{}  {}: {}\n  {}: {}\n\n",
+                    w.name,
+                    w.events,
+                    w.threads,
+                    if w.threads == 1 { "" } else { "s" },
+                    w.text,
+                    names[0],
+                    w.verdicts[0],
+                    names[1],
+                    w.verdicts[1]
+                ));
+            }
+            for f in &files {
+                s.push_str(&format!("wrote {f}\n"));
+            }
+            s.push_str(&format!(
+                "searched {} skeletons, {} candidate executions under both models ({} disagreements the check did not confirm)\n",
+                report.skeletons, report.candidates, report.unconfirmed
+            ));
+            s.push_str(&report.summary());
+            s.push('\n');
+            s
+        },
+    );
+    Ok(if !report.witnesses.is_empty() {
+        1
+    } else if report.complete {
+        0
+    } else {
+        EXIT_UNDECIDED
+    })
+}
