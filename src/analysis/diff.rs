@@ -90,9 +90,11 @@ impl Vocabulary {
         };
         let families = list(families);
         for f in &families {
-            if !FAMILIES.iter().any(|(n, _)| n == f) {
+            if !FAMILIES.iter().any(|(n, _)| n == f) && explicit(f).is_none() {
                 return Err(format!(
-                    "unknown instruction family `{f}`: expected one of {}",
+                    "unknown instruction family `{f}`: expected one of {}, or an instruction \
+                     form such as `st.av.wg` or `rmw.atom.acq_rel.dv.semsc0.semav` (the opcode \
+                     and its attributes, without the storage class token)",
                     FAMILIES.iter().map(|(n, _)| *n).collect::<Vec<_>>().join(", ")
                 ));
             }
@@ -158,6 +160,9 @@ impl Vocabulary {
                 if self.has("rmw") {
                     access(Kind::Rmw, format!(".atom.{s}"));
                     access(Kind::Rmw, format!(".atom.acq_rel.{s}.semsc{c}"));
+                    if self.has("semavvis") {
+                        access(Kind::Rmw, format!(".atom.acq_rel.{s}.semsc{c}.semav.semvis"));
+                    }
                 }
                 if self.has("membar") {
                     let sem = |b: &str| {
@@ -170,6 +175,14 @@ impl Vocabulary {
                     access(Kind::Membar, sem("acq"));
                     access(Kind::Membar, sem("rel"));
                 }
+            }
+        }
+        for f in &self.families {
+            if FAMILIES.iter().any(|(n, _)| n == f) {
+                continue;
+            }
+            if let Some(op) = explicit(f) {
+                ops.push(op);
             }
         }
         for s in &self.scopes {
@@ -214,6 +227,36 @@ impl std::fmt::Display for Vocabulary {
             if self.classes == 1 { "" } else { "es" }
         )
     }
+}
+
+/// An instruction form of the vocabulary given whole: the opcode (`ld`,
+/// `st`, `rmw`, `membar`, `cbar`, `avdevice`, `visdevice`) and its
+/// attribute tokens, the storage class token left out (accesses get
+/// `sc0`). `None` for anything else; the front end checks the tokens when
+/// the first test is read.
+fn explicit(form: &str) -> Option<Op> {
+    let (opcode, attrs) = match form.split_once('.') {
+        Some((o, a)) => (o, format!(".{a}")),
+        None => (form, String::new()),
+    };
+    let kind = match opcode {
+        "ld" => Kind::Load,
+        "st" => Kind::Store,
+        "rmw" => Kind::Rmw,
+        "membar" => Kind::Membar,
+        "cbar" => Kind::Cbar,
+        "avdevice" if attrs.is_empty() => Kind::AvDevice,
+        "visdevice" if attrs.is_empty() => Kind::VisDevice,
+        _ => return None,
+    };
+    if attrs.split('.').any(|t| t.starts_with("sc") && t[2..].parse::<u32>().is_ok()) {
+        return None;
+    }
+    Some(Op {
+        kind,
+        attrs,
+        class: 0,
+    })
 }
 
 /// What the search covers.
@@ -321,7 +364,7 @@ impl Shape {
 
     /// The Vulkan-dialect litmus text of the skeleton and, per event
     /// (thread, index), its register and the value it writes.
-    fn render(&self, name: &str, ops: &[Op], comment: &str, condition: Option<&str>) -> String {
+    fn render(&self, name: &str, ops: &[Op], comment: &str, condition: Option<&Pinned>) -> String {
         let mut cols: Vec<Vec<String>> = Vec::new();
         let mut value = 0;
         let mut locs: Vec<usize> = Vec::new();
@@ -391,7 +434,10 @@ impl Shape {
             text.push_str(";\n");
         }
         if let Some(c) = condition {
-            text.push_str(&format!("exists ({c})\n"));
+            if c.filter {
+                text.push_str(&format!("filter ({})\n", c.reads));
+            }
+            text.push_str(&format!("exists ({})\n", c.all));
         }
         text
     }
@@ -432,6 +478,8 @@ pub struct Witness {
     pub text: String,
     /// Its final condition (`exists`).
     pub condition: String,
+    /// Its filter, for a race difference: the reads of the racy execution.
+    pub filter: Option<String>,
     pub difference: Difference,
     /// Events, threads and locations of the test.
     pub events: usize,
@@ -501,9 +549,20 @@ impl DiffReport {
     }
 }
 
-/// The models' disagreement on one candidate execution.
-struct Found {
-    condition: String,
+/// A confirmed difference: the clauses, how the models differ, their verdicts.
+type Found = (Pinned, Difference, [String; 2]);
+
+/// The final clauses pinning one candidate execution.
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct Pinned {
+    /// Each read's value.
+    reads: String,
+    /// Each read's value and each location's final value.
+    all: String,
+    /// Whether the test keeps only this execution's reads (`filter`): for a
+    /// candidate consistent under both models and racy under one only, so
+    /// that the test's race verdict is this execution's.
+    filter: bool,
 }
 
 /// Walks every candidate of a program under model `a`, evaluating `b` on
@@ -515,7 +574,7 @@ struct Differ<'a> {
     races: [Option<String>; 2],
     final_order: [Option<String>; 2],
     prepared_b: Option<crate::cat::Prepared>,
-    found: Vec<Found>,
+    found: Vec<Pinned>,
     candidates: u64,
     error: Option<String>,
 }
@@ -537,7 +596,7 @@ impl Differ<'_> {
         c: &Candidate,
         eval: &crate::cat::Evaluation,
         which: usize,
-    ) -> String {
+    ) -> Pinned {
         let p = self.program;
         let loc_of = |e: usize| p.location_of(sk.events[e].instruction(p));
         let mut parts = Vec::new();
@@ -557,6 +616,7 @@ impl Differ<'_> {
                 parts.push(format!("P{t}:{r} == {value}"));
             }
         }
+        let reads = parts.join(" /\\ ");
         let order = self.final_order[which]
             .as_deref()
             .and_then(|n| eval.lookup(n))
@@ -579,7 +639,11 @@ impl Differ<'_> {
             };
             parts.push(format!("{name} == {value}"));
         }
-        parts.join(" /\\ ")
+        Pinned {
+            reads,
+            all: parts.join(" /\\ "),
+            filter: false,
+        }
     }
 }
 
@@ -627,9 +691,12 @@ impl Visitor for Differ<'_> {
         };
         if differs {
             let (eval, which) = if ca { (eval_a, 0) } else { (&eval_b, 1) };
-            let condition = self.condition(skeleton, candidate, eval, which);
-            if !self.found.iter().any(|f| f.condition == condition) {
-                self.found.push(Found { condition });
+            let mut pinned = self.condition(skeleton, candidate, eval, which);
+            // A race difference: keep this execution only (a single-thread
+            // test has no race, and a test without reads keeps every one).
+            pinned.filter = ca && cb && !pinned.reads.is_empty();
+            if !self.found.contains(&pinned) {
+                self.found.push(pinned);
             }
         }
         Ok(ControlFlow::Continue(()))
@@ -741,8 +808,13 @@ fn enumerate_events(
     }
 }
 
-/// Every location used is accessed at least twice; some thread accesses
-/// memory.
+/// Every location used is accessed at least twice, and the threads are
+/// connected (through the locations they share, or control barriers: two
+/// threads of one workgroup that both have one). A test whose threads fall
+/// into two unconnected parts is never a smallest witness: no relation of
+/// an execution joins the parts, so its executions are pairs of the parts'
+/// executions, consistent and race-free exactly when both parts' are, and
+/// one part alone shows the difference.
 fn useful(shape: &Shape, ops: &[Op]) -> bool {
     let mut count = [0usize; 4];
     for &(o, l) in shape.threads.iter().flatten() {
@@ -750,7 +822,32 @@ fn useful(shape: &Shape, ops: &[Op]) -> bool {
             count[l] += 1;
         }
     }
-    count.iter().all(|&c| c != 1) && count.iter().any(|&c| c >= 2)
+    if !(count.iter().all(|&c| c != 1) && count.iter().any(|&c| c >= 2)) {
+        return false;
+    }
+    let t = shape.threads.len();
+    let touches = |i: usize, l: usize| {
+        shape.threads[i]
+            .iter()
+            .any(|&(o, m)| ops[o].has_location() && m == l)
+    };
+    let cbar = |i: usize| shape.threads[i].iter().any(|&(o, _)| ops[o].kind == Kind::Cbar);
+    let joined = |i: usize, j: usize| {
+        (0..LOCATIONS.len()).any(|l| touches(i, l) && touches(j, l))
+            || (cbar(i) && cbar(j) && shape.place[i].0 == shape.place[j].0)
+    };
+    let mut reached = vec![false; t];
+    reached[0] = true;
+    let mut stack = vec![0];
+    while let Some(i) = stack.pop() {
+        for j in 0..t {
+            if !reached[j] && joined(i, j) {
+                reached[j] = true;
+                stack.push(j);
+            }
+        }
+    }
+    reached.iter().all(|&r| r)
 }
 
 fn permutations(n: usize) -> Vec<Vec<usize>> {
@@ -817,7 +914,7 @@ impl Pair<'_> {
 
     /// The candidates of `shape` on which the models disagree, each as a
     /// pinned condition; with the candidates evaluated.
-    fn candidates(&self, shape: &Shape, ops: &[Op]) -> Result<(Vec<String>, u64), String> {
+    fn candidates(&self, shape: &Shape, ops: &[Op]) -> Result<(Vec<Pinned>, u64), String> {
         let text = shape.render("candidate", ops, "", None);
         let program = self.parse("candidate", &text)?;
         let limits = self.limits.reference().for_model(self.a);
@@ -838,7 +935,7 @@ impl Pair<'_> {
         if let Some(e) = v.error {
             return Err(format!("model {}: {e}", self.b.name));
         }
-        Ok((v.found.into_iter().map(|f| f.condition).collect(), v.candidates))
+        Ok((v.found, v.candidates))
     }
 
     /// The ordinary check of the test under both models: the difference,
@@ -893,7 +990,7 @@ impl Pair<'_> {
         shape: &Shape,
         ops: &[Op],
         report: &mut DiffReport,
-    ) -> Result<Option<(String, Difference, [String; 2])>, String> {
+    ) -> Result<Option<Found>, String> {
         let (conds, n) = self.candidates(shape, ops)?;
         report.skeletons += 1;
         report.candidates += n;
@@ -911,10 +1008,10 @@ impl Pair<'_> {
     fn minimise(
         &self,
         mut shape: Shape,
-        mut found: (String, Difference, [String; 2]),
+        mut found: Found,
         ops: &[Op],
         report: &mut DiffReport,
-    ) -> Result<(Shape, (String, Difference, [String; 2])), String> {
+    ) -> Result<(Shape, Found), String> {
         'outer: loop {
             for t in 0..shape.threads.len() {
                 for i in 0..shape.threads[t].len() {
@@ -974,6 +1071,7 @@ pub fn diff(pair: &Pair, bounds: &DiffBounds) -> Result<DiffReport, String> {
             let (shape, (condition, difference, verdicts)) =
                 pair.minimise(shape, found, &ops, &mut report)?;
             let body = shape.render("T", &ops, "", Some(&condition));
+            let filter = condition.filter.then(|| condition.reads.clone());
             if seen.contains(&body) {
                 continue;
             }
@@ -989,7 +1087,8 @@ pub fn diff(pair: &Pair, bounds: &DiffBounds) -> Result<DiffReport, String> {
             report.witnesses.push(Witness {
                 text: shape.render(&name, &ops, "", Some(&condition)),
                 name,
-                condition,
+                condition: condition.all,
+                filter,
                 difference,
                 events: shape.events(),
                 threads: shape.threads.len(),
