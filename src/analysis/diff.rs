@@ -54,7 +54,10 @@ pub const FAMILIES: &[(&str, &str)] = &[
     ("plain", "non-atomic ld/st"),
     ("atomic", "relaxed atomic ld/st at each scope"),
     ("acqrel", "acquire loads and release stores at each scope"),
-    ("avvis", "ld.vis / st.av (MakePointerVisible/Available) at each scope"),
+    (
+        "avvis",
+        "ld.vis / st.av (MakePointerVisible/Available) at each scope",
+    ),
     (
         "semavvis",
         "acquire loads with semvis, release stores with semav",
@@ -95,7 +98,11 @@ impl Vocabulary {
                     "unknown instruction family `{f}`: expected one of {}, or an instruction \
                      form such as `st.av.wg` or `rmw.atom.acq_rel.dv.semsc0.semav` (the opcode \
                      and its attributes, without the storage class token)",
-                    FAMILIES.iter().map(|(n, _)| *n).collect::<Vec<_>>().join(", ")
+                    FAMILIES
+                        .iter()
+                        .map(|(n, _)| *n)
+                        .collect::<Vec<_>>()
+                        .join(", ")
                 ));
             }
         }
@@ -131,7 +138,13 @@ impl Vocabulary {
         let mut ops = Vec::new();
         let classes: Vec<usize> = (0..self.classes).collect();
         for &c in &classes {
-            let mut access = |kind: Kind, attrs: String| ops.push(Op { kind, attrs, class: c });
+            let mut access = |kind: Kind, attrs: String| {
+                ops.push(Op {
+                    kind,
+                    attrs,
+                    class: c,
+                })
+            };
             if self.has("plain") {
                 access(Kind::Load, String::new());
                 access(Kind::Store, String::new());
@@ -161,13 +174,19 @@ impl Vocabulary {
                     access(Kind::Rmw, format!(".atom.{s}"));
                     access(Kind::Rmw, format!(".atom.acq_rel.{s}.semsc{c}"));
                     if self.has("semavvis") {
-                        access(Kind::Rmw, format!(".atom.acq_rel.{s}.semsc{c}.semav.semvis"));
+                        access(
+                            Kind::Rmw,
+                            format!(".atom.acq_rel.{s}.semsc{c}.semav.semvis"),
+                        );
                     }
                 }
                 if self.has("membar") {
                     let sem = |b: &str| {
                         if self.has("semavvis") {
-                            format!(".{b}.{s}.semsc{c}.sem{}", if b == "acq" { "vis" } else { "av" })
+                            format!(
+                                ".{b}.{s}.semsc{c}.sem{}",
+                                if b == "acq" { "vis" } else { "av" }
+                            )
                         } else {
                             format!(".{b}.{s}.semsc{c}")
                         }
@@ -249,7 +268,10 @@ fn explicit(form: &str) -> Option<Op> {
         "visdevice" if attrs.is_empty() => Kind::VisDevice,
         _ => return None,
     };
-    if attrs.split('.').any(|t| t.starts_with("sc") && t[2..].parse::<u32>().is_ok()) {
+    if attrs
+        .split('.')
+        .any(|t| t.starts_with("sc") && t[2..].parse::<u32>().is_ok())
+    {
         return None;
     }
     Some(Op {
@@ -330,7 +352,11 @@ impl Shape {
     /// The skeleton with its threads in order `perm` and locations renamed
     /// by `loc`, placements renumbered in order of first use: equal keys,
     /// equal tests up to symmetry.
-    fn key(&self, perm: &[usize], loc: &[usize]) -> (Vec<(usize, usize)>, Vec<Vec<(usize, usize)>>) {
+    fn key(
+        &self,
+        perm: &[usize],
+        loc: &[usize],
+    ) -> (Vec<(usize, usize)>, Vec<Vec<(usize, usize)>>) {
         let mut wgs: Vec<usize> = Vec::new();
         let mut sgs: Vec<(usize, usize)> = Vec::new();
         let mut place = Vec::new();
@@ -352,12 +378,7 @@ impl Shape {
         }
         let threads = perm
             .iter()
-            .map(|&t| {
-                self.threads[t]
-                    .iter()
-                    .map(|&(o, l)| (o, loc[l]))
-                    .collect()
-            })
+            .map(|&t| self.threads[t].iter().map(|&(o, l)| (o, loc[l])).collect())
             .collect();
         (place, threads)
     }
@@ -626,10 +647,9 @@ impl Differ<'_> {
                 .filter(|&e| sk.events[e].writes && loc_of(e) == Some(l))
                 .collect();
             let last = writes.iter().copied().find(|&w| {
-                writes.iter().all(|&v| {
-                    v == w
-                        || !matches!(order, Some(Value::Rel(r)) if r.contains(w, v))
-                })
+                writes
+                    .iter()
+                    .all(|&v| v == w || !matches!(order, Some(Value::Rel(r)) if r.contains(w, v)))
             });
             let value = match last {
                 Some(w) if writes.len() == 1 || order.is_some() => {
@@ -775,7 +795,11 @@ fn placements(t: usize, subgroups: bool) -> Vec<Vec<(usize, usize)>> {
                     .map(|x| x.1 + 1)
                     .max()
                     .unwrap_or(0);
-                let choices: Vec<usize> = if subgroups { (0..=sgs).collect() } else { vec![sgs] };
+                let choices: Vec<usize> = if subgroups {
+                    (0..=sgs).collect()
+                } else {
+                    vec![sgs]
+                };
                 for s in choices {
                     let mut q = p.clone();
                     q.push((w, s));
@@ -831,7 +855,11 @@ fn useful(shape: &Shape, ops: &[Op]) -> bool {
             .iter()
             .any(|&(o, m)| ops[o].has_location() && m == l)
     };
-    let cbar = |i: usize| shape.threads[i].iter().any(|&(o, _)| ops[o].kind == Kind::Cbar);
+    let cbar = |i: usize| {
+        shape.threads[i]
+            .iter()
+            .any(|&(o, _)| ops[o].kind == Kind::Cbar)
+    };
     let joined = |i: usize, j: usize| {
         (0..LOCATIONS.len()).any(|l| touches(i, l) && touches(j, l))
             || (cbar(i) && cbar(j) && shape.place[i].0 == shape.place[j].0)
@@ -1057,7 +1085,11 @@ pub fn diff(pair: &Pair, bounds: &DiffBounds) -> Result<DiffReport, String> {
             LOCATIONS.len()
         ));
     }
-    let expired = || bounds.deadline.is_some_and(|d| web_time::Instant::now() >= d);
+    let expired = || {
+        bounds
+            .deadline
+            .is_some_and(|d| web_time::Instant::now() >= d)
+    };
     let mut seen: Vec<String> = Vec::new();
     for n in 1..=bounds.threads * bounds.events {
         for shape in skeletons(bounds, &ops, n) {

@@ -415,7 +415,11 @@ pub enum Command {
         locations: usize,
         /// Instruction families: plain, atomic, acqrel, avvis, semavvis, rmw,
         /// membar, cbar, device (comma-separated).
-        #[arg(long, default_value = "plain,atomic,acqrel,avvis", help_heading = "Search")]
+        #[arg(
+            long,
+            default_value = "plain,atomic,acqrel,avvis",
+            help_heading = "Search"
+        )]
         vocabulary: String,
         /// Scopes of atomics, barriers and av/vis accesses: sg, wg, qf, dv, inv.
         #[arg(long, default_value = "wg,dv", help_heading = "Search")]
