@@ -154,45 +154,51 @@ impl Vocabulary {
                     access(Kind::Load, format!(".atom.{s}"));
                     access(Kind::Store, format!(".atom.{s}"));
                 }
-                if self.has("acqrel") {
-                    access(Kind::Load, format!(".atom.acq.{s}.semsc{c}"));
-                    access(Kind::Store, format!(".atom.rel.{s}.semsc{c}"));
-                }
-                if self.has("avvis") && s != "inv" {
+                if self.has("avvis") {
                     access(Kind::Load, format!(".vis.{s}"));
                     access(Kind::Store, format!(".av.{s}"));
                 }
-                if self.has("avvis") && s == "inv" {
-                    access(Kind::Load, ".vis.inv".into());
-                    access(Kind::Store, ".av.inv".into());
-                }
-                if self.has("semavvis") {
-                    access(Kind::Load, format!(".atom.acq.{s}.semsc{c}.semvis"));
-                    access(Kind::Store, format!(".atom.rel.{s}.semsc{c}.semav"));
-                }
                 if self.has("rmw") {
                     access(Kind::Rmw, format!(".atom.{s}"));
-                    access(Kind::Rmw, format!(".atom.acq_rel.{s}.semsc{c}"));
+                }
+                // Semantics name one storage class, the access's or another.
+                for d in &classes {
+                    if self.has("acqrel") {
+                        access(Kind::Load, format!(".atom.acq.{s}.semsc{d}"));
+                        access(Kind::Store, format!(".atom.rel.{s}.semsc{d}"));
+                    }
                     if self.has("semavvis") {
-                        access(
-                            Kind::Rmw,
-                            format!(".atom.acq_rel.{s}.semsc{c}.semav.semvis"),
-                        );
+                        access(Kind::Load, format!(".atom.acq.{s}.semsc{d}.semvis"));
+                        access(Kind::Store, format!(".atom.rel.{s}.semsc{d}.semav"));
+                    }
+                    if self.has("rmw") {
+                        access(Kind::Rmw, format!(".atom.acq_rel.{s}.semsc{d}"));
+                        if self.has("semavvis") {
+                            access(
+                                Kind::Rmw,
+                                format!(".atom.acq_rel.{s}.semsc{d}.semav.semvis"),
+                            );
+                        }
                     }
                 }
+            }
+        }
+        // Barriers have no storage class of their own: one per semantics class.
+        for s in &self.scopes {
+            for c in &classes {
                 if self.has("membar") {
-                    let sem = |b: &str| {
-                        if self.has("semavvis") {
-                            format!(
-                                ".{b}.{s}.semsc{c}.sem{}",
-                                if b == "acq" { "vis" } else { "av" }
-                            )
-                        } else {
-                            format!(".{b}.{s}.semsc{c}")
-                        }
-                    };
-                    access(Kind::Membar, sem("acq"));
-                    access(Kind::Membar, sem("rel"));
+                    for (b, flag) in [("acq", "semvis"), ("rel", "semav")] {
+                        let attrs = format!(".{b}.{s}.semsc{c}");
+                        ops.push(Op {
+                            kind: Kind::Membar,
+                            attrs: if self.has("semavvis") {
+                                format!("{attrs}.{flag}")
+                            } else {
+                                attrs
+                            },
+                            class: 0,
+                        });
+                    }
                 }
             }
         }
