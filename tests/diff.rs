@@ -361,3 +361,75 @@ fn command_line() {
     assert_eq!(code, 2);
     assert!(err.contains("--models needs exactly two models"), "{err}");
 }
+
+/// The Khronos Alloy model before its PR #40 (both program-order
+/// directions for availability/visibility semantics) against the
+/// specification's reading, with the four instruction forms of PR #40's
+/// `mpinscope3` (Device-scope release stores and acquire loads, semantics
+/// naming storage class 0 with MakeAvailable/MakeVisible or class 1
+/// without). Hand derivation of the witness: P0 stores x=1 (release,
+/// semantics sc0 with MakeAvailable) then y=2 (release, semantics sc1);
+/// P1 acquires y (semantics sc1), reading 2, then stores x=3. Every access
+/// is in sc0. Under `vulkan` happens-before is not transitive: x=1 is
+/// program-ordered before y=2, which synchronizes with P1's load through
+/// sc1 semantics only, so x=1 and x=3 are not location-ordered; the
+/// scoped modification order may put x=3 first, and x ends 1: allowed.
+/// Under `vulkan-alloy-pre40` the MakeAvailable semantics of x=1 include
+/// the later sc0 access y=2 too, so y=2's own availability operation (an
+/// atomic write's) makes x=1 available, and y=2 happens-before x=3: x=1 is
+/// location-ordered before x=3 and x ends 3: the outcome is unreachable.
+/// No 3-event test differs: the difference needs an access after the
+/// semantics (y=2), a second thread that synchronizes, and its write.
+/// The corpus confirms the variant: `vkmm compare` differs on exactly the
+/// three tests PR #40 says changed (`mpinscope3`, `mpnotinscope3`,
+/// `mpnotinscope6`).
+#[test]
+fn alloy_before_pr40() {
+    let vocabulary = Vocabulary::parse(
+        "st.atom.rel.dv.semsc0.semav,st.atom.rel.dv.semsc1,ld.atom.acq.dv.semsc1,ld.atom.acq.dv.semsc0.semvis",
+        "dv",
+        1,
+    )
+    .unwrap();
+    let b = DiffBounds {
+        threads: 2,
+        events: 2,
+        locations: 2,
+        vocabulary,
+        ..DiffBounds::default()
+    };
+    let r = run("vulkan", "vulkan-alloy-pre40", &b);
+    assert!(r.complete, "{}", r.summary());
+    let w = &r.witnesses[0];
+    assert_eq!((w.events, w.threads), (4, 2), "{}", w.text);
+    assert_eq!(
+        rows(&w.text),
+        [
+            vec!["P0@sg 0, wg 0, qf 0", "P1@sg 1, wg 0, qf 0"],
+            vec!["st.atom.rel.dv.semsc0.semav.sc0 x, 1", "ld.atom.acq.dv.semsc1.sc0 r0, y"],
+            vec!["st.atom.rel.dv.semsc1.sc0 y, 2", "st.atom.rel.dv.semsc1.sc0 x, 3"]
+        ]
+    );
+    assert_eq!(w.condition, "P1:r0 == 2 /\\ x == 1 /\\ y == 2");
+    assert_eq!(w.difference, Difference::Outcome { allowed_by: 0 });
+    assert_eq!(r.covered_events, 3);
+
+    let Some(d) = common::corpus_or_skip("khronos-alloy") else {
+        return;
+    };
+    let s = Session::new();
+    let mut differing = Vec::new();
+    for f in common::files_with_ext(&d, "test") {
+        let name = f.file_stem().unwrap().to_str().unwrap().to_string();
+        if !name.starts_with("mpinscope") && !name.starts_with("mpnotinscope") {
+            continue;
+        }
+        let p = s.load_file(&f).unwrap();
+        let c = s.compare(&name, &p, &["vulkan", "vulkan-alloy-pre40"]).unwrap();
+        if c.differs {
+            differing.push(name);
+        }
+    }
+    differing.sort();
+    assert_eq!(differing, ["mpinscope3", "mpnotinscope3", "mpnotinscope6"]);
+}
