@@ -1091,6 +1091,16 @@ pub fn diff(pair: &Pair, bounds: &DiffBounds) -> Result<DiffReport, String> {
             LOCATIONS.len()
         ));
     }
+    for m in [pair.a, pair.b] {
+        if m.profile.host.contains(&crate::ir::host::HostApi::OpenCl) {
+            report.notes.push(format!(
+                "{} is an OpenCL model: the search writes Vulkan-dialect tests, so it compares \
+                 the models on the part of the vocabulary the two dialects share (no \
+                 sequentially consistent operations, no OpenCL fences)",
+                m.name
+            ));
+        }
+    }
     let expired = || {
         bounds
             .deadline

@@ -440,6 +440,28 @@ pub enum Command {
         #[arg(long, value_enum, default_value = "text")]
         format: OutputFormat,
     },
+    /// Generate a Vulkan litmus test from a cycle of relations, diy-style
+    /// (docs/synthesis.md, "Tests from a cycle"), and check it under each
+    /// model: e.g. `vkmm gen "Rfe.dv.rel-acq PodRR Fre.dv"`.
+    #[command(
+        after_help = "Examples:\n  vkmm gen 'Rfe.dv.rel-acq PodRR Fre.dv' 'PodWW Rfe.wg PodRR Fre.wg'\n  vkmm gen --models vulkan,vulkan-dat3m --out gen/ 'PosWW Rfe PosRR Fre'"
+    )]
+    Gen {
+        /// Cycles, each one argument: edges separated by spaces.
+        #[arg(required = true)]
+        cycles: Vec<String>,
+        /// The models whose verdicts the files record (comma-separated).
+        #[arg(long, value_delimiter = ',', default_value = "vulkan")]
+        models: Vec<String>,
+        /// Write each test as DIR/NAME.litmus.
+        #[arg(long, value_name = "DIR")]
+        out: Option<PathBuf>,
+        #[command(flatten)]
+        limits: LimitArgs,
+        /// Output format.
+        #[arg(long, value_enum, default_value = "text")]
+        format: OutputFormat,
+    },
     /// Check that an implementation model refines a specification model:
     /// every final state the implementation allows for a litmus test is one
     /// the specification allows; each one that is not is reported with a

@@ -73,6 +73,9 @@ pub fn diff_command(
         &serde_json::json!({ "diff": report, "files": files }),
         || {
             let mut s = String::new();
+            for n in &report.notes {
+                s.push_str(&format!("note: {n}\n"));
+            }
             for w in &report.witnesses {
                 s.push_str(&format!(
                     "{} ({} events, {} thread{}):\n{}  {}: {}\n  {}: {}\n\n",
@@ -106,4 +109,65 @@ pub fn diff_command(
     } else {
         EXIT_UNDECIDED
     })
+}
+
+/// `vkmm gen CYCLE... [--models M,...] [--out DIR]`: one test per cycle,
+/// with each model's verdicts.
+pub fn gen_command(
+    cycles: &[String],
+    models: &[String],
+    out: Option<&Path>,
+    session: &Session,
+    format: OutputFormat,
+) -> Result<i32, String> {
+    let mut tests = Vec::new();
+    let mut undecided = false;
+    for cycle in cycles {
+        let g = vkmm::analysis::generate::from_cycle(cycle).map_err(|e| format!("cycle `{cycle}`: {e}"))?;
+        let mut verdicts = Vec::new();
+        for m in models {
+            let s = session.clone().model(m.clone());
+            let program = s
+                .load_text(&format!("{}.litmus", g.name), &g.text)
+                .map_err(|e| format!("cycle `{cycle}`: the generated test does not parse: {e}"))?;
+            let checked = s.check_program(&g.name, &program).map_err(|e| e.to_string())?;
+            let vkmm::Checked::Litmus(o) = checked else {
+                return Err("a generated test is a litmus test".into());
+            };
+            undecided |= !o.complete();
+            let cond = match o.holds(vkmm::Property::Condition) {
+                Some(true) => "Ok (the cycle's execution is allowed)",
+                Some(false) => "No (the cycle's execution is forbidden)",
+                None => "undecided",
+            };
+            let race = match o.holds(vkmm::Property::Races) {
+                Some(true) => "race-free",
+                Some(false) => "racy",
+                None => "races undecided",
+            };
+            verdicts.push(format!("{m}: condition {cond}, {race}"));
+        }
+        let (head, rest) = g.text.split_once('\n').unwrap_or((&g.text, ""));
+        let (comment, body) = rest.split_once('\n').unwrap_or(("", rest));
+        let text = format!(
+            "{head}\n{}\n{}\"\n{body}",
+            comment.trim_end_matches('"'),
+            verdicts.join("\n")
+        );
+        if let Some(dir) = out {
+            std::fs::create_dir_all(dir)
+                .map_err(|e| format!("{}: cannot create: {e}", dir.display()))?;
+            let path = dir.join(format!("{}.litmus", g.name));
+            std::fs::write(&path, &text)
+                .map_err(|e| format!("{}: cannot write: {e}", path.display()))?;
+        }
+        tests.push(serde_json::json!({ "name": g.name, "cycle": cycle, "text": text, "verdicts": verdicts }));
+    }
+    emit(format, "gen", &serde_json::json!({ "tests": tests }), || {
+        tests
+            .iter()
+            .map(|t| format!("{}\n", t["text"].as_str().unwrap_or("")))
+            .collect()
+    });
+    Ok(if undecided { EXIT_UNDECIDED } else { 0 })
 }

@@ -49,6 +49,7 @@ fn format_of(cli: &Cli) -> (OutputFormat, &'static str) {
         Command::Show { .. } => (OutputFormat::Text, "show"),
         Command::Compare { format, .. } => (*format, "compare"),
         Command::Diff { format, .. } => (*format, "diff"),
+        Command::Gen { format, .. } => (*format, "gen"),
         Command::Refines { format, .. } => (*format, "refines"),
         Command::Suite { args, .. } => (args.format, "suite"),
         Command::Merge { format, .. } => (*format, "merge"),
@@ -133,6 +134,13 @@ fn run(cli: Cli) -> Result<i32, String> {
             limits,
             format,
         } => compare::refines(&files, &implementation, &spec, &limits.session(), format),
+        Command::Gen {
+            cycles,
+            models,
+            out,
+            limits,
+            format,
+        } => diff::gen_command(&cycles, &models, out.as_deref(), &limits.session(), format),
         Command::Diff {
             models,
             threads,
