@@ -406,8 +406,14 @@ fn alloy_before_pr40() {
         rows(&w.text),
         [
             vec!["P0@sg 0, wg 0, qf 0", "P1@sg 1, wg 0, qf 0"],
-            vec!["st.atom.rel.dv.semsc0.semav.sc0 x, 1", "ld.atom.acq.dv.semsc1.sc0 r0, y"],
-            vec!["st.atom.rel.dv.semsc1.sc0 y, 2", "st.atom.rel.dv.semsc1.sc0 x, 3"]
+            vec![
+                "st.atom.rel.dv.semsc0.semav.sc0 x, 1",
+                "ld.atom.acq.dv.semsc1.sc0 r0, y"
+            ],
+            vec![
+                "st.atom.rel.dv.semsc1.sc0 y, 2",
+                "st.atom.rel.dv.semsc1.sc0 x, 3"
+            ]
         ]
     );
     assert_eq!(w.condition, "P1:r0 == 2 /\\ x == 1 /\\ y == 2");
@@ -425,7 +431,9 @@ fn alloy_before_pr40() {
             continue;
         }
         let p = s.load_file(&f).unwrap();
-        let c = s.compare(&name, &p, &["vulkan", "vulkan-alloy-pre40"]).unwrap();
+        let c = s
+            .compare(&name, &p, &["vulkan", "vulkan-alloy-pre40"])
+            .unwrap();
         if c.differs {
             differing.push(name);
         }

@@ -123,14 +123,17 @@ pub fn gen_command(
     let mut tests = Vec::new();
     let mut undecided = false;
     for cycle in cycles {
-        let g = vkmm::analysis::generate::from_cycle(cycle).map_err(|e| format!("cycle `{cycle}`: {e}"))?;
+        let g = vkmm::analysis::generate::from_cycle(cycle)
+            .map_err(|e| format!("cycle `{cycle}`: {e}"))?;
         let mut verdicts = Vec::new();
         for m in models {
             let s = session.clone().model(m.clone());
             let program = s
                 .load_text(&format!("{}.litmus", g.name), &g.text)
                 .map_err(|e| format!("cycle `{cycle}`: the generated test does not parse: {e}"))?;
-            let checked = s.check_program(&g.name, &program).map_err(|e| e.to_string())?;
+            let checked = s
+                .check_program(&g.name, &program)
+                .map_err(|e| e.to_string())?;
             let vkmm::Checked::Litmus(o) = checked else {
                 return Err("a generated test is a litmus test".into());
             };
@@ -163,11 +166,16 @@ pub fn gen_command(
         }
         tests.push(serde_json::json!({ "name": g.name, "cycle": cycle, "text": text, "verdicts": verdicts }));
     }
-    emit(format, "gen", &serde_json::json!({ "tests": tests }), || {
-        tests
-            .iter()
-            .map(|t| format!("{}\n", t["text"].as_str().unwrap_or("")))
-            .collect()
-    });
+    emit(
+        format,
+        "gen",
+        &serde_json::json!({ "tests": tests }),
+        || {
+            tests
+                .iter()
+                .map(|t| format!("{}\n", t["text"].as_str().unwrap_or("")))
+                .collect()
+        },
+    );
     Ok(if undecided { EXIT_UNDECIDED } else { 0 })
 }
