@@ -441,3 +441,21 @@ fn alloy_before_pr40() {
     differing.sort();
     assert_eq!(differing, ["mpinscope3", "mpnotinscope3", "mpnotinscope6"]);
 }
+
+/// A search whose skeletons the execution limit cuts is undecided, never
+/// "no difference": one candidate per test is too few for two writes.
+#[test]
+fn a_cut_search_is_undecided() {
+    let r = Session::new()
+        .max_executions(1)
+        .diff("vulkan", "vulkan", &bounds(2, 2, 1, "plain", "dv"))
+        .unwrap();
+    assert!(!r.complete && r.witnesses.is_empty(), "{}", r.summary());
+    assert!(r.cut > 0);
+    assert!(r.summary().starts_with("UNDECIDED"), "{}", r.summary());
+    assert!(
+        r.summary().contains("raise --max-executions"),
+        "{}",
+        r.summary()
+    );
+}

@@ -536,6 +536,9 @@ pub struct DiffReport {
     /// Candidates on which the models disagreed whose test the ordinary
     /// check did not confirm (another execution gives the same final state).
     pub unconfirmed: u64,
+    /// Skeletons whose walk, or tests whose check, a limit cut (the
+    /// execution limit, the unrolling bound): the search is not exhaustive.
+    pub cut: u64,
     /// Why the search stopped before the bound, when it did.
     pub stopped: Option<String>,
     pub notes: Vec<String>,
@@ -948,7 +951,7 @@ impl Pair<'_> {
 
     /// The candidates of `shape` on which the models disagree, each as a
     /// pinned condition; with the candidates evaluated.
-    fn candidates(&self, shape: &Shape, ops: &[Op]) -> Result<(Vec<Pinned>, u64), String> {
+    fn candidates(&self, shape: &Shape, ops: &[Op]) -> Result<(Vec<Pinned>, u64, bool), String> {
         let text = shape.render("candidate", ops, "", None);
         let program = self.parse("candidate", &text)?;
         let limits = self.limits.reference().for_model(self.a);
@@ -965,11 +968,12 @@ impl Pair<'_> {
             candidates: 0,
             error: None,
         };
-        explore(&program, self.a, limits, &mut v).map_err(|e| e.to_string())?;
+        let coverage = explore(&program, self.a, limits, &mut v).map_err(|e| e.to_string())?;
         if let Some(e) = v.error {
             return Err(format!("model {}: {e}", self.b.name));
         }
-        Ok((v.found, v.candidates))
+        let cut = coverage.truncated || coverage.stopped_by.is_some() || coverage.cut_paths > 0;
+        Ok((v.found, v.candidates, cut))
     }
 
     /// The ordinary check of the test under both models: the difference,
@@ -986,7 +990,7 @@ impl Pair<'_> {
             }
         }
         if !out.iter().all(|o| o.complete()) {
-            return Ok(None);
+            return Err(UNDECIDED_CHECK.into());
         }
         let cond: Vec<Option<bool>> = out.iter().map(|o| o.holds(Property::Condition)).collect();
         let race: Vec<Option<bool>> = out.iter().map(|o| o.holds(Property::Races)).collect();
@@ -1025,14 +1029,17 @@ impl Pair<'_> {
         ops: &[Op],
         report: &mut DiffReport,
     ) -> Result<Option<Found>, String> {
-        let (conds, n) = self.candidates(shape, ops)?;
+        let (conds, n, cut) = self.candidates(shape, ops)?;
         report.skeletons += 1;
         report.candidates += n;
+        report.cut += u64::from(cut);
         for c in conds {
             let text = shape.render("candidate", ops, "", Some(&c));
-            match self.confirm("candidate", &text)? {
-                Some((d, v)) => return Ok(Some((c, d, v))),
-                None => report.unconfirmed += 1,
+            match self.confirm("candidate", &text) {
+                Ok(Some((d, v))) => return Ok(Some((c, d, v))),
+                Ok(None) => report.unconfirmed += 1,
+                Err(e) if e == UNDECIDED_CHECK => report.cut += 1,
+                Err(e) => return Err(e),
             }
         }
         Ok(None)
@@ -1065,6 +1072,9 @@ impl Pair<'_> {
     }
 }
 
+/// A check a limit left undecided (no confirmation either way).
+const UNDECIDED_CHECK: &str = "undecided check";
+
 /// Searches the bound for tests on which the models of `pair` disagree,
 /// smallest first; stops after the first size holding `max_tests` of them.
 pub fn diff(pair: &Pair, bounds: &DiffBounds) -> Result<DiffReport, String> {
@@ -1081,6 +1091,7 @@ pub fn diff(pair: &Pair, bounds: &DiffBounds) -> Result<DiffReport, String> {
         skeletons: 0,
         candidates: 0,
         unconfirmed: 0,
+        cut: 0,
         stopped: None,
         notes: Vec::new(),
     };
@@ -1147,6 +1158,14 @@ pub fn diff(pair: &Pair, bounds: &DiffBounds) -> Result<DiffReport, String> {
                 report.complete = true;
                 return Ok(report);
             }
+        }
+        if report.cut > 0 && report.witnesses.is_empty() {
+            report.stopped = Some(format!(
+                "a limit cut the candidates of {} skeleton{} of {n} events (raise --max-executions)",
+                report.cut,
+                if report.cut == 1 { "" } else { "s" }
+            ));
+            return Ok(report);
         }
         report.covered_events = n;
         if !report.witnesses.is_empty() {
