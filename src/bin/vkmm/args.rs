@@ -41,7 +41,7 @@ pub enum Engine {
 #[derive(clap::Args)]
 pub struct ModelArgs {
     /// Model: a built-in name (vulkan, vulkan-nochains, vulkan-fr-asmo,
-    /// vulkan-tess-vmm, vulkan-host-device-atomics, vulkan-shcall-wide,
+    /// vulkan-alloy-pre40, vulkan-tess-vmm, vulkan-host-device-atomics, vulkan-shcall-wide,
     /// vulkan-shcall-mid, vulkan-shcall-narrow, vulkan-coopmat-single,
     /// vulkan-dat3m, vulkan-dat3m-nochains, pops and its variants, opencl,
     /// opencl-totalsc, opencl-nothinair, opencl-groupsync; an unknown name
