@@ -340,6 +340,12 @@ impl Op {
     }
 }
 
+/// A skeleton's events: per event (instruction index, location index).
+type Events = [(usize, usize)];
+
+/// A skeleton's symmetry key: placements and, per thread, its events.
+type Key = (Vec<(usize, usize)>, Vec<Vec<(usize, usize)>>);
+
 /// One skeleton: thread placements and, per thread, (op index, location).
 #[derive(Clone, Debug, PartialEq, Eq)]
 struct Shape {
@@ -358,11 +364,7 @@ impl Shape {
     /// The skeleton with its threads in order `perm` and locations renamed
     /// by `loc`, placements renumbered in order of first use: equal keys,
     /// equal tests up to symmetry.
-    fn key(
-        &self,
-        perm: &[usize],
-        loc: &[usize],
-    ) -> (Vec<(usize, usize)>, Vec<Vec<(usize, usize)>>) {
+    fn key(&self, perm: &[usize], loc: &[usize]) -> Key {
         let mut wgs: Vec<usize> = Vec::new();
         let mut sgs: Vec<(usize, usize)> = Vec::new();
         let mut place = Vec::new();
@@ -826,7 +828,7 @@ fn enumerate_events(
     locations: usize,
     choice: &mut Vec<(usize, usize)>,
     at: usize,
-    f: &mut dyn FnMut(&[(usize, usize)]),
+    f: &mut dyn FnMut(&Events),
 ) {
     if at == choice.len() {
         f(choice);
@@ -877,11 +879,10 @@ fn useful(shape: &Shape, ops: &[Op]) -> bool {
     reached[0] = true;
     let mut stack = vec![0];
     while let Some(i) = stack.pop() {
-        for j in 0..t {
-            if !reached[j] && joined(i, j) {
-                reached[j] = true;
-                stack.push(j);
-            }
+        let next: Vec<usize> = (0..t).filter(|&j| !reached[j] && joined(i, j)).collect();
+        for j in next {
+            reached[j] = true;
+            stack.push(j);
         }
     }
     reached.iter().all(|&r| r)
