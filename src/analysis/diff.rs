@@ -449,9 +449,11 @@ impl Shape {
             text.push_str("\"\n");
         }
         text.push_str("{\n");
-        for l in &locs {
-            text.push_str(&format!("{}=0; ", LOCATIONS[*l]));
-        }
+        let init: Vec<String> = locs
+            .iter()
+            .map(|l| format!("{}=0;", LOCATIONS[*l]))
+            .collect();
+        text.push_str(&init.join(" "));
         text.push_str("\n}\n");
         for r in 0..rows {
             let cells: Vec<String> = cols

@@ -171,10 +171,12 @@ pub fn gen_command(
         "gen",
         &serde_json::json!({ "tests": tests }),
         || {
+            // One blank line between tests.
             tests
                 .iter()
-                .map(|t| format!("{}\n", t["text"].as_str().unwrap_or("")))
-                .collect()
+                .map(|t| t["text"].as_str().unwrap_or(""))
+                .collect::<Vec<_>>()
+                .join("\n")
         },
     );
     Ok(if undecided { EXIT_UNDECIDED } else { 0 })
