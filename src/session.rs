@@ -686,6 +686,44 @@ impl Session {
             .map_err(|e| Error::check(file, e))
     }
 
+    /// Searches for the smallest Vulkan litmus tests on which the models
+    /// `a` and `b` (built-in names or `.cat` files) disagree, within
+    /// `bounds` (docs/synthesis.md). The session's limits bound each
+    /// check, its `--timeout` the whole search.
+    ///
+    /// ```
+    /// use vkmm::analysis::diff::{DiffBounds, Vocabulary};
+    /// let bounds = DiffBounds {
+    ///     threads: 2, events: 2, locations: 1,
+    ///     vocabulary: Vocabulary::parse("plain", "dv", 1).unwrap(),
+    ///     ..DiffBounds::default()
+    /// };
+    /// let r = vkmm::Session::new().diff("vulkan", "vulkan-fr-asmo", &bounds).unwrap();
+    /// assert!(r.complete);
+    /// ```
+    pub fn diff(
+        &self,
+        a: &str,
+        b: &str,
+        bounds: &crate::analysis::diff::DiffBounds,
+    ) -> Result<crate::analysis::diff::DiffReport, Error> {
+        let a = crate::model::load(a)?;
+        let b = crate::model::load(b)?;
+        let this = self.started();
+        let mut bounds = bounds.clone();
+        bounds.deadline = match (bounds.deadline, this.limits.bounds.deadline) {
+            (Some(x), Some(y)) => Some(x.min(y)),
+            (x, y) => x.or(y),
+        };
+        let pair = crate::analysis::diff::Pair {
+            a: &a,
+            b: &b,
+            options: this.options.clone(),
+            limits: this.limits,
+        };
+        crate::analysis::diff::diff(&pair, &bounds).map_err(Error::Usage)
+    }
+
     /// Checks one item of a suite (a failure to check is a row's error, not
     /// the suite's).
     pub fn suite_item(&self, item: &SuiteItem) -> Result<Checked, FileError> {

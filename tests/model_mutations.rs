@@ -81,13 +81,13 @@ const MUTATIONS: &[(&str, &str, &str)] = &[
     ),
     (
         "availability semantics include only the accesses before them",
-        "let inc_semantics = (sc_in_sem & (M * SEMAV)) | (sc_in_sem^-1 & (SEMVIS * M))",
-        "let inc_semantics = (sc_in_sem & (M * (SEMAV | SEMVIS))) | (sc_in_sem^-1 & ((SEMAV | SEMVIS) * M))",
+        "let avvis_semantics(sc_in_sem) = (sc_in_sem & (M * SEMAV)) | (sc_in_sem^-1 & (SEMVIS * M))",
+        "let avvis_semantics(sc_in_sem) = (sc_in_sem & (M * (SEMAV | SEMVIS))) | (sc_in_sem^-1 & ((SEMAV | SEMVIS) * M))",
     ),
     (
         "device-domain operations",
-        "let inc_device = (M * AVDEVICE) | (VISDEVICE * M)",
-        "let inc_device = 0",
+        "let avvis_device = (M * AVDEVICE) | (VISDEVICE * M)",
+        "let avvis_device = 0",
     ),
     (
         "mutually-ordered atomics use the same reference",

@@ -5,8 +5,12 @@
 
 pub mod barriers;
 pub mod compare;
+pub mod diff;
 pub mod expected;
 pub mod explain;
+// `gen` is a reserved word in edition 2024.
+#[path = "gen.rs"]
+pub mod generate;
 pub mod litmus;
 pub mod manifest;
 pub mod merge;

@@ -46,6 +46,10 @@ pub const EMBEDDED: &[(&str, &str)] = &[
         include_str!("../../models/vulkan-fr-asmo.cat"),
     ),
     (
+        "vulkan-alloy-pre40.cat",
+        include_str!("../../models/vulkan-alloy-pre40.cat"),
+    ),
+    (
         "vulkan-dat3m-rules.cat",
         include_str!("../../models/vulkan-dat3m-rules.cat"),
     ),
@@ -148,6 +152,11 @@ pub const BUILTIN: &[(&str, &str, &str)] = &[
         "vulkan-fr-asmo",
         "vulkan-fr-asmo.cat",
         "Vulkan memory model, from-reads through asmo only (the AsciiDoc text, Alloy before PR #37)",
+    ),
+    (
+        "vulkan-alloy-pre40",
+        "vulkan-alloy-pre40.cat",
+        "Vulkan memory model, availability/visibility semantics and device operations in both program-order directions (the Khronos Alloy model before PR #40)",
     ),
     (
         "vulkan-tess-vmm",

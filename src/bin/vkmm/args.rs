@@ -41,7 +41,7 @@ pub enum Engine {
 #[derive(clap::Args)]
 pub struct ModelArgs {
     /// Model: a built-in name (vulkan, vulkan-nochains, vulkan-fr-asmo,
-    /// vulkan-tess-vmm, vulkan-host-device-atomics, vulkan-shcall-wide,
+    /// vulkan-alloy-pre40, vulkan-tess-vmm, vulkan-host-device-atomics, vulkan-shcall-wide,
     /// vulkan-shcall-mid, vulkan-shcall-narrow, vulkan-coopmat-single,
     /// vulkan-dat3m, vulkan-dat3m-nochains, pops and its variants, opencl,
     /// opencl-totalsc, opencl-nothinair, opencl-groupsync; an unknown name
@@ -389,6 +389,78 @@ pub enum Command {
         /// (default: 0, the comparison is information).
         #[arg(long)]
         fail_on_difference: bool,
+    },
+    /// Search for the smallest litmus tests on which two models disagree (an
+    /// outcome one allows and the other forbids, or a race one reports and
+    /// the other does not), exhaustively up to a bound, modulo symmetry
+    /// (docs/synthesis.md). Each test found is confirmed by the ordinary
+    /// check under both models and minimised. Exit 1 when the models
+    /// differ, 0 when no test up to the bound tells them apart, 3 when a
+    /// limit stopped the search first (undecided).
+    #[command(
+        after_help = "Examples:\n  vkmm diff --models vulkan,vulkan-dat3m --vocabulary plain --scopes dv --locations 1\n  vkmm diff --models vulkan,my.cat --threads 2 --events 2 --out found/"
+    )]
+    Diff {
+        /// The two models (built-in names or .cat files), comma-separated.
+        #[arg(long, value_delimiter = ',', required = true)]
+        models: Vec<String>,
+        /// The most threads of a test.
+        #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u8).range(1..=4).map(usize::from), help_heading = "Search")]
+        threads: usize,
+        /// The most events (instructions) per thread.
+        #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u8).range(1..=6).map(usize::from), help_heading = "Search")]
+        events: usize,
+        /// The most locations.
+        #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u8).range(1..=4).map(usize::from), help_heading = "Search")]
+        locations: usize,
+        /// Instruction families: plain, atomic, acqrel, avvis, semavvis, rmw,
+        /// membar, cbar, device (comma-separated).
+        #[arg(
+            long,
+            default_value = "plain,atomic,acqrel,avvis",
+            help_heading = "Search"
+        )]
+        vocabulary: String,
+        /// Scopes of atomics, barriers and av/vis accesses: sg, wg, qf, dv, inv.
+        #[arg(long, default_value = "wg,dv", help_heading = "Search")]
+        scopes: String,
+        /// Storage classes (sc0 .. scN-1).
+        #[arg(long, default_value_t = 1, help_heading = "Search")]
+        classes: usize,
+        /// Stop after this many distinguishing tests (all of the smallest size found).
+        #[arg(long, default_value_t = 1, help_heading = "Search")]
+        max_tests: usize,
+        /// Write each test found, with both models' verdicts and explanations,
+        /// as DIR/NAME.litmus.
+        #[arg(long, value_name = "DIR")]
+        out: Option<PathBuf>,
+        #[command(flatten)]
+        limits: LimitArgs,
+        /// Output format.
+        #[arg(long, value_enum, default_value = "text")]
+        format: OutputFormat,
+    },
+    /// Generate a Vulkan litmus test from a cycle of relations, diy-style
+    /// (docs/synthesis.md, "Tests from a cycle"), and check it under each
+    /// model: e.g. `vkmm gen "Rfe.dv.rel-acq PodRR Fre.dv"`.
+    #[command(
+        after_help = "Examples:\n  vkmm gen 'Rfe.dv.rel-acq PodRR Fre.dv' 'PodWW Rfe.wg PodRR Fre.wg'\n  vkmm gen --models vulkan,vulkan-dat3m --out gen/ 'PosWW Rfe PosRR Fre'"
+    )]
+    Gen {
+        /// Cycles, each one argument: edges separated by spaces.
+        #[arg(required = true)]
+        cycles: Vec<String>,
+        /// The models whose verdicts the files record (comma-separated).
+        #[arg(long, value_delimiter = ',', default_value = "vulkan")]
+        models: Vec<String>,
+        /// Write each test as DIR/NAME.litmus.
+        #[arg(long, value_name = "DIR")]
+        out: Option<PathBuf>,
+        #[command(flatten)]
+        limits: LimitArgs,
+        /// Output format.
+        #[arg(long, value_enum, default_value = "text")]
+        format: OutputFormat,
     },
     /// Check that an implementation model refines a specification model:
     /// every final state the implementation allows for a litmus test is one

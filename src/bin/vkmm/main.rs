@@ -6,6 +6,7 @@
 mod args;
 mod check;
 mod compare;
+mod diff;
 mod explain;
 mod output;
 mod suite;
@@ -47,6 +48,8 @@ fn format_of(cli: &Cli) -> (OutputFormat, &'static str) {
         Command::Explain { args, .. } => (args.format, "explain"),
         Command::Show { .. } => (OutputFormat::Text, "show"),
         Command::Compare { format, .. } => (*format, "compare"),
+        Command::Diff { format, .. } => (*format, "diff"),
+        Command::Gen { format, .. } => (*format, "gen"),
         Command::Refines { format, .. } => (*format, "refines"),
         Command::Suite { args, .. } => (args.format, "suite"),
         Command::Merge { format, .. } => (*format, "merge"),
@@ -147,6 +150,40 @@ fn run(cli: Cli) -> Result<i32, String> {
             limits,
             format,
         } => compare::refines(&files, &implementation, &spec, &limits.session(), format),
+        Command::Gen {
+            cycles,
+            models,
+            out,
+            limits,
+            format,
+        } => diff::gen_command(&cycles, &models, out.as_deref(), &limits.session(), format),
+        Command::Diff {
+            models,
+            threads,
+            events,
+            locations,
+            vocabulary,
+            scopes,
+            classes,
+            max_tests,
+            out,
+            limits,
+            format,
+        } => diff::diff_command(
+            &models,
+            diff::Search {
+                threads,
+                events,
+                locations,
+                vocabulary,
+                scopes,
+                classes,
+                max_tests,
+            },
+            out.as_deref(),
+            &limits.session(),
+            format,
+        ),
         Command::Compare {
             files,
             models,
