@@ -66,7 +66,10 @@ fn command_timeout(cli: &Cli) -> Option<std::time::Duration> {
         | Command::Explain { args, .. }
         | Command::Show { args, .. }
         | Command::Run { args, .. } => args.limits.timeout,
-        Command::Compare { limits, .. } | Command::Refines { limits, .. } => limits.timeout,
+        Command::Compare { limits, .. }
+        | Command::Refines { limits, .. }
+        | Command::Diff { limits, .. }
+        | Command::Gen { limits, .. } => limits.timeout,
         Command::Suite { .. } | Command::Merge { .. } | Command::Devices { .. } => None,
     }
 }
