@@ -4,7 +4,6 @@
 //! data races (with the racing pair of instructions).
 
 use crate::cat::{Evaluation, Value};
-use crate::engine::Reduction;
 use crate::engine::{
     Candidate, CheckError, EventInfo, Limits, ProgressFn, RegValue, Skeleton, Split, Visitor,
     explore_split,
@@ -2315,7 +2314,7 @@ fn check_one(
     // listing, with the states that cannot decide the verdict skipped too),
     // which ends at the first witness or counterexample like the full one.
     v.condition_only = decide == Some(Property::Condition)
-        && limits.has(Reduction::OutcomeDirected)
+        && crate::engine::QuestionPlan::of(&limits).outcome_directed
         && program
             .condition
             .as_ref()

@@ -67,7 +67,7 @@ use super::barriers;
 use super::explain::ExplainSpec;
 use crate::cat::{Evaluation, Value};
 use crate::engine::trace::ThreadPaths;
-use crate::engine::{Bounds, Reduction};
+use crate::engine::Bounds;
 use crate::engine::{
     Candidate, CheckError, Ending, LimitKind, Limits, OrderChoice, RegValue, Skeleton, Visitor,
     explore,
@@ -689,7 +689,7 @@ struct Search<'a> {
     witness: Option<Witness>,
     /// Draw the witness execution with this wording (`explain`, `show`).
     draw: Option<(&'a ExplainSpec, &'a crate::model::Profile)>,
-    /// [`Reduction::TerminationShortcuts`].
+    /// [`crate::engine::Reduction::TerminationShortcuts`].
     shortcuts: bool,
 }
 
@@ -1250,7 +1250,8 @@ fn search_termination(
     let mut decided: Option<crate::engine::Coverage> = None;
     let mut stopped: Option<(usize, LimitKind)> = None;
     let mut found_at = 0;
-    let first = if limits.has(Reduction::TerminationShortcuts) {
+    let shortcuts = crate::engine::QuestionPlan::of(&limits).termination_shortcuts;
+    let first = if shortcuts {
         0
     } else {
         limits.bounds.unroll
@@ -1280,7 +1281,7 @@ fn search_termination(
             pending: None,
             witness: None,
             draw,
-            shortcuts: limits.has(Reduction::TerminationShortcuts),
+            shortcuts,
         };
         let bound = Limits {
             endings: true,

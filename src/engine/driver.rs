@@ -45,7 +45,7 @@
 //! oversubscribing (rayon's nested parallelism shares the pool's threads).
 
 use super::trace::ThreadPaths;
-use super::{Candidate, ExecError, Explorer, Limits, Partial, Reduction, Skeleton};
+use super::{Candidate, ExecError, Explorer, Limits, Partial, Skeleton};
 use crate::cat::{CatError, Env, Evaluation, Model, Prepared};
 use crate::ir::Program;
 use crate::model::LoadedModel;
@@ -311,7 +311,7 @@ pub trait Visitor {
 
     /// Whether the walk may be reduced by the symmetry of interchangeable
     /// threads ([`crate::engine::symmetry`], with
-    /// [`Reduction::Symmetry`]), and which threads it must keep as they are:
+    /// [`super::Reduction::Symmetry`]), and which threads it must keep as they are:
     /// `Some(fixed)` (per thread, true: not permuted) from a visitor
     /// whose answers every permutation of the other interchangeable
     /// threads keeps, that counts each candidate
@@ -324,7 +324,7 @@ pub trait Visitor {
 
     /// Whether the walk may be reduced by an automorphism that renames
     /// locations too ([`crate::engine::rotation`], with
-    /// [`Reduction::Symmetry`], when [`Visitor::symmetry`] finds no class):
+    /// [`super::Reduction::Symmetry`], when [`Visitor::symmetry`] finds no class):
     /// `Some(shown)` from a visitor whose answers are functions of the
     /// final states over `shown` (an automorphism is used only when it
     /// maps them onto themselves), that records each consistent candidate
@@ -409,7 +409,7 @@ pub trait Visitor {
     /// races, happens-before: see `location-local-reads` in MODELS.md), and
     /// the values its reads read (its `rf_source`, `values`), never its
     /// environment's `rf`. No, the default: every candidate is evaluated
-    /// on its own ([`Reduction::ReadFactoring`] has no effect).
+    /// on its own ([`super::Reduction::ReadFactoring`] has no effect).
     fn factored(&self) -> bool {
         false
     }
@@ -731,6 +731,8 @@ struct Walk<'a, 'b> {
     /// What the visitor reads of an evaluation ([`Visitor::reads`]), when
     /// the evaluation may be lazy.
     reads: Option<Vec<String>>,
+    /// How the active reductions evaluate candidates.
+    plan: super::reduce::EvaluationPlan,
     budget: &'a Budget<'b>,
     monotone: &'a MonotoneCache,
 }
@@ -754,12 +756,12 @@ impl<'a, 'b> Walk<'a, 'b> {
         budget: &'a Budget<'b>,
         monotone: &'a MonotoneCache,
     ) -> Walk<'a, 'b> {
+        let plan = super::reduce::EvaluationPlan::of(&limits);
         Walk {
             model,
             limits,
-            reads: visitor
-                .reads()
-                .filter(|_| limits.has(Reduction::LazyChecks)),
+            reads: visitor.reads().filter(|_| plan.lazy_checks),
+            plan,
             budget,
             monotone,
         }
@@ -807,7 +809,7 @@ impl<'a, 'b> Walk<'a, 'b> {
                     match Staged::new(
                         self.model,
                         &sk.static_env,
-                        self.limits.has(Reduction::Specialise),
+                        self.plan.specialise,
                         reads.as_deref(),
                         self.monotone,
                     ) {
@@ -832,7 +834,7 @@ impl<'a, 'b> Walk<'a, 'b> {
         // prune and visit closures evaluate in the walk's order, each from
         // the one before.
         let last: Last = RefCell::new(None);
-        let last = self.limits.has(Reduction::Incremental).then_some(&last);
+        let last = self.plan.incremental.then_some(&last);
         // The order filter, the pruning and the candidate visit all talk to
         // the visitor.
         let shared = RefCell::new(&mut *visitor);

@@ -32,7 +32,10 @@ pub use driver::{
     CheckError, Coverage, LimitKind, Progress, ProgressFn, Split, Visitor, explore, explore_split,
     explore_with_progress, stopped_at,
 };
-pub use reduce::{Reduction, Reductions, rotation, symmetry};
+pub use reduce::{
+    CandidatePlan, CombinationPlan, EvaluationPlan, OrderPlan, PathPlan, QuestionPlan, Reduction,
+    Reductions, rotation, symmetry,
+};
 pub use trace::{BarrierValues, Ending, EventInfo, PathEvent, ReadValue, RegValue, Stuck};
 
 use crate::cat::Env;
@@ -296,6 +299,9 @@ pub struct Explorer<'p> {
     budget: trace::Budget,
     /// The value domain of each location ([`trace::explore_with_domains`]).
     domains: std::sync::Arc<Vec<Vec<i64>>>,
+    /// What the active reductions do to the walk over combinations
+    /// ([`reduce::CombinationPlan`], asked once).
+    plan: reduce::CombinationPlan,
     /// Whether the pruned walk over combinations of paths drops a partial
     /// combination as soon as its paths write one location more often
     /// than the order limit allows ([`Explorer::set_write_pruning`]).
@@ -351,6 +357,7 @@ impl<'p> Explorer<'p> {
     pub fn new(program: &'p Program, limits: Limits) -> Result<Explorer<'p>, ExecError> {
         let budget = trace::Budget::new(&limits);
         let (threads, domains) = trace::explore_with_domains(program, &limits)?;
+        let plan = reduce::CombinationPlan::of(program, &limits);
         Ok(Explorer {
             program,
             threads,
@@ -363,8 +370,9 @@ impl<'p> Explorer<'p> {
             skipped: std::cell::Cell::new(None),
             undefined: undefined::Domain::for_search(program, &limits),
             budget,
+            plan,
             write_pruning: false,
-            rmw_chains: rmw_chain_locations(program, &limits),
+            rmw_chains: rmw_chain_locations(program, &plan),
             symmetry: None,
             rotation: None,
             extension: Vec::new(),
@@ -374,7 +382,7 @@ impl<'p> Explorer<'p> {
             walk_nodes: std::cell::Cell::new(0),
             #[cfg(test)]
             flow_log: Default::default(),
-            own: std::sync::Arc::new(own_pinned(program, &limits)),
+            own: std::sync::Arc::new(own_pinned(program, &limits, &plan)),
             shapes: base::ShapeCache::default(),
         })
     }
@@ -387,7 +395,7 @@ impl<'p> Explorer<'p> {
     /// [`Reduction::Symmetry`].
     pub fn set_symmetry(&mut self, fixed: Option<&[bool]>) {
         self.symmetry = fixed
-            .filter(|_| self.limits.has(Reduction::Symmetry))
+            .filter(|_| self.plan.symmetry)
             .and_then(|f| symmetry::Symmetry::of(self.program, &self.threads, f))
             .map(std::sync::Arc::new);
     }
@@ -406,7 +414,7 @@ impl<'p> Explorer<'p> {
     /// ([`Explorer::set_symmetry`], called first).
     pub fn set_rotation(&mut self, shown: Option<&rotation::Shown>) {
         self.rotation = shown
-            .filter(|_| self.limits.has(Reduction::Symmetry) && self.symmetry.is_none())
+            .filter(|_| self.plan.symmetry && self.symmetry.is_none())
             .and_then(|s| rotation::Rotation::of(self.program, &self.threads, s))
             .map(std::sync::Arc::new);
     }
@@ -432,7 +440,7 @@ impl<'p> Explorer<'p> {
     /// a barrier, and reports no stall).
     /// Only with [`Reduction::WritePruning`].
     pub fn set_write_pruning(&mut self, on: bool) {
-        self.write_pruning = on && self.limits.has(Reduction::WritePruning);
+        self.write_pruning = on && self.plan.write_pruning;
     }
 
     /// With `on` (and [`Reduction::SpinExtension`], a model declaring
@@ -486,18 +494,7 @@ impl<'p> Explorer<'p> {
         self.spin_writes.clear();
         self.spin_needs.clear();
         let program = self.program;
-        let eligible = on
-            && self.limits.has(Reduction::SpinExtension)
-            && self.limits.profile.await_extension
-            && !self.limits.endings
-            && !self.has_group_functions
-            && program.out_of_bounds.is_empty()
-            && (0..program.threads.len()).all(|t| !program.host.agent(t).is_host())
-            && program.threads.iter().all(|t| {
-                t.instructions()
-                    .all(|i| !matches!(i.kind, crate::ir::OpKind::ControlBarrier { .. }))
-            });
-        if !eligible {
+        if !(on && self.plan.spin_extension) {
             return;
         }
         // The concrete values a path's events from `from` on need, as
@@ -957,7 +954,7 @@ impl<'p> Explorer<'p> {
         if block.len() != self.threads.len() || block.iter().any(|t| t.is_empty()) {
             return Ok(ControlFlow::Continue(()));
         }
-        if self.limits.has(Reduction::PathPruning) {
+        if self.plan.path_pruning {
             return self.block_pruned(block, initial, f);
         }
         let mut idx = vec![0usize; self.threads.len()];
@@ -1322,8 +1319,8 @@ impl<'p> Explorer<'p> {
         });
         let mut walk = PrunedWalk {
             flow: self
-                .limits
-                .has(Reduction::ChainFlow)
+                .plan
+                .chain_flow
                 .then(|| self.chain_flow(block, &rmw_ids, &rmw_event))
                 .flatten(),
             spin: self.spin_block(block),
@@ -1461,17 +1458,21 @@ impl<'p> Explorer<'p> {
 /// Per thread, the locations whose reads read only the thread's latest
 /// earlier write there ([`Reduction::OwnForwarding`] with the latest-own-write
 /// filter: [`trace::own_sets`]); empty sets with the lever off.
-fn own_pinned(program: &Program, limits: &Limits) -> Vec<std::collections::HashSet<usize>> {
-    if limits.has(Reduction::OwnForwarding) {
+fn own_pinned(
+    program: &Program,
+    limits: &Limits,
+    plan: &reduce::CombinationPlan,
+) -> Vec<std::collections::HashSet<usize>> {
+    if plan.pin_own_reads {
         trace::own_sets(program, limits)
     } else {
         vec![std::collections::HashSet::new(); program.threads.len()]
     }
 }
 
-fn rmw_chain_locations(program: &Program, limits: &Limits) -> Vec<bool> {
+fn rmw_chain_locations(program: &Program, plan: &reduce::CombinationPlan) -> Vec<bool> {
     let n = program.locations.len();
-    if !(limits.has(Reduction::RmwFilter) && limits.profile.rmw_atomicity) {
+    if !plan.rmw_chains {
         return vec![false; n];
     }
     let mut writers: Vec<Vec<(usize, &crate::ir::Instruction)>> = vec![Vec::new(); n];
@@ -1760,7 +1761,7 @@ impl Skeleton {
         paths: &[&Path],
         limits: Limits,
     ) -> Result<Skeleton, ExecError> {
-        let own = own_pinned(program, &limits);
+        let own = own_pinned(program, &limits, &reduce::CombinationPlan::of(program, &limits));
         let mut sk = Skeleton::build_unlisted(program, paths, limits, None, &own, None)?;
         sk.list_orders(None)?;
         Ok(sk)
@@ -1782,13 +1783,13 @@ impl Skeleton {
     ) -> Result<(), ExecError> {
         if let Some(pending) = self.unlisted.take() {
             let (facts, limits) = &*pending;
-            let mut required =
-                if limits.has(Reduction::OrderPruning) && limits.profile.read_write_coherence {
-                    candidates::coherence_pairs(&self.events, facts, &self.reads, &self.rf_choices)
-                } else {
-                    Vec::new()
-                };
-            if limits.has(Reduction::OrderPruning) && limits.profile.write_write_coherence {
+            let plan = reduce::OrderPlan::of(limits);
+            let mut required = if plan.coherence_pairs {
+                candidates::coherence_pairs(&self.events, facts, &self.reads, &self.rf_choices)
+            } else {
+                Vec::new()
+            };
+            if plan.write_pairs {
                 required.extend(candidates::write_pairs(&self.events, facts));
             }
             required.extend(facts.sequenced_writes.iter().copied());
@@ -1834,8 +1835,9 @@ impl Skeleton {
             }
         }
         let (reads, rf_choices) = candidates::rf_choices(&events, &facts, own);
-        let classes = limits.profile.co_write_write_coherence;
-        if limits.has(Reduction::OrderPruning) && limits.profile.total_co && classes != 0 {
+        let plan = reduce::OrderPlan::of(&limits);
+        if plan.sequenced_writes {
+            let classes = limits.profile.co_write_write_coherence;
             facts.sequenced_writes =
                 candidates::sequenced_write_pairs(program, &events, &facts, classes);
         }
@@ -1928,8 +1930,8 @@ impl Skeleton {
             registers,
             endings,
             barriers,
-            rmw_filter: limits.has(Reduction::RmwFilter) && limits.profile.rmw_atomicity,
-            order_pruning: limits.has(Reduction::OrderPruning),
+            rmw_filter: plan.rmw_filter,
+            order_pruning: plan.order_pruning,
             initial,
             groups_agree,
             unlisted: Some(std::sync::Arc::new((facts, limits))),

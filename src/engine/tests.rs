@@ -429,9 +429,10 @@ fn driver_walks(
     model: &crate::model::LoadedModel,
     flow: bool,
 ) -> (Vec<Vec<usize>>, Vec<Vec<usize>>, u64, u64) {
-    let limits = Limits::default().for_model(model);
+    let limits = Limits::default()
+        .for_model(model)
+        .with(super::Reduction::ChainFlow, flow);
     let mut explorer = super::Explorer::new(program, limits).unwrap();
-    explorer.limits = explorer.limits.with(super::Reduction::ChainFlow, flow);
     combinations(&explorer);
     let complete_nodes = explorer.take_walk_nodes();
     let complete: Vec<usize> = explorer.threads.iter().map(|t| t.paths.len()).collect();

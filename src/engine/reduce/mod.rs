@@ -10,20 +10,64 @@
 //! enumeration (`--engine reference`), the oracle the differential tests
 //! compare every reduction with.
 //!
-//! The reductions whose code stands on its own live here, one file each:
-//! [`symmetry`] and [`rotation`] ([`Reduction::Symmetry`]), `chain_flow`
-//! ([`Reduction::ChainFlow`]) and `spin_extension`
-//! ([`Reduction::SpinExtension`]). The others are woven into the stage they
-//! reduce, each gated by `limits.has(Reduction::...)` there.
+//! Each reduction lives in its own file here and acts through one
+//! [`hook::Hook`]: the search asks the active reductions at each of its
+//! stages (a thread's paths, combinations of paths, a skeleton's orders, its
+//! candidates, their evaluation, the question asked) and runs the plan they
+//! leave ([`hook`] has the table). The search itself never asks whether a
+//! reduction is on. [`symmetry`] and [`rotation`] ([`Reduction::Symmetry`]),
+//! `chain_flow` and `spin_extension` also hold the code their stage runs.
 
 use crate::model::SearchProfile;
 
 mod chain_flow;
 pub(super) use chain_flow::ChainFlow;
+pub mod hook;
+mod incremental;
+mod lazy_checks;
+mod order_pruning;
+mod outcome_directed;
+mod own_forwarding;
+mod own_write_filter;
+mod path_pruning;
+mod read_factoring;
+mod rmw_filter;
 pub mod rotation;
+mod specialise;
 mod spin_extension;
 pub(super) use spin_extension::SpinBlock;
+mod spin_reduction;
+mod symbolic_stores;
 pub mod symmetry;
+mod termination_shortcuts;
+mod write_pruning;
+
+pub use hook::{
+    CandidatePlan, CombinationPlan, EvaluationPlan, Hook, OrderPlan, PathPlan, QuestionPlan,
+};
+
+/// The hook of `r` (each in `r`'s own file).
+fn hook_of(r: Reduction) -> &'static dyn Hook {
+    match r {
+        Reduction::SpinReduction => &spin_reduction::SpinReductionHook,
+        Reduction::RmwFilter => &rmw_filter::RmwFilterHook,
+        Reduction::TerminationShortcuts => &termination_shortcuts::TerminationShortcutsHook,
+        Reduction::Specialise => &specialise::SpecialiseHook,
+        Reduction::LazyChecks => &lazy_checks::LazyChecksHook,
+        Reduction::Incremental => &incremental::IncrementalHook,
+        Reduction::OwnWriteFilter => &own_write_filter::OwnWriteFilterHook,
+        Reduction::OwnForwarding => &own_forwarding::OwnForwardingHook,
+        Reduction::PathPruning => &path_pruning::PathPruningHook,
+        Reduction::WritePruning => &write_pruning::WritePruningHook,
+        Reduction::ChainFlow => &chain_flow::ChainFlowHook,
+        Reduction::OrderPruning => &order_pruning::OrderPruningHook,
+        Reduction::OutcomeDirected => &outcome_directed::OutcomeDirectedHook,
+        Reduction::SymbolicStores => &symbolic_stores::SymbolicStoresHook,
+        Reduction::Symmetry => &symmetry::SymmetryHook,
+        Reduction::SpinExtension => &spin_extension::SpinExtensionHook,
+        Reduction::ReadFactoring => &read_factoring::ReadFactoringHook,
+    }
+}
 
 /// One reduction of the search (see the module documentation).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -315,6 +359,43 @@ mod tests {
         names.dedup();
         assert_eq!(names.len(), Reduction::ALL.len());
         assert!("no-such".parse::<Reduction>().is_err());
+    }
+
+    #[test]
+    fn each_hook_belongs_to_its_reduction() {
+        for r in Reduction::ALL {
+            assert_eq!(hook_of(r).reduction(), r);
+        }
+    }
+
+    /// The reference enumeration is the plan no hook touched: every field
+    /// off at every stage. And each reduction alone turns on something at
+    /// some stage for a model declaring every fact (else its hook would be
+    /// dead): the stages' plans differ from the reference's.
+    #[test]
+    fn no_reduction_is_the_untouched_plan_and_each_one_acts() {
+        use crate::engine::Limits;
+        let program = crate::ir::Program::default();
+        let mut limits = Limits::default().reference();
+        limits.profile.rmw_atomicity = true;
+        limits.profile.latest_own_write = 1;
+        limits.profile.await_extension = true;
+        limits.profile.location_local_reads = true;
+        let plans = |l: &Limits| {
+            (
+                PathPlan::of(l),
+                CombinationPlan::of(&program, l),
+                OrderPlan::of(l),
+                CandidatePlan::of(&program, l),
+                EvaluationPlan::of(l),
+                QuestionPlan::of(l),
+            )
+        };
+        let none = plans(&limits);
+        assert_eq!(none, Default::default());
+        for r in Reduction::ALL {
+            assert_ne!(plans(&limits.with(r, true)), none, "{r} changes no plan");
+        }
     }
 
     #[test]
