@@ -1092,8 +1092,13 @@ impl Visitor for Search<'_> {
         !self.options.is_empty()
     }
 
-    fn constrains_orders(&self) -> bool {
-        self.shortcuts
+    /// With the shortcuts, only the orders memory fairness allows
+    /// ([`Visitor::may_precede`]).
+    fn needs(&self) -> crate::engine::Needs {
+        crate::engine::Needs {
+            constrains_orders: self.shortcuts,
+            ..Default::default()
+        }
     }
 
     /// Memory fairness (point 3 of the module doc): no suffix write is

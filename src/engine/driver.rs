@@ -250,8 +250,74 @@ impl Coverage {
     }
 }
 
-/// What a question does with the candidate executions of a program.
+/// What a question needs of the search, declared once before the walk: what
+/// it reads of an evaluation, and which reductions it allows that change
+/// what it is handed (a reduction that changes nothing it sees needs no
+/// consent). [`Needs::default`]: every candidate, evaluated in full, one by
+/// one, every execution walked, complete executions first, every order.
+#[derive(Clone, Debug, Default)]
+pub struct Needs {
+    /// What the visitor reads of an evaluation. `None`: anything (every
+    /// statement of the model is evaluated for every candidate).
+    /// `Some(names)`: only whether the candidate is consistent and, for a
+    /// consistent one, the flags and the model's bindings of `names`; the
+    /// driver may then evaluate lazily
+    /// ([`crate::cat::Prepared::evaluate_lazily`]): the checks cheapest
+    /// first, stopping at the first that fails, so the evaluation of an
+    /// inconsistent candidate is partial (later checks read as not passed,
+    /// flags as not raised, bindings as absent).
+    pub reads: Option<Vec<String>>,
+    /// Whether the visitor takes factored candidates
+    /// ([`Visitor::visit_factored`]): its answers read of a candidate only
+    /// its consistency, its flags, bindings that do not read the
+    /// reads-from edges into observation reads (location order, data
+    /// races, happens-before: see `location-local-reads` in MODELS.md), and
+    /// the values its reads read (its `rf_source`, `values`), never its
+    /// environment's `rf`. No: every candidate is evaluated on its own
+    /// ([`super::Reduction::ReadFactoring`] has no effect).
+    pub factored: bool,
+    /// Whether the walk may be reduced by the symmetry of interchangeable
+    /// threads ([`crate::engine::symmetry`], with
+    /// [`super::Reduction::Symmetry`]), and which threads it must keep as
+    /// they are: `Some(fixed)` (per thread, true: not permuted) from a
+    /// visitor whose answers every permutation of the other interchangeable
+    /// threads keeps, that counts each candidate
+    /// [`Skeleton::multiplicity`] times and maps what it records of a
+    /// thread to the images ([`crate::engine::symmetry::Symmetry::images`]).
+    /// `None`: every execution is walked.
+    pub symmetry: Option<Vec<bool>>,
+    /// Whether the walk may be reduced by an automorphism that renames
+    /// locations too ([`crate::engine::rotation`], with
+    /// [`super::Reduction::Symmetry`], when `symmetry` finds no class):
+    /// `Some(shown)` from a visitor whose answers are functions of the
+    /// final states over `shown` (an automorphism is used only when it
+    /// maps them onto themselves), that records each consistent candidate
+    /// with its images under the powers [`Skeleton::rotation`] names
+    /// (registers and locations renamed, the condition evaluated on each
+    /// image) and maps racing pairs likewise.
+    pub renaming: Option<crate::engine::rotation::Shown>,
+    /// Whether, when the unrolling bound cut paths, the walk over
+    /// executions stopping at the bound should run before the walk over
+    /// complete paths ([`prefixes_first`]; [`Visitor::prefixes`] is then
+    /// asked before the first walk). A visitor deciding races says yes; no
+    /// keeps the complete executions first.
+    pub prefixes_first: bool,
+    /// Whether [`Visitor::may_precede`] constrains the coherence orders of
+    /// the skeletons the visitor wants.
+    pub constrains_orders: bool,
+}
+
+/// What a question does with the candidate executions of a program: the
+/// callbacks of the walk. What it needs of the search is declared once,
+/// before the walk ([`Visitor::needs`]).
 pub trait Visitor {
+    /// What the visitor needs of the search (asked once, before the walk).
+    /// The default: everything, evaluated in full, no reduction that a
+    /// visitor must opt into.
+    fn needs(&self) -> Needs {
+        Needs::default()
+    }
+
     /// Whether inconsistent subtrees may be skipped before the next
     /// skeleton's search (asked once per skeleton). A visitor that looks
     /// only at consistent executions says yes; one that explains
@@ -286,20 +352,11 @@ pub trait Visitor {
     /// the visitor's break (a walk stopped at a limit included: the prefix
     /// walk then has what the budget left), or before it when the bound
     /// cut paths and the visitor wants the prefixes first
-    /// ([`Visitor::prefixes_first`]; [`Visitor::prefixes_end`] follows).
+    /// ([`Needs::prefixes_first`]; [`Visitor::prefixes_end`] follows).
     /// Yes: every later call (until `prefixes_end`) is about such
     /// executions (they have no final state). No, the default: the walk
     /// ends.
     fn prefixes(&mut self) -> bool {
-        false
-    }
-
-    /// Whether, when the unrolling bound cut paths, the walk over
-    /// executions stopping at the bound should run before the walk over
-    /// complete paths ([`prefixes_first`]; [`Visitor::prefixes`] is then
-    /// asked before the first walk). A visitor deciding races says yes;
-    /// the default, no, keeps the complete executions first.
-    fn prefixes_first(&self) -> bool {
         false
     }
 
@@ -309,43 +366,11 @@ pub trait Visitor {
     /// executions again.
     fn prefixes_end(&mut self) {}
 
-    /// Whether the walk may be reduced by the symmetry of interchangeable
-    /// threads ([`crate::engine::symmetry`], with
-    /// [`super::Reduction::Symmetry`]), and which threads it must keep as they are:
-    /// `Some(fixed)` (per thread, true: not permuted) from a visitor
-    /// whose answers every permutation of the other interchangeable
-    /// threads keeps, that counts each candidate
-    /// [`Skeleton::multiplicity`] times and maps what it records of a
-    /// thread to the images ([`crate::engine::symmetry::Symmetry::images`]).
-    /// `None`, the default: every execution is walked.
-    fn symmetry(&self) -> Option<Vec<bool>> {
-        None
-    }
-
-    /// Whether the walk may be reduced by an automorphism that renames
-    /// locations too ([`crate::engine::rotation`], with
-    /// [`super::Reduction::Symmetry`], when [`Visitor::symmetry`] finds no class):
-    /// `Some(shown)` from a visitor whose answers are functions of the
-    /// final states over `shown` (an automorphism is used only when it
-    /// maps them onto themselves), that records each consistent candidate
-    /// with its images under the powers [`Skeleton::rotation`] names
-    /// (registers and locations renamed, the condition evaluated on each
-    /// image) and maps racing pairs likewise. `None`, the default.
-    fn renaming(&self) -> Option<crate::engine::rotation::Shown> {
-        None
-    }
-
     /// Called instead of the others for a combination of paths that is not
     /// an execution because a path passes a control barrier with a quorum
     /// too few invocations reach ([`Skeleton::stalled_barriers`]): the
     /// invocations there wait forever. Its candidates are not walked.
     fn stalled(&mut self, _skeleton: &Skeleton) {}
-
-    /// Whether [`Visitor::may_precede`] constrains the current skeleton's
-    /// coherence orders (asked once per skeleton the visitor wants).
-    fn constrains_orders(&self) -> bool {
-        false
-    }
 
     /// Whether write `a` may be coherence-before write `b` (same location)
     /// in an order the visitor can use; orders putting `a` first are never
@@ -387,31 +412,6 @@ pub trait Visitor {
     /// number of distinct final states).
     fn found(&self) -> Option<u64> {
         None
-    }
-
-    /// What the visitor reads of an evaluation, asked once before the walk.
-    /// `None`, the default: anything (every statement of the model is
-    /// evaluated for every candidate). `Some(names)`: only whether the
-    /// candidate is consistent and, for a consistent one, the flags and the
-    /// model's bindings of `names`; the driver may then evaluate lazily
-    /// ([`crate::cat::Prepared::evaluate_lazily`]): the checks cheapest
-    /// first, stopping at the first that fails, so the evaluation of an
-    /// inconsistent candidate is partial (later checks read as not passed,
-    /// flags as not raised, bindings as absent).
-    fn reads(&self) -> Option<Vec<String>> {
-        None
-    }
-
-    /// Whether the visitor takes factored candidates
-    /// ([`Visitor::visit_factored`]): its answers read of a candidate only
-    /// its consistency, its flags, bindings that do not read the
-    /// reads-from edges into observation reads (location order, data
-    /// races, happens-before: see `location-local-reads` in MODELS.md), and
-    /// the values its reads read (its `rf_source`, `values`), never its
-    /// environment's `rf`. No, the default: every candidate is evaluated
-    /// on its own ([`super::Reduction::ReadFactoring`] has no effect).
-    fn factored(&self) -> bool {
-        false
     }
 
     /// Called instead of [`Visitor::visit`] with a factored candidate
@@ -728,9 +728,13 @@ impl<'a> Budget<'a> {
 struct Walk<'a, 'b> {
     model: &'a Model,
     limits: Limits,
-    /// What the visitor reads of an evaluation ([`Visitor::reads`]), when
+    /// What the visitor reads of an evaluation ([`Needs::reads`]), when
     /// the evaluation may be lazy.
     reads: Option<Vec<String>>,
+    /// Whether the visitor takes factored candidates ([`Needs::factored`]).
+    factored: bool,
+    /// Whether the visitor constrains the orders ([`Needs::constrains_orders`]).
+    constrains_orders: bool,
     /// How the active reductions evaluate candidates.
     plan: super::reduce::EvaluationPlan,
     budget: &'a Budget<'b>,
@@ -752,7 +756,7 @@ impl<'a, 'b> Walk<'a, 'b> {
     fn new(
         model: &'a Model,
         limits: Limits,
-        visitor: &dyn Visitor,
+        needs: &Needs,
         budget: &'a Budget<'b>,
         monotone: &'a MonotoneCache,
     ) -> Walk<'a, 'b> {
@@ -760,7 +764,9 @@ impl<'a, 'b> Walk<'a, 'b> {
         Walk {
             model,
             limits,
-            reads: visitor.reads().filter(|_| plan.lazy_checks),
+            reads: needs.reads.clone().filter(|_| plan.lazy_checks),
+            factored: needs.factored,
+            constrains_orders: needs.constrains_orders,
             plan,
             budget,
             monotone,
@@ -915,7 +921,7 @@ impl<'a, 'b> Walk<'a, 'b> {
             }
         };
         let mut orders = |co: &crate::relation::Relation| shared.borrow_mut().wants_orders(sk, co);
-        let factor = shared.borrow().factored();
+        let factor = self.factored;
         let prune: Option<super::Prune> = if may_prune { Some(&mut prune) } else { None };
         match part {
             Some(p) => sk.search_part(prune, &mut orders, &mut visit, p, factor),
@@ -1096,13 +1102,14 @@ fn prefixes_first(
     explorer: &mut Explorer,
     model: &Model,
     limits: Limits,
+    needs: &Needs,
     visitor: &mut dyn Visitor,
     progress: Option<ProgressFn<'_>>,
 ) -> Result<Option<PrefixesFirst>, CheckError> {
     if !limits.prefix_races
         || explorer.cut() == 0
         || explorer.threads.iter().all(|t| t.cut_prefixes.is_empty())
-        || !visitor.prefixes_first()
+        || !needs.prefixes_first
         || !visitor.prefixes()
     {
         return Ok(None);
@@ -1123,7 +1130,7 @@ fn prefixes_first(
     };
     let budget = Budget::new(share, progress);
     let monotone = MonotoneCache::new();
-    let walk = Walk::new(model, share, &*visitor, &budget, &monotone);
+    let walk = Walk::new(model, share, needs, &budget, &monotone);
     // First: no complete walk has run, so nothing extends to it.
     let (done, stopped_by) = walk_stopped(explorer, &walk, visitor, false)?;
     visitor.prefixes_end();
@@ -1185,7 +1192,7 @@ fn walk_skeletons(
         }
         // Orders only for the skeletons the visitor wants; too many to
         // list: skipped, and the walk says so.
-        if !list_orders(explorer, &*visitor, &mut sk)? {
+        if !list_orders(explorer, walk, &*visitor, &mut sk)? {
             return Ok(ControlFlow::Continue(()));
         }
         visitor.skeleton(&sk);
@@ -1211,10 +1218,11 @@ fn walk_skeletons(
 /// so through `explorer`).
 fn list_orders(
     explorer: &Explorer,
+    walk: &Walk,
     visitor: &dyn Visitor,
     sk: &mut Skeleton,
 ) -> Result<bool, CheckError> {
-    let listed = if visitor.constrains_orders() {
+    let listed = if walk.constrains_orders {
         sk.list_orders(Some(&|a, b| visitor.may_precede(a, b)))
     } else {
         sk.list_orders(None)
@@ -1244,9 +1252,10 @@ pub fn explore_with_progress(
         Ok(e) => e,
         Err(coverage) => return Ok(coverage),
     };
-    explorer.set_symmetry(visitor.symmetry().as_deref());
-    explorer.set_rotation(visitor.renaming().as_ref());
-    let first = prefixes_first(&mut explorer, model, limits, visitor, progress)?;
+    let needs = visitor.needs();
+    explorer.set_symmetry(needs.symmetry.as_deref());
+    explorer.set_rotation(needs.renaming.as_ref());
+    let first = prefixes_first(&mut explorer, model, limits, &needs, visitor, progress)?;
     if let Some(first) = first.as_ref().filter(|f| f.done.stopped) {
         return Ok(decided_by_prefixes(&explorer, limits, first));
     }
@@ -1254,7 +1263,7 @@ pub fn explore_with_progress(
     let budget = Budget::new(rest, progress);
     let monotone = MonotoneCache::new();
     let blocks = visitor.blocks(&explorer.threads);
-    let walk = Walk::new(model, rest, &*visitor, &budget, &monotone);
+    let walk = Walk::new(model, rest, &needs, &budget, &monotone);
     let done = walk_skeletons(
         &explorer,
         blocks.as_deref(),
@@ -1281,9 +1290,9 @@ pub fn explore_with_progress(
 /// sequential walk, provided the fork behaves in its part as the visitor
 /// would there after the earlier parts. A visitor may fork only when its
 /// answers to the driver ([`Visitor::may_prune`], [`Visitor::wants`],
-/// [`Visitor::constrains_orders`], [`Visitor::may_precede`],
+/// [`Needs::constrains_orders`], [`Visitor::may_precede`],
 /// [`Visitor::wants_orders`], [`Visitor::wants_candidate`],
-/// [`Visitor::settled`], [`Visitor::reads`]) do not depend on what it
+/// [`Visitor::settled`], [`Needs::reads`]) do not depend on what it
 /// found in earlier skeletons, and when `visit` breaks only at a candidate
 /// that decides the answer by itself (whatever came before, the
 /// sequential walk would break there too unless it broke earlier). The
@@ -1393,9 +1402,10 @@ mod parallel {
             Ok(e) => e,
             Err(coverage) => return Ok(coverage),
         };
-        explorer.set_symmetry(visitor.symmetry().as_deref());
-        explorer.set_rotation(visitor.renaming().as_ref());
-        let first = prefixes_first(&mut explorer, model, limits, visitor, progress)?;
+        let needs = visitor.needs();
+        explorer.set_symmetry(needs.symmetry.as_deref());
+        explorer.set_rotation(needs.renaming.as_ref());
+        let first = prefixes_first(&mut explorer, model, limits, &needs, visitor, progress)?;
         if let Some(first) = first.as_ref().filter(|f| f.done.stopped) {
             return Ok(decided_by_prefixes(&explorer, limits, first));
         }
@@ -1403,7 +1413,7 @@ mod parallel {
         let budget = Budget::new(rest, progress);
         let monotone = MonotoneCache::new();
         let blocks = visitor.blocks(&explorer.threads);
-        let walk = Walk::new(model, rest, &*visitor, &budget, &monotone);
+        let walk = Walk::new(model, rest, &needs, &budget, &monotone);
         let threads = limits.threads.max(1);
         let wave_size = 16 * threads;
         let Some(mut probe) = visitor.fork() else {
@@ -1523,7 +1533,7 @@ mod parallel {
                         visitor: fork(visitor),
                         work: Work::Stalled(Box::new(sk)),
                     });
-                } else if probe.wants(&sk) && list_orders(&explorer, &probe, &mut sk)? {
+                } else if probe.wants(&sk) && list_orders(&explorer, &walk, &probe, &mut sk)? {
                     let slices = sk.slice_count(BLOCKS).unwrap_or(1);
                     let parts = if sk.candidate_count() >= SPLIT_CANDIDATES {
                         slices.min(4 * threads)

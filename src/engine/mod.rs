@@ -29,7 +29,8 @@ pub use barrier::{BarrierGroup, BarrierKey};
 pub use base::scope_set_name;
 pub use candidates::{Candidate, FactorGroup, Factors, OrderChoice, Partial, Prune, Slices};
 pub use driver::{
-    CheckError, Coverage, LimitKind, Progress, ProgressFn, Split, Visitor, explore, explore_split,
+    CheckError, Coverage, LimitKind, Needs, Progress, ProgressFn, Split, Visitor, explore,
+    explore_split,
     explore_with_progress, stopped_at,
 };
 pub use reduce::{
