@@ -49,7 +49,7 @@
 
 use super::ast::{BinOp, UnOp};
 use super::compile::{Code, IExpr, IStmtKind, Lambda, Program};
-use super::interp::MAX_EVAL_DEPTH;
+use super::compile::MAX_EVAL_DEPTH;
 use super::value::{Cell, FuncImpl, Value};
 use std::rc::Rc;
 use std::sync::Arc;
