@@ -5,7 +5,8 @@
 use super::base::Facts;
 use super::names;
 use super::trace::EventInfo;
-use super::{ExecError, Limits, Skeleton};
+use super::Skeleton;
+use super::limits::{ExecError, LimitKind, Limits};
 use crate::cat::Env;
 use crate::ir::Program;
 use crate::relation::{EventSet, Relation};
@@ -529,7 +530,7 @@ pub(crate) fn mo_choices(
     for (loc, writes) in ordered_writes(n, f, &limits) {
         let over_limit = || {
             ExecError::limit(
-                super::LimitKind::MaxWrites,
+                LimitKind::MaxWrites,
                 format!(
                     "{} {}writes to one location: more than the {most} whose orders vkmm lists (--max-writes), and listing their orders takes more than the {budget} steps every order of {} unconstrained writes takes",
                     writes.len(),
@@ -793,7 +794,7 @@ pub(crate) fn sco_choices(
     let sc: Vec<usize> = (0..n).filter(|&e| f.seq_cst[e]).collect();
     if sc.len() > limits.bounds.max_writes_per_location {
         return Err(ExecError::limit(
-            super::LimitKind::MaxWrites,
+            LimitKind::MaxWrites,
             format!(
                 "{} sequentially consistent operations: more than the {} whose orders vkmm enumerates (--max-writes)",
                 sc.len(),
@@ -861,7 +862,7 @@ fn within_memory(listed: usize, limits: &Limits) -> bool {
 
 fn memory_error() -> ExecError {
     ExecError::limit(
-        super::LimitKind::MaxMemory,
+        LimitKind::MaxMemory,
         "the coherence or SC orders exceed the memory bound (--max-memory)",
     )
 }

@@ -45,7 +45,8 @@
 //! oversubscribing (rayon's nested parallelism shares the pool's threads).
 
 use super::trace::ThreadPaths;
-use super::{Candidate, ExecError, Explorer, Limits, Partial, Skeleton};
+use super::limits::{ExecError, LimitKind, Limits};
+use super::{Candidate, Explorer, Partial, Skeleton};
 use crate::cat::{CatError, Env, Evaluation, Model, Prepared};
 use crate::ir::Program;
 use crate::model::LoadedModel;
@@ -130,77 +131,6 @@ fn is_zero_usize(n: &usize) -> bool {
 
 fn is_zero(n: &u64) -> bool {
     *n == 0
-}
-
-/// A limit that can stop a walk.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum LimitKind {
-    /// `--max-executions`: model evaluations.
-    MaxExecutions,
-    /// `--timeout`: wall-clock time.
-    Timeout,
-    /// `--max-paths`: a thread has more paths than the limit (nothing or
-    /// only part of the space was explored).
-    MaxPaths,
-    /// `--max-writes`: more writes to one location (or sequentially
-    /// consistent operations) than vkmm enumerates the orders of; the
-    /// combinations of paths that have them were skipped.
-    MaxWrites,
-    /// `--max-memory`: the process held more memory than the bound.
-    MaxMemory,
-    /// The values reads can return did not settle within 64 rounds of the
-    /// value-domain fixpoint (lower `--unroll`).
-    ValueDomains,
-    /// More than 12 invocations pass one barrier instance with a quorum:
-    /// the sets of arrivals that complete it are not enumerated (the
-    /// combination of paths is skipped).
-    QuorumArrivals,
-}
-
-impl LimitKind {
-    /// The option that sets (or, for value domains, relieves) the limit.
-    pub fn option(self) -> &'static str {
-        match self {
-            LimitKind::MaxExecutions => "--max-executions",
-            LimitKind::Timeout => "--timeout",
-            LimitKind::MaxPaths => "--max-paths",
-            LimitKind::MaxWrites => "--max-writes",
-            LimitKind::MaxMemory => "--max-memory",
-            LimitKind::ValueDomains => "--unroll",
-            LimitKind::QuorumArrivals => "the quorum limit (12 arrivals)",
-        }
-    }
-
-    /// What stopped the search, in words (reports say "stopped {this}").
-    pub fn describe(self) -> &'static str {
-        match self {
-            LimitKind::MaxExecutions => "at the execution limit",
-            LimitKind::Timeout => "at the time limit (--timeout)",
-            LimitKind::MaxPaths => "at the path limit (--max-paths)",
-            LimitKind::MaxWrites => {
-                "at the order limit (--max-writes: path combinations with more writes to one location, whose orders take more listing steps, were skipped)"
-            }
-            LimitKind::MaxMemory => "at the memory bound (--max-memory)",
-            LimitKind::ValueDomains => "before the values reads return settled (lower --unroll)",
-            LimitKind::QuorumArrivals => {
-                "at the quorum limit (more than 12 invocations pass a barrier with a quorum; those combinations were skipped)"
-            }
-        }
-    }
-
-    /// The limit's short name (`undecided (execution limit)`).
-    pub fn short(self) -> &'static str {
-        match self {
-            LimitKind::MaxExecutions => "execution limit",
-            LimitKind::Timeout => "time limit",
-            LimitKind::MaxPaths => "path limit",
-            LimitKind::MaxWrites => "order limit",
-            LimitKind::MaxMemory => "memory bound",
-            LimitKind::ValueDomains => "value domains",
-            LimitKind::QuorumArrivals => "quorum limit",
-        }
-    }
 }
 
 /// "at the execution limit", or the words of whichever limit stopped a walk.

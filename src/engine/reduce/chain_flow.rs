@@ -46,9 +46,9 @@
 
 use crate::engine::trace::PathEvent;
 use crate::engine::{Explorer, HashMap};
-use super::Reduction;
+use super::set::Reduction;
 use super::hook::{CombinationPlan, Hook};
-use crate::engine::Limits;
+use crate::engine::limits::Limits;
 use crate::ir::Program;
 
 

@@ -23,8 +23,8 @@
 //! | evaluation | once per walk, before the first candidate | [`EvaluationPlan`] |
 //! | the question | once per question, before its walk (analysis) | [`QuestionPlan`] |
 
-use super::Reduction;
-use crate::engine::Limits;
+use super::set::Reduction;
+use crate::engine::limits::Limits;
 use crate::ir::Program;
 
 /// What a reduction does at each stage of the search (all defaults: nothing).
@@ -144,64 +144,4 @@ pub struct QuestionPlan {
     /// Termination: the bound deepens from 0 and only fair orders are
     /// listed.
     pub termination_shortcuts: bool,
-}
-
-/// The hooks of the reductions in `limits.reductions`, in
-/// [`Reduction::ALL`]'s order.
-pub fn active(limits: &Limits) -> impl Iterator<Item = &'static dyn Hook> {
-    limits.reductions.iter().map(super::hook_of)
-}
-
-impl PathPlan {
-    /// What the active reductions make of the path stage.
-    pub fn of(limits: &Limits) -> PathPlan {
-        let mut plan = PathPlan::default();
-        active(limits).for_each(|h| h.on_paths(limits, &mut plan));
-        plan
-    }
-}
-
-impl CombinationPlan {
-    /// What the active reductions make of the combination stage.
-    pub fn of(program: &Program, limits: &Limits) -> CombinationPlan {
-        let mut plan = CombinationPlan::default();
-        active(limits).for_each(|h| h.on_combinations(program, limits, &mut plan));
-        plan
-    }
-}
-
-impl OrderPlan {
-    /// What the active reductions make of the order stage.
-    pub fn of(limits: &Limits) -> OrderPlan {
-        let mut plan = OrderPlan::default();
-        active(limits).for_each(|h| h.on_orders(limits, &mut plan));
-        plan
-    }
-}
-
-impl CandidatePlan {
-    /// What the active reductions make of the candidate stage.
-    pub fn of(program: &Program, limits: &Limits) -> CandidatePlan {
-        let mut plan = CandidatePlan::default();
-        active(limits).for_each(|h| h.on_candidates(program, limits, &mut plan));
-        plan
-    }
-}
-
-impl EvaluationPlan {
-    /// What the active reductions make of the evaluation stage.
-    pub fn of(limits: &Limits) -> EvaluationPlan {
-        let mut plan = EvaluationPlan::default();
-        active(limits).for_each(|h| h.on_evaluation(limits, &mut plan));
-        plan
-    }
-}
-
-impl QuestionPlan {
-    /// What the active reductions make of a question.
-    pub fn of(limits: &Limits) -> QuestionPlan {
-        let mut plan = QuestionPlan::default();
-        active(limits).for_each(|h| h.on_question(limits, &mut plan));
-        plan
-    }
 }

@@ -2,9 +2,9 @@
 //! of the same walk, and only the statements whose inputs changed run again
 //! (`crate::cat::Prepared::evaluate_lazily_from`).
 
-use super::Reduction;
+use super::set::Reduction;
 use super::hook::{EvaluationPlan, Hook};
-use crate::engine::Limits;
+use crate::engine::limits::Limits;
 
 pub(super) struct IncrementalHook;
 

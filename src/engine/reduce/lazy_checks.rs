@@ -4,9 +4,9 @@
 //! statement the question does not need
 //! (`crate::cat::Prepared::evaluate_lazily`).
 
-use super::Reduction;
+use super::set::Reduction;
 use super::hook::{EvaluationPlan, Hook};
-use crate::engine::Limits;
+use crate::engine::limits::Limits;
 
 pub(super) struct LazyChecksHook;
 

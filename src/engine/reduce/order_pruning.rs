@@ -6,9 +6,9 @@
 //! `write-write-coherence`, and `co-write-write-coherence` under a total
 //! `co`; MODELS.md states each fact and the rule it rests on).
 
-use super::Reduction;
+use super::set::Reduction;
 use super::hook::{Hook, OrderPlan};
-use crate::engine::Limits;
+use crate::engine::limits::Limits;
 
 pub(super) struct OrderPruningHook;
 

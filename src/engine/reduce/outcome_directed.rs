@@ -4,9 +4,9 @@
 //! answer (the outcome listing's `states_only` and `condition_only` walks,
 //! [`crate::analysis::litmus`]; `refines`, which compares final states).
 
-use super::Reduction;
+use super::set::Reduction;
 use super::hook::{Hook, QuestionPlan};
-use crate::engine::Limits;
+use crate::engine::limits::Limits;
 
 pub(super) struct OutcomeDirectedHook;
 

@@ -4,9 +4,9 @@
 //! `fix_read`), and the skeleton pins its reads-from to that write
 //! (`trace::own_sets`, empty where the filter does not apply).
 
-use super::Reduction;
+use super::set::Reduction;
 use super::hook::{CombinationPlan, Hook, PathPlan};
-use crate::engine::Limits;
+use crate::engine::limits::Limits;
 use crate::ir::Program;
 
 pub(super) struct OwnForwardingHook;

@@ -4,9 +4,9 @@
 //! ([`crate::model::SearchProfile::latest_own_write`]; which locations:
 //! `trace::own_locations`). Not while endings are listed.
 
-use super::Reduction;
+use super::set::Reduction;
 use super::hook::{Hook, PathPlan};
-use crate::engine::Limits;
+use crate::engine::limits::Limits;
 
 pub(super) struct OwnWriteFilterHook;
 

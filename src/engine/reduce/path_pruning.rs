@@ -3,9 +3,9 @@
 //! reads needs can come from nobody left (`Explorer::block_pruned`): the
 //! same combinations reach the search, by a shorter walk.
 
-use super::Reduction;
+use super::set::Reduction;
 use super::hook::{CombinationPlan, Hook};
-use crate::engine::Limits;
+use crate::engine::limits::Limits;
 use crate::ir::Program;
 
 pub(super) struct PathPruningHook;

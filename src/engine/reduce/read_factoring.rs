@@ -9,9 +9,9 @@
 //! stages, generated values, out-of-bounds sites, host threads or host
 //! operations, fragment invocations (interlock) or group functions.
 
-use super::Reduction;
+use super::set::Reduction;
 use super::hook::{CandidatePlan, Hook};
-use crate::engine::Limits;
+use crate::engine::limits::Limits;
 use crate::ir::Program;
 
 pub(super) struct ReadFactoringHook;

@@ -5,9 +5,9 @@
 //! initial value is read by at most one RMW, which the pruned walk over
 //! combinations counts and the order listing uses.
 
-use super::Reduction;
+use super::set::Reduction;
 use super::hook::{CombinationPlan, Hook, OrderPlan};
-use crate::engine::Limits;
+use crate::engine::limits::Limits;
 use crate::ir::Program;
 
 pub(super) struct RmwFilterHook;

@@ -3,9 +3,9 @@
 //! (`crate::cat::Model::prepare`), so a candidate evaluates only what its
 //! choices change.
 
-use super::Reduction;
+use super::set::Reduction;
 use super::hook::{EvaluationPlan, Hook};
-use crate::engine::Limits;
+use crate::engine::limits::Limits;
 
 pub(super) struct SpecialiseHook;
 

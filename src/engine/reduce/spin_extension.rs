@@ -46,9 +46,9 @@
 //! matters), instead of at the flag's writer.
 
 use crate::engine::{Ending, Explorer, Extensions};
-use super::Reduction;
+use super::set::Reduction;
 use super::hook::{CombinationPlan, Hook};
-use crate::engine::Limits;
+use crate::engine::limits::Limits;
 use crate::ir::Program;
 
 

@@ -3,9 +3,9 @@
 //! unrolled (which loops qualify: `trace::spin_loops`; the argument that an
 //! await loses no execution: MODELS.md, spin loops).
 
-use super::Reduction;
+use super::set::Reduction;
 use super::hook::{Hook, PathPlan};
-use crate::engine::Limits;
+use crate::engine::limits::Limits;
 
 pub(super) struct SpinReductionHook;
 

@@ -6,9 +6,9 @@
 //! Not while endings are listed (termination): a stuck or stopped path is
 //! told apart by the values its reads took.
 
-use super::Reduction;
+use super::set::Reduction;
 use super::hook::{Hook, PathPlan};
-use crate::engine::Limits;
+use crate::engine::limits::Limits;
 
 pub(super) struct SymbolicStoresHook;
 

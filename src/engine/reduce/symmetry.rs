@@ -50,9 +50,9 @@
 
 use crate::engine::trace::ThreadPaths;
 use crate::ir::{OpKind, Program, SourceSpan, Stmt, Thread};
-use super::Reduction;
+use super::set::Reduction;
 use super::hook::{CombinationPlan, Hook};
-use crate::engine::Limits;
+use crate::engine::limits::Limits;
 
 
 /// The hook of [`Reduction::Symmetry`]: the walk over combinations may be

@@ -3,9 +3,9 @@
 //! the bound asked) and lists only the orders memory fairness allows
 //! ([`crate::analysis::termination`] has both arguments).
 
-use super::Reduction;
+use super::set::Reduction;
 use super::hook::{Hook, QuestionPlan};
-use crate::engine::Limits;
+use crate::engine::limits::Limits;
 
 pub(super) struct TerminationShortcutsHook;
 

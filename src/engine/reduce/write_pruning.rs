@@ -4,9 +4,9 @@
 //! be skipped at the order limit anyway (`Explorer::set_write_pruning` has
 //! the argument and says why only that walk turns it on).
 
-use super::Reduction;
+use super::set::Reduction;
 use super::hook::{CombinationPlan, Hook};
-use crate::engine::Limits;
+use crate::engine::limits::Limits;
 use crate::ir::Program;
 
 pub(super) struct WritePruningHook;
