@@ -1196,7 +1196,6 @@ impl Outcomes<'_> {
         )
     }
 
-
     /// The listing's answers (final states over the shown registers and
     /// memory, the condition's verdict, races) are the same for every
     /// permutation of threads whose registers are not shown: those are
@@ -1209,7 +1208,6 @@ impl Outcomes<'_> {
         }
         Some(fixed)
     }
-
 
     /// The listing's answers are functions of the final states over the
     /// shown registers and locations (the states, their counts, the
@@ -1251,7 +1249,6 @@ impl Outcomes<'_> {
         })
     }
 
-
     /// When races are what the walk decides (a suite's races property):
     /// with paths cut, only a race can be answered, and the executions
     /// stopping at the bound are the smaller ones to search. The listing
@@ -1260,7 +1257,6 @@ impl Outcomes<'_> {
     fn prefixes_first_needed(&self) -> bool {
         self.decide == Some(Property::Races)
     }
-
 
     /// The listing reads of a candidate its consistency, its flags, the
     /// race relation and the final-memory order (location order, which

@@ -66,8 +66,8 @@
 use super::barriers;
 use super::explain::ExplainSpec;
 use crate::cat::{Evaluation, Value};
-use crate::engine::trace::ThreadPaths;
 use crate::engine::Bounds;
+use crate::engine::trace::ThreadPaths;
 use crate::engine::{
     Candidate, CheckError, Ending, LimitKind, Limits, OrderChoice, RegValue, Skeleton, Visitor,
     explore,
@@ -1256,11 +1256,7 @@ fn search_termination(
     let mut stopped: Option<(usize, LimitKind)> = None;
     let mut found_at = 0;
     let shortcuts = crate::engine::QuestionPlan::of(&limits).termination_shortcuts;
-    let first = if shortcuts {
-        0
-    } else {
-        limits.bounds.unroll
-    };
+    let first = if shortcuts { 0 } else { limits.bounds.unroll };
     for unroll in first..=limits.bounds.unroll {
         let used = total.executions + total.partial_evaluations;
         let remaining_time = limits

@@ -44,8 +44,8 @@
 //! is *barrier divergence*: undefined, kept and diagnosed by the analyses
 //! (`analysis::barriers`).
 
-use super::limits::{ExecError, LimitKind};
 use super::instances::thread_in_instance;
+use super::limits::{ExecError, LimitKind};
 use super::trace::EventInfo;
 use super::trace::{BarrierValues, Ending};
 use crate::ir::{GroupOp, OpKind, Program, Scope, Stmt};

@@ -3,8 +3,8 @@
 //! hierarchy, locations and references, system-synchronizes-with and control
 //! barrier instances. MODELS.md documents each name.
 
-use super::limits::{Bounds, ExecError, LimitKind};
 use super::instances::{same_instance, thread_in_instance};
+use super::limits::{Bounds, ExecError, LimitKind};
 use super::names;
 use super::trace::{EventInfo, Path, ReadValue, RegValue};
 use crate::cat::Env;

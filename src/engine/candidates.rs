@@ -2,11 +2,11 @@
 //! values the paths fixed) and scoped modification orders over
 //! mutually-ordered atomic writes; and the depth-first search over them.
 
+use super::Skeleton;
 use super::base::Facts;
+use super::limits::{ExecError, LimitKind, Limits};
 use super::names;
 use super::trace::EventInfo;
-use super::Skeleton;
-use super::limits::{ExecError, LimitKind, Limits};
 use crate::cat::Env;
 use crate::ir::Program;
 use crate::relation::{EventSet, Relation};

@@ -44,8 +44,8 @@
 //! builds the global pool of N threads) or nest it in its own pool without
 //! oversubscribing (rayon's nested parallelism shares the pool's threads).
 
-use super::trace::ThreadPaths;
 use super::limits::{ExecError, LimitKind, Limits};
+use super::trace::ThreadPaths;
 use super::{Candidate, Explorer, Partial, Skeleton};
 use crate::cat::{CatError, Env, Evaluation, Model, Prepared};
 use crate::ir::Program;

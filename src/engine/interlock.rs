@@ -13,8 +13,8 @@
 //! rasterization order, so only the orders that agree with it are kept;
 //! in an unordered mode every order is a candidate.
 
-use super::limits::{ExecError, LimitKind};
 use super::instances::{overlap, rasterized_before};
+use super::limits::{ExecError, LimitKind};
 use super::trace::EventInfo;
 use crate::ir::{OpKind, Program};
 use crate::relation::Relation;

@@ -27,16 +27,15 @@ pub mod undefined;
 pub mod values;
 
 pub use barrier::{BarrierGroup, BarrierKey};
-pub use limits::{
-    Bounds, DEFAULT_MAX_EXECUTIONS, DEFAULT_MAX_MEMORY, DEFAULT_MAX_PATHS, DEFAULT_UNROLL, ExecError,
-    LimitKind, Limits,
-};
 pub use base::scope_set_name;
 pub use candidates::{Candidate, FactorGroup, Factors, OrderChoice, Partial, Prune, Slices};
 pub use driver::{
-    CheckError, Coverage, Needs, Progress, ProgressFn, Split, Visitor, explore,
-    explore_split,
+    CheckError, Coverage, Needs, Progress, ProgressFn, Split, Visitor, explore, explore_split,
     explore_with_progress, stopped_at,
+};
+pub use limits::{
+    Bounds, DEFAULT_MAX_EXECUTIONS, DEFAULT_MAX_MEMORY, DEFAULT_MAX_PATHS, DEFAULT_UNROLL,
+    ExecError, LimitKind, Limits,
 };
 pub use reduce::{
     CandidatePlan, CombinationPlan, EvaluationPlan, OrderPlan, PathPlan, QuestionPlan, Reduction,
@@ -1565,7 +1564,11 @@ impl Skeleton {
         paths: &[&Path],
         limits: Limits,
     ) -> Result<Skeleton, ExecError> {
-        let own = own_pinned(program, &limits, &reduce::CombinationPlan::of(program, &limits));
+        let own = own_pinned(
+            program,
+            &limits,
+            &reduce::CombinationPlan::of(program, &limits),
+        );
         let mut sk = Skeleton::build_unlisted(program, paths, limits, None, &own, None)?;
         sk.list_orders(None)?;
         Ok(sk)

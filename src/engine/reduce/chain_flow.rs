@@ -44,13 +44,12 @@
 //! written nor the initial value needs one RMW per missing value below it,
 //! and is dropped at the first thread whose choice makes that too many.
 
+use super::hook::{CombinationPlan, Hook};
+use super::set::Reduction;
+use crate::engine::limits::Limits;
 use crate::engine::trace::PathEvent;
 use crate::engine::{Explorer, HashMap};
-use super::set::Reduction;
-use super::hook::{CombinationPlan, Hook};
-use crate::engine::limits::Limits;
 use crate::ir::Program;
-
 
 /// The hook: the pruned walk checks the balances of RMW chains.
 pub(super) struct ChainFlowHook;

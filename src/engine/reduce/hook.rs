@@ -36,8 +36,7 @@ pub trait Hook: Sync {
     fn on_paths(&self, _limits: &Limits, _plan: &mut PathPlan) {}
 
     /// On the combinations of one path per thread, before they are walked.
-    fn on_combinations(&self, _program: &Program, _limits: &Limits, _plan: &mut CombinationPlan) {
-    }
+    fn on_combinations(&self, _program: &Program, _limits: &Limits, _plan: &mut CombinationPlan) {}
 
     /// On a skeleton's coherence and SC orders and its reads-from choices.
     fn on_orders(&self, _limits: &Limits, _plan: &mut OrderPlan) {}

@@ -2,8 +2,8 @@
 //! of the same walk, and only the statements whose inputs changed run again
 //! (`crate::cat::Prepared::evaluate_lazily_from`).
 
-use super::set::Reduction;
 use super::hook::{EvaluationPlan, Hook};
+use super::set::Reduction;
 use crate::engine::limits::Limits;
 
 pub(super) struct IncrementalHook;

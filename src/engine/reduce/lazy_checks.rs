@@ -4,8 +4,8 @@
 //! statement the question does not need
 //! (`crate::cat::Prepared::evaluate_lazily`).
 
-use super::set::Reduction;
 use super::hook::{EvaluationPlan, Hook};
+use super::set::Reduction;
 use crate::engine::limits::Limits;
 
 pub(super) struct LazyChecksHook;

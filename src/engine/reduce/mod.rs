@@ -20,8 +20,8 @@
 
 mod chain_flow;
 pub(in crate::engine) mod set;
-pub use set::{Reduction, Reductions, Requires};
 pub(super) use chain_flow::ChainFlow;
+pub use set::{Reduction, Reductions, Requires};
 pub mod hook;
 mod incremental;
 mod lazy_checks;
@@ -42,11 +42,11 @@ pub mod symmetry;
 mod termination_shortcuts;
 mod write_pruning;
 
+use crate::engine::limits::Limits;
+use crate::ir::Program;
 pub use hook::{
     CandidatePlan, CombinationPlan, EvaluationPlan, Hook, OrderPlan, PathPlan, QuestionPlan,
 };
-use crate::engine::limits::Limits;
-use crate::ir::Program;
 
 /// The hook of `r` (each in `r`'s own file).
 fn hook_of(r: Reduction) -> &'static dyn Hook {

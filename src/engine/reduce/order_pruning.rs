@@ -6,8 +6,8 @@
 //! `write-write-coherence`, and `co-write-write-coherence` under a total
 //! `co`; MODELS.md states each fact and the rule it rests on).
 
-use super::set::Reduction;
 use super::hook::{Hook, OrderPlan};
+use super::set::Reduction;
 use crate::engine::limits::Limits;
 
 pub(super) struct OrderPruningHook;

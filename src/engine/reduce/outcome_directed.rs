@@ -4,8 +4,8 @@
 //! answer (the outcome listing's `states_only` and `condition_only` walks,
 //! [`crate::analysis::litmus`]; `refines`, which compares final states).
 
-use super::set::Reduction;
 use super::hook::{Hook, QuestionPlan};
+use super::set::Reduction;
 use crate::engine::limits::Limits;
 
 pub(super) struct OutcomeDirectedHook;

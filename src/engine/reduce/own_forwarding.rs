@@ -4,8 +4,8 @@
 //! `fix_read`), and the skeleton pins its reads-from to that write
 //! (`trace::own_sets`, empty where the filter does not apply).
 
-use super::set::Reduction;
 use super::hook::{CombinationPlan, Hook, PathPlan};
+use super::set::Reduction;
 use crate::engine::limits::Limits;
 use crate::ir::Program;
 

@@ -4,8 +4,8 @@
 //! ([`crate::model::SearchProfile::latest_own_write`]; which locations:
 //! `trace::own_locations`). Not while endings are listed.
 
-use super::set::Reduction;
 use super::hook::{Hook, PathPlan};
+use super::set::Reduction;
 use crate::engine::limits::Limits;
 
 pub(super) struct OwnWriteFilterHook;

@@ -3,8 +3,8 @@
 //! reads needs can come from nobody left (`Explorer::block_pruned`): the
 //! same combinations reach the search, by a shorter walk.
 
-use super::set::Reduction;
 use super::hook::{CombinationPlan, Hook};
+use super::set::Reduction;
 use crate::engine::limits::Limits;
 use crate::ir::Program;
 

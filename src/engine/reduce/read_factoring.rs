@@ -9,8 +9,8 @@
 //! stages, generated values, out-of-bounds sites, host threads or host
 //! operations, fragment invocations (interlock) or group functions.
 
-use super::set::Reduction;
 use super::hook::{CandidatePlan, Hook};
+use super::set::Reduction;
 use crate::engine::limits::Limits;
 use crate::ir::Program;
 

@@ -5,8 +5,8 @@
 //! initial value is read by at most one RMW, which the pruned walk over
 //! combinations counts and the order listing uses.
 
-use super::set::Reduction;
 use super::hook::{CombinationPlan, Hook, OrderPlan};
+use super::set::Reduction;
 use crate::engine::limits::Limits;
 use crate::ir::Program;
 

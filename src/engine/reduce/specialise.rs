@@ -3,8 +3,8 @@
 //! (`crate::cat::Model::prepare`), so a candidate evaluates only what its
 //! choices change.
 
-use super::set::Reduction;
 use super::hook::{EvaluationPlan, Hook};
+use super::set::Reduction;
 use crate::engine::limits::Limits;
 
 pub(super) struct SpecialiseHook;

@@ -45,12 +45,11 @@
 //! read the flag's 1, so the flag is written in every completion that
 //! matters), instead of at the flag's writer.
 
-use crate::engine::{Ending, Explorer, Extensions};
-use super::set::Reduction;
 use super::hook::{CombinationPlan, Hook};
+use super::set::Reduction;
 use crate::engine::limits::Limits;
+use crate::engine::{Ending, Explorer, Extensions};
 use crate::ir::Program;
-
 
 /// The hook of [`Reduction::SpinExtension`]: where the model declares
 /// `await-extension` and the program has no control barriers, group

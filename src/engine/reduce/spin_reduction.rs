@@ -3,8 +3,8 @@
 //! unrolled (which loops qualify: `trace::spin_loops`; the argument that an
 //! await loses no execution: MODELS.md, spin loops).
 
-use super::set::Reduction;
 use super::hook::{Hook, PathPlan};
+use super::set::Reduction;
 use crate::engine::limits::Limits;
 
 pub(super) struct SpinReductionHook;

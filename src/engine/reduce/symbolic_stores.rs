@@ -6,8 +6,8 @@
 //! Not while endings are listed (termination): a stuck or stopped path is
 //! told apart by the values its reads took.
 
-use super::set::Reduction;
 use super::hook::{Hook, PathPlan};
+use super::set::Reduction;
 use crate::engine::limits::Limits;
 
 pub(super) struct SymbolicStoresHook;

@@ -48,12 +48,11 @@
 //! checkers over transition systems) work on states, not on a cat model's
 //! candidate executions, and no crate offers it for the latter.
 
+use super::hook::{CombinationPlan, Hook};
+use super::set::Reduction;
+use crate::engine::limits::Limits;
 use crate::engine::trace::ThreadPaths;
 use crate::ir::{OpKind, Program, SourceSpan, Stmt, Thread};
-use super::set::Reduction;
-use super::hook::{CombinationPlan, Hook};
-use crate::engine::limits::Limits;
-
 
 /// The hook of [`Reduction::Symmetry`]: the walk over combinations may be
 /// reduced by the threads' symmetry, or else by a rotation

@@ -3,8 +3,8 @@
 //! the bound asked) and lists only the orders memory fairness allows
 //! ([`crate::analysis::termination`] has both arguments).
 
-use super::set::Reduction;
 use super::hook::{Hook, QuestionPlan};
+use super::set::Reduction;
 use crate::engine::limits::Limits;
 
 pub(super) struct TerminationShortcutsHook;

@@ -4,8 +4,8 @@
 //! be skipped at the order limit anyway (`Explorer::set_write_pruning` has
 //! the argument and says why only that walk turns it on).
 
-use super::set::Reduction;
 use super::hook::{CombinationPlan, Hook};
+use super::set::Reduction;
 use crate::engine::limits::Limits;
 use crate::ir::Program;
 
