@@ -1,4 +1,4 @@
-//! Benchmarks: fragment shader interlock tests (tests/litmus-interlock),
+//! Benchmarks: fragment shader interlock tests (tests/fixtures/litmus-interlock),
 //! the full outcome listing under `vulkan`. The target: six
 //! overlapping invocations over two pixels (`two-pixels-six`, unordered
 //! mode: 36 interlock orders) under 100 ms.
@@ -18,7 +18,7 @@ const FILES: &[&str] = &[
 ];
 
 fn bench(c: &mut Criterion) {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/litmus-interlock");
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/litmus-interlock");
     let model = vkmm::model::load("vulkan").unwrap();
     let mut group = c.benchmark_group("interlock");
     group.sample_size(10);

@@ -280,10 +280,15 @@ fn cgroup_limit() -> Option<usize> {
     limit
 }
 
+/// The default memory bound: 4 GiB (a search's `--max-memory`, and the
+/// largest input file read).
+pub const DEFAULT_MAX_MEMORY: usize = 4 << 30;
+
 /// The largest input file read ([`read_input`]): the memory bound last set
-/// by [`set_input_bound`] (default 4 GiB), lowered to [`system_cap`].
+/// by [`set_input_bound`] (default [`DEFAULT_MAX_MEMORY`]), lowered to
+/// [`system_cap`].
 static INPUT_BOUND: std::sync::atomic::AtomicUsize =
-    std::sync::atomic::AtomicUsize::new(crate::engine::DEFAULT_MAX_MEMORY);
+    std::sync::atomic::AtomicUsize::new(DEFAULT_MAX_MEMORY);
 
 /// Whether the process holds more than the memory bound input files are
 /// held to ([`set_input_bound`], the request's `--max-memory`) or than the

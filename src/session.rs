@@ -666,7 +666,7 @@ impl Session {
     ///
     /// ```
     /// let session = vkmm::Session::new();
-    /// let program = session.load_file("tests/litmus-interlock/counter-ordered.litmus").unwrap();
+    /// let program = session.load_file("tests/fixtures/litmus-interlock/counter-ordered.litmus").unwrap();
     /// let r = session.refines("counter-ordered", &program, "pops", "vulkan").unwrap();
     /// assert!(r.violations.is_empty());
     /// let r = session.refines("counter-ordered", &program, "pops-done-early", "vulkan").unwrap();
@@ -845,7 +845,7 @@ impl Session {
     /// of an expected-verdicts CSV about `property`.
     ///
     /// ```
-    /// let s = vkmm::Session::new().suite("tests/litmus", None, vkmm::Property::Condition).unwrap();
+    /// let s = vkmm::Session::new().suite("tests/fixtures/litmus", None, vkmm::Property::Condition).unwrap();
     /// assert_eq!(s.passed, s.total);
     /// ```
     pub fn suite(

@@ -1,9 +1,9 @@
 //! The parts of the Vulkan memory model appendix issue 16 added (docs/coverage.md):
 //! scopes and semantics that were unspellable (Invocation, CrossDevice, the
 //! texel and tensor-element flags), and the sections after them. vkmm's own
-//! tests in tests/litmus-appendix (the two CSVs, verdicts derived by hand
+//! tests in tests/fixtures/litmus-appendix (the two CSVs, verdicts derived by hand
 //! from the sentence each file quotes) and the `.test` rule tests in
-//! tests/litmus they name; the spelling of each construct in both Vulkan
+//! tests/fixtures/litmus they name; the spelling of each construct in both Vulkan
 //! dialects with its located errors; and mutation tests: each new rule of
 //! the models, broken, changes the verdict of a named test.
 
@@ -17,11 +17,11 @@ const RULES: &str = include_str!("../models/vulkan-rules.cat");
 const READINGS: &str = include_str!("../models/vulkan-spec-readings.cat");
 
 fn dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/litmus-appendix")
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/litmus-appendix")
 }
 
 fn rules_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/litmus")
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/litmus")
 }
 
 /// The CSV rows (and `.test` files among `tests`) whose verdict under
@@ -52,8 +52,8 @@ fn mutant(rules: &str, readings: &str) -> LoadedModel {
 }
 
 /// (what the mutation breaks, text to replace, replacement, a test whose
-/// verdict it changes: a file of tests/litmus-appendix or a `.test` of
-/// tests/litmus)
+/// verdict it changes: a file of tests/fixtures/litmus-appendix or a `.test` of
+/// tests/fixtures/litmus)
 const MUTATIONS: &[(&str, &str, &str, &str)] = &[
     (
         "Invocation scope performs no availability/visibility operations",

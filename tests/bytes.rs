@@ -1,6 +1,6 @@
 //! Memory locations as byte sets (issue 16, item 6; docs/format-vulkan-litmus.md,
 //! "Memory locations as bytes"; src/ir/bytes.rs). vkmm's own tests in
-//! tests/litmus-bytes (verdicts derived by hand from the sentence each file
+//! tests/fixtures/litmus-bytes (verdicts derived by hand from the sentence each file
 //! quotes); the shape of the lowering; located errors for bad ranges;
 //! mutation tests; and differential tests: a test whose variables are given
 //! sizes but accessed whole gives the same program (8 bytes) or the same
@@ -14,7 +14,7 @@ use vkmm::frontend::{Format, Options};
 use vkmm::ir::{OpKind, Program};
 
 fn dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/litmus-bytes")
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/litmus-bytes")
 }
 
 fn parse(text: &str) -> Result<Program, String> {
@@ -184,9 +184,9 @@ fn own_tests() -> Vec<(PathBuf, Program)> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let mut files = Vec::new();
     for d in [
-        "tests/litmus-vulkan",
-        "tests/litmus-appendix",
-        "tests/litmus",
+        "tests/fixtures/litmus-vulkan",
+        "tests/fixtures/litmus-appendix",
+        "tests/fixtures/litmus",
     ] {
         files.extend(common::files_with_ext(&root.join(d), "litmus"));
     }
@@ -237,7 +237,7 @@ fn four_byte_variables_give_the_same_states_counts_and_verdicts() {
 }
 
 /// (what the mutation breaks, text to replace, replacement, a test of
-/// tests/litmus-bytes whose verdict it changes)
+/// tests/fixtures/litmus-bytes whose verdict it changes)
 const MUTATIONS: &[(&str, &str, &str, &str, &str)] = &[
     (
         "data races only between overlapping accesses",

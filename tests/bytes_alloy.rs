@@ -1,7 +1,7 @@
 //! Memory locations as bytes in the Alloy `.test` format (issue 16, item
 //! 6; docs/format-alloy-test.md, "Memory locations as bytes"): `SIZE x N`
 //! and byte ranges `x[a..b]`, lowered by src/ir/bytes.rs like the Vulkan
-//! litmus dialect. The files in tests/alloy-bytes quote the sentence each
+//! litmus dialect. The files in tests/fixtures/alloy-bytes quote the sentence each
 //! expectation is derived from; here they are checked, a mutation of the
 //! lowering's input shows the expectations can fail, and bad input gives
 //! located errors.
@@ -12,7 +12,7 @@ use std::path::Path;
 
 #[test]
 fn byte_tests_give_their_hand_derived_answers() {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/alloy-bytes");
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/alloy-bytes");
     let files = common::files_with_ext(&dir, "test");
     assert!(files.len() >= 3);
     let (total, failures) = common::check_queries(&files, &common::models());

@@ -4,7 +4,7 @@
 //! little-endian from the chunks holding them; the final states, JSON and
 //! herd output list the variable as declared; `explain` names the bytes of
 //! each piece of a split access. The verdicts of the files are in
-//! tests/litmus-bytes/*.csv (tests/bytes.rs); these tests check the
+//! tests/fixtures/litmus-bytes/*.csv (tests/bytes.rs); these tests check the
 //! listing, the names and the errors.
 
 use std::path::{Path, PathBuf};
@@ -14,7 +14,7 @@ use vkmm::frontend::{Format, Options};
 
 fn own(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/litmus-bytes")
+        .join("tests/fixtures/litmus-bytes")
         .join(name)
 }
 

@@ -6,7 +6,7 @@
 //!   verdict or final state of the Dat3M Vulkan suite under `vulkan`.
 //! - A program whose semantics name a fifth storage class is refused with
 //!   the appendix's sentence, never run with a class silently ignored.
-//! - tests/devices: OpenCL-format tests run under `vulkan` (the only format
+//! - tests/fixtures/devices: OpenCL-format tests run under `vulkan` (the only format
 //!   with devices), hand-derived verdicts in each file's comment.
 
 mod common;
@@ -82,7 +82,7 @@ fn renamed_storage_classes_give_the_same_answers() {
         files.extend(common::files_with_ext(&d.join("Kronos-Group"), "litmus"));
     }
     files.extend(common::files_with_ext(
-        &Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/litmus"),
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/litmus"),
         "test",
     ));
     assert!(files.len() >= 30);
@@ -124,7 +124,7 @@ fn a_fifth_storage_class_in_semantics_is_refused() {
 
 #[test]
 fn scope_instances_respect_devices() {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/devices");
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/devices");
     let model = vkmm::model::load("vulkan").unwrap();
     // (file, condition holds, race-free): hand-derived in each file
     let expected = [

@@ -132,7 +132,7 @@ fn check_json_has_results_and_summary() {
 
 #[test]
 fn suite_with_expected_csv_and_properties() {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/litmus-vulkan");
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/litmus-vulkan");
     let d = dir.to_str().unwrap();
     let out = vkmm(&[
         "suite",
@@ -184,7 +184,8 @@ fn suite_with_expected_csv_and_properties() {
 
 #[test]
 fn litmus_check_reads_like_herd() {
-    let f = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/litmus-vulkan/race-plain-mp.litmus");
+    let f = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/litmus-vulkan/race-plain-mp.litmus");
     let out = vkmm(&["check", f.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(0));
     let s = String::from_utf8_lossy(&out.stdout);
@@ -210,7 +211,8 @@ fn bad_litmus_rows_keep_the_suite_going() {
     )
     .unwrap();
     std::fs::copy(
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/litmus-vulkan/rmw-exchange.litmus"),
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fixtures/litmus-vulkan/rmw-exchange.litmus"),
         d.join("good.litmus"),
     )
     .unwrap();
@@ -266,8 +268,8 @@ fn compare_shows_where_models_differ() {
     let out = vkmm(&["compare", f.to_str().unwrap(), "--fail-on-difference"]);
     assert_eq!(out.status.code(), Some(1));
     // a litmus test whose outcome sets agree
-    let l =
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/litmus-vulkan/rmw-add-counter.litmus");
+    let l = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/litmus-vulkan/rmw-add-counter.litmus");
     let out = vkmm(&["compare", l.to_str().unwrap(), "--format", "json"]);
     assert_eq!(out.status.code(), Some(0));
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
@@ -306,8 +308,8 @@ fn bundled_litmus_example_checks_and_explains() {
 
 #[test]
 fn litmus_json_states_are_objects() {
-    let f =
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/litmus-vulkan/rmw-add-counter.litmus");
+    let f = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/litmus-vulkan/rmw-add-counter.litmus");
     let out = vkmm(&["check", "--format", "json", f.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(0));
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
@@ -421,8 +423,14 @@ fn options_out_of_range_name_the_option() {
             vec!["check", &f, "--max-executions", "0"],
             "--max-executions",
         ),
-        (vec!["suite", "tests/litmus", "-j", "10000"], "--jobs"),
-        (vec!["suite", "tests/litmus", "--shard", "3/2"], "--shard"),
+        (
+            vec!["suite", "tests/fixtures/litmus", "-j", "10000"],
+            "--jobs",
+        ),
+        (
+            vec!["suite", "tests/fixtures/litmus", "--shard", "3/2"],
+            "--shard",
+        ),
     ] {
         let out = vkmm(&args);
         assert_eq!(out.status.code(), Some(2), "{args:?}");
@@ -467,7 +475,7 @@ fn suite_with_csv(d: &Path, csv: &str, extra: &[&str]) -> (Option<i32>, String) 
 #[test]
 fn bad_csv_rows_are_reported_and_the_rest_runs() {
     let d = scratch("badcsv");
-    let own = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/litmus-vulkan");
+    let own = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/litmus-vulkan");
     std::fs::copy(own.join("rmw-exchange.litmus"), d.join("a.litmus")).unwrap();
     let (code, s) = suite_with_csv(
         &d,
@@ -483,7 +491,7 @@ fn bad_csv_rows_are_reported_and_the_rest_runs() {
 #[test]
 fn shards_merge_back_into_the_whole_suite_with_junit() {
     let d = scratch("shards");
-    let own = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/litmus-vulkan");
+    let own = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/litmus-vulkan");
     let csv = own.join("expected-condition.csv");
     let mut parts = Vec::new();
     for k in 1..=3 {
@@ -541,7 +549,7 @@ fn a_closed_pipe_ends_quietly() {
     use std::io::Read;
     use std::process::Stdio;
     let files: Vec<String> =
-        std::fs::read_dir(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/litmus"))
+        std::fs::read_dir(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/litmus"))
             .unwrap()
             .map(|e| e.unwrap().path().display().to_string())
             .collect();
@@ -606,7 +614,7 @@ fn renamed_copy_of_a_builtin_model_behaves_the_same() {
 
     // Same no-chains companion: NOCHAINS queries run under vulkan-nochains.
     let chains = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/litmus/chain-subgroup-to-queuefamily.test")
+        .join("tests/fixtures/litmus/chain-subgroup-to-queuefamily.test")
         .display()
         .to_string();
     for model in ["vulkan", copy] {

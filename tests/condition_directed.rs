@@ -94,14 +94,14 @@ fn own_files() -> Vec<PathBuf> {
     files
 }
 
-/// The hand-derived tests of tests/litmus-directed (verdicts and the
+/// The hand-derived tests of tests/fixtures/litmus-directed (verdicts and the
 /// sentences they follow from in each file; expected-condition.csv):
 /// both walks give them, and the directed one evaluates fewer candidates
 /// wherever a state fails the filter or cannot be a witness
 /// (mp-forall-fails: its first candidate is the counterexample, for both).
 #[test]
 fn hand_derived_verdicts_with_fewer_evaluations() {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/litmus-directed");
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/litmus-directed");
     let csv = dir.join("expected-condition.csv");
     let run = |directed: bool| {
         let s = Session::new()
@@ -230,7 +230,7 @@ fn dat3m_spirv_assertion_rows_agree() {
 /// walk.
 #[test]
 fn reports_say_the_counts_are_witnesses() {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/litmus-directed");
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/litmus-directed");
     let csv = std::env::temp_dir().join(format!("vkmm-directed-{}.csv", std::process::id()));
     // A wrong expectation, for the failure's detail.
     std::fs::write(&csv, "mp-exists-forbidden.litmus,1\n").unwrap();

@@ -144,7 +144,7 @@ fn the_total_sc_variant_changes_exactly_the_documented_rows() {
     exactly_these_rows_disagree(LocalMemory::Shared, "opencl-totalsc", TOTAL_SC_DIFFERS);
 }
 
-/// vkmm's own OpenCL rule tests (tests/litmus-opencl), verdicts derived by
+/// vkmm's own OpenCL rule tests (tests/fixtures/litmus-opencl), verdicts derived by
 /// hand from the specification (each file says which sentence it exercises).
 fn own_tests(model_name: &str) {
     let rows = common::opencl_own_expectations(model_name);

@@ -158,7 +158,7 @@ fn checked_rows_ratchet() {
             items.par_iter().map(|i| s.suite_item(i)).collect()
         })
         .unwrap();
-    let passing: Vec<&str> = include_str!("conformance_spirv.passing")
+    let passing: Vec<&str> = include_str!("fixtures/conformance_spirv.passing")
         .lines()
         .map(str::trim)
         .filter(|l| !l.is_empty() && !l.starts_with('#'))

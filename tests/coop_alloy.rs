@@ -1,7 +1,7 @@
 //! Cooperative matrix loads and stores in the Alloy `.test` format (issue
 //! 16; docs/format-alloy-test.md, "Cooperative matrix loads and stores"):
-//! the twins in tests/alloy-coopmat of tests/litmus-coopmat and
-//! tests/litmus-coopmat-open give the same answers (each file quotes its
+//! the twins in tests/fixtures/alloy-coopmat of tests/fixtures/litmus-coopmat and
+//! tests/fixtures/litmus-coopmat-open give the same answers (each file quotes its
 //! sentence), open attributions are united per query, and bad input gives
 //! located errors.
 
@@ -13,7 +13,7 @@ use vkmm::analysis::{Answer, Models, check_program};
 use vkmm::ir::{OpKind, Program, Stmt};
 
 fn dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/alloy-coopmat")
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/alloy-coopmat")
 }
 
 fn load(file: &str) -> Program {
@@ -40,19 +40,22 @@ fn answers(program: &Program, models: &Models) -> Vec<Answer> {
 #[test]
 fn twins_give_their_hand_derived_answers() {
     let files = common::files_with_ext(&dir(), "test");
-    // One twin per test of tests/litmus-coopmat (6) and
-    // tests/litmus-coopmat-open (4).
+    // One twin per test of tests/fixtures/litmus-coopmat (6) and
+    // tests/fixtures/litmus-coopmat-open (4).
     assert_eq!(files.len(), 10);
     for f in &files {
         let stem = f.file_stem().unwrap().to_str().unwrap();
-        let twin = ["tests/litmus-coopmat", "tests/litmus-coopmat-open"]
-            .iter()
-            .any(|d| {
-                Path::new(env!("CARGO_MANIFEST_DIR"))
-                    .join(d)
-                    .join(format!("{stem}.litmus"))
-                    .is_file()
-            });
+        let twin = [
+            "tests/fixtures/litmus-coopmat",
+            "tests/fixtures/litmus-coopmat-open",
+        ]
+        .iter()
+        .any(|d| {
+            Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join(d)
+                .join(format!("{stem}.litmus"))
+                .is_file()
+        });
         assert!(twin, "{stem}.test has no litmus twin");
     }
     let (total, failures) = common::check_queries(&files, &common::models());
@@ -247,7 +250,7 @@ fn the_cli_exits_2_on_bad_input() {
     let (code, _, err) = common::vkmm(&["check", f.to_str().unwrap()]);
     assert_eq!(code, 2, "{err}");
     assert!(err.contains("bad.test:4:24:"), "{err}");
-    let (code, out, err) = common::vkmm(&["check", "tests/alloy-coopmat/load-open.test"]);
+    let (code, out, err) = common::vkmm(&["check", "tests/fixtures/alloy-coopmat/load-open.test"]);
     assert_eq!(code, 0, "{out}{err}");
     // The loader sets {0}, {1}, {0,1}: the report says the answers are the
     // union over three attributions, as a litmus report does.
@@ -259,7 +262,7 @@ fn the_cli_exits_2_on_bad_input() {
         "check",
         "--format",
         "json",
-        "tests/alloy-coopmat/load-open.test",
+        "tests/fixtures/alloy-coopmat/load-open.test",
     ]);
     let v: serde_json::Value = serde_json::from_str(&json).unwrap();
     assert_eq!(

@@ -2,7 +2,7 @@
 //! (issue 16 item 5, docs/format-vulkan-litmus.md "Cooperative matrix
 //! loads and stores", src/ir/attribution.rs): "is this outcome allowed"
 //! ranges over every attribution the rendering allows. Hand-derived
-//! verdicts in tests/litmus-coopmat-open (each file quotes its sentence
+//! verdicts in tests/fixtures/litmus-coopmat-open (each file quotes its sentence
 //! and says which attribution decides), the attributions built, their
 //! union, the bound, explain naming the attribution, located errors.
 
@@ -14,7 +14,7 @@ use vkmm::analysis::explain::Verdict;
 use vkmm::ir::{OpKind, Program, Stmt};
 
 fn dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/litmus-coopmat-open")
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/litmus-coopmat-open")
 }
 
 #[test]
@@ -98,7 +98,7 @@ fn a_load_element_goes_to_every_non_empty_set_of_invocations() {
     // A test stating the attribution has none to explore.
     let stated = vkmm::frontend::load(
         &Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("tests/litmus-coopmat/store-own-element.litmus"),
+            .join("tests/fixtures/litmus-coopmat/store-own-element.litmus"),
     )
     .unwrap();
     assert!(stated.attributions.is_empty());

@@ -1,6 +1,6 @@
 //! Cooperative matrix loads and stores (issue 16 item 5, docs/coverage.md):
 //! "Cooperative Matrix Memory Access" in both renderings. Hand-derived
-//! verdicts in tests/litmus-coopmat (each file quotes its sentence), the
+//! verdicts in tests/fixtures/litmus-coopmat (each file quotes its sentence), the
 //! difference between the renderings' load wording (the default and
 //! `vulkan-coopmat-single`), and the located errors of the `cmld`/`cmst`
 //! spelling.
@@ -12,7 +12,7 @@ use vkmm::analysis::Property;
 use vkmm::ir::{CoopElement, OpKind, Scope, Stmt};
 
 fn dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/litmus-coopmat")
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/litmus-coopmat")
 }
 
 #[test]

@@ -30,7 +30,7 @@ fn root() -> PathBuf {
 }
 
 fn smoke() -> Vec<PathBuf> {
-    let mut v = common::files_with_ext(&root().join("tests/device-smoke"), "litmus");
+    let mut v = common::files_with_ext(&root().join("tests/fixtures/device-smoke"), "litmus");
     v.push(root().join("examples/mp.litmus"));
     v
 }
@@ -190,7 +190,10 @@ fn storage_classes_map_to_storage_buffer_or_workgroup_memory() {
     use vkmm::device::{UNIFORM_MEMORY, VkClass, WORKGROUP_MEMORY};
     // sc1 used by one workgroup only: Workgroup memory, semsc1 is
     // WorkgroupMemory, no strengthening note.
-    let p = plan(&load(&root().join("tests/device-smoke/wg-mp.litmus"))).unwrap();
+    let p = plan(&load(
+        &root().join("tests/fixtures/device-smoke/wg-mp.litmus"),
+    ))
+    .unwrap();
     assert_eq!(p.location_class, vec![VkClass::Workgroup; 2]);
     assert_eq!(p.class_bits.get(&1), Some(&WORKGROUP_MEMORY));
     assert!(p.notes.is_empty(), "{:?}", p.notes);
@@ -269,7 +272,7 @@ fn run_judges_races_of_alloy_tests_as_their_queries_do() {
 /// explained; the allowed states are not.
 #[test]
 fn a_forbidden_observation_is_a_finding_with_an_explanation() {
-    let p = plan(&load(&root().join("tests/device-smoke/mp.litmus"))).unwrap();
+    let p = plan(&load(&root().join("tests/fixtures/device-smoke/mp.litmus"))).unwrap();
     let state = |r0: i64, r1: i64| {
         vkmm::analysis::litmus::FinalState::from_pairs([
             ("P1:r0", r0),
@@ -484,7 +487,7 @@ fn without_a_device_run_and_devices_say_so_and_exit_2() {
         ("VK_DRIVER_FILES", "/nonexistent/icd.json"),
     ];
     for args in [
-        &["run", "tests/device-smoke/sb.litmus"][..],
+        &["run", "tests/fixtures/device-smoke/sb.litmus"][..],
         &["devices"][..],
     ] {
         let out = vkmm(args, &none);
@@ -518,7 +521,7 @@ fn run_reports_bad_input_at_its_location_and_json_carries_the_device() {
     let out = vkmm(
         &[
             "run",
-            "tests/device-smoke/corr.litmus",
+            "tests/fixtures/device-smoke/corr.litmus",
             "examples/spin-wait.litmus",
             "--iterations",
             "2",

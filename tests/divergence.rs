@@ -2,7 +2,7 @@
 //! specification text (both renderings), the Khronos Alloy model and Dat3M
 //! that vkmm does not take by default run as named variants
 //! (`vulkan-fr-asmo`, `vulkan-dat3m`). Each disagreement has a litmus test in
-//! tests/divergence with every reading's hand-derived verdict, and
+//! tests/fixtures/divergence with every reading's hand-derived verdict, and
 //! `vkmm compare --models vulkan,vulkan-dat3m` on the corpora differs on
 //! exactly the tests listed here.
 
@@ -14,7 +14,7 @@ use vkmm::analysis::compare::compare;
 use vkmm::analysis::{Property, check_litmus};
 
 fn dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/divergence")
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/divergence")
 }
 
 #[test]

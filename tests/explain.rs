@@ -10,7 +10,7 @@ use vkmm::analysis::explain::{ExplainSpec, Explanation, Verdict, explain};
 
 fn own(file: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/litmus-vulkan")
+        .join("tests/fixtures/litmus-vulkan")
         .join(file)
 }
 
@@ -296,7 +296,7 @@ fn opencl_store_buffering_is_a_scoped_sc_cycle() {
 #[test]
 fn opencl_total_sc_names_the_order_s_in_its_cycles() {
     let x = run_opencl(
-        "tests/litmus-opencl/sc-fence-before-read.litmus",
+        "tests/fixtures/litmus-opencl/sc-fence-before-read.litmus",
         "opencl-totalsc",
     );
     assert_eq!(x.verdict, Verdict::Forbidden);
@@ -320,7 +320,7 @@ fn opencl_total_sc_names_the_order_s_in_its_cycles() {
 #[test]
 fn opencl_race_diagnosis_says_happens_before_is_missing() {
     let x = run_opencl(
-        "tests/litmus-opencl/regions-local-flag-global-data.litmus",
+        "tests/fixtures/litmus-opencl/regions-local-flag-global-data.litmus",
         "opencl",
     );
     assert_eq!(x.verdict, Verdict::Allowed);

@@ -113,8 +113,8 @@ fn explain_finds_witnesses_with_pruning_and_forbidden_reasons_without() {
 fn suites_run_from_the_library() {
     let s = Session::new()
         .suite(
-            root("tests/litmus-vulkan"),
-            Some(&root("tests/litmus-vulkan/expected-races.csv")),
+            root("tests/fixtures/litmus-vulkan"),
+            Some(&root("tests/fixtures/litmus-vulkan/expected-races.csv")),
             Property::Races,
         )
         .unwrap();

@@ -45,7 +45,7 @@ const DICTIONARY: &str = "NEWQF\n@@NEWWG\n@@NEWSG\n@@NEWTHREAD\n@@NEWTHREAD -1\n
     \u{e9}@@\u{1F600}@@\r\n@@\t@@\0";
 
 /// Every file the parsers should read: the external corpora (when present)
-/// and the project's own tests (every `tests/litmus*` and `tests/alloy*`
+/// and the project's own tests (every `tests/fixtures/litmus*` and `tests/fixtures/alloy*`
 /// directory: host operations, interlock, shader calls, cooperative
 /// matrices, SPIR-V stages and images...), examples and documentation
 /// examples.
@@ -60,7 +60,7 @@ fn seeds() -> Vec<(PathBuf, Vec<u8>)> {
         root.join("examples"),
         root.join("docs/examples"),
     ];
-    let own = std::fs::read_dir(root.join("tests")).expect("tests/");
+    let own = std::fs::read_dir(root.join("tests/fixtures")).expect("tests/fixtures/");
     dirs.extend(own.flatten().map(|e| e.path()).filter(|p| {
         p.is_dir()
             && p.file_name()

@@ -201,8 +201,8 @@ fn quiet_panics() {
 fn wgsl_seeds() -> Vec<(PathBuf, Vec<u8>)> {
     files(
         &[
-            root().join("tests/wgsl"),
-            root().join("tests/legacy-memory-model"),
+            root().join("tests/fixtures/wgsl"),
+            root().join("tests/fixtures/legacy-memory-model"),
             root().join("examples/shaders/counter.wgsl"),
             corpus(),
         ],
@@ -431,8 +431,8 @@ static TOML_PARSED: AtomicUsize = AtomicUsize::new(0);
 fn dispatch_table_mutants_never_panic() {
     let seeds = files(
         &[
-            root().join("tests/shader-dispatch"),
-            root().join("tests/real-shaders/inputs.toml"),
+            root().join("tests/fixtures/shader-dispatch"),
+            root().join("tests/fixtures/real-shaders/inputs.toml"),
         ],
         &[".toml"],
     );
@@ -483,15 +483,15 @@ static MANIFEST_ROWS: AtomicUsize = AtomicUsize::new(0);
 fn manifest_mutants_never_panic() {
     let csvs = files(
         &[
-            root().join("tests/shader-dispatch/manifest.csv"),
+            root().join("tests/fixtures/shader-dispatch/manifest.csv"),
             corpus().join("manifest.csv"),
         ],
         &[".csv"],
     );
     let tomls = files(
         &[
-            root().join("tests/shader-dispatch/inputs.toml"),
-            root().join("tests/real-shaders/inputs.toml"),
+            root().join("tests/fixtures/shader-dispatch/inputs.toml"),
+            root().join("tests/fixtures/real-shaders/inputs.toml"),
         ],
         &[".toml"],
     );
@@ -628,8 +628,8 @@ fn glsl_set_mutants_never_panic() {
         common::skip("glslangValidator is not installed (Debian `glslang-tools`)");
         return;
     }
-    let seed_text =
-        std::fs::read(root().join("tests/shader-dispatch/sized.comp")).expect("sized.comp");
+    let seed_text = std::fs::read(root().join("tests/fixtures/shader-dispatch/sized.comp"))
+        .expect("sized.comp");
     let failures = fuzz(scaled(GLSL_MUTANTS), 5, move |rng, _| {
         let text = if rng.below(4) == 0 {
             seed_text.clone()

@@ -1,5 +1,5 @@
 //! Golden-output tests: the exact reports of the `vkmm` binary on bundled
-//! examples and own tests, compared with `tests/golden/*.out`.
+//! examples and own tests, compared with `tests/fixtures/golden/*.out`.
 //!
 //! Times are the only thing normalised (`12.345 ms` -> `<t> ms`, herd's
 //! `Time NAME 0.01` -> `Time NAME <t>`, JSON `"time": 1.5` -> `"time": "<t>"`).
@@ -9,7 +9,7 @@
 //! VKMM_UPDATE_GOLDEN=1 cargo test --test golden
 //! ```
 //!
-//! and review the diff (`git diff tests/golden`) before committing.
+//! and review the diff (`git diff tests/fixtures/golden`) before committing.
 
 use std::path::Path;
 use std::process::Command;
@@ -30,7 +30,7 @@ const CASES: &[(&str, &[&str])] = &[
     ("check-opencl-mp", &["check", "examples/opencl-mp.litmus"]),
     (
         "check-races",
-        &["check", "tests/litmus-vulkan/race-plain-mp.litmus"],
+        &["check", "tests/fixtures/litmus-vulkan/race-plain-mp.litmus"],
     ),
     // Message passing reading the payload whatever the flag: the race
     // only where the acquire read the initial 0 (P1:r0=0), derived by
@@ -40,7 +40,7 @@ const CASES: &[(&str, &[&str])] = &[
         "check-race-states",
         &[
             "check",
-            "tests/golden/inputs/mp-payload-unconditional.litmus",
+            "tests/fixtures/golden/inputs/mp-payload-unconditional.litmus",
         ],
     ),
     (
@@ -49,14 +49,14 @@ const CASES: &[(&str, &[&str])] = &[
             "check",
             "--format",
             "json",
-            "tests/golden/inputs/mp-payload-unconditional.litmus",
+            "tests/fixtures/golden/inputs/mp-payload-unconditional.litmus",
         ],
     ),
     (
         "explain-race-states",
         &[
             "explain",
-            "tests/golden/inputs/mp-payload-unconditional.litmus",
+            "tests/fixtures/golden/inputs/mp-payload-unconditional.litmus",
         ],
     ),
     (
@@ -76,7 +76,10 @@ const CASES: &[(&str, &[&str])] = &[
     ),
     (
         "explain-scope-mismatch-race",
-        &["explain", "tests/litmus-vulkan/scope-mismatch-race.litmus"],
+        &[
+            "explain",
+            "tests/fixtures/litmus-vulkan/scope-mismatch-race.litmus",
+        ],
     ),
     (
         "show-mp-stale",
@@ -93,14 +96,17 @@ const CASES: &[(&str, &[&str])] = &[
         ],
     ),
     ("compare-mp-test", &["compare", "examples/mp.test"]),
-    ("suite-own-rules", &["suite", "tests/litmus", "-j", "1"]),
+    (
+        "suite-own-rules",
+        &["suite", "tests/fixtures/litmus", "-j", "1"],
+    ),
     (
         "suite-own-vulkan-json",
         &[
             "suite",
-            "tests/litmus-vulkan",
+            "tests/fixtures/litmus-vulkan",
             "--expected",
-            "tests/litmus-vulkan/expected-condition.csv",
+            "tests/fixtures/litmus-vulkan/expected-condition.csv",
             "--format",
             "json",
             "-j",
@@ -172,7 +178,7 @@ fn run(args: &[&str]) -> String {
 
 #[test]
 fn reports_match_the_golden_files() {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/golden");
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/golden");
     let update = std::env::var_os("VKMM_UPDATE_GOLDEN").is_some();
     let mut differ = Vec::new();
     for (name, args) in CASES {
@@ -210,7 +216,7 @@ fn normalising_replaces_only_times() {
 }
 
 /// The JUnit example in docs/reading-output.md has the counts a merge of
-/// the two shards of `tests/litmus-vulkan` writes: `tests="N"` on both
+/// the two shards of `tests/fixtures/litmus-vulkan` writes: `tests="N"` on both
 /// elements is the number of `<testcase>` elements, which is the "N checks"
 /// the merge prints (14: one per row of expected-condition.csv, counted by
 /// hand), and the doc's example shows that same N.
@@ -226,12 +232,12 @@ fn the_documented_junit_example_counts_the_checks() {
             .output()
             .expect("vkmm runs")
     };
-    let csv = "tests/litmus-vulkan/expected-condition.csv";
+    let csv = "tests/fixtures/litmus-vulkan/expected-condition.csv";
     let mut shards = Vec::new();
     for k in ["1/2", "2/2"] {
         let out = vkmm(&[
             "suite",
-            "tests/litmus-vulkan",
+            "tests/fixtures/litmus-vulkan",
             "--expected",
             csv,
             "--shard",

@@ -1,5 +1,5 @@
 //! The host side (docs/host.md): host threads, queue submissions, mapped
-//! memory and the API operations. The litmus tests in tests/litmus-host
+//! memory and the API operations. The litmus tests in tests/fixtures/litmus-host
 //! each quote the appendix sentence they exercise and carry a hand-derived
 //! verdict (expected-condition.csv, expected-races.csv); the classic bugs'
 //! race diagnoses name the missing call; bad input is a located error
@@ -15,7 +15,7 @@ use vkmm::ir::{OpKind, Program, Scope, Stmt};
 use vkmm::model::LoadedModel;
 
 fn dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/litmus-host")
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/litmus-host")
 }
 
 fn load(file: &str) -> Program {
@@ -109,7 +109,7 @@ fn host_device_atomics_variant_differs_exactly_on_crossdevice_atomics() {
 
 /// The `missing:` line of the race diagnosis of `file`'s condition.
 fn missing(file: &str) -> String {
-    common::missing_line(&format!("tests/litmus-host/{file}"))
+    common::missing_line(&format!("tests/fixtures/litmus-host/{file}"))
 }
 
 #[test]
@@ -198,7 +198,7 @@ fn classic_bugs_name_the_missing_call() {
     // A correct test is race-free: no race diagnosed, and explain says so.
     let (_, out, _) = common::vkmm(&[
         "explain",
-        "tests/litmus-host/fence-barrier-host-read.litmus",
+        "tests/fixtures/litmus-host/fence-barrier-host-read.litmus",
     ]);
     assert!(!out.contains("race on"), "{out}");
     assert!(out.contains("Data races: none"), "{out}");
@@ -208,7 +208,7 @@ fn classic_bugs_name_the_missing_call() {
 fn explanation_names_the_api_operations_and_their_lines() {
     let (code, out, _) = common::vkmm(&[
         "explain",
-        "tests/litmus-host/fence-barrier-host-read.litmus",
+        "tests/fixtures/litmus-host/fence-barrier-host-read.litmus",
         "--outcome",
         "P0:r0 == 0",
     ]);
@@ -391,9 +391,9 @@ fn every_host_mutation_is_caught() {
     );
 }
 
-/// The DOT text `vkmm show` draws for `file` of tests/litmus-host.
+/// The DOT text `vkmm show` draws for `file` of tests/fixtures/litmus-host.
 fn picture(file: &str) -> String {
-    common::show_dot(&format!("tests/litmus-host/{file}"))
+    common::show_dot(&format!("tests/fixtures/litmus-host/{file}"))
 }
 
 #[test]
@@ -572,7 +572,7 @@ fn reset_events_number_their_sets_and_misuse_is_located() {
 }
 
 /// The condition and race-freedom verdicts of `text` (a twin of a test of
-/// tests/litmus-host) under `vulkan`.
+/// tests/fixtures/litmus-host) under `vulkan`.
 fn verdicts(name: &str, text: &str) -> (bool, bool) {
     let path = std::env::temp_dir().join(format!("vkmm-host-{name}-{}.litmus", std::process::id()));
     std::fs::write(&path, text).unwrap();

@@ -2,7 +2,7 @@
 //! images of float, normalised and integer formats in GLSL shaders
 //! (docs/format-spirv.md, "Images"): an element reached by a constant or a
 //! runtime index, each element of its own extent (the input's `extent`).
-//! Each fixture under tests/image-arrays/ derives its results by hand in
+//! Each fixture under tests/fixtures/image-arrays/ derives its results by hand in
 //! its header comment and states them as its `@Output` condition; its
 //! `.toml` beside it is the dispatch file with the images' extents.
 
@@ -11,7 +11,7 @@ use common::{glslang, vkmm};
 
 /// `vkmm check --dispatch NAME.toml NAME.comp`: exit code and stdout.
 fn check(name: &str) -> (i32, String, String) {
-    let dir = "tests/image-arrays";
+    let dir = "tests/fixtures/image-arrays";
     vkmm(&[
         "check",
         "--dispatch",
@@ -77,11 +77,11 @@ fn image_inputs_are_checked() {
     }
     let dir = std::env::temp_dir().join(format!("vkmm-image-arrays-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
-    let shader = std::fs::read_to_string("tests/image-arrays/read-each.comp")
+    let shader = std::fs::read_to_string("tests/fixtures/image-arrays/read-each.comp")
         .or_else(|_| {
             std::fs::read_to_string(
                 std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-                    .join("tests/image-arrays/read-each.comp"),
+                    .join("tests/fixtures/image-arrays/read-each.comp"),
             )
         })
         .unwrap();

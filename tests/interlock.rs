@@ -1,5 +1,5 @@
 //! Fragment shader interlock (docs/interlock.md): vkmm's own tests in
-//! tests/litmus-interlock, each quoting the sentence it exercises with a
+//! tests/fixtures/litmus-interlock, each quoting the sentence it exercises with a
 //! verdict derived by hand (the two CSVs and the `.test` queries); the
 //! located diagnoses of the lints; and mutation tests: each new rule of
 //! `models/vulkan-rules.cat`, broken, changes some verdict.
@@ -14,7 +14,7 @@ use vkmm::model::LoadedModel;
 const RULES: &str = include_str!("../models/vulkan-rules.cat");
 
 fn dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/litmus-interlock")
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/litmus-interlock")
 }
 
 /// The rows whose verdict under `model` differs from the expected one.

@@ -2,7 +2,7 @@
 //! model"): modules declaring `OpMemoryModel ... GLSL450` read as GLSL
 //! compilers and drivers read them (`--legacy-memory-model coherent`, the
 //! default) and literally (`strict`). The shaders are under
-//! `tests/legacy-memory-model/`; each file's comment derives its verdicts
+//! `tests/fixtures/legacy-memory-model/`; each file's comment derives its verdicts
 //! by hand under both readings. The GLSL ones need `glslangValidator` and
 //! print a SKIPPED line without it; the SPIR-V ones always run.
 
@@ -14,7 +14,7 @@ use std::process::Command;
 
 fn fixture(name: &str) -> String {
     Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/legacy-memory-model")
+        .join("tests/fixtures/legacy-memory-model")
         .join(name)
         .display()
         .to_string()

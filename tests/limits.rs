@@ -15,8 +15,8 @@ mod common;
 use common::vkmm;
 use std::path::PathBuf;
 
-const COUNTER: &str = "tests/litmus-interlock/counter-ordered.litmus";
-const CUT: &str = "tests/litmus-bound/atomic-in-cut-loop.litmus";
+const COUNTER: &str = "tests/fixtures/litmus-interlock/counter-ordered.litmus";
+const CUT: &str = "tests/fixtures/litmus-bound/atomic-in-cut-loop.litmus";
 
 /// A fresh folder under the target directory for one test's files.
 fn scratch(name: &str) -> PathBuf {
@@ -128,13 +128,13 @@ fn herd_format_refuses_every_incomplete_listing() {
 #[test]
 fn merge_checks_shard_identity() {
     let dir = scratch("merge");
-    let csv = "tests/litmus-interlock/expected-condition.csv";
+    let csv = "tests/fixtures/litmus-interlock/expected-condition.csv";
     let mut files = Vec::new();
     for k in 1..=2 {
         let shard = format!("{k}/2");
         let (code, out, err) = vkmm(&[
             "suite",
-            "tests/litmus-interlock",
+            "tests/fixtures/litmus-interlock",
             "--expected",
             csv,
             "--shard",
@@ -165,7 +165,12 @@ fn merge_checks_shard_identity() {
     assert!(err.contains("missing"), "{err}");
     let (code, out, err) = vkmm(&["merge", &files[0], &files[1]]);
     assert_eq!(code, 0, "{err}");
-    let (_, whole, _) = vkmm(&["suite", "tests/litmus-interlock", "--expected", csv]);
+    let (_, whole, _) = vkmm(&[
+        "suite",
+        "tests/fixtures/litmus-interlock",
+        "--expected",
+        csv,
+    ]);
     let counts = |s: &str| {
         s.lines()
             .last()
@@ -196,7 +201,7 @@ fn a_broken_model_is_an_error_for_every_test() {
     let model = dir.join("opencl.cat");
     std::fs::write(&model, broken).unwrap();
     let m = model.display().to_string();
-    let test = "tests/litmus-opencl/barrier-exit-then-entry.litmus";
+    let test = "tests/fixtures/litmus-opencl/barrier-exit-then-entry.litmus";
     let mut errors = Vec::new();
     for extra in [
         &[][..],
@@ -269,7 +274,7 @@ fn a_closed_standard_output_is_an_error() {
 #[test]
 fn spirv_errors_are_located_in_the_source() {
     let dir = scratch("spirv");
-    let text = std::fs::read_to_string("tests/litmus-spirv-bytes/byte-mp.spvasm").unwrap();
+    let text = std::fs::read_to_string("tests/fixtures/litmus-spirv-bytes/byte-mp.spvasm").unwrap();
     let at = text
         .lines()
         .position(|l| l.trim_start().starts_with("OpBranch %join"))
@@ -298,7 +303,7 @@ fn spirv_errors_are_located_in_the_source() {
 
     // workgroup-barrier.spv's words without its OpEntryPoint and
     // OpExecutionMode (opcodes 15 and 16), with a headers file beside it.
-    let bytes = std::fs::read("tests/legacy-memory-model/workgroup-barrier.spv").unwrap();
+    let bytes = std::fs::read("tests/fixtures/legacy-memory-model/workgroup-barrier.spv").unwrap();
     let words: Vec<u32> = bytes
         .chunks(4)
         .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
@@ -321,7 +326,7 @@ fn spirv_errors_are_located_in_the_source() {
     )
     .unwrap();
     std::fs::copy(
-        "tests/legacy-memory-model/workgroup-barrier.spv.headers",
+        "tests/fixtures/legacy-memory-model/workgroup-barrier.spv.headers",
         dir.join("no-entry.spv.headers"),
     )
     .unwrap();

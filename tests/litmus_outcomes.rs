@@ -1,4 +1,4 @@
-//! vkmm's own herd-style Vulkan litmus tests (tests/litmus-vulkan): values
+//! vkmm's own herd-style Vulkan litmus tests (tests/fixtures/litmus-vulkan): values
 //! through RMW operations, branches and local arithmetic, a spin loop that
 //! needs the unrolling bound, every condition form, filters, and races
 //! reported with the right pair, and the execution limit. Verdicts derived by
@@ -9,7 +9,7 @@ use vkmm::Limits;
 use vkmm::analysis::{LitmusOutcome, Observation, Property, check_litmus, expected};
 
 fn dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/litmus-vulkan")
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/litmus-vulkan")
 }
 
 fn run(file: &str, unroll: usize, decide: Option<Property>) -> LitmusOutcome {

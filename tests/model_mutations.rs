@@ -1,7 +1,7 @@
 //! Mutation tests for the Vulkan model: each mutation below breaks one rule
 //! of the appendix in `models/vulkan-rules.cat` or one of the
 //! specification's readings in `models/vulkan-spec-readings.cat`; the rule tests
-//! (tests/litmus) together with the Khronos suite must notice every one of
+//! (tests/fixtures/litmus) together with the Khronos suite must notice every one of
 //! them. A mutation that survives means a rule no test exercises.
 //!
 //! Not mutated, because no execution can tell: the same-location half of
@@ -144,7 +144,7 @@ fn mutated_models(rules: &str, readings: &str) -> Models {
 
 fn all_tests() -> Vec<PathBuf> {
     let mut files = common::files_with_ext(
-        &Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/litmus"),
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/litmus"),
         "test",
     );
     if let Some(d) = common::corpus_or_skip("khronos-alloy") {

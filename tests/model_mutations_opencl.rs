@@ -1,7 +1,7 @@
 //! Mutation tests for the OpenCL models: each mutation below breaks one rule
 //! of `models/opencl-rules.cat`, `models/opencl.cat` or
 //! `models/opencl-totalsc.cat`; vkmm's own OpenCL rule tests
-//! (tests/litmus-opencl) together with the Dat3M OpenCL suite must notice
+//! (tests/fixtures/litmus-opencl) together with the Dat3M OpenCL suite must notice
 //! every one of them. A mutation that survives means a rule no test
 //! exercises.
 //!

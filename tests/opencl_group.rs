@@ -1,6 +1,6 @@
 //! OpenCL group functions (issue 16 item 9): `work_group_*` and
 //! `sub_group_*` broadcast, reduce, scan, any and all. Each litmus file in
-//! tests/litmus-opencl-group cites the sentence it exercises and derives its
+//! tests/fixtures/litmus-opencl-group cites the sentence it exercises and derives its
 //! verdicts by hand; each has a twin whose verdict differs, so every
 //! expectation below can fail. Values are exact (the results a register
 //! receives), the memory meaning follows 3.6.3 by default (no
@@ -123,7 +123,7 @@ const DIVERGENT: &[(&str, &str)] = &[
 ];
 
 fn dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/litmus-opencl-group")
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/litmus-opencl-group")
 }
 
 fn path(name: &str) -> PathBuf {

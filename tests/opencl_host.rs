@@ -1,6 +1,6 @@
 //! The OpenCL host side (docs/host.md, "OpenCL"): host threads, commands,
 //! events, queues and shared virtual memory in the OpenCL C dialect. The
-//! litmus tests in tests/litmus-opencl-host each quote the sentence they
+//! litmus tests in tests/fixtures/litmus-opencl-host each quote the sentence they
 //! exercise and carry a hand-derived verdict (expected-condition.csv,
 //! expected-races.csv); the classic bugs' race diagnoses name the missing
 //! call; host tests of one API are refused by the other API's models; bad
@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 use vkmm::model::LoadedModel;
 
 fn dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/litmus-opencl-host")
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/litmus-opencl-host")
 }
 
 #[test]
@@ -36,7 +36,7 @@ fn host_tests_give_their_hand_derived_verdicts() {
 
 /// The `missing:` line of the race diagnosis of `file`'s condition.
 fn missing(file: &str) -> String {
-    common::missing_line(&format!("tests/litmus-opencl-host/{file}"))
+    common::missing_line(&format!("tests/fixtures/litmus-opencl-host/{file}"))
 }
 
 #[test]
@@ -72,7 +72,7 @@ fn classic_bugs_name_the_missing_call() {
     // A correct test is race-free: no race diagnosed, and explain says so.
     let (_, out, _) = common::vkmm(&[
         "explain",
-        "tests/litmus-opencl-host/fine-svm-finish-read.litmus",
+        "tests/fixtures/litmus-opencl-host/fine-svm-finish-read.litmus",
     ]);
     assert!(!out.contains("race on"), "{out}");
     assert!(out.contains("Data races: none"), "{out}");
@@ -82,7 +82,7 @@ fn classic_bugs_name_the_missing_call() {
 fn explanation_names_the_rules_commands_and_lines() {
     let (code, out, _) = common::vkmm(&[
         "explain",
-        "tests/litmus-opencl-host/marker-event.litmus",
+        "tests/fixtures/litmus-opencl-host/marker-event.litmus",
         "--outcome",
         "P0:r0 == 1",
     ]);
@@ -105,7 +105,7 @@ fn explanation_names_the_rules_commands_and_lines() {
 fn rule_edges_are_worded_with_their_sentence() {
     let (code, out, _) = common::vkmm(&[
         "explain",
-        "tests/litmus-opencl-host/bug-read-before-finish.litmus",
+        "tests/fixtures/litmus-opencl-host/bug-read-before-finish.litmus",
     ]);
     assert_eq!(code, 0);
     for want in [
@@ -124,7 +124,7 @@ fn each_api_is_refused_by_the_other_apis_models() {
     // An OpenCL host test under a Vulkan model: refused, exit 2.
     let (code, _, err) = common::vkmm(&[
         "check",
-        "tests/litmus-opencl-host/fine-svm-finish-read.litmus",
+        "tests/fixtures/litmus-opencl-host/fine-svm-finish-read.litmus",
         "--model",
         "vulkan",
     ]);
@@ -142,7 +142,7 @@ fn each_api_is_refused_by_the_other_apis_models() {
     ] {
         let (code, _, err) = common::vkmm(&[
             "check",
-            "tests/litmus-host/fence-barrier-host-read.litmus",
+            "tests/fixtures/litmus-host/fence-barrier-host-read.litmus",
             "--model",
             model,
         ]);
@@ -164,8 +164,14 @@ fn a_model_without_host_rules_refuses_host_tests() {
     std::fs::write(&path, "\"no host\"\nacyclic po as order\n").unwrap();
     let model = path.to_str().unwrap();
     for (test, api) in [
-        ("tests/litmus-opencl-host/in-order-queue.litmus", "OpenCL"),
-        ("tests/litmus-host/fence-barrier-host-read.litmus", "Vulkan"),
+        (
+            "tests/fixtures/litmus-opencl-host/in-order-queue.litmus",
+            "OpenCL",
+        ),
+        (
+            "tests/fixtures/litmus-host/fence-barrier-host-read.litmus",
+            "Vulkan",
+        ),
     ] {
         let (code, _, err) = common::vkmm(&["check", test, "--model", model]);
         assert_eq!(code, 2, "{test}: {err}");
@@ -491,7 +497,7 @@ fn every_host_mutation_is_caught() {
 /// families) is the Vulkan tests' only (tests/host.rs).
 #[test]
 fn pictures_draw_command_queues_in_opencl_words() {
-    let show = |file: &str| common::show_dot(&format!("tests/litmus-opencl-host/{file}"));
+    let show = |file: &str| common::show_dot(&format!("tests/fixtures/litmus-opencl-host/{file}"));
     let text = show("map-event-read.litmus");
     for want in [
         "label=\"host threads\"",

@@ -1,7 +1,7 @@
 //! The OpenCL document's parts added by issue 16 (items 8-11): sub-groups,
 //! arrays and pointer arithmetic, the other address spaces and atomic
 //! functions, and the no-thin-air variant. Each litmus file in
-//! tests/litmus-opencl-rest cites the sentence it exercises and derives its
+//! tests/fixtures/litmus-opencl-rest cites the sentence it exercises and derives its
 //! verdicts by hand; each has a twin whose verdict differs, so every
 //! expectation below can fail. The mutation tests at the end break the
 //! rules these tests are for and check that some expectation notices.
@@ -131,7 +131,7 @@ const EXPECTED: &[(&str, &str, Property, bool)] = &[
 
 fn path(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/litmus-opencl-rest")
+        .join("tests/fixtures/litmus-opencl-rest")
         .join(format!("{name}.litmus"))
 }
 
@@ -170,7 +170,7 @@ fn hand_derived_verdicts() {
 
 #[test]
 fn every_test_file_has_expectations() {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/litmus-opencl-rest");
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/litmus-opencl-rest");
     for e in std::fs::read_dir(dir).unwrap() {
         let p = e.unwrap().path();
         if p.extension().is_some_and(|x| x == "litmus") {

@@ -119,8 +119,8 @@ fn opencl_files() -> Vec<PathBuf> {
     );
     for d in [
         corpus,
-        Path::new("tests/litmus-opencl"),
-        Path::new("tests/litmus-opencl-rest"),
+        Path::new("tests/fixtures/litmus-opencl"),
+        Path::new("tests/fixtures/litmus-opencl-rest"),
         Path::new("examples"),
     ] {
         walk(d, &mut out);

@@ -12,7 +12,7 @@
 //!   before one sequenced before it is listed (with `--no-order-pruning`
 //!   they are all listed).
 //!
-//! Hand-derived states (tests/litmus-opencl/own-forward-*.litmus,
+//! Hand-derived states (tests/fixtures/litmus-opencl/own-forward-*.litmus,
 //! co-*.litmus quote the sentences), the same answers with each lever off
 //! and under the reference enumeration (on those files, the OpenCL corpus
 //! and generated programs), and TSan listed completely at the default
@@ -28,7 +28,7 @@ use vkmm::frontend::LocalMemory;
 
 fn own(file: &str) -> String {
     Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/litmus-opencl")
+        .join("tests/fixtures/litmus-opencl")
         .join(file)
         .display()
         .to_string()
@@ -239,7 +239,10 @@ fn the_opencl_corpus_and_own_tests_agree() {
     if let Some(dir) = common::corpus_or_skip("dat3m-opencl") {
         common::litmus_files_below(&dir, &|p| p.ends_with("TSan.litmus"), &mut files);
     }
-    for d in ["tests/litmus-opencl", "tests/litmus-opencl-rest"] {
+    for d in [
+        "tests/fixtures/litmus-opencl",
+        "tests/fixtures/litmus-opencl-rest",
+    ] {
         let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join(d);
         common::litmus_files_below(&dir, &|_| false, &mut files);
     }
@@ -327,7 +330,7 @@ fn program_text(threads: &[Vec<Item>]) -> String {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: common::cases(64), ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: common::cases(64), failure_persistence: crate::common::regressions("own_forwarding"), ..ProptestConfig::default() })]
 
     /// Programs of two or three work-items mixing atomic accesses to `x`,
     /// stores of loaded values to plain memory, reads of it back and

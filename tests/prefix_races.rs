@@ -2,7 +2,7 @@
 //! thread's path, the executions in which that thread stops at the cut are
 //! walked for data races too (`Limits::prefix_races`), as Dat3M's unrolled
 //! program ends a thread at its bound event. The tests of
-//! tests/litmus-bound, each with its verdict derived by hand from the
+//! tests/fixtures/litmus-bound, each with its verdict derived by hand from the
 //! Vulkan appendix's Data Race definition (quoted in each file):
 //!
 //! - a race in the first iteration of a loop that never exits is found at
@@ -20,7 +20,7 @@ use vkmm::Limits;
 use vkmm::analysis::{LitmusOutcome, Property, check_litmus};
 
 fn dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/litmus-bound")
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/litmus-bound")
 }
 
 fn run(file: &str, limits: Limits, decide: Option<Property>) -> LitmusOutcome {
@@ -206,8 +206,8 @@ fn reference_and_parallel_walks_agree() {
 /// A program whose paths are not cut walks no prefix.
 #[test]
 fn no_cut_no_prefix_walk() {
-    let path =
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/litmus-vulkan/race-plain-mp.litmus");
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/litmus-vulkan/race-plain-mp.litmus");
     let program = vkmm::frontend::load(&path).unwrap();
     let model = vkmm::model::load("vulkan").unwrap();
     let o = check_litmus("race-plain-mp", &program, &model, at(2), None).unwrap();

@@ -8,10 +8,10 @@ use std::path::{Path, PathBuf};
 use vkmm::Session;
 
 fn dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/litmus-interlock")
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/litmus-interlock")
 }
 
-/// The files of tests/litmus-interlock a variant violates the spec on.
+/// The files of tests/fixtures/litmus-interlock a variant violates the spec on.
 fn violated(session: &Session, imp: &str) -> Vec<String> {
     let mut out = Vec::new();
     let mut files: Vec<PathBuf> = std::fs::read_dir(dir())

@@ -140,7 +140,7 @@ fn racing_pairs_are_mapped_to_their_images() {
 fn the_scaling_rings_are_reduced_and_agree() {
     for (name, order) in [("barrier-flags-3", 3), ("barrier-flags-4", 4)] {
         let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("tests/litmus-scaling")
+            .join("tests/fixtures/litmus-scaling")
             .join(format!("{name}.litmus"));
         if !path.exists() {
             continue;
@@ -223,7 +223,7 @@ fn ring_text(items: &[Item], n: usize, values: &[i64]) -> String {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: common::cases(64), ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: common::cases(64), failure_persistence: crate::common::regressions("rotation_symmetry"), ..ProptestConfig::default() })]
 
     /// Generated rings: reduced and full walks give the same answers.
     #[test]

@@ -1,5 +1,5 @@
 //! The scaling families of issue 11 (`scripts/scaling.py`), N = 2 and 3,
-//! checked in under `tests/litmus-scaling/`: each file's hand-derived
+//! checked in under `tests/fixtures/litmus-scaling/`: each file's hand-derived
 //! verdict (its comment says why), and the same final states from the
 //! reference enumeration (every search lever off) where it is cheap.
 //! Times are measured by `scripts/scaling.py run`, not here.
@@ -8,7 +8,7 @@ mod common;
 
 use serde_json::Value;
 
-const DIR: &str = "tests/litmus-scaling";
+const DIR: &str = "tests/fixtures/litmus-scaling";
 const REFERENCE: [&str; 8] = [
     "--no-spin-reduction",
     "--no-rmw-filter",
@@ -213,17 +213,21 @@ fn compare_exchange_locks_count_to_n() {
 /// stops at the order limit).
 #[test]
 fn nine_threads_lock_families_are_listed_completely() {
-    // (In tests/scaling-large, not a `tests/litmus*` folder: the
+    // (In tests/fixtures/scaling-large, not a `tests/fixtures/litmus*` folder: the
     // differential tests walk those with levers off, and nine threads
     // without path pruning are 9^9 combinations.)
     for family in ["taslock", "ticketlock"] {
-        let (file, r) = listed(&format!("tests/scaling-large/{family}"), 9, "Always");
+        let (file, r) = listed(
+            &format!("tests/fixtures/scaling-large/{family}"),
+            9,
+            "Always",
+        );
         assert_eq!(states(&r), vec!["c=9".to_string()], "{file}");
         assert_eq!(r["consistent"], 362_880, "{file}");
         assert_eq!(r["symmetric_threads"], 9, "{file}");
     }
     // The compare-exchange lock, in SPIR-V.
-    let r = listed_file("tests/scaling-large/caslock-9.spvasm", "Always");
+    let r = listed_file("tests/fixtures/scaling-large/caslock-9.spvasm", "Always");
     assert_eq!(states(&r), vec!["%ctr[0]=9".to_string()]);
     assert_eq!(r["consistent"], 362_880);
     assert_eq!(r["symmetric_threads"], 9);

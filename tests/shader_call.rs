@@ -3,7 +3,7 @@
 //! barriers, the ShaderCallKHR scope and its shader call instance domain
 //! (with the three positions the specification leaves to the
 //! implementation as named variants), and Shader I/O of the ray tracing
-//! storage classes. Hand-derived verdicts in tests/litmus-shadercall (each
+//! storage classes. Hand-derived verdicts in tests/fixtures/litmus-shadercall (each
 //! file quotes its sentence), the spelling with its located errors, and
 //! mutation tests: each new clause, broken, changes a named verdict.
 
@@ -18,7 +18,7 @@ const RULES: &str = include_str!("../models/vulkan-rules.cat");
 const READINGS: &str = include_str!("../models/vulkan-spec-readings.cat");
 
 fn dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/litmus-shadercall")
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/litmus-shadercall")
 }
 
 #[test]
@@ -413,7 +413,7 @@ fn bad_shader_calls_are_located_errors() {
 
 // ----- the Alloy `.test` spelling ------------------------------------------------
 
-/// The `.test` files of tests/litmus-shadercall pass their queries, and
+/// The `.test` files of tests/fixtures/litmus-shadercall pass their queries, and
 /// each mutation of `witness` rules changes one of them.
 #[test]
 fn alloy_tests_pass_their_queries_and_catch_their_mutations() {

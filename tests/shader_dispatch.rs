@@ -1,6 +1,6 @@
 //! Shaders checked as written, with the dispatch, constants and inputs on
 //! the command line or in a manifest (docs/checking-your-shader.md). The
-//! fixtures are in tests/shader-dispatch/, each row's verdict derived by
+//! fixtures are in tests/fixtures/shader-dispatch/, each row's verdict derived by
 //! hand in its manifest's `reasoning` column. They need glslangValidator:
 //! without it they fail under CI and print SKIPPED elsewhere.
 
@@ -24,9 +24,9 @@ fn the_manifest_rows_get_their_hand_derived_verdicts() {
     let (code, out, err) = vkmm(&[
         "suite",
         "--manifest",
-        &root("tests/shader-dispatch/manifest.csv"),
+        &root("tests/fixtures/shader-dispatch/manifest.csv"),
         "--inputs",
-        &root("tests/shader-dispatch/inputs.toml"),
+        &root("tests/fixtures/shader-dispatch/inputs.toml"),
         "--format",
         "json",
         "-j",
@@ -60,7 +60,7 @@ fn a_wrong_expectation_fails_the_suite() {
     }
     let dir = std::env::temp_dir().join(format!("vkmm-dispatch-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
-    let shader = root("tests/shader-dispatch/sized.comp");
+    let shader = root("tests/fixtures/shader-dispatch/sized.comp");
     let csv = dir.join("m.csv");
     std::fs::write(
         &csv,
@@ -97,7 +97,10 @@ fn the_declared_workgroup_size_runs_without_a_dispatch() {
     if !glslang() {
         return;
     }
-    let (code, out, err) = vkmm(&["check", &root("tests/shader-dispatch/last-one.comp")]);
+    let (code, out, err) = vkmm(&[
+        "check",
+        &root("tests/fixtures/shader-dispatch/last-one.comp"),
+    ]);
     assert_eq!(code, 0, "{out}\n{err}");
     // Two invocations: P1 exists, and one of them reads count = 2.
     assert!(out.contains("P1:"), "{out}");
@@ -109,7 +112,7 @@ fn a_size_too_large_names_local_size() {
     if !glslang() {
         return;
     }
-    let (code, _, err) = vkmm(&["check", &root("tests/shader-dispatch/big.comp")]);
+    let (code, _, err) = vkmm(&["check", &root("tests/fixtures/shader-dispatch/big.comp")]);
     assert_eq!(code, 2);
     assert!(
         err.contains("512 invocations") && err.contains("--local-size"),
@@ -119,7 +122,7 @@ fn a_size_too_large_names_local_size() {
         "check",
         "--local-size",
         "2",
-        &root("tests/shader-dispatch/big.comp"),
+        &root("tests/fixtures/shader-dispatch/big.comp"),
     ]);
     assert_eq!(code, 0, "{out}\n{err}");
 }
@@ -129,7 +132,7 @@ fn bad_dispatch_arguments_are_named() {
     if !glslang() {
         return;
     }
-    let big = root("tests/shader-dispatch/big.comp");
+    let big = root("tests/fixtures/shader-dispatch/big.comp");
     let cases: [(&[&str], &str); 5] = [
         (
             &["--entry", "nope"],
@@ -167,8 +170,8 @@ fn a_dispatch_file_gives_the_dispatch_and_the_command_line_wins() {
     if !glslang() {
         return;
     }
-    let shader = root("tests/shader-dispatch/sized.comp");
-    let file = root("tests/shader-dispatch/sized.dispatch.toml");
+    let shader = root("tests/fixtures/shader-dispatch/sized.comp");
+    let file = root("tests/fixtures/shader-dispatch/sized.dispatch.toml");
     // The file: two invocations, N = 2: invocation 1 reads out_buf[0]
     // while invocation 0 writes it.
     let (code, out, err) = vkmm(&["check", "--property", "races", "--dispatch", &file, &shader]);
@@ -211,7 +214,7 @@ fn a_large_buffer_costs_the_cells_the_accesses_reach() {
     // "Large buffers"). Race-free: the atomic add returns 0, 1, 2, 3 to
     // the four iterations (RMW atomicity), so every plain store goes to a
     // slot of its own, 65536 to 65539; mem[0] is only accessed atomically.
-    let shader = root("tests/shader-dispatch/bump.comp");
+    let shader = root("tests/fixtures/shader-dispatch/bump.comp");
     let run = |racy: bool| {
         let mut args = vec!["check", "--property", "races", "--length", "Mem=65540"];
         if racy {
@@ -246,7 +249,7 @@ fn memory_nobody_initialises_starts_at_zero_in_every_format() {
     if !glslang() {
         return;
     }
-    // One shader in each format (tests/shader-dispatch/uninit.*; the
+    // One shader in each format (tests/fixtures/shader-dispatch/uninit.*; the
     // `.spvasm` is the GLSL one compiled and disassembled, the `.spv` that
     // text assembled): two invocations store to the output only when the
     // input word is not 0. Nobody initialises it, so it is 0
@@ -255,7 +258,7 @@ fn memory_nobody_initialises_starts_at_zero_in_every_format() {
     // input is read at all).
     let dir = std::env::temp_dir().join(format!("vkmm-uninit-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
-    let spvasm = root("tests/shader-dispatch/uninit.spvasm");
+    let spvasm = root("tests/fixtures/shader-dispatch/uninit.spvasm");
     let spv = dir.join("uninit.spv");
     let assembled = std::process::Command::new("spirv-as")
         .args(["--target-env", "vulkan1.3", &spvasm, "-o"])
@@ -263,9 +266,9 @@ fn memory_nobody_initialises_starts_at_zero_in_every_format() {
         .status()
         .is_ok_and(|s| s.success());
     let mut files = vec![
-        (root("tests/shader-dispatch/uninit.comp"), "inb"),
-        (root("tests/shader-dispatch/uninit.wgsl"), "flag"),
-        (root("tests/shader-dispatch/uninit.hlsl"), "0.0"),
+        (root("tests/fixtures/shader-dispatch/uninit.comp"), "inb"),
+        (root("tests/fixtures/shader-dispatch/uninit.wgsl"), "flag"),
+        (root("tests/fixtures/shader-dispatch/uninit.hlsl"), "0.0"),
         (spvasm.clone(), "inb"),
     ];
     if assembled {
@@ -308,15 +311,19 @@ fn a_dispatch_file_beside_the_shader_applies_under_the_command_line() {
         return;
     }
     // sized.comp with sized.comp.dispatch.toml beside it (a copy of
-    // tests/shader-dispatch/sized.dispatch.toml: two invocations, LG_N =
+    // tests/fixtures/shader-dispatch/sized.dispatch.toml: two invocations, LG_N =
     // 1, where invocation 1 reads out_buf[0] while invocation 0 writes
     // it: racy).
     let dir = std::env::temp_dir().join(format!("vkmm-beside-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let shader = dir.join("sized.comp");
-    std::fs::copy(root("tests/shader-dispatch/sized.comp"), &shader).unwrap();
+    std::fs::copy(root("tests/fixtures/shader-dispatch/sized.comp"), &shader).unwrap();
     let beside = dir.join("sized.comp.dispatch.toml");
-    std::fs::copy(root("tests/shader-dispatch/sized.dispatch.toml"), &beside).unwrap();
+    std::fs::copy(
+        root("tests/fixtures/shader-dispatch/sized.dispatch.toml"),
+        &beside,
+    )
+    .unwrap();
     let shader = shader.display().to_string();
     let (code, out, err) = races(&shader, &[]);
     assert_eq!(code, 0, "{out}\n{err}");

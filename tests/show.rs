@@ -177,7 +177,7 @@ fn first_event_xs(dot: &str, xs: &[(usize, f64)]) -> Vec<f64> {
 #[test]
 fn threads_read_left_to_right_in_litmus_order() {
     let f = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/litmus-vulkan/scope-mismatch-race.litmus");
+        .join("tests/fixtures/litmus-vulkan/scope-mismatch-race.litmus");
     let dot = show(&f, &[]);
     // P0 in workgroup 0, P1 in workgroup 1: one cluster each
     assert_eq!(thread_clusters(&dot).len(), 2);
@@ -252,7 +252,8 @@ fn unknown_relations_are_an_error_listing_the_valid_names() {
 
 #[test]
 fn relations_option_filters_edges() {
-    let f = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/litmus-vulkan/race-plain-mp.litmus");
+    let f = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/litmus-vulkan/race-plain-mp.litmus");
     let dot = show(&f, &["--relations", "rf"]);
     let edges: Vec<&str> = dot
         .lines()
@@ -272,7 +273,8 @@ fn renders_svg_when_graphviz_is_installed() {
     if !common::tool_or_skip("dot", "-V", "graphviz") {
         return;
     }
-    let f = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/litmus-vulkan/spin-loop-mp.litmus");
+    let f = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/litmus-vulkan/spin-loop-mp.litmus");
     let svg = std::env::temp_dir().join(format!("vkmm-show-{}.svg", std::process::id()));
     let out = Command::new(env!("CARGO_BIN_EXE_vkmm"))
         .arg("show")
@@ -366,8 +368,8 @@ fn tail_labels_of_one_event_fan_out() {
 /// the interlock's synchronizes-with edges (End -> Begin) are labelled.
 #[test]
 fn interlock_pictures_group_fragment_invocations_by_pixel() {
-    let f =
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/litmus-interlock/two-pixels-six.litmus");
+    let f = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/litmus-interlock/two-pixels-six.litmus");
     let dot = show(&f, &[]);
     let nodes = nesting(&dot);
     assert_eq!(nodes.len(), 24, "six invocations of four events");
@@ -408,7 +410,7 @@ fn interlock_pictures_group_fragment_invocations_by_pixel() {
 fn scope_instances_are_numbered_as_the_file_numbers_them() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let dot = show(
-        &root.join("tests/litmus-vulkan/scope-mismatch-race.litmus"),
+        &root.join("tests/fixtures/litmus-vulkan/scope-mismatch-race.litmus"),
         &[],
     );
     assert!(dot.contains("label=\"workgroup 0\""), "{dot}");
@@ -429,7 +431,7 @@ fn scope_instances_are_numbered_as_the_file_numbers_them() {
 fn a_racy_witness_draws_its_races() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let dot = show(
-        &root.join("tests/litmus-vulkan/scope-mismatch-race.litmus"),
+        &root.join("tests/fixtures/litmus-vulkan/scope-mismatch-race.litmus"),
         &[],
     );
     let races: Vec<&str> = dot.lines().filter(|l| l.contains("dir=both")).collect();
@@ -460,7 +462,7 @@ fn a_racy_witness_draws_its_races() {
 fn the_legend_is_below_the_threads() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let dot = show(
-        &root.join("tests/litmus-vulkan/scope-mismatch-race.litmus"),
+        &root.join("tests/fixtures/litmus-vulkan/scope-mismatch-race.litmus"),
         &[],
     );
     let (layout, _) = vkmm::report::dot::split_relations(&dot);

@@ -1,5 +1,5 @@
 //! vkmm's own litmus tests, one or more per rule of the Vulkan memory model
-//! appendix (tests/litmus/*.test). Each file quotes the sentence it exercises
+//! appendix (tests/fixtures/litmus/*.test). Each file quotes the sentence it exercises
 //! and carries the verdicts derived by hand from the spec text.
 
 mod common;
@@ -8,7 +8,7 @@ use std::path::Path;
 
 #[test]
 fn every_rule_test_gives_its_hand_derived_verdicts() {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/litmus");
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/litmus");
     let models = common::models();
     let files = common::files_with_ext(&dir, "test");
     assert!(

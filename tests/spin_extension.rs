@@ -7,7 +7,7 @@
 //! write of the location writes. Such an execution's races are races of
 //! the extended complete execution, which the complete walk reported.
 //!
-//! - hand-derived verdicts (tests/litmus-bound, the Data Race sentence
+//! - hand-derived verdicts (tests/fixtures/litmus-bound, the Data Race sentence
 //!   quoted in each file): a race-free message passing whose spinning
 //!   executions are skipped, and races found only where a thread spins on
 //!   a value nobody writes, or nobody writes in that combination (not
@@ -25,7 +25,7 @@ use vkmm::analysis::LitmusOutcome;
 
 fn bound(file: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/litmus-bound")
+        .join("tests/fixtures/litmus-bound")
         .join(file)
 }
 
@@ -98,7 +98,7 @@ fn spinning_executions_that_do_not_extend_are_walked() {
 }
 
 /// The scaling family barrier-flags at 3 threads (scripts/scaling.py,
-/// tests/litmus-scaling): every spinning combination is skipped (60
+/// tests/fixtures/litmus-scaling): every spinning combination is skipped (60
 /// executions walked without the lever and without factored observation
 /// reads, 18 with them), the answer unchanged. Counted without symmetry
 /// reduction; with it (the rotation of the threads with their `x`
@@ -106,8 +106,8 @@ fn spinning_executions_that_do_not_extend_are_walked() {
 /// of 3: 6.
 #[test]
 fn barrier_flags_skips_every_spinning_combination() {
-    let path =
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/litmus-scaling/barrier-flags-3.litmus");
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/litmus-scaling/barrier-flags-3.litmus");
     let rotated = run(&path, false);
     assert_eq!(rotated.race_free, Some(true));
     assert_eq!(rotated.prefix_walk.unwrap().executions, 6);

@@ -266,7 +266,7 @@ fn assembled_corpus_programs_give_the_text_answers() {
     assert!(differences.is_empty(), "{}", differences.join("\n\n"));
 }
 
-/// The image, sampled image and tensor tests (tests/litmus-spirv-image)
+/// The image, sampled image and tensor tests (tests/fixtures/litmus-spirv-image)
 /// assembled into binary modules give the text's answers: the binary reader
 /// spells the enumerants (Dim, Image Format, Image and Tensor Operands) as
 /// numbers, which the image front end reads alike. A `spirv-as` older than
@@ -282,7 +282,7 @@ fn assembled_image_and_tensor_tests_give_the_text_answers() {
     let session = Session::new();
     let mut compared = Vec::new();
     let mut differences = Vec::new();
-    for src in common::files_with_ext(&root("tests/litmus-spirv-image"), "spvasm") {
+    for src in common::files_with_ext(&root("tests/fixtures/litmus-spirv-image"), "spvasm") {
         let name = src.file_stem().unwrap().to_string_lossy().to_string();
         let bin = match assemble(&src, &d) {
             Ok(bin) => bin,

@@ -3,8 +3,8 @@
 //! accesses whose bytes are not one cell of the layout (views of one
 //! binding, a 64-bit access over two 32-bit members, a byte of a word) are
 //! lowered onto `ir::bytes`. Hand-derived verdicts in
-//! tests/litmus-spirv-bytes (each file quotes its sentences), the twins of
-//! tests/litmus-bytes with the same verdicts, located errors, and a check
+//! tests/fixtures/litmus-spirv-bytes (each file quotes its sentences), the twins of
+//! tests/fixtures/litmus-bytes with the same verdicts, located errors, and a check
 //! that whole-scalar programs are not cut.
 
 mod common;
@@ -12,7 +12,7 @@ mod common;
 use std::path::{Path, PathBuf};
 
 fn dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/litmus-spirv-bytes")
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/litmus-spirv-bytes")
 }
 
 #[test]
@@ -24,7 +24,7 @@ fn spirv_byte_tests_give_their_hand_derived_verdicts() {
 /// verdicts.
 #[test]
 fn each_spirv_test_agrees_with_its_litmus_twin() {
-    let litmus = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/litmus-bytes");
+    let litmus = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/litmus-bytes");
     for name in [
         "mixed-size-mp",
         "half-overlap-read",

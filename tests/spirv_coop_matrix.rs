@@ -3,8 +3,8 @@
 //! `OpCooperativeMatrixLoadKHR` / `OpCooperativeMatrixStoreKHR` lowered to
 //! the element accesses the Vulkan litmus dialect's `cmld` / `cmst` build,
 //! the attribution left open. Hand-derived verdicts in
-//! tests/litmus-spirv-coopmat (each file quotes its sentences), each the
-//! twin of a test of tests/litmus-coopmat-open with the same verdicts, and
+//! tests/fixtures/litmus-spirv-coopmat (each file quotes its sentences), each the
+//! twin of a test of tests/fixtures/litmus-coopmat-open with the same verdicts, and
 //! the located errors.
 
 mod common;
@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 use vkmm::ir::{OpKind, Scope, Stmt};
 
 fn dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/litmus-spirv-coopmat")
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/litmus-spirv-coopmat")
 }
 
 #[test]
@@ -27,7 +27,7 @@ fn verdicts(path: &Path) -> (bool, bool) {
 
 #[test]
 fn each_spirv_test_agrees_with_its_litmus_twin() {
-    let litmus = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/litmus-coopmat-open");
+    let litmus = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/litmus-coopmat-open");
     for name in ["store-open", "store-open-barrier", "load-open"] {
         let a = verdicts(&dir().join(format!("{name}.spvasm")));
         let b = verdicts(&litmus.join(format!("{name}.litmus")));

@@ -217,7 +217,7 @@ fn float_atomic_adds_both_land() {
 
 #[test]
 fn glsl_float_math_and_message_passing() {
-    // tests/spirv-float/math.comp derives each stored value in its
+    // tests/fixtures/spirv-float/math.comp derives each stored value in its
     // header (0.1f + 0.2f, floor/sqrt, uint(-0.1f) = 0 (truncation
     // toward zero of -0.1 is -0, which is representable), all/any,
     // packHalf2x16(0.1, 1.0) = 0x3C002E66, mix/clamp = 0x3F0CCCCD,
@@ -226,7 +226,7 @@ fn glsl_float_math_and_message_passing() {
     if !common::glslang() {
         return;
     }
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/spirv-float");
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/spirv-float");
     let verdict = |file: &str| match Session::new().check_file(dir.join(file)) {
         Ok(Checked::Litmus(o)) => vkmm::report::text::litmus(&o),
         other => panic!("{other:?}"),

@@ -2,7 +2,7 @@
 //! src/frontend/spirv/image.rs, src/frontend/spirv/lower/image.rs):
 //! `OpImageRead` / `OpImageWrite` are non-atomic texel accesses of the
 //! Image storage class with the texel flags, `OpImageTexelPointer` a
-//! pointer for atomics. Hand-derived verdicts in tests/litmus-spirv-image
+//! pointer for atomics. Hand-derived verdicts in tests/fixtures/litmus-spirv-image
 //! (each file quotes its sentences), the IR the instructions become, and
 //! located errors.
 
@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 use vkmm::ir::{AccessKind, OpKind, StorageClass};
 
 fn dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/litmus-spirv-image")
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/litmus-spirv-image")
 }
 
 #[test]

@@ -8,7 +8,7 @@
 //! (`Status::Undefined`). The named variant `--out-of-bounds flat` is
 //! Dat3M's byte-addressed memory: elements past the end of a shared
 //! variable instance are more locations of it. The programs and the
-//! verdicts derived by hand are in tests/litmus-spirv-oob/ (their
+//! verdicts derived by hand are in tests/fixtures/litmus-spirv-oob/ (their
 //! comments).
 
 use std::path::{Path, PathBuf};
@@ -21,7 +21,7 @@ mod common;
 
 fn file(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/litmus-spirv-oob")
+        .join("tests/fixtures/litmus-spirv-oob")
         .join(name)
 }
 
@@ -199,7 +199,7 @@ fn suite_rows_say_undefined_behaviour() {
 }
 
 /// Out-of-bounds offsets held in registers under the flat reading: a loop
-/// counter (tests/litmus-spirv-oob/oob-loop.spvasm) and an OpPhi
+/// counter (tests/fixtures/litmus-spirv-oob/oob-loop.spvasm) and an OpPhi
 /// (oob-phi.spvasm) running past the end name elements past it, which
 /// are locations of their variable; by default they are undefined
 /// behaviour. The verdicts are derived in the files' comments.

@@ -3,8 +3,8 @@
 //! `OpTraceRayKHR`, `OpReportIntersectionKHR`, the ShaderCallKHR scope
 //! and the ray tracing storage classes, lowered to the IR the Vulkan
 //! litmus dialect builds. Hand-derived verdicts in
-//! tests/litmus-spirv-shadercall (each file quotes its sentences), each
-//! the twin of a test of tests/litmus-shadercall with the same verdict,
+//! tests/fixtures/litmus-spirv-shadercall (each file quotes its sentences), each
+//! the twin of a test of tests/fixtures/litmus-shadercall with the same verdict,
 //! and the located errors.
 
 mod common;
@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 use vkmm::ir::{CallKind, Interface, OpKind, ShaderStage, Stmt};
 
 fn dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/litmus-spirv-shadercall")
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/litmus-spirv-shadercall")
 }
 
 #[test]
@@ -29,7 +29,7 @@ fn verdicts(path: &Path) -> (bool, bool) {
 /// verdicts: the two front ends build the same relations.
 #[test]
 fn each_spirv_test_agrees_with_its_litmus_twin() {
-    let litmus = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/litmus-shadercall");
+    let litmus = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/litmus-shadercall");
     for name in [
         "callable-data",
         "callee-reads-payload",

@@ -5,8 +5,8 @@
 //! TessellationControl shader), `Input` variables bound to the Output
 //! variable of the same Location in the invocations `@Generates` names,
 //! and the legacy mode of modules whose `OpMemoryModel` is not `Vulkan`.
-//! Hand-derived verdicts in tests/litmus-spirv-stages (each file quotes
-//! its sentences), twins of tests/litmus-appendix where SPIR-V can say the
+//! Hand-derived verdicts in tests/fixtures/litmus-spirv-stages (each file quotes
+//! its sentences), twins of tests/fixtures/litmus-appendix where SPIR-V can say the
 //! same, and the located errors.
 
 mod common;
@@ -16,7 +16,7 @@ use vkmm::analysis::Property;
 use vkmm::ir::{Interface, ShaderStage, Stmt};
 
 fn dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/litmus-spirv-stages")
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/litmus-spirv-stages")
 }
 
 #[test]
@@ -28,7 +28,7 @@ fn spirv_stage_verdicts_match_the_hand_derived_ones() {
 /// verdicts (condition, race-free).
 #[test]
 fn each_spirv_test_agrees_with_its_litmus_twin() {
-    let litmus = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/litmus-appendix");
+    let litmus = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/litmus-appendix");
     for name in [
         "tess-output-barrier",
         "tess-output-no-stage",

@@ -123,7 +123,7 @@ fn the_states_are_those_of_the_full_listing_everywhere() {
 
 fn scaling(name: &str) -> std::path::PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/litmus-scaling")
+        .join("tests/fixtures/litmus-scaling")
         .join(name)
 }
 
@@ -172,7 +172,7 @@ fn the_report_says_what_was_checked() {
         "check",
         "--property",
         "states",
-        "tests/litmus-scaling/barrier-flags-3.litmus",
+        "tests/fixtures/litmus-scaling/barrier-flags-3.litmus",
     ]);
     assert_eq!(code, 0, "{err}");
     assert!(
@@ -201,9 +201,14 @@ fn the_report_says_what_was_checked() {
 /// A listing is not a verdict: suites, explain and show refuse it.
 #[test]
 fn other_commands_refuse_the_states_property() {
-    let file = "tests/litmus-scaling/barrier-flags-3.litmus";
+    let file = "tests/fixtures/litmus-scaling/barrier-flags-3.litmus";
     for args in [
-        ["suite", "tests/litmus-scaling", "--property", "states"],
+        [
+            "suite",
+            "tests/fixtures/litmus-scaling",
+            "--property",
+            "states",
+        ],
         ["explain", file, "--property", "states"],
     ] {
         let (code, _, err) = common::vkmm(&args);

@@ -2,7 +2,7 @@
 //! `OpGroupNonUniform*` instructions and the kernels' `OpGroup*` on small
 //! subgroups, divergence (who takes part is the tangle), reconvergence at
 //! merge blocks and under `MaximallyReconvergesKHR`, and a look-back across
-//! workgroups. Every fixture under tests/subgroup/ carries its expected
+//! workgroups. Every fixture under tests/fixtures/subgroup/ carries its expected
 //! results, derived by hand in its header comment, as its `@Output`
 //! condition.
 
@@ -16,7 +16,7 @@ use vkmm::{Checked, Error, Session};
 
 fn fixture(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/subgroup")
+        .join("tests/fixtures/subgroup")
         .join(name)
 }
 

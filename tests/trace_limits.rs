@@ -108,7 +108,7 @@ fn with_max_writes(path: &std::path::Path, max_writes: usize) -> vkmm::analysis:
 }
 
 /// The order limit counts the steps of listing a location's orders, not
-/// its writes, past `--max-writes`: tests/litmus-bound/rmw-chain-over-order-limit
+/// its writes, past `--max-writes`: tests/fixtures/litmus-bound/rmw-chain-over-order-limit
 /// (five exchanges of one location, mutually ordered: "If A is a write and
 /// B is a read-modify-write and B reads the value written by A, then B
 /// comes immediately after A in A's scoped modification order", so the
@@ -122,7 +122,7 @@ fn with_max_writes(path: &std::path::Path, max_writes: usize) -> vkmm::analysis:
 #[test]
 fn the_order_limit_is_a_budget_of_listing_steps() {
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/litmus-bound/rmw-chain-over-order-limit.litmus");
+        .join("tests/fixtures/litmus-bound/rmw-chain-over-order-limit.litmus");
     let run = |max_writes: usize| with_max_writes(&path, max_writes);
     let (three, default) = (run(3), run(8));
     for o in [&three, &default] {

@@ -3,7 +3,7 @@
 //! memory locations are determined by a SPIR-V variable's initializer, if
 //! present, or else are undefined" (docs/format-vulkan-litmus.md,
 //! "Undefined initial values"; docs/coverage.md, the Allocation row).
-//! Hand-derived verdicts of tests/litmus-undef (each file quotes the
+//! Hand-derived verdicts of tests/fixtures/litmus-undef (each file quotes the
 //! sentence and says why), each with a twin whose verdict differs, and the
 //! located errors of the spelling.
 
@@ -12,7 +12,7 @@ use vkmm::analysis::{Property, check_litmus};
 
 fn outcome(file: &str, property: Property) -> bool {
     let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/litmus-undef")
+        .join("tests/fixtures/litmus-undef")
         .join(file);
     let program = vkmm::frontend::load(&path).unwrap();
     let model = vkmm::model::load("vulkan").unwrap();
@@ -33,7 +33,7 @@ fn an_undefined_initial_value_may_be_any_value() {
         ("undef-two-locations.litmus", true, true),
         ("undef-two-locations-equal.litmus", true, true),
     ];
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/litmus-undef");
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/litmus-undef");
     let on_disk = std::fs::read_dir(&dir).unwrap().count();
     assert_eq!(
         on_disk,

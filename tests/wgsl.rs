@@ -1,5 +1,5 @@
 //! WGSL compute shaders (`.wgsl`, docs/format-wgsl.md): compiled by naga in
-//! process, then lowered as a SPIR-V module. Small shaders of tests/wgsl/
+//! process, then lowered as a SPIR-V module. Small shaders of tests/fixtures/wgsl/
 //! with verdicts derived by hand (each test says how), the error cases,
 //! and the WGSL rows of the real-shader corpus
 //! (../shared/corpus/real-shaders/manifest.csv).
@@ -26,7 +26,7 @@ use vkmm::{Checked, Error, Session};
 
 fn fixture(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/wgsl")
+        .join("tests/fixtures/wgsl")
         .join(name)
 }
 

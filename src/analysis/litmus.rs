@@ -4,7 +4,6 @@
 //! data races (with the racing pair of instructions).
 
 use crate::cat::{Evaluation, Value};
-use crate::engine::Reduction;
 use crate::engine::{
     Candidate, CheckError, EventInfo, Limits, ProgressFn, RegValue, Skeleton, Split, Visitor,
     explore_split,
@@ -1183,10 +1182,11 @@ pub(crate) fn out_of_bounds_taken(program: &Program, sk: &Skeleton) -> Vec<usize
     taken
 }
 
-impl Visitor for Outcomes<'_> {
+/// What the listing needs of the search ([`Visitor::needs`]), one part each.
+impl Outcomes<'_> {
     /// Consistent candidates only: their flags (races), the race relation
     /// and the final-memory order of the profile.
-    fn reads(&self) -> Option<Vec<String>> {
+    fn reads_needed(&self) -> Option<Vec<String>> {
         Some(
             [self.races_binding, self.final_order]
                 .into_iter()
@@ -1196,16 +1196,12 @@ impl Visitor for Outcomes<'_> {
         )
     }
 
-    fn found(&self) -> Option<u64> {
-        Some(self.states.len() as u64)
-    }
-
     /// The listing's answers (final states over the shown registers and
     /// memory, the condition's verdict, races) are the same for every
     /// permutation of threads whose registers are not shown: those are
     /// kept fixed; counts are multiplied and racing pairs mapped
     /// ([`Outcomes::record_races`]).
-    fn symmetry(&self) -> Option<Vec<bool>> {
+    fn symmetry_needed(&self) -> Option<Vec<bool>> {
         let mut fixed = vec![false; self.program.threads.len()];
         for (t, _) in &self.shown_regs {
             fixed[*t] = true;
@@ -1221,7 +1217,7 @@ impl Visitor for Outcomes<'_> {
     /// outcome-directed walks, which skip by known states), when the
     /// states show memory location by location and the condition reads
     /// only constants, shown registers and shown locations.
-    fn renaming(&self) -> Option<crate::engine::rotation::Shown> {
+    fn renaming_needed(&self) -> Option<crate::engine::rotation::Shown> {
         if self.states_only || self.condition_only || self.decide.is_some() {
             return None;
         }
@@ -1251,6 +1247,44 @@ impl Visitor for Outcomes<'_> {
             registers: self.shown_regs.clone(),
             locations: self.shown_locs.clone(),
         })
+    }
+
+    /// When races are what the walk decides (a suite's races property):
+    /// with paths cut, only a race can be answered, and the executions
+    /// stopping at the bound are the smaller ones to search. The listing
+    /// keeps the complete executions first (their races are reported as
+    /// such).
+    fn prefixes_first_needed(&self) -> bool {
+        self.decide == Some(Property::Races)
+    }
+
+    /// The listing reads of a candidate its consistency, its flags, the
+    /// race relation and the final-memory order (location order, which
+    /// does not read the reads-from edges into observation reads), and
+    /// the values its reads read: it takes factored candidates, except
+    /// where only the condition's verdict is asked: that walk skips, one
+    /// by one, the candidates whose known state cannot decide it, and
+    /// ends at the first witness (a factored candidate is evaluated
+    /// whatever its combinations' states: more evaluations there).
+    fn factored_needed(&self) -> bool {
+        !self.condition_only
+    }
+}
+
+impl Visitor for Outcomes<'_> {
+    fn needs(&self) -> crate::engine::Needs {
+        crate::engine::Needs {
+            reads: self.reads_needed(),
+            factored: self.factored_needed(),
+            symmetry: self.symmetry_needed(),
+            renaming: self.renaming_needed(),
+            prefixes_first: self.prefixes_first_needed(),
+            constrains_orders: false,
+        }
+    }
+
+    fn found(&self) -> Option<u64> {
+        Some(self.states.len() as u64)
     }
 
     /// With `states_only`, a skeleton whose candidates all have one final
@@ -1347,15 +1381,6 @@ impl Visitor for Outcomes<'_> {
         self.prefix
     }
 
-    /// When races are what the walk decides (a suite's races property):
-    /// with paths cut, only a race can be answered, and the executions
-    /// stopping at the bound are the smaller ones to search. The listing
-    /// keeps the complete executions first (their races are reported as
-    /// such).
-    fn prefixes_first(&self) -> bool {
-        self.decide == Some(Property::Races)
-    }
-
     fn prefixes_end(&mut self) {
         self.prefix = false;
         self.stops.clear();
@@ -1388,18 +1413,6 @@ impl Visitor for Outcomes<'_> {
                 }
             }
         }
-    }
-
-    /// The listing reads of a candidate its consistency, its flags, the
-    /// race relation and the final-memory order (location order, which
-    /// does not read the reads-from edges into observation reads), and
-    /// the values its reads read: it takes factored candidates, except
-    /// where only the condition's verdict is asked: that walk skips, one
-    /// by one, the candidates whose known state cannot decide it, and
-    /// ends at the first witness (a factored candidate is evaluated
-    /// whatever its combinations' states: more evaluations there).
-    fn factored(&self) -> bool {
-        !self.condition_only
     }
 
     /// Each combination a factored candidate stands for is one execution:
@@ -2315,7 +2328,7 @@ fn check_one(
     // listing, with the states that cannot decide the verdict skipped too),
     // which ends at the first witness or counterexample like the full one.
     v.condition_only = decide == Some(Property::Condition)
-        && limits.has(Reduction::OutcomeDirected)
+        && crate::engine::QuestionPlan::of(&limits).outcome_directed
         && program
             .condition
             .as_ref()

@@ -158,15 +158,18 @@ impl Visitor for Answers<'_> {
 
     /// When every query asks for a consistent execution, only consistent
     /// candidates matter, and of them the names the queries count.
-    fn reads(&self) -> Option<Vec<String>> {
-        if !self.consistent_only {
-            return None;
+    fn needs(&self) -> crate::engine::Needs {
+        let reads = self.consistent_only.then(|| {
+            let mut names = Vec::new();
+            for q in &self.queries {
+                counted_names(&q.pred, &mut names);
+            }
+            names
+        });
+        crate::engine::Needs {
+            reads,
+            ..Default::default()
         }
-        let mut names = Vec::new();
-        for q in &self.queries {
-            counted_names(&q.pred, &mut names);
-        }
-        Some(names)
     }
 
     fn skeleton(&mut self, sk: &crate::engine::Skeleton) {

@@ -82,8 +82,8 @@ pub fn refines(
     }
     // Only the final states are compared: the outcome-directed listing
     // (one witness per state) has them all, unless the full walk is asked.
-    let decide = limits
-        .has(crate::engine::Reduction::OutcomeDirected)
+    let decide = crate::engine::QuestionPlan::of(&limits)
+        .outcome_directed
         .then_some(super::litmus::Property::States);
     let run = |m: &LoadedModel| check_litmus(file, program, m, limits, decide);
     let i = run(imp)?;

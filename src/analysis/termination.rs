@@ -66,8 +66,8 @@
 use super::barriers;
 use super::explain::ExplainSpec;
 use crate::cat::{Evaluation, Value};
+use crate::engine::Bounds;
 use crate::engine::trace::ThreadPaths;
-use crate::engine::{Bounds, Reduction};
 use crate::engine::{
     Candidate, CheckError, Ending, LimitKind, Limits, OrderChoice, RegValue, Skeleton, Visitor,
     explore,
@@ -689,7 +689,7 @@ struct Search<'a> {
     witness: Option<Witness>,
     /// Draw the witness execution with this wording (`explain`, `show`).
     draw: Option<(&'a ExplainSpec, &'a crate::model::Profile)>,
-    /// [`Reduction::TerminationShortcuts`].
+    /// [`crate::engine::Reduction::TerminationShortcuts`].
     shortcuts: bool,
 }
 
@@ -1109,8 +1109,13 @@ impl Visitor for Search<'_> {
         !self.options.is_empty()
     }
 
-    fn constrains_orders(&self) -> bool {
-        self.shortcuts
+    /// With the shortcuts, only the orders memory fairness allows
+    /// ([`Visitor::may_precede`]).
+    fn needs(&self) -> crate::engine::Needs {
+        crate::engine::Needs {
+            constrains_orders: self.shortcuts,
+            ..Default::default()
+        }
     }
 
     /// Memory fairness (point 3 of the module doc): no suffix write is
@@ -1267,11 +1272,8 @@ fn search_termination(
     let mut decided: Option<crate::engine::Coverage> = None;
     let mut stopped: Option<(usize, LimitKind)> = None;
     let mut found_at = 0;
-    let first = if limits.has(Reduction::TerminationShortcuts) {
-        0
-    } else {
-        limits.bounds.unroll
-    };
+    let shortcuts = crate::engine::QuestionPlan::of(&limits).termination_shortcuts;
+    let first = if shortcuts { 0 } else { limits.bounds.unroll };
     for unroll in first..=limits.bounds.unroll {
         let used = total.executions + total.partial_evaluations;
         let remaining_time = limits
@@ -1297,7 +1299,7 @@ fn search_termination(
             pending: None,
             witness: None,
             draw,
-            shortcuts: limits.has(Reduction::TerminationShortcuts),
+            shortcuts,
         };
         let bound = Limits {
             endings: true,

@@ -11,6 +11,13 @@ use super::parser::Parsed;
 use std::collections::{BTreeSet, HashMap};
 use std::sync::Arc;
 
+/// Deepest nesting of evaluation (expression nesting plus function calls)
+/// before a recursion error is reported instead of exhausting the stack.
+/// Sized so that even unoptimized builds stay well within a 2 MiB thread
+/// stack (about 3.3 KiB per nested call in a debug build). The interpreter
+/// and the polarity analysis, which follows the evaluation's calls, share it.
+pub const MAX_EVAL_DEPTH: usize = 256;
+
 /// Builtin constants.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Const {

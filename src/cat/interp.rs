@@ -34,7 +34,7 @@ use super::ast::{BinOp, CheckKind, UnOp};
 use super::compile::{Builtin, Code, Const, IExpr, IStmt, IStmtKind, Lambda, Program};
 use super::error::{CatError, CatErrorKind, Pos};
 use super::polarity::{Staging, check_polarities};
-use super::specialise::Specialiser;
+use super::specialise::{Fold, Specialiser};
 use super::value::{Cell, Env, Func, FuncImpl, Value};
 use crate::relation::{EventSet, Relation};
 use std::borrow::Cow;
@@ -61,11 +61,7 @@ fn same_value(a: &V<'_>, b: &V<'_>) -> bool {
     }
 }
 
-/// Deepest nesting of evaluation (expression nesting plus function calls)
-/// before a recursion error is reported instead of exhausting the stack.
-/// Sized so that even unoptimized builds stay well within a 2 MiB thread
-/// stack (about 3.3 KiB per nested call in a debug build).
-pub const MAX_EVAL_DEPTH: usize = 256;
+use super::compile::MAX_EVAL_DEPTH;
 
 /// The outcome of one check on one candidate execution.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -909,10 +905,10 @@ pub(super) struct Folder<'a> {
     interned: HashMap<u64, Vec<usize>>,
 }
 
-impl Folder<'_> {
+impl Fold for Folder<'_> {
     /// The value of `e` (which reads no dynamic name and no local) as a
     /// new static slot, or `None` if its evaluation fails.
-    pub(super) fn fold(&mut self, e: &IExpr) -> Option<usize> {
+    fn fold(&mut self, e: &IExpr) -> Option<usize> {
         let cell = {
             let m = Machine {
                 prog: self.prog,
@@ -935,7 +931,7 @@ impl Folder<'_> {
     }
 
     /// Stores a value as a new static slot.
-    pub(super) fn push(&mut self, c: Cell) -> usize {
+    fn push(&mut self, c: Cell) -> usize {
         let key = match &c {
             Cell::Val(Value::Set(x)) => Some(hash_of(&(0u8, x))),
             Cell::Val(Value::Rel(r)) => Some(hash_of(&(1u8, r))),
@@ -964,7 +960,7 @@ impl Folder<'_> {
     /// For a static leaf whose value is empty: `Some(true)` for an empty
     /// set, `Some(false)` for an empty relation (or the polymorphic empty
     /// value); `None` otherwise.
-    pub(super) fn empty_leaf(&self, e: &IExpr) -> Option<bool> {
+    fn empty_leaf(&self, e: &IExpr) -> Option<bool> {
         let value = match e {
             IExpr::Const(Const::Zero) => return Some(false),
             IExpr::Const(Const::EmptySet) => return Some(true),
@@ -986,7 +982,7 @@ impl Folder<'_> {
     }
 
     /// The function a static slot holds.
-    pub(super) fn func(&self, s: usize) -> Option<Func> {
+    fn func(&self, s: usize) -> Option<Func> {
         match self.statics.get(s) {
             Some(Cell::Val(Value::Func(f))) => Some(f.clone()),
             _ => None,

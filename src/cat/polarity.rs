@@ -48,8 +48,8 @@
 //! always a sound answer: it only disables pruning.
 
 use super::ast::{BinOp, UnOp};
+use super::compile::MAX_EVAL_DEPTH;
 use super::compile::{Code, IExpr, IStmtKind, Lambda, Program};
-use super::interp::MAX_EVAL_DEPTH;
 use super::value::{Cell, FuncImpl, Value};
 use std::rc::Rc;
 use std::sync::Arc;

@@ -29,8 +29,7 @@
 use super::ast::BinOp;
 use super::compile::{Code, Const, IExpr, IStmt, IStmtKind, Lambda, Program};
 use super::error::Pos;
-use super::interp::Folder;
-use super::value::{Cell, FuncImpl};
+use super::value::{Cell, Func, FuncImpl};
 use std::collections::HashMap;
 use std::sync::Arc;
 
@@ -52,12 +51,29 @@ enum Repl {
     Local(usize),
 }
 
+/// What the specialiser needs of the interpreter: static expressions
+/// evaluated into new static slots. The interpreter implements it (its
+/// `Folder`) and hands it in, so this file names nothing of the interpreter.
+pub(super) trait Fold {
+    /// The value of `e` (which reads no dynamic name and no local) as a new
+    /// static slot, or `None` if its evaluation fails.
+    fn fold(&mut self, e: &IExpr) -> Option<usize>;
+    /// Stores a value as a new static slot.
+    fn push(&mut self, c: Cell) -> usize;
+    /// For a static leaf whose value is empty: `Some(true)` for an empty
+    /// set, `Some(false)` for an empty relation (or the polymorphic empty
+    /// value); `None` otherwise.
+    fn empty_leaf(&self, e: &IExpr) -> Option<bool>;
+    /// The function a static slot holds.
+    fn func(&self, s: usize) -> Option<Func>;
+}
+
 pub(super) struct Specialiser<'f, 'a> {
     pub prog: &'a Program,
     /// Whether each of the model's slots is computed per execution.
     pub slot_dyn: &'f [bool],
     pub base_is_dyn: &'a [bool],
-    pub folder: &'f mut Folder<'a>,
+    pub folder: &'f mut (dyn Fold + 'a),
     /// Functions defined by a plain `let` with no captured locals, by slot:
     /// the same closure in every execution even when their statement is
     /// dynamic (their bodies read dynamic names only when called).
@@ -116,7 +132,7 @@ impl<'f, 'a> Specialiser<'f, 'a> {
         slot_dyn: &'f [bool],
         base_is_dyn: &'a [bool],
         defined: &'f HashMap<usize, Arc<Lambda>>,
-        folder: &'f mut Folder<'a>,
+        folder: &'f mut (dyn Fold + 'a),
     ) -> Self {
         Specialiser {
             prog,

@@ -140,7 +140,7 @@ pub fn map_with(program: &Program, variant: Variant) -> Result<Program, Refusal>
 /// every subsequent operation is an atomic read-modify-write". So an acquire
 /// reading a later relaxed store of the releasing work-item synchronises in
 /// OpenCL and not in Vulkan (the soundness check found it on
-/// `tests/litmus-opencl/release-sequence-same-thread.litmus`, Dat3M's
+/// `tests/fixtures/litmus-opencl/release-sequence-same-thread.litmus`, Dat3M's
 /// `rseq_weak2` and `imm-R2`). The mapping makes every atomic write to M of
 /// a work-item that performs a release atomic write to M a release itself
 /// (with MakeAvailable, M's storage class and the wider of the two scopes):

@@ -44,8 +44,8 @@
 //! is *barrier divergence*: undefined, kept and diagnosed by the analyses
 //! (`analysis::barriers`).
 
-use super::ExecError;
 use super::instances::thread_in_instance;
+use super::limits::{ExecError, LimitKind};
 use super::trace::EventInfo;
 use super::trace::{BarrierValues, Ending};
 use crate::ir::{GroupOp, OpKind, Program, Scope, Stmt};
@@ -315,7 +315,7 @@ pub fn sync_choices(groups: &[BarrierGroup]) -> Result<Vec<Vec<Option<Vec<usize>
             vec![None]
         } else if n > MAX_QUORUM_ARRIVALS {
             return Err(ExecError::limit(
-                super::LimitKind::QuorumArrivals,
+                LimitKind::QuorumArrivals,
                 format!(
                     "{n} invocations pass barrier instance {} with a quorum: vkmm enumerates which of them complete it for at most {MAX_QUORUM_ARRIVALS}",
                     g.key.0

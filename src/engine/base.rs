@@ -3,8 +3,8 @@
 //! hierarchy, locations and references, system-synchronizes-with and control
 //! barrier instances. MODELS.md documents each name.
 
-use super::ExecError;
 use super::instances::{same_instance, thread_in_instance};
+use super::limits::{Bounds, ExecError, LimitKind};
 use super::names;
 use super::trace::{EventInfo, Path, ReadValue, RegValue};
 use crate::cat::Env;
@@ -109,7 +109,7 @@ pub(crate) fn static_env_cached(
     paths: &[&Path],
     cache: Option<&ShapeCache>,
 ) -> Result<(Vec<EventInfo>, Env, Facts, u64), ExecError> {
-    static_env_bounded(program, paths, cache, &super::Bounds::default())
+    static_env_bounded(program, paths, cache, &Bounds::default())
 }
 
 /// [`static_env_cached`] within `bounds`: the request's deadline and the
@@ -118,7 +118,7 @@ pub(crate) fn static_env_bounded(
     program: &Program,
     paths: &[&Path],
     cache: Option<&ShapeCache>,
-    bounds: &super::Bounds,
+    bounds: &Bounds,
 ) -> Result<(Vec<EventInfo>, Env, Facts, u64), ExecError> {
     let events = events_of(paths);
     let shape = match cache {
@@ -196,7 +196,7 @@ impl ShapeCache {
         &self,
         program: &Program,
         events: &[EventInfo],
-        bounds: &super::Bounds,
+        bounds: &Bounds,
     ) -> Result<std::sync::Arc<Shape>, ExecError> {
         let key: ShapeKey = events
             .iter()
@@ -241,13 +241,13 @@ const RELATIONS_HELD: usize = 256;
 fn shape_statics(
     program: &Program,
     events: &[EventInfo],
-    bounds: &super::Bounds,
+    bounds: &Bounds,
 ) -> Result<Shape, ExecError> {
     let n = events.len();
     let need = Relation::bytes_for(n).saturating_mul(RELATIONS_HELD);
     if !Relation::fits(need, bounds.max_memory) {
         return Err(ExecError::limit(
-            super::LimitKind::MaxMemory,
+            LimitKind::MaxMemory,
             format!(
                 "stopped at the memory bound (--max-memory): the relations over the {n} events of a combination of paths need about {} MiB ({RELATIONS_HELD} of {n} x {n} bits), more than the bound leaves",
                 need >> 20
@@ -261,13 +261,13 @@ fn shape_statics(
             .is_some_and(|d| web_time::Instant::now() >= d)
         {
             return Err(ExecError::limit(
-                super::LimitKind::Timeout,
+                LimitKind::Timeout,
                 "stopped at the time limit (--timeout) while building the relations of the program's events",
             ));
         }
         if crate::memory::over(bounds.max_memory) {
             return Err(ExecError::limit(
-                super::LimitKind::MaxMemory,
+                LimitKind::MaxMemory,
                 "stopped at the memory bound (--max-memory) while building the relations of the program's events",
             ));
         }
@@ -277,7 +277,7 @@ fn shape_statics(
     let empty = || {
         Relation::try_empty(n, bounds.max_memory).ok_or_else(|| {
             ExecError::limit(
-                super::LimitKind::MaxMemory,
+                LimitKind::MaxMemory,
                 format!("stopped at the memory bound (--max-memory): a relation over the {n} events does not fit"),
             )
         })

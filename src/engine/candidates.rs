@@ -2,10 +2,11 @@
 //! values the paths fixed) and scoped modification orders over
 //! mutually-ordered atomic writes; and the depth-first search over them.
 
+use super::Skeleton;
 use super::base::Facts;
+use super::limits::{ExecError, LimitKind, Limits};
 use super::names;
 use super::trace::EventInfo;
-use super::{ExecError, Limits, Reduction, Skeleton};
 use crate::cat::Env;
 use crate::ir::Program;
 use crate::relation::{EventSet, Relation};
@@ -163,20 +164,7 @@ pub(crate) fn observation_reads(
     limits: &Limits,
 ) -> Vec<Option<usize>> {
     use super::trace::RegValue;
-    let eligible = limits.has(Reduction::ReadFactoring)
-        && limits.profile.location_local_reads
-        && !limits.endings
-        && program.ssw.is_empty()
-        && program.stages.is_empty()
-        && program.generates.is_empty()
-        && program.out_of_bounds.is_empty()
-        && program.host.is_empty()
-        && (0..program.threads.len()).all(|t| !program.host.agent(t).is_host())
-        && program
-            .threads
-            .iter()
-            .all(|t| t.fragment.is_none() && t.instructions().all(|i| !i.is_group_function()));
-    if !eligible {
+    if !super::reduce::CandidatePlan::of(program, limits).read_factoring {
         return Vec::new();
     }
     // The reads whose value a derived store or an expression uses.
@@ -517,6 +505,7 @@ pub(crate) fn mo_choices(
 ) -> Result<Vec<Vec<(Relation, Relation)>>, ExecError> {
     let n = events.len();
     let total = limits.profile.total_co;
+    let rmw_filter = super::reduce::OrderPlan::of(&limits).rmw_filter;
     let mut out = Vec::new();
     // The order limit (`--max-writes N`): a location of at most N ordered
     // writes has every order listed, as before; one with more is listed
@@ -541,7 +530,7 @@ pub(crate) fn mo_choices(
     for (loc, writes) in ordered_writes(n, f, &limits) {
         let over_limit = || {
             ExecError::limit(
-                super::LimitKind::MaxWrites,
+                LimitKind::MaxWrites,
                 format!(
                     "{} {}writes to one location: more than the {most} whose orders vkmm lists (--max-writes), and listing their orders takes more than the {budget} steps every order of {} unconstrained writes takes",
                     writes.len(),
@@ -580,7 +569,7 @@ pub(crate) fn mo_choices(
             && writes
                 .iter()
                 .all(|&a| writes.iter().all(|&b| a == b || mutually_ordered(a, b)));
-        let rmw_chain = chain && limits.has(Reduction::RmwFilter) && limits.profile.rmw_atomicity;
+        let rmw_chain = chain && rmw_filter;
         // A visitor's constraint (`Visitor::may_precede`): no order puts a
         // write before another that it may not precede. Sound for the
         // orders of not mutually ordered writes too, where a permutation
@@ -805,7 +794,7 @@ pub(crate) fn sco_choices(
     let sc: Vec<usize> = (0..n).filter(|&e| f.seq_cst[e]).collect();
     if sc.len() > limits.bounds.max_writes_per_location {
         return Err(ExecError::limit(
-            super::LimitKind::MaxWrites,
+            LimitKind::MaxWrites,
             format!(
                 "{} sequentially consistent operations: more than the {} whose orders vkmm enumerates (--max-writes)",
                 sc.len(),
@@ -873,7 +862,7 @@ fn within_memory(listed: usize, limits: &Limits) -> bool {
 
 fn memory_error() -> ExecError {
     ExecError::limit(
-        super::LimitKind::MaxMemory,
+        LimitKind::MaxMemory,
         "the coherence or SC orders exceed the memory bound (--max-memory)",
     )
 }

@@ -44,8 +44,9 @@
 //! builds the global pool of N threads) or nest it in its own pool without
 //! oversubscribing (rayon's nested parallelism shares the pool's threads).
 
+use super::limits::{ExecError, LimitKind, Limits};
 use super::trace::ThreadPaths;
-use super::{Candidate, ExecError, Explorer, Limits, Partial, Reduction, Skeleton};
+use super::{Candidate, Explorer, Partial, Skeleton};
 use crate::cat::{CatError, Env, Evaluation, Model, Prepared};
 use crate::ir::Program;
 use crate::model::LoadedModel;
@@ -132,77 +133,6 @@ fn is_zero(n: &u64) -> bool {
     *n == 0
 }
 
-/// A limit that can stop a walk.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum LimitKind {
-    /// `--max-executions`: model evaluations.
-    MaxExecutions,
-    /// `--timeout`: wall-clock time.
-    Timeout,
-    /// `--max-paths`: a thread has more paths than the limit (nothing or
-    /// only part of the space was explored).
-    MaxPaths,
-    /// `--max-writes`: more writes to one location (or sequentially
-    /// consistent operations) than vkmm enumerates the orders of; the
-    /// combinations of paths that have them were skipped.
-    MaxWrites,
-    /// `--max-memory`: the process held more memory than the bound.
-    MaxMemory,
-    /// The values reads can return did not settle within 64 rounds of the
-    /// value-domain fixpoint (lower `--unroll`).
-    ValueDomains,
-    /// More than 12 invocations pass one barrier instance with a quorum:
-    /// the sets of arrivals that complete it are not enumerated (the
-    /// combination of paths is skipped).
-    QuorumArrivals,
-}
-
-impl LimitKind {
-    /// The option that sets (or, for value domains, relieves) the limit.
-    pub fn option(self) -> &'static str {
-        match self {
-            LimitKind::MaxExecutions => "--max-executions",
-            LimitKind::Timeout => "--timeout",
-            LimitKind::MaxPaths => "--max-paths",
-            LimitKind::MaxWrites => "--max-writes",
-            LimitKind::MaxMemory => "--max-memory",
-            LimitKind::ValueDomains => "--unroll",
-            LimitKind::QuorumArrivals => "the quorum limit (12 arrivals)",
-        }
-    }
-
-    /// What stopped the search, in words (reports say "stopped {this}").
-    pub fn describe(self) -> &'static str {
-        match self {
-            LimitKind::MaxExecutions => "at the execution limit",
-            LimitKind::Timeout => "at the time limit (--timeout)",
-            LimitKind::MaxPaths => "at the path limit (--max-paths)",
-            LimitKind::MaxWrites => {
-                "at the order limit (--max-writes: path combinations with more writes to one location, whose orders take more listing steps, were skipped)"
-            }
-            LimitKind::MaxMemory => "at the memory bound (--max-memory)",
-            LimitKind::ValueDomains => "before the values reads return settled (lower --unroll)",
-            LimitKind::QuorumArrivals => {
-                "at the quorum limit (more than 12 invocations pass a barrier with a quorum; those combinations were skipped)"
-            }
-        }
-    }
-
-    /// The limit's short name (`undecided (execution limit)`).
-    pub fn short(self) -> &'static str {
-        match self {
-            LimitKind::MaxExecutions => "execution limit",
-            LimitKind::Timeout => "time limit",
-            LimitKind::MaxPaths => "path limit",
-            LimitKind::MaxWrites => "order limit",
-            LimitKind::MaxMemory => "memory bound",
-            LimitKind::ValueDomains => "value domains",
-            LimitKind::QuorumArrivals => "quorum limit",
-        }
-    }
-}
-
 /// "at the execution limit", or the words of whichever limit stopped a walk.
 pub fn stopped_at(kind: Option<LimitKind>) -> &'static str {
     kind.map_or("at a limit", LimitKind::describe)
@@ -250,8 +180,74 @@ impl Coverage {
     }
 }
 
-/// What a question does with the candidate executions of a program.
+/// What a question needs of the search, declared once before the walk: what
+/// it reads of an evaluation, and which reductions it allows that change
+/// what it is handed (a reduction that changes nothing it sees needs no
+/// consent). [`Needs::default`]: every candidate, evaluated in full, one by
+/// one, every execution walked, complete executions first, every order.
+#[derive(Clone, Debug, Default)]
+pub struct Needs {
+    /// What the visitor reads of an evaluation. `None`: anything (every
+    /// statement of the model is evaluated for every candidate).
+    /// `Some(names)`: only whether the candidate is consistent and, for a
+    /// consistent one, the flags and the model's bindings of `names`; the
+    /// driver may then evaluate lazily
+    /// ([`crate::cat::Prepared::evaluate_lazily`]): the checks cheapest
+    /// first, stopping at the first that fails, so the evaluation of an
+    /// inconsistent candidate is partial (later checks read as not passed,
+    /// flags as not raised, bindings as absent).
+    pub reads: Option<Vec<String>>,
+    /// Whether the visitor takes factored candidates
+    /// ([`Visitor::visit_factored`]): its answers read of a candidate only
+    /// its consistency, its flags, bindings that do not read the
+    /// reads-from edges into observation reads (location order, data
+    /// races, happens-before: see `location-local-reads` in MODELS.md), and
+    /// the values its reads read (its `rf_source`, `values`), never its
+    /// environment's `rf`. No: every candidate is evaluated on its own
+    /// ([`super::Reduction::ReadFactoring`] has no effect).
+    pub factored: bool,
+    /// Whether the walk may be reduced by the symmetry of interchangeable
+    /// threads ([`crate::engine::symmetry`], with
+    /// [`super::Reduction::Symmetry`]), and which threads it must keep as
+    /// they are: `Some(fixed)` (per thread, true: not permuted) from a
+    /// visitor whose answers every permutation of the other interchangeable
+    /// threads keeps, that counts each candidate
+    /// [`Skeleton::multiplicity`] times and maps what it records of a
+    /// thread to the images ([`crate::engine::symmetry::Symmetry::images`]).
+    /// `None`: every execution is walked.
+    pub symmetry: Option<Vec<bool>>,
+    /// Whether the walk may be reduced by an automorphism that renames
+    /// locations too ([`crate::engine::rotation`], with
+    /// [`super::Reduction::Symmetry`], when `symmetry` finds no class):
+    /// `Some(shown)` from a visitor whose answers are functions of the
+    /// final states over `shown` (an automorphism is used only when it
+    /// maps them onto themselves), that records each consistent candidate
+    /// with its images under the powers [`Skeleton::rotation`] names
+    /// (registers and locations renamed, the condition evaluated on each
+    /// image) and maps racing pairs likewise.
+    pub renaming: Option<crate::engine::rotation::Shown>,
+    /// Whether, when the unrolling bound cut paths, the walk over
+    /// executions stopping at the bound should run before the walk over
+    /// complete paths ([`prefixes_first`]; [`Visitor::prefixes`] is then
+    /// asked before the first walk). A visitor deciding races says yes; no
+    /// keeps the complete executions first.
+    pub prefixes_first: bool,
+    /// Whether [`Visitor::may_precede`] constrains the coherence orders of
+    /// the skeletons the visitor wants.
+    pub constrains_orders: bool,
+}
+
+/// What a question does with the candidate executions of a program: the
+/// callbacks of the walk. What it needs of the search is declared once,
+/// before the walk ([`Visitor::needs`]).
 pub trait Visitor {
+    /// What the visitor needs of the search (asked once, before the walk).
+    /// The default: everything, evaluated in full, no reduction that a
+    /// visitor must opt into.
+    fn needs(&self) -> Needs {
+        Needs::default()
+    }
+
     /// Whether inconsistent subtrees may be skipped before the next
     /// skeleton's search (asked once per skeleton). A visitor that looks
     /// only at consistent executions says yes; one that explains
@@ -286,20 +282,11 @@ pub trait Visitor {
     /// the visitor's break (a walk stopped at a limit included: the prefix
     /// walk then has what the budget left), or before it when the bound
     /// cut paths and the visitor wants the prefixes first
-    /// ([`Visitor::prefixes_first`]; [`Visitor::prefixes_end`] follows).
+    /// ([`Needs::prefixes_first`]; [`Visitor::prefixes_end`] follows).
     /// Yes: every later call (until `prefixes_end`) is about such
     /// executions (they have no final state). No, the default: the walk
     /// ends.
     fn prefixes(&mut self) -> bool {
-        false
-    }
-
-    /// Whether, when the unrolling bound cut paths, the walk over
-    /// executions stopping at the bound should run before the walk over
-    /// complete paths ([`prefixes_first`]; [`Visitor::prefixes`] is then
-    /// asked before the first walk). A visitor deciding races says yes;
-    /// the default, no, keeps the complete executions first.
-    fn prefixes_first(&self) -> bool {
         false
     }
 
@@ -309,43 +296,11 @@ pub trait Visitor {
     /// executions again.
     fn prefixes_end(&mut self) {}
 
-    /// Whether the walk may be reduced by the symmetry of interchangeable
-    /// threads ([`crate::engine::symmetry`], with
-    /// [`Reduction::Symmetry`]), and which threads it must keep as they are:
-    /// `Some(fixed)` (per thread, true: not permuted) from a visitor
-    /// whose answers every permutation of the other interchangeable
-    /// threads keeps, that counts each candidate
-    /// [`Skeleton::multiplicity`] times and maps what it records of a
-    /// thread to the images ([`crate::engine::symmetry::Symmetry::images`]).
-    /// `None`, the default: every execution is walked.
-    fn symmetry(&self) -> Option<Vec<bool>> {
-        None
-    }
-
-    /// Whether the walk may be reduced by an automorphism that renames
-    /// locations too ([`crate::engine::rotation`], with
-    /// [`Reduction::Symmetry`], when [`Visitor::symmetry`] finds no class):
-    /// `Some(shown)` from a visitor whose answers are functions of the
-    /// final states over `shown` (an automorphism is used only when it
-    /// maps them onto themselves), that records each consistent candidate
-    /// with its images under the powers [`Skeleton::rotation`] names
-    /// (registers and locations renamed, the condition evaluated on each
-    /// image) and maps racing pairs likewise. `None`, the default.
-    fn renaming(&self) -> Option<crate::engine::rotation::Shown> {
-        None
-    }
-
     /// Called instead of the others for a combination of paths that is not
     /// an execution because a path passes a control barrier with a quorum
     /// too few invocations reach ([`Skeleton::stalled_barriers`]): the
     /// invocations there wait forever. Its candidates are not walked.
     fn stalled(&mut self, _skeleton: &Skeleton) {}
-
-    /// Whether [`Visitor::may_precede`] constrains the current skeleton's
-    /// coherence orders (asked once per skeleton the visitor wants).
-    fn constrains_orders(&self) -> bool {
-        false
-    }
 
     /// Whether write `a` may be coherence-before write `b` (same location)
     /// in an order the visitor can use; orders putting `a` first are never
@@ -387,31 +342,6 @@ pub trait Visitor {
     /// number of distinct final states).
     fn found(&self) -> Option<u64> {
         None
-    }
-
-    /// What the visitor reads of an evaluation, asked once before the walk.
-    /// `None`, the default: anything (every statement of the model is
-    /// evaluated for every candidate). `Some(names)`: only whether the
-    /// candidate is consistent and, for a consistent one, the flags and the
-    /// model's bindings of `names`; the driver may then evaluate lazily
-    /// ([`crate::cat::Prepared::evaluate_lazily`]): the checks cheapest
-    /// first, stopping at the first that fails, so the evaluation of an
-    /// inconsistent candidate is partial (later checks read as not passed,
-    /// flags as not raised, bindings as absent).
-    fn reads(&self) -> Option<Vec<String>> {
-        None
-    }
-
-    /// Whether the visitor takes factored candidates
-    /// ([`Visitor::visit_factored`]): its answers read of a candidate only
-    /// its consistency, its flags, bindings that do not read the
-    /// reads-from edges into observation reads (location order, data
-    /// races, happens-before: see `location-local-reads` in MODELS.md), and
-    /// the values its reads read (its `rf_source`, `values`), never its
-    /// environment's `rf`. No, the default: every candidate is evaluated
-    /// on its own ([`Reduction::ReadFactoring`] has no effect).
-    fn factored(&self) -> bool {
-        false
     }
 
     /// Called instead of [`Visitor::visit`] with a factored candidate
@@ -728,9 +658,15 @@ impl<'a> Budget<'a> {
 struct Walk<'a, 'b> {
     model: &'a Model,
     limits: Limits,
-    /// What the visitor reads of an evaluation ([`Visitor::reads`]), when
+    /// What the visitor reads of an evaluation ([`Needs::reads`]), when
     /// the evaluation may be lazy.
     reads: Option<Vec<String>>,
+    /// Whether the visitor takes factored candidates ([`Needs::factored`]).
+    factored: bool,
+    /// Whether the visitor constrains the orders ([`Needs::constrains_orders`]).
+    constrains_orders: bool,
+    /// How the active reductions evaluate candidates.
+    plan: super::reduce::EvaluationPlan,
     budget: &'a Budget<'b>,
     monotone: &'a MonotoneCache,
 }
@@ -750,16 +686,18 @@ impl<'a, 'b> Walk<'a, 'b> {
     fn new(
         model: &'a Model,
         limits: Limits,
-        visitor: &dyn Visitor,
+        needs: &Needs,
         budget: &'a Budget<'b>,
         monotone: &'a MonotoneCache,
     ) -> Walk<'a, 'b> {
+        let plan = super::reduce::EvaluationPlan::of(&limits);
         Walk {
             model,
             limits,
-            reads: visitor
-                .reads()
-                .filter(|_| limits.has(Reduction::LazyChecks)),
+            reads: needs.reads.clone().filter(|_| plan.lazy_checks),
+            factored: needs.factored,
+            constrains_orders: needs.constrains_orders,
+            plan,
             budget,
             monotone,
         }
@@ -807,7 +745,7 @@ impl<'a, 'b> Walk<'a, 'b> {
                     match Staged::new(
                         self.model,
                         &sk.static_env,
-                        self.limits.has(Reduction::Specialise),
+                        self.plan.specialise,
                         reads.as_deref(),
                         self.monotone,
                     ) {
@@ -832,7 +770,7 @@ impl<'a, 'b> Walk<'a, 'b> {
         // prune and visit closures evaluate in the walk's order, each from
         // the one before.
         let last: Last = RefCell::new(None);
-        let last = self.limits.has(Reduction::Incremental).then_some(&last);
+        let last = self.plan.incremental.then_some(&last);
         // The order filter, the pruning and the candidate visit all talk to
         // the visitor.
         let shared = RefCell::new(&mut *visitor);
@@ -913,7 +851,7 @@ impl<'a, 'b> Walk<'a, 'b> {
             }
         };
         let mut orders = |co: &crate::relation::Relation| shared.borrow_mut().wants_orders(sk, co);
-        let factor = shared.borrow().factored();
+        let factor = self.factored;
         let prune: Option<super::Prune> = if may_prune { Some(&mut prune) } else { None };
         match part {
             Some(p) => sk.search_part(prune, &mut orders, &mut visit, p, factor),
@@ -1094,13 +1032,14 @@ fn prefixes_first(
     explorer: &mut Explorer,
     model: &Model,
     limits: Limits,
+    needs: &Needs,
     visitor: &mut dyn Visitor,
     progress: Option<ProgressFn<'_>>,
 ) -> Result<Option<PrefixesFirst>, CheckError> {
     if !limits.prefix_races
         || explorer.cut() == 0
         || explorer.threads.iter().all(|t| t.cut_prefixes.is_empty())
-        || !visitor.prefixes_first()
+        || !needs.prefixes_first
         || !visitor.prefixes()
     {
         return Ok(None);
@@ -1121,7 +1060,7 @@ fn prefixes_first(
     };
     let budget = Budget::new(share, progress);
     let monotone = MonotoneCache::new();
-    let walk = Walk::new(model, share, &*visitor, &budget, &monotone);
+    let walk = Walk::new(model, share, needs, &budget, &monotone);
     // First: no complete walk has run, so nothing extends to it.
     let (done, stopped_by) = walk_stopped(explorer, &walk, visitor, false)?;
     visitor.prefixes_end();
@@ -1183,7 +1122,7 @@ fn walk_skeletons(
         }
         // Orders only for the skeletons the visitor wants; too many to
         // list: skipped, and the walk says so.
-        if !list_orders(explorer, &*visitor, &mut sk)? {
+        if !list_orders(explorer, walk, &*visitor, &mut sk)? {
             return Ok(ControlFlow::Continue(()));
         }
         visitor.skeleton(&sk);
@@ -1209,10 +1148,11 @@ fn walk_skeletons(
 /// so through `explorer`).
 fn list_orders(
     explorer: &Explorer,
+    walk: &Walk,
     visitor: &dyn Visitor,
     sk: &mut Skeleton,
 ) -> Result<bool, CheckError> {
-    let listed = if visitor.constrains_orders() {
+    let listed = if walk.constrains_orders {
         sk.list_orders(Some(&|a, b| visitor.may_precede(a, b)))
     } else {
         sk.list_orders(None)
@@ -1242,9 +1182,10 @@ pub fn explore_with_progress(
         Ok(e) => e,
         Err(coverage) => return Ok(coverage),
     };
-    explorer.set_symmetry(visitor.symmetry().as_deref());
-    explorer.set_rotation(visitor.renaming().as_ref());
-    let first = prefixes_first(&mut explorer, model, limits, visitor, progress)?;
+    let needs = visitor.needs();
+    explorer.set_symmetry(needs.symmetry.as_deref());
+    explorer.set_rotation(needs.renaming.as_ref());
+    let first = prefixes_first(&mut explorer, model, limits, &needs, visitor, progress)?;
     if let Some(first) = first.as_ref().filter(|f| f.done.stopped) {
         return Ok(decided_by_prefixes(&explorer, limits, first));
     }
@@ -1252,7 +1193,7 @@ pub fn explore_with_progress(
     let budget = Budget::new(rest, progress);
     let monotone = MonotoneCache::new();
     let blocks = visitor.blocks(&explorer.threads);
-    let walk = Walk::new(model, rest, &*visitor, &budget, &monotone);
+    let walk = Walk::new(model, rest, &needs, &budget, &monotone);
     let done = walk_skeletons(
         &explorer,
         blocks.as_deref(),
@@ -1279,9 +1220,9 @@ pub fn explore_with_progress(
 /// sequential walk, provided the fork behaves in its part as the visitor
 /// would there after the earlier parts. A visitor may fork only when its
 /// answers to the driver ([`Visitor::may_prune`], [`Visitor::wants`],
-/// [`Visitor::constrains_orders`], [`Visitor::may_precede`],
+/// [`Needs::constrains_orders`], [`Visitor::may_precede`],
 /// [`Visitor::wants_orders`], [`Visitor::wants_candidate`],
-/// [`Visitor::settled`], [`Visitor::reads`]) do not depend on what it
+/// [`Visitor::settled`], [`Needs::reads`]) do not depend on what it
 /// found in earlier skeletons, and when `visit` breaks only at a candidate
 /// that decides the answer by itself (whatever came before, the
 /// sequential walk would break there too unless it broke earlier). The
@@ -1391,9 +1332,10 @@ mod parallel {
             Ok(e) => e,
             Err(coverage) => return Ok(coverage),
         };
-        explorer.set_symmetry(visitor.symmetry().as_deref());
-        explorer.set_rotation(visitor.renaming().as_ref());
-        let first = prefixes_first(&mut explorer, model, limits, visitor, progress)?;
+        let needs = visitor.needs();
+        explorer.set_symmetry(needs.symmetry.as_deref());
+        explorer.set_rotation(needs.renaming.as_ref());
+        let first = prefixes_first(&mut explorer, model, limits, &needs, visitor, progress)?;
         if let Some(first) = first.as_ref().filter(|f| f.done.stopped) {
             return Ok(decided_by_prefixes(&explorer, limits, first));
         }
@@ -1401,7 +1343,7 @@ mod parallel {
         let budget = Budget::new(rest, progress);
         let monotone = MonotoneCache::new();
         let blocks = visitor.blocks(&explorer.threads);
-        let walk = Walk::new(model, rest, &*visitor, &budget, &monotone);
+        let walk = Walk::new(model, rest, &needs, &budget, &monotone);
         let threads = limits.threads.max(1);
         let wave_size = 16 * threads;
         let Some(mut probe) = visitor.fork() else {
@@ -1521,7 +1463,7 @@ mod parallel {
                         visitor: fork(visitor),
                         work: Work::Stalled(Box::new(sk)),
                     });
-                } else if probe.wants(&sk) && list_orders(&explorer, &probe, &mut sk)? {
+                } else if probe.wants(&sk) && list_orders(&explorer, &walk, &probe, &mut sk)? {
                     let slices = sk.slice_count(BLOCKS).unwrap_or(1);
                     let parts = if sk.candidate_count() >= SPLIT_CANDIDATES {
                         slices.min(4 * threads)

@@ -13,8 +13,8 @@
 //! rasterization order, so only the orders that agree with it are kept;
 //! in an unordered mode every order is a candidate.
 
-use super::ExecError;
 use super::instances::{overlap, rasterized_before};
+use super::limits::{ExecError, LimitKind};
 use super::trace::EventInfo;
 use crate::ir::{OpKind, Program};
 use crate::relation::Relation;
@@ -83,7 +83,7 @@ pub(crate) fn ilo_choices(
     for class in classes.iter().filter(|c| c.len() > 1) {
         if class.len() > max {
             return Err(ExecError::limit(
-                super::LimitKind::MaxWrites,
+                LimitKind::MaxWrites,
                 format!(
                     "{} overlapping fragment invocations in critical sections: more than the {max} whose interlock orders vkmm enumerates (--max-writes)",
                     class.len()
@@ -118,7 +118,7 @@ pub(crate) fn ilo_choices(
         .fold(1usize, |acc, c| acc.saturating_mul(c.len()));
     if total > MAX_ORDERS {
         return Err(ExecError::limit(
-            super::LimitKind::MaxWrites,
+            LimitKind::MaxWrites,
             format!(
                 "{total} interlock orders over {} overlap classes: more than the {MAX_ORDERS} vkmm lists",
                 per_class.len()

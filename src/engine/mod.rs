@@ -19,6 +19,7 @@ pub mod driver;
 mod host;
 mod instances;
 mod interlock;
+mod limits;
 pub use crate::model::names;
 pub mod reduce;
 pub mod trace;
@@ -29,220 +30,25 @@ pub use barrier::{BarrierGroup, BarrierKey};
 pub use base::scope_set_name;
 pub use candidates::{Candidate, FactorGroup, Factors, OrderChoice, Partial, Prune, Slices};
 pub use driver::{
-    CheckError, Coverage, LimitKind, Progress, ProgressFn, Split, Visitor, explore, explore_split,
+    CheckError, Coverage, Needs, Progress, ProgressFn, Split, Visitor, explore, explore_split,
     explore_with_progress, stopped_at,
 };
-pub use reduce::{Reduction, Reductions, rotation, symmetry};
+pub use limits::{
+    Bounds, DEFAULT_MAX_EXECUTIONS, DEFAULT_MAX_MEMORY, DEFAULT_MAX_PATHS, DEFAULT_UNROLL,
+    ExecError, LimitKind, Limits,
+};
+pub use reduce::{
+    CandidatePlan, CombinationPlan, EvaluationPlan, OrderPlan, PathPlan, QuestionPlan, Reduction,
+    Reductions, rotation, symmetry,
+};
 pub use trace::{BarrierValues, Ending, EventInfo, PathEvent, ReadValue, RegValue, Stuck};
 
 use crate::cat::Env;
 use crate::ir::Program;
-use crate::model::{LoadedModel, SearchProfile};
 use crate::relation::Relation;
 use std::collections::HashMap;
 use std::ops::ControlFlow;
 use trace::{Path, ThreadPaths};
-
-/// A program that cannot be turned into executions.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("{message}")]
-pub struct ExecError {
-    pub message: String,
-    /// The state-space limit the program exceeds, if that is why: such a
-    /// program is readable, its answer is undecided (the driver reports a
-    /// bounded search, not an error).
-    pub limit: Option<LimitKind>,
-}
-
-impl ExecError {
-    /// The program cannot be turned into executions (not a limit).
-    pub fn new(message: impl Into<String>) -> ExecError {
-        ExecError {
-            message: message.into(),
-            limit: None,
-        }
-    }
-
-    /// The program exceeds a state-space limit.
-    pub fn limit(kind: LimitKind, message: impl Into<String>) -> ExecError {
-        ExecError {
-            message: message.into(),
-            limit: Some(kind),
-        }
-    }
-}
-
-/// What one search runs under: the user's [`Bounds`], the [`Reductions`]
-/// it may use, the model's [`SearchProfile`], and the walk's modes.
-#[derive(Clone, Copy, Debug)]
-pub struct Limits {
-    /// What the user bounds the search by.
-    pub bounds: Bounds,
-    /// The reductions the search may use ([`reduce`]; all by default, none
-    /// for the reference enumeration).
-    pub reductions: Reductions,
-    /// What the model declares about itself (set from the model by
-    /// [`Limits::for_model`]).
-    pub profile: SearchProfile,
-    /// Also list the paths that end stuck in a loop or stop part-way
-    /// ([`trace::Ending`]), for termination questions. Off: complete paths only.
-    pub endings: bool,
-    /// The threads one search may use ([`driver::explore_split`]): 1, the
-    /// default, walks sequentially; more splits a search whose visitor can
-    /// be split ([`driver::Split`]) into parts explored in parallel on the
-    /// current rayon pool (with the `parallel` feature; without it, or for
-    /// a visitor that cannot be split, the walk is sequential). The answer
-    /// is the same either way: only the time differs.
-    pub threads: usize,
-    /// Walk the undefined initial values of [`Program::undefined`] over
-    /// [`undefined::Domain`]. Off: every location starts at its
-    /// `initial_values` entry, undefined or not (the bypass the
-    /// differential tests compare with; a program without undefined
-    /// locations walks the same either way).
-    pub undefined_values: bool,
-    /// Where data races are asked and the unrolling bound cut paths, also
-    /// walk the executions in which a thread whose path was cut stops at
-    /// the cut (its events before the statement that would exceed the
-    /// bound: [`trace::ThreadPaths::cut_prefixes`]), as Dat3M's unrolled
-    /// program ends a thread at its bound event. A race found there is a
-    /// race within the bound; the final states, the condition and the
-    /// execution counts never include those executions
-    /// ([`driver::Visitor::prefixes`]). Off (`--no-prefix-races`): cut
-    /// paths are dropped and a race among their events is never seen. Not
-    /// a reduction: it changes which executions are asked about, so the
-    /// reference enumeration keeps it.
-    pub prefix_races: bool,
-}
-
-/// The bounds a user sets on one search; past any of them the answer is
-/// undecided, never a verdict.
-#[derive(Clone, Copy, Debug)]
-pub struct Bounds {
-    /// The order limit: every order of a location with at most this many
-    /// ordered writes is listed (orders grow as the factorial of this
-    /// number); a location with more within a budget of listing steps, as
-    /// many as every order of min(this, 8) unconstrained writes takes
-    /// (`candidates::mo_choices`); at most this many SC operations are
-    /// ordered.
-    pub max_writes_per_location: usize,
-    /// Loop unrolling: a statement runs at most `unroll + 1` times on a path
-    /// each time the path enters its innermost loop (`trace::loop_ranges`:
-    /// an inner loop's body `unroll + 1` times per iteration of the outer
-    /// one); paths that need more are cut (and counted).
-    pub unroll: usize,
-    /// The most candidate executions one litmus test may evaluate; past it
-    /// the search stops and the result says it is truncated.
-    pub max_executions: u64,
-    /// The longest one walk of the candidate space may take; past it the
-    /// search stops and the result says it is truncated.
-    pub timeout: Option<std::time::Duration>,
-    /// The instant the whole request must stop by (`--timeout` counted
-    /// from the start of the command, or of a suite's row): every phase
-    /// reads it (reading, front end, paths, relations, orders, model
-    /// evaluation), and every search of a request shares it. Past it the
-    /// answer is undecided. `None`: only `timeout` bounds each search.
-    pub deadline: Option<web_time::Instant>,
-    /// The most paths one thread may have (`--max-paths`); past it the
-    /// answer is undecided.
-    pub max_paths: usize,
-    /// The most memory, in bytes, the process may hold while a search runs
-    /// (`--max-memory`); past it the search stops and the answer is
-    /// undecided. Enforced only where [`crate::memory::CountingAllocator`]
-    /// is the global allocator (the `vkmm` binary installs it).
-    pub max_memory: Option<usize>,
-}
-
-impl Bounds {
-    /// Whether the time is spent: the request's deadline has passed, or
-    /// `timeout` since `start` (the start of one search).
-    pub fn expired(&self, start: web_time::Instant) -> bool {
-        self.deadline.is_some_and(|d| web_time::Instant::now() >= d)
-            || self.timeout.is_some_and(|t| start.elapsed() >= t)
-    }
-
-    /// These bounds with the deadline `timeout` from now (none without a
-    /// timeout): the clock of one request starts.
-    pub fn starting_now(self) -> Bounds {
-        Bounds {
-            deadline: self.timeout.map(|t| web_time::Instant::now() + t),
-            ..self
-        }
-    }
-}
-
-impl Default for Bounds {
-    fn default() -> Self {
-        Bounds {
-            max_writes_per_location: 8,
-            unroll: DEFAULT_UNROLL,
-            max_executions: DEFAULT_MAX_EXECUTIONS,
-            timeout: None,
-            deadline: None,
-            max_paths: DEFAULT_MAX_PATHS,
-            max_memory: Some(DEFAULT_MAX_MEMORY),
-        }
-    }
-}
-
-impl Limits {
-    /// These limits with every reduction off (the reference enumeration,
-    /// `--engine reference`, the oracle of the differential tests). Bounds,
-    /// profile and modes are kept.
-    pub fn reference(self) -> Limits {
-        Limits {
-            reductions: Reductions::none(),
-            ..self
-        }
-    }
-
-    /// These limits with `r` on or off.
-    pub fn with(self, r: Reduction, on: bool) -> Limits {
-        Limits {
-            reductions: self.reductions.with(r, on),
-            ..self
-        }
-    }
-
-    /// Whether the search may use `r`.
-    pub fn has(&self, r: Reduction) -> bool {
-        self.reductions.has(r)
-    }
-
-    /// These limits, with the search profile of `model` (computed once,
-    /// when the model loaded).
-    pub fn for_model(self, model: &LoadedModel) -> Limits {
-        Limits {
-            profile: model.search,
-            ..self
-        }
-    }
-}
-
-/// The default limit on candidate executions per litmus test.
-pub const DEFAULT_MAX_EXECUTIONS: u64 = 200_000;
-
-/// The default limit on the paths of one thread.
-pub const DEFAULT_MAX_PATHS: usize = 100_000;
-
-/// The default memory bound: 4 GiB.
-pub const DEFAULT_MAX_MEMORY: usize = 4 << 30;
-
-/// The default loop-unrolling bound.
-pub const DEFAULT_UNROLL: usize = 2;
-
-impl Default for Limits {
-    fn default() -> Self {
-        Limits {
-            bounds: Bounds::default(),
-            reductions: Reductions::all(),
-            profile: SearchProfile::default(),
-            endings: false,
-            threads: 1,
-            undefined_values: true,
-            prefix_races: true,
-        }
-    }
-}
 
 /// Every combination of one option from each list, in order (the
 /// cartesian product; one empty combination for no lists).
@@ -296,6 +102,9 @@ pub struct Explorer<'p> {
     budget: trace::Budget,
     /// The value domain of each location ([`trace::explore_with_domains`]).
     domains: std::sync::Arc<Vec<Vec<i64>>>,
+    /// What the active reductions do to the walk over combinations
+    /// ([`reduce::CombinationPlan`], asked once).
+    plan: reduce::CombinationPlan,
     /// Whether the pruned walk over combinations of paths drops a partial
     /// combination as soon as its paths write one location more often
     /// than the order limit allows ([`Explorer::set_write_pruning`]).
@@ -351,6 +160,7 @@ impl<'p> Explorer<'p> {
     pub fn new(program: &'p Program, limits: Limits) -> Result<Explorer<'p>, ExecError> {
         let budget = trace::Budget::new(&limits);
         let (threads, domains) = trace::explore_with_domains(program, &limits)?;
+        let plan = reduce::CombinationPlan::of(program, &limits);
         Ok(Explorer {
             program,
             threads,
@@ -363,8 +173,9 @@ impl<'p> Explorer<'p> {
             skipped: std::cell::Cell::new(None),
             undefined: undefined::Domain::for_search(program, &limits),
             budget,
+            plan,
             write_pruning: false,
-            rmw_chains: rmw_chain_locations(program, &limits),
+            rmw_chains: rmw_chain_locations(program, &plan),
             symmetry: None,
             rotation: None,
             extension: Vec::new(),
@@ -374,7 +185,7 @@ impl<'p> Explorer<'p> {
             walk_nodes: std::cell::Cell::new(0),
             #[cfg(test)]
             flow_log: Default::default(),
-            own: std::sync::Arc::new(own_pinned(program, &limits)),
+            own: std::sync::Arc::new(own_pinned(program, &limits, &plan)),
             shapes: base::ShapeCache::default(),
         })
     }
@@ -387,7 +198,7 @@ impl<'p> Explorer<'p> {
     /// [`Reduction::Symmetry`].
     pub fn set_symmetry(&mut self, fixed: Option<&[bool]>) {
         self.symmetry = fixed
-            .filter(|_| self.limits.has(Reduction::Symmetry))
+            .filter(|_| self.plan.symmetry)
             .and_then(|f| symmetry::Symmetry::of(self.program, &self.threads, f))
             .map(std::sync::Arc::new);
     }
@@ -406,7 +217,7 @@ impl<'p> Explorer<'p> {
     /// ([`Explorer::set_symmetry`], called first).
     pub fn set_rotation(&mut self, shown: Option<&rotation::Shown>) {
         self.rotation = shown
-            .filter(|_| self.limits.has(Reduction::Symmetry) && self.symmetry.is_none())
+            .filter(|_| self.plan.symmetry && self.symmetry.is_none())
             .and_then(|s| rotation::Rotation::of(self.program, &self.threads, s))
             .map(std::sync::Arc::new);
     }
@@ -432,7 +243,7 @@ impl<'p> Explorer<'p> {
     /// a barrier, and reports no stall).
     /// Only with [`Reduction::WritePruning`].
     pub fn set_write_pruning(&mut self, on: bool) {
-        self.write_pruning = on && self.limits.has(Reduction::WritePruning);
+        self.write_pruning = on && self.plan.write_pruning;
     }
 
     /// With `on` (and [`Reduction::SpinExtension`], a model declaring
@@ -486,18 +297,7 @@ impl<'p> Explorer<'p> {
         self.spin_writes.clear();
         self.spin_needs.clear();
         let program = self.program;
-        let eligible = on
-            && self.limits.has(Reduction::SpinExtension)
-            && self.limits.profile.await_extension
-            && !self.limits.endings
-            && !self.has_group_functions
-            && program.out_of_bounds.is_empty()
-            && (0..program.threads.len()).all(|t| !program.host.agent(t).is_host())
-            && program.threads.iter().all(|t| {
-                t.instructions()
-                    .all(|i| !matches!(i.kind, crate::ir::OpKind::ControlBarrier { .. }))
-            });
-        if !eligible {
+        if !(on && self.plan.spin_extension) {
             return;
         }
         // The concrete values a path's events from `from` on need, as
@@ -957,7 +757,7 @@ impl<'p> Explorer<'p> {
         if block.len() != self.threads.len() || block.iter().any(|t| t.is_empty()) {
             return Ok(ControlFlow::Continue(()));
         }
-        if self.limits.has(Reduction::PathPruning) {
+        if self.plan.path_pruning {
             return self.block_pruned(block, initial, f);
         }
         let mut idx = vec![0usize; self.threads.len()];
@@ -1322,8 +1122,8 @@ impl<'p> Explorer<'p> {
         });
         let mut walk = PrunedWalk {
             flow: self
-                .limits
-                .has(Reduction::ChainFlow)
+                .plan
+                .chain_flow
                 .then(|| self.chain_flow(block, &rmw_ids, &rmw_event))
                 .flatten(),
             spin: self.spin_block(block),
@@ -1461,17 +1261,21 @@ impl<'p> Explorer<'p> {
 /// Per thread, the locations whose reads read only the thread's latest
 /// earlier write there ([`Reduction::OwnForwarding`] with the latest-own-write
 /// filter: [`trace::own_sets`]); empty sets with the lever off.
-fn own_pinned(program: &Program, limits: &Limits) -> Vec<std::collections::HashSet<usize>> {
-    if limits.has(Reduction::OwnForwarding) {
+fn own_pinned(
+    program: &Program,
+    limits: &Limits,
+    plan: &reduce::CombinationPlan,
+) -> Vec<std::collections::HashSet<usize>> {
+    if plan.pin_own_reads {
         trace::own_sets(program, limits)
     } else {
         vec![std::collections::HashSet::new(); program.threads.len()]
     }
 }
 
-fn rmw_chain_locations(program: &Program, limits: &Limits) -> Vec<bool> {
+fn rmw_chain_locations(program: &Program, plan: &reduce::CombinationPlan) -> Vec<bool> {
     let n = program.locations.len();
-    if !(limits.has(Reduction::RmwFilter) && limits.profile.rmw_atomicity) {
+    if !plan.rmw_chains {
         return vec![false; n];
     }
     let mut writers: Vec<Vec<(usize, &crate::ir::Instruction)>> = vec![Vec::new(); n];
@@ -1679,7 +1483,7 @@ pub struct Skeleton {
     /// ([`barrier`]).
     pub barriers: Vec<BarrierGroup>,
     /// Restrict RMW reads to their immediate `asmo` predecessor under each
-    /// order ([`SearchProfile::rmw_atomicity`] and [`Reduction::RmwFilter`]).
+    /// order ([`crate::model::SearchProfile::rmw_atomicity`] and [`Reduction::RmwFilter`]).
     pub rmw_filter: bool,
     /// Ask the pruning callback under each combination of coherence orders
     /// with only the forced reads assigned ([`Reduction::OrderPruning`]).
@@ -1760,7 +1564,11 @@ impl Skeleton {
         paths: &[&Path],
         limits: Limits,
     ) -> Result<Skeleton, ExecError> {
-        let own = own_pinned(program, &limits);
+        let own = own_pinned(
+            program,
+            &limits,
+            &reduce::CombinationPlan::of(program, &limits),
+        );
         let mut sk = Skeleton::build_unlisted(program, paths, limits, None, &own, None)?;
         sk.list_orders(None)?;
         Ok(sk)
@@ -1782,13 +1590,13 @@ impl Skeleton {
     ) -> Result<(), ExecError> {
         if let Some(pending) = self.unlisted.take() {
             let (facts, limits) = &*pending;
-            let mut required =
-                if limits.has(Reduction::OrderPruning) && limits.profile.read_write_coherence {
-                    candidates::coherence_pairs(&self.events, facts, &self.reads, &self.rf_choices)
-                } else {
-                    Vec::new()
-                };
-            if limits.has(Reduction::OrderPruning) && limits.profile.write_write_coherence {
+            let plan = reduce::OrderPlan::of(limits);
+            let mut required = if plan.coherence_pairs {
+                candidates::coherence_pairs(&self.events, facts, &self.reads, &self.rf_choices)
+            } else {
+                Vec::new()
+            };
+            if plan.write_pairs {
                 required.extend(candidates::write_pairs(&self.events, facts));
             }
             required.extend(facts.sequenced_writes.iter().copied());
@@ -1834,8 +1642,9 @@ impl Skeleton {
             }
         }
         let (reads, rf_choices) = candidates::rf_choices(&events, &facts, own);
-        let classes = limits.profile.co_write_write_coherence;
-        if limits.has(Reduction::OrderPruning) && limits.profile.total_co && classes != 0 {
+        let plan = reduce::OrderPlan::of(&limits);
+        if plan.sequenced_writes {
+            let classes = limits.profile.co_write_write_coherence;
             facts.sequenced_writes =
                 candidates::sequenced_write_pairs(program, &events, &facts, classes);
         }
@@ -1928,8 +1737,8 @@ impl Skeleton {
             registers,
             endings,
             barriers,
-            rmw_filter: limits.has(Reduction::RmwFilter) && limits.profile.rmw_atomicity,
-            order_pruning: limits.has(Reduction::OrderPruning),
+            rmw_filter: plan.rmw_filter,
+            order_pruning: plan.order_pruning,
             initial,
             groups_agree,
             unlisted: Some(std::sync::Arc::new((facts, limits))),

@@ -320,7 +320,7 @@ fn the_walk_over_combinations_of_paths_reads_the_time_limit() {
 #[test]
 fn combinations_whose_rmws_cannot_chain_are_not_built() {
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/litmus-scaling/ticketlock-3.litmus");
+        .join("tests/fixtures/litmus-scaling/ticketlock-3.litmus");
     let program = crate::frontend::load(&path).unwrap();
     let model = crate::model::load("vulkan").unwrap();
     let count = |limits: Limits| {
@@ -348,14 +348,14 @@ fn partial_spin_extension_agrees_with_the_complete_test() {
     let model = crate::model::load("vulkan").unwrap();
     let mut partial_skips = Vec::new();
     for file in [
-        "tests/litmus-scaling/barrier-flags-2.litmus",
-        "tests/litmus-scaling/barrier-flags-3.litmus",
-        "tests/litmus-scaling/ticketlock-3.litmus",
-        "tests/litmus-bound/spin-extends-race-free.litmus",
-        "tests/litmus-bound/spin-forever-race-free.litmus",
-        "tests/litmus-bound/spin-on-other-value-race.litmus",
-        "tests/litmus-bound/spin-unwritten-in-combination-race.litmus",
-        "tests/litmus-bound/race-before-endless-spin.litmus",
+        "tests/fixtures/litmus-scaling/barrier-flags-2.litmus",
+        "tests/fixtures/litmus-scaling/barrier-flags-3.litmus",
+        "tests/fixtures/litmus-scaling/ticketlock-3.litmus",
+        "tests/fixtures/litmus-bound/spin-extends-race-free.litmus",
+        "tests/fixtures/litmus-bound/spin-forever-race-free.litmus",
+        "tests/fixtures/litmus-bound/spin-on-other-value-race.litmus",
+        "tests/fixtures/litmus-bound/spin-unwritten-in-combination-race.litmus",
+        "tests/fixtures/litmus-bound/race-before-endless-spin.litmus",
     ] {
         let program = crate::frontend::load(&dir.join(file)).unwrap();
         let limits = Limits::default().for_model(&model);
@@ -429,9 +429,10 @@ fn driver_walks(
     model: &crate::model::LoadedModel,
     flow: bool,
 ) -> (Vec<Vec<usize>>, Vec<Vec<usize>>, u64, u64) {
-    let limits = Limits::default().for_model(model);
+    let limits = Limits::default()
+        .for_model(model)
+        .with(super::Reduction::ChainFlow, flow);
     let mut explorer = super::Explorer::new(program, limits).unwrap();
-    explorer.limits = explorer.limits.with(super::Reduction::ChainFlow, flow);
     combinations(&explorer);
     let complete_nodes = explorer.take_walk_nodes();
     let complete: Vec<usize> = explorer.threads.iter().map(|t| t.paths.len()).collect();
@@ -489,20 +490,20 @@ fn chain_balances_drop_only_combinations_without_completion() {
     };
     let mut dropped_in = Vec::new();
     for file in [
-        "tests/litmus-scaling/barrier-flags-2.litmus",
-        "tests/litmus-scaling/barrier-flags-3.litmus",
-        "tests/litmus-scaling/ticketlock-2.litmus",
-        "tests/litmus-scaling/ticketlock-3.litmus",
-        "tests/litmus-scaling/taslock-3.litmus",
-        "tests/litmus-vulkan/rmw-chain-mixed-adds.litmus",
-        "tests/litmus-vulkan/rmw-add-counter.litmus",
-        "tests/litmus-vulkan/rmw-exchange.litmus",
-        "tests/litmus-vulkan/spinlock-device.litmus",
-        "tests/litmus-vulkan/ttaslock-device.litmus",
-        "tests/litmus-vulkan/exchange-reads-own-write.litmus",
-        "tests/litmus-bound/rmw-chain-over-order-limit.litmus",
-        "tests/litmus-host/host-device-atomic-counter.litmus",
-        "tests/litmus-opencl/release-sequence-rmw.litmus",
+        "tests/fixtures/litmus-scaling/barrier-flags-2.litmus",
+        "tests/fixtures/litmus-scaling/barrier-flags-3.litmus",
+        "tests/fixtures/litmus-scaling/ticketlock-2.litmus",
+        "tests/fixtures/litmus-scaling/ticketlock-3.litmus",
+        "tests/fixtures/litmus-scaling/taslock-3.litmus",
+        "tests/fixtures/litmus-vulkan/rmw-chain-mixed-adds.litmus",
+        "tests/fixtures/litmus-vulkan/rmw-add-counter.litmus",
+        "tests/fixtures/litmus-vulkan/rmw-exchange.litmus",
+        "tests/fixtures/litmus-vulkan/spinlock-device.litmus",
+        "tests/fixtures/litmus-vulkan/ttaslock-device.litmus",
+        "tests/fixtures/litmus-vulkan/exchange-reads-own-write.litmus",
+        "tests/fixtures/litmus-bound/rmw-chain-over-order-limit.litmus",
+        "tests/fixtures/litmus-host/host-device-atomic-counter.litmus",
+        "tests/fixtures/litmus-opencl/release-sequence-rmw.litmus",
     ] {
         let program = crate::frontend::load(&dir.join(file)).unwrap();
         let (none, oracle, all_nodes) = walk(&program, false);
@@ -567,7 +568,7 @@ fn path_combinations(program: &crate::ir::Program, bound: usize) -> Vec<Vec<supe
 /// shape cache (`base::ShapeCache`, shared by the skeletons of one walk)
 /// against those built afresh, on every combination of paths of programs
 /// whose paths differ in read values only (the flag barrier of
-/// tests/litmus-scaling at 3 threads: 3! value assignments of the
+/// tests/fixtures/litmus-scaling at 3 threads: 3! value assignments of the
 /// counter, one shape per last arriver), in whether a compare-exchange
 /// writes (the same statements; a key without `writes` would give the
 /// failed one the successful one's `W`), and in host and barrier events.
@@ -600,7 +601,7 @@ fn skeletons_built_through_the_shape_cache_equal_fresh_ones() {
         %po = OpAccessChain %puint %out %uint_0\n\
         %old = OpAtomicCompareExchange %uint %pl %device %acq %rlx %uint_1 %uint_0\n\
         OpStore %po %old\nOpReturn\nOpFunctionEnd\n";
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests");
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
     let mut programs = vec![
         (
             "barrier".to_string(),

@@ -89,7 +89,7 @@ fn fresh_base(known: &[i64]) -> i64 {
 impl Domain {
     /// [`Domain::of`], or `None` when `limits` bypass undefined values
     /// ([`super::Limits::undefined_values`] off).
-    pub fn for_search(program: &Program, limits: &super::Limits) -> Option<Domain> {
+    pub fn for_search(program: &Program, limits: &super::limits::Limits) -> Option<Domain> {
         if limits.undefined_values {
             Domain::of(program)
         } else {

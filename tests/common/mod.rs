@@ -10,6 +10,18 @@ mod skip;
 #[allow(unused_imports)]
 pub use skip::{corpus_or_skip, in_ci, skip, skip_part, tool_or_skip};
 
+/// Where a property test keeps the cases it once failed on: one file per
+/// test under `proptest-regressions/tests/` (`name`: the test file's name,
+/// `differential-NAME` for a module of the differential binary). Cargo runs
+/// tests in the package's root, which the path is relative to.
+pub fn regressions(name: &str) -> Option<Box<dyn proptest::test_runner::FailurePersistence>> {
+    let path: &'static str =
+        Box::leak(format!("proptest-regressions/tests/{name}.txt").into_boxed_str());
+    Some(Box::new(
+        proptest::test_runner::FileFailurePersistence::Direct(path),
+    ))
+}
+
 /// How many generated cases a property test runs: `full` in the full tier
 /// (the `slow-tests` feature, which CI turns on), an eighth of it (at least
 /// 8) in `cargo test --release`'s sample.
@@ -108,11 +120,11 @@ pub fn check_queries(files: &[PathBuf], models: &Models) -> (usize, Vec<String>)
     (total, failures)
 }
 
-/// vkmm's own OpenCL rule tests (tests/litmus-opencl): every expected verdict
+/// vkmm's own OpenCL rule tests (tests/fixtures/litmus-opencl): every expected verdict
 /// under `model`, as (file, property, holds). `opencl-totalsc` takes the
 /// `opencl` rows, replaced by those of `expected-condition-totalsc.csv`.
 pub fn opencl_own_expectations(model: &str) -> Vec<(PathBuf, Property, bool)> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/litmus-opencl");
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/litmus-opencl");
     let rows = |csv: &str| {
         let text = std::fs::read_to_string(dir.join(csv)).unwrap();
         vkmm::analysis::expected::parse(csv, &text, &dir).unwrap()
@@ -438,7 +450,7 @@ pub fn assert_no_differences_everywhere(
 }
 
 /// Every `.litmus` and `.test` file of the repository's own test
-/// directories (`tests/litmus*`) and of `examples/`, except those `skip`
+/// directories (`tests/fixtures/litmus*`) and of `examples/`, except those `skip`
 /// names.
 pub fn own_litmus_files(skip: &dyn Fn(&Path) -> bool) -> Vec<PathBuf> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
@@ -450,10 +462,10 @@ pub fn own_litmus_files(skip: &dyn Fn(&Path) -> bool) -> Vec<PathBuf> {
     files
 }
 
-/// The repository's own test folders (`tests/litmus*`), sorted.
+/// The repository's own test folders (`tests/fixtures/litmus*`), sorted.
 pub fn own_test_dirs() -> Vec<PathBuf> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let mut dirs: Vec<PathBuf> = std::fs::read_dir(root.join("tests"))
+    let mut dirs: Vec<PathBuf> = std::fs::read_dir(root.join("tests/fixtures"))
         .unwrap()
         .map(|e| e.unwrap().path())
         .filter(|p| {

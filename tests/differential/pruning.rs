@@ -66,14 +66,14 @@ pub(crate) fn compare_orders(p: &Path) -> Vec<String> {
     )
 }
 
-/// `tests/litmus-vulkan/order-pruning.litmus`: two orders of `x`, the
+/// `tests/fixtures/litmus-vulkan/order-pruning.litmus`: two orders of `x`, the
 /// wrong one refuted by a forced read (P1 writes x = 2 after reading P0's
 /// x = 1), nine candidates under each. Same answer, fewer candidates; a
 /// mutation that never prunes at that point fails here.
 #[test]
 fn order_pruning_skips_a_wrong_order_once() {
-    let path =
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/litmus-vulkan/order-pruning.litmus");
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/litmus-vulkan/order-pruning.litmus");
     let run = |on: bool| {
         common::litmus(
             Session::new()
@@ -102,7 +102,7 @@ fn order_pruning_skips_a_wrong_order_once() {
 
 /// The model's declared read-write coherence (`read-write-coherence` in
 /// models/vulkan-rules.cat, model::profile): in
-/// `tests/litmus-scaling/ticketlock-3.litmus` each await reads the one
+/// `tests/fixtures/litmus-scaling/ticketlock-3.litmus` each await reads the one
 /// store of its ticket to `serving` and is program-ordered before its
 /// thread's own store there, so with the order pruning no order of
 /// `serving` putting that own store first is listed. The same answers as
@@ -111,8 +111,8 @@ fn order_pruning_skips_a_wrong_order_once() {
 /// mutation that lists every order fails here).
 #[test]
 fn read_write_coherence_lists_fewer_orders() {
-    let path =
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/litmus-scaling/ticketlock-3.litmus");
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/litmus-scaling/ticketlock-3.litmus");
     let run = |on: bool| {
         common::litmus(
             Session::new()

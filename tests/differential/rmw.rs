@@ -150,7 +150,11 @@ fn liveness_corpus_under_hsa() {
 fn own_tests_and_examples() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let mut files = Vec::new();
-    for d in ["tests/litmus", "tests/litmus-vulkan", "examples"] {
+    for d in [
+        "tests/fixtures/litmus",
+        "tests/fixtures/litmus-vulkan",
+        "examples",
+    ] {
         files_below(&root.join(d), &mut files);
     }
     assert!(files.len() > 10);
@@ -238,7 +242,7 @@ fn program_text(threads: &[(usize, Vec<Op>)]) -> String {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 96, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: 96, failure_persistence: crate::common::regressions("differential-rmw"), ..ProptestConfig::default() })]
     #[test]
     fn generated_programs_agree(
         threads in prop::collection::vec((0..2usize, prop::collection::vec(op(), 1..4)), 2..4)

@@ -90,8 +90,8 @@ fn symbolic_stores_give_the_same_answers_on_spirv() {
 /// keeps a store symbolic fails the count).
 #[test]
 fn a_counter_read_and_written_back_is_one_path() {
-    let path =
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/litmus-scaling/ticketlock-3.litmus");
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/litmus-scaling/ticketlock-3.litmus");
     let run = |on: bool| common::litmus(session(on).check_file(&path).unwrap());
     let (concrete, symbolic) = (run(false), run(true));
     assert_eq!(concrete.states, symbolic.states);
@@ -199,8 +199,8 @@ fn a_cycle_of_derived_stores_takes_the_domain_values() {
 /// (2, 3).
 #[test]
 fn a_thin_air_value_incremented_past_the_domain_is_read() {
-    let path =
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/litmus-symbolic/thin-air-rmw.litmus");
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/litmus-symbolic/thin-air-rmw.litmus");
     let run = |s: Session| common::litmus(s.check_file(&path).unwrap());
     let (concrete, symbolic) = (run(session(false)), run(session(true)));
     let reference = run(Session::new().limits(Session::new().current_limits().reference()));
@@ -356,7 +356,7 @@ fn program() -> impl Strategy<Value = String> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 128, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: 128, failure_persistence: crate::common::regressions("differential-symbolic"), ..ProptestConfig::default() })]
 
     /// Same answers, and the same as the reference enumeration.
     #[test]
@@ -380,7 +380,7 @@ proptest! {
 /// reference`) is the concrete enumeration, the default the symbolic one.
 #[test]
 fn the_command_line_switch() {
-    let file = "tests/litmus-scaling/ticketlock-3.litmus";
+    let file = "tests/fixtures/litmus-scaling/ticketlock-3.litmus";
     let executions = |extra: &[&str]| {
         let mut args = vec!["check", file, "--format", "json", "-j", "1"];
         args.extend_from_slice(extra);

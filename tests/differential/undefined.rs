@@ -5,10 +5,10 @@
 //! initial value).
 //!
 //! Only `.spvasm` programs and Vulkan litmus tests that write `x=undef;`
-//! (the files of `tests/litmus-undef/`, left out here: tested by
+//! (the files of `tests/fixtures/litmus-undef/`, left out here: tested by
 //! `tests/undefined_litmus.rs`) have undefined locations; every other
 //! program must walk exactly as before the machinery existed. So on the
-//! repository's own tests (every `tests/litmus*` directory), the examples,
+//! repository's own tests (every `tests/fixtures/litmus*` directory), the examples,
 //! and the dat3m-vulkan, khronos-alloy and dat3m-opencl corpora, the two
 //! searches must be identical, not only their answers: the same final
 //! states with the same execution counts, the same numbers of executions,

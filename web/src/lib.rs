@@ -408,7 +408,7 @@ mod tests {
     /// of 1 drops invocation 1, the writer (out[0] stays 0).
     #[test]
     fn checks_a_wgsl_shader_with_dispatch_options() {
-        let source = include_str!("../../tests/wgsl/consts.wgsl");
+        let source = include_str!("../../tests/fixtures/wgsl/consts.wgsl");
         let with = |cond: &str| format!("{source}// @Output: forall ({cond})\n");
         let holds = |o: &Options, cond: &str| {
             let a = check("consts.wgsl", &with(cond), o, None);
@@ -451,7 +451,8 @@ mod tests {
     /// payload whatever the flag races only where the flag read 0.
     #[test]
     fn races_name_their_states() {
-        let text = include_str!("../../tests/golden/inputs/mp-payload-unconditional.litmus");
+        let text =
+            include_str!("../../tests/fixtures/golden/inputs/mp-payload-unconditional.litmus");
         let a = check("mp.litmus", text, &Options::default(), None);
         let races = a["result"]["races"].as_array().unwrap();
         assert_eq!(races.len(), 1, "{a}");

@@ -468,7 +468,7 @@ pub enum Command {
     /// witness and the specification's explanation (docs/interlock.md).
     /// Exit 1 when some test has a violation.
     #[command(
-        after_help = "Examples:\n  vkmm refines --impl pops --spec vulkan tests/litmus-interlock/*.litmus"
+        after_help = "Examples:\n  vkmm refines --impl pops --spec vulkan tests/fixtures/litmus-interlock/*.litmus"
     )]
     Refines {
         /// The litmus files.
@@ -490,7 +490,7 @@ pub enum Command {
     /// With --expected, check the rows of an expected-verdicts CSV instead;
     /// with --manifest, the rows of a shader manifest.
     #[command(
-        after_help = "Examples:\n  vkmm suite tests/litmus-vulkan -j 2\n  vkmm suite DIR --expected expected.csv --property races --junit results.xml"
+        after_help = "Examples:\n  vkmm suite tests/fixtures/litmus-vulkan -j 2\n  vkmm suite DIR --expected expected.csv --property races --junit results.xml"
     )]
     Suite {
         /// The folder (CSV paths are relative to it).

@@ -44,8 +44,25 @@
 //! written nor the initial value needs one RMW per missing value below it,
 //! and is dropped at the first thread whose choice makes that too many.
 
+use super::hook::{CombinationPlan, Hook};
+use super::set::Reduction;
+use crate::engine::limits::Limits;
 use crate::engine::trace::PathEvent;
 use crate::engine::{Explorer, HashMap};
+use crate::ir::Program;
+
+/// The hook: the pruned walk checks the balances of RMW chains.
+pub(super) struct ChainFlowHook;
+
+impl Hook for ChainFlowHook {
+    fn reduction(&self) -> Reduction {
+        Reduction::ChainFlow
+    }
+
+    fn on_combinations(&self, _program: &Program, _limits: &Limits, plan: &mut CombinationPlan) {
+        plan.chain_flow = true;
+    }
+}
 
 /// Which events are RMWs on an RMW-chain location: the (location,
 /// value) pair read ([`Explorer::block_pruned`]).

@@ -45,7 +45,37 @@
 //! read the flag's 1, so the flag is written in every completion that
 //! matters), instead of at the flag's writer.
 
+use super::hook::{CombinationPlan, Hook};
+use super::set::Reduction;
+use crate::engine::limits::Limits;
 use crate::engine::{Ending, Explorer, Extensions};
+use crate::ir::Program;
+
+/// The hook of [`Reduction::SpinExtension`]: where the model declares
+/// `await-extension` and the program has no control barriers, group
+/// functions, host threads or out-of-bounds sites (which the argument of
+/// [`Explorer::set_spin_extension`] does not cover), and the walk is not the
+/// termination search.
+pub(super) struct SpinExtensionHook;
+
+impl Hook for SpinExtensionHook {
+    fn reduction(&self) -> Reduction {
+        Reduction::SpinExtension
+    }
+
+    fn on_combinations(&self, program: &Program, limits: &Limits, plan: &mut CombinationPlan) {
+        plan.spin_extension = limits.profile.await_extension
+            && !limits.endings
+            && program.threads.iter().all(|t| {
+                t.instructions().all(|i| {
+                    !i.is_group_function()
+                        && !matches!(i.kind, crate::ir::OpKind::ControlBarrier { .. })
+                })
+            })
+            && program.out_of_bounds.is_empty()
+            && (0..program.threads.len()).all(|t| !program.host.agent(t).is_host());
+    }
+}
 
 /// What the threads still to choose can write, per location
 /// ([`SpinBlock`]).

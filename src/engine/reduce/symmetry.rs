@@ -48,8 +48,28 @@
 //! checkers over transition systems) work on states, not on a cat model's
 //! candidate executions, and no crate offers it for the latter.
 
+use super::hook::{CombinationPlan, Hook};
+use super::set::Reduction;
+use crate::engine::limits::Limits;
 use crate::engine::trace::ThreadPaths;
 use crate::ir::{OpKind, Program, SourceSpan, Stmt, Thread};
+
+/// The hook of [`Reduction::Symmetry`]: the walk over combinations may be
+/// reduced by the threads' symmetry, or else by a rotation
+/// ([`super::rotation`]), where the visitor allows it
+/// ([`crate::engine::driver::Needs::symmetry`],
+/// [`crate::engine::driver::Needs::renaming`]).
+pub(super) struct SymmetryHook;
+
+impl Hook for SymmetryHook {
+    fn reduction(&self) -> Reduction {
+        Reduction::Symmetry
+    }
+
+    fn on_combinations(&self, _program: &Program, _limits: &Limits, plan: &mut CombinationPlan) {
+        plan.symmetry = true;
+    }
+}
 
 /// The classes of interchangeable threads of a program.
 #[derive(Clone, Debug, PartialEq, Eq)]

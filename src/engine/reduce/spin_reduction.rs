@@ -1,0 +1,20 @@
+//! [`Reduction::SpinReduction`]: a side-effect-free spin loop runs as an
+//! await, only the iteration that leaves the loop, instead of being
+//! unrolled (which loops qualify: `trace::spin_loops`; the argument that an
+//! await loses no execution: MODELS.md, spin loops).
+
+use super::hook::{Hook, PathPlan};
+use super::set::Reduction;
+use crate::engine::limits::Limits;
+
+pub(super) struct SpinReductionHook;
+
+impl Hook for SpinReductionHook {
+    fn reduction(&self) -> Reduction {
+        Reduction::SpinReduction
+    }
+
+    fn on_paths(&self, _limits: &Limits, plan: &mut PathPlan) {
+        plan.awaits = true;
+    }
+}
