@@ -371,15 +371,25 @@ impl Session {
         })
     }
 
-    /// Runs a front end under the request's deadline
-    /// ([`crate::engine::trace::FrontEndClock`]): an error it returns
-    /// because the time was spent is [`Error::Limit`].
+    /// Runs a front end under the request's bounds, with the checker's
+    /// path walk for the searches a front end runs itself
+    /// ([`crate::frontend::clock::FrontEndClock`]): an error it returns
+    /// because the time was spent is [`Error::Limit`]; a search a bound
+    /// stopped leaves its fact on the program (`Program::front_end_limit`).
     fn front_end(
         &self,
         name: &str,
         f: impl FnOnce() -> Result<Program, FrontendError>,
     ) -> Result<Program, Error> {
-        let clock = crate::engine::trace::FrontEndClock::start(self.limits.bounds.deadline);
+        let b = self.limits.bounds;
+        let bounds = crate::frontend::clock::FrontEndBounds {
+            deadline: b.deadline,
+            timeout: b.timeout,
+            max_memory: b.max_memory,
+            max_paths: Some(b.max_paths),
+            unroll: Some(b.unroll),
+        };
+        let clock = crate::frontend::clock::FrontEndClock::start(bounds, Some(domain_walk));
         let read = f();
         if clock.stopped() {
             return Err(Error::Limit {
@@ -475,6 +485,12 @@ impl Session {
                 progress,
             )
             .map_err(err)?;
+            let mut o = o;
+            // A program the front end built only part of settles nothing.
+            if program.front_end_limit.is_some() {
+                o.verdict = crate::analysis::termination::Verdict::Undecided;
+                o.witness = None;
+            }
             return Ok(Checked::Termination(Box::new(o)));
         }
         if program.kind == crate::ir::TestKind::Litmus {
@@ -865,4 +881,29 @@ pub struct TerminationExplanation {
     /// What pictures draw by default (the wording's `picture` line).
     #[serde(skip)]
     pub picture: Vec<String>,
+}
+
+/// The checker's per-thread path walk ([`crate::engine::trace::explore_with_domains`])
+/// under a front end's bounds, giving each location's value domain: the
+/// walk a front end's own search runs ([`crate::frontend::clock::DomainWalk`]).
+fn domain_walk(
+    program: &Program,
+    bounds: &crate::frontend::clock::FrontEndBounds,
+) -> Result<Vec<Vec<i64>>, crate::frontend::clock::WalkStop> {
+    let mut limits = Limits::default();
+    limits.bounds.deadline = bounds.deadline;
+    limits.bounds.timeout = bounds.timeout;
+    limits.bounds.max_memory = bounds.max_memory;
+    if let Some(n) = bounds.max_paths {
+        limits.bounds.max_paths = n;
+    }
+    if let Some(n) = bounds.unroll {
+        limits.bounds.unroll = n;
+    }
+    crate::engine::trace::explore_with_domains(program, &limits)
+        .map(|(_, domains)| domains)
+        .map_err(|e| match e.limit {
+            Some(_) => crate::frontend::clock::WalkStop::Limit(e.message),
+            None => crate::frontend::clock::WalkStop::Error(e.message),
+        })
 }

@@ -7,6 +7,7 @@
 
 pub mod alloy_test;
 mod attributes;
+pub mod clock;
 pub mod inputs;
 #[cfg(test)]
 mod lint_tests;

@@ -864,8 +864,12 @@ impl<'a> Gen<'a> {
         let mut unreached = false;
         for k in body {
             let inst = &self.insts[k];
-            if k % 4096 == 4095 && crate::engine::trace::time_is_up() {
-                return Err((inst.line, inst.col, crate::engine::trace::TIME_IS_UP.into()));
+            if k % 4096 == 4095 && crate::frontend::clock::time_is_up() {
+                return Err((
+                    inst.line,
+                    inst.col,
+                    crate::frontend::clock::TIME_IS_UP.into(),
+                ));
             }
             match inst.op {
                 Op::Function | Op::FunctionParameter | Op::FunctionEnd | Op::Phi => {}

@@ -45,6 +45,7 @@ mod tests;
 pub mod wgsl;
 
 use super::FrontendError;
+use super::clock;
 use super::litmus::condition::{self, CondSyntax, TextStyle};
 use super::litmus::lexer::{self, Lexer, Src};
 use crate::ir::{
@@ -505,6 +506,10 @@ fn parse_module(
         .map_err(|e| located((0, 0, e)))?;
     }
     let mut searching = !mem.sparse.is_empty();
+    // A bound that stopped the search, and the deadline set aside for the
+    // pass that lowers what it found.
+    let mut limit: Option<String> = None;
+    let mut grace: Option<clock::Grace> = None;
     let mut rounds = 0;
     let mut past_end_done = false;
     let mut settled = false;
@@ -542,21 +547,41 @@ fn parse_module(
             .flat_map(|g| g.wanted.iter().cloned())
             .collect();
         if searching && lowered.iter().flatten().any(|g| g.probed) {
-            let found = sparse::probed(&program, &lowered, grid, &mem.probe).map_err(|e| {
-                sparse_error(format!(
-                    "a large buffer: vkmm gives locations to the cells the accesses reach, and could not find them ({e}); give the buffer a shorter length"
-                ))
-            })?;
-            wanted.extend(found);
+            match sparse::probed(&program, &lowered, grid, &mem.probe) {
+                Ok(found) => wanted.extend(found),
+                Err(clock::WalkStop::Error(e)) => {
+                    return Err(sparse_error(format!(
+                        "a large buffer: vkmm gives locations to the cells the accesses reach, and could not find them ({e}); give the buffer a shorter length"
+                    )));
+                }
+                // A bound stopped the search: what it found is lowered once
+                // more, without probes, and the program carries the limit.
+                Err(clock::WalkStop::Limit(e)) => {
+                    limit = Some(format!(
+                        "the search for the cells a large buffer's accesses reach did not finish: {e} (round {}, {} cells located): an access to a cell it did not reach is marked out of bounds",
+                        rounds + 1,
+                        located_cells(&mem)
+                    ));
+                    grace = Some(clock::Grace::start());
+                    searching = false;
+                    settled = true;
+                    drop(lowered);
+                    continue;
+                }
+            }
         }
         if (!wanted.is_empty() && !settled) || searching {
             drop(lowered);
             rounds += 1;
             if rounds > sparse::MAX_ROUNDS {
-                return Err(sparse_error(format!(
-                    "a large buffer: the cells its accesses reach did not settle in {} rounds; give the buffer a shorter length",
-                    sparse::MAX_ROUNDS
-                )));
+                limit = Some(format!(
+                    "the cells a large buffer's accesses reach did not settle in {} rounds of the search ({} cells located): an access to a cell it did not reach is marked out of bounds",
+                    sparse::MAX_ROUNDS,
+                    located_cells(&mem)
+                ));
+                searching = false;
+                settled = true;
+                continue;
             }
             let added = sparse::materialise(
                 &placing,
@@ -600,6 +625,16 @@ fn parse_module(
             (wanted, w),
         );
     };
+    drop(grace);
+    if let Some(message) = limit {
+        program.warnings.push(crate::ir::FrontendWarning {
+            file: file.to_string(),
+            line: 1,
+            column: 1,
+            message: format!("undecided: {message}"),
+        });
+        program.front_end_limit = Some(message);
+    }
     let mut coops = Vec::new();
     for (k, g) in lowered.into_iter().enumerate() {
         let g = g.expect("every invocation is lowered");
@@ -665,6 +700,14 @@ fn parse_module(
     // attribution is a copy of the whole program).
     coop::finish(&mut program, &coops).map_err(located)?;
     Ok(program)
+}
+
+/// The cells of large variables that have a location.
+fn located_cells(mem: &lower::Memory) -> usize {
+    mem.sparse
+        .keys()
+        .map(|k| mem.cells.get(k).map_or(0, Vec::len))
+        .sum()
 }
 
 /// The most cells a program may leave undefined (more: all start at 0).
