@@ -770,17 +770,18 @@ impl Session {
                 .shader(shader)
                 .check_file(&row.path),
             Question::Assertion(condition) => {
-                // The cells the assertion names get locations when loading.
-                shader.named.push(condition.clone());
+                // The front end reads the assertion as it reads `--assert`
+                // (the cells it names get locations), in place of the
+                // shader's own condition and filter.
+                shader.assertion = Some(crate::frontend::assertion::Asserted {
+                    text: condition.clone(),
+                    origin: "the manifest's assertion".into(),
+                });
                 let session = self.with_decide(Some(Property::Condition)).shader(shader);
                 let mut program = session.load_file(&row.path)?;
-                let expr = session.parse_outcome(&program, condition)?;
-                program.condition = Some(crate::ir::Condition {
-                    quantifier: Some(crate::ir::Quantifier::Forall),
-                    expr,
-                    filter: None,
-                    text: format!("forall ({condition})"),
-                });
+                if let Some(c) = &mut program.condition {
+                    c.filter = None;
+                }
                 session.check_program(&row.path.display().to_string(), &program)
             }
         }

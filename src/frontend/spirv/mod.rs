@@ -488,10 +488,15 @@ fn parse_module(
     // The cells of sparse instances a condition names (the headers' or
     // the manifest's assertion, `ShaderOptions::named`): a location each,
     // holding its initial value where no access reaches it.
+    let asserted = shader
+        .assertion
+        .as_ref()
+        .map(|a| super::assertion::read_with(&a.text, &|name| inputs::cell_of(&insts, &m, name)));
     let conditions_text: Vec<&str> = text
         .lines()
         .filter(|l| l.trim_start().starts_with(';'))
         .chain(shader.named.iter().map(String::as_str))
+        .chain(asserted.as_ref().map(|a| a.expr.as_str()))
         .collect();
     let named = sparse::named_cells(&mem, &conditions_text);
     if !named.is_empty() {
@@ -686,6 +691,16 @@ fn parse_module(
     calls::check(&program, &insts).map_err(located)?;
     layout::cut_cells(&mut program, &mut widths).map_err(located)?;
     program.condition = conditions(file, text, &h, &program)?;
+    if let (Some(a), Some(given)) = (&asserted, &shader.assertion) {
+        let expr = asserted_condition(a, &given.origin, &program)?;
+        let filter = program.condition.take().and_then(|c| c.filter);
+        program.condition = Some(Condition {
+            quantifier: Some(a.quantifier),
+            expr,
+            filter,
+            text: a.text(),
+        });
+    }
     if let Some(c) = &mut program.condition {
         at_width(&mut c.expr, &widths);
         if let Some(f) = &mut c.filter {
@@ -1104,6 +1119,35 @@ pub(crate) fn parse_outcome(program: &Program, outcome: &str) -> Result<CondExpr
         .map_err(|e| src.error("--outcome", e))?;
     lx.end_or(|t| format!("expected the end of the outcome, found {}", t.show()))
         .map_err(|e| src.error("--outcome", e))?;
+    Ok(e)
+}
+
+/// The expression of a condition given from outside the shader
+/// (`--assert`, a manifest's assertion), its errors at the column of the
+/// text as written, under the name of the option or column (`origin`).
+fn asserted_condition(
+    a: &super::assertion::Assertion,
+    origin: &str,
+    program: &Program,
+) -> Result<CondExpr, FrontendError> {
+    let src = Src::new(&a.expr);
+    let syntax = CondSyntax {
+        bang_negation: true,
+        instance_names: false,
+        text: TextStyle::Source,
+        spirv: true,
+    };
+    // `--assert `out[0] === 2`: column 10: expected ...`.
+    let err = |(at, message): (usize, String)| FrontendError {
+        file: format!("{origin} `{}`", a.written),
+        line: 0,
+        column: a.column(at),
+        message: format!("column {}: {message}", a.column(at)),
+    };
+    let mut lx = Lexer::new(&src, lexer::SPIRV, 0, a.expr.chars().count());
+    let e = condition::expression(&mut lx, &syntax, &program.symbols).map_err(err)?;
+    lx.end_or(|t| format!("expected the end of the condition, found {}", t.show()))
+        .map_err(err)?;
     Ok(e)
 }
 
