@@ -164,10 +164,8 @@ pub fn read_with(words: &str, rename: &dyn Fn(&str) -> Option<String>) -> Assert
                 && (matches!(word.as_str(), "and" | "or" | "not" | "true" | "false")
                     || chars.get(j) == Some(&':'));
             if keyword {
-                for k in i..j {
-                    expr.push(chars[k]);
-                    columns.push(k + 1);
-                }
+                expr.extend(&chars[i..j]);
+                columns.extend(i + 1..=j);
                 i = j;
                 continue;
             }
