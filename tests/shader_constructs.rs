@@ -103,25 +103,36 @@ fn glsl_a_matrix_is_refused_at_its_line() {
 }
 
 #[test]
-fn glsl_subgroup_operations_stay_honest() {
+fn glsl_subgroup_operations() {
     if !glslang() {
         return;
     }
-    // The values by hand are in subgroup.comp's comments; at the default
-    // bounds the walk reaches the path limit before any execution, and
-    // the answer is undecided, never a verdict.
-    let (code, out, err) = check(
-        "tests/shader-constructs/glsl/subgroup.comp",
-        &["--subgroup-size", "4", "--timeout", "30"],
-        "o.r[0][0] == 1 and o.r[0][1] == 10 and o.r[3][2] == 10 and o.r[3][3] == 6 \
-         and o.r[2][4] == 41 and o.r[1][5] == 31 and o.r[1][6] == 5 and o.r[3][7] == 3",
+    // One subgroup of 4, every invocation active, v = 1, 2, 3, 4
+    // (GL_KHR_shader_subgroup): the reduction is 10 everywhere, the
+    // inclusive scan 1, 3, 6, 10, the exclusive one 0, 1, 3, 6.
+    let sg = ["--subgroup-size", "4"];
+    holds(
+        "tests/shader-constructs/glsl/subgroup-scan.comp",
+        &sg,
+        "o.r[0][0] == 10 and o.r[3][0] == 10 and o.r[0][1] == 1 and o.r[1][1] == 3 \
+         and o.r[2][1] == 6 and o.r[3][1] == 10 and o.r[0][2] == 0 and o.r[1][2] == 1 \
+         and o.r[2][2] == 3 and o.r[3][2] == 6",
     );
-    assert!(code == 0 || code == 3, "{out}\n{err}");
-    if code == 0 {
-        assert!(out.contains("\nOk\n"), "{out}");
-    } else {
-        assert!(out.contains("Undecided"), "{out}");
-    }
+    // max 4, min 1: 41; broadcast from invocation 2 (v = 3) and from the
+    // first active one (v = 1): 31.
+    holds(
+        "tests/shader-constructs/glsl/subgroup-minmax.comp",
+        &sg,
+        "o.r[0][0] == 41 and o.r[3][0] == 41 and o.r[0][1] == 31 and o.r[2][1] == 31",
+    );
+    // elect: the lowest active invocation, 0; the ballot of even ids has
+    // bits 0 and 2 (5); every v > 0 and some v == 4: 2 + 1.
+    holds(
+        "tests/shader-constructs/glsl/subgroup-vote.comp",
+        &sg,
+        "o.r[0][0] == 1 and o.r[1][0] == 0 and o.r[2][0] == 0 and o.r[3][0] == 0 \
+         and o.r[0][1] == 5 and o.r[3][1] == 5 and o.r[0][2] == 3 and o.r[3][2] == 3",
+    );
 }
 
 #[test]
