@@ -371,17 +371,27 @@ impl Session {
         })
     }
 
-    /// Runs a front end under the request's deadline
-    /// ([`crate::engine::trace::FrontEndClock`]): an error it returns
+    /// Runs a front end under the request's bounds, with the checker's
+    /// path walk for the searches a front end runs itself
+    /// ([`crate::frontend::clock::FrontEndClock`]): an error it returns
     /// because the time was spent, or because a compiler run in process
     /// reached the memory bound ([`crate::memory::MEMORY_IS_UP`]), is
-    /// [`Error::Limit`].
+    /// [`Error::Limit`]; a search a bound stopped leaves its fact on the
+    /// program (`Program::front_end_limit`).
     fn front_end(
         &self,
         name: &str,
         f: impl FnOnce() -> Result<Program, FrontendError>,
     ) -> Result<Program, Error> {
-        let clock = crate::engine::trace::FrontEndClock::start(self.limits.bounds.deadline);
+        let b = self.limits.bounds;
+        let bounds = crate::frontend::clock::FrontEndBounds {
+            deadline: b.deadline,
+            timeout: b.timeout,
+            max_memory: b.max_memory,
+            max_paths: Some(b.max_paths),
+            unroll: Some(b.unroll),
+        };
+        let clock = crate::frontend::clock::FrontEndClock::start(bounds, Some(domain_walk));
         let read = f();
         if clock.stopped() {
             return Err(Error::Limit {
@@ -486,6 +496,12 @@ impl Session {
                 progress,
             )
             .map_err(err)?;
+            let mut o = o;
+            // A program the front end built only part of settles nothing.
+            if program.front_end_limit.is_some() {
+                o.verdict = crate::analysis::termination::Verdict::Undecided;
+                o.witness = None;
+            }
             return Ok(Checked::Termination(Box::new(o)));
         }
         if program.kind == crate::ir::TestKind::Litmus {
@@ -803,17 +819,18 @@ impl Session {
                 .shader(shader)
                 .check_file(&row.path),
             Question::Assertion(condition) => {
-                // The cells the assertion names get locations when loading.
-                shader.named.push(condition.clone());
+                // The front end reads the assertion as it reads `--assert`
+                // (the cells it names get locations), in place of the
+                // shader's own condition and filter.
+                shader.assertion = Some(crate::frontend::assertion::Asserted {
+                    text: condition.clone(),
+                    origin: "the manifest's assertion".into(),
+                });
                 let session = self.with_decide(Some(Property::Condition)).shader(shader);
                 let mut program = session.load_file(&row.path)?;
-                let expr = session.parse_outcome(&program, condition)?;
-                program.condition = Some(crate::ir::Condition {
-                    quantifier: Some(crate::ir::Quantifier::Forall),
-                    expr,
-                    filter: None,
-                    text: format!("forall ({condition})"),
-                });
+                if let Some(c) = &mut program.condition {
+                    c.filter = None;
+                }
                 session.check_program(&row.path.display().to_string(), &program)
             }
         }
@@ -914,4 +931,29 @@ pub struct TerminationExplanation {
     /// What pictures draw by default (the wording's `picture` line).
     #[serde(skip)]
     pub picture: Vec<String>,
+}
+
+/// The checker's per-thread path walk ([`crate::engine::trace::explore_with_domains`])
+/// under a front end's bounds, giving each location's value domain: the
+/// walk a front end's own search runs ([`crate::frontend::clock::DomainWalk`]).
+fn domain_walk(
+    program: &Program,
+    bounds: &crate::frontend::clock::FrontEndBounds,
+) -> Result<Vec<Vec<i64>>, crate::frontend::clock::WalkStop> {
+    let mut limits = Limits::default();
+    limits.bounds.deadline = bounds.deadline;
+    limits.bounds.timeout = bounds.timeout;
+    limits.bounds.max_memory = bounds.max_memory;
+    if let Some(n) = bounds.max_paths {
+        limits.bounds.max_paths = n;
+    }
+    if let Some(n) = bounds.unroll {
+        limits.bounds.unroll = n;
+    }
+    crate::engine::trace::explore_with_domains(program, &limits)
+        .map(|(_, domains)| domains)
+        .map_err(|e| match e.limit {
+            Some(_) => crate::frontend::clock::WalkStop::Limit(e.message),
+            None => crate::frontend::clock::WalkStop::Error(e.message),
+        })
 }

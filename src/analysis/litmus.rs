@@ -311,6 +311,11 @@ pub struct LitmusOutcome {
     /// (executions) they stood for. Absent from JSON when none did.
     #[serde(skip_serializing_if = "Factored::is_empty")]
     pub factored: Factored,
+    /// A bound stopped the front end part-way (`Program::front_end_limit`,
+    /// in words): the program checked is what it built so far, so no
+    /// answer is a verdict; the states and counts say what was covered.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub front_end_limit: Option<String>,
 }
 
 /// The candidates of a walk that stood for a product of observation-read
@@ -419,6 +424,9 @@ impl LitmusOutcome {
     /// report that lists states or compares them (`--format herd`,
     /// `refines`, `compare`) follows this one rule.
     pub fn states_incomplete(&self) -> Option<String> {
+        if let Some(limit) = &self.front_end_limit {
+            return Some(limit.clone());
+        }
         if self.truncated && !self.stopped_early {
             return Some(format!(
                 "the search stopped {}",
@@ -456,6 +464,10 @@ impl LitmusOutcome {
     /// Paths cut by the unrolling bound leave unsettled answers undecided in
     /// the same way: executions needing more iterations were not seen.
     pub fn holds(&self, property: Property) -> Option<bool> {
+        // A program the front end built only part of settles nothing.
+        if self.front_end_limit.is_some() {
+            return None;
+        }
         let complete = (!self.truncated || self.stopped_early)
             && self.cut_paths == 0
             && self
@@ -2395,6 +2407,7 @@ fn check_one(
         symmetric_threads: coverage.symmetric_threads,
         rotation_order: coverage.rotation_order,
         factored: v.factored,
+        front_end_limit: program.front_end_limit.clone(),
     };
     Ok(o)
 }
@@ -2442,6 +2455,7 @@ mod holds_tests {
             symmetric_threads: 0,
             rotation_order: 0,
             factored: Factored::default(),
+            front_end_limit: None,
         }
     }
 

@@ -346,40 +346,16 @@ fn read_row(
 
 /// An assertion in the manifest's words (`output[0] == 2 in every
 /// execution`) as a vkmm condition: the expression, its variables named
-/// as SPIR-V conditions name them (`%output[0] == 2`).
+/// as SPIR-V conditions name them (`%output[0] == 2`), with its
+/// quantifier when not every execution (`exists (%x == 1)` for `x == 1
+/// in some execution`). The words are those `vkmm check --assert` reads
+/// ([`crate::frontend::assertion`]).
 fn assertion_condition(words: &str) -> String {
-    let expr = words.trim();
-    let expr = expr
-        .strip_suffix("in every execution")
-        .unwrap_or(expr)
-        .trim();
-    let mut out = String::new();
-    let mut prev: Option<char> = None;
-    let mut chars = expr.chars().peekable();
-    while let Some(c) = chars.next() {
-        let starts_word = (c.is_ascii_alphabetic() || c == '_')
-            && !prev.is_some_and(|p| p.is_ascii_alphanumeric() || p == '_' || p == '%' || p == '.');
-        if starts_word {
-            let mut word = String::from(c);
-            while let Some(&n) = chars.peek() {
-                if n.is_ascii_alphanumeric() || n == '_' {
-                    word.push(n);
-                    chars.next();
-                } else {
-                    break;
-                }
-            }
-            if !matches!(word.as_str(), "and" | "or" | "not" | "true" | "false") {
-                out.push('%');
-            }
-            prev = word.chars().last();
-            out.push_str(&word);
-            continue;
-        }
-        out.push(c);
-        prev = Some(c);
+    let a = crate::frontend::assertion::read(words);
+    match a.quantifier {
+        crate::ir::Quantifier::Forall => a.expr,
+        _ => a.text(),
     }
-    out
 }
 
 #[cfg(test)]

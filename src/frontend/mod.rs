@@ -6,7 +6,9 @@
 //! that opens the file).
 
 pub mod alloy_test;
+pub mod assertion;
 mod attributes;
+pub mod clock;
 pub mod inputs;
 #[cfg(test)]
 mod lint_tests;
@@ -171,6 +173,10 @@ pub struct ShaderOptions {
     /// also cells of a large variable that no access reaches (which keep
     /// their initial value).
     pub named: Vec<String>,
+    /// `--assert CONDITION`, a manifest row's assertion: the final
+    /// condition the shader is checked against, in place of its own
+    /// headers' ([`assertion`]).
+    pub assertion: Option<assertion::Asserted>,
 }
 
 impl ShaderOptions {
@@ -462,6 +468,22 @@ pub fn parse_text(
     format: Format,
     options: Options,
 ) -> Result<Program, FrontendError> {
+    if let Some(a) = &options.shader.assertion
+        && matches!(
+            format,
+            Format::AlloyTest | Format::VulkanLitmus | Format::OpenClLitmus
+        )
+    {
+        return Err(FrontendError {
+            file: name.to_string(),
+            line: 0,
+            column: 0,
+            message: format!(
+                "{} gives a shader (GLSL, HLSL, WGSL, SPIR-V) its condition; a litmus test states its own (or take --outcome)",
+                a.origin
+            ),
+        });
+    }
     let program = match format {
         Format::AlloyTest => alloy_test::parse(name, text),
         Format::Spirv => spirv::parse_with(name, text, options),

@@ -1470,6 +1470,13 @@ pub struct Program {
     /// final registers ([`OutOfBounds`]; docs/reading-output.md).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub out_of_bounds: Vec<OutOfBounds>,
+    /// A bound of the request (`--timeout`, `--max-memory`, `--max-paths`)
+    /// or of the front end's own search stopped the front end part-way, in
+    /// words: the program is what it built so far, and no answer about it
+    /// is a verdict (the analysis reports it undecided, with what the check
+    /// covered).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub front_end_limit: Option<String>,
 }
 
 /// One place a thread may access out of bounds: the lowering found no

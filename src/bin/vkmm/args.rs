@@ -192,6 +192,12 @@ pub struct ShaderArgs {
     /// Repeatable. Default: 1.
     #[arg(long = "length", value_name = "TARGET=N", value_parser = vkmm::frontend::inputs::Input::parse_length)]
     pub lengths: Vec<vkmm::frontend::inputs::Input>,
+    /// A condition on the final memory, in place of the shader's own: a
+    /// manifest's assertion (`out[0] == 2 in every execution`, `... in some
+    /// execution`, `... in no execution`) or `forall|exists|not exists
+    /// (EXPR)`; names as in the shader (`out[0]`, `Buf.count`).
+    #[arg(long = "assert", value_name = "CONDITION")]
+    pub assertion: Option<String>,
 }
 
 impl ShaderArgs {
@@ -210,6 +216,12 @@ impl ShaderArgs {
         o.entry = self.entry.clone().or(o.entry);
         o.inputs
             .extend(self.inputs.iter().chain(&self.lengths).cloned());
+        if let Some(text) = &self.assertion {
+            o.assertion = Some(vkmm::frontend::assertion::Asserted {
+                text: text.clone(),
+                origin: "--assert".into(),
+            });
+        }
         o
     }
 }

@@ -1,5 +1,4 @@
-//! The time and memory budget read while paths are enumerated, and the
-//! request's deadline as the front ends read it.
+//! The time and memory budget read while paths are enumerated.
 
 use super::*;
 
@@ -62,62 +61,3 @@ impl Budget {
         Ok(())
     }
 }
-
-thread_local! {
-    /// The deadline of the request whose front end runs on this thread,
-    /// and whether a front end stopped at it ([`FrontEndClock`]).
-    static FRONT_END: std::cell::Cell<(Option<web_time::Instant>, bool)> =
-        const { std::cell::Cell::new((None, false)) };
-}
-
-/// The request's deadline as the front ends read it: set on this thread
-/// while a front end runs ([`FrontEndClock::start`]). A front end asks
-/// [`time_is_up`] now and then in its long loops and stops with an error
-/// when it says so; the session then reports the request undecided
-/// ([`FrontEndClock::stopped`]), not the error.
-pub(crate) struct FrontEndClock {
-    outer: (Option<web_time::Instant>, bool),
-}
-
-impl FrontEndClock {
-    /// Sets `deadline` for the front ends run on this thread until the
-    /// clock is dropped.
-    pub(crate) fn start(deadline: Option<web_time::Instant>) -> FrontEndClock {
-        let outer = FRONT_END.with(|c| c.replace((deadline, false)));
-        FrontEndClock { outer }
-    }
-
-    /// Whether a front end stopped because the deadline passed.
-    pub(crate) fn stopped(&self) -> bool {
-        FRONT_END.with(|c| c.get().1)
-    }
-}
-
-impl Drop for FrontEndClock {
-    fn drop(&mut self) {
-        FRONT_END.with(|c| c.set(self.outer));
-    }
-}
-
-/// Whether the deadline of the request whose front end runs on this
-/// thread has passed (never outside [`FrontEndClock::start`]); when it
-/// has, the front end stops and the request is undecided.
-pub(crate) fn time_is_up() -> bool {
-    FRONT_END.with(|c| {
-        let (deadline, _) = c.get();
-        let up = deadline.is_some_and(|d| web_time::Instant::now() >= d);
-        if up {
-            c.set((deadline, true));
-        }
-        up
-    })
-}
-
-/// The deadline of the request whose front end runs on this thread (for
-/// a search a front end runs itself).
-pub(crate) fn front_end_deadline() -> Option<web_time::Instant> {
-    FRONT_END.with(|c| c.get().0)
-}
-
-/// The message of a front end stopped by [`time_is_up`].
-pub(crate) const TIME_IS_UP: &str = "stopped at the time limit (--timeout)";

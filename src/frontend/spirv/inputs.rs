@@ -94,6 +94,31 @@ pub(super) fn resolve(insts: &[Inst], m: &Module, inputs: &[Input]) -> Result<Re
     Ok(out)
 }
 
+/// The cell a name in a condition means, named as conditions name cells
+/// (`%out[0][0]`): the name read as an input target (a variable's name,
+/// its block type's name, then `.field` and `[i]` steps, into naga's
+/// wrapper struct as an input goes), `None` where it names no variable or
+/// no step fits (the name is then read as written).
+pub(super) fn cell_of(insts: &[Inst], m: &Module, target: &str) -> Option<String> {
+    let st = crate::frontend::inputs::steps(target).ok()?;
+    let var = variable(m, &op_names(insts), st.first()?).ok()?;
+    // Any element: whether a cell is there is the condition's to say.
+    let members = member_names(insts);
+    let (mut path, mut ty) = walk(m, &members, &var.pointee, &st[1..], Some(usize::MAX)).ok()?;
+    // A name that ends on a wrapper (WGSL's `var<storage> out: u32` is
+    // `{ u32 }`) means its member.
+    while let Some(Ty::Struct { members: ms }) = m.ty(&ty)
+        && ms.len() == 1
+        && members
+            .get(&(ty.clone(), 0))
+            .is_none_or(|n| n.is_empty() || n == "@data")
+    {
+        path.push(0);
+        ty = ms[0].clone();
+    }
+    Some(super::lower::cell_name(&var.id, &path, 0))
+}
+
 /// `OpName` of each id.
 fn op_names(insts: &[Inst]) -> HashMap<String, String> {
     insts
@@ -207,12 +232,16 @@ fn walk(
     let mut ty = ty.to_string();
     for step in steps {
         // naga wraps a WGSL buffer's type in a struct of one unnamed member
-        // (`var<storage> out: array<u32>` is `{ array<u32> }`): a step the
+        // (`var<storage> out: array<u32>` is `{ array<u32> }`), glslang an
+        // HLSL structured buffer's in one named `@data`
+        // (`RWStructuredBuffer<uint> b` is `{ uint @data[] }`): a step the
         // wrapper cannot take goes into its member.
         while let Some(Ty::Struct { members: ms }) = m.ty(&ty)
             && ms.len() == 1
             && !matches!(step, Step::Field(f) if members.get(&(ty.clone(), 0)) == Some(f))
-            && members.get(&(ty.clone(), 0)).is_none_or(|n| n.is_empty())
+            && members
+                .get(&(ty.clone(), 0))
+                .is_none_or(|n| n.is_empty() || n == "@data")
         {
             path.push(0);
             ty = ms[0].clone();

@@ -864,8 +864,12 @@ impl<'a> Gen<'a> {
         let mut unreached = false;
         for k in body {
             let inst = &self.insts[k];
-            if k % 4096 == 4095 && crate::engine::trace::time_is_up() {
-                return Err((inst.line, inst.col, crate::engine::trace::TIME_IS_UP.into()));
+            if k % 4096 == 4095 && crate::frontend::clock::time_is_up() {
+                return Err((
+                    inst.line,
+                    inst.col,
+                    crate::frontend::clock::TIME_IS_UP.into(),
+                ));
             }
             match inst.op {
                 Op::Function | Op::FunctionParameter | Op::FunctionEnd | Op::Phi => {}
@@ -2700,17 +2704,44 @@ impl<'a> Gen<'a> {
                 let c = self.compare(&a, &Val::Int(0), Cmp::Lt, inst)?;
                 return self.select(&c, &neg, &a, &dest, inst);
             }
+            "SSign" | "s_sign" => {
+                // GLSL.std.450 SSign: "Result is 1 if x > 0, 0 if x = 0, or
+                // -1 if x < 0".
+                let a = args.first().cloned().unwrap_or(Val::Undef);
+                let pos = self.compare(&a, &Val::Int(0), Cmp::Gt, inst)?;
+                let p = self.select(
+                    &pos,
+                    &Val::Int(1),
+                    &Val::Int(0),
+                    &format!("{dest}.pos"),
+                    inst,
+                )?;
+                let neg = self.compare(&a, &Val::Int(0), Cmp::Lt, inst)?;
+                return self.select(&neg, &Val::Int(-1), &p, &dest, inst);
+            }
             "FindUMsb" | "FindSMsb" | "FindILsb" => {
                 return match args.first() {
                     Some(Val::Int(x)) => {
-                        let x = *x as u32;
+                        // GLSL.std.450 FindSMsb: "For positive numbers, this
+                        // will be the bit number of the most significant
+                        // 1-bit. For negative numbers, this will be the bit
+                        // number of the most significant 0-bit. For a Value
+                        // of 0 or -1, -1 will be returned."
+                        let x = if name == "FindSMsb" && (*x as i32) < 0 {
+                            !(*x as u32)
+                        } else {
+                            *x as u32
+                        };
                         Ok(Val::Int(match (name.as_str(), x) {
                             (_, 0) => -1,
                             ("FindILsb", _) => i64::from(x.trailing_zeros()),
                             _ => 31 - i64::from(x.leading_zeros()),
                         }))
                     }
-                    _ => Err(ext_err()),
+                    _ => Err(inst.err(format!(
+                        "unsupported construct `{}` `{name}` of `{set}`: vkmm computes it only of a value known when the shader is lowered (a constant, or a value folded per invocation), not of a value read from memory",
+                        inst.name
+                    ))),
                 };
             }
             _ if self.float_width(inst.id(0)?).is_some() => {

@@ -45,6 +45,7 @@ mod tests;
 pub mod wgsl;
 
 use super::FrontendError;
+use super::clock;
 use super::litmus::condition::{self, CondSyntax, TextStyle};
 use super::litmus::lexer::{self, Lexer, Src};
 use crate::ir::{
@@ -294,7 +295,7 @@ fn parse_module(
             &mut cells,
         )
         .map_err(|e| {
-            if matches!(m.ty(&g.pointee), Some(module::Ty::Other(_))) {
+            if matches!(m.ty(&g.pointee), Some(module::Ty::Other(t)) if t != "OpTypeMatrix") {
                 located((
                     g.line,
                     g.col,
@@ -487,10 +488,15 @@ fn parse_module(
     // The cells of sparse instances a condition names (the headers' or
     // the manifest's assertion, `ShaderOptions::named`): a location each,
     // holding its initial value where no access reaches it.
+    let asserted = shader
+        .assertion
+        .as_ref()
+        .map(|a| super::assertion::read_with(&a.text, &|name| inputs::cell_of(&insts, &m, name)));
     let conditions_text: Vec<&str> = text
         .lines()
         .filter(|l| l.trim_start().starts_with(';'))
         .chain(shader.named.iter().map(String::as_str))
+        .chain(asserted.as_ref().map(|a| a.expr.as_str()))
         .collect();
     let named = sparse::named_cells(&mem, &conditions_text);
     if !named.is_empty() {
@@ -505,6 +511,10 @@ fn parse_module(
         .map_err(|e| located((0, 0, e)))?;
     }
     let mut searching = !mem.sparse.is_empty();
+    // A bound that stopped the search, and the deadline set aside for the
+    // pass that lowers what it found.
+    let mut limit: Option<String> = None;
+    let mut grace: Option<clock::Grace> = None;
     let mut rounds = 0;
     let mut past_end_done = false;
     let mut settled = false;
@@ -542,21 +552,41 @@ fn parse_module(
             .flat_map(|g| g.wanted.iter().cloned())
             .collect();
         if searching && lowered.iter().flatten().any(|g| g.probed) {
-            let found = sparse::probed(&program, &lowered, grid, &mem.probe).map_err(|e| {
-                sparse_error(format!(
-                    "a large buffer: vkmm gives locations to the cells the accesses reach, and could not find them ({e}); give the buffer a shorter length"
-                ))
-            })?;
-            wanted.extend(found);
+            match sparse::probed(&program, &lowered, grid, &mem.probe) {
+                Ok(found) => wanted.extend(found),
+                Err(clock::WalkStop::Error(e)) => {
+                    return Err(sparse_error(format!(
+                        "a large buffer: vkmm gives locations to the cells the accesses reach, and could not find them ({e}); give the buffer a shorter length"
+                    )));
+                }
+                // A bound stopped the search: what it found is lowered once
+                // more, without probes, and the program carries the limit.
+                Err(clock::WalkStop::Limit(e)) => {
+                    limit = Some(format!(
+                        "the search for the cells a large buffer's accesses reach did not finish: {e} (round {}, {} cells located): an access to a cell it did not reach is marked out of bounds",
+                        rounds + 1,
+                        located_cells(&mem)
+                    ));
+                    grace = Some(clock::Grace::start());
+                    searching = false;
+                    settled = true;
+                    drop(lowered);
+                    continue;
+                }
+            }
         }
         if (!wanted.is_empty() && !settled) || searching {
             drop(lowered);
             rounds += 1;
             if rounds > sparse::MAX_ROUNDS {
-                return Err(sparse_error(format!(
-                    "a large buffer: the cells its accesses reach did not settle in {} rounds; give the buffer a shorter length",
-                    sparse::MAX_ROUNDS
-                )));
+                limit = Some(format!(
+                    "the cells a large buffer's accesses reach did not settle in {} rounds of the search ({} cells located): an access to a cell it did not reach is marked out of bounds",
+                    sparse::MAX_ROUNDS,
+                    located_cells(&mem)
+                ));
+                searching = false;
+                settled = true;
+                continue;
             }
             let added = sparse::materialise(
                 &placing,
@@ -600,6 +630,16 @@ fn parse_module(
             (wanted, w),
         );
     };
+    drop(grace);
+    if let Some(message) = limit {
+        program.warnings.push(crate::ir::FrontendWarning {
+            file: file.to_string(),
+            line: 1,
+            column: 1,
+            message: format!("undecided: {message}"),
+        });
+        program.front_end_limit = Some(message);
+    }
     let mut coops = Vec::new();
     for (k, g) in lowered.into_iter().enumerate() {
         let g = g.expect("every invocation is lowered");
@@ -651,6 +691,16 @@ fn parse_module(
     calls::check(&program, &insts).map_err(located)?;
     layout::cut_cells(&mut program, &mut widths).map_err(located)?;
     program.condition = conditions(file, text, &h, &program)?;
+    if let (Some(a), Some(given)) = (&asserted, &shader.assertion) {
+        let expr = asserted_condition(a, &given.origin, &program)?;
+        let filter = program.condition.take().and_then(|c| c.filter);
+        program.condition = Some(Condition {
+            quantifier: Some(a.quantifier),
+            expr,
+            filter,
+            text: a.text(),
+        });
+    }
     if let Some(c) = &mut program.condition {
         at_width(&mut c.expr, &widths);
         if let Some(f) = &mut c.filter {
@@ -665,6 +715,14 @@ fn parse_module(
     // attribution is a copy of the whole program).
     coop::finish(&mut program, &coops).map_err(located)?;
     Ok(program)
+}
+
+/// The cells of large variables that have a location.
+fn located_cells(mem: &lower::Memory) -> usize {
+    mem.sparse
+        .keys()
+        .map(|k| mem.cells.get(k).map_or(0, Vec::len))
+        .sum()
 }
 
 /// The most cells a program may leave undefined (more: all start at 0).
@@ -1061,6 +1119,35 @@ pub(crate) fn parse_outcome(program: &Program, outcome: &str) -> Result<CondExpr
         .map_err(|e| src.error("--outcome", e))?;
     lx.end_or(|t| format!("expected the end of the outcome, found {}", t.show()))
         .map_err(|e| src.error("--outcome", e))?;
+    Ok(e)
+}
+
+/// The expression of a condition given from outside the shader
+/// (`--assert`, a manifest's assertion), its errors at the column of the
+/// text as written, under the name of the option or column (`origin`).
+fn asserted_condition(
+    a: &super::assertion::Assertion,
+    origin: &str,
+    program: &Program,
+) -> Result<CondExpr, FrontendError> {
+    let src = Src::new(&a.expr);
+    let syntax = CondSyntax {
+        bang_negation: true,
+        instance_names: false,
+        text: TextStyle::Source,
+        spirv: true,
+    };
+    // `--assert `out[0] === 2`: column 10: expected ...`.
+    let err = |(at, message): (usize, String)| FrontendError {
+        file: format!("{origin} `{}`", a.written),
+        line: 0,
+        column: a.column(at),
+        message: format!("column {}: {message}", a.column(at)),
+    };
+    let mut lx = Lexer::new(&src, lexer::SPIRV, 0, a.expr.chars().count());
+    let e = condition::expression(&mut lx, &syntax, &program.symbols).map_err(err)?;
+    lx.end_or(|t| format!("expected the end of the condition, found {}", t.show()))
+        .map_err(err)?;
     Ok(e)
 }
 

@@ -514,6 +514,9 @@ impl Module {
                 }
             }
             Some(Ty::Pointer { .. }) => return Err("variables holding pointers".into()),
+            Some(Ty::Other(t)) if t == "OpTypeMatrix" => {
+                return Err("a matrix (`OpTypeMatrix`): vkmm does not lower matrix types or their arithmetic (compute with vectors)".into());
+            }
             Some(t) => return Err(format!("variables of type {t:?}")),
             None => return Err(format!("unknown type `%{ty}`")),
         }
@@ -874,6 +877,8 @@ impl Module {
             | Op::TypeOpaque
             | Op::TypeEvent
             | Op::TypeAccelerationStructureKHR => Some(Ty::Other(inst.name.clone())),
+            // Matrices are named so that the refusal says what they are.
+            _ if inst.name == "OpTypeMatrix" => Some(Ty::Other(inst.name.clone())),
             _ => None,
         };
         if let Some(ty) = ty {

@@ -16,19 +16,27 @@
 //! - an access at an offset held in a register becomes a branch chain over
 //!   the cells that have a location, and one more case: the offset names
 //!   none of them. While the cells are sought, that case writes the offset
-//!   to a probe location and stops the path. The engine's per-thread path
-//!   walk ([`crate::engine::trace::explore_with_domains`], the walk the
-//!   check itself starts with: loops unrolled to its default bound, reads
-//!   splitting over the values their locations can hold) gives every value
-//!   the probe locations can receive; those cells get locations and the
-//!   search goes on until no path reaches a probe. The program checked has
-//!   no probe: an access that still names no located cell (a bound larger
-//!   than the search's) is marked as an out-of-bounds access of the
-//!   variable, never dropped silently.
+//!   to a probe location and stops the path. The checker's per-thread path
+//!   walk (the walk the check itself starts with, handed in by the request:
+//!   [`crate::frontend::clock::walk_domains`]; loops unrolled to the
+//!   request's bound, reads splitting over the values their locations can
+//!   hold) gives every value the probe locations can receive; those cells
+//!   get locations and the search goes on until no path reaches a probe.
+//!   The program checked has no probe: an access that still names no
+//!   located cell (a bound larger than the search's) is marked as an
+//!   out-of-bounds access of the variable, never dropped silently.
+//!
+//! The search runs under the request's bounds (`--timeout`, `--max-memory`,
+//! `--max-paths`) and at most [`MAX_ROUNDS`] rounds. A search a bound stops
+//! is not an error: the cells found so far keep their locations, the
+//! program is lowered once more over them, and it carries the limit
+//! (`Program::front_end_limit`), so that its answer is undecided, never a
+//! verdict.
 
 use super::legacy::Coherence;
 use super::lower::{Gen, Memory, cell_name};
 use super::module::{Cell, Grid, MAX_CELLS, Module};
+use crate::frontend::clock::WalkStop;
 use crate::ir::{Program, Reference, Stmt, Thread};
 use std::collections::{BTreeSet, HashMap};
 
@@ -38,9 +46,6 @@ pub(super) const SPARSE_FROM: usize = 4096;
 /// The most rounds of the search (each one lowers every invocation and
 /// walks its paths).
 pub(super) const MAX_ROUNDS: usize = 64;
-
-/// The time the search may take.
-const SEARCH_SECONDS: u64 = 60;
 
 /// The access sizes (bytes) a probe location is kept for.
 pub(super) const PROBE_SIZES: [u32; 5] = [1, 2, 4, 8, 16];
@@ -214,13 +219,13 @@ pub(super) fn probes(mem: &Memory, first: usize) -> HashMap<(String, usize, u32)
 
 /// The cells the probes of `lowered` receive: the program so far
 /// (`template`, no threads yet) with the lowered invocations and the probe
-/// locations, its paths walked.
+/// locations, its paths walked under the request's bounds.
 pub(super) fn probed(
     template: &Program,
     lowered: &[Option<Gen>],
     grid: Grid,
     probes: &HashMap<(String, usize, u32), usize>,
-) -> Result<Vec<(String, usize, i64, u32)>, String> {
+) -> Result<Vec<(String, usize, i64, u32)>, WalkStop> {
     let mut program = template.clone();
     let first = program.locations.len();
     for k in 0..probes.len() {
@@ -254,15 +259,7 @@ pub(super) fn probed(
             fragment: None,
         });
     }
-    let mut limits = crate::engine::Limits::default();
-    limits.bounds.timeout = Some(std::time::Duration::from_secs(SEARCH_SECONDS));
-    limits.bounds.deadline = crate::engine::trace::front_end_deadline();
-    let (_, domains) =
-        crate::engine::trace::explore_with_domains(&program, &limits).map_err(|e| {
-            // Marks the request's front end stopped when its deadline stopped this search.
-            crate::engine::trace::time_is_up();
-            e.message.clone()
-        })?;
+    let domains = crate::frontend::clock::walk_domains(&program)?;
     let mut out = Vec::new();
     for ((var, instance, size), &loc) in probes {
         debug_assert!(loc >= first);

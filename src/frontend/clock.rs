@@ -1,0 +1,216 @@
+//! The request's bounds as the front ends read them, and the path walk a
+//! front end may run itself.
+//!
+//! A front end runs inside a request (`vkmm check --timeout 10 ...`): its
+//! long loops stop when the request's deadline passes ([`time_is_up`]), and
+//! the search for the cells of a large shared variable
+//! (`spirv::sparse`) walks each invocation's paths under the request's
+//! bounds ([`walk_domains`]). The walk is the checker's own (the engine's
+//! per-thread path walk); the session hands it in with the bounds
+//! ([`FrontEndClock::start`]), so the front ends depend on the program IR
+//! only, never on the engine.
+
+use crate::ir::Program;
+
+/// The bounds of the request a front end runs in (`--timeout`,
+/// `--max-memory`, `--max-paths`, `--unroll`).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct FrontEndBounds {
+    /// The instant the whole request must stop by.
+    pub deadline: Option<web_time::Instant>,
+    /// The longest one search may take.
+    pub timeout: Option<std::time::Duration>,
+    /// The most memory the process may hold while a search runs.
+    pub max_memory: Option<usize>,
+    /// The most paths one thread may have.
+    pub max_paths: Option<usize>,
+    /// Loop unrolling for the path walk.
+    pub unroll: Option<usize>,
+}
+
+/// Why a path walk stopped without its value domains.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum WalkStop {
+    /// A bound of the request stopped it (the message names the option):
+    /// what the front end built so far is checked, and the answer is
+    /// undecided.
+    Limit(String),
+    /// The program cannot be walked (not a bound).
+    Error(String),
+}
+
+/// A path walk over every thread of a program, giving each location's
+/// possible values (ascending), location by location.
+pub type DomainWalk = fn(&Program, &FrontEndBounds) -> Result<Vec<Vec<i64>>, WalkStop>;
+
+/// What a front end running on this thread reads.
+#[derive(Clone, Copy)]
+struct Context {
+    bounds: FrontEndBounds,
+    walk: Option<DomainWalk>,
+    /// Whether a front end stopped because the deadline passed.
+    stopped: bool,
+    /// Whether the deadline is set aside (one bounded pass that finishes
+    /// what a limited search found).
+    grace: bool,
+}
+
+thread_local! {
+    static FRONT_END: std::cell::Cell<Option<Context>> = const { std::cell::Cell::new(None) };
+}
+
+/// The request's bounds and path walk, set on this thread while a front
+/// end runs; the previous ones come back when the clock is dropped.
+pub struct FrontEndClock {
+    outer: Option<Context>,
+}
+
+impl FrontEndClock {
+    /// Sets `bounds` and `walk` for the front ends run on this thread until
+    /// the clock is dropped.
+    pub fn start(bounds: FrontEndBounds, walk: Option<DomainWalk>) -> FrontEndClock {
+        let outer = FRONT_END.with(|c| {
+            c.replace(Some(Context {
+                bounds,
+                walk,
+                stopped: false,
+                grace: false,
+            }))
+        });
+        FrontEndClock { outer }
+    }
+
+    /// Whether a front end stopped because the deadline passed.
+    pub fn stopped(&self) -> bool {
+        FRONT_END.with(|c| c.get().is_some_and(|x| x.stopped))
+    }
+}
+
+impl Drop for FrontEndClock {
+    fn drop(&mut self) {
+        FRONT_END.with(|c| c.set(self.outer));
+    }
+}
+
+/// Whether the deadline of the request whose front end runs on this
+/// thread has passed (never outside [`FrontEndClock::start`], nor inside
+/// [`Grace`]); when it has, the front end stops and the request is
+/// undecided.
+pub fn time_is_up() -> bool {
+    FRONT_END.with(|c| {
+        let Some(mut x) = c.get() else {
+            return false;
+        };
+        if x.grace {
+            return false;
+        }
+        let up = x
+            .bounds
+            .deadline
+            .is_some_and(|d| web_time::Instant::now() >= d);
+        if up {
+            x.stopped = true;
+            c.set(Some(x));
+        }
+        up
+    })
+}
+
+/// The message of a front end stopped by [`time_is_up`].
+pub const TIME_IS_UP: &str = "stopped at the time limit (--timeout)";
+
+/// Sets the deadline aside until dropped: a front end whose search stopped
+/// at a bound finishes one more pass over what it found (no longer than
+/// each pass of the search took), so that what was covered is checked and
+/// reported undecided instead of nothing.
+pub struct Grace {
+    outer: bool,
+}
+
+impl Grace {
+    pub fn start() -> Grace {
+        let outer = FRONT_END.with(|c| {
+            let Some(mut x) = c.get() else {
+                return false;
+            };
+            let outer = x.grace;
+            x.grace = true;
+            c.set(Some(x));
+            outer
+        });
+        Grace { outer }
+    }
+}
+
+impl Drop for Grace {
+    fn drop(&mut self) {
+        FRONT_END.with(|c| {
+            if let Some(mut x) = c.get() {
+                x.grace = self.outer;
+                c.set(Some(x));
+            }
+        });
+    }
+}
+
+/// Walks `program`'s paths under the request's bounds with the walk the
+/// request handed in. Outside a request (a front end called directly, not
+/// through `vkmm::Session`) there is no walk, and the search is stopped as
+/// by a bound.
+pub fn walk_domains(program: &Program) -> Result<Vec<Vec<i64>>, WalkStop> {
+    let context = FRONT_END.with(|c| c.get());
+    match context {
+        Some(Context {
+            walk: Some(walk),
+            bounds,
+            ..
+        }) => walk(program, &bounds),
+        _ => Err(WalkStop::Limit(
+            "no path walk outside a request: load the shader through vkmm::Session".into(),
+        )),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn no_walk(_: &Program, _: &FrontEndBounds) -> Result<Vec<Vec<i64>>, WalkStop> {
+        Err(WalkStop::Limit(
+            "stopped at the memory bound (--max-memory)".into(),
+        ))
+    }
+
+    #[test]
+    fn the_clock_reads_the_deadline_and_grace_sets_it_aside() {
+        // Outside a request nothing is ever late.
+        assert!(!time_is_up());
+        let past = web_time::Instant::now();
+        let clock = FrontEndClock::start(
+            FrontEndBounds {
+                deadline: Some(past),
+                ..FrontEndBounds::default()
+            },
+            Some(no_walk),
+        );
+        {
+            let _grace = Grace::start();
+            assert!(!time_is_up());
+            assert!(!clock.stopped());
+        }
+        assert!(time_is_up());
+        assert!(clock.stopped());
+        assert_eq!(
+            walk_domains(&Program::default()),
+            Err(WalkStop::Limit(
+                "stopped at the memory bound (--max-memory)".into()
+            ))
+        );
+        drop(clock);
+        assert!(!time_is_up());
+        assert!(matches!(
+            walk_domains(&Program::default()),
+            Err(WalkStop::Limit(m)) if m.contains("vkmm::Session")
+        ));
+    }
+}
