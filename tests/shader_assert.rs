@@ -1,7 +1,7 @@
 //! `vkmm check --assert CONDITION`: a final condition for a shader in
 //! any format, in the words of a manifest's assertion column
 //! (docs/checking-your-shader.md, "A condition on the final memory"). The
-//! fixtures are tests/shader-dispatch/uninit.* (one shader per format) and
+//! fixtures are tests/fixtures/shader-dispatch/uninit.* (one shader per format) and
 //! examples/shaders/counter.wgsl. They need glslangValidator: without it
 //! they fail under CI and print SKIPPED elsewhere.
 
@@ -40,7 +40,7 @@ fn a_condition_in_the_manifest_words_for_every_format() {
     // the word keeps its 0, and `== 0 in every execution` holds.
     let dir = std::env::temp_dir().join(format!("vkmm-assert-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
-    let spvasm = "tests/shader-dispatch/uninit.spvasm";
+    let spvasm = "tests/fixtures/shader-dispatch/uninit.spvasm";
     let spv = dir.join("uninit.spv");
     let assembled = std::process::Command::new("spirv-as")
         .args(["--target-env", "vulkan1.3", spvasm, "-o"])
@@ -52,19 +52,19 @@ fn a_condition_in_the_manifest_words_for_every_format() {
     // spells it, the entry option)
     let mut files: Vec<(String, &str, &str, &[&str])> = vec![
         (
-            "tests/shader-dispatch/uninit.comp".into(),
+            "tests/fixtures/shader-dispatch/uninit.comp".into(),
             "inb",
             "outb.v",
             &[],
         ),
         (
-            "tests/shader-dispatch/uninit.wgsl".into(),
+            "tests/fixtures/shader-dispatch/uninit.wgsl".into(),
             "flag",
             "out",
             &[],
         ),
         (
-            "tests/shader-dispatch/uninit.hlsl".into(),
+            "tests/fixtures/shader-dispatch/uninit.hlsl".into(),
             "0.0",
             "outb[0]",
             &["--entry", "main"],
@@ -171,7 +171,7 @@ fn a_bad_condition_names_the_option_and_the_column() {
         "check",
         "--assert",
         "x == 1",
-        "tests/litmus-bound/atomic-in-cut-loop.litmus",
+        "tests/fixtures/litmus-bound/atomic-in-cut-loop.litmus",
     ]);
     assert_eq!(code, 2, "{err}");
     assert!(err.contains("--assert gives a shader"), "{err}");

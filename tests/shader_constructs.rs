@@ -1,5 +1,5 @@
 //! The constructs real compute shaders use, one small shader per group in
-//! tests/shader-constructs/ (glsl/, wgsl/, hlsl/), each checked against
+//! tests/fixtures/shader-constructs/ (glsl/, wgsl/, hlsl/), each checked against
 //! its final state derived by hand (the comments in each shader give every
 //! value and why). The sweep's result is recorded in docs/format-spirv.md
 //! and docs/format-wgsl.md ("Constructs"). They need glslangValidator:
@@ -32,7 +32,7 @@ fn glsl_control_flow() {
     // switch with fallthrough and default, do-while, nested
     // break/continue, ternary: the sums in control.comp's comments.
     holds(
-        "tests/shader-constructs/glsl/control.comp",
+        "tests/fixtures/shader-constructs/glsl/control.comp",
         &[],
         "o.r[0] == 1121 and o.r[1] == 15 and o.r[2] == 24 and o.r[3] == 7",
     );
@@ -47,7 +47,7 @@ fn glsl_integer_bits_and_division() {
     // negative: the highest 0 bit, GLSL.std.450 FindSMsb), bitCount,
     // shifts, unsigned / and %, signed / (truncating), arithmetic >>, ~.
     holds(
-        "tests/shader-constructs/glsl/bits.comp",
+        "tests/fixtures/shader-constructs/glsl/bits.comp",
         &["--input", "In=240,-7"],
         "o.u[0] == 15 and o.u[1] == 245 and o.u[2] == 4 and o.u[3] == 7 and o.u[4] == 4 \
          and o.u[5] == 962 and o.u[6] == 34 and o.u[7] == 2 and o.i[0] == -3 and o.i[1] == 3 \
@@ -63,7 +63,7 @@ fn glsl_vectors_structs_and_shared_arrays_of_structs() {
     // v.wzyx + (v.xy, 0, 0) = (5, 5, 2, 1); sp[1] = (4, 13); 3 * 13 = 39;
     // dot((1, 2), (3, 4)) = 11.
     holds(
-        "tests/shader-constructs/glsl/aggregates.comp",
+        "tests/fixtures/shader-constructs/glsl/aggregates.comp",
         &[],
         "o.v[0] == 5 and o.v[1] == 5 and o.v[2] == 2 and o.v[3] == 1 and o.p[0].a == 4 \
          and o.p[0].b == 13 and o.p[1].a == 39 and o.p[1].b == 11",
@@ -79,7 +79,7 @@ fn glsl_every_atomic_function_and_barrier() {
     // shader's comments); the KHR forms on shared memory: 0 + 2, + 1 = 3,
     // compare-exchange 3 -> 10 returns 3: b[0] = 8 + 300 + 10 = 318.
     holds(
-        "tests/shader-constructs/glsl/atomics.comp",
+        "tests/fixtures/shader-constructs/glsl/atomics.comp",
         &[],
         "o.b[0] == 318 and o.b[1] == 2 and o.b[2] == 9 and o.b[3] == 8 and o.b[4] == 15 \
          and o.b[5] == 6 and o.b[6] == 1 and o.b[7] == 4 and o.s == -5 and o.ret[0] == 5 \
@@ -93,7 +93,11 @@ fn glsl_a_matrix_is_refused_at_its_line() {
     if !glslang() {
         return;
     }
-    let (code, out, err) = check("tests/shader-constructs/glsl/matrix.comp", &[], "o.m == 46");
+    let (code, out, err) = check(
+        "tests/fixtures/shader-constructs/glsl/matrix.comp",
+        &[],
+        "o.m == 46",
+    );
     assert_eq!(code, 2, "{out}\n{err}");
     assert!(err.contains("matrix.comp:"), "{err}");
     assert!(
@@ -112,7 +116,7 @@ fn glsl_subgroup_operations() {
     // inclusive scan 1, 3, 6, 10, the exclusive one 0, 1, 3, 6.
     let sg = ["--subgroup-size", "4"];
     holds(
-        "tests/shader-constructs/glsl/subgroup-scan.comp",
+        "tests/fixtures/shader-constructs/glsl/subgroup-scan.comp",
         &sg,
         "o.r[0][0] == 10 and o.r[3][0] == 10 and o.r[0][1] == 1 and o.r[1][1] == 3 \
          and o.r[2][1] == 6 and o.r[3][1] == 10 and o.r[0][2] == 0 and o.r[1][2] == 1 \
@@ -121,14 +125,14 @@ fn glsl_subgroup_operations() {
     // max 4, min 1: 41; broadcast from invocation 2 (v = 3) and from the
     // first active one (v = 1): 31.
     holds(
-        "tests/shader-constructs/glsl/subgroup-minmax.comp",
+        "tests/fixtures/shader-constructs/glsl/subgroup-minmax.comp",
         &sg,
         "o.r[0][0] == 41 and o.r[3][0] == 41 and o.r[0][1] == 31 and o.r[2][1] == 31",
     );
     // elect: the lowest active invocation, 0; the ballot of even ids has
     // bits 0 and 2 (5); every v > 0 and some v == 4: 2 + 1.
     holds(
-        "tests/shader-constructs/glsl/subgroup-vote.comp",
+        "tests/fixtures/shader-constructs/glsl/subgroup-vote.comp",
         &sg,
         "o.r[0][0] == 1 and o.r[1][0] == 0 and o.r[2][0] == 0 and o.r[3][0] == 0 \
          and o.r[0][1] == 5 and o.r[3][1] == 5 and o.r[0][2] == 3 and o.r[3][2] == 3",
@@ -147,7 +151,7 @@ fn wgsl_constructs() {
     // the barrier make c = 2, one compare-exchange 2 -> 5 succeeds and
     // stores the old value 2.
     holds(
-        "tests/shader-constructs/wgsl/constructs.wgsl",
+        "tests/fixtures/shader-constructs/wgsl/constructs.wgsl",
         &["--length", "data=3"],
         "o.r[0] == 6 and o.r[1] == 112 and o.r[2] == 9 and o.r[3] == -13 and o.r[4] == 3 \
          and o.r[5] == 42 and o.c == 5 and data[0] == 2",
@@ -165,7 +169,7 @@ fn hlsl_constructs() {
     // (0, 1), but glslang compiles it to an InclusiveScan (1, 3), and vkmm
     // checks the SPIR-V: outb[2] = 31, outb[3] = 33.
     holds(
-        "tests/shader-constructs/hlsl/constructs.hlsl",
+        "tests/fixtures/shader-constructs/hlsl/constructs.hlsl",
         &[
             "--entry",
             "main",

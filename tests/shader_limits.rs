@@ -1,14 +1,14 @@
 //! A bound reached inside the front end (the search for the cells of a
 //! large buffer, docs/checking-your-shader.md "Large buffers") leaves the
 //! answer undecided (exit 3) with what the check covered: never an error,
-//! never a verdict. The fixture is tests/shader-limits/chase.comp. These
+//! never a verdict. The fixture is tests/fixtures/shader-limits/chase.comp. These
 //! tests need glslangValidator: without it they fail under CI and print
 //! SKIPPED elsewhere.
 
 mod common;
 use common::{glslang, vkmm};
 
-const CHASE: &str = "tests/shader-limits/chase.comp";
+const CHASE: &str = "tests/fixtures/shader-limits/chase.comp";
 
 /// `vkmm check --property races` on the chase at `steps` steps, unrolled
 /// to 8, the buffer 65536 words long (more than 4096: sparse).
