@@ -665,8 +665,8 @@ impl<'a> Parser<'a> {
             // stops at the request's deadline (the session then reports
             // it undecided).
             rows += 1;
-            if rows.is_multiple_of(4096) && crate::engine::trace::time_is_up() {
-                return Err((lx.pos, crate::engine::trace::TIME_IS_UP.into()));
+            if rows.is_multiple_of(4096) && crate::frontend::clock::time_is_up() {
+                return Err((lx.pos, crate::frontend::clock::TIME_IS_UP.into()));
             }
             let row = self.scan_row(lx.pos)?;
             let n = self.program.threads.len();

@@ -208,7 +208,7 @@ pub(super) fn run_glslang(
                 0,
                 format!(
                     "{} while `{tool}` compiled the shader (it was stopped)",
-                    crate::engine::trace::TIME_IS_UP
+                    crate::frontend::clock::TIME_IS_UP
                 ),
             ));
         }
@@ -284,7 +284,7 @@ enum Waited {
 /// Gives `source` to `child` on its standard input and collects its
 /// standard output and error, on threads of their own so that neither
 /// pipe blocks the other, while this thread checks the request's deadline
-/// ([`crate::engine::trace::time_is_up`]) every few milliseconds: when it
+/// ([`crate::frontend::clock::time_is_up`]) every few milliseconds: when it
 /// passes, the compiler is killed and reaped.
 fn wait_within_deadline(
     child: &mut std::process::Child,
@@ -329,7 +329,7 @@ fn wait_within_deadline(
                 return Err(Waited::Failed(e));
             }
         }
-        if crate::engine::trace::time_is_up() {
+        if crate::frontend::clock::time_is_up() {
             let _ = child.kill();
             let _ = child.wait();
             return Err(Waited::TimeIsUp);

@@ -143,7 +143,7 @@ fn compile(
 /// The request's deadline and memory bound bound the wait (`--timeout`
 /// bounds the whole command, and naga's WGSL lowering can take time
 /// quadratic in a function's statements): this thread checks them
-/// ([`crate::engine::trace::time_is_up`],
+/// ([`crate::frontend::clock::time_is_up`],
 /// [`crate::memory::over_input_bound`]) every few milliseconds while naga
 /// runs, and when one is reached stops waiting with its error. naga cannot be interrupted, so its thread is left to finish on
 /// its own; its result is dropped.
@@ -185,14 +185,14 @@ fn guarded<T: Send + 'static>(
                             ),
                         ));
                     }
-                    if crate::engine::trace::time_is_up() {
+                    if crate::frontend::clock::time_is_up() {
                         return Err(error(
                             file,
                             0,
                             0,
                             format!(
                                 "{} while naga compiled the shader",
-                                crate::engine::trace::TIME_IS_UP
+                                crate::frontend::clock::TIME_IS_UP
                             ),
                         ));
                     }
