@@ -296,7 +296,7 @@ pub(super) fn explore_thread(
         arrivals: Vec::new(),
         exprs: Vec::new(),
         derive,
-        forward: derive && limits.has(Reduction::OwnForwarding),
+        forward: derive && PathPlan::of(limits).own_forwarding,
         forwarded: Vec::new(),
         from_memory: HashSet::new(),
         control: Vec::new(),

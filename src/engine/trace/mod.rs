@@ -16,7 +16,8 @@
 //! hold inner awaits (test-and-test-and-set locks): the awaits under way
 //! form a stack, innermost last.
 
-use super::{ExecError, LimitKind, Limits, Reduction};
+use super::limits::{ExecError, LimitKind, Limits};
+use super::reduce::PathPlan;
 use crate::ir::{Instruction, OpKind, Operand, Program, RmwOp, Stmt, Thread};
 use std::collections::{BTreeMap, HashMap, HashSet};
 
@@ -127,7 +128,7 @@ pub fn explore_with_domains(
         .threads
         .iter()
         .map(|t| {
-            if limits.has(Reduction::SpinReduction) {
+            if PathPlan::of(limits).awaits {
                 spin_loops(program, t, !limits.endings)
             } else {
                 Vec::new()
@@ -269,7 +270,7 @@ pub fn explore_with_domains(
                 .take(nloc)
                 .map(|d| d.keys().copied().collect())
                 .collect();
-            if limits.has(Reduction::SymbolicStores) && !limits.endings {
+            if PathPlan::of(limits).symbolic_stores {
                 return Ok((explore_all(&domain, true)?, values));
             }
             return Ok((all, values));

@@ -163,9 +163,7 @@ fn own_locations_among(
 /// sets when the filter is off ([`Reduction::OwnWriteFilter`]), the model
 /// does not declare it, or endings are explored.
 pub fn own_sets(program: &Program, limits: &Limits) -> Vec<HashSet<usize>> {
-    let on = limits.has(Reduction::OwnWriteFilter)
-        && limits.profile.latest_own_write != 0
-        && !limits.endings;
+    let on = PathPlan::of(limits).own_write_filter;
     let shared = on.then(|| Shared::of(program));
     program
         .threads
