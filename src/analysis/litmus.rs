@@ -1033,15 +1033,19 @@ struct Outcomes<'p> {
     race_keys: std::collections::HashMap<RaceKey, usize>,
     /// Each text of `races` (without states) and its index.
     race_texts: std::collections::HashMap<RacePair, usize>,
-    /// Per pair of `races`: the values of the final states of the
-    /// executions in which it races.
-    race_states: Vec<rustc_hash::FxHashSet<Box<[i64]>>>,
+    /// Per pair of `races`: the final states of the executions in which it
+    /// races, by their number in `racy_states` (a state racing pairs share
+    /// is kept once, however many pairs race in it).
+    race_states: Vec<rustc_hash::FxHashSet<u32>>,
+    /// The final states some racing execution reached, numbered in the
+    /// order they were met ([`Outcomes::racy_state`]).
+    racy_states: StateNumbers,
     /// The current candidate's racing executions' distinct final states,
     /// by the power of the location-renaming group whose image they are
     /// (index 0 without that reduction): [`Outcomes::record_races`] gives
     /// them to the candidate's racing pairs. A set, so that a factored
     /// candidate's many executions reaching few states cost few entries.
-    racy_now: Vec<rustc_hash::FxHashSet<Box<[i64]>>>,
+    racy_now: Vec<rustc_hash::FxHashSet<u32>>,
     /// The power of the location-renaming group whose image
     /// [`Outcomes::record_state`] is recording.
     image: usize,
@@ -1730,10 +1734,8 @@ impl Outcomes<'_> {
             if self.racy_now.len() <= self.image {
                 self.racy_now.resize_with(self.image + 1, Default::default);
             }
-            let seen = &mut self.racy_now[self.image];
-            if !seen.contains(state.as_slice()) {
-                seen.insert(state.as_slice().into());
-            }
+            let id = self.racy_states.number(state.as_slice());
+            self.racy_now[self.image].insert(id);
         }
         // Only a witness without undefined behaviour settles a verdict
         // (one with it promises nothing: the walk goes on).
@@ -1932,19 +1934,37 @@ impl Outcomes<'_> {
 /// threads the state stays: those threads show no register, and they run
 /// the same code, so they write the same values.
 fn add_race_states(
-    to: &mut rustc_hash::FxHashSet<Box<[i64]>>,
-    racy_now: &[rustc_hash::FxHashSet<Box<[i64]>>],
+    to: &mut rustc_hash::FxHashSet<u32>,
+    racy_now: &[rustc_hash::FxHashSet<u32>],
     power: Option<usize>,
 ) {
     for (k, states) in racy_now.iter().enumerate() {
         if power.is_some_and(|p| p != k) {
             continue;
         }
-        for state in states {
-            if !to.contains(state) {
-                to.insert(state.clone());
-            }
+        to.extend(states.iter().copied());
+    }
+}
+
+/// Final states numbered in the order they are met: racing pairs name the
+/// states they race in by number, so that a state shared by many pairs is
+/// stored once.
+#[derive(Default)]
+struct StateNumbers {
+    ids: rustc_hash::FxHashMap<Box<[i64]>, u32>,
+    values: Vec<Box<[i64]>>,
+}
+
+impl StateNumbers {
+    /// The number of `state`, given a new one if it has none yet.
+    fn number(&mut self, state: &[i64]) -> u32 {
+        if let Some(&id) = self.ids.get(state) {
+            return id;
         }
+        let id = self.values.len() as u32;
+        self.values.push(state.into());
+        self.ids.insert(state.into(), id);
+        id
     }
 }
 
@@ -2030,6 +2050,7 @@ impl<'p> Outcomes<'p> {
             race_keys: Default::default(),
             race_texts: Default::default(),
             race_states: Vec::new(),
+            racy_states: StateNumbers::default(),
             racy_now: Vec::new(),
             image: 0,
             racy: false,
@@ -2134,7 +2155,13 @@ impl Split for Outcomes<'_> {
         let mut here = Vec::with_capacity(part.races.len());
         for (pair, states) in part.races.into_iter().zip(part.race_states) {
             let i = self.race_index(pair);
-            self.race_states[i].extend(states);
+            // The part numbers its states itself: renumber them here.
+            for id in states {
+                let n = self
+                    .racy_states
+                    .number(&part.racy_states.values[id as usize]);
+                self.race_states[i].insert(n);
+            }
             here.push(i);
         }
         for (key, i) in part.race_keys {
@@ -2207,13 +2234,17 @@ pub fn check_litmus_with_progress(
 /// listing is).
 fn with_states(
     mut races: Vec<RacePair>,
-    states: Vec<rustc_hash::FxHashSet<Box<[i64]>>>,
+    states: Vec<rustc_hash::FxHashSet<u32>>,
+    numbers: &StateNumbers,
     names: &Schema,
 ) -> Vec<RacePair> {
+    // Each state's values once, shared by every pair racing in it.
+    let shared: Vec<std::sync::Arc<[i64]>> =
+        numbers.values.iter().map(|v| v.as_ref().into()).collect();
     for (r, set) in races.iter_mut().zip(states) {
         r.states = set
             .into_iter()
-            .map(|values| FinalState::new(names.clone(), values))
+            .map(|id| FinalState::shared(names.clone(), shared[id as usize].clone()))
             .collect();
         r.states.sort();
     }
@@ -2368,7 +2399,7 @@ fn check_one(
         model: loaded.name.clone(),
         condition: cond.map(|c| c.text.clone()),
         quantifier: cond.and_then(|c| c.quantifier),
-        races: with_states(v.races, v.race_states, v.states.names()),
+        races: with_states(v.races, v.race_states, &v.racy_states, v.states.names()),
         states: v.states.into_sorted(),
         positive,
         negative,

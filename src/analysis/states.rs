@@ -27,7 +27,9 @@ pub type Schema = Arc<[String]>;
 #[derive(Clone)]
 pub struct FinalState {
     names: Schema,
-    values: Box<[i64]>,
+    /// Shared: a racing pair lists the states it races in, and many pairs
+    /// may list the same hundreds of thousands of states.
+    values: Arc<[i64]>,
 }
 
 impl FinalState {
@@ -35,6 +37,11 @@ impl FinalState {
     /// length (names past the values' end are not shown: the shorter
     /// decides).
     pub fn new(names: Schema, values: Box<[i64]>) -> FinalState {
+        FinalState::shared(names, values.into())
+    }
+
+    /// [`FinalState::new`] with values other states may share.
+    pub fn shared(names: Schema, values: Arc<[i64]>) -> FinalState {
         debug_assert_eq!(names.len(), values.len());
         FinalState { names, values }
     }
