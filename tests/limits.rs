@@ -391,7 +391,9 @@ fn the_timeout_bounds_the_front_end() {
     let took = start.elapsed();
     assert_eq!(code, 0, "{out}{err}");
     assert!(out.contains("Observation long-400000 Never 0 1"), "{out}");
-    assert!(took.as_secs_f64() > 1.5, "the control takes {took:?}");
+    // The work the deadline cut takes longer than the deadline (else the
+    // first run could not have been cut).
+    assert!(took.as_secs_f64() > 1.0, "the control takes {took:?}");
 }
 
 /// A suite row the time limit stops while its file is read and lowered
