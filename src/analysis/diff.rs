@@ -437,33 +437,13 @@ impl Shape {
             cols.push(col);
         }
         locs.sort();
-        let rows = cols.iter().map(Vec::len).max().unwrap_or(0);
-        let widths: Vec<usize> = cols
-            .iter()
-            .map(|c| c.iter().map(String::len).max().unwrap_or(0))
-            .collect();
         let mut text = format!("VULKAN {name}\n");
         if !comment.is_empty() {
             text.push('"');
             text.push_str(&comment.replace('"', "'"));
             text.push_str("\"\n");
         }
-        text.push_str("{\n");
-        let init: Vec<String> = locs
-            .iter()
-            .map(|l| format!("{}=0;", LOCATIONS[*l]))
-            .collect();
-        text.push_str(&init.join(" "));
-        text.push_str("\n}\n");
-        for r in 0..rows {
-            let cells: Vec<String> = cols
-                .iter()
-                .zip(&widths)
-                .map(|(c, w)| format!(" {:w$} ", c.get(r).map_or("", String::as_str), w = *w))
-                .collect();
-            text.push_str(&cells.join("|"));
-            text.push_str(";\n");
-        }
+        push_litmus_body(&mut text, locs.iter().map(|l| LOCATIONS[*l]), &cols);
         if let Some(c) = condition {
             if c.filter {
                 text.push_str(&format!("filter ({})\n", c.reads));
@@ -1213,4 +1193,32 @@ pub fn annotated(w: &Witness, models: &[String; 2], reasons: &[String; 2]) -> St
     }
     let (head, rest) = w.text.split_once('\n').unwrap_or((&w.text, ""));
     format!("{head}\n\"{}\"\n{rest}", comment.replace('"', "'"))
+}
+
+/// The body of a Vulkan litmus test after its name: the initial state
+/// (each of `locations` 0) and the threads' columns side by side, each
+/// padded to its widest line.
+pub(super) fn push_litmus_body<'a>(
+    text: &mut String,
+    locations: impl IntoIterator<Item = &'a str>,
+    cols: &[Vec<String>],
+) {
+    let rows = cols.iter().map(Vec::len).max().unwrap_or(0);
+    let widths: Vec<usize> = cols
+        .iter()
+        .map(|c| c.iter().map(String::len).max().unwrap_or(0))
+        .collect();
+    let init: Vec<String> = locations.into_iter().map(|l| format!("{l}=0;")).collect();
+    text.push_str("{\n");
+    text.push_str(&init.join(" "));
+    text.push_str("\n}\n");
+    for r in 0..rows {
+        let cells: Vec<String> = cols
+            .iter()
+            .zip(&widths)
+            .map(|(c, w)| format!(" {:w$} ", c.get(r).map_or("", String::as_str), w = *w))
+            .collect();
+        text.push_str(&cells.join("|"));
+        text.push_str(";\n");
+    }
 }

@@ -1948,11 +1948,12 @@ fn add_race_states(
 
 /// Final states numbered in the order they are met: racing pairs name the
 /// states they race in by number, so that a state shared by many pairs is
-/// stored once.
+/// stored once (its values shared by the number's key and the reports'
+/// [`FinalState`]s).
 #[derive(Default)]
 struct StateNumbers {
-    ids: rustc_hash::FxHashMap<Box<[i64]>, u32>,
-    values: Vec<Box<[i64]>>,
+    ids: rustc_hash::FxHashMap<std::sync::Arc<[i64]>, u32>,
+    values: Vec<std::sync::Arc<[i64]>>,
 }
 
 impl StateNumbers {
@@ -1962,8 +1963,9 @@ impl StateNumbers {
             return id;
         }
         let id = self.values.len() as u32;
-        self.values.push(state.into());
-        self.ids.insert(state.into(), id);
+        let values: std::sync::Arc<[i64]> = state.into();
+        self.values.push(values.clone());
+        self.ids.insert(values, id);
         id
     }
 }
@@ -2238,13 +2240,10 @@ fn with_states(
     numbers: &StateNumbers,
     names: &Schema,
 ) -> Vec<RacePair> {
-    // Each state's values once, shared by every pair racing in it.
-    let shared: Vec<std::sync::Arc<[i64]>> =
-        numbers.values.iter().map(|v| v.as_ref().into()).collect();
     for (r, set) in races.iter_mut().zip(states) {
         r.states = set
             .into_iter()
-            .map(|id| FinalState::shared(names.clone(), shared[id as usize].clone()))
+            .map(|id| FinalState::shared(names.clone(), numbers.values[id as usize].clone()))
             .collect();
         r.states.sort();
     }

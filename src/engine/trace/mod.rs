@@ -124,21 +124,22 @@ pub fn explore_with_domains(
     program: &Program,
     limits: &Limits,
 ) -> Result<(Vec<ThreadPaths>, Vec<Vec<i64>>), ExecError> {
+    // Locations some instruction writes (`executor::step_op`: a plain read
+    // of any other holds its initial value in every execution; a load of
+    // one cannot race, `spin_loops`).
+    let written = executor::written_locations(program);
     let spins: Vec<Vec<SpinLoop>> = program
         .threads
         .iter()
         .map(|t| {
             if PathPlan::of(limits).awaits {
-                spin_loops(program, t, !limits.endings)
+                spin::spin_loops_with(program, t, !limits.endings, &written)
             } else {
                 Vec::new()
             }
         })
         .collect();
     let own = own_sets(program, limits);
-    // Locations some instruction writes (`executor::step_op`: a plain read
-    // of any other holds its initial value in every execution).
-    let written = executor::written_locations(program);
     let nloc = program.locations.len();
     // Location domains start with the initial value; group-function
     // domains (after them) with 0, until the rounds compute their results.

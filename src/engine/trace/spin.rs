@@ -104,11 +104,29 @@ impl SpinLoop {
 /// outer iteration would carry the inner await's leaving iteration, whose
 /// values leave the inner loop, into that question, which nothing there
 /// has been checked against.
-/// What `load_cannot_race`'s answer depends on besides the thread: the
-/// location, reference, atomicity and scope of the load.
-type LoadKey = (usize, Option<usize>, bool, Option<crate::ir::Scope>);
-
 pub fn spin_loops(program: &Program, t: &Thread, listing: bool) -> Vec<SpinLoop> {
+    spin_loops_with(
+        program,
+        t,
+        listing,
+        &super::executor::written_locations(program),
+    )
+}
+
+/// What `load_cannot_race`'s answer depends on besides the thread: the
+/// location, reference, atomicity and scope of the load, and whether it
+/// comes after the thread's leading control barrier ([`barrier_orders`]).
+type LoadKey = (usize, Option<usize>, bool, Option<crate::ir::Scope>, bool);
+
+/// [`spin_loops`] given the program's written locations
+/// ([`super::executor::written_locations`], computed once per exploration,
+/// not per thread).
+pub(super) fn spin_loops_with(
+    program: &Program,
+    t: &Thread,
+    listing: bool,
+    written: &[bool],
+) -> Vec<SpinLoop> {
     let labels = label_map(t);
     let jump_target = |s: &Stmt| match s {
         Stmt::Goto { label, .. } | Stmt::Branch { label, .. } => {
@@ -127,17 +145,19 @@ pub fn spin_loops(program: &Program, t: &Thread, listing: bool) -> Vec<SpinLoop>
     // `load_cannot_race` scans every thread's code; a loop body of many
     // loads (a runtime index into a large buffer) asks it the same
     // question per cell, so its answers are kept per (location, reference,
-    // atomic, scope), and a location nothing writes answers at once.
-    let written = super::executor::written_locations(program);
+    // atomic, scope, side of the leading barrier), and a location nothing
+    // writes answers at once.
+    let leading = leading_barrier(t).map(|(b, ..)| b);
     let race_free: std::cell::RefCell<HashMap<LoadKey, bool>> = Default::default();
-    let cannot_race = |i: &crate::ir::Instruction| {
+    let cannot_race = |k: usize, i: &crate::ir::Instruction| {
         let Some(loc) = program.location_of(i) else {
             return false;
         };
         if !written.get(loc).copied().unwrap_or(true) {
             return true;
         }
-        let key = (loc, i.reference, i.atomic, i.scope);
+        let after = leading.is_some_and(|b| k > b);
+        let key = (loc, i.reference, i.atomic, i.scope, after);
         if let Some(&known) = race_free.borrow().get(&key) {
             return known;
         }
@@ -180,7 +200,7 @@ pub fn spin_loops(program: &Program, t: &Thread, listing: bool) -> Vec<SpinLoop>
             },
             Stmt::Assign { .. } => true,
             Stmt::Op(i) => match i.kind {
-                OpKind::Load => cannot_race(i),
+                OpKind::Load => cannot_race(k, i),
                 OpKind::MemoryBarrier => true,
                 OpKind::Rmw => rmw_may_be_dropped(program, t, i),
                 _ => false,
@@ -484,11 +504,30 @@ pub(super) fn no_race_with(
     })
 }
 
+/// The first control barrier of `t` (statement, instance, execution scope,
+/// instruction) when no label or jump comes before it: every path of the
+/// thread passes it.
+fn leading_barrier(t: &Thread) -> Option<(usize, u32, crate::ir::Scope, &Instruction)> {
+    t.code.iter().enumerate().find_map(|(k, st)| match st {
+        Stmt::Op(i) => match i.kind {
+            OpKind::ControlBarrier {
+                instance,
+                execution_scope,
+                id: None,
+                quorum: None,
+            } => Some(Some((k, instance, execution_scope, i))),
+            _ => None,
+        },
+        Stmt::Assign { .. } => None,
+        // A label or a jump before the barrier: some path may not pass it.
+        _ => Some(None),
+    })?
+}
+
 /// Whether a control barrier orders statement `w` of one thread before
 /// statement `a` of another in every execution that runs `a`: both threads
-/// start with the same barrier instance (the first statement of each that
-/// is not an unlabelled, jump-free instruction is nothing before it: every
-/// path passes it), `w` comes before it and `a` after it, both threads are
+/// have the same leading barrier instance ([`leading_barrier`]: every path
+/// passes it), `w` comes before it and `a` after it, both threads are
 /// in one instance of its execution scope, and its memory semantics
 /// (acquire and release, on the storage class of `w`'s location) make the
 /// release of the writer's side synchronise with the acquire of the
@@ -499,25 +538,9 @@ pub(super) fn no_race_with(
 /// workgroup variable's zero initialisation (one invocation stores, then a
 /// workgroup barrier) reaches the loops after it.
 fn barrier_orders(program: &Program, (tw, w): (usize, usize), (ta, a): (usize, usize)) -> bool {
-    fn first_barrier(t: &Thread) -> Option<(usize, u32, crate::ir::Scope, &Instruction)> {
-        t.code.iter().enumerate().find_map(|(k, st)| match st {
-            Stmt::Op(i) => match i.kind {
-                OpKind::ControlBarrier {
-                    instance,
-                    execution_scope,
-                    id: None,
-                    quorum: None,
-                } => Some(Some((k, instance, execution_scope, i))),
-                _ => None,
-            },
-            Stmt::Assign { .. } => None,
-            // A label or a jump before the barrier: some path may not pass it.
-            _ => Some(None),
-        })?
-    }
     let (Some((bw, iw, sw, barrier)), Some((ba, ia, _, _))) = (
-        first_barrier(&program.threads[tw]),
-        first_barrier(&program.threads[ta]),
+        leading_barrier(&program.threads[tw]),
+        leading_barrier(&program.threads[ta]),
     ) else {
         return false;
     };
