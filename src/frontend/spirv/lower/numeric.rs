@@ -246,12 +246,11 @@ impl Gen<'_> {
         }
     }
 
-    /// The matrix instructions, on matrices held as their columns.
-    /// Vulkan, "Precision and Operation of SPIR-V Instructions": "OpDot,
-    /// OpMatrixTimesScalar, OpMatrixTimesVector, OpVectorTimesMatrix,
-    /// OpMatrixTimesMatrix, OpOuterProduct ... Inherited from OpFMul and
-    /// OpFAdd" (the order of the additions is left open: vkmm adds in
-    /// index order, each product and sum rounded, as `dot`).
+    /// The matrix instructions, on matrices held as their columns. Vulkan's
+    /// "Precision and Operation of SPIR-V Instructions" gives them the
+    /// precision of the multiplications and additions they are made of,
+    /// and no order of the additions: vkmm adds in index order, each
+    /// product and sum rounded (as `dot`).
     fn matrix(&mut self, a: &Val, b: &Val, dest: &str, inst: &Inst) -> R<Val> {
         let w = self.result_width(inst)?;
         // The columns of a matrix, each a list of its components.
