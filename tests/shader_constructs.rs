@@ -130,26 +130,28 @@ fn glsl_bit_operations_of_values_read_from_memory() {
     );
 }
 
-/// Float bits of the small integers the matrix fixtures read.
-const F: [i64; 11] = [
-    0, 1065353216, 1073741824, 1077936128, 1082130432, 1084227584, 1086324736, 1088421888,
-    1090519040, 1091567616, 1092616192,
-];
-
-/// The bits of `values`, separated by commas (integers: their float bits
-/// from `F`; a value given as `-N` stays the integer N).
-fn floats(values: &[i64]) -> String {
+/// The cells of `values` as an input lists them, separated by commas: a
+/// float as its bits (1.0 is 1065353216, read signed), an integer as it
+/// is.
+fn cells(values: &[Cell]) -> String {
     values
         .iter()
-        .map(|&v| {
-            if v < 0 {
-                (-v).to_string()
-            } else {
-                F[v as usize].to_string()
-            }
+        .map(|v| match v {
+            Cell::F(x) => (x.to_bits() as i32).to_string(),
+            Cell::I(n) => n.to_string(),
         })
         .collect::<Vec<_>>()
         .join(",")
+}
+
+enum Cell {
+    F(f32),
+    I(i64),
+}
+
+/// Floats, one cell each.
+fn fs(values: &[f32]) -> Vec<Cell> {
+    values.iter().map(|&x| Cell::F(x)).collect()
 }
 
 #[test]
@@ -164,7 +166,9 @@ fn glsl_matrices_in_buffers_registers_and_arithmetic() {
     // the layouts' byte offsets: row-major b's word 5 is b[1][0] = 7.0,
     // word 10 is b[2][1] = 10.0; row-major t's word 17 is t[1][0] =
     // 2.0; column-major p's word 26 is p[1][2] = 15.0 (0x41700000).
-    let input = format!("Mats={}", floats(&[1, 2, 3, 4, 5, 6, 7, 8, 9, 10, -2, -1]));
+    let mut mats = fs(&[1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0, 10.0]);
+    mats.extend([Cell::I(2), Cell::I(1)]);
+    let input = format!("Mats={}", cells(&mats));
     holds(
         "tests/fixtures/shader-constructs/glsl/matrix.comp",
         &["--input", &input],
@@ -177,6 +181,28 @@ fn glsl_matrices_in_buffers_registers_and_arithmetic() {
 }
 
 #[test]
+fn glsl_arrays_of_matrices_in_a_uniform_block_and_push_constants() {
+    if !glslang() {
+        return;
+    }
+    // u's cells the floats 1 to 30 in column order, pc.pm the columns
+    // (1, 2), (3, 4), pc.k = 1: the values by hand beside each line of
+    // matrix-arrays.comp (17, 15, 3, 30), and the 16-byte rows of the
+    // block that show std140's strides: 17.0 at row 5, 30.0 at row 11.
+    let values: Vec<f32> = (1..=30).map(|i| i as f32).collect();
+    let u = format!("u={}", cells(&fs(&values)));
+    let mut p = fs(&[1.0, 2.0, 3.0, 4.0]);
+    p.push(Cell::I(1));
+    let pc = format!("pc={}", cells(&p));
+    holds(
+        "tests/fixtures/shader-constructs/glsl/matrix-arrays.comp",
+        &["--input", &u, "--input", &pc],
+        "o.r[0] == 17 and o.r[1] == 15 and o.r[2] == 3 and o.r[3] == 30 \
+         and o.r[4] == 1099431936 and o.r[5] == 1106247680",
+    );
+}
+
+#[test]
 fn wgsl_matrices() {
     if !glslang() {
         return;
@@ -184,7 +210,9 @@ fn wgsl_matrices() {
     // m.a = columns (1, 2), (3, 4); m.b (mat2x3) = columns (5, 6, 0),
     // (7, 8, 0); k = 1. The values by hand beside each line of
     // matrix.wgsl.
-    let input = format!("m={}", floats(&[1, 2, 3, 4, 5, 6, 0, 7, 8, 0, -1]));
+    let mut m = fs(&[1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 0.0, 7.0, 8.0, 0.0]);
+    m.push(Cell::I(1));
+    let input = format!("m={}", cells(&m));
     holds(
         "tests/fixtures/shader-constructs/wgsl/matrix.wgsl",
         &["--input", &input],
@@ -203,7 +231,10 @@ fn hlsl_matrices() {
     // rows into SPIR-V's columns, so the cells are listed row by row.
     // The values by hand beside each line of matrix.hlsl: 615, 63, 933,
     // 68, 63, 9, and the words 1 (4.0) and 7 (2.0) of the layouts.
-    let input = format!("mats={}", floats(&[1, 2, 3, 4, 5, 6, 1, 2, 3, 4]));
+    let input = format!(
+        "mats={}",
+        cells(&fs(&[1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 1.0, 2.0, 3.0, 4.0]))
+    );
     holds(
         "tests/fixtures/shader-constructs/hlsl/matrix.hlsl",
         &["--entry", "main", "--input", &input, "--length", "outb=8"],
