@@ -321,3 +321,43 @@ fn hlsl_constructs() {
         "outb[0] == 2 and outb[2] == 31 and outb[3] == 33 and raw[1] == 7",
     );
 }
+
+#[test]
+fn a_malformed_matrix_is_an_error_at_its_operand() {
+    // SPIR-V, OpTypeMatrix: "Column Type ... must be vector type" (of
+    // floats: the Matrix capability's), "Column Count ... must be at
+    // least 2"; MatrixStride is a stride in bytes.
+    let dir = std::env::temp_dir().join(format!("vkmm-matrix-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let head = "OpCapability Shader\nOpMemoryModel Logical GLSL450\nOpEntryPoint GLCompute %main \"main\"\nOpExecutionMode %main LocalSize 1 1 1\n";
+    let tail = "%main = OpFunction %void None %fn\n%entry = OpLabel\nOpReturn\nOpFunctionEnd\n";
+    let types = "%void = OpTypeVoid\n%fn = OpTypeFunction %void\n%float = OpTypeFloat 32\n%int = OpTypeInt 32 1\n%v2f = OpTypeVector %float 2\n%v2i = OpTypeVector %int 2\n";
+    let cases = [
+        (
+            "int-columns",
+            format!("{head}{types}%m = OpTypeMatrix %v2i 2\n{tail}"),
+            ":11:19: OpTypeMatrix: 'Column Type' must be a vector of floats",
+        ),
+        (
+            "one-column",
+            format!("{head}{types}%m = OpTypeMatrix %v2f 1\n{tail}"),
+            ":11:24: OpTypeMatrix: 'Column Count' must be 2 to 64",
+        ),
+        (
+            "stride-0",
+            format!(
+                "{head}OpMemberDecorate %S 0 Offset 0\nOpMemberDecorate %S 0 MatrixStride 0\n{types}%m = OpTypeMatrix %v2f 2\n%S = OpTypeStruct %m\n{tail}"
+            ),
+            ":6:36: MatrixStride: expected a stride from 1 to 65536 bytes",
+        ),
+    ];
+    for (name, text, expected) in cases {
+        let file = dir.join(format!("{name}.spvasm"));
+        std::fs::write(&file, text).unwrap();
+        let (code, out, err) = vkmm(&["check", &file.display().to_string()]);
+        assert_eq!(code, 2, "{name}: {out}\n{err}");
+        assert!(err.contains(expected), "{name}: {err}");
+        assert!(!err.contains("panicked"), "{name}: {err}");
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
