@@ -259,7 +259,8 @@ fn a_bad_condition_in_a_dispatch_file_names_the_file() {
     let (code, _, err) = vkmm(&["check", &shader]);
     assert_eq!(code, 2, "{err}");
     assert!(
-        err.contains("counter.wgsl.dispatch.toml") && err.contains("`assert`: expected a condition in a string"),
+        err.contains("counter.wgsl.dispatch.toml")
+            && err.contains("`assert`: expected a condition in a string"),
         "{err}"
     );
     assert!(!err.contains("panicked"), "{err}");

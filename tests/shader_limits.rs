@@ -155,7 +155,9 @@ fn explain_gives_no_verdict_on_a_program_the_front_end_left_part_built() {
     assert!(program.front_end_limit.is_some());
     for progress in ["FAIR", "HSA"] {
         let session = vkmm::Session::new().termination(Some(progress.parse::<Progress>().unwrap()));
-        let x = session.explain_termination(&program, None).expect("explains");
+        let x = session
+            .explain_termination(&program, None)
+            .expect("explains");
         assert_eq!(x.outcome.verdict, Verdict::Undecided, "{progress}");
         assert!(x.outcome.witness.is_none(), "{progress}");
         assert!(!x.outcome.complete(), "{progress}");

@@ -770,7 +770,12 @@ impl<'a> Gen<'a> {
                         .collect::<R<_>>()?,
                 )
             }
-            Some(Ty::Matrix { col: elem, cols: n, .. } | Ty::Strided { elem, n, .. }) => Val::Comp(
+            Some(
+                Ty::Matrix {
+                    col: elem, cols: n, ..
+                }
+                | Ty::Strided { elem, n, .. },
+            ) => Val::Comp(
                 (0..*n)
                     .map(|k| self.regs_like(elem, &format!("{name}.{k}"), inst))
                     .collect::<R<_>>()?,

@@ -484,7 +484,9 @@ impl Module {
                                 stride,
                                 row_major: true,
                             }) => stride * r as i64 + size * c as i64,
-                            Some(MatrixLayout { stride, .. }) => stride * c as i64 + size * r as i64,
+                            Some(MatrixLayout { stride, .. }) => {
+                                stride * c as i64 + size * r as i64
+                            }
                             None => size * (c * *n + r) as i64,
                         };
                         path.push(r);
@@ -1270,7 +1272,8 @@ impl Module {
                 let inner = self.lay_out(&elem, stride, row_major, depth + 1)?;
                 let id = tag(stride.unwrap_or(0));
                 self.copy_decorations(ty, &id);
-                self.types.insert(id.clone(), Ty::Array { elem: inner, len });
+                self.types
+                    .insert(id.clone(), Ty::Array { elem: inner, len });
                 Ok(id)
             }
             Some(Ty::RuntimeArray { elem }) => {

@@ -105,7 +105,11 @@ impl Gen<'_> {
                 let shaped = |g: &Self, i: usize| -> R<Val> {
                     match arg(g, i)? {
                         Val::Undef => {
-                            let ty = g.m.result_types.get(inst.id(i)?).cloned().unwrap_or_default();
+                            let ty =
+                                g.m.result_types
+                                    .get(inst.id(i)?)
+                                    .cloned()
+                                    .unwrap_or_default();
                             Ok(g.undef_like(&ty))
                         }
                         v => Ok(v),
@@ -287,8 +291,18 @@ impl Gen<'_> {
             let rows = m.first().map_or(0, Vec::len);
             let mut out = Vec::new();
             for i in 0..rows {
-                let row = Val::Comp(m.iter().map(|c| c.get(i).cloned().unwrap_or(Val::Undef)).collect());
-                out.push(g.dot(&row, &Val::Comp(v.to_vec()), w, &format!("{dest}.{i}"), inst)?);
+                let row = Val::Comp(
+                    m.iter()
+                        .map(|c| c.get(i).cloned().unwrap_or(Val::Undef))
+                        .collect(),
+                );
+                out.push(g.dot(
+                    &row,
+                    &Val::Comp(v.to_vec()),
+                    w,
+                    &format!("{dest}.{i}"),
+                    inst,
+                )?);
             }
             Ok(Val::Comp(out))
         };
@@ -318,7 +332,13 @@ impl Gen<'_> {
                             col.len()
                         )));
                     }
-                    out.push(self.dot(&Val::Comp(v.clone()), &Val::Comp(col), w, &format!("{dest}.{c}"), inst)?);
+                    out.push(self.dot(
+                        &Val::Comp(v.clone()),
+                        &Val::Comp(col),
+                        w,
+                        &format!("{dest}.{c}"),
+                        inst,
+                    )?);
                 }
                 Val::Comp(out)
             }
