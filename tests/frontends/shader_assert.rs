@@ -176,3 +176,93 @@ fn a_bad_condition_names_the_option_and_the_column() {
     assert_eq!(code, 2, "{err}");
     assert!(err.contains("--assert gives a shader"), "{err}");
 }
+
+/// A copy of counter.wgsl in a fresh folder of its own, with `dispatch`
+/// beside it as `counter.wgsl.dispatch.toml` (none when empty).
+fn counter_with(tag: &str, dispatch: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("vkmm-assert-{tag}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("counter.wgsl");
+    std::fs::copy(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/shaders/counter.wgsl"),
+        &file,
+    )
+    .unwrap();
+    if !dispatch.is_empty() {
+        std::fs::write(dir.join("counter.wgsl.dispatch.toml"), dispatch).unwrap();
+    }
+    file
+}
+
+#[test]
+fn a_dispatch_file_carries_the_condition_and_the_command_line_wins() {
+    if !glslang() {
+        return;
+    }
+    // counter.wgsl at two invocations: out[0] is 2 in every execution
+    // (both adds come before workgroupBarrier, which orders them before
+    // invocation 0's load; a_wgsl_array_is_named_as_the_shader_names_it).
+    // The dispatch file beside it asks for 3: the condition fails.
+    let dispatch = "local_size = [2, 1, 1]\nassert = \"out[0] == 3 in every execution\"\n\n[inputs]\nout = { length = 1 }\n";
+    let file = counter_with("beside", dispatch);
+    let shader = file.display().to_string();
+    let (code, text, holds, err) = assert_json(&shader, &[]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(text, "forall (%out[0][0] == 3)");
+    assert_eq!(holds, Some(false));
+    // `--assert` replaces the file's condition (the file's dispatch and
+    // inputs still apply): 2 holds.
+    let (code, text, holds, err) =
+        assert_json(&shader, &["--assert", "out[0] == 2 in every execution"]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(text, "forall (%out[0][0] == 2)");
+    assert_eq!(holds, Some(true));
+    // A file named with --dispatch carries it the same way: 2 in some
+    // execution holds.
+    let dir = file.parent().unwrap();
+    let named = dir.join("other.toml");
+    std::fs::write(
+        &named,
+        "local_size = 2\nassert = \"exists (out[0] == 2)\"\n[inputs]\nout = { length = 1 }\n",
+    )
+    .unwrap();
+    let (code, text, holds, err) =
+        assert_json(&shader, &["--dispatch", &named.display().to_string()]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(text, "exists (%out[0][0] == 2)");
+    assert_eq!(holds, Some(true));
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+#[test]
+fn a_bad_condition_in_a_dispatch_file_names_the_file() {
+    if !glslang() {
+        return;
+    }
+    let file = counter_with(
+        "bad",
+        "local_size = 2\nassert = \"out[0] === 2\"\n[inputs]\nout = { length = 1 }\n",
+    );
+    let shader = file.display().to_string();
+    let (code, _, err) = vkmm(&["check", &shader]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("counter.wgsl.dispatch.toml: assert `out[0] === 2`: column 10: expected"),
+        "{err}"
+    );
+    // Not a string: the key is named.
+    std::fs::write(
+        file.with_file_name("counter.wgsl.dispatch.toml"),
+        "local_size = 2\nassert = 3\n",
+    )
+    .unwrap();
+    let (code, _, err) = vkmm(&["check", &shader]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("counter.wgsl.dispatch.toml")
+            && err.contains("`assert`: expected a condition in a string"),
+        "{err}"
+    );
+    assert!(!err.contains("panicked"), "{err}");
+    std::fs::remove_dir_all(file.parent().unwrap()).unwrap();
+}

@@ -121,3 +121,52 @@ fn a_program_the_front_end_left_part_built_gives_no_verdict_whatever_the_check_c
     assert_eq!(o.holds(vkmm::Property::Races), None);
     assert_eq!(o.front_end_limit.as_deref(), Some(limit.as_str()));
 }
+
+#[test]
+fn explain_gives_no_verdict_on_a_program_the_front_end_left_part_built() {
+    if !glslang() {
+        return;
+    }
+    // The chase at two steps, loaded outside a session (no path walk: the
+    // front end stops at once and the program carries the limit, as in
+    // the test above). Every invocation runs a bounded loop, so built
+    // whole the program terminates under any progress model, and its
+    // own condition-less outcome explanation would list what the walk
+    // saw; part built, neither is the shader's answer: both undecided.
+    use vkmm::analysis::explain::Verdict as Explained;
+    use vkmm::analysis::termination::{Progress, Verdict};
+    use vkmm::frontend::inputs::{Contents, Input};
+    use vkmm::frontend::{Options, ShaderOptions};
+    let options = Options {
+        shader: ShaderOptions {
+            defines: vec![("STEPS".into(), Some("2".into()))],
+            inputs: vec![Input {
+                target: "Mem".into(),
+                contents: Contents::Default,
+                length: Some(65536),
+                extent: None,
+            }],
+            ..ShaderOptions::default()
+        },
+        ..Options::default()
+    };
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(CHASE);
+    let program = vkmm::frontend::load_with(&path, options).expect("loads");
+    assert!(program.front_end_limit.is_some());
+    for progress in ["FAIR", "HSA"] {
+        let session = vkmm::Session::new().termination(Some(progress.parse::<Progress>().unwrap()));
+        let x = session
+            .explain_termination(&program, None)
+            .expect("explains");
+        assert_eq!(x.outcome.verdict, Verdict::Undecided, "{progress}");
+        assert!(x.outcome.witness.is_none(), "{progress}");
+        assert!(!x.outcome.complete(), "{progress}");
+    }
+    // Its own outcome (no condition: every execution): a witness of the
+    // part-built program is no witness of the shader.
+    let session = vkmm::Session::new();
+    let x = session.explain(&program, None, None).expect("explains");
+    assert_eq!(x.verdict, Explained::Undecided);
+    assert!(x.witness.is_none());
+    assert!(x.test_races.is_none_or(|t| t.race_free.is_none()));
+}

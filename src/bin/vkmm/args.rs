@@ -185,7 +185,7 @@ pub struct ShaderArgs {
     #[arg(long = "input", value_name = "TARGET=VALUE", value_parser = vkmm::frontend::inputs::Input::parse)]
     pub inputs: Vec<vkmm::frontend::inputs::Input>,
     /// A dispatch file (TOML: local_size, workgroups, subgroup_size,
-    /// defines, include, set, entry, [inputs]); the options above win over it.
+    /// defines, include, set, entry, assert, [inputs]); the options above win over it.
     #[arg(long, value_name = "FILE.toml", value_parser = parse_dispatch_file)]
     pub dispatch: Option<vkmm::frontend::ShaderOptions>,
     /// The element count of the runtime array a buffer ends with.
