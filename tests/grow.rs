@@ -1,0 +1,199 @@
+//! The execution-graph search (`engine::grow`, docs/design-programs-search.md
+//! "Step 1: what is built") against the reference enumeration
+//! (`Limits::reference`).
+//!
+//! What must agree, and why: the graph search produces each execution in
+//! which program order and reads-from are acyclic once (its revisits never
+//! make a read read a write that follows it through program order and
+//! reads-from), and hands it to the same model evaluation. So on a program
+//! without loops (no unrolling bound in play) its consistent executions,
+//! counted by final registers, final memory and flags raised, are exactly
+//! the reference's consistent executions whose program order and
+//! reads-from are acyclic. Each file also checks that no complete graph
+//! was produced twice (the maximality condition of the revisits) and that
+//! none of the graph search's executions has such a cycle.
+//!
+//! The default tier runs the repository's own litmus tests and every
+//! fourth corpus file; `--features slow-tests` runs every corpus file.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use vkmm::ir::{Program, Stmt};
+use vkmm::testing::engine::grow::{Counts, execution_counts};
+use vkmm::testing::engine::{Bounds, CheckError, Limits};
+
+/// Whether some thread jumps back (a loop: the unrolling bound applies).
+fn has_loops(p: &Program) -> bool {
+    p.threads.iter().any(|t| {
+        let label_at = |l: &str| {
+            t.code
+                .iter()
+                .position(|s| matches!(s, Stmt::Label { name, .. } if name == l))
+        };
+        t.code.iter().enumerate().any(|(k, s)| match s {
+            Stmt::Goto { label, .. } | Stmt::Branch { label, .. } => {
+                label_at(label).is_none_or(|at| at <= k)
+            }
+            _ => false,
+        })
+    })
+}
+
+/// What one file gave.
+enum Outcome {
+    /// Both searches agree on this many consistent executions.
+    Agree(u64),
+    /// Not compared, and why (a loop, a refused feature, a limit, a
+    /// file that does not read).
+    Skipped(&'static str),
+    /// A difference, in words.
+    Differ(String),
+}
+
+fn limits() -> Limits {
+    Limits {
+        bounds: Bounds {
+            max_executions: 50_000,
+            timeout: Some(std::time::Duration::from_secs(10)),
+            ..Bounds::default()
+        },
+        ..Limits::default()
+    }
+    .reference()
+}
+
+fn compare(path: &Path) -> Outcome {
+    let session = vkmm::Session::new();
+    let Ok(program) = session.load_file(path) else {
+        return Outcome::Skipped("does not read");
+    };
+    if has_loops(&program) {
+        return Outcome::Skipped("loops");
+    }
+    let Ok(models) = session.models_for(&program) else {
+        return Outcome::Skipped("no model");
+    };
+    let model = &models.chains;
+    let grow = Limits {
+        grow: true,
+        ..limits()
+    };
+    let grown = match execution_counts(&program, model, grow, true, true) {
+        Ok(c) => c,
+        Err(CheckError::Exec(e)) if e.message.contains("does not run") => {
+            return Outcome::Skipped("refused by the graph search");
+        }
+        Err(e) => return Outcome::Differ(format!("graph search failed: {e}")),
+    };
+    let reference = match execution_counts(&program, model, limits(), false, true) {
+        Ok(c) => c,
+        Err(_) => return Outcome::Skipped("the reference fails"),
+    };
+    if !reference.coverage.complete() || !grown.coverage.complete() {
+        return Outcome::Skipped("a limit");
+    }
+    differences(&grown, &reference)
+}
+
+fn differences(grown: &Counts, reference: &Counts) -> Outcome {
+    let stats = grown.stats.expect("the graph search says what it did");
+    let mut out = Vec::new();
+    if stats.duplicates > 0 {
+        out.push(format!(
+            "{} complete graphs produced twice",
+            stats.duplicates
+        ));
+    }
+    if grown.cyclic > 0 {
+        out.push(format!(
+            "{} graph executions with a po|rf cycle",
+            grown.cyclic
+        ));
+    }
+    for (state, &n) in &reference.states {
+        let g = grown.states.get(state).copied().unwrap_or(0);
+        if g != n {
+            out.push(format!("{state}: reference {n}, graphs {g}"));
+        }
+    }
+    for (state, &g) in &grown.states {
+        if !reference.states.contains_key(state) {
+            out.push(format!("{state}: reference 0, graphs {g}"));
+        }
+    }
+    if out.is_empty() {
+        Outcome::Agree(grown.states.values().sum())
+    } else {
+        Outcome::Differ(out.join("; "))
+    }
+}
+
+/// The corpus files compared: every one with `slow-tests`, else every
+/// fourth.
+fn corpus_files() -> Vec<PathBuf> {
+    let stride = if cfg!(feature = "slow-tests") { 1 } else { 4 };
+    let mut files = Vec::new();
+    for sub in [
+        "khronos-alloy",
+        "dat3m-vulkan",
+        "dat3m-opencl",
+        "dat3m-spirv",
+    ] {
+        if let Some(dir) = common::corpus(sub) {
+            let mut here = Vec::new();
+            common::files_below_with(&dir, &["litmus", "test", "spvasm"], &|_| false, &mut here);
+            files.extend(here.into_iter().step_by(stride));
+        }
+    }
+    files
+}
+
+fn run(files: &[PathBuf]) -> (u64, usize, Vec<String>) {
+    let (mut executions, mut agreed) = (0u64, 0usize);
+    let mut differ = Vec::new();
+    let mut skipped: std::collections::BTreeMap<&str, usize> = Default::default();
+    for f in files {
+        match compare(f) {
+            Outcome::Agree(n) => {
+                agreed += 1;
+                executions += n;
+            }
+            Outcome::Skipped(why) => *skipped.entry(why).or_default() += 1,
+            Outcome::Differ(d) => differ.push(format!("{}: {d}", f.display())),
+        }
+    }
+    eprintln!(
+        "{} files: {agreed} agree ({executions} consistent executions), skipped {skipped:?}, {} differ",
+        files.len(),
+        differ.len()
+    );
+    (executions, agreed, differ)
+}
+
+#[test]
+fn own_tests_agree_with_the_reference() {
+    let files = common::own_litmus_files(&|_| false);
+    let (executions, agreed, differ) = run(&files);
+    assert!(differ.is_empty(), "{}", differ.join("\n"));
+    // The own tests hold dozens of loop-free programs the search runs.
+    assert!(
+        agreed >= 20 && executions > 0,
+        "only {agreed} files compared"
+    );
+}
+
+#[test]
+fn corpus_agrees_with_the_reference() {
+    let files = corpus_files();
+    if files.is_empty() {
+        return; // no corpus checked out
+    }
+    let (_, agreed, differ) = run(&files);
+    assert!(differ.is_empty(), "{}", differ.join("\n"));
+    assert!(
+        agreed >= files.len() / 4,
+        "only {agreed} of {} files compared",
+        files.len()
+    );
+}
