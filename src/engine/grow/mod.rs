@@ -261,6 +261,7 @@ fn skeleton_of(
     program: &Program,
     c: &Complete,
     limits: &Limits,
+    shapes: &super::base::ShapeCache,
 ) -> Result<Result<Skeleton, LimitKind>, ExecError> {
     let g = c.graph;
     // Per thread, per node: its event's index among the skeleton's events
@@ -325,7 +326,10 @@ fn skeleton_of(
     }
     let refs: Vec<&Path> = paths.iter().collect();
     let no_pins = vec![HashSet::new(); program.threads.len()];
-    let mut sk = match Skeleton::build_unlisted(program, &refs, *limits, None, &no_pins, None) {
+    // Graphs with the same events share their static relations (and the
+    // driver the model prepared for them: `Skeleton::shape`).
+    let shapes = Some(shapes);
+    let mut sk = match Skeleton::build_unlisted(program, &refs, *limits, None, &no_pins, shapes) {
         Ok(sk) => sk,
         Err(ExecError {
             limit: Some(kind), ..
@@ -412,6 +416,7 @@ pub fn explore_with_stats(
         return Err(CheckError::Exec(ExecError::new(why)));
     }
     let mut stats = Stats::default();
+    let shapes = super::base::ShapeCache::default();
     let coverage = driver::explore_produced(loaded, limits, visitor, progress, &mut |hand| {
         let mut skipped = None;
         let stopped = search(
@@ -419,7 +424,7 @@ pub fn explore_with_stats(
             &limits,
             options,
             &mut stats,
-            &mut |c| match skeleton_of(program, &c, &limits)? {
+            &mut |c| match skeleton_of(program, &c, &limits, &shapes)? {
                 Ok(sk) => hand(sk),
                 Err(kind) => {
                     skipped.get_or_insert(kind);
