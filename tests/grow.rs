@@ -302,3 +302,71 @@ fn a_revisited_read_modify_write_writes_again() {
     assert_eq!(with(&grown, &["0:r0=0", "1:r1=1", "x=[2]"]), 1);
     assert_eq!(grown.states, reference.states);
 }
+
+#[test]
+fn a_spin_loop_is_cut_at_the_bound_and_the_answer_is_bounded() {
+    // examples/mp.litmus: P1 spins on the flag. P0 runs first, so each
+    // load of the flag reads 0 or P0's 1. The loop's head runs at most
+    // unroll + 1 = 3 times: leaving at the 1st, 2nd or 3rd load gives 3
+    // runs of P1, each reading x as 0 or 1 (6 graphs; the acquire/visible
+    // pair makes only x = 1 consistent: 3 executions), and the run that
+    // reads 0 three times is cut at the head: one graph cut, the answer
+    // bounded.
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/mp.litmus");
+    let session = vkmm::Session::new();
+    let program = session.load_file(&path).unwrap();
+    let models = session.models_for(&program).unwrap();
+    let grow = Limits {
+        grow: true,
+        ..limits()
+    };
+    let c = execution_counts(&program, &models.chains, grow, true, false).unwrap();
+    let stats = c.stats.unwrap();
+    assert_eq!((stats.complete, stats.cut), (6, 1), "{stats:?}");
+    // Cut paths: the analyses report the answer bounded.
+    assert_eq!(c.coverage.cut_paths, 1);
+    assert_eq!(c.states.values().sum::<u64>(), 3);
+    assert_eq!(with(&c, &["1:r1=1"]), 3);
+}
+
+#[test]
+fn the_execution_limit_truncates_the_search() {
+    // The three-writer program has 6 candidate executions (3 graphs, 2
+    // coherence orders each): a limit of 2 evaluations stops the walk
+    // before its end, and the coverage says truncated at that limit.
+    let text = "VULKAN t\n{ x=0; }\n P0@sg 0, wg 0, qf 0 | P1@sg 0, wg 1, qf 0 | P2@sg 0, wg 2, qf 0 ;\n ld.atom.dv.sc0 r0, x | st.atom.dv.sc0 x, 1 | st.atom.dv.sc0 x, 2 ;\nexists (P0:r0 == 0)\n";
+    let session = vkmm::Session::new();
+    let program = session.load_text("t.litmus", text).unwrap();
+    let models = session.models_for(&program).unwrap();
+    let mut grow = Limits {
+        grow: true,
+        ..limits()
+    };
+    grow.bounds.max_executions = 2;
+    let c = execution_counts(&program, &models.chains, grow, true, false).unwrap();
+    assert!(c.coverage.truncated, "{:?}", c.coverage);
+    assert_eq!(
+        c.coverage.stopped_by,
+        Some(vkmm::testing::engine::LimitKind::MaxExecutions)
+    );
+    assert!(c.states.values().sum::<u64>() <= 2);
+}
+
+#[test]
+fn unsupported_programs_are_refused_with_the_statement() {
+    // A control barrier: the search says which statement it cannot run.
+    let text = "VULKAN t\n{ x=0; }\n P0@sg 0, wg 0, qf 0 | P1@sg 0, wg 0, qf 0 ;\n st.sc0 x, 1 | cbar.wg 0 ;\n cbar.wg 0 | ld.sc0 r0, x ;\nexists (P1:r0 == 1)\n";
+    let session = vkmm::Session::new();
+    let program = session.load_text("t.litmus", text).unwrap();
+    let models = session.models_for(&program).unwrap();
+    let grow = Limits {
+        grow: true,
+        ..limits()
+    };
+    let e = execution_counts(&program, &models.chains, grow, true, false).unwrap_err();
+    let msg = e.to_string();
+    assert!(
+        msg.contains("line 5") && msg.contains("control barrier"),
+        "{msg}"
+    );
+}
