@@ -252,10 +252,8 @@ fn a_read_and_two_later_writers_give_three_graphs() {
     // in the prefix of a revisiting write). Two atomic writes of one
     // location: two coherence orders per graph, each consistent (one read
     // closes no cycle), so 6 executions, the final x the later write's.
-    let text = format!(
-        "VULKAN t\n{{ x=0; }}\n P0@sg 0, wg 0, qf 0 | P1@sg 0, wg 1, qf 0 | P2@sg 0, wg 2, qf 0 ;\n ld.atom.dv.sc0 r0, x | st.atom.dv.sc0 x, 1 | st.atom.dv.sc0 x, 2 ;\nexists (P0:r0 == 0)\n"
-    );
-    let (grown, reference) = counts_of(&text);
+    let text = "VULKAN t\n{ x=0; }\n P0@sg 0, wg 0, qf 0 | P1@sg 0, wg 1, qf 0 | P2@sg 0, wg 2, qf 0 ;\n ld.atom.dv.sc0 r0, x | st.atom.dv.sc0 x, 1 | st.atom.dv.sc0 x, 2 ;\nexists (P0:r0 == 0)\n";
+    let (grown, reference) = counts_of(text);
     let stats = grown.stats.unwrap();
     assert_eq!((stats.complete, stats.duplicates), (3, 0), "{stats:?}");
     assert_eq!(grown.states.values().sum::<u64>(), 6);
@@ -290,10 +288,8 @@ fn a_revisited_read_modify_write_writes_again() {
     // part is removed and written again as 2): 3 graphs. RMW atomicity
     // rejects the first under either coherence order, leaving 2
     // executions, each ending with x = 2.
-    let text = format!(
-        "VULKAN t\n{{ x=0; }}\n P0@sg 0, wg 0, qf 0 | P1@sg 0, wg 1, qf 0 ;\n rmw.atom.dv.sc0.add r0, x, 1 | rmw.atom.dv.sc0.add r1, x, 1 ;\nexists (P0:r0 == 0)\n"
-    );
-    let (grown, reference) = counts_of(&text);
+    let text = "VULKAN t\n{ x=0; }\n P0@sg 0, wg 0, qf 0 | P1@sg 0, wg 1, qf 0 ;\n rmw.atom.dv.sc0.add r0, x, 1 | rmw.atom.dv.sc0.add r1, x, 1 ;\nexists (P0:r0 == 0)\n";
+    let (grown, reference) = counts_of(text);
     let stats = grown.stats.unwrap();
     assert_eq!((stats.complete, stats.duplicates), (3, 0), "{stats:?}");
     assert!(stats.revisits >= 1);
