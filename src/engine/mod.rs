@@ -16,6 +16,7 @@ pub mod barrier;
 mod base;
 mod candidates;
 pub mod driver;
+pub mod grow;
 mod host;
 mod instances;
 mod interlock;
