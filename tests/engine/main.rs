@@ -7,6 +7,7 @@
 mod common;
 
 mod condition_directed;
+mod grow;
 mod condition_order;
 mod own_forwarding;
 mod prefix_races;

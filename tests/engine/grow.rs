@@ -16,7 +16,7 @@
 //! The default tier runs the repository's own litmus tests and every
 //! eighth corpus file; `--features slow-tests` runs every corpus file.
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 use vkmm::ir::{Program, Stmt};
