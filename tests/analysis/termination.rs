@@ -26,6 +26,14 @@ const WAIT_LOW: &str = "VULKAN wait-low\n{ x=0; }\n P0@sg 0, wg 0, qf 0 | P1@sg 
 /// The same with the roles swapped: P1 spins, P0 writes.
 const WAIT_HIGH: &str = "VULKAN wait-high\n{ x=0; }\n P0@sg 0, wg 0, qf 0 | P1@sg 0, wg 0, qf 0 ;\n st.atom.wg.sc0 x, 1 | LC10: ;\n | ld.atom.wg.sc0 r0, x ;\n | beq r0, 0, LC10 ;\nexists (0==0)\n";
 
+/// A look-back loop: P0 spins on `f` while it reads 0, copies P1's first
+/// value (1) into r5 and looks again, leaves on 2; r9 counts the
+/// iterations and nothing reads it. No iteration of the loop is an await
+/// as a whole (r5 is written in the body and read after it, r9 carries a
+/// value round), but an iteration that reads what the one before it read
+/// leaves every register that matters as it found them.
+const LOOK_BACK: &str = "VULKAN look-back\n{ f=0; }\n P0@sg 0, wg 0, qf 0 | P1@sg 0, wg 0, qf 0 ;\n LC00: | st.atom.rel.dv.sc0.semsc0 f, 1 ;\n ld.atom.acq.dv.sc0.semsc0 r0, f | st.atom.rel.dv.sc0.semsc0 f, 2 ;\n add r9, r9, 1 | ;\n beq r0, 2, LC01 | ;\n beq r0, 0, LC00 | ;\n add r5, r0, 0 | ;\n goto LC00 | ;\n LC01: | ;\nexists (P0:r5 == 1)\n";
+
 fn verdict(text: &str, progress: &str) -> Verdict {
     check(text, progress).verdict
 }
@@ -455,4 +463,20 @@ fn a_lock_loop_releasing_inside_its_body_is_an_await() {
     assert_eq!(o.verdict, Verdict::Terminates);
     assert!(o.complete(), "{o:?}");
     assert_eq!(verdict(TAS_CONTINUE, "HSA"), Verdict::NonTerminating);
+}
+
+#[test]
+fn a_look_back_loop_repeats_only_what_matters() {
+    // HSA: P0 is the lowest unfinished id and spins reading 0; P1 need
+    // never run. Its iterations differ in r9, which nothing reads: were
+    // the repetition judged on every register, no iteration would repeat
+    // and the spinning execution would be missed (Terminates).
+    let o = check(LOOK_BACK, "HSA");
+    assert_eq!(o.verdict, Verdict::NonTerminating);
+    assert!(o.complete(), "the repeated iterations are dropped, not cut");
+    // FAIR: P1 runs and writes 2, which P0 reads in the end (memory
+    // fairness: a read repeated forever reads the coherence-last write).
+    let o = check(LOOK_BACK, "FAIR");
+    assert_eq!(o.verdict, Verdict::Terminates);
+    assert!(o.complete());
 }

@@ -308,3 +308,29 @@ fn a_bound_chosen_by_a_branch_on_memory_counts_after_the_sides_meet() {
     let (_, cut, _) = p0_paths(&program);
     assert!(cut > 0, "the loop's iterations were not counted");
 }
+
+/// A look-back loop (P0 spins on `f` while it reads 0, copies P1's first
+/// value, 1, into r5 and looks again, leaves on 2; r9 counts iterations and
+/// nothing reads it) is not an await as a whole, but an iteration that
+/// reads what the iteration before it read leaves every live register as
+/// it found them and is dropped: the listing is complete at unroll 1. By
+/// hand: P0 reads f's writes in coherence order (0, then 1, then 2), so r5
+/// is 1 when it saw P1's first write and 0 when it read 2 first; both
+/// happen. With the reductions off the loop is unrolled and cut.
+#[test]
+fn an_iteration_that_repeats_the_one_before_is_dropped_not_cut() {
+    let text = "VULKAN look-back\n{ f=0; }\n P0@sg 0, wg 0, qf 0 | P1@sg 0, wg 1, qf 0 ;\n LC00: | st.atom.rel.dv.sc0.semsc0 f, 1 ;\n ld.atom.acq.dv.sc0.semsc0 r0, f | st.atom.rel.dv.sc0.semsc0 f, 2 ;\n add r9, r9, 1 | ;\n beq r0, 2, LC01 | ;\n beq r0, 0, LC00 | ;\n add r5, r0, 0 | ;\n goto LC00 | ;\n LC01: | ;\nexists (P0:r5 == 1)\n";
+    let run = |session: vkmm::Session| match session.unroll(1).check_text("t.litmus", text) {
+        Ok(vkmm::Checked::Litmus(o)) => *o,
+        other => panic!("{other:?}"),
+    };
+    let o = run(vkmm::Session::new());
+    assert!(!o.truncated && o.cut_paths == 0, "cut: {}", o.cut_paths);
+    assert_eq!(o.states.len(), 2, "r5 is 0 or 1");
+    assert_eq!(o.condition_holds, Some(true), "r5 == 1 is reachable");
+    let reference = run(vkmm::Session::new().reductions(vkmm::Reductions::none()));
+    assert!(
+        reference.cut_paths > 0,
+        "the unrolled loop is cut at the bound"
+    );
+}

@@ -164,7 +164,9 @@ impl Reduction {
     /// One line saying what the reduction skips.
     pub fn doc(self) -> &'static str {
         match self {
-            Reduction::SpinReduction => "run side-effect-free spin loops as awaits",
+            Reduction::SpinReduction => {
+                "run side-effect-free spin loops as awaits; drop loop iterations that repeat the one before"
+            }
             Reduction::RmwFilter => "skip RMW reads-from choices the declared atomicity forbids",
             Reduction::TerminationShortcuts => {
                 "termination: deepen the bound from 0, list only fair orders"

@@ -238,6 +238,197 @@ pub(super) fn free_iteration(s: &mut State) -> bool {
     false
 }
 
+/// At the head `s.pc` of a loop, arrived at by a jump back: whether the
+/// iteration just run repeats the one before it, so that the path goes on
+/// from where it was at the iteration's start. It does when the iteration
+/// only loaded (no store, read-modify-write, barrier or other operation),
+/// each load from a location no write can race with it on (the spin-loop
+/// condition, [`super::spin::load_cannot_race`]), left every register as it
+/// found it (the registers whose value the rest of the path can use:
+/// [`live_at_heads`]), and made no read before it concrete. Such an
+/// iteration is dropped: the path as it was at the iteration's start
+/// continues the same way, and the argument that dropping an await's
+/// looping iteration loses no execution (MODELS.md, spin loops) holds for
+/// it. This catches the spinning iterations of loops the static await
+/// analysis ([`super::spin::spin_loops`]) cannot take whole: a look-back
+/// loop whose other branches change registers or memory.
+pub(super) fn repeats(
+    s: &State,
+    program: &Program,
+    t: &Thread,
+    live: &HashMap<usize, HashSet<String>>,
+    race_free: &mut HashMap<usize, bool>,
+) -> bool {
+    let Some((_, first, regs, fixed)) = s.heads.iter().find(|(h, ..)| *h == s.pc) else {
+        return false;
+    };
+    if *fixed < *first || s.forced.is_some() {
+        return false;
+    }
+    let Some(live) = live.get(&s.pc) else {
+        return false;
+    };
+    if live.iter().any(|r| regs.get(r) != s.regs.get(r)) {
+        if std::env::var("DBGREP").is_ok() {
+            let d: Vec<_> = live
+                .iter()
+                .filter(|r| regs.get(*r) != s.regs.get(*r))
+                .map(|r| (r, regs.get(r), s.regs.get(r)))
+                .collect();
+            eprintln!("head {} regs differ {:?}", s.pc, d);
+        }
+        return false;
+    }
+    if std::env::var("DBGREP").is_ok() {
+        eprintln!(
+            "head {} events {:?}",
+            s.pc,
+            s.events[*first..]
+                .iter()
+                .map(|e| e.stmt)
+                .collect::<Vec<_>>()
+        );
+    }
+    s.events[*first..].iter().all(|e| {
+        let Stmt::Op(i) = &t.code[e.stmt] else {
+            return false;
+        };
+        i.kind == OpKind::Load
+            && !e.writes
+            && *race_free
+                .entry(e.stmt)
+                .or_insert_with(|| super::spin::load_cannot_race(program, t, i))
+    })
+}
+
+/// The registers live at each loop head of `t` (`loops`' keys): those
+/// whose value at the head can reach an event (an operand of a memory
+/// access, a barrier's id or quorum, a group function's operands), a
+/// branch, or a final state the reports show. Liveness is the strong kind:
+/// a register read only to compute registers that are not live is not live
+/// itself, so the front ends' bookkeeping (a subgroup tangle key hashed
+/// once per iteration and reset where the loop is left) does not keep two
+/// iterations apart. A backward fixpoint over the statements, written here
+/// because it runs on the IR's flat statement list.
+pub(super) fn live_at_heads(
+    program: &Program,
+    t: &Thread,
+    labels: &HashMap<&str, usize>,
+    loops: &HashMap<usize, usize>,
+) -> HashMap<usize, HashSet<String>> {
+    fn reg(o: &Operand) -> Option<&str> {
+        match o {
+            Operand::Reg(r) => Some(r.as_str()),
+            Operand::Const(_) => None,
+        }
+    }
+    let n = t.code.len();
+    // The registers the final states show: the condition's, else every
+    // register a memory access writes (`analysis::litmus::shown_terms`).
+    let at_end: HashSet<&str> = match super::spin::shown_registers(program, t) {
+        Some(shown) => t
+            .code
+            .iter()
+            .flat_map(|st| {
+                let (uses, def) = super::spin::registers_of(st);
+                uses.into_iter().chain(def)
+            })
+            .filter(|r| shown.contains(*r))
+            .collect(),
+        None => t
+            .code
+            .iter()
+            .filter_map(|st| match st {
+                Stmt::Op(i) => i.dest.as_deref(),
+                _ => None,
+            })
+            .collect(),
+    };
+    let mut live_in: Vec<HashSet<&str>> = vec![HashSet::new(); n];
+    let mut changed = true;
+    while changed {
+        changed = false;
+        for k in (0..n).rev() {
+            let mut out: HashSet<&str> = HashSet::new();
+            for next in successors(t, labels, k).into_iter().flatten() {
+                if next >= n {
+                    out.extend(&at_end);
+                } else {
+                    out.extend(&live_in[next]);
+                }
+            }
+            match &t.code[k] {
+                Stmt::Assign { dest, a, b, .. } => {
+                    let used = out.remove(dest.as_str());
+                    if used {
+                        out.extend(reg(a));
+                        out.extend(reg(b));
+                    }
+                }
+                Stmt::Branch { a, b, .. } => {
+                    out.extend(reg(a));
+                    out.extend(reg(b));
+                }
+                Stmt::Op(i) => {
+                    if let Some(d) = &i.dest {
+                        out.remove(d.as_str());
+                    }
+                    out.extend(i.operand.iter().chain(&i.expected).filter_map(reg));
+                    if let OpKind::ControlBarrier { id, quorum, .. } = &i.kind {
+                        out.extend(id.iter().chain(quorum).filter_map(reg));
+                    }
+                    if let Some(g) = &i.group {
+                        out.extend(g.local_id.iter().filter_map(reg));
+                    }
+                }
+                Stmt::Label { .. } | Stmt::Goto { .. } => {}
+            }
+            if out.len() != live_in[k].len() {
+                live_in[k] = out;
+                changed = true;
+            }
+        }
+    }
+    loops
+        .keys()
+        .map(|&h| (h, live_in[h].iter().map(|r| r.to_string()).collect()))
+        .collect()
+}
+
+/// Notes the path as it is at the loop head `s.pc` ([`State::heads`]).
+pub(super) fn note_head(s: &mut State) {
+    let snapshot = (s.events.len(), s.regs.clone(), usize::MAX);
+    match s.heads.iter_mut().find(|(h, ..)| *h == s.pc) {
+        Some(entry) => (entry.1, entry.2, entry.3) = snapshot,
+        None => s.heads.push((s.pc, snapshot.0, snapshot.1, snapshot.2)),
+    }
+}
+
+/// The path `s` stopped at the loop head it repeats an iteration at
+/// ([`repeats`]), as the prefix of an execution in which the thread spins
+/// there forever: the events before the repeated iteration (its loads
+/// cannot race), the registers there.
+pub(super) fn spinning_prefix(s: &State) -> Path {
+    let first = s
+        .heads
+        .iter()
+        .find(|(h, ..)| *h == s.pc)
+        .map_or(s.events.len(), |h| h.1);
+    let mut registers: Vec<(String, RegValue)> =
+        s.regs.iter().map(|(r, v)| (r.clone(), *v)).collect();
+    registers.sort_by(|a, b| a.0.cmp(&b.0));
+    Path {
+        events: s.events[..first].to_vec(),
+        registers,
+        awaits: s.awaits.clone(),
+        ending: Ending::Cut {
+            stmt: s.pc,
+            spinning: true,
+        },
+        exprs: s.exprs.clone(),
+    }
+}
+
 /// Notes, at the loop head `s.pc`, how many regions decided by memory the
 /// path has opened so far.
 pub(super) fn mark_head(s: &mut State) {
@@ -303,7 +494,15 @@ pub(super) fn explore_thread(
         opened: 0,
         head_marks: Vec::new(),
         free_iterations: 0,
+        heads: Vec::new(),
     };
+    let stutters = PathPlan::of(limits).awaits;
+    let live = if stutters || endings {
+        live_at_heads(program, t, &labels, &loops)
+    } else {
+        HashMap::new()
+    };
+    let mut race_free: HashMap<usize, bool> = HashMap::new();
     let mut out = ThreadPaths::default();
     // Partial paths the unrolling bound stopped (their prefixes are stopped
     // paths when exploring endings).
@@ -343,10 +542,24 @@ pub(super) fn explore_thread(
                 break;
             }
             if let Some(&back) = loops.get(&s.pc) {
+                let from_body = (s.pc..=back).contains(&s.last);
+                if stutters {
+                    if from_body && repeats(&s, program, t, &live, &mut race_free) {
+                        out.dropped_iterations += 1;
+                        if endings {
+                            push_stuck_repeat(&s, &mut out);
+                        }
+                        if limits.prefix_races && !endings && out.cut_prefixes.len() < max_paths {
+                            out.cut_prefixes.push(spinning_prefix(&s));
+                        }
+                        break;
+                    }
+                    note_head(&mut s);
+                }
                 // Entering the loop starts its count afresh; so does an
                 // iteration no branch on a value from memory decided (it
                 // runs the same in every execution, `MAX_FREE_ITERATIONS`).
-                if !(s.pc..=back).contains(&s.last) || free_iteration(&mut s) {
+                if !from_body || free_iteration(&mut s) {
                     s.runs[s.pc..=back].fill(0);
                 }
                 mark_head(&mut s);
@@ -373,7 +586,7 @@ pub(super) fn explore_thread(
                 }
                 Stmt::Goto { label, .. } => {
                     s.pc = target(&labels, label, t)?;
-                    if after_jump(&mut s, pc, endings, &mut looping, &mut out) {
+                    if after_jump(&mut s, pc, endings, &live, &mut looping, &mut out) {
                         keep_prefix_writes(&s, program, t, &mut out);
                         note_spinning(&s, limits.prefix_races && !endings, &mut spinning);
                         break;
@@ -429,7 +642,7 @@ pub(super) fn explore_thread(
                     } else {
                         pc + 1
                     };
-                    if after_jump(&mut s, pc, endings, &mut looping, &mut out) {
+                    if after_jump(&mut s, pc, endings, &live, &mut looping, &mut out) {
                         keep_prefix_writes(&s, program, t, &mut out);
                         note_spinning(&s, limits.prefix_races && !endings, &mut spinning);
                         break;
@@ -703,6 +916,29 @@ pub(super) fn push_stuck_await(s: &State, out: &mut ThreadPaths) {
     }
 }
 
+/// The path `s` at the loop head it has just come back to, ending stuck
+/// there with the iteration it just ran repeating forever ([`repeats`]:
+/// it only loaded, and left the live registers as it found them, so it can
+/// run again the same way, reading the same writes).
+pub(super) fn push_stuck_repeat(s: &State, out: &mut ThreadPaths) {
+    let Some((_, first, ..)) = s.heads.iter().find(|(h, ..)| *h == s.pc) else {
+        return;
+    };
+    out.paths.push(Path {
+        events: s.events.clone(),
+        registers: Vec::new(),
+        awaits: Vec::new(),
+        ending: Ending::Stuck(Stuck {
+            header: s.pc,
+            back: s.last,
+            iterations: std::iter::once(*first..s.events.len()).collect(),
+            side_effect_free: true,
+            registers: Vec::new(),
+        }),
+        exprs: Vec::new(),
+    });
+}
+
 /// A path ending at the backward jump at `back` that `s` just took (to
 /// `s.pc`): its iterations are the stretches of the path between its
 /// arrivals at the loop's head. Each is a cycle of the control flow from
@@ -710,8 +946,23 @@ pub(super) fn push_stuck_await(s: &State, out: &mut ThreadPaths) {
 /// of `CADP/2_threads_4_instructions/132_simple`'s P0 jumps back twice, to
 /// two heads, and leaves the statement range of either loop), so any of
 /// them may repeat when its values allow (`analysis::termination`).
-pub(super) fn push_stuck_loop(s: &State, back: usize, out: &mut ThreadPaths) {
+pub(super) fn push_stuck_loop(
+    s: &State,
+    back: usize,
+    live: Option<&HashSet<String>>,
+    out: &mut ThreadPaths,
+) {
     let header = s.pc;
+    // Only the registers live at the head tell whether an iteration can
+    // repeat ([`live_at_heads`]): a dead one (a subgroup tangle key hashed
+    // per iteration) differs between iterations that run the same.
+    let known = |regs: &HashMap<String, RegValue>| {
+        let mut known = known_registers(s, regs);
+        if let Some(live) = live {
+            known.retain(|(r, _)| live.contains(r));
+        }
+        known
+    };
     let starts: Vec<(usize, &HashMap<String, RegValue>)> = s
         .arrivals
         .iter()
@@ -720,11 +971,11 @@ pub(super) fn push_stuck_loop(s: &State, back: usize, out: &mut ThreadPaths) {
         .collect();
     let end = s.events.len();
     let mut iterations = Vec::new();
-    let mut registers = vec![known_registers(s, &s.regs)];
+    let mut registers = vec![known(&s.regs)];
     let mut next = end;
     for &(start, regs) in starts.iter().rev() {
         iterations.push(start..next);
-        registers.push(known_registers(s, regs));
+        registers.push(known(regs));
         next = start;
     }
     if iterations.is_empty() {
@@ -814,6 +1065,7 @@ pub(super) fn after_jump(
     s: &mut State,
     pc: usize,
     endings: bool,
+    live: &HashMap<usize, HashSet<String>>,
     looping: &mut HashMap<usize, Vec<Vec<ReadValue>>>,
     out: &mut ThreadPaths,
 ) -> bool {
@@ -832,7 +1084,7 @@ pub(super) fn after_jump(
         s.awaiting.pop();
     }
     if endings && s.pc <= pc {
-        push_stuck_loop(s, pc, out);
+        push_stuck_loop(s, pc, live.get(&s.pc), out);
     }
     false
 }
@@ -1161,6 +1413,9 @@ pub(super) fn first_symbolic(s: &State, k: usize) -> Option<usize> {
 /// Makes the symbolic read at `index` concrete everywhere it flowed.
 pub(super) fn fix_read(s: &mut State, index: usize, v: i64, prov: &Prov) {
     s.events[index].read = Some(ReadValue::Concrete(v));
+    for h in &mut s.heads {
+        h.3 = h.3.min(index);
+    }
     for (name, val) in s.regs.iter_mut() {
         if *val == RegValue::Read(index) {
             *val = RegValue::Const(v);

@@ -413,6 +413,12 @@ struct State {
     /// to its head without a branch decided by memory since the last
     /// arrival there (at most [`MAX_FREE_ITERATIONS`]).
     free_iterations: u32,
+    /// Per loop head, the path as it was at its last arrival there: the
+    /// number of events, the registers, and the earliest read made
+    /// concrete since ([`executor::fix_read`]; an iteration that fixed an
+    /// earlier read changed the path before it): to find an iteration that
+    /// repeats the one before it ([`executor::repeats`]).
+    heads: Vec<(usize, usize, HashMap<String, RegValue>, usize)>,
     /// Whether local arithmetic and stores keep symbolic reads symbolic
     /// ([`Reduction::SymbolicStores`]; never while the value domains are
     /// computed).
