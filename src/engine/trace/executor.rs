@@ -316,82 +316,133 @@ pub(super) fn live_at_heads(
     labels: &HashMap<&str, usize>,
     loops: &HashMap<usize, usize>,
 ) -> HashMap<usize, HashSet<String>> {
+    if loops.is_empty() {
+        return HashMap::new();
+    }
+    // Registers by number, sets of them as bit sets.
+    let mut names: Vec<&str> = Vec::new();
+    let mut number: HashMap<&str, usize> = HashMap::new();
+    fn id<'a>(r: &'a str, names: &mut Vec<&'a str>, number: &mut HashMap<&'a str, usize>) -> usize {
+        *number.entry(r).or_insert_with(|| {
+            names.push(r);
+            names.len() - 1
+        })
+    }
     fn reg(o: &Operand) -> Option<&str> {
         match o {
             Operand::Reg(r) => Some(r.as_str()),
             Operand::Const(_) => None,
         }
     }
-    let n = t.code.len();
+    // Per statement: the register it defines, the registers it reads
+    // always (branches, events), and those it reads only to define `def`.
+    let mut def: Vec<Option<usize>> = Vec::with_capacity(t.code.len());
+    let mut uses: Vec<Vec<usize>> = Vec::with_capacity(t.code.len());
+    let mut feeds: Vec<Vec<usize>> = Vec::with_capacity(t.code.len());
+    for st in &t.code {
+        let (d, u, f): (Option<&str>, Vec<&str>, Vec<&str>) = match st {
+            Stmt::Assign { dest, a, b, .. } => (
+                Some(dest.as_str()),
+                Vec::new(),
+                reg(a).into_iter().chain(reg(b)).collect(),
+            ),
+            Stmt::Branch { a, b, .. } => {
+                (None, reg(a).into_iter().chain(reg(b)).collect(), Vec::new())
+            }
+            Stmt::Op(i) => {
+                let mut u: Vec<&str> = i
+                    .operand
+                    .iter()
+                    .chain(&i.expected)
+                    .filter_map(reg)
+                    .collect();
+                if let OpKind::ControlBarrier { id, quorum, .. } = &i.kind {
+                    u.extend(id.iter().chain(quorum).filter_map(reg));
+                }
+                if let Some(g) = &i.group {
+                    u.extend(g.local_id.iter().filter_map(reg));
+                }
+                (i.dest.as_deref(), u, Vec::new())
+            }
+            Stmt::Label { .. } | Stmt::Goto { .. } => (None, Vec::new(), Vec::new()),
+        };
+        def.push(d.map(|r| id(r, &mut names, &mut number)));
+        uses.push(
+            u.into_iter()
+                .map(|r| id(r, &mut names, &mut number))
+                .collect(),
+        );
+        feeds.push(
+            f.into_iter()
+                .map(|r| id(r, &mut names, &mut number))
+                .collect(),
+        );
+    }
     // The registers the final states show: the condition's, else every
     // register a memory access writes (`analysis::litmus::shown_terms`).
-    let at_end: HashSet<&str> = match super::spin::shown_registers(program, t) {
-        Some(shown) => t
-            .code
-            .iter()
-            .flat_map(|st| {
-                let (uses, def) = super::spin::registers_of(st);
-                uses.into_iter().chain(def)
-            })
-            .filter(|r| shown.contains(*r))
-            .collect(),
-        None => t
-            .code
-            .iter()
-            .filter_map(|st| match st {
-                Stmt::Op(i) => i.dest.as_deref(),
-                _ => None,
-            })
-            .collect(),
-    };
-    let mut live_in: Vec<HashSet<&str>> = vec![HashSet::new(); n];
+    let shown = super::spin::shown_registers(program, t);
+    let words = names.len().div_ceil(64).max(1);
+    let mut at_end = vec![0u64; words];
+    for (k, st) in t.code.iter().enumerate() {
+        let Some(d) = def[k] else { continue };
+        let show = match &shown {
+            Some(shown) => shown.contains(names[d]),
+            None => matches!(st, Stmt::Op(_)),
+        };
+        if show {
+            at_end[d / 64] |= 1 << (d % 64);
+        }
+    }
+    if let Some(shown) = &shown {
+        for r in shown {
+            if let Some(&d) = number.get(r.as_str()) {
+                at_end[d / 64] |= 1 << (d % 64);
+            }
+        }
+    }
+    let n = t.code.len();
+    let mut live_in: Vec<Vec<u64>> = vec![vec![0u64; words]; n];
+    let mut out = vec![0u64; words];
     let mut changed = true;
     while changed {
         changed = false;
         for k in (0..n).rev() {
-            let mut out: HashSet<&str> = HashSet::new();
+            out.iter_mut().for_each(|w| *w = 0);
             for next in successors(t, labels, k).into_iter().flatten() {
-                if next >= n {
-                    out.extend(&at_end);
-                } else {
-                    out.extend(&live_in[next]);
+                let from = if next >= n { &at_end } else { &live_in[next] };
+                for (o, f) in out.iter_mut().zip(from) {
+                    *o |= f;
                 }
             }
-            match &t.code[k] {
-                Stmt::Assign { dest, a, b, .. } => {
-                    let used = out.remove(dest.as_str());
-                    if used {
-                        out.extend(reg(a));
-                        out.extend(reg(b));
+            let has = |set: &[u64], r: usize| set[r / 64] >> (r % 64) & 1 == 1;
+            if let Some(d) = def[k] {
+                let used = has(&out, d);
+                out[d / 64] &= !(1 << (d % 64));
+                if used {
+                    for &r in &feeds[k] {
+                        out[r / 64] |= 1 << (r % 64);
                     }
                 }
-                Stmt::Branch { a, b, .. } => {
-                    out.extend(reg(a));
-                    out.extend(reg(b));
-                }
-                Stmt::Op(i) => {
-                    if let Some(d) = &i.dest {
-                        out.remove(d.as_str());
-                    }
-                    out.extend(i.operand.iter().chain(&i.expected).filter_map(reg));
-                    if let OpKind::ControlBarrier { id, quorum, .. } = &i.kind {
-                        out.extend(id.iter().chain(quorum).filter_map(reg));
-                    }
-                    if let Some(g) = &i.group {
-                        out.extend(g.local_id.iter().filter_map(reg));
-                    }
-                }
-                Stmt::Label { .. } | Stmt::Goto { .. } => {}
             }
-            if out.len() != live_in[k].len() {
-                live_in[k] = out;
+            for &r in &uses[k] {
+                out[r / 64] |= 1 << (r % 64);
+            }
+            if out != live_in[k] {
+                live_in[k].copy_from_slice(&out);
                 changed = true;
             }
         }
     }
     loops
         .keys()
-        .map(|&h| (h, live_in[h].iter().map(|r| r.to_string()).collect()))
+        .map(|&h| {
+            let set = &live_in[h];
+            let live = (0..names.len())
+                .filter(|&r| set[r / 64] >> (r % 64) & 1 == 1)
+                .map(|r| names[r].to_string())
+                .collect();
+            (h, live)
+        })
         .collect()
 }
 
