@@ -2,6 +2,7 @@
 //! paths of every thread of a program and builds a [`Skeleton`] for each
 //! combination of one path per thread the active reductions keep.
 
+use super::skeleton::own_pinned;
 use super::{
     Ending, ExecError, LimitKind, Limits, ReadValue, Skeleton, SkeletonRotation, SkeletonSymmetry,
     barrier, base, reduce, rotation, symmetry, trace, undefined, values,
@@ -1190,21 +1191,6 @@ impl<'p> Explorer<'p> {
             }
         }
         Ok(ControlFlow::Continue(()))
-    }
-}
-
-/// Per thread, the locations whose reads read only the thread's latest
-/// earlier write there ([`Reduction::OwnForwarding`](super::Reduction::OwnForwarding) with the latest-own-write
-/// filter: [`trace::own_sets`]); empty sets with the lever off.
-pub(super) fn own_pinned(
-    program: &Program,
-    limits: &Limits,
-    plan: &reduce::CombinationPlan,
-) -> Vec<std::collections::HashSet<usize>> {
-    if plan.pin_own_reads {
-        trace::own_sets(program, limits)
-    } else {
-        vec![std::collections::HashSet::new(); program.threads.len()]
     }
 }
 

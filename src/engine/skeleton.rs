@@ -2,11 +2,9 @@
 //! of paths ([`Skeleton`]), and the search over its choices (reads-from,
 //! coherence, SC and interlock orders).
 
-use super::explorer::own_pinned;
 use super::{
-    BarrierGroup, Candidate, Ending, EventInfo, ExecError, Explorer, Limits, OrderChoice, RegValue,
-    Slices, Stuck, barrier, base, candidates, interlock, names, reduce, rotation, symmetry, trace,
-    values,
+    BarrierGroup, Candidate, Ending, EventInfo, ExecError, Limits, OrderChoice, RegValue, Slices,
+    Stuck, barrier, base, candidates, interlock, names, reduce, rotation, symmetry, trace, values,
 };
 use crate::cat::Env;
 use crate::ir::Program;
@@ -79,10 +77,10 @@ pub struct Skeleton {
     /// When some store is derived or some register an expression: what
     /// [`values::resolve`] needs to give each candidate its values.
     pub derivation: Option<std::sync::Arc<values::Derivation>>,
-    /// With symmetry reduction ([`Explorer::set_symmetry`]): what the
+    /// With symmetry reduction ([`Explorer::set_symmetry`](super::Explorer::set_symmetry)): what the
     /// skeleton's candidates stand for ([`Skeleton::multiplicity`]).
     pub symmetry: Option<Box<SkeletonSymmetry>>,
-    /// With reduction by renaming locations ([`Explorer::set_rotation`]):
+    /// With reduction by renaming locations ([`Explorer::set_rotation`](super::Explorer::set_rotation)):
     /// the group, and how many of its powers give the distinct images the
     /// skeleton's executions stand for (`0..images`, the first the
     /// identity). The visitor records each execution's images itself;
@@ -124,11 +122,11 @@ pub struct SkeletonSymmetry {
 impl Skeleton {
     /// The skeleton of a straight-line program (every thread has exactly one path).
     pub fn straight_line(program: &Program, limits: Limits) -> Result<Skeleton, ExecError> {
-        let ex = Explorer::new(program, limits)?;
-        if ex.threads.iter().any(|t| t.paths.len() != 1) {
+        let threads = trace::explore(program, &limits)?;
+        if threads.iter().any(|t| t.paths.len() != 1) {
             return Err(ExecError::new("the program is not straight-line"));
         }
-        let paths: Vec<&Path> = ex.threads.iter().map(|t| &t.paths[0]).collect();
+        let paths: Vec<&Path> = threads.iter().map(|t| &t.paths[0]).collect();
         Skeleton::build(program, &paths, limits)
     }
 
@@ -441,5 +439,20 @@ impl Skeleton {
     /// Calls `f` on every candidate execution until it breaks (no pruning).
     pub fn for_each(&self, mut f: impl FnMut(&Candidate) -> ControlFlow<()>) {
         self.search(None, &mut f)
+    }
+}
+
+/// Per thread, the locations whose reads read only the thread's latest
+/// earlier write there ([`Reduction::OwnForwarding`](super::Reduction::OwnForwarding) with the latest-own-write
+/// filter: [`trace::own_sets`]); empty sets with the lever off.
+pub(super) fn own_pinned(
+    program: &Program,
+    limits: &Limits,
+    plan: &reduce::CombinationPlan,
+) -> Vec<std::collections::HashSet<usize>> {
+    if plan.pin_own_reads {
+        trace::own_sets(program, limits)
+    } else {
+        vec![std::collections::HashSet::new(); program.threads.len()]
     }
 }
