@@ -402,7 +402,7 @@ impl Skeleton {
     /// combination of the locations' orders (as `co`, before any reads-from
     /// choice is made under it): skip it, or narrow the reads-from choices.
     /// With `factor` (a visitor taking factored candidates:
-    /// [`driver::Visitor::factored`](super::driver::Visitor::factored)), the skeleton's observation reads
+    /// [`driver::Needs::factored`](super::driver::Needs::factored)), the skeleton's observation reads
     /// ([`Skeleton::observation`]) are searched location by location
     /// ([`candidates`], "Factored observation reads").
     pub fn search_orders(
