@@ -4,8 +4,8 @@
 # (after merging a branch that added fixtures in the old places): it moves
 # what is still outside and rewrites what still names the old paths.
 #
-#   tests/NAME/ (every folder but common/, differential/, fixtures/)
-#       -> tests/fixtures/NAME/
+#   tests/NAME/ (every folder but common/, fixtures/ and the test
+#       binaries' folders, those with a main.rs) -> tests/fixtures/NAME/
 #   tests/conformance_spirv.passing -> tests/fixtures/conformance_spirv.passing
 #   tests/NAME.proptest-regressions, tests/differential/NAME.proptest-regressions
 #       -> proptest-regressions/tests/NAME.txt, each test's proptest config
@@ -19,7 +19,8 @@ cd "$(git rev-parse --show-toplevel)"
 mkdir -p tests/fixtures
 for d in tests/*/; do
   name=$(basename "$d")
-  case "$name" in common | differential | fixtures) continue ;; esac
+  case "$name" in common | fixtures) continue ;; esac
+  [ -e "$d/main.rs" ] && continue
   if [ -e "tests/fixtures/$name" ]; then
     echo "tests/fixtures/$name exists already: merge tests/$name into it by hand" >&2
     exit 1
@@ -51,24 +52,27 @@ git ls-files -z | grep -zv '^proptest-regressions/' | while IFS= read -r -d '' f
   perl -0pi -e "s#(?<![\\w-])tests/($names)(?![\\w-]|\\.[A-Za-z])#tests/fixtures/\$1#g" "$f"
 done
 
-# Fixtures a test includes by a path relative to its own file.
-for f in tests/*.rs; do
-  perl -0pi -e "s#include_(str|bytes)!\\(\"($names)#include_\$1!(\"fixtures/\$2#g" "$f"
+# Fixtures a test includes by a path relative to its own file (each test
+# file is in a binary's folder: tests/BINARY/NAME.rs).
+for f in tests/*/*.rs; do
+  case "$f" in tests/fixtures/* | tests/common/*) continue ;; esac
+  perl -0pi -e "s#include_(str|bytes)!\\(\"($names)#include_\$1!(\"../fixtures/\$2#g" "$f"
 done
 
 # Code that lists the fixture folders by reading tests/ itself.
 perl -0pi -e 's#std::fs::read_dir\(root\.join\("tests"\)\)#std::fs::read_dir(root.join("tests/fixtures"))#g' \
-  tests/common/mod.rs tests/fuzz_parsers.rs
-perl -0pi -e 's#\.expect\("tests/"\)#.expect("tests/fixtures/")#g' tests/fuzz_parsers.rs
+  tests/common/mod.rs tests/frontends/fuzz_parsers.rs
+perl -0pi -e 's#\.expect\("tests/"\)#.expect("tests/fixtures/")#g' tests/frontends/fuzz_parsers.rs
 perl -0pi -e 's#Path::new\(env!\("CARGO_MANIFEST_DIR"\)\)\.join\("tests"\);#Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");#g' \
   src/engine/tests.rs
-perl -0pi -e 's#(?<![\w/-])tests/alloy\*#tests/fixtures/alloy*#g' tests/fuzz_parsers.rs
+perl -0pi -e 's#(?<![\w/-])tests/alloy\*#tests/fixtures/alloy*#g' tests/frontends/fuzz_parsers.rs
 perl -0pi -e 's#os\.path\.join\(ROOT, "tests", "litmus-scaling"\)#os.path.join(ROOT, "tests", "fixtures", "litmus-scaling")#g' \
   scripts/scaling.py
 
 # Each proptest config names its regressions file (proptest would look for
 # it beside the test's source otherwise).
-for f in tests/*.rs tests/differential/*.rs; do
+for f in tests/*/*.rs; do
+  case "$f" in tests/fixtures/* | tests/common/*) continue ;; esac
   grep -q 'ProptestConfig {' "$f" || continue
   name=$(basename "$f" .rs)
   dir=$(basename "$(dirname "$f")")

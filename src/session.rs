@@ -645,6 +645,12 @@ impl Session {
         )
         .map_err(|e| Error::check(&program.name, e))?;
         let mut outcome = outcome;
+        // As `check`: a program the front end built only part of settles
+        // nothing.
+        if program.front_end_limit.is_some() {
+            outcome.verdict = crate::analysis::termination::Verdict::Undecided;
+            outcome.witness = None;
+        }
         outcome.warnings.extend_from_slice(&program.warnings);
         Ok(TerminationExplanation {
             outcome,

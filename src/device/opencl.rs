@@ -6,7 +6,7 @@
 //! The mapping is an IR -> IR transformation, so it is checked without a
 //! device: [`soundness`] runs the original under the OpenCL model and the
 //! mapped program under a Vulkan model and lists every final state the
-//! Vulkan model allows that the OpenCL model does not (tests/opencl_vulkan.rs
+//! Vulkan model allows that the OpenCL model does not (tests/models/opencl_vulkan.rs
 //! runs it over the OpenCL corpus). [`Variant`] holds deliberately wrong
 //! rows the tests use to show that the check can fail.
 
@@ -69,7 +69,7 @@ impl fmt::Display for Refusal {
 impl std::error::Error for Refusal {}
 
 /// Which mapping to apply: the documented one, or one deliberately wrong
-/// row (tests/opencl_vulkan.rs shows that [`soundness`] catches each).
+/// row (tests/models/opencl_vulkan.rs shows that [`soundness`] catches each).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Variant {
     /// docs/opencl-vulkan-mapping.md.

@@ -24,6 +24,7 @@ mod base;
 mod candidates;
 pub mod driver;
 mod explorer;
+pub mod grow;
 mod host;
 mod instances;
 mod interlock;

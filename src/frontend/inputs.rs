@@ -216,6 +216,7 @@ fn file_error(file: &Path, message: impl std::fmt::Display) -> super::FrontendEr
 /// include = ["../common"]
 /// set = { LG_WG_SIZE = 1, N_ROWS = 1 }
 /// entry = "main"
+/// assert = "OutBuf.total == 4 in every execution"
 ///
 /// [inputs]
 /// InBuf = { length = 4, values = [0, 1, 2, 3] }
@@ -232,6 +233,12 @@ pub fn read_dispatch_file(
         .map_err(|e: toml::de::Error| located_toml(path, &text, &e))?;
     apply_table(&table, path.parent().unwrap_or(Path::new(".")), shader)
         .map_err(|m| file_error(path, m))?;
+    // An error in the condition names the file it is written in.
+    if let Some(a) = &mut shader.assertion
+        && a.origin == FILE_ASSERT
+    {
+        a.origin = format!("{}: assert", path.display());
+    }
     shader.dispatch_file = Some(path.to_path_buf());
     Ok(())
 }
@@ -280,6 +287,12 @@ impl ShaderOptions {
         }
         self.entry = top.entry.clone().or(self.entry.take());
         self.inputs.extend(top.inputs.iter().cloned());
+        // The command line's condition (`--assert`, a manifest row's)
+        // replaces the file's; the cells conditions name add up.
+        if top.assertion.is_some() {
+            self.assertion = top.assertion.clone();
+        }
+        self.named.extend(top.named.iter().cloned());
         if top.dispatch_file.is_some() {
             self.dispatch_file = top.dispatch_file.clone();
         }
@@ -302,9 +315,14 @@ fn located_toml(path: &Path, text: &str, e: &toml::de::Error) -> super::Frontend
     }
 }
 
+/// Where a dispatch table's `assert` comes from, until the file that
+/// holds it is known ([`read_dispatch_file`] names it).
+const FILE_ASSERT: &str = "the dispatch file's `assert`";
+
 /// Applies a dispatch table (a dispatch file, or one shader's entry of a
 /// suite's inputs file); `base` is the folder relative include paths start
-/// from.
+/// from. Its `assert` is a condition on the final memory, read as
+/// `--assert` reads it ([`super::assertion`]).
 pub fn apply_table(
     table: &toml::Table,
     base: &Path,
@@ -360,6 +378,15 @@ pub fn apply_table(
                         .to_string(),
                 );
             }
+            "assert" => {
+                let text = value
+                    .as_str()
+                    .ok_or_else(|| format!("`{key}`: expected a condition in a string (`\"out[0] == 2 in every execution\"`)"))?;
+                shader.assertion = Some(super::assertion::Asserted {
+                    text: text.to_string(),
+                    origin: FILE_ASSERT.into(),
+                });
+            }
             "inputs" => {
                 let t = value
                     .as_table()
@@ -370,7 +397,7 @@ pub fn apply_table(
             }
             other => {
                 return Err(format!(
-                    "unknown key `{other}`: expected local_size, workgroups, subgroup_size, defines, include, set, entry or inputs"
+                    "unknown key `{other}`: expected local_size, workgroups, subgroup_size, defines, include, set, entry, assert or inputs"
                 ));
             }
         }

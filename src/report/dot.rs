@@ -201,7 +201,7 @@ fn clusters(
     // Graphviz (dot 2.43) lays sibling clusters nested in a cluster out
     // right to left in the order they are written, top-level ones left to
     // right: nested siblings are written last first, so that they read
-    // left to right (tests/show.rs checks the rendered positions). Other
+    // left to right (tests/analysis/show.rs checks the rendered positions). Other
     // Graphviz builds keep the written order (`DotOptions::written_order`:
     // the playground's Viz.js tries both and keeps the one that reads
     // left to right).

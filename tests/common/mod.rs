@@ -508,7 +508,7 @@ pub fn line_starting(text: &str, prefix: &str) -> usize {
 
 /// What the outcome-directed verdict walk (`directed`) and the full walk
 /// (`full`), both asked for the condition only, disagree on
-/// (tests/condition_directed.rs): the directed walk must be on (a
+/// (tests/engine/condition_directed.rs): the directed walk must be on (a
 /// quantified condition), give the full walk's verdict wherever the full
 /// walk decides, be complete wherever it is, cut the same paths, and
 /// evaluate no more candidates.

@@ -633,7 +633,7 @@ fn generated_agree(text: &str, max_executions: u64, unroll: usize) -> Vec<String
     };
     let mut diffs = compare_litmus("generated", &a, &b);
     // Without the skipping of spinning executions that extend to complete
-    // ones (tests/spin_extension.rs on files): the same answers and races.
+    // ones (tests/engine/spin_extension.rs on files): the same answers and races.
     let walked = session(true, LocalMemory::PerWorkgroup)
         .unroll(unroll)
         .max_executions(max_executions)
@@ -650,7 +650,7 @@ fn generated_agree(text: &str, max_executions: u64, unroll: usize) -> Vec<String
         diffs.push(format!("generated: without spin extension\n{x}\nwith\n{y}"));
     }
     // The outcome-directed listing (`--property states`) has the states
-    // and the verdict of the full one (tests/states_listing.rs on files).
+    // and the verdict of the full one (tests/analysis/states_listing.rs on files).
     let states = session(true, LocalMemory::PerWorkgroup)
         .unroll(unroll)
         .max_executions(max_executions)
@@ -671,7 +671,7 @@ fn generated_agree(text: &str, max_executions: u64, unroll: usize) -> Vec<String
             b.condition_holds
         ));
     }
-    // The verdict-only walk (tests/condition_directed.rs on files): each
+    // The verdict-only walk (tests/engine/condition_directed.rs on files): each
     // quantifier, without and with a filter, against the full walk.
     let base = session(true, LocalMemory::PerWorkgroup)
         .unroll(unroll)

@@ -143,15 +143,15 @@ const ROWS: &[Row] = &[
 const ELSEWHERE: &[(Reduction, &str)] = &[
     (Reduction::RmwFilter, "differential::rmw"),
     (Reduction::TerminationShortcuts, "differential::termination"),
-    (Reduction::OwnForwarding, "tests/own_forwarding.rs"),
+    (Reduction::OwnForwarding, "tests/engine/own_forwarding.rs"),
     (
         Reduction::WritePruning,
-        "tests/prefix_races.rs, engine::tests",
+        "tests/engine/prefix_races.rs, engine::tests",
     ),
     (Reduction::ChainFlow, "engine::tests (chain balances)"),
-    (Reduction::OutcomeDirected, "tests/condition_directed.rs"),
-    (Reduction::SpinExtension, "tests/spin_extension.rs"),
-    (Reduction::ReadFactoring, "tests/read_factoring.rs"),
+    (Reduction::OutcomeDirected, "tests/engine/condition_directed.rs"),
+    (Reduction::SpinExtension, "tests/engine/spin_extension.rs"),
+    (Reduction::ReadFactoring, "tests/engine/read_factoring.rs"),
 ];
 
 /// The sample tier takes every this-many-th file.

@@ -6,7 +6,7 @@
 //!
 //! Only `.spvasm` programs and Vulkan litmus tests that write `x=undef;`
 //! (the files of `tests/fixtures/litmus-undef/`, left out here: tested by
-//! `tests/undefined_litmus.rs`) have undefined locations; every other
+//! `tests/models/undefined_litmus.rs`) have undefined locations; every other
 //! program must walk exactly as before the machinery existed. So on the
 //! repository's own tests (every `tests/fixtures/litmus*` directory), the examples,
 //! and the dat3m-vulkan, khronos-alloy and dat3m-opencl corpora, the two

@@ -499,6 +499,22 @@ pub fn explain(
     if own {
         x.test_races = test_races(program, loaded, limits);
     }
+    // A program the front end built only part of (`Program::front_end_limit`:
+    // a bound stopped it, and accesses it did not finish lowering are
+    // marked out of bounds) settles nothing: neither its executions nor
+    // their absence are the shader's.
+    if program.front_end_limit.is_some() {
+        x.verdict = Verdict::Undecided;
+        x.witness = None;
+        x.rejected = None;
+        if let Some(c) = &mut x.condition {
+            c.holds = None;
+            c.reason = "undecided: the front end stopped before it built the whole program (its warning names the bound)".into();
+        }
+        if let Some(t) = &mut x.test_races {
+            t.race_free = None;
+        }
+    }
     Ok(x)
 }
 

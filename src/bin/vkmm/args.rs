@@ -36,6 +36,10 @@ pub enum Engine {
     /// Every reduction off (`Limits::reference`): the reference enumeration
     /// the differential tests compare with.
     Reference,
+    /// The execution-graph search (`engine::grow`; hidden: step 1 of
+    /// docs/design-programs-search.md, for its tests and measurements).
+    #[value(hide = true)]
+    Grow,
 }
 
 #[derive(clap::Args)]
@@ -185,7 +189,7 @@ pub struct ShaderArgs {
     #[arg(long = "input", value_name = "TARGET=VALUE", value_parser = vkmm::frontend::inputs::Input::parse)]
     pub inputs: Vec<vkmm::frontend::inputs::Input>,
     /// A dispatch file (TOML: local_size, workgroups, subgroup_size,
-    /// defines, include, set, entry, [inputs]); the options above win over it.
+    /// defines, include, set, entry, assert, [inputs]); the options above win over it.
     #[arg(long, value_name = "FILE.toml", value_parser = parse_dispatch_file)]
     pub dispatch: Option<vkmm::frontend::ShaderOptions>,
     /// The element count of the runtime array a buffer ends with.
@@ -236,8 +240,17 @@ fn parse_dispatch_file(path: &str) -> Result<vkmm::frontend::ShaderOptions, Stri
 
 impl LimitArgs {
     pub fn session(&self) -> Session {
-        Session::new()
-            .shader(self.shader.options())
+        let s = Session::new();
+        let s = if self.engine == Engine::Grow {
+            let limits = s.current_limits();
+            s.limits(vkmm::Limits {
+                grow: true,
+                ..limits
+            })
+        } else {
+            s
+        };
+        s.shader(self.shader.options())
             .unroll(self.unroll)
             .max_executions(self.max_executions)
             .local_memory(self.local_memory)
@@ -257,7 +270,7 @@ impl LimitArgs {
     pub fn reductions(&self) -> Reductions {
         match self.engine {
             Engine::Reference => Reductions::none(),
-            Engine::Default => self
+            Engine::Default | Engine::Grow => self
                 .no
                 .iter()
                 .fold(Reductions::all(), |set, r| set.without(*r)),

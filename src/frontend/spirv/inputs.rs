@@ -278,6 +278,13 @@ fn walk(
                 path.push(*i);
                 ty = elem.clone();
             }
+            (Step::Index(i), Some(Ty::Matrix { col, cols, .. })) => {
+                if i >= cols {
+                    return Err(format!("column {i} is past the end of a matrix of {cols}"));
+                }
+                path.push(*i);
+                ty = col.clone();
+            }
             (Step::Index(i), Some(Ty::RuntimeArray { elem })) => {
                 let len = length.unwrap_or(1);
                 if *i >= len {
@@ -350,6 +357,7 @@ fn grow(m: &Module, ty: &str, len: usize, depth: usize, b: &mut Budget) -> Resul
             Init::Num(0)
         }
         Some(Ty::Vector { elem, n }) => list(*n, elem, b)?,
+        Some(Ty::Matrix { col, cols, .. }) => list(*cols, col, b)?,
         Some(Ty::Array { elem, len: n }) => list(*n, elem, b)?,
         Some(Ty::RuntimeArray { elem }) => list(len, elem, b)?,
         Some(Ty::Struct { members }) => Init::List(

@@ -145,9 +145,11 @@ impl Coherence {
                     }
                     members.get(k)?
                 }
-                Ty::Array { elem, .. } | Ty::RuntimeArray { elem } | Ty::Vector { elem, .. } => {
-                    elem
-                }
+                Ty::Array { elem, .. }
+                | Ty::RuntimeArray { elem }
+                | Ty::Vector { elem, .. }
+                | Ty::Strided { elem, .. }
+                | Ty::Matrix { col: elem, .. } => elem,
                 _ => return None,
             };
         }

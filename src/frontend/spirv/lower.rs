@@ -10,7 +10,9 @@
 //! access per cell. Per-invocation variables (Private, Function, Input,
 //! Output, PushConstant) live in registers. Function calls are inlined.
 
-use super::module::{CVal, Cell, Class, Grid, Module, Ty, overlapping, unsupported, wrap_const};
+use super::module::{
+    CVal, Cell, Class, Grid, MatrixLayout, Module, Ty, overlapping, unsupported, wrap_const,
+};
 use super::syntax::{Inst, Located, Operand as Opnd, Tok};
 use crate::ir::{
     ArithOp, CallKind, Cmp, Instruction, Interface, OpKind, Operand, Order, RmwOp, Scope,
@@ -770,6 +772,16 @@ impl<'a> Gen<'a> {
                         .collect::<R<_>>()?,
                 )
             }
+            Some(
+                Ty::Matrix {
+                    col: elem, cols: n, ..
+                }
+                | Ty::Strided { elem, n, .. },
+            ) => Val::Comp(
+                (0..*n)
+                    .map(|k| self.regs_like(elem, &format!("{name}.{k}"), inst))
+                    .collect::<R<_>>()?,
+            ),
             Some(Ty::Struct { members }) => Val::Comp(
                 members
                     .iter()
@@ -1662,11 +1674,16 @@ impl<'a> Gen<'a> {
         Ok(())
     }
 
-    fn undef_like(&self, ty: &str) -> Val {
+    pub(super) fn undef_like(&self, ty: &str) -> Val {
         match self.m.ty(ty) {
-            Some(Ty::Vector { elem, n }) | Some(Ty::Array { elem, len: n }) if *n <= 64 => {
-                Val::Comp(vec![self.undef_like(elem); *n])
-            }
+            Some(
+                Ty::Vector { elem, n }
+                | Ty::Array { elem, len: n }
+                | Ty::Matrix {
+                    col: elem, cols: n, ..
+                }
+                | Ty::Strided { elem, n, .. },
+            ) if *n <= 64 => Val::Comp(vec![self.undef_like(elem); *n]),
             Some(Ty::Struct { members }) => {
                 Val::Comp(members.iter().map(|m| self.undef_like(m)).collect())
             }
@@ -2053,6 +2070,32 @@ impl<'a> Gen<'a> {
                     let size = self.m.size_of(&elem).unwrap_or(4);
                     self.add_index(&mut p, &idx, size, inst, i)?;
                     p.ty = elem;
+                }
+                Some(Ty::Strided { elem, stride, .. }) => {
+                    self.add_index(&mut p, &idx, stride, inst, i)?;
+                    p.ty = elem;
+                }
+                Some(Ty::Matrix { col, layout, .. }) => {
+                    // An index selects a column: `MatrixStride` apart in
+                    // a column-major matrix, one component apart (its
+                    // components a row's stride apart) in a row-major one.
+                    let size = |t: &str| self.m.size_of(t).unwrap_or(4);
+                    let (step, ty) = match layout {
+                        Some(MatrixLayout {
+                            stride,
+                            row_major: true,
+                        }) => {
+                            let elem = match self.m.ty(&col) {
+                                Some(Ty::Vector { elem, .. }) => elem.clone(),
+                                _ => col.clone(),
+                            };
+                            (size(&elem), format!("{col}#s{stride}"))
+                        }
+                        Some(MatrixLayout { stride, .. }) => (stride, col),
+                        None => (size(&col), col),
+                    };
+                    self.add_index(&mut p, &idx, step, inst, i)?;
+                    p.ty = ty;
                 }
                 _ => {
                     return Err(
@@ -2473,8 +2516,9 @@ impl<'a> Gen<'a> {
 
     fn load(&mut self, p: &Ptr, ty: &str, name: &str, inst: &Inst, acc: &Access) -> R<Val> {
         let mut leaves = Vec::new();
+        // A matrix in a struct member: the layout its decorations give.
         self.m
-            .leaves(ty, 0, &mut leaves)
+            .leaves(self.m.laid_out(&p.ty, ty), 0, &mut leaves)
             .map_err(|e| unsupported(inst, &e))?;
         let result = self.regs_like(ty, name, inst)?;
         let mut regs = Vec::new();
@@ -2718,31 +2762,6 @@ impl<'a> Gen<'a> {
                 )?;
                 let neg = self.compare(&a, &Val::Int(0), Cmp::Lt, inst)?;
                 return self.select(&neg, &Val::Int(-1), &p, &dest, inst);
-            }
-            "FindUMsb" | "FindSMsb" | "FindILsb" => {
-                return match args.first() {
-                    Some(Val::Int(x)) => {
-                        // GLSL.std.450 FindSMsb: "For positive numbers, this
-                        // will be the bit number of the most significant
-                        // 1-bit. For negative numbers, this will be the bit
-                        // number of the most significant 0-bit. For a Value
-                        // of 0 or -1, -1 will be returned."
-                        let x = if name == "FindSMsb" && (*x as i32) < 0 {
-                            !(*x as u32)
-                        } else {
-                            *x as u32
-                        };
-                        Ok(Val::Int(match (name.as_str(), x) {
-                            (_, 0) => -1,
-                            ("FindILsb", _) => i64::from(x.trailing_zeros()),
-                            _ => 31 - i64::from(x.leading_zeros()),
-                        }))
-                    }
-                    _ => Err(inst.err(format!(
-                        "unsupported construct `{}` `{name}` of `{set}`: vkmm computes it only of a value known when the shader is lowered (a constant, or a value folded per invocation), not of a value read from memory",
-                        inst.name
-                    ))),
-                };
             }
             _ if self.float_width(inst.id(0)?).is_some() => {
                 return Err(self.float_refusal(inst, &name));

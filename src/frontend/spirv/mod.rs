@@ -296,7 +296,7 @@ fn parse_module(
             &mut cells,
         )
         .map_err(|e| {
-            if matches!(m.ty(&g.pointee), Some(module::Ty::Other(t)) if t != "OpTypeMatrix") {
+            if matches!(m.ty(&g.pointee), Some(module::Ty::Other(_))) {
                 located((
                     g.line,
                     g.col,

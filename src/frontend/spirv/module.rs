@@ -5,7 +5,7 @@
 
 use super::headers::Init;
 use super::syntax::{Inst, Located, Tok};
-pub(super) use super::types::{CVal, Class, Ty, unsupported};
+pub(super) use super::types::{CVal, Class, MatrixLayout, Ty, unsupported};
 use crate::ir::Interface;
 use ::spirv::Op;
 use std::collections::HashMap;
@@ -128,6 +128,9 @@ pub(super) struct Module {
     pub push_constants: Vec<(i64, [i64; 3])>,
     /// Spec ids of the workgroup size (x, y, z), from clspv's reflection.
     pub workgroup_size_spec_ids: Option<[i64; 3]>,
+    /// The matrix decorations of struct members: (struct, member) ->
+    /// (`MatrixStride`, whether `RowMajor`).
+    pub member_matrix: HashMap<(String, usize), (Option<i64>, bool)>,
 }
 
 /// The most components vkmm reads in a vector (SPIR-V allows 16).
@@ -189,6 +192,18 @@ impl Module {
             Ty::Int { width } => i64::from(*width / 8).max(1),
             Ty::Float { width } => i64::from(*width / 8).max(1),
             Ty::Vector { elem, n } => self.size_of(elem)? * *n as i64,
+            Ty::Strided { stride, n, .. } => stride * *n as i64,
+            Ty::Matrix { col, cols, layout } => match (layout, self.ty(col)) {
+                (
+                    Some(MatrixLayout {
+                        stride,
+                        row_major: true,
+                    }),
+                    Some(Ty::Vector { n, .. }),
+                ) => stride * *n as i64,
+                (Some(MatrixLayout { stride, .. }), _) => stride * *cols as i64,
+                (None, _) => self.size_of(col)? * *cols as i64,
+            },
             Ty::Array { elem, len } => self.stride(ty, elem)? * *len as i64,
             Ty::Struct { members } => {
                 let mut end = 0;
@@ -288,6 +303,55 @@ impl Module {
                 for i in 0..*n {
                     path.push(i);
                     self.cells(elem, offset + size * i as i64, path, item(items, i), out)?;
+                    path.pop();
+                }
+            }
+            Some(Ty::Strided { elem, n, stride }) => {
+                let items = list(Some(*n))?;
+                for i in 0..*n {
+                    path.push(i);
+                    self.cells(elem, offset + stride * i as i64, path, item(items, i), out)?;
+                    path.pop();
+                }
+            }
+            Some(Ty::Matrix { col, cols, layout }) => {
+                // The cells in column order (`m[c][r]`), each at the
+                // offset the layout gives it.
+                let items = list(Some(*cols))?;
+                let Some(Ty::Vector { elem, n }) = self.ty(col) else {
+                    return Err("a matrix whose column is not a vector".into());
+                };
+                let size = self.size_of(elem).ok_or("a matrix of an opaque type")?;
+                for c in 0..*cols {
+                    let column = match item(items, c) {
+                        Some(Init::List(v)) if v.len() == *n => Some(v),
+                        Some(Init::List(v)) => {
+                            return Err(format!(
+                                "the initial value lists {} components where a column has {n}",
+                                v.len()
+                            ));
+                        }
+                        Some(Init::Num(_)) => {
+                            return Err("a number where the type wants a column `{...}`".into());
+                        }
+                        None => None,
+                    };
+                    path.push(c);
+                    for r in 0..*n {
+                        let at = match layout {
+                            Some(MatrixLayout {
+                                stride,
+                                row_major: true,
+                            }) => stride * r as i64 + size * c as i64,
+                            Some(MatrixLayout { stride, .. }) => {
+                                stride * c as i64 + size * r as i64
+                            }
+                            None => size * (c * *n + r) as i64,
+                        };
+                        path.push(r);
+                        self.cells(elem, offset + at, path, item(column, r), out)?;
+                        path.pop();
+                    }
                     path.pop();
                 }
             }
@@ -404,9 +468,6 @@ impl Module {
                 }
             }
             Some(Ty::Pointer { .. }) => return Err("variables holding pointers".into()),
-            Some(Ty::Other(t)) if t == "OpTypeMatrix" => {
-                return Err("a matrix (`OpTypeMatrix`): vkmm does not lower matrix types or their arithmetic (compute with vectors)".into());
-            }
             Some(t) => return Err(format!("variables of type {t:?}")),
             None => return Err(format!("unknown type `%{ty}`")),
         }
@@ -569,6 +630,33 @@ impl Module {
                     let deco = inst.word(1)?.to_string();
                     let params = inst.operands[2..].iter().map(|o| o.tok.clone()).collect();
                     m.decorations.entry(id).or_default().push((deco, params));
+                }
+                Op::MemberDecorate
+                    if matches!(inst.word(2)?, "MatrixStride" | "RowMajor" | "ColMajor") =>
+                {
+                    let st = inst.id(0)?.to_string();
+                    let member = usize::try_from(inst.int(1)?)
+                        .map_err(|_| inst.err_at(1, "bad member index".into()))?;
+                    let entry = m.member_matrix.entry((st, member)).or_default();
+                    match inst.word(2)? {
+                        "MatrixStride" => {
+                            let stride = inst.int(3)?;
+                            entry.0 = Some(
+                                i64::try_from(stride)
+                                    .ok()
+                                    .filter(|s| (1..=1 << 16).contains(s))
+                                    .ok_or_else(|| {
+                                        inst.err_at(
+                                            3,
+                                            "MatrixStride: expected a stride from 1 to 65536 bytes"
+                                                .into(),
+                                        )
+                                    })?,
+                            );
+                        }
+                        "RowMajor" => entry.1 = true,
+                        _ => entry.1 = false,
+                    }
                 }
                 Op::MemberDecorate if inst.word(2)? == "Offset" => {
                     let st = inst.id(0)?.to_string();
@@ -733,11 +821,47 @@ impl Module {
                 })
             }
             Op::TypeRuntimeArray => Some(Ty::RuntimeArray { elem: id_of(0)? }),
-            Op::TypeStruct => Some(Ty::Struct {
-                members: (0..inst.operands.len())
+            Op::TypeStruct => {
+                let st = inst.result_id()?.to_string();
+                let mut members: Vec<String> = (0..inst.operands.len())
                     .map(id_of)
-                    .collect::<Result<_, _>>()?,
-            }),
+                    .collect::<Result<_, _>>()?;
+                for (k, member) in members.iter_mut().enumerate() {
+                    if let Some(&(stride, row_major)) = self.member_matrix.get(&(st.clone(), k)) {
+                        *member = self
+                            .lay_out(member, stride, row_major, 0)
+                            .map_err(|e| inst.err_at(k, e))?;
+                    }
+                }
+                Some(Ty::Struct { members })
+            }
+            // OpTypeMatrix: "Column Type is the type of each column in the
+            // matrix. It must be vector type. Column Count is the number
+            // of columns in the new matrix type. It must be at least 2."
+            Op::TypeMatrix => {
+                let col = id_of(0)?;
+                if !matches!(self.ty(&col), Some(Ty::Vector { elem, .. }) if matches!(self.ty(elem), Some(Ty::Float { .. })))
+                {
+                    return Err(inst.err_at(
+                        0,
+                        "OpTypeMatrix: 'Column Type' must be a vector of floats".into(),
+                    ));
+                }
+                let cols = usize::try_from(inst.int(1)?)
+                    .ok()
+                    .filter(|n| (2..=MAX_VECTOR).contains(n))
+                    .ok_or_else(|| {
+                        inst.err_at(
+                            1,
+                            format!("OpTypeMatrix: 'Column Count' must be 2 to {MAX_VECTOR} (SPIR-V: at least 2)"),
+                        )
+                    })?;
+                Some(Ty::Matrix {
+                    col,
+                    cols,
+                    layout: None,
+                })
+            }
             Op::TypePointer => {
                 let name = inst.word(0)?;
                 Some(Ty::Pointer {
@@ -766,8 +890,6 @@ impl Module {
             | Op::TypeOpaque
             | Op::TypeEvent
             | Op::TypeAccelerationStructureKHR => Some(Ty::Other(inst.name.clone())),
-            // Matrices are named so that the refusal says what they are.
-            _ if inst.name == "OpTypeMatrix" => Some(Ty::Other(inst.name.clone())),
             _ => None,
         };
         if let Some(ty) = ty {
@@ -958,9 +1080,92 @@ impl Module {
         Ok(())
     }
 
+    /// The type a struct member of type `ty` decorated with a matrix
+    /// layout has: `ty` itself unless it is a matrix or an array whose
+    /// most basic element is a matrix ("MatrixStride ... Only valid on a
+    /// matrix or array whose most basic element is a matrix"); then a
+    /// copy of it, `ty#cmSTRIDE` or `ty#rmSTRIDE`, whose matrices carry
+    /// the layout (an array's copy keeps its `ArrayStride`). Without a
+    /// `MatrixStride`, the layout packs the columns (rows for `RowMajor`).
+    fn lay_out(
+        &mut self,
+        ty: &str,
+        stride: Option<i64>,
+        row_major: bool,
+        depth: usize,
+    ) -> Result<String, String> {
+        if depth > 32 {
+            return Err("types nest too deeply".into());
+        }
+        let tag = |s: i64| format!("{ty}#{}m{s}", if row_major { 'r' } else { 'c' });
+        match self.ty(ty).cloned() {
+            Some(Ty::Matrix { col, cols, .. }) => {
+                let Some(Ty::Vector { elem, n }) = self.ty(&col).cloned() else {
+                    return Err("a matrix whose column is not a vector".into());
+                };
+                let size = self.size_of(&elem).unwrap_or(4);
+                let stride = stride.unwrap_or(if row_major {
+                    size * cols as i64
+                } else {
+                    size * n as i64
+                });
+                let id = tag(stride);
+                if row_major {
+                    // A column of a row-major matrix: its components a
+                    // row's stride apart.
+                    self.types
+                        .insert(format!("{col}#s{stride}"), Ty::Strided { elem, n, stride });
+                }
+                self.types.insert(
+                    id.clone(),
+                    Ty::Matrix {
+                        col,
+                        cols,
+                        layout: Some(MatrixLayout { stride, row_major }),
+                    },
+                );
+                Ok(id)
+            }
+            Some(Ty::Array { elem, len }) => {
+                let inner = self.lay_out(&elem, stride, row_major, depth + 1)?;
+                let id = tag(stride.unwrap_or(0));
+                self.copy_decorations(ty, &id);
+                self.types
+                    .insert(id.clone(), Ty::Array { elem: inner, len });
+                Ok(id)
+            }
+            Some(Ty::RuntimeArray { elem }) => {
+                let inner = self.lay_out(&elem, stride, row_major, depth + 1)?;
+                let id = tag(stride.unwrap_or(0));
+                self.copy_decorations(ty, &id);
+                self.types
+                    .insert(id.clone(), Ty::RuntimeArray { elem: inner });
+                Ok(id)
+            }
+            _ => Ok(ty.to_string()),
+        }
+    }
+
+    fn copy_decorations(&mut self, from: &str, to: &str) {
+        if let Some(d) = self.decorations.get(from).cloned() {
+            self.decorations.insert(to.to_string(), d);
+        }
+    }
+
+    /// The type whose layout a load through a pointer to `pointee` of a
+    /// value of type `ty` reads: `pointee` where it is `ty` laid out as a
+    /// struct member's matrix decorations say (`ty#...`), `ty` otherwise.
+    pub fn laid_out<'t>(&self, pointee: &'t str, ty: &'t str) -> &'t str {
+        match pointee.split_once('#') {
+            Some((base, _)) if base == ty => pointee,
+            _ => ty,
+        }
+    }
+
     /// The value of OpConstantNull of a type.
     fn null_of(&self, ty: &str) -> CVal {
         match self.ty(ty) {
+            Some(Ty::Matrix { col, cols, .. }) => CVal::Comp(vec![self.null_of(col); *cols]),
             Some(Ty::Vector { elem, n }) | Some(Ty::Array { elem, len: n }) if *n <= 64 => {
                 CVal::Comp(vec![self.null_of(elem); *n])
             }
@@ -976,7 +1181,8 @@ impl Module {
     pub fn scalar_width(&self, ty: &str) -> u32 {
         match self.ty(ty) {
             Some(Ty::Int { width } | Ty::Float { width }) => *width,
-            Some(Ty::Vector { elem, .. }) => self.scalar_width(elem),
+            Some(Ty::Vector { elem, .. } | Ty::Strided { elem, .. }) => self.scalar_width(elem),
+            Some(Ty::Matrix { col, .. }) => self.scalar_width(col),
             _ => 32,
         }
     }

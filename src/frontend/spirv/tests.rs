@@ -72,7 +72,7 @@ fn bad_input_is_located() {
 #[test]
 fn dynamic_index_becomes_a_branch_chain() {
     // The index is read from memory (a builtin would fold to the
-    // invocation's constant: tests/spirv_fixed_index.rs).
+    // invocation's constant: tests/frontends/spirv_fixed_index.rs).
     let text = format!(
         "{HEADER}OpDecorate %arr ArrayStride 4\n%void = OpTypeVoid\n%fn = OpTypeFunction %void\n%uint = OpTypeInt 32 0\n%c0 = OpConstant %uint 0\n%c2 = OpConstant %uint 2\n%arr = OpTypeArray %uint %c2\n%parr = OpTypePointer StorageBuffer %arr\n%pu = OpTypePointer StorageBuffer %uint\n%a = OpVariable %parr StorageBuffer\n%idx = OpVariable %pu StorageBuffer\n%main = OpFunction %void None %fn\n%entry = OpLabel\n%i = OpLoad %uint %idx\n%p = OpAccessChain %pu %a %i\nOpStore %p %c2\nOpReturn\nOpFunctionEnd\n"
     );

@@ -80,8 +80,39 @@ pub(super) enum Ty {
         channels: usize,
         shape: Option<Vec<usize>>,
     },
+    /// `OpTypeMatrix Column-Type Column-Count`: "Matrix columns are
+    /// numbered consecutively, starting with 0"; `col` is the column's
+    /// vector type. `layout` is the one the `MatrixStride` and
+    /// `RowMajor`/`ColMajor` decorations of the struct member holding the
+    /// matrix give (`Module::lay_out`); without one (a matrix in
+    /// registers) the columns are packed one after the other.
+    Matrix {
+        col: String,
+        cols: usize,
+        layout: Option<MatrixLayout>,
+    },
+    /// A column of a `RowMajor` matrix in memory: `n` components of
+    /// `elem`, `stride` bytes apart (the matrix's `MatrixStride`). Only
+    /// an access chain into such a matrix makes one (`Module::lay_out`
+    /// declares it beside the matrix).
+    Strided {
+        elem: String,
+        n: usize,
+        stride: i64,
+    },
     /// Samplers and other types vkmm cannot compute with.
     Other(String),
+}
+
+/// The memory layout of a matrix in a struct member: SPIR-V, Decoration,
+/// MatrixStride: "the stride of the rows in a RowMajor-decorated matrix
+/// or columns in a ColMajor-decorated matrix"; RowMajor: "Indicates that
+/// components within a row are contiguous in memory"; ColMajor:
+/// "Indicates that components within a column are contiguous in memory".
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) struct MatrixLayout {
+    pub stride: i64,
+    pub row_major: bool,
 }
 
 /// Where a variable lives.

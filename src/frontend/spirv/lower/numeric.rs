@@ -16,6 +16,7 @@ impl Gen<'_> {
         match self.m.ty(ty)? {
             Ty::Float { width } => Some(*width as u8),
             Ty::Vector { elem, .. } => self.float_width(elem),
+            Ty::Matrix { col, .. } => self.float_width(col),
             _ => None,
         }
     }
@@ -26,6 +27,7 @@ impl Gen<'_> {
         match self.m.ty(ty) {
             Some(Ty::Int { width } | Ty::Float { width }) => *width as u8,
             Some(Ty::Vector { elem, .. }) => self.scalar_width(elem),
+            Some(Ty::Matrix { col, .. }) => self.scalar_width(col),
             _ => 32,
         }
     }
@@ -92,6 +94,34 @@ impl Gen<'_> {
                     _ => b,
                 };
                 self.num(&a, &b, &dest, NumOp::FBin(FBin::Mul, w), inst)?
+            }
+            Op::MatrixTimesScalar
+            | Op::MatrixTimesVector
+            | Op::VectorTimesMatrix
+            | Op::MatrixTimesMatrix
+            | Op::OuterProduct
+            | Op::Transpose => {
+                // An undefined operand: its shape, every component undefined.
+                let shaped = |g: &Self, i: usize| -> R<Val> {
+                    match arg(g, i)? {
+                        Val::Undef => {
+                            let ty =
+                                g.m.result_types
+                                    .get(inst.id(i)?)
+                                    .cloned()
+                                    .unwrap_or_default();
+                            Ok(g.undef_like(&ty))
+                        }
+                        v => Ok(v),
+                    }
+                };
+                let a = shaped(self, 1)?;
+                let b = if inst.op == Op::Transpose {
+                    Val::Undef
+                } else {
+                    shaped(self, 2)?
+                };
+                self.matrix(&a, &b, &dest, inst)?
             }
             Op::Dot => {
                 let w = self.width_of_operand(inst, 1)?;
@@ -218,6 +248,140 @@ impl Gen<'_> {
             Some(Ty::Struct { members }) if !members.is_empty() => Ok(members[0].clone()),
             _ => Err(inst.err_at(0, format!("{}: expected a struct result type", inst.name))),
         }
+    }
+
+    /// The matrix instructions, on matrices held as their columns. Vulkan's
+    /// "Precision and Operation of SPIR-V Instructions" gives them the
+    /// precision of the multiplications and additions they are made of,
+    /// and no order of the additions: vkmm adds in index order, each
+    /// product and sum rounded (as `dot`).
+    fn matrix(&mut self, a: &Val, b: &Val, dest: &str, inst: &Inst) -> R<Val> {
+        let w = self.result_width(inst)?;
+        // The columns of a matrix, each a list of its components.
+        let columns = |v: &Val, at: usize| -> R<Vec<Vec<Val>>> {
+            match v {
+                Val::Comp(cols) => cols
+                    .iter()
+                    .map(|c| match c {
+                        Val::Comp(xs) => Ok(xs.clone()),
+                        _ => Err(inst.err_at(at, format!("{}: expected a matrix", inst.name))),
+                    })
+                    .collect(),
+                _ => Err(inst.err_at(at, format!("{}: expected a matrix", inst.name))),
+            }
+        };
+        let vector = |v: &Val, at: usize| -> R<Vec<Val>> {
+            match v {
+                Val::Comp(xs) => Ok(xs.clone()),
+                _ => Err(inst.err_at(at, format!("{}: expected a vector", inst.name))),
+            }
+        };
+        let mul = NumOp::FBin(FBin::Mul, w);
+        // "Linear-algebraic Matrix X Vector": component i is the sum
+        // over the columns c of m[c][i] * v[c].
+        let times = |g: &mut Self, m: &[Vec<Val>], v: &[Val], dest: &str| -> R<Val> {
+            if m.len() != v.len() {
+                return Err(inst.err(format!(
+                    "{}: the vector has {} components where the matrix has {} columns",
+                    inst.name,
+                    v.len(),
+                    m.len()
+                )));
+            }
+            let rows = m.first().map_or(0, Vec::len);
+            let mut out = Vec::new();
+            for i in 0..rows {
+                let row = Val::Comp(
+                    m.iter()
+                        .map(|c| c.get(i).cloned().unwrap_or(Val::Undef))
+                        .collect(),
+                );
+                out.push(g.dot(
+                    &row,
+                    &Val::Comp(v.to_vec()),
+                    w,
+                    &format!("{dest}.{i}"),
+                    inst,
+                )?);
+            }
+            Ok(Val::Comp(out))
+        };
+        Ok(match inst.op {
+            // "Each component in each column in Matrix is multiplied by
+            // Scalar."
+            Op::MatrixTimesScalar => {
+                let m = columns(a, 1)?;
+                let mut out = Vec::new();
+                for (c, col) in m.into_iter().enumerate() {
+                    out.push(self.num(&Val::Comp(col), b, &format!("{dest}.{c}"), mul, inst)?);
+                }
+                Val::Comp(out)
+            }
+            Op::MatrixTimesVector => times(self, &columns(a, 1)?, &vector(b, 2)?, dest)?,
+            // "Linear-algebraic Vector X Matrix": component c is the dot
+            // product of the vector with column c.
+            Op::VectorTimesMatrix => {
+                let (v, m) = (vector(a, 1)?, columns(b, 2)?);
+                let mut out = Vec::new();
+                for (c, col) in m.into_iter().enumerate() {
+                    if col.len() != v.len() {
+                        return Err(inst.err(format!(
+                            "{}: the vector has {} components where a column has {}",
+                            inst.name,
+                            v.len(),
+                            col.len()
+                        )));
+                    }
+                    out.push(self.dot(
+                        &Val::Comp(v.clone()),
+                        &Val::Comp(col),
+                        w,
+                        &format!("{dest}.{c}"),
+                        inst,
+                    )?);
+                }
+                Val::Comp(out)
+            }
+            // "Linear-algebraic multiply of LeftMatrix X RightMatrix":
+            // column j of the result is LeftMatrix times column j of
+            // RightMatrix.
+            Op::MatrixTimesMatrix => {
+                let (l, r) = (columns(a, 1)?, columns(b, 2)?);
+                let mut out = Vec::new();
+                for (j, col) in r.iter().enumerate() {
+                    out.push(times(self, &l, col, &format!("{dest}.{j}"))?);
+                }
+                Val::Comp(out)
+            }
+            // "Linear-algebraic outer product of Vector 1 and Vector 2":
+            // column j is Vector 1 times component j of Vector 2.
+            Op::OuterProduct => {
+                let (x, y) = (vector(a, 1)?, vector(b, 2)?);
+                let mut out = Vec::new();
+                for (j, s) in y.iter().enumerate() {
+                    let col = Val::Comp(x.clone());
+                    out.push(self.num(&col, s, &format!("{dest}.{j}"), mul, inst)?);
+                }
+                Val::Comp(out)
+            }
+            // "Transpose a matrix": component [c][r] of the result is
+            // component [r][c] of Matrix.
+            _ => {
+                let m = columns(a, 1)?;
+                let rows = m.first().map_or(0, Vec::len);
+                Val::Comp(
+                    (0..rows)
+                        .map(|i| {
+                            Val::Comp(
+                                m.iter()
+                                    .map(|c| c.get(i).cloned().unwrap_or(Val::Undef))
+                                    .collect(),
+                            )
+                        })
+                        .collect(),
+                )
+            }
+        })
     }
 
     /// The dot product of two float vectors: the sum, in component
@@ -511,6 +675,16 @@ impl Gen<'_> {
                 }
                 Val::Comp(out)
             }
+            // GLSL.std.450, of any operand (a constant folds, a register
+            // is the register operation `IntOp`): FindILsb, "the bit
+            // number of the least-significant 1-bit ... If Value is 0,
+            // -1 is returned"; FindUMsb, "the bit number of the
+            // most-significant 1-bit ... If Value is 0, -1 is returned";
+            // FindSMsb, "For positive numbers, this will be the bit
+            // number of the most significant 1-bit. For negative
+            // numbers, this will be the bit number of the most
+            // significant 0-bit. For a Value of 0 or -1, -1 will be
+            // returned." Each at the operand's width.
             "FindILsb" | "FindSMsb" | "FindUMsb" => {
                 let w = arg_w(self, 0)?;
                 let op = match name {

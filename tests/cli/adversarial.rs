@@ -1,0 +1,641 @@
+//! Adversarial inputs, each run as the `vkmm` binary under an address-space
+//! cap (`ulimit -v`) and a kill timer, with `--timeout 2 --max-memory 300`:
+//! it must end undecided (exit 3) or with a clear error (exit 2), never
+//! abort or be killed, within the wall-clock budget. The inputs are
+//! generated here (sizes from the cases an adversarial user tried).
+//!
+//! Why these outcomes: a limit reached is undecided by the rules of
+//! docs/reading-output.md, and a file that is not a regular file is an
+//! error. The wall-clock budget (`BUDGET`) has a margin over the 3 s
+//! target for a shared machine; a limit that does not bound a phase shows up as
+//! a run many times longer than `--timeout`, or as a kill.
+//!
+//! The cases whose phase is not bounded yet are `#[ignore]`d with the
+//! reason (run them with `cargo test --release --test cli adversarial:: --
+//! --ignored`).
+
+#![cfg(unix)]
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+/// The address-space cap, in KiB (2 GiB).
+const CAP_KIB: u64 = 2 << 20;
+
+/// The most wall-clock time a run with `--timeout 2` may take here: the
+/// target is about 3 s; the margin is for a machine shared with builds.
+const BUDGET: Duration = Duration::from_secs(5);
+
+/// The kill timer (well past the budget: a killed run is a failure).
+const KILL_SECS: u64 = 60;
+
+/// The most resident memory a run with `--max-memory 300` may reach: the
+/// bound within 10 %.
+const PEAK_KIB: u64 = 330 << 10;
+
+/// One run of vkmm at a time: the wall-clock budgets assume a run has the
+/// machine's cores, not a share with this binary's other runs.
+fn one_at_a_time() -> std::sync::MutexGuard<'static, ()> {
+    static TURN: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    TURN.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("adversarial-{name}"));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// Runs vkmm with `args` under the caps: (exit code, stderr, wall time).
+/// A run killed by a signal (an abort, the kill timer) has code -1.
+fn capped(args: &[&str]) -> (i32, String, Duration) {
+    let (code, err, took, _) = measured(args);
+    (code, err, took)
+}
+
+/// [`capped`], with the run's peak resident memory in KiB (its `VmHWM`,
+/// read every few milliseconds while it runs: the high-water mark, so a
+/// late reading holds every earlier peak; 0 where `/proc` is absent).
+fn measured(args: &[&str]) -> (i32, String, Duration, u64) {
+    measured_env(&[], args)
+}
+
+/// [`measured`] with environment variables set for the run.
+fn measured_env(env: &[(&str, &str)], args: &[&str]) -> (i32, String, Duration, u64) {
+    measured_under(CAP_KIB, env, args)
+}
+
+/// [`measured_env`] under an address-space cap of `cap_kib` KiB.
+fn measured_under(
+    cap_kib: u64,
+    env: &[(&str, &str)],
+    args: &[&str],
+) -> (i32, String, Duration, u64) {
+    let _turn = one_at_a_time();
+    use std::io::Read;
+    let quoted: Vec<String> = args.iter().map(|a| format!("'{a}'")).collect();
+    // `exec`: the shell becomes vkmm, whose process the readings follow.
+    let script = format!(
+        "ulimit -v {cap_kib}; exec '{}' {} >/dev/null",
+        env!("CARGO_BIN_EXE_vkmm"),
+        quoted.join(" ")
+    );
+    let start = Instant::now();
+    let mut child = std::process::Command::new("sh")
+        .arg("-c")
+        .arg(script)
+        .envs(env.iter().copied())
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut pipe = child.stderr.take().unwrap();
+    let reader = std::thread::spawn(move || {
+        let mut s = String::new();
+        let _ = pipe.read_to_string(&mut s);
+        s
+    });
+    let status = format!("/proc/{}/status", child.id());
+    let mut peak = 0;
+    let code = loop {
+        if let Some(kib) = std::fs::read_to_string(&status).ok().and_then(|t| {
+            t.lines()
+                .find_map(|l| l.strip_prefix("VmHWM:"))
+                .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
+        }) {
+            peak = peak.max(kib);
+        }
+        if let Some(s) = child.try_wait().unwrap() {
+            break s.code().unwrap_or(-1);
+        }
+        if start.elapsed() > Duration::from_secs(KILL_SECS) {
+            let _ = child.kill();
+            let _ = child.wait();
+            break -1;
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    };
+    (code, reader.join().unwrap(), start.elapsed(), peak)
+}
+
+/// Checks `file` with `--timeout 2 --max-memory 300` under the caps and
+/// asserts it ends by itself within the budget: with an answer (0, 1: the
+/// search finished within the limits), undecided (3) or an error (2),
+/// never aborted or killed. Returns the exit code.
+fn bounded(file: &Path, extra: &[&str]) -> i32 {
+    bounded_with(file, extra).0
+}
+
+/// [`bounded`], also asserting the peak resident memory is within 10 % of
+/// `--max-memory 300`; returns the exit code and stderr.
+fn bounded_with(file: &Path, extra: &[&str]) -> (i32, String) {
+    bounded_within(file, extra, PEAK_KIB)
+}
+
+/// [`bounded_with`] with the peak resident memory under `peak_kib`.
+fn bounded_within(file: &Path, extra: &[&str], peak_kib: u64) -> (i32, String) {
+    let f = file.display().to_string();
+    let mut args = vec!["check", &f, "--timeout", "2", "--max-memory", "300"];
+    args.extend_from_slice(extra);
+    let (code, err, took, peak) = measured(&args);
+    assert!(
+        (0..=3).contains(&code),
+        "{f}: exit {code} (an abort or a kill; expected 3, undecided, or 2, an error): {err}"
+    );
+    assert!(took < BUDGET, "{f}: {took:?} under --timeout 2");
+    assert!(
+        peak < peak_kib,
+        "{f}: {} MiB resident under --max-memory 300",
+        peak >> 10
+    );
+    (code, err)
+}
+
+/// A `.test` of `n` threads, thread `i` running `body(i)`.
+fn threads(dir: &Path, name: &str, n: usize, body: &dyn Fn(usize) -> Vec<String>) -> PathBuf {
+    let mut s = String::new();
+    for i in 0..n {
+        s.push_str("NEWTHREAD\n");
+        for l in body(i) {
+            s.push_str(&l);
+            s.push('\n');
+        }
+    }
+    s.push_str("SATISFIABLE consistent[X]\n");
+    let p = dir.join(name);
+    std::fs::write(&p, s).unwrap();
+    p
+}
+
+fn own_stores(dir: &Path, n: usize) -> PathBuf {
+    threads(dir, &format!("own-{n}.test"), n, &|i| {
+        vec![format!("st.atom.scopedev.sc0 x{i} = 1")]
+    })
+}
+
+#[test]
+fn a_link_to_dev_zero_and_a_fifo_are_errors() {
+    let dir = scratch("special");
+    let zero = dir.join("zero.litmus");
+    std::os::unix::fs::symlink("/dev/zero", &zero).unwrap();
+    assert_eq!(bounded(&zero, &[]), 2);
+    let fifo = dir.join("fifo.litmus");
+    if std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .is_ok_and(|s| s.success())
+    {
+        assert_eq!(bounded(&fifo, &[]), 2);
+        let d = dir.display().to_string();
+        let (code, _, took) = capped(&["suite", &d, "--timeout", "2"]);
+        assert_eq!(code, 2);
+        assert!(took < BUDGET);
+    }
+}
+
+/// 3,000 threads: relations of 3,000 x 3,000 events under a 2 GiB cap.
+/// Each location's one order is no n x n relation of its own (the orders
+/// of the locations with one order are one relation), and the relations
+/// are built after a check that they fit the bound.
+#[test]
+fn three_thousand_threads_end_within_the_caps() {
+    let dir = scratch("t3000");
+    bounded(&own_stores(&dir, 3000), &[]);
+}
+
+/// 1,000 threads: complete (one execution, satisfiable: the expected
+/// answer of the query, each store the only write of its location) within
+/// the limits.
+#[test]
+fn one_thousand_threads_stop_at_the_timeout() {
+    let dir = scratch("t1000");
+    let code = bounded(&own_stores(&dir, 1000), &[]);
+    assert!(code == 0 || code == 3, "exit {code}");
+}
+
+/// 4,000 and 10,000 threads with one own store each: answered or undecided
+/// within the limits. 10,000 threads reach about 350 MiB resident under
+/// --max-memory 300 (measured 0.8 s): the path walk gives each write a
+/// provenance vector of one counter per location (80 KB for 10,000
+/// locations), and resident memory keeps what the allocator holds after
+/// the front end's frees, which the count of bytes held does not; the
+/// margin here is 400 MiB until those are bounded.
+#[test]
+fn four_and_ten_thousand_threads_stop_at_the_timeout() {
+    let dir = scratch("t4000");
+    let (code, err) = bounded_with(&own_stores(&dir, 4000), &[]);
+    assert!(code == 0 || code == 3, "4,000 threads: exit {code}: {err}");
+    let (code, err) = bounded_within(&own_stores(&dir, 10_000), &[], 400 << 10);
+    assert!(code == 0 || code == 3, "10,000 threads: exit {code}: {err}");
+}
+
+/// One thread of `n` atomic stores to `locations` locations, round robin,
+/// each of its own value.
+fn program_ordered(dir: &Path, n: usize, locations: usize) -> PathBuf {
+    let mut s = String::from("NEWTHREAD\n");
+    for i in 0..n {
+        s.push_str(&format!(
+            "st.atom.scopedev.sc0 x{} = {}\n",
+            i % locations,
+            i + 1
+        ));
+    }
+    s.push_str("SATISFIABLE consistent[X]\n");
+    let p = dir.join(format!("po-{n}-{locations}.test"));
+    std::fs::write(&p, s).unwrap();
+    p
+}
+
+/// One thread, 20,000 program-ordered atomic stores to 50 locations:
+/// program order fixes every coherence order (vulkan.cat's coherence:
+/// "location-ordered" writes of one thread are `asmo`-ordered their way),
+/// so the order limit is never the reason; the relations over 20,000
+/// events (50 MB each) do not fit --max-memory 300: undecided at once.
+#[test]
+fn twenty_thousand_program_ordered_stores_stop_at_the_timeout() {
+    let dir = scratch("po");
+    let (code, err) = bounded_with(&program_ordered(&dir, 20_000, 50), &[]);
+    assert_eq!(code, 3, "{err}");
+}
+
+/// Program order is free: 1,000 program-ordered stores to 5 locations
+/// (200 writes per location, more than --max-writes 8 and than the 64 a
+/// location may have at all when its orders are listed), and 2,000 to 50,
+/// have one coherence order per location, and the query is answered:
+/// satisfiable (the one execution is consistent: every location's writes
+/// in program order, nothing reads).
+#[test]
+fn program_ordered_stores_do_not_count_against_the_order_limit() {
+    let dir = scratch("po-free");
+    for (n, locations) in [(1000, 5), (2000, 50)] {
+        let f = program_ordered(&dir, n, locations).display().to_string();
+        let (code, err, took, peak) = measured(&["check", &f, "--timeout", "10"]);
+        assert_eq!(code, 0, "{n} stores: {err}");
+        assert!(took < Duration::from_secs(10), "{n} stores: {took:?}");
+        assert!(peak < 1 << 20, "{n} stores: {} MiB", peak >> 10);
+    }
+}
+
+/// n threads each loading every location, then storing its own (the
+/// factored observation reads), as a Vulkan litmus test, one workgroup
+/// per thread. This shape stops at the execution limit within the caps
+/// here; the issue's blow-up needs a shape not reproduced yet.
+#[test]
+fn factored_reads_stop_at_the_limits() {
+    let dir = scratch("factored");
+    let n = 6;
+    let cols: Vec<Vec<String>> = (0..n)
+        .map(|i| {
+            let mut c = vec![format!("P{i}@sg 0, wg {i}, qf 0")];
+            c.extend((0..n).map(|j| format!("ld.atom.dv.sc0 r{j}, x{j}")));
+            c.push(format!("st.atom.dv.sc0 x{i}, 1"));
+            c
+        })
+        .collect();
+    let mut s = String::from("VULKAN factored\n{\n");
+    s.extend((0..n).map(|j| format!("x{j}=0; ")));
+    s.push_str("\n}\n");
+    for r in 0..cols[0].len() {
+        let row: Vec<String> = cols.iter().map(|c| format!("{:<28}", c[r])).collect();
+        s.push_str(&format!(" {} ;\n", row.join(" | ")));
+    }
+    let cond: Vec<String> = (0..n).map(|i| format!("P{i}:r{i} == 0")).collect();
+    s.push_str(&format!("exists ({})\n", cond.join(" /\\ ")));
+    let p = dir.join("factored.litmus");
+    std::fs::write(&p, s).unwrap();
+    bounded(&p, &[]);
+}
+
+/// 64 interchangeable threads (symmetry reduction's classes). This shape
+/// ends within the caps here; the issue's 64 invocations were a SPIR-V
+/// program, not reproduced yet.
+#[test]
+fn symmetry_on_many_threads_stops_at_the_timeout() {
+    let dir = scratch("symmetry");
+    let p = threads(&dir, "sym-64.test", 64, &|_| {
+        vec![
+            "st.atom.scopedev.sc0 x = 1".into(),
+            "ld.atom.scopedev.sc0 y".into(),
+            "st.atom.scopedev.sc0 y = 1".into(),
+            "ld.atom.scopedev.sc0 x".into(),
+        ]
+    });
+    bounded(&p, &[]);
+}
+
+/// `--format json` of a large listing is streamed: the corpus test whose
+/// JSON report is 248 MB ends within the caps.
+#[test]
+#[ignore = "the factored observation reads' combinations are recorded, with each racing pair's states, without reading the deadline or the memory bound: 40 s and 1.8 GiB as text, 4.8 GB of JSON"]
+fn a_large_json_report_is_streamed() {
+    let f = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../shared/corpus/dat3m-vulkan/Manual/xf-barrier-cbar-rlx-1.litmus");
+    let f = if f.exists() {
+        f
+    } else {
+        PathBuf::from("/work/shared/corpus/dat3m-vulkan/Manual/xf-barrier-cbar-rlx-1.litmus")
+    };
+    if !f.exists() {
+        eprintln!("SKIPPED: the dat3m-vulkan corpus is absent");
+        return;
+    }
+    let f = f.display().to_string();
+    let (code, err, took) = capped(&[
+        "check",
+        &f,
+        "--format",
+        "json",
+        "--max-memory",
+        "1024",
+        "--timeout",
+        "10",
+    ]);
+    // Complete within the limits (0), or undecided at one of them (3).
+    assert!(code == 0 || code == 3, "exit {code}: {err}");
+    assert!(took < Duration::from_secs(40), "{took:?}");
+}
+
+/// A GLSL compiler that never finishes is killed at the deadline: the
+/// check ends undecided (exit 3) at about `--timeout 2`, and the compiler
+/// process is gone when vkmm has exited (a compiler left running would
+/// still be sleeping). The compiler here is a script (`VKMM_GLSLANG`)
+/// that records its process id and sleeps far past the kill timer.
+#[test]
+fn a_compiler_that_never_finishes_is_killed_at_the_deadline() {
+    let dir = scratch("slow-glslang");
+    let pid_file = dir.join("pid");
+    let script = dir.join("slow-glslang");
+    std::fs::write(
+        &script,
+        format!(
+            "#!/bin/sh\necho $$ > '{}'\nexec sleep 300\n",
+            pid_file.display()
+        ),
+    )
+    .unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let s = script.display().to_string();
+    let (code, err, took, _) = measured_env(
+        &[("VKMM_GLSLANG", &s)],
+        &[
+            "check",
+            "examples/glsl/mp.comp",
+            "--timeout",
+            "2",
+            "--max-memory",
+            "300",
+        ],
+    );
+    assert_eq!(code, 3, "{err}");
+    assert!(
+        err.contains("stopped at the time limit (--timeout)"),
+        "{err}"
+    );
+    assert!(took < BUDGET, "{took:?} under --timeout 2");
+    let pid = std::fs::read_to_string(&pid_file).unwrap();
+    let stat = std::fs::read_to_string(format!("/proc/{}/stat", pid.trim()));
+    // Gone, or at most a zombie nobody reaps yet.
+    assert!(
+        stat.as_ref().map_or(true, |s| s.contains(") Z ")),
+        "the compiler {} still runs: {stat:?}",
+        pid.trim()
+    );
+}
+
+/// A WGSL shader whose lowering in naga takes far longer than the limit
+/// (300,000 statements in one function: naga's WGSL lowering spends
+/// minutes on it, and grows past 300 MiB) ends undecided at about
+/// `--timeout 2` or at `--max-memory 300`, whichever comes first, within
+/// the caps.
+#[test]
+fn a_shader_naga_lowers_slowly_stops_at_the_timeout() {
+    let dir = scratch("slow-naga");
+    let mut s = String::from(
+        "@group(0) @binding(0) var<storage, read_write> out: array<u32>;\n\
+         @compute @workgroup_size(1)\nfn main() {\n  var v: u32 = 0u;\n",
+    );
+    for _ in 0..300_000 {
+        s.push_str("  v = v * 3u + 1u;\n");
+    }
+    s.push_str("  out[0] = v;\n}\n");
+    let p = dir.join("long.wgsl");
+    std::fs::write(&p, s).unwrap();
+    let (code, err) = bounded_with(&p, &["--length", "out=1"]);
+    assert_eq!(code, 3, "{err}");
+    assert!(
+        err.contains("stopped at the time limit (--timeout)")
+            || err.contains("stopped at the memory bound (--max-memory) while naga"),
+        "{err}"
+    );
+}
+
+/// The memory bound respects an address-space limit below it: under
+/// `ulimit -v` of 600 MiB and the default `--max-memory` (4096 MiB), 4,000
+/// threads with one own store each (more than 300 MiB of relations) end
+/// undecided at half the address space (300 MiB, within 10 %), long
+/// before `--timeout 30` (with the address space alone bounding it, the
+/// search runs to the time limit, or an allocation fails: an abort).
+#[test]
+fn the_memory_bound_respects_the_address_space_limit() {
+    let dir = scratch("rlimit");
+    let f = own_stores(&dir, 4000).display().to_string();
+    let (code, err, took, peak) = measured_under(600 << 10, &[], &["check", &f, "--timeout", "30"]);
+    assert_eq!(code, 3, "{err}");
+    // The memory bound, not the time limit, stopped it (about 1.4 s).
+    assert!(took < Duration::from_secs(10), "{took:?}");
+    assert!(
+        peak < 330 << 10,
+        "{} MiB under a 600 MiB address space",
+        peak >> 10
+    );
+}
+
+/// The corpus file `rel` (below `../shared/corpus` or `/work/shared/corpus`).
+fn corpus_file(rel: &str) -> Option<PathBuf> {
+    [
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus"),
+        PathBuf::from("/work/shared/corpus"),
+    ]
+    .into_iter()
+    .map(|d| d.join(rel))
+    .find(|f| f.exists())
+}
+
+/// The factored observation reads in their plain form: 6 threads (one
+/// workgroup each) each loading every location with plain loads, then
+/// storing its own. Each load reads the initial value or the one store:
+/// 2^36 combinations of one evaluated candidate, each recorded.
+#[test]
+#[ignore = "the factored observation reads' combinations are recorded without reading the deadline or the memory bound (killed after 200 s)"]
+fn plain_factored_reads_stop_at_the_limits() {
+    let dir = scratch("factored-plain");
+    let n = 6;
+    let cols: Vec<Vec<String>> = (0..n)
+        .map(|i| {
+            let mut c = vec![format!("P{i}@sg 0, wg {i}, qf 0")];
+            c.extend((0..n).map(|j| format!("ld.sc0 r{j}, x{j}")));
+            c.push(format!("st.sc0 x{i}, 1"));
+            c
+        })
+        .collect();
+    let mut s = String::from("VULKAN factored\n{\n");
+    s.extend((0..n).map(|j| format!("x{j}=0; ")));
+    s.push_str("\n}\n");
+    for r in 0..cols[0].len() {
+        let row: Vec<String> = cols.iter().map(|c| format!("{:<28}", c[r])).collect();
+        s.push_str(&format!(" {} ;\n", row.join(" | ")));
+    }
+    let cond: Vec<String> = (0..n).map(|i| format!("P{i}:r{i} == 0")).collect();
+    s.push_str(&format!("exists ({})\n", cond.join(" /\\ ")));
+    let p = dir.join("factored-plain.litmus");
+    std::fs::write(&p, s).unwrap();
+    bounded(&p, &[]);
+}
+
+/// The corpus xf-barrier test with two source rows swapped (P0 and P1
+/// reset their flag after reading `x0`..`x2`): its factored reads grow
+/// past the memory bound.
+#[test]
+#[ignore = "the factored observation reads' combinations are recorded without reading the deadline or the memory bound (an allocation fails at 1.9 GiB: abort)"]
+fn xf_barrier_with_rows_swapped_stops_at_the_limits() {
+    let Some(f) = corpus_file("dat3m-vulkan/Manual/xf-barrier-cbar-rlx-1.litmus") else {
+        eprintln!("SKIPPED: the dat3m-vulkan corpus is absent");
+        return;
+    };
+    let text = std::fs::read_to_string(f).unwrap();
+    let mut lines: Vec<&str> = text.lines().collect();
+    let rows: Vec<usize> = (0..lines.len())
+        .filter(|&i| lines[i].trim_end().ends_with(';'))
+        .collect();
+    lines.swap(rows[10], rows[11]);
+    let dir = scratch("xf-swap");
+    let p = dir.join("xf-swap.litmus");
+    std::fs::write(&p, lines.join("\n")).unwrap();
+    bounded(&p, &[]);
+}
+
+/// `--timeout` bounds writing the report too: a report that is still
+/// being written at the deadline is cut short, marked on its last line
+/// and on standard error, and the command exits 3 (undecided); a complete
+/// report (exit 0) is only ever given within the deadline. The corpus
+/// test's search takes about 2-3 s; its JSON report (races with the
+/// states they race in, about 1 GB) takes longer to write than the rest
+/// of `--timeout 8`.
+#[test]
+fn a_report_written_past_the_deadline_is_cut_short() {
+    let Some(f) = corpus_file("dat3m-vulkan/Manual/xf-barrier-load-rlx-1.litmus") else {
+        eprintln!("SKIPPED: the dat3m-vulkan corpus is absent");
+        return;
+    };
+    let dir = scratch("report-cut");
+    let report = dir.join("report.json");
+    let _turn = one_at_a_time();
+    let start = Instant::now();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_vkmm"))
+        .args(["check", "--format", "json", "--timeout", "8"])
+        .arg(&f)
+        .stdout(std::fs::File::create(&report).unwrap())
+        .output()
+        .unwrap();
+    let took = start.elapsed();
+    let err = String::from_utf8_lossy(&out.stderr);
+    match out.status.code() {
+        Some(0) => assert!(took < Duration::from_secs(9), "complete after {took:?}"),
+        Some(3) => {
+            let text = std::fs::read(&report).unwrap();
+            let tail = String::from_utf8_lossy(&text[text.len().saturating_sub(100)..]);
+            assert!(
+                err.contains("cut short at the time limit (--timeout)")
+                    || err.contains("stopped at the time limit"),
+                "{err}"
+            );
+            if err.contains("cut short") {
+                assert!(
+                    tail.ends_with("REPORT CUT SHORT at the time limit (--timeout)\n"),
+                    "{tail}"
+                );
+            }
+            assert!(took < Duration::from_secs(40), "{took:?}");
+        }
+        c => panic!("exit {c:?}: {err}"),
+    }
+    let _ = std::fs::remove_file(&report);
+}
+
+/// A text report is timed as it goes out: written to a reader that waits
+/// 8 s before reading, the corpus test's 22 MB listing (its search takes
+/// about 2-3 s, within `--timeout 5`) is still being written at the
+/// deadline, so it is cut short and marked.
+#[test]
+fn a_text_report_to_a_slow_reader_is_cut_short() {
+    let Some(f) = corpus_file("dat3m-vulkan/Manual/xf-barrier-load-rlx-1.litmus") else {
+        eprintln!("SKIPPED: the dat3m-vulkan corpus is absent");
+        return;
+    };
+    let dir = scratch("report-slow-reader");
+    let (out, err) = (dir.join("out.txt"), dir.join("err.txt"));
+    let script = format!(
+        "'{}' check --timeout 5 '{}' 2>'{}' | (sleep 8; cat > '{}')",
+        env!("CARGO_BIN_EXE_vkmm"),
+        f.display(),
+        err.display(),
+        out.display()
+    );
+    let _turn = one_at_a_time();
+    let status = std::process::Command::new("sh")
+        .args(["-c", &script])
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let err = std::fs::read_to_string(&err).unwrap();
+    if err.contains("stopped at the time limit") {
+        // The search itself ran out of time on a loaded machine.
+        return;
+    }
+    assert!(
+        err.contains("cut short at the time limit (--timeout)"),
+        "{err}"
+    );
+    let text = std::fs::read_to_string(&out).unwrap();
+    assert!(
+        text.ends_with("REPORT CUT SHORT at the time limit (--timeout)\n"),
+        "{}",
+        &text[text.len().saturating_sub(200)..]
+    );
+    let _ = std::fs::remove_file(&out);
+}
+
+/// The litmus reader reads the deadline: a Vulkan litmus test of 150,000
+/// rows (7.5 MB; its reading alone took 3.6 s here) stops about
+/// `--timeout 1` after the command starts, undecided, within the caps.
+#[test]
+fn a_litmus_file_of_many_rows_stops_at_the_timeout() {
+    let dir = scratch("many-rows");
+    let mut s =
+        String::from("VULKAN rows\n{ x=0; }\n P0@sg 0, wg 0, qf 0 | P1@sg 0, wg 1, qf 0 ;\n");
+    for i in 0..150_000 {
+        s.push_str(&format!(
+            " st.atom.dv.sc0 x, {} | ld.atom.dv.sc0 r{}, x ;\n",
+            i + 1,
+            i % 8
+        ));
+    }
+    s.push_str("exists (P1:r0 == 0)\n");
+    let p = dir.join("rows.litmus");
+    std::fs::write(&p, s).unwrap();
+    let f = p.display().to_string();
+    let (code, err, took, peak) = measured(&["check", &f, "--timeout", "1", "--max-memory", "300"]);
+    assert_eq!(code, 3, "{err}");
+    assert!(
+        err.contains("stopped at the time limit (--timeout)"),
+        "{err}"
+    );
+    // About 1 s; the reading alone took 3.6 s.
+    assert!(
+        took < Duration::from_millis(2500),
+        "{took:?} under --timeout 1"
+    );
+    assert!(peak < PEAK_KIB, "{} MiB", peak >> 10);
+}

@@ -1,0 +1,440 @@
+//! Limits that hold and answers that never overclaim: every report of an
+//! incomplete search says undecided (exit 3) instead of a verdict word,
+//! shard merges are checked whole, a broken model is an error for every
+//! test, and inputs that would block or never end are clear errors
+//! (exit 2). Each case runs the `vkmm` binary as a user would.
+//!
+//! How the expected answers are derived: `counter-ordered.litmus` has one
+//! final state and needs more than two candidate executions under either
+//! model (its complete run evaluates more), so `--max-executions 2` stops
+//! every search before it lists every state; `atomic-in-cut-loop.litmus`
+//! spins on a value written after its loop, so `--unroll 0` cuts a path.
+
+use crate::common;
+
+use common::vkmm;
+use std::path::PathBuf;
+
+const COUNTER: &str = "tests/fixtures/litmus-interlock/counter-ordered.litmus";
+const CUT: &str = "tests/fixtures/litmus-bound/atomic-in-cut-loop.litmus";
+
+/// A fresh folder under the target directory for one test's files.
+fn scratch(name: &str) -> PathBuf {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("limits-{name}"));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+#[test]
+fn refines_on_a_truncated_search_is_undecided_never_yes() {
+    let (code, out, err) = vkmm(&[
+        "refines",
+        "--impl",
+        "pops",
+        "--spec",
+        "vulkan",
+        COUNTER,
+        "--max-executions",
+        "2",
+    ]);
+    assert_eq!(code, 3, "{out}{err}");
+    assert!(out.contains("pops refines vulkan: UNDECIDED"), "{out}");
+    assert!(!out.contains(": yes"), "{out}");
+    assert!(out.contains("refining: 0; undecided: 1"), "{out}");
+    // The complete search refines (the control).
+    let (code, out, _) = vkmm(&["refines", "--impl", "pops", "--spec", "vulkan", COUNTER]);
+    assert_eq!(code, 0, "{out}");
+    assert!(out.contains("pops refines vulkan: yes"), "{out}");
+}
+
+#[test]
+fn compare_on_truncated_searches_is_undecided_never_same() {
+    let args = ["compare", "--models", "vulkan,vulkan-nochains", COUNTER];
+    let (code, out, err) = vkmm(&[&args[..], &["--max-executions", "2"]].concat());
+    assert_eq!(code, 3, "{out}{err}");
+    assert!(out.contains("): UNDECIDED"), "{out}");
+    assert!(!out.contains(": same"), "{out}");
+    assert!(out.contains("the same: 0; undecided: 1"), "{out}");
+    let (code, out, _) = vkmm(&args);
+    assert_eq!(code, 0, "{out}");
+    assert!(out.contains("): same"), "{out}");
+    assert!(out.contains("0 of 1; the same: 1; undecided: 0"), "{out}");
+}
+
+/// A suite without expectations counts an undecided file as undecided
+/// (summary and exit code 3, as `check` on it); JUnit skips it with the
+/// reason, or fails it under `--undecided fail`.
+#[test]
+fn suite_without_csv_counts_undecided_and_junit_skips_it() {
+    let dir = scratch("suite");
+    std::fs::copy(COUNTER, dir.join("counter-ordered.litmus")).unwrap();
+    let junit = dir.join("junit.xml");
+    let d = dir.display().to_string();
+    let j = junit.display().to_string();
+    let (code, out, err) = vkmm(&["suite", &d, "--max-executions", "2", "--junit", &j]);
+    assert_eq!(code, 3, "{out}{err}");
+    assert!(out.contains("0 failed, 1 undecided"), "{out}");
+    let x = std::fs::read_to_string(&junit).unwrap();
+    assert!(
+        x.contains("<skipped message=\"undecided: the search stopped at the execution limit\"/>"),
+        "{x}"
+    );
+    assert!(
+        x.contains("failures=\"0\" errors=\"0\" skipped=\"1\""),
+        "{x}"
+    );
+    let (code, _, _) = vkmm(&[
+        "suite",
+        &d,
+        "--max-executions",
+        "2",
+        "--junit",
+        &j,
+        "--undecided",
+        "fail",
+    ]);
+    assert_eq!(code, 3);
+    let x = std::fs::read_to_string(&junit).unwrap();
+    assert!(x.contains("<failure type=\"undecided\""), "{x}");
+    assert!(
+        x.contains("failures=\"1\" errors=\"0\" skipped=\"0\""),
+        "{x}"
+    );
+    let (code, _, _) = vkmm(&["check", COUNTER, "--max-executions", "2"]);
+    assert_eq!(code, 3, "check agrees");
+}
+
+/// `--format herd` follows one rule for every kind of incompleteness: an
+/// unrolling cut is refused like an execution-limit cut.
+#[test]
+fn herd_format_refuses_every_incomplete_listing() {
+    for args in [
+        &[CUT, "--unroll", "0"][..],
+        &[COUNTER, "--max-executions", "2"][..],
+    ] {
+        let (code, out, err) = vkmm(&[&["check", "--format", "herd"][..], args].concat());
+        assert_eq!(code, 3, "{args:?}: {out}{err}");
+        assert!(!out.contains("Observation"), "{args:?}: {out}");
+        assert!(err.contains("undecided ("), "{args:?}: {err}");
+    }
+    let (code, out, _) = vkmm(&["check", "--format", "herd", COUNTER]);
+    assert_eq!(code, 0);
+    assert!(out.contains("Observation counter-ordered"), "{out}");
+}
+
+/// Shard JSON names its shard and run; a merge with a shard twice or a
+/// shard missing is an error, the whole set merges.
+#[test]
+fn merge_checks_shard_identity() {
+    let dir = scratch("merge");
+    let csv = "tests/fixtures/litmus-interlock/expected-condition.csv";
+    let mut files = Vec::new();
+    for k in 1..=2 {
+        let shard = format!("{k}/2");
+        let (code, out, err) = vkmm(&[
+            "suite",
+            "tests/fixtures/litmus-interlock",
+            "--expected",
+            csv,
+            "--shard",
+            &shard,
+            "--format",
+            "json",
+        ]);
+        assert_eq!(code, 0, "{err}");
+        let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+        assert_eq!(v["shard"]["k"], k);
+        assert_eq!(v["shard"]["n"], 2);
+        assert_eq!(
+            v["shard"]["run"].as_str().map(str::len),
+            Some(16),
+            "{}",
+            v["shard"]
+        );
+        let f = dir.join(format!("s{k}.json"));
+        std::fs::write(&f, out).unwrap();
+        files.push(f.display().to_string());
+    }
+    let (code, _, err) = vkmm(&["merge", &files[0], &files[0]]);
+    assert_eq!(code, 2);
+    assert!(err.contains("given twice"), "{err}");
+    let (code, _, err) = vkmm(&["merge", &files[0]]);
+    assert_eq!(code, 2);
+    assert!(err.contains("shard 2/2 of run"), "{err}");
+    assert!(err.contains("missing"), "{err}");
+    let (code, out, err) = vkmm(&["merge", &files[0], &files[1]]);
+    assert_eq!(code, 0, "{err}");
+    let (_, whole, _) = vkmm(&[
+        "suite",
+        "tests/fixtures/litmus-interlock",
+        "--expected",
+        csv,
+    ]);
+    let counts = |s: &str| {
+        s.lines()
+            .last()
+            .unwrap()
+            .split(" in ")
+            .next()
+            .unwrap()
+            .to_string()
+    };
+    assert_eq!(counts(&out), counts(&whole), "{out}\n{whole}");
+}
+
+/// A model reading an identifier it never defines is an error at load,
+/// for a test that never reaches the statement (no SC operations) and
+/// under every reduction setting alike.
+#[test]
+fn a_broken_model_is_an_error_for_every_test() {
+    let dir = scratch("model");
+    let text = std::fs::read_to_string("models/opencl.cat").unwrap();
+    assert!(text.contains("\nlet sc_fr ="), "the model defines sc_fr");
+    let broken: String = text
+        .lines()
+        .filter(|l| !l.starts_with("let sc_fr ="))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    // The file it includes, beside it.
+    std::fs::copy("models/opencl-rules.cat", dir.join("opencl-rules.cat")).unwrap();
+    let model = dir.join("opencl.cat");
+    std::fs::write(&model, broken).unwrap();
+    let m = model.display().to_string();
+    let test = "tests/fixtures/litmus-opencl/barrier-exit-then-entry.litmus";
+    let mut errors = Vec::new();
+    for extra in [
+        &[][..],
+        &["--no-lazy-checks", "--no-specialise", "--no-incremental"][..],
+        &["--engine", "reference"][..],
+    ] {
+        let (code, out, err) = vkmm(&[&["check", "--model", &m, test][..], extra].concat());
+        assert_eq!(code, 2, "{extra:?}: {out}{err}");
+        assert!(err.contains("unknown identifier `sc_fr`"), "{err}");
+        errors.push(err.lines().last().unwrap().to_string());
+    }
+    assert!(errors.windows(2).all(|w| w[0] == w[1]), "{errors:?}");
+    // The model as shipped checks the test.
+    let (code, _, err) = vkmm(&["check", "--model", "models/opencl.cat", test]);
+    assert_ne!(code, 2, "{err}");
+}
+
+/// Inputs that are not regular files are clear errors at once: a FIFO
+/// (reading blocks until a writer comes) and a link to `/dev/zero` (never
+/// ends), alone and in a suite.
+#[cfg(unix)]
+#[test]
+fn fifos_and_devices_are_refused_without_reading() {
+    let dir = scratch("fifo");
+    let fifo = dir.join("blocked.litmus");
+    let ok = std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .is_ok_and(|s| s.success());
+    let zero = dir.join("zero.litmus");
+    std::os::unix::fs::symlink("/dev/zero", &zero).unwrap();
+    let mut inputs = vec![zero];
+    if ok {
+        inputs.push(fifo);
+    }
+    for f in &inputs {
+        let f = f.display().to_string();
+        let start = std::time::Instant::now();
+        let (code, _, err) = vkmm(&["check", &f]);
+        assert_eq!(code, 2, "{err}");
+        assert!(err.contains("not a regular file"), "{err}");
+        assert!(start.elapsed().as_secs() < 10);
+    }
+    let d = dir.display().to_string();
+    let (code, out, _) = vkmm(&["suite", &d]);
+    assert_eq!(code, 2, "{out}");
+    assert!(out.contains("not a regular file"), "{out}");
+}
+
+/// With standard output closed the report cannot be written: exit 2.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_closed_standard_output_is_an_error() {
+    let out = std::process::Command::new("sh")
+        .arg("-c")
+        .arg(format!(
+            "'{}' check {COUNTER} >&-",
+            env!("CARGO_BIN_EXE_vkmm")
+        ))
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    assert!(String::from_utf8_lossy(&out.stderr).contains("standard output"));
+}
+
+/// SPIR-V errors are located and named as in the source: an undefined
+/// branch target at its operand as `%name`, a module without an entry
+/// point against the `.spv` (not its `.headers`), an empty `.spv` too short.
+#[test]
+fn spirv_errors_are_located_in_the_source() {
+    let dir = scratch("spirv");
+    let text = std::fs::read_to_string("tests/fixtures/litmus-spirv-bytes/byte-mp.spvasm").unwrap();
+    let at = text
+        .lines()
+        .position(|l| l.trim_start().starts_with("OpBranch %join"))
+        .expect("byte-mp branches to %join");
+    let col = text.lines().nth(at).unwrap().find("%join").unwrap() + 1;
+    let bad = text.replacen("OpBranch %join", "OpBranch %nowhere", 1);
+    let f = dir.join("bad-label.spvasm");
+    std::fs::write(&f, bad).unwrap();
+    let f = f.display().to_string();
+    let (code, _, err) = vkmm(&["check", &f]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains(&format!(
+            "{f}:{}:{col}: OpBranch: `%nowhere` is not a label of this function",
+            at + 1
+        )),
+        "{err}"
+    );
+    assert!(!err.contains("B0_"), "{err}");
+
+    let empty = dir.join("empty.spv");
+    std::fs::write(&empty, b"").unwrap();
+    let (code, _, err) = vkmm(&["check", &empty.display().to_string()]);
+    assert_eq!(code, 2);
+    assert!(err.contains("too short (0 bytes)"), "{err}");
+
+    // workgroup-barrier.spv's words without its OpEntryPoint and
+    // OpExecutionMode (opcodes 15 and 16), with a headers file beside it.
+    let bytes = std::fs::read("tests/fixtures/legacy-memory-model/workgroup-barrier.spv").unwrap();
+    let words: Vec<u32> = bytes
+        .chunks(4)
+        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect();
+    let mut out = words[..5].to_vec();
+    let mut i = 5;
+    while i < words.len() {
+        let n = (words[i] >> 16) as usize;
+        if !matches!(words[i] & 0xffff, 15 | 16) {
+            out.extend_from_slice(&words[i..i + n]);
+        }
+        i += n.max(1);
+    }
+    let spv = dir.join("no-entry.spv");
+    std::fs::write(
+        &spv,
+        out.iter()
+            .flat_map(|w| w.to_le_bytes())
+            .collect::<Vec<u8>>(),
+    )
+    .unwrap();
+    std::fs::copy(
+        "tests/fixtures/legacy-memory-model/workgroup-barrier.spv.headers",
+        dir.join("no-entry.spv.headers"),
+    )
+    .unwrap();
+    let spv = spv.display().to_string();
+    let (code, _, err) = vkmm(&["check", &spv]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains(&format!("{spv}:")), "{err}");
+    assert!(err.contains("no OpEntryPoint"), "{err}");
+    assert!(!err.contains(".headers"), "{err}");
+}
+
+/// A SPIR-V compute shader of `n` arithmetic instructions before one
+/// store: front-end and lowering work in proportion to `n`, one event per
+/// invocation.
+fn long_shader(dir: &std::path::Path, n: usize) -> String {
+    let mut s = String::from(
+        "; @Config: 1, 1, 2\n; @Input: %w = {0}\n; @Output: forall (%w[0] == 2)\n\
+         OpCapability Shader\nOpCapability VulkanMemoryModel\nOpMemoryModel Logical Vulkan\n\
+         OpEntryPoint GLCompute %main \"main\"\nOpDecorate %W Block\n\
+         OpMemberDecorate %W 0 Offset 0\nOpDecorate %w DescriptorSet 0\nOpDecorate %w Binding 0\n\
+         %void = OpTypeVoid\n%fn = OpTypeFunction %void\n%uint = OpTypeInt 32 0\n\
+         %c0 = OpConstant %uint 0\n%c1 = OpConstant %uint 1\n%W = OpTypeStruct %uint\n\
+         %pW = OpTypePointer StorageBuffer %W\n%pu = OpTypePointer StorageBuffer %uint\n\
+         %w = OpVariable %pW StorageBuffer\n%main = OpFunction %void None %fn\n%l0 = OpLabel\n\
+         %x = OpAccessChain %pu %w %c0\n%v0 = OpIAdd %uint %c0 %c1\n",
+    );
+    for i in 1..n {
+        s.push_str(&format!("%v{i} = OpIMul %uint %v{} %c1\n", i - 1));
+    }
+    s.push_str(&format!(
+        "OpStore %x %v{}\nOpReturn\nOpFunctionEnd\n",
+        n - 1
+    ));
+    let f = dir.join(format!("long-{n}.spvasm"));
+    std::fs::write(&f, s).unwrap();
+    f.display().to_string()
+}
+
+/// `--timeout` bounds the whole command, the front end included: a SPIR-V
+/// program whose reading and lowering take several seconds stops about
+/// `--timeout 1` after the command starts, undecided (exit 3), where the
+/// same program without the limit is answered (the control: its store
+/// races with the other invocation's, and `%w[0]` is 1, never 2, so the
+/// `forall` fails: exit 0 with the verdict, after more than the 1.5 s the
+/// bounded run may take).
+#[test]
+fn the_timeout_bounds_the_front_end() {
+    let dir = scratch("front-end");
+    let f = long_shader(&dir, 400_000);
+    let start = std::time::Instant::now();
+    let (code, out, err) = vkmm(&["check", &f, "--timeout", "1"]);
+    let took = start.elapsed();
+    assert_eq!(code, 3, "{out}{err}");
+    assert!(
+        err.contains("undecided: stopped at the time limit (--timeout)"),
+        "{err}"
+    );
+    assert!(!out.contains("Observation"), "{out}");
+    assert!(took.as_secs_f64() < 1.5, "{took:?} under --timeout 1");
+    let start = std::time::Instant::now();
+    let (code, out, err) = vkmm(&["check", &f]);
+    let took = start.elapsed();
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("Observation long-400000 Never 0 1"), "{out}");
+    // The work the deadline cut takes longer than the deadline (else the
+    // first run could not have been cut).
+    assert!(took.as_secs_f64() > 1.0, "the control takes {took:?}");
+}
+
+/// A suite row the time limit stops while its file is read and lowered
+/// is undecided, as `check` on the file is (exit 3), never an error: in
+/// the summary (`1 undecided, 0 errors`), in the JUnit report (skipped
+/// with the reason) and with a CSV row expecting a verdict. The program
+/// is [`long_shader`]'s, whose reading alone takes longer than the
+/// suite's `--timeout 1` per row (the control in
+/// `the_timeout_bounds_the_front_end`); `mp.litmus` beside it is answered.
+#[test]
+fn a_suite_row_stopped_in_the_front_end_is_undecided() {
+    let dir = scratch("suite-front-end");
+    let long = long_shader(&dir, 400_000);
+    std::fs::copy("examples/mp.litmus", dir.join("mp.litmus")).unwrap();
+    let d = dir.display().to_string();
+    let junit = dir.join("junit.xml");
+    let j = junit.display().to_string();
+    let (code, out, err) = vkmm(&["suite", &d, "--timeout", "1", "-j", "1", "--junit", &j]);
+    assert_eq!(code, 3, "{out}{err}");
+    assert!(out.contains("1 undecided, 0 errors"), "{out}");
+    assert!(
+        out.contains(&format!(
+            "UNDECIDED {long}: stopped at the time limit (--timeout) while reading and lowering the program"
+        )),
+        "{out}"
+    );
+    assert!(!out.contains("ERROR"), "{out}");
+    let x = std::fs::read_to_string(&junit).unwrap();
+    assert!(x.contains("errors=\"0\" skipped=\"1\""), "{x}");
+    assert!(
+        x.contains("<skipped message=\"undecided: stopped at the time limit"),
+        "{x}"
+    );
+    // With a CSV expecting a verdict for it.
+    let csv = dir.join("expected.csv");
+    std::fs::write(&csv, "long-400000.spvasm,1\nmp.litmus,1\n").unwrap();
+    let c = csv.display().to_string();
+    let (code, out, err) = vkmm(&["suite", &d, "--expected", &c, "--timeout", "1", "-j", "1"]);
+    assert_eq!(code, 3, "{out}{err}");
+    assert!(
+        out.contains("1 passed, 0 failed, 1 undecided, 0 errors"),
+        "{out}"
+    );
+}

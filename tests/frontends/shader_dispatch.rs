@@ -1,0 +1,365 @@
+//! Shaders checked as written, with the dispatch, constants and inputs on
+//! the command line or in a manifest (docs/checking-your-shader.md). The
+//! fixtures are in tests/fixtures/shader-dispatch/, each row's verdict derived by
+//! hand in its manifest's `reasoning` column. They need glslangValidator:
+//! without it they fail under CI and print SKIPPED elsewhere.
+
+use crate::common;
+use common::{glslang, vkmm};
+
+use std::path::Path;
+
+fn root(p: &str) -> String {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join(p)
+        .display()
+        .to_string()
+}
+
+#[test]
+fn the_manifest_rows_get_their_hand_derived_verdicts() {
+    if !glslang() {
+        return;
+    }
+    let (code, out, err) = vkmm(&[
+        "suite",
+        "--manifest",
+        &root("tests/fixtures/shader-dispatch/manifest.csv"),
+        "--inputs",
+        &root("tests/fixtures/shader-dispatch/inputs.toml"),
+        "--format",
+        "json",
+        "-j",
+        "1",
+    ]);
+    assert_eq!(code, 0, "{out}\n{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).expect("JSON");
+    let records = v["records"].as_array().expect("records");
+    assert_eq!(records.len(), 8, "{out}");
+    let expected = [
+        "holds",
+        "fails",
+        "racy",
+        "race-free",
+        "race-free",
+        "racy",
+        "race-free",
+        "racy",
+    ];
+    for (r, e) in records.iter().zip(expected) {
+        assert_eq!(r["status"], "passed", "{r}");
+        assert_eq!(r["expected"], e, "{r}");
+        assert_eq!(r["actual"], e, "{r}");
+    }
+}
+
+#[test]
+fn a_wrong_expectation_fails_the_suite() {
+    if !glslang() {
+        return;
+    }
+    let dir = std::env::temp_dir().join(format!("vkmm-dispatch-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let shader = root("tests/fixtures/shader-dispatch/sized.comp");
+    let csv = dir.join("m.csv");
+    std::fs::write(
+        &csv,
+        format!(
+            "file,entry,local_size,workgroups,defines,set,inputs,property,expected\n\
+             {shader},main,\"2,1,1\",\"1,1,1\",,LG_N=1,zero,races,race-free\n"
+        ),
+    )
+    .unwrap();
+    let toml = dir.join("in.toml");
+    std::fs::write(
+        &toml,
+        format!("[[shader]]\nfile = \"{shader}\"\n[shader.inputs]\nOut = {{ length = 3 }}\n"),
+    )
+    .unwrap();
+    let (code, out, err) = vkmm(&[
+        "suite",
+        "--manifest",
+        &csv.display().to_string(),
+        "--inputs",
+        &toml.display().to_string(),
+        "--format",
+        "json",
+    ]);
+    std::fs::remove_dir_all(&dir).unwrap();
+    assert_eq!(code, 1, "{out}\n{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).expect("JSON");
+    assert_eq!(v["records"][0]["status"], "failed");
+    assert_eq!(v["records"][0]["actual"], "racy");
+}
+
+#[test]
+fn the_declared_workgroup_size_runs_without_a_dispatch() {
+    if !glslang() {
+        return;
+    }
+    let (code, out, err) = vkmm(&[
+        "check",
+        &root("tests/fixtures/shader-dispatch/last-one.comp"),
+    ]);
+    assert_eq!(code, 0, "{out}\n{err}");
+    // Two invocations: P1 exists, and one of them reads count = 2.
+    assert!(out.contains("P1:"), "{out}");
+    assert!(out.contains("=2;"), "{out}");
+}
+
+#[test]
+fn a_size_too_large_names_local_size() {
+    if !glslang() {
+        return;
+    }
+    let (code, _, err) = vkmm(&["check", &root("tests/fixtures/shader-dispatch/big.comp")]);
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("512 invocations") && err.contains("--local-size"),
+        "{err}"
+    );
+    let (code, out, err) = vkmm(&[
+        "check",
+        "--local-size",
+        "2",
+        &root("tests/fixtures/shader-dispatch/big.comp"),
+    ]);
+    assert_eq!(code, 0, "{out}\n{err}");
+}
+
+#[test]
+fn bad_dispatch_arguments_are_named() {
+    if !glslang() {
+        return;
+    }
+    let big = root("tests/fixtures/shader-dispatch/big.comp");
+    let cases: [(&[&str], &str); 5] = [
+        (
+            &["--entry", "nope"],
+            "no entry point named nope (its entry points: main)",
+        ),
+        (&["--set", "NOPE=1"], "no `#define NOPE` line"),
+        (
+            &["--local-size", "2", "--input", "nope=0"],
+            "the shader's: b (block B, 0.0)",
+        ),
+        (
+            &["--local-size", "2", "--input", "b.y=0"],
+            "no member `y` (members: x)",
+        ),
+        (
+            &["--local-size", "3", "--subgroup-size", "2"],
+            "--subgroup-size",
+        ),
+    ];
+    for (args, message) in cases {
+        let mut all = vec!["check"];
+        all.extend_from_slice(args);
+        all.push(&big);
+        let (code, _, err) = vkmm(&all);
+        assert_eq!(code, 2, "{args:?}: {err}");
+        assert!(err.contains(message), "{args:?}: {err}");
+    }
+    let (code, _, err) = vkmm(&["check", "--local-size", "0", &big]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("X[,Y[,Z]]"), "{err}");
+}
+
+#[test]
+fn a_dispatch_file_gives_the_dispatch_and_the_command_line_wins() {
+    if !glslang() {
+        return;
+    }
+    let shader = root("tests/fixtures/shader-dispatch/sized.comp");
+    let file = root("tests/fixtures/shader-dispatch/sized.dispatch.toml");
+    // The file: two invocations, N = 2: invocation 1 reads out_buf[0]
+    // while invocation 0 writes it.
+    let (code, out, err) = vkmm(&["check", "--property", "races", "--dispatch", &file, &shader]);
+    assert_eq!(code, 0, "{out}\n{err}");
+    assert!(out.contains("Data races: yes"), "{out}");
+    // The command line's --set wins: N = 256, invocation 255 does not
+    // exist at two invocations, nobody reads.
+    let (code, out, err) = vkmm(&[
+        "check",
+        "--property",
+        "races",
+        "--dispatch",
+        &file,
+        "--set",
+        "LG_N=8",
+        "--length",
+        "Out=257",
+        &shader,
+    ]);
+    assert_eq!(code, 0, "{out}\n{err}");
+    assert!(out.contains("Data races: none"), "{out}");
+    // A bad file is named with its line.
+    let dir = std::env::temp_dir().join(format!("vkmm-dispatch-file-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let bad = dir.join("bad.toml");
+    std::fs::write(&bad, "local_size = 2\ncolour = 1\n").unwrap();
+    let (code, _, err) = vkmm(&["check", "--dispatch", &bad.display().to_string(), &shader]);
+    std::fs::remove_dir_all(&dir).unwrap();
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("unknown key `colour`"), "{err}");
+}
+
+#[test]
+fn a_large_buffer_costs_the_cells_the_accesses_reach() {
+    if !glslang() {
+        return;
+    }
+    // 65540 words, more than a variable may have located cells: only the
+    // cells the accesses reach get locations (docs/format-spirv.md,
+    // "Large buffers"). Race-free: the atomic add returns 0, 1, 2, 3 to
+    // the four iterations (RMW atomicity), so every plain store goes to a
+    // slot of its own, 65536 to 65539; mem[0] is only accessed atomically.
+    let shader = root("tests/fixtures/shader-dispatch/bump.comp");
+    let run = |racy: bool| {
+        let mut args = vec!["check", "--property", "races", "--length", "Mem=65540"];
+        if racy {
+            args.extend(["-D", "RACY"]);
+        }
+        args.push(&shader);
+        vkmm(&args)
+    };
+    let (code, out, err) = run(false);
+    assert_eq!(code, 0, "{out}\n{err}");
+    assert!(out.contains("Data races: none"), "{out}");
+    assert!(!out.contains("out-of-bounds"), "{out}");
+    // Racy: both invocations read 0 from mem[1], which nobody writes, and
+    // store to mem[65536] with nothing ordering the two stores. A search
+    // that missed the slot would drop the stores and find no race.
+    let (code, out, err) = run(true);
+    assert_eq!(code, 0, "{out}\n{err}");
+    assert!(out.contains("Data races: yes"), "{out}");
+    assert!(out.contains("[65536]: P0"), "{out}");
+}
+
+/// `vkmm check --property races FILE ARGS`: (exit code, stdout, stderr).
+fn races(file: &str, args: &[&str]) -> (i32, String, String) {
+    let mut all = vec!["check", "--property", "races"];
+    all.extend_from_slice(args);
+    all.push(file);
+    vkmm(&all)
+}
+
+#[test]
+fn memory_nobody_initialises_starts_at_zero_in_every_format() {
+    if !glslang() {
+        return;
+    }
+    // One shader in each format (tests/fixtures/shader-dispatch/uninit.*; the
+    // `.spvasm` is the GLSL one compiled and disassembled, the `.spv` that
+    // text assembled): two invocations store to the output only when the
+    // input word is not 0. Nobody initialises it, so it is 0
+    // (docs/checking-your-shader.md, "Inputs"): no store, race-free. Given
+    // any other value, both store, unordered: racy (which shows the
+    // input is read at all).
+    let dir = std::env::temp_dir().join(format!("vkmm-uninit-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let spvasm = root("tests/fixtures/shader-dispatch/uninit.spvasm");
+    let spv = dir.join("uninit.spv");
+    let assembled = std::process::Command::new("spirv-as")
+        .args(["--target-env", "vulkan1.3", &spvasm, "-o"])
+        .arg(&spv)
+        .status()
+        .is_ok_and(|s| s.success());
+    let mut files = vec![
+        (root("tests/fixtures/shader-dispatch/uninit.comp"), "inb"),
+        (root("tests/fixtures/shader-dispatch/uninit.wgsl"), "flag"),
+        (root("tests/fixtures/shader-dispatch/uninit.hlsl"), "0.0"),
+        (spvasm.clone(), "inb"),
+    ];
+    if assembled {
+        files.push((spv.display().to_string(), "inb"));
+    } else {
+        println!("SKIPPED the .spv: spirv-as is not installed (Debian `spirv-tools`)");
+    }
+    for (file, input) in &files {
+        // HLSL names its entry point.
+        let entry: &[&str] = if file.ends_with(".hlsl") {
+            &["--entry", "main"]
+        } else {
+            &[]
+        };
+        let (code, out, err) = races(file, entry);
+        assert_eq!(code, 0, "{file}: {out}\n{err}");
+        assert!(out.contains("Data races: none"), "{file}: {out}");
+        let given = format!("{input}=1");
+        let mut args = entry.to_vec();
+        args.extend(["--input", &given]);
+        let (code, out, err) = races(file, &args);
+        assert_eq!(code, 0, "{file}: {out}\n{err}");
+        assert!(out.contains("Data races: yes"), "{file}: {out}");
+    }
+    // The same `.spvasm` with a Dat3M header is one of Dat3M's tests,
+    // read as Dat3M reads it: the word is undefined, may be nonzero, and
+    // the stores race.
+    let text = std::fs::read_to_string(&spvasm).unwrap();
+    let dat3m = dir.join("uninit-dat3m.spvasm");
+    std::fs::write(&dat3m, format!("; @Config: 2, 1, 1\n{text}")).unwrap();
+    let (code, out, err) = races(&dat3m.display().to_string(), &[]);
+    std::fs::remove_dir_all(&dir).unwrap();
+    assert_eq!(code, 0, "{out}\n{err}");
+    assert!(out.contains("Data races: yes"), "{out}");
+}
+
+#[test]
+fn a_dispatch_file_beside_the_shader_applies_under_the_command_line() {
+    if !glslang() {
+        return;
+    }
+    // sized.comp with sized.comp.dispatch.toml beside it (a copy of
+    // tests/fixtures/shader-dispatch/sized.dispatch.toml: two invocations, LG_N =
+    // 1, where invocation 1 reads out_buf[0] while invocation 0 writes
+    // it: racy).
+    let dir = std::env::temp_dir().join(format!("vkmm-beside-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let shader = dir.join("sized.comp");
+    std::fs::copy(root("tests/fixtures/shader-dispatch/sized.comp"), &shader).unwrap();
+    let beside = dir.join("sized.comp.dispatch.toml");
+    std::fs::copy(
+        root("tests/fixtures/shader-dispatch/sized.dispatch.toml"),
+        &beside,
+    )
+    .unwrap();
+    let shader = shader.display().to_string();
+    let (code, out, err) = races(&shader, &[]);
+    assert_eq!(code, 0, "{out}\n{err}");
+    assert!(out.contains("Data races: yes"), "{out}");
+    // The output says which file applied.
+    let said = format!(
+        "the dispatch file {} beside the shader applies",
+        beside.display()
+    );
+    assert!(out.contains(&said) || err.contains(&said), "{out}\n{err}");
+    // The command line wins: N = 256, invocation 255 does not exist at
+    // two invocations, nobody reads.
+    let (code, out, err) = races(&shader, &["--set", "LG_N=8", "--length", "Out=257"]);
+    assert_eq!(code, 0, "{out}\n{err}");
+    assert!(out.contains("Data races: none"), "{out}");
+    // A file named with --dispatch replaces it: one invocation, no race.
+    let other = dir.join("one.toml");
+    std::fs::write(
+        &other,
+        "local_size = 1\nset = { LG_N = 1 }\n[inputs]\nOut = { length = 3 }\n",
+    )
+    .unwrap();
+    let (code, out, err) = races(&shader, &["--dispatch", &other.display().to_string()]);
+    assert_eq!(code, 0, "{out}\n{err}");
+    assert!(out.contains("Data races: none"), "{out}");
+    assert!(
+        !out.contains("beside the shader") && !err.contains("beside the shader"),
+        "{out}\n{err}"
+    );
+    // A bad file beside the shader is an error naming it.
+    std::fs::write(&beside, "colour = 1\n").unwrap();
+    let (code, _, err) = races(&shader, &[]);
+    std::fs::remove_dir_all(&dir).unwrap();
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("sized.comp.dispatch.toml") && err.contains("unknown key `colour`"),
+        "{err}"
+    );
+}
