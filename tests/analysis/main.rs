@@ -6,11 +6,11 @@
 #[path = "../common/mod.rs"]
 mod common;
 
-mod explain;
-mod refines;
 mod diff;
+mod explain;
 mod generate;
-mod termination;
 mod litmus_outcomes;
-mod states_listing;
+mod refines;
 mod show;
+mod states_listing;
+mod termination;

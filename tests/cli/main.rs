@@ -6,9 +6,9 @@
 #[path = "../common/mod.rs"]
 mod common;
 
+mod adversarial;
 mod cli;
-mod golden;
 mod docs_examples;
 mod facade;
+mod golden;
 mod limits;
-mod adversarial;

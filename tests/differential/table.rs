@@ -149,7 +149,10 @@ const ELSEWHERE: &[(Reduction, &str)] = &[
         "tests/engine/prefix_races.rs, engine::tests",
     ),
     (Reduction::ChainFlow, "engine::tests (chain balances)"),
-    (Reduction::OutcomeDirected, "tests/engine/condition_directed.rs"),
+    (
+        Reduction::OutcomeDirected,
+        "tests/engine/condition_directed.rs",
+    ),
     (Reduction::SpinExtension, "tests/engine/spin_extension.rs"),
     (Reduction::ReadFactoring, "tests/engine/read_factoring.rs"),
 ];

@@ -7,12 +7,12 @@
 mod common;
 
 mod condition_directed;
-mod grow;
 mod condition_order;
+mod grow;
 mod own_forwarding;
 mod prefix_races;
 mod read_factoring;
 mod rotation_symmetry;
+mod scaling_families;
 mod spin_extension;
 mod trace_limits;
-mod scaling_families;

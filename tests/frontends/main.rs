@@ -6,8 +6,16 @@
 #[path = "../common/mod.rs"]
 mod common;
 
+mod fuzz_parsers;
+mod fuzz_shaders;
 mod glsl;
-mod wgsl;
+mod image_arrays;
+mod legacy_memory_model;
+mod real_shaders_lowering;
+mod shader_assert;
+mod shader_constructs;
+mod shader_dispatch;
+mod shader_limits;
 mod spirv_arith;
 mod spirv_binary;
 mod spirv_bytes;
@@ -20,13 +28,5 @@ mod spirv_out_of_bounds;
 mod spirv_shader_call;
 mod spirv_stages;
 mod spirv_undefined;
-mod shader_assert;
-mod shader_constructs;
-mod shader_dispatch;
-mod shader_limits;
-mod legacy_memory_model;
-mod real_shaders_lowering;
 mod subgroup;
-mod image_arrays;
-mod fuzz_parsers;
-mod fuzz_shaders;
+mod wgsl;

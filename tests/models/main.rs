@@ -7,7 +7,6 @@
 mod common;
 
 mod appendix;
-mod spec_rules;
 mod barriers;
 mod bytes;
 mod bytes_alloy;
@@ -16,10 +15,9 @@ mod classes_and_devices;
 mod coop_alloy;
 mod coop_attributions;
 mod coop_matrix;
+mod divergence;
 mod host;
 mod interlock;
-mod shader_call;
-mod undefined_litmus;
 mod model_mutations;
 mod model_mutations_opencl;
 mod opencl_group;
@@ -27,4 +25,6 @@ mod opencl_host;
 mod opencl_images_pipes;
 mod opencl_rest;
 mod opencl_vulkan;
-mod divergence;
+mod shader_call;
+mod spec_rules;
+mod undefined_litmus;
