@@ -1,9 +1,10 @@
 //! The phrases analysis records carry in their text (a suite record's
 //! detail, a comparison's state cells) and the text reports print the same
 //! way ([`crate::report::text`] uses them): counted nouns, lists of
-//! invocations, final states, non-termination witnesses.
+//! invocations, final states, where an event is. The phrases of a
+//! non-termination witness live beside it ([`super::termination`]).
 
-use super::litmus::FinalState;
+use super::states::FinalState;
 use crate::engine::EventInfo;
 use crate::ir::Program;
 use std::fmt::Write;
@@ -47,47 +48,6 @@ pub(crate) fn push_int(s: &mut String, v: i64) {
             let _ = write!(s, "{v}");
         }
     }
-}
-
-/// One line on a non-termination witness: each invocation's fate, and the
-/// loops that repeat.
-pub fn witness_line(w: &super::termination::Witness) -> String {
-    let fates: Vec<String> = w
-        .threads
-        .iter()
-        .map(|f| {
-            format!(
-                "{} {}{}",
-                f.thread,
-                f.fate,
-                if f.fair {
-                    ""
-                } else {
-                    " (not scheduled fairly)"
-                }
-            )
-        })
-        .collect();
-    let loops: Vec<String> = w.loops.iter().map(repetition).collect();
-    format!("{}; {}", fates.join(", "), loops.join("; "))
-}
-
-/// `P0 spins forever in lines 8-10: the last 1 of 2 iterations repeat (the
-/// 1 before them match them)`.
-pub fn repetition(l: &super::termination::Repetition) -> String {
-    format!(
-        "{} spins forever in lines {}-{}: the last {} of {} iterations repeat{}",
-        l.thread,
-        l.head_line,
-        l.back_line,
-        l.suffix,
-        l.iterations,
-        if l.infix > 0 {
-            format!(" (the {} before them match them)", l.infix)
-        } else {
-            String::new()
-        }
-    )
 }
 
 /// `P0 (label) line 5: text`: where an event's instruction is, for a

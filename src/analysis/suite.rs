@@ -649,7 +649,7 @@ fn termination_record(item: &SuiteItem, o: &super::termination::TerminationOutco
             ),
             super::termination::Verdict::Terminates => "terminates".into(),
             super::termination::Verdict::NonTerminating => {
-                let w = o.witness.as_ref().map(super::phrases::witness_line);
+                let w = o.witness.as_ref().map(super::termination::witness_line);
                 format!("non-terminating: {}", w.unwrap_or_default())
             }
             super::termination::Verdict::Undecided => format!(
@@ -879,7 +879,7 @@ impl Summary {
                         actual.name(),
                         o.witness
                             .as_ref()
-                            .map_or("no witness".into(), super::phrases::witness_line)
+                            .map_or("no witness".into(), super::termination::witness_line)
                     ));
                 }
             }

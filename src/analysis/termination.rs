@@ -379,6 +379,47 @@ pub struct Witness {
     pub execution: Option<crate::analysis::explain::Witness>,
 }
 
+/// One line on a non-termination witness: each invocation's fate, and the
+/// loops that repeat.
+pub fn witness_line(w: &Witness) -> String {
+    let fates: Vec<String> = w
+        .threads
+        .iter()
+        .map(|f| {
+            format!(
+                "{} {}{}",
+                f.thread,
+                f.fate,
+                if f.fair {
+                    ""
+                } else {
+                    " (not scheduled fairly)"
+                }
+            )
+        })
+        .collect();
+    let loops: Vec<String> = w.loops.iter().map(repetition).collect();
+    format!("{}; {}", fates.join(", "), loops.join("; "))
+}
+
+/// `P0 spins forever in lines 8-10: the last 1 of 2 iterations repeat (the
+/// 1 before them match them)`.
+pub fn repetition(l: &Repetition) -> String {
+    format!(
+        "{} spins forever in lines {}-{}: the last {} of {} iterations repeat{}",
+        l.thread,
+        l.head_line,
+        l.back_line,
+        l.suffix,
+        l.iterations,
+        if l.infix > 0 {
+            format!(" (the {} before them match them)", l.infix)
+        } else {
+            String::new()
+        }
+    )
+}
+
 /// The result of a termination check.
 #[derive(Clone, Debug, Serialize)]
 pub struct TerminationOutcome {

@@ -372,7 +372,7 @@ fn partial_spin_extension_agrees_with_the_complete_test() {
             let mut idx = vec![0usize; n];
             'all: loop {
                 let chosen: Vec<usize> = (0..n).map(|t| block[t][idx[t]]).collect();
-                let paths: Vec<&super::Path> = chosen
+                let paths: Vec<&super::trace::Path> = chosen
                     .iter()
                     .enumerate()
                     .map(|(t, &k)| &explorer.threads[t].paths[k])

@@ -5,10 +5,11 @@
 use super::herd::witnesses;
 use crate::analysis::explain::{Explanation, Verdict};
 use crate::analysis::phrases::push_int;
-use crate::analysis::phrases::repetition;
 use crate::analysis::phrases::reserve_states;
-pub use crate::analysis::phrases::{count, push_state, who, witness_line};
+pub use crate::analysis::phrases::{count, push_state, who};
 use crate::analysis::refines::{Refinement, RefinesAnswer};
+use crate::analysis::termination::repetition;
+pub use crate::analysis::termination::witness_line;
 use crate::analysis::{Checked, Comparison, LitmusOutcome, QueryOutcome, Summary, TestOutcome};
 /// How a search that stopped at a limit says where it stopped.
 pub use crate::engine::stopped_at;

@@ -1,7 +1,7 @@
 //! How far an RMW chain is from being closed, decided on partial
 //! combinations of paths ([`Explorer::block_pruned`]).
 //!
-//! On an RMW-chain location ([`crate::engine::rmw_chain_locations`]) each write,
+//! On an RMW-chain location ([`crate::engine::explorer::rmw_chain_locations`]) each write,
 //! and the initial value, is read by at most one RMW (the walk's
 //! `PrunedWalk::rmw_chains` count, whose argument is there). Number the
 //! (location, value) pairs some RMW of the block reads. For a combination
@@ -46,10 +46,11 @@
 
 use super::hook::{CombinationPlan, Hook};
 use super::set::Reduction;
+use crate::engine::Explorer;
 use crate::engine::limits::Limits;
 use crate::engine::trace::PathEvent;
-use crate::engine::{Explorer, HashMap};
 use crate::ir::Program;
+use std::collections::HashMap;
 
 /// The hook: the pruned walk checks the balances of RMW chains.
 pub(super) struct ChainFlowHook;

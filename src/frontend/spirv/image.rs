@@ -9,10 +9,15 @@
 //! grid of elements in the same class (MODELS.md, "Tensor elements are in
 //! the Image class"). The extent is the variable's `@Input` (nested lists,
 //! one level per coordinate), checked against a tensor's Shape and a Cube
-//! image's faces. The accesses are in `lower/image.rs`.
+//! image's faces. The accesses are in `lower/image.rs`; the declarations
+//! that look up other declarations of the module (`OpTypeSampledImage`,
+//! `OpTypeTensorARM`) are read in `module.rs`, and two views of one
+//! descriptor are checked alike in `layout.rs`. The storage of converted
+//! formats ([`Stored`]) is in `types.rs`, below both.
 
-use super::module::{Ty, unsupported};
 use super::syntax::{Inst, Located, Tok};
+pub(super) use super::types::{HALF, Stored, U8, U16};
+use super::types::{Ty, unsupported};
 
 /// The image formats vkmm reads and their channels: integer or 32-bit
 /// float channels of the sampled type's width, or Unknown (one channel). Each channel of a
@@ -35,63 +40,6 @@ const FORMATS: &[(&str, usize)] = &[
     ("Rg32f", 2),
     ("Rgba32f", 4),
 ];
-
-/// How the texels of a format whose channels are not stored as the
-/// Sampled Type are kept: each channel a cell of the format's own width
-/// (a 16-bit float, an 8- or 16-bit normalised integer), converted to the
-/// 32-bit float Sampled Type on a read and back on a write (Vulkan,
-/// "Texel Input Operations" / "Texel Output Operations": a 16-bit float
-/// channel widens exactly; a write rounds to nearest even; a normalised
-/// channel is "f / (2^b - 1)" (unsigned) or "max(f / (2^(b-1) - 1), -1)"
-/// (signed) on a read and "round(clamp(c, 0, 1) * (2^b - 1))" (unsigned)
-/// or "round(clamp(c, -1, 1) * (2^(b-1) - 1))" (signed) on a write).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) enum Stored {
-    Half,
-    Unorm(u8),
-    Snorm(u8),
-}
-
-/// The types of the cells of [`Stored`] formats, which no instruction of
-/// the module declares (`Module::read` adds them).
-pub(super) const HALF: &str = "vkmm.half";
-pub(super) const U8: &str = "vkmm.u8";
-pub(super) const U16: &str = "vkmm.u16";
-
-impl Stored {
-    /// The type id of a channel's cell.
-    pub fn elem(self) -> &'static str {
-        match self {
-            Stored::Half => HALF,
-            Stored::Unorm(8) | Stored::Snorm(8) => U8,
-            _ => U16,
-        }
-    }
-    /// A channel's bits to the 32-bit float read.
-    pub fn read(self) -> crate::ir::numeric::NumOp {
-        use crate::ir::numeric::{Conv, NumOp};
-        match self {
-            Stored::Half => NumOp::Conv(Conv::FConvert { from: 16, to: 32 }),
-            Stored::Unorm(bits) => NumOp::Conv(Conv::FromNorm {
-                signed: false,
-                bits,
-            }),
-            Stored::Snorm(bits) => NumOp::Conv(Conv::FromNorm { signed: true, bits }),
-        }
-    }
-    /// A 32-bit float written to a channel's bits.
-    pub fn write(self) -> crate::ir::numeric::NumOp {
-        use crate::ir::numeric::{Conv, NumOp};
-        match self {
-            Stored::Half => NumOp::Conv(Conv::FConvert { from: 32, to: 16 }),
-            Stored::Unorm(bits) => NumOp::Conv(Conv::ToNorm {
-                signed: false,
-                bits,
-            }),
-            Stored::Snorm(bits) => NumOp::Conv(Conv::ToNorm { signed: true, bits }),
-        }
-    }
-}
 
 /// The formats whose channels are converted, their channels and storage.
 const CONVERTED: &[(&str, usize, Stored)] = &[
@@ -290,19 +238,6 @@ pub(super) fn image_type(inst: &Inst, sampled_elem: Option<&Ty>) -> Result<Ty, L
     })
 }
 
-/// `OpTypeSampledImage Image-Type`: SPIR-V, OpTypeSampledImage: "Declare a
-/// sampled image type, the Result Type of OpSampledImage, or an externally
-/// combined sampler and image." Its memory is the image's texels. A
-/// sampled image of an image vkmm does not read (floating-point texels)
-/// stays opaque: refused where it is used.
-pub(super) fn sampled_image_type(inst: &Inst, m: &super::module::Module) -> Result<Ty, Located> {
-    let image = inst.id(0)?.to_string();
-    Ok(match m.ty(&image) {
-        Some(Ty::Image { .. }) => Ty::SampledImage { image },
-        _ => Ty::Other(inst.name.clone()),
-    })
-}
-
 /// The extent of each coordinate of an image or tensor without an `@Input`:
 /// a shaped tensor's Shape; a Cube image's six faces ("the layers of the
 /// image view starting at baseArrayLayer correspond to faces in the order
@@ -369,131 +304,4 @@ pub(super) fn check_extents(ty: &Ty, name: &str, extents: &[usize]) -> Result<()
         )),
         _ => Ok(()),
     }
-}
-
-/// `OpTypeTensorARM Element-Type [Rank [Shape]]` (SPV_ARM_tensors):
-/// "'Element Type' is the type of the individual elements of the tensor.
-/// It must be a scalar type. 'Rank' is the optional rank (i.e. number of
-/// dimensions) of the tensor." OpTensorReadARM / OpTensorWriteARM: "'Tensor'
-/// must be a 'Ranked Tensor'", so vkmm reads ranked tensors of integer
-/// elements; each element is one memory location (the extent is the
-/// variable's @Input, outermost dimension first). "'Shape' is the optional
-/// shape of the tensor. 'Shape' must be a constant instruction of type
-/// OpTypeArray whose 'Element Type' is an integer, interpreted as unsigned,
-/// and whose 'Length' is equal to 'Rank'": read here, checked against the
-/// @Input by `check_extents`.
-pub(super) fn tensor_type(inst: &Inst, m: &super::module::Module) -> Result<Ty, Located> {
-    let elem = inst.id(0)?.to_string();
-    if !matches!(m.ty(&elem), Some(Ty::Int { .. } | Ty::Float { .. })) {
-        return Err(inst.err_at(
-            0,
-            "unsupported construct `OpTypeTensorARM`: vkmm reads tensors of integer or float elements (Element Type an OpTypeInt or OpTypeFloat)".into(),
-        ));
-    }
-    if inst.operands.len() < 2 {
-        return Err(inst.err(
-            "unsupported construct `OpTypeTensorARM`: an unranked tensor; OpTensorReadARM and OpTensorWriteARM: \"'Tensor' must be a 'Ranked Tensor'\"".into(),
-        ));
-    }
-    let rank = match m.consts.get(inst.id(1)?) {
-        Some(super::module::CVal::Int(n)) if (1..=8).contains(n) => *n as usize,
-        _ => {
-            return Err(inst.err_at(
-                1,
-                "OpTypeTensorARM: 'Rank' must come from a constant instruction of scalar integer type (vkmm reads ranks 1 to 8)".into(),
-            ));
-        }
-    };
-    let shape = match inst.operands.get(2) {
-        None => None,
-        Some(_) => {
-            let id = inst.id(2)?;
-            let len_ok = matches!(
-                inst_ty_of_const(m, id),
-                Some(Ty::Array { len, .. }) if len == rank
-            );
-            match m.consts.get(id) {
-                Some(super::module::CVal::Comp(items)) if len_ok => {
-                    let mut shape = Vec::new();
-                    for v in items {
-                        match v {
-                            super::module::CVal::Int(n) if (1..=4096).contains(n) => {
-                                shape.push(*n as usize)
-                            }
-                            _ => {
-                                return Err(inst.err_at(
-                                    2,
-                                    "OpTypeTensorARM: the Shape's extents are constants from 1 to 4096 (vkmm's bound on a grid)".into(),
-                                ));
-                            }
-                        }
-                    }
-                    Some(shape)
-                }
-                _ => {
-                    return Err(inst.err_at(
-                        2,
-                        format!("OpTypeTensorARM: \"'Shape' must be a constant instruction of type OpTypeArray whose 'Element Type' is an integer, interpreted as unsigned, and whose 'Length' is equal to 'Rank'\" ({rank})"),
-                    ));
-                }
-            }
-        }
-    };
-    Ok(Ty::Tensor {
-        elem,
-        dims: rank,
-        channels: 1,
-        shape,
-    })
-}
-
-/// The type of the constant `id` (its result type), when known.
-fn inst_ty_of_const(m: &super::module::Module, id: &str) -> Option<Ty> {
-    m.result_types.get(id).and_then(|t| m.ty(t)).cloned()
-}
-
-/// The texels an image type addresses: (scalar type's width, coordinates,
-/// channels, multisampled), through a sampled image to its image.
-fn texels(m: &super::module::Module, ty: &str) -> Option<(Option<i64>, usize, usize, bool)> {
-    match m.ty(ty)? {
-        Ty::SampledImage { image } => texels(m, image),
-        Ty::Image {
-            elem,
-            dims,
-            channels,
-            ms,
-            ..
-        } => Some((m.size_of(elem), *dims, *channels, *ms)),
-        _ => None,
-    }
-}
-
-/// A variable `g` that shares its descriptor (DescriptorSet and Binding)
-/// with the earlier `first` (`layout::aliases`): when either is an image,
-/// both are views of one image's texels (a storage image and the image a
-/// sampler reads, say) and must address them alike: the same texel size,
-/// coordinates, channels and samples. The appendix: a reference is "The
-/// descriptor that a variable is bound to, for variables in Image,
-/// Uniform, or StorageBuffer storage classes".
-pub(super) fn check_view(
-    m: &super::module::Module,
-    g: &super::module::Global,
-    first: &str,
-) -> Result<(), (usize, usize, String)> {
-    let Some(f) = m.globals.iter().find(|v| v.id == first) else {
-        return Ok(());
-    };
-    let (a, b) = (texels(m, &g.pointee), texels(m, &f.pointee));
-    let tensor = |v: &super::module::Global| matches!(m.ty(&v.pointee), Some(Ty::Tensor { .. }));
-    if (a.is_none() && b.is_none() && !tensor(g) && !tensor(f)) || (a.is_some() && a == b) {
-        return Ok(());
-    }
-    Err((
-        g.line,
-        g.col,
-        format!(
-            "`%{}` shares its descriptor (DescriptorSet and Binding) with `%{first}`, but not its texels: two views of one image have the same texel size, coordinates (Dim, Arrayed), channels (Image Format) and MS",
-            g.id
-        ),
-    ))
 }

@@ -3,7 +3,7 @@
 //! some access reaches only part of are cut into chunks by
 //! `ir::bytes::lower` after every invocation is lowered.
 
-use super::module::{Class, Module};
+use super::module::{Class, Global, Module, Ty};
 use super::syntax::{Located, Tok};
 use crate::ir::Program;
 use std::collections::HashMap;
@@ -111,4 +111,50 @@ pub(super) fn cut_cells(program: &mut Program, widths: &mut Vec<u32>) -> Result<
         }
     }
     Ok(())
+}
+
+/// The texels an image type addresses: (scalar type's width, coordinates,
+/// channels, multisampled), through a sampled image to its image.
+fn texels(m: &Module, ty: &str) -> Option<(Option<i64>, usize, usize, bool)> {
+    match m.ty(ty)? {
+        Ty::SampledImage { image } => texels(m, image),
+        Ty::Image {
+            elem,
+            dims,
+            channels,
+            ms,
+            ..
+        } => Some((m.size_of(elem), *dims, *channels, *ms)),
+        _ => None,
+    }
+}
+
+/// A variable `g` that shares its descriptor (DescriptorSet and Binding)
+/// with the earlier `first` (`layout::aliases`): when either is an image,
+/// both are views of one image's texels (a storage image and the image a
+/// sampler reads, say) and must address them alike: the same texel size,
+/// coordinates, channels and samples. The appendix: a reference is "The
+/// descriptor that a variable is bound to, for variables in Image,
+/// Uniform, or StorageBuffer storage classes".
+pub(super) fn check_view(
+    m: &Module,
+    g: &Global,
+    first: &str,
+) -> Result<(), (usize, usize, String)> {
+    let Some(f) = m.globals.iter().find(|v| v.id == first) else {
+        return Ok(());
+    };
+    let (a, b) = (texels(m, &g.pointee), texels(m, &f.pointee));
+    let tensor = |v: &Global| matches!(m.ty(&v.pointee), Some(Ty::Tensor { .. }));
+    if (a.is_none() && b.is_none() && !tensor(g) && !tensor(f)) || (a.is_some() && a == b) {
+        return Ok(());
+    }
+    Err((
+        g.line,
+        g.col,
+        format!(
+            "`%{}` shares its descriptor (DescriptorSet and Binding) with `%{first}`, but not its texels: two views of one image have the same texel size, coordinates (Dim, Arrayed), channels (Image Format) and MS",
+            g.id
+        ),
+    ))
 }

@@ -10,7 +10,9 @@
 //! access per cell. Per-invocation variables (Private, Function, Input,
 //! Output, PushConstant) live in registers. Function calls are inlined.
 
-use super::module::{CVal, Cell, Class, Grid, MatrixLayout, Module, Ty, unsupported};
+use super::module::{
+    CVal, Cell, Class, Grid, MatrixLayout, Module, Ty, overlapping, unsupported, wrap_const,
+};
 use super::syntax::{Inst, Located, Operand as Opnd, Tok};
 use crate::ir::{
     ArithOp, CallKind, Cmp, Instruction, Interface, OpKind, Operand, Order, RmwOp, Scope,
@@ -2399,7 +2401,7 @@ impl<'a> Gen<'a> {
         if bytes::cover(targets, at, size).is_some() {
             return false;
         }
-        if super::sparse::overlapping(layout, at, size).is_empty() {
+        if overlapping(layout, at, size).is_empty() {
             return false;
         }
         self.wanted.push((var.clone(), *instance, at, size));
@@ -2834,15 +2836,6 @@ fn wraps(op: Op) -> bool {
             | Op::UMod
             | Op::ShiftRightLogical
     )
-}
-
-/// The signed reading of the low `width` bits of `v`.
-pub(super) fn wrap_const(v: i64, width: u32) -> i64 {
-    if width >= 64 || width == 0 {
-        return v;
-    }
-    let shift = 64 - width;
-    (v << shift) >> shift
 }
 
 /// Rebuilds the shape of `like` from a stream of leaves.

@@ -42,6 +42,7 @@ mod stages;
 mod syntax;
 #[cfg(test)]
 mod tests;
+mod types;
 pub mod wgsl;
 
 use super::FrontendError;
@@ -249,7 +250,7 @@ fn parse_module(
             _ => continue,
         };
         if let Some(first) = mem.alias.get(&g.id) {
-            image::check_view(&m, g, first).map_err(located)?;
+            layout::check_view(&m, g, first).map_err(located)?;
             if let Some((line, col)) = input_line(&g.id) {
                 return Err(located((
                     line,
@@ -1081,7 +1082,7 @@ fn at_width(e: &mut CondExpr, widths: &[u32]) {
             if let Some(w) = w {
                 for t in [a, b] {
                     if let Term::Const(c) = t {
-                        *c = lower::wrap_const(*c, w);
+                        *c = module::wrap_const(*c, w);
                     }
                 }
             }

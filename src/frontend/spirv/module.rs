@@ -5,6 +5,7 @@
 
 use super::headers::Init;
 use super::syntax::{Inst, Located, Tok};
+pub(super) use super::types::{CVal, Class, MatrixLayout, Ty, unsupported};
 use crate::ir::Interface;
 use ::spirv::Op;
 use std::collections::HashMap;
@@ -18,153 +19,6 @@ pub(super) const MAX_CELLS: usize = 1 << 16;
 /// long as the host binds it); the cells that get a location are bounded
 /// by [`MAX_CELLS`].
 pub(super) const MAX_LAYOUT: usize = 1 << 20;
-
-/// A type.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub(super) enum Ty {
-    Void,
-    Bool,
-    Int {
-        width: u32,
-    },
-    /// An IEEE-754 binary float of 16, 32 or 64 bits, kept as its bits
-    /// (`crate::ir::numeric`).
-    Float {
-        width: u32,
-    },
-    Vector {
-        elem: String,
-        n: usize,
-    },
-    Array {
-        elem: String,
-        len: usize,
-    },
-    RuntimeArray {
-        elem: String,
-    },
-    Struct {
-        members: Vec<String>,
-    },
-    Pointer {
-        class: Class,
-        pointee: String,
-    },
-    Function,
-    /// `OpTypeCooperativeMatrixKHR`: the component type, the scope (a
-    /// Scope id, Subgroup or Workgroup), rows and columns.
-    CoopMatrix {
-        elem: String,
-        scope: i64,
-        rows: usize,
-        cols: usize,
-    },
-    /// A storage image (Sampled 2) or an image for sampling (Sampled 1,
-    /// read by `OpImageFetch` only; `image.rs`): texels of `channels`
-    /// scalars of the integer type `elem`, addressed by `dims` coordinates
-    /// (x, y, z as the Dim has them, then the layer if arrayed, then the
-    /// sample if multisampled).
-    Image {
-        elem: String,
-        dims: usize,
-        channels: usize,
-        ms: bool,
-        /// The Dim operand's name (`Buffer`, `1D`, `2D`, `3D`, `Cube`).
-        dim: String,
-        arrayed: bool,
-        /// Sampled 1: compatible with sampling operations, not with
-        /// `OpImageRead`/`OpImageWrite`.
-        sampled: bool,
-        /// A format whose channels are stored in another type than the
-        /// Sampled Type (`elem` is then that type: `image::Stored`).
-        stored: Option<super::image::Stored>,
-    },
-    /// `OpTypeSampledImage`: an image (`image`, an `Image` of Sampled 1)
-    /// together with a sampler; its memory is the image's texels.
-    SampledImage {
-        image: String,
-    },
-    /// A ranked tensor (`OpTypeTensorARM`, `image.rs`): elements of the
-    /// scalar type `elem`, `dims` (its Rank) coordinates, outermost first;
-    /// `channels` is 1; `shape`, the Shape operand when present (one
-    /// extent per dimension, outermost first).
-    Tensor {
-        elem: String,
-        dims: usize,
-        channels: usize,
-        shape: Option<Vec<usize>>,
-    },
-    /// `OpTypeMatrix Column-Type Column-Count`: "Matrix columns are
-    /// numbered consecutively, starting with 0"; `col` is the column's
-    /// vector type. `layout` is the one the `MatrixStride` and
-    /// `RowMajor`/`ColMajor` decorations of the struct member holding the
-    /// matrix give (`Module::lay_out`); without one (a matrix in
-    /// registers) the columns are packed one after the other.
-    Matrix {
-        col: String,
-        cols: usize,
-        layout: Option<MatrixLayout>,
-    },
-    /// A column of a `RowMajor` matrix in memory: `n` components of
-    /// `elem`, `stride` bytes apart (the matrix's `MatrixStride`). Only
-    /// an access chain into such a matrix makes one (`Module::lay_out`
-    /// declares it beside the matrix).
-    Strided {
-        elem: String,
-        n: usize,
-        stride: i64,
-    },
-    /// Samplers and other types vkmm cannot compute with.
-    Other(String),
-}
-
-/// The memory layout of a matrix in a struct member: SPIR-V, Decoration,
-/// MatrixStride: "the stride of the rows in a RowMajor-decorated matrix
-/// or columns in a ColMajor-decorated matrix"; RowMajor: "Indicates that
-/// components within a row are contiguous in memory"; ColMajor:
-/// "Indicates that components within a column are contiguous in memory".
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) struct MatrixLayout {
-    pub stride: i64,
-    pub row_major: bool,
-}
-
-/// Where a variable lives.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub(super) enum Class {
-    /// StorageBuffer, Uniform, PhysicalStorageBuffer, CrossWorkgroup,
-    /// UniformConstant: one instance for all invocations (`sc0`).
-    Global,
-    /// Workgroup: one instance per workgroup (`sc1`).
-    Workgroup,
-    /// Output: one instance per invocation, in memory (conditions name
-    /// them; `sc3`, the OutputMemory class).
-    Output,
-    /// Private, Function, Input, PushConstant: one instance per
-    /// invocation, kept in registers.
-    Invocation,
-    /// The ray tracing storage classes of shader calls (CallableDataKHR,
-    /// IncomingCallableDataKHR, RayPayloadKHR, IncomingRayPayloadKHR,
-    /// HitAttributeKHR): one instance per invocation, in memory; an
-    /// invocation's incoming variable is its creator's variable
-    /// (docs/format-spirv.md, "Shader calls").
-    Ray(crate::ir::Interface),
-    /// A UniformConstant variable of a storage image type: one instance,
-    /// its texels in the Image storage class (`sc2`, the ImageMemory
-    /// class: "The ImageMemory storage class semantic applies to accesses
-    /// to memory in the Image storage class").
-    Image,
-    /// Other classes the IR cannot express.
-    Other,
-}
-
-/// A constant value.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub(super) enum CVal {
-    Int(i64),
-    Comp(Vec<CVal>),
-    Undef,
-}
 
 /// A global variable.
 #[derive(Clone, Debug)]
@@ -236,6 +90,16 @@ pub(super) struct Cell {
     pub init: i64,
 }
 
+/// The cells of `layout` (sorted by offset) that overlap the `size` bytes
+/// at `at`.
+pub(super) fn overlapping(layout: &[Cell], at: i64, size: u32) -> &[Cell] {
+    let end = at + i64::from(size);
+    // The first cell that ends after `at`.
+    let first = layout.partition_point(|c| c.offset + i64::from(c.size) <= at);
+    let last = layout.partition_point(|c| c.offset < end);
+    &layout[first..last.max(first)]
+}
+
 /// The declarations of a module.
 #[derive(Default)]
 pub(super) struct Module {
@@ -274,11 +138,6 @@ pub const MAX_VECTOR: usize = 64;
 
 /// The most rows (and columns) vkmm reads in a cooperative matrix.
 pub const MAX_COOP_DIM: usize = 16;
-
-/// An error naming a construct the IR cannot express.
-pub(super) fn unsupported(inst: &Inst, why: &str) -> Located {
-    inst.err(format!("unsupported construct `{}`: {why}", inst.name))
-}
 
 fn as_i64(inst: &Inst, n: i128, i: usize) -> Result<i64, Located> {
     i64::try_from(n).or_else(|_| {
@@ -435,7 +294,7 @@ impl Module {
                     offset,
                     size: self.size_of(ty).unwrap_or(4) as u32,
                     path: path.clone(),
-                    init: super::lower::wrap_const(value, self.int_width(ty)),
+                    init: wrap_const(value, self.int_width(ty)),
                 });
             }
             Some(Ty::Vector { elem, n }) => {
@@ -891,8 +750,7 @@ impl Module {
                 )
             {
                 let width = m.int_width(inst.id(0)?);
-                m.consts
-                    .insert(r.clone(), CVal::Int(super::lower::wrap_const(*v, width)));
+                m.consts.insert(r.clone(), CVal::Int(wrap_const(*v, width)));
             }
         }
         if let Some((id, start, _)) = in_function {
@@ -1025,8 +883,8 @@ impl Module {
             {
                 Some(super::image::image_type(inst, self.ty(inst.id(0)?))?)
             }
-            Op::TypeSampledImage => Some(super::image::sampled_image_type(inst, self)?),
-            Op::TypeTensorARM => Some(super::image::tensor_type(inst, self)?),
+            Op::TypeSampledImage => Some(sampled_image_type(inst, self)?),
+            Op::TypeTensorARM => Some(tensor_type(inst, self)?),
             Op::TypeImage
             | Op::TypeSampler
             | Op::TypeOpaque
@@ -1093,7 +951,7 @@ impl Module {
                 // (`OpConstant %uint 4294967295` is -1: docs/format-spirv.md,
                 // "Integer values").
                 if let CVal::Int(x) = v {
-                    v = CVal::Int(super::lower::wrap_const(x, self.int_width(inst.id(0)?)));
+                    v = CVal::Int(wrap_const(x, self.int_width(inst.id(0)?)));
                 }
                 self.consts.insert(r, v);
             }
@@ -1140,7 +998,7 @@ impl Module {
                 let r = inst.result_id()?.to_string();
                 let mut v = self.spec_op(inst)?;
                 if let CVal::Int(x) = v {
-                    v = CVal::Int(super::lower::wrap_const(x, self.int_width(inst.id(0)?)));
+                    v = CVal::Int(wrap_const(x, self.int_width(inst.id(0)?)));
                 }
                 self.consts.insert(r, v);
             }
@@ -1363,7 +1221,7 @@ impl Module {
                 .map_or(32, |t| self.scalar_width(t))
         };
         let rw = self.scalar_width(inst.id(0)?);
-        let wrap = |v: i64| super::lower::wrap_const(v, rw);
+        let wrap = |v: i64| wrap_const(v, rw);
         let index = |i: usize| -> Result<usize, Located> {
             usize::try_from(inst.int(i)?).map_err(|_| inst.err_at(i, "expected an index".into()))
         };
@@ -1681,4 +1539,105 @@ fn branch_targets_defined(body: &[Inst]) -> Result<(), Located> {
         }
     }
     Ok(())
+}
+
+/// The signed reading of the low `width` bits of `v`.
+pub(super) fn wrap_const(v: i64, width: u32) -> i64 {
+    if width >= 64 || width == 0 {
+        return v;
+    }
+    let shift = 64 - width;
+    (v << shift) >> shift
+}
+
+/// `OpTypeSampledImage Image-Type`: SPIR-V, OpTypeSampledImage: "Declare a
+/// sampled image type, the Result Type of OpSampledImage, or an externally
+/// combined sampler and image." Its memory is the image's texels. A
+/// sampled image of an image vkmm does not read (floating-point texels)
+/// stays opaque: refused where it is used.
+fn sampled_image_type(inst: &Inst, m: &Module) -> Result<Ty, Located> {
+    let image = inst.id(0)?.to_string();
+    Ok(match m.ty(&image) {
+        Some(Ty::Image { .. }) => Ty::SampledImage { image },
+        _ => Ty::Other(inst.name.clone()),
+    })
+}
+
+/// `OpTypeTensorARM Element-Type [Rank [Shape]]` (SPV_ARM_tensors):
+/// "'Element Type' is the type of the individual elements of the tensor.
+/// It must be a scalar type. 'Rank' is the optional rank (i.e. number of
+/// dimensions) of the tensor." OpTensorReadARM / OpTensorWriteARM: "'Tensor'
+/// must be a 'Ranked Tensor'", so vkmm reads ranked tensors of integer
+/// elements; each element is one memory location (the extent is the
+/// variable's @Input, outermost dimension first). "'Shape' is the optional
+/// shape of the tensor. 'Shape' must be a constant instruction of type
+/// OpTypeArray whose 'Element Type' is an integer, interpreted as unsigned,
+/// and whose 'Length' is equal to 'Rank'": read here, checked against the
+/// @Input by `check_extents`.
+fn tensor_type(inst: &Inst, m: &Module) -> Result<Ty, Located> {
+    let elem = inst.id(0)?.to_string();
+    if !matches!(m.ty(&elem), Some(Ty::Int { .. } | Ty::Float { .. })) {
+        return Err(inst.err_at(
+            0,
+            "unsupported construct `OpTypeTensorARM`: vkmm reads tensors of integer or float elements (Element Type an OpTypeInt or OpTypeFloat)".into(),
+        ));
+    }
+    if inst.operands.len() < 2 {
+        return Err(inst.err(
+            "unsupported construct `OpTypeTensorARM`: an unranked tensor; OpTensorReadARM and OpTensorWriteARM: \"'Tensor' must be a 'Ranked Tensor'\"".into(),
+        ));
+    }
+    let rank = match m.consts.get(inst.id(1)?) {
+        Some(CVal::Int(n)) if (1..=8).contains(n) => *n as usize,
+        _ => {
+            return Err(inst.err_at(
+                1,
+                "OpTypeTensorARM: 'Rank' must come from a constant instruction of scalar integer type (vkmm reads ranks 1 to 8)".into(),
+            ));
+        }
+    };
+    let shape = match inst.operands.get(2) {
+        None => None,
+        Some(_) => {
+            let id = inst.id(2)?;
+            let len_ok = matches!(
+                inst_ty_of_const(m, id),
+                Some(Ty::Array { len, .. }) if len == rank
+            );
+            match m.consts.get(id) {
+                Some(CVal::Comp(items)) if len_ok => {
+                    let mut shape = Vec::new();
+                    for v in items {
+                        match v {
+                            CVal::Int(n) if (1..=4096).contains(n) => shape.push(*n as usize),
+                            _ => {
+                                return Err(inst.err_at(
+                                    2,
+                                    "OpTypeTensorARM: the Shape's extents are constants from 1 to 4096 (vkmm's bound on a grid)".into(),
+                                ));
+                            }
+                        }
+                    }
+                    Some(shape)
+                }
+                _ => {
+                    return Err(inst.err_at(
+                        2,
+                        format!("OpTypeTensorARM: \"'Shape' must be a constant instruction of type OpTypeArray whose 'Element Type' is an integer, interpreted as unsigned, and whose 'Length' is equal to 'Rank'\" ({rank})"),
+                    ));
+                }
+            }
+        }
+    };
+    Ok(Ty::Tensor {
+        elem,
+        dims: rank,
+        channels: 1,
+        shape,
+    })
+}
+
+/// The type of the constant `id` (its result type), when known.
+fn inst_ty_of_const(m: &Module, id: &str) -> Option<Ty> {
+    m.result_types.get(id).and_then(|t| m.ty(t)).cloned()
 }

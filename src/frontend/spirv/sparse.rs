@@ -35,7 +35,7 @@
 
 use super::legacy::Coherence;
 use super::lower::{Gen, Memory, cell_name};
-use super::module::{Cell, Grid, MAX_CELLS, Module};
+use super::module::{Grid, MAX_CELLS, Module, overlapping};
 use crate::frontend::clock::WalkStop;
 use crate::ir::{Program, Reference, Stmt, Thread};
 use std::collections::{BTreeSet, HashMap};
@@ -49,16 +49,6 @@ pub(super) const MAX_ROUNDS: usize = 64;
 
 /// The access sizes (bytes) a probe location is kept for.
 pub(super) const PROBE_SIZES: [u32; 5] = [1, 2, 4, 8, 16];
-
-/// The cells of `layout` (sorted by offset) that overlap the `size` bytes
-/// at `at`.
-pub(super) fn overlapping(layout: &[Cell], at: i64, size: u32) -> &[Cell] {
-    let end = at + i64::from(size);
-    // The first cell that ends after `at`.
-    let first = layout.partition_point(|c| c.offset + i64::from(c.size) <= at);
-    let last = layout.partition_point(|c| c.offset < end);
-    &layout[first..last.max(first)]
-}
 
 /// What giving a sparse cell a location needs.
 pub(super) struct Placing<'a> {

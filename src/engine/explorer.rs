@@ -1,0 +1,1369 @@
+//! The walk over combinations of thread paths: [`Explorer`] holds the
+//! paths of every thread of a program and builds a [`Skeleton`] for each
+//! combination of one path per thread the active reductions keep.
+
+use super::skeleton::own_pinned;
+use super::{
+    Ending, ExecError, LimitKind, Limits, ReadValue, Skeleton, SkeletonRotation, SkeletonSymmetry,
+    barrier, base, reduce, rotation, symmetry, trace, undefined, values,
+};
+use crate::ir::Program;
+use std::collections::HashMap;
+use std::ops::ControlFlow;
+use trace::{Path, ThreadPaths};
+
+/// The ways a prefix spinning forever extends to complete paths of its
+/// thread ([`Explorer::set_spin_extension`]): per way, the (location,
+/// value) pairs its appended loads need.
+pub(super) type Extensions = Vec<Vec<(usize, i64)>>;
+
+/// A path's writes, as (location, value), the value `None` when a derived
+/// store's ([`Explorer::set_spin_extension`]).
+pub(super) type PathWrites = Vec<(usize, Option<i64>)>;
+
+/// Combinations of paths, a path number per thread.
+#[cfg(test)]
+pub(super) type Combinations = Vec<Vec<usize>>;
+
+/// The paths of every thread of a program.
+pub struct Explorer<'p> {
+    pub program: &'p Program,
+    pub threads: Vec<ThreadPaths>,
+    pub limits: Limits,
+    /// Whether some instruction is a group function (combinations of
+    /// paths are then checked by [`Explorer::group_results_agree`]).
+    has_group_functions: bool,
+    /// The limit at which some combination of paths was skipped (see
+    /// [`Explorer::skipped`]).
+    skipped: std::cell::Cell<Option<LimitKind>>,
+    /// The values standing for "any value" when some location's initial
+    /// value is undefined.
+    undefined: Option<undefined::Domain>,
+    /// The time limit and memory bound, read while combinations of paths
+    /// are walked (most may be rejected without reaching the driver, which
+    /// reads them only per skeleton).
+    pub(super) budget: trace::Budget,
+    /// The value domain of each location ([`trace::explore_with_domains`]).
+    domains: std::sync::Arc<Vec<Vec<i64>>>,
+    /// What the active reductions do to the walk over combinations
+    /// ([`reduce::CombinationPlan`], asked once).
+    plan: reduce::CombinationPlan,
+    /// Whether the pruned walk over combinations of paths drops a partial
+    /// combination as soon as its paths write one location more often
+    /// than the order limit allows ([`Explorer::set_write_pruning`]).
+    write_pruning: bool,
+    /// Per location: whether it is an RMW-chain location
+    /// ([`rmw_chain_locations`]; a property of the program and the
+    /// limits, computed once).
+    rmw_chains: Vec<bool>,
+    /// The classes of interchangeable threads the walk reduces
+    /// ([`Explorer::set_symmetry`]).
+    symmetry: Option<std::sync::Arc<symmetry::Symmetry>>,
+    /// The automorphisms with renaming of locations the walk reduces by
+    /// ([`Explorer::set_rotation`]).
+    rotation: Option<std::sync::Arc<rotation::Rotation>>,
+    /// Per thread, per path ([`Explorer::set_spin_extension`]): for a
+    /// prefix spinning forever at an await, the ways it extends to a
+    /// complete path of its thread by loads only, each as the values its
+    /// appended loads need (location, value); `None` for the other paths.
+    /// Empty: the walk skips nothing that way.
+    pub(super) extension: Vec<Vec<Option<Extensions>>>,
+    /// Per thread, per path, when [`Explorer::extension`] is not empty:
+    /// its writes, as (location, value), the value `None` when a derived
+    /// store's (any value).
+    pub(super) spin_writes: Vec<Vec<PathWrites>>,
+    /// Per thread, per path, when [`Explorer::extension`] is not empty:
+    /// the (location, value) pairs its reads need from another event (a
+    /// concrete value other than the location's initial value, the
+    /// location's initial value defined): every combination whose values
+    /// are available writes them ([`extension`]).
+    pub(super) spin_needs: Vec<Vec<Vec<(usize, i64)>>>,
+    /// The combinations, complete or partial (with every completion),
+    /// skipped because they extend to complete ones.
+    extended: std::cell::Cell<u64>,
+    /// The partial combinations the pruned walk chose a path for
+    /// ([`Explorer::take_walk_nodes`]).
+    walk_nodes: std::cell::Cell<u64>,
+    /// What the tests of [`chains`] look at: the partial combinations the
+    /// balances alone dropped, and the combinations that reached the end
+    /// of the walk (path numbers per thread, `usize::MAX` for a thread not
+    /// chosen yet).
+    #[cfg(test)]
+    pub(super) flow_log: std::cell::RefCell<(Combinations, Combinations)>,
+    /// Per thread, the locations whose reads have their reads-from pinned
+    /// to the thread's latest earlier write ([`Reduction::OwnForwarding`](super::Reduction::OwnForwarding);
+    /// [`trace::own_sets`], computed once).
+    own: std::sync::Arc<Vec<std::collections::HashSet<usize>>>,
+    /// The static environments of the skeletons built, per shape
+    /// ([`base::ShapeCache`]).
+    shapes: base::ShapeCache,
+}
+
+impl<'p> Explorer<'p> {
+    pub fn new(program: &'p Program, limits: Limits) -> Result<Explorer<'p>, ExecError> {
+        let budget = trace::Budget::new(&limits);
+        let (threads, domains) = trace::explore_with_domains(program, &limits)?;
+        let plan = reduce::CombinationPlan::of(program, &limits);
+        Ok(Explorer {
+            program,
+            threads,
+            domains: std::sync::Arc::new(domains),
+            limits,
+            has_group_functions: program
+                .threads
+                .iter()
+                .any(|t| t.instructions().any(|i| i.is_group_function())),
+            skipped: std::cell::Cell::new(None),
+            undefined: undefined::Domain::for_search(program, &limits),
+            budget,
+            plan,
+            write_pruning: false,
+            rmw_chains: rmw_chain_locations(program, &plan),
+            symmetry: None,
+            rotation: None,
+            extension: Vec::new(),
+            spin_writes: Vec::new(),
+            spin_needs: Vec::new(),
+            extended: std::cell::Cell::new(0),
+            walk_nodes: std::cell::Cell::new(0),
+            #[cfg(test)]
+            flow_log: Default::default(),
+            own: std::sync::Arc::new(own_pinned(program, &limits, &plan)),
+            shapes: base::ShapeCache::default(),
+        })
+    }
+
+    /// Reduces the walk by the symmetry of the interchangeable threads
+    /// among those not `fixed` ([`symmetry`]; `None`: no reduction, the
+    /// default): only the combinations of paths whose path numbers do not
+    /// decrease along each class are built, and each skeleton says what it
+    /// stands for ([`Skeleton::multiplicity`]). Only with
+    /// [`Reduction::Symmetry`](super::Reduction::Symmetry).
+    pub fn set_symmetry(&mut self, fixed: Option<&[bool]>) {
+        self.symmetry = fixed
+            .filter(|_| self.plan.symmetry)
+            .and_then(|f| symmetry::Symmetry::of(self.program, &self.threads, f))
+            .map(std::sync::Arc::new);
+    }
+
+    /// The classes of interchangeable threads the walk reduces, if any.
+    pub fn symmetry(&self) -> Option<&symmetry::Symmetry> {
+        self.symmetry.as_deref()
+    }
+
+    /// Reduces the walk by the cyclic group of an automorphism that
+    /// renames locations ([`rotation`]; `None`: no reduction, the default)
+    /// mapping `shown` onto itself: only the combinations of paths least in
+    /// their orbit are built, and each skeleton says how many images it
+    /// stands for ([`Skeleton::rotation`]). Only with [`Reduction::Symmetry`](super::Reduction::Symmetry),
+    /// and only when the walk has no classes of interchangeable threads
+    /// ([`Explorer::set_symmetry`], called first).
+    pub fn set_rotation(&mut self, shown: Option<&rotation::Shown>) {
+        self.rotation = shown
+            .filter(|_| self.plan.symmetry && self.symmetry.is_none())
+            .and_then(|s| rotation::Rotation::of(self.program, &self.threads, s))
+            .map(std::sync::Arc::new);
+    }
+
+    /// The group the walk reduces by renaming locations, if any.
+    pub fn rotation(&self) -> Option<&rotation::Rotation> {
+        self.rotation.as_deref()
+    }
+
+    /// With `on`, the walk over combinations of paths (with path pruning)
+    /// drops a partial combination whose chosen paths already hold more
+    /// ordered writes (atomic writes, or every write under a total `co`)
+    /// to one location than `--max-writes`: every combination completing
+    /// it would be skipped at the order limit by [`Skeleton::list_orders`]
+    /// anyway, and the walk says so the same way ([`Explorer::skipped`]).
+    /// What changes is only that the walk does not build those skeletons
+    /// one by one, and that a visitor is not asked about them: a
+    /// combination the visitor would not have wanted, or one stalled at a
+    /// barrier ([`super::driver::Visitor::stalled`]), now counts as
+    /// skipped too. That is why it is off by default: the walk over
+    /// executions stopping at the bound turns it on, where neither
+    /// matters (its visitor wants every combination but those blocked at
+    /// a barrier, and reports no stall).
+    /// Only with [`Reduction::WritePruning`](super::Reduction::WritePruning).
+    pub fn set_write_pruning(&mut self, on: bool) {
+        self.write_pruning = on && self.plan.write_pruning;
+    }
+
+    /// With `on` (and [`Reduction::SpinExtension`](super::Reduction::SpinExtension), a model declaring
+    /// `await-extension`, and a program without control barriers, group
+    /// functions, host threads or out-of-bounds sites), the walk over
+    /// combinations of paths skips one whose stopped threads all spin
+    /// forever at an await (no thread stops at the bound) when each of them
+    /// extends, by loads only, to one of its complete paths whose loads of
+    /// a concrete value can read a maximal write of that value: every write
+    /// of the combination to the location writes it, and there is one.
+    /// Call after [`Explorer::prefix_blocks`], with `complete` the number
+    /// of complete paths per thread; `false` turns it off. Only for the
+    /// walk after a complete walk that finished (nothing skipped, no
+    /// limit): the skipped combinations' races are that walk's.
+    ///
+    /// Why that loses no race. The appendix: "Let X and Y be operations
+    /// that access overlapping sets of memory locations M, where X != Y,
+    /// and at least one of X and Y is a write, and X and Y are not
+    /// mutually-ordered atomic operations. If there does not exist a
+    /// location-ordered relation between X and Y for each location in M,
+    /// then there is a data race." Take a consistent execution E of the
+    /// skipped combination and append, after each spinning thread's last
+    /// event, the loads of its extension, each reading a write W of its
+    /// location that no write follows in scoped modification order or
+    /// location order (one exists: the two restricted to the location's
+    /// writes are acyclic in E, and there is a write; every such write
+    /// has the value the path needs). The result E' is an execution of
+    /// the complete paths, which the complete walk combined and searched.
+    /// E' is consistent: the model's axiom (vulkan-rules.cat) is that "no
+    /// cycles exist in the union of the following relations:
+    /// location-ordered, scoped modification order (over all atomic
+    /// writes), reads-from, from-reads", and no edge of that union leaves
+    /// an appended load L towards an event of E: reads-from and scoped
+    /// modification order leave only writes; from-reads leaves L only
+    /// towards a write after W in asmo or location order (none) or, had L
+    /// read the initial value, towards any write (L reads W); location
+    /// order out of L needs L to happen-before the other access, and
+    /// happens-before leaves a load that is neither a release nor a fence
+    /// nor a control barrier only through program order, which after L
+    /// holds only appended loads. So a cycle of E' would be one of E or
+    /// one among appended loads of one thread in program order: none. RMW
+    /// atomicity speaks of RMWs, which E' adds none of. The race pairs of
+    /// E stay those of E': location order between two events of E needs a
+    /// happens-before path between them, which cannot pass through an
+    /// appended load (nothing leaves it towards E), and mutual ordering is
+    /// a property of the two operations. So every race of E is a race of
+    /// E', which the complete walk reported first (the listing keys races
+    /// by the two instructions).
+    pub fn set_spin_extension(&mut self, on: bool, complete: &[usize]) {
+        self.extension.clear();
+        self.spin_writes.clear();
+        self.spin_needs.clear();
+        let program = self.program;
+        if !(on && self.plan.spin_extension) {
+            return;
+        }
+        // The concrete values a path's events from `from` on need, as
+        // (location, value), when they are all plain loads.
+        let loads_only = |t: usize, path: &Path, from: usize| -> Option<Vec<(usize, i64)>> {
+            let mut needs = Vec::new();
+            for e in &path.events[from..] {
+                let i = self.op_at(t, e.stmt)?;
+                let l = program.location_of(i)?;
+                let load = matches!(i.kind, crate::ir::OpKind::Load)
+                    && !e.writes
+                    && i.coop.is_none()
+                    && i.interface.is_none()
+                    && i.group.is_none();
+                if !load {
+                    return None;
+                }
+                match e.read {
+                    Some(ReadValue::Concrete(v)) => needs.push((l, v)),
+                    Some(ReadValue::Symbolic) => {}
+                    None => return None,
+                }
+            }
+            Some(needs)
+        };
+        let same = |a: &trace::PathEvent, b: &trace::PathEvent| {
+            a.stmt == b.stmt && a.read == b.read && a.write == b.write && a.derived == b.derived
+        };
+        let mut any = false;
+        self.extension = self
+            .threads
+            .iter()
+            .enumerate()
+            .map(|(t, paths)| {
+                let n = complete[t];
+                paths
+                    .paths
+                    .iter()
+                    .enumerate()
+                    .map(|(k, p)| {
+                        if k < n || !matches!(p.ending, Ending::Cut { spinning: true, .. }) {
+                            return None;
+                        }
+                        let len = p.events.len();
+                        let mut ways: Extensions = paths.paths[..n]
+                            .iter()
+                            .filter(|q| {
+                                q.events.len() > len
+                                    && q.events.iter().zip(&p.events).all(|(a, b)| same(a, b))
+                            })
+                            .filter_map(|q| loads_only(t, q, len))
+                            .collect();
+                        ways.sort();
+                        ways.dedup();
+                        any |= !ways.is_empty();
+                        Some(ways).filter(|w| !w.is_empty())
+                    })
+                    .collect()
+            })
+            .collect();
+        if !any {
+            self.extension.clear();
+            return;
+        }
+        self.spin_needs = self.per_event(|t, e| {
+            let l = self.location_at(t, e.stmt)?;
+            match e.read {
+                Some(ReadValue::Concrete(v))
+                    if !program.is_undefined(l) && program.initial_value(l) != v =>
+                {
+                    Some((l, v))
+                }
+                _ => None,
+            }
+        });
+        self.spin_writes = self.per_event(|t, e| {
+            let l = self.location_at(t, e.stmt).filter(|_| e.writes)?;
+            Some((l, e.write.filter(|_| e.derived.is_none())))
+        });
+    }
+
+    /// Per thread, per path: what `f` gives for each of its events (in
+    /// order), leaving out `None`s.
+    fn per_event<T>(&self, f: impl Fn(usize, &trace::PathEvent) -> Option<T>) -> Vec<Vec<Vec<T>>> {
+        self.threads
+            .iter()
+            .enumerate()
+            .map(|(t, paths)| {
+                paths
+                    .paths
+                    .iter()
+                    .map(|p| p.events.iter().filter_map(|e| f(t, e)).collect())
+                    .collect()
+            })
+            .collect()
+    }
+
+    /// The combinations skipped since the last call because they extend
+    /// to complete ones ([`Explorer::set_spin_extension`]).
+    pub fn take_extended(&self) -> u64 {
+        self.extended.take()
+    }
+
+    /// The nodes of the walk over combinations of paths with path pruning
+    /// since the last call: each choice of a path for a thread given the
+    /// threads chosen before it ([`Explorer::block_pruned`]), kept or
+    /// dropped: the count the walk's cost follows.
+    pub fn take_walk_nodes(&self) -> u64 {
+        self.walk_nodes.take()
+    }
+
+    /// Whether the combination `chosen` (a path index per thread) is one
+    /// [`Explorer::set_spin_extension`] skips: every thread runs a
+    /// complete path or a prefix spinning forever that extends, and at
+    /// least one spins.
+    pub(super) fn extends_to_complete(&self, chosen: &[usize]) -> bool {
+        if self.extension.is_empty() {
+            return false;
+        }
+        let mut spinning = Vec::new();
+        for (t, &k) in chosen.iter().enumerate() {
+            let p = &self.threads[t].paths[k];
+            match (&self.extension[t][k], &p.ending) {
+                (Some(ways), _) => spinning.push(ways),
+                (None, Ending::Cut { .. }) => return false,
+                (None, _) => {}
+            }
+        }
+        if spinning.is_empty() {
+            return false;
+        }
+        // Per location the combination writes: the value all its writes
+        // write (None once two differ, or one is unknown).
+        let mut written: HashMap<usize, Option<i64>> = HashMap::new();
+        for (t, &k) in chosen.iter().enumerate() {
+            for e in &self.threads[t].paths[k].events {
+                let Some(l) = self.location_at(t, e.stmt).filter(|_| e.writes) else {
+                    continue;
+                };
+                let v = e.write.filter(|_| e.derived.is_none());
+                written
+                    .entry(l)
+                    .and_modify(|w| {
+                        if *w != v {
+                            *w = None
+                        }
+                    })
+                    .or_insert(v);
+            }
+        }
+        let holds = |&(l, v): &(usize, i64)| written.get(&l) == Some(&Some(v));
+        spinning
+            .iter()
+            .all(|ways| ways.iter().any(|needs| needs.iter().all(holds)))
+    }
+
+    /// The limit at which a walk skipped some combination of paths (its
+    /// skeleton exceeds a state-space limit, e.g. more writes to one
+    /// location than vkmm orders): the walk did not cover it.
+    pub fn skipped(&self) -> Option<LimitKind> {
+        self.skipped.get()
+    }
+
+    /// Takes the limit at which a walk skipped some combination of paths,
+    /// leaving none (the next walk starts clean).
+    pub fn take_skipped(&self) -> Option<LimitKind> {
+        self.skipped.take()
+    }
+
+    /// Undoes [`Explorer::prefix_blocks`]: each thread's paths past its
+    /// first `complete[t]` go back to its cut prefixes.
+    pub fn restore_prefixes(&mut self, complete: &[usize]) {
+        for (t, &n) in self.threads.iter_mut().zip(complete) {
+            let mut prefixes = t.paths.split_off(n);
+            prefixes.append(&mut t.cut_prefixes);
+            t.cut_prefixes = prefixes;
+        }
+    }
+
+    /// Paths cut by the unrolling bound, over all threads.
+    pub fn cut(&self) -> usize {
+        self.threads.iter().map(|t| t.cut).sum()
+    }
+
+    /// Moves the threads' cut prefixes ([`ThreadPaths::cut_prefixes`])
+    /// after their complete paths and returns the blocks
+    /// ([`Explorer::for_each_in`]) of the combinations with at least one
+    /// prefix, each once: block `k` takes a prefix for thread `k`, a
+    /// complete path for the threads before it, either for those after it
+    /// (`k` is the first thread that stops at the bound). Empty when no
+    /// path was cut, or none kept.
+    pub fn prefix_blocks(&mut self) -> Vec<Vec<Vec<usize>>> {
+        let complete: Vec<usize> = self.threads.iter().map(|t| t.paths.len()).collect();
+        for t in &mut self.threads {
+            let prefixes = std::mem::take(&mut t.cut_prefixes);
+            t.paths.extend(prefixes);
+        }
+        let all: Vec<usize> = self.threads.iter().map(|t| t.paths.len()).collect();
+        (0..self.threads.len())
+            .filter(|&k| all[k] > complete[k])
+            .map(|k| {
+                (0..self.threads.len())
+                    .map(|t| match t.cmp(&k) {
+                        std::cmp::Ordering::Less => (0..complete[t]).collect(),
+                        std::cmp::Ordering::Equal => (complete[t]..all[t]).collect(),
+                        std::cmp::Ordering::Greater => (0..all[t]).collect(),
+                    })
+                    .collect()
+            })
+            .collect()
+    }
+
+    /// Number of path combinations (one path per thread).
+    pub fn combinations(&self) -> u128 {
+        self.threads
+            .iter()
+            .map(|t| t.paths.len() as u128)
+            .fold(1u128, |a, b| a.saturating_mul(b))
+    }
+
+    /// The initial value of location `l`: `initial`'s when the walk gives
+    /// the undefined locations values, else the program's.
+    fn initial_value(&self, initial: Option<&[i64]>, l: usize) -> i64 {
+        match initial {
+            Some(i) => i[l],
+            None => self.program.initial_value(l),
+        }
+    }
+
+    /// Thread `t`'s statement `stmt`, when it is an instruction.
+    fn op_at(&self, t: usize, stmt: usize) -> Option<&'p crate::ir::Instruction> {
+        match &self.program.threads[t].code[stmt] {
+            crate::ir::Stmt::Op(i) => Some(i),
+            _ => None,
+        }
+    }
+
+    /// The location thread `t`'s statement `stmt` accesses, if any.
+    pub(super) fn location_at(&self, t: usize, stmt: usize) -> Option<usize> {
+        self.op_at(t, stmt)
+            .and_then(|i| self.program.location_of(i))
+    }
+
+    /// Whether every value the paths fixed for a read is the initial value of
+    /// its location or written there by some path (else the combination has
+    /// no execution, and is skipped before any relation is built).
+    pub(super) fn values_available(&self, paths: &[&Path], initial: Option<&[i64]>) -> bool {
+        let initial_value = |l: usize| self.initial_value(initial, l);
+        let loc = |t: usize, stmt: usize| self.location_at(t, stmt);
+        for (t, p) in paths.iter().enumerate() {
+            for (i, e) in p.events.iter().enumerate() {
+                let Some(ReadValue::Concrete(v)) = e.read else {
+                    continue;
+                };
+                let Some(l) = loc(t, e.stmt) else {
+                    continue;
+                };
+                if initial_value(l) == v {
+                    continue;
+                }
+                // (A derived store may write any value.)
+                let written = paths.iter().enumerate().any(|(t2, p2)| {
+                    p2.events.iter().enumerate().any(|(j, w)| {
+                        (t2, j) != (t, i)
+                            && (w.write == Some(v) || w.derived.is_some())
+                            && loc(t2, w.stmt) == Some(l)
+                    })
+                });
+                if !written {
+                    return false;
+                }
+            }
+        }
+        true
+    }
+
+    /// Whether every group function result the paths fixed is the one the
+    /// contributions give ([`barrier::group_results`]), checked on the
+    /// events alone before any relation is built: most combinations of
+    /// paths that branch on group results disagree.
+    fn group_results_agree(&self, paths: &[&Path]) -> bool {
+        if !self.has_group_functions {
+            return true;
+        }
+        let events = base::events_of(paths);
+        let endings: Vec<Ending> = paths.iter().map(|p| p.ending.clone()).collect();
+        let groups = barrier::groups(self.program, &events, &endings);
+        barrier::group_results(self.program, &events, &groups)
+            .into_iter()
+            .all(|(e, r)| match (events[e].read_value, r) {
+                (Some(fixed), Some(r)) => fixed == r,
+                _ => true,
+            })
+    }
+
+    /// [`Explorer::group_results_agree`] on a partial combination: the
+    /// paths chosen for threads `t..` (`block[u][idx[u]]`), checked on the
+    /// group instances all of whose members are among them, when `t`
+    /// starts a subgroup (the members of an instance are consecutive
+    /// threads). The walk over a block chooses the last thread first, so a
+    /// subgroup's results are checked as soon as its paths are chosen, not
+    /// once per combination of the other threads' paths.
+    fn groups_agree_from(&self, block: &[Vec<usize>], idx: &[usize], t: usize) -> bool {
+        let threads = &self.program.threads;
+        if !self.has_group_functions || (t > 0 && threads[t - 1].subgroup == threads[t].subgroup) {
+            return true;
+        }
+        let none = Path {
+            events: Vec::new(),
+            registers: Vec::new(),
+            awaits: Vec::new(),
+            ending: Ending::Finished,
+            exprs: Vec::new(),
+        };
+        let paths: Vec<&Path> = (0..threads.len())
+            .map(|u| {
+                if u < t {
+                    &none
+                } else {
+                    &self.threads[u].paths[block[u][idx[u]]]
+                }
+            })
+            .collect();
+        let events = base::events_of(&paths);
+        let endings: Vec<Ending> = paths.iter().map(|p| p.ending.clone()).collect();
+        let groups: Vec<barrier::BarrierGroup> = barrier::groups(self.program, &events, &endings)
+            .into_iter()
+            .filter(|g| g.members.iter().all(|&u| u >= t))
+            .collect();
+        barrier::group_results(self.program, &events, &groups)
+            .into_iter()
+            .all(|(e, r)| match (events[e].read_value, r) {
+                (Some(fixed), Some(r)) => fixed == r,
+                _ => true,
+            })
+    }
+
+    /// Notes that a walk skipped a combination of paths at `kind` (e.g. its
+    /// orders were too many to list: [`Skeleton::list_orders`]).
+    pub fn skip(&self, kind: LimitKind) {
+        if self.skipped.get().is_none() {
+            self.skipped.set(Some(kind));
+        }
+    }
+
+    /// Calls `f` on the skeleton of every combination of paths until it
+    /// breaks. The skeletons' orders are not listed yet: `f` calls
+    /// [`Skeleton::list_orders`] when it needs them.
+    pub fn for_each<E>(
+        &self,
+        f: impl FnMut(Skeleton) -> Result<ControlFlow<()>, E>,
+    ) -> Result<(), E>
+    where
+        E: From<ExecError>,
+    {
+        let all: Vec<Vec<usize>> = self
+            .threads
+            .iter()
+            .map(|t| (0..t.paths.len()).collect())
+            .collect();
+        self.for_each_in(&[all], f)
+    }
+
+    /// [`Explorer::for_each`] over the combinations of some blocks only:
+    /// a block names, per thread, the indices of the paths to combine.
+    pub fn for_each_in<E>(
+        &self,
+        blocks: &[Vec<Vec<usize>>],
+        mut f: impl FnMut(Skeleton) -> Result<ControlFlow<()>, E>,
+    ) -> Result<(), E>
+    where
+        E: From<ExecError>,
+    {
+        for block in blocks {
+            if self.block(block, &mut f)?.is_break() {
+                break;
+            }
+        }
+        Ok(())
+    }
+
+    fn block<E>(
+        &self,
+        block: &[Vec<usize>],
+        f: &mut impl FnMut(Skeleton) -> Result<ControlFlow<()>, E>,
+    ) -> Result<ControlFlow<()>, E>
+    where
+        E: From<ExecError>,
+    {
+        let Some(domain) = &self.undefined else {
+            return self.block_with(block, None, f);
+        };
+        // Undefined initial values: the block once per assignment of the
+        // undefined locations its paths read or the condition names
+        // ([`undefined::Domain::assignments`]), each thread keeping only
+        // the paths that agree with the assignment on the locations no
+        // path writes (a read there reads the initial value).
+        let program = self.program;
+        let mut relevant = undefined::condition_locations(program);
+        let mut written = std::collections::BTreeSet::new();
+        let op = |t: usize, stmt: usize| match &program.threads[t].code[stmt] {
+            crate::ir::Stmt::Op(i) => Some(i),
+            _ => None,
+        };
+        for (t, paths) in block.iter().enumerate() {
+            for &p in paths {
+                for e in &self.threads[t].paths[p].events {
+                    let Some(i) = op(t, e.stmt) else { continue };
+                    let Some(l) = program.location_of(i) else {
+                        continue;
+                    };
+                    if e.write.is_some() || i.is_write() {
+                        written.insert(l);
+                    }
+                    if i.is_read() && program.is_undefined(l) {
+                        relevant.insert(l);
+                    }
+                }
+            }
+        }
+        let relevant: Vec<usize> = relevant.into_iter().collect();
+        for initial in domain.assignments(program, &relevant) {
+            let agrees = |t: usize, p: usize| {
+                self.threads[t].paths[p].events.iter().all(|e| {
+                    let Some(ReadValue::Concrete(v)) = e.read else {
+                        return true;
+                    };
+                    match op(t, e.stmt).and_then(|i| program.location_of(i)) {
+                        Some(l) if program.is_undefined(l) && !written.contains(&l) => {
+                            initial[l] == v
+                        }
+                        _ => true,
+                    }
+                })
+            };
+            let filtered: Vec<Vec<usize>> = block
+                .iter()
+                .enumerate()
+                .map(|(t, ps)| ps.iter().copied().filter(|&p| agrees(t, p)).collect())
+                .collect();
+            if self.block_with(&filtered, Some(&initial), f)?.is_break() {
+                return Ok(ControlFlow::Break(()));
+            }
+        }
+        Ok(ControlFlow::Continue(()))
+    }
+
+    fn block_with<E>(
+        &self,
+        block: &[Vec<usize>],
+        initial: Option<&[i64]>,
+        f: &mut impl FnMut(Skeleton) -> Result<ControlFlow<()>, E>,
+    ) -> Result<ControlFlow<()>, E>
+    where
+        E: From<ExecError>,
+    {
+        if block.len() != self.threads.len() || block.iter().any(|t| t.is_empty()) {
+            return Ok(ControlFlow::Continue(()));
+        }
+        if self.plan.path_pruning {
+            return self.block_pruned(block, initial, f);
+        }
+        let mut idx = vec![0usize; self.threads.len()];
+        loop {
+            if self.out_of_budget() {
+                return Ok(ControlFlow::Break(()));
+            }
+            let chosen: Vec<usize> = idx.iter().enumerate().map(|(t, &i)| block[t][i]).collect();
+            if self.symmetry.as_ref().is_none_or(|s| s.sorted(&chosen))
+                && self.visit_chosen(&chosen, initial, true, f)?.is_break()
+            {
+                return Ok(ControlFlow::Break(()));
+            }
+            let mut d = 0;
+            loop {
+                if d == idx.len() {
+                    return Ok(ControlFlow::Continue(()));
+                }
+                idx[d] += 1;
+                if idx[d] < block[d].len() {
+                    break;
+                }
+                idx[d] = 0;
+                d += 1;
+            }
+        }
+    }
+
+    /// One step of a walk over combinations of paths: out of time or
+    /// memory, the rest of the walk is skipped, and the walk says which
+    /// limit stopped it.
+    fn out_of_budget(&self) -> bool {
+        match self
+            .budget
+            .step(&|| "combining the threads' paths".to_string())
+        {
+            Err(ExecError {
+                limit: Some(kind), ..
+            }) => {
+                self.skipped.set(Some(kind));
+                true
+            }
+            _ => false,
+        }
+    }
+
+    /// The combination `chosen` (a path index per thread), unless it
+    /// extends to complete ones ([`Explorer::set_spin_extension`]) or
+    /// (`check_values`) a value it reads is not available.
+    fn visit_chosen<E>(
+        &self,
+        chosen: &[usize],
+        initial: Option<&[i64]>,
+        check_values: bool,
+        f: &mut impl FnMut(Skeleton) -> Result<ControlFlow<()>, E>,
+    ) -> Result<ControlFlow<()>, E>
+    where
+        E: From<ExecError>,
+    {
+        if self
+            .rotation
+            .as_ref()
+            .is_some_and(|r| r.orbit(chosen).is_none())
+        {
+            return Ok(ControlFlow::Continue(()));
+        }
+        if self.extends_to_complete(chosen) {
+            self.extended.set(self.extended.get() + 1);
+            return Ok(ControlFlow::Continue(()));
+        }
+        let paths: Vec<&Path> = chosen
+            .iter()
+            .enumerate()
+            .map(|(t, &k)| &self.threads[t].paths[k])
+            .collect();
+        if check_values && !self.values_available(&paths, initial) {
+            return Ok(ControlFlow::Continue(()));
+        }
+        self.visit_combination(chosen, &paths, initial, f)
+    }
+
+    /// One combination of paths (one index into `block` per thread): the
+    /// skeletons of its barrier choices, handed to `f`. A combination too
+    /// big to enumerate is skipped, and the walk says so.
+    fn visit_combination<E>(
+        &self,
+        ids: &[usize],
+        paths: &[&Path],
+        initial: Option<&[i64]>,
+        f: &mut impl FnMut(Skeleton) -> Result<ControlFlow<()>, E>,
+    ) -> Result<ControlFlow<()>, E>
+    where
+        E: From<ExecError>,
+    {
+        if !self.group_results_agree(paths) {
+            return Ok(ControlFlow::Continue(()));
+        }
+        // One skeleton per choice of the arrivals that complete each
+        // barrier with a quorum.
+        let skeletons = Skeleton::build_unlisted(
+            self.program,
+            paths,
+            self.limits,
+            initial,
+            &self.own,
+            Some(&self.shapes),
+        )
+        .map(|mut sk| {
+            if values::needed(&sk) {
+                let program = self.program;
+                sk.derivation = Some(std::sync::Arc::new(values::Derivation {
+                    locations: sk
+                        .events
+                        .iter()
+                        .map(|e| program.location_of(e.instruction(program)))
+                        .collect(),
+                    domains: self.domains.clone(),
+                }));
+            }
+            if let Some(r) = &self.rotation {
+                sk.rotation = r.orbit(ids).map(|images| SkeletonRotation {
+                    group: r.clone(),
+                    images,
+                });
+            }
+            if let Some(sym) = &self.symmetry {
+                let (combinations, groups) = sym.combination(ids);
+                sk.symmetry = Some(Box::new(SkeletonSymmetry {
+                    classes: sym.clone(),
+                    combinations,
+                    groups,
+                    within: 1,
+                }));
+            }
+            sk
+        })
+        .and_then(|sk| sk.barrier_choices());
+        match skeletons {
+            Ok(skeletons) => {
+                for sk in skeletons {
+                    if f(sk)?.is_break() {
+                        return Ok(ControlFlow::Break(()));
+                    }
+                }
+            }
+            Err(ExecError {
+                limit: Some(kind), ..
+            }) => {
+                if self.skipped.get().is_none() {
+                    self.skipped.set(Some(kind));
+                }
+            }
+            Err(e) => return Err(e.into()),
+        }
+        Ok(ControlFlow::Continue(()))
+    }
+
+    /// [`Explorer::block_with`] with [`Reduction::PathPruning`](super::Reduction::PathPruning): the
+    /// combinations of the block's paths chosen thread by thread, the last
+    /// thread first (so the combinations come in the flat walk's order, the
+    /// first thread's path changing fastest), and a partial combination
+    /// dropped with every completion as soon as one of its chosen reads
+    /// needs a value that is not the initial value of its location, not
+    /// written there by another event of a chosen path, and not written
+    /// there by any path of a thread still to choose. At the last thread
+    /// this is exactly [`Explorer::values_available`], so the combinations
+    /// that reach `f` are the flat walk's, in its order; only the walk to
+    /// them is shorter (a lock or barrier counter read by N threads: N^N
+    /// combinations of read values, N! of them available).
+    fn block_pruned<E>(
+        &self,
+        block: &[Vec<usize>],
+        initial: Option<&[i64]>,
+        f: &mut impl FnMut(Skeleton) -> Result<ControlFlow<()>, E>,
+    ) -> Result<ControlFlow<()>, E>
+    where
+        E: From<ExecError>,
+    {
+        let initial_value = |l: usize| self.initial_value(initial, l);
+        let loc = |t: usize, stmt: usize| self.location_at(t, stmt);
+        // Each (location, value) a path of the block writes, numbered; a
+        // needed value no path writes can never be had.
+        // And each location a derived store of the block writes (any
+        // value), numbered after them and `unwritten`.
+        let mut ids: HashMap<(usize, i64), usize> = HashMap::new();
+        let mut derived_locations: Vec<usize> = Vec::new();
+        for (t, ps) in block.iter().enumerate() {
+            for &p in ps {
+                for e in &self.threads[t].paths[p].events {
+                    let Some(l) = loc(t, e.stmt) else { continue };
+                    if let Some(v) = e.write {
+                        let next = ids.len();
+                        ids.entry((l, v)).or_insert(next);
+                    }
+                    if e.derived.is_some() && !derived_locations.contains(&l) {
+                        derived_locations.push(l);
+                    }
+                }
+            }
+        }
+        let unwritten = ids.len();
+        let any: HashMap<usize, usize> = derived_locations
+            .iter()
+            .enumerate()
+            .map(|(k, &l)| (l, unwritten + 1 + k))
+            .collect();
+        let slots = unwritten + 1 + any.len();
+        // Per thread, per path of the block: the values its reads need that
+        // the initial value does not give (the pair's number, `unwritten`
+        // when no path writes it, whether the same event writes that value
+        // there too, and the number of the location's derived stores), and
+        // the pairs (and derived locations) it writes.
+        let summary: Vec<Vec<PathValues>> = block
+            .iter()
+            .enumerate()
+            .map(|(t, ps)| {
+                ps.iter()
+                    .map(|&p| {
+                        let mut values = PathValues::default();
+                        for e in &self.threads[t].paths[p].events {
+                            let Some(l) = loc(t, e.stmt) else { continue };
+                            if let Some(v) = e.write {
+                                values.writes.push(ids[&(l, v)]);
+                            }
+                            if e.derived.is_some() {
+                                values.writes.push(any[&l]);
+                            }
+                            if let Some(ReadValue::Concrete(v)) = e.read
+                                && initial_value(l) != v
+                            {
+                                let id = ids.get(&(l, v)).copied().unwrap_or(unwritten);
+                                let derived = any.get(&l).copied().unwrap_or(unwritten);
+                                values.needs.push((id, e.write == Some(v), derived));
+                            }
+                        }
+                        values
+                    })
+                    .collect()
+            })
+            .collect();
+        // below[t]: the pairs some path of a thread before t writes.
+        let threads = block.len();
+        let mut below: Vec<Vec<bool>> = vec![vec![false; slots]; threads];
+        for t in 1..threads {
+            let mut set = below[t - 1].clone();
+            for values in &summary[t - 1] {
+                for &w in &values.writes {
+                    set[w] = true;
+                }
+            }
+            below[t] = set;
+        }
+        // Per thread, per path of the block: its ordered writes per
+        // location (numbered densely), when the walk prunes at the order
+        // limit ([`Explorer::set_write_pruning`]). Not on RMW-chain
+        // locations: their orders are built prefix by prefix under the
+        // chain's constraint, and the order limit lets a location past
+        // `--max-writes` be listed when that takes few enough steps
+        // (`candidates::mo_choices`), which a count of writes cannot tell.
+        let mut write_locations: HashMap<usize, usize> = HashMap::new();
+        let ordered_writes: Vec<Vec<Vec<usize>>> = if self.write_pruning {
+            let total = self.limits.profile.total_co;
+            block
+                .iter()
+                .enumerate()
+                .map(|(t, ps)| {
+                    ps.iter()
+                        .map(|&p| {
+                            let mut out = Vec::new();
+                            for e in &self.threads[t].paths[p].events {
+                                let ordered = e.writes
+                                    && (total || self.op_at(t, e.stmt).is_some_and(|i| i.atomic));
+                                if let Some(l) =
+                                    loc(t, e.stmt).filter(|&l| ordered && !self.rmw_chains[l])
+                                {
+                                    let next = write_locations.len();
+                                    out.push(*write_locations.entry(l).or_insert(next));
+                                }
+                            }
+                            out
+                        })
+                        .collect()
+                })
+                .collect()
+        } else {
+            Vec::new()
+        };
+        // RMW chains: on a location whose writes are all mutually-ordered
+        // atomics (with the model's RMW atomicity and the RMW filter),
+        // each write, and the initial value, is read by at most one RMW
+        // (an RMW comes immediately after the write it reads in the scoped
+        // modification order; only the first reads the initial value). So
+        // the RMWs reading value v can be no more than the writes of v
+        // (plus one when v is the initial value): a partial combination
+        // whose RMWs already read v more often than the chosen paths and
+        // the best paths of the threads left can write it has no
+        // execution (`rmw_chains` below). A location some derived store
+        // writes (any value) is left out.
+        let chains = &self.rmw_chains;
+        let mut rmw_ids: HashMap<(usize, i64), usize> = HashMap::new();
+        let rmw_event = |t: usize, e: &trace::PathEvent| -> Option<(usize, i64)> {
+            let l = loc(t, e.stmt)?;
+            match e.read {
+                Some(ReadValue::Concrete(v))
+                    if e.writes && chains[l] && !derived_locations.contains(&l) =>
+                {
+                    Some((l, v))
+                }
+                _ => None,
+            }
+        };
+        for (t, ps) in block.iter().enumerate() {
+            for &p in ps {
+                for e in &self.threads[t].paths[p].events {
+                    if let Some(pair) = rmw_event(t, e) {
+                        let next = rmw_ids.len();
+                        rmw_ids.entry(pair).or_insert(next);
+                    }
+                }
+            }
+        }
+        let mut rmw_init = vec![0usize; rmw_ids.len()];
+        for (&(l, v), &id) in &rmw_ids {
+            rmw_init[id] = usize::from(initial_value(l) == v);
+        }
+        // Per thread, per path: the RMW reads and the writes of those pairs.
+        let rmw_paths: Vec<Vec<(Vec<usize>, Vec<usize>)>> = block
+            .iter()
+            .enumerate()
+            .map(|(t, ps)| {
+                ps.iter()
+                    .map(|&p| {
+                        let (mut reads, mut writes) = (Vec::new(), Vec::new());
+                        for e in &self.threads[t].paths[p].events {
+                            if let Some(pair) = rmw_event(t, e) {
+                                reads.push(rmw_ids[&pair]);
+                            }
+                            if let (Some(l), Some(v)) = (loc(t, e.stmt), e.write)
+                                && let Some(&id) = rmw_ids.get(&(l, v))
+                            {
+                                writes.push(id);
+                            }
+                        }
+                        (reads, writes)
+                    })
+                    .collect()
+            })
+            .collect();
+        // rmw_below[t][id]: the most writes of the pair the threads before
+        // t can make together (each its best path).
+        let rmw_below = best_below(threads, rmw_ids.len(), |t| {
+            rmw_paths[t]
+                .iter()
+                .map(|(_, writes)| {
+                    let mut n = vec![0usize; rmw_ids.len()];
+                    for &w in writes {
+                        n[w] += 1;
+                    }
+                    n
+                })
+                .collect()
+        });
+        let mut walk = PrunedWalk {
+            flow: self
+                .plan
+                .chain_flow
+                .then(|| self.chain_flow(block, &rmw_ids, &rmw_event))
+                .flatten(),
+            spin: self.spin_block(block),
+            rmw_paths: &rmw_paths,
+            rmw_below: &rmw_below,
+            rmw_init: &rmw_init,
+            rmw_read: vec![0; rmw_ids.len()],
+            rmw_written: vec![0; rmw_ids.len()],
+            summary: &summary,
+            below: &below,
+            chosen: vec![0; slots],
+            idx: vec![0; threads],
+            ordered_writes: &ordered_writes,
+            written: vec![0; write_locations.len()],
+            max_writes: self.limits.bounds.max_writes_per_location,
+            // Per thread: the least path number the threads of its class
+            // before it can take (a property of the block: computed once,
+            // not at every partial combination).
+            least: match &self.symmetry {
+                Some(s) => (0..threads)
+                    .map(|t| {
+                        s.before(t)
+                            .iter()
+                            .filter_map(|&p| block[p].iter().min())
+                            .max()
+                            .copied()
+                    })
+                    .collect(),
+                None => Vec::new(),
+            },
+        };
+        self.pruned_level(block, initial, threads, &mut walk, f)
+    }
+
+    /// Chooses the path of thread `level - 1` (threads `level..` are
+    /// chosen), for [`Explorer::block_pruned`].
+    fn pruned_level<E>(
+        &self,
+        block: &[Vec<usize>],
+        initial: Option<&[i64]>,
+        level: usize,
+        walk: &mut PrunedWalk,
+        f: &mut impl FnMut(Skeleton) -> Result<ControlFlow<()>, E>,
+    ) -> Result<ControlFlow<()>, E>
+    where
+        E: From<ExecError>,
+    {
+        if self.out_of_budget() {
+            return Ok(ControlFlow::Break(()));
+        }
+        if level == 0 {
+            let chosen: Vec<usize> = walk
+                .idx
+                .iter()
+                .enumerate()
+                .map(|(t, &i)| block[t][i])
+                .collect();
+            #[cfg(test)]
+            self.flow_log.borrow_mut().1.push(chosen.clone());
+            return self.visit_chosen(&chosen, initial, false, f);
+        }
+        let t = level - 1;
+        // Interchangeable threads: the path number of `t` is at most that
+        // of the next thread of its class (chosen already), and at least
+        // the least the threads of its class before it can take (their
+        // numbers do not decrease up to `t`): a block of the walk over
+        // executions stopping at the bound gives its first stopped thread
+        // prefixes only, so the threads after it in its class take
+        // prefixes too, and are not walked over complete paths first.
+        let least = walk.least.get(t).copied().flatten();
+        let most = self
+            .symmetry
+            .as_ref()
+            .and_then(|s| s.next(t))
+            .map(|n| block[n][walk.idx[n]]);
+        for i in 0..block[t].len() {
+            let id = block[t][i];
+            if most.is_some_and(|m| id > m) || least.is_some_and(|l| id < l) {
+                continue;
+            }
+            walk.idx[t] = i;
+            walk.add(t, i, 1);
+            let too_many = walk.too_many_writes();
+            if too_many {
+                self.skip(LimitKind::MaxWrites);
+            }
+            self.walk_nodes.set(self.walk_nodes.get() + 1);
+            let counted = !too_many && walk.available(t) && walk.rmw_chains(t);
+            let ok = counted && walk.balanced(t) && self.groups_agree_from(block, &walk.idx, t);
+            #[cfg(test)]
+            if counted && !ok {
+                let partial = (0..block.len())
+                    .map(|u| {
+                        if u < t {
+                            usize::MAX
+                        } else {
+                            block[u][walk.idx[u]]
+                        }
+                    })
+                    .collect();
+                self.flow_log.borrow_mut().0.push(partial);
+            }
+            // Every completion extends to a complete combination: the
+            // subtree is skipped whole ([`extension`]).
+            let extends = ok
+                && t > 0
+                && walk
+                    .spin
+                    .as_ref()
+                    .is_some_and(|sb| self.subtree_extends(sb, block, &walk.idx, t));
+            if extends {
+                self.extended.set(self.extended.get() + 1);
+            }
+            let flow = if ok && !extends {
+                self.pruned_level(block, initial, t, walk, f)
+            } else {
+                Ok(ControlFlow::Continue(()))
+            };
+            walk.add(t, i, -1);
+            if flow?.is_break() {
+                return Ok(ControlFlow::Break(()));
+            }
+        }
+        Ok(ControlFlow::Continue(()))
+    }
+}
+
+/// Per location: whether it is an RMW-chain location for the walk's
+/// counting of RMW reads ([`Explorer::block_pruned`]): the model
+/// declares RMW atomicity, the RMW filter is on, and every instruction
+/// of the program that writes it is an atomic mutually ordered with
+/// every other (itself included: the same instruction in two loop
+/// iterations, or in two threads). None when some write's location is
+/// not known statically.
+pub(super) fn rmw_chain_locations(program: &Program, plan: &reduce::CombinationPlan) -> Vec<bool> {
+    let n = program.locations.len();
+    if !plan.rmw_chains {
+        return vec![false; n];
+    }
+    let mut writers: Vec<Vec<(usize, &crate::ir::Instruction)>> = vec![Vec::new(); n];
+    for (t, thread) in program.threads.iter().enumerate() {
+        for i in thread.instructions() {
+            if !i.is_write() {
+                continue;
+            }
+            match program.location_of(i) {
+                Some(l) => writers[l].push((t, i)),
+                None => return vec![false; n],
+            }
+        }
+    }
+    writers
+        .iter()
+        .map(|w| {
+            w.iter().all(|&a| {
+                w.iter()
+                    .all(|&b| base::instructions_mutually_ordered(program, a, b))
+            })
+        })
+        .collect()
+}
+
+/// Per level `t` of [`Explorer::block_pruned`]'s walk (threads `..t`
+/// still to choose), per key: the most the threads before `t` can make
+/// together, each on its best path for that key. `paths(u)`: thread
+/// `u`'s count per key on each of its block paths.
+pub(super) fn best_below(
+    threads: usize,
+    width: usize,
+    mut paths: impl FnMut(usize) -> Vec<Vec<usize>>,
+) -> Vec<Vec<usize>> {
+    let mut below = vec![vec![0usize; width]; threads];
+    for t in 1..threads {
+        let mut most = below[t - 1].clone();
+        let mut best = vec![0usize; width];
+        for counts in paths(t - 1) {
+            for (b, k) in best.iter_mut().zip(counts) {
+                *b = (*b).max(k);
+            }
+        }
+        for (m, b) in most.iter_mut().zip(best) {
+            *m += b;
+        }
+        below[t] = most;
+    }
+    below
+}
+
+/// What one path needs and gives, for [`Explorer::block_pruned`]: the
+/// numbered (location, value) pairs its reads need (with whether the same
+/// event writes that pair, and the number of the location's derived
+/// stores, which may write any value) and those it writes.
+#[derive(Default)]
+struct PathValues {
+    needs: Vec<(usize, bool, usize)>,
+    writes: Vec<usize>,
+}
+
+/// The state of [`Explorer::block_pruned`]'s walk.
+pub(super) struct PrunedWalk<'a> {
+    /// The balances of RMW chains the threads still to choose must make
+    /// up ([`chains`]); `None` when no location is checked that way.
+    flow: Option<reduce::ChainFlow>,
+    /// With [`Explorer::set_spin_extension`] on: what the threads still to
+    /// choose can do, per level ([`extension`]).
+    spin: Option<reduce::SpinBlock<'a>>,
+    /// With symmetry reduction, per thread: the least path number it may
+    /// take ([`Explorer::pruned_level`]); empty without.
+    least: Vec<Option<usize>>,
+    /// Per thread, per path of the block.
+    summary: &'a [Vec<PathValues>],
+    /// Per thread `t`, per pair: whether some path of a thread before `t`
+    /// writes it.
+    below: &'a [Vec<bool>],
+    /// How many events of the chosen paths write each pair.
+    chosen: Vec<usize>,
+    /// The chosen path of each thread (an index into the block's paths).
+    idx: Vec<usize>,
+    /// Per thread, per path of the block: the (numbered) location of each
+    /// of its ordered writes; empty without write pruning.
+    ordered_writes: &'a [Vec<Vec<usize>>],
+    /// How many ordered writes the chosen paths make to each location.
+    written: Vec<usize>,
+    /// The order limit (`--max-writes`).
+    max_writes: usize,
+    /// Per thread, per path of the block: the numbered (location, value)
+    /// pairs its RMWs read on RMW-chain locations, and its writes of those
+    /// pairs ([`Explorer::block_pruned`]).
+    rmw_paths: &'a [Vec<(Vec<usize>, Vec<usize>)>],
+    /// Per thread `t`, per pair: the most writes of it the threads before
+    /// `t` can make.
+    rmw_below: &'a [Vec<usize>],
+    /// Per pair: 1 when its value is the location's initial value.
+    rmw_init: &'a [usize],
+    /// Per pair: the chosen paths' RMWs reading it, and writes of it.
+    rmw_read: Vec<usize>,
+    rmw_written: Vec<usize>,
+}
+
+impl PrunedWalk<'_> {
+    /// Adds (`by` = 1) or removes (-1) the writes of thread `t`'s path `i`.
+    fn add(&mut self, t: usize, i: usize, by: isize) {
+        for &w in &self.summary[t][i].writes {
+            self.chosen[w] = self.chosen[w].wrapping_add_signed(by);
+        }
+        if let Some(locations) = self.ordered_writes.get(t) {
+            for &l in &locations[i] {
+                self.written[l] = self.written[l].wrapping_add_signed(by);
+            }
+        }
+        let (reads, writes) = &self.rmw_paths[t][i];
+        for &r in reads {
+            self.rmw_read[r] = self.rmw_read[r].wrapping_add_signed(by);
+        }
+        for &w in writes {
+            self.rmw_written[w] = self.rmw_written[w].wrapping_add_signed(by);
+        }
+    }
+
+    /// Whether the RMWs of the chosen paths (threads `t..`) can still each
+    /// read a write of their own (or the initial value): no pair read by
+    /// more RMWs than the chosen paths and the threads before `t` can
+    /// write it, plus the initial value.
+    fn rmw_chains(&self, t: usize) -> bool {
+        (0..self.rmw_read.len()).all(|id| {
+            self.rmw_read[id] <= self.rmw_written[id] + self.rmw_below[t][id] + self.rmw_init[id]
+        })
+    }
+
+    /// Whether the threads before `t` can still make up the balances of
+    /// the RMW chains the walk checks ([`chains`]).
+    fn balanced(&self, t: usize) -> bool {
+        self.flow
+            .as_ref()
+            .is_none_or(|f| f.holds(t, &self.rmw_read, &self.rmw_written, self.rmw_init))
+    }
+
+    /// Whether the chosen paths write some location more often than the
+    /// order limit allows (never without write pruning).
+    fn too_many_writes(&self) -> bool {
+        self.written.iter().any(|&n| n > self.max_writes)
+    }
+
+    /// Whether every read of the chosen paths (threads `t..`) can still
+    /// get its value: written by another event of a chosen path, or by
+    /// some path of a thread before `t`.
+    fn available(&self, t: usize) -> bool {
+        (t..self.idx.len()).all(|u| {
+            self.summary[u][self.idx[u]]
+                .needs
+                .iter()
+                .all(|&(w, own, d)| {
+                    self.chosen[w] > usize::from(own)
+                        || self.below[t][w]
+                        || self.chosen[d] > 0
+                        || self.below[t][d]
+                })
+        })
+    }
+}
