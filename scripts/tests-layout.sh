@@ -46,7 +46,7 @@ done
 
 # Paths: `tests/NAME` -> `tests/fixtures/NAME` wherever a tracked text file
 # names a fixture (tests, docs, README, .ci/run, scripts, benches, src).
-git ls-files -z | grep -zv '^proptest-regressions/' | while IFS= read -r -d '' f; do
+git ls-files -z | grep -zv '^proptest-regressions/\|^scripts/tests-layout\.sh$' | while IFS= read -r -d '' f; do
   [ -f "$f" ] || continue
   grep -Iq . "$f" 2>/dev/null || continue
   perl -0pi -e "s#(?<![\\w-])tests/($names)(?![\\w-]|\\.[A-Za-z])#tests/fixtures/\$1#g" "$f"
