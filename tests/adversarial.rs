@@ -468,7 +468,6 @@ fn corpus_file(rel: &str) -> Option<PathBuf> {
 /// storing its own. Each load reads the initial value or the one store:
 /// 2^36 combinations of one evaluated candidate, each recorded.
 #[test]
-#[ignore = "the factored observation reads' combinations are recorded without reading the deadline or the memory bound (killed after 200 s)"]
 fn plain_factored_reads_stop_at_the_limits() {
     let dir = scratch("factored-plain");
     let n = 6;
@@ -498,7 +497,6 @@ fn plain_factored_reads_stop_at_the_limits() {
 /// reset their flag after reading `x0`..`x2`): its factored reads grow
 /// past the memory bound.
 #[test]
-#[ignore = "the factored observation reads' combinations are recorded without reading the deadline or the memory bound (an allocation fails at 1.9 GiB: abort)"]
 fn xf_barrier_with_rows_swapped_stops_at_the_limits() {
     let Some(f) = corpus_file("dat3m-vulkan/Manual/xf-barrier-cbar-rlx-1.litmus") else {
         eprintln!("SKIPPED: the dat3m-vulkan corpus is absent");

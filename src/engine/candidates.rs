@@ -88,10 +88,18 @@ impl Factors {
     /// combination. The environment stays `rep`'s: its `rf` and `RFINIT`
     /// are those of the first combination (what a factored visitor may not
     /// read: [`super::driver::Visitor::factored`]).
+    ///
+    /// `over` is the walk's budget ([`super::driver::Visitor::visit_factored`]
+    /// hands it in): asked before each combination, since one candidate may
+    /// stand for more combinations than the time or memory bound allows
+    /// (2^36 for six threads each loading six locations). Once it says yes
+    /// the loop breaks, and the walk, whose budget recorded the limit, is
+    /// undecided.
     pub fn for_each(
         &self,
         sk: &Skeleton,
         rep: &Candidate,
+        over: &dyn Fn() -> bool,
         f: &mut dyn FnMut(&Candidate) -> ControlFlow<()>,
     ) -> ControlFlow<()> {
         let mut cand = Candidate {
@@ -102,6 +110,9 @@ impl Factors {
         };
         let mut idx = vec![0usize; self.groups.len()];
         loop {
+            if over() {
+                return ControlFlow::Break(());
+            }
             for (g, &i) in self.groups.iter().zip(&idx) {
                 for (&k, &c) in g.reads.iter().zip(&g.choices[i]) {
                     cand.rf_source[k] = c;

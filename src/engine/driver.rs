@@ -348,14 +348,19 @@ pub trait Visitor {
     /// ([`super::Factors`]) and the evaluation of its first combination,
     /// which is every combination's as far as a factored visitor reads it.
     /// The default visits each combination ([`super::Factors::for_each`])
-    /// with that evaluation.
+    /// with that evaluation. `over`: whether the walk's budget is spent
+    /// (time, memory, or another part decided); the combinations stop
+    /// when it says yes, and the walk is then undecided (the budget holds
+    /// the limit), so a visitor ending early that way returns `Continue`,
+    /// never `Break` (which claims an answer).
     fn visit_factored(
         &mut self,
         skeleton: &Skeleton,
         candidate: &Candidate,
         evaluation: &Evaluation,
+        over: &dyn Fn() -> bool,
     ) -> Result<ControlFlow<()>, CheckError> {
-        visit_combinations(self, skeleton, candidate, evaluation)
+        visit_combinations(self, skeleton, candidate, evaluation, over)
     }
 
     /// Called with every candidate execution and its evaluation (consistent
@@ -379,12 +384,20 @@ pub fn visit_combinations<V: Visitor + ?Sized>(
     skeleton: &Skeleton,
     candidate: &Candidate,
     evaluation: &Evaluation,
+    over: &dyn Fn() -> bool,
 ) -> Result<ControlFlow<()>, CheckError> {
     let Some(factors) = candidate.factors.as_ref() else {
         return visitor.visit(skeleton, candidate, evaluation);
     };
     let mut failure = None;
-    let flow = factors.for_each(skeleton, candidate, &mut |c| {
+    // Whether the budget ended the combinations (the walk is then
+    // undecided: no answer is claimed).
+    let spent = Cell::new(false);
+    let budget = || {
+        spent.set(spent.get() || over());
+        spent.get()
+    };
+    let flow = factors.for_each(skeleton, candidate, &budget, &mut |c| {
         if !visitor.wants_candidate(skeleton, c) {
             return ControlFlow::Continue(());
         }
@@ -398,6 +411,7 @@ pub fn visit_combinations<V: Visitor + ?Sized>(
     });
     match failure {
         Some(e) => Err(e),
+        None if spent.get() => Ok(ControlFlow::Continue(())),
         None => Ok(flow),
     }
 }
@@ -608,11 +622,26 @@ impl<'a> Budget<'a> {
     /// breaks the search) and is truncated. The clock is read every 64
     /// evaluations ([`Budget::tick`]) and every [`POLLS_PER_CLOCK`] calls.
     fn over(&self) -> bool {
+        self.over_with(true)
+    }
+
+    /// [`Budget::over`] without the evaluation count: the time and memory
+    /// bounds only (and a limit already reached). The combinations a
+    /// factored candidate stands for ([`super::Factors::for_each`]) ask
+    /// this: they are not model evaluations, and the candidate that
+    /// reached `max_executions` is still recorded whole.
+    fn over_bounds(&self) -> bool {
+        self.over_with(false)
+    }
+
+    fn over_with(&self, evaluations: bool) -> bool {
         if self.stopped_by().is_some() {
             return true;
         }
         let polls = self.polls.fetch_add(1, Ordering::Relaxed) + 1;
-        let hit = if self.evaluations.load(Ordering::Relaxed) >= self.limits.bounds.max_executions {
+        let hit = if evaluations
+            && self.evaluations.load(Ordering::Relaxed) >= self.limits.bounds.max_executions
+        {
             Some(LimitKind::MaxExecutions)
         } else if polls.is_multiple_of(POLLS_PER_CLOCK) && self.limits.bounds.expired(self.start) {
             Some(LimitKind::Timeout)
@@ -716,6 +745,7 @@ impl<'a, 'b> Walk<'a, 'b> {
     ) -> Result<Searched, CheckError> {
         let budget = self.budget;
         let over = || budget.over() || cancelled();
+        let over_bounds = || budget.over_bounds() || cancelled();
         let executions = Cell::new(0u64);
         let evaluations = Cell::new(0u64);
         let mut stopped = false;
@@ -833,7 +863,7 @@ impl<'a, 'b> Walk<'a, 'b> {
             executions.set(executions.get() + 1);
             let flow = staged
                 .evaluated(&cand.env, last, |eval| match &cand.factors {
-                    Some(_) => visitor.visit_factored(sk, cand, eval),
+                    Some(_) => visitor.visit_factored(sk, cand, eval, &over_bounds),
                     None => visitor.visit(sk, cand, eval),
                 })
                 .map_err(CheckError::from)
