@@ -656,6 +656,34 @@ impl<'a> Budget<'a> {
         hit.is_some()
     }
 
+    /// The bounds one model evaluation stops at ([`crate::cat::EvalBounds`]):
+    /// the request's deadline or this walk's `timeout`, whichever comes
+    /// first, and the memory bound.
+    fn eval_bounds(&self) -> crate::cat::EvalBounds {
+        let b = self.limits.bounds;
+        let timeout = b.timeout.map(|t| self.start + t);
+        crate::cat::EvalBounds {
+            deadline: match (b.deadline, timeout) {
+                (Some(d), Some(t)) => Some(d.min(t)),
+                (d, t) => d.or(t),
+            },
+            max_memory: b.max_memory,
+        }
+    }
+
+    /// Records the limit a model evaluation stopped at, if `e` is one
+    /// ([`crate::cat::EvalBounds`]): the walk is then undecided. False
+    /// for any other error.
+    fn stopped_evaluation(&self, e: &CatError) -> bool {
+        let kind = match e.kind {
+            crate::cat::CatErrorKind::TimeLimit => LimitKind::Timeout,
+            crate::cat::CatErrorKind::MemoryBound => LimitKind::MaxMemory,
+            _ => return false,
+        };
+        self.stop(kind);
+        true
+    }
+
     /// One model evaluation (of a candidate when `execution`).
     fn tick(&self, execution: bool, found: Option<u64>) {
         let n = self.evaluations.fetch_add(1, Ordering::Relaxed) + 1;
@@ -746,6 +774,10 @@ impl<'a, 'b> Walk<'a, 'b> {
         let budget = self.budget;
         let over = || budget.over() || cancelled();
         let over_bounds = || budget.over_bounds() || cancelled();
+        // One evaluation stops at the deadline and the memory bound too
+        // (a long `let rec`, many operators over many events): its error
+        // is then the limit, read below, not a fault of the model.
+        let _bounds = budget.eval_bounds().enter();
         let executions = Cell::new(0u64);
         let evaluations = Cell::new(0u64);
         let mut stopped = false;
@@ -861,13 +893,15 @@ impl<'a, 'b> Walk<'a, 'b> {
             budget.tick(true, visitor.found());
             evaluations.set(evaluations.get() + 1);
             executions.set(executions.get() + 1);
-            let flow = staged
-                .evaluated(&cand.env, last, |eval| match &cand.factors {
-                    Some(_) => visitor.visit_factored(sk, cand, eval, &over_bounds),
-                    None => visitor.visit(sk, cand, eval),
-                })
-                .map_err(CheckError::from)
-                .and_then(|r| r);
+            let flow = match staged.evaluated(&cand.env, last, |eval| match &cand.factors {
+                Some(_) => visitor.visit_factored(sk, cand, eval, &over_bounds),
+                None => visitor.visit(sk, cand, eval),
+            }) {
+                Ok(r) => r,
+                // Stopped at a limit: the walk ends undecided.
+                Err(e) if budget.stopped_evaluation(&e) => return ControlFlow::Break(()),
+                Err(e) => Err(CheckError::from(e)),
+            };
             match flow {
                 Ok(ControlFlow::Continue(())) => ControlFlow::Continue(()),
                 Ok(ControlFlow::Break(())) => {
@@ -887,7 +921,9 @@ impl<'a, 'b> Walk<'a, 'b> {
             Some(p) => sk.search_part(prune, &mut orders, &mut visit, p, factor),
             None => sk.search_orders(prune, &mut orders, &mut visit, factor),
         }
-        if let Some(e) = prepare_error.take() {
+        if let Some(e) = prepare_error.take()
+            && !budget.stopped_evaluation(&e)
+        {
             return Err(e.into());
         }
         if let Some(e) = failure.take() {
