@@ -1772,7 +1772,11 @@ impl Outcomes<'_> {
             if self.racy_now.len() <= self.image {
                 self.racy_now.resize_with(self.image + 1, Default::default);
             }
-            let id = self.racy_states.number(state.as_slice());
+            // The values the listing keeps, shared (recorded just above).
+            let id = match self.states.kept(state.as_slice()) {
+                Some(kept) => self.racy_states.number_shared(&kept),
+                None => self.racy_states.number(state.as_slice()),
+            };
             self.racy_now[self.image].insert(id);
         }
         // Only a witness without undefined behaviour settles a verdict
@@ -2009,6 +2013,18 @@ impl StateNumbers {
         self.ids.insert(values, id);
         id
     }
+
+    /// [`StateNumbers::number`] of a state another numbering holds: a new
+    /// number shares its values instead of copying them.
+    fn number_shared(&mut self, state: &std::sync::Arc<[i64]>) -> u32 {
+        if let Some(&id) = self.ids.get(&state[..]) {
+            return id;
+        }
+        let id = self.values.len() as u32;
+        self.values.push(state.clone());
+        self.ids.insert(state.clone(), id);
+        id
+    }
 }
 
 /// Per power of `group`: where the values of the shown registers and
@@ -2206,7 +2222,7 @@ impl Split for Outcomes<'_> {
                 if *n == u32::MAX {
                     *n = self
                         .racy_states
-                        .number(&part.racy_states.values[id as usize]);
+                        .number_shared(&part.racy_states.values[id as usize]);
                 }
                 self.race_states[i].insert(*n);
             }
