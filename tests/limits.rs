@@ -498,3 +498,50 @@ fn the_timeout_bounds_one_model_evaluation() {
     // The evaluation the deadline cut takes longer than the deadline.
     assert!(took.as_secs_f64() > 1.5, "the control takes {took:?}");
 }
+
+/// A racing pair's JSON lists at most 100 of the states it races in and
+/// says how many there are: P1 reads eight flags P0 sets, each 0 or 1
+/// (relaxed atomics, nothing orders them), and a plain `x` P0 writes
+/// unordered: 2^9 = 512 final states, the race on `x` in every one (no
+/// synchronisation at all). The listing's order is that of the value
+/// vectors (r0..r8), so the 100th state is 99 in binary, 001100011.
+#[test]
+fn a_racing_pair_lists_at_most_100_states_in_json() {
+    let dir = scratch("race-cap");
+    let mut s = String::from("VULKAN many-racy\n{ x=0; ");
+    s.extend((0..8).map(|j| format!("y{j}=0; ")));
+    s.push_str("}\n P0@sg 0, wg 0, qf 0 | P1@sg 0, wg 1, qf 0 ;\n");
+    for j in 0..8 {
+        s.push_str(&format!(
+            " st.atom.dv.sc0 y{j}, 1 | ld.atom.dv.sc0 r{j}, y{j} ;\n"
+        ));
+    }
+    s.push_str(" st.sc0 x, 1 | ld.sc0 r8, x ;\n");
+    let cond: Vec<String> = (0..9).map(|j| format!("P1:r{j} == 1")).collect();
+    s.push_str(&format!("exists ({})\n", cond.join(" /\\ ")));
+    let f = dir.join("racy.litmus");
+    std::fs::write(&f, s).unwrap();
+    let f = f.display().to_string();
+    let (code, out, err) = vkmm(&["check", &f, "--format", "json"]);
+    assert_eq!(code, 0, "{out}{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let o = &v["results"][0];
+    assert_eq!(o["states"].as_array().unwrap().len(), 512);
+    let races = o["races"].as_array().unwrap();
+    assert_eq!(races.len(), 1, "{races:?}");
+    let r = &races[0];
+    assert_eq!(r["state_count"], 512);
+    assert_eq!(r["states_cut"], true);
+    let listed = r["states"].as_array().unwrap();
+    assert_eq!(listed.len(), 100);
+    let bits: Vec<i64> = (0..9)
+        .map(|j| listed[99][format!("P1:r{j}")].as_i64().unwrap())
+        .collect();
+    assert_eq!(bits, [0, 0, 1, 1, 0, 0, 0, 1, 1]);
+    let (code, out, _) = vkmm(&["check", &f]);
+    assert_eq!(code, 0);
+    assert!(
+        out.contains("in executions ending in each of the 512 final states"),
+        "{out}"
+    );
+}

@@ -678,7 +678,6 @@ pub(crate) fn mo_choices(
         let mut seen = HashSet::new();
         let mut orders = Vec::new();
         let mut perm = writes.clone();
-        let mut tried = 0usize;
         let complete = permutations(&mut perm, 0, &follows, &mut |p| {
             if total {
                 let co = order_of(p, n, &|_, _| true);
@@ -693,8 +692,7 @@ pub(crate) fn mo_choices(
                     orders.push((r.clone(), r));
                 }
             }
-            tried += 1;
-            within_memory(tried, &limits)
+            within_memory(&limits)
         });
         if !complete {
             return Err(memory_error());
@@ -817,7 +815,7 @@ pub(crate) fn sco_choices(
     let mut perm = sc.clone();
     let complete = permutations(&mut perm, 0, &|_: &[usize], _| true, &mut |p| {
         out.push(order_of(p, n, &|_, _| true));
-        within_memory(out.len(), &limits)
+        within_memory(&limits)
     });
     if !complete {
         return Err(memory_error());
@@ -865,10 +863,13 @@ fn permutations(
     true
 }
 
-/// Whether the orders listed so far (`listed`) leave the memory bound
-/// intact (checked every 1024 orders).
-fn within_memory(listed: usize, limits: &Limits) -> bool {
-    !listed.is_multiple_of(1024) || !crate::memory::over(limits.bounds.max_memory)
+/// Whether the orders listed so far leave the memory bound intact,
+/// checked at every order: each is one or two relations over all events
+/// (30 KB for 350 events), and one location may list fewer orders than
+/// any count between checks while many locations together outgrow the
+/// bound (50 locations of 720 orders each: 1 GB).
+fn within_memory(limits: &Limits) -> bool {
+    !crate::memory::over(limits.bounds.max_memory)
 }
 
 fn memory_error() -> ExecError {
