@@ -93,10 +93,10 @@ pub struct RacePair {
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub states_cut: bool,
     /// Every state the pair races in, by its index in the outcome's
-    /// listing, ascending (what joining two attributions' outcomes
-    /// renumbers; not reported).
+    /// listing (what joining two attributions' outcomes renumbers; not
+    /// reported).
     #[serde(skip)]
-    pub(crate) state_ids: Vec<u32>,
+    pub(crate) state_ids: StateSet,
 }
 
 /// The most final states a racing pair lists ([`RacePair::states`]).
@@ -106,13 +106,13 @@ impl RacePair {
     /// Sets the states the pair races in to `ids` (indices into `listing`,
     /// ascending): the count, the ids, and the first
     /// [`RACE_STATES_LISTED`] states.
-    fn set_states(&mut self, ids: Vec<u32>, listing: &[(FinalState, u64)]) {
+    fn set_states(&mut self, ids: StateSet, listing: &[(FinalState, u64)]) {
         self.state_count = ids.len();
-        self.states_cut = ids.len() > RACE_STATES_LISTED;
+        self.states_cut = self.state_count > RACE_STATES_LISTED;
         self.states = ids
             .iter()
             .take(RACE_STATES_LISTED)
-            .map(|&i| listing[i as usize].0.clone())
+            .map(|i| listing[i as usize].0.clone())
             .collect();
         self.state_ids = ids;
     }
@@ -1071,7 +1071,7 @@ struct Outcomes<'p> {
     /// Per pair of `races`: the final states of the executions in which it
     /// races, by their number in `racy_states` (a state racing pairs share
     /// is kept once, however many pairs race in it).
-    race_states: Vec<rustc_hash::FxHashSet<u32>>,
+    race_states: Vec<StateSet>,
     /// The final states some racing execution reached, numbered in the
     /// order they were met ([`Outcomes::racy_state`]).
     racy_states: StateNumbers,
@@ -1913,7 +1913,7 @@ impl Outcomes<'_> {
                     states: Vec::new(),
                     state_count: 0,
                     states_cut: false,
-                    state_ids: Vec::new(),
+                    state_ids: StateSet::default(),
                 };
                 // Two instructions on one source line may describe alike.
                 let i = self.race_index(pair);
@@ -1979,7 +1979,7 @@ impl Outcomes<'_> {
 /// threads the state stays: those threads show no register, and they run
 /// the same code, so they write the same values.
 fn add_race_states(
-    to: &mut rustc_hash::FxHashSet<u32>,
+    to: &mut StateSet,
     racy_now: &[rustc_hash::FxHashSet<u32>],
     power: Option<usize>,
 ) {
@@ -1987,7 +1987,51 @@ fn add_race_states(
         if power.is_some_and(|p| p != k) {
             continue;
         }
-        to.extend(states.iter().copied());
+        for &id in states {
+            to.insert(id);
+        }
+    }
+}
+
+/// A set of state numbers ([`StateNumbers`]), one bit each: the numbers
+/// are dense, and a racing pair may race in hundreds of thousands of
+/// states (a bit each, where a hash set of numbers takes about 5 bytes).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub(crate) struct StateSet {
+    words: Vec<u64>,
+}
+
+impl StateSet {
+    fn insert(&mut self, id: u32) {
+        let (w, b) = (id as usize / 64, id % 64);
+        if self.words.len() <= w {
+            self.words.resize(w + 1, 0);
+        }
+        self.words[w] |= 1 << b;
+    }
+
+    /// How many numbers.
+    fn len(&self) -> usize {
+        self.words.iter().map(|w| w.count_ones() as usize).sum()
+    }
+
+    /// The numbers of both.
+    fn union_with(&mut self, other: &StateSet) {
+        if self.words.len() < other.words.len() {
+            self.words.resize(other.words.len(), 0);
+        }
+        for (a, b) in self.words.iter_mut().zip(&other.words) {
+            *a |= b;
+        }
+    }
+
+    /// The numbers, ascending.
+    fn iter(&self) -> impl Iterator<Item = u32> + '_ {
+        self.words.iter().enumerate().flat_map(|(w, &bits)| {
+            (0..64)
+                .filter(move |b| bits >> b & 1 == 1)
+                .map(move |b| (w * 64 + b) as u32)
+        })
     }
 }
 
@@ -2217,7 +2261,7 @@ impl Split for Outcomes<'_> {
         let mut renumbered = vec![u32::MAX; part.racy_states.values.len()];
         for (pair, states) in part.races.into_iter().zip(part.race_states) {
             let i = self.race_index(pair);
-            for id in states {
+            for id in states.iter() {
                 let n = &mut renumbered[id as usize];
                 if *n == u32::MAX {
                     *n = self
@@ -2299,7 +2343,7 @@ pub fn check_litmus_with_progress(
 /// races in is one of them, recorded with it by [`Outcomes::record`]).
 fn with_states(
     mut races: Vec<RacePair>,
-    states: Vec<rustc_hash::FxHashSet<u32>>,
+    states: Vec<StateSet>,
     numbers: &StateNumbers,
     listing: &[(FinalState, u64)],
 ) -> Vec<RacePair> {
@@ -2315,29 +2359,26 @@ fn with_states(
         })
         .collect();
     for (r, set) in races.iter_mut().zip(states) {
-        let mut ids: Vec<u32> = set
-            .into_iter()
-            .map(|id| index[id as usize])
-            .filter(|&i| i != u32::MAX)
-            .collect();
-        ids.sort_unstable();
+        let mut ids = StateSet::default();
+        for i in set.iter().map(|id| index[id as usize]) {
+            if i != u32::MAX {
+                ids.insert(i);
+            }
+        }
         r.set_states(ids, listing);
     }
     races
 }
 
 /// `ids`, indices into the listing `from`, as indices into `to` (a
-/// listing holding every state of `from`), ascending.
-fn reindex(ids: &[u32], from: &[FinalState], to: &[(FinalState, u64)]) -> Vec<u32> {
-    let mut out: Vec<u32> = ids
-        .iter()
-        .filter_map(|&i| {
-            to.binary_search_by(|(s, _)| s.cmp(&from[i as usize]))
-                .ok()
-                .map(|k| k as u32)
-        })
-        .collect();
-    out.sort_unstable();
+/// listing holding every state of `from`).
+fn reindex(ids: &StateSet, from: &[FinalState], to: &[(FinalState, u64)]) -> StateSet {
+    let mut out = StateSet::default();
+    for i in ids.iter() {
+        if let Ok(k) = to.binary_search_by(|(s, _)| s.cmp(&from[i as usize])) {
+            out.insert(k as u32);
+        }
+    }
     out
 }
 
@@ -2392,9 +2433,7 @@ fn join(mut o: LitmusOutcome, mut a: LitmusOutcome) -> LitmusOutcome {
         match o.races.iter_mut().find(same) {
             Some(q) => {
                 let mut ids = std::mem::take(&mut q.state_ids);
-                ids.extend(r.state_ids);
-                ids.sort_unstable();
-                ids.dedup();
+                ids.union_with(&r.state_ids);
                 q.set_states(ids, &o.states);
             }
             None => o.races.push(r),
