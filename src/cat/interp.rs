@@ -1749,3 +1749,54 @@ impl std::fmt::Debug for Evaluation {
             .finish_non_exhaustive()
     }
 }
+
+#[cfg(test)]
+mod bounds_tests {
+    use super::*;
+    use crate::cat::Model;
+
+    /// A `let rec` that grows by one step of `r` per round: on a chain of
+    /// n events, n rounds.
+    const CHAIN: &str = "let rec c = r | (c ; r)\nacyclic c as chain";
+
+    fn chain(n: usize) -> Env {
+        let mut env = Env::new(n);
+        env.rel("r", Relation::from_pairs(n, (1..n).map(|i| (i - 1, i))));
+        env
+    }
+
+    /// With the deadline passed, preparing (the static fixpoint) and
+    /// evaluating stop with the time limit, never a verdict; without
+    /// bounds the same model is answered (the chain is acyclic). Outside
+    /// the guard nothing stops.
+    #[test]
+    fn an_evaluation_stops_at_the_deadline() {
+        let m = Model::parse("t.cat", CHAIN, &|_| None).unwrap();
+        let env = chain(64);
+        assert!(
+            m.prepare(&env, &[])
+                .unwrap()
+                .evaluate(&env)
+                .unwrap()
+                .consistent()
+        );
+        let past = EvalBounds {
+            deadline: Some(web_time::Instant::now()),
+            max_memory: None,
+        };
+        {
+            let _bounds = past.enter();
+            let e = m.prepare(&env, &[]).unwrap_err();
+            assert_eq!(e.kind, CatErrorKind::TimeLimit, "{e}");
+            assert!(e.message.contains("--timeout"), "{e}");
+        }
+        // The dynamic statements stop too: `r` dynamic, prepared first.
+        let p = m.prepare(&env, &["r"]).unwrap();
+        {
+            let _bounds = past.enter();
+            let e = p.evaluate(&env).unwrap_err();
+            assert_eq!(e.kind, CatErrorKind::TimeLimit, "{e}");
+        }
+        assert!(p.evaluate(&env).unwrap().consistent());
+    }
+}

@@ -893,21 +893,22 @@ impl<'a, 'b> Walk<'a, 'b> {
             budget.tick(true, visitor.found());
             evaluations.set(evaluations.get() + 1);
             executions.set(executions.get() + 1);
-            let flow = match staged.evaluated(&cand.env, last, |eval| match &cand.factors {
-                Some(_) => visitor.visit_factored(sk, cand, eval, &over_bounds),
-                None => visitor.visit(sk, cand, eval),
-            }) {
-                Ok(r) => r,
-                // Stopped at a limit: the walk ends undecided.
-                Err(e) if budget.stopped_evaluation(&e) => return ControlFlow::Break(()),
-                Err(e) => Err(CheckError::from(e)),
-            };
+            let flow = staged
+                .evaluated(&cand.env, last, |eval| match &cand.factors {
+                    Some(_) => visitor.visit_factored(sk, cand, eval, &over_bounds),
+                    None => visitor.visit(sk, cand, eval),
+                })
+                .map_err(CheckError::from)
+                .and_then(|r| r);
             match flow {
                 Ok(ControlFlow::Continue(())) => ControlFlow::Continue(()),
                 Ok(ControlFlow::Break(())) => {
                     stopped = true;
                     ControlFlow::Break(())
                 }
+                // An evaluation (the candidate's, or one the visitor ran)
+                // stopped at a limit: the walk ends undecided.
+                Err(CheckError::Cat(e)) if budget.stopped_evaluation(&e) => ControlFlow::Break(()),
                 Err(e) => {
                     failure = Some(e);
                     ControlFlow::Break(())
