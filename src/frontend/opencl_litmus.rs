@@ -193,6 +193,22 @@ fn lex(text: &str, src: &Src, body: usize) -> R<Vec<Tok>> {
         if out.len() % TOKENS_PER_CHECK == TOKENS_PER_CHECK - 1 {
             out_of_bounds().map_err(|m| (line, col, m))?;
         }
+        // The tokens' buffer doubles when full: the old and the new one
+        // are held at once while it is copied.
+        if out.len() == out.capacity()
+            && !crate::memory::input_bound_leaves(
+                out.capacity().max(4) * std::mem::size_of::<Tok>() * 2,
+            )
+        {
+            return Err((
+                line,
+                col,
+                format!(
+                    "{} while the OpenCL litmus file was read",
+                    crate::memory::MEMORY_IS_UP
+                ),
+            ));
+        }
         let k = match t.tok {
             lexer::Tok::Eof => break,
             lexer::Tok::Ident(s) => K::Ident(s),
