@@ -300,6 +300,16 @@ pub fn over_input_bound() -> bool {
     over(Some(bound)) || resident().is_some_and(|r| r > bound)
 }
 
+/// Whether `extra` more bytes would take the count past the memory bound
+/// input files are held to ([`set_input_bound`]) or the system's: asked
+/// before a buffer of the input doubles, so that the copy, which holds
+/// the old and the new buffer at once, does not overshoot the bound.
+pub fn input_bound_leaves(extra: usize) -> bool {
+    let bound = INPUT_BOUND.load(Ordering::Relaxed);
+    let cap = system_cap().map_or(bound, |c| c.min(bound));
+    in_use().is_none_or(|n| n.saturating_add(extra) <= cap)
+}
+
 /// The process's resident memory in bytes (`VmRSS` of
 /// `/proc/self/status`), where the system says it.
 fn resident() -> Option<usize> {

@@ -77,10 +77,45 @@ pub struct RacePair {
     /// executions in which this pair races, sorted as the listing is: a
     /// pair may race only where, say, a flag read 0. Empty when the race
     /// was found only in executions stopping at the bound
-    /// (`stopped_at_bound`), which reach no final state. JSON: a list of
-    /// value objects, `[{"P1:r0": 0, "P1:r1": 0}, ...]`.
+    /// (`stopped_at_bound`), which reach no final state. At most
+    /// [`RACE_STATES_LISTED`], the first in the listing's order
+    /// (`state_count` says how many there are): a racing program may have
+    /// hundreds of thousands of states and many pairs racing in each, and
+    /// the report would grow as their product. JSON: a list of value
+    /// objects, `[{"P1:r0": 0, "P1:r1": 0}, ...]`.
     #[serde(serialize_with = "ser_state_list")]
     pub states: Vec<FinalState>,
+    /// How many final states the pair races in (all of them, listed in
+    /// `states` or not).
+    pub state_count: usize,
+    /// `states` lists fewer than `state_count` (the cap,
+    /// [`RACE_STATES_LISTED`]). JSON: present (true) only then.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub states_cut: bool,
+    /// Every state the pair races in, by its index in the outcome's
+    /// listing (what joining two attributions' outcomes renumbers; not
+    /// reported).
+    #[serde(skip)]
+    pub(crate) state_ids: StateSet,
+}
+
+/// The most final states a racing pair lists ([`RacePair::states`]).
+pub const RACE_STATES_LISTED: usize = 100;
+
+impl RacePair {
+    /// Sets the states the pair races in to `ids` (indices into `listing`,
+    /// ascending): the count, the ids, and the first
+    /// [`RACE_STATES_LISTED`] states.
+    fn set_states(&mut self, ids: StateSet, listing: &[(FinalState, u64)]) {
+        self.state_count = ids.len();
+        self.states_cut = self.state_count > RACE_STATES_LISTED;
+        self.states = ids
+            .iter()
+            .take(RACE_STATES_LISTED)
+            .map(|i| listing[i as usize].0.clone())
+            .collect();
+        self.state_ids = ids;
+    }
 }
 
 fn ser_state_list<S: serde::Serializer>(states: &[FinalState], s: S) -> Result<S::Ok, S::Error> {
@@ -1036,7 +1071,7 @@ struct Outcomes<'p> {
     /// Per pair of `races`: the final states of the executions in which it
     /// races, by their number in `racy_states` (a state racing pairs share
     /// is kept once, however many pairs race in it).
-    race_states: Vec<rustc_hash::FxHashSet<u32>>,
+    race_states: Vec<StateSet>,
     /// The final states some racing execution reached, numbered in the
     /// order they were met ([`Outcomes::racy_state`]).
     racy_states: StateNumbers,
@@ -1444,6 +1479,7 @@ impl Visitor for Outcomes<'_> {
         sk: &Skeleton,
         cand: &Candidate,
         eval: &Evaluation,
+        over: &dyn Fn() -> bool,
     ) -> Result<ControlFlow<()>, CheckError> {
         let Some(factors) = cand.factors.as_ref() else {
             return self.visit(sk, cand, eval);
@@ -1467,7 +1503,9 @@ impl Visitor for Outcomes<'_> {
         // adds its registers' values (and the filter and condition on them).
         let shared = Shared::of(self, sk, cand, eval);
         let (mut record, mut decided) = (false, false);
-        let _ = factors.for_each(sk, cand, &mut |c| {
+        // Past the budget the combinations stop unrecorded; the walk's
+        // budget holds the limit, so the answer is undecided.
+        let _ = factors.for_each(sk, cand, over, &mut |c| {
             if !self.wants_candidate(sk, c) {
                 return ControlFlow::Continue(());
             }
@@ -1734,7 +1772,11 @@ impl Outcomes<'_> {
             if self.racy_now.len() <= self.image {
                 self.racy_now.resize_with(self.image + 1, Default::default);
             }
-            let id = self.racy_states.number(state.as_slice());
+            // The values the listing keeps, shared (recorded just above).
+            let id = match self.states.kept(state.as_slice()) {
+                Some(kept) => self.racy_states.number_shared(&kept),
+                None => self.racy_states.number(state.as_slice()),
+            };
             self.racy_now[self.image].insert(id);
         }
         // Only a witness without undefined behaviour settles a verdict
@@ -1869,6 +1911,9 @@ impl Outcomes<'_> {
                     attribution: program.attributions.this.clone(),
                     stopped_at_bound: stops,
                     states: Vec::new(),
+                    state_count: 0,
+                    states_cut: false,
+                    state_ids: StateSet::default(),
                 };
                 // Two instructions on one source line may describe alike.
                 let i = self.race_index(pair);
@@ -1934,7 +1979,7 @@ impl Outcomes<'_> {
 /// threads the state stays: those threads show no register, and they run
 /// the same code, so they write the same values.
 fn add_race_states(
-    to: &mut rustc_hash::FxHashSet<u32>,
+    to: &mut StateSet,
     racy_now: &[rustc_hash::FxHashSet<u32>],
     power: Option<usize>,
 ) {
@@ -1942,7 +1987,51 @@ fn add_race_states(
         if power.is_some_and(|p| p != k) {
             continue;
         }
-        to.extend(states.iter().copied());
+        for &id in states {
+            to.insert(id);
+        }
+    }
+}
+
+/// A set of state numbers ([`StateNumbers`]), one bit each: the numbers
+/// are dense, and a racing pair may race in hundreds of thousands of
+/// states (a bit each, where a hash set of numbers takes about 5 bytes).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub(crate) struct StateSet {
+    words: Vec<u64>,
+}
+
+impl StateSet {
+    fn insert(&mut self, id: u32) {
+        let (w, b) = (id as usize / 64, id % 64);
+        if self.words.len() <= w {
+            self.words.resize(w + 1, 0);
+        }
+        self.words[w] |= 1 << b;
+    }
+
+    /// How many numbers.
+    fn len(&self) -> usize {
+        self.words.iter().map(|w| w.count_ones() as usize).sum()
+    }
+
+    /// The numbers of both.
+    fn union_with(&mut self, other: &StateSet) {
+        if self.words.len() < other.words.len() {
+            self.words.resize(other.words.len(), 0);
+        }
+        for (a, b) in self.words.iter_mut().zip(&other.words) {
+            *a |= b;
+        }
+    }
+
+    /// The numbers, ascending.
+    fn iter(&self) -> impl Iterator<Item = u32> + '_ {
+        self.words.iter().enumerate().flat_map(|(w, &bits)| {
+            (0..64)
+                .filter(move |b| bits >> b & 1 == 1)
+                .map(move |b| (w * 64 + b) as u32)
+        })
     }
 }
 
@@ -1966,6 +2055,18 @@ impl StateNumbers {
         let values: std::sync::Arc<[i64]> = state.into();
         self.values.push(values.clone());
         self.ids.insert(values, id);
+        id
+    }
+
+    /// [`StateNumbers::number`] of a state another numbering holds: a new
+    /// number shares its values instead of copying them.
+    fn number_shared(&mut self, state: &std::sync::Arc<[i64]>) -> u32 {
+        if let Some(&id) = self.ids.get(&state[..]) {
+            return id;
+        }
+        let id = self.values.len() as u32;
+        self.values.push(state.clone());
+        self.ids.insert(state.clone(), id);
         id
     }
 }
@@ -2155,14 +2256,19 @@ impl Split for Outcomes<'_> {
         self.racy |= part.racy;
         // The part's pairs by their index here, new ones appended.
         let mut here = Vec::with_capacity(part.races.len());
+        // The part numbers its states itself: each is renumbered here once
+        // (`u32::MAX`: not yet), however many pairs race in it.
+        let mut renumbered = vec![u32::MAX; part.racy_states.values.len()];
         for (pair, states) in part.races.into_iter().zip(part.race_states) {
             let i = self.race_index(pair);
-            // The part numbers its states itself: renumber them here.
-            for id in states {
-                let n = self
-                    .racy_states
-                    .number(&part.racy_states.values[id as usize]);
-                self.race_states[i].insert(n);
+            for id in states.iter() {
+                let n = &mut renumbered[id as usize];
+                if *n == u32::MAX {
+                    *n = self
+                        .racy_states
+                        .number_shared(&part.racy_states.values[id as usize]);
+                }
+                self.race_states[i].insert(*n);
             }
             here.push(i);
         }
@@ -2232,28 +2338,68 @@ pub fn check_litmus_with_progress(
     Ok(o)
 }
 
-/// The racing pairs with the final states they race in (sorted as the
-/// listing is).
+/// The racing pairs with the final states they race in, by their index
+/// in `listing` (the sorted listing of the states; every state a pair
+/// races in is one of them, recorded with it by [`Outcomes::record`]).
 fn with_states(
     mut races: Vec<RacePair>,
-    states: Vec<rustc_hash::FxHashSet<u32>>,
+    states: Vec<StateSet>,
     numbers: &StateNumbers,
-    names: &Schema,
+    listing: &[(FinalState, u64)],
 ) -> Vec<RacePair> {
+    // Each numbered state's index in the listing, found once (many pairs
+    // may race in the same hundreds of thousands of states).
+    let index: Vec<u32> = numbers
+        .values
+        .iter()
+        .map(|v| {
+            listing
+                .binary_search_by(|(s, _)| s.values().cmp(v))
+                .map_or(u32::MAX, |i| i as u32)
+        })
+        .collect();
     for (r, set) in races.iter_mut().zip(states) {
-        r.states = set
-            .into_iter()
-            .map(|id| FinalState::shared(names.clone(), numbers.values[id as usize].clone()))
-            .collect();
-        r.states.sort();
+        let mut ids = StateSet::default();
+        for i in set.iter().map(|id| index[id as usize]) {
+            if i != u32::MAX {
+                ids.insert(i);
+            }
+        }
+        r.set_states(ids, listing);
     }
     races
 }
 
+/// `ids`, indices into the listing `from`, as indices into `to` (a
+/// listing holding every state of `from`).
+fn reindex(ids: &StateSet, from: &[FinalState], to: &[(FinalState, u64)]) -> StateSet {
+    let mut out = StateSet::default();
+    for i in ids.iter() {
+        if let Ok(k) = to.binary_search_by(|(s, _)| s.cmp(&from[i as usize])) {
+            out.insert(k as u32);
+        }
+    }
+    out
+}
+
 /// The union of two attributions' raw outcomes (before [`LitmusOutcome::holds`]
 /// made anything undecided).
-fn join(mut o: LitmusOutcome, a: LitmusOutcome) -> LitmusOutcome {
-    super::states::add_sorted(&mut o.states, a.states);
+fn join(mut o: LitmusOutcome, mut a: LitmusOutcome) -> LitmusOutcome {
+    // The races name states by their index in each listing: renumbered
+    // into the joined one.
+    let (o_old, a_old): (Vec<FinalState>, Vec<FinalState>) = (
+        o.states.iter().map(|(s, _)| s.clone()).collect(),
+        a.states.iter().map(|(s, _)| s.clone()).collect(),
+    );
+    super::states::add_sorted(&mut o.states, std::mem::take(&mut a.states));
+    for r in &mut o.races {
+        let ids = reindex(&r.state_ids, &o_old, &o.states);
+        r.set_states(ids, &o.states);
+    }
+    for r in &mut a.races {
+        let ids = reindex(&r.state_ids, &a_old, &o.states);
+        r.set_states(ids, &o.states);
+    }
     o.positive += a.positive;
     o.negative += a.negative;
     o.observation = if o.positive > 0 && o.negative == 0 {
@@ -2286,9 +2432,9 @@ fn join(mut o: LitmusOutcome, a: LitmusOutcome) -> LitmusOutcome {
         };
         match o.races.iter_mut().find(same) {
             Some(q) => {
-                q.states.extend(r.states);
-                q.states.sort();
-                q.states.dedup();
+                let mut ids = std::mem::take(&mut q.state_ids);
+                ids.union_with(&r.state_ids);
+                q.set_states(ids, &o.states);
             }
             None => o.races.push(r),
         }
@@ -2392,14 +2538,16 @@ fn check_one(
         Quantifier::NotExists => positive == 0,
         Quantifier::Forall => negative == 0,
     });
+    let states = v.states.into_sorted();
+    let races = with_states(v.races, v.race_states, &v.racy_states, &states);
     let o = LitmusOutcome {
         file: file.to_string(),
         name: program.name.clone(),
         model: loaded.name.clone(),
         condition: cond.map(|c| c.text.clone()),
         quantifier: cond.and_then(|c| c.quantifier),
-        races: with_states(v.races, v.race_states, &v.racy_states, v.states.names()),
-        states: v.states.into_sorted(),
+        races,
+        states,
         positive,
         negative,
         observation,

@@ -147,7 +147,9 @@ impl Hash for FinalState {
 #[derive(Clone, Debug, Default)]
 pub(crate) struct StateCounts {
     names: Schema,
-    counts: FxHashMap<Box<[i64]>, u64>,
+    /// Keyed by shared values: the racing pairs' state numbers and the
+    /// sorted listing hold the same values, not copies.
+    counts: FxHashMap<Arc<[i64]>, u64>,
 }
 
 impl StateCounts {
@@ -172,6 +174,12 @@ impl StateCounts {
                 self.counts.insert(values.into(), n);
             }
         }
+    }
+
+    /// The values kept for the state of `values`, if it is recorded (to be
+    /// shared rather than copied).
+    pub(crate) fn kept(&self, values: &[i64]) -> Option<Arc<[i64]>> {
+        self.counts.get_key_value(values).map(|(k, _)| k.clone())
     }
 
     /// Makes room for `n` more states.
@@ -200,13 +208,13 @@ impl StateCounts {
     /// The states with their counts, in the order of their `(name, value)`
     /// lists (the listing's order).
     pub(crate) fn into_sorted(self) -> Vec<(FinalState, u64)> {
-        let rows: Vec<(Box<[i64]>, u64)> = self.counts.into_iter().collect();
+        let rows: Vec<(Arc<[i64]>, u64)> = self.counts.into_iter().collect();
         let order = sorted_order(&rows);
-        let mut rows: Vec<Option<(Box<[i64]>, u64)>> = rows.into_iter().map(Some).collect();
+        let mut rows: Vec<Option<(Arc<[i64]>, u64)>> = rows.into_iter().map(Some).collect();
         order
             .into_iter()
             .filter_map(|i| rows[i].take())
-            .map(|(values, n)| (FinalState::new(self.names.clone(), values), n))
+            .map(|(values, n)| (FinalState::shared(self.names.clone(), values), n))
             .collect()
     }
 }
@@ -220,7 +228,7 @@ impl StateCounts {
 /// as few bytes as the largest offset needs), and the sort compares those
 /// byte strings (one `memcmp` each). [`sorted_order_by_values`] is the
 /// plain sort it replaces, kept as the tests' oracle.
-fn sorted_order(rows: &[(Box<[i64]>, u64)]) -> Vec<usize> {
+fn sorted_order(rows: &[(Arc<[i64]>, u64)]) -> Vec<usize> {
     let len = rows.first().map_or(0, |(v, _)| v.len());
     let all = rows.iter().flat_map(|(v, _)| v.iter().copied());
     let (Some(min), Some(max)) = (all.clone().min(), all.max()) else {
@@ -252,7 +260,7 @@ fn sorted_order(rows: &[(Box<[i64]>, u64)]) -> Vec<usize> {
 }
 
 /// [`sorted_order`] by comparing the value vectors themselves.
-fn sorted_order_by_values(rows: &[(Box<[i64]>, u64)]) -> Vec<usize> {
+fn sorted_order_by_values(rows: &[(Arc<[i64]>, u64)]) -> Vec<usize> {
     let mut order: Vec<usize> = (0..rows.len()).collect();
     order.sort_unstable_by(|&a, &b| rows[a].0.cmp(&rows[b].0));
     order
@@ -417,7 +425,7 @@ mod tests {
         assert_eq!(set.len(), 2);
     }
 
-    fn rows(values: &[Vec<i64>]) -> Vec<(Box<[i64]>, u64)> {
+    fn rows(values: &[Vec<i64>]) -> Vec<(Arc<[i64]>, u64)> {
         values.iter().map(|v| (v.clone().into(), 1)).collect()
     }
 

@@ -52,6 +52,14 @@ pub enum CatErrorKind {
     /// Any other evaluation failure (non-terminating `let rec`, recursion too
     /// deep, universe mismatch...).
     Eval,
+    /// The evaluation stopped because the request's deadline passed
+    /// ([`super::EvalBounds`]): not a fault of the model; the answer is
+    /// undecided.
+    TimeLimit,
+    /// The evaluation stopped because the process held more memory than
+    /// the request's bound ([`super::EvalBounds`]): the answer is
+    /// undecided.
+    MemoryBound,
 }
 
 /// An error of the cat front end or interpreter, with the position it refers to.

@@ -144,6 +144,92 @@ fn cell_owned<'a>(c: &Cell) -> Option<V<'a>> {
     })
 }
 
+/// The bounds of the request an evaluation runs in: past the deadline, or
+/// with the process holding more memory than `max_memory`, an evaluation
+/// stops with a [`CatErrorKind::TimeLimit`] or [`CatErrorKind::MemoryBound`]
+/// error (the caller's answer is undecided, never a verdict). A single
+/// execution's evaluation can otherwise run long: a `let rec` of many
+/// rounds, or many operators over thousands of events. They are read on
+/// the thread that evaluates, between statements, `let rec` rounds,
+/// operators and function calls ([`EvalBounds::enter`]); outside them
+/// nothing stops an evaluation.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct EvalBounds {
+    /// The instant the request must stop by.
+    pub deadline: Option<web_time::Instant>,
+    /// The most bytes the process may hold ([`crate::memory::over`]).
+    pub max_memory: Option<usize>,
+}
+
+thread_local! {
+    static BOUNDS: std::cell::Cell<Option<EvalBounds>> = const { std::cell::Cell::new(None) };
+    /// Steps since the bounds were last read ([`STEPS_PER_READING`]).
+    static STEPS: std::cell::Cell<u32> = const { std::cell::Cell::new(0) };
+}
+
+/// How many operators and calls pass between two readings of the clock
+/// and the memory count (each operator works on whole sets or relations:
+/// a reading costs little beside them, and this keeps it smaller still).
+const STEPS_PER_READING: u32 = 16;
+
+/// Restores the bounds that held before [`EvalBounds::enter`] when dropped.
+pub struct BoundsGuard {
+    outer: Option<EvalBounds>,
+}
+
+impl Drop for BoundsGuard {
+    fn drop(&mut self) {
+        BOUNDS.with(|b| b.set(self.outer));
+    }
+}
+
+impl EvalBounds {
+    /// Sets these bounds for the evaluations run on this thread until the
+    /// guard is dropped.
+    pub fn enter(self) -> BoundsGuard {
+        let outer = BOUNDS.with(|b| b.replace(Some(self)));
+        BoundsGuard { outer }
+    }
+}
+
+/// Whether the bounds set on this thread are passed, read now: the error
+/// to stop with, at `pos`.
+#[cold]
+fn bounds_passed(pos: &Pos) -> Option<CatError> {
+    let b = BOUNDS.with(std::cell::Cell::get)?;
+    if b.deadline.is_some_and(|d| web_time::Instant::now() >= d) {
+        return Some(CatError::at(
+            CatErrorKind::TimeLimit,
+            pos,
+            "stopped at the time limit (--timeout) while the model was evaluated",
+        ));
+    }
+    if crate::memory::over(b.max_memory) {
+        return Some(CatError::at(
+            CatErrorKind::MemoryBound,
+            pos,
+            "stopped at the memory bound (--max-memory) while the model was evaluated",
+        ));
+    }
+    None
+}
+
+/// [`bounds_passed`] every [`STEPS_PER_READING`] calls (an operator, a
+/// call); `every_time`: read now (a statement, a `let rec` round).
+#[inline]
+fn within_bounds(pos: &Pos, every_time: bool) -> Result<(), CatError> {
+    let read = every_time
+        || STEPS.with(|s| {
+            let n = s.get().wrapping_add(1);
+            s.set(n);
+            n.is_multiple_of(STEPS_PER_READING)
+        });
+    match read.then(|| bounds_passed(pos)).flatten() {
+        Some(e) => Err(e),
+        None => Ok(()),
+    }
+}
+
 type Frame<'a> = Vec<Option<V<'a>>>;
 
 fn new_frame<'a>(n: usize) -> Frame<'a> {
@@ -326,6 +412,7 @@ impl<'a> Machine<'a> {
     ) -> Result<V<'a>, CatError> {
         let mut acc = self.eval(first, fr, depth + 1)?;
         for (pos, e) in rest {
+            within_bounds(pos, false)?;
             let rhs = self.eval(e, fr, depth + 1)?;
             acc = self.binop(op, acc, rhs, pos)?;
         }
@@ -429,6 +516,7 @@ impl<'a> Machine<'a> {
         pos: &Pos,
         depth: usize,
     ) -> Result<V<'a>, CatError> {
+        within_bounds(pos, false)?;
         match &*func.0 {
             FuncImpl::Builtin(b) => self.builtin(*b, args, pos),
             FuncImpl::Closure { lambda, captured } => {
@@ -815,6 +903,7 @@ impl<'a> Shared<'a> {
         store: &mut [Cell],
         checks: &mut [CheckResult],
     ) -> Result<(), CatError> {
+        within_bounds(&st.pos, true)?;
         match &st.kind {
             IStmtKind::Let(binds) => self.bind_all(binds, store),
             IStmtKind::LetRec { funcs, vals } => {
@@ -829,6 +918,7 @@ impl<'a> Shared<'a> {
                     .saturating_mul(n.saturating_mul(n).saturating_add(n))
                     .saturating_add(2);
                 for _ in 0..cap {
+                    within_bounds(&st.pos, true)?;
                     let new = {
                         let m = self.machine(store);
                         let mut new = Vec::with_capacity(vals.len());
@@ -1657,5 +1747,56 @@ impl std::fmt::Debug for Evaluation {
         f.debug_struct("Evaluation")
             .field("checks", &self.checks)
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(test)]
+mod bounds_tests {
+    use super::*;
+    use crate::cat::Model;
+
+    /// A `let rec` that grows by one step of `r` per round: on a chain of
+    /// n events, n rounds.
+    const CHAIN: &str = "let rec c = r | (c ; r)\nacyclic c as chain";
+
+    fn chain(n: usize) -> Env {
+        let mut env = Env::new(n);
+        env.rel("r", Relation::from_pairs(n, (1..n).map(|i| (i - 1, i))));
+        env
+    }
+
+    /// With the deadline passed, preparing (the static fixpoint) and
+    /// evaluating stop with the time limit, never a verdict; without
+    /// bounds the same model is answered (the chain is acyclic). Outside
+    /// the guard nothing stops.
+    #[test]
+    fn an_evaluation_stops_at_the_deadline() {
+        let m = Model::parse("t.cat", CHAIN, &|_| None).unwrap();
+        let env = chain(64);
+        assert!(
+            m.prepare(&env, &[])
+                .unwrap()
+                .evaluate(&env)
+                .unwrap()
+                .consistent()
+        );
+        let past = EvalBounds {
+            deadline: Some(web_time::Instant::now()),
+            max_memory: None,
+        };
+        {
+            let _bounds = past.enter();
+            let e = m.prepare(&env, &[]).unwrap_err();
+            assert_eq!(e.kind, CatErrorKind::TimeLimit, "{e}");
+            assert!(e.message.contains("--timeout"), "{e}");
+        }
+        // The dynamic statements stop too: `r` dynamic, prepared first.
+        let p = m.prepare(&env, &["r"]).unwrap();
+        {
+            let _bounds = past.enter();
+            let e = p.evaluate(&env).unwrap_err();
+            assert_eq!(e.kind, CatErrorKind::TimeLimit, "{e}");
+        }
+        assert!(p.evaluate(&env).unwrap().consistent());
     }
 }

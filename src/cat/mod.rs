@@ -37,7 +37,7 @@ mod incremental_tests;
 
 pub use ast::{Annotation, CheckKind};
 pub use error::{CatError, CatErrorKind, Pos};
-pub use interp::{CheckResult, Evaluation, LazyStages, Prepared};
+pub use interp::{BoundsGuard, CheckResult, EvalBounds, Evaluation, LazyStages, Prepared};
 pub use value::{Env, Func, Value};
 
 use compile::Program;

@@ -88,10 +88,18 @@ impl Factors {
     /// combination. The environment stays `rep`'s: its `rf` and `RFINIT`
     /// are those of the first combination (what a factored visitor may not
     /// read: [`super::driver::Visitor::factored`]).
+    ///
+    /// `over` is the walk's budget ([`super::driver::Visitor::visit_factored`]
+    /// hands it in): asked before each combination, since one candidate may
+    /// stand for more combinations than the time or memory bound allows
+    /// (2^36 for six threads each loading six locations). Once it says yes
+    /// the loop breaks, and the walk, whose budget recorded the limit, is
+    /// undecided.
     pub fn for_each(
         &self,
         sk: &Skeleton,
         rep: &Candidate,
+        over: &dyn Fn() -> bool,
         f: &mut dyn FnMut(&Candidate) -> ControlFlow<()>,
     ) -> ControlFlow<()> {
         let mut cand = Candidate {
@@ -102,6 +110,9 @@ impl Factors {
         };
         let mut idx = vec![0usize; self.groups.len()];
         loop {
+            if over() {
+                return ControlFlow::Break(());
+            }
             for (g, &i) in self.groups.iter().zip(&idx) {
                 for (&k, &c) in g.reads.iter().zip(&g.choices[i]) {
                     cand.rf_source[k] = c;
@@ -667,7 +678,6 @@ pub(crate) fn mo_choices(
         let mut seen = HashSet::new();
         let mut orders = Vec::new();
         let mut perm = writes.clone();
-        let mut tried = 0usize;
         let complete = permutations(&mut perm, 0, &follows, &mut |p| {
             if total {
                 let co = order_of(p, n, &|_, _| true);
@@ -682,8 +692,7 @@ pub(crate) fn mo_choices(
                     orders.push((r.clone(), r));
                 }
             }
-            tried += 1;
-            within_memory(tried, &limits)
+            within_memory(&limits)
         });
         if !complete {
             return Err(memory_error());
@@ -806,7 +815,7 @@ pub(crate) fn sco_choices(
     let mut perm = sc.clone();
     let complete = permutations(&mut perm, 0, &|_: &[usize], _| true, &mut |p| {
         out.push(order_of(p, n, &|_, _| true));
-        within_memory(out.len(), &limits)
+        within_memory(&limits)
     });
     if !complete {
         return Err(memory_error());
@@ -854,10 +863,13 @@ fn permutations(
     true
 }
 
-/// Whether the orders listed so far (`listed`) leave the memory bound
-/// intact (checked every 1024 orders).
-fn within_memory(listed: usize, limits: &Limits) -> bool {
-    !listed.is_multiple_of(1024) || !crate::memory::over(limits.bounds.max_memory)
+/// Whether the orders listed so far leave the memory bound intact,
+/// checked at every order: each is one or two relations over all events
+/// (30 KB for 350 events), and one location may list fewer orders than
+/// any count between checks while many locations together outgrow the
+/// bound (50 locations of 720 orders each: 1 GB).
+fn within_memory(limits: &Limits) -> bool {
+    !crate::memory::over(limits.bounds.max_memory)
 }
 
 fn memory_error() -> ExecError {

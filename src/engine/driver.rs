@@ -348,14 +348,19 @@ pub trait Visitor {
     /// ([`super::Factors`]) and the evaluation of its first combination,
     /// which is every combination's as far as a factored visitor reads it.
     /// The default visits each combination ([`super::Factors::for_each`])
-    /// with that evaluation.
+    /// with that evaluation. `over`: whether the walk's budget is spent
+    /// (time, memory, or another part decided); the combinations stop
+    /// when it says yes, and the walk is then undecided (the budget holds
+    /// the limit), so a visitor ending early that way returns `Continue`,
+    /// never `Break` (which claims an answer).
     fn visit_factored(
         &mut self,
         skeleton: &Skeleton,
         candidate: &Candidate,
         evaluation: &Evaluation,
+        over: &dyn Fn() -> bool,
     ) -> Result<ControlFlow<()>, CheckError> {
-        visit_combinations(self, skeleton, candidate, evaluation)
+        visit_combinations(self, skeleton, candidate, evaluation, over)
     }
 
     /// Called with every candidate execution and its evaluation (consistent
@@ -379,12 +384,20 @@ pub fn visit_combinations<V: Visitor + ?Sized>(
     skeleton: &Skeleton,
     candidate: &Candidate,
     evaluation: &Evaluation,
+    over: &dyn Fn() -> bool,
 ) -> Result<ControlFlow<()>, CheckError> {
     let Some(factors) = candidate.factors.as_ref() else {
         return visitor.visit(skeleton, candidate, evaluation);
     };
     let mut failure = None;
-    let flow = factors.for_each(skeleton, candidate, &mut |c| {
+    // Whether the budget ended the combinations (the walk is then
+    // undecided: no answer is claimed).
+    let spent = Cell::new(false);
+    let budget = || {
+        spent.set(spent.get() || over());
+        spent.get()
+    };
+    let flow = factors.for_each(skeleton, candidate, &budget, &mut |c| {
         if !visitor.wants_candidate(skeleton, c) {
             return ControlFlow::Continue(());
         }
@@ -398,6 +411,7 @@ pub fn visit_combinations<V: Visitor + ?Sized>(
     });
     match failure {
         Some(e) => Err(e),
+        None if spent.get() => Ok(ControlFlow::Continue(())),
         None => Ok(flow),
     }
 }
@@ -608,11 +622,26 @@ impl<'a> Budget<'a> {
     /// breaks the search) and is truncated. The clock is read every 64
     /// evaluations ([`Budget::tick`]) and every [`POLLS_PER_CLOCK`] calls.
     fn over(&self) -> bool {
+        self.over_with(true)
+    }
+
+    /// [`Budget::over`] without the evaluation count: the time and memory
+    /// bounds only (and a limit already reached). The combinations a
+    /// factored candidate stands for ([`super::Factors::for_each`]) ask
+    /// this: they are not model evaluations, and the candidate that
+    /// reached `max_executions` is still recorded whole.
+    fn over_bounds(&self) -> bool {
+        self.over_with(false)
+    }
+
+    fn over_with(&self, evaluations: bool) -> bool {
         if self.stopped_by().is_some() {
             return true;
         }
         let polls = self.polls.fetch_add(1, Ordering::Relaxed) + 1;
-        let hit = if self.evaluations.load(Ordering::Relaxed) >= self.limits.bounds.max_executions {
+        let hit = if evaluations
+            && self.evaluations.load(Ordering::Relaxed) >= self.limits.bounds.max_executions
+        {
             Some(LimitKind::MaxExecutions)
         } else if polls.is_multiple_of(POLLS_PER_CLOCK) && self.limits.bounds.expired(self.start) {
             Some(LimitKind::Timeout)
@@ -625,6 +654,34 @@ impl<'a> Budget<'a> {
             self.stop(kind);
         }
         hit.is_some()
+    }
+
+    /// The bounds one model evaluation stops at ([`crate::cat::EvalBounds`]):
+    /// the request's deadline or this walk's `timeout`, whichever comes
+    /// first, and the memory bound.
+    fn eval_bounds(&self) -> crate::cat::EvalBounds {
+        let b = self.limits.bounds;
+        let timeout = b.timeout.map(|t| self.start + t);
+        crate::cat::EvalBounds {
+            deadline: match (b.deadline, timeout) {
+                (Some(d), Some(t)) => Some(d.min(t)),
+                (d, t) => d.or(t),
+            },
+            max_memory: b.max_memory,
+        }
+    }
+
+    /// Records the limit a model evaluation stopped at, if `e` is one
+    /// ([`crate::cat::EvalBounds`]): the walk is then undecided. False
+    /// for any other error.
+    fn stopped_evaluation(&self, e: &CatError) -> bool {
+        let kind = match e.kind {
+            crate::cat::CatErrorKind::TimeLimit => LimitKind::Timeout,
+            crate::cat::CatErrorKind::MemoryBound => LimitKind::MaxMemory,
+            _ => return false,
+        };
+        self.stop(kind);
+        true
     }
 
     /// One model evaluation (of a candidate when `execution`).
@@ -716,6 +773,11 @@ impl<'a, 'b> Walk<'a, 'b> {
     ) -> Result<Searched, CheckError> {
         let budget = self.budget;
         let over = || budget.over() || cancelled();
+        let over_bounds = || budget.over_bounds() || cancelled();
+        // One evaluation stops at the deadline and the memory bound too
+        // (a long `let rec`, many operators over many events): its error
+        // is then the limit, read below, not a fault of the model.
+        let _bounds = budget.eval_bounds().enter();
         let executions = Cell::new(0u64);
         let evaluations = Cell::new(0u64);
         let mut stopped = false;
@@ -833,7 +895,7 @@ impl<'a, 'b> Walk<'a, 'b> {
             executions.set(executions.get() + 1);
             let flow = staged
                 .evaluated(&cand.env, last, |eval| match &cand.factors {
-                    Some(_) => visitor.visit_factored(sk, cand, eval),
+                    Some(_) => visitor.visit_factored(sk, cand, eval, &over_bounds),
                     None => visitor.visit(sk, cand, eval),
                 })
                 .map_err(CheckError::from)
@@ -844,6 +906,9 @@ impl<'a, 'b> Walk<'a, 'b> {
                     stopped = true;
                     ControlFlow::Break(())
                 }
+                // An evaluation (the candidate's, or one the visitor ran)
+                // stopped at a limit: the walk ends undecided.
+                Err(CheckError::Cat(e)) if budget.stopped_evaluation(&e) => ControlFlow::Break(()),
                 Err(e) => {
                     failure = Some(e);
                     ControlFlow::Break(())
@@ -857,7 +922,9 @@ impl<'a, 'b> Walk<'a, 'b> {
             Some(p) => sk.search_part(prune, &mut orders, &mut visit, p, factor),
             None => sk.search_orders(prune, &mut orders, &mut visit, factor),
         }
-        if let Some(e) = prepare_error.take() {
+        if let Some(e) = prepare_error.take()
+            && !budget.stopped_evaluation(&e)
+        {
             return Err(e.into());
         }
         if let Some(e) = failure.take() {

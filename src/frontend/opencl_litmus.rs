@@ -186,6 +186,29 @@ fn lex(text: &str, src: &Src, body: usize) -> R<Vec<Tok>> {
     loop {
         let t = lx.next().map_err(located)?;
         let (line, col) = src.line_col(t.at);
+        // `--timeout` and `--max-memory` bound reading too: a file of very
+        // many statements stops at the request's deadline, or when its
+        // tokens outgrow the memory bound (the session then reports it
+        // undecided).
+        if out.len() % TOKENS_PER_CHECK == TOKENS_PER_CHECK - 1 {
+            out_of_bounds().map_err(|m| (line, col, m))?;
+        }
+        // The tokens' buffer doubles when full: the old and the new one
+        // are held at once while it is copied.
+        if out.len() == out.capacity()
+            && !crate::memory::input_bound_leaves(
+                out.capacity().max(4) * std::mem::size_of::<Tok>() * 2,
+            )
+        {
+            return Err((
+                line,
+                col,
+                format!(
+                    "{} while the OpenCL litmus file was read",
+                    crate::memory::MEMORY_IS_UP
+                ),
+            ));
+        }
         let k = match t.tok {
             lexer::Tok::Eof => break,
             lexer::Tok::Ident(s) => K::Ident(s),
@@ -212,6 +235,27 @@ fn lex(text: &str, src: &Src, body: usize) -> R<Vec<Tok>> {
         at: src.chars.len(),
     });
     Ok(out)
+}
+
+/// How many tokens (or statements) pass between two readings of the
+/// request's deadline and memory bound while a file is read.
+const TOKENS_PER_CHECK: usize = 4096;
+
+/// The message to stop with when the request's deadline has passed
+/// ([`crate::frontend::clock::time_is_up`]) or the process holds more than
+/// its memory bound ([`crate::memory::over_input_bound`]); the session
+/// reports either as undecided.
+fn out_of_bounds() -> Result<(), String> {
+    if crate::frontend::clock::time_is_up() {
+        return Err(crate::frontend::clock::TIME_IS_UP.into());
+    }
+    if crate::memory::over_input_bound() {
+        return Err(format!(
+            "{} while the OpenCL litmus file was read",
+            crate::memory::MEMORY_IS_UP
+        ));
+    }
+    Ok(())
 }
 
 // ----- expressions -----------------------------------------------------------
@@ -1168,12 +1212,19 @@ impl Parser<'_> {
 
     /// Statements up to the `}` closing `open`.
     fn block_rest(&mut self, ctx: &mut Ctx, open: &Tok) -> R<()> {
+        let mut stmts = 0usize;
         loop {
             if self.eat("}") {
                 return Ok(());
             }
             if self.peek().k == K::Eof {
                 return Err((open.line, open.col, "unclosed `{`".into()));
+            }
+            stmts += 1;
+            if stmts.is_multiple_of(TOKENS_PER_CHECK) {
+                let t = self.peek();
+                let (line, col) = (t.line, t.col);
+                out_of_bounds().map_err(|m| (line, col, m))?;
             }
             self.stmt(ctx)?;
         }

@@ -312,7 +312,8 @@ fn race_pair(s: &mut String, r: &crate::analysis::RacePair) {
     }
 }
 
-/// The most final states a race lists in the text report (JSON lists all).
+/// The most final states a race lists in the text report (JSON lists up to
+/// [`crate::analysis::litmus::RACE_STATES_LISTED`]).
 const RACE_STATES_SHOWN: usize = 6;
 
 /// Where a racing pair races: the final states of the executions in which
@@ -320,7 +321,7 @@ const RACE_STATES_SHOWN: usize = 6;
 /// flag read 0). Nothing when it was seen only in executions stopping at
 /// the bound (no final state; `stopped_at_bound` says where).
 fn race_states(s: &mut String, r: &crate::analysis::RacePair, all: usize) {
-    let n = r.states.len();
+    let n = r.state_count;
     if n == 0 {
         return;
     }
@@ -349,8 +350,13 @@ fn race_states(s: &mut String, r: &crate::analysis::RacePair, all: usize) {
     if n > RACE_STATES_SHOWN {
         let _ = writeln!(
             s,
-            "      and {} more (--format json lists them all)",
-            n - RACE_STATES_SHOWN
+            "      and {} more (--format json lists {})",
+            n - RACE_STATES_SHOWN,
+            if r.states_cut {
+                format!("the first {}", crate::analysis::litmus::RACE_STATES_LISTED)
+            } else {
+                "them all".to_string()
+            }
         );
     }
 }
@@ -866,7 +872,7 @@ fn test_races(s: &mut String, x: &Explanation) {
     );
     for r in &t.races {
         race_pair(s, r);
-        let all = r.states.len();
+        let all = r.state_count;
         if all == t.states && all > 1 {
             let _ = writeln!(
                 s,

@@ -438,3 +438,110 @@ fn a_suite_row_stopped_in_the_front_end_is_undecided() {
         "{out}"
     );
 }
+
+/// One thread of `n` atomic stores to 50 locations, round robin, as a
+/// Vulkan litmus test: one candidate execution (program order fixes each
+/// location's coherence order), whose final `x0` is its last store's
+/// value, never 0.
+fn store_chain(dir: &std::path::Path, n: usize) -> String {
+    let mut s = String::from("VULKAN chain\n{ ");
+    s.extend((0..50).map(|j| format!("x{j}=0; ")));
+    s.push_str("}\n P0@sg 0, wg 0, qf 0 ;\n");
+    s.extend((0..n).map(|i| format!(" st.atom.dv.sc0 x{}, {} ;\n", i % 50, i + 1)));
+    s.push_str("exists (x0 == 0)\n");
+    let f = dir.join(format!("chain-{n}.litmus"));
+    std::fs::write(&f, s).unwrap();
+    f.display().to_string()
+}
+
+/// The Vulkan model with one more fixpoint that grows by one step of
+/// program order per round: on a thread of n events, n rounds, each
+/// composing relations over all of them.
+const SLOW_FIXPOINT: &str = "\"Vulkan with a slow extra fixpoint\"
+let chains = _ * _
+include \"vulkan-spec-readings.cat\"
+include \"vulkan-rules.cat\"
+let imm = po \\ (po ; po)
+let rec chain = ([W] ; imm) | (chain ; imm)
+acyclic chain as chain-order
+";
+
+/// `--timeout` bounds one model evaluation: the model's extra `let rec`
+/// on the one execution of 1,000 program-ordered stores takes seconds
+/// (the control: answered, exit 0, `Never`, since every location ends at
+/// its last store, not 0; and no fixpoint relation has a cycle), so under
+/// `--timeout 1` the evaluation stops between rounds and the answer is
+/// undecided (exit 3), about 1 s after the start.
+#[test]
+fn the_timeout_bounds_one_model_evaluation() {
+    let dir = scratch("slow-model");
+    let model = dir.join("slow.cat");
+    std::fs::write(&model, SLOW_FIXPOINT).unwrap();
+    let m = model.display().to_string();
+    let f = store_chain(&dir, 1000);
+    let start = std::time::Instant::now();
+    let (code, out, err) = vkmm(&["check", &f, "--model", &m, "--timeout", "1"]);
+    let took = start.elapsed();
+    assert_eq!(code, 3, "{out}{err}");
+    assert!(
+        out.contains("stopped at the time limit (--timeout)"),
+        "{out}"
+    );
+    assert!(out.contains("\nUndecided\n"), "{out}");
+    assert!(!out.contains("Observation chain Never 0 1"), "{out}");
+    assert!(took.as_secs_f64() < 2.0, "{took:?} under --timeout 1");
+    let start = std::time::Instant::now();
+    let (code, out, err) = vkmm(&["check", &f, "--model", &m]);
+    let took = start.elapsed();
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("Observation chain Never 0 1"), "{out}");
+    // The evaluation the deadline cut takes longer than the deadline.
+    assert!(took.as_secs_f64() > 1.5, "the control takes {took:?}");
+}
+
+/// A racing pair's JSON lists at most 100 of the states it races in and
+/// says how many there are: P1 reads eight flags P0 sets, each 0 or 1
+/// (relaxed atomics, nothing orders them), and a plain `x` P0 writes
+/// unordered: 2^9 = 512 final states, the race on `x` in every one (no
+/// synchronisation at all). The listing's order is that of the value
+/// vectors (r0..r8), so the 100th state is 99 in binary, 001100011.
+#[test]
+fn a_racing_pair_lists_at_most_100_states_in_json() {
+    let dir = scratch("race-cap");
+    let mut s = String::from("VULKAN many-racy\n{ x=0; ");
+    s.extend((0..8).map(|j| format!("y{j}=0; ")));
+    s.push_str("}\n P0@sg 0, wg 0, qf 0 | P1@sg 0, wg 1, qf 0 ;\n");
+    for j in 0..8 {
+        s.push_str(&format!(
+            " st.atom.dv.sc0 y{j}, 1 | ld.atom.dv.sc0 r{j}, y{j} ;\n"
+        ));
+    }
+    s.push_str(" st.sc0 x, 1 | ld.sc0 r8, x ;\n");
+    let cond: Vec<String> = (0..9).map(|j| format!("P1:r{j} == 1")).collect();
+    s.push_str(&format!("exists ({})\n", cond.join(" /\\ ")));
+    let f = dir.join("racy.litmus");
+    std::fs::write(&f, s).unwrap();
+    let f = f.display().to_string();
+    let (code, out, err) = vkmm(&["check", &f, "--format", "json"]);
+    assert_eq!(code, 0, "{out}{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let o = &v["results"][0];
+    assert_eq!(o["states"].as_array().unwrap().len(), 512);
+    let races = o["races"].as_array().unwrap();
+    assert_eq!(races.len(), 1, "{races:?}");
+    let r = &races[0];
+    assert_eq!(r["state_count"], 512);
+    assert_eq!(r["states_cut"], true);
+    let listed = r["states"].as_array().unwrap();
+    assert_eq!(listed.len(), 100);
+    let bits: Vec<i64> = (0..9)
+        .map(|j| listed[99][format!("P1:r{j}")].as_i64().unwrap())
+        .collect();
+    assert_eq!(bits, [0, 0, 1, 1, 0, 0, 0, 1, 1]);
+    let (code, out, _) = vkmm(&["check", &f]);
+    assert_eq!(code, 0);
+    assert!(
+        out.contains("in executions ending in each of the 512 final states"),
+        "{out}"
+    );
+}
