@@ -203,7 +203,20 @@ pub fn over(bound: Option<usize>) -> bool {
     let Some(n) = in_use() else {
         return false;
     };
-    bound.is_some_and(|b| n > b) || system_cap().is_some_and(|c| n > c)
+    bound.is_some_and(|b| n.saturating_add(uncounted()) > b) || system_cap().is_some_and(|c| n > c)
+}
+
+/// What the process's resident memory holds besides the bytes counted:
+/// the program, its libraries and the threads' stacks, which count
+/// against `--max-memory` as well (it bounds the process). Read once, the
+/// first time a bound is checked, as resident memory less the count then
+/// (at most 64 MiB; 0 where the system does not say).
+fn uncounted() -> usize {
+    static BASE: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    *BASE.get_or_init(|| match (resident(), in_use()) {
+        (Some(r), Some(n)) => r.saturating_sub(n).min(64 << 20),
+        _ => 0,
+    })
 }
 
 /// The most bytes the process may count before the operating system would
