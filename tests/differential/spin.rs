@@ -694,7 +694,7 @@ proptest! {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 64, failure_persistence: crate::common::regressions("differential-spin"), ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: crate::common::cases(64), failure_persistence: crate::common::regressions("differential-spin"), ..ProptestConfig::default() })]
 
     /// Lock loops: exchanges of 1 reading 1 (dropped), of 2 and fetch-adds
     /// (kept: they change memory when they loop). Lower limits than the

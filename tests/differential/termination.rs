@@ -190,7 +190,7 @@ fn program_text(threads: &[Spinner]) -> String {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 48, failure_persistence: crate::common::regressions("differential-termination"), ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: crate::common::cases(48), failure_persistence: crate::common::regressions("differential-termination"), ..ProptestConfig::default() })]
     #[test]
     fn generated_exchange_loops_agree(threads in prop::collection::vec(spinner(), 2..4), progress in 0..3usize) {
         let text = program_text(&threads);
