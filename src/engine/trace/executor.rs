@@ -259,35 +259,18 @@ pub(super) fn repeats(
     live: &HashMap<usize, HashSet<String>>,
     race_free: &mut HashMap<usize, bool>,
 ) -> bool {
-    let Some((_, first, regs, fixed)) = s.heads.iter().find(|(h, ..)| *h == s.pc) else {
+    let (Some((_, first, regs, fixed)), Some(live)) = (head_here(s), live.get(&s.pc)) else {
         return false;
     };
     if *fixed < *first || s.forced.is_some() {
         return false;
     }
-    let Some(live) = live.get(&s.pc) else {
+    if live
+        .iter()
+        .zip(regs)
+        .any(|(r, v)| s.regs.get(r) != v.as_ref())
+    {
         return false;
-    };
-    if live.iter().any(|r| regs.get(r) != s.regs.get(r)) {
-        if std::env::var("DBGREP").is_ok() {
-            let d: Vec<_> = live
-                .iter()
-                .filter(|r| regs.get(*r) != s.regs.get(*r))
-                .map(|r| (r, regs.get(r), s.regs.get(r)))
-                .collect();
-            eprintln!("head {} regs differ {:?}", s.pc, d);
-        }
-        return false;
-    }
-    if std::env::var("DBGREP").is_ok() {
-        eprintln!(
-            "head {} events {:?}",
-            s.pc,
-            s.events[*first..]
-                .iter()
-                .map(|e| e.stmt)
-                .collect::<Vec<_>>()
-        );
     }
     s.events[*first..].iter().all(|e| {
         let Stmt::Op(i) = &t.code[e.stmt] else {
@@ -328,44 +311,32 @@ pub(super) fn live_at_heads(
             names.len() - 1
         })
     }
-    fn reg(o: &Operand) -> Option<&str> {
-        match o {
-            Operand::Reg(r) => Some(r.as_str()),
-            Operand::Const(_) => None,
-        }
-    }
     // Per statement: the register it defines, the registers it reads
     // always (branches, events), and those it reads only to define `def`.
     let mut def: Vec<Option<usize>> = Vec::with_capacity(t.code.len());
     let mut uses: Vec<Vec<usize>> = Vec::with_capacity(t.code.len());
     let mut feeds: Vec<Vec<usize>> = Vec::with_capacity(t.code.len());
     for st in &t.code {
-        let (d, u, f): (Option<&str>, Vec<&str>, Vec<&str>) = match st {
-            Stmt::Assign { dest, a, b, .. } => (
-                Some(dest.as_str()),
-                Vec::new(),
-                reg(a).into_iter().chain(reg(b)).collect(),
-            ),
-            Stmt::Branch { a, b, .. } => {
-                (None, reg(a).into_iter().chain(reg(b)).collect(), Vec::new())
-            }
+        let (mut u, d) = super::spin::registers_of(st);
+        let mut f = Vec::new();
+        match st {
+            Stmt::Assign { .. } => std::mem::swap(&mut u, &mut f),
             Stmt::Op(i) => {
-                let mut u: Vec<&str> = i
-                    .operand
-                    .iter()
-                    .chain(&i.expected)
-                    .filter_map(reg)
-                    .collect();
+                fn reg(o: &Operand) -> Option<&str> {
+                    match o {
+                        Operand::Reg(r) => Some(r.as_str()),
+                        Operand::Const(_) => None,
+                    }
+                }
                 if let OpKind::ControlBarrier { id, quorum, .. } = &i.kind {
                     u.extend(id.iter().chain(quorum).filter_map(reg));
                 }
                 if let Some(g) = &i.group {
                     u.extend(g.local_id.iter().filter_map(reg));
                 }
-                (i.dest.as_deref(), u, Vec::new())
             }
-            Stmt::Label { .. } | Stmt::Goto { .. } => (None, Vec::new(), Vec::new()),
-        };
+            _ => {}
+        }
         def.push(d.map(|r| id(r, &mut names, &mut number)));
         uses.push(
             u.into_iter()
@@ -446,13 +417,23 @@ pub(super) fn live_at_heads(
         .collect()
 }
 
-/// Notes the path as it is at the loop head `s.pc` ([`State::heads`]).
-pub(super) fn note_head(s: &mut State) {
-    let snapshot = (s.events.len(), s.regs.clone(), usize::MAX);
+/// Notes the path as it is at the loop head `s.pc` ([`State::heads`]):
+/// the values of the registers live there (`live`, in its order).
+pub(super) fn note_head(s: &mut State, live: &HashMap<usize, HashSet<String>>) {
+    let regs: Vec<Option<RegValue>> = live
+        .get(&s.pc)
+        .map(|l| l.iter().map(|r| s.regs.get(r).copied()).collect())
+        .unwrap_or_default();
+    let snapshot = (s.pc, s.events.len(), regs, usize::MAX);
     match s.heads.iter_mut().find(|(h, ..)| *h == s.pc) {
-        Some(entry) => (entry.1, entry.2, entry.3) = snapshot,
-        None => s.heads.push((s.pc, snapshot.0, snapshot.1, snapshot.2)),
+        Some(entry) => *entry = snapshot,
+        None => s.heads.push(snapshot),
     }
+}
+
+/// The note [`note_head`] made at the loop head `s.pc`.
+fn head_here(s: &State) -> Option<&(usize, usize, Vec<Option<RegValue>>, usize)> {
+    s.heads.iter().find(|(h, ..)| *h == s.pc)
 }
 
 /// The path `s` stopped at the loop head it repeats an iteration at
@@ -460,11 +441,7 @@ pub(super) fn note_head(s: &mut State) {
 /// there forever: the events before the repeated iteration (its loads
 /// cannot race), the registers there.
 pub(super) fn spinning_prefix(s: &State) -> Path {
-    let first = s
-        .heads
-        .iter()
-        .find(|(h, ..)| *h == s.pc)
-        .map_or(s.events.len(), |h| h.1);
+    let first = head_here(s).map_or(s.events.len(), |h| h.1);
     let mut registers: Vec<(String, RegValue)> =
         s.regs.iter().map(|(r, v)| (r.clone(), *v)).collect();
     registers.sort_by(|a, b| a.0.cmp(&b.0));
@@ -605,7 +582,7 @@ pub(super) fn explore_thread(
                         }
                         break;
                     }
-                    note_head(&mut s);
+                    note_head(&mut s, &live);
                 }
                 // Entering the loop starts its count afresh; so does an
                 // iteration no branch on a value from memory decided (it
@@ -972,7 +949,7 @@ pub(super) fn push_stuck_await(s: &State, out: &mut ThreadPaths) {
 /// it only loaded, and left the live registers as it found them, so it can
 /// run again the same way, reading the same writes).
 pub(super) fn push_stuck_repeat(s: &State, out: &mut ThreadPaths) {
-    let Some((_, first, ..)) = s.heads.iter().find(|(h, ..)| *h == s.pc) else {
+    let Some((_, first, ..)) = head_here(s) else {
         return;
     };
     out.paths.push(Path {

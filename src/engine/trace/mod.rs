@@ -414,11 +414,12 @@ struct State {
     /// arrival there (at most [`MAX_FREE_ITERATIONS`]).
     free_iterations: u32,
     /// Per loop head, the path as it was at its last arrival there: the
-    /// number of events, the registers, and the earliest read made
+    /// number of events, the live registers' values
+    /// ([`executor::note_head`]), and the earliest read made
     /// concrete since ([`executor::fix_read`]; an iteration that fixed an
     /// earlier read changed the path before it): to find an iteration that
     /// repeats the one before it ([`executor::repeats`]).
-    heads: Vec<(usize, usize, HashMap<String, RegValue>, usize)>,
+    heads: Vec<(usize, usize, Vec<Option<RegValue>>, usize)>,
     /// Whether local arithmetic and stores keep symbolic reads symbolic
     /// ([`Reduction::SymbolicStores`]; never while the value domains are
     /// computed).
