@@ -639,13 +639,8 @@ fn termination_record(item: &SuiteItem, o: &super::termination::TerminationOutco
     let detail = (status != Status::Passed && status != Status::Checked).then(|| {
         let got = match o.verdict {
             super::termination::Verdict::Terminates if o.bounded() => format!(
-                "no non-terminating execution within unroll {} ({} paths cut: raise --unroll{})",
-                o.unroll,
-                o.cut_paths,
-                o.deeper_stopped.map_or(String::new(), |(u, k)| format!(
-                    "; the search at unroll {u} stopped {}",
-                    crate::engine::stopped_at(Some(k))
-                ))
+                "no non-terminating execution within unroll {} ({} paths cut: raise --unroll)",
+                o.unroll, o.cut_paths,
             ),
             super::termination::Verdict::Terminates => "terminates".into(),
             super::termination::Verdict::NonTerminating => {
@@ -653,9 +648,13 @@ fn termination_record(item: &SuiteItem, o: &super::termination::TerminationOutco
                 format!("non-terminating: {}", w.unwrap_or_default())
             }
             super::termination::Verdict::Undecided => format!(
-                "undecided ({})",
+                "undecided ({} at unroll {}{})",
                 o.stopped_by
-                    .map_or("a limit", crate::engine::LimitKind::short)
+                    .map_or("a limit", crate::engine::LimitKind::short),
+                o.unroll,
+                o.searched_within.map_or(String::new(), |u| format!(
+                    "; no non-terminating execution within unroll {u}"
+                ))
             ),
         };
         format!(

@@ -444,11 +444,13 @@ pub struct TerminationOutcome {
     pub max_unroll: usize,
     pub truncated: bool,
     pub stopped_by: Option<LimitKind>,
-    /// For a "terminates within the bound" answer: the deeper bound (up to
-    /// `--unroll`) whose search a limit stopped, and the limit. Bounds are
-    /// searched from 0 up (iterative deepening); `unroll` is then the
-    /// deepest one searched to the end.
-    pub deeper_stopped: Option<(usize, LimitKind)>,
+    /// For an undecided answer: the deepest bound searched to the end
+    /// without a witness (no execution repeats forever within it), when a
+    /// limit stopped the search at a deeper bound (`unroll`, `stopped_by`).
+    /// Bounds are searched from 0 up (iterative deepening); "terminates" is
+    /// said only at the bound asked for, so a stop below it leaves the
+    /// answer undecided.
+    pub searched_within: Option<usize>,
     #[serde(serialize_with = "crate::analysis::ser_duration")]
     pub time: Duration,
     /// The front end's warnings about the file (set by the session).
@@ -1321,12 +1323,14 @@ fn search_termination(
             .bounds
             .timeout
             .map(|t| t.saturating_sub(start.elapsed()));
+        // A budget spent before this bound: the first bound a limit
+        // stopped (this one or a shallower one) is the one reported.
         if used >= limits.bounds.max_executions {
-            stopped = Some((unroll, LimitKind::MaxExecutions));
+            stopped = stopped.or(Some((unroll, LimitKind::MaxExecutions)));
             break;
         }
         if remaining_time.is_some_and(|t| t.is_zero()) {
-            stopped = Some((unroll, LimitKind::Timeout));
+            stopped = stopped.or(Some((unroll, LimitKind::Timeout)));
             break;
         }
         let mut search = Search {
@@ -1389,10 +1393,14 @@ fn search_termination(
             break;
         }
     }
-    let verdict = match (&witness, &decided) {
-        (Some(_), _) => Verdict::NonTerminating,
-        (None, Some(_)) => Verdict::Terminates,
-        (None, None) => Verdict::Undecided,
+    // A stop past the deepest bound searched to the end leaves the bound
+    // asked for unanswered: "terminates within unroll k" for a smaller k is
+    // not an answer to the question asked, so the verdict is undecided
+    // (the report says how deep the search got).
+    let verdict = match (&witness, &decided, stopped) {
+        (Some(_), _, _) => Verdict::NonTerminating,
+        (None, Some(_), None) => Verdict::Terminates,
+        (None, _, _) => Verdict::Undecided,
     };
     let truncated = verdict == Verdict::Undecided;
     Ok(TerminationOutcome {
@@ -1417,8 +1425,8 @@ fn search_termination(
         } else {
             None
         },
-        deeper_stopped: match verdict {
-            Verdict::Terminates => stopped,
+        searched_within: match verdict {
+            Verdict::Undecided => decided.map(|c| c.unroll),
             _ => None,
         },
         time: start.elapsed(),

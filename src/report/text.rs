@@ -58,16 +58,9 @@ pub fn termination(o: &crate::analysis::termination::TerminationOutcome) -> Stri
         (T::Terminates, _) if o.cut_paths > 0 => {
             let _ = writeln!(
                 s,
-                "TERMINATES WITHIN THE BOUND: no execution repeats forever within unroll {} ({} cut: a repetition needing more iterations was not examined; {})",
+                "TERMINATES WITHIN THE BOUND: no execution repeats forever within unroll {} ({} cut: a repetition needing more iterations was not examined; raise --unroll)",
                 o.unroll,
                 count(o.cut_paths as u64, "path", "paths"),
-                match o.deeper_stopped {
-                    Some((u, k)) => format!(
-                        "the search at unroll {u} stopped {}",
-                        crate::engine::stopped_at(Some(k))
-                    ),
-                    None => "raise --unroll".to_string(),
-                }
             );
         }
         (T::Terminates, _) => {
@@ -76,18 +69,27 @@ pub fn termination(o: &crate::analysis::termination::TerminationOutcome) -> Stri
         _ => {
             let _ = writeln!(
                 s,
-                "UNDECIDED: the search stopped {} before finding a witness",
-                crate::engine::stopped_at(o.stopped_by)
+                "UNDECIDED: the search at unroll {} stopped {} before finding a witness{}",
+                o.unroll,
+                crate::engine::stopped_at(o.stopped_by),
+                o.searched_within.map_or(String::new(), |u| format!(
+                    " (no execution repeats forever within unroll {u})"
+                ))
             );
         }
     }
     let _ = writeln!(
         s,
-        "Time {} {:.3} ms  ({}, model {}, decided at unroll {} of {})",
+        "Time {} {:.3} ms  ({}, model {}, {} at unroll {} of {})",
         o.name,
         o.time.as_secs_f64() * 1000.0,
         count(o.executions, "execution", "executions"),
         o.model,
+        if o.verdict == T::Undecided {
+            "stopped"
+        } else {
+            "decided"
+        },
         o.unroll,
         o.max_unroll
     );

@@ -480,3 +480,43 @@ fn a_look_back_loop_repeats_only_what_matters() {
     assert_eq!(o.verdict, Verdict::Terminates);
     assert!(o.complete());
 }
+
+/// P0 writes `x` on each pass of its loop and leaves it once it reads P1's
+/// write of `y`: each unrolled pass adds a write to `x`, so the order limit
+/// stops the deeper bounds of the deepening search.
+const DEEPER_STOPPED: &str = "VULKAN deeper-stopped\n{ x=0; y=0; }\n P0@sg 0, wg 0, qf 0 | P1@sg 0, wg 0, qf 0 ;\n LC00: | st.atom.wg.sc0 y, 1 ;\n st.atom.wg.sc0 x, 1 | st.atom.wg.sc0 x, 2 ;\n ld.atom.wg.sc0 r0, y | ;\n beq r0, 0, LC00 | ;\nexists (0==0)\n";
+
+/// "Terminates within the bound" answers the bound asked for only: a limit
+/// stopping a shallower bound of the deepening leaves the answer undecided,
+/// naming the bound it stopped at and the deepest one searched to the end.
+#[test]
+fn a_limit_below_the_bound_asked_for_leaves_the_answer_undecided() {
+    let run = |writes: usize| {
+        let session = vkmm::Session::new()
+            .unroll(3)
+            .max_writes(writes)
+            .termination(Some("FAIR".parse::<Progress>().unwrap()));
+        match session.check_text("t.litmus", DEEPER_STOPPED) {
+            Ok(Checked::Termination(o)) => *o,
+            other => panic!("{other:?}"),
+        }
+    };
+    for (writes, stopped_at) in [(2, 1), (3, 2)] {
+        let o = run(writes);
+        assert_eq!(o.verdict, Verdict::Undecided, "--max-writes {writes}");
+        assert_eq!(o.unroll, stopped_at);
+        assert_eq!(o.searched_within, Some(stopped_at - 1));
+        assert_eq!(o.stopped_by, Some(vkmm::LimitKind::MaxWrites));
+        let text = vkmm::report::text::termination(&o);
+        assert!(
+            text.contains(&format!(
+                "UNDECIDED: the search at unroll {stopped_at} stopped"
+            )) && text.contains(&format!("within unroll {}", stopped_at - 1)),
+            "{text}"
+        );
+    }
+    // With the order limit out of the way every bound is searched to the end.
+    let o = run(4);
+    assert_eq!(o.verdict, Verdict::Terminates);
+    assert_eq!((o.unroll, o.searched_within), (3, None));
+}

@@ -44,8 +44,11 @@ pub(crate) fn compare(
     fast: &TerminationOutcome,
 ) -> Option<String> {
     let bad = match (reference.verdict, fast.verdict) {
-        // A witness is a witness: the shortcut search must find one too.
-        (Verdict::NonTerminating, v) => v != Verdict::NonTerminating,
+        // A witness is a witness: the shortcut search must find one too,
+        // unless a limit stopped it first (an undecided answer, never
+        // "terminates": a limit below the bound asked for leaves the
+        // answer undecided).
+        (Verdict::NonTerminating, v) => v == Verdict::Terminates,
         // No witness within the bound: none at a smaller one either.
         (Verdict::Terminates, v) => {
             v == Verdict::NonTerminating || (!reference.truncated && v == Verdict::Undecided)
@@ -129,7 +132,7 @@ fn deepening_reports_the_bound_it_decided_at() {
     assert_eq!(fast.verdict, Verdict::Terminates);
     assert!(fast.bounded() && !fast.complete());
     assert_eq!(fast.unroll, 3);
-    assert_eq!(fast.deeper_stopped, None);
+    assert_eq!(fast.searched_within, None);
     let text = vkmm::report::text::termination(&fast);
     assert!(text.contains("within unroll 3"), "{text}");
     // The search without the shortcuts, at bound 3 alone, agrees.
