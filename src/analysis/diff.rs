@@ -28,7 +28,7 @@
 
 use super::{CheckError, Property, check_litmus};
 use crate::cat::Value;
-use crate::engine::driver::{Visitor, explore};
+use crate::engine::{Visitor, explore};
 use crate::engine::{Candidate, Limits, Skeleton};
 use crate::frontend::{Format, Options};
 use crate::ir::Program;

@@ -20,9 +20,10 @@
 //! - **early stops**: a visitor that has its answer breaks, and the walk
 //!   ends at once (`stopped_early`).
 //!
-//! The search engine behind [`explore`] is the seam where another
-//! enumeration strategy plugs in; visitors do not see how candidates are
-//! produced.
+//! The search behind [`enumerate`] is one of two: the execution-graph
+//! search ([`super::grow`]) hands its complete graphs to the same
+//! evaluation ([`explore_produced`]), and [`super::search`] chooses between
+//! them; visitors do not see how candidates are produced.
 //!
 //! **Parallel walks** ([`explore_split`]). A walk is cut
 //! into consecutive parts (skeletons in walk order; a skeleton with many
@@ -292,7 +293,7 @@ pub trait Visitor {
 
     /// Called after a walk over executions stopping at the bound that ran
     /// before the walk over complete paths (when the bound cut paths: see
-    /// [`explore_with_progress`]): every later call is about complete
+    /// [`enumerate`]): every later call is about complete
     /// executions again.
     fn prefixes_end(&mut self) {}
 
@@ -938,16 +939,6 @@ impl<'a, 'b> Walk<'a, 'b> {
     }
 }
 
-/// Walks the candidate executions of `program` under `model`, handing each
-/// with its evaluation to `visitor`, within `limits`.
-pub fn explore(
-    program: &Program,
-    model: &LoadedModel,
-    limits: Limits,
-    visitor: &mut dyn Visitor,
-) -> Result<Coverage, CheckError> {
-    explore_with_progress(program, model, limits, visitor, None)
-}
 
 /// The paths of the program's threads for a walk, or the coverage of a walk
 /// that a state-space limit stopped before it began (nothing explored: the
@@ -1236,17 +1227,17 @@ fn list_orders(
     }
 }
 
-/// [`explore`], calling `progress` now and then.
-pub fn explore_with_progress(
+/// Walks the candidate executions of `program` under `loaded`, built from
+/// combinations of per-thread paths, handing each with its evaluation to
+/// `visitor`, within `limits`, calling `progress` now and then
+/// (sequentially; [`explore_split`] in parallel parts).
+pub fn enumerate(
     program: &Program,
     loaded: &LoadedModel,
     limits: Limits,
     visitor: &mut dyn Visitor,
     progress: Option<ProgressFn<'_>>,
 ) -> Result<Coverage, CheckError> {
-    if limits.grow {
-        return super::grow::explore(program, loaded, limits, visitor, progress);
-    }
     let (model, limits) = (&loaded.cat, limits.for_model(loaded));
     let mut explorer = match start(program, limits)? {
         Ok(e) => e,
@@ -1295,7 +1286,7 @@ pub(super) type Hand<'h> = dyn FnMut(Skeleton) -> Result<ControlFlow<()>, CheckE
 
 /// The walk over the skeletons `produce` hands on (the execution-graph
 /// search, [`super::grow`]), each searched and evaluated as
-/// [`explore_with_progress`] searches the skeletons of combinations of
+/// [`enumerate`] searches the skeletons of combinations of
 /// paths, under one budget; `limits` are already the model's
 /// ([`Limits::for_model`]). No walk over executions stopping at the bound
 /// follows.
@@ -1376,7 +1367,7 @@ pub trait Split: Visitor + Send + Sized {
     fn merge(&mut self, part: Self);
 }
 
-/// [`explore_with_progress`], split into parts explored in parallel when
+/// [`enumerate`], split into parts explored in parallel when
 /// `limits.threads > 1`, the `parallel` feature is on and the visitor
 /// forks; otherwise sequential. Either way the visitor ends as the
 /// sequential walk leaves it and the coverage is the same (executions,
@@ -1392,10 +1383,10 @@ pub fn explore_split<V: Split>(
     progress: Option<ProgressFn<'_>>,
 ) -> Result<Coverage, CheckError> {
     #[cfg(feature = "parallel")]
-    if limits.threads > 1 && !limits.grow && visitor.fork().is_some() {
+    if limits.threads > 1 && visitor.fork().is_some() {
         return parallel::explore(program, model, limits, visitor, progress);
     }
-    explore_with_progress(program, model, limits, visitor, progress)
+    enumerate(program, model, limits, visitor, progress)
 }
 
 /// The parallel walk (the `parallel` feature).
@@ -1482,7 +1473,7 @@ mod parallel {
         let threads = limits.threads.max(1);
         let wave_size = 16 * threads;
         let Some(mut probe) = visitor.fork() else {
-            return explore_with_progress(program, loaded, limits, visitor, progress);
+            return enumerate(program, loaded, limits, visitor, progress);
         };
         // The lowest unit index whose visitor broke or failed.
         let lowest = AtomicUsize::new(usize::MAX);

@@ -31,6 +31,7 @@ mod interlock;
 mod limits;
 pub use crate::model::names;
 pub mod reduce;
+mod search;
 mod skeleton;
 pub mod trace;
 pub mod undefined;
@@ -39,10 +40,7 @@ pub mod values;
 pub use barrier::{BarrierGroup, BarrierKey};
 pub use base::scope_set_name;
 pub use candidates::{Candidate, FactorGroup, Factors, OrderChoice, Partial, Prune, Slices};
-pub use driver::{
-    CheckError, Coverage, Needs, Progress, ProgressFn, Split, Visitor, explore, explore_split,
-    explore_with_progress, stopped_at,
-};
+pub use driver::{CheckError, Coverage, Needs, Progress, ProgressFn, Split, Visitor, stopped_at};
 pub use explorer::Explorer;
 // Shared with the reductions that plug into the walk (`reduce`).
 use explorer::{Extensions, best_below};
@@ -54,6 +52,7 @@ pub use reduce::{
     CandidatePlan, CombinationPlan, EvaluationPlan, OrderPlan, PathPlan, QuestionPlan, Reduction,
     Reductions, rotation, symmetry,
 };
+pub use search::{explore, explore_split, explore_with_progress};
 pub use skeleton::{Skeleton, SkeletonRotation, SkeletonSymmetry};
 pub use trace::{BarrierValues, Ending, EventInfo, PathEvent, ReadValue, RegValue, Stuck};
 

@@ -467,7 +467,7 @@ pub fn execution_counts(
         v.counts.stats = Some(s);
         c
     } else {
-        driver::explore(program, loaded, limits, &mut v)?
+        driver::enumerate(program, loaded, limits, &mut v, None)?
     };
     v.counts.coverage = coverage;
     Ok(v.counts)

@@ -48,7 +48,7 @@ use super::hook::{CombinationPlan, Hook};
 use super::set::Reduction;
 use crate::engine::Explorer;
 use crate::engine::limits::Limits;
-use crate::engine::trace::PathEvent;
+use crate::engine::trace::path::PathEvent;
 use crate::ir::Program;
 use std::collections::HashMap;
 

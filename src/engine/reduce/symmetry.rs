@@ -51,7 +51,7 @@
 use super::hook::{CombinationPlan, Hook};
 use super::set::Reduction;
 use crate::engine::limits::Limits;
-use crate::engine::trace::ThreadPaths;
+use crate::engine::trace::path::ThreadPaths;
 use crate::ir::{OpKind, Program, SourceSpan, Stmt, Thread};
 
 /// The hook of [`Reduction::Symmetry`]: the walk over combinations may be

@@ -159,20 +159,6 @@ pub(super) fn region_assigns(
     out.into_iter().map(str::to_string).collect()
 }
 
-/// Per location: whether some instruction of the program writes it.
-pub(super) fn written_locations(program: &Program) -> Vec<bool> {
-    let mut written = vec![false; program.locations.len()];
-    for ins in program.threads.iter().flat_map(|t| t.instructions()) {
-        if ins.is_write()
-            && let Some(l) = program.location_of(ins)
-            && let Some(w) = written.get_mut(l)
-        {
-            *w = true;
-        }
-    }
-    written
-}
-
 /// Whether the operand is a register holding a value from memory.
 pub(super) fn reads_memory(s: &State, op: &Operand) -> bool {
     matches!(op, Operand::Reg(r) if s.from_memory.contains(r))
@@ -465,17 +451,6 @@ pub(super) fn mark_head(s: &mut State) {
         Some(entry) => entry.1 = m,
         None => s.head_marks.push((pc, m)),
     }
-}
-
-pub(super) fn label_map(t: &Thread) -> HashMap<&str, usize> {
-    t.code
-        .iter()
-        .enumerate()
-        .filter_map(|(i, s)| match s {
-            Stmt::Label { name, .. } => Some((name.as_str(), i)),
-            _ => None,
-        })
-        .collect()
 }
 
 #[allow(clippy::too_many_arguments)]

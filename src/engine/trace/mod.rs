@@ -25,7 +25,7 @@ mod budget;
 mod domains;
 mod executor;
 mod own;
-mod path;
+pub(in crate::engine) mod path;
 mod spin;
 
 pub(crate) use budget::*;
@@ -74,14 +74,6 @@ fn prov_min(a: &Prov, b: &Prov) -> Prov {
 /// that value (see [`explore`]).
 type Domains = Vec<BTreeMap<i64, Prov>>;
 
-/// How many writes to each location the chain of writes that produced a
-/// value needs, at least. Componentwise minima keep it an under-estimate, so
-/// discarding values whose provenance exceeds what one execution can write is
-/// sound. An empty vector is all zeros (a value no write produced: initial
-/// values, constants), so that locations nothing writes cost one empty
-/// vector each, not one vector per location each (20 000 declared but
-/// unused locations would otherwise take gigabytes).
-type Prov = Vec<u32>;
 
 fn prov_max(a: &Prov, b: &Prov) -> Prov {
     if a.is_empty() {
@@ -127,7 +119,7 @@ pub fn explore_with_domains(
     // Locations some instruction writes (`executor::step_op`: a plain read
     // of any other holds its initial value in every execution; a load of
     // one cannot race, `spin_loops`).
-    let written = executor::written_locations(program);
+    let written = spin::written_locations(program);
     let spins: Vec<Vec<SpinLoop>> = program
         .threads
         .iter()

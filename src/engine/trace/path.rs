@@ -1,6 +1,16 @@
 //! What the per-thread walk produces: paths, their events and endings.
 
-use super::*;
+use crate::ir::{Instruction, Program, Stmt};
+use std::collections::BTreeMap;
+
+/// How many writes to each location the chain of writes that produced a
+/// value needs, at least. Componentwise minima keep it an under-estimate, so
+/// discarding values whose provenance exceeds what one execution can write is
+/// sound. An empty vector is all zeros (a value no write produced: initial
+/// values, constants), so that locations nothing writes cost one empty
+/// vector each, not one vector per location each (20 000 declared but
+/// unused locations would otherwise take gigabytes).
+pub(super) type Prov = Vec<u32>;
 
 /// The value a read returns on a path.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -23,7 +33,7 @@ pub struct PathEvent {
     /// where a store names no value, or `derived`).
     pub write: Option<i64>,
     /// A store whose value is a function of symbolic reads
-    /// ([`Reduction::SymbolicStores`]): a [`RegValue::Read`] or
+    /// ([`Reduction::SymbolicStores`](crate::engine::Reduction::SymbolicStores)): a [`RegValue::Read`] or
     /// [`RegValue::Expr`] of the path, its value known once a candidate
     /// execution says what those reads read (`write` is `None`).
     pub derived: Option<RegValue>,
@@ -58,7 +68,7 @@ pub enum RegValue {
     /// The value of the path's expression at this index
     /// ([`Path::exprs`]): local arithmetic on symbolic reads, computed
     /// once a candidate execution says what they read
-    /// ([`Reduction::SymbolicStores`]).
+    /// ([`Reduction::SymbolicStores`](crate::engine::Reduction::SymbolicStores)).
     Expr(usize),
 }
 
@@ -73,7 +83,7 @@ pub struct ValueExpr {
 }
 
 /// One path of a thread: complete (it reaches the end of the code), or, when
-/// exploring for termination ([`Limits::endings`]), one that ends stuck in a
+/// exploring for termination ([`Limits::endings`](crate::engine::Limits::endings)), one that ends stuck in a
 /// loop or stops part-way.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Path {
@@ -85,7 +95,7 @@ pub struct Path {
     /// How the path ends.
     pub ending: Ending,
     /// The expressions [`RegValue::Expr`] names (registers and derived
-    /// stores; empty without [`Reduction::SymbolicStores`]).
+    /// stores; empty without [`Reduction::SymbolicStores`](crate::engine::Reduction::SymbolicStores)).
     pub exprs: Vec<ValueExpr>,
 }
 

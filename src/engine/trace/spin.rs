@@ -109,7 +109,7 @@ pub fn spin_loops(program: &Program, t: &Thread, listing: bool) -> Vec<SpinLoop>
         program,
         t,
         listing,
-        &super::executor::written_locations(program),
+        &written_locations(program),
     )
 }
 
@@ -119,7 +119,7 @@ pub fn spin_loops(program: &Program, t: &Thread, listing: bool) -> Vec<SpinLoop>
 type LoadKey = (usize, Option<usize>, bool, Option<crate::ir::Scope>, bool);
 
 /// [`spin_loops`] given the program's written locations
-/// ([`super::executor::written_locations`], computed once per exploration,
+/// ([`written_locations`], computed once per exploration,
 /// not per thread).
 pub(super) fn spin_loops_with(
     program: &Program,
@@ -558,3 +558,30 @@ fn barrier_orders(program: &Program, (tw, w): (usize, usize), (ta, a): (usize, u
             .storage_class
             .is_some_and(|c| sem.storage_classes.contains(&c))
 }
+
+/// Per location: whether some instruction of the program writes it.
+pub(super) fn written_locations(program: &Program) -> Vec<bool> {
+    let mut written = vec![false; program.locations.len()];
+    for ins in program.threads.iter().flat_map(|t| t.instructions()) {
+        if ins.is_write()
+            && let Some(l) = program.location_of(ins)
+            && let Some(w) = written.get_mut(l)
+        {
+            *w = true;
+        }
+    }
+    written
+}
+
+/// Each label of the thread's code with the index of its statement.
+pub(super) fn label_map(t: &Thread) -> HashMap<&str, usize> {
+    t.code
+        .iter()
+        .enumerate()
+        .filter_map(|(i, s)| match s {
+            Stmt::Label { name, .. } => Some((name.as_str(), i)),
+            _ => None,
+        })
+        .collect()
+}
+
