@@ -28,8 +28,8 @@
 
 use super::{CheckError, Property, check_litmus};
 use crate::cat::Value;
-use crate::engine::{Visitor, explore};
 use crate::engine::{Candidate, Limits, Skeleton};
+use crate::engine::{Visitor, explore};
 use crate::frontend::{Format, Options};
 use crate::ir::Program;
 use crate::model::LoadedModel;

@@ -5,10 +5,10 @@
 
 use super::instances::{same_instance, thread_in_instance};
 use super::limits::{Bounds, ExecError, LimitKind};
-use super::names;
 use super::trace::{EventInfo, Path, ReadValue, RegValue};
 use crate::cat::Env;
 use crate::ir::{Instruction, OpKind, Program, Scope, StorageClass};
+use crate::model::names;
 use crate::relation::{EventSet, Relation};
 
 /// Per-event facts the candidate enumerator needs.
@@ -28,7 +28,7 @@ pub(crate) struct Facts {
     /// Events mutually in each other's scope instance.
     pub inscope: Relation,
     /// The pairs of writes every `co` orders by the model's
-    /// `co-write-write-coherence` ([`super::candidates::sequenced_write_pairs`];
+    /// `co-write-write-coherence` ([`super::choices::sequenced_write_pairs`];
     /// empty unless the skeleton's builder sets them).
     pub sequenced_writes: Vec<(usize, usize)>,
 }

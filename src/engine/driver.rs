@@ -45,12 +45,15 @@
 //! builds the global pool of N threads) or nest it in its own pool without
 //! oversubscribing (rayon's nested parallelism shares the pool's threads).
 
+use super::candidates::{Candidate, OrderChoice, Partial, Prune, Slices};
+use super::explorer::Explorer;
 use super::limits::{ExecError, LimitKind, Limits};
+use super::skeleton::Skeleton;
 use super::trace::ThreadPaths;
-use super::{Candidate, Explorer, Partial, Skeleton};
 use crate::cat::{CatError, Env, Evaluation, Model, Prepared};
 use crate::ir::Program;
 use crate::model::LoadedModel;
+use crate::model::names;
 use std::cell::{Cell, OnceCell, RefCell};
 use std::ops::ControlFlow;
 use std::sync::OnceLock;
@@ -318,8 +321,8 @@ pub trait Visitor {
         &mut self,
         _skeleton: &Skeleton,
         _co: &crate::relation::Relation,
-    ) -> super::OrderChoice {
-        super::OrderChoice::All
+    ) -> OrderChoice {
+        OrderChoice::All
     }
 
     /// Whether a candidate is worth a model evaluation: a visitor that
@@ -472,14 +475,14 @@ impl Staged {
         monotone_cache: &MonotoneCache,
     ) -> Result<Staged, CatError> {
         let prepared = if specialise {
-            model.prepare(static_env, super::names::DYNAMIC_NAMES)?
+            model.prepare(static_env, names::DYNAMIC_NAMES)?
         } else {
-            model.prepare_unspecialised(static_env, super::names::DYNAMIC_NAMES)?
+            model.prepare_unspecialised(static_env, names::DYNAMIC_NAMES)?
         };
         let flags = monotone_cache.get_or_init(|| {
-            let rf = prepared.monotone_checks(super::names::GROWING_NAMES);
-            let mut growing = super::names::GROWING_NAMES.to_vec();
-            growing.push(super::names::ILO);
+            let rf = prepared.monotone_checks(names::GROWING_NAMES);
+            let mut growing = names::GROWING_NAMES.to_vec();
+            growing.push(names::ILO);
             [rf, prepared.monotone_checks(&growing)]
         });
         let pruning = flags.clone().map(|monotone| Pruning {
@@ -768,7 +771,7 @@ impl<'a, 'b> Walk<'a, 'b> {
         &self,
         visitor: &mut dyn Visitor,
         sk: &Skeleton,
-        part: Option<super::Slices>,
+        part: Option<Slices>,
         recent: &Recent,
         cancelled: &dyn Fn() -> bool,
     ) -> Result<Searched, CheckError> {
@@ -918,7 +921,7 @@ impl<'a, 'b> Walk<'a, 'b> {
         };
         let mut orders = |co: &crate::relation::Relation| shared.borrow_mut().wants_orders(sk, co);
         let factor = self.factored;
-        let prune: Option<super::Prune> = if may_prune { Some(&mut prune) } else { None };
+        let prune: Option<Prune> = if may_prune { Some(&mut prune) } else { None };
         match part {
             Some(p) => sk.search_part(prune, &mut orders, &mut visit, p, factor),
             None => sk.search_orders(prune, &mut orders, &mut visit, factor),
@@ -938,7 +941,6 @@ impl<'a, 'b> Walk<'a, 'b> {
         })
     }
 }
-
 
 /// The paths of the program's threads for a walk, or the coverage of a walk
 /// that a state-space limit stopped before it began (nothing explored: the
@@ -1104,7 +1106,7 @@ fn prefixes_first(
     }
     let started = web_time::Instant::now();
     let share = Limits {
-        bounds: super::Bounds {
+        bounds: super::limits::Bounds {
             max_executions: (limits.bounds.max_executions / 2).max(1),
             timeout: limits.bounds.timeout.map(|t| t / 2),
             // Half the time left before the request's deadline too.
@@ -1123,7 +1125,7 @@ fn prefixes_first(
     let (done, stopped_by) = walk_stopped(explorer, &walk, visitor, false)?;
     visitor.prefixes_end();
     let rest = Limits {
-        bounds: super::Bounds {
+        bounds: super::limits::Bounds {
             max_executions: limits
                 .bounds
                 .max_executions
@@ -1428,7 +1430,7 @@ mod parallel {
         /// ([`super::super::Slices`]); `first`: the skeleton's first unit.
         Search {
             sk: Arc<Skeleton>,
-            part: Option<super::super::Slices>,
+            part: Option<Slices>,
             first: bool,
         },
     }
@@ -1616,7 +1618,7 @@ mod parallel {
                                 visitor: fork(visitor),
                                 work: Work::Search {
                                     sk: sk.clone(),
-                                    part: Some(super::super::Slices {
+                                    part: Some(Slices {
                                         range,
                                         blocks: BLOCKS,
                                     }),

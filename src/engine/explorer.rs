@@ -811,7 +811,7 @@ impl<'p> Explorer<'p> {
         .map(|mut sk| {
             if values::needed(&sk) {
                 let program = self.program;
-                sk.derivation = Some(std::sync::Arc::new(values::Derivation {
+                sk.derivation = Some(std::sync::Arc::new(super::skeleton::Derivation {
                     locations: sk
                         .events
                         .iter()
@@ -959,7 +959,7 @@ impl<'p> Explorer<'p> {
         // locations: their orders are built prefix by prefix under the
         // chain's constraint, and the order limit lets a location past
         // `--max-writes` be listed when that takes few enough steps
-        // (`candidates::mo_choices`), which a count of writes cannot tell.
+        // (`choices::mo_choices`), which a count of writes cannot tell.
         let mut write_locations: HashMap<usize, usize> = HashMap::new();
         let ordered_writes: Vec<Vec<Vec<usize>>> = if self.write_pruning {
             let total = self.limits.profile.total_co;

@@ -12,11 +12,11 @@
 //! dependency chain is a sequence of them, so the derived relation is their
 //! transitive closure.
 
-use super::names;
 use super::trace::EventInfo;
 use crate::cat::Env;
 use crate::ir::host::{Agent, ApiOp, ClCommandKind, Mapping, Svm, SyncKind};
 use crate::ir::{Instruction, OpKind, Program};
+use crate::model::names;
 use crate::relation::{EventSet, Relation};
 
 /// The API operation of an instruction, if it is one.

@@ -92,7 +92,7 @@ pub struct Bounds {
     /// ordered writes is listed (orders grow as the factorial of this
     /// number); a location with more within a budget of listing steps, as
     /// many as every order of min(this, 8) unconstrained writes takes
-    /// (`candidates::mo_choices`); at most this many SC operations are
+    /// (`choices::mo_choices`); at most this many SC operations are
     /// ordered.
     pub max_writes_per_location: usize,
     /// Loop unrolling: a statement runs at most `unroll + 1` times on a path

@@ -22,6 +22,7 @@
 pub mod barrier;
 mod base;
 mod candidates;
+mod choices;
 pub mod driver;
 mod explorer;
 pub mod grow;

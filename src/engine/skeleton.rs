@@ -2,14 +2,15 @@
 //! of paths ([`Skeleton`]), and the search over its choices (reads-from,
 //! coherence, SC and interlock orders).
 
-use super::{
-    BarrierGroup, Candidate, Ending, EventInfo, ExecError, Limits, OrderChoice, RegValue, Slices,
-    Stuck, barrier, base, candidates, interlock, names, reduce, rotation, symmetry, trace, values,
-};
+use super::barrier::{self, BarrierGroup};
+use super::limits::{ExecError, Limits};
+use super::reduce::{self, rotation, symmetry};
+use super::trace::{self, Ending, EventInfo, RegValue, Stuck};
+use super::{base, choices, interlock};
 use crate::cat::Env;
 use crate::ir::Program;
+use crate::model::names;
 use crate::relation::Relation;
-use std::ops::ControlFlow;
 use trace::Path;
 
 /// A path's registers with their reads numbered among the skeleton's
@@ -75,8 +76,8 @@ pub struct Skeleton {
     /// ([`trace::RegValue::Expr`], [`EventInfo::derived`]).
     pub exprs: Vec<trace::ValueExpr>,
     /// When some store is derived or some register an expression: what
-    /// [`values::resolve`] needs to give each candidate its values.
-    pub derivation: Option<std::sync::Arc<values::Derivation>>,
+    /// [`values::resolve`](super::values::resolve) needs to give each candidate its values.
+    pub derivation: Option<std::sync::Arc<Derivation>>,
     /// With symmetry reduction ([`Explorer::set_symmetry`](super::Explorer::set_symmetry)): what the
     /// skeleton's candidates stand for ([`Skeleton::multiplicity`]).
     pub symmetry: Option<Box<SkeletonSymmetry>>,
@@ -88,8 +89,17 @@ pub struct Skeleton {
     pub rotation: Option<SkeletonRotation>,
     /// Per read (same order as `reads`): its location when it is an
     /// observation read whose reads-from choices the search may factor
-    /// ([`candidates::observation_reads`]); empty when none may be.
+    /// ([`choices::observation_reads`]); empty when none may be.
     pub observation: Vec<Option<usize>>,
+}
+
+/// What [`values::resolve`](super::values::resolve) needs beyond the skeleton's events: each event's
+/// location, and each location's value domain (the values a read on a
+/// cycle of derived stores may take).
+#[derive(Debug)]
+pub struct Derivation {
+    pub locations: Vec<Option<usize>>,
+    pub domains: std::sync::Arc<Vec<Vec<i64>>>,
 }
 
 /// What a skeleton of a walk reduced by renaming locations stands for
@@ -164,12 +174,12 @@ impl Skeleton {
             let (facts, limits) = &*pending;
             let plan = reduce::OrderPlan::of(limits);
             let mut required = if plan.coherence_pairs {
-                candidates::coherence_pairs(&self.events, facts, &self.reads, &self.rf_choices)
+                choices::coherence_pairs(&self.events, facts, &self.reads, &self.rf_choices)
             } else {
                 Vec::new()
             };
             if plan.write_pairs {
-                required.extend(candidates::write_pairs(&self.events, facts));
+                required.extend(choices::write_pairs(&self.events, facts));
             }
             required.extend(facts.sequenced_writes.iter().copied());
             if let Some(sym) = &mut self.symmetry {
@@ -177,13 +187,13 @@ impl Skeleton {
                 // first writes to a location every order relates, in
                 // thread order ([`symmetry`]).
                 let (pairs, within) =
-                    candidates::symmetry_pairs(&self.events, facts, limits, &sym.groups);
+                    choices::symmetry_pairs(&self.events, facts, limits, &sym.groups);
                 required.extend(pairs);
                 sym.within = within;
             }
             self.mo_choices =
-                candidates::mo_choices(&self.events, facts, *limits, may_precede, &required)?;
-            self.sco_choices = candidates::sco_choices(&self.events, facts, *limits)?;
+                choices::mo_choices(&self.events, facts, *limits, may_precede, &required)?;
+            self.sco_choices = choices::sco_choices(&self.events, facts, *limits)?;
         }
         Ok(())
     }
@@ -213,12 +223,12 @@ impl Skeleton {
                 }
             }
         }
-        let (reads, rf_choices) = candidates::rf_choices(&events, &facts, own);
+        let (reads, rf_choices) = choices::rf_choices(&events, &facts, own);
         let plan = reduce::OrderPlan::of(&limits);
         if plan.sequenced_writes {
             let classes = limits.profile.co_write_write_coherence;
             facts.sequenced_writes =
-                candidates::sequenced_write_pairs(program, &events, &facts, classes);
+                choices::sequenced_write_pairs(program, &events, &facts, classes);
         }
         let ilo_choices = interlock::ilo_choices(
             program,
@@ -296,7 +306,7 @@ impl Skeleton {
             names::SCBARINST,
             barrier::scbarinst(events.len(), &barriers, &[]),
         );
-        let observation = candidates::observation_reads(program, &events, &reads, &exprs, &limits);
+        let observation = choices::observation_reads(program, &events, &reads, &exprs, &limits);
         Ok(Skeleton {
             events,
             static_env,
@@ -384,61 +394,6 @@ impl Skeleton {
         rf.saturating_mul(mo)
             .saturating_mul(self.sco_choices.len() as u128)
             .saturating_mul(self.ilo_choices.len() as u128)
-    }
-
-    /// Calls `visit` on every candidate execution until it breaks. At inner
-    /// nodes of the reads-from search, `prune` (if given) sees the partial
-    /// dynamic environment (the reads assigned so far in `rf`/`RFINIT`, the
-    /// whole `asmo`) and returns false to abandon the subtree.
-    pub fn search(
-        &self,
-        prune: Option<candidates::Prune>,
-        visit: &mut dyn FnMut(&Candidate) -> ControlFlow<()>,
-    ) {
-        candidates::search(self, prune, &mut |_| OrderChoice::All, visit, None, false)
-    }
-
-    /// [`Skeleton::search`], asking `orders` what to do under each
-    /// combination of the locations' orders (as `co`, before any reads-from
-    /// choice is made under it): skip it, or narrow the reads-from choices.
-    /// With `factor` (a visitor taking factored candidates:
-    /// [`driver::Needs::factored`](super::driver::Needs::factored)), the skeleton's observation reads
-    /// ([`Skeleton::observation`]) are searched location by location
-    /// ([`candidates`], "Factored observation reads").
-    pub fn search_orders(
-        &self,
-        prune: Option<candidates::Prune>,
-        orders: &mut dyn FnMut(&Relation) -> OrderChoice,
-        visit: &mut dyn FnMut(&Candidate) -> ControlFlow<()>,
-        factor: bool,
-    ) {
-        candidates::search(self, prune, orders, visit, None, factor)
-    }
-
-    /// [`Skeleton::search_orders`] over one part of the walk only
-    /// ([`Slices`]): consecutive parts walked one after the other walk what
-    /// the whole search walks, in the same order (the parallel driver
-    /// splits a skeleton this way).
-    pub fn search_part(
-        &self,
-        prune: Option<candidates::Prune>,
-        orders: &mut dyn FnMut(&Relation) -> OrderChoice,
-        visit: &mut dyn FnMut(&Candidate) -> ControlFlow<()>,
-        part: Slices,
-        factor: bool,
-    ) {
-        candidates::search(self, prune, orders, visit, Some(part), factor)
-    }
-
-    /// How many slices ([`Slices`]) the skeleton's walk (orders listed) has
-    /// with `blocks` blocks, when the number fits a `usize`.
-    pub fn slice_count(&self, blocks: usize) -> Option<usize> {
-        candidates::slice_count(self, blocks)
-    }
-
-    /// Calls `f` on every candidate execution until it breaks (no pruning).
-    pub fn for_each(&self, mut f: impl FnMut(&Candidate) -> ControlFlow<()>) {
-        self.search(None, &mut f)
     }
 }
 

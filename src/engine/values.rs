@@ -28,7 +28,7 @@
 //! Written here because no crate evaluates this: it is the engine's own
 //! representation of symbolic values.
 
-use super::Skeleton;
+use super::skeleton::Skeleton;
 use super::trace::{RegValue, ValueExpr};
 use std::ops::ControlFlow;
 
@@ -151,15 +151,6 @@ fn concrete_in_reference(sk: &Skeleton) -> Vec<bool> {
         *u &= e.read_value.is_none();
     }
     used
-}
-
-/// What [`resolve`] needs beyond the skeleton's events: each event's
-/// location, and each location's value domain (the values a read on a
-/// cycle of derived stores may take).
-#[derive(Debug)]
-pub struct Derivation {
-    pub locations: Vec<Option<usize>>,
-    pub domains: std::sync::Arc<Vec<Vec<i64>>>,
 }
 
 /// The values under the assumptions made so far, or the first read found

@@ -1,6 +1,6 @@
 //! [`Reduction::ReadFactoring`]: the reads-from choices of observation
 //! reads are searched location by location and handed to a visitor that
-//! takes them as a product (`candidates::observation_reads`, which reads
+//! takes them as a product (`choices::observation_reads`, which reads
 //! are observation reads; MODELS.md, `location-local-reads`).
 //!
 //! It applies where the model declares `location-local-reads` and nothing

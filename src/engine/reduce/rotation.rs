@@ -69,7 +69,7 @@
 //!
 //! Written for vkmm (module doc of [`crate::engine::symmetry`]).
 
-use crate::engine::symmetry;
+use super::symmetry;
 use crate::engine::trace::{Path, ThreadPaths};
 use crate::ir::{Program, Stmt, TestKind};
 

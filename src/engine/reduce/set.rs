@@ -73,7 +73,7 @@ pub enum Reduction {
     SpinExtension,
     /// The reads-from choices of observation reads are searched location
     /// by location and handed to the visitor as a product
-    /// (`candidates::observation_reads`).
+    /// (`choices::observation_reads`).
     ReadFactoring,
 }
 

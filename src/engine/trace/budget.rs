@@ -8,7 +8,7 @@ use super::*;
 /// thread could run far past its limit before the first candidate.
 pub(crate) struct Budget {
     start: web_time::Instant,
-    bounds: crate::engine::Bounds,
+    bounds: crate::engine::limits::Bounds,
     max_memory: Option<usize>,
     steps: std::cell::Cell<u64>,
 }

@@ -74,7 +74,6 @@ fn prov_min(a: &Prov, b: &Prov) -> Prov {
 /// that value (see [`explore`]).
 type Domains = Vec<BTreeMap<i64, Prov>>;
 
-
 fn prov_max(a: &Prov, b: &Prov) -> Prov {
     if a.is_empty() {
         return b.clone();

@@ -105,12 +105,7 @@ impl SpinLoop {
 /// values leave the inner loop, into that question, which nothing there
 /// has been checked against.
 pub fn spin_loops(program: &Program, t: &Thread, listing: bool) -> Vec<SpinLoop> {
-    spin_loops_with(
-        program,
-        t,
-        listing,
-        &written_locations(program),
-    )
+    spin_loops_with(program, t, listing, &written_locations(program))
 }
 
 /// What `load_cannot_race`'s answer depends on besides the thread: the
@@ -584,4 +579,3 @@ pub(super) fn label_map(t: &Thread) -> HashMap<&str, usize> {
         })
         .collect()
 }
-
