@@ -50,7 +50,7 @@ pub use session::{Error, ProgressCallback, Session, SuiteRunner, TerminationExpl
 /// modules.
 #[doc(hidden)]
 pub mod testing {
-    /// The search over candidate executions ([`crate::engine`]'s public names).
+    /// The search over candidate executions (`crate::engine`'s public names).
     pub mod engine {
         pub use crate::engine::*;
     }

@@ -1073,7 +1073,7 @@ struct Outcomes<'p> {
     /// is kept once, however many pairs race in it).
     race_states: Vec<StateSet>,
     /// The final states some racing execution reached, numbered in the
-    /// order they were met ([`Outcomes::racy_state`]).
+    /// order they were met ([`StateNumbers`]).
     racy_states: StateNumbers,
     /// The current candidate's racing executions' distinct final states,
     /// by the power of the location-renaming group whose image they are

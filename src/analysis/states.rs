@@ -1,11 +1,11 @@
 //! Final states, compact (listings of hundreds of thousands of states).
 //!
 //! A listing shows the same names in every final state of a test: the
-//! shown registers (`P0:r1`, in [`super::litmus::shown_terms`]'s order)
+//! shown registers (`P0:r1`, in `super::litmus::shown_terms`'s order)
 //! then the shown memory. Those names are made once per test, a
 //! [`Schema`], and a state is the vector of its values under it: recording
 //! a state allocates no name, and its key (the values alone) hashes and
-//! compares as a slice of integers ([`StateCounts`]).
+//! compares as a slice of integers (`StateCounts`).
 //!
 //! [`FinalState`] orders, compares and hashes as the list of its
 //! `(name, value)` pairs would (the representation the listing had

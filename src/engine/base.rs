@@ -112,8 +112,11 @@ pub(crate) fn static_env_cached(
     static_env_bounded(program, paths, cache, &Bounds::default())
 }
 
-/// [`static_env_cached`] within `bounds`: the request's deadline and the
-/// memory bound stop the building of the relations (undecided).
+/// The events of one path per thread, the static environment the model
+/// reads and the facts the candidate enumerator needs, within `bounds`:
+/// the request's deadline and the memory bound stop the building of the
+/// relations (undecided). The part that depends only on the skeleton's
+/// shape ([`Shape`]) is taken from (and added to) `cache` when given.
 pub(crate) fn static_env_bounded(
     program: &Program,
     paths: &[&Path],

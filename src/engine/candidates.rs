@@ -21,7 +21,7 @@ pub enum Partial {
     /// only the forced reads have their reads-from choice.
     InterlockOrder,
     /// Every read has its reads-from choice but the observation reads of
-    /// the locations other than one ([`observation_reads`]): the callback
+    /// the locations other than one (`choices::observation_reads`): the callback
     /// evaluates the model fully and says whether the environment is
     /// consistent (not a pruning question: with a model declaring
     /// `location-local-reads`, the choices of that location's observation
@@ -33,7 +33,7 @@ pub enum Partial {
 /// completion of the partial environment is inconsistent). The flag says
 /// whether the evaluation counts against the limits: a part of a parallel
 /// walk asks again, uncounted, about a node another part owns (see
-/// [`search`], the check under each order), so that the parts together
+/// `search`, the check under each order), so that the parts together
 /// count what the sequential walk counts.
 pub type Prune<'a> = &'a mut dyn FnMut(&Env, Partial, bool) -> bool;
 
@@ -84,7 +84,7 @@ impl Factors {
     /// derived stores, the values its observation reads read, set per
     /// combination. The environment stays `rep`'s: its `rf` and `RFINIT`
     /// are those of the first combination (what a factored visitor may not
-    /// read: [`super::driver::Visitor::factored`]).
+    /// read: [`super::driver::Needs::factored`]).
     ///
     /// `over` is the walk's budget ([`super::driver::Visitor::visit_factored`]
     /// hands it in): asked before each combination, since one candidate may
@@ -186,7 +186,7 @@ struct Dfs<'a> {
     rf: Relation,
     init: EventSet,
     source: Vec<Option<usize>>,
-    /// remaining[d]: product of the choices of reads d.. (saturating)
+    /// `remaining[d]`: product of the choices of reads d.. (saturating)
     remaining: Vec<u128>,
     /// A part of the walk ([`Slices`]): `(blocks, b)` walks only block `b`
     /// of `blocks` consecutive blocks of the choices of the first read (in
@@ -354,7 +354,7 @@ impl Dfs<'_> {
         )
     }
 
-    /// The observation reads from depth `d0` on ([`observation_reads`]),
+    /// The observation reads from depth `d0` on ([`observation_reads`](super::choices::observation_reads)),
     /// every other read assigned (E'): each location's reads searched on
     /// their own, the other locations' left open, with the usual pruning
     /// at inner nodes and a full evaluation at each leaf
@@ -1005,7 +1005,7 @@ impl Skeleton {
     /// With `factor` (a visitor taking factored candidates:
     /// [`driver::Needs::factored`](super::driver::Needs::factored)), the skeleton's observation reads
     /// ([`Skeleton::observation`]) are searched location by location
-    /// ([`candidates`], "Factored observation reads").
+    /// ([`super::candidates`], "Factored observation reads").
     pub fn search_orders(
         &self,
         prune: Option<Prune>,

@@ -22,7 +22,7 @@
 //!
 //! The search behind [`enumerate`] is one of two: the execution-graph
 //! search ([`super::grow`]) hands its complete graphs to the same
-//! evaluation ([`explore_produced`]), and [`super::search`] chooses between
+//! evaluation (`explore_produced`), and `super::search` chooses between
 //! them; visitors do not see how candidates are produced.
 //!
 //! **Parallel walks** ([`explore_split`]). A walk is cut
@@ -232,7 +232,7 @@ pub struct Needs {
     pub renaming: Option<crate::engine::rotation::Shown>,
     /// Whether, when the unrolling bound cut paths, the walk over
     /// executions stopping at the bound should run before the walk over
-    /// complete paths ([`prefixes_first`]; [`Visitor::prefixes`] is then
+    /// complete paths (`prefixes_first`; [`Visitor::prefixes`] is then
     /// asked before the first walk). A visitor deciding races says yes; no
     /// keeps the complete executions first.
     pub prefixes_first: bool,

@@ -76,7 +76,7 @@ pub struct Explorer<'p> {
     /// the (location, value) pairs its reads need from another event (a
     /// concrete value other than the location's initial value, the
     /// location's initial value defined): every combination whose values
-    /// are available writes them ([`extension`]).
+    /// are available writes them ([`Explorer::extension`]).
     pub(super) spin_needs: Vec<Vec<Vec<(usize, i64)>>>,
     /// The combinations, complete or partial (with every completion),
     /// skipped because they extend to complete ones.
@@ -84,7 +84,7 @@ pub struct Explorer<'p> {
     /// The partial combinations the pruned walk chose a path for
     /// ([`Explorer::take_walk_nodes`]).
     walk_nodes: std::cell::Cell<u64>,
-    /// What the tests of [`chains`] look at: the partial combinations the
+    /// What the unit tests of the RMW chains look at: the partial combinations the
     /// balances alone dropped, and the combinations that reached the end
     /// of the walk (path numbers per thread, `usize::MAX` for a thread not
     /// chosen yet).
@@ -1170,7 +1170,7 @@ impl<'p> Explorer<'p> {
                 self.flow_log.borrow_mut().0.push(partial);
             }
             // Every completion extends to a complete combination: the
-            // subtree is skipped whole ([`extension`]).
+            // subtree is skipped whole ([`Explorer::extension`]).
             let extends = ok
                 && t > 0
                 && walk
@@ -1268,10 +1268,10 @@ struct PathValues {
 /// The state of [`Explorer::block_pruned`]'s walk.
 pub(super) struct PrunedWalk<'a> {
     /// The balances of RMW chains the threads still to choose must make
-    /// up ([`chains`]); `None` when no location is checked that way.
+    /// up; `None` when no location is checked that way.
     flow: Option<reduce::ChainFlow>,
     /// With [`Explorer::set_spin_extension`] on: what the threads still to
-    /// choose can do, per level ([`extension`]).
+    /// choose can do, per level ([`Explorer::extension`]).
     spin: Option<reduce::SpinBlock<'a>>,
     /// With symmetry reduction, per thread: the least path number it may
     /// take ([`Explorer::pruned_level`]); empty without.
@@ -1337,7 +1337,7 @@ impl PrunedWalk<'_> {
     }
 
     /// Whether the threads before `t` can still make up the balances of
-    /// the RMW chains the walk checks ([`chains`]).
+    /// the RMW chains the walk checks.
     fn balanced(&self, t: usize) -> bool {
         self.flow
             .as_ref()

@@ -89,7 +89,7 @@ pub struct Skeleton {
     pub rotation: Option<SkeletonRotation>,
     /// Per read (same order as `reads`): its location when it is an
     /// observation read whose reads-from choices the search may factor
-    /// ([`choices::observation_reads`]); empty when none may be.
+    /// (`choices::observation_reads`); empty when none may be.
     pub observation: Vec<Option<usize>>,
 }
 

@@ -1708,7 +1708,7 @@ impl Parser<'_> {
         }
     }
 
-    /// The element an lvalue `*p` or `y[i]` (C11 6.5.2.1p2: "E1[E2] is
+    /// The element an lvalue `*p` or `y[i]` (C11 6.5.2.1p2: "E1\[E2\] is
     /// identical to (*((E1)+(E2)))") designates.
     fn place(&mut self, ctx: &mut Ctx, e: &Expr) -> R<Place> {
         match &e.x {
@@ -2635,7 +2635,7 @@ fn mark_operands(ctx: &mut Ctx, start: usize, mid: usize) {
 }
 
 /// The element of a parameter an access designates: the parameter, its
-/// name, and the index (C11 6.5.2.1p2: "E1[E2] is identical to
+/// name, and the index (C11 6.5.2.1p2: "E1\[E2\] is identical to
 /// (*((E1)+(E2)))").
 struct Place {
     param: Param,

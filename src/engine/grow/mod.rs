@@ -1,7 +1,7 @@
 //! The execution-graph search (docs/design-programs-search.md, "Step 1:
 //! what is built"): executions grown event by event in program order, each
-//! thread run with concrete values ([`interp`]), a read choosing its write
-//! as it is added, a later write revisiting earlier reads ([`graph`]).
+//! thread run with concrete values (`interp`), a read choosing its write
+//! as it is added, a later write revisiting earlier reads (`graph`).
 //!
 //! Each complete graph is one path per thread with its reads-from fixed:
 //! it is handed to the driver as a [`Skeleton`] whose reads have one
@@ -382,7 +382,7 @@ fn refused(program: &Program, limits: &Limits) -> Option<String> {
 
 /// The walk over `program`'s consistent executions under `loaded`, grown
 /// as graphs, each complete graph handed to `visitor` through the driver
-/// ([`driver::explore_produced`]). What [`super::explore`] does, for the
+/// (`driver::explore_produced`). What [`super::explore`] does, for the
 /// programs this search runs (others: an error saying why).
 pub fn explore(
     program: &Program,

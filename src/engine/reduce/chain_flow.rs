@@ -85,7 +85,7 @@ pub(in crate::engine) struct ChainFlow {
 
 /// The most pairs of positive balance [`ChainFlow::holds`] keeps on the
 /// stack per location; a location with more is decided by
-/// [`ChainFlow::holds_plain`].
+/// `holds_plain` (the unit tests' oracle).
 const POSITIVES: usize = 32;
 
 impl ChainFlow {
@@ -95,7 +95,7 @@ impl ChainFlow {
     ///
     /// The pairs of positive balance are listed once per location (on the
     /// stack), and each pair of negative balance looks only at them: the
-    /// conditions of [`ChainFlow::holds_plain`], which scans every pair
+    /// conditions of `holds_plain` (the unit tests' oracle), which scans every pair
     /// per pair (kept as the oracle of `tests::holds_agrees_with_plain`;
     /// it was 7% of barrier-flags-7's instructions).
     pub(in crate::engine) fn holds(

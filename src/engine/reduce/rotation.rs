@@ -60,7 +60,7 @@
 //! stabiliser (`d < m`) is walked in full, its executions that the
 //! stabiliser exchanges included (no reduction inside).
 //!
-//! A visitor opts in ([`crate::engine::driver::Visitor::renaming`]) naming what it
+//! A visitor opts in ([`crate::engine::driver::Needs::renaming`]) naming what it
 //! shows ([`Shown`]); an automorphism is used only when it maps the shown
 //! set onto itself, and the visitor maps every state it records to its
 //! images ([`Rotation::thread_power`], [`Rotation::location_power`]).

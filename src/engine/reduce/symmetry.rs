@@ -34,11 +34,11 @@
 //!   permutations has exactly one such candidate (the permutation sorting
 //!   the first writes is unique). The candidate then stands for `|G|!`.
 //!
-//! A visitor opts in ([`crate::engine::driver::Visitor::symmetry`]) naming the
+//! A visitor opts in ([`crate::engine::driver::Needs::symmetry`]) naming the
 //! threads it must see as they are (the outcome listing: the threads whose
 //! registers its states show), reads [`crate::engine::Skeleton::multiplicity`] for
 //! its counts and maps what it records of a thread (racing pairs) to the
-//! images ([`Symmetry::image`]). Programs with control barriers, group
+//! images ([`Symmetry::images`]). Programs with control barriers, group
 //! functions, out-of-bounds sites, host operations, shader stages or
 //! system-synchronizes-with get none: their reports name threads in ways
 //! the reduction would have to rename (barrier instances and divergence,

@@ -86,7 +86,7 @@ fn prov_max(a: &Prov, b: &Prov) -> Prov {
 
 /// Explores every thread of `program`, with loops unrolled so that no
 /// statement runs more than `unroll + 1` times on a path per entry into its
-/// innermost loop ([`loop_ranges`]: a loop body runs at most `unroll + 1`
+/// innermost loop (`loop_ranges`: a loop body runs at most `unroll + 1`
 /// times each time the loop is entered), and, with `limits.has(Reduction::SpinReduction)`, the loops
 /// [`spin_loops`] finds run as awaits.
 ///
@@ -103,7 +103,7 @@ pub fn explore(program: &Program, limits: &Limits) -> Result<Vec<ThreadPaths>, E
 }
 
 /// [`explore`], with the value domain of each location (its possible
-/// values, ascending). With [`Reduction::SymbolicStores`] (and not exploring
+/// values, ascending). With [`Reduction::SymbolicStores`](crate::engine::Reduction::SymbolicStores) (and not exploring
 /// endings), the domains are computed with every read a store or local
 /// arithmetic needs made concrete, as without it, and the paths are then
 /// explored once more over those domains keeping such reads symbolic: a
@@ -344,7 +344,7 @@ const MAX_ROUNDS: usize = 64;
 
 /// The most iterations one path may run, across its loops, without a
 /// branch decided by a value from memory before the unrolling bound counts
-/// them as it counts the others ([`State::free_iterations`]). Such a loop
+/// them as it counts the others (`State::free_iterations`). Such a loop
 /// (`for (k = 0; k < 4; k++)`, a loop over an invocation's cells) runs the
 /// same number of times in every execution: cutting it at the bound would
 /// only lose executions, never bound a spin. The cap bounds a loop that
@@ -412,11 +412,11 @@ struct State {
     /// repeats the one before it ([`executor::repeats`]).
     heads: Vec<(usize, usize, Vec<Option<RegValue>>, usize)>,
     /// Whether local arithmetic and stores keep symbolic reads symbolic
-    /// ([`Reduction::SymbolicStores`]; never while the value domains are
+    /// ([`Reduction::SymbolicStores`](crate::engine::Reduction::SymbolicStores); never while the value domains are
     /// computed).
     derive: bool,
     /// Whether a read of an own location whose latest own write is derived
-    /// takes that write's term ([`Reduction::OwnForwarding`], with `derive`).
+    /// takes that write's term ([`Reduction::OwnForwarding`](crate::engine::Reduction::OwnForwarding), with `derive`).
     forward: bool,
     /// The reads that took their latest own write's term (event index,
     /// term): each is made concrete when its term is ([`fix_read`]).

@@ -6,7 +6,7 @@ use super::*;
 /// The locations whose reads in thread `t` can return only the thread's
 /// latest earlier write there (the initial value when there is none), under
 /// a model declaring `latest-own-write` ([`crate::model::SearchProfile::latest_own_write`],
-/// with [`Reduction::OwnWriteFilter`]): no other thread has a write (a store
+/// with [`Reduction::OwnWriteFilter`](crate::engine::Reduction::OwnWriteFilter)): no other thread has a write (a store
 /// or read-modify-write) to the location, no thread deallocates it, its
 /// initial value is defined, and every access of `t` to it goes through one
 /// reference.
@@ -48,7 +48,7 @@ use super::*;
 /// Two refinements: `classes` (a mask of storage classes, from the
 /// model's declaration) leaves out a location with an access in another
 /// class, and a location two accesses of one C expression reach in either
-/// order (unsequenced operands, [`may_be_unsequenced`]) is left out: the
+/// order (unsequenced operands, `may_be_unsequenced`) is left out: the
 /// later one in program order need not come after the other (the OpenCL
 /// models declare the filter for global and local objects, where their
 /// sequenced-before is happens-before; opencl-rules.cat argues the same
@@ -160,7 +160,7 @@ fn own_locations_among(
 
 /// Per thread, the locations whose reads the latest-own-write filter
 /// gives their thread's latest earlier write ([`own_locations`]): empty
-/// sets when the filter is off ([`Reduction::OwnWriteFilter`]), the model
+/// sets when the filter is off ([`Reduction::OwnWriteFilter`](crate::engine::Reduction::OwnWriteFilter)), the model
 /// does not declare it, or endings are explored.
 pub fn own_sets(program: &Program, limits: &Limits) -> Vec<HashSet<usize>> {
     let on = PathPlan::of(limits).own_write_filter;
@@ -211,7 +211,7 @@ pub(super) fn latest_own_write(
 }
 
 /// The term of the thread's latest write to `loc` on the path `s` when that
-/// write is derived ([`Reduction::SymbolicStores`]): its value is a function
+/// write is derived ([`Reduction::SymbolicStores`](crate::engine::Reduction::SymbolicStores)): its value is a function
 /// of the path's symbolic reads, not yet known. `None` when the latest
 /// write has a value, or there is none (the initial value).
 pub(super) fn latest_own_derived(

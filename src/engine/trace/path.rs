@@ -182,7 +182,7 @@ pub struct ThreadPaths {
     /// domain loops), per `(location, value)` with the least provenance:
     /// such a prefix can be the prefix of a path within the bound (the
     /// thread reads its own earlier write, then leaves the loop), so its
-    /// writes join the value domains ([`explore`]).
+    /// writes join the value domains ([`super::explore`]).
     /// With each, the prefix's own writes per location up to that write
     /// (sparse), which bound the provenance instead of this thread's
     /// complete paths when they write more.

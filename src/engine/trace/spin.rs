@@ -31,7 +31,7 @@ impl SpinLoop {
 /// loop `header..=back` that qualifies when:
 ///
 /// 1. its body holds only loads (plain or atomic), atomic
-///    read-modify-writes that [`rmw_may_be_dropped`] accepts, memory
+///    read-modify-writes that `rmw_may_be_dropped` accepts, memory
 ///    barriers (`membar`: a fence writes nothing, and dropping one only
 ///    removes happens-before edges), local arithmetic, and jumps forward,
 ///    out of the loop or inside the body (an `if` in the body: the SPIR-V
@@ -60,7 +60,7 @@ impl SpinLoop {
 ///    location in another thread is atomic, through the same reference and
 ///    mutually in scope with it (so both are mutually-ordered atomics /
 ///    inclusive-scope atomics), or ordered before the loop by a control
-///    barrier ([`barrier_orders`]: a workgroup variable's zero
+///    barrier (`barrier_orders`: a workgroup variable's zero
 ///    initialisation), and every write to it in the same thread uses the
 ///    same reference (program order location-orders them).
 ///
@@ -76,7 +76,7 @@ impl SpinLoop {
 /// writes it" when some path from the head reaches the read without
 /// writing it, and is "written after an exit" when some exit (a jump out
 /// of the loop, or `back` not taken) is reached on a path that has not
-/// written it (see [`body_registers_ok`]). The inner loop's iterations
+/// written it (see `body_registers_ok`). The inner loop's iterations
 /// that jump back are dropped on their own (the inner loop is an await);
 /// an outer iteration on a path that survives them holds one pass through
 /// the inner loop, the one that leaves it, so the outer body's paths are

@@ -79,7 +79,7 @@ fn enumerant(inst: &Inst, i: usize, names: &[(i128, &'static str)]) -> Result<St
 /// 0 leaves the kind of access to run time.
 ///
 /// The coordinates (Vulkan, Integer Sampling Coordinates): "They are
-/// extracted from the SPIR-V operand in order (i [,j] [,k] [,l] [,n]), with
+/// extracted from the SPIR-V operand in order (`i [,j] [,k] [,l] [,n]`), with
 /// j and k conditionally present based on the Dim of the image, and l
 /// conditionally present based on the Arrayed property of the image. n is
 /// conditionally present and is taken from the Sample image operand."

@@ -7,16 +7,16 @@
 //! the functions, named ids the headers refer to). rspirv's loader reads
 //! 61 of the corpus' 413 files, naga 24 (with panics), and assembling them
 //! with `spirv-as` first loses the names the headers use. So the text is
-//! read here, line by line ([`syntax`]), with every opcode and its operand
+//! read here, line by line (`syntax`), with every opcode and its operand
 //! kinds checked against the grammar tables of the `rspirv` crate
 //! (generated from Khronos' grammar), not against a hand-typed table.
 //!
-//! Binary modules (`.spv`, [`binary`]) are decoded by rspirv's binary
+//! Binary modules (`.spv`, `binary`) are decoded by rspirv's binary
 //! parser and rendered as this text, one instruction per line, so both go
 //! through the same lowering; GLSL compute shaders ([`glsl`]) are compiled
 //! to a binary module by `glslangValidator` first.
 //!
-//! Lowering ([`lower`]): each invocation of the `@Config` grid gets its own
+//! Lowering (`lower`): each invocation of the `@Config` grid gets its own
 //! copy of the entry function, calls inlined, with builtins and
 //! everything computed from constants folded; shared variables
 //! (StorageBuffer, Uniform, PhysicalStorageBuffer, CrossWorkgroup: `sc0`;

@@ -383,7 +383,7 @@ impl Gen<'_> {
     /// Validation: "x < width, y < height, z < depth, layer < layers,
     /// sample < samples ... If any of these equations evaluates to false,
     /// the coordinate is considered out of bounds"; Tensor Element
-    /// Coordinate Validation: "0 <= Coordinates[i] < Size[i]".
+    /// Coordinate Validation: "0 <= Coordinates\[i\] < Size\[i\]".
     fn locate(&mut self, g: &Grid, coords: &[Operand], inst: &Inst) -> R<Option<Ptr>> {
         // A coordinate known only at run time makes each channel's access
         // a chain of branches with a case per cell the coordinates' ranges

@@ -414,7 +414,7 @@ impl Gen<'_> {
         Ok(acc.unwrap_or(Val::Int(0)))
     }
 
-    /// OpBitFieldInsert (Base, Insert, Offset, Count), OpBitField[SU]Extract
+    /// OpBitFieldInsert (Base, Insert, Offset, Count), OpBitField\[SU\]Extract
     /// (Base, Offset, Count), at `w` bits: "the result is undefined" where
     /// Offset + Count exceeds the width; vkmm computes with the shifts
     /// below (bits past the width are cut).
