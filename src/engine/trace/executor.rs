@@ -428,18 +428,45 @@ fn head_here(s: &State) -> Option<&(usize, usize, Vec<Option<RegValue>>, usize)>
 /// cannot race), the registers there.
 pub(super) fn spinning_prefix(s: &State) -> Path {
     let first = head_here(s).map_or(s.events.len(), |h| h.1);
-    let mut registers: Vec<(String, RegValue)> =
-        s.regs.iter().map(|(r, v)| (r.clone(), *v)).collect();
+    prefix_before(s, first, s.pc)
+}
+
+/// The path `s` cut before its event `first` (the first event of a loop
+/// iteration that spins forever) and marked as spinning at statement
+/// `stmt`: the expressions made before that event (those after name
+/// reads of the iteration, which the prefix does not hold), and the
+/// registers that name only what the prefix holds.
+fn prefix_before(s: &State, first: usize, stmt: usize) -> Path {
+    let kept = s
+        .exprs
+        .iter()
+        .position(|x| {
+            [x.a, x.b]
+                .iter()
+                .any(|t| matches!(t, RegValue::Read(e) if *e >= first))
+        })
+        .unwrap_or(s.exprs.len());
+    let holds = |v: &RegValue| match v {
+        RegValue::Read(e) => *e < first,
+        RegValue::Expr(k) => *k < kept,
+        RegValue::Const(_) => true,
+    };
+    let mut registers: Vec<(String, RegValue)> = s
+        .regs
+        .iter()
+        .filter(|(_, v)| holds(v))
+        .map(|(r, v)| (r.clone(), *v))
+        .collect();
     registers.sort_by(|a, b| a.0.cmp(&b.0));
     Path {
         events: s.events[..first].to_vec(),
         registers,
         awaits: s.awaits.clone(),
         ending: Ending::Cut {
-            stmt: s.pc,
+            stmt,
             spinning: true,
         },
-        exprs: s.exprs.clone(),
+        exprs: s.exprs[..kept].to_vec(),
     }
 }
 
@@ -824,42 +851,9 @@ pub(super) fn note_spinning(s: &State, on: bool, spinning: &mut BTreeMap<usize, 
     let Some(&(l, first, instance)) = s.awaiting.last().filter(|_| on) else {
         return;
     };
-    spinning.entry(instance).or_insert_with(|| {
-        // The expressions made before the loop (those after name reads
-        // of the loop, which the prefix does not hold), and the registers
-        // that name only what the prefix holds.
-        let kept = s
-            .exprs
-            .iter()
-            .position(|x| {
-                [x.a, x.b]
-                    .iter()
-                    .any(|t| matches!(t, RegValue::Read(e) if *e >= first))
-            })
-            .unwrap_or(s.exprs.len());
-        let holds = |v: &RegValue| match v {
-            RegValue::Read(e) => *e < first,
-            RegValue::Expr(k) => *k < kept,
-            RegValue::Const(_) => true,
-        };
-        let mut registers: Vec<(String, RegValue)> = s
-            .regs
-            .iter()
-            .filter(|(_, v)| holds(v))
-            .map(|(r, v)| (r.clone(), *v))
-            .collect();
-        registers.sort_by(|a, b| a.0.cmp(&b.0));
-        Path {
-            events: s.events[..first].to_vec(),
-            registers,
-            awaits: s.awaits.clone(),
-            ending: Ending::Cut {
-                stmt: l.header,
-                spinning: true,
-            },
-            exprs: s.exprs[..kept].to_vec(),
-        }
-    });
+    spinning
+        .entry(instance)
+        .or_insert_with(|| prefix_before(s, first, l.header));
 }
 
 /// The paths stopped at an await instance whose iterations looped (some
