@@ -520,3 +520,34 @@ fn a_limit_below_the_bound_asked_for_leaves_the_answer_undecided() {
     assert_eq!(o.verdict, Verdict::Terminates);
     assert_eq!((o.unroll, o.searched_within), (3, None));
 }
+
+/// P0 takes a ticket from the counter `c` and, only with ticket 2, loops
+/// storing `z` until it reads `y` = 1, which nothing writes; P1 takes one
+/// ticket. With two increments of 1 from 0, an increment reads 0 or 1 (the
+/// value one increment reads is 0 plus one per other increment before it),
+/// so P0 never loops: every execution ends, and no path is cut.
+const COUNTER_TOP: &str = "VULKAN counter-top\n{ c=0; y=0; z=0; }\n P0@sg 0, wg 0, qf 0 | P1@sg 0, wg 1, qf 0 ;\n rmw.atom.dv.sc0.add r0, c, 1 | rmw.atom.dv.sc0.add r0, c, 1 ;\n bne r0, 2, LC01 | ;\n LC00: | ;\n st.atom.dv.sc0 z, 1 | ;\n ld.atom.dv.sc0 r1, y | ;\n beq r1, 0, LC00 | ;\n LC01: | ;\nexists (0==0)\n";
+
+/// An increment never reads the value only the last increment writes
+/// (`counters` in the engine): the path taking ticket 2 is not walked, so
+/// the answer is complete. With a third increment (P1 takes two tickets)
+/// or with P1's increment inside a loop, ticket 2 is possible and P0 loops
+/// forever (nothing writes `y`): non-terminating under every model.
+#[test]
+fn an_increment_never_reads_the_counters_last_value() {
+    let o = check(COUNTER_TOP, "FAIR");
+    assert_eq!(o.verdict, Verdict::Terminates);
+    assert_eq!(o.cut_paths, 0, "the ticket-2 path is not walked");
+    assert!(o.complete());
+    let twice = COUNTER_TOP.replace(
+        " bne r0, 2, LC01 | ;",
+        " bne r0, 2, LC01 | rmw.atom.dv.sc0.add r1, c, 1 ;",
+    );
+    assert_eq!(verdict(&twice, "FAIR"), Verdict::NonTerminating);
+    let looped = COUNTER_TOP
+        .replace(
+            " rmw.atom.dv.sc0.add r0, c, 1 | rmw.atom.dv.sc0.add r0, c, 1 ;",
+            " rmw.atom.dv.sc0.add r0, c, 1 | LC10: ;\n | rmw.atom.dv.sc0.add r0, c, 1 ;\n | add r2, r2, 1 ;\n | bne r2, 2, LC10 ;",
+        );
+    assert_eq!(verdict(&looped, "FAIR"), Verdict::NonTerminating);
+}

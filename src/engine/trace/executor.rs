@@ -40,16 +40,6 @@ pub(super) fn loop_ranges(t: &Thread, labels: &HashMap<&str, usize>) -> HashMap<
     if nested { back } else { HashMap::new() }
 }
 
-/// The statements control may go to after statement `k` of `t` (a jump's
-/// target, the next statement; `t.code.len()` past the end).
-fn successors(t: &Thread, labels: &HashMap<&str, usize>, k: usize) -> [Option<usize>; 2] {
-    match &t.code[k] {
-        Stmt::Goto { label, .. } => [labels.get(label.as_str()).copied(), None],
-        Stmt::Branch { label, .. } => [labels.get(label.as_str()).copied(), Some(k + 1)],
-        _ => [Some(k + 1), None],
-    }
-}
-
 /// The immediate post-dominator of each statement of `t` (`t.code.len()`:
 /// the end of the thread; `usize::MAX`: none, the statement cannot reach
 /// the end): where the paths from a branch meet again. The iterative
@@ -486,7 +476,7 @@ pub(super) fn explore_thread(
     t: &Thread,
     limits: &Limits,
     spins: &[SpinLoop],
-    (own, written): (&HashSet<usize>, &[bool]),
+    (own, written, counters): (&HashSet<usize>, &[bool], &counters::Counters),
     domain: &Domains,
     budget: &Budget,
     derive: bool,
@@ -512,6 +502,7 @@ pub(super) fn explore_thread(
         last: usize::MAX,
         forced: None,
         prov: HashMap::new(),
+        dead: false,
         awaiting: Vec::new(),
         awaits: Vec::new(),
         arrivals: Vec::new(),
@@ -545,6 +536,9 @@ pub(super) fn explore_thread(
     while let Some(mut s) = stack.pop() {
         loop {
             budget.step(&walking)?;
+            if s.dead {
+                break;
+            }
             if !s.control.is_empty() {
                 close_regions(&mut s, t, &labels, &ipdom, &mut regions);
             }
@@ -598,6 +592,7 @@ pub(super) fn explore_thread(
             s.runs[s.pc] += 1;
             if s.runs[s.pc] > unroll + 1 {
                 out.cut += 1;
+                out.cut_points.insert(s.pc);
                 keep_prefix_writes(&s, program, t, &mut out);
                 if endings {
                     stopped_at_bound.push(s.events);
@@ -780,8 +775,14 @@ pub(super) fn explore_thread(
                     }
                     if ins.group.is_some() {
                         step_group(&mut s, ins, values);
-                    } else if !step_op(&mut s, &mut stack, ins, (program, t, own, written), domain)?
-                    {
+                    } else if !step_op(
+                        &mut s,
+                        &mut stack,
+                        ins,
+                        (program, t, own, written, counters),
+                        domain,
+                        &mut out.write_stmts,
+                    )? {
                         continue;
                     }
                     if let Some(e) = s.events.last_mut() {
@@ -1132,8 +1133,15 @@ pub(super) fn step_op(
     s: &mut State,
     stack: &mut Vec<State>,
     ins: &Instruction,
-    (program, t, own, written): (&Program, &Thread, &HashSet<usize>, &[bool]),
+    (program, t, own, written, counters): (
+        &Program,
+        &Thread,
+        &HashSet<usize>,
+        &[bool],
+        &counters::Counters,
+    ),
     domain: &Domains,
+    write_stmts: &mut std::collections::BTreeSet<usize>,
 ) -> Result<bool, ExecError> {
     let pc = s.pc;
     // A store of a value computed from symbolic reads keeps it symbolic
@@ -1201,8 +1209,18 @@ pub(super) fn step_op(
         && let Some(loc) = program.location_of(ins)
     {
         // The value written depends on the value read: fix it now, one
-        // alternative per value of the location.
-        let values: Vec<i64> = domain[loc].keys().copied().collect();
+        // alternative per value of the location (an increment of a counter:
+        // per value an increment can read, `counters`).
+        let values: Vec<i64> = domain[loc]
+            .keys()
+            .copied()
+            .filter(|&v| counters.may_read(loc, v))
+            .collect();
+        if values.is_empty() {
+            // No value this increment can read: no execution takes this path.
+            s.dead = true;
+            return Ok(false);
+        }
         for &v in values.iter().skip(1) {
             let mut other = s.clone();
             other.runs[pc] -= 1;
@@ -1281,6 +1299,9 @@ pub(super) fn step_op(
         } else {
             s.from_memory.remove(dest);
         }
+    }
+    if ins.is_write() {
+        write_stmts.insert(pc);
     }
     s.events.push(PathEvent {
         stmt: pc,

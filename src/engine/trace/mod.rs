@@ -22,6 +22,7 @@ use crate::ir::{Instruction, OpKind, Operand, Program, RmwOp, Stmt, Thread};
 use std::collections::{BTreeMap, HashMap, HashSet};
 
 mod budget;
+mod counters;
 mod domains;
 mod executor;
 mod own;
@@ -159,8 +160,12 @@ pub fn explore_with_domains(
     }
     let budget = Budget::new(limits);
     // Every thread's paths over the current domains (`derive`: keeping
-    // reads symbolic through stores, see above).
-    let explore_all = |domain: &Domains, derive: bool| -> Result<Vec<ThreadPaths>, ExecError> {
+    // reads symbolic through stores, see above), an increment of a counter
+    // reading only what it can (`counters`).
+    let explore_all = |domain: &Domains,
+                       derive: bool,
+                       counters: &counters::Counters|
+     -> Result<Vec<ThreadPaths>, ExecError> {
         program
             .threads
             .iter()
@@ -172,7 +177,7 @@ pub fn explore_with_domains(
                     t,
                     limits,
                     spins,
-                    (own, &written),
+                    (own, &written, counters),
                     domain,
                     &budget,
                     derive,
@@ -180,8 +185,9 @@ pub fn explore_with_domains(
             })
             .collect()
     };
+    let no_counters = counters::Counters::none(program);
     for round in 0..MAX_ROUNDS {
-        let all = explore_all(&domain, false)?;
+        let all = explore_all(&domain, false, &no_counters)?;
         budget.check(&|| format!("computing the value domains (round {})", round + 1))?;
         // The most writes one execution makes to each location.
         let mut most = vec![0u32; nloc];
@@ -262,8 +268,14 @@ pub fn explore_with_domains(
                 .take(nloc)
                 .map(|d| d.keys().copied().collect())
                 .collect();
+            // The domains are settled: the counters the walk shows, and
+            // the paths walked again with them.
+            let counters = counters::Counters::of(program, &all);
             if PathPlan::of(limits).symbolic_stores {
-                return Ok((explore_all(&domain, true)?, values));
+                return Ok((explore_all(&domain, true, &counters)?, values));
+            }
+            if counters.any() {
+                return Ok((explore_all(&domain, false, &counters)?, values));
             }
             return Ok((all, values));
         }
@@ -363,6 +375,9 @@ fn location(program: &Program, t: &Thread, stmt: usize) -> Option<usize> {
 #[derive(Clone)]
 struct State {
     pc: usize,
+    /// Whether no execution takes this path (an increment left no value it
+    /// can read, `counters`): it is dropped.
+    dead: bool,
     regs: HashMap<String, RegValue>,
     events: Vec<PathEvent>,
     runs: Vec<usize>,

@@ -199,6 +199,12 @@ pub struct ThreadPaths {
     /// execution count sees them. At most `max_paths` of them (past it the
     /// rest are not kept: fewer races may be found, none is invented).
     pub cut_prefixes: Vec<Path>,
+    /// The statements of the write events the walk made, on every path
+    /// and on every state it abandoned (cut, dropped).
+    pub write_stmts: std::collections::BTreeSet<usize>,
+    /// The statements at which the unrolling bound cut a path: a thread
+    /// running on past the bound goes on from one of them.
+    pub cut_points: std::collections::BTreeSet<usize>,
 }
 
 /// One event of an execution: an executed instruction and its values.

@@ -579,3 +579,17 @@ pub(super) fn label_map(t: &Thread) -> HashMap<&str, usize> {
         })
         .collect()
 }
+
+/// The statements control may go to after statement `k` of `t` (a jump's
+/// target, the next statement; `t.code.len()` past the end).
+pub(super) fn successors(
+    t: &Thread,
+    labels: &HashMap<&str, usize>,
+    k: usize,
+) -> [Option<usize>; 2] {
+    match &t.code[k] {
+        Stmt::Goto { label, .. } => [labels.get(label.as_str()).copied(), None],
+        Stmt::Branch { label, .. } => [labels.get(label.as_str()).copied(), Some(k + 1)],
+        _ => [Some(k + 1), None],
+    }
+}
