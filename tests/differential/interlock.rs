@@ -104,8 +104,7 @@ fn own_interlock_tests_agree() {
     assert!(files.len() >= 20);
     // The six-invocation file, by far the largest search here, is compared
     // in the full tier (`--features slow-tests`) only; the quick tier keeps
-    // the other files, unordered ones of three and four invocations among
-    // them.
+    // the other files, the unordered ones of three invocations among them.
     let full = cfg!(feature = "slow-tests");
     let mut fewer = 0;
     for f in files
