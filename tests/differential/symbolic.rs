@@ -392,9 +392,9 @@ fn executions(file: &str, extra: &[&str]) -> u64 {
 
 /// The switch on the command line: `--no-symbolic-stores` (and `--engine
 /// reference`) is the concrete enumeration, the default the symbolic one.
-/// The reference is asked of the two-thread lock here (6 symbolic
-/// executions without symmetry); of the three-thread lock in the full tier
-/// (`the_reference_switch_on_three_threads`), a search far longer.
+/// The reference is asked of the two-thread lock here; of the three-thread
+/// lock in the full tier (`the_reference_switch_on_three_threads`), a
+/// search far longer.
 #[test]
 fn the_command_line_switch() {
     let file = "tests/fixtures/litmus-scaling/ticketlock-3.litmus";
@@ -405,9 +405,17 @@ fn the_command_line_switch() {
     assert_eq!(executions(file, &["--no-symmetry"]), 12);
     // With symmetry reduction (the default), one ticket order of the 3!.
     assert_eq!(executions(file, &[]), 2);
+    // The reference unrolls the spin loops: every stale read of `serving`
+    // is an iteration of its own, so it counts more executions than the
+    // concrete enumeration that folds them (6), not the 3 or 6 of a switch
+    // that was not taken.
     let two = "tests/fixtures/litmus-scaling/ticketlock-2.litmus";
-    assert_eq!(executions(two, &["--no-symmetry"]), 6);
-    assert_ne!(executions(two, &["--engine", "reference"]), 6);
+    assert_eq!(
+        executions(two, &["--no-symbolic-stores", "--no-symmetry"]),
+        6
+    );
+    let reference = executions(two, &["--engine", "reference"]);
+    assert!(reference > 6, "{reference}");
 }
 
 #[test]
