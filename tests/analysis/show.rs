@@ -363,18 +363,37 @@ fn tail_labels_of_one_event_fan_out() {
     assert!(by_tail.len() >= 3, "{dot}");
 }
 
-/// Fragment invocations are drawn by pixel, then by primitive in
-/// rasterization order, each invocation saying which samples it covers;
-/// the interlock's synchronizes-with edges (End -> Begin) are labelled.
-#[test]
-fn interlock_pictures_group_fragment_invocations_by_pixel() {
-    let f = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/fixtures/litmus-interlock/two-pixels-six.litmus");
-    let dot = show(&f, &[]);
-    let nodes = nesting(&dot);
-    assert_eq!(nodes.len(), 24, "six invocations of four events");
+/// Four invocations over two pixels (two primitives per pixel), the
+/// quick tier's sample of the six-invocation picture below: the same
+/// layout, from a witness search a small fraction of that one's.
+const TWO_PIXELS_FOUR: &str = "VULKAN two-pixels-four
+\"Four overlapping invocations over two pixels (two per pixel), unordered
+mode: each pixel's counter ends at 2 and its two reads differ.\"
+{
+interlock pixel unordered;
+a=0; b=0;
+}
+ P0@sg 0, wg 0, qf 0, prim 0, pixel 0 | P1@sg 0, wg 1, qf 0, prim 1, pixel 0 | P2@sg 0, wg 2, qf 0, prim 0, pixel 1 | P3@sg 0, wg 3, qf 0, prim 1, pixel 1 ;
+ beginil             | beginil             | beginil             | beginil             ;
+ ld.vis.fi.sc0 r0, a | ld.vis.fi.sc0 r0, a | ld.vis.fi.sc0 r0, b | ld.vis.fi.sc0 r0, b ;
+ add r1, r0, 1       | add r1, r0, 1       | add r1, r0, 1       | add r1, r0, 1       ;
+ st.av.fi.sc0 a, r1  | st.av.fi.sc0 a, r1  | st.av.fi.sc0 b, r1  | st.av.fi.sc0 b, r1  ;
+ endil               | endil               | endil               | endil               ;
+forall (a == 2 /\\ b == 2 /\\ ~(P0:r0 == P1:r0) /\\ ~(P2:r0 == P3:r0))
+";
+
+/// The clusters of an interlock picture: each event inside its pixel, its
+/// primitive and its invocation; `firsts` are (event, pixel, primitive,
+/// invocation) of some events, `invocation` one invocation's label.
+fn assert_interlock_picture(
+    dot: &str,
+    invocations: usize,
+    firsts: &[(&str, usize, usize, usize)],
+    invocation: &str,
+) {
+    let nodes = nesting(dot);
+    assert_eq!(nodes.len(), 4 * invocations, "invocations of four events");
     cluster_kinds(&nodes, &["px", "prim", "t"]);
-    // P0-P2 cover pixel 0 (primitives 0, 1, 2), P3-P5 pixel 1.
     let place = |node: &str| {
         nodes
             .iter()
@@ -382,14 +401,22 @@ fn interlock_pictures_group_fragment_invocations_by_pixel() {
             .map(|(_, c)| c.clone())
             .unwrap()
     };
-    assert_eq!(place("e0"), ["cluster_px0", "cluster_prim0", "cluster_t0"]);
-    assert_eq!(place("e8"), ["cluster_px0", "cluster_prim2", "cluster_t2"]);
-    assert_eq!(place("e12"), ["cluster_px1", "cluster_prim0", "cluster_t3"]);
+    for &(event, px, prim, t) in firsts {
+        assert_eq!(
+            place(event),
+            [
+                format!("cluster_px{px}"),
+                format!("cluster_prim{prim}"),
+                format!("cluster_t{t}")
+            ],
+            "{event}"
+        );
+    }
     for label in [
         "pixel 0",
         "pixel 1",
         "primitive 1 (rasterization order)",
-        "P4 (samples 0)",
+        invocation,
     ] {
         assert!(dot.contains(&format!("label=\"{label}\"")), "{label}");
     }
@@ -401,6 +428,48 @@ fn interlock_pictures_group_fragment_invocations_by_pixel() {
         "{dot}"
     );
     assert!(dot.contains("interlock order (End -&gt; Begin)"));
+}
+
+/// Fragment invocations are drawn by pixel, then by primitive in
+/// rasterization order, each invocation saying which samples it covers;
+/// the interlock's synchronizes-with edges (End -> Begin) are labelled.
+/// P0-P1 cover pixel 0 (primitives 0, 1), P2-P3 pixel 1.
+#[test]
+fn interlock_pictures_group_fragment_invocations_by_pixel() {
+    let f = std::env::temp_dir().join(format!(
+        "vkmm-show-{}-two-pixels-four.litmus",
+        std::process::id()
+    ));
+    std::fs::write(&f, TWO_PIXELS_FOUR).unwrap();
+    let dot = show(&f, &[]);
+    let _ = std::fs::remove_file(&f);
+    assert_interlock_picture(
+        &dot,
+        4,
+        &[
+            ("e0", 0, 0, 0),
+            ("e4", 0, 1, 1),
+            ("e8", 1, 0, 2),
+            ("e12", 1, 1, 3),
+        ],
+        "P3 (samples 0)",
+    );
+}
+
+/// The same picture of six invocations, three per pixel (the full tier:
+/// its witness search is the slowest of the `show` tests).
+#[test]
+#[cfg_attr(not(feature = "slow-tests"), ignore = "slow: --features slow-tests")]
+fn interlock_pictures_of_six_invocations_group_them_by_pixel() {
+    let f = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/litmus-interlock/two-pixels-six.litmus");
+    // P0-P2 cover pixel 0 (primitives 0, 1, 2), P3-P5 pixel 1.
+    assert_interlock_picture(
+        &show(&f, &[]),
+        6,
+        &[("e0", 0, 0, 0), ("e8", 0, 2, 2), ("e12", 1, 0, 3)],
+        "P4 (samples 0)",
+    );
 }
 
 /// Scope instances are labelled as the file numbers them (`P1@sg 0, wg 1`

@@ -102,8 +102,15 @@ fn own_interlock_tests_agree() {
         .collect();
     files.sort();
     assert!(files.len() >= 20);
+    // The six-invocation file, by far the largest search here, is compared
+    // in the full tier (`--features slow-tests`) only; the quick tier keeps
+    // the other files, the unordered ones of three invocations among them.
+    let full = cfg!(feature = "slow-tests");
     let mut fewer = 0;
-    for f in &files {
+    for f in files
+        .iter()
+        .filter(|f| full || !f.ends_with("two-pixels-six.litmus"))
+    {
         let program = vkmm::frontend::load(f).unwrap();
         let (pruned, reference) = agree(&f.display().to_string(), &program);
         assert!(pruned <= reference);
@@ -199,7 +206,7 @@ fn program_text(granularity: usize, ordered: bool, invs: &[Invocation]) -> Strin
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 48, failure_persistence: crate::common::regressions("differential-interlock"), ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: crate::common::cases(48), failure_persistence: crate::common::regressions("differential-interlock"), ..ProptestConfig::default() })]
 
     #[test]
     fn generated_interlock_programs_agree(

@@ -5,8 +5,10 @@
 //! one for the undefined-values bypass): a small sample of the files by
 //! default, every file with the `slow-tests` feature
 //! (`cargo test --release --features slow-tests --test differential`). The
-//! modules hold each reduction's hand-derived tests and generated programs,
-//! and their own corpus walks (also behind `slow-tests`).
+//! modules hold each reduction's hand-derived tests and generated programs
+//! (an eighth of the generated cases by default, `common::cases`; all of
+//! them with `slow-tests`), and their own corpus walks (also behind
+//! `slow-tests`).
 
 #[path = "../common/mod.rs"]
 mod common;

@@ -242,7 +242,7 @@ fn program_text(threads: &[(usize, Vec<Op>)]) -> String {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 96, failure_persistence: crate::common::regressions("differential-rmw"), ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: crate::common::cases(96), failure_persistence: crate::common::regressions("differential-rmw"), ..ProptestConfig::default() })]
     #[test]
     fn generated_programs_agree(
         threads in prop::collection::vec((0..2usize, prop::collection::vec(op(), 1..4)), 2..4)

@@ -684,7 +684,7 @@ fn generated_agree(text: &str, max_executions: u64, unroll: usize) -> Vec<String
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 96, failure_persistence: crate::common::regressions("differential-spin"), ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: crate::common::cases(96), failure_persistence: crate::common::regressions("differential-spin"), ..ProptestConfig::default() })]
 
     #[test]
     fn generated_programs_agree(text in program()) {

@@ -316,7 +316,7 @@ fn program_text(kinds: &[Vec<Item>], copies: &[usize], one: bool, cond: (usize, 
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 96, failure_persistence: crate::common::regressions("differential-symmetry"), ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: crate::common::cases(96), failure_persistence: crate::common::regressions("differential-symmetry"), ..ProptestConfig::default() })]
 
     /// Generated programs with classes (two or three copies of a thread,
     /// maybe beside one other thread): the same answers with and without

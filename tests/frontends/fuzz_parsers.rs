@@ -4,8 +4,9 @@
 //! parsers know) with a seeded xorshift generator, goes through every front
 //! end and through `Session::check_text` with a tiny execution limit. Each
 //! must return `Ok` or an error with a position, never panic. The number of
-//! mutants is fixed (so a run is reproducible from its seed) and small
-//! enough to stay well under 20 seconds in release on two cores.
+//! mutants is fixed (so a run is reproducible from its seed): the full
+//! number with `--features slow-tests` (CI), an eighth of it in the
+//! README's `cargo test --release`.
 //!
 //! A failure prints the seed, the mutant's origin and the mutant itself;
 //! `VKMM_FUZZ_SEED=N` reruns a seed, `VKMM_FUZZ_MUTANTS=N` runs more.
@@ -18,8 +19,10 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 use vkmm::frontend::{self, Format, FrontendError, Options};
 
-/// Mutants per run (each through the three parsers); every
-/// [`CHECK_EVERY`]-th one is also checked end to end.
+/// Mutants per run in the full tier (`--features slow-tests`; an eighth of
+/// them in `cargo test --release`'s sample, [`common::cases`]), each
+/// through the three parsers; every [`CHECK_EVERY`]-th one is also checked
+/// end to end.
 const MUTANTS: usize = 30_000;
 const CHECK_EVERY: usize = 8;
 
@@ -149,7 +152,7 @@ fn mutated_inputs_never_panic_and_errors_are_located() {
     let mutants: usize = std::env::var("VKMM_FUZZ_MUTANTS")
         .ok()
         .and_then(|s| s.parse().ok())
-        .unwrap_or(MUTANTS);
+        .unwrap_or(common::cases(MUTANTS as u32) as usize);
     // The parsers and the engine run on a 2 MiB stack, the size of a
     // spawned thread's default: deep nesting must be refused, not overflow.
     let failures = std::thread::Builder::new()

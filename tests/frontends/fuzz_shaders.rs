@@ -6,7 +6,8 @@
 //! `manifest::read`; the option strings of the command line; GLSL `--set`
 //! on mutated `#define` lines. Each must return `Ok` or an error, never
 //! panic. Mutants come from a seeded xorshift generator in fixed numbers,
-//! so a run is reproducible and stays well under 20 seconds in release.
+//! so a run is reproducible: the full numbers with `--features slow-tests`
+//! (CI), an eighth of them in the README's `cargo test --release`.
 //!
 //! A failure prints the seed, the mutant and its options;
 //! `VKMM_FUZZ_SEED=N` reruns a seed, `VKMM_FUZZ_SCALE=N` runs N times the
@@ -25,7 +26,7 @@ use vkmm::analysis::manifest;
 use vkmm::frontend::inputs::{self, Contents, Input};
 use vkmm::frontend::{self, Format, Options, ShaderOptions};
 
-/// Mutants per test (times `VKMM_FUZZ_SCALE`).
+/// Mutants per test in the full tier (see [`scaled`]).
 const WGSL_MUTANTS: usize = 4_000;
 /// Every `WGSL_CHECK_EVERY`-th WGSL mutant is also checked end to end.
 const WGSL_CHECK_EVERY: usize = 10;
@@ -46,12 +47,15 @@ fn seed() -> u64 {
         .unwrap_or(0x5eed_5ade_0bad_0001)
 }
 
+/// `n` mutants in the full tier (`--features slow-tests`), an eighth of
+/// them in `cargo test --release`'s sample ([`common::cases`]), times
+/// `VKMM_FUZZ_SCALE`.
 fn scaled(n: usize) -> usize {
     let scale: usize = std::env::var("VKMM_FUZZ_SCALE")
         .ok()
         .and_then(|s| s.parse().ok())
         .unwrap_or(1);
-    n * scale
+    common::cases(n as u32) as usize * scale
 }
 
 /// WGSL words and punctuation worth splicing in (`@@`-separated).

@@ -183,7 +183,11 @@ fn every_mutation_is_caught() {
             );
             mutated_models(RULES, &READINGS.replacen(from, to, 1))
         };
-        if failures(&models, &files) == 0 {
+        // Caught at the first test that fails: the rest need not run.
+        let caught = files
+            .iter()
+            .any(|f| failures(&models, std::slice::from_ref(f)) > 0);
+        if !caught {
             survivors.push(*what);
         }
     }
