@@ -2754,7 +2754,9 @@ mod race_state_tests {
         s.extend((0..n).map(|j| format!("x{j}=0; ")));
         s.push_str("\n}\n P0@sg 0, wg 0, qf 0 | P1@sg 0, wg 1, qf 0 ;\n");
         for j in 0..n {
-            s.push_str(&format!(" st.av.dv.sc0 x{j}, 1 | ld.vis.dv.sc0 r{j}, x{j} ;\n"));
+            s.push_str(&format!(
+                " st.av.dv.sc0 x{j}, 1 | ld.vis.dv.sc0 r{j}, x{j} ;\n"
+            ));
         }
         let all: Vec<String> = (0..n).map(|j| format!("P1:r{j} == 1")).collect();
         s.push_str(&format!("exists ({})\n", all.join(" /\\ ")));
@@ -2762,7 +2764,10 @@ mod race_state_tests {
     }
 
     fn many(session: crate::Session) -> LitmusOutcome {
-        match session.check_text("many.litmus", &many_states()).expect("checks") {
+        match session
+            .check_text("many.litmus", &many_states())
+            .expect("checks")
+        {
             Checked::Litmus(o) => *o,
             other => panic!("a litmus outcome: {other:?}"),
         }
@@ -2782,7 +2787,13 @@ mod race_state_tests {
         for r in &o.races {
             assert_eq!(r.state_count, 1 << 17);
             assert!(r.states_cut);
-            assert_eq!(r.states, o.states[..RACE_STATES_LISTED].iter().map(|(s, _)| s.clone()).collect::<Vec<_>>());
+            assert_eq!(
+                r.states,
+                o.states[..RACE_STATES_LISTED]
+                    .iter()
+                    .map(|(s, _)| s.clone())
+                    .collect::<Vec<_>>()
+            );
         }
         assert_eq!(o.holds(Property::Condition), Some(true));
     }
@@ -2798,7 +2809,11 @@ mod race_state_tests {
     #[test]
     fn a_listing_stopped_at_the_memory_bound_is_dropped_not_given_in_part() {
         for threads in [1, 4] {
-            let o = many(crate::Session::new().threads(threads).max_memory(Some(1 << 20)));
+            let o = many(
+                crate::Session::new()
+                    .threads(threads)
+                    .max_memory(Some(1 << 20)),
+            );
             assert_eq!(o.states.len(), 0);
             assert_eq!(o.states_unlisted, 1 << 17);
             assert!(o.truncated);
@@ -2806,7 +2821,11 @@ mod race_state_tests {
             assert_eq!(o.positive, 1);
             assert!(o.states_incomplete().unwrap().contains("not listed"));
             assert_eq!(o.races.len(), 17);
-            assert!(o.races.iter().all(|r| r.state_count == 1 << 17 && r.states.is_empty()));
+            assert!(
+                o.races
+                    .iter()
+                    .all(|r| r.state_count == 1 << 17 && r.states.is_empty())
+            );
             assert_eq!(o.holds(Property::Condition), Some(true));
             assert_eq!(o.holds(Property::Races), Some(false));
         }

@@ -108,7 +108,10 @@ impl Rows {
     }
 
     /// The values of row `i`.
-    fn values(&self, i: usize) -> std::iter::Map<std::slice::ChunksExact<'_, u8>, fn(&[u8]) -> i64> {
+    fn values(
+        &self,
+        i: usize,
+    ) -> std::iter::Map<std::slice::ChunksExact<'_, u8>, fn(&[u8]) -> i64> {
         self.row(i)
             .chunks_exact(self.width)
             .map(decode as fn(&[u8]) -> i64)
@@ -380,8 +383,7 @@ impl StateCounts {
     /// Makes room in the index for `n` more states.
     pub(crate) fn reserve(&mut self, n: usize) {
         let rows = &self.rows;
-        self.index
-            .reserve(n, |&i| hash_row(rows.row(i as usize)));
+        self.index.reserve(n, |&i| hash_row(rows.row(i as usize)));
         self.counts.reserve(n);
     }
 
@@ -614,7 +616,9 @@ mod tests {
         }
         assert_eq!(counts.len(), 5);
         let new: Vec<(Vec<(String, i64)>, u64)> = counts
-            .into_sorted(&mut |_| None).unwrap().listing
+            .into_sorted(&mut |_| None)
+            .unwrap()
+            .listing
             .into_iter()
             .map(|(s, n)| (s.to_pairs(), n))
             .collect();
@@ -784,7 +788,9 @@ mod tests {
         // A linear congruential sequence: reproducible, well spread.
         let mut x: u64 = 12345;
         let mut next = |m: i64| {
-            x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
             (x >> 33) as i64 % m
         };
         let n = 3 * UNCHECKED_ROWS + 17;
@@ -847,7 +853,20 @@ mod tests {
     /// a state's values are those it was given.
     #[test]
     fn values_round_trip_at_every_width() {
-        for v in [0, 1, -1, 127, -128, 128, -129, 32767, -32768, 1 << 31, i64::MIN, i64::MAX] {
+        for v in [
+            0,
+            1,
+            -1,
+            127,
+            -128,
+            128,
+            -129,
+            32767,
+            -32768,
+            1 << 31,
+            i64::MIN,
+            i64::MAX,
+        ] {
             for width in [1, 2, 4, 8] {
                 if width < width_of(v) {
                     continue;

@@ -628,6 +628,40 @@ fn a_litmus_file_of_many_rows_stops_at_the_timeout() {
     assert!(peak < PEAK_KIB, "{} MiB", peak >> 10);
 }
 
+/// The Vulkan litmus reader reads the memory bound: 400,000 rows (20 MB)
+/// under `--max-memory 300` and a long timeout stop while the file is
+/// read, undecided, within 10 % of the bound (the whole file read took
+/// 5.5 s and about 580 MiB resident here before the reader read the
+/// bound; the search then stopped at it, too late).
+#[test]
+fn a_litmus_file_of_many_rows_stops_at_the_memory_bound() {
+    let dir = scratch("many-rows-memory");
+    let mut s =
+        String::from("VULKAN rows\n{ x=0; }\n P0@sg 0, wg 0, qf 0 | P1@sg 0, wg 1, qf 0 ;\n");
+    for i in 0..400_000 {
+        s.push_str(&format!(
+            " st.atom.dv.sc0 x, {} | ld.atom.dv.sc0 r{}, x ;\n",
+            i + 1,
+            i % 8
+        ));
+    }
+    s.push_str("exists (P1:r0 == 0)\n");
+    let p = dir.join("rows.litmus");
+    std::fs::write(&p, s).unwrap();
+    let f = p.display().to_string();
+    let (code, err, took, peak) =
+        measured(&["check", &f, "--timeout", "30", "--max-memory", "300"]);
+    assert_eq!(code, 3, "{err}");
+    assert!(
+        err.contains(
+            "stopped at the memory bound (--max-memory) while the Vulkan litmus file was read"
+        ),
+        "{err}"
+    );
+    assert!(took < Duration::from_secs(10), "{took:?}");
+    assert!(peak < PEAK_KIB, "{} MiB", peak >> 10);
+}
+
 /// The OpenCL litmus reader reads the deadline: a test of 400,000 atomic
 /// stores in one kernel (31 MB; half of them took 0.9 to 4.3 s and 420 MiB
 /// to read here before the reader read the clock) stops about `--timeout 1` after the
