@@ -121,14 +121,69 @@ impl RacePair {
 fn ser_state_list<S: serde::Serializer>(states: &[FinalState], s: S) -> Result<S::Ok, S::Error> {
     use serde::ser::SerializeSeq;
     let mut seq = s.serialize_seq(Some(states.len()))?;
+    let mut keys = KeyOrder::default();
     for state in states {
-        let values: serde_json::Map<String, serde_json::Value> = state
-            .iter()
-            .map(|(k, v)| (k.to_string(), serde_json::Value::from(v)))
-            .collect();
-        seq.serialize_element(&values)?;
+        seq.serialize_element(&StateObject {
+            state,
+            order: keys.of(state),
+        })?;
     }
     seq.end()
+}
+
+/// A final state's values as a JSON object, written without building it:
+/// the keys in the order a `serde_json::Map` has them (sorted by name; of
+/// two values under one name, the last), so that the document is the one
+/// a map of the pairs gives. A listing's JSON writes hundreds of
+/// thousands of them.
+struct StateObject<'a> {
+    state: &'a FinalState,
+    /// The indices of the state's names in key order ([`KeyOrder`]).
+    order: &'a [usize],
+}
+
+impl serde::Serialize for StateObject<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let names = self.state.names();
+        let values: Vec<i64> = self.state.values().collect();
+        let mut m = s.serialize_map(Some(self.order.len()))?;
+        for &i in self.order {
+            m.serialize_entry(&names[i], &values[i])?;
+        }
+        m.end()
+    }
+}
+
+/// The key order of the states' names ([`StateObject`]), made once per
+/// list of names (the states of a listing share theirs).
+#[derive(Default)]
+struct KeyOrder {
+    names: Vec<String>,
+    order: Vec<usize>,
+}
+
+impl KeyOrder {
+    fn of(&mut self, state: &FinalState) -> &[usize] {
+        let names = state.names();
+        if self.names != names || self.order.is_empty() && !names.is_empty() {
+            self.names = names.to_vec();
+            self.order = (0..names.len()).collect();
+            // By name, the later of two equal names first: `dedup` keeps it.
+            self.order
+                .sort_by(|&a, &b| names[a].cmp(&names[b]).then(b.cmp(&a)));
+            self.order.dedup_by(|a, b| names[*a] == names[*b]);
+        }
+        &self.order
+    }
+}
+
+/// One entry of a listing in JSON: `{"executions": n, "values": {...}}`
+/// (the keys in a `serde_json::Map`'s order).
+#[derive(serde::Serialize)]
+struct StateRow<'a> {
+    executions: u64,
+    values: StateObject<'a>,
 }
 
 /// How many attributions of cooperative matrix element accesses a test
@@ -224,12 +279,15 @@ pub struct OutOfBoundsAccess {
 fn ser_states<S: serde::Serializer>(states: &[(FinalState, u64)], s: S) -> Result<S::Ok, S::Error> {
     use serde::ser::SerializeSeq;
     let mut seq = s.serialize_seq(Some(states.len()))?;
+    let mut keys = KeyOrder::default();
     for (state, n) in states {
-        let values: serde_json::Map<String, serde_json::Value> = state
-            .iter()
-            .map(|(k, v)| (k.to_string(), serde_json::Value::from(v)))
-            .collect();
-        seq.serialize_element(&serde_json::json!({ "values": values, "executions": n }))?;
+        seq.serialize_element(&StateRow {
+            executions: *n,
+            values: StateObject {
+                state,
+                order: keys.of(state),
+            },
+        })?;
     }
     seq.end()
 }
@@ -2829,5 +2887,47 @@ mod race_state_tests {
             assert_eq!(o.holds(Property::Condition), Some(true));
             assert_eq!(o.holds(Property::Races), Some(false));
         }
+    }
+
+    /// A listing's JSON is the document a `serde_json::Map` of each
+    /// state's pairs gives (written without building the maps): keys
+    /// sorted by name, of two values under one name the last, the states
+    /// of two schemas each in its own order.
+    #[test]
+    fn a_listing_is_written_as_maps_of_its_pairs_would_be() {
+        let states = vec![
+            (
+                FinalState::from_pairs([("x", 1), ("P1:r0", -2), ("A", 3), ("x", 4)]),
+                2,
+            ),
+            (
+                FinalState::from_pairs([("x", 5), ("P1:r0", 6), ("A", 7), ("x", 8)]),
+                1,
+            ),
+            (FinalState::from_pairs([("b", 9), ("a", 10)]), 3),
+            (FinalState::from_pairs(Vec::<(String, i64)>::new()), 1),
+        ];
+        let maps: Vec<serde_json::Value> = states
+            .iter()
+            .map(|(state, n)| {
+                let values: serde_json::Map<String, serde_json::Value> = state
+                    .iter()
+                    .map(|(k, v)| (k.to_string(), serde_json::Value::from(v)))
+                    .collect();
+                serde_json::json!({ "values": values, "executions": n })
+            })
+            .collect();
+        let mut got = Vec::new();
+        ser_states(&states, &mut serde_json::Serializer::pretty(&mut got)).unwrap();
+        let want = serde_json::to_string_pretty(&maps).unwrap();
+        assert_eq!(String::from_utf8(got).unwrap(), want);
+        let list: Vec<FinalState> = states.iter().map(|(s, _)| s.clone()).collect();
+        let mut got = Vec::new();
+        ser_state_list(&list, &mut serde_json::Serializer::new(&mut got)).unwrap();
+        let want: Vec<serde_json::Value> = maps.iter().map(|m| m["values"].clone()).collect();
+        assert_eq!(
+            String::from_utf8(got).unwrap(),
+            serde_json::to_string(&want).unwrap()
+        );
     }
 }
