@@ -146,7 +146,7 @@ impl serde::Serialize for StateObject<'_> {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeMap;
         let names = self.state.names();
-        let values: Vec<i64> = self.state.values().collect();
+        let values = self.state.values();
         let mut m = s.serialize_map(Some(self.order.len()))?;
         for &i in self.order {
             m.serialize_entry(&names[i], &values[i])?;
@@ -2839,8 +2839,8 @@ mod race_state_tests {
         assert_eq!(o.states.len(), 1 << 17);
         assert_eq!(o.states_unlisted, 0);
         assert!(o.states.windows(2).all(|w| w[0].0 < w[1].0));
-        assert!(o.states[0].0.values().all(|v| v == 0));
-        assert!(o.states[(1 << 17) - 1].0.values().all(|v| v == 1));
+        assert!(o.states[0].0.value_iter().all(|v| v == 0));
+        assert!(o.states[(1 << 17) - 1].0.value_iter().all(|v| v == 1));
         assert_eq!(o.races.len(), 17);
         for r in &o.races {
             assert_eq!(r.state_count, 1 << 17);

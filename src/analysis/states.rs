@@ -67,14 +67,14 @@ fn hash_row(bytes: &[u8]) -> u64 {
     h.finish()
 }
 
-/// Rows of `len` integers each, in one block of bytes: each value in
+/// Rows of `arity` integers each, in one block of bytes: each value in
 /// `width` bytes (1, 2, 4 or 8: the fewest that hold every value pushed so
 /// far; a wider value re-encodes the block, at most three times), as
 /// [`encode`] writes it. Two rows of one block compare as byte strings
 /// exactly as their value vectors compare (lexicographically, signed).
 #[derive(Clone, Debug)]
 pub(crate) struct Rows {
-    len: usize,
+    arity: usize,
     width: usize,
     count: usize,
     bytes: Vec<u8>,
@@ -87,9 +87,9 @@ impl Default for Rows {
 }
 
 impl Rows {
-    fn new(len: usize) -> Rows {
+    fn new(arity: usize) -> Rows {
         Rows {
-            len,
+            arity,
             width: 1,
             count: 0,
             bytes: Vec::new(),
@@ -98,7 +98,7 @@ impl Rows {
 
     /// The bytes of a row.
     fn stride(&self) -> usize {
-        self.len * self.width
+        self.arity * self.width
     }
 
     /// The encoded row `i`.
@@ -108,18 +108,13 @@ impl Rows {
     }
 
     /// The values of row `i`.
-    fn values(
-        &self,
-        i: usize,
-    ) -> std::iter::Map<std::slice::ChunksExact<'_, u8>, fn(&[u8]) -> i64> {
-        self.row(i)
-            .chunks_exact(self.width)
-            .map(decode as fn(&[u8]) -> i64)
+    fn values(&self, i: usize) -> impl ExactSizeIterator<Item = i64> + Clone + '_ {
+        self.row(i).chunks_exact(self.width).map(decode)
     }
 
     /// Re-encodes the block `width` bytes a value (wider than now).
     fn widen(&mut self, width: usize) {
-        let mut bytes = Vec::with_capacity(self.count * self.len * width);
+        let mut bytes = Vec::with_capacity(self.count * self.arity * width);
         for chunk in self.bytes.chunks_exact(self.width) {
             encode(decode(chunk), width, &mut bytes);
         }
@@ -130,7 +125,7 @@ impl Rows {
     /// Appends a row of values (re-encoding the block if one is wider).
     fn push(&mut self, values: &[i64]) -> u32 {
         if self.count == 0 {
-            self.len = values.len();
+            self.arity = values.len();
         }
         let width = values.iter().map(|&v| width_of(v)).max().unwrap_or(1);
         if width > self.width {
@@ -188,7 +183,7 @@ impl FinalState {
     pub fn iter(&self) -> impl ExactSizeIterator<Item = (&str, i64)> + Clone + '_ {
         self.names
             .iter()
-            .zip(self.values())
+            .zip(self.value_iter())
             .map(|(k, v)| (k.as_str(), v))
     }
 
@@ -198,7 +193,7 @@ impl FinalState {
     }
 
     pub fn len(&self) -> usize {
-        self.rows.len.min(self.names.len())
+        self.rows.arity.min(self.names.len())
     }
 
     pub fn is_empty(&self) -> bool {
@@ -211,7 +206,12 @@ impl FinalState {
     }
 
     /// The values, in the schema's order.
-    pub fn values(&self) -> impl ExactSizeIterator<Item = i64> + Clone + '_ {
+    pub fn values(&self) -> Vec<i64> {
+        self.value_iter().collect()
+    }
+
+    /// [`FinalState::values`] without collecting them.
+    pub fn value_iter(&self) -> impl ExactSizeIterator<Item = i64> + Clone + '_ {
         self.rows.values(self.row as usize).take(self.len())
     }
 
@@ -246,7 +246,7 @@ impl PartialEq for FinalState {
                 // One width: the encoding is one-to-one.
                 self.bytes() == other.bytes()
             } else {
-                self.values().eq(other.values())
+                self.value_iter().eq(other.value_iter())
             }
     }
 }
@@ -262,7 +262,7 @@ impl Ord for FinalState {
         } else if self.rows.width == other.rows.width {
             self.bytes().cmp(other.bytes())
         } else {
-            self.values().cmp(other.values())
+            self.value_iter().cmp(other.value_iter())
         }
     }
 }
@@ -279,7 +279,7 @@ impl PartialOrd for FinalState {
 impl Hash for FinalState {
     fn hash<H: Hasher>(&self, h: &mut H) {
         h.write_usize(self.len());
-        for v in self.values() {
+        for v in self.value_iter() {
             v.hash(h);
         }
     }
@@ -329,9 +329,9 @@ impl StateCounts {
     /// the first time only); returns the state's number.
     pub(crate) fn add(&mut self, values: &[i64], n: u64) -> u32 {
         if self.rows.count == 0 {
-            self.rows.len = values.len();
+            self.rows.arity = values.len();
         }
-        debug_assert_eq!(values.len(), self.rows.len);
+        debug_assert_eq!(values.len(), self.rows.arity);
         let width = values.iter().map(|&v| width_of(v)).max().unwrap_or(1);
         if width > self.rows.width {
             self.widen(width);
@@ -404,7 +404,7 @@ impl StateCounts {
         if other.rows.width > self.rows.width {
             self.widen(other.rows.width);
         }
-        let mut values = Vec::with_capacity(other.rows.len);
+        let mut values = Vec::with_capacity(other.rows.arity);
         for (i, &n) in other.counts.iter().enumerate() {
             ids.push(if other.rows.width == self.rows.width {
                 self.add_encoded(other.rows.row(i), n)
@@ -445,7 +445,7 @@ impl StateCounts {
         let order = sorted_order(&rows, &mut || ask(0))?;
         let listing_bytes = n * (std::mem::size_of::<(FinalState, u64)>() + rows.stride() + 4);
         ask(listing_bytes)?;
-        let mut sorted = Rows::new(rows.len);
+        let mut sorted = Rows::new(rows.arity);
         sorted.width = rows.width;
         sorted.bytes.reserve_exact(rows.bytes.len());
         let mut place = vec![0u32; n];
@@ -637,10 +637,7 @@ mod tests {
         counts.add(&[1, 0, 0], 1);
         counts.add(&[0, 0, 1], 1);
         let rows = counts.into_sorted(&mut |_| None).unwrap().listing;
-        let got: Vec<(Vec<i64>, u64)> = rows
-            .iter()
-            .map(|(s, n)| (s.values().collect::<Vec<_>>(), *n))
-            .collect();
+        let got: Vec<(Vec<i64>, u64)> = rows.iter().map(|(s, n)| (s.values(), *n)).collect();
         assert_eq!(
             got,
             [(vec![0, 0, 0], 1), (vec![0, 0, 1], 2), (vec![1, 0, 0], 1)]
@@ -757,10 +754,7 @@ mod tests {
         a.merge(b);
         a.merge(StateCounts::new(names.clone()));
         let mut rows = a.into_sorted(&mut |_| None).unwrap().listing;
-        let got: Vec<(Vec<i64>, u64)> = rows
-            .iter()
-            .map(|(s, n)| (s.values().collect::<Vec<_>>(), *n))
-            .collect();
+        let got: Vec<(Vec<i64>, u64)> = rows.iter().map(|(s, n)| (s.values(), *n)).collect();
         assert_eq!(got, [(vec![0, 1], 3), (vec![1, 1], 1)]);
         add_sorted(
             &mut rows,
@@ -769,10 +763,7 @@ mod tests {
                 (FinalState::new(names.clone(), vec![1, 1].into()), 1),
             ],
         );
-        let got: Vec<(Vec<i64>, u64)> = rows
-            .iter()
-            .map(|(s, n)| (s.values().collect::<Vec<_>>(), *n))
-            .collect();
+        let got: Vec<(Vec<i64>, u64)> = rows.iter().map(|(s, n)| (s.values(), *n)).collect();
         assert_eq!(got, [(vec![0, 0], 4), (vec![0, 1], 3), (vec![1, 1], 2)]);
     }
 
@@ -810,11 +801,7 @@ mod tests {
         let sorted = counts.into_sorted(&mut |_| None).unwrap();
         let mut want = rows.clone();
         want.sort();
-        let got: Vec<Vec<i64>> = sorted
-            .listing
-            .iter()
-            .map(|(s, _)| s.values().collect())
-            .collect();
+        let got: Vec<Vec<i64>> = sorted.listing.iter().map(|(s, _)| s.values()).collect();
         assert!(got.len() > 2 * UNCHECKED_ROWS);
         assert_eq!(got, want);
         for (id, row) in rows.iter().enumerate() {
@@ -878,6 +865,6 @@ mod tests {
             }
         }
         let s = FinalState::new(schema(&["a", "b"]), vec![-300, i64::MAX].into());
-        assert_eq!(s.values().collect::<Vec<_>>(), [-300, i64::MAX]);
+        assert_eq!(s.values(), [-300, i64::MAX]);
     }
 }
