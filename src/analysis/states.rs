@@ -1,11 +1,17 @@
 //! Final states, compact (listings of hundreds of thousands of states).
 //!
 //! A listing shows the same names in every final state of a test: the
-//! shown registers (`P0:r1`, in `super::litmus::shown_terms`'s order)
+//! shown registers (`P0:r1`, in [`super::litmus::shown_terms`]'s order)
 //! then the shown memory. Those names are made once per test, a
-//! [`Schema`], and a state is the vector of its values under it: recording
-//! a state allocates no name, and its key (the values alone) hashes and
-//! compares as a slice of integers (`StateCounts`).
+//! [`Schema`], and a state is the vector of its values under it.
+//!
+//! The states being recorded are held once, as rows of one block of bytes
+//! ([`Rows`]: each value in as few bytes as the values so far need, in an
+//! encoding that compares as the values do), indexed by a hash table of
+//! row numbers ([`StateCounts`]): recording a state allocates nothing but
+//! its row, and a racing pair names the states it races in by their row
+//! numbers. The sorted listing is one such block too, which every
+//! [`FinalState`] of it shares.
 //!
 //! [`FinalState`] orders, compares and hashes as the list of its
 //! `(name, value)` pairs would (the representation the listing had
@@ -13,7 +19,8 @@
 //! or different ones: `refines`, `device`, `compare`) still compare by
 //! what they show.
 
-use rustc_hash::FxHashMap;
+use crate::engine::LimitKind;
+use hashbrown::HashTable;
 use std::cmp::Ordering;
 use std::hash::{Hash, Hasher};
 use std::sync::Arc;
@@ -23,13 +30,131 @@ use std::sync::Arc;
 /// test and shared by its states.
 pub type Schema = Arc<[String]>;
 
+/// The fewest bytes (1, 2, 4 or 8) that hold `v` as a two's complement
+/// integer.
+fn width_of(v: i64) -> usize {
+    if i8::try_from(v).is_ok() {
+        1
+    } else if i16::try_from(v).is_ok() {
+        2
+    } else if i32::try_from(v).is_ok() {
+        4
+    } else {
+        8
+    }
+}
+
+/// Appends `v` in `width` bytes: its two's complement with the sign bit
+/// flipped, big-endian (so that the bytes of two values compare, as
+/// unsigned strings, as the values do). `v` fits in `width` bytes.
+fn encode(v: i64, width: usize, out: &mut Vec<u8>) {
+    let flipped = (v as u64) ^ (1u64 << (8 * width - 1));
+    out.extend_from_slice(&flipped.to_be_bytes()[8 - width..]);
+}
+
+/// The value [`encode`] wrote as `bytes` (its width their length).
+fn decode(bytes: &[u8]) -> i64 {
+    let bits = 8 * bytes.len() as u32;
+    let x = bytes.iter().fold(0u64, |x, &b| x << 8 | u64::from(b)) ^ (1u64 << (bits - 1));
+    // Sign-extended from `bits` bits.
+    ((x << (64 - bits)) as i64) >> (64 - bits)
+}
+
+/// The hash of an encoded row.
+fn hash_row(bytes: &[u8]) -> u64 {
+    let mut h = rustc_hash::FxHasher::default();
+    h.write(bytes);
+    h.finish()
+}
+
+/// Rows of `arity` integers each, in one block of bytes: each value in
+/// `width` bytes (1, 2, 4 or 8: the fewest that hold every value pushed so
+/// far; a wider value re-encodes the block, at most three times), as
+/// [`encode`] writes it. Two rows of one block compare as byte strings
+/// exactly as their value vectors compare (lexicographically, signed).
+#[derive(Clone, Debug)]
+pub(crate) struct Rows {
+    arity: usize,
+    width: usize,
+    count: usize,
+    bytes: Vec<u8>,
+}
+
+impl Default for Rows {
+    fn default() -> Rows {
+        Rows::new(0)
+    }
+}
+
+impl Rows {
+    fn new(arity: usize) -> Rows {
+        Rows {
+            arity,
+            width: 1,
+            count: 0,
+            bytes: Vec::new(),
+        }
+    }
+
+    /// The bytes of a row.
+    fn stride(&self) -> usize {
+        self.arity * self.width
+    }
+
+    /// The encoded row `i`.
+    fn row(&self, i: usize) -> &[u8] {
+        let s = self.stride();
+        &self.bytes[i * s..(i + 1) * s]
+    }
+
+    /// The values of row `i`.
+    fn values(&self, i: usize) -> impl ExactSizeIterator<Item = i64> + Clone + '_ {
+        self.row(i).chunks_exact(self.width).map(decode)
+    }
+
+    /// Re-encodes the block `width` bytes a value (wider than now).
+    fn widen(&mut self, width: usize) {
+        let mut bytes = Vec::with_capacity(self.count * self.arity * width);
+        for chunk in self.bytes.chunks_exact(self.width) {
+            encode(decode(chunk), width, &mut bytes);
+        }
+        self.bytes = bytes;
+        self.width = width;
+    }
+
+    /// Appends a row of values (re-encoding the block if one is wider).
+    fn push(&mut self, values: &[i64]) -> u32 {
+        if self.count == 0 {
+            self.arity = values.len();
+        }
+        let width = values.iter().map(|&v| width_of(v)).max().unwrap_or(1);
+        if width > self.width {
+            self.widen(width);
+        }
+        for &v in values {
+            encode(v, self.width, &mut self.bytes);
+        }
+        self.count += 1;
+        (self.count - 1) as u32
+    }
+
+    /// Appends an encoded row (of this block's width).
+    fn push_encoded(&mut self, row: &[u8]) -> u32 {
+        debug_assert_eq!(row.len(), self.stride());
+        self.bytes.extend_from_slice(row);
+        self.count += 1;
+        (self.count - 1) as u32
+    }
+}
+
 /// A final state: a value per name of its [`Schema`].
 #[derive(Clone)]
 pub struct FinalState {
     names: Schema,
-    /// Shared: a racing pair lists the states it races in, and many pairs
-    /// may list the same hundreds of thousands of states.
-    values: Arc<[i64]>,
+    /// The block holding its values (shared by every state of a listing,
+    /// and by the racing pairs naming them), and its row there.
+    rows: Arc<Rows>,
+    row: u32,
 }
 
 impl FinalState {
@@ -37,31 +162,29 @@ impl FinalState {
     /// length (names past the values' end are not shown: the shorter
     /// decides).
     pub fn new(names: Schema, values: Box<[i64]>) -> FinalState {
-        FinalState::shared(names, values.into())
-    }
-
-    /// [`FinalState::new`] with values other states may share.
-    pub fn shared(names: Schema, values: Arc<[i64]>) -> FinalState {
         debug_assert_eq!(names.len(), values.len());
-        FinalState { names, values }
+        let mut rows = Rows::new(values.len());
+        rows.push(&values);
+        FinalState {
+            names,
+            rows: Arc::new(rows),
+            row: 0,
+        }
     }
 
     /// A state from its `(name, value)` pairs, in order (its own schema).
     pub fn from_pairs<S: Into<String>>(pairs: impl IntoIterator<Item = (S, i64)>) -> FinalState {
         let (names, values): (Vec<String>, Vec<i64>) =
             pairs.into_iter().map(|(k, v)| (k.into(), v)).unzip();
-        FinalState {
-            names: names.into(),
-            values: values.into(),
-        }
+        FinalState::new(names.into(), values.into())
     }
 
     /// The `(name, value)` pairs, in the schema's order.
     pub fn iter(&self) -> impl ExactSizeIterator<Item = (&str, i64)> + Clone + '_ {
         self.names
             .iter()
-            .zip(self.values.iter())
-            .map(|(k, &v)| (k.as_str(), v))
+            .zip(self.value_iter())
+            .map(|(k, v)| (k.as_str(), v))
     }
 
     /// The `(name, value)` pairs as owned strings.
@@ -70,7 +193,7 @@ impl FinalState {
     }
 
     pub fn len(&self) -> usize {
-        self.values.len().min(self.names.len())
+        self.rows.arity.min(self.names.len())
     }
 
     pub fn is_empty(&self) -> bool {
@@ -83,13 +206,23 @@ impl FinalState {
     }
 
     /// The values, in the schema's order.
-    pub fn values(&self) -> &[i64] {
-        &self.values[..self.len()]
+    pub fn values(&self) -> Vec<i64> {
+        self.value_iter().collect()
+    }
+
+    /// [`FinalState::values`] without collecting them.
+    pub fn value_iter(&self) -> impl ExactSizeIterator<Item = i64> + Clone + '_ {
+        self.rows.values(self.row as usize).take(self.len())
     }
 
     /// The names, in order.
     pub fn names(&self) -> &[String] {
         &self.names[..self.len()]
+    }
+
+    /// The encoded values (as long as the names: see [`FinalState::len`]).
+    fn bytes(&self) -> &[u8] {
+        &self.rows.row(self.row as usize)[..self.len() * self.rows.width]
     }
 
     /// Whether both states show the same names in the same order (then
@@ -108,20 +241,28 @@ impl std::fmt::Debug for FinalState {
 
 impl PartialEq for FinalState {
     fn eq(&self, other: &FinalState) -> bool {
-        self.values() == other.values() && self.same_names(other)
+        self.same_names(other)
+            && if self.rows.width == other.rows.width {
+                // One width: the encoding is one-to-one.
+                self.bytes() == other.bytes()
+            } else {
+                self.value_iter().eq(other.value_iter())
+            }
     }
 }
 
 impl Eq for FinalState {}
 
 /// The order of the `(name, value)` lists: under one schema, that of the
-/// value vectors.
+/// value vectors (of the encoded rows, under one width).
 impl Ord for FinalState {
     fn cmp(&self, other: &FinalState) -> Ordering {
-        if self.same_names(other) {
-            self.values().cmp(other.values())
-        } else {
+        if !self.same_names(other) {
             self.iter().cmp(other.iter())
+        } else if self.rows.width == other.rows.width {
+            self.bytes().cmp(other.bytes())
+        } else {
+            self.value_iter().cmp(other.value_iter())
         }
     }
 }
@@ -132,31 +273,50 @@ impl PartialOrd for FinalState {
     }
 }
 
-/// The values only (equal states have equal values; states of two
-/// schemas with equal values are told apart by [`PartialEq`]).
+/// The values only, as a slice of them hashes (equal states have equal
+/// values; states of two schemas with equal values are told apart by
+/// [`PartialEq`]).
 impl Hash for FinalState {
     fn hash<H: Hasher>(&self, h: &mut H) {
-        self.values().hash(h);
+        h.write_usize(self.len());
+        for v in self.value_iter() {
+            v.hash(h);
+        }
     }
 }
 
-/// Final states being recorded under one schema, with a count each: a
-/// hash map from the value vector (no name in the key; the map compares
-/// keys in full, so two states never share a count, whatever their
-/// hashes).
+/// Final states being recorded under one schema, each with a count and a
+/// number (its row: numbers are dense, in the order the states were
+/// met): the rows of one block ([`Rows`]) and a hash table of row numbers
+/// hashed and compared by the encoded rows (no key allocated per state).
 #[derive(Clone, Debug, Default)]
 pub(crate) struct StateCounts {
     names: Schema,
-    /// Keyed by shared values: the racing pairs' state numbers and the
-    /// sorted listing hold the same values, not copies.
-    counts: FxHashMap<Arc<[i64]>, u64>,
+    rows: Rows,
+    counts: Vec<u64>,
+    index: HashTable<u32>,
+    /// The row being looked up, encoded (reused).
+    scratch: Vec<u8>,
 }
+
+/// A listing of final states sorted ([`StateCounts::into_sorted`]).
+pub(crate) struct Sorted {
+    /// The states with their counts, in the listing's order.
+    pub(crate) listing: Vec<(FinalState, u64)>,
+    /// Each state's place in `listing`, by its number.
+    pub(crate) place: Vec<u32>,
+}
+
+/// A listing of at most this many states is built whatever the limits (a
+/// few milliseconds); a longer one asks its `stop` every this many rows.
+pub(crate) const UNCHECKED_ROWS: usize = 1 << 16;
 
 impl StateCounts {
     pub(crate) fn new(names: Schema) -> StateCounts {
         StateCounts {
+            rows: Rows::new(names.len()),
             names,
-            counts: FxHashMap::default(),
+            ..StateCounts::default()
         }
     }
 
@@ -165,104 +325,207 @@ impl StateCounts {
         &self.names
     }
 
-    /// Counts `n` more executions reaching the state of `values` (a copy
-    /// of them is kept the first time only).
-    pub(crate) fn add(&mut self, values: &[i64], n: u64) {
-        match self.counts.get_mut(values) {
-            Some(c) => *c += n,
-            None => {
-                self.counts.insert(values.into(), n);
-            }
+    /// Counts `n` more executions reaching the state of `values` (stored
+    /// the first time only); returns the state's number.
+    pub(crate) fn add(&mut self, values: &[i64], n: u64) -> u32 {
+        if self.rows.count == 0 {
+            self.rows.arity = values.len();
         }
+        debug_assert_eq!(values.len(), self.rows.arity);
+        let width = values.iter().map(|&v| width_of(v)).max().unwrap_or(1);
+        if width > self.rows.width {
+            self.widen(width);
+        }
+        let mut row = std::mem::take(&mut self.scratch);
+        row.clear();
+        for &v in values {
+            encode(v, self.rows.width, &mut row);
+        }
+        let id = self.add_encoded(&row, n);
+        self.scratch = row;
+        id
     }
 
-    /// The values kept for the state of `values`, if it is recorded (to be
-    /// shared rather than copied).
-    pub(crate) fn kept(&self, values: &[i64]) -> Option<Arc<[i64]>> {
-        self.counts.get_key_value(values).map(|(k, _)| k.clone())
+    /// [`StateCounts::add`] of a row encoded at this block's width.
+    fn add_encoded(&mut self, row: &[u8], n: u64) -> u32 {
+        let hash = hash_row(row);
+        let rows = &self.rows;
+        if let Some(&id) = self.index.find(hash, |&i| rows.row(i as usize) == row) {
+            self.counts[id as usize] += n;
+            return id;
+        }
+        let id = self.rows.push_encoded(row);
+        self.counts.push(n);
+        let rows = &self.rows;
+        self.index
+            .insert_unique(hash, id, |&i| hash_row(rows.row(i as usize)));
+        id
     }
 
-    /// Makes room for `n` more states.
-    pub(crate) fn reserve(&mut self, n: usize) {
-        self.counts.reserve(n);
+    /// Re-encodes the rows `width` bytes a value, and indexes them again
+    /// (their hashes are those of their bytes).
+    fn widen(&mut self, width: usize) {
+        self.rows.widen(width);
+        self.index.clear();
+        let rows = &self.rows;
+        for i in 0..rows.count {
+            let hash = hash_row(rows.row(i));
+            self.index
+                .insert_unique(hash, i as u32, |&k| hash_row(rows.row(k as usize)));
+        }
     }
 
     /// How many distinct states.
     pub(crate) fn len(&self) -> usize {
-        self.counts.len()
+        self.rows.count
     }
 
-    /// Adds another part's counts (recorded under the same names).
-    pub(crate) fn merge(&mut self, other: StateCounts) {
-        debug_assert!(other.counts.is_empty() || *self.names == *other.names);
-        if self.counts.is_empty() {
-            self.names = other.names;
-            self.counts = other.counts;
-            return;
+    /// Makes room in the index for `n` more states.
+    pub(crate) fn reserve(&mut self, n: usize) {
+        let rows = &self.rows;
+        self.index.reserve(n, |&i| hash_row(rows.row(i as usize)));
+        self.counts.reserve(n);
+    }
+
+    /// Adds another part's counts (recorded under the same names); returns
+    /// the number here of each of `other`'s states, by its number there.
+    pub(crate) fn merge(&mut self, other: StateCounts) -> Vec<u32> {
+        debug_assert!(other.len() == 0 || *self.names == *other.names);
+        if self.len() == 0 {
+            let n = other.len() as u32;
+            let names = std::mem::take(&mut self.names);
+            *self = other;
+            if self.names.is_empty() {
+                self.names = names;
+            }
+            return (0..n).collect();
         }
-        for (values, n) in other.counts {
-            *self.counts.entry(values).or_insert(0) += n;
+        let mut ids = Vec::with_capacity(other.len());
+        if other.rows.width > self.rows.width {
+            self.widen(other.rows.width);
         }
+        let mut values = Vec::with_capacity(other.rows.arity);
+        for (i, &n) in other.counts.iter().enumerate() {
+            ids.push(if other.rows.width == self.rows.width {
+                self.add_encoded(other.rows.row(i), n)
+            } else {
+                values.clear();
+                values.extend(other.rows.values(i));
+                self.add(&values, n)
+            });
+        }
+        ids
     }
 
     /// The states with their counts, in the order of their `(name, value)`
-    /// lists (the listing's order).
-    pub(crate) fn into_sorted(self) -> Vec<(FinalState, u64)> {
-        let rows: Vec<(Arc<[i64]>, u64)> = self.counts.into_iter().collect();
-        let order = sorted_order(&rows);
-        let mut rows: Vec<Option<(Arc<[i64]>, u64)>> = rows.into_iter().map(Some).collect();
-        order
-            .into_iter()
-            .filter_map(|i| rows[i].take())
-            .map(|(values, n)| (FinalState::shared(self.names.clone(), values), n))
-            .collect()
+    /// lists (the listing's order), and each state's place in it. A
+    /// listing longer than [`UNCHECKED_ROWS`] asks `stop` (with the bytes
+    /// it is about to allocate, or 0) every [`UNCHECKED_ROWS`] rows sorted
+    /// or copied and before each large allocation, and ends with the limit
+    /// it names (the listing then not built).
+    pub(crate) fn into_sorted(
+        self,
+        stop: &mut dyn FnMut(usize) -> Option<LimitKind>,
+    ) -> Result<Sorted, LimitKind> {
+        let StateCounts {
+            names,
+            rows,
+            counts,
+            index,
+            scratch,
+        } = self;
+        drop((index, scratch));
+        let n = rows.count;
+        let checked = n > UNCHECKED_ROWS;
+        let mut ask = |bytes: usize| match checked {
+            true => stop(bytes).map_or(Ok(()), Err),
+            false => Ok(()),
+        };
+        ask(8 * n)?;
+        let order = sorted_order(&rows, &mut || ask(0))?;
+        let listing_bytes = n * (std::mem::size_of::<(FinalState, u64)>() + rows.stride() + 4);
+        ask(listing_bytes)?;
+        let mut sorted = Rows::new(rows.arity);
+        sorted.width = rows.width;
+        sorted.bytes.reserve_exact(rows.bytes.len());
+        let mut place = vec![0u32; n];
+        for (k, &i) in order.iter().enumerate() {
+            if k % UNCHECKED_ROWS == UNCHECKED_ROWS - 1 {
+                ask(0)?;
+            }
+            sorted.push_encoded(rows.row(i as usize));
+            place[i as usize] = k as u32;
+        }
+        drop(rows);
+        let sorted = Arc::new(sorted);
+        let mut listing = Vec::with_capacity(n);
+        for (k, &i) in order.iter().enumerate() {
+            if k % UNCHECKED_ROWS == UNCHECKED_ROWS - 1 {
+                ask(0)?;
+            }
+            let state = FinalState {
+                names: names.clone(),
+                rows: sorted.clone(),
+                row: k as u32,
+            };
+            listing.push((state, counts[i as usize]));
+        }
+        Ok(Sorted { listing, place })
     }
 }
 
-/// The order of `rows` by their value vectors (as `[i64]` compares them:
-/// lexicographically, signed), as indices into `rows`.
-///
-/// A listing may have hundreds of thousands of long vectors that share
-/// long prefixes: each row is encoded once as bytes that compare as the
-/// values do (each value's offset from the smallest value, big-endian, in
-/// as few bytes as the largest offset needs), and the sort compares those
-/// byte strings (one `memcmp` each). [`sorted_order_by_values`] is the
-/// plain sort it replaces, kept as the tests' oracle.
-fn sorted_order(rows: &[(Arc<[i64]>, u64)]) -> Vec<usize> {
-    let len = rows.first().map_or(0, |(v, _)| v.len());
-    let all = rows.iter().flat_map(|(v, _)| v.iter().copied());
-    let (Some(min), Some(max)) = (all.clone().min(), all.max()) else {
-        return (0..rows.len()).collect();
-    };
-    if rows.iter().any(|(v, _)| v.len() != len) {
-        return sorted_order_by_values(rows);
+/// The order of the rows of `rows` by their value vectors (as `[i64]`
+/// compares them: lexicographically, signed), as row numbers: the encoded
+/// rows compared as byte strings (one `memcmp` each), sorted in runs of
+/// [`UNCHECKED_ROWS`] merged pairwise, `stopped` asked before each run and
+/// every [`UNCHECKED_ROWS`] rows merged (ending with its limit).
+/// [`sorted_order_by_values`] is the plain sort it stands for, kept as the
+/// tests' oracle.
+fn sorted_order(
+    rows: &Rows,
+    stopped: &mut dyn FnMut() -> Result<(), LimitKind>,
+) -> Result<Vec<u32>, LimitKind> {
+    let n = rows.count;
+    let key = |i: u32| rows.row(i as usize);
+    let mut order: Vec<u32> = (0..n as u32).collect();
+    for run in order.chunks_mut(UNCHECKED_ROWS) {
+        stopped()?;
+        run.sort_unstable_by(|&a, &b| key(a).cmp(key(b)));
     }
-    // The offsets from `min` fit in u64 (two's complement difference).
-    let span = max.wrapping_sub(min) as u64;
-    let width = match span {
-        0..=0xff => 1,
-        0x100..=0xffff => 2,
-        0x1_0000..=0xffff_ffff => 4,
-        _ => 8,
-    };
-    let stride = len * width;
-    let mut keys: Vec<u8> = Vec::with_capacity(rows.len() * stride);
-    for (values, _) in rows {
-        for &v in values.iter() {
-            let offset = v.wrapping_sub(min) as u64;
-            keys.extend_from_slice(&offset.to_be_bytes()[8 - width..]);
+    let mut out = vec![0u32; if n > UNCHECKED_ROWS { n } else { 0 }];
+    let mut width = UNCHECKED_ROWS;
+    let mut merged = 0usize;
+    while width < n {
+        for lo in (0..n).step_by(2 * width) {
+            let mid = (lo + width).min(n);
+            let hi = (lo + 2 * width).min(n);
+            let (mut a, mut b) = (lo, mid);
+            for slot in &mut out[lo..hi] {
+                merged += 1;
+                if merged.is_multiple_of(UNCHECKED_ROWS) {
+                    stopped()?;
+                }
+                let take_a = b >= hi || (a < mid && key(order[a]) <= key(order[b]));
+                if take_a {
+                    *slot = order[a];
+                    a += 1;
+                } else {
+                    *slot = order[b];
+                    b += 1;
+                }
+            }
         }
+        std::mem::swap(&mut order, &mut out);
+        width *= 2;
     }
-    let key = |i: usize| &keys[i * stride..(i + 1) * stride];
-    let mut order: Vec<usize> = (0..rows.len()).collect();
-    order.sort_unstable_by(|&a, &b| key(a).cmp(key(b)));
-    order
+    Ok(order)
 }
 
 /// [`sorted_order`] by comparing the value vectors themselves.
-fn sorted_order_by_values(rows: &[(Arc<[i64]>, u64)]) -> Vec<usize> {
-    let mut order: Vec<usize> = (0..rows.len()).collect();
-    order.sort_unstable_by(|&a, &b| rows[a].0.cmp(&rows[b].0));
+#[cfg(test)]
+fn sorted_order_by_values(rows: &Rows) -> Vec<u32> {
+    let mut order: Vec<u32> = (0..rows.count as u32).collect();
+    order.sort_by(|&a, &b| rows.values(a as usize).cmp(rows.values(b as usize)));
     order
 }
 
@@ -353,7 +616,9 @@ mod tests {
         }
         assert_eq!(counts.len(), 5);
         let new: Vec<(Vec<(String, i64)>, u64)> = counts
-            .into_sorted()
+            .into_sorted(&mut |_| None)
+            .unwrap()
+            .listing
             .into_iter()
             .map(|(s, n)| (s.to_pairs(), n))
             .collect();
@@ -371,11 +636,8 @@ mod tests {
         counts.add(&[0, 0, 1], 1);
         counts.add(&[1, 0, 0], 1);
         counts.add(&[0, 0, 1], 1);
-        let rows = counts.into_sorted();
-        let got: Vec<(Vec<i64>, u64)> = rows
-            .iter()
-            .map(|(s, n)| (s.values().to_vec(), *n))
-            .collect();
+        let rows = counts.into_sorted(&mut |_| None).unwrap().listing;
+        let got: Vec<(Vec<i64>, u64)> = rows.iter().map(|(s, n)| (s.values(), *n)).collect();
         assert_eq!(
             got,
             [(vec![0, 0, 0], 1), (vec![0, 0, 1], 2), (vec![1, 0, 0], 1)]
@@ -425,8 +687,20 @@ mod tests {
         assert_eq!(set.len(), 2);
     }
 
-    fn rows(values: &[Vec<i64>]) -> Vec<(Arc<[i64]>, u64)> {
-        values.iter().map(|v| (v.clone().into(), 1)).collect()
+    fn rows(values: &[Vec<i64>]) -> Rows {
+        let mut rows = Rows::default();
+        for v in values {
+            rows.push(v);
+        }
+        rows
+    }
+
+    /// The rows of `rows` in `order`, as value vectors.
+    fn in_order(rows: &Rows, order: &[u32]) -> Vec<Vec<i64>> {
+        order
+            .iter()
+            .map(|&i| rows.values(i as usize).collect())
+            .collect()
     }
 
     /// The byte-key sort orders as the plain one (its oracle), at each key
@@ -447,11 +721,8 @@ mod tests {
             vec![vec![]],
         ] {
             let r = rows(&vs);
-            let by_values: Vec<&[i64]> = sorted_order_by_values(&r)
-                .iter()
-                .map(|&i| &*r[i].0)
-                .collect();
-            let by_keys: Vec<&[i64]> = sorted_order(&r).iter().map(|&i| &*r[i].0).collect();
+            let by_values = in_order(&r, &sorted_order_by_values(&r));
+            let by_keys = in_order(&r, &sorted_order(&r, &mut || Ok(())).unwrap());
             assert_eq!(by_keys, by_values, "{vs:?}");
         }
     }
@@ -465,8 +736,8 @@ mod tests {
         ) {
             for v in [vs, wide] {
                 let r = rows(&v);
-                let a: Vec<&[i64]> = sorted_order_by_values(&r).iter().map(|&i| &*r[i].0).collect();
-                let b: Vec<&[i64]> = sorted_order(&r).iter().map(|&i| &*r[i].0).collect();
+                let a = in_order(&r, &sorted_order_by_values(&r));
+                let b = in_order(&r, &sorted_order(&r, &mut || Ok(())).unwrap());
                 proptest::prop_assert_eq!(a, b);
             }
         }
@@ -482,11 +753,8 @@ mod tests {
         b.add(&[1, 1], 1);
         a.merge(b);
         a.merge(StateCounts::new(names.clone()));
-        let mut rows = a.into_sorted();
-        let got: Vec<(Vec<i64>, u64)> = rows
-            .iter()
-            .map(|(s, n)| (s.values().to_vec(), *n))
-            .collect();
+        let mut rows = a.into_sorted(&mut |_| None).unwrap().listing;
+        let got: Vec<(Vec<i64>, u64)> = rows.iter().map(|(s, n)| (s.values(), *n)).collect();
         assert_eq!(got, [(vec![0, 1], 3), (vec![1, 1], 1)]);
         add_sorted(
             &mut rows,
@@ -495,10 +763,108 @@ mod tests {
                 (FinalState::new(names.clone(), vec![1, 1].into()), 1),
             ],
         );
-        let got: Vec<(Vec<i64>, u64)> = rows
-            .iter()
-            .map(|(s, n)| (s.values().to_vec(), *n))
-            .collect();
+        let got: Vec<(Vec<i64>, u64)> = rows.iter().map(|(s, n)| (s.values(), *n)).collect();
         assert_eq!(got, [(vec![0, 0], 4), (vec![0, 1], 3), (vec![1, 1], 2)]);
+    }
+
+    /// A listing longer than one run ([`UNCHECKED_ROWS`]) is sorted in
+    /// runs merged pairwise: the order is the plain sort's (its oracle),
+    /// with values that widen the block part-way (1, then 2, then 8 bytes
+    /// a value) and duplicates counted once; every state's place is where
+    /// the listing has it.
+    #[test]
+    fn a_long_listing_sorts_in_runs_as_one_sort_would() {
+        let names = schema(&["a", "b", "c"]);
+        let mut counts = StateCounts::new(names);
+        // A linear congruential sequence: reproducible, well spread.
+        let mut x: u64 = 12345;
+        let mut next = |m: i64| {
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (x >> 33) as i64 % m
+        };
+        let n = 3 * UNCHECKED_ROWS + 17;
+        let mut rows = Vec::new();
+        for k in 0..n {
+            let spread = match k {
+                _ if k < n / 3 => 100,
+                _ if k < 2 * n / 3 => 30_000,
+                _ => 1 << 40,
+            };
+            let row = [next(spread) - spread / 2, next(7), next(spread)];
+            let id = counts.add(&row, 1) as usize;
+            if id == rows.len() {
+                rows.push(row.to_vec());
+            }
+        }
+        let sorted = counts.into_sorted(&mut |_| None).unwrap();
+        let mut want = rows.clone();
+        want.sort();
+        let got: Vec<Vec<i64>> = sorted.listing.iter().map(|(s, _)| s.values()).collect();
+        assert!(got.len() > 2 * UNCHECKED_ROWS);
+        assert_eq!(got, want);
+        for (id, row) in rows.iter().enumerate() {
+            let at = sorted.place[id] as usize;
+            assert_eq!(&got[at], row);
+        }
+    }
+
+    /// Sorting a long listing asks its `stop` and ends with the limit it
+    /// names, the listing not built; a short one never asks.
+    #[test]
+    fn a_long_listing_stops_when_its_limit_is_reached() {
+        let listing = |n: usize| {
+            let mut counts = StateCounts::new(schema(&["a", "b"]));
+            for k in 0..n as i64 {
+                counts.add(&[k % 1000, k / 1000], 1);
+            }
+            counts
+        };
+        let mut asked = 0;
+        let stopped = listing(4 * UNCHECKED_ROWS).into_sorted(&mut |_| {
+            asked += 1;
+            (asked > 3).then_some(LimitKind::Timeout)
+        });
+        assert!(matches!(stopped, Err(LimitKind::Timeout)));
+        assert_eq!(asked, 4);
+        // At the memory bound before the listing's blocks are allocated.
+        let stopped = listing(UNCHECKED_ROWS + 1)
+            .into_sorted(&mut |bytes| (bytes > 0).then_some(LimitKind::MaxMemory));
+        assert!(matches!(stopped, Err(LimitKind::MaxMemory)));
+        let short = listing(UNCHECKED_ROWS).into_sorted(&mut |_| Some(LimitKind::Timeout));
+        assert_eq!(short.map(|s| s.listing.len()).ok(), Some(UNCHECKED_ROWS));
+    }
+
+    /// Values round-trip through every width, the extremes included, and
+    /// a state's values are those it was given.
+    #[test]
+    fn values_round_trip_at_every_width() {
+        for v in [
+            0,
+            1,
+            -1,
+            127,
+            -128,
+            128,
+            -129,
+            32767,
+            -32768,
+            1 << 31,
+            i64::MIN,
+            i64::MAX,
+        ] {
+            for width in [1, 2, 4, 8] {
+                if width < width_of(v) {
+                    continue;
+                }
+                let mut b = Vec::new();
+                encode(v, width, &mut b);
+                assert_eq!(b.len(), width);
+                assert_eq!(decode(&b), v, "{v} in {width} bytes");
+            }
+        }
+        let s = FinalState::new(schema(&["a", "b"]), vec![-300, i64::MAX].into());
+        assert_eq!(s.values(), [-300, i64::MAX]);
     }
 }

@@ -100,6 +100,32 @@ const BRANCHES: &[(&str, Cmp)] = &[
     ("bge", Cmp::Ge),
 ];
 
+/// How many statements pass between two readings of the request's
+/// deadline and memory bound while a file is read.
+const STATEMENTS_PER_CHECK: usize = 4096;
+
+/// The message to stop reading with at the memory bound.
+fn memory_is_up() -> String {
+    format!(
+        "{} while the Vulkan litmus file was read",
+        crate::memory::MEMORY_IS_UP
+    )
+}
+
+/// The message to stop with when the request's deadline has passed
+/// ([`crate::frontend::clock::time_is_up`]) or the process holds more than
+/// its memory bound ([`crate::memory::over_input_bound`]); the session
+/// reports either as undecided.
+fn out_of_bounds() -> Result<(), String> {
+    if crate::frontend::clock::time_is_up() {
+        return Err(crate::frontend::clock::TIME_IS_UP.into());
+    }
+    if crate::memory::over_input_bound() {
+        return Err(memory_is_up());
+    }
+    Ok(())
+}
+
 /// The memory and barrier opcodes (and `goto`), space-separated.
 const INSTRUCTIONS: &str =
     "ld st rmw membar cbar avdevice visdevice free beginil endil trace call report cmld cmst goto";
@@ -655,20 +681,23 @@ impl<'a> Parser<'a> {
         self.declare_threads(&decl)?;
         lx.pos = decl.semi + 1;
         let mut code: Vec<Vec<Stmt>> = vec![Vec::new(); decl.cells.len()];
-        let mut rows = 0usize;
+        // Statements read since the bounds were last read.
+        let mut unchecked = 0usize;
         loop {
             lx.skip_ws()?;
             if Self::at_final_section(&lx)? {
                 break;
             }
-            // `--timeout` bounds reading too: a file of very many rows
-            // stops at the request's deadline (the session then reports
-            // it undecided).
-            rows += 1;
-            if rows.is_multiple_of(4096) && crate::frontend::clock::time_is_up() {
-                return Err((lx.pos, crate::frontend::clock::TIME_IS_UP.into()));
-            }
             let row = self.scan_row(lx.pos)?;
+            // `--timeout` and `--max-memory` bound reading too: a file of
+            // very many rows (or very wide ones) stops at the request's
+            // deadline, or when what it holds outgrows the memory bound
+            // (the session then reports it undecided).
+            unchecked += row.cells.len().max(1);
+            if unchecked >= STATEMENTS_PER_CHECK {
+                unchecked = 0;
+                out_of_bounds().map_err(|m| (lx.pos, m))?;
+            }
             let n = self.program.threads.len();
             if row.cells.len() != n {
                 let at = row.cells.get(n).map(|c| c.0).unwrap_or(row.semi);
@@ -691,6 +720,17 @@ impl<'a> Parser<'a> {
                         vec![self.statement(k, a, b)?]
                     };
                     for stmt in stmts {
+                        // A thread's statements double their buffer when
+                        // it is full: the old and the new one are held at
+                        // once while it is copied.
+                        let full = &code[k];
+                        if full.len() == full.capacity()
+                            && !crate::memory::input_bound_leaves(
+                                full.capacity().max(4) * std::mem::size_of::<Stmt>() * 2,
+                            )
+                        {
+                            return Err((a, memory_is_up()));
+                        }
                         self.infos[k].stmt_at.push(a);
                         code[k].push(stmt);
                     }

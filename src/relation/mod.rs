@@ -12,6 +12,13 @@ pub use set::EventSet;
 
 use std::fmt;
 
+/// How many rows of a long operation over more than 64 events pass
+/// between two calls of its `stop` ([`Relation::compose_until`],
+/// [`Relation::transitive_closure_until`]): a call costs a counter test
+/// per row when it says go on, beside a row's work of up to `n / 64` words
+/// per pair.
+pub const ROWS_PER_POLL: usize = 32;
+
 /// Number of 64-bit words needed to hold `n` bits.
 pub(crate) fn words_for(n: usize) -> usize {
     n.div_ceil(64)
@@ -264,11 +271,23 @@ impl Relation {
 
     /// `r ; s`: `(a, c)` such that `(a, b)` in `r` and `(b, c)` in `s` for some `b`.
     pub fn compose(&self, other: &Self) -> Self {
+        match self.compose_until(other, || false) {
+            Some(r) => r,
+            None => unreachable!("an operation is stopped only when asked"),
+        }
+    }
+
+    /// [`Relation::compose`], asking `stop` every [`ROWS_PER_POLL`] rows of
+    /// a relation over more than 64 events: `None` once it says so. Over
+    /// thousands of events one composition takes up to `n^3 / 64` word
+    /// operations; a caller bound by a deadline or a memory bound asks
+    /// this one.
+    pub fn compose_until(&self, other: &Self, mut stop: impl FnMut() -> bool) -> Option<Self> {
         assert_eq!(self.n, other.n, "relations over different universes");
         let mut out = Self::empty(self.n);
         let st = self.stride;
         if st == 0 {
-            return out;
+            return Some(out);
         }
         if st == 1 {
             for (dst, &row) in out.bits.iter_mut().zip(&self.bits) {
@@ -280,13 +299,17 @@ impl Relation {
                 }
                 *dst = acc;
             }
-            return out;
+            return Some(out);
         }
-        for (dst, src_row) in out
+        for (a, (dst, src_row)) in out
             .bits
             .chunks_exact_mut(st)
             .zip(self.bits.chunks_exact(st))
+            .enumerate()
         {
+            if a % ROWS_PER_POLL == ROWS_PER_POLL - 1 && stop() {
+                return None;
+            }
             for (wi, &w) in src_row.iter().enumerate() {
                 let mut w = w;
                 while w != 0 {
@@ -298,7 +321,7 @@ impl Relation {
                 }
             }
         }
-        out
+        Some(out)
     }
 
     /// `r^-1`
@@ -318,10 +341,21 @@ impl Relation {
 
     /// `r+`: the transitive closure (Warshall's algorithm on bit rows).
     pub fn transitive_closure(&self) -> Self {
+        match self.transitive_closure_until(|| false) {
+            Some(r) => r,
+            None => unreachable!("an operation is stopped only when asked"),
+        }
+    }
+
+    /// [`Relation::transitive_closure`], asking `stop` every
+    /// [`ROWS_PER_POLL`] pivot rows of a relation over more than 64
+    /// events: `None` once it says so (each pivot row passes over every
+    /// row: `n^3 / 64` word operations in all).
+    pub fn transitive_closure_until(&self, mut stop: impl FnMut() -> bool) -> Option<Self> {
         let mut out = self.clone();
         let st = self.stride;
         if st == 0 {
-            return out;
+            return Some(out);
         }
         if st == 1 {
             let rows = &mut out.bits;
@@ -337,10 +371,13 @@ impl Relation {
                     }
                 }
             }
-            return out;
+            return Some(out);
         }
         let mut row_k = vec![0u64; st];
         for k in 0..self.n {
+            if k % ROWS_PER_POLL == ROWS_PER_POLL - 1 && stop() {
+                return None;
+            }
             let (kw, kb) = (k / 64, 1u64 << (k % 64));
             row_k.copy_from_slice(&out.bits[k * st..(k + 1) * st]);
             if row_k.iter().all(|&w| w == 0) {
@@ -354,7 +391,7 @@ impl Relation {
                 }
             }
         }
-        out
+        Some(out)
     }
 
     /// `r?`: `r` together with the identity over all events.
@@ -365,6 +402,16 @@ impl Relation {
     /// `r*`: the reflexive-transitive closure.
     pub fn reflexive_transitive_closure(&self) -> Self {
         self.transitive_closure().reflexive_closure()
+    }
+
+    /// [`Relation::reflexive_transitive_closure`], asking `stop` as
+    /// [`Relation::transitive_closure_until`] does.
+    pub fn reflexive_transitive_closure_until(&self, stop: impl FnMut() -> bool) -> Option<Self> {
+        let mut r = self.transitive_closure_until(stop)?;
+        for a in 0..self.n {
+            r.insert(a, a);
+        }
+        Some(r)
     }
 
     /// The events that relate to something.

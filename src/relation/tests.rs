@@ -490,3 +490,51 @@ fn try_empty_refuses_a_relation_over_the_bound() {
     assert!(r == Relation::empty(1000));
     assert!(Relation::try_empty(usize::MAX / 2, None).is_none());
 }
+
+/// The operations that ask a `stop` give the plain operation's result
+/// when it never says stop (over 64 events and more: the polled loops),
+/// ask it every `ROWS_PER_POLL` rows, and give `None` once it says stop.
+#[test]
+fn long_operations_ask_their_stop_and_end_when_told() {
+    for n in [3, 64, 65, 200, 300] {
+        // A chain with a few shortcuts and a back edge: closures fill up.
+        let mut r = Relation::from_pairs(n, (1..n).map(|i| (i - 1, i)));
+        r.insert(n - 1, n / 2);
+        r.insert(0, n / 3);
+        let s = r.inverse();
+        let mut asked = 0;
+        let c = r.compose_until(&s, || {
+            asked += 1;
+            false
+        });
+        assert_eq!(c, Some(r.compose(&s)));
+        let polled = if n > 64 { n / super::ROWS_PER_POLL } else { 0 };
+        assert_eq!(asked, polled, "compose over {n} events");
+        asked = 0;
+        let t = r.transitive_closure_until(|| {
+            asked += 1;
+            false
+        });
+        assert_eq!(t, Some(r.transitive_closure()));
+        assert_eq!(asked, polled, "closure over {n} events");
+        assert_eq!(
+            r.reflexive_transitive_closure_until(|| false),
+            Some(r.reflexive_transitive_closure())
+        );
+        if n > 64 {
+            asked = 0;
+            let stop_at_second = |asked: &mut usize| {
+                *asked += 1;
+                *asked == 2
+            };
+            assert_eq!(r.compose_until(&s, || stop_at_second(&mut asked)), None);
+            assert_eq!(asked, 2);
+            asked = 0;
+            assert_eq!(
+                r.transitive_closure_until(|| stop_at_second(&mut asked)),
+                None
+            );
+            assert_eq!(asked, 2);
+        }
+    }
+}

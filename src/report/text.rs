@@ -339,6 +339,13 @@ fn race_states(s: &mut String, r: &crate::analysis::RacePair, all: usize) {
         );
         return;
     }
+    if r.states.is_empty() {
+        let _ = writeln!(
+            s,
+            "    in executions ending in {n} of the {all} final states (not listed)"
+        );
+        return;
+    }
     let _ = writeln!(
         s,
         "    in executions ending in {n} of the {all} final state{}:",
@@ -431,6 +438,14 @@ fn litmus_pieces(o: &LitmusOutcome, s: &mut String, block: usize, sink: &mut dyn
     };
     let _ = writeln!(s, "Test {} {kind}", o.name);
     let _ = writeln!(s, "States {}", o.states.len());
+    if o.states_unlisted > 0 {
+        let _ = writeln!(
+            s,
+            "NOT LISTED: {} final states were found; the listing stopped {} while it was built after the walk",
+            o.states_unlisted,
+            crate::engine::stopped_at(o.stopped_by)
+        );
+    }
     for (state, count) in &o.states {
         push_count(s, *count);
         push_state(s, state, |k| k);
@@ -498,7 +513,7 @@ fn litmus_pieces(o: &LitmusOutcome, s: &mut String, block: usize, sink: &mut dyn
         );
         for r in &o.races {
             race_pair(s, r);
-            race_states(s, r, o.states.len());
+            race_states(s, r, o.states.len() + o.states_unlisted);
         }
         if let Some(state) = o.races.iter().find_map(|r| r.states.first()) {
             let _ = writeln!(
