@@ -746,6 +746,31 @@ impl Session {
         crate::analysis::diff::diff(&pair, &bounds).map_err(Error::Usage)
     }
 
+    /// Generates the family `bounds` with each model's verdicts
+    /// (docs/synthesis.md, "Families").
+    pub fn family(
+        &self,
+        models: &[String],
+        bounds: &crate::analysis::family::FamilyBounds,
+    ) -> Result<crate::analysis::family::FamilyReport, Error> {
+        let loaded = models
+            .iter()
+            .map(|m| crate::model::load(m))
+            .collect::<Result<Vec<_>, _>>()?;
+        let this = self.started();
+        let mut bounds = bounds.clone();
+        bounds.deadline = match (bounds.deadline, this.limits.bounds.deadline) {
+            (Some(x), Some(y)) => Some(x.min(y)),
+            (x, y) => x.or(y),
+        };
+        let g = crate::analysis::family::Generator {
+            models: loaded.iter().collect(),
+            options: this.options.clone(),
+            limits: this.limits,
+        };
+        crate::analysis::family::family(&g, &bounds).map_err(Error::Usage)
+    }
+
     /// Checks one item of a suite (a failure to check is a row's error, not
     /// the suite's).
     pub fn suite_item(&self, item: &SuiteItem) -> Result<Checked, FileError> {

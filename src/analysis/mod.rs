@@ -8,6 +8,7 @@ pub mod compare;
 pub mod diff;
 pub mod expected;
 pub mod explain;
+pub mod family;
 // `gen` is a reserved word in edition 2024.
 #[path = "gen.rs"]
 pub mod generate;

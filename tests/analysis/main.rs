@@ -8,6 +8,7 @@ mod common;
 
 mod diff;
 mod explain;
+mod family;
 mod generate;
 mod litmus_outcomes;
 mod refines;

@@ -8,6 +8,7 @@ mod check;
 mod compare;
 mod diff;
 mod explain;
+mod generate;
 mod output;
 mod suite;
 
@@ -155,11 +156,44 @@ fn run(cli: Cli) -> Result<i32, String> {
         } => compare::refines(&files, &implementation, &spec, &limits.session(), format),
         Command::Gen {
             cycles,
+            family,
+            mutants,
+            threads,
+            events,
+            locations,
+            vocabulary,
+            scopes,
+            classes,
+            outcomes,
             models,
             out,
             limits,
             format,
-        } => diff::gen_command(&cycles, &models, out.as_deref(), &limits.session(), format),
+        } => {
+            if family {
+                let search = diff::Search {
+                    threads,
+                    events,
+                    locations,
+                    vocabulary,
+                    scopes,
+                    classes,
+                    max_tests: 0,
+                };
+                generate::family_command(
+                    &models,
+                    search,
+                    outcomes,
+                    out.as_deref(),
+                    &limits.session(),
+                    format,
+                )
+            } else if let Some(_path) = mutants {
+                Err("--mutants is not available yet".into())
+            } else {
+                diff::gen_command(&cycles, &models, out.as_deref(), &limits.session(), format)
+            }
+        }
         Command::Diff {
             models,
             threads,
