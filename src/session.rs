@@ -771,6 +771,27 @@ impl Session {
         crate::analysis::family::family(&g, &bounds).map_err(Error::Usage)
     }
 
+    /// The mutants of each test (`(file, text)`, Vulkan litmus) whose
+    /// `exists` outcome the first model forbids (docs/synthesis.md,
+    /// "Mutants").
+    pub fn mutants(
+        &self,
+        models: &[String],
+        tests: &[(String, String)],
+    ) -> Result<crate::analysis::mutants::MutantsReport, Error> {
+        let loaded = models
+            .iter()
+            .map(|m| crate::model::load(m))
+            .collect::<Result<Vec<_>, _>>()?;
+        let this = self.started();
+        let g = crate::analysis::family::Generator {
+            models: loaded.iter().collect(),
+            options: this.options.clone(),
+            limits: this.limits,
+        };
+        crate::analysis::mutants::mutants(&g, tests).map_err(Error::Usage)
+    }
+
     /// Checks one item of a suite (a failure to check is a row's error, not
     /// the suite's).
     pub fn suite_item(&self, item: &SuiteItem) -> Result<Checked, FileError> {

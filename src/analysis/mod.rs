@@ -15,6 +15,7 @@ pub mod generate;
 pub mod litmus;
 pub mod manifest;
 pub mod merge;
+pub mod mutants;
 pub mod phrases;
 pub mod pops;
 pub mod queries;

@@ -259,3 +259,128 @@ fn a_stopped_family_is_undecided() {
     );
     assert!(last.contains("every skeleton of at most"), "{last}");
 }
+
+/// The mutants of message passing with a Device-scope release/acquire on
+/// the flag and availability/visibility on the data, the threads in two
+/// workgroups (`vkmm gen 'PodWW Rfe.dv.rel-acq PodRR Fre.dv.av-vis'`,
+/// forbidden: tests/analysis/generate.rs derives it). By hand, from the
+/// appendix: each of the four instructions carries one Device scope; a
+/// scope narrowed to Subgroup or Workgroup leaves the other thread (another
+/// workgroup) outside its instance, so the release/acquire no longer
+/// synchronises ("A and B are in the instance of each other's scope") or the
+/// write is no longer made available/visible to the other agent: allowed,
+/// 8 mutants. Narrowed to QueueFamily, both threads are in queue family 0:
+/// still forbidden (4 weakenings). Dropping the release, the acquire, the
+/// `av` or the `vis` breaks the chain: allowed, 4 mutants. 12 in all.
+#[test]
+fn message_passing_mutants_by_hand() {
+    let g =
+        vkmm::analysis::generate::from_cycle("PodWW Rfe.dv.rel-acq PodRR Fre.dv.av-vis").unwrap();
+    let r = vkmm::Session::new()
+        .mutants(&["vulkan".into()], &[("mp.litmus".into(), g.text.clone())])
+        .unwrap();
+    assert!(r.complete, "{}", r.summary());
+    let t = &r.tests[0];
+    assert_eq!(t.skipped, None);
+    assert_eq!(t.still_forbidden, 4);
+    let what: Vec<&str> = t.mutants.iter().map(|m| m.mutation.as_str()).collect();
+    assert_eq!(
+        what,
+        [
+            "P0 `st.av.dv.sc0 x, 1`: scope dv narrowed to sg",
+            "P0 `st.av.dv.sc0 x, 1`: scope dv narrowed to wg",
+            "P0 `st.av.dv.sc0 x, 1`: av dropped",
+            "P0 `st.atom.rel.dv.semsc0.sc0 y, 2`: scope dv narrowed to sg",
+            "P0 `st.atom.rel.dv.semsc0.sc0 y, 2`: scope dv narrowed to wg",
+            "P0 `st.atom.rel.dv.semsc0.sc0 y, 2`: release dropped (relaxed)",
+            "P1 `ld.atom.acq.dv.semsc0.sc0 r0, y`: scope dv narrowed to sg",
+            "P1 `ld.atom.acq.dv.semsc0.sc0 r0, y`: scope dv narrowed to wg",
+            "P1 `ld.atom.acq.dv.semsc0.sc0 r0, y`: acquire dropped (relaxed)",
+            "P1 `ld.vis.dv.sc0 r1, x`: scope dv narrowed to sg",
+            "P1 `ld.vis.dv.sc0 r1, x`: scope dv narrowed to wg",
+            "P1 `ld.vis.dv.sc0 r1, x`: vis dropped",
+        ]
+    );
+    // The release dropped: the flag's store is relaxed, its semantics gone.
+    assert!(
+        rows(&t.mutants[5].text)
+            .contains(&"st.av.dv.sc0 x, 1 | ld.atom.acq.dv.semsc0.sc0 r0, y".to_string()),
+        "{}",
+        t.mutants[5].text
+    );
+    assert!(
+        t.mutants[5].text.contains("st.atom.dv.sc0 y, 2"),
+        "{}",
+        t.mutants[5].text
+    );
+    // Each mutant reads back with the verdict it was written with.
+    let s = vkmm::Session::new().model("vulkan");
+    for m in &t.mutants {
+        assert_eq!(verdicts_in(&m.text), m.verdicts);
+        let p = s.load_text(&format!("{}.litmus", m.name), &m.text).unwrap();
+        let o = common::litmus(s.check_program(&m.name, &p).unwrap());
+        assert_eq!(o.holds(vkmm::Property::Condition), Some(true), "{}", m.text);
+    }
+}
+
+/// Barriers removed: message passing through acquire-release barriers
+/// around relaxed Device-scope atomics (the fence pattern) is forbidden;
+/// removing either barrier, or weakening the writer's to an acquire or the
+/// reader's to a release, leaves nothing ordering the two accesses: 4
+/// mutants (by hand, from the appendix's fence rules: a release barrier
+/// before the store and an acquire barrier after the load synchronise
+/// through the flag). Narrowing the barriers' or the flag accesses' Device
+/// scope to sg or wg (the threads are in two workgroups) also allows it.
+/// A test whose outcome the model allows has no mutants.
+#[test]
+fn barrier_mutants_and_allowed_tests() {
+    let text = "VULKAN mp-fences
+{
+x=0; y=0;
+}
+ P0@sg 0, wg 0, qf 0       | P1@sg 0, wg 1, qf 0       ;
+ st.atom.dv.sc0 x, 1       | ld.atom.dv.sc0 r0, y      ;
+ membar.acq_rel.dv.semsc0  | membar.acq_rel.dv.semsc0  ;
+ st.atom.dv.sc0 y, 1       | ld.atom.dv.sc0 r1, x      ;
+exists (P1:r0 == 1 /\\ P1:r1 == 0)
+";
+    let allowed = text.replace("mp-fences", "mp-plain").replace(
+        " membar.acq_rel.dv.semsc0  | membar.acq_rel.dv.semsc0  ;\n",
+        "",
+    );
+    let r = vkmm::Session::new()
+        .mutants(
+            &["vulkan".into()],
+            &[
+                ("f.litmus".into(), text.into()),
+                ("p.litmus".into(), allowed),
+            ],
+        )
+        .unwrap();
+    let what: Vec<&str> = r.tests[0]
+        .mutants
+        .iter()
+        .map(|m| m.mutation.as_str())
+        .collect();
+    for w in [
+        "P0 `membar.acq_rel.dv.semsc0`: barrier removed",
+        "P0 `membar.acq_rel.dv.semsc0`: acq_rel weakened to acq",
+        "P1 `membar.acq_rel.dv.semsc0`: barrier removed",
+        "P1 `membar.acq_rel.dv.semsc0`: acq_rel weakened to rel",
+        "P0 `membar.acq_rel.dv.semsc0`: scope dv narrowed to wg",
+        "P1 `ld.atom.dv.sc0 r0, y`: scope dv narrowed to wg",
+    ] {
+        assert!(what.contains(&w), "{w} missing from {what:#?}");
+    }
+    for w in [
+        "P0 `membar.acq_rel.dv.semsc0`: acq_rel weakened to rel",
+        "P1 `membar.acq_rel.dv.semsc0`: acq_rel weakened to acq",
+    ] {
+        assert!(!what.contains(&w), "{w} kept: the outcome stays forbidden");
+    }
+    assert_eq!(
+        r.tests[1].skipped.as_deref(),
+        Some("vulkan allows the outcome")
+    );
+    assert!(r.tests[1].mutants.is_empty());
+}

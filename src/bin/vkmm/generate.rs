@@ -107,3 +107,105 @@ pub fn family_command(
     );
     Ok(if report.complete { 0 } else { EXIT_UNDECIDED })
 }
+
+/// The Vulkan litmus files `path` names: the file, or every `.litmus`
+/// file below the folder (sorted).
+fn litmus_files(path: &Path) -> Result<Vec<std::path::PathBuf>, String> {
+    if path.is_file() {
+        return Ok(vec![path.to_path_buf()]);
+    }
+    let mut out = Vec::new();
+    let mut stack = vec![path.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        let entries =
+            std::fs::read_dir(&d).map_err(|e| format!("{}: cannot read: {e}", d.display()))?;
+        for e in entries {
+            let p = e.map_err(|e| format!("{}: {e}", d.display()))?.path();
+            if p.is_dir() {
+                stack.push(p);
+            } else if p.extension().is_some_and(|x| x == "litmus") {
+                out.push(p);
+            }
+        }
+    }
+    out.sort();
+    Ok(out)
+}
+
+/// `vkmm gen --mutants FILE|DIR`.
+pub fn mutants_command(
+    models: &[String],
+    path: &Path,
+    out: Option<&Path>,
+    session: &Session,
+    format: OutputFormat,
+) -> Result<i32, String> {
+    let mut tests = Vec::new();
+    for f in litmus_files(path)? {
+        let text = std::fs::read_to_string(&f)
+            .map_err(|e| format!("{}: cannot read: {e}", f.display()))?;
+        // Only the Vulkan dialect is weakened.
+        if text.split_whitespace().next().map(str::to_ascii_uppercase) != Some("VULKAN".into()) {
+            continue;
+        }
+        tests.push((f.display().to_string(), text));
+    }
+    if tests.is_empty() {
+        return Err(format!(
+            "{}: no Vulkan litmus test (`.litmus` whose first word is VULKAN)",
+            path.display()
+        ));
+    }
+    let report = session.mutants(models, &tests).map_err(|e| e.to_string())?;
+    let mut files = Vec::new();
+    if let Some(dir) = out {
+        let mut rows = Vec::new();
+        for t in &report.tests {
+            for m in &t.mutants {
+                files.push(write_test(dir, &m.name, &m.text)?);
+                rows.push((m.name.clone(), m.verdicts.clone()));
+            }
+        }
+        std::fs::create_dir_all(dir)
+            .map_err(|e| format!("{}: cannot create: {e}", dir.display()))?;
+        files.extend(write_expected(dir, models, &rows)?);
+    }
+    emit(
+        format,
+        "gen",
+        &serde_json::json!({ "mutants": report, "files": files }),
+        || {
+            let mut s = String::new();
+            for t in &report.tests {
+                match &t.skipped {
+                    Some(why) => s.push_str(&format!("{}: no mutants: {why}\n", t.file)),
+                    None => {
+                        s.push_str(&format!(
+                            "{}: {} mutant{} ({} weakening{} still forbidden{})\n",
+                            t.file,
+                            t.mutants.len(),
+                            if t.mutants.len() == 1 { "" } else { "s" },
+                            t.still_forbidden,
+                            if t.still_forbidden == 1 { "" } else { "s" },
+                            if t.undecided > 0 {
+                                format!(", {} undecided", t.undecided)
+                            } else {
+                                String::new()
+                            }
+                        ));
+                        for m in &t.mutants {
+                            s.push_str(&format!("  {}: {}\n", m.name, m.mutation));
+                        }
+                    }
+                }
+            }
+            if !files.is_empty() {
+                s.push_str(&format!("wrote {} files\n", files.len()));
+            }
+            s.push_str(&report.summary());
+            s.push('\n');
+            s
+        },
+    );
+    Ok(if report.complete { 0 } else { EXIT_UNDECIDED })
+}

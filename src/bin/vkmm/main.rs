@@ -188,8 +188,14 @@ fn run(cli: Cli) -> Result<i32, String> {
                     &limits.session(),
                     format,
                 )
-            } else if let Some(_path) = mutants {
-                Err("--mutants is not available yet".into())
+            } else if let Some(path) = mutants {
+                generate::mutants_command(
+                    &models,
+                    &path,
+                    out.as_deref(),
+                    &limits.session(),
+                    format,
+                )
             } else {
                 diff::gen_command(&cycles, &models, out.as_deref(), &limits.session(), format)
             }
