@@ -792,6 +792,40 @@ impl Session {
         crate::analysis::mutants::mutants(&g, tests).map_err(Error::Usage)
     }
 
+    /// Checks the compiler mapping in the file `mapping` on every test of
+    /// the bound: each final state `imp` allows on a compiled test and
+    /// `spec` forbids on its source is a violation (docs/mappings.md).
+    pub fn check_mapping(
+        &self,
+        imp: &str,
+        spec: &str,
+        mapping: &Path,
+        bounds: &crate::analysis::mapping::MappingBounds,
+    ) -> Result<crate::analysis::mapping::MappingReport, Error> {
+        let file = mapping.display().to_string();
+        let text = std::fs::read_to_string(mapping)
+            .map_err(|e| Error::Usage(format!("{file}: cannot read: {e}")))?;
+        let this = self.started();
+        let m = crate::analysis::mapping::read_mapping(&file, &text, &this.options)
+            .map_err(Error::Usage)?;
+        let imp = crate::model::load(imp)?;
+        let spec = crate::model::load(spec)?;
+        let mut bounds = bounds.clone();
+        bounds.deadline = match (bounds.deadline, this.limits.bounds.deadline) {
+            (Some(x), Some(y)) => Some(x.min(y)),
+            (x, y) => x.or(y),
+        };
+        crate::analysis::mapping::check_mapping(
+            &m,
+            &imp,
+            &spec,
+            &this.options,
+            this.limits,
+            &bounds,
+        )
+        .map_err(Error::Usage)
+    }
+
     /// Checks one item of a suite (a failure to check is a row's error, not
     /// the suite's).
     pub fn suite_item(&self, item: &SuiteItem) -> Result<Checked, FileError> {

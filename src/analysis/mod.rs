@@ -14,6 +14,7 @@ pub mod family;
 pub mod generate;
 pub mod litmus;
 pub mod manifest;
+pub mod mapping;
 pub mod merge;
 pub mod mutants;
 pub mod phrases;

@@ -11,6 +11,7 @@ mod explain;
 mod family;
 mod generate;
 mod litmus_outcomes;
+mod mapping;
 mod refines;
 mod show;
 mod states_listing;

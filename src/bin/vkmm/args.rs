@@ -545,8 +545,27 @@ pub enum Command {
     )]
     Refines {
         /// The litmus files.
-        #[arg(required = true)]
+        #[arg(required_unless_present = "mapping")]
         files: Vec<PathBuf>,
+        /// A compiler mapping (TOML, docs/mappings.md): check it on every
+        /// test of the bound (--threads, --events, --locations) over its
+        /// source instructions, instead of on files.
+        #[arg(
+            long,
+            value_name = "FILE",
+            conflicts_with = "files",
+            help_heading = "Mapping"
+        )]
+        mapping: Option<PathBuf>,
+        /// The most threads of a mapped test.
+        #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u8).range(1..=4).map(usize::from), help_heading = "Mapping")]
+        threads: usize,
+        /// The most events (source instructions) per thread.
+        #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u8).range(1..=6).map(usize::from), help_heading = "Mapping")]
+        events: usize,
+        /// The most locations.
+        #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u8).range(1..=4).map(usize::from), help_heading = "Mapping")]
+        locations: usize,
         /// The implementation model (e.g. pops, pops-done-early).
         #[arg(long = "impl", value_name = "MODEL")]
         implementation: String,

@@ -209,3 +209,41 @@ pub fn mutants_command(
     );
     Ok(if report.complete { 0 } else { EXIT_UNDECIDED })
 }
+
+/// `vkmm refines --impl MODEL --spec MODEL --mapping FILE`.
+pub fn mapping_command(
+    mapping: &Path,
+    imp: &str,
+    spec: &str,
+    bounds: vkmm::analysis::mapping::MappingBounds,
+    session: &Session,
+    format: OutputFormat,
+) -> Result<i32, String> {
+    let report = session
+        .check_mapping(imp, spec, mapping, &bounds)
+        .map_err(|e| e.to_string())?;
+    emit(
+        format,
+        "refines",
+        &serde_json::json!({ "mapping": report }),
+        || {
+            let mut s = String::new();
+            for v in &report.violations {
+                s.push_str(&format!(
+                    "violation: {} allows {} on the compiled test, {} forbids it on the source\nsource:\n{}compiled:\n{}\n",
+                    report.implementation, v.outcome, report.specification, v.source, v.target
+                ));
+            }
+            s.push_str(&report.summary());
+            s.push('\n');
+            s
+        },
+    );
+    Ok(if !report.violations.is_empty() {
+        1
+    } else if report.complete {
+        0
+    } else {
+        EXIT_UNDECIDED
+    })
+}

@@ -149,11 +149,30 @@ fn run(cli: Cli) -> Result<i32, String> {
         }
         Command::Refines {
             files,
+            mapping,
+            threads,
+            events,
+            locations,
             implementation,
             spec,
             limits,
             format,
-        } => compare::refines(&files, &implementation, &spec, &limits.session(), format),
+        } => match mapping {
+            Some(m) => generate::mapping_command(
+                &m,
+                &implementation,
+                &spec,
+                vkmm::analysis::mapping::MappingBounds {
+                    threads,
+                    events,
+                    locations,
+                    deadline: None,
+                },
+                &limits.session(),
+                format,
+            ),
+            None => compare::refines(&files, &implementation, &spec, &limits.session(), format),
+        },
         Command::Gen {
             cycles,
             family,
@@ -189,13 +208,7 @@ fn run(cli: Cli) -> Result<i32, String> {
                     format,
                 )
             } else if let Some(path) = mutants {
-                generate::mutants_command(
-                    &models,
-                    &path,
-                    out.as_deref(),
-                    &limits.session(),
-                    format,
-                )
+                generate::mutants_command(&models, &path, out.as_deref(), &limits.session(), format)
             } else {
                 diff::gen_command(&cycles, &models, out.as_deref(), &limits.session(), format)
             }
