@@ -767,6 +767,8 @@ impl Session {
             models: loaded.iter().collect(),
             options: this.options.clone(),
             limits: this.limits,
+            // OpenCL models only: their dialect.
+            opencl: loaded.iter().all(crate::analysis::family::is_opencl),
         };
         crate::analysis::family::family(&g, &bounds).map_err(Error::Usage)
     }
@@ -788,6 +790,7 @@ impl Session {
             models: loaded.iter().collect(),
             options: this.options.clone(),
             limits: this.limits,
+            opencl: false,
         };
         crate::analysis::mutants::mutants(&g, tests).map_err(Error::Usage)
     }

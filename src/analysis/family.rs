@@ -196,6 +196,8 @@ pub struct Generator<'m> {
     pub models: Vec<&'m LoadedModel>,
     pub options: Options,
     pub limits: Limits,
+    /// Write and read the tests in the OpenCL dialect (else Vulkan).
+    pub opencl: bool,
 }
 
 /// Collects the pinned outcome of every candidate.
@@ -245,16 +247,35 @@ impl Generator<'_> {
         crate::frontend::parse_text(
             &format!("{name}.litmus"),
             text,
-            Format::VulkanLitmus,
+            if self.opencl {
+                Format::OpenClLitmus
+            } else {
+                Format::VulkanLitmus
+            },
             self.options.clone(),
         )
         .map_err(|e| format!("generated test {name} does not parse: {e}\n{text}"))
     }
 
+    /// The test of `shape` in the generator's dialect.
+    fn render(
+        &self,
+        shape: &Shape,
+        name: &str,
+        ops: &[Op],
+        comment: &str,
+        condition: Option<&Pinned>,
+    ) -> Result<String, String> {
+        if !self.opencl {
+            return Ok(shape.render(name, ops, comment, condition));
+        }
+        render_opencl(shape, name, ops, comment, condition)
+    }
+
     /// The outcomes of every candidate of `shape`, and whether a limit
     /// cut the walk.
     fn outcomes(&self, shape: &Shape, ops: &[Op]) -> Result<(Vec<Pinned>, bool), String> {
-        let text = shape.render("candidate", ops, "", None);
+        let text = self.render(shape, "candidate", ops, "", None)?;
         let program = self.parse("candidate", &text)?;
         let m = self.models[0];
         let mut v = AllOutcomes {
@@ -339,13 +360,23 @@ pub fn family(g: &Generator, bounds: &FamilyBounds) -> Result<FamilyReport, Stri
         stopped: None,
         notes: Vec::new(),
     };
-    for m in &g.models {
-        if m.profile.host.contains(&crate::ir::host::HostApi::OpenCl) {
-            report.notes.push(format!(
-                "{} is an OpenCL model: the family is written in the Vulkan dialect, which it \
-                 reads too, on the vocabulary the two dialects share",
-                m.name
-            ));
+    if g.opencl {
+        // Every instruction of the vocabulary must have an OpenCL form.
+        for op in &ops {
+            opencl_statement(op, "x", 1, "r0")?;
+        }
+        report.notes.push(
+            "the models are OpenCL models: the family is written in the OpenCL dialect".into(),
+        );
+    } else {
+        for m in &g.models {
+            if is_opencl(m) {
+                report.notes.push(format!(
+                    "{} is an OpenCL model: the family is written in the Vulkan dialect, which it \
+                     reads too, on the vocabulary the two dialects share",
+                    m.name
+                ));
+            }
         }
     }
     let expired = || {
@@ -371,7 +402,7 @@ pub fn family(g: &Generator, bounds: &FamilyBounds) -> Result<FamilyReport, Stri
                 report.cut += 1;
                 continue;
             }
-            let probe = shape.render("listing", &ops, "", Some(&outcomes[0]));
+            let probe = g.render(&shape, "listing", &ops, "", Some(&outcomes[0]))?;
             let listings: Vec<Listing> = g
                 .models
                 .iter()
@@ -423,7 +454,7 @@ pub fn family(g: &Generator, bounds: &FamilyBounds) -> Result<FamilyReport, Stri
                     .collect::<Vec<_>>()
                     .join("\n");
                 report.tests.push(FamilyTest {
-                    text: shape.render(&name, &ops, &comment, Some(o)),
+                    text: g.render(&shape, &name, &ops, &comment, Some(o))?,
                     name,
                     condition: o.all.clone(),
                     events: shape.events(),
@@ -457,4 +488,127 @@ fn letters(mut k: usize) -> String {
     }
     s.reverse();
     String::from_utf8(s).unwrap_or_default()
+}
+
+/// Whether `m` is an OpenCL model (one with OpenCL host rules, as every
+/// built-in OpenCL model has).
+pub fn is_opencl(m: &LoadedModel) -> bool {
+    m.profile.host.contains(&crate::ir::host::HostApi::OpenCl)
+}
+
+/// The OpenCL C statement of a vocabulary instruction (docs/synthesis.md,
+/// "Families"): the inverse of the rows of docs/opencl-vulkan-mapping.md.
+/// Non-atomic accesses are `*x`; atomics `atomic_load_explicit`,
+/// `atomic_store_explicit`, `atomic_exchange_explicit` with the memory
+/// order and scope of their tokens; `membar` an `atomic_work_item_fence`
+/// on global memory; a control barrier, an execution barrier only in the
+/// Vulkan dialect, `barrier(0)` ("flags 0": a pure execution barrier).
+/// Instructions OpenCL has no form of (availability and visibility
+/// operations, queue-family and invocation scopes, storage classes other
+/// than global memory) are an error.
+fn opencl_statement(op: &Op, x: &str, v: i64, r: &str) -> Result<String, String> {
+    use super::diff::Kind;
+    let tokens: Vec<&str> = op.attrs.split('.').filter(|t| !t.is_empty()).collect();
+    let (mut order, mut scope, mut atomic) = ("memory_order_relaxed", None, false);
+    for t in &tokens {
+        match *t {
+            "atom" => atomic = true,
+            "acq" => order = "memory_order_acquire",
+            "rel" => order = "memory_order_release",
+            "acq_rel" => order = "memory_order_acq_rel",
+            "sg" => scope = Some("memory_scope_sub_group"),
+            "wg" => scope = Some("memory_scope_work_group"),
+            "dv" => scope = Some("memory_scope_device"),
+            "semsc0" => {}
+            other => {
+                return Err(format!(
+                    "the OpenCL dialect has no form of `{}` (its token `{other}`): OpenCL tests \
+                     take the families plain, atomic, acqrel, rmw, membar and cbar at scopes \
+                     sg, wg and dv with one storage class",
+                    op.attrs
+                ));
+            }
+        }
+    }
+    if op.class != 0 {
+        return Err("the OpenCL dialect's tests use one storage class (global memory)".into());
+    }
+    let scope = scope.unwrap_or("memory_scope_device");
+    Ok(match op.kind {
+        Kind::Load if !atomic => format!("int {r} = *{x};"),
+        Kind::Store if !atomic => format!("*{x} = {v};"),
+        Kind::Load => format!("int {r} = atomic_load_explicit({x}, {order}, {scope});"),
+        Kind::Store => format!("atomic_store_explicit({x}, {v}, {order}, {scope});"),
+        Kind::Rmw => format!("int {r} = atomic_exchange_explicit({x}, {v}, {order}, {scope});"),
+        Kind::Membar => {
+            format!("atomic_work_item_fence(CLK_GLOBAL_MEM_FENCE, {order}, {scope});")
+        }
+        Kind::Cbar => "barrier(0);".into(),
+        Kind::AvDevice | Kind::VisDevice => {
+            return Err("the OpenCL dialect has no avdevice or visdevice".into());
+        }
+    })
+}
+
+/// The OpenCL-dialect test of `shape`: the Vulkan rendering's registers,
+/// values and placements, each instruction as its OpenCL statement, the
+/// commentary a `(* *)` comment, the condition in herd's C syntax.
+fn render_opencl(
+    shape: &Shape,
+    name: &str,
+    ops: &[Op],
+    comment: &str,
+    condition: Option<&Pinned>,
+) -> Result<String, String> {
+    let mut value = 0;
+    let mut locs: Vec<usize> = Vec::new();
+    let mut threads = Vec::new();
+    for thread in &shape.threads {
+        let mut body = Vec::new();
+        let mut reg = 0;
+        for &(o, l) in thread {
+            let op = &ops[o];
+            if op.has_location() && !locs.contains(&l) {
+                locs.push(l);
+            }
+            let r = format!("r{reg}");
+            let v = value + 1;
+            if matches!(op.kind, super::diff::Kind::Load | super::diff::Kind::Rmw) {
+                reg += 1;
+            }
+            if matches!(op.kind, super::diff::Kind::Store | super::diff::Kind::Rmw) {
+                value += 1;
+            }
+            body.push(opencl_statement(op, super::diff::LOCATIONS[l], v, &r)?);
+        }
+        threads.push(body);
+    }
+    locs.sort();
+    let names: Vec<&str> = locs.iter().map(|l| super::diff::LOCATIONS[*l]).collect();
+    let text = super::mapping::render(
+        super::mapping::Dialect::OpenCl,
+        name,
+        &shape.place,
+        &threads,
+        &names,
+    );
+    let (head, rest) = text.split_once('\n').unwrap_or((&text, ""));
+    let mut out = head.to_string();
+    out.push('\n');
+    if !comment.is_empty() {
+        out.push_str(&format!("(*\n{}\n*)\n", comment.replace("*)", "* )")));
+    }
+    out.push_str(rest);
+    if let Some(c) = condition {
+        let clauses: Vec<String> = c
+            .all
+            .split(" /\\ ")
+            .map(|x| {
+                let (k, v) = x.split_once(" == ").unwrap_or((x, ""));
+                format!("{}={v}", k.trim().trim_start_matches('P'))
+            })
+            .collect();
+        out.push_str(&format!("exists ({})\n", clauses.join(" /\\ ")));
+    }
+    Ok(out)
 }

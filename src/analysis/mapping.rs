@@ -242,7 +242,7 @@ pub fn read_mapping(file: &str, text: &str, options: &Options) -> Result<Mapping
 /// subgroup), each with its statements, every location initially 0, every
 /// register declared by its statements; no final clause (a listing of
 /// every final state).
-fn render(
+pub(super) fn render(
     d: Dialect,
     name: &str,
     place: &[(usize, usize)],

@@ -384,3 +384,63 @@ exists (P1:r0 == 1 /\\ P1:r1 == 0)
     );
     assert!(r.tests[1].mutants.is_empty());
 }
+
+/// OpenCL models get the OpenCL dialect: the one-thread family of the
+/// first test, by hand the same three forbidden outcomes (C11 coherence:
+/// a read does not see a write sequenced after it, nor one overwritten
+/// before it, and the later of two sequenced writes is last), written as
+/// OpenCL C; the files read back through the OpenCL reader with their
+/// verdicts (`vkmm suite` with the expected CSV). A vocabulary OpenCL has
+/// no form of is an error.
+#[test]
+fn an_opencl_family_is_written_in_its_dialect() {
+    let r = family(&["opencl"], &bounds(1, 2, 1, "plain", Outcomes::Forbidden));
+    assert_eq!(r.tests.len(), 3, "{}", r.summary());
+    assert!(r.tests.iter().all(|t| t.text.starts_with("OPENCL ")));
+    assert!(
+        r.tests[0].text.contains("  int r0 = *x;\n  *x = 1;\n"),
+        "{}",
+        r.tests[0].text
+    );
+    assert!(
+        r.tests[0].text.contains("exists (0:r0=1 /\\ x=1)"),
+        "{}",
+        r.tests[0].text
+    );
+    let dir = temp_dir("opencl");
+    let d = dir.to_str().unwrap();
+    let (code, out, err) = common::vkmm(&[
+        "gen",
+        "--family",
+        "--models",
+        "opencl",
+        "--threads",
+        "2",
+        "--events",
+        "2",
+        "--locations",
+        "1",
+        "--vocabulary",
+        "plain,acqrel",
+        "--scopes",
+        "wg,dv",
+        "--out",
+        d,
+    ]);
+    assert_eq!(code, 0, "{out}{err}");
+    let csv = format!("{d}/expected-opencl.csv");
+    let (code, out, err) = common::vkmm(&["suite", d, "--model", "opencl", "--expected", &csv]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains(" 0 failed, 0 undecided, 0 errors"), "{out}");
+    let _ = std::fs::remove_dir_all(&dir);
+    let (code, _, err) = common::vkmm(&[
+        "gen",
+        "--family",
+        "--models",
+        "opencl",
+        "--vocabulary",
+        "avvis",
+    ]);
+    assert_eq!(code, 2);
+    assert!(err.contains("the OpenCL dialect has no form of"), "{err}");
+}
