@@ -40,12 +40,15 @@ impl Dialect {
         }
     }
     fn name(self) -> &'static str {
-        match self {
-            Dialect::Vulkan => "vulkan",
-            Dialect::OpenCl => "opencl",
-        }
+        DIALECTS
+            .iter()
+            .find(|(_, d)| *d == self)
+            .map_or("", |(n, _)| n)
     }
 }
+
+/// The dialects a mapping file names, by their names in it.
+const DIALECTS: &[(&str, Dialect)] = &[("vulkan", Dialect::Vulkan), ("opencl", Dialect::OpenCl)];
 
 /// One row of a mapping: a source instruction and what it compiles to.
 #[derive(Clone, Debug, Serialize)]
@@ -144,16 +147,15 @@ pub fn read_mapping(file: &str, text: &str, options: &Options) -> Result<Mapping
     })?;
     let at = |r: Range<usize>| line_col(text, r.start);
     let dialect = |s: &toml::Spanned<String>| -> Result<Dialect, String> {
-        match s.get_ref().as_str() {
-            "vulkan" => Ok(Dialect::Vulkan),
-            "opencl" => Ok(Dialect::OpenCl),
-            other => {
+        let name = s.get_ref().as_str();
+        DIALECTS
+            .iter()
+            .find(|(n, _)| *n == name)
+            .map(|(_, d)| *d)
+            .ok_or_else(|| {
                 let (l, c) = at(s.span());
-                Err(format!(
-                    "{file}:{l}:{c}: unknown dialect `{other}`: expected vulkan or opencl"
-                ))
-            }
-        }
+                format!("{file}:{l}:{c}: unknown dialect `{name}`: expected vulkan or opencl")
+            })
     };
     let source = dialect(&raw.source)?;
     let target = dialect(&raw.target)?;
@@ -414,6 +416,10 @@ pub struct MappingBounds {
     pub deadline: Option<web_time::Instant>,
 }
 
+/// Final states (each its sorted clauses), whether the listing is whole,
+/// and race freedom.
+type StatesListing = (Vec<Vec<String>>, bool, Option<bool>);
+
 /// A model's listing of every final state of `program` (all registers and
 /// locations shown): the states as sorted clauses, whether whole, and
 /// race freedom.
@@ -423,7 +429,7 @@ fn listing(
     m: &LoadedModel,
     limits: Limits,
     races: bool,
-) -> Result<(Vec<Vec<String>>, bool, Option<bool>), String> {
+) -> Result<StatesListing, String> {
     let mut p = program.clone();
     p.condition = None;
     p.shown_locations = (0..p.locations.len()).collect();

@@ -7,7 +7,7 @@ use crate::common;
 use vkmm::analysis::mapping::{MappingBounds, MappingReport};
 
 /// The four OpenCL -> Vulkan rows of message passing at Device scope, as
-/// models/mappings/opencl-vulkan.toml writes them; `acquire` replaces the
+/// examples/mappings/opencl-vulkan.toml writes them; `acquire` replaces the
 /// acquire load's target.
 fn mp_mapping(acquire: &str) -> String {
     format!(
@@ -174,4 +174,31 @@ fn bad_mapping_files_name_their_line() {
         assert!(err.contains(what), "case {i}: {err}");
         let _ = std::fs::remove_file(&p);
     }
+}
+
+/// The shipped OpenCL -> Vulkan mapping reads (every row's source and
+/// target through their front ends) and keeps its guarantees on every
+/// two-thread test of one instruction per thread: with one instruction per
+/// thread nothing is ordered in either model beyond coherence of a single
+/// location, which both models keep (OpenCL 3.6 "the modification order of
+/// each atomic object", Vulkan's location-ordered).
+#[test]
+fn the_shipped_opencl_vulkan_mapping_reads_and_holds_at_one_event() {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("examples/mappings/opencl-vulkan.toml");
+    let r = vkmm::Session::new()
+        .check_mapping(
+            "vulkan",
+            "opencl",
+            &path,
+            &MappingBounds {
+                threads: 2,
+                events: 1,
+                locations: 1,
+                deadline: None,
+            },
+        )
+        .unwrap();
+    assert!(r.complete && r.violations.is_empty(), "{}", r.summary());
+    assert!(r.tests > r.racy && r.racy > 0, "{}", r.summary());
 }
