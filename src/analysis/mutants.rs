@@ -57,6 +57,9 @@ pub struct MutantsReport {
     pub tests: Vec<Mutated>,
     /// Every check decided.
     pub complete: bool,
+    /// Why the walk stopped before the last test, when it did (the tests
+    /// listed are those it finished).
+    pub stopped: Option<String>,
 }
 
 impl MutantsReport {
@@ -70,7 +73,7 @@ impl MutantsReport {
             .count();
         let undecided: usize = self.tests.iter().map(|t| t.undecided).sum();
         format!(
-            "{}{mutants} mutant{} of {conf} test{} whose outcome {} forbids ({} test{} read; {none} with no mutant the model allows){}",
+            "{}{mutants} mutant{} of {conf} test{} whose outcome {} forbids ({} test{} read; {none} with no mutant the model allows){}{}",
             if self.complete { "" } else { "UNDECIDED: " },
             if mutants == 1 { "" } else { "s" },
             if conf == 1 { "" } else { "s" },
@@ -81,7 +84,10 @@ impl MutantsReport {
                 format!("; {undecided} weakenings undecided (a limit)")
             } else {
                 String::new()
-            }
+            },
+            self.stopped
+                .as_ref()
+                .map_or(String::new(), |s| format!("; {s}"))
         )
     }
 }
@@ -333,8 +339,19 @@ pub fn mutants(g: &Generator, tests: &[(String, String)]) -> Result<MutantsRepor
         models: g.models.iter().map(|m| m.name.clone()).collect(),
         tests: Vec::new(),
         complete: true,
+        stopped: None,
     };
+    let deadline = g.limits.bounds.deadline;
     for (file, text) in tests {
+        if deadline.is_some_and(|d| web_time::Instant::now() >= d) {
+            report.complete = false;
+            report.stopped = Some(format!(
+                "the time limit stopped it after {} of {} tests",
+                report.tests.len(),
+                tests.len()
+            ));
+            break;
+        }
         let program = crate::frontend::parse_text(
             file,
             text,

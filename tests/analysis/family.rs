@@ -444,3 +444,24 @@ fn an_opencl_family_is_written_in_its_dialect() {
     assert_eq!(code, 2);
     assert!(err.contains("the OpenCL dialect has no form of"), "{err}");
 }
+
+/// Mutants are bounded like every command: a deadline already passed stops
+/// the walk before its first test, undecided, saying how far it got.
+#[test]
+fn stopped_mutants_are_undecided() {
+    let g =
+        vkmm::analysis::generate::from_cycle("PodWW Rfe.dv.rel-acq PodRR Fre.dv.av-vis").unwrap();
+    let r = vkmm::Session::new()
+        .deadline(Some(web_time::Instant::now()))
+        .mutants(&["vulkan".into()], &[("mp.litmus".into(), g.text)])
+        .unwrap();
+    assert!(!r.complete);
+    assert!(r.tests.is_empty());
+    assert!(r.summary().starts_with("UNDECIDED: "), "{}", r.summary());
+    assert!(
+        r.summary()
+            .ends_with("the time limit stopped it after 0 of 1 tests"),
+        "{}",
+        r.summary()
+    );
+}
