@@ -746,6 +746,89 @@ impl Session {
         crate::analysis::diff::diff(&pair, &bounds).map_err(Error::Usage)
     }
 
+    /// Generates the family `bounds` with each model's verdicts
+    /// (docs/synthesis.md, "Families").
+    pub fn family(
+        &self,
+        models: &[String],
+        bounds: &crate::analysis::family::FamilyBounds,
+    ) -> Result<crate::analysis::family::FamilyReport, Error> {
+        let loaded = models
+            .iter()
+            .map(|m| crate::model::load(m))
+            .collect::<Result<Vec<_>, _>>()?;
+        let this = self.started();
+        let mut bounds = bounds.clone();
+        bounds.deadline = match (bounds.deadline, this.limits.bounds.deadline) {
+            (Some(x), Some(y)) => Some(x.min(y)),
+            (x, y) => x.or(y),
+        };
+        let g = crate::analysis::family::Generator {
+            models: loaded.iter().collect(),
+            options: this.options.clone(),
+            limits: this.limits,
+            // OpenCL models only: their dialect.
+            opencl: loaded.iter().all(crate::analysis::family::is_opencl),
+        };
+        crate::analysis::family::family(&g, &bounds).map_err(Error::Usage)
+    }
+
+    /// The mutants of each test (`(file, text)`, Vulkan litmus) whose
+    /// `exists` outcome the first model forbids (docs/synthesis.md,
+    /// "Mutants").
+    pub fn mutants(
+        &self,
+        models: &[String],
+        tests: &[(String, String)],
+    ) -> Result<crate::analysis::mutants::MutantsReport, Error> {
+        let loaded = models
+            .iter()
+            .map(|m| crate::model::load(m))
+            .collect::<Result<Vec<_>, _>>()?;
+        let this = self.started();
+        let g = crate::analysis::family::Generator {
+            models: loaded.iter().collect(),
+            options: this.options.clone(),
+            limits: this.limits,
+            opencl: false,
+        };
+        crate::analysis::mutants::mutants(&g, tests).map_err(Error::Usage)
+    }
+
+    /// Checks the compiler mapping in the file `mapping` on every test of
+    /// the bound: each final state `imp` allows on a compiled test and
+    /// `spec` forbids on its source is a violation (docs/mappings.md).
+    pub fn check_mapping(
+        &self,
+        imp: &str,
+        spec: &str,
+        mapping: &Path,
+        bounds: &crate::analysis::mapping::MappingBounds,
+    ) -> Result<crate::analysis::mapping::MappingReport, Error> {
+        let file = mapping.display().to_string();
+        let text = std::fs::read_to_string(mapping)
+            .map_err(|e| Error::Usage(format!("{file}: cannot read: {e}")))?;
+        let this = self.started();
+        let m = crate::analysis::mapping::read_mapping(&file, &text, &this.options)
+            .map_err(Error::Usage)?;
+        let imp = crate::model::load(imp)?;
+        let spec = crate::model::load(spec)?;
+        let mut bounds = bounds.clone();
+        bounds.deadline = match (bounds.deadline, this.limits.bounds.deadline) {
+            (Some(x), Some(y)) => Some(x.min(y)),
+            (x, y) => x.or(y),
+        };
+        crate::analysis::mapping::check_mapping(
+            &m,
+            &imp,
+            &spec,
+            &this.options,
+            this.limits,
+            &bounds,
+        )
+        .map_err(Error::Usage)
+    }
+
     /// Checks one item of a suite (a failure to check is a row's error, not
     /// the suite's).
     pub fn suite_item(&self, item: &SuiteItem) -> Result<Checked, FileError> {

@@ -134,7 +134,7 @@ impl Vocabulary {
     }
 
     /// Every instruction of the vocabulary.
-    fn ops(&self) -> Vec<Op> {
+    pub(super) fn ops(&self) -> Vec<Op> {
         let mut ops = Vec::new();
         let classes: Vec<usize> = (0..self.classes).collect();
         for &c in &classes {
@@ -317,7 +317,7 @@ impl Default for DiffBounds {
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-enum Kind {
+pub(super) enum Kind {
     Load,
     Store,
     Rmw,
@@ -328,14 +328,14 @@ enum Kind {
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
-struct Op {
-    kind: Kind,
-    attrs: String,
-    class: usize,
+pub(super) struct Op {
+    pub(super) kind: Kind,
+    pub(super) attrs: String,
+    pub(super) class: usize,
 }
 
 impl Op {
-    fn has_location(&self) -> bool {
+    pub(super) fn has_location(&self) -> bool {
         matches!(self.kind, Kind::Load | Kind::Store | Kind::Rmw)
     }
 }
@@ -348,16 +348,16 @@ type Key = (Vec<(usize, usize)>, Vec<Vec<(usize, usize)>>);
 
 /// One skeleton: thread placements and, per thread, (op index, location).
 #[derive(Clone, Debug, PartialEq, Eq)]
-struct Shape {
+pub(super) struct Shape {
     /// Per thread: (workgroup, subgroup), numbered in order of first use.
-    place: Vec<(usize, usize)>,
-    threads: Vec<Vec<(usize, usize)>>,
+    pub(super) place: Vec<(usize, usize)>,
+    pub(super) threads: Vec<Vec<(usize, usize)>>,
 }
 
-const LOCATIONS: &[&str] = &["x", "y", "z", "w"];
+pub(super) const LOCATIONS: &[&str] = &["x", "y", "z", "w"];
 
 impl Shape {
-    fn events(&self) -> usize {
+    pub(super) fn events(&self) -> usize {
         self.threads.iter().map(Vec::len).sum()
     }
 
@@ -393,7 +393,13 @@ impl Shape {
 
     /// The Vulkan-dialect litmus text of the skeleton and, per event
     /// (thread, index), its register and the value it writes.
-    fn render(&self, name: &str, ops: &[Op], comment: &str, condition: Option<&Pinned>) -> String {
+    pub(super) fn render(
+        &self,
+        name: &str,
+        ops: &[Op],
+        comment: &str,
+        condition: Option<&Pinned>,
+    ) -> String {
         let mut cols: Vec<Vec<String>> = Vec::new();
         let mut value = 0;
         let mut locs: Vec<usize> = Vec::new();
@@ -455,7 +461,7 @@ impl Shape {
 
     /// The skeleton without event `i` of thread `t` (a thread left empty
     /// goes, the placements renumbered).
-    fn without(&self, t: usize, i: usize) -> Shape {
+    pub(super) fn without(&self, t: usize, i: usize) -> Shape {
         let mut s = self.clone();
         s.threads[t].remove(i);
         if s.threads[t].is_empty() {
@@ -568,15 +574,15 @@ type Found = (Pinned, Difference, [String; 2]);
 
 /// The final clauses pinning one candidate execution.
 #[derive(Clone, Debug, PartialEq, Eq)]
-struct Pinned {
+pub(super) struct Pinned {
     /// Each read's value.
-    reads: String,
+    pub(super) reads: String,
     /// Each read's value and each location's final value.
-    all: String,
+    pub(super) all: String,
     /// Whether the test keeps only this execution's reads (`filter`): for a
     /// candidate consistent under both models and racy under one only, so
     /// that the test's race verdict is this execution's.
-    filter: bool,
+    pub(super) filter: bool,
 }
 
 /// Walks every candidate of a program under model `a`, evaluating `b` on
@@ -601,9 +607,8 @@ impl Differ<'_> {
         }
     }
 
-    /// The condition pinning candidate `c` of `sk`: every read's value and
-    /// every location's final value (the last write in the final order of
-    /// the model `eval` comes from, else `co`).
+    /// The condition pinning candidate `c` of `sk` under the model `eval`
+    /// comes from.
     fn condition(
         &self,
         sk: &Skeleton,
@@ -611,52 +616,69 @@ impl Differ<'_> {
         eval: &crate::cat::Evaluation,
         which: usize,
     ) -> Pinned {
-        let p = self.program;
-        let loc_of = |e: usize| p.location_of(sk.events[e].instruction(p));
-        let mut parts = Vec::new();
-        for (t, regs) in sk.registers.iter().enumerate() {
-            for (r, v) in regs {
-                let value = match v {
-                    crate::engine::RegValue::Const(k) => *k,
-                    crate::engine::RegValue::Read(e) => {
-                        let i = sk.reads.iter().position(|x| x == e);
-                        match i.and_then(|i| c.rf_source[i]) {
-                            Some(w) => sk.events[w].write_value.unwrap_or(0),
-                            None => loc_of(*e).map_or(0, |l| sk.initial[l]),
-                        }
+        pin(
+            self.program,
+            self.final_order[which].as_deref(),
+            sk,
+            c,
+            eval,
+        )
+    }
+}
+
+/// The condition pinning candidate `c` of `sk`: every read's value and
+/// every location's final value (the last write in the relation
+/// `final_order` of the evaluation `eval`, else `co`).
+pub(super) fn pin(
+    p: &Program,
+    final_order: Option<&str>,
+    sk: &Skeleton,
+    c: &Candidate,
+    eval: &crate::cat::Evaluation,
+) -> Pinned {
+    let loc_of = |e: usize| p.location_of(sk.events[e].instruction(p));
+    let mut parts = Vec::new();
+    for (t, regs) in sk.registers.iter().enumerate() {
+        for (r, v) in regs {
+            let value = match v {
+                crate::engine::RegValue::Const(k) => *k,
+                crate::engine::RegValue::Read(e) => {
+                    let i = sk.reads.iter().position(|x| x == e);
+                    match i.and_then(|i| c.rf_source[i]) {
+                        Some(w) => sk.events[w].write_value.unwrap_or(0),
+                        None => loc_of(*e).map_or(0, |l| sk.initial[l]),
                     }
-                    crate::engine::RegValue::Expr(_) => continue,
-                };
-                parts.push(format!("P{t}:{r} == {value}"));
-            }
-        }
-        let reads = parts.join(" /\\ ");
-        let order = self.final_order[which]
-            .as_deref()
-            .and_then(|n| eval.lookup(n))
-            .or_else(|| c.env.get("co"));
-        for (l, name) in p.locations.iter().enumerate() {
-            let writes: Vec<usize> = (0..sk.events.len())
-                .filter(|&e| sk.events[e].writes && loc_of(e) == Some(l))
-                .collect();
-            let last = writes.iter().copied().find(|&w| {
-                writes
-                    .iter()
-                    .all(|&v| v == w || !matches!(order, Some(Value::Rel(r)) if r.contains(w, v)))
-            });
-            let value = match last {
-                Some(w) if writes.len() == 1 || order.is_some() => {
-                    sk.events[w].write_value.unwrap_or(0)
                 }
-                _ => sk.initial[l],
+                crate::engine::RegValue::Expr(_) => continue,
             };
-            parts.push(format!("{name} == {value}"));
+            parts.push(format!("P{t}:{r} == {value}"));
         }
-        Pinned {
-            reads,
-            all: parts.join(" /\\ "),
-            filter: false,
-        }
+    }
+    let reads = parts.join(" /\\ ");
+    let order = final_order
+        .and_then(|n| eval.lookup(n))
+        .or_else(|| c.env.get("co"));
+    for (l, name) in p.locations.iter().enumerate() {
+        let writes: Vec<usize> = (0..sk.events.len())
+            .filter(|&e| sk.events[e].writes && loc_of(e) == Some(l))
+            .collect();
+        let last = writes.iter().copied().find(|&w| {
+            writes
+                .iter()
+                .all(|&v| v == w || !matches!(order, Some(Value::Rel(r)) if r.contains(w, v)))
+        });
+        let value = match last {
+            Some(w) if writes.len() == 1 || order.is_some() => {
+                sk.events[w].write_value.unwrap_or(0)
+            }
+            _ => sk.initial[l],
+        };
+        parts.push(format!("{name} == {value}"));
+    }
+    Pinned {
+        reads,
+        all: parts.join(" /\\ "),
+        filter: false,
     }
 }
 
@@ -717,7 +739,7 @@ impl Visitor for Differ<'_> {
 }
 
 /// Every skeleton of `n` events in the space, one per symmetry class.
-fn skeletons(bounds: &DiffBounds, ops: &[Op], n: usize) -> Vec<Shape> {
+pub(super) fn skeletons(bounds: &DiffBounds, ops: &[Op], n: usize) -> Vec<Shape> {
     let mut out = Vec::new();
     for t in 1..=bounds.threads.min(n) {
         // Thread lengths: non-increasing is not assumed (placements break

@@ -8,12 +8,15 @@ pub mod compare;
 pub mod diff;
 pub mod expected;
 pub mod explain;
+pub mod family;
 // `gen` is a reserved word in edition 2024.
 #[path = "gen.rs"]
 pub mod generate;
 pub mod litmus;
 pub mod manifest;
+pub mod mapping;
 pub mod merge;
+pub mod mutants;
 pub mod phrases;
 pub mod pops;
 pub mod queries;

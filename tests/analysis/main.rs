@@ -8,8 +8,10 @@ mod common;
 
 mod diff;
 mod explain;
+mod family;
 mod generate;
 mod litmus_outcomes;
+mod mapping;
 mod refines;
 mod show;
 mod states_listing;

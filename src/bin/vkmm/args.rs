@@ -17,6 +17,15 @@ pub struct Cli {
     pub command: Command,
 }
 
+/// Which outcomes of a family's skeletons become tests.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum OutcomesArg {
+    /// The outcomes some model forbids.
+    Forbidden,
+    /// Every outcome of every candidate execution.
+    All,
+}
+
 #[derive(Clone, Copy, ValueEnum, PartialEq, Eq)]
 pub enum OutputFormat {
     /// vkmm's text report.
@@ -465,16 +474,55 @@ pub enum Command {
         #[arg(long, value_enum, default_value = "text")]
         format: OutputFormat,
     },
-    /// Generate a Vulkan litmus test from a cycle of relations, diy-style
-    /// (docs/synthesis.md, "Tests from a cycle"), and check it under each
-    /// model: e.g. `vkmm gen "Rfe.dv.rel-acq PodRR Fre.dv"`.
+    /// Generate Vulkan litmus tests with each model's verdicts: from cycles
+    /// of relations, diy-style (`vkmm gen "Rfe.dv.rel-acq PodRR Fre.dv"`),
+    /// every test of a bound (`--family`), or the mutants of tests whose
+    /// outcome a model forbids (`--mutants`) (docs/synthesis.md).
     #[command(
-        after_help = "Examples:\n  vkmm gen 'Rfe.dv.rel-acq PodRR Fre.dv' 'PodWW Rfe.wg PodRR Fre.wg'\n  vkmm gen --models vulkan,vulkan-dat3m --out gen/ 'PosWW Rfe PosRR Fre'"
+        after_help = "Examples:\n  vkmm gen 'Rfe.dv.rel-acq PodRR Fre.dv' 'PodWW Rfe.wg PodRR Fre.wg'\n  vkmm gen --models vulkan,vulkan-dat3m --out gen/ 'PosWW Rfe PosRR Fre'\n  vkmm gen --family --threads 2 --events 2 --locations 2 --vocabulary plain,acqrel --scopes dv --out fam/\n  vkmm gen --mutants fam/ --out mutants/"
     )]
     Gen {
         /// Cycles, each one argument: edges separated by spaces.
-        #[arg(required = true)]
+        #[arg(required_unless_present_any = ["family", "mutants"], conflicts_with_all = ["family", "mutants"])]
         cycles: Vec<String>,
+        /// Every test of the bound (--threads, --events, --locations) over
+        /// the vocabulary, one per outcome (--outcomes), modulo thread
+        /// symmetry and location renaming.
+        #[arg(long, conflicts_with = "mutants", help_heading = "Family")]
+        family: bool,
+        /// The mutants of each test of FILE or of every .litmus file below
+        /// DIR whose `exists` outcome the first model forbids: the weakened variants (a scope
+        /// narrowed, an acquire or release dropped, a barrier removed,
+        /// av/vis dropped) that it allows.
+        #[arg(long, value_name = "FILE|DIR", help_heading = "Family")]
+        mutants: Option<PathBuf>,
+        /// The most threads of a family's test.
+        #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u8).range(1..=4).map(usize::from), help_heading = "Family")]
+        threads: usize,
+        /// The most events (instructions) per thread.
+        #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u8).range(1..=6).map(usize::from), help_heading = "Family")]
+        events: usize,
+        /// The most locations.
+        #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u8).range(1..=4).map(usize::from), help_heading = "Family")]
+        locations: usize,
+        /// Instruction families: plain, atomic, acqrel, avvis, semavvis, rmw,
+        /// membar, cbar, device, or instruction forms (comma-separated).
+        #[arg(
+            long,
+            default_value = "plain,atomic,acqrel,avvis",
+            help_heading = "Family"
+        )]
+        vocabulary: String,
+        /// Scopes of atomics, barriers and av/vis accesses: sg, wg, qf, dv, inv.
+        #[arg(long, default_value = "wg,dv", help_heading = "Family")]
+        scopes: String,
+        /// Storage classes (sc0 .. scN-1).
+        #[arg(long, default_value_t = 1, help_heading = "Family")]
+        classes: usize,
+        /// Which outcomes of each skeleton become tests: those some model
+        /// forbids, or all.
+        #[arg(long, value_enum, default_value = "forbidden", help_heading = "Family")]
+        outcomes: OutcomesArg,
         /// The models whose verdicts the files record (comma-separated).
         #[arg(long, value_delimiter = ',', default_value = "vulkan")]
         models: Vec<String>,
@@ -497,8 +545,27 @@ pub enum Command {
     )]
     Refines {
         /// The litmus files.
-        #[arg(required = true)]
+        #[arg(required_unless_present = "mapping")]
         files: Vec<PathBuf>,
+        /// A compiler mapping (TOML, docs/mappings.md): check it on every
+        /// test of the bound (--threads, --events, --locations) over its
+        /// source instructions, instead of on files.
+        #[arg(
+            long,
+            value_name = "FILE",
+            conflicts_with = "files",
+            help_heading = "Mapping"
+        )]
+        mapping: Option<PathBuf>,
+        /// The most threads of a mapped test.
+        #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u8).range(1..=4).map(usize::from), help_heading = "Mapping")]
+        threads: usize,
+        /// The most events (source instructions) per thread.
+        #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u8).range(1..=6).map(usize::from), help_heading = "Mapping")]
+        events: usize,
+        /// The most locations.
+        #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u8).range(1..=4).map(usize::from), help_heading = "Mapping")]
+        locations: usize,
         /// The implementation model (e.g. pops, pops-done-early).
         #[arg(long = "impl", value_name = "MODEL")]
         implementation: String,

@@ -8,6 +8,7 @@ mod check;
 mod compare;
 mod diff;
 mod explain;
+mod generate;
 mod output;
 mod suite;
 
@@ -148,18 +149,70 @@ fn run(cli: Cli) -> Result<i32, String> {
         }
         Command::Refines {
             files,
+            mapping,
+            threads,
+            events,
+            locations,
             implementation,
             spec,
             limits,
             format,
-        } => compare::refines(&files, &implementation, &spec, &limits.session(), format),
+        } => match mapping {
+            Some(m) => generate::mapping_command(
+                &m,
+                &implementation,
+                &spec,
+                vkmm::analysis::mapping::MappingBounds {
+                    threads,
+                    events,
+                    locations,
+                    deadline: None,
+                },
+                &limits.session(),
+                format,
+            ),
+            None => compare::refines(&files, &implementation, &spec, &limits.session(), format),
+        },
         Command::Gen {
             cycles,
+            family,
+            mutants,
+            threads,
+            events,
+            locations,
+            vocabulary,
+            scopes,
+            classes,
+            outcomes,
             models,
             out,
             limits,
             format,
-        } => diff::gen_command(&cycles, &models, out.as_deref(), &limits.session(), format),
+        } => {
+            if family {
+                let search = diff::Search {
+                    threads,
+                    events,
+                    locations,
+                    vocabulary,
+                    scopes,
+                    classes,
+                    max_tests: 0,
+                };
+                generate::family_command(
+                    &models,
+                    search,
+                    outcomes,
+                    out.as_deref(),
+                    &limits.session(),
+                    format,
+                )
+            } else if let Some(path) = mutants {
+                generate::mutants_command(&models, &path, out.as_deref(), &limits.session(), format)
+            } else {
+                diff::gen_command(&cycles, &models, out.as_deref(), &limits.session(), format)
+            }
+        }
         Command::Diff {
             models,
             threads,

@@ -1,0 +1,597 @@
+//! Compiler-mapping checks: `vkmm refines --impl MODEL --spec MODEL
+//! --mapping FILE` (docs/mappings.md).
+//!
+//! A mapping file says how each instruction of a source dialect compiles
+//! to instructions of a target dialect. Every test of a bound over the
+//! mapping's source instructions (the skeletons of `vkmm diff`, one per
+//! class of skeletons equal up to thread permutation and location
+//! renaming) is written in the source dialect, compiled by the mapping to
+//! the target dialect, and each final state the implementation model
+//! allows on the compiled test and the specification model forbids on the
+//! source is a violation. A source test the specification finds racy is
+//! undefined ("Any such data race results in undefined behavior", OpenCL
+//! 3.6; the Vulkan appendix: "the behavior is undefined" for a data race),
+//! so any outcome of its compiled form is allowed: it counts as racy, not
+//! checked. Final states are compared by name: every register of each
+//! thread and every location.
+
+use super::diff::{DiffBounds, Kind, LOCATIONS, Op, Shape, Vocabulary, skeletons};
+use super::{CheckError, Property, check_litmus};
+use crate::engine::Limits;
+use crate::frontend::{Format, Options};
+use crate::ir::Program;
+use crate::model::LoadedModel;
+use serde::{Deserialize, Serialize};
+use std::ops::Range;
+
+/// A dialect a mapping's tests are written in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Dialect {
+    Vulkan,
+    OpenCl,
+}
+
+impl Dialect {
+    fn format(self) -> Format {
+        match self {
+            Dialect::Vulkan => Format::VulkanLitmus,
+            Dialect::OpenCl => Format::OpenClLitmus,
+        }
+    }
+    fn name(self) -> &'static str {
+        DIALECTS
+            .iter()
+            .find(|(_, d)| *d == self)
+            .map_or("", |(n, _)| n)
+    }
+}
+
+/// The dialects a mapping file names, by their names in it.
+const DIALECTS: &[(&str, Dialect)] = &[("vulkan", Dialect::Vulkan), ("opencl", Dialect::OpenCl)];
+
+/// One row of a mapping: a source instruction and what it compiles to.
+#[derive(Clone, Debug, Serialize)]
+pub struct Rule {
+    pub source: String,
+    pub target: Vec<String>,
+    /// Where the rule's `source` is in the mapping file (line, column).
+    pub at: (usize, usize),
+    #[serde(skip)]
+    kind: Kind,
+}
+
+/// A mapping file, read and checked.
+#[derive(Clone, Debug, Serialize)]
+pub struct Mapping {
+    pub file: String,
+    pub source: Dialect,
+    pub target: Dialect,
+    /// Whether threads may share a subgroup (the tests place threads in
+    /// subgroups as well as workgroups).
+    pub subgroups: bool,
+    pub rules: Vec<Rule>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawMapping {
+    source: toml::Spanned<String>,
+    target: toml::Spanned<String>,
+    #[serde(default)]
+    subgroups: bool,
+    #[serde(default)]
+    instruction: Vec<RawRule>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawRule {
+    source: toml::Spanned<String>,
+    target: toml::Spanned<Vec<toml::Spanned<String>>>,
+    /// The sentence the rule rests on (documentation only).
+    #[serde(default)]
+    #[allow(dead_code)]
+    why: Option<String>,
+}
+
+/// Line and column (1-based) of byte `at` of `text`.
+fn line_col(text: &str, at: usize) -> (usize, usize) {
+    let before = &text[..at.min(text.len())];
+    let line = before.matches('\n').count() + 1;
+    let col = before
+        .rfind('\n')
+        .map_or(before.len(), |i| before.len() - i - 1)
+        + 1;
+    (line, col)
+}
+
+const PLACEHOLDERS: &[&str] = &["{loc}", "{val}", "{reg}", "{id}"];
+
+/// The placeholders of a template, or the first unknown `{...}`.
+fn placeholders(t: &str) -> Result<Vec<&'static str>, String> {
+    let mut rest = t;
+    let mut found = Vec::new();
+    while let Some(i) = rest.find('{') {
+        let Some(j) = rest[i..].find('}') else {
+            return Err(format!("`{{` without `}}` in `{t}`"));
+        };
+        let p = &rest[i..i + j + 1];
+        match PLACEHOLDERS.iter().find(|x| **x == p) {
+            Some(x) => found.push(*x),
+            None => {
+                return Err(format!(
+                    "unknown placeholder `{p}` in `{t}`: expected {{loc}}, {{val}}, {{reg}} or {{id}}"
+                ));
+            }
+        }
+        rest = &rest[i + j + 1..];
+    }
+    Ok(found)
+}
+
+fn fill(t: &str, loc: &str, val: i64, reg: &str, id: usize) -> String {
+    t.replace("{loc}", loc)
+        .replace("{val}", &val.to_string())
+        .replace("{reg}", reg)
+        .replace("{id}", &id.to_string())
+}
+
+/// Reads and checks a mapping file: TOML, each instruction's source and
+/// target templates read by their dialect's front end. Errors name
+/// `file:line:column`.
+pub fn read_mapping(file: &str, text: &str, options: &Options) -> Result<Mapping, String> {
+    let raw: RawMapping = toml::from_str(text).map_err(|e| {
+        let (l, c) = e.span().map_or((1, 1), |s| line_col(text, s.start));
+        format!("{file}:{l}:{c}: {}", e.message())
+    })?;
+    let at = |r: Range<usize>| line_col(text, r.start);
+    let dialect = |s: &toml::Spanned<String>| -> Result<Dialect, String> {
+        let name = s.get_ref().as_str();
+        DIALECTS
+            .iter()
+            .find(|(n, _)| *n == name)
+            .map(|(_, d)| *d)
+            .ok_or_else(|| {
+                let (l, c) = at(s.span());
+                format!("{file}:{l}:{c}: unknown dialect `{name}`: expected vulkan or opencl")
+            })
+    };
+    let source = dialect(&raw.source)?;
+    let target = dialect(&raw.target)?;
+    if raw.instruction.is_empty() {
+        return Err(format!(
+            "{file}:1:1: the mapping has no [[instruction]] (each: source = \"...\", target = [\"...\"])"
+        ));
+    }
+    let mut rules = Vec::new();
+    for r in &raw.instruction {
+        let (l, c) = at(r.source.span());
+        let src = r.source.get_ref().trim().to_string();
+        let p = placeholders(&src).map_err(|e| format!("{file}:{l}:{c}: {e}"))?;
+        let has = |x: &str| p.contains(&x);
+        let targets: Vec<String> = r
+            .target
+            .get_ref()
+            .iter()
+            .map(|t| t.get_ref().trim().to_string())
+            .collect();
+        let barrier = targets.iter().any(|t| t.contains("{id}")) || has("{id}");
+        let kind = match (has("{loc}"), has("{reg}"), has("{val}")) {
+            (true, true, true) => Kind::Rmw,
+            (true, true, false) => Kind::Load,
+            (true, false, true) => Kind::Store,
+            (false, false, false) if barrier => Kind::Cbar,
+            (false, false, false) => Kind::Membar,
+            _ => {
+                return Err(format!(
+                    "{file}:{l}:{c}: `{src}`: an access names {{loc}} and {{reg}} (a load), {{val}} (a store) or both (a read-modify-write); a barrier names none"
+                ));
+            }
+        };
+        for t in r.target.get_ref() {
+            let (tl, tc) = at(t.span());
+            for q in placeholders(t.get_ref()).map_err(|e| format!("{file}:{tl}:{tc}: {e}"))? {
+                if q != "{id}" && !has(q) {
+                    return Err(format!(
+                        "{file}:{tl}:{tc}: `{}` names {q}, which the source instruction `{src}` does not have",
+                        t.get_ref()
+                    ));
+                }
+            }
+        }
+        let rule = Rule {
+            source: src,
+            target: targets,
+            at: (l, c),
+            kind,
+        };
+        // Each side reads in its dialect: a one-thread test holding it.
+        let one = |d: Dialect, lines: &[String]| -> Result<(), String> {
+            let body: Vec<String> = lines.iter().map(|x| fill(x, "x", 1, "r0", 0)).collect();
+            let t = render(d, "check", &[(0, 0)], &[body], &["x"]);
+            crate::frontend::parse_text("mapping.litmus", &t, d.format(), options.clone())
+                .map(|_| ())
+                .map_err(|e| e.to_string())
+        };
+        one(source, std::slice::from_ref(&rule.source)).map_err(|e| {
+            format!(
+                "{file}:{l}:{c}: the source instruction `{}` does not read in the {} dialect: {e}",
+                rule.source,
+                source.name()
+            )
+        })?;
+        let (tl, tc) = at(r.target.span());
+        one(target, &rule.target).map_err(|e| {
+            format!(
+                "{file}:{tl}:{tc}: the target of `{}` does not read in the {} dialect: {e}",
+                rule.source,
+                target.name()
+            )
+        })?;
+        rules.push(rule);
+    }
+    Ok(Mapping {
+        file: file.to_string(),
+        source,
+        target,
+        subgroups: raw.subgroups,
+        rules,
+    })
+}
+
+/// A test's text in dialect `d`: threads placed at `place` (workgroup,
+/// subgroup), each with its statements, every location initially 0, every
+/// register declared by its statements; no final clause (a listing of
+/// every final state).
+pub(super) fn render(
+    d: Dialect,
+    name: &str,
+    place: &[(usize, usize)],
+    threads: &[Vec<String>],
+    locs: &[&str],
+) -> String {
+    match d {
+        Dialect::Vulkan => {
+            let mut text = format!("VULKAN {name}\n");
+            let cols: Vec<Vec<String>> = threads
+                .iter()
+                .enumerate()
+                .map(|(t, body)| {
+                    std::iter::once(format!("P{t}@sg {}, wg {}, qf 0", place[t].1, place[t].0))
+                        .chain(body.iter().cloned())
+                        .collect()
+                })
+                .collect();
+            super::diff::push_litmus_body(&mut text, locs.iter().copied(), &cols);
+            text
+        }
+        Dialect::OpenCl => {
+            let mut text = format!("OPENCL {name}\n{{ ");
+            for l in locs {
+                text.push_str(&format!("{l}=0; "));
+            }
+            text.push_str("}\n");
+            let params: Vec<String> = locs
+                .iter()
+                .map(|l| format!("global atomic_int* {l}"))
+                .collect();
+            for (t, body) in threads.iter().enumerate() {
+                text.push_str(&format!(
+                    "P{t}@sg {}, wg {}, dev 0 ({}) {{\n",
+                    place[t].1,
+                    place[t].0,
+                    params.join(", ")
+                ));
+                for s in body {
+                    text.push_str(&format!("  {s}\n"));
+                }
+                text.push_str("}\n");
+            }
+            text
+        }
+    }
+}
+
+/// The source test of a skeleton and its compiled form.
+fn tests_of(m: &Mapping, shape: &Shape, name: &str) -> (String, String) {
+    let mut value = 0;
+    let mut locs: Vec<usize> = Vec::new();
+    let mut src = Vec::new();
+    let mut tgt = Vec::new();
+    for thread in &shape.threads {
+        let (mut s, mut t) = (Vec::new(), Vec::new());
+        let (mut reg, mut id) = (0, 0);
+        for &(o, l) in thread {
+            let rule = &m.rules[o];
+            if rule.kind != Kind::Membar && rule.kind != Kind::Cbar && !locs.contains(&l) {
+                locs.push(l);
+            }
+            let r = format!("r{reg}");
+            let v = value + 1;
+            match rule.kind {
+                Kind::Load => reg += 1,
+                Kind::Store => value += 1,
+                Kind::Rmw => {
+                    reg += 1;
+                    value += 1
+                }
+                _ => {}
+            }
+            s.push(fill(&rule.source, LOCATIONS[l], v, &r, id));
+            t.extend(rule.target.iter().map(|x| fill(x, LOCATIONS[l], v, &r, id)));
+            if rule.kind == Kind::Cbar {
+                id += 1;
+            }
+        }
+        src.push(s);
+        tgt.push(t);
+    }
+    locs.sort();
+    let names: Vec<&str> = locs.iter().map(|l| LOCATIONS[*l]).collect();
+    (
+        render(m.source, name, &shape.place, &src, &names),
+        render(
+            m.target,
+            &format!("{name}-mapped"),
+            &shape.place,
+            &tgt,
+            &names,
+        ),
+    )
+}
+
+/// One outcome of a compiled test that the specification forbids on the
+/// source.
+#[derive(Clone, Debug, Serialize)]
+pub struct MappingViolation {
+    /// The source test (every final state listed: no condition).
+    pub source: String,
+    /// The compiled test, its `exists` clause the violating final state.
+    pub target: String,
+    /// The final state (`P0:r0 == 1 /\ x == 2`).
+    pub outcome: String,
+}
+
+/// What the check covered and found.
+#[derive(Clone, Debug, Serialize)]
+pub struct MappingReport {
+    pub mapping: String,
+    pub implementation: String,
+    pub specification: String,
+    pub threads: usize,
+    pub events: usize,
+    pub locations: usize,
+    /// Source tests checked, and those the specification finds racy
+    /// (undefined: every outcome of the compiled test allowed).
+    pub tests: u64,
+    pub racy: u64,
+    pub violations: Vec<MappingViolation>,
+    /// Tests with a violation.
+    pub violating_tests: u64,
+    /// Tests whose listings a limit cut (nothing proved about them).
+    pub undecided: u64,
+    /// The largest total event count whose every test was checked.
+    pub covered_events: usize,
+    pub complete: bool,
+    pub stopped: Option<String>,
+}
+
+impl MappingReport {
+    pub fn summary(&self) -> String {
+        let bound = format!(
+            "{} source tests up to threads={} events={} locations={} ({} racy under {}, so unconstrained)",
+            self.tests, self.threads, self.events, self.locations, self.racy, self.specification
+        );
+        if !self.violations.is_empty() {
+            format!(
+                "VIOLATIONS: {} outcome{} of {} compiled test{} that {} allows and {} forbids on the source ({bound})",
+                self.violations.len(),
+                if self.violations.len() == 1 { "" } else { "s" },
+                self.violating_tests,
+                if self.violating_tests == 1 { "" } else { "s" },
+                self.implementation,
+                self.specification
+            )
+        } else if self.complete {
+            format!("no violation up to the bound: {bound}")
+        } else {
+            format!(
+                "UNDECIDED: no violation among the tests checked, every test of at most {} events checked; {} ({bound})",
+                self.covered_events,
+                self.stopped
+                    .as_deref()
+                    .unwrap_or("a limit cut some listings")
+            )
+        }
+    }
+}
+
+/// The bound of a mapping check.
+#[derive(Clone, Debug)]
+pub struct MappingBounds {
+    pub threads: usize,
+    pub events: usize,
+    pub locations: usize,
+    pub deadline: Option<web_time::Instant>,
+}
+
+/// Final states (each its sorted clauses), whether the listing is whole,
+/// and race freedom.
+type StatesListing = (Vec<Vec<String>>, bool, Option<bool>);
+
+/// A model's listing of every final state of `program` (all registers and
+/// locations shown): the states as sorted clauses, whether whole, and
+/// race freedom.
+fn listing(
+    name: &str,
+    program: &Program,
+    m: &LoadedModel,
+    limits: Limits,
+    races: bool,
+) -> Result<StatesListing, String> {
+    let mut p = program.clone();
+    p.condition = None;
+    p.shown_locations = (0..p.locations.len()).collect();
+    let run = |d: Property| match check_litmus(name, &p, m, limits.for_model(m), Some(d)) {
+        Ok(o) => Ok(o),
+        Err(CheckError::Unsupported(e)) => Err(format!("{}: {name}: {e}", m.name)),
+        Err(e) => Err(format!("{}: {name}: {e}", m.name)),
+    };
+    let o = run(Property::States)?;
+    let race_free = if races {
+        run(Property::Races)?.holds(Property::Races)
+    } else {
+        None
+    };
+    let states = o
+        .states
+        .iter()
+        .map(|(s, _)| {
+            let mut v: Vec<String> = s.iter().map(|(k, v)| format!("{k} == {v}")).collect();
+            v.sort();
+            v
+        })
+        .collect();
+    Ok((states, o.states_incomplete().is_none(), race_free))
+}
+
+/// Checks the mapping on every test of the bound.
+pub fn check_mapping(
+    m: &Mapping,
+    imp: &LoadedModel,
+    spec: &LoadedModel,
+    options: &Options,
+    limits: Limits,
+    bounds: &MappingBounds,
+) -> Result<MappingReport, String> {
+    if bounds.locations == 0 || bounds.locations > LOCATIONS.len() {
+        return Err(format!(
+            "--locations {}: expected 1 to {}",
+            bounds.locations,
+            LOCATIONS.len()
+        ));
+    }
+    let ops: Vec<Op> = m
+        .rules
+        .iter()
+        .map(|r| Op {
+            kind: r.kind,
+            attrs: String::new(),
+            class: 0,
+        })
+        .collect();
+    let db = DiffBounds {
+        threads: bounds.threads,
+        events: bounds.events,
+        locations: bounds.locations,
+        vocabulary: Vocabulary {
+            // Only whether threads may share a subgroup is read.
+            scopes: vec![if m.subgroups { "sg" } else { "wg" }.into()],
+            classes: 1,
+            families: vec!["plain".into()],
+        },
+        max_tests: 1,
+        deadline: bounds.deadline,
+    };
+    let mut report = MappingReport {
+        mapping: m.file.clone(),
+        implementation: imp.name.clone(),
+        specification: spec.name.clone(),
+        threads: bounds.threads,
+        events: bounds.events,
+        locations: bounds.locations,
+        tests: 0,
+        racy: 0,
+        violations: Vec::new(),
+        violating_tests: 0,
+        undecided: 0,
+        covered_events: 0,
+        complete: false,
+        stopped: None,
+    };
+    let parse = |d: Dialect, name: &str, text: &str| {
+        crate::frontend::parse_text(&format!("{name}.litmus"), text, d.format(), options.clone())
+            .map_err(|e| format!("generated test {name} does not read: {e}\n{text}"))
+    };
+    let mut index = 0;
+    for n in 1..=bounds.threads * bounds.events {
+        for shape in skeletons(&db, &ops, n) {
+            if bounds
+                .deadline
+                .is_some_and(|d| web_time::Instant::now() >= d)
+            {
+                report.stopped = Some("the time limit stopped it".into());
+                return Ok(report);
+            }
+            index += 1;
+            report.tests += 1;
+            let name = format!("map-{n}-{index:04}");
+            let (src, tgt) = tests_of(m, &shape, &name);
+            let sp = parse(m.source, &name, &src)?;
+            let (spec_states, spec_whole, race_free) = listing(&name, &sp, spec, limits, true)?;
+            match race_free {
+                Some(false) => {
+                    report.racy += 1;
+                    continue;
+                }
+                None => {
+                    report.undecided += 1;
+                    continue;
+                }
+                Some(true) => {}
+            }
+            let tp = parse(m.target, &format!("{name}-mapped"), &tgt)?;
+            let (imp_states, imp_whole, _) = listing(&name, &tp, imp, limits, false)?;
+            if !spec_whole {
+                report.undecided += 1;
+                continue;
+            }
+            let mut found = false;
+            for s in &imp_states {
+                if spec_states.contains(s) {
+                    continue;
+                }
+                found = true;
+                let cond: Vec<(String, i64)> = s
+                    .iter()
+                    .filter_map(|c| {
+                        let (k, v) = c.split_once(" == ")?;
+                        Some((k.to_string(), v.parse().ok()?))
+                    })
+                    .collect();
+                report.violations.push(MappingViolation {
+                    source: src.clone(),
+                    target: with_exists(&tgt, m.target, &cond),
+                    outcome: s.join(" /\\ "),
+                });
+            }
+            report.violating_tests += u64::from(found);
+            if !imp_whole && !found {
+                report.undecided += 1;
+            }
+        }
+        report.covered_events = n;
+    }
+    report.complete = report.undecided == 0;
+    if !report.complete {
+        report.stopped = Some(format!(
+            "a limit cut the listings of {} test{} (raise --max-executions or --unroll)",
+            report.undecided,
+            if report.undecided == 1 { "" } else { "s" }
+        ));
+    }
+    Ok(report)
+}
+
+/// A test's text with an `exists` clause pinning `cond` appended.
+fn with_exists(text: &str, d: Dialect, cond: &[(String, i64)]) -> String {
+    let c: Vec<String> = cond
+        .iter()
+        .map(|(k, v)| match d {
+            Dialect::Vulkan => format!("{k} == {v}"),
+            Dialect::OpenCl => format!("{}={v}", k.trim_start_matches('P')),
+        })
+        .collect();
+    format!("{text}exists ({})\n", c.join(" /\\ "))
+}
