@@ -19,7 +19,7 @@
 
 use super::diff::{DiffBounds, Op, Pinned, Shape, Vocabulary, pin, skeletons};
 use super::{CheckError, Property, check_litmus};
-use crate::engine::driver::{Visitor, explore};
+use crate::engine::{Visitor, explore};
 use crate::engine::{Candidate, Limits, Skeleton};
 use crate::frontend::{Format, Options};
 use crate::ir::Program;
