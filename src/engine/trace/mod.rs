@@ -72,7 +72,26 @@ fn prov_min(a: &Prov, b: &Prov) -> Prov {
 
 /// Per location: each value a write to it can have, with the provenance of
 /// that value (see [`explore`]).
-type Domains = Vec<BTreeMap<i64, Prov>>;
+/// After them, per dynamic group-function instance a thread reaches, each
+/// result it can get there ([`domains::group_domains`]).
+#[derive(Default)]
+struct Domains {
+    locations: Vec<BTreeMap<i64, Prov>>,
+    groups: HashMap<GroupSlot, BTreeMap<i64, Prov>>,
+}
+
+impl std::ops::Index<usize> for Domains {
+    type Output = BTreeMap<i64, Prov>;
+    fn index(&self, l: usize) -> &Self::Output {
+        &self.locations[l]
+    }
+}
+
+impl std::ops::IndexMut<usize> for Domains {
+    fn index_mut(&mut self, l: usize) -> &mut Self::Output {
+        &mut self.locations[l]
+    }
+}
 
 /// How many writes to each location the chain of writes that produced a
 /// value needs, at least. Componentwise minima keep it an under-estimate, so
@@ -142,17 +161,21 @@ pub fn explore_with_domains(
     let own = own_sets(program, limits);
     let nloc = program.locations.len();
     // Location domains start with the initial value; group-function
-    // domains (after them) with 0, until the rounds compute their results.
+    // domains are empty until a round computes their results.
     // An undefined initial value (`Program::undefined`) may be any value
     // of `undefined::Domain`.
     let undefined = super::undefined::Domain::for_search(program, limits);
-    let mut domain: Domains = (0..nloc)
-        .map(|l| match &undefined {
-            Some(u) if program.is_undefined(l) => u.values().map(|v| (v, Prov::new())).collect(),
-            _ => BTreeMap::from([(program.initial_value(l), Prov::new())]),
-        })
-        .chain((0..group_slots(program)).map(|_| BTreeMap::from([(0, Prov::new())])))
-        .collect();
+    let mut domain = Domains {
+        locations: (0..nloc)
+            .map(|l| match &undefined {
+                Some(u) if program.is_undefined(l) => {
+                    u.values().map(|v| (v, Prov::new())).collect()
+                }
+                _ => BTreeMap::from([(program.initial_value(l), Prov::new())]),
+            })
+            .collect(),
+        groups: HashMap::new(),
+    };
     // Values the final condition names are possible too: a value that only
     // a cycle of reads-from can justify (out of thin air) is never produced
     // by the fixpoint below, yet an axiomatic model may allow it. Seeding the
@@ -160,7 +183,7 @@ pub fn explore_with_domains(
     // (Group functions' domains are not seeded: their results are computed
     // exactly from contributions, which the seeded locations feed.)
     for (loc, v) in condition_seeds(program) {
-        for (l, d) in domain.iter_mut().take(nloc).enumerate() {
+        for (l, d) in domain.locations.iter_mut().enumerate() {
             if loc.is_none_or(|x| x == l) {
                 d.entry(v).or_default();
             }
@@ -189,7 +212,18 @@ pub fn explore_with_domains(
             })
             .collect()
     };
-    for round in 0..MAX_ROUNDS {
+    // Whether a prefix waiting for a group function's result counts as
+    // not taking part in the instances it has not reached (once waiting
+    // alone settles nothing).
+    let mut pending_absent = false;
+    // Rounds that only let waiting paths on past a group function's result
+    // (one per group function along a path) do not count as rounds of the
+    // fixpoint.
+    let mut waits = 0usize;
+    for round in 0.. {
+        if round >= MAX_ROUNDS + waits {
+            break;
+        }
         let all = explore_all(&domain, false)?;
         budget.check(&|| format!("computing the value domains (round {})", round + 1))?;
         // The most writes one execution makes to each location.
@@ -264,15 +298,50 @@ pub fn explore_with_domains(
                 add(l, v, prov, &extra);
             }
         }
-        changed |= group_domains(program, &all, nloc, &mut domain)?;
+        let grew = group_domains(program, &all, &mut domain, pending_absent)?;
+        if std::env::var_os("VKMM_DBG_ROUNDS").is_some() {
+            eprintln!(
+                "round {round}: paths {:?} pending {:?} cut {:?} loc-dom max {} group-dom max {} sum {}",
+                all.iter().map(|t| t.paths.len()).collect::<Vec<_>>(),
+                all.iter().map(|t| t.pending.len()).collect::<Vec<_>>(),
+                all.iter().map(|t| t.cut).collect::<Vec<_>>(),
+                domain.locations.iter().map(|d| d.len()).max().unwrap_or(0),
+                domain.groups.values().map(|d| d.len()).max().unwrap_or(0),
+                domain.groups.values().map(|d| d.len()).sum::<usize>(),
+            );
+        }
+        let waiting = all.iter().any(|tp| !tp.pending.is_empty());
+        if grew && waiting && !changed {
+            waits += 1;
+        }
+        changed |= grew;
+        if !changed && waiting && !pending_absent {
+            pending_absent = true;
+            continue;
+        }
+        if !changed && waiting {
+            return Err(ExecError::limit(
+                LimitKind::ValueDomains,
+                "the results of a group function could not be computed from what the invocations contribute".to_string(),
+            ));
+        }
         if !changed {
             let values: Vec<Vec<i64>> = domain
+                .locations
                 .iter()
-                .take(nloc)
                 .map(|d| d.keys().copied().collect())
                 .collect();
             if PathPlan::of(limits).symbolic_stores {
-                return Ok((explore_all(&domain, true)?, values));
+                let paths = explore_all(&domain, true)?;
+                // The domains hold a result for every group function the
+                // paths reach (they are the same paths, split less).
+                if paths.iter().any(|tp| !tp.pending.is_empty()) {
+                    return Err(ExecError::limit(
+                        LimitKind::ValueDomains,
+                        "the results of a group function could not be computed from what the invocations contribute".to_string(),
+                    ));
+                }
+                return Ok((paths, values));
             }
             return Ok((all, values));
         }
@@ -420,6 +489,9 @@ struct State {
     /// earlier read changed the path before it): to find an iteration that
     /// repeats the one before it ([`executor::repeats`]).
     heads: Vec<(usize, usize, Vec<Option<RegValue>>, usize)>,
+    /// Whether the path needs a group function's result no round of the
+    /// value domains has computed yet ([`ThreadPaths::pending`]).
+    pending: bool,
     /// Whether local arithmetic and stores keep symbolic reads symbolic
     /// ([`Reduction::SymbolicStores`]; never while the value domains are
     /// computed).

@@ -189,6 +189,11 @@ pub struct ThreadPaths {
     /// execution count sees them. At most `max_paths` of them (past it the
     /// rest are not kept: fewer races may be found, none is invented).
     pub cut_prefixes: Vec<Path>,
+    /// While the value domains are computed: the events of each path
+    /// stopped where it needed the result of a group function that no
+    /// round has computed for it yet (its contributions up to there are
+    /// what the next round computes from). Empty once the domains settle.
+    pub pending: Vec<Vec<PathEvent>>,
 }
 
 /// One event of an execution: an executed instruction and its values.
