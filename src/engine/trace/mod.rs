@@ -299,17 +299,6 @@ pub fn explore_with_domains(
             }
         }
         let grew = group_domains(program, &all, &mut domain, pending_absent)?;
-        if std::env::var_os("VKMM_DBG_ROUNDS").is_some() {
-            eprintln!(
-                "round {round}: paths {:?} pending {:?} cut {:?} loc-dom max {} group-dom max {} sum {}",
-                all.iter().map(|t| t.paths.len()).collect::<Vec<_>>(),
-                all.iter().map(|t| t.pending.len()).collect::<Vec<_>>(),
-                all.iter().map(|t| t.cut).collect::<Vec<_>>(),
-                domain.locations.iter().map(|d| d.len()).max().unwrap_or(0),
-                domain.groups.values().map(|d| d.len()).max().unwrap_or(0),
-                domain.groups.values().map(|d| d.len()).sum::<usize>(),
-            );
-        }
         let waiting = all.iter().any(|tp| !tp.pending.is_empty());
         if grew && waiting && !changed {
             waits += 1;
