@@ -176,7 +176,7 @@ fn explain_gives_no_verdict_on_a_program_the_front_end_left_part_built() {
     let x = session.explain(&program, None, None).expect("explains");
     assert_eq!(x.verdict, Explained::Undecided);
     assert!(x.witness.is_none());
-    assert!(x.test_races.is_none_or(|t| t.race_free.is_none()));
+    assert!(x.test_races.as_ref().is_none_or(|t| t.race_free.is_none()));
     let text = vkmm::report::text::explanation(&x);
     assert!(
         text.contains("is UNDECIDED (the front end stopped before it built the whole program")

@@ -285,7 +285,7 @@ fn scan_chain(n: usize) -> String {
     let cond: Vec<String> = expected
         .iter()
         .enumerate()
-        .map(|(i, v)| format!("%o[{i}] == {v}"))
+        .map(|(i, v)| format!("%o[0][{i}] == {v}"))
         .collect();
     format!(
         "#version 450
