@@ -398,7 +398,12 @@ pub fn apply_table(
                     .ok_or_else(|| format!("`{key}`: expected a condition in a string (`\"out[0] == 2 in every execution\"`)"))?;
                 shader.assertion = Some(super::assertion::Asserted {
                     text: text.to_string(),
-                    origin: if key == "assert" { FILE_ASSERT } else { FILE_CONDITION }.into(),
+                    origin: if key == "assert" {
+                        FILE_ASSERT
+                    } else {
+                        FILE_CONDITION
+                    }
+                    .into(),
                 });
             }
             "inputs" => {

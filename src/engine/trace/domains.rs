@@ -109,8 +109,13 @@ fn arrivals<'a>(
         let Stmt::Op(i) = &t.code[e.stmt] else {
             return None;
         };
-        let (Some(g), OpKind::ControlBarrier { execution_scope, .. }, Some(v)) =
-            (&i.group, &i.kind, e.barrier.contribution)
+        let (
+            Some(g),
+            OpKind::ControlBarrier {
+                execution_scope, ..
+            },
+            Some(v),
+        ) = (&i.group, &i.kind, e.barrier.contribution)
         else {
             return None;
         };
@@ -165,7 +170,11 @@ pub(super) fn group_domains(
     // Per thread, the arrivals of each of its paths that decide absence.
     let mut reached: Vec<Vec<HashSet<Arrival>>> = vec![Vec::new(); all.len()];
     for (ti, (t, tp)) in program.threads.iter().zip(all).enumerate() {
-        let settled = tp.paths.iter().chain(&tp.cut_prefixes).map(|p| (&p.events, true));
+        let settled = tp
+            .paths
+            .iter()
+            .chain(&tp.cut_prefixes)
+            .map(|p| (&p.events, true));
         let pending = tp.pending.iter().map(|p| (p, pending_absent));
         for (events, decides) in settled.chain(pending) {
             let mut here = HashSet::new();
@@ -175,7 +184,9 @@ pub(super) fn group_domains(
                     v,
                     &prov,
                 );
-                mine.entry((a, ti)).or_default().insert((local_id, width), ());
+                mine.entry((a, ti))
+                    .or_default()
+                    .insert((local_id, width), ());
                 here.insert(a);
             }
             if decides {
@@ -266,26 +277,25 @@ fn results_for(
     };
     // The value of one named member: undefined (any value: the values
     // contributed there and 0 stand for it) when it may not take part.
-    let named = |target: Option<usize>, add: &mut dyn FnMut(i64, &Prov)| match target
-        .filter(|&k| k < n)
-    {
-        Some(k) => {
-            for (v, p) in &at[k].values {
-                add(*v, p);
-            }
-            if at[k].absent {
-                add(0, &Prov::new());
-            }
-        }
-        None => {
-            add(0, &Prov::new());
-            for o in at {
-                for (v, p) in &o.values {
+    let named =
+        |target: Option<usize>, add: &mut dyn FnMut(i64, &Prov)| match target.filter(|&k| k < n) {
+            Some(k) => {
+                for (v, p) in &at[k].values {
                     add(*v, p);
                 }
+                if at[k].absent {
+                    add(0, &Prov::new());
+                }
             }
-        }
-    };
+            None => {
+                add(0, &Prov::new());
+                for o in at {
+                    for (v, p) in &o.values {
+                        add(*v, p);
+                    }
+                }
+            }
+        };
     match op {
         GroupOp::Reduce(a)
         | GroupOp::ScanInclusive(a)

@@ -636,8 +636,10 @@ impl Gen<'_> {
                     for c in 0..n {
                         let mut column = Vec::new();
                         for r in 0..n {
-                            let rows: Vec<usize> = all.iter().copied().filter(|&k| k != c).collect();
-                            let cols: Vec<usize> = all.iter().copied().filter(|&k| k != r).collect();
+                            let rows: Vec<usize> =
+                                all.iter().copied().filter(|&k| k != c).collect();
+                            let cols: Vec<usize> =
+                                all.iter().copied().filter(|&k| k != r).collect();
                             let minor = format!("{dest}.m{c}{r}");
                             let mut cof =
                                 self.determinant(&m, &rows, &cols, w, &minor, &mut names, inst)?;
@@ -804,8 +806,15 @@ impl Gen<'_> {
             *names += 1;
             let here = *names;
             let rest: Vec<usize> = rows.iter().copied().filter(|&x| x != r).collect();
-            let minor =
-                self.determinant(m, &rest, &cols[1..], w, &format!("{dest}.d{here}"), names, inst)?;
+            let minor = self.determinant(
+                m,
+                &rest,
+                &cols[1..],
+                w,
+                &format!("{dest}.d{here}"),
+                names,
+                inst,
+            )?;
             let term = self.num(
                 &m[c0][r],
                 &minor,
