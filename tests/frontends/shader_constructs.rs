@@ -257,11 +257,8 @@ fn determinant_cells(columns: bool) -> String {
         [1.0, 0.0, 0.0, 1.0],
     ];
     fn order<const N: usize>(m: &[[f32; N]; N], columns: bool, out: &mut Vec<f32>) {
-        for i in 0..N {
-            for j in 0..N {
-                out.push(if columns { m[j][i] } else { m[i][j] });
-            }
-        }
+        let cell = |i: usize, j: usize| if columns { m[j][i] } else { m[i][j] };
+        out.extend((0..N).flat_map(|i| (0..N).map(move |j| cell(i, j))));
     }
     let mut all = Vec::new();
     order(&a, columns, &mut all);

@@ -1,7 +1,7 @@
 //! The value domains of group functions and their fixpoint.
 
 use super::*;
-use std::collections::HashSet;
+use std::collections::{BTreeSet, HashSet};
 
 /// The work-items of the scope instance a group function of thread `t`
 /// exchanges values with.
@@ -130,6 +130,10 @@ fn arrivals<'a>(
     })
 }
 
+/// How one arrival uses its group function: the local id operand and the
+/// width.
+type Use = (Option<i64>, Option<u8>);
+
 /// What one work-item may bring to a dynamic group-function instance, over
 /// all its paths: the values it contributes there, and whether some path
 /// of it does not take part.
@@ -165,8 +169,7 @@ pub(super) fn group_domains(
     // Per dynamic instance and thread: what it brings.
     let mut opts: HashMap<Arrival, BTreeMap<usize, Options>> = HashMap::new();
     // Per thread, its arrivals (with local id and width), to compute.
-    let mut mine: HashMap<(Arrival, usize), BTreeMap<(Option<i64>, Option<u8>), ()>> =
-        HashMap::new();
+    let mut mine: HashMap<(Arrival, usize), BTreeSet<Use>> = HashMap::new();
     // Per thread, the arrivals of each of its paths that decide absence.
     let mut reached: Vec<Vec<HashSet<Arrival>>> = vec![Vec::new(); all.len()];
     for (ti, (t, tp)) in program.threads.iter().zip(all).enumerate() {
@@ -184,9 +187,7 @@ pub(super) fn group_domains(
                     v,
                     &prov,
                 );
-                mine.entry((a, ti))
-                    .or_default()
-                    .insert((local_id, width), ());
+                mine.entry((a, ti)).or_default().insert((local_id, width));
                 here.insert(a);
             }
             if decides {
@@ -216,7 +217,7 @@ pub(super) fn group_domains(
             .collect();
         let pos = members.iter().position(|u| u == me).unwrap_or(0);
         let mut results = ValueSet::new();
-        for &(local_id, width) in uses.keys() {
+        for &(local_id, width) in uses {
             results_for(op, &at, pos, local_id, width, &mut results)?;
         }
         let slot = domain.groups.entry((instance, key, *me)).or_default();
@@ -249,13 +250,14 @@ fn results_for(
         step: &dyn Fn(&S, usize, i64) -> S,
     ) -> Result<BTreeMap<S, Prov>, ExecError> {
         let mut states: BTreeMap<S, Prov> = BTreeMap::from([(start, Prov::new())]);
-        for u in range.start.min(at.len())..range.end.min(at.len()) {
+        let (start, end) = (range.start.min(at.len()), range.end.min(at.len()));
+        for (u, o) in at.iter().enumerate().take(end).skip(start) {
             let mut next: BTreeMap<S, Prov> = BTreeMap::new();
             for (s, ps) in &states {
-                if at[u].absent {
+                if o.absent {
                     merge_state(&mut next, s.clone(), ps);
                 }
-                for (v, pv) in &at[u].values {
+                for (v, pv) in &o.values {
                     merge_state(&mut next, step(s, u, *v), &prov_max(ps, pv));
                 }
             }
