@@ -501,6 +501,7 @@ impl Session {
             if program.front_end_limit.is_some() {
                 o.verdict = crate::analysis::termination::Verdict::Undecided;
                 o.witness = None;
+                o.front_end_limit.clone_from(&program.front_end_limit);
             }
             return Ok(Checked::Termination(Box::new(o)));
         }
@@ -650,6 +651,7 @@ impl Session {
         if program.front_end_limit.is_some() {
             outcome.verdict = crate::analysis::termination::Verdict::Undecided;
             outcome.witness = None;
+            outcome.front_end_limit.clone_from(&program.front_end_limit);
         }
         outcome.warnings.extend_from_slice(&program.warnings);
         Ok(TerminationExplanation {

@@ -19,8 +19,8 @@
 
 use super::diff::{DiffBounds, Op, Pinned, Shape, Vocabulary, pin, skeletons};
 use super::{CheckError, Property, check_litmus};
-use crate::engine::{Visitor, explore};
 use crate::engine::{Candidate, Limits, Skeleton};
+use crate::engine::{Visitor, explore};
 use crate::frontend::{Format, Options};
 use crate::ir::Program;
 use crate::model::LoadedModel;

@@ -8,8 +8,9 @@
 //! its `file` (and `entry`, and `rows`, when given: data rows counted from
 //! 1 below the header) and holds a dispatch table
 //! ([`crate::frontend::inputs::apply_table`]: `inputs`, and anything else a
-//! dispatch file may set), and optionally `condition`, an assertion row's
-//! condition in vkmm's syntax when the manifest's words need translating.
+//! dispatch file may set), and optionally `condition` (or `assert`, as a
+//! dispatch file spells it: one key), an assertion row's condition in
+//! vkmm's syntax when the manifest's words need translating.
 //! docs/checking-your-shader.md, "Manifests".
 
 use super::termination::Progress;
@@ -147,7 +148,6 @@ struct ShaderInputs {
     file: String,
     entry: Option<String>,
     rows: Option<Vec<usize>>,
-    condition: Option<String>,
     table: toml::Table,
     base: PathBuf,
 }
@@ -212,16 +212,6 @@ fn read_inputs(path: &Path) -> Result<Vec<ShaderInputs>, String> {
                     )));
                 }
             };
-            let condition = match t.remove("condition") {
-                Some(toml::Value::String(s)) => Some(s),
-                None => None,
-                _ => {
-                    return Err(err(format!(
-                        "shader {} ({file}): `condition`: expected a string",
-                        k + 1
-                    )));
-                }
-            };
             // Check the rest now: a typo is the inputs file's error, once.
             crate::frontend::inputs::apply_table(&t, &base, &mut ShaderOptions::default())
                 .map_err(|m| err(format!("shader {} ({file}): {m}", k + 1)))?;
@@ -229,7 +219,6 @@ fn read_inputs(path: &Path) -> Result<Vec<ShaderInputs>, String> {
                 file,
                 entry,
                 rows,
-                condition,
                 table: t,
                 base: base.clone(),
             });
@@ -295,8 +284,9 @@ fn read_row(
             && s.rows.as_ref().is_none_or(|r| r.contains(&row))
     }) {
         crate::frontend::inputs::apply_table(&s.table, &s.base, &mut shader)?;
-        if s.condition.is_some() {
-            condition.clone_from(&s.condition);
+        // `condition` or `assert` (one key): an assertion row's condition.
+        if let Some(a) = shader.assertion.take() {
+            condition = Some(a.text);
         }
     }
     let property = cell("property");

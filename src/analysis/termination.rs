@@ -455,6 +455,11 @@ pub struct TerminationOutcome {
     pub time: Duration,
     /// The front end's warnings about the file (set by the session).
     pub warnings: Vec<crate::frontend::FrontendWarning>,
+    /// The bound that stopped the front end before it built the whole
+    /// program (`Program::front_end_limit`, set by the session); the
+    /// verdict is then undecided.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub front_end_limit: Option<String>,
 }
 
 impl TerminationOutcome {
@@ -1431,6 +1436,7 @@ fn search_termination(
         },
         time: start.elapsed(),
         warnings: Vec::new(),
+        front_end_limit: None,
     })
 }
 

@@ -235,9 +235,14 @@ pub fn read_dispatch_file(
         .map_err(|m| file_error(path, m))?;
     // An error in the condition names the file it is written in.
     if let Some(a) = &mut shader.assertion
-        && a.origin == FILE_ASSERT
+        && (a.origin == FILE_ASSERT || a.origin == FILE_CONDITION)
     {
-        a.origin = format!("{}: assert", path.display());
+        let key = if a.origin == FILE_ASSERT {
+            "assert"
+        } else {
+            "condition"
+        };
+        a.origin = format!("{}: {key}", path.display());
     }
     shader.dispatch_file = Some(path.to_path_buf());
     Ok(())
@@ -318,11 +323,13 @@ fn located_toml(path: &Path, text: &str, e: &toml::de::Error) -> super::Frontend
 /// Where a dispatch table's `assert` comes from, until the file that
 /// holds it is known ([`read_dispatch_file`] names it).
 const FILE_ASSERT: &str = "the dispatch file's `assert`";
+/// The same, written `condition`.
+const FILE_CONDITION: &str = "the dispatch file's `condition`";
 
 /// Applies a dispatch table (a dispatch file, or one shader's entry of a
 /// suite's inputs file); `base` is the folder relative include paths start
-/// from. Its `assert` is a condition on the final memory, read as
-/// `--assert` reads it ([`super::assertion`]).
+/// from. Its `assert` (or `condition`: one key, two names) is a condition
+/// on the final memory, read as `--assert` reads it ([`super::assertion`]).
 pub fn apply_table(
     table: &toml::Table,
     base: &Path,
@@ -378,13 +385,25 @@ pub fn apply_table(
                         .to_string(),
                 );
             }
-            "assert" => {
+            // `condition` is the same key under the name a suite's inputs
+            // file first gave it: both files read both.
+            "assert" | "condition" => {
+                if table.contains_key("assert") && table.contains_key("condition") {
+                    return Err(
+                        "`assert` and `condition` are the same key: give one of them".into(),
+                    );
+                }
                 let text = value
                     .as_str()
                     .ok_or_else(|| format!("`{key}`: expected a condition in a string (`\"out[0] == 2 in every execution\"`)"))?;
                 shader.assertion = Some(super::assertion::Asserted {
                     text: text.to_string(),
-                    origin: FILE_ASSERT.into(),
+                    origin: if key == "assert" {
+                        FILE_ASSERT
+                    } else {
+                        FILE_CONDITION
+                    }
+                    .into(),
                 });
             }
             "inputs" => {
@@ -397,7 +416,7 @@ pub fn apply_table(
             }
             other => {
                 return Err(format!(
-                    "unknown key `{other}`: expected local_size, workgroups, subgroup_size, defines, include, set, entry, assert or inputs"
+                    "unknown key `{other}`: expected local_size, workgroups, subgroup_size, defines, include, set, entry, assert (or condition) or inputs"
                 ));
             }
         }

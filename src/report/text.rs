@@ -66,6 +66,13 @@ pub fn termination(o: &crate::analysis::termination::TerminationOutcome) -> Stri
         (T::Terminates, _) => {
             s.push_str("TERMINATES: every execution the progress model allows ends\n")
         }
+        _ if o.front_end_limit.is_some() => {
+            let _ = writeln!(
+                s,
+                "UNDECIDED: {}",
+                front_end_stop(o.front_end_limit.as_deref().unwrap_or_default())
+            );
+        }
         _ => {
             let _ = writeln!(
                 s,
@@ -693,6 +700,14 @@ fn barrier_divergence(s: &mut String, lines: &[String]) {
     }
 }
 
+/// Why an answer is undecided when a bound stopped the front end: its
+/// message says what it covered and which option stopped it.
+fn front_end_stop(message: &str) -> String {
+    format!(
+        "the front end stopped before it built the whole program, so no execution it lists is the shader's: {message}"
+    )
+}
+
 /// Text report of an explanation.
 pub fn explanation(x: &Explanation) -> String {
     use std::fmt::Write;
@@ -703,10 +718,13 @@ pub fn explanation(x: &Explanation) -> String {
         Verdict::Unreachable => {
             "UNREACHABLE (no candidate execution produces it, consistent or not)"
         }
-        Verdict::Undecided => &format!(
-            "UNDECIDED (the search stopped {} before finding a consistent execution producing it)",
-            crate::engine::stopped_at(x.coverage.stopped_by)
-        ),
+        Verdict::Undecided => &match &x.front_end_limit {
+            Some(m) => format!("UNDECIDED ({})", front_end_stop(m)),
+            None => format!(
+                "UNDECIDED (the search stopped {} before finding a consistent execution producing it)",
+                crate::engine::stopped_at(x.coverage.stopped_by)
+            ),
+        },
     };
     // The test's own condition: whether it holds under the model, then
     // the verdict of the outcome that decides it (the expression of an

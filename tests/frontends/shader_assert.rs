@@ -266,3 +266,67 @@ fn a_bad_condition_in_a_dispatch_file_names_the_file() {
     assert!(!err.contains("panicked"), "{err}");
     std::fs::remove_dir_all(file.parent().unwrap()).unwrap();
 }
+
+#[test]
+fn dispatch_and_inputs_files_read_assert_and_condition_alike() {
+    if !glslang() {
+        return;
+    }
+    // counter.wgsl at two invocations: out[0] is 2 in every execution
+    // (a_dispatch_file_carries_the_condition_and_the_command_line_wins).
+    // A dispatch file's `condition` is its `assert`: 3 fails, 2 holds.
+    for (asked, holds) in [("3", false), ("2", true)] {
+        let head = format!(
+            "local_size = [2, 1, 1]\ncondition = \"out[0] == {asked} in every execution\"\n"
+        );
+        let inputs = "[inputs]\nout = { length = 1 }\n";
+        let file = counter_with(&format!("condition{asked}"), &format!("{head}{inputs}"));
+        let (code, text, got, err) = assert_json(&file.display().to_string(), &[]);
+        assert_eq!(code, 0, "{err}");
+        assert_eq!(text, format!("forall (%out[0][0] == {asked})"));
+        assert_eq!(got, Some(holds), "{asked}");
+        // Both names at once: one key given twice, an error naming both.
+        std::fs::write(
+            file.with_file_name("counter.wgsl.dispatch.toml"),
+            format!("{head}assert = \"out[0] == 2 in every execution\"\n{inputs}"),
+        )
+        .unwrap();
+        let (code, _, err) = vkmm(&["check", &file.display().to_string()]);
+        assert_eq!(code, 2, "{err}");
+        assert!(
+            err.contains("`assert` and `condition` are the same key"),
+            "{err}"
+        );
+        std::fs::remove_dir_all(file.parent().unwrap()).unwrap();
+    }
+    // A suite's inputs file reads `assert` as it reads `condition`: the
+    // manifest's words ask for 5 (fails), the inputs file's key replaces
+    // them with 2 (holds), under either name.
+    for key in ["condition", "assert"] {
+        let file = counter_with(&format!("suite-{key}"), "");
+        let dir = file.parent().unwrap();
+        std::fs::write(
+            dir.join("m.csv"),
+            "file,entry,local_size,workgroups,defines,set,inputs,property,expected\n\
+             counter.wgsl,main,\"2,1,1\",\"1,1,1\",,,out: zero,assertion: out[0] == 5 in every execution,holds\n",
+        )
+        .unwrap();
+        std::fs::write(
+            dir.join("in.toml"),
+            format!(
+                "[[shader]]\nfile = \"counter.wgsl\"\n{key} = \"out[0] == 2 in every execution\"\n[shader.inputs]\nout = {{ length = 1 }}\n"
+            ),
+        )
+        .unwrap();
+        let (code, out, err) = vkmm(&[
+            "suite",
+            "--manifest",
+            &dir.join("m.csv").display().to_string(),
+            "--inputs",
+            &dir.join("in.toml").display().to_string(),
+        ]);
+        assert_eq!(code, 0, "{key}: {out}\n{err}");
+        assert!(out.contains("1 passed, 0 failed"), "{key}: {out}");
+        std::fs::remove_dir_all(dir).unwrap();
+    }
+}

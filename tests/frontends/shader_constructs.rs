@@ -244,6 +244,68 @@ fn hlsl_matrices() {
     );
 }
 
+/// a = [2 1; 1 1], b = [1 2 3; 0 1 4; 5 6 0], c = [2 1 0 0; 1 1 0 1;
+/// 0 1 1 0; 1 0 0 1] (rows), as cells: column by column (`columns`) or
+/// row by row (HLSL's order).
+fn determinant_cells(columns: bool) -> String {
+    let a = [[2.0, 1.0], [1.0, 1.0]];
+    let b = [[1.0, 2.0, 3.0], [0.0, 1.0, 4.0], [5.0, 6.0, 0.0]];
+    let c = [
+        [2.0, 1.0, 0.0, 0.0],
+        [1.0, 1.0, 0.0, 1.0],
+        [0.0, 1.0, 1.0, 0.0],
+        [1.0, 0.0, 0.0, 1.0],
+    ];
+    fn order<const N: usize>(m: &[[f32; N]; N], columns: bool, out: &mut Vec<f32>) {
+        let cell = |i: usize, j: usize| if columns { m[j][i] } else { m[i][j] };
+        out.extend((0..N).flat_map(|i| (0..N).map(move |j| cell(i, j))));
+    }
+    let mut all = Vec::new();
+    order(&a, columns, &mut all);
+    order(&b, columns, &mut all);
+    order(&c, columns, &mut all);
+    cells(&fs(&all))
+}
+
+#[test]
+fn glsl_determinant_and_inverse() {
+    if !glslang() {
+        return;
+    }
+    // The values by hand beside each line of determinant.comp: the
+    // determinants 1, 1, 2 (cofactor expansion along the first column),
+    // entries of the inverses (the adjugates over them; c's doubled).
+    let input = format!("m={}", determinant_cells(true));
+    holds(
+        "tests/fixtures/shader-constructs/glsl/determinant.comp",
+        &["--input", &input],
+        "o.r[0] == 1 and o.r[1] == 1 and o.r[2] == 2 and o.r[3] == -1 and o.r[4] == 2 \
+         and o.r[5] == -24 and o.r[6] == 18 and o.r[7] == -4 and o.r[8] == -5 \
+         and o.r[9] == -1 and o.r[10] == -2 and o.r[11] == -2 and o.r[12] == 1",
+    );
+}
+
+#[test]
+fn wgsl_and_hlsl_determinant() {
+    if !glslang() {
+        return;
+    }
+    // The same three matrices: determinants 1, 1, 2 (determinant.wgsl,
+    // determinant.hlsl; HLSL lists its cells row by row).
+    let input = format!("m={}", determinant_cells(true));
+    holds(
+        "tests/fixtures/shader-constructs/wgsl/determinant.wgsl",
+        &["--input", &input],
+        "o[0] == 1 and o[1] == 1 and o[2] == 2",
+    );
+    let input = format!("mats={}", determinant_cells(false));
+    holds(
+        "tests/fixtures/shader-constructs/hlsl/determinant.hlsl",
+        &["--entry", "main", "--input", &input, "--length", "outb=3"],
+        "outb[0] == 1 and outb[1] == 1 and outb[2] == 2",
+    );
+}
+
 #[test]
 fn glsl_subgroup_operations() {
     if !glslang() {

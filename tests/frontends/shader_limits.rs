@@ -161,6 +161,14 @@ fn explain_gives_no_verdict_on_a_program_the_front_end_left_part_built() {
         assert_eq!(x.outcome.verdict, Verdict::Undecided, "{progress}");
         assert!(x.outcome.witness.is_none(), "{progress}");
         assert!(!x.outcome.complete(), "{progress}");
+        // The report names the front end's bound, not the search's.
+        let text = vkmm::report::text::termination(&x.outcome);
+        assert!(
+            text.contains("UNDECIDED: the front end stopped before it built the whole program")
+                && text.contains("no path walk outside a request"),
+            "{progress}: {text}"
+        );
+        assert!(!text.contains("stopped at a limit"), "{progress}: {text}");
     }
     // Its own outcome (no condition: every execution): a witness of the
     // part-built program is no witness of the shader.
@@ -168,5 +176,51 @@ fn explain_gives_no_verdict_on_a_program_the_front_end_left_part_built() {
     let x = session.explain(&program, None, None).expect("explains");
     assert_eq!(x.verdict, Explained::Undecided);
     assert!(x.witness.is_none());
-    assert!(x.test_races.is_none_or(|t| t.race_free.is_none()));
+    assert!(x.test_races.as_ref().is_none_or(|t| t.race_free.is_none()));
+    let text = vkmm::report::text::explanation(&x);
+    assert!(
+        text.contains("is UNDECIDED (the front end stopped before it built the whole program")
+            && text.contains("no path walk outside a request"),
+        "{text}"
+    );
+    assert!(!text.contains("stopped at a limit"), "{text}");
+}
+
+#[test]
+fn explain_names_the_front_end_bound_that_stopped_it() {
+    if !glslang() {
+        return;
+    }
+    // As `a_cell_search_stopped_by_the_path_bound_is_undecided`: at six
+    // steps the cell search passes 50 paths in its third round. The
+    // explanation's verdict line says so: what the front end covered
+    // (round, cells located) and the option that stopped it.
+    for property in [&[][..], &["--property", "termination"]] {
+        let mut args = vec![
+            "explain",
+            "--unroll",
+            "8",
+            "-D",
+            "STEPS=6",
+            "--length",
+            "Mem=65536",
+            "--max-paths",
+            "50",
+        ];
+        args.extend_from_slice(property);
+        args.push(CHASE);
+        let (code, out, err) = vkmm(&args);
+        assert_eq!(code, 3, "{out}\n{err}");
+        let line = out
+            .lines()
+            .find(|l| l.contains("UNDECIDED"))
+            .unwrap_or_else(|| panic!("{out}"));
+        assert!(
+            line.contains("the front end stopped before it built the whole program")
+                && line.contains("(--max-paths)")
+                && line.contains("cells located"),
+            "{line}"
+        );
+        assert!(!line.contains("stopped at a limit"), "{line}");
+    }
 }

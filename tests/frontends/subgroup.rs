@@ -262,3 +262,81 @@ fn unsupported_forms_are_errors_naming_the_instruction_and_line() {
     let e = input_error(&text);
     assert!(e.contains("ClusterSize is 3"), "{e}");
 }
+
+/// `n` inclusive scans in a row over one subgroup of four, each feeding
+/// the next (`v = subgroupInclusiveAdd(v) + 1`), from v = id + 1.
+fn scan_chain(n: usize) -> String {
+    let body: String = (0..n)
+        .map(|_| "    v = subgroupInclusiveAdd(v) + 1u;\n")
+        .collect();
+    // By hand, lane by lane (inclusive prefix sums, then + 1):
+    // v0 = 1, 2, 3, 4; v1 = 2, 4, 7, 11; v2 = 3, 7, 14, 25;
+    // v3 = 4, 11, 25, 50; v4 = 5, 16, 41, 91; v5 = 6, 22, 63, 154;
+    // v6 = 7, 29, 92, 246.
+    let expected = [
+        [1, 2, 3, 4],
+        [2, 4, 7, 11],
+        [3, 7, 14, 25],
+        [4, 11, 25, 50],
+        [5, 16, 41, 91],
+        [6, 22, 63, 154],
+        [7, 29, 92, 246],
+    ][n];
+    let cond: Vec<String> = expected
+        .iter()
+        .enumerate()
+        .map(|(i, v)| format!("%o[0][{i}] == {v}"))
+        .collect();
+    format!(
+        "#version 450
+#extension GL_KHR_shader_subgroup_basic : require
+#extension GL_KHR_shader_subgroup_arithmetic : require
+// @Config: 4, 1, 1
+// @Output: forall ({})
+layout(local_size_x = 4) in;
+layout(set = 0, binding = 0) buffer Out {{ uint r[4]; }} o;
+void main() {{
+    uint i = gl_SubgroupInvocationID;
+    uint v = i + 1u;
+{body}    o.r[i] = v;
+}}
+",
+        cond.join(" and ")
+    )
+}
+
+#[test]
+fn chained_subgroup_operations_cost_one_path_each() {
+    if !glslang() {
+        return;
+    }
+    use vkmm::testing::engine::Limits;
+    // Every invocation contributes one known value to each scan, so each
+    // result is one value: one path per invocation however many scans
+    // follow one another. (Ranging each result over the sums of every
+    // subset of the contributions, and the next scan over those, doubled
+    // the paths at least per scan: three scans ran past 16 paths.)
+    let session = Session::new();
+    let limits = Limits {
+        bounds: vkmm::Bounds {
+            max_paths: 16,
+            ..Default::default()
+        },
+        ..Limits::default()
+    };
+    for n in 1..=6 {
+        let text = scan_chain(n);
+        let name = format!("chain{n}.comp");
+        let program = session.load_text(&name, &text).unwrap();
+        let threads = vkmm::testing::engine::trace::explore(&program, &limits)
+            .unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert_eq!(threads.len(), 4, "{name}");
+        for (t, tp) in threads.iter().enumerate() {
+            assert_eq!(tp.paths.len(), 1, "{name}: P{t}");
+        }
+        // And the values are the hand-derived ones, in every execution.
+        let o = outcome_text(&name, &text);
+        assert_eq!(o.condition_holds, Some(true), "{name}: {:?}", o.states);
+        assert!(o.positive > 0, "{name}");
+    }
+}

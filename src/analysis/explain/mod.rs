@@ -193,6 +193,11 @@ pub struct Explanation {
     /// `--outcome` chose the outcome, and when the listing could not run.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub test_races: Option<TestRaces>,
+    /// The bound that stopped the front end before it built the whole
+    /// program (`Program::front_end_limit`: what it covered and the option
+    /// to raise); the verdict is then undecided.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub front_end_limit: Option<String>,
 }
 
 /// The races of a whole test ([`Explanation::test_races`]), as `vkmm
@@ -504,6 +509,7 @@ pub fn explain(
     // marked out of bounds) settles nothing: neither its executions nor
     // their absence are the shader's.
     if program.front_end_limit.is_some() {
+        x.front_end_limit.clone_from(&program.front_end_limit);
         x.verdict = Verdict::Undecided;
         x.witness = None;
         x.rejected = None;
@@ -644,6 +650,7 @@ fn explain_one(
         picture: spec.picture.clone(),
         attribution: None,
         test_races: None,
+        front_end_limit: None,
     };
     if out.consistent > 0 {
         out.verdict = Verdict::Allowed;

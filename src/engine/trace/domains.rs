@@ -1,6 +1,7 @@
 //! The value domains of group functions and their fixpoint.
 
 use super::*;
+use std::collections::{BTreeSet, HashSet};
 
 /// The work-items of the scope instance a group function of thread `t`
 /// exchanges values with.
@@ -21,41 +22,53 @@ pub(super) fn group_size(program: &Program, t: &Thread, ins: &Instruction) -> us
         .count()
 }
 
-/// The value domain a read or group function result ranges over: its
-/// location's, or (a group function) the domain of its static instance,
-/// after the locations'.
+/// The location a read accesses, whose value domain it ranges over
+/// (`None` for a group function: see [`GroupSlot`]).
 pub(super) fn domain_slot(program: &Program, t: &Thread, stmt: usize) -> Option<usize> {
     match &t.code[stmt] {
-        Stmt::Op(i) => match (&i.group, &i.kind) {
-            (Some(_), OpKind::ControlBarrier { instance, .. }) => {
-                Some(program.locations.len() + *instance as usize)
-            }
-            _ => program.location_of(i),
-        },
+        Stmt::Op(i) if i.group.is_none() => program.location_of(i),
         _ => None,
     }
 }
 
-/// The number of group-function domains: one per control barrier instance
-/// number below the largest a group function has.
-pub(super) fn group_slots(program: &Program) -> usize {
-    program
-        .threads
+/// A thread's dynamic group-function instance: the static instance
+/// number, the tangle key of a non-uniform instruction (or, for the
+/// others, how many times the path reached the instance) and the thread.
+/// Each has its own domain of results: an inclusive scan gives each
+/// invocation its own prefix, and each loop iteration its own values, so
+/// a domain per static instance would let every arrival range over all
+/// of them (paths multiplying per group function).
+pub(super) type GroupSlot = (u32, i64, usize);
+
+/// The static instance and key ([`GroupSlot`]) of the group function at
+/// `events[index]` of a path of `t`, `None` for any other event.
+pub(super) fn group_key(t: &Thread, events: &[PathEvent], index: usize) -> Option<(u32, i64)> {
+    let e = events.get(index)?;
+    let Stmt::Op(i) = &t.code[e.stmt] else {
+        return None;
+    };
+    let (Some(g), OpKind::ControlBarrier { instance, .. }) = (&i.group, &i.kind) else {
+        return None;
+    };
+    if g.nonuniform {
+        return Some((*instance, e.barrier.id.unwrap_or(0)));
+    }
+    let reached = events[..=index]
         .iter()
-        .flat_map(|t| t.instructions())
-        .filter_map(|i| match (&i.group, &i.kind) {
-            (Some(_), OpKind::ControlBarrier { instance, .. }) => Some(*instance as usize + 1),
-            _ => None,
+        .filter(|x| {
+            matches!(&t.code[x.stmt], Stmt::Op(j)
+                if matches!(j.kind, OpKind::ControlBarrier { instance: k, .. } if k == *instance))
         })
-        .max()
-        .unwrap_or(0)
+        .count();
+    Some((*instance, reached as i64))
 }
 
 /// Executes a group function: an event whose result, like a read's value,
 /// stays symbolic until something needs it (then it ranges over the
-/// instance's domain); the skeleton computes it exactly from the values
-/// the work-items contribute and drops the combinations of paths whose
-/// concrete results disagree (`crate::engine::barrier::group_results`).
+/// thread's domain for the instance); the skeleton computes it exactly
+/// from the values the work-items contribute and drops the combinations
+/// of paths whose concrete results disagree
+/// (`crate::engine::barrier::group_results`).
 pub(super) fn step_group(s: &mut State, ins: &Instruction, values: BarrierValues) {
     let index = s.events.len();
     let prov = ins
@@ -79,147 +92,300 @@ pub(super) fn step_group(s: &mut State, ins: &Instruction, values: BarrierValues
     });
 }
 
-/// Adds to the group-function domains (after the `nloc` location domains)
-/// every result a group function can have, given the values each thread's
-/// paths contribute to it: for a reduction or scan, the operation over any
-/// subset of the threads, one value each (a superset of the results:
-/// combinations of paths whose results disagree are dropped later); for a
-/// broadcast any contributed value; for any/all 0 and 1. Returns whether a
-/// domain grew.
+/// One dynamic group-function instance as a thread's path reaches it, in
+/// the terms `crate::engine::barrier::groups` puts arrivals together by:
+/// the static instance and key ([`group_key`]), the operation and the
+/// execution scope.
+type Arrival = (u32, i64, crate::ir::GroupOp, crate::ir::Scope);
+
+/// The group-function arrivals of one path, in order: each with its
+/// contribution (and provenance), its local id operand and its width.
+fn arrivals<'a>(
+    t: &'a Thread,
+    events: &'a [PathEvent],
+) -> impl Iterator<Item = (Arrival, i64, Prov, Option<i64>, Option<u8>)> + 'a {
+    events.iter().enumerate().filter_map(move |(k, e)| {
+        let (instance, key) = group_key(t, events, k)?;
+        let Stmt::Op(i) = &t.code[e.stmt] else {
+            return None;
+        };
+        let (
+            Some(g),
+            OpKind::ControlBarrier {
+                execution_scope, ..
+            },
+            Some(v),
+        ) = (&i.group, &i.kind, e.barrier.contribution)
+        else {
+            return None;
+        };
+        let prov = e.write_prov.clone().unwrap_or_default();
+        Some((
+            (instance, key, g.op, *execution_scope),
+            v,
+            prov,
+            e.barrier.local_id,
+            g.width,
+        ))
+    })
+}
+
+/// How one arrival uses its group function: the local id operand and the
+/// width.
+type Use = (Option<i64>, Option<u8>);
+
+/// What one work-item may bring to a dynamic group-function instance, over
+/// all its paths: the values it contributes there, and whether some path
+/// of it does not take part.
+#[derive(Default)]
+struct Options {
+    values: ValueSet,
+    absent: bool,
+}
+
+/// Adds to the group-function domains (after the location domains)
+/// every result a group function can give each thread, given what each
+/// thread's paths (and the prefixes stopped at a result not known yet,
+/// [`ThreadPaths::pending`]) contribute to it. For a thread arriving at a
+/// dynamic instance, each other work-item of its scope instance takes
+/// part with any value it contributes there on some path, or not at all
+/// when some path of it does not arrive there (a path cut by the bound or
+/// one that ends elsewhere); the results are the operation over every
+/// such choice (`GroupOp::result_at`, one fold per choice, shared as a
+/// set of partial results). A work-item none of whose paths is known yet
+/// to take part or not makes the result wait (the thread's path stays
+/// pending) rather than be guessed: a guess would stay in the domain and
+/// multiply the paths after it. With `pending_absent` (when waiting alone
+/// would never end), a pending prefix that has not arrived counts as not
+/// taking part. An undefined result (a broadcast from an invocation that
+/// does not take part) is any value: the contributed ones and 0 stand
+/// for it. Returns whether a domain grew.
 pub(super) fn group_domains(
     program: &Program,
     all: &[ThreadPaths],
-    nloc: usize,
     domain: &mut Domains,
+    pending_absent: bool,
 ) -> Result<bool, ExecError> {
-    use crate::ir::GroupOp;
-    // instance -> (ops, per thread: value -> provenance)
-    type Ops = Vec<(GroupOp, Option<u8>)>;
-    let mut at: BTreeMap<usize, (Ops, BTreeMap<usize, ValueSet>)> = BTreeMap::new();
+    // Per dynamic instance and thread: what it brings.
+    let mut opts: HashMap<Arrival, BTreeMap<usize, Options>> = HashMap::new();
+    // Per thread, its arrivals (with local id and width), to compute.
+    let mut mine: HashMap<(Arrival, usize), BTreeSet<Use>> = HashMap::new();
+    // Per thread, the arrivals of each of its paths that decide absence.
+    let mut reached: Vec<Vec<HashSet<Arrival>>> = vec![Vec::new(); all.len()];
     for (ti, (t, tp)) in program.threads.iter().zip(all).enumerate() {
-        for p in &tp.paths {
-            for e in &p.events {
-                let Stmt::Op(i) = &t.code[e.stmt] else {
-                    continue;
-                };
-                let (Some(g), OpKind::ControlBarrier { instance, .. }, Some(v)) =
-                    (&i.group, &i.kind, e.barrier.contribution)
-                else {
-                    continue;
-                };
-                let entry = at.entry(*instance as usize).or_default();
-                if !entry.0.contains(&(g.op, g.width)) {
-                    entry.0.push((g.op, g.width));
-                }
-                let prov = e.write_prov.clone().unwrap_or_default();
-                merge_value(entry.1.entry(ti).or_default(), v, &prov);
+        let settled = tp
+            .paths
+            .iter()
+            .chain(&tp.cut_prefixes)
+            .map(|p| (&p.events, true));
+        let pending = tp.pending.iter().map(|p| (p, pending_absent));
+        for (events, decides) in settled.chain(pending) {
+            let mut here = HashSet::new();
+            for (a, v, prov, local_id, width) in arrivals(t, events) {
+                merge_value(
+                    &mut opts.entry(a).or_default().entry(ti).or_default().values,
+                    v,
+                    &prov,
+                );
+                mine.entry((a, ti)).or_default().insert((local_id, width));
+                here.insert(a);
+            }
+            if decides {
+                reached[ti].push(here);
+            }
+        }
+    }
+    // A thread some of whose deciding paths miss an instance may be absent.
+    for (a, per_thread) in opts.iter_mut() {
+        for (ti, paths) in reached.iter().enumerate() {
+            if paths.iter().any(|here| !here.contains(a)) {
+                per_thread.entry(ti).or_default().absent = true;
             }
         }
     }
     let mut changed = false;
-    for (k, (ops, per_thread)) in at {
-        let mut results: BTreeMap<i64, Prov> = BTreeMap::new();
-        for (op, width) in ops {
-            match op {
-                GroupOp::Any | GroupOp::All | GroupOp::Elect | GroupOp::AllEqual => {
-                    merge_value(&mut results, 0, &Prov::new());
-                    merge_value(&mut results, 1, &Prov::new());
-                }
-                GroupOp::Ballot(c) => {
-                    // Each invocation's bit, set or not: every mask of
-                    // the invocations of its 32-bit component.
-                    let mut masks: BTreeMap<i64, Prov> = BTreeMap::from([(0, Prov::new())]);
-                    for (&ti, vs) in &per_thread {
-                        let bit = group_bit(program, ti, c);
-                        if bit == 0 || !vs.keys().any(|&v| v != 0) {
-                            continue;
-                        }
-                        let prov = vs.iter().filter(|(v, _)| **v != 0).map(|(_, p)| p);
-                        let prov = prov.fold(None::<Prov>, |acc, p| {
-                            Some(acc.map_or_else(|| p.clone(), |a| prov_min(&a, p)))
-                        });
-                        let prov = prov.unwrap_or_default();
-                        let mut next = masks.clone();
-                        for (m, pm) in &masks {
-                            merge_value(
-                                &mut next,
-                                i64::from((*m as i32) | bit),
-                                &prov_max(pm, &prov),
-                            );
-                        }
-                        if next.len() > MAX_GROUP_VALUES {
-                            return Err(ExecError::limit(
-                                LimitKind::ValueDomains,
-                                format!(
-                                    "a ballot has more than {MAX_GROUP_VALUES} possible results: use a smaller subgroup"
-                                ),
-                            ));
-                        }
-                        masks = next;
-                    }
-                    for (v, p) in &masks {
-                        merge_value(&mut results, *v, p);
-                    }
-                }
-                GroupOp::Broadcast | GroupOp::BroadcastFirst | GroupOp::Lane(_) => {
-                    for vs in per_thread.values() {
-                        for (v, p) in vs {
-                            merge_value(&mut results, *v, p);
-                        }
-                    }
-                }
-                GroupOp::Reduce(a)
-                | GroupOp::ScanInclusive(a)
-                | GroupOp::ScanExclusive(a)
-                | GroupOp::Clustered(a, _) => {
-                    let mut acc: BTreeMap<i64, Prov> =
-                        BTreeMap::from([(a.identity_at(width), Prov::new())]);
-                    for vs in per_thread.values() {
-                        let mut next = acc.clone();
-                        for (x, px) in &acc {
-                            for (v, pv) in vs {
-                                merge_value(
-                                    &mut next,
-                                    a.apply_at(*x, *v, width),
-                                    &prov_max(px, pv),
-                                );
-                            }
-                        }
-                        if next.len() > MAX_GROUP_VALUES {
-                            return Err(ExecError::limit(
-                                LimitKind::ValueDomains,
-                                format!(
-                                    "a group function has more than {MAX_GROUP_VALUES} possible results: lower --unroll"
-                                ),
-                            ));
-                        }
-                        acc = next;
-                    }
-                    for (v, p) in &acc {
-                        merge_value(&mut results, *v, p);
-                    }
-                }
-            }
+    let none = Options::default();
+    for ((a, me), uses) in &mine {
+        let (instance, key, op, scope) = *a;
+        let members: Vec<usize> = (0..program.threads.len())
+            .filter(|&u| crate::engine::instances::thread_in_instance(program, u, scope, *me))
+            .collect();
+        let per_thread = &opts[a];
+        let at: Vec<&Options> = members
+            .iter()
+            .map(|u| per_thread.get(u).unwrap_or(&none))
+            .collect();
+        let pos = members.iter().position(|u| u == me).unwrap_or(0);
+        let mut results = ValueSet::new();
+        for &(local_id, width) in uses {
+            results_for(op, &at, pos, local_id, width, &mut results)?;
         }
+        let slot = domain.groups.entry((instance, key, *me)).or_default();
         for (v, p) in &results {
-            changed |= merge_value(&mut domain[nloc + k], *v, p);
+            changed |= merge_value(slot, *v, p);
         }
     }
     Ok(changed)
 }
 
-/// The bit thread `t` sets in component `c` of a ballot: `1 << k` for its
-/// local id `32c + k` in its subgroup (0 when its id is in another
-/// component).
-pub(super) fn group_bit(program: &Program, t: usize, c: u8) -> i32 {
-    let me = (0..t)
-        .filter(|&u| {
-            crate::engine::instances::thread_in_instance(program, u, crate::ir::Scope::Subgroup, t)
-        })
-        .count();
-    match me.checked_sub(32 * usize::from(c)) {
-        Some(k) if k < 32 => 1i32 << k,
-        _ => 0,
+/// The results the member at `pos` of a dynamic instance can get, given
+/// each member's options (`GroupOp::result_at` over every choice), added
+/// to `out`. Nothing is added while a member that matters has no option
+/// (neither a value nor absence known yet).
+fn results_for(
+    op: crate::ir::GroupOp,
+    at: &[&Options],
+    pos: usize,
+    local_id: Option<i64>,
+    width: Option<u8>,
+    out: &mut ValueSet,
+) -> Result<(), ExecError> {
+    use crate::ir::GroupOp;
+    // A fold over the members of `range` in ascending id order: the set
+    // of (state, provenance) after each, where taking part applies `step`.
+    fn fold<S: Ord + Clone>(
+        at: &[&Options],
+        range: std::ops::Range<usize>,
+        start: S,
+        step: &dyn Fn(&S, usize, i64) -> S,
+    ) -> Result<BTreeMap<S, Prov>, ExecError> {
+        let mut states: BTreeMap<S, Prov> = BTreeMap::from([(start, Prov::new())]);
+        let (start, end) = (range.start.min(at.len()), range.end.min(at.len()));
+        for (u, o) in at.iter().enumerate().take(end).skip(start) {
+            let mut next: BTreeMap<S, Prov> = BTreeMap::new();
+            for (s, ps) in &states {
+                if o.absent {
+                    merge_state(&mut next, s.clone(), ps);
+                }
+                for (v, pv) in &o.values {
+                    merge_state(&mut next, step(s, u, *v), &prov_max(ps, pv));
+                }
+            }
+            if next.len() > MAX_GROUP_VALUES {
+                return Err(ExecError::limit(
+                    LimitKind::ValueDomains,
+                    format!(
+                        "a group function has more than {MAX_GROUP_VALUES} possible results: lower --unroll or use a smaller subgroup"
+                    ),
+                ));
+            }
+            states = next;
+        }
+        Ok(states)
+    }
+    let n = at.len();
+    let mut add = |v: i64, p: &Prov| {
+        merge_value(out, v, p);
+    };
+    // The value of one named member: undefined (any value: the values
+    // contributed there and 0 stand for it) when it may not take part.
+    let named =
+        |target: Option<usize>, add: &mut dyn FnMut(i64, &Prov)| match target.filter(|&k| k < n) {
+            Some(k) => {
+                for (v, p) in &at[k].values {
+                    add(*v, p);
+                }
+                if at[k].absent {
+                    add(0, &Prov::new());
+                }
+            }
+            None => {
+                add(0, &Prov::new());
+                for o in at {
+                    for (v, p) in &o.values {
+                        add(*v, p);
+                    }
+                }
+            }
+        };
+    match op {
+        GroupOp::Reduce(a)
+        | GroupOp::ScanInclusive(a)
+        | GroupOp::ScanExclusive(a)
+        | GroupOp::Clustered(a, _) => {
+            let range = match op {
+                GroupOp::ScanInclusive(_) => 0..pos + 1,
+                GroupOp::ScanExclusive(_) => 0..pos,
+                GroupOp::Clustered(_, c) => {
+                    let c = (c as usize).max(1);
+                    let start = pos - pos % c;
+                    start..start + c
+                }
+                _ => 0..n,
+            };
+            // "((x0 op x1) op x2) ...", the identity only where no one
+            // takes part.
+            let states = fold(at, range, None::<i64>, &|s, _, v| {
+                Some(s.map_or(v, |x| a.apply_at(x, v, width)))
+            })?;
+            for (s, p) in &states {
+                add(s.unwrap_or_else(|| a.identity_at(width)), p);
+            }
+        }
+        GroupOp::Any | GroupOp::All => {
+            let any = matches!(op, GroupOp::Any);
+            let states = fold(at, 0..n, !any, &|s, _, v| {
+                if any { *s || v != 0 } else { *s && v != 0 }
+            })?;
+            for (s, p) in &states {
+                add(i64::from(*s), p);
+            }
+        }
+        GroupOp::AllEqual => {
+            // None: no value yet; Some(Some(v)): all equal v; Some(None):
+            // two differ.
+            let states = fold(at, 0..n, None::<Option<i64>>, &|s, _, v| match s {
+                None => Some(Some(v)),
+                Some(Some(x)) if *x == v => Some(Some(v)),
+                _ => Some(None),
+            })?;
+            for (s, p) in &states {
+                add(i64::from(!matches!(s, Some(None))), p);
+            }
+        }
+        GroupOp::Elect | GroupOp::BroadcastFirst => {
+            // The lowest member taking part, and its value (this member
+            // takes part, so the lowest is at or below it).
+            let states = fold(at, 0..pos + 1, None::<(usize, i64)>, &|s, u, v| {
+                Some(s.unwrap_or((u, v)))
+            })?;
+            for (s, p) in &states {
+                match (op, s) {
+                    (GroupOp::Elect, Some((u, _))) => add(i64::from(*u == pos), p),
+                    (_, Some((_, v))) => add(*v, p),
+                    _ => {}
+                }
+            }
+        }
+        GroupOp::Ballot(c) => {
+            let base = 32 * usize::from(c);
+            let states = fold(at, 0..n, 0i32, &|s, u, v| match u.checked_sub(base) {
+                Some(k) if k < 32 && v != 0 => *s | 1i32 << k,
+                _ => *s,
+            })?;
+            for (s, p) in &states {
+                add(i64::from(*s), p);
+            }
+        }
+        GroupOp::Broadcast => {
+            let target = local_id.and_then(|k| usize::try_from(k).ok());
+            named(target, &mut add);
+        }
+        GroupOp::Lane(l) => {
+            let target = local_id.and_then(|k| l.target(pos, k));
+            named(target, &mut add);
+        }
+    }
+    Ok(())
+}
+
+/// [`merge_value`] over any state.
+fn merge_state<S: Ord>(d: &mut BTreeMap<S, Prov>, s: S, prov: &Prov) {
+    match d.get_mut(&s) {
+        None => {
+            d.insert(s, prov.clone());
+        }
+        Some(old) => *old = prov_min(old, prov),
     }
 }
 

@@ -516,6 +516,7 @@ pub(super) fn explore_thread(
         head_marks: Vec::new(),
         free_iterations: 0,
         heads: Vec::new(),
+        pending: false,
     };
     let stutters = PathPlan::of(limits).awaits;
     let live = if stutters || endings {
@@ -537,6 +538,19 @@ pub(super) fn explore_thread(
         loop {
             budget.step(&walking)?;
             if s.dead {
+                break;
+            }
+            if s.pending {
+                out.pending.push(s.events);
+                if out.pending.len() > max_paths {
+                    return Err(ExecError::limit(
+                        LimitKind::MaxPaths,
+                        format!(
+                            "thread P{} has more than {max_paths} paths (--max-paths): lower --unroll",
+                            t.id
+                        ),
+                    ));
+                }
                 break;
             }
             if !s.control.is_empty() {
@@ -1337,11 +1351,31 @@ pub(super) fn value_of(
                 RegValue::Expr(k) => first_symbolic(s, k)?,
             };
             let stmt = s.events[index].stmt;
-            let Some(loc) = domain_slot(program, t, stmt) else {
-                return Some(0); // unreachable: reads always access a location
+            let values = match group_key(t, &s.events, index) {
+                Some((instance, key)) => {
+                    let me = program
+                        .threads
+                        .iter()
+                        .position(|x| std::ptr::eq(x, t))
+                        .unwrap_or(0);
+                    match domain.groups.get(&(instance, key, me)) {
+                        Some(d) if !d.is_empty() => d,
+                        // A group function's result no round has computed
+                        // yet: the path waits (`ThreadPaths::pending`)
+                        // rather than guess one.
+                        _ => {
+                            s.pending = true;
+                            return None;
+                        }
+                    }
+                }
+                None => match domain_slot(program, t, stmt) {
+                    Some(loc) => &domain[loc],
+                    None => return Some(0), // unreachable: reads always access a location
+                },
             };
             s.runs[s.pc] -= 1; // the statement runs again in each alternative
-            let mut values = domain[loc].iter();
+            let mut values = values.iter();
             let (v0, p0) = values.next().expect("domains hold the initial value");
             for (v, p) in values {
                 let mut other = s.clone();

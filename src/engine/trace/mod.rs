@@ -73,7 +73,26 @@ fn prov_min(a: &Prov, b: &Prov) -> Prov {
 
 /// Per location: each value a write to it can have, with the provenance of
 /// that value (see [`explore`]).
-type Domains = Vec<BTreeMap<i64, Prov>>;
+/// After them, per dynamic group-function instance a thread reaches, each
+/// result it can get there ([`domains::group_domains`]).
+#[derive(Default)]
+struct Domains {
+    locations: Vec<BTreeMap<i64, Prov>>,
+    groups: HashMap<GroupSlot, BTreeMap<i64, Prov>>,
+}
+
+impl std::ops::Index<usize> for Domains {
+    type Output = BTreeMap<i64, Prov>;
+    fn index(&self, l: usize) -> &Self::Output {
+        &self.locations[l]
+    }
+}
+
+impl std::ops::IndexMut<usize> for Domains {
+    fn index_mut(&mut self, l: usize) -> &mut Self::Output {
+        &mut self.locations[l]
+    }
+}
 
 fn prov_max(a: &Prov, b: &Prov) -> Prov {
     if a.is_empty() {
@@ -134,17 +153,21 @@ pub fn explore_with_domains(
     let own = own_sets(program, limits);
     let nloc = program.locations.len();
     // Location domains start with the initial value; group-function
-    // domains (after them) with 0, until the rounds compute their results.
+    // domains are empty until a round computes their results.
     // An undefined initial value (`Program::undefined`) may be any value
     // of `undefined::Domain`.
     let undefined = super::undefined::Domain::for_search(program, limits);
-    let mut domain: Domains = (0..nloc)
-        .map(|l| match &undefined {
-            Some(u) if program.is_undefined(l) => u.values().map(|v| (v, Prov::new())).collect(),
-            _ => BTreeMap::from([(program.initial_value(l), Prov::new())]),
-        })
-        .chain((0..group_slots(program)).map(|_| BTreeMap::from([(0, Prov::new())])))
-        .collect();
+    let mut domain = Domains {
+        locations: (0..nloc)
+            .map(|l| match &undefined {
+                Some(u) if program.is_undefined(l) => {
+                    u.values().map(|v| (v, Prov::new())).collect()
+                }
+                _ => BTreeMap::from([(program.initial_value(l), Prov::new())]),
+            })
+            .collect(),
+        groups: HashMap::new(),
+    };
     // Values the final condition names are possible too: a value that only
     // a cycle of reads-from can justify (out of thin air) is never produced
     // by the fixpoint below, yet an axiomatic model may allow it. Seeding the
@@ -152,7 +175,7 @@ pub fn explore_with_domains(
     // (Group functions' domains are not seeded: their results are computed
     // exactly from contributions, which the seeded locations feed.)
     for (loc, v) in condition_seeds(program) {
-        for (l, d) in domain.iter_mut().take(nloc).enumerate() {
+        for (l, d) in domain.locations.iter_mut().enumerate() {
             if loc.is_none_or(|x| x == l) {
                 d.entry(v).or_default();
             }
@@ -186,7 +209,18 @@ pub fn explore_with_domains(
             .collect()
     };
     let no_counters = counters::Counters::none(program);
-    for round in 0..MAX_ROUNDS {
+    // Whether a prefix waiting for a group function's result counts as
+    // not taking part in the instances it has not reached (once waiting
+    // alone settles nothing).
+    let mut pending_absent = false;
+    // Rounds that only let waiting paths on past a group function's result
+    // (one per group function along a path) do not count as rounds of the
+    // fixpoint.
+    let mut waits = 0usize;
+    for round in 0.. {
+        if round >= MAX_ROUNDS + waits {
+            break;
+        }
         let all = explore_all(&domain, false, &no_counters)?;
         budget.check(&|| format!("computing the value domains (round {})", round + 1))?;
         // The most writes one execution makes to each location.
@@ -261,21 +295,48 @@ pub fn explore_with_domains(
                 add(l, v, prov, &extra);
             }
         }
-        changed |= group_domains(program, &all, nloc, &mut domain)?;
+        let grew = group_domains(program, &all, &mut domain, pending_absent)?;
+        let waiting = all.iter().any(|tp| !tp.pending.is_empty());
+        if grew && waiting && !changed {
+            waits += 1;
+        }
+        changed |= grew;
+        if !changed && waiting && !pending_absent {
+            pending_absent = true;
+            continue;
+        }
+        if !changed && waiting {
+            return Err(ExecError::limit(
+                LimitKind::ValueDomains,
+                "the results of a group function could not be computed from what the invocations contribute".to_string(),
+            ));
+        }
         if !changed {
             let values: Vec<Vec<i64>> = domain
+                .locations
                 .iter()
-                .take(nloc)
                 .map(|d| d.keys().copied().collect())
                 .collect();
             // The domains are settled: the counters the walk shows, and
             // the paths walked again with them.
             let counters = counters::Counters::of(program, &all);
+            // Walked again, the paths are the same ones split less or
+            // fewer: the domains hold a result for every group function
+            // they reach.
+            let settled = |paths: Vec<ThreadPaths>, values| {
+                if paths.iter().any(|tp: &ThreadPaths| !tp.pending.is_empty()) {
+                    return Err(ExecError::limit(
+                        LimitKind::ValueDomains,
+                        "the results of a group function could not be computed from what the invocations contribute".to_string(),
+                    ));
+                }
+                Ok((paths, values))
+            };
             if PathPlan::of(limits).symbolic_stores {
-                return Ok((explore_all(&domain, true, &counters)?, values));
+                return settled(explore_all(&domain, true, &counters)?, values);
             }
             if counters.any() {
-                return Ok((explore_all(&domain, false, &counters)?, values));
+                return settled(explore_all(&domain, false, &counters)?, values);
             }
             return Ok((all, values));
         }
@@ -426,6 +487,9 @@ struct State {
     /// earlier read changed the path before it): to find an iteration that
     /// repeats the one before it ([`executor::repeats`]).
     heads: Vec<(usize, usize, Vec<Option<RegValue>>, usize)>,
+    /// Whether the path needs a group function's result no round of the
+    /// value domains has computed yet ([`ThreadPaths::pending`]).
+    pending: bool,
     /// Whether local arithmetic and stores keep symbolic reads symbolic
     /// ([`Reduction::SymbolicStores`](crate::engine::Reduction::SymbolicStores); never while the value domains are
     /// computed).

@@ -205,6 +205,11 @@ pub struct ThreadPaths {
     /// The statements at which the unrolling bound cut a path: a thread
     /// running on past the bound goes on from one of them.
     pub cut_points: std::collections::BTreeSet<usize>,
+    /// While the value domains are computed: the events of each path
+    /// stopped where it needed the result of a group function that no
+    /// round has computed for it yet (its contributions up to there are
+    /// what the next round computes from). Empty once the domains settle.
+    pub pending: Vec<Vec<PathEvent>>,
 }
 
 /// One event of an execution: an executed instruction and its values.

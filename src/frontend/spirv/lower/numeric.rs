@@ -606,6 +606,64 @@ impl Gen<'_> {
                 )?;
                 self.num(&p, &c, dest, NumOp::FBin(FBin::Add, w), inst)?
             }
+            // GLSL.std.450 Determinant: "Result is the determinant of x";
+            // MatrixInverse: "Result is a matrix that is the inverse of x.
+            // The values in the result are undefined if x is singular or
+            // poorly conditioned (nearly singular)." Vulkan's precision
+            // table has no row of their own: "GLSL.std.450 extended
+            // instructions not listed above and not defined in terms of
+            // the above have undefined precision"; they are defined in
+            // terms of multiplications, additions and (the inverse) a
+            // division, so vkmm computes the formulae they are derived
+            // from with each of those rounded: the cofactor expansion
+            // along the first column, and the adjugate over the
+            // determinant.
+            "Determinant" | "MatrixInverse" => {
+                let w = self.result_width(inst)?;
+                let m = self.square_matrix(&arg(0)?, name, inst)?;
+                let n = m.len();
+                let all: Vec<usize> = (0..n).collect();
+                let mut names = 0usize;
+                if name == "Determinant" {
+                    self.determinant(&m, &all, &all, w, dest, &mut names, inst)?
+                } else {
+                    let det = format!("{dest}.det");
+                    let d = self.determinant(&m, &all, &all, w, &det, &mut names, inst)?;
+                    // Column c, row r of the inverse: the cofactor of
+                    // row c, column r ((-1)^(r+c) times the determinant
+                    // of the matrix without them) over the determinant.
+                    let mut columns = Vec::new();
+                    for c in 0..n {
+                        let mut column = Vec::new();
+                        for r in 0..n {
+                            let rows: Vec<usize> =
+                                all.iter().copied().filter(|&k| k != c).collect();
+                            let cols: Vec<usize> =
+                                all.iter().copied().filter(|&k| k != r).collect();
+                            let minor = format!("{dest}.m{c}{r}");
+                            let mut cof =
+                                self.determinant(&m, &rows, &cols, w, &minor, &mut names, inst)?;
+                            if (r + c) % 2 == 1 {
+                                cof = self.un(
+                                    &cof,
+                                    &format!("{dest}.n{c}{r}"),
+                                    NumOp::FUn(FUn::Neg, w),
+                                    inst,
+                                )?;
+                            }
+                            column.push(self.num(
+                                &cof,
+                                &d,
+                                &format!("{dest}.{c}.{r}"),
+                                NumOp::FBin(FBin::Div, w),
+                                inst,
+                            )?);
+                        }
+                        columns.push(Val::Comp(column));
+                    }
+                    Val::Comp(columns)
+                }
+            }
             "Length" | "length" => {
                 let w = self.result_width(inst)?;
                 let x = arg(0)?;
@@ -697,6 +755,87 @@ impl Gen<'_> {
             _ => return Ok(None),
         };
         Ok(Some(v))
+    }
+
+    /// The columns of a square float matrix of 2 to 4 columns (`name`'s
+    /// operand: GLSL.std.450 "x must be a square matrix").
+    fn square_matrix(&self, v: &Val, name: &str, inst: &Inst) -> R<Vec<Vec<Val>>> {
+        let columns: Option<Vec<Vec<Val>>> = match v {
+            Val::Comp(cols) => cols
+                .iter()
+                .map(|c| match c {
+                    Val::Comp(xs) => Some(xs.clone()),
+                    _ => None,
+                })
+                .collect(),
+            _ => None,
+        };
+        match columns {
+            Some(m) if (2..=4).contains(&m.len()) && m.iter().all(|c| c.len() == m.len()) => Ok(m),
+            _ => Err(inst.err_at(
+                3,
+                format!("`{name}`: expected a square matrix of 2, 3 or 4 columns"),
+            )),
+        }
+    }
+
+    /// The determinant of the square matrix `m` (columns) restricted to
+    /// `rows` and `cols`, by cofactor expansion along its first column,
+    /// left to right: `a(r0, c0) * det(M0) - a(r1, c0) * det(M1) + ...`,
+    /// each product and sum rounded at width `w` (a 2 x 2 is `a00 * a11 -
+    /// a10 * a01`). `names` numbers the intermediate registers.
+    #[allow(clippy::too_many_arguments)]
+    fn determinant(
+        &mut self,
+        m: &[Vec<Val>],
+        rows: &[usize],
+        cols: &[usize],
+        w: u8,
+        dest: &str,
+        names: &mut usize,
+        inst: &Inst,
+    ) -> R<Val> {
+        let (Some(&c0), true) = (cols.first(), rows.len() == cols.len()) else {
+            return Ok(Val::Int(crate::ir::numeric::from_f64(1.0, w)));
+        };
+        if rows.len() == 1 {
+            return Ok(m[c0][rows[0]].clone());
+        }
+        let mut acc: Option<Val> = None;
+        for (k, &r) in rows.iter().enumerate() {
+            *names += 1;
+            let here = *names;
+            let rest: Vec<usize> = rows.iter().copied().filter(|&x| x != r).collect();
+            let minor = self.determinant(
+                m,
+                &rest,
+                &cols[1..],
+                w,
+                &format!("{dest}.d{here}"),
+                names,
+                inst,
+            )?;
+            let term = self.num(
+                &m[c0][r],
+                &minor,
+                &format!("{dest}.t{here}"),
+                NumOp::FBin(FBin::Mul, w),
+                inst,
+            )?;
+            acc = Some(match acc {
+                None => term,
+                Some(a) => {
+                    let op = if k % 2 == 1 { FBin::Sub } else { FBin::Add };
+                    let name = if k + 1 == rows.len() {
+                        dest.to_string()
+                    } else {
+                        format!("{dest}.s{here}")
+                    };
+                    self.num(&a, &term, &name, NumOp::FBin(op, w), inst)?
+                }
+            });
+        }
+        Ok(acc.unwrap_or(Val::Int(0)))
     }
 
     /// A refusal of a float function vkmm does not lower.
