@@ -28,14 +28,14 @@ if [ "$(wasm-bindgen --version 2>/dev/null | awk '{print $2}')" != "$version" ];
   cargo install wasm-bindgen-cli --version "$version"
 fi
 
-echo "== cargo build -p vkmm-web --release --target wasm32-unknown-unknown"
-cargo build -p vkmm-web --release --target wasm32-unknown-unknown
+echo "== cargo build -p vkmm-web --profile web --target wasm32-unknown-unknown"
+cargo build -p vkmm-web --profile web --target wasm32-unknown-unknown
 
 echo "== wasm-bindgen --target no-modules"
 pkg=$target/playground-pkg
 rm -rf "$pkg"
 wasm-bindgen --target no-modules --no-typescript --out-dir "$pkg" \
-  "$target/wasm32-unknown-unknown/release/vkmm_web.wasm"
+  "$target/wasm32-unknown-unknown/web/vkmm_web.wasm"
 
 echo "== npm ci (Viz.js; web/package-lock.json)"
 if [ ! -d web/node_modules/@viz-js/viz ]; then

@@ -2059,7 +2059,7 @@ fn add_race_states(
     }
 }
 
-/// A set of state numbers ([`StateNumbers`]), one bit each: the numbers
+/// A set of state numbers (`StateCounts` rows), one bit each: the numbers
 /// are dense, and a racing pair may race in hundreds of thousands of
 /// states (a bit each, where a hash set of numbers takes about 5 bytes).
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
@@ -2421,7 +2421,7 @@ fn unlisted(mut races: Vec<RacePair>, states: &[StateSet]) -> Vec<RacePair> {
 /// What stops the work after a walk (sorting its listing, attributing its
 /// racing pairs' states): the walk's time limits ([`Bounds::expired`]
 /// since `start`, the search's start), or the memory bound with `bytes`
-/// more about to be allocated ([`Relation::fits`]).
+/// more about to be allocated ([`Relation::fits`](crate::relation::Relation::fits)).
 fn after_walk_limit(bounds: &Bounds, start: Instant, bytes: usize) -> Option<LimitKind> {
     if bounds.expired(start) {
         Some(LimitKind::Timeout)

@@ -1,14 +1,14 @@
 //! Final states, compact (listings of hundreds of thousands of states).
 //!
 //! A listing shows the same names in every final state of a test: the
-//! shown registers (`P0:r1`, in [`super::litmus::shown_terms`]'s order)
+//! shown registers (`P0:r1`, in `super::litmus::shown_terms`'s order)
 //! then the shown memory. Those names are made once per test, a
 //! [`Schema`], and a state is the vector of its values under it.
 //!
 //! The states being recorded are held once, as rows of one block of bytes
-//! ([`Rows`]: each value in as few bytes as the values so far need, in an
+//! (`Rows`: each value in as few bytes as the values so far need, in an
 //! encoding that compares as the values do), indexed by a hash table of
-//! row numbers ([`StateCounts`]): recording a state allocates nothing but
+//! row numbers (`StateCounts`): recording a state allocates nothing but
 //! its row, and a racing pair names the states it races in by their row
 //! numbers. The sorted listing is one such block too, which every
 //! [`FinalState`] of it shares.
@@ -479,7 +479,7 @@ impl StateCounts {
 /// rows compared as byte strings (one `memcmp` each), sorted in runs of
 /// [`UNCHECKED_ROWS`] merged pairwise, `stopped` asked before each run and
 /// every [`UNCHECKED_ROWS`] rows merged (ending with its limit).
-/// [`sorted_order_by_values`] is the plain sort it stands for, kept as the
+/// `sorted_order_by_values` is the plain sort it stands for, kept as the
 /// tests' oracle.
 fn sorted_order(
     rows: &Rows,

@@ -1005,7 +1005,7 @@ impl Skeleton {
     /// With `factor` (a visitor taking factored candidates:
     /// [`driver::Needs::factored`](super::driver::Needs::factored)), the skeleton's observation reads
     /// ([`Skeleton::observation`]) are searched location by location
-    /// ([`super::candidates`], "Factored observation reads").
+    /// (this module's doc, "Factored observation reads").
     pub fn search_orders(
         &self,
         prune: Option<Prune>,

@@ -346,7 +346,7 @@ impl<'p> Explorer<'p> {
 
     /// The nodes of the walk over combinations of paths with path pruning
     /// since the last call: each choice of a path for a thread given the
-    /// threads chosen before it ([`Explorer::block_pruned`]), kept or
+    /// threads chosen before it (`Explorer::block_pruned`), kept or
     /// dropped: the count the walk's cost follows.
     pub fn take_walk_nodes(&self) -> u64 {
         self.walk_nodes.take()

@@ -36,6 +36,10 @@ use super::path::ThreadPaths;
 use crate::ir::{Operand, Program, RmwOp, Stmt, Thread};
 use std::collections::{BTreeSet, HashMap};
 
+/// A location's increments so far: their constant, width and number (`None`
+/// before the first).
+type Increments = Option<(i64, Option<u8>, u64)>;
+
 /// Per location: the values an increment may read, for the counters; `None`
 /// for every other location.
 #[derive(Debug, Default)]
@@ -73,7 +77,7 @@ impl Counters {
         }
         // Per location: its increments' constant, width and number, or
         // `None` once some write is anything else.
-        let mut seen: Vec<Option<Option<(i64, Option<u8>, u64)>>> = vec![Some(None); nloc];
+        let mut seen: Vec<Option<Increments>> = vec![Some(None); nloc];
         for (t, tp) in program.threads.iter().zip(all) {
             let in_loop = in_loop(t);
             for i in runs(t, tp) {

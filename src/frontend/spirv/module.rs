@@ -1506,7 +1506,7 @@ pub(super) fn class_of(name: &str) -> Class {
 }
 
 /// Every branch target of a function's body is one of its labels:
-/// "OpBranch ... Target Label must be the Result <id> of an OpLabel
+/// "OpBranch ... Target Label must be the Result \<id\> of an OpLabel
 /// instruction in the current function" (SPIR-V specification, OpBranch;
 /// likewise OpBranchConditional and OpSwitch). An error at the operand, in
 /// the source's own name (`%9`).
