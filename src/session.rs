@@ -246,6 +246,15 @@ impl Session {
         self
     }
 
+    /// [`Session::max_memory`] for the search alone: the bound input files
+    /// are held to is the process's, and unit tests run beside others that
+    /// read files.
+    #[cfg(test)]
+    pub(crate) fn search_max_memory(mut self, bytes: Option<usize>) -> Session {
+        self.limits.bounds.max_memory = bytes;
+        self
+    }
+
     /// All limits at once.
     pub fn limits(mut self, limits: Limits) -> Session {
         self.limits = limits;

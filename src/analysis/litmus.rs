@@ -2870,7 +2870,7 @@ mod race_state_tests {
             let o = many(
                 crate::Session::new()
                     .threads(threads)
-                    .max_memory(Some(1 << 20)),
+                    .search_max_memory(Some(1 << 20)),
             );
             assert_eq!(o.states.len(), 0);
             assert_eq!(o.states_unlisted, 1 << 17);

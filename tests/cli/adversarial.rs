@@ -597,7 +597,9 @@ fn a_text_report_to_a_slow_reader_is_cut_short() {
 
 /// The litmus reader reads the deadline: a Vulkan litmus test of 150,000
 /// rows (7.5 MB; its reading alone took 3.6 s here) stops about
-/// `--timeout 1` after the command starts, undecided, within the caps.
+/// `--timeout 1` after the command starts, undecided, within the caps
+/// (under `--max-memory 600`: reading it takes more than 300 MiB, and the
+/// reader reads the memory bound too).
 #[test]
 fn a_litmus_file_of_many_rows_stops_at_the_timeout() {
     let dir = scratch("many-rows");
@@ -614,7 +616,7 @@ fn a_litmus_file_of_many_rows_stops_at_the_timeout() {
     let p = dir.join("rows.litmus");
     std::fs::write(&p, s).unwrap();
     let f = p.display().to_string();
-    let (code, err, took, peak) = measured(&["check", &f, "--timeout", "1", "--max-memory", "300"]);
+    let (code, err, took, peak) = measured(&["check", &f, "--timeout", "1", "--max-memory", "600"]);
     assert_eq!(code, 3, "{err}");
     assert!(
         err.contains("stopped at the time limit (--timeout)"),
@@ -625,7 +627,7 @@ fn a_litmus_file_of_many_rows_stops_at_the_timeout() {
         took < Duration::from_millis(2500),
         "{took:?} under --timeout 1"
     );
-    assert!(peak < PEAK_KIB, "{} MiB", peak >> 10);
+    assert!(peak < 2 * PEAK_KIB, "{} MiB", peak >> 10);
 }
 
 /// The Vulkan litmus reader reads the memory bound: 400,000 rows (20 MB)
