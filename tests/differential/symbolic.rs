@@ -366,7 +366,17 @@ proptest! {
             limit(s).check_text("generated.litmus", &text).unwrap_or_else(|e| panic!("{e}\n{text}"))
         };
         let (a, b) = (run(session(false)), run(session(true)));
-        let reference = Session::new().current_limits().reference();
+        // The reference with the own-write filter on: without it, a read of
+        // an own location ranges over the whole value domain while the
+        // domains are computed, which can bring in values that only a
+        // thin-air cycle justifies (a racy load-buffering cycle through a
+        // store of a read value: proptest-regressions), and the value
+        // domains promise no such value (MODELS.md, "Paths"). The filter
+        // has its own rows in the table test.
+        let reference = Session::new()
+            .current_limits()
+            .reference()
+            .with(vkmm::Reduction::OwnWriteFilter, true);
         let reference = run(Session::new().limits(reference));
         if let (Some(a), Some(b), Some(r)) = (answers(&a), answers(&b), answers(&reference)) {
             prop_assert_eq!(&a, &b, "concrete / symbolic\n{}", text);
