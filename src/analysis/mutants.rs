@@ -255,21 +255,6 @@ fn weakenings(table: &Table) -> Vec<(String, Vec<Vec<String>>)> {
                 .copied();
             if op == "membar" {
                 out.push((format!("{at}: barrier removed"), without()));
-                if ordering == Some("acq_rel") {
-                    for half in ["acq", "rel"] {
-                        let t2: Vec<&str> = tokens
-                            .iter()
-                            .map(|x| if *x == "acq_rel" { half } else { x })
-                            .filter(|x| {
-                                !(half == "acq" && *x == "semav" || half == "rel" && *x == "semvis")
-                            })
-                            .collect();
-                        out.push((
-                            format!("{at}: acq_rel weakened to {half}"),
-                            with(t2.join(".")),
-                        ));
-                    }
-                }
             } else if let Some(o) = ordering {
                 out.push((
                     format!(
@@ -282,20 +267,21 @@ fn weakenings(table: &Table) -> Vec<(String, Vec<Vec<String>>)> {
                     ),
                     with(keep(&|x| x == o || semantics(x))),
                 ));
-                if o == "acq_rel" {
-                    for half in ["acq", "rel"] {
-                        let t2: Vec<&str> = tokens
-                            .iter()
-                            .map(|x| if *x == "acq_rel" { half } else { x })
-                            .filter(|x| {
-                                !(half == "acq" && *x == "semav" || half == "rel" && *x == "semvis")
-                            })
-                            .collect();
-                        out.push((
-                            format!("{at}: acq_rel weakened to {half}"),
-                            with(t2.join(".")),
-                        ));
-                    }
+            }
+            // An acquire-release fence or access weakened to each half.
+            if ordering == Some("acq_rel") {
+                for half in ["acq", "rel"] {
+                    let t2: Vec<&str> = tokens
+                        .iter()
+                        .map(|x| if *x == "acq_rel" { half } else { x })
+                        .filter(|x| {
+                            !(half == "acq" && *x == "semav" || half == "rel" && *x == "semvis")
+                        })
+                        .collect();
+                    out.push((
+                        format!("{at}: acq_rel weakened to {half}"),
+                        with(t2.join(".")),
+                    ));
                 }
             }
             // Availability and visibility dropped.
