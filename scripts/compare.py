@@ -13,13 +13,18 @@ target/release/vkmm is never overwritten; seed it with
 `cp -a target/release target/compare/target/` to reuse the compiled
 dependencies). The binary is kept as target/compare/bin/vkmm-SHA and
 reused by later runs. `--new-binary PATH` takes an already built binary
-for NEW instead (e.g. target/release/vkmm of a working tree).
+for NEW instead (e.g. target/release/vkmm of a working tree; one built
+elsewhere may start a fraction of a millisecond slower or faster than
+the script's own build, which shows on the corpora's small files: for
+figures to keep, let the script build both).
 
 For each workload the two binaries run alternately, R times each
 (default 3), so that the load of a shared machine falls on both alike;
-the table gives the fastest wall time of each and their ratio, and checks
-that both give the same answers (the exit code and the output with its
-times taken out). Workloads:
+the table gives the fastest wall time of each and their ratio, the least
+CPU time (user + system) of each and their ratio (steadier than the wall
+on a loaded machine, where a run waits for a core), and checks that both
+give the same answers (the exit code and the output with its times taken
+out). Workloads:
 
 - scaling: every family of scripts/scaling.py at one N each (FAMILY_N
   below), `vkmm check --format json` with the evaluation and order limits
@@ -38,6 +43,7 @@ when the two binaries disagree on an answer.
 
 import os
 import re
+import resource
 import subprocess
 import sys
 import time
@@ -106,11 +112,18 @@ def answers(text):
     return text
 
 
+def cpu_of_children():
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
 def run(binary, args):
+    """Wall and CPU seconds of one run, its exit code and its answers."""
+    cpu = cpu_of_children()
     start = time.monotonic()
     proc = subprocess.run([binary] + args, capture_output=True, text=True)
     wall = time.monotonic() - start
-    return wall, proc.returncode, answers(proc.stdout)
+    return wall, cpu_of_children() - cpu, proc.returncode, answers(proc.stdout)
 
 
 def workloads(only, jobs):
@@ -189,25 +202,30 @@ def main(argv):
 
     with open("/proc/loadavg") as f:
         load = f.read().split()[0]
-    print("date: %s; old: %s; new: %s; %d runs each, fastest wall shown; -j %d; load %s"
+    print("date: %s; old: %s; new: %s; %d runs each, fastest wall and least CPU shown; -j %d; load %s"
           % (time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), old, new, repeat, jobs, load))
     print()
-    print("| kind | workload | old wall | new wall | new/old | same answers |")
-    print("| --- | --- | --- | --- | --- | --- |")
+    print("| kind | workload | old wall | new wall | new/old | old CPU | new CPU | new/old"
+          " | same answers |")
+    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- |")
     differ = False
     for kind, name, args in workloads(only, jobs):
         walls = {"old": [], "new": []}
+        cpus = {"old": [], "new": []}
         seen = {}
         for _ in range(repeat):
             for side, binary in (("old", old_bin), ("new", new_bin)):
-                wall, code, text = run(binary, args)
+                wall, cpu, code, text = run(binary, args)
                 walls[side].append(wall)
+                cpus[side].append(cpu)
                 seen[side] = (code, text)
         same = seen["old"] == seen["new"]
         differ |= not same
         o, n = min(walls["old"]), min(walls["new"])
-        print("| %s | %s | %.2f s | %.2f s | %.2f | %s |"
+        co, cn = min(cpus["old"]), min(cpus["new"])
+        print("| %s | %s | %.2f s | %.2f s | %.2f | %.2f s | %.2f s | %.2f | %s |"
               % (kind, name, o, n, n / o if o else float("nan"),
+                 co, cn, cn / co if co else float("nan"),
                  "yes" if same else "NO (exit %s vs %s)" % (seen["old"][0], seen["new"][0])),
               flush=True)
     return 1 if differ else 0

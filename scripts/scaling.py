@@ -510,6 +510,36 @@ COLOURS = {
 }
 
 
+def frame(box, title, x_label, ticks, x, y, exps, budget):
+    """The start of a log-log chart's SVG, as a list of lines: the title,
+    a grid line per power of ten of seconds (`exps`: the least and the
+    greatest exponent) and per tick of the x axis (`x`, `y`: data to
+    picture coordinates), the budget's dashed line and the frame of the
+    plotting area (`box`: width, height, left, top, plot width, plot
+    height)."""
+    w, h, left, top, pw, ph = box
+    out = ['<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" '
+           'font-family="sans-serif" font-size="12">' % (w, h),
+           '<rect width="100%" height="100%" fill="white"/>',
+           '<text x="%d" y="18" font-size="14">%s</text>' % (left, title)]
+    for e in range(exps[0], exps[1] + 1):
+        yy = y(10 ** e)
+        out.append('<line x1="%d" y1="%.1f" x2="%d" y2="%.1f" stroke="#ddd"/>' % (left, yy, left + pw, yy))
+        label = ("%g s" % (10 ** e)) if e >= 0 else ("%g ms" % (10 ** (e + 3)))
+        out.append('<text x="%d" y="%.1f" text-anchor="end">%s</text>' % (left - 6, yy + 4, label))
+    for n in ticks:
+        xx = x(n)
+        out.append('<line x1="%.1f" y1="%d" x2="%.1f" y2="%d" stroke="#eee"/>' % (xx, top, xx, top + ph))
+        out.append('<text x="%.1f" y="%d" text-anchor="middle">%d</text>' % (xx, top + ph + 16, n))
+    out.append('<text x="%d" y="%d" text-anchor="middle">%s</text>' % (left + pw / 2, h - 10, x_label))
+    yb = y(budget)
+    out.append('<line x1="%d" y1="%.1f" x2="%d" y2="%.1f" stroke="black" stroke-dasharray="2,3"/>'
+               % (left, yb, left + pw, yb))
+    out.append('<text x="%d" y="%.1f" text-anchor="end">budget</text>' % (left + pw - 2, yb - 4))
+    out.append('<rect x="%d" y="%d" width="%d" height="%d" fill="none" stroke="black"/>' % (left, top, pw, ph))
+    return out
+
+
 def plot(runs, budget):
     """Line chart: CPU time against N (both logarithmic), one colour per family, solid = new."""
     w, h, left, right, top, bottom = 800, 460, 70, 210, 30, 50
@@ -527,27 +557,10 @@ def plot(runs, budget):
         t = max(t, 10 ** lo_exp)
         return top + (hi_exp - math.log10(t)) / (hi_exp - lo_exp) * ph
 
-    out = ['<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" '
-           'font-family="sans-serif" font-size="12">' % (w, h),
-           '<rect width="100%" height="100%" fill="white"/>',
-           '<text x="%d" y="18" font-size="14">Scaling families: CPU time of the full listing '
-           'against threads N (log-log)</text>' % left]
-    for e in range(lo_exp, hi_exp + 1):
-        yy = y(10 ** e)
-        out.append('<line x1="%d" y1="%.1f" x2="%d" y2="%.1f" stroke="#ddd"/>' % (left, yy, left + pw, yy))
-        label = ("%g s" % (10 ** e)) if e >= 0 else ("%g ms" % (10 ** (e + 3)))
-        out.append('<text x="%d" y="%.1f" text-anchor="end">%s</text>' % (left - 6, yy + 4, label))
     ticks = [n for n in (2, 3, 4, 5, 6, 7, 8, 9, 10, 12, 16, 20, 24, 32, 40, 48, 64) if n <= max_n]
-    for n in ticks:
-        xx = x(n)
-        out.append('<line x1="%.1f" y1="%d" x2="%.1f" y2="%d" stroke="#eee"/>' % (xx, top, xx, top + ph))
-        out.append('<text x="%.1f" y="%d" text-anchor="middle">%d</text>' % (xx, top + ph + 16, n))
-    out.append('<text x="%d" y="%d" text-anchor="middle">N (threads, log scale)</text>' % (left + pw / 2, h - 10))
-    yb = y(budget)
-    out.append('<line x1="%d" y1="%.1f" x2="%d" y2="%.1f" stroke="black" stroke-dasharray="2,3"/>'
-               % (left, yb, left + pw, yb))
-    out.append('<text x="%d" y="%.1f" text-anchor="end">budget</text>' % (left + pw - 2, yb - 4))
-    out.append('<rect x="%d" y="%d" width="%d" height="%d" fill="none" stroke="black"/>' % (left, top, pw, ph))
+    out = frame((w, h, left, top, pw, ph), "Scaling families: CPU time of the full listing "
+                "against threads N (log-log)", "N (threads, log scale)", ticks, x, y,
+                (lo_exp, hi_exp), budget)
     ly = top + 10
     for fam in FAMILIES:
         if fam not in runs:

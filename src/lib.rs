@@ -43,23 +43,5 @@ pub use engine::{
 };
 pub use session::{Error, ProgressCallback, Session, SuiteRunner, TerminationExplanation, check};
 
-/// **Unstable**: the engine, the cat interpreter and the relation algebra,
-/// for vkmm's own tests, benchmarks and the playground's tests. Nothing
-/// here is part of vkmm's interface: names move or change without notice.
-/// Library users go through the facade ([`Session`]) and the public
-/// modules.
 #[doc(hidden)]
-pub mod testing {
-    /// The search over candidate executions (`crate::engine`'s public names).
-    pub mod engine {
-        pub use crate::engine::*;
-    }
-    /// The cat language: parser, interpreter, values.
-    pub mod cat {
-        pub use crate::cat::*;
-    }
-    /// Bit-matrix relations and sets.
-    pub mod relation {
-        pub use crate::relation::*;
-    }
-}
+pub mod testing;

@@ -297,30 +297,31 @@ fn cgroup_limit() -> Option<usize> {
 /// largest input file read).
 pub const DEFAULT_MAX_MEMORY: usize = 4 << 30;
 
-/// The largest input file read ([`read_input`]): the memory bound last set
-/// by [`set_input_bound`] (default [`DEFAULT_MAX_MEMORY`]), lowered to
-/// [`system_cap`].
-static INPUT_BOUND: std::sync::atomic::AtomicUsize =
-    std::sync::atomic::AtomicUsize::new(DEFAULT_MAX_MEMORY);
-
-/// Whether the process holds more than the memory bound input files are
-/// held to ([`set_input_bound`], the request's `--max-memory`) or than the
-/// system lets it: for work that cannot be bounded from inside (a
-/// compiler run in process), checked while it runs.
-pub fn over_input_bound() -> bool {
-    let bound = INPUT_BOUND.load(Ordering::Relaxed);
+/// Whether the process holds more than `bound`, the memory bound of the
+/// request reading an input (its `--max-memory`; `None`: no bound but the
+/// system's), or than the system lets it: for work that cannot be bounded
+/// from inside (a compiler run in process), checked while it runs.
+pub fn over_input_bound(bound: Option<usize>) -> bool {
+    let bound = bound.unwrap_or(usize::MAX);
     // Resident memory too: what such work frees, the allocator may keep.
     over(Some(bound)) || resident().is_some_and(|r| r > bound)
 }
 
-/// Whether `extra` more bytes would take the count past the memory bound
-/// input files are held to ([`set_input_bound`]) or the system's: asked
-/// before a buffer of the input doubles, so that the copy, which holds
-/// the old and the new buffer at once, does not overshoot the bound.
-pub fn input_bound_leaves(extra: usize) -> bool {
-    let bound = INPUT_BOUND.load(Ordering::Relaxed);
+/// Whether `extra` more bytes would take the process past `bound`, the
+/// memory bound of the request reading an input (`None`: none), or the
+/// system's: asked before a buffer of the input doubles, so that the
+/// copy, which holds the old and the new buffer at once, does not
+/// overshoot the bound. What the process holds is the count of bytes
+/// allocated or, when larger, its resident memory (what the reader freed,
+/// the allocator may keep); without the counting allocator, nothing is
+/// counted and the bound is left to the system.
+pub fn input_bound_leaves(bound: Option<usize>, extra: usize) -> bool {
+    let bound = bound.unwrap_or(usize::MAX);
     let cap = system_cap().map_or(bound, |c| c.min(bound));
-    in_use().is_none_or(|n| n.saturating_add(extra) <= cap)
+    in_use().is_none_or(|n| {
+        let held = n.max(resident().unwrap_or(0));
+        held.saturating_add(extra) <= cap
+    })
 }
 
 /// The process's resident memory in bytes (`VmRSS` of
@@ -341,12 +342,6 @@ fn resident() -> Option<usize> {
 /// The message of a front end stopped by [`over_input_bound`]; the
 /// session reports the request undecided.
 pub const MEMORY_IS_UP: &str = "stopped at the memory bound (--max-memory)";
-
-/// Sets the memory bound input files are held to (`None`: no bound but
-/// the system's).
-pub fn set_input_bound(bound: Option<usize>) {
-    INPUT_BOUND.store(bound.unwrap_or(usize::MAX), Ordering::Relaxed);
-}
 
 /// Why an input file was not read.
 #[derive(Debug)]
@@ -380,16 +375,18 @@ impl std::fmt::Display for ReadError {
 }
 
 /// An input file's bytes: regular files only (a symbolic link is
-/// followed), at most the memory bound ([`set_input_bound`], lowered to
-/// [`system_cap`]); the size is checked as the file is read too, since a
-/// file may grow or report no size.
-pub fn read_input(path: &std::path::Path) -> Result<Vec<u8>, ReadError> {
+/// followed), at most `bound` (the memory bound of the request reading
+/// it, its `--max-memory`; `None`: no bound), lowered to [`system_cap`];
+/// the size is checked as the file is read too, since a file may grow or
+/// report no size. The bound travels with the request: requests running
+/// side by side in one process each read under their own.
+pub fn read_input(path: &std::path::Path, bound: Option<usize>) -> Result<Vec<u8>, ReadError> {
     use std::io::Read;
     let meta = std::fs::metadata(path).map_err(ReadError::Io)?;
     if !meta.is_file() {
         return Err(ReadError::NotRegular(kind_of(&meta)));
     }
-    let bound = effective(Some(INPUT_BOUND.load(Ordering::Relaxed))).unwrap_or(usize::MAX);
+    let bound = effective(Some(bound.unwrap_or(usize::MAX))).unwrap_or(usize::MAX);
     if meta.len() > bound as u64 {
         return Err(ReadError::TooLarge {
             size: meta.len(),
@@ -412,8 +409,8 @@ pub fn read_input(path: &std::path::Path) -> Result<Vec<u8>, ReadError> {
 
 /// [`read_input`] as UTF-8 text; a file that is not UTF-8 is an error
 /// naming the byte offset of its first bad byte.
-pub fn read_input_text(path: &std::path::Path) -> Result<String, String> {
-    let bytes = read_input(path).map_err(|e| e.to_string())?;
+pub fn read_input_text(path: &std::path::Path, bound: Option<usize>) -> Result<String, String> {
+    let bytes = read_input(path, bound).map_err(|e| e.to_string())?;
     String::from_utf8(bytes).map_err(|e| {
         format!(
             "file is not UTF-8: invalid byte at offset {}",

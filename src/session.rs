@@ -151,7 +151,7 @@ impl Session {
             .as_deref()
             .or(chains.profile.nochains.as_deref())
         {
-            Some(companion) => crate::model::load(companion)?,
+            Some(companion) => crate::model::load_within(companion, self.input_bound())?,
             None => chains.clone(),
         };
         let key = (name.to_string(), self.nochains_model.clone());
@@ -239,18 +239,10 @@ impl Session {
 
     /// The memory bound in bytes (default 4 GiB; `None`: no bound), enforced
     /// where [`crate::memory::CountingAllocator`] is the global allocator.
+    /// The files this session's requests read (tests, shaders, models,
+    /// CSVs) are held to it too; it is the session's own, so sessions with
+    /// different bounds run side by side in one process.
     pub fn max_memory(mut self, bytes: Option<usize>) -> Session {
-        self.limits.bounds.max_memory = bytes;
-        // Input files are held to the same bound.
-        crate::memory::set_input_bound(bytes);
-        self
-    }
-
-    /// [`Session::max_memory`] for the search alone: the bound input files
-    /// are held to is the process's, and unit tests run beside others that
-    /// read files.
-    #[cfg(test)]
-    pub(crate) fn search_max_memory(mut self, bytes: Option<usize>) -> Session {
         self.limits.bounds.max_memory = bytes;
         self
     }
@@ -258,8 +250,20 @@ impl Session {
     /// All limits at once.
     pub fn limits(mut self, limits: Limits) -> Session {
         self.limits = limits;
-        crate::memory::set_input_bound(limits.bounds.max_memory);
         self
+    }
+
+    /// The bound this session's requests read files under: its memory
+    /// bound (the front ends read it from the request's bounds,
+    /// [`crate::frontend::clock::input_bound`]).
+    fn input_bound(&self) -> Option<usize> {
+        self.limits.bounds.max_memory
+    }
+
+    /// A model (a built-in name or a `.cat` file) with its files read
+    /// under this session's bound.
+    fn load_model(&self, model: &str) -> Result<crate::model::LoadedModel, CatError> {
+        crate::model::load_within(model, self.input_bound())
     }
 
     /// How OpenCL `local` variables named by several workgroups are read.
@@ -375,7 +379,7 @@ impl Session {
         }
         let this = self.started();
         let name = path.display().to_string();
-        this.front_end(&name, || {
+        this.front_end(&name, Format::of_path(path), || {
             crate::frontend::load_with(path, this.options.clone())
         })
     }
@@ -390,8 +394,13 @@ impl Session {
     fn front_end(
         &self,
         name: &str,
+        format: Option<Format>,
         f: impl FnOnce() -> Result<Program, FrontendError>,
     ) -> Result<Program, Error> {
+        let shader = matches!(
+            format,
+            Some(Format::Spirv | Format::SpirvBinary | Format::Glsl | Format::Wgsl | Format::Hlsl)
+        );
         let b = self.limits.bounds;
         let bounds = crate::frontend::clock::FrontEndBounds {
             deadline: b.deadline,
@@ -401,7 +410,20 @@ impl Session {
             unroll: Some(b.unroll),
         };
         let clock = crate::frontend::clock::FrontEndClock::start(bounds, Some(domain_walk));
-        let read = f();
+        // A shader's request already past a bound (a tiny --max-memory,
+        // the memory a suite's other rows hold) stops before the front
+        // end's work: running a compiler and lowering the program would
+        // only lead to a search that stops at its first look. (The litmus
+        // readers look at the bounds as they read.)
+        let read = match shader.then(crate::frontend::clock::bound_reached).flatten() {
+            None => f(),
+            Some(why) => Err(FrontendError {
+                file: name.to_string(),
+                line: 0,
+                column: 0,
+                message: format!("{why} before the program was read"),
+            }),
+        };
         if clock.stopped() {
             return Err(Error::Limit {
                 file: name.to_string(),
@@ -436,7 +458,7 @@ impl Session {
     pub fn load_text(&self, name: &str, text: &str) -> Result<Program, Error> {
         let format = Format::guess(name, text);
         let this = self.started();
-        this.front_end(name, || {
+        this.front_end(name, Some(format), || {
             crate::frontend::parse_text(name, text, format, this.options.clone())
         })
     }
@@ -452,7 +474,11 @@ impl Session {
         if let Some(m) = cache.get(&key) {
             return Ok(m.clone());
         }
-        let loaded = Arc::new(Models::load(&key.0, key.1.as_deref())?);
+        let loaded = Arc::new(Models::load_within(
+            &key.0,
+            key.1.as_deref(),
+            self.input_bound(),
+        )?);
         cache.insert(key, loaded.clone());
         Ok(loaded)
     }
@@ -686,7 +712,7 @@ impl Session {
     ) -> Result<Comparison, Error> {
         let loaded: Vec<crate::model::LoadedModel> = models
             .iter()
-            .map(|m| crate::model::load(m))
+            .map(|m| self.load_model(m))
             .collect::<Result<_, CatError>>()?;
         // Every model's search shares the request's deadline.
         crate::analysis::compare::compare(file, program, &loaded, self.started().limits)
@@ -712,8 +738,8 @@ impl Session {
         imp: &str,
         spec: &str,
     ) -> Result<crate::analysis::refines::Refinement, Error> {
-        let imp = crate::model::load(imp)?;
-        let spec = crate::model::load(spec)?;
+        let imp = self.load_model(imp)?;
+        let spec = self.load_model(spec)?;
         // Both models' searches share the request's deadline.
         crate::analysis::refines::refines(file, program, &imp, &spec, self.started().limits)
             .map_err(|e| Error::check(file, e))
@@ -740,8 +766,8 @@ impl Session {
         b: &str,
         bounds: &crate::analysis::diff::DiffBounds,
     ) -> Result<crate::analysis::diff::DiffReport, Error> {
-        let a = crate::model::load(a)?;
-        let b = crate::model::load(b)?;
+        let a = self.load_model(a)?;
+        let b = self.load_model(b)?;
         let this = self.started();
         let mut bounds = bounds.clone();
         bounds.deadline = match (bounds.deadline, this.limits.bounds.deadline) {
@@ -757,6 +783,23 @@ impl Session {
         crate::analysis::diff::diff(&pair, &bounds).map_err(Error::Usage)
     }
 
+    /// Why each of the two models gives a distinguishing test of
+    /// [`Session::diff`] its verdict: the test explained under `models[0]`
+    /// and under `models[1]` (its own condition; a witness or the
+    /// rejected execution with its cycle). `vkmm diff` writes these
+    /// beside each test, rendered as `explain` renders them.
+    pub fn diff_reasons(
+        &self,
+        models: &[String; 2],
+        w: &crate::analysis::diff::Witness,
+    ) -> [Result<Explanation, Error>; 2] {
+        models.clone().map(|m| {
+            let s = self.clone().model(m);
+            let program = s.load_text(&format!("{}.litmus", w.name), &w.text)?;
+            s.explain(&program, None, None)
+        })
+    }
+
     /// Generates the family `bounds` with each model's verdicts
     /// (docs/synthesis.md, "Families").
     pub fn family(
@@ -766,7 +809,7 @@ impl Session {
     ) -> Result<crate::analysis::family::FamilyReport, Error> {
         let loaded = models
             .iter()
-            .map(|m| crate::model::load(m))
+            .map(|m| self.load_model(m))
             .collect::<Result<Vec<_>, _>>()?;
         let this = self.started();
         let mut bounds = bounds.clone();
@@ -794,7 +837,7 @@ impl Session {
     ) -> Result<crate::analysis::mutants::MutantsReport, Error> {
         let loaded = models
             .iter()
-            .map(|m| crate::model::load(m))
+            .map(|m| self.load_model(m))
             .collect::<Result<Vec<_>, _>>()?;
         let this = self.started();
         let g = crate::analysis::family::Generator {
@@ -817,13 +860,13 @@ impl Session {
         bounds: &crate::analysis::mapping::MappingBounds,
     ) -> Result<crate::analysis::mapping::MappingReport, Error> {
         let file = mapping.display().to_string();
-        let text = std::fs::read_to_string(mapping)
+        let text = crate::memory::read_input_text(mapping, self.input_bound())
             .map_err(|e| Error::Usage(format!("{file}: cannot read: {e}")))?;
         let this = self.started();
         let m = crate::analysis::mapping::read_mapping(&file, &text, &this.options)
             .map_err(Error::Usage)?;
-        let imp = crate::model::load(imp)?;
-        let spec = crate::model::load(spec)?;
+        let imp = self.load_model(imp)?;
+        let spec = self.load_model(spec)?;
         let mut bounds = bounds.clone();
         bounds.deadline = match (bounds.deadline, this.limits.bounds.deadline) {
             (Some(x), Some(y)) => Some(x.min(y)),
@@ -946,7 +989,8 @@ impl Session {
         run: &SuiteRunner<'_>,
     ) -> Result<Summary, Error> {
         let start = Instant::now();
-        let (mut items, bad_rows) = suite::plan_manifest(manifest, inputs).map_err(Error::Usage)?;
+        let (mut items, bad_rows) =
+            suite::plan_manifest(manifest, inputs, self.input_bound()).map_err(Error::Usage)?;
         let mut info = None;
         if let Some((k, n)) = shard {
             info = Some(suite::ShardInfo::of(&items, k, n, Property::Races));
@@ -988,7 +1032,8 @@ impl Session {
         run: &SuiteRunner<'_>,
     ) -> Result<Summary, Error> {
         let start = Instant::now();
-        let (mut items, bad_rows) = suite::plan(dir.as_ref(), expected).map_err(Error::Usage)?;
+        let (mut items, bad_rows) =
+            suite::plan_within(dir.as_ref(), expected, self.input_bound()).map_err(Error::Usage)?;
         let mut info = None;
         if let Some((k, n)) = shard {
             info = Some(suite::ShardInfo::of(&items, k, n, property));
@@ -1050,10 +1095,61 @@ fn domain_walk(
     if let Some(n) = bounds.unroll {
         limits.bounds.unroll = n;
     }
-    crate::engine::trace::explore_with_domains(program, &limits)
+    let plan = crate::engine::PathPlan::of(&limits);
+    crate::engine::trace::explore_with_domains(program, &limits, plan)
         .map(|(_, domains)| domains)
         .map_err(|e| match e.limit {
             Some(_) => crate::frontend::clock::WalkStop::Limit(e.message),
             None => crate::frontend::clock::WalkStop::Error(e.message),
         })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Each session reads files under its own memory bound, whatever other
+    /// sessions of the process set. `examples/mp.litmus` has 808 bytes: a
+    /// session bounded at 512 bytes refuses it (a file larger than the
+    /// memory bound), one with the default bound (4 GiB) reads and checks
+    /// it, complete (mp's `forall`: the message always arrives). Both
+    /// sessions exist before either reads, the small bound made last (a
+    /// bound kept by the process, the last one set, would make the
+    /// default session refuse the file too), and they read at once on
+    /// two threads, many times over.
+    #[test]
+    fn two_sessions_read_files_under_their_own_memory_bounds() {
+        let path = "examples/mp.litmus";
+        assert_eq!(std::fs::metadata(path).unwrap().len(), 808);
+        let roomy = Session::new();
+        let tight = Session::new().max_memory(Some(512));
+        std::thread::scope(|s| {
+            let refused = s.spawn(|| {
+                for _ in 0..50 {
+                    match tight.check_file(path) {
+                        Err(Error::Input(e)) => {
+                            assert!(e.message.contains("more than the memory bound"), "{e}")
+                        }
+                        other => panic!("refused at 512 bytes: {:?}", other.map(|c| c.complete())),
+                    }
+                }
+            });
+            let read = s.spawn(|| {
+                for _ in 0..50 {
+                    let Ok(Checked::Litmus(o)) = roomy.check_file(path) else {
+                        panic!("read under the default bound");
+                    };
+                    assert!(!o.truncated);
+                    assert_eq!(o.condition_holds, Some(true));
+                }
+            });
+            refused.join().unwrap();
+            read.join().unwrap();
+        });
+        // A request's bound holds only while its front end runs.
+        assert_eq!(
+            crate::frontend::clock::input_bound(),
+            Some(crate::memory::DEFAULT_MAX_MEMORY)
+        );
+    }
 }

@@ -6,13 +6,13 @@
 // two: the reader must see 1.
 //
 // @Config: 2, 1, 1
-// @Output: forall (%buf[1] == 1)
+// @Output: forall (buf.got == 1)
 #pragma use_vulkan_memory_model
 #extension GL_KHR_memory_scope_semantics : require
 layout(local_size_x = 2) in;
 layout(set = 0, binding = 0) coherent buffer Buf {
-  uint data;  // %buf[0]
-  uint got;   // %buf[1]: the data invocation 1 saw
+  uint data;  // buf.data
+  uint got;   // buf.got: the data invocation 1 saw
 } buf;
 void main() {
   if (gl_LocalInvocationID.x == 0) {

@@ -6,15 +6,15 @@
 // flag == 1 && data == 0 is forbidden.
 //
 // @Config: 2, 1, 1
-// @Output: forall (%buf[2] == 0 or %buf[3] == 1)
+// @Output: forall (buf.seen == 0 or buf.got == 1)
 #pragma use_vulkan_memory_model
 #extension GL_KHR_memory_scope_semantics : require
 layout(local_size_x = 2) in;
 layout(set = 0, binding = 0) coherent buffer Buf {
-  uint data;  // %buf[0]
-  uint flag;  // %buf[1]
-  uint seen;  // %buf[2]: the flag the reader saw
-  uint got;   // %buf[3]: the data the reader saw
+  uint data;  // buf.data
+  uint flag;  // buf.flag
+  uint seen;  // buf.seen: the flag the reader saw
+  uint got;   // buf.got: the data the reader saw
 } buf;
 void main() {
   if (gl_LocalInvocationID.x == 0) {

@@ -6,13 +6,13 @@
 // and no access to it races.
 //
 // @Config: 1, 1, 2
-// @Output: forall (%buf[1] == 2)
+// @Output: forall (buf.counter == 2)
 #pragma use_vulkan_memory_model
 #extension GL_KHR_memory_scope_semantics : require
 layout(local_size_x = 1) in;
 layout(set = 0, binding = 0) coherent buffer Buf {
-  uint lock;     // %buf[0]
-  uint counter;  // %buf[1]
+  uint lock;     // buf.lock
+  uint counter;  // buf.counter
 } buf;
 void main() {
   while (atomicCompSwap(buf.lock, 0u, 1u, gl_ScopeDevice,

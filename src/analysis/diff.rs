@@ -27,8 +27,8 @@
 //! completely: never "no difference" past them.
 
 use super::{CheckError, Property, check_litmus};
-use crate::cat::Value;
-use crate::engine::{Candidate, Limits, Skeleton};
+use crate::cat::{CatErrorKind, Value};
+use crate::engine::{Candidate, LimitKind, Limits, Skeleton};
 use crate::engine::{Visitor, explore};
 use crate::frontend::{Format, Options};
 use crate::ir::Program;
@@ -596,7 +596,8 @@ struct Differ<'a> {
     prepared_b: Option<crate::cat::Prepared>,
     found: Vec<Pinned>,
     candidates: u64,
-    error: Option<String>,
+    /// Why model `b` could not be prepared for the current skeleton.
+    error: Option<crate::cat::CatError>,
 }
 
 impl Differ<'_> {
@@ -695,7 +696,7 @@ impl Visitor for Differ<'_> {
         {
             Ok(p) => Some(p),
             Err(e) => {
-                self.error = Some(e.to_string());
+                self.error = Some(e);
                 None
             }
         };
@@ -711,13 +712,10 @@ impl Visitor for Differ<'_> {
         let Some(prepared) = &self.prepared_b else {
             return Ok(ControlFlow::Break(()));
         };
-        let eval_b = match prepared.evaluate(&candidate.env) {
-            Ok(e) => e,
-            Err(e) => {
-                self.error = Some(e.to_string());
-                return Ok(ControlFlow::Break(()));
-            }
-        };
+        // An evaluation stopped at the time limit or the memory bound
+        // goes back to the walk, which ends undecided (any other error
+        // fails it).
+        let eval_b = prepared.evaluate(&candidate.env)?;
         let (ca, cb) = (eval_a.consistent(), eval_b.consistent());
         let differs = match (ca, cb) {
             (true, false) | (false, true) => true,
@@ -956,7 +954,7 @@ impl Pair<'_> {
 
     /// The candidates of `shape` on which the models disagree, each as a
     /// pinned condition; with the candidates evaluated.
-    fn candidates(&self, shape: &Shape, ops: &[Op]) -> Result<(Vec<Pinned>, u64, bool), String> {
+    fn candidates(&self, shape: &Shape, ops: &[Op]) -> Result<(Vec<Pinned>, u64, bool), Halt> {
         let text = shape.render("candidate", ops, "", None);
         let program = self.parse("candidate", &text)?;
         let limits = self.limits.reference().for_model(self.a);
@@ -975,7 +973,14 @@ impl Pair<'_> {
         };
         let coverage = explore(&program, self.a, limits, &mut v).map_err(|e| e.to_string())?;
         if let Some(e) = v.error {
-            return Err(format!("model {}: {e}", self.b.name));
+            return Err(match e.kind {
+                CatErrorKind::TimeLimit => Halt::Stopped(LimitKind::Timeout),
+                CatErrorKind::MemoryBound => Halt::Stopped(LimitKind::MaxMemory),
+                _ => Halt::Failed(format!("model {}: {e}", self.b.name)),
+            });
+        }
+        if let Some(k @ (LimitKind::Timeout | LimitKind::MaxMemory)) = coverage.stopped_by {
+            return Err(Halt::Stopped(k));
         }
         let cut = coverage.truncated || coverage.stopped_by.is_some() || coverage.cut_paths > 0;
         Ok((v.found, v.candidates, cut))
@@ -983,7 +988,7 @@ impl Pair<'_> {
 
     /// The ordinary check of the test under both models: the difference,
     /// with both verdicts, when the check confirms one.
-    fn confirm(&self, name: &str, text: &str) -> Result<Option<(Difference, [String; 2])>, String> {
+    fn confirm(&self, name: &str, text: &str) -> Result<Option<(Difference, [String; 2])>, Halt> {
         let program = self.parse(name, text)?;
         let mut out = Vec::new();
         for m in [self.a, self.b] {
@@ -991,11 +996,18 @@ impl Pair<'_> {
                 Ok(o) => out.push(o),
                 // A model refusing the test (e.g. a vocabulary it lacks) tells nothing.
                 Err(CheckError::Unsupported(_)) => return Ok(None),
-                Err(e) => return Err(format!("{name}: {e}")),
+                Err(e) => return Err(Halt::Failed(format!("{name}: {e}"))),
             }
         }
+        if let Some(k) = out
+            .iter()
+            .filter_map(|o| o.stopped_by)
+            .find(|k| matches!(k, LimitKind::Timeout | LimitKind::MaxMemory))
+        {
+            return Err(Halt::Stopped(k));
+        }
         if !out.iter().all(|o| o.complete()) {
-            return Err(UNDECIDED_CHECK.into());
+            return Err(Halt::Undecided);
         }
         let cond: Vec<Option<bool>> = out.iter().map(|o| o.holds(Property::Condition)).collect();
         let race: Vec<Option<bool>> = out.iter().map(|o| o.holds(Property::Races)).collect();
@@ -1032,8 +1044,8 @@ impl Pair<'_> {
         &self,
         shape: &Shape,
         ops: &[Op],
-        report: &mut DiffReport,
-    ) -> Result<Option<Found>, String> {
+        report: &mut Tally,
+    ) -> Result<Option<Found>, Halt> {
         let (conds, n, cut) = self.candidates(shape, ops)?;
         report.skeletons += 1;
         report.candidates += n;
@@ -1043,7 +1055,7 @@ impl Pair<'_> {
             match self.confirm("candidate", &text) {
                 Ok(Some((d, v))) => return Ok(Some((c, d, v))),
                 Ok(None) => report.unconfirmed += 1,
-                Err(e) if e == UNDECIDED_CHECK => report.cut += 1,
+                Err(Halt::Undecided) => report.cut += 1,
                 Err(e) => return Err(e),
             }
         }
@@ -1056,8 +1068,8 @@ impl Pair<'_> {
         mut shape: Shape,
         mut found: Found,
         ops: &[Op],
-        report: &mut DiffReport,
-    ) -> Result<(Shape, Found), String> {
+        report: &mut Tally,
+    ) -> Result<(Shape, Found), Halt> {
         'outer: loop {
             for t in 0..shape.threads.len() {
                 for i in 0..shape.threads[t].len() {
@@ -1077,8 +1089,72 @@ impl Pair<'_> {
     }
 }
 
-/// A check a limit left undecided (no confirmation either way).
-const UNDECIDED_CHECK: &str = "undecided check";
+/// What the search of one skeleton (and the checks of its candidates)
+/// counted, added to the report in skeleton order.
+#[derive(Default)]
+struct Tally {
+    skeletons: u64,
+    candidates: u64,
+    unconfirmed: u64,
+    cut: u64,
+}
+
+impl Tally {
+    fn add_to(&self, report: &mut DiffReport) {
+        report.skeletons += self.skeletons;
+        report.candidates += self.candidates;
+        report.unconfirmed += self.unconfirmed;
+        report.cut += self.cut;
+    }
+}
+
+/// Skeletons searched at once (in parallel with the `parallel` feature);
+/// their results are taken in skeleton order, so the answer and the counts
+/// do not depend on the number of threads.
+const BATCH: usize = 64;
+
+/// `f` of every shape of `batch`, in order: on the current rayon pool with
+/// the `parallel` feature.
+fn in_order<T: Send>(batch: &[Shape], f: impl Fn(&Shape) -> T + Sync + Send) -> Vec<T> {
+    #[cfg(feature = "parallel")]
+    {
+        use rayon::prelude::*;
+        batch.par_iter().map(f).collect()
+    }
+    #[cfg(not(feature = "parallel"))]
+    {
+        batch.iter().map(f).collect()
+    }
+}
+
+/// Why a step of the search gave no answer.
+enum Halt {
+    /// The time limit or the memory bound stopped it: the whole search
+    /// ends undecided.
+    Stopped(LimitKind),
+    /// Another limit left one check undecided (no confirmation either
+    /// way); the search goes on.
+    Undecided,
+    /// An error (a test that does not parse, a model that fails).
+    Failed(String),
+}
+
+/// The answer of a search a step of which gave none: undecided past the
+/// sizes covered, or the step's error.
+fn halted(h: Halt, mut report: DiffReport) -> Result<DiffReport, String> {
+    report.stopped = Some(match h {
+        Halt::Stopped(k) => format!("the {} stopped it", k.short()),
+        Halt::Undecided => "a limit left a check undecided".into(),
+        Halt::Failed(e) => return Err(e),
+    });
+    Ok(report)
+}
+
+impl From<String> for Halt {
+    fn from(e: String) -> Halt {
+        Halt::Failed(e)
+    }
+}
 
 /// Searches the bound for tests on which the models of `pair` disagree,
 /// smallest first; stops after the first size holding `max_tests` of them.
@@ -1124,44 +1200,60 @@ pub fn diff(pair: &Pair, bounds: &DiffBounds) -> Result<DiffReport, String> {
     };
     let mut seen: Vec<String> = Vec::new();
     for n in 1..=bounds.threads * bounds.events {
-        for shape in skeletons(bounds, &ops, n) {
+        let shapes = skeletons(bounds, &ops, n);
+        for batch in shapes.chunks(BATCH) {
             if expired() {
                 report.stopped = Some("the time limit stopped it".into());
                 return Ok(report);
             }
-            let Some(found) = pair.witness(&shape, &ops, &mut report)? else {
-                continue;
-            };
-            let (shape, (condition, difference, verdicts)) =
-                pair.minimise(shape, found, &ops, &mut report)?;
-            let body = shape.render("T", &ops, "", Some(&condition));
-            let filter = condition.filter.then(|| condition.reads.clone());
-            if seen.contains(&body) {
-                continue;
-            }
-            seen.push(body);
-            let name = format!(
-                "diff-{}-{}",
-                report.witnesses.len() + 1,
-                match difference {
-                    Difference::Outcome { .. } => "outcome",
-                    Difference::Race { .. } => "race",
-                }
-            );
-            report.witnesses.push(Witness {
-                text: shape.render(&name, &ops, "", Some(&condition)),
-                name,
-                condition: condition.all,
-                filter,
-                difference,
-                events: shape.events(),
-                threads: shape.threads.len(),
-                verdicts,
+            let searched = in_order(batch, |shape| {
+                let mut tally = Tally::default();
+                let found = pair.witness(shape, &ops, &mut tally);
+                (tally, found)
             });
-            if report.witnesses.len() >= bounds.max_tests {
-                report.covered_events = n - 1;
-                report.complete = true;
-                return Ok(report);
+            for (shape, (tally, found)) in batch.iter().zip(searched) {
+                tally.add_to(&mut report);
+                let found = match found {
+                    Ok(Some(f)) => f,
+                    Ok(None) => continue,
+                    Err(h) => return halted(h, report),
+                };
+                let mut tally = Tally::default();
+                let minimised = pair.minimise(shape.clone(), found, &ops, &mut tally);
+                tally.add_to(&mut report);
+                let (shape, (condition, difference, verdicts)) = match minimised {
+                    Ok(m) => m,
+                    Err(h) => return halted(h, report),
+                };
+                let body = shape.render("T", &ops, "", Some(&condition));
+                let filter = condition.filter.then(|| condition.reads.clone());
+                if seen.contains(&body) {
+                    continue;
+                }
+                seen.push(body);
+                let name = format!(
+                    "diff-{}-{}",
+                    report.witnesses.len() + 1,
+                    match difference {
+                        Difference::Outcome { .. } => "outcome",
+                        Difference::Race { .. } => "race",
+                    }
+                );
+                report.witnesses.push(Witness {
+                    text: shape.render(&name, &ops, "", Some(&condition)),
+                    name,
+                    condition: condition.all,
+                    filter,
+                    difference,
+                    events: shape.events(),
+                    threads: shape.threads.len(),
+                    verdicts,
+                });
+                if report.witnesses.len() >= bounds.max_tests {
+                    report.covered_events = n - 1;
+                    report.complete = true;
+                    return Ok(report);
+                }
             }
         }
         if report.cut > 0 && report.witnesses.is_empty() {

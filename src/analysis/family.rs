@@ -19,7 +19,7 @@
 
 use super::diff::{DiffBounds, Op, Pinned, Shape, Vocabulary, pin, skeletons};
 use super::{CheckError, Property, check_litmus};
-use crate::engine::{Candidate, Limits, Skeleton};
+use crate::engine::{Candidate, LimitKind, Limits, Skeleton};
 use crate::engine::{Visitor, explore};
 use crate::frontend::{Format, Options};
 use crate::ir::Program;
@@ -273,8 +273,9 @@ impl Generator<'_> {
     }
 
     /// The outcomes of every candidate of `shape`, and whether a limit
-    /// cut the walk.
-    fn outcomes(&self, shape: &Shape, ops: &[Op]) -> Result<(Vec<Pinned>, bool), String> {
+    /// cut the walk; the time limit or the memory bound reached in it
+    /// stops the family ([`Halt::Stopped`]).
+    fn outcomes(&self, shape: &Shape, ops: &[Op]) -> Result<(Vec<Pinned>, bool), Halt> {
         let text = self.render(shape, "candidate", ops, "", None)?;
         let program = self.parse("candidate", &text)?;
         let m = self.models[0];
@@ -284,19 +285,25 @@ impl Generator<'_> {
         };
         let coverage = explore(&program, m, self.limits.reference().for_model(m), &mut v)
             .map_err(|e| e.to_string())?;
+        if let Some(k) = stops_all(coverage.stopped_by) {
+            return Err(Halt::Stopped(k));
+        }
         let cut = coverage.truncated || coverage.stopped_by.is_some() || coverage.cut_paths > 0;
         Ok((v.found, cut))
     }
 
     /// A model's listing of the test `text` (its condition names every
     /// register and location, so its states show them all).
-    fn listing(&self, m: &LoadedModel, text: &str) -> Result<Listing, String> {
+    fn listing(&self, m: &LoadedModel, text: &str) -> Result<Listing, Halt> {
         let program = self.parse("listing", text)?;
         let limits = self.limits.for_model(m);
         let run = |p: Property| match check_litmus("listing", &program, m, limits, Some(p)) {
-            Ok(o) => Ok(Some(o)),
+            Ok(o) => match stops_all(o.stopped_by) {
+                Some(k) => Err(Halt::Stopped(k)),
+                None => Ok(Some(o)),
+            },
             Err(CheckError::Unsupported(_)) => Ok(None),
-            Err(e) => Err(format!("{}: {e}", m.name)),
+            Err(e) => Err(Halt::Failed(format!("{}: {e}", m.name))),
         };
         let Some(states) = run(Property::States)? else {
             return Ok(Listing {
@@ -319,6 +326,40 @@ impl Generator<'_> {
                 .collect(),
             race_free,
         })
+    }
+}
+
+/// Why a step of a family (or of a mapping check) gave no answer.
+pub(super) enum Halt {
+    /// The time limit or the memory bound stopped a walk: both hold for
+    /// the rest of the command, so the family ends there, undecided.
+    Stopped(LimitKind),
+    /// An error (the family fails with it).
+    Failed(String),
+}
+
+impl From<String> for Halt {
+    fn from(e: String) -> Halt {
+        Halt::Failed(e)
+    }
+}
+
+/// The limit a walk stopped at when it is one that stops every later
+/// walk too (the command's deadline, the process's memory bound); the
+/// execution limit and the unrolling bound are per walk and only cut it.
+pub(super) fn stops_all(kind: Option<LimitKind>) -> Option<LimitKind> {
+    kind.filter(|k| matches!(k, LimitKind::Timeout | LimitKind::MaxMemory))
+}
+
+/// The family as far as it went when `h` stopped it (the limit named),
+/// or its error.
+fn halted(h: Halt, mut report: FamilyReport) -> Result<FamilyReport, String> {
+    match h {
+        Halt::Stopped(k) => {
+            report.stopped = Some(format!("the {} stopped it", k.short()));
+            Ok(report)
+        }
+        Halt::Failed(e) => Err(e),
     }
 }
 
@@ -397,17 +438,24 @@ pub fn family(g: &Generator, bounds: &FamilyBounds) -> Result<FamilyReport, Stri
             }
             report.skeletons += 1;
             index += 1;
-            let (mut outcomes, cut) = g.outcomes(&shape, &ops)?;
+            let (mut outcomes, cut) = match g.outcomes(&shape, &ops) {
+                Ok(x) => x,
+                Err(h) => return halted(h, report),
+            };
             if outcomes.is_empty() {
                 report.cut += 1;
                 continue;
             }
             let probe = g.render(&shape, "listing", &ops, "", Some(&outcomes[0]))?;
-            let listings: Vec<Listing> = g
+            let listings: Vec<Listing> = match g
                 .models
                 .iter()
                 .map(|m| g.listing(m, &probe))
-                .collect::<Result<_, _>>()?;
+                .collect::<Result<_, _>>()
+            {
+                Ok(l) => l,
+                Err(h) => return halted(h, report),
+            };
             // A state a model reaches that no candidate showed (none
             // should) is an outcome too.
             for l in &listings {

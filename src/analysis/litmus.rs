@@ -373,6 +373,18 @@ pub struct LitmusOutcome {
     /// racing pairs stay; `undefined.states` is dropped too). 0 otherwise.
     #[serde(skip_serializing_if = "is_zero_usize")]
     pub states_unlisted: usize,
+    /// What can be said of a listing that was not built (`states_unlisted`)
+    /// when the walk saw every execution it lists (only the listing
+    /// stopped): its figures are then complete. `None` otherwise.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub states_summary: Option<StatesSummary>,
+    /// The limit in `stopped_by` stopped only the listing (`states_unlisted`):
+    /// the walk itself ended, so `truncated` says the listing is missing,
+    /// not that executions went unseen, and the verdicts and counts cover
+    /// every execution the walk would have seen without the limit.
+    /// JSON: present (true) only then.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub listing_only: bool,
     #[serde(serialize_with = "crate::analysis::ser_duration")]
     pub time: Duration,
     /// The front end's warnings about the file (set by the session).
@@ -479,6 +491,23 @@ impl PrefixWalk {
     }
 }
 
+/// A listing of final states summed up instead of given
+/// ([`LitmusOutcome::states_summary`]): every figure counts every
+/// execution the listing would have shown.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct StatesSummary {
+    /// The distinct final states.
+    pub states: usize,
+    /// The consistent executions (passing the filter) reaching them.
+    pub executions: u64,
+    /// With a quantified condition: how many of the states satisfy it,
+    /// and how many do not.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub condition_holds_in: Option<usize>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub condition_fails_in: Option<usize>,
+}
+
 impl LitmusOutcome {
     /// Whether the verdict on `property` rests on executions with
     /// undefined behaviour: a verdict every execution must uphold
@@ -576,7 +605,9 @@ impl LitmusOutcome {
         if self.front_end_limit.is_some() {
             return None;
         }
-        let complete = (!self.truncated || self.stopped_early)
+        // A listing stopped after a walk that ended (`listing_only`)
+        // leaves the walk's verdicts whole.
+        let complete = (!self.truncated || self.stopped_early || self.listing_only)
             && self.cut_paths == 0
             && self
                 .attributions
@@ -780,7 +811,9 @@ pub(crate) fn term_value(
 }
 
 /// What the final states of a litmus test show: the condition's registers
-/// and locations (else every register), and the `locations [...]` list.
+/// and locations (else every register, unless they are a compiler's
+/// values: [`Program::registers_internal`]), and the `locations [...]`
+/// list.
 pub(crate) fn shown_terms(program: &Program) -> (Vec<(usize, String)>, Vec<usize>) {
     let mut shown_regs: Vec<(usize, String)> = Vec::new();
     let mut shown_locs: Vec<usize> = program.shown_locations.clone();
@@ -820,7 +853,7 @@ pub(crate) fn shown_terms(program: &Program) -> (Vec<(usize, String)>, Vec<usize
                 Term::Const(_) => {}
             }
         }
-    } else {
+    } else if !program.registers_internal {
         for (ti, t) in program.threads.iter().enumerate() {
             for s in &t.code {
                 if let crate::ir::Stmt::Op(i) = s
@@ -1197,6 +1230,9 @@ struct Outcomes<'p> {
     /// location's value goes in the image state ([`ImageSlots`]); made at
     /// the first skeleton that needs it (one group per walk).
     image_slots: Vec<ImageSlots>,
+    /// The limit that stopped merging a part's final states
+    /// ([`Split::merge`]): the listing is then dropped.
+    listing_stopped: Option<LimitKind>,
 }
 
 /// Where the values of a state go in its image under one power of the
@@ -1401,6 +1437,7 @@ impl Visitor for Outcomes<'_> {
             renaming: self.renaming_needed(),
             prefixes_first: self.prefixes_first_needed(),
             constrains_orders: false,
+            barriers_agree: false,
         }
     }
 
@@ -1827,6 +1864,7 @@ impl Outcomes<'_> {
             self.undefined_states.add(state, 1);
         }
         let id = self.states.add(state, m);
+        self.states.mark(id, positive);
         if positive {
             self.positive += m;
             self.undefined.defined_positive += m * u64::from(!undefined);
@@ -2206,6 +2244,7 @@ impl<'p> Outcomes<'p> {
             prefix: false,
             stops: Vec::new(),
             image_slots: Vec::new(),
+            listing_stopped: None,
         }
     }
 
@@ -2286,10 +2325,28 @@ impl Split for Outcomes<'_> {
     /// Counts add up; the races, barrier divergences and stalls keep the
     /// order in which the walk first met them (a race's text is a function
     /// of its pair of instructions, so the texts new to the part, in the
-    /// part's order, are those the sequential walk appends there).
-    fn merge(&mut self, part: Self) {
+    /// part's order, are those the sequential walk appends there). The
+    /// part's final states are merged under `stop` (the walk's deadline
+    /// and memory bound): stopped there, the listing is dropped (it would
+    /// be given in part), as is each racing pair's set of states; the
+    /// counts and the pairs are merged all the same (executions the part
+    /// saw), and the walk stops at that limit.
+    fn merge(
+        &mut self,
+        part: Self,
+        stop: &mut dyn FnMut(usize) -> Option<LimitKind>,
+    ) -> Result<(), LimitKind> {
         // The part numbers its states itself: their numbers here.
-        let renumbered = self.states.merge(part.states);
+        let renumbered = match self.listing_stopped {
+            Some(_) => None,
+            None => match self.states.merge(part.states, stop) {
+                Ok(ids) => Some(ids),
+                Err(kind) => {
+                    self.listing_stopped = Some(kind);
+                    None
+                }
+            },
+        };
         self.factored.add(part.factored);
         self.positive += part.positive;
         self.negative += part.negative;
@@ -2299,10 +2356,17 @@ impl Split for Outcomes<'_> {
         let mut here = Vec::with_capacity(part.races.len());
         for (pair, states) in part.races.into_iter().zip(part.race_states) {
             let i = self.race_index(pair);
-            for id in states.iter() {
-                self.race_states[i].insert(renumbered[id as usize]);
+            if let Some(renumbered) = &renumbered {
+                for id in states.iter() {
+                    self.race_states[i].insert(renumbered[id as usize]);
+                }
             }
             here.push(i);
+        }
+        if renumbered.is_none() {
+            self.race_states
+                .iter_mut()
+                .for_each(|s| *s = StateSet::default());
         }
         for (key, i) in part.race_keys {
             self.race_keys.entry(key).or_insert(here[i]);
@@ -2311,8 +2375,16 @@ impl Split for Outcomes<'_> {
         append_new(&mut self.barrier_stalls, part.barrier_stalls);
         add_counts(&mut self.site_executions, part.site_executions);
         add_counts(&mut self.access_executions, part.access_executions);
-        self.undefined_states.merge(part.undefined_states);
         self.undefined.add(part.undefined);
+        if self.listing_stopped.is_none()
+            && let Err(kind) = self.undefined_states.merge(part.undefined_states, stop)
+        {
+            self.listing_stopped = Some(kind);
+        }
+        match self.listing_stopped {
+            Some(kind) => Err(kind),
+            None => Ok(()),
+        }
     }
 }
 
@@ -2359,6 +2431,9 @@ pub fn check_litmus_with_progress(
             explored,
             total: program.attributions.total,
         });
+        // The attributions' listings are united state by state: a summary
+        // of one is not the union's.
+        o.states_summary = None;
         o.time = start.elapsed();
     }
     // What the walk did not settle is undecided, not its value on the
@@ -2449,6 +2524,24 @@ fn reindex(ids: &StateSet, from: &[FinalState], to: &[(FinalState, u64)]) -> Sta
 /// The union of two attributions' raw outcomes (before [`LitmusOutcome::holds`]
 /// made anything undecided).
 fn join(mut o: LitmusOutcome, mut a: LitmusOutcome) -> LitmusOutcome {
+    // A listing dropped under either attribution (`states_unlisted`):
+    // the union cannot be listed, so neither listing is kept, and the
+    // racing pairs keep no states. How many distinct states the union
+    // has is not known (the two may share states): at least the larger
+    // count, which is what it says.
+    let dropped = (o.states_unlisted > 0 || a.states_unlisted > 0)
+        .then(|| (o.states.len() + o.states_unlisted).max(a.states.len() + a.states_unlisted));
+    if dropped.is_some() {
+        for x in [&mut o, &mut a] {
+            x.states.clear();
+            x.undefined.states.clear();
+            for r in &mut x.races {
+                r.state_ids = StateSet::default();
+            }
+        }
+    }
+    // The walk of either cut by a limit (not only its listing).
+    let walk_cut = (o.truncated && !o.listing_only) || (a.truncated && !a.listing_only);
     // The races name states by their index in each listing: renumbered
     // into the joined one.
     let (o_old, a_old): (Vec<FinalState>, Vec<FinalState>) = (
@@ -2529,7 +2622,12 @@ fn join(mut o: LitmusOutcome, mut a: LitmusOutcome) -> LitmusOutcome {
     o.unroll = o.unroll.max(a.unroll);
     o.stopped_early |= a.stopped_early;
     o.truncated |= a.truncated;
+    o.listing_only = o.truncated && !walk_cut;
     o.stopped_by = o.stopped_by.or(a.stopped_by);
+    if let Some(found) = dropped {
+        o.states_unlisted = found;
+        o.undefined.states.clear();
+    }
     o.prefix_walk = match (o.prefix_walk, a.prefix_walk) {
         (Some(p), Some(q)) => Some(PrefixWalk {
             executions: p.executions + q.executions,
@@ -2608,7 +2706,10 @@ fn check_one(
         Quantifier::Forall => negative == 0,
     });
     let found = v.states.len();
-    let (states, races, listing_stopped) = match undefined_stopped {
+    let (holds_in, fails_in) = v.states.condition_counts();
+    // A limit reached while the parts' states were merged dropped the
+    // listing already.
+    let (states, races, listing_stopped) = match undefined_stopped.or(v.listing_stopped) {
         Some(kind) => (Vec::new(), unlisted(v.races, &v.race_states), Some(kind)),
         None => match v.states.into_sorted(&mut stop) {
             Ok(sorted) => match with_states(v.races, &v.race_states, &sorted, &mut stop) {
@@ -2622,7 +2723,7 @@ fn check_one(
     if listing_stopped.is_some() {
         undefined.states.clear();
     }
-    let o = LitmusOutcome {
+    let mut o = LitmusOutcome {
         file: file.to_string(),
         name: program.name.clone(),
         model: loaded.name.clone(),
@@ -2656,6 +2757,8 @@ fn check_one(
         truncated: coverage.truncated || listing_stopped.is_some(),
         stopped_by: coverage.stopped_by.or(listing_stopped),
         states_unlisted: if listing_stopped.is_some() { found } else { 0 },
+        states_summary: None,
+        listing_only: listing_stopped.is_some() && !coverage.truncated,
         time: start.elapsed(),
         warnings: Vec::new(),
         attributions: None,
@@ -2670,6 +2773,24 @@ fn check_one(
         factored: v.factored,
         front_end_limit: program.front_end_limit.clone(),
     };
+    // A listing stopped after a walk that saw every execution it lists:
+    // the walk's figures are complete (the rule of `states_incomplete`,
+    // the listing's own stop aside).
+    if listing_stopped.is_some() && !coverage.truncated {
+        let stopped = (o.truncated, o.stopped_by, o.states_unlisted);
+        (o.truncated, o.stopped_by, o.states_unlisted) = (false, None, 0);
+        let complete = o.states_incomplete().is_none();
+        (o.truncated, o.stopped_by, o.states_unlisted) = stopped;
+        if complete {
+            let quantified = o.quantifier.is_some();
+            o.states_summary = Some(StatesSummary {
+                states: found,
+                executions: o.consistent,
+                condition_holds_in: quantified.then_some(holds_in),
+                condition_fails_in: quantified.then_some(fails_in),
+            });
+        }
+    }
     Ok(o)
 }
 
@@ -2709,6 +2830,8 @@ mod holds_tests {
             truncated: true,
             stopped_by: Some(crate::engine::LimitKind::MaxExecutions),
             states_unlisted: 0,
+            states_summary: None,
+            listing_only: false,
             time: Duration::ZERO,
             warnings: Vec::new(),
             attributions: None,
@@ -2719,6 +2842,68 @@ mod holds_tests {
             factored: Factored::default(),
             front_end_limit: None,
         }
+    }
+
+    /// Two cooperative matrix attributions' outcomes joined when one of
+    /// them dropped its listing: `a` lists 3 states (x = 0, 1, 2), one
+    /// pair racing in two of them; `b` found 5 states whose listing a
+    /// limit dropped after a walk that ended. The union cannot be listed
+    /// (3 of its states are known, at least 5 exist): no states, 5
+    /// unlisted (the larger count; the sets may overlap, so not 8), the
+    /// pair racing in no listed state (count 0, not 2 of a listing that
+    /// is gone), the walk still whole (`listing_only`). In the other
+    /// order the same. Two listed attributions stay listed (the control).
+    #[test]
+    fn a_dropped_listing_drops_the_union_of_attributions() {
+        let state = |x: i64| FinalState::from_pairs([("x", x)]);
+        let listed = || {
+            let mut o = outcome(Quantifier::Exists, 1, 2, false);
+            (o.truncated, o.stopped_by) = (false, None);
+            o.states = (0..3).map(|x| (state(x), 1)).collect();
+            let mut ids = StateSet::default();
+            ids.insert(0);
+            ids.insert(2);
+            let mut r = RacePair {
+                first: "P0 line 1: st x".into(),
+                second: "P1 line 1: ld x".into(),
+                location: "x".into(),
+                attribution: None,
+                stopped_at_bound: Vec::new(),
+                states: Vec::new(),
+                state_count: 0,
+                states_cut: false,
+                state_ids: StateSet::default(),
+            };
+            r.set_states(ids, &o.states);
+            o.races = vec![r];
+            o
+        };
+        let unlisted = || {
+            let mut o = outcome(Quantifier::Exists, 1, 4, false);
+            o.stopped_by = Some(crate::engine::LimitKind::MaxMemory);
+            (o.states_unlisted, o.listing_only) = (5, true);
+            o
+        };
+        assert_eq!(listed().races[0].state_count, 2);
+        for j in [join(listed(), unlisted()), join(unlisted(), listed())] {
+            assert!(j.states.is_empty());
+            assert_eq!(j.states_unlisted, 5);
+            assert!(j.truncated && j.listing_only);
+            assert_eq!(j.races.len(), 1);
+            assert_eq!(j.races[0].state_count, 0);
+            assert!(j.races[0].states.is_empty());
+            assert_eq!((j.positive, j.negative), (2, 6));
+        }
+        let j = join(listed(), listed());
+        assert_eq!(j.states.len(), 3);
+        assert_eq!(j.states_unlisted, 0);
+        assert!(!j.truncated && !j.listing_only);
+        assert_eq!(j.races[0].state_count, 2);
+        // A walk cut by the limit in one attribution is cut in the union.
+        let mut cut = unlisted();
+        cut.listing_only = false;
+        let j = join(listed(), cut);
+        assert!(j.truncated && !j.listing_only);
     }
 
     #[test]
@@ -2763,6 +2948,7 @@ mod holds_tests {
 mod race_state_tests {
     use super::*;
     use crate::Checked;
+    use crate::analysis::test_programs::{every_register, independent_reads};
 
     /// The payload read runs only where the relaxed flag read 1, and
     /// nothing orders it after the plain payload write then (no release,
@@ -2808,16 +2994,8 @@ mod race_state_tests {
     /// workgroups, unordered). The condition (all 1) is one of them.
     fn many_states() -> String {
         let n = 17;
-        let mut s = String::from("VULKAN many-states\n{\n");
-        s.extend((0..n).map(|j| format!("x{j}=0; ")));
-        s.push_str("\n}\n P0@sg 0, wg 0, qf 0 | P1@sg 0, wg 1, qf 0 ;\n");
-        for j in 0..n {
-            s.push_str(&format!(
-                " st.av.dv.sc0 x{j}, 1 | ld.vis.dv.sc0 r{j}, x{j} ;\n"
-            ));
-        }
-        let all: Vec<String> = (0..n).map(|j| format!("P1:r{j} == 1")).collect();
-        s.push_str(&format!("exists ({})\n", all.join(" /\\ ")));
+        let mut s = independent_reads("many-states", n, "st.av.dv.sc0", "ld.vis.dv.sc0");
+        s.push_str(&format!("exists ({})\n", every_register(n, 1)));
         s
     }
 
@@ -2870,7 +3048,7 @@ mod race_state_tests {
             let o = many(
                 crate::Session::new()
                     .threads(threads)
-                    .search_max_memory(Some(1 << 20)),
+                    .max_memory(Some(1 << 20)),
             );
             assert_eq!(o.states.len(), 0);
             assert_eq!(o.states_unlisted, 1 << 17);
@@ -2887,6 +3065,51 @@ mod race_state_tests {
             assert_eq!(o.holds(Property::Condition), Some(true));
             assert_eq!(o.holds(Property::Races), Some(false));
         }
+    }
+
+    /// Parts of a parallel search merge their states under the memory
+    /// bound too. The 131,072 states, one execution each (read factoring
+    /// off: every candidate evaluated, the skeleton cut into parts), at
+    /// 256 KiB without the counting allocator (only the bytes about to be
+    /// taken are counted, above the relations' 70 KiB over 34 events).
+    /// Alone, the walk meets every state and the listing stops when it is
+    /// sorted (8 bytes a state for its order: 1 MiB): all 131,072 unlisted,
+    /// each racing pair in all of them. On 4 threads the first part is
+    /// taken whole and the next part's merge asks for its rows (34 values
+    /// of a byte each, with their counts and index entries: over 256 KiB
+    /// for a part of more than 4,681 states) and stops there, at the
+    /// memory bound: the listing is dropped with the first part's states
+    /// counted (fewer than all), the racing pairs' states with it (no
+    /// count given); the 17 pairs race in every execution, so they are
+    /// all named.
+    #[test]
+    fn merging_parallel_parts_stops_at_the_memory_bound() {
+        let session = |threads| {
+            crate::Session::new()
+                .threads(threads)
+                .reduction(crate::engine::Reduction::ReadFactoring, false)
+                .max_memory(Some(256 << 10))
+        };
+        let alone = many(session(1));
+        assert_eq!(alone.states_unlisted, 1 << 17);
+        assert_eq!(alone.stopped_by, Some(LimitKind::MaxMemory));
+        assert!(alone.races.iter().all(|r| r.state_count == 1 << 17));
+        let o = many(session(4));
+        assert!(o.truncated);
+        assert_eq!(o.stopped_by, Some(LimitKind::MaxMemory));
+        assert!(o.states.is_empty());
+        assert!(
+            o.states_unlisted > 0 && o.states_unlisted < 1 << 17,
+            "{}",
+            o.states_unlisted
+        );
+        assert_eq!(o.races.len(), 17);
+        assert!(
+            o.races
+                .iter()
+                .all(|r| r.state_count == 0 && r.states.is_empty())
+        );
+        assert_eq!(o.holds(Property::Races), Some(false));
     }
 
     /// A listing's JSON is the document a `serde_json::Map` of each

@@ -77,15 +77,27 @@ pub struct BadRow {
 
 /// Reads a manifest and its inputs file. Errors in a row are that row's
 /// (the others still run); an unreadable file is an error of the whole.
+/// The files are read under the default memory bound ([`read_within`]
+/// takes a request's).
 pub fn read(
     manifest: &Path,
     inputs: Option<&Path>,
 ) -> Result<(Vec<ManifestRow>, Vec<BadRow>), String> {
-    let text = crate::memory::read_input_text(manifest)
+    read_within(manifest, inputs, Some(crate::memory::DEFAULT_MAX_MEMORY))
+}
+
+/// [`read`] with the files read under `bound`, the memory bound of the
+/// request reading them (`None`: none).
+pub fn read_within(
+    manifest: &Path,
+    inputs: Option<&Path>,
+    bound: Option<usize>,
+) -> Result<(Vec<ManifestRow>, Vec<BadRow>), String> {
+    let text = crate::memory::read_input_text(manifest, bound)
         .map_err(|e| format!("{}: {e}", manifest.display()))?;
     let base = manifest.parent().unwrap_or(Path::new(".")).to_path_buf();
     let shaders = match inputs {
-        Some(p) => read_inputs(p)?,
+        Some(p) => read_inputs(p, bound)?,
         None => Vec::new(),
     };
     let mut reader = csv::ReaderBuilder::new()
@@ -152,9 +164,9 @@ struct ShaderInputs {
     base: PathBuf,
 }
 
-fn read_inputs(path: &Path) -> Result<Vec<ShaderInputs>, String> {
+fn read_inputs(path: &Path, bound: Option<usize>) -> Result<Vec<ShaderInputs>, String> {
     let err = |m: String| format!("{}: {m}", path.display());
-    let text = crate::memory::read_input_text(path).map_err(err)?;
+    let text = crate::memory::read_input_text(path, bound).map_err(err)?;
     let table: toml::Table = text.parse().map_err(|e: toml::de::Error| {
         let at = e.span().map_or(String::new(), |s| {
             let before = &text[..s.start.min(text.len())];

@@ -16,6 +16,7 @@
 //! thread and every location.
 
 use super::diff::{DiffBounds, Kind, LOCATIONS, Op, Shape, Vocabulary, skeletons};
+use super::family::Halt;
 use super::{CheckError, Property, check_litmus};
 use crate::engine::Limits;
 use crate::frontend::{Format, Options};
@@ -30,13 +31,15 @@ use std::ops::Range;
 pub enum Dialect {
     Vulkan,
     OpenCl,
+    /// PTX instructions, carried by OpenCL C statements (see [`ptx_statement`]).
+    Ptx,
 }
 
 impl Dialect {
     fn format(self) -> Format {
         match self {
             Dialect::Vulkan => Format::VulkanLitmus,
-            Dialect::OpenCl => Format::OpenClLitmus,
+            Dialect::OpenCl | Dialect::Ptx => Format::OpenClLitmus,
         }
     }
     fn name(self) -> &'static str {
@@ -48,7 +51,226 @@ impl Dialect {
 }
 
 /// The dialects a mapping file names, by their names in it.
-const DIALECTS: &[(&str, Dialect)] = &[("vulkan", Dialect::Vulkan), ("opencl", Dialect::OpenCl)];
+const DIALECTS: &[(&str, Dialect)] = &[
+    ("vulkan", Dialect::Vulkan),
+    ("opencl", Dialect::OpenCl),
+    ("ptx", Dialect::Ptx),
+];
+
+/// The OpenCL C memory scope carrying a PTX scope qualifier. PTX 8.5:
+/// ".cta: The set of all threads executing in the same CTA as the current
+/// thread" (a work-group), ".gpu: ... executing on the same compute device"
+/// (the device), ".sys: The set of all threads in the current program"
+/// (every device: CrossDevice).
+const PTX_SCOPES: &[(&str, &str)] = &[
+    ("cta", "memory_scope_work_group"),
+    ("gpu", "memory_scope_device"),
+    ("sys", "memory_scope_all_svm_devices"),
+];
+
+/// The read-modify-write operations of `atom` and the OpenCL C function
+/// carrying each.
+const PTX_ATOM_OPS: &[(&str, &str)] = &[
+    ("exch", "atomic_exchange_explicit"),
+    ("add", "atomic_fetch_add_explicit"),
+    ("and", "atomic_fetch_and_explicit"),
+    ("or", "atomic_fetch_or_explicit"),
+    ("xor", "atomic_fetch_xor_explicit"),
+    ("min", "atomic_fetch_min_explicit"),
+    ("max", "atomic_fetch_max_explicit"),
+];
+
+/// One PTX instruction as the OpenCL C statement that carries it into the
+/// IR (models/ptx.cat reads the events: atomic accesses are strong, plain
+/// ones weak, a seq_cst fence is `fence.sc`, a barrier `bar.sync`).
+///
+/// Forms: `ld[.weak|.relaxed.S|.acquire.S|.volatile] R, [X]`,
+/// `st[.weak|.relaxed.S|.release.S|.volatile] [X], V`,
+/// `atom[.relaxed|.acquire|.release|.acq_rel][.S].OP R, [X], V` (OP one of
+/// exch add and or xor min max; PTX's defaults `.relaxed` and `.gpu`),
+/// `fence[.sc|.acq_rel|.acquire|.release].S` (default `.acq_rel`),
+/// `membar.cta|gl|sys` (`fence.sc`: "On sm_70 and higher membar is a
+/// synonym for fence.sc"), `bar.sync 0` / `bar.cta.sync 0` /
+/// `barrier.sync 0`. S is `.cta`, `.gpu` or `.sys`; state-space and type
+/// qualifiers (`.global`, `.u32`, `.b32`, `.s32`) are accepted and ignored;
+/// a trailing `;` is allowed.
+pub fn ptx_statement(line: &str) -> Result<String, String> {
+    let text = line.trim().trim_end_matches(';').trim();
+    let (op, operands) = text
+        .split_once(char::is_whitespace)
+        .map_or((text, ""), |(a, b)| (a, b.trim()));
+    let mut words = op.split('.');
+    let opcode = words.next().unwrap_or("");
+    let mut sem: Option<&str> = None;
+    let mut scope: Option<&str> = None;
+    let mut rmw: Option<&str> = None;
+    let mut cta_bar = false;
+    let mut sync = false;
+    for w in words {
+        match w {
+            "global" | "u32" | "s32" | "b32" => {}
+            "weak" | "relaxed" | "acquire" | "release" | "acq_rel" | "sc" | "volatile"
+                if sem.is_none() =>
+            {
+                sem = Some(w)
+            }
+            "cta" if opcode == "bar" && !cta_bar => cta_bar = true,
+            "sync" if matches!(opcode, "bar" | "barrier") && !sync => sync = true,
+            "cta" | "gpu" | "sys" | "gl" if scope.is_none() => {
+                scope = Some(if w == "gl" { "gpu" } else { w })
+            }
+            "cluster" => {
+                return Err(format!(
+                    "`{line}`: the .cluster scope is not modelled (vkmm has no clusters; scopes: .cta, .gpu, .sys)"
+                ));
+            }
+            _ if opcode == "atom" && rmw.is_none() && PTX_ATOM_OPS.iter().any(|(o, _)| *o == w) => {
+                rmw = Some(w)
+            }
+            _ => {
+                return Err(format!(
+                    "`{line}`: unexpected qualifier `.{w}` of `{opcode}` (PTX forms: ld, st, atom, fence, membar, bar.sync; docs/mappings.md)"
+                ));
+            }
+        }
+    }
+    let scope_of = |s: Option<&str>| -> Result<&'static str, String> {
+        let s = s.ok_or_else(|| {
+            format!("`{line}`: a strong operation names its scope (.cta, .gpu or .sys)")
+        })?;
+        Ok(PTX_SCOPES
+            .iter()
+            .find(|(p, _)| *p == s)
+            .map_or("", |(_, c)| *c))
+    };
+    let args: Vec<&str> = if operands.is_empty() {
+        Vec::new()
+    } else {
+        operands.split(',').map(str::trim).collect()
+    };
+    let address = |a: &str| -> Result<String, String> {
+        a.strip_prefix('[')
+            .and_then(|a| a.strip_suffix(']'))
+            .map(|a| a.trim().to_string())
+            .ok_or_else(|| format!("`{line}`: expected an address `[x]`, found `{a}`"))
+    };
+    let count = |n: usize| -> Result<(), String> {
+        if args.len() == n {
+            Ok(())
+        } else {
+            Err(format!(
+                "`{line}`: `{opcode}` takes {n} operand{}, found {}",
+                if n == 1 { "" } else { "s" },
+                args.len()
+            ))
+        }
+    };
+    let order = |s: &str| format!("memory_order_{s}");
+    match opcode {
+        "ld" => {
+            count(2)?;
+            let (r, x) = (args[0], address(args[1])?);
+            match sem.unwrap_or("weak") {
+                "weak" if scope.is_none() => Ok(format!("int {r} = *{x};")),
+                // 8.4.2: "The semantics of volatile operations are equivalent to
+                // a relaxed memory operation with system-scope"
+                "volatile" if scope.is_none() => Ok(format!(
+                    "int {r} = atomic_load_explicit({x}, memory_order_relaxed, memory_scope_all_svm_devices);"
+                )),
+                s @ ("relaxed" | "acquire") => Ok(format!(
+                    "int {r} = atomic_load_explicit({x}, {}, {});",
+                    order(s),
+                    scope_of(scope)?
+                )),
+                s @ ("weak" | "volatile") => Err(format!("`{line}`: a .{s} ld names no scope")),
+                s => Err(format!(
+                    "`{line}`: ld is .weak, .relaxed, .acquire or .volatile, not .{s}"
+                )),
+            }
+        }
+        "st" => {
+            count(2)?;
+            let (x, v) = (address(args[0])?, args[1]);
+            match sem.unwrap_or("weak") {
+                "weak" if scope.is_none() => Ok(format!("*{x} = {v};")),
+                "volatile" if scope.is_none() => Ok(format!(
+                    "atomic_store_explicit({x}, {v}, memory_order_relaxed, memory_scope_all_svm_devices);"
+                )),
+                s @ ("relaxed" | "release") => Ok(format!(
+                    "atomic_store_explicit({x}, {v}, {}, {});",
+                    order(s),
+                    scope_of(scope)?
+                )),
+                s @ ("weak" | "volatile") => Err(format!("`{line}`: a .{s} st names no scope")),
+                s => Err(format!(
+                    "`{line}`: st is .weak, .relaxed, .release or .volatile, not .{s}"
+                )),
+            }
+        }
+        "atom" => {
+            count(3)?;
+            let (r, x, v) = (args[0], address(args[1])?, args[2]);
+            let s = sem.unwrap_or("relaxed");
+            if !matches!(s, "relaxed" | "acquire" | "release" | "acq_rel") {
+                return Err(format!(
+                    "`{line}`: atom is .relaxed, .acquire, .release or .acq_rel, not .{s}"
+                ));
+            }
+            let f = rmw
+                .and_then(|o| PTX_ATOM_OPS.iter().find(|(p, _)| *p == o))
+                .map(|(_, f)| *f)
+                .ok_or_else(|| format!("`{line}`: atom names its operation (.exch, .add, .and, .or, .xor, .min, .max)"))?;
+            // "If the .scope qualifier is absent, .gpu scope is assumed by default."
+            let sc = scope_of(Some(scope.unwrap_or("gpu")))?;
+            Ok(format!("int {r} = {f}({x}, {v}, {}, {sc});", order(s)))
+        }
+        "fence" | "membar" => {
+            count(0)?;
+            let s = if opcode == "membar" {
+                if sem.is_some() {
+                    return Err(format!(
+                        "`{line}`: membar takes a level only (.cta, .gl, .sys)"
+                    ));
+                }
+                "sc"
+            } else {
+                // "If the optional .sem qualifier is absent, .acq_rel is assumed by default."
+                sem.unwrap_or("acq_rel")
+            };
+            let o = match s {
+                "sc" => "seq_cst",
+                "acq_rel" | "acquire" | "release" => s,
+                _ => {
+                    return Err(format!(
+                        "`{line}`: fence is .sc, .acq_rel, .acquire or .release, not .{s}"
+                    ));
+                }
+            };
+            Ok(format!(
+                "atomic_work_item_fence(CLK_GLOBAL_MEM_FENCE, {}, {});",
+                order(o),
+                scope_of(scope)?
+            ))
+        }
+        "bar" | "barrier" => {
+            if !sync || sem.is_some() || scope.is_some() {
+                return Err(format!(
+                    "`{line}`: the barrier form is `bar.sync 0` (or bar.cta.sync, barrier.sync)"
+                ));
+            }
+            count(1)?;
+            if args[0] != "0" {
+                return Err(format!(
+                    "`{line}`: only barrier resource 0 is modelled (the k-th bar.sync of each thread of a CTA is one instance)"
+                ));
+            }
+            Ok("barrier(CLK_GLOBAL_MEM_FENCE);".to_string())
+        }
+        _ => Err(format!(
+            "`{line}`: unknown PTX instruction `{opcode}` (PTX forms: ld, st, atom, fence, membar, bar.sync; docs/mappings.md)"
+        )),
+    }
+}
 
 /// One row of a mapping: a source instruction and what it compiles to.
 #[derive(Clone, Debug, Serialize)]
@@ -154,7 +376,7 @@ pub fn read_mapping(file: &str, text: &str, options: &Options) -> Result<Mapping
             .map(|(_, d)| *d)
             .ok_or_else(|| {
                 let (l, c) = at(s.span());
-                format!("{file}:{l}:{c}: unknown dialect `{name}`: expected vulkan or opencl")
+                format!("{file}:{l}:{c}: unknown dialect `{name}`: expected vulkan, opencl or ptx")
             })
     };
     let source = dialect(&raw.source)?;
@@ -209,6 +431,11 @@ pub fn read_mapping(file: &str, text: &str, options: &Options) -> Result<Mapping
         // Each side reads in its dialect: a one-thread test holding it.
         let one = |d: Dialect, lines: &[String]| -> Result<(), String> {
             let body: Vec<String> = lines.iter().map(|x| fill(x, "x", 1, "r0", 0)).collect();
+            if d == Dialect::Ptx {
+                for b in &body {
+                    ptx_statement(b)?;
+                }
+            }
             let t = render(d, "check", &[(0, 0)], &[body], &["x"]);
             crate::frontend::parse_text("mapping.litmus", &t, d.format(), options.clone())
                 .map(|_| ())
@@ -266,6 +493,32 @@ pub(super) fn render(
             super::diff::push_litmus_body(&mut text, locs.iter().copied(), &cols);
             text
         }
+        Dialect::Ptx => {
+            // The PTX program, shown in a comment; its OpenCL C carrier is
+            // what the front end reads.
+            let mut comment = String::from(
+                "(* PTX (models/ptx.cat; each instruction carried by the OpenCL C statement below):\n",
+            );
+            let mut carried = Vec::new();
+            for (t, body) in threads.iter().enumerate() {
+                comment.push_str(&format!(
+                    "   P{t} (CTA {}): {}\n",
+                    place[t].0,
+                    body.join("; ")
+                ));
+                carried.push(
+                    body.iter()
+                        .map(|b| ptx_statement(b).unwrap_or_else(|_| b.clone()))
+                        .collect::<Vec<_>>(),
+                );
+            }
+            comment.push_str("*)\n");
+            let text = render(Dialect::OpenCl, name, place, &carried, locs);
+            match text.split_once('\n') {
+                Some((head, rest)) => format!("{head}\n{comment}{rest}"),
+                None => text,
+            }
+        }
         Dialect::OpenCl => {
             let mut text = format!("OPENCL {name}\n{{ ");
             for l in locs {
@@ -291,6 +544,26 @@ pub(super) fn render(
             text
         }
     }
+}
+
+/// A PTX litmus test as vkmm reads it (the OpenCL C carrier, the PTX
+/// program in a comment): thread `t` runs `threads[t]` (PTX instructions,
+/// [`ptx_statement`]'s forms) in CTA `ctas[t]`, every location of `locs`
+/// starts at 0, and `exists` (when given, in OpenCL's `1:r0=1 /\ x=2`
+/// form) is the final clause.
+pub fn ptx_litmus(
+    name: &str,
+    ctas: &[usize],
+    threads: &[Vec<String>],
+    locs: &[&str],
+    exists: Option<&str>,
+) -> String {
+    let place: Vec<(usize, usize)> = ctas.iter().enumerate().map(|(t, c)| (*c, t)).collect();
+    let mut text = render(Dialect::Ptx, name, &place, threads, locs);
+    if let Some(c) = exists {
+        text.push_str(&format!("exists ({c})\n"));
+    }
+    text
 }
 
 /// The source test of a skeleton and its compiled form.
@@ -429,14 +702,19 @@ fn listing(
     m: &LoadedModel,
     limits: Limits,
     races: bool,
-) -> Result<StatesListing, String> {
+) -> Result<StatesListing, Halt> {
     let mut p = program.clone();
     p.condition = None;
     p.shown_locations = (0..p.locations.len()).collect();
+    // The time limit or the memory bound reached in a listing stops the
+    // whole check ([`Halt::Stopped`]): every later listing would stop too.
     let run = |d: Property| match check_litmus(name, &p, m, limits.for_model(m), Some(d)) {
-        Ok(o) => Ok(o),
-        Err(CheckError::Unsupported(e)) => Err(format!("{}: {name}: {e}", m.name)),
-        Err(e) => Err(format!("{}: {name}: {e}", m.name)),
+        Ok(o) => match super::family::stops_all(o.stopped_by) {
+            Some(k) => Err(Halt::Stopped(k)),
+            None => Ok(o),
+        },
+        Err(CheckError::Unsupported(e)) => Err(Halt::Failed(format!("{}: {name}: {e}", m.name))),
+        Err(e) => Err(Halt::Failed(format!("{}: {name}: {e}", m.name))),
     };
     let o = run(Property::States)?;
     let race_free = if races {
@@ -529,7 +807,11 @@ pub fn check_mapping(
             let name = format!("map-{n}-{index:04}");
             let (src, tgt) = tests_of(m, &shape, &name);
             let sp = parse(m.source, &name, &src)?;
-            let (spec_states, spec_whole, race_free) = listing(&name, &sp, spec, limits, true)?;
+            let (spec_states, spec_whole, race_free) = match listing(&name, &sp, spec, limits, true)
+            {
+                Ok(l) => l,
+                Err(h) => return halted(h, report),
+            };
             match race_free {
                 Some(false) => {
                     report.racy += 1;
@@ -542,7 +824,12 @@ pub fn check_mapping(
                 Some(true) => {}
             }
             let tp = parse(m.target, &format!("{name}-mapped"), &tgt)?;
-            let (imp_states, imp_whole, _) = listing(&name, &tp, imp, limits, false)?;
+            let (imp_states, imp_whole, _) = match listing(&name, &tp, imp, limits, false) {
+                Ok(l) => l,
+                Err(h) => return halted(h, report),
+            };
+            // Looked up once per implementation state.
+            let spec_states: std::collections::HashSet<&Vec<String>> = spec_states.iter().collect();
             if !spec_whole {
                 report.undecided += 1;
                 continue;
@@ -584,13 +871,25 @@ pub fn check_mapping(
     Ok(report)
 }
 
+/// The check as far as it went when `h` stopped it (the limit named), or
+/// its error.
+fn halted(h: Halt, mut report: MappingReport) -> Result<MappingReport, String> {
+    match h {
+        Halt::Stopped(k) => {
+            report.stopped = Some(format!("the {} stopped it", k.short()));
+            Ok(report)
+        }
+        Halt::Failed(e) => Err(e),
+    }
+}
+
 /// A test's text with an `exists` clause pinning `cond` appended.
 fn with_exists(text: &str, d: Dialect, cond: &[(String, i64)]) -> String {
     let c: Vec<String> = cond
         .iter()
         .map(|(k, v)| match d {
             Dialect::Vulkan => format!("{k} == {v}"),
-            Dialect::OpenCl => format!("{}={v}", k.trim_start_matches('P')),
+            Dialect::OpenCl | Dialect::Ptx => format!("{}={v}", k.trim_start_matches('P')),
         })
         .collect();
     format!("{text}exists ({})\n", c.join(" /\\ "))

@@ -48,9 +48,19 @@ impl Models {
     /// and `no_chains` for `NOCHAINS` queries; without `no_chains`, the
     /// companion the model's profile declares (`nochains`), else the model.
     pub fn load(name: &str, no_chains: Option<&str>) -> Result<Models, CatError> {
-        let chains = crate::model::load(name)?;
+        Self::load_within(name, no_chains, Some(crate::memory::DEFAULT_MAX_MEMORY))
+    }
+
+    /// [`Models::load`] with the model files read under `bound`, the
+    /// memory bound of the request loading them (`None`: none).
+    pub fn load_within(
+        name: &str,
+        no_chains: Option<&str>,
+        bound: Option<usize>,
+    ) -> Result<Models, CatError> {
+        let chains = crate::model::load_within(name, bound)?;
         let no_chains = match no_chains.or(chains.profile.nochains.as_deref()) {
-            Some(companion) => crate::model::load(companion)?,
+            Some(companion) => crate::model::load_within(companion, bound)?,
             None => chains.clone(),
         };
         Ok(Models { chains, no_chains })
@@ -142,5 +152,7 @@ pub(crate) fn check_supported(program: &Program, model: &LoadedModel) -> Result<
     }
 }
 
+#[cfg(test)]
+pub(crate) mod test_programs;
 #[cfg(test)]
 mod tests;

@@ -249,7 +249,11 @@ impl Split for Answers<'_> {
 
     /// A query first satisfied in the part is satisfied at the part's
     /// execution, counted from the walk's start.
-    fn merge(&mut self, part: Self) {
+    fn merge(
+        &mut self,
+        part: Self,
+        _: &mut dyn FnMut(usize) -> Option<crate::engine::LimitKind>,
+    ) -> Result<(), crate::engine::LimitKind> {
         for (s, p) in self.satisfied_at.iter_mut().zip(part.satisfied_at) {
             if s.is_none() {
                 *s = p.map(|n| self.executions + n);
@@ -263,6 +267,7 @@ impl Split for Answers<'_> {
                 self.barrier_divergence.push(d);
             }
         }
+        Ok(())
     }
 }
 

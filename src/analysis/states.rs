@@ -60,11 +60,21 @@ fn decode(bytes: &[u8]) -> i64 {
     ((x << (64 - bits)) as i64) >> (64 - bits)
 }
 
-/// The hash of an encoded row.
+/// The hash of an encoded row: FxHash of its bytes, then mixed (the
+/// finaliser of MurmurHash3's 64-bit hash). FxHash alone is a multiply:
+/// its low bits depend only on the row's low bytes, and the index
+/// (hashbrown) picks buckets by the low bits, so rows differing only in a
+/// later value (`(k % 100, k / 100)`) would share a few hundred buckets and
+/// every insert probe a long chain.
 fn hash_row(bytes: &[u8]) -> u64 {
     let mut h = rustc_hash::FxHasher::default();
     h.write(bytes);
-    h.finish()
+    let mut x = h.finish();
+    x ^= x >> 33;
+    x = x.wrapping_mul(0xff51_afd7_ed55_8ccd);
+    x ^= x >> 33;
+    x = x.wrapping_mul(0xc4ce_b9fe_1a85_ec53);
+    x ^ (x >> 33)
 }
 
 /// Rows of `arity` integers each, in one block of bytes: each value in
@@ -294,10 +304,19 @@ pub(crate) struct StateCounts {
     names: Schema,
     rows: Rows,
     counts: Vec<u64>,
+    /// Per state: whether an execution reaching it satisfied the test's
+    /// condition ([`HOLDS`]), and whether one did not ([`FAILS`]).
+    verdicts: Vec<u8>,
     index: HashTable<u32>,
     /// The row being looked up, encoded (reused).
     scratch: Vec<u8>,
 }
+
+/// [`StateCounts::mark`]: an execution reaching the state satisfied the
+/// condition.
+const HOLDS: u8 = 1;
+/// [`StateCounts::mark`]: an execution reaching the state did not.
+const FAILS: u8 = 2;
 
 /// A listing of final states sorted ([`StateCounts::into_sorted`]).
 pub(crate) struct Sorted {
@@ -356,6 +375,7 @@ impl StateCounts {
         }
         let id = self.rows.push_encoded(row);
         self.counts.push(n);
+        self.verdicts.push(0);
         let rows = &self.rows;
         self.index
             .insert_unique(hash, id, |&i| hash_row(rows.row(i as usize)));
@@ -375,6 +395,22 @@ impl StateCounts {
         }
     }
 
+    /// Records that an execution reaching state `id` satisfied the
+    /// condition (`holds`) or did not.
+    pub(crate) fn mark(&mut self, id: u32, holds: bool) {
+        self.verdicts[id as usize] |= if holds { HOLDS } else { FAILS };
+    }
+
+    /// How many states an execution satisfying the condition reaches, and
+    /// how many one not satisfying it reaches ([`StateCounts::mark`]). The
+    /// condition reads only what a state shows, so each state is counted
+    /// once, in one of the two.
+    pub(crate) fn condition_counts(&self) -> (usize, usize) {
+        let holds = self.verdicts.iter().filter(|&&v| v & HOLDS != 0).count();
+        let fails = self.verdicts.iter().filter(|&&v| v & FAILS != 0).count();
+        (holds, fails)
+    }
+
     /// How many distinct states.
     pub(crate) fn len(&self) -> usize {
         self.rows.count
@@ -389,32 +425,66 @@ impl StateCounts {
 
     /// Adds another part's counts (recorded under the same names); returns
     /// the number here of each of `other`'s states, by its number there.
-    pub(crate) fn merge(&mut self, other: StateCounts) -> Vec<u32> {
+    /// The merge asks `stop` first with the bytes it may allocate (the
+    /// part's rows, counts and index entries, and this block re-encoded
+    /// when the part's values are wider), then every [`UNCHECKED_ROWS`]
+    /// rows with 0, and ends with the limit `stop` names: the states
+    /// merged so far stay, the rest of the part is not merged (the caller
+    /// drops the listing).
+    pub(crate) fn merge(
+        &mut self,
+        other: StateCounts,
+        stop: &mut dyn FnMut(usize) -> Option<LimitKind>,
+    ) -> Result<Vec<u32>, LimitKind> {
         debug_assert!(other.len() == 0 || *self.names == *other.names);
         if self.len() == 0 {
+            // The part's block is taken whole: nothing is copied.
             let n = other.len() as u32;
             let names = std::mem::take(&mut self.names);
             *self = other;
             if self.names.is_empty() {
                 self.names = names;
             }
-            return (0..n).collect();
+            return Ok((0..n).collect());
         }
-        let mut ids = Vec::with_capacity(other.len());
+        let n = other.len();
+        let widened = if other.rows.width > self.rows.width {
+            self.len() * self.rows.arity * other.rows.width
+        } else {
+            0
+        };
+        // Per row: its bytes, its count, its index entry (a number and a
+        // control byte, at most twice over while the table grows) and the
+        // number returned.
+        let stride = self.rows.arity * self.rows.width.max(other.rows.width);
+        let bytes = n
+            .saturating_mul(stride + 8 + 2 * 5 + 4)
+            .saturating_add(widened);
+        if let Some(kind) = stop(bytes) {
+            return Err(kind);
+        }
+        let mut ids = Vec::with_capacity(n);
         if other.rows.width > self.rows.width {
             self.widen(other.rows.width);
         }
         let mut values = Vec::with_capacity(other.rows.arity);
-        for (i, &n) in other.counts.iter().enumerate() {
-            ids.push(if other.rows.width == self.rows.width {
-                self.add_encoded(other.rows.row(i), n)
+        for (i, &c) in other.counts.iter().enumerate() {
+            if i % UNCHECKED_ROWS == UNCHECKED_ROWS - 1
+                && let Some(kind) = stop(0)
+            {
+                return Err(kind);
+            }
+            let id = if other.rows.width == self.rows.width {
+                self.add_encoded(other.rows.row(i), c)
             } else {
                 values.clear();
                 values.extend(other.rows.values(i));
-                self.add(&values, n)
-            });
+                self.add(&values, c)
+            };
+            self.verdicts[id as usize] |= other.verdicts[i];
+            ids.push(id);
         }
-        ids
+        Ok(ids)
     }
 
     /// The states with their counts, in the order of their `(name, value)`
@@ -431,10 +501,11 @@ impl StateCounts {
             names,
             rows,
             counts,
+            verdicts,
             index,
             scratch,
         } = self;
-        drop((index, scratch));
+        drop((verdicts, index, scratch));
         let n = rows.count;
         let checked = n > UNCHECKED_ROWS;
         let mut ask = |bytes: usize| match checked {
@@ -751,8 +822,9 @@ mod tests {
         let mut b = StateCounts::new(names.clone());
         b.add(&[0, 1], 2);
         b.add(&[1, 1], 1);
-        a.merge(b);
-        a.merge(StateCounts::new(names.clone()));
+        a.merge(b, &mut |_| None).unwrap();
+        a.merge(StateCounts::new(names.clone()), &mut |_| None)
+            .unwrap();
         let mut rows = a.into_sorted(&mut |_| None).unwrap().listing;
         let got: Vec<(Vec<i64>, u64)> = rows.iter().map(|(s, n)| (s.values(), *n)).collect();
         assert_eq!(got, [(vec![0, 1], 3), (vec![1, 1], 1)]);
@@ -834,6 +906,59 @@ mod tests {
         assert!(matches!(stopped, Err(LimitKind::MaxMemory)));
         let short = listing(UNCHECKED_ROWS).into_sorted(&mut |_| Some(LimitKind::Timeout));
         assert_eq!(short.map(|s| s.listing.len()).ok(), Some(UNCHECKED_ROWS));
+    }
+
+    /// Merging a part asks `stop` first with the bytes it may take, then
+    /// every [`UNCHECKED_ROWS`] rows, and ends with the limit it names.
+    /// Listings of n = 3 x [`UNCHECKED_ROWS`] distinct states `(k % 100,
+    /// k / 100 * scale)` for k from `from`: at scale 1 the values fit in 2
+    /// bytes, at scale 1000 they need 4. A part starting at n/2 (scale 1)
+    /// shares its first half with the listing from 0: asked to stop at
+    /// the second ask (row [`UNCHECKED_ROWS`]), the merge ends there, the
+    /// rows merged so far all shared (the listing still has n states);
+    /// never stopped, it merges every state (n + n/2, the shared ones
+    /// counted twice: 2n executions). A part at scale 1000 shares nothing
+    /// and re-encodes this block at 4 bytes a value: the first ask names
+    /// at least the part's rows and the block widened (2 x 4 bytes a row
+    /// each), then one ask per run of rows (3).
+    #[test]
+    fn a_merge_of_parts_stops_when_its_limit_is_reached() {
+        let n = 3 * UNCHECKED_ROWS as i64;
+        let listing = |from: i64, scale: i64| {
+            let mut counts = StateCounts::new(schema(&["a", "b"]));
+            for k in from..from + n {
+                counts.add(&[k % 100, k / 100 * scale], 1);
+            }
+            counts
+        };
+        let mut asked = Vec::new();
+        let mut here = listing(0, 1);
+        let stopped = here.merge(listing(n / 2, 1), &mut |bytes| {
+            asked.push(bytes);
+            (asked.len() > 1).then_some(LimitKind::Timeout)
+        });
+        assert_eq!(stopped, Err(LimitKind::Timeout));
+        assert_eq!(asked.len(), 2);
+        assert!(asked[0] >= 2 * 2 * n as usize && asked[1] == 0, "{asked:?}");
+        assert_eq!(here.len(), n as usize);
+        let mut here = listing(0, 1);
+        here.merge(listing(n / 2, 1), &mut |_| None).unwrap();
+        assert_eq!(here.len(), (n + n / 2) as usize);
+        let sorted = here.into_sorted(&mut |_| None).unwrap();
+        let total: u64 = sorted.listing.iter().map(|(_, c)| c).sum();
+        assert_eq!(total, 2 * n as u64);
+        let mut asked = Vec::new();
+        let mut here = listing(0, 1);
+        let ids = here
+            .merge(listing(n / 2, 1000), &mut |bytes| {
+                asked.push(bytes);
+                None
+            })
+            .unwrap();
+        assert_eq!(ids.len(), n as usize);
+        assert_eq!(here.len(), 2 * n as usize);
+        assert_eq!(asked.len(), 4);
+        assert!(asked[0] >= 2 * (2 * 4 * n as usize), "{asked:?}");
     }
 
     /// Values round-trip through every width, the extremes included, and

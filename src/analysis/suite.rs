@@ -373,14 +373,25 @@ pub struct SuiteItem {
 
 /// The items of a suite: the rows of `expected` (paths relative to `dir`),
 /// or every test file below `dir` (`.test` and `.litmus`). Bad CSV rows are
-/// returned as errors; the good rows still run.
+/// returned as errors; the good rows still run. The CSV is read under the
+/// default memory bound ([`plan_within`] takes a request's).
 pub fn plan(
     dir: &Path,
     expected: Option<&Path>,
 ) -> Result<(Vec<SuiteItem>, Vec<FileError>), String> {
+    plan_within(dir, expected, Some(crate::memory::DEFAULT_MAX_MEMORY))
+}
+
+/// [`plan`] with the CSV read under `bound`, the memory bound of the
+/// request running the suite (`None`: none).
+pub fn plan_within(
+    dir: &Path,
+    expected: Option<&Path>,
+    bound: Option<usize>,
+) -> Result<(Vec<SuiteItem>, Vec<FileError>), String> {
     if let Some(csv) = expected {
-        let text =
-            crate::memory::read_input_text(csv).map_err(|e| format!("{}: {e}", csv.display()))?;
+        let text = crate::memory::read_input_text(csv, bound)
+            .map_err(|e| format!("{}: {e}", csv.display()))?;
         let name = csv.display().to_string();
         let (rows, bad) = super::expected::parse_rows(&name, &text, dir);
         let items = rows
@@ -427,12 +438,14 @@ pub fn plan(
 
 /// The items of a shader manifest (`manifest`, with the inputs file
 /// `inputs`): one per row; rows that cannot be read are errors naming
-/// their CSV line.
+/// their CSV line. The files are read under `bound`, the memory bound of
+/// the request running the suite (`None`: none).
 pub fn plan_manifest(
     manifest: &Path,
     inputs: Option<&Path>,
+    bound: Option<usize>,
 ) -> Result<(Vec<SuiteItem>, Vec<FileError>), String> {
-    let (rows, bad) = super::manifest::read(manifest, inputs)?;
+    let (rows, bad) = super::manifest::read_within(manifest, inputs, bound)?;
     let items = rows
         .into_iter()
         .map(|r| SuiteItem {

@@ -67,7 +67,7 @@ use super::barriers;
 use super::explain::ExplainSpec;
 use crate::cat::{Evaluation, Value};
 use crate::engine::Bounds;
-use crate::engine::trace::ThreadPaths;
+use crate::engine::trace::{PathEvent, ThreadPaths};
 use crate::engine::{
     Candidate, CheckError, Ending, LimitKind, Limits, OrderChoice, RegValue, Skeleton, Visitor,
     explore,
@@ -692,6 +692,25 @@ fn splits(thread: usize, st: &crate::engine::Stuck) -> Vec<Split> {
     out
 }
 
+/// Whether a stuck path's loop has a split whose matched iterations run
+/// the same statements with the same writes ([`decompose`]'s test, on the
+/// path alone; [`splits`] already asks that the suffix leave the registers
+/// as it found them). A path without one is in no witness: every
+/// combination holding it has no decomposition, and [`Search::wants`]
+/// refuses it.
+fn may_repeat(thread: usize, st: &crate::engine::Stuck, events: &[PathEvent]) -> bool {
+    splits(thread, st).iter().any(|s| {
+        s.infix.clone().rev().enumerate().all(|(k, i)| {
+            let (a, b) = (&s.iterations[i], &s.iterations[s.iterations.len() - 1 - k]);
+            a.len() == b.len()
+                && a.clone().zip(b.clone()).all(|(x, y)| {
+                    let (ex, ey) = (&events[x], &events[y]);
+                    ex.stmt == ey.stmt && ex.writes == ey.writes && ex.write == ey.write
+                })
+        })
+    })
+}
+
 /// Whether two register states agree: `None` when some register has two
 /// different known values (a register not written yet is 0), else the
 /// pairs of values that depend on the candidate execution (a read's value
@@ -739,6 +758,9 @@ struct Search<'a> {
     draw: Option<(&'a ExplainSpec, &'a crate::model::Profile)>,
     /// [`crate::engine::Reduction::TerminationShortcuts`].
     shortcuts: bool,
+    /// [`crate::engine::Reduction::WitnessPruning`]: a stuck path whose
+    /// loop cannot repeat ([`may_repeat`]) goes in no block.
+    pruning: bool,
 }
 
 /// A combination of splits with where each event stands.
@@ -1077,19 +1099,23 @@ impl Visitor for Search<'_> {
             Run::Stopped(1),
             Run::Blocked,
         ];
-        let kind = |p: &crate::engine::trace::Path| match (&p.ending, p.events.len()) {
-            (Ending::Finished, _) => 0,
-            (Ending::Stuck(_), _) => 1,
-            (Ending::Stopped | Ending::Cut { .. }, 0) => 2,
-            (Ending::Stopped | Ending::Cut { .. }, _) => 3,
-            (Ending::Blocked { .. }, _) => 4,
+        // `None`: a stuck path whose loop cannot repeat, in no block.
+        let kind = |t: usize, p: &crate::engine::trace::Path| match (&p.ending, p.events.len()) {
+            (Ending::Finished, _) => Some(0),
+            (Ending::Stuck(st), _) => (!self.pruning || may_repeat(t, st, &p.events)).then_some(1),
+            (Ending::Stopped | Ending::Cut { .. }, 0) => Some(2),
+            (Ending::Stopped | Ending::Cut { .. }, _) => Some(3),
+            (Ending::Blocked { .. }, _) => Some(4),
         };
         let groups: Vec<[Vec<usize>; 5]> = threads
             .iter()
-            .map(|t| {
+            .enumerate()
+            .map(|(t, tp)| {
                 let mut g: [Vec<usize>; 5] = Default::default();
-                for (i, p) in t.paths.iter().enumerate() {
-                    g[kind(p)].push(i);
+                for (i, p) in tp.paths.iter().enumerate() {
+                    if let Some(k) = kind(t, p) {
+                        g[k].push(i);
+                    }
                 }
                 g
             })
@@ -1162,6 +1188,8 @@ impl Visitor for Search<'_> {
     fn needs(&self) -> crate::engine::Needs {
         crate::engine::Needs {
             constrains_orders: self.shortcuts,
+            // `wants` refuses the others (`barriers::agree`).
+            barriers_agree: true,
             ..Default::default()
         }
     }
@@ -1320,7 +1348,8 @@ fn search_termination(
     let mut decided: Option<crate::engine::Coverage> = None;
     let mut stopped: Option<(usize, LimitKind)> = None;
     let mut found_at = 0;
-    let shortcuts = crate::engine::QuestionPlan::of(&limits).termination_shortcuts;
+    let plan = crate::engine::QuestionPlan::of(&limits);
+    let shortcuts = plan.termination_shortcuts;
     let first = if shortcuts { 0 } else { limits.bounds.unroll };
     for unroll in first..=limits.bounds.unroll {
         let used = total.executions + total.partial_evaluations;
@@ -1350,6 +1379,7 @@ fn search_termination(
             witness: None,
             draw,
             shortcuts,
+            pruning: plan.witness_pruning,
         };
         let bound = Limits {
             endings: true,

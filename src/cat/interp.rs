@@ -1684,6 +1684,15 @@ impl Prepared {
                 .collect(),
             dynamic_stmts: inner.written_dyn_stmts.clone(),
         };
+        let key = stage.key(growing);
+        if let Some(hit) = prog
+            .polarity_cache
+            .lock()
+            .ok()
+            .and_then(|cache| cache.get(&key).cloned())
+        {
+            return hit;
+        }
         let mut out: Vec<bool> = prog.checks.iter().map(|c| !c.flag && !c.negated).collect();
         for name in growing {
             if !out.contains(&true) {
@@ -1693,6 +1702,9 @@ impl Prepared {
             for (o, p) in out.iter_mut().zip(pols) {
                 *o = *o && p.is_monotone();
             }
+        }
+        if let Ok(mut cache) = prog.polarity_cache.lock() {
+            cache.insert(key, out.clone());
         }
         out
     }

@@ -71,6 +71,12 @@ impl Model {
         self.prog.base_names.clone()
     }
 
+    /// How many polarity analyses the model keeps (one per question).
+    #[cfg(test)]
+    pub(crate) fn kept_polarity_analyses(&self) -> usize {
+        self.prog.polarity_cache.lock().map_or(0, |c| c.len())
+    }
+
     /// Checks the whole model once, before any test runs, so that a broken
     /// model is the same error for every test and every reduction setting
     /// (an identifier read only by a statement some test never reaches, or

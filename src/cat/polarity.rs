@@ -154,6 +154,52 @@ pub(crate) struct Staging<'a> {
     pub dynamic_stmts: Vec<bool>,
 }
 
+/// What the analysis reads of a static value: whether it is set, data (all
+/// data is `Const`) or a function, and which (a closure by its compiled
+/// body, which one parse of the model shares, and its captured values).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub(crate) enum StaticShape {
+    Unset,
+    Data,
+    Builtin,
+    Closure(usize, Vec<StaticShape>),
+}
+
+impl StaticShape {
+    fn of(cell: Option<&Cell>) -> StaticShape {
+        match cell.and_then(Cell::value) {
+            None => StaticShape::Unset,
+            Some(Value::Set(_) | Value::Rel(_)) => StaticShape::Data,
+            Some(Value::Func(f)) => match &*f.0 {
+                FuncImpl::Builtin(_) => StaticShape::Builtin,
+                FuncImpl::Closure { lambda, captured } => StaticShape::Closure(
+                    Arc::as_ptr(lambda) as usize,
+                    captured.iter().map(|c| StaticShape::of(Some(c))).collect(),
+                ),
+            },
+        }
+    }
+}
+
+/// Everything [`check_polarities`] reads besides the program: the names
+/// that grow, which statements are dynamic and the shapes of the static
+/// values. Two stagings with the same key get the same polarities.
+pub(crate) type CacheKey = (Vec<String>, Vec<bool>, Vec<StaticShape>);
+
+impl Staging<'_> {
+    /// The key of the analyses of `growing` on this staging.
+    pub(crate) fn key(&self, growing: &[&str]) -> CacheKey {
+        (
+            growing.iter().map(|g| g.to_string()).collect(),
+            self.dynamic_stmts.clone(),
+            self.static_slots
+                .iter()
+                .map(|c| StaticShape::of(*c))
+                .collect(),
+        )
+    }
+}
+
 /// The polarity of every check's expression (in [`Program::checks`] order)
 /// with respect to the base name `growing`.
 pub(crate) fn check_polarities(stage: &Staging<'_>, growing: &str) -> Vec<Polarity> {

@@ -328,9 +328,28 @@ pub fn sync_choices(groups: &[BarrierGroup]) -> Result<Vec<Vec<Option<Vec<usize>
                 .collect()
         });
     }
-    Ok(super::combinations(&per_group))
+    Ok(combinations(&per_group))
 }
 
 /// The most arrivals at one barrier with a quorum whose synchronizing sets
 /// are enumerated (there are up to 2^n).
 const MAX_QUORUM_ARRIVALS: usize = 12;
+
+/// Every combination of one option from each list, in order (the
+/// cartesian product; one empty combination for no lists).
+pub fn combinations<T: Clone>(options: &[Vec<T>]) -> Vec<Vec<T>> {
+    let mut out: Vec<Vec<T>> = vec![Vec::new()];
+    for opts in options {
+        out = out
+            .into_iter()
+            .flat_map(|c| {
+                opts.iter().map(move |s| {
+                    let mut c = c.clone();
+                    c.push(s.clone());
+                    c
+                })
+            })
+            .collect();
+    }
+    out
+}

@@ -126,7 +126,12 @@ pub(crate) fn static_env_bounded(
     let events = events_of(paths);
     let shape = match cache {
         Some(c) => c.get_or_build(program, &events, bounds)?,
-        None => std::sync::Arc::new(shape_statics(program, &events, bounds)?),
+        None => std::sync::Arc::new(shape_statics(
+            program,
+            &ProgramScan::of(program),
+            &events,
+            bounds,
+        )?),
     };
     let n = events.len();
     let initial_value: Vec<i64> = (0..n)
@@ -188,6 +193,40 @@ pub(crate) struct ShapeCache {
         std::collections::HashMap<ShapeKey, std::sync::Arc<Shape>>,
         usize,
     )>,
+    /// What every shape reads of the whole program, read once.
+    scan: std::sync::OnceLock<ProgramScan>,
+}
+
+/// What building a shape reads of the whole program rather than of its
+/// events: the same for every shape of one program, and a walk over every
+/// instruction of every thread to find (a shader's threads run to tens of
+/// thousands of statements).
+pub(crate) struct ProgramScan {
+    /// The number of storage classes `SCn`/`SEMSCn` are bound for.
+    classes: usize,
+    /// [`semantics_classes`].
+    named: Vec<StorageClass>,
+    /// [`Program::shader_calls`].
+    calls: Vec<(usize, usize, usize)>,
+    /// [`Program::shader_call_instances`].
+    instances: Vec<Option<usize>>,
+}
+
+impl ProgramScan {
+    pub(crate) fn of(program: &Program) -> ProgramScan {
+        ProgramScan {
+            classes: program
+                .storage_classes()
+                .iter()
+                .map(|c| c.0 as usize + 1)
+                .max()
+                .unwrap_or(0)
+                .max(MIN_STORAGE_CLASSES),
+            named: semantics_classes(program),
+            calls: program.shader_calls(),
+            instances: program.shader_call_instances(),
+        }
+    }
 }
 
 impl ShapeCache {
@@ -208,7 +247,8 @@ impl ShapeCache {
         if let Some(s) = self.map.lock().ok().and_then(|m| m.0.get(&key).cloned()) {
             return Ok(s);
         }
-        let shape = std::sync::Arc::new(shape_statics(program, events, bounds)?);
+        let scan = self.scan.get_or_init(|| ProgramScan::of(program));
+        let shape = std::sync::Arc::new(shape_statics(program, scan, events, bounds)?);
         let n = events.len();
         let bytes = (shape.env.names().count() + 1) * n * n.div_ceil(8);
         if let Ok(mut m) = self.map.lock() {
@@ -243,6 +283,7 @@ const RELATIONS_HELD: usize = 256;
 /// builds them reading the deadline and the bound row by row.
 fn shape_statics(
     program: &Program,
+    scan: &ProgramScan,
     events: &[EventInfo],
     bounds: &Bounds,
 ) -> Result<Shape, ExecError> {
@@ -397,14 +438,7 @@ fn shape_statics(
         names::VISDEVICE,
         set_of(&|e| ins(e).kind == OpKind::VisibilityDevice),
     );
-    let classes = program
-        .storage_classes()
-        .iter()
-        .map(|c| c.0 as usize + 1)
-        .max()
-        .unwrap_or(0)
-        .max(MIN_STORAGE_CLASSES);
-    for k in 0..classes {
+    for k in 0..scan.classes {
         env.set(
             &format!("{}{k}", names::SC),
             set_of(&|e| ins(e).storage_class.map(|c| c.0 as usize) == Some(k)),
@@ -417,7 +451,7 @@ fn shape_statics(
     // The storage classes some semantics of the program names, densely
     // numbered in increasing class number: a model written for N classes
     // handles any class numbers, N of them at a time.
-    let named = semantics_classes(program);
+    let named = &scan.named;
     for k in 0..named.len().max(MIN_STORAGE_CLASSES) {
         let class = named.get(k).copied();
         env.set(
@@ -543,8 +577,7 @@ fn shape_statics(
     // call instruction creates its callee, which is also an invocation the
     // caller contributes to generating (Shader I/O of the ray tracing
     // storage classes: sgen).
-    let calls = program.shader_calls();
-    let instances = program.shader_call_instances();
+    let (calls, instances) = (&scan.calls, &scan.instances);
     env.rel(
         names::SGEN,
         rel_where(

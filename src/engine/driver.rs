@@ -229,7 +229,7 @@ pub struct Needs {
     /// with its images under the powers [`Skeleton::rotation`] names
     /// (registers and locations renamed, the condition evaluated on each
     /// image) and maps racing pairs likewise.
-    pub renaming: Option<crate::engine::rotation::Shown>,
+    pub renaming: Option<super::reduce::rotation::Shown>,
     /// Whether, when the unrolling bound cut paths, the walk over
     /// executions stopping at the bound should run before the walk over
     /// complete paths (`prefixes_first`; [`Visitor::prefixes`] is then
@@ -239,6 +239,14 @@ pub struct Needs {
     /// Whether [`Visitor::may_precede`] constrains the coherence orders of
     /// the skeletons the visitor wants.
     pub constrains_orders: bool,
+    /// Whether the visitor wants only combinations of paths whose control
+    /// barriers agree: no barrier passed while a member of its
+    /// execution-scope instance does not arrive, no invocation waiting at
+    /// a barrier that opens for it (`analysis::barriers::agree`, which its
+    /// [`Visitor::wants`] applies anyway). With
+    /// [`super::Reduction::WitnessPruning`] the walk then drops a partial
+    /// combination that already breaks it.
+    pub barriers_agree: bool,
 }
 
 /// What a question does with the candidate executions of a program: the
@@ -658,6 +666,24 @@ impl<'a> Budget<'a> {
             self.stop(kind);
         }
         hit.is_some()
+    }
+
+    /// What stops merging a part into the visitor ([`Split::merge`]): the
+    /// time spent, the memory held past the bound, or `bytes` more that
+    /// would not fit under it. Read at every call (a merge asks rarely:
+    /// before it copies, then every many rows).
+    #[cfg(feature = "parallel")]
+    fn merge_stop(&self, bytes: usize) -> Option<LimitKind> {
+        let b = &self.limits.bounds;
+        if b.expired(self.start) {
+            Some(LimitKind::Timeout)
+        } else if crate::memory::over(b.max_memory)
+            || !crate::relation::Relation::fits(bytes, b.max_memory)
+        {
+            Some(LimitKind::MaxMemory)
+        } else {
+            None
+        }
     }
 
     /// The bounds one model evaluation stops at ([`crate::cat::EvalBounds`]):
@@ -1248,6 +1274,7 @@ pub fn enumerate(
     let needs = visitor.needs();
     explorer.set_symmetry(needs.symmetry.as_deref());
     explorer.set_rotation(needs.renaming.as_ref());
+    explorer.set_barrier_agreement(needs.barriers_agree);
     let first = prefixes_first(&mut explorer, model, limits, &needs, visitor, progress)?;
     if let Some(first) = first.as_ref().filter(|f| f.done.stopped) {
         return Ok(decided_by_prefixes(&explorer, limits, first));
@@ -1365,8 +1392,17 @@ pub trait Split: Visitor + Send + Sized {
     /// this visitor's walk cannot be split (it is then sequential).
     fn fork(&self) -> Option<Self>;
 
-    /// Adds what a finished part found (parts arrive in walk order).
-    fn merge(&mut self, part: Self);
+    /// Adds what a finished part found (parts arrive in walk order). A
+    /// merge that copies much (a part's listing of final states) asks
+    /// `stop` (with the bytes it is about to allocate, or 0: the walk's
+    /// deadline and memory bound) before and while it copies, and ends
+    /// with the limit `stop` names: the walk then stops there, truncated
+    /// at that limit.
+    fn merge(
+        &mut self,
+        part: Self,
+        stop: &mut dyn FnMut(usize) -> Option<LimitKind>,
+    ) -> Result<(), LimitKind>;
 }
 
 /// [`enumerate`], split into parts explored in parallel when
@@ -1463,6 +1499,7 @@ mod parallel {
         let needs = visitor.needs();
         explorer.set_symmetry(needs.symmetry.as_deref());
         explorer.set_rotation(needs.renaming.as_ref());
+        explorer.set_barrier_agreement(needs.barriers_agree);
         let first = prefixes_first(&mut explorer, model, limits, &needs, visitor, progress)?;
         if let Some(first) = first.as_ref().filter(|f| f.done.stopped) {
             return Ok(decided_by_prefixes(&explorer, limits, first));
@@ -1546,7 +1583,11 @@ mod parallel {
                     Ok(s) => {
                         done.executions += s.executions;
                         done.evaluations += s.evaluations;
-                        visitor.merge(r.visitor);
+                        let mut stop = |bytes| budget.merge_stop(bytes);
+                        if let Err(kind) = visitor.merge(r.visitor, &mut stop) {
+                            budget.stop(kind);
+                            return true;
+                        }
                         if s.stopped {
                             done.stopped = true;
                             return true;

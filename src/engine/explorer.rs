@@ -2,24 +2,15 @@
 //! paths of every thread of a program and builds a [`Skeleton`] for each
 //! combination of one path per thread the active reductions keep.
 
-use super::skeleton::own_pinned;
-use super::{
-    Ending, ExecError, LimitKind, Limits, ReadValue, Skeleton, SkeletonRotation, SkeletonSymmetry,
-    barrier, base, reduce, rotation, symmetry, trace, undefined, values,
-};
+use super::limits::{ExecError, LimitKind, Limits};
+use super::reduce::{rotation, symmetry};
+use super::skeleton::{Skeleton, SkeletonRotation, SkeletonSymmetry};
+use super::trace::{Ending, ReadValue};
+use super::{barrier, base, reduce, trace, undefined, values};
 use crate::ir::Program;
 use std::collections::HashMap;
 use std::ops::ControlFlow;
 use trace::{Path, ThreadPaths};
-
-/// The ways a prefix spinning forever extends to complete paths of its
-/// thread ([`Explorer::set_spin_extension`]): per way, the (location,
-/// value) pairs its appended loads need.
-pub(super) type Extensions = Vec<Vec<(usize, i64)>>;
-
-/// A path's writes, as (location, value), the value `None` when a derived
-/// store's ([`Explorer::set_spin_extension`]).
-pub(super) type PathWrites = Vec<(usize, Option<i64>)>;
 
 /// Combinations of paths, a path number per thread.
 #[cfg(test)]
@@ -62,22 +53,10 @@ pub struct Explorer<'p> {
     /// The automorphisms with renaming of locations the walk reduces by
     /// ([`Explorer::set_rotation`]).
     rotation: Option<std::sync::Arc<rotation::Rotation>>,
-    /// Per thread, per path ([`Explorer::set_spin_extension`]): for a
-    /// prefix spinning forever at an await, the ways it extends to a
-    /// complete path of its thread by loads only, each as the values its
-    /// appended loads need (location, value); `None` for the other paths.
-    /// Empty: the walk skips nothing that way.
-    pub(super) extension: Vec<Vec<Option<Extensions>>>,
-    /// Per thread, per path, when [`Explorer::extension`] is not empty:
-    /// its writes, as (location, value), the value `None` when a derived
-    /// store's (any value).
-    pub(super) spin_writes: Vec<Vec<PathWrites>>,
-    /// Per thread, per path, when [`Explorer::extension`] is not empty:
-    /// the (location, value) pairs its reads need from another event (a
-    /// concrete value other than the location's initial value, the
-    /// location's initial value defined): every combination whose values
-    /// are available writes them ([`Explorer::extension`]).
-    pub(super) spin_needs: Vec<Vec<Vec<(usize, i64)>>>,
+    /// What the walk after a finished complete walk skips because it
+    /// extends to complete combinations ([`Explorer::set_spin_extension`]);
+    /// `None`: nothing is skipped that way.
+    spin: Option<reduce::SpinExtension>,
     /// The combinations, complete or partial (with every completion),
     /// skipped because they extend to complete ones.
     extended: std::cell::Cell<u64>,
@@ -97,13 +76,24 @@ pub struct Explorer<'p> {
     /// The static environments of the skeletons built, per shape
     /// ([`base::ShapeCache`]).
     shapes: base::ShapeCache,
+    /// The pruned walk's check of control barriers
+    /// ([`Explorer::set_barrier_agreement`]); `None`: off.
+    barriers: Option<reduce::BarrierPruning>,
 }
 
 impl<'p> Explorer<'p> {
     pub fn new(program: &'p Program, limits: Limits) -> Result<Explorer<'p>, ExecError> {
         let budget = trace::Budget::new(&limits);
-        let (threads, domains) = trace::explore_with_domains(program, &limits)?;
+        let explored = trace::explore_in_full(program, &limits, reduce::PathPlan::of(&limits))?;
         let plan = reduce::CombinationPlan::of(program, &limits);
+        // The filter's own locations, as the paths were walked with them
+        // (`own_pinned` on the same plan), when the combination pins reads.
+        let own = if plan.pin_own_reads {
+            explored.own
+        } else {
+            vec![std::collections::HashSet::new(); program.threads.len()]
+        };
+        let (threads, domains) = (explored.paths, explored.domains);
         Ok(Explorer {
             program,
             threads,
@@ -121,15 +111,14 @@ impl<'p> Explorer<'p> {
             rmw_chains: rmw_chain_locations(program, &plan),
             symmetry: None,
             rotation: None,
-            extension: Vec::new(),
-            spin_writes: Vec::new(),
-            spin_needs: Vec::new(),
+            spin: None,
             extended: std::cell::Cell::new(0),
             walk_nodes: std::cell::Cell::new(0),
             #[cfg(test)]
             flow_log: Default::default(),
-            own: std::sync::Arc::new(own_pinned(program, &limits, &plan)),
+            own: std::sync::Arc::new(own),
             shapes: base::ShapeCache::default(),
+            barriers: None,
         })
     }
 
@@ -144,6 +133,16 @@ impl<'p> Explorer<'p> {
             .filter(|_| self.plan.symmetry)
             .and_then(|f| symmetry::Symmetry::of(self.program, &self.threads, f))
             .map(std::sync::Arc::new);
+    }
+
+    /// Drops, in the pruned walk, a partial combination whose control
+    /// barriers cannot agree in any completion, for a visitor that wants
+    /// only combinations whose barriers agree (`wanted`,
+    /// [`super::Needs::barriers_agree`]). Only with
+    /// [`Reduction::WitnessPruning`](super::Reduction::WitnessPruning).
+    pub fn set_barrier_agreement(&mut self, wanted: bool) {
+        self.barriers = (wanted && self.plan.barrier_pruning)
+            .then(|| reduce::BarrierPruning::of(self.program, &self.threads));
     }
 
     /// The classes of interchangeable threads the walk reduces, if any.
@@ -195,147 +194,22 @@ impl<'p> Explorer<'p> {
     /// combinations of paths skips one whose stopped threads all spin
     /// forever at an await (no thread stops at the bound) when each of them
     /// extends, by loads only, to one of its complete paths whose loads of
-    /// a concrete value can read a maximal write of that value: every write
-    /// of the combination to the location writes it, and there is one.
+    /// a concrete value can read a maximal write of that value
+    /// (`reduce::SpinExtension`; its module has why that loses no race).
     /// Call after [`Explorer::prefix_blocks`], with `complete` the number
     /// of complete paths per thread; `false` turns it off. Only for the
     /// walk after a complete walk that finished (nothing skipped, no
     /// limit): the skipped combinations' races are that walk's.
-    ///
-    /// Why that loses no race. The appendix: "Let X and Y be operations
-    /// that access overlapping sets of memory locations M, where X != Y,
-    /// and at least one of X and Y is a write, and X and Y are not
-    /// mutually-ordered atomic operations. If there does not exist a
-    /// location-ordered relation between X and Y for each location in M,
-    /// then there is a data race." Take a consistent execution E of the
-    /// skipped combination and append, after each spinning thread's last
-    /// event, the loads of its extension, each reading a write W of its
-    /// location that no write follows in scoped modification order or
-    /// location order (one exists: the two restricted to the location's
-    /// writes are acyclic in E, and there is a write; every such write
-    /// has the value the path needs). The result E' is an execution of
-    /// the complete paths, which the complete walk combined and searched.
-    /// E' is consistent: the model's axiom (vulkan-rules.cat) is that "no
-    /// cycles exist in the union of the following relations:
-    /// location-ordered, scoped modification order (over all atomic
-    /// writes), reads-from, from-reads", and no edge of that union leaves
-    /// an appended load L towards an event of E: reads-from and scoped
-    /// modification order leave only writes; from-reads leaves L only
-    /// towards a write after W in asmo or location order (none) or, had L
-    /// read the initial value, towards any write (L reads W); location
-    /// order out of L needs L to happen-before the other access, and
-    /// happens-before leaves a load that is neither a release nor a fence
-    /// nor a control barrier only through program order, which after L
-    /// holds only appended loads. So a cycle of E' would be one of E or
-    /// one among appended loads of one thread in program order: none. RMW
-    /// atomicity speaks of RMWs, which E' adds none of. The race pairs of
-    /// E stay those of E': location order between two events of E needs a
-    /// happens-before path between them, which cannot pass through an
-    /// appended load (nothing leaves it towards E), and mutual ordering is
-    /// a property of the two operations. So every race of E is a race of
-    /// E', which the complete walk reported first (the listing keys races
-    /// by the two instructions).
     pub fn set_spin_extension(&mut self, on: bool, complete: &[usize]) {
-        self.extension.clear();
-        self.spin_writes.clear();
-        self.spin_needs.clear();
-        let program = self.program;
-        if !(on && self.plan.spin_extension) {
-            return;
-        }
-        // The concrete values a path's events from `from` on need, as
-        // (location, value), when they are all plain loads.
-        let loads_only = |t: usize, path: &Path, from: usize| -> Option<Vec<(usize, i64)>> {
-            let mut needs = Vec::new();
-            for e in &path.events[from..] {
-                let i = self.op_at(t, e.stmt)?;
-                let l = program.location_of(i)?;
-                let load = matches!(i.kind, crate::ir::OpKind::Load)
-                    && !e.writes
-                    && i.coop.is_none()
-                    && i.interface.is_none()
-                    && i.group.is_none();
-                if !load {
-                    return None;
-                }
-                match e.read {
-                    Some(ReadValue::Concrete(v)) => needs.push((l, v)),
-                    Some(ReadValue::Symbolic) => {}
-                    None => return None,
-                }
-            }
-            Some(needs)
-        };
-        let same = |a: &trace::PathEvent, b: &trace::PathEvent| {
-            a.stmt == b.stmt && a.read == b.read && a.write == b.write && a.derived == b.derived
-        };
-        let mut any = false;
-        self.extension = self
-            .threads
-            .iter()
-            .enumerate()
-            .map(|(t, paths)| {
-                let n = complete[t];
-                paths
-                    .paths
-                    .iter()
-                    .enumerate()
-                    .map(|(k, p)| {
-                        if k < n || !matches!(p.ending, Ending::Cut { spinning: true, .. }) {
-                            return None;
-                        }
-                        let len = p.events.len();
-                        let mut ways: Extensions = paths.paths[..n]
-                            .iter()
-                            .filter(|q| {
-                                q.events.len() > len
-                                    && q.events.iter().zip(&p.events).all(|(a, b)| same(a, b))
-                            })
-                            .filter_map(|q| loads_only(t, q, len))
-                            .collect();
-                        ways.sort();
-                        ways.dedup();
-                        any |= !ways.is_empty();
-                        Some(ways).filter(|w| !w.is_empty())
-                    })
-                    .collect()
-            })
-            .collect();
-        if !any {
-            self.extension.clear();
-            return;
-        }
-        self.spin_needs = self.per_event(|t, e| {
-            let l = self.location_at(t, e.stmt)?;
-            match e.read {
-                Some(ReadValue::Concrete(v))
-                    if !program.is_undefined(l) && program.initial_value(l) != v =>
-                {
-                    Some((l, v))
-                }
-                _ => None,
-            }
-        });
-        self.spin_writes = self.per_event(|t, e| {
-            let l = self.location_at(t, e.stmt).filter(|_| e.writes)?;
-            Some((l, e.write.filter(|_| e.derived.is_none())))
-        });
+        self.spin = (on && self.plan.spin_extension)
+            .then(|| reduce::SpinExtension::of(self.program, &self.threads, complete))
+            .flatten();
     }
 
-    /// Per thread, per path: what `f` gives for each of its events (in
-    /// order), leaving out `None`s.
-    fn per_event<T>(&self, f: impl Fn(usize, &trace::PathEvent) -> Option<T>) -> Vec<Vec<Vec<T>>> {
-        self.threads
-            .iter()
-            .enumerate()
-            .map(|(t, paths)| {
-                paths
-                    .paths
-                    .iter()
-                    .map(|p| p.events.iter().filter_map(|e| f(t, e)).collect())
-                    .collect()
-            })
-            .collect()
+    /// The skipping [`Explorer::set_spin_extension`] turned on, if any.
+    #[cfg(test)]
+    pub(super) fn spin_extension(&self) -> Option<&reduce::SpinExtension> {
+        self.spin.as_ref()
     }
 
     /// The combinations skipped since the last call because they extend
@@ -353,48 +227,11 @@ impl<'p> Explorer<'p> {
     }
 
     /// Whether the combination `chosen` (a path index per thread) is one
-    /// [`Explorer::set_spin_extension`] skips: every thread runs a
-    /// complete path or a prefix spinning forever that extends, and at
-    /// least one spins.
+    /// [`Explorer::set_spin_extension`] skips.
     pub(super) fn extends_to_complete(&self, chosen: &[usize]) -> bool {
-        if self.extension.is_empty() {
-            return false;
-        }
-        let mut spinning = Vec::new();
-        for (t, &k) in chosen.iter().enumerate() {
-            let p = &self.threads[t].paths[k];
-            match (&self.extension[t][k], &p.ending) {
-                (Some(ways), _) => spinning.push(ways),
-                (None, Ending::Cut { .. }) => return false,
-                (None, _) => {}
-            }
-        }
-        if spinning.is_empty() {
-            return false;
-        }
-        // Per location the combination writes: the value all its writes
-        // write (None once two differ, or one is unknown).
-        let mut written: HashMap<usize, Option<i64>> = HashMap::new();
-        for (t, &k) in chosen.iter().enumerate() {
-            for e in &self.threads[t].paths[k].events {
-                let Some(l) = self.location_at(t, e.stmt).filter(|_| e.writes) else {
-                    continue;
-                };
-                let v = e.write.filter(|_| e.derived.is_none());
-                written
-                    .entry(l)
-                    .and_modify(|w| {
-                        if *w != v {
-                            *w = None
-                        }
-                    })
-                    .or_insert(v);
-            }
-        }
-        let holds = |&(l, v): &(usize, i64)| written.get(&l) == Some(&Some(v));
-        spinning
-            .iter()
-            .all(|ways| ways.iter().any(|needs| needs.iter().all(holds)))
+        self.spin
+            .as_ref()
+            .is_some_and(|s| s.extends_to_complete(self.program, &self.threads, chosen))
     }
 
     /// The limit at which a walk skipped some combination of paths (its
@@ -576,6 +413,19 @@ impl<'p> Explorer<'p> {
                 (Some(fixed), Some(r)) => fixed == r,
                 _ => true,
             })
+    }
+
+    /// Whether the paths chosen for threads `t..` can have control barriers
+    /// that agree in some completion (always, without
+    /// [`Explorer::set_barrier_agreement`]).
+    fn barriers_agree_from(&self, block: &[Vec<usize>], idx: &[usize], t: usize) -> bool {
+        let Some(check) = &self.barriers else {
+            return true;
+        };
+        let chosen: Vec<usize> = (0..self.threads.len())
+            .map(|u| if u < t { 0 } else { block[u][idx[u]] })
+            .collect();
+        check.may_agree(&chosen, t)
     }
 
     /// Notes that a walk skipped a combination of paths at `kind` (e.g. its
@@ -1051,7 +901,7 @@ impl<'p> Explorer<'p> {
             .collect();
         // rmw_below[t][id]: the most writes of the pair the threads before
         // t can make together (each its best path).
-        let rmw_below = best_below(threads, rmw_ids.len(), |t| {
+        let rmw_below = reduce::best_below(threads, rmw_ids.len(), |t| {
             rmw_paths[t]
                 .iter()
                 .map(|(_, writes)| {
@@ -1067,9 +917,14 @@ impl<'p> Explorer<'p> {
             flow: self
                 .plan
                 .chain_flow
-                .then(|| self.chain_flow(block, &rmw_ids, &rmw_event))
+                .then(|| {
+                    reduce::ChainFlow::of(self.program, &self.threads, block, &rmw_ids, &rmw_event)
+                })
                 .flatten(),
-            spin: self.spin_block(block),
+            spin: self
+                .spin
+                .as_ref()
+                .map(|s| (s, s.block(self.program, &self.threads, block))),
             rmw_paths: &rmw_paths,
             rmw_below: &rmw_below,
             rmw_init: &rmw_init,
@@ -1155,7 +1010,12 @@ impl<'p> Explorer<'p> {
             }
             self.walk_nodes.set(self.walk_nodes.get() + 1);
             let counted = !too_many && walk.available(t) && walk.rmw_chains(t);
-            let ok = counted && walk.balanced(t) && self.groups_agree_from(block, &walk.idx, t);
+            // The barrier check reads what was computed once per path;
+            // the group results are computed per partial combination.
+            let ok = counted
+                && walk.balanced(t)
+                && self.barriers_agree_from(block, &walk.idx, t)
+                && self.groups_agree_from(block, &walk.idx, t);
             #[cfg(test)]
             if counted && !ok {
                 let partial = (0..block.len())
@@ -1170,13 +1030,12 @@ impl<'p> Explorer<'p> {
                 self.flow_log.borrow_mut().0.push(partial);
             }
             // Every completion extends to a complete combination: the
-            // subtree is skipped whole ([`Explorer::extension`]).
+            // subtree is skipped whole ([`reduce::SpinExtension`]).
             let extends = ok
                 && t > 0
-                && walk
-                    .spin
-                    .as_ref()
-                    .is_some_and(|sb| self.subtree_extends(sb, block, &walk.idx, t));
+                && walk.spin.as_ref().is_some_and(|(s, sb)| {
+                    s.subtree_extends(&self.threads, sb, block, &walk.idx, t)
+                });
             if extends {
                 self.extended.set(self.extended.get() + 1);
             }
@@ -1229,32 +1088,6 @@ pub(super) fn rmw_chain_locations(program: &Program, plan: &reduce::CombinationP
         .collect()
 }
 
-/// Per level `t` of [`Explorer::block_pruned`]'s walk (threads `..t`
-/// still to choose), per key: the most the threads before `t` can make
-/// together, each on its best path for that key. `paths(u)`: thread
-/// `u`'s count per key on each of its block paths.
-pub(super) fn best_below(
-    threads: usize,
-    width: usize,
-    mut paths: impl FnMut(usize) -> Vec<Vec<usize>>,
-) -> Vec<Vec<usize>> {
-    let mut below = vec![vec![0usize; width]; threads];
-    for t in 1..threads {
-        let mut most = below[t - 1].clone();
-        let mut best = vec![0usize; width];
-        for counts in paths(t - 1) {
-            for (b, k) in best.iter_mut().zip(counts) {
-                *b = (*b).max(k);
-            }
-        }
-        for (m, b) in most.iter_mut().zip(best) {
-            *m += b;
-        }
-        below[t] = most;
-    }
-    below
-}
-
 /// What one path needs and gives, for [`Explorer::block_pruned`]: the
 /// numbered (location, value) pairs its reads need (with whether the same
 /// event writes that pair, and the number of the location's derived
@@ -1270,9 +1103,9 @@ pub(super) struct PrunedWalk<'a> {
     /// The balances of RMW chains the threads still to choose must make
     /// up; `None` when no location is checked that way.
     flow: Option<reduce::ChainFlow>,
-    /// With [`Explorer::set_spin_extension`] on: what the threads still to
-    /// choose can do, per level ([`Explorer::extension`]).
-    spin: Option<reduce::SpinBlock<'a>>,
+    /// With [`Explorer::set_spin_extension`] on: the skipping, and what the
+    /// threads still to choose can do, per level.
+    spin: Option<(&'a reduce::SpinExtension, reduce::SpinBlock<'a>)>,
     /// With symmetry reduction, per thread: the least path number it may
     /// take ([`Explorer::pruned_level`]); empty without.
     least: Vec<Option<usize>>,

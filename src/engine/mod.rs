@@ -12,8 +12,9 @@
 //! reads-from that already violates a monotone axiom is abandoned with its
 //! whole subtree.
 //!
-//! This file is the module's facade: the submodules, what they export, and
-//! small shared helpers. The walk over combinations of paths is
+//! This file is the module's facade: the submodules and what they export.
+//! No file of the engine imports through it: each names the file that
+//! defines what it uses. The walk over combinations of paths is
 //! [`Explorer`] (`explorer.rs`); the skeleton of one combination and the
 //! entry points of its search are [`Skeleton`] (`skeleton.rs`); the search
 //! itself is `candidates.rs`, the driver that runs a model over it
@@ -38,13 +39,11 @@ pub mod trace;
 pub mod undefined;
 pub mod values;
 
-pub use barrier::{BarrierGroup, BarrierKey};
+pub use barrier::{BarrierGroup, BarrierKey, combinations};
 pub use base::scope_set_name;
 pub use candidates::{Candidate, FactorGroup, Factors, OrderChoice, Partial, Prune, Slices};
 pub use driver::{CheckError, Coverage, Needs, Progress, ProgressFn, Split, Visitor, stopped_at};
 pub use explorer::Explorer;
-// Shared with the reductions that plug into the walk (`reduce`).
-use explorer::{Extensions, best_below};
 pub use limits::{
     Bounds, DEFAULT_MAX_EXECUTIONS, DEFAULT_MAX_MEMORY, DEFAULT_MAX_PATHS, DEFAULT_UNROLL,
     ExecError, LimitKind, Limits,
@@ -56,25 +55,6 @@ pub use reduce::{
 pub use search::{explore, explore_split, explore_with_progress};
 pub use skeleton::{Skeleton, SkeletonRotation, SkeletonSymmetry};
 pub use trace::{BarrierValues, Ending, EventInfo, PathEvent, ReadValue, RegValue, Stuck};
-
-/// Every combination of one option from each list, in order (the
-/// cartesian product; one empty combination for no lists).
-pub fn combinations<T: Clone>(options: &[Vec<T>]) -> Vec<Vec<T>> {
-    let mut out: Vec<Vec<T>> = vec![Vec::new()];
-    for opts in options {
-        out = out
-            .into_iter()
-            .flat_map(|c| {
-                opts.iter().map(move |s| {
-                    let mut c = c.clone();
-                    c.push(s.clone());
-                    c
-                })
-            })
-            .collect();
-    }
-    out
-}
 
 #[cfg(test)]
 mod tests;

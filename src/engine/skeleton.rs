@@ -132,7 +132,7 @@ pub struct SkeletonSymmetry {
 impl Skeleton {
     /// The skeleton of a straight-line program (every thread has exactly one path).
     pub fn straight_line(program: &Program, limits: Limits) -> Result<Skeleton, ExecError> {
-        let threads = trace::explore(program, &limits)?;
+        let threads = trace::explore(program, &limits, reduce::PathPlan::of(&limits))?;
         if threads.iter().any(|t| t.paths.len() != 1) {
             return Err(ExecError::new("the program is not straight-line"));
         }
@@ -406,7 +406,7 @@ pub(super) fn own_pinned(
     plan: &reduce::CombinationPlan,
 ) -> Vec<std::collections::HashSet<usize>> {
     if plan.pin_own_reads {
-        trace::own_sets(program, limits)
+        trace::own_sets(program, limits, reduce::PathPlan::of(limits))
     } else {
         vec![std::collections::HashSet::new(); program.threads.len()]
     }

@@ -333,8 +333,8 @@ fn combinations_whose_rmws_cannot_chain_are_not_built() {
 
 /// The spinning combinations skipped on partial combinations
 /// (`engine::reduce::spin_extension`) against the test per complete combination it
-/// replaces in the pruned walk (`Explorer::extends_to_complete`, kept as
-/// the oracle): on every combination of every prefix block, with no thread
+/// replaces in the pruned walk (`SpinExtension::extends_to_complete`, kept
+/// as the oracle): on every combination of every prefix block, with no thread
 /// left to choose the two agree, and a partial combination (threads `t..`
 /// chosen) said to extend only has completions the oracle skips. Not
 /// vacuous: some partial combination of barrier-flags-3 is skipped whole
@@ -365,9 +365,10 @@ fn partial_spin_extension_agrees_with_the_complete_test() {
         explorer.set_spin_extension(true, &complete);
         let mut skips = 0;
         for block in &blocks {
-            let Some(sb) = explorer.spin_block(block) else {
+            let Some(spin) = explorer.spin_extension() else {
                 continue;
             };
+            let sb = spin.block(&program, &explorer.threads, block);
             let n = block.len();
             let mut idx = vec![0usize; n];
             'all: loop {
@@ -383,13 +384,13 @@ fn partial_spin_extension_agrees_with_the_complete_test() {
                 let oracle = explorer.extends_to_complete(&chosen);
                 if available {
                     assert_eq!(
-                        explorer.subtree_extends(&sb, block, &idx, 0),
+                        spin.subtree_extends(&explorer.threads, &sb, block, &idx, 0),
                         oracle,
                         "{file} {chosen:?}"
                     );
                 }
                 for t in 1..n {
-                    if explorer.subtree_extends(&sb, block, &idx, t) {
+                    if spin.subtree_extends(&explorer.threads, &sb, block, &idx, t) {
                         skips += 1;
                         assert!(oracle || !available, "{file}: {chosen:?} from thread {t}");
                     }
@@ -537,7 +538,8 @@ fn chain_balances_drop_only_combinations_without_completion() {
 /// Every combination of one path per thread of `program` (at most
 /// `bound`, in the order of an odometer over the threads' paths).
 fn path_combinations(program: &crate::ir::Program, bound: usize) -> Vec<Vec<super::trace::Path>> {
-    let threads = super::trace::explore(program, &Limits::default()).unwrap();
+    let limits = Limits::default();
+    let threads = super::trace::explore(program, &limits, super::PathPlan::of(&limits)).unwrap();
     let mut out = Vec::new();
     let mut ids = vec![0; threads.len()];
     if threads.iter().any(|t| t.paths.is_empty()) {

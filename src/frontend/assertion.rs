@@ -153,9 +153,20 @@ pub fn read_with(words: &str, rename: &dyn Fn(&str) -> Option<String>) -> Assert
             prev.is_some_and(|p| ident(p) || p == '.' || p == '@' || p == '%' || p == ':');
         let percent = c == '%' && i + 1 < end && ident(chars[i + 1]) && !after_name;
         let starts_word = (c.is_ascii_alphabetic() || c == '_') && !after_name;
-        if percent || starts_word {
+        // `SET.BINDING` (`0.2.data[3]`): no constant of a condition has a
+        // `.`, so digits, `.`, digits begin a name.
+        let digits_from = |k: usize| (k..end).take_while(|&k| chars[k].is_ascii_digit()).count();
+        let binding = c.is_ascii_digit() && !after_name && {
+            let a = digits_from(i);
+            chars.get(i + a) == Some(&'.') && i + a + 1 < end && digits_from(i + a + 1) > 0
+        };
+        if percent || starts_word || binding {
             let from = if percent { i + 1 } else { i };
             let mut j = from;
+            if binding {
+                j += digits_from(j);
+                j += 1 + digits_from(j + 1);
+            }
             while j < end && ident(chars[j]) {
                 j += 1;
             }
@@ -238,6 +249,12 @@ mod tests {
         );
         assert_eq!(read("%17[0] == 1").expr, "%17[0] == 1");
         assert_eq!(read("s.f == 1").expr, "%s.f == 1");
+        // A variable by SET.BINDING is a name; a constant stays one.
+        assert_eq!(
+            read("0.2.data[3] == 10 and 1.0 != 7").expr,
+            "%0.2.data[3] == 10 and %1.0 != 7"
+        );
+        assert_eq!(read("x == 10.").expr, "%x == 10.");
         let e = read("exists (buf[3] == 2)");
         assert_eq!(e.quantifier, Quantifier::Exists);
         assert_eq!(e.expr, "%buf[3] == 2");

@@ -116,6 +116,38 @@ pub fn time_is_up() -> bool {
     })
 }
 
+/// Whether the request whose front end runs on this thread must stop, and
+/// why: its deadline has passed ([`time_is_up`]: [`TIME_IS_UP`]) or the
+/// process holds more than its memory bound ([`input_bound`]) as the
+/// search counts it ([`crate::memory::over`]: the bytes allocated and
+/// what the program itself holds; [`crate::memory::MEMORY_IS_UP`]);
+/// `None` to go on. A front end's long work (a compiler's run, parsing,
+/// lowering) asks it now and then, so that a request over its bounds
+/// stops there rather than in the search after it. Inside [`Grace`]
+/// neither bound stops the work (its one pass is bounded by the pass
+/// before it).
+pub fn bound_reached() -> Option<&'static str> {
+    if time_is_up() {
+        return Some(TIME_IS_UP);
+    }
+    if FRONT_END.with(|c| c.get().is_some_and(|x| x.grace)) {
+        return None;
+    }
+    crate::memory::over(input_bound()).then_some(crate::memory::MEMORY_IS_UP)
+}
+
+/// The memory bound input files and readers are held to on this thread:
+/// the `--max-memory` of the request whose front end runs here (`None`:
+/// it has none), or [`crate::memory::DEFAULT_MAX_MEMORY`] outside a
+/// request. The bound is the request's, never the process's: requests
+/// running side by side on other threads read under their own.
+pub fn input_bound() -> Option<usize> {
+    FRONT_END.with(|c| match c.get() {
+        Some(x) => x.bounds.max_memory,
+        None => Some(crate::memory::DEFAULT_MAX_MEMORY),
+    })
+}
+
 /// The message of a front end stopped by [`time_is_up`].
 pub const TIME_IS_UP: &str = "stopped at the time limit (--timeout)";
 
@@ -212,5 +244,48 @@ mod tests {
             walk_domains(&Program::default()),
             Err(WalkStop::Limit(m)) if m.contains("vkmm::Session")
         ));
+    }
+
+    /// The bounds a front end's long work polls ([`bound_reached`]): a
+    /// passed deadline stops it, except inside [`Grace`]; outside a
+    /// request nothing stops. A SPIR-V assembly text of 5,000 comment
+    /// lines read with the deadline passed stops where the parser first
+    /// asks, at line 4,096 (read whole, it is a module with no entry
+    /// point). The memory bound, which this binary cannot count (no
+    /// counting allocator), is polled at the same places; the command
+    /// line's tests reach it (tests/cli/limits.rs).
+    #[test]
+    fn the_front_ends_poll_the_bounds() {
+        assert_eq!(bound_reached(), None);
+        let text = "; nothing\n".repeat(5000);
+        let read = || {
+            crate::frontend::parse_text(
+                "long.spvasm",
+                &text,
+                crate::frontend::Format::Spirv,
+                crate::frontend::Options::default(),
+            )
+        };
+        let whole = read().expect_err("no entry point");
+        assert!(!whole.message.contains("--timeout"), "{whole}");
+        let clock = FrontEndClock::start(
+            FrontEndBounds {
+                deadline: Some(web_time::Instant::now()),
+                ..FrontEndBounds::default()
+            },
+            None,
+        );
+        {
+            let _grace = Grace::start();
+            assert_eq!(bound_reached(), None);
+        }
+        assert_eq!(bound_reached(), Some(TIME_IS_UP));
+        let stopped = read().expect_err("stopped");
+        assert_eq!(
+            (stopped.line, stopped.message.as_str()),
+            (4096, TIME_IS_UP),
+            "{stopped}"
+        );
+        assert!(clock.stopped());
     }
 }

@@ -99,6 +99,50 @@ impl Input {
     }
 }
 
+impl Input {
+    /// Reads `TARGET=WxH[xD...]` (`--extent`): an image's size, one
+    /// extent per coordinate in the order the image's coordinates go (x,
+    /// y, z as its dimensionality has them, then the layer of an arrayed
+    /// image, then the sample of a multisampled one), separated by `x`
+    /// (or `,`).
+    pub fn parse_extent(text: &str) -> Result<Input, String> {
+        let (target, sizes) = text.split_once('=').ok_or_else(|| {
+            format!("expected TARGET=WxH (one size per image coordinate), found `{text}`")
+        })?;
+        Ok(Input {
+            target: check_target(target.trim())?,
+            contents: Contents::Default,
+            length: None,
+            extent: Some(extent_of(sizes.trim())?),
+        })
+    }
+}
+
+/// The sizes of an extent written `WxH[xD...]` or `W,H,...`: 1 to 4
+/// sizes from 1 to 65536.
+pub(crate) fn extent_of(text: &str) -> Result<Vec<usize>, String> {
+    let bad = || {
+        format!(
+            "expected an extent WxH[xD...]: 1 to 4 sizes from 1 to 65536, one per image coordinate, found `{text}`"
+        )
+    };
+    let sizes = text
+        .split(['x', 'X', ','])
+        .map(|n| {
+            n.trim()
+                .parse::<usize>()
+                .ok()
+                .filter(|&n| (1..=1 << 16).contains(&n))
+        })
+        .collect::<Option<Vec<usize>>>()
+        .ok_or_else(bad)?;
+    if (1..=4).contains(&sizes.len()) {
+        Ok(sizes)
+    } else {
+        Err(bad())
+    }
+}
+
 /// A target's steps: the variable, then member names and element indices.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) enum Step {
@@ -162,16 +206,23 @@ pub(crate) fn steps(target: &str) -> Result<Vec<Step>, String> {
     Ok(out)
 }
 
+/// The length of the identifier `s` starts with: a letter or `_`, then
+/// letters, digits and `_`; or `$` first, as glslang names the block of an
+/// HLSL shader's global-scope uniforms (`$Global.num_elements`).
 fn ident_len(s: &str) -> usize {
     let mut n = 0;
     for (i, c) in s.char_indices() {
-        let ok = c == '_' || c.is_ascii_alphabetic() || (i > 0 && c.is_ascii_digit());
+        let ok = c == '_'
+            || c.is_ascii_alphabetic()
+            || (i > 0 && c.is_ascii_digit())
+            || (i == 0 && c == '$');
         if !ok {
             break;
         }
         n = i + c.len_utf8();
     }
-    n
+    // `$` alone names nothing.
+    if n == 1 && s.starts_with('$') { 0 } else { n }
 }
 
 fn check_target(target: &str) -> Result<String, String> {
@@ -406,6 +457,23 @@ pub fn apply_table(
                     .into(),
                 });
             }
+            // `--extent`'s spelling beside the other dispatch settings:
+            // `extent = { img = "4x4" }` (or `[4, 4]`).
+            "extent" => {
+                let t = value.as_table().ok_or_else(|| {
+                    format!("`{key}`: expected a table IMAGE = \"WxH\" (or [W, H])")
+                })?;
+                for (target, v) in t {
+                    check_target(target).map_err(|m| format!("`{key}.{target}`: {m}"))?;
+                    let sizes = extent_value(v).map_err(|m| format!("`{key}.{target}`: {m}"))?;
+                    shader.inputs.push(Input {
+                        target: target.clone(),
+                        contents: Contents::Default,
+                        length: None,
+                        extent: Some(sizes),
+                    });
+                }
+            }
             "inputs" => {
                 let t = value
                     .as_table()
@@ -416,7 +484,7 @@ pub fn apply_table(
             }
             other => {
                 return Err(format!(
-                    "unknown key `{other}`: expected local_size, workgroups, subgroup_size, defines, include, set, entry, assert (or condition) or inputs"
+                    "unknown key `{other}`: expected local_size, workgroups, subgroup_size, defines, include, set, entry, assert (or condition), extent or inputs"
                 ));
             }
         }
@@ -520,21 +588,7 @@ fn inputs_of(target: &str, v: &toml::Value, out: &mut Vec<Input>) -> Result<(), 
                 push(contents, length, out);
                 // An image's extent: one positive size per coordinate.
                 if let Some(e) = t.get("extent") {
-                    let sizes = e
-                        .as_array()
-                        .filter(|a| (1..=4).contains(&a.len()))
-                        .and_then(|a| {
-                            a.iter()
-                                .map(|x| {
-                                    x.as_integer()
-                                        .and_then(|n| usize::try_from(n).ok())
-                                        .filter(|&n| (1..=1 << 16).contains(&n))
-                                })
-                                .collect::<Option<Vec<usize>>>()
-                        })
-                        .ok_or_else(|| {
-                            format!("`{target}.extent`: expected a list of 1 to 4 sizes from 1 to 65536, one per image coordinate")
-                        })?;
+                    let sizes = extent_value(e).map_err(|m| format!("`{target}.extent`: {m}"))?;
                     if let Some(last) = out.last_mut() {
                         last.extent = Some(sizes);
                     }
@@ -549,6 +603,28 @@ fn inputs_of(target: &str, v: &toml::Value, out: &mut Vec<Input>) -> Result<(), 
         _ => return Err(format!("`{target}`: expected a value, a list or a table")),
     }
     Ok(())
+}
+
+/// An image's extent in a TOML file: a list of sizes (`[4, 4]`) or the
+/// command line's spelling (`"4x4"`).
+fn extent_value(v: &toml::Value) -> Result<Vec<usize>, String> {
+    let bad = || {
+        "expected a list of 1 to 4 sizes from 1 to 65536, one per image coordinate (`[4, 4]` or \"4x4\")".to_string()
+    };
+    match v {
+        toml::Value::String(s) => extent_of(s),
+        toml::Value::Array(a) => a
+            .iter()
+            .map(|x| {
+                x.as_integer()
+                    .and_then(|n| usize::try_from(n).ok())
+                    .filter(|&n| (1..=1 << 16).contains(&n))
+            })
+            .collect::<Option<Vec<usize>>>()
+            .filter(|s| (1..=4).contains(&s.len()))
+            .ok_or_else(bad),
+        _ => Err(bad()),
+    }
 }
 
 fn flat_ints(target: &str, v: &toml::Value) -> Result<Vec<i64>, String> {
@@ -598,7 +674,14 @@ mod tests {
                 Step::Index(0)
             ]
         );
-        for bad in ["", ".x", "a..b", "a[", "a[x]", "0.", "a b"] {
+        // glslang's block of HLSL global uniforms.
+        assert_eq!(
+            steps("$Global.n").unwrap(),
+            vec![Step::Name("$Global".into()), Step::Field("n".into())]
+        );
+        for bad in [
+            "", ".x", "a..b", "a[", "a[x]", "0.", "a b", "a$", "$", "$.x",
+        ] {
             assert!(steps(bad).is_err(), "{bad}");
         }
     }

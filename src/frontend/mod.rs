@@ -71,7 +71,8 @@ pub enum Format {
     /// `of_path` cannot tell them from Vulkan ones (same extension);
     /// [`Format::of_litmus_text`] looks at the architecture word.
     OpenClLitmus,
-    /// SPIR-V assembly text with Dat3M's headers (`.spvasm`).
+    /// SPIR-V assembly text with Dat3M's headers (`.spvasm`, or
+    /// `NAME.asm.STAGE` such as `.asm.comp`).
     Spirv,
     /// A binary SPIR-V module (`.spv`), its headers in `FILE.spv.headers`.
     SpirvBinary,
@@ -87,6 +88,18 @@ pub enum Format {
 impl Format {
     /// The format of a file, by its extension.
     pub fn of_path(path: &Path) -> Option<Format> {
+        // SPIR-V assembly named by the stage it holds, as SPIRV-Cross's
+        // and glslang's test suites name it: `NAME.asm.comp`,
+        // `NAME.asm.frag`.
+        const STAGES: [&str; 14] = [
+            "comp", "vert", "frag", "tesc", "tese", "geom", "mesh", "task", "rgen", "rint",
+            "rahit", "rchit", "rmiss", "rcall",
+        ];
+        let stem_ext = Path::new(path.file_stem()?).extension();
+        let ext = path.extension()?.to_str()?;
+        if stem_ext.is_some_and(|e| e == "asm") && STAGES.contains(&ext) {
+            return Some(Format::Spirv);
+        }
         match path.extension()?.to_str()? {
             "test" => Some(Format::AlloyTest),
             "litmus" => Some(Format::VulkanLitmus),
@@ -294,6 +307,17 @@ pub enum LegacyMemoryModel {
     /// plain access of a GLSL450 module is private and the `Coherent`
     /// decoration does nothing.
     Strict,
+    /// The WGSL specification's mapping, for the module naga compiles from
+    /// a WGSL shader (the default reading of WGSL: a `coherent` reading
+    /// asked of a WGSL shader reads it this way). WGSL 14.5.5: "All
+    /// non-atomic read accesses in the storage or workgroup address spaces
+    /// are considered non-private and correspond to read operations with
+    /// NonPrivatePointer | MakePointerVisible memory operands with the
+    /// Workgroup scope", and writes likewise with MakePointerAvailable:
+    /// plain accesses to storage buffers and workgroup variables carry
+    /// availability and visibility at Workgroup scope, whatever naga's
+    /// module declares (GLSL450, no `Coherent`).
+    Wgsl,
 }
 
 impl std::str::FromStr for LegacyMemoryModel {
@@ -302,8 +326,9 @@ impl std::str::FromStr for LegacyMemoryModel {
         match s {
             "coherent" => Ok(LegacyMemoryModel::Coherent),
             "strict" => Ok(LegacyMemoryModel::Strict),
+            "wgsl" => Ok(LegacyMemoryModel::Wgsl),
             _ => Err(format!(
-                "unknown legacy memory-model reading `{s}`: expected `coherent` or `strict`"
+                "unknown legacy memory-model reading `{s}`: expected `coherent`, `strict` or `wgsl`"
             )),
         }
     }
@@ -404,28 +429,34 @@ pub fn load_with(path: &Path, options: Options) -> Result<Program, FrontendError
 /// not UTF-8.
 pub(crate) fn read_text(path: &Path) -> Result<String, FrontendError> {
     let display = path.display().to_string();
-    let bytes = crate::memory::read_input(path).map_err(|e| FrontendError {
-        file: display.clone(),
-        line: 0,
-        column: 0,
-        message: e.to_string(),
-    })?;
+    let bytes =
+        crate::memory::read_input(path, crate::frontend::clock::input_bound()).map_err(|e| {
+            FrontendError {
+                file: display.clone(),
+                line: 0,
+                column: 0,
+                message: e.to_string(),
+            }
+        })?;
     String::from_utf8(bytes).map_err(|e| not_utf8(&display, e.as_bytes(), &e))
 }
 
 /// A binary module and the header comments of `FILE.spv.headers` beside it.
 fn load_binary(path: &Path, display: &str, options: Options) -> Result<Program, FrontendError> {
-    let bytes = crate::memory::read_input(path).map_err(|e| FrontendError {
-        file: display.to_string(),
-        line: 0,
-        column: 0,
-        message: e.to_string(),
-    })?;
+    let bytes =
+        crate::memory::read_input(path, crate::frontend::clock::input_bound()).map_err(|e| {
+            FrontendError {
+                file: display.to_string(),
+                line: 0,
+                column: 0,
+                message: e.to_string(),
+            }
+        })?;
     let mut sidecar = path.as_os_str().to_owned();
     sidecar.push(".headers");
     let sidecar = std::path::PathBuf::from(sidecar);
     let sidecar_name = sidecar.display().to_string();
-    let headers = match crate::memory::read_input(&sidecar) {
+    let headers = match crate::memory::read_input(&sidecar, crate::frontend::clock::input_bound()) {
         Ok(b) => Some(String::from_utf8(b).map_err(|e| not_utf8(&sidecar_name, e.as_bytes(), &e))?),
         Err(crate::memory::ReadError::Io(e)) if e.kind() == std::io::ErrorKind::NotFound => None,
         Err(e) => {

@@ -1477,6 +1477,11 @@ pub struct Program {
     /// covered).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub front_end_limit: Option<String>,
+    /// The threads' registers are the compiler's values (a shader's SSA
+    /// ids, which the source never names): a final state without a
+    /// condition shows `shown_locations` alone, not every register.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub registers_internal: bool,
 }
 
 /// One place a thread may access out of bounds: the lowering found no

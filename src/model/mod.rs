@@ -123,6 +123,7 @@ pub const EMBEDDED: &[(&str, &str)] = &[
         "opencl-groupsync.cat",
         include_str!("../../models/opencl-groupsync.cat"),
     ),
+    ("ptx.cat", include_str!("../../models/ptx.cat")),
     (
         "vulkan.explain",
         include_str!("../../models/vulkan.explain"),
@@ -243,6 +244,11 @@ pub const BUILTIN: &[(&str, &str, &str)] = &[
         "opencl-groupsync.cat",
         "SPIR-V/OpenCL memory model, group functions synchronise like barriers (2.4's reading)",
     ),
+    (
+        "ptx",
+        "ptx.cat",
+        "NVIDIA PTX memory consistency model (PTX ISA chapter 8; the target of vkmm refines --mapping)",
+    ),
 ];
 
 /// The source of an embedded file.
@@ -267,8 +273,17 @@ pub struct LoadedModel {
 /// a `.cat` file, with its profile.
 ///
 /// Includes resolve against the including file's folder first, then the
-/// embedded models; so do the files profile declarations name.
+/// embedded models; so do the files profile declarations name. Files are
+/// read under the default memory bound
+/// ([`crate::memory::DEFAULT_MAX_MEMORY`]; [`load_within`] takes a
+/// request's).
 pub fn load(spec: &str) -> Result<LoadedModel, CatError> {
+    load_within(spec, Some(crate::memory::DEFAULT_MAX_MEMORY))
+}
+
+/// [`load`] with the model's files (and its includes) read under `bound`,
+/// the memory bound of the request loading it (`None`: none).
+pub fn load_within(spec: &str, bound: Option<usize>) -> Result<LoadedModel, CatError> {
     let builtin = BUILTIN
         .iter()
         .find(|(n, _, _)| *n == spec)
@@ -278,7 +293,7 @@ pub fn load(spec: &str) -> Result<LoadedModel, CatError> {
         Some((f, src)) => (format!("{BUILTIN_PREFIX}{f}"), src.to_string(), None),
         None => {
             let path = Path::new(spec);
-            let source = crate::memory::read_input_text(path).map_err(|e| CatError {
+            let source = crate::memory::read_input_text(path, bound).map_err(|e| CatError {
                 kind: CatErrorKind::Include,
                 file: spec.to_string(),
                 line: 0,
@@ -298,7 +313,7 @@ pub fn load(spec: &str) -> Result<LoadedModel, CatError> {
     };
     let resolve = move |name: &str| -> Option<(String, String)> {
         if let Some(dir) = &dir
-            && let Some(found) = read_near(dir, name)
+            && let Some(found) = read_near(dir, name, bound)
         {
             return Some((found.file, found.text));
         }
@@ -340,10 +355,10 @@ impl LoadedModel {
     }
 }
 
-/// The file `name` in `dir`, if it can be read.
-fn read_near(dir: &Path, name: &str) -> Option<Resolved> {
+/// The file `name` in `dir`, if it can be read (within `bound`).
+fn read_near(dir: &Path, name: &str, bound: Option<usize>) -> Option<Resolved> {
     let path = dir.join(name);
-    let text = crate::memory::read_input_text(&path).ok()?;
+    let text = crate::memory::read_input_text(&path, bound).ok()?;
     let file = path.display().to_string();
     Some(Resolved {
         spec: file.clone(),
@@ -352,15 +367,16 @@ fn read_near(dir: &Path, name: &str) -> Option<Resolved> {
     })
 }
 
-/// A file a declaration in the file `declaring` names: next to it, then
-/// embedded (as a built-in model's name when it is one).
+/// A file a declaration in the file `declaring` names: next to it (read
+/// under the default memory bound), then embedded (as a built-in model's
+/// name when it is one).
 fn resolve_declared(declaring: &str, name: &str) -> Option<Resolved> {
     if !declaring.starts_with(BUILTIN_PREFIX) {
         let dir = Path::new(declaring)
             .parent()
             .map(PathBuf::from)
             .unwrap_or_default();
-        if let Some(found) = read_near(&dir, name) {
+        if let Some(found) = read_near(&dir, name, Some(crate::memory::DEFAULT_MAX_MEMORY)) {
             return Some(found);
         }
     }
@@ -382,8 +398,8 @@ fn resolve_declared(declaring: &str, name: &str) -> Option<Resolved> {
 ///
 /// Read from the annotations of each built-in model's top file only (the
 /// built-in models declare `default-for` there; a unit test checks this
-/// against the full profiles): parsing all of them took about 30 ms per
-/// process.
+/// against the full profiles): every process asks this, and parsing every
+/// built-in model in full would be paid by each, whatever it runs.
 pub fn default_for(dialect: Dialect) -> &'static str {
     static DEFAULTS: OnceLock<Vec<(&'static str, Vec<Dialect>)>> = OnceLock::new();
     let defaults = DEFAULTS.get_or_init(|| {

@@ -424,6 +424,28 @@ fn write_litmus(
     result.and_then(|()| w.write_all(s.as_bytes()))
 }
 
+/// The `SUMMARY` line of a listing not built whose figures are complete
+/// ([`crate::analysis::litmus::StatesSummary`]).
+fn states_summary(s: &mut String, m: &crate::analysis::litmus::StatesSummary) {
+    let plural = |n: usize| if n == 1 { "" } else { "s" };
+    let _ = write!(
+        s,
+        "SUMMARY (complete: the search saw every execution): {} final state{} reached by {} execution{}",
+        m.states,
+        plural(m.states),
+        m.executions,
+        if m.executions == 1 { "" } else { "s" }
+    );
+    if let (Some(h), Some(f)) = (m.condition_holds_in, m.condition_fails_in) {
+        let _ = write!(
+            s,
+            "; the condition holds in {h} state{} and fails in {f}",
+            plural(h)
+        );
+    }
+    s.push('\n');
+}
+
 /// The herd-style text report of a litmus test.
 pub fn litmus(o: &LitmusOutcome) -> String {
     let mut s = String::new();
@@ -452,6 +474,9 @@ fn litmus_pieces(o: &LitmusOutcome, s: &mut String, block: usize, sink: &mut dyn
             o.states_unlisted,
             crate::engine::stopped_at(o.stopped_by)
         );
+        if let Some(m) = &o.states_summary {
+            states_summary(s, m);
+        }
     }
     for (state, count) in &o.states {
         push_count(s, *count);
@@ -545,7 +570,10 @@ fn litmus_pieces(o: &LitmusOutcome, s: &mut String, block: usize, sink: &mut dyn
             let _ = writeln!(s, "  {d}");
         }
     }
-    if o.truncated {
+    // Each limit is said once, on the line of what it stopped: a walk
+    // cut short here; a listing dropped after a walk that ended on the
+    // `NOT LISTED` line alone (the walk's figures are then whole).
+    if o.truncated && !o.listing_only {
         let _ = writeln!(
             s,
             "TRUNCATED after {} model evaluations ({} executions, {} partial; stopped {}): states and counts cover only those executions",
@@ -644,7 +672,7 @@ fn undefined_behaviour(s: &mut String, o: &LitmusOutcome) {
     if u.is_empty() {
         return;
     }
-    let seen = if o.stopped_early || o.truncated || o.cut_paths > 0 {
+    let seen = if o.stopped_early || (o.truncated && !o.listing_only) || o.cut_paths > 0 {
         " seen"
     } else {
         ""
@@ -712,13 +740,20 @@ fn front_end_stop(message: &str) -> String {
 pub fn explanation(x: &Explanation) -> String {
     use std::fmt::Write;
     let mut s = String::new();
+    // A verdict that nothing produces the outcome is one within the
+    // unrolling bound when it cut paths.
+    let within = if x.cut_paths > 0 {
+        " within the unrolling bound"
+    } else {
+        ""
+    };
     let verdict = match x.verdict {
-        Verdict::Allowed => "ALLOWED",
-        Verdict::Forbidden => "FORBIDDEN",
+        Verdict::Allowed => "ALLOWED".to_string(),
+        Verdict::Forbidden => format!("FORBIDDEN{within}"),
         Verdict::Unreachable => {
-            "UNREACHABLE (no candidate execution produces it, consistent or not)"
+            format!("UNREACHABLE{within} (no candidate execution produces it, consistent or not)")
         }
-        Verdict::Undecided => &match &x.front_end_limit {
+        Verdict::Undecided => match &x.front_end_limit {
             Some(m) => format!("UNDECIDED ({})", front_end_stop(m)),
             None => format!(
                 "UNDECIDED (the search stopped {} before finding a consistent execution producing it)",
@@ -893,7 +928,10 @@ fn test_races(s: &mut String, x: &Explanation) {
         None if t.races.is_empty() => {
             let _ = writeln!(
                 s,
-                "Data races: undecided for the test (none among the executions seen; vkmm check says why)"
+                "Data races: undecided for the test ({})",
+                t.undecided
+                    .as_deref()
+                    .unwrap_or("none among the executions seen")
             );
             return;
         }
@@ -905,6 +943,9 @@ fn test_races(s: &mut String, x: &Explanation) {
         "Data races in the test (in any consistent execution, not only those explained{}):",
         if explained > 0 { ", above" } else { "" }
     );
+    if let Some(why) = &t.undecided {
+        let _ = writeln!(s, "  INCOMPLETE: {why}");
+    }
     for r in &t.races {
         race_pair(s, r);
         let all = r.state_count;
@@ -1014,6 +1055,120 @@ pub fn refinement_summary(reports: &[Refinement], imp: &str, spec: &str) -> Stri
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::analysis::test_programs::{every_register, independent_reads};
+
+    /// A listing too large to build, summed up: the report of 17 stores
+    /// of 1 (P0) each read once (P1) by a thread of another workgroup,
+    /// every read free to see 0 or 1: 2^17 = 131,072 final states (the
+    /// 17 registers 0 or 1, the 17 locations 1), one execution each;
+    /// `exists` every register 1 holds in exactly one of them. At a memory
+    /// bound of 1 MiB (no counting allocator in the test binary: only the
+    /// bytes the listing is about to take are counted) the walk sees
+    /// every execution and the listing stops as it is built: `States 0`,
+    /// NOT LISTED, and the complete SUMMARY (131,072 states, 131,072
+    /// executions, the condition holding in 1 and failing in 131,071);
+    /// JSON: `states_unlisted` and `states_summary`. The text and the JSON
+    /// document are compared with tests/fixtures/golden/lib-states-summary
+    /// {,-json}.out (times set to 0; `VKMM_UPDATE_GOLDEN=1` rewrites them).
+    #[test]
+    fn a_listing_not_built_is_summed_up() {
+        let n = 17;
+        let mut text = independent_reads("many-states", n, "st.av.dv.sc0", "ld.vis.dv.sc0");
+        text.push_str(&format!("exists ({})\n", every_register(n, 1)));
+        let c = crate::Session::new()
+            .max_memory(Some(1 << 20))
+            .check_text("many.litmus", &text)
+            .expect("checks");
+        let Checked::Litmus(mut o) = c else {
+            panic!("a litmus outcome")
+        };
+        o.time = std::time::Duration::ZERO;
+        let summary = o.states_summary.expect("a complete summary");
+        assert_eq!(summary.states, 1 << 17);
+        assert_eq!(summary.executions, 1 << 17);
+        assert_eq!(summary.condition_holds_in, Some(1));
+        assert_eq!(summary.condition_fails_in, Some((1 << 17) - 1));
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/golden");
+        let reports = [
+            ("lib-states-summary.out", litmus(&o)),
+            (
+                "lib-states-summary-json.out",
+                crate::report::json::document("check", &o) + "\n",
+            ),
+        ];
+        for (name, actual) in reports {
+            let path = dir.join(name);
+            if std::env::var_os("VKMM_UPDATE_GOLDEN").is_some() {
+                std::fs::write(&path, &actual).unwrap();
+                continue;
+            }
+            let expected = std::fs::read_to_string(&path).unwrap_or_default();
+            assert_eq!(
+                expected, actual,
+                "{name} (after an intended change: VKMM_UPDATE_GOLDEN=1)"
+            );
+        }
+        // Stopped before the walk saw every execution: no summary.
+        let c = crate::Session::new()
+            .max_memory(Some(1 << 20))
+            .max_executions(1)
+            .reduction(crate::engine::Reduction::ReadFactoring, false)
+            .check_text("many.litmus", &text)
+            .expect("checks");
+        let Checked::Litmus(o) = c else {
+            panic!("a litmus outcome")
+        };
+        assert!(o.truncated && !o.listing_only);
+        assert_eq!(o.states_summary, None);
+        assert!(!litmus(&o).contains("SUMMARY"));
+        // The walk was cut: the TRUNCATED line says so.
+        assert!(litmus(&o).contains("\nTRUNCATED after "));
+    }
+
+    /// A limit that stops only the listing, after a walk that ended, is
+    /// said once, on the `NOT LISTED` line: no `TRUNCATED` line, and the
+    /// walk's verdicts stay whole. 17 atomic stores of 1 (P0) each read
+    /// once by an atomic load (P1, another workgroup): 2^17 = 131,072
+    /// final states (each register 0 or 1), no race (every access
+    /// atomic), and no register ever 2, so `~exists` every register 2
+    /// holds in every execution. At 512 KiB the walk sees every execution and
+    /// the listing stops as it is sorted (8 bytes a state for its order:
+    /// 1 MiB; no racing pair to attribute, unlike
+    /// `a_listing_not_built_is_summed_up`, so 1 MiB would just fit): the
+    /// verdicts `Ok` and `Data races: none` are decided by the whole walk
+    /// (`listing_only`), while the answer stays incomplete (exit 3) for
+    /// want of the listing.
+    #[test]
+    fn a_listing_stopped_alone_is_said_once_and_keeps_the_verdicts() {
+        let n = 17;
+        let mut text = independent_reads("atomic-states", n, "st.atom.dv.sc0", "ld.atom.dv.sc0");
+        // The condition names every register, so each is shown.
+        text.push_str(&format!("~exists ({})\n", every_register(n, 2)));
+        let c = crate::Session::new()
+            .max_memory(Some(1 << 19))
+            .check_text("atomic.litmus", &text)
+            .expect("checks");
+        let Checked::Litmus(o) = c else {
+            panic!("a litmus outcome")
+        };
+        assert_eq!(o.states_unlisted, 1 << 17);
+        assert!(o.truncated && o.listing_only);
+        assert_eq!(o.holds(crate::analysis::Property::Condition), Some(true));
+        assert_eq!(o.holds(crate::analysis::Property::Races), Some(true));
+        assert!(!o.complete());
+        let t = litmus(&o);
+        assert!(
+            t.contains("\nNOT LISTED: 131072 final states were found"),
+            "{t}"
+        );
+        assert!(t.contains("\nSUMMARY (complete"), "{t}");
+        assert!(t.contains("\nOk\n"), "{t}");
+        assert!(t.contains("\nData races: none\n"), "{t}");
+        assert!(!t.contains("TRUNCATED"), "{t}");
+        assert!(!t.contains("Undecided"), "{t}");
+        let json = crate::report::json::document("check", &o);
+        assert!(json.contains("\"listing_only\": true"), "{json}");
+    }
 
     /// The streamed report is the string report, whatever the block size
     /// (every state line its own piece, a few lines a piece, one piece),

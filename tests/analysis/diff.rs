@@ -462,3 +462,27 @@ fn a_cut_search_is_undecided() {
         r.summary()
     );
 }
+
+/// The request's deadline reaches the walks of the search (the limits the
+/// pair carries) even when the search's own deadline is unset: a deadline
+/// already passed stops the first walk, and the search answers undecided
+/// because of the time, not with an error and not as if an execution
+/// limit had cut the candidates.
+#[test]
+fn a_deadline_passed_inside_a_walk_leaves_the_search_undecided() {
+    let vulkan = vkmm::model::load("vulkan").unwrap();
+    let nochains = vkmm::model::load("vulkan-nochains").unwrap();
+    let mut limits = vkmm::Limits::default();
+    limits.bounds.deadline = Some(web_time::Instant::now());
+    let pair = Pair {
+        a: &vulkan,
+        b: &nochains,
+        options: Default::default(),
+        limits,
+    };
+    let r = diff(&pair, &bounds(2, 2, 1, "plain,atomic", "dv")).unwrap();
+    assert!(!r.complete, "{}", r.summary());
+    assert!(r.witnesses.is_empty(), "{}", r.summary());
+    assert_eq!(r.stopped.as_deref(), Some("the time limit stopped it"));
+    assert!(r.summary().starts_with("UNDECIDED: "), "{}", r.summary());
+}

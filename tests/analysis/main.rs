@@ -12,6 +12,7 @@ mod family;
 mod generate;
 mod litmus_outcomes;
 mod mapping;
+mod mapping_ptx;
 mod refines;
 mod show;
 mod states_listing;

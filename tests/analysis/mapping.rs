@@ -146,9 +146,9 @@ fn bad_mapping_files_name_their_line() {
             "unknown placeholder `{value}`",
         ),
         (
-            "source = \"ptx\"\ntarget = \"vulkan\"\n",
+            "source = \"wgsl\"\ntarget = \"vulkan\"\n",
             ":1:10:",
-            "unknown dialect `ptx`",
+            "unknown dialect `wgsl`",
         ),
         (
             "source = \"opencl\"\ntarget = \"vulkan\"\n[[instruction]]\nsource = \"*{loc} = {val};\"\ntarget = [\"st.sc0 {loc}, {reg}\"]\n",

@@ -551,3 +551,102 @@ fn an_increment_never_reads_the_counters_last_value() {
         );
     assert_eq!(verdict(&looped, "FAIR"), Verdict::NonTerminating);
 }
+
+/// The same program without the counters reduction (`--no counters`):
+/// P0's path taking ticket 2 is walked, its loop (waiting for a `y` = 1
+/// nothing writes) is cut at the bound, and no execution of the walk
+/// repeats forever within it, so the verdict is terminates within the
+/// bound only: not complete, one path cut, undecided at the command line
+/// (exit 3) where the reduction gives a complete TERMINATES (exit 0).
+#[test]
+fn without_counters_the_ticket_past_the_last_is_cut_at_the_bound() {
+    let session = vkmm::Session::new()
+        .unroll(2)
+        .termination(Some("FAIR".parse::<Progress>().unwrap()))
+        .reduction(vkmm::Reduction::Counters, false);
+    let Ok(Checked::Termination(o)) = session.check_text("t.litmus", COUNTER_TOP) else {
+        panic!()
+    };
+    assert_eq!(o.verdict, Verdict::Terminates);
+    assert_eq!(o.cut_paths, 1);
+    assert!(!o.complete());
+    let dir = std::env::temp_dir().join(format!("vkmm-counters-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("counter-top.litmus");
+    std::fs::write(&file, COUNTER_TOP).unwrap();
+    let file = file.to_str().unwrap();
+    let args = [
+        "check",
+        file,
+        "--property",
+        "termination",
+        "--progress",
+        "FAIR",
+        "--unroll",
+        "2",
+    ];
+    let (code, out, _) = crate::common::vkmm(&args);
+    assert_eq!(code, 0, "{out}");
+    assert!(out.contains("TERMINATES: every execution"), "{out}");
+    let (code, out, err) = crate::common::vkmm(&[&args[..], &["--no", "counters"]].concat());
+    assert_eq!(code, 3, "{out}{err}");
+    assert!(out.contains("TERMINATES WITHIN THE BOUND"), "{out}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// COUNTER_TOP with a store to the counter after P0's loop, behind a test
+/// of P0's ticket against 7, and a loop that changes `z` on every pass
+/// (so no pass repeats the one before and the bound cuts the path taking
+/// ticket 2). Hand derivation: the store to `c` runs only with ticket 7;
+/// the tickets are 0 and 1 (two increments of 1 from 0, and an increment
+/// never reads what the last one writes), so no execution stores to `c`
+/// and `c` is a counter. Then P0 never takes ticket 2, never enters the
+/// loop, and every execution ends: terminating, with no path cut. A
+/// thread running on from where the bound cut the ticket-2 path holds
+/// ticket 2 there, so the store behind the test against 7 is not among
+/// the writes it may make (counting every statement after the cut as
+/// reachable would make `c` an ordinary location and walk ticket 2).
+/// With the test against 2 instead the store is reachable from that cut:
+/// `c` is not a counter, ticket 2 is walked and P0 may loop forever
+/// (nothing writes `y`).
+const COUNTER_STORE_AFTER_LOOP: &str = "VULKAN counter-store-after-loop\n{ c=0; y=0; z=0; }\n P0@sg 0, wg 0, qf 0 | P1@sg 0, wg 1, qf 0 ;\n rmw.atom.dv.sc0.add r0, c, 1 | rmw.atom.dv.sc0.add r0, c, 1 ;\n bne r0, 2, LC02 | ;\n LC00: | ;\n add r9, r9, 1 | ;\n st.atom.dv.sc0 z, r9 | ;\n ld.atom.dv.sc0 r1, y | ;\n beq r1, 0, LC00 | ;\n bne r0, 7, LC02 | ;\n st.atom.dv.sc0 c, 5 | ;\n LC02: | ;\nexists (0==0)\n";
+
+/// Where the bound cut a path, the writes a thread running on may make
+/// follow the registers the path holds there.
+#[test]
+fn the_writes_after_a_cut_follow_the_cut_paths_registers() {
+    let o = check(COUNTER_STORE_AFTER_LOOP, "FAIR");
+    assert_eq!(o.verdict, Verdict::Terminates);
+    assert_eq!(o.cut_paths, 0, "the ticket-2 path is not walked");
+    assert!(o.complete());
+    let reachable = COUNTER_STORE_AFTER_LOOP.replace("bne r0, 7, LC02", "bne r0, 2, LC02");
+    let o = check(&reachable, "FAIR");
+    assert!(o.cut_paths > 0 && !o.complete(), "{o:?}");
+}
+
+/// P0 takes a ticket from the counter `c` and publishes it in `s`; P1 takes
+/// one too, reads `s` and, only if it reads 2, loops changing `z` until it
+/// reads `y` = 1, which nothing writes. Hand derivation: the tickets are 0
+/// and 1 (two increments of 1 from 0), so `s` holds 0 (its initial value)
+/// or P0's ticket, 0 or 1: P1 never reads 2, never loops, and every
+/// execution ends, with no path cut. The value 2 reaches `s` only through
+/// the ticket no increment reads, so the domains computed again with the
+/// counter applied leave it out of `s` as well (with `s` holding 2 P1's
+/// loop would be walked and cut by the bound).
+const COUNTER_PUBLISHED: &str = "VULKAN counter-published\n{ c=0; s=0; y=0; z=0; }\n P0@sg 0, wg 0, qf 0 | P1@sg 0, wg 1, qf 0 ;\n rmw.atom.dv.sc0.add r0, c, 1 | rmw.atom.dv.sc0.add r0, c, 1 ;\n st.atom.dv.sc0 s, r0 | ld.atom.dv.sc0 r2, s ;\n | bne r2, 2, LC12 ;\n | LC10: ;\n | add r9, r9, 1 ;\n | st.atom.dv.sc0 z, r9 ;\n | ld.atom.dv.sc0 r1, y ;\n | beq r1, 0, LC10 ;\n | LC12: ;\nexists (0==0)\n";
+
+/// A value only a counter's last value leads to is in no location's
+/// domain.
+#[test]
+fn a_value_only_the_counters_last_value_leads_to_is_not_read() {
+    let o = check(COUNTER_PUBLISHED, "FAIR");
+    assert_eq!(o.verdict, Verdict::Terminates);
+    assert_eq!(o.cut_paths, 0, "P1 reading 2 from s is not walked");
+    assert!(o.complete());
+    // P0 publishing its ticket plus one: 2 is in `s` and P1 loops forever.
+    let plus_one = COUNTER_PUBLISHED.replace(
+        " st.atom.dv.sc0 s, r0 |",
+        " add r3, r0, 1 | ;\n st.atom.dv.sc0 s, r3 |",
+    );
+    assert_ne!(check(&plus_one, "FAIR").cut_paths, 0);
+}

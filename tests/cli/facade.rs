@@ -148,3 +148,101 @@ fn a_state_space_limit_gives_an_undecided_answer_not_an_error() {
     assert_eq!(o.stopped_by, None);
     assert!(!o.truncated);
 }
+
+/// Every entry point of the facade, asked with a deadline that has
+/// already passed, answers undecided: never an error (a limit is not an
+/// error of the input or of the model) and never a verdict. The program
+/// is read first, without the deadline (read under it, it is the same
+/// program or a limit, checked last). `mp.litmus` is decided in
+/// well under a second without the deadline (the controls of the other
+/// tests); with it, no search evaluates a candidate, so nothing is
+/// settled: the check incomplete, the explanation `Undecided`, the
+/// termination answer incomplete, the comparison and the refinement
+/// undecided, and the generators (diff, family, mutants, mapping) not
+/// complete, with nothing found.
+#[test]
+fn a_deadline_already_passed_leaves_every_entry_point_undecided() {
+    use vkmm::analysis::diff::{DiffBounds, Vocabulary};
+    use vkmm::analysis::family::{FamilyBounds, Outcomes};
+    use vkmm::analysis::mapping::MappingBounds;
+    use vkmm::analysis::refines::RefinesAnswer;
+    let path = root("examples/mp.litmus");
+    let program = Session::new().load_file(&path).unwrap();
+    let past = web_time::Instant::now();
+    std::thread::sleep(std::time::Duration::from_millis(2));
+    let late = Session::new().deadline(Some(past));
+    let file = "examples/mp.litmus";
+    match late.check_program(file, &program) {
+        Ok(Checked::Litmus(o)) => {
+            assert!(!o.complete(), "{o:?}");
+            assert_eq!(o.holds(Property::Condition), None);
+        }
+        other => panic!("an undecided litmus outcome: {other:?}"),
+    }
+    let x = late.explain(&program, None, None).unwrap();
+    assert_eq!(x.verdict, Verdict::Undecided);
+    let t = late.explain_termination(&program, None).unwrap();
+    assert!(!t.outcome.complete());
+    let c = late
+        .compare(file, &program, &["vulkan", "vulkan-nochains"])
+        .unwrap();
+    assert!(!c.complete && !c.differs);
+    let r = late
+        .refines(file, &program, "vulkan", "vulkan-nochains")
+        .unwrap();
+    assert_eq!(r.answer, RefinesAnswer::Undecided);
+    let bounds = DiffBounds {
+        threads: 2,
+        events: 2,
+        locations: 2,
+        vocabulary: Vocabulary::default(),
+        max_tests: 1,
+        deadline: None,
+    };
+    let d = late.diff("vulkan", "vulkan-nochains", &bounds).unwrap();
+    assert!(!d.complete && d.witnesses.is_empty());
+    let models = ["vulkan".to_string(), "vulkan-nochains".to_string()];
+    let fam = FamilyBounds {
+        threads: 2,
+        events: 2,
+        locations: 2,
+        vocabulary: Vocabulary::default(),
+        outcomes: Outcomes::Forbidden,
+        deadline: None,
+    };
+    let f = late.family(&models, &fam).unwrap();
+    assert!(!f.complete && f.tests.is_empty());
+    let text = std::fs::read_to_string(root(
+        "tests/fixtures/litmus-vulkan/mp-storage-class-4.litmus",
+    ))
+    .unwrap();
+    let m = late
+        .mutants(&models[..1], &[("mp-storage-class-4.litmus".into(), text)])
+        .unwrap();
+    assert!(!m.complete);
+    let mapping = MappingBounds {
+        threads: 2,
+        events: 2,
+        locations: 2,
+        deadline: None,
+    };
+    let k = late
+        .check_mapping(
+            "vulkan",
+            "opencl",
+            &root("examples/mappings/opencl-vulkan.toml"),
+            &mapping,
+        )
+        .unwrap();
+    assert!(!k.complete && k.violations.is_empty());
+    // Reading under it: the program (a reader asks the clock every 4,096
+    // rows, and mp.litmus has fewer), or a limit named as such; never
+    // another error.
+    match late.load_file(&path) {
+        Ok(p) => assert_eq!(p.threads.len(), 2),
+        Err(Error::Limit { message, .. }) => {
+            assert!(message.contains("time limit"), "{message}")
+        }
+        Err(e) => panic!("a limit or the program: {e}"),
+    }
+}

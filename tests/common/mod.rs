@@ -35,6 +35,20 @@ pub const fn cases(full: u32) -> u32 {
     }
 }
 
+/// Where a property test's random cases start: one fixed seed in
+/// `cargo test --release`'s sample, so the quick tier runs the same cases
+/// (and takes the same time) on every run; a fresh seed each run in the
+/// full tier (`slow-tests`), which CI runs, so the full tier keeps finding
+/// new cases. A failure prints its case either way, and the regressions
+/// file keeps it.
+pub const fn seed() -> proptest::test_runner::RngSeed {
+    if cfg!(feature = "slow-tests") {
+        proptest::test_runner::RngSeed::Random
+    } else {
+        proptest::test_runner::RngSeed::Fixed(0x766b_6d6d)
+    }
+}
+
 /// The built-in OpenCL models.
 pub const OPENCL_MODELS: [&str; 4] = [
     "opencl",

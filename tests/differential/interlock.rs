@@ -206,7 +206,7 @@ fn program_text(granularity: usize, ordered: bool, invs: &[Invocation]) -> Strin
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: crate::common::cases(48), failure_persistence: crate::common::regressions("differential-interlock"), ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { rng_seed: crate::common::seed(), cases: crate::common::cases(48), failure_persistence: crate::common::regressions("differential-interlock"), ..ProptestConfig::default() })]
 
     #[test]
     fn generated_interlock_programs_agree(

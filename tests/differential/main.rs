@@ -13,9 +13,11 @@
 #[path = "../common/mod.rs"]
 mod common;
 
+mod counters;
 mod incremental;
 mod interlock;
 mod lazy;
+mod lockstep;
 mod own_writes;
 mod parallel;
 mod pruning;

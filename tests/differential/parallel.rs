@@ -157,8 +157,7 @@ fn own_tests_and_examples() {
 #[cfg_attr(not(feature = "slow-tests"), ignore = "slow: --features slow-tests")]
 fn corpora() {
     for sub in ["dat3m-vulkan", "khronos-alloy", "dat3m-opencl"] {
-        let Some(dir) = common::corpus(sub) else {
-            eprintln!("SKIPPED: ../shared/corpus/{sub} is missing");
+        let Some(dir) = common::corpus_or_skip(sub) else {
             continue;
         };
         let mut files = Vec::new();

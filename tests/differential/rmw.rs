@@ -113,10 +113,7 @@ fn compare_all(files: &[PathBuf], termination: bool) -> Vec<String> {
 }
 
 fn corpus_files(sub: &str) -> Option<Vec<PathBuf>> {
-    let Some(dir) = common::corpus(sub) else {
-        eprintln!("SKIPPED: ../shared/corpus/{sub} is missing");
-        return None;
-    };
+    let dir = common::corpus_or_skip(sub)?;
     let mut files = Vec::new();
     files_below(&dir, &mut files);
     assert!(!files.is_empty());
@@ -242,7 +239,7 @@ fn program_text(threads: &[(usize, Vec<Op>)]) -> String {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: crate::common::cases(96), failure_persistence: crate::common::regressions("differential-rmw"), ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { rng_seed: crate::common::seed(), cases: crate::common::cases(96), failure_persistence: crate::common::regressions("differential-rmw"), ..ProptestConfig::default() })]
     #[test]
     fn generated_programs_agree(
         threads in prop::collection::vec((0..2usize, prop::collection::vec(op(), 1..4)), 2..4)

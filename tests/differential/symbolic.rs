@@ -71,8 +71,7 @@ pub(crate) fn compare_file(path: &Path, extra: &dyn Fn(Session) -> Session) -> V
 #[test]
 #[cfg_attr(not(feature = "slow-tests"), ignore = "slow: --features slow-tests")]
 fn symbolic_stores_give_the_same_answers_on_spirv() {
-    let Some(dir) = common::corpus("dat3m-spirv") else {
-        eprintln!("SKIPPED: ../shared/corpus/dat3m-spirv is missing");
+    let Some(dir) = common::corpus_or_skip("dat3m-spirv") else {
         return;
     };
     let mut files = Vec::new();
@@ -356,7 +355,7 @@ fn program() -> impl Strategy<Value = String> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: crate::common::cases(128), failure_persistence: crate::common::regressions("differential-symbolic"), ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { rng_seed: crate::common::seed(), cases: crate::common::cases(128), failure_persistence: crate::common::regressions("differential-symbolic"), ..ProptestConfig::default() })]
 
     /// Same answers, and the same as the reference enumeration.
     #[test]

@@ -11,7 +11,8 @@
 
 use crate::common;
 use crate::{
-    incremental, lazy, own_writes, pruning, specialise, spin, symbolic, symmetry, undefined,
+    counters, incremental, lazy, own_writes, pruning, specialise, spin, symbolic, symmetry,
+    undefined,
 };
 use std::path::{Path, PathBuf};
 use vkmm::Reduction;
@@ -125,6 +126,12 @@ const ROWS: &[Row] = &[
         skip: symmetry::skipped,
     },
     Row {
+        reduction: Some(Reduction::Counters),
+        name: "counters",
+        compare: counters::compare_file,
+        skip: counters::skipped,
+    },
+    Row {
         reduction: None,
         name: "undefined values (bypass)",
         compare: |p| {
@@ -143,6 +150,10 @@ const ROWS: &[Row] = &[
 const ELSEWHERE: &[(Reduction, &str)] = &[
     (Reduction::RmwFilter, "differential::rmw"),
     (Reduction::TerminationShortcuts, "differential::termination"),
+    (
+        Reduction::WitnessPruning,
+        "differential::termination (witness pruning)",
+    ),
     (Reduction::OwnForwarding, "tests/engine/own_forwarding.rs"),
     (
         Reduction::WritePruning,
@@ -165,7 +176,7 @@ const SAMPLE_STRIDE: usize = 12;
 fn files(skip: &dyn Fn(&Path) -> bool) -> Vec<PathBuf> {
     let mut out = common::own_litmus_files(skip);
     for sub in ["dat3m-vulkan", "khronos-alloy", "dat3m-opencl"] {
-        if let Some(dir) = common::corpus(sub) {
+        if let Some(dir) = common::corpus_or_skip(sub) {
             common::litmus_files_below(&dir, skip, &mut out);
         }
     }
@@ -224,6 +235,7 @@ full! {
     own_write_filter_everywhere: "own-write-filter",
     symbolic_stores_everywhere: "symbolic-stores",
     symmetry_everywhere: "symmetry",
+    counters_everywhere: "counters",
     undefined_values_everywhere: "undefined values (bypass)",
 }
 
@@ -239,6 +251,7 @@ fn the_full_tier_names_every_row() {
         "own-write-filter",
         "symbolic-stores",
         "symmetry",
+        "counters",
         "undefined values (bypass)",
     ];
     assert_eq!(names.len() + 1, ROWS.len());

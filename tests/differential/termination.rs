@@ -1,4 +1,4 @@
-//! Differential test of the termination search's shortcuts
+//! Differential tests of the termination search's shortcuts
 //! (`Reduction::TerminationShortcuts`: iterative deepening over the unrolling
 //! bound, and coherence orders that memory fairness rules out never
 //! listed) against the reference search (one search at the bound, every
@@ -11,6 +11,14 @@
 //! they agree, and a witness of the reference is matched by one of the
 //! shortcut search. Compared: the liveness corpus (every fourth file under
 //! FAIR, OBE and HSA at unroll 1 and 2), and generated exchange loops.
+//!
+//! And of witness pruning (`Reduction::WitnessPruning`): stuck paths whose
+//! loop cannot repeat, and partial combinations whose control barriers
+//! cannot agree, are never combined. It drops only combinations the search
+//! refuses anyway, so with it and without it the answers are the same:
+//! verdict, the bound decided at, the cut paths. Compared: the liveness
+//! corpus (the same sample), and generated exchange loops with control
+//! barriers before, inside and after them.
 
 use crate::common;
 
@@ -26,10 +34,28 @@ fn run(
     unroll: usize,
     f: &dyn Fn(&Session) -> Checked,
 ) -> TerminationOutcome {
+    run_with(
+        vkmm::Reduction::TerminationShortcuts,
+        shortcuts,
+        progress,
+        unroll,
+        f,
+    )
+}
+
+/// The termination check under `progress` at `unroll` with `reduction`
+/// on or off (the others on).
+fn run_with(
+    reduction: vkmm::Reduction,
+    on: bool,
+    progress: &str,
+    unroll: usize,
+    f: &dyn Fn(&Session) -> Checked,
+) -> TerminationOutcome {
     let s = Session::new()
         .max_executions(20_000)
         .unroll(unroll)
-        .reduction(vkmm::Reduction::TerminationShortcuts, shortcuts)
+        .reduction(reduction, on)
         .termination(Some(progress.parse::<Progress>().unwrap()));
     match f(&s) {
         Checked::Termination(o) => *o,
@@ -82,11 +108,88 @@ pub(crate) fn compare_file(path: &Path) -> Vec<String> {
     out
 }
 
+/// The disagreements between the search without witness pruning and with
+/// it: where the search without it is decided, the search with it decides
+/// the same at the same bound (it walks a subset of the combinations, so
+/// it is not stopped where the other is not).
+pub(crate) fn compare_pruning(
+    name: &str,
+    plain: &TerminationOutcome,
+    pruned: &TerminationOutcome,
+) -> Option<String> {
+    let same = plain.truncated
+        || (plain.verdict == pruned.verdict
+            && plain.unroll == pruned.unroll
+            && plain.cut_paths == pruned.cut_paths
+            && plain.witness.is_some() == pruned.witness.is_some());
+    (!same).then(|| {
+        format!(
+            "{name}: without pruning {:?} (unroll {}, {} cut), with {:?} (unroll {}, {} cut)",
+            plain.verdict,
+            plain.unroll,
+            plain.cut_paths,
+            pruned.verdict,
+            pruned.unroll,
+            pruned.cut_paths
+        )
+    })
+}
+
+pub(crate) fn compare_pruning_file(path: &Path) -> Vec<String> {
+    let mut out = Vec::new();
+    for progress in ["FAIR", "OBE", "HSA"] {
+        for unroll in [1, 2] {
+            let check = |s: &Session| s.check_file(path).unwrap();
+            let witness = vkmm::Reduction::WitnessPruning;
+            let (a, b) = (
+                run_with(witness, false, progress, unroll, &check),
+                run_with(witness, true, progress, unroll, &check),
+            );
+            out.extend(compare_pruning(
+                &format!("{} {progress} u{unroll}", path.display()),
+                &a,
+                &b,
+            ));
+        }
+    }
+    out
+}
+
+#[test]
+#[cfg_attr(not(feature = "slow-tests"), ignore = "slow: --features slow-tests")]
+fn liveness_corpus_with_and_without_witness_pruning() {
+    let Some(dir) = common::corpus("dat3m-vulkan-liveness") else {
+        eprintln!("SKIPPED: ../shared/corpus/dat3m-vulkan-liveness is missing");
+        return;
+    };
+    let mut files = Vec::new();
+    common::litmus_files_below(&dir, &|_| false, &mut files);
+    assert!(files.len() > 300);
+    let sample: Vec<PathBuf> = files.into_iter().step_by(4).collect();
+    let diffs = common::on_two_threads(&sample, &compare_pruning_file);
+    assert!(diffs.is_empty(), "{}", diffs.join("\n"));
+}
+
+/// The quick tier's sample of the liveness corpus for witness pruning
+/// (every 24th file).
+#[test]
+fn liveness_sample_with_and_without_witness_pruning() {
+    let Some(dir) = common::corpus("dat3m-vulkan-liveness") else {
+        eprintln!("SKIPPED: ../shared/corpus/dat3m-vulkan-liveness is missing");
+        return;
+    };
+    let mut files = Vec::new();
+    common::litmus_files_below(&dir, &|_| false, &mut files);
+    let sample: Vec<PathBuf> = files.into_iter().step_by(24).collect();
+    assert!(sample.len() >= 12, "{} files", sample.len());
+    let diffs = common::on_two_threads(&sample, &compare_pruning_file);
+    assert!(diffs.is_empty(), "{}", diffs.join("\n"));
+}
+
 #[test]
 #[cfg_attr(not(feature = "slow-tests"), ignore = "slow: --features slow-tests")]
 fn liveness_corpus() {
-    let Some(dir) = common::corpus("dat3m-vulkan-liveness") else {
-        eprintln!("SKIPPED: ../shared/corpus/dat3m-vulkan-liveness is missing");
+    let Some(dir) = common::corpus_or_skip("dat3m-vulkan-liveness") else {
         return;
     };
     let mut files = Vec::new();
@@ -101,8 +204,7 @@ fn liveness_corpus() {
 /// by a limit, the answer is that of the deepest bound searched to the end.
 #[test]
 fn deepening_reports_the_bound_it_decided_at() {
-    let Some(dir) = common::corpus("dat3m-vulkan-liveness") else {
-        eprintln!("SKIPPED: ../shared/corpus/dat3m-vulkan-liveness is missing");
+    let Some(dir) = common::corpus_or_skip("dat3m-vulkan-liveness") else {
         return;
     };
     // Two exchange loops that can feed each other forever: a witness needs
@@ -192,8 +294,119 @@ fn program_text(threads: &[Spinner]) -> String {
     common::vulkan_litmus("m=0;", &header, &code, "exists (0 == 0)")
 }
 
+/// Where a thread meets control barriers (`cbar.wg N`, instance N) around
+/// its exchange loop: before it, at the top of its body, after it.
+#[derive(Clone, Debug)]
+struct Barriers {
+    before: bool,
+    inside: bool,
+    after: bool,
+}
+
+fn barriers() -> impl Strategy<Value = Barriers> {
+    (any::<bool>(), any::<bool>(), any::<bool>()).prop_map(|(before, inside, after)| Barriers {
+        before,
+        inside,
+        after,
+    })
+}
+
+/// [`program_text`] with control barriers around each thread's loop.
+fn program_with_barriers(threads: &[(Spinner, Barriers)]) -> String {
+    let header: Vec<String> = threads
+        .iter()
+        .enumerate()
+        .map(|(i, (t, _))| format!("P{i}@sg {i}, wg {}, qf 0", t.wg))
+        .collect();
+    let code: Vec<Vec<String>> = threads
+        .iter()
+        .enumerate()
+        .map(|(i, (t, b))| {
+            let sc = if t.dv { "dv" } else { "wg" };
+            let mut c = Vec::new();
+            if b.before {
+                c.push("cbar.wg 0".to_string());
+            }
+            c.push(format!("LC{i}0:"));
+            if b.inside {
+                c.push("cbar.wg 1".to_string());
+            }
+            for (k, v) in t.swaps.iter().enumerate() {
+                c.push(format!("rmw.atom.{sc}.sc0 r{k}, m, {v}"));
+            }
+            c.push(format!("beq r0, {}, LC{i}1", t.exit));
+            c.push(format!("goto LC{i}0"));
+            c.push(format!("LC{i}1:"));
+            if b.after {
+                c.push("cbar.wg 2".to_string());
+            }
+            c
+        })
+        .collect();
+    common::vulkan_litmus("m=0;", &header, &code, "exists (0 == 0)")
+}
+
+/// Found by hand: P0 passes a barrier with P1, then waits for `x == 1`,
+/// which nothing writes; P1 passes the barrier and finishes. Under FAIR
+/// the execution where both pass the barrier and P0 spins forever reading
+/// the initial 0 (nothing writes `x`: memory fairness holds) is a witness,
+/// so the pruned walk must keep the combination in which both pass the
+/// barrier. A P1 that never reaches the barrier (its other paths: none
+/// here) would leave P0 blocked, also non-terminating; with P1 finishing,
+/// the only witnesses are those where both pass.
+#[test]
+fn a_spin_after_a_barrier_both_pass_is_a_witness_with_pruning() {
+    let text = "VULKAN t\n{ x=0; }\n P0@sg 0, wg 0, qf 0 | P1@sg 1, wg 0, qf 0 ;\n cbar.wg 0 | cbar.wg 0 ;\n LC00: | ;\n ld.atom.wg.sc0 r0, x | ;\n bne r0, 1, LC00 | ;\nexists (0 == 0)\n";
+    let check = |s: &Session| s.check_text("spin.litmus", text).unwrap();
+    for on in [false, true] {
+        let o = run_with(vkmm::Reduction::WitnessPruning, on, "FAIR", 1, &check);
+        assert_eq!(o.verdict, Verdict::NonTerminating, "pruning {on}");
+        let w = o.witness.expect("a witness");
+        assert_eq!(w.threads[0].fate, "stuck", "pruning {on}: {w:?}");
+        assert_eq!(w.threads[1].fate, "finished", "pruning {on}: {w:?}");
+    }
+}
+
+/// Found by hand: the same P0, and a P1 that writes `x = 1` before the
+/// barrier. Every execution passes the barrier with both (P0 cannot pass
+/// it alone, and P1 reaches it), so P0's spin then reads 1 (the only
+/// write, coherence-maximal: memory fairness) and leaves: no witness under
+/// FAIR; P0 blocked at the barrier needs P1 stopped before it, which FAIR
+/// does not allow. Terminates, completely (the spin loop is an await).
+#[test]
+fn a_spin_on_a_flag_written_before_the_barrier_terminates_with_pruning() {
+    let text = "VULKAN t\n{ x=0; }\n P0@sg 0, wg 0, qf 0 | P1@sg 1, wg 0, qf 0 ;\n cbar.wg 0 | st.atom.wg.sc0 x, 1 ;\n LC00: | cbar.wg 0 ;\n ld.atom.wg.sc0 r0, x | ;\n bne r0, 1, LC00 | ;\nexists (0 == 0)\n";
+    let check = |s: &Session| s.check_text("flag.litmus", text).unwrap();
+    for on in [false, true] {
+        let o = run_with(vkmm::Reduction::WitnessPruning, on, "FAIR", 1, &check);
+        assert_eq!(o.verdict, Verdict::Terminates, "pruning {on}");
+        assert!(o.complete(), "pruning {on}: {} cut", o.cut_paths);
+    }
+}
+
 proptest! {
-    #![proptest_config(ProptestConfig { cases: crate::common::cases(48), failure_persistence: crate::common::regressions("differential-termination"), ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: crate::common::cases(48), failure_persistence: crate::common::regressions("differential-termination-pruning"), ..ProptestConfig::default() })]
+    #[test]
+    fn generated_loops_with_barriers_agree_with_and_without_pruning(
+        threads in prop::collection::vec((spinner(), barriers()), 2..4),
+        progress in 0..3usize,
+        unroll in 0..3usize,
+    ) {
+        let text = program_with_barriers(&threads);
+        let progress = ["FAIR", "OBE", "HSA"][progress];
+        let check = |s: &Session| s.check_text("gen.litmus", &text).unwrap();
+        let witness = vkmm::Reduction::WitnessPruning;
+        let (a, b) = (
+            run_with(witness, false, progress, unroll, &check),
+            run_with(witness, true, progress, unroll, &check),
+        );
+        let diff = compare_pruning(&format!("{progress} u{unroll}\n{text}"), &a, &b);
+        prop_assert!(diff.is_none(), "{}", diff.unwrap_or_default());
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { rng_seed: crate::common::seed(), cases: crate::common::cases(48), failure_persistence: crate::common::regressions("differential-termination"), ..ProptestConfig::default() })]
     #[test]
     fn generated_exchange_loops_agree(threads in prop::collection::vec(spinner(), 2..4), progress in 0..3usize) {
         let text = program_text(&threads);

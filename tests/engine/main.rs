@@ -6,6 +6,7 @@
 #[path = "../common/mod.rs"]
 mod common;
 
+mod barrier_lockstep;
 mod condition_directed;
 mod condition_order;
 mod grow;

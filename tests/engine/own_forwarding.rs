@@ -330,7 +330,7 @@ fn program_text(threads: &[Vec<Item>]) -> String {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: common::cases(64), failure_persistence: crate::common::regressions("own_forwarding"), ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { rng_seed: common::seed(), cases: common::cases(64), failure_persistence: crate::common::regressions("own_forwarding"), ..ProptestConfig::default() })]
 
     /// Programs of two or three work-items mixing atomic accesses to `x`,
     /// stores of loaded values to plain memory, reads of it back and

@@ -477,7 +477,7 @@ fn program_text(
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: common::cases(128), failure_persistence: crate::common::regressions("read_factoring"), ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { rng_seed: common::seed(), cases: common::cases(128), failure_persistence: crate::common::regressions("read_factoring"), ..ProptestConfig::default() })]
 
     /// Generated programs (two or three invocations, one workgroup or one
     /// each, every load's register shown, plain loads at the end of each

@@ -9,7 +9,7 @@ use crate::common;
 use serde_json::Value;
 
 const DIR: &str = "tests/fixtures/litmus-scaling";
-const REFERENCE: [&str; 8] = [
+const REFERENCE: [&str; 9] = [
     "--no-spin-reduction",
     "--no-rmw-filter",
     "--no-specialise",
@@ -18,6 +18,7 @@ const REFERENCE: [&str; 8] = [
     "--no-symbolic-stores",
     "--no-symmetry",
     "--no-read-factoring",
+    "--no-counters",
 ];
 
 /// `vkmm check --format json FILE EXTRA...`: the exit code and the result.

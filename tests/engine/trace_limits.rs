@@ -10,7 +10,14 @@ use crate::common;
 use std::time::Duration;
 use vkmm::Session;
 use vkmm::analysis::Checked;
-use vkmm::testing::engine::{LimitKind, Limits};
+use vkmm::testing::engine::trace::{ThreadPaths, explore as explore_with};
+use vkmm::testing::engine::{ExecError, LimitKind, Limits, PathPlan};
+
+/// Every thread's paths under `limits`, the path stage planned as the
+/// search plans it.
+fn explore(program: &vkmm::ir::Program, limits: &Limits) -> Result<Vec<ThreadPaths>, ExecError> {
+    explore_with(program, limits, PathPlan::of(limits))
+}
 
 /// P0 reads `n` locations and branches on each value; P1 writes 1 to each,
 /// so every read can return 0 or 1 and P0 has 2^n paths.
@@ -49,7 +56,7 @@ fn path_enumeration_stops_at_the_time_limit() {
         },
         ..Limits::default()
     };
-    let err = vkmm::testing::engine::trace::explore(&program, &limits).unwrap_err();
+    let err = explore(&program, &limits).unwrap_err();
     assert_eq!(err.limit, Some(LimitKind::Timeout), "{err}");
     assert!(err.to_string().contains("time limit"), "{err}");
     assert!(err.to_string().contains("paths of thread P0"), "{err}");
@@ -61,7 +68,7 @@ fn path_enumeration_stops_at_the_time_limit() {
         },
         ..Limits::default()
     };
-    let paths = vkmm::testing::engine::trace::explore(&program, &limits).unwrap();
+    let paths = explore(&program, &limits).unwrap();
     assert_eq!(paths[0].paths.len(), 1 << 14);
     // The whole check: undecided, stopped by the time limit, nothing run.
     let Ok(Checked::Litmus(o)) = session
@@ -90,10 +97,10 @@ fn the_value_domain_rounds_read_the_clock() {
         },
         ..Limits::default()
     };
-    let err = vkmm::testing::engine::trace::explore(&program, &limits).unwrap_err();
+    let err = explore(&program, &limits).unwrap_err();
     assert_eq!(err.limit, Some(LimitKind::Timeout), "{err}");
     assert!(err.to_string().contains("value domains"), "{err}");
-    let paths = vkmm::testing::engine::trace::explore(&program, &Limits::default()).unwrap();
+    let paths = explore(&program, &Limits::default()).unwrap();
     assert_eq!(paths[0].paths.len(), 4);
 }
 
@@ -185,7 +192,7 @@ fn looping(body: &[&str]) -> vkmm::ir::Program {
 fn p0_paths(program: &vkmm::ir::Program) -> (usize, usize, Vec<usize>) {
     let mut limits = Limits::default().reference();
     limits.bounds.unroll = 1;
-    let threads = vkmm::testing::engine::trace::explore(program, &limits).unwrap();
+    let threads = explore(program, &limits).unwrap();
     let stores = threads[0]
         .paths
         .iter()
@@ -333,4 +340,45 @@ fn an_iteration_that_repeats_the_one_before_is_dropped_not_cut() {
         reference.cut_paths > 0,
         "the unrolled loop is cut at the bound"
     );
+}
+
+/// P0 sets r0 (5, or 20) and dispatches on it through nine tests `beq r0,
+/// k, LCk` for k = 0..7 and again for 5 (a chain the executor jumps
+/// through at once when r0 is known and not from memory). Hand
+/// derivation, as the statements run one by one: with r0 = 5 the first
+/// test that holds is the sixth (k = 5), whose target stores 15 to `z`;
+/// the ninth test (5 again, target storing 99) is never reached. With r0 =
+/// 20 no test holds and the path falls through to the store of 7 to `z`.
+#[test]
+fn a_dispatch_chain_lands_on_the_first_test_that_holds() {
+    let body = |r0: i64| {
+        let mut lines = vec![format!("add r0, r0, {r0}"), "add r1, r1, 0".into()];
+        lines.extend((0..8).map(|k| format!("beq r0, {k}, LC{:02}", 10 + k)));
+        lines.push("beq r0, 5, LC20".into());
+        lines.push("st.atom.dv.sc0 z, 7".into());
+        lines.push("goto LC30".into());
+        for k in 0..8 {
+            lines.push(format!("LC{:02}:", 10 + k));
+            lines.push(format!("st.atom.dv.sc0 z, {}", 10 + k));
+            lines.push("goto LC30".into());
+        }
+        lines.push("LC20:".into());
+        lines.push("st.atom.dv.sc0 z, 99".into());
+        lines.push("LC30:".into());
+        lines
+    };
+    for (r0, stored) in [(5, 15), (20, 7)] {
+        let lines = body(r0);
+        let program = looping(&lines.iter().map(String::as_str).collect::<Vec<_>>());
+        let limits = Limits::default();
+        let threads =
+            vkmm::testing::engine::trace::explore(&program, &limits, PathPlan::of(&limits))
+                .unwrap();
+        let written: Vec<Vec<i64>> = threads[0]
+            .paths
+            .iter()
+            .map(|p| p.events.iter().filter_map(|e| e.write).collect())
+            .collect();
+        assert_eq!(written, vec![vec![stored]], "r0 = {r0}");
+    }
 }

@@ -44,7 +44,7 @@ fn a_runtime_index_picks_its_element_of_its_own_extent() {
         "Sometimes",
         "{out}"
     );
-    assert!(out.contains("race on %imgs[1][0][0]"), "{out}");
+    assert!(out.contains("race on imgs[1][0][0]"), "{out}");
     // No access is out of bounds: imgs[2] is 2 x 1, so (1, 0) is in it.
     assert!(!out.contains("out-of-bounds"), "{out}");
 }

@@ -100,7 +100,7 @@ fn a_coordinate_computed_through_calls_is_a_texel() {
     );
     assert_eq!(code, Some(0), "{out}");
     assert!(out.contains("Data races: yes"), "{out}");
-    assert!(out.contains("race on %img[0][5]"), "{out}");
+    assert!(out.contains("race on img[0][5]"), "{out}");
 }
 
 /// Only invocation 7 takes the branch, and the dispatch has invocations 0
@@ -169,7 +169,7 @@ fn a_runtime_coordinate_ranges_over_its_element_only() {
     );
     assert_eq!(code, Some(0), "{out}");
     assert!(out.contains("Data races: yes"), "{out}");
-    assert!(out.contains("race on %imgs[1][1][0]"), "{out}");
+    assert!(out.contains("race on imgs[1][1][0]"), "{out}");
     // A coordinate that could reach past 4096 texels of one image is
     // still refused, naming the instruction.
     // Here both coordinates are the counter's, each up to 127.
@@ -246,7 +246,7 @@ fn a_value_known_on_one_path_only_stays_a_register() {
         };
         let (code, out) = check(name, shader, dispatch, &["--property", "races"]);
         assert_eq!(code, Some(0), "{name}: {out}");
-        assert!(out.contains("race on %img[1][0]"), "{name}: {out}");
+        assert!(out.contains("race on img[1][0]"), "{name}: {out}");
     }
 }
 

@@ -16,8 +16,8 @@ fn check(file: &str, args: &[&str], condition: &str) -> (i32, String, String) {
     vkmm(&all)
 }
 
-/// The condition holds in every execution, and the check says so.
-fn holds(file: &str, args: &[&str], condition: &str) {
+/// The condition holds in every execution, race-free, and the check says so.
+pub(crate) fn holds(file: &str, args: &[&str], condition: &str) {
     let (code, out, err) = check(file, args, condition);
     assert_eq!(code, 0, "{file}: {out}\n{err}");
     assert!(out.contains("\nOk\n"), "{file}: {out}");
@@ -411,6 +411,54 @@ fn a_malformed_matrix_is_an_error_at_its_operand() {
                 "{head}OpMemberDecorate %S 0 Offset 0\nOpMemberDecorate %S 0 MatrixStride 0\n{types}%m = OpTypeMatrix %v2f 2\n%S = OpTypeStruct %m\n{tail}"
             ),
             ":6:36: MatrixStride: expected a stride from 1 to 65536 bytes",
+        ),
+    ];
+    for (name, text, expected) in cases {
+        let file = dir.join(format!("{name}.spvasm"));
+        std::fs::write(&file, text).unwrap();
+        let (code, out, err) = vkmm(&["check", &file.display().to_string()]);
+        assert_eq!(code, 2, "{name}: {out}\n{err}");
+        assert!(err.contains(expected), "{name}: {err}");
+        assert!(!err.contains("panicked"), "{name}: {err}");
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// GLSL.std.450 Determinant and MatrixInverse: "x must be a square matrix"
+/// (the extended instruction set's operand rule): a vector, or a matrix of
+/// 3 columns of 2 rows, is an error at the operand, naming the
+/// instruction and what it expected, exit 2, never a panic.
+#[test]
+fn a_determinant_or_inverse_of_a_non_square_operand_is_an_error_at_it() {
+    let dir = std::env::temp_dir().join(format!("vkmm-determinant-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let module = |constants: &str, call: &str| {
+        format!(
+            "OpCapability Shader\n%std = OpExtInstImport \"GLSL.std.450\"\nOpMemoryModel Logical GLSL450\n\
+             OpEntryPoint GLCompute %main \"main\"\nOpExecutionMode %main LocalSize 1 1 1\n\
+             %void = OpTypeVoid\n%fn = OpTypeFunction %void\n%float = OpTypeFloat 32\n\
+             %v2f = OpTypeVector %float 2\n%m32 = OpTypeMatrix %v2f 3\n%one = OpConstant %float 1\n\
+             {constants}\n%main = OpFunction %void None %fn\n%entry = OpLabel\n{call}\nOpReturn\nOpFunctionEnd\n"
+        )
+    };
+    let vector = "%x = OpConstantComposite %v2f %one %one";
+    let three_by_two =
+        "%c = OpConstantComposite %v2f %one %one\n%x = OpConstantComposite %m32 %c %c %c";
+    let cases = [
+        (
+            "det-vector",
+            module(vector, "%d = OpExtInst %float %std Determinant %x"),
+            ":15:40: `Determinant`: expected a square matrix of 2, 3 or 4 columns",
+        ),
+        (
+            "det-3x2",
+            module(three_by_two, "%d = OpExtInst %float %std Determinant %x"),
+            ":16:40: `Determinant`: expected a square matrix of 2, 3 or 4 columns",
+        ),
+        (
+            "inverse-3x2",
+            module(three_by_two, "%i = OpExtInst %m32 %std MatrixInverse %x"),
+            ":16:40: `MatrixInverse`: expected a square matrix of 2, 3 or 4 columns",
         ),
     ];
     for (name, text, expected) in cases {

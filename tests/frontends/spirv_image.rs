@@ -151,7 +151,7 @@ fn a_coordinate_outside_the_extent_is_an_error_at_the_coordinate() {
         "OpImageRead %v4uint %j %c2",
         "%t = OpImageRead",
         29,
-        "OpImageRead: the coordinate is outside the image `%img` (extent 2, the variable's @Input): an out-of-bounds image access is undefined behaviour (\"Applications must not execute operations that would access out of bounds memory locations\")",
+        "OpImageRead: the coordinate is outside the image `%img` (extent 2, from its input: without one an image is one texel per coordinate; give its size as `extent = [X, Y, ...]` in the dispatch file's [inputs], or in a Dat3M `@Input`): an out-of-bounds image access is undefined behaviour (\"Applications must not execute operations that would access out of bounds memory locations\")",
     );
     let t = base("image-mp.spvasm").replace("OpImageWrite %i %i1", "OpImageWrite %i %c2");
     let p = common::parse_spvasm(&t).unwrap();
@@ -565,7 +565,7 @@ fn fetch_operands_are_checked_at_the_operand() {
         )],
         "%f = OpImageFetch",
         "%face5",
-        "OpImageFetch: the coordinate is outside the image `%tex` (extent 2 x 1 x 2, the variable's @Input): an out-of-bounds image access is undefined behaviour (\"Applications must not execute operations that would access out of bounds memory locations\")",
+        "OpImageFetch: the coordinate is outside the image `%tex` (extent 2 x 1 x 2, from its input: without one an image is one texel per coordinate; give its size as `extent = [X, Y, ...]` in the dispatch file's [inputs], or in a Dat3M `@Input`): an out-of-bounds image access is undefined behaviour (\"Applications must not execute operations that would access out of bounds memory locations\")",
     );
 }
 
@@ -687,7 +687,7 @@ fn a_tensor_shape_must_be_the_inputs_extent() {
 
 /// Sampling with floating-point coordinates through a sampler, gathers and
 /// level-of-detail queries are refused at the instruction, naming it and
-/// saying why; other image instructions (queries) too.
+/// saying why; other image instructions (sparse ones) too.
 #[test]
 fn other_image_instructions_are_refused_with_the_reason() {
     for op in [
@@ -707,11 +707,11 @@ fn other_image_instructions_are_refused_with_the_reason() {
     }
     let t = base("image-mp.spvasm").replace(
         "%t = OpImageRead %v4uint %j %i1 MakeTexelVisible|NonPrivateTexel %dev",
-        "%t = OpImageQuerySize %uint %j",
+        "%t = OpImageSparseFetch %v4uint %j %i1",
     );
     let e = common::parse_spvasm(&t).unwrap_err();
     assert!(
-        e.contains("unsupported construct `OpImageQuerySize`: vkmm lowers OpImageRead, OpImageWrite, OpImageTexelPointer, OpImageFetch, OpSampledImage and OpImage"),
+        e.contains("unsupported construct `OpImageSparseFetch`: vkmm lowers OpImageRead, OpImageWrite, OpImageTexelPointer, OpImageFetch, OpSampledImage, OpImage and the queries OpImageQuerySize, OpImageQuerySizeLod, OpImageQueryLevels and OpImageQuerySamples (docs/format-spirv.md, \"Images\"): sparse images are not modelled"),
         "{e}"
     );
 }

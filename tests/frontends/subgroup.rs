@@ -328,8 +328,12 @@ fn chained_subgroup_operations_cost_one_path_each() {
         let text = scan_chain(n);
         let name = format!("chain{n}.comp");
         let program = session.load_text(&name, &text).unwrap();
-        let threads = vkmm::testing::engine::trace::explore(&program, &limits)
-            .unwrap_or_else(|e| panic!("{name}: {e}"));
+        let threads = vkmm::testing::engine::trace::explore(
+            &program,
+            &limits,
+            vkmm::testing::engine::PathPlan::of(&limits),
+        )
+        .unwrap_or_else(|e| panic!("{name}: {e}"));
         assert_eq!(threads.len(), 4, "{name}");
         for (t, tp) in threads.iter().enumerate() {
             assert_eq!(tp.paths.len(), 1, "{name}: P{t}");

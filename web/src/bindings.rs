@@ -61,6 +61,23 @@ pub fn explain(name: &str, text: &str, options_json: &str, outcome: &str) -> Str
     }
 }
 
+/// [`crate::diff`]: the request ([`crate::DiffRequest`]) and the options
+/// (the timeout and execution limit apply) as JSON; the answer as JSON.
+#[wasm_bindgen]
+pub fn diff(request_json: &str, options_json: &str) -> String {
+    let request = match serde_json::from_str::<crate::DiffRequest>(request_json) {
+        Ok(r) => r,
+        Err(e) => {
+            return serde_json::json!({"ok": false, "error": {"message": format!("compare: {e}")}})
+                .to_string();
+        }
+    };
+    match options(options_json) {
+        Ok(o) => crate::diff(&request, &o).to_string(),
+        Err(e) => e,
+    }
+}
+
 /// [`crate::models`] as JSON.
 #[wasm_bindgen]
 pub fn models() -> String {

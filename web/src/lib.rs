@@ -339,7 +339,10 @@ pub fn explain(name: &str, text: &str, options: &Options, outcome: Option<&str>)
         Ok(json!({
             "ok": true,
             "verdict": format!("{:?}", x.verdict),
-            "complete": x.verdict != Verdict::Undecided,
+            // Complete only when every part printed is decided, as the
+            // command line's exit status says.
+            "complete": x.verdict != Verdict::Undecided && x.undecided.is_empty(),
+            "undecided": x.undecided,
             "outcome": x.outcome,
             "model": x.model,
             "report": vkmm::report::text::explanation(&x),
@@ -352,6 +355,134 @@ pub fn explain(name: &str, text: &str, options: &Options, outcome: Option<&str>)
         }))
     };
     run().unwrap_or_else(|e| error(&e))
+}
+
+/// What the page's "Compare two models" panel asks: two built-in
+/// models and the bound of [`Session::diff`]'s search (`vkmm diff`'s
+/// options; the page keeps the bound small: [`DIFF_MAX`]).
+#[derive(Clone, Debug, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct DiffRequest {
+    /// Two built-in models' names.
+    pub models: Vec<String>,
+    pub threads: usize,
+    /// Events (instructions) per thread.
+    pub events: usize,
+    pub locations: usize,
+    /// Instruction families, comma-separated (`vkmm diff --vocabulary`).
+    pub vocabulary: String,
+    /// Scopes, comma-separated (`--scopes`).
+    pub scopes: String,
+    /// Storage classes (`--classes`).
+    pub classes: usize,
+    /// Distinguishing tests of the smallest size to list (`--max-tests`).
+    pub max_tests: usize,
+}
+
+impl Default for DiffRequest {
+    /// `vkmm diff`'s defaults.
+    fn default() -> Self {
+        DiffRequest {
+            models: Vec::new(),
+            threads: 2,
+            events: 2,
+            locations: 2,
+            vocabulary: "plain,atomic,acqrel,avvis".into(),
+            scopes: "wg,dv".into(),
+            classes: 1,
+            max_tests: 1,
+        }
+    }
+}
+
+/// The largest bound the page searches (threads, events per thread,
+/// locations, tests listed): searches past it take minutes, which the
+/// command line's `vkmm diff` is for.
+pub const DIFF_MAX: (usize, usize, usize, usize) = (3, 3, 3, 8);
+
+/// The smallest tests on which two models disagree, up to the request's
+/// bound ([`Session::diff`]): each test as a litmus file annotated with
+/// both models' verdicts and explanations (as `vkmm diff --out` writes
+/// it), and the search's summary. `complete` is false when a limit (the
+/// timeout, the execution limit) stopped the search before the bound:
+/// then "no difference" is not claimed (`bounded` says how far it got).
+pub fn diff(request: &DiffRequest, options: &Options) -> Value {
+    let [a, b] = request.models.as_slice() else {
+        return failed(format!(
+            "compare needs exactly two models (got {})",
+            request.models.len()
+        ));
+    };
+    let (threads, events, locations, tests) = DIFF_MAX;
+    for (what, n, max) in [
+        ("threads", request.threads, threads),
+        ("events per thread", request.events, events),
+        ("locations", request.locations, locations),
+        ("tests", request.max_tests, tests),
+    ] {
+        if n == 0 || n > max {
+            return failed(format!(
+                "{what}: expected 1 to {max} in the page (found {n}); larger bounds: `vkmm diff` on the command line"
+            ));
+        }
+    }
+    let vocabulary = match vkmm::analysis::diff::Vocabulary::parse(
+        &request.vocabulary,
+        &request.scopes,
+        request.classes,
+    ) {
+        Ok(v) => v,
+        Err(e) => return failed(e),
+    };
+    let session = match options.session(None) {
+        Ok(s) => s,
+        Err(e) => return error(&e),
+    };
+    let bounds = vkmm::analysis::diff::DiffBounds {
+        threads: request.threads,
+        events: request.events,
+        locations: request.locations,
+        vocabulary,
+        max_tests: request.max_tests,
+        deadline: None,
+    };
+    let report = match session.diff(a, b, &bounds) {
+        Ok(r) => r,
+        Err(e) => return error(&e),
+    };
+    let names = [a.clone(), b.clone()];
+    let tests: Vec<Value> = report
+        .witnesses
+        .iter()
+        .map(|w| {
+            let reasons = session.diff_reasons(&names, w).map(|r| match r {
+                Ok(x) => vkmm::report::text::explanation(&x),
+                Err(e) => format!("(no explanation: {e})"),
+            });
+            json!({
+                "name": w.name,
+                "text": w.text,
+                "annotated": vkmm::analysis::diff::annotated(w, &names, &reasons),
+                "condition": w.condition,
+                "difference": w.difference,
+                "verdicts": w.verdicts,
+                "events": w.events,
+                "threads": w.threads,
+            })
+        })
+        .collect();
+    let complete = report.complete || !report.witnesses.is_empty();
+    json!({
+        "ok": true,
+        "models": names,
+        "summary": report.summary(),
+        "complete": complete,
+        "bounded": (!complete).then(|| report.stopped.clone().unwrap_or_else(|| "a limit stopped the search before the bound".into())),
+        "tests": tests,
+        "notes": report.notes,
+        "skeletons": report.skeletons,
+        "candidates": report.candidates,
+    })
 }
 
 #[cfg(test)]
@@ -563,6 +694,29 @@ mod tests {
         assert_eq!(a["ok"], false);
     }
 
+    /// An explanation whose outcome is settled while another printed part
+    /// is not (the races of sb-relaxed, with the search stopped at 3
+    /// executions) is not complete, and names that part; the whole search
+    /// decides every part.
+    #[test]
+    fn an_explanation_with_an_undecided_part_is_not_complete() {
+        let sb = include_str!("../../docs/examples/sb-relaxed.litmus");
+        let x = explain("sb.litmus", sb, &opts(r#"{"max_executions": 3}"#), None);
+        assert_eq!(x["ok"], true, "{x}");
+        assert_ne!(x["verdict"], "Undecided", "{x}");
+        assert_eq!(x["complete"], false, "{x}");
+        let parts = x["undecided"].as_array().unwrap();
+        assert!(
+            parts
+                .iter()
+                .any(|p| p.as_str().unwrap().starts_with("the test's races")),
+            "{x}"
+        );
+        let x = explain("sb.litmus", sb, &Options::default(), None);
+        assert_eq!(x["complete"], true, "{x}");
+        assert_eq!(x["undecided"].as_array().map(Vec::len), Some(0), "{x}");
+    }
+
     #[test]
     fn explains_a_chosen_outcome_with_its_picture() {
         let a = check("mp.litmus", MP, &Options::default(), None);
@@ -632,5 +786,99 @@ mod tests {
             "{a}"
         );
         assert!(calls.load(Ordering::Relaxed) > 0, "{a}");
+    }
+
+    fn diff_request(json: &str) -> DiffRequest {
+        serde_json::from_str(json).unwrap()
+    }
+
+    /// vulkan and vulkan-dat3m on plain accesses at device scope: the
+    /// smallest difference is a coherence test of 4 events (P0 reads x
+    /// twice, P1 writes 1 then 2; the spec's reading forbids P0 seeing 2
+    /// then 1 with 2 coherence-last, Dat3M's allows it: the CLI's
+    /// `vkmm diff` finds the same). Both verdicts and both explanations
+    /// come with it, and the annotated file reads back as a litmus test.
+    #[test]
+    fn compares_two_models_with_both_verdicts_and_explanations() {
+        let r = diff_request(
+            r#"{"models": ["vulkan", "vulkan-dat3m"], "vocabulary": "plain", "scopes": "dv"}"#,
+        );
+        let a = diff(&r, &Options::default());
+        assert_eq!(a["ok"], true, "{a}");
+        assert_eq!(a["complete"], true, "{a}");
+        let tests = a["tests"].as_array().unwrap();
+        assert_eq!(tests.len(), 1, "{a}");
+        let t = &tests[0];
+        assert_eq!(t["events"], 4);
+        assert_eq!(t["verdicts"][0], "condition No (forbidden), racy", "{a}");
+        assert_eq!(t["verdicts"][1], "condition Ok (allowed), racy", "{a}");
+        let annotated = t["annotated"].as_str().unwrap();
+        assert!(annotated.contains("Under vulkan:\n"), "{annotated}");
+        assert!(annotated.contains("Under vulkan-dat3m:\n"), "{annotated}");
+        let c = check("d.litmus", annotated, &opts(r#"{"model": "vulkan"}"#), None);
+        assert_eq!(c["result"]["condition_holds"], false, "{c}");
+        let c = check(
+            "d.litmus",
+            annotated,
+            &opts(r#"{"model": "vulkan-dat3m"}"#),
+            None,
+        );
+        assert_eq!(c["result"]["condition_holds"], true, "{c}");
+    }
+
+    /// A pair that agrees on the bound: "no difference" only when the
+    /// search covered it; a search the execution limit stops says so.
+    #[test]
+    fn no_difference_is_claimed_only_for_a_complete_search() {
+        let r = diff_request(
+            r#"{"models": ["vulkan", "vulkan-dat3m"], "vocabulary": "atomic", "scopes": "dv"}"#,
+        );
+        let a = diff(&r, &Options::default());
+        assert_eq!(a["complete"], true, "{a}");
+        assert!(a["tests"].as_array().unwrap().is_empty(), "{a}");
+        assert!(
+            a["summary"].as_str().unwrap().starts_with("no difference"),
+            "{a}"
+        );
+        let a = diff(&r, &opts(r#"{"max_executions": 3}"#));
+        assert_eq!(a["ok"], true, "{a}");
+        assert_eq!(a["complete"], false, "{a}");
+        assert!(a["bounded"].is_string(), "{a}");
+        assert!(
+            !a["summary"].as_str().unwrap().starts_with("no difference"),
+            "{a}"
+        );
+    }
+
+    #[test]
+    fn a_compare_request_past_the_page_bound_or_with_one_model_is_an_error() {
+        let a = diff(
+            &diff_request(r#"{"models": ["vulkan", "opencl"], "threads": 4}"#),
+            &Options::default(),
+        );
+        assert_eq!(a["ok"], false);
+        assert!(
+            a["error"]["message"]
+                .as_str()
+                .unwrap()
+                .starts_with("threads: expected 1 to 3 in the page"),
+            "{a}"
+        );
+        let a = diff(
+            &diff_request(r#"{"models": ["vulkan"]}"#),
+            &Options::default(),
+        );
+        assert_eq!(a["ok"], false, "{a}");
+        let a = diff(
+            &diff_request(r#"{"models": ["vulkan", "vulkan-dat3m"], "vocabulary": "nope"}"#),
+            &Options::default(),
+        );
+        assert!(
+            a["error"]["message"]
+                .as_str()
+                .unwrap()
+                .contains("unknown instruction family `nope`"),
+            "{a}"
+        );
     }
 }

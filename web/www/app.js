@@ -330,6 +330,90 @@ async function explainChosen(row, outcome) {
   }
 }
 
+// ---------------------------------------------------------------- compare
+
+// `vkmm diff` in the page: the smallest tests on which two built-in models
+// disagree, each with both models' verdicts and explanations; a test
+// opens in the editor (checked under model A) with a click.
+async function compareModels() {
+  const me = ++runs;
+  if (busy) cancelAll();
+  const req = {
+    models: [$("diff-a").value, $("diff-b").value],
+    threads: number("diff-threads"),
+    events: number("diff-events"),
+    locations: number("diff-locations"),
+    max_tests: number("diff-tests"),
+    vocabulary: $("diff-vocabulary").value,
+    scopes: $("diff-scopes").value,
+  };
+  // The models are the panel's; the limits are the page's.
+  const opts = options();
+  delete opts.model;
+  delete opts.cat;
+  const out = $("diff-out");
+  out.replaceChildren();
+  setBusy(true, `comparing ${req.models.join(" and ")}…`);
+  try {
+    const msg = await request("diff", { request: req, options: opts });
+    if (me !== runs) return;
+    const a = msg.answer;
+    if (!a.ok) {
+      setBusy(false, "error");
+      const p = document.createElement("p");
+      p.className = "error";
+      p.textContent = a.error.message;
+      out.append(p);
+      return;
+    }
+    renderDiff(a);
+    setBusy(false, `compared in ${msg.ms.toFixed(0)} ms`);
+  } catch (e) {
+    if (e instanceof Cancelled) return;
+    if (me === runs) setBusy(false, `failed: ${e.message}`);
+  }
+}
+
+function renderDiff(a) {
+  const out = $("diff-out");
+  const summary = document.createElement("p");
+  summary.id = "diff-summary";
+  // Yellow when a limit stopped the search: no "no difference" claimed.
+  summary.className = `verdict ${!a.complete ? "unknown" : a.tests.length ? "no" : "yes"}`;
+  summary.textContent = a.summary;
+  out.append(summary);
+  if (a.bounded) {
+    const p = document.createElement("p");
+    p.className = "bounded";
+    p.textContent = `Undecided past the sizes covered: ${a.bounded}.`;
+    out.append(p);
+  }
+  for (const t of a.tests) {
+    const box = document.createElement("div");
+    box.className = "diff-test";
+    const h = document.createElement("h3");
+    h.textContent = `${t.name} (${t.events} events, ${t.threads} thread${t.threads === 1 ? "" : "s"})`;
+    const v = document.createElement("p");
+    v.textContent = a.models.map((m, i) => `${m}: ${t.verdicts[i]}`).join("; ");
+    const pre = document.createElement("pre");
+    pre.textContent = t.annotated;
+    const open = document.createElement("button");
+    open.textContent = `Open in the editor (under ${a.models[0]})`;
+    open.addEventListener("click", () => {
+      $("gallery").value = "";
+      $("editor").value = t.annotated;
+      testStem = t.name;
+      $("dialect").value = "auto";
+      $("attribution").hidden = true;
+      $("model").value = a.models[0];
+      $("cat-box").hidden = true;
+      run();
+    });
+    box.append(h, v, open, pre);
+    out.append(box);
+  }
+}
+
 // ---------------------------------------------------------------- results
 
 // A verdict badge: green when `value` is `good`, red when not, yellow when
@@ -600,6 +684,7 @@ async function main() {
     setBusy(false, "cancelled");
   });
   $("share").addEventListener("click", share);
+  $("diff-run").addEventListener("click", compareModels);
   $("editor").addEventListener("input", edited);
   // Where the cursor is, to find an error's line and column.
   const cursor = () => {
@@ -634,6 +719,17 @@ async function main() {
     pasted.value = "@pasted";
     pasted.textContent = "pasted cat model…";
     $("model").append(pasted);
+    // The compare panel's models: built-in ones, two that differ first.
+    for (const [id, first] of [["diff-a", "vulkan"], ["diff-b", "vulkan-dat3m"]]) {
+      for (const m of info.models) {
+        const o = document.createElement("option");
+        o.value = m.name;
+        o.textContent = m.name;
+        o.title = m.description;
+        $(id).append(o);
+      }
+      $(id).value = first;
+    }
     $("version").textContent = `vkmm ${info.version}.`;
   } catch (e) {
     setBusy(false, "could not start");

@@ -10,6 +10,7 @@
 // Messages in:  {type: "init", wasm: ArrayBuffer}
 //               {type: "check", id, name, text, options}
 //               {type: "explain", id, name, text, options, outcome}
+//               {type: "diff", id, request, options}
 // Messages out: {type: "ready", models, version}
 //               {type: "progress", id, evaluations, executions, found}
 //               {type: "answer", id, request, answer, ms}
@@ -42,6 +43,8 @@ self.onmessage = async (event) => {
       answer = wasm_bindgen.check(msg.name, msg.text, options);
     } else if (msg.type === "explain") {
       answer = wasm_bindgen.explain(msg.name, msg.text, options, msg.outcome || "");
+    } else if (msg.type === "diff") {
+      answer = wasm_bindgen.diff(JSON.stringify(msg.request || {}), options);
     } else {
       throw new Error(`unknown request ${msg.type}`);
     }

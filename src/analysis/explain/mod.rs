@@ -198,6 +198,14 @@ pub struct Explanation {
     /// to raise); the verdict is then undecided.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub front_end_limit: Option<String>,
+    /// The parts of the explanation that are not decided or not whole,
+    /// each with the limit or bound that left it so, in words (`the test's
+    /// races: none among the executions seen; the search stopped at the
+    /// execution limit`); empty when every part is decided. A command
+    /// that prints the explanation exits with the undecided status when
+    /// it is not empty, whatever the verdict.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub undecided: Vec<String>,
 }
 
 /// The races of a whole test ([`Explanation::test_races`]), as `vkmm
@@ -212,6 +220,11 @@ pub struct TestRaces {
     pub races: Vec<crate::analysis::RacePair>,
     /// How many final states the test has in all.
     pub states: usize,
+    /// Why the races are not all known, or the final states they race in
+    /// not all listed (the limit or bound, in words); `None` when both are
+    /// whole.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub undecided: Option<String>,
 }
 
 /// A final state as an outcome `--outcome` takes: `P1:r0 == 0 /\ x == 1`.
@@ -229,12 +242,93 @@ pub fn state_outcome(state: &crate::analysis::states::FinalState) -> String {
 fn test_races(program: &Program, loaded: &LoadedModel, limits: Limits) -> Option<TestRaces> {
     loaded.profile.races.as_ref()?;
     let o = crate::analysis::check_litmus(&program.name, program, loaded, limits, None).ok()?;
-    let race_free = if o.undefined.races { None } else { o.race_free };
+    // The verdict as `check` gives it: "no race" only when every
+    // execution was seen, "a race" as soon as one is.
+    let race_free = if o.undefined.races {
+        None
+    } else {
+        o.holds(crate::analysis::Property::Races)
+    };
+    let undecided = match race_free {
+        None => Some(format!(
+            "none among the executions seen; {}",
+            races_undecided_why(&o)
+        )),
+        Some(false) => crate::analysis::compare::listing_coverage(&o)
+            .map(|(_, why, what)| format!("the final states each race is in {what}: {why}")),
+        Some(true) => None,
+    };
     Some(TestRaces {
         race_free,
         races: o.races,
         states: o.states.len(),
+        undecided,
     })
+}
+
+/// Why `check` leaves a test's races undecided, naming the limit or bound.
+fn races_undecided_why(o: &crate::analysis::LitmusOutcome) -> String {
+    if o.undefined.races {
+        return "the races verdict rests on executions with undefined behaviour (vkmm check says which)".into();
+    }
+    if let Some(why) = o.states_incomplete() {
+        return why;
+    }
+    match o.prefix_walk {
+        Some(w) if w.stopped_by.is_some() => format!("nor among {}", w.describe()),
+        _ => "the search did not see every execution".into(),
+    }
+}
+
+/// The parts of `x` that are not decided or not whole
+/// ([`Explanation::undecided`]), each naming what left it so.
+fn undecided_parts(x: &Explanation) -> Vec<String> {
+    let mut parts = Vec::new();
+    let stopped = |by| crate::engine::stopped_at(by);
+    match x.verdict {
+        Verdict::Undecided => parts.push(match (&x.front_end_limit, &x.attribution) {
+            (Some(m), _) => format!("the verdict: the front end stopped before it built the whole program ({m})"),
+            (None, Some(a)) if !x.truncated => format!("the verdict: {a}"),
+            (None, _) => format!(
+                "the verdict: the search stopped {} before finding a consistent execution producing the outcome",
+                stopped(x.coverage.stopped_by)
+            ),
+        }),
+        // A witness settles "allowed" whatever was not seen; the counts
+        // and race diagnoses cover what was.
+        Verdict::Allowed if x.truncated => parts.push(format!(
+            "the counts and race diagnoses: they cover only the executions seen (the search stopped {})",
+            stopped(x.coverage.stopped_by)
+        )),
+        Verdict::Allowed => {}
+        // Executions needing more loop iterations than the bound lets
+        // through were not seen: one of them may produce the outcome.
+        Verdict::Forbidden | Verdict::Unreachable if x.cut_paths > 0 => parts.push(format!(
+            "the verdict: {}",
+            bound_cut(x.cut_paths)
+        )),
+        Verdict::Forbidden | Verdict::Unreachable => {}
+    }
+    if x.verdict == Verdict::Forbidden && !x.rejections_complete {
+        parts.push(format!(
+            "the rejections: they are from the first {} candidates producing the outcome (the search stopped {})",
+            x.candidates,
+            stopped(x.coverage.stopped_by)
+        ));
+    }
+    if let Some(why) = x.test_races.as_ref().and_then(|t| t.undecided.as_ref()) {
+        parts.push(format!("the test's races: {why}"));
+    }
+    parts
+}
+
+/// Why a verdict that no execution within the unrolling bound produces
+/// the outcome is not a verdict on the program.
+fn bound_cut(paths: usize) -> String {
+    format!(
+        "no consistent execution within the unrolling bound produces the outcome, but the bound cut {paths} thread path{} (raise --unroll)",
+        if paths == 1 { "" } else { "s" }
+    )
 }
 
 /// What the model says about the outcome.
@@ -519,8 +613,23 @@ pub fn explain(
         }
         if let Some(t) = &mut x.test_races {
             t.race_free = None;
+            t.undecided = Some(format!(
+                "the front end stopped before it built the whole program ({})",
+                x.front_end_limit.as_deref().unwrap_or_default()
+            ));
         }
     }
+    // A verdict that nothing within the unrolling bound produces the
+    // outcome leaves the condition it decides undecided, as `check`
+    // leaves it: the executions the bound cut were not seen.
+    if matches!(x.verdict, Verdict::Forbidden | Verdict::Unreachable)
+        && x.cut_paths > 0
+        && let Some(c) = &mut x.condition
+    {
+        c.holds = None;
+        c.reason = format!("undecided: {}", bound_cut(x.cut_paths));
+    }
+    x.undecided = undecided_parts(&x);
     Ok(x)
 }
 
@@ -651,6 +760,7 @@ fn explain_one(
         attribution: None,
         test_races: None,
         front_end_limit: None,
+        undecided: Vec::new(),
     };
     if out.consistent > 0 {
         out.verdict = Verdict::Allowed;

@@ -17,6 +17,47 @@ pub struct Cli {
     pub command: Command,
 }
 
+/// When the command started: `--timeout` counts from here.
+pub fn started() -> web_time::Instant {
+    static STARTED: std::sync::OnceLock<web_time::Instant> = std::sync::OnceLock::new();
+    *STARTED.get_or_init(web_time::Instant::now)
+}
+
+impl Cli {
+    /// The output format a command was asked for (JSON errors need it).
+    pub fn format(&self) -> (OutputFormat, &'static str) {
+        match &self.command {
+            Command::Check { args, .. } => (args.format, "check"),
+            Command::Explain { args, .. } => (args.format, "explain"),
+            Command::Show { .. } => (OutputFormat::Text, "show"),
+            Command::Compare { format, .. } => (*format, "compare"),
+            Command::Diff { format, .. } => (*format, "diff"),
+            Command::Gen { format, .. } => (*format, "gen"),
+            Command::Refines { format, .. } => (*format, "refines"),
+            Command::Suite { args, .. } => (args.format, "suite"),
+            Command::Merge { format, .. } => (*format, "merge"),
+            Command::Devices { format } => (*format, "devices"),
+            Command::Run { args, .. } => (args.format, "run"),
+        }
+    }
+
+    /// The `--timeout` of a command whose whole run it bounds, its report
+    /// included (`suite` gives each row its own; `merge` has none).
+    pub fn timeout(&self) -> Option<std::time::Duration> {
+        match &self.command {
+            Command::Check { args, .. }
+            | Command::Explain { args, .. }
+            | Command::Show { args, .. }
+            | Command::Run { args, .. } => args.limits.timeout,
+            Command::Compare { limits, .. }
+            | Command::Refines { limits, .. }
+            | Command::Diff { limits, .. }
+            | Command::Gen { limits, .. } => limits.timeout,
+            Command::Suite { .. } | Command::Merge { .. } | Command::Devices { .. } => None,
+        }
+    }
+}
+
 /// Which outcomes of a family's skeletons become tests.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum OutcomesArg {
@@ -57,8 +98,9 @@ pub struct ModelArgs {
     /// vulkan-alloy-pre40, vulkan-tess-vmm, vulkan-host-device-atomics, vulkan-shcall-wide,
     /// vulkan-shcall-mid, vulkan-shcall-narrow, vulkan-coopmat-single,
     /// vulkan-dat3m, vulkan-dat3m-nochains, pops and its variants, opencl,
-    /// opencl-totalsc, opencl-nothinair, opencl-groupsync; an unknown name
-    /// lists them) or a .cat file. Default: opencl for OpenCL litmus
+    /// opencl-totalsc, opencl-nothinair, opencl-groupsync, ptx (PTX, read
+    /// from OpenCL litmus files); an unknown name lists them) or a .cat
+    /// file. Default: opencl for OpenCL litmus
     /// files, vulkan for the others.
     #[arg(long, help_heading = "Model")]
     pub model: Option<String>,
@@ -108,8 +150,11 @@ pub struct LimitArgs {
     /// How a SPIR-V module declaring the GLSL450 (or Simple) memory model
     /// is read: `coherent` (as GLSL compilers and drivers read it: accesses
     /// to `Coherent`/Workgroup variables carry availability and visibility,
-    /// Device/Workgroup scope) or `strict` (literally: every plain access
-    /// is private, the `Coherent` decoration does nothing).
+    /// Device/Workgroup scope), `strict` (literally: every plain access
+    /// is private, the `Coherent` decoration does nothing) or `wgsl` (the
+    /// WGSL specification's mapping: storage and workgroup accesses
+    /// non-private at Workgroup scope; what `coherent` means for a WGSL
+    /// shader).
     #[arg(long, default_value = "coherent", help_heading = "Readings")]
     pub legacy_memory_model: vkmm::frontend::LegacyMemoryModel,
     #[command(flatten)]
@@ -198,13 +243,19 @@ pub struct ShaderArgs {
     #[arg(long = "input", value_name = "TARGET=VALUE", value_parser = vkmm::frontend::inputs::Input::parse)]
     pub inputs: Vec<vkmm::frontend::inputs::Input>,
     /// A dispatch file (TOML: local_size, workgroups, subgroup_size,
-    /// defines, include, set, entry, assert, [inputs]); the options above win over it.
+    /// defines, include, set, entry, assert, extent, [inputs]); the options above win over it.
     #[arg(long, value_name = "FILE.toml", value_parser = parse_dispatch_file)]
     pub dispatch: Option<vkmm::frontend::ShaderOptions>,
     /// The element count of the runtime array a buffer ends with.
     /// Repeatable. Default: 1.
     #[arg(long = "length", value_name = "TARGET=N", value_parser = vkmm::frontend::inputs::Input::parse_length)]
     pub lengths: Vec<vkmm::frontend::inputs::Input>,
+    /// The size of an image (or of each image of an array of them), one
+    /// extent per coordinate: x, y, z as its dimensionality has them, then
+    /// the layer of an arrayed image, then the sample. Repeatable.
+    /// Default: 1 per coordinate.
+    #[arg(long = "extent", value_name = "TARGET=WxH[xD]", value_parser = vkmm::frontend::inputs::Input::parse_extent)]
+    pub extents: Vec<vkmm::frontend::inputs::Input>,
     /// A condition on the final memory, in place of the shader's own: a
     /// manifest's assertion (`out[0] == 2 in every execution`, `... in some
     /// execution`, `... in no execution`) or `forall|exists|not exists
@@ -227,8 +278,13 @@ impl ShaderArgs {
             o.set.push((name.clone(), value.clone()));
         }
         o.entry = self.entry.clone().or(o.entry);
-        o.inputs
-            .extend(self.inputs.iter().chain(&self.lengths).cloned());
+        o.inputs.extend(
+            self.inputs
+                .iter()
+                .chain(&self.lengths)
+                .chain(&self.extents)
+                .cloned(),
+        );
         if let Some(text) = &self.assertion {
             o.assertion = Some(vkmm::frontend::assertion::Asserted {
                 text: text.clone(),
@@ -266,7 +322,7 @@ impl LimitArgs {
             .out_of_bounds(self.out_of_bounds)
             .legacy_memory_model(self.legacy_memory_model)
             .timeout(self.timeout)
-            .deadline(self.timeout.map(|t| crate::started() + t))
+            .deadline(self.timeout.map(|t| started() + t))
             .reductions(self.reductions())
             .prefix_races(!self.no_prefix_races)
             .max_paths(self.max_paths)

@@ -2,8 +2,7 @@
 //! the given threads.
 
 use crate::args::{ModelArgs, OutputFormat};
-use crate::output::{self, out};
-use crate::{EXIT_UNDECIDED, file_error};
+use crate::output::{self, EXIT_UNDECIDED, file_error, out};
 use std::path::PathBuf;
 use vkmm::Property;
 use vkmm::analysis::{Checked, Summary};

@@ -1,8 +1,7 @@
 //! `vkmm compare` and `vkmm refines`: one test under several models.
 
 use crate::args::OutputFormat;
-use crate::output::emit;
-use crate::{EXIT_UNDECIDED, file_error};
+use crate::output::{EXIT_UNDECIDED, emit, file_error};
 use std::path::PathBuf;
 use vkmm::Session;
 use vkmm::report;

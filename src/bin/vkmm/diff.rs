@@ -2,9 +2,8 @@
 //! disagree, written as litmus files with both models' verdicts and
 //! explanations.
 
-use crate::EXIT_UNDECIDED;
 use crate::args::OutputFormat;
-use crate::output::emit;
+use crate::output::{EXIT_UNDECIDED, emit};
 use std::path::Path;
 use vkmm::Session;
 use vkmm::analysis::diff::{DiffBounds, Vocabulary, annotated};
@@ -46,17 +45,10 @@ pub fn diff_command(
     let names = [a.clone(), b.clone()];
     let mut files = Vec::new();
     for w in &report.witnesses {
-        let mut reasons = [String::new(), String::new()];
-        for (i, m) in names.iter().enumerate() {
-            let s = session.clone().model(m.clone());
-            let program = s
-                .load_text(&format!("{}.litmus", w.name), &w.text)
-                .map_err(|e| e.to_string())?;
-            reasons[i] = match s.explain(&program, None, None) {
-                Ok(x) => vkmm::report::text::explanation(&x),
-                Err(e) => format!("(no explanation: {e})"),
-            };
-        }
+        let reasons = session.diff_reasons(&names, w).map(|r| match r {
+            Ok(x) => vkmm::report::text::explanation(&x),
+            Err(e) => format!("(no explanation: {e})"),
+        });
         let text = annotated(w, &names, &reasons);
         if let Some(dir) = out {
             std::fs::create_dir_all(dir)
@@ -128,12 +120,30 @@ pub fn gen_command(
         let mut verdicts = Vec::new();
         for m in models {
             let s = session.clone().model(m.clone());
-            let program = s
-                .load_text(&format!("{}.litmus", g.name), &g.text)
-                .map_err(|e| format!("cycle `{cycle}`: the generated test does not parse: {e}"))?;
-            let checked = s
-                .check_program(&g.name, &program)
-                .map_err(|e| e.to_string())?;
+            // A limit reached while the test is read or checked leaves
+            // this model's verdicts undecided (exit 3), not an error.
+            let program = match s.load_text(&format!("{}.litmus", g.name), &g.text) {
+                Ok(p) => p,
+                Err(e @ vkmm::Error::Limit { .. }) => {
+                    undecided = true;
+                    verdicts.push(format!("{m}: condition undecided, races undecided ({e})"));
+                    continue;
+                }
+                Err(e) => {
+                    return Err(format!(
+                        "cycle `{cycle}`: the generated test does not parse: {e}"
+                    ));
+                }
+            };
+            let checked = match s.check_program(&g.name, &program) {
+                Ok(c) => c,
+                Err(e @ vkmm::Error::Limit { .. }) => {
+                    undecided = true;
+                    verdicts.push(format!("{m}: condition undecided, races undecided ({e})"));
+                    continue;
+                }
+                Err(e) => return Err(e.to_string()),
+            };
             let vkmm::Checked::Litmus(o) = checked else {
                 return Err("a generated test is a litmus test".into());
             };

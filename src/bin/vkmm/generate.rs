@@ -1,10 +1,9 @@
 //! `vkmm gen --family` and `vkmm gen --mutants`: every test of a bound, and
 //! the weakened variants of tests, written with each model's verdicts.
 
-use crate::EXIT_UNDECIDED;
 use crate::args::{OutcomesArg, OutputFormat};
 use crate::diff::Search;
-use crate::output::emit;
+use crate::output::{EXIT_UNDECIDED, emit};
 use std::path::Path;
 use vkmm::Session;
 use vkmm::analysis::diff::Vocabulary;

@@ -12,71 +12,18 @@ mod generate;
 mod output;
 mod suite;
 
-use args::{Cli, Command, OutputFormat};
+use args::{Cli, Command, OutputFormat, started};
 use clap::Parser;
 use output::{emit, out};
-use std::path::Path;
 use std::process::ExitCode;
-use vkmm::analysis::FileError;
 use vkmm::report::json;
 
 /// Counts the memory the process holds, for `--max-memory`.
 #[global_allocator]
 static ALLOCATOR: vkmm::memory::CountingAllocator = vkmm::memory::CountingAllocator;
 
-/// A file's error as the reports list it.
-fn file_error(path: &Path, e: vkmm::Error) -> FileError {
-    FileError {
-        file: path.display().to_string(),
-        error: e.to_string(),
-    }
-}
-
-/// When the command started: `--timeout` counts from here.
-fn started() -> web_time::Instant {
-    static STARTED: std::sync::OnceLock<web_time::Instant> = std::sync::OnceLock::new();
-    *STARTED.get_or_init(web_time::Instant::now)
-}
-
-/// Exit code of a run some of whose answers a limit left undecided (or
-/// rest on undefined behaviour).
-const EXIT_UNDECIDED: i32 = 3;
-
-/// The output format a command was asked for (JSON errors need it).
-fn format_of(cli: &Cli) -> (OutputFormat, &'static str) {
-    match &cli.command {
-        Command::Check { args, .. } => (args.format, "check"),
-        Command::Explain { args, .. } => (args.format, "explain"),
-        Command::Show { .. } => (OutputFormat::Text, "show"),
-        Command::Compare { format, .. } => (*format, "compare"),
-        Command::Diff { format, .. } => (*format, "diff"),
-        Command::Gen { format, .. } => (*format, "gen"),
-        Command::Refines { format, .. } => (*format, "refines"),
-        Command::Suite { args, .. } => (args.format, "suite"),
-        Command::Merge { format, .. } => (*format, "merge"),
-        Command::Devices { format } => (*format, "devices"),
-        Command::Run { args, .. } => (args.format, "run"),
-    }
-}
-
-/// The `--timeout` of a command whose whole run it bounds, its report
-/// included (`suite` gives each row its own; `merge` has none).
-fn command_timeout(cli: &Cli) -> Option<std::time::Duration> {
-    match &cli.command {
-        Command::Check { args, .. }
-        | Command::Explain { args, .. }
-        | Command::Show { args, .. }
-        | Command::Run { args, .. } => args.limits.timeout,
-        Command::Compare { limits, .. }
-        | Command::Refines { limits, .. }
-        | Command::Diff { limits, .. }
-        | Command::Gen { limits, .. } => limits.timeout,
-        Command::Suite { .. } | Command::Merge { .. } | Command::Devices { .. } => None,
-    }
-}
-
 fn run(cli: Cli) -> Result<i32, String> {
-    if let Some(t) = command_timeout(&cli) {
+    if let Some(t) = cli.timeout() {
         output::set_deadline(started() + t);
     }
     match cli.command {
@@ -290,7 +237,7 @@ fn run(cli: Cli) -> Result<i32, String> {
 fn main() -> ExitCode {
     started();
     let cli = Cli::parse_from(args::with_reduction_aliases(std::env::args_os()));
-    let (format, command) = format_of(&cli);
+    let (format, command) = cli.format();
     match run(cli) {
         Ok(code) => ExitCode::from(code as u8),
         Err(e) => {

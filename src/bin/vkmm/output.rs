@@ -5,7 +5,20 @@ use crate::args::OutputFormat;
 use indicatif::{ProgressBar, ProgressStyle};
 use std::io::{IsTerminal, Write};
 use std::path::Path;
+use vkmm::analysis::FileError;
 use vkmm::report::json;
+
+/// Exit code of a run some of whose answers a limit left undecided (or
+/// rest on undefined behaviour).
+pub const EXIT_UNDECIDED: i32 = 3;
+
+/// A file's error as the reports list it.
+pub fn file_error(path: &Path, e: vkmm::Error) -> FileError {
+    FileError {
+        file: path.display().to_string(),
+        error: e.to_string(),
+    }
+}
 
 /// Writes to standard output. A closed pipe (`vkmm check ... | head -1`)
 /// ends the program quietly with status 0; any other write error is reported.
@@ -43,7 +56,7 @@ pub fn out_with(write: impl FnOnce(&mut dyn Write) -> std::io::Result<()>) {
             let _ = stdout.write_all(b"\nREPORT CUT SHORT at the time limit (--timeout)\n");
             let _ = stdout.flush();
             eprintln!("undecided: {}", ReportCut);
-            std::process::exit(crate::EXIT_UNDECIDED);
+            std::process::exit(EXIT_UNDECIDED);
         }
         eprintln!("error: cannot write to standard output: {e}");
         std::process::exit(2);

@@ -75,7 +75,9 @@ pub fn merge_command(
 ) -> Result<i32, String> {
     let mut parts = Vec::new();
     for f in files {
-        let text = vkmm::memory::read_input_text(f).map_err(|e| format!("{}: {e}", f.display()))?;
+        // `merge` has no --max-memory: the default bound.
+        let text = vkmm::memory::read_input_text(f, Some(vkmm::DEFAULT_MAX_MEMORY))
+            .map_err(|e| format!("{}: {e}", f.display()))?;
         let doc: serde_json::Value = serde_json::from_str(&text)
             .map_err(|e| format!("{}:{}:{}: not JSON: {e}", f.display(), e.line(), e.column()))?;
         parts.push(vkmm::analysis::merge::Part {

@@ -726,3 +726,52 @@ fn values_are_relations_where_expected() {
     assert!(matches!(env.get("DSC0"), Some(Value::Set(_))));
     assert!(env.get("rf").is_none());
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(200))]
+
+    /// The analyses a model keeps ([`Prepared::monotone_checks`] serves a
+    /// repeated question from the model's cache) answer what a fresh
+    /// analysis on a newly parsed model answers: across tests of other
+    /// sizes and contents, and across questions about other growing names
+    /// asked of the same model in turn.
+    #[test]
+    fn kept_polarities_equal_a_fresh_analysis(
+        src in random_model(),
+        first in (1..5usize, proptest::collection::vec(any::<bool>(), 1..12), 0..GROWINGS.len()),
+        second in (1..5usize, proptest::collection::vec(any::<bool>(), 1..12), 0..GROWINGS.len()),
+    ) {
+        let parse = || Model::parse("t.cat", &src, &no_include).unwrap();
+        let kept = parse();
+        for (n, bits, k) in [first, second] {
+            let env = static_env(&kept, n, &bits);
+            let (Ok(a), Ok(b)) = (kept.prepare(&env, DYNAMIC), parse().prepare(&env, DYNAMIC)) else {
+                continue;
+            };
+            prop_assert_eq!(a.monotone_checks(GROWINGS[k]), b.monotone_checks(GROWINGS[k]), "{}", src);
+        }
+    }
+}
+
+/// The built-in Vulkan model asked twice on different tests gives the
+/// answer of a fresh analysis each time, and the second answer comes from
+/// the model's cache (one entry per question).
+#[test]
+fn the_vulkan_model_keeps_one_analysis_per_question() {
+    let fresh = || {
+        crate::model::load("vulkan")
+            .expect("built-in model loads")
+            .cat
+    };
+    let kept = fresh();
+    for (n, bits) in [(3, [true, false, false]), (4, [false, true, true])] {
+        let env = static_env(&kept, n, &bits);
+        let a = kept.prepare(&env, DYNAMIC).expect("prepares");
+        let b = fresh().prepare(&env, DYNAMIC).expect("prepares");
+        assert_eq!(
+            a.monotone_checks(&["rf", "RFINIT"]),
+            b.monotone_checks(&["rf", "RFINIT"])
+        );
+    }
+    assert_eq!(kept.kept_polarity_analyses(), 1);
+}

@@ -1,7 +1,8 @@
 //! How far an RMW chain is from being closed, decided on partial
-//! combinations of paths ([`Explorer::block_pruned`]).
+//! combinations of paths (the pruned walk over combinations,
+//! `Explorer::block_pruned` in `explorer.rs`, asks [`ChainFlow::holds`]).
 //!
-//! On an RMW-chain location ([`crate::engine::explorer::rmw_chain_locations`]) each write,
+//! On an RMW-chain location (`explorer::rmw_chain_locations`) each write,
 //! and the initial value, is read by at most one RMW (the walk's
 //! `PrunedWalk::rmw_chains` count, whose argument is there). Number the
 //! (location, value) pairs some RMW of the block reads. For a combination
@@ -45,10 +46,8 @@
 //! and is dropped at the first thread whose choice makes that too many.
 
 use super::hook::{CombinationPlan, Hook};
-use super::set::Reduction;
-use crate::engine::Explorer;
-use crate::engine::limits::Limits;
-use crate::engine::trace::path::PathEvent;
+use crate::engine::limits::{Limits, Reduction};
+use crate::engine::trace::path::{PathEvent, ThreadPaths};
 use crate::ir::Program;
 use std::collections::HashMap;
 
@@ -66,14 +65,14 @@ impl Hook for ChainFlowHook {
 }
 
 /// Which events are RMWs on an RMW-chain location: the (location,
-/// value) pair read ([`Explorer::block_pruned`]).
+/// value) pair read (as the pruned walk numbers them).
 pub(super) type RmwEvent<'a> = dyn Fn(usize, &PathEvent) -> Option<(usize, i64)> + 'a;
 
 /// The RMW-chain locations whose balances the walk checks, for one block
-/// ([`Explorer::chain_flow`]).
+/// ([`ChainFlow::of`]).
 pub(in crate::engine) struct ChainFlow {
-    /// Per checked location: its pairs (numbers of [`Explorer::block_pruned`]'s
-    /// RMW pairs).
+    /// Per checked location: its pairs (numbers of the pruned walk's RMW
+    /// pairs).
     pairs: Vec<Vec<usize>>,
     /// Per pair, per pair: the fewest RMW edges leading from the first to
     /// the second (`u32::MAX`: none).
@@ -91,7 +90,7 @@ const POSITIVES: usize = 32;
 impl ChainFlow {
     /// Whether every checked location's balances can still be made up by
     /// the threads before `t` (the module's conditions): `read`, `written`
-    /// and `initial` per pair as [`Explorer::block_pruned`] counts them.
+    /// and `initial` per pair as the pruned walk counts them.
     ///
     /// The pairs of positive balance are listed once per location (on the
     /// stack), and each pair of negative balance looks only at them: the
@@ -234,13 +233,15 @@ impl ChainFlow {
     }
 }
 
-impl Explorer<'_> {
-    /// The [`ChainFlow`] of `block`, given the RMW pairs the walk numbered
+impl ChainFlow {
+    /// The [`ChainFlow`] of `block` (per thread, the numbers of its paths in
+    /// `threads` the walk combines), given the RMW pairs the walk numbered
     /// (`rmw_ids`) and which events are RMWs on an RMW-chain location
     /// (`rmw_event`: the pair read); `None` when no location qualifies
     /// (every write to it, in every path of the block, is such an RMW).
-    pub(in crate::engine) fn chain_flow(
-        &self,
+    pub(in crate::engine) fn of(
+        program: &Program,
+        threads: &[ThreadPaths],
         block: &[Vec<usize>],
         rmw_ids: &HashMap<(usize, i64), usize>,
         rmw_event: &RmwEvent,
@@ -256,8 +257,8 @@ impl Explorer<'_> {
         let mut edges: Vec<Vec<usize>> = vec![Vec::new(); n];
         for (t, ps) in block.iter().enumerate() {
             for &p in ps {
-                for e in &self.threads[t].paths[p].events {
-                    let Some(l) = self.location_at(t, e.stmt) else {
+                for e in &threads[t].paths[p].events {
+                    let Some(l) = e.location(program, t) else {
                         continue;
                     };
                     match rmw_event(t, e) {
@@ -303,12 +304,12 @@ impl Explorer<'_> {
                 d
             })
             .collect();
-        let capacity = crate::engine::best_below(block.len(), checked.len(), |t| {
+        let capacity = best_below(block.len(), checked.len(), |t| {
             block[t]
                 .iter()
                 .map(|&p| {
                     let mut here = vec![0usize; checked.len()];
-                    for e in &self.threads[t].paths[p].events {
+                    for e in &threads[t].paths[p].events {
                         if let Some((l, _)) = rmw_event(t, e)
                             && let Ok(k) = checked.binary_search(&l)
                         {
@@ -325,6 +326,33 @@ impl Explorer<'_> {
             capacity,
         })
     }
+}
+
+/// Per level `t` of the pruned walk over a block (threads `..t` still to
+/// choose), per key: the most the threads before `t` can make together,
+/// each on its best path for that key. `paths(u)`: thread `u`'s count per
+/// key on each of its block paths. (The walk's own count of RMW reads
+/// uses it too.)
+pub(in crate::engine) fn best_below(
+    threads: usize,
+    width: usize,
+    mut paths: impl FnMut(usize) -> Vec<Vec<usize>>,
+) -> Vec<Vec<usize>> {
+    let mut below = vec![vec![0usize; width]; threads];
+    for t in 1..threads {
+        let mut most = below[t - 1].clone();
+        let mut best = vec![0usize; width];
+        for counts in paths(t - 1) {
+            for (b, k) in best.iter_mut().zip(counts) {
+                *b = (*b).max(k);
+            }
+        }
+        for (m, b) in most.iter_mut().zip(best) {
+            *m += b;
+        }
+        below[t] = most;
+    }
+    below
 }
 
 #[cfg(test)]

@@ -23,8 +23,10 @@
 //! | evaluation | once per walk, before the first candidate | [`EvaluationPlan`] |
 //! | the question | once per question, before its walk (analysis) | [`QuestionPlan`] |
 
-use super::set::Reduction;
-use crate::engine::limits::Limits;
+use crate::engine::limits::{Limits, Reduction};
+/// The path stage's plan is the walk's own type: the executor in `trace`
+/// reads it and names nothing of the reductions.
+pub use crate::engine::trace::PathPlan;
 use crate::ir::Program;
 
 /// What a reduction does at each stage of the search (all defaults: nothing).
@@ -49,24 +51,6 @@ pub trait Hook: Sync {
 
     /// On the question an analysis asks, before it chooses its walk.
     fn on_question(&self, _limits: &Limits, _plan: &mut QuestionPlan) {}
-}
-
-/// How each thread's paths are listed (the executor in `trace`).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct PathPlan {
-    /// Side-effect-free spin loops run as awaits (only the iteration that
-    /// leaves the loop) instead of being unrolled.
-    pub awaits: bool,
-    /// A read whose value only flows into stores, registers and local
-    /// arithmetic stays symbolic (never while endings are listed).
-    pub symbolic_stores: bool,
-    /// A read of a location only its own thread writes takes only the
-    /// thread's latest earlier write there (the model declares
-    /// `latest-own-write`; never while endings are listed).
-    pub own_write_filter: bool,
-    /// Such a read whose latest earlier write is derived takes that write's
-    /// term as its value.
-    pub own_forwarding: bool,
 }
 
 /// How the combinations of paths are walked (`Explorer`).
@@ -94,6 +78,10 @@ pub struct CombinationPlan {
     /// Reads of thread-own locations have their reads-from pinned to the
     /// thread's latest earlier write.
     pub pin_own_reads: bool,
+    /// The pruned walk drops a partial combination whose control barriers
+    /// cannot agree, when the visitor wants only combinations whose
+    /// barriers agree ([`crate::engine::Needs::barriers_agree`]).
+    pub barrier_pruning: bool,
 }
 
 /// How a skeleton's orders and reads-from choices are listed.
@@ -143,4 +131,7 @@ pub struct QuestionPlan {
     /// Termination: the bound deepens from 0 and only fair orders are
     /// listed.
     pub termination_shortcuts: bool,
+    /// Termination: a stuck path whose loop cannot repeat (no split of its
+    /// iterations matches) is combined with nothing.
+    pub witness_pruning: bool,
 }

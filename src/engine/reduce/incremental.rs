@@ -3,8 +3,7 @@
 //! (`crate::cat::Prepared::evaluate_lazily_from`).
 
 use super::hook::{EvaluationPlan, Hook};
-use super::set::Reduction;
-use crate::engine::limits::Limits;
+use crate::engine::limits::{Limits, Reduction};
 
 pub(super) struct IncrementalHook;
 

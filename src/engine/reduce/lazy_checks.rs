@@ -5,8 +5,7 @@
 //! (`crate::cat::Prepared::evaluate_lazily`).
 
 use super::hook::{EvaluationPlan, Hook};
-use super::set::Reduction;
-use crate::engine::limits::Limits;
+use crate::engine::limits::{Limits, Reduction};
 
 pub(super) struct LazyChecksHook;
 

@@ -16,12 +16,16 @@
 //! candidates, their evaluation, the question asked) and runs the plan they
 //! leave ([`hook`] has the table). The search itself never asks whether a
 //! reduction is on. [`symmetry`] and [`rotation`] ([`Reduction::Symmetry`]),
-//! `chain_flow` and `spin_extension` also hold the code their stage runs.
+//! `chain_flow` (`ChainFlow`) and `spin_extension` (`SpinExtension`)
+//! also hold the code their stage runs, as types the walk over
+//! combinations calls: they read the paths and the limits, never the walk.
 
+mod witness_pruning;
+pub(super) use witness_pruning::BarrierPruning;
 mod chain_flow;
-pub(in crate::engine) mod set;
-pub(super) use chain_flow::ChainFlow;
-pub use set::{Reduction, Reductions, Requires};
+mod counters;
+pub use crate::engine::limits::{Reduction, Reductions, Requires};
+pub(super) use chain_flow::{ChainFlow, best_below};
 pub mod hook;
 mod incremental;
 mod lazy_checks;
@@ -35,7 +39,7 @@ mod rmw_filter;
 pub mod rotation;
 mod specialise;
 mod spin_extension;
-pub(super) use spin_extension::SpinBlock;
+pub(super) use spin_extension::{SpinBlock, SpinExtension};
 mod spin_reduction;
 mod symbolic_stores;
 pub mod symmetry;
@@ -68,6 +72,8 @@ fn hook_of(r: Reduction) -> &'static dyn Hook {
         Reduction::Symmetry => &symmetry::SymmetryHook,
         Reduction::SpinExtension => &spin_extension::SpinExtensionHook,
         Reduction::ReadFactoring => &read_factoring::ReadFactoringHook,
+        Reduction::Counters => &counters::CountersHook,
+        Reduction::WitnessPruning => &witness_pruning::WitnessPruningHook,
     }
 }
 
@@ -160,7 +166,7 @@ mod tests {
     /// dead): the stages' plans differ from the reference's.
     #[test]
     fn no_reduction_is_the_untouched_plan_and_each_one_acts() {
-        use crate::engine::Limits;
+        use crate::engine::limits::Limits;
         let program = crate::ir::Program::default();
         let mut limits = Limits::default().reference();
         limits.profile.rmw_atomicity = true;

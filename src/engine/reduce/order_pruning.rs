@@ -7,8 +7,7 @@
 //! `co`; MODELS.md states each fact and the rule it rests on).
 
 use super::hook::{Hook, OrderPlan};
-use super::set::Reduction;
-use crate::engine::limits::Limits;
+use crate::engine::limits::{Limits, Reduction};
 
 pub(super) struct OrderPruningHook;
 

@@ -5,8 +5,7 @@
 //! [`crate::analysis::litmus`]; `refines`, which compares final states).
 
 use super::hook::{Hook, QuestionPlan};
-use super::set::Reduction;
-use crate::engine::limits::Limits;
+use crate::engine::limits::{Limits, Reduction};
 
 pub(super) struct OutcomeDirectedHook;
 

@@ -5,8 +5,7 @@
 //! (`trace::own_sets`, empty where the filter does not apply).
 
 use super::hook::{CombinationPlan, Hook, PathPlan};
-use super::set::Reduction;
-use crate::engine::limits::Limits;
+use crate::engine::limits::{Limits, Reduction};
 use crate::ir::Program;
 
 pub(super) struct OwnForwardingHook;

@@ -5,8 +5,7 @@
 //! `trace::own_locations`). Not while endings are listed.
 
 use super::hook::{Hook, PathPlan};
-use super::set::Reduction;
-use crate::engine::limits::Limits;
+use crate::engine::limits::{Limits, Reduction};
 
 pub(super) struct OwnWriteFilterHook;
 

@@ -4,8 +4,7 @@
 //! same combinations reach the search, by a shorter walk.
 
 use super::hook::{CombinationPlan, Hook};
-use super::set::Reduction;
-use crate::engine::limits::Limits;
+use crate::engine::limits::{Limits, Reduction};
 use crate::ir::Program;
 
 pub(super) struct PathPruningHook;

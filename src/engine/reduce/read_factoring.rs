@@ -10,8 +10,7 @@
 //! operations, fragment invocations (interlock) or group functions.
 
 use super::hook::{CandidatePlan, Hook};
-use super::set::Reduction;
-use crate::engine::limits::Limits;
+use crate::engine::limits::{Limits, Reduction};
 use crate::ir::Program;
 
 pub(super) struct ReadFactoringHook;

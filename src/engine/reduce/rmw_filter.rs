@@ -6,8 +6,7 @@
 //! combinations counts and the order listing uses.
 
 use super::hook::{CombinationPlan, Hook, OrderPlan};
-use super::set::Reduction;
-use crate::engine::limits::Limits;
+use crate::engine::limits::{Limits, Reduction};
 use crate::ir::Program;
 
 pub(super) struct RmwFilterHook;

@@ -19,8 +19,9 @@
 //! - the scope tree is preserved: for all `t`, `k`, `t` and `k` share a
 //!   subgroup, workgroup, queue family, device exactly when `pi(t)` and
 //!   `pi(k)` do;
-//! - the program is of a kind [`crate::engine::symmetry`] covers (no control
-//!   barrier, group function, host, stage, ssw, ...), with no undefined
+//! - the program is of a kind [`crate::engine::symmetry`] covers (no group
+//!   function, host, stage, ssw, ..., and control barriers only where no
+//!   combination of paths can make one diverge or stall), with no undefined
 //!   initial value, no sized variable, no query, and no path cut by the
 //!   unrolling bound (the walk over undefined initial values is not
 //!   reduced, nor a walk whose bound cut paths). Prefixes that spin
@@ -185,6 +186,7 @@ impl Rotation {
 /// Whether the program is of a kind the reduction covers (module doc).
 fn allows(program: &Program, paths: &[ThreadPaths]) -> bool {
     symmetry::program_allows(program)
+        && symmetry::uniform_barriers(program, paths)
         && program.threads.len() > 1
         && program.kind == TestKind::Litmus
         && program.queries.is_empty()

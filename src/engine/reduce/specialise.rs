@@ -4,8 +4,7 @@
 //! choices change.
 
 use super::hook::{EvaluationPlan, Hook};
-use super::set::Reduction;
-use crate::engine::limits::Limits;
+use crate::engine::limits::{Limits, Reduction};
 
 pub(super) struct SpecialiseHook;
 

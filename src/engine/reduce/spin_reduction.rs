@@ -6,8 +6,7 @@
 //! is dropped (`trace::executor::repeats`; MODELS.md, repeated iterations).
 
 use super::hook::{Hook, PathPlan};
-use super::set::Reduction;
-use crate::engine::limits::Limits;
+use crate::engine::limits::{Limits, Reduction};
 
 pub(super) struct SpinReductionHook;
 

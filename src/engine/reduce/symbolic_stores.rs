@@ -7,8 +7,7 @@
 //! told apart by the values its reads took.
 
 use super::hook::{Hook, PathPlan};
-use super::set::Reduction;
-use crate::engine::limits::Limits;
+use crate::engine::limits::{Limits, Reduction};
 
 pub(super) struct SymbolicStoresHook;
 

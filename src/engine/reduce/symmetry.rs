@@ -38,21 +38,32 @@
 //! threads it must see as they are (the outcome listing: the threads whose
 //! registers its states show), reads [`crate::engine::Skeleton::multiplicity`] for
 //! its counts and maps what it records of a thread (racing pairs) to the
-//! images ([`Symmetry::images`]). Programs with control barriers, group
-//! functions, out-of-bounds sites, host operations, shader stages or
+//! images ([`Symmetry::images`]). Programs with group functions,
+//! out-of-bounds sites, host operations, shader stages or
 //! system-synchronizes-with get none: their reports name threads in ways
-//! the reduction would have to rename (barrier instances and divergence,
-//! per-invocation sites) or relate threads asymmetrically.
+//! the reduction would have to rename (group results, per-invocation
+//! sites) or relate threads asymmetrically.
+//!
+//! Control barriers keep the reduction when no combination of paths can
+//! make one diverge or stall (`uniform_barriers`): every thread passes
+//! the same unnamed barriers, without a quorum, in the same order, on
+//! every path, and no path ends early. A barrier's dynamic instances are
+//! then the same in every combination (each static barrier's k-th pass,
+//! with every member of its execution-scope instance arriving), and the
+//! relation they give (`scbarinst`: every arrival with every other one in
+//! the instance) relates two threads exactly when their images are
+//! related, since interchangeable threads share their scope instances
+//! with every other thread alike. No divergence or stall can arise, so no
+//! report names a thread at a barrier.
 //!
 //! Written for vkmm: the exploration tools with symmetry reduction (model
 //! checkers over transition systems) work on states, not on a cat model's
 //! candidate executions, and no crate offers it for the latter.
 
 use super::hook::{CombinationPlan, Hook};
-use super::set::Reduction;
-use crate::engine::limits::Limits;
-use crate::engine::trace::path::ThreadPaths;
-use crate::ir::{OpKind, Program, SourceSpan, Stmt, Thread};
+use crate::engine::limits::{Limits, Reduction};
+use crate::engine::trace::path::{Ending, Path, RegValue, ThreadPaths};
+use crate::ir::{OpKind, Operand, Program, SourceSpan, Stmt, Thread};
 
 /// The hook of [`Reduction::Symmetry`]: the walk over combinations may be
 /// reduced by the threads' symmetry, or else by a rotation
@@ -87,7 +98,7 @@ impl Symmetry {
     /// `None` when there is none, or the program is of a kind the
     /// reduction does not cover (module doc).
     pub fn of(program: &Program, threads: &[ThreadPaths], fixed: &[bool]) -> Option<Symmetry> {
-        if !program_allows(program) {
+        if !program_allows(program) || !uniform_barriers(program, threads) {
             return None;
         }
         let n = program.threads.len();
@@ -102,7 +113,7 @@ impl Symmetry {
                 if !assigned[b]
                     && !fixed.get(b).copied().unwrap_or(true)
                     && same_thread(&program.threads[a], &program.threads[b])
-                    && same_paths(&threads[a], &threads[b])
+                    && same_paths_read(&program.threads[a], &threads[a], &threads[b])
                     && exchangeable(program, a, b)
                 {
                     class.push(b);
@@ -232,19 +243,144 @@ pub(super) fn program_allows(program: &Program) -> bool {
         && program.out_of_bounds.is_empty()
         && program.threads.iter().all(|t| {
             t.fragment.is_none()
-                && t.instructions().all(|i| {
-                    !matches!(i.kind, OpKind::ControlBarrier { .. })
-                        && !i.is_group_function()
-                        && i.coop.is_none()
-                })
+                && t.instructions()
+                    .all(|i| !i.is_group_function() && i.coop.is_none())
         })
 }
 
-/// The same code up to source positions, and the same initial registers.
+/// Whether no combination of the threads' paths can make a control
+/// barrier diverge or stall (module doc): either the program passes no
+/// barrier, or every thread passes the same unnamed barriers without a
+/// quorum, as the same sequence of static barriers on every path, and
+/// every path runs to the end of its thread (no path cut by the bound and
+/// kept as a prefix, none waiting or stopped).
+pub(super) fn uniform_barriers(program: &Program, threads: &[ThreadPaths]) -> bool {
+    let has_barrier = program.threads.iter().any(|t| {
+        t.instructions()
+            .any(|i| matches!(i.kind, OpKind::ControlBarrier { .. }))
+    });
+    if !has_barrier {
+        return true;
+    }
+    let mut common: Option<Vec<u32>> = None;
+    for (t, paths) in threads.iter().enumerate() {
+        if !paths.cut_prefixes.is_empty() {
+            return false;
+        }
+        for path in &paths.paths {
+            if path.ending != Ending::Finished {
+                return false;
+            }
+            let mut seq = Vec::new();
+            for ev in &path.events {
+                let Some(op) = ev.op(program, t) else {
+                    continue;
+                };
+                if let OpKind::ControlBarrier { instance, .. } = op.kind {
+                    if ev.barrier.id.is_some() || ev.barrier.quorum.is_some() {
+                        return false;
+                    }
+                    seq.push(instance);
+                }
+            }
+            match &common {
+                None => common = Some(seq),
+                Some(c) if *c == seq => {}
+                Some(_) => return false,
+            }
+        }
+    }
+    true
+}
+
+/// The same code up to source positions, and the same initial values of
+/// the registers the code reads. A register the code never reads (a
+/// shader's builtin the front end folded into constants, such as an
+/// invocation id) tells the threads apart in nothing an answer shows: the
+/// registers of the threads the reduction permutes are not shown.
 fn same_thread(a: &Thread, b: &Thread) -> bool {
-    a.registers == b.registers
-        && a.code.len() == b.code.len()
+    let read = read_registers(a);
+    let live = |t: &Thread| -> Vec<(String, i64)> {
+        t.registers
+            .iter()
+            .filter(|(r, _)| read.contains(r.as_str()))
+            .cloned()
+            .collect()
+    };
+    a.code.len() == b.code.len()
         && a.code.iter().zip(&b.code).all(|(x, y)| bare(x) == bare(y))
+        && live(a) == live(b)
+}
+
+/// The registers `t`'s code reads: the operands of branches, assignments
+/// and instructions (values, expected values, barrier ids and quorums).
+fn read_registers(t: &Thread) -> std::collections::BTreeSet<&str> {
+    fn add<'a>(out: &mut std::collections::BTreeSet<&'a str>, o: Option<&'a Operand>) {
+        if let Some(Operand::Reg(r)) = o {
+            out.insert(r.as_str());
+        }
+    }
+    let mut out = std::collections::BTreeSet::new();
+    for s in &t.code {
+        match s {
+            Stmt::Branch { a, b, .. } | Stmt::Assign { a, b, .. } => {
+                add(&mut out, Some(a));
+                add(&mut out, Some(b));
+            }
+            Stmt::Op(i) => {
+                add(&mut out, i.operand.as_ref());
+                add(&mut out, i.expected.as_ref());
+                if let OpKind::ControlBarrier { id, quorum, .. } = &i.kind {
+                    add(&mut out, id.as_ref());
+                    add(&mut out, quorum.as_ref());
+                }
+            }
+            Stmt::Label { .. } | Stmt::Goto { .. } => {}
+        }
+    }
+    out
+}
+
+/// The same paths, complete and cut, in the same order, up to the final values of registers thread `t` (whose
+/// paths are `a`) neither reads nor writes: initial values only, which
+/// no answer about a permuted thread shows.
+fn same_paths_read(t: &Thread, a: &ThreadPaths, b: &ThreadPaths) -> bool {
+    let mut used = read_registers(t);
+    for s in &t.code {
+        match s {
+            Stmt::Assign { dest, .. } => {
+                used.insert(dest.as_str());
+            }
+            Stmt::Op(i) => {
+                if let Some(d) = &i.dest {
+                    used.insert(d.as_str());
+                }
+            }
+            _ => {}
+        }
+    }
+    let same = |x: &Path, y: &Path| {
+        let regs = |p: &Path| -> Vec<(String, RegValue)> {
+            p.registers
+                .iter()
+                .filter(|(r, _)| used.contains(r.as_str()))
+                .cloned()
+                .collect()
+        };
+        x.events == y.events
+            && x.awaits == y.awaits
+            && x.ending == y.ending
+            && x.exprs == y.exprs
+            && regs(x) == regs(y)
+    };
+    a.paths.len() == b.paths.len()
+        && a.paths.iter().zip(&b.paths).all(|(x, y)| same(x, y))
+        && a.cut_prefixes.len() == b.cut_prefixes.len()
+        && a.cut_prefixes
+            .iter()
+            .zip(&b.cut_prefixes)
+            .all(|(x, y)| same(x, y))
+        && a.cut == b.cut
 }
 
 /// A statement without its source position.
@@ -259,11 +395,6 @@ pub(super) fn bare(s: &Stmt) -> Stmt {
         | Stmt::Assign { source, .. } => *source = blank,
     }
     s
-}
-
-/// The same paths, complete and cut, in the same order.
-pub(super) fn same_paths(a: &ThreadPaths, b: &ThreadPaths) -> bool {
-    a.paths == b.paths && a.cut_prefixes == b.cut_prefixes && a.cut == b.cut
 }
 
 /// Whether exchanging threads `a` and `b` keeps every other thread's

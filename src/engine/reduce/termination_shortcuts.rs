@@ -4,8 +4,7 @@
 //! ([`crate::analysis::termination`] has both arguments).
 
 use super::hook::{Hook, QuestionPlan};
-use super::set::Reduction;
-use crate::engine::limits::Limits;
+use crate::engine::limits::{Limits, Reduction};
 
 pub(super) struct TerminationShortcutsHook;
 

@@ -5,8 +5,7 @@
 //! the argument and says why only that walk turns it on).
 
 use super::hook::{CombinationPlan, Hook};
-use super::set::Reduction;
-use crate::engine::limits::Limits;
+use crate::engine::limits::{Limits, Reduction};
 use crate::ir::Program;
 
 pub(super) struct WritePruningHook;

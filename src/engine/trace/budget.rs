@@ -1,6 +1,6 @@
 //! The time and memory budget read while paths are enumerated.
 
-use super::*;
+use crate::engine::limits::{ExecError, LimitKind, Limits};
 
 /// The time limit (`--timeout`) and the memory bound (`--max-memory`),
 /// read while the paths are enumerated and the value domains computed: the

@@ -23,11 +23,12 @@
 //!
 //! Which writes count: those the walk over the thread's paths made (on any
 //! path, or on a state it abandoned) and those a thread running on past
-//! the bound could make (statements reachable from where the bound cut a
-//! path). A lowered shader holds stores it never runs (a dynamic index
-//! becomes one store per cell, each behind a test of the index), so the
-//! counters are found from a first walk of the paths, and the paths are
-//! walked again with them ([`super::explore`]).
+//! the bound could make: the statements reachable from where the bound cut
+//! a path, following the branches the registers the path held there
+//! decide ([`reach`]). A lowered shader holds stores it never runs (a
+//! dynamic index becomes one store per cell, each behind a test of the
+//! index), so the counters are found from a walk of the paths, and the
+//! value domains are computed again with them (`explore`).
 //!
 //! Written here because it is a fact about vkmm's own program
 //! representation, which no crate knows.
@@ -42,7 +43,7 @@ type Increments = Option<(i64, Option<u8>, u64)>;
 
 /// Per location: the values an increment may read, for the counters; `None`
 /// for every other location.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, PartialEq)]
 pub(super) struct Counters {
     reads: Vec<Option<Vec<i64>>>,
 }
@@ -53,11 +54,6 @@ impl Counters {
         Counters {
             reads: vec![None; program.locations.len()],
         }
-    }
-
-    /// Whether some location is a counter.
-    pub(super) fn any(&self) -> bool {
-        self.reads.iter().any(Option::is_some)
     }
 
     /// The counters of `program` whose threads' walk gave `all` (none when
@@ -173,21 +169,149 @@ fn in_loop(t: &Thread) -> Vec<bool> {
 }
 
 /// The statements of `t` holding writes that may run: those the walk `tp`
-/// made, and every statement reachable from where the bound cut a path.
+/// made, and every statement a thread running on from where the bound cut
+/// a path can reach ([`reach`]).
 fn runs(t: &Thread, tp: &ThreadPaths) -> BTreeSet<usize> {
     let mut out = tp.write_stmts.clone();
     if tp.cut_points.is_empty() {
         return out;
     }
     let labels = super::spin::label_map(t);
-    let mut seen = vec![false; t.code.len() + 1];
-    let mut stack: Vec<usize> = tp.cut_points.iter().copied().collect();
-    while let Some(k) = stack.pop() {
-        if k >= t.code.len() || std::mem::replace(&mut seen[k], true) {
-            continue;
-        }
-        out.insert(k);
-        stack.extend(super::spin::successors(t, &labels, k).into_iter().flatten());
+    let steering: Vec<String> = steering(t).into_iter().collect();
+    for (pc, known) in &tp.cut_points {
+        out.extend(reach(t, &labels, &steering, *pc, known));
     }
     out
+}
+
+/// The registers of `t` that steer its branches: a branch's operands and,
+/// through every assignment, the registers those are computed from
+/// (whatever the statement order: a loop computes them from the registers
+/// of the iteration before).
+pub(super) fn steering(t: &Thread) -> BTreeSet<String> {
+    fn reg(o: &Operand) -> Option<&str> {
+        match o {
+            Operand::Reg(r) => Some(r),
+            Operand::Const(_) => None,
+        }
+    }
+    let mut out: BTreeSet<String> = BTreeSet::new();
+    for st in &t.code {
+        if let Stmt::Branch { a, b, .. } = st {
+            out.extend([a, b].into_iter().filter_map(reg).map(str::to_string));
+        }
+    }
+    loop {
+        let before = out.len();
+        for st in &t.code {
+            if let Stmt::Assign { dest, a, b, .. } = st
+                && out.contains(dest)
+            {
+                for r in [a, b].into_iter().filter_map(reg) {
+                    if !out.contains(r) {
+                        out.insert(r.to_string());
+                    }
+                }
+            }
+        }
+        if out.len() == before {
+            return out;
+        }
+    }
+}
+
+/// The most register values [`reach`] keeps (one per statement and
+/// steering register); a larger thread is walked without them.
+const MAX_REACH_CELLS: usize = 1 << 21;
+
+/// The statements of `t` a thread may run from statement `pc` on, holding
+/// there the values `known` of some `steering` registers (the rest
+/// unknown): constant propagation over the code, a branch whose operands
+/// are both known taking only the side they choose (as the executor does),
+/// any other both sides. A register an instruction sets (a read, a group
+/// function's result) is unknown after it; where two ways meet, a register
+/// known the same on both stays known. Each register only loses its value,
+/// so the walk ends.
+fn reach(
+    t: &Thread,
+    labels: &HashMap<&str, usize>,
+    steering: &[String],
+    pc: usize,
+    known: &[(String, i64)],
+) -> BTreeSet<usize> {
+    // Past the cap the registers are not followed: every statement
+    // reachable counts.
+    let follow = t.code.len().saturating_mul(steering.len()) <= MAX_REACH_CELLS;
+    let steering = if follow { steering } else { &[] };
+    let slot = |r: &str| steering.binary_search_by(|x| x.as_str().cmp(r)).ok();
+    let value = |env: &[Option<i64>], o: &Operand| match o {
+        Operand::Const(v) => Some(*v),
+        Operand::Reg(r) => slot(r).and_then(|k| env[k]),
+    };
+    let mut start = vec![None; steering.len()];
+    for (r, v) in known {
+        if let Some(k) = slot(r) {
+            start[k] = Some(*v);
+        }
+    }
+    // Per statement: the registers' values on arriving there (`None`: not
+    // reached yet).
+    let mut at: Vec<Option<Vec<Option<i64>>>> = vec![None; t.code.len()];
+    let mut work: Vec<(usize, Vec<Option<i64>>)> = vec![(pc, start)];
+    while let Some((k, env)) = work.pop() {
+        if k >= t.code.len() {
+            continue;
+        }
+        let env = match &mut at[k] {
+            Some(old) => {
+                let mut changed = false;
+                for (o, n) in old.iter_mut().zip(&env) {
+                    if o.is_some() && *o != *n {
+                        *o = None;
+                        changed = true;
+                    }
+                }
+                if !changed {
+                    continue;
+                }
+                old.clone()
+            }
+            none => none.insert(env).clone(),
+        };
+        let mut next = env;
+        let successors = match &t.code[k] {
+            Stmt::Assign { dest, op, a, b, .. } => {
+                if let Some(d) = slot(dest) {
+                    next[d] = value(&next, a)
+                        .zip(value(&next, b))
+                        .map(|(x, y)| op.apply(x, y));
+                }
+                [Some(k + 1), None]
+            }
+            Stmt::Op(ins) => {
+                if let Some(d) = ins.dest.as_deref().and_then(slot) {
+                    next[d] = None;
+                }
+                [Some(k + 1), None]
+            }
+            Stmt::Branch {
+                cmp, a, b, label, ..
+            } => {
+                let taken = labels.get(label.as_str()).copied();
+                match value(&next, a).zip(value(&next, b)) {
+                    Some((x, y)) if cmp.holds(x, y) => [taken, None],
+                    Some(_) => [Some(k + 1), None],
+                    None => [taken, Some(k + 1)],
+                }
+            }
+            Stmt::Label { .. } | Stmt::Goto { .. } => super::spin::successors(t, labels, k),
+        };
+        for n in successors.into_iter().flatten() {
+            work.push((n, next.clone()));
+        }
+    }
+    at.iter()
+        .enumerate()
+        .filter_map(|(k, e)| e.as_ref().map(|_| k))
+        .collect()
 }

@@ -1,7 +1,13 @@
-//! The value domains of group functions and their fixpoint.
+//! The value domains (per location, per group-function instance), and the
+//! results of group functions with their fixpoint.
 
-use super::*;
-use std::collections::{BTreeSet, HashSet};
+use super::path::{
+    BarrierValues, PathEvent, Prov, ReadValue, RegValue, ThreadPaths, prov_max, prov_min,
+};
+use super::state::{State, reg_prov};
+use crate::engine::limits::{ExecError, LimitKind};
+use crate::ir::{Instruction, OpKind, Program, Stmt, Thread};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
 /// The work-items of the scope instance a group function of thread `t`
 /// exchanges values with.
@@ -39,6 +45,29 @@ pub(super) fn domain_slot(program: &Program, t: &Thread, stmt: usize) -> Option<
 /// a domain per static instance would let every arrival range over all
 /// of them (paths multiplying per group function).
 pub(super) type GroupSlot = (u32, i64, usize);
+
+/// Per location: each value a write to it can have, with the provenance of
+/// that value (the fixpoint of `explore`).
+/// After them, per dynamic group-function instance a thread reaches, each
+/// result it can get there ([`group_domains`]).
+#[derive(Default)]
+pub(super) struct Domains {
+    pub(super) locations: Vec<BTreeMap<i64, Prov>>,
+    pub(super) groups: HashMap<GroupSlot, BTreeMap<i64, Prov>>,
+}
+
+impl std::ops::Index<usize> for Domains {
+    type Output = BTreeMap<i64, Prov>;
+    fn index(&self, l: usize) -> &Self::Output {
+        &self.locations[l]
+    }
+}
+
+impl std::ops::IndexMut<usize> for Domains {
+    fn index_mut(&mut self, l: usize) -> &mut Self::Output {
+        &mut self.locations[l]
+    }
+}
 
 /// The static instance and key ([`GroupSlot`]) of the group function at
 /// `events[index]` of a path of `t`, `None` for any other event.

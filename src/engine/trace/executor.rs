@@ -1,7 +1,18 @@
 //! The per-thread executor: one thread's code run on its own, path by
 //! path, splitting where a value must be concrete.
 
-use super::*;
+use super::budget::Budget;
+use super::counters;
+use super::dispatch;
+use super::domains::{Domains, domain_slot, group_key, group_size, step_group};
+use super::lockstep;
+use super::own::{latest_own_derived, latest_own_write};
+use super::path::*;
+use super::spin::{SpinLoop, label_map, successors};
+use super::state::{MAX_FREE_ITERATIONS, Regs, State, location, reg_prov};
+use crate::engine::limits::{ExecError, LimitKind, Limits};
+use crate::ir::{Instruction, OpKind, Operand, Program, RmwOp, Stmt, Thread};
+use std::collections::{BTreeMap, HashMap, HashSet};
 
 /// The loops of `t`'s code for the unrolling bound: head statement ->
 /// the statements of the loop (`head..=back`, `back` its last backward
@@ -38,6 +49,23 @@ pub(super) fn loop_ranges(t: &Thread, labels: &HashMap<&str, usize>) -> HashMap<
             .all(|&(h2, b2)| b1 < h2 || b2 < h1 || (h1 <= h2 && b2 <= b1) || (h2 <= h1 && b1 <= b2))
     });
     if nested { back } else { HashMap::new() }
+}
+
+/// The labels of `t` that a jump at or after them targets (`head <= j`,
+/// as [`loop_ranges`] reads a backward jump), whether or not the loops
+/// nest.
+pub(super) fn back_targets(t: &Thread, labels: &HashMap<&str, usize>) -> HashSet<usize> {
+    t.code
+        .iter()
+        .enumerate()
+        .filter_map(|(j, stmt)| match stmt {
+            Stmt::Goto { label, .. } | Stmt::Branch { label, .. } => labels
+                .get(label.as_str())
+                .copied()
+                .filter(|&head| head <= j),
+            _ => None,
+        })
+        .collect()
 }
 
 /// The immediate post-dominator of each statement of `t` (`t.code.len()`:
@@ -470,22 +498,73 @@ pub(super) fn mark_head(s: &mut State) {
     }
 }
 
+/// What [`explore_thread`] reads of a thread's code, the same in every
+/// round of the value domains: computed once per thread.
+pub(super) struct Code<'t> {
+    labels: HashMap<&'t str, usize>,
+    loops: HashMap<usize, usize>,
+    ipdom: Vec<usize>,
+    live: HashMap<usize, HashSet<String>>,
+    steering: std::collections::BTreeSet<String>,
+    chains: HashMap<usize, dispatch::Chain>,
+    /// The labels some jump at or after them goes back to: the only heads
+    /// a path ending stuck can have ([`push_stuck_loop`] cuts a path into
+    /// iterations at its arrivals at the head its last backward jump
+    /// went to), so the only labels whose arrivals a path records.
+    back_targets: HashSet<usize>,
+}
+
+impl<'t> Code<'t> {
+    pub(super) fn of(
+        program: &Program,
+        t: &'t Thread,
+        limits: &Limits,
+        plan: PathPlan,
+    ) -> Code<'t> {
+        let labels = label_map(t);
+        let loops = loop_ranges(t, &labels);
+        let ipdom = post_dominators(t, &labels);
+        let live = if plan.awaits || limits.endings {
+            live_at_heads(program, t, &labels, &loops)
+        } else {
+            HashMap::new()
+        };
+        Code {
+            steering: counters::steering(t),
+            chains: dispatch::chains(t),
+            back_targets: back_targets(t, &labels),
+            labels,
+            loops,
+            ipdom,
+            live,
+        }
+    }
+}
+
 #[allow(clippy::too_many_arguments)]
 pub(super) fn explore_thread(
     program: &Program,
     t: &Thread,
     limits: &Limits,
+    plan: PathPlan,
     spins: &[SpinLoop],
     (own, written, counters): (&HashSet<usize>, &[bool], &counters::Counters),
+    code: &Code,
     domain: &Domains,
     budget: &Budget,
     derive: bool,
 ) -> Result<ThreadPaths, ExecError> {
     let (unroll, endings) = (limits.bounds.unroll, limits.endings);
     let (max_paths, max_memory) = (limits.bounds.max_paths, limits.bounds.max_memory);
-    let labels = label_map(t);
-    let loops = loop_ranges(t, &labels);
-    let ipdom = post_dominators(t, &labels);
+    let Code {
+        labels,
+        loops,
+        ipdom,
+        live,
+        steering,
+        chains,
+        back_targets,
+    } = code;
     let mut regions: HashMap<usize, Vec<String>> = HashMap::new();
     // Looping alternatives of each await instance.
     let mut looping: HashMap<usize, Vec<Vec<ReadValue>>> = HashMap::new();
@@ -501,14 +580,14 @@ pub(super) fn explore_thread(
         runs: vec![0; t.code.len()],
         last: usize::MAX,
         forced: None,
-        prov: HashMap::new(),
+        prov: Regs::default(),
         dead: false,
         awaiting: Vec::new(),
         awaits: Vec::new(),
         arrivals: Vec::new(),
         exprs: Vec::new(),
         derive,
-        forward: derive && PathPlan::of(limits).own_forwarding,
+        forward: derive && plan.own_forwarding,
         forwarded: Vec::new(),
         from_memory: HashSet::new(),
         control: Vec::new(),
@@ -518,12 +597,7 @@ pub(super) fn explore_thread(
         heads: Vec::new(),
         pending: false,
     };
-    let stutters = PathPlan::of(limits).awaits;
-    let live = if stutters || endings {
-        live_at_heads(program, t, &labels, &loops)
-    } else {
-        HashMap::new()
-    };
+    let stutters = plan.awaits;
     let mut race_free: HashMap<usize, bool> = HashMap::new();
     let mut out = ThreadPaths::default();
     // Partial paths the unrolling bound stopped (their prefixes are stopped
@@ -554,7 +628,7 @@ pub(super) fn explore_thread(
                 break;
             }
             if !s.control.is_empty() {
-                close_regions(&mut s, t, &labels, &ipdom, &mut regions);
+                close_regions(&mut s, t, labels, ipdom, &mut regions);
             }
             enter_or_leave_awaits(&mut s, spins, &mut instances);
             if s.pc >= t.code.len() {
@@ -582,7 +656,7 @@ pub(super) fn explore_thread(
             if let Some(&back) = loops.get(&s.pc) {
                 let from_body = (s.pc..=back).contains(&s.last);
                 if stutters {
-                    if from_body && repeats(&s, program, t, &live, &mut race_free) {
+                    if from_body && repeats(&s, program, t, live, &mut race_free) {
                         out.dropped_iterations += 1;
                         if endings {
                             push_stuck_repeat(&s, &mut out);
@@ -592,7 +666,7 @@ pub(super) fn explore_thread(
                         }
                         break;
                     }
-                    note_head(&mut s, &live);
+                    note_head(&mut s, live);
                 }
                 // Entering the loop starts its count afresh; so does an
                 // iteration no branch on a value from memory decided (it
@@ -606,7 +680,21 @@ pub(super) fn explore_thread(
             s.runs[s.pc] += 1;
             if s.runs[s.pc] > unroll + 1 {
                 out.cut += 1;
-                out.cut_points.insert(s.pc);
+                let known = if out.cut_points.len() < MAX_CUT_STATES {
+                    steering
+                        .iter()
+                        .filter_map(|r| match known(&s, *s.regs.get(r)?) {
+                            RegValue::Const(v) => Some((r.clone(), v)),
+                            _ => None,
+                        })
+                        .collect()
+                } else {
+                    Vec::new()
+                };
+                out.cut_points.insert((s.pc, known));
+                *out.cut_barriers
+                    .entry(lockstep::passes(t, &s.events))
+                    .or_default() += 1;
                 keep_prefix_writes(&s, program, t, &mut out);
                 if endings {
                     stopped_at_bound.push(s.events);
@@ -618,14 +706,14 @@ pub(super) fn explore_thread(
             let pc = s.pc;
             match &t.code[pc] {
                 Stmt::Label { .. } => {
-                    if endings {
+                    if endings && back_targets.contains(&pc) {
                         s.arrivals.push((pc, s.events.len(), s.regs.clone()));
                     }
                     s.pc += 1
                 }
                 Stmt::Goto { label, .. } => {
-                    s.pc = target(&labels, label, t)?;
-                    if after_jump(&mut s, pc, endings, &live, &mut looping, &mut out) {
+                    s.pc = target(labels, label, t)?;
+                    if after_jump(&mut s, pc, endings, live, &mut looping, &mut out) {
                         keep_prefix_writes(&s, program, t, &mut out);
                         note_spinning(&s, limits.prefix_races && !endings, &mut spinning);
                         break;
@@ -664,6 +752,33 @@ pub(super) fn explore_thread(
                 Stmt::Branch {
                     cmp, a, b, label, ..
                 } => {
+                    // A dispatch chain on a register whose value is known
+                    // and not from memory (so no branch of it opens a
+                    // region): straight to the branch that holds, or past
+                    // the chain, each statement passed counted as the
+                    // walk one by one counts it (none can pass the bound
+                    // before the first: each runs at most as often).
+                    if let Some(chain) = chains.get(&pc)
+                        && !reads_memory(&s, &chain.reg)
+                        && let RegValue::Const(v) = term_of(&s, &chain.reg)
+                    {
+                        let to = chain.lands(v);
+                        let last = to.unwrap_or(chain.end - 1);
+                        for k in pc + 1..=last {
+                            s.runs[k] += 1;
+                        }
+                        s.last = last;
+                        s.pc = match (to, &t.code[last]) {
+                            (Some(_), Stmt::Branch { label, .. }) => target(labels, label, t)?,
+                            _ => chain.end,
+                        };
+                        if after_jump(&mut s, last, endings, live, &mut looping, &mut out) {
+                            keep_prefix_writes(&s, program, t, &mut out);
+                            note_spinning(&s, limits.prefix_races && !endings, &mut spinning);
+                            break;
+                        }
+                        continue;
+                    }
                     let Some((va, vb)) = concretize2(&mut s, &mut stack, a, b, program, t, domain)
                     else {
                         continue;
@@ -677,11 +792,11 @@ pub(super) fn explore_thread(
                         s.control.push((ipdom[pc], k, pc));
                     }
                     s.pc = if cmp.holds(va, vb) {
-                        target(&labels, label, t)?
+                        target(labels, label, t)?
                     } else {
                         pc + 1
                     };
-                    if after_jump(&mut s, pc, endings, &live, &mut looping, &mut out) {
+                    if after_jump(&mut s, pc, endings, live, &mut looping, &mut out) {
                         keep_prefix_writes(&s, program, t, &mut out);
                         note_spinning(&s, limits.prefix_races && !endings, &mut spinning);
                         break;
@@ -968,14 +1083,14 @@ pub(super) fn push_stuck_loop(
     // Only the registers live at the head tell whether an iteration can
     // repeat ([`live_at_heads`]): a dead one (a subgroup tangle key hashed
     // per iteration) differs between iterations that run the same.
-    let known = |regs: &HashMap<String, RegValue>| {
+    let known = |regs: &Regs<RegValue>| {
         let mut known = known_registers(s, regs);
         if let Some(live) = live {
             known.retain(|(r, _)| live.contains(r));
         }
         known
     };
-    let starts: Vec<(usize, &HashMap<String, RegValue>)> = s
+    let starts: Vec<(usize, &Regs<RegValue>)> = s
         .arrivals
         .iter()
         .filter(|(stmt, _, _)| *stmt == header)
@@ -1012,10 +1127,7 @@ pub(super) fn push_stuck_loop(
 
 /// Registers as far as the path `s` knows them: constants, and reads the
 /// path made concrete since (`None`: a read still symbolic), by name.
-pub(super) fn known_registers(
-    s: &State,
-    regs: &HashMap<String, RegValue>,
-) -> Vec<(String, RegValue)> {
+pub(super) fn known_registers(s: &State, regs: &Regs<RegValue>) -> Vec<(String, RegValue)> {
     let mut out: Vec<(String, RegValue)> = regs
         .iter()
         .map(|(r, v)| {
@@ -1102,7 +1214,7 @@ pub(super) fn after_jump(
 }
 
 /// Whether the await's iteration under way wrote a value other than the one
-/// it read (a read-modify-write that succeeded; [`rmw_may_be_dropped`]).
+/// it read (a read-modify-write that succeeded; [`rmw_may_be_dropped`](super::spin::rmw_may_be_dropped)).
 pub(super) fn iteration_changes_memory(s: &State) -> bool {
     let Some(&(_, first, _)) = s.awaiting.last() else {
         return false;
@@ -1519,15 +1631,6 @@ pub(super) fn fix_read(s: &mut State, index: usize, v: i64, prov: &Prov) {
     }
 }
 
-/// Provenance of an operand's value (constants and unread registers: none).
-pub(super) fn reg_prov(s: &State, op: &Operand) -> Prov {
-    match op {
-        Operand::Reg(r) => s.prov.get(r).cloned(),
-        Operand::Const(_) => None,
-    }
-    .unwrap_or_default()
-}
-
 pub(super) fn concretize2(
     s: &mut State,
     stack: &mut Vec<State>,
@@ -1540,4 +1643,33 @@ pub(super) fn concretize2(
     let va = value_of(s, stack, a, program, t, domain)?;
     let vb = value_of(s, stack, b, program, t, domain)?;
     Some((va, vb))
+}
+
+/// Keeps the values a path abandoned before its end (cut by the bound, or
+/// an await iteration dropped) wrote: see [`ThreadPaths::cut_writes`].
+fn keep_prefix_writes(s: &State, program: &Program, t: &Thread, out: &mut ThreadPaths) {
+    let mut own: BTreeMap<usize, u32> = BTreeMap::new();
+    for e in &s.events {
+        let Some(l) = location(program, t, e.stmt).filter(|_| e.write.is_some()) else {
+            continue;
+        };
+        *own.entry(l).or_default() += 1;
+        let (Some(v), Some(prov)) = (e.write, &e.write_prov) else {
+            continue;
+        };
+        match out.cut_writes.get_mut(&(l, v)) {
+            // Several prefixes wrote it: the least provenance and the most
+            // own writes (a looser bound only lets more values in).
+            Some((p, o)) => {
+                *p = prov_min(p, prov);
+                for (&k, &n) in &own {
+                    let m = o.entry(k).or_default();
+                    *m = (*m).max(n);
+                }
+            }
+            None => {
+                out.cut_writes.insert((l, v), (prov.clone(), own.clone()));
+            }
+        }
+    }
 }

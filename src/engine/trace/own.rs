@@ -1,13 +1,19 @@
 //! The own-location analysis: locations only their own thread writes, and
 //! the latest own write a read there takes.
 
-use super::*;
+use super::path::{PathPlan, Prov, RegValue};
+use super::state::{State, location};
+use crate::engine::limits::Limits;
+use crate::ir::{OpKind, Program, Thread};
+use std::collections::{HashMap, HashSet};
 
 /// The locations whose reads in thread `t` can return only the thread's
 /// latest earlier write there (the initial value when there is none), under
 /// a model declaring `latest-own-write` ([`crate::model::SearchProfile::latest_own_write`],
 /// with [`Reduction::OwnWriteFilter`](crate::engine::Reduction::OwnWriteFilter)): no other thread has a write (a store
-/// or read-modify-write) to the location, no thread deallocates it, its
+/// or read-modify-write) to the location that some execution of it can
+/// run (`reach`: with its initial registers and the uniforms' values
+/// known), no thread deallocates it, its
 /// initial value is defined, and every access of `t` to it goes through one
 /// reference.
 ///
@@ -77,8 +83,20 @@ impl Shared {
     fn of(program: &Program) -> Shared {
         let mut deallocated = HashSet::new();
         let mut writers: HashMap<usize, (usize, bool)> = HashMap::new();
+        let written = super::spin::written_locations(program);
         for (k, t) in program.threads.iter().enumerate() {
-            for i in t.instructions() {
+            // Only the instructions some execution of the thread can run
+            // write (`reach`): an invocation whose constant ids keep it
+            // away from a store, or send a runtime index to other cells,
+            // is no writer of those cells. When the run gives up, every
+            // instruction counts.
+            let reached = super::reach::reachable(program, t, &written);
+            let run = |pc: usize| reached.as_ref().is_none_or(|r| r[pc]);
+            let instructions = t.code.iter().enumerate().filter_map(|(pc, s)| match s {
+                crate::ir::Stmt::Op(i) if run(pc) => Some(i),
+                _ => None,
+            });
+            for i in instructions {
                 let Some(l) = program.location_of(i) else {
                     continue;
                 };
@@ -160,10 +178,11 @@ fn own_locations_among(
 
 /// Per thread, the locations whose reads the latest-own-write filter
 /// gives their thread's latest earlier write ([`own_locations`]): empty
-/// sets when the filter is off ([`Reduction::OwnWriteFilter`](crate::engine::Reduction::OwnWriteFilter)), the model
-/// does not declare it, or endings are explored.
-pub fn own_sets(program: &Program, limits: &Limits) -> Vec<HashSet<usize>> {
-    let on = PathPlan::of(limits).own_write_filter;
+/// sets when `plan` leaves the filter off ([`PathPlan::own_write_filter`]:
+/// the reduction is off, the model does not declare it, or endings are
+/// explored).
+pub fn own_sets(program: &Program, limits: &Limits, plan: PathPlan) -> Vec<HashSet<usize>> {
+    let on = plan.own_write_filter;
     let shared = on.then(|| Shared::of(program));
     program
         .threads

@@ -3,6 +3,32 @@
 use crate::ir::{Instruction, Program, Stmt};
 use std::collections::BTreeMap;
 
+/// How each thread's paths are listed: what the active reductions make of
+/// the path stage (`crate::engine::reduce::hook`; every field off for the
+/// reference enumeration). The walk is handed it and never asks which
+/// reductions are on.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct PathPlan {
+    /// Side-effect-free spin loops run as awaits (only the iteration that
+    /// leaves the loop) instead of being unrolled.
+    pub awaits: bool,
+    /// A read whose value only flows into stores, registers and local
+    /// arithmetic stays symbolic (never while endings are listed).
+    pub symbolic_stores: bool,
+    /// A read of a location only its own thread writes takes only the
+    /// thread's latest earlier write there (the model declares
+    /// `latest-own-write`; never while endings are listed).
+    pub own_write_filter: bool,
+    /// Such a read whose latest earlier write is derived takes that write's
+    /// term as its value.
+    pub own_forwarding: bool,
+    /// An increment of a counter reads only the values another chain of
+    /// increments can give it, never the counter's last value (`counters`:
+    /// the paths are walked again with them once the value domains
+    /// settle).
+    pub counters: bool,
+}
+
 /// How many writes to each location the chain of writes that produced a
 /// value needs, at least. Componentwise minima keep it an under-estimate, so
 /// discarding values whose provenance exceeds what one execution can write is
@@ -11,6 +37,24 @@ use std::collections::BTreeMap;
 /// vector each, not one vector per location each (20 000 declared but
 /// unused locations would otherwise take gigabytes).
 pub(super) type Prov = Vec<u32>;
+
+/// The componentwise minimum of two provenances (an empty vector is all
+/// zeros, so the minimum with it is empty).
+pub(super) fn prov_min(a: &Prov, b: &Prov) -> Prov {
+    a.iter().zip(b).map(|(x, y)| *x.min(y)).collect()
+}
+
+/// The componentwise maximum of two provenances (an empty vector is all
+/// zeros, so the maximum with it is the other).
+pub(super) fn prov_max(a: &Prov, b: &Prov) -> Prov {
+    if a.is_empty() {
+        return b.clone();
+    }
+    if b.is_empty() {
+        return a.clone();
+    }
+    a.iter().zip(b).map(|(x, y)| *x.max(y)).collect()
+}
 
 /// The value a read returns on a path.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -44,6 +88,22 @@ pub struct PathEvent {
     pub writes: bool,
     /// A named control barrier's id and quorum values on this path.
     pub barrier: BarrierValues,
+}
+
+impl PathEvent {
+    /// The instruction this event of thread `t` executed, when its
+    /// statement is one.
+    pub fn op<'p>(&self, program: &'p Program, t: usize) -> Option<&'p Instruction> {
+        match &program.threads[t].code[self.stmt] {
+            Stmt::Op(i) => Some(i),
+            _ => None,
+        }
+    }
+
+    /// The location this event of thread `t` accesses, if any.
+    pub fn location(&self, program: &Program, t: usize) -> Option<usize> {
+        self.op(program, t).and_then(|i| program.location_of(i))
+    }
 }
 
 /// The values of a control barrier's id and quorum operands on a path
@@ -171,6 +231,11 @@ pub struct Await {
     pub looping: Vec<Vec<ReadValue>>,
 }
 
+/// The most cut points [`ThreadPaths::cut_points`] keeps with their
+/// registers' values per thread (each costs a walk of the code when the
+/// counters are found).
+pub const MAX_CUT_STATES: usize = 64;
+
 /// All paths of one thread.
 #[derive(Clone, Debug, Default)]
 pub struct ThreadPaths {
@@ -182,7 +247,7 @@ pub struct ThreadPaths {
     /// domain loops), per `(location, value)` with the least provenance:
     /// such a prefix can be the prefix of a path within the bound (the
     /// thread reads its own earlier write, then leaves the loop), so its
-    /// writes join the value domains ([`super::explore`]).
+    /// writes join the value domains (`explore`).
     /// With each, the prefix's own writes per location up to that write
     /// (sparse), which bound the provenance instead of this thread's
     /// complete paths when they write more.
@@ -202,9 +267,22 @@ pub struct ThreadPaths {
     /// The statements of the write events the walk made, on every path
     /// and on every state it abandoned (cut, dropped).
     pub write_stmts: std::collections::BTreeSet<usize>,
-    /// The statements at which the unrolling bound cut a path: a thread
-    /// running on past the bound goes on from one of them.
-    pub cut_points: std::collections::BTreeSet<usize>,
+    /// Where the unrolling bound cut a path: the statement, and the
+    /// constant values the path held there in the registers that steer the
+    /// thread's branches (sorted by name; a register left out is unknown).
+    /// A thread running on past the bound goes on from one of them. Past
+    /// [`MAX_CUT_STATES`] of them, a cut point is kept with no register
+    /// known.
+    pub cut_points: std::collections::BTreeSet<(usize, Vec<(String, i64)>)>,
+    /// The cut paths by the unnamed control barriers they passed before
+    /// the bound cut them (`lockstep::Passes`): how many cut
+    /// paths passed each such profile.
+    pub cut_barriers: BTreeMap<super::lockstep::Passes, usize>,
+    /// Cut paths that the bound did not cut short of any execution: each
+    /// passed a control barrier that a member of its instance never
+    /// reaches, where it waits forever (the `lockstep` module). They are
+    /// counted here instead of in `cut`.
+    pub discharged: usize,
     /// While the value domains are computed: the events of each path
     /// stopped where it needed the result of a group function that no
     /// round has computed for it yet (its contributions up to there are

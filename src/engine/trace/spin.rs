@@ -1,6 +1,7 @@
 //! The static spin-loop analysis: which loops run as awaits.
 
-use super::*;
+use crate::ir::{Instruction, OpKind, Operand, Program, Stmt, Thread};
+use std::collections::{HashMap, HashSet};
 
 /// A loop that paths run as an await (see [`spin_loops`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -97,7 +98,7 @@ impl SpinLoop {
 /// enumeration.
 ///
 /// The termination search keeps no inner loops: its stuck awaits
-/// ([`Stuck::side_effect_free`]) stand for a loop whose last iteration
+/// ([`Stuck::side_effect_free`](super::path::Stuck::side_effect_free)) stand for a loop whose last iteration
 /// repeats forever, and `analysis::termination` asks whether that
 /// iteration's reads can keep returning their values (a read-modify-write
 /// of it that writes back what it read makes no earlier write stale); an

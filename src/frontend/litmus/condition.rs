@@ -446,6 +446,25 @@ impl CondParser<'_, '_, '_> {
                 self.lx.expect("]", "to close the location `[...]`")?;
                 single(self.symbols, &name, at).map(Term::Loc)
             }
+            Tok::Ident(_) if self.syntax.spirv && source_cell(self.lx, self.symbols).is_some() => {
+                let (after, name) = source_cell(self.lx, self.symbols).expect("checked above");
+                *self.lx = after;
+                if let Some(entry) = self.symbols.entry(&name)
+                    && !entry.bytes.is_empty()
+                {
+                    return sized_term(self.lx, entry, t.at);
+                }
+                single(self.symbols, &name, t.at).map(Term::Loc)
+            }
+            // A shader's cell spelled with steps (`buf.nothing`,
+            // `out[9]`) that no location answers to: named whole.
+            Tok::Ident(_)
+                if self.syntax.spirv
+                    && spelled_cell(self.lx).is_some_and(|n| n.contains(['.', '[', '@'])) =>
+            {
+                let name = spelled_cell(self.lx).expect("checked above");
+                Err(unknown_location(&name, t.at))
+            }
             Tok::Ident(_) => {
                 let (name, at) = location_name(self.lx, self.syntax)?;
                 if let Some(entry) = self.symbols.entry(&name)
@@ -493,8 +512,82 @@ fn location_name(lx: &mut Lexer<'_>, syntax: &CondSyntax) -> R<(String, usize)> 
     Ok((name, at))
 }
 
+/// A shader's cell as its source spells it (`out[0]`, `buf.data[3]`,
+/// `count@wg1`: the names a compiled shader's locations take, beside the
+/// module's `%` names): the longest name made of an identifier and
+/// adjacent `.field`, `[i]` and `@instance` steps that the symbols know,
+/// and the lexer past it; `None` when no such prefix is a name.
+fn source_cell<'s>(lx: &Lexer<'s>, symbols: &Symbols) -> Option<(Lexer<'s>, String)> {
+    longest_cell(lx, |name| symbols.lookup(name).is_some())
+}
+
+/// The whole name a shader's cell is spelled with here (an identifier and
+/// every adjacent `.field`, `[i]` and `@instance` step), known or not: what
+/// an error about an unknown cell names.
+fn spelled_cell(lx: &Lexer<'_>) -> Option<String> {
+    longest_cell(lx, |_| true).map(|(_, name)| name)
+}
+
+/// The longest name made of an identifier and adjacent `.field`, `[i]` and
+/// `@instance` steps for which `known` holds, and the lexer past it.
+fn longest_cell<'s>(lx: &Lexer<'s>, known: impl Fn(&str) -> bool) -> Option<(Lexer<'s>, String)> {
+    let mut l = lx.clone();
+    let (mut name, _) = l.ident("a location name").ok()?;
+    let mut best = known(&name).then(|| (l.clone(), name.clone()));
+    loop {
+        let next = l.peek().ok()?;
+        if next.at != l.pos {
+            break;
+        }
+        if is_char(&next, '.') || is_char(&next, '@') {
+            let mut k = l.clone();
+            k.next().ok()?;
+            match k.next() {
+                Ok(t) if t.at == next.at + 1 => match &t.tok {
+                    Tok::Ident(s) => {
+                        name.push(if is_char(&next, '.') { '.' } else { '@' });
+                        name.push_str(s);
+                    }
+                    _ => break,
+                },
+                _ => break,
+            }
+            l = k;
+        } else if next.is_punct("[") {
+            let mut k = l.clone();
+            k.next().ok()?;
+            let Ok((i, _)) = k.integer("an index") else {
+                break;
+            };
+            if i < 0 || !k.peek().is_ok_and(|t| t.is_punct("]")) {
+                break;
+            }
+            k.next().ok()?;
+            name.push_str(&format!("[{i}]"));
+            l = k;
+        } else {
+            break;
+        }
+        if known(&name) {
+            best = Some((l.clone(), name.clone()));
+        }
+    }
+    best
+}
+
+/// Whether `t` is the character `c`, as punctuation or as a character
+/// the dialect has no punctuation for (SPIR-V conditions: `@`, `.`).
+fn is_char(t: &Token, c: char) -> bool {
+    match &t.tok {
+        Tok::Punct(p) => p.len() == 1 && p.starts_with(c),
+        Tok::Other(o) => *o == c,
+        _ => false,
+    }
+}
+
 /// A SPIR-V location `%id` or `%id[i][j]...`, as the name its front end
-/// gives the cell (`%id[i][j]`, no spaces).
+/// gives the cell (`%id[i][j]`, no spaces), and a workgroup's instance
+/// of it (`%id[i]@wg1`).
 fn spirv_cell(lx: &mut Lexer<'_>) -> R<String> {
     let pct = lx.next()?;
     let t = lx.next()?;
@@ -529,19 +622,33 @@ fn spirv_cell(lx: &mut Lexer<'_>) -> R<String> {
         lx.expect("]", "to close the index `[...]`")?;
         name.push_str(&format!("[{i}]"));
     }
+    if let Ok(at) = lx.peek()
+        && is_char(&at, '@')
+        && at.at == lx.pos
+    {
+        lx.next()?;
+        let (instance, _) = lx.ident("a workgroup such as `wg0` after `@`")?;
+        name.push('@');
+        name.push_str(&instance);
+    }
     Ok(name)
 }
 
 /// The locations a name denotes.
 fn resolve<'s>(symbols: &'s Symbols, name: &str, at: usize) -> R<&'s [usize]> {
-    symbols.lookup(name).ok_or_else(|| {
-        (
-            at,
-            format!(
-                "unknown location `{name}`: it is neither in the initial state nor accessed by any thread"
-            ),
-        )
-    })
+    symbols
+        .lookup(name)
+        .ok_or_else(|| unknown_location(name, at))
+}
+
+/// The error for a name no location answers to.
+fn unknown_location(name: &str, at: usize) -> (usize, String) {
+    (
+        at,
+        format!(
+            "unknown location `{name}`: it is neither in the initial state nor accessed by any thread"
+        ),
+    )
 }
 
 /// A sized variable in a condition, `x` or a byte range `x[a..b]`

@@ -64,10 +64,111 @@ pub fn parse_with(
     source: &str,
     options: crate::frontend::Options,
 ) -> Result<Program, FrontendError> {
-    let source = set_defines(file, source, &options.shader.set)?;
+    let (source, specs) = set_defines_or_specs(file, source, &options.shader.set)?;
+    let source = with_local_size(&source, options.shader.local_size);
     let bytes = compile(file, &source, &options.shader)?;
     let asm = super::disassemble_compiled(file, &bytes, &compiler())?;
+    let mut options = options;
+    options.shader.set = specs;
     super::parse_compiled(file, &source, &asm, options)
+}
+
+/// The shader's text with the workgroup size `size` (`--local-size`) in
+/// its `layout(local_size_x = X, local_size_y = Y, local_size_z = Z) in;`
+/// declarations, a dimension the layout leaves out added when it is not
+/// 1 (GLSL: "If the local size of the shader in any dimension is greater
+/// than ... the layout qualifiers not declared default to 1"), every line
+/// kept. glslang folds `gl_WorkGroupSize`, "a compile-time constant" of
+/// the declared size, into the code that uses it (`j < gl_WorkGroupSize.x`
+/// becomes `j < 256`), so the size must be the compiler's, not only the
+/// module's `LocalSize`. Sizes from spec constants (`local_size_x_id`)
+/// are the module's to override and are left as they are.
+pub(super) fn with_local_size(source: &str, size: Option<[u32; 3]>) -> String {
+    let Some(size) = size else {
+        return source.to_string();
+    };
+    const NAMES: [&str; 3] = ["local_size_x", "local_size_y", "local_size_z"];
+    let mut out = String::with_capacity(source.len() + 32);
+    let mut rest = source;
+    while let Some(k) = rest.find("layout") {
+        let after = &rest[k + "layout".len()..];
+        let t = after.trim_start();
+        let open = k + "layout".len() + (after.len() - t.len());
+        let (true, Some(len)) = (t.starts_with('('), t.find(')')) else {
+            out.push_str(&rest[..k + "layout".len()]);
+            rest = after;
+            continue;
+        };
+        let close = open + len;
+        let inner = &rest[open + 1..close];
+        let tail = rest[close + 1..].trim_start();
+        let is_in = tail
+            .strip_prefix("in")
+            .is_some_and(|r| !r.starts_with(|c: char| c.is_ascii_alphanumeric() || c == '_'));
+        if !is_in || !inner.contains("local_size_") {
+            out.push_str(&rest[..close + 1]);
+            rest = &rest[close + 1..];
+            continue;
+        }
+        let mut seen = [false; 3];
+        let mut items: Vec<String> = inner
+            .split(',')
+            .map(|item| {
+                let Some((name, _)) = item.split_once('=') else {
+                    return item.to_string();
+                };
+                let name = name.trim();
+                // A size from a spec constant stays the module's.
+                if let Some(d) = NAMES
+                    .iter()
+                    .position(|n| name.strip_suffix("_id") == Some(n))
+                {
+                    seen[d] = true;
+                    return item.to_string();
+                }
+                let Some(d) = NAMES.iter().position(|n| *n == name) else {
+                    return item.to_string();
+                };
+                seen[d] = true;
+                let lead = &item[..item.len() - item.trim_start().len()];
+                let trail = &item[item.trim_end().len()..];
+                format!("{lead}{} = {}{trail}", NAMES[d], size[d])
+            })
+            .collect();
+        for d in 0..3 {
+            if !seen[d] && size[d] != 1 {
+                items.push(format!(" {} = {}", NAMES[d], size[d]));
+            }
+        }
+        out.push_str(&rest[..open + 1]);
+        out.push_str(&items.join(","));
+        out.push(')');
+        rest = &rest[close + 1..];
+    }
+    out.push_str(rest);
+    out
+}
+
+/// `--set NAME=VALUE` on a GLSL or HLSL shader: a name the shader's text
+/// defines with a `#define` line takes the value there ([`set_defines`]);
+/// any other names a specialization constant when the shader declares
+/// some (GLSL's `layout(constant_id = N) const int NAME = ...;`, HLSL's
+/// `[[vk::constant_id(N)]]`): those are returned, to be set in the
+/// compiled module by name or SpecId, as for a SPIR-V module. A name that
+/// is neither is an error.
+pub(super) fn set_defines_or_specs(
+    file: &str,
+    source: &str,
+    set: &[(String, String)],
+) -> Result<(String, Vec<(String, String)>), FrontendError> {
+    let has_specs = source.contains("constant_id");
+    let (defined, specs): (Vec<_>, Vec<_>) = set.iter().cloned().partition(|(name, _)| {
+        !has_specs
+            || source
+                .split('\n')
+                .any(|l| defined_name(l) == Some(name.as_str()))
+    });
+    Ok((set_defines(file, source, &defined)?, specs))
 }
 
 pub(super) fn error(file: &str, line: usize, message: String) -> FrontendError {
@@ -123,7 +224,7 @@ pub(super) fn set_defines(
                 file,
                 0,
                 format!(
-                    "--set {name}={value}: the shader has no `#define {name}` line to replace (to define a new name, use -D {name}={value})"
+                    "--set {name}={value}: the shader has no `#define {name}` line to replace and declares no specialization constant (to define a new name, use -D {name}={value})"
                 ),
             ));
         }
@@ -171,14 +272,61 @@ pub(super) fn run_glslang(
     language: &str,
     shader: &crate::frontend::ShaderOptions,
 ) -> Result<Vec<u8>, FrontendError> {
-    let tool = compiler();
     static COUNTER: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
     let n = COUNTER.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     let out = std::env::temp_dir().join(format!("vkmm-glsl-{}-{n}.spv", std::process::id()));
-    let child = Command::new(&tool)
-        .args(args)
-        .arg("-o")
-        .arg(&out)
+    let ran = run_tool(file, source, args, language, shader, Some(&out));
+    let bytes = ran.as_ref().ok().map(|_| std::fs::read(&out));
+    let _ = std::fs::remove_file(&out);
+    ran?;
+    let tool = compiler();
+    bytes
+        .unwrap_or_else(|| Err(std::io::ErrorKind::NotFound.into()))
+        .map_err(|e| {
+            error(
+                file,
+                0,
+                format!("`{tool}` succeeded but wrote no module: {e}"),
+            )
+        })
+}
+
+/// Runs glslangValidator's preprocessor alone (`-E`, with `args` before
+/// it and the include path and definitions of `shader` after) on `source`
+/// and returns the preprocessed text it prints: the shader as the
+/// compiler sees it, its includes expanded and its macros replaced.
+pub(super) fn preprocess(
+    file: &str,
+    source: &str,
+    args: &[String],
+    language: &str,
+    shader: &crate::frontend::ShaderOptions,
+) -> Result<String, FrontendError> {
+    let mut all = vec!["-E".to_string()];
+    all.extend_from_slice(args);
+    let output = run_tool(file, source, &all, language, shader, None)?;
+    Ok(String::from_utf8_lossy(&output.stdout).into_owned())
+}
+
+/// Runs glslangValidator with `args`, then `-o out` when a module is to
+/// be written, then the include path and definitions of `shader`, on
+/// `source` given on its standard input, within the request's deadline;
+/// a failure is an error at the line the compiler names.
+fn run_tool(
+    file: &str,
+    source: &str,
+    args: &[String],
+    language: &str,
+    shader: &crate::frontend::ShaderOptions,
+    out: Option<&std::path::Path>,
+) -> Result<std::process::Output, FrontendError> {
+    let tool = compiler();
+    let mut command = Command::new(&tool);
+    command.args(args);
+    if let Some(out) = out {
+        command.arg("-o").arg(out);
+    }
+    let child = command
         .args(compile_flags(file, shader))
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
@@ -197,26 +345,19 @@ pub(super) fn run_glslang(
         }
         Err(e) => return Err(error(file, 0, format!("cannot run `{tool}`: {e}"))),
     };
-    let output = wait_within_deadline(&mut child, source);
-    let bytes = output.as_ref().ok().map(|_| std::fs::read(&out));
-    let _ = std::fs::remove_file(&out);
-    let output = match output {
+    let output = match wait_within_deadline(&mut child, source) {
         Ok(o) => o,
-        Err(Waited::TimeIsUp) => {
+        Err(Waited::Stopped(why)) => {
             return Err(error(
                 file,
                 0,
-                format!(
-                    "{} while `{tool}` compiled the shader (it was stopped)",
-                    crate::frontend::clock::TIME_IS_UP
-                ),
+                format!("{why} while `{tool}` compiled the shader (it was stopped)"),
             ));
         }
         Err(Waited::Failed(e)) => {
             return Err(error(file, 0, format!("cannot run `{tool}`: {e}")));
         }
     };
-    let bytes = bytes.unwrap_or_else(|| Err(std::io::ErrorKind::NotFound.into()));
     if let Some(signal) = signal_of(&output.status) {
         return Err(error(
             file,
@@ -263,20 +404,15 @@ pub(super) fn run_glslang(
             ),
         });
     }
-    bytes.map_err(|e| {
-        error(
-            file,
-            0,
-            format!("`{tool}` succeeded but wrote no module: {e}"),
-        )
-    })
+    Ok(output)
 }
 
 /// Why a compiler run gave no output.
 enum Waited {
     /// The request's deadline passed (`--timeout` bounds the whole
-    /// command, the compiler included): the compiler was killed.
-    TimeIsUp,
+    /// command, the compiler included) or the process passed its memory
+    /// bound: the compiler was killed. The message says which.
+    Stopped(&'static str),
     /// Waiting for it failed.
     Failed(std::io::Error),
 }
@@ -284,8 +420,8 @@ enum Waited {
 /// Gives `source` to `child` on its standard input and collects its
 /// standard output and error, on threads of their own so that neither
 /// pipe blocks the other, while this thread checks the request's deadline
-/// ([`crate::frontend::clock::time_is_up`]) every few milliseconds: when it
-/// passes, the compiler is killed and reaped.
+/// and memory bound ([`crate::frontend::clock::bound_reached`]) every few
+/// milliseconds: when one is reached, the compiler is killed and reaped.
 fn wait_within_deadline(
     child: &mut std::process::Child,
     source: &str,
@@ -329,10 +465,10 @@ fn wait_within_deadline(
                 return Err(Waited::Failed(e));
             }
         }
-        if crate::frontend::clock::time_is_up() {
+        if let Some(why) = crate::frontend::clock::bound_reached() {
             let _ = child.kill();
             let _ = child.wait();
-            return Err(Waited::TimeIsUp);
+            return Err(Waited::Stopped(why));
         }
         std::thread::sleep(std::time::Duration::from_millis(5));
     };
@@ -410,6 +546,40 @@ fn signal_name(signal: i32) -> &'static str {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn the_local_size_layout_takes_the_dispatch_size() {
+        let size = Some([4, 2, 1]);
+        let f = |s: &str| super::with_local_size(s, size);
+        assert_eq!(
+            f("layout(local_size_x = WG_SIZE) in;\nlayout(binding = 0) buffer B { uint x; };"),
+            "layout(local_size_x = 4, local_size_y = 2) in;\nlayout(binding = 0) buffer B { uint x; };"
+        );
+        // Every dimension given; lines kept across a layout on two lines.
+        assert_eq!(
+            f("layout (local_size_x=256,\n local_size_y = 1, local_size_z = 1) in ;"),
+            "layout (local_size_x = 4,\n local_size_y = 2, local_size_z = 1) in ;"
+        );
+        // A spec-constant size stays the module's; the other dimensions
+        // take the dispatch's.
+        assert_eq!(
+            f("layout(local_size_x_id = 0) in;"),
+            "layout(local_size_x_id = 0, local_size_y = 2) in;"
+        );
+        // Other layouts and a `layout` word elsewhere stay as written; no
+        // size asked for keeps the text.
+        for same in [
+            "layout(local_size_x_id = 0, local_size_y_id = 1) in;",
+            "layout(std430) buffer B { uint layouts; } b; // layout",
+            "layout(local_size_x = 8) inout_thing;",
+        ] {
+            assert_eq!(f(same), same);
+        }
+        assert_eq!(
+            super::with_local_size("layout(local_size_x = 8) in;", None),
+            "layout(local_size_x = 8) in;"
+        );
+    }
+
     #[test]
     fn header_comments_keep_their_lines_and_columns() {
         let h = super::headers("#version 450\n  // @Output: forall (%b[0] == 1)\n// other\n");

@@ -10,10 +10,19 @@
 //! as a library without the `slangc` program), so glslang is the compiler.
 //! `VKMM_GLSLANG` names another glslang binary, as for GLSL.
 //!
-//! HLSL names its entry point in the text of no attribute vkmm could pick
-//! by itself, so `--entry NAME` is required. `-D` defines and `-I` include
-//! folders are passed through (after the shader's own folder); `--set
-//! NAME=VALUE` replaces the value of the shader's own `#define NAME` line.
+//! The entry point is `--entry NAME`, or else the one function of the
+//! preprocessed shader that carries the compute attribute `[numthreads(X,
+//! Y, Z)]` (a file with several asks for `--entry`, naming them). `-D`
+//! defines and `-I` include folders are passed through (after the
+//! shader's own folder); `--set NAME=VALUE` replaces the value of the
+//! shader's own `#define NAME` line.
+//!
+//! Registers: Direct3D numbers each register class on its own (`t0` and
+//! `u0` are two resources), where a Vulkan binding is one number, so the
+//! classes are mapped to separate ranges of bindings as DXC's
+//! `-fvk-*-shift` options do: `u` N, `t` 100 + N, `b` 200 + N, `s` 300 + N,
+//! the register space the descriptor set; a resource without a register
+//! gets a free binding (glslang's `--auto-map-bindings`).
 
 use super::FrontendError;
 use crate::frontend::Options;
@@ -28,31 +37,126 @@ fn error(file: &str, message: String) -> FrontendError {
     }
 }
 
-/// Parses an HLSL compute shader with default options (an error: HLSL
-/// needs `--entry`).
+/// Parses an HLSL compute shader with default options.
 pub fn parse(file: &str, source: &str) -> Result<Program, FrontendError> {
     parse_with(file, source, Options::default())
 }
 
 /// Parses an HLSL compute shader: compiles the entry point
-/// `options.shader.entry` and lowers the module.
+/// (`options.shader.entry`, else the only `[numthreads]` function) and
+/// lowers the module.
 pub fn parse_with(file: &str, source: &str, options: Options) -> Result<Program, FrontendError> {
-    let Some(entry) = options.shader.entry.clone() else {
-        return Err(error(
-            file,
-            "an HLSL shader needs its entry point named: --entry NAME (the function with [numthreads])".into(),
-        ));
+    let (text, specs) = super::glsl::set_defines_or_specs(file, source, &options.shader.set)?;
+    let entry = match options.shader.entry.clone() {
+        Some(entry) => entry,
+        None => {
+            let args: Vec<String> = ["-D", "--stdin", "-S", "comp"]
+                .iter()
+                .map(|s| s.to_string())
+                .collect();
+            let expanded = super::glsl::preprocess(file, &text, &args, "HLSL", &options.shader)?;
+            let entries = compute_entries(&expanded);
+            match entries.as_slice() {
+                [one] => one.clone(),
+                [] => {
+                    return Err(error(
+                        file,
+                        "no function carries `[numthreads(X, Y, Z)]`, the attribute of a compute entry point: name the entry point with --entry NAME".into(),
+                    ));
+                }
+                several => {
+                    return Err(error(
+                        file,
+                        format!(
+                            "the shader has {} compute entry points (functions with `[numthreads]`: {}): choose one with --entry NAME",
+                            several.len(),
+                            several
+                                .iter()
+                                .map(|e| format!("`{e}`"))
+                                .collect::<Vec<_>>()
+                                .join(", ")
+                        ),
+                    ));
+                }
+            }
+        }
     };
-    let text = super::glsl::set_defines(file, source, &options.shader.set)?;
     let args = arguments(&entry);
     let bytes = super::glsl::run_glslang(file, &text, &args, "HLSL", &options.shader)?;
     let asm = super::disassemble_compiled(file, &bytes, &super::glsl::compiler())?;
+    let mut options = options;
+    options.shader.set = specs;
     super::parse_compiled(file, source, &asm, options)
 }
 
+/// The functions of a preprocessed HLSL text that carry the compute
+/// attribute `[numthreads(...)]` (attribute names are case-insensitive),
+/// in order, each once: after the attribute come other attributes
+/// (`[WaveSize(...)]`, `[RootSignature(...)]`), the return type and the
+/// name, whose `(` opens the parameters.
+fn compute_entries(text: &str) -> Vec<String> {
+    let bytes = text.as_bytes();
+    let lower = text.to_ascii_lowercase();
+    let mut found: Vec<String> = Vec::new();
+    let mut from = 0;
+    while let Some(k) = lower[from..].find("numthreads") {
+        let at = from + k;
+        from = at + "numthreads".len();
+        // The attribute opens with `[` (spaces allowed) before the name.
+        let before = lower[..at].trim_end();
+        if !before.ends_with('[') {
+            continue;
+        }
+        // Skip this and any further bracketed attributes.
+        let mut i = before.len() - 1;
+        loop {
+            let mut depth = 0usize;
+            while i < bytes.len() {
+                match bytes[i] {
+                    b'[' => depth += 1,
+                    b']' => {
+                        depth -= 1;
+                        if depth == 0 {
+                            i += 1;
+                            break;
+                        }
+                    }
+                    _ => {}
+                }
+                i += 1;
+            }
+            while i < bytes.len() && bytes[i].is_ascii_whitespace() {
+                i += 1;
+            }
+            if i >= bytes.len() || bytes[i] != b'[' {
+                break;
+            }
+        }
+        // The identifier right before the first `(`: the function's name.
+        let Some(open) = text[i..].find('(') else {
+            continue;
+        };
+        let head = text[i..i + open].trim_end();
+        let name: String = head
+            .chars()
+            .rev()
+            .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+            .collect::<Vec<_>>()
+            .into_iter()
+            .rev()
+            .collect();
+        if !name.is_empty() && !found.contains(&name) {
+            found.push(name);
+        }
+    }
+    found
+}
+
 /// glslangValidator's arguments for an HLSL compute shader read from
-/// standard input: HLSL input (`-D`), debug lines (`-g`), the entry point
-/// ([`super::glsl::run_glslang`] adds the include folders and defines).
+/// standard input: HLSL input (`-D`), debug lines (`-g`), the register
+/// classes in separate ranges of bindings and free bindings for resources
+/// without a register, the entry point ([`super::glsl::run_glslang`] adds
+/// the include folders and defines).
 fn arguments(entry: &str) -> Vec<String> {
     // `--stdin` before `-S` (glslang 12 refuses the other order).
     [
@@ -60,6 +164,14 @@ fn arguments(entry: &str) -> Vec<String> {
         "--target-env",
         "vulkan1.3",
         "-g",
+        "--hlsl-iomap",
+        "--auto-map-bindings",
+        "--shift-texture-binding",
+        "100",
+        "--shift-UBO-binding",
+        "200",
+        "--shift-sampler-binding",
+        "300",
         "-e",
         entry,
         "--stdin",
@@ -95,9 +207,20 @@ mod tests {
 
     #[test]
     fn arguments_carry_the_entry() {
-        assert_eq!(
-            arguments("cs").join(" "),
-            "-D --target-env vulkan1.3 -g -e cs --stdin -S comp"
-        );
+        let args = arguments("cs").join(" ");
+        assert!(args.ends_with("-e cs --stdin -S comp"), "{args}");
+    }
+
+    #[test]
+    fn entries_are_the_functions_with_numthreads() {
+        // Other attributes between, a macro-made root signature attribute,
+        // a return type on its own line, any case of the attribute name.
+        let text = "groupshared uint s[4];\n[numthreads(64, 1, 1)]\n[RootSignature(\"CBV(b0)\")]\nvoid main(uint3 t : SV_DispatchThreadID)\n{ s[t.x] = 0; }\n\
+                    uint helper(uint x) { return x; }\n\
+                    [WaveSize(4, 128, 16)] [ NumThreads (128,1,1) ] [WaveSize(32)]\nvoid\nScan ( uint g : SV_GroupThreadID ) {}\n";
+        assert_eq!(compute_entries(text), vec!["main", "Scan"]);
+        // An array index spelled numthreads is no attribute.
+        assert!(compute_entries("uint numthreads[2]; void f() { numthreads[0] = 1; }").is_empty());
+        assert!(compute_entries("").is_empty());
     }
 }

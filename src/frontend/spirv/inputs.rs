@@ -18,6 +18,12 @@ pub(super) struct Resolved {
     /// Per variable id, the index paths whose cells start arbitrary (a cell
     /// is arbitrary when its path starts with one of them).
     pub arbitrary: HashMap<String, Vec<Vec<usize>>>,
+    /// The variables an input gives the length of the runtime array they
+    /// end with.
+    pub lengths: std::collections::HashSet<String>,
+    /// The variables an input gives an image extent (of the variable, or
+    /// of an element of an array of images).
+    pub extents: std::collections::HashSet<String>,
 }
 
 /// Resolves `inputs` against the module. A target that names no variable,
@@ -40,11 +46,22 @@ pub(super) fn resolve(insts: &[Inst], m: &Module, inputs: &[Input]) -> Result<Re
             walk(m, &member_names, &var.pointee, &st[1..], input.length).map_err(err)?;
         if let Some(n) = input.length {
             lengths.insert(var.id.clone(), n);
+            out.lengths.insert(var.id.clone());
+        }
+        if input.extent.is_some() {
+            out.extents.insert(var.id.clone());
         }
         resolved.push((input, var.id.clone(), path, ty));
     }
+    // Extents first: they reshape the trees that values then fill.
+    resolved.sort_by_key(|r| r.0.extent.is_none());
     for (input, id, path, ty) in resolved {
         let err = |m: String| (0, 0, format!("input `{}`: {m}", input.target));
+        if input.extent.is_some() && !holds_image(m, &ty) {
+            return Err(err(
+                "an extent is an image's size, and this is not an image or an array of images (a buffer's runtime array takes `--length`)".into(),
+            ));
+        }
         let g = m
             .globals
             .iter()
@@ -120,7 +137,7 @@ pub(super) fn cell_of(insts: &[Inst], m: &Module, target: &str) -> Option<String
 }
 
 /// `OpName` of each id.
-fn op_names(insts: &[Inst]) -> HashMap<String, String> {
+pub(super) fn op_names(insts: &[Inst]) -> HashMap<String, String> {
     insts
         .iter()
         .filter(|i| i.op == Op::Name)
@@ -132,7 +149,7 @@ fn op_names(insts: &[Inst]) -> HashMap<String, String> {
 }
 
 /// `OpMemberName`: (struct type id, member index) to name.
-fn member_names(insts: &[Inst]) -> HashMap<(String, usize), String> {
+pub(super) fn member_names(insts: &[Inst]) -> HashMap<(String, usize), String> {
     insts
         .iter()
         .filter(|i| i.op == Op::MemberName)
@@ -148,7 +165,7 @@ fn member_names(insts: &[Inst]) -> HashMap<(String, usize), String> {
 
 /// The variable a target's first step names: by id or `OpName`, by its
 /// block type's name, or by descriptor set and binding.
-fn variable<'m>(
+pub(super) fn variable<'m>(
     m: &'m Module,
     names: &HashMap<String, String>,
     step: &Step,
@@ -230,7 +247,25 @@ fn walk(
 ) -> Result<(Vec<usize>, String), String> {
     let mut path = Vec::new();
     let mut ty = ty.to_string();
+    // Inside an image: the index steps left (its coordinates, then the
+    // channel of a texel of several), each any index: whether a texel is
+    // there is the extent's to say.
+    let mut texel: Option<usize> = None;
     for step in steps {
+        if let Some(left) = texel {
+            match step {
+                Step::Index(i) if left > 0 => {
+                    path.push(*i);
+                    texel = Some(left - 1);
+                    continue;
+                }
+                _ => {
+                    return Err(
+                        "a step past a texel: an image takes one `[i]` per coordinate, then one for the channel of a texel of several".into(),
+                    );
+                }
+            }
+        }
         // naga wraps a WGSL buffer's type in a struct of one unnamed member
         // (`var<storage> out: array<u32>` is `{ array<u32> }`), glslang an
         // HLSL structured buffer's in one named `@data`
@@ -294,6 +329,36 @@ fn walk(
                 }
                 path.push(*i);
                 ty = elem.clone();
+            }
+            (
+                Step::Index(i),
+                Some(Ty::Image { .. } | Ty::SampledImage { .. } | Ty::Tensor { .. }),
+            ) => {
+                let image = match m.ty(&ty) {
+                    Some(Ty::SampledImage { image }) => image.clone(),
+                    _ => ty.clone(),
+                };
+                let (dims, channels, elem) = match m.ty(&image) {
+                    Some(
+                        Ty::Image {
+                            dims,
+                            channels,
+                            elem,
+                            ..
+                        }
+                        | Ty::Tensor {
+                            dims,
+                            channels,
+                            elem,
+                            ..
+                        },
+                    ) => (*dims, *channels, elem.clone()),
+                    _ => return Err("a sampled image of something that is not an image".into()),
+                };
+                path.push(*i);
+                texel = Some((dims + usize::from(channels > 1)).saturating_sub(1));
+                // (No extent or length applies inside an image.)
+                ty = elem;
             }
             (Step::Field(f), _) => {
                 return Err(format!("`.{f}` steps into something that is not a struct"));
@@ -434,4 +499,130 @@ fn fill(t: &mut Init, vals: &mut dyn Iterator<Item = i64>) {
         Init::Num(v) => *v = vals.next().unwrap_or(0),
         Init::List(items) => items.iter_mut().for_each(|i| fill(i, vals)),
     }
+}
+
+/// The warnings for buffers that end with a runtime-sized array no input
+/// gives a length (`--length`, an inputs or dispatch file's `length`, an
+/// `@Input` header's list), and for images no input gives an extent
+/// (`--extent`, `extent`): vkmm checks such a buffer at one element
+/// (`runtime_array_len`) and such an image at one texel per coordinate
+/// (`image::default_extents`), which a shader indexing past them reads as
+/// out of bounds. Only variables some instruction uses are named; each
+/// warning is at the variable (its declaration in a compiled shader's
+/// source) and names the option that sets the size, spelled as the
+/// inputs take the variable.
+pub(super) fn default_sizes(
+    insts: &[Inst],
+    m: &Module,
+    given: &Resolved,
+    headers: &[(String, Init, usize, usize)],
+) -> Vec<(usize, usize, String)> {
+    let names = op_names(insts);
+    // A variable sharing its binding with an earlier one is sized as that
+    // one is (the inputs go to the first).
+    let aliases = super::layout::aliases(m);
+    let mut out = Vec::new();
+    for g in &m.globals {
+        if aliases.contains_key(&g.id) {
+            continue;
+        }
+        let buffer = g.class == Class::Global
+            && !given.lengths.contains(&g.id)
+            && ends_with_runtime_array(m, &g.pointee);
+        let image = matches!(g.class, Class::Global | Class::Image)
+            && !given.extents.contains(&g.id)
+            && holds_image(m, &g.pointee);
+        if !(buffer || image) || g.init.is_some() || headers.iter().any(|h| h.0 == g.id) {
+            continue;
+        }
+        let used = insts.iter().any(|i| {
+            !matches!(
+                i.op,
+                Op::Name | Op::Decorate | Op::EntryPoint | Op::MemberDecorate
+            ) && i
+                .operands
+                .iter()
+                .any(|o| matches!(&o.tok, Tok::Id(s) if *s == g.id))
+        });
+        if !used {
+            continue;
+        }
+        // The name an input takes: the variable's, its block's, else
+        // SET.BINDING (as `variable` resolves them).
+        let binding = match (
+            m.int_decoration(&g.id, "DescriptorSet"),
+            m.int_decoration(&g.id, "Binding"),
+        ) {
+            (Some(s), Some(b)) => Some(format!("{s}.{b}")),
+            _ => None,
+        };
+        let unique =
+            |n: &String| variable(m, &names, &Step::Name(n.clone())).is_ok_and(|v| v.id == g.id);
+        let target = names
+            .get(&g.id)
+            .filter(|n| !n.is_empty() && unique(n))
+            .or_else(|| names.get(&g.pointee).filter(|n| !n.is_empty() && unique(n)))
+            .cloned()
+            .or(binding.clone())
+            .unwrap_or_else(|| format!("%{}", g.id));
+        let place = binding.map_or_else(String::new, |b| format!(" (binding {b})"));
+        // The target as a TOML key: quoted unless bare (`"0.1"`).
+        let key = if target
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+        {
+            target.clone()
+        } else {
+            format!("\"{target}\"")
+        };
+        let message = if buffer {
+            format!(
+                "`{target}`{place} ends with a runtime-sized array that no input gives a length: vkmm checks it at 1 element; give the length the host binds with `--length {target}=N` (in a dispatch or inputs file: `{key} = {{ length = N }}` under [inputs])"
+            )
+        } else {
+            // One size per coordinate: `W`, `WxH`, `WxHxD`, ...
+            let sizes = ["W", "H", "D", "S"][..image_dims(m, &g.pointee).clamp(1, 4)].join("x");
+            format!(
+                "`{target}`{place} is an image that no input gives an extent: vkmm checks it at 1 texel per coordinate; give the size the host creates with `--extent {target}={sizes}` (one size per coordinate; in a dispatch file: `extent = {{ {key} = \"{sizes}\" }}`)"
+            )
+        };
+        out.push((g.line, g.col, message));
+    }
+    out
+}
+
+/// The coordinates of the images type `ty` holds (2 where unknown).
+fn image_dims(m: &Module, ty: &str) -> usize {
+    match m.ty(ty) {
+        Some(Ty::Image { dims, .. } | Ty::Tensor { dims, .. }) => *dims,
+        Some(Ty::SampledImage { image }) => image_dims(m, image),
+        Some(Ty::Array { elem, .. } | Ty::RuntimeArray { elem }) => image_dims(m, elem),
+        _ => 2,
+    }
+}
+
+/// Whether type `ty` is an image, or an array of them.
+fn holds_image(m: &Module, ty: &str) -> bool {
+    match m.ty(ty) {
+        Some(Ty::Image { .. } | Ty::SampledImage { .. } | Ty::Tensor { .. }) => true,
+        Some(Ty::Array { elem, .. } | Ty::RuntimeArray { elem }) => holds_image(m, elem),
+        _ => false,
+    }
+}
+
+/// Whether a value of type `ty` ends with a runtime-sized array (a
+/// runtime array, or a struct whose last member does).
+fn ends_with_runtime_array(m: &Module, ty: &str) -> bool {
+    let mut ty = ty.to_string();
+    for _ in 0..34 {
+        match m.ty(&ty) {
+            Some(Ty::RuntimeArray { .. }) => return true,
+            Some(Ty::Struct { members }) => match members.last() {
+                Some(last) => ty = last.clone(),
+                None => return false,
+            },
+            _ => return false,
+        }
+    }
+    false
 }

@@ -76,15 +76,20 @@ const COHERENT: &str = "Coherent";
 #[derive(Default)]
 pub(super) struct Coherence {
     /// Whether the coherent reading applies (a GLSL450 or Simple module,
-    /// `LegacyMemoryModel::Coherent`).
+    /// `LegacyMemoryModel::Coherent` or `Wgsl`).
     pub applies: bool,
+    /// WGSL's reading (`LegacyMemoryModel::Wgsl`): storage buffers and
+    /// workgroup variables coherent at Workgroup scope.
+    wgsl: bool,
     /// `(struct type, member)` decorated `Coherent`.
     members: HashSet<(String, usize)>,
 }
 
 impl Coherence {
     pub fn new(insts: &[Inst], reading: LegacyMemoryModel) -> Coherence {
-        let applies = reading == LegacyMemoryModel::Coherent && memory_model(insts).is_some();
+        let wgsl = reading == LegacyMemoryModel::Wgsl;
+        let applies =
+            (reading == LegacyMemoryModel::Coherent || wgsl) && memory_model(insts).is_some();
         let mut members = HashSet::new();
         for i in insts.iter().filter(|i| i.op == ::spirv::Op::MemberDecorate) {
             if let (Ok(st), Ok(k), Ok(d)) = (i.id(0), i.int(1), i.word(2))
@@ -94,7 +99,11 @@ impl Coherence {
                 members.insert((st.to_string(), k));
             }
         }
-        Coherence { applies, members }
+        Coherence {
+            applies,
+            wgsl,
+            members,
+        }
     }
 
     /// The scope of a whole variable's coherence: Workgroup for a
@@ -114,11 +123,23 @@ impl Coherence {
     /// to Device scope in the old model, QueueFamilyKHR scope in the new
     /// model"; vkmm reads a GLSL450 module as that old model: Device. (For
     /// one dispatch the two scopes hold the same invocations.)
+    ///
+    /// WGSL's reading: a variable in the storage (a storage or uniform
+    /// buffer: `Class::Global`) or workgroup address space is coherent at
+    /// Workgroup scope (WGSL 14.5.5: "All non-atomic read accesses in the
+    /// storage or workgroup address spaces are considered non-private and
+    /// correspond to read operations with NonPrivatePointer |
+    /// MakePointerVisible memory operands with the Workgroup scope", "All
+    /// non-atomic write accesses in the storage or workgroup address
+    /// spaces are considered non-private and correspond to write
+    /// operations with NonPrivatePointer | MakePointerAvailable memory
+    /// operands with the Workgroup scope"). Textures keep the decoration's
+    /// reading: the section names only those two address spaces.
     pub fn variable(&self, m: &Module, g: &Global) -> Option<Scope> {
         if !self.applies {
             return None;
         }
-        if g.class == Class::Workgroup {
+        if g.class == Class::Workgroup || (self.wgsl && g.class == Class::Global) {
             return Some(Scope::Workgroup);
         }
         let eligible = matches!(g.class, Class::Global | Class::Image);
@@ -174,6 +195,9 @@ pub(super) fn lint(file: &str, insts: &[Inst], reading: LegacyMemoryModel, progr
     let message = match reading {
         LegacyMemoryModel::Coherent => format!(
             "the module uses the {model} memory model: vkmm reads it as GLSL compilers and drivers do (`--legacy-memory-model coherent`): Workgroup variables coherent at Workgroup scope, `Coherent` ones at Device scope, other plain accesses private (docs/format-spirv.md); `--legacy-memory-model strict` reads it literally"
+        ),
+        LegacyMemoryModel::Wgsl => format!(
+            "naga writes the module with the {model} memory model: vkmm reads it as the WGSL specification maps WGSL to the Vulkan memory model (14.5): plain accesses to storage buffers and workgroup variables non-private, available and visible at Workgroup scope; atomics relaxed; `--legacy-memory-model strict` reads naga's module literally"
         ),
         LegacyMemoryModel::Strict => format!(
             "the module uses the {model} memory model, read literally (`--legacy-memory-model strict`): every plain access is private{}; vkmm reads the Vulkan memory model's operands (MakePointerAvailable/Visible, NonPrivatePointer), which GLSL gets with `#pragma use_vulkan_memory_model`; `--legacy-memory-model coherent` (the default) reads Workgroup and `Coherent` variables as GLSL does",

@@ -876,12 +876,10 @@ impl<'a> Gen<'a> {
         let mut unreached = false;
         for k in body {
             let inst = &self.insts[k];
-            if k % 4096 == 4095 && crate::frontend::clock::time_is_up() {
-                return Err((
-                    inst.line,
-                    inst.col,
-                    crate::frontend::clock::TIME_IS_UP.into(),
-                ));
+            if k % 4096 == 4095
+                && let Some(why) = crate::frontend::clock::bound_reached()
+            {
+                return Err((inst.line, inst.col, why.into()));
             }
             match inst.op {
                 Op::Function | Op::FunctionParameter | Op::FunctionEnd | Op::Phi => {}
@@ -1448,6 +1446,10 @@ impl<'a> Gen<'a> {
             | Op::ImageFetch
             | Op::SampledImage
             | Op::Image => self.image(fr, inst)?,
+            Op::ImageQuerySize
+            | Op::ImageQuerySizeLod
+            | Op::ImageQueryLevels
+            | Op::ImageQuerySamples => self.image_query(fr, inst)?,
             Op::TensorReadARM | Op::TensorWriteARM | Op::TensorQuerySizeARM => {
                 self.tensor(fr, inst)?
             }
@@ -1568,7 +1570,7 @@ impl<'a> Gen<'a> {
                     // the sampler and the implementation choose.
                     "sampling through a sampler with floating-point coordinates has no meaning vkmm can give: the memory model defines accesses to texel locations, and filtering reads an implementation-defined set of texels (which ones, and their weights, depend on the sampler, the level of detail and the implementation). Read texels by integer coordinates with OpImageFetch (docs/format-spirv.md, \"Images\")"
                 } else if name.contains("Image") || name.contains("Sampl") {
-                    "vkmm lowers OpImageRead, OpImageWrite, OpImageTexelPointer, OpImageFetch, OpSampledImage and OpImage (docs/format-spirv.md, \"Images\"): image queries and sparse images are not modelled"
+                    "vkmm lowers OpImageRead, OpImageWrite, OpImageTexelPointer, OpImageFetch, OpSampledImage, OpImage and the queries OpImageQuerySize, OpImageQuerySizeLod, OpImageQueryLevels and OpImageQuerySamples (docs/format-spirv.md, \"Images\"): sparse images are not modelled"
                 } else if name.contains("Tensor") {
                     "vkmm lowers OpTensorReadARM, OpTensorWriteARM and OpTensorQuerySizeARM only (docs/format-spirv.md, \"Tensors\")"
                 } else if name.starts_with("OpF")

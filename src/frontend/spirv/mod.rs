@@ -37,6 +37,7 @@ mod layout;
 mod legacy;
 mod lower;
 mod module;
+mod names;
 mod sparse;
 mod stages;
 mod syntax;
@@ -67,7 +68,7 @@ pub fn parse_with(
     text: &str,
     options: super::Options,
 ) -> Result<Program, FrontendError> {
-    parse_module(file, text, true, &options)
+    parse_module(file, text, true, false, &options)
 }
 
 /// [`parse`], for every format (`.spvasm`, and the disassembly of a
@@ -92,6 +93,7 @@ fn parse_module(
     file: &str,
     text: &str,
     own_text: bool,
+    source_names: bool,
     options: &super::Options,
 ) -> Result<Program, FrontendError> {
     let oob = options.out_of_bounds;
@@ -202,6 +204,14 @@ fn parse_module(
     }
     // The command line's and dispatch file's inputs, beside the headers'.
     let user = inputs::resolve(&insts, &m, &shader.inputs).map_err(located)?;
+    for (line, column, message) in inputs::default_sizes(&insts, &m, &user, &h.inputs) {
+        program.warnings.push(crate::ir::FrontendWarning {
+            file: file.to_string(),
+            line,
+            column,
+            message,
+        });
+    }
     for (id, init) in &user.inits {
         if inputs.insert(id.clone(), init).is_some() {
             return Err(located((
@@ -691,6 +701,9 @@ fn parse_module(
     }
     calls::check(&program, &insts).map_err(located)?;
     layout::cut_cells(&mut program, &mut widths).map_err(located)?;
+    // A compiled shader's memory under the source's names (the module's
+    // stay), before the conditions name it.
+    let renamed = source_names.then(|| names::rename(&insts, &m, &mut program));
     program.condition = conditions(file, text, &h, &program)?;
     if let (Some(a), Some(given)) = (&asserted, &shader.assertion) {
         let expr = asserted_condition(a, &given.origin, &program)?;
@@ -702,6 +715,9 @@ fn parse_module(
             text: a.text(),
         });
     }
+    if program.condition.is_none() {
+        shown_outputs(&mut program);
+    }
     if let Some(c) = &mut program.condition {
         at_width(&mut c.expr, &widths);
         if let Some(f) = &mut c.filter {
@@ -712,10 +728,37 @@ fn parse_module(
     legacy::unread(file, &insts, &m, &coherence, &mut program);
     odd_vectors(file, &insts, &mut program);
     workgroup_size(file, declared.as_ref(), config, shader, grid, &mut program);
+    if let Some(renamed) = &renamed {
+        names::respell_condition(renamed, &mut program);
+    }
     // Cooperative matrices: the rules and the attributions, last (every
     // attribution is a copy of the whole program).
     coop::finish(&mut program, &coops).map_err(located)?;
     Ok(program)
+}
+
+/// A shader checked without a condition: its final states show what the
+/// host can read back, the cells of storage buffers and images
+/// (`UniformMemory` and `ImageMemory` storage classes) that some
+/// instruction may write, in location order; its registers are SSA ids
+/// the source never names, so they are not shown.
+fn shown_outputs(program: &mut Program) {
+    let mut written = std::collections::BTreeSet::new();
+    for t in &program.threads {
+        for i in t.instructions() {
+            if i.is_write()
+                && matches!(
+                    i.storage_class,
+                    Some(crate::ir::UNIFORM_MEMORY | crate::ir::IMAGE_MEMORY)
+                )
+                && let Some(r) = i.reference
+            {
+                written.insert(program.references[r].location);
+            }
+        }
+    }
+    program.shown_locations = written.into_iter().collect();
+    program.registers_internal = true;
 }
 
 /// The cells of large variables that have a location.
@@ -865,8 +908,9 @@ pub fn parse_binary_with(
 /// Lowers a module a compiler made of the shader `source` (GLSL, HLSL,
 /// WGSL), rendered as text by [`binary::disassemble`]: the shader's `//`
 /// header comments apply, positions go back to its lines through the
-/// module's `OpLine`s, and `--set` is not applied again (the source took
-/// it: a `#define` line, a WGSL `const` or `override`).
+/// module's `OpLine`s, and `--set` applies to the module's specialization
+/// constants (the caller leaves in `options.shader.set` only what the
+/// source did not take: a `#define` line, a WGSL `const` or `override`).
 fn parse_compiled(
     file: &str,
     source: &str,
@@ -874,9 +918,13 @@ fn parse_compiled(
     options: super::Options,
 ) -> Result<Program, FrontendError> {
     let h = glsl::headers(source);
-    let mut options = options;
-    options.shader.set.clear();
-    parse_disassembly(file, asm, Some((file, &h)), Positions::SourceLines, options)
+    parse_disassembly(
+        file,
+        asm,
+        Some((file, &h)),
+        Positions::SourceLines(source),
+        options,
+    )
 }
 
 /// A compiled module as text; an error naming `compiler` when it cannot be
@@ -892,12 +940,13 @@ fn disassemble_compiled(file: &str, bytes: &[u8], compiler: &str) -> Result<Stri
 
 /// What a position in a disassembled module is reported as.
 #[derive(Clone, Copy, PartialEq, Eq)]
-enum Positions {
+enum Positions<'s> {
     /// The instruction's number (a binary module).
     Instructions,
     /// The source line of the nearest `OpLine` before the instruction
-    /// (a module compiled with debug lines from GLSL).
-    SourceLines,
+    /// (a module compiled with debug lines from GLSL, WGSL, HLSL), a
+    /// global variable's at its declaration in the source (this one).
+    SourceLines(&'s str),
 }
 
 /// Lowers `asm` (one instruction per line, as [`binary::disassemble`]
@@ -933,51 +982,57 @@ fn parse_disassembly(
             Some(Some((line, col.max(1))))
         })?
     };
-    // An instruction outside the functions (a constant, a type) has no
-    // OpLine: the position of its first use that has one.
+    // An instruction outside the functions has no OpLine: a global
+    // variable is at its declaration in the source, another (a constant,
+    // a type) at its first use that has one.
     let moved = |k: usize| -> Option<(usize, usize)> {
-        if positions == Positions::Instructions {
+        let Positions::SourceLines(source) = positions else {
             return None;
-        }
-        line_of(k).or_else(|| {
-            let id = lines.get(k - 1)?.split_whitespace().next()?;
-            if !id.starts_with('%') {
-                return None;
-            }
-            let user = lines.iter().enumerate().skip(k).find(|(_, l)| {
-                l.split_whitespace().skip(1).any(|w| w == id)
-                    && !l.trim_start().starts_with("OpName")
-            })?;
-            line_of(user.0 + 1)
-        })
+        };
+        line_of(k)
+            .or_else(|| names::declared_at(&lines, k, source))
+            .or_else(|| {
+                let id = lines.get(k - 1)?.split_whitespace().next()?;
+                if !id.starts_with('%') {
+                    return None;
+                }
+                let user = lines.iter().enumerate().skip(k).find(|(_, l)| {
+                    l.split_whitespace().skip(1).any(|w| w == id)
+                        && !l.trim_start().starts_with("OpName")
+                })?;
+                line_of(user.0 + 1)
+            })
     };
-    let mut program = parse_module(file, &text, false, &options).map_err(|mut e| {
-        if e.line > lines.len() {
-            if let Some((hfile, _)) = headers {
-                e.file = hfile.to_string();
-                e.line -= lines.len();
-            }
-        } else if e.line >= 1 {
-            let k = e.line;
-            let inst = lines[k - 1].trim();
-            match positions {
-                Positions::Instructions => {
-                    e.message = format!("{} (instruction {k}: `{inst}`)", e.message);
+    // A shader compiled from source names its memory as the source does.
+    let source_names = positions != Positions::Instructions;
+    let mut program =
+        parse_module(file, &text, false, source_names, &options).map_err(|mut e| {
+            if e.line > lines.len() {
+                if let Some((hfile, _)) = headers {
+                    e.file = hfile.to_string();
+                    e.line -= lines.len();
                 }
-                Positions::SourceLines => {
-                    (e.line, e.column) = moved(k).unwrap_or((0, 0));
-                    e.message = format!(
-                        "{} (in instruction {k} of the SPIR-V compiled from it: `{inst}`)",
-                        e.message
-                    );
+            } else if e.line >= 1 {
+                let k = e.line;
+                let inst = lines[k - 1].trim();
+                match positions {
+                    Positions::Instructions => {
+                        e.message = format!("{} (instruction {k}: `{inst}`)", e.message);
+                    }
+                    Positions::SourceLines(_) => {
+                        (e.line, e.column) = moved(k).unwrap_or((0, 0));
+                        e.message = format!(
+                            "{} (in instruction {k} of the SPIR-V compiled from it: `{inst}`)",
+                            e.message
+                        );
+                    }
                 }
             }
-        }
-        e
-    })?;
+            e
+        })?;
     // Warnings about instructions: at their source line (the first line of
     // the shader when no OpLine precedes them).
-    if positions == Positions::SourceLines {
+    if positions != Positions::Instructions {
         for w in &mut program.warnings {
             if (1..=lines.len()).contains(&w.line) {
                 (w.line, w.column) = moved(w.line).unwrap_or((1, 1));

@@ -20,6 +20,11 @@ pub(super) const MAX_CELLS: usize = 1 << 16;
 /// by [`MAX_CELLS`].
 pub(super) const MAX_LAYOUT: usize = 1 << 20;
 
+/// The most scalars an OpConstantNull value is spelled out into: as many
+/// as one variable's cells with a location ([`MAX_CELLS`]), since a store
+/// of a larger value could not be lowered anyway.
+const MAX_NULL_LEAVES: usize = MAX_CELLS;
+
 /// A global variable.
 #[derive(Clone, Debug)]
 pub(super) struct Global {
@@ -1054,8 +1059,19 @@ impl Module {
                     Some(Tok::Str(s)) => s.clone(),
                     _ => String::new(),
                 };
+                // `--entry NAME`, else the module's first compute entry
+                // point (GLCompute or Kernel: what a shader file is checked
+                // for, as SPIRV-Cross's test modules put a fragment entry
+                // beside it), else its first entry point (`@Shaders` then
+                // says which invocation runs which).
                 let chosen = self.wanted_entry.as_ref().is_none_or(|w| *w == name);
-                if self.entry.is_none() && chosen {
+                let compute = |model: &str| model == "GLCompute" || model == "Kernel";
+                let current_is_compute = self.entry.as_ref().is_some_and(|(g, _, _)| {
+                    self.entries.iter().any(|e| e.1 == *g && compute(&e.0))
+                });
+                let better =
+                    self.wanted_entry.is_none() && compute(inst.word(0)?) && !current_is_compute;
+                if chosen && (self.entry.is_none() || better) {
                     self.entry = Some((f.clone(), inst.line, col));
                 }
                 self.entry_names.push(name);
@@ -1162,17 +1178,41 @@ impl Module {
         }
     }
 
-    /// The value of OpConstantNull of a type.
+    /// The value of OpConstantNull of a type: "The null value is zero"
+    /// for scalars, and for composites "each component ... is the null
+    /// value of its type" (SPIR-V, OpConstantNull), spelled out component
+    /// by component so that a store of it (naga's zero-initialisation of
+    /// a workgroup array, `OpStore %var %null`) writes every cell. A type
+    /// of more than [`MAX_NULL_LEAVES`] scalars stays one zero, which
+    /// initialises a variable but is no value a store can take.
     fn null_of(&self, ty: &str) -> CVal {
+        if self.scalar_count(ty) > MAX_NULL_LEAVES {
+            return CVal::Int(0);
+        }
         match self.ty(ty) {
             Some(Ty::Matrix { col, cols, .. }) => CVal::Comp(vec![self.null_of(col); *cols]),
-            Some(Ty::Vector { elem, n }) | Some(Ty::Array { elem, len: n }) if *n <= 64 => {
+            Some(Ty::Vector { elem, n }) | Some(Ty::Array { elem, len: n }) => {
                 CVal::Comp(vec![self.null_of(elem); *n])
             }
             Some(Ty::Struct { members }) => {
                 CVal::Comp(members.iter().map(|m| self.null_of(m)).collect())
             }
             _ => CVal::Int(0),
+        }
+    }
+
+    /// How many scalars a value of a type holds (saturating; 1 for a
+    /// scalar or a type without components).
+    fn scalar_count(&self, ty: &str) -> usize {
+        match self.ty(ty) {
+            Some(Ty::Matrix { col, cols, .. }) => self.scalar_count(col).saturating_mul(*cols),
+            Some(Ty::Vector { elem, n }) | Some(Ty::Array { elem, len: n }) => {
+                self.scalar_count(elem).saturating_mul(*n)
+            }
+            Some(Ty::Struct { members }) => members
+                .iter()
+                .fold(0usize, |a, m| a.saturating_add(self.scalar_count(m))),
+            _ => 1,
         }
     }
 

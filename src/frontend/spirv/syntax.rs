@@ -487,8 +487,10 @@ pub(super) fn parse(text: &str) -> Result<Vec<Inst>, Located> {
     let mut out = Vec::new();
     for (n, raw) in text.lines().enumerate() {
         let line = n + 1;
-        if n % 4096 == 4095 && crate::frontend::clock::time_is_up() {
-            return Err((line, 1, crate::frontend::clock::TIME_IS_UP.into()));
+        if n % 4096 == 4095
+            && let Some(why) = crate::frontend::clock::bound_reached()
+        {
+            return Err((line, 1, why.into()));
         }
         let toks = lex_line(line, raw)?;
         if toks.is_empty() {

@@ -18,7 +18,7 @@
 //! panic inside it is an error naming naga, never a crash of vkmm.
 
 use super::FrontendError;
-use crate::frontend::{Options, ShaderOptions};
+use crate::frontend::{LegacyMemoryModel, Options, ShaderOptions};
 use crate::ir::Program;
 use naga::back::spv;
 
@@ -45,6 +45,13 @@ pub fn parse(file: &str, source: &str) -> Result<Program, FrontendError> {
 /// and lowers it. `options.shader` gives the entry point and the constants
 /// set (`--set`); defines are an error (WGSL has no preprocessor).
 pub fn parse_with(file: &str, source: &str, options: Options) -> Result<Program, FrontendError> {
+    let mut options = options;
+    // A WGSL shader's memory model is the WGSL specification's mapping to
+    // the Vulkan memory model (14.5), not the GLSL reading of the GLSL450
+    // module naga writes; `strict` still reads the module literally.
+    if options.legacy_memory_model == LegacyMemoryModel::Coherent {
+        options.legacy_memory_model = LegacyMemoryModel::Wgsl;
+    }
     if let Some((name, _)) = options.shader.defines.first() {
         return Err(error(
             file,
@@ -55,6 +62,7 @@ pub fn parse_with(file: &str, source: &str, options: Options) -> Result<Program,
             ),
         ));
     }
+    directive(file, source)?;
     let (text, overrides) = set_consts(file, source, &options.shader)?;
     let words = compile(file, &text, &options.shader, &overrides)?;
     let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
@@ -63,7 +71,38 @@ pub fn parse_with(file: &str, source: &str, options: Options) -> Result<Program,
         Some(entry) => entry_line(&asm, &text, entry),
         None => asm,
     };
+    // The consts and overrides took `--set` in the source.
+    options.shader.set.clear();
     super::parse_compiled(file, source, &asm, options)
+}
+
+/// A `#` outside comments: the directive of a preprocessor some projects
+/// run before the WGSL compiler (vello's shader build and Bevy's naga_oil
+/// read `#import`, `#ifdef`, `#define_import_path`). No WGSL token begins
+/// with `#` (WGSL, "Parsing": the tokens are literals, keywords, reserved
+/// words, syntactic tokens and identifiers; attributes begin with `@`), so
+/// such a file is the input of that preprocessor, not yet WGSL: an error
+/// at the directive saying so.
+fn directive(file: &str, source: &str) -> Result<(), FrontendError> {
+    let toks = tokens(source);
+    let Some(k) = toks.iter().position(|t| t.1 == "#") else {
+        return Ok(());
+    };
+    let at = toks[k].0;
+    let word = toks
+        .get(k + 1)
+        .filter(|t| t.0 == at + 1)
+        .map_or("", |t| t.1);
+    let line = source[..at].matches('\n').count() + 1;
+    let column = at - source[..at].rfind('\n').map_or(0, |i| i + 1) + 1;
+    Err(error(
+        file,
+        line,
+        column,
+        format!(
+            "`#{word}` is a preprocessor directive, and WGSL has no preprocessor (no WGSL token begins with `#`): this file is the input of a project's own shader preprocessor (vello's build and Bevy's naga_oil read `#import`, `#ifdef`, `#define_import_path`); check the WGSL that preprocessor writes"
+        ),
+    ))
 }
 
 /// The name of a module's only entry point (the one naga wrote).
@@ -174,7 +213,7 @@ fn guarded<T: Send + 'static>(
             match receive.recv_timeout(std::time::Duration::from_millis(5)) {
                 Ok(r) => break r,
                 Err(RecvTimeoutError::Timeout) => {
-                    if crate::memory::over_input_bound() {
+                    if crate::memory::over_input_bound(crate::frontend::clock::input_bound()) {
                         return Err(error(
                             file,
                             0,

@@ -101,6 +101,8 @@ enum Want {
     Tensor,
     Storage,
     Fetch,
+    /// Any image: a query of its size, levels or samples.
+    Query,
 }
 
 /// A grid of texels or tensor elements: the variable, its extents (one
@@ -747,6 +749,119 @@ impl Gen<'_> {
         Ok(())
     }
 
+    /// The image queries, answered from the extents the image's texels
+    /// have (its input's `extent`): OpImageQuerySize, "Query the
+    /// dimensions of Image, with no level of detail", and
+    /// OpImageQuerySizeLod, "Query the dimensions of Image for mipmap level
+    /// for Level of Detail": "Result Type must be an integer type scalar
+    /// or vector. The number of components must be: 1 for the 1D and
+    /// Buffer dimensionalities, 2 for the 2D, Cube, and Rect
+    /// dimensionalities, 3 for the 3D dimensionality, plus 1 more if the
+    /// image type is arrayed. This vector is filled in with (width [,
+    /// height] [, elements]) where elements is the number of layers in an
+    /// image array or the depth of a 3D image" (of a cube array, the
+    /// cubes: its layers over 6). vkmm models an image's level 0 only, so
+    /// OpImageQueryLevels, "Query the number of mipmap levels accessible
+    /// through Image", is 1, and a size query names level 0 (another
+    /// level is refused). OpImageQuerySamples, "Query the number of
+    /// samples available per texel fetch in a multisample image", is the
+    /// extent of the sample coordinate.
+    pub(super) fn image_query(&mut self, fr: &mut Frame, inst: &Inst) -> R<()> {
+        let op = inst.name.clone();
+        let ty = match self.val(fr, inst, 1)? {
+            Val::Ptr(p) => self.m.ty(&p.ty).cloned(),
+            _ => None,
+        };
+        let Some(Ty::Image {
+            dim, arrayed, ms, ..
+        }) = ty
+        else {
+            return Err(inst.err_at(
+                1,
+                format!("{op}: \"Image must be an object whose type is OpTypeImage\""),
+            ));
+        };
+        let g = self.grid(fr, inst, 1, Want::Query)?;
+        if !g.each.is_empty() {
+            return Err(unsupported(
+                inst,
+                &format!(
+                    "a query of an element of the array of images `%{}` chosen at run time, whose elements have different extents (give every element the same extent)",
+                    g.var
+                ),
+            ));
+        }
+        let value = match inst.op {
+            Op::ImageQueryLevels => {
+                if !matches!(dim.as_str(), "1D" | "2D" | "3D" | "Cube") {
+                    return Err(inst.err_at(
+                        1,
+                        format!("{op}: \"Its Dim operand must be one of 1D, 2D, 3D, or Cube\""),
+                    ));
+                }
+                vec![1]
+            }
+            Op::ImageQuerySamples => {
+                if !ms {
+                    return Err(inst.err_at(
+                        1,
+                        format!("{op}: \"Its Dim operand must be 2D and MS must be 1\""),
+                    ));
+                }
+                vec![*g.extents.last().unwrap_or(&1) as i64]
+            }
+            _ => {
+                if inst.op == Op::ImageQuerySizeLod {
+                    if ms || !matches!(dim.as_str(), "1D" | "2D" | "3D" | "Cube") {
+                        return Err(inst.err_at(
+                            1,
+                            format!("{op}: \"Its Dim operand must be one of 1D, 2D, 3D, or Cube, and its MS must be 0\""),
+                        ));
+                    }
+                    let lod = self.int_const(fr, inst, 2, "Level of Detail")?;
+                    if lod != 0 {
+                        return Err(inst.err_at(
+                            2,
+                            format!("{op}: Level of Detail {lod}: vkmm models an image's level 0 only (OpImageQueryLevels is 1), so level {lod} is one the image does not have"),
+                        ));
+                    }
+                }
+                let spatial = match dim.as_str() {
+                    "1D" | "Buffer" => 1,
+                    "3D" => 3,
+                    _ => 2,
+                };
+                let mut v: Vec<i64> = g.extents.iter().take(spatial).map(|e| *e as i64).collect();
+                if arrayed {
+                    let layers = g.extents.get(spatial).copied().unwrap_or(1) as i64;
+                    v.push(if dim == "Cube" { layers / 6 } else { layers });
+                }
+                v
+            }
+        };
+        let n = match self.m.ty(inst.id(0)?) {
+            Some(Ty::Int { .. }) => 1,
+            Some(Ty::Vector { n, elem }) if matches!(self.m.ty(elem), Some(Ty::Int { .. })) => *n,
+            _ => 0,
+        };
+        if n != value.len() {
+            return Err(inst.err_at(
+                0,
+                format!(
+                    "{op}: \"Result Type must be an integer type scalar or vector\" of {} component{} for this image",
+                    value.len(),
+                    if value.len() == 1 { "" } else { "s" }
+                ),
+            ));
+        }
+        let v = if n == 1 {
+            Val::Int(value[0])
+        } else {
+            Val::Comp(value.into_iter().map(Val::Int).collect())
+        };
+        self.bind(fr, inst, v)
+    }
+
     /// The coordinates of an image access: the Coordinate operand's, then
     /// the sample of a multisampled image (the Sample image operand).
     fn image_coords(
@@ -795,7 +910,7 @@ impl Gen<'_> {
         inst.err_at(
             coord,
             format!(
-                "{}: the coordinate is outside the image `%{}` (extent {}, the variable's @Input): an out-of-bounds image access is undefined behaviour (\"Applications must not execute operations that would access out of bounds memory locations\")",
+                "{}: the coordinate is outside the image `%{}` (extent {}, from its input: without one an image is one texel per coordinate; give its size as `extent = [X, Y, ...]` in the dispatch file's [inputs], or in a Dat3M `@Input`): an out-of-bounds image access is undefined behaviour (\"Applications must not execute operations that would access out of bounds memory locations\")",
                 inst.name,
                 g.var,
                 extent.join(" x ")

@@ -664,11 +664,128 @@ impl Gen<'_> {
                     Val::Comp(columns)
                 }
             }
+            // Vulkan, "Precision of GLSL.std.450 Instructions": "length(x)
+            // | Inherited from sqrt(dot(x, x))."
             "Length" | "length" => {
                 let w = self.result_width(inst)?;
                 let x = arg(0)?;
                 let d = self.dot(&x, &x, w, &format!("{dest}.d"), inst)?;
                 self.un(&d, dest, NumOp::FUn(FUn::Sqrt, w), inst)?
+            }
+            // The other geometric functions, each computed as the
+            // formula Vulkan's precision table says it inherits its
+            // precision from, every step rounded: "distance(p0, p1) |
+            // Inherited from length(p0 - p1)"; "normalize(x) | Inherited
+            // from x / length(x)"; "cross() | Inherited from (x[1] * y[2] -
+            // y[1] * x[2], x[2] * y[0] - y[2] * x[0], x[0] * y[1] - y[0] *
+            // x[1])"; "faceforward(N, I, NRef) | Inherited from NRef · I <
+            // 0.0 ? N : -N"; "reflect(x, y) | Inherited from x - 2.0 *
+            // dot(y, x) * y"; "refract(I, N, eta) | Inherited from k < 0.0
+            // ? 0.0 : eta * I - (eta * dot(N, I) + sqrt(k)) * N, where k =
+            // 1 - eta * eta * (1.0 - dot(N, I) * dot(N, I))";
+            // "smoothstep(edge0, edge1, x) | Inherited from t * t * (3.0 -
+            // 2.0 * t), where t = clamp((x - edge0) / (edge1 - edge0),
+            // 0.0, 1.0)".
+            "Distance" | "distance" => {
+                let w = self.result_width(inst)?;
+                let (a, b) = (arg(0)?, arg(1)?);
+                let f = |op| NumOp::FBin(op, w);
+                let d = self.num(&a, &b, &format!("{dest}.v"), f(FBin::Sub), inst)?;
+                let dd = self.dot(&d, &d, w, &format!("{dest}.d"), inst)?;
+                self.un(&dd, dest, NumOp::FUn(FUn::Sqrt, w), inst)?
+            }
+            "Normalize" | "normalize" => {
+                let w = self.result_width(inst)?;
+                let x = arg(0)?;
+                let d = self.dot(&x, &x, w, &format!("{dest}.d"), inst)?;
+                let l = self.un(&d, &format!("{dest}.l"), NumOp::FUn(FUn::Sqrt, w), inst)?;
+                let l = like(&x, l);
+                self.num(&x, &l, dest, NumOp::FBin(FBin::Div, w), inst)?
+            }
+            "Cross" | "cross" => {
+                let w = self.result_width(inst)?;
+                let (mut xs, mut ys) = (Vec::new(), Vec::new());
+                super::leaves_of(&arg(0)?, &mut xs);
+                super::leaves_of(&arg(1)?, &mut ys);
+                if xs.len() != 3 || ys.len() != 3 {
+                    return Err(inst.err_at(
+                        4,
+                        "`Cross`: \"x and y must be vectors of 3 components\"".into(),
+                    ));
+                }
+                let f = |op| NumOp::FBin(op, w);
+                let mut out = Vec::new();
+                for (k, (i, j)) in [(1, 2), (2, 0), (0, 1)].into_iter().enumerate() {
+                    let l =
+                        self.num(&xs[i], &ys[j], &format!("{dest}.{k}l"), f(FBin::Mul), inst)?;
+                    let r =
+                        self.num(&ys[i], &xs[j], &format!("{dest}.{k}r"), f(FBin::Mul), inst)?;
+                    out.push(self.num(&l, &r, &format!("{dest}.{k}"), f(FBin::Sub), inst)?);
+                }
+                Val::Comp(out)
+            }
+            "FaceForward" | "faceforward" => {
+                let w = self.result_width(inst)?;
+                let (n, i, nref) = (arg(0)?, arg(1)?, arg(2)?);
+                let d = self.dot(&nref, &i, w, &format!("{dest}.d"), inst)?;
+                let lt = self.less_than_zero(&d, w, &format!("{dest}.c"), inst)?;
+                let neg = self.un(&n, &format!("{dest}.n"), NumOp::FUn(FUn::Neg, w), inst)?;
+                let c = like(&n, lt);
+                self.select(&c, &n, &neg, dest, inst)?
+            }
+            "Reflect" | "reflect" => {
+                let w = self.result_width(inst)?;
+                let (i, n) = (arg(0)?, arg(1)?);
+                let f = |op| NumOp::FBin(op, w);
+                let two = Val::Int(crate::ir::numeric::from_f64(2.0, w));
+                let d = self.dot(&n, &i, w, &format!("{dest}.d"), inst)?;
+                let t = self.num(&two, &d, &format!("{dest}.t"), f(FBin::Mul), inst)?;
+                let t = like(&n, t);
+                let tn = self.num(&t, &n, &format!("{dest}.tn"), f(FBin::Mul), inst)?;
+                self.num(&i, &tn, dest, f(FBin::Sub), inst)?
+            }
+            "Refract" | "refract" => {
+                let w = self.result_width(inst)?;
+                let (i, n, eta) = (arg(0)?, arg(1)?, arg(2)?);
+                let f = |op| NumOp::FBin(op, w);
+                let c = |x: f64| Val::Int(crate::ir::numeric::from_f64(x, w));
+                let d = self.dot(&n, &i, w, &format!("{dest}.d"), inst)?;
+                let dd = self.num(&d, &d, &format!("{dest}.dd"), f(FBin::Mul), inst)?;
+                let omd = self.num(&c(1.0), &dd, &format!("{dest}.omd"), f(FBin::Sub), inst)?;
+                let ee = self.num(&eta, &eta, &format!("{dest}.ee"), f(FBin::Mul), inst)?;
+                let eeo = self.num(&ee, &omd, &format!("{dest}.eeo"), f(FBin::Mul), inst)?;
+                let k = self.num(&c(1.0), &eeo, &format!("{dest}.k"), f(FBin::Sub), inst)?;
+                let ed = self.num(&eta, &d, &format!("{dest}.ed"), f(FBin::Mul), inst)?;
+                let sk = self.un(&k, &format!("{dest}.sk"), NumOp::FUn(FUn::Sqrt, w), inst)?;
+                let m = self.num(&ed, &sk, &format!("{dest}.m"), f(FBin::Add), inst)?;
+                let ei = self.num(
+                    &like(&i, eta),
+                    &i,
+                    &format!("{dest}.ei"),
+                    f(FBin::Mul),
+                    inst,
+                )?;
+                let mn = self.num(&like(&n, m), &n, &format!("{dest}.mn"), f(FBin::Mul), inst)?;
+                let r = self.num(&ei, &mn, &format!("{dest}.r"), f(FBin::Sub), inst)?;
+                let lt = self.less_than_zero(&k, w, &format!("{dest}.c"), inst)?;
+                let zero = like(&i, Val::Int(0));
+                self.select(&like(&i, lt), &zero, &r, dest, inst)?
+            }
+            "SmoothStep" | "smoothstep" => {
+                let w = self.result_width(inst)?;
+                let (e0, e1, x) = (arg(0)?, arg(1)?, arg(2)?);
+                let (e0, e1) = (like(&x, e0), like(&x, e1));
+                let f = |op| NumOp::FBin(op, w);
+                let c = |v: f64| like(&x, Val::Int(crate::ir::numeric::from_f64(v, w)));
+                let a = self.num(&x, &e0, &format!("{dest}.a"), f(FBin::Sub), inst)?;
+                let b = self.num(&e1, &e0, &format!("{dest}.b"), f(FBin::Sub), inst)?;
+                let q = self.num(&a, &b, &format!("{dest}.q"), f(FBin::Div), inst)?;
+                let lo = self.num(&q, &c(0.0), &format!("{dest}.lo"), f(FBin::Max), inst)?;
+                let t = self.num(&lo, &c(1.0), &format!("{dest}.t"), f(FBin::Min), inst)?;
+                let tt = self.num(&t, &t, &format!("{dest}.tt"), f(FBin::Mul), inst)?;
+                let t2 = self.num(&c(2.0), &t, &format!("{dest}.t2"), f(FBin::Mul), inst)?;
+                let s = self.num(&c(3.0), &t2, &format!("{dest}.s"), f(FBin::Sub), inst)?;
+                self.num(&tt, &s, dest, f(FBin::Mul), inst)?
             }
             "PackHalf2x16" => {
                 let v = arg(0)?;
@@ -755,6 +872,18 @@ impl Gen<'_> {
             _ => return Ok(None),
         };
         Ok(Some(v))
+    }
+
+    /// Whether the float `x` of width `w` is less than 0.0 (an ordered
+    /// comparison: a NaN is not), as a boolean value.
+    fn less_than_zero(&mut self, x: &Val, w: u8, dest: &str, inst: &Inst) -> R<Val> {
+        let zero = Val::Int(crate::ir::numeric::from_f64(0.0, w));
+        let op = NumOp::FCmp {
+            cmp: Cmp::Lt,
+            ordered: true,
+            width: w,
+        };
+        self.num(x, &zero, dest, op, inst)
     }
 
     /// The columns of a square float matrix of 2 to 4 columns (`name`'s
@@ -850,6 +979,17 @@ impl Gen<'_> {
                 "vkmm does not lower the extended instruction `{name}` (docs/format-spirv.md, \"Floating point\")"
             ),
         )
+    }
+}
+
+/// `v` in the shape of `shape`: a scalar repeated once per component of
+/// a vector `shape` (GLSL.std.450 mixes a scalar with a vector where its
+/// formulae do: `eta * I`), else `v` itself.
+fn like(shape: &Val, v: Val) -> Val {
+    match (shape, &v) {
+        (Val::Comp(_), Val::Comp(_)) => v,
+        (Val::Comp(xs), _) => Val::Comp(vec![v; xs.len()]),
+        _ => v,
     }
 }
 

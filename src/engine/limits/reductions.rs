@@ -1,11 +1,13 @@
 //! The reductions by name ([`Reduction`]), what each needs of the model
 //! ([`Requires`]), and sets of them ([`Reductions`]). A leaf: the limits a
 //! search runs under hold a set, and every stage reads it through the
-//! hooks ([`super::hook`]).
+//! hooks ([`crate::engine::reduce::hook`]), each reduction's in its own
+//! file of `crate::engine::reduce`.
 
 use crate::model::SearchProfile;
 
-/// One reduction of the search (see the module documentation).
+/// One reduction of the search (`crate::engine::reduce` has what each
+/// does).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Reduction {
     /// Side-effect-free spin loops run as awaits (only the iteration that
@@ -64,8 +66,8 @@ pub enum Reduction {
     /// (`trace::explore_with_domains`, [`crate::engine::values`]).
     SymbolicStores,
     /// One execution per orbit under the permutations of interchangeable
-    /// threads (and the renamings of [`super::rotation`]), counted for its
-    /// orbit ([`super::symmetry`]).
+    /// threads (and the renamings of [`crate::engine::reduce::rotation`]), counted for its
+    /// orbit ([`crate::engine::reduce::symmetry`]).
     Symmetry,
     /// After a finished complete walk, a combination whose stopped threads
     /// all spin forever at an await and extend to complete paths is not
@@ -75,6 +77,16 @@ pub enum Reduction {
     /// by location and handed to the visitor as a product
     /// (`choices::observation_reads`).
     ReadFactoring,
+    /// An increment of a counter (a location every write of which is an
+    /// atomic add of one constant outside every loop) never reads the
+    /// value only the last increment writes: the paths never fix an
+    /// increment's read to it (`trace::counters`).
+    Counters,
+    /// The termination search is offered only combinations of paths that
+    /// can hold a witness: no stuck path whose loop cannot repeat, and the
+    /// pruned walk drops a partial combination whose control barriers
+    /// already cannot agree (`crate::engine::reduce::witness_pruning`).
+    WitnessPruning,
 }
 
 /// What a reduction needs the model to declare about itself before it
@@ -118,7 +130,7 @@ impl Requires {
 
 impl Reduction {
     /// Every reduction, in the order `--help` and the tables list them.
-    pub const ALL: [Reduction; 17] = [
+    pub const ALL: [Reduction; 19] = [
         Reduction::SpinReduction,
         Reduction::RmwFilter,
         Reduction::TerminationShortcuts,
@@ -136,6 +148,8 @@ impl Reduction {
         Reduction::Symmetry,
         Reduction::SpinExtension,
         Reduction::ReadFactoring,
+        Reduction::Counters,
+        Reduction::WitnessPruning,
     ];
 
     /// The reduction's name: `--no NAME`, and the old `--no-NAME` switch.
@@ -158,6 +172,8 @@ impl Reduction {
             Reduction::Symmetry => "symmetry",
             Reduction::SpinExtension => "spin-extension",
             Reduction::ReadFactoring => "read-factoring",
+            Reduction::Counters => "counters",
+            Reduction::WitnessPruning => "witness-pruning",
         }
     }
 
@@ -187,6 +203,10 @@ impl Reduction {
             Reduction::Symmetry => "walk one execution per orbit of interchangeable threads",
             Reduction::SpinExtension => "skip spinning prefixes that extend to complete executions",
             Reduction::ReadFactoring => "factor observation reads' choices by location",
+            Reduction::Counters => "an increment of a counter never reads the counter's last value",
+            Reduction::WitnessPruning => {
+                "termination: skip loops that cannot repeat and barriers that cannot agree"
+            }
         }
     }
 

@@ -2,11 +2,14 @@
 //! reductions, the model's search profile, the walk's modes), the limits
 //! that can stop it ([`LimitKind`]) and the error of a program the search
 //! cannot take ([`ExecError`]). Every stage of the engine reads these, so
-//! they stand below all of them: this file names no other file of the
-//! engine but the reductions' set.
+//! they stand below all of them: this folder names no other file of the
+//! engine. The reductions by name, and sets of them, are
+//! [`reductions`]: what a search may use is part of what it runs under;
+//! what each reduction does is `super::reduce`.
 
-use super::reduce::set::{Reduction, Reductions};
+mod reductions;
 use crate::model::{LoadedModel, SearchProfile};
+pub use reductions::{Reduction, Reductions, Requires};
 
 /// A program that cannot be turned into executions.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

@@ -1,0 +1,289 @@
+//! [`Reduction::WitnessPruning`]: the termination search is offered only
+//! combinations of paths that can hold a witness of non-termination. Two
+//! parts, each dropping only what the search's own `wants` refuses:
+//!
+//! - the question's part ([`QuestionPlan::witness_pruning`]): a stuck path
+//!   whose loop has no split of its iterations that matches
+//!   (`analysis::termination`: the infix's iterations run the same
+//!   statements with the same writes as the suffix's, and the suffix
+//!   leaves the registers as it found them) is put in no block, so no
+//!   skeleton holding it is built;
+//! - the walk's part, here: for a visitor that wants only the combinations
+//!   of paths whose control barriers are possible for a witness
+//!   (`analysis::barriers::agree`: no barrier passed while a member of its
+//!   execution-scope instance does not arrive, and no invocation waiting
+//!   at a barrier that opens for it), the pruned walk drops a partial
+//!   combination as soon as its chosen paths already break that, instead
+//!   of building the skeleton of every completion and having the visitor
+//!   refuse each one.
+//!
+//! The rule it anticipates rests on the glossary of the SPIR-V memory
+//! model for OpenCL: "A control barrier blocks some set of invocations
+//! from progressing until all of them reach the same point in the
+//! execution". What the chosen paths (threads `t..`) fix is final for
+//! every completion:
+//!
+//! - an arrival (passing or waiting) of a chosen thread at a dynamic
+//!   barrier instance, and its absence: the other threads' paths do not
+//!   change a chosen path, and the dynamic instance a thread reaches is
+//!   keyed by its own path alone (`engine::barrier::groups`);
+//! - a barrier that already opens for a waiting invocation opens in every
+//!   completion: choosing more paths only adds arrivals.
+//!
+//! A barrier with a quorum passes with fewer arrivals than its instance
+//! has members, so its absences are judged only once every member is
+//! chosen, and in a program with any quorum operand (a group may meet
+//! an arrival with a quorum later) only then.
+
+use super::hook::{CombinationPlan, Hook, QuestionPlan};
+use crate::engine::barrier;
+use crate::engine::instances::thread_in_instance;
+use crate::engine::limits::{Limits, Reduction};
+use crate::engine::trace::{Ending, ThreadPaths};
+use crate::ir::{GroupOp, OpKind, Program, Scope, Stmt};
+
+pub(super) struct WitnessPruningHook;
+
+impl Hook for WitnessPruningHook {
+    fn reduction(&self) -> Reduction {
+        Reduction::WitnessPruning
+    }
+
+    fn on_combinations(&self, _program: &Program, _limits: &Limits, plan: &mut CombinationPlan) {
+        plan.barrier_pruning = true;
+    }
+
+    fn on_question(&self, _limits: &Limits, plan: &mut QuestionPlan) {
+        plan.witness_pruning = true;
+    }
+}
+
+/// One arrival of a thread at a dynamic barrier instance, as
+/// `barrier::groups` places it: the instance it belongs to is
+/// (`key`, `id`, `function`, `scope`, `tangled`, the first member of its
+/// execution-scope instance).
+#[derive(Clone, Copy, PartialEq, Eq)]
+struct Arrival {
+    key: barrier::BarrierKey,
+    id: Option<i64>,
+    function: Option<GroupOp>,
+    scope: Scope,
+    tangled: bool,
+    /// Index into [`BarrierPruning::instances`].
+    instance: usize,
+    quorum: Option<i64>,
+    /// Whether the thread's path ends waiting there (else it passes).
+    waiting: bool,
+}
+
+impl Arrival {
+    fn same_group(&self, o: &Arrival) -> bool {
+        self.key == o.key
+            && self.id == o.id
+            && self.function == o.function
+            && self.scope == o.scope
+            && self.tangled == o.tangled
+            && self.instance == o.instance
+    }
+}
+
+/// The partial check of a walk over combinations of paths
+/// (`Explorer::set_barrier_agreement`), with each path's arrivals read
+/// once.
+pub(in crate::engine) struct BarrierPruning {
+    /// Whether some control barrier of the program has a quorum operand.
+    any_quorum: bool,
+    /// The execution-scope instances met: their members, in order.
+    instances: Vec<Vec<usize>>,
+    /// Per thread, per path: its arrivals, in order.
+    arrivals: Vec<Vec<Vec<Arrival>>>,
+}
+
+impl BarrierPruning {
+    pub(in crate::engine) fn of(program: &Program, threads: &[ThreadPaths]) -> BarrierPruning {
+        let any_quorum = program.threads.iter().any(|t| {
+            t.instructions().any(|i| {
+                matches!(
+                    i.kind,
+                    OpKind::ControlBarrier {
+                        quorum: Some(_),
+                        ..
+                    }
+                )
+            })
+        });
+        let mut instances: Vec<Vec<usize>> = Vec::new();
+        // The instance of `scope` holding thread `u` (`barrier::groups`:
+        // its members, found by `thread_in_instance`).
+        let mut instance_of = |u: usize, scope: Scope| -> usize {
+            let members: Vec<usize> = (0..program.threads.len())
+                .filter(|&x| thread_in_instance(program, x, scope, u))
+                .collect();
+            match instances.iter().position(|m| *m == members) {
+                Some(k) => k,
+                None => {
+                    instances.push(members);
+                    instances.len() - 1
+                }
+            }
+        };
+        let mut memo: Vec<(usize, Scope, usize)> = Vec::new();
+        let mut arrivals = Vec::with_capacity(threads.len());
+        for (u, tp) in threads.iter().enumerate() {
+            let mut per_path = Vec::with_capacity(tp.paths.len());
+            for p in &tp.paths {
+                let mut mine = Vec::new();
+                let mut passes: Vec<(u32, usize)> = Vec::new();
+                let mut instance =
+                    |scope: Scope| match memo.iter().find(|&&(x, s, _)| x == u && s == scope) {
+                        Some(&(_, _, k)) => k,
+                        None => {
+                            let k = instance_of(u, scope);
+                            memo.push((u, scope, k));
+                            k
+                        }
+                    };
+                for e in &p.events {
+                    let Stmt::Op(i) = &program.threads[u].code[e.stmt] else {
+                        continue;
+                    };
+                    let OpKind::ControlBarrier {
+                        instance: number,
+                        execution_scope,
+                        ..
+                    } = i.kind
+                    else {
+                        continue;
+                    };
+                    let tangled = i.group.as_ref().is_some_and(|g| g.nonuniform);
+                    // `barrier::groups`: a tangle's instance is its key
+                    // alone; any other counts the thread's arrivals at the
+                    // static instance number.
+                    let pass = if tangled {
+                        0
+                    } else {
+                        match passes.iter_mut().find(|(n, _)| *n == number) {
+                            Some((_, k)) => {
+                                *k += 1;
+                                *k
+                            }
+                            None => {
+                                passes.push((number, 1));
+                                1
+                            }
+                        }
+                    };
+                    mine.push(Arrival {
+                        key: (number, pass),
+                        id: e.barrier.id,
+                        function: i.group.as_ref().map(|g| g.op),
+                        scope: execution_scope,
+                        tangled,
+                        instance: instance(execution_scope),
+                        quorum: e.barrier.quorum,
+                        waiting: false,
+                    });
+                }
+                if let Ending::Blocked {
+                    stmt,
+                    key,
+                    scope,
+                    values,
+                } = &p.ending
+                {
+                    let function = match &program.threads[u].code[*stmt] {
+                        Stmt::Op(i) => i.group.as_ref().map(|f| f.op),
+                        _ => None,
+                    };
+                    mine.push(Arrival {
+                        key: *key,
+                        id: values.id,
+                        function,
+                        scope: *scope,
+                        tangled: false,
+                        instance: instance(*scope),
+                        quorum: values.quorum,
+                        waiting: true,
+                    });
+                }
+                per_path.push(mine);
+            }
+            arrivals.push(per_path);
+        }
+        BarrierPruning {
+            any_quorum,
+            instances,
+            arrivals,
+        }
+    }
+
+    /// Whether some completion of the chosen paths (`chosen[u]`, a path
+    /// number of thread `u`, for the threads `u >= t`; the others are not
+    /// read) can have barriers that agree.
+    pub(in crate::engine) fn may_agree(&self, chosen: &[usize], t: usize) -> bool {
+        // Per dynamic instance met: one arrival standing for it, the
+        // threads passing, those waiting (with their quorum), and whether
+        // some arrival has a quorum.
+        struct Met {
+            first: Arrival,
+            passed: Vec<usize>,
+            waiting: Vec<Option<i64>>,
+            quorum: bool,
+        }
+        let mut met: Vec<Met> = Vec::new();
+        for (u, &p) in chosen.iter().enumerate().skip(t) {
+            for a in &self.arrivals[u][p] {
+                let k = match met.iter().position(|m| m.first.same_group(a)) {
+                    Some(k) => k,
+                    None => {
+                        met.push(Met {
+                            first: *a,
+                            passed: Vec::new(),
+                            waiting: Vec::new(),
+                            quorum: false,
+                        });
+                        met.len() - 1
+                    }
+                };
+                let m = &mut met[k];
+                m.quorum |= a.quorum.is_some();
+                if a.waiting {
+                    m.waiting.push(a.quorum);
+                } else {
+                    m.passed.push(u);
+                }
+            }
+        }
+        met.iter().all(|m| {
+            let members = &self.instances[m.first.instance];
+            let arrivals = m.passed.len() + m.waiting.len();
+            // `BarrierGroup::opens_for`: a barrier that opens for a waiting
+            // invocation now opens in every completion.
+            let opens = |q: Option<i64>| {
+                m.first.tangled
+                    || arrivals
+                        >= match q {
+                            Some(q) => usize::try_from(q).unwrap_or(usize::MAX),
+                            None => members.len(),
+                        }
+            };
+            if m.waiting.iter().any(|&q| opens(q)) {
+                return false;
+            }
+            let complete = members.iter().all(|&u| u >= t);
+            if m.passed.is_empty() || m.quorum || m.first.tangled || (self.any_quorum && !complete)
+            {
+                return true;
+            }
+            // `BarrierGroup::absent`: a chosen member that neither passes
+            // nor waits there never will.
+            members.iter().all(|&u| {
+                u < t
+                    || m.passed.contains(&u)
+                    || self.arrivals[u][chosen[u]]
+                        .iter()
+                        .any(|a| a.waiting && a.same_group(&m.first))
+            })
+        })
+    }
+}

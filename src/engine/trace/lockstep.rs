@@ -1,0 +1,128 @@
+//! Cut paths that lose no execution: a thread's loop tied by a control
+//! barrier to another invocation's loop that ends.
+//!
+//! SPIR-V memory model for OpenCL, glossary: "A control barrier blocks
+//! some set of invocations from progressing until all of them reach the
+//! same point in the execution"; 3.5: "if a work-group function occurs
+//! within a loop, the Invocations must encounter the same work-group
+//! function in the same loop iterations". An invocation that spins on a
+//! workgroup flag while another member of its workgroup does the work
+//! (`if (lid == last) flag = ...; barrier(); f = flag; barrier();`)
+//! passes the loop's barriers once per iteration, as often as the worker
+//! does; when every path of the worker is complete (none cut) and
+//! reaches the barrier at most `m` times, the spinning invocation's
+//! `(m+1)`-th pass never opens. A path the bound cut after such a pass
+//! therefore stops short of no execution in which every barrier opens:
+//! the invocation waits at that barrier forever (while endings are
+//! listed, its path blocked there is listed; elsewhere the extensions
+//! past the cut would be executions with barrier divergence, which the
+//! analyses diagnose within the bound). Such a path is *discharged*: counted
+//! apart from the cut paths (`ThreadPaths::discharged`), so the bound is
+//! not reported as reached on its account.
+//!
+//! The argument needs the other member's paths to be all of its
+//! behaviours: none cut. That also rules out a loop it repeats forever
+//! through the barrier: the walk drops a repeated iteration only when it
+//! only loads (no barrier), so any other iteration the loop can repeat is
+//! walked again and again until the bound cuts it. A stuck path (while
+//! endings are listed) ends where its loop jumps back, and its thread's
+//! walk goes on from there, so its passes count as those of any path.
+//! Only unnamed barriers without a quorum count (a named one meets only
+//! the arrivals with its id; a quorum opens without every member), and
+//! never group functions (a non-uniform one waits for no one).
+
+use super::path::{Ending, PathEvent, ThreadPaths};
+use crate::engine::instances::same_instance;
+use crate::ir::{OpKind, Program, Scope, Stmt, Thread};
+use std::collections::BTreeMap;
+
+/// How many times a path passed each unnamed, quorum-free control barrier:
+/// `(static instance, execution scope, passes)`, in instance order.
+pub type Passes = Vec<(u32, Scope, usize)>;
+
+/// The barrier of statement `stmt` of `t` when it is one that every member
+/// of its execution-scope instance must reach: its instance number and
+/// execution scope.
+fn unnamed_barrier(t: &Thread, stmt: usize) -> Option<(u32, Scope)> {
+    let Stmt::Op(i) = &t.code[stmt] else {
+        return None;
+    };
+    match i.kind {
+        OpKind::ControlBarrier {
+            instance,
+            execution_scope,
+            id: None,
+            quorum: None,
+        } if i.group.is_none() => Some((instance, execution_scope)),
+        _ => None,
+    }
+}
+
+/// The passes of `events` (a path of `t`) through unnamed, quorum-free
+/// control barriers.
+pub fn passes(t: &Thread, events: &[PathEvent]) -> Passes {
+    let mut count: BTreeMap<(u32, Scope), usize> = BTreeMap::new();
+    for e in events {
+        if let Some(key) = unnamed_barrier(t, e.stmt) {
+            *count.entry(key).or_default() += 1;
+        }
+    }
+    count.into_iter().map(|((i, s), n)| (i, s, n)).collect()
+}
+
+/// The most times any behaviour of a thread arrives at each barrier
+/// instance number, or `None` when its paths are not all its behaviours
+/// (the bound cut some).
+fn reach(t: &Thread, tp: &ThreadPaths) -> Option<BTreeMap<u32, usize>> {
+    if tp.cut > 0 {
+        return None;
+    }
+    let mut most: BTreeMap<u32, usize> = BTreeMap::new();
+    let mut raise = |i: u32, n: usize| {
+        let m = most.entry(i).or_default();
+        *m = (*m).max(n);
+    };
+    for p in &tp.paths {
+        for (i, _, n) in passes(t, &p.events) {
+            raise(i, n);
+        }
+        // Waiting at a barrier is arriving at it.
+        if let Ending::Blocked { key, .. } = &p.ending {
+            raise(key.0, key.1);
+        }
+    }
+    Some(most)
+}
+
+/// Moves from `cut` to `discharged` the cut paths of every thread that
+/// passed a barrier some other member of its execution-scope instance
+/// never reaches (see the module doc).
+pub fn discharge(program: &Program, all: &mut [ThreadPaths]) {
+    if all.iter().all(|tp| tp.cut == 0) {
+        return;
+    }
+    let reach: Vec<Option<BTreeMap<u32, usize>>> = program
+        .threads
+        .iter()
+        .zip(all.iter())
+        .map(|(t, tp)| reach(t, tp))
+        .collect();
+    for (t, tp) in all.iter_mut().enumerate() {
+        let mut freed = 0;
+        for (profile, &n) in &tp.cut_barriers {
+            let unopened = profile.iter().any(|&(i, scope, k)| {
+                reach.iter().enumerate().any(|(u, r)| {
+                    u != t
+                        && same_instance(program, u, scope, t)
+                        && r.as_ref()
+                            .is_some_and(|r| r.get(&i).copied().unwrap_or(0) < k)
+                })
+            });
+            if unopened {
+                freed += n;
+            }
+        }
+        tp.cut -= freed;
+        tp.discharged += freed;
+    }
+}

@@ -1,0 +1,282 @@
+//! Constructs real shaders from other projects use that the sweep of
+//! docs/unseen-shaders.md found unread, each checked on a shader of
+//! tests/fixtures/unseen-shaders/ (small real ones, copied with a header
+//! naming their source, commit and licence, and shaders written here for
+//! one construct) against final values derived by hand (each test says
+//! how). The GLSL and HLSL ones need glslangValidator: without it they
+//! fail under CI and print SKIPPED elsewhere.
+
+use super::shader_constructs;
+use crate::common;
+use common::{glslang, vkmm};
+
+const DIR: &str = "tests/fixtures/unseen-shaders";
+
+/// The condition holds in every execution of DIR/FILE, race-free, and the
+/// check says so.
+fn holds(file: &str, args: &[&str], condition: &str) {
+    shader_constructs::holds(&format!("{DIR}/{file}"), args, condition)
+}
+
+/// The load fails with exit 2 and an error containing each of `wanted`.
+fn refused(file: &str, args: &[&str], wanted: &[&str]) {
+    let path = format!("{DIR}/{file}");
+    let mut all = vec!["check"];
+    all.extend_from_slice(args);
+    all.push(path.as_str());
+    let (code, out, err) = vkmm(&all);
+    assert_eq!(code, 2, "{file}: {out}\n{err}");
+    for w in wanted {
+        assert!(err.contains(w), "{file}: expected `{w}` in: {err}");
+    }
+}
+
+/// naga zero-initialises workgroup memory by storing OpConstantNull of
+/// the variable's type (`OpStore %w_mem %null`); `WStruct` holds 512 +
+/// 1 + 64 scalars. `output = w_mem.arr` then copies 512 zeros over the
+/// 7s the output starts with: output[0] and output[511] are 0 in every
+/// execution (one invocation, its own size).
+#[test]
+fn a_null_constant_of_a_large_workgroup_struct_is_stored_whole() {
+    holds(
+        "workgroup-var-init.wgsl",
+        &["--input", "output=7"],
+        "output[0] == 0 and output[255] == 0 and output[511] == 0",
+    );
+}
+
+/// wgpu's own zero-initialisation test, entry `read`: each of two
+/// workgroups (one invocation each) reads all 512 cells and the atomic of
+/// its zero-initialised `w_mem` and writes `u32(!is_zero)`: 0. The output
+/// starts at 7, so a 0 is the shader's write. The loop runs 512 times,
+/// past the 64 iterations over a constant count that go uncounted, so the
+/// unrolling bound is raised above it.
+#[test]
+fn wgpus_zero_initialisation_test_reads_zero_in_every_workgroup() {
+    holds(
+        "zero_init_workgroup_mem.wgsl",
+        &[
+            "--unroll",
+            "520",
+            "--entry",
+            "read",
+            "--workgroups",
+            "2",
+            "--length",
+            "output=2",
+            "--input",
+            "output=7",
+        ],
+        "output[0] == 0 and output[1] == 0",
+    );
+}
+
+/// geometry.comp: the values in its comments, each from the formula
+/// Vulkan's precision table gives the function.
+#[test]
+fn glsl_geometric_functions_compute_their_formulae() {
+    if !glslang() {
+        return;
+    }
+    holds(
+        "geometry.comp",
+        &[
+            "--input",
+            "In=0,1065353216,1073741824,1077936128,1082130432,1061997773,1058642330,-1082130432",
+        ],
+        "o.r[0] == 5 and o.r[1] == 6 and o.r[2] == 8 and o.r[3] == 0 and o.r[4] == 0 \
+         and o.r[5] == 1 and o.r[6] == 1 and o.r[7] == 1 and o.r[8] == 0 and o.r[9] == 1 \
+         and o.r[10] == 0 and o.r[11] == -1 and o.r[12] == 0 and o.r[13] == -1 \
+         and o.r[14] == 0 and o.r[15] == 0 and o.r[16] == 5 and o.r[17] == 10",
+    );
+}
+
+/// queries.comp with its dispatch file: the extents it gives, level count 1.
+#[test]
+fn glsl_image_size_queries_answer_the_extents_given() {
+    if !glslang() {
+        return;
+    }
+    holds(
+        "queries.comp",
+        &[],
+        "o.r[0] == 3 and o.r[1] == 2 and o.r[2] == 2 and o.r[3] == 1 and o.r[4] == 4 \
+         and o.r[5] == 2 and o.r[6] == 3 and o.r[7] == 4 and o.r[8] == 1",
+    );
+}
+
+/// queries.wgsl with its dispatch file: textureDimensions (3, 2) and
+/// (4, 5), one level, and texel (2, 1) holds 7.
+#[test]
+fn wgsl_texture_dimensions_answer_the_extents_given() {
+    holds(
+        "queries.wgsl",
+        &[],
+        "out[0] == 3 and out[1] == 2 and out[2] == 4 and out[3] == 5 and out[4] == 1 \
+         and out[5] == 7",
+    );
+}
+
+/// A query of a level other than 0 is refused at its operand: vkmm
+/// models level 0 only.
+#[test]
+fn a_size_query_of_another_level_is_refused_at_its_operand() {
+    if !glslang() {
+        return;
+    }
+    let dir = std::env::temp_dir().join(format!("vkmm-unseen-lod-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("lod.comp");
+    std::fs::write(
+        &file,
+        "#version 450\nlayout(local_size_x = 1) in;\nlayout(binding = 0) uniform usampler2D t;\n\
+         layout(std430, binding = 1) buffer O { int r; } o;\n\
+         void main() {\n    o.r = textureSize(t, 1).x;\n}\n",
+    )
+    .unwrap();
+    let (code, out, err) = vkmm(&["check", file.to_str().unwrap()]);
+    let _ = std::fs::remove_dir_all(&dir);
+    assert_eq!(code, 2, "{out}\n{err}");
+    assert!(err.contains("lod.comp:6:"), "{err}");
+    assert!(err.contains("Level of Detail 1"), "{err}");
+}
+
+/// registers.hlsl: `t0`, `u0` and `b0` are three resources; the one
+/// `[numthreads]` function is the entry point. dst = src * scale =
+/// (3, 5) * 10 = (30, 50). The texture register's binding is 100 + 0,
+/// so `0.100` names `src` as well.
+#[test]
+fn hlsl_register_classes_are_separate_bindings_and_the_entry_is_found() {
+    if !glslang() {
+        return;
+    }
+    let condition = "dst[0] == 30 and dst[1] == 50";
+    for src in ["src=3,5", "0.100=3,5"] {
+        holds(
+            "registers.hlsl",
+            &[
+                "--input",
+                src,
+                "--input",
+                "Params.scale=10",
+                "--length",
+                "src=2",
+                "--length",
+                "dst=2",
+            ],
+            condition,
+        );
+    }
+}
+
+/// Two `[numthreads]` functions and no --entry: an error naming both;
+/// with --entry, the one named.
+#[test]
+fn hlsl_with_two_compute_entry_points_asks_which() {
+    if !glslang() {
+        return;
+    }
+    refused(
+        "two-entries.hlsl",
+        &[],
+        &[
+            "2 compute entry points",
+            "`Clear`",
+            "`Fill`",
+            "--entry NAME",
+        ],
+    );
+    holds("two-entries.hlsl", &["--entry", "Fill"], "buf[0] == 1");
+}
+
+/// HistogramCS_GSM.hlsl as written (its entry point behind a root
+/// signature attribute made by a macro of the included HistogramCS.hlsli;
+/// `t0` and `u0` both used), with its dispatch file: a 2 x 1 black frame,
+/// two invocations. Each zeroes its bin of the group's histogram, then,
+/// after the barrier, bins its pixel (intensity 0: bin 0, InterlockedAdd
+/// of 1), then after the second barrier adds its bin to g_Intensities:
+/// bin 0 holds 2, bin 1 holds 0. The plain stores and loads of
+/// LocalHistogram are ordered by the barriers: race-free.
+#[test]
+fn an_xbox_sample_histogram_checks_as_written() {
+    if !glslang() {
+        return;
+    }
+    holds(
+        "xbox-histogram/HistogramCS_GSM.hlsl",
+        &[],
+        "g_Intensities[0] == 2 and g_Intensities[1] == 0",
+    );
+}
+
+/// multiple-entry.asm.comp: SPIR-V assembly named `.asm.comp` (as
+/// SPIRV-Cross names it) with a Fragment entry point before the compute
+/// one: read as SPIR-V, and its GLCompute entry `main` is checked. With
+/// inputs = (ivec4 (1, 2, 3, 4), uvec4 (10, 20, 30, 40)), the last store
+/// to each output is input1 + input1 = (2, 4, 6, 8) and input1 + input0 =
+/// (11, 22, 33, 44).
+#[test]
+fn spirv_assembly_named_asm_comp_is_read_and_its_compute_entry_checked() {
+    holds(
+        "multiple-entry.asm.comp",
+        &["--input", "inputs=1,2,3,4,10,20,30,40"],
+        "%outputs[0][0] == 2 and %outputs[0][3] == 8 and %outputs[1][0] == 11 \
+         and %outputs[1][3] == 44",
+    );
+}
+
+/// A vello-style `#import`: an error at the directive saying what it is.
+#[test]
+fn a_wgsl_preprocessor_directive_is_refused_at_its_line() {
+    refused(
+        "directive.wgsl",
+        &[],
+        &[
+            "directive.wgsl:2:1:",
+            "`#import` is a preprocessor directive",
+            "WGSL has no preprocessor",
+        ],
+    );
+}
+
+/// specialized.comp: `--set` names a GLSL specialization constant
+/// (`layout(constant_id = N)`) by name or by SpecId, as a pipeline sets
+/// it; the values in its comment.
+#[test]
+fn glsl_specialization_constants_take_set_values() {
+    if !glslang() {
+        return;
+    }
+    holds(
+        "specialized.comp",
+        &[],
+        "o.r[0] == 64 and o.r[1] == 63 and o.r[2] == 7",
+    );
+    holds(
+        "specialized.comp",
+        &["--set", "N=3", "--set", "3=9"],
+        "o.r[0] == 3 and o.r[1] == 2 and o.r[2] == 9",
+    );
+    // A name that is neither a `#define` nor a specialization constant.
+    refused(
+        "specialized.comp",
+        &["--set", "K=1"],
+        &["--set K", "no spec constant", "N (SpecId 0)"],
+    );
+}
+
+/// workgroup-size.comp: glslang folds `gl_WorkGroupSize.x` into the code
+/// as the size the layout declares (256), so `--local-size 2` is given to
+/// the compiler too: the size the shader sees is 2 and the reduction sums
+/// the two inputs, 1 + 2 = 3 (its comment).
+#[test]
+fn glsl_sees_the_dispatch_size_in_gl_workgroupsize() {
+    if !glslang() {
+        return;
+    }
+    holds(
+        "workgroup-size.comp",
+        &["--local-size", "2", "--input", "In=1,2", "--length", "In=2"],
+        "o.size == 2 and o.sum == 3",
+    );
+}
