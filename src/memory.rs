@@ -7,7 +7,7 @@
 //! aborts the process; an allocator that fails allocations (as
 //! memory-limiting allocator crates do) would abort instead. The count is
 //! of the whole process: in a `suite`, the checks running at that moment
-//! share the bound.
+//! share the bound (a row it stopped then is checked again alone).
 //!
 //! A program using vkmm as a library gets the bound by installing the
 //! allocator:
@@ -301,27 +301,45 @@ pub const DEFAULT_MAX_MEMORY: usize = 4 << 30;
 /// request reading an input (its `--max-memory`; `None`: no bound but the
 /// system's), or than the system lets it: for work that cannot be bounded
 /// from inside (a compiler run in process), checked while it runs.
-pub fn over_input_bound(bound: Option<usize>) -> bool {
+///
+/// What the process holds is the count of bytes allocated with the
+/// program ([`over`]) or, when larger, its resident memory (what such work
+/// frees, the allocator may keep) less `retained`, the resident memory the
+/// allocator kept from earlier work when the request started
+/// ([`retained`]): after a search near the bound the process stays
+/// resident near it while holding almost nothing, and a later request is
+/// held to what it adds, not refused for those pages.
+pub fn over_input_bound(bound: Option<usize>, retained: usize) -> bool {
     let bound = bound.unwrap_or(usize::MAX);
-    // Resident memory too: what such work frees, the allocator may keep.
-    over(Some(bound)) || resident().is_some_and(|r| r > bound)
+    over(Some(bound)) || resident().is_some_and(|r| r.saturating_sub(retained) > bound)
 }
 
-/// Whether `extra` more bytes would take the process past `bound`, the
-/// memory bound of the request reading an input (`None`: none), or the
+/// Whether `extra` more bytes would leave the process within `bound`, the
+/// memory bound of the request reading an input (`None`: none), and the
 /// system's: asked before a buffer of the input doubles, so that the
 /// copy, which holds the old and the new buffer at once, does not
-/// overshoot the bound. What the process holds is the count of bytes
-/// allocated or, when larger, its resident memory (what the reader freed,
-/// the allocator may keep); without the counting allocator, nothing is
-/// counted and the bound is left to the system.
-pub fn input_bound_leaves(bound: Option<usize>, extra: usize) -> bool {
+/// overshoot the bound. What the process holds is counted as in
+/// [`over_input_bound`] (`retained` as there); without the counting
+/// allocator, nothing is counted and the bound is left to the system.
+pub fn input_bound_leaves(bound: Option<usize>, extra: usize, retained: usize) -> bool {
     let bound = bound.unwrap_or(usize::MAX);
     let cap = system_cap().map_or(bound, |c| c.min(bound));
     in_use().is_none_or(|n| {
-        let held = n.max(resident().unwrap_or(0));
+        let resident = resident().map_or(0, |r| r.saturating_sub(retained));
+        let held = n.max(resident);
         held.saturating_add(extra) <= cap
     })
+}
+
+/// The resident memory the allocator keeps beyond what the process holds
+/// and its program ([`uncounted`]): pages earlier work freed, kept for
+/// reuse (0 without the counting allocator or where the system does not
+/// say). A request notes it when it starts ([`over_input_bound`]).
+pub fn retained() -> usize {
+    match (resident(), in_use()) {
+        (Some(r), Some(n)) => r.saturating_sub(n.saturating_add(uncounted())),
+        _ => 0,
+    }
 }
 
 /// The process's resident memory in bytes (`VmRSS` of

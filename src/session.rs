@@ -84,6 +84,39 @@ pub struct Session {
     /// Models loaded so far, shared with the sessions [`Session::with_decide`]
     /// makes (a suite loads each model once).
     models: Arc<Mutex<ModelCache>>,
+    /// The rows of the suite pass this session runs, when it runs one
+    /// ([`Session::run_rows`]).
+    rows: Option<Arc<RowsInFlight>>,
+}
+
+/// The rows of one suite pass that are running, and whether two ever ran
+/// at once: the memory bound is the process's, so rows that run at once
+/// share it.
+#[derive(Default)]
+struct RowsInFlight {
+    running: std::sync::atomic::AtomicUsize,
+    overlapped: std::sync::atomic::AtomicBool,
+}
+
+/// One row of a suite pass running: counted in [`RowsInFlight`] until dropped.
+struct RowRunning<'a>(&'a RowsInFlight);
+
+impl<'a> RowRunning<'a> {
+    fn start(rows: &'a RowsInFlight) -> RowRunning<'a> {
+        use std::sync::atomic::Ordering;
+        if rows.running.fetch_add(1, Ordering::SeqCst) > 0 {
+            rows.overlapped.store(true, Ordering::SeqCst);
+        }
+        RowRunning(rows)
+    }
+}
+
+impl Drop for RowRunning<'_> {
+    fn drop(&mut self) {
+        self.0
+            .running
+            .fetch_sub(1, std::sync::atomic::Ordering::SeqCst);
+    }
 }
 
 /// What a session calls with the progress of a long check.
@@ -119,6 +152,7 @@ impl Session {
             termination: None,
             progress: None,
             models: Arc::new(Mutex::new(BTreeMap::new())),
+            rows: None,
         }
     }
 
@@ -886,6 +920,7 @@ impl Session {
     /// Checks one item of a suite (a failure to check is a row's error, not
     /// the suite's).
     pub fn suite_item(&self, item: &SuiteItem) -> Result<Checked, FileError> {
+        let _running = self.rows.as_deref().map(RowRunning::start);
         // Each row has its own deadline (`--timeout` per row).
         let this = self.started();
         let this = &*this;
@@ -996,7 +1031,7 @@ impl Session {
             info = Some(suite::ShardInfo::of(&items, k, n, Property::Races));
             items = suite::shard(items, k, n);
         }
-        let results = run(self, &items);
+        let results = self.run_rows(&items, run);
         let mut summary = suite::score(&items, results, bad_rows, Property::Races, start.elapsed());
         summary.shard = info;
         Ok(summary)
@@ -1043,10 +1078,42 @@ impl Session {
         if property == Property::Termination && session.termination.is_none() {
             session.termination = Some(Progress::default());
         }
-        let results = run(&session, &items);
+        let results = session.run_rows(&items, run);
         let mut summary = suite::score(&items, results, bad_rows, property, start.elapsed());
         summary.shard = info;
         Ok(summary)
+    }
+
+    /// Checks a suite's `items` with `run`, then checks again, one at a
+    /// time, each item the memory bound stopped in a pass where rows ran
+    /// at once. The bound (`--max-memory`) is the process's: rows running
+    /// at once share it, so a row stopped then may have been stopped by
+    /// what its neighbours held. Run alone it has the whole bound, and its
+    /// answer no longer depends on the number of jobs or on which rows it
+    /// met.
+    fn run_rows(
+        &self,
+        items: &[SuiteItem],
+        run: &SuiteRunner<'_>,
+    ) -> Vec<Result<Checked, FileError>> {
+        let rows = Arc::new(RowsInFlight::default());
+        let pass = Session {
+            rows: Some(Arc::clone(&rows)),
+            ..self.clone()
+        };
+        let mut results = run(&pass, items);
+        if rows.overlapped.load(std::sync::atomic::Ordering::SeqCst) {
+            for (item, result) in items.iter().zip(results.iter_mut()) {
+                let at_memory_bound = match result {
+                    Ok(c) => c.stopped_by() == Some(crate::engine::LimitKind::MaxMemory),
+                    Err(e) => e.error.contains(crate::memory::MEMORY_IS_UP),
+                };
+                if at_memory_bound {
+                    *result = self.suite_item(item);
+                }
+            }
+        }
+        results
     }
 
     /// A session like this one that decides `property` early (it shares
@@ -1061,6 +1128,7 @@ impl Session {
             termination: self.termination.clone(),
             progress: self.progress.clone(),
             models: Arc::clone(&self.models),
+            rows: None,
         }
     }
 }
@@ -1151,5 +1219,57 @@ mod tests {
             crate::frontend::clock::input_bound(),
             Some(crate::memory::DEFAULT_MAX_MEMORY)
         );
+    }
+
+    /// A suite pass over mp.test in which `runner` answers every row with
+    /// `first` (as a row a bound stopped reads) and, when `neighbour`,
+    /// keeps a second row running beside them. Returns whether the suite's
+    /// one file ends decided.
+    fn suite_pass(neighbour: bool, first: &str) -> bool {
+        let dir = std::env::temp_dir().join(format!(
+            "vkmm-rows-{}-{neighbour}-{}",
+            std::process::id(),
+            first.len()
+        ));
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::copy("examples/mp.test", dir.join("mp.test")).unwrap();
+        let runner = |pass: &Session, items: &[SuiteItem]| {
+            let rows = pass.rows.as_deref().expect("a suite pass counts its rows");
+            let _beside = neighbour.then(|| RowRunning::start(rows));
+            items
+                .iter()
+                .map(|i| {
+                    let _row = RowRunning::start(rows);
+                    Err(FileError {
+                        file: i.path.display().to_string(),
+                        error: first.to_string(),
+                    })
+                })
+                .collect()
+        };
+        let summary = Session::new()
+            .suite_with(&dir, None, Property::Condition, None, &runner)
+            .unwrap();
+        std::fs::remove_dir_all(&dir).unwrap();
+        summary.passed > 0 && summary.passed == summary.total
+    }
+
+    /// A row the memory bound stopped in a pass where rows ran at once
+    /// runs again alone, under the whole bound, and is decided; a row that
+    /// ran alone, or one another bound stopped, keeps its answer without
+    /// a second run.
+    #[test]
+    fn rows_a_shared_memory_bound_stopped_run_again_alone() {
+        let memory = format!(
+            "{} while naga compiled the shader",
+            crate::memory::MEMORY_IS_UP
+        );
+        let time = format!(
+            "{} while naga compiled the shader",
+            crate::frontend::clock::TIME_IS_UP
+        );
+        assert!(suite_pass(true, &memory));
+        assert!(!suite_pass(false, &memory));
+        assert!(!suite_pass(true, &time));
     }
 }

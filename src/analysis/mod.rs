@@ -105,6 +105,16 @@ impl Checked {
         }
     }
 
+    /// The limit that stopped the search, where one did and the answer
+    /// names it.
+    pub fn stopped_by(&self) -> Option<crate::engine::LimitKind> {
+        match self {
+            Checked::Queries(_) => None,
+            Checked::Litmus(o) => o.stopped_by,
+            Checked::Termination(o) => o.stopped_by,
+        }
+    }
+
     /// The front end's warnings about the file.
     pub fn warnings(&self) -> &[crate::frontend::FrontendWarning] {
         match self {

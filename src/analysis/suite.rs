@@ -792,6 +792,8 @@ impl Summary {
                             "undecided: {} thread paths cut by the unrolling bound (raise --unroll)",
                             o.cut_paths
                         )
+                    } else if let (true, Some(kind)) = (o.truncated, o.stopped_by) {
+                        format!("undecided: stopped {}", kind.describe())
                     } else if o.truncated {
                         "undecided: a limit (executions, time or memory) stopped the search".into()
                     } else {

@@ -53,6 +53,9 @@ struct Context {
     /// Whether the deadline is set aside (one bounded pass that finishes
     /// what a limited search found).
     grace: bool,
+    /// The resident memory the allocator kept from earlier work when the
+    /// request started ([`crate::memory::retained`]).
+    retained: usize,
 }
 
 thread_local! {
@@ -75,6 +78,7 @@ impl FrontEndClock {
                 walk,
                 stopped: false,
                 grace: false,
+                retained: crate::memory::retained(),
             }))
         });
         FrontEndClock { outer }
@@ -134,6 +138,16 @@ pub fn bound_reached() -> Option<&'static str> {
         return None;
     }
     crate::memory::over(input_bound()).then_some(crate::memory::MEMORY_IS_UP)
+}
+
+/// The resident memory the allocator kept from earlier work when the
+/// request whose front end runs on this thread started (0 outside a
+/// request): what [`crate::memory::over_input_bound`] and
+/// [`crate::memory::input_bound_leaves`] leave out of resident memory, so
+/// that a request after one near the bound is not refused for pages the
+/// process no longer holds.
+pub fn input_retained() -> usize {
+    FRONT_END.with(|c| c.get().map_or(0, |x| x.retained))
 }
 
 /// The memory bound input files and readers are held to on this thread:

@@ -199,6 +199,7 @@ fn lex(text: &str, src: &Src, body: usize) -> R<Vec<Tok>> {
             && !crate::memory::input_bound_leaves(
                 crate::frontend::clock::input_bound(),
                 out.capacity().max(4) * std::mem::size_of::<Tok>() * 2,
+                crate::frontend::clock::input_retained(),
             )
         {
             return Err((
@@ -250,7 +251,10 @@ fn out_of_bounds() -> Result<(), String> {
     if crate::frontend::clock::time_is_up() {
         return Err(crate::frontend::clock::TIME_IS_UP.into());
     }
-    if crate::memory::over_input_bound(crate::frontend::clock::input_bound()) {
+    if crate::memory::over_input_bound(
+        crate::frontend::clock::input_bound(),
+        crate::frontend::clock::input_retained(),
+    ) {
         return Err(format!(
             "{} while the OpenCL litmus file was read",
             crate::memory::MEMORY_IS_UP

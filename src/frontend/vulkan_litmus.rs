@@ -120,7 +120,10 @@ fn out_of_bounds() -> Result<(), String> {
     if crate::frontend::clock::time_is_up() {
         return Err(crate::frontend::clock::TIME_IS_UP.into());
     }
-    if crate::memory::over_input_bound(crate::frontend::clock::input_bound()) {
+    if crate::memory::over_input_bound(
+        crate::frontend::clock::input_bound(),
+        crate::frontend::clock::input_retained(),
+    ) {
         return Err(memory_is_up());
     }
     Ok(())
@@ -728,6 +731,7 @@ impl<'a> Parser<'a> {
                             && !crate::memory::input_bound_leaves(
                                 crate::frontend::clock::input_bound(),
                                 full.capacity().max(4) * std::mem::size_of::<Stmt>() * 2,
+                                crate::frontend::clock::input_retained(),
                             )
                         {
                             return Err((a, memory_is_up()));
