@@ -979,7 +979,7 @@ impl Pair<'_> {
                 _ => Halt::Failed(format!("model {}: {e}", self.b.name)),
             });
         }
-        if let Some(k @ (LimitKind::Timeout | LimitKind::MaxMemory)) = coverage.stopped_by {
+        if let Some(k) = stops_all(coverage.stopped_by) {
             return Err(Halt::Stopped(k));
         }
         let cut = coverage.truncated || coverage.stopped_by.is_some() || coverage.cut_paths > 0;
@@ -999,11 +999,7 @@ impl Pair<'_> {
                 Err(e) => return Err(Halt::Failed(format!("{name}: {e}"))),
             }
         }
-        if let Some(k) = out
-            .iter()
-            .filter_map(|o| o.stopped_by)
-            .find(|k| matches!(k, LimitKind::Timeout | LimitKind::MaxMemory))
-        {
+        if let Some(k) = out.iter().find_map(|o| stops_all(o.stopped_by)) {
             return Err(Halt::Stopped(k));
         }
         if !out.iter().all(|o| o.complete()) {
@@ -1125,6 +1121,13 @@ fn in_order<T: Send>(batch: &[Shape], f: impl Fn(&Shape) -> T + Sync + Send) -> 
     {
         batch.iter().map(f).collect()
     }
+}
+
+/// The limit a walk stopped at when it is one that stops every later
+/// walk too (the command's deadline, the process's memory bound); the
+/// execution limit and the unrolling bound are per walk and only cut it.
+pub(super) fn stops_all(kind: Option<LimitKind>) -> Option<LimitKind> {
+    kind.filter(|k| matches!(k, LimitKind::Timeout | LimitKind::MaxMemory))
 }
 
 /// Why a step of the search gave no answer.

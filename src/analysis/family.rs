@@ -17,9 +17,10 @@
 //! A family stopped by a limit says what it covered and is never reported
 //! as whole.
 
-use super::diff::{DiffBounds, Op, Pinned, Shape, Vocabulary, pin, skeletons};
+use super::diff::{DiffBounds, Op, Pinned, Shape, Vocabulary, pin, skeletons, stops_all};
+use super::mapping::Halt;
 use super::{CheckError, Property, check_litmus};
-use crate::engine::{Candidate, LimitKind, Limits, Skeleton};
+use crate::engine::{Candidate, Limits, Skeleton};
 use crate::engine::{Visitor, explore};
 use crate::frontend::{Format, Options};
 use crate::ir::Program;
@@ -327,28 +328,6 @@ impl Generator<'_> {
             race_free,
         })
     }
-}
-
-/// Why a step of a family (or of a mapping check) gave no answer.
-pub(super) enum Halt {
-    /// The time limit or the memory bound stopped a walk: both hold for
-    /// the rest of the command, so the family ends there, undecided.
-    Stopped(LimitKind),
-    /// An error (the family fails with it).
-    Failed(String),
-}
-
-impl From<String> for Halt {
-    fn from(e: String) -> Halt {
-        Halt::Failed(e)
-    }
-}
-
-/// The limit a walk stopped at when it is one that stops every later
-/// walk too (the command's deadline, the process's memory bound); the
-/// execution limit and the unrolling bound are per walk and only cut it.
-pub(super) fn stops_all(kind: Option<LimitKind>) -> Option<LimitKind> {
-    kind.filter(|k| matches!(k, LimitKind::Timeout | LimitKind::MaxMemory))
 }
 
 /// The family as far as it went when `h` stopped it (the limit named),

@@ -16,9 +16,8 @@
 //! thread and every location.
 
 use super::diff::{DiffBounds, Kind, LOCATIONS, Op, Shape, Vocabulary, skeletons};
-use super::family::Halt;
 use super::{CheckError, Property, check_litmus};
-use crate::engine::Limits;
+use crate::engine::{LimitKind, Limits};
 use crate::frontend::{Format, Options};
 use crate::ir::Program;
 use crate::model::LoadedModel;
@@ -709,7 +708,7 @@ fn listing(
     // The time limit or the memory bound reached in a listing stops the
     // whole check ([`Halt::Stopped`]): every later listing would stop too.
     let run = |d: Property| match check_litmus(name, &p, m, limits.for_model(m), Some(d)) {
-        Ok(o) => match super::family::stops_all(o.stopped_by) {
+        Ok(o) => match super::diff::stops_all(o.stopped_by) {
             Some(k) => Err(Halt::Stopped(k)),
             None => Ok(o),
         },
@@ -893,4 +892,19 @@ fn with_exists(text: &str, d: Dialect, cond: &[(String, i64)]) -> String {
         })
         .collect();
     format!("{text}exists ({})\n", c.join(" /\\ "))
+}
+
+/// Why a step of a family (or of a mapping check) gave no answer.
+pub(super) enum Halt {
+    /// The time limit or the memory bound stopped a walk: both hold for
+    /// the rest of the command, so the family ends there, undecided.
+    Stopped(LimitKind),
+    /// An error (the family fails with it).
+    Failed(String),
+}
+
+impl From<String> for Halt {
+    fn from(e: String) -> Halt {
+        Halt::Failed(e)
+    }
 }

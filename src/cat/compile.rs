@@ -142,13 +142,6 @@ pub struct Program {
     /// The slot each name is bound to at the end of the model.
     pub final_slots: HashMap<String, usize>,
     pub checks: Vec<CheckMeta>,
-    /// The polarity analyses already run on this model
-    /// ([`Prepared::monotone_checks`](super::interp::Prepared::monotone_checks)),
-    /// keyed by the names that grow and the shape of the statically
-    /// computed values the analysis reads: every test that binds the same
-    /// kinds of static values gets the same answer, so a search over many
-    /// tests (suites, synthesis) runs the analysis once per model.
-    pub polarity_cache: std::sync::Mutex<HashMap<super::polarity::CacheKey, Vec<bool>>>,
 }
 
 /// Locals of one function (or statement) being compiled.
@@ -252,7 +245,6 @@ pub fn compile(parsed: Parsed) -> Program {
         base_pos: c.base_pos,
         base_index: c.base_index,
         checks,
-        polarity_cache: Default::default(),
     }
 }
 

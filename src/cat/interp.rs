@@ -1144,6 +1144,8 @@ fn defined_slots(st: &IStmt) -> Vec<usize> {
 
 struct PreparedInner {
     prog: Arc<Program>,
+    /// The model's polarity analyses so far (shared with the model).
+    polarities: Arc<super::polarity::Cache>,
     universe: usize,
     /// Position of each dynamic slot in an evaluation's store, `NOT_DYN` for static ones.
     dyn_pos: Vec<usize>,
@@ -1187,6 +1189,7 @@ pub struct Prepared {
 /// Stage 1: see [`Model::prepare`](super::Model::prepare).
 pub(crate) fn prepare(
     prog: &Arc<Program>,
+    polarities: &Arc<super::polarity::Cache>,
     base: &Env,
     dynamic: &[&str],
     specialise: bool,
@@ -1299,6 +1302,7 @@ pub(crate) fn prepare(
     Ok(Prepared {
         inner: Arc::new(PreparedInner {
             prog: Arc::clone(prog),
+            polarities: Arc::clone(polarities),
             universe: n,
             dyn_pos,
             n_dyn,
@@ -1685,8 +1689,8 @@ impl Prepared {
             dynamic_stmts: inner.written_dyn_stmts.clone(),
         };
         let key = stage.key(growing);
-        if let Some(hit) = prog
-            .polarity_cache
+        if let Some(hit) = inner
+            .polarities
             .lock()
             .ok()
             .and_then(|cache| cache.get(&key).cloned())
@@ -1703,7 +1707,7 @@ impl Prepared {
                 *o = *o && p.is_monotone();
             }
         }
-        if let Ok(mut cache) = prog.polarity_cache.lock() {
+        if let Ok(mut cache) = inner.polarities.lock() {
             cache.insert(key, out.clone());
         }
         out

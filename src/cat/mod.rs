@@ -47,6 +47,9 @@ use std::sync::Arc;
 #[derive(Clone, Debug)]
 pub struct Model {
     prog: Arc<Program>,
+    /// The polarity analyses run on the model so far, shared by every
+    /// test prepared from it.
+    polarities: Arc<polarity::Cache>,
 }
 
 impl Model {
@@ -61,6 +64,7 @@ impl Model {
         let parsed = parser::parse_model(file_name, source, resolve)?;
         Ok(Model {
             prog: Arc::new(compile::compile(parsed)),
+            polarities: Arc::default(),
         })
     }
 
@@ -74,7 +78,7 @@ impl Model {
     /// How many polarity analyses the model keeps (one per question).
     #[cfg(test)]
     pub(crate) fn kept_polarity_analyses(&self) -> usize {
-        self.prog.polarity_cache.lock().map_or(0, |c| c.len())
+        self.polarities.lock().map_or(0, |c| c.len())
     }
 
     /// Checks the whole model once, before any test runs, so that a broken
@@ -105,7 +109,7 @@ impl Model {
                 }
             }
         }
-        interp::prepare(&self.prog, &env, &[], false).map(|_| ())
+        interp::prepare(&self.prog, &self.polarities, &env, &[], false).map(|_| ())
     }
 
     /// The model's title, if it started with a quoted string.
@@ -139,7 +143,7 @@ impl Model {
     /// on the dynamic names at all (say `X ; [S]` with `S` empty) becomes
     /// static.
     pub fn prepare(&self, base: &Env, dynamic: &[&str]) -> Result<Prepared, CatError> {
-        interp::prepare(&self.prog, base, dynamic, true)
+        interp::prepare(&self.prog, &self.polarities, base, dynamic, true)
     }
 
     /// [`Model::prepare`] without the partial evaluation: every statement
@@ -150,7 +154,7 @@ impl Model {
         base: &Env,
         dynamic: &[&str],
     ) -> Result<Prepared, CatError> {
-        interp::prepare(&self.prog, base, dynamic, false)
+        interp::prepare(&self.prog, &self.polarities, base, dynamic, false)
     }
 }
 

@@ -186,6 +186,14 @@ impl StaticShape {
 /// values. Two stagings with the same key get the same polarities.
 pub(crate) type CacheKey = (Vec<String>, Vec<bool>, Vec<StaticShape>);
 
+/// The polarity analyses already run on one model
+/// ([`Prepared::monotone_checks`](super::interp::Prepared::monotone_checks)),
+/// keyed by the names that grow and the shape of the statically computed
+/// values the analysis reads: every test that binds the same kinds of
+/// static values gets the same answer, so a search over many tests
+/// (suites, synthesis) runs the analysis once per model.
+pub(crate) type Cache = std::sync::Mutex<std::collections::HashMap<CacheKey, Vec<bool>>>;
+
 impl Staging<'_> {
     /// The key of the analyses of `growing` on this staging.
     pub(crate) fn key(&self, growing: &[&str]) -> CacheKey {
