@@ -31,14 +31,10 @@
 //! the arrivals with its id; a quorum opens without every member), and
 //! never group functions (a non-uniform one waits for no one).
 
-use super::path::{Ending, PathEvent, ThreadPaths};
+use super::path::{Ending, Passes, PathEvent, ThreadPaths};
 use crate::engine::instances::same_instance;
 use crate::ir::{OpKind, Program, Scope, Stmt, Thread};
 use std::collections::BTreeMap;
-
-/// How many times a path passed each unnamed, quorum-free control barrier:
-/// `(static instance, execution scope, passes)`, in instance order.
-pub type Passes = Vec<(u32, Scope, usize)>;
 
 /// The barrier of statement `stmt` of `t` when it is one that every member
 /// of its execution-scope instance must reach: its instance number and

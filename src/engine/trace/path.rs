@@ -236,6 +236,10 @@ pub struct Await {
 /// counters are found).
 pub const MAX_CUT_STATES: usize = 64;
 
+/// How many times a path passed each unnamed, quorum-free control barrier:
+/// `(static instance, execution scope, passes)`, in instance order.
+pub type Passes = Vec<(u32, crate::ir::Scope, usize)>;
+
 /// All paths of one thread.
 #[derive(Clone, Debug, Default)]
 pub struct ThreadPaths {
@@ -275,9 +279,9 @@ pub struct ThreadPaths {
     /// known.
     pub cut_points: std::collections::BTreeSet<(usize, Vec<(String, i64)>)>,
     /// The cut paths by the unnamed control barriers they passed before
-    /// the bound cut them (`lockstep::Passes`): how many cut
-    /// paths passed each such profile.
-    pub cut_barriers: BTreeMap<super::lockstep::Passes, usize>,
+    /// the bound cut them ([`Passes`]): how many cut paths passed each
+    /// such profile (read by the `lockstep` module).
+    pub cut_barriers: BTreeMap<Passes, usize>,
     /// Cut paths that the bound did not cut short of any execution: each
     /// passed a control barrier that a member of its instance never
     /// reaches, where it waits forever (the `lockstep` module). They are
