@@ -306,6 +306,31 @@ fn a_forbidden_observation_is_a_finding_with_an_explanation() {
     assert!(!c.racy);
 }
 
+/// A state no execution within the unrolling bound produces is no
+/// finding while the bound cut paths: one thread increments `x` in a loop
+/// until it reads 2, so `x = 3` takes three iterations. At `--unroll 1`
+/// the model's search cuts that path and sees no execution ending in it
+/// (explain: unreachable within the bound), and the classifier says
+/// undecided; at the default bound the state is allowed.
+#[test]
+fn a_state_the_unrolling_bound_hides_is_undecided_not_forbidden() {
+    let text = "VULKAN count\n{\nx=0;\n}\n P0@sg 0, wg 0, qf 0 ;\n L0: ;\n ld.atom.dv.sc0 r0, x ;\n add r1, r0, 1 ;\n st.atom.dv.sc0 x, r1 ;\n bne r0, 2, L0 ;\nexists (x == 3)\n";
+    let p = plan(&Session::new().load_text("count.litmus", text).unwrap()).unwrap();
+    let state =
+        vkmm::analysis::litmus::FinalState::from_pairs([("P0:r0", 2), ("P0:r1", 3), ("x", 3)]);
+    let seen = BTreeMap::from([(state.clone(), 5)]);
+    let judged = |session: &Session| {
+        let c = classify(session, "count", &p, &seen).unwrap();
+        let o = c.histogram.iter().find(|o| o.values.0 == state).unwrap();
+        (o.judgement, c.findings, c.model_complete)
+    };
+    assert_eq!(
+        judged(&Session::new().unroll(1)),
+        (Judgement::Undecided, 0, false)
+    );
+    assert_eq!(judged(&Session::new()), (Judgement::Allowed, 0, true));
+}
+
 /// The device, or `None` after [`common::skip`] (a failure under CI,
 /// which installs lavapipe) when there is none.
 fn gpu() -> Option<Gpu> {

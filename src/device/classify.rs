@@ -4,7 +4,9 @@
 //! (the test has a data race: "Applications must ensure that no data races
 //! occur during the execution of their application", appendix, Data Race,
 //! so the model promises nothing about its values) or undecided (a limit
-//! stopped the model's search); and the allowed states never seen.
+//! stopped the model's search, or the unrolling bound cut paths, so that
+//! "no execution produces it" is not known); and the allowed states never
+//! seen.
 
 use super::harness::Params;
 use super::{DeviceInfo, Plan};
@@ -136,6 +138,12 @@ pub fn classify(
         } else {
             match session.explain(&plan.judged, Some(&outcome), None) {
                 Ok(x) => {
+                    // "No execution produces it" is a claim about every
+                    // execution: it holds only when the search saw them
+                    // all (no path cut by the unrolling bound, no limit,
+                    // the whole program built); otherwise an unseen
+                    // execution may produce the state.
+                    let complete = x.cut_paths == 0 && !x.truncated && x.front_end_limit.is_none();
                     let j = match x.verdict {
                         Verdict::Allowed => Judgement::Allowed,
                         Verdict::Forbidden | Verdict::Unreachable
@@ -143,8 +151,12 @@ pub fn classify(
                         {
                             Judgement::Unconstrained
                         }
-                        Verdict::Forbidden | Verdict::Unreachable => Judgement::Forbidden,
-                        Verdict::Undecided => Judgement::Undecided,
+                        Verdict::Forbidden | Verdict::Unreachable if complete => {
+                            Judgement::Forbidden
+                        }
+                        Verdict::Forbidden | Verdict::Unreachable | Verdict::Undecided => {
+                            Judgement::Undecided
+                        }
                     };
                     (j, Some(crate::report::text::explanation(&x)))
                 }

@@ -33,7 +33,9 @@
 //! Written here because it is a fact about vkmm's own program
 //! representation, which no crate knows.
 
+use super::budget::Budget;
 use super::path::ThreadPaths;
+use crate::engine::limits::ExecError;
 use crate::ir::{Operand, Program, RmwOp, Stmt, Thread};
 use std::collections::{BTreeSet, HashMap};
 
@@ -58,8 +60,14 @@ impl Counters {
 
     /// The counters of `program` whose threads' walk gave `all` (none when
     /// it has host operations, byte or cooperative-matrix accesses, which
-    /// write memory other ways).
-    pub(super) fn of(program: &Program, all: &[ThreadPaths]) -> Counters {
+    /// write memory other ways). The walks from the cut points read
+    /// `budget` (a thread with many cut points and long code runs them
+    /// for seconds): an error names the limit reached.
+    pub(super) fn of(
+        program: &Program,
+        all: &[ThreadPaths],
+        budget: &Budget,
+    ) -> Result<Counters, ExecError> {
         let nloc = program.locations.len();
         let none = Counters::none(program);
         let other_writers = !program.host.is_empty()
@@ -69,14 +77,14 @@ impl Counters {
                 .flat_map(|t| t.instructions())
                 .any(|i| i.bytes.is_some() || i.coop.is_some());
         if other_writers {
-            return none;
+            return Ok(none);
         }
         // Per location: its increments' constant, width and number, or
         // `None` once some write is anything else.
         let mut seen: Vec<Option<Increments>> = vec![Some(None); nloc];
         for (t, tp) in program.threads.iter().zip(all) {
             let in_loop = in_loop(t);
-            for i in runs(t, tp) {
+            for i in runs(t, tp, budget)? {
                 let Stmt::Op(ins) = &t.code[i] else { continue };
                 if !ins.is_write() {
                     continue;
@@ -128,7 +136,7 @@ impl Counters {
                 Some(values)
             })
             .collect();
-        Counters { reads }
+        Ok(Counters { reads })
     }
 
     /// Whether an increment of location `l` may read `v`.
@@ -171,17 +179,17 @@ fn in_loop(t: &Thread) -> Vec<bool> {
 /// The statements of `t` holding writes that may run: those the walk `tp`
 /// made, and every statement a thread running on from where the bound cut
 /// a path can reach ([`reach`]).
-fn runs(t: &Thread, tp: &ThreadPaths) -> BTreeSet<usize> {
+fn runs(t: &Thread, tp: &ThreadPaths, budget: &Budget) -> Result<BTreeSet<usize>, ExecError> {
     let mut out = tp.write_stmts.clone();
     if tp.cut_points.is_empty() {
-        return out;
+        return Ok(out);
     }
     let labels = super::spin::label_map(t);
     let steering: Vec<String> = steering(t).into_iter().collect();
     for (pc, known) in &tp.cut_points {
-        out.extend(reach(t, &labels, &steering, *pc, known));
+        out.extend(reach(t, &labels, &steering, (*pc, known), budget)?);
     }
-    out
+    Ok(out)
 }
 
 /// The registers of `t` that steer its branches: a branch's operands and,
@@ -231,14 +239,14 @@ const MAX_REACH_CELLS: usize = 1 << 21;
 /// any other both sides. A register an instruction sets (a read, a group
 /// function's result) is unknown after it; where two ways meet, a register
 /// known the same on both stays known. Each register only loses its value,
-/// so the walk ends.
+/// so the walk ends. Each statement visited is a step of `budget`.
 fn reach(
     t: &Thread,
     labels: &HashMap<&str, usize>,
     steering: &[String],
-    pc: usize,
-    known: &[(String, i64)],
-) -> BTreeSet<usize> {
+    (pc, known): (usize, &[(String, i64)]),
+    budget: &Budget,
+) -> Result<BTreeSet<usize>, ExecError> {
     // Past the cap the registers are not followed: every statement
     // reachable counts.
     let follow = t.code.len().saturating_mul(steering.len()) <= MAX_REACH_CELLS;
@@ -258,7 +266,14 @@ fn reach(
     // reached yet).
     let mut at: Vec<Option<Vec<Option<i64>>>> = vec![None; t.code.len()];
     let mut work: Vec<(usize, Vec<Option<i64>>)> = vec![(pc, start)];
+    let walking = || {
+        format!(
+            "following thread P{} past the unrolling bound to find its counters",
+            t.id
+        )
+    };
     while let Some((k, env)) = work.pop() {
+        budget.step(&walking)?;
         if k >= t.code.len() {
             continue;
         }
@@ -310,8 +325,65 @@ fn reach(
             work.push((n, next.clone()));
         }
     }
-    at.iter()
+    Ok(at
+        .iter()
         .enumerate()
         .filter_map(|(k, e)| e.as_ref().map(|_| k))
-        .collect()
+        .collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::limits::{LimitKind, Limits};
+    use crate::frontend::{Format, Options, parse_text};
+
+    /// One thread incrementing a counter, then 3,000 statements of
+    /// register arithmetic steered by a branch at the end: a path cut at
+    /// the top walks all of them to find the writes a thread running on
+    /// could make.
+    fn long_tail() -> Program {
+        let mut code = String::from(
+            "VULKAN tail\n{\nc=0; x=0;\n}\n P0@sg 0, wg 0, qf 0 ;\n rmw.atom.dv.sc0.add r0, c, 1 ;\n",
+        );
+        for k in 1..3000 {
+            code.push_str(&format!(" add r{k}, r{}, 1 ;\n", k - 1));
+        }
+        code.push_str(" bne r2999, 7, L1 ;\n st.atom.dv.sc0 x, 1 ;\n L1: ;\nexists (x == 0)\n");
+        parse_text(
+            "tail.litmus",
+            &code,
+            Format::VulkanLitmus,
+            Options::default(),
+        )
+        .expect("a Vulkan litmus test")
+    }
+
+    /// Finding the counters walks the code from every cut point; past the
+    /// deadline that walk stops with the time limit (it read the budget)
+    /// instead of running to its end, and before it the counter is found.
+    #[test]
+    fn the_walk_from_the_cut_points_reads_the_deadline() {
+        let program = long_tail();
+        let paths = ThreadPaths {
+            cut_points: [(0, Vec::new())].into_iter().collect(),
+            ..ThreadPaths::default()
+        };
+        let mut limits = Limits::default();
+        let open = Budget::new(&limits);
+        let found =
+            Counters::of(&program, std::slice::from_ref(&paths), &open).expect("no deadline");
+        let c = program.locations.iter().position(|l| l == "c").unwrap();
+        assert_eq!(found.reads[c], Some(vec![0]));
+        limits.bounds.deadline = Some(web_time::Instant::now());
+        let spent = Budget::new(&limits);
+        let e = Counters::of(&program, std::slice::from_ref(&paths), &spent)
+            .expect_err("past the deadline");
+        assert_eq!(e.limit, Some(LimitKind::Timeout));
+        assert!(
+            e.message.contains("past the unrolling bound"),
+            "{}",
+            e.message
+        );
+    }
 }

@@ -194,7 +194,9 @@ pub(super) fn group_domains(
     all: &[ThreadPaths],
     domain: &mut Domains,
     pending_absent: bool,
+    budget: &super::budget::Budget,
 ) -> Result<bool, ExecError> {
+    let computing = || "computing the results of the group functions".to_string();
     // Per dynamic instance and thread: what it brings.
     let mut opts: HashMap<Arrival, BTreeMap<usize, Options>> = HashMap::new();
     // Per thread, its arrivals (with local id and width), to compute.
@@ -209,6 +211,7 @@ pub(super) fn group_domains(
             .map(|p| (&p.events, true));
         let pending = tp.pending.iter().map(|p| (p, pending_absent));
         for (events, decides) in settled.chain(pending) {
+            budget.step(&computing)?;
             let mut here = HashSet::new();
             for (a, v, prov, local_id, width) in arrivals(t, events) {
                 merge_value(
@@ -235,6 +238,7 @@ pub(super) fn group_domains(
     let mut changed = false;
     let none = Options::default();
     for ((a, me), uses) in &mine {
+        budget.step(&computing)?;
         let (instance, key, op, scope) = *a;
         let members: Vec<usize> = (0..program.threads.len())
             .filter(|&u| crate::engine::instances::thread_in_instance(program, u, scope, *me))

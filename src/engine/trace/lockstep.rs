@@ -31,8 +31,10 @@
 //! the arrivals with its id; a quorum opens without every member), and
 //! never group functions (a non-uniform one waits for no one).
 
+use super::budget::Budget;
 use super::path::{Ending, Passes, PathEvent, ThreadPaths};
 use crate::engine::instances::same_instance;
+use crate::engine::limits::ExecError;
 use crate::ir::{OpKind, Program, Scope, Stmt, Thread};
 use std::collections::BTreeMap;
 
@@ -69,9 +71,13 @@ pub fn passes(t: &Thread, events: &[PathEvent]) -> Passes {
 /// The most times any behaviour of a thread arrives at each barrier
 /// instance number, or `None` when its paths are not all its behaviours
 /// (the bound cut some).
-fn reach(t: &Thread, tp: &ThreadPaths) -> Option<BTreeMap<u32, usize>> {
+fn reach(
+    t: &Thread,
+    tp: &ThreadPaths,
+    budget: &Budget,
+) -> Result<Option<BTreeMap<u32, usize>>, ExecError> {
     if tp.cut > 0 {
-        return None;
+        return Ok(None);
     }
     let mut most: BTreeMap<u32, usize> = BTreeMap::new();
     let mut raise = |i: u32, n: usize| {
@@ -79,6 +85,7 @@ fn reach(t: &Thread, tp: &ThreadPaths) -> Option<BTreeMap<u32, usize>> {
         *m = (*m).max(n);
     };
     for p in &tp.paths {
+        budget.step(&|| format!("counting the barriers thread P{} passes", t.id))?;
         for (i, _, n) in passes(t, &p.events) {
             raise(i, n);
         }
@@ -87,22 +94,27 @@ fn reach(t: &Thread, tp: &ThreadPaths) -> Option<BTreeMap<u32, usize>> {
             raise(key.0, key.1);
         }
     }
-    Some(most)
+    Ok(Some(most))
 }
 
 /// Moves from `cut` to `discharged` the cut paths of every thread that
 /// passed a barrier some other member of its execution-scope instance
-/// never reaches (see the module doc).
-pub fn discharge(program: &Program, all: &mut [ThreadPaths]) {
+/// never reaches (see the module doc). Counting the passes reads
+/// `budget`; an error names the limit reached.
+pub(crate) fn discharge(
+    program: &Program,
+    all: &mut [ThreadPaths],
+    budget: &Budget,
+) -> Result<(), ExecError> {
     if all.iter().all(|tp| tp.cut == 0) {
-        return;
+        return Ok(());
     }
     let reach: Vec<Option<BTreeMap<u32, usize>>> = program
         .threads
         .iter()
         .zip(all.iter())
-        .map(|(t, tp)| reach(t, tp))
-        .collect();
+        .map(|(t, tp)| reach(t, tp, budget))
+        .collect::<Result<_, _>>()?;
     for (t, tp) in all.iter_mut().enumerate() {
         let mut freed = 0;
         for (profile, &n) in &tp.cut_barriers {
@@ -121,4 +133,5 @@ pub fn discharge(program: &Program, all: &mut [ThreadPaths]) {
         tp.cut -= freed;
         tp.discharged += freed;
     }
+    Ok(())
 }

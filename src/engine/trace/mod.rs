@@ -211,13 +211,15 @@ pub fn explore_in_full(
                 break;
             }
             let all = explore_all(&domain, false, counters)?;
-            budget.check(&|| format!("computing the value domains (round {})", round + 1))?;
+            let computing = || format!("computing the value domains (round {})", round + 1);
+            budget.check(&computing)?;
             // The most writes one execution makes to each location.
             let mut most = vec![0u32; nloc];
             let mut thread_mosts = Vec::with_capacity(all.len());
             for (t, tp) in program.threads.iter().zip(&all) {
                 let mut thread_most = vec![0u32; nloc];
                 for p in &tp.paths {
+                    budget.step(&computing)?;
                     let mut counts = vec![0u32; nloc];
                     for e in &p.events {
                         if let Some(l) = location(program, t, e.stmt)
@@ -262,6 +264,7 @@ pub fn explore_in_full(
             };
             for ((t, tp), thread_most) in program.threads.iter().zip(&all).zip(&thread_mosts) {
                 for p in &tp.paths {
+                    budget.step(&computing)?;
                     for e in &p.events {
                         if let (Some(v), Some(l), Some(prov)) =
                             (e.write, location(program, t, e.stmt), &e.write_prov)
@@ -285,7 +288,7 @@ pub fn explore_in_full(
                     add(l, v, prov, &extra);
                 }
             }
-            let grew = group_domains(program, &all, &mut domain, pending_absent)?;
+            let grew = group_domains(program, &all, &mut domain, pending_absent, &budget)?;
             let waiting = all.iter().any(|tp| !tp.pending.is_empty());
             if grew && waiting && !changed {
                 waits += 1;
@@ -322,7 +325,7 @@ pub fn explore_in_full(
     let mut settled = settle(&counters, HashMap::new())?;
     let rounds = if plan.counters { MAX_COUNTER_ROUNDS } else { 0 };
     for _ in 0..rounds {
-        let found = counters::Counters::of(program, &settled.0);
+        let found = counters::Counters::of(program, &settled.0, &budget)?;
         if found == counters {
             break;
         }
@@ -334,7 +337,7 @@ pub fn explore_in_full(
         settled = settle(&counters, std::mem::take(&mut settled.1.groups))?;
     }
     let (mut all, domain) = settled;
-    lockstep::discharge(program, &mut all);
+    lockstep::discharge(program, &mut all, &budget)?;
     let values: Vec<Vec<i64>> = domain
         .locations
         .iter()
@@ -351,7 +354,7 @@ pub fn explore_in_full(
     // the same ones split less or fewer: the domains hold a result for
     // every group function they reach.
     let mut paths = explore_all(&domain, true, &counters)?;
-    lockstep::discharge(program, &mut paths);
+    lockstep::discharge(program, &mut paths, &budget)?;
     if paths.iter().any(|tp| !tp.pending.is_empty()) {
         return Err(ExecError::limit(
             LimitKind::ValueDomains,
