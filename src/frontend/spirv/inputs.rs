@@ -39,7 +39,7 @@ pub(super) fn resolve(insts: &[Inst], m: &Module, inputs: &[Input]) -> Result<Re
     let mut lengths: HashMap<String, usize> = HashMap::new();
     let mut resolved: Vec<(&Input, String, Vec<usize>, String)> = Vec::new();
     for input in inputs {
-        let err = |m: String| (0, 0, format!("input `{}`: {m}", input.target));
+        let err = |m: String| (0, 0, format!("{}: {m}", named(input)));
         let st = steps(&input.target).map_err(|e| (0, 0, e))?;
         let var = variable(m, &names, &st[0]).map_err(err)?;
         let (path, ty) =
@@ -56,7 +56,7 @@ pub(super) fn resolve(insts: &[Inst], m: &Module, inputs: &[Input]) -> Result<Re
     // Extents first: they reshape the trees that values then fill.
     resolved.sort_by_key(|r| r.0.extent.is_none());
     for (input, id, path, ty) in resolved {
-        let err = |m: String| (0, 0, format!("input `{}`: {m}", input.target));
+        let err = |m: String| (0, 0, format!("{}: {m}", named(input)));
         if input.extent.is_some() && !holds_image(m, &ty) {
             return Err(err(
                 "an extent is an image's size, and this is not an image or an array of images (a buffer's runtime array takes `--length`)".into(),
@@ -109,6 +109,15 @@ pub(super) fn resolve(insts: &[Inst], m: &Module, inputs: &[Input]) -> Result<Re
         }
     }
     Ok(out)
+}
+
+/// An input as errors about it name it: its target, and where it is
+/// written (`input `img` (`--extent img=2x3x4`)`).
+fn named(input: &Input) -> String {
+    match &input.origin {
+        Some(origin) => format!("input `{}` ({origin})", input.target),
+        None => format!("input `{}`", input.target),
+    }
 }
 
 /// The cell a name in a condition means, named as conditions name cells
