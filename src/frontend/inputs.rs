@@ -270,8 +270,27 @@ fn ident_len(s: &str) -> usize {
     if n == 1 && s.starts_with('$') { 0 } else { n }
 }
 
+/// A target split from the workgroup copy it ends with: `seen[1]@wg1` is
+/// `seen[1]` in workgroup 1's copy (workgroup memory exists once per
+/// workgroup; reports name the copies so), `seen[1]` every copy.
+pub(crate) fn copy_of(target: &str) -> Result<(&str, Option<usize>), String> {
+    let Some((base, copy)) = target.rsplit_once('@') else {
+        return Ok((target, None));
+    };
+    let k = copy
+        .strip_prefix("wg")
+        .filter(|k| !k.is_empty() && k.bytes().all(|b| b.is_ascii_digit()))
+        .and_then(|k| k.parse::<usize>().ok())
+        .ok_or_else(|| {
+            format!(
+                "`{target}` is not a target: expected `@wgK` after `@` (the copy of workgroup K, from 0), found `@{copy}`"
+            )
+        })?;
+    Ok((base, Some(k)))
+}
+
 fn check_target(target: &str) -> Result<String, String> {
-    steps(target)?;
+    steps(copy_of(target)?.0)?;
     Ok(target.to_string())
 }
 
@@ -925,6 +944,24 @@ mod tests {
         ] {
             assert!(steps(bad).is_err(), "{bad}");
         }
+    }
+
+    #[test]
+    fn a_target_may_end_with_a_workgroup_copy() {
+        assert_eq!(copy_of("seen").unwrap(), ("seen", None));
+        assert_eq!(copy_of("seen[1]@wg1").unwrap(), ("seen[1]", Some(1)));
+        assert_eq!(copy_of("s.a@wg12").unwrap(), ("s.a", Some(12)));
+        for bad in [
+            "seen@",
+            "seen@wg",
+            "seen@1",
+            "seen@wg-1",
+            "seen@wgx",
+            "a@wg1@wg2",
+        ] {
+            assert!(check_target(bad).is_err(), "{bad}");
+        }
+        assert!(check_target("seen[1]@wg1").is_ok());
     }
 
     #[test]

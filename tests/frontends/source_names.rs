@@ -408,3 +408,73 @@ fn extent_errors_name_the_option_or_the_file_key_and_what_was_expected() {
     }
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn an_input_names_one_workgroups_copy_of_shared_memory() {
+    if !glslang() {
+        return;
+    }
+    // copies.comp: each of 2 workgroups writes o.v[0] (its id + 1) when
+    // its own copy of the shared `flag` is 1.
+    let file = fixture("copies.comp");
+    let run = |args: &[&str]| {
+        let mut all = vec!["--workgroups", "2"];
+        all.extend_from_slice(args);
+        check(&file, &all)
+    };
+    // Every copy 1: both write, a race, either value last.
+    let (code, out, err) = run(&["--input", "flag=1"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("Data races: yes"), "{out}");
+    assert_eq!(states(&out), ["o.v[0]=1;", "o.v[0]=2;"], "{out}");
+    // Only workgroup 1's copy 1: it alone writes, no race.
+    let (code, out, err) = run(&["--input", "flag@wg1=1"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("Data races: none"), "{out}");
+    assert_eq!(states(&out), ["o.v[0]=2;"], "{out}");
+    // A copy's entry applies over the plain one: workgroup 0's copy 0.
+    let (_, out, _) = run(&["--input", "flag=1", "--input", "flag@wg0=0"]);
+    assert!(out.contains("Data races: none"), "{out}");
+    assert_eq!(states(&out), ["o.v[0]=2;"], "{out}");
+    // The dispatch file's spelling: the copy's name as a quoted key.
+    let dir = std::env::temp_dir().join(format!("vkmm-copies-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let toml = dir.join("copies.toml");
+    let shown = toml.display().to_string();
+    std::fs::write(
+        &toml,
+        "workgroups = 2\n[inputs]\nflag = 1\n\"flag@wg1\" = { values = [0] }\n",
+    )
+    .unwrap();
+    let (code, out, err) = check(&file, &["--dispatch", &shown]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("Data races: none"), "{out}");
+    assert_eq!(states(&out), ["o.v[0]=1;"], "{out}");
+    // Errors name the input and where it is written; exit 2.
+    std::fs::write(&toml, "workgroups = 2\n[inputs]\n\"flag@wg2\" = 1\n").unwrap();
+    let (code, _, err) = check(&file, &["--dispatch", &shown]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains(&format!("copies.comp: input `flag@wg2` ({shown}:3:14, key `inputs.\"flag@wg2\"`): the dispatch has no workgroup 2: it has 2 (copies `@wg0` to `@wg1`")),
+        "{err}"
+    );
+    for (arg, says) in [
+        (
+            "o@wg1=1",
+            "input `o@wg1` (`--input o@wg1=1`): `@wg1` names a workgroup's copy, and only workgroup (shared) memory has one per workgroup",
+        ),
+        (
+            "flag@1=1",
+            "`flag@1` is not a target: expected `@wgK` after `@` (the copy of workgroup K, from 0), found `@1`",
+        ),
+        (
+            "flag@wg1=1,2",
+            "input `flag@wg1` (`--input flag@wg1=1,2`): 2 values for 1 cells",
+        ),
+    ] {
+        let (code, _, err) = run(&["--input", arg]);
+        assert_eq!(code, 2, "{arg}: {err}");
+        assert!(err.contains(says), "{arg}: {err}");
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
