@@ -25,6 +25,12 @@ pub struct Input {
     /// The extent of each coordinate of the images the target holds (an
     /// image, or an array of image descriptors: each element), when given.
     pub extent: Option<Vec<usize>>,
+    /// Where the input is written, as errors about it name it: the
+    /// option and its value (`--extent img=2x3`), or a dispatch file's
+    /// place and key (`run.toml:3:7, key `inputs.img.extent``); `None`
+    /// where the caller gives none.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub origin: Option<String>,
 }
 
 /// What a target's cells hold.
@@ -71,6 +77,7 @@ impl Input {
             contents,
             length: None,
             extent: None,
+            origin: Some(format!("`--input {}`", text.trim())),
         })
     }
 
@@ -95,6 +102,7 @@ impl Input {
             contents: Contents::Default,
             length: Some(n),
             extent: None,
+            origin: Some(format!("`--length {}`", text.trim())),
         })
     }
 }
@@ -107,39 +115,76 @@ impl Input {
     /// (or `,`).
     pub fn parse_extent(text: &str) -> Result<Input, String> {
         let (target, sizes) = text.split_once('=').ok_or_else(|| {
-            format!("expected TARGET=WxH (one size per image coordinate), found `{text}`")
+            format!(
+                "expected TARGET=WxH[xD] (an image, `=`, then one size per image coordinate), found `{text}` without `=`"
+            )
         })?;
         Ok(Input {
             target: check_target(target.trim())?,
             contents: Contents::Default,
             length: None,
             extent: Some(extent_of(sizes.trim())?),
+            origin: Some(format!("`--extent {}`", text.trim())),
         })
     }
 }
 
+/// The largest size of one image coordinate an extent gives.
+const MAX_EXTENT: usize = 1 << 16;
+
 /// The sizes of an extent written `WxH[xD...]` or `W,H,...`: 1 to 4
-/// sizes from 1 to 65536.
+/// sizes from 1 to 65536. An error says which size is wrong and why.
 pub(crate) fn extent_of(text: &str) -> Result<Vec<usize>, String> {
-    let bad = || {
-        format!(
-            "expected an extent WxH[xD...]: 1 to 4 sizes from 1 to 65536, one per image coordinate, found `{text}`"
-        )
+    let expected =
+        "expected an extent WxH[xD...]: 1 to 4 sizes from 1 to 65536, one per image coordinate";
+    if text.is_empty() {
+        return Err(format!("{expected}, found nothing after `=`"));
+    }
+    let pieces: Vec<&str> = text.split(['x', 'X', ',']).map(str::trim).collect();
+    // What is wrong, and in which extent where it has more than one size.
+    let found = |what: String| {
+        if pieces.len() > 1 {
+            format!("{expected}, found {what} in `{text}`")
+        } else {
+            format!("{expected}, found {what}")
+        }
     };
-    let sizes = text
-        .split(['x', 'X', ','])
-        .map(|n| {
-            n.trim()
-                .parse::<usize>()
-                .ok()
-                .filter(|&n| (1..=1 << 16).contains(&n))
-        })
-        .collect::<Option<Vec<usize>>>()
-        .ok_or_else(bad)?;
-    if (1..=4).contains(&sizes.len()) {
-        Ok(sizes)
+    let mut sizes = Vec::new();
+    for &n in &pieces {
+        let size = n.parse::<usize>().map_err(|_| {
+            found(if n.is_empty() {
+                "an empty size".to_string()
+            } else {
+                format!("`{n}` (not a whole number)")
+            })
+        })?;
+        size_in_range(size).map_err(found)?;
+        sizes.push(size);
+    }
+    count_in_range(sizes.len()).map_err(found)?;
+    Ok(sizes)
+}
+
+/// Whether one coordinate's size is from 1 to [`MAX_EXTENT`]; else what
+/// it is instead.
+fn size_in_range(size: usize) -> Result<(), String> {
+    match size {
+        0 => Err("a size of 0 (an image has at least one texel per coordinate)".into()),
+        n if n > MAX_EXTENT => Err(format!("a size of {n} (more than {MAX_EXTENT})")),
+        _ => Ok(()),
+    }
+}
+
+/// Whether an extent's count of sizes is from 1 to 4 (an image has at
+/// most 4 coordinates: x, y, z, then the layer or the sample); else
+/// what it is instead.
+fn count_in_range(count: usize) -> Result<(), String> {
+    if (1..=4).contains(&count) {
+        Ok(())
     } else {
-        Err(bad())
+        Err(format!(
+            "{count} sizes (an image has at most 4 coordinates: x, y, z as its Dim has them, then the layer, then the sample)"
+        ))
     }
 }
 
@@ -225,8 +270,27 @@ fn ident_len(s: &str) -> usize {
     if n == 1 && s.starts_with('$') { 0 } else { n }
 }
 
+/// A target split from the workgroup copy it ends with: `seen[1]@wg1` is
+/// `seen[1]` in workgroup 1's copy (workgroup memory exists once per
+/// workgroup; reports name the copies so), `seen[1]` every copy.
+pub(crate) fn copy_of(target: &str) -> Result<(&str, Option<usize>), String> {
+    let Some((base, copy)) = target.rsplit_once('@') else {
+        return Ok((target, None));
+    };
+    let k = copy
+        .strip_prefix("wg")
+        .filter(|k| !k.is_empty() && k.bytes().all(|b| b.is_ascii_digit()))
+        .and_then(|k| k.parse::<usize>().ok())
+        .ok_or_else(|| {
+            format!(
+                "`{target}` is not a target: expected `@wgK` after `@` (the copy of workgroup K, from 0), found `@{copy}`"
+            )
+        })?;
+    Ok((base, Some(k)))
+}
+
 fn check_target(target: &str) -> Result<String, String> {
-    steps(target)?;
+    steps(copy_of(target)?.0)?;
     Ok(target.to_string())
 }
 
@@ -282,8 +346,31 @@ pub fn read_dispatch_file(
     let table: toml::Table = text
         .parse()
         .map_err(|e: toml::de::Error| located_toml(path, &text, &e))?;
-    apply_table(&table, path.parent().unwrap_or(Path::new(".")), shader)
-        .map_err(|m| file_error(path, m))?;
+    let first = shader.inputs.len();
+    let mut keys = Vec::new();
+    apply_keyed(
+        &table,
+        path.parent().unwrap_or(Path::new(".")),
+        shader,
+        &mut keys,
+    )
+    .map_err(|e| {
+        let (line, column) = place_of(&text, &e.keys);
+        super::FrontendError {
+            line,
+            column,
+            ..file_error(path, e.message)
+        }
+    })?;
+    // Each input names the file, line, column and key it is written at.
+    for (input, keys) in shader.inputs[first..].iter_mut().zip(&keys) {
+        let (line, column) = place_of(&text, keys);
+        input.origin = Some(format!(
+            "{}:{line}:{column}, key `{}`",
+            path.display(),
+            dotted(keys)
+        ));
+    }
     // An error in the condition names the file it is written in.
     if let Some(a) = &mut shader.assertion
         && (a.origin == FILE_ASSERT || a.origin == FILE_CONDITION)
@@ -355,6 +442,45 @@ impl ShaderOptions {
     }
 }
 
+/// The line and column of the value the keys lead to in a TOML
+/// document (of the deepest key found, where the path does not reach a
+/// value: an error about a key the file lacks); (0, 0) where the first is
+/// not found.
+fn place_of(text: &str, keys: &[String]) -> (usize, usize) {
+    let Ok(doc) = toml::de::DeTable::parse(text) else {
+        return (0, 0);
+    };
+    let mut table = doc.get_ref();
+    let mut at = None;
+    for (i, key) in keys.iter().enumerate() {
+        let Some((k, v)) = table.iter().find(|(k, _)| k.get_ref().as_ref() == key) else {
+            break;
+        };
+        at = Some(if i + 1 == keys.len() {
+            v.span()
+        } else {
+            k.span()
+        });
+        match v.get_ref() {
+            toml::de::DeValue::Table(t) => table = t,
+            _ => {
+                if i + 1 < keys.len() {
+                    break;
+                }
+            }
+        }
+    }
+    at.map_or((0, 0), |span| line_column(text, span.start))
+}
+
+/// The line and column (from 1) of a byte offset in `text`.
+fn line_column(text: &str, offset: usize) -> (usize, usize) {
+    let before = &text[..offset.min(text.len())];
+    let line = before.matches('\n').count() + 1;
+    let column = before.chars().rev().take_while(|&c| c != '\n').count() + 1;
+    (line, column)
+}
+
 /// A TOML error at its line and column.
 fn located_toml(path: &Path, text: &str, e: &toml::de::Error) -> super::FrontendError {
     let (line, column) = e.span().map_or((0, 0), |s| {
@@ -386,107 +512,196 @@ pub fn apply_table(
     base: &Path,
     shader: &mut ShaderOptions,
 ) -> Result<(), String> {
+    apply_keyed(table, base, shader, &mut Vec::new()).map_err(|e| e.message)
+}
+
+/// An error in a dispatch table: the keys that lead to the value at fault
+/// (`["inputs", "img", "extent"]`; as deep as the fault is known) and
+/// what is wrong.
+struct KeyError {
+    keys: Vec<String>,
+    message: String,
+}
+
+impl KeyError {
+    /// An error at the top-level key `key`.
+    fn at(key: &str) -> impl FnOnce(String) -> KeyError + '_ {
+        move |message| KeyError {
+            keys: vec![key.to_string()],
+            message,
+        }
+    }
+}
+
+/// The keys of a path written as the messages name them (`extent.img`;
+/// a key that is not a bare TOML key in quotes: `inputs."imgs[0]"`).
+fn dotted(keys: &[String]) -> String {
+    keys.iter()
+        .map(|k| {
+            if !k.is_empty()
+                && k.chars()
+                    .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+            {
+                k.clone()
+            } else {
+                format!("{k:?}")
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(".")
+}
+
+/// [`apply_table`], its errors with the keys they are at and, in `keys`,
+/// the keys each input it adds to `shader.inputs` is written at (one
+/// entry per input, in order).
+fn apply_keyed(
+    table: &toml::Table,
+    base: &Path,
+    shader: &mut ShaderOptions,
+    keys: &mut Vec<Vec<String>>,
+) -> Result<(), KeyError> {
     for (key, value) in table {
-        match key.as_str() {
-            "local_size" => shader.local_size = Some(dims(key, value)?),
-            "workgroups" => shader.workgroups = Some(dims(key, value)?),
-            "subgroup_size" => {
-                shader.subgroup_size = Some(
-                    value
-                        .as_integer()
-                        .and_then(|n| u32::try_from(n).ok())
-                        .filter(|&n| n >= 1)
-                        .ok_or_else(|| format!("`{key}`: expected a whole number of at least 1"))?,
-                );
-            }
-            "defines" => {
-                for d in strings(key, value)? {
-                    shader.defines.push(ShaderOptions::parse_define(&d)?);
-                }
-            }
-            "include" => {
-                for d in strings(key, value)? {
-                    shader.include_dirs.push(base.join(PathBuf::from(d)));
-                }
-            }
-            "set" => {
-                let t = value
-                    .as_table()
-                    .ok_or_else(|| format!("`{key}`: expected a table NAME = VALUE"))?;
-                for (name, v) in t {
-                    let v = match v {
-                        toml::Value::Integer(n) => n.to_string(),
-                        toml::Value::String(s) => s.clone(),
-                        toml::Value::Boolean(b) => b.to_string(),
-                        _ => {
-                            return Err(format!(
-                                "`set.{name}`: expected an integer, a string or a boolean"
-                            ));
-                        }
-                    };
-                    shader.set.retain(|(n, _)| n != name);
-                    shader.set.push((name.clone(), v));
-                }
-            }
-            "entry" => {
-                shader.entry = Some(
-                    value
-                        .as_str()
-                        .ok_or_else(|| format!("`{key}`: expected a string"))?
-                        .to_string(),
-                );
-            }
-            // `condition` is the same key under the name a suite's inputs
-            // file first gave it: both files read both.
-            "assert" | "condition" => {
-                if table.contains_key("assert") && table.contains_key("condition") {
-                    return Err(
-                        "`assert` and `condition` are the same key: give one of them".into(),
-                    );
-                }
-                let text = value
-                    .as_str()
-                    .ok_or_else(|| format!("`{key}`: expected a condition in a string (`\"out[0] == 2 in every execution\"`)"))?;
-                shader.assertion = Some(super::assertion::Asserted {
-                    text: text.to_string(),
-                    origin: if key == "assert" {
-                        FILE_ASSERT
-                    } else {
-                        FILE_CONDITION
-                    }
-                    .into(),
+        apply_key(key, value, table, base, shader, keys)?;
+    }
+    Ok(())
+}
+
+/// One top-level key of a dispatch table ([`apply_keyed`]).
+fn apply_key(
+    key: &str,
+    value: &toml::Value,
+    table: &toml::Table,
+    base: &Path,
+    shader: &mut ShaderOptions,
+    keys: &mut Vec<Vec<String>>,
+) -> Result<(), KeyError> {
+    if key != "extent" && key != "inputs" {
+        return apply_setting(key, value, table, base, shader).map_err(KeyError::at(key));
+    }
+    match key {
+        // `--extent`'s spelling beside the other dispatch settings:
+        // `extent = { img = "4x4" }` (or `[4, 4]`).
+        "extent" => {
+            let t = value.as_table().ok_or_else(|| KeyError {
+                keys: vec![key.to_string()],
+                message: format!("`{key}`: expected a table IMAGE = \"WxH\" (or [W, H])"),
+            })?;
+            for (target, v) in t {
+                let path = vec![key.to_string(), target.clone()];
+                let fail = |m: String| KeyError {
+                    message: format!("`{}`: {m}", dotted(&path)),
+                    keys: path.clone(),
+                };
+                check_target(target).map_err(fail)?;
+                let sizes = extent_value(v).map_err(fail)?;
+                shader.inputs.push(Input {
+                    target: target.clone(),
+                    contents: Contents::Default,
+                    length: None,
+                    extent: Some(sizes),
+                    origin: Some(format!("key `{}`", dotted(&path))),
                 });
+                keys.push(path);
             }
-            // `--extent`'s spelling beside the other dispatch settings:
-            // `extent = { img = "4x4" }` (or `[4, 4]`).
-            "extent" => {
-                let t = value.as_table().ok_or_else(|| {
-                    format!("`{key}`: expected a table IMAGE = \"WxH\" (or [W, H])")
-                })?;
-                for (target, v) in t {
-                    check_target(target).map_err(|m| format!("`{key}.{target}`: {m}"))?;
-                    let sizes = extent_value(v).map_err(|m| format!("`{key}.{target}`: {m}"))?;
-                    shader.inputs.push(Input {
-                        target: target.clone(),
-                        contents: Contents::Default,
-                        length: None,
-                        extent: Some(sizes),
-                    });
+        }
+        "inputs" => {
+            let t = value.as_table().ok_or_else(|| KeyError {
+                keys: vec![key.to_string()],
+                message: format!("`{key}`: expected a table TARGET = VALUE"),
+            })?;
+            for (target, v) in t {
+                let path = vec![key.to_string(), target.clone()];
+                inputs_of(target, v, &path, &mut shader.inputs, keys)?;
+            }
+        }
+        _ => {}
+    }
+    Ok(())
+}
+
+/// A top-level key of a dispatch table other than `extent` and `inputs`:
+/// a dispatch setting.
+fn apply_setting(
+    key: &str,
+    value: &toml::Value,
+    table: &toml::Table,
+    base: &Path,
+    shader: &mut ShaderOptions,
+) -> Result<(), String> {
+    match key {
+        "local_size" => shader.local_size = Some(dims(key, value)?),
+        "workgroups" => shader.workgroups = Some(dims(key, value)?),
+        "subgroup_size" => {
+            shader.subgroup_size = Some(
+                value
+                    .as_integer()
+                    .and_then(|n| u32::try_from(n).ok())
+                    .filter(|&n| n >= 1)
+                    .ok_or_else(|| format!("`{key}`: expected a whole number of at least 1"))?,
+            );
+        }
+        "defines" => {
+            for d in strings(key, value)? {
+                shader.defines.push(ShaderOptions::parse_define(&d)?);
+            }
+        }
+        "include" => {
+            for d in strings(key, value)? {
+                shader.include_dirs.push(base.join(PathBuf::from(d)));
+            }
+        }
+        "set" => {
+            let t = value
+                .as_table()
+                .ok_or_else(|| format!("`{key}`: expected a table NAME = VALUE"))?;
+            for (name, v) in t {
+                let v = match v {
+                    toml::Value::Integer(n) => n.to_string(),
+                    toml::Value::String(s) => s.clone(),
+                    toml::Value::Boolean(b) => b.to_string(),
+                    _ => {
+                        return Err(format!(
+                            "`set.{name}`: expected an integer, a string or a boolean"
+                        ));
+                    }
+                };
+                shader.set.retain(|(n, _)| n != name);
+                shader.set.push((name.clone(), v));
+            }
+        }
+        "entry" => {
+            shader.entry = Some(
+                value
+                    .as_str()
+                    .ok_or_else(|| format!("`{key}`: expected a string"))?
+                    .to_string(),
+            );
+        }
+        // `condition` is the same key under the name a suite's inputs
+        // file first gave it: both files read both.
+        "assert" | "condition" => {
+            if table.contains_key("assert") && table.contains_key("condition") {
+                return Err("`assert` and `condition` are the same key: give one of them".into());
+            }
+            let text = value
+                .as_str()
+                .ok_or_else(|| format!("`{key}`: expected a condition in a string (`\"out[0] == 2 in every execution\"`)"))?;
+            shader.assertion = Some(super::assertion::Asserted {
+                text: text.to_string(),
+                origin: if key == "assert" {
+                    FILE_ASSERT
+                } else {
+                    FILE_CONDITION
                 }
-            }
-            "inputs" => {
-                let t = value
-                    .as_table()
-                    .ok_or_else(|| format!("`{key}`: expected a table TARGET = VALUE"))?;
-                for (target, v) in t {
-                    inputs_of(target, v, &mut shader.inputs)?;
-                }
-            }
-            other => {
-                return Err(format!(
-                    "unknown key `{other}`: expected local_size, workgroups, subgroup_size, defines, include, set, entry, assert (or condition), extent or inputs"
-                ));
-            }
+                .into(),
+            });
+        }
+        // `--extent`'s spelling beside the other dispatch settings:
+        // `extent = { img = "4x4" }` (or `[4, 4]`).
+        other => {
+            return Err(format!(
+                "unknown key `{other}`: expected local_size, workgroups, subgroup_size, defines, include, set, entry, assert (or condition), extent or inputs"
+            ));
         }
     }
     Ok(())
@@ -530,77 +745,117 @@ fn strings(key: &str, v: &toml::Value) -> Result<Vec<String>, String> {
 /// integer, a list of integers, `{ length = N, fill = "zero" | "arbitrary",
 /// values = [...] }`, or a table of struct members by name (each an input
 /// of `target.member`).
-fn inputs_of(target: &str, v: &toml::Value, out: &mut Vec<Input>) -> Result<(), String> {
-    check_target(target)?;
-    let push = |contents: Contents, length: Option<usize>, out: &mut Vec<Input>| {
+fn inputs_of(
+    target: &str,
+    v: &toml::Value,
+    path: &[String],
+    out: &mut Vec<Input>,
+    keys: &mut Vec<Vec<String>>,
+) -> Result<(), KeyError> {
+    // An error at `path` and the keys `under` it.
+    let fail = |under: &[&str]| {
+        let mut keys = path.to_vec();
+        keys.extend(under.iter().map(|k| k.to_string()));
+        move |message: String| KeyError { keys, message }
+    };
+    check_target(target).map_err(fail(&[]))?;
+    let mut push = |contents: Contents, length: Option<usize>, out: &mut Vec<Input>| {
         out.push(Input {
             target: target.to_string(),
             contents,
             length,
             extent: None,
+            origin: Some(format!("key `{}`", dotted(path))),
         });
+        keys.push(path.to_vec());
     };
     match v {
         toml::Value::String(s) => match s.as_str() {
             "zero" => push(Contents::Zero, None, out),
             "arbitrary" | "any" => push(Contents::Arbitrary, None, out),
             _ => {
-                return Err(format!(
+                return Err(fail(&[])(format!(
                     "`{target}`: expected \"zero\" or \"arbitrary\", found \"{s}\""
-                ));
+                )));
             }
         },
         toml::Value::Integer(n) => push(Contents::Values(vec![*n]), None, out),
-        toml::Value::Array(_) => push(Contents::Values(flat_ints(target, v)?), None, out),
+        toml::Value::Array(_) => push(
+            Contents::Values(flat_ints(target, v).map_err(fail(&[]))?),
+            None,
+            out,
+        ),
         toml::Value::Table(t) => {
             let spec_keys = ["length", "fill", "values", "extent"];
             if t.keys().any(|k| spec_keys.contains(&k.as_str())) {
                 if let Some(k) = t.keys().find(|k| !spec_keys.contains(&k.as_str())) {
-                    return Err(format!(
+                    return Err(fail(&[k])(format!(
                         "`{target}`: `{k}` beside length/fill/values/extent (write members as `{target}.{k}`)"
-                    ));
+                    )));
                 }
                 let length = match t.get("length") {
                     Some(l) => Some(
                         l.as_integer()
                             .and_then(|n| usize::try_from(n).ok())
                             .filter(|&n| (1..=1 << 20).contains(&n))
-                            .ok_or_else(|| format!("`{target}.length`: expected 1 to 1048576"))?,
+                            .ok_or_else(|| {
+                                fail(&["length"])(format!(
+                                    "`{target}.length`: expected 1 to 1048576"
+                                ))
+                            })?,
                     ),
                     None => None,
                 };
                 let contents = match (t.get("fill"), t.get("values")) {
                     (Some(_), Some(_)) => {
-                        return Err(format!("`{target}`: give `fill` or `values`, not both"));
+                        return Err(fail(&[])(format!(
+                            "`{target}`: give `fill` or `values`, not both"
+                        )));
                     }
                     (Some(f), None) => match f.as_str() {
                         Some("zero") => Contents::Zero,
                         Some("arbitrary" | "any") => Contents::Arbitrary,
                         _ => {
-                            return Err(format!(
+                            return Err(fail(&["fill"])(format!(
                                 "`{target}.fill`: expected \"zero\" or \"arbitrary\""
-                            ));
+                            )));
                         }
                     },
-                    (None, Some(vals)) => Contents::Values(flat_ints(target, vals)?),
+                    (None, Some(vals)) => {
+                        Contents::Values(flat_ints(target, vals).map_err(fail(&["values"]))?)
+                    }
                     (None, None) => Contents::Default,
                 };
-                push(contents, length, out);
                 // An image's extent: one positive size per coordinate.
-                if let Some(e) = t.get("extent") {
-                    let sizes = extent_value(e).map_err(|m| format!("`{target}.extent`: {m}"))?;
-                    if let Some(last) = out.last_mut() {
-                        last.extent = Some(sizes);
-                    }
+                let extent = match t.get("extent") {
+                    Some(e) => Some(extent_value(e).map_err(|m| {
+                        let mut keys = path.to_vec();
+                        keys.push("extent".into());
+                        KeyError {
+                            message: format!("`{}`: {m}", dotted(&keys)),
+                            keys,
+                        }
+                    })?),
+                    None => None,
+                };
+                push(contents, length, out);
+                if let Some(last) = out.last_mut() {
+                    last.extent = extent;
                 }
             } else {
                 for (member, mv) in t {
-                    inputs_of(&format!("{target}.{member}"), mv, out)?;
+                    let mut under = path.to_vec();
+                    under.push(member.clone());
+                    inputs_of(&format!("{target}.{member}"), mv, &under, out, keys)?;
                 }
             }
         }
         toml::Value::Boolean(b) => push(Contents::Values(vec![i64::from(*b)]), None, out),
-        _ => return Err(format!("`{target}`: expected a value, a list or a table")),
+        _ => {
+            return Err(fail(&[])(format!(
+                "`{target}`: expected a value, a list or a table"
+            )));
+        }
     }
     Ok(())
 }
@@ -608,22 +863,27 @@ fn inputs_of(target: &str, v: &toml::Value, out: &mut Vec<Input>) -> Result<(), 
 /// An image's extent in a TOML file: a list of sizes (`[4, 4]`) or the
 /// command line's spelling (`"4x4"`).
 fn extent_value(v: &toml::Value) -> Result<Vec<usize>, String> {
-    let bad = || {
-        "expected a list of 1 to 4 sizes from 1 to 65536, one per image coordinate (`[4, 4]` or \"4x4\")".to_string()
-    };
+    let expected = "expected a list of 1 to 4 sizes from 1 to 65536, one per image coordinate (`[4, 4]` or \"4x4\")";
     match v {
         toml::Value::String(s) => extent_of(s),
-        toml::Value::Array(a) => a
-            .iter()
-            .map(|x| {
-                x.as_integer()
-                    .and_then(|n| usize::try_from(n).ok())
-                    .filter(|&n| (1..=1 << 16).contains(&n))
-            })
-            .collect::<Option<Vec<usize>>>()
-            .filter(|s| (1..=4).contains(&s.len()))
-            .ok_or_else(bad),
-        _ => Err(bad()),
+        toml::Value::Array(a) => {
+            let mut sizes = Vec::new();
+            for x in a {
+                let size = x.as_integer().ok_or_else(|| {
+                    format!(
+                        "{expected}, found a {} where a whole number goes",
+                        x.type_str()
+                    )
+                })?;
+                let size = usize::try_from(size)
+                    .map_err(|_| format!("{expected}, found a size of {size}"))?;
+                size_in_range(size).map_err(|m| format!("{expected}, found {m}"))?;
+                sizes.push(size);
+            }
+            count_in_range(sizes.len()).map_err(|m| format!("{expected}, found {m}"))?;
+            Ok(sizes)
+        }
+        other => Err(format!("{expected}, found {}", other.type_str())),
     }
 }
 
@@ -684,6 +944,24 @@ mod tests {
         ] {
             assert!(steps(bad).is_err(), "{bad}");
         }
+    }
+
+    #[test]
+    fn a_target_may_end_with_a_workgroup_copy() {
+        assert_eq!(copy_of("seen").unwrap(), ("seen", None));
+        assert_eq!(copy_of("seen[1]@wg1").unwrap(), ("seen[1]", Some(1)));
+        assert_eq!(copy_of("s.a@wg12").unwrap(), ("s.a", Some(12)));
+        for bad in [
+            "seen@",
+            "seen@wg",
+            "seen@1",
+            "seen@wg-1",
+            "seen@wgx",
+            "a@wg1@wg2",
+        ] {
+            assert!(check_target(bad).is_err(), "{bad}");
+        }
+        assert!(check_target("seen[1]@wg1").is_ok());
     }
 
     #[test]

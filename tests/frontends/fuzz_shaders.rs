@@ -336,6 +336,7 @@ fn wgsl_options(rng: &mut Rng, source: &str) -> ShaderOptions {
             contents,
             length,
             extent: None,
+            origin: None,
         });
     }
     o
@@ -365,6 +366,7 @@ fn sane_wgsl_options(rng: &mut Rng, source: &str) -> ShaderOptions {
                 .clone(),
             length: Some(1 + rng.below(3)),
             extent: None,
+            origin: None,
         });
     }
     o
@@ -661,6 +663,7 @@ fn glsl_set_mutants_never_panic() {
                 contents: Contents::Zero,
                 length: Some(1 + rng.below(4)),
                 extent: None,
+                origin: None,
             }],
             ..ShaderOptions::default()
         };
@@ -712,6 +715,7 @@ fn an_input_on_a_runtime_array_of_4096_by_4096_words_is_refused() {
                 contents: Contents::Zero,
                 length,
                 extent: None,
+                origin: None,
             }],
             ..ShaderOptions::default()
         };

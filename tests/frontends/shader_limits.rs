@@ -101,6 +101,7 @@ fn a_program_the_front_end_left_part_built_gives_no_verdict_whatever_the_check_c
                 contents: Contents::Default,
                 length: Some(65536),
                 extent: None,
+                origin: None,
             }],
             ..ShaderOptions::default()
         },
@@ -145,6 +146,7 @@ fn explain_gives_no_verdict_on_a_program_the_front_end_left_part_built() {
                 contents: Contents::Default,
                 length: Some(65536),
                 extent: None,
+                origin: None,
             }],
             ..ShaderOptions::default()
         },

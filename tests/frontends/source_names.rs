@@ -273,19 +273,208 @@ fn the_extent_option_sizes_an_image_and_its_size_query() {
     let (code, _, err) = check(&fixture("size.comp"), &["--extent", "img=2x3x4"]);
     assert_eq!(code, 2, "{err}");
     assert!(
-        err.contains("input `img`: the image has 2 coordinates")
+        err.contains("input `img` (`--extent img=2x3x4`): the image has 2 coordinates")
             && err.contains("the extent gives 3"),
         "{err}"
     );
     let (code, _, err) = check(&fixture("size.comp"), &["--extent", "o=2"]);
     assert_eq!(code, 2, "{err}");
     assert!(
-        err.contains("input `o`: an extent is an image's size, and this is not an image"),
+        err.contains(
+            "input `o` (`--extent o=2`): an extent is an image's size, and this is not an image"
+        ),
         "{err}"
     );
     std::fs::write(&file, "extent = { img = \"0x2\" }\n").unwrap();
     let (code, _, err) = check(&fixture("size.comp"), &["--dispatch", &dispatch]);
     assert_eq!(code, 2, "{err}");
     assert!(err.contains("`extent.img`: expected an extent"), "{err}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn extent_errors_name_the_option_or_the_file_key_and_what_was_expected() {
+    if !glslang() {
+        return;
+    }
+    let size = fixture("size.comp");
+    let expected =
+        "expected an extent WxH[xD...]: 1 to 4 sizes from 1 to 65536, one per image coordinate";
+    // The command line: each bad form names `--extent` (clap's part for
+    // the forms read before the shader; the input's own for the rest) and
+    // what was expected; exit 2.
+    for (arg, says) in [
+        (
+            "img2x3",
+            "'--extent <TARGET=WxH[xD]>': expected TARGET=WxH[xD] (an image, `=`, then one size per image coordinate), found `img2x3` without `=`".to_string(),
+        ),
+        (
+            "img=2xy",
+            format!("'--extent <TARGET=WxH[xD]>': {expected}, found `y` (not a whole number) in `2xy`"),
+        ),
+        (
+            "img=0x2",
+            format!("'--extent <TARGET=WxH[xD]>': {expected}, found a size of 0 (an image has at least one texel per coordinate) in `0x2`"),
+        ),
+        (
+            "img=2x70000",
+            format!("'--extent <TARGET=WxH[xD]>': {expected}, found a size of 70000 (more than 65536) in `2x70000`"),
+        ),
+        (
+            "img=1x1x1x1x1",
+            format!("'--extent <TARGET=WxH[xD]>': {expected}, found 5 sizes (an image has at most 4 coordinates"),
+        ),
+        (
+            "img=",
+            format!("'--extent <TARGET=WxH[xD]>': {expected}, found nothing after `=`"),
+        ),
+        // size.comp's `img` is a 2D image: two coordinates.
+        (
+            "img=2x3x4",
+            "size.comp: input `img` (`--extent img=2x3x4`): the image has 2 coordinates".to_string(),
+        ),
+        (
+            "nope=2x3",
+            "size.comp: input `nope` (`--extent nope=2x3`): no buffer, uniform, push constant or workgroup variable is named so (the shader's: img (0.0); o (block Out, 0.1))".to_string(),
+        ),
+        (
+            "o=2",
+            "size.comp: input `o` (`--extent o=2`): an extent is an image's size, and this is not an image".to_string(),
+        ),
+    ] {
+        let (code, _, err) = check(&size, &["--extent", arg]);
+        assert_eq!(code, 2, "{arg}: {err}");
+        assert!(err.contains(&says), "{arg}: {err}");
+    }
+    // A dispatch file: the file, the line and column of the value, the
+    // key (`extent.img`, `inputs.img.extent`) and what was expected.
+    let dir = std::env::temp_dir().join(format!("vkmm-extent-errors-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("size.toml");
+    let shown = file.display().to_string();
+    for (text, says) in [
+        (
+            "local_size = 2\nextent = { img = \"0x2\" }\n",
+            format!(
+                "{shown}:2:18: `extent.img`: {expected}, found a size of 0 (an image has at least one texel per coordinate) in `0x2`"
+            ),
+        ),
+        (
+            "[extent]\nimg = [2, \"3\"]\n",
+            format!(
+                "{shown}:2:7: `extent.img`: expected a list of 1 to 4 sizes from 1 to 65536, one per image coordinate (`[4, 4]` or \"4x4\"), found a string where a whole number goes"
+            ),
+        ),
+        (
+            "[extent]\nimg = [1, 1, 1, 1, 1]\n",
+            format!(
+                "{shown}:2:7: `extent.img`: expected a list of 1 to 4 sizes from 1 to 65536, one per image coordinate (`[4, 4]` or \"4x4\"), found 5 sizes"
+            ),
+        ),
+        (
+            "[inputs]\nimg = { extent = \"2y3\" }\n",
+            format!(
+                "{shown}:2:18: `inputs.img.extent`: {expected}, found `2y3` (not a whole number)"
+            ),
+        ),
+        (
+            "extent = 3\n",
+            format!("{shown}:1:10: `extent`: expected a table IMAGE = \"WxH\" (or [W, H])"),
+        ),
+        // Read against the shader: the input names where it is written.
+        (
+            "\nextent = { img = [2, 3, 4] }\n",
+            format!(
+                "size.comp: input `img` ({shown}:2:18, key `extent.img`): the image has 2 coordinates"
+            ),
+        ),
+        (
+            "[extent]\nnope = \"2x3\"\n",
+            format!(
+                "size.comp: input `nope` ({shown}:2:8, key `extent.nope`): no buffer, uniform, push constant or workgroup variable is named so"
+            ),
+        ),
+        (
+            "[inputs]\no = { extent = [2] }\n",
+            format!(
+                "size.comp: input `o` ({shown}:2:5, key `inputs.o`): an extent is an image's size, and this is not an image"
+            ),
+        ),
+    ] {
+        std::fs::write(&file, text).unwrap();
+        let (code, _, err) = check(&size, &["--dispatch", &shown]);
+        assert_eq!(code, 2, "{text}: {err}");
+        assert!(err.contains(&says), "{text}: {err}");
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn an_input_names_one_workgroups_copy_of_shared_memory() {
+    if !glslang() {
+        return;
+    }
+    // copies.comp: each of 2 workgroups writes o.v[0] (its id + 1) when
+    // its own copy of the shared `flag` is 1.
+    let file = fixture("copies.comp");
+    let run = |args: &[&str]| {
+        let mut all = vec!["--workgroups", "2"];
+        all.extend_from_slice(args);
+        check(&file, &all)
+    };
+    // Every copy 1: both write, a race, either value last.
+    let (code, out, err) = run(&["--input", "flag=1"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("Data races: yes"), "{out}");
+    assert_eq!(states(&out), ["o.v[0]=1;", "o.v[0]=2;"], "{out}");
+    // Only workgroup 1's copy 1: it alone writes, no race.
+    let (code, out, err) = run(&["--input", "flag@wg1=1"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("Data races: none"), "{out}");
+    assert_eq!(states(&out), ["o.v[0]=2;"], "{out}");
+    // A copy's entry applies over the plain one: workgroup 0's copy 0.
+    let (_, out, _) = run(&["--input", "flag=1", "--input", "flag@wg0=0"]);
+    assert!(out.contains("Data races: none"), "{out}");
+    assert_eq!(states(&out), ["o.v[0]=2;"], "{out}");
+    // The dispatch file's spelling: the copy's name as a quoted key.
+    let dir = std::env::temp_dir().join(format!("vkmm-copies-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let toml = dir.join("copies.toml");
+    let shown = toml.display().to_string();
+    std::fs::write(
+        &toml,
+        "workgroups = 2\n[inputs]\nflag = 1\n\"flag@wg1\" = { values = [0] }\n",
+    )
+    .unwrap();
+    let (code, out, err) = check(&file, &["--dispatch", &shown]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("Data races: none"), "{out}");
+    assert_eq!(states(&out), ["o.v[0]=1;"], "{out}");
+    // Errors name the input and where it is written; exit 2.
+    std::fs::write(&toml, "workgroups = 2\n[inputs]\n\"flag@wg2\" = 1\n").unwrap();
+    let (code, _, err) = check(&file, &["--dispatch", &shown]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains(&format!("copies.comp: input `flag@wg2` ({shown}:3:14, key `inputs.\"flag@wg2\"`): the dispatch has no workgroup 2: it has 2 (copies `@wg0` to `@wg1`")),
+        "{err}"
+    );
+    for (arg, says) in [
+        (
+            "o@wg1=1",
+            "input `o@wg1` (`--input o@wg1=1`): `@wg1` names a workgroup's copy, and only workgroup (shared) memory has one per workgroup",
+        ),
+        (
+            "flag@1=1",
+            "`flag@1` is not a target: expected `@wgK` after `@` (the copy of workgroup K, from 0), found `@1`",
+        ),
+        (
+            "flag@wg1=1,2",
+            "input `flag@wg1` (`--input flag@wg1=1,2`): 2 values for 1 cells",
+        ),
+    ] {
+        let (code, _, err) = run(&["--input", arg]);
+        assert_eq!(code, 2, "{arg}: {err}");
+        assert!(err.contains(says), "{arg}: {err}");
+    }
     std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -58,6 +58,8 @@ pub struct Options {
     pub inputs: Vec<String>,
     /// `--length TARGET=N` (a runtime array's length), one per entry.
     pub lengths: Vec<String>,
+    /// `--extent TARGET=WxH[xD]` (an image's size), one per entry.
+    pub extents: Vec<String>,
 }
 
 impl Options {
@@ -120,7 +122,8 @@ impl Options {
 impl Options {
     /// The shader dispatch these options give, read as the command line
     /// reads `--local-size`, `--workgroups`, `--subgroup-size`, `-D`,
-    /// `--set` and `--entry` (empty fields keep the shader's own choice).
+    /// `--set`, `--entry`, `--input`, `--length` and `--extent` (empty
+    /// fields keep the shader's own choice).
     pub fn shader_options(&self) -> Result<vkmm::frontend::ShaderOptions, String> {
         use vkmm::frontend::ShaderOptions;
         let mut o = ShaderOptions::default();
@@ -175,6 +178,15 @@ impl Options {
         {
             o.inputs
                 .push(Input::parse_length(l).map_err(|e| format!("length: {e}"))?);
+        }
+        for x in self
+            .extents
+            .iter()
+            .map(|x| x.trim())
+            .filter(|x| !x.is_empty())
+        {
+            o.inputs
+                .push(Input::parse_extent(x).map_err(|e| format!("extent: {e}"))?);
         }
         Ok(o)
     }
@@ -575,6 +587,49 @@ mod tests {
             assert_eq!(a["ok"], false, "{json}: {a}");
             let m = a["error"]["message"].as_str().unwrap();
             assert!(m.contains(what), "{json}: {m}");
+        }
+    }
+
+    /// The extent field is `--extent`: size.wgsl stores lid.x + 3 at texel
+    /// (lid.x, 1) for two invocations and writes the image's size query
+    /// into o.w, o.h. At 2x3 both stores land and the query says 2, 3 (by
+    /// hand); without an extent the image is 1x1, no store lands and the
+    /// query says 1, 1.
+    #[test]
+    fn checks_a_wgsl_shader_with_an_image_extent() {
+        let source = include_str!("../../tests/fixtures/source-names/size.wgsl");
+        let states = |o: &Options| {
+            let a = check("size.wgsl", source, o, None);
+            assert_eq!(a["ok"], true, "{a}");
+            a["outcomes"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|o| o["values"].clone())
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(
+            states(&opts(r#"{"extents": [" img=2x3 "]}"#)),
+            [json!({"img[0][1]": 3, "img[1][1]": 4, "o.w": 2, "o.h": 3})]
+        );
+        assert_eq!(states(&Options::default()), [json!({"o.w": 1, "o.h": 1})]);
+        // Bad extents are errors naming the field or the option, and what
+        // was expected.
+        for (json, says) in [
+            (
+                r#"{"extents": ["img=0x2"]}"#,
+                "extent: expected an extent WxH[xD...]: 1 to 4 sizes from 1 to 65536, one per image coordinate, found a size of 0",
+            ),
+            (r#"{"extents": ["img"]}"#, "extent: expected TARGET=WxH[xD]"),
+            (
+                r#"{"extents": ["img=2x3x4"]}"#,
+                "input `img` (`--extent img=2x3x4`): the image has 2 coordinates",
+            ),
+        ] {
+            let a = check("size.wgsl", source, &opts(json), None);
+            assert_eq!(a["ok"], false, "{json}: {a}");
+            let m = a["error"]["message"].as_str().unwrap();
+            assert!(m.contains(says), "{json}: {m}");
         }
     }
 

@@ -72,6 +72,7 @@ const FLAGS = {
   "--set": "set",
   "--input": "inputs",
   "--length": "lengths",
+  "--extent": "extents",
 };
 function dispatchOf(text) {
   const m = /vkmm check ([^\n]*)/.exec(text);

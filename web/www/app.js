@@ -132,14 +132,14 @@ function options() {
   if (text("workgroups")) o.workgroups = text("workgroups");
   if (text("subgroup-size")) o.subgroup_size = Number(text("subgroup-size"));
   if (text("entry")) o.entry = text("entry");
-  for (const [id, key] of [["defines", "defines"], ["set", "set"], ["inputs", "inputs"], ["lengths", "lengths"]]) {
+  for (const [id, key] of [["defines", "defines"], ["set", "set"], ["inputs", "inputs"], ["lengths", "lengths"], ["extents", "extents"]]) {
     if (words(id).length) o[key] = words(id);
   }
   return o;
 }
 
 // The dispatch fields, in share links and the change listeners.
-const DISPATCH = ["local-size", "workgroups", "subgroup-size", "entry", "defines", "set", "inputs", "lengths"];
+const DISPATCH = ["local-size", "workgroups", "subgroup-size", "entry", "defines", "set", "inputs", "lengths", "extents"];
 
 // ---------------------------------------------------------------- running
 

@@ -6,7 +6,7 @@
 use super::headers::Init;
 use super::module::{Class, MAX_LAYOUT, Module, Ty};
 use super::syntax::{Inst, Located, Tok};
-use crate::frontend::inputs::{Contents, Input, Step, steps};
+use crate::frontend::inputs::{Contents, Input, Step, copy_of, steps};
 use ::spirv::Op;
 use std::collections::HashMap;
 
@@ -24,11 +24,38 @@ pub(super) struct Resolved {
     /// The variables an input gives an image extent (of the variable, or
     /// of an element of an array of images).
     pub extents: std::collections::HashSet<String>,
+    /// Initial contents per workgroup variable id and workgroup, for the
+    /// copies an input names (`seen@wg1`): the variable's plain contents
+    /// with the copy's inputs over them. A copy not here starts as
+    /// `inits` (or the default) says.
+    pub copies: HashMap<(String, usize), Init>,
+    /// The same for the cells a copy's input makes arbitrary.
+    pub copy_arbitrary: HashMap<(String, usize), Vec<Vec<usize>>>,
+}
+
+impl Resolved {
+    /// Whether the cell at `path` of the workgroup `instance`'s copy of
+    /// variable `id` starts arbitrary (every copy's, or this copy's).
+    pub fn is_arbitrary(&self, id: &str, instance: usize, path: &[usize]) -> bool {
+        let under = |paths: Option<&Vec<Vec<usize>>>| {
+            paths.is_some_and(|ps| ps.iter().any(|p| path.starts_with(p)))
+        };
+        under(self.arbitrary.get(id)) || under(self.copy_arbitrary.get(&(id.to_string(), instance)))
+    }
 }
 
 /// Resolves `inputs` against the module. A target that names no variable,
 /// no member or an element past the end is an error listing what there is.
-pub(super) fn resolve(insts: &[Inst], m: &Module, inputs: &[Input]) -> Result<Resolved, Located> {
+///
+/// `workgroups` is the dispatch's workgroup count: an input naming a
+/// workgroup variable's copy (`seen@wg1`, [`crate::frontend::inputs::copy_of`])
+/// names one of them, and applies over the variable's plain inputs.
+pub(super) fn resolve(
+    insts: &[Inst],
+    m: &Module,
+    inputs: &[Input],
+    workgroups: usize,
+) -> Result<Resolved, Located> {
     let mut out = Resolved::default();
     if inputs.is_empty() {
         return Ok(out);
@@ -38,10 +65,33 @@ pub(super) fn resolve(insts: &[Inst], m: &Module, inputs: &[Input]) -> Result<Re
     // Lengths first: they shape the trees the contents then fill.
     let mut lengths: HashMap<String, usize> = HashMap::new();
     let mut resolved: Vec<(&Input, String, Vec<usize>, String)> = Vec::new();
+    let mut copies: Vec<(&Input, String, Vec<usize>, usize)> = Vec::new();
     for input in inputs {
-        let err = |m: String| (0, 0, format!("input `{}`: {m}", input.target));
-        let st = steps(&input.target).map_err(|e| (0, 0, e))?;
+        let err = |m: String| (0, 0, format!("{}: {m}", named(input)));
+        let (target, copy) = copy_of(&input.target).map_err(|e| (0, 0, e))?;
+        let st = steps(target).map_err(|e| (0, 0, e))?;
         let var = variable(m, &names, &st[0]).map_err(err)?;
+        if let Some(k) = copy {
+            if var.class != Class::Workgroup {
+                return Err(err(format!(
+                    "`@wg{k}` names a workgroup's copy, and only workgroup (shared) memory has one per workgroup: name the variable without `@wg{k}`"
+                )));
+            }
+            if k >= workgroups {
+                return Err(err(format!(
+                    "the dispatch has no workgroup {k}: it has {workgroups} (copies `@wg0` to `@wg{}`; `--workgroups` or `workgroups` sets the count)",
+                    workgroups - 1
+                )));
+            }
+            if input.length.is_some() || input.extent.is_some() {
+                return Err(err(
+                    "a workgroup's copy takes values, `zero` or `arbitrary`: its size is the variable's".into(),
+                ));
+            }
+            let (path, _) = walk(m, &member_names, &var.pointee, &st[1..], None).map_err(err)?;
+            copies.push((input, var.id.clone(), path, k));
+            continue;
+        }
         let (path, ty) =
             walk(m, &member_names, &var.pointee, &st[1..], input.length).map_err(err)?;
         if let Some(n) = input.length {
@@ -56,7 +106,7 @@ pub(super) fn resolve(insts: &[Inst], m: &Module, inputs: &[Input]) -> Result<Re
     // Extents first: they reshape the trees that values then fill.
     resolved.sort_by_key(|r| r.0.extent.is_none());
     for (input, id, path, ty) in resolved {
-        let err = |m: String| (0, 0, format!("input `{}`: {m}", input.target));
+        let err = |m: String| (0, 0, format!("{}: {m}", named(input)));
         if input.extent.is_some() && !holds_image(m, &ty) {
             return Err(err(
                 "an extent is an image's size, and this is not an image or an array of images (a buffer's runtime array takes `--length`)".into(),
@@ -82,19 +132,7 @@ pub(super) fn resolve(insts: &[Inst], m: &Module, inputs: &[Input]) -> Result<Re
         match &input.contents {
             Contents::Default => {}
             Contents::Zero => fill(sub, &mut std::iter::repeat(0)),
-            Contents::Values(vals) => {
-                let leaves = count(sub);
-                if vals.len() == 1 {
-                    fill(sub, &mut std::iter::repeat(vals[0]));
-                } else if vals.len() == leaves {
-                    fill(sub, &mut vals.iter().copied());
-                } else {
-                    return Err(err(format!(
-                        "{} values for {leaves} cells (give one value per cell, or one for all)",
-                        vals.len()
-                    )));
-                }
-            }
+            Contents::Values(vals) => fill_values(sub, vals).map_err(err)?,
             Contents::Arbitrary => {
                 if g.class == Class::Invocation {
                     return Err(err(
@@ -108,7 +146,58 @@ pub(super) fn resolve(insts: &[Inst], m: &Module, inputs: &[Input]) -> Result<Re
             }
         }
     }
+    // The copies: each starts as the variable's plain contents, then
+    // takes its own inputs in order.
+    for (input, id, path, k) in copies {
+        let err = |m: String| (0, 0, format!("{}: {m}", named(input)));
+        let g = m
+            .globals
+            .iter()
+            .find(|g| g.id == id)
+            .expect("resolved above");
+        let key = (id.clone(), k);
+        if !out.copies.contains_key(&key) {
+            let tree = match out.inits.get(&id) {
+                Some(t) => t.clone(),
+                None => skeleton(m, &g.pointee, 1).map_err(err)?,
+            };
+            out.copies.insert(key.clone(), tree);
+        }
+        let tree = out.copies.get_mut(&key).expect("inserted above");
+        let sub = descend(tree, &path).map_err(err)?;
+        match &input.contents {
+            Contents::Default => {}
+            Contents::Zero => fill(sub, &mut std::iter::repeat(0)),
+            Contents::Values(vals) => fill_values(sub, vals).map_err(err)?,
+            Contents::Arbitrary => out.copy_arbitrary.entry(key).or_default().push(path),
+        }
+    }
     Ok(out)
+}
+
+/// Fills `sub` with `vals`: one value for every cell, or one per cell.
+fn fill_values(sub: &mut Init, vals: &[i64]) -> Result<(), String> {
+    let leaves = count(sub);
+    if vals.len() == 1 {
+        fill(sub, &mut std::iter::repeat(vals[0]));
+    } else if vals.len() == leaves {
+        fill(sub, &mut vals.iter().copied());
+    } else {
+        return Err(format!(
+            "{} values for {leaves} cells (give one value per cell, or one for all)",
+            vals.len()
+        ));
+    }
+    Ok(())
+}
+
+/// An input as errors about it name it: its target, and where it is
+/// written (`input `img` (`--extent img=2x3x4`)`).
+fn named(input: &Input) -> String {
+    match &input.origin {
+        Some(origin) => format!("input `{}` ({origin})", input.target),
+        None => format!("input `{}`", input.target),
+    }
 }
 
 /// The cell a name in a condition means, named as conditions name cells

@@ -203,7 +203,7 @@ fn parse_module(
         }
     }
     // The command line's and dispatch file's inputs, beside the headers'.
-    let user = inputs::resolve(&insts, &m, &shader.inputs).map_err(located)?;
+    let user = inputs::resolve(&insts, &m, &shader.inputs, w).map_err(located)?;
     for (line, column, message) in inputs::default_sizes(&insts, &m, &user, &h.inputs) {
         program.warnings.push(crate::ir::FrontendWarning {
             file: file.to_string(),
@@ -219,6 +219,17 @@ fn parse_module(
                 0,
                 format!(
                     "`%{id}` has an @Input value and an input from the command line or dispatch file: give one"
+                ),
+            )));
+        }
+    }
+    for (id, k) in user.copies.keys() {
+        if h.inputs.iter().any(|i| i.0 == *id) && !user.inits.contains_key(id) {
+            return Err(located((
+                0,
+                0,
+                format!(
+                    "`%{id}` has an @Input value and an input for its copy `@wg{k}` from the command line or dispatch file: give the variable's contents there too"
                 ),
             )));
         }
@@ -328,7 +339,18 @@ fn parse_module(
             let layout = std::sync::Arc::new(cells);
             for instance in 0..instances {
                 let key = (g.id.clone(), instance);
-                mem.sparse.insert(key.clone(), layout.clone());
+                // A workgroup's copy an input gives contents of its own.
+                let layout = match user.copies.get(&key) {
+                    Some(init) => {
+                        let mut own = Vec::new();
+                        m.cells(&g.pointee, 0, &mut Vec::new(), Some(init), &mut own)
+                            .map_err(err)?;
+                        own.sort_by_key(|c| c.offset);
+                        std::sync::Arc::new(own)
+                    }
+                    None => layout.clone(),
+                };
+                mem.sparse.insert(key.clone(), layout);
                 mem.cells.insert(key.clone(), Vec::new());
                 mem.real_end.insert(key, extent);
             }
@@ -340,7 +362,19 @@ fn parse_module(
         }
         for instance in 0..instances {
             let mut placed = Vec::new();
-            for c in &cells {
+            // A workgroup's copy an input gives contents of its own.
+            let own;
+            let cells = match user.copies.get(&(g.id.clone(), instance)) {
+                Some(init) => {
+                    let mut c = Vec::new();
+                    m.cells(&g.pointee, 0, &mut Vec::new(), Some(init), &mut c)
+                        .map_err(err)?;
+                    own = c;
+                    &own
+                }
+                None => &cells,
+            };
+            for c in cells {
                 let loc = program.locations.len();
                 let base = lower::cell_name(&g.id, &c.path, 0);
                 let name = if instances > 1 {
@@ -357,11 +391,7 @@ fn parse_module(
                 if undefined {
                     program.undefined.insert(loc);
                 }
-                if user
-                    .arbitrary
-                    .get(&g.id)
-                    .is_some_and(|paths| paths.iter().any(|p| c.path.starts_with(p)))
-                {
+                if user.is_arbitrary(&g.id, instance, &c.path) {
                     arbitrary.insert(loc);
                 }
                 program.references.push(Reference {
@@ -493,7 +523,7 @@ fn parse_module(
     let placing = sparse::Placing {
         m: &m,
         coherence: &coherence,
-        arbitrary: &user.arbitrary,
+        arbitrary: &user,
         instances: sparse_instances,
     };
     // The cells of sparse instances a condition names (the headers' or

@@ -54,8 +54,8 @@ pub(super) const PROBE_SIZES: [u32; 5] = [1, 2, 4, 8, 16];
 pub(super) struct Placing<'a> {
     pub m: &'a Module,
     pub coherence: &'a Coherence,
-    /// Per variable, the index paths the user made arbitrary.
-    pub arbitrary: &'a HashMap<String, Vec<Vec<usize>>>,
+    /// The user's inputs: which cells they make arbitrary.
+    pub arbitrary: &'a super::inputs::Resolved,
     /// Per sparse variable, its number of instances.
     pub instances: HashMap<String, usize>,
 }
@@ -103,10 +103,7 @@ pub(super) fn materialise(
             if let Some(scope) = p.coherence.cell(p.m, g, &c.path) {
                 mem.coherent.insert(loc, scope);
             }
-            if p.arbitrary
-                .get(&var)
-                .is_some_and(|paths| paths.iter().any(|q| c.path.starts_with(q)))
-            {
+            if p.arbitrary.is_arbitrary(&var, instance, &c.path) {
                 arbitrary.insert(loc);
                 program.undefined.insert(loc);
             }
