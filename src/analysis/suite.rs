@@ -120,8 +120,13 @@ pub struct Summary {
     /// Rows not checked: termination rows, constructs outside the IR
     /// (not counted in `total`).
     pub unsupported: Vec<Failure>,
-    /// Files checked (errors not included).
+    /// Files checked (errors not included), or for a manifest its rows;
+    /// those a limit stopped before their program was read count too.
     pub files: usize,
+    /// Of `files`, those a limit (`--timeout`, `--max-memory`) stopped
+    /// before their program was read: undecided, each with its reason.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub unread: usize,
     /// Annotated CSV rows (not in `total`): how many, how many agree, and
     /// those that do not (or are undecided).
     pub annotated: usize,
@@ -191,6 +196,7 @@ impl Summary {
             errors: Vec::new(),
             unsupported: Vec::new(),
             files: outcomes.len(),
+            unread: 0,
             annotated: 0,
             annotated_agree: 0,
             annotated_disagree: Vec::new(),
@@ -533,7 +539,10 @@ pub fn score(
                 s.add_queries(&o);
                 continue;
             }
-            Err(e) if e.is_limit() => limit_record(item, property, &e),
+            Err(e) if e.is_limit() => {
+                s.unread += 1;
+                limit_record(item, property, &e)
+            }
             Err(e) => {
                 s.add_error(e);
                 continue;
@@ -727,6 +736,10 @@ impl Summary {
                 record.status = Status::Undecided;
                 record.truncated = true;
                 record.detail = Some(e.limit_reason().unwrap_or(&e.error).to_string());
+                // The row is one of the suite's, undecided: it counts
+                // (as a row not read), not as nothing.
+                self.files += 1;
+                self.unread += 1;
                 self.count(&record);
                 self.records.push(record);
                 return;
@@ -853,6 +866,7 @@ impl Summary {
             }
             (_, Err(e)) if e.is_limit() => {
                 self.files += 1;
+                self.unread += 1;
                 record.actual = "undecided".into();
                 record.status = Status::Undecided;
                 record.truncated = true;
@@ -1063,4 +1077,8 @@ pub fn mismatch_detail(
         d.push_str("; search stopped once decided");
     }
     d
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }

@@ -228,9 +228,18 @@ pub fn summary(this: &Summary) -> String {
             n(Status::Error)
         );
     }
+    // Files (or manifest rows) a limit stopped before their program was
+    // read are counted and said so: undecided, not absent.
+    let unread = match this.unread {
+        0 => String::new(),
+        1 if this.files == 1 => " (stopped before it was read)".to_string(),
+        1 => " (1 stopped before it was read)".to_string(),
+        k if k == this.files => " (all stopped before they were read)".to_string(),
+        k => format!(" ({k} stopped before they were read)"),
+    };
     let _ = writeln!(
         s,
-        "{}, {}: {} passed, {} failed, {} undecided, {}{} in {:.1} ms",
+        "{}{unread}, {}: {} passed, {} failed, {} undecided, {}{} in {:.1} ms",
         count((this.files + this.errors.len()) as u64, "file", "files"),
         count(this.total as u64, "check", "checks"),
         this.passed,

@@ -783,3 +783,60 @@ fn a_request_past_its_memory_bound_stops_before_the_front_end() {
         assert!(!err.contains("max-memory"), "{file}: {err}");
     }
 }
+
+/// A manifest whose rows a limit all stopped before their program was
+/// read counts them in its summary, as undecided rows not read, never as
+/// "0 files". Two race rows on a SPIR-V shader: read, both pass; under
+/// `--max-memory 1` (the process holds more than 1 MiB before it reads a
+/// byte) neither is read, both are undecided, exit 3.
+#[test]
+fn a_manifest_whose_rows_were_never_read_says_so() {
+    let shader = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/shader-dispatch/uninit.spvasm")
+        .display()
+        .to_string();
+    let csv = scratch("unread-manifest").join("m.csv");
+    std::fs::write(
+        &csv,
+        format!(
+            "file,entry,local_size,workgroups,defines,set,inputs,property,expected\n\
+             {shader},main,\"1,1,1\",\"1,1,1\",,,zero,races,race-free\n\
+             {shader},main,\"2,1,1\",\"1,1,1\",,,zero,races,race-free\n"
+        ),
+    )
+    .unwrap();
+    let csv = csv.display().to_string();
+    let (code, out, err) = vkmm(&["suite", "--manifest", &csv]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(
+        out.contains("2 files, 2 checks: 2 passed, 0 failed, 0 undecided, 0 errors"),
+        "{out}"
+    );
+    let (code, out, err) = vkmm(&["suite", "--manifest", &csv, "--max-memory", "1"]);
+    assert_eq!(code, 3, "{out}{err}");
+    assert!(
+        out.contains(
+            "2 files (all stopped before they were read), 2 checks: 0 passed, 0 failed, 2 undecided, 0 errors"
+        ),
+        "{out}"
+    );
+    assert_eq!(
+        out.matches("before the program was read").count(),
+        2,
+        "{out}"
+    );
+    let (code, out, err) = vkmm(&[
+        "suite",
+        "--manifest",
+        &csv,
+        "--max-memory",
+        "1",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(code, 3, "{out}{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).expect("JSON");
+    assert_eq!(v["files"], 2, "{out}");
+    assert_eq!(v["unread"], 2, "{out}");
+    assert_eq!(v["summary"]["undecided"].as_array().map(Vec::len), Some(2));
+}
