@@ -575,9 +575,6 @@ fn apply_key(
     shader: &mut ShaderOptions,
     keys: &mut Vec<Vec<String>>,
 ) -> Result<(), KeyError> {
-    if key != "extent" && key != "inputs" {
-        return apply_setting(key, value, table, base, shader).map_err(KeyError::at(key));
-    }
     match key {
         // `--extent`'s spelling beside the other dispatch settings:
         // `extent = { img = "4x4" }` (or `[4, 4]`).
@@ -614,7 +611,7 @@ fn apply_key(
                 inputs_of(target, v, &path, &mut shader.inputs, keys)?;
             }
         }
-        _ => {}
+        _ => return apply_setting(key, value, table, base, shader).map_err(KeyError::at(key)),
     }
     Ok(())
 }
