@@ -840,3 +840,32 @@ fn a_manifest_whose_rows_were_never_read_says_so() {
     assert_eq!(v["unread"], 2, "{out}");
     assert_eq!(v["summary"]["undecided"].as_array().map(Vec::len), Some(2));
 }
+
+/// The memory bound stops the SPIR-V lowering where it polls the bound
+/// (every 4,096 instructions), and the message names that phase.
+/// [`long_shader`]'s 400,000 instructions are read within 220 MiB, and
+/// lowering them takes more (read and lowered whole the run holds about
+/// 400 MiB): at `--max-memory 220` the check stops in the lowering,
+/// undecided (exit 3) with no verdict; at `--max-memory 100` it stops
+/// while the module is read, a phase the message does not call lowering.
+#[test]
+fn the_memory_bound_stops_the_spirv_lowering_and_says_so() {
+    let dir = scratch("lowering-memory");
+    let f = long_shader(&dir, 400_000);
+    let (code, out, err) = vkmm(&["check", &f, "--max-memory", "220"]);
+    assert_eq!(code, 3, "{out}{err}");
+    assert!(
+        err.contains(&format!(
+            "{f}: undecided: stopped at the memory bound (--max-memory) while the SPIR-V program was lowered"
+        )),
+        "{err}"
+    );
+    assert!(!out.contains("Observation"), "{out}");
+    let (code, out, err) = vkmm(&["check", &f, "--max-memory", "100"]);
+    assert_eq!(code, 3, "{out}{err}");
+    assert!(
+        err.contains("undecided: stopped at the memory bound (--max-memory)"),
+        "{err}"
+    );
+    assert!(!err.contains("lowered"), "{err}");
+}

@@ -879,7 +879,13 @@ impl<'a> Gen<'a> {
             if k % 4096 == 4095
                 && let Some(why) = crate::frontend::clock::bound_reached()
             {
-                return Err((inst.line, inst.col, why.into()));
+                // The phase is named: a bound reached here, after the
+                // module was read, is the lowering's.
+                return Err((
+                    inst.line,
+                    inst.col,
+                    format!("{why} while the SPIR-V program was lowered"),
+                ));
             }
             match inst.op {
                 Op::Function | Op::FunctionParameter | Op::FunctionEnd | Op::Phi => {}
