@@ -844,8 +844,8 @@ fn a_manifest_whose_rows_were_never_read_says_so() {
 /// The memory bound stops the SPIR-V lowering where it polls the bound
 /// (every 4,096 instructions), and the message names that phase.
 /// [`long_shader`]'s 400,000 instructions are read within about 190 MiB
-/// (bounds of 150 and 170 stop the reading), and lowering them takes up to
-/// about 290 MiB more (bounds of 200 to 260 stop the lowering, 300 lets the
+/// (bounds of 150 and 170 stop the reading), and lowering them brings the
+/// run to about 290 MiB (bounds of 200 to 260 stop the lowering, 300 lets the
 /// check finish): at `--max-memory 240`, the middle of that window, the
 /// check stops in the lowering,
 /// undecided (exit 3) with no verdict; at `--max-memory 100` it stops
