@@ -26,10 +26,9 @@ use vkmm::testing::engine::{Limits, PathPlan};
 /// The value domains of `program` under the Vulkan model's limits, with
 /// the reduction `on` or off (`None`: a limit stopped the walk).
 fn domains(program: &vkmm::ir::Program, on: bool) -> Option<Vec<Vec<i64>>> {
-    let limits = Limits::default()
+    let mut limits = Limits::default()
         .for_model(&common::models().chains)
         .with(Reduction::SymbolicDomains, on);
-    let mut limits = limits;
     limits.bounds.timeout = Some(Duration::from_secs(3));
     explore_with_domains(program, &limits, PathPlan::of(&limits))
         .ok()
@@ -51,15 +50,14 @@ pub(crate) fn skipped(path: &Path) -> bool {
 /// (none when either search is stopped by a limit).
 pub(crate) fn compare_file(path: &Path) -> Vec<String> {
     let mut out = Vec::new();
-    if let Ok(program) = Session::new().load_file(path) {
-        if let (Some(a), Some(b)) = (domains(&program, false), domains(&program, true))
-            && a != b
-        {
-            out.push(format!(
-                "{}: domains differ: concrete rounds {a:?}, symbolic rounds {b:?}",
-                path.display()
-            ));
-        }
+    if let Ok(program) = Session::new().load_file(path)
+        && let (Some(a), Some(b)) = (domains(&program, false), domains(&program, true))
+        && a != b
+    {
+        out.push(format!(
+            "{}: domains differ: concrete rounds {a:?}, symbolic rounds {b:?}",
+            path.display()
+        ));
     }
     out.extend(common::differing_answers(
         path,
