@@ -25,6 +25,7 @@ mod rmw;
 mod specialise;
 mod spin;
 mod symbolic;
+mod symbolic_domains;
 mod symmetry;
 mod table;
 mod termination;

@@ -346,7 +346,7 @@ fn program_text(threads: &[(usize, Vec<Item>)], cond: (usize, usize, i64, usize)
     text
 }
 
-fn program() -> impl Strategy<Value = String> {
+pub(crate) fn program() -> impl Strategy<Value = String> {
     (
         prop::collection::vec((0..2usize, prop::collection::vec(item(), 2..6)), 2..4),
         (0..3usize, 0..5usize, 0..3i64, 0..3usize),

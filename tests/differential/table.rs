@@ -11,8 +11,8 @@
 
 use crate::common;
 use crate::{
-    counters, incremental, lazy, own_writes, pruning, specialise, spin, symbolic, symmetry,
-    undefined,
+    counters, incremental, lazy, own_writes, pruning, specialise, spin, symbolic, symbolic_domains,
+    symmetry, undefined,
 };
 use std::path::{Path, PathBuf};
 use vkmm::Reduction;
@@ -118,6 +118,12 @@ const ROWS: &[Row] = &[
         name: "symbolic-stores",
         compare: |p| symbolic::compare_file(p, &|s| s),
         skip: symbolic::skipped,
+    },
+    Row {
+        reduction: Some(Reduction::SymbolicDomains),
+        name: "symbolic-domains",
+        compare: symbolic_domains::compare_file,
+        skip: symbolic_domains::skipped,
     },
     Row {
         reduction: Some(Reduction::Symmetry),
@@ -234,6 +240,7 @@ full! {
     order_pruning_everywhere: "order-pruning",
     own_write_filter_everywhere: "own-write-filter",
     symbolic_stores_everywhere: "symbolic-stores",
+    symbolic_domains_everywhere: "symbolic-domains",
     symmetry_everywhere: "symmetry",
     counters_everywhere: "counters",
     undefined_values_everywhere: "undefined values (bypass)",
@@ -250,6 +257,7 @@ fn the_full_tier_names_every_row() {
         "order-pruning",
         "own-write-filter",
         "symbolic-stores",
+        "symbolic-domains",
         "symmetry",
         "counters",
         "undefined values (bypass)",

@@ -87,6 +87,11 @@ pub enum Reduction {
     /// pruned walk drops a partial combination whose control barriers
     /// already cannot agree (`crate::engine::reduce::witness_pruning`).
     WitnessPruning,
+    /// With [`Reduction::SymbolicStores`], the value domains are computed
+    /// by paths that keep such reads symbolic too: a store's values are
+    /// its term evaluated over the domains of the reads it names, not one
+    /// path per combination of their values (`trace::explore_in_full`).
+    SymbolicDomains,
 }
 
 /// What a reduction needs the model to declare about itself before it
@@ -130,7 +135,7 @@ impl Requires {
 
 impl Reduction {
     /// Every reduction, in the order `--help` and the tables list them.
-    pub const ALL: [Reduction; 19] = [
+    pub const ALL: [Reduction; 20] = [
         Reduction::SpinReduction,
         Reduction::RmwFilter,
         Reduction::TerminationShortcuts,
@@ -150,6 +155,7 @@ impl Reduction {
         Reduction::ReadFactoring,
         Reduction::Counters,
         Reduction::WitnessPruning,
+        Reduction::SymbolicDomains,
     ];
 
     /// The reduction's name: `--no NAME`, and the old `--no-NAME` switch.
@@ -174,6 +180,7 @@ impl Reduction {
             Reduction::ReadFactoring => "read-factoring",
             Reduction::Counters => "counters",
             Reduction::WitnessPruning => "witness-pruning",
+            Reduction::SymbolicDomains => "symbolic-domains",
         }
     }
 
@@ -206,6 +213,9 @@ impl Reduction {
             Reduction::Counters => "an increment of a counter never reads the counter's last value",
             Reduction::WitnessPruning => {
                 "termination: skip loops that cannot repeat and barriers that cannot agree"
+            }
+            Reduction::SymbolicDomains => {
+                "compute the value domains with reads that only flow into stores symbolic"
             }
         }
     }

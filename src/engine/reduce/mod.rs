@@ -41,6 +41,7 @@ mod specialise;
 mod spin_extension;
 pub(super) use spin_extension::{SpinBlock, SpinExtension};
 mod spin_reduction;
+mod symbolic_domains;
 mod symbolic_stores;
 pub mod symmetry;
 mod termination_shortcuts;
@@ -74,6 +75,7 @@ fn hook_of(r: Reduction) -> &'static dyn Hook {
         Reduction::ReadFactoring => &read_factoring::ReadFactoringHook,
         Reduction::Counters => &counters::CountersHook,
         Reduction::WitnessPruning => &witness_pruning::WitnessPruningHook,
+        Reduction::SymbolicDomains => &symbolic_domains::SymbolicDomainsHook,
     }
 }
 

@@ -2,9 +2,10 @@
 //! results of group functions with their fixpoint.
 
 use super::path::{
-    BarrierValues, PathEvent, Prov, ReadValue, RegValue, ThreadPaths, prov_max, prov_min,
+    BarrierValues, PathEvent, Prov, ReadValue, RegValue, ThreadPaths, ValueExpr, expr_values,
+    prov_max, prov_min, term_value,
 };
-use super::state::{State, reg_prov};
+use super::state::{State, location, reg_prov};
 use crate::engine::limits::{ExecError, LimitKind};
 use crate::ir::{Instruction, OpKind, Program, Stmt, Thread};
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
@@ -447,4 +448,219 @@ pub(super) fn merge_value(d: &mut BTreeMap<i64, Prov>, v: i64, prov: &Prov) -> b
             }
         }
     }
+}
+
+/// The most combinations of values one derived write's reads may take
+/// while the value domains are computed ([`Reads::derived_values`]): as
+/// many paths as the walk with every read concrete would list at that
+/// store.
+pub(super) const MAX_DERIVED_COMBINATIONS: usize = 1 << 16;
+
+/// What a walk computing the value domains with symbolic reads reads of
+/// the domains: the domain each read of a path of thread `t` (the
+/// program's thread `me`) ranges over, and the values a derived write can
+/// have.
+pub(super) struct Reads<'a> {
+    pub(super) program: &'a Program,
+    pub(super) t: &'a Thread,
+    pub(super) me: usize,
+    pub(super) domain: &'a Domains,
+}
+
+impl<'a> Reads<'a> {
+    pub(super) fn new(program: &'a Program, t: &'a Thread, domain: &'a Domains) -> Reads<'a> {
+        let me = program
+            .threads
+            .iter()
+            .position(|x| std::ptr::eq(x, t))
+            .unwrap_or(0);
+        Reads {
+            program,
+            t,
+            me,
+            domain,
+        }
+    }
+
+    /// The values the read (or group function) at `events[index]` ranges
+    /// over: its location's domain, or the thread's results at the group
+    /// function's dynamic instance; `None` for a group function no round
+    /// has computed a result for yet (empty), and for an event that
+    /// reads no location.
+    pub(super) fn domain_of(
+        &self,
+        events: &[PathEvent],
+        index: usize,
+    ) -> Option<&'a BTreeMap<i64, Prov>> {
+        match group_key(self.t, events, index) {
+            Some((instance, key)) => self
+                .domain
+                .groups
+                .get(&(instance, key, self.me))
+                .filter(|d| !d.is_empty()),
+            None => domain_slot(self.program, self.t, events.get(index)?.stmt)
+                .map(|loc| &self.domain[loc]),
+        }
+    }
+
+    /// The provenance of the value `v` the read at `events[index]` took
+    /// from its domain (none when the domain does not hold it).
+    pub(super) fn prov_of(&self, events: &[PathEvent], index: usize, v: i64) -> Prov {
+        self.domain_of(events, index)
+            .and_then(|d| d.get(&v))
+            .cloned()
+            .unwrap_or_default()
+    }
+
+    /// The values the derived write at `events[index]` can have, each with
+    /// the provenance it has on the path with every read concrete: its
+    /// term over each combination of the values of the symbolic reads it
+    /// names, each from its domain. The event's own provenance is that of
+    /// the operand's constant part and the write itself (`step_op`); the
+    /// term's provenance ([`term_provs`]) joins it before the write is
+    /// counted, as the concrete path's arithmetic and store count them.
+    /// `Ok(None)`: a read it names has no domain yet (a group function
+    /// whose result no round has computed).
+    pub(super) fn derived_values(
+        &self,
+        events: &[PathEvent],
+        (exprs, expr_provs): (&[ValueExpr], &[(Prov, Option<usize>)]),
+        index: usize,
+    ) -> Result<Option<BTreeMap<i64, Prov>>, ExecError> {
+        let e = &events[index];
+        let (Some(term), Some(l)) = (e.derived, location(self.program, self.t, e.stmt)) else {
+            return Ok(Some(BTreeMap::new()));
+        };
+        // The constant part's provenance: the event's, less the write.
+        let mut base = e.write_prov.clone().unwrap_or_default();
+        if let Some(c) = base.get_mut(l) {
+            *c = c.saturating_sub(1);
+        }
+        let mut open: Vec<(usize, Vec<(i64, &Prov)>)> = Vec::new();
+        for r in term_reads(exprs, term) {
+            if !matches!(events[r].read, Some(ReadValue::Concrete(_))) {
+                match self.domain_of(events, r) {
+                    Some(d) => open.push((r, d.iter().map(|(v, p)| (*v, p)).collect())),
+                    None => return Ok(None),
+                }
+            }
+        }
+        let combinations = open
+            .iter()
+            .try_fold(1usize, |n, (_, vs)| n.checked_mul(vs.len()))
+            .filter(|&n| n <= MAX_DERIVED_COMBINATIONS);
+        let Some(combinations) = combinations else {
+            return Err(ExecError::limit(
+                LimitKind::ValueDomains,
+                format!(
+                    "a store of thread P{} depends on reads with more than {MAX_DERIVED_COMBINATIONS} combinations of values",
+                    self.t.id
+                ),
+            ));
+        };
+        let nloc = self.program.locations.len();
+        let mut out: BTreeMap<i64, Prov> = BTreeMap::new();
+        let mut choice = vec![0usize; open.len()];
+        let chosen = |choice: &[usize], r: usize| {
+            open.iter()
+                .zip(choice)
+                .find(|((x, _), _)| *x == r)
+                .map(|((_, vs), &k)| vs[k])
+        };
+        for _ in 0..combinations {
+            let read = |r: usize| match events[r].read {
+                Some(ReadValue::Concrete(c)) => Some(c),
+                _ => chosen(&choice, r).map(|(v, _)| v),
+            };
+            let leaf = |r: usize| match events[r].read {
+                Some(ReadValue::Concrete(c)) => self.prov_of(events, r, c),
+                _ => chosen(&choice, r)
+                    .map(|(_, p)| p.clone())
+                    .unwrap_or_default(),
+            };
+            let value = term_value(&expr_values(exprs, &read), term, &read);
+            let provs = term_provs((exprs, expr_provs), nloc, &leaf);
+            let mut prov = prov_max(&base, &operand_prov(&provs, term, &leaf));
+            if prov.is_empty() {
+                prov = vec![0; nloc];
+            }
+            prov[l] += 1;
+            if let Some(v) = value {
+                merge_state(&mut out, v, &prov);
+            }
+            // The next combination (the last read varies fastest).
+            for (k, (_, vs)) in choice.iter_mut().zip(&open).rev() {
+                *k += 1;
+                if *k < vs.len() {
+                    break;
+                }
+                *k = 0;
+            }
+        }
+        Ok(Some(out))
+    }
+}
+
+/// The provenance of each expression of a path (in one pass: an
+/// expression names only earlier ones), given each read's (`leaf`): the
+/// join of its constant part's and its operands'; an expression standing
+/// for a read of an own location (its location in `expr_provs`) then
+/// counts the write the read takes its value from, as the provenance of
+/// an own read is that of the write on a path with every read concrete.
+/// Expressions `expr_provs` does not cover have no constant part.
+pub(super) fn term_provs(
+    (exprs, expr_provs): (&[ValueExpr], &[(Prov, Option<usize>)]),
+    nloc: usize,
+    leaf: &dyn Fn(usize) -> Prov,
+) -> Vec<Prov> {
+    let mut out: Vec<Prov> = Vec::with_capacity(exprs.len());
+    for (k, x) in exprs.iter().enumerate() {
+        let (a, b) = (operand_prov(&out, x.a, leaf), operand_prov(&out, x.b, leaf));
+        let mut p = prov_max(&a, &b);
+        if let Some((constant, own)) = expr_provs.get(k) {
+            p = prov_max(&p, constant);
+            if let Some(l) = *own {
+                if p.is_empty() {
+                    p = vec![0; nloc];
+                }
+                p[l] += 1;
+            }
+        }
+        out.push(p);
+    }
+    out
+}
+
+/// The provenance of a term given the expressions' ([`term_provs`]) and
+/// the reads' (a constant's is its register's, which the expression or
+/// event holding it carries).
+pub(super) fn operand_prov(provs: &[Prov], term: RegValue, leaf: &dyn Fn(usize) -> Prov) -> Prov {
+    match term {
+        RegValue::Const(_) => Prov::new(),
+        RegValue::Read(r) => leaf(r),
+        RegValue::Expr(k) => provs.get(k).cloned().unwrap_or_default(),
+    }
+}
+
+/// The reads (and group functions: event indices) a term of a path names
+/// through its expressions, each once, in ascending order.
+pub(super) fn term_reads(exprs: &[ValueExpr], term: RegValue) -> Vec<usize> {
+    let mut out = BTreeSet::new();
+    let mut todo = vec![term];
+    let mut seen = HashSet::new();
+    while let Some(t) = todo.pop() {
+        match t {
+            RegValue::Read(e) => {
+                out.insert(e);
+            }
+            RegValue::Expr(k) if seen.insert(k) => {
+                if let Some(x) = exprs.get(k) {
+                    todo.push(x.a);
+                    todo.push(x.b);
+                }
+            }
+            _ => {}
+        }
+    }
+    out.into_iter().collect()
 }

@@ -4,9 +4,9 @@
 use super::budget::Budget;
 use super::counters;
 use super::dispatch;
-use super::domains::{Domains, domain_slot, group_key, group_size, step_group};
+use super::domains::{Domains, Reads, group_key, group_size, operand_prov, step_group, term_provs};
 use super::lockstep;
-use super::own::{latest_own_derived, latest_own_write};
+use super::own::{latest_own_derived, latest_own_derived_event, latest_own_write};
 use super::path::*;
 use super::spin::{SpinLoop, label_map, successors};
 use super::state::{MAX_FREE_ITERATIONS, Regs, State, location, reg_prov};
@@ -552,7 +552,7 @@ pub(super) fn explore_thread(
     code: &Code,
     domain: &Domains,
     budget: &Budget,
-    derive: bool,
+    (derive, domains_walk): (bool, bool),
 ) -> Result<ThreadPaths, ExecError> {
     let (unroll, endings) = (limits.bounds.unroll, limits.endings);
     let (max_paths, max_memory) = (limits.bounds.max_paths, limits.bounds.max_memory);
@@ -587,7 +587,9 @@ pub(super) fn explore_thread(
         arrivals: Vec::new(),
         exprs: Vec::new(),
         derive,
-        forward: derive && plan.own_forwarding,
+        domains: derive && domains_walk,
+        expr_provs: Vec::new(),
+        forward: derive && plan.own_forwarding && !domains_walk,
         forwarded: Vec::new(),
         from_memory: HashSet::new(),
         control: Vec::new(),
@@ -606,6 +608,7 @@ pub(super) fn explore_thread(
     // Per await instance that dropped an iteration, the path stopped at
     // the await's head (kept when no path leaves that instance).
     let mut spinning: BTreeMap<usize, Path> = BTreeMap::new();
+    let reads = Reads::new(program, t, domain);
     let mut stack = vec![start];
     let walking = || format!("enumerating the paths of thread P{}", t.id);
     while let Some(mut s) = stack.pop() {
@@ -632,6 +635,9 @@ pub(super) fn explore_thread(
             }
             enter_or_leave_awaits(&mut s, spins, &mut instances);
             if s.pc >= t.code.len() {
+                if s.domains {
+                    derived_writes(&s, &reads, &mut out)?;
+                }
                 out.paths.push(path_of(s, Ending::Finished));
                 if out.paths.len() > max_paths {
                     return Err(ExecError::limit(
@@ -695,7 +701,7 @@ pub(super) fn explore_thread(
                 *out.cut_barriers
                     .entry(lockstep::passes(t, &s.events))
                     .or_default() += 1;
-                keep_prefix_writes(&s, program, t, &mut out);
+                keep_prefix_writes(&s, &reads, &mut out)?;
                 if endings {
                     stopped_at_bound.push(s.events);
                 } else if limits.prefix_races && out.cut_prefixes.len() < max_paths {
@@ -714,7 +720,7 @@ pub(super) fn explore_thread(
                 Stmt::Goto { label, .. } => {
                     s.pc = target(labels, label, t)?;
                     if after_jump(&mut s, pc, endings, live, &mut looping, &mut out) {
-                        keep_prefix_writes(&s, program, t, &mut out);
+                        keep_prefix_writes(&s, &reads, &mut out)?;
                         note_spinning(&s, limits.prefix_races && !endings, &mut spinning);
                         break;
                     }
@@ -733,13 +739,18 @@ pub(super) fn explore_thread(
                         });
                         s.regs
                             .insert(dest.clone(), RegValue::Expr(s.exprs.len() - 1));
-                        s.prov.insert(dest.clone(), Prov::new());
+                        // The provenance of the expression's constant part
+                        // (its reads' join it once they are concrete).
+                        let prov = prov_max(&reg_prov(&s, a), &reg_prov(&s, b));
+                        if s.domains {
+                            s.expr_provs.push((prov.clone(), None));
+                        }
+                        s.prov.insert(dest.clone(), prov);
                         taint(&mut s, dest, a, b);
                         s.pc += 1;
                         continue;
                     }
-                    let Some((va, vb)) = concretize2(&mut s, &mut stack, a, b, program, t, domain)
-                    else {
+                    let Some((va, vb)) = concretize2(&mut s, &mut stack, a, b, &reads) else {
                         continue;
                     };
                     let prov = prov_max(&reg_prov(&s, a), &reg_prov(&s, b));
@@ -773,14 +784,13 @@ pub(super) fn explore_thread(
                             _ => chain.end,
                         };
                         if after_jump(&mut s, last, endings, live, &mut looping, &mut out) {
-                            keep_prefix_writes(&s, program, t, &mut out);
+                            keep_prefix_writes(&s, &reads, &mut out)?;
                             note_spinning(&s, limits.prefix_races && !endings, &mut spinning);
                             break;
                         }
                         continue;
                     }
-                    let Some((va, vb)) = concretize2(&mut s, &mut stack, a, b, program, t, domain)
-                    else {
+                    let Some((va, vb)) = concretize2(&mut s, &mut stack, a, b, &reads) else {
                         continue;
                     };
                     if reads_memory(&s, a) || reads_memory(&s, b) {
@@ -797,7 +807,7 @@ pub(super) fn explore_thread(
                         pc + 1
                     };
                     if after_jump(&mut s, pc, endings, live, &mut looping, &mut out) {
-                        keep_prefix_writes(&s, program, t, &mut out);
+                        keep_prefix_writes(&s, &reads, &mut out)?;
                         note_spinning(&s, limits.prefix_races && !endings, &mut spinning);
                         break;
                     }
@@ -808,9 +818,7 @@ pub(super) fn explore_thread(
                     let mut values = BarrierValues::default();
                     if let OpKind::ControlBarrier { id, quorum, .. } = &ins.kind {
                         let mut concrete = |op: &Option<Operand>| match op {
-                            Some(op) => {
-                                value_of(&mut s, &mut stack, op, program, t, domain).map(Some)
-                            }
+                            Some(op) => value_of(&mut s, &mut stack, op, &reads).map(Some),
                             None => Some(None),
                         };
                         let Some(id) = concrete(id) else {
@@ -840,13 +848,12 @@ pub(super) fn explore_thread(
                     // execution of that builtin").
                     if let Some(g) = &ins.group {
                         let op = ins.operand.clone().unwrap_or(Operand::Const(0));
-                        let Some(v) = value_of(&mut s, &mut stack, &op, program, t, domain) else {
+                        let Some(v) = value_of(&mut s, &mut stack, &op, &reads) else {
                             continue;
                         };
                         values.contribution = Some(v);
                         if let Some(id) = &g.local_id {
-                            let Some(k) = value_of(&mut s, &mut stack, id, program, t, domain)
-                            else {
+                            let Some(k) = value_of(&mut s, &mut stack, id, &reads) else {
                                 continue;
                             };
                             // A local id naming no work-item of the group:
@@ -909,7 +916,7 @@ pub(super) fn explore_thread(
                         &mut stack,
                         ins,
                         (program, t, own, written, counters),
-                        domain,
+                        &reads,
                         &mut out.write_stmts,
                     )? {
                         continue;
@@ -1266,9 +1273,10 @@ pub(super) fn step_op(
         &[bool],
         &counters::Counters,
     ),
-    domain: &Domains,
+    reads: &Reads,
     write_stmts: &mut std::collections::BTreeSet<usize>,
 ) -> Result<bool, ExecError> {
+    let domain = reads.domain;
     let pc = s.pc;
     // A store of a value computed from symbolic reads keeps it symbolic
     // ([`Reduction::SymbolicStores`]): the candidate executions give it.
@@ -1287,7 +1295,7 @@ pub(super) fn step_op(
     // The operand and a compare-exchange's expected value, made concrete
     // (a split re-runs the instruction).
     let mut concrete = |op: &Option<Operand>| match op {
-        Some(op) => value_of(s, stack, op, program, t, domain).map(Some),
+        Some(op) => value_of(s, stack, op, reads).map(Some),
         None => Some(None),
     };
     let Some(operand) = (if derived.is_some() {
@@ -1323,6 +1331,31 @@ pub(super) fn step_op(
         if let Some((v, prov)) = latest_own_write(s, program, t, loc) {
             read = Some(ReadValue::Concrete(v));
             own_prov = Some(prov);
+        } else if s.domains
+            && let Some(w) = latest_own_derived_event(s, program, t, loc)
+        {
+            let term = known(s, s.events[w].derived.unwrap_or(RegValue::Const(0)));
+            if ins.is_write() {
+                // A read-modify-write: the latest write's value made
+                // concrete first (a split re-runs it, which then finds it).
+                if value_of_term(s, stack, term, reads).is_none() {
+                    return Ok(false);
+                }
+            } else {
+                // The write's term, through an expression that counts the
+                // write in the provenance (`State::expr_provs`).
+                let mut base = s.events[w].write_prov.clone().unwrap_or_default();
+                if let Some(c) = base.get_mut(loc) {
+                    *c = c.saturating_sub(1);
+                }
+                s.exprs.push(ValueExpr {
+                    op: crate::ir::ArithOp::Add,
+                    a: term,
+                    b: RegValue::Const(0),
+                });
+                s.expr_provs.push((base, Some(loc)));
+                forwarded = Some(RegValue::Expr(s.exprs.len() - 1));
+            }
         } else if s.forward && !ins.is_write() {
             forwarded = latest_own_derived(s, program, t, loc).map(|term| known(s, term));
         }
@@ -1387,7 +1420,7 @@ pub(super) fn step_op(
     } else {
         None
     };
-    let write_prov = match (write, loc) {
+    let write_prov = match (write.or(derived.map(|_| 0)), loc) {
         (Some(_), Some(l)) => {
             let mut p =
                 if ins.is_read() && ins.rmw_op.uses_old() && ins.rmw_op != RmwOp::CompareExchange {
@@ -1448,56 +1481,48 @@ pub(super) fn value_of(
     s: &mut State,
     stack: &mut Vec<State>,
     op: &Operand,
-    program: &Program,
-    t: &Thread,
-    domain: &Domains,
+    reads: &Reads,
 ) -> Option<i64> {
     match op {
         Operand::Const(v) => Some(*v),
-        Operand::Reg(_) => {
-            let index = match term_of(s, op) {
-                RegValue::Const(v) => return Some(v),
-                RegValue::Read(index) => index,
-                // An expression: its first symbolic read made concrete
-                // (again until none is left).
-                RegValue::Expr(k) => first_symbolic(s, k)?,
-            };
-            let stmt = s.events[index].stmt;
-            let values = match group_key(t, &s.events, index) {
-                Some((instance, key)) => {
-                    let me = program
-                        .threads
-                        .iter()
-                        .position(|x| std::ptr::eq(x, t))
-                        .unwrap_or(0);
-                    match domain.groups.get(&(instance, key, me)) {
-                        Some(d) if !d.is_empty() => d,
-                        // A group function's result no round has computed
-                        // yet: the path waits (`ThreadPaths::pending`)
-                        // rather than guess one.
-                        _ => {
-                            s.pending = true;
-                            return None;
-                        }
-                    }
-                }
-                None => match domain_slot(program, t, stmt) {
-                    Some(loc) => &domain[loc],
-                    None => return Some(0), // unreachable: reads always access a location
-                },
-            };
-            s.runs[s.pc] -= 1; // the statement runs again in each alternative
-            let mut values = values.iter();
-            let (v0, p0) = values.next().expect("domains hold the initial value");
-            for (v, p) in values {
-                let mut other = s.clone();
-                fix_read(&mut other, index, *v, p);
-                stack.push(other);
-            }
-            fix_read(s, index, *v0, p0);
-            None
-        }
+        Operand::Reg(_) => value_of_term(s, stack, term_of(s, op), reads),
     }
+}
+
+/// [`value_of`] for a term of the path (a register's value).
+pub(super) fn value_of_term(
+    s: &mut State,
+    stack: &mut Vec<State>,
+    term: RegValue,
+    reads: &Reads,
+) -> Option<i64> {
+    let index = match term {
+        RegValue::Const(v) => return Some(v),
+        RegValue::Read(index) => index,
+        // An expression: its first symbolic read made concrete (again
+        // until none is left).
+        RegValue::Expr(k) => first_symbolic(s, k)?,
+    };
+    let values = match reads.domain_of(&s.events, index) {
+        Some(d) => d,
+        // A group function's result no round has computed yet: the path
+        // waits (`ThreadPaths::pending`) rather than guess one.
+        None if group_key(reads.t, &s.events, index).is_some() => {
+            s.pending = true;
+            return None;
+        }
+        None => return Some(0), // unreachable: reads always access a location
+    };
+    s.runs[s.pc] -= 1; // the statement runs again in each alternative
+    let mut values = values.iter();
+    let (v0, p0) = values.next().expect("domains hold the initial value");
+    for (v, p) in values {
+        let mut other = s.clone();
+        fix_read(&mut other, index, *v, p, reads);
+        stack.push(other);
+    }
+    fix_read(s, index, *v0, p0, reads);
+    None
 }
 
 /// What an operand stands for on the path `s`: a constant (also a read
@@ -1519,35 +1544,6 @@ pub(super) fn known(s: &State, v: RegValue) -> RegValue {
     match term_value(&expr_values(&s.exprs, &read), v, &read) {
         Some(c) => RegValue::Const(c),
         None => v,
-    }
-}
-
-/// The value of each expression given the values `read` knows (`None`
-/// where it depends on a read it does not know), in one pass: an
-/// expression names only earlier ones.
-pub fn expr_values(exprs: &[ValueExpr], read: &dyn Fn(usize) -> Option<i64>) -> Vec<Option<i64>> {
-    let mut out: Vec<Option<i64>> = Vec::with_capacity(exprs.len());
-    for x in exprs {
-        let v = match (term_value(&out, x.a, read), term_value(&out, x.b, read)) {
-            (Some(a), Some(b)) => Some(x.op.apply(a, b)),
-            _ => None,
-        };
-        out.push(v);
-    }
-    out
-}
-
-/// The value of a term, given the expressions' values (`values`, from
-/// [`expr_values`], possibly only those before the term) and the reads'.
-pub fn term_value(
-    values: &[Option<i64>],
-    v: RegValue,
-    read: &dyn Fn(usize) -> Option<i64>,
-) -> Option<i64> {
-    match v {
-        RegValue::Const(c) => Some(c),
-        RegValue::Read(e) => read(e),
-        RegValue::Expr(k) => values.get(k).copied().flatten(),
     }
 }
 
@@ -1574,8 +1570,9 @@ pub(super) fn first_symbolic(s: &State, k: usize) -> Option<usize> {
     leaves.into_iter().min()
 }
 
-/// Makes the symbolic read at `index` concrete everywhere it flowed.
-pub(super) fn fix_read(s: &mut State, index: usize, v: i64, prov: &Prov) {
+/// Makes the symbolic read at `index` concrete everywhere it flowed (its
+/// value `v` from its domain, with provenance `prov`).
+pub(super) fn fix_read(s: &mut State, index: usize, v: i64, prov: &Prov, reads: &Reads) {
     s.events[index].read = Some(ReadValue::Concrete(v));
     for h in &mut s.heads {
         h.3 = h.3.min(index);
@@ -1599,10 +1596,27 @@ pub(super) fn fix_read(s: &mut State, index: usize, v: i64, prov: &Prov) {
     let values = expr_values(&s.exprs, &read);
     let konst = |v: RegValue| term_value(&values, v, &read);
     let mut regs = std::mem::take(&mut s.regs);
-    for val in regs.values_mut() {
+    for (name, val) in regs.iter_mut() {
         if let RegValue::Expr(_) = val
             && let Some(c) = konst(*val)
         {
+            if s.domains {
+                // The constant part's provenance joined by the term's.
+                let leaf = |r: usize| match s.events[r].read {
+                    Some(ReadValue::Concrete(x)) => reads.prov_of(&s.events, r, x),
+                    _ => Prov::new(),
+                };
+                let provs = term_provs(
+                    (&s.exprs, &s.expr_provs),
+                    reads.program.locations.len(),
+                    &leaf,
+                );
+                let p = prov_max(
+                    &s.prov.get(name).cloned().unwrap_or_default(),
+                    &operand_prov(&provs, *val, &leaf),
+                );
+                s.prov.insert(name.clone(), p);
+            }
             *val = RegValue::Const(c);
         }
     }
@@ -1611,6 +1625,22 @@ pub(super) fn fix_read(s: &mut State, index: usize, v: i64, prov: &Prov) {
         .iter()
         .enumerate()
         .filter_map(|(i, e)| Some((i, konst(e.derived?)?)))
+        .collect();
+    // The provenance of a derived write made concrete, as a path with
+    // every read concrete gives it.
+    let fixed_provs: Vec<Option<Prov>> = fixed
+        .iter()
+        .map(|&(i, c)| {
+            s.domains
+                .then(|| {
+                    reads
+                        .derived_values(&s.events, (&s.exprs, &s.expr_provs), i)
+                        .ok()
+                        .flatten()
+                })
+                .flatten()
+                .and_then(|mut d| d.remove(&c))
+        })
         .collect();
     s.regs = regs;
     // Reads that took a derived write's term ([`Reduction::OwnForwarding`]).
@@ -1625,9 +1655,12 @@ pub(super) fn fix_read(s: &mut State, index: usize, v: i64, prov: &Prov) {
     for (i, c) in resolved {
         s.events[i].read = Some(ReadValue::Concrete(c));
     }
-    for (i, c) in fixed {
+    for ((i, c), p) in fixed.into_iter().zip(fixed_provs) {
         s.events[i].write = Some(c);
         s.events[i].derived = None;
+        if let Some(p) = p {
+            s.events[i].write_prov = Some(p);
+        }
     }
 }
 
@@ -1636,40 +1669,82 @@ pub(super) fn concretize2(
     stack: &mut Vec<State>,
     a: &Operand,
     b: &Operand,
-    program: &Program,
-    t: &Thread,
-    domain: &Domains,
+    reads: &Reads,
 ) -> Option<(i64, i64)> {
-    let va = value_of(s, stack, a, program, t, domain)?;
-    let vb = value_of(s, stack, b, program, t, domain)?;
+    let va = value_of(s, stack, a, reads)?;
+    let vb = value_of(s, stack, b, reads)?;
     Some((va, vb))
 }
 
 /// Keeps the values a path abandoned before its end (cut by the bound, or
 /// an await iteration dropped) wrote: see [`ThreadPaths::cut_writes`].
-fn keep_prefix_writes(s: &State, program: &Program, t: &Thread, out: &mut ThreadPaths) {
+/// While the value domains are computed with symbolic reads, a derived
+/// write stands for each value its term can have
+/// ([`Reads::derived_values`]).
+fn keep_prefix_writes(s: &State, reads: &Reads, out: &mut ThreadPaths) -> Result<(), ExecError> {
+    let (program, t) = (reads.program, reads.t);
     let mut own: BTreeMap<usize, u32> = BTreeMap::new();
-    for e in &s.events {
-        let Some(l) = location(program, t, e.stmt).filter(|_| e.write.is_some()) else {
+    for (i, e) in s.events.iter().enumerate() {
+        let derived = s.domains && e.writes && e.derived.is_some();
+        let Some(l) = location(program, t, e.stmt).filter(|_| e.write.is_some() || derived) else {
             continue;
         };
         *own.entry(l).or_default() += 1;
-        let (Some(v), Some(prov)) = (e.write, &e.write_prov) else {
-            continue;
-        };
-        match out.cut_writes.get_mut(&(l, v)) {
-            // Several prefixes wrote it: the least provenance and the most
-            // own writes (a looser bound only lets more values in).
-            Some((p, o)) => {
-                *p = prov_min(p, prov);
-                for (&k, &n) in &own {
-                    let m = o.entry(k).or_default();
-                    *m = (*m).max(n);
+        let values: BTreeMap<i64, Prov> = match (e.write, &e.write_prov) {
+            (Some(v), Some(prov)) => BTreeMap::from([(v, prov.clone())]),
+            _ if derived => match reads.derived_values(&s.events, (&s.exprs, &s.expr_provs), i)? {
+                Some(values) => values,
+                None => {
+                    out.unresolved = true;
+                    continue;
                 }
-            }
-            None => {
-                out.cut_writes.insert((l, v), (prov.clone(), own.clone()));
+            },
+            _ => continue,
+        };
+        for (v, prov) in values {
+            match out.cut_writes.get_mut(&(l, v)) {
+                // Several prefixes wrote it: the least provenance and the
+                // most own writes (a looser bound only lets more values in).
+                Some((p, o)) => {
+                    *p = prov_min(p, &prov);
+                    for (&k, &n) in &own {
+                        let m = o.entry(k).or_default();
+                        *m = (*m).max(n);
+                    }
+                }
+                None => {
+                    out.cut_writes.insert((l, v), (prov, own.clone()));
+                }
             }
         }
     }
+    Ok(())
+}
+
+/// Adds the values the derived writes of the complete path `s` can have
+/// to [`ThreadPaths::derived_writes`] (while the value domains are
+/// computed with symbolic reads).
+fn derived_writes(s: &State, reads: &Reads, out: &mut ThreadPaths) -> Result<(), ExecError> {
+    for (i, e) in s.events.iter().enumerate() {
+        if !e.writes || e.derived.is_none() {
+            continue;
+        }
+        let Some(l) = location(reads.program, reads.t, e.stmt) else {
+            continue;
+        };
+        match reads.derived_values(&s.events, (&s.exprs, &s.expr_provs), i)? {
+            Some(values) => {
+                for (v, prov) in values {
+                    match out.derived_writes.get_mut(&(l, v)) {
+                        Some(p) => *p = prov_min(p, &prov),
+                        None => {
+                            out.derived_writes.insert((l, v), prov);
+                        }
+                    }
+                }
+            }
+            None => out.unresolved = true,
+        }
+    }
+    Ok(())
 }

@@ -40,7 +40,7 @@ mod spin;
 mod state;
 
 pub(crate) use budget::*;
-pub use executor::*;
+use executor::*;
 pub use own::*;
 pub use path::*;
 pub use spin::*;
@@ -162,10 +162,11 @@ pub fn explore_in_full(
     };
     let budget = Budget::new(limits);
     // Every thread's paths over the current domains (`derive`: keeping
-    // reads symbolic through stores, see above), an increment of a counter
-    // reading only what it can (`counters`).
+    // reads symbolic through stores, see above; `for_domains`: while the
+    // domains are computed, see below), an increment of a counter reading
+    // only what it can (`counters`).
     let explore_all = |domain: &Domains,
-                       derive: bool,
+                       (derive, for_domains): (bool, bool),
                        counters: &counters::Counters|
      -> Result<Vec<ThreadPaths>, ExecError> {
         program
@@ -185,11 +186,17 @@ pub fn explore_in_full(
                     code,
                     domain,
                     &budget,
-                    derive,
+                    (derive, for_domains),
                 )
             })
             .collect()
     };
+    // With `plan.symbolic_domains`, the rounds of the fixpoint keep reads
+    // symbolic through stores as the last walk does: a derived write adds
+    // every value its term has over the domains of the reads it names
+    // (`ThreadPaths::derived_writes`), which are the values the paths with
+    // those reads concrete write there, with the same provenance.
+    let symbolic_rounds = plan.symbolic_stores && plan.symbolic_domains;
     // The value-domain fixpoint with `counters` applied: the last round's
     // paths and the settled domains.
     // `groups`: group-function results to start from.
@@ -210,7 +217,7 @@ pub fn explore_in_full(
             if round >= MAX_ROUNDS + waits {
                 break;
             }
-            let all = explore_all(&domain, false, counters)?;
+            let all = explore_all(&domain, (symbolic_rounds, symbolic_rounds), counters)?;
             let computing = || format!("computing the value domains (round {})", round + 1);
             budget.check(&computing)?;
             // The most writes one execution makes to each location.
@@ -223,7 +230,7 @@ pub fn explore_in_full(
                     let mut counts = vec![0u32; nloc];
                     for e in &p.events {
                         if let Some(l) = location(program, t, e.stmt)
-                            && e.write.is_some()
+                            && (e.write.is_some() || e.writes && e.derived.is_some())
                         {
                             counts[l] += 1;
                         }
@@ -282,6 +289,9 @@ pub fn explore_in_full(
                 // thread's own writes on the prefix where they exceed its
                 // complete paths' (a thread whose paths are all cut so far
                 // would otherwise count for nothing).
+                for (&(l, v), prov) in &tp.derived_writes {
+                    add(l, v, prov, &|_| 0);
+                }
                 for (&(l, v), (prov, own)) in &tp.cut_writes {
                     let extra =
                         |x: usize| own.get(&x).map_or(0, |&n| n.saturating_sub(thread_most[x]));
@@ -289,7 +299,9 @@ pub fn explore_in_full(
                 }
             }
             let grew = group_domains(program, &all, &mut domain, pending_absent, &budget)?;
-            let waiting = all.iter().any(|tp| !tp.pending.is_empty());
+            // (A derived write naming a group function's result not
+            // computed yet waits for it as a path needing it does.)
+            let waiting = all.iter().any(|tp| !tp.pending.is_empty() || tp.unresolved);
             if grew && waiting && !changed {
                 waits += 1;
             }
@@ -353,7 +365,7 @@ pub fn explore_in_full(
     // Walked again keeping reads symbolic through stores, the paths are
     // the same ones split less or fewer: the domains hold a result for
     // every group function they reach.
-    let mut paths = explore_all(&domain, true, &counters)?;
+    let mut paths = explore_all(&domain, (true, false), &counters)?;
     lockstep::discharge(program, &mut paths, &budget)?;
     if paths.iter().any(|tp| !tp.pending.is_empty()) {
         return Err(ExecError::limit(

@@ -229,6 +229,23 @@ pub(super) fn latest_own_write(
     }
 }
 
+/// The index of the thread's latest write to `loc` on the path `s` when
+/// that write is derived ([`latest_own_derived`]).
+pub(super) fn latest_own_derived_event(
+    s: &State,
+    program: &Program,
+    t: &Thread,
+    loc: usize,
+) -> Option<usize> {
+    let (k, e) = s
+        .events
+        .iter()
+        .enumerate()
+        .rev()
+        .find(|(_, e)| e.writes && location(program, t, e.stmt) == Some(loc))?;
+    e.derived.map(|_| k)
+}
+
 /// The term of the thread's latest write to `loc` on the path `s` when that
 /// write is derived ([`Reduction::SymbolicStores`](crate::engine::Reduction::SymbolicStores)): its value is a function
 /// of the path's symbolic reads, not yet known. `None` when the latest

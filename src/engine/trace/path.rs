@@ -27,6 +27,10 @@ pub struct PathPlan {
     /// the paths are walked again with them once the value domains
     /// settle).
     pub counters: bool,
+    /// With `symbolic_stores`: the value domains are computed by paths that
+    /// keep reads symbolic as the final ones do, each derived store adding
+    /// its term's values over the domains of the reads it names.
+    pub symbolic_domains: bool,
 }
 
 /// How many writes to each location the chain of writes that produced a
@@ -212,6 +216,35 @@ pub struct Stuck {
     pub registers: Vec<Vec<(String, RegValue)>>,
 }
 
+/// The value of each expression given the values `read` knows (`None`
+/// where it depends on a read it does not know), in one pass: an
+/// expression names only earlier ones.
+pub fn expr_values(exprs: &[ValueExpr], read: &dyn Fn(usize) -> Option<i64>) -> Vec<Option<i64>> {
+    let mut out: Vec<Option<i64>> = Vec::with_capacity(exprs.len());
+    for x in exprs {
+        let v = match (term_value(&out, x.a, read), term_value(&out, x.b, read)) {
+            (Some(a), Some(b)) => Some(x.op.apply(a, b)),
+            _ => None,
+        };
+        out.push(v);
+    }
+    out
+}
+
+/// The value of a term, given the expressions' values (`values`, from
+/// [`expr_values`], possibly only those before the term) and the reads'.
+pub fn term_value(
+    values: &[Option<i64>],
+    v: RegValue,
+    read: &dyn Fn(usize) -> Option<i64>,
+) -> Option<i64> {
+    match v {
+        RegValue::Const(c) => Some(c),
+        RegValue::Read(e) => read(e),
+        RegValue::Expr(k) => values.get(k).copied().flatten(),
+    }
+}
+
 /// One pass of a path through a spin loop run as an await: its events are
 /// those of the iteration that leaves the loop. What would keep the loop
 /// spinning is kept for forward-progress questions (an await whose looping
@@ -287,6 +320,15 @@ pub struct ThreadPaths {
     /// reaches, where it waits forever (the `lockstep` module). They are
     /// counted here instead of in `cut`.
     pub discharged: usize,
+    /// While the value domains are computed with symbolic reads
+    /// ([`PathPlan::symbolic_domains`]): the values the derived writes of
+    /// the complete paths can have, per `(location, value)` with the least
+    /// provenance (`domains::Reads::derived_values`).
+    pub derived_writes: BTreeMap<(usize, i64), Prov>,
+    /// Whether some derived write (of a complete path or a prefix the walk
+    /// abandoned) names a group function's result no round has computed
+    /// yet: its values are not known, so the domains are not settled.
+    pub unresolved: bool,
     /// While the value domains are computed: the events of each path
     /// stopped where it needed the result of a group function that no
     /// round has computed for it yet (its contributions up to there are

@@ -94,6 +94,19 @@ pub(super) struct State {
     /// Whether a read of an own location whose latest own write is derived
     /// takes that write's term ([`Reduction::OwnForwarding`](crate::engine::Reduction::OwnForwarding), with `derive`).
     pub(super) forward: bool,
+    /// Whether the walk computes the value domains with symbolic reads
+    /// ([`PathPlan::symbolic_domains`](super::path::PathPlan::symbolic_domains)):
+    /// registers and derived writes made concrete take the provenance of
+    /// the reads they name, and a read of an own location whose latest
+    /// write is derived makes that write concrete first, as the walk with
+    /// every read concrete has it.
+    pub(super) domains: bool,
+    /// With `domains`, per expression (in [`State::exprs`]' order): the
+    /// provenance of its constant part, and, for the term a read of an own
+    /// location takes from its latest write, that write's location (the
+    /// read's value counts the write, as the own write's value does on a
+    /// path with every read concrete: `domains::Reads::derived_values`).
+    pub(super) expr_provs: Vec<(Prov, Option<usize>)>,
     /// The reads that took their latest own write's term (event index,
     /// term): each is made concrete when its term is (`executor::fix_read`).
     pub(super) forwarded: Vec<(usize, RegValue)>,

@@ -1,0 +1,161 @@
+//! Differential tests of symbolic domains (`Reduction::SymbolicDomains`,
+//! `--no symbolic-domains`): with symbolic stores, the value domains are
+//! computed by paths that keep reads symbolic through stores, a derived
+//! store adding its term's values over the domains of the reads it names
+//! (`engine::trace::explore_in_full`). The claim is that the domains are
+//! the ones the rounds with every read concrete compute, value for value:
+//! a path with a store's reads concrete writes, at that store, its term's
+//! value over one value of each read's domain, with the provenance the
+//! reads' values and the path's arithmetic give it. So the comparison is
+//! of the domains themselves and of the answers.
+//!
+//! Compared on the repository's own tests, the examples and the corpora
+//! (the `symbolic-domains` row of [`crate::table`]) and on the generated
+//! programs of the symbolic-stores tests.
+
+use crate::common;
+
+use proptest::prelude::*;
+use std::path::Path;
+use std::time::Duration;
+use vkmm::Reduction;
+use vkmm::Session;
+use vkmm::testing::engine::trace::explore_with_domains;
+use vkmm::testing::engine::{Limits, PathPlan};
+
+/// The value domains of `program` under the Vulkan model's limits, with
+/// the reduction `on` or off (`None`: a limit stopped the walk).
+fn domains(program: &vkmm::ir::Program, on: bool) -> Option<Vec<Vec<i64>>> {
+    let mut limits = Limits::default()
+        .for_model(&common::models().chains)
+        .with(Reduction::SymbolicDomains, on);
+    limits.bounds.timeout = Some(Duration::from_secs(3));
+    explore_with_domains(program, &limits, PathPlan::of(&limits))
+        .ok()
+        .map(|(_, d)| d)
+}
+
+fn session(on: bool) -> Session {
+    Session::new()
+        .max_executions(20_000)
+        .reduction(Reduction::SymbolicDomains, on)
+        .reduction(Reduction::Symmetry, false)
+}
+
+pub(crate) fn skipped(path: &Path) -> bool {
+    path.display().to_string().contains("xf-barrier")
+}
+
+/// The differences on one file: its value domains, then its answers
+/// (none when either search is stopped by a limit).
+pub(crate) fn compare_file(path: &Path) -> Vec<String> {
+    let mut out = Vec::new();
+    if let Ok(program) = Session::new().load_file(path)
+        && let (Some(a), Some(b)) = (domains(&program, false), domains(&program, true))
+        && a != b
+    {
+        out.push(format!(
+            "{}: domains differ: concrete rounds {a:?}, symbolic rounds {b:?}",
+            path.display()
+        ));
+    }
+    out.extend(common::differing_answers(
+        path,
+        ("concrete rounds", "symbolic rounds"),
+        (
+            session(false).check_file(path),
+            session(true).check_file(path),
+        ),
+        &|c| common::answers_of(c, true),
+    ));
+    out
+}
+
+/// A read of an own location whose latest write is derived takes that
+/// write's term, and its value counts the write in its provenance as the
+/// concrete read does. P0: `r0 = y; x = r0 + 1; r1 = x; y = r1 + 1` (x is
+/// P0's own), P1: `y = 5`. By hand, y's domain: 0 (initial, no write), 5
+/// (P1: y 1), 2 from 0 (x 1, y 1), 7 from 5 (x 1, y 2), and 4 from 2
+/// would need x written twice (x 2, y 2) where one execution writes x
+/// once: dropped; 9 from 7 needs y three times. So {0, 2, 5, 7}, and x's
+/// {0, 1, 6}. A forwarded read that did not count the write of x would
+/// let 4 in.
+#[test]
+fn an_own_read_of_a_derived_write_counts_the_write() {
+    let text = "VULKAN own-derived\n{ x=0; y=0; }\n\
+        P0@sg 0, wg 0, qf 0 | P1@sg 0, wg 1, qf 0 ;\n\
+        ld.sc0 r0, y | st.sc0 y, 5 ;\n\
+        add r2, r0, 1 | ;\n\
+        st.sc0 x, r2 | ;\n\
+        ld.sc0 r1, x | ;\n\
+        add r3, r1, 1 | ;\n\
+        st.sc0 y, r3 | ;\n\
+        exists (P0:r0 == 0)\n";
+    let program = Session::new()
+        .load_text("own-derived.litmus", text)
+        .unwrap();
+    let (concrete, symbolic) = (domains(&program, false), domains(&program, true));
+    assert_eq!(concrete, symbolic);
+    let symbolic = symbolic.unwrap();
+    let at = |name: &str| {
+        let l = program.locations.iter().position(|l| l == name).unwrap();
+        symbolic[l].clone()
+    };
+    assert_eq!(at("y"), vec![0, 2, 5, 7]);
+    assert_eq!(at("x"), vec![0, 1, 6]);
+}
+
+/// Reads whose values only flow into stores no longer multiply the paths
+/// of the fixpoint's rounds: P0 copies each of 12 locations P1 writes (0
+/// or 1 each) to a location of its own. With every read concrete, a
+/// round lists 2^12 paths of P0, past a path limit of 1000; with symbolic
+/// rounds one, and the answer is the one a search without the limit
+/// gives.
+#[test]
+fn copies_of_reads_are_one_path_while_the_domains_are_computed() {
+    let n = 12;
+    let init: String = (0..n).map(|i| format!("x{i}=0; y{i}=0; ")).collect();
+    let p0: Vec<String> = (0..n)
+        .flat_map(|i| [format!("ld.sc0 r{i}, x{i}"), format!("st.sc0 y{i}, r{i}")])
+        .collect();
+    let p1: Vec<String> = (0..n).map(|i| format!("st.sc0 x{i}, 1")).collect();
+    let text = common::vulkan_litmus(
+        &init,
+        &[
+            "P0@sg 0, wg 0, qf 0".to_string(),
+            "P1@sg 0, wg 1, qf 0".to_string(),
+        ],
+        &[p0, p1],
+        "exists (y0 == 1)",
+    );
+    let run = |on: bool, max_paths: usize| {
+        session(on)
+            .max_paths(max_paths)
+            .check_text("copies.litmus", &text)
+            .unwrap()
+    };
+    let limited = common::answers_of(&run(false, 1000), true);
+    assert_eq!(limited, None, "the concrete rounds pass the path limit");
+    let symbolic = common::answers_of(&run(true, 1000), true);
+    let unlimited = common::answers_of(&run(false, 1 << 16), true);
+    assert!(symbolic.is_some());
+    assert_eq!(symbolic, unlimited);
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { rng_seed: crate::common::seed(), cases: crate::common::cases(128), failure_persistence: crate::common::regressions("differential-symbolic-domains"), ..ProptestConfig::default() })]
+
+    /// The same domains and the same answers.
+    #[test]
+    fn generated_programs_agree(text in crate::symbolic::program()) {
+        let program = Session::new().load_text("generated.litmus", &text).unwrap();
+        if let (Some(a), Some(b)) = (domains(&program, false), domains(&program, true)) {
+            prop_assert_eq!(a, b, "domains\n{}", text);
+        }
+        let limit = |s: Session| s.max_executions(5_000).timeout(Some(Duration::from_secs(3)));
+        let run = |on: bool| limit(session(on)).check_text("generated.litmus", &text).unwrap();
+        if let (Some(a), Some(b)) = (common::answers_of(&run(false), true), common::answers_of(&run(true), true)) {
+            prop_assert_eq!(a, b, "concrete rounds / symbolic rounds\n{}", text);
+        }
+    }
+}
