@@ -24,13 +24,20 @@ use vkmm::testing::engine::trace::explore_with_domains;
 use vkmm::testing::engine::{Limits, PathPlan};
 
 /// The value domains of `program` under the Vulkan model's limits, with
-/// the reduction `on` or off (`None`: a limit stopped the walk).
+/// the symbolic rounds (from the first round) `on` or off (`None`: a
+/// limit stopped the walk).
 fn domains(program: &vkmm::ir::Program, on: bool) -> Option<Vec<Vec<i64>>> {
     let mut limits = Limits::default()
         .for_model(&common::models().chains)
         .with(Reduction::SymbolicDomains, on);
     limits.bounds.timeout = Some(Duration::from_secs(3));
-    explore_with_domains(program, &limits, PathPlan::of(&limits))
+    // The symbolic rounds from the first round (by default they run only
+    // once the concrete ones pass the path limit).
+    let plan = PathPlan {
+        symbolic_domains_first: on,
+        ..PathPlan::of(&limits)
+    };
+    explore_with_domains(program, &limits, plan)
         .ok()
         .map(|(_, d)| d)
 }

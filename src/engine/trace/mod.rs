@@ -191,12 +191,16 @@ pub fn explore_in_full(
             })
             .collect()
     };
-    // With `plan.symbolic_domains`, the rounds of the fixpoint keep reads
-    // symbolic through stores as the last walk does: a derived write adds
-    // every value its term has over the domains of the reads it names
-    // (`ThreadPaths::derived_writes`), which are the values the paths with
-    // those reads concrete write there, with the same provenance.
-    let symbolic_rounds = plan.symbolic_stores && plan.symbolic_domains;
+    // With `plan.symbolic_domains`, once the rounds of the fixpoint with
+    // every read concrete pass the path limit, the rounds are run again
+    // keeping reads symbolic through stores as the last walk does: a
+    // derived write adds every value its term has over the domains of the
+    // reads it names (`ThreadPaths::derived_writes`), which are the values
+    // the paths with those reads concrete write there, with the same
+    // provenance. The domains are the same either way; the concrete rounds
+    // come first because on shaders whose reads split few paths they are
+    // the faster (the symbolic ones carry every derived term's values).
+    let symbolic_rounds = std::cell::Cell::new(plan.symbolic_domains_first);
     // The value-domain fixpoint with `counters` applied: the last round's
     // paths and the settled domains.
     // `groups`: group-function results to start from.
@@ -217,7 +221,8 @@ pub fn explore_in_full(
             if round >= MAX_ROUNDS + waits {
                 break;
             }
-            let all = explore_all(&domain, (symbolic_rounds, symbolic_rounds), counters)?;
+            let symbolic = symbolic_rounds.get();
+            let all = explore_all(&domain, (symbolic, symbolic), counters)?;
             let computing = || format!("computing the value domains (round {})", round + 1);
             budget.check(&computing)?;
             // The most writes one execution makes to each location.
@@ -333,6 +338,20 @@ pub fn explore_in_full(
     // counter's reads), until the walk shows no new counter. Without
     // `plan.counters` there are none: the increments read every value of
     // the domain.
+    let settle = |counters: &counters::Counters,
+                  groups: HashMap<GroupSlot, BTreeMap<i64, Prov>>|
+     -> Result<(Vec<ThreadPaths>, Domains), ExecError> {
+        if symbolic_rounds.get() || !(plan.symbolic_stores && plan.symbolic_domains) {
+            return settle(counters, groups);
+        }
+        match settle(counters, groups.clone()) {
+            Err(e) if e.limit == Some(LimitKind::MaxPaths) => {
+                symbolic_rounds.set(true);
+                settle(counters, groups)
+            }
+            other => other,
+        }
+    };
     let mut counters = counters::Counters::none(program);
     let mut settled = settle(&counters, HashMap::new())?;
     let rounds = if plan.counters { MAX_COUNTER_ROUNDS } else { 0 };

@@ -27,10 +27,16 @@ pub struct PathPlan {
     /// the paths are walked again with them once the value domains
     /// settle).
     pub counters: bool,
-    /// With `symbolic_stores`: the value domains are computed by paths that
-    /// keep reads symbolic as the final ones do, each derived store adding
-    /// its term's values over the domains of the reads it names.
+    /// With `symbolic_stores`: once the rounds that compute the value
+    /// domains with every read concrete pass the path limit, the domains
+    /// are computed by paths that keep reads symbolic as the final ones
+    /// do, each derived store adding its term's values over the domains of
+    /// the reads it names.
     pub symbolic_domains: bool,
+    /// With `symbolic_domains`: the symbolic rounds from the first round,
+    /// without trying the concrete ones (what the differential tests
+    /// compare against the concrete rounds).
+    pub symbolic_domains_first: bool,
 }
 
 /// How many writes to each location the chain of writes that produced a
