@@ -332,7 +332,7 @@ pub fn input_bound_leaves(bound: Option<usize>, extra: usize, retained: usize) -
 }
 
 /// The resident memory the allocator keeps beyond what the process holds
-/// and its program ([`uncounted`]): pages earlier work freed, kept for
+/// and its program (its code, libraries and stacks): pages earlier work freed, kept for
 /// reuse (0 without the counting allocator or where the system does not
 /// say). A request notes it when it starts ([`over_input_bound`]).
 pub fn retained() -> usize {
