@@ -140,13 +140,28 @@ pub fn bound_reached() -> Option<&'static str> {
     crate::memory::over(input_bound()).then_some(crate::memory::MEMORY_IS_UP)
 }
 
-/// The resident memory the allocator kept from earlier work when the
-/// request whose front end runs on this thread started (0 outside a
-/// request): what [`crate::memory::over_input_bound`] and
-/// [`crate::memory::input_bound_leaves`] leave out of resident memory, so
+/// Whether the process is past the memory bound of the request whose
+/// front end runs on this thread ([`input_bound`]), measured as
+/// [`crate::memory::over_input_bound`] measures it: resident memory less
+/// what the allocator kept from earlier work when the request started, so
 /// that a request after one near the bound is not refused for pages the
 /// process no longer holds.
-pub fn input_retained() -> usize {
+pub fn over_input_memory() -> bool {
+    crate::memory::over_input_bound(input_bound(), input_retained())
+}
+
+/// Whether `extra` more bytes leave the process within the memory bound of
+/// the request whose front end runs on this thread
+/// ([`crate::memory::input_bound_leaves`], measured as
+/// [`over_input_memory`] measures it).
+pub fn input_memory_leaves(extra: usize) -> bool {
+    crate::memory::input_bound_leaves(input_bound(), extra, input_retained())
+}
+
+/// The resident memory the allocator kept from earlier work when the
+/// request whose front end runs on this thread started (0 outside a
+/// request).
+fn input_retained() -> usize {
     FRONT_END.with(|c| c.get().map_or(0, |x| x.retained))
 }
 

@@ -196,10 +196,8 @@ fn lex(text: &str, src: &Src, body: usize) -> R<Vec<Tok>> {
         // The tokens' buffer doubles when full: the old and the new one
         // are held at once while it is copied.
         if out.len() == out.capacity()
-            && !crate::memory::input_bound_leaves(
-                crate::frontend::clock::input_bound(),
+            && !crate::frontend::clock::input_memory_leaves(
                 out.capacity().max(4) * std::mem::size_of::<Tok>() * 2,
-                crate::frontend::clock::input_retained(),
             )
         {
             return Err((
@@ -251,10 +249,7 @@ fn out_of_bounds() -> Result<(), String> {
     if crate::frontend::clock::time_is_up() {
         return Err(crate::frontend::clock::TIME_IS_UP.into());
     }
-    if crate::memory::over_input_bound(
-        crate::frontend::clock::input_bound(),
-        crate::frontend::clock::input_retained(),
-    ) {
+    if crate::frontend::clock::over_input_memory() {
         return Err(format!(
             "{} while the OpenCL litmus file was read",
             crate::memory::MEMORY_IS_UP

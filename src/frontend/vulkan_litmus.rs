@@ -120,10 +120,7 @@ fn out_of_bounds() -> Result<(), String> {
     if crate::frontend::clock::time_is_up() {
         return Err(crate::frontend::clock::TIME_IS_UP.into());
     }
-    if crate::memory::over_input_bound(
-        crate::frontend::clock::input_bound(),
-        crate::frontend::clock::input_retained(),
-    ) {
+    if crate::frontend::clock::over_input_memory() {
         return Err(memory_is_up());
     }
     Ok(())
@@ -728,10 +725,8 @@ impl<'a> Parser<'a> {
                         // once while it is copied.
                         let full = &code[k];
                         if full.len() == full.capacity()
-                            && !crate::memory::input_bound_leaves(
-                                crate::frontend::clock::input_bound(),
+                            && !crate::frontend::clock::input_memory_leaves(
                                 full.capacity().max(4) * std::mem::size_of::<Stmt>() * 2,
-                                crate::frontend::clock::input_retained(),
                             )
                         {
                             return Err((a, memory_is_up()));

@@ -200,7 +200,8 @@ pub fn explore_in_full(
     // provenance. The domains are the same either way; the concrete rounds
     // come first because on shaders whose reads split few paths they are
     // the faster (the symbolic ones carry every derived term's values).
-    let symbolic_rounds = std::cell::Cell::new(plan.symbolic_domains_first);
+    let symbolic = plan.symbolic_stores && plan.symbolic_domains;
+    let symbolic_rounds = std::cell::Cell::new(symbolic && plan.symbolic_domains_first);
     // The value-domain fixpoint with `counters` applied: the last round's
     // paths and the settled domains.
     // `groups`: group-function results to start from.
@@ -341,7 +342,7 @@ pub fn explore_in_full(
     let settle = |counters: &counters::Counters,
                   groups: HashMap<GroupSlot, BTreeMap<i64, Prov>>|
      -> Result<(Vec<ThreadPaths>, Domains), ExecError> {
-        if symbolic_rounds.get() || !(plan.symbolic_stores && plan.symbolic_domains) {
+        if symbolic_rounds.get() || !symbolic {
             return settle(counters, groups);
         }
         match settle(counters, groups.clone()) {

@@ -213,10 +213,7 @@ fn guarded<T: Send + 'static>(
             match receive.recv_timeout(std::time::Duration::from_millis(5)) {
                 Ok(r) => break r,
                 Err(RecvTimeoutError::Timeout) => {
-                    if crate::memory::over_input_bound(
-                        crate::frontend::clock::input_bound(),
-                        crate::frontend::clock::input_retained(),
-                    ) {
+                    if crate::frontend::clock::over_input_memory() {
                         return Err(error(
                             file,
                             0,
