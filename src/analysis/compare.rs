@@ -4,7 +4,10 @@
 //! Vulkan models and sequentially consistent operations) gets `n/a` and a
 //! note saying why.
 
-use super::{CheckError, Models, check_litmus, check_program};
+use super::litmus::{LitmusOutcome, Property, check_litmus};
+use super::models::Models;
+use super::queries::{Answer, check_program};
+use crate::engine::driver::CheckError;
 use crate::engine::{LimitKind, Limits};
 use crate::ir::Program;
 use crate::model::LoadedModel;
@@ -58,7 +61,7 @@ pub fn compare(
                         .push((format!("line {}: {}", q.line, q.query), Vec::new()));
                 }
                 cmp.rows[i].1.push(q.actual.to_string());
-                if q.actual == super::Answer::Undecided {
+                if q.actual == Answer::Undecided {
                     cmp.complete = false;
                 }
             }
@@ -100,7 +103,7 @@ pub fn compare(
                 ));
             }
         }
-        let cells = |f: &dyn Fn(&super::LitmusOutcome) -> String| -> Vec<String> {
+        let cells = |f: &dyn Fn(&LitmusOutcome) -> String| -> Vec<String> {
             outcomes
                 .iter()
                 .map(|o| o.as_ref().map_or_else(|| "n/a".to_string(), f))
@@ -108,7 +111,7 @@ pub fn compare(
         };
         cmp.rows.push((
             "condition holds".into(),
-            cells(&|o| match o.holds(super::Property::Condition) {
+            cells(&|o| match o.holds(Property::Condition) {
                 Some(true) => "Ok".into(),
                 Some(false) => "No".into(),
                 None if o.quantifier.is_some() => UNDECIDED.into(),
@@ -117,7 +120,7 @@ pub fn compare(
         ));
         cmp.rows.push((
             "race-free".into(),
-            cells(&|o| match o.holds(super::Property::Races) {
+            cells(&|o| match o.holds(Property::Races) {
                 Some(true) => "yes".into(),
                 Some(false) => "no".into(),
                 None => UNDECIDED.into(),
@@ -147,13 +150,13 @@ pub fn compare(
 
 /// What a listing of final states that is not whole covers: its mark
 /// (`INCOMPLETE`, `NOT LISTED`), why it is not whole (the limit or bound,
-/// [`LitmusOutcome::states_incomplete`](super::LitmusOutcome::states_incomplete)),
+/// [`LitmusOutcome::states_incomplete`](LitmusOutcome::states_incomplete)),
 /// and what the listed states are, as a predicate of them (`cover only
 /// the executions seen`); `None` for a whole listing. A listing stopped
 /// after a walk that saw every execution is not partial but absent, and
 /// the walk's verdicts stand; a walk the unrolling bound cut saw the
 /// executions within the bound, not only some of them.
-pub fn listing_coverage(o: &super::LitmusOutcome) -> Option<(&'static str, String, &'static str)> {
+pub fn listing_coverage(o: &LitmusOutcome) -> Option<(&'static str, String, &'static str)> {
     let why = o.states_incomplete()?;
     let (mark, what) = if o.front_end_limit.is_some() {
         (
@@ -201,7 +204,7 @@ type Row = (String, Vec<String>);
 /// `n/a` for a model that refused the test. `stop` is asked every
 /// [`ROWS_UNCHECKED`] states; what it returns ends the work.
 fn state_rows(
-    outcomes: &[Option<super::LitmusOutcome>],
+    outcomes: &[Option<LitmusOutcome>],
     stop: &mut dyn FnMut() -> Option<LimitKind>,
 ) -> Result<Vec<Row>, LimitKind> {
     let fmt = |s: &super::litmus::FinalState| {

@@ -26,8 +26,9 @@
 //! that a deadline or the candidate limit stops says which sizes it covered
 //! completely: never "no difference" past them.
 
-use super::{CheckError, Property, check_litmus};
+use super::litmus::{Property, check_litmus};
 use crate::cat::{CatErrorKind, Value};
+use crate::engine::driver::CheckError;
 use crate::engine::{Candidate, LimitKind, Limits, Skeleton};
 use crate::engine::{Visitor, explore};
 use crate::frontend::{Format, Options};

@@ -18,8 +18,9 @@
 //! as whole.
 
 use super::diff::{DiffBounds, Op, Pinned, Shape, Vocabulary, pin, skeletons, stops_all};
+use super::litmus::{Property, check_litmus};
 use super::mapping::Halt;
-use super::{CheckError, Property, check_litmus};
+use crate::engine::driver::CheckError;
 use crate::engine::{Candidate, Limits, Skeleton};
 use crate::engine::{Visitor, explore};
 use crate::frontend::{Format, Options};

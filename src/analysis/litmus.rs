@@ -385,7 +385,7 @@ pub struct LitmusOutcome {
     /// JSON: present (true) only then.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub listing_only: bool,
-    #[serde(serialize_with = "crate::analysis::ser_duration")]
+    #[serde(serialize_with = "crate::analysis::schema::ser_duration")]
     pub time: Duration,
     /// The front end's warnings about the file (set by the session).
     pub warnings: Vec<crate::frontend::FrontendWarning>,
@@ -2650,7 +2650,7 @@ fn check_one(
 ) -> Result<LitmusOutcome, CheckError> {
     let (decide, progress) = how;
     let start = Instant::now();
-    super::check_supported(program, loaded)?;
+    super::models::check_supported(program, loaded)?;
     let (shown_regs, shown_locs) = shown_terms(program);
     let shown_memory = shown_memory(program, &shown_locs);
     // The names of the final states, made once (src/analysis/states.rs).

@@ -16,7 +16,8 @@
 //! thread and every location.
 
 use super::diff::{DiffBounds, Kind, LOCATIONS, Op, Shape, Vocabulary, skeletons};
-use super::{CheckError, Property, check_litmus};
+use super::litmus::{Property, check_litmus};
+use crate::engine::driver::CheckError;
 use crate::engine::{LimitKind, Limits};
 use crate::frontend::{Format, Options};
 use crate::ir::Program;

@@ -27,11 +27,11 @@ pub fn merge(parts: &[Part]) -> Result<Summary, String> {
     let mut seen: std::collections::HashSet<String> = std::collections::HashSet::new();
     for p in parts {
         let doc = &p.doc;
-        if doc["schema"] != super::SCHEMA || doc["command"] != "suite" {
+        if doc["schema"] != super::schema::SCHEMA || doc["command"] != "suite" {
             return Err(format!(
                 "{}: not the JSON of `vkmm suite` under schema {}",
                 p.name,
-                super::SCHEMA
+                super::schema::SCHEMA
             ));
         }
         let part: Vec<Record> = serde_json::from_value(doc["records"].clone())

@@ -21,7 +21,8 @@
 //! simulates no bug a test of this outcome could see.
 
 use super::family::{Generator, ModelVerdict};
-use super::{CheckError, Property, check_litmus};
+use super::litmus::{Property, check_litmus};
+use crate::engine::driver::CheckError;
 use serde::Serialize;
 
 /// One weakened variant of a test.

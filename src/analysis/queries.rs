@@ -1,7 +1,7 @@
 //! Alloy-style queries (`.test` files): does some candidate execution satisfy
 //! a predicate over the model's results (`consistent[X]`, `#dr=0`, ...)?
 
-use super::Models;
+use super::models::Models;
 use crate::cat::{Evaluation, Value};
 use crate::engine::{CheckError, Limits, Split, Visitor, explore_split};
 use crate::ir::{Expectation, Pred, Program, Query};
@@ -22,7 +22,7 @@ pub struct QueryOutcome {
     pub passed: bool,
     /// Candidate executions evaluated before the answer was known.
     pub executions: u64,
-    #[serde(serialize_with = "crate::analysis::ser_duration")]
+    #[serde(serialize_with = "crate::analysis::schema::ser_duration")]
     pub time: Duration,
 }
 
@@ -72,14 +72,14 @@ pub struct TestOutcome {
     /// [`crate::analysis::barriers`]), as `P0 line 5: text (P1 never
     /// reaches it)`; the queries' answers do not depend on it.
     pub barrier_divergence: Vec<String>,
-    #[serde(serialize_with = "crate::analysis::ser_duration")]
+    #[serde(serialize_with = "crate::analysis::schema::ser_duration")]
     pub time: Duration,
     /// The front end's warnings about the file (set by the session).
     pub warnings: Vec<crate::frontend::FrontendWarning>,
     /// For a test leaving cooperative matrix attributions open: how many
     /// were run (every one built; the answers are the union over them).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub attributions: Option<super::AttributionCount>,
+    pub attributions: Option<super::litmus::AttributionCount>,
 }
 
 impl TestOutcome {
@@ -319,7 +319,7 @@ pub fn check_program(
         }
     }
     if !program.attributions.is_empty() {
-        out.attributions = Some(super::AttributionCount {
+        out.attributions = Some(super::litmus::AttributionCount {
             explored: program.attributions.built(),
             total: program.attributions.total,
         });
@@ -346,8 +346,8 @@ fn check_one(
     limits: Limits,
 ) -> Result<TestOutcome, CheckError> {
     let start = Instant::now();
-    super::check_supported(program, &models.chains)?;
-    super::check_supported(program, &models.no_chains)?;
+    super::models::check_supported(program, &models.chains)?;
+    super::models::check_supported(program, &models.no_chains)?;
     let mut outcomes: Vec<Option<QueryOutcome>> = vec![None; program.queries.len()];
     let mut events = 0;
     let mut candidates = 0u128;

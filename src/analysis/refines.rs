@@ -8,8 +8,9 @@
 
 use super::explain::ExplainSpec;
 use super::explain::{Explanation, explain};
-use super::{CheckError, check_litmus};
+use super::litmus::check_litmus;
 use crate::engine::Limits;
+use crate::engine::driver::CheckError;
 use crate::ir::Program;
 use crate::model::LoadedModel;
 use serde::Serialize;

@@ -3,7 +3,9 @@
 //! a [`Summary`]. Running the items is the caller's business (the facade
 //! runs them in order; the command line runs them on a thread pool).
 
-use super::{Answer, Checked, LitmusOutcome, Property, TestOutcome};
+use super::checked::Checked;
+use super::litmus::{LitmusOutcome, Property};
+use super::queries::{Answer, TestOutcome};
 use crate::frontend::Format;
 use serde::Serialize;
 use std::path::{Path, PathBuf};
@@ -132,7 +134,7 @@ pub struct Summary {
     pub annotated: usize,
     pub annotated_agree: usize,
     pub annotated_disagree: Vec<Failure>,
-    #[serde(serialize_with = "super::ser_duration")]
+    #[serde(serialize_with = "super::schema::ser_duration")]
     pub time: Duration,
     /// Every check, in suite order.
     pub records: Vec<Record>,

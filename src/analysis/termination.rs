@@ -451,7 +451,7 @@ pub struct TerminationOutcome {
     /// said only at the bound asked for, so a stop below it leaves the
     /// answer undecided.
     pub searched_within: Option<usize>,
-    #[serde(serialize_with = "crate::analysis::ser_duration")]
+    #[serde(serialize_with = "crate::analysis::schema::ser_duration")]
     pub time: Duration,
     /// The front end's warnings about the file (set by the session).
     pub warnings: Vec<crate::frontend::FrontendWarning>,
@@ -1322,7 +1322,7 @@ fn search_termination(
     draw: Option<(&ExplainSpec, &crate::model::Profile)>,
 ) -> Result<TerminationOutcome, CheckError> {
     let start = Instant::now();
-    super::check_supported(program, loaded)?;
+    super::models::check_supported(program, loaded)?;
     if program.dialect == crate::ir::Dialect::OpenCl
         && progress.levels.iter().any(|(l, _)| *l == Level::Subgroup)
     {

@@ -22,7 +22,7 @@
 //! result of the host's `f64` computation rounded to the width, one of
 //! the results an implementation may give, not every one.
 
-use super::Cmp;
+use super::query::Cmp;
 
 /// A floating-point operation of two operands at a width (16, 32 or 64).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]

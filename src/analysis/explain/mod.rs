@@ -217,7 +217,7 @@ pub struct TestRaces {
     /// unseen, or the verdict rests on undefined behaviour).
     pub race_free: Option<bool>,
     /// The racing pairs, each with the final states it races in.
-    pub races: Vec<crate::analysis::RacePair>,
+    pub races: Vec<crate::analysis::litmus::RacePair>,
     /// How many final states the test has in all.
     pub states: usize,
     /// Why the races are not all known, or the final states they race in
@@ -241,13 +241,14 @@ pub fn state_outcome(state: &crate::analysis::states::FinalState) -> String {
 /// consistent execution.
 fn test_races(program: &Program, loaded: &LoadedModel, limits: Limits) -> Option<TestRaces> {
     loaded.profile.races.as_ref()?;
-    let o = crate::analysis::check_litmus(&program.name, program, loaded, limits, None).ok()?;
+    let o =
+        crate::analysis::litmus::check_litmus(&program.name, program, loaded, limits, None).ok()?;
     // The verdict as `check` gives it: "no race" only when every
     // execution was seen, "a race" as soon as one is.
     let race_free = if o.undefined.races {
         None
     } else {
-        o.holds(crate::analysis::Property::Races)
+        o.holds(crate::analysis::litmus::Property::Races)
     };
     let undecided = match race_free {
         None => Some(format!(
@@ -267,7 +268,7 @@ fn test_races(program: &Program, loaded: &LoadedModel, limits: Limits) -> Option
 }
 
 /// Why `check` leaves a test's races undecided, naming the limit or bound.
-fn races_undecided_why(o: &crate::analysis::LitmusOutcome) -> String {
+fn races_undecided_why(o: &crate::analysis::litmus::LitmusOutcome) -> String {
     if o.undefined.races {
         return "the races verdict rests on executions with undefined behaviour (vkmm check says which)".into();
     }
@@ -692,7 +693,7 @@ fn explain_one(
     outcome: Option<(&CondExpr, String)>,
     limits: Limits,
 ) -> Result<Explanation, CheckError> {
-    crate::analysis::check_supported(program, loaded)?;
+    crate::analysis::models::check_supported(program, loaded)?;
     let cond = program.condition.as_ref();
     // The test's own condition: a `forall` holds when its negation is
     // forbidden, so the negation is the outcome explained.
