@@ -1002,7 +1002,10 @@ impl Session {
                 // shader's own condition and filter.
                 shader.assertion = Some(crate::frontend::assertion::Asserted {
                     text: condition.clone(),
-                    origin: "the manifest's assertion".into(),
+                    origin: row
+                        .condition_origin
+                        .clone()
+                        .unwrap_or_else(|| "the manifest's assertion".into()),
                 });
                 let session = self.with_decide(Some(Property::Condition)).shader(shader);
                 let mut program = session.load_file(&row.path)?;

@@ -47,6 +47,10 @@ pub struct ManifestRow {
     /// Whether `expected` says the property holds (race-free, terminates,
     /// holds).
     pub holds: bool,
+    /// Where an assertion's condition is written when the inputs file
+    /// gives it (`inputs.toml:12:13: condition of [[shader]] 3`); `None`
+    /// where the manifest's `property` does.
+    pub condition_origin: Option<String>,
 }
 
 impl ManifestRow {
@@ -162,46 +166,85 @@ struct ShaderInputs {
     rows: Option<Vec<usize>>,
     table: toml::Table,
     base: PathBuf,
+    /// Where each input the table gives is written (file, line, column
+    /// and key), in the order the table gives them.
+    origins: Vec<Option<String>>,
+    /// Where its condition is written, when it gives one.
+    condition_origin: Option<String>,
 }
 
+/// Reads a suite's inputs file: its `[[shader]]` tables, each checked
+/// whole now (a typo is the inputs file's error, once). Every error names
+/// the file, the line and column of the value at fault (or of the table
+/// that lacks a key) and the key.
 fn read_inputs(path: &Path, bound: Option<usize>) -> Result<Vec<ShaderInputs>, String> {
-    let err = |m: String| format!("{}: {m}", path.display());
-    let text = crate::memory::read_input_text(path, bound).map_err(err)?;
+    let text = crate::memory::read_input_text(path, bound)
+        .map_err(|e| format!("{}: {e}", path.display()))?;
     let table: toml::Table = text.parse().map_err(|e: toml::de::Error| {
-        let at = e.span().map_or(String::new(), |s| {
-            let before = &text[..s.start.min(text.len())];
-            format!("{}: ", before.matches('\n').count() + 1)
-        });
-        err(format!("{at}{}", e.message()))
+        crate::frontend::inputs::located_toml(path, &text, &e).to_string()
     })?;
+    // `inputs.toml:LINE:COLUMN: MESSAGE`, at the keys within `item`.
+    let at = |item: Option<(&str, usize)>, keys: &[&str], message: String| {
+        let keys: Vec<String> = keys.iter().map(|k| k.to_string()).collect();
+        let unknown = message.starts_with("unknown key");
+        let (line, column) = crate::frontend::inputs::place_of(&text, item, &keys, unknown);
+        crate::frontend::FrontendError {
+            file: path.display().to_string(),
+            line,
+            column,
+            message,
+        }
+        .to_string()
+    };
     let base = path.parent().unwrap_or(Path::new(".")).to_path_buf();
     let mut out = Vec::new();
     for (key, value) in table {
         if key != "shader" {
-            return Err(err(format!(
-                "unknown key `{key}`: expected [[shader]] tables"
-            )));
+            return Err(at(
+                None,
+                &[&key],
+                format!("unknown key `{key}`: expected [[shader]] tables"),
+            ));
         }
-        let list = value
-            .as_array()
-            .ok_or_else(|| err("`shader`: expected [[shader]] tables".into()))?;
+        let list = value.as_array().ok_or_else(|| {
+            at(
+                None,
+                &["shader"],
+                "`shader`: expected [[shader]] tables".into(),
+            )
+        })?;
         for (k, item) in list.iter().enumerate() {
+            let here = Some(("shader", k));
             let mut t = item
                 .as_table()
-                .ok_or_else(|| err(format!("shader {}: expected a table", k + 1)))?
+                .ok_or_else(|| at(here, &[], format!("shader {}: expected a table", k + 1)))?
                 .clone();
             let file = match t.remove("file") {
                 Some(toml::Value::String(s)) => s,
-                _ => return Err(err(format!("shader {}: expected `file = \"...\"`", k + 1))),
+                Some(_) => {
+                    return Err(at(
+                        here,
+                        &["file"],
+                        format!("shader {}: `file`: expected a string", k + 1),
+                    ));
+                }
+                None => {
+                    return Err(at(
+                        here,
+                        &[],
+                        format!("shader {}: expected `file = \"...\"`", k + 1),
+                    ));
+                }
             };
             let entry = match t.remove("entry") {
                 Some(toml::Value::String(s)) => Some(s),
                 None => None,
                 _ => {
-                    return Err(err(format!(
-                        "shader {} ({file}): `entry`: expected a string",
-                        k + 1
-                    )));
+                    return Err(at(
+                        here,
+                        &["entry"],
+                        format!("shader {} ({file}): `entry`: expected a string", k + 1),
+                    ));
                 }
             };
             let rows = match t.remove("rows") {
@@ -210,29 +253,37 @@ fn read_inputs(path: &Path, bound: Option<usize>) -> Result<Vec<ShaderInputs>, S
                         .map(|v| v.as_integer().and_then(|n| usize::try_from(n).ok()))
                         .collect::<Option<Vec<_>>>()
                         .ok_or_else(|| {
-                            err(format!(
-                                "shader {} ({file}): `rows`: expected row numbers",
-                                k + 1
-                            ))
+                            at(
+                                here,
+                                &["rows"],
+                                format!("shader {} ({file}): `rows`: expected row numbers", k + 1),
+                            )
                         })?,
                 ),
                 None => None,
                 _ => {
-                    return Err(err(format!(
-                        "shader {} ({file}): `rows`: expected a list",
-                        k + 1
-                    )));
+                    return Err(at(
+                        here,
+                        &["rows"],
+                        format!("shader {} ({file}): `rows`: expected a list", k + 1),
+                    ));
                 }
             };
-            // Check the rest now: a typo is the inputs file's error, once.
-            crate::frontend::inputs::apply_table(&t, &base, &mut ShaderOptions::default())
-                .map_err(|m| err(format!("shader {} ({file}): {m}", k + 1)))?;
+            // Check the rest now, and learn where each input is written.
+            let mut scratch = ShaderOptions::default();
+            crate::frontend::inputs::apply_located(&text, path, here, &t, &base, &mut scratch)
+                .map_err(|mut e| {
+                    e.message = format!("shader {} ({file}): {}", k + 1, e.message);
+                    e.to_string()
+                })?;
             out.push(ShaderInputs {
                 file,
                 entry,
                 rows,
                 table: t,
                 base: base.clone(),
+                origins: scratch.inputs.into_iter().map(|i| i.origin).collect(),
+                condition_origin: scratch.assertion.map(|a| a.origin),
             });
         }
     }
@@ -295,14 +346,19 @@ fn read_row(
             && s.entry.as_ref().is_none_or(|e| *e == entry)
             && s.rows.as_ref().is_none_or(|r| r.contains(&row))
     }) {
+        let first = shader.inputs.len();
         crate::frontend::inputs::apply_table(&s.table, &s.base, &mut shader)?;
+        for (input, origin) in shader.inputs[first..].iter_mut().zip(&s.origins) {
+            input.origin.clone_from(origin);
+        }
         // `condition` or `assert` (one key): an assertion row's condition.
         if let Some(a) = shader.assertion.take() {
-            condition = Some(a.text);
+            condition = Some((a.text, s.condition_origin.clone()));
         }
     }
     let property = cell("property");
     let expected = cell("expected");
+    let mut condition_origin = None;
     let question = if property == "races" {
         Question::Races
     } else if let Some(p) = property.strip_prefix("termination:") {
@@ -312,8 +368,13 @@ fn read_row(
                 .map_err(|e| format!("property `{property}`: {e}"))?,
         )
     } else if let Some(a) = property.strip_prefix("assertion:") {
-        let text = condition.unwrap_or_else(|| assertion_condition(a));
-        Question::Assertion(text)
+        match condition {
+            Some((text, origin)) => {
+                condition_origin = origin;
+                Question::Assertion(text)
+            }
+            None => Question::Assertion(assertion_condition(a)),
+        }
     } else {
         return Err(format!(
             "property `{property}`: expected races, termination:MODEL or assertion: CONDITION"
@@ -343,6 +404,7 @@ fn read_row(
         property,
         expected,
         holds,
+        condition_origin,
     })
 }
 

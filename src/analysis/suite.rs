@@ -104,6 +104,11 @@ pub struct Record {
     /// `checked` or `annotated` (six-column rows).
     #[serde(default)]
     pub group: Option<String>,
+    /// A limit (`--timeout`, `--max-memory`) stopped the check before its
+    /// program was read: the summary's `unread` counts these records, so
+    /// merged shards count them as one run would.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub unread: bool,
 }
 
 /// The summary of a `suite` run.
@@ -268,6 +273,7 @@ impl Summary {
                 detail: (status != Status::Passed).then_some(detail),
                 annotated: false,
                 group: None,
+                unread: false,
             });
         }
     }
@@ -277,13 +283,18 @@ impl Summary {
     pub fn from_records(records: Vec<Record>, time: Duration) -> Summary {
         let mut s = Summary::new(&[], Vec::new(), time);
         let mut files: Vec<&str> = Vec::new();
+        let mut unread: Vec<&str> = Vec::new();
         for r in &records {
             s.count(r);
             if r.status != Status::Error && !files.contains(&r.file.as_str()) {
                 files.push(&r.file);
             }
+            if r.unread && !unread.contains(&r.file.as_str()) {
+                unread.push(&r.file);
+            }
         }
         s.files = files.len();
+        s.unread = unread.len();
         s.records = records;
         s
     }
@@ -344,6 +355,7 @@ impl Summary {
             detail: Some(e.error.clone()),
             annotated: false,
             group: None,
+            unread: false,
         });
         self.errors.push(e);
     }
@@ -587,6 +599,7 @@ fn row_record(item: &SuiteItem, property: Property, actual: String, status: Stat
         detail: None,
         annotated: item.annotated,
         group: None,
+        unread: false,
     }
 }
 
@@ -595,6 +608,7 @@ fn row_record(item: &SuiteItem, property: Property, actual: String, status: Stat
 fn limit_record(item: &SuiteItem, property: Property, e: &FileError) -> Record {
     Record {
         truncated: true,
+        unread: true,
         detail: Some(e.limit_reason().unwrap_or(&e.error).to_string()),
         ..row_record(item, property, "undecided".into(), Status::Undecided)
     }
@@ -737,6 +751,7 @@ impl Summary {
                 record.actual = "undecided".into();
                 record.status = Status::Undecided;
                 record.truncated = true;
+                record.unread = true;
                 record.detail = Some(e.limit_reason().unwrap_or(&e.error).to_string());
                 // The row is one of the suite's, undecided: it counts
                 // (as a row not read), not as nothing.
@@ -872,6 +887,7 @@ impl Summary {
                 record.actual = "undecided".into();
                 record.status = Status::Undecided;
                 record.truncated = true;
+                record.unread = true;
                 record.detail = Some(e.limit_reason().unwrap_or(&e.error).to_string());
             }
             (_, Err(e)) => {
@@ -1083,4 +1099,8 @@ pub fn mismatch_detail(
 
 fn is_zero(n: &usize) -> bool {
     *n == 0
+}
+
+fn is_false(b: &bool) -> bool {
+    !*b
 }

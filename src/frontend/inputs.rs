@@ -346,16 +346,37 @@ pub fn read_dispatch_file(
     let table: toml::Table = text
         .parse()
         .map_err(|e: toml::de::Error| located_toml(path, &text, &e))?;
+    let base = path.parent().unwrap_or(Path::new("."));
+    apply_located(&text, path, None, &table, base, shader)?;
+    shader.dispatch_file = Some(path.to_path_buf());
+    Ok(())
+}
+
+/// [`apply_table`] for a table read from the file `path` (whose text is
+/// `text`): an error names the file, the line and column of the value at
+/// fault and its key, and each input it adds (and its condition) names
+/// where it is written, as `--extent img=2x3` names an option.
+/// `item` is the array of tables and the element the table is
+/// (`("shader", 2)`: a suite's inputs file's third `[[shader]]`), `None`
+/// for the whole file (a dispatch file).
+pub(crate) fn apply_located(
+    text: &str,
+    path: &Path,
+    item: Option<(&str, usize)>,
+    table: &toml::Table,
+    base: &Path,
+    shader: &mut ShaderOptions,
+) -> Result<(), super::FrontendError> {
+    // `key `inputs.img`` in a dispatch file, `key `inputs.img` of
+    // [[shader]] 3` in an inputs file.
+    let key_of = |keys: &[String]| match item {
+        Some((array, k)) => format!("key `{}` of [[{array}]] {}", dotted(keys), k + 1),
+        None => format!("key `{}`", dotted(keys)),
+    };
     let first = shader.inputs.len();
     let mut keys = Vec::new();
-    apply_keyed(
-        &table,
-        path.parent().unwrap_or(Path::new(".")),
-        shader,
-        &mut keys,
-    )
-    .map_err(|e| {
-        let (line, column) = place_of(&text, &e.keys);
+    apply_keyed(table, base, shader, &mut keys).map_err(|e| {
+        let (line, column) = place_of(text, item, &e.keys, e.at_key);
         super::FrontendError {
             line,
             column,
@@ -364,14 +385,14 @@ pub fn read_dispatch_file(
     })?;
     // Each input names the file, line, column and key it is written at.
     for (input, keys) in shader.inputs[first..].iter_mut().zip(&keys) {
-        let (line, column) = place_of(&text, keys);
+        let (line, column) = place_of(text, item, keys, false);
         input.origin = Some(format!(
-            "{}:{line}:{column}, key `{}`",
+            "{}:{line}:{column}, {}",
             path.display(),
-            dotted(keys)
+            key_of(keys)
         ));
     }
-    // An error in the condition names the file it is written in.
+    // The condition names the place and key it is written at.
     if let Some(a) = &mut shader.assertion
         && (a.origin == FILE_ASSERT || a.origin == FILE_CONDITION)
     {
@@ -380,10 +401,73 @@ pub fn read_dispatch_file(
         } else {
             "condition"
         };
-        a.origin = format!("{}: {key}", path.display());
+        let (line, column) = place_of(text, item, &[key.to_string()], false);
+        // `run.toml:4:10: assert`, then the condition and its column.
+        a.origin = match item {
+            Some((array, k)) => format!(
+                "{}:{line}:{column}: {key} of [[{array}]] {}",
+                path.display(),
+                k + 1
+            ),
+            None => format!("{}:{line}:{column}: {key}", path.display()),
+        };
     }
-    shader.dispatch_file = Some(path.to_path_buf());
     Ok(())
+}
+
+/// The line and column (from 1) of the value `keys` lead to in the
+/// TOML document `text`, or of the deepest key found where the path does
+/// not reach a value (an error about a key the file lacks: the table
+/// that lacks it); within `item` (an element of an array of tables) where
+/// given; with `at_key`, of the last key itself (an unknown key). (0, 0)
+/// where nothing is found.
+pub(crate) fn place_of(
+    text: &str,
+    item: Option<(&str, usize)>,
+    keys: &[String],
+    at_key: bool,
+) -> (usize, usize) {
+    let Ok(doc) = toml::de::DeTable::parse(text) else {
+        return (0, 0);
+    };
+    let mut table = doc.get_ref();
+    let mut at = None;
+    if let Some((array, k)) = item {
+        let element = table
+            .iter()
+            .find(|(key, _)| key.get_ref().as_ref() == array)
+            .and_then(|(_, v)| match v.get_ref() {
+                toml::de::DeValue::Array(a) => a.get(k),
+                _ => None,
+            });
+        let Some(element) = element else {
+            return (0, 0);
+        };
+        at = Some(element.span());
+        match element.get_ref() {
+            toml::de::DeValue::Table(t) => table = t,
+            _ => return line_column(text, element.span().start),
+        }
+    }
+    for (i, key) in keys.iter().enumerate() {
+        let Some((k, v)) = table.iter().find(|(k, _)| k.get_ref().as_ref() == key) else {
+            break;
+        };
+        at = Some(if i + 1 == keys.len() && !at_key {
+            v.span()
+        } else {
+            k.span()
+        });
+        match v.get_ref() {
+            toml::de::DeValue::Table(t) => table = t,
+            _ => {
+                if i + 1 < keys.len() {
+                    break;
+                }
+            }
+        }
+    }
+    at.map_or((0, 0), |span| line_column(text, span.start))
 }
 
 /// The dispatch file kept beside a shader: `FILE.dispatch.toml` for the
@@ -442,37 +526,6 @@ impl ShaderOptions {
     }
 }
 
-/// The line and column of the value the keys lead to in a TOML
-/// document (of the deepest key found, where the path does not reach a
-/// value: an error about a key the file lacks); (0, 0) where the first is
-/// not found.
-fn place_of(text: &str, keys: &[String]) -> (usize, usize) {
-    let Ok(doc) = toml::de::DeTable::parse(text) else {
-        return (0, 0);
-    };
-    let mut table = doc.get_ref();
-    let mut at = None;
-    for (i, key) in keys.iter().enumerate() {
-        let Some((k, v)) = table.iter().find(|(k, _)| k.get_ref().as_ref() == key) else {
-            break;
-        };
-        at = Some(if i + 1 == keys.len() {
-            v.span()
-        } else {
-            k.span()
-        });
-        match v.get_ref() {
-            toml::de::DeValue::Table(t) => table = t,
-            _ => {
-                if i + 1 < keys.len() {
-                    break;
-                }
-            }
-        }
-    }
-    at.map_or((0, 0), |span| line_column(text, span.start))
-}
-
 /// The line and column (from 1) of a byte offset in `text`.
 fn line_column(text: &str, offset: usize) -> (usize, usize) {
     let before = &text[..offset.min(text.len())];
@@ -482,13 +535,8 @@ fn line_column(text: &str, offset: usize) -> (usize, usize) {
 }
 
 /// A TOML error at its line and column.
-fn located_toml(path: &Path, text: &str, e: &toml::de::Error) -> super::FrontendError {
-    let (line, column) = e.span().map_or((0, 0), |s| {
-        let before = &text[..s.start.min(text.len())];
-        let line = before.matches('\n').count() + 1;
-        let col = before.len() - before.rfind('\n').map_or(0, |i| i + 1) + 1;
-        (line, col)
-    });
+pub(crate) fn located_toml(path: &Path, text: &str, e: &toml::de::Error) -> super::FrontendError {
+    let (line, column) = e.span().map_or((0, 0), |s| line_column(text, s.start));
     super::FrontendError {
         file: path.display().to_string(),
         line,
@@ -521,16 +569,9 @@ pub fn apply_table(
 struct KeyError {
     keys: Vec<String>,
     message: String,
-}
-
-impl KeyError {
-    /// An error at the top-level key `key`.
-    fn at(key: &str) -> impl FnOnce(String) -> KeyError + '_ {
-        move |message| KeyError {
-            keys: vec![key.to_string()],
-            message,
-        }
-    }
+    /// Whether the fault is the last key itself (an unknown key), not
+    /// its value: the error points at the key.
+    at_key: bool,
 }
 
 /// The keys of a path written as the messages name them (`extent.img`;
@@ -582,12 +623,14 @@ fn apply_key(
             let t = value.as_table().ok_or_else(|| KeyError {
                 keys: vec![key.to_string()],
                 message: format!("`{key}`: expected a table IMAGE = \"WxH\" (or [W, H])"),
+                at_key: false,
             })?;
             for (target, v) in t {
                 let path = vec![key.to_string(), target.clone()];
                 let fail = |m: String| KeyError {
                     message: format!("`{}`: {m}", dotted(&path)),
                     keys: path.clone(),
+                    at_key: false,
                 };
                 check_target(target).map_err(fail)?;
                 let sizes = extent_value(v).map_err(fail)?;
@@ -605,13 +648,20 @@ fn apply_key(
             let t = value.as_table().ok_or_else(|| KeyError {
                 keys: vec![key.to_string()],
                 message: format!("`{key}`: expected a table TARGET = VALUE"),
+                at_key: false,
             })?;
             for (target, v) in t {
                 let path = vec![key.to_string(), target.clone()];
                 inputs_of(target, v, &path, &mut shader.inputs, keys)?;
             }
         }
-        _ => return apply_setting(key, value, table, base, shader).map_err(KeyError::at(key)),
+        _ => {
+            return apply_setting(key, value, table, base, shader).map_err(|message| KeyError {
+                keys: vec![key.to_string()],
+                at_key: message.starts_with("unknown key"),
+                message,
+            });
+        }
     }
     Ok(())
 }
@@ -753,18 +803,32 @@ fn inputs_of(
     let fail = |under: &[&str]| {
         let mut keys = path.to_vec();
         keys.extend(under.iter().map(|k| k.to_string()));
-        move |message: String| KeyError { keys, message }
+        move |message: String| KeyError {
+            keys,
+            message,
+            at_key: false,
+        }
     };
     check_target(target).map_err(fail(&[]))?;
-    let mut push = |contents: Contents, length: Option<usize>, out: &mut Vec<Input>| {
+    // An input written at `at` (the keys under `path`).
+    let mut push_at = |contents: Contents,
+                       length: Option<usize>,
+                       extent: Option<Vec<usize>>,
+                       at: &[&str],
+                       out: &mut Vec<Input>| {
+        let mut written = path.to_vec();
+        written.extend(at.iter().map(|k| k.to_string()));
         out.push(Input {
             target: target.to_string(),
             contents,
             length,
-            extent: None,
-            origin: Some(format!("key `{}`", dotted(path))),
+            extent,
+            origin: Some(format!("key `{}`", dotted(&written))),
         });
-        keys.push(path.to_vec());
+        keys.push(written);
+    };
+    let mut push = |contents: Contents, length: Option<usize>, out: &mut Vec<Input>| {
+        push_at(contents, length, None, &[], out)
     };
     match v {
         toml::Value::String(s) => match s.as_str() {
@@ -786,9 +850,12 @@ fn inputs_of(
             let spec_keys = ["length", "fill", "values", "extent"];
             if t.keys().any(|k| spec_keys.contains(&k.as_str())) {
                 if let Some(k) = t.keys().find(|k| !spec_keys.contains(&k.as_str())) {
-                    return Err(fail(&[k])(format!(
-                        "`{target}`: `{k}` beside length/fill/values/extent (write members as `{target}.{k}`)"
-                    )));
+                    return Err(KeyError {
+                        at_key: true,
+                        ..fail(&[k])(format!(
+                            "`{target}`: `{k}` beside length/fill/values/extent (write members as `{target}.{k}`)"
+                        ))
+                    });
                 }
                 let length = match t.get("length") {
                     Some(l) => Some(
@@ -831,13 +898,29 @@ fn inputs_of(
                         KeyError {
                             message: format!("`{}`: {m}", dotted(&keys)),
                             keys,
+                            at_key: false,
                         }
                     })?),
                     None => None,
                 };
-                push(contents, length, out);
-                if let Some(last) = out.last_mut() {
-                    last.extent = extent;
+                // The contents and length, then the extent, each an input
+                // of its own so that what the shader refuses of one is
+                // named at its key (`inputs.img.extent`); the extent's
+                // input carries the length too, which shapes an array of
+                // images it sizes.
+                let given: Vec<&str> = ["length", "fill", "values"]
+                    .into_iter()
+                    .filter(|k| t.contains_key(*k))
+                    .collect();
+                if !given.is_empty() || extent.is_none() {
+                    let at: &[&str] = match given.as_slice() {
+                        [one] => std::slice::from_ref(one),
+                        _ => &[],
+                    };
+                    push_at(contents, length, None, at, out);
+                }
+                if extent.is_some() {
+                    push_at(Contents::Default, length, extent, &["extent"], out);
                 }
             } else {
                 for (member, mv) in t {

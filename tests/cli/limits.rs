@@ -784,18 +784,14 @@ fn a_request_past_its_memory_bound_stops_before_the_front_end() {
     }
 }
 
-/// A manifest whose rows a limit all stopped before their program was
-/// read counts them in its summary, as undecided rows not read, never as
-/// "0 files". Two race rows on a SPIR-V shader: read, both pass; under
-/// `--max-memory 1` (the process holds more than 1 MiB before it reads a
-/// byte) neither is read, both are undecided, exit 3.
-#[test]
-fn a_manifest_whose_rows_were_never_read_says_so() {
+/// A manifest `m.csv` in `dir` of two race rows on a SPIR-V shader (one
+/// and two invocations), both race-free; its path.
+fn two_race_rows(dir: &std::path::Path) -> String {
     let shader = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("tests/fixtures/shader-dispatch/uninit.spvasm")
         .display()
         .to_string();
-    let csv = scratch("unread-manifest").join("m.csv");
+    let csv = dir.join("m.csv");
     std::fs::write(
         &csv,
         format!(
@@ -805,7 +801,17 @@ fn a_manifest_whose_rows_were_never_read_says_so() {
         ),
     )
     .unwrap();
-    let csv = csv.display().to_string();
+    csv.display().to_string()
+}
+
+/// A manifest whose rows a limit all stopped before their program was
+/// read counts them in its summary, as undecided rows not read, never as
+/// "0 files". Two race rows on a SPIR-V shader: read, both pass; under
+/// `--max-memory 1` (the process holds more than 1 MiB before it reads a
+/// byte) neither is read, both are undecided, exit 3.
+#[test]
+fn a_manifest_whose_rows_were_never_read_says_so() {
+    let csv = two_race_rows(&scratch("unread-manifest"));
     let (code, out, err) = vkmm(&["suite", "--manifest", &csv]);
     assert_eq!(code, 0, "{out}{err}");
     assert!(
@@ -870,4 +876,61 @@ fn the_memory_bound_stops_the_spirv_lowering_and_says_so() {
         "{err}"
     );
     assert!(!err.contains("lowered"), "{err}");
+}
+
+/// `vkmm merge` counts the rows a limit stopped before they were read as
+/// the one run of the whole suite does. The rows of [`two_race_rows`] in
+/// two shards: both shards under `--max-memory 1` merge to "all stopped
+/// before they were read", as the unsharded run under that bound says; shard 1 under the
+/// bound and shard 2 without it merge to one row unread (undecided) and
+/// one passed, in text and in JSON.
+#[test]
+fn merged_shards_count_the_rows_never_read() {
+    let dir = scratch("unread-merge");
+    let csv = two_race_rows(&dir);
+    // Shard k of 2, under `bound` (extra arguments), written to a file.
+    let shard = |k: usize, bound: &[&str]| {
+        let s = format!("{k}/2");
+        let args = [
+            &[
+                "suite",
+                "--manifest",
+                &csv,
+                "--shard",
+                &s,
+                "--format",
+                "json",
+            ][..],
+            bound,
+        ]
+        .concat();
+        let (code, out, err) = vkmm(&args);
+        assert!(code == 0 || code == 3, "{out}{err}");
+        let f = dir.join(format!("s{k}-{}.json", bound.len()));
+        std::fs::write(&f, out).unwrap();
+        f.display().to_string()
+    };
+    let bound = ["--max-memory", "1"];
+    let (a, b) = (shard(1, &bound), shard(2, &bound));
+    let (code, out, err) = vkmm(&["merge", &a, &b]);
+    assert_eq!(code, 3, "{out}{err}");
+    let line = "2 files (all stopped before they were read), 2 checks: 0 passed, 0 failed, 2 undecided, 0 errors";
+    assert!(out.contains(line), "{out}");
+    let (_, whole, _) = vkmm(&["suite", "--manifest", &csv, "--max-memory", "1"]);
+    assert!(whole.contains(line), "{whole}");
+    // One shard unread, the other checked.
+    let b = shard(2, &[]);
+    let (code, out, err) = vkmm(&["merge", &a, &b]);
+    assert_eq!(code, 3, "{out}{err}");
+    assert!(
+        out.contains(
+            "2 files (1 stopped before it was read), 2 checks: 1 passed, 0 failed, 1 undecided, 0 errors"
+        ),
+        "{out}"
+    );
+    let (code, out, err) = vkmm(&["merge", &a, &b, "--format", "json"]);
+    assert_eq!(code, 3, "{out}{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).expect("JSON");
+    assert_eq!(v["files"], 2, "{out}");
+    assert_eq!(v["unread"], 1, "{out}");
 }

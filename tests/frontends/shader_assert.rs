@@ -247,7 +247,7 @@ fn a_bad_condition_in_a_dispatch_file_names_the_file() {
     let (code, _, err) = vkmm(&["check", &shader]);
     assert_eq!(code, 2, "{err}");
     assert!(
-        err.contains("counter.wgsl.dispatch.toml: assert `out[0] === 2`: column 10: expected"),
+        err.contains("counter.wgsl.dispatch.toml:2:10: assert `out[0] === 2`: column 10: expected"),
         "{err}"
     );
     // Not a string: the key is named.

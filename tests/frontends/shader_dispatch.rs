@@ -366,3 +366,102 @@ fn a_dispatch_file_beside_the_shader_applies_under_the_command_line() {
         "{err}"
     );
 }
+
+/// Every error in a suite's inputs file names the file, the line and
+/// column of the value at fault (of the key, where the key is unknown; of
+/// the `[[shader]]` table, where a key it needs is missing) and the key;
+/// exit 2. An input or condition the shader refuses names them too.
+#[test]
+fn an_inputs_file_names_the_line_column_and_key_of_each_error() {
+    let dir = std::env::temp_dir().join(format!("vkmm-inputs-file-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let shader = root("tests/fixtures/shader-dispatch/last-one.comp");
+    let manifest = dir.join("manifest.csv");
+    std::fs::write(
+        &manifest,
+        format!(
+            "file,entry,local_size,workgroups,property,expected\n{shader},main,\"2,1,1\",\"1,1,1\",assertion: b[1] == 2 in every execution,holds\n"
+        ),
+    )
+    .unwrap();
+    let inputs = dir.join("inputs.toml");
+    let shown = inputs.display().to_string();
+    let run = |text: &str| {
+        std::fs::write(&inputs, text).unwrap();
+        vkmm(&[
+            "suite",
+            "--manifest",
+            &manifest.display().to_string(),
+            "--inputs",
+            &shown,
+        ])
+    };
+    // Read before any shader: no compiler needed.
+    for (text, says) in [
+        (
+            "[[shader]]\nfile = \"x\"\n[shader.inputs]\nb = { length = 0 }\n",
+            format!("{shown}:4:16: shader 1 (x): `b.length`: expected 1 to 1048576"),
+        ),
+        (
+            "[[shader]]\nfile = \"x\"\n\n[[shader]]\nentry = 3\nfile = \"y\"\n",
+            format!("{shown}:5:9: shader 2 (y): `entry`: expected a string"),
+        ),
+        (
+            "[[shader]]\nfile = \"y\"\nrows = [1, \"a\"]\n",
+            format!("{shown}:3:8: shader 1 (y): `rows`: expected row numbers"),
+        ),
+        (
+            "[[shader]]\nfile = \"x\"\n\n[[shader]]\nentry = \"main\"\n",
+            format!("{shown}:4:1: shader 2: expected `file = \"...\"`"),
+        ),
+        (
+            "colour = 1\n",
+            format!("{shown}:1:1: unknown key `colour`: expected [[shader]] tables"),
+        ),
+        (
+            "[[shader]]\nfile = \"x\"\n  colour = 1\n",
+            format!("{shown}:3:3: shader 1 (x): unknown key `colour`: expected local_size"),
+        ),
+        (
+            "[[shader]]\nfile = \"x\"\n[shader.inputs]\nb = { length = 2, x = 1 }\n",
+            format!("{shown}:4:19: shader 1 (x): `b`: `x` beside length/fill/values/extent"),
+        ),
+        (
+            "[[shader]]\nfile = \"x\"\n[shader.extent]\nimg = \"2y3\"\n",
+            format!("{shown}:4:7: shader 1 (x): `extent.img`: expected an extent WxH[xD...]"),
+        ),
+        (
+            "[[shader]]\nfile = \"x\"\nlocal_size = [2,\n",
+            format!("{shown}:3:17: "),
+        ),
+    ] {
+        let (code, out, err) = run(text);
+        assert_eq!(code, 2, "{text}: {out}{err}");
+        assert!(err.contains(&says), "{text}: {err}");
+    }
+    if glslang() {
+        // Read against the shader: the input and the condition name the
+        // file, line, column and key they are written at.
+        let (code, out, err) = run(&format!(
+            "[[shader]]\nfile = {shader:?}\n[shader.inputs]\nnope = 1\n"
+        ));
+        assert_eq!(code, 2, "{out}{err}");
+        assert!(
+            out.contains(&format!(
+                "input `nope` ({shown}:4:8, key `inputs.nope` of [[shader]] 1): no buffer"
+            )),
+            "{out}"
+        );
+        let (code, out, err) = run(&format!(
+            "[[shader]]\nfile = {shader:?}\ncondition = \"b[1] === 2\"\n"
+        ));
+        assert_eq!(code, 2, "{out}{err}");
+        assert!(
+            out.contains(&format!(
+                "{shown}:3:13: condition of [[shader]] 1 `b[1] === 2`: column 8: expected"
+            )),
+            "{out}"
+        );
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -394,10 +394,24 @@ fn extent_errors_name_the_option_or_the_file_key_and_what_was_expected() {
                 "size.comp: input `nope` ({shown}:2:8, key `extent.nope`): no buffer, uniform, push constant or workgroup variable is named so"
             ),
         ),
+        // Under [inputs], what the shader refuses of a table's extent is
+        // named at the extent's key, of its values at theirs.
         (
             "[inputs]\no = { extent = [2] }\n",
             format!(
-                "size.comp: input `o` ({shown}:2:5, key `inputs.o`): an extent is an image's size, and this is not an image"
+                "size.comp: input `o` ({shown}:2:16, key `inputs.o.extent`): an extent is an image's size, and this is not an image"
+            ),
+        ),
+        (
+            "[inputs.img]\nfill = \"zero\"\nextent = [2, 3, 4]\n",
+            format!(
+                "size.comp: input `img` ({shown}:3:10, key `inputs.img.extent`): the image has 2 coordinates"
+            ),
+        ),
+        (
+            "[inputs]\nimg = { extent = [2, 2], values = [1, 2, 3] }\n",
+            format!(
+                "size.comp: input `img` ({shown}:2:35, key `inputs.img.values`): 3 values for 4 cells"
             ),
         ),
     ] {
