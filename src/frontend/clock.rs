@@ -137,7 +137,38 @@ pub fn bound_reached() -> Option<&'static str> {
     if FRONT_END.with(|c| c.get().is_some_and(|x| x.grace)) {
         return None;
     }
-    crate::memory::over(input_bound()).then_some(crate::memory::MEMORY_IS_UP)
+    over_input_memory().then_some(crate::memory::MEMORY_IS_UP)
+}
+
+/// Whether a container of the front end may grow by `extra` bytes: `None`
+/// to go on, or why the request must stop (the memory bound,
+/// [`crate::memory::MEMORY_IS_UP`]). A table or buffer that is full moves
+/// into one about twice as large while the old one is still held, and a
+/// hash table fills the new one entry by entry, which can take longer
+/// than the front end's periodic polls allow for: so a growth the bound
+/// cannot hold is refused before it starts, as [`input_memory_leaves`]
+/// measures it. Growths under a mebibyte are left to the periodic polls
+/// ([`bound_reached`]), and inside [`Grace`] nothing stops the work.
+pub fn room_to_grow(extra: usize) -> Option<&'static str> {
+    if extra < 1 << 20 || FRONT_END.with(|c| c.get().is_none_or(|x| x.grace)) {
+        return None;
+    }
+    (!input_memory_leaves(extra)).then_some(crate::memory::MEMORY_IS_UP)
+}
+
+/// Whether `map` may take one more entry within the memory bound
+/// ([`room_to_grow`]): a full table grows into one of twice the buckets,
+/// each an entry and a control byte, while the old one is held; a module
+/// of hundreds of thousands of results grows its tables by tens of
+/// mebibytes at once.
+pub fn room_for_one_more<K, V, S>(
+    map: &std::collections::HashMap<K, V, S>,
+) -> Option<&'static str> {
+    if map.len() < map.capacity() {
+        return None;
+    }
+    let buckets = ((map.capacity() + 1) * 8 / 7).next_power_of_two();
+    room_to_grow(buckets * (std::mem::size_of::<(K, V)>() + 1))
 }
 
 /// Whether the process is past the memory bound of the request whose

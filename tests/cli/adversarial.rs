@@ -778,3 +778,32 @@ fn orders_of_many_locations_stop_at_the_memory_bound() {
     let (code, err) = bounded_with(&p, &["--model", &m]);
     assert_eq!(code, 3, "{err}");
 }
+
+/// The SPIR-V front end holds the memory bound in every phase: the
+/// 400,000 arithmetic instructions of [`crate::limits::long_shader`] take
+/// about 390 MiB resident to check whole, read and lowered in phases of
+/// different sizes (the module's text and instructions, its table of
+/// result types, then each invocation's table of values, which grows by
+/// doubling into tens of mebibytes at once). Under `--max-memory` of 150,
+/// 240 and 300 MiB and a long timeout, each run stops undecided (exit 3)
+/// in whichever phase reaches the bound, never with a verdict, its peak
+/// resident memory within 10 % of the bound.
+#[test]
+fn the_spirv_front_end_stays_within_the_memory_bound() {
+    let dir = scratch("spirv-memory");
+    let f = crate::limits::long_shader(&dir, 400_000);
+    for bound in [150u64, 240, 300] {
+        let b = bound.to_string();
+        let (code, err, _, peak) = measured(&["check", &f, "--timeout", "30", "--max-memory", &b]);
+        assert_eq!(code, 3, "--max-memory {bound}: {err}");
+        assert!(
+            err.contains("undecided: stopped at the memory bound (--max-memory)"),
+            "--max-memory {bound}: {err}"
+        );
+        assert!(
+            peak < (bound << 10) * 11 / 10,
+            "--max-memory {bound}: {} MiB resident",
+            peak >> 10
+        );
+    }
+}

@@ -341,7 +341,7 @@ fn spirv_errors_are_located_in_the_source() {
 /// A SPIR-V compute shader of `n` arithmetic instructions before one
 /// store: front-end and lowering work in proportion to `n`, one event per
 /// invocation.
-fn long_shader(dir: &std::path::Path, n: usize) -> String {
+pub(crate) fn long_shader(dir: &std::path::Path, n: usize) -> String {
     let mut s = String::from(
         "; @Config: 1, 1, 2\n; @Input: %w = {0}\n; @Output: forall (%w[0] == 2)\n\
          OpCapability Shader\nOpCapability VulkanMemoryModel\nOpMemoryModel Logical Vulkan\n\
@@ -848,14 +848,14 @@ fn a_manifest_whose_rows_were_never_read_says_so() {
 }
 
 /// The memory bound stops the SPIR-V lowering where it polls the bound
-/// (every 4,096 instructions), and the message names that phase.
-/// [`long_shader`]'s 400,000 instructions are read within about 190 MiB
-/// (bounds of 150 and 170 stop the reading), and lowering them brings the
-/// run to about 290 MiB (bounds of 200 to 260 stop the lowering, 300 lets the
-/// check finish): at `--max-memory 240`, the middle of that window, the
-/// check stops in the lowering,
-/// undecided (exit 3) with no verdict; at `--max-memory 100` it stops
-/// while the module is read, a phase the message does not call lowering.
+/// (every 4,096 instructions, and before a table of values grows), and
+/// the message names that phase. [`long_shader`]'s 400,000 instructions
+/// are read within about 200 MiB (bounds up to 200 stop the reading), and
+/// lowering them brings the run to about 390 MiB (bounds of 240 to 400
+/// stop the lowering, each its own invocation's table of values): at
+/// `--max-memory 240` the check stops in the lowering, undecided (exit 3)
+/// with no verdict; at `--max-memory 100` it stops while the module is
+/// read, a phase the message does not call lowering.
 #[test]
 fn the_memory_bound_stops_the_spirv_lowering_and_says_so() {
     let dir = scratch("lowering-memory");

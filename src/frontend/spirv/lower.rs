@@ -242,6 +242,20 @@ struct Frame {
     visited: std::collections::HashSet<String>,
 }
 
+/// Whether `map` may take one more entry within the request's memory
+/// bound ([`crate::frontend::clock::room_for_one_more`]); the error is
+/// located at `inst`, the instruction whose result would not fit.
+fn room_for_one_more<K, V>(map: &HashMap<K, V>, inst: &Inst) -> R<()> {
+    match crate::frontend::clock::room_for_one_more(map) {
+        None => Ok(()),
+        Some(why) => Err((
+            inst.line,
+            inst.col,
+            format!("{why} while the SPIR-V program was lowered"),
+        )),
+    }
+}
+
 /// The most nested inlined calls.
 const MAX_CALL_DEPTH: usize = 16;
 
@@ -863,6 +877,7 @@ impl<'a> Gen<'a> {
                         incoming.push((inst.id(i)?.to_string(), inst.id(i + 1)?.to_string()));
                         i += 2;
                     }
+                    room_for_one_more(&fr.vals, inst)?;
                     fr.vals.insert(id.to_string(), v.clone());
                     fr.phis
                         .entry(block.clone())
@@ -1036,6 +1051,7 @@ impl<'a> Gen<'a> {
     }
 
     fn bind(&self, fr: &mut Frame, inst: &Inst, v: Val) -> R<()> {
+        room_for_one_more(&fr.vals, inst)?;
         fr.vals.insert(inst.result_id()?.to_string(), v);
         Ok(())
     }
