@@ -122,9 +122,10 @@ pub fn time_is_up() -> bool {
 
 /// Whether the request whose front end runs on this thread must stop, and
 /// why: its deadline has passed ([`time_is_up`]: [`TIME_IS_UP`]) or the
-/// process holds more than its memory bound ([`input_bound`]) as the
-/// search counts it ([`crate::memory::over`]: the bytes allocated and
-/// what the program itself holds; [`crate::memory::MEMORY_IS_UP`]);
+/// process holds more than its memory bound ([`input_bound`]) as
+/// [`over_input_memory`] measures it (the bytes allocated and what the
+/// program itself holds, or the resident memory when larger: what the
+/// front end frees, the allocator may keep; [`crate::memory::MEMORY_IS_UP`]);
 /// `None` to go on. A front end's long work (a compiler's run, parsing,
 /// lowering) asks it now and then, so that a request over its bounds
 /// stops there rather than in the search after it. Inside [`Grace`]
