@@ -141,6 +141,21 @@ pub fn bound_reached() -> Option<&'static str> {
     over_input_memory().then_some(crate::memory::MEMORY_IS_UP)
 }
 
+/// [`bound_reached`] with the memory counted as the search counts it
+/// ([`crate::memory::over`]: the bytes allocated and what the program
+/// itself holds), without reading the resident memory: cheap enough to
+/// ask every few hundred steps of work, between the rarer readings of
+/// [`bound_reached`].
+pub fn counted_bound_reached() -> Option<&'static str> {
+    if time_is_up() {
+        return Some(TIME_IS_UP);
+    }
+    if FRONT_END.with(|c| c.get().is_some_and(|x| x.grace)) {
+        return None;
+    }
+    crate::memory::over(input_bound()).then_some(crate::memory::MEMORY_IS_UP)
+}
+
 /// Whether a container of the front end may grow by `extra` bytes: `None`
 /// to go on, or why the request must stop (the memory bound,
 /// [`crate::memory::MEMORY_IS_UP`]). A table or buffer that is full moves

@@ -256,6 +256,12 @@ fn room_for_one_more<K, V>(map: &HashMap<K, V>, inst: &Inst) -> R<()> {
     }
 }
 
+/// Units of lowering work between two readings of the request's time
+/// and counted memory; the resident memory, whose reading costs a read
+/// of `/proc`, is read every [`POLL_RESIDENT`] of them.
+const POLL_EVERY: usize = 256;
+const POLL_RESIDENT: usize = 4096;
+
 /// The most nested inlined calls.
 const MAX_CALL_DEPTH: usize = 16;
 
@@ -298,6 +304,10 @@ pub(super) struct Gen<'a> {
     /// offsets name and that have no location yet: (variable, instance,
     /// byte offset, size). Given locations, the lowering runs again.
     pub wanted: Vec<(String, usize, i64, u32)>,
+    /// Units of work done (instructions lowered, cases of an access at a
+    /// runtime offset): the request's bounds are read every
+    /// [`POLL_EVERY`] of them ([`Gen::poll`]).
+    work: usize,
     /// Some access at an offset held in a register wrote its offset to a
     /// probe location (`Memory::probe`).
     pub probed: bool,
@@ -456,6 +466,7 @@ impl<'a> Gen<'a> {
             out_of_bounds: Vec::new(),
             past_end: Vec::new(),
             wanted: Vec::new(),
+            work: 0,
             probed: false,
             tangles: group::Tangles::of(m, insts),
             known: HashMap::new(),
@@ -891,17 +902,7 @@ impl<'a> Gen<'a> {
         let mut unreached = false;
         for k in body {
             let inst = &self.insts[k];
-            if k % 4096 == 4095
-                && let Some(why) = crate::frontend::clock::bound_reached()
-            {
-                // The phase is named: a bound reached here, after the
-                // module was read, is the lowering's.
-                return Err((
-                    inst.line,
-                    inst.col,
-                    format!("{why} while the SPIR-V program was lowered"),
-                ));
-            }
+            self.poll(inst)?;
             match inst.op {
                 Op::Function | Op::FunctionParameter | Op::FunctionEnd | Op::Phi => {}
                 Op::Label => {
@@ -1048,6 +1049,32 @@ impl<'a> Gen<'a> {
                 Err((Cmp::Ne, o, Operand::Const(0)))
             }
         })
+    }
+
+    /// One unit of lowering work at `inst`: an instruction, or one case of
+    /// an access at a runtime offset (one instruction may expand into one
+    /// case per cell of a large variable, each lowered in full). Every
+    /// [`POLL_EVERY`] units the request's bounds are read, and a bound
+    /// reached stops the lowering, the phase named: a bound reached here,
+    /// after the module was read, is the lowering's.
+    fn poll(&mut self, inst: &Inst) -> R<()> {
+        self.work += 1;
+        if !self.work.is_multiple_of(POLL_EVERY) {
+            return Ok(());
+        }
+        let why = if self.work.is_multiple_of(POLL_RESIDENT) {
+            crate::frontend::clock::bound_reached()
+        } else {
+            crate::frontend::clock::counted_bound_reached()
+        };
+        match why {
+            None => Ok(()),
+            Some(why) => Err((
+                inst.line,
+                inst.col,
+                format!("{why} while the SPIR-V program was lowered"),
+            )),
+        }
     }
 
     fn bind(&self, fr: &mut Frame, inst: &Inst, v: Val) -> R<()> {
@@ -2402,6 +2429,7 @@ impl<'a> Gen<'a> {
                 self.mark_out_of_bounds(&var, inst);
                 self.goto(&end, &src);
                 for (l, pieces) in labelled {
+                    self.poll(inst)?;
                     self.label(&l, &src);
                     f(self, &pieces)?;
                     self.goto(&end, &src);
