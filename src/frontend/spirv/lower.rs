@@ -246,6 +246,10 @@ struct Frame {
 const MAX_CALL_DEPTH: usize = 16;
 
 /// One invocation's code.
+/// An array of image descriptors' layout: the stride between its elements
+/// and each element's extents (`None`: not an array of images).
+type ImageArray = Option<(i64, Vec<Vec<usize>>)>;
+
 pub(super) struct Gen<'a> {
     m: &'a Module,
     insts: &'a [Inst],
@@ -298,6 +302,10 @@ pub(super) struct Gen<'a> {
     edge_known: HashMap<(usize, String), HashMap<String, i64>>,
     /// Each function's control flow and the variables it may write.
     flows: HashMap<String, std::rc::Rc<known::Flow>>,
+    /// Per (variable, instance, coordinates): the layout
+    /// [`Gen::image_array`] finds, computed once (every image access asks,
+    /// and each answer scans the variable's cells).
+    image_arrays: std::cell::RefCell<HashMap<(String, usize, usize), ImageArray>>,
     /// Whether blocks no path reaches are left out (`known`): not where
     /// the lowering numbers what it meets in text order for every
     /// invocation alike (group instructions' instances, the shader call
@@ -447,6 +455,7 @@ impl<'a> Gen<'a> {
             known: HashMap::new(),
             edge_known: HashMap::new(),
             flows: HashMap::new(),
+            image_arrays: Default::default(),
             skip_unreached: false,
             dead: false,
         };
