@@ -122,9 +122,10 @@ pub fn time_is_up() -> bool {
 
 /// Whether the request whose front end runs on this thread must stop, and
 /// why: its deadline has passed ([`time_is_up`]: [`TIME_IS_UP`]) or the
-/// process holds more than its memory bound ([`input_bound`]) as the
-/// search counts it ([`crate::memory::over`]: the bytes allocated and
-/// what the program itself holds; [`crate::memory::MEMORY_IS_UP`]);
+/// process holds more than its memory bound ([`input_bound`]) as
+/// [`over_input_memory`] measures it (the bytes allocated and what the
+/// program itself holds, or the resident memory when larger: what the
+/// front end frees, the allocator may keep; [`crate::memory::MEMORY_IS_UP`]);
 /// `None` to go on. A front end's long work (a compiler's run, parsing,
 /// lowering) asks it now and then, so that a request over its bounds
 /// stops there rather than in the search after it. Inside [`Grace`]
@@ -137,7 +138,53 @@ pub fn bound_reached() -> Option<&'static str> {
     if FRONT_END.with(|c| c.get().is_some_and(|x| x.grace)) {
         return None;
     }
+    over_input_memory().then_some(crate::memory::MEMORY_IS_UP)
+}
+
+/// [`bound_reached`] with the memory counted as the search counts it
+/// ([`crate::memory::over`]: the bytes allocated and what the program
+/// itself holds), without reading the resident memory: cheap enough to
+/// ask every few hundred steps of work, between the rarer readings of
+/// [`bound_reached`].
+pub fn counted_bound_reached() -> Option<&'static str> {
+    if time_is_up() {
+        return Some(TIME_IS_UP);
+    }
+    if FRONT_END.with(|c| c.get().is_some_and(|x| x.grace)) {
+        return None;
+    }
     crate::memory::over(input_bound()).then_some(crate::memory::MEMORY_IS_UP)
+}
+
+/// Whether a container of the front end may grow by `extra` bytes: `None`
+/// to go on, or why the request must stop (the memory bound,
+/// [`crate::memory::MEMORY_IS_UP`]). A table or buffer that is full moves
+/// into one about twice as large while the old one is still held, and a
+/// hash table fills the new one entry by entry, which can take longer
+/// than the front end's periodic polls allow for: so a growth the bound
+/// cannot hold is refused before it starts, as [`input_memory_leaves`]
+/// measures it. Growths under a mebibyte are left to the periodic polls
+/// ([`bound_reached`]), and inside [`Grace`] nothing stops the work.
+pub fn room_to_grow(extra: usize) -> Option<&'static str> {
+    if extra < 1 << 20 || FRONT_END.with(|c| c.get().is_none_or(|x| x.grace)) {
+        return None;
+    }
+    (!input_memory_leaves(extra)).then_some(crate::memory::MEMORY_IS_UP)
+}
+
+/// Whether `map` may take one more entry within the memory bound
+/// ([`room_to_grow`]): a full table grows into one of twice the buckets,
+/// each an entry and a control byte, while the old one is held; a module
+/// of hundreds of thousands of results grows its tables by tens of
+/// mebibytes at once.
+pub fn room_for_one_more<K, V, S>(
+    map: &std::collections::HashMap<K, V, S>,
+) -> Option<&'static str> {
+    if map.len() < map.capacity() {
+        return None;
+    }
+    let buckets = ((map.capacity() + 1) * 8 / 7).next_power_of_two();
+    room_to_grow(buckets * (std::mem::size_of::<(K, V)>() + 1))
 }
 
 /// Whether the process is past the memory bound of the request whose

@@ -778,3 +778,135 @@ fn orders_of_many_locations_stop_at_the_memory_bound() {
     let (code, err) = bounded_with(&p, &["--model", &m]);
     assert_eq!(code, 3, "{err}");
 }
+
+/// The SPIR-V front end holds the memory bound in every phase: the
+/// 400,000 arithmetic instructions of [`crate::limits::long_shader`] take
+/// about 390 MiB resident to check whole, read and lowered in phases of
+/// different sizes (the module's text and instructions, its table of
+/// result types, then each invocation's table of values, which grows by
+/// doubling into tens of mebibytes at once). Under `--max-memory` of 150,
+/// 240 and 300 MiB and a long timeout, each run stops undecided (exit 3)
+/// in whichever phase reaches the bound, never with a verdict, its peak
+/// resident memory within 10 % of the bound.
+#[test]
+fn the_spirv_front_end_stays_within_the_memory_bound() {
+    let dir = scratch("spirv-memory");
+    let f = crate::limits::long_shader(&dir, 400_000);
+    for bound in [150u64, 240, 300] {
+        let b = bound.to_string();
+        let (code, err, _, peak) = measured(&["check", &f, "--timeout", "30", "--max-memory", &b]);
+        assert_eq!(code, 3, "--max-memory {bound}: {err}");
+        assert!(
+            err.contains("undecided: stopped at the memory bound (--max-memory)"),
+            "--max-memory {bound}: {err}"
+        );
+        assert!(
+            peak < (bound << 10) * 11 / 10,
+            "--max-memory {bound}: {} MiB resident",
+            peak >> 10
+        );
+    }
+}
+
+/// The rows `rows` (data rows from 1) of the real-shader manifest, as a
+/// manifest of their own in the scratch folder `name` with the files'
+/// paths made absolute, and the inputs file remapped to it (its
+/// `[[shader]]` entries for those files, `rows` renumbered); the paths of
+/// the two, or `None` where the corpus is absent.
+fn corpus_rows(name: &str, rows: &[usize]) -> Option<(String, String)> {
+    let corpus = crate::common::corpus_or_skip("real-shaders")?;
+    let dir = scratch(name);
+    let text = std::fs::read_to_string(corpus.join("manifest.csv")).unwrap();
+    let mut reader = csv::Reader::from_reader(text.as_bytes());
+    let all: Vec<csv::StringRecord> = reader.records().map(Result::unwrap).collect();
+    let mut writer = csv::Writer::from_path(dir.join("m.csv")).unwrap();
+    writer.write_record(reader.headers().unwrap()).unwrap();
+    let mut files = Vec::new();
+    for &r in rows {
+        let mut row: Vec<String> = all[r - 1].iter().map(str::to_string).collect();
+        files.push(row[0].clone());
+        row[0] = corpus.join(&row[0]).display().to_string();
+        writer.write_record(&row).unwrap();
+    }
+    writer.flush().unwrap();
+    // Each entry: kept when its file is one of the rows' and its rows
+    // (when given) name one of them, renumbered in the subset.
+    let inputs = std::fs::read_to_string("tests/fixtures/real-shaders/inputs.toml").unwrap();
+    let mut out = String::new();
+    for entry in inputs.split("[[shader]]\n").skip(1) {
+        let field = |key: &str| {
+            entry
+                .lines()
+                .find_map(|l| l.strip_prefix(&format!("{key} = ")))
+                .map(str::to_string)
+        };
+        let file = field("file").unwrap();
+        let file = file.trim_matches('"');
+        let listed: Option<Vec<usize>> = field("rows").map(|l| {
+            l.trim_matches(['[', ']'])
+                .split(',')
+                .map(|n| n.trim().parse().unwrap())
+                .collect()
+        });
+        let picked: Vec<usize> = (1..=rows.len())
+            .filter(|&k| {
+                files[k - 1] == file && listed.as_ref().is_none_or(|l| l.contains(&rows[k - 1]))
+            })
+            .collect();
+        if picked.is_empty() {
+            continue;
+        }
+        let mut e = entry.replacen(
+            &format!("file = \"{file}\""),
+            &format!("file = \"{}\"", corpus.join(file).display()),
+            1,
+        );
+        if let Some(l) = field("rows") {
+            e = e.replacen(&format!("rows = {l}"), &format!("rows = {picked:?}"), 1);
+        }
+        out.push_str("[[shader]]\n");
+        out.push_str(&e);
+    }
+    std::fs::write(dir.join("inputs.toml"), out).unwrap();
+    Some((
+        dir.join("m.csv").display().to_string(),
+        dir.join("inputs.toml").display().to_string(),
+    ))
+}
+
+/// Real shaders whose phases before the path walk are long: the race rows
+/// of GPUPrefixSums' chained scans at `BLOCK_DIM=8` (rows 24 and 27: the
+/// run that finds the statements each invocation can reach keeps copies of
+/// register files of thousands of registers, past 500 MiB and 7 s before
+/// the walk starts), and FidelityFX SPD (row 32: the lowering of its image
+/// array stores, one case per texel of each image, runs seconds within a
+/// few hundred instructions). Under `--timeout 2 --max-memory 300` each row
+/// ends undecided within the caps.
+#[test]
+fn real_shaders_with_long_phases_stop_at_the_limits() {
+    let mut rows = vec![24, 27];
+    if crate::common::glslang() {
+        rows.push(32);
+    }
+    for row in rows {
+        let Some((csv, inputs)) = corpus_rows(&format!("long-phase-{row}"), &[row]) else {
+            return;
+        };
+        let (code, err, took, peak) = measured(&[
+            "suite",
+            "--manifest",
+            &csv,
+            "--inputs",
+            &inputs,
+            "--timeout",
+            "2",
+            "--max-memory",
+            "300",
+            "-j",
+            "1",
+        ]);
+        assert_eq!(code, 3, "row {row}: {err}");
+        assert!(took < BUDGET, "row {row}: {took:?} under --timeout 2");
+        assert!(peak < PEAK_KIB, "row {row}: {} MiB resident", peak >> 10);
+    }
+}

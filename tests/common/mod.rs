@@ -337,6 +337,27 @@ pub fn vkmm(args: &[&str]) -> (i32, String, String) {
     )
 }
 
+/// Runs vkmm with `args` as [`vkmm`] does and asserts that it ends
+/// undecided (exit 3), its standard output holding each of `out_has` and
+/// its standard error each of `err_has` (both shown when one is not);
+/// returns (stdout, stderr) for what else the caller asserts.
+pub fn vkmm_undecided(args: &[&str], out_has: &[&str], err_has: &[&str]) -> (String, String) {
+    let (code, out, err) = vkmm(args);
+    assert_eq!(
+        code, 3,
+        "{args:?}: exit {code}, not 3 (undecided)\n{out}{err}"
+    );
+    for (stream, text, wanted) in [("stdout", &out, out_has), ("stderr", &err, err_has)] {
+        for w in wanted {
+            assert!(
+                text.contains(w),
+                "{args:?}: no `{w}` on {stream}:\n{out}{err}"
+            );
+        }
+    }
+    (out, err)
+}
+
 /// The `missing:` line of `vkmm explain`'s race diagnosis of the test at
 /// `path` (relative to the repository).
 pub fn missing_line(path: &str) -> String {

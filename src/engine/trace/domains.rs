@@ -107,9 +107,9 @@ pub(super) fn step_group(s: &mut State, ins: &Instruction, values: BarrierValues
         .map(|op| reg_prov(s, op))
         .unwrap_or_default();
     if let Some(dest) = &ins.dest {
-        s.regs.insert(dest.clone(), RegValue::Read(index));
-        s.prov.insert(dest.clone(), Prov::new());
-        s.from_memory.insert(dest.clone());
+        s.regs.insert(dest, RegValue::Read(index));
+        s.prov.insert(dest, Prov::new());
+        s.from_memory.insert(dest, ());
     }
     s.events.push(PathEvent {
         stmt: s.pc,

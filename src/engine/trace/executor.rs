@@ -8,11 +8,13 @@ use super::domains::{Domains, Reads, group_key, group_size, operand_prov, step_g
 use super::lockstep;
 use super::own::{latest_own_derived, latest_own_derived_event, latest_own_write};
 use super::path::*;
+use super::shared::{CowVec, Names};
 use super::spin::{SpinLoop, label_map, successors};
 use super::state::{MAX_FREE_ITERATIONS, Regs, State, location, reg_prov};
 use crate::engine::limits::{ExecError, LimitKind, Limits};
 use crate::ir::{Instruction, OpKind, Operand, Program, RmwOp, Stmt, Thread};
 use std::collections::{BTreeMap, HashMap, HashSet};
+use std::sync::Arc;
 
 /// The loops of `t`'s code for the unrolling bound: head statement ->
 /// the statements of the loop (`head..=back`, `back` its last backward
@@ -179,7 +181,7 @@ pub(super) fn region_assigns(
 
 /// Whether the operand is a register holding a value from memory.
 pub(super) fn reads_memory(s: &State, op: &Operand) -> bool {
-    matches!(op, Operand::Reg(r) if s.from_memory.contains(r))
+    matches!(op, Operand::Reg(r) if s.from_memory.contains_key(r))
 }
 
 /// `dest = a op b`: `dest` holds a value from memory when `a` or `b` does.
@@ -188,7 +190,7 @@ pub(super) fn reads_memory(s: &State, op: &Operand) -> bool {
 /// registers either side assigns take the taint ([`close_regions`]).
 pub(super) fn taint(s: &mut State, dest: &str, a: &Operand, b: &Operand) {
     if reads_memory(s, a) || reads_memory(s, b) {
-        s.from_memory.insert(dest.to_string());
+        s.from_memory.insert(dest, ());
     } else {
         s.from_memory.remove(dest);
     }
@@ -213,7 +215,9 @@ fn close_regions(
             let assigned = regions
                 .entry(branch)
                 .or_insert_with(|| region_assigns(t, labels, branch, ipdom[branch]));
-            s.from_memory.extend(assigned.iter().cloned());
+            for r in assigned.iter() {
+                s.from_memory.insert(r, ());
+            }
         }
     }
     s.control.retain(|&(d, _, _)| d != pc);
@@ -472,7 +476,7 @@ fn prefix_before(s: &State, first: usize, stmt: usize) -> Path {
     let mut registers: Vec<(String, RegValue)> = s
         .regs
         .iter()
-        .filter(|(_, v)| holds(v))
+        .filter(|(_, v)| s.registers && holds(v))
         .map(|(r, v)| (r.clone(), *v))
         .collect();
     registers.sort_by(|a, b| a.0.cmp(&b.0));
@@ -512,6 +516,8 @@ pub(super) struct Code<'t> {
     /// iterations at its arrivals at the head its last backward jump
     /// went to), so the only labels whose arrivals a path records.
     back_targets: HashSet<usize>,
+    /// The registers the code assigns, numbered for the paths' [`Regs`].
+    names: Arc<Names>,
 }
 
 impl<'t> Code<'t> {
@@ -533,6 +539,7 @@ impl<'t> Code<'t> {
             steering: counters::steering(t),
             chains: dispatch::chains(t),
             back_targets: back_targets(t, &labels),
+            names: Arc::new(Names::of(t)),
             labels,
             loops,
             ipdom,
@@ -552,7 +559,7 @@ pub(super) fn explore_thread(
     code: &Code,
     domain: &Domains,
     budget: &Budget,
-    (derive, domains_walk): (bool, bool),
+    (derive, domains_walk, registers): (bool, bool, bool),
 ) -> Result<ThreadPaths, ExecError> {
     let (unroll, endings) = (limits.bounds.unroll, limits.endings);
     let (max_paths, max_memory) = (limits.bounds.max_paths, limits.bounds.max_memory);
@@ -564,23 +571,24 @@ pub(super) fn explore_thread(
         steering,
         chains,
         back_targets,
+        names,
     } = code;
     let mut regions: HashMap<usize, Vec<String>> = HashMap::new();
     // Looping alternatives of each await instance.
     let mut looping: HashMap<usize, Vec<Vec<ReadValue>>> = HashMap::new();
     let mut instances = 0usize;
+    let mut regs = Regs::new(names);
+    for (r, v) in &t.registers {
+        regs.insert(r, RegValue::Const(*v));
+    }
     let start = State {
         pc: 0,
-        regs: t
-            .registers
-            .iter()
-            .map(|(r, v)| (r.clone(), RegValue::Const(*v)))
-            .collect(),
+        regs,
         events: Vec::new(),
-        runs: vec![0; t.code.len()],
+        runs: CowVec::filled(t.code.len(), 0),
         last: usize::MAX,
         forced: None,
-        prov: Regs::default(),
+        prov: Regs::new(names),
         dead: false,
         awaiting: Vec::new(),
         awaits: Vec::new(),
@@ -591,13 +599,14 @@ pub(super) fn explore_thread(
         expr_provs: Vec::new(),
         forward: derive && plan.own_forwarding && !domains_walk,
         forwarded: Vec::new(),
-        from_memory: HashSet::new(),
+        from_memory: Regs::new(names),
         control: Vec::new(),
         opened: 0,
         head_marks: Vec::new(),
         free_iterations: 0,
         heads: Vec::new(),
         pending: false,
+        registers,
     };
     let stutters = plan.awaits;
     let mut race_free: HashMap<usize, bool> = HashMap::new();
@@ -678,7 +687,7 @@ pub(super) fn explore_thread(
                 // iteration no branch on a value from memory decided (it
                 // runs the same in every execution, `MAX_FREE_ITERATIONS`).
                 if !from_body || free_iteration(&mut s) {
-                    s.runs[s.pc..=back].fill(0);
+                    s.runs.fill(s.pc..=back, 0);
                 }
                 mark_head(&mut s);
             }
@@ -737,15 +746,14 @@ pub(super) fn explore_thread(
                             a: ta,
                             b: tb,
                         });
-                        s.regs
-                            .insert(dest.clone(), RegValue::Expr(s.exprs.len() - 1));
+                        s.regs.insert(dest, RegValue::Expr(s.exprs.len() - 1));
                         // The provenance of the expression's constant part
                         // (its reads' join it once they are concrete).
                         let prov = prov_max(&reg_prov(&s, a), &reg_prov(&s, b));
                         if s.domains {
                             s.expr_provs.push((prov.clone(), None));
                         }
-                        s.prov.insert(dest.clone(), prov);
+                        s.prov.insert(dest, prov);
                         taint(&mut s, dest, a, b);
                         s.pc += 1;
                         continue;
@@ -754,9 +762,8 @@ pub(super) fn explore_thread(
                         continue;
                     };
                     let prov = prov_max(&reg_prov(&s, a), &reg_prov(&s, b));
-                    s.regs
-                        .insert(dest.clone(), RegValue::Const(op.apply(va, vb)));
-                    s.prov.insert(dest.clone(), prov);
+                    s.regs.insert(dest, RegValue::Const(op.apply(va, vb)));
+                    s.prov.insert(dest, prov);
                     taint(&mut s, dest, a, b);
                     s.pc += 1;
                 }
@@ -970,7 +977,11 @@ pub(super) fn enter_or_leave_awaits(s: &mut State, spins: &[SpinLoop], instances
 /// passed and its registers (sorted by name: the out-of-bounds markers are
 /// found by bisection).
 pub(super) fn path_of(s: State, ending: Ending) -> Path {
-    let mut registers: Vec<(String, RegValue)> = s.regs.into_iter().collect();
+    let mut registers: Vec<(String, RegValue)> = if s.registers {
+        s.regs.iter().map(|(r, v)| (r.clone(), *v)).collect()
+    } else {
+        Vec::new()
+    };
     registers.sort_by(|a, b| a.0.cmp(&b.0));
     Path {
         events: s.events,
@@ -1442,19 +1453,19 @@ pub(super) fn step_op(
     }
     if let (Some(dest), Some(r)) = (&ins.dest, read) {
         s.regs.insert(
-            dest.clone(),
+            dest,
             match r {
                 ReadValue::Concrete(v) => RegValue::Const(v),
                 ReadValue::Symbolic => forwarded.unwrap_or(RegValue::Read(index)),
             },
         );
-        s.prov.insert(dest.clone(), read_prov);
+        s.prov.insert(dest, read_prov);
         // A plain read of a location no instruction writes (a uniform, an
         // input buffer) holds its initial value in every execution: a loop
         // bounded by it waits for no one. An atomic read is synchronisation
         // and always counts as memory.
         if ins.atomic || loc.is_none_or(|l| written.get(l).copied().unwrap_or(true)) {
-            s.from_memory.insert(dest.clone());
+            s.from_memory.insert(dest, ());
         } else {
             s.from_memory.remove(dest);
         }
@@ -1577,12 +1588,13 @@ pub(super) fn fix_read(s: &mut State, index: usize, v: i64, prov: &Prov, reads: 
     for h in &mut s.heads {
         h.3 = h.3.min(index);
     }
-    for (name, val) in s.regs.iter_mut() {
-        if *val == RegValue::Read(index) {
-            *val = RegValue::Const(v);
-            s.prov.insert(name.clone(), prov.clone());
-        }
-    }
+    let prov_map = &mut s.prov;
+    s.regs.update(|name, val| {
+        (*val == RegValue::Read(index)).then(|| {
+            prov_map.insert(name, prov.clone());
+            RegValue::Const(v)
+        })
+    });
     if s.exprs.is_empty() && s.events.iter().all(|e| e.derived.is_none()) && s.forwarded.is_empty()
     {
         return;
@@ -1595,8 +1607,8 @@ pub(super) fn fix_read(s: &mut State, index: usize, v: i64, prov: &Prov, reads: 
     };
     let values = expr_values(&s.exprs, &read);
     let konst = |v: RegValue| term_value(&values, v, &read);
-    let mut regs = std::mem::take(&mut s.regs);
-    for (name, val) in regs.iter_mut() {
+    let mut regs = s.regs.clone();
+    regs.update(|name, val| {
         if let RegValue::Expr(_) = val
             && let Some(c) = konst(*val)
         {
@@ -1615,11 +1627,12 @@ pub(super) fn fix_read(s: &mut State, index: usize, v: i64, prov: &Prov, reads: 
                     &s.prov.get(name).cloned().unwrap_or_default(),
                     &operand_prov(&provs, *val, &leaf),
                 );
-                s.prov.insert(name.clone(), p);
+                s.prov.insert(name, p);
             }
-            *val = RegValue::Const(c);
+            return Some(RegValue::Const(c));
         }
-    }
+        None
+    });
     let fixed: Vec<(usize, i64)> = s
         .events
         .iter()

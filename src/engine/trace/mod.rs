@@ -19,7 +19,8 @@
 //! This file is the walk's top: the value-domain fixpoint over every
 //! thread's paths. The files below it never import it: `path.rs` (what a
 //! walk produces), `budget.rs`, `dispatch.rs`, `spin.rs` (which loops run
-//! as awaits), `state.rs` (one path under way), `own.rs` (own locations),
+//! as awaits), `state.rs` (one path under way), `shared.rs` (its registers and
+//! statement counts, shared between paths until written), `own.rs` (own locations),
 //! `counters.rs`, `domains.rs` (the value domains and group functions'
 //! results) and `executor.rs` (one thread's walk).
 
@@ -36,6 +37,7 @@ mod lockstep;
 mod own;
 pub(in crate::engine) mod path;
 mod reach;
+mod shared;
 mod spin;
 mod state;
 
@@ -166,7 +168,7 @@ pub fn explore_in_full(
     // domains are computed, see below), an increment of a counter reading
     // only what it can (`counters`).
     let explore_all = |domain: &Domains,
-                       (derive, for_domains): (bool, bool),
+                       (derive, for_domains, registers): (bool, bool, bool),
                        counters: &counters::Counters|
      -> Result<Vec<ThreadPaths>, ExecError> {
         program
@@ -186,7 +188,7 @@ pub fn explore_in_full(
                     code,
                     domain,
                     &budget,
-                    (derive, for_domains),
+                    (derive, for_domains, registers),
                 )
             })
             .collect()
@@ -223,7 +225,13 @@ pub fn explore_in_full(
                 break;
             }
             let symbolic = symbolic_rounds.get();
-            let all = explore_all(&domain, (symbolic, symbolic), counters)?;
+            // With `symbolic_stores` a last walk lists the paths, so these
+            // need no registers.
+            let all = explore_all(
+                &domain,
+                (symbolic, symbolic, !plan.symbolic_stores),
+                counters,
+            )?;
             let computing = || format!("computing the value domains (round {})", round + 1);
             budget.check(&computing)?;
             // The most writes one execution makes to each location.
@@ -385,7 +393,7 @@ pub fn explore_in_full(
     // Walked again keeping reads symbolic through stores, the paths are
     // the same ones split less or fewer: the domains hold a result for
     // every group function they reach.
-    let mut paths = explore_all(&domain, (true, false), &counters)?;
+    let mut paths = explore_all(&domain, (true, false, true), &counters)?;
     lockstep::discharge(program, &mut paths, &budget)?;
     if paths.iter().any(|tp| !tp.pending.is_empty()) {
         return Err(ExecError::limit(

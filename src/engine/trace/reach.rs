@@ -16,9 +16,12 @@
 //! states it arrived with (a loop over a constant count stays exact for
 //! that many iterations); past that, the states arriving there are
 //! joined into one (a register two states disagree on is unknown), which
-//! only grows towards unknown, so the run ends. Past [`MAX_WORK`] the run
-//! gives up (`None`): the caller then takes every statement as
-//! reachable.
+//! only grows towards unknown, so the run ends. Past [`MAX_WORK`], or
+//! once the request's time or memory is spent (the caller's `stop`, read
+//! every [`STOP_EVERY`] statements: the states kept per label are copies
+//! of the whole register file, so a thread of thousands of registers
+//! holds hundreds of mebibytes well within its work), the run gives up
+//! (`None`): the caller then takes every statement as reachable.
 
 use super::spin::label_map;
 use crate::ir::{Operand, Program, Stmt, Thread};
@@ -38,14 +41,21 @@ const EXACT_STATES: usize = 64;
 /// costs at most some tens of milliseconds per thread).
 const MAX_WORK: usize = 20_000_000;
 
+/// Statements run between two readings of the caller's `stop`.
+const STOP_EVERY: usize = 1024;
+
 /// Per statement of `t`, whether some execution can run it (see the module
 /// doc); `written[l]`: whether some instruction writes location `l`.
-/// `None` when the run passed its budget.
+/// `None` when the run passed its budget or `stop` said to stop.
 pub(super) fn reachable<'t>(
     program: &Program,
     t: &'t Thread,
     written: &[bool],
+    stop: &dyn Fn() -> bool,
 ) -> Option<Vec<bool>> {
+    if stop() {
+        return None;
+    }
     let labels = label_map(t);
     // Registers by number: the initial ones, then every name the code
     // assigns or reads.
@@ -98,10 +108,12 @@ pub(super) fn reachable<'t>(
     let mut seen: HashMap<usize, (HashSet<Regs>, Option<Regs>)> = HashMap::default();
     let mut work: Vec<(usize, Regs)> = vec![(0, start)];
     let mut spent = 0usize;
+    let mut steps = 0usize;
     while let Some((mut pc, mut regs)) = work.pop() {
         while pc < t.code.len() {
             spent += 1;
-            if spent > MAX_WORK {
+            steps += 1;
+            if spent > MAX_WORK || (steps.is_multiple_of(STOP_EVERY) && stop()) {
                 return None;
             }
             if let Stmt::Label { .. } = &t.code[pc] {

@@ -2,9 +2,10 @@
 //! reads off a statement.
 
 use super::path::{Await, PathEvent, Prov, RegValue, ValueExpr};
+use super::shared::CowVec;
+pub(super) use super::shared::Regs;
 use super::spin::SpinLoop;
 use crate::ir::{Operand, Program, Stmt, Thread};
-use std::collections::HashSet;
 
 /// The most iterations one path may run, across its loops, without a
 /// branch decided by a value from memory before the unrolling bound counts
@@ -24,11 +25,6 @@ pub(super) fn location(program: &Program, t: &Thread, stmt: usize) -> Option<usi
     }
 }
 
-/// A path's registers by name. FxHash, not the standard SipHash: a
-/// shader's thread holds hundreds of registers, every split of a path
-/// clones them, and nothing here hashes input chosen to collide.
-pub(super) type Regs<V> = rustc_hash::FxHashMap<String, V>;
-
 /// The state of one path being explored.
 #[derive(Clone)]
 pub(super) struct State {
@@ -38,7 +34,7 @@ pub(super) struct State {
     pub(super) dead: bool,
     pub(super) regs: Regs<RegValue>,
     pub(super) events: Vec<PathEvent>,
-    pub(super) runs: Vec<usize>,
+    pub(super) runs: CowVec<usize>,
     /// The statement run last (`usize::MAX` before the first): whether
     /// the path arrives at a loop's head from outside the loop.
     pub(super) last: usize,
@@ -60,7 +56,7 @@ pub(super) struct State {
     pub(super) exprs: Vec<ValueExpr>,
     /// The registers whose value comes from memory: the result of a read or
     /// a group function, or arithmetic on such a register.
-    pub(super) from_memory: HashSet<String>,
+    pub(super) from_memory: Regs<()>,
     /// The branches on a value from memory the path took whose sides have
     /// not met again yet: where they meet (`executor::post_dominators`),
     /// the branch's number on the path ([`State::opened`]) and its
@@ -110,6 +106,11 @@ pub(super) struct State {
     /// The reads that took their latest own write's term (event index,
     /// term): each is made concrete when its term is (`executor::fix_read`).
     pub(super) forwarded: Vec<(usize, RegValue)>,
+    /// Whether the path lists its registers when it ends
+    /// ([`Path::registers`](super::path::Path::registers)): not in the
+    /// rounds that compute the value domains when a later walk lists the
+    /// paths the search combines, since nothing reads them there.
+    pub(super) registers: bool,
 }
 
 /// Provenance of an operand's value (constants and unread registers: none).

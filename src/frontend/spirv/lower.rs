@@ -242,10 +242,34 @@ struct Frame {
     visited: std::collections::HashSet<String>,
 }
 
+/// Whether `map` may take one more entry within the request's memory
+/// bound ([`crate::frontend::clock::room_for_one_more`]); the error is
+/// located at `inst`, the instruction whose result would not fit.
+fn room_for_one_more<K, V>(map: &HashMap<K, V>, inst: &Inst) -> R<()> {
+    match crate::frontend::clock::room_for_one_more(map) {
+        None => Ok(()),
+        Some(why) => Err((
+            inst.line,
+            inst.col,
+            format!("{why} while the SPIR-V program was lowered"),
+        )),
+    }
+}
+
+/// Units of lowering work between two readings of the request's time
+/// and counted memory; the resident memory, whose reading costs a read
+/// of `/proc`, is read every [`POLL_RESIDENT`] of them.
+const POLL_EVERY: usize = 256;
+const POLL_RESIDENT: usize = 4096;
+
 /// The most nested inlined calls.
 const MAX_CALL_DEPTH: usize = 16;
 
 /// One invocation's code.
+/// An array of image descriptors' layout: the stride between its elements
+/// and each element's extents (`None`: not an array of images).
+type ImageArray = Option<(i64, Vec<Vec<usize>>)>;
+
 pub(super) struct Gen<'a> {
     m: &'a Module,
     insts: &'a [Inst],
@@ -284,6 +308,10 @@ pub(super) struct Gen<'a> {
     /// offsets name and that have no location yet: (variable, instance,
     /// byte offset, size). Given locations, the lowering runs again.
     pub wanted: Vec<(String, usize, i64, u32)>,
+    /// Units of work done (instructions lowered, cases of an access at a
+    /// runtime offset): the request's bounds are read every
+    /// [`POLL_EVERY`] of them ([`Gen::poll`]).
+    work: usize,
     /// Some access at an offset held in a register wrote its offset to a
     /// probe location (`Memory::probe`).
     pub probed: bool,
@@ -298,6 +326,10 @@ pub(super) struct Gen<'a> {
     edge_known: HashMap<(usize, String), HashMap<String, i64>>,
     /// Each function's control flow and the variables it may write.
     flows: HashMap<String, std::rc::Rc<known::Flow>>,
+    /// Per (variable, instance, coordinates): the layout
+    /// [`Gen::image_array`] finds, computed once (every image access asks,
+    /// and each answer scans the variable's cells).
+    image_arrays: std::cell::RefCell<HashMap<(String, usize, usize), ImageArray>>,
     /// Whether blocks no path reaches are left out (`known`): not where
     /// the lowering numbers what it meets in text order for every
     /// invocation alike (group instructions' instances, the shader call
@@ -442,11 +474,13 @@ impl<'a> Gen<'a> {
             out_of_bounds: Vec::new(),
             past_end: Vec::new(),
             wanted: Vec::new(),
+            work: 0,
             probed: false,
             tangles: group::Tangles::of(m, insts),
             known: HashMap::new(),
             edge_known: HashMap::new(),
             flows: HashMap::new(),
+            image_arrays: Default::default(),
             skip_unreached: false,
             dead: false,
         };
@@ -863,6 +897,7 @@ impl<'a> Gen<'a> {
                         incoming.push((inst.id(i)?.to_string(), inst.id(i + 1)?.to_string()));
                         i += 2;
                     }
+                    room_for_one_more(&fr.vals, inst)?;
                     fr.vals.insert(id.to_string(), v.clone());
                     fr.phis
                         .entry(block.clone())
@@ -876,17 +911,7 @@ impl<'a> Gen<'a> {
         let mut unreached = false;
         for k in body {
             let inst = &self.insts[k];
-            if k % 4096 == 4095
-                && let Some(why) = crate::frontend::clock::bound_reached()
-            {
-                // The phase is named: a bound reached here, after the
-                // module was read, is the lowering's.
-                return Err((
-                    inst.line,
-                    inst.col,
-                    format!("{why} while the SPIR-V program was lowered"),
-                ));
-            }
+            self.poll(inst)?;
             match inst.op {
                 Op::Function | Op::FunctionParameter | Op::FunctionEnd | Op::Phi => {}
                 Op::Label => {
@@ -1035,7 +1060,34 @@ impl<'a> Gen<'a> {
         })
     }
 
+    /// One unit of lowering work at `inst`: an instruction, or one case of
+    /// an access at a runtime offset (one instruction may expand into one
+    /// case per cell of a large variable, each lowered in full). Every
+    /// [`POLL_EVERY`] units the request's bounds are read, and a bound
+    /// reached stops the lowering, the phase named: a bound reached here,
+    /// after the module was read, is the lowering's.
+    fn poll(&mut self, inst: &Inst) -> R<()> {
+        self.work += 1;
+        if !self.work.is_multiple_of(POLL_EVERY) {
+            return Ok(());
+        }
+        let why = if self.work.is_multiple_of(POLL_RESIDENT) {
+            crate::frontend::clock::bound_reached()
+        } else {
+            crate::frontend::clock::counted_bound_reached()
+        };
+        match why {
+            None => Ok(()),
+            Some(why) => Err((
+                inst.line,
+                inst.col,
+                format!("{why} while the SPIR-V program was lowered"),
+            )),
+        }
+    }
+
     fn bind(&self, fr: &mut Frame, inst: &Inst, v: Val) -> R<()> {
+        room_for_one_more(&fr.vals, inst)?;
         fr.vals.insert(inst.result_id()?.to_string(), v);
         Ok(())
     }
@@ -2386,6 +2438,7 @@ impl<'a> Gen<'a> {
                 self.mark_out_of_bounds(&var, inst);
                 self.goto(&end, &src);
                 for (l, pieces) in labelled {
+                    self.poll(inst)?;
                     self.label(&l, &src);
                     f(self, &pieces)?;
                     self.goto(&end, &src);

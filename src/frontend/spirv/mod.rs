@@ -1252,7 +1252,21 @@ fn conditions(
     h: &headers::Headers,
     program: &Program,
 ) -> Result<Option<Condition>, FrontendError> {
-    let src = Src::new(text);
+    // The headers' conditions are located by character in the whole
+    // text; the characters up to the last of them are all they read (a
+    // module's instructions, after them, may be megabytes).
+    let end = h
+        .outputs
+        .iter()
+        .chain(&h.filter)
+        .map(|c| c.end)
+        .max()
+        .unwrap_or(0);
+    let read = text
+        .char_indices()
+        .nth(end)
+        .map_or(text, |(b, _)| &text[..b]);
+    let src = Src::new(read);
     let syntax = CondSyntax {
         bang_negation: true,
         instance_names: false,

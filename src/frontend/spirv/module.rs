@@ -716,6 +716,18 @@ impl Module {
         let nwg = i64::try_from(grid.workgroups).unwrap_or(1);
         let mut in_function: Option<(String, usize, Vec<String>)> = None;
         for (k, inst) in insts.iter().enumerate() {
+            // The request's bounds, now and then and before the table of
+            // result types grows (the module is still being read).
+            let stop = if k % 4096 == 4095 {
+                crate::frontend::clock::bound_reached()
+            } else {
+                None
+            };
+            if let Some(why) =
+                stop.or_else(|| crate::frontend::clock::room_for_one_more(&m.result_types))
+            {
+                return Err((inst.line, inst.col, why.into()));
+            }
             if let (Some((r, _)), Some(Tok::Id(t))) =
                 (&inst.result, inst.operands.first().map(|o| &o.tok))
                 && has_result_type(inst.op)

@@ -320,6 +320,22 @@ impl Gen<'_> {
         instance: usize,
         dims: usize,
     ) -> Option<(i64, Vec<Vec<usize>>)> {
+        let key = (var.to_string(), instance, dims);
+        if let Some(known) = self.image_arrays.borrow().get(&key) {
+            return known.clone();
+        }
+        let layout = self.image_array_of(var, instance, dims);
+        self.image_arrays.borrow_mut().insert(key, layout.clone());
+        layout
+    }
+
+    /// [`Gen::image_array`], computed.
+    fn image_array_of(
+        &self,
+        var: &str,
+        instance: usize,
+        dims: usize,
+    ) -> Option<(i64, Vec<Vec<usize>>)> {
         let g = self.m.globals.iter().find(|g| g.id == var)?;
         let Some(Ty::Array { elem, len }) = self.m.ty(&g.pointee) else {
             return None;
