@@ -529,6 +529,15 @@ pub(super) fn parse(text: &str) -> Result<Vec<Inst>, Located> {
         let ops = &rest[1..];
         check_operands(line, name, *op_col, g, ops)?;
         let code = raw.split(';').next().unwrap_or("").trim().to_string();
+        // A full buffer of instructions moves into one twice as large, the
+        // old instructions copied at once (tens of mebibytes for a module
+        // of hundreds of thousands): the bound must leave room for them.
+        if out.len() == out.capacity()
+            && let Some(why) =
+                crate::frontend::clock::room_to_grow(out.capacity() * std::mem::size_of::<Inst>())
+        {
+            return Err((line, 1, why.into()));
+        }
         out.push(Inst {
             line,
             col: *op_col,
