@@ -236,6 +236,7 @@ fn run(cli: Cli) -> Result<i32, String> {
 
 fn main() -> ExitCode {
     started();
+    vkmm::memory::return_freed_memory_promptly();
     let cli = Cli::parse_from(args::with_reduction_aliases(std::env::args_os()));
     let (format, command) = cli.format();
     match run(cli) {
