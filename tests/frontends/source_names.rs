@@ -492,3 +492,74 @@ fn an_input_names_one_workgroups_copy_of_shared_memory() {
     }
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// A condition names a byte range of a cell that mixed-size accesses cut
+/// (`wb.w[0][1..2]`, the spelling races print), and a SPIR-V module's
+/// header condition names cells as its source does (`wb.w[0]`,
+/// `seen[1]@wg1`) beside the module's `%` names its states print: every
+/// name vkmm prints can be pasted back.
+#[test]
+fn conditions_take_byte_ranges_and_a_modules_headers_take_source_names() {
+    if !glslang() {
+        return;
+    }
+    // bytes.comp at 2 workgroups of 1: workgroup g writes seen[1] = 5 + g
+    // and copies it to wb.w[1 + g]; workgroup 0 writes wb.w[0] =
+    // 0x01020304, then 9 into its byte 1 through the byte view: 0x01020904
+    // = 16910596, byte 0 is 4, bytes 2..4 are 0x0102 = 258.
+    let file = fixture("bytes.comp");
+    let args = ["--workgroups", "2"];
+    named_state(&file, &args, "wb.w[0]=16910596; wb.w[1]=5; wb.w[2]=6;");
+    let bytes = "wb.w[0][0..1] == 4 and wb.w[0][1..2] == 9 and wb.w[0][2..4] == 258 and seen[1]@wg1 == 6 and seen[1]@wg0 == 5";
+    for (cond, says) in [
+        (bytes.to_string(), "Always"),
+        (bytes.replace("[1..2] == 9", "[1..2] == 8"), "Never"),
+        (bytes.replace("[2..4] == 258", "[2..4] == 2"), "Never"),
+    ] {
+        let (code, out, err) = check(&file, &["--workgroups", "2", "--assert", &cond]);
+        assert_eq!(code, 0, "{cond}: {out}{err}");
+        assert!(out.contains(says), "{cond}: {out}");
+        assert!(out.contains(&format!("Condition forall ({cond})")), "{out}");
+    }
+    // The same shader as a binary module, its condition in
+    // `bytes.spv.headers`: its states print the module's names, and both
+    // spellings are read back.
+    let dir = std::env::temp_dir().join(format!("vkmm-spv-names-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let spv = dir.join("bytes.spv");
+    let compiled = std::process::Command::new("glslangValidator")
+        .args(["-V", &file, "-o"])
+        .arg(&spv)
+        .output()
+        .unwrap();
+    assert!(compiled.status.success(), "{compiled:?}");
+    let shown = spv.display().to_string();
+    let with_headers = |condition: &str| {
+        std::fs::write(
+            dir.join("bytes.spv.headers"),
+            format!("; @Output: forall ({condition})\n"),
+        )
+        .unwrap();
+        check(&shown, &args)
+    };
+    let (code, out, err) = with_headers(bytes);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("\nOk\n"), "{out}");
+    assert_eq!(
+        states(&out),
+        ["%wb[0][0]=16910596; %seen[1]@wg1=6; %seen[1]@wg0=5;"],
+        "{out}"
+    );
+    // The printed state pasted back, and changed.
+    let printed = condition_of(&states(&out)[0]);
+    let (code, out, err) = with_headers(&printed);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("\nOk\n"), "{printed}: {out}");
+    let (code, out, err) = with_headers(&printed.replace("16910596", "16910597"));
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("\nNo\n"), "{out}");
+    let (code, out, err) = with_headers("wb.w[0][1..2] == 8 or seen[1]@wg1 == 5");
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("\nNo\n"), "{out}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}

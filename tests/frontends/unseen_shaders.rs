@@ -280,3 +280,46 @@ fn glsl_sees_the_dispatch_size_in_gl_workgroupsize() {
         "o.size == 2 and o.sum == 3",
     );
 }
+
+/// An HLSL `inout` struct parameter holding an array of vectors, as
+/// GPUPrefixSums' scans pass theirs: glslang stores a composite of
+/// `OpUndef` vectors into the parameter's copy. Invocation i fills t[k]
+/// with (i + k, 10, 20, 30 + k), then writes t[0].x + t[1].w = i + 31 and
+/// t[1].x + t[0].y = i + 11: (31, 11, 32, 12).
+#[test]
+fn an_hlsl_inout_array_parameter_is_copied_in_and_out() {
+    if !glslang() {
+        return;
+    }
+    holds(
+        "inout-array.hlsl",
+        &["--length", "b_out=4"],
+        "b_out[0] == 31 and b_out[1] == 11 and b_out[2] == 32 and b_out[3] == 12",
+    );
+}
+
+/// `--set` reaches a `#define` in a header the shader includes (and one
+/// that header includes beside it), and an input named `src` is the
+/// variable `src` although glslang gives `dst` the block type `src` too.
+/// dst[i] = src[i] * SCALE + OFFSET over src = (2, 5): (20, 50) as
+/// written, (7, 16) with SCALE = 3 and OFFSET = 1.
+#[test]
+fn set_reaches_a_define_in_an_included_header() {
+    if !glslang() {
+        return;
+    }
+    let args = [
+        "--input", "src=2,5", "--length", "src=2", "--length", "dst=2",
+    ];
+    holds("set-header.hlsl", &args, "dst[0] == 20 and dst[1] == 50");
+    let mut with = args.to_vec();
+    with.extend(["--set", "SCALE=3", "--set", "OFFSET=1"]);
+    holds("set-header.hlsl", &with, "dst[0] == 7 and dst[1] == 16");
+    refused(
+        "set-header.hlsl",
+        &["--set", "NOPE=1"],
+        &[
+            "--set NOPE=1: the shader has no `#define NOPE` line to replace (nor has a header it includes)",
+        ],
+    );
+}

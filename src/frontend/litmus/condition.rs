@@ -613,7 +613,9 @@ fn spirv_cell(lx: &mut Lexer<'_>) -> R<String> {
             _ => break,
         }
     }
-    while lx.peek()?.is_punct("[") {
+    // Index steps; a `[` that opens a byte range (`%w[0][1..2]`: digits,
+    // then `..`) ends the name, and the range is the sized cell's to read.
+    while lx.peek()?.is_punct("[") && !opens_byte_range(lx) {
         lx.next()?;
         let (i, at) = lx.integer("an index")?;
         if i < 0 {
@@ -632,6 +634,13 @@ fn spirv_cell(lx: &mut Lexer<'_>) -> R<String> {
         name.push_str(&instance);
     }
     Ok(name)
+}
+
+/// Whether the `[` next in `lx` opens a byte range `[a..b]` (an integer,
+/// then `.`), not an index.
+fn opens_byte_range(lx: &Lexer<'_>) -> bool {
+    let mut l = lx.clone();
+    l.next().is_ok() && l.integer("an index").is_ok() && l.peek().is_ok_and(|t| is_char(&t, '.'))
 }
 
 /// The locations a name denotes.
@@ -662,8 +671,15 @@ fn sized_term(lx: &mut Lexer<'_>, entry: &crate::ir::LocationName, at: usize) ->
     let range = if lx.peek()?.is_punct("[") {
         lx.next()?;
         let (start, start_at) = lx.integer("the first byte of the range (`x[0..4]`)")?;
-        lx.expect(".", "in `[start..end]`")?;
-        lx.expect(".", "in `[start..end]`")?;
+        for _ in 0..2 {
+            let dot = lx.next()?;
+            if !is_char(&dot, '.') {
+                return Err((
+                    dot.at,
+                    format!("expected `.` in `[start..end]`, found {}", dot.show()),
+                ));
+            }
+        }
         let (end, _) = lx.integer("the end of the range (`x[0..4]`: bytes 0 to 3)")?;
         lx.expect("]", "to close the byte range")?;
         if start < 0 || end <= start || end > i64::from(size) {

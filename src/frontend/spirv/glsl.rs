@@ -64,9 +64,10 @@ pub fn parse_with(
     source: &str,
     options: crate::frontend::Options,
 ) -> Result<Program, FrontendError> {
-    let (source, specs) = set_defines_or_specs(file, source, &options.shader.set)?;
+    let (source, specs, headers) =
+        set_defines_or_specs(file, source, &options.shader.set, &options.shader)?;
     let source = with_local_size(&source, options.shader.local_size);
-    let bytes = compile(file, &source, &options.shader)?;
+    let bytes = compile(file, &source, &options.shader, headers.as_ref())?;
     let asm = super::disassemble_compiled(file, &bytes, &compiler())?;
     let mut options = options;
     options.shader.set = specs;
@@ -150,9 +151,11 @@ pub(super) fn with_local_size(source: &str, size: Option<[u32; 3]>) -> String {
 }
 
 /// `--set NAME=VALUE` on a GLSL or HLSL shader: a name the shader's text
-/// defines with a `#define` line takes the value there ([`set_defines`]);
-/// any other names a specialization constant when the shader declares
-/// some (GLSL's `layout(constant_id = N) const int NAME = ...;`, HLSL's
+/// defines with a `#define` line takes the value there ([`set_defines`]),
+/// and so does a name a header it includes defines (real shaders keep
+/// their sizes in a common header: [`SetHeaders`]); any other names a
+/// specialization constant when the shader declares some (GLSL's
+/// `layout(constant_id = N) const int NAME = ...;`, HLSL's
 /// `[[vk::constant_id(N)]]`): those are returned, to be set in the
 /// compiled module by name or SpecId, as for a SPIR-V module. A name that
 /// is neither is an error.
@@ -160,15 +163,171 @@ pub(super) fn set_defines_or_specs(
     file: &str,
     source: &str,
     set: &[(String, String)],
-) -> Result<(String, Vec<(String, String)>), FrontendError> {
+    shader: &crate::frontend::ShaderOptions,
+) -> Result<SetText, FrontendError> {
+    let defines = |text: &str, name: &str| text.split('\n').any(|l| defined_name(l) == Some(name));
+    let headers = if set.iter().any(|(name, _)| !defines(source, name)) {
+        included_headers(file, source, shader)
+    } else {
+        Vec::new()
+    };
+    let in_header = |name: &str| headers.iter().any(|h| defines(&h.text, name));
     let has_specs = source.contains("constant_id");
-    let (defined, specs): (Vec<_>, Vec<_>) = set.iter().cloned().partition(|(name, _)| {
-        !has_specs
-            || source
-                .split('\n')
-                .any(|l| defined_name(l) == Some(name.as_str()))
-    });
-    Ok((set_defines(file, source, &defined)?, specs))
+    let (defined, specs): (Vec<_>, Vec<_>) = set
+        .iter()
+        .cloned()
+        .partition(|(name, _)| !has_specs || defines(source, name) || in_header(name));
+    // The names the shader's own text defines, and those only its headers do.
+    let (own, theirs): (Vec<_>, Vec<_>) = defined
+        .into_iter()
+        .partition(|(name, _)| defines(source, name) || !in_header(name));
+    let text = set_defines(file, source, &own)?;
+    let copies = if theirs.is_empty() {
+        None
+    } else {
+        Some(SetHeaders::write(file, &headers, &theirs)?)
+    };
+    Ok((text, specs, copies))
+}
+
+/// A shader's text with its `--set` names replaced, the names left for
+/// specialization constants, and the rewritten copies of its headers.
+pub(super) type SetText = (String, Vec<(String, String)>, Option<SetHeaders>);
+
+/// A header a shader includes (`#include "NAME"`, directly or through
+/// another header), as the compiler finds it.
+struct Header {
+    /// Where the copy goes, relative to the copies' folder: the name as
+    /// written, under the folder of the copy of the header that includes it
+    /// when the compiler finds it beside that header.
+    copy: std::path::PathBuf,
+    text: String,
+}
+
+/// The headers `source` includes, directly or through each other, that
+/// the compiler finds (beside the including header first, then on the
+/// include path: the shader's folder, then `shader.include_dirs`): at most
+/// 64, named by relative paths that stay below their folder (`..` and
+/// absolute names are left out, and so are `<...>` system headers).
+fn included_headers(
+    file: &str,
+    source: &str,
+    shader: &crate::frontend::ShaderOptions,
+) -> Vec<Header> {
+    use std::path::{Component, Path, PathBuf};
+    let folder = Path::new(file)
+        .parent()
+        .map(Path::to_path_buf)
+        .unwrap_or_default();
+    let path: Vec<PathBuf> = std::iter::once(folder)
+        .chain(shader.include_dirs.iter().cloned())
+        .collect();
+    let mut out: Vec<Header> = Vec::new();
+    let mut seen: Vec<PathBuf> = Vec::new();
+    // (text, its own folder, its copy's folder): the shader first.
+    let mut todo: Vec<(String, Option<PathBuf>, PathBuf)> =
+        vec![(source.to_string(), None, PathBuf::new())];
+    while let Some((text, own, copy_dir)) = todo.pop() {
+        for line in text.split('\n') {
+            let Some(rest) = line.trim_start().strip_prefix('#') else {
+                continue;
+            };
+            let Some(rest) = rest.trim_start().strip_prefix("include") else {
+                continue;
+            };
+            let Some(name) = rest
+                .trim()
+                .strip_prefix('"')
+                .and_then(|r| r.split_once('"'))
+                .map(|(n, _)| n)
+            else {
+                continue;
+            };
+            let name = Path::new(name);
+            if !name.components().all(|c| matches!(c, Component::Normal(_))) {
+                continue;
+            }
+            // Beside the including header, then on the include path.
+            let beside = own.as_ref().map(|d| (d.join(name), copy_dir.join(name)));
+            let found = beside
+                .into_iter()
+                .chain(path.iter().map(|d| (d.join(name), name.to_path_buf())))
+                .find(|(p, _)| p.is_file());
+            let Some((at, copy)) = found else { continue };
+            if seen.contains(&at) || out.len() >= 64 {
+                continue;
+            }
+            seen.push(at.clone());
+            let Ok(header) = std::fs::read_to_string(&at) else {
+                continue;
+            };
+            let own = at.parent().map(Path::to_path_buf);
+            let copy_dir = copy.parent().map(Path::to_path_buf).unwrap_or_default();
+            todo.push((header.clone(), own, copy_dir));
+            out.push(Header { copy, text: header });
+        }
+    }
+    out
+}
+
+/// Copies of the headers a shader includes, each `#define` of a `--set`
+/// name in them replaced as [`set_defines`] replaces the shader's own
+/// (every line kept, so the compiler's lines and the headers' agree), in a
+/// temporary folder put first on the include path ([`SetHeaders::flag`]):
+/// the compiler reads the copies, and a header a copy includes is a copy
+/// too. The folder is removed when this is dropped.
+pub(super) struct SetHeaders {
+    dir: std::path::PathBuf,
+}
+
+impl SetHeaders {
+    fn write(
+        file: &str,
+        headers: &[Header],
+        set: &[(String, String)],
+    ) -> Result<Self, FrontendError> {
+        static COUNTER: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+        let n = COUNTER.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let dir = std::env::temp_dir().join(format!("vkmm-set-{}-{n}", std::process::id()));
+        let copies = SetHeaders { dir };
+        let failed = |e: std::io::Error| {
+            error(
+                file,
+                0,
+                format!("--set: cannot write the copies of the included headers: {e}"),
+            )
+        };
+        for h in headers {
+            let own: Vec<(String, String)> = set
+                .iter()
+                .filter(|(name, _)| {
+                    h.text
+                        .split('\n')
+                        .any(|l| defined_name(l) == Some(name.as_str()))
+                })
+                .cloned()
+                .collect();
+            let text = set_defines(file, &h.text, &own)?;
+            let to = copies.dir.join(&h.copy);
+            if let Some(parent) = to.parent() {
+                std::fs::create_dir_all(parent).map_err(failed)?;
+            }
+            std::fs::write(&to, text).map_err(failed)?;
+        }
+        Ok(copies)
+    }
+
+    /// The compiler's argument that puts the copies first on the include
+    /// path (glslang searches its `-I` folders in the order given).
+    pub(super) fn flag(&self) -> String {
+        format!("-I{}", self.dir.display())
+    }
+}
+
+impl Drop for SetHeaders {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
 }
 
 pub(super) fn error(file: &str, line: usize, message: String) -> FrontendError {
@@ -224,7 +383,7 @@ pub(super) fn set_defines(
                 file,
                 0,
                 format!(
-                    "--set {name}={value}: the shader has no `#define {name}` line to replace and declares no specialization constant (to define a new name, use -D {name}={value})"
+                    "--set {name}={value}: the shader has no `#define {name}` line to replace (nor has a header it includes) and declares no specialization constant (to define a new name, use -D {name}={value})"
                 ),
             ));
         }
@@ -255,10 +414,12 @@ fn compile(
     file: &str,
     source: &str,
     shader: &crate::frontend::ShaderOptions,
+    headers: Option<&SetHeaders>,
 ) -> Result<Vec<u8>, FrontendError> {
     // `--stdin` before `-S` (glslang 12 refuses the other order).
-    let args = ["--target-env", "vulkan1.3", "-g", "--stdin", "-S", "comp"];
-    run_glslang(file, source, &args.map(String::from), "GLSL", shader)
+    let mut args: Vec<String> = headers.map(SetHeaders::flag).into_iter().collect();
+    args.extend(["--target-env", "vulkan1.3", "-g", "--stdin", "-S", "comp"].map(String::from));
+    run_glslang(file, source, &args, "GLSL", shader)
 }
 
 /// Runs glslangValidator with `args` (then the include path and

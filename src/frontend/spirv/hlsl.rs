@@ -46,14 +46,19 @@ pub fn parse(file: &str, source: &str) -> Result<Program, FrontendError> {
 /// (`options.shader.entry`, else the only `[numthreads]` function) and
 /// lowers the module.
 pub fn parse_with(file: &str, source: &str, options: Options) -> Result<Program, FrontendError> {
-    let (text, specs) = super::glsl::set_defines_or_specs(file, source, &options.shader.set)?;
+    let (text, specs, headers) =
+        super::glsl::set_defines_or_specs(file, source, &options.shader.set, &options.shader)?;
+    // The copies of the headers `--set` rewrote, first on the include path.
+    let first: Vec<String> = headers
+        .as_ref()
+        .map(super::glsl::SetHeaders::flag)
+        .into_iter()
+        .collect();
     let entry = match options.shader.entry.clone() {
         Some(entry) => entry,
         None => {
-            let args: Vec<String> = ["-D", "--stdin", "-S", "comp"]
-                .iter()
-                .map(|s| s.to_string())
-                .collect();
+            let mut args = first.clone();
+            args.extend(["-D", "--stdin", "-S", "comp"].map(String::from));
             let expanded = super::glsl::preprocess(file, &text, &args, "HLSL", &options.shader)?;
             let entries = compute_entries(&expanded);
             match entries.as_slice() {
@@ -81,7 +86,8 @@ pub fn parse_with(file: &str, source: &str, options: Options) -> Result<Program,
             }
         }
     };
-    let args = arguments(&entry);
+    let mut args = first;
+    args.extend(arguments(&entry));
     let bytes = super::glsl::run_glslang(file, &text, &args, "HLSL", &options.shader)?;
     let asm = super::disassemble_compiled(file, &bytes, &super::glsl::compiler())?;
     let mut options = options;

@@ -302,6 +302,21 @@ pub(super) fn variable<'m>(
             _ => false,
         })
         .collect();
+    // A variable's own name wins over a block type's name: glslang gives
+    // HLSL buffers of one element type one block type, named after the
+    // first (`RWStructuredBuffer<uint4> b_scanIn, b_scanOut` are two
+    // variables of block type `b_scanIn`), and `b_scanIn` is the variable.
+    let own: Vec<_> = match step {
+        Step::Name(n) if found.len() > 1 => found
+            .iter()
+            .copied()
+            .filter(|g| g.id == *n || names.get(&g.id) == Some(n))
+            .collect(),
+        _ => Vec::new(),
+    };
+    if let [g] = own.as_slice() {
+        return Ok(g);
+    }
     match found.as_slice() {
         [g] => Ok(g),
         [] => {

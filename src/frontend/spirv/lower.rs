@@ -379,6 +379,41 @@ fn leaves_of(v: &Val, out: &mut Vec<Val>) {
     }
 }
 
+/// The leaves of `v`, a value of type `ty`, in layout order, where an
+/// undefined part (`OpUndef`, as a whole value or as a member of a
+/// composite: glslang builds an HLSL `inout` array parameter's copy from
+/// `OpUndef` vectors) stands for every leaf of its type.
+fn typed_leaves(m: &Module, ty: &str, v: &Val, out: &mut Vec<Val>) {
+    match v {
+        Val::Undef => {
+            let mut cells = Vec::new();
+            let n = if m.leaves(ty, 0, &mut cells).is_ok() {
+                cells.len()
+            } else {
+                1
+            };
+            out.extend(std::iter::repeat_n(Val::Undef, n));
+        }
+        Val::Comp(items) => {
+            let parts: Vec<String> = match m.ty(ty) {
+                Some(Ty::Vector { elem, n }) => vec![elem.clone(); *n],
+                Some(Ty::Matrix { col, cols, .. }) => vec![col.clone(); *cols],
+                Some(Ty::Array { elem, len }) => vec![elem.clone(); *len],
+                Some(Ty::Struct { members }) => members.clone(),
+                _ => Vec::new(),
+            };
+            if parts.len() == items.len() {
+                for (t, item) in parts.iter().zip(items) {
+                    typed_leaves(m, t, item, out);
+                }
+            } else {
+                items.iter().for_each(|i| leaves_of(i, out));
+            }
+        }
+        other => out.push(other.clone()),
+    }
+}
+
 /// `shape` with its leaves replaced, in order, by the constants of `values`.
 fn with_leaves(shape: &Val, values: &mut impl Iterator<Item = i64>) -> Val {
     match shape {
@@ -2643,10 +2678,7 @@ impl<'a> Gen<'a> {
             .leaves(&p.ty, 0, &mut leaves)
             .map_err(|e| unsupported(inst, &e))?;
         let mut values = Vec::new();
-        match v {
-            Val::Undef => values.resize(leaves.len(), Val::Undef),
-            other => leaves_of(other, &mut values),
-        }
+        typed_leaves(self.m, &p.ty, v, &mut values);
         if values.len() != leaves.len() {
             return Err(inst.err_at(
                 1,

@@ -734,6 +734,9 @@ fn parse_module(
     // A compiled shader's memory under the source's names (the module's
     // stay), before the conditions name it.
     let renamed = source_names.then(|| names::rename(&insts, &m, &mut program));
+    if !source_names {
+        names::alias(&insts, &m, &mut program);
+    }
     program.condition = conditions(file, text, &h, &program)?;
     if let (Some(a), Some(given)) = (&asserted, &shader.assertion) {
         let expr = asserted_condition(a, &given.origin, &program)?;

@@ -233,6 +233,40 @@ pub(super) fn rename(insts: &[Inst], m: &Module, program: &mut Program) -> HashM
     renamed
 }
 
+/// Gives each name of memory its source spelling beside the module's,
+/// leaving the locations' names (what reports show) as the module spells
+/// them: a SPIR-V module written or disassembled by hand (`.spvasm`,
+/// `.spv`) is reported in its own `%` names, and its header conditions
+/// may still name a cell as the source it came from does (`buf.data[3]`,
+/// `seen@wg1`, `w.x[0][1..2]`), as `--assert` does.
+pub(super) fn alias(insts: &[Inst], m: &Module, program: &mut Program) {
+    let vars = variable_names(insts, m);
+    if vars.is_empty() {
+        return;
+    }
+    let members = member_names(insts);
+    let entries: Vec<crate::ir::LocationName> = program.symbols.names.clone();
+    for e in &entries {
+        let Some(s) = spelled(m, &members, &vars, &e.name) else {
+            continue;
+        };
+        if program.symbols.lookup(&s).is_some() {
+            continue;
+        }
+        if e.bytes.len() > 1 {
+            let chunks: Vec<(crate::ir::ByteRange, usize)> = e
+                .bytes
+                .iter()
+                .copied()
+                .zip(e.locations.iter().copied())
+                .collect();
+            program.symbols.add_sized(&s, &chunks);
+        } else {
+            program.symbols.add_name(&s, e.locations.clone());
+        }
+    }
+}
+
 /// The condition's text (the module's names an `--assert` was read into)
 /// in the source's spelling.
 pub(super) fn respell_condition(renamed: &HashMap<String, String>, program: &mut Program) {
