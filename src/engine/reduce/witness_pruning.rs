@@ -74,6 +74,9 @@ struct Arrival {
     quorum: Option<i64>,
     /// Whether the thread's path ends waiting there (else it passes).
     waiting: bool,
+    /// The dynamic instance: arrivals of the same group
+    /// ([`Arrival::same_group`]) have the same number.
+    group: usize,
 }
 
 impl Arrival {
@@ -97,6 +100,8 @@ pub(in crate::engine) struct BarrierPruning {
     instances: Vec<Vec<usize>>,
     /// Per thread, per path: its arrivals, in order.
     arrivals: Vec<Vec<Vec<Arrival>>>,
+    /// How many groups the arrivals fall in ([`Arrival::group`]).
+    groups: usize,
 }
 
 impl BarrierPruning {
@@ -182,6 +187,7 @@ impl BarrierPruning {
                         instance: instance(execution_scope),
                         quorum: e.barrier.quorum,
                         waiting: false,
+                        group: 0,
                     });
                 }
                 if let Ending::Blocked {
@@ -204,16 +210,29 @@ impl BarrierPruning {
                         instance: instance(*scope),
                         quorum: values.quorum,
                         waiting: true,
+                        group: 0,
                     });
                 }
                 per_path.push(mine);
             }
             arrivals.push(per_path);
         }
+        // Number the groups once, so the walk compares numbers.
+        let mut firsts: Vec<Arrival> = Vec::new();
+        for a in arrivals.iter_mut().flatten().flatten() {
+            a.group = match firsts.iter().position(|f| f.same_group(a)) {
+                Some(k) => k,
+                None => {
+                    firsts.push(*a);
+                    firsts.len() - 1
+                }
+            };
+        }
         BarrierPruning {
             any_quorum,
             instances,
             arrivals,
+            groups: firsts.len(),
         }
     }
 
@@ -231,11 +250,14 @@ impl BarrierPruning {
             quorum: bool,
         }
         let mut met: Vec<Met> = Vec::new();
+        // Per group, its place in `met` (`usize::MAX`: not met yet).
+        let mut place = vec![usize::MAX; self.groups];
         for (u, &p) in chosen.iter().enumerate().skip(t) {
             for a in &self.arrivals[u][p] {
-                let k = match met.iter().position(|m| m.first.same_group(a)) {
-                    Some(k) => k,
-                    None => {
+                let k = match place[a.group] {
+                    k if k != usize::MAX => k,
+                    _ => {
+                        place[a.group] = met.len();
                         met.push(Met {
                             first: *a,
                             passed: Vec::new(),
@@ -282,7 +304,7 @@ impl BarrierPruning {
                     || m.passed.contains(&u)
                     || self.arrivals[u][chosen[u]]
                         .iter()
-                        .any(|a| a.waiting && a.same_group(&m.first))
+                        .any(|a| a.waiting && a.group == m.first.group)
             })
         })
     }

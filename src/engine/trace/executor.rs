@@ -380,6 +380,8 @@ pub(super) fn live_at_heads(
         }
     }
     let n = t.code.len();
+    // Each statement's successors, looked up once rather than per pass.
+    let succs: Vec<[Option<usize>; 2]> = (0..n).map(|k| successors(t, labels, k)).collect();
     let mut live_in: Vec<Vec<u64>> = vec![vec![0u64; words]; n];
     let mut out = vec![0u64; words];
     let mut changed = true;
@@ -387,7 +389,7 @@ pub(super) fn live_at_heads(
         changed = false;
         for k in (0..n).rev() {
             out.iter_mut().for_each(|w| *w = 0);
-            for next in successors(t, labels, k).into_iter().flatten() {
+            for next in succs[k].into_iter().flatten() {
                 let from = if next >= n { &at_end } else { &live_in[next] };
                 for (o, f) in out.iter_mut().zip(from) {
                     *o |= f;
@@ -518,6 +520,9 @@ pub(super) struct Code<'t> {
     back_targets: HashSet<usize>,
     /// The registers the code assigns, numbered for the paths' [`Regs`].
     names: Arc<Names>,
+    /// Per branch on memory met so far, the registers its region assigns
+    /// ([`region_assigns`]): kept across the rounds of the value domains.
+    regions: std::cell::RefCell<HashMap<usize, Vec<String>>>,
 }
 
 impl<'t> Code<'t> {
@@ -540,6 +545,7 @@ impl<'t> Code<'t> {
             chains: dispatch::chains(t),
             back_targets: back_targets(t, &labels),
             names: Arc::new(Names::of(t)),
+            regions: Default::default(),
             labels,
             loops,
             ipdom,
@@ -572,8 +578,8 @@ pub(super) fn explore_thread(
         chains,
         back_targets,
         names,
+        regions,
     } = code;
-    let mut regions: HashMap<usize, Vec<String>> = HashMap::new();
     // Looping alternatives of each await instance.
     let mut looping: HashMap<usize, Vec<Vec<ReadValue>>> = HashMap::new();
     let mut instances = 0usize;
@@ -640,7 +646,7 @@ pub(super) fn explore_thread(
                 break;
             }
             if !s.control.is_empty() {
-                close_regions(&mut s, t, labels, ipdom, &mut regions);
+                close_regions(&mut s, t, labels, ipdom, &mut regions.borrow_mut());
             }
             enter_or_leave_awaits(&mut s, spins, &mut instances);
             if s.pc >= t.code.len() {
