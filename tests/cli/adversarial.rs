@@ -266,6 +266,10 @@ fn twenty_thousand_program_ordered_stores_stop_at_the_timeout() {
 /// satisfiable (the one execution is consistent: every location's writes
 /// in program order, nothing reads).
 #[test]
+#[cfg_attr(
+    not(feature = "slow-tests"),
+    ignore = "slow: --features slow-tests (twenty_thousand_program_ordered_stores_stop_at_the_timeout runs in the quick tier)"
+)]
 fn program_ordered_stores_do_not_count_against_the_order_limit() {
     let dir = scratch("po-free");
     for (n, locations) in [(1000, 5), (2000, 50)] {
@@ -366,6 +370,10 @@ fn a_large_json_report_is_streamed() {
 /// still be sleeping). The compiler here is a script (`VKMM_GLSLANG`)
 /// that records its process id and sleeps far past the kill timer.
 #[test]
+#[cfg_attr(
+    not(feature = "slow-tests"),
+    ignore = "slow: --features slow-tests (a_shader_naga_lowers_slowly_stops_at_the_timeout runs in the quick tier)"
+)]
 fn a_compiler_that_never_finishes_is_killed_at_the_deadline() {
     let dir = scratch("slow-glslang");
     let pid_file = dir.join("pid");
@@ -555,6 +563,10 @@ fn a_report_written_past_the_deadline_is_cut_short() {
 /// `--timeout 2` the writer is still blocked at the deadline, so the
 /// report is cut short and marked.
 #[test]
+#[cfg_attr(
+    not(feature = "slow-tests"),
+    ignore = "slow: --features slow-tests (a_report_written_past_the_deadline_is_cut_short runs in the quick tier)"
+)]
 fn a_text_report_to_a_slow_reader_is_cut_short() {
     let dir = scratch("report-slow-reader");
     let n = 16;
@@ -896,6 +908,10 @@ fn corpus_rows(name: &str, rows: &[usize]) -> Option<(String, String)> {
 /// few hundred instructions). Under `--timeout 2 --max-memory 300` each row
 /// ends undecided within the caps.
 #[test]
+#[cfg_attr(
+    not(feature = "slow-tests"),
+    ignore = "slow: --features slow-tests (limits::the_timeout_bounds_the_front_end and the_memory_bound_stops_the_spirv_lowering_and_says_so run in the quick tier)"
+)]
 fn real_shaders_with_long_phases_stop_at_the_limits() {
     let mut rows = vec![24, 27];
     if crate::common::glslang() {
