@@ -789,11 +789,7 @@ impl Summary {
                     record.detail = Some(format!(
                         "undecided under {}: {}",
                         o.progress,
-                        if o.cut_paths > 0 {
-                            format!("{} thread paths cut by the unrolling bound", o.cut_paths)
-                        } else {
-                            "a limit stopped the search".to_string()
-                        }
+                        undecided_why(o.cut_paths, o.truncated, o.stopped_by)
                     ));
                 }
                 actual
@@ -817,15 +813,11 @@ impl Summary {
                 }
                 let actual = o.holds(property);
                 if actual.is_none() {
-                    record.detail = Some(if o.cut_paths > 0 {
+                    record.detail = Some(if o.cut_paths > 0 || o.truncated {
                         format!(
-                            "undecided: {} thread paths cut by the unrolling bound (raise --unroll)",
-                            o.cut_paths
+                            "undecided: {}",
+                            undecided_why(o.cut_paths, o.truncated, o.stopped_by)
                         )
-                    } else if let (true, Some(kind)) = (o.truncated, o.stopped_by) {
-                        format!("undecided: stopped {}", kind.describe())
-                    } else if o.truncated {
-                        "undecided: a limit (executions, time or memory) stopped the search".into()
                     } else {
                         "undecided".into()
                     });
@@ -1103,4 +1095,29 @@ fn is_zero(n: &usize) -> bool {
 
 fn is_false(b: &bool) -> bool {
     !*b
+}
+
+/// Why a row's answer is undecided, in the suite's words: the limit that
+/// stopped the search, where one did, and the paths the unrolling bound
+/// cut, where it cut some; both when both hold (a search the time limit
+/// stops while the bound had cut paths is not undecided for the paths
+/// alone).
+pub(super) fn undecided_why(
+    cut_paths: usize,
+    truncated: bool,
+    stopped_by: Option<crate::engine::LimitKind>,
+) -> String {
+    let stopped = match (truncated, stopped_by) {
+        (true, Some(kind)) => Some(format!("stopped {}", kind.describe())),
+        (true, None) => Some("a limit (executions, time or memory) stopped the search".into()),
+        (false, _) => None,
+    };
+    let cut = (cut_paths > 0)
+        .then(|| format!("{cut_paths} thread paths cut by the unrolling bound (raise --unroll)"));
+    match (stopped, cut) {
+        (Some(s), Some(c)) => format!("{s}; {c}"),
+        (Some(s), None) => s,
+        (None, Some(c)) => c,
+        (None, None) => "a limit stopped the search".into(),
+    }
 }

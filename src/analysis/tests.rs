@@ -63,3 +63,29 @@ fn vulkan_models_reject_sequentially_consistent_operations() {
         other => panic!("{other:?}"),
     }
 }
+
+/// A suite row left undecided names every reason that holds: the limit
+/// that stopped the search and the paths the unrolling bound cut (a
+/// termination search the time limit stopped while the bound had cut
+/// paths named the paths alone).
+#[test]
+fn an_undecided_row_names_the_limit_and_the_cut_paths() {
+    use crate::engine::LimitKind;
+    let why = suite::undecided_why;
+    assert_eq!(
+        why(4, true, Some(LimitKind::Timeout)),
+        "stopped at the time limit (--timeout); 4 thread paths cut by the unrolling bound (raise --unroll)"
+    );
+    assert_eq!(
+        why(0, true, Some(LimitKind::MaxMemory)),
+        "stopped at the memory bound (--max-memory)"
+    );
+    assert_eq!(
+        why(2, false, None),
+        "2 thread paths cut by the unrolling bound (raise --unroll)"
+    );
+    assert_eq!(
+        why(0, true, None),
+        "a limit (executions, time or memory) stopped the search"
+    );
+}
