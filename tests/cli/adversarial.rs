@@ -773,13 +773,7 @@ fn orders_of_many_locations_stop_at_the_memory_bound() {
     let model = dir.join("bare.cat");
     std::fs::write(&model, "\"bare\"\nacyclic co as coherence\n").unwrap();
     let m = model.display().to_string();
-    let mut s = String::from("VULKAN orders\n{ ");
-    s.extend((0..50).map(|j| format!("x{j}=0; ")));
-    s.push_str("}\n P0@sg 0, wg 0, qf 0 ;\n");
-    s.extend((0..300).map(|i| format!(" st.atom.dv.sc0 x{}, {} ;\n", i % 50, i + 1)));
-    s.push_str("exists (x0 == 0)\n");
-    let p = dir.join("orders.litmus");
-    std::fs::write(&p, s).unwrap();
+    let p = PathBuf::from(crate::limits::store_chain(&dir, 300));
     let (code, err) = bounded_with(&p, &["--model", &m]);
     assert_eq!(code, 3, "{err}");
 }
@@ -794,13 +788,7 @@ fn orders_of_many_locations_stop_at_the_memory_bound() {
 #[test]
 fn a_termination_search_over_program_ordered_stores_stays_within_the_caps() {
     let dir = scratch("termination-chain");
-    let mut s = String::from("VULKAN chain\n{ ");
-    s.extend((0..50).map(|j| format!("x{j}=0; ")));
-    s.push_str("}\n P0@sg 0, wg 0, qf 0 ;\n");
-    s.extend((0..1000).map(|i| format!(" st.atom.dv.sc0 x{}, {} ;\n", i % 50, i + 1)));
-    s.push_str("exists (x0 == 0)\n");
-    let p = dir.join("chain.litmus");
-    std::fs::write(&p, s).unwrap();
+    let p = PathBuf::from(crate::limits::store_chain(&dir, 1000));
     bounded(&p, &["--property", "termination"]);
 }
 

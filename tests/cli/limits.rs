@@ -457,7 +457,7 @@ fn a_suite_row_stopped_in_the_front_end_is_undecided() {
 /// Vulkan litmus test: one candidate execution (program order fixes each
 /// location's coherence order), whose final `x0` is its last store's
 /// value, never 0.
-fn store_chain(dir: &std::path::Path, n: usize) -> String {
+pub(crate) fn store_chain(dir: &std::path::Path, n: usize) -> String {
     let mut s = String::from("VULKAN chain\n{ ");
     s.extend((0..50).map(|j| format!("x{j}=0; ")));
     s.push_str("}\n P0@sg 0, wg 0, qf 0 ;\n");

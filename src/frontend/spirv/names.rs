@@ -201,28 +201,10 @@ pub(super) fn rename(insts: &[Inst], m: &Module, program: &mut Program) -> HashM
             r.name = s;
         }
     }
-    // Every name of memory gets its source spelling beside it: a sized
+    // Every name of memory gets its source spelling beside it; a sized
     // cell cut into chunks is shown under its entry's name, so that entry
-    // takes the source spelling and the module's spelling is added again.
-    let entries: Vec<crate::ir::LocationName> = program.symbols.names.clone();
-    for (k, e) in entries.iter().enumerate() {
-        let Some(s) = spell(&e.name) else { continue };
-        if program.symbols.lookup(&s).is_some() {
-            continue;
-        }
-        if e.bytes.len() > 1 {
-            let chunks: Vec<(crate::ir::ByteRange, usize)> = e
-                .bytes
-                .iter()
-                .copied()
-                .zip(e.locations.iter().copied())
-                .collect();
-            program.symbols.names[k].name = s.clone();
-            program.symbols.add_sized(&s, &chunks);
-        } else {
-            program.symbols.add_name(&s, e.locations.clone());
-        }
-    }
+    // is shown in the source spelling too.
+    add_spellings(program, true, &mut spell);
     for site in &mut program.out_of_bounds {
         if let Some(v) = site.variable.strip_prefix('%')
             && let Some(user) = vars.get(v)
@@ -245,11 +227,22 @@ pub(super) fn alias(insts: &[Inst], m: &Module, program: &mut Program) {
         return;
     }
     let members = member_names(insts);
+    add_spellings(program, false, &mut |n| spelled(m, &members, &vars, n));
+}
+
+/// Adds, for each name of memory the symbol table holds, the name `spell`
+/// gives it, beside the module's (which stays a name of the same
+/// locations), unless the table has that name already. With `shown`, a
+/// sized cell's entry (the name its chunks are reported under) is itself
+/// renamed to the new spelling.
+fn add_spellings(
+    program: &mut Program,
+    shown: bool,
+    spell: &mut dyn FnMut(&str) -> Option<String>,
+) {
     let entries: Vec<crate::ir::LocationName> = program.symbols.names.clone();
-    for e in &entries {
-        let Some(s) = spelled(m, &members, &vars, &e.name) else {
-            continue;
-        };
+    for (k, e) in entries.iter().enumerate() {
+        let Some(s) = spell(&e.name) else { continue };
         if program.symbols.lookup(&s).is_some() {
             continue;
         }
@@ -260,6 +253,9 @@ pub(super) fn alias(insts: &[Inst], m: &Module, program: &mut Program) {
                 .copied()
                 .zip(e.locations.iter().copied())
                 .collect();
+            if shown {
+                program.symbols.names[k].name = s.clone();
+            }
             program.symbols.add_sized(&s, &chunks);
         } else {
             program.symbols.add_name(&s, e.locations.clone());
