@@ -1258,30 +1258,58 @@ fn stops_text(program: &Program, sk: &Skeleton, perm: &[usize]) -> Vec<String> {
     for u in 0..n {
         of[perm.get(u).copied().unwrap_or(u)] = u;
     }
-    let mut at: Vec<(&crate::ir::SourceSpan, bool, Vec<String>)> = Vec::new();
+    // Why a thread stops: the bound, a spin no value leaves, or waiting at
+    // the control barrier where the walk over barrier prefixes stops
+    // every thread.
+    #[derive(Clone, Copy, PartialEq)]
+    enum Why {
+        Bound,
+        Spinning,
+        Waiting,
+        NotStarted,
+    }
+    let mut at: Vec<(&crate::ir::SourceSpan, Why, Vec<String>)> = Vec::new();
     for (v, &u) in of.iter().enumerate() {
-        let Ending::Cut { stmt, spinning } = &sk.endings[u] else {
+        let Ending::Cut {
+            stmt,
+            spinning,
+            waiting,
+        } = &sk.endings[u]
+        else {
             continue;
         };
         let t = &program.threads[v];
-        let src = t.code[*stmt].source();
-        match at
-            .iter_mut()
-            .find(|(s, spins, _)| s.line == src.line && s.text == src.text && spins == spinning)
-        {
+        let why = match (spinning, waiting) {
+            (true, _) => Why::Spinning,
+            (false, true) if *stmt == crate::engine::NOT_STARTED => Why::NotStarted,
+            (false, true) => Why::Waiting,
+            (false, false) => Why::Bound,
+        };
+        // A thread that has not started is named with the first statement.
+        let src = t.code[if why == Why::NotStarted { 0 } else { *stmt }].source();
+        match at.iter_mut().find(|(s, w, _)| {
+            *w == why && (why == Why::NotStarted || (s.line == src.line && s.text == src.text))
+        }) {
             Some((_, _, who)) => who.push(format!("P{}", t.id)),
-            None => at.push((src, *spinning, vec![format!("P{}", t.id)])),
+            None => at.push((src, why, vec![format!("P{}", t.id)])),
         }
     }
     at.into_iter()
-        .map(|(src, spinning, who)| {
+        .map(|(src, why, who)| {
             let one = who.len() == 1;
-            let verb = match (spinning, one) {
-                (false, true) => "stops at the bound before",
-                (false, false) => "stop at the bound before",
-                (true, true) => "spins forever (no value leaves the loop) at",
-                (true, false) => "spin forever (no value leaves the loop) at",
+            let verb = match (why, one) {
+                (Why::Bound, true) => "stops at the bound before",
+                (Why::Bound, false) => "stop at the bound before",
+                (Why::Spinning, true) => "spins forever (no value leaves the loop) at",
+                (Why::Spinning, false) => "spin forever (no value leaves the loop) at",
+                (Why::Waiting, true) => "waits at the control barrier of",
+                (Why::Waiting, false) => "wait at the control barrier of",
+                (Why::NotStarted, true) => "has not started",
+                (Why::NotStarted, false) => "have not started",
             };
+            if why == Why::NotStarted {
+                return format!("{} {verb}", who.join(", "));
+            }
             format!("{} {verb} line {}: {}", who.join(", "), src.line, src.text)
         })
         .collect()

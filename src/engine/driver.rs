@@ -48,6 +48,7 @@
 use super::candidates::{Candidate, OrderChoice, Partial, Prune, Slices};
 use super::explorer::Explorer;
 use super::limits::{ExecError, LimitKind, Limits};
+use super::reduce::barrier_prefixes::{not_started, stopped_at_barrier, workgroups_alone};
 use super::skeleton::Skeleton;
 use super::trace::ThreadPaths;
 use crate::cat::{CatError, Env, Evaluation, Model, Prepared};
@@ -1171,6 +1172,135 @@ fn prefixes_first(
     }))
 }
 
+/// The longest the walks over barrier prefixes run when the question has
+/// no time limit of its own (with one: a quarter of it).
+const BARRIER_PREFIXES_TIME: std::time::Duration = std::time::Duration::from_secs(10);
+
+/// Where the combination plan says so
+/// ([`super::reduce::hook::CombinationPlan::barrier_prefixes`]) and the
+/// visitor decides races ([`Needs::prefixes_first`]): the walks over the
+/// executions in which every thread waits at its `k`-th control barrier,
+/// `k = 1, 2, ...`, their paths `explorer`'s cut short there
+/// (`crate::engine::reduce::barrier_prefixes` says why and when they
+/// stop), on a quarter of the budget. `Ok(Ok(coverage))`: a walk's
+/// visitor broke, its answer decided there; `Ok(Err(rest))`: no answer,
+/// and the limits left for the walks over the whole program.
+fn barrier_prefixes_first(
+    explorer: &Explorer,
+    model: &Model,
+    limits: Limits,
+    needs: &Needs,
+    visitor: &mut dyn Visitor,
+    progress: Option<ProgressFn<'_>>,
+) -> Result<Result<Coverage, Limits>, CheckError> {
+    let program = explorer.program;
+    if !needs.prefixes_first
+        || !super::reduce::hook::CombinationPlan::of(program, &limits).barrier_prefixes
+    {
+        return Ok(Err(limits));
+    }
+    let started = web_time::Instant::now();
+    let quarter = limits
+        .bounds
+        .timeout
+        .map_or(BARRIER_PREFIXES_TIME, |t| t / 4);
+    let end = started + quarter;
+    let share = Limits {
+        bounds: super::limits::Bounds {
+            max_executions: (limits.bounds.max_executions / 4).max(1),
+            timeout: Some(quarter),
+            deadline: Some(limits.bounds.deadline.map_or(end, |d| d.min(end))),
+            ..limits.bounds
+        },
+        ..limits
+    };
+    let budget = Budget::new(share, progress);
+    let monotone = MonotoneCache::new();
+    let mut evaluations = 0u64;
+    // First the first workgroup alone (the others not started: a race on
+    // workgroup memory needs no other workgroup), then every workgroup.
+    let first = program.threads.first().map_or(0, |t| t.workgroup);
+    let passes = if workgroups_alone(program) {
+        vec![Some(first), None]
+    } else {
+        vec![None]
+    };
+    'passes: for alone in passes {
+        for k in 1.. {
+            let runs = |t: &crate::ir::Thread| alone.is_none_or(|w| t.workgroup == w);
+            let threads: Vec<Option<ThreadPaths>> = program
+                .threads
+                .iter()
+                .zip(&explorer.threads)
+                .map(|(t, tp)| {
+                    if runs(t) {
+                        stopped_at_barrier(t, tp, k)
+                    } else {
+                        Some(not_started(tp))
+                    }
+                })
+                .collect();
+            // No path of a running thread reaches its k-th barrier: the
+            // running workgroup's whole executions are walked last (the
+            // others not started), or, when every thread runs, the walks
+            // over the whole program follow.
+            let reached = program
+                .threads
+                .iter()
+                .zip(&threads)
+                .any(|(t, cut)| runs(t) && cut.is_some());
+            if !reached && alone.is_none() {
+                break;
+            }
+            let threads = threads
+                .into_iter()
+                .zip(&explorer.threads)
+                .map(|(cut, tp)| cut.unwrap_or_else(|| tp.clone()))
+                .collect();
+            let mut at_k = explorer.with_threads(threads, share);
+            at_k.set_symmetry(needs.symmetry.as_deref());
+            at_k.set_rotation(needs.renaming.as_ref());
+            at_k.set_barrier_agreement(needs.barriers_agree);
+            if !visitor.prefixes() {
+                break;
+            }
+            let walk = Walk::new(model, share, needs, &budget, &monotone);
+            let (done, stopped_by) = walk_stopped(&mut at_k, &walk, visitor, false)?;
+            visitor.prefixes_end();
+            evaluations += done.evaluations;
+            if done.stopped {
+                let decided = Searched {
+                    stopped: true,
+                    ..Searched::default()
+                };
+                let mut coverage = finish(&at_k, limits, &decided, None);
+                // The paths the unrolling bound cut, not those stopped at the
+                // barrier.
+                coverage.cut_paths = explorer.cut();
+                record_prefix_walk(&mut coverage, &done, None);
+                return Ok(Ok(coverage));
+            }
+            if stopped_by.is_some() || started.elapsed() >= quarter {
+                break 'passes;
+            }
+            if !reached {
+                break;
+            }
+        }
+    }
+    Ok(Err(Limits {
+        bounds: super::limits::Bounds {
+            max_executions: limits.bounds.max_executions.saturating_sub(evaluations),
+            timeout: limits
+                .bounds
+                .timeout
+                .map(|t| t.saturating_sub(started.elapsed())),
+            ..limits.bounds
+        },
+        ..limits
+    }))
+}
+
 /// The coverage of a walk whose executions stopping at the bound were
 /// walked first (`first`) and decided the visitor's answer: the complete
 /// walk did not run.
@@ -1272,6 +1402,11 @@ pub fn enumerate(
         Err(coverage) => return Ok(coverage),
     };
     let needs = visitor.needs();
+    let limits = match barrier_prefixes_first(&explorer, model, limits, &needs, visitor, progress)?
+    {
+        Ok(coverage) => return Ok(coverage),
+        Err(rest) => rest,
+    };
     explorer.set_symmetry(needs.symmetry.as_deref());
     explorer.set_rotation(needs.renaming.as_ref());
     explorer.set_barrier_agreement(needs.barriers_agree);
@@ -1497,6 +1632,11 @@ mod parallel {
             Err(coverage) => return Ok(coverage),
         };
         let needs = visitor.needs();
+        let limits =
+            match barrier_prefixes_first(&explorer, model, limits, &needs, visitor, progress)? {
+                Ok(coverage) => return Ok(coverage),
+                Err(rest) => rest,
+            };
         explorer.set_symmetry(needs.symmetry.as_deref());
         explorer.set_rotation(needs.renaming.as_ref());
         explorer.set_barrier_agreement(needs.barriers_agree);
@@ -1512,6 +1652,13 @@ mod parallel {
         let threads = limits.threads.max(1);
         let wave_size = 16 * threads;
         let Some(mut probe) = visitor.fork() else {
+            // The walks over barrier prefixes ran already.
+            let limits = Limits {
+                reductions: limits
+                    .reductions
+                    .without(crate::engine::limits::Reduction::BarrierPrefixes),
+                ..limits
+            };
             return enumerate(program, loaded, limits, visitor, progress);
         };
         // The lowest unit index whose visitor broke or failed.

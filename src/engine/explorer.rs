@@ -122,6 +122,37 @@ impl<'p> Explorer<'p> {
         })
     }
 
+    /// The explorer whose threads' paths are `threads` (the paths of this
+    /// one changed: [`reduce::barrier_prefixes::stopped_at_barrier`]),
+    /// sharing what this one computed of the program (value domains, own
+    /// locations, RMW chains), walked under `limits`; with no symmetry,
+    /// renaming, spin extension or barrier pruning until set.
+    pub fn with_threads(&self, threads: Vec<ThreadPaths>, limits: Limits) -> Explorer<'p> {
+        Explorer {
+            program: self.program,
+            threads,
+            domains: self.domains.clone(),
+            limits,
+            has_group_functions: self.has_group_functions,
+            skipped: std::cell::Cell::new(None),
+            undefined: self.undefined.clone(),
+            budget: trace::Budget::new(&limits),
+            plan: self.plan,
+            write_pruning: false,
+            rmw_chains: self.rmw_chains.clone(),
+            symmetry: None,
+            rotation: None,
+            spin: None,
+            extended: std::cell::Cell::new(0),
+            walk_nodes: std::cell::Cell::new(0),
+            #[cfg(test)]
+            flow_log: Default::default(),
+            own: self.own.clone(),
+            shapes: base::ShapeCache::default(),
+            barriers: None,
+        }
+    }
+
     /// Reduces the walk by the symmetry of the interchangeable threads
     /// among those not `fixed` ([`symmetry`]; `None`: no reduction, the
     /// default): only the combinations of paths whose path numbers do not

@@ -54,7 +54,9 @@ pub use reduce::{
 };
 pub use search::{explore, explore_split, explore_with_progress};
 pub use skeleton::{Skeleton, SkeletonRotation, SkeletonSymmetry};
-pub use trace::{BarrierValues, Ending, EventInfo, PathEvent, ReadValue, RegValue, Stuck};
+pub use trace::{
+    BarrierValues, Ending, EventInfo, NOT_STARTED, PathEvent, ReadValue, RegValue, Stuck,
+};
 
 #[cfg(test)]
 mod tests;

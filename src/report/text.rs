@@ -547,7 +547,7 @@ fn litmus_pieces(o: &LitmusOutcome, s: &mut String, block: usize, sink: &mut dyn
                 " (among the witnesses; other pairs may race too)"
             } else if !o.races.is_empty() && o.races.iter().all(|r| !r.stopped_at_bound.is_empty())
             {
-                " (in an execution in which some threads stop part-way: at the unrolling bound, or spinning forever in a loop no value leaves)"
+                " (in an execution in which some threads stop part-way: at the unrolling bound, spinning forever in a loop no value leaves, or waiting at a control barrier)"
             } else {
                 ""
             }

@@ -13,6 +13,7 @@
 #[path = "../common/mod.rs"]
 mod common;
 
+mod barrier_prefixes;
 mod counters;
 mod incremental;
 mod interlock;

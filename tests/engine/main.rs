@@ -7,6 +7,7 @@
 mod common;
 
 mod barrier_lockstep;
+mod barrier_prefixes;
 mod condition_directed;
 mod condition_order;
 mod grow;

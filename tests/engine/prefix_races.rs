@@ -238,7 +238,7 @@ fn cli_report_wording() {
     let race = dir().join("race-in-cut-loop.litmus");
     let s = report(&race, &[]);
     for needle in [
-        "Data races: yes (in an execution in which some threads stop part-way: at the unrolling bound, or spinning forever in a loop no value leaves)",
+        "Data races: yes (in an execution in which some threads stop part-way: at the unrolling bound, spinning forever in a loop no value leaves, or waiting at a control barrier)",
         "  race on x: P0 line 21: st.av.dv.sc0 x, 1  <->  P1 line 20: st.nonpriv.sc0 x, 2",
         "    in the execution where P0 stops at the bound before line 20: LC00:",
         "(0 executions, 0 consistent, 0 partial, model vulkan, unroll 0, BOUND HIT: 1 thread path cut",

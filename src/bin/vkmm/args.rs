@@ -360,8 +360,8 @@ impl ModelArgs {
         let s = self.session();
         if property == Some(Property::Termination) || self.progress.is_some() {
             s.termination(Some(self.progress.clone().unwrap_or_default()))
-        } else if property == Some(Property::States) {
-            s.decide(Some(Property::States))
+        } else if matches!(property, Some(Property::States | Property::Races)) {
+            s.decide(property)
         } else {
             s
         }

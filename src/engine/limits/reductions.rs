@@ -92,6 +92,11 @@ pub enum Reduction {
     /// its term evaluated over the domains of the reads it names, not one
     /// path per combination of their values (`trace::explore_in_full`).
     SymbolicDomains,
+    /// Where races are decided, the executions in which every thread waits
+    /// at its `k`-th control barrier are walked first, `k = 1, 2, ...`,
+    /// before the program's own paths are listed
+    /// (`crate::engine::reduce::barrier_prefixes`).
+    BarrierPrefixes,
 }
 
 /// What a reduction needs the model to declare about itself before it
@@ -135,7 +140,7 @@ impl Requires {
 
 impl Reduction {
     /// Every reduction, in the order `--help` and the tables list them.
-    pub const ALL: [Reduction; 20] = [
+    pub const ALL: [Reduction; 21] = [
         Reduction::SpinReduction,
         Reduction::RmwFilter,
         Reduction::TerminationShortcuts,
@@ -156,6 +161,7 @@ impl Reduction {
         Reduction::Counters,
         Reduction::WitnessPruning,
         Reduction::SymbolicDomains,
+        Reduction::BarrierPrefixes,
     ];
 
     /// The reduction's name: `--no NAME`, and the old `--no-NAME` switch.
@@ -181,6 +187,7 @@ impl Reduction {
             Reduction::Counters => "counters",
             Reduction::WitnessPruning => "witness-pruning",
             Reduction::SymbolicDomains => "symbolic-domains",
+            Reduction::BarrierPrefixes => "barrier-prefixes",
         }
     }
 
@@ -216,6 +223,9 @@ impl Reduction {
             }
             Reduction::SymbolicDomains => {
                 "compute the value domains with reads that only flow into stores symbolic"
+            }
+            Reduction::BarrierPrefixes => {
+                "races: first walk the executions in which every thread waits at its k-th barrier"
             }
         }
     }

@@ -82,6 +82,9 @@ pub struct CombinationPlan {
     /// cannot agree, when the visitor wants only combinations whose
     /// barriers agree ([`crate::engine::Needs::barriers_agree`]).
     pub barrier_pruning: bool,
+    /// Where races are decided, the executions in which every thread waits
+    /// at its `k`-th control barrier are walked first, smallest `k` first.
+    pub barrier_prefixes: bool,
 }
 
 /// How a skeleton's orders and reads-from choices are listed.

@@ -22,6 +22,7 @@
 
 mod witness_pruning;
 pub(super) use witness_pruning::BarrierPruning;
+pub mod barrier_prefixes;
 mod chain_flow;
 mod counters;
 pub use crate::engine::limits::{Reduction, Reductions, Requires};
@@ -76,6 +77,7 @@ fn hook_of(r: Reduction) -> &'static dyn Hook {
         Reduction::Counters => &counters::CountersHook,
         Reduction::WitnessPruning => &witness_pruning::WitnessPruningHook,
         Reduction::SymbolicDomains => &symbolic_domains::SymbolicDomainsHook,
+        Reduction::BarrierPrefixes => &barrier_prefixes::BarrierPrefixesHook,
     }
 }
 

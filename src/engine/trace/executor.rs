@@ -489,6 +489,7 @@ fn prefix_before(s: &State, first: usize, stmt: usize) -> Path {
         ending: Ending::Cut {
             stmt,
             spinning: true,
+            waiting: false,
         },
         exprs: s.exprs[..kept].to_vec(),
     }
@@ -1043,6 +1044,7 @@ pub(super) fn keep_cut_prefix(s: State, out: &mut ThreadPaths) {
         Ending::Cut {
             stmt,
             spinning: false,
+            waiting: false,
         },
     ));
 }

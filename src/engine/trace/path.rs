@@ -197,9 +197,21 @@ pub enum Ending {
     /// in the await whose head is `stmt`: no value of the domains lets
     /// it leave (every iteration was dropped). Only in
     /// [`ThreadPaths::cut_prefixes`], for races within the bound
-    /// ([`crate::engine::Limits::prefix_races`]).
-    Cut { stmt: usize, spinning: bool },
+    /// ([`crate::engine::Limits::prefix_races`]). With `waiting`, no bound
+    /// cut it: it waits at the control barrier `stmt`, where the walk over
+    /// barrier prefixes stops it (`crate::engine::reduce::barrier_prefixes`),
+    /// or, with `stmt` [`NOT_STARTED`], it has not started (another
+    /// workgroup runs alone).
+    Cut {
+        stmt: usize,
+        spinning: bool,
+        waiting: bool,
+    },
 }
+
+/// The statement of an [`Ending::Cut`] `waiting` for a thread that has
+/// not started.
+pub const NOT_STARTED: usize = usize::MAX;
 
 /// A loop a path ends in.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -283,8 +295,13 @@ pub type Passes = Vec<(u32, crate::ir::Scope, usize)>;
 #[derive(Clone, Debug, Default)]
 pub struct ThreadPaths {
     pub paths: Vec<Path>,
-    /// Paths abandoned because a statement would run more than the bound allows.
+    /// Paths abandoned because a statement would run more than the bound
+    /// allows, or stopped at the control barrier
+    /// [`crate::engine::Limits::barrier_stop`] names (those also counted
+    /// in `waiting`).
     pub cut: usize,
+    /// Of `cut`, the paths stopped at that control barrier.
+    pub waiting: usize,
     /// The values the paths abandoned before their end wrote (cut by the
     /// bound, or an await's iteration dropped because every value of the
     /// domain loops), per `(location, value)` with the least provenance:

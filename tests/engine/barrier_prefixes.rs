@@ -1,0 +1,120 @@
+//! The walks over barrier prefixes (`Reduction::BarrierPrefixes`, `--no
+//! barrier-prefixes`): where races are what a check decides, the
+//! executions in which every invocation waits at its `k`-th control
+//! barrier (first those of one workgroup running alone) are walked before
+//! the whole program's. Verdicts of tests/fixtures/barrier-prefixes,
+//! derived by hand in each file: `clamped.wgsl` is racy (invocation 1's
+//! write of `cells[1]` and invocation 2's read of it share one barrier
+//! interval), `separated.wgsl` is race-free (a barrier between them).
+
+use crate::common::vkmm;
+
+const CLAMPED: &str = "tests/fixtures/barrier-prefixes/clamped.wgsl";
+const SEPARATED: &str = "tests/fixtures/barrier-prefixes/separated.wgsl";
+
+/// `vkmm check --property races --workgroups 2 FILE EXTRA... --format
+/// json`'s one result.
+fn races(file: &str, extra: &[&str]) -> serde_json::Value {
+    let mut args = vec![
+        "check",
+        "--property",
+        "races",
+        "--workgroups",
+        "2",
+        file,
+        "--format",
+        "json",
+    ];
+    args.extend(extra);
+    let (code, out, err) = vkmm(&args);
+    assert_eq!(code, 0, "{out}\n{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    v["results"][0].clone()
+}
+
+/// The race is found among the prefixes, in the first workgroup running
+/// alone, with its invocations waiting at the barrier that closes the
+/// racy interval: no complete execution walked, and the report says who
+/// stops where.
+#[test]
+fn a_race_of_one_barrier_interval_is_found_among_the_prefixes() {
+    let r = races(CLAMPED, &[]);
+    assert_eq!(r["race_free"], false, "{r}");
+    assert_eq!(r["executions"], 0, "{r}");
+    let race = &r["races"][0];
+    assert_eq!(race["location"], "cells[1]@wg0");
+    assert!(race["first"].as_str().unwrap().contains("line 18: OpStore"));
+    assert!(
+        race["second"]
+            .as_str()
+            .unwrap()
+            .contains("line 17: %47 = OpLoad")
+    );
+    let stops: Vec<&str> = race["stopped_at_bound"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s.as_str().unwrap())
+        .collect();
+    assert_eq!(
+        stops,
+        [
+            "P0, P1, P2, P3 wait at the control barrier of line 19: OpControlBarrier %6 %6 %35",
+            "P4, P5, P6, P7 have not started",
+        ]
+    );
+    let (_, text, _) = vkmm(&["check", "--property", "races", "--workgroups", "2", CLAMPED]);
+    assert!(
+        text.contains(
+            "Data races: yes (in an execution in which some threads stop part-way: at the unrolling bound, spinning forever in a loop no value leaves, or waiting at a control barrier)"
+        ),
+        "{text}"
+    );
+}
+
+/// Without the reduction the same verdict comes from complete executions;
+/// the race-free twin is race-free either way (the prefixes never decide
+/// "no race": the whole walk follows them).
+#[test]
+fn the_verdicts_are_those_of_the_whole_walk() {
+    let r = races(CLAMPED, &["--no", "barrier-prefixes"]);
+    assert_eq!(r["race_free"], false, "{r}");
+    assert!(r["executions"].as_u64().unwrap() > 0, "{r}");
+    assert!(
+        r["races"][0]["stopped_at_bound"]
+            .as_array()
+            .is_none_or(|a| a.is_empty()),
+        "{r}"
+    );
+    for extra in [&[][..], &["--no", "barrier-prefixes"][..]] {
+        let r = races(SEPARATED, extra);
+        assert_eq!(r["race_free"], true, "{extra:?}: {r}");
+        assert!(r["races"].as_array().unwrap().is_empty());
+    }
+}
+
+/// A race only the second workgroup runs into is found by the walk over
+/// every workgroup's prefixes (the first workgroup alone has none): the
+/// same shader with the reads of invocations 2 and 3 made only in
+/// workgroup 1 (in workgroup 0 invocations 0 and 1 read and write their
+/// own cell: no race there).
+#[test]
+fn a_race_of_another_workgroup_is_found_with_every_workgroup_running() {
+    let text =
+        std::fs::read_to_string(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(CLAMPED))
+            .unwrap()
+            .replace(
+                "let v = cells[min(i, 1u)];",
+                "var v = 0u; if (w.x == 1u || i < 2u) { v = cells[min(i, 1u)]; }",
+            );
+    let dir = std::env::temp_dir().join(format!("vkmm-barrier-prefixes-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("second.wgsl");
+    std::fs::write(&file, text).unwrap();
+    let r = races(file.to_str().unwrap(), &[]);
+    assert_eq!(r["race_free"], false, "{r}");
+    assert_eq!(r["races"][0]["location"], "cells[1]@wg1", "{r}");
+    let r = races(file.to_str().unwrap(), &["--no", "barrier-prefixes"]);
+    assert_eq!(r["race_free"], false, "{r}");
+    std::fs::remove_dir_all(&dir).ok();
+}
