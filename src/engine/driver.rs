@@ -48,7 +48,9 @@
 use super::candidates::{Candidate, OrderChoice, Partial, Prune, Slices};
 use super::explorer::Explorer;
 use super::limits::{ExecError, LimitKind, Limits};
-use super::reduce::barrier_prefixes::{not_started, stopped_at_barrier, workgroups_alone};
+use super::reduce::barrier_prefixes::{
+    has_barrier, not_started, stopped_at_barrier, workgroups_alone,
+};
 use super::skeleton::Skeleton;
 use super::trace::ThreadPaths;
 use crate::cat::{CatError, Env, Evaluation, Model, Prepared};
@@ -1173,8 +1175,14 @@ fn prefixes_first(
 }
 
 /// The longest the walks over barrier prefixes run when the question has
-/// no time limit of its own (with one: a quarter of it).
-const BARRIER_PREFIXES_TIME: std::time::Duration = std::time::Duration::from_secs(10);
+/// no time limit of its own (with one: an eighth of it).
+const BARRIER_PREFIXES_TIME: std::time::Duration = std::time::Duration::from_secs(5);
+
+/// The share of the question's time and evaluations the walks over
+/// barrier prefixes may take: the races they find are found in a small
+/// part of it, and on a program whose race they miss the walk over the
+/// whole program needs the rest.
+const BARRIER_PREFIXES_SHARE: u32 = 8;
 
 /// Where the combination plan says so
 /// ([`super::reduce::hook::CombinationPlan::barrier_prefixes`]) and the
@@ -1182,7 +1190,7 @@ const BARRIER_PREFIXES_TIME: std::time::Duration = std::time::Duration::from_sec
 /// executions in which every thread waits at its `k`-th control barrier,
 /// `k = 1, 2, ...`, their paths `explorer`'s cut short there
 /// (`crate::engine::reduce::barrier_prefixes` says why and when they
-/// stop), on a quarter of the budget. `Ok(Ok(coverage))`: a walk's
+/// stop), on an eighth of the budget ([`BARRIER_PREFIXES_SHARE`]). `Ok(Ok(coverage))`: a walk's
 /// visitor broke, its answer decided there; `Ok(Err(rest))`: no answer,
 /// and the limits left for the walks over the whole program.
 fn barrier_prefixes_first(
@@ -1196,19 +1204,21 @@ fn barrier_prefixes_first(
     let program = explorer.program;
     if !needs.prefixes_first
         || !super::reduce::hook::CombinationPlan::of(program, &limits).barrier_prefixes
+        || !has_barrier(program)
     {
         return Ok(Err(limits));
     }
     let started = web_time::Instant::now();
-    let quarter = limits
+    let share_time = limits
         .bounds
         .timeout
-        .map_or(BARRIER_PREFIXES_TIME, |t| t / 4);
-    let end = started + quarter;
+        .map_or(BARRIER_PREFIXES_TIME, |t| t / BARRIER_PREFIXES_SHARE);
+    let end = started + share_time;
     let share = Limits {
         bounds: super::limits::Bounds {
-            max_executions: (limits.bounds.max_executions / 4).max(1),
-            timeout: Some(quarter),
+            max_executions: (limits.bounds.max_executions / u64::from(BARRIER_PREFIXES_SHARE))
+                .max(1),
+            timeout: Some(share_time),
             deadline: Some(limits.bounds.deadline.map_or(end, |d| d.min(end))),
             ..limits.bounds
         },
@@ -1241,15 +1251,13 @@ fn barrier_prefixes_first(
                 })
                 .collect();
             // No path of a running thread reaches its k-th barrier: the
-            // running workgroup's whole executions are walked last (the
-            // others not started), or, when every thread runs, the walks
-            // over the whole program follow.
-            let reached = program
+            // next pass, or the walks over the whole program, follow.
+            if !program
                 .threads
                 .iter()
                 .zip(&threads)
-                .any(|(t, cut)| runs(t) && cut.is_some());
-            if !reached && alone.is_none() {
+                .any(|(t, cut)| runs(t) && cut.is_some())
+            {
                 break;
             }
             let threads = threads
@@ -1280,11 +1288,8 @@ fn barrier_prefixes_first(
                 record_prefix_walk(&mut coverage, &done, None);
                 return Ok(Ok(coverage));
             }
-            if stopped_by.is_some() || started.elapsed() >= quarter {
+            if stopped_by.is_some() || started.elapsed() >= share_time {
                 break 'passes;
-            }
-            if !reached {
-                break;
             }
         }
     }

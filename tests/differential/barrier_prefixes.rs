@@ -10,7 +10,7 @@
 //! never answer "no race": the whole walk follows them). Which pair is
 //! reported first may differ, and so may the walk's counts. A search
 //! either side a limit stopped or truncated is not compared (their
-//! budgets differ: the prefixes take a quarter of it).
+//! budgets differ: the prefixes take an eighth of it).
 //!
 //! The corpus-wide comparison runs as the `barrier-prefixes` row of
 //! [`crate::table`]; tests/engine/barrier_prefixes.rs has the hand-derived

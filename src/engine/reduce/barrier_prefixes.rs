@@ -46,7 +46,7 @@
 //!
 //! The walks stop deepening at the first `k` no path reaches (the walk
 //! over the whole program follows), at a walk stopped by its share of
-//! the budget, or once the walks used a quarter of the time or
+//! the budget, or once the walks used an eighth of the time or
 //! evaluations the question has.
 
 use super::hook::{CombinationPlan, Hook};
@@ -61,8 +61,8 @@ impl Hook for BarrierPrefixesHook {
         Reduction::BarrierPrefixes
     }
 
-    fn on_combinations(&self, program: &Program, limits: &Limits, plan: &mut CombinationPlan) {
-        plan.barrier_prefixes = limits.prefix_races && !limits.endings && has_barrier(program);
+    fn on_combinations(&self, _program: &Program, limits: &Limits, plan: &mut CombinationPlan) {
+        plan.barrier_prefixes = limits.prefix_races && !limits.endings;
     }
 }
 
@@ -73,8 +73,9 @@ fn is_barrier(t: &Thread, stmt: usize) -> bool {
         if matches!(i.kind, OpKind::ControlBarrier { .. }) && i.group.is_none())
 }
 
-/// Whether some thread of `program` has a control barrier.
-fn has_barrier(program: &Program) -> bool {
+/// Whether some thread of `program` has a control barrier (the walks
+/// run only then).
+pub fn has_barrier(program: &Program) -> bool {
     program
         .threads
         .iter()
