@@ -518,6 +518,9 @@ pub fn parse_text(
     let program = match format {
         Format::AlloyTest => alloy_test::parse(name, text),
         Format::Spirv => spirv::parse_with(name, text, options),
+        Format::Glsl if spirv::hlsl::is_hlsl_text(text) => {
+            spirv::hlsl::parse_with(name, text, options)
+        }
         Format::Glsl => spirv::glsl::parse_with(name, text, options),
         Format::Wgsl => spirv::wgsl::parse_with(name, text, options),
         Format::Hlsl => spirv::hlsl::parse_with(name, text, options),
