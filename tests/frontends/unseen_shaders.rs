@@ -397,3 +397,92 @@ fn hlsl_in_a_comp_file_is_read_as_hlsl() {
         "values[0] == 6 and values[1] == 8",
     );
 }
+
+/// Non-semantic instructions (DebugPrintf, shader debug information) are
+/// removed: HLSL `printf` leaves output = (10, 11) (printf.hlsl), and the
+/// assembly's debug records, one naming an id defined after it, leave the
+/// store of 7 (non-semantic.spvasm).
+#[test]
+fn non_semantic_instructions_have_no_effect() {
+    if !glslang() {
+        return;
+    }
+    holds(
+        "printf.hlsl",
+        &["--length", "output=2"],
+        "output[0] == 10 and output[1] == 11",
+    );
+    holds("non-semantic.spvasm", &[], "%out[0] == 7");
+}
+
+/// placeholder.wgsl: an identifier the host substitutes before
+/// compiling is refused at its first use, naming `--set`; `--set
+/// WG_SIZE=N` declares it: (2, 1) at 2, (3, 2, 1) at 3 (its comment).
+/// A name the shader never uses stays an error.
+#[test]
+fn set_declares_a_wgsl_placeholder_the_shader_never_declares() {
+    refused(
+        "placeholder.wgsl",
+        &[],
+        &["placeholder.wgsl:8:", "`WG_SIZE`", "--set WG_SIZE=VALUE"],
+    );
+    holds(
+        "placeholder.wgsl",
+        &["--set", "WG_SIZE=2"],
+        "out[0] == 2 and out[1] == 1",
+    );
+    holds(
+        "placeholder.wgsl",
+        &["--set", "WG_SIZE=3"],
+        "out[0] == 3 and out[1] == 2 and out[2] == 1",
+    );
+    refused(
+        "placeholder.wgsl",
+        &["--set", "WG_SIZE=2", "--set", "UNUSED=1"],
+        &["UNUSED"],
+    );
+}
+
+/// big-array.comp: an array past 4096 elements is refused at its
+/// declaration (line 10, column 13: `part`), naming `--set`; with
+/// `--set SIZE=4` the exchange gives (6, 5).
+#[test]
+fn an_array_too_long_is_refused_at_its_declaration_naming_set() {
+    if !glslang() {
+        return;
+    }
+    refused(
+        "big-array.comp",
+        &[],
+        &["big-array.comp:10:13:", "7936 elements", "--set NAME=N"],
+    );
+    holds(
+        "big-array.comp",
+        &["--set", "SIZE=4"],
+        "o.r[0] == 6 and o.r[1] == 5",
+    );
+}
+
+/// past-end.comp: a constant index past a runtime array's default
+/// length is refused at its line, naming the buffer as inputs take it
+/// and `--length`; with the length given, 3 + 4 = 7.
+#[test]
+fn a_constant_index_past_a_runtime_arrays_end_names_length() {
+    if !glslang() {
+        return;
+    }
+    refused(
+        "past-end.comp",
+        &[],
+        &[
+            "past-end.comp:10:1:",
+            "past the end of `bw`",
+            "--length bw=N",
+        ],
+    );
+    holds(
+        "past-end.comp",
+        &["--length", "bw=2", "--input", "bw=3,4"],
+        "o.r == 7",
+    );
+}
