@@ -400,7 +400,7 @@ fn an_inputs_file_names_the_line_column_and_key_of_each_error() {
     for (text, says) in [
         (
             "[[shader]]\nfile = \"x\"\n[shader.inputs]\nb = { length = 0 }\n",
-            format!("{shown}:4:16: shader 1 (x): `b.length`: expected 1 to 1048576"),
+            format!("{shown}:4:16: shader 1 (x): `inputs.b.length`: expected 1 to 1048576"),
         ),
         (
             "[[shader]]\nfile = \"x\"\n\n[[shader]]\nentry = 3\nfile = \"y\"\n",
@@ -424,7 +424,19 @@ fn an_inputs_file_names_the_line_column_and_key_of_each_error() {
         ),
         (
             "[[shader]]\nfile = \"x\"\n[shader.inputs]\nb = { length = 2, x = 1 }\n",
-            format!("{shown}:4:19: shader 1 (x): `b`: `x` beside length/fill/values/extent"),
+            format!(
+                "{shown}:4:19: shader 1 (x): `inputs.b.x`: a member beside length/fill/values/extent"
+            ),
+        ),
+        (
+            "[[shader]]\nfile = \"x\"\n[shader.inputs]\nb = { fill = \"some\" }\n",
+            format!(
+                "{shown}:4:14: shader 1 (x): `inputs.b.fill`: expected \"zero\" or \"arbitrary\""
+            ),
+        ),
+        (
+            "[[shader]]\nfile = \"x\"\n[shader.inputs]\nb.c = { values = [1, \"a\"] }\n",
+            format!("{shown}:4:18: shader 1 (x): `inputs.b.c.values`: expected integers"),
         ),
         (
             "[[shader]]\nfile = \"x\"\n[shader.extent]\nimg = \"2y3\"\n",
@@ -459,6 +471,18 @@ fn an_inputs_file_names_the_line_column_and_key_of_each_error() {
         assert!(
             out.contains(&format!(
                 "{shown}:3:13: condition of [[shader]] 1 `b[1] === 2`: column 8: expected"
+            )),
+            "{out}"
+        );
+        // A `set` the shader has no place for: at its key, not as an
+        // option the command line never gave.
+        let (code, out, err) = run(&format!(
+            "[[shader]]\nfile = {shader:?}\nset = {{ NOPE = 3 }}\n"
+        ));
+        assert_eq!(code, 2, "{out}{err}");
+        assert!(
+            out.contains(&format!(
+                "{shown}:3:16, key `set.NOPE` of [[shader]] 1: set NOPE=3: the shader has no `#define NOPE`"
             )),
             "{out}"
         );
