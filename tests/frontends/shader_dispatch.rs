@@ -489,3 +489,34 @@ fn an_inputs_file_names_the_line_column_and_key_of_each_error() {
     }
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// A dispatch file's `set` the shader has no place for is named at the
+/// file's line, column and key; the same name given again on the command
+/// line (which wins) is named as the option.
+#[test]
+fn a_dispatch_files_set_is_named_at_its_key_unless_the_command_line_replaced_it() {
+    if !glslang() {
+        return;
+    }
+    let dir = std::env::temp_dir().join(format!("vkmm-dispatch-set-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("run.toml");
+    std::fs::write(&file, "local_size = 2\nset = { NOPE = 1 }\n").unwrap();
+    let shown = file.display().to_string();
+    let shader = root("tests/fixtures/shader-dispatch/last-one.comp");
+    let (code, _, err) = vkmm(&["check", "--dispatch", &shown, &shader]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains(&format!(
+            "{shown}:2:16, key `set.NOPE`: set NOPE=1: the shader has no `#define NOPE`"
+        )),
+        "{err}"
+    );
+    let (code, _, err) = vkmm(&["check", "--dispatch", &shown, "--set", "NOPE=2", &shader]);
+    std::fs::remove_dir_all(&dir).unwrap();
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("--set NOPE=2: the shader has no `#define NOPE`") && !err.contains(&shown),
+        "{err}"
+    );
+}
