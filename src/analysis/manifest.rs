@@ -171,6 +171,8 @@ struct ShaderInputs {
     origins: Vec<Option<String>>,
     /// Where its condition is written, when it gives one.
     condition_origin: Option<String>,
+    /// Where each of its `set` keys is written (`ShaderOptions::set_origins`).
+    set_origins: Vec<(String, String, String)>,
 }
 
 /// Reads a suite's inputs file: its `[[shader]]` tables, each checked
@@ -282,6 +284,7 @@ fn read_inputs(path: &Path, bound: Option<usize>) -> Result<Vec<ShaderInputs>, S
                 rows,
                 table: t,
                 base: base.clone(),
+                set_origins: scratch.set_origins,
                 origins: scratch.inputs.into_iter().map(|i| i.origin).collect(),
                 condition_origin: scratch.assertion.map(|a| a.origin),
             });
@@ -351,6 +354,7 @@ fn read_row(
         for (input, origin) in shader.inputs[first..].iter_mut().zip(&s.origins) {
             input.origin.clone_from(origin);
         }
+        shader.set_origins.extend(s.set_origins.iter().cloned());
         // `condition` or `assert` (one key): an assertion row's condition.
         if let Some(a) = shader.assertion.take() {
             condition = Some((a.text, s.condition_origin.clone()));

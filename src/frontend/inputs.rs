@@ -392,6 +392,25 @@ pub(crate) fn apply_located(
             key_of(keys)
         ));
     }
+    // Each `set` key names where it is written.
+    if let Some(set) = table.get("set").and_then(toml::Value::as_table) {
+        for name in set.keys() {
+            let keys = ["set".to_string(), name.clone()];
+            let (line, column) = place_of(text, item, &keys, false);
+            let value = shader
+                .set
+                .iter()
+                .rev()
+                .find(|(n, _)| n == name)
+                .map(|(_, v)| v.clone())
+                .unwrap_or_default();
+            shader.set_origins.push((
+                name.clone(),
+                value,
+                format!("{}:{line}:{column}, {}", path.display(), key_of(&keys)),
+            ));
+        }
+    }
     // The condition names the place and key it is written at.
     if let Some(a) = &mut shader.assertion
         && (a.origin == FILE_ASSERT || a.origin == FILE_CONDITION)
@@ -799,13 +818,15 @@ fn inputs_of(
     out: &mut Vec<Input>,
     keys: &mut Vec<Vec<String>>,
 ) -> Result<(), KeyError> {
-    // An error at `path` and the keys `under` it.
+    // An error at `path` and the keys `under` it, the message after the
+    // full key path (`inputs.b.length`), as the other keys' errors name
+    // theirs.
     let fail = |under: &[&str]| {
         let mut keys = path.to_vec();
         keys.extend(under.iter().map(|k| k.to_string()));
         move |message: String| KeyError {
+            message: format!("`{}`: {message}", dotted(&keys)),
             keys,
-            message,
             at_key: false,
         }
     };
@@ -836,13 +857,13 @@ fn inputs_of(
             "arbitrary" | "any" => push(Contents::Arbitrary, None, out),
             _ => {
                 return Err(fail(&[])(format!(
-                    "`{target}`: expected \"zero\" or \"arbitrary\", found \"{s}\""
+                    "expected \"zero\" or \"arbitrary\", found \"{s}\""
                 )));
             }
         },
         toml::Value::Integer(n) => push(Contents::Values(vec![*n]), None, out),
         toml::Value::Array(_) => push(
-            Contents::Values(flat_ints(target, v).map_err(fail(&[]))?),
+            Contents::Values(flat_ints(v).map_err(fail(&[]))?),
             None,
             out,
         ),
@@ -853,7 +874,7 @@ fn inputs_of(
                     return Err(KeyError {
                         at_key: true,
                         ..fail(&[k])(format!(
-                            "`{target}`: `{k}` beside length/fill/values/extent (write members as `{target}.{k}`)"
+                            "a member beside length/fill/values/extent (write members as `{target}.{k}`)"
                         ))
                     });
                 }
@@ -862,45 +883,31 @@ fn inputs_of(
                         l.as_integer()
                             .and_then(|n| usize::try_from(n).ok())
                             .filter(|&n| (1..=1 << 20).contains(&n))
-                            .ok_or_else(|| {
-                                fail(&["length"])(format!(
-                                    "`{target}.length`: expected 1 to 1048576"
-                                ))
-                            })?,
+                            .ok_or_else(|| fail(&["length"])("expected 1 to 1048576".into()))?,
                     ),
                     None => None,
                 };
                 let contents = match (t.get("fill"), t.get("values")) {
                     (Some(_), Some(_)) => {
-                        return Err(fail(&[])(format!(
-                            "`{target}`: give `fill` or `values`, not both"
-                        )));
+                        return Err(fail(&[])("give `fill` or `values`, not both".into()));
                     }
                     (Some(f), None) => match f.as_str() {
                         Some("zero") => Contents::Zero,
                         Some("arbitrary" | "any") => Contents::Arbitrary,
                         _ => {
-                            return Err(fail(&["fill"])(format!(
-                                "`{target}.fill`: expected \"zero\" or \"arbitrary\""
-                            )));
+                            return Err(fail(&["fill"])(
+                                "expected \"zero\" or \"arbitrary\"".into(),
+                            ));
                         }
                     },
                     (None, Some(vals)) => {
-                        Contents::Values(flat_ints(target, vals).map_err(fail(&["values"]))?)
+                        Contents::Values(flat_ints(vals).map_err(fail(&["values"]))?)
                     }
                     (None, None) => Contents::Default,
                 };
                 // An image's extent: one positive size per coordinate.
                 let extent = match t.get("extent") {
-                    Some(e) => Some(extent_value(e).map_err(|m| {
-                        let mut keys = path.to_vec();
-                        keys.push("extent".into());
-                        KeyError {
-                            message: format!("`{}`: {m}", dotted(&keys)),
-                            keys,
-                            at_key: false,
-                        }
-                    })?),
+                    Some(e) => Some(extent_value(e).map_err(fail(&["extent"]))?),
                     None => None,
                 };
                 // The contents and length, then the extent, each an input
@@ -932,9 +939,7 @@ fn inputs_of(
         }
         toml::Value::Boolean(b) => push(Contents::Values(vec![i64::from(*b)]), None, out),
         _ => {
-            return Err(fail(&[])(format!(
-                "`{target}`: expected a value, a list or a table"
-            )));
+            return Err(fail(&[])("expected a value, a list or a table".into()));
         }
     }
     Ok(())
@@ -967,7 +972,7 @@ fn extent_value(v: &toml::Value) -> Result<Vec<usize>, String> {
     }
 }
 
-fn flat_ints(target: &str, v: &toml::Value) -> Result<Vec<i64>, String> {
+fn flat_ints(v: &toml::Value) -> Result<Vec<i64>, String> {
     let mut out = Vec::new();
     fn walk(v: &toml::Value, out: &mut Vec<i64>) -> bool {
         match v {
@@ -986,7 +991,7 @@ fn flat_ints(target: &str, v: &toml::Value) -> Result<Vec<i64>, String> {
     if walk(v, &mut out) {
         Ok(out)
     } else {
-        Err(format!("`{target}`: expected integers (lists may nest)"))
+        Err("expected integers (lists may nest)".into())
     }
 }
 

@@ -172,6 +172,10 @@ pub struct ShaderOptions {
     /// own text, checked as if it had this value (a GLSL/HLSL `#define`, a
     /// WGSL `const` or `override`, a SPIR-V spec constant by name or SpecId).
     pub set: Vec<(String, String)>,
+    /// Where a dispatch or inputs file gives a `set` key: (name, value,
+    /// `FILE:LINE:COLUMN, key `set.NAME``), so that an error about it names
+    /// the place (a value the command line replaced is not named).
+    pub set_origins: Vec<(String, String, String)>,
     /// `--entry NAME`: the entry point, where a module has several.
     pub entry: Option<String>,
     /// `--input`, `--length` and a dispatch file's `[inputs]`: what the
@@ -515,9 +519,14 @@ pub fn parse_text(
             ),
         });
     }
+    let set = options.shader.set.clone();
+    let set_origins = options.shader.set_origins.clone();
     let program = match format {
         Format::AlloyTest => alloy_test::parse(name, text),
         Format::Spirv => spirv::parse_with(name, text, options),
+        Format::Glsl if spirv::hlsl::is_hlsl_text(text) => {
+            spirv::hlsl::parse_with(name, text, options)
+        }
         Format::Glsl => spirv::glsl::parse_with(name, text, options),
         Format::Wgsl => spirv::wgsl::parse_with(name, text, options),
         Format::Hlsl => spirv::hlsl::parse_with(name, text, options),
@@ -534,8 +543,33 @@ pub fn parse_text(
                 vulkan_litmus::parse(name, text)
             }
         },
-    }?;
+    }
+    .map_err(|e| at_set_origin(e, &set, &set_origins))?;
     Ok(program)
+}
+
+/// A front end's error about `--set NAME` (its message opens with it)
+/// where a file gave NAME the value in force: the message names the
+/// file, line, column and key instead.
+fn at_set_origin(
+    mut e: FrontendError,
+    set: &[(String, String)],
+    origins: &[(String, String, String)],
+) -> FrontendError {
+    let Some(rest) = e.message.strip_prefix("--set ") else {
+        return e;
+    };
+    let name_end = rest.find(['=', ':']).unwrap_or(rest.len());
+    let name = &rest[..name_end];
+    let in_force = set.iter().rev().find(|(n, _)| n == name).map(|(_, v)| v);
+    if let Some((_, _, origin)) = origins
+        .iter()
+        .rev()
+        .find(|(n, v, _)| n == name && Some(v) == in_force)
+    {
+        e.message = format!("{origin}: set {rest}");
+    }
+    e
 }
 
 /// The first word of a litmus file (its architecture) with its line and column.

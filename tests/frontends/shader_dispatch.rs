@@ -400,7 +400,7 @@ fn an_inputs_file_names_the_line_column_and_key_of_each_error() {
     for (text, says) in [
         (
             "[[shader]]\nfile = \"x\"\n[shader.inputs]\nb = { length = 0 }\n",
-            format!("{shown}:4:16: shader 1 (x): `b.length`: expected 1 to 1048576"),
+            format!("{shown}:4:16: shader 1 (x): `inputs.b.length`: expected 1 to 1048576"),
         ),
         (
             "[[shader]]\nfile = \"x\"\n\n[[shader]]\nentry = 3\nfile = \"y\"\n",
@@ -424,7 +424,19 @@ fn an_inputs_file_names_the_line_column_and_key_of_each_error() {
         ),
         (
             "[[shader]]\nfile = \"x\"\n[shader.inputs]\nb = { length = 2, x = 1 }\n",
-            format!("{shown}:4:19: shader 1 (x): `b`: `x` beside length/fill/values/extent"),
+            format!(
+                "{shown}:4:19: shader 1 (x): `inputs.b.x`: a member beside length/fill/values/extent"
+            ),
+        ),
+        (
+            "[[shader]]\nfile = \"x\"\n[shader.inputs]\nb = { fill = \"some\" }\n",
+            format!(
+                "{shown}:4:14: shader 1 (x): `inputs.b.fill`: expected \"zero\" or \"arbitrary\""
+            ),
+        ),
+        (
+            "[[shader]]\nfile = \"x\"\n[shader.inputs]\nb.c = { values = [1, \"a\"] }\n",
+            format!("{shown}:4:18: shader 1 (x): `inputs.b.c.values`: expected integers"),
         ),
         (
             "[[shader]]\nfile = \"x\"\n[shader.extent]\nimg = \"2y3\"\n",
@@ -462,6 +474,49 @@ fn an_inputs_file_names_the_line_column_and_key_of_each_error() {
             )),
             "{out}"
         );
+        // A `set` the shader has no place for: at its key, not as an
+        // option the command line never gave.
+        let (code, out, err) = run(&format!(
+            "[[shader]]\nfile = {shader:?}\nset = {{ NOPE = 3 }}\n"
+        ));
+        assert_eq!(code, 2, "{out}{err}");
+        assert!(
+            out.contains(&format!(
+                "{shown}:3:16, key `set.NOPE` of [[shader]] 1: set NOPE=3: the shader has no `#define NOPE`"
+            )),
+            "{out}"
+        );
     }
     std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// A dispatch file's `set` the shader has no place for is named at the
+/// file's line, column and key; the same name given again on the command
+/// line (which wins) is named as the option.
+#[test]
+fn a_dispatch_files_set_is_named_at_its_key_unless_the_command_line_replaced_it() {
+    if !glslang() {
+        return;
+    }
+    let dir = std::env::temp_dir().join(format!("vkmm-dispatch-set-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("run.toml");
+    std::fs::write(&file, "local_size = 2\nset = { NOPE = 1 }\n").unwrap();
+    let shown = file.display().to_string();
+    let shader = root("tests/fixtures/shader-dispatch/last-one.comp");
+    let (code, _, err) = vkmm(&["check", "--dispatch", &shown, &shader]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains(&format!(
+            "{shown}:2:16, key `set.NOPE`: set NOPE=1: the shader has no `#define NOPE`"
+        )),
+        "{err}"
+    );
+    let (code, _, err) = vkmm(&["check", "--dispatch", &shown, "--set", "NOPE=2", &shader]);
+    std::fs::remove_dir_all(&dir).unwrap();
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("--set NOPE=2: the shader has no `#define NOPE`") && !err.contains(&shown),
+        "{err}"
+    );
 }

@@ -323,3 +323,166 @@ fn set_reaches_a_define_in_an_included_header() {
         ],
     );
 }
+
+/// include.comp: `#include` without `GL_GOOGLE_include_directive`, as
+/// glslc accepts it; the values in its comment: (2, 1) as written, (2, 3,
+/// 4, 1) with `--set N=4` at four invocations (the `#define` is in the
+/// header). At four invocations with N = 2, invocations 2 and 3 store
+/// past the tile's end at line 17 of the shader (its own numbering,
+/// although a line is inserted after `#version`); with N = 0 the error
+/// is in the header, named by its own path, not the copy `--set` wrote.
+#[test]
+fn glsl_include_needs_no_extension_line_and_keeps_the_shaders_lines() {
+    if !glslang() {
+        return;
+    }
+    holds("include.comp", &[], "o.r[0] == 2 and o.r[1] == 1");
+    holds(
+        "include.comp",
+        &["--local-size", "4", "--set", "N=4"],
+        "o.r[0] == 2 and o.r[1] == 3 and o.r[2] == 4 and o.r[3] == 1",
+    );
+    let path = format!("{DIR}/include.comp");
+    let (code, out, err) = vkmm(&["check", "--local-size", "4", &path]);
+    assert_eq!(code, 3, "{out}\n{err}");
+    assert!(
+        out.contains(
+            "out-of-bounds access to tile at tests/fixtures/unseen-shaders/include.comp:17"
+        ),
+        "{out}"
+    );
+    refused(
+        "include.comp",
+        &["--set", "N=0"],
+        &[
+            "tests/fixtures/unseen-shaders/include/tile.glsl:3:1:",
+            "array size",
+        ],
+    );
+}
+
+/// `--set` of a header's `#define` reaches the header when vkmm runs in
+/// the shader's own folder too: glslang looks for a quoted include
+/// beside `--stdin`, the current folder, before the include path, so the
+/// compiler runs in the folder of the rewritten copies. (2, 3, 4, 1) as in
+/// the test above.
+#[test]
+fn set_reaches_a_header_from_the_shaders_own_folder() {
+    if !glslang() {
+        return;
+    }
+    let vkmm = env!("CARGO_BIN_EXE_vkmm");
+    let out = std::process::Command::new(vkmm)
+        .current_dir(DIR)
+        .args(["check", "--local-size", "4", "--set", "N=4", "--assert"])
+        .arg("o.r[0] == 2 and o.r[1] == 3 and o.r[2] == 4 and o.r[3] == 1")
+        .arg("include.comp")
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{text}");
+    assert!(text.contains("\nOk\n"), "{text}");
+}
+
+/// hlsl.comp: HLSL in a `.comp` file (no `#version`, a `[numthreads]`
+/// entry point) is read as HLSL: (3, 4) doubled is (6, 8).
+#[test]
+fn hlsl_in_a_comp_file_is_read_as_hlsl() {
+    if !glslang() {
+        return;
+    }
+    holds(
+        "hlsl.comp",
+        &["--input", "values=3,4", "--length", "values=2"],
+        "values[0] == 6 and values[1] == 8",
+    );
+}
+
+/// Non-semantic instructions (DebugPrintf, shader debug information) are
+/// removed: HLSL `printf` leaves output = (10, 11) (printf.hlsl), and the
+/// assembly's debug records, one naming an id defined after it, leave the
+/// store of 7 (non-semantic.spvasm).
+#[test]
+fn non_semantic_instructions_have_no_effect() {
+    if !glslang() {
+        return;
+    }
+    holds(
+        "printf.hlsl",
+        &["--length", "output=2"],
+        "output[0] == 10 and output[1] == 11",
+    );
+    holds("non-semantic.spvasm", &[], "%out[0] == 7");
+}
+
+/// placeholder.wgsl: an identifier the host substitutes before
+/// compiling is refused at its first use, naming `--set`; `--set
+/// WG_SIZE=N` declares it: (2, 1) at 2, (3, 2, 1) at 3 (its comment).
+/// A name the shader never uses stays an error.
+#[test]
+fn set_declares_a_wgsl_placeholder_the_shader_never_declares() {
+    refused(
+        "placeholder.wgsl",
+        &[],
+        &["placeholder.wgsl:8:", "`WG_SIZE`", "--set WG_SIZE=VALUE"],
+    );
+    holds(
+        "placeholder.wgsl",
+        &["--set", "WG_SIZE=2"],
+        "out[0] == 2 and out[1] == 1",
+    );
+    holds(
+        "placeholder.wgsl",
+        &["--set", "WG_SIZE=3"],
+        "out[0] == 3 and out[1] == 2 and out[2] == 1",
+    );
+    refused(
+        "placeholder.wgsl",
+        &["--set", "WG_SIZE=2", "--set", "UNUSED=1"],
+        &["UNUSED"],
+    );
+}
+
+/// big-array.comp: an array past 4096 elements is refused at its
+/// declaration (line 10, column 13: `part`), naming `--set`; with
+/// `--set SIZE=4` the exchange gives (6, 5).
+#[test]
+fn an_array_too_long_is_refused_at_its_declaration_naming_set() {
+    if !glslang() {
+        return;
+    }
+    refused(
+        "big-array.comp",
+        &[],
+        &["big-array.comp:10:13:", "7936 elements", "--set NAME=N"],
+    );
+    holds(
+        "big-array.comp",
+        &["--set", "SIZE=4"],
+        "o.r[0] == 6 and o.r[1] == 5",
+    );
+}
+
+/// past-end.comp: a constant index past a runtime array's default
+/// length is refused at its line, naming the buffer as inputs take it
+/// and `--length`; with the length given, 3 + 4 = 7.
+#[test]
+fn a_constant_index_past_a_runtime_arrays_end_names_length() {
+    if !glslang() {
+        return;
+    }
+    refused(
+        "past-end.comp",
+        &[],
+        &[
+            "past-end.comp:10:1:",
+            "past the end of `bw`",
+            "--length bw=N",
+        ],
+    );
+    holds(
+        "past-end.comp",
+        &["--length", "bw=2", "--input", "bw=3,4"],
+        "o.r == 7",
+    );
+}

@@ -67,11 +67,48 @@ pub fn parse_with(
     let (source, specs, headers) =
         set_defines_or_specs(file, source, &options.shader.set, &options.shader)?;
     let source = with_local_size(&source, options.shader.local_size);
-    let bytes = compile(file, &source, &options.shader, headers.as_ref())?;
+    let compiled = with_include_directive(&source);
+    let bytes = compile(file, &compiled, &options.shader, headers.as_ref())?;
     let asm = super::disassemble_compiled(file, &bytes, &compiler())?;
     let mut options = options;
     options.shader.set = specs;
     super::parse_compiled(file, &source, &asm, options)
+}
+
+/// The shader's text as `glslc` and the other shaderc-based builds
+/// compile it: a shader with an `#include` line and no
+/// `GL_GOOGLE_include_directive` gets the extension after its
+/// `#version` line. glslangValidator refuses `#include` without it
+/// ("required extension not requested"), while shaderc enables it for
+/// every shader, so projects built with glslc (Vulkan-Samples) write
+/// `#include` alone. A `#line` directive after the inserted line numbers
+/// the next line as it is numbered in the shader's own text ("the
+/// implementation will behave as if it is compiling at line number
+/// line", GLSL 4.60, 3.4), so the compiler's errors and the module's
+/// `OpLine`s keep the shader's lines.
+pub(super) fn with_include_directive(source: &str) -> String {
+    let directive = |line: &str, word: &str| {
+        line.trim_start()
+            .strip_prefix('#')
+            .is_some_and(|r| r.trim_start().starts_with(word))
+    };
+    let lines: Vec<&str> = source.split('\n').collect();
+    let includes = lines.iter().any(|l| directive(l, "include"));
+    let enabled = lines
+        .iter()
+        .any(|l| directive(l, "extension") && l.contains("GL_GOOGLE_include_directive"));
+    let version = lines.iter().position(|l| directive(l, "version"));
+    let (true, false, Some(k)) = (includes, enabled, version) else {
+        return source.to_string();
+    };
+    let mut out = lines[..=k].join("\n");
+    // Line k (0-based) is the version line: the next is line k + 2.
+    out.push_str(&format!(
+        "\n#extension GL_GOOGLE_include_directive : enable\n#line {}\n",
+        k + 2
+    ));
+    out.push_str(&lines[k + 1..].join("\n"));
+    out
 }
 
 /// The shader's text with the workgroup size `size` (`--local-size`) in
@@ -483,6 +520,20 @@ fn run_tool(
 ) -> Result<std::process::Output, FrontendError> {
     let tool = compiler();
     let mut command = Command::new(&tool);
+    // glslang looks for a quoted `#include` beside its includer first,
+    // and the includer of `--stdin` is the current folder: the compiler
+    // runs in the folder of the copies `--set` wrote (the first `-I` of
+    // `args`), else in the shader's own folder, so that neither the
+    // user's folder nor an unrewritten header shadows what the include
+    // path names.
+    let home = args
+        .iter()
+        .find_map(|a| a.strip_prefix("-I"))
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(|| shader_folder(file));
+    if home.is_dir() {
+        command.current_dir(home);
+    }
     command.args(args);
     if let Some(out) = out {
         command.arg("-o").arg(out);
@@ -650,13 +701,12 @@ fn wait_within_deadline(
 /// The compiler's flags for the include path and the definitions.
 fn compile_flags(file: &str, shader: &crate::frontend::ShaderOptions) -> Vec<String> {
     let mut flags = Vec::new();
-    let folder = std::path::Path::new(file)
-        .parent()
-        .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or(std::path::Path::new("."));
-    flags.push(format!("-I{}", folder.display()));
+    // Absolute: the compiler runs in another folder (`run_tool`).
+    let absolute =
+        |d: &std::path::Path| std::fs::canonicalize(d).unwrap_or_else(|_| d.to_path_buf());
+    flags.push(format!("-I{}", absolute(&shader_folder(file)).display()));
     for dir in &shader.include_dirs {
-        flags.push(format!("-I{}", dir.display()));
+        flags.push(format!("-I{}", absolute(dir).display()));
     }
     for (name, value) in &shader.defines {
         match value {
@@ -667,9 +717,26 @@ fn compile_flags(file: &str, shader: &crate::frontend::ShaderOptions) -> Vec<Str
     flags
 }
 
+/// The folder of the shader `file` (`.` for a bare name).
+fn shader_folder(file: &str) -> std::path::PathBuf {
+    std::path::Path::new(file)
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(std::path::Path::new("."))
+        .to_path_buf()
+}
+
 /// The path of an included file the compiler names `header`: the first
 /// folder of the include path holding it, else `header` as written.
 fn included(file: &str, header: &str, shader: &crate::frontend::ShaderOptions) -> String {
+    // A copy `--set` rewrote (`TMP/vkmm-set-PID-N/NAME`) stands for the
+    // header NAME names on the include path.
+    let copies = std::env::temp_dir().join(format!("vkmm-set-{}-", std::process::id()));
+    let header = header
+        .strip_prefix(copies.to_string_lossy().as_ref())
+        .and_then(|rest| rest.split_once(['/', '\\']))
+        .map_or(header, |(_, name)| name);
+    let header = header.strip_prefix("./").unwrap_or(header);
     let folder = std::path::Path::new(file)
         .parent()
         .map(std::path::Path::to_path_buf)

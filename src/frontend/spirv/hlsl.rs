@@ -37,6 +37,22 @@ fn error(file: &str, message: String) -> FrontendError {
     }
 }
 
+/// Whether a shader named as GLSL (`.comp`, `.glsl`) holds HLSL, as
+/// Kompute's and other projects' `.comp` files compiled with `glslc -x
+/// hlsl` or `glslangValidator -D` do: it carries the compute attribute
+/// `[numthreads(` (no GLSL syntax opens with `[` and a name) and no
+/// `#version` line, which a GLSL compute shader needs ("shaders that do
+/// not include a #version directive will be treated as targeting version
+/// 1.10", GLSL 4.60, 3.3; compute shaders came with 4.30).
+pub fn is_hlsl_text(source: &str) -> bool {
+    let version = source.lines().any(|l| {
+        l.trim_start()
+            .strip_prefix('#')
+            .is_some_and(|r| r.trim_start().starts_with("version"))
+    });
+    !version && source.to_ascii_lowercase().contains("[numthreads")
+}
+
 /// Parses an HLSL compute shader with default options.
 pub fn parse(file: &str, source: &str) -> Result<Program, FrontendError> {
     parse_with(file, source, Options::default())

@@ -651,24 +651,7 @@ pub(super) fn default_sizes(
         if !used {
             continue;
         }
-        // The name an input takes: the variable's, its block's, else
-        // SET.BINDING (as `variable` resolves them).
-        let binding = match (
-            m.int_decoration(&g.id, "DescriptorSet"),
-            m.int_decoration(&g.id, "Binding"),
-        ) {
-            (Some(s), Some(b)) => Some(format!("{s}.{b}")),
-            _ => None,
-        };
-        let unique =
-            |n: &String| variable(m, &names, &Step::Name(n.clone())).is_ok_and(|v| v.id == g.id);
-        let target = names
-            .get(&g.id)
-            .filter(|n| !n.is_empty() && unique(n))
-            .or_else(|| names.get(&g.pointee).filter(|n| !n.is_empty() && unique(n)))
-            .cloned()
-            .or(binding.clone())
-            .unwrap_or_else(|| format!("%{}", g.id));
+        let (target, binding) = input_target(m, &names, g);
         let place = binding.map_or_else(String::new, |b| format!(" (binding {b})"));
         // The target as a TOML key: quoted unless bare (`"0.1"`).
         let key = if target
@@ -712,6 +695,47 @@ fn holds_image(m: &Module, ty: &str) -> bool {
         Some(Ty::Array { elem, .. } | Ty::RuntimeArray { elem }) => holds_image(m, elem),
         _ => false,
     }
+}
+
+/// The name an input takes for the global variable `g`: the variable's,
+/// its block's, else SET.BINDING (as `variable` resolves them); and its
+/// SET.BINDING, when it has one.
+pub(super) fn input_target(
+    m: &Module,
+    names: &HashMap<String, String>,
+    g: &super::module::Global,
+) -> (String, Option<String>) {
+    let binding = match (
+        m.int_decoration(&g.id, "DescriptorSet"),
+        m.int_decoration(&g.id, "Binding"),
+    ) {
+        (Some(s), Some(b)) => Some(format!("{s}.{b}")),
+        _ => None,
+    };
+    let unique =
+        |n: &String| variable(m, names, &Step::Name(n.clone())).is_ok_and(|v| v.id == g.id);
+    let target = names
+        .get(&g.id)
+        .filter(|n| !n.is_empty() && unique(n))
+        .or_else(|| names.get(&g.pointee).filter(|n| !n.is_empty() && unique(n)))
+        .cloned()
+        .or(binding.clone())
+        .unwrap_or_else(|| format!("%{}", g.id));
+    (target, binding)
+}
+
+/// A constant index past the end of a buffer that ends with a
+/// runtime-sized array: the words that name the buffer as the inputs do
+/// and the option giving its length, for the error at that access.
+pub(super) fn past_runtime_end(insts: &[Inst], m: &Module, var: &str) -> Option<String> {
+    let g = m.globals.iter().find(|g| g.id == var)?;
+    if !ends_with_runtime_array(m, &g.pointee) {
+        return None;
+    }
+    let (target, _) = input_target(m, &op_names(insts), g);
+    Some(format!(
+        "`{target}`, which ends with a runtime-sized array as long as its input makes it (1 element unless given): give the length the host binds with `--length {target}=N`"
+    ))
 }
 
 /// Whether a value of type `ty` ends with a runtime-sized array (a

@@ -1630,6 +1630,12 @@ impl<'a> Gen<'a> {
                 ins.semantics = semantics_of(sem);
                 self.code.push(Stmt::Op(ins));
             }
+            // SPV_KHR_non_semantic_info: "Non-Semantic Instruction: an
+            // instruction that has no semantic impact, and can be safely
+            // removed from the module." (DebugPrintf, the shader debug
+            // information of `NonSemantic.Shader.DebugInfo.100`); their
+            // operands may name strings and forward ids no value stands for.
+            Op::ExtInst if self.non_semantic(inst) => {}
             Op::ExtInst => {
                 let v = self.ext_inst(fr, inst)?;
                 self.bind(fr, inst, v)?;
@@ -2383,7 +2389,10 @@ impl<'a> Gen<'a> {
                     Some((_, s, t)) if *s == size => f(self, &[bytes::Piece::whole(t.clone(), size)]),
                     _ if in_memory => match bytes::cover(&targets, at, size) {
                         Some(pieces) => f(self, &pieces),
-                        None => Err(inst.err(format!("{}: bytes {at}..{} are not all in the variable `%{var}` (outside it, or padding between its members; a runtime array is as long as its @Input)", inst.name, at + i64::from(size)))),
+                        None => Err(inst.err(match super::inputs::past_runtime_end(self.insts, self.m, &var) {
+                            Some(runtime) => format!("{}: a constant index past the end: bytes {at}..{} are past the end of {runtime}", inst.name, at + i64::from(size)),
+                            None => format!("{}: bytes {at}..{} are not all in the variable `%{var}` (outside it, or padding between its members; a runtime array is as long as its @Input)", inst.name, at + i64::from(size)),
+                        })),
                     },
                     Some((_, s, _)) => Err(unsupported(
                         inst,
@@ -2786,6 +2795,15 @@ impl<'a> Gen<'a> {
     }
 
     /// GLSL.std.450 / OpenCL.std integer functions.
+    /// Whether `inst` (an `OpExtInst`) belongs to an extended instruction
+    /// set named `NonSemantic.*`.
+    fn non_semantic(&self, inst: &Inst) -> bool {
+        inst.id(1)
+            .ok()
+            .and_then(|set| self.m.ext_sets.get(set))
+            .is_some_and(|s| s.starts_with("NonSemantic."))
+    }
+
     fn ext_inst(&mut self, fr: &Frame, inst: &Inst) -> R<Val> {
         let set = self
             .m

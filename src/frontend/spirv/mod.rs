@@ -1022,19 +1022,29 @@ fn parse_disassembly(
         let Positions::SourceLines(source) = positions else {
             return None;
         };
-        line_of(k)
-            .or_else(|| names::declared_at(&lines, k, source))
-            .or_else(|| {
-                let id = lines.get(k - 1)?.split_whitespace().next()?;
-                if !id.starts_with('%') {
-                    return None;
-                }
-                let user = lines.iter().enumerate().skip(k).find(|(_, l)| {
-                    l.split_whitespace().skip(1).any(|w| w == id)
-                        && !l.trim_start().starts_with("OpName")
-                })?;
-                line_of(user.0 + 1)
-            })
+        // A type or constant: follow its first use (a pointer type, the
+        // variable of that type, an instruction of a function) until one
+        // has a place; a few steps reach a variable from its array type.
+        let mut at = k;
+        for _ in 0..6 {
+            if let Some(p) = line_of(at).or_else(|| names::declared_at(&lines, at, source)) {
+                return Some(p);
+            }
+            let id = lines.get(at - 1)?.split_whitespace().next()?;
+            if !id.starts_with('%') {
+                return None;
+            }
+            let annotation = |l: &str| {
+                let l = l.trim_start();
+                ["OpName", "OpMemberName", "OpDecorate", "OpMemberDecorate"]
+                    .iter()
+                    .any(|a| l.starts_with(a))
+            };
+            at = 1 + lines.iter().enumerate().skip(at).find_map(|(u, l)| {
+                (l.split_whitespace().skip(1).any(|w| w == id) && !annotation(l)).then_some(u)
+            })?;
+        }
+        None
     };
     // A shader compiled from source names its memory as the source does.
     let source_names = positions != Positions::Instructions;

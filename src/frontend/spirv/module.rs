@@ -141,6 +141,10 @@ pub(super) struct Module {
 /// The most components vkmm reads in a vector (SPIR-V allows 16).
 pub const MAX_VECTOR: usize = 64;
 
+/// The most elements an `OpTypeArray` may have: each element is a
+/// location of its own, and every location enters the search.
+const MAX_ARRAY: i64 = 4096;
+
 /// The most rows (and columns) vkmm reads in a cooperative matrix.
 pub const MAX_COOP_DIM: usize = 16;
 
@@ -824,11 +828,19 @@ impl Module {
             }),
             Op::TypeArray => {
                 let len = match self.consts.get(inst.id(1)?) {
-                    Some(CVal::Int(n)) if *n >= 0 && *n <= 4096 => *n as usize,
+                    Some(CVal::Int(n)) if (0..=MAX_ARRAY).contains(n) => *n as usize,
+                    Some(CVal::Int(n)) => {
+                        return Err(inst.err_at(
+                            1,
+                            format!(
+                                "an array of {n} elements: vkmm checks arrays of at most {MAX_ARRAY} elements (each element is a location of its own); where a size constant gives the length, check the shader with a smaller one: `--set NAME=N` replaces a `#define`, a WGSL `const` or `override`, a specialization constant"
+                            ),
+                        ));
+                    }
                     _ => {
                         return Err(inst.err_at(
                             1,
-                            "array length: expected a constant between 0 and 4096".into(),
+                            format!("array length: expected an integer constant between 0 and {MAX_ARRAY}"),
                         ));
                     }
                 };

@@ -284,8 +284,12 @@ fn compile_here(
         ),
         None => error(file, 0, 0, message),
     };
-    let module = naga::front::wgsl::parse_str(source)
-        .map_err(|e| at(e.location(source), format!("naga: {}", e.message())))?;
+    let module = naga::front::wgsl::parse_str(source).map_err(|e| {
+        at(
+            e.location(source),
+            placeholder_hint(format!("naga: {}", e.message())),
+        )
+    })?;
     let mut validator = naga::valid::Validator::new(
         naga::valid::ValidationFlags::all(),
         naga::valid::Capabilities::all(),
@@ -465,6 +469,14 @@ fn set_consts(
             ));
         }
         match const_initializer(&text, name) {
+            None if undeclared_but_used(&text, name) => {
+                // A placeholder the host replaces in the text before
+                // compiling (`@workgroup_size(WG_SIZE)`): declared as a
+                // module-scope const on a line after the last, so every
+                // line keeps its number. WGSL: "module-scope declarations
+                // may appear in any order".
+                text.push_str(&format!("\nconst {name} = {};\n", value.trim()));
+            }
             Some(range) => {
                 let newlines = text[range.clone()].matches('\n').count();
                 let replacement = format!(" {}{}", value.trim(), "\n".repeat(newlines));
@@ -486,6 +498,38 @@ fn set_consts(
         }
     }
     Ok((text, overrides))
+}
+
+/// naga's error for a name the shader uses and never declares, with what
+/// to give: such a name is most often a placeholder that the host
+/// program replaces in the text before it compiles the shader.
+fn placeholder_hint(message: String) -> String {
+    let Some(name) = message
+        .strip_prefix("naga: no definition in scope for identifier: `")
+        .and_then(|r| r.strip_suffix('`'))
+    else {
+        return message;
+    };
+    format!(
+        "{message}: the shader never declares `{name}`; when the host program replaces it in the text before compiling (a placeholder), give its value with --set {name}=VALUE (declared as a module-scope `const`)"
+    )
+}
+
+/// Whether a WGSL text uses the identifier `name` (outside comments) and
+/// declares nothing of that name (`const`, `override`, `var`, `let`,
+/// `fn`, `struct`, `alias`, a parameter or member before `:`).
+fn undeclared_but_used(text: &str, name: &str) -> bool {
+    let tokens = tokens(text);
+    let used = tokens.iter().any(|t| t.1 == name);
+    let declared = tokens.windows(2).any(|w| {
+        (w[1].1 == name
+            && matches!(
+                w[0].1,
+                "const" | "override" | "var" | "let" | "fn" | "struct" | "alias"
+            ))
+            || (w[0].1 == name && w[1].1 == ":")
+    });
+    used && !declared
 }
 
 /// The value of an override given on the command line: a WGSL literal
