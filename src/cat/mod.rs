@@ -27,6 +27,7 @@ mod lexer;
 pub mod parser;
 mod polarity;
 mod specialise;
+mod symbolic;
 mod value;
 
 #[cfg(test)]
@@ -38,6 +39,7 @@ mod incremental_tests;
 pub use ast::{Annotation, CheckKind};
 pub use error::{CatError, CatErrorKind, Pos};
 pub use interp::{BoundsGuard, CheckResult, EvalBounds, Evaluation, LazyStages, Prepared};
+pub use symbolic::{SymCheck, SymEvaluation, SymFunc, SymValue};
 pub use value::{Env, Func, Value};
 
 use compile::Program;
@@ -144,6 +146,20 @@ impl Model {
     /// static.
     pub fn prepare(&self, base: &Env, dynamic: &[&str]) -> Result<Prepared, CatError> {
         interp::prepare(&self.prog, &self.polarities, base, dynamic, true)
+    }
+
+    /// The model over `n` events as formulas of the circuit `c`
+    /// (`vkmm diff`'s symbolic search): `base(name)` gives each base name
+    /// the model reads its symbolic value. A construct the symbolic
+    /// compilation does not take (a `let rec` whose formulas do not
+    /// settle) is an [`CatErrorKind::Unsupported`] error naming it.
+    pub fn symbolic(
+        &self,
+        c: &mut crate::relation::symbolic::Circuit,
+        n: usize,
+        base: &dyn Fn(&str) -> Option<SymValue>,
+    ) -> Result<SymEvaluation, CatError> {
+        symbolic::compile(&self.prog, c, n, base)
     }
 
     /// [`Model::prepare`] without the partial evaluation: every statement

@@ -22,6 +22,7 @@ mod own_writes;
 mod parallel;
 mod pruning;
 mod rmw;
+mod sat_encoding;
 mod specialise;
 mod spin;
 mod symbolic;
