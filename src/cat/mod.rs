@@ -16,8 +16,10 @@
 //!
 //! Module map: `lexer` tokens; `ast` syntax tree; `parser` parsing and
 //! includes; `compile` name resolution to the IR; `value` values and
-//! environments; `interp` evaluation and staging; `polarity` monotonicity
-//! of checks in growing dynamic names (for pruning); `error` errors.
+//! environments; `interp` evaluation and staging; `symbolic` the model as
+//! formulas over symbolic base relations (`vkmm diff`'s SAT search);
+//! `polarity` monotonicity of checks in growing dynamic names (for
+//! pruning); `error` errors.
 
 pub mod ast;
 mod compile;
@@ -148,18 +150,19 @@ impl Model {
         interp::prepare(&self.prog, &self.polarities, base, dynamic, true)
     }
 
-    /// The model over `n` events as formulas of the circuit `c`
-    /// (`vkmm diff`'s symbolic search): `base(name)` gives each base name
-    /// the model reads its symbolic value. A construct the symbolic
+    /// The model over the events of `universe` as formulas of the circuit
+    /// `c` (`vkmm diff`'s symbolic search; [`SymSet::full`](crate::relation::symbolic::SymSet::full) for a fixed
+    /// execution): `base(name)` gives each base name the model reads its
+    /// symbolic value. A construct the symbolic
     /// compilation does not take (a `let rec` whose formulas do not
     /// settle) is an [`CatErrorKind::Unsupported`] error naming it.
     pub fn symbolic(
         &self,
         c: &mut crate::relation::symbolic::Circuit,
-        n: usize,
+        universe: &crate::relation::symbolic::SymSet,
         base: &dyn Fn(&str) -> Option<SymValue>,
     ) -> Result<SymEvaluation, CatError> {
-        symbolic::compile(&self.prog, c, n, base)
+        symbolic::compile(&self.prog, c, universe, base)
     }
 
     /// [`Model::prepare`] without the partial evaluation: every statement

@@ -89,21 +89,29 @@ impl SymEvaluation {
     }
 }
 
-/// Compiles `prog` over `n` events: `base(name)` gives each free name of
-/// the model its symbolic value (`None`: unknown identifier).
+/// Compiles `prog` over the events of `universe` (a set of `n` slots whose
+/// membership may itself be a formula: the events an execution of a bound
+/// has; `_`, `id` and the complements are taken within it): `base(name)`
+/// gives each free name of the model its symbolic value (`None`: unknown
+/// identifier), within the universe too.
 pub(crate) fn compile(
     prog: &Program,
     c: &mut Circuit,
-    n: usize,
+    universe: &SymSet,
     base: &dyn Fn(&str) -> Option<SymValue>,
 ) -> Result<SymEvaluation, CatError> {
+    let n = universe.universe();
+    let id = SymRel::identity_on(universe);
+    let full = SymRel::product(c, universe, universe);
     let mut bases = Vec::with_capacity(prog.base_names.len());
     for name in &prog.base_names {
         bases.push(base(name));
     }
     let mut m = Machine {
         prog,
-        n,
+        universe: universe.clone(),
+        id,
+        full,
         c,
         slots: vec![None; prog.slot_names.len()],
         bases,
@@ -204,7 +212,10 @@ fn same(a: &SymValue, b: &SymValue, n: usize) -> bool {
 
 struct Machine<'a> {
     prog: &'a Program,
-    n: usize,
+    /// `_`, `id` and every pair of events of the universe.
+    universe: SymSet,
+    id: SymRel,
+    full: SymRel,
     c: &'a mut Circuit,
     slots: Vec<Option<SymValue>>,
     bases: Vec<Option<SymValue>>,
@@ -242,8 +253,8 @@ impl Machine<'_> {
             IExpr::Const(k) => Ok(match k {
                 Const::Zero => SymValue::Empty(false),
                 Const::EmptySet => SymValue::Empty(true),
-                Const::Universe => SymValue::Set(SymSet::full(self.n)),
-                Const::Id => SymValue::Rel(SymRel::identity(self.n)),
+                Const::Universe => SymValue::Set(self.universe.clone()),
+                Const::Id => SymValue::Rel(self.id.clone()),
             }),
             IExpr::Builtin(b) => Ok(SymValue::Func(SymFunc::Builtin(*b))),
             IExpr::Un(op, x, pos) => {
@@ -369,18 +380,20 @@ impl Machine<'_> {
     }
 
     fn unop(&mut self, op: UnOp, v: SymValue, pos: &Pos) -> Result<SymValue, CatError> {
-        let n = self.n;
         Ok(match (op, v) {
-            (UnOp::Compl, SymValue::Set(s)) => SymValue::Set(s.complement()),
-            (UnOp::Compl, SymValue::Rel(r)) => SymValue::Rel(r.complement()),
-            (UnOp::Compl, SymValue::Empty(true)) => SymValue::Set(SymSet::full(n)),
-            (UnOp::Compl, SymValue::Empty(false)) => SymValue::Rel(SymRel::full(n)),
+            (UnOp::Compl, SymValue::Set(s)) => SymValue::Set(self.universe.diff(self.c, &s)),
+            (UnOp::Compl, SymValue::Rel(r)) => SymValue::Rel(self.full.diff(self.c, &r)),
+            (UnOp::Compl, SymValue::Empty(true)) => SymValue::Set(self.universe.clone()),
+            (UnOp::Compl, SymValue::Empty(false)) => SymValue::Rel(self.full.clone()),
             (UnOp::Plus, SymValue::Rel(r)) => SymValue::Rel(r.closure(self.c)),
-            (UnOp::Star, SymValue::Rel(r)) => SymValue::Rel(r.reflexive_closure(self.c)),
-            (UnOp::Opt, SymValue::Rel(r)) => SymValue::Rel(r.reflexive(self.c)),
+            (UnOp::Star, SymValue::Rel(r)) => {
+                let plus = r.closure(self.c);
+                SymValue::Rel(plus.union(self.c, &self.id))
+            }
+            (UnOp::Opt, SymValue::Rel(r)) => SymValue::Rel(r.union(self.c, &self.id)),
             (UnOp::Inv, SymValue::Rel(r)) => SymValue::Rel(r.inverse()),
             (UnOp::Plus | UnOp::Inv, SymValue::Empty(_)) => SymValue::Empty(false),
-            (UnOp::Star | UnOp::Opt, SymValue::Empty(_)) => SymValue::Rel(SymRel::identity(n)),
+            (UnOp::Star | UnOp::Opt, SymValue::Empty(_)) => SymValue::Rel(self.id.clone()),
             (op, other) => {
                 return Err(CatError::type_error(
                     pos,

@@ -232,7 +232,9 @@ impl Visitor for Compare<'_> {
             let eval = self
                 .model
                 .cat
-                .symbolic(&mut circuit, n, &|name| vars.get(name).cloned())
+                .symbolic(&mut circuit, &SymSet::full(n), &|name| {
+                    vars.get(name).cloned()
+                })
                 .expect("every built-in model compiles symbolically");
             self.compiled = Some(Compiled {
                 circuit,
