@@ -26,6 +26,8 @@
 //! that a deadline or the candidate limit stops says which sizes it covered
 //! completely: never "no difference" past them.
 
+mod sat;
+
 use super::litmus::{Property, check_litmus};
 use crate::cat::{CatErrorKind, Value};
 use crate::engine::driver::CheckError;
@@ -302,6 +304,21 @@ pub struct DiffBounds {
     pub max_tests: usize,
     /// The instant the search stops by (undecided past the sizes covered).
     pub deadline: Option<web_time::Instant>,
+    /// How skeletons are found.
+    pub engine: DiffEngine,
+}
+
+/// How the search finds the skeletons on which the models may differ.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum DiffEngine {
+    /// A SAT question per placement of the threads and size (module
+    /// `sat`), falling back to the enumeration for a vocabulary or model
+    /// it does not take.
+    #[default]
+    Symbolic,
+    /// Every skeleton of the bound, one per symmetry class, each walked
+    /// (the reference the symbolic search is tested against).
+    Enumerate,
 }
 
 impl Default for DiffBounds {
@@ -313,6 +330,7 @@ impl Default for DiffBounds {
             vocabulary: Vocabulary::default(),
             max_tests: 1,
             deadline: None,
+            engine: DiffEngine::default(),
         }
     }
 }
@@ -906,6 +924,32 @@ fn permutations(n: usize) -> Vec<Vec<usize>> {
     out
 }
 
+/// The least key of the skeleton's symmetry class (threads permuted,
+/// locations renamed): equal for two skeletons of one class.
+fn least_key(shape: &Shape) -> Key {
+    let t = shape.threads.len();
+    let idl: Vec<usize> = (0..LOCATIONS.len()).collect();
+    let used = shape
+        .threads
+        .iter()
+        .flatten()
+        .map(|e| e.1 + 1)
+        .max()
+        .unwrap_or(0);
+    let mut best: Option<Key> = None;
+    for perm in permutations(t) {
+        for lp in permutations(used) {
+            let mut loc = idl.clone();
+            loc[..used].copy_from_slice(&lp);
+            let k = shape.key(&perm, &loc);
+            if best.as_ref().is_none_or(|b| k < *b) {
+                best = Some(k);
+            }
+        }
+    }
+    best.unwrap_or_default()
+}
+
 /// Whether the skeleton is the least of its symmetry class.
 fn canonical(shape: &Shape) -> bool {
     let t = shape.threads.len();
@@ -1197,16 +1241,19 @@ pub fn diff(pair: &Pair, bounds: &DiffBounds) -> Result<DiffReport, String> {
             ));
         }
     }
-    let expired = || {
-        bounds
-            .deadline
-            .is_some_and(|d| web_time::Instant::now() >= d)
-    };
     let mut seen: Vec<String> = Vec::new();
+    if bounds.engine == DiffEngine::Symbolic {
+        match symbolic(pair, bounds, &ops, &mut report, &mut seen) {
+            Ok(done) => return done,
+            Err(why) => report.notes.push(format!(
+                "the symbolic search does not take {why}: searching by enumerating the skeletons"
+            )),
+        }
+    }
     for n in 1..=bounds.threads * bounds.events {
         let shapes = skeletons(bounds, &ops, n);
         for batch in shapes.chunks(BATCH) {
-            if expired() {
+            if expired(bounds) {
                 report.stopped = Some("the time limit stopped it".into());
                 return Ok(report);
             }
@@ -1222,59 +1269,189 @@ pub fn diff(pair: &Pair, bounds: &DiffBounds) -> Result<DiffReport, String> {
                     Ok(None) => continue,
                     Err(h) => return halted(h, report),
                 };
-                let mut tally = Tally::default();
-                let minimised = pair.minimise(shape.clone(), found, &ops, &mut tally);
-                tally.add_to(&mut report);
-                let (shape, (condition, difference, verdicts)) = match minimised {
-                    Ok(m) => m,
+                match record(pair, shape, found, &ops, &mut report, &mut seen, bounds, n) {
+                    Ok(true) => return Ok(report),
+                    Ok(false) => {}
                     Err(h) => return halted(h, report),
-                };
-                let body = shape.render("T", &ops, "", Some(&condition));
-                let filter = condition.filter.then(|| condition.reads.clone());
-                if seen.contains(&body) {
-                    continue;
-                }
-                seen.push(body);
-                let name = format!(
-                    "diff-{}-{}",
-                    report.witnesses.len() + 1,
-                    match difference {
-                        Difference::Outcome { .. } => "outcome",
-                        Difference::Race { .. } => "race",
-                    }
-                );
-                report.witnesses.push(Witness {
-                    text: shape.render(&name, &ops, "", Some(&condition)),
-                    name,
-                    condition: condition.all,
-                    filter,
-                    difference,
-                    events: shape.events(),
-                    threads: shape.threads.len(),
-                    verdicts,
-                });
-                if report.witnesses.len() >= bounds.max_tests {
-                    report.covered_events = n - 1;
-                    report.complete = true;
-                    return Ok(report);
                 }
             }
         }
-        if report.cut > 0 && report.witnesses.is_empty() {
-            report.stopped = Some(format!(
-                "a limit cut the candidates of {} skeleton{} of {n} events (raise --max-executions)",
-                report.cut,
-                if report.cut == 1 { "" } else { "s" }
-            ));
-            return Ok(report);
+        if let Some(r) = size_done(&mut report, n) {
+            return r;
         }
-        report.covered_events = n;
         if !report.witnesses.is_empty() {
             break;
         }
     }
     report.complete = true;
     Ok(report)
+}
+
+fn expired(bounds: &DiffBounds) -> bool {
+    bounds
+        .deadline
+        .is_some_and(|d| web_time::Instant::now() >= d)
+}
+
+/// After every skeleton of `n` events: the answer when a limit cut some
+/// (and nothing was found), else `n` is covered.
+fn size_done(report: &mut DiffReport, n: usize) -> Option<Result<DiffReport, String>> {
+    if report.cut > 0 && report.witnesses.is_empty() {
+        report.stopped = Some(format!(
+            "a limit cut the candidates of {} skeleton{} of {n} events (raise --max-executions)",
+            report.cut,
+            if report.cut == 1 { "" } else { "s" }
+        ));
+        return Some(Ok(report.clone()));
+    }
+    report.covered_events = n;
+    None
+}
+
+/// Minimises a confirmed difference of `shape` (of `n` events) and adds
+/// it to the report unless an equal test is there; `true` when the report
+/// holds `max_tests` tests.
+#[allow(clippy::too_many_arguments)]
+fn record(
+    pair: &Pair,
+    shape: &Shape,
+    found: Found,
+    ops: &[Op],
+    report: &mut DiffReport,
+    seen: &mut Vec<String>,
+    bounds: &DiffBounds,
+    n: usize,
+) -> Result<bool, Halt> {
+    let mut tally = Tally::default();
+    let minimised = pair.minimise(shape.clone(), found, ops, &mut tally);
+    tally.add_to(report);
+    let (shape, (condition, difference, verdicts)) = minimised?;
+    let body = shape.render("T", ops, "", Some(&condition));
+    let filter = condition.filter.then(|| condition.reads.clone());
+    if seen.contains(&body) {
+        return Ok(false);
+    }
+    seen.push(body);
+    let name = format!(
+        "diff-{}-{}",
+        report.witnesses.len() + 1,
+        match difference {
+            Difference::Outcome { .. } => "outcome",
+            Difference::Race { .. } => "race",
+        }
+    );
+    report.witnesses.push(Witness {
+        text: shape.render(&name, ops, "", Some(&condition)),
+        name,
+        condition: condition.all,
+        filter,
+        difference,
+        events: shape.events(),
+        threads: shape.threads.len(),
+        verdicts,
+    });
+    if report.witnesses.len() >= bounds.max_tests {
+        report.covered_events = n - 1;
+        report.complete = true;
+        return Ok(true);
+    }
+    Ok(false)
+}
+
+/// The symbolic search (module `sat`): for each size, smallest first, each
+/// number of threads and placement asks the solver for an execution on
+/// which the models differ, and searches the skeleton of each answer as
+/// the enumeration does. `Err` (before any search) names what the
+/// symbolic encoding does not take.
+fn symbolic(
+    pair: &Pair,
+    bounds: &DiffBounds,
+    ops: &[Op],
+    report: &mut DiffReport,
+    seen: &mut Vec<String>,
+) -> Result<Result<DiffReport, String>, String> {
+    // The search's deadline or the request's, whichever comes first.
+    let deadline = match (bounds.deadline, pair.limits.bounds.deadline) {
+        (Some(a), Some(b)) => Some(a.min(b)),
+        (a, b) => a.or(b),
+    };
+    let late = || deadline.is_some_and(|d| web_time::Instant::now() >= d);
+    let mut queries = Vec::new();
+    for t in 1..=bounds.threads {
+        for place in placements(t, bounds.vocabulary.subgroups()) {
+            if late() {
+                report.stopped = Some("the time limit stopped it".into());
+                return Ok(Ok(report.clone()));
+            }
+            let q = sat::Query::new(
+                pair,
+                ops,
+                t,
+                bounds.events,
+                bounds.locations,
+                &place,
+                deadline,
+            )?;
+            queries.push((t, q));
+        }
+    }
+    let mut tried: std::collections::HashSet<Key> = std::collections::HashSet::new();
+    let mut unreproduced = 0u64;
+    for n in 1..=bounds.threads * bounds.events {
+        for (t, q) in &mut queries {
+            if n < *t || n > *t * bounds.events {
+                continue;
+            }
+            loop {
+                let (shape, chosen) = match q.next(n) {
+                    Ok(Some(x)) => x,
+                    Ok(None) => break,
+                    Err(sat::Stop::Timeout) => {
+                        report.stopped = Some("the time limit stopped it".into());
+                        return Ok(Ok(report.clone()));
+                    }
+                };
+                q.block(&chosen);
+                // The least skeleton of its symmetry class, as the
+                // enumeration would walk it.
+                let (place, threads) = least_key(&shape);
+                let shape = Shape { place, threads };
+                if !tried.insert((shape.place.clone(), shape.threads.clone())) {
+                    continue;
+                }
+                let mut tally = Tally::default();
+                let found = pair.witness(&shape, ops, &mut tally);
+                if tally.unconfirmed == 0 && tally.cut == 0 && matches!(found, Ok(None)) {
+                    unreproduced += 1;
+                }
+                tally.add_to(report);
+                let found = match found {
+                    Ok(Some(f)) => f,
+                    Ok(None) => continue,
+                    Err(h) => return Ok(halted(h, report.clone())),
+                };
+                match record(pair, &shape, found, ops, report, seen, bounds, n) {
+                    Ok(true) => return Ok(Ok(report.clone())),
+                    Ok(false) => {}
+                    Err(h) => return Ok(halted(h, report.clone())),
+                }
+            }
+        }
+        if let Some(r) = size_done(report, n) {
+            return Ok(r);
+        }
+        if !report.witnesses.is_empty() {
+            break;
+        }
+    }
+    if unreproduced > 0 {
+        report.notes.push(format!(
+            "{unreproduced} skeleton{} the symbolic search proposed had no candidate on which the models disagree",
+            if unreproduced == 1 { "" } else { "s" }
+        ));
+    }
+    report.complete = true;
+    Ok(Ok(report.clone()))
 }
 
 /// The number of skeletons of each total size the bound holds (for the

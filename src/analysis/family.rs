@@ -355,6 +355,8 @@ pub fn family(g: &Generator, bounds: &FamilyBounds) -> Result<FamilyReport, Stri
         vocabulary: bounds.vocabulary.clone(),
         max_tests: 1,
         deadline: bounds.deadline,
+
+        engine: super::diff::DiffEngine::Enumerate,
     };
     if bounds.locations == 0 || bounds.locations > super::diff::LOCATIONS.len() {
         return Err(format!(

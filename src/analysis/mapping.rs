@@ -771,6 +771,7 @@ pub fn check_mapping(
         },
         max_tests: 1,
         deadline: bounds.deadline,
+        engine: super::diff::DiffEngine::Enumerate,
     };
     let mut report = MappingReport {
         mapping: m.file.clone(),

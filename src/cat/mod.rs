@@ -16,8 +16,10 @@
 //!
 //! Module map: `lexer` tokens; `ast` syntax tree; `parser` parsing and
 //! includes; `compile` name resolution to the IR; `value` values and
-//! environments; `interp` evaluation and staging; `polarity` monotonicity
-//! of checks in growing dynamic names (for pruning); `error` errors.
+//! environments; `interp` evaluation and staging; `symbolic` the model as
+//! formulas over symbolic base relations (`vkmm diff`'s SAT search);
+//! `polarity` monotonicity of checks in growing dynamic names (for
+//! pruning); `error` errors.
 
 pub mod ast;
 mod compile;
@@ -27,6 +29,7 @@ mod lexer;
 pub mod parser;
 mod polarity;
 mod specialise;
+mod symbolic;
 mod value;
 
 #[cfg(test)]
@@ -38,6 +41,7 @@ mod incremental_tests;
 pub use ast::{Annotation, CheckKind};
 pub use error::{CatError, CatErrorKind, Pos};
 pub use interp::{BoundsGuard, CheckResult, EvalBounds, Evaluation, LazyStages, Prepared};
+pub use symbolic::{SymCheck, SymEvaluation, SymFunc, SymValue};
 pub use value::{Env, Func, Value};
 
 use compile::Program;
@@ -144,6 +148,21 @@ impl Model {
     /// static.
     pub fn prepare(&self, base: &Env, dynamic: &[&str]) -> Result<Prepared, CatError> {
         interp::prepare(&self.prog, &self.polarities, base, dynamic, true)
+    }
+
+    /// The model over the events of `universe` as formulas of the circuit
+    /// `c` (`vkmm diff`'s symbolic search; [`SymSet::full`](crate::relation::symbolic::SymSet::full) for a fixed
+    /// execution): `base(name)` gives each base name the model reads its
+    /// symbolic value. A construct the symbolic
+    /// compilation does not take (a `let rec` whose formulas do not
+    /// settle) is an [`CatErrorKind::Unsupported`] error naming it.
+    pub fn symbolic(
+        &self,
+        c: &mut crate::relation::symbolic::Circuit,
+        universe: &crate::relation::symbolic::SymSet,
+        base: &dyn Fn(&str) -> Option<SymValue>,
+    ) -> Result<SymEvaluation, CatError> {
+        symbolic::compile(&self.prog, c, universe, base)
     }
 
     /// [`Model::prepare`] without the partial evaluation: every statement

@@ -140,6 +140,27 @@ impl Skeleton {
         Skeleton::build(program, &paths, limits)
     }
 
+    /// [`Skeleton::straight_line`] without its coherence and SC orders
+    /// listed: the static environment and the reads-from choices only
+    /// (what `vkmm diff`'s symbolic search reads of its probe test, whose
+    /// many writes to one location have too many orders to list).
+    pub fn straight_line_unlisted(
+        program: &Program,
+        limits: Limits,
+    ) -> Result<Skeleton, ExecError> {
+        let threads = trace::explore(program, &limits, reduce::PathPlan::of(&limits))?;
+        if threads.iter().any(|t| t.paths.len() != 1) {
+            return Err(ExecError::new("the program is not straight-line"));
+        }
+        let paths: Vec<&Path> = threads.iter().map(|t| &t.paths[0]).collect();
+        let own = own_pinned(
+            program,
+            &limits,
+            &reduce::CombinationPlan::of(program, &limits),
+        );
+        Skeleton::build_unlisted(program, &paths, limits, None, &own, None)
+    }
+
     /// Builds the skeleton of one path per thread.
     pub fn build(
         program: &Program,

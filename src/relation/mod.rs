@@ -7,6 +7,7 @@
 //! set, domain/range, acyclicity...) is implemented here on whole words.
 
 mod set;
+pub mod symbolic;
 
 pub use set::EventSet;
 

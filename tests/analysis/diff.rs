@@ -7,7 +7,9 @@
 use crate::common;
 
 use vkmm::Session;
-use vkmm::analysis::diff::{DiffBounds, DiffReport, Difference, Pair, Vocabulary, diff};
+use vkmm::analysis::diff::{
+    DiffBounds, DiffEngine, DiffReport, Difference, Pair, Vocabulary, diff,
+};
 
 fn bounds(
     threads: usize,
@@ -166,10 +168,19 @@ fn a_model_does_not_differ_from_itself() {
     } else {
         "wg"
     };
-    let r = run("vulkan", "vulkan", &bounds(2, 2, 2, "plain,acqrel", scopes));
+    let b = DiffBounds {
+        engine: DiffEngine::Enumerate,
+        ..bounds(2, 2, 2, "plain,acqrel", scopes)
+    };
+    let r = run("vulkan", "vulkan", &b);
     assert!(r.complete && r.witnesses.is_empty(), "{}", r.summary());
     assert_eq!(r.covered_events, 4);
     assert!(r.skeletons > 100, "{}", r.skeletons);
+    // The symbolic search proves it without a skeleton: every question is
+    // unsatisfiable.
+    let r = run("vulkan", "vulkan", &bounds(2, 2, 2, "plain,acqrel", scopes));
+    assert!(r.complete && r.witnesses.is_empty(), "{}", r.summary());
+    assert_eq!((r.covered_events, r.skeletons), (4, 0), "{}", r.summary());
     assert!(
         r.summary()
             .starts_with("no difference between vulkan and vulkan up to threads=2 events=2")
@@ -449,9 +460,13 @@ fn alloy_before_pr40() {
 /// "no difference": one candidate per test is too few for two writes.
 #[test]
 fn a_cut_search_is_undecided() {
+    let b = DiffBounds {
+        engine: DiffEngine::Enumerate,
+        ..bounds(2, 2, 1, "plain", "dv")
+    };
     let r = Session::new()
         .max_executions(1)
-        .diff("vulkan", "vulkan", &bounds(2, 2, 1, "plain", "dv"))
+        .diff("vulkan", "vulkan", &b)
         .unwrap();
     assert!(!r.complete && r.witnesses.is_empty(), "{}", r.summary());
     assert!(r.cut > 0);
@@ -485,4 +500,99 @@ fn a_deadline_passed_inside_a_walk_leaves_the_search_undecided() {
     assert!(r.witnesses.is_empty(), "{}", r.summary());
     assert_eq!(r.stopped.as_deref(), Some("the time limit stopped it"));
     assert!(r.summary().starts_with("UNDECIDED: "), "{}", r.summary());
+}
+
+/// The symbolic search against the enumeration (its oracle), on small
+/// bounds of every pair docs/synthesis.md names: the same answer (differ
+/// or none), the same size of the smallest test, the same sizes covered,
+/// and no skeleton proposed by the solver on which the enumeration finds
+/// no disagreeing candidate (an encoding that disagreed with the engine's
+/// relations or the interpreter would propose one). The quick tier keeps
+/// the cases whose enumeration is fast; the full tier adds one per pair
+/// of docs/synthesis.md ("Known differences found again").
+#[test]
+fn symbolic_search_agrees_with_the_enumeration() {
+    let mpinscope3 = DiffBounds {
+        threads: 2,
+        events: 2,
+        locations: 2,
+        vocabulary: Vocabulary::parse(
+            "st.atom.rel.dv.semsc0.semav,st.atom.rel.dv.semsc1,ld.atom.acq.dv.semsc1,ld.atom.acq.dv.semsc0.semvis",
+            "dv",
+            1,
+        )
+        .unwrap(),
+        ..DiffBounds::default()
+    };
+    let mut cases = vec![
+        ("vulkan", "vulkan-fr-asmo", bounds(2, 2, 1, "plain", "dv")),
+        ("vulkan", "vulkan-fr-asmo", bounds(1, 3, 1, "plain", "dv")),
+        ("vulkan", "vulkan-dat3m", bounds(2, 2, 1, "plain", "dv")),
+        (
+            "vulkan",
+            "vulkan-alloy-pre40",
+            bounds(2, 1, 2, "acqrel,avvis", "dv"),
+        ),
+    ];
+    // The enumeration takes 1 to 15 s on each of these.
+    if cfg!(feature = "slow-tests") {
+        cases.extend([
+            (
+                "vulkan",
+                "vulkan-dat3m",
+                bounds(2, 2, 1, "plain,atomic", "wg,dv"),
+            ),
+            (
+                "vulkan",
+                "vulkan-nochains",
+                bounds(3, 1, 1, "acqrel,rmw", "wg,dv"),
+            ),
+            (
+                "vulkan",
+                "vulkan-nochains",
+                bounds(2, 2, 1, "plain,acqrel", "wg"),
+            ),
+            ("vulkan", "vulkan-alloy-pre40", mpinscope3),
+            (
+                "opencl",
+                "opencl-totalsc",
+                bounds(2, 2, 1, "plain,atomic", "wg"),
+            ),
+            ("vulkan", "vulkan", bounds(2, 2, 1, "atomic,avvis", "sg,dv")),
+        ]);
+    }
+    for (a, b, bound) in cases {
+        let sym = run(a, b, &bound);
+        let reference = run(
+            a,
+            b,
+            &DiffBounds {
+                engine: DiffEngine::Enumerate,
+                ..bound.clone()
+            },
+        );
+        let what = format!(
+            "{a}/{b} {:?}: {} / {}",
+            bound.vocabulary,
+            sym.summary(),
+            reference.summary()
+        );
+        assert!(sym.complete && reference.complete, "{what}");
+        assert_eq!(
+            sym.witnesses.is_empty(),
+            reference.witnesses.is_empty(),
+            "{what}"
+        );
+        assert_eq!(
+            sym.witnesses.first().map(|w| w.events),
+            reference.witnesses.first().map(|w| w.events),
+            "{what}"
+        );
+        assert_eq!(sym.covered_events, reference.covered_events, "{what}");
+        assert!(
+            !sym.notes.iter().any(|n| n.contains("symbolic")),
+            "{what}: {:?}",
+            sym.notes
+        );
+    }
 }

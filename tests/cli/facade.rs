@@ -198,6 +198,7 @@ fn a_deadline_already_passed_leaves_every_entry_point_undecided() {
         vocabulary: Vocabulary::default(),
         max_tests: 1,
         deadline: None,
+        engine: Default::default(),
     };
     let d = late.diff("vulkan", "vulkan-nochains", &bounds).unwrap();
     assert!(!d.complete && d.witnesses.is_empty());

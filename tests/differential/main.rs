@@ -23,6 +23,7 @@ mod own_writes;
 mod parallel;
 mod pruning;
 mod rmw;
+mod sat_encoding;
 mod specialise;
 mod spin;
 mod symbolic;

@@ -457,6 +457,7 @@ pub fn diff(request: &DiffRequest, options: &Options) -> Value {
         vocabulary,
         max_tests: request.max_tests,
         deadline: None,
+        engine: Default::default(),
     };
     let report = match session.diff(a, b, &bounds) {
         Ok(r) => r,

@@ -6,7 +6,7 @@ use crate::args::OutputFormat;
 use crate::output::{EXIT_UNDECIDED, emit};
 use std::path::Path;
 use vkmm::Session;
-use vkmm::analysis::diff::{DiffBounds, Vocabulary, annotated};
+use vkmm::analysis::diff::{DiffBounds, DiffEngine, Vocabulary, annotated};
 
 /// The search's bound as the command line gives it.
 pub struct Search {
@@ -17,6 +17,9 @@ pub struct Search {
     pub scopes: String,
     pub classes: usize,
     pub max_tests: usize,
+    /// Enumerate the skeletons instead of asking the SAT solver
+    /// (`--engine reference`: the oracle of the differential tests).
+    pub enumerate: bool,
 }
 
 /// `vkmm diff --models A,B [--out DIR]`.
@@ -40,6 +43,11 @@ pub fn diff_command(
         vocabulary: Vocabulary::parse(&search.vocabulary, &search.scopes, search.classes)?,
         max_tests: search.max_tests.max(1),
         deadline: None,
+        engine: if search.enumerate {
+            DiffEngine::Enumerate
+        } else {
+            DiffEngine::Symbolic
+        },
     };
     let report = session.diff(a, b, &bounds).map_err(|e| e.to_string())?;
     let names = [a.clone(), b.clone()];

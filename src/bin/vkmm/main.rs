@@ -145,6 +145,7 @@ fn run(cli: Cli) -> Result<i32, String> {
                     scopes,
                     classes,
                     max_tests: 0,
+                    enumerate: false,
                 };
                 generate::family_command(
                     &models,
@@ -182,6 +183,7 @@ fn run(cli: Cli) -> Result<i32, String> {
                 scopes,
                 classes,
                 max_tests,
+                enumerate: limits.engine == args::Engine::Reference,
             },
             out.as_deref(),
             &limits.session(),

@@ -1,0 +1,584 @@
+//! The symbolic search of `vkmm diff`: every execution of a bound as one
+//! SAT question (Memalloy's approach, Wickerson et al., POPL'17, with the
+//! relational bounds of Alloy/Kodkod).
+//!
+//! For a number of threads and their placement in workgroups and
+//! subgroups, the bound's event slots (`threads x events`, thread by
+//! thread in program order) each get a presence bit, one instruction of
+//! the vocabulary and one location (one-hot variables); a thread's present
+//! events come first and the present threads first. The base names the two
+//! models read are matrices of formulas over those variables, derived from
+//! what `engine::base` computes for a concrete program: a *probe* test
+//! (each thread holds every instruction of the vocabulary once, at the
+//! placement) is built by the engine, and a set's or relation's entry for
+//! slots holding instructions `o` and `o'` is the probe's entry for the
+//! events of `o` and `o'` in those threads; what depends on the whole
+//! program or on locations is derived here as `base.rs` derives it (`po`,
+//! `sloc`, `sref`, `ATOMICLOC`, the dense storage classes `DSCk` and
+//! `DSEMSCk`). The dynamic names are variables: `rf` (each present read
+//! reads one write of its location or the initial value, `RFINIT`), and
+//! the modification orders as `engine::choices` lists them: one strict
+//! total order over the slots, `co` its restriction to the writes of one
+//! location (to the atomic writes unless the model's `co` is total) and
+//! `asmo` to the mutually-ordered atomic pairs, kept when transitive.
+//!
+//! Both models are compiled over the present events (`cat::Model::symbolic`)
+//! and the question is: an execution consistent under one model and not
+//! the other, or under both with a race under one only, with exactly `k`
+//! present events. A model's answer is decoded into the skeleton the
+//! enumeration uses, which the caller searches as before (candidates,
+//! confirmation by the ordinary check, minimisation); a proposal that does
+//! not give a confirmed test is blocked by a clause and the solver asked
+//! again. An unsatisfiable question at `k` means no test of `k` events at
+//! that placement.
+
+use super::{Kind, Op, Pair, Shape};
+use crate::cat::SymValue;
+use crate::engine::{Limits, Skeleton};
+use crate::model::names;
+use crate::relation::symbolic::{Answer, Circuit, Lit, Solver, SymRel, SymSet};
+use crate::relation::{EventSet, Relation};
+use std::collections::HashMap;
+
+/// What stopped a question before an answer.
+pub(super) enum Stop {
+    /// The deadline.
+    Timeout,
+}
+
+/// One SAT question: a placement of `threads` threads (all present) with up
+/// to `events` events each.
+pub(super) struct Query {
+    c: Circuit,
+    solver: Solver,
+    threads: usize,
+    events: usize,
+    locations: usize,
+    present: Vec<Lit>,
+    /// Per slot, per instruction of the vocabulary.
+    sel: Vec<Vec<Lit>>,
+    /// Per slot, per location.
+    loc: Vec<Vec<Lit>>,
+    /// Exactly `k` events present, by `k`.
+    sizes: Vec<Lit>,
+    place: Vec<(usize, usize)>,
+}
+
+/// The names the engine computes per candidate execution.
+fn dynamic(name: &str) -> bool {
+    names::DYNAMIC_NAMES.contains(&name)
+}
+
+impl Query {
+    /// The question for `threads` threads at `place`; `Err` names what the
+    /// symbolic search does not take (the caller falls back to the
+    /// enumeration).
+    pub(super) fn new(
+        pair: &Pair,
+        ops: &[Op],
+        threads: usize,
+        events: usize,
+        locations: usize,
+        place: &[(usize, usize)],
+        deadline: Option<web_time::Instant>,
+    ) -> Result<Query, String> {
+        if let Some(op) = ops.iter().find(|o| o.kind == Kind::Cbar) {
+            return Err(format!(
+                "control barriers (`cbar{}`): their instances depend on the paths, which the symbolic search does not encode",
+                op.attrs
+            ));
+        }
+        let probe = probe(pair, ops, threads, place)?;
+        let penv = &probe.static_env;
+        let nops = ops.len();
+        let pe = |t: usize, o: usize| t * nops + o;
+        let n = threads * events;
+        let slot_thread = |e: usize| e / events;
+        let mut c = Circuit::new();
+        let present: Vec<Lit> = (0..n).map(|_| c.input()).collect();
+        let sel: Vec<Vec<Lit>> = (0..n)
+            .map(|_| (0..nops).map(|_| c.input()).collect())
+            .collect();
+        let loc: Vec<Vec<Lit>> = (0..n)
+            .map(|_| (0..locations).map(|_| c.input()).collect())
+            .collect();
+        let mut facts = Vec::new();
+        // One instruction and one location per slot; an absent slot holds
+        // the first of each, so that a skeleton is one assignment.
+        let has_loc: Vec<Lit> = (0..n)
+            .map(|e| {
+                let ls: Vec<Lit> = (0..nops)
+                    .filter(|&o| ops[o].has_location())
+                    .map(|o| sel[e][o])
+                    .collect();
+                c.or_all(ls)
+            })
+            .collect();
+        for e in 0..n {
+            facts.push(c.exactly_one(&sel[e]));
+            facts.push(c.exactly_one(&loc[e]));
+            let first = c.and(sel[e][0], loc[e][0]);
+            facts.push(c.implies(!present[e], first));
+            facts.push(c.implies(!has_loc[e], loc[e][0]));
+            // A thread's present events come first; every thread has one.
+            if e % events == 0 {
+                facts.push(present[e]);
+            } else {
+                facts.push(c.implies(present[e], present[e - 1]));
+            }
+        }
+        // Location symmetry: the first location used is `x`, and so on:
+        // location l is used only if l - 1 is used by an earlier slot.
+        for l in 1..locations {
+            for e in 0..n {
+                let here = c.and(present[e], has_loc[e]);
+                let here = c.and(here, loc[e][l]);
+                let earlier: Vec<Lit> = (0..e)
+                    .map(|f| {
+                        let x = c.and(present[f], has_loc[f]);
+                        c.and(x, loc[f][l - 1])
+                    })
+                    .collect();
+                let before = c.or_all(earlier);
+                facts.push(c.implies(here, before));
+            }
+        }
+        let universe = SymSet::from_lits(present.clone());
+        // The probe's value of a set for a slot: the disjunction over the
+        // instructions whose probe event is in the set.
+        let set_from = |c: &mut Circuit, s: &EventSet| -> SymSet {
+            SymSet::from_lits(
+                (0..n)
+                    .map(|e| {
+                        let t = slot_thread(e);
+                        let lits: Vec<Lit> = (0..nops)
+                            .filter(|&o| s.contains(pe(t, o)))
+                            .map(|o| sel[e][o])
+                            .collect();
+                        let any = c.or_all(lits);
+                        c.and(present[e], any)
+                    })
+                    .collect(),
+            )
+        };
+        let same_loc = {
+            let mut r = SymRel::empty(n);
+            for a in 0..n {
+                for b in 0..n {
+                    let eq: Vec<Lit> = (0..locations)
+                        .map(|l| c.and(loc[a][l], loc[b][l]))
+                        .collect();
+                    let eq = c.or_all(eq);
+                    let both = c.and(present[a], present[b]);
+                    let acc = c.and(has_loc[a], has_loc[b]);
+                    let x = c.and(both, acc);
+                    r.set(a, b, c.and(x, eq));
+                }
+            }
+            r
+        };
+        let get_set = |name: &str| match penv.get(name) {
+            Some(crate::cat::Value::Set(s)) => Some(s.clone()),
+            _ => None,
+        };
+        let atomic = set_from(
+            &mut c,
+            &get_set(names::A).unwrap_or(EventSet::empty(nops * threads)),
+        );
+        let write = set_from(
+            &mut c,
+            &get_set(names::W).unwrap_or(EventSet::empty(nops * threads)),
+        );
+        let read = set_from(
+            &mut c,
+            &get_set(names::R).unwrap_or(EventSet::empty(nops * threads)),
+        );
+        if get_set(names::SEQCST).is_some_and(|s| !s.is_empty()) {
+            return Err("sequentially consistent operations (their SC order)".into());
+        }
+        let rel_from = |c: &mut Circuit, r: &Relation| -> SymRel {
+            let mut out = SymRel::empty(n);
+            for a in 0..n {
+                for b in 0..n {
+                    let (ta, tb) = (slot_thread(a), slot_thread(b));
+                    // The probe's entries between the two threads' events
+                    // (the same event on the diagonal).
+                    let mut lits = Vec::new();
+                    let mut all = true;
+                    let mut none = true;
+                    for oa in 0..nops {
+                        for ob in 0..nops {
+                            let v = if a == b {
+                                oa == ob && r.contains(pe(ta, oa), pe(tb, ob))
+                            } else {
+                                r.contains(pe(ta, oa), pe(tb, ob))
+                            };
+                            if a == b && oa != ob {
+                                continue;
+                            }
+                            all &= v;
+                            none &= !v;
+                            if v {
+                                lits.push((oa, ob));
+                            }
+                        }
+                    }
+                    let both = c.and(present[a], present[b]);
+                    let v = if none {
+                        Lit::FALSE
+                    } else if all {
+                        both
+                    } else {
+                        let terms: Vec<Lit> = lits
+                            .iter()
+                            .map(|&(oa, ob)| c.and(sel[a][oa], sel[b][ob]))
+                            .collect();
+                        let any = c.or_all(terms);
+                        c.and(both, any)
+                    };
+                    out.set(a, b, v);
+                }
+            }
+            out
+        };
+        // Mutually ordered: both atomic writes of one location, each in
+        // the other's scope instance (`engine::base`'s `inscope`).
+        let instance = |name: &str| match penv.get(name) {
+            Some(crate::cat::Value::Rel(r)) => Some(r.clone()),
+            _ => None,
+        };
+        let scopes = [
+            (names::SCOPEINV, names::STHD),
+            (names::SCOPESG, names::SSG),
+            (names::SCOPEWG, names::SWG),
+            (names::SCOPEQF, names::SQF),
+            (names::SCOPEDEV, names::SDEV),
+        ];
+        let mut in_scope = SymRel::empty(n);
+        {
+            let mut sym_scopes = Vec::new();
+            for (set, rel) in scopes {
+                let (Some(s), Some(r)) = (get_set(set), instance(rel)) else {
+                    continue;
+                };
+                sym_scopes.push((set_from(&mut c, &s), rel_from(&mut c, &r)));
+            }
+            for a in 0..n {
+                for b in 0..n {
+                    let mut ab = Vec::new();
+                    let mut ba = Vec::new();
+                    for (s, r) in &sym_scopes {
+                        ab.push(c.and(s.get(a), r.get(a, b)));
+                        ba.push(c.and(s.get(b), r.get(b, a)));
+                    }
+                    let x = c.or_all(ab);
+                    let y = c.or_all(ba);
+                    in_scope.set(a, b, c.and(x, y));
+                }
+            }
+        }
+        let atomic_writes = atomic.inter(&mut c, &write);
+        let aw = SymRel::product(&mut c, &atomic_writes, &atomic_writes);
+        let mutual = aw.inter(&mut c, &same_loc).inter(&mut c, &in_scope);
+        // One strict total order over the slots.
+        let mut lt = SymRel::empty(n);
+        for a in 0..n {
+            for b in a + 1..n {
+                let v = c.input();
+                lt.set(a, b, v);
+                lt.set(b, a, !v);
+            }
+        }
+        for a in 0..n {
+            for b in 0..n {
+                for d in 0..n {
+                    if a != b && b != d && a != d {
+                        let ab = c.and(lt.get(a, b), lt.get(b, d));
+                        facts.push(c.implies(ab, lt.get(a, d)));
+                    }
+                }
+            }
+        }
+        let total_co = pair.limits.for_model(pair.a).profile.total_co;
+        let ordered = if total_co {
+            write.clone()
+        } else {
+            atomic_writes.clone()
+        };
+        let ow = SymRel::product(&mut c, &ordered, &ordered);
+        let co = lt.inter(&mut c, &ow).inter(&mut c, &same_loc);
+        let asmo = co.inter(&mut c, &mutual);
+        if !total_co {
+            // Without a total `co`, the order is the restriction to the
+            // mutually-ordered pairs, kept when transitive.
+            let sq = asmo.compose(&mut c, &asmo);
+            let extra = sq.diff(&mut c, &asmo);
+            facts.push(extra.is_empty(&mut c));
+        }
+        let (co, asmo) = if total_co {
+            (co, asmo)
+        } else {
+            (asmo.clone(), asmo)
+        };
+        // Reads-from: each present read reads one write of its location
+        // (not itself) or the initial value.
+        let mut rf = SymRel::empty(n);
+        let mut init = Vec::with_capacity(n);
+        for r in 0..n {
+            let i = c.input();
+            let mut choices = vec![i];
+            for w in 0..n {
+                if w == r {
+                    continue;
+                }
+                let v = c.input();
+                let ok = c.and(write.get(w), same_loc.get(w, r));
+                facts.push(c.implies(v, ok));
+                rf.set(w, r, v);
+                choices.push(v);
+            }
+            let one = c.exactly_one(&choices);
+            let none = !c.or_all(choices.iter().copied());
+            facts.push(c.ite(read.get(r), one, none));
+            init.push(i);
+        }
+        let rfinit = SymSet::from_lits(init);
+        // `po`: earlier slots of one thread.
+        let mut po = SymRel::empty(n);
+        for a in 0..n {
+            for b in a + 1..n {
+                if slot_thread(a) == slot_thread(b) {
+                    po.set(a, b, c.and(present[a], present[b]));
+                }
+            }
+        }
+        // ATOMICLOC: accesses of a location some atomic accesses.
+        let atomic_loc = {
+            let mut bits = Vec::with_capacity(n);
+            for e in 0..n {
+                let any: Vec<Lit> = (0..n)
+                    .map(|f| c.and(atomic.get(f), same_loc.get(e, f)))
+                    .collect();
+                bits.push(c.or_all(any));
+            }
+            SymSet::from_lits(bits)
+        };
+        // The dense storage classes: the k-th class some semantics names.
+        let classes = (0..4)
+            .filter(|k| get_set(&format!("{}{k}", names::SC)).is_some())
+            .count();
+        let mut sc = Vec::new();
+        let mut semsc = Vec::new();
+        let mut named = Vec::new();
+        for k in 0..classes {
+            let s = set_from(
+                &mut c,
+                &get_set(&format!("{}{k}", names::SC)).unwrap_or(EventSet::empty(nops * threads)),
+            );
+            let m = set_from(
+                &mut c,
+                &get_set(&format!("{}{k}", names::SEMSC))
+                    .unwrap_or(EventSet::empty(nops * threads)),
+            );
+            named.push(c.or_all(m.lits().iter().copied()));
+            sc.push(s);
+            semsc.push(m);
+        }
+        let mut dense: HashMap<String, SymValue> = HashMap::new();
+        for k in 0..classes.max(4) {
+            let mut dsc = SymSet::empty(n);
+            let mut dsemsc = SymSet::empty(n);
+            for cl in 0..classes {
+                // Class `cl` is the k-th named: named, with k named below.
+                let below = exactly(&mut c, &named[..cl], k);
+                let rank = c.and(named[cl], below);
+                let s = SymSet::from_lits(sc[cl].lits().iter().map(|&x| c.and(rank, x)).collect());
+                let m =
+                    SymSet::from_lits(semsc[cl].lits().iter().map(|&x| c.and(rank, x)).collect());
+                dsc = dsc.union(&mut c, &s);
+                dsemsc = dsemsc.union(&mut c, &m);
+            }
+            dense.insert(format!("{}{k}", names::DSC), SymValue::Set(dsc));
+            dense.insert(format!("{}{k}", names::DSEMSC), SymValue::Set(dsemsc));
+        }
+        let mut base: HashMap<String, SymValue> = dense;
+        base.insert(names::RF.into(), SymValue::Rel(rf));
+        base.insert(names::RFINIT.into(), SymValue::Set(rfinit));
+        base.insert(names::CO.into(), SymValue::Rel(co));
+        base.insert(names::ASMO.into(), SymValue::Rel(asmo));
+        base.insert(names::SCO.into(), SymValue::Rel(SymRel::empty(n)));
+        base.insert(names::ILO.into(), SymValue::Rel(SymRel::empty(n)));
+        base.insert(names::PO.into(), SymValue::Rel(po));
+        base.insert(names::SLOC.into(), SymValue::Rel(same_loc.clone()));
+        base.insert(names::SREF.into(), SymValue::Rel(same_loc));
+        base.insert(names::ATOMICLOC.into(), SymValue::Set(atomic_loc));
+        let mut wanted: Vec<String> = pair.a.cat.free_names();
+        wanted.extend(pair.b.cat.free_names());
+        for name in wanted {
+            if base.contains_key(&name) || dynamic(&name) {
+                continue;
+            }
+            let v = match penv.get(&name) {
+                Some(crate::cat::Value::Set(s)) => SymValue::Set(set_from(&mut c, s)),
+                Some(crate::cat::Value::Rel(r)) => SymValue::Rel(rel_from(&mut c, r)),
+                _ => continue,
+            };
+            base.insert(name, v);
+        }
+        let mut verdicts = Vec::new();
+        for m in [pair.a, pair.b] {
+            let eval = m
+                .cat
+                .symbolic(&mut c, &universe, &|name| base.get(name).cloned())
+                .map_err(|e| format!("model {}: {e}", m.name))?;
+            let consistent = eval.consistent(&mut c);
+            let racy = match m.profile.races.as_deref().and_then(|r| eval.lookup(r)) {
+                Some(v) => match v.as_rel(n) {
+                    Some(r) => !r.is_empty(&mut c),
+                    None => Lit::FALSE,
+                },
+                None => Lit::FALSE,
+            };
+            verdicts.push((consistent, racy));
+        }
+        let ((ca, ra), (cb, rb)) = (verdicts[0], verdicts[1]);
+        let a_only = c.and(ca, !cb);
+        let b_only = c.and(cb, !ca);
+        let both = c.and(ca, cb);
+        let races = c.iff(ra, rb);
+        let race_diff = c.and(both, !races);
+        let differ = c.or_all([a_only, b_only, race_diff]);
+        facts.push(differ);
+        // Exactly k present, by a counter over the slots.
+        let mut at_least: Vec<Lit> = vec![Lit::TRUE];
+        for &p in &present {
+            let mut next = vec![Lit::TRUE];
+            for k in 1..=at_least.len() {
+                let keep = at_least.get(k).copied().unwrap_or(Lit::FALSE);
+                let grow = c.and(p, at_least[k - 1]);
+                next.push(c.or(keep, grow));
+            }
+            at_least = next;
+        }
+        let sizes: Vec<Lit> = (0..=n)
+            .map(|k| {
+                let more = at_least.get(k + 1).copied().unwrap_or(Lit::FALSE);
+                c.and(at_least[k], !more)
+            })
+            .collect();
+        let stop: Option<Box<dyn Fn() -> bool>> = deadline
+            .map(|d| Box::new(move || web_time::Instant::now() >= d) as Box<dyn Fn() -> bool>);
+        let mut solver = Solver::with_stop(stop);
+        for f in facts {
+            solver.assert(&c, f);
+        }
+        Ok(Query {
+            c,
+            solver,
+            threads,
+            events,
+            locations,
+            present,
+            sel,
+            loc,
+            sizes,
+            place: place.to_vec(),
+        })
+    }
+
+    /// A skeleton of `k` events on which the models may differ, or `None`
+    /// when no execution of `k` events at this placement has them differ.
+    pub(super) fn next(&mut self, k: usize) -> Result<Option<(Shape, Vec<Lit>)>, Stop> {
+        let Some(&size) = self.sizes.get(k) else {
+            return Ok(None);
+        };
+        let v = match self.solver.solve(&self.c, &[size]) {
+            Answer::Sat(v) => v,
+            Answer::Unsat => return Ok(None),
+            Answer::Stopped => return Err(Stop::Timeout),
+        };
+        let mut threads = Vec::new();
+        let mut chosen = Vec::new();
+        for t in 0..self.threads {
+            let mut evs = Vec::new();
+            for i in 0..self.events {
+                let e = t * self.events + i;
+                if !v.of(self.present[e]) {
+                    chosen.push(!self.present[e]);
+                    continue;
+                }
+                chosen.push(self.present[e]);
+                let o = (0..self.sel[e].len())
+                    .find(|&o| v.of(self.sel[e][o]))
+                    .unwrap_or(0);
+                let l = (0..self.locations)
+                    .find(|&l| v.of(self.loc[e][l]))
+                    .unwrap_or(0);
+                chosen.push(self.sel[e][o]);
+                chosen.push(self.loc[e][l]);
+                evs.push((o, l));
+            }
+            threads.push(evs);
+        }
+        let shape = Shape {
+            place: self.place.clone(),
+            threads,
+        };
+        Ok(Some((shape, chosen)))
+    }
+
+    /// No later answer has the skeleton `chosen` (what [`Query::next`]
+    /// returned with it) describes.
+    pub(super) fn block(&mut self, chosen: &[Lit]) {
+        let clause: Vec<Lit> = chosen.iter().map(|&l| !l).collect();
+        self.solver.assert_any(&self.c, &clause);
+    }
+}
+
+/// Exactly `k` of `lits` hold (few literals: every subset).
+fn exactly(c: &mut Circuit, lits: &[Lit], k: usize) -> Lit {
+    if k > lits.len() {
+        return Lit::FALSE;
+    }
+    let mut terms = Vec::new();
+    for mask in 0u32..(1 << lits.len()) {
+        if mask.count_ones() as usize != k {
+            continue;
+        }
+        let parts: Vec<Lit> = lits
+            .iter()
+            .enumerate()
+            .map(|(i, &l)| if mask >> i & 1 == 1 { l } else { !l })
+            .collect();
+        terms.push(c.and_all(parts));
+    }
+    c.or_all(terms)
+}
+
+/// The probe: each of `threads` threads at `place` holds every instruction
+/// of the vocabulary once, in order, at location `x`; the engine's
+/// skeleton of it has the static relations of every pair of instructions
+/// in every pair of threads.
+fn probe(
+    pair: &Pair,
+    ops: &[Op],
+    threads: usize,
+    place: &[(usize, usize)],
+) -> Result<Skeleton, String> {
+    let shape = Shape {
+        place: place.to_vec(),
+        threads: vec![(0..ops.len()).map(|o| (o, 0)).collect(); threads],
+    };
+    let text = shape.render("probe", ops, "", None);
+    let program = pair.parse("probe", &text)?;
+    let limits: Limits = pair.limits.reference().for_model(pair.a);
+    let sk = Skeleton::straight_line_unlisted(&program, limits).map_err(|e| e.to_string())?;
+    if sk.universe() != threads * ops.len() {
+        return Err(format!(
+            "an instruction of the vocabulary is not one event ({} events for {} instructions)",
+            sk.universe(),
+            threads * ops.len()
+        ));
+    }
+    Ok(sk)
+}

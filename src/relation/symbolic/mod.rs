@@ -1,0 +1,276 @@
+//! Relations whose entries are boolean formulas: the algebra the models are
+//! compiled into for a bounded relational (SAT) search over executions
+//! (Memalloy and Alloy/Kodkod do the same).
+//!
+//! A formula is a node of one [`Circuit`], an and-inverter graph: inputs
+//! (free variables) and two-input AND gates, a negation being a bit of the
+//! literal ([`Lit`]). Gates are hash-consed and constant-folded as they are
+//! built (`x & false` is `false`, `x & x` is `x`, `x & !x` is `false`), so a
+//! matrix whose entries are constants costs no gate at all: the parts of an
+//! execution the bound fixes (program order, the initial writes) fold away,
+//! and only what the search chooses becomes clauses.
+//!
+//! [`SymSet`] and [`SymRel`] (module `matrix`) are sets and `n x n`
+//! relations of literals with the operations of the concrete algebra
+//! ([`super::Relation`]); [`Solver`] (module `solve`) turns the gates a
+//! question needs into CNF by the Tseitin encoding and asks a SAT solver.
+//!
+//! Hand-written: the circuit is small (two node kinds) and has to fold
+//! constants the way the relation algebra needs; the crates that build
+//! CNF (e.g. `rustsat`'s encodings) bring their own solvers' interfaces
+//! and no relation algebra.
+
+mod matrix;
+mod solve;
+
+pub use matrix::{SymRel, SymSet};
+pub use solve::{Answer, Solver};
+
+use rustc_hash::FxHashMap;
+
+/// A literal: a node of a [`Circuit`], possibly negated. The node 0 is the
+/// constant false, so [`Lit::FALSE`] and [`Lit::TRUE`] are its two
+/// polarities.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Lit(u32);
+
+impl Lit {
+    /// The constant false.
+    pub const FALSE: Lit = Lit(0);
+    /// The constant true.
+    pub const TRUE: Lit = Lit(1);
+
+    fn node(self) -> usize {
+        (self.0 >> 1) as usize
+    }
+
+    fn negated(self) -> bool {
+        self.0 & 1 == 1
+    }
+
+    /// The constant this literal is, if it is one.
+    pub fn constant(self) -> Option<bool> {
+        match self {
+            Lit::FALSE => Some(false),
+            Lit::TRUE => Some(true),
+            _ => None,
+        }
+    }
+
+    /// From a constant.
+    pub fn from_bool(b: bool) -> Lit {
+        if b { Lit::TRUE } else { Lit::FALSE }
+    }
+}
+
+impl std::ops::Not for Lit {
+    type Output = Lit;
+    fn not(self) -> Lit {
+        Lit(self.0 ^ 1)
+    }
+}
+
+#[derive(Clone, Copy, Debug)]
+enum Node {
+    False,
+    Input,
+    And(Lit, Lit),
+}
+
+/// An and-inverter graph: every formula of one search lives in one circuit.
+/// Nodes are created after their operands, so their order is a
+/// topological order.
+#[derive(Clone, Debug)]
+pub struct Circuit {
+    nodes: Vec<Node>,
+    gates: FxHashMap<(Lit, Lit), Lit>,
+    inputs: usize,
+}
+
+impl Default for Circuit {
+    fn default() -> Self {
+        Circuit::new()
+    }
+}
+
+impl Circuit {
+    /// A circuit holding only the constants.
+    pub fn new() -> Circuit {
+        Circuit {
+            nodes: vec![Node::False],
+            gates: FxHashMap::default(),
+            inputs: 0,
+        }
+    }
+
+    /// A fresh variable.
+    pub fn input(&mut self) -> Lit {
+        self.nodes.push(Node::Input);
+        self.inputs += 1;
+        Lit(((self.nodes.len() - 1) as u32) << 1)
+    }
+
+    /// How many nodes (inputs and gates) the circuit has.
+    pub fn len(&self) -> usize {
+        self.nodes.len()
+    }
+
+    /// Whether the circuit holds only the constants.
+    pub fn is_empty(&self) -> bool {
+        self.nodes.len() == 1
+    }
+
+    /// How many AND gates the circuit has.
+    pub fn gates(&self) -> usize {
+        self.nodes.len() - 1 - self.inputs
+    }
+
+    /// `a & b`, folded and shared.
+    pub fn and(&mut self, a: Lit, b: Lit) -> Lit {
+        let (a, b) = if a <= b { (a, b) } else { (b, a) };
+        if a == Lit::FALSE || a == !b {
+            return Lit::FALSE;
+        }
+        if a == Lit::TRUE || a == b {
+            return b;
+        }
+        if let Some(&g) = self.gates.get(&(a, b)) {
+            return g;
+        }
+        self.nodes.push(Node::And(a, b));
+        let g = Lit(((self.nodes.len() - 1) as u32) << 1);
+        self.gates.insert((a, b), g);
+        g
+    }
+
+    /// `a | b`.
+    pub fn or(&mut self, a: Lit, b: Lit) -> Lit {
+        !self.and(!a, !b)
+    }
+
+    /// `a -> b`.
+    pub fn implies(&mut self, a: Lit, b: Lit) -> Lit {
+        self.or(!a, b)
+    }
+
+    /// `a <-> b`.
+    pub fn iff(&mut self, a: Lit, b: Lit) -> Lit {
+        let x = self.and(a, b);
+        let y = self.and(!a, !b);
+        self.or(x, y)
+    }
+
+    /// `c ? a : b`.
+    pub fn ite(&mut self, c: Lit, a: Lit, b: Lit) -> Lit {
+        let x = self.and(c, a);
+        let y = self.and(!c, b);
+        self.or(x, y)
+    }
+
+    /// The conjunction of `lits` (true when there is none), built as a
+    /// balanced tree after dropping the constants.
+    pub fn and_all(&mut self, lits: impl IntoIterator<Item = Lit>) -> Lit {
+        let mut v = Vec::new();
+        for l in lits {
+            match l.constant() {
+                Some(true) => {}
+                Some(false) => return Lit::FALSE,
+                None => v.push(l),
+            }
+        }
+        self.balanced(v)
+    }
+
+    /// The disjunction of `lits` (false when there is none).
+    pub fn or_all(&mut self, lits: impl IntoIterator<Item = Lit>) -> Lit {
+        let mut v = Vec::new();
+        for l in lits {
+            match l.constant() {
+                Some(false) => {}
+                Some(true) => return Lit::TRUE,
+                None => v.push(!l),
+            }
+        }
+        !self.balanced(v)
+    }
+
+    fn balanced(&mut self, mut v: Vec<Lit>) -> Lit {
+        if v.is_empty() {
+            return Lit::TRUE;
+        }
+        while v.len() > 1 {
+            let mut next = Vec::with_capacity(v.len().div_ceil(2));
+            for pair in v.chunks(2) {
+                next.push(match pair {
+                    [a, b] => self.and(*a, *b),
+                    [a] => *a,
+                    _ => Lit::TRUE,
+                });
+            }
+            v = next;
+        }
+        v[0]
+    }
+
+    /// At most one of `lits` holds (pairwise: the sets here are small).
+    pub fn at_most_one(&mut self, lits: &[Lit]) -> Lit {
+        let mut parts = Vec::new();
+        for (i, &a) in lits.iter().enumerate() {
+            for &b in &lits[i + 1..] {
+                parts.push(!self.and(a, b));
+            }
+        }
+        self.and_all(parts)
+    }
+
+    /// Exactly one of `lits` holds.
+    pub fn exactly_one(&mut self, lits: &[Lit]) -> Lit {
+        let some = self.or_all(lits.iter().copied());
+        let most = self.at_most_one(lits);
+        self.and(some, most)
+    }
+
+    /// The value of every node when each input `l` has the value
+    /// `input(l)`.
+    pub fn simulate(&self, input: impl Fn(Lit) -> bool) -> Values {
+        let mut vals = Vec::with_capacity(self.nodes.len());
+        for (i, node) in self.nodes.iter().enumerate() {
+            let v = match *node {
+                Node::False => false,
+                Node::Input => input(Lit((i as u32) << 1)),
+                Node::And(a, b) => lit_value(&vals, a) && lit_value(&vals, b),
+            };
+            vals.push(v);
+        }
+        Values(vals)
+    }
+
+    /// The number of inputs.
+    pub fn inputs(&self) -> usize {
+        self.inputs
+    }
+
+    /// The inputs, in the order they were created.
+    pub fn input_lits(&self) -> impl Iterator<Item = Lit> + '_ {
+        self.nodes
+            .iter()
+            .enumerate()
+            .filter(|(_, n)| matches!(n, Node::Input))
+            .map(|(i, _)| Lit((i as u32) << 1))
+    }
+}
+
+fn lit_value(vals: &[bool], l: Lit) -> bool {
+    vals[l.node()] != l.negated()
+}
+
+/// Every node's value under one assignment ([`Circuit::simulate`]).
+#[derive(Clone, Debug)]
+pub struct Values(Vec<bool>);
+
+impl Values {
+    /// The value of a literal.
+    pub fn of(&self, l: Lit) -> bool {
+        lit_value(&self.0, l)
+    }
+}

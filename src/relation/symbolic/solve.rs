@@ -1,0 +1,188 @@
+//! The SAT side: the gates a question reads, in CNF by the Tseitin
+//! encoding, handed to `batsat`.
+//!
+//! `batsat` is a MiniSat-style CDCL solver in pure Rust: incremental
+//! (clauses added between solves, so a proposal the check does not confirm
+//! is blocked and the search asked again), with assumptions and a stop
+//! callback (the search's deadline), and it builds for
+//! `wasm32-unknown-unknown` like the rest of the library. Of the other
+//! pure-Rust CDCL solvers, `varisat` has had no release since 2020 and
+//! `splr` is incremental only behind a feature and is larger.
+//!
+//! Only the cone of an asserted literal is encoded, once: a gate `g = a &
+//! b` gets the three clauses `!g | a`, `!g | b`, `g | !a | !b` the first
+//! time a literal asserted or assumed reads it.
+
+use super::{Circuit, Lit, Node, Values};
+use batsat::{BasicCallbacks, BasicSolver, SolverInterface, lbool};
+
+/// What a solve found.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Answer {
+    /// An assignment satisfying every assertion and assumption.
+    Sat(Values),
+    /// No assignment does.
+    Unsat,
+    /// The stop condition held before an answer.
+    Stopped,
+}
+
+/// A SAT solver over the gates of one [`Circuit`].
+pub struct Solver {
+    sat: BasicSolver,
+    /// The solver's variable of each circuit node encoded so far.
+    vars: Vec<Option<batsat::Var>>,
+    /// Whether an assertion made the clauses unsatisfiable.
+    failed: bool,
+}
+
+impl Default for Solver {
+    fn default() -> Self {
+        Solver::new()
+    }
+}
+
+impl PartialEq for Values {
+    fn eq(&self, other: &Values) -> bool {
+        self.0 == other.0
+    }
+}
+
+impl Eq for Values {}
+
+impl Solver {
+    /// A solver with no clause.
+    pub fn new() -> Solver {
+        Solver::with_stop(None)
+    }
+
+    /// A solver whose solves stop (answering [`Answer::Stopped`]) once
+    /// `stop` says so; it is asked regularly during the search.
+    pub fn with_stop(stop: Option<Box<dyn Fn() -> bool>>) -> Solver {
+        let mut cb = BasicCallbacks::new();
+        if let Some(f) = stop {
+            cb.set_stop(f);
+        }
+        Solver {
+            sat: BasicSolver::new(Default::default(), cb),
+            vars: Vec::new(),
+            failed: false,
+        }
+    }
+
+    /// The solver literal of `l`, encoding its cone first.
+    fn lit(&mut self, c: &Circuit, l: Lit) -> batsat::Lit {
+        let v = self.encode(c, l.node());
+        batsat::Lit::new(v, !l.negated())
+    }
+
+    fn encode(&mut self, c: &Circuit, node: usize) -> batsat::Var {
+        if self.vars.len() < c.nodes.len() {
+            self.vars.resize(c.nodes.len(), None);
+        }
+        if let Some(v) = self.vars[node] {
+            return v;
+        }
+        // Iteratively, children first: circuits are deep (closures).
+        let mut stack = vec![(node, false)];
+        while let Some((n, expanded)) = stack.pop() {
+            if self.vars[n].is_some() {
+                continue;
+            }
+            match c.nodes[n] {
+                Node::False => {
+                    let v = self.sat.new_var_default();
+                    self.sat
+                        .add_clause_reuse(&mut vec![batsat::Lit::new(v, false)]);
+                    self.vars[n] = Some(v);
+                }
+                Node::Input => self.vars[n] = Some(self.sat.new_var_default()),
+                Node::And(a, b) => {
+                    if !expanded {
+                        stack.push((n, true));
+                        stack.push((a.node(), false));
+                        stack.push((b.node(), false));
+                        continue;
+                    }
+                    let g = self.sat.new_var_default();
+                    self.vars[n] = Some(g);
+                    let (la, lb) = (self.known(a), self.known(b));
+                    let pg = batsat::Lit::new(g, true);
+                    self.sat.add_clause_reuse(&mut vec![!pg, la]);
+                    self.sat.add_clause_reuse(&mut vec![!pg, lb]);
+                    self.sat.add_clause_reuse(&mut vec![pg, !la, !lb]);
+                }
+            }
+        }
+        self.vars[node].unwrap_or(batsat::Var::UNDEF)
+    }
+
+    /// The solver literal of an already encoded literal.
+    fn known(&self, l: Lit) -> batsat::Lit {
+        let v = self.vars[l.node()].unwrap_or(batsat::Var::UNDEF);
+        batsat::Lit::new(v, !l.negated())
+    }
+
+    /// Adds `l` as a fact.
+    pub fn assert(&mut self, c: &Circuit, l: Lit) {
+        match l.constant() {
+            Some(true) => {}
+            Some(false) => self.failed = true,
+            None => {
+                let x = self.lit(c, l);
+                if !self.sat.add_clause_reuse(&mut vec![x]) {
+                    self.failed = true;
+                }
+            }
+        }
+    }
+
+    /// Adds the clause `lits[0] | lits[1] | ...`.
+    pub fn assert_any(&mut self, c: &Circuit, lits: &[Lit]) {
+        if lits.contains(&Lit::TRUE) {
+            return;
+        }
+        let mut clause: Vec<batsat::Lit> = lits
+            .iter()
+            .filter(|l| **l != Lit::FALSE)
+            .map(|&l| self.lit(c, l))
+            .collect();
+        if clause.is_empty() || !self.sat.add_clause_reuse(&mut clause) {
+            self.failed = true;
+        }
+    }
+
+    /// Solves the assertions with `assume` true as well; a model gives
+    /// every node of the circuit its value (inputs the clauses do not read
+    /// are false).
+    pub fn solve(&mut self, c: &Circuit, assume: &[Lit]) -> Answer {
+        if self.failed || assume.contains(&Lit::FALSE) {
+            return Answer::Unsat;
+        }
+        let assumps: Vec<batsat::Lit> = assume
+            .iter()
+            .filter(|l| **l != Lit::TRUE)
+            .map(|&l| self.lit(c, l))
+            .collect();
+        let r = self.sat.solve_limited(&assumps);
+        if r == lbool::TRUE {
+            let vars = &self.vars;
+            let sat = &self.sat;
+            Answer::Sat(c.simulate(|input| {
+                vars.get(input.node())
+                    .copied()
+                    .flatten()
+                    .is_some_and(|v| sat.value_var(v) == lbool::TRUE)
+            }))
+        } else if r == lbool::FALSE {
+            Answer::Unsat
+        } else {
+            Answer::Stopped
+        }
+    }
+
+    /// The solver's variables and clauses.
+    pub fn size(&self) -> (u32, u64) {
+        (self.sat.num_vars(), self.sat.num_clauses())
+    }
+}
