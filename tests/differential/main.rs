@@ -13,6 +13,7 @@
 #[path = "../common/mod.rs"]
 mod common;
 
+mod coherence_cuts;
 mod counters;
 mod incremental;
 mod interlock;

@@ -11,8 +11,8 @@
 
 use crate::common;
 use crate::{
-    counters, incremental, lazy, own_writes, pruning, specialise, spin, symbolic, symbolic_domains,
-    symmetry, undefined,
+    coherence_cuts, counters, incremental, lazy, own_writes, pruning, specialise, spin, symbolic,
+    symbolic_domains, symmetry, undefined,
 };
 use std::path::{Path, PathBuf};
 use vkmm::Reduction;
@@ -138,6 +138,12 @@ const ROWS: &[Row] = &[
         skip: counters::skipped,
     },
     Row {
+        reduction: Some(Reduction::CoherenceCuts),
+        name: "coherence-cuts",
+        compare: coherence_cuts::compare_file,
+        skip: coherence_cuts::skipped,
+    },
+    Row {
         reduction: None,
         name: "undefined values (bypass)",
         compare: |p| {
@@ -243,6 +249,7 @@ full! {
     symbolic_domains_everywhere: "symbolic-domains",
     symmetry_everywhere: "symmetry",
     counters_everywhere: "counters",
+    coherence_cuts_everywhere: "coherence-cuts",
     undefined_values_everywhere: "undefined values (bypass)",
 }
 
@@ -260,6 +267,7 @@ fn the_full_tier_names_every_row() {
         "symbolic-domains",
         "symmetry",
         "counters",
+        "coherence-cuts",
         "undefined values (bypass)",
     ];
     assert_eq!(names.len() + 1, ROWS.len());

@@ -92,6 +92,11 @@ pub enum Reduction {
     /// its term evaluated over the domains of the reads it names, not one
     /// path per combination of their values (`trace::explore_in_full`).
     SymbolicDomains,
+    /// A path the unrolling bound cut is dropped, not counted as cut, when
+    /// its reads of one location change value more often than the other
+    /// threads can write the location: no execution has its prefix
+    /// (`trace::coherence`, under a model declaring `po-coherence`).
+    CoherenceCuts,
 }
 
 /// What a reduction needs the model to declare about itself before it
@@ -108,6 +113,8 @@ pub enum Requires {
     AwaitExtension,
     /// `location-local-reads`.
     LocationLocalReads,
+    /// `po-coherence`.
+    PoCoherence,
     /// `read-write-coherence`, `write-write-coherence` or
     /// `co-write-write-coherence` for the orders it leaves out (the
     /// monotone checks under forced reads hold for every model).
@@ -124,6 +131,7 @@ impl Requires {
             Requires::LatestOwnWrite => profile.latest_own_write != 0,
             Requires::AwaitExtension => profile.await_extension,
             Requires::LocationLocalReads => profile.location_local_reads,
+            Requires::PoCoherence => profile.po_coherence != 0,
             Requires::Coherence => {
                 profile.read_write_coherence
                     || profile.write_write_coherence
@@ -135,7 +143,7 @@ impl Requires {
 
 impl Reduction {
     /// Every reduction, in the order `--help` and the tables list them.
-    pub const ALL: [Reduction; 20] = [
+    pub const ALL: [Reduction; 21] = [
         Reduction::SpinReduction,
         Reduction::RmwFilter,
         Reduction::TerminationShortcuts,
@@ -156,6 +164,7 @@ impl Reduction {
         Reduction::Counters,
         Reduction::WitnessPruning,
         Reduction::SymbolicDomains,
+        Reduction::CoherenceCuts,
     ];
 
     /// The reduction's name: `--no NAME`, and the old `--no-NAME` switch.
@@ -181,6 +190,7 @@ impl Reduction {
             Reduction::Counters => "counters",
             Reduction::WitnessPruning => "witness-pruning",
             Reduction::SymbolicDomains => "symbolic-domains",
+            Reduction::CoherenceCuts => "coherence-cuts",
         }
     }
 
@@ -217,6 +227,9 @@ impl Reduction {
             Reduction::SymbolicDomains => {
                 "compute the value domains with reads that only flow into stores symbolic"
             }
+            Reduction::CoherenceCuts => {
+                "drop cut paths whose reads change value more often than other threads write"
+            }
         }
     }
 
@@ -228,6 +241,7 @@ impl Reduction {
             Reduction::SpinExtension => Requires::AwaitExtension,
             Reduction::ReadFactoring => Requires::LocationLocalReads,
             Reduction::OrderPruning => Requires::Coherence,
+            Reduction::CoherenceCuts => Requires::PoCoherence,
             _ => Requires::Nothing,
         }
     }

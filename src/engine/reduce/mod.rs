@@ -23,6 +23,7 @@
 mod witness_pruning;
 pub(super) use witness_pruning::BarrierPruning;
 mod chain_flow;
+mod coherence_cuts;
 mod counters;
 pub use crate::engine::limits::{Reduction, Reductions, Requires};
 pub(super) use chain_flow::{ChainFlow, best_below};
@@ -76,6 +77,7 @@ fn hook_of(r: Reduction) -> &'static dyn Hook {
         Reduction::Counters => &counters::CountersHook,
         Reduction::WitnessPruning => &witness_pruning::WitnessPruningHook,
         Reduction::SymbolicDomains => &symbolic_domains::SymbolicDomainsHook,
+        Reduction::CoherenceCuts => &coherence_cuts::CoherenceCutsHook,
     }
 }
 
@@ -175,6 +177,7 @@ mod tests {
         limits.profile.latest_own_write = 1;
         limits.profile.await_extension = true;
         limits.profile.location_local_reads = true;
+        limits.profile.po_coherence = u64::MAX;
         let plans = |l: &Limits| {
             (
                 PathPlan::of(l),
