@@ -67,9 +67,21 @@ use std::collections::{HashMap, HashSet};
 /// Per location, how many times a thread's reads there can change value:
 /// the writes the other threads can make. Locations the fact does not
 /// cover are absent.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default)]
 pub struct Bounds {
-    changes: HashMap<usize, u64>,
+    /// The thread the bounds are of.
+    thread: usize,
+    /// The writes each covered location can take, shared by every thread.
+    locations: std::sync::Arc<HashMap<usize, Writes>>,
+}
+
+/// The writes of one location: the sum of the threads' bounded counts,
+/// those counts, and the threads whose writes have no bound.
+#[derive(Clone, Debug, Default)]
+struct Writes {
+    sum: u64,
+    per_thread: HashMap<usize, u64>,
+    unbounded: Vec<usize>,
 }
 
 /// The most steps [`success_leaves`] takes before it gives up (the write
@@ -79,13 +91,18 @@ const MAX_STEPS: usize = 100_000;
 impl Bounds {
     /// The bound of location `l`, if the fact covers it.
     pub fn of_location(&self, l: usize) -> Option<u64> {
-        self.changes.get(&l).copied()
+        let w = self.locations.get(&l)?;
+        match w.unbounded.as_slice() {
+            [] => Some(w.sum - w.per_thread.get(&self.thread).copied().unwrap_or(0)),
+            [u] if *u == self.thread => Some(w.sum),
+            _ => None,
+        }
     }
 
     /// Whether the events of a path of `t` change the value read at some
     /// location more often than its bound allows: no execution has them.
     pub(super) fn exceeded(&self, program: &Program, t: &Thread, events: &[PathEvent]) -> bool {
-        if self.changes.is_empty() {
+        if self.locations.is_empty() {
             return false;
         }
         // Per location: the value the thread's latest access there read or
@@ -157,42 +174,41 @@ pub fn bounds(program: &Program, profile: &SearchProfile, on: bool) -> Vec<Bound
         .iter()
         .map(super::counters::in_loop)
         .collect();
-    let mut out = none;
+    let mut locations: HashMap<usize, Writes> = HashMap::new();
     for (l, acc) in accesses {
         if program.is_undefined(l) || !covered(program, profile, &acc, &op) {
             continue;
         }
-        // Per thread: how many writes of the location it can make (`None`:
-        // unbounded).
-        let mut writes: Vec<Option<u64>> = vec![Some(0); program.threads.len()];
+        let mut w = Writes::default();
         for &(ti, k) in &acc {
             let i = op((ti, k));
-            if !i.is_write() {
+            if !i.is_write() || w.unbounded.contains(&ti) {
                 continue;
             }
-            let t = &program.threads[ti];
             let once = !loops[ti][k]
                 || (i.rmw_op == RmwOp::CompareExchange
                     && i.expected.is_some()
-                    && success_leaves(t, k));
-            writes[ti] = if once {
-                writes[ti].map(|n| n + 1)
+                    && success_leaves(&program.threads[ti], k));
+            if once {
+                w.sum += 1;
+                *w.per_thread.entry(ti).or_default() += 1;
             } else {
-                None
-            };
-        }
-        for (ti, b) in out.iter_mut().enumerate() {
-            let others = writes
-                .iter()
-                .enumerate()
-                .filter(|(u, _)| *u != ti)
-                .try_fold(0u64, |sum, (_, w)| w.map(|w| sum + w));
-            if let Some(n) = others {
-                b.changes.insert(l, n);
+                w.sum -= w.per_thread.remove(&ti).unwrap_or(0);
+                w.unbounded.push(ti);
             }
         }
+        // Two threads without a bound: no thread's reads have one.
+        if w.unbounded.len() < 2 {
+            locations.insert(l, w);
+        }
     }
-    out
+    let locations = std::sync::Arc::new(locations);
+    (0..program.threads.len())
+        .map(|thread| Bounds {
+            thread,
+            locations: locations.clone(),
+        })
+        .collect()
 }
 
 /// Whether the fact covers a location with accesses `acc`: each in a
@@ -213,13 +229,17 @@ fn covered<'p>(
     if !acc.iter().all(|&a| in_class(op(a))) {
         return false;
     }
-    let unsequenced = acc.iter().enumerate().any(|(n, &(ti, k))| {
-        acc[n + 1..].iter().any(|&(tj, j)| {
-            let (a, b) = (op((ti, k)), op((tj, j)));
-            ti == tj
-                && !a.operand_of.is_empty()
-                && (a.is_write() || b.is_write())
-                && super::own::may_be_unsequenced(a, b)
+    // Per thread, its accesses: no two of them unsequenced operands.
+    let mut by_thread: HashMap<usize, Vec<&Instruction>> = HashMap::new();
+    for &(ti, k) in acc {
+        by_thread.entry(ti).or_default().push(op((ti, k)));
+    }
+    let unsequenced = by_thread.values().any(|own| {
+        own.iter().enumerate().any(|(n, a)| {
+            !a.operand_of.is_empty()
+                && own[n + 1..]
+                    .iter()
+                    .any(|b| (a.is_write() || b.is_write()) && super::own::may_be_unsequenced(a, b))
         })
     });
     if unsequenced {
@@ -229,17 +249,28 @@ fn covered<'p>(
         return true;
     }
     let first = op(acc[0]).reference;
-    acc.iter().all(|&(ti, k)| {
-        let a = op((ti, k));
-        a.atomic
-            && a.reference == first
-            && acc.iter().all(|&(tj, j)| {
-                let b = op((tj, j));
-                ti == tj
-                    || matches!((a.scope, b.scope), (Some(sa), Some(sb))
-                        if crate::engine::instances::thread_in_instance(program, tj, sa, ti)
-                            && crate::engine::instances::thread_in_instance(program, ti, sb, tj))
-            })
+    if !acc
+        .iter()
+        .all(|&a| op(a).atomic && op(a).reference == first)
+    {
+        return false;
+    }
+    // Each access's scope instance holds every thread with an access:
+    // the instances of a scope part the threads, so it is enough that
+    // every thread shares one instance of each scope named.
+    let threads: Vec<usize> = by_thread.keys().copied().collect();
+    let mut scopes: Vec<crate::ir::Scope> = Vec::new();
+    for &a in acc {
+        match op(a).scope {
+            Some(s) if !scopes.contains(&s) => scopes.push(s),
+            Some(_) => {}
+            None => return false,
+        }
+    }
+    scopes.iter().all(|&s| {
+        threads
+            .iter()
+            .all(|&t| crate::engine::instances::thread_in_instance(program, t, s, threads[0]))
     })
 }
 
