@@ -113,6 +113,8 @@ fn total_coherence_orders_every_write_and_restricts_asmo() {
             await_extension: false,
             location_local_reads: false,
             latest_own_write: 0,
+            po_coherence: 0,
+            po_coherence_atomic: false,
         },
         ..Limits::default()
     };

@@ -25,6 +25,7 @@
 //! | `await-extension` | an execution spinning forever at an await that extends to a complete one is skipped (`engine::Explorer::set_spin_extension`) |
 //! | `location-local-reads` | observation reads' reads-from choices are searched location by location and their product listed (`engine::candidates::observation_reads`); `off` withdraws it |
 //! | `latest-own-write` | a read of a location only its thread writes reads the thread's latest write there (`engine::trace::own_locations`); `sc0 sc1` limits it, `off` withdraws it |
+//! | `po-coherence` | a thread's program-ordered accesses to one location are in coherence: a read reads the write its thread's previous access there read or wrote, or one after it in coherence, another thread's when the value differs (`engine::trace::coherence`); `atomic` limits it to locations whose every access is an atomic mutually ordered with every other one, `sc0 sc1` to those storage classes, `off` withdraws it |
 //!
 //! Files resolve like includes: next to the declaring file, then among the
 //! embedded models. Declarations of included files are inherited; a file's
@@ -161,6 +162,13 @@ pub struct Profile {
     /// The storage classes it is declared for, as a mask (bit k: `sck`;
     /// every bit when it names none; 0 when off).
     pub latest_own_write_classes: u64,
+    /// `po-coherence` (`off` withdraws an included file's): the storage
+    /// classes it is declared for, as a mask (every bit when it names
+    /// none; 0 when off or absent). See the module table.
+    pub po_coherence: u64,
+    /// `po-coherence atomic`: only for locations whose every access is an
+    /// atomic mutually ordered with every other one.
+    pub po_coherence_atomic: bool,
     /// `host API`: the host APIs (`vulkan`, `opencl`) the model has rules
     /// for; a program with another API's operations is refused.
     pub host: Vec<HostApi>,
@@ -354,6 +362,9 @@ impl Profile {
                 self.latest_own_write_classes = classes(key, args)?;
                 self.latest_own_write = self.latest_own_write_classes != 0;
             }
+            "po-coherence" => {
+                (self.po_coherence, self.po_coherence_atomic) = po_coherence(key, args)?;
+            }
             "default-for" => {
                 wanted(1, "a dialect")?;
                 let d = Dialect::from_name(&args[0].text).ok_or_else(|| {
@@ -375,7 +386,7 @@ impl Profile {
                 return Err(error(
                     &key.pos,
                     format!(
-                        "unknown declaration `{other}`: expected nochains, refuse, accept, storage-classes, explain, races, final-order, happens-before, synchronizes-with, program-order, edge-style, rmw-atomicity, read-write-coherence, write-write-coherence, await-extension, location-local-reads, latest-own-write, default-for or host"
+                        "unknown declaration `{other}`: expected nochains, refuse, accept, storage-classes, explain, races, final-order, happens-before, synchronizes-with, program-order, edge-style, rmw-atomicity, read-write-coherence, write-write-coherence, await-extension, location-local-reads, latest-own-write, po-coherence, default-for or host"
                     ),
                 ));
             }
@@ -542,6 +553,16 @@ fn split(a: &Annotation) -> Result<Vec<Vec<Arg>>, CatError> {
     Ok(decls)
 }
 
+/// The value a `po-coherence` declaration sets: its storage classes as
+/// [`classes`] reads them after an optional leading `atomic`, and whether
+/// `atomic` is named.
+fn po_coherence(key: &Arg, args: &[Arg]) -> Result<(u64, bool), CatError> {
+    match args.split_first() {
+        Some((a, rest)) if a.text == "atomic" => Ok((classes(key, rest)?, true)),
+        _ => Ok((classes(key, args)?, false)),
+    }
+}
+
 /// The value a `latest-own-write` declaration sets: on with no argument,
 /// off with `off`.
 fn classes(key: &Arg, args: &[Arg]) -> Result<u64, CatError> {
@@ -633,6 +654,17 @@ pub struct SearchProfile {
     /// it holds for (bit k: class k; 0: the model does not declare it;
     /// every bit: all classes).
     pub latest_own_write: u64,
+    /// The model declares `po-coherence`: in each thread, the accesses to
+    /// one location, in program order, are in coherence order (a read
+    /// reads the write the previous access read or wrote, or one after it,
+    /// another thread's when its value differs). The storage classes it
+    /// holds for, as a mask (0: not declared); with
+    /// [`SearchProfile::po_coherence_atomic`], only for locations whose
+    /// every access is an atomic mutually ordered with every other one
+    /// (with [`crate::engine::Reduction::CoherenceCuts`]).
+    pub po_coherence: u64,
+    /// `po-coherence atomic`: see [`SearchProfile::po_coherence`].
+    pub po_coherence_atomic: bool,
 }
 
 impl Default for SearchProfile {
@@ -648,6 +680,8 @@ impl Default for SearchProfile {
             await_extension: false,
             location_local_reads: false,
             latest_own_write: 0,
+            po_coherence: 0,
+            po_coherence_atomic: false,
         }
     }
 }
@@ -670,6 +704,8 @@ impl SearchProfile {
             await_extension: declares_await_extension(model),
             location_local_reads: declares_location_local_reads(model),
             latest_own_write: declares_latest_own_write(model),
+            po_coherence: declares_po_coherence(model).0,
+            po_coherence_atomic: declares_po_coherence(model).1,
         }
     }
 
@@ -688,6 +724,8 @@ impl SearchProfile {
             await_extension: self.await_extension && other.await_extension,
             location_local_reads: self.location_local_reads && other.location_local_reads,
             latest_own_write: self.latest_own_write & other.latest_own_write,
+            po_coherence: self.po_coherence & other.po_coherence,
+            po_coherence_atomic: self.po_coherence_atomic || other.po_coherence_atomic,
         }
     }
 }
@@ -699,6 +737,29 @@ impl SearchProfile {
 /// profile reports it).
 pub fn declares_latest_own_write(model: &Model) -> u64 {
     declared_classes(model, "latest-own-write")
+}
+
+/// Whether `model` declares `po-coherence`: the storage classes and
+/// whether `atomic` limits it (the last declaration wins, as for
+/// `latest-own-write`; a malformed one counts as none).
+pub fn declares_po_coherence(model: &Model) -> (u64, bool) {
+    let mut on = (0, false);
+    for a in model.annotations() {
+        let Ok(decls) = split(a) else {
+            return (0, false);
+        };
+        for d in decls {
+            if let Some((key, args)) = d.split_first()
+                && key.text == "po-coherence"
+            {
+                match po_coherence(key, args) {
+                    Ok(v) => on = v,
+                    Err(_) => return (0, false),
+                }
+            }
+        }
+    }
+    on
 }
 
 /// Whether `model` declares `co-write-write-coherence`, as a mask of

@@ -124,6 +124,19 @@ fn latest_own_write_is_withdrawn_by_the_including_file() {
 }
 
 #[test]
+fn po_coherence_takes_atomic_classes_or_off() {
+    let p = profile("(*@ po-coherence atomic *)\nlet dr = 0\n", &[]).unwrap();
+    assert_eq!((p.po_coherence, p.po_coherence_atomic), (u64::MAX, true));
+    let p = profile("(*@ po-coherence sc0 sc1 *)\nlet dr = 0\n", &[]).unwrap();
+    assert_eq!((p.po_coherence, p.po_coherence_atomic), (0b11, false));
+    let rules = "(*@ po-coherence *)\nlet dr = 0\n";
+    let main = "(*@ po-coherence off *)\ninclude \"rules.cat\"\n";
+    let p = profile(main, &[("rules.cat", rules)]).unwrap();
+    assert_eq!(p.po_coherence, 0);
+    assert!(profile("(*@ po-coherence atomic scx *)\nlet dr = 0\n", &[]).is_err());
+}
+
+#[test]
 fn user_declarations() {
     let main = "(*@ refuse seq_cst \"my GPU\" \"no SC\"\n    explain \"mine.explain\"\n    default-for opencl *)\nlet dr = 0\n";
     let p = profile(main, &[("mine.explain", "check x dr\n")]).unwrap();
@@ -297,10 +310,12 @@ fn default_for_agrees_with_the_full_profiles() {
 /// by hand from the model files: `vulkan` names `ilo`
 /// (vulkan-spec-readings.cat, `let interlock_order = ilo`) but neither `co`
 /// (only an `edge-style` declaration) nor `sco`, and declares the five
-/// argument-less facts in vulkan-rules.cat plus `latest-own-write` for every
-/// class in vulkan-spec-readings.cat; `vulkan-fr-asmo` withdraws
+/// argument-less facts in vulkan-rules.cat, `po-coherence atomic` for every
+/// class there, plus `latest-own-write` for every class in
+/// vulkan-spec-readings.cat; `vulkan-fr-asmo` withdraws
 /// `latest-own-write`; `opencl` names `co` (opencl-rules.cat), declares
-/// `latest-own-write sc0 sc1` and `co-write-write-coherence sc0 sc1`, and
+/// `latest-own-write sc0 sc1`, `co-write-write-coherence sc0 sc1` and
+/// `po-coherence sc0 sc1`, and
 /// none of the Vulkan facts; `opencl-totalsc` adds `sco`.
 #[test]
 fn search_profiles_are_read_when_the_model_loads() {
@@ -315,6 +330,8 @@ fn search_profiles_are_read_when_the_model_loads() {
         await_extension: true,
         location_local_reads: true,
         latest_own_write: u64::MAX,
+        po_coherence: u64::MAX,
+        po_coherence_atomic: true,
     };
     assert_eq!(load("vulkan").unwrap().search, vulkan);
     assert_eq!(
@@ -335,6 +352,8 @@ fn search_profiles_are_read_when_the_model_loads() {
         await_extension: false,
         location_local_reads: false,
         latest_own_write: 0b11,
+        po_coherence: 0b11,
+        po_coherence_atomic: false,
     };
     assert_eq!(load("opencl").unwrap().search, opencl);
     assert_eq!(

@@ -14,6 +14,7 @@
 mod common;
 
 mod barrier_prefixes;
+mod coherence_cuts;
 mod counters;
 mod incremental;
 mod interlock;

@@ -11,8 +11,8 @@
 
 use crate::common;
 use crate::{
-    barrier_prefixes, counters, incremental, lazy, own_writes, pruning, specialise, spin, symbolic,
-    symbolic_domains, symmetry, undefined,
+    barrier_prefixes, coherence_cuts, counters, incremental, lazy, own_writes, pruning, specialise,
+    spin, symbolic, symbolic_domains, symmetry, undefined,
 };
 use std::path::{Path, PathBuf};
 use vkmm::Reduction;
@@ -144,6 +144,12 @@ const ROWS: &[Row] = &[
         skip: barrier_prefixes::skipped,
     },
     Row {
+        reduction: Some(Reduction::CoherenceCuts),
+        name: "coherence-cuts",
+        compare: coherence_cuts::compare_file,
+        skip: coherence_cuts::skipped,
+    },
+    Row {
         reduction: None,
         name: "undefined values (bypass)",
         compare: |p| {
@@ -250,6 +256,7 @@ full! {
     symmetry_everywhere: "symmetry",
     counters_everywhere: "counters",
     barrier_prefixes_everywhere: "barrier-prefixes",
+    coherence_cuts_everywhere: "coherence-cuts",
     undefined_values_everywhere: "undefined values (bypass)",
 }
 
@@ -268,6 +275,7 @@ fn the_full_tier_names_every_row() {
         "symmetry",
         "counters",
         "barrier-prefixes",
+        "coherence-cuts",
         "undefined values (bypass)",
     ];
     assert_eq!(names.len() + 1, ROWS.len());

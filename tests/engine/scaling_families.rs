@@ -9,7 +9,7 @@ use crate::common;
 use serde_json::Value;
 
 const DIR: &str = "tests/fixtures/litmus-scaling";
-const REFERENCE: [&str; 9] = [
+const REFERENCE: [&str; 10] = [
     "--no-spin-reduction",
     "--no-rmw-filter",
     "--no-specialise",
@@ -19,6 +19,7 @@ const REFERENCE: [&str; 9] = [
     "--no-symmetry",
     "--no-read-factoring",
     "--no-counters",
+    "--no-coherence-cuts",
 ];
 
 /// `vkmm check --format json FILE EXTRA...`: the exit code and the result.

@@ -97,6 +97,11 @@ pub enum Reduction {
     /// before the program's own paths are listed
     /// (`crate::engine::reduce::barrier_prefixes`).
     BarrierPrefixes,
+    /// A path the unrolling bound cut is dropped, not counted as cut, when
+    /// its reads of one location change value more often than the other
+    /// threads can write the location: no execution has its prefix
+    /// (`trace::coherence`, under a model declaring `po-coherence`).
+    CoherenceCuts,
 }
 
 /// What a reduction needs the model to declare about itself before it
@@ -113,6 +118,8 @@ pub enum Requires {
     AwaitExtension,
     /// `location-local-reads`.
     LocationLocalReads,
+    /// `po-coherence`.
+    PoCoherence,
     /// `read-write-coherence`, `write-write-coherence` or
     /// `co-write-write-coherence` for the orders it leaves out (the
     /// monotone checks under forced reads hold for every model).
@@ -129,6 +136,7 @@ impl Requires {
             Requires::LatestOwnWrite => profile.latest_own_write != 0,
             Requires::AwaitExtension => profile.await_extension,
             Requires::LocationLocalReads => profile.location_local_reads,
+            Requires::PoCoherence => profile.po_coherence != 0,
             Requires::Coherence => {
                 profile.read_write_coherence
                     || profile.write_write_coherence
@@ -140,7 +148,7 @@ impl Requires {
 
 impl Reduction {
     /// Every reduction, in the order `--help` and the tables list them.
-    pub const ALL: [Reduction; 21] = [
+    pub const ALL: [Reduction; 22] = [
         Reduction::SpinReduction,
         Reduction::RmwFilter,
         Reduction::TerminationShortcuts,
@@ -162,6 +170,7 @@ impl Reduction {
         Reduction::WitnessPruning,
         Reduction::SymbolicDomains,
         Reduction::BarrierPrefixes,
+        Reduction::CoherenceCuts,
     ];
 
     /// The reduction's name: `--no NAME`, and the old `--no-NAME` switch.
@@ -188,6 +197,7 @@ impl Reduction {
             Reduction::WitnessPruning => "witness-pruning",
             Reduction::SymbolicDomains => "symbolic-domains",
             Reduction::BarrierPrefixes => "barrier-prefixes",
+            Reduction::CoherenceCuts => "coherence-cuts",
         }
     }
 
@@ -227,6 +237,9 @@ impl Reduction {
             Reduction::BarrierPrefixes => {
                 "races: first walk the executions in which every thread waits at its k-th barrier"
             }
+            Reduction::CoherenceCuts => {
+                "drop cut paths whose reads change value more often than other threads write"
+            }
         }
     }
 
@@ -238,6 +251,7 @@ impl Reduction {
             Reduction::SpinExtension => Requires::AwaitExtension,
             Reduction::ReadFactoring => Requires::LocationLocalReads,
             Reduction::OrderPruning => Requires::Coherence,
+            Reduction::CoherenceCuts => Requires::PoCoherence,
             _ => Requires::Nothing,
         }
     }

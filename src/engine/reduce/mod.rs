@@ -24,6 +24,7 @@ mod witness_pruning;
 pub(super) use witness_pruning::BarrierPruning;
 pub mod barrier_prefixes;
 mod chain_flow;
+mod coherence_cuts;
 mod counters;
 pub use crate::engine::limits::{Reduction, Reductions, Requires};
 pub(super) use chain_flow::{ChainFlow, best_below};
@@ -78,6 +79,7 @@ fn hook_of(r: Reduction) -> &'static dyn Hook {
         Reduction::WitnessPruning => &witness_pruning::WitnessPruningHook,
         Reduction::SymbolicDomains => &symbolic_domains::SymbolicDomainsHook,
         Reduction::BarrierPrefixes => &barrier_prefixes::BarrierPrefixesHook,
+        Reduction::CoherenceCuts => &coherence_cuts::CoherenceCutsHook,
     }
 }
 
@@ -177,6 +179,7 @@ mod tests {
         limits.profile.latest_own_write = 1;
         limits.profile.await_extension = true;
         limits.profile.location_local_reads = true;
+        limits.profile.po_coherence = u64::MAX;
         let plans = |l: &Limits| {
             (
                 PathPlan::of(l),

@@ -151,7 +151,7 @@ impl Counters {
 /// Per statement of `t`: whether it lies in a loop, i.e. between the target
 /// of a backward jump and the jump (a statement runs twice only after a
 /// backward jump over it).
-fn in_loop(t: &Thread) -> Vec<bool> {
+pub(super) fn in_loop(t: &Thread) -> Vec<bool> {
     let labels: HashMap<&str, usize> = super::spin::label_map(t);
     let mut depth = vec![0i64; t.code.len() + 1];
     for (j, stmt) in t.code.iter().enumerate() {

@@ -2,6 +2,7 @@
 //! path, splitting where a value must be concrete.
 
 use super::budget::Budget;
+use super::coherence;
 use super::counters;
 use super::dispatch;
 use super::domains::{Domains, Reads, group_key, group_size, operand_prov, step_group, term_provs};
@@ -524,6 +525,9 @@ pub(super) struct Code<'t> {
     /// Per branch on memory met so far, the registers its region assigns
     /// ([`region_assigns`]): kept across the rounds of the value domains.
     regions: std::cell::RefCell<HashMap<usize, Vec<String>>>,
+    /// How often the thread's reads of each location can change value
+    /// (empty unless [`PathPlan::coherence_cuts`]).
+    coherence: coherence::Bounds,
 }
 
 impl<'t> Code<'t> {
@@ -532,6 +536,7 @@ impl<'t> Code<'t> {
         t: &'t Thread,
         limits: &Limits,
         plan: PathPlan,
+        coherence: coherence::Bounds,
     ) -> Code<'t> {
         let labels = label_map(t);
         let loops = loop_ranges(t, &labels);
@@ -547,6 +552,7 @@ impl<'t> Code<'t> {
             back_targets: back_targets(t, &labels),
             names: Arc::new(Names::of(t)),
             regions: Default::default(),
+            coherence,
             labels,
             loops,
             ipdom,
@@ -580,6 +586,7 @@ pub(super) fn explore_thread(
         back_targets,
         names,
         regions,
+        coherence,
     } = code;
     // Looping alternatives of each await instance.
     let mut looping: HashMap<usize, Vec<Vec<ReadValue>>> = HashMap::new();
@@ -651,6 +658,12 @@ pub(super) fn explore_thread(
             }
             enter_or_leave_awaits(&mut s, spins, &mut instances);
             if s.pc >= t.code.len() {
+                if coherence.exceeded(program, t, &s.events) {
+                    // No execution has this path (`coherence`).
+                    out.unrealisable += 1;
+                    keep_prefix_writes(&s, &reads, &mut out)?;
+                    break;
+                }
                 if s.domains {
                     derived_writes(&s, &reads, &mut out)?;
                 }
@@ -701,6 +714,14 @@ pub(super) fn explore_thread(
             s.last = s.pc;
             s.runs[s.pc] += 1;
             if s.runs[s.pc] > unroll + 1 {
+                if coherence.exceeded(program, t, &s.events) {
+                    // No execution has this prefix (`coherence`): its
+                    // writes still join the value domains, as a cut
+                    // path's do.
+                    out.unrealisable += 1;
+                    keep_prefix_writes(&s, &reads, &mut out)?;
+                    break;
+                }
                 out.cut += 1;
                 let known = if out.cut_points.len() < MAX_CUT_STATES {
                     steering

@@ -29,6 +29,7 @@ use crate::ir::Program;
 use std::collections::{BTreeMap, HashMap};
 
 mod budget;
+pub mod coherence;
 mod counters;
 mod dispatch;
 mod domains;
@@ -123,10 +124,12 @@ pub fn explore_in_full(
         })
         .collect();
     let own = own_sets(program, limits, plan);
+    let coherence = coherence::bounds(program, &limits.profile, plan.coherence_cuts);
     let code: Vec<Code> = program
         .threads
         .iter()
-        .map(|t| Code::of(program, t, limits, plan))
+        .zip(coherence)
+        .map(|(t, bounds)| Code::of(program, t, limits, plan, bounds))
         .collect();
     let nloc = program.locations.len();
     // Location domains start with the initial value; group-function

@@ -37,6 +37,11 @@ pub struct PathPlan {
     /// without trying the concrete ones (what the differential tests
     /// compare against the concrete rounds).
     pub symbolic_domains_first: bool,
+    /// A path the unrolling bound cut whose reads of one location change
+    /// value more often than the other threads can write it is dropped,
+    /// not counted as cut (the model declares `po-coherence`:
+    /// `coherence`).
+    pub coherence_cuts: bool,
 }
 
 /// How many writes to each location the chain of writes that produced a
@@ -343,6 +348,11 @@ pub struct ThreadPaths {
     /// reaches, where it waits forever (the `lockstep` module). They are
     /// counted here instead of in `cut`.
     pub discharged: usize,
+    /// Paths the unrolling bound cut that no execution has: their reads of
+    /// one location change value more often than the other threads can
+    /// write it ([`PathPlan::coherence_cuts`]). Counted here instead of in
+    /// `cut`.
+    pub unrealisable: usize,
     /// While the value domains are computed with symbolic reads
     /// ([`PathPlan::symbolic_domains`]): the values the derived writes of
     /// the complete paths can have, per `(location, value)` with the least
