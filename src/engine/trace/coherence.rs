@@ -1,6 +1,6 @@
 //! Coherence bounds on a thread's reads: how often the reads of one
 //! location in one thread can change value, and the paths the unrolling
-//! bound cut that change it more often ([`PathPlan::coherence_cuts`]).
+//! bound cut that change it more often ([`crate::engine::trace::PathPlan::coherence_cuts`]).
 //!
 //! The fact, declared by the model as `po-coherence`
 //! ([`crate::model::SearchProfile::po_coherence`]): in each thread, the
@@ -38,7 +38,7 @@
 //! once (running it again takes a backward jump over it). A
 //! compare-exchange in a loop writes only when it succeeds; it counts once
 //! when, from the statement on with its value read known to equal its
-//! comparator, no backward jump over it can be taken ([`success_leaves`]:
+//! comparator, no backward jump over it can be taken (`success_leaves`:
 //! constants and that equality propagated through the code, a branch they
 //! decide followed one way). Any other write in a loop leaves the location
 //! out: a loop whose repeated iterations write the location can write it

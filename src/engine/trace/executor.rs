@@ -526,7 +526,7 @@ pub(super) struct Code<'t> {
     /// ([`region_assigns`]): kept across the rounds of the value domains.
     regions: std::cell::RefCell<HashMap<usize, Vec<String>>>,
     /// How often the thread's reads of each location can change value
-    /// (empty unless [`PathPlan::coherence_cuts`]).
+    /// (empty unless [`crate::engine::trace::PathPlan::coherence_cuts`]).
     coherence: coherence::Bounds,
 }
 

@@ -301,11 +301,11 @@ pub type Passes = Vec<(u32, crate::ir::Scope, usize)>;
 pub struct ThreadPaths {
     pub paths: Vec<Path>,
     /// Paths abandoned because a statement would run more than the bound
-    /// allows, or stopped at the control barrier
-    /// [`crate::engine::Limits::barrier_stop`] names (those also counted
-    /// in `waiting`).
+    /// allows, or stopped at a control barrier by the walks over barrier
+    /// prefixes (`crate::engine::reduce::barrier_prefixes`; those also
+    /// counted in `waiting`).
     pub cut: usize,
-    /// Of `cut`, the paths stopped at that control barrier.
+    /// Of `cut`, the paths stopped at a control barrier.
     pub waiting: usize,
     /// The values the paths abandoned before their end wrote (cut by the
     /// bound, or an await's iteration dropped because every value of the
@@ -350,7 +350,7 @@ pub struct ThreadPaths {
     pub discharged: usize,
     /// Paths the unrolling bound cut that no execution has: their reads of
     /// one location change value more often than the other threads can
-    /// write it ([`PathPlan::coherence_cuts`]). Counted here instead of in
+    /// write it ([`crate::engine::trace::PathPlan::coherence_cuts`]). Counted here instead of in
     /// `cut`.
     pub unrealisable: usize,
     /// While the value domains are computed with symbolic reads
