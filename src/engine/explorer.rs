@@ -94,10 +94,33 @@ impl<'p> Explorer<'p> {
             vec![std::collections::HashSet::new(); program.threads.len()]
         };
         let (threads, domains) = (explored.paths, explored.domains);
-        Ok(Explorer {
+        Ok(Explorer::from_parts(
             program,
             threads,
-            domains: std::sync::Arc::new(domains),
+            std::sync::Arc::new(domains),
+            (limits, budget),
+            plan,
+            std::sync::Arc::new(own),
+        ))
+    }
+
+    /// The explorer over `threads` with what was computed of the program
+    /// (value domains, the combination plan, own locations), walked under
+    /// `limits` and `budget` (started when the walk's time began to
+    /// count): with no symmetry, renaming, spin extension or barrier
+    /// pruning until set.
+    fn from_parts(
+        program: &'p Program,
+        threads: Vec<ThreadPaths>,
+        domains: std::sync::Arc<Vec<Vec<i64>>>,
+        (limits, budget): (Limits, trace::Budget),
+        plan: reduce::CombinationPlan,
+        own: std::sync::Arc<Vec<std::collections::HashSet<usize>>>,
+    ) -> Explorer<'p> {
+        Explorer {
+            program,
+            threads,
+            domains,
             limits,
             has_group_functions: program
                 .threads
@@ -116,10 +139,10 @@ impl<'p> Explorer<'p> {
             walk_nodes: std::cell::Cell::new(0),
             #[cfg(test)]
             flow_log: Default::default(),
-            own: std::sync::Arc::new(own),
+            own,
             shapes: base::ShapeCache::default(),
             barriers: None,
-        })
+        }
     }
 
     /// The explorer whose threads' paths are `threads` (the paths of this
@@ -128,29 +151,14 @@ impl<'p> Explorer<'p> {
     /// locations, RMW chains), walked under `limits`; with no symmetry,
     /// renaming, spin extension or barrier pruning until set.
     pub fn with_threads(&self, threads: Vec<ThreadPaths>, limits: Limits) -> Explorer<'p> {
-        Explorer {
-            program: self.program,
+        Explorer::from_parts(
+            self.program,
             threads,
-            domains: self.domains.clone(),
-            limits,
-            has_group_functions: self.has_group_functions,
-            skipped: std::cell::Cell::new(None),
-            undefined: self.undefined.clone(),
-            budget: trace::Budget::new(&limits),
-            plan: self.plan,
-            write_pruning: false,
-            rmw_chains: self.rmw_chains.clone(),
-            symmetry: None,
-            rotation: None,
-            spin: None,
-            extended: std::cell::Cell::new(0),
-            walk_nodes: std::cell::Cell::new(0),
-            #[cfg(test)]
-            flow_log: Default::default(),
-            own: self.own.clone(),
-            shapes: base::ShapeCache::default(),
-            barriers: None,
-        }
+            self.domains.clone(),
+            (limits, trace::Budget::new(&limits)),
+            self.plan,
+            self.own.clone(),
+        )
     }
 
     /// Reduces the walk by the symmetry of the interchangeable threads

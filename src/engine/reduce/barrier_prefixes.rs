@@ -51,7 +51,7 @@
 
 use super::hook::{CombinationPlan, Hook};
 use crate::engine::limits::{Limits, Reduction};
-use crate::engine::trace::{Ending, NOT_STARTED, Path, RegValue, ThreadPaths};
+use crate::engine::trace::{Ending, NOT_STARTED, Path, ThreadPaths, exprs_made_before};
 use crate::ir::{OpKind, Program, Scope, Stmt, Thread};
 
 pub(super) struct BarrierPrefixesHook;
@@ -135,7 +135,7 @@ pub fn stopped_at_barrier(t: &Thread, paths: &ThreadPaths, k: usize) -> Option<T
                 spinning: false,
                 waiting: true,
             },
-            exprs: exprs_before(p, i),
+            exprs: p.exprs[..exprs_made_before(&p.exprs, i)].to_vec(),
         });
     }
     if waiting.is_empty() {
@@ -145,23 +145,6 @@ pub fn stopped_at_barrier(t: &Thread, paths: &ThreadPaths, k: usize) -> Option<T
     out.waiting = waiting.len();
     out.cut_prefixes.extend(waiting);
     Some(out)
-}
-
-/// The expressions of `p` made before its event `first`: those up to the
-/// first that names a read from `first` on (expressions are made in the
-/// order the path runs, so the later ones are made after that read too,
-/// and the events before `first` name none of them).
-fn exprs_before(p: &Path, first: usize) -> Vec<crate::engine::trace::ValueExpr> {
-    let kept = p
-        .exprs
-        .iter()
-        .position(|x| {
-            [x.a, x.b]
-                .iter()
-                .any(|t| matches!(t, RegValue::Read(e) if *e >= first))
-        })
-        .unwrap_or(p.exprs.len());
-    p.exprs[..kept].to_vec()
 }
 
 /// Whether the executions in which one workgroup runs alone (the others

@@ -462,15 +462,7 @@ pub(super) fn spinning_prefix(s: &State) -> Path {
 /// reads of the iteration, which the prefix does not hold), and the
 /// registers that name only what the prefix holds.
 fn prefix_before(s: &State, first: usize, stmt: usize) -> Path {
-    let kept = s
-        .exprs
-        .iter()
-        .position(|x| {
-            [x.a, x.b]
-                .iter()
-                .any(|t| matches!(t, RegValue::Read(e) if *e >= first))
-        })
-        .unwrap_or(s.exprs.len());
+    let kept = exprs_made_before(&s.exprs, first);
     let holds = |v: &RegValue| match v {
         RegValue::Read(e) => *e < first,
         RegValue::Expr(k) => *k < kept,

@@ -214,6 +214,22 @@ pub enum Ending {
     },
 }
 
+/// How many of a path's expressions `exprs` were made before its event
+/// `first`: those up to the first that names a read from `first` on
+/// (expressions are made in the order the path runs, so the later ones
+/// are made after that read too, and the events before `first` name none
+/// of them). What a prefix of the path cut before `first` keeps.
+pub fn exprs_made_before(exprs: &[ValueExpr], first: usize) -> usize {
+    exprs
+        .iter()
+        .position(|x| {
+            [x.a, x.b]
+                .iter()
+                .any(|t| matches!(t, RegValue::Read(e) if *e >= first))
+        })
+        .unwrap_or(exprs.len())
+}
+
 /// The statement of an [`Ending::Cut`] `waiting` for a thread that has
 /// not started.
 pub const NOT_STARTED: usize = usize::MAX;
