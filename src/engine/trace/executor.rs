@@ -1182,30 +1182,44 @@ pub(super) fn known_registers(s: &State, regs: &Regs<RegValue>) -> Vec<(String, 
 /// unrolling bound stopped) as a stopped path, once each.
 pub(super) fn add_stopped_prefixes(out: &mut ThreadPaths, stopped_at_bound: Vec<Vec<PathEvent>>) {
     type Key = (usize, Option<ReadValue>, Option<i64>, bool, BarrierValues);
-    let key = |events: &[PathEvent]| -> Vec<Key> {
-        events
-            .iter()
-            .map(|e| (e.stmt, e.read, e.write, e.writes, e.barrier))
-            .collect()
-    };
-    let mut seen = HashSet::new();
+    // The prefixes seen, as a trie: (the prefix's node, its next event) to
+    // the longer prefix's node; node 0 is the empty prefix. Each event of
+    // each path is one lookup, where hashing each prefix whole would cost
+    // the square of the path's length.
+    let mut trie: rustc_hash::FxHashMap<(u32, Key), u32> = Default::default();
+    let mut empty_seen = false;
     let mut stopped = Vec::new();
     let sources = out
         .paths
         .iter()
         .map(|p| p.events.as_slice())
         .chain(stopped_at_bound.iter().map(|e| e.as_slice()));
+    let mut stop = |events: &[PathEvent]| {
+        stopped.push(Path {
+            events: events.to_vec(),
+            registers: Vec::new(),
+            awaits: Vec::new(),
+            ending: Ending::Stopped,
+            exprs: Vec::new(),
+        })
+    };
     for events in sources {
-        for k in 0..=events.len() {
-            if seen.insert(key(&events[..k])) {
-                stopped.push(Path {
-                    events: events[..k].to_vec(),
-                    registers: Vec::new(),
-                    awaits: Vec::new(),
-                    ending: Ending::Stopped,
-                    exprs: Vec::new(),
-                });
-            }
+        if !empty_seen {
+            empty_seen = true;
+            stop(&[]);
+        }
+        let mut node = 0u32;
+        for (k, e) in events.iter().enumerate() {
+            let next = trie.len() as u32 + 1;
+            let key = (e.stmt, e.read, e.write, e.writes, e.barrier);
+            node = match trie.entry((node, key)) {
+                std::collections::hash_map::Entry::Occupied(o) => *o.get(),
+                std::collections::hash_map::Entry::Vacant(v) => {
+                    v.insert(next);
+                    stop(&events[..=k]);
+                    next
+                }
+            };
         }
     }
     out.paths.extend(stopped);
