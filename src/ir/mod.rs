@@ -1603,6 +1603,19 @@ impl Program {
             .map(|t| self.is_ray_tracing(t).then(|| root(&mut parent, t)))
             .collect()
     }
+    /// Whether memory is written other ways than by whole-location
+    /// accesses of the threads: host operations, or byte-range or
+    /// cooperative-matrix accesses (which write parts or runs of
+    /// locations). Scans that count a location's writes by its
+    /// instructions hold only where this is false.
+    pub fn has_other_writers(&self) -> bool {
+        !self.host.is_empty()
+            || self
+                .threads
+                .iter()
+                .flat_map(|t| t.instructions())
+                .any(|i| i.bytes.is_some() || i.coop.is_some())
+    }
     /// The location an instruction accesses.
     pub fn location_of(&self, instr: &Instruction) -> Option<usize> {
         instr.reference.map(|r| self.references[r].location)

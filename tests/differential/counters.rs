@@ -19,99 +19,25 @@
 //! [`crate::table`]; the generated programs are counters' own.
 
 use crate::common;
+use crate::path_drops;
 
 use proptest::prelude::*;
 use std::path::Path;
 use vkmm::Session;
 use vkmm::analysis::{Checked, LitmusOutcome};
 
-const MAX_EXECUTIONS: u64 = 20_000;
-
 pub(crate) fn session(on: bool) -> Session {
-    Session::new()
-        .max_executions(MAX_EXECUTIONS)
-        .reduction(vkmm::Reduction::Counters, on)
+    path_drops::session(vkmm::Reduction::Counters, on)
 }
 
-pub(crate) fn skipped(path: &Path) -> bool {
-    path.display().to_string().contains("xf-barrier")
-}
+pub(crate) use path_drops::skipped;
 
-/// What must be the same with and without the reduction, and the paths
-/// cut; `None` for a search a limit stopped or truncated (under a budget
-/// the two walks see different executions).
-fn answers(o: &LitmusOutcome) -> Option<(String, usize)> {
-    let prefix_stopped = o.prefix_walk.is_some_and(|p| p.stopped_by.is_some());
-    if o.truncated || o.stopped_by.is_some() || prefix_stopped {
-        return None;
-    }
-    let races: Vec<String> = o
-        .races
-        .iter()
-        .map(|r| format!("{} / {} @ {}", r.first, r.second, r.location))
-        .collect();
-    Some((
-        format!(
-            "states {:?}\nconsistent {}\nraces {races:?}\ndivergence {:?} stalls {:?}",
-            o.states, o.consistent, o.barrier_divergence, o.barrier_stalls,
-        ),
-        o.cut_paths,
-    ))
-}
-
-/// The differences between the reference (`off`) and the search with
-/// counters (`on`) on one outcome listing.
 fn compare(name: &str, off: &LitmusOutcome, on: &LitmusOutcome) -> Vec<String> {
-    let (Some((a, cut_off)), Some((b, cut_on))) = (answers(off), answers(on)) else {
-        return Vec::new();
-    };
-    let mut diffs = Vec::new();
-    if a != b {
-        diffs.push(format!("{name}:\nwithout counters:\n{a}\nwith:\n{b}"));
-    }
-    if cut_on > cut_off {
-        diffs.push(format!(
-            "{name}: {cut_on} paths cut with counters, {cut_off} without"
-        ));
-    }
-    // A verdict decided without the reduction is the same with it; one
-    // left undecided by cut paths may be decided where fewer are cut.
-    let fewer_cut = cut_on < cut_off;
-    for (what, x, y) in [
-        ("condition", off.condition_holds, on.condition_holds),
-        ("race-free", off.race_free, on.race_free),
-    ] {
-        if x != y && !(x.is_none() && fewer_cut) {
-            diffs.push(format!("{name}: {what} {x:?} without counters, {y:?} with"));
-        }
-    }
-    diffs
+    path_drops::compare("counters", name, off, on)
 }
 
-/// The differences on one file (none when the two agree, or when either
-/// is stopped by a limit, or both fail alike).
 pub(crate) fn compare_file(path: &Path) -> Vec<String> {
-    let name = path.display().to_string();
-    match (
-        session(false).check_file(path),
-        session(true).check_file(path),
-    ) {
-        (Ok(Checked::Litmus(a)), Ok(Checked::Litmus(b))) => compare(&name, &a, &b),
-        (Ok(a), Ok(b)) => {
-            let (a, b) = (common::search_summary(&a), common::search_summary(&b));
-            if a == b {
-                Vec::new()
-            } else {
-                vec![format!("{name}:\nwithout counters:\n{a}\nwith:\n{b}")]
-            }
-        }
-        (Err(a), Err(b)) if a.to_string() == b.to_string() => Vec::new(),
-        (a, b) => vec![format!(
-            "{name}: {:?} / {:?}",
-            a.err().map(|e| e.to_string()),
-            b.err().map(|e| e.to_string())
-        )],
-    }
+    path_drops::compare_file(vkmm::Reduction::Counters, "counters", path)
 }
 
 /// P0 takes a ticket from the counter `c` and, only with ticket 2, loops

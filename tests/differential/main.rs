@@ -22,6 +22,7 @@ mod lazy;
 mod lockstep;
 mod own_writes;
 mod parallel;
+mod path_drops;
 mod pruning;
 mod rmw;
 mod sat_encoding;

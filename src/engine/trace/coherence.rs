@@ -144,13 +144,7 @@ pub fn bounds(program: &Program, profile: &SearchProfile, on: bool) -> Vec<Bound
     if !on || profile.po_coherence == 0 {
         return none;
     }
-    let other_writers = !program.host.is_empty()
-        || program
-            .threads
-            .iter()
-            .flat_map(|t| t.instructions())
-            .any(|i| i.bytes.is_some() || i.coop.is_some());
-    if other_writers {
+    if program.has_other_writers() {
         return none;
     }
     // Per location: its accesses (thread, statement).

@@ -70,13 +70,7 @@ impl Counters {
     ) -> Result<Counters, ExecError> {
         let nloc = program.locations.len();
         let none = Counters::none(program);
-        let other_writers = !program.host.is_empty()
-            || program
-                .threads
-                .iter()
-                .flat_map(|t| t.instructions())
-                .any(|i| i.bytes.is_some() || i.coop.is_some());
-        if other_writers {
+        if program.has_other_writers() {
             return Ok(none);
         }
         // Per location: its increments' constant, width and number, or
