@@ -24,6 +24,11 @@ pub struct QueryOutcome {
     pub executions: u64,
     #[serde(serialize_with = "crate::analysis::schema::ser_duration")]
     pub time: Duration,
+    /// Why an undecided answer is undecided: the limit that stopped the
+    /// search, the paths the unrolling bound cut, or the attributions
+    /// left unbuilt (`None` for a decided answer).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub undecided: Option<String>,
 }
 
 /// What the candidate executions say about a query.
@@ -316,6 +321,10 @@ pub fn check_program(
                 (Answer::NoSolution, Answer::NoSolution) => Answer::NoSolution,
                 _ => Answer::Undecided,
             };
+            q.undecided = match q.actual {
+                Answer::Undecided => q.undecided.take().or(a.undecided),
+                _ => None,
+            };
         }
     }
     if !program.attributions.is_empty() {
@@ -328,6 +337,11 @@ pub fn check_program(
         for q in &mut out.queries {
             if q.actual == Answer::NoSolution {
                 q.actual = Answer::Undecided;
+                q.undecided = Some(format!(
+                    "{} of {} cooperative matrix attributions built",
+                    program.attributions.built(),
+                    program.attributions.total
+                ));
             }
         }
     }
@@ -409,6 +423,13 @@ fn check_one(
                 passed: actual.matches(q.expect),
                 executions: v.satisfied_at[k].unwrap_or(v.executions),
                 time: elapsed,
+                undecided: (actual == Answer::Undecided).then(|| {
+                    super::suite::undecided_why(
+                        coverage.cut_paths,
+                        coverage.truncated,
+                        coverage.stopped_by,
+                    )
+                }),
             });
         }
     }

@@ -236,10 +236,13 @@ impl Summary {
         for q in &o.queries {
             self.total += 1;
             let undecided = q.actual == Answer::Undecided;
-            let detail = format!(
+            let mut detail = format!(
                 "line {}: `{}` under {}: expected {}, got {}",
                 q.line, q.query, q.model, q.expected, q.actual
             );
+            if let Some(why) = &q.undecided {
+                detail.push_str(&format!(" ({why})"));
+            }
             let status = if q.passed {
                 self.passed += 1;
                 Status::Passed

@@ -264,7 +264,7 @@ pub fn summary(this: &Summary) -> String {
 
 fn query_line(q: &QueryOutcome) -> String {
     format!(
-        "  line {:<3} {:<52} expected {:<11} got {:<11} {:<4} {:>9.3} ms  ({}, {})",
+        "  line {:<3} {:<52} expected {:<11} got {:<11} {:<4} {:>9.3} ms  ({}, {}{})",
         q.line,
         q.query,
         q.expected.to_string(),
@@ -276,7 +276,10 @@ fn query_line(q: &QueryOutcome) -> String {
         },
         q.time.as_secs_f64() * 1000.0,
         count(q.executions, "execution", "executions"),
-        q.model
+        q.model,
+        q.undecided
+            .as_ref()
+            .map_or(String::new(), |why| format!("; {why}"))
     )
 }
 
@@ -1247,6 +1250,7 @@ mod tests {
                 passed,
                 executions: 1,
                 time: Duration::from_micros(5),
+                undecided: None,
             }],
             barrier_divergence: Vec::new(),
             time: Duration::from_micros(7),

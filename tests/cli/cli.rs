@@ -409,6 +409,32 @@ fn undecided_answers_have_their_own_exit_code() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("undecided"));
     let out = vkmm(&["compare", &f, "--max-executions", "1"]);
     assert_eq!(out.status.code(), Some(3));
+    // A `.test` query left undecided says which limit stopped it, in the
+    // text, the JSON and a suite's detail.
+    let t = example();
+    let out = vkmm(&["check", &t, "--max-executions", "1"]);
+    assert_eq!(out.status.code(), Some(3));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("UNDECIDED") && text.contains("vulkan; stopped at the execution limit)"),
+        "{text}"
+    );
+    let out = vkmm(&["check", &t, "--max-executions", "1", "--format", "json"]);
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        v["results"][0]["queries"][0]["undecided"],
+        "stopped at the execution limit"
+    );
+    let detail = v["summary"]["undecided"][0]["detail"].as_str().unwrap();
+    assert!(
+        detail.ends_with("(stopped at the execution limit)"),
+        "{detail}"
+    );
+    let out = vkmm(&["check", &t]);
+    assert!(!String::from_utf8_lossy(&out.stdout).contains("stopped"));
+    let out = vkmm(&["check", &t, "--format", "json"]);
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(v["results"][0]["queries"][0].get("undecided").is_none());
 }
 
 #[test]
