@@ -490,6 +490,57 @@ fn an_inputs_file_names_the_line_column_and_key_of_each_error() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
+/// A `rows` number of an inputs file that names no row of the manifest
+/// (0, or past its data rows) is an error at the number's line and column
+/// naming the manifest's row count, exit 2; the table still applies to
+/// the rows it does name, and they run (docs/checking-your-shader.md,
+/// "Manifests": `rows` are "data rows, from 1").
+#[test]
+fn a_row_number_the_manifest_lacks_is_an_error_at_its_place() {
+    let dir = std::env::temp_dir().join(format!("vkmm-inputs-rows-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let shader = root("tests/fixtures/shader-dispatch/last-one.comp");
+    let manifest = dir.join("manifest.csv");
+    // By hand: without inputs `b.done` ends 2 (the second add sees 1); with
+    // `b.count` starting at 5 no add sees 1 and `b.done` keeps its 7, so
+    // the row passes only under the table's inputs and condition.
+    std::fs::write(
+        &manifest,
+        format!(
+            "file,entry,local_size,workgroups,property,expected\n{shader},main,\"2,1,1\",\"1,1,1\",assertion: b[1] == 2 in every execution,holds\n"
+        ),
+    )
+    .unwrap();
+    let inputs = dir.join("inputs.toml");
+    std::fs::write(
+        &inputs,
+        format!(
+            "[[shader]]\nfile = {shader:?}\nrows = [1,\n  2, 0]\ncondition = \"b[1] == 7\"\n[shader.inputs]\nb.count = 5\nb.done = 7\n"
+        ),
+    )
+    .unwrap();
+    let shown = inputs.display().to_string();
+    let (code, out, err) = vkmm(&[
+        "suite",
+        "--manifest",
+        &manifest.display().to_string(),
+        "--inputs",
+        &shown,
+    ]);
+    std::fs::remove_dir_all(&dir).unwrap();
+    assert_eq!(code, 2, "{out}{err}");
+    for (place, n) in [("4:3", 2), ("4:6", 0)] {
+        let says = format!(
+            "ERROR {shown}:{place}: shader 1 ({shader}): `rows`: no row {n}: {} has 1 data row",
+            manifest.display()
+        );
+        assert!(out.contains(&says), "{says}\n{out}");
+    }
+    if glslang() {
+        assert!(out.contains("1 passed, 0 failed"), "{out}");
+    }
+}
+
 /// A dispatch file's `set` the shader has no place for is named at the
 /// file's line, column and key; the same name given again on the command
 /// line (which wins) is named as the option.

@@ -463,6 +463,75 @@ fn an_array_too_long_is_refused_at_its_declaration_naming_set() {
     );
 }
 
+/// header-places/: a place in an included header is reported in the
+/// header. The array past 4096 elements that `shared.h` declares (line 5,
+/// column 13; `shared.hlsli` line 3, column 18 for HLSL) is refused at
+/// that declaration, not at the shader's first use of it; the sampling
+/// inside `sampling.h`'s function is refused at that header's line 6.
+/// With `--set SIZE=4` (the header's `#define`) the exchange gives (6, 5).
+#[test]
+fn a_place_in_an_included_header_names_the_header() {
+    if !glslang() {
+        return;
+    }
+    let header = |name: &str| format!("{DIR}/header-places/{name}");
+    refused(
+        "header-places/big-array.comp",
+        &[],
+        &[
+            &format!(
+                "error: {}:5:13: an array of 7936 elements",
+                header("shared.h")
+            ),
+            "--set NAME=N",
+        ],
+    );
+    refused(
+        "header-places/big-array.hlsl",
+        &[],
+        &[&format!(
+            "error: {}:3:18: an array of 7936 elements",
+            header("shared.hlsli")
+        )],
+    );
+    refused(
+        "header-places/sample.comp",
+        &[],
+        &[&format!(
+            "error: {}:6:1: unsupported construct `OpImageSampleExplicitLod`",
+            header("sampling.h")
+        )],
+    );
+    holds(
+        "header-places/big-array.comp",
+        &["--set", "SIZE=4"],
+        "o.r[0] == 6 and o.r[1] == 5",
+    );
+    holds(
+        "header-places/big-array.hlsl",
+        &["--set", "SIZE=4", "--length", "o=2"],
+        "o[0] == 6 and o[1] == 5",
+    );
+    // The store of oob.h's function (its line 6) is past the end of `b`
+    // (1 element) for invocation 1: reported at oob.h:6, exit 3. With the
+    // length 2, invocation i stores i + 1: (1, 2).
+    let path = format!("{DIR}/header-places/oob.comp");
+    let (code, out, err) = vkmm(&["check", "--property", "races", &path]);
+    assert_eq!(code, 3, "{out}{err}");
+    assert!(
+        out.contains(&format!(
+            "out-of-bounds access to b at {}:6 ",
+            header("oob.h")
+        )),
+        "{out}"
+    );
+    holds(
+        "header-places/oob.comp",
+        &["--length", "b=2"],
+        "b.data[0] == 1 and b.data[1] == 2",
+    );
+}
+
 /// past-end.comp: a constant index past a runtime array's default
 /// length is refused at its line, naming the buffer as inputs take it
 /// and `--length`; with the length given, 3 + 4 = 7.
