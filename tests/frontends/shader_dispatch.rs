@@ -367,13 +367,12 @@ fn a_dispatch_file_beside_the_shader_applies_under_the_command_line() {
     );
 }
 
-/// Every error in a suite's inputs file names the file, the line and
-/// column of the value at fault (of the key, where the key is unknown; of
-/// the `[[shader]]` table, where a key it needs is missing) and the key;
-/// exit 2. An input or condition the shader refuses names them too.
-#[test]
-fn an_inputs_file_names_the_line_column_and_key_of_each_error() {
-    let dir = std::env::temp_dir().join(format!("vkmm-inputs-file-{}", std::process::id()));
+/// A manifest of one row in a fresh folder (`vkmm-NAME-PID` under the
+/// temporary folder): last-one.comp at 2 invocations, asserting `b[1] ==
+/// 2`, which holds. Returns the folder, the shader's path and the
+/// manifest's.
+fn one_row_manifest(name: &str) -> (std::path::PathBuf, String, std::path::PathBuf) {
+    let dir = std::env::temp_dir().join(format!("vkmm-{name}-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let shader = root("tests/fixtures/shader-dispatch/last-one.comp");
     let manifest = dir.join("manifest.csv");
@@ -384,6 +383,16 @@ fn an_inputs_file_names_the_line_column_and_key_of_each_error() {
         ),
     )
     .unwrap();
+    (dir, shader, manifest)
+}
+
+/// Every error in a suite's inputs file names the file, the line and
+/// column of the value at fault (of the key, where the key is unknown; of
+/// the `[[shader]]` table, where a key it needs is missing) and the key;
+/// exit 2. An input or condition the shader refuses names them too.
+#[test]
+fn an_inputs_file_names_the_line_column_and_key_of_each_error() {
+    let (dir, shader, manifest) = one_row_manifest("inputs-file");
     let inputs = dir.join("inputs.toml");
     let shown = inputs.display().to_string();
     let run = |text: &str| {
@@ -497,20 +506,10 @@ fn an_inputs_file_names_the_line_column_and_key_of_each_error() {
 /// "Manifests": `rows` are "data rows, from 1").
 #[test]
 fn a_row_number_the_manifest_lacks_is_an_error_at_its_place() {
-    let dir = std::env::temp_dir().join(format!("vkmm-inputs-rows-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let shader = root("tests/fixtures/shader-dispatch/last-one.comp");
-    let manifest = dir.join("manifest.csv");
     // By hand: without inputs `b.done` ends 2 (the second add sees 1); with
     // `b.count` starting at 5 no add sees 1 and `b.done` keeps its 7, so
     // the row passes only under the table's inputs and condition.
-    std::fs::write(
-        &manifest,
-        format!(
-            "file,entry,local_size,workgroups,property,expected\n{shader},main,\"2,1,1\",\"1,1,1\",assertion: b[1] == 2 in every execution,holds\n"
-        ),
-    )
-    .unwrap();
+    let (dir, shader, manifest) = one_row_manifest("inputs-rows");
     let inputs = dir.join("inputs.toml");
     std::fs::write(
         &inputs,
