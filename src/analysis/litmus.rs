@@ -272,6 +272,10 @@ pub struct OutOfBoundsAccess {
     pub variable: String,
     pub instruction: String,
     pub line: usize,
+    /// The file of `line`, where that is not the checked file's own: a
+    /// header the shader includes.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub file: Option<String>,
     pub threads: Vec<String>,
     pub executions: u64,
 }
@@ -1324,7 +1328,7 @@ fn accesses_of(program: &Program) -> Vec<usize> {
         .map(|s| {
             sites
                 .iter()
-                .position(|o| o.variable == s.variable && o.source == s.source)
+                .position(|o| o.variable == s.variable && o.source == s.source && o.file == s.file)
                 .unwrap_or(0)
         })
         .collect()
@@ -2321,6 +2325,7 @@ impl<'p> Outcomes<'p> {
                     variable: site.variable.clone(),
                     instruction: site.source.text.clone(),
                     line: site.source.line,
+                    file: site.file.clone(),
                     threads,
                     executions: n,
                 });

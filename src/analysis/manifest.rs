@@ -72,10 +72,13 @@ impl ManifestRow {
     }
 }
 
-/// A row that could not be read: the CSV line and why.
+/// A row that could not be read, or a row number of the inputs file that
+/// names no row: where it is written and why.
 #[derive(Clone, Debug)]
 pub struct BadRow {
-    pub line: usize,
+    /// The manifest and the row's CSV line (`manifest.csv:5`), or the
+    /// inputs file, line and column of the row number (`inputs.toml:3:12`).
+    pub place: String,
     pub message: String,
 }
 
@@ -137,7 +140,7 @@ pub fn read_within(
             Err(e) => {
                 let line = e.position().map_or(row + 1, |p| p.line() as usize);
                 bad.push(BadRow {
-                    line,
+                    place: format!("{}:{line}", manifest.display()),
                     message: e.to_string(),
                 });
                 continue;
@@ -153,7 +156,28 @@ pub fn read_within(
         };
         match read_row(&cell, row, line, &base, &shaders) {
             Ok(r) => rows.push(r),
-            Err(message) => bad.push(BadRow { line, message }),
+            Err(message) => bad.push(BadRow {
+                place: format!("{}:{line}", manifest.display()),
+                message,
+            }),
+        }
+    }
+    // A row number past the manifest's rows would apply to nothing.
+    let count = rows.len() + bad.len();
+    for (k, s) in shaders.iter().enumerate() {
+        for (n, place) in s.rows.iter().flatten().zip(&s.row_places) {
+            if *n == 0 || *n > count {
+                bad.push(BadRow {
+                    place: place.clone(),
+                    message: format!(
+                        "shader {} ({}): `rows`: no row {n}: {} has {count} data row{} (counted from 1 below the header)",
+                        k + 1,
+                        s.file,
+                        manifest.display(),
+                        if count == 1 { "" } else { "s" },
+                    ),
+                });
+            }
         }
     }
     Ok((rows, bad))
@@ -164,6 +188,8 @@ struct ShaderInputs {
     file: String,
     entry: Option<String>,
     rows: Option<Vec<usize>>,
+    /// Where each of `rows` is written (`inputs.toml:3:9`).
+    row_places: Vec<String>,
     table: toml::Table,
     base: PathBuf,
     /// Where each input the table gives is written (file, line, column
@@ -271,6 +297,14 @@ fn read_inputs(path: &Path, bound: Option<usize>) -> Result<Vec<ShaderInputs>, S
                     ));
                 }
             };
+            let row_places = (0..rows.as_ref().map_or(0, Vec::len))
+                .map(|i| {
+                    let keys = ["rows".to_string()];
+                    let (line, column) =
+                        crate::frontend::inputs::place_of_element(&text, here, &keys, i);
+                    format!("{}:{line}:{column}", path.display())
+                })
+                .collect();
             // Check the rest now, and learn where each input is written.
             let mut scratch = ShaderOptions::default();
             crate::frontend::inputs::apply_located(&text, path, here, &t, &base, &mut scratch)
@@ -282,6 +316,7 @@ fn read_inputs(path: &Path, bound: Option<usize>) -> Result<Vec<ShaderInputs>, S
                 file,
                 entry,
                 rows,
+                row_places,
                 table: t,
                 base: base.clone(),
                 set_origins: scratch.set_origins,
@@ -466,7 +501,7 @@ mod tests {
         let (rows, bad) = read(&csv, Some(&toml)).unwrap();
         assert_eq!(rows.len(), 3);
         assert_eq!(bad.len(), 1);
-        assert_eq!(bad[0].line, 5);
+        assert_eq!(bad[0].place, format!("{}:5", csv.display()));
         let a = &rows[0];
         assert_eq!(a.shader.local_size, Some([4, 1, 1]));
         assert_eq!(a.shader.subgroup_size, Some(2));

@@ -461,7 +461,8 @@ pub fn plan_within(
 
 /// The items of a shader manifest (`manifest`, with the inputs file
 /// `inputs`): one per row; rows that cannot be read are errors naming
-/// their CSV line. The files are read under `bound`, the memory bound of
+/// their CSV line, and row numbers of the inputs file that name no row
+/// errors naming their line and column there. The files are read under `bound`, the memory bound of
 /// the request running the suite (`None`: none).
 pub fn plan_manifest(
     manifest: &Path,
@@ -482,8 +483,8 @@ pub fn plan_manifest(
     let errors = bad
         .into_iter()
         .map(|b| FileError {
-            file: format!("{}:{}", manifest.display(), b.line),
-            error: b.message,
+            error: format!("{}: {}", b.place, b.message),
+            file: b.place,
         })
         .collect();
     Ok((items, errors))
@@ -985,7 +986,7 @@ pub fn undefined_detail(o: &LitmusOutcome, property: Property, expected: Option<
             format!(
                 "{} at {}:{} (`{}`, {}) in {}",
                 a.variable,
-                o.file,
+                a.file.as_deref().unwrap_or(&o.file),
                 a.line,
                 a.instruction,
                 super::phrases::who(&a.threads),

@@ -446,6 +446,28 @@ pub(crate) fn place_of(
     keys: &[String],
     at_key: bool,
 ) -> (usize, usize) {
+    place_in(text, item, keys, at_key, None)
+}
+
+/// [`place_of`] the element `element` (from 0) of the array `keys` lead
+/// to: the place of one number in `rows = [4, 40]`. The array's own place
+/// where the value is not an array that long.
+pub(crate) fn place_of_element(
+    text: &str,
+    item: Option<(&str, usize)>,
+    keys: &[String],
+    element: usize,
+) -> (usize, usize) {
+    place_in(text, item, keys, false, Some(element))
+}
+
+fn place_in(
+    text: &str,
+    item: Option<(&str, usize)>,
+    keys: &[String],
+    at_key: bool,
+    element: Option<usize>,
+) -> (usize, usize) {
     let Ok(doc) = toml::de::DeTable::parse(text) else {
         return (0, 0);
     };
@@ -479,6 +501,11 @@ pub(crate) fn place_of(
         });
         match v.get_ref() {
             toml::de::DeValue::Table(t) => table = t,
+            toml::de::DeValue::Array(a) if i + 1 == keys.len() => {
+                if let Some(e) = element.and_then(|e| a.get(e)) {
+                    at = Some(e.span());
+                }
+            }
             _ => {
                 if i + 1 < keys.len() {
                     break;

@@ -1499,6 +1499,10 @@ pub struct OutOfBounds {
     pub variable: String,
     /// The access instruction.
     pub source: SourceSpan,
+    /// The file its line is in, where that is not the program's own: a
+    /// header the shader includes.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub file: Option<String>,
 }
 
 impl OutOfBounds {

@@ -712,7 +712,7 @@ fn undefined_behaviour(s: &mut String, o: &LitmusOutcome) {
             s,
             "  out-of-bounds access to {} at {}:{} in {}: {} ({})",
             a.variable,
-            o.file,
+            a.file.as_deref().unwrap_or(&o.file),
             a.line,
             count(a.executions, "execution", "executions"),
             a.instruction,

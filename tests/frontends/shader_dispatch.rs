@@ -367,13 +367,12 @@ fn a_dispatch_file_beside_the_shader_applies_under_the_command_line() {
     );
 }
 
-/// Every error in a suite's inputs file names the file, the line and
-/// column of the value at fault (of the key, where the key is unknown; of
-/// the `[[shader]]` table, where a key it needs is missing) and the key;
-/// exit 2. An input or condition the shader refuses names them too.
-#[test]
-fn an_inputs_file_names_the_line_column_and_key_of_each_error() {
-    let dir = std::env::temp_dir().join(format!("vkmm-inputs-file-{}", std::process::id()));
+/// A manifest of one row in a fresh folder (`vkmm-NAME-PID` under the
+/// temporary folder): last-one.comp at 2 invocations, asserting `b[1] ==
+/// 2`, which holds. Returns the folder, the shader's path and the
+/// manifest's.
+fn one_row_manifest(name: &str) -> (std::path::PathBuf, String, std::path::PathBuf) {
+    let dir = std::env::temp_dir().join(format!("vkmm-{name}-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let shader = root("tests/fixtures/shader-dispatch/last-one.comp");
     let manifest = dir.join("manifest.csv");
@@ -384,6 +383,16 @@ fn an_inputs_file_names_the_line_column_and_key_of_each_error() {
         ),
     )
     .unwrap();
+    (dir, shader, manifest)
+}
+
+/// Every error in a suite's inputs file names the file, the line and
+/// column of the value at fault (of the key, where the key is unknown; of
+/// the `[[shader]]` table, where a key it needs is missing) and the key;
+/// exit 2. An input or condition the shader refuses names them too.
+#[test]
+fn an_inputs_file_names_the_line_column_and_key_of_each_error() {
+    let (dir, shader, manifest) = one_row_manifest("inputs-file");
     let inputs = dir.join("inputs.toml");
     let shown = inputs.display().to_string();
     let run = |text: &str| {
@@ -488,6 +497,47 @@ fn an_inputs_file_names_the_line_column_and_key_of_each_error() {
         );
     }
     std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// A `rows` number of an inputs file that names no row of the manifest
+/// (0, or past its data rows) is an error at the number's line and column
+/// naming the manifest's row count, exit 2; the table still applies to
+/// the rows it does name, and they run (docs/checking-your-shader.md,
+/// "Manifests": `rows` are "data rows, from 1").
+#[test]
+fn a_row_number_the_manifest_lacks_is_an_error_at_its_place() {
+    // By hand: without inputs `b.done` ends 2 (the second add sees 1); with
+    // `b.count` starting at 5 no add sees 1 and `b.done` keeps its 7, so
+    // the row passes only under the table's inputs and condition.
+    let (dir, shader, manifest) = one_row_manifest("inputs-rows");
+    let inputs = dir.join("inputs.toml");
+    std::fs::write(
+        &inputs,
+        format!(
+            "[[shader]]\nfile = {shader:?}\nrows = [1,\n  2, 0]\ncondition = \"b[1] == 7\"\n[shader.inputs]\nb.count = 5\nb.done = 7\n"
+        ),
+    )
+    .unwrap();
+    let shown = inputs.display().to_string();
+    let (code, out, err) = vkmm(&[
+        "suite",
+        "--manifest",
+        &manifest.display().to_string(),
+        "--inputs",
+        &shown,
+    ]);
+    std::fs::remove_dir_all(&dir).unwrap();
+    assert_eq!(code, 2, "{out}{err}");
+    for (place, n) in [("4:3", 2), ("4:6", 0)] {
+        let says = format!(
+            "ERROR {shown}:{place}: shader 1 ({shader}): `rows`: no row {n}: {} has 1 data row",
+            manifest.display()
+        );
+        assert!(out.contains(&says), "{says}\n{out}");
+    }
+    if glslang() {
+        assert!(out.contains("1 passed, 0 failed"), "{out}");
+    }
 }
 
 /// A dispatch file's `set` the shader has no place for is named at the

@@ -463,6 +463,171 @@ fn an_array_too_long_is_refused_at_its_declaration_naming_set() {
     );
 }
 
+/// header-places/: a place in an included header is reported in the
+/// header. The array past 4096 elements that `shared.h` declares (line 5,
+/// column 13; `shared.hlsli` line 3, column 18 for HLSL) is refused at
+/// that declaration, not at the shader's first use of it; the sampling
+/// inside `sampling.h`'s function is refused at that header's line 6.
+/// With `--set SIZE=4` (the header's `#define`) the exchange gives (6, 5).
+#[test]
+fn a_place_in_an_included_header_names_the_header() {
+    if !glslang() {
+        return;
+    }
+    let header = |name: &str| format!("{DIR}/header-places/{name}");
+    refused(
+        "header-places/big-array.comp",
+        &[],
+        &[
+            &format!(
+                "error: {}:5:13: an array of 7936 elements",
+                header("shared.h")
+            ),
+            "--set NAME=N",
+        ],
+    );
+    refused(
+        "header-places/big-array.hlsl",
+        &[],
+        &[&format!(
+            "error: {}:3:18: an array of 7936 elements",
+            header("shared.hlsli")
+        )],
+    );
+    refused(
+        "header-places/sample.comp",
+        &[],
+        &[&format!(
+            "error: {}:6:1: unsupported construct `OpImageSampleExplicitLod`",
+            header("sampling.h")
+        )],
+    );
+    holds(
+        "header-places/big-array.comp",
+        &["--set", "SIZE=4"],
+        "o.r[0] == 6 and o.r[1] == 5",
+    );
+    holds(
+        "header-places/big-array.hlsl",
+        &["--set", "SIZE=4", "--length", "o=2"],
+        "o[0] == 6 and o[1] == 5",
+    );
+    // The store of oob.h's function (its line 6) is past the end of `b`
+    // (1 element) for invocation 1: reported at oob.h:6, exit 3. With the
+    // length 2, invocation i stores i + 1: (1, 2).
+    let path = format!("{DIR}/header-places/oob.comp");
+    let (code, out, err) = vkmm(&["check", "--property", "races", &path]);
+    assert_eq!(code, 3, "{out}{err}");
+    assert!(
+        out.contains(&format!(
+            "out-of-bounds access to b at {}:6 ",
+            header("oob.h")
+        )),
+        "{out}"
+    );
+    holds(
+        "header-places/oob.comp",
+        &["--length", "b=2"],
+        "b.data[0] == 1 and b.data[1] == 2",
+    );
+}
+
+/// override-missing.wgsl: an override without an initializer has no
+/// value until the pipeline gives one (WGSL, "Override Declarations"): the
+/// check is refused at its declaration (line 5), naming --set; with
+/// `--set step=3` invocation i stores 3 * i.
+#[test]
+fn an_override_without_an_initializer_names_set() {
+    refused(
+        "override-missing.wgsl",
+        &[],
+        &[
+            "override-missing.wgsl:5:",
+            "`override step` has no initializer",
+            "--set step=VALUE",
+        ],
+    );
+    holds(
+        "override-missing.wgsl",
+        &["--set", "step=3"],
+        "out[0] == 0 and out[1] == 3",
+    );
+}
+
+/// joined.wgsl: a type the host declares in a text it joins to the
+/// shader is named as a type, without offering a `const` for it.
+#[test]
+fn an_undeclared_type_is_not_offered_a_const() {
+    refused(
+        "joined.wgsl",
+        &[],
+        &["joined.wgsl:6:", "`Ray`, a type", "joins another text"],
+    );
+    let (code, _, err) = vkmm(&["check", &format!("{DIR}/joined.wgsl")]);
+    assert_eq!(code, 2);
+    assert!(!err.contains("--set Ray"), "{err}");
+}
+
+/// template.wgsl: a `{NAME}` the host replaces in the text is named at
+/// its line with --set; `--set FORMAT=r32uint` puts the text in its place
+/// and invocation i stores i + 1 into texel (i, 0).
+#[test]
+fn a_braced_placeholder_takes_its_text_from_set() {
+    refused(
+        "template.wgsl",
+        &[],
+        &[
+            "template.wgsl:7:",
+            "`{FORMAT}` is a placeholder",
+            "--set FORMAT=TEXT",
+        ],
+    );
+    holds(
+        "template.wgsl",
+        &["--set", "FORMAT=r32uint", "--extent", "img=2x1"],
+        "img[0][0] == 1 and img[1][0] == 2",
+    );
+}
+
+/// nameless-block.comp and .hlsl: a member of a block without an instance
+/// name is named alone, as the shader uses it, in an input and a
+/// condition; the block's spelling stays a name of the same cell.
+#[test]
+fn a_member_of_a_block_without_an_instance_name_is_named_alone() {
+    if !glslang() {
+        return;
+    }
+    for limit in ["limit=1", "Counts.limit=1"] {
+        holds(
+            "nameless-block.comp",
+            &["--input", limit, "--length", "Counts=2"],
+            "values[0] == 1 and values[1] == 0 and Counts.values[0] == 1",
+        );
+    }
+    for count in ["params.count=1", "ubo.params.count=1"] {
+        holds(
+            "nameless-block.hlsl",
+            &["--input", count, "--length", "o=2", "--input", "o=7"],
+            "o[0] == 5 and o[1] == 7",
+        );
+    }
+}
+
+/// numthreads-helper.hlsl: `[numthreads]` on a function returning a value
+/// names no entry point, so `main` is checked without --entry: o = (1, 0)
+/// (invocation 0's id is even, invocation 1's odd).
+#[test]
+fn numthreads_on_a_function_returning_a_value_names_no_entry_point() {
+    if !glslang() {
+        return;
+    }
+    holds(
+        "numthreads-helper.hlsl",
+        &["--length", "o=2"],
+        "o[0] == 1 and o[1] == 0",
+    );
+}
+
 /// past-end.comp: a constant index past a runtime array's default
 /// length is refused at its line, naming the buffer as inputs take it
 /// and `--length`; with the length given, 3 + 4 = 7.

@@ -728,7 +728,11 @@ fn shader_folder(file: &str) -> std::path::PathBuf {
 
 /// The path of an included file the compiler names `header`: the first
 /// folder of the include path holding it, else `header` as written.
-fn included(file: &str, header: &str, shader: &crate::frontend::ShaderOptions) -> String {
+pub(super) fn included(
+    file: &str,
+    header: &str,
+    shader: &crate::frontend::ShaderOptions,
+) -> String {
     // A copy `--set` rewrote (`TMP/vkmm-set-PID-N/NAME`) stands for the
     // header NAME names on the include path.
     let copies = std::env::temp_dir().join(format!("vkmm-set-{}-", std::process::id()));

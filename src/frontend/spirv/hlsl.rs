@@ -115,7 +115,11 @@ pub fn parse_with(file: &str, source: &str, options: Options) -> Result<Program,
 /// attribute `[numthreads(...)]` (attribute names are case-insensitive),
 /// in order, each once: after the attribute come other attributes
 /// (`[WaveSize(...)]`, `[RootSignature(...)]`), the return type and the
-/// name, whose `(` opens the parameters.
+/// name, whose `(` opens the parameters. A compute shader's entry point
+/// returns `void` (it has no outputs: DirectX's compute stage has no
+/// output signature), so an attribute on a function returning a value
+/// (Sascha Willems' `[numthreads(16, 1, 1)] bool frustumCheck(...)`, which
+/// DXC ignores) names no entry point.
 fn compute_entries(text: &str) -> Vec<String> {
     let bytes = text.as_bytes();
     let lower = text.to_ascii_lowercase();
@@ -167,7 +171,10 @@ fn compute_entries(text: &str) -> Vec<String> {
             .into_iter()
             .rev()
             .collect();
-        if !name.is_empty() && !found.contains(&name) {
+        let returns = head[..head.len() - name.len()]
+            .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+            .rfind(|w| !w.is_empty());
+        if !name.is_empty() && returns == Some("void") && !found.contains(&name) {
             found.push(name);
         }
     }
@@ -241,6 +248,11 @@ mod tests {
                     uint helper(uint x) { return x; }\n\
                     [WaveSize(4, 128, 16)] [ NumThreads (128,1,1) ] [WaveSize(32)]\nvoid\nScan ( uint g : SV_GroupThreadID ) {}\n";
         assert_eq!(compute_entries(text), vec!["main", "Scan"]);
+        // A function returning a value is no entry point, whatever its
+        // attributes say.
+        let text = "[numthreads(16, 1, 1)]\nbool visible(float4 p) { return true; }\n\
+                    [numthreads(16, 1, 1)]\nvoid main(uint3 t : SV_DispatchThreadID) {}\n";
+        assert_eq!(compute_entries(text), vec!["main"]);
         // An array index spelled numthreads is no attribute.
         assert!(compute_entries("uint numthreads[2]; void f() { numthreads[0] = 1; }").is_empty());
         assert!(compute_entries("").is_empty());

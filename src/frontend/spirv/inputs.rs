@@ -70,7 +70,7 @@ pub(super) fn resolve(
         let err = |m: String| (0, 0, format!("{}: {m}", named(input)));
         let (target, copy) = copy_of(&input.target).map_err(|e| (0, 0, e))?;
         let st = steps(target).map_err(|e| (0, 0, e))?;
-        let var = variable(m, &names, &st[0]).map_err(err)?;
+        let (var, st) = variable_of(m, &names, &member_names, st).map_err(err)?;
         if let Some(k) = copy {
             if var.class != Class::Workgroup {
                 return Err(err(format!(
@@ -207,9 +207,9 @@ fn named(input: &Input) -> String {
 /// no step fits (the name is then read as written).
 pub(super) fn cell_of(insts: &[Inst], m: &Module, target: &str) -> Option<String> {
     let st = crate::frontend::inputs::steps(target).ok()?;
-    let var = variable(m, &op_names(insts), st.first()?).ok()?;
-    // Any element: whether a cell is there is the condition's to say.
     let members = member_names(insts);
+    let (var, st) = variable_of(m, &op_names(insts), &members, st).ok()?;
+    // Any element: whether a cell is there is the condition's to say.
     let (mut path, mut ty) = walk(m, &members, &var.pointee, &st[1..], Some(usize::MAX)).ok()?;
     // A name that ends on a wrapper (WGSL's `var<storage> out: u32` is
     // `{ u32 }`) means its member.
@@ -250,6 +250,46 @@ pub(super) fn member_names(insts: &[Inst]) -> HashMap<(String, usize), String> {
             }
         })
         .collect()
+}
+
+/// The variable a target's steps name (their first, as [`variable`] reads
+/// it) and the steps, the first standing for the variable. A first name
+/// no variable answers to may be a member of a block without an instance name, which the shader names
+/// alone (GLSL's `buffer Pos { uint values[]; };` uses `values`; HLSL's
+/// `cbuffer ubo { UBO params; }` uses `params`): where exactly one such
+/// block has a member of that name, the steps start at that member.
+fn variable_of<'m>(
+    m: &'m Module,
+    names: &HashMap<String, String>,
+    members: &HashMap<(String, usize), String>,
+    st: Vec<Step>,
+) -> Result<(&'m super::module::Global, Vec<Step>), String> {
+    let first = st.first().ok_or("an empty target")?;
+    match variable(m, names, first) {
+        Ok(g) => Ok((g, st)),
+        Err(e) => {
+            let Step::Name(n) = first.clone() else {
+                return Err(e);
+            };
+            let mut blocks = m.globals.iter().filter(|g| {
+                names.get(&g.id).is_none_or(String::is_empty)
+                    && matches!(g.class, Class::Global | Class::Workgroup)
+                    && m.builtin(&g.id).is_none()
+                    && members
+                        .iter()
+                        .any(|((ty, _), name)| *ty == g.pointee && *name == n)
+            });
+            match (blocks.next(), blocks.next()) {
+                // The member is the first step into the block.
+                (Some(g), None) => {
+                    let mut steps = vec![Step::Name(n.clone()), Step::Field(n)];
+                    steps.extend(st.into_iter().skip(1));
+                    Ok((g, steps))
+                }
+                _ => Err(e),
+            }
+        }
+    }
 }
 
 /// The variable a target's first step names: by id or `OpName`, by its

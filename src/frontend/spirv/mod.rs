@@ -690,6 +690,7 @@ fn parse_module(
                 register: register.clone(),
                 variable: format!("%{var}"),
                 source: source.clone(),
+                file: None,
             });
         }
         program.sizes.extend(g.sized.iter().map(|(l, s)| (*l, *s)));
@@ -999,8 +1000,13 @@ fn parse_disassembly(
         text.push_str(h);
         text.push('\n');
     }
-    // The source position of the `OpLine` in force at a line, if any.
-    let line_of = |k: usize| -> Option<(usize, usize)> {
+    let sources = match positions {
+        Positions::SourceLines(_) => names::Sources::read(&lines),
+        Positions::Instructions => names::Sources::default(),
+    };
+    // The source position of the `OpLine` in force at a line, if any: in
+    // the header its file operand names, if it names one.
+    let line_of = |k: usize| -> Option<names::Place> {
         lines[..k.min(lines.len())].iter().rev().find_map(|l| {
             let mut w = l.split_whitespace();
             match w.next() {
@@ -1009,16 +1015,16 @@ fn parse_disassembly(
                 Some("OpFunctionEnd") => return Some(None),
                 _ => return None,
             }
-            let _file = w.next()?;
+            let header = sources.header(w.next()?).map(str::to_string);
             let line = w.next()?.parse::<usize>().ok()?;
             let col = w.next().and_then(|c| c.parse::<usize>().ok()).unwrap_or(1);
-            Some(Some((line, col.max(1))))
+            Some(Some((header, line, col.max(1))))
         })?
     };
     // An instruction outside the functions has no OpLine: a global
     // variable is at its declaration in the source, another (a constant,
     // a type) at its first use that has one.
-    let moved = |k: usize| -> Option<(usize, usize)> {
+    let moved = |k: usize| -> Option<names::Place> {
         let Positions::SourceLines(source) = positions else {
             return None;
         };
@@ -1027,7 +1033,9 @@ fn parse_disassembly(
         // has a place; a few steps reach a variable from its array type.
         let mut at = k;
         for _ in 0..6 {
-            if let Some(p) = line_of(at).or_else(|| names::declared_at(&lines, at, source)) {
+            if let Some(p) =
+                line_of(at).or_else(|| names::declared_at(&lines, at, source, &sources))
+            {
                 return Some(p);
             }
             let id = lines.get(at - 1)?.split_whitespace().next()?;
@@ -1063,7 +1071,11 @@ fn parse_disassembly(
                         e.message = format!("{} (instruction {k}: `{inst}`)", e.message);
                     }
                     Positions::SourceLines(_) => {
-                        (e.line, e.column) = moved(k).unwrap_or((0, 0));
+                        let (header, line, column) = moved(k).unwrap_or((None, 0, 0));
+                        (e.line, e.column) = (line, column);
+                        if let Some(h) = header {
+                            e.file = glsl::included(file, &h, &options.shader);
+                        }
                         e.message = format!(
                             "{} (in instruction {k} of the SPIR-V compiled from it: `{inst}`)",
                             e.message
@@ -1078,7 +1090,11 @@ fn parse_disassembly(
     if positions != Positions::Instructions {
         for w in &mut program.warnings {
             if (1..=lines.len()).contains(&w.line) {
-                (w.line, w.column) = moved(w.line).unwrap_or((1, 1));
+                let (header, line, column) = moved(w.line).unwrap_or((None, 1, 1));
+                (w.line, w.column) = (line, column);
+                if let Some(h) = header {
+                    w.file = glsl::included(file, &h, &options.shader);
+                }
             }
         }
         // Events read `line 9: %36 = OpAtomicLoad ...`: the shader's line,
@@ -1093,13 +1109,15 @@ fn parse_disassembly(
                     | crate::ir::Stmt::Assign { source, .. } => source,
                 };
                 if (1..=lines.len()).contains(&source.line) {
-                    source.line = moved(source.line).map_or(0, |(l, _)| l);
+                    source.line = moved(source.line).map_or(0, |(_, l, _)| l);
                 }
             }
         }
         for site in &mut program.out_of_bounds {
             if (1..=lines.len()).contains(&site.source.line) {
-                site.source.line = moved(site.source.line).map_or(0, |(l, _)| l);
+                let (header, line, _) = moved(site.source.line).unwrap_or((None, 0, 0));
+                site.source.line = line;
+                site.file = header.map(|h| glsl::included(file, &h, &options.shader));
             }
         }
     }

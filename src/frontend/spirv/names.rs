@@ -315,12 +315,112 @@ fn respelled(text: &str, spell: &mut dyn FnMut(&str) -> Option<String>) -> Strin
     out
 }
 
+/// The files a module compiled with debug information was made of: the
+/// `OpString`s an `OpSource` gives the text of. The first `OpSource` is
+/// the shader's own (glslang names it `stdin`); the others are the
+/// headers it includes (`./common.h`), each with its text, so a place in
+/// a header is reported in the header rather than at the same line of
+/// the shader.
+#[derive(Default)]
+pub(super) struct Sources {
+    /// The `OpString` id of the shader's own file.
+    main: Option<String>,
+    /// The included files: `OpString` id, name as the compiler spells it,
+    /// and text.
+    headers: Vec<(String, String, String)>,
+}
+
+impl Sources {
+    /// Reads the `OpString`, `OpSource` and `OpSourceContinued` lines of a
+    /// module's text.
+    pub(super) fn read(lines: &[&str]) -> Sources {
+        let mut names = HashMap::new();
+        let mut out = Sources::default();
+        for l in lines {
+            let mut w = l.split_whitespace();
+            let first = w.next().unwrap_or("");
+            if w.next() == Some("=") && w.next() == Some("OpString") {
+                let quoted = l.split_once("OpString").map_or("", |(_, q)| q.trim());
+                names.insert(first.to_string(), unquote(quoted));
+                continue;
+            }
+            match first {
+                // OpSource Language Version [File [Source]]
+                "OpSource" => {
+                    let mut w = l.split_whitespace().skip(3);
+                    let Some(id) = w.next().filter(|id| id.starts_with('%')) else {
+                        continue;
+                    };
+                    let text = l.find('"').map_or(String::new(), |q| unquote(&l[q..]));
+                    match &out.main {
+                        None => out.main = Some(id.to_string()),
+                        Some(m) if m == id => {}
+                        Some(_) => {
+                            let name = names.get(id).cloned().unwrap_or_default();
+                            out.headers.push((id.to_string(), name, text));
+                        }
+                    }
+                }
+                // "Continue specifying the Source text from the previous
+                // instruction."
+                "OpSourceContinued" => {
+                    if let (Some(q), Some(h)) = (l.find('"'), out.headers.last_mut()) {
+                        h.2.push_str(&unquote(&l[q..]));
+                    }
+                }
+                _ => {}
+            }
+        }
+        out
+    }
+
+    /// The name of the header the `OpString` `id` stands for (`None` for
+    /// the shader's own file or an id no `OpSource` gives text to).
+    pub(super) fn header(&self, id: &str) -> Option<&str> {
+        self.headers
+            .iter()
+            .find(|(i, _, _)| i == id)
+            .map(|(_, name, _)| name.as_str())
+    }
+}
+
+/// A quoted string of a module's text (`"a\"b\n"`, as
+/// `binary::disassemble` writes one) as the string it stands for.
+fn unquote(quoted: &str) -> String {
+    let inner = quoted.strip_prefix('"').unwrap_or(quoted);
+    let mut out = String::with_capacity(inner.len());
+    let mut chars = inner.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            '"' => break,
+            '\\' => match chars.next() {
+                Some('n') => out.push('\n'),
+                Some('r') => out.push('\r'),
+                Some(other) => out.push(other),
+                None => break,
+            },
+            _ => out.push(c),
+        }
+    }
+    out
+}
+
+/// A place in the shader's source: the header it is in (`None`: the
+/// shader's own file), as the compiler names it, the line and the column.
+pub(super) type Place = (Option<String>, usize, usize);
+
 /// Where the source declares the global variable that line `k` (from 1)
 /// of a compiled module's text defines (`%buf = OpVariable ...`): the
 /// first line declaring its name (its `OpName`; a block without an
-/// instance name: its block type's), as [`declaration`] finds it.
-/// Compilers give global variables no `OpLine`.
-pub(super) fn declared_at(lines: &[&str], k: usize, source: &str) -> Option<(usize, usize)> {
+/// instance name: its block type's), as [`declaration`] finds it in the
+/// shader, else in a header it includes (`sources`), else the name's first
+/// occurrence. Compilers give global variables no `OpLine`.
+pub(super) fn declared_at(
+    lines: &[&str],
+    k: usize,
+    source: &str,
+    sources: &Sources,
+) -> Option<Place> {
     let mut words = lines.get(k.checked_sub(1)?)?.split_whitespace();
     let id = words.next()?;
     if words.next() != Some("=") || words.next() != Some("OpVariable") {
@@ -352,7 +452,17 @@ pub(super) fn declared_at(lines: &[&str], k: usize, source: &str) -> Option<(usi
         })
     };
     let name = name_of(id).or_else(|| name_of(&pointee()?))?;
-    declaration(source, &name)
+    let (declared, first) = occurrences(source, &name);
+    let mut in_headers = sources.headers.iter().map(|(_, header, text)| {
+        let (declared, first) = occurrences(text, &name);
+        (header, declared, first)
+    });
+    let at = |header: &String, (line, column)| (Some(header.clone()), line, column);
+    declared
+        .map(|(line, column)| (None, line, column))
+        .or_else(|| in_headers.clone().find_map(|(h, d, _)| d.map(|p| at(h, p))))
+        .or_else(|| first.map(|(line, column)| (None, line, column)))
+        .or_else(|| in_headers.find_map(|(h, _, f)| f.map(|p| at(h, p))))
 }
 
 /// The line and column (from 1) where `source` declares `name`: the first
@@ -360,8 +470,18 @@ pub(super) fn declared_at(lines: &[&str], k: usize, source: &str) -> Option<(usi
 /// declaration of a binding (WGSL's `var` or `var<...>`, GLSL's `buffer`,
 /// `uniform`, `shared`, a block's closing `}`, HLSL's resource type
 /// `RWStructuredBuffer<uint>`: a `>` or a type name ending in `Buffer`,
-/// `Texture...`), else the first line where the word occurs.
-pub(super) fn declaration(source: &str, name: &str) -> Option<(usize, usize)> {
+/// `Texture...`; a line whose words before the name include `shared` or
+/// `groupshared`), else the first line where the word occurs.
+#[cfg(test)]
+fn declaration(source: &str, name: &str) -> Option<(usize, usize)> {
+    let (declared, first) = occurrences(source, name);
+    declared.or(first)
+}
+
+/// Where `source` declares `name`, as [`declaration`] finds it, and the
+/// first line where the word occurs (the line and column of each, from 1).
+#[allow(clippy::type_complexity)]
+fn occurrences(source: &str, name: &str) -> (Option<(usize, usize)>, Option<(usize, usize)>) {
     let word_at = |line: &str, from: usize| -> Option<usize> {
         let mut at = from;
         while let Some(i) = line[at..].find(name) {
@@ -383,8 +503,12 @@ pub(super) fn declaration(source: &str, name: &str) -> Option<(usize, usize)> {
             .rsplit(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
             .next()
             .unwrap_or("");
+        let qualified = b
+            .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+            .any(|w| matches!(w, "shared" | "groupshared"));
         b.ends_with('>')
             || b.ends_with('}')
+            || qualified
             || matches!(last, "var" | "buffer" | "uniform" | "shared")
             || (last.ends_with("Buffer") || last.contains("Texture"))
     };
@@ -420,13 +544,13 @@ pub(super) fn declaration(source: &str, name: &str) -> Option<(usize, usize)> {
         while let Some(start) = word_at(&line, from) {
             let column = line[..start].chars().count() + 1;
             if declares(&line[..start]) {
-                return Some((n + 1, column));
+                return (Some((n + 1, column)), first.or(Some((n + 1, column))));
             }
             first.get_or_insert((n + 1, column));
             from = start + name.len();
         }
     }
-    first
+    (None, first)
 }
 
 #[cfg(test)]
@@ -447,6 +571,36 @@ mod tests {
         assert_eq!(declaration(glsl, "buf"), Some((3, 3)));
         assert_eq!(declaration(glsl, "Buf"), Some((1, 8)));
         assert_eq!(declaration(glsl, "nothing"), None);
+    }
+
+    #[test]
+    fn sources_are_the_shader_and_the_headers_an_opsource_gives_text_to() {
+        use super::{Sources, declared_at};
+        // glslang's debug information: the shader (`stdin`) first, then
+        // the header, its text in two parts (OpSourceContinued).
+        let asm = [
+            "%1 = OpString \"stdin\"",
+            "%2 = OpString \"./common.h\"",
+            "OpSource GLSL 450 %1 \"#include \\\"common.h\\\"\\nvoid main() { part[0] = 1; }\"",
+            "OpSource GLSL 450 %2 \"// header\\n\"",
+            "OpSourceContinued \"shared uint part[8];\\n\"",
+            "OpName %part \"part\"",
+            "%part = OpVariable %ptr Workgroup",
+        ];
+        let sources = Sources::read(&asm);
+        assert_eq!(sources.header("%1"), None);
+        assert_eq!(sources.header("%2"), Some("./common.h"));
+        // The declaration in the header wins over the use in the shader.
+        let main = "#include \"common.h\"\nvoid main() { part[0] = 1; }";
+        assert_eq!(
+            declared_at(&asm, 7, main, &sources),
+            Some((Some("./common.h".to_string()), 2, 13))
+        );
+        // Without the header's text, the shader's first use.
+        assert_eq!(
+            declared_at(&asm, 7, main, &Sources::default()),
+            Some((None, 2, 15))
+        );
     }
 
     #[test]

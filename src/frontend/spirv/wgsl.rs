@@ -287,7 +287,7 @@ fn compile_here(
     let module = naga::front::wgsl::parse_str(source).map_err(|e| {
         at(
             e.location(source),
-            placeholder_hint(format!("naga: {}", e.message())),
+            placeholder_hint(format!("naga: {}", e.message()), source, e.location(source)),
         )
     })?;
     let mut validator = naga::valid::Validator::new(
@@ -315,6 +315,20 @@ fn compile_here(
             0,
             format!(
                 "--set {name}: the shader declares no module-scope `const {name}` or `override {name}`"
+            ),
+        ),
+        // WGSL, "Override Declarations": an override without an
+        // initializer has no default, and the pipeline creating the
+        // entry point that uses it supplies its value; vkmm's pipeline
+        // takes it from --set.
+        naga::back::pipeline_constants::PipelineConstantError::MissingValue(name) => at(
+            module
+                .overrides
+                .iter()
+                .find(|(_, o)| o.name.as_deref() == Some(name.as_str()))
+                .map(|(h, _)| module.overrides.get_span(h).location(source)),
+            format!(
+                "`override {name}` has no initializer, so the pipeline must give its value: give it with --set {name}=VALUE"
             ),
         ),
         naga::back::pipeline_constants::PipelineConstantError::ValidationError(v) => at(
@@ -468,6 +482,14 @@ fn set_consts(
                 ),
             ));
         }
+        // A braced placeholder the host replaces in the text
+        // (webgpu-samples' `texture_storage_2d<{OUTPUT_FORMAT}, write>`)
+        // takes the value as text, wherever it stands.
+        let braced = format!("{{{name}}}");
+        if text.contains(&braced) {
+            text = text.replace(&braced, value.trim());
+            continue;
+        }
         match const_initializer(&text, name) {
             None if undeclared_but_used(&text, name) => {
                 // A placeholder the host replaces in the text before
@@ -503,16 +525,67 @@ fn set_consts(
 /// naga's error for a name the shader uses and never declares, with what
 /// to give: such a name is most often a placeholder that the host
 /// program replaces in the text before it compiles the shader.
-fn placeholder_hint(message: String) -> String {
+fn placeholder_hint(message: String, source: &str, at: Option<naga::SourceLocation>) -> String {
+    // `{NAME}` on the line at fault: no WGSL, a text the host replaces.
+    if let Some(name) = at.and_then(|l| {
+        braced_placeholder(source.lines().nth(l.line_number.checked_sub(1)? as usize)?)
+    }) {
+        return format!(
+            "{message}: `{{{name}}}` is a placeholder the host program replaces in the text before compiling; give its text with --set {name}=TEXT"
+        );
+    }
     let Some(name) = message
         .strip_prefix("naga: no definition in scope for identifier: `")
         .and_then(|r| r.strip_suffix('`'))
     else {
         return message;
     };
+    // A type (after the `:` of a declaration or the `->` of a function's
+    // result) or a function (before `(`): no `const` stands for it. Hosts that join a shared
+    // text of declarations to the shader (webgpu-samples' cornell joins
+    // common.wgsl) leave such names undeclared.
+    let (before, after) = at
+        .and_then(|l| {
+            let start = l.offset as usize;
+            let end = start + l.length as usize;
+            Some((source.get(..start)?, source.get(end..)?))
+        })
+        .unwrap_or(("", ""));
+    let before = before.trim_end();
+    let what = if after.trim_start().starts_with('(') {
+        Some("a function or a type it constructs")
+    } else if before.ends_with(':') || before.ends_with("->") {
+        Some("a type")
+    } else {
+        None
+    };
+    if let Some(what) = what {
+        return format!(
+            "{message}: the shader uses `{name}`, {what}, and never declares it; WGSL has no `#include`, so where the host program joins another text of declarations to this one before compiling, check the joined text"
+        );
+    }
     format!(
         "{message}: the shader never declares `{name}`; when the host program replaces it in the text before compiling (a placeholder), give its value with --set {name}=VALUE (declared as a module-scope `const`)"
     )
+}
+
+/// The first `{NAME}` (an identifier in braces, no spaces) of a line of
+/// WGSL text: no WGSL construct is spelled so.
+fn braced_placeholder(line: &str) -> Option<String> {
+    let mut rest = line;
+    while let Some(open) = rest.find('{') {
+        let after = &rest[open + 1..];
+        let close = after.find('}')?;
+        let name = &after[..close];
+        if !name.is_empty()
+            && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+            && !name.starts_with(|c: char| c.is_ascii_digit())
+        {
+            return Some(name.to_string());
+        }
+        rest = after;
+    }
+    None
 }
 
 /// Whether a WGSL text uses the identifier `name` (outside comments) and
@@ -667,6 +740,17 @@ mod tests {
         .unwrap();
         assert_eq!(text, "const N: u32 = 8u\n;\noverride O: u32;\n");
         assert_eq!(overrides, vec![("O".to_string(), 3.0)]);
+    }
+
+    #[test]
+    fn a_braced_placeholder_is_an_identifier_in_braces() {
+        assert_eq!(
+            braced_placeholder("var o: texture_storage_2d<{OUTPUT_FORMAT}, write>;"),
+            Some("OUTPUT_FORMAT".into())
+        );
+        // Blocks and struct bodies are no placeholders.
+        assert_eq!(braced_placeholder("fn f() { return; }"), None);
+        assert_eq!(braced_placeholder("struct S {} {2x}"), None);
     }
 
     #[test]
