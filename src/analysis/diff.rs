@@ -1383,7 +1383,7 @@ fn symbolic(
                 report.stopped = Some("the time limit stopped it".into());
                 return Ok(Ok(report.clone()));
             }
-            let q = sat::Query::new(
+            let q = match sat::Query::new(
                 pair,
                 ops,
                 t,
@@ -1391,7 +1391,17 @@ fn symbolic(
                 bounds.locations,
                 &place,
                 deadline,
-            )?;
+            ) {
+                Ok(q) => q,
+                Err(sat::NotAsked::Unsupported(why)) => return Err(why),
+                Err(sat::NotAsked::Stopped(sat::Stop(k))) => {
+                    report.stopped = Some(format!(
+                        "the {} stopped it while the SAT questions were built",
+                        k.short()
+                    ));
+                    return Ok(Ok(report.clone()));
+                }
+            };
             queries.push((t, q));
         }
     }
@@ -1406,8 +1416,11 @@ fn symbolic(
                 let (shape, chosen) = match q.next(n) {
                     Ok(Some(x)) => x,
                     Ok(None) => break,
-                    Err(sat::Stop::Timeout) => {
-                        report.stopped = Some("the time limit stopped it".into());
+                    Err(sat::Stop(k)) => {
+                        report.stopped = Some(format!(
+                            "the {} stopped it while the solver searched {n} events",
+                            k.short()
+                        ));
                         return Ok(Ok(report.clone()));
                     }
                 };

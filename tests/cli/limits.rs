@@ -939,3 +939,39 @@ fn merged_shards_count_the_rows_never_read() {
     assert_eq!(v["files"], 2, "{out}");
     assert_eq!(v["unread"], 1, "{out}");
 }
+
+/// `--max-memory` bounds the symbolic search of `diff` while it builds its
+/// formulas, not only the checks of the tests it proposes: at 3 threads of
+/// 4 events the two models' formulas take well over 80 MiB (about 240 MiB
+/// resident without a bound) while the process holds less before them
+/// (about 40 MiB), so the bound is reached while the questions are built.
+/// The answer is undecided (exit 3), covers no size, and names the bound
+/// and the phase; never a difference nor "no difference".
+#[test]
+fn the_memory_bound_stops_the_symbolic_diff_while_its_formulas_are_built() {
+    let (code, out, err) = vkmm(&[
+        "diff",
+        "--models",
+        "vulkan,vulkan-nochains",
+        "--threads",
+        "3",
+        "--events",
+        "4",
+        "--max-memory",
+        "80",
+        "--timeout",
+        "60",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(code, 3, "{out}{err}");
+    let doc: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let d = &doc["diff"];
+    assert_eq!(
+        d["stopped"], "the memory bound stopped it while the SAT questions were built",
+        "{out}"
+    );
+    assert_eq!(d["complete"], false, "{out}");
+    assert_eq!(d["covered_events"], 0, "{out}");
+    assert_eq!(d["witnesses"].as_array().map(Vec::len), Some(0), "{out}");
+}

@@ -27,7 +27,9 @@ use vkmm::ir::Program;
 use vkmm::model::LoadedModel;
 use vkmm::testing::cat::{Env, Evaluation, SymEvaluation, SymValue, Value};
 use vkmm::testing::engine::{Candidate, CheckError, Limits, Skeleton, Visitor, explore};
-use vkmm::testing::relation::symbolic::{Answer, Circuit, Lit, Solver, SymRel, SymSet};
+use vkmm::testing::relation::symbolic::{
+    Answer, Circuit, Lit, STOP_EVERY, Solver, StopWhen, SymRel, SymSet,
+};
 use vkmm::testing::relation::{EventSet, Relation};
 
 /// An entry: 0 false, 1 true, 2 a variable.
@@ -169,6 +171,106 @@ proptest! {
             }
         }
     }
+}
+
+/// A stop condition that holds from its `after`-th asking on, counting
+/// the askings.
+fn stop_after(after: usize) -> (StopWhen, std::rc::Rc<std::cell::Cell<usize>>) {
+    let asked = std::rc::Rc::new(std::cell::Cell::new(0));
+    let a = asked.clone();
+    (
+        StopWhen(std::rc::Rc::new(move || {
+            a.set(a.get() + 1);
+            a.get() >= after
+        })),
+        asked,
+    )
+}
+
+/// The transitive closure of a 20 x 20 relation of variables: tens of
+/// thousands of gates, so a stop condition asked every `STOP_EVERY` gates
+/// is asked several times.
+fn big_closure(c: &mut Circuit) -> SymRel {
+    let n = 20;
+    let r = SymRel::from_lits(n, (0..n * n).map(|_| c.input()).collect());
+    r.closure(c)
+}
+
+/// A circuit whose stop condition holds stops building: it was asked once
+/// per `STOP_EVERY` gates until it held, says so, and builds no gate after
+/// (every new gate is the constant false); without the condition, the same
+/// formulas are built whole.
+#[test]
+fn a_circuit_stops_building_when_its_stop_condition_holds() {
+    let mut whole = Circuit::new();
+    big_closure(&mut whole);
+    assert!(!whole.stopped());
+    assert!(whole.gates() > 4 * STOP_EVERY, "{} gates", whole.gates());
+    let (stop, asked) = stop_after(3);
+    let mut c = Circuit::with_stop(stop);
+    big_closure(&mut c);
+    assert!(c.stopped());
+    assert_eq!(asked.get(), 3);
+    assert!(c.gates() < 3 * STOP_EVERY, "{} gates", c.gates());
+    let gates = c.gates();
+    let (x, y) = (c.input(), c.input());
+    assert_eq!(c.and(x, y), Lit::FALSE);
+    assert_eq!(c.gates(), gates);
+    // A condition that never holds changes nothing.
+    let (never, asked) = stop_after(usize::MAX);
+    let mut c = Circuit::with_stop(never);
+    big_closure(&mut c);
+    assert!(!c.stopped());
+    assert_eq!(c.gates(), whole.gates());
+    assert!(asked.get() >= 4);
+}
+
+/// A solver whose stop condition holds answers `Stopped`, never Sat nor
+/// Unsat: on the pigeonhole formula (9 pigeons, 8 holes: unsatisfiable,
+/// and not by propagation alone) when the condition holds at the first
+/// asking; and while encoding a circuit of more than `STOP_EVERY` gates,
+/// after which every solve answers `Stopped`. The same formulas without
+/// the condition: Unsat, and Sat.
+#[test]
+fn a_solver_stops_when_its_stop_condition_holds() {
+    let pigeonhole = |c: &mut Circuit| {
+        let (p, h) = (9, 8);
+        let x: Vec<Vec<Lit>> = (0..p)
+            .map(|_| (0..h).map(|_| c.input()).collect())
+            .collect();
+        let mut facts = Vec::new();
+        for row in &x {
+            facts.push(c.or_all(row.iter().copied()));
+        }
+        for j in 0..h {
+            let col: Vec<Lit> = x.iter().map(|row| row[j]).collect();
+            facts.push(c.at_most_one(&col));
+        }
+        c.and_all(facts)
+    };
+    let mut c = Circuit::new();
+    let f = pigeonhole(&mut c);
+    let mut s = Solver::new();
+    s.assert(&c, f);
+    assert_eq!(s.solve(&c, &[]), Answer::Unsat);
+    let (stop, _) = stop_after(1);
+    let mut s = Solver::with_stop(Some(stop));
+    s.assert(&c, f);
+    assert_eq!(s.solve(&c, &[]), Answer::Stopped);
+    // Stopped while encoding: the closure's gates.
+    let mut c = Circuit::new();
+    let r = big_closure(&mut c);
+    let goal = !r.is_empty(&mut c);
+    let mut s = Solver::new();
+    s.assert(&c, goal);
+    assert!(matches!(s.solve(&c, &[]), Answer::Sat(_)));
+    let (stop, asked) = stop_after(1);
+    let mut s = Solver::with_stop(Some(stop));
+    s.assert(&c, goal);
+    assert!(s.stopped());
+    assert_eq!(asked.get(), 1);
+    assert_eq!(s.solve(&c, &[]), Answer::Stopped);
+    assert_eq!(s.solve(&c, &[goal]), Answer::Stopped);
 }
 
 /// One skeleton's symbolic model: the circuit, each base name's matrix of

@@ -34,21 +34,68 @@
 
 use super::{Kind, Op, Pair, Shape};
 use crate::cat::SymValue;
+use crate::engine::LimitKind;
 use crate::engine::{Limits, Skeleton};
 use crate::model::names;
-use crate::relation::symbolic::{Answer, Circuit, Lit, Solver, SymRel, SymSet};
+use crate::relation::symbolic::{Answer, Circuit, Lit, Solver, StopWhen, SymRel, SymSet};
 use crate::relation::{EventSet, Relation};
 use std::collections::HashMap;
 
-/// What stopped a question before an answer.
-pub(super) enum Stop {
-    /// The deadline.
-    Timeout,
+/// What stopped a question before an answer: the deadline
+/// ([`LimitKind::Timeout`]) or the memory bound ([`LimitKind::MaxMemory`]),
+/// reached while the formulas were built, encoded or solved.
+pub(super) struct Stop(pub(super) LimitKind);
+
+/// Why a question was not asked.
+pub(super) enum NotAsked {
+    /// What the symbolic search does not take (the caller falls back to
+    /// the enumeration).
+    Unsupported(String),
+    /// A limit stopped the building of the question.
+    Stopped(Stop),
+}
+
+impl From<String> for NotAsked {
+    fn from(why: String) -> NotAsked {
+        NotAsked::Unsupported(why)
+    }
+}
+
+/// The limits one question stops at: the deadline and the memory bound,
+/// asked while its formulas are built, encoded and solved; the first that
+/// held is kept, so that the answer names it even after the memory the
+/// building held is freed.
+struct Reach {
+    deadline: Option<web_time::Instant>,
+    max_memory: Option<usize>,
+    reached: std::cell::Cell<Option<LimitKind>>,
+}
+
+impl Reach {
+    /// Whether a limit holds now (or held before).
+    fn reached(&self) -> bool {
+        if self.reached.get().is_none() {
+            if crate::memory::over(self.max_memory) {
+                self.reached.set(Some(LimitKind::MaxMemory));
+            } else if self.deadline.is_some_and(|d| web_time::Instant::now() >= d) {
+                self.reached.set(Some(LimitKind::Timeout));
+            }
+        }
+        self.reached.get().is_some()
+    }
+
+    /// The limit that stopped the question.
+    fn stop(&self) -> Stop {
+        self.reached();
+        Stop(self.reached.get().unwrap_or(LimitKind::Timeout))
+    }
 }
 
 /// One SAT question: a placement of `threads` threads (all present) with up
 /// to `events` events each.
 pub(super) struct Query {
+    /// The limits the question stops at.
+    limits: std::rc::Rc<Reach>,
     c: Circuit,
     solver: Solver,
     threads: usize,
@@ -72,7 +119,8 @@ fn dynamic(name: &str) -> bool {
 impl Query {
     /// The question for `threads` threads at `place`; `Err` names what the
     /// symbolic search does not take (the caller falls back to the
-    /// enumeration).
+    /// enumeration) or the limit (`deadline`, the limits' memory bound)
+    /// that stopped the building of the question.
     pub(super) fn new(
         pair: &Pair,
         ops: &[Op],
@@ -81,20 +129,36 @@ impl Query {
         locations: usize,
         place: &[(usize, usize)],
         deadline: Option<web_time::Instant>,
-    ) -> Result<Query, String> {
+    ) -> Result<Query, NotAsked> {
         if let Some(op) = ops.iter().find(|o| o.kind == Kind::Cbar) {
-            return Err(format!(
+            return Err(NotAsked::Unsupported(format!(
                 "control barriers (`cbar{}`): their instances depend on the paths, which the symbolic search does not encode",
                 op.attrs
-            ));
+            )));
         }
-        let probe = probe(pair, ops, threads, place)?;
+        let limits = std::rc::Rc::new(Reach {
+            deadline,
+            max_memory: pair.limits.bounds.max_memory,
+            reached: std::cell::Cell::new(None),
+        });
+        let stop = StopWhen({
+            let l = limits.clone();
+            std::rc::Rc::new(move || l.reached())
+        });
+        if limits.reached() {
+            return Err(NotAsked::Stopped(limits.stop()));
+        }
+        let probe = match probe(pair, ops, threads, place) {
+            Ok(p) => p,
+            Err(_) if limits.reached() => return Err(NotAsked::Stopped(limits.stop())),
+            Err(e) => return Err(NotAsked::Unsupported(e)),
+        };
         let penv = &probe.static_env;
         let nops = ops.len();
         let pe = |t: usize, o: usize| t * nops + o;
         let n = threads * events;
         let slot_thread = |e: usize| e / events;
-        let mut c = Circuit::new();
+        let mut c = Circuit::with_stop(stop.clone());
         let present: Vec<Lit> = (0..n).map(|_| c.input()).collect();
         let sel: Vec<Vec<Lit>> = (0..n)
             .map(|_| (0..nops).map(|_| c.input()).collect())
@@ -194,7 +258,9 @@ impl Query {
             &get_set(names::R).unwrap_or(EventSet::empty(nops * threads)),
         );
         if get_set(names::SEQCST).is_some_and(|s| !s.is_empty()) {
-            return Err("sequentially consistent operations (their SC order)".into());
+            return Err(NotAsked::Unsupported(
+                "sequentially consistent operations (their SC order)".into(),
+            ));
         }
         let rel_from = |c: &mut Circuit, r: &Relation| -> SymRel {
             let mut out = SymRel::empty(n);
@@ -427,10 +493,14 @@ impl Query {
         }
         let mut verdicts = Vec::new();
         for m in [pair.a, pair.b] {
-            let eval = m
+            let eval = match m
                 .cat
                 .symbolic(&mut c, &universe, &|name| base.get(name).cloned())
-                .map_err(|e| format!("model {}: {e}", m.name))?;
+            {
+                Ok(eval) => eval,
+                Err(_) if c.stopped() => return Err(NotAsked::Stopped(limits.stop())),
+                Err(e) => return Err(format!("model {}: {e}", m.name).into()),
+            };
             let consistent = eval.consistent(&mut c);
             let racy = match m.profile.races.as_deref().and_then(|r| eval.lookup(r)) {
                 Some(v) => match v.as_rel(n) {
@@ -466,13 +536,18 @@ impl Query {
                 c.and(at_least[k], !more)
             })
             .collect();
-        let stop: Option<Box<dyn Fn() -> bool>> = deadline
-            .map(|d| Box::new(move || web_time::Instant::now() >= d) as Box<dyn Fn() -> bool>);
-        let mut solver = Solver::with_stop(stop);
+        if c.stopped() {
+            return Err(NotAsked::Stopped(limits.stop()));
+        }
+        let mut solver = Solver::with_stop(Some(stop));
         for f in facts {
             solver.assert(&c, f);
         }
+        if solver.stopped() {
+            return Err(NotAsked::Stopped(limits.stop()));
+        }
         Ok(Query {
+            limits,
             c,
             solver,
             threads,
@@ -495,7 +570,7 @@ impl Query {
         let v = match self.solver.solve(&self.c, &[size]) {
             Answer::Sat(v) => v,
             Answer::Unsat => return Ok(None),
-            Answer::Stopped => return Err(Stop::Timeout),
+            Answer::Stopped => return Err(self.limits.stop()),
         };
         let mut threads = Vec::new();
         let mut chosen = Vec::new();

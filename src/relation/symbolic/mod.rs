@@ -80,11 +80,33 @@ enum Node {
 /// An and-inverter graph: every formula of one search lives in one circuit.
 /// Nodes are created after their operands, so their order is a
 /// topological order.
+///
+/// A circuit may carry a stop condition ([`Circuit::with_stop`]: the
+/// search's deadline, its memory bound), asked every [`STOP_EVERY`] new
+/// gates. Once it holds the circuit is [`Circuit::stopped`]: every later
+/// gate is the constant false, so that the formulas under construction
+/// fold away at once, and what was built is not to be read.
 #[derive(Clone, Debug)]
 pub struct Circuit {
     nodes: Vec<Node>,
     gates: FxHashMap<(Lit, Lit), Lit>,
     inputs: usize,
+    stop: Option<StopWhen>,
+    stopped: bool,
+}
+
+/// How many new gates a circuit builds between two askings of its stop
+/// condition.
+pub const STOP_EVERY: usize = 1 << 12;
+
+/// A stop condition, shared by the circuit and the solver of one search.
+#[derive(Clone)]
+pub struct StopWhen(pub std::rc::Rc<dyn Fn() -> bool>);
+
+impl std::fmt::Debug for StopWhen {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("StopWhen")
+    }
 }
 
 impl Default for Circuit {
@@ -100,7 +122,24 @@ impl Circuit {
             nodes: vec![Node::False],
             gates: FxHashMap::default(),
             inputs: 0,
+            stop: None,
+            stopped: false,
         }
+    }
+
+    /// A circuit holding only the constants, which stops building once
+    /// `stop` holds (asked every [`STOP_EVERY`] gates).
+    pub fn with_stop(stop: StopWhen) -> Circuit {
+        Circuit {
+            stop: Some(stop),
+            ..Circuit::new()
+        }
+    }
+
+    /// Whether the stop condition held while the circuit was built: its
+    /// formulas since then are not the ones asked for.
+    pub fn stopped(&self) -> bool {
+        self.stopped
     }
 
     /// A fresh variable.
@@ -136,6 +175,16 @@ impl Circuit {
         }
         if let Some(&g) = self.gates.get(&(a, b)) {
             return g;
+        }
+        if self.stopped {
+            return Lit::FALSE;
+        }
+        if self.nodes.len().is_multiple_of(STOP_EVERY)
+            && let Some(stop) = &self.stop
+            && (stop.0)()
+        {
+            self.stopped = true;
+            return Lit::FALSE;
         }
         self.nodes.push(Node::And(a, b));
         let g = Lit(((self.nodes.len() - 1) as u32) << 1);

@@ -13,7 +13,7 @@
 //! b` gets the three clauses `!g | a`, `!g | b`, `g | !a | !b` the first
 //! time a literal asserted or assumed reads it.
 
-use super::{Circuit, Lit, Node, Values};
+use super::{Circuit, Lit, Node, STOP_EVERY, StopWhen, Values};
 use batsat::{BasicCallbacks, BasicSolver, SolverInterface, lbool};
 
 /// What a solve found.
@@ -34,6 +34,11 @@ pub struct Solver {
     vars: Vec<Option<batsat::Var>>,
     /// Whether an assertion made the clauses unsatisfiable.
     failed: bool,
+    /// The stop condition, also asked while gates are encoded.
+    stop: Option<StopWhen>,
+    /// Whether it held while gates were encoded: the clauses are not the
+    /// circuit's, and every solve answers [`Answer::Stopped`].
+    stopped: bool,
 }
 
 impl Default for Solver {
@@ -57,22 +62,34 @@ impl Solver {
     }
 
     /// A solver whose solves stop (answering [`Answer::Stopped`]) once
-    /// `stop` says so; it is asked regularly during the search.
-    pub fn with_stop(stop: Option<Box<dyn Fn() -> bool>>) -> Solver {
+    /// `stop` says so; it is asked regularly during the search (between
+    /// the solver's propagations) and every [`STOP_EVERY`] gates encoded.
+    pub fn with_stop(stop: Option<StopWhen>) -> Solver {
         let mut cb = BasicCallbacks::new();
-        if let Some(f) = stop {
-            cb.set_stop(f);
+        if let Some(f) = &stop {
+            let f = f.0.clone();
+            cb.set_stop(move || f());
         }
         Solver {
             sat: BasicSolver::new(Default::default(), cb),
             vars: Vec::new(),
             failed: false,
+            stop,
+            stopped: false,
         }
+    }
+
+    /// Whether the stop condition held while gates were encoded.
+    pub fn stopped(&self) -> bool {
+        self.stopped
     }
 
     /// The solver literal of `l`, encoding its cone first.
     fn lit(&mut self, c: &Circuit, l: Lit) -> batsat::Lit {
         let v = self.encode(c, l.node());
+        if self.stopped {
+            return batsat::Lit::UNDEF;
+        }
         batsat::Lit::new(v, !l.negated())
     }
 
@@ -85,9 +102,18 @@ impl Solver {
         }
         // Iteratively, children first: circuits are deep (closures).
         let mut stack = vec![(node, false)];
+        let mut made = 0usize;
         while let Some((n, expanded)) = stack.pop() {
             if self.vars[n].is_some() {
                 continue;
+            }
+            made += 1;
+            if made.is_multiple_of(STOP_EVERY)
+                && let Some(stop) = &self.stop
+                && (stop.0)()
+            {
+                self.stopped = true;
+                return batsat::Var::UNDEF;
             }
             match c.nodes[n] {
                 Node::False => {
@@ -125,11 +151,17 @@ impl Solver {
 
     /// Adds `l` as a fact.
     pub fn assert(&mut self, c: &Circuit, l: Lit) {
+        if self.stopped {
+            return;
+        }
         match l.constant() {
             Some(true) => {}
             Some(false) => self.failed = true,
             None => {
                 let x = self.lit(c, l);
+                if self.stopped {
+                    return;
+                }
                 if !self.sat.add_clause_reuse(&mut vec![x]) {
                     self.failed = true;
                 }
@@ -139,7 +171,7 @@ impl Solver {
 
     /// Adds the clause `lits[0] | lits[1] | ...`.
     pub fn assert_any(&mut self, c: &Circuit, lits: &[Lit]) {
-        if lits.contains(&Lit::TRUE) {
+        if self.stopped || lits.contains(&Lit::TRUE) {
             return;
         }
         let mut clause: Vec<batsat::Lit> = lits
@@ -147,6 +179,9 @@ impl Solver {
             .filter(|l| **l != Lit::FALSE)
             .map(|&l| self.lit(c, l))
             .collect();
+        if self.stopped {
+            return;
+        }
         if clause.is_empty() || !self.sat.add_clause_reuse(&mut clause) {
             self.failed = true;
         }
@@ -156,6 +191,9 @@ impl Solver {
     /// every node of the circuit its value (inputs the clauses do not read
     /// are false).
     pub fn solve(&mut self, c: &Circuit, assume: &[Lit]) -> Answer {
+        if self.stopped {
+            return Answer::Stopped;
+        }
         if self.failed || assume.contains(&Lit::FALSE) {
             return Answer::Unsat;
         }
@@ -164,6 +202,9 @@ impl Solver {
             .filter(|l| **l != Lit::TRUE)
             .map(|&l| self.lit(c, l))
             .collect();
+        if self.stopped {
+            return Answer::Stopped;
+        }
         let r = self.sat.solve_limited(&assumps);
         if r == lbool::TRUE {
             let vars = &self.vars;
