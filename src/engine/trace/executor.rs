@@ -1796,3 +1796,67 @@ fn derived_writes(s: &State, reads: &Reads, out: &mut ThreadPaths) -> Result<(),
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn event(stmt: usize, write: Option<i64>) -> PathEvent {
+        PathEvent {
+            stmt,
+            read: None,
+            write,
+            derived: None,
+            write_prov: None,
+            writes: write.is_some(),
+            barrier: BarrierValues::default(),
+        }
+    }
+
+    fn finished(events: Vec<PathEvent>) -> Path {
+        Path {
+            events,
+            registers: Vec::new(),
+            awaits: Vec::new(),
+            ending: Ending::Finished,
+            exprs: Vec::new(),
+        }
+    }
+
+    /// Every prefix of the listed paths and of the paths the bound stopped
+    /// is added once as a stopped path: the empty one, and each longer one
+    /// the first time a path has it, whichever path that is.
+    #[test]
+    fn each_prefix_is_stopped_once() {
+        let (a, b, c) = (event(0, Some(1)), event(1, None), event(1, Some(2)));
+        let mut out = ThreadPaths {
+            paths: vec![
+                finished(vec![a.clone(), b.clone()]),
+                finished(vec![a.clone(), c.clone()]),
+            ],
+            ..Default::default()
+        };
+        // Its first two events are a path's; the third is new.
+        let at_bound = vec![vec![a.clone(), b.clone(), c.clone()]];
+        add_stopped_prefixes(&mut out, at_bound);
+        let stopped: Vec<Vec<PathEvent>> = out.paths[2..]
+            .iter()
+            .inspect(|p| assert_eq!(p.ending, Ending::Stopped))
+            .map(|p| p.events.clone())
+            .collect();
+        assert_eq!(
+            stopped,
+            vec![
+                vec![],
+                vec![a.clone()],
+                vec![a.clone(), b.clone()],
+                vec![a.clone(), c.clone()],
+                vec![a, b, c],
+            ]
+        );
+        // No paths: no prefix, not even the empty one.
+        let mut none = ThreadPaths::default();
+        add_stopped_prefixes(&mut none, Vec::new());
+        assert!(none.paths.is_empty());
+    }
+}
