@@ -16,8 +16,9 @@ pub struct QueryOutcome {
     pub query: String,
     pub model: String,
     pub expected: Expectation,
-    /// `Undecided` when the walk stopped at the execution limit before
-    /// finding a satisfying execution.
+    /// `Undecided` when a limit stopped the walk before it found a
+    /// satisfying execution, or when cooperative matrix attributions were
+    /// left unbuilt.
     pub actual: Answer,
     pub passed: bool,
     /// Candidate executions evaluated before the answer was known.
@@ -38,7 +39,8 @@ pub enum Answer {
     Satisfiable,
     /// None does (every candidate was seen).
     NoSolution,
-    /// No satisfying execution among those seen before the execution limit.
+    /// No satisfying execution among those seen before a limit stopped
+    /// the walk.
     Undecided,
 }
 
