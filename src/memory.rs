@@ -96,10 +96,10 @@ impl Inner {
 /// The bytes a block of `size` bytes holds: mimalloc serves a small or
 /// medium block from a bin of a size up to an eighth larger
 /// (`mi_good_size`), and those bytes are resident as much as the ones
-/// asked for (counting the size asked alone left a search that filled the
-/// bound with small blocks a tenth over it in resident memory). Alloc and
-/// free count the same figure, a function of the size alone. The size
-/// itself on wasm32.
+/// asked for (counting the size asked alone lets a search that fills the
+/// bound with small blocks hold up to an eighth more than the bound).
+/// Alloc and free count the same figure, a function of the size alone.
+/// The size itself on wasm32.
 #[inline]
 fn held(size: usize) -> isize {
     #[cfg(not(target_arch = "wasm32"))]
