@@ -15,6 +15,7 @@
 
 use super::termination::Progress;
 use crate::frontend::ShaderOptions;
+use crate::frontend::inputs::Spot;
 use std::path::{Path, PathBuf};
 
 /// What a manifest row asks.
@@ -214,8 +215,12 @@ fn read_inputs(path: &Path, bound: Option<usize>) -> Result<Vec<ShaderInputs>, S
     // `inputs.toml:LINE:COLUMN: MESSAGE`, at the keys within `item`.
     let at = |item: Option<(&str, usize)>, keys: &[&str], message: String| {
         let keys: Vec<String> = keys.iter().map(|k| k.to_string()).collect();
-        let unknown = message.starts_with("unknown key");
-        let (line, column) = crate::frontend::inputs::place_of(&text, item, &keys, unknown);
+        let spot = if message.starts_with("unknown key") {
+            Spot::Key
+        } else {
+            Spot::Value
+        };
+        let (line, column) = crate::frontend::inputs::place_of(&text, item, &keys, spot);
         crate::frontend::FrontendError {
             file: path.display().to_string(),
             line,
@@ -301,7 +306,7 @@ fn read_inputs(path: &Path, bound: Option<usize>) -> Result<Vec<ShaderInputs>, S
                 .map(|i| {
                     let keys = ["rows".to_string()];
                     let (line, column) =
-                        crate::frontend::inputs::place_of_element(&text, here, &keys, i);
+                        crate::frontend::inputs::place_of(&text, here, &keys, Spot::Element(i));
                     format!("{}:{line}:{column}", path.display())
                 })
                 .collect();

@@ -376,7 +376,12 @@ pub(crate) fn apply_located(
     let first = shader.inputs.len();
     let mut keys = Vec::new();
     apply_keyed(table, base, shader, &mut keys).map_err(|e| {
-        let (line, column) = place_of(text, item, &e.keys, e.at_key);
+        let (line, column) = place_of(
+            text,
+            item,
+            &e.keys,
+            if e.at_key { Spot::Key } else { Spot::Value },
+        );
         super::FrontendError {
             line,
             column,
@@ -385,7 +390,7 @@ pub(crate) fn apply_located(
     })?;
     // Each input names the file, line, column and key it is written at.
     for (input, keys) in shader.inputs[first..].iter_mut().zip(&keys) {
-        let (line, column) = place_of(text, item, keys, false);
+        let (line, column) = place_of(text, item, keys, Spot::Value);
         input.origin = Some(format!(
             "{}:{line}:{column}, {}",
             path.display(),
@@ -396,7 +401,7 @@ pub(crate) fn apply_located(
     if let Some(set) = table.get("set").and_then(toml::Value::as_table) {
         for name in set.keys() {
             let keys = ["set".to_string(), name.clone()];
-            let (line, column) = place_of(text, item, &keys, false);
+            let (line, column) = place_of(text, item, &keys, Spot::Value);
             let value = shader
                 .set
                 .iter()
@@ -420,7 +425,7 @@ pub(crate) fn apply_located(
         } else {
             "condition"
         };
-        let (line, column) = place_of(text, item, &[key.to_string()], false);
+        let (line, column) = place_of(text, item, &[key.to_string()], Spot::Value);
         // `run.toml:4:10: assert`, then the condition and its column.
         a.origin = match item {
             Some((array, k)) => format!(
@@ -434,39 +439,28 @@ pub(crate) fn apply_located(
     Ok(())
 }
 
+/// What of the place `keys` lead to [`place_of`] gives.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Spot {
+    /// The value.
+    Value,
+    /// The last key itself (an unknown key).
+    Key,
+    /// The element (from 0) of the array value: one number of
+    /// `rows = [4, 40]`; the array's own place where it is not that long.
+    Element(usize),
+}
+
 /// The line and column (from 1) of the value `keys` lead to in the
-/// TOML document `text`, or of the deepest key found where the path does
-/// not reach a value (an error about a key the file lacks: the table
-/// that lacks it); within `item` (an element of an array of tables) where
-/// given; with `at_key`, of the last key itself (an unknown key). (0, 0)
-/// where nothing is found.
+/// TOML document `text` (or what `spot` says of it), or of the deepest
+/// key found where the path does not reach a value (an error about a key
+/// the file lacks: the table that lacks it); within `item` (an element
+/// of an array of tables) where given. (0, 0) where nothing is found.
 pub(crate) fn place_of(
     text: &str,
     item: Option<(&str, usize)>,
     keys: &[String],
-    at_key: bool,
-) -> (usize, usize) {
-    place_in(text, item, keys, at_key, None)
-}
-
-/// [`place_of`] the element `element` (from 0) of the array `keys` lead
-/// to: the place of one number in `rows = [4, 40]`. The array's own place
-/// where the value is not an array that long.
-pub(crate) fn place_of_element(
-    text: &str,
-    item: Option<(&str, usize)>,
-    keys: &[String],
-    element: usize,
-) -> (usize, usize) {
-    place_in(text, item, keys, false, Some(element))
-}
-
-fn place_in(
-    text: &str,
-    item: Option<(&str, usize)>,
-    keys: &[String],
-    at_key: bool,
-    element: Option<usize>,
+    spot: Spot,
 ) -> (usize, usize) {
     let Ok(doc) = toml::de::DeTable::parse(text) else {
         return (0, 0);
@@ -494,7 +488,7 @@ fn place_in(
         let Some((k, v)) = table.iter().find(|(k, _)| k.get_ref().as_ref() == key) else {
             break;
         };
-        at = Some(if i + 1 == keys.len() && !at_key {
+        at = Some(if i + 1 == keys.len() && spot != Spot::Key {
             v.span()
         } else {
             k.span()
@@ -502,7 +496,9 @@ fn place_in(
         match v.get_ref() {
             toml::de::DeValue::Table(t) => table = t,
             toml::de::DeValue::Array(a) if i + 1 == keys.len() => {
-                if let Some(e) = element.and_then(|e| a.get(e)) {
+                if let Spot::Element(e) = spot
+                    && let Some(e) = a.get(e)
+                {
                     at = Some(e.span());
                 }
             }
