@@ -85,6 +85,37 @@ impl<'p> Explorer<'p> {
     pub fn new(program: &'p Program, limits: Limits) -> Result<Explorer<'p>, ExecError> {
         let budget = trace::Budget::new(&limits);
         let explored = trace::explore_in_full(program, &limits, reduce::PathPlan::of(&limits))?;
+        Ok(Explorer::of_explored(program, explored, (limits, budget)))
+    }
+
+    /// The explorer over the paths listed from what `prepared` read of the
+    /// program (prepared with [`reduce::PathPlan::of`] these limits), under
+    /// `limits` (its budget starts before the listing): every path, or,
+    /// with `stop_at_barrier` `Some(k)`, the executions in which every
+    /// thread stops before its `k`-th control barrier
+    /// ([`trace::PathPlan::stop_at_barrier`]; the paths that reach it wait
+    /// there, as cut prefixes).
+    pub fn listed(
+        prepared: &trace::Listing<'p>,
+        limits: Limits,
+        stop_at_barrier: Option<usize>,
+    ) -> Result<Explorer<'p>, ExecError> {
+        let budget = trace::Budget::new(&limits);
+        let explored = prepared.explore(&limits, stop_at_barrier)?;
+        Ok(Explorer::of_explored(
+            prepared.program(),
+            explored,
+            (limits, budget),
+        ))
+    }
+
+    /// The explorer over what a listing found (`explored`), walked under
+    /// `limits` and `budget`.
+    fn of_explored(
+        program: &'p Program,
+        explored: trace::Explored,
+        (limits, budget): (Limits, trace::Budget),
+    ) -> Explorer<'p> {
         let plan = reduce::CombinationPlan::of(program, &limits);
         // The filter's own locations, as the paths were walked with them
         // (`own_pinned` on the same plan), when the combination pins reads.
@@ -94,14 +125,14 @@ impl<'p> Explorer<'p> {
             vec![std::collections::HashSet::new(); program.threads.len()]
         };
         let (threads, domains) = (explored.paths, explored.domains);
-        Ok(Explorer::from_parts(
+        Explorer::from_parts(
             program,
             threads,
             std::sync::Arc::new(domains),
             (limits, budget),
             plan,
             std::sync::Arc::new(own),
-        ))
+        )
     }
 
     /// The explorer over `threads` with what was computed of the program
@@ -146,7 +177,7 @@ impl<'p> Explorer<'p> {
     }
 
     /// The explorer whose threads' paths are `threads` (the paths of this
-    /// one changed: [`reduce::barrier_prefixes::stopped_at_barrier`]),
+    /// one changed: [`reduce::barrier_prefixes::not_started`]),
     /// sharing what this one computed of the program (value domains, own
     /// locations, RMW chains), walked under `limits`; with no symmetry,
     /// renaming, spin extension or barrier pruning until set.
