@@ -635,13 +635,7 @@ pub(super) fn explore_thread(
             if s.pending {
                 out.pending.push(s.events);
                 if out.pending.len() > max_paths {
-                    return Err(ExecError::limit(
-                        LimitKind::MaxPaths,
-                        format!(
-                            "thread P{} has more than {max_paths} paths (--max-paths): lower --unroll",
-                            t.id
-                        ),
-                    ));
+                    return Err(more_paths_than(t, max_paths));
                 }
                 break;
             }
@@ -1013,13 +1007,7 @@ fn end_path(
     }
     out.paths.push(path_of(s, ending));
     if out.paths.len() > max_paths {
-        return Err(ExecError::limit(
-            LimitKind::MaxPaths,
-            format!(
-                "thread P{} has more than {max_paths} paths (--max-paths): lower --unroll",
-                t.id
-            ),
-        ));
+        return Err(more_paths_than(t, max_paths));
     }
     if crate::memory::over(max_memory) {
         return Err(ExecError::limit(
@@ -1031,6 +1019,17 @@ fn end_path(
         ));
     }
     Ok(())
+}
+
+/// The error of thread `t` passing the path limit `max_paths`.
+fn more_paths_than(t: &Thread, max_paths: usize) -> ExecError {
+    ExecError::limit(
+        LimitKind::MaxPaths,
+        format!(
+            "thread P{} has more than {max_paths} paths (--max-paths): lower --unroll",
+            t.id
+        ),
+    )
 }
 
 /// Whether the control barrier the path `s` of `t` is at is the `k`-th
