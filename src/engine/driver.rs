@@ -969,13 +969,18 @@ impl<'a, 'b> Walk<'a, 'b> {
     }
 }
 
-/// The paths of the program's threads for a walk, or the coverage of a walk
-/// that a state-space limit stopped before it began (nothing explored: the
-/// answer is undecided).
+/// The paths of the program's threads for a walk (`listed` when a
+/// listing stopped at a barrier listed them all: [`barrier_prefixes_first`]),
+/// or the coverage of a walk that a state-space limit stopped before it
+/// began (nothing explored: the answer is undecided).
 fn start<'p>(
     prepared: &Listing<'p>,
+    listed: Option<Explorer<'p>>,
     limits: Limits,
 ) -> Result<Result<Explorer<'p>, Coverage>, CheckError> {
+    if let Some(e) = listed.and_then(|e| e.complete_under(limits)) {
+        return Ok(Ok(e));
+    }
     match Explorer::listed(prepared, limits, None) {
         Ok(e) => Ok(Ok(e)),
         Err(ExecError {
@@ -1191,22 +1196,24 @@ const BARRIER_PREFIXES_SHARE: u32 = 8;
 /// `crate::engine::reduce::barrier_prefixes` says why and when they
 /// stop), listings and walks on an eighth of the budget
 /// ([`BARRIER_PREFIXES_SHARE`]). `Ok(Ok(coverage))`: a walk's visitor
-/// broke, its answer decided there; `Ok(Err(rest))`: no answer, and the
-/// limits left for the listing of the whole program and its walks.
-fn barrier_prefixes_first(
-    prepared: &Listing,
+/// broke, its answer decided there; `Ok(Err((rest, listed)))`: no
+/// answer, the limits left for the listing of the whole program and its
+/// walks, and the last listing when it stopped no path at its barrier
+/// (it is then the whole program's: [`Explorer::complete_under`]).
+fn barrier_prefixes_first<'p>(
+    prepared: &Listing<'p>,
     model: &Model,
     limits: Limits,
     needs: &Needs,
     visitor: &mut dyn Visitor,
     progress: Option<ProgressFn<'_>>,
-) -> Result<Result<Coverage, Limits>, CheckError> {
+) -> Result<Result<Coverage, (Limits, Option<Explorer<'p>>)>, CheckError> {
     let program = prepared.program();
     if !needs.prefixes_first
         || !super::reduce::hook::CombinationPlan::of(program, &limits).barrier_prefixes
         || !has_barrier(program)
     {
-        return Ok(Err(limits));
+        return Ok(Err((limits, None)));
     }
     let started = web_time::Instant::now();
     let share_time = limits
@@ -1237,6 +1244,8 @@ fn barrier_prefixes_first(
     };
     // The listing stopped at each `k`, listed once for both passes.
     let mut listed: Vec<Explorer> = Vec::new();
+    // The listing in which no thread reached its barrier.
+    let mut complete = None;
     'passes: for alone in passes {
         for k in 1.. {
             if listed.len() < k {
@@ -1247,18 +1256,22 @@ fn barrier_prefixes_first(
                     Err(_) => break 'passes,
                 }
             }
-            let listing = &listed[k - 1];
             let runs = |t: &crate::ir::Thread| alone.is_none_or(|w| t.workgroup == w);
             // No path of a running thread reaches its k-th barrier: the
             // next pass, or the walks over the whole program, follow.
             if !program
                 .threads
                 .iter()
-                .zip(&listing.threads)
+                .zip(&listed[k - 1].threads)
                 .any(|(t, tp)| runs(t) && tp.waiting > 0)
             {
+                if alone.is_none() {
+                    listed.truncate(k);
+                    complete = listed.pop();
+                }
                 break;
             }
+            let listing = &listed[k - 1];
             let threads = program
                 .threads
                 .iter()
@@ -1300,7 +1313,7 @@ fn barrier_prefixes_first(
         },
         ..limits
     };
-    Ok(Err(less_time(rest, started)))
+    Ok(Err((less_time(rest, started), complete)))
 }
 
 /// `limits` with the time since `started` taken from their time limit.
@@ -1425,12 +1438,12 @@ pub fn enumerate(
     let (model, limits) = (&loaded.cat, limits.for_model(loaded));
     let needs = visitor.needs();
     let (prepared, limits) = prepare(program, limits);
-    let limits = match barrier_prefixes_first(&prepared, model, limits, &needs, visitor, progress)?
-    {
-        Ok(coverage) => return Ok(coverage),
-        Err(rest) => rest,
-    };
-    let mut explorer = match start(&prepared, limits)? {
+    let (limits, listed) =
+        match barrier_prefixes_first(&prepared, model, limits, &needs, visitor, progress)? {
+            Ok(coverage) => return Ok(coverage),
+            Err(rest) => rest,
+        };
+    let mut explorer = match start(&prepared, listed, limits)? {
         Ok(e) => e,
         Err(coverage) => return Ok(coverage),
     };
@@ -1656,12 +1669,12 @@ mod parallel {
         let (model, limits) = (&loaded.cat, limits.for_model(loaded));
         let needs = visitor.needs();
         let (prepared, limits) = prepare(program, limits);
-        let limits =
+        let (limits, listed) =
             match barrier_prefixes_first(&prepared, model, limits, &needs, visitor, progress)? {
                 Ok(coverage) => return Ok(coverage),
                 Err(rest) => rest,
             };
-        let mut explorer = match start(&prepared, limits)? {
+        let mut explorer = match start(&prepared, listed, limits)? {
             Ok(e) => e,
             Err(coverage) => return Ok(coverage),
         };

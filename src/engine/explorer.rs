@@ -79,6 +79,9 @@ pub struct Explorer<'p> {
     /// The pruned walk's check of control barriers
     /// ([`Explorer::set_barrier_agreement`]); `None`: off.
     barriers: Option<reduce::BarrierPruning>,
+    /// Whether the listing stopped some path at a barrier in some round
+    /// ([`trace::Explored::stopped`]; [`Explorer::complete_under`]).
+    stopped: bool,
 }
 
 impl<'p> Explorer<'p> {
@@ -109,6 +112,23 @@ impl<'p> Explorer<'p> {
         ))
     }
 
+    /// The explorer of a listing stopped at a barrier
+    /// ([`Explorer::listed`]) that stopped no path there in any round, so
+    /// listed the program's complete paths: those, walked under `limits`.
+    /// `None` when some round stopped a path.
+    pub fn complete_under(self, limits: Limits) -> Option<Explorer<'p>> {
+        (!self.stopped).then(|| {
+            Explorer::from_parts(
+                self.program,
+                self.threads,
+                self.domains,
+                (limits, trace::Budget::new(&limits)),
+                self.plan,
+                self.own,
+            )
+        })
+    }
+
     /// The explorer over what a listing found (`explored`), walked under
     /// `limits` and `budget`.
     fn of_explored(
@@ -125,14 +145,16 @@ impl<'p> Explorer<'p> {
             vec![std::collections::HashSet::new(); program.threads.len()]
         };
         let (threads, domains) = (explored.paths, explored.domains);
-        Explorer::from_parts(
+        let mut explorer = Explorer::from_parts(
             program,
             threads,
             std::sync::Arc::new(domains),
             (limits, budget),
             plan,
             std::sync::Arc::new(own),
-        )
+        );
+        explorer.stopped = explored.stopped;
+        explorer
     }
 
     /// The explorer over `threads` with what was computed of the program
@@ -173,6 +195,7 @@ impl<'p> Explorer<'p> {
             own,
             shapes: base::ShapeCache::default(),
             barriers: None,
+            stopped: false,
         }
     }
 

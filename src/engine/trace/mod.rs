@@ -100,6 +100,11 @@ pub struct Explored {
     pub paths: Vec<ThreadPaths>,
     pub domains: Vec<Vec<i64>>,
     pub own: Vec<std::collections::HashSet<usize>>,
+    /// Whether some round of the listing stopped a path at the barrier
+    /// [`PathPlan::stop_at_barrier`] names. When none did, the listing
+    /// ran as the one without the stop, round by round (value domains,
+    /// counters and all): its paths are the program's complete ones.
+    pub stopped: bool,
 }
 
 /// [`explore_with_domains`], with the filter's own locations.
@@ -233,11 +238,13 @@ fn explore_prepared(
     // reads symbolic through stores, see above; `for_domains`: while the
     // domains are computed, see below), an increment of a counter reading
     // only what it can (`counters`).
+    // Whether some round stopped a path at the barrier (`Explored::stopped`).
+    let stopped = std::cell::Cell::new(false);
     let explore_all = |domain: &Domains,
                        (derive, for_domains, registers): (bool, bool, bool),
                        counters: &counters::Counters|
      -> Result<Vec<ThreadPaths>, ExecError> {
-        program
+        let all: Vec<ThreadPaths> = program
             .threads
             .iter()
             .zip(spins)
@@ -257,7 +264,11 @@ fn explore_prepared(
                     (derive, for_domains, registers),
                 )
             })
-            .collect()
+            .collect::<Result<_, _>>()?;
+        if all.iter().flat_map(|tp| &tp.paths).any(waits) {
+            stopped.set(true);
+        }
+        Ok(all)
     };
     // With `plan.symbolic_domains`, once the rounds of the fixpoint with
     // every read concrete pass the path limit, the rounds are run again
@@ -455,6 +466,7 @@ fn explore_prepared(
             paths: all,
             domains: values,
             own: own.clone(),
+            stopped: stopped.get(),
         });
     }
     // Walked again keeping reads symbolic through stores, the paths are
@@ -473,6 +485,7 @@ fn explore_prepared(
         paths,
         domains: values,
         own: own.clone(),
+        stopped: stopped.get(),
     })
 }
 
@@ -484,14 +497,18 @@ fn explore_prepared(
 /// prefixes.
 fn waiting_apart(all: &mut [ThreadPaths]) {
     for tp in all {
-        let (waiting, done): (Vec<Path>, Vec<Path>) = std::mem::take(&mut tp.paths)
-            .into_iter()
-            .partition(|p| matches!(p.ending, Ending::Cut { waiting: true, .. }));
+        let (waiting, done): (Vec<Path>, Vec<Path>) =
+            std::mem::take(&mut tp.paths).into_iter().partition(waits);
         tp.paths = done;
         tp.cut += waiting.len();
         tp.waiting += waiting.len();
         tp.cut_prefixes.extend(waiting);
     }
+}
+
+/// Whether `p` waits at the barrier the listing stops at.
+fn waits(p: &Path) -> bool {
+    matches!(p.ending, Ending::Cut { waiting: true, .. })
 }
 
 /// Times the value domains are computed again with the counters the last
