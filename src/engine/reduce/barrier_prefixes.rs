@@ -60,7 +60,11 @@
 //! share of the budget (a listing failing is not reported here: the
 //! listing of the whole program meets and reports what failed), or once
 //! the listings and walks used an eighth of the time or evaluations the
-//! question has. Each `k`'s listing serves both passes.
+//! question has. Each `k`'s listing serves both passes; the last one, when
+//! no round of it stopped a path at its barrier, ran as the listing
+//! without the stop and is the whole program's listing, which the walk
+//! over complete paths then takes instead of listing again
+//! (`Explorer::complete_under`).
 
 use super::hook::{CombinationPlan, Hook};
 use crate::engine::limits::{Limits, Reduction};
