@@ -48,11 +48,9 @@
 use super::candidates::{Candidate, OrderChoice, Partial, Prune, Slices};
 use super::explorer::Explorer;
 use super::limits::{ExecError, LimitKind, Limits};
-use super::reduce::barrier_prefixes::{
-    has_barrier, not_started, stopped_at_barrier, workgroups_alone,
-};
+use super::reduce::barrier_prefixes::{has_barrier, not_started, workgroups_alone};
 use super::skeleton::Skeleton;
-use super::trace::ThreadPaths;
+use super::trace::{Listing, ThreadPaths};
 use crate::cat::{CatError, Env, Evaluation, Model, Prepared};
 use crate::ir::Program;
 use crate::model::LoadedModel;
@@ -971,14 +969,19 @@ impl<'a, 'b> Walk<'a, 'b> {
     }
 }
 
-/// The paths of the program's threads for a walk, or the coverage of a walk
-/// that a state-space limit stopped before it began (nothing explored: the
-/// answer is undecided).
+/// The paths of the program's threads for a walk (`listed` when a
+/// listing stopped at a barrier listed them all: [`barrier_prefixes_first`]),
+/// or the coverage of a walk that a state-space limit stopped before it
+/// began (nothing explored: the answer is undecided).
 fn start<'p>(
-    program: &'p Program,
+    prepared: &Listing<'p>,
+    listed: Option<Explorer<'p>>,
     limits: Limits,
 ) -> Result<Result<Explorer<'p>, Coverage>, CheckError> {
-    match Explorer::new(program, limits) {
+    if let Some(e) = listed.and_then(|e| e.complete_under(limits)) {
+        return Ok(Ok(e));
+    }
+    match Explorer::listed(prepared, limits, None) {
         Ok(e) => Ok(Ok(e)),
         Err(ExecError {
             limit: Some(kind), ..
@@ -1186,27 +1189,31 @@ const BARRIER_PREFIXES_SHARE: u32 = 8;
 
 /// Where the combination plan says so
 /// ([`super::reduce::hook::CombinationPlan::barrier_prefixes`]) and the
-/// visitor decides races ([`Needs::prefixes_first`]): the walks over the
-/// executions in which every thread waits at its `k`-th control barrier,
-/// `k = 1, 2, ...`, their paths `explorer`'s cut short there
-/// (`crate::engine::reduce::barrier_prefixes` says why and when they
-/// stop), on an eighth of the budget ([`BARRIER_PREFIXES_SHARE`]). `Ok(Ok(coverage))`: a walk's
-/// visitor broke, its answer decided there; `Ok(Err(rest))`: no answer,
-/// and the limits left for the walks over the whole program.
-fn barrier_prefixes_first(
-    explorer: &Explorer,
+/// visitor decides races ([`Needs::prefixes_first`]): before the program's
+/// paths are listed, the walks over the executions in which every thread
+/// waits at its `k`-th control barrier, `k = 1, 2, ...`, their paths
+/// listed up to there ([`Explorer::at_barrier`];
+/// `crate::engine::reduce::barrier_prefixes` says why and when they
+/// stop), listings and walks on an eighth of the budget
+/// ([`BARRIER_PREFIXES_SHARE`]). `Ok(Ok(coverage))`: a walk's visitor
+/// broke, its answer decided there; `Ok(Err((rest, listed)))`: no
+/// answer, the limits left for the listing of the whole program and its
+/// walks, and the last listing when it stopped no path at its barrier
+/// (it is then the whole program's: [`Explorer::complete_under`]).
+fn barrier_prefixes_first<'p>(
+    prepared: &Listing<'p>,
     model: &Model,
     limits: Limits,
     needs: &Needs,
     visitor: &mut dyn Visitor,
     progress: Option<ProgressFn<'_>>,
-) -> Result<Result<Coverage, Limits>, CheckError> {
-    let program = explorer.program;
+) -> Result<Result<Coverage, (Limits, Option<Explorer<'p>>)>, CheckError> {
+    let program = prepared.program();
     if !needs.prefixes_first
         || !super::reduce::hook::CombinationPlan::of(program, &limits).barrier_prefixes
         || !has_barrier(program)
     {
-        return Ok(Err(limits));
+        return Ok(Err((limits, None)));
     }
     let started = web_time::Instant::now();
     let share_time = limits
@@ -1235,37 +1242,43 @@ fn barrier_prefixes_first(
     } else {
         vec![None]
     };
+    // The listing stopped at each `k`, listed once for both passes.
+    let mut listed: Vec<Explorer> = Vec::new();
+    // The listing in which no thread reached its barrier.
+    let mut complete = None;
     'passes: for alone in passes {
         for k in 1.. {
+            if listed.len() < k {
+                match Explorer::listed(prepared, share, Some(k)) {
+                    Ok(e) => listed.push(e),
+                    // A limit (or a failure, which the listing of the
+                    // whole program reports) stops the walks.
+                    Err(_) => break 'passes,
+                }
+            }
             let runs = |t: &crate::ir::Thread| alone.is_none_or(|w| t.workgroup == w);
-            let threads: Vec<Option<ThreadPaths>> = program
-                .threads
-                .iter()
-                .zip(&explorer.threads)
-                .map(|(t, tp)| {
-                    if runs(t) {
-                        stopped_at_barrier(t, tp, k)
-                    } else {
-                        Some(not_started(tp))
-                    }
-                })
-                .collect();
             // No path of a running thread reaches its k-th barrier: the
             // next pass, or the walks over the whole program, follow.
             if !program
                 .threads
                 .iter()
-                .zip(&threads)
-                .any(|(t, cut)| runs(t) && cut.is_some())
+                .zip(&listed[k - 1].threads)
+                .any(|(t, tp)| runs(t) && tp.waiting > 0)
             {
+                if alone.is_none() {
+                    listed.truncate(k);
+                    complete = listed.pop();
+                }
                 break;
             }
-            let threads = threads
-                .into_iter()
-                .zip(&explorer.threads)
-                .map(|(cut, tp)| cut.unwrap_or_else(|| tp.clone()))
+            let listing = &listed[k - 1];
+            let threads = program
+                .threads
+                .iter()
+                .zip(&listing.threads)
+                .map(|(t, tp)| if runs(t) { tp.clone() } else { not_started(tp) })
                 .collect();
-            let mut at_k = explorer.with_threads(threads, share);
+            let mut at_k = listing.with_threads(threads, share);
             at_k.set_symmetry(needs.symmetry.as_deref());
             at_k.set_rotation(needs.renaming.as_ref());
             at_k.set_barrier_agreement(needs.barriers_agree);
@@ -1282,9 +1295,9 @@ fn barrier_prefixes_first(
                     ..Searched::default()
                 };
                 let mut coverage = finish(&at_k, limits, &decided, None);
-                // The paths the unrolling bound cut, not those stopped at the
-                // barrier.
-                coverage.cut_paths = explorer.cut();
+                // The paths the unrolling bound cut before the barrier,
+                // not those waiting there.
+                coverage.cut_paths = listing.threads.iter().map(|t| t.cut - t.waiting).sum();
                 record_prefix_walk(&mut coverage, &done, None);
                 return Ok(Ok(coverage));
             }
@@ -1293,9 +1306,20 @@ fn barrier_prefixes_first(
             }
         }
     }
-    Ok(Err(Limits {
+    let rest = Limits {
         bounds: super::limits::Bounds {
             max_executions: limits.bounds.max_executions.saturating_sub(evaluations),
+            ..limits.bounds
+        },
+        ..limits
+    };
+    Ok(Err((less_time(rest, started), complete)))
+}
+
+/// `limits` with the time since `started` taken from their time limit.
+fn less_time(limits: Limits, started: web_time::Instant) -> Limits {
+    Limits {
+        bounds: super::limits::Bounds {
             timeout: limits
                 .bounds
                 .timeout
@@ -1303,7 +1327,17 @@ fn barrier_prefixes_first(
             ..limits.bounds
         },
         ..limits
-    }))
+    }
+}
+
+/// What the listings of `program` under `limits` read of it
+/// ([`Listing`]: the walks over barrier prefixes and the listing of the
+/// whole program share it), and `limits` with the time it took taken
+/// from their time limit.
+fn prepare(program: &Program, limits: Limits) -> (Listing<'_>, Limits) {
+    let started = web_time::Instant::now();
+    let prepared = Listing::of(program, &limits, super::PathPlan::of(&limits));
+    (prepared, less_time(limits, started))
 }
 
 /// The coverage of a walk whose executions stopping at the bound were
@@ -1402,15 +1436,16 @@ pub fn enumerate(
     progress: Option<ProgressFn<'_>>,
 ) -> Result<Coverage, CheckError> {
     let (model, limits) = (&loaded.cat, limits.for_model(loaded));
-    let mut explorer = match start(program, limits)? {
+    let needs = visitor.needs();
+    let (prepared, limits) = prepare(program, limits);
+    let (limits, listed) =
+        match barrier_prefixes_first(&prepared, model, limits, &needs, visitor, progress)? {
+            Ok(coverage) => return Ok(coverage),
+            Err(rest) => rest,
+        };
+    let mut explorer = match start(&prepared, listed, limits)? {
         Ok(e) => e,
         Err(coverage) => return Ok(coverage),
-    };
-    let needs = visitor.needs();
-    let limits = match barrier_prefixes_first(&explorer, model, limits, &needs, visitor, progress)?
-    {
-        Ok(coverage) => return Ok(coverage),
-        Err(rest) => rest,
     };
     explorer.set_symmetry(needs.symmetry.as_deref());
     explorer.set_rotation(needs.renaming.as_ref());
@@ -1632,16 +1667,17 @@ mod parallel {
         progress: Option<ProgressFn<'_>>,
     ) -> Result<Coverage, CheckError> {
         let (model, limits) = (&loaded.cat, limits.for_model(loaded));
-        let mut explorer = match start(program, limits)? {
-            Ok(e) => e,
-            Err(coverage) => return Ok(coverage),
-        };
         let needs = visitor.needs();
-        let limits =
-            match barrier_prefixes_first(&explorer, model, limits, &needs, visitor, progress)? {
+        let (prepared, limits) = prepare(program, limits);
+        let (limits, listed) =
+            match barrier_prefixes_first(&prepared, model, limits, &needs, visitor, progress)? {
                 Ok(coverage) => return Ok(coverage),
                 Err(rest) => rest,
             };
+        let mut explorer = match start(&prepared, listed, limits)? {
+            Ok(e) => e,
+            Err(coverage) => return Ok(coverage),
+        };
         explorer.set_symmetry(needs.symmetry.as_deref());
         explorer.set_rotation(needs.renaming.as_ref());
         explorer.set_barrier_agreement(needs.barriers_agree);

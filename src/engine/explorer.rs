@@ -79,12 +79,63 @@ pub struct Explorer<'p> {
     /// The pruned walk's check of control barriers
     /// ([`Explorer::set_barrier_agreement`]); `None`: off.
     barriers: Option<reduce::BarrierPruning>,
+    /// Whether the listing stopped some path at a barrier in some round
+    /// ([`trace::Explored::stopped`]; [`Explorer::complete_under`]).
+    stopped: bool,
 }
 
 impl<'p> Explorer<'p> {
     pub fn new(program: &'p Program, limits: Limits) -> Result<Explorer<'p>, ExecError> {
         let budget = trace::Budget::new(&limits);
         let explored = trace::explore_in_full(program, &limits, reduce::PathPlan::of(&limits))?;
+        Ok(Explorer::of_explored(program, explored, (limits, budget)))
+    }
+
+    /// The explorer over the paths listed from what `prepared` read of the
+    /// program (prepared with [`reduce::PathPlan::of`] these limits), under
+    /// `limits` (its budget starts before the listing): every path, or,
+    /// with `stop_at_barrier` `Some(k)`, the executions in which every
+    /// thread stops before its `k`-th control barrier
+    /// ([`trace::PathPlan::stop_at_barrier`]; the paths that reach it wait
+    /// there, as cut prefixes).
+    pub fn listed(
+        prepared: &trace::Listing<'p>,
+        limits: Limits,
+        stop_at_barrier: Option<usize>,
+    ) -> Result<Explorer<'p>, ExecError> {
+        let budget = trace::Budget::new(&limits);
+        let explored = prepared.explore(&limits, stop_at_barrier)?;
+        Ok(Explorer::of_explored(
+            prepared.program(),
+            explored,
+            (limits, budget),
+        ))
+    }
+
+    /// The explorer of a listing stopped at a barrier
+    /// ([`Explorer::listed`]) that stopped no path there in any round, so
+    /// listed the program's complete paths: those, walked under `limits`.
+    /// `None` when some round stopped a path.
+    pub fn complete_under(self, limits: Limits) -> Option<Explorer<'p>> {
+        (!self.stopped).then(|| {
+            Explorer::from_parts(
+                self.program,
+                self.threads,
+                self.domains,
+                (limits, trace::Budget::new(&limits)),
+                self.plan,
+                self.own,
+            )
+        })
+    }
+
+    /// The explorer over what a listing found (`explored`), walked under
+    /// `limits` and `budget`.
+    fn of_explored(
+        program: &'p Program,
+        explored: trace::Explored,
+        (limits, budget): (Limits, trace::Budget),
+    ) -> Explorer<'p> {
         let plan = reduce::CombinationPlan::of(program, &limits);
         // The filter's own locations, as the paths were walked with them
         // (`own_pinned` on the same plan), when the combination pins reads.
@@ -94,14 +145,16 @@ impl<'p> Explorer<'p> {
             vec![std::collections::HashSet::new(); program.threads.len()]
         };
         let (threads, domains) = (explored.paths, explored.domains);
-        Ok(Explorer::from_parts(
+        let mut explorer = Explorer::from_parts(
             program,
             threads,
             std::sync::Arc::new(domains),
             (limits, budget),
             plan,
             std::sync::Arc::new(own),
-        ))
+        );
+        explorer.stopped = explored.stopped;
+        explorer
     }
 
     /// The explorer over `threads` with what was computed of the program
@@ -142,11 +195,12 @@ impl<'p> Explorer<'p> {
             own,
             shapes: base::ShapeCache::default(),
             barriers: None,
+            stopped: false,
         }
     }
 
     /// The explorer whose threads' paths are `threads` (the paths of this
-    /// one changed: [`reduce::barrier_prefixes::stopped_at_barrier`]),
+    /// one changed: [`reduce::barrier_prefixes::not_started`]),
     /// sharing what this one computed of the program (value domains, own
     /// locations, RMW chains), walked under `limits`; with no symmetry,
     /// renaming, spin extension or barrier pruning until set.

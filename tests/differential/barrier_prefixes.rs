@@ -47,10 +47,15 @@ fn verdict(o: &LitmusOutcome) -> Option<Option<bool>> {
 /// The differences on one file (none when the two agree, or when either
 /// is stopped by a limit, or both fail alike).
 pub(crate) fn compare_file(path: &Path) -> Vec<String> {
+    compare_with(path, &|s| s)
+}
+
+/// [`compare_file`], both sessions set by `with` too.
+fn compare_with(path: &Path, with: &dyn Fn(Session) -> Session) -> Vec<String> {
     let name = path.display().to_string();
     match (
-        session(false).check_file(path),
-        session(true).check_file(path),
+        with(session(false)).check_file(path),
+        with(session(true)).check_file(path),
     ) {
         (Ok(Checked::Litmus(a)), Ok(Checked::Litmus(b))) => match (verdict(&a), verdict(&b)) {
             (Some(x), Some(y)) if x != y => vec![format!(
@@ -75,4 +80,25 @@ pub(crate) fn compare_file(path: &Path) -> Vec<String> {
             b.err().map(|e| e.to_string())
         )],
     }
+}
+
+/// The shaders of tests/fixtures/barrier-prefixes (their barriers are what
+/// the reduction walks to), with one and with two workgroups: the race
+/// verdict with the reduction is the walk's without it.
+#[test]
+fn the_barrier_prefix_fixtures() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/barrier-prefixes");
+    let files = common::files_with_ext(&dir, "wgsl");
+    assert!(files.len() >= 4, "{files:?}");
+    let mut diffs = Vec::new();
+    for file in &files {
+        for workgroups in [1, 2] {
+            let shader = vkmm::frontend::ShaderOptions {
+                workgroups: Some([workgroups, 1, 1]),
+                ..Default::default()
+            };
+            diffs.extend(compare_with(file, &|s| s.shader(shader.clone())));
+        }
+    }
+    assert!(diffs.is_empty(), "{}", diffs.join("\n"));
 }

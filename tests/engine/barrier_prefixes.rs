@@ -5,12 +5,17 @@
 //! the whole program's. Verdicts of tests/fixtures/barrier-prefixes,
 //! derived by hand in each file: `clamped.wgsl` is racy (invocation 1's
 //! write of `cells[1]` and invocation 2's read of it share one barrier
-//! interval), `separated.wgsl` is race-free (a barrier between them).
+//! interval), `separated.wgsl` is race-free (a barrier between them),
+//! `before-forks.wgsl` is racy before its barrier (with sixteen paths per
+//! invocation after it), `after-last.wgsl` is racy only after its last
+//! barrier.
 
-use crate::common::vkmm;
+use crate::common::{vkmm, vkmm_undecided};
 
 const CLAMPED: &str = "tests/fixtures/barrier-prefixes/clamped.wgsl";
 const SEPARATED: &str = "tests/fixtures/barrier-prefixes/separated.wgsl";
+const BEFORE_FORKS: &str = "tests/fixtures/barrier-prefixes/before-forks.wgsl";
+const AFTER_LAST: &str = "tests/fixtures/barrier-prefixes/after-last.wgsl";
 
 /// `vkmm check --property races --workgroups 2 FILE EXTRA... --format
 /// json`'s one result.
@@ -117,4 +122,78 @@ fn a_race_of_another_workgroup_is_found_with_every_workgroup_running() {
     let r = races(file.to_str().unwrap(), &["--no", "barrier-prefixes"]);
     assert_eq!(r["race_free"], false, "{r}");
     std::fs::remove_dir_all(&dir).ok();
+}
+
+/// The prefixes are listed on their own, before the whole program's paths:
+/// a race before the first barrier is decided where listing every path
+/// passes the path limit (sixteen per invocation after the barrier, past
+/// `--max-paths 8`; one each up to it). Without the reduction the same
+/// limit leaves the question undecided, and without the limit the whole
+/// walk finds the race too (in one workgroup: with two it spends the
+/// evaluation limit on combinations of complete paths first).
+#[test]
+fn a_race_before_a_barrier_is_decided_without_listing_every_path() {
+    let r = races(BEFORE_FORKS, &["--max-paths", "8"]);
+    assert_eq!(r["race_free"], false, "{r}");
+    assert_eq!(r["executions"], 0, "{r}");
+    let race = &r["races"][0];
+    assert_eq!(race["location"], "cells[1]@wg0", "{r}");
+    assert!(race["first"].as_str().unwrap().contains("line 17: OpStore"));
+    assert!(race["second"].as_str().unwrap().contains("line 18: %"));
+    vkmm_undecided(
+        &[
+            "check",
+            "--property",
+            "races",
+            "--workgroups",
+            "2",
+            BEFORE_FORKS,
+            "--max-paths",
+            "8",
+            "--no",
+            "barrier-prefixes",
+        ],
+        &[
+            "Data races: undecided",
+            "stopped at the path limit (--max-paths)",
+        ],
+        &[],
+    );
+    let (code, out, err) = vkmm(&[
+        "check",
+        "--property",
+        "races",
+        BEFORE_FORKS,
+        "--no",
+        "barrier-prefixes",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(code, 0, "{out}\n{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let r = &v["results"][0];
+    assert_eq!(r["race_free"], false, "{r}");
+    assert!(r["executions"].as_u64().unwrap() > 0, "{r}");
+}
+
+/// A race after the last barrier is none of the prefixes' (before the
+/// barrier the writes touch distinct cells and nothing reads them): the
+/// listing and walk over complete paths follow and find it in a complete
+/// execution, as the walk without the reduction does.
+#[test]
+fn a_race_after_the_last_barrier_is_found_by_the_whole_walk() {
+    for extra in [&[][..], &["--no", "barrier-prefixes"][..]] {
+        let r = races(AFTER_LAST, extra);
+        assert_eq!(r["race_free"], false, "{extra:?}: {r}");
+        assert!(r["executions"].as_u64().unwrap() > 0, "{extra:?}: {r}");
+        let race = &r["races"][0];
+        assert_eq!(race["location"], "cells[1]@wg0", "{extra:?}: {r}");
+        assert!(race["first"].as_str().unwrap().contains("line 19: OpStore"));
+        assert!(
+            race["stopped_at_bound"]
+                .as_array()
+                .is_none_or(|a| a.is_empty()),
+            "{extra:?}: {r}"
+        );
+    }
 }

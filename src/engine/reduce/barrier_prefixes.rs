@@ -16,22 +16,29 @@
 //! in a fraction of a second, where the walk over complete paths met no
 //! consistent execution in a minute.
 //!
-//! What it changes: only which executions are walked first. The prefixes
-//! are the listed paths cut short ([`stopped_at_barrier`]): each path (and
-//! each prefix the unrolling bound cut) that reaches its `k`-th control
-//! barrier ends just before it, as a cut prefix whose ending says it waits
-//! there ([`Ending::Cut`] with `waiting`; counted as cut, so every
-//! reduction that reads the cut count treats the thread's paths as
-//! incomplete), the same prefix kept once; a path that finishes, or stops
-//! at the bound, before its `k`-th barrier stays as it is. The paths were
-//! listed for the whole program, so a read before the barrier may range
-//! over values only writes after it give: those combinations find no
-//! write to read and are no execution (the walk over prefixes asks every
-//! read's value of the events chosen), so the prefixes walked are exactly
-//! the executions in which every thread that reaches its `k`-th barrier
-//! waits there. They are walked by the walk over executions stopping
-//! part-way (`driver::walk_stopped`) under the reading that walk already
-//! has (`Limits::prefix_races`, analysis::litmus `Outcomes::wants_prefix`):
+//! What it changes: only which executions are walked first, and that
+//! they are walked before the whole program's paths are listed (a listing
+//! that may itself pass the memory bound). The prefixes are listed
+//! directly ([`crate::engine::Explorer::at_barrier`],
+//! `PathPlan::stop_at_barrier`): each thread's walk ends every path that
+//! reaches its `k`-th control barrier just before it, as a cut prefix
+//! whose ending says it waits there ([`Ending::Cut`] with `waiting`;
+//! counted as cut, so every reduction that reads the cut count treats the
+//! thread's paths as incomplete); a path that finishes, or that the
+//! unrolling bound cuts, before its `k`-th barrier stays as it is (the
+//! bound is checked before the barrier stops a path, as the complete
+//! listing checks it). The value domains are the fixpoint over those
+//! paths' writes, the waiting ones counting as a thread's whole run: in
+//! an execution that stops there no write after the barrier exists, so
+//! they hold every value such an execution can read (and the provenance
+//! bound counts the writes such an execution makes). A read whose value
+//! no write of the combination gives finds no write to read and is no
+//! execution (the walk over prefixes asks every read's value of the
+//! events chosen), so the prefixes walked are exactly the executions in
+//! which every thread that reaches its `k`-th barrier waits there. They
+//! are walked by the walk over executions stopping part-way
+//! (`driver::walk_stopped`) under the reading that walk already has
+//! (`Limits::prefix_races`, analysis::litmus `Outcomes::wants_prefix`):
 //! an execution closed under program order, reads-from sources and
 //! barrier partners, judged by the models as the complete execution it
 //! begins. Every thread stopping at a barrier it has not yet passed, no
@@ -42,17 +49,27 @@
 //! found there is one the walk over the whole program's executions has
 //! too; races only are decided there ("race-free" needs the whole walk,
 //! which follows when no race is found). With `--no-prefix-races` it does
-//! not run, as no walk over prefixes does.
+//! not run, as no walk over prefixes does. In the pass where the first
+//! workgroup runs alone the others' paths are replaced by one prefix that
+//! has not started ([`not_started`]); the listing's domains then hold
+//! values the others' writes give too, which only add combinations that
+//! are no execution.
 //!
 //! The walks stop deepening at the first `k` no path reaches (the walk
-//! over the whole program follows), at a walk stopped by its share of
-//! the budget, or once the walks used an eighth of the time or
-//! evaluations the question has.
+//! over the whole program follows), at a listing or walk stopped by its
+//! share of the budget (a listing failing is not reported here: the
+//! listing of the whole program meets and reports what failed), or once
+//! the listings and walks used an eighth of the time or evaluations the
+//! question has. Each `k`'s listing serves both passes; the last one, when
+//! no round of it stopped a path at its barrier, ran as the listing
+//! without the stop and is the whole program's listing, which the walk
+//! over complete paths then takes instead of listing again
+//! (`Explorer::complete_under`).
 
 use super::hook::{CombinationPlan, Hook};
 use crate::engine::limits::{Limits, Reduction};
-use crate::engine::trace::{Ending, NOT_STARTED, Path, ThreadPaths, exprs_made_before};
-use crate::ir::{OpKind, Program, Scope, Stmt, Thread};
+use crate::engine::trace::{Ending, NOT_STARTED, Path, ThreadPaths, is_control_barrier};
+use crate::ir::{OpKind, Program, Scope, Stmt};
 
 pub(super) struct BarrierPrefixesHook;
 
@@ -66,85 +83,13 @@ impl Hook for BarrierPrefixesHook {
     }
 }
 
-/// Whether statement `stmt` of `t` is a control barrier (group functions,
-/// also barrier instructions of the IR, apart).
-fn is_barrier(t: &Thread, stmt: usize) -> bool {
-    matches!(&t.code[stmt], Stmt::Op(i)
-        if matches!(i.kind, OpKind::ControlBarrier { .. }) && i.group.is_none())
-}
-
 /// Whether some thread of `program` has a control barrier (the walks
 /// run only then).
 pub fn has_barrier(program: &Program) -> bool {
     program
         .threads
         .iter()
-        .any(|t| (0..t.code.len()).any(|s| is_barrier(t, s)))
-}
-
-/// Thread `t`'s listed paths `paths` cut short at its `k`-th control
-/// barrier: the paths and prefixes that never reach it as they are, the
-/// others as one waiting prefix each (each distinct prefix once). `None`
-/// when no path or prefix reaches it.
-pub fn stopped_at_barrier(t: &Thread, paths: &ThreadPaths, k: usize) -> Option<ThreadPaths> {
-    // What the listing learnt of the thread beside its paths (the writes
-    // of cut paths, the cut points, ...) holds for the prefixes too.
-    let mut out = ThreadPaths {
-        paths: Vec::new(),
-        cut_prefixes: Vec::new(),
-        ..paths.clone()
-    };
-    let mut waiting: Vec<Path> = Vec::new();
-    let kth = |p: &Path| {
-        p.events
-            .iter()
-            .enumerate()
-            .filter(|(_, e)| is_barrier(t, e.stmt))
-            .nth(k - 1)
-            .map(|(i, e)| (i, e.stmt))
-    };
-    for (p, complete) in paths
-        .paths
-        .iter()
-        .map(|p| (p, true))
-        .chain(paths.cut_prefixes.iter().map(|p| (p, false)))
-    {
-        let Some((i, stmt)) = kth(p) else {
-            if complete {
-                out.paths.push(p.clone());
-            } else {
-                out.cut_prefixes.push(p.clone());
-            }
-            continue;
-        };
-        let events = &p.events[..i];
-        if waiting.iter().any(|q| q.events == events) {
-            continue;
-        }
-        waiting.push(Path {
-            events: events.to_vec(),
-            registers: Vec::new(),
-            awaits: p
-                .awaits
-                .iter()
-                .filter(|a| a.events.end <= i)
-                .cloned()
-                .collect(),
-            ending: Ending::Cut {
-                stmt,
-                spinning: false,
-                waiting: true,
-            },
-            exprs: p.exprs[..exprs_made_before(&p.exprs, i)].to_vec(),
-        });
-    }
-    if waiting.is_empty() {
-        return None;
-    }
-    out.cut += waiting.len();
-    out.waiting = waiting.len();
-    out.cut_prefixes.extend(waiting);
-    Some(out)
+        .any(|t| (0..t.code.len()).any(|s| is_control_barrier(t, s)))
 }
 
 /// Whether the executions in which one workgroup runs alone (the others

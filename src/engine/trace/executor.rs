@@ -567,7 +567,7 @@ pub(super) fn explore_thread(
     (derive, domains_walk, registers): (bool, bool, bool),
 ) -> Result<ThreadPaths, ExecError> {
     let (unroll, endings) = (limits.bounds.unroll, limits.endings);
-    let (max_paths, max_memory) = (limits.bounds.max_paths, limits.bounds.max_memory);
+    let max_paths = limits.bounds.max_paths;
     let Code {
         labels,
         loops,
@@ -635,13 +635,7 @@ pub(super) fn explore_thread(
             if s.pending {
                 out.pending.push(s.events);
                 if out.pending.len() > max_paths {
-                    return Err(ExecError::limit(
-                        LimitKind::MaxPaths,
-                        format!(
-                            "thread P{} has more than {max_paths} paths (--max-paths): lower --unroll",
-                            t.id
-                        ),
-                    ));
+                    return Err(more_paths_than(t, max_paths));
                 }
                 break;
             }
@@ -650,34 +644,14 @@ pub(super) fn explore_thread(
             }
             enter_or_leave_awaits(&mut s, spins, &mut instances);
             if s.pc >= t.code.len() {
-                if coherence.exceeded(program, t, &s.events) {
-                    // No execution has this path (`coherence`).
-                    out.unrealisable += 1;
-                    keep_prefix_writes(&s, &reads, &mut out)?;
-                    break;
-                }
-                if s.domains {
-                    derived_writes(&s, &reads, &mut out)?;
-                }
-                out.paths.push(path_of(s, Ending::Finished));
-                if out.paths.len() > max_paths {
-                    return Err(ExecError::limit(
-                        LimitKind::MaxPaths,
-                        format!(
-                            "thread P{} has more than {max_paths} paths (--max-paths): lower --unroll",
-                            t.id
-                        ),
-                    ));
-                }
-                if crate::memory::over(max_memory) {
-                    return Err(ExecError::limit(
-                        LimitKind::MaxMemory,
-                        format!(
-                            "the paths of thread P{} exceed the memory bound (--max-memory)",
-                            t.id
-                        ),
-                    ));
-                }
+                end_path(
+                    s,
+                    Ending::Finished,
+                    (program, t, limits),
+                    coherence,
+                    &reads,
+                    &mut out,
+                )?;
                 break;
             }
             if let Some(&back) = loops.get(&s.pc) {
@@ -840,6 +814,24 @@ pub(super) fn explore_thread(
                     }
                 }
                 Stmt::Op(ins) => {
+                    // Listing the barrier prefixes: the path ends before
+                    // its k-th control barrier, waiting there (after the
+                    // bound's check: where the bound cuts the path at the
+                    // barrier, the complete listing's path stops there
+                    // too).
+                    if let Some(k) = plan.stop_at_barrier
+                        && is_control_barrier(t, pc)
+                        && reaches_barrier(t, &s, k)
+                    {
+                        let ending = Ending::Cut {
+                            stmt: pc,
+                            spinning: false,
+                            waiting: true,
+                        };
+                        s.registers = false;
+                        end_path(s, ending, (program, t, limits), coherence, &reads, &mut out)?;
+                        break;
+                    }
                     // A control barrier's id and quorum, made concrete
                     // first (a split re-runs the statement).
                     let mut values = BarrierValues::default();
@@ -991,6 +983,64 @@ pub(super) fn enter_or_leave_awaits(s: &mut State, spins: &[SpinLoop], instances
         s.awaiting.push((*l, s.events.len(), *instances));
         *instances += 1;
     }
+}
+
+/// Ends the path `s` as `ending` (it finished, or waits at the barrier
+/// the listing stops at), kept among `out`'s paths unless no execution has
+/// it (`coherence`); an error names the path or memory limit it passes.
+fn end_path(
+    s: State,
+    ending: Ending,
+    (program, t, limits): (&Program, &Thread, &Limits),
+    coherence: &coherence::Bounds,
+    reads: &Reads,
+    out: &mut ThreadPaths,
+) -> Result<(), ExecError> {
+    let (max_paths, max_memory) = (limits.bounds.max_paths, limits.bounds.max_memory);
+    if coherence.exceeded(program, t, &s.events) {
+        // No execution has this path (`coherence`).
+        out.unrealisable += 1;
+        return keep_prefix_writes(&s, reads, out);
+    }
+    if s.domains {
+        derived_writes(&s, reads, out)?;
+    }
+    out.paths.push(path_of(s, ending));
+    if out.paths.len() > max_paths {
+        return Err(more_paths_than(t, max_paths));
+    }
+    if crate::memory::over(max_memory) {
+        return Err(ExecError::limit(
+            LimitKind::MaxMemory,
+            format!(
+                "the paths of thread P{} exceed the memory bound (--max-memory)",
+                t.id
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// The error of thread `t` passing the path limit `max_paths`.
+fn more_paths_than(t: &Thread, max_paths: usize) -> ExecError {
+    ExecError::limit(
+        LimitKind::MaxPaths,
+        format!(
+            "thread P{} has more than {max_paths} paths (--max-paths): lower --unroll",
+            t.id
+        ),
+    )
+}
+
+/// Whether the control barrier the path `s` of `t` is at is the `k`-th
+/// it reaches (it passed `k - 1` before).
+fn reaches_barrier(t: &Thread, s: &State, k: usize) -> bool {
+    s.events
+        .iter()
+        .filter(|e| is_control_barrier(t, e.stmt))
+        .count()
+        + 1
+        == k
 }
 
 /// The path `s` has walked, ending as `ending`: its events, the awaits it

@@ -89,9 +89,25 @@ fn reach(
         for (i, _, n) in passes(t, &p.events) {
             raise(i, n);
         }
-        // Waiting at a barrier is arriving at it.
-        if let Ending::Blocked { key, .. } = &p.ending {
-            raise(key.0, key.1);
+        // Waiting at a barrier is arriving at it (blocked there, or
+        // stopped there by the listing of barrier prefixes).
+        match &p.ending {
+            Ending::Blocked { key, .. } => raise(key.0, key.1),
+            Ending::Cut {
+                stmt,
+                waiting: true,
+                ..
+            } => {
+                if let Some((i, _)) = unnamed_barrier(t, *stmt) {
+                    let passed = p
+                        .events
+                        .iter()
+                        .filter(|e| unnamed_barrier(t, e.stmt).is_some_and(|(j, _)| j == i))
+                        .count();
+                    raise(i, passed + 1);
+                }
+            }
+            _ => {}
         }
     }
     Ok(Some(most))

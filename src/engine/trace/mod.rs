@@ -100,6 +100,11 @@ pub struct Explored {
     pub paths: Vec<ThreadPaths>,
     pub domains: Vec<Vec<i64>>,
     pub own: Vec<std::collections::HashSet<usize>>,
+    /// Whether some round of the listing stopped a path at the barrier
+    /// [`PathPlan::stop_at_barrier`] names. When none did, the listing
+    /// ran as the one without the stop, round by round (value domains,
+    /// counters and all): its paths are the program's complete ones.
+    pub stopped: bool,
 }
 
 /// [`explore_with_domains`], with the filter's own locations.
@@ -108,29 +113,92 @@ pub fn explore_in_full(
     limits: &Limits,
     plan: PathPlan,
 ) -> Result<Explored, ExecError> {
-    // Locations some instruction writes (`executor::step_op`: a plain read
-    // of any other holds its initial value in every execution; a load of
-    // one cannot race, `spin_loops`).
-    let written = spin::written_locations(program);
-    let spins: Vec<Vec<SpinLoop>> = program
-        .threads
-        .iter()
-        .map(|t| {
-            if plan.awaits {
-                spin::spin_loops_with(program, t, !limits.endings, &written)
-            } else {
-                Vec::new()
-            }
-        })
-        .collect();
-    let own = own_sets(program, limits, plan);
-    let coherence = coherence::bounds(program, &limits.profile, plan.coherence_cuts);
-    let code: Vec<Code> = program
-        .threads
-        .iter()
-        .zip(coherence)
-        .map(|(t, bounds)| Code::of(program, t, limits, plan, bounds))
-        .collect();
+    Listing::of(program, limits, plan).explore(limits, plan.stop_at_barrier)
+}
+
+/// What the listing reads of the program beside the value domains (the
+/// locations written, the spin loops, the own locations, each thread's
+/// code analysed), computed once for the listings that differ only in
+/// the barrier they stop at ([`PathPlan::stop_at_barrier`]).
+pub struct Listing<'p> {
+    program: &'p Program,
+    plan: PathPlan,
+    written: Vec<bool>,
+    spins: Vec<Vec<SpinLoop>>,
+    own: Vec<std::collections::HashSet<usize>>,
+    code: Vec<Code<'p>>,
+}
+
+impl<'p> Listing<'p> {
+    /// What the listings of `program` under `limits` and `plan` read.
+    pub fn of(program: &'p Program, limits: &Limits, plan: PathPlan) -> Listing<'p> {
+        // Locations some instruction writes (`executor::step_op`: a plain
+        // read of any other holds its initial value in every execution; a
+        // load of one cannot race, `spin_loops`).
+        let written = spin::written_locations(program);
+        let spins: Vec<Vec<SpinLoop>> = program
+            .threads
+            .iter()
+            .map(|t| {
+                if plan.awaits {
+                    spin::spin_loops_with(program, t, !limits.endings, &written)
+                } else {
+                    Vec::new()
+                }
+            })
+            .collect();
+        let own = own_sets(program, limits, plan);
+        let coherence = coherence::bounds(program, &limits.profile, plan.coherence_cuts);
+        let code: Vec<Code> = program
+            .threads
+            .iter()
+            .zip(coherence)
+            .map(|(t, bounds)| Code::of(program, t, limits, plan, bounds))
+            .collect();
+        Listing {
+            program,
+            plan,
+            written,
+            spins,
+            own,
+            code,
+        }
+    }
+
+    /// The program prepared.
+    pub fn program(&self) -> &'p Program {
+        self.program
+    }
+
+    /// The paths listed under `limits` (the bounds may differ from those
+    /// prepared with; the reading of the program may not), stopping at
+    /// each thread's `stop_at_barrier`-th control barrier when set.
+    pub fn explore(
+        &self,
+        limits: &Limits,
+        stop_at_barrier: Option<usize>,
+    ) -> Result<Explored, ExecError> {
+        explore_prepared(self, limits, stop_at_barrier)
+    }
+}
+
+/// [`Listing::explore`].
+fn explore_prepared(
+    prepared: &Listing,
+    limits: &Limits,
+    stop_at_barrier: Option<usize>,
+) -> Result<Explored, ExecError> {
+    let program = prepared.program;
+    let plan = PathPlan {
+        stop_at_barrier,
+        ..prepared.plan
+    };
+    let (written, spins, own, code) = (
+        &prepared.written,
+        &prepared.spins,
+        &prepared.own,
+        &prepared.code,
+    );
     let nloc = program.locations.len();
     // Location domains start with the initial value; group-function
     // domains are empty until a round computes their results.
@@ -170,16 +238,18 @@ pub fn explore_in_full(
     // reads symbolic through stores, see above; `for_domains`: while the
     // domains are computed, see below), an increment of a counter reading
     // only what it can (`counters`).
+    // Whether some round stopped a path at the barrier (`Explored::stopped`).
+    let stopped = std::cell::Cell::new(false);
     let explore_all = |domain: &Domains,
                        (derive, for_domains, registers): (bool, bool, bool),
                        counters: &counters::Counters|
      -> Result<Vec<ThreadPaths>, ExecError> {
-        program
+        let all: Vec<ThreadPaths> = program
             .threads
             .iter()
-            .zip(&spins)
-            .zip(&own)
-            .zip(&code)
+            .zip(spins)
+            .zip(own)
+            .zip(code)
             .map(|(((t, spins), own), code)| {
                 explore_thread(
                     program,
@@ -187,14 +257,18 @@ pub fn explore_in_full(
                     limits,
                     plan,
                     spins,
-                    (own, &written, counters),
+                    (own, written, counters),
                     code,
                     domain,
                     &budget,
                     (derive, for_domains, registers),
                 )
             })
-            .collect()
+            .collect::<Result<_, _>>()?;
+        if all.iter().flat_map(|tp| &tp.paths).any(waits) {
+            stopped.set(true);
+        }
+        Ok(all)
     };
     // With `plan.symbolic_domains`, once the rounds of the fixpoint with
     // every read concrete pass the path limit, the rounds are run again
@@ -387,10 +461,12 @@ pub fn explore_in_full(
         .map(|d| d.keys().copied().collect())
         .collect();
     if !plan.symbolic_stores {
+        waiting_apart(&mut all);
         return Ok(Explored {
             paths: all,
             domains: values,
-            own,
+            own: own.clone(),
+            stopped: stopped.get(),
         });
     }
     // Walked again keeping reads symbolic through stores, the paths are
@@ -404,11 +480,35 @@ pub fn explore_in_full(
             "the results of a group function could not be computed from what the invocations contribute".to_string(),
         ));
     }
+    waiting_apart(&mut paths);
     Ok(Explored {
         paths,
         domains: values,
-        own,
+        own: own.clone(),
+        stopped: stopped.get(),
     })
+}
+
+/// Moves the paths that wait at a control barrier
+/// ([`PathPlan::stop_at_barrier`]) from each thread's paths to its cut
+/// prefixes, counted as cut and as waiting: while the value domains were
+/// computed they counted as complete (a thread's run, in the executions
+/// that stop there), as what the walks over prefixes take they are
+/// prefixes.
+fn waiting_apart(all: &mut [ThreadPaths]) {
+    for tp in all {
+        let (waiting, done): (Vec<Path>, Vec<Path>) =
+            std::mem::take(&mut tp.paths).into_iter().partition(waits);
+        tp.paths = done;
+        tp.cut += waiting.len();
+        tp.waiting += waiting.len();
+        tp.cut_prefixes.extend(waiting);
+    }
+}
+
+/// Whether `p` waits at the barrier the listing stops at.
+fn waits(p: &Path) -> bool {
+    matches!(p.ending, Ending::Cut { waiting: true, .. })
 }
 
 /// Times the value domains are computed again with the counters the last

@@ -42,6 +42,21 @@ pub struct PathPlan {
     /// not counted as cut (the model declares `po-coherence`:
     /// `coherence`).
     pub coherence_cuts: bool,
+    /// `Some(k)`: each path ends just before its `k`-th control barrier
+    /// ([`is_control_barrier`]), as a prefix waiting there
+    /// ([`Ending::Cut`] with `waiting`, in [`ThreadPaths::cut_prefixes`]):
+    /// the listing of the walks over barrier prefixes
+    /// (`crate::engine::reduce::barrier_prefixes`), whose executions stop
+    /// there, so the value domains hold only what is written before.
+    pub stop_at_barrier: Option<usize>,
+}
+
+/// Whether statement `stmt` of `t` is a control barrier, group functions
+/// (also barrier instructions of the IR) apart: the barriers the walks
+/// over barrier prefixes stop at.
+pub fn is_control_barrier(t: &crate::ir::Thread, stmt: usize) -> bool {
+    matches!(&t.code[stmt], Stmt::Op(i)
+        if matches!(i.kind, crate::ir::OpKind::ControlBarrier { .. }) && i.group.is_none())
 }
 
 /// How many writes to each location the chain of writes that produced a
