@@ -448,15 +448,21 @@ fn every_builtin_models_formulas_agree_with_the_interpreter() {
         .chain(files("examples", "test", 2))
         .collect();
     let opencl = files("tests/fixtures/litmus-opencl", "litmus", 10);
+    let interlock = files("tests/fixtures/litmus-interlock", "litmus", 10);
     let mut total = 0;
     for (name, _, _) in vkmm::model::BUILTIN {
         let model = vkmm::model::load(name).unwrap();
-        let corpus = if name.starts_with("opencl") {
+        // ptx.cat reads OpenCL C programs (the carriers of PTX
+        // instructions, docs/mappings.md); the POPS models, fragment
+        // shader interlock tests.
+        let corpus = if name.starts_with("opencl") || *name == "ptx" {
             &opencl
         } else if name.starts_with("vulkan") {
             &vulkan
+        } else if name.starts_with("pops") {
+            &interlock
         } else {
-            continue;
+            panic!("{name}: no corpus for this built-in model");
         };
         let (mut cands, mut consistent) = (0, 0);
         for f in corpus {

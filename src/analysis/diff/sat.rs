@@ -109,6 +109,24 @@ pub(super) struct Query {
     /// Exactly `k` events present, by `k`.
     sizes: Vec<Lit>,
     place: Vec<(usize, usize)>,
+    /// What the tests read back: every base name's formulas, the order
+    /// variables and the well-formedness facts.
+    #[cfg(test)]
+    encoding: Encoding,
+}
+
+/// The formulas of one question that its tests instantiate at concrete
+/// executions (module `tests`).
+#[cfg(test)]
+struct Encoding {
+    base: HashMap<String, SymValue>,
+    /// The strict total order over the slots `co` and `asmo` restrict.
+    lt: SymRel,
+    /// Every fact but the models' difference and the size.
+    facts: Vec<Lit>,
+    /// The circuit's nodes when the base names were built (the models'
+    /// formulas come after).
+    nodes: usize,
 }
 
 /// The names the engine computes per candidate execution.
@@ -491,6 +509,13 @@ impl Query {
             };
             base.insert(name, v);
         }
+        #[cfg(test)]
+        let encoding = Encoding {
+            base: base.clone(),
+            lt: lt.clone(),
+            facts: facts.clone(),
+            nodes: c.len(),
+        };
         let mut verdicts = Vec::new();
         for m in [pair.a, pair.b] {
             let eval = match m
@@ -558,6 +583,8 @@ impl Query {
             loc,
             sizes,
             place: place.to_vec(),
+            #[cfg(test)]
+            encoding,
         })
     }
 
@@ -657,3 +684,6 @@ fn probe(
     }
     Ok(sk)
 }
+
+#[cfg(test)]
+mod tests;

@@ -282,8 +282,15 @@ impl Circuit {
     /// The value of every node when each input `l` has the value
     /// `input(l)`.
     pub fn simulate(&self, input: impl Fn(Lit) -> bool) -> Values {
-        let mut vals = Vec::with_capacity(self.nodes.len());
-        for (i, node) in self.nodes.iter().enumerate() {
+        self.simulate_first(self.nodes.len(), input)
+    }
+
+    /// [`Circuit::simulate`] of the first `nodes` nodes only (what was
+    /// built before [`Circuit::len`] was `nodes`: nodes come after their
+    /// operands); the later nodes are not to be read.
+    pub fn simulate_first(&self, nodes: usize, input: impl Fn(Lit) -> bool) -> Values {
+        let mut vals = Vec::with_capacity(nodes);
+        for (i, node) in self.nodes.iter().take(nodes).enumerate() {
             let v = match *node {
                 Node::False => false,
                 Node::Input => input(Lit((i as u32) << 1)),
