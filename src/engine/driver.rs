@@ -1330,6 +1330,27 @@ fn less_time(limits: Limits, started: web_time::Instant) -> Limits {
     }
 }
 
+/// The explorer over `program`'s complete paths and the limits left for
+/// its walks, after the walks over barrier prefixes
+/// ([`barrier_prefixes_first`]); `Err(coverage)`: the question was
+/// decided there, or a limit stopped the listing.
+fn listed_for_walk<'p>(
+    program: &'p Program,
+    model: &Model,
+    limits: Limits,
+    needs: &Needs,
+    visitor: &mut dyn Visitor,
+    progress: Option<ProgressFn<'_>>,
+) -> Result<Result<(Explorer<'p>, Limits), Coverage>, CheckError> {
+    let (prepared, limits) = prepare(program, limits);
+    let (limits, listed) =
+        match barrier_prefixes_first(&prepared, model, limits, needs, visitor, progress)? {
+            Ok(coverage) => return Ok(Err(coverage)),
+            Err(rest) => rest,
+        };
+    Ok(start(&prepared, listed, limits)?.map(|e| (e, limits)))
+}
+
 /// What the listings of `program` under `limits` read of it
 /// ([`Listing`]: the walks over barrier prefixes and the listing of the
 /// whole program share it), and `limits` with the time it took taken
@@ -1437,16 +1458,11 @@ pub fn enumerate(
 ) -> Result<Coverage, CheckError> {
     let (model, limits) = (&loaded.cat, limits.for_model(loaded));
     let needs = visitor.needs();
-    let (prepared, limits) = prepare(program, limits);
-    let (limits, listed) =
-        match barrier_prefixes_first(&prepared, model, limits, &needs, visitor, progress)? {
-            Ok(coverage) => return Ok(coverage),
-            Err(rest) => rest,
+    let (mut explorer, limits) =
+        match listed_for_walk(program, model, limits, &needs, visitor, progress)? {
+            Ok(listed) => listed,
+            Err(coverage) => return Ok(coverage),
         };
-    let mut explorer = match start(&prepared, listed, limits)? {
-        Ok(e) => e,
-        Err(coverage) => return Ok(coverage),
-    };
     explorer.set_symmetry(needs.symmetry.as_deref());
     explorer.set_rotation(needs.renaming.as_ref());
     explorer.set_barrier_agreement(needs.barriers_agree);
@@ -1668,16 +1684,11 @@ mod parallel {
     ) -> Result<Coverage, CheckError> {
         let (model, limits) = (&loaded.cat, limits.for_model(loaded));
         let needs = visitor.needs();
-        let (prepared, limits) = prepare(program, limits);
-        let (limits, listed) =
-            match barrier_prefixes_first(&prepared, model, limits, &needs, visitor, progress)? {
-                Ok(coverage) => return Ok(coverage),
-                Err(rest) => rest,
+        let (mut explorer, limits) =
+            match listed_for_walk(program, model, limits, &needs, visitor, progress)? {
+                Ok(listed) => listed,
+                Err(coverage) => return Ok(coverage),
             };
-        let mut explorer = match start(&prepared, listed, limits)? {
-            Ok(e) => e,
-            Err(coverage) => return Ok(coverage),
-        };
         explorer.set_symmetry(needs.symmetry.as_deref());
         explorer.set_rotation(needs.renaming.as_ref());
         explorer.set_barrier_agreement(needs.barriers_agree);

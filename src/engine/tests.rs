@@ -677,3 +677,39 @@ fn skeletons_built_through_the_shape_cache_equal_fresh_ones() {
         "some combinations differ only in whether a compare-exchange writes"
     );
 }
+
+/// The listing stopped at a barrier against the complete listing it
+/// replaces: stopped at the first control barrier of the barrier-prefixes
+/// fixture `separated.wgsl`, every invocation's paths wait there (it is
+/// not the complete listing); stopped at a 64th, which no path of the
+/// lowered shader reaches, no round stops a path, and its paths and cut prefixes are
+/// the complete listing's, path for path, which the walk over complete
+/// paths then takes (`Explorer::complete_under`).
+#[test]
+fn a_listing_no_barrier_stops_is_the_complete_listing() {
+    let file = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/barrier-prefixes/separated.wgsl");
+    let program = crate::frontend::load(&file).unwrap();
+    let model = crate::model::load("vulkan").unwrap();
+    let limits = Limits::default().for_model(&model);
+    let listing = super::trace::Listing::of(&program, &limits, super::PathPlan::of(&limits));
+    let complete = super::Explorer::new(&program, limits).unwrap();
+    let first = super::Explorer::listed(&listing, limits, Some(1)).unwrap();
+    assert!(
+        first
+            .threads
+            .iter()
+            .all(|t| t.waiting > 0 && t.paths.is_empty())
+    );
+    assert!(first.complete_under(limits).is_none());
+    let past = super::Explorer::listed(&listing, limits, Some(64)).unwrap();
+    assert!(past.threads.iter().all(|t| t.waiting == 0));
+    let past = past.complete_under(limits).expect("no path stopped");
+    assert_eq!(past.threads.len(), complete.threads.len());
+    for (a, b) in past.threads.iter().zip(&complete.threads) {
+        assert!(!a.paths.is_empty());
+        assert_eq!(a.paths, b.paths);
+        assert_eq!(a.cut_prefixes, b.cut_prefixes);
+        assert_eq!(a.cut, b.cut);
+    }
+}
