@@ -215,9 +215,9 @@ pub fn in_use() -> Option<usize> {
 /// operating system lets it hold ([`system_cap`]) whatever the bound
 /// (never without the counting allocator).
 ///
-/// What the process holds is the count plus what it does not see
-/// ([`uncounted`]); once that passes seven eighths of the bound, also its
-/// resident memory ([`resident_lately`]): blocks freed among blocks still
+/// What the process holds is the count plus what it does not see (the
+/// program, its libraries and stacks); once that passes seven eighths of
+/// the bound, also its resident memory (read at most once a millisecond): blocks freed among blocks still
 /// held stay resident, so a search that allocates and frees many small
 /// blocks holds more pages than it counts bytes, by a tenth on a path
 /// listing over thousands of threads.

@@ -1192,7 +1192,7 @@ const BARRIER_PREFIXES_SHARE: u32 = 8;
 /// visitor decides races ([`Needs::prefixes_first`]): before the program's
 /// paths are listed, the walks over the executions in which every thread
 /// waits at its `k`-th control barrier, `k = 1, 2, ...`, their paths
-/// listed up to there ([`Explorer::at_barrier`];
+/// listed up to there ([`Explorer::listed`];
 /// `crate::engine::reduce::barrier_prefixes` says why and when they
 /// stop), listings and walks on an eighth of the budget
 /// ([`BARRIER_PREFIXES_SHARE`]). `Ok(Ok(coverage))`: a walk's visitor

@@ -19,7 +19,7 @@
 //! What it changes: only which executions are walked first, and that
 //! they are walked before the whole program's paths are listed (a listing
 //! that may itself pass the memory bound). The prefixes are listed
-//! directly ([`crate::engine::Explorer::at_barrier`],
+//! directly ([`crate::engine::Explorer::listed`],
 //! `PathPlan::stop_at_barrier`): each thread's walk ends every path that
 //! reaches its `k`-th control barrier just before it, as a cut prefix
 //! whose ending says it waits there ([`Ending::Cut`] with `waiting`;

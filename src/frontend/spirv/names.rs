@@ -412,7 +412,7 @@ pub(super) type Place = (Option<String>, usize, usize);
 /// Where the source declares the global variable that line `k` (from 1)
 /// of a compiled module's text defines (`%buf = OpVariable ...`): the
 /// first line declaring its name (its `OpName`; a block without an
-/// instance name: its block type's), as [`declaration`] finds it in the
+/// instance name: its block type's), as `declaration` finds it in the
 /// shader, else in a header it includes (`sources`), else the name's first
 /// occurrence. Compilers give global variables no `OpLine`.
 pub(super) fn declared_at(
@@ -478,7 +478,7 @@ fn declaration(source: &str, name: &str) -> Option<(usize, usize)> {
     declared.or(first)
 }
 
-/// Where `source` declares `name`, as [`declaration`] finds it, and the
+/// Where `source` declares `name`, as `declaration` finds it, and the
 /// first line where the word occurs (the line and column of each, from 1).
 #[allow(clippy::type_complexity)]
 fn occurrences(source: &str, name: &str) -> (Option<(usize, usize)>, Option<(usize, usize)>) {
