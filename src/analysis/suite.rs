@@ -1116,8 +1116,10 @@ pub(super) fn undecided_why(
         (true, None) => Some("a limit (executions, time or memory) stopped the search".into()),
         (false, _) => None,
     };
-    let cut = (cut_paths > 0)
-        .then(|| format!("{cut_paths} thread paths cut by the unrolling bound (raise --unroll)"));
+    let cut = (cut_paths > 0).then(|| {
+        let paths = if cut_paths == 1 { "path" } else { "paths" };
+        format!("{cut_paths} thread {paths} cut by the unrolling bound (raise --unroll)")
+    });
     match (stopped, cut) {
         (Some(s), Some(c)) => format!("{s}; {c}"),
         (Some(s), None) => s,

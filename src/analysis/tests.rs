@@ -85,6 +85,10 @@ fn an_undecided_row_names_the_limit_and_the_cut_paths() {
         "2 thread paths cut by the unrolling bound (raise --unroll)"
     );
     assert_eq!(
+        why(1, false, None),
+        "1 thread path cut by the unrolling bound (raise --unroll)"
+    );
+    assert_eq!(
         why(0, true, None),
         "a limit (executions, time or memory) stopped the search"
     );
