@@ -924,10 +924,10 @@ fn permutations(n: usize) -> Vec<Vec<usize>> {
     out
 }
 
-/// The least key of the skeleton's symmetry class (threads permuted,
-/// locations renamed): equal for two skeletons of one class.
-fn least_key(shape: &Shape) -> Key {
-    let t = shape.threads.len();
+/// The keys of the skeleton under every relabelling of its symmetry
+/// class: threads permuted, the locations it uses renamed among
+/// themselves.
+fn relabelled_keys(shape: &Shape) -> impl Iterator<Item = Key> + '_ {
     let idl: Vec<usize> = (0..LOCATIONS.len()).collect();
     let used = shape
         .threads
@@ -936,46 +936,39 @@ fn least_key(shape: &Shape) -> Key {
         .map(|e| e.1 + 1)
         .max()
         .unwrap_or(0);
-    let mut best: Option<Key> = None;
-    for perm in permutations(t) {
-        for lp in permutations(used) {
+    let locations: Vec<Vec<usize>> = permutations(used)
+        .into_iter()
+        .map(|lp| {
             let mut loc = idl.clone();
             loc[..used].copy_from_slice(&lp);
-            let k = shape.key(&perm, &loc);
-            if best.as_ref().is_none_or(|b| k < *b) {
-                best = Some(k);
-            }
-        }
-    }
-    best.unwrap_or_default()
+            loc
+        })
+        .collect();
+    permutations(shape.threads.len())
+        .into_iter()
+        .flat_map(move |perm| {
+            locations
+                .clone()
+                .into_iter()
+                .map(move |loc| shape.key(&perm, &loc))
+        })
+}
+
+/// The least key of the skeleton's symmetry class (threads permuted,
+/// locations renamed): equal for two skeletons of one class.
+fn least_key(shape: &Shape) -> Key {
+    relabelled_keys(shape).min().unwrap_or_default()
 }
 
 /// Whether the skeleton is the least of its symmetry class.
 fn canonical(shape: &Shape) -> bool {
-    let t = shape.threads.len();
-    let ident: Vec<usize> = (0..t).collect();
+    let ident: Vec<usize> = (0..shape.threads.len()).collect();
     let idl: Vec<usize> = (0..LOCATIONS.len()).collect();
     let own = shape.key(&ident, &idl);
     if own.0 != shape.place || own.1 != shape.threads {
         return false;
     }
-    let used = shape
-        .threads
-        .iter()
-        .flatten()
-        .map(|e| e.1 + 1)
-        .max()
-        .unwrap_or(0);
-    for perm in permutations(t) {
-        for lp in permutations(used) {
-            let mut loc = idl.clone();
-            loc[..used].copy_from_slice(&lp);
-            if shape.key(&perm, &loc) < own {
-                return false;
-            }
-        }
-    }
-    true
+    relabelled_keys(shape).all(|k| k >= own)
 }
 
 /// The two models and how to read and check the tests.
