@@ -21,6 +21,12 @@ pub struct SymRel {
     bits: Vec<Lit>,
 }
 
+/// `f` of the literals at each place of two sets or relations of one
+/// universe (the operators sets and relations share).
+fn pointwise(a: &[Lit], b: &[Lit], mut f: impl FnMut(Lit, Lit) -> Lit) -> Vec<Lit> {
+    a.iter().zip(b).map(|(&x, &y)| f(x, y)).collect()
+}
+
 impl SymSet {
     /// From one literal per event.
     pub fn from_lits(bits: Vec<Lit>) -> SymSet {
@@ -65,14 +71,9 @@ impl SymSet {
         &self.bits
     }
 
-    fn zip(&self, other: &SymSet, mut f: impl FnMut(Lit, Lit) -> Lit) -> SymSet {
+    fn zip(&self, other: &SymSet, f: impl FnMut(Lit, Lit) -> Lit) -> SymSet {
         SymSet {
-            bits: self
-                .bits
-                .iter()
-                .zip(&other.bits)
-                .map(|(&a, &b)| f(a, b))
-                .collect(),
+            bits: pointwise(&self.bits, &other.bits, f),
         }
     }
 
@@ -198,15 +199,10 @@ impl SymRel {
         self.bits[a * self.n + b] = l;
     }
 
-    fn zip(&self, other: &SymRel, mut f: impl FnMut(Lit, Lit) -> Lit) -> SymRel {
+    fn zip(&self, other: &SymRel, f: impl FnMut(Lit, Lit) -> Lit) -> SymRel {
         SymRel {
             n: self.n,
-            bits: self
-                .bits
-                .iter()
-                .zip(&other.bits)
-                .map(|(&a, &b)| f(a, b))
-                .collect(),
+            bits: pointwise(&self.bits, &other.bits, f),
         }
     }
 
