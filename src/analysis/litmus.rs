@@ -61,6 +61,14 @@ pub enum Observation {
 pub struct RacePair {
     pub first: String,
     pub second: String,
+    /// The file of the first access, where that is not the checked file's
+    /// own: a header the shader includes (`first` names it too, `P0
+    /// HEADER:7: text`). JSON: present only then.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub first_file: Option<String>,
+    /// The file of the second access, as `first_file`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub second_file: Option<String>,
     pub location: String,
     /// The attribution of cooperative matrix element accesses under which
     /// the race happens, when the test leaves it to the implementation
@@ -1314,7 +1322,7 @@ fn stops_text(program: &Program, sk: &Skeleton, perm: &[usize]) -> Vec<String> {
             if why == Why::NotStarted {
                 return format!("{} {verb}", who.join(", "));
             }
-            format!("{} {verb} line {}: {}", who.join(", "), src.line, src.text)
+            format!("{} {verb} {}: {}", who.join(", "), src.place(), src.text)
         })
         .collect()
 }
@@ -1328,7 +1336,7 @@ fn accesses_of(program: &Program) -> Vec<usize> {
         .map(|s| {
             sites
                 .iter()
-                .position(|o| o.variable == s.variable && o.source == s.source && o.file == s.file)
+                .position(|o| o.variable == s.variable && o.source == s.source)
                 .unwrap_or(0)
         })
         .collect()
@@ -2043,6 +2051,8 @@ impl Outcomes<'_> {
                 let pair = RacePair {
                     first: describe(program, &ex),
                     second: describe(program, &ey),
+                    first_file: ex.instruction(program).source.file.clone(),
+                    second_file: ey.instruction(program).source.file.clone(),
                     location: loc,
                     attribution: program.attributions.this.clone(),
                     stopped_at_bound: stops,
@@ -2325,7 +2335,7 @@ impl<'p> Outcomes<'p> {
                     variable: site.variable.clone(),
                     instruction: site.source.text.clone(),
                     line: site.source.line,
-                    file: site.file.clone(),
+                    file: site.source.file.clone(),
                     threads,
                     executions: n,
                 });
@@ -2899,6 +2909,8 @@ mod holds_tests {
             let mut r = RacePair {
                 first: "P0 line 1: st x".into(),
                 second: "P1 line 1: ld x".into(),
+                first_file: None,
+                second_file: None,
                 location: "x".into(),
                 attribution: None,
                 stopped_at_bound: Vec::new(),

@@ -51,7 +51,7 @@ pub(crate) fn push_int(s: &mut String, v: i64) {
 }
 
 /// `P0 (label) line 5: text`: where an event's instruction is, for a
-/// reader.
+/// reader (`P0 HEADER:5: text` in a header the shader includes).
 pub fn describe(program: &Program, e: &EventInfo) -> String {
     let t = &program.threads[e.thread];
     let ins = e.instruction(program);
@@ -62,10 +62,12 @@ pub fn describe(program: &Program, e: &EventInfo) -> String {
         .and_then(|s| s.label.as_deref())
     {
         Some(label) => format!(
-            "P{} ({label}) line {}: {}",
-            t.id, ins.source.line, ins.source.text
+            "P{} ({label}) {}: {}",
+            t.id,
+            ins.source.place(),
+            ins.source.text
         ),
-        None => format!("P{} line {}: {}", t.id, ins.source.line, ins.source.text),
+        None => format!("P{} {}: {}", t.id, ins.source.place(), ins.source.text),
     }
 }
 

@@ -961,6 +961,7 @@ impl Search<'_> {
             })
             .collect();
         let line = |t: usize, stmt: usize| program.threads[t].code[stmt].source().line;
+        let place = |t: usize, stmt: usize| program.threads[t].code[stmt].source().place();
         let loops = splits
             .iter()
             .map(|s| {
@@ -974,9 +975,9 @@ impl Search<'_> {
                             Some(w) => {
                                 let ev = &sk.events[w];
                                 format!(
-                                    "P{} line {}",
+                                    "P{} {}",
                                     program.threads[ev.thread].id,
-                                    line(ev.thread, ev.stmt)
+                                    place(ev.thread, ev.stmt)
                                 )
                             }
                         };

@@ -347,8 +347,8 @@ fn shape_statics(
         let i = ev.instruction(program);
         if i.scope == Some(Scope::ShaderCall) && !program.is_ray_tracing(ev.thread) {
             return Err(ExecError::new(format!(
-                "line {}: {} scope in an invocation of no ray tracing stage: the shader call instance domain is \"accessible by shader agents that are shader-call-related\" (ray tracing invocations)",
-                i.source.line,
+                "{}: {} scope in an invocation of no ray tracing stage: the shader call instance domain is \"accessible by shader agents that are shader-call-related\" (ray tracing invocations)",
+                i.source.place(),
                 Scope::ShaderCall
             )));
         }

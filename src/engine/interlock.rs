@@ -42,8 +42,8 @@ pub(crate) fn ilo_choices(
             if runs.len() > 1 {
                 let i = events[runs[1]].instruction(program);
                 return Err(ExecError::new(format!(
-                    "line {}: `{}` runs a second time on a path of thread {}: an invocation executes {} exactly once",
-                    i.source.line,
+                    "{}: `{}` runs a second time on a path of thread {}: an invocation executes {} exactly once",
+                    i.source.place(),
                     i.source.text,
                     program.threads[t].id,
                     if k == OpKind::BeginInterlock {

@@ -182,6 +182,7 @@ impl<'a> Parser<'a> {
                     ));
                 }
                 let span = SourceSpan {
+                    file: None,
                     line: n,
                     text: code.trim().to_string(),
                 };
@@ -547,6 +548,7 @@ impl<'a> Parser<'a> {
             ));
         }
         let span = SourceSpan {
+            file: None,
             line: n,
             text: code.trim().to_string(),
         };
@@ -717,6 +719,7 @@ impl<'a> Parser<'a> {
         let stmt = self.program.threads[t].code.len();
         self.calls.push((t, stmt, callees));
         let span = SourceSpan {
+            file: None,
             line: n,
             text: code.trim().to_string(),
         };

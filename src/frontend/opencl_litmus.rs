@@ -682,6 +682,7 @@ impl Parser<'_> {
     }
     fn span(&self, line: usize) -> SourceSpan {
         SourceSpan {
+            file: None,
             line,
             text: self
                 .lines

@@ -874,6 +874,7 @@ impl<'a> Parser<'a> {
     /// Parses the cell `a..b` of column `k`.
     fn statement(&mut self, k: usize, a: usize, b: usize) -> R<Stmt> {
         let source = SourceSpan {
+            file: None,
             line: self.src.line(a),
             text: self.src.text(a, b),
         };

@@ -162,6 +162,7 @@ mod tests {
 
     fn op(kind: OpKind, line: usize) -> Stmt {
         let source = SourceSpan {
+            file: None,
             line,
             text: String::new(),
         };
@@ -259,6 +260,7 @@ mod tests {
         let mut load = Instruction::new(
             OpKind::Load,
             SourceSpan {
+                file: None,
                 line: 1,
                 text: String::new(),
             },

@@ -440,8 +440,24 @@ impl CallKind {
 /// Where an instruction came from, for error messages and reports.
 #[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize)]
 pub struct SourceSpan {
+    /// The file `line` is in, where that is not the program's own: a
+    /// header the shader includes (named as the compiler's `OpLine`
+    /// names it, resolved against the shader's folder).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub file: Option<String>,
     pub line: usize,
     pub text: String,
+}
+
+impl SourceSpan {
+    /// Where the span is, for a reader: `line 7` in the program's own
+    /// file, `FILE:7` in a header it includes.
+    pub fn place(&self) -> String {
+        match &self.file {
+            Some(f) => format!("{f}:{}", self.line),
+            None => format!("line {}", self.line),
+        }
+    }
 }
 
 /// One instruction of a thread, with every attribute the appendix gives an operation.
@@ -1497,12 +1513,8 @@ pub struct OutOfBounds {
     pub register: String,
     /// The variable accessed (`%18`).
     pub variable: String,
-    /// The access instruction.
+    /// The access instruction (its file where that is a header).
     pub source: SourceSpan,
-    /// The file its line is in, where that is not the program's own: a
-    /// header the shader includes.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub file: Option<String>,
 }
 
 impl OutOfBounds {

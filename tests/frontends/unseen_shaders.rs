@@ -651,3 +651,45 @@ fn a_constant_index_past_a_runtime_arrays_end_names_length() {
         "o.r == 7",
     );
 }
+
+/// header-places/race.comp: invocation 0's store in race.h's `put` (its
+/// line 7) races with invocation 1's load of the same cell in race.comp
+/// (line 13), and nothing else races (derivation in the fixture). The
+/// report places the store in the header, `race.h:7`, and the load at
+/// the shader's own `line 13`, in the text, in JSON (`first_file` for
+/// the header, no `second_file`) and in the picture's events.
+#[test]
+fn a_race_in_an_included_header_names_the_header() {
+    if !glslang() {
+        return;
+    }
+    let path = format!("{DIR}/header-places/race.comp");
+    let header = format!("{DIR}/header-places/race.h");
+    let (code, out, err) = vkmm(&["check", "--property", "races", &path]);
+    assert_eq!(code, 0, "{out}{err}");
+    let races: Vec<&str> = out.lines().filter(|l| l.contains("race on")).collect();
+    assert_eq!(races.len(), 1, "{out}");
+    assert!(
+        races[0].contains(&format!(
+            "race on b.data[0]: P0 (wg 0,0,0 lid 0,0,0) {header}:7: OpStore"
+        )) && races[0].contains("P1 (wg 0,0,0 lid 1,0,0) line 13: %"),
+        "{out}"
+    );
+    let (code, out, err) = vkmm(&["check", "--property", "races", "--format", "json", &path]);
+    assert_eq!(code, 0, "{out}{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).expect("JSON");
+    let race = &v["results"][0]["races"][0];
+    assert_eq!(race["first_file"], serde_json::json!(header), "{out}");
+    assert!(race.get("second_file").is_none(), "{out}");
+    assert!(
+        race["second"].as_str().unwrap().contains(" line 13: "),
+        "{out}"
+    );
+    let outcome = "b.data[0] == 1 /\\ b.data[1] == 0";
+    let (code, out, err) = vkmm(&["show", &path, "--outcome", outcome]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(
+        out.contains(&format!("e0: P0 (wg 0,0,0 lid 0,0,0) {header}:7: OpStore")),
+        "{out}"
+    );
+}

@@ -89,8 +89,8 @@ pub(super) fn unsupported(program: &Program) -> Option<String> {
             };
             if let Some(what) = what {
                 return Some(format!(
-                    "line {}: `{}` of thread {} is {what}, which the execution-graph search does not run yet",
-                    i.source.line,
+                    "{}: `{}` of thread {} is {what}, which the execution-graph search does not run yet",
+                    i.source.place(),
                     i.source.text.trim(),
                     t
                 ));
@@ -140,9 +140,10 @@ pub(super) fn run(
         .iter()
         .map(|(r, v)| (r.as_str(), Some(*v)))
         .collect();
-    let unknown = |what: &str, line: usize| {
+    let unknown = |what: &str, source: &crate::ir::SourceSpan| {
         ExecError::new(format!(
-            "line {line}: thread {t} {what} a value the test does not give; the execution-graph search needs concrete values"
+            "{}: thread {t} {what} a value the test does not give; the execution-graph search needs concrete values",
+            source.place()
         ))
     };
     let mut runs = vec![0usize; code.len()];
@@ -183,7 +184,7 @@ pub(super) fn run(
                 source,
             } => {
                 let (Some(va), Some(vb)) = (operand(&regs, a), operand(&regs, b)) else {
-                    return Err(unknown("computes with", source.line));
+                    return Err(unknown("computes with", source));
                 };
                 regs.insert(dest.as_str(), Some(op.apply(va, vb)));
                 pc += 1;
@@ -196,7 +197,7 @@ pub(super) fn run(
                 source,
             } => {
                 let (Some(va), Some(vb)) = (operand(&regs, a), operand(&regs, b)) else {
-                    return Err(unknown("branches on", source.line));
+                    return Err(unknown("branches on", source));
                 };
                 pc = if cmp.holds(va, vb) {
                     target(label)?
@@ -206,7 +207,7 @@ pub(super) fn run(
             }
             Stmt::Op(i) => {
                 let loc = program.location_of(i);
-                let line = i.source.line;
+                let line = &i.source;
                 match i.kind {
                     OpKind::Load | OpKind::Rmw => {
                         let loc = loc.ok_or_else(|| unknown("accesses no location with", line))?;
@@ -299,7 +300,8 @@ pub(super) fn run(
                     }
                     _ => {
                         return Err(ExecError::new(format!(
-                            "line {line}: the execution-graph search does not run `{}`",
+                            "{}: the execution-graph search does not run `{}`",
+                            line.place(),
                             i.source.text.trim()
                         )));
                     }

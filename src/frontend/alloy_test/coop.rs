@@ -183,6 +183,7 @@ impl Parser<'_> {
             }
         }
         let span = SourceSpan {
+            file: None,
             line: n,
             text: code.trim().to_string(),
         };

@@ -1008,6 +1008,7 @@ impl Parser<'_> {
                     // user event is such an S whose status the host sets.
                     let cmd = command_of_call[k].unwrap_or(0);
                     let span = |what: &str| SourceSpan {
+                        file: None,
                         line: c.line,
                         text: format!("{what} of {}", self.span(c.line).text),
                     };
@@ -1150,6 +1151,7 @@ impl Parser<'_> {
                     }
                     let text = self.span(c.line).text;
                     let span = |what: &str| SourceSpan {
+                        file: None,
                         line: c.line,
                         text: format!("{what} of {text}"),
                     };

@@ -347,6 +347,7 @@ fn span(inst: &Inst) -> SourceSpan {
         None => inst.text.clone(),
     };
     SourceSpan {
+        file: None,
         line: inst.line,
         text,
     }
@@ -657,6 +658,7 @@ impl<'a> Gen<'a> {
                             let mut ins = Instruction::new(
                                 OpKind::Load,
                                 SourceSpan {
+                                    file: None,
                                     line: v.line,
                                     text: format!("(the undefined initial value of %{})", v.id),
                                 },

@@ -690,7 +690,6 @@ fn parse_module(
                 register: register.clone(),
                 variable: format!("%{var}"),
                 source: source.clone(),
-                file: None,
             });
         }
         program.sizes.extend(g.sized.iter().map(|(l, s)| (*l, *s)));
@@ -1098,7 +1097,14 @@ fn parse_disassembly(
             }
         }
         // Events read `line 9: %36 = OpAtomicLoad ...`: the shader's line,
-        // the compiled instruction.
+        // the compiled instruction; in a header, `HEADER:9: ...`.
+        let place = |source: &mut crate::ir::SourceSpan| {
+            if (1..=lines.len()).contains(&source.line) {
+                let (header, line, _) = moved(source.line).unwrap_or((None, 0, 0));
+                source.line = line;
+                source.file = header.map(|h| glsl::included(file, &h, &options.shader));
+            }
+        };
         for t in &mut program.threads {
             for st in &mut t.code {
                 let source = match st {
@@ -1108,17 +1114,11 @@ fn parse_disassembly(
                     | crate::ir::Stmt::Branch { source, .. }
                     | crate::ir::Stmt::Assign { source, .. } => source,
                 };
-                if (1..=lines.len()).contains(&source.line) {
-                    source.line = moved(source.line).map_or(0, |(_, l, _)| l);
-                }
+                place(source);
             }
         }
         for site in &mut program.out_of_bounds {
-            if (1..=lines.len()).contains(&site.source.line) {
-                let (header, line, _) = moved(site.source.line).unwrap_or((None, 0, 0));
-                site.source.line = line;
-                site.file = header.map(|h| glsl::included(file, &h, &options.shader));
-            }
+            place(&mut site.source);
         }
     }
     Ok(program)

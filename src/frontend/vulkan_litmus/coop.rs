@@ -47,6 +47,7 @@ impl Parser<'_> {
     /// `cmld.SCOPE.scN I, x y ... [: r0=x ...]`.
     pub(super) fn coop_statement(&mut self, k: usize, a: usize, b: usize) -> R<Vec<Stmt>> {
         let source = SourceSpan {
+            file: None,
             line: self.src.line(a),
             text: self.src.text(a, b),
         };
