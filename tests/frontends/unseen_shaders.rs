@@ -693,3 +693,28 @@ fn a_race_in_an_included_header_names_the_header() {
         "{out}"
     );
 }
+
+/// select.hlsl: HLSL's `select`, which glslang's HLSL front end does not
+/// declare, on vectors with a vector condition, on scalars, and on
+/// vectors with a vector condition of literals: o = (115, 211) (derived
+/// in the fixture). The declarations vkmm adds keep the shader's lines:
+/// with `o` of its default length 1, invocation 1's store is out of
+/// bounds at the shader's line 21.
+#[test]
+fn hlsl_select_is_declared_for_glslang() {
+    if !glslang() {
+        return;
+    }
+    holds(
+        "select.hlsl",
+        &["--length", "o=2"],
+        "o[0] == 115 and o[1] == 211",
+    );
+    let path = format!("{DIR}/select.hlsl");
+    let (code, out, err) = vkmm(&["check", "--property", "races", &path]);
+    assert_eq!(code, 3, "{out}{err}");
+    assert!(
+        out.contains(&format!("out-of-bounds access to o at {path}:21 ")),
+        "{out}"
+    );
+}

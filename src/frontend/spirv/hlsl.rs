@@ -104,11 +104,52 @@ pub fn parse_with(file: &str, source: &str, options: Options) -> Result<Program,
     };
     let mut args = first;
     args.extend(arguments(&entry));
-    let bytes = super::glsl::run_glslang(file, &text, &args, "HLSL", &options.shader)?;
+    let bytes = match super::glsl::run_glslang(file, &text, &args, "HLSL", &options.shader) {
+        Err(e) if e.message.contains(NO_SELECT) => {
+            super::glsl::run_glslang(file, &with_select(&text), &args, "HLSL", &options.shader)?
+        }
+        compiled => compiled?,
+    };
     let asm = super::disassemble_compiled(file, &bytes, &super::glsl::compiler())?;
     let mut options = options;
     options.shader.set = specs;
     super::parse_compiled(file, source, &asm, options)
+}
+
+/// glslang's error for a call of `select`, which its HLSL front end does
+/// not declare.
+const NO_SELECT: &str = "'select' : no matching overloaded function found";
+
+/// `source` with HLSL's `select` declared before it, for glslang, whose
+/// HLSL front end predates the intrinsic: "select(cond, a, b)" is "a
+/// per-component ternary" whose three arguments are all evaluated (HLSL
+/// 2021, "Logical operation short-circuiting for scalars"; the vector
+/// `?:` it replaces evaluated both sides too). One overload per scalar
+/// type (`float`, `int`, `uint`, `bool`, `double`) and width (scalar,
+/// 2, 3, 4 components), with a condition of the same width or a scalar
+/// one; the arguments are evaluated at the call, so each overload's body
+/// `c ? a : b` only chooses. The declarations stand on the first line,
+/// and `#line 1` numbers the shader's first line 1 again, so errors and
+/// events keep the shader's lines (glslang inlines the overloads, so no
+/// event is placed on the declarations' line). Used only when glslang
+/// rejects a call of `select`: a shader declaring its own `select` is
+/// compiled as it is.
+fn with_select(source: &str) -> String {
+    let mut out = String::new();
+    for t in ["float", "int", "uint", "bool", "double"] {
+        out.push_str(&format!(
+            "{t} select(bool c, {t} a, {t} b) {{ return c ? a : b; }} "
+        ));
+        for n in 2..=4 {
+            out.push_str(&format!(
+                "{t}{n} select(bool{n} c, {t}{n} a, {t}{n} b) {{ return c ? a : b; }} \
+                 {t}{n} select(bool c, {t}{n} a, {t}{n} b) {{ return c ? a : b; }} "
+            ));
+        }
+    }
+    out.push_str("\n#line 1\n");
+    out.push_str(source);
+    out
 }
 
 /// The functions of a preprocessed HLSL text that carry the compute
