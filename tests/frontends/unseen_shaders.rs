@@ -141,6 +141,35 @@ fn a_size_query_of_another_level_is_refused_at_its_operand() {
     assert!(err.contains("Level of Detail 1"), "{err}");
 }
 
+/// level.comp: a Level of Detail read from a buffer. At level 0 the size
+/// query answers the extent (2, 1) and the fetch reads texel (1, 0), 9;
+/// at level 1, a level the image does not have, both are undefined
+/// behaviour, reported at their lines (16 and 18), exit 3.
+#[test]
+fn a_level_known_at_run_time_is_level_0_or_undefined() {
+    if !glslang() {
+        return;
+    }
+    holds("level.comp", &[], "o.w == 2 and o.h == 1 and o.v == 9");
+    let path = format!("{DIR}/level.comp");
+    let (code, out, err) = vkmm(&["check", "--input", "p.level=1", &path]);
+    assert_eq!(code, 3, "{out}{err}");
+    for line in [16, 18] {
+        assert!(
+            out.contains(&format!("out-of-bounds access to t at {path}:{line} ")),
+            "{out}"
+        );
+    }
+}
+
+/// level.wgsl: naga's bounds check of `textureLoad(t, c, level)` clamps
+/// the level to the image's levels and asks the size at that level, so
+/// with `level` 1 the load reads level 0's texel (1, 0), 9, defined.
+#[test]
+fn wgsl_texture_load_at_a_run_time_level_reads_level_0() {
+    holds("level.wgsl", &[], "out[0] == 9");
+}
+
 /// registers.hlsl: `t0`, `u0` and `b0` are three resources; the one
 /// `[numthreads]` function is the entry point. dst = src * scale =
 /// (3, 5) * 10 = (30, 50). The texture register's binding is 100 + 0,

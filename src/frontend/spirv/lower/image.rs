@@ -592,7 +592,7 @@ impl Gen<'_> {
                 let fetch = inst.op == Op::ImageFetch;
                 let want = if fetch { Want::Fetch } else { Want::Storage };
                 let g = self.grid(fr, inst, 1, want)?;
-                let (acc, sample) = self.image_operands(fr, inst, 3, &g)?;
+                let (acc, sample, level) = self.image_operands(fr, inst, 3, &g)?;
                 let coords = self.image_coords(fr, inst, &g, sample)?;
                 // OpImageFetch: "Result Type must be a vector of four
                 // components of floating-point type or integer type."
@@ -606,7 +606,9 @@ impl Gen<'_> {
                     return Err(self.out_of_bounds_read(inst, &g));
                 };
                 let name = self.reg_name(fr, inst.result_id()?);
+                let skip = self.runtime_level(level, &g, inst, 3)?;
                 let channels = self.read_channels(&g, &t, &name, inst, &acc)?;
+                self.level_checked(skip, &g, inst);
                 // Vulkan, Component Substitution: "If after conversion,
                 // less than four of the (R,G,B,A) components are present,
                 // missing components are substituted by the components of
@@ -640,7 +642,7 @@ impl Gen<'_> {
             Op::ImageWrite => {
                 // OpImageWrite Image Coordinate Texel [Image-Operands]
                 let g = self.grid(fr, inst, 0, Want::Storage)?;
-                let (acc, sample) = self.image_operands(fr, inst, 3, &g)?;
+                let (acc, sample, _) = self.image_operands(fr, inst, 3, &g)?;
                 let coords = self.image_coords(fr, inst, &g, sample)?;
                 let mut values = Vec::new();
                 leaves_of(&self.val(fr, inst, 2)?, &mut values);
@@ -834,12 +836,18 @@ impl Gen<'_> {
                             format!("{op}: \"Its Dim operand must be one of 1D, 2D, 3D, or Cube, and its MS must be 0\""),
                         ));
                     }
-                    let lod = self.int_const(fr, inst, 2, "Level of Detail")?;
-                    if lod != 0 {
-                        return Err(inst.err_at(
-                            2,
-                            format!("{op}: Level of Detail {lod}: vkmm models an image's level 0 only (OpImageQueryLevels is 1), so level {lod} is one the image does not have"),
-                        ));
+                    match self.val(fr, inst, 2)? {
+                        Val::Int(0) => {}
+                        Val::Int(lod) => {
+                            return Err(inst.err_at(
+                                2,
+                                format!("{op}: Level of Detail {lod}: vkmm models an image's level 0 only (OpImageQueryLevels is 1), so level {lod} is one the image does not have"),
+                            ));
+                        }
+                        level => {
+                            let skip = self.runtime_level(Some(level), &g, inst, 2)?;
+                            self.level_checked(skip, &g, inst);
+                        }
                     }
                 }
                 let spatial = match dim.as_str() {
@@ -876,6 +884,51 @@ impl Gen<'_> {
             Val::Comp(value.into_iter().map(Val::Int).collect())
         };
         self.bind(fr, inst, v)
+    }
+
+    /// Where a Level of Detail known only at run time (`level`, of operand
+    /// `i`) is not 0, the only level vkmm models: a branch past the code
+    /// that follows (the access, whose texels are level 0's) to a label
+    /// returned for [`Gen::level_checked`] to place after it. The image
+    /// has one level (OpImageQueryLevels is 1), and a level it does not
+    /// have is undefined behaviour (Vulkan, "Texel Input Validation
+    /// Operations": a Level of Detail not in `[baseLevel, levelCount)`
+    /// fails instruction/sampler/image view validation, whose "texel
+    /// value is undefined"; OpImageQuerySizeLod's result for it is
+    /// undefined likewise): that path is marked as an out-of-bounds access
+    /// to the image (`Program::out_of_bounds`).
+    fn runtime_level(
+        &mut self,
+        level: Option<Val>,
+        g: &Grid,
+        inst: &Inst,
+        i: usize,
+    ) -> R<Option<String>> {
+        let Some(level) = level else {
+            return Ok(None);
+        };
+        if !g.levels {
+            return Err(inst.err_at(
+                i,
+                "a Level of Detail of an image without levels (Dim 1D, 2D, 3D or Cube and MS 0 have them)".into(),
+            ));
+        }
+        let l = self.operand(&level, inst, i)?;
+        let other = self.fresh_label();
+        self.branch(Cmp::Ne, l, Operand::Const(0), &other, &super::span(inst));
+        Ok(Some(other))
+    }
+
+    /// Closes [`Gen::runtime_level`]'s branch: the access above is level
+    /// 0's; the path at another level marks the image out of bounds.
+    fn level_checked(&mut self, other: Option<String>, g: &Grid, inst: &Inst) {
+        let Some(other) = other else { return };
+        let src = super::span(inst);
+        let after = self.fresh_label();
+        self.goto(&after, &src);
+        self.label(&other, &src);
+        self.mark_out_of_bounds(&g.var, inst);
+        self.label(&after, &src);
     }
 
     /// The coordinates of an image access: the Coordinate operand's, then
@@ -1205,7 +1258,7 @@ impl Gen<'_> {
         inst: &Inst,
         i: usize,
         g: &Grid,
-    ) -> R<(Access, Option<Val>)> {
+    ) -> R<(Access, Option<Val>, Option<Val>)> {
         let write = inst.op == Op::ImageWrite;
         let fetch = inst.op == Op::ImageFetch;
         let mut a = Access {
@@ -1213,7 +1266,7 @@ impl Gen<'_> {
             ..Access::default()
         };
         let Some(bits) = super::mask_operand(inst, i, "image", OPERANDS)? else {
-            return Ok((a, None));
+            return Ok((a, None, None));
         };
         // Lod: "Only valid with explicit-lod instructions": of these, the
         // fetch.
@@ -1233,6 +1286,7 @@ impl Gen<'_> {
             ));
         }
         let mut next = i + 1;
+        let mut level = None;
         if bits & LOD != 0 {
             // Lod: "A following operand is the explicit level-of-detail
             // to use. ... For fetch operations, it must be a 32-bit integer
@@ -1253,12 +1307,10 @@ impl Gen<'_> {
                         format!("OpImageFetch: Lod {l}: vkmm's texels (the @Input) are the image's level of detail 0, the only level it models; level {l} has texels it has no locations for"),
                     ));
                 }
-                _ => {
-                    return Err(inst.err_at(
-                        next,
-                        "OpImageFetch: a Lod vkmm knows only at run time: its texels (the @Input) are the image's level of detail 0, the only level it models; fetch with the constant Lod 0".into(),
-                    ));
-                }
+                // Known only at run time (naga's bounds check of
+                // `textureLoad(t, c, level)` clamps it to the levels):
+                // checked where the fetch runs (`Gen::runtime_level`).
+                v => level = Some(v),
             }
             next += 1;
         }
@@ -1317,6 +1369,6 @@ impl Gen<'_> {
                 ),
             ));
         }
-        Ok((a, sample))
+        Ok((a, sample, level))
     }
 }
