@@ -750,6 +750,9 @@ impl Summary {
             expected: Some(row.expected.clone()),
             ..row_record(item, property, String::new(), Status::Error)
         };
+        // The first racing pair, where a race row fails on it: the places
+        // of its two accesses (a header's file among them).
+        let mut race = None;
         let actual = match res {
             Err(e) if e.is_limit() => {
                 record.actual = "undecided".into();
@@ -816,6 +819,11 @@ impl Summary {
                     return;
                 }
                 let actual = o.holds(property);
+                race = o
+                    .races
+                    .first()
+                    .filter(|_| property == Property::Races)
+                    .map(|r| format!(": race on {}: {} <-> {}", r.location, r.first, r.second));
                 if actual.is_none() {
                     record.detail = Some(if o.cut_paths > 0 || o.truncated {
                         format!(
@@ -839,8 +847,12 @@ impl Summary {
                     Status::Failed
                 };
                 if record.status == Status::Failed {
-                    record.detail =
-                        Some(format!("expected {}, got {}", row.expected, record.actual));
+                    record.detail = Some(format!(
+                        "expected {}, got {}{}",
+                        row.expected,
+                        record.actual,
+                        race.unwrap_or_default()
+                    ));
                 }
             }
             None => {

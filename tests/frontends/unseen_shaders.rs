@@ -686,7 +686,8 @@ fn a_constant_index_past_a_runtime_arrays_end_names_length() {
 /// (line 13), and nothing else races (derivation in the fixture). The
 /// report places the store in the header, `race.h:7`, and the load at
 /// the shader's own `line 13`, in the text, in JSON (`first_file` for
-/// the header, no `second_file`) and in the picture's events.
+/// the header, no `second_file`), in the picture's events, and in a
+/// manifest row expecting no race (its detail, text and JUnit).
 #[test]
 fn a_race_in_an_included_header_names_the_header() {
     if !glslang() {
@@ -714,6 +715,38 @@ fn a_race_in_an_included_header_names_the_header() {
         race["second"].as_str().unwrap().contains(" line 13: "),
         "{out}"
     );
+    // A manifest row expecting none fails naming the pair, in JUnit too.
+    let dir = std::env::temp_dir().join(format!("vkmm-header-race-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let csv = dir.join("m.csv");
+    let abs = std::env::current_dir().unwrap().join(&path);
+    std::fs::write(
+        &csv,
+        format!(
+            "file,entry,local_size,workgroups,defines,set,inputs,property,expected\n\
+             {},main,\"2,1,1\",\"1,1,1\",,,zero,races,race-free\n",
+            abs.display()
+        ),
+    )
+    .unwrap();
+    let junit = dir.join("j.xml");
+    let (code, out, err) = vkmm(&[
+        "suite",
+        "--manifest",
+        csv.to_str().unwrap(),
+        "--junit",
+        junit.to_str().unwrap(),
+    ]);
+    let xml = std::fs::read_to_string(&junit).unwrap_or_default();
+    let _ = std::fs::remove_dir_all(&dir);
+    assert_eq!(code, 1, "{out}{err}");
+    let header_abs = std::env::current_dir().unwrap().join(&header);
+    let pair = format!(
+        "expected race-free, got racy: race on b.data[0]: P0 (wg 0,0,0 lid 0,0,0) {}:7: OpStore",
+        header_abs.display()
+    );
+    assert!(out.contains(&pair), "{out}");
+    assert!(xml.contains(&pair) && xml.contains(" line 13: "), "{xml}");
     let outcome = "b.data[0] == 1 /\\ b.data[1] == 0";
     let (code, out, err) = vkmm(&["show", &path, "--outcome", outcome]);
     assert_eq!(code, 0, "{out}{err}");
