@@ -1132,12 +1132,28 @@ impl Visitor for Search<'_> {
                     .tree
                     .can_progress(&runs, self.progress, &mut Vec::new())
                 {
-                    blocks.push((0..n).map(|t| groups[t][assign[t]].clone()).collect());
+                    let block: Vec<Vec<usize>> =
+                        (0..n).map(|t| groups[t][assign[t]].clone()).collect();
+                    let count = |kind: usize| assign.iter().filter(|&&k| k == kind).count();
+                    let size = block
+                        .iter()
+                        .fold(1u128, |a, ps| a.saturating_mul(ps.len() as u128));
+                    blocks.push(((count(0), count(3), size), block));
                 }
             }
             let mut d = 0;
             loop {
                 if d == n {
+                    // The blocks most likely to hold a witness first,
+                    // since the search stops at the first one: fewest
+                    // finished threads (a thread that runs to its end
+                    // writes what a spin waits for), then fewest threads
+                    // stopped part-way (each has as many endings as its
+                    // paths have prefixes), then fewest combinations. The
+                    // order changes which witness is found first, not
+                    // whether one is: without one every block is searched.
+                    blocks.sort_by_key(|(key, _)| *key);
+                    let blocks: Vec<Vec<Vec<usize>>> = blocks.into_iter().map(|(_, b)| b).collect();
                     return Some(blocks);
                 }
                 assign[d] += 1;

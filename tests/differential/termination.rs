@@ -417,3 +417,60 @@ proptest! {
         prop_assert!(diff.is_none(), "{}", diff.unwrap_or_default());
     }
 }
+
+/// tests/fixtures/wgsl/look-back-subgroup.wgsl (its verdicts derived in
+/// the file) under the search and under the reference enumeration (every
+/// reduction off): the search drops the spinning iteration of the look-back
+/// as a repetition of the one before it and finds the witness at unroll 0;
+/// the reference matches the suffix with an infix, one bound later (at
+/// unroll 0 its "terminates" holds only within the bound). From unroll 1,
+/// where both decide they agree, and the reference's witnesses are the
+/// search's.
+#[test]
+fn look_back_beside_a_subgroup_operation_against_the_reference() {
+    let path =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/wgsl/look-back-subgroup.wgsl");
+    let check = |s: &Session| s.check_file(&path).unwrap();
+    let mut diffs = Vec::new();
+    for progress in ["FAIR", "OBE", "HSA"] {
+        for unroll in [0, 1, 2] {
+            let of = |reductions: vkmm::Reductions| {
+                let s = Session::new()
+                    .max_executions(20_000)
+                    .unroll(unroll)
+                    .reductions(reductions)
+                    .termination(Some(progress.parse::<Progress>().unwrap()));
+                match check(&s) {
+                    Checked::Termination(o) => *o,
+                    other => panic!("{other:?}"),
+                }
+            };
+            let reference = of(vkmm::Reductions::none());
+            let search = of(vkmm::Reductions::default());
+            if unroll >= 1 && progress != "FAIR" {
+                assert_eq!(
+                    reference.verdict,
+                    Verdict::NonTerminating,
+                    "{progress} u{unroll}"
+                );
+            }
+            if unroll == 0 {
+                // One iteration: the reference has no infix to match, so
+                // its "terminates" is only within the bound.
+                if search.verdict == Verdict::NonTerminating {
+                    assert!(
+                        reference.verdict == Verdict::NonTerminating || !reference.complete(),
+                        "{progress} u0: {reference:?}"
+                    );
+                }
+                continue;
+            }
+            diffs.extend(compare(
+                &format!("look-back-subgroup {progress} u{unroll}"),
+                &reference,
+                &search,
+            ));
+        }
+    }
+    assert!(diffs.is_empty(), "{}", diffs.join("\n"));
+}

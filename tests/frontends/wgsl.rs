@@ -123,6 +123,66 @@ fn a_wgsl_spin_lock_may_spin_forever_under_hsa_and_terminates_under_obe() {
     }
 }
 
+/// look-back-subgroup.wgsl (the verdicts are derived in the file): a
+/// group instruction makes the lowering number each loop's iterations.
+/// The edges into the loop's header do that (the entry edge saves the key,
+/// a back edge counts), not a flag the header tests, so an iteration that
+/// reads 0 arrives back at the head in the state it left it and repeats:
+/// at unroll 0 HSA and OBE find the one-iteration witness, and FAIR ends
+/// with no path cut. With a back-edge flag live at the head the first
+/// iteration never repeats the state at the loop's entry: the witness
+/// needs unroll 1 and FAIR's spin is cut.
+#[test]
+fn a_look_back_spin_beside_a_subgroup_operation_repeats_at_unroll_0() {
+    let name = "look-back-subgroup.wgsl";
+    let source = text(name);
+    for (progress, verdict) in [
+        ("HSA", Verdict::NonTerminating),
+        ("OBE", Verdict::NonTerminating),
+        ("FAIR", Verdict::Terminates),
+    ] {
+        let p: Progress = progress.parse().unwrap();
+        match Session::new()
+            .unroll(0)
+            .termination(Some(p))
+            .check_text(name, &source)
+        {
+            Ok(Checked::Termination(o)) => {
+                assert_eq!(o.verdict, verdict, "{progress}: {o:?}");
+                assert!(o.complete(), "{progress}: {o:?}");
+                assert_eq!(o.unroll, 0, "{progress}: {o:?}");
+            }
+            other => panic!("{progress}: {other:?}"),
+        }
+    }
+}
+
+/// spin-beside-others.wgsl (the verdicts are derived in the file): the
+/// termination search walks the blocks of endings with the fewest
+/// finished invocations first, so under HSA the witness it reports leaves
+/// the invocations it need not schedule unstarted; under FAIR they are
+/// scheduled fairly and finish.
+#[test]
+fn the_first_witness_has_the_fewest_finished_invocations() {
+    let name = "spin-beside-others.wgsl";
+    let source = text(name);
+    for (progress, others) in [("HSA", "never started"), ("FAIR", "finished")] {
+        let p: Progress = progress.parse().unwrap();
+        match Session::new()
+            .termination(Some(p))
+            .check_text(name, &source)
+        {
+            Ok(Checked::Termination(o)) => {
+                assert_eq!(o.verdict, Verdict::NonTerminating, "{progress}: {o:?}");
+                let w = o.witness.as_ref().expect("a witness");
+                let fates: Vec<&str> = w.threads.iter().map(|f| f.fate.as_str()).collect();
+                assert_eq!(fates, ["stuck", others, others], "{progress}: {o:?}");
+            }
+            other => panic!("{progress}: {other:?}"),
+        }
+    }
+}
+
 /// clamp.wgsl: `out` has one element and invocation i writes out[i] = i+1.
 /// naga's Restrict policy clamps index 1 to 0 (wgpu's choice for WGSL's
 /// out-of-bounds rule), so invocation 1 writes 2 to out[0]: the outcome

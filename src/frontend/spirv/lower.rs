@@ -236,8 +236,10 @@ struct Frame {
     /// Under maximal reconvergence, continue target -> the registers of
     /// its loop's saved key and iteration number.
     cont: HashMap<String, (String, String)>,
-    /// Loop header -> the register a back edge to it sets.
-    back: HashMap<String, String>,
+    /// Under group instructions, each loop header -> its label's
+    /// instruction: the edges into it save the key and count iterations
+    /// (`group::Tangles`).
+    headers: HashMap<String, usize>,
     /// The blocks lowered so far (`known`).
     visited: std::collections::HashSet<String>,
 }
@@ -903,7 +905,7 @@ impl<'a> Gen<'a> {
             cur: String::new(),
             restore: HashMap::new(),
             cont: HashMap::new(),
-            back: HashMap::new(),
+            headers: HashMap::new(),
             visited: std::collections::HashSet::new(),
         };
         let flow = self.flow(fid);
@@ -924,7 +926,12 @@ impl<'a> Gen<'a> {
         for k in body.clone() {
             let inst = &self.insts[k];
             match inst.op {
-                Op::Label => block = inst.result_id()?.to_string(),
+                Op::Label => {
+                    block = inst.result_id()?.to_string();
+                    if self.tangles.is_some() && flow.headers.contains(&block) {
+                        fr.headers.insert(block.clone(), k);
+                    }
+                }
                 Op::Phi => {
                     let id = inst.result_id()?;
                     let v = self.regs_like(inst.id(0)?, &self.reg_name(&fr, id), inst)?;
@@ -1047,10 +1054,8 @@ impl<'a> Gen<'a> {
     fn jump(&mut self, fr: &Frame, to: &str, inst: &Inst) -> R<()> {
         self.edge(fr, to, inst)?;
         self.note_edge(fr.call, to);
-        if let Some(b) = fr.back.get(to) {
-            // A back edge: the loop header counts an iteration.
-            let b = b.clone();
-            self.copy(&b, Operand::Const(1), &span(inst));
+        if let Some(&k) = fr.headers.get(to) {
+            self.loop_edge(fr, to, k, &span(inst));
         }
         let l = self.block_label(fr, to);
         self.goto(&l, &span(inst));
@@ -1066,7 +1071,7 @@ impl<'a> Gen<'a> {
         inst: &Inst,
     ) -> R<()> {
         let src = span(inst);
-        if fr.phis.contains_key(to) || fr.back.contains_key(to) {
+        if fr.phis.contains_key(to) || fr.headers.contains_key(to) {
             let skip = self.fresh_label();
             self.branch(negate(cond.0), cond.1, cond.2, &skip, &src);
             self.jump(fr, to, inst)?;

@@ -42,7 +42,7 @@ use super::{Frame, Gen, R, Val, leaves_of, span};
 use crate::frontend::spirv::module::{Module, Ty, unsupported};
 use crate::frontend::spirv::syntax::Inst;
 use crate::ir::{
-    ArithOp, Cmp, GroupArith, GroupFunction, GroupOp, Instruction, LaneOp, OpKind, Operand, Scope,
+    ArithOp, GroupArith, GroupFunction, GroupOp, Instruction, LaneOp, OpKind, Operand, Scope,
     SourceSpan, Stmt,
 };
 use ::spirv::Op;
@@ -137,90 +137,103 @@ impl Gen<'_> {
     /// reconvergence a continue target takes its loop's key and iteration;
     /// any other block extends the key with itself.
     pub(super) fn enter_block(&mut self, fr: &Frame, id: &str, k: usize, src: &SourceSpan) {
+        if self.tangles.is_some() {
+            self.entered_key(fr, id, k, KEY, src);
+        }
+    }
+
+    /// Sets `dest` to the key [`Gen::enter_block`] gives on entering block
+    /// `id` from the current key.
+    fn entered_key(&mut self, fr: &Frame, id: &str, k: usize, dest: &str, src: &SourceSpan) {
         let Some(t) = &self.tangles else {
             return;
         };
-        let key = KEY.to_string();
         if let Some(saved) = fr.restore.get(id) {
-            self.copy(&key, Operand::Reg(saved.clone()), src);
+            self.copy(dest, Operand::Reg(saved.clone()), src);
         } else if let (true, Some((kl, it))) = (t.maximal, fr.cont.get(id)) {
             let (kl, it) = (kl.clone(), it.clone());
-            self.assign(&key, ArithOp::Mul, Operand::Reg(kl), Operand::Const(P), src);
+            self.assign(dest, ArithOp::Mul, Operand::Reg(kl), Operand::Const(P), src);
             self.assign(
-                &key,
+                dest,
                 ArithOp::Add,
-                Operand::Reg(key.clone()),
+                Operand::Reg(dest.to_string()),
                 Operand::Reg(it),
                 src,
             );
         } else {
             self.assign(
-                &key,
+                dest,
                 ArithOp::Mul,
-                Operand::Reg(key.clone()),
+                Operand::Reg(KEY.into()),
                 Operand::Const(P),
                 src,
             );
             self.assign(
-                &key,
+                dest,
                 ArithOp::Add,
-                Operand::Reg(key.clone()),
+                Operand::Reg(dest.to_string()),
                 Operand::Const(k as i64 + 1),
                 src,
             );
         }
     }
 
+    /// The registers of the loop whose header is block `header`: the key
+    /// its merge block restores and its iteration number.
+    fn loop_registers(fr: &Frame, header: &str) -> (String, String) {
+        (
+            format!("sg#loop{}_{header}", fr.call),
+            format!("sg#iter{}_{header}", fr.call),
+        )
+    }
+
+    /// An edge into the loop header `header` (its label the instruction
+    /// at `k`). An edge from outside the loop (the header is not lowered
+    /// yet: blocks are lowered in text order, and the header dominates
+    /// its back edges' blocks, SPIR-V 2.11) saves the key the header has
+    /// once entered and starts the iteration number at 0; a back edge
+    /// counts an iteration. The header itself runs the same statements
+    /// on every arrival, so an iteration that changes nothing arrives at
+    /// it in the state it left it in (a spin loop repeats its state).
+    pub(super) fn loop_edge(&mut self, fr: &Frame, header: &str, k: usize, src: &SourceSpan) {
+        let (kl, it) = Self::loop_registers(fr, header);
+        if fr.visited.contains(header) {
+            self.assign(
+                &it,
+                ArithOp::Add,
+                Operand::Reg(it.clone()),
+                Operand::Const(1),
+                src,
+            );
+        } else {
+            self.entered_key(fr, header, k, &kl, src);
+            self.copy(&it, Operand::Const(0), src);
+        }
+    }
+
     /// `OpSelectionMerge` / `OpLoopMerge`: the header saves the key its
-    /// merge block restores; a loop header also counts iterations (a back
-    /// edge sets its flag, `Gen::jump`).
+    /// merge block restores (a loop's edges into its header save it and
+    /// count iterations, [`Gen::loop_edge`]).
     pub(super) fn merge(&mut self, fr: &mut Frame, inst: &Inst) -> R<()> {
         let Some(t) = &self.tangles else {
             return Ok(());
         };
         let maximal = t.maximal;
         let src = span(inst);
-        self.fresh += 1;
-        let n = self.fresh;
         let merge = inst.id(0)?.to_string();
         if inst.op == Op::SelectionMerge {
-            let saved = format!("sg#sel{n}");
+            self.fresh += 1;
+            let saved = format!("sg#sel{}", self.fresh);
             self.copy(&saved, Operand::Reg(KEY.into()), &src);
             fr.restore.insert(merge, saved);
             return Ok(());
         }
         let cont = inst.id(1)?.to_string();
-        let (back, kl, it) = (
-            format!("sg#back{n}"),
-            format!("sg#loop{n}"),
-            format!("sg#iter{n}"),
-        );
-        let (again, join) = (self.fresh_label(), self.fresh_label());
-        self.branch(
-            Cmp::Ne,
-            Operand::Reg(back.clone()),
-            Operand::Const(0),
-            &again,
-            &src,
-        );
-        self.copy(&kl, Operand::Reg(KEY.into()), &src);
-        self.copy(&it, Operand::Const(0), &src);
-        self.goto(&join, &src);
-        self.label(&again, &src);
-        self.assign(
-            &it,
-            ArithOp::Add,
-            Operand::Reg(it.clone()),
-            Operand::Const(1),
-            &src,
-        );
-        self.label(&join, &src);
-        self.copy(&back, Operand::Const(0), &src);
+        let (kl, it) = Self::loop_registers(fr, &fr.cur);
         fr.restore.insert(merge, kl.clone());
         if maximal {
             fr.cont.insert(cont, (kl, it));
         }
-        fr.back.insert(fr.cur.clone(), back);
         Ok(())
     }
 
