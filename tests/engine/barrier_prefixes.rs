@@ -8,7 +8,8 @@
 //! interval), `separated.wgsl` is race-free (a barrier between them),
 //! `before-forks.wgsl` is racy before its barrier (with sixteen paths per
 //! invocation after it), `after-last.wgsl` is racy only after its last
-//! barrier.
+//! barrier, `middle.wgsl` is racy between its second and third of four
+//! barriers.
 
 use crate::common::{vkmm, vkmm_undecided};
 
@@ -16,6 +17,7 @@ const CLAMPED: &str = "tests/fixtures/barrier-prefixes/clamped.wgsl";
 const SEPARATED: &str = "tests/fixtures/barrier-prefixes/separated.wgsl";
 const BEFORE_FORKS: &str = "tests/fixtures/barrier-prefixes/before-forks.wgsl";
 const AFTER_LAST: &str = "tests/fixtures/barrier-prefixes/after-last.wgsl";
+const MIDDLE: &str = "tests/fixtures/barrier-prefixes/middle.wgsl";
 
 /// `vkmm check --property races --workgroups 2 FILE EXTRA... --format
 /// json`'s one result.
@@ -37,6 +39,18 @@ fn races(file: &str, extra: &[&str]) -> serde_json::Value {
     v["results"][0].clone()
 }
 
+/// The race of result `r`, found among the prefixes (racy, no complete
+/// execution walked) on `cells[1]` of the first workgroup, its first
+/// access at `first` (a line and instruction).
+fn prefix_race<'r>(r: &'r serde_json::Value, first: &str) -> &'r serde_json::Value {
+    assert_eq!(r["race_free"], false, "{r}");
+    assert_eq!(r["executions"], 0, "{r}");
+    let race = &r["races"][0];
+    assert_eq!(race["location"], "cells[1]@wg0", "{r}");
+    assert!(race["first"].as_str().unwrap().contains(first), "{r}");
+    race
+}
+
 /// The race is found among the prefixes, in the first workgroup running
 /// alone, with its invocations waiting at the barrier that closes the
 /// racy interval: no complete execution walked, and the report says who
@@ -44,11 +58,7 @@ fn races(file: &str, extra: &[&str]) -> serde_json::Value {
 #[test]
 fn a_race_of_one_barrier_interval_is_found_among_the_prefixes() {
     let r = races(CLAMPED, &[]);
-    assert_eq!(r["race_free"], false, "{r}");
-    assert_eq!(r["executions"], 0, "{r}");
-    let race = &r["races"][0];
-    assert_eq!(race["location"], "cells[1]@wg0");
-    assert!(race["first"].as_str().unwrap().contains("line 18: OpStore"));
+    let race = prefix_race(&r, "line 18: OpStore");
     assert!(
         race["second"]
             .as_str()
@@ -196,4 +206,23 @@ fn a_race_after_the_last_barrier_is_found_by_the_whole_walk() {
             "{extra:?}: {r}"
         );
     }
+}
+
+/// A race between the second and the third of four barriers is found
+/// among the prefixes waiting at the third (the listings up to the first
+/// and second hold none): the
+/// write of line 21 and the read of line 22, no complete execution
+/// walked; the whole walk finds the race too.
+#[test]
+fn a_race_between_two_middle_barriers_is_found_among_the_prefixes() {
+    let r = races(MIDDLE, &[]);
+    let race = prefix_race(&r, "line 21: OpStore");
+    assert!(race["second"].as_str().unwrap().contains("line 22:"));
+    assert_eq!(
+        race["stopped_at_bound"][0],
+        "P0, P1, P2, P3 wait at the control barrier of line 23: OpControlBarrier %6 %6 %35"
+    );
+    let whole = races(MIDDLE, &["--no", "barrier-prefixes"]);
+    assert_eq!(whole["race_free"], false, "{whole}");
+    assert!(whole["executions"].as_u64().unwrap() > 0, "{whole}");
 }
