@@ -281,6 +281,7 @@ fn check_vulkan_ptx(
                 events,
                 locations: 2,
                 deadline: None,
+                engine: Default::default(),
             },
         )
         .unwrap()
