@@ -927,7 +927,7 @@ pub(super) fn permutations(n: usize) -> Vec<Vec<usize>> {
 /// The keys of the skeleton under every relabelling of its symmetry
 /// class: threads permuted, the locations it uses renamed among
 /// themselves.
-fn relabelled_keys(shape: &Shape) -> impl Iterator<Item = Key> + '_ {
+pub(super) fn relabelled_keys(shape: &Shape) -> impl Iterator<Item = Key> + '_ {
     let idl: Vec<usize> = (0..LOCATIONS.len()).collect();
     let used = shape
         .threads

@@ -19,8 +19,8 @@ pub use super::diff::DiffEngine;
 use super::diff::sat::mapping::Checked;
 use super::diff::sat::{NotAsked, Query, Stop};
 use super::diff::{
-    DiffBounds, Key, Kind, LOCATIONS, Op, Shape, Vocabulary, least_key, placements, skeletons,
-    useful,
+    DiffBounds, Key, Kind, LOCATIONS, Op, Shape, Vocabulary, least_key, placements,
+    relabelled_keys, skeletons, useful,
 };
 use super::litmus::{Property, check_litmus};
 use crate::engine::driver::CheckError;
@@ -986,12 +986,13 @@ fn symbolic(
     let ops = ops_of(k.mapping);
     let mut tried: std::collections::HashSet<Key> = std::collections::HashSet::new();
     for n in 1..=bounds.threads * bounds.events {
-        for (t, q) in &mut queries {
-            if n < *t || n > *t * bounds.events {
+        for qi in 0..queries.len() {
+            let t = queries[qi].0;
+            if n < t || n > t * bounds.events {
                 continue;
             }
             loop {
-                let (shape, chosen) = match q.next(n) {
+                let (shape, chosen) = match queries[qi].1.next(n) {
                     Ok(Some(x)) => x,
                     Ok(None) => break,
                     Err(Stop(kind)) => {
@@ -1002,23 +1003,41 @@ fn symbolic(
                         return Ok(Ok(report.clone()));
                     }
                 };
-                q.block(&chosen);
+                queries[qi].1.block(&chosen);
                 // The least skeleton of its symmetry class, checked once;
                 // one the enumeration leaves out (a location accessed once,
                 // threads in unconnected parts) has the violations of a
                 // smaller test that is not left out.
                 let (place, threads) = least_key(&shape);
-                let shape = Shape { place, threads };
-                if !useful(&shape, &ops)
-                    || !tried.insert((shape.place.clone(), shape.threads.clone()))
-                {
+                let least = Shape { place, threads };
+                if !tried.insert((least.place.clone(), least.threads.clone())) {
+                    continue;
+                }
+                // Every relabelling of it (threads permuted, locations
+                // renamed), blocked in the question of its placement.
+                for (place, threads) in relabelled_keys(&shape) {
+                    let threads: Vec<Vec<(usize, usize)>> = threads
+                        .into_iter()
+                        .map(|th| {
+                            th.into_iter()
+                                .map(|(o, l)| (o, if ops[o].has_location() { l } else { 0 }))
+                                .collect()
+                        })
+                        .collect();
+                    for (u, q) in queries.iter_mut() {
+                        if *u == t {
+                            q.block_shape(&place, &threads);
+                        }
+                    }
+                }
+                if !useful(&least, &ops) {
                     continue;
                 }
                 if expired(bounds) {
                     report.stopped = Some("the time limit stopped it".into());
                     return Ok(Ok(report.clone()));
                 }
-                if let Err(h) = check_test(k, &shape, n, report) {
+                if let Err(h) = check_test(k, &least, n, report) {
                     return Ok(halted(h, report.clone()));
                 }
             }

@@ -9,7 +9,7 @@ use vkmm::analysis::mapping::{MappingBounds, MappingReport};
 /// The four OpenCL -> Vulkan rows of message passing at Device scope, as
 /// examples/mappings/opencl-vulkan.toml writes them; `acquire` replaces the
 /// acquire load's target.
-fn mp_mapping(acquire: &str) -> String {
+pub(crate) fn mp_mapping(acquire: &str) -> String {
     format!(
         r#"source = "opencl"
 target = "vulkan"

@@ -7,49 +7,11 @@
 //! forbids it on the source).
 
 use crate::common;
+use crate::mapping::mp_mapping;
+use crate::mapping_ptx::vulkan_ptx_mp;
 
 use std::collections::BTreeSet;
 use vkmm::analysis::mapping::{DiffEngine, MappingBounds, MappingReport};
-
-const OPENCL_MP: &str = r#"source = "opencl"
-target = "vulkan"
-
-[[instruction]]
-source = "int {reg} = atomic_load_explicit({loc}, memory_order_relaxed, memory_scope_device);"
-target = ["ld.atom.dv.sc0 {reg}, {loc}"]
-
-[[instruction]]
-source = "atomic_store_explicit({loc}, {val}, memory_order_relaxed, memory_scope_device);"
-target = ["st.atom.dv.sc0 {loc}, {val}"]
-
-[[instruction]]
-source = "int {reg} = atomic_load_explicit({loc}, memory_order_acquire, memory_scope_device);"
-target = ["ACQUIRE"]
-
-[[instruction]]
-source = "atomic_store_explicit({loc}, {val}, memory_order_release, memory_scope_device);"
-target = ["st.atom.rel.dv.semsc0.semav.sc0 {loc}, {val}"]
-"#;
-
-const VULKAN_PTX_MP: &str = r#"source = "vulkan"
-target = "ptx"
-
-[[instruction]]
-source = "ld.atom.dv.sc0 {reg}, {loc}"
-target = ["ld.relaxed.gpu {reg}, [{loc}]"]
-
-[[instruction]]
-source = "st.atom.dv.sc0 {loc}, {val}"
-target = ["st.relaxed.gpu [{loc}], {val}"]
-
-[[instruction]]
-source = "ld.atom.acq.dv.sc0.semsc0.semvis {reg}, {loc}"
-target = ["ACQUIRE"]
-
-[[instruction]]
-source = "st.atom.rel.dv.sc0.semsc0.semav {loc}, {val}"
-target = ["st.release.gpu [{loc}], {val}"]
-"#;
 
 /// The shipped mapping `file` without its control-barrier row (which the
 /// SAT search does not take).
@@ -171,18 +133,18 @@ fn agree(tag: &str, text: &str, imp: &str, spec: &str, events: usize) -> usize {
 /// witnesses.
 #[test]
 fn the_sat_search_agrees_with_the_enumeration_opencl_vulkan() {
-    let good = OPENCL_MP.replace("ACQUIRE", "ld.atom.acq.dv.semsc0.semvis.sc0 {reg}, {loc}");
+    let good = mp_mapping("ld.atom.acq.dv.semsc0.semvis.sc0 {reg}, {loc}");
     assert_eq!(agree("ocl-good", &good, "vulkan", "opencl", 2), 0);
-    let bad = OPENCL_MP.replace("ACQUIRE", "ld.atom.dv.sc0 {reg}, {loc}");
+    let bad = mp_mapping("ld.atom.dv.sc0 {reg}, {loc}");
     assert!(agree("ocl-bad", &bad, "vulkan", "opencl", 2) > 0);
 }
 
 /// The same for Vulkan -> PTX (the dropped acquire: `mapping_ptx.rs`).
 #[test]
 fn the_sat_search_agrees_with_the_enumeration_vulkan_ptx() {
-    let good = VULKAN_PTX_MP.replace("ACQUIRE", "ld.acquire.gpu {reg}, [{loc}]");
+    let good = vulkan_ptx_mp("ld.acquire.gpu {reg}, [{loc}]");
     assert_eq!(agree("ptx-good", &good, "ptx", "vulkan", 2), 0);
-    let bad = VULKAN_PTX_MP.replace("ACQUIRE", "ld.relaxed.gpu {reg}, [{loc}]");
+    let bad = vulkan_ptx_mp("ld.relaxed.gpu {reg}, [{loc}]");
     assert!(agree("ptx-bad", &bad, "ptx", "vulkan", 2) > 0);
 }
 

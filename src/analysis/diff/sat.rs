@@ -106,13 +106,13 @@ pub(in crate::analysis) struct Query {
     place: Vec<(usize, usize)>,
     /// What the tests read back: every base name's formulas, the order
     /// variables and the well-formedness facts.
-    #[cfg(test)]
+    #[cfg_attr(not(test), allow(dead_code))]
     encoding: Encoding,
 }
 
 /// The formulas of one question that its tests instantiate at concrete
-/// executions (module `tests`).
-#[cfg(test)]
+/// executions (module `tests`; kept, not read, outside them).
+#[cfg_attr(not(test), allow(dead_code))]
 struct Encoding {
     base: HashMap<String, SymValue>,
     /// The strict total order over the slots `co` and `asmo` restrict.
@@ -127,6 +127,13 @@ struct Encoding {
 /// The names the engine computes per candidate execution.
 fn dynamic(name: &str) -> bool {
     names::DYNAMIC_NAMES.contains(&name)
+}
+
+/// Why a question over control barriers is not asked (`what` names one).
+fn control_barriers(what: &str) -> NotAsked {
+    NotAsked::Unsupported(format!(
+        "control barriers (`{what}`): their instances depend on the paths, which the symbolic search does not encode"
+    ))
 }
 
 /// The limits of one question and the stop its circuit and solver ask.
@@ -705,10 +712,7 @@ impl Query {
         deadline: Option<web_time::Instant>,
     ) -> Result<Query, NotAsked> {
         if let Some(op) = ops.iter().find(|o| o.kind == Kind::Cbar) {
-            return Err(NotAsked::Unsupported(format!(
-                "control barriers (`cbar{}`): their instances depend on the paths, which the symbolic search does not encode",
-                op.attrs
-            )));
+            return Err(control_barriers(&format!("cbar{}", op.attrs)));
         }
         let (limits, stop) = reach(deadline, pair.limits.bounds.max_memory)?;
         let probe = match probe(pair, ops, threads, place) {
@@ -739,7 +743,6 @@ impl Query {
         wanted.extend(pair.b.cat.free_names());
         let enc = side.encode(&mut c, &statics, &lt, rf, rfinit, total_co, &wanted);
         facts.push(enc.valid);
-        #[cfg(test)]
         let encoding = Encoding {
             base: enc.base.clone(),
             lt: lt.clone(),
@@ -755,6 +758,31 @@ impl Query {
         let race_diff = c.and(both, !races);
         let differ = c.or_all([a_only, b_only, race_diff]);
         facts.push(differ);
+        Query::assemble(
+            limits,
+            c,
+            facts,
+            stop,
+            (threads, events),
+            slots,
+            place,
+            encoding,
+        )
+    }
+
+    /// The question of `facts` over the skeleton's `slots`, its solver
+    /// holding them (or the limit that stopped their encoding).
+    #[allow(clippy::too_many_arguments)]
+    fn assemble(
+        limits: std::rc::Rc<Reach>,
+        mut c: Circuit,
+        facts: Vec<Lit>,
+        stop: StopWhen,
+        (threads, events): (usize, usize),
+        slots: Slots,
+        place: &[(usize, usize)],
+        encoding: Encoding,
+    ) -> Result<Query, NotAsked> {
         let sizes = slots.sizes(&mut c);
         let solver = solver_of(&c, facts, stop, &limits)?;
         Ok(Query {
@@ -766,7 +794,6 @@ impl Query {
             slots,
             sizes,
             place: place.to_vec(),
-            #[cfg(test)]
             encoding,
         })
     }
@@ -789,6 +816,39 @@ impl Query {
             .slots
             .decode(&v, self.threads, self.events, &self.place);
         Ok(Some((shape, chosen)))
+    }
+
+    /// No later answer has the skeleton `threads` (per thread, its
+    /// instructions and locations) when the question's placement is
+    /// `place` (a skeleton of another placement or size is left alone).
+    pub(in crate::analysis) fn block_shape(
+        &mut self,
+        place: &[(usize, usize)],
+        threads: &[Vec<(usize, usize)>],
+    ) {
+        if place != self.place.as_slice() || threads.len() != self.threads {
+            return;
+        }
+        let s = &self.slots;
+        let mut chosen = Vec::new();
+        for (t, evs) in threads.iter().enumerate() {
+            if evs.len() > self.events {
+                return;
+            }
+            for i in 0..self.events {
+                let e = t * self.events + i;
+                match evs.get(i) {
+                    None => chosen.push(!s.present[e]),
+                    Some(&(o, l)) => {
+                        let (Some(&op), Some(&at)) = (s.sel[e].get(o), s.loc[e].get(l)) else {
+                            return;
+                        };
+                        chosen.extend([s.present[e], op, at]);
+                    }
+                }
+            }
+        }
+        self.block(&chosen);
     }
 
     /// No later answer has the skeleton `chosen` (what [`Query::next`]

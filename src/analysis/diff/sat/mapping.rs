@@ -29,7 +29,7 @@
 //! racy the source would be racy. A proposal is a skeleton, checked the
 //! ordinary way (both listings) by the caller, and blocked.
 
-use super::{NotAsked, Query, Side, Slots, solver_of, total_order, verdict};
+use super::{NotAsked, Query, Side, Slots, total_order, verdict};
 use crate::analysis::diff::Kind;
 use crate::analysis::mapping::{Dialect, Mapping, fill, render};
 use crate::cat::SymValue;
@@ -130,13 +130,14 @@ fn after(
 
 /// The execution in which the threads run one after the other in
 /// `order`, each read reading the last write of its location before it
-/// (the initial value when none): its total order, reads-from and initial
-/// reads.
+/// (the initial value when none), or with `local` the last such write of
+/// its own thread: its total order, reads-from and initial reads.
 fn sequential(
     c: &mut Circuit,
     s: &super::Statics,
     order: &[usize],
     events: usize,
+    local: bool,
 ) -> (SymRel, SymRel, SymSet) {
     let n = s.write.universe();
     let mut rank = vec![0; order.len()];
@@ -153,7 +154,9 @@ fn sequential(
     let mut rf = SymRel::empty(n);
     let mut init = Vec::with_capacity(n);
     for r in 0..n {
-        let earlier: Vec<usize> = (0..n).filter(|&w| pos(w) < pos(r)).collect();
+        let earlier: Vec<usize> = (0..n)
+            .filter(|&w| pos(w) < pos(r) && (!local || w / events == r / events))
+            .collect();
         let mut any = Vec::new();
         for &w in &earlier {
             let mut x = c.and(s.write.get(w), s.same_loc.get(w, r));
@@ -190,8 +193,8 @@ impl Query {
     ) -> Result<Query, NotAsked> {
         let m = k.mapping;
         if let Some(r) = m.rules.iter().find(|r| r.kind == Kind::Cbar) {
-            return Err(NotAsked::Unsupported(format!(
-                "control barriers (`{}`, line {}): their instances depend on the paths, which the symbolic search does not encode",
+            return Err(super::control_barriers(&format!(
+                "{}`, line `{}",
                 r.source, r.at.0
             )));
         }
@@ -216,22 +219,17 @@ impl Query {
             .iter()
             .map(|&(o, j)| m.rules[o].target[j].as_str())
             .collect();
-        let sp = probe(
-            m.source,
-            &sources,
-            place,
-            k.options,
-            k.limits.reference().for_model(k.spec),
-        )
-        .map_err(stopped_or)?;
-        let tp = probe(
-            m.target,
-            &targets,
-            place,
-            k.options,
-            k.limits.reference().for_model(k.imp),
-        )
-        .map_err(stopped_or)?;
+        let [sp, tp] =
+            [(m.source, &sources, k.spec), (m.target, &targets, k.imp)].map(|(d, lines, model)| {
+                probe(
+                    d,
+                    lines,
+                    place,
+                    k.options,
+                    k.limits.reference().for_model(model),
+                )
+            });
+        let (sp, tp) = (sp.map_err(stopped_or)?, tp.map_err(stopped_or)?);
         // Each row's target has exactly one access, of its source's kind
         // (a row without an access, none): the access the shared
         // reads-from and order address.
@@ -369,7 +367,6 @@ impl Query {
         );
         // The compiled execution is a candidate of the compiled program.
         facts.push(te.valid);
-        #[cfg(test)]
         let encoding = super::Encoding {
             base: se.base.clone(),
             lt: lt.clone(),
@@ -379,11 +376,19 @@ impl Query {
         let su = SymSet::from_lits(slots.present.clone());
         let tu = SymSet::from_lits(tpresent);
         // A racy source is undefined: no violation. The threads run one
-        // after the other, in each order, give executions the skeleton
-        // determines; one consistent and racy under the specification
-        // makes the source racy, and the question leaves it out.
-        for order in crate::analysis::diff::permutations(threads) {
-            let (slt, srf, sinit) = sequential(&mut c, &ss, &order, events);
+        // after the other, in each order, and the threads each reading only
+        // their own writes (or the initial values) give executions the
+        // skeleton determines; one consistent and racy under the
+        // specification makes the source racy, and the question leaves it
+        // out.
+        let orders = crate::analysis::diff::permutations(threads);
+        let own = (0..threads).collect::<Vec<_>>();
+        let runs = orders
+            .iter()
+            .map(|o| (o, false))
+            .chain(std::iter::once((&own, true)));
+        for (order, local) in runs {
+            let (slt, srf, sinit) = sequential(&mut c, &ss, order, events, local);
             let x = source.encode(
                 &mut c,
                 &ss,
@@ -442,19 +447,15 @@ impl Query {
         let not_allowed = c.or_all([!se.valid, !cs, allowed_other]);
         facts.push(ci);
         facts.push(not_allowed);
-        let sizes = slots.sizes(&mut c);
-        let solver = solver_of(&c, facts, stop, &limits)?;
-        Ok(Query {
+        Query::assemble(
             limits,
             c,
-            solver,
-            threads,
-            events,
+            facts,
+            stop,
+            (threads, events),
             slots,
-            sizes,
-            place: place.to_vec(),
-            #[cfg(test)]
+            place,
             encoding,
-        })
+        )
     }
 }
