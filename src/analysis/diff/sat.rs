@@ -132,7 +132,7 @@ fn dynamic(name: &str) -> bool {
 /// Why a question over control barriers is not asked (`what` names one).
 fn control_barriers(what: &str) -> NotAsked {
     NotAsked::Unsupported(format!(
-        "control barriers (`{what}`): their instances depend on the paths, which the symbolic search does not encode"
+        "control barriers ({what}): their instances depend on the paths, which the symbolic search does not encode"
     ))
 }
 
@@ -712,7 +712,7 @@ impl Query {
         deadline: Option<web_time::Instant>,
     ) -> Result<Query, NotAsked> {
         if let Some(op) = ops.iter().find(|o| o.kind == Kind::Cbar) {
-            return Err(control_barriers(&format!("cbar{}", op.attrs)));
+            return Err(control_barriers(&format!("`cbar{}`", op.attrs)));
         }
         let (limits, stop) = reach(deadline, pair.limits.bounds.max_memory)?;
         let probe = match probe(pair, ops, threads, place) {

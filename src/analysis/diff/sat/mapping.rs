@@ -194,7 +194,7 @@ impl Query {
         let m = k.mapping;
         if let Some(r) = m.rules.iter().find(|r| r.kind == Kind::Cbar) {
             return Err(super::control_barriers(&format!(
-                "{}`, line `{}",
+                "`{}`, line {}",
                 r.source, r.at.0
             )));
         }
