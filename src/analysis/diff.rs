@@ -26,7 +26,7 @@
 //! that a deadline or the candidate limit stops says which sizes it covered
 //! completely: never "no difference" past them.
 
-mod sat;
+pub(super) mod sat;
 
 use super::litmus::{Property, check_litmus};
 use crate::cat::{CatErrorKind, Value};
@@ -363,7 +363,7 @@ impl Op {
 type Events = [(usize, usize)];
 
 /// A skeleton's symmetry key: placements and, per thread, its events.
-type Key = (Vec<(usize, usize)>, Vec<Vec<(usize, usize)>>);
+pub(super) type Key = (Vec<(usize, usize)>, Vec<Vec<(usize, usize)>>);
 
 /// One skeleton: thread placements and, per thread, (op index, location).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -814,7 +814,7 @@ fn compositions(n: usize, t: usize, max: usize, cur: &mut Vec<usize>, out: &mut 
 
 /// The placements of `t` threads (workgroup, subgroup), numbered in order
 /// of first use; with `subgroups` false each thread has its own subgroup.
-fn placements(t: usize, subgroups: bool) -> Vec<Vec<(usize, usize)>> {
+pub(super) fn placements(t: usize, subgroups: bool) -> Vec<Vec<(usize, usize)>> {
     let mut out: Vec<Vec<(usize, usize)>> = vec![Vec::new()];
     for _ in 0..t {
         let mut next = Vec::new();
@@ -871,7 +871,7 @@ fn enumerate_events(
 /// an execution joins the parts, so its executions are pairs of the parts'
 /// executions, consistent and race-free exactly when both parts' are, and
 /// one part alone shows the difference.
-fn useful(shape: &Shape, ops: &[Op]) -> bool {
+pub(super) fn useful(shape: &Shape, ops: &[Op]) -> bool {
     let mut count = [0usize; 4];
     for &(o, l) in shape.threads.iter().flatten() {
         if ops[o].has_location() {
@@ -909,7 +909,7 @@ fn useful(shape: &Shape, ops: &[Op]) -> bool {
     reached.iter().all(|&r| r)
 }
 
-fn permutations(n: usize) -> Vec<Vec<usize>> {
+pub(super) fn permutations(n: usize) -> Vec<Vec<usize>> {
     if n == 0 {
         return vec![Vec::new()];
     }
@@ -927,7 +927,7 @@ fn permutations(n: usize) -> Vec<Vec<usize>> {
 /// The keys of the skeleton under every relabelling of its symmetry
 /// class: threads permuted, the locations it uses renamed among
 /// themselves.
-fn relabelled_keys(shape: &Shape) -> impl Iterator<Item = Key> + '_ {
+pub(super) fn relabelled_keys(shape: &Shape) -> impl Iterator<Item = Key> + '_ {
     let idl: Vec<usize> = (0..LOCATIONS.len()).collect();
     let used = shape
         .threads
@@ -956,7 +956,7 @@ fn relabelled_keys(shape: &Shape) -> impl Iterator<Item = Key> + '_ {
 
 /// The least key of the skeleton's symmetry class (threads permuted,
 /// locations renamed): equal for two skeletons of one class.
-fn least_key(shape: &Shape) -> Key {
+pub(super) fn least_key(shape: &Shape) -> Key {
     relabelled_keys(shape).min().unwrap_or_default()
 }
 

@@ -15,7 +15,13 @@
 //! checked. Final states are compared by name: every register of each
 //! thread and every location.
 
-use super::diff::{DiffBounds, Kind, LOCATIONS, Op, Shape, Vocabulary, skeletons};
+pub use super::diff::DiffEngine;
+use super::diff::sat::mapping::Checked;
+use super::diff::sat::{NotAsked, Query, Stop};
+use super::diff::{
+    DiffBounds, Key, Kind, LOCATIONS, Op, Shape, Vocabulary, least_key, placements,
+    relabelled_keys, skeletons, useful,
+};
 use super::litmus::{Property, check_litmus};
 use crate::engine::driver::CheckError;
 use crate::engine::{LimitKind, Limits};
@@ -36,7 +42,7 @@ pub enum Dialect {
 }
 
 impl Dialect {
-    fn format(self) -> Format {
+    pub(super) fn format(self) -> Format {
         match self {
             Dialect::Vulkan => Format::VulkanLitmus,
             Dialect::OpenCl | Dialect::Ptx => Format::OpenClLitmus,
@@ -280,7 +286,7 @@ pub struct Rule {
     /// Where the rule's `source` is in the mapping file (line, column).
     pub at: (usize, usize),
     #[serde(skip)]
-    kind: Kind,
+    pub(super) kind: Kind,
 }
 
 /// A mapping file, read and checked.
@@ -352,7 +358,7 @@ fn placeholders(t: &str) -> Result<Vec<&'static str>, String> {
     Ok(found)
 }
 
-fn fill(t: &str, loc: &str, val: i64, reg: &str, id: usize) -> String {
+pub(super) fn fill(t: &str, loc: &str, val: i64, reg: &str, id: usize) -> String {
     t.replace("{loc}", loc)
         .replace("{val}", &val.to_string())
         .replace("{reg}", reg)
@@ -635,6 +641,9 @@ pub struct MappingReport {
     pub threads: usize,
     pub events: usize,
     pub locations: usize,
+    /// Whether the SAT search proposed the tests (else every test of the
+    /// bound was enumerated).
+    pub symbolic: bool,
     /// Source tests checked, and those the specification finds racy
     /// (undefined: every outcome of the compiled test allowed).
     pub tests: u64,
@@ -648,13 +657,25 @@ pub struct MappingReport {
     pub covered_events: usize,
     pub complete: bool,
     pub stopped: Option<String>,
+    /// What the answer should be read with (the search used and why).
+    pub notes: Vec<String>,
 }
 
 impl MappingReport {
     pub fn summary(&self) -> String {
         let bound = format!(
-            "{} source tests up to threads={} events={} locations={} ({} racy under {}, so unconstrained)",
-            self.tests, self.threads, self.events, self.locations, self.racy, self.specification
+            "{} source tests{} up to threads={} events={} locations={} ({} racy under {}, so unconstrained)",
+            self.tests,
+            if self.symbolic {
+                " proposed by the SAT search (every other test has no such execution)"
+            } else {
+                ""
+            },
+            self.threads,
+            self.events,
+            self.locations,
+            self.racy,
+            self.specification
         );
         if !self.violations.is_empty() {
             format!(
@@ -687,6 +708,9 @@ pub struct MappingBounds {
     pub events: usize,
     pub locations: usize,
     pub deadline: Option<web_time::Instant>,
+    /// The SAT search (falling back to the enumeration for a mapping it
+    /// does not take) or every test enumerated (the oracle).
+    pub engine: DiffEngine,
 }
 
 /// Final states (each its sorted clauses), whether the listing is whole,
@@ -734,7 +758,9 @@ fn listing(
     Ok((states, o.states_incomplete().is_none(), race_free))
 }
 
-/// Checks the mapping on every test of the bound.
+/// Checks the mapping on every test of the bound: by the SAT search
+/// (`diff::sat::mapping`) when `bounds.engine` asks for it and it takes
+/// the mapping, else by enumerating the tests.
 pub fn check_mapping(
     m: &Mapping,
     imp: &LoadedModel,
@@ -750,15 +776,40 @@ pub fn check_mapping(
             LOCATIONS.len()
         ));
     }
-    let ops: Vec<Op> = m
-        .rules
-        .iter()
-        .map(|r| Op {
-            kind: r.kind,
-            attrs: String::new(),
-            class: 0,
-        })
-        .collect();
+    let mut report = MappingReport {
+        mapping: m.file.clone(),
+        implementation: imp.name.clone(),
+        specification: spec.name.clone(),
+        threads: bounds.threads,
+        events: bounds.events,
+        locations: bounds.locations,
+        symbolic: false,
+        tests: 0,
+        racy: 0,
+        violations: Vec::new(),
+        violating_tests: 0,
+        undecided: 0,
+        covered_events: 0,
+        complete: false,
+        stopped: None,
+        notes: Vec::new(),
+    };
+    let k = Checked {
+        mapping: m,
+        imp,
+        spec,
+        options,
+        limits,
+    };
+    if bounds.engine == DiffEngine::Symbolic {
+        match symbolic(&k, bounds, &mut report) {
+            Ok(done) => return done,
+            Err(why) => report.notes.push(format!(
+                "the symbolic search does not take {why}: checking every test of the bound"
+            )),
+        }
+    }
+    let ops = ops_of(m);
     let db = DiffBounds {
         threads: bounds.threads,
         events: bounds.events,
@@ -771,96 +822,44 @@ pub fn check_mapping(
         },
         max_tests: 1,
         deadline: bounds.deadline,
-        engine: super::diff::DiffEngine::Enumerate,
+        engine: DiffEngine::Enumerate,
     };
-    let mut report = MappingReport {
-        mapping: m.file.clone(),
-        implementation: imp.name.clone(),
-        specification: spec.name.clone(),
-        threads: bounds.threads,
-        events: bounds.events,
-        locations: bounds.locations,
-        tests: 0,
-        racy: 0,
-        violations: Vec::new(),
-        violating_tests: 0,
-        undecided: 0,
-        covered_events: 0,
-        complete: false,
-        stopped: None,
-    };
-    let parse = |d: Dialect, name: &str, text: &str| {
-        crate::frontend::parse_text(&format!("{name}.litmus"), text, d.format(), options.clone())
-            .map_err(|e| format!("generated test {name} does not read: {e}\n{text}"))
-    };
-    let mut index = 0;
     for n in 1..=bounds.threads * bounds.events {
         for shape in skeletons(&db, &ops, n) {
-            if bounds
-                .deadline
-                .is_some_and(|d| web_time::Instant::now() >= d)
-            {
+            if expired(bounds) {
                 report.stopped = Some("the time limit stopped it".into());
                 return Ok(report);
             }
-            index += 1;
-            report.tests += 1;
-            let name = format!("map-{n}-{index:04}");
-            let (src, tgt) = tests_of(m, &shape, &name);
-            let sp = parse(m.source, &name, &src)?;
-            let (spec_states, spec_whole, race_free) = match listing(&name, &sp, spec, limits, true)
-            {
-                Ok(l) => l,
-                Err(h) => return halted(h, report),
-            };
-            match race_free {
-                Some(false) => {
-                    report.racy += 1;
-                    continue;
-                }
-                None => {
-                    report.undecided += 1;
-                    continue;
-                }
-                Some(true) => {}
-            }
-            let tp = parse(m.target, &format!("{name}-mapped"), &tgt)?;
-            let (imp_states, imp_whole, _) = match listing(&name, &tp, imp, limits, false) {
-                Ok(l) => l,
-                Err(h) => return halted(h, report),
-            };
-            // Looked up once per implementation state.
-            let spec_states: std::collections::HashSet<&Vec<String>> = spec_states.iter().collect();
-            if !spec_whole {
-                report.undecided += 1;
-                continue;
-            }
-            let mut found = false;
-            for s in &imp_states {
-                if spec_states.contains(s) {
-                    continue;
-                }
-                found = true;
-                let cond: Vec<(String, i64)> = s
-                    .iter()
-                    .filter_map(|c| {
-                        let (k, v) = c.split_once(" == ")?;
-                        Some((k.to_string(), v.parse().ok()?))
-                    })
-                    .collect();
-                report.violations.push(MappingViolation {
-                    source: src.clone(),
-                    target: with_exists(&tgt, m.target, &cond),
-                    outcome: s.join(" /\\ "),
-                });
-            }
-            report.violating_tests += u64::from(found);
-            if !imp_whole && !found {
-                report.undecided += 1;
+            if let Err(h) = check_test(&k, &shape, n, &mut report) {
+                return halted(h, report);
             }
         }
         report.covered_events = n;
     }
+    Ok(finish(report))
+}
+
+/// The rows as the skeletons' instructions.
+fn ops_of(m: &Mapping) -> Vec<Op> {
+    m.rules
+        .iter()
+        .map(|r| Op {
+            kind: r.kind,
+            attrs: String::new(),
+            class: 0,
+        })
+        .collect()
+}
+
+fn expired(bounds: &MappingBounds) -> bool {
+    bounds
+        .deadline
+        .is_some_and(|d| web_time::Instant::now() >= d)
+}
+
+/// The answer once every test of the bound was checked: complete when no
+/// limit cut a listing.
+fn finish(mut report: MappingReport) -> MappingReport {
     report.complete = report.undecided == 0;
     if !report.complete {
         report.stopped = Some(format!(
@@ -869,7 +868,183 @@ pub fn check_mapping(
             if report.undecided == 1 { "" } else { "s" }
         ));
     }
-    Ok(report)
+    report
+}
+
+/// Checks the source test of `shape` (of `n` events) and its compiled
+/// form: both listings, the violations added to the report.
+fn check_test(
+    k: &Checked,
+    shape: &Shape,
+    n: usize,
+    report: &mut MappingReport,
+) -> Result<(), Halt> {
+    let (m, imp, spec, limits) = (k.mapping, k.imp, k.spec, k.limits);
+    let parse = |d: Dialect, name: &str, text: &str| {
+        crate::frontend::parse_text(
+            &format!("{name}.litmus"),
+            text,
+            d.format(),
+            k.options.clone(),
+        )
+        .map_err(|e| format!("generated test {name} does not read: {e}\n{text}"))
+    };
+    report.tests += 1;
+    let name = format!("map-{n}-{:04}", report.tests);
+    let (src, tgt) = tests_of(m, shape, &name);
+    let sp = parse(m.source, &name, &src)?;
+    let (spec_states, spec_whole, race_free) = listing(&name, &sp, spec, limits, true)?;
+    match race_free {
+        Some(false) => {
+            report.racy += 1;
+            return Ok(());
+        }
+        None => {
+            report.undecided += 1;
+            return Ok(());
+        }
+        Some(true) => {}
+    }
+    let tp = parse(m.target, &format!("{name}-mapped"), &tgt)?;
+    let (imp_states, imp_whole, _) = listing(&name, &tp, imp, limits, false)?;
+    // Looked up once per implementation state.
+    let spec_states: std::collections::HashSet<&Vec<String>> = spec_states.iter().collect();
+    if !spec_whole {
+        report.undecided += 1;
+        return Ok(());
+    }
+    let mut found = false;
+    for s in &imp_states {
+        if spec_states.contains(s) {
+            continue;
+        }
+        found = true;
+        let cond: Vec<(String, i64)> = s
+            .iter()
+            .filter_map(|c| {
+                let (k, v) = c.split_once(" == ")?;
+                Some((k.to_string(), v.parse().ok()?))
+            })
+            .collect();
+        report.violations.push(MappingViolation {
+            source: src.clone(),
+            target: with_exists(&tgt, m.target, &cond),
+            outcome: s.join(" /\\ "),
+        });
+    }
+    report.violating_tests += u64::from(found);
+
+    if !imp_whole && !found {
+        report.undecided += 1;
+    }
+    Ok(())
+}
+
+/// The symbolic check (`diff::sat::mapping`): for each size, smallest
+/// first, each number of threads and placement asks the solver for a
+/// source test whose compiled form may have an outcome the specification
+/// forbids, checks each proposal the ordinary way and blocks it. An
+/// unsatisfiable question means no violation among that placement's tests
+/// of the size. `Err` (before any check) names what the encoding does not
+/// take.
+fn symbolic(
+    k: &Checked,
+    bounds: &MappingBounds,
+    report: &mut MappingReport,
+) -> Result<Result<MappingReport, String>, String> {
+    report.symbolic = true;
+    let mut queries = Vec::new();
+    for t in 1..=bounds.threads {
+        for place in placements(t, k.mapping.subgroups) {
+            if expired(bounds) {
+                report.stopped = Some("the time limit stopped it".into());
+                return Ok(Ok(report.clone()));
+            }
+            match Query::mapping(
+                k,
+                t,
+                bounds.events,
+                bounds.locations,
+                &place,
+                bounds.deadline,
+            ) {
+                Ok(q) => queries.push((t, q)),
+                Err(NotAsked::Unsupported(why)) => {
+                    report.symbolic = false;
+                    return Err(why);
+                }
+                Err(NotAsked::Stopped(Stop(kind))) => {
+                    report.stopped = Some(format!(
+                        "the {} stopped it while the SAT questions were built",
+                        kind.short()
+                    ));
+                    return Ok(Ok(report.clone()));
+                }
+            }
+        }
+    }
+    let ops = ops_of(k.mapping);
+    let mut tried: std::collections::HashSet<Key> = std::collections::HashSet::new();
+    for n in 1..=bounds.threads * bounds.events {
+        for qi in 0..queries.len() {
+            let t = queries[qi].0;
+            if n < t || n > t * bounds.events {
+                continue;
+            }
+            loop {
+                let (shape, chosen) = match queries[qi].1.next(n) {
+                    Ok(Some(x)) => x,
+                    Ok(None) => break,
+                    Err(Stop(kind)) => {
+                        report.stopped = Some(format!(
+                            "the {} stopped it while the solver searched {n} events",
+                            kind.short()
+                        ));
+                        return Ok(Ok(report.clone()));
+                    }
+                };
+                queries[qi].1.block(&chosen);
+                // The least skeleton of its symmetry class, checked once;
+                // one the enumeration leaves out (a location accessed once,
+                // threads in unconnected parts) has the violations of a
+                // smaller test that is not left out.
+                let (place, threads) = least_key(&shape);
+                let least = Shape { place, threads };
+                if !tried.insert((least.place.clone(), least.threads.clone())) {
+                    continue;
+                }
+                // Every relabelling of it (threads permuted, locations
+                // renamed), blocked in the question of its placement.
+                for (place, threads) in relabelled_keys(&shape) {
+                    let threads: Vec<Vec<(usize, usize)>> = threads
+                        .into_iter()
+                        .map(|th| {
+                            th.into_iter()
+                                .map(|(o, l)| (o, if ops[o].has_location() { l } else { 0 }))
+                                .collect()
+                        })
+                        .collect();
+                    for (u, q) in queries.iter_mut() {
+                        if *u == t {
+                            q.block_shape(&place, &threads);
+                        }
+                    }
+                }
+                if !useful(&least, &ops) {
+                    continue;
+                }
+                if expired(bounds) {
+                    report.stopped = Some("the time limit stopped it".into());
+                    return Ok(Ok(report.clone()));
+                }
+                if let Err(h) = check_test(k, &least, n, report) {
+                    return Ok(halted(h, report.clone()));
+                }
+            }
+        }
+        report.covered_events = n;
+    }
+    Ok(Ok(finish(report.clone())))
 }
 
 /// The check as far as it went when `h` stopped it (the limit named), or

@@ -13,6 +13,7 @@ mod generate;
 mod litmus_outcomes;
 mod mapping;
 mod mapping_ptx;
+mod mapping_sat;
 mod refines;
 mod show;
 mod states_listing;

@@ -9,7 +9,7 @@ use vkmm::analysis::mapping::{MappingBounds, MappingReport};
 /// The four OpenCL -> Vulkan rows of message passing at Device scope, as
 /// examples/mappings/opencl-vulkan.toml writes them; `acquire` replaces the
 /// acquire load's target.
-fn mp_mapping(acquire: &str) -> String {
+pub(crate) fn mp_mapping(acquire: &str) -> String {
     format!(
         r#"source = "opencl"
 target = "vulkan"
@@ -51,6 +51,8 @@ fn check(tag: &str, text: &str) -> MappingReport {
                 events: 2,
                 locations: 2,
                 deadline: None,
+                // Every test walked (the SAT search: `mapping_sat.rs`).
+                engine: vkmm::analysis::mapping::DiffEngine::Enumerate,
             },
         )
         .unwrap();
@@ -196,6 +198,7 @@ fn the_shipped_opencl_vulkan_mapping_reads_and_holds_at_one_event() {
                 events: 1,
                 locations: 1,
                 deadline: None,
+                engine: Default::default(),
             },
         )
         .unwrap();

@@ -267,6 +267,33 @@ fn ptx_statements_and_their_errors() {
     }
 }
 
+/// Message passing's four Vulkan -> PTX rows at Device scope, as
+/// examples/mappings/vulkan-ptx.toml writes them; `acquire` replaces the
+/// acquire load's target.
+pub(crate) fn vulkan_ptx_mp(acquire: &str) -> String {
+    format!(
+        r#"source = "vulkan"
+target = "ptx"
+
+[[instruction]]
+source = "ld.atom.dv.sc0 {{reg}}, {{loc}}"
+target = ["ld.relaxed.gpu {{reg}}, [{{loc}}]"]
+
+[[instruction]]
+source = "st.atom.dv.sc0 {{loc}}, {{val}}"
+target = ["st.relaxed.gpu [{{loc}}], {{val}}"]
+
+[[instruction]]
+source = "ld.atom.acq.dv.sc0.semsc0.semvis {{reg}}, {{loc}}"
+target = ["{acquire}"]
+
+[[instruction]]
+source = "st.atom.rel.dv.sc0.semsc0.semav {{loc}}, {{val}}"
+target = ["st.release.gpu [{{loc}}], {{val}}"]
+"#
+    )
+}
+
 fn check_vulkan_ptx(
     path: &std::path::Path,
     events: usize,
@@ -281,6 +308,7 @@ fn check_vulkan_ptx(
                 events,
                 locations: 2,
                 deadline: None,
+                engine: Default::default(),
             },
         )
         .unwrap()
@@ -310,27 +338,9 @@ fn the_shipped_vulkan_ptx_mapping_reads_and_holds_at_one_event() {
 /// witness reads back as allowed under ptx.
 #[test]
 fn vulkan_ptx_with_a_dropped_acquire_is_a_violation_with_its_witness() {
-    let text = r#"source = "vulkan"
-target = "ptx"
-
-[[instruction]]
-source = "ld.atom.dv.sc0 {reg}, {loc}"
-target = ["ld.relaxed.gpu {reg}, [{loc}]"]
-
-[[instruction]]
-source = "st.atom.dv.sc0 {loc}, {val}"
-target = ["st.relaxed.gpu [{loc}], {val}"]
-
-[[instruction]]
-source = "ld.atom.acq.dv.sc0.semsc0.semvis {reg}, {loc}"
-target = ["ld.relaxed.gpu {reg}, [{loc}]"]
-
-[[instruction]]
-source = "st.atom.rel.dv.sc0.semsc0.semav {loc}, {val}"
-target = ["st.release.gpu [{loc}], {val}"]
-"#;
+    let text = vulkan_ptx_mp("ld.relaxed.gpu {reg}, [{loc}]");
     let p = std::env::temp_dir().join(format!("vkmm-mapping-ptx-{}.toml", std::process::id()));
-    std::fs::write(&p, text).unwrap();
+    std::fs::write(&p, &text).unwrap();
     let r = check_vulkan_ptx(&p, 2);
     let _ = std::fs::remove_file(&p);
     assert!(r.summary().starts_with("VIOLATIONS"), "{}", r.summary());

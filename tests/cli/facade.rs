@@ -226,6 +226,7 @@ fn a_deadline_already_passed_leaves_every_entry_point_undecided() {
         events: 2,
         locations: 2,
         deadline: None,
+        engine: Default::default(),
     };
     let k = late
         .check_mapping(

@@ -36,7 +36,7 @@ use super::{Kind, Op, Pair, Shape};
 use crate::cat::SymValue;
 use crate::engine::LimitKind;
 use crate::engine::{Limits, Skeleton};
-use crate::model::names;
+use crate::model::{LoadedModel, names};
 use crate::relation::symbolic::{Answer, Circuit, Lit, Solver, StopWhen, SymRel, SymSet};
 use crate::relation::{EventSet, Relation};
 use std::collections::HashMap;
@@ -44,10 +44,10 @@ use std::collections::HashMap;
 /// What stopped a question before an answer: the deadline
 /// ([`LimitKind::Timeout`]) or the memory bound ([`LimitKind::MaxMemory`]),
 /// reached while the formulas were built, encoded or solved.
-pub(super) struct Stop(pub(super) LimitKind);
+pub(in crate::analysis) struct Stop(pub(in crate::analysis) LimitKind);
 
 /// Why a question was not asked.
-pub(super) enum NotAsked {
+pub(in crate::analysis) enum NotAsked {
     /// What the symbolic search does not take (the caller falls back to
     /// the enumeration).
     Unsupported(String),
@@ -65,7 +65,7 @@ impl From<String> for NotAsked {
 /// asked while its formulas are built, encoded and solved; the first that
 /// held is kept, so that the answer names it even after the memory the
 /// building held is freed.
-struct Reach {
+pub(super) struct Reach {
     deadline: Option<web_time::Instant>,
     max_memory: Option<usize>,
     reached: std::cell::Cell<Option<LimitKind>>,
@@ -93,31 +93,26 @@ impl Reach {
 
 /// One SAT question: a placement of `threads` threads (all present) with up
 /// to `events` events each.
-pub(super) struct Query {
+pub(in crate::analysis) struct Query {
     /// The limits the question stops at.
     limits: std::rc::Rc<Reach>,
     c: Circuit,
     solver: Solver,
     threads: usize,
     events: usize,
-    locations: usize,
-    present: Vec<Lit>,
-    /// Per slot, per instruction of the vocabulary.
-    sel: Vec<Vec<Lit>>,
-    /// Per slot, per location.
-    loc: Vec<Vec<Lit>>,
+    slots: Slots,
     /// Exactly `k` events present, by `k`.
     sizes: Vec<Lit>,
     place: Vec<(usize, usize)>,
     /// What the tests read back: every base name's formulas, the order
     /// variables and the well-formedness facts.
-    #[cfg(test)]
+    #[cfg_attr(not(test), allow(dead_code))]
     encoding: Encoding,
 }
 
 /// The formulas of one question that its tests instantiate at concrete
-/// executions (module `tests`).
-#[cfg(test)]
+/// executions (module `tests`; kept, not read, outside them).
+#[cfg_attr(not(test), allow(dead_code))]
 struct Encoding {
     base: HashMap<String, SymValue>,
     /// The strict total order over the slots `co` and `asmo` restrict.
@@ -132,6 +127,574 @@ struct Encoding {
 /// The names the engine computes per candidate execution.
 fn dynamic(name: &str) -> bool {
     names::DYNAMIC_NAMES.contains(&name)
+}
+
+/// Why a question over control barriers is not asked (`what` names one).
+fn control_barriers(what: &str) -> NotAsked {
+    NotAsked::Unsupported(format!(
+        "control barriers ({what}): their instances depend on the paths, which the symbolic search does not encode"
+    ))
+}
+
+/// The limits of one question and the stop its circuit and solver ask.
+pub(super) fn reach(
+    deadline: Option<web_time::Instant>,
+    max_memory: Option<usize>,
+) -> Result<(std::rc::Rc<Reach>, StopWhen), NotAsked> {
+    let limits = std::rc::Rc::new(Reach {
+        deadline,
+        max_memory,
+        reached: std::cell::Cell::new(None),
+    });
+    let stop = StopWhen({
+        let l = limits.clone();
+        std::rc::Rc::new(move || l.reached())
+    });
+    if limits.reached() {
+        return Err(NotAsked::Stopped(limits.stop()));
+    }
+    Ok((limits, stop))
+}
+
+/// The variables of a skeleton over `threads x events` slots: per slot its
+/// presence, one instruction of the vocabulary and one location.
+pub(super) struct Slots {
+    pub(super) present: Vec<Lit>,
+    pub(super) sel: Vec<Vec<Lit>>,
+    pub(super) loc: Vec<Vec<Lit>>,
+    /// Whether the slot's instruction accesses a location.
+    pub(super) has_loc: Vec<Lit>,
+}
+
+impl Slots {
+    /// The variables and their facts: one instruction and one location per
+    /// slot (an absent slot holds the first of each, so that a skeleton is
+    /// one assignment), a thread's present events first and every thread
+    /// with one, and the location symmetry (the first location used is
+    /// `x`, and so on). `access[o]`: whether instruction `o` has a location.
+    pub(super) fn new(
+        c: &mut Circuit,
+        access: &[bool],
+        threads: usize,
+        events: usize,
+        locations: usize,
+        facts: &mut Vec<Lit>,
+    ) -> Slots {
+        let n = threads * events;
+        let present: Vec<Lit> = (0..n).map(|_| c.input()).collect();
+        let sel: Vec<Vec<Lit>> = (0..n)
+            .map(|_| access.iter().map(|_| c.input()).collect())
+            .collect();
+        let loc: Vec<Vec<Lit>> = (0..n)
+            .map(|_| (0..locations).map(|_| c.input()).collect())
+            .collect();
+        let has_loc: Vec<Lit> = (0..n)
+            .map(|e| {
+                let ls: Vec<Lit> = (0..access.len())
+                    .filter(|&o| access[o])
+                    .map(|o| sel[e][o])
+                    .collect();
+                c.or_all(ls)
+            })
+            .collect();
+        for e in 0..n {
+            facts.push(c.exactly_one(&sel[e]));
+            facts.push(c.exactly_one(&loc[e]));
+            let first = c.and(sel[e][0], loc[e][0]);
+            facts.push(c.implies(!present[e], first));
+            facts.push(c.implies(!has_loc[e], loc[e][0]));
+            if e % events == 0 {
+                facts.push(present[e]);
+            } else {
+                facts.push(c.implies(present[e], present[e - 1]));
+            }
+        }
+        // Location l is used only if l - 1 is used by an earlier slot.
+        for l in 1..locations {
+            for e in 0..n {
+                let here = c.and(present[e], has_loc[e]);
+                let here = c.and(here, loc[e][l]);
+                let earlier: Vec<Lit> = (0..e)
+                    .map(|f| {
+                        let x = c.and(present[f], has_loc[f]);
+                        c.and(x, loc[f][l - 1])
+                    })
+                    .collect();
+                let before = c.or_all(earlier);
+                facts.push(c.implies(here, before));
+            }
+        }
+        Slots {
+            present,
+            sel,
+            loc,
+            has_loc,
+        }
+    }
+
+    /// Exactly `k` present, by `k` (a counter over the slots).
+    pub(super) fn sizes(&self, c: &mut Circuit) -> Vec<Lit> {
+        let mut at_least: Vec<Lit> = vec![Lit::TRUE];
+        for &p in &self.present {
+            let mut next = vec![Lit::TRUE];
+            for k in 1..=at_least.len() {
+                let keep = at_least.get(k).copied().unwrap_or(Lit::FALSE);
+                let grow = c.and(p, at_least[k - 1]);
+                next.push(c.or(keep, grow));
+            }
+            at_least = next;
+        }
+        (0..=self.present.len())
+            .map(|k| {
+                let more = at_least.get(k + 1).copied().unwrap_or(Lit::FALSE);
+                c.and(at_least[k], !more)
+            })
+            .collect()
+    }
+
+    /// The skeleton of a solver's answer and the literals that describe it
+    /// (what [`Query::block`] blocks).
+    pub(super) fn decode(
+        &self,
+        v: &crate::relation::symbolic::Values,
+        threads: usize,
+        events: usize,
+        place: &[(usize, usize)],
+    ) -> (Shape, Vec<Lit>) {
+        let mut shape_threads = Vec::new();
+        let mut chosen = Vec::new();
+        for t in 0..threads {
+            let mut evs = Vec::new();
+            for i in 0..events {
+                let e = t * events + i;
+                if !v.of(self.present[e]) {
+                    chosen.push(!self.present[e]);
+                    continue;
+                }
+                chosen.push(self.present[e]);
+                let o = (0..self.sel[e].len())
+                    .find(|&o| v.of(self.sel[e][o]))
+                    .unwrap_or(0);
+                let l = (0..self.loc[e].len())
+                    .find(|&l| v.of(self.loc[e][l]))
+                    .unwrap_or(0);
+                chosen.push(self.sel[e][o]);
+                chosen.push(self.loc[e][l]);
+                evs.push((o, l));
+            }
+            shape_threads.push(evs);
+        }
+        let shape = Shape {
+            place: place.to_vec(),
+            threads: shape_threads,
+        };
+        (shape, chosen)
+    }
+}
+
+/// One strict total order over `n` slots (the order `co` and `asmo`
+/// restrict), its transitivity among the facts.
+pub(super) fn total_order(c: &mut Circuit, n: usize, facts: &mut Vec<Lit>) -> SymRel {
+    let mut lt = SymRel::empty(n);
+    for a in 0..n {
+        for b in a + 1..n {
+            let v = c.input();
+            lt.set(a, b, v);
+            lt.set(b, a, !v);
+        }
+    }
+    for a in 0..n {
+        for b in 0..n {
+            for d in 0..n {
+                if a != b && b != d && a != d {
+                    let ab = c.and(lt.get(a, b), lt.get(b, d));
+                    facts.push(c.implies(ab, lt.get(a, d)));
+                }
+            }
+        }
+    }
+    lt
+}
+
+/// One program's events over slots, read through its probe: slot `e` is in
+/// thread `e / per_thread` and holds probe instruction `o` when `sel[e][o]`.
+pub(super) struct Side<'a> {
+    pub(super) env: &'a crate::cat::Env,
+    /// Instructions per probe thread (the probe's event of thread `t`'s
+    /// instruction `o` is `t * nops + o`).
+    pub(super) nops: usize,
+    pub(super) per_thread: usize,
+    pub(super) present: Vec<Lit>,
+    pub(super) sel: Vec<Vec<Lit>>,
+    pub(super) loc: Vec<Vec<Lit>>,
+    pub(super) has_loc: Vec<Lit>,
+}
+
+/// What a side's base names are built from and the caller reads back.
+pub(super) struct Statics {
+    pub(super) write: SymSet,
+    pub(super) read: SymSet,
+    pub(super) atomic: SymSet,
+    pub(super) same_loc: SymRel,
+}
+
+/// A side's base names and what the caller reads of them.
+pub(super) struct Encoded {
+    pub(super) base: HashMap<String, SymValue>,
+    pub(super) po: SymRel,
+    pub(super) co: SymRel,
+    /// The modification orders of the total order are a candidate's
+    /// (without a total `co`: their restriction is transitive).
+    pub(super) valid: Lit,
+}
+
+impl Side<'_> {
+    fn n(&self) -> usize {
+        self.present.len()
+    }
+
+    fn get_set(&self, name: &str) -> Option<EventSet> {
+        match self.env.get(name) {
+            Some(crate::cat::Value::Set(s)) => Some(s.clone()),
+            _ => None,
+        }
+    }
+
+    /// The probe's value of a set for a slot: the disjunction over the
+    /// instructions whose probe event is in the set.
+    fn set_from(&self, c: &mut Circuit, s: &EventSet) -> SymSet {
+        SymSet::from_lits(
+            (0..self.n())
+                .map(|e| {
+                    let t = e / self.per_thread;
+                    let lits: Vec<Lit> = (0..self.nops)
+                        .filter(|&o| s.contains(t * self.nops + o))
+                        .map(|o| self.sel[e][o])
+                        .collect();
+                    let any = c.or_all(lits);
+                    c.and(self.present[e], any)
+                })
+                .collect(),
+        )
+    }
+
+    /// The probe's set `name` over the slots (empty when the probe has none).
+    fn named_set(&self, c: &mut Circuit, name: &str) -> SymSet {
+        match self.get_set(name) {
+            Some(s) => self.set_from(c, &s),
+            None => SymSet::empty(self.n()),
+        }
+    }
+
+    fn rel_from(&self, c: &mut Circuit, r: &Relation) -> SymRel {
+        let n = self.n();
+        let nops = self.nops;
+        let pe = |t: usize, o: usize| t * nops + o;
+        let mut out = SymRel::empty(n);
+        for a in 0..n {
+            for b in 0..n {
+                let (ta, tb) = (a / self.per_thread, b / self.per_thread);
+                // The probe's entries between the two threads' events (the
+                // same event on the diagonal).
+                let mut lits = Vec::new();
+                let mut all = true;
+                let mut none = true;
+                for oa in 0..nops {
+                    for ob in 0..nops {
+                        if a == b && oa != ob {
+                            continue;
+                        }
+                        let v = r.contains(pe(ta, oa), pe(tb, ob));
+                        all &= v;
+                        none &= !v;
+                        if v {
+                            lits.push((oa, ob));
+                        }
+                    }
+                }
+                let both = c.and(self.present[a], self.present[b]);
+                let v = if none {
+                    Lit::FALSE
+                } else if all {
+                    both
+                } else {
+                    let terms: Vec<Lit> = lits
+                        .iter()
+                        .map(|&(oa, ob)| c.and(self.sel[a][oa], self.sel[b][ob]))
+                        .collect();
+                    let any = c.or_all(terms);
+                    c.and(both, any)
+                };
+                out.set(a, b, v);
+            }
+        }
+        out
+    }
+
+    /// The access kinds and the same-location relation.
+    pub(super) fn statics(&self, c: &mut Circuit) -> Result<Statics, NotAsked> {
+        let n = self.n();
+        let mut same_loc = SymRel::empty(n);
+        for a in 0..n {
+            for b in 0..n {
+                let eq: Vec<Lit> = (0..self.loc[a].len())
+                    .map(|l| c.and(self.loc[a][l], self.loc[b][l]))
+                    .collect();
+                let eq = c.or_all(eq);
+                let both = c.and(self.present[a], self.present[b]);
+                let acc = c.and(self.has_loc[a], self.has_loc[b]);
+                let x = c.and(both, acc);
+                same_loc.set(a, b, c.and(x, eq));
+            }
+        }
+        if self.get_set(names::SEQCST).is_some_and(|s| !s.is_empty()) {
+            return Err(NotAsked::Unsupported(
+                "sequentially consistent operations (their SC order)".into(),
+            ));
+        }
+        Ok(Statics {
+            atomic: self.named_set(c, names::A),
+            write: self.named_set(c, names::W),
+            read: self.named_set(c, names::R),
+            same_loc,
+        })
+    }
+
+    /// Reads-from as variables: each present read reads one write of its
+    /// location (not itself) or the initial value (`RFINIT`).
+    pub(super) fn fresh_rf(
+        &self,
+        c: &mut Circuit,
+        s: &Statics,
+        facts: &mut Vec<Lit>,
+    ) -> (SymRel, SymSet) {
+        let n = self.n();
+        let mut rf = SymRel::empty(n);
+        let mut init = Vec::with_capacity(n);
+        for r in 0..n {
+            let i = c.input();
+            let mut choices = vec![i];
+            for w in 0..n {
+                if w == r {
+                    continue;
+                }
+                let v = c.input();
+                let ok = c.and(s.write.get(w), s.same_loc.get(w, r));
+                facts.push(c.implies(v, ok));
+                rf.set(w, r, v);
+                choices.push(v);
+            }
+            let one = c.exactly_one(&choices);
+            let none = !c.or_all(choices.iter().copied());
+            facts.push(c.ite(s.read.get(r), one, none));
+            init.push(i);
+        }
+        (rf, SymSet::from_lits(init))
+    }
+
+    /// Every base name `wanted` lists (and those derived here), with `rf`
+    /// and `rfinit` the execution's reads-from and `lt` the total order the
+    /// modification orders restrict (`total_co`: `co` orders every write of
+    /// a location, else its atomic writes).
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn encode(
+        &self,
+        c: &mut Circuit,
+        s: &Statics,
+        lt: &SymRel,
+        rf: SymRel,
+        rfinit: SymSet,
+        total_co: bool,
+        wanted: &[String],
+    ) -> Encoded {
+        let n = self.n();
+        let (write, atomic, same_loc) = (&s.write, &s.atomic, &s.same_loc);
+        // Mutually ordered: both atomic writes of one location, each in
+        // the other's scope instance (`engine::base`'s `inscope`).
+        let instance = |name: &str| match self.env.get(name) {
+            Some(crate::cat::Value::Rel(r)) => Some(r.clone()),
+            _ => None,
+        };
+        let scopes = [
+            (names::SCOPEINV, names::STHD),
+            (names::SCOPESG, names::SSG),
+            (names::SCOPEWG, names::SWG),
+            (names::SCOPEQF, names::SQF),
+            (names::SCOPEDEV, names::SDEV),
+        ];
+        let mut in_scope = SymRel::empty(n);
+        {
+            let mut sym_scopes = Vec::new();
+            for (set, rel) in scopes {
+                let (Some(st), Some(r)) = (self.get_set(set), instance(rel)) else {
+                    continue;
+                };
+                sym_scopes.push((self.set_from(c, &st), self.rel_from(c, &r)));
+            }
+            for a in 0..n {
+                for b in 0..n {
+                    let mut ab = Vec::new();
+                    let mut ba = Vec::new();
+                    for (st, r) in &sym_scopes {
+                        ab.push(c.and(st.get(a), r.get(a, b)));
+                        ba.push(c.and(st.get(b), r.get(b, a)));
+                    }
+                    let x = c.or_all(ab);
+                    let y = c.or_all(ba);
+                    in_scope.set(a, b, c.and(x, y));
+                }
+            }
+        }
+        let atomic_writes = atomic.inter(c, write);
+        let aw = SymRel::product(c, &atomic_writes, &atomic_writes);
+        let mutual = aw.inter(c, same_loc).inter(c, &in_scope);
+        let ordered = if total_co {
+            write.clone()
+        } else {
+            atomic_writes.clone()
+        };
+        let ow = SymRel::product(c, &ordered, &ordered);
+        let co = lt.inter(c, &ow).inter(c, same_loc);
+        let asmo = co.inter(c, &mutual);
+        let mut valid = Lit::TRUE;
+        if !total_co {
+            // Without a total `co`, the order is the restriction to the
+            // mutually-ordered pairs, kept when transitive.
+            let sq = asmo.compose(c, &asmo);
+            let extra = sq.diff(c, &asmo);
+            valid = extra.is_empty(c);
+        }
+        let (co, asmo) = if total_co {
+            (co, asmo)
+        } else {
+            (asmo.clone(), asmo)
+        };
+        // `po`: earlier slots of one thread.
+        let mut po = SymRel::empty(n);
+        for a in 0..n {
+            for b in a + 1..n {
+                if a / self.per_thread == b / self.per_thread {
+                    po.set(a, b, c.and(self.present[a], self.present[b]));
+                }
+            }
+        }
+        // ATOMICLOC: accesses of a location some atomic accesses.
+        let atomic_loc = {
+            let mut bits = Vec::with_capacity(n);
+            for e in 0..n {
+                let any: Vec<Lit> = (0..n)
+                    .map(|f| c.and(atomic.get(f), same_loc.get(e, f)))
+                    .collect();
+                bits.push(c.or_all(any));
+            }
+            SymSet::from_lits(bits)
+        };
+        // The dense storage classes: the k-th class some semantics names.
+        let classes = (0..4)
+            .filter(|k| self.get_set(&format!("{}{k}", names::SC)).is_some())
+            .count();
+        let mut sc = Vec::new();
+        let mut semsc = Vec::new();
+        let mut named = Vec::new();
+        for k in 0..classes {
+            let st = self.named_set(c, &format!("{}{k}", names::SC));
+            let m = self.named_set(c, &format!("{}{k}", names::SEMSC));
+            named.push(c.or_all(m.lits().iter().copied()));
+            sc.push(st);
+            semsc.push(m);
+        }
+        let mut base: HashMap<String, SymValue> = HashMap::new();
+        for k in 0..classes.max(4) {
+            let mut dsc = SymSet::empty(n);
+            let mut dsemsc = SymSet::empty(n);
+            for cl in 0..classes {
+                // Class `cl` is the k-th named: named, with k named below.
+                let below = exactly(c, &named[..cl], k);
+                let rank = c.and(named[cl], below);
+                let st = SymSet::from_lits(sc[cl].lits().iter().map(|&x| c.and(rank, x)).collect());
+                let m =
+                    SymSet::from_lits(semsc[cl].lits().iter().map(|&x| c.and(rank, x)).collect());
+                dsc = dsc.union(c, &st);
+                dsemsc = dsemsc.union(c, &m);
+            }
+            base.insert(format!("{}{k}", names::DSC), SymValue::Set(dsc));
+            base.insert(format!("{}{k}", names::DSEMSC), SymValue::Set(dsemsc));
+        }
+        base.insert(names::RF.into(), SymValue::Rel(rf));
+        base.insert(names::RFINIT.into(), SymValue::Set(rfinit));
+        base.insert(names::CO.into(), SymValue::Rel(co.clone()));
+        base.insert(names::ASMO.into(), SymValue::Rel(asmo));
+        base.insert(names::SCO.into(), SymValue::Rel(SymRel::empty(n)));
+        base.insert(names::ILO.into(), SymValue::Rel(SymRel::empty(n)));
+        base.insert(names::PO.into(), SymValue::Rel(po.clone()));
+        base.insert(names::SLOC.into(), SymValue::Rel(same_loc.clone()));
+        base.insert(names::SREF.into(), SymValue::Rel(same_loc.clone()));
+        base.insert(names::ATOMICLOC.into(), SymValue::Set(atomic_loc));
+        for name in wanted {
+            if base.contains_key(name) || dynamic(name) {
+                continue;
+            }
+            let v = match self.env.get(name) {
+                Some(crate::cat::Value::Set(st)) => SymValue::Set(self.set_from(c, st)),
+                Some(crate::cat::Value::Rel(r)) => SymValue::Rel(self.rel_from(c, r)),
+                _ => continue,
+            };
+            base.insert(name.clone(), v);
+        }
+        Encoded {
+            base,
+            po,
+            co,
+            valid,
+        }
+    }
+}
+
+/// A model compiled over a side's base names: whether the execution is
+/// consistent, whether it has a race, and the evaluation (for the names
+/// the caller looks up).
+pub(super) fn verdict(
+    c: &mut Circuit,
+    m: &LoadedModel,
+    universe: &SymSet,
+    base: &HashMap<String, SymValue>,
+    limits: &Reach,
+) -> Result<(Lit, Lit, crate::cat::SymEvaluation), NotAsked> {
+    let n = universe.universe();
+    let eval = match m.cat.symbolic(c, universe, &|name| base.get(name).cloned()) {
+        Ok(eval) => eval,
+        Err(_) if c.stopped() => return Err(NotAsked::Stopped(limits.stop())),
+        Err(e) => return Err(format!("model {}: {e}", m.name).into()),
+    };
+    let consistent = eval.consistent(c);
+    let racy = match m.profile.races.as_deref().and_then(|r| eval.lookup(r)) {
+        Some(v) => match v.as_rel(n) {
+            Some(r) => !r.is_empty(c),
+            None => Lit::FALSE,
+        },
+        None => Lit::FALSE,
+    };
+    Ok((consistent, racy, eval))
+}
+
+/// The solver holding `facts`, or the limit that stopped their encoding.
+pub(super) fn solver_of(
+    c: &Circuit,
+    facts: Vec<Lit>,
+    stop: StopWhen,
+    limits: &Reach,
+) -> Result<Solver, NotAsked> {
+    if c.stopped() {
+        return Err(NotAsked::Stopped(limits.stop()));
+    }
+    let mut solver = Solver::with_stop(Some(stop));
+    for f in facts {
+        solver.assert(c, f);
+    }
+    if solver.stopped() {
+        return Err(NotAsked::Stopped(limits.stop()));
+    }
+    Ok(solver)
 }
 
 impl Query {
@@ -149,394 +712,45 @@ impl Query {
         deadline: Option<web_time::Instant>,
     ) -> Result<Query, NotAsked> {
         if let Some(op) = ops.iter().find(|o| o.kind == Kind::Cbar) {
-            return Err(NotAsked::Unsupported(format!(
-                "control barriers (`cbar{}`): their instances depend on the paths, which the symbolic search does not encode",
-                op.attrs
-            )));
+            return Err(control_barriers(&format!("`cbar{}`", op.attrs)));
         }
-        let limits = std::rc::Rc::new(Reach {
-            deadline,
-            max_memory: pair.limits.bounds.max_memory,
-            reached: std::cell::Cell::new(None),
-        });
-        let stop = StopWhen({
-            let l = limits.clone();
-            std::rc::Rc::new(move || l.reached())
-        });
-        if limits.reached() {
-            return Err(NotAsked::Stopped(limits.stop()));
-        }
+        let (limits, stop) = reach(deadline, pair.limits.bounds.max_memory)?;
         let probe = match probe(pair, ops, threads, place) {
             Ok(p) => p,
             Err(_) if limits.reached() => return Err(NotAsked::Stopped(limits.stop())),
             Err(e) => return Err(NotAsked::Unsupported(e)),
         };
-        let penv = &probe.static_env;
-        let nops = ops.len();
-        let pe = |t: usize, o: usize| t * nops + o;
         let n = threads * events;
-        let slot_thread = |e: usize| e / events;
         let mut c = Circuit::with_stop(stop.clone());
-        let present: Vec<Lit> = (0..n).map(|_| c.input()).collect();
-        let sel: Vec<Vec<Lit>> = (0..n)
-            .map(|_| (0..nops).map(|_| c.input()).collect())
-            .collect();
-        let loc: Vec<Vec<Lit>> = (0..n)
-            .map(|_| (0..locations).map(|_| c.input()).collect())
-            .collect();
         let mut facts = Vec::new();
-        // One instruction and one location per slot; an absent slot holds
-        // the first of each, so that a skeleton is one assignment.
-        let has_loc: Vec<Lit> = (0..n)
-            .map(|e| {
-                let ls: Vec<Lit> = (0..nops)
-                    .filter(|&o| ops[o].has_location())
-                    .map(|o| sel[e][o])
-                    .collect();
-                c.or_all(ls)
-            })
-            .collect();
-        for e in 0..n {
-            facts.push(c.exactly_one(&sel[e]));
-            facts.push(c.exactly_one(&loc[e]));
-            let first = c.and(sel[e][0], loc[e][0]);
-            facts.push(c.implies(!present[e], first));
-            facts.push(c.implies(!has_loc[e], loc[e][0]));
-            // A thread's present events come first; every thread has one.
-            if e % events == 0 {
-                facts.push(present[e]);
-            } else {
-                facts.push(c.implies(present[e], present[e - 1]));
-            }
-        }
-        // Location symmetry: the first location used is `x`, and so on:
-        // location l is used only if l - 1 is used by an earlier slot.
-        for l in 1..locations {
-            for e in 0..n {
-                let here = c.and(present[e], has_loc[e]);
-                let here = c.and(here, loc[e][l]);
-                let earlier: Vec<Lit> = (0..e)
-                    .map(|f| {
-                        let x = c.and(present[f], has_loc[f]);
-                        c.and(x, loc[f][l - 1])
-                    })
-                    .collect();
-                let before = c.or_all(earlier);
-                facts.push(c.implies(here, before));
-            }
-        }
-        let universe = SymSet::from_lits(present.clone());
-        // The probe's value of a set for a slot: the disjunction over the
-        // instructions whose probe event is in the set.
-        let set_from = |c: &mut Circuit, s: &EventSet| -> SymSet {
-            SymSet::from_lits(
-                (0..n)
-                    .map(|e| {
-                        let t = slot_thread(e);
-                        let lits: Vec<Lit> = (0..nops)
-                            .filter(|&o| s.contains(pe(t, o)))
-                            .map(|o| sel[e][o])
-                            .collect();
-                        let any = c.or_all(lits);
-                        c.and(present[e], any)
-                    })
-                    .collect(),
-            )
+        let access: Vec<bool> = ops.iter().map(Op::has_location).collect();
+        let slots = Slots::new(&mut c, &access, threads, events, locations, &mut facts);
+        let side = Side {
+            env: &probe.static_env,
+            nops: ops.len(),
+            per_thread: events,
+            present: slots.present.clone(),
+            sel: slots.sel.clone(),
+            loc: slots.loc.clone(),
+            has_loc: slots.has_loc.clone(),
         };
-        let same_loc = {
-            let mut r = SymRel::empty(n);
-            for a in 0..n {
-                for b in 0..n {
-                    let eq: Vec<Lit> = (0..locations)
-                        .map(|l| c.and(loc[a][l], loc[b][l]))
-                        .collect();
-                    let eq = c.or_all(eq);
-                    let both = c.and(present[a], present[b]);
-                    let acc = c.and(has_loc[a], has_loc[b]);
-                    let x = c.and(both, acc);
-                    r.set(a, b, c.and(x, eq));
-                }
-            }
-            r
-        };
-        let get_set = |name: &str| match penv.get(name) {
-            Some(crate::cat::Value::Set(s)) => Some(s.clone()),
-            _ => None,
-        };
-        let atomic = set_from(
-            &mut c,
-            &get_set(names::A).unwrap_or(EventSet::empty(nops * threads)),
-        );
-        let write = set_from(
-            &mut c,
-            &get_set(names::W).unwrap_or(EventSet::empty(nops * threads)),
-        );
-        let read = set_from(
-            &mut c,
-            &get_set(names::R).unwrap_or(EventSet::empty(nops * threads)),
-        );
-        if get_set(names::SEQCST).is_some_and(|s| !s.is_empty()) {
-            return Err(NotAsked::Unsupported(
-                "sequentially consistent operations (their SC order)".into(),
-            ));
-        }
-        let rel_from = |c: &mut Circuit, r: &Relation| -> SymRel {
-            let mut out = SymRel::empty(n);
-            for a in 0..n {
-                for b in 0..n {
-                    let (ta, tb) = (slot_thread(a), slot_thread(b));
-                    // The probe's entries between the two threads' events
-                    // (the same event on the diagonal).
-                    let mut lits = Vec::new();
-                    let mut all = true;
-                    let mut none = true;
-                    for oa in 0..nops {
-                        for ob in 0..nops {
-                            let v = if a == b {
-                                oa == ob && r.contains(pe(ta, oa), pe(tb, ob))
-                            } else {
-                                r.contains(pe(ta, oa), pe(tb, ob))
-                            };
-                            if a == b && oa != ob {
-                                continue;
-                            }
-                            all &= v;
-                            none &= !v;
-                            if v {
-                                lits.push((oa, ob));
-                            }
-                        }
-                    }
-                    let both = c.and(present[a], present[b]);
-                    let v = if none {
-                        Lit::FALSE
-                    } else if all {
-                        both
-                    } else {
-                        let terms: Vec<Lit> = lits
-                            .iter()
-                            .map(|&(oa, ob)| c.and(sel[a][oa], sel[b][ob]))
-                            .collect();
-                        let any = c.or_all(terms);
-                        c.and(both, any)
-                    };
-                    out.set(a, b, v);
-                }
-            }
-            out
-        };
-        // Mutually ordered: both atomic writes of one location, each in
-        // the other's scope instance (`engine::base`'s `inscope`).
-        let instance = |name: &str| match penv.get(name) {
-            Some(crate::cat::Value::Rel(r)) => Some(r.clone()),
-            _ => None,
-        };
-        let scopes = [
-            (names::SCOPEINV, names::STHD),
-            (names::SCOPESG, names::SSG),
-            (names::SCOPEWG, names::SWG),
-            (names::SCOPEQF, names::SQF),
-            (names::SCOPEDEV, names::SDEV),
-        ];
-        let mut in_scope = SymRel::empty(n);
-        {
-            let mut sym_scopes = Vec::new();
-            for (set, rel) in scopes {
-                let (Some(s), Some(r)) = (get_set(set), instance(rel)) else {
-                    continue;
-                };
-                sym_scopes.push((set_from(&mut c, &s), rel_from(&mut c, &r)));
-            }
-            for a in 0..n {
-                for b in 0..n {
-                    let mut ab = Vec::new();
-                    let mut ba = Vec::new();
-                    for (s, r) in &sym_scopes {
-                        ab.push(c.and(s.get(a), r.get(a, b)));
-                        ba.push(c.and(s.get(b), r.get(b, a)));
-                    }
-                    let x = c.or_all(ab);
-                    let y = c.or_all(ba);
-                    in_scope.set(a, b, c.and(x, y));
-                }
-            }
-        }
-        let atomic_writes = atomic.inter(&mut c, &write);
-        let aw = SymRel::product(&mut c, &atomic_writes, &atomic_writes);
-        let mutual = aw.inter(&mut c, &same_loc).inter(&mut c, &in_scope);
-        // One strict total order over the slots.
-        let mut lt = SymRel::empty(n);
-        for a in 0..n {
-            for b in a + 1..n {
-                let v = c.input();
-                lt.set(a, b, v);
-                lt.set(b, a, !v);
-            }
-        }
-        for a in 0..n {
-            for b in 0..n {
-                for d in 0..n {
-                    if a != b && b != d && a != d {
-                        let ab = c.and(lt.get(a, b), lt.get(b, d));
-                        facts.push(c.implies(ab, lt.get(a, d)));
-                    }
-                }
-            }
-        }
+        let universe = SymSet::from_lits(slots.present.clone());
+        let statics = side.statics(&mut c)?;
+        let lt = total_order(&mut c, n, &mut facts);
+        let (rf, rfinit) = side.fresh_rf(&mut c, &statics, &mut facts);
         let total_co = pair.limits.for_model(pair.a).profile.total_co;
-        let ordered = if total_co {
-            write.clone()
-        } else {
-            atomic_writes.clone()
-        };
-        let ow = SymRel::product(&mut c, &ordered, &ordered);
-        let co = lt.inter(&mut c, &ow).inter(&mut c, &same_loc);
-        let asmo = co.inter(&mut c, &mutual);
-        if !total_co {
-            // Without a total `co`, the order is the restriction to the
-            // mutually-ordered pairs, kept when transitive.
-            let sq = asmo.compose(&mut c, &asmo);
-            let extra = sq.diff(&mut c, &asmo);
-            facts.push(extra.is_empty(&mut c));
-        }
-        let (co, asmo) = if total_co {
-            (co, asmo)
-        } else {
-            (asmo.clone(), asmo)
-        };
-        // Reads-from: each present read reads one write of its location
-        // (not itself) or the initial value.
-        let mut rf = SymRel::empty(n);
-        let mut init = Vec::with_capacity(n);
-        for r in 0..n {
-            let i = c.input();
-            let mut choices = vec![i];
-            for w in 0..n {
-                if w == r {
-                    continue;
-                }
-                let v = c.input();
-                let ok = c.and(write.get(w), same_loc.get(w, r));
-                facts.push(c.implies(v, ok));
-                rf.set(w, r, v);
-                choices.push(v);
-            }
-            let one = c.exactly_one(&choices);
-            let none = !c.or_all(choices.iter().copied());
-            facts.push(c.ite(read.get(r), one, none));
-            init.push(i);
-        }
-        let rfinit = SymSet::from_lits(init);
-        // `po`: earlier slots of one thread.
-        let mut po = SymRel::empty(n);
-        for a in 0..n {
-            for b in a + 1..n {
-                if slot_thread(a) == slot_thread(b) {
-                    po.set(a, b, c.and(present[a], present[b]));
-                }
-            }
-        }
-        // ATOMICLOC: accesses of a location some atomic accesses.
-        let atomic_loc = {
-            let mut bits = Vec::with_capacity(n);
-            for e in 0..n {
-                let any: Vec<Lit> = (0..n)
-                    .map(|f| c.and(atomic.get(f), same_loc.get(e, f)))
-                    .collect();
-                bits.push(c.or_all(any));
-            }
-            SymSet::from_lits(bits)
-        };
-        // The dense storage classes: the k-th class some semantics names.
-        let classes = (0..4)
-            .filter(|k| get_set(&format!("{}{k}", names::SC)).is_some())
-            .count();
-        let mut sc = Vec::new();
-        let mut semsc = Vec::new();
-        let mut named = Vec::new();
-        for k in 0..classes {
-            let s = set_from(
-                &mut c,
-                &get_set(&format!("{}{k}", names::SC)).unwrap_or(EventSet::empty(nops * threads)),
-            );
-            let m = set_from(
-                &mut c,
-                &get_set(&format!("{}{k}", names::SEMSC))
-                    .unwrap_or(EventSet::empty(nops * threads)),
-            );
-            named.push(c.or_all(m.lits().iter().copied()));
-            sc.push(s);
-            semsc.push(m);
-        }
-        let mut dense: HashMap<String, SymValue> = HashMap::new();
-        for k in 0..classes.max(4) {
-            let mut dsc = SymSet::empty(n);
-            let mut dsemsc = SymSet::empty(n);
-            for cl in 0..classes {
-                // Class `cl` is the k-th named: named, with k named below.
-                let below = exactly(&mut c, &named[..cl], k);
-                let rank = c.and(named[cl], below);
-                let s = SymSet::from_lits(sc[cl].lits().iter().map(|&x| c.and(rank, x)).collect());
-                let m =
-                    SymSet::from_lits(semsc[cl].lits().iter().map(|&x| c.and(rank, x)).collect());
-                dsc = dsc.union(&mut c, &s);
-                dsemsc = dsemsc.union(&mut c, &m);
-            }
-            dense.insert(format!("{}{k}", names::DSC), SymValue::Set(dsc));
-            dense.insert(format!("{}{k}", names::DSEMSC), SymValue::Set(dsemsc));
-        }
-        let mut base: HashMap<String, SymValue> = dense;
-        base.insert(names::RF.into(), SymValue::Rel(rf));
-        base.insert(names::RFINIT.into(), SymValue::Set(rfinit));
-        base.insert(names::CO.into(), SymValue::Rel(co));
-        base.insert(names::ASMO.into(), SymValue::Rel(asmo));
-        base.insert(names::SCO.into(), SymValue::Rel(SymRel::empty(n)));
-        base.insert(names::ILO.into(), SymValue::Rel(SymRel::empty(n)));
-        base.insert(names::PO.into(), SymValue::Rel(po));
-        base.insert(names::SLOC.into(), SymValue::Rel(same_loc.clone()));
-        base.insert(names::SREF.into(), SymValue::Rel(same_loc));
-        base.insert(names::ATOMICLOC.into(), SymValue::Set(atomic_loc));
         let mut wanted: Vec<String> = pair.a.cat.free_names();
         wanted.extend(pair.b.cat.free_names());
-        for name in wanted {
-            if base.contains_key(&name) || dynamic(&name) {
-                continue;
-            }
-            let v = match penv.get(&name) {
-                Some(crate::cat::Value::Set(s)) => SymValue::Set(set_from(&mut c, s)),
-                Some(crate::cat::Value::Rel(r)) => SymValue::Rel(rel_from(&mut c, r)),
-                _ => continue,
-            };
-            base.insert(name, v);
-        }
-        #[cfg(test)]
+        let enc = side.encode(&mut c, &statics, &lt, rf, rfinit, total_co, &wanted);
+        facts.push(enc.valid);
         let encoding = Encoding {
-            base: base.clone(),
+            base: enc.base.clone(),
             lt: lt.clone(),
             facts: facts.clone(),
             nodes: c.len(),
         };
-        let mut verdicts = Vec::new();
-        for m in [pair.a, pair.b] {
-            let eval = match m
-                .cat
-                .symbolic(&mut c, &universe, &|name| base.get(name).cloned())
-            {
-                Ok(eval) => eval,
-                Err(_) if c.stopped() => return Err(NotAsked::Stopped(limits.stop())),
-                Err(e) => return Err(format!("model {}: {e}", m.name).into()),
-            };
-            let consistent = eval.consistent(&mut c);
-            let racy = match m.profile.races.as_deref().and_then(|r| eval.lookup(r)) {
-                Some(v) => match v.as_rel(n) {
-                    Some(r) => !r.is_empty(&mut c),
-                    None => Lit::FALSE,
-                },
-                None => Lit::FALSE,
-            };
-            verdicts.push((consistent, racy));
-        }
-        let ((ca, ra), (cb, rb)) = (verdicts[0], verdicts[1]);
+        let (ca, ra, _) = verdict(&mut c, pair.a, &universe, &enc.base, &limits)?;
+        let (cb, rb, _) = verdict(&mut c, pair.b, &universe, &enc.base, &limits)?;
         let a_only = c.and(ca, !cb);
         let b_only = c.and(cb, !ca);
         let both = c.and(ca, cb);
@@ -544,53 +758,52 @@ impl Query {
         let race_diff = c.and(both, !races);
         let differ = c.or_all([a_only, b_only, race_diff]);
         facts.push(differ);
-        // Exactly k present, by a counter over the slots.
-        let mut at_least: Vec<Lit> = vec![Lit::TRUE];
-        for &p in &present {
-            let mut next = vec![Lit::TRUE];
-            for k in 1..=at_least.len() {
-                let keep = at_least.get(k).copied().unwrap_or(Lit::FALSE);
-                let grow = c.and(p, at_least[k - 1]);
-                next.push(c.or(keep, grow));
-            }
-            at_least = next;
-        }
-        let sizes: Vec<Lit> = (0..=n)
-            .map(|k| {
-                let more = at_least.get(k + 1).copied().unwrap_or(Lit::FALSE);
-                c.and(at_least[k], !more)
-            })
-            .collect();
-        if c.stopped() {
-            return Err(NotAsked::Stopped(limits.stop()));
-        }
-        let mut solver = Solver::with_stop(Some(stop));
-        for f in facts {
-            solver.assert(&c, f);
-        }
-        if solver.stopped() {
-            return Err(NotAsked::Stopped(limits.stop()));
-        }
+        Query::assemble(
+            limits,
+            c,
+            facts,
+            stop,
+            (threads, events),
+            slots,
+            place,
+            encoding,
+        )
+    }
+
+    /// The question of `facts` over the skeleton's `slots`, its solver
+    /// holding them (or the limit that stopped their encoding).
+    #[allow(clippy::too_many_arguments)]
+    fn assemble(
+        limits: std::rc::Rc<Reach>,
+        mut c: Circuit,
+        facts: Vec<Lit>,
+        stop: StopWhen,
+        (threads, events): (usize, usize),
+        slots: Slots,
+        place: &[(usize, usize)],
+        encoding: Encoding,
+    ) -> Result<Query, NotAsked> {
+        let sizes = slots.sizes(&mut c);
+        let solver = solver_of(&c, facts, stop, &limits)?;
         Ok(Query {
             limits,
             c,
             solver,
             threads,
             events,
-            locations,
-            present,
-            sel,
-            loc,
+            slots,
             sizes,
             place: place.to_vec(),
-            #[cfg(test)]
             encoding,
         })
     }
 
     /// A skeleton of `k` events on which the models may differ, or `None`
     /// when no execution of `k` events at this placement has them differ.
-    pub(super) fn next(&mut self, k: usize) -> Result<Option<(Shape, Vec<Lit>)>, Stop> {
+    pub(in crate::analysis) fn next(
+        &mut self,
+        k: usize,
+    ) -> Result<Option<(Shape, Vec<Lit>)>, Stop> {
         let Some(&size) = self.sizes.get(k) else {
             return Ok(None);
         };
@@ -599,39 +812,48 @@ impl Query {
             Answer::Unsat => return Ok(None),
             Answer::Stopped => return Err(self.limits.stop()),
         };
-        let mut threads = Vec::new();
+        let (shape, chosen) = self
+            .slots
+            .decode(&v, self.threads, self.events, &self.place);
+        Ok(Some((shape, chosen)))
+    }
+
+    /// No later answer has the skeleton `threads` (per thread, its
+    /// instructions and locations) when the question's placement is
+    /// `place` (a skeleton of another placement or size is left alone).
+    pub(in crate::analysis) fn block_shape(
+        &mut self,
+        place: &[(usize, usize)],
+        threads: &[Vec<(usize, usize)>],
+    ) {
+        if place != self.place.as_slice() || threads.len() != self.threads {
+            return;
+        }
+        let s = &self.slots;
         let mut chosen = Vec::new();
-        for t in 0..self.threads {
-            let mut evs = Vec::new();
+        for (t, evs) in threads.iter().enumerate() {
+            if evs.len() > self.events {
+                return;
+            }
             for i in 0..self.events {
                 let e = t * self.events + i;
-                if !v.of(self.present[e]) {
-                    chosen.push(!self.present[e]);
-                    continue;
+                match evs.get(i) {
+                    None => chosen.push(!s.present[e]),
+                    Some(&(o, l)) => {
+                        let (Some(&op), Some(&at)) = (s.sel[e].get(o), s.loc[e].get(l)) else {
+                            return;
+                        };
+                        chosen.extend([s.present[e], op, at]);
+                    }
                 }
-                chosen.push(self.present[e]);
-                let o = (0..self.sel[e].len())
-                    .find(|&o| v.of(self.sel[e][o]))
-                    .unwrap_or(0);
-                let l = (0..self.locations)
-                    .find(|&l| v.of(self.loc[e][l]))
-                    .unwrap_or(0);
-                chosen.push(self.sel[e][o]);
-                chosen.push(self.loc[e][l]);
-                evs.push((o, l));
             }
-            threads.push(evs);
         }
-        let shape = Shape {
-            place: self.place.clone(),
-            threads,
-        };
-        Ok(Some((shape, chosen)))
+        self.block(&chosen);
     }
 
     /// No later answer has the skeleton `chosen` (what [`Query::next`]
     /// returned with it) describes.
-    pub(super) fn block(&mut self, chosen: &[Lit]) {
+    pub(in crate::analysis) fn block(&mut self, chosen: &[Lit]) {
         let clause: Vec<Lit> = chosen.iter().map(|&l| !l).collect();
         self.solver.assert_any(&self.c, &clause);
     }
@@ -684,6 +906,8 @@ fn probe(
     }
     Ok(sk)
 }
+
+pub(in crate::analysis) mod mapping;
 
 #[cfg(test)]
 mod tests;

@@ -227,6 +227,9 @@ pub fn mapping_command(
         &serde_json::json!({ "mapping": report }),
         || {
             let mut s = String::new();
+            for n in &report.notes {
+                s.push_str(&format!("note: {n}\n"));
+            }
             for v in &report.violations {
                 s.push_str(&format!(
                     "violation: {} allows {} on the compiled test, {} forbids it on the source\nsource:\n{}compiled:\n{}\n",

@@ -114,6 +114,11 @@ fn run(cli: Cli) -> Result<i32, String> {
                     events,
                     locations,
                     deadline: None,
+                    engine: if limits.engine == args::Engine::Reference {
+                        vkmm::analysis::mapping::DiffEngine::Enumerate
+                    } else {
+                        vkmm::analysis::mapping::DiffEngine::Symbolic
+                    },
                 },
                 &limits.session(),
                 format,

@@ -58,11 +58,11 @@ impl Compare<'_> {
         for s in 0..n {
             let (t, i) = (s / q.events, s % q.events);
             let (o, l) = self.shape.threads[t].get(i).copied().unwrap_or((0, 0));
-            val.insert(q.present[s], i < self.shape.threads[t].len());
-            for (k, &x) in q.sel[s].iter().enumerate() {
+            val.insert(q.slots.present[s], i < self.shape.threads[t].len());
+            for (k, &x) in q.slots.sel[s].iter().enumerate() {
                 val.insert(x, k == o);
             }
-            for (k, &x) in q.loc[s].iter().enumerate() {
+            for (k, &x) in q.slots.loc[s].iter().enumerate() {
                 val.insert(x, k == l);
             }
         }

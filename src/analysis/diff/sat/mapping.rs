@@ -1,0 +1,461 @@
+//! The symbolic search of `vkmm refines --mapping` (docs/mappings.md): one
+//! SAT question per placement of the threads covers every source test of
+//! a size and every execution of its compiled form.
+//!
+//! The skeleton's variables are the source program's (per slot: presence,
+//! one row of the mapping, one location). The compiled program's slots are
+//! addressed as (source slot, position in the row's target sequence): a
+//! target slot holds the row's instruction at that position, on the
+//! source slot's location, and is present when the source slot is and the
+//! row's sequence is that long. Each side's base names come from its own
+//! probe (every row's source, or every row's target instructions, once per
+//! thread) as in `vkmm diff`'s question. The two executions share their
+//! choices: one reads-from over the source slots (the compiled read of a
+//! row reads the compiled write of the row the source read reads) and one
+//! strict total order over the source slots, whose restriction to each
+//! side's writes is that side's modification orders (target slots of one
+//! row in sequence order).
+//!
+//! The question: an execution of the compiled program consistent under
+//! the implementation model whose source execution (the same choices) the
+//! specification does not allow with the same final state: inconsistent,
+//! or not a candidate of the source, or consistent and race-free with a
+//! final write of some location that is not a possible final write of the
+//! source execution. Every violation has such an execution: its outcome
+//! comes from an implementation-consistent execution of the compiled test,
+//! and the source execution of the same choices reads the same values
+//! (each write stores its own value), so were it consistent with that final
+//! state the specification would allow the outcome; were it consistent and
+//! racy the source would be racy. A proposal is a skeleton, checked the
+//! ordinary way (both listings) by the caller, and blocked.
+
+use super::{NotAsked, Query, Side, Slots, total_order, verdict};
+use crate::analysis::diff::Kind;
+use crate::analysis::mapping::{Dialect, Mapping, fill, render};
+use crate::cat::SymValue;
+use crate::engine::{Limits, Skeleton};
+use crate::frontend::Options;
+use crate::model::{LoadedModel, names};
+use crate::relation::symbolic::{Circuit, Lit, SymRel, SymSet};
+
+/// A probe: `threads` threads at `place`, each holding `lines` once, on
+/// location `x`, every register and value its own; the engine's skeleton
+/// of it, with `lines.len()` events per thread.
+fn probe(
+    d: Dialect,
+    lines: &[&str],
+    place: &[(usize, usize)],
+    options: &Options,
+    limits: Limits,
+) -> Result<Skeleton, String> {
+    let body: Vec<String> = lines
+        .iter()
+        .enumerate()
+        .map(|(k, l)| fill(l, "x", k as i64 + 1, &format!("r{k}"), 0))
+        .collect();
+    let threads = vec![body; place.len()];
+    let text = render(d, "probe", place, &threads, &["x"]);
+    let program = crate::frontend::parse_text("probe.litmus", &text, d.format(), options.clone())
+        .map_err(|e| format!("the probe test does not read: {e}\n{text}"))?;
+    let sk = Skeleton::straight_line_unlisted(&program, limits).map_err(|e| e.to_string())?;
+    if sk.universe() != place.len() * lines.len() {
+        return Err(format!(
+            "an instruction of the mapping is not one event ({} events for {} instructions)",
+            sk.universe(),
+            place.len() * lines.len()
+        ));
+    }
+    Ok(sk)
+}
+
+/// Whether probe event `e` reads and whether it writes.
+fn access(sk: &Skeleton, e: usize) -> (bool, bool) {
+    let has = |name: &str| match sk.static_env.get(name) {
+        Some(crate::cat::Value::Set(s)) => s.contains(e),
+        _ => false,
+    };
+    (has(names::R), has(names::W))
+}
+
+/// The models and the mapping a question is about.
+pub(in crate::analysis) struct Checked<'a> {
+    pub(in crate::analysis) mapping: &'a Mapping,
+    pub(in crate::analysis) imp: &'a LoadedModel,
+    pub(in crate::analysis) spec: &'a LoadedModel,
+    pub(in crate::analysis) options: &'a Options,
+    pub(in crate::analysis) limits: Limits,
+}
+
+/// The maximal writes of each location: a present write no other write of
+/// its location follows in `after`.
+fn maximal(c: &mut Circuit, write: &SymSet, same_loc: &SymRel, after: &SymRel) -> Vec<Lit> {
+    let n = write.universe();
+    (0..n)
+        .map(|w| {
+            let later: Vec<Lit> = (0..n)
+                .filter(|&o| o != w)
+                .map(|o| {
+                    let x = c.and(write.get(o), same_loc.get(w, o));
+                    c.and(x, after.get(w, o))
+                })
+                .collect();
+            let any = c.or_all(later);
+            c.and(write.get(w), !any)
+        })
+        .collect()
+}
+
+/// `po | co | final-order` of one side: the orders a final write is last in
+/// (`litmus::final_memory`).
+fn after(
+    c: &mut Circuit,
+    po: &SymRel,
+    co: &SymRel,
+    m: &LoadedModel,
+    eval: &crate::cat::SymEvaluation,
+) -> SymRel {
+    let n = po.universe();
+    let x = po.union(c, co);
+    match m
+        .profile
+        .final_order
+        .as_deref()
+        .and_then(|b| eval.lookup(b))
+        .and_then(|v: &SymValue| v.as_rel(n))
+    {
+        Some(f) => x.union(c, &f),
+        None => x,
+    }
+}
+
+/// The execution in which the threads run one after the other in
+/// `order`, each read reading the last write of its location before it
+/// (the initial value when none), or with `local` the last such write of
+/// its own thread: its total order, reads-from and initial reads.
+fn sequential(
+    c: &mut Circuit,
+    s: &super::Statics,
+    order: &[usize],
+    events: usize,
+    local: bool,
+) -> (SymRel, SymRel, SymSet) {
+    let n = s.write.universe();
+    let mut rank = vec![0; order.len()];
+    for (i, &t) in order.iter().enumerate() {
+        rank[t] = i;
+    }
+    let pos = |e: usize| rank[e / events] * events + e % events;
+    let mut lt = SymRel::empty(n);
+    for a in 0..n {
+        for b in 0..n {
+            lt.set(a, b, Lit::from_bool(pos(a) < pos(b)));
+        }
+    }
+    let mut rf = SymRel::empty(n);
+    let mut init = Vec::with_capacity(n);
+    for r in 0..n {
+        let earlier: Vec<usize> = (0..n)
+            .filter(|&w| pos(w) < pos(r) && (!local || w / events == r / events))
+            .collect();
+        let mut any = Vec::new();
+        for &w in &earlier {
+            let mut x = c.and(s.write.get(w), s.same_loc.get(w, r));
+            any.push(x);
+            for &v in &earlier {
+                if pos(v) > pos(w) {
+                    let later = c.and(s.write.get(v), s.same_loc.get(v, r));
+                    x = c.and(x, !later);
+                }
+            }
+            rf.set(w, r, c.and(x, s.read.get(r)));
+        }
+        let any = c.or_all(any);
+        init.push(c.and(s.read.get(r), !any));
+    }
+    (lt, rf, SymSet::from_lits(init))
+}
+
+impl Query {
+    /// The question of a mapping check for `threads` threads at `place`,
+    /// up to `events` source instructions each; `Err` names what the
+    /// symbolic search does not take (control barriers, sequentially
+    /// consistent operations, a row whose target does not have exactly
+    /// one access of the source's kind) or the limit that stopped the
+    /// building.
+    #[allow(clippy::too_many_arguments)]
+    pub(in crate::analysis) fn mapping(
+        k: &Checked,
+        threads: usize,
+        events: usize,
+        locations: usize,
+        place: &[(usize, usize)],
+        deadline: Option<web_time::Instant>,
+    ) -> Result<Query, NotAsked> {
+        let m = k.mapping;
+        if let Some(r) = m.rules.iter().find(|r| r.kind == Kind::Cbar) {
+            return Err(super::control_barriers(&format!(
+                "`{}`, line {}",
+                r.source, r.at.0
+            )));
+        }
+        let (limits, stop) = super::reach(deadline, k.limits.bounds.max_memory)?;
+        let stopped_or = |e: String| {
+            if limits.reached() {
+                NotAsked::Stopped(limits.stop())
+            } else {
+                NotAsked::Unsupported(e)
+            }
+        };
+        let rows = m.rules.len();
+        let sources: Vec<&str> = m.rules.iter().map(|r| r.source.as_str()).collect();
+        // The target instructions: (row, position) in row order.
+        let tops: Vec<(usize, usize)> = m
+            .rules
+            .iter()
+            .enumerate()
+            .flat_map(|(o, r)| (0..r.target.len()).map(move |j| (o, j)))
+            .collect();
+        let targets: Vec<&str> = tops
+            .iter()
+            .map(|&(o, j)| m.rules[o].target[j].as_str())
+            .collect();
+        let [sp, tp] =
+            [(m.source, &sources, k.spec), (m.target, &targets, k.imp)].map(|(d, lines, model)| {
+                probe(
+                    d,
+                    lines,
+                    place,
+                    k.options,
+                    k.limits.reference().for_model(model),
+                )
+            });
+        let (sp, tp) = (sp.map_err(stopped_or)?, tp.map_err(stopped_or)?);
+        // Each row's target has exactly one access, of its source's kind
+        // (a row without an access, none): the access the shared
+        // reads-from and order address.
+        let mut at = vec![None; rows];
+        for (o, r) in m.rules.iter().enumerate() {
+            let want = access(&sp, o);
+            let found: Vec<usize> = (0..tops.len())
+                .filter(|&t| tops[t].0 == o && access(&tp, t) != (false, false))
+                .collect();
+            let ok = match found[..] {
+                [] => want == (false, false),
+                [t] => access(&tp, t) == want,
+                _ => false,
+            };
+            if !ok {
+                return Err(NotAsked::Unsupported(format!(
+                    "the row `{}` (line {}): its target does not have exactly one access of the source's kind, which the symbolic search pairs with the source's",
+                    r.source, r.at.0
+                )));
+            }
+            at[o] = found.first().map(|&t| tops[t].1);
+        }
+        let n = threads * events;
+        let width = m.rules.iter().map(|r| r.target.len()).max().unwrap_or(1);
+        let mut c = Circuit::with_stop(stop.clone());
+        let mut facts = Vec::new();
+        let has_location: Vec<bool> = m
+            .rules
+            .iter()
+            .map(|r| matches!(r.kind, Kind::Load | Kind::Store | Kind::Rmw))
+            .collect();
+        let slots = Slots::new(
+            &mut c,
+            &has_location,
+            threads,
+            events,
+            locations,
+            &mut facts,
+        );
+        let source = Side {
+            env: &sp.static_env,
+            nops: rows,
+            per_thread: events,
+            present: slots.present.clone(),
+            sel: slots.sel.clone(),
+            loc: slots.loc.clone(),
+            has_loc: slots.has_loc.clone(),
+        };
+        // Target slot `e * width + j`: position `j` of source slot `e`'s row.
+        let nt = n * width;
+        let mut tsel = vec![vec![Lit::FALSE; tops.len()]; nt];
+        let mut tpresent = Vec::with_capacity(nt);
+        let mut thas = Vec::with_capacity(nt);
+        let mut tloc = Vec::with_capacity(nt);
+        for e in 0..n {
+            for j in 0..width {
+                let a = e * width + j;
+                let mut here = Vec::new();
+                let mut acc = Vec::new();
+                for (t, &(o, p)) in tops.iter().enumerate() {
+                    if p == j {
+                        tsel[a][t] = slots.sel[e][o];
+                        here.push(slots.sel[e][o]);
+                        if at[o] == Some(j) {
+                            acc.push(slots.sel[e][o]);
+                        }
+                    }
+                }
+                let any = c.or_all(here);
+                tpresent.push(c.and(slots.present[e], any));
+                let acc = c.or_all(acc);
+                thas.push(c.and(slots.present[e], acc));
+                tloc.push(slots.loc[e].clone());
+            }
+        }
+        let target = Side {
+            env: &tp.static_env,
+            nops: tops.len(),
+            per_thread: events * width,
+            present: tpresent.clone(),
+            sel: tsel,
+            loc: tloc,
+            has_loc: thas.clone(),
+        };
+        let lt = total_order(&mut c, n, &mut facts);
+        let mut tlt = SymRel::empty(nt);
+        for a in 0..nt {
+            for b in 0..nt {
+                let (ea, eb) = (a / width, b / width);
+                let v = if ea != eb {
+                    lt.get(ea, eb)
+                } else {
+                    Lit::from_bool(a < b)
+                };
+                tlt.set(a, b, v);
+            }
+        }
+        let ss = source.statics(&mut c)?;
+        let ts = target.statics(&mut c)?;
+        let (rf, rfinit) = source.fresh_rf(&mut c, &ss, &mut facts);
+        let mut trf = SymRel::empty(nt);
+        for a in 0..nt {
+            for b in 0..nt {
+                let (ea, eb) = (a / width, b / width);
+                if ea == eb {
+                    continue;
+                }
+                let x = c.and(rf.get(ea, eb), thas[a]);
+                trf.set(a, b, c.and(x, thas[b]));
+            }
+        }
+        let trfinit = SymSet::from_lits(
+            (0..nt)
+                .map(|a| c.and(rfinit.get(a / width), thas[a]))
+                .collect(),
+        );
+        let total = |x: &LoadedModel| k.limits.for_model(x).profile.total_co;
+        let se = source.encode(
+            &mut c,
+            &ss,
+            &lt,
+            rf,
+            rfinit,
+            total(k.spec),
+            &k.spec.cat.free_names(),
+        );
+        let te = target.encode(
+            &mut c,
+            &ts,
+            &tlt,
+            trf,
+            trfinit,
+            total(k.imp),
+            &k.imp.cat.free_names(),
+        );
+        // The compiled execution is a candidate of the compiled program.
+        facts.push(te.valid);
+        let encoding = super::Encoding {
+            base: se.base.clone(),
+            lt: lt.clone(),
+            facts: facts.clone(),
+            nodes: c.len(),
+        };
+        let su = SymSet::from_lits(slots.present.clone());
+        let tu = SymSet::from_lits(tpresent);
+        // A racy source is undefined: no violation. The threads run one
+        // after the other, in each order, and the threads each reading only
+        // their own writes (or the initial values) give executions the
+        // skeleton determines; one consistent and racy under the
+        // specification makes the source racy, and the question leaves it
+        // out.
+        let orders = crate::analysis::diff::permutations(threads);
+        let own = (0..threads).collect::<Vec<_>>();
+        let runs = orders
+            .iter()
+            .map(|o| (o, false))
+            .chain(std::iter::once((&own, true)));
+        for (order, local) in runs {
+            let (slt, srf, sinit) = sequential(&mut c, &ss, order, events, local);
+            let x = source.encode(
+                &mut c,
+                &ss,
+                &slt,
+                srf,
+                sinit,
+                total(k.spec),
+                &k.spec.cat.free_names(),
+            );
+            let (cons, racy, _) = verdict(&mut c, k.spec, &su, &x.base, &limits)?;
+            let both = c.and_all([x.valid, cons, racy]);
+            facts.push(!both);
+        }
+        let (cs, rs, es) = verdict(&mut c, k.spec, &su, &se.base, &limits)?;
+        let (ci, _, ei) = verdict(&mut c, k.imp, &tu, &te.base, &limits)?;
+        let after_s = after(&mut c, &se.po, &se.co, k.spec, &es);
+        let after_t = after(&mut c, &te.po, &te.co, k.imp, &ei);
+        // The order of the source writes the compiled execution leaves
+        // free: the total order follows the compiled execution's order of
+        // their compiled writes (`po | co | final-order`), which extends
+        // its `co`, whenever that order is acyclic. Any compiled execution
+        // is one with such a total order, and its source execution is then
+        // the one that orders those writes as the compiled program does.
+        let mut follow = SymRel::empty(n);
+        for a in 0..n {
+            for b in 0..n {
+                if a == b {
+                    continue;
+                }
+                let pairs: Vec<Lit> = (0..width)
+                    .flat_map(|i| (0..width).map(move |j| (i, j)))
+                    .map(|(i, j)| after_t.get(a * width + i, b * width + j))
+                    .collect();
+                let any = c.or_all(pairs);
+                let ws = c.and(ss.write.get(a), ss.write.get(b));
+                let x = c.and(ws, ss.same_loc.get(a, b));
+                follow.set(a, b, c.and(x, any));
+            }
+        }
+        let acyclic = follow.is_acyclic(&mut c);
+        let inside = follow.diff(&mut c, &lt).is_empty(&mut c);
+        facts.push(c.implies(acyclic, inside));
+        let max_s = maximal(&mut c, &ss.write, &ss.same_loc, &after_s);
+        let max_t = maximal(&mut c, &ts.write, &ts.same_loc, &after_t);
+        // A final write of the compiled execution whose source write is not
+        // a possible final write of the source execution.
+        let mut differ = Vec::new();
+        for e in 0..n {
+            let here: Vec<Lit> = (0..width).map(|j| max_t[e * width + j]).collect();
+            let t = c.or_all(here);
+            differ.push(c.and(t, !max_s[e]));
+        }
+        let finals = c.or_all(differ);
+        let clean = c.and(finals, !rs);
+        let allowed_other = c.and(cs, clean);
+        let not_allowed = c.or_all([!se.valid, !cs, allowed_other]);
+        facts.push(ci);
+        facts.push(not_allowed);
+        Query::assemble(
+            limits,
+            c,
+            facts,
+            stop,
+            (threads, events),
+            slots,
+            place,
+            encoding,
+        )
+    }
+}
