@@ -354,6 +354,10 @@ pub struct Repetition {
     /// Source lines of the loop's head and of the jump back.
     pub head_line: usize,
     pub back_line: usize,
+    /// The file of those lines, where it is not the program's own: a
+    /// header the shader includes ([`crate::ir::SourceSpan::file`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub file: Option<String>,
     /// Iterations the witness ran, and how they split.
     pub iterations: usize,
     pub infix: usize,
@@ -403,10 +407,15 @@ pub fn witness_line(w: &Witness) -> String {
 }
 
 /// `P0 spins forever in lines 8-10: the last 1 of 2 iterations repeat (the
-/// 1 before them match them)`.
+/// 1 before them match them)`; a loop in an included header reads
+/// `in HEADER:8-10`.
 pub fn repetition(l: &Repetition) -> String {
+    let lines = match &l.file {
+        Some(f) => format!("{f}:"),
+        None => "lines ".to_string(),
+    };
     format!(
-        "{} spins forever in lines {}-{}: the last {} of {} iterations repeat{}",
+        "{} spins forever in {lines}{}-{}: the last {} of {} iterations repeat{}",
         l.thread,
         l.head_line,
         l.back_line,
@@ -998,6 +1007,10 @@ impl Search<'_> {
                     thread: format!("P{}", program.threads[s.thread].id),
                     head_line: line(s.thread, s.header),
                     back_line: line(s.thread, s.back),
+                    file: program.threads[s.thread].code[s.header]
+                        .source()
+                        .file
+                        .clone(),
                     iterations: s.iterations.len(),
                     infix: s.infix.len(),
                     suffix: s.suffix.len(),

@@ -780,3 +780,40 @@ fn hlsl_select_is_declared_for_glslang() {
         "{out}"
     );
 }
+
+/// A loop in an included header is placed in the header in a
+/// non-termination witness: the text names `spin.h:6-7` (not "lines
+/// 6-7", which would point into spin.comp) and the JSON loop carries the
+/// header as its `file`.
+#[test]
+fn a_spin_in_an_included_header_names_the_header() {
+    if !glslang() {
+        return;
+    }
+    let path = format!("{DIR}/header-places/spin.comp");
+    let header = format!("{DIR}/header-places/spin.h");
+    let (code, out, err) = vkmm(&["check", "--property", "termination", &path]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("NON-TERMINATING"), "{out}");
+    assert!(
+        out.contains(&format!("P0 spins forever in {header}:6-7: ")),
+        "{out}"
+    );
+    let (code, out, err) = vkmm(&[
+        "check",
+        "--property",
+        "termination",
+        "--format",
+        "json",
+        &path,
+    ]);
+    assert_eq!(code, 0, "{out}{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).expect("JSON");
+    let l = &v["results"][0]["witness"]["loops"][0];
+    assert_eq!(l["file"], serde_json::json!(header), "{out}");
+    assert_eq!(
+        (l["head_line"].as_u64(), l["back_line"].as_u64()),
+        (Some(6), Some(7)),
+        "{out}"
+    );
+}
