@@ -167,6 +167,26 @@ pub(super) struct Slots {
 }
 
 impl Slots {
+    /// The side of a program whose slots these are, read through the probe
+    /// environment `env` with `nops` instructions per probe thread and
+    /// `per_thread` slots per thread.
+    pub(super) fn side<'a>(
+        &self,
+        env: &'a crate::cat::Env,
+        nops: usize,
+        per_thread: usize,
+    ) -> Side<'a> {
+        Side {
+            env,
+            nops,
+            per_thread,
+            present: self.present.clone(),
+            sel: self.sel.clone(),
+            loc: self.loc.clone(),
+            has_loc: self.has_loc.clone(),
+        }
+    }
+
     /// The variables and their facts: one instruction and one location per
     /// slot (an absent slot holds the first of each, so that a skeleton is
     /// one assignment), a thread's present events first and every thread
@@ -725,15 +745,7 @@ impl Query {
         let mut facts = Vec::new();
         let access: Vec<bool> = ops.iter().map(Op::has_location).collect();
         let slots = Slots::new(&mut c, &access, threads, events, locations, &mut facts);
-        let side = Side {
-            env: &probe.static_env,
-            nops: ops.len(),
-            per_thread: events,
-            present: slots.present.clone(),
-            sel: slots.sel.clone(),
-            loc: slots.loc.clone(),
-            has_loc: slots.has_loc.clone(),
-        };
+        let side = slots.side(&probe.static_env, ops.len(), events);
         let universe = SymSet::from_lits(slots.present.clone());
         let statics = side.statics(&mut c)?;
         let lt = total_order(&mut c, n, &mut facts);

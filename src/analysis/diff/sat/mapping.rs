@@ -269,15 +269,7 @@ impl Query {
             locations,
             &mut facts,
         );
-        let source = Side {
-            env: &sp.static_env,
-            nops: rows,
-            per_thread: events,
-            present: slots.present.clone(),
-            sel: slots.sel.clone(),
-            loc: slots.loc.clone(),
-            has_loc: slots.has_loc.clone(),
-        };
+        let source = slots.side(&sp.static_env, rows, events);
         // Target slot `e * width + j`: position `j` of source slot `e`'s row.
         let nt = n * width;
         let mut tsel = vec![vec![Lit::FALSE; tops.len()]; nt];
