@@ -1478,6 +1478,9 @@ impl Visitor for Outcomes<'_> {
             prefixes_first: self.prefixes_first_needed(),
             constrains_orders: false,
             barriers_agree: false,
+            // Each candidate counted `Skeleton::multiplicity` times; the
+            // states show no register nothing reads.
+            commuting_rmws: true,
         }
     }
 

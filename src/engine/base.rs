@@ -31,6 +31,16 @@ pub(crate) struct Facts {
     /// `co-write-write-coherence` ([`super::choices::sequenced_write_pairs`];
     /// empty unless the skeleton's builder sets them).
     pub sequenced_writes: Vec<(usize, usize)>,
+    /// Per event: `(class, width)` when it is an atomic RMW of a commuting
+    /// kind ([`crate::ir::RmwOp::commuting_class`]) whose read the path
+    /// left symbolic and whose write is derived from it
+    /// ([`super::Reduction::CommutingRmws`]: its result nothing reads).
+    pub commuting: Vec<Option<(u8, u8)>>,
+    /// Whether something in the skeleton can synchronise: an event with
+    /// acquire, release or sequentially consistent semantics, a control
+    /// barrier, threads that system-synchronize, host operations, shader
+    /// I/O between stages or fragment interlock.
+    pub synchronising: bool,
 }
 
 /// The base-set name of a scope (`SCOPEWG` for Workgroup, ...).
@@ -154,6 +164,33 @@ pub(crate) fn static_env_bounded(
         initial_value,
         inscope: shape.inscope.clone(),
         sequenced_writes: Vec::new(),
+        commuting: events
+            .iter()
+            .map(|e| {
+                let i = e.instruction(program);
+                (i.atomic
+                    && i.is_read()
+                    && e.writes
+                    && e.read_value.is_none()
+                    && e.derived.is_some())
+                .then(|| {
+                    i.rmw_op
+                        .commuting_class()
+                        .map(|c| (c, i.width.unwrap_or(64)))
+                })
+                .flatten()
+            })
+            .collect(),
+        synchronising: !program.ssw.is_empty()
+            || !program.host.is_empty()
+            || !program.generates.is_empty()
+            || program.threads.iter().any(|t| t.fragment.is_some())
+            || events.iter().any(|e| {
+                let i = e.instruction(program);
+                i.semantics.order != crate::ir::Order::Relaxed
+                    || i.semantics.seq_cst
+                    || matches!(i.kind, crate::ir::OpKind::ControlBarrier { .. })
+            }),
     };
     Ok((events, shape.env.clone(), facts, shape.id))
 }

@@ -378,6 +378,73 @@ pub(crate) fn symmetry_pairs(
     (pairs, within)
 }
 
+/// [`Reduction::CommutingRmws`](super::Reduction::CommutingRmws): for
+/// each location whose every access is an RMW of one commuting kind and
+/// width with its result unused (`Facts::commuting`), made by two threads
+/// or more, every two of them mutually ordered, in a skeleton where
+/// nothing synchronises (`Facts::synchronising`), and that no pair of
+/// `required` orders across threads: the pairs putting those RMWs thread
+/// by thread in program order (one order, found by `only_order`), and the
+/// product over such locations of the interleavings of the threads'
+/// program orders each candidate stands for (the multinomial of the
+/// threads' counts; `reduce/commuting_rmws.rs` has the argument).
+pub(crate) fn commuting_orders(
+    events: &[EventInfo],
+    f: &Facts,
+    required: &[(usize, usize)],
+) -> (Vec<(usize, usize)>, u64) {
+    let mut pairs = Vec::new();
+    let mut within = 1u64;
+    if f.synchronising {
+        return (pairs, within);
+    }
+    let mut by_location: std::collections::BTreeMap<usize, Vec<usize>> = Default::default();
+    let mut refused: HashSet<usize> = HashSet::new();
+    for e in 0..events.len() {
+        let Some(l) = f.location[e] else { continue };
+        by_location.entry(l).or_default().push(e);
+        if f.commuting[e].is_none() {
+            refused.insert(l);
+        }
+    }
+    for (&l, rmws) in &by_location {
+        if refused.contains(&l) {
+            continue;
+        }
+        let kind = f.commuting[rmws[0]];
+        let threads: std::collections::BTreeSet<usize> =
+            rmws.iter().map(|&e| events[e].thread).collect();
+        let ordered_across = required.iter().any(|&(a, b)| {
+            f.location[a] == Some(l)
+                && f.location[b] == Some(l)
+                && (events[a].thread != events[b].thread || a > b)
+        });
+        if threads.len() < 2
+            || ordered_across
+            || rmws.iter().any(|&e| f.commuting[e] != kind)
+            || !rmws
+                .iter()
+                .all(|&a| rmws.iter().all(|&b| a == b || mutually_ordered(f, a, b)))
+        {
+            continue;
+        }
+        // Events are thread by thread in program order: `rmws` is the order.
+        pairs.extend(rmws.windows(2).map(|w| (w[0], w[1])));
+        // The interleavings: n! / (n_1! ... n_k!), as a product of binomials.
+        let mut placed = 0u128;
+        let mut count = 1u128;
+        for &t in &threads {
+            let k = rmws.iter().filter(|&&e| events[e].thread == t).count() as u128;
+            for i in 1..=k {
+                count = count.saturating_mul(placed + i) / i;
+            }
+            placed += k;
+        }
+        within = within.saturating_mul(u64::try_from(count).unwrap_or(u64::MAX));
+    }
+    (pairs, within)
+}
+
 pub(crate) fn mo_choices(
     events: &[EventInfo],
     f: &Facts,

@@ -248,6 +248,13 @@ pub struct Needs {
     /// [`super::Reduction::WitnessPruning`] the walk then drops a partial
     /// combination that already breaks it.
     pub barriers_agree: bool,
+    /// Whether the visitor counts each candidate
+    /// [`Skeleton::multiplicity`] times and reads of it nothing that
+    /// depends on the coherence order among RMWs whose results nothing
+    /// reads (their read values, that order itself): with
+    /// [`super::Reduction::CommutingRmws`] a location whose every access
+    /// is such an RMW then gets one order (`choices::commuting_orders`).
+    pub commuting_rmws: bool,
 }
 
 /// What a question does with the candidate executions of a program: the
@@ -753,6 +760,8 @@ struct Walk<'a, 'b> {
     factored: bool,
     /// Whether the visitor constrains the orders ([`Needs::constrains_orders`]).
     constrains_orders: bool,
+    /// Whether the visitor counts commuting RMWs' orders ([`Needs::commuting_rmws`]).
+    commuting_rmws: bool,
     /// How the active reductions evaluate candidates.
     plan: super::reduce::EvaluationPlan,
     budget: &'a Budget<'b>,
@@ -785,6 +794,7 @@ impl<'a, 'b> Walk<'a, 'b> {
             reads: needs.reads.clone().filter(|_| plan.lazy_checks),
             factored: needs.factored,
             constrains_orders: needs.constrains_orders,
+            commuting_rmws: needs.commuting_rmws,
             plan,
             budget,
             monotone,
@@ -1428,6 +1438,7 @@ fn list_orders(
     visitor: &dyn Visitor,
     sk: &mut Skeleton,
 ) -> Result<bool, CheckError> {
+    sk.commuting_allowed = walk.commuting_rmws && !walk.constrains_orders;
     let listed = if walk.constrains_orders {
         sk.list_orders(Some(&|a, b| visitor.may_precede(a, b)))
     } else {

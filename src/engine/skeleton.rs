@@ -91,6 +91,13 @@ pub struct Skeleton {
     /// observation read whose reads-from choices the search may factor
     /// (`choices::observation_reads`); empty when none may be.
     pub observation: Vec<Option<usize>>,
+    /// Whether [`Skeleton::list_orders`] may list one order for the
+    /// locations of commuting RMWs (the visitor counts
+    /// [`Skeleton::multiplicity`]: [`super::Needs::commuting_rmws`]).
+    pub commuting_allowed: bool,
+    /// The orders each candidate stands for on those locations (the
+    /// product of their interleavings' counts; 1 when none was reduced).
+    pub commuting_within: u64,
 }
 
 /// What [`values::resolve`](super::values::resolve) needs beyond the skeleton's events: each event's
@@ -211,6 +218,14 @@ impl Skeleton {
                     choices::symmetry_pairs(&self.events, facts, limits, &sym.groups);
                 required.extend(pairs);
                 sym.within = within;
+            }
+            if plan.commuting_rmws && self.commuting_allowed && may_precede.is_none() {
+                // Locations whose every access is an RMW of one commuting
+                // kind, result unused: one order, thread by thread
+                // ([`Reduction::CommutingRmws`](super::Reduction::CommutingRmws)).
+                let (pairs, within) = choices::commuting_orders(&self.events, facts, &required);
+                required.extend(pairs);
+                self.commuting_within = within;
             }
             self.mo_choices =
                 choices::mo_choices(&self.events, facts, *limits, may_precede, &required)?;
@@ -350,6 +365,8 @@ impl Skeleton {
             symmetry: None,
             rotation: None,
             observation,
+            commuting_allowed: false,
+            commuting_within: 1,
         })
     }
 
@@ -361,6 +378,7 @@ impl Skeleton {
         self.symmetry
             .as_ref()
             .map_or(1, |s| s.combinations.saturating_mul(s.within))
+            .saturating_mul(self.commuting_within)
     }
 
     /// The events that pass a barrier with a quorum too few invocations

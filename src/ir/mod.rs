@@ -1025,6 +1025,28 @@ impl RmwOp {
     pub fn uses_old(self) -> bool {
         self != RmwOp::Exchange
     }
+
+    /// The integer operations whose effects on a location commute with
+    /// each other's and associate, one class each (add and sub; and; or;
+    /// xor; signed min; signed max; unsigned min; unsigned max): applied
+    /// in any order to one initial value, the operands of a class give one
+    /// final value. `None`: exchange, compare-exchange and the float
+    /// operations (float addition does not associate).
+    pub fn commuting_class(self) -> Option<u8> {
+        match self {
+            RmwOp::Add | RmwOp::Sub => Some(0),
+            RmwOp::And => Some(1),
+            RmwOp::Or => Some(2),
+            RmwOp::Xor => Some(3),
+            RmwOp::Min => Some(4),
+            RmwOp::Max => Some(5),
+            RmwOp::UMin => Some(6),
+            RmwOp::UMax => Some(7),
+            RmwOp::Exchange | RmwOp::CompareExchange | RmwOp::FAdd | RmwOp::FMin | RmwOp::FMax => {
+                None
+            }
+        }
+    }
 }
 
 /// Local (register) arithmetic.
@@ -1387,6 +1409,35 @@ impl Thread {
     /// Whether the code is straight-line (no labels, jumps or local arithmetic).
     pub fn is_straight_line(&self) -> bool {
         self.code.iter().all(|s| matches!(s, Stmt::Op(_)))
+    }
+
+    /// The registers the code reads: the operands of branches, assignments
+    /// and instructions (values, expected values, barrier ids and quorums).
+    pub fn read_registers(&self) -> BTreeSet<&str> {
+        fn add<'a>(out: &mut BTreeSet<&'a str>, o: Option<&'a Operand>) {
+            if let Some(Operand::Reg(r)) = o {
+                out.insert(r.as_str());
+            }
+        }
+        let mut out = BTreeSet::new();
+        for s in &self.code {
+            match s {
+                Stmt::Branch { a, b, .. } | Stmt::Assign { a, b, .. } => {
+                    add(&mut out, Some(a));
+                    add(&mut out, Some(b));
+                }
+                Stmt::Op(i) => {
+                    add(&mut out, i.operand.as_ref());
+                    add(&mut out, i.expected.as_ref());
+                    if let OpKind::ControlBarrier { id, quorum, .. } = &i.kind {
+                        add(&mut out, id.as_ref());
+                        add(&mut out, quorum.as_ref());
+                    }
+                }
+                Stmt::Label { .. } | Stmt::Goto { .. } => {}
+            }
+        }
+        out
     }
 }
 

@@ -157,6 +157,10 @@ pub enum IntOp {
     Carry,
     /// The borrow of an unsigned subtraction (ISubBorrow), 0 or 1.
     Borrow,
+    /// What an atomic read-modify-write of the width writes from the
+    /// value read and its operand ([`super::RmwOp::apply_at`]): the
+    /// derived write of an RMW whose read stays symbolic.
+    Rmw(super::RmwOp),
 }
 
 /// A numeric operation of [`super::ArithOp::Num`].
@@ -633,6 +637,7 @@ fn int(op: IntOp, w: u8, a: i64, b: i64) -> i64 {
     let bits = u32::from(w).clamp(1, 64);
     let ua = zext(a, w);
     match op {
+        IntOp::Rmw(rmw) => rmw.apply_at(a, b, Some(w)),
         IntOp::BitReverse => sext(ua.reverse_bits() >> (64 - bits), w),
         IntOp::BitCount => i64::from(ua.count_ones()),
         IntOp::FindLsb => {

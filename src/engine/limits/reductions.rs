@@ -102,6 +102,13 @@ pub enum Reduction {
     /// threads can write the location: no execution has its prefix
     /// (`trace::coherence`, under a model declaring `po-coherence`).
     CoherenceCuts,
+    /// With [`Reduction::SymbolicStores`], an integer atomic add, sub,
+    /// and, or, xor, min or max whose result nothing reads keeps its read
+    /// symbolic (its write derived from it), and a location whose every
+    /// access is such an RMW of one commuting kind gets one coherence order
+    /// where nothing in the execution acquires or releases, counted for
+    /// the orders it stands for ([`crate::engine::reduce::commuting_rmws`]).
+    CommutingRmws,
 }
 
 /// What a reduction needs the model to declare about itself before it
@@ -148,7 +155,7 @@ impl Requires {
 
 impl Reduction {
     /// Every reduction, in the order `--help` and the tables list them.
-    pub const ALL: [Reduction; 22] = [
+    pub const ALL: [Reduction; 23] = [
         Reduction::SpinReduction,
         Reduction::RmwFilter,
         Reduction::TerminationShortcuts,
@@ -171,6 +178,7 @@ impl Reduction {
         Reduction::SymbolicDomains,
         Reduction::BarrierPrefixes,
         Reduction::CoherenceCuts,
+        Reduction::CommutingRmws,
     ];
 
     /// The reduction's name: `--no NAME`, and the old `--no-NAME` switch.
@@ -198,6 +206,7 @@ impl Reduction {
             Reduction::SymbolicDomains => "symbolic-domains",
             Reduction::BarrierPrefixes => "barrier-prefixes",
             Reduction::CoherenceCuts => "coherence-cuts",
+            Reduction::CommutingRmws => "commuting-rmws",
         }
     }
 
@@ -240,13 +249,16 @@ impl Reduction {
             Reduction::CoherenceCuts => {
                 "drop cut paths whose reads change value more often than other threads write"
             }
+            Reduction::CommutingRmws => {
+                "keep unused RMW results symbolic; one order of RMWs that commute"
+            }
         }
     }
 
     /// What the reduction needs the model to declare.
     pub fn requires(self) -> Requires {
         match self {
-            Reduction::RmwFilter => Requires::RmwAtomicity,
+            Reduction::RmwFilter | Reduction::CommutingRmws => Requires::RmwAtomicity,
             Reduction::OwnWriteFilter | Reduction::OwnForwarding => Requires::LatestOwnWrite,
             Reduction::SpinExtension => Requires::AwaitExtension,
             Reduction::ReadFactoring => Requires::LocationLocalReads,

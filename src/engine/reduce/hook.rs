@@ -102,6 +102,10 @@ pub struct OrderPlan {
     /// Orders against the declared coherence of writes sequenced in one
     /// thread (under a total `co`) are not listed.
     pub sequenced_writes: bool,
+    /// A location whose every access is an RMW of one commuting kind with
+    /// its result unused gets one order, counted for every interleaving
+    /// (`choices::commuting_orders`), for a visitor that counts so.
+    pub commuting_rmws: bool,
 }
 
 /// How a skeleton's candidates are searched.

@@ -25,6 +25,7 @@ pub(super) use witness_pruning::BarrierPruning;
 pub mod barrier_prefixes;
 mod chain_flow;
 mod coherence_cuts;
+mod commuting_rmws;
 mod counters;
 pub use crate::engine::limits::{Reduction, Reductions, Requires};
 pub(super) use chain_flow::{ChainFlow, best_below};
@@ -80,6 +81,7 @@ fn hook_of(r: Reduction) -> &'static dyn Hook {
         Reduction::SymbolicDomains => &symbolic_domains::SymbolicDomainsHook,
         Reduction::BarrierPrefixes => &barrier_prefixes::BarrierPrefixesHook,
         Reduction::CoherenceCuts => &coherence_cuts::CoherenceCutsHook,
+        Reduction::CommutingRmws => &commuting_rmws::CommutingRmwsHook,
     }
 }
 

@@ -63,7 +63,7 @@
 use super::hook::{CombinationPlan, Hook};
 use crate::engine::limits::{Limits, Reduction};
 use crate::engine::trace::path::{Ending, Path, RegValue, ThreadPaths};
-use crate::ir::{OpKind, Operand, Program, SourceSpan, Stmt, Thread};
+use crate::ir::{OpKind, Program, SourceSpan, Stmt, Thread};
 
 /// The hook of [`Reduction::Symmetry`]: the walk over combinations may be
 /// reduced by the threads' symmetry, or else by a rotation
@@ -299,7 +299,7 @@ pub(super) fn uniform_barriers(program: &Program, threads: &[ThreadPaths]) -> bo
 /// invocation id) tells the threads apart in nothing an answer shows: the
 /// registers of the threads the reduction permutes are not shown.
 fn same_thread(a: &Thread, b: &Thread) -> bool {
-    let read = read_registers(a);
+    let read = a.read_registers();
     let live = |t: &Thread| -> Vec<(String, i64)> {
         t.registers
             .iter()
@@ -312,40 +312,11 @@ fn same_thread(a: &Thread, b: &Thread) -> bool {
         && live(a) == live(b)
 }
 
-/// The registers `t`'s code reads: the operands of branches, assignments
-/// and instructions (values, expected values, barrier ids and quorums).
-fn read_registers(t: &Thread) -> std::collections::BTreeSet<&str> {
-    fn add<'a>(out: &mut std::collections::BTreeSet<&'a str>, o: Option<&'a Operand>) {
-        if let Some(Operand::Reg(r)) = o {
-            out.insert(r.as_str());
-        }
-    }
-    let mut out = std::collections::BTreeSet::new();
-    for s in &t.code {
-        match s {
-            Stmt::Branch { a, b, .. } | Stmt::Assign { a, b, .. } => {
-                add(&mut out, Some(a));
-                add(&mut out, Some(b));
-            }
-            Stmt::Op(i) => {
-                add(&mut out, i.operand.as_ref());
-                add(&mut out, i.expected.as_ref());
-                if let OpKind::ControlBarrier { id, quorum, .. } = &i.kind {
-                    add(&mut out, id.as_ref());
-                    add(&mut out, quorum.as_ref());
-                }
-            }
-            Stmt::Label { .. } | Stmt::Goto { .. } => {}
-        }
-    }
-    out
-}
-
 /// The same paths, complete and cut, in the same order, up to the final values of registers thread `t` (whose
 /// paths are `a`) neither reads nor writes: initial values only, which
 /// no answer about a permuted thread shows.
 fn same_paths_read(t: &Thread, a: &ThreadPaths, b: &ThreadPaths) -> bool {
-    let mut used = read_registers(t);
+    let mut used = t.read_registers();
     for s in &t.code {
         match s {
             Stmt::Assign { dest, .. } => {

@@ -520,6 +520,9 @@ pub(super) struct Code<'t> {
     /// How often the thread's reads of each location can change value
     /// (empty unless [`crate::engine::trace::PathPlan::coherence_cuts`]).
     coherence: coherence::Bounds,
+    /// The RMWs whose reads stay symbolic (`PathPlan::commuting_rmws`):
+    /// [`commuting_rmws`].
+    commuting: HashSet<usize>,
 }
 
 impl<'t> Code<'t> {
@@ -538,7 +541,13 @@ impl<'t> Code<'t> {
         } else {
             HashMap::new()
         };
+        let commuting = if plan.commuting_rmws && plan.symbolic_stores {
+            commuting_rmws(program, t)
+        } else {
+            HashSet::new()
+        };
         Code {
+            commuting,
             steering: counters::steering(t),
             chains: dispatch::chains(t),
             back_targets: back_targets(t, &labels),
@@ -551,6 +560,62 @@ impl<'t> Code<'t> {
             live,
         }
     }
+}
+
+/// The statements of `t` that are atomic RMWs of a commuting kind
+/// ([`crate::ir::RmwOp::commuting_class`]) whose result nothing reads: no
+/// destination register, or one that no statement of the thread reads and
+/// no final state shows (the condition's registers; every register where
+/// a test without a condition shows them all). Their reads may stay
+/// symbolic ([`PathPlan::commuting_rmws`]).
+pub(super) fn commuting_rmws(program: &Program, t: &Thread) -> HashSet<usize> {
+    if !program.queries.is_empty() {
+        return HashSet::new();
+    }
+    let index = program.threads.iter().position(|x| std::ptr::eq(x, t));
+    let mut shown: HashSet<&str> = HashSet::new();
+    let all_shown = match &program.condition {
+        Some(c) => {
+            let mut terms = Vec::new();
+            c.expr.terms(&mut terms);
+            if let Some(f) = &c.filter {
+                f.terms(&mut terms);
+            }
+            for term in terms {
+                if let crate::ir::Term::Reg { thread, reg } = term
+                    && Some(*thread) == index
+                {
+                    shown.insert(reg);
+                }
+            }
+            false
+        }
+        None => !program.registers_internal,
+    };
+    let read = t.read_registers();
+    t.code
+        .iter()
+        .enumerate()
+        .filter_map(|(k, st)| match st {
+            Stmt::Op(i)
+                if i.atomic
+                    && i.is_read()
+                    && i.is_write()
+                    && i.rmw_op.commuting_class().is_some()
+                    && i.operand.is_some()
+                    && i.read_value.is_none()
+                    && i.write_value.is_none()
+                    && i.expected.is_none()
+                    && i.group.is_none()
+                    && i.dest
+                        .as_deref()
+                        .is_none_or(|d| !all_shown && !read.contains(d) && !shown.contains(d)) =>
+            {
+                Some(k)
+            }
+            _ => None,
+        })
+        .collect()
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -579,6 +644,7 @@ pub(super) fn explore_thread(
         names,
         regions,
         coherence,
+        commuting,
     } = code;
     // Looping alternatives of each await instance.
     let mut looping: HashMap<usize, Vec<Vec<ReadValue>>> = HashMap::new();
@@ -934,7 +1000,7 @@ pub(super) fn explore_thread(
                         &mut s,
                         &mut stack,
                         ins,
-                        (program, t, own, written, counters),
+                        (program, t, own, written, counters, commuting),
                         &reads,
                         &mut out.write_stmts,
                     )? {
@@ -1362,12 +1428,13 @@ pub(super) fn step_op(
     s: &mut State,
     stack: &mut Vec<State>,
     ins: &Instruction,
-    (program, t, own, written, counters): (
+    (program, t, own, written, counters, commuting): (
         &Program,
         &Thread,
         &HashSet<usize>,
         &[bool],
         &counters::Counters,
+        &HashSet<usize>,
     ),
     reads: &Reads,
     write_stmts: &mut std::collections::BTreeSet<usize>,
@@ -1456,7 +1523,31 @@ pub(super) fn step_op(
             forwarded = latest_own_derived(s, program, t, loc).map(|term| known(s, term));
         }
     }
-    if ins.is_write()
+    // An RMW whose result nothing reads, of a kind whose effects commute
+    // ([`Reduction::CommutingRmws`]): its read stays symbolic and its write
+    // is the operation applied to it, as a derived store's.
+    let mut derived = derived;
+    if s.derive
+        && read == Some(ReadValue::Symbolic)
+        && commuting.contains(&pc)
+        && let Some(op) = &ins.operand
+    {
+        let width = ins.width.unwrap_or(64);
+        s.exprs.push(ValueExpr {
+            op: crate::ir::ArithOp::Num(crate::ir::numeric::NumOp::Int(
+                crate::ir::numeric::IntOp::Rmw(ins.rmw_op),
+                width,
+            )),
+            a: RegValue::Read(s.events.len()),
+            b: term_of(s, op),
+        });
+        if s.domains {
+            s.expr_provs.push((reg_prov(s, op), None));
+        }
+        derived = Some(RegValue::Expr(s.exprs.len() - 1));
+    }
+    if derived.is_none()
+        && ins.is_write()
         && ins.is_read()
         && ins.write_value.is_none()
         && ins.rmw_op.uses_old()

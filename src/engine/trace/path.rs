@@ -49,6 +49,11 @@ pub struct PathPlan {
     /// (`crate::engine::reduce::barrier_prefixes`), whose executions stop
     /// there, so the value domains hold only what is written before.
     pub stop_at_barrier: Option<usize>,
+    /// With `symbolic_stores`: an integer atomic RMW of a commuting kind
+    /// whose result nothing reads keeps its read symbolic, its write
+    /// derived from it (`Code::commuting`; never while endings are
+    /// listed).
+    pub commuting_rmws: bool,
 }
 
 /// Whether statement `stmt` of `t` is a control barrier, group functions
