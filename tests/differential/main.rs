@@ -15,6 +15,7 @@ mod common;
 
 mod barrier_prefixes;
 mod coherence_cuts;
+mod commuting_rmws;
 mod counters;
 mod incremental;
 mod interlock;

@@ -11,8 +11,8 @@
 
 use crate::common;
 use crate::{
-    barrier_prefixes, coherence_cuts, counters, incremental, lazy, own_writes, pruning, specialise,
-    spin, symbolic, symbolic_domains, symmetry, undefined,
+    barrier_prefixes, coherence_cuts, commuting_rmws, counters, incremental, lazy, own_writes,
+    pruning, specialise, spin, symbolic, symbolic_domains, symmetry, undefined,
 };
 use std::path::{Path, PathBuf};
 use vkmm::Reduction;
@@ -150,6 +150,12 @@ const ROWS: &[Row] = &[
         skip: coherence_cuts::skipped,
     },
     Row {
+        reduction: Some(Reduction::CommutingRmws),
+        name: "commuting-rmws",
+        compare: commuting_rmws::compare_file,
+        skip: commuting_rmws::skipped,
+    },
+    Row {
         reduction: None,
         name: "undefined values (bypass)",
         compare: |p| {
@@ -257,6 +263,7 @@ full! {
     counters_everywhere: "counters",
     barrier_prefixes_everywhere: "barrier-prefixes",
     coherence_cuts_everywhere: "coherence-cuts",
+    commuting_rmws_everywhere: "commuting-rmws",
     undefined_values_everywhere: "undefined values (bypass)",
 }
 
@@ -276,6 +283,7 @@ fn the_full_tier_names_every_row() {
         "counters",
         "barrier-prefixes",
         "coherence-cuts",
+        "commuting-rmws",
         "undefined values (bypass)",
     ];
     assert_eq!(names.len() + 1, ROWS.len());
