@@ -526,6 +526,12 @@ pub(super) struct Code<'t> {
 }
 
 impl<'t> Code<'t> {
+    /// Whether some RMW of the thread keeps its read symbolic
+    /// ([`commuting_rmws`]).
+    pub(super) fn has_commuting(&self) -> bool {
+        !self.commuting.is_empty()
+    }
+
     pub(super) fn of(
         program: &Program,
         t: &'t Thread,

@@ -280,7 +280,13 @@ fn explore_prepared(
     // come first because on shaders whose reads split few paths they are
     // the faster (the symbolic ones carry every derived term's values).
     let symbolic = plan.symbolic_stores && plan.symbolic_domains;
-    let symbolic_rounds = std::cell::Cell::new(symbolic && plan.symbolic_domains_first);
+    // A program with RMWs whose reads stay symbolic (`PathPlan::commuting_rmws`)
+    // takes the symbolic rounds from the first: with every read concrete
+    // each such RMW splits its path once per value of its location, the
+    // cost those RMWs are kept symbolic to avoid.
+    let symbolic_rounds = std::cell::Cell::new(
+        symbolic && (plan.symbolic_domains_first || code.iter().any(Code::has_commuting)),
+    );
     // The value-domain fixpoint with `counters` applied: the last round's
     // paths and the settled domains.
     // `groups`: group-function results to start from.
