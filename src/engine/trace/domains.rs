@@ -465,6 +465,10 @@ pub(super) struct Reads<'a> {
     pub(super) t: &'a Thread,
     pub(super) me: usize,
     pub(super) domain: &'a Domains,
+    /// What an increment of a counter can read (`counters`): the values a
+    /// derived RMW's own read ranges over in [`Reads::derived_values`],
+    /// as the split of a concrete one ranges over them.
+    pub(super) counters: Option<&'a super::counters::Counters>,
 }
 
 impl<'a> Reads<'a> {
@@ -479,6 +483,7 @@ impl<'a> Reads<'a> {
             t,
             me,
             domain,
+            counters: None,
         }
     }
 
@@ -540,6 +545,16 @@ impl<'a> Reads<'a> {
         for r in term_reads(exprs, term) {
             if !matches!(events[r].read, Some(ReadValue::Concrete(_))) {
                 match self.domain_of(events, r) {
+                    // An RMW's own read (`PathPlan::commuting_rmws`): the
+                    // values an increment of a counter can read, as the
+                    // concrete RMW's split takes them.
+                    Some(d) if r == index => open.push((
+                        r,
+                        d.iter()
+                            .filter(|(v, _)| self.counters.is_none_or(|c| c.may_read(l, **v)))
+                            .map(|(v, p)| (*v, p))
+                            .collect(),
+                    )),
                     Some(d) => open.push((r, d.iter().map(|(v, p)| (*v, p)).collect())),
                     None => return Ok(None),
                 }

@@ -695,7 +695,10 @@ pub(super) fn explore_thread(
     // Per await instance that dropped an iteration, the path stopped at
     // the await's head (kept when no path leaves that instance).
     let mut spinning: BTreeMap<usize, Path> = BTreeMap::new();
-    let reads = Reads::new(program, t, domain);
+    let reads = Reads {
+        counters: Some(counters),
+        ..Reads::new(program, t, domain)
+    };
     let mut stack = vec![start];
     let walking = || format!("enumerating the paths of thread P{}", t.id);
     while let Some(mut s) = stack.pop() {
