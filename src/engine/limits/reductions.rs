@@ -40,6 +40,10 @@ pub enum Reduction {
     /// such a read whose latest earlier write is derived takes that write's
     /// term as its value (`trace`, `fix_read`).
     OwnForwarding,
+    /// With [`Reduction::OwnWriteFilter`], the run that finds which
+    /// statements each thread can run (`trace::reach`) tracks only the
+    /// registers whose values can decide a branch.
+    BranchRegisters,
     /// Combinations of thread paths are chosen thread by thread, a partial
     /// one dropped as soon as a value one of its reads needs can come from
     /// nobody left (`Explorer::block_with`): the same combinations reach
@@ -148,7 +152,7 @@ impl Requires {
 
 impl Reduction {
     /// Every reduction, in the order `--help` and the tables list them.
-    pub const ALL: [Reduction; 22] = [
+    pub const ALL: [Reduction; 23] = [
         Reduction::SpinReduction,
         Reduction::RmwFilter,
         Reduction::TerminationShortcuts,
@@ -157,6 +161,7 @@ impl Reduction {
         Reduction::Incremental,
         Reduction::OwnWriteFilter,
         Reduction::OwnForwarding,
+        Reduction::BranchRegisters,
         Reduction::PathPruning,
         Reduction::WritePruning,
         Reduction::ChainFlow,
@@ -184,6 +189,7 @@ impl Reduction {
             Reduction::Incremental => "incremental",
             Reduction::OwnWriteFilter => "own-write-filter",
             Reduction::OwnForwarding => "own-forwarding",
+            Reduction::BranchRegisters => "branch-registers",
             Reduction::PathPruning => "path-pruning",
             Reduction::WritePruning => "write-pruning",
             Reduction::ChainFlow => "chain-flow",
@@ -216,6 +222,9 @@ impl Reduction {
             Reduction::Incremental => "re-evaluate only the statements whose inputs changed",
             Reduction::OwnWriteFilter => "a read of a thread-own location reads its latest write",
             Reduction::OwnForwarding => "forward a derived own write's term to its later reads",
+            Reduction::BranchRegisters => {
+                "own locations: track only the registers that decide a branch"
+            }
             Reduction::PathPruning => "choose paths thread by thread, dropping unsatisfiable ones",
             Reduction::WritePruning => "drop combinations past the order limit early",
             Reduction::ChainFlow => "drop combinations whose RMW chains cannot balance",
@@ -247,7 +256,9 @@ impl Reduction {
     pub fn requires(self) -> Requires {
         match self {
             Reduction::RmwFilter => Requires::RmwAtomicity,
-            Reduction::OwnWriteFilter | Reduction::OwnForwarding => Requires::LatestOwnWrite,
+            Reduction::OwnWriteFilter | Reduction::OwnForwarding | Reduction::BranchRegisters => {
+                Requires::LatestOwnWrite
+            }
             Reduction::SpinExtension => Requires::AwaitExtension,
             Reduction::ReadFactoring => Requires::LocationLocalReads,
             Reduction::OrderPruning => Requires::Coherence,
