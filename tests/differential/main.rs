@@ -14,6 +14,7 @@
 mod common;
 
 mod barrier_prefixes;
+mod branch_registers;
 mod coherence_cuts;
 mod commuting_rmws;
 mod counters;

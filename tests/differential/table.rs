@@ -11,7 +11,8 @@
 
 use crate::common;
 use crate::{
-    barrier_prefixes, coherence_cuts, commuting_rmws, counters, incremental, lazy, own_writes,
+    barrier_prefixes, branch_registers, coherence_cuts, commuting_rmws, counters, incremental,
+    lazy, own_writes,
     pruning, specialise, spin, symbolic, symbolic_domains, symmetry, undefined,
 };
 use std::path::{Path, PathBuf};
@@ -112,6 +113,12 @@ const ROWS: &[Row] = &[
         name: "own-write-filter",
         compare: own_writes::compare,
         skip: own_writes::skipped,
+    },
+    Row {
+        reduction: Some(Reduction::BranchRegisters),
+        name: "branch-registers",
+        compare: branch_registers::compare_file,
+        skip: branch_registers::skipped,
     },
     Row {
         reduction: Some(Reduction::SymbolicStores),
@@ -257,6 +264,7 @@ full! {
     path_pruning_everywhere: "path-pruning",
     order_pruning_everywhere: "order-pruning",
     own_write_filter_everywhere: "own-write-filter",
+    branch_registers_everywhere: "branch-registers",
     symbolic_stores_everywhere: "symbolic-stores",
     symbolic_domains_everywhere: "symbolic-domains",
     symmetry_everywhere: "symmetry",
@@ -277,6 +285,7 @@ fn the_full_tier_names_every_row() {
         "path-pruning",
         "order-pruning",
         "own-write-filter",
+        "branch-registers",
         "symbolic-stores",
         "symbolic-domains",
         "symmetry",

@@ -40,6 +40,10 @@ pub enum Reduction {
     /// such a read whose latest earlier write is derived takes that write's
     /// term as its value (`trace`, `fix_read`).
     OwnForwarding,
+    /// With [`Reduction::OwnWriteFilter`], the run that finds which
+    /// statements each thread can run (`trace::reach`) tracks only the
+    /// registers whose values can decide a branch.
+    BranchRegisters,
     /// Combinations of thread paths are chosen thread by thread, a partial
     /// one dropped as soon as a value one of its reads needs can come from
     /// nobody left (`Explorer::block_with`): the same combinations reach
@@ -155,7 +159,7 @@ impl Requires {
 
 impl Reduction {
     /// Every reduction, in the order `--help` and the tables list them.
-    pub const ALL: [Reduction; 23] = [
+    pub const ALL: [Reduction; 24] = [
         Reduction::SpinReduction,
         Reduction::RmwFilter,
         Reduction::TerminationShortcuts,
@@ -164,6 +168,7 @@ impl Reduction {
         Reduction::Incremental,
         Reduction::OwnWriteFilter,
         Reduction::OwnForwarding,
+        Reduction::BranchRegisters,
         Reduction::PathPruning,
         Reduction::WritePruning,
         Reduction::ChainFlow,
@@ -192,6 +197,7 @@ impl Reduction {
             Reduction::Incremental => "incremental",
             Reduction::OwnWriteFilter => "own-write-filter",
             Reduction::OwnForwarding => "own-forwarding",
+            Reduction::BranchRegisters => "branch-registers",
             Reduction::PathPruning => "path-pruning",
             Reduction::WritePruning => "write-pruning",
             Reduction::ChainFlow => "chain-flow",
@@ -225,6 +231,9 @@ impl Reduction {
             Reduction::Incremental => "re-evaluate only the statements whose inputs changed",
             Reduction::OwnWriteFilter => "a read of a thread-own location reads its latest write",
             Reduction::OwnForwarding => "forward a derived own write's term to its later reads",
+            Reduction::BranchRegisters => {
+                "own locations: track only the registers that decide a branch"
+            }
             Reduction::PathPruning => "choose paths thread by thread, dropping unsatisfiable ones",
             Reduction::WritePruning => "drop combinations past the order limit early",
             Reduction::ChainFlow => "drop combinations whose RMW chains cannot balance",
@@ -259,7 +268,9 @@ impl Reduction {
     pub fn requires(self) -> Requires {
         match self {
             Reduction::RmwFilter | Reduction::CommutingRmws => Requires::RmwAtomicity,
-            Reduction::OwnWriteFilter | Reduction::OwnForwarding => Requires::LatestOwnWrite,
+            Reduction::OwnWriteFilter | Reduction::OwnForwarding | Reduction::BranchRegisters => {
+                Requires::LatestOwnWrite
+            }
             Reduction::SpinExtension => Requires::AwaitExtension,
             Reduction::ReadFactoring => Requires::LocationLocalReads,
             Reduction::OrderPruning => Requires::Coherence,

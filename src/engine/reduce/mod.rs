@@ -23,6 +23,7 @@
 mod witness_pruning;
 pub(super) use witness_pruning::BarrierPruning;
 pub mod barrier_prefixes;
+mod branch_registers;
 mod chain_flow;
 mod coherence_cuts;
 mod commuting_rmws;
@@ -67,6 +68,7 @@ fn hook_of(r: Reduction) -> &'static dyn Hook {
         Reduction::Incremental => &incremental::IncrementalHook,
         Reduction::OwnWriteFilter => &own_write_filter::OwnWriteFilterHook,
         Reduction::OwnForwarding => &own_forwarding::OwnForwardingHook,
+        Reduction::BranchRegisters => &branch_registers::BranchRegistersHook,
         Reduction::PathPruning => &path_pruning::PathPruningHook,
         Reduction::WritePruning => &write_pruning::WritePruningHook,
         Reduction::ChainFlow => &chain_flow::ChainFlowHook,

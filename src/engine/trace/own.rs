@@ -66,7 +66,8 @@ use std::collections::{HashMap, HashSet};
 /// changes is that paths reading a stale value of their own location (and
 /// looping on it until the unrolling bound cuts them) are never walked.
 pub fn own_locations(program: &Program, t: &Thread, classes: u64) -> HashSet<usize> {
-    own_locations_among(program, t, classes, &Shared::of(program, &|| false))
+    let shared = Shared::of(program, super::reach::Kept::Branching, &|| false);
+    own_locations_among(program, t, classes, &shared)
 }
 
 /// What every thread's [`own_locations`] reads of the other threads: per
@@ -80,11 +81,11 @@ struct Shared {
 }
 
 impl Shared {
-    /// The summary of `program`'s threads; `stop` says when the request's
-    /// time or memory is spent, and the runs of [`super::reach`] give up
-    /// from then on (each instruction then counts, as when a run passes
-    /// its own budget).
-    fn of(program: &Program, stop: &dyn Fn() -> bool) -> Shared {
+    /// The summary of `program`'s threads, the runs of [`super::reach`]
+    /// tracking the registers `kept` says; `stop` says when the request's
+    /// time or memory is spent, and those runs give up from then on (each
+    /// instruction then counts, as when a run passes its own budget).
+    fn of(program: &Program, kept: super::reach::Kept, stop: &dyn Fn() -> bool) -> Shared {
         let mut deallocated = HashSet::new();
         let mut writers: HashMap<usize, (usize, bool)> = HashMap::new();
         let written = super::spin::written_locations(program);
@@ -94,7 +95,7 @@ impl Shared {
             // away from a store, or send a runtime index to other cells,
             // is no writer of those cells. When the run gives up, every
             // instruction counts.
-            let reached = super::reach::reachable(program, t, &written, stop);
+            let reached = super::reach::reachable(program, t, &written, kept, stop);
             let run = |pc: usize| reached.as_ref().is_none_or(|r| r[pc]);
             let instructions = t.code.iter().enumerate().filter_map(|(pc, s)| match s {
                 crate::ir::Stmt::Op(i) if run(pc) => Some(i),
@@ -184,14 +185,21 @@ fn own_locations_among(
 /// gives their thread's latest earlier write ([`own_locations`]): empty
 /// sets when `plan` leaves the filter off ([`PathPlan::own_write_filter`]:
 /// the reduction is off, the model does not declare it, or endings are
-/// explored). Finding the statements each thread can run stops once
-/// the request's time or memory is spent (the path walk after it then
-/// stops at that limit).
+/// explored). Finding the statements each thread can run tracks only the
+/// registers that decide a branch where the plan says so
+/// ([`PathPlan::branch_registers`]; every register otherwise), and stops
+/// once the request's time or memory is spent (the path walk after it
+/// then stops at that limit).
 pub fn own_sets(program: &Program, limits: &Limits, plan: PathPlan) -> Vec<HashSet<usize>> {
     let on = plan.own_write_filter;
     let budget = super::budget::Budget::new(limits);
     let spent = || budget.check(&String::new).is_err();
-    let shared = on.then(|| Shared::of(program, &spent));
+    let kept = if plan.branch_registers {
+        super::reach::Kept::Branching
+    } else {
+        super::reach::Kept::Every
+    };
+    let shared = on.then(|| Shared::of(program, kept, &spent));
     program
         .threads
         .iter()

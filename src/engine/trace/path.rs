@@ -19,6 +19,10 @@ pub struct PathPlan {
     /// thread's latest earlier write there (the model declares
     /// `latest-own-write`; never while endings are listed).
     pub own_write_filter: bool,
+    /// With `own_write_filter`: the statements a thread can run (which
+    /// writes another thread can run, `reach`) are found tracking only the
+    /// registers that decide a branch, not every register.
+    pub branch_registers: bool,
     /// Such a read whose latest earlier write is derived takes that write's
     /// term as its value.
     pub own_forwarding: bool,

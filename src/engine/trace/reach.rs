@@ -19,9 +19,29 @@
 //! only grows towards unknown, so the run ends. Past [`MAX_WORK`], or
 //! once the request's time or memory is spent (the caller's `stop`, read
 //! every [`STOP_EVERY`] statements: the states kept per label are copies
-//! of the whole register file, so a thread of thousands of registers
-//! holds hundreds of mebibytes well within its work), the run gives up
+//! of the register file, so a thread of thousands of registers holds
+//! hundreds of mebibytes well within its work), the run gives up
 //! (`None`): the caller then takes every statement as reachable.
+//!
+//! The register file is that of the registers that decide a branch
+//! ([`Kept::Branching`], [`branch_registers`]): those a branch compares
+//! and, through assignments, those their values are computed from. No
+//! other register changes which statements run: an address is the
+//! instruction's reference, fixed in the code (a runtime index is a chain
+//! of branches on the index, whose registers are kept), a read's value
+//! comes from memory, and an assignment to a register outside the set
+//! feeds only registers outside it. So two states that agree on the kept
+//! registers run the same statements from a label: while no label joins
+//! its states, the run over the kept registers reaches exactly what the
+//! run over every register ([`Kept::Every`], the oracle the differential
+//! tests compare it with) reaches, and each is sound where it joins. With
+//! fewer distinct states per label and smaller states, the run over the
+//! kept registers joins later and passes its work budget later. At each
+//! label the run also forgets the kept registers no statement from there
+//! reads before assigning them (dead there: `live_at_labels`), so states
+//! that differ only in values that decide nothing any more are one. On the
+//! real shaders' threads (thousands of registers, few of them deciding a
+//! branch) the states shrink by orders of magnitude.
 
 use super::spin::label_map;
 use crate::ir::{Operand, Program, Stmt, Thread};
@@ -44,31 +64,149 @@ const MAX_WORK: usize = 20_000_000;
 /// Statements run between two readings of the caller's `stop`.
 const STOP_EVERY: usize = 1024;
 
+/// Which registers the run tracks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Kept {
+    /// Every register the thread names.
+    Every,
+    /// Only the registers that decide a branch ([`branch_registers`]).
+    Branching,
+}
+
+/// The registers of `t` whose values can decide a branch: those a
+/// branch compares, and every register an assignment to one of them
+/// reads, to a fixpoint.
+pub(super) fn branch_registers(t: &Thread) -> HashSet<&str> {
+    let mut sources: HashMap<&str, Vec<&str>> = HashMap::default();
+    let mut todo: Vec<&str> = Vec::new();
+    for s in &t.code {
+        match s {
+            Stmt::Assign { dest, a, b, .. } => sources
+                .entry(dest.as_str())
+                .or_default()
+                .extend(regs([a, b])),
+            Stmt::Branch { a, b, .. } => todo.extend(regs([a, b])),
+            _ => {}
+        }
+    }
+    let mut kept: HashSet<&str> = HashSet::default();
+    while let Some(r) = todo.pop() {
+        if kept.insert(r) {
+            todo.extend(sources.get(r).into_iter().flatten().copied());
+        }
+    }
+    kept
+}
+
+/// Per statement of `t` (and past the end), the registers live before
+/// it: those (by the numbers `number` gives; `None`: not tracked) some
+/// statement from it reads before assigning them, as bit sets of `n`
+/// bits. A read counts where the run reads: a branch's operands, an
+/// assignment's to a tracked register; a tracked register is assigned by
+/// an assignment to it or a read into it. Backward liveness over the
+/// jumps, to a fixpoint.
+fn live_at_labels(
+    t: &Thread,
+    labels: &std::collections::HashMap<&str, usize>,
+    number: &dyn Fn(&str) -> Option<usize>,
+    n: usize,
+) -> Vec<Vec<u64>> {
+    let words = n.div_ceil(64);
+    let len = t.code.len();
+    // `live[pc]`: live before statement `pc`; `live[len]`: past the end.
+    let mut live = vec![vec![0u64; words]; len + 1];
+    let set = |bits: &mut [u64], o: &Operand| {
+        if let Operand::Reg(r) = o
+            && let Some(k) = number(r)
+        {
+            bits[k / 64] |= 1 << (k % 64);
+        }
+    };
+    let target = |label: &str| labels.get(label).copied();
+    let mut changed = true;
+    while changed {
+        changed = false;
+        for pc in (0..len).rev() {
+            let mut bits = match &t.code[pc] {
+                Stmt::Goto { label, .. } => match target(label) {
+                    Some(to) => live[to].clone(),
+                    None => vec![0; words],
+                },
+                Stmt::Branch { label, .. } => {
+                    let mut b = live[pc + 1].clone();
+                    if let Some(to) = target(label) {
+                        b.iter_mut().zip(&live[to]).for_each(|(x, y)| *x |= y);
+                    }
+                    b
+                }
+                _ => live[pc + 1].clone(),
+            };
+            match &t.code[pc] {
+                Stmt::Assign { dest, a, b, .. } => {
+                    if let Some(k) = number(dest) {
+                        bits[k / 64] &= !(1 << (k % 64));
+                        set(&mut bits, a);
+                        set(&mut bits, b);
+                    }
+                }
+                Stmt::Branch { a, b, .. } => {
+                    set(&mut bits, a);
+                    set(&mut bits, b);
+                }
+                Stmt::Op(i) => {
+                    if let Some(k) = i.dest.as_deref().and_then(number) {
+                        bits[k / 64] &= !(1 << (k % 64));
+                    }
+                }
+                _ => {}
+            }
+            if bits != live[pc] {
+                live[pc] = bits;
+                changed = true;
+            }
+        }
+    }
+    live
+}
+
+/// The registers among two operands.
+fn regs<'a>(os: [&'a Operand; 2]) -> impl Iterator<Item = &'a str> {
+    os.into_iter().filter_map(|o| match o {
+        Operand::Reg(r) => Some(r.as_str()),
+        Operand::Const(_) => None,
+    })
+}
+
 /// Per statement of `t`, whether some execution can run it (see the module
-/// doc); `written[l]`: whether some instruction writes location `l`.
-/// `None` when the run passed its budget or `stop` said to stop.
+/// doc), tracking the registers `kept` says; `written[l]`: whether some
+/// instruction writes location `l`. `None` when the run passed its budget
+/// or `stop` said to stop.
 pub(super) fn reachable<'t>(
     program: &Program,
     t: &'t Thread,
     written: &[bool],
+    kept: Kept,
     stop: &dyn Fn() -> bool,
 ) -> Option<Vec<bool>> {
     if stop() {
         return None;
     }
     let labels = label_map(t);
+    let branching = (kept == Kept::Branching).then(|| branch_registers(t));
     // Registers by number: the initial ones, then every name the code
-    // assigns or reads.
+    // assigns or reads (of those kept). A register left out is written
+    // nowhere in the state, and no kept register or branch reads it.
     let mut number: HashMap<&'t str, usize> = HashMap::default();
-    for (r, _) in &t.registers {
-        let n = number.len();
-        number.entry(r.as_str()).or_insert(n);
-    }
-    for s in &t.code {
-        let mut add = |r: &'t str| {
+    let mut add = |r: &'t str| {
+        if branching.as_ref().is_none_or(|b| b.contains(r)) {
             let n = number.len();
             number.entry(r).or_insert(n);
-        };
+        }
+    };
+    for (r, _) in &t.registers {
+        add(r.as_str());
+    }
+    for s in &t.code {
         match s {
             Stmt::Assign { dest, a, b, .. } => {
                 add(dest);
@@ -97,12 +235,23 @@ pub(super) fn reachable<'t>(
     // (`executor::term_of`).
     let mut start: Regs = vec![Some(0); number.len()];
     for (r, v) in &t.registers {
-        start[number[r.as_str()]] = Some(*v);
+        if let Some(&n) = number.get(r.as_str()) {
+            start[n] = Some(*v);
+        }
     }
+    // A register left out is never read here: a branch and an assignment
+    // to a kept register read only kept ones.
     let value = |regs: &[Option<i64>], o: &Operand| match o {
         Operand::Const(v) => Some(*v),
-        Operand::Reg(r) => regs[number[r.as_str()]],
+        Operand::Reg(r) => number.get(r.as_str()).and_then(|&n| regs[n]),
     };
+    // Per label, the kept registers live there: a register no statement
+    // from the label reads before assigning it holds a value that decides
+    // nothing, so it is forgotten there, and states that differ only in
+    // such registers are one.
+    let live = branching
+        .is_some()
+        .then(|| live_at_labels(t, &labels, &|r: &str| number.get(r).copied(), number.len()));
     let mut reached = vec![false; t.code.len()];
     // Per label: the exact states seen, and the joined one past them.
     let mut seen: HashMap<usize, (HashSet<Regs>, Option<Regs>)> = HashMap::default();
@@ -117,13 +266,30 @@ pub(super) fn reachable<'t>(
                 return None;
             }
             if let Stmt::Label { .. } = &t.code[pc] {
-                spent += regs.len();
+                // The state as the label keeps it: with liveness, the
+                // values of the registers live there (the others
+                // forgotten); else the whole register file.
+                let key: Regs = match &live {
+                    Some(live) => {
+                        let mut key = Vec::new();
+                        for (n, r) in regs.iter_mut().enumerate() {
+                            if live[pc][n / 64] & (1 << (n % 64)) == 0 {
+                                *r = None;
+                            } else {
+                                key.push(*r);
+                            }
+                        }
+                        key
+                    }
+                    None => regs.clone(),
+                };
+                spent += key.len();
                 let (exact, joined) = seen.entry(pc).or_default();
-                if exact.contains(&regs) {
+                if exact.contains(&key) {
                     break;
                 }
                 if exact.len() < EXACT_STATES {
-                    exact.insert(regs.clone());
+                    exact.insert(key);
                 } else {
                     match joined {
                         None => *joined = Some(regs.clone()),
@@ -148,10 +314,12 @@ pub(super) fn reachable<'t>(
                 Stmt::Label { .. } => pc += 1,
                 Stmt::Goto { label, .. } => pc = *labels.get(label.as_str())?,
                 Stmt::Assign { dest, op, a, b, .. } => {
-                    regs[number[dest.as_str()]] = match (value(&regs, a), value(&regs, b)) {
-                        (Some(x), Some(y)) => Some(op.apply(x, y)),
-                        _ => None,
-                    };
+                    if let Some(&n) = number.get(dest.as_str()) {
+                        regs[n] = match (value(&regs, a), value(&regs, b)) {
+                            (Some(x), Some(y)) => Some(op.apply(x, y)),
+                            _ => None,
+                        };
+                    }
                     pc += 1;
                 }
                 Stmt::Branch {
@@ -167,7 +335,7 @@ pub(super) fn reachable<'t>(
                     }
                 }
                 Stmt::Op(i) => {
-                    if let Some(d) = &i.dest {
+                    if let Some(&n) = i.dest.as_ref().and_then(|d| number.get(d.as_str())) {
                         // A plain read of a location no instruction
                         // writes, with a defined initial value: that
                         // value in every execution. Anything else: unknown.
@@ -185,7 +353,7 @@ pub(super) fn reachable<'t>(
                             }
                             _ => None,
                         };
-                        regs[number[d.as_str()]] = known;
+                        regs[n] = known;
                     }
                     pc += 1;
                 }
