@@ -82,23 +82,29 @@ fn compare_with(path: &Path, with: &dyn Fn(Session) -> Session) -> Vec<String> {
     }
 }
 
-/// The shaders of tests/fixtures/barrier-prefixes (their barriers are what
-/// the reduction walks to), with one and with two workgroups: the race
-/// verdict with the reduction is the walk's without it.
-#[test]
-fn the_barrier_prefix_fixtures() {
+/// The shaders of tests/fixtures/barrier-prefixes (their barriers are
+/// what the reduction walks to), each with one and with two workgroups.
+pub(crate) fn fixtures() -> Vec<(std::path::PathBuf, vkmm::frontend::ShaderOptions)> {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/barrier-prefixes");
     let files = common::files_with_ext(&dir, "wgsl");
     assert!(files.len() >= 4, "{files:?}");
+    let at = |workgroups| vkmm::frontend::ShaderOptions {
+        workgroups: Some([workgroups, 1, 1]),
+        ..Default::default()
+    };
+    files
+        .iter()
+        .flat_map(|f| [(f.clone(), at(1)), (f.clone(), at(2))])
+        .collect()
+}
+
+/// [`fixtures`]: the race verdict with the reduction is the walk's
+/// without it.
+#[test]
+fn the_barrier_prefix_fixtures() {
     let mut diffs = Vec::new();
-    for file in &files {
-        for workgroups in [1, 2] {
-            let shader = vkmm::frontend::ShaderOptions {
-                workgroups: Some([workgroups, 1, 1]),
-                ..Default::default()
-            };
-            diffs.extend(compare_with(file, &|s| s.shader(shader.clone())));
-        }
+    for (file, shader) in &fixtures() {
+        diffs.extend(compare_with(file, &|s| s.shader(shader.clone())));
     }
     assert!(diffs.is_empty(), "{}", diffs.join("\n"));
 }

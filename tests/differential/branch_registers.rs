@@ -84,42 +84,32 @@ fn race_verdict(c: &Checked) -> Option<Option<bool>> {
 /// workgroups: the same own locations and the same race verdicts.
 #[test]
 fn the_barrier_prefix_fixtures() {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/barrier-prefixes");
-    let files = common::files_with_ext(&dir, "wgsl");
-    assert!(files.len() >= 4, "{files:?}");
     let mut diffs = Vec::new();
-    for file in &files {
-        for workgroups in [1, 2] {
-            let shader = vkmm::frontend::ShaderOptions {
-                workgroups: Some([workgroups, 1, 1]),
-                ..Default::default()
-            };
-            let program = Session::new()
+    for (file, shader) in crate::barrier_prefixes::fixtures() {
+        let name = format!("{} x{:?}", file.display(), shader.workgroups);
+        let program = Session::new()
+            .shader(shader.clone())
+            .load_file(&file)
+            .unwrap();
+        let (every, branching) = (own(&program, false), own(&program, true));
+        if every != branching {
+            diffs.push(format!(
+                "{name}: own locations: every register {every:?}, branch registers {branching:?}"
+            ));
+        }
+        let run = |on: bool| {
+            session(on)
+                .decide(Some(Property::Races))
                 .shader(shader.clone())
-                .load_file(file)
-                .unwrap();
-            let (every, branching) = (own(&program, false), own(&program, true));
-            if every != branching {
-                diffs.push(format!(
-                    "{} x{workgroups}: own locations: every register {every:?}, branch registers {branching:?}",
-                    file.display()
-                ));
-            }
-            let run = |on: bool| {
-                session(on)
-                    .decide(Some(Property::Races))
-                    .shader(shader.clone())
-                    .check_file(file)
-                    .unwrap()
-            };
-            let (a, b) = (race_verdict(&run(false)), race_verdict(&run(true)));
-            assert!(a.is_some(), "{} x{workgroups}: decided", file.display());
-            if a != b {
-                diffs.push(format!(
-                    "{} x{workgroups}: race-free every register {a:?}, branch registers {b:?}",
-                    file.display()
-                ));
-            }
+                .check_file(&file)
+                .unwrap()
+        };
+        let (a, b) = (race_verdict(&run(false)), race_verdict(&run(true)));
+        assert!(a.is_some(), "{name}: decided");
+        if a != b {
+            diffs.push(format!(
+                "{name}: race-free every register {a:?}, branch registers {b:?}"
+            ));
         }
     }
     assert!(diffs.is_empty(), "{}", diffs.join("\n"));
@@ -163,12 +153,12 @@ fn a_value_reaching_a_branch_through_other_registers_is_kept() {
 }
 
 /// A runtime index computed from the invocation id through registers no
-/// branch compares (`m = j * 2`, `c = m + 1`; the index's chain of
+/// branch compares (`j * 2`, then `c = j * 2 + 1`; the index's chain of
 /// branches tests `c`), carried round a loop: invocation 0 can write only
 /// `buf[1]` and `buf[7]`, invocation 1 `buf[3]`, invocation 2 `buf[5]`.
 /// So those four cells are each one invocation's own, the even ones
-/// (written by nobody) every invocation's. A run that forgot `j` or `m`
-/// would count every invocation a writer of every cell: no cell would be
+/// (written by nobody) every invocation's. A run that forgot `j` or
+/// `j * 2` would count every invocation a writer of every cell: no cell would be
 /// own to exactly one invocation.
 const INDEX_THROUGH_REGISTERS: &str = "
 @group(0) @binding(0) var<storage, read_write> buf: array<u32, 8>;
@@ -176,14 +166,13 @@ const INDEX_THROUGH_REGISTERS: &str = "
 @compute @workgroup_size(3)
 fn main(@builtin(local_invocation_index) i: u32) {
     var j = i;
-    for (var k = 0u; k < 2u; k += 1u) {
-        let m = j * 2u;
-        let c = m + 1u;
-        if (c < 8u) {
-            let v = buf[c];
-            buf[c] = v + 1u;
-        }
+    var k = 0u;
+    loop {
+        let c = j * 2u + 1u;
+        if (c < 8u) { buf[c] += 1u; }
         j += 3u;
+        k += 1u;
+        if (k == 2u) { break; }
     }
 }
 ";

@@ -32,9 +32,10 @@
 //! comes from memory, and an assignment to a register outside the set
 //! feeds only registers outside it. So two states that agree on the kept
 //! registers run the same statements from a label: while no label joins
-//! its states, the run over the kept registers reaches exactly what the
-//! run over every register ([`Kept::Every`], the oracle the differential
-//! tests compare it with) reaches, and each is sound where it joins. With
+//! its states and neither run passes its budget, the run over the kept
+//! registers reaches exactly what the run over every register
+//! ([`Kept::Every`], the oracle the differential tests compare it with)
+//! reaches, and each is sound where it joins or gives up. With
 //! fewer distinct states per label and smaller states, the run over the
 //! kept registers joins later and passes its work budget later. At each
 //! label the run also forgets the kept registers no statement from there
@@ -170,7 +171,7 @@ fn live_at_labels(
 }
 
 /// The registers among two operands.
-fn regs<'a>(os: [&'a Operand; 2]) -> impl Iterator<Item = &'a str> {
+fn regs(os: [&Operand; 2]) -> impl Iterator<Item = &str> {
     os.into_iter().filter_map(|o| match o {
         Operand::Reg(r) => Some(r.as_str()),
         Operand::Const(_) => None,
