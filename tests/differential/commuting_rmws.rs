@@ -62,6 +62,13 @@ fn races(o: &LitmusOutcome) -> Vec<String> {
         .collect()
 }
 
+/// The default search on `text`, once it agrees with the reference.
+fn agreed(text: &str) -> LitmusOutcome {
+    let (reference, reduced) = both(text);
+    agree(&reference, &reduced);
+    reduced
+}
+
 /// Asserts that the two searches agree and are complete.
 fn agree(reference: &LitmusOutcome, reduced: &LitmusOutcome) {
     assert!(!reference.truncated && !reduced.truncated);
@@ -79,8 +86,7 @@ fn agree(reference: &LitmusOutcome, reduced: &LitmusOutcome) {
 #[test]
 fn constant_adds_onto_one_cell_count_every_interleaving() {
     let text = "VULKAN adds\n{ x=0; }\n P0@sg 0, wg 0, qf 0 | P1@sg 0, wg 1, qf 0 ;\n rmw.atom.dv.sc0.add r0, x, 1 | rmw.atom.dv.sc0.add r0, x, 4 ;\n rmw.atom.dv.sc0.add r1, x, 2 | rmw.atom.dv.sc0.add r1, x, 8 ;\nexists (x==15)\n";
-    let (reference, reduced) = both(text);
-    agree(&reference, &reduced);
+    let reduced = agreed(text);
     assert_eq!(reduced.consistent, 6);
     assert_eq!(reduced.states.len(), 1, "{:?}", reduced.states);
     assert_eq!(reduced.condition_holds, Some(true));
@@ -97,8 +103,7 @@ fn constant_adds_onto_one_cell_count_every_interleaving() {
 #[test]
 fn id_dependent_adds_onto_several_cells() {
     let text = "VULKAN ids\n{ x=0; y=0; P0:r9=1; P1:r9=2; }\n P0@sg 0, wg 0, qf 0 | P1@sg 0, wg 1, qf 0 ;\n rmw.atom.dv.sc0.add r0, x, r9 | rmw.atom.dv.sc0.add r0, x, r9 ;\n rmw.atom.dv.sc0.add r1, y, r9 | rmw.atom.dv.sc0.add r1, y, r9 ;\n rmw.atom.dv.sc0.add r2, x, r9 | rmw.atom.dv.sc0.add r2, x, r9 ;\nexists (x==6 /\\ y==3)\n";
-    let (reference, reduced) = both(text);
-    agree(&reference, &reduced);
+    let reduced = agreed(text);
     assert_eq!(reduced.consistent, 12);
     assert_eq!(reduced.states.len(), 1);
     assert_eq!(reduced.condition_holds, Some(true));
@@ -113,8 +118,7 @@ fn id_dependent_adds_onto_several_cells() {
 #[test]
 fn a_later_read_in_the_same_thread_keeps_every_order() {
     let text = "VULKAN later-read\n{ x=0; }\n P0@sg 0, wg 0, qf 0 | P1@sg 0, wg 1, qf 0 ;\n rmw.atom.dv.sc0.add r0, x, 1 | rmw.atom.dv.sc0.add r0, x, 2 ;\n ld.atom.dv.sc0 r1, x | ;\nexists (P0:r1==1)\n";
-    let (reference, reduced) = both(text);
-    agree(&reference, &reduced);
+    let reduced = agreed(text);
     assert_eq!(reduced.consistent, 3);
     assert_eq!(reduced.states.len(), 2, "{:?}", reduced.states);
     assert_eq!(reduced.condition_holds, Some(true));
@@ -126,8 +130,7 @@ fn a_later_read_in_the_same_thread_keeps_every_order() {
 #[test]
 fn a_fence_keeps_every_order() {
     let text = "VULKAN fence\n{ x=0; }\n P0@sg 0, wg 0, qf 0 | P1@sg 0, wg 1, qf 0 ;\n rmw.atom.dv.sc0.add r0, x, 1 | rmw.atom.dv.sc0.add r0, x, 4 ;\n membar.dv.semsc0.rel | ;\n rmw.atom.dv.sc0.add r1, x, 2 | ;\nexists (x==7)\n";
-    let (reference, reduced) = both(text);
-    agree(&reference, &reduced);
+    let reduced = agreed(text);
     assert_eq!(reduced.consistent, 3);
     assert!(reduced.executions >= 3, "{}", reduced.executions);
 }
@@ -139,8 +142,7 @@ fn a_fence_keeps_every_order() {
 #[test]
 fn a_barrier_keeps_every_order() {
     let text = "VULKAN barrier\n{ x=0; }\n P0@sg 0, wg 0, qf 0 | P1@sg 0, wg 0, qf 0 ;\n cbar.wg 1 | rmw.atom.dv.sc0.add r0, x, 2 ;\n rmw.atom.dv.sc0.add r0, x, 1 | cbar.wg 1 ;\nexists (x==3)\n";
-    let (reference, reduced) = both(text);
-    agree(&reference, &reduced);
+    let reduced = agreed(text);
     assert_eq!(reduced.consistent, 2);
     assert!(reduced.executions >= 2, "{}", reduced.executions);
 }
@@ -151,8 +153,7 @@ fn a_barrier_keeps_every_order() {
 #[test]
 fn a_used_result_is_not_reduced() {
     let text = "VULKAN used\n{ x=0; }\n P0@sg 0, wg 0, qf 0 | P1@sg 0, wg 1, qf 0 ;\n rmw.atom.dv.sc0.add r0, x, 1 | rmw.atom.dv.sc0.add r0, x, 2 ;\nexists (P0:r0==0)\n";
-    let (reference, reduced) = both(text);
-    agree(&reference, &reduced);
+    let reduced = agreed(text);
     assert_eq!(reduced.consistent, 2);
     assert_eq!(reduced.states.len(), 2, "{:?}", reduced.states);
     let off = without(text);
@@ -167,8 +168,7 @@ fn a_used_result_is_not_reduced() {
 #[test]
 fn a_race_elsewhere_is_still_found() {
     let text = "VULKAN race\n{ x=0; z=0; }\n P0@sg 0, wg 0, qf 0 | P1@sg 0, wg 1, qf 0 ;\n rmw.atom.dv.sc0.add r0, x, 1 | rmw.atom.dv.sc0.add r0, x, 2 ;\n st.sc0 z, 1 | st.sc0 z, 2 ;\nexists (x==3)\n";
-    let (reference, reduced) = both(text);
-    agree(&reference, &reduced);
+    let reduced = agreed(text);
     assert_eq!(reduced.race_free, Some(false));
     assert_eq!(reduced.consistent, 2);
     assert_eq!(reduced.executions, 1);
