@@ -474,3 +474,45 @@ fn look_back_beside_a_subgroup_operation_against_the_reference() {
     }
     assert!(diffs.is_empty(), "{}", diffs.join("\n"));
 }
+
+/// tests/fixtures/wgsl/bounded-spin.wgsl and reset-spin.wgsl (their
+/// verdicts derived in the files) under the search and under the reference
+/// enumeration (every reduction off): both walk the paths with the same
+/// executor, whose counter loops leave the iterations that advance the
+/// counter uncounted, and agree at every bound.
+#[test]
+fn counter_bounded_spins_against_the_reference() {
+    let mut diffs = Vec::new();
+    for name in ["bounded-spin.wgsl", "reset-spin.wgsl"] {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fixtures/wgsl")
+            .join(name);
+        for progress in ["FAIR", "OBE", "HSA"] {
+            for unroll in [0, 1, 2] {
+                let of = |reductions: vkmm::Reductions| {
+                    let s = Session::new()
+                        .max_executions(20_000)
+                        .unroll(unroll)
+                        .reductions(reductions)
+                        .termination(Some(progress.parse::<Progress>().unwrap()));
+                    match s.check_file(&path).unwrap() {
+                        Checked::Termination(o) => *o,
+                        other => panic!("{other:?}"),
+                    }
+                };
+                let reference = of(vkmm::Reductions::none());
+                let search = of(vkmm::Reductions::default());
+                assert!(
+                    reference.complete(),
+                    "{name} {progress} u{unroll}: {reference:?}"
+                );
+                diffs.extend(compare(
+                    &format!("{name} {progress} u{unroll}"),
+                    &reference,
+                    &search,
+                ));
+            }
+        }
+    }
+    assert!(diffs.is_empty(), "{}", diffs.join("\n"));
+}

@@ -157,6 +157,39 @@ fn a_look_back_spin_beside_a_subgroup_operation_repeats_at_unroll_0() {
     }
 }
 
+/// bounded-spin.wgsl and reset-spin.wgsl (the verdicts are derived in the
+/// files): a loop whose test compares a counter with a constant. Every
+/// iteration of bounded-spin's loop that goes round again adds one to the
+/// counter, so the unrolling bound counts none of them and the answer is
+/// complete at every bound (counted, the path reading 0 three times is cut
+/// at unroll 2 and the answer only holds within the bound). reset-spin's
+/// iterations that set the counter back are counted: its spin on 1 is
+/// found, and the walk ends.
+#[test]
+fn a_spin_bounded_by_its_counter_terminates_at_every_bound() {
+    for unroll in [0, 1, 2] {
+        for progress in ["FAIR", "HSA", "OBE"] {
+            let p: Progress = progress.parse().unwrap();
+            for (name, verdict) in [
+                ("bounded-spin.wgsl", Verdict::Terminates),
+                ("reset-spin.wgsl", Verdict::NonTerminating),
+            ] {
+                match Session::new()
+                    .unroll(unroll)
+                    .termination(Some(p.clone()))
+                    .check_text(name, &text(name))
+                {
+                    Ok(Checked::Termination(o)) => {
+                        assert_eq!(o.verdict, verdict, "{name} {progress} u{unroll}: {o:?}");
+                        assert!(o.complete(), "{name} {progress} u{unroll}: {o:?}");
+                    }
+                    other => panic!("{name} {progress} u{unroll}: {other:?}"),
+                }
+            }
+        }
+    }
+}
+
 /// spin-beside-others.wgsl (the verdicts are derived in the file): the
 /// termination search walks the blocks of endings with the fewest
 /// finished invocations first, so under HSA the witness it reports leaves

@@ -12,6 +12,7 @@ use super::path::*;
 use super::shared::{CowVec, Names};
 use super::spin::{SpinLoop, label_map, successors};
 use super::state::{MAX_FREE_ITERATIONS, Regs, State, location, reg_prov};
+use super::trip;
 use crate::engine::limits::{ExecError, LimitKind, Limits};
 use crate::ir::{Instruction, OpKind, Operand, Program, RmwOp, Stmt, Thread};
 use std::collections::{BTreeMap, HashMap, HashSet};
@@ -523,6 +524,9 @@ pub(super) struct Code<'t> {
     /// The RMWs whose reads stay symbolic (`PathPlan::commuting_rmws`):
     /// [`commuting_rmws`].
     commuting: HashSet<usize>,
+    /// The loops whose test compares a counter with a constant
+    /// ([`trip`]).
+    trips: HashMap<usize, trip::CounterTest>,
 }
 
 impl<'t> Code<'t> {
@@ -560,6 +564,7 @@ impl<'t> Code<'t> {
             names: Arc::new(Names::of(t)),
             regions: Default::default(),
             coherence,
+            trips: trip::counter_tests(t, &labels, &loops),
             labels,
             loops,
             ipdom,
@@ -651,6 +656,7 @@ pub(super) fn explore_thread(
         regions,
         coherence,
         commuting,
+        trips,
     } = code;
     // Looping alternatives of each await instance.
     let mut looping: HashMap<usize, Vec<Vec<ReadValue>>> = HashMap::new();
@@ -682,6 +688,7 @@ pub(super) fn explore_thread(
         opened: 0,
         head_marks: Vec::new(),
         free_iterations: 0,
+        trips: Vec::new(),
         heads: Vec::new(),
         pending: false,
         registers,
@@ -747,8 +754,14 @@ pub(super) fn explore_thread(
                 // Entering the loop starts its count afresh; so does an
                 // iteration no branch on a value from memory decided (it
                 // runs the same in every execution, `MAX_FREE_ITERATIONS`).
-                if !from_body || free_iteration(&mut s) {
+                let fresh = !from_body || free_iteration(&mut s);
+                if fresh {
                     s.runs.fill(s.pc..=back, 0);
+                }
+                // An iteration that moved a counter towards its loop's
+                // bound is not counted either ([`trip`]).
+                if let Some(test) = trips.get(&s.pc) {
+                    trip::arrive(&mut s, t, test, back, fresh);
                 }
                 mark_head(&mut s);
             }

@@ -41,6 +41,7 @@ mod reach;
 mod shared;
 mod spin;
 mod state;
+mod trip;
 
 pub(crate) use budget::*;
 use executor::*;

@@ -73,6 +73,10 @@ pub(super) struct State {
     /// to its head without a branch decided by memory since the last
     /// arrival there (at most [`MAX_FREE_ITERATIONS`]).
     pub(super) free_iterations: u32,
+    /// Per loop head whose test compares a counter with a constant, the
+    /// counter's distance from the bound at the last arrival and the
+    /// loop's runs at the last counted one ([`super::trip`]).
+    pub(super) trips: super::trip::Arrivals,
     /// Per loop head, the path as it was at its last arrival there: the
     /// number of events, the live registers' values
     /// (`executor::note_head`), and the earliest read made
