@@ -110,6 +110,20 @@ fn id_dependent_adds_onto_several_cells() {
     assert_eq!(reduced.executions, 1);
 }
 
+/// Three threads, of 2, 1 and 1 adds (and, with xor, one commuting kind
+/// of their own on `y`). By hand: x's adds interleave in 4! / (2! 1! 1!)
+/// = 12 ways, y's two xors in 2, so 24 executions, x = 1 + 2 + 4 + 8 = 15
+/// and y = 3 ^ 5 = 6 in each; one candidate evaluated.
+#[test]
+fn three_threads_count_the_multinomial() {
+    let text = "VULKAN three\n{ x=0; y=0; }\n P0@sg 0, wg 0, qf 0 | P1@sg 0, wg 1, qf 0 | P2@sg 0, wg 2, qf 0 ;\n rmw.atom.dv.sc0.add r0, x, 1 | rmw.atom.dv.sc0.add r0, x, 4 | rmw.atom.dv.sc0.add r0, x, 8 ;\n rmw.atom.dv.sc0.add r1, x, 2 | rmw.atom.dv.sc0.xor r1, y, 3 | rmw.atom.dv.sc0.xor r1, y, 5 ;\nexists (x==15 /\\ y==6)\n";
+    let reduced = agreed(text);
+    assert_eq!(reduced.consistent, 24);
+    assert_eq!(reduced.states.len(), 1, "{:?}", reduced.states);
+    assert_eq!(reduced.condition_holds, Some(true));
+    assert_eq!(reduced.executions, 1);
+}
+
 /// A later atomic load of `x` in P0: `x` is no longer accessed by such
 /// RMWs only, so its orders are all listed; the adds' reads still stay
 /// symbolic. By hand, with A = P0's add 1, B = P1's add 2: co A, B lets
