@@ -308,3 +308,131 @@ fn the_encodings_base_relations_are_the_engines_at_every_candidate() {
         assert!(n > 100, "{a}/{b}: {n} candidates compared");
     }
 }
+
+/// Whether the source test of `shape` races under `spec` (the listing's
+/// answer, `check --property races`).
+fn source_races(m: &crate::analysis::mapping::Mapping, spec: &LoadedModel, shape: &Shape) -> bool {
+    let (src, _) = crate::analysis::mapping::tests_of(m, shape, "filter");
+    let p =
+        crate::frontend::parse_text("filter.litmus", &src, m.source.format(), Default::default())
+            .unwrap();
+    let o = crate::analysis::litmus::check_litmus(
+        "filter",
+        &p,
+        spec,
+        Limits::default().for_model(spec),
+        Some(crate::analysis::litmus::Property::Races),
+    )
+    .unwrap();
+    o.holds(crate::analysis::litmus::Property::Races) == Some(false)
+}
+
+/// The race filter of a mapping check leaves out only racy source tests,
+/// and more than it learned: message passing's Vulkan -> PTX rows (plain
+/// accesses, a Device-scope release store and acquire load) on one
+/// location, two threads in one workgroup, up to three events each. Every
+/// racy test of at most three events is learned; then every skeleton of
+/// four to six events that the filter alone (the skeleton's facts, the
+/// pattern copy's, the patterns') leaves out is racy by the listing, and
+/// some of them extend a learned test without being one.
+#[test]
+fn the_race_filter_leaves_out_only_racy_tests() {
+    let text = r#"
+source = "vulkan"
+target = "ptx"
+[[instruction]]
+source = "ld.nonpriv.sc0 {reg}, {loc}"
+target = ["ld.weak {reg}, [{loc}]"]
+[[instruction]]
+source = "st.nonpriv.sc0 {loc}, {val}"
+target = ["st.weak [{loc}], {val}"]
+[[instruction]]
+source = "ld.atom.acq.dv.sc0.semsc0.semvis {reg}, {loc}"
+target = ["ld.acquire.gpu {reg}, [{loc}]"]
+[[instruction]]
+source = "st.atom.rel.dv.sc0.semsc0.semav {loc}, {val}"
+target = ["st.release.gpu [{loc}], {val}"]
+"#;
+    let options = crate::frontend::Options::default();
+    let m = crate::analysis::mapping::read_mapping("mp.toml", text, &options).unwrap();
+    let (imp, spec) = (
+        crate::model::load("ptx").unwrap(),
+        crate::model::load("vulkan").unwrap(),
+    );
+    let k = mapping::Checked {
+        mapping: &m,
+        imp: &imp,
+        spec: &spec,
+        options: &options,
+        limits: Limits::default(),
+    };
+    let place = vec![(0, 0), (0, 1)];
+    let mut q = match Query::mapping(&k, 2, 3, 1, &place, None) {
+        Ok(q) => q,
+        Err(NotAsked::Unsupported(why)) => panic!("{why}"),
+        Err(NotAsked::Stopped(_)) => panic!("stopped with no limit"),
+    };
+    let ops: Vec<super::super::Op> = m
+        .rules
+        .iter()
+        .map(|r| super::super::Op {
+            kind: r.kind,
+            attrs: String::new(),
+            class: 0,
+        })
+        .collect();
+    let bounds = DiffBounds {
+        threads: 2,
+        events: 3,
+        locations: 1,
+        vocabulary: Vocabulary {
+            scopes: vec!["wg".into()],
+            classes: 1,
+            families: vec!["plain".into()],
+        },
+        ..DiffBounds::default()
+    };
+    let mine = |s: &Shape| s.place == place && s.threads.len() == 2;
+    let mut learned = Vec::new();
+    for n in 2..=3 {
+        for shape in skeletons(&bounds, &ops, n).into_iter().filter(mine) {
+            if source_races(&m, &spec, &shape)
+                && q.learn_race(&k, &shape.place, &shape.threads)
+                    .is_ok_and(|x| x)
+            {
+                learned.push(shape.threads.clone());
+            }
+        }
+    }
+    assert!(learned.len() > 3, "{} racy tests learned", learned.len());
+    let (mut left_out, mut beyond) = (0, 0);
+    for n in 4..=6 {
+        for shape in skeletons(&bounds, &ops, n).into_iter().filter(mine) {
+            let lits = q.shape_lits(&shape.place, &shape.threads).unwrap();
+            let x = q
+                .learner
+                .as_mut()
+                .and_then(|l| l.0.copies.as_mut())
+                .unwrap();
+            match x.filter.solve(&q.c, &lits) {
+                Answer::Unsat => {}
+                Answer::Sat(_) => continue,
+                Answer::Stopped => panic!("stopped with no limit"),
+            }
+            left_out += 1;
+            assert!(
+                source_races(&m, &spec, &shape),
+                "left out, not racy: {:?}",
+                shape.threads
+            );
+            let extends = learned.iter().any(|t: &Vec<Vec<(usize, usize)>>| {
+                t.iter().zip(&shape.threads).all(|(a, b)| b.starts_with(a))
+            });
+            beyond += usize::from(extends);
+        }
+    }
+    assert!(
+        beyond > 0 && left_out >= beyond,
+        "{left_out} left out, {beyond} extending a learned test"
+    );
+}
