@@ -844,7 +844,7 @@ pub fn check_mapping(
 }
 
 /// The rows as the skeletons' instructions.
-fn ops_of(m: &Mapping) -> Vec<Op> {
+pub(super) fn ops_of(m: &Mapping) -> Vec<Op> {
     m.rules
         .iter()
         .map(|r| Op {

@@ -365,14 +365,18 @@ impl Query {
             total(k.imp),
             &k.imp.cat.free_names(),
         );
-        // The compiled execution is a candidate of the compiled program.
-        facts.push(te.valid);
+        // What the tests read back: the source side's base names and its
+        // facts (a source candidate's compiled execution under the same
+        // order need not be a candidate: the question asks for those that
+        // are).
         let encoding = super::Encoding {
             base: se.base.clone(),
             lt: lt.clone(),
             facts: facts.clone(),
             nodes: c.len(),
         };
+        // The compiled execution is a candidate of the compiled program.
+        facts.push(te.valid);
         let su = SymSet::from_lits(slots.present.clone());
         let tu = SymSet::from_lits(tpresent);
         // A racy source is undefined: no violation. The threads run in
