@@ -573,7 +573,7 @@ pub fn ptx_litmus(
 }
 
 /// The source test of a skeleton and its compiled form.
-fn tests_of(m: &Mapping, shape: &Shape, name: &str) -> (String, String) {
+pub(super) fn tests_of(m: &Mapping, shape: &Shape, name: &str) -> (String, String) {
     let mut value = 0;
     let mut locs: Vec<usize> = Vec::new();
     let mut src = Vec::new();
@@ -648,6 +648,9 @@ pub struct MappingReport {
     /// (undefined: every outcome of the compiled test allowed).
     pub tests: u64,
     pub racy: u64,
+    /// The race filter's patterns (the SAT search's racy tests, each
+    /// relabelling in its question; docs/mappings.md).
+    pub race_patterns: u64,
     pub violations: Vec<MappingViolation>,
     /// Tests with a violation.
     pub violating_tests: u64,
@@ -786,6 +789,7 @@ pub fn check_mapping(
         symbolic: false,
         tests: 0,
         racy: 0,
+        race_patterns: 0,
         violations: Vec::new(),
         violating_tests: 0,
         undecided: 0,
@@ -840,7 +844,7 @@ pub fn check_mapping(
 }
 
 /// The rows as the skeletons' instructions.
-fn ops_of(m: &Mapping) -> Vec<Op> {
+pub(super) fn ops_of(m: &Mapping) -> Vec<Op> {
     m.rules
         .iter()
         .map(|r| Op {
@@ -1015,18 +1019,23 @@ fn symbolic(
                 }
                 // Every relabelling of it (threads permuted, locations
                 // renamed), blocked in the question of its placement.
-                for (place, threads) in relabelled_keys(&shape) {
-                    let threads: Vec<Vec<(usize, usize)>> = threads
-                        .into_iter()
-                        .map(|th| {
-                            th.into_iter()
-                                .map(|(o, l)| (o, if ops[o].has_location() { l } else { 0 }))
-                                .collect()
-                        })
-                        .collect();
+                let relabelled: Vec<Key> = relabelled_keys(&shape)
+                    .map(|(place, threads)| {
+                        let threads = threads
+                            .into_iter()
+                            .map(|th| {
+                                th.into_iter()
+                                    .map(|(o, l)| (o, if ops[o].has_location() { l } else { 0 }))
+                                    .collect()
+                            })
+                            .collect();
+                        (place, threads)
+                    })
+                    .collect();
+                for (place, threads) in &relabelled {
                     for (u, q) in queries.iter_mut() {
                         if *u == t {
-                            q.block_shape(&place, &threads);
+                            q.block_shape(place, threads);
                         }
                     }
                 }
@@ -1037,8 +1046,31 @@ fn symbolic(
                     report.stopped = Some("the time limit stopped it".into());
                     return Ok(Ok(report.clone()));
                 }
+                let racy = report.racy;
                 if let Err(h) = check_test(k, &least, n, report) {
                     return Ok(halted(h, report.clone()));
+                }
+                if report.racy == racy {
+                    continue;
+                }
+                // Racy: each relabelling's witness becomes a pattern of the
+                // race filter of its question (`diff::sat::mapping::Learner`).
+                for (place, threads) in &relabelled {
+                    for (u, q) in queries.iter_mut() {
+                        if *u != t {
+                            continue;
+                        }
+                        match q.learn_race(k, place, threads) {
+                            Ok(learned) => report.race_patterns += u64::from(learned),
+                            Err(Stop(kind)) => {
+                                report.stopped = Some(format!(
+                                    "the {} stopped it while the race filter learned from a racy test",
+                                    kind.short()
+                                ));
+                                return Ok(Ok(report.clone()));
+                            }
+                        }
+                    }
                 }
             }
         }

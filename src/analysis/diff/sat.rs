@@ -108,6 +108,9 @@ pub(in crate::analysis) struct Query {
     /// variables and the well-formedness facts.
     #[cfg_attr(not(test), allow(dead_code))]
     encoding: Encoding,
+    /// A mapping check's race filter, which learns from the racy source
+    /// tests the listings find (`mapping::Learner`); none for `vkmm diff`.
+    learner: Option<(mapping::Learner, Skeleton)>,
 }
 
 /// The formulas of one question that its tests instantiate at concrete
@@ -351,6 +354,7 @@ pub(super) struct Side<'a> {
 }
 
 /// What a side's base names are built from and the caller reads back.
+#[derive(Clone)]
 pub(super) struct Statics {
     pub(super) write: SymSet,
     pub(super) read: SymSet,
@@ -778,7 +782,7 @@ impl Query {
             (threads, events),
             slots,
             place,
-            encoding,
+            (encoding, None),
         )
     }
 
@@ -793,11 +797,12 @@ impl Query {
         (threads, events): (usize, usize),
         slots: Slots,
         place: &[(usize, usize)],
-        encoding: Encoding,
+        (encoding, learner): (Encoding, Option<(mapping::Learner, Skeleton)>),
     ) -> Result<Query, NotAsked> {
         let sizes = slots.sizes(&mut c);
         let solver = solver_of(&c, facts, stop, &limits)?;
         Ok(Query {
+            learner,
             limits,
             c,
             solver,
@@ -838,14 +843,28 @@ impl Query {
         place: &[(usize, usize)],
         threads: &[Vec<(usize, usize)>],
     ) {
+        if let Some(chosen) = self.shape_lits(place, threads) {
+            self.block(&chosen);
+        }
+    }
+
+    /// The literals that describe the skeleton `threads` (per thread, its
+    /// instructions and locations; a slot beyond a thread's events absent)
+    /// at `place`, or `None` when it is not one of this question's
+    /// (another placement or size).
+    fn shape_lits(
+        &self,
+        place: &[(usize, usize)],
+        threads: &[Vec<(usize, usize)>],
+    ) -> Option<Vec<Lit>> {
         if place != self.place.as_slice() || threads.len() != self.threads {
-            return;
+            return None;
         }
         let s = &self.slots;
         let mut chosen = Vec::new();
         for (t, evs) in threads.iter().enumerate() {
             if evs.len() > self.events {
-                return;
+                return None;
             }
             for i in 0..self.events {
                 let e = t * self.events + i;
@@ -853,14 +872,14 @@ impl Query {
                     None => chosen.push(!s.present[e]),
                     Some(&(o, l)) => {
                         let (Some(&op), Some(&at)) = (s.sel[e].get(o), s.loc[e].get(l)) else {
-                            return;
+                            return None;
                         };
                         chosen.extend([s.present[e], op, at]);
                     }
                 }
             }
         }
-        self.block(&chosen);
+        Some(chosen)
     }
 
     /// No later answer has the skeleton `chosen` (what [`Query::next`]

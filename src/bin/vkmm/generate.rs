@@ -221,6 +221,7 @@ pub fn mapping_command(
     let report = session
         .check_mapping(imp, spec, mapping, &bounds)
         .map_err(|e| e.to_string())?;
+    crate::output::write_whole();
     emit(
         format,
         "refines",

@@ -40,7 +40,10 @@ pub fn out_with(write: impl FnOnce(&mut dyn Write) -> std::io::Result<()>) {
     let timed_cut = std::cell::Cell::new(false);
     let mut timed = Timed {
         inner: &mut stdout,
-        deadline: DEADLINE.get().copied(),
+        deadline: DEADLINE
+            .get()
+            .copied()
+            .filter(|_| !WHOLE.load(std::sync::atomic::Ordering::Relaxed)),
         writes: 0,
         written: 0,
         cut: &timed_cut,
@@ -67,6 +70,18 @@ pub fn out_with(write: impl FnOnce(&mut dyn Write) -> std::io::Result<()>) {
 /// bounds writing its report too; unset for `suite` and `merge`, whose
 /// `--timeout` is per row.
 static DEADLINE: std::sync::OnceLock<web_time::Instant> = std::sync::OnceLock::new();
+
+/// Whether the report is written whole, past the deadline ([`write_whole`]).
+static WHOLE: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Lifts the deadline from the report's writing, for a command whose
+/// search stops at the deadline and whose report holds only what that
+/// search found (`refines --mapping`: its violations): writing it is
+/// bounded by the search, and a report cut at the limit would lose
+/// violations the search found.
+pub fn write_whole() {
+    WHOLE.store(true, std::sync::atomic::Ordering::Relaxed);
+}
 
 /// Sets the deadline the report's writing stops at ([`out_with`]).
 pub fn set_deadline(at: web_time::Instant) {

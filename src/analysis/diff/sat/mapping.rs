@@ -29,14 +29,14 @@
 //! racy the source would be racy. A proposal is a skeleton, checked the
 //! ordinary way (both listings) by the caller, and blocked.
 
-use super::{NotAsked, Query, Side, Slots, total_order, verdict};
+use super::{NotAsked, Query, Side, Slots, Stop, solver_of, total_order, verdict};
 use crate::analysis::diff::Kind;
 use crate::analysis::mapping::{Dialect, Mapping, fill, render};
 use crate::cat::SymValue;
 use crate::engine::{Limits, Skeleton};
 use crate::frontend::Options;
 use crate::model::{LoadedModel, names};
-use crate::relation::symbolic::{Circuit, Lit, SymRel, SymSet};
+use crate::relation::symbolic::{Answer, Circuit, Lit, Solver, SymRel, SymSet};
 
 /// A probe: `threads` threads at `place`, each holding `lines` once, on
 /// location `x`, every register and value its own; the engine's skeleton
@@ -128,15 +128,16 @@ fn after(
     }
 }
 
-/// The execution in which the threads run one after the other in
-/// `order`, each read reading the last write of its location before it
+/// The execution in which the threads run in turns, in `order`, each
+/// running `chunk` events per turn (`chunk` = `events`: one after the
+/// other), each read reading the last write of its location before it
 /// (the initial value when none), or with `local` the last such write of
 /// its own thread: its total order, reads-from and initial reads.
 fn sequential(
     c: &mut Circuit,
     s: &super::Statics,
     order: &[usize],
-    events: usize,
+    (events, chunk): (usize, usize),
     local: bool,
 ) -> (SymRel, SymRel, SymSet) {
     let n = s.write.universe();
@@ -144,7 +145,11 @@ fn sequential(
     for (i, &t) in order.iter().enumerate() {
         rank[t] = i;
     }
-    let pos = |e: usize| rank[e / events] * events + e % events;
+    let turn = order.len() * chunk;
+    let pos = |e: usize| {
+        let i = e % events;
+        (i / chunk) * turn + rank[e / events] * chunk + i % chunk
+    };
     let mut lt = SymRel::empty(n);
     for a in 0..n {
         for b in 0..n {
@@ -269,6 +274,9 @@ impl Query {
             locations,
             &mut facts,
         );
+        // The skeleton's own facts (one row and one location per slot, ...),
+        // which the race filter's witness solver holds too.
+        let slot_facts = facts.clone();
         let source = slots.side(&sp.static_env, rows, events);
         // Target slot `e * width + j`: position `j` of source slot `e`'s row.
         let nt = n * width;
@@ -357,30 +365,39 @@ impl Query {
             total(k.imp),
             &k.imp.cat.free_names(),
         );
-        // The compiled execution is a candidate of the compiled program.
-        facts.push(te.valid);
+        // What the tests read back: the source side's base names and its
+        // facts (a source candidate's compiled execution under the same
+        // order need not be a candidate: the question asks for those that
+        // are).
         let encoding = super::Encoding {
             base: se.base.clone(),
             lt: lt.clone(),
             facts: facts.clone(),
             nodes: c.len(),
         };
+        // The compiled execution is a candidate of the compiled program.
+        facts.push(te.valid);
         let su = SymSet::from_lits(slots.present.clone());
         let tu = SymSet::from_lits(tpresent);
-        // A racy source is undefined: no violation. The threads run one
-        // after the other, in each order, and the threads each reading only
-        // their own writes (or the initial values) give executions the
-        // skeleton determines; one consistent and racy under the
-        // specification makes the source racy, and the question leaves it
-        // out.
+        // A racy source is undefined: no violation. The threads run in
+        // turns of one event, of two, ... or one after the other, in each
+        // order, and the threads each reading only their own writes (or the
+        // initial values) give executions the skeleton determines; one
+        // consistent and racy under the specification makes the source
+        // racy, and the question leaves it out.
         let orders = crate::analysis::diff::permutations(threads);
         let own = (0..threads).collect::<Vec<_>>();
+        let chunks = if threads > 1 {
+            1..=events
+        } else {
+            events..=events
+        };
         let runs = orders
             .iter()
-            .map(|o| (o, false))
-            .chain(std::iter::once((&own, true)));
-        for (order, local) in runs {
-            let (slt, srf, sinit) = sequential(&mut c, &ss, order, events, local);
+            .flat_map(|o| chunks.clone().map(move |k| (o, k, false)))
+            .chain(std::iter::once((&own, events, true)));
+        for (order, chunk, local) in runs {
+            let (slt, srf, sinit) = sequential(&mut c, &ss, order, (events, chunk), local);
             let x = source.encode(
                 &mut c,
                 &ss,
@@ -394,6 +411,12 @@ impl Query {
             let both = c.and_all([x.valid, cons, racy]);
             facts.push(!both);
         }
+        let learner = Learner {
+            statics: ss.clone(),
+            slot_facts,
+            copies: None,
+            none_before: Lit::TRUE,
+        };
         let (cs, rs, es) = verdict(&mut c, k.spec, &su, &se.base, &limits)?;
         let (ci, _, ei) = verdict(&mut c, k.imp, &tu, &te.base, &limits)?;
         let after_s = after(&mut c, &se.po, &se.co, k.spec, &es);
@@ -447,7 +470,244 @@ impl Query {
             (threads, events),
             slots,
             place,
-            encoding,
+            (encoding, Some((learner, sp))),
         )
+    }
+
+    /// Learns from the skeleton `threads` at `place`, a source test the
+    /// listings found racy, when it is one of this question's: the witness
+    /// solver gives a consistent racy execution of it, which becomes a
+    /// pattern of the race filter (`Learner`). Whether a pattern was added;
+    /// `Err` names the limit that stopped the witness's search.
+    pub(in crate::analysis) fn learn_race(
+        &mut self,
+        k: &Checked,
+        place: &[(usize, usize)],
+        threads: &[Vec<(usize, usize)>],
+    ) -> Result<bool, Stop> {
+        let Some(chosen) = self.shape_lits(place, threads) else {
+            return Ok(false);
+        };
+        let events = self.events;
+        let Some((l, probe)) = self.learner.as_mut() else {
+            return Ok(false);
+        };
+        let (c, solver) = (&mut self.c, &mut self.solver);
+        if l.copies.is_none() {
+            let side = self
+                .slots
+                .side(&probe.static_env, k.mapping.rules.len(), events);
+            let copies = match Copies::new(c, &side, &l.statics, k, &l.slot_facts, &self.limits) {
+                Ok(x) => x,
+                Err(NotAsked::Stopped(s)) => return Err(s),
+                // The question was built from the same model and side.
+                Err(NotAsked::Unsupported(_)) => return Ok(false),
+            };
+            solver.assert(c, copies.not_bad);
+            if solver.stopped() {
+                return Err(self.limits.stop());
+            }
+            l.copies = Some(copies);
+        }
+        let Some(x) = l.copies.as_mut() else {
+            return Ok(false);
+        };
+        let v = match x.witness.solve(c, &chosen) {
+            Answer::Sat(v) => v,
+            Answer::Unsat => return Ok(false),
+            Answer::Stopped => return Err(self.limits.stop()),
+        };
+        let st = &l.statics;
+        let n = st.read.universe();
+        // The test's own slots; the others are the extension's.
+        let inside: Vec<bool> = (0..n)
+            .map(|e| threads[e / events].len() > e % events)
+            .collect();
+        // The schedule: the test's slots in the witness's total order, then
+        // the extension's slots thread by thread.
+        let own = inside.iter().filter(|&&x| x).count();
+        let pos: Vec<usize> = (0..n)
+            .map(|a| {
+                if inside[a] {
+                    (0..n)
+                        .filter(|&b| inside[b] && b != a && v.of(x.wlt.get(b, a)))
+                        .count()
+                } else {
+                    own + a
+                }
+            })
+            .collect();
+        let mut eqs = Vec::new();
+        for r in 0..n {
+            // Each read of the extension reads the last write of its
+            // location before it in the schedule (the initial value when
+            // none); the test's reads read as in the witness.
+            let write_here =
+                |c: &mut Circuit, w: usize| c.and(st.write.get(w), st.same_loc.get(w, r));
+            let mut earlier = Vec::new();
+            for w in 0..n {
+                if w == r {
+                    continue;
+                }
+                let want = if inside[r] {
+                    Lit::from_bool(v.of(x.wrf.get(w, r)))
+                } else if pos[w] < pos[r] {
+                    let y = write_here(c, w);
+                    earlier.push(y);
+                    let later: Vec<Lit> = (0..n)
+                        .filter(|&u| u != r && pos[w] < pos[u] && pos[u] < pos[r])
+                        .map(|u| write_here(c, u))
+                        .collect();
+                    let later = c.or_all(later);
+                    let y = c.and(y, !later);
+                    c.and(y, st.read.get(r))
+                } else {
+                    Lit::FALSE
+                };
+                eqs.push(c.iff(x.prf.get(w, r), want));
+            }
+            let init = if inside[r] {
+                Lit::from_bool(v.of(x.winit.get(r)))
+            } else {
+                let any = c.or_all(earlier);
+                c.and(st.read.get(r), !any)
+            };
+            eqs.push(c.iff(x.pinit.get(r), init));
+            for b in r + 1..n {
+                eqs.push(c.iff(x.plt.get(r, b), Lit::from_bool(pos[r] < pos[b])));
+            }
+        }
+        // The skeletons that extend the test: its slots as in it, the
+        // others free (a thread's events go on after the test's).
+        let mut matched = Vec::new();
+        for (t, evs) in threads.iter().enumerate() {
+            for (i, &(o, at)) in evs.iter().enumerate() {
+                let e = t * events + i;
+                matched.extend([
+                    self.slots.present[e],
+                    self.slots.sel[e][o],
+                    self.slots.loc[e][at],
+                ]);
+            }
+        }
+        let m = c.and_all(matched);
+        let first = c.and(m, l.none_before);
+        l.none_before = c.and(l.none_before, !m);
+        let all = c.and_all(eqs);
+        let f = c.implies(first, all);
+        solver.assert(c, f);
+        #[cfg(test)]
+        x.filter.assert(c, f);
+        Ok(true)
+    }
+}
+
+/// The race filter of a mapping check, which generalises from each racy
+/// source test the listings find.
+///
+/// A *witness solver* (over the question's circuit, its own clauses)
+/// holds a second execution of the source skeleton with its own
+/// reads-from and total order, consistent and racy under the
+/// specification; solved with a racy test's skeleton assumed, it gives one
+/// of its consistent racy executions.
+///
+/// A *pattern copy* of the specification judges a third execution whose
+/// reads-from and order are free variables, and the question asserts that
+/// it is not valid, consistent and racy. Each learned test with its
+/// witness is a pattern: on a skeleton that extends the test (its slots as
+/// in the test, events appended to its threads) and extends no earlier
+/// pattern's test, the third execution is forced to the *extension* of
+/// the witness: the test's events read and are ordered as in the witness,
+/// the appended events come after them thread by thread, each appended
+/// read reading the last write of its location before it (or the initial
+/// value), each appended write last in the order. The forced execution is
+/// an execution of the skeleton, so where the specification finds it
+/// consistent and racy the skeleton is racy and the question leaves it out;
+/// where it does not, the skeleton stays. A skeleton no pattern matches
+/// leaves the third execution free: it is left out only if every
+/// assignment (every candidate among them) is consistent and racy, which
+/// makes it racy too. So the filter only leaves out racy skeletons, whatever
+/// the model: the model judges each forced execution. Both copies are
+/// built with the first pattern of their question.
+pub(in crate::analysis) struct Learner {
+    /// The source side's access kinds and same-location relation.
+    statics: super::Statics,
+    /// The skeleton's own facts (the witness solver holds them too).
+    slot_facts: Vec<Lit>,
+    /// Built with the first pattern: a question with no racy proposal
+    /// carries neither copy.
+    pub(super) copies: Option<Copies>,
+    /// No pattern learned so far matches the skeleton.
+    none_before: Lit,
+}
+
+/// The witness solver's execution and the pattern copy's.
+pub(super) struct Copies {
+    witness: Solver,
+    wrf: SymRel,
+    winit: SymSet,
+    wlt: SymRel,
+    prf: SymRel,
+    pinit: SymSet,
+    plt: SymRel,
+    /// The pattern copy's execution is not valid, consistent and racy.
+    not_bad: Lit,
+    /// The filter alone: the skeleton's facts, the pattern copy's and the
+    /// patterns' (what the tests ask of it).
+    #[cfg(test)]
+    pub(super) filter: Solver,
+}
+
+impl Copies {
+    /// The witness solver (holding the skeleton's facts) and the pattern
+    /// copy over the source side `source`.
+    fn new(
+        c: &mut Circuit,
+        source: &Side,
+        ss: &super::Statics,
+        k: &Checked,
+        slot_facts: &[Lit],
+        limits: &std::rc::Rc<super::Reach>,
+    ) -> Result<Copies, NotAsked> {
+        let spec = k.spec;
+        let total_co = k.limits.for_model(spec).profile.total_co;
+        let su = SymSet::from_lits(source.present.clone());
+        let n = su.universe();
+        let free = spec.cat.free_names();
+        let stop = crate::relation::symbolic::StopWhen({
+            let l = limits.clone();
+            std::rc::Rc::new(move || l.reached())
+        });
+        let mut wf = slot_facts.to_vec();
+        let wlt = total_order(c, n, &mut wf);
+        let (wrf, winit) = source.fresh_rf(c, ss, &mut wf);
+        let w = source.encode(c, ss, &wlt, wrf.clone(), winit.clone(), total_co, &free);
+        let (wc, wr, _) = verdict(c, spec, &su, &w.base, limits)?;
+        wf.extend([w.valid, wc, wr]);
+        let witness = solver_of(c, wf, stop.clone(), limits)?;
+        // The third execution's variables carry no facts: unforced, any
+        // assignment may answer.
+        let mut loose = Vec::new();
+        let plt = total_order(c, n, &mut loose);
+        let (prf, pinit) = source.fresh_rf(c, ss, &mut loose);
+        let p = source.encode(c, ss, &plt, prf.clone(), pinit.clone(), total_co, &free);
+        let (pc, pr, _) = verdict(c, spec, &su, &p.base, limits)?;
+        let bad = c.and_all([p.valid, pc, pr]);
+        Ok(Copies {
+            #[cfg(test)]
+            filter: {
+                let mut only = slot_facts.to_vec();
+                only.push(!bad);
+                solver_of(c, only, stop.clone(), limits)?
+            },
+            witness,
+            wrf,
+            winit,
+            wlt,
+            prf,
+            pinit,
+            plt,
+            not_bad: !bad,
+        })
     }
 }

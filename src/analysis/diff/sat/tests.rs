@@ -201,6 +201,34 @@ impl Visitor for Compare<'_> {
     }
 }
 
+/// The skeleton with its locations named in order of first access, as the
+/// encoding names them (a barrier's nominal location is not one): the
+/// same test.
+fn normalized(shape: &Shape, ops: &[super::super::Op]) -> Shape {
+    let mut names: Vec<usize> = Vec::new();
+    let threads = shape
+        .threads
+        .iter()
+        .map(|th| {
+            th.iter()
+                .map(|&(o, l)| {
+                    if !ops[o].has_location() {
+                        return (o, 0);
+                    }
+                    if !names.contains(&l) {
+                        names.push(l);
+                    }
+                    (o, names.iter().position(|&x| x == l).unwrap_or(0))
+                })
+                .collect()
+        })
+        .collect();
+    Shape {
+        place: shape.place.clone(),
+        threads,
+    }
+}
+
 /// Every candidate of every `stride`-th skeleton of `bounds` (each size)
 /// compared: the number of candidates compared.
 fn compare(a: &str, b: &str, bounds: &DiffBounds, stride: usize) -> u64 {
@@ -219,30 +247,7 @@ fn compare(a: &str, b: &str, bounds: &DiffBounds, stride: usize) -> u64 {
     let mut total = 0;
     for k in 1..=bounds.threads * bounds.events {
         for shape in skeletons(bounds, &ops, k).into_iter().step_by(stride) {
-            // The encoding names locations in order of first access (a
-            // barrier's nominal location is not one): the same test.
-            let mut names: Vec<usize> = Vec::new();
-            let threads = shape
-                .threads
-                .iter()
-                .map(|th| {
-                    th.iter()
-                        .map(|&(o, l)| {
-                            if !ops[o].has_location() {
-                                return (o, 0);
-                            }
-                            if !names.contains(&l) {
-                                names.push(l);
-                            }
-                            (o, names.iter().position(|&x| x == l).unwrap_or(0))
-                        })
-                        .collect()
-                })
-                .collect();
-            let shape = Shape {
-                place: shape.place.clone(),
-                threads,
-            };
+            let shape = normalized(&shape, &ops);
             let t = shape.threads.len();
             let q = queries.entry((t, shape.place.clone())).or_insert_with(|| {
                 match Query::new(
@@ -306,5 +311,226 @@ fn the_encodings_base_relations_are_the_engines_at_every_candidate() {
     for (a, b, bound, stride) in cases {
         let n = compare(a, b, bound, stride);
         assert!(n > 100, "{a}/{b}: {n} candidates compared");
+    }
+}
+
+/// The skeletons of a mapping check's bound (`check_mapping`'s).
+fn mapping_bounds(threads: usize, events: usize, locations: usize) -> DiffBounds {
+    DiffBounds {
+        threads,
+        events,
+        locations,
+        vocabulary: Vocabulary {
+            scopes: vec!["wg".into()],
+            classes: 1,
+            families: vec!["plain".into()],
+        },
+        ..DiffBounds::default()
+    }
+}
+
+/// The mapping check's question for `threads` threads at `place`.
+fn mapping_query(
+    k: &mapping::Checked,
+    threads: usize,
+    (events, locations): (usize, usize),
+    place: &[(usize, usize)],
+) -> Query {
+    match Query::mapping(k, threads, events, locations, place, None) {
+        Ok(q) => q,
+        Err(NotAsked::Unsupported(why)) => panic!("{why}"),
+        Err(NotAsked::Stopped(_)) => panic!("stopped with no limit"),
+    }
+}
+
+/// Whether the source test of `shape` races under `spec` (the listing's
+/// answer, `check --property races`).
+fn source_races(m: &crate::analysis::mapping::Mapping, spec: &LoadedModel, shape: &Shape) -> bool {
+    let (src, _) = crate::analysis::mapping::tests_of(m, shape, "filter");
+    let p =
+        crate::frontend::parse_text("filter.litmus", &src, m.source.format(), Default::default())
+            .unwrap();
+    let o = crate::analysis::litmus::check_litmus(
+        "filter",
+        &p,
+        spec,
+        Limits::default().for_model(spec),
+        Some(crate::analysis::litmus::Property::Races),
+    )
+    .unwrap();
+    o.holds(crate::analysis::litmus::Property::Races) == Some(false)
+}
+
+/// The race filter of a mapping check leaves out only racy source tests,
+/// and more than it learned: message passing's Vulkan -> PTX rows (plain
+/// accesses, a Device-scope release store and acquire load) on one
+/// location, two threads in one workgroup, up to three events each. Every
+/// racy test of at most three events is learned; then every skeleton of
+/// four to six events that the filter alone (the skeleton's facts, the
+/// pattern copy's, the patterns') leaves out is racy by the listing, and
+/// some of them extend a learned test without being one.
+#[test]
+fn the_race_filter_leaves_out_only_racy_tests() {
+    let text = r#"
+source = "vulkan"
+target = "ptx"
+[[instruction]]
+source = "ld.nonpriv.sc0 {reg}, {loc}"
+target = ["ld.weak {reg}, [{loc}]"]
+[[instruction]]
+source = "st.nonpriv.sc0 {loc}, {val}"
+target = ["st.weak [{loc}], {val}"]
+[[instruction]]
+source = "ld.atom.acq.dv.sc0.semsc0.semvis {reg}, {loc}"
+target = ["ld.acquire.gpu {reg}, [{loc}]"]
+[[instruction]]
+source = "st.atom.rel.dv.sc0.semsc0.semav {loc}, {val}"
+target = ["st.release.gpu [{loc}], {val}"]
+"#;
+    let options = crate::frontend::Options::default();
+    let m = crate::analysis::mapping::read_mapping("mp.toml", text, &options).unwrap();
+    let (imp, spec) = (
+        crate::model::load("ptx").unwrap(),
+        crate::model::load("vulkan").unwrap(),
+    );
+    let k = mapping::Checked {
+        mapping: &m,
+        imp: &imp,
+        spec: &spec,
+        options: &options,
+        limits: Limits::default(),
+    };
+    let place = vec![(0, 0), (0, 1)];
+    let mut q = mapping_query(&k, 2, (3, 1), &place);
+    let ops = crate::analysis::mapping::ops_of(&m);
+    let bounds = mapping_bounds(2, 3, 1);
+    let mine = |s: &Shape| s.place == place && s.threads.len() == 2;
+    let mut learned = Vec::new();
+    for n in 2..=3 {
+        for shape in skeletons(&bounds, &ops, n).into_iter().filter(mine) {
+            if source_races(&m, &spec, &shape)
+                && q.learn_race(&k, &shape.place, &shape.threads)
+                    .is_ok_and(|x| x)
+            {
+                learned.push(shape.threads.clone());
+            }
+        }
+    }
+    assert!(learned.len() > 3, "{} racy tests learned", learned.len());
+    let (mut left_out, mut beyond) = (0, 0);
+    for n in 4..=6 {
+        for shape in skeletons(&bounds, &ops, n).into_iter().filter(mine) {
+            let lits = q.shape_lits(&shape.place, &shape.threads).unwrap();
+            let x = q
+                .learner
+                .as_mut()
+                .and_then(|l| l.0.copies.as_mut())
+                .unwrap();
+            match x.filter.solve(&q.c, &lits) {
+                Answer::Unsat => {}
+                Answer::Sat(_) => continue,
+                Answer::Stopped => panic!("stopped with no limit"),
+            }
+            left_out += 1;
+            assert!(
+                source_races(&m, &spec, &shape),
+                "left out, not racy: {:?}",
+                shape.threads
+            );
+            let extends = learned.iter().any(|t: &Vec<Vec<(usize, usize)>>| {
+                t.iter().zip(&shape.threads).all(|(a, b)| b.starts_with(a))
+            });
+            beyond += usize::from(extends);
+        }
+    }
+    assert!(
+        beyond > 0 && left_out >= beyond,
+        "{left_out} left out, {beyond} extending a learned test"
+    );
+}
+
+/// The mapping check's question against the explicit engine: for every
+/// candidate execution of every `stride`-th source test of `threads x
+/// events` over `rows` (a mapping file's text), the question's facts hold
+/// at the candidate and its source side's base names are the engine's
+/// (as `compare` checks `vkmm diff`'s). The candidates compared.
+fn compare_mapping(
+    rows: &str,
+    (imp, spec): (&str, &str),
+    (threads, events): (usize, usize),
+    stride: usize,
+) -> u64 {
+    let options = crate::frontend::Options::default();
+    let m = crate::analysis::mapping::read_mapping("rows.toml", rows, &options).unwrap();
+    let (mi, ms) = (
+        crate::model::load(imp).unwrap(),
+        crate::model::load(spec).unwrap(),
+    );
+    let k = mapping::Checked {
+        mapping: &m,
+        imp: &mi,
+        spec: &ms,
+        options: &options,
+        limits: Limits::default(),
+    };
+    let ops = crate::analysis::mapping::ops_of(&m);
+    let bounds = mapping_bounds(threads, events, 2);
+    let mut queries: HashMap<(usize, Vec<(usize, usize)>), Query> = HashMap::new();
+    let mut total = 0;
+    for n in 1..=threads * events {
+        for shape in skeletons(&bounds, &ops, n).into_iter().step_by(stride) {
+            let shape = normalized(&shape, &ops);
+            let t = shape.threads.len();
+            let q = queries
+                .entry((t, shape.place.clone()))
+                .or_insert_with(|| mapping_query(&k, t, (events, 2), &shape.place));
+            let (src, _) = crate::analysis::mapping::tests_of(&m, &shape, "candidate");
+            let program = crate::frontend::parse_text(
+                "candidate.litmus",
+                &src,
+                m.source.format(),
+                options.clone(),
+            )
+            .unwrap();
+            let mut v = Compare {
+                query: q,
+                shape: &shape,
+                candidates: 0,
+                mismatches: Vec::new(),
+            };
+            explore(
+                &program,
+                &ms,
+                Limits::default().reference().for_model(&ms),
+                &mut v,
+            )
+            .unwrap();
+            assert!(
+                v.mismatches.is_empty(),
+                "{spec} on\n{src}\n{}",
+                v.mismatches[..v.mismatches.len().min(8)].join("\n")
+            );
+            total += v.candidates;
+        }
+    }
+    total
+}
+
+/// The mapping question's source side at every candidate: the shipped
+/// OpenCL -> Vulkan and Vulkan -> PTX rows but the control barrier (plain
+/// accesses, relaxed, release and acquire atomics at two scopes, an
+/// exchange, a fence), two threads of two events.
+#[test]
+fn the_mapping_encoding_is_the_engines_at_every_candidate() {
+    for (file, models, stride) in [
+        ("opencl-vulkan-nobarrier.toml", ("vulkan", "opencl"), 13),
+        ("vulkan-ptx-nobarrier.toml", ("ptx", "vulkan"), 11),
+    ] {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("examples/mappings")
+            .join(file);
+        let rows = std::fs::read_to_string(path).unwrap();
+        let n = compare_mapping(&rows, models, (2, 2), stride);
+        assert!(n > 1000, "{file}: {n} candidates compared");
     }
 }
