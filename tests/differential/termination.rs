@@ -63,6 +63,25 @@ fn run_with(
     }
 }
 
+/// The termination check of the file at `path` under `progress` at
+/// `unroll` with exactly `reductions` on (none: the reference).
+fn run_file(
+    path: &Path,
+    reductions: vkmm::Reductions,
+    progress: &str,
+    unroll: usize,
+) -> TerminationOutcome {
+    let s = Session::new()
+        .max_executions(20_000)
+        .unroll(unroll)
+        .reductions(reductions)
+        .termination(Some(progress.parse::<Progress>().unwrap()));
+    match s.check_file(path).unwrap() {
+        Checked::Termination(o) => *o,
+        other => panic!("{other:?}"),
+    }
+}
+
 /// The disagreements between the reference and the shortcut answers.
 pub(crate) fn compare(
     name: &str,
@@ -430,21 +449,10 @@ proptest! {
 fn look_back_beside_a_subgroup_operation_against_the_reference() {
     let path =
         Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/wgsl/look-back-subgroup.wgsl");
-    let check = |s: &Session| s.check_file(&path).unwrap();
     let mut diffs = Vec::new();
     for progress in ["FAIR", "OBE", "HSA"] {
         for unroll in [0, 1, 2] {
-            let of = |reductions: vkmm::Reductions| {
-                let s = Session::new()
-                    .max_executions(20_000)
-                    .unroll(unroll)
-                    .reductions(reductions)
-                    .termination(Some(progress.parse::<Progress>().unwrap()));
-                match check(&s) {
-                    Checked::Termination(o) => *o,
-                    other => panic!("{other:?}"),
-                }
-            };
+            let of = |reductions| run_file(&path, reductions, progress, unroll);
             let reference = of(vkmm::Reductions::none());
             let search = of(vkmm::Reductions::default());
             if unroll >= 1 && progress != "FAIR" {
@@ -489,17 +497,7 @@ fn counter_bounded_spins_against_the_reference() {
             .join(name);
         for progress in ["FAIR", "OBE", "HSA"] {
             for unroll in [0, 1, 2] {
-                let of = |reductions: vkmm::Reductions| {
-                    let s = Session::new()
-                        .max_executions(20_000)
-                        .unroll(unroll)
-                        .reductions(reductions)
-                        .termination(Some(progress.parse::<Progress>().unwrap()));
-                    match s.check_file(&path).unwrap() {
-                        Checked::Termination(o) => *o,
-                        other => panic!("{other:?}"),
-                    }
-                };
+                let of = |reductions| run_file(&path, reductions, progress, unroll);
                 let reference = of(vkmm::Reductions::none());
                 let search = of(vkmm::Reductions::default());
                 assert!(
