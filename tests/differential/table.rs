@@ -12,8 +12,7 @@
 use crate::common;
 use crate::{
     barrier_prefixes, branch_registers, coherence_cuts, commuting_rmws, counters, incremental,
-    lazy, own_writes,
-    pruning, specialise, spin, symbolic, symbolic_domains, symmetry, undefined,
+    lazy, own_writes, pruning, specialise, spin, symbolic, symbolic_domains, symmetry, undefined,
 };
 use std::path::{Path, PathBuf};
 use vkmm::Reduction;
