@@ -111,7 +111,7 @@ pub enum Reduction {
     /// symbolic (its write derived from it), and a location whose every
     /// access is such an RMW of one commuting kind gets one coherence order
     /// where nothing in the execution acquires or releases, counted for
-    /// the orders it stands for ([`crate::engine::reduce::commuting_rmws`]).
+    /// the orders it stands for (`reduce::commuting_rmws`).
     CommutingRmws,
 }
 
