@@ -126,8 +126,9 @@ pub struct LimitArgs {
     /// Loop unrolling bound: a statement runs at most N+1 times on a path;
     /// executions needing more are cut, counted and reported. An iteration
     /// whose going round again does not depend on memory (a loop over a
-    /// constant count or an invocation's cells) is not counted, up to 64 per
-    /// path.
+    /// constant count or an invocation's cells), or that moves a counter
+    /// towards the constant its loop's test compares it with, is not
+    /// counted, up to 64 per path.
     #[arg(long, default_value_t = DEFAULT_UNROLL, value_parser = clap::value_parser!(u16).range(0..=1000).map(usize::from), help_heading = "Bounds")]
     pub unroll: usize,
     /// The most model evaluations per litmus test: candidate executions, and
