@@ -38,6 +38,18 @@ impl Cmp {
         }
     }
 
+    /// The comparison with its sides exchanged: `a cmp b` holds exactly
+    /// when `b cmp.mirrored() a` does.
+    pub(crate) fn mirrored(self) -> Cmp {
+        match self {
+            Cmp::Lt => Cmp::Gt,
+            Cmp::Le => Cmp::Ge,
+            Cmp::Gt => Cmp::Lt,
+            Cmp::Ge => Cmp::Le,
+            other => other,
+        }
+    }
+
     pub fn symbol(self) -> &'static str {
         match self {
             Cmp::Eq => "=",

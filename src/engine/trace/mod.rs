@@ -546,17 +546,7 @@ fn condition_seeds(program: &Program) -> Vec<(Option<usize>, i64)> {
                 use crate::ir::Cmp;
                 let (term, c, o) = match (a, b) {
                     (t, Term::Const(c)) => (t, *c, *o),
-                    (Term::Const(c), t) => (
-                        t,
-                        *c,
-                        match o {
-                            Cmp::Lt => Cmp::Gt,
-                            Cmp::Le => Cmp::Ge,
-                            Cmp::Gt => Cmp::Lt,
-                            Cmp::Ge => Cmp::Le,
-                            other => *other,
-                        },
-                    ),
+                    (Term::Const(c), t) => (t, *c, o.mirrored()),
                     _ => return,
                 };
                 let v = match o {

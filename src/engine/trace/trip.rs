@@ -91,7 +91,7 @@ fn counter_test(
                 };
                 let (reg, bound, cmp) = match (a, b) {
                     (Operand::Reg(r), Operand::Const(c)) => (r, *c, *cmp),
-                    (Operand::Const(c), Operand::Reg(r)) => (r, *c, swap(*cmp)),
+                    (Operand::Const(c), Operand::Reg(r)) => (r, *c, cmp.mirrored()),
                     _ => return None,
                 };
                 let stay = if holds_stays { cmp } else { cmp.negate() };
@@ -109,17 +109,6 @@ fn counter_test(
         }
     }
     None
-}
-
-/// `c cmp r` as `r cmp' c`.
-fn swap(cmp: Cmp) -> Cmp {
-    match cmp {
-        Cmp::Lt => Cmp::Gt,
-        Cmp::Le => Cmp::Ge,
-        Cmp::Gt => Cmp::Lt,
-        Cmp::Ge => Cmp::Le,
-        other => other,
-    }
 }
 
 impl CounterTest {
