@@ -381,7 +381,36 @@ pub(super) fn live_at_heads(
             }
         }
     }
+    let live_in = live_before(t, labels, &def, &uses, &feeds, &at_end);
+    loops
+        .keys()
+        .map(|&h| {
+            let set = &live_in[h];
+            let live = (0..names.len())
+                .filter(|&r| set[r / 64] >> (r % 64) & 1 == 1)
+                .map(|r| names[r].to_string())
+                .collect();
+            (h, live)
+        })
+        .collect()
+}
+
+/// The registers live before each statement of `t`, as bit sets over
+/// register numbers: a backward fixpoint over the jumps. `def[k]`: the
+/// register statement `k` assigns; `uses[k]`: those it reads always;
+/// `feeds[k]`: those it reads only to compute `def[k]`, live only where
+/// that register is live after it (strong liveness); `at_end`: those live
+/// past the end.
+pub(super) fn live_before(
+    t: &Thread,
+    labels: &HashMap<&str, usize>,
+    def: &[Option<usize>],
+    uses: &[Vec<usize>],
+    feeds: &[Vec<usize>],
+    at_end: &[u64],
+) -> Vec<Vec<u64>> {
     let n = t.code.len();
+    let words = at_end.len();
     // Each statement's successors, looked up once rather than per pass.
     let succs: Vec<[Option<usize>; 2]> = (0..n).map(|k| successors(t, labels, k)).collect();
     let mut live_in: Vec<Vec<u64>> = vec![vec![0u64; words]; n];
@@ -392,7 +421,7 @@ pub(super) fn live_at_heads(
         for k in (0..n).rev() {
             out.iter_mut().for_each(|w| *w = 0);
             for next in succs[k].into_iter().flatten() {
-                let from = if next >= n { &at_end } else { &live_in[next] };
+                let from = if next >= n { at_end } else { &live_in[next] };
                 for (o, f) in out.iter_mut().zip(from) {
                     *o |= f;
                 }
@@ -416,17 +445,7 @@ pub(super) fn live_at_heads(
             }
         }
     }
-    loops
-        .keys()
-        .map(|&h| {
-            let set = &live_in[h];
-            let live = (0..names.len())
-                .filter(|&r| set[r / 64] >> (r % 64) & 1 == 1)
-                .map(|r| names[r].to_string())
-                .collect();
-            (h, live)
-        })
-        .collect()
+    live_in
 }
 
 /// Notes the path as it is at the loop head `s.pc` ([`State::heads`]):

@@ -99,75 +99,36 @@ pub(super) fn branch_registers(t: &Thread) -> HashSet<&str> {
     kept
 }
 
-/// Per statement of `t` (and past the end), the registers live before
-/// it: those (by the numbers `number` gives; `None`: not tracked) some
-/// statement from it reads before assigning them, as bit sets of `n`
-/// bits. A read counts where the run reads: a branch's operands, an
-/// assignment's to a tracked register; a tracked register is assigned by
-/// an assignment to it or a read into it. Backward liveness over the
-/// jumps, to a fixpoint.
+/// Per statement of `t`, the registers live before it: those (by the
+/// numbers `number` gives; `None`: not tracked) some statement from it
+/// reads before assigning them, as bit sets of `n` bits. A read counts
+/// where the run reads: a branch's operands, an assignment's to a tracked
+/// register; a tracked register is assigned by an assignment to it or a
+/// read into it (`executor::live_before`, every read counted always).
 fn live_at_labels(
     t: &Thread,
     labels: &std::collections::HashMap<&str, usize>,
     number: &dyn Fn(&str) -> Option<usize>,
     n: usize,
 ) -> Vec<Vec<u64>> {
-    let words = n.div_ceil(64);
-    let len = t.code.len();
-    // `live[pc]`: live before statement `pc`; `live[len]`: past the end.
-    let mut live = vec![vec![0u64; words]; len + 1];
-    let set = |bits: &mut [u64], o: &Operand| {
-        if let Operand::Reg(r) = o
-            && let Some(k) = number(r)
-        {
-            bits[k / 64] |= 1 << (k % 64);
-        }
-    };
-    let target = |label: &str| labels.get(label).copied();
-    let mut changed = true;
-    while changed {
-        changed = false;
-        for pc in (0..len).rev() {
-            let mut bits = match &t.code[pc] {
-                Stmt::Goto { label, .. } => match target(label) {
-                    Some(to) => live[to].clone(),
-                    None => vec![0; words],
-                },
-                Stmt::Branch { label, .. } => {
-                    let mut b = live[pc + 1].clone();
-                    if let Some(to) = target(label) {
-                        b.iter_mut().zip(&live[to]).for_each(|(x, y)| *x |= y);
-                    }
-                    b
-                }
-                _ => live[pc + 1].clone(),
-            };
-            match &t.code[pc] {
-                Stmt::Assign { dest, a, b, .. } => {
-                    if let Some(k) = number(dest) {
-                        bits[k / 64] &= !(1 << (k % 64));
-                        set(&mut bits, a);
-                        set(&mut bits, b);
-                    }
-                }
-                Stmt::Branch { a, b, .. } => {
-                    set(&mut bits, a);
-                    set(&mut bits, b);
-                }
-                Stmt::Op(i) => {
-                    if let Some(k) = i.dest.as_deref().and_then(number) {
-                        bits[k / 64] &= !(1 << (k % 64));
-                    }
-                }
-                _ => {}
-            }
-            if bits != live[pc] {
-                live[pc] = bits;
-                changed = true;
-            }
-        }
+    let tracked = |os: [&Operand; 2]| regs(os).filter_map(number).collect::<Vec<_>>();
+    let mut def = Vec::with_capacity(t.code.len());
+    let mut uses = Vec::with_capacity(t.code.len());
+    for st in &t.code {
+        let (d, u) = match st {
+            Stmt::Assign { dest, a, b, .. } => match number(dest) {
+                Some(d) => (Some(d), tracked([a, b])),
+                None => (None, Vec::new()),
+            },
+            Stmt::Branch { a, b, .. } => (None, tracked([a, b])),
+            Stmt::Op(i) => (i.dest.as_deref().and_then(number), Vec::new()),
+            _ => (None, Vec::new()),
+        };
+        def.push(d);
+        uses.push(u);
     }
-    live
+    let feeds = vec![Vec::new(); t.code.len()];
+    super::executor::live_before(t, labels, &def, &uses, &feeds, &vec![0; n.div_ceil(64)])
 }
 
 /// The registers among two operands.
