@@ -266,8 +266,8 @@ impl Undefined {
             }
         }
         super::states::add_sorted(&mut self.states, other.states);
-        self.defined_positive += other.defined_positive;
-        self.defined_negative += other.defined_negative;
+        self.defined_positive = self.defined_positive.saturating_add(other.defined_positive);
+        self.defined_negative = self.defined_negative.saturating_add(other.defined_negative);
         self.defined_racy |= other.defined_racy;
     }
 }
@@ -367,6 +367,13 @@ pub struct LitmusOutcome {
     pub partial_evaluations: u64,
     /// Of which consistent.
     pub consistent: u64,
+    /// Whether a count (`consistent`, `positive`, `negative`, a state's
+    /// executions) passed 2^64 - 1: such a count stays at that value and
+    /// is a lower bound, not the number (symmetric invocations multiply
+    /// counts by factorials: 21 interchangeable invocations pass it).
+    /// JSON: present (and true) only then.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub counts_saturated: bool,
     /// Thread paths cut by the unrolling bound (answers may be incomplete when > 0).
     pub cut_paths: usize,
     pub unroll: usize,
@@ -521,6 +528,15 @@ pub struct StatesSummary {
 }
 
 impl LitmusOutcome {
+    /// Whether one of the counts is at 2^64 - 1, where the saturating
+    /// sums and products stop ([`LitmusOutcome::counts_saturated`]).
+    fn saturated(&self) -> bool {
+        [self.consistent, self.positive, self.negative]
+            .into_iter()
+            .chain(self.states.iter().map(|(_, n)| *n))
+            .any(|n| n == u64::MAX)
+    }
+
     /// Whether the verdict on `property` rests on executions with
     /// undefined behaviour: a verdict every execution must uphold
     /// (`exists` fails, `~exists` or `forall` holds, race-free) when some
@@ -1880,7 +1896,7 @@ impl Outcomes<'_> {
             let v = term_value(sk, cand, program, &self.shown_locs, mem, t);
             state.push(v);
         }
-        self.consistent += m;
+        self.consistent = self.consistent.saturating_add(m);
         for d in &self.divergent {
             if !self.barrier_divergence.contains(d) {
                 self.barrier_divergence.push(d.clone());
@@ -1909,11 +1925,15 @@ impl Outcomes<'_> {
         let id = self.states.add(state, m);
         self.states.mark(id, positive);
         if positive {
-            self.positive += m;
-            self.undefined.defined_positive += m * u64::from(!undefined);
+            self.positive = self.positive.saturating_add(m);
+            if !undefined {
+                self.undefined.defined_positive = self.undefined.defined_positive.saturating_add(m);
+            }
         } else {
-            self.negative += m;
-            self.undefined.defined_negative += m * u64::from(!undefined);
+            self.negative = self.negative.saturating_add(m);
+            if !undefined {
+                self.undefined.defined_negative = self.undefined.defined_negative.saturating_add(m);
+            }
         }
         let mut record = false;
         if shared.racy {
@@ -2225,7 +2245,7 @@ fn add_counts(to: &mut Vec<u64>, from: Vec<u64>) {
         to.resize(from.len(), 0);
     }
     for (n, m) in to.iter_mut().zip(from) {
-        *n += m;
+        *n = n.saturating_add(m);
     }
 }
 
@@ -2394,9 +2414,9 @@ impl Split for Outcomes<'_> {
             },
         };
         self.factored.add(part.factored);
-        self.positive += part.positive;
-        self.negative += part.negative;
-        self.consistent += part.consistent;
+        self.positive = self.positive.saturating_add(part.positive);
+        self.negative = self.negative.saturating_add(part.negative);
+        self.consistent = self.consistent.saturating_add(part.consistent);
         self.racy |= part.racy;
         // The part's pairs by their index here, new ones appended.
         let mut here = Vec::with_capacity(part.races.len());
@@ -2603,8 +2623,8 @@ fn join(mut o: LitmusOutcome, mut a: LitmusOutcome) -> LitmusOutcome {
         let ids = reindex(&r.state_ids, &a_old, &o.states);
         r.set_states(ids, &o.states);
     }
-    o.positive += a.positive;
-    o.negative += a.negative;
+    o.positive = o.positive.saturating_add(a.positive);
+    o.negative = o.negative.saturating_add(a.negative);
     o.observation = if o.positive > 0 && o.negative == 0 {
         Observation::Always
     } else if o.positive > 0 {
@@ -2660,7 +2680,8 @@ fn join(mut o: LitmusOutcome, mut a: LitmusOutcome) -> LitmusOutcome {
     o.undefined.add(a.undefined);
     o.executions += a.executions;
     o.partial_evaluations += a.partial_evaluations;
-    o.consistent += a.consistent;
+    o.consistent = o.consistent.saturating_add(a.consistent);
+    o.counts_saturated |= a.counts_saturated || o.saturated();
     o.cut_paths += a.cut_paths;
     o.symmetric_threads = o.symmetric_threads.max(a.symmetric_threads);
     o.rotation_order = o.rotation_order.max(a.rotation_order);
@@ -2797,6 +2818,7 @@ fn check_one(
         executions: coverage.executions,
         partial_evaluations: coverage.partial_evaluations,
         consistent: v.consistent,
+        counts_saturated: false,
         cut_paths: coverage.cut_paths,
         unroll: coverage.unroll,
         stopped_early: coverage.stopped_early,
@@ -2819,6 +2841,7 @@ fn check_one(
         factored: v.factored,
         front_end_limit: program.front_end_limit.clone(),
     };
+    o.counts_saturated = o.saturated();
     // A listing stopped after a walk that saw every execution it lists:
     // the walk's figures are complete (the rule of `states_incomplete`,
     // the listing's own stop aside).
@@ -2870,6 +2893,7 @@ mod holds_tests {
             executions: 2,
             partial_evaluations: 0,
             consistent: positive + negative,
+            counts_saturated: false,
             cut_paths: 0,
             unroll: 2,
             stopped_early: false,

@@ -370,7 +370,7 @@ impl StateCounts {
         let hash = hash_row(row);
         let rows = &self.rows;
         if let Some(&id) = self.index.find(hash, |&i| rows.row(i as usize) == row) {
-            self.counts[id as usize] += n;
+            self.counts[id as usize] = self.counts[id as usize].saturating_add(n);
             return id;
         }
         let id = self.rows.push_encoded(row);
@@ -612,7 +612,7 @@ pub(crate) fn add_sorted(to: &mut Vec<(FinalState, u64)>, from: Vec<(FinalState,
     all.sort_by(|a, b| a.0.cmp(&b.0));
     for (st, n) in all {
         match to.last_mut() {
-            Some((last, m)) if *last == st => *m += n,
+            Some((last, m)) if *last == st => *m = m.saturating_add(n),
             _ => to.push((st, n)),
         }
     }

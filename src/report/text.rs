@@ -627,6 +627,13 @@ fn litmus_pieces(o: &LitmusOutcome, s: &mut String, block: usize, sink: &mut dyn
             String::new()
         }
     );
+    if o.counts_saturated {
+        let _ = writeln!(
+            s,
+            "Counts: some pass 2^64 - 1 and show {} (a lower bound, not the number)",
+            u64::MAX
+        );
+    }
 }
 
 /// The text report of one checked file.

@@ -190,6 +190,70 @@ fn a_spin_bounded_by_its_counter_terminates_at_every_bound() {
     }
 }
 
+/// long-loop.wgsl and long-loop-over.wgsl (the verdicts are derived in
+/// the files): a loop with a constant trip count of 200 runs whole at
+/// every unrolling bound (its iterations past the 64 free ones move the
+/// counter towards the bound), and the counter's 200 values settle in the
+/// value-domain fixpoint (one round per increment); at 1,100 iterations,
+/// past what a path may run uncounted, the path is cut and the answer is
+/// not a verdict.
+#[test]
+fn a_loop_with_a_constant_trip_count_runs_whole() {
+    for unroll in [0, 2] {
+        let o = litmus(
+            Session::new().unroll(unroll),
+            "long-loop.wgsl",
+            &text("long-loop.wgsl"),
+        );
+        assert_eq!(o.cut_paths, 0, "u{unroll}: {o:?}");
+        assert!(!o.truncated, "u{unroll}: {o:?}");
+        assert_eq!(o.race_free, Some(true), "u{unroll}: {o:?}");
+        let values: Vec<Option<i64>> = o.states.iter().map(|(s, _)| s.get("out[0]")).collect();
+        assert_eq!(values, [Some(200)], "u{unroll}: {o:?}");
+    }
+    let o = litmus(
+        Session::new(),
+        "long-loop-over.wgsl",
+        &text("long-loop-over.wgsl"),
+    );
+    assert!(o.cut_paths > 0, "{o:?}");
+    assert_eq!(o.race_free, None, "{o:?}");
+}
+
+/// count-invocations.wgsl (the verdicts are derived in the file): N
+/// invocations' increments in N! orders. At 20 the count is exact; at 24
+/// it passes 2^64 - 1 and the outcome says it is saturated (the count
+/// stays at 2^64 - 1, a lower bound) instead of a wrapped sum.
+#[test]
+fn execution_counts_past_64_bits_are_saturated_and_said_to_be() {
+    let source = text("count-invocations.wgsl");
+    for (n, consistent, saturated) in [
+        (20, 2_432_902_008_176_640_000u64, false),
+        (24, u64::MAX, true),
+    ] {
+        let session = Session::new().shader(ShaderOptions {
+            local_size: Some([n, 1, 1]),
+            ..ShaderOptions::default()
+        });
+        let o = litmus(session, "count-invocations.wgsl", &source);
+        assert_eq!(o.race_free, Some(true), "{n}: {o:?}");
+        assert_eq!(o.consistent, consistent, "{n}: {o:?}");
+        assert_eq!(o.counts_saturated, saturated, "{n}: {o:?}");
+        let states: Vec<(Option<i64>, u64)> = o
+            .states
+            .iter()
+            .map(|(s, c)| (s.get("out[0]"), *c))
+            .collect();
+        assert_eq!(states, [(Some(i64::from(n)), consistent)], "{n}: {o:?}");
+        let report = vkmm::report::text::litmus(&o);
+        assert_eq!(
+            report.contains("Counts: some pass 2^64 - 1"),
+            saturated,
+            "{n}: {report}"
+        );
+    }
+}
+
 /// spin-beside-others.wgsl (the verdicts are derived in the file): the
 /// termination search walks the blocks of endings with the fewest
 /// finished invocations first, so under HSA the witness it reports leaves

@@ -128,7 +128,9 @@ pub struct LimitArgs {
     /// whose going round again does not depend on memory (a loop over a
     /// constant count or an invocation's cells), or that moves a counter
     /// towards the constant its loop's test compares it with, is not
-    /// counted, up to 64 per path.
+    /// counted, up to 64 per path; past those, a loop no memory decides
+    /// whose counter moves towards a constant bound runs up to 1,024 more
+    /// iterations uncounted.
     #[arg(long, default_value_t = DEFAULT_UNROLL, value_parser = clap::value_parser!(u16).range(0..=1000).map(usize::from), help_heading = "Bounds")]
     pub unroll: usize,
     /// The most model evaluations per litmus test: candidate executions, and

@@ -230,9 +230,10 @@ fn close_regions(
 /// on a value from memory it took has met its other side again
 /// ([`post_dominators`]) before the jump back (an `if` in the body, not
 /// the loop's test or an `if (c) break;`), and the path has iterations
-/// left that the unrolling bound does not count. Such an iteration is
-/// counted free.
-pub(super) fn free_iteration(s: &mut State) -> bool {
+/// left that the unrolling bound does not count, or the loop's `test`
+/// compares a counter with a constant and the iteration moved it towards
+/// the bound ([`trip::counted_down`]). Such an iteration is counted free.
+pub(super) fn free_iteration(s: &mut State, t: &Thread, test: Option<&trip::CounterTest>) -> bool {
     let mark = s
         .head_marks
         .iter()
@@ -241,11 +242,14 @@ pub(super) fn free_iteration(s: &mut State) -> bool {
     let Some(mark) = mark else {
         return false;
     };
-    if !s.control.iter().any(|&(_, k, _)| k >= mark) && s.free_iterations < MAX_FREE_ITERATIONS {
+    if s.control.iter().any(|&(_, k, _)| k >= mark) {
+        return false;
+    }
+    if s.free_iterations < MAX_FREE_ITERATIONS {
         s.free_iterations += 1;
         return true;
     }
-    false
+    test.is_some_and(|test| trip::counted_down(s, t, test))
 }
 
 /// At the head `s.pc` of a loop, arrived at by a jump back: whether the
@@ -707,6 +711,7 @@ pub(super) fn explore_thread(
         opened: 0,
         head_marks: Vec::new(),
         free_iterations: 0,
+        trip_iterations: 0,
         trips: Vec::new(),
         heads: Vec::new(),
         pending: false,
@@ -773,7 +778,8 @@ pub(super) fn explore_thread(
                 // Entering the loop starts its count afresh; so does an
                 // iteration no branch on a value from memory decided (it
                 // runs the same in every execution, `MAX_FREE_ITERATIONS`).
-                let fresh = !from_body || free_iteration(&mut s);
+                let test = trips.get(&s.pc);
+                let fresh = !from_body || free_iteration(&mut s, t, test);
                 if fresh {
                     s.runs.fill(s.pc..=back, 0);
                 }

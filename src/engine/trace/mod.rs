@@ -304,8 +304,16 @@ fn explore_prepared(
         // (one per group function along a path) do not count as rounds of the
         // fixpoint.
         let mut waits = 0usize;
+        // The rounds allowed: each round derives values one write further
+        // (a counter incremented by every invocation gains its next value
+        // per round), and a provenance counting more writes to a location
+        // than one execution makes is refused, so a fixpoint needs about
+        // as many rounds as one execution has writes. The cap follows that
+        // count (never below `MAX_ROUNDS`); the walk's budget bounds the
+        // work of every round.
+        let mut cap = MAX_ROUNDS;
         for round in 0.. {
-            if round >= MAX_ROUNDS + waits {
+            if round >= cap + waits {
                 break;
             }
             let symbolic = symbolic_rounds.get();
@@ -342,6 +350,8 @@ fn explore_prepared(
                 }
                 thread_mosts.push(thread_most);
             }
+            let writes: usize = most.iter().map(|&m| m as usize).sum();
+            cap = cap.max(writes.saturating_add(2));
             let mut changed = false;
             // `extra(x)`: writes to `x` allowed beyond `most`.
             let mut add = |l: usize, v: i64, prov: &Prov, extra: &dyn Fn(usize) -> u32| {
@@ -420,7 +430,7 @@ fn explore_prepared(
         }
         Err(ExecError::limit(
             LimitKind::ValueDomains,
-            format!("the value domains did not settle in {MAX_ROUNDS} rounds: lower --unroll"),
+            format!("the value domains did not settle in {cap} rounds: lower --unroll"),
         ))
     };
     // The counters a walk shows hold in every execution, so a walk with
@@ -577,5 +587,6 @@ fn condition_seeds(program: &Program) -> Vec<(Option<usize>, i64)> {
     out
 }
 
-/// Rounds of the value-domain fixpoint before giving up.
+/// Rounds of the value-domain fixpoint before giving up, at least (more
+/// where one execution makes more writes).
 const MAX_ROUNDS: usize = 64;

@@ -17,6 +17,15 @@ use crate::ir::{Operand, Program, Stmt, Thread};
 /// the bound as before.
 pub const MAX_FREE_ITERATIONS: u32 = 64;
 
+/// The most iterations one path may run, across its loops, past
+/// [`MAX_FREE_ITERATIONS`] in loops no branch on a value from memory
+/// decides and whose test compares a counter with a constant that each
+/// of those iterations moves the counter towards (`for (i = 0u; i < 256u;
+/// i++)`): such a loop ends after as many iterations as the counter's
+/// distance from the bound, the same in every execution, so the bound on
+/// it is the program's size, not a guard against a loop that never ends.
+pub const MAX_TRIP_ITERATIONS: u32 = 1024;
+
 /// The location statement `stmt` of `t` accesses, if it is a memory access.
 pub(super) fn location(program: &Program, t: &Thread, stmt: usize) -> Option<usize> {
     match &t.code[stmt] {
@@ -73,6 +82,11 @@ pub(super) struct State {
     /// to its head without a branch decided by memory since the last
     /// arrival there (at most [`MAX_FREE_ITERATIONS`]).
     pub(super) free_iterations: u32,
+    /// Iterations of loops no memory decided, past
+    /// [`MAX_FREE_ITERATIONS`], that moved the counter of their loop's test
+    /// towards its constant bound (at most [`MAX_TRIP_ITERATIONS`];
+    /// [`super::trip::counted_down`]).
+    pub(super) trip_iterations: u32,
     /// Per loop head whose test compares a counter with a constant, the
     /// counter's distance from the bound at the last arrival and the
     /// loop's runs at the last counted one ([`super::trip`]).

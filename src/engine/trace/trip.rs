@@ -25,7 +25,7 @@
 //! it no longer makes is only a path it now follows to its end.
 
 use super::path::RegValue;
-use super::state::{MAX_FREE_ITERATIONS, State};
+use super::state::{MAX_FREE_ITERATIONS, MAX_TRIP_ITERATIONS, State};
 use crate::ir::{Cmp, Operand, Stmt, Thread};
 use std::collections::HashMap;
 
@@ -187,4 +187,36 @@ pub(super) fn arrive(s: &mut State, t: &Thread, test: &CounterTest, back: usize,
         Some(at) => s.trips[at] = (head, now, runs),
         None => s.trips.push((head, now, runs)),
     }
+}
+
+/// At the head `s.pc` of a loop with `test`, arrived at by the jump back
+/// after an iteration no branch on a value from memory decided, once the
+/// path's [`MAX_FREE_ITERATIONS`] are spent: whether the iteration moved
+/// the counter strictly towards the bound from a distance of at most
+/// [`MAX_TRIP_ITERATIONS`] at the last arrival, with fewer than that many
+/// such iterations on the path so far. It then counts as one of them and
+/// the unrolling bound does not count it. The walk still ends: the
+/// distance falls by at least one per iteration, and the path's count of
+/// these iterations is capped.
+pub(super) fn counted_down(s: &mut State, t: &Thread, test: &CounterTest) -> bool {
+    let head = s.pc;
+    let Some(before) = s
+        .trips
+        .iter()
+        .find(|(h, _, _)| *h == head)
+        .and_then(|(_, d, _)| *d)
+    else {
+        return false;
+    };
+    let Some(now) = test.distance(s, t) else {
+        return false;
+    };
+    if now < before
+        && before <= i128::from(MAX_TRIP_ITERATIONS)
+        && s.trip_iterations < MAX_TRIP_ITERATIONS
+    {
+        s.trip_iterations += 1;
+        return true;
+    }
+    false
 }
