@@ -126,6 +126,17 @@ thread_local! {
     /// last flush to [`IN_USE`] (no destructor, constant initialiser: the
     /// allocator may touch it at any time, thread exit included).
     static LOCAL: std::cell::Cell<isize> = const { std::cell::Cell::new(0) };
+    /// The bytes this thread allocated since it started (frees not
+    /// subtracted): [`allocated_here`].
+    static ALLOCATED: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+}
+
+/// The bytes the calling thread has allocated since it started, frees not
+/// subtracted (0 without [`CountingAllocator`]): a measure of work that
+/// does not depend on the machine's load, read by the listings' share of
+/// work (`engine::trace::Work`).
+pub fn allocated_here() -> u64 {
+    ALLOCATED.try_with(|a| a.get()).unwrap_or(0)
 }
 
 /// Adds `delta` bytes to the count: to this thread's, flushed to the
@@ -133,6 +144,9 @@ thread_local! {
 /// thread's is gone).
 #[inline]
 fn count(delta: isize) {
+    if delta > 0 {
+        let _ = ALLOCATED.try_with(|a| a.set(a.get() + delta as u64));
+    }
     let flush = LOCAL.try_with(|c| {
         let v = c.get() + delta;
         if v.abs() >= BATCH {

@@ -991,7 +991,7 @@ fn start<'p>(
     if let Some(e) = listed.and_then(|e| e.complete_under(limits)) {
         return Ok(Ok(e));
     }
-    match Explorer::listed(prepared, limits, None) {
+    match Explorer::listed(prepared, limits, None, None) {
         Ok(e) => Ok(Ok(e)),
         Err(ExecError {
             limit: Some(kind), ..
@@ -1187,15 +1187,28 @@ fn prefixes_first(
     }))
 }
 
-/// The longest the walks over barrier prefixes run when the question has
-/// no time limit of its own (with one: an eighth of it).
-const BARRIER_PREFIXES_TIME: std::time::Duration = std::time::Duration::from_secs(5);
+/// The share of the question's evaluations the walks over barrier
+/// prefixes may take: the races they find are found in a small part of
+/// it, and on a program whose race they miss the walk over the whole
+/// program needs the rest.
+const BARRIER_PREFIXES_SHARE: u64 = 8;
 
-/// The share of the question's time and evaluations the walks over
-/// barrier prefixes may take: the races they find are found in a small
-/// part of it, and on a program whose race they miss the walk over the
-/// whole program needs the rest.
-const BARRIER_PREFIXES_SHARE: u32 = 8;
+/// The work ([`crate::engine::trace::Work`]: steps of the path walk and
+/// bytes allocated) the listings up to each barrier may take together,
+/// per evaluation of the walks' share. With the default
+/// `--max-executions` (25,000 evaluations for the walks) that is 20
+/// million steps: three times what the listings up to the fifth barrier
+/// of csdl's and csdldf's workgroup 0 (8 invocations each, their races)
+/// take, and on SPD (a race after the last barrier) the listings up to
+/// its twelfth barrier, not the costlier ones past it. Counted in work,
+/// not time, the rounds cover the same barriers on any machine under any
+/// load.
+const BARRIER_PREFIXES_STEPS_PER_EVALUATION: u64 = 800;
+
+/// The longest the walks over barrier prefixes run, an outer bound only
+/// (their share of work stops them first on a machine that is not
+/// overloaded): half the question's time limit, or this without one.
+const BARRIER_PREFIXES_TIME: std::time::Duration = std::time::Duration::from_secs(60);
 
 /// Where the combination plan says so
 /// ([`super::reduce::hook::CombinationPlan::barrier_prefixes`]) and the
@@ -1204,8 +1217,11 @@ const BARRIER_PREFIXES_SHARE: u32 = 8;
 /// waits at its `k`-th control barrier, `k = 1, 2, ...`, their paths
 /// listed up to there ([`Explorer::listed`];
 /// `crate::engine::reduce::barrier_prefixes` says why and when they
-/// stop), listings and walks on an eighth of the budget
-/// ([`BARRIER_PREFIXES_SHARE`]). `Ok(Ok(coverage))`: a walk's visitor
+/// stop), on a share of the budget counted in work: an eighth of the
+/// evaluations for the walks ([`BARRIER_PREFIXES_SHARE`]), and work
+/// sized from it for the listings
+/// ([`BARRIER_PREFIXES_STEPS_PER_EVALUATION`]); half the time limit is an
+/// outer bound only ([`BARRIER_PREFIXES_TIME`]). `Ok(Ok(coverage))`: a walk's visitor
 /// broke, its answer decided there; `Ok(Err((rest, listed)))`: no
 /// answer, the limits left for the listing of the whole program and its
 /// walks, and the last listing when it stopped no path at its barrier
@@ -1229,12 +1245,15 @@ fn barrier_prefixes_first<'p>(
     let share_time = limits
         .bounds
         .timeout
-        .map_or(BARRIER_PREFIXES_TIME, |t| t / BARRIER_PREFIXES_SHARE);
+        .map_or(BARRIER_PREFIXES_TIME, |t| t / 2);
     let end = started + share_time;
+    let evaluations_share = (limits.bounds.max_executions / BARRIER_PREFIXES_SHARE).max(1);
+    let work = super::trace::Work::new(
+        evaluations_share.saturating_mul(BARRIER_PREFIXES_STEPS_PER_EVALUATION),
+    );
     let share = Limits {
         bounds: super::limits::Bounds {
-            max_executions: (limits.bounds.max_executions / u64::from(BARRIER_PREFIXES_SHARE))
-                .max(1),
+            max_executions: evaluations_share,
             timeout: Some(share_time),
             deadline: Some(limits.bounds.deadline.map_or(end, |d| d.min(end))),
             ..limits.bounds
@@ -1259,10 +1278,16 @@ fn barrier_prefixes_first<'p>(
     'passes: for alone in passes {
         for k in 1.. {
             if listed.len() < k {
-                match Explorer::listed(prepared, share, Some(k)) {
+                // The share of work is spent: the walk over the whole
+                // program follows.
+                if work.left() == 0 {
+                    break 'passes;
+                }
+                match Explorer::listed(prepared, share, Some(k), Some(work.clone())) {
                     Ok(e) => listed.push(e),
-                    // A limit (or a failure, which the listing of the
-                    // whole program reports) stops the walks.
+                    // A limit (the share of work among them, or a failure,
+                    // which the listing of the whole program reports)
+                    // stops the walks.
                     Err(_) => break 'passes,
                 }
             }
@@ -1311,6 +1336,8 @@ fn barrier_prefixes_first<'p>(
                 record_prefix_walk(&mut coverage, &done, None);
                 return Ok(Ok(coverage));
             }
+            // The wall-clock share is an outer bound only: the share of
+            // work and evaluations stops the rounds first.
             if stopped_by.is_some() || started.elapsed() >= share_time {
                 break 'passes;
             }

@@ -97,14 +97,17 @@ impl<'p> Explorer<'p> {
     /// with `stop_at_barrier` `Some(k)`, the executions in which every
     /// thread stops before its `k`-th control barrier
     /// ([`trace::PathPlan::stop_at_barrier`]; the paths that reach it wait
-    /// there, as cut prefixes).
+    /// there, as cut prefixes). With `work`, the listing's steps are
+    /// spent from that share ([`trace::Work`]) and it stops where the
+    /// share ends.
     pub fn listed(
         prepared: &trace::Listing<'p>,
         limits: Limits,
         stop_at_barrier: Option<usize>,
+        work: Option<std::sync::Arc<trace::Work>>,
     ) -> Result<Explorer<'p>, ExecError> {
         let budget = trace::Budget::new(&limits);
-        let explored = prepared.explore(&limits, stop_at_barrier)?;
+        let explored = prepared.explore(&limits, stop_at_barrier, work)?;
         Ok(Explorer::of_explored(
             prepared.program(),
             explored,

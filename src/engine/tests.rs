@@ -678,6 +678,89 @@ fn skeletons_built_through_the_shape_cache_equal_fresh_ones() {
     );
 }
 
+/// The listings up to each barrier spend their work from a share counted
+/// in steps (and bytes allocated, where the counting allocator is
+/// installed), not in time: on `middle.wgsl` the listings up to its
+/// first to fourth barriers spend the same work under a time limit of an
+/// hour and under none, run after run, and a share holding the first
+/// three and half the fourth is spent exactly so, then to nothing (a
+/// listing reads its share every `BUDGET_EVERY` steps, and these are
+/// shorter). With 64 invocations the listing up to the fourth barrier
+/// takes more steps than that, and under a share of one step it stops at
+/// the share (`MaxExecutions`, the share being sized from
+/// `--max-executions`) whatever the time limit.
+#[test]
+fn the_barrier_listings_share_of_work_stops_them_whatever_the_time() {
+    let file = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/barrier-prefixes/middle.wgsl");
+    let model = crate::model::load("vulkan").unwrap();
+    let hour = Some(std::time::Duration::from_secs(3600));
+    let limits_under = |timeout| {
+        let mut limits = Limits::default().for_model(&model);
+        limits.bounds.timeout = timeout;
+        limits
+    };
+    // The work each listing up to barrier `k` spends from `share`, or its
+    // error.
+    let listings = |program: &crate::ir::Program,
+                    timeout,
+                    share: &std::sync::Arc<super::trace::Work>,
+                    ks: std::ops::RangeInclusive<usize>| {
+        let limits = limits_under(timeout);
+        let listing = super::trace::Listing::of(program, &limits, super::PathPlan::of(&limits));
+        ks.map(|k| {
+            let before = share.left();
+            super::Explorer::listed(&listing, limits, Some(k), Some(share.clone()))
+                .map(|e| {
+                    assert!(e.threads.iter().all(|t| t.waiting > 0));
+                    before - share.left()
+                })
+                .map_err(|e| e.limit)
+        })
+        .collect::<Vec<_>>()
+    };
+    let program = crate::frontend::load(&file).unwrap();
+    let spent_under = |timeout| {
+        listings(&program, timeout, &super::trace::Work::new(u64::MAX), 1..=4)
+            .into_iter()
+            .map(Result::unwrap)
+            .collect::<Vec<u64>>()
+    };
+    let spent = spent_under(None);
+    assert!(spent.iter().all(|&w| w > 0), "{spent:?}");
+    assert_eq!(spent, spent_under(hour));
+    assert_eq!(spent, spent_under(None));
+    let half = spent[3] / 2;
+    for timeout in [None, hour] {
+        let share = super::trace::Work::new(spent[..3].iter().sum::<u64>() + half);
+        let first = listings(&program, timeout, &share, 1..=3);
+        assert_eq!(first, spent[..3].iter().map(|&w| Ok(w)).collect::<Vec<_>>());
+        assert_eq!(share.left(), half);
+        assert_eq!(listings(&program, timeout, &share, 4..=4), [Ok(half)]);
+        assert_eq!(share.left(), 0);
+    }
+    let wide = std::fs::read_to_string(&file)
+        .unwrap()
+        .replace("@workgroup_size(4)", "@workgroup_size(64)");
+    let dir = std::env::temp_dir().join(format!("vkmm-listing-work-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let wide_file = dir.join("wide.wgsl");
+    std::fs::write(&wide_file, wide).unwrap();
+    let program = crate::frontend::load(&wide_file).unwrap();
+    std::fs::remove_dir_all(&dir).ok();
+    let whole = listings(&program, None, &super::trace::Work::new(u64::MAX), 4..=4);
+    assert!(
+        whole[0].is_ok_and(|w| w > super::trace::BUDGET_EVERY),
+        "{whole:?}"
+    );
+    for timeout in [None, hour] {
+        let share = super::trace::Work::new(1);
+        let stopped = listings(&program, timeout, &share, 4..=4);
+        assert_eq!(stopped, [Err(Some(super::LimitKind::MaxExecutions))]);
+        assert_eq!(share.left(), 0);
+    }
+}
+
 /// The listing stopped at a barrier against the complete listing it
 /// replaces: stopped at the first control barrier of the barrier-prefixes
 /// fixture `separated.wgsl`, every invocation's paths wait there (it is
@@ -694,7 +777,7 @@ fn a_listing_no_barrier_stops_is_the_complete_listing() {
     let limits = Limits::default().for_model(&model);
     let listing = super::trace::Listing::of(&program, &limits, super::PathPlan::of(&limits));
     let complete = super::Explorer::new(&program, limits).unwrap();
-    let first = super::Explorer::listed(&listing, limits, Some(1)).unwrap();
+    let first = super::Explorer::listed(&listing, limits, Some(1), None).unwrap();
     assert!(
         first
             .threads
@@ -702,7 +785,7 @@ fn a_listing_no_barrier_stops_is_the_complete_listing() {
             .all(|t| t.waiting > 0 && t.paths.is_empty())
     );
     assert!(first.complete_under(limits).is_none());
-    let past = super::Explorer::listed(&listing, limits, Some(64)).unwrap();
+    let past = super::Explorer::listed(&listing, limits, Some(64), None).unwrap();
     assert!(past.threads.iter().all(|t| t.waiting == 0));
     let past = past.complete_under(limits).expect("no path stopped");
     assert_eq!(past.threads.len(), complete.threads.len());

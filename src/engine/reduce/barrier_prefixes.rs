@@ -59,9 +59,16 @@
 //! over the whole program follows), at a listing or walk stopped by its
 //! share of the budget (a listing failing is not reported here: the
 //! listing of the whole program meets and reports what failed), or once
-//! the listings and walks used an eighth of the time or evaluations the
-//! question has. Each `k`'s listing serves both passes; the last one, when
-//! no round of it stopped a path at its barrier, ran as the listing
+//! the listings and walks spent their share of the question's work: an
+//! eighth of its evaluations for the walks, and for the listings
+//! together an amount of work sized from it (`driver`'s
+//! `BARRIER_PREFIXES_STEPS_PER_EVALUATION`, counted as
+//! `crate::engine::trace::Work`: steps of the path walk and bytes
+//! allocated). Counted in work, not time, the barriers the rounds cover
+//! do not depend on the machine or its load; half the question's time
+//! bounds them from outside only. Each `k`'s listing serves both
+//! passes; the last one, when no round of it stopped a path at its
+//! barrier, ran as the listing
 //! without the stop and is the whole program's listing, which the walk
 //! over complete paths then takes instead of listing again
 //! (`Explorer::complete_under`).

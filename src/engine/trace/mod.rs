@@ -114,7 +114,7 @@ pub fn explore_in_full(
     limits: &Limits,
     plan: PathPlan,
 ) -> Result<Explored, ExecError> {
-    Listing::of(program, limits, plan).explore(limits, plan.stop_at_barrier)
+    Listing::of(program, limits, plan).explore(limits, plan.stop_at_barrier, None)
 }
 
 /// What the listing reads of the program beside the value domains (the
@@ -178,8 +178,9 @@ impl<'p> Listing<'p> {
         &self,
         limits: &Limits,
         stop_at_barrier: Option<usize>,
+        work: Option<std::sync::Arc<Work>>,
     ) -> Result<Explored, ExecError> {
-        explore_prepared(self, limits, stop_at_barrier)
+        explore_prepared(self, limits, stop_at_barrier, work)
     }
 }
 
@@ -188,6 +189,7 @@ fn explore_prepared(
     prepared: &Listing,
     limits: &Limits,
     stop_at_barrier: Option<usize>,
+    work: Option<std::sync::Arc<Work>>,
 ) -> Result<Explored, ExecError> {
     let program = prepared.program;
     let plan = PathPlan {
@@ -234,7 +236,7 @@ fn explore_prepared(
         }
         domain
     };
-    let budget = Budget::new(limits);
+    let budget = Budget::new(limits).with_work(work);
     // Every thread's paths over the current domains (`derive`: keeping
     // reads symbolic through stores, see above; `for_domains`: while the
     // domains are computed, see below), an increment of a counter reading
