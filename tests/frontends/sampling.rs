@@ -134,6 +134,41 @@ fn sampling_a_read_only_texture_is_race_free() {
 }
 
 #[test]
+fn a_sample_of_an_image_nothing_writes_makes_no_reads() {
+    if !glslang() {
+        return;
+    }
+    // 128 x 128 texels: past the 4096 texel channels a sample may read.
+    // Nothing writes `tex` in read-only.comp, so its samples read nothing
+    // (no write can race with them) and the size does not matter.
+    let (code, out, err) = vkmm(&[
+        "check",
+        "--extent",
+        "tex=128x128",
+        "--extent",
+        "shadow=2x2",
+        &format!("{DIR}/read-only.comp"),
+    ]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("Data races: none"), "{out}");
+    // store-then-sample.comp writes the image it samples: each sample reads
+    // every texel, so the extent is refused, naming the bound.
+    let (code, out, err) = vkmm(&[
+        "check",
+        "--extent",
+        "img=128x128",
+        &format!("{DIR}/store-then-sample.comp"),
+    ]);
+    assert_eq!(code, 2, "{out}{err}");
+    assert!(
+        err.contains("store-then-sample.comp:20:")
+            && err.contains("which has 16384 texel channels")
+            && err.contains("stops at 4096"),
+        "{err}"
+    );
+}
+
+#[test]
 fn a_sample_deciding_a_branch_is_refused_at_the_branch() {
     if !glslang() {
         return;

@@ -98,6 +98,11 @@ pub(super) struct Memory {
     /// value is undefined, by byte offset, with the location the
     /// invocation reads it from at its start.
     pub undefined_cells: HashMap<(String, usize), Vec<(i64, usize)>>,
+    /// The image variables (their first declared views) an instruction
+    /// of the module may write; `None`: any (`sampled::written_images`).
+    /// A sample of another image makes no reads: no write can race with
+    /// them, and its value is not computed (`Gen::sample`).
+    pub written_images: Option<std::collections::BTreeSet<String>>,
     /// Variables whose memory is an earlier variable's (the same binding,
     /// or Aliased Workgroup blocks): variable -> that variable
     /// (`layout::aliases`).

@@ -251,6 +251,7 @@ fn parse_module(
     // branch, an address or a write (`sampled.rs`).
     let entry_functions: Vec<String> = entries.iter().map(|e| e.0.clone()).collect();
     let sampled = sampled::check(&insts, &m, &mem.alias, &entry_functions).map_err(located)?;
+    mem.written_images = sampled::written_images(&insts, &m, &mem.alias);
     let coherence = legacy::Coherence::new(&insts, options.legacy_memory_model);
     let mut all_instances: Vec<(String, Vec<usize>)> = Vec::new();
     // The bit width of each location's cell.

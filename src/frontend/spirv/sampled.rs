@@ -548,3 +548,27 @@ pub(super) fn check(
         origin,
     })
 }
+
+/// The image variables (their first declared views) an `OpImageWrite`, or
+/// an atomic through an `OpImageTexelPointer`, may write; `None` when one
+/// writes through a pointer this pass cannot follow (any image).
+pub(super) fn written_images(
+    insts: &[Inst],
+    m: &Module,
+    alias: &HashMap<String, String>,
+) -> Option<BTreeSet<String>> {
+    if !insts.iter().any(|i| is_sampling(i.op)) {
+        return None;
+    }
+    let flow = Flow::new(insts, m, alias);
+    let mut out = BTreeSet::new();
+    for inst in insts {
+        let at = match inst.op {
+            Op::ImageWrite => 0,
+            Op::ImageTexelPointer => 1,
+            _ => continue,
+        };
+        out.extend(flow.roots_at(inst, at)?.into_iter().map(|(v, _, _)| v));
+    }
+    Some(out)
+}

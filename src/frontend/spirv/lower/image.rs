@@ -1438,7 +1438,10 @@ impl Gen<'_> {
     /// element of an array of images indexed at run time), a superset of
     /// the texels any sampler reads. Each read is a texel access with the
     /// sample's `NonPrivateTexel` (Image Operands: "The image access obeys
-    /// inter-thread ordering, as specified by the client API").
+    /// inter-thread ordering, as specified by the client API"). Of an
+    /// image no instruction of the module writes (a read-only texture,
+    /// `Memory::written_images`), the sample makes no read: a race needs a
+    /// write, and the value is not computed either way.
     ///
     /// The value: the filter's texels and weights (and a gather's texels,
     /// a comparison's reference, a sparse sample's residency code, the
@@ -1480,7 +1483,12 @@ impl Gen<'_> {
             }
             let g = self.grid_of(p, inst, 1, Want::Query)?;
             let acc = self.sampling_operands(inst)?;
-            if !reads_no_texel(inst.op) && !self.dead {
+            let written = self
+                .mem
+                .written_images
+                .as_ref()
+                .is_none_or(|w| w.contains(&g.var));
+            if !reads_no_texel(inst.op) && !self.dead && written {
                 self.read_every_texel(&g, inst, &acc)?;
             }
         }
