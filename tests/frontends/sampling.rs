@@ -404,6 +404,16 @@ fn check_text(name: &str, text: &str) -> (i32, String, String) {
     r
 }
 
+/// Checks `text` as `name`: refused (exit 2) with every one of `wanted` in
+/// the error.
+fn refused(name: &str, text: &str, wanted: &[&str]) {
+    let (code, out, err) = check_text(name, text);
+    assert_eq!(code, 2, "{name}: {out}{err}");
+    for w in wanted {
+        assert!(err.contains(w), "{name}: no `{w}` in {err}");
+    }
+}
+
 #[test]
 fn every_sampling_instruction_reads_every_texel_and_its_value_is_not_shown() {
     for (k, (sample, extract, reads)) in FORMS.iter().enumerate() {
@@ -436,11 +446,10 @@ fn every_sampling_instruction_reads_every_texel_and_its_value_is_not_shown() {
 fn a_condition_on_a_sampled_value_is_refused() {
     let (sample, extract, _) = FORMS[1];
     let text = module(sample, extract, "; @Output: forall (%buf[0][1] == 0)\n");
-    let (code, out, err) = check_text("condition", &text);
-    assert_eq!(code, 2, "{out}{err}");
-    assert!(
-        err.contains("reads `%buf[0][1]`, which may hold the value of a sample"),
-        "{err}"
+    refused(
+        "condition",
+        &text,
+        &["reads `%buf[0][1]`, which may hold the value of a sample"],
     );
     // A condition on a cell of the same buffer that no access chain storing
     // a sampled value names is decided as before.
@@ -454,9 +463,7 @@ fn a_condition_on_a_sampled_value_is_refused() {
         &format!("{extract}\n%o = OpAccessChain %pf %buf %c0 %id\nOpStore %o %t0"),
         "; @Output: forall (%buf[0][0] == 0)\n",
     );
-    let (code, out, err) = check_text("runtime-index", &runtime);
-    assert_eq!(code, 2, "{out}{err}");
-    assert!(err.contains("reads `%buf[0][0]`"), "{err}");
+    refused("runtime-index", &runtime, &["reads `%buf[0][0]`"]);
     // A condition on memory no sampled value reaches is decided as before:
     // the texel workgroup 0 writes.
     let text = module(
@@ -480,12 +487,13 @@ fn a_sampled_value_is_refused_where_it_decides_an_address_or_a_write() {
         ),
         "",
     );
-    let (code, out, err) = check_text("index", &index);
-    assert_eq!(code, 2, "{out}{err}");
-    assert!(
-        err.contains("OpAccessChain: the value of a sample (`OpImageSampleExplicitLod`")
-            && err.contains("the location an access reaches"),
-        "{err}"
+    refused(
+        "index",
+        &index,
+        &[
+            "OpAccessChain: the value of a sample (`OpImageSampleExplicitLod`",
+            "the location an access reaches",
+        ],
     );
     // Through memory: stored, loaded back, then a branch on it.
     let through = module(
@@ -495,11 +503,10 @@ fn a_sampled_value_is_refused_where_it_decides_an_address_or_a_write() {
         ),
         "",
     );
-    let (code, out, err) = check_text("through", &through);
-    assert_eq!(code, 2, "{out}{err}");
-    assert!(
-        err.contains("OpBranchConditional: the value of a sample"),
-        "{err}"
+    refused(
+        "through",
+        &through,
+        &["OpBranchConditional: the value of a sample"],
     );
     // The same branch on a value no sample reaches is fine.
     let other = through.replace(
@@ -522,25 +529,20 @@ fn sampling_operands_that_make_no_sense_are_located_errors() {
             "MakeTexelVisible is \"Only valid with OpImageRead",
         ),
     ] {
-        let (code, out, err) = check_text(
+        refused(
             "operands",
             &module(sample, "%t0 = OpCompositeExtract %float %t 0", ""),
+            &[why],
         );
-        assert_eq!(code, 2, "{sample}: {out}{err}");
-        assert!(err.contains(why), "{sample}: {err}");
     }
     // A sample of something not a sampled image.
-    let (code, _, err) = check_text(
+    refused(
         "not-sampled",
         &module(
             "%im = OpLoad %imgT %img\n%t = OpImageSampleExplicitLod %v4float %im %uv Lod %f0",
             "%t0 = OpCompositeExtract %float %t 0",
             "",
         ),
-    );
-    assert_eq!(code, 2, "{err}");
-    assert!(
-        err.contains("\"Sampled Image must be an object whose type is OpTypeSampledImage\""),
-        "{err}"
+        &["\"Sampled Image must be an object whose type is OpTypeSampledImage\""],
     );
 }
