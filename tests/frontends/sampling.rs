@@ -522,7 +522,7 @@ fn sampling_operands_that_make_no_sense_are_located_errors() {
     for (sample, why) in [
         (
             "%t = OpImageSampleExplicitLod %v4float %si %uv None",
-            "must include either the Lod or Grad",
+            "Either Lod or Grad image operands must be present",
         ),
         (
             "%t = OpImageSampleExplicitLod %v4float %si %uv Lod|MakeTexelVisible|NonPrivateTexel %f0 %c1",

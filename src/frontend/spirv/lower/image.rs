@@ -1478,7 +1478,7 @@ impl Gen<'_> {
             {
                 return Err(inst.err_at(
                     1,
-                    format!("{op}: \"Its OpTypeImage must not have a Dim of Buffer\""),
+                    format!("{op}: the image has Dim Buffer (OpTypeSampledImage: \"starting with version 1.6, it must not have a Dim of Buffer\"; read a texel buffer with OpImageFetch)"),
                 ));
             }
             let g = self.grid_of(p, inst, 1, Want::Query)?;
@@ -1516,13 +1516,13 @@ impl Gen<'_> {
         let at = sampling_operands_at(inst.op);
         let bits = super::mask_operand(inst, at, "image", OPERANDS)?.unwrap_or(0);
         let explicit = inst.name.contains("ExplicitLod");
-        // OpImageSampleExplicitLod: "Image Operands must include either
-        // the Lod or Grad image operands."
+        // OpImageSampleExplicitLod: "Either Lod or Grad image operands
+        // must be present."
         if explicit && bits & (LOD | GRAD) == 0 {
             return Err(inst.err_at(
                 at.min(inst.operands.len().saturating_sub(1)),
                 format!(
-                    "{}: \"Image Operands must include either the Lod or Grad image operands\"",
+                    "{}: \"Either Lod or Grad image operands must be present\"",
                     inst.name
                 ),
             ));
