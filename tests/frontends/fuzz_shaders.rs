@@ -207,6 +207,7 @@ fn wgsl_seeds() -> Vec<(PathBuf, Vec<u8>)> {
         &[
             root().join("tests/fixtures/wgsl"),
             root().join("tests/fixtures/legacy-memory-model"),
+            root().join("tests/fixtures/sampling"),
             root().join("examples/shaders/counter.wgsl"),
             corpus(),
         ],

@@ -12,6 +12,7 @@ mod glsl;
 mod image_arrays;
 mod legacy_memory_model;
 mod real_shaders_lowering;
+mod sampling;
 mod shader_assert;
 mod shader_constructs;
 mod shader_dispatch;

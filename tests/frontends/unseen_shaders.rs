@@ -496,7 +496,7 @@ fn an_array_too_long_is_refused_at_its_declaration_naming_set() {
 /// header. The array past 4096 elements that `shared.h` declares (line 5,
 /// column 13; `shared.hlsli` line 3, column 18 for HLSL) is refused at
 /// that declaration, not at the shader's first use of it; the sampling
-/// inside `sampling.h`'s function is refused at that header's line 6.
+/// inside `sampling.h`'s function is refused at that header's line 8.
 /// With `--set SIZE=4` (the header's `#define`) the exchange gives (6, 5).
 #[test]
 fn a_place_in_an_included_header_names_the_header() {
@@ -527,7 +527,7 @@ fn a_place_in_an_included_header_names_the_header() {
         "header-places/sample.comp",
         &[],
         &[&format!(
-            "error: {}:6:1: unsupported construct `OpImageSampleExplicitLod`",
+            "error: {}:8:1: OpBranchConditional: the value of a sample (`OpImageSampleExplicitLod` at line 7)",
             header("sampling.h")
         )],
     );

@@ -1,8 +1,9 @@
 //! Images and tensors in SPIR-V (docs/format-spirv.md, "Images",
 //! "Tensors"): the types vkmm reads. `OpTypeImage` with Sampled 2 (a
-//! storage image) or Sampled 1 (an image for sampling, which vkmm reads
-//! by `OpImageFetch` only) of Dim Buffer, 1D, 2D, 3D or Cube, arrayed or
-//! not, multisampled or not, with integer channels, is a grid of texels,
+//! storage image) or Sampled 1 (an image for sampling, which vkmm reads by
+//! `OpImageFetch` and the sampling instructions, [`is_sampling`]) of Dim
+//! Buffer, 1D, 2D, 3D or Cube, arrayed or not, multisampled or not, with
+//! integer channels, is a grid of texels,
 //! each channel a memory location of the Image storage class (`sc2`);
 //! `OpTypeSampledImage` is such an image with a sampler (the sampler holds
 //! no memory location); a ranked `OpTypeTensorARM` of integer elements is a
@@ -18,6 +19,7 @@
 use super::syntax::{Inst, Located, Tok};
 pub(super) use super::types::{HALF, Stored, U8, U16};
 use super::types::{Ty, unsupported};
+use ::spirv::Op;
 
 /// The image formats vkmm reads and their channels: integer or 32-bit
 /// float channels of the sampled type's width, or Unknown (one channel). Each channel of a
@@ -75,8 +77,8 @@ fn enumerant(inst: &Inst, i: usize, names: &[(i128, &'static str)]) -> Result<St
 /// time, not at compile time; 1 indicates an image compatible with
 /// sampling operations; 2 indicates an image compatible with read/write
 /// operations (a storage or subpass data image)." vkmm reads 2 and 1 (an
-/// image of Sampled 1 is read by `OpImageFetch` only: `lower/image.rs`);
-/// 0 leaves the kind of access to run time.
+/// image of Sampled 1 is read by `OpImageFetch` and sampled:
+/// `lower/image.rs`); 0 leaves the kind of access to run time.
 ///
 /// The coordinates (Vulkan, Integer Sampling Coordinates): "They are
 /// extracted from the SPIR-V operand in order (`i [,j] [,k] [,l] [,n]`), with
@@ -304,4 +306,42 @@ pub(super) fn check_extents(ty: &Ty, name: &str, extents: &[usize]) -> Result<()
         )),
         _ => Ok(()),
     }
+}
+
+/// The sampling instructions (docs/format-spirv.md, "Sampling"): the
+/// instructions the Vulkan specification's "Image Operations" chapter
+/// sends through its texel filtering or gathering ("Texel Filtering:
+/// Performed by all OpImageSample* and OpImageSparseSample*
+/// instructions"; "Texel Gathering: Performed by OpImage*Gather
+/// instructions"), the LOD query ("OpImageQueryLod returns the LOD
+/// parameters that would be used in a sampling instruction with the given
+/// image and coordinates"), the footprint query and the residency query of
+/// a sparse sample's code.
+pub(super) fn is_sampling(op: Op) -> bool {
+    matches!(
+        op,
+        Op::ImageSampleImplicitLod
+            | Op::ImageSampleExplicitLod
+            | Op::ImageSampleDrefImplicitLod
+            | Op::ImageSampleDrefExplicitLod
+            | Op::ImageSampleProjImplicitLod
+            | Op::ImageSampleProjExplicitLod
+            | Op::ImageSampleProjDrefImplicitLod
+            | Op::ImageSampleProjDrefExplicitLod
+            | Op::ImageGather
+            | Op::ImageDrefGather
+            | Op::ImageSparseSampleImplicitLod
+            | Op::ImageSparseSampleExplicitLod
+            | Op::ImageSparseSampleDrefImplicitLod
+            | Op::ImageSparseSampleDrefExplicitLod
+            | Op::ImageSparseSampleProjImplicitLod
+            | Op::ImageSparseSampleProjExplicitLod
+            | Op::ImageSparseSampleProjDrefImplicitLod
+            | Op::ImageSparseSampleProjDrefExplicitLod
+            | Op::ImageSparseGather
+            | Op::ImageSparseDrefGather
+            | Op::ImageQueryLod
+            | Op::ImageSampleFootprintNV
+            | Op::ImageSparseTexelsResident
+    )
 }

@@ -98,6 +98,11 @@ pub(super) struct Memory {
     /// value is undefined, by byte offset, with the location the
     /// invocation reads it from at its start.
     pub undefined_cells: HashMap<(String, usize), Vec<(i64, usize)>>,
+    /// The image variables (their first declared views) an instruction
+    /// of the module may write; `None`: any (`sampled::written_images`).
+    /// A sample of another image makes no reads: no write can race with
+    /// them, and its value is not computed (`Gen::sample`).
+    pub written_images: Option<std::collections::BTreeSet<String>>,
     /// Variables whose memory is an earlier variable's (the same binding,
     /// or Aliased Workgroup blocks): variable -> that variable
     /// (`layout::aliases`).
@@ -1550,6 +1555,7 @@ impl<'a> Gen<'a> {
             | Op::ImageQuerySizeLod
             | Op::ImageQueryLevels
             | Op::ImageQuerySamples => self.image_query(fr, inst)?,
+            op if image::is_sampling(op) => self.sample(fr, inst)?,
             Op::TensorReadARM | Op::TensorWriteARM | Op::TensorQuerySizeARM => {
                 self.tensor(fr, inst)?
             }
@@ -1592,24 +1598,7 @@ impl<'a> Gen<'a> {
                 let v = self.load(&s, &s.ty.clone(), &tmp, inst, &Access::default())?;
                 self.store(&d, &v, inst, &Access::default())?;
             }
-            Op::AtomicLoad
-            | Op::AtomicStore
-            | Op::AtomicExchange
-            | Op::AtomicCompareExchange
-            | Op::AtomicIIncrement
-            | Op::AtomicIDecrement
-            | Op::AtomicIAdd
-            | Op::AtomicISub
-            | Op::AtomicSMin
-            | Op::AtomicUMin
-            | Op::AtomicSMax
-            | Op::AtomicUMax
-            | Op::AtomicAnd
-            | Op::AtomicOr
-            | Op::AtomicXor
-            | Op::AtomicFAddEXT
-            | Op::AtomicFMinEXT
-            | Op::AtomicFMaxEXT => {
+            op if super::syntax::is_atomic(op) => {
                 self.atomic(fr, inst)?;
             }
             Op::ControlBarrier => {
@@ -1666,17 +1655,8 @@ impl<'a> Gen<'a> {
                     "vkmm lowers OpCooperativeMatrixLoadKHR and OpCooperativeMatrixStoreKHR only (a matrix's components are not tracked: which invocation holds which is the implementation's)"
                 } else if matches!(name, "OpTraceNV" | "OpExecuteCallableNV") {
                     "the NV ray tracing instructions take their data by location number: write OpTraceRayKHR / OpExecuteCallableKHR (docs/format-spirv.md, \"Shader calls\")"
-                } else if name.starts_with("OpImageSample")
-                    || name.starts_with("OpImageSparseSample")
-                    || name.contains("Gather")
-                    || name == "OpImageQueryLod"
-                {
-                    // The memory model's accesses are to texel locations;
-                    // sampling filters a set of texels the coordinates,
-                    // the sampler and the implementation choose.
-                    "sampling through a sampler with floating-point coordinates has no meaning vkmm can give: the memory model defines accesses to texel locations, and filtering reads an implementation-defined set of texels (which ones, and their weights, depend on the sampler, the level of detail and the implementation). Read texels by integer coordinates with OpImageFetch (docs/format-spirv.md, \"Images\")"
                 } else if name.contains("Image") || name.contains("Sampl") {
-                    "vkmm lowers OpImageRead, OpImageWrite, OpImageTexelPointer, OpImageFetch, OpSampledImage, OpImage and the queries OpImageQuerySize, OpImageQuerySizeLod, OpImageQueryLevels and OpImageQuerySamples (docs/format-spirv.md, \"Images\"): sparse images are not modelled"
+                    "vkmm lowers OpImageRead, OpImageWrite, OpImageTexelPointer, OpImageFetch, OpSampledImage, OpImage, the queries OpImageQuerySize, OpImageQuerySizeLod, OpImageQueryLevels, OpImageQuerySamples and OpImageQueryLod, and the sampling instructions OpImageSample*, OpImageSparseSample*, OpImage*Gather, OpImageSparse*Gather, OpImageSparseTexelsResident (docs/format-spirv.md, \"Images\", \"Sampling\"): sparse reads and fetches, and vendors' image processing, are not modelled"
                 } else if name.contains("Tensor") {
                     "vkmm lowers OpTensorReadARM, OpTensorWriteARM and OpTensorQuerySizeARM only (docs/format-spirv.md, \"Tensors\")"
                 } else if name.starts_with("OpF")

@@ -38,6 +38,7 @@ mod legacy;
 mod lower;
 mod module;
 mod names;
+mod sampled;
 mod sparse;
 mod stages;
 mod syntax;
@@ -246,6 +247,11 @@ fn parse_module(
         out_of_bounds: oob,
         ..lower::Memory::default()
     };
+    // Where the samples' values may go: refused where one may decide a
+    // branch, an address or a write (`sampled.rs`).
+    let entry_functions: Vec<String> = entries.iter().map(|e| e.0.clone()).collect();
+    let sampled = sampled::check(&insts, &m, &mem.alias, &entry_functions).map_err(located)?;
+    mem.written_images = sampled::written_images(&insts, &m, &mem.alias);
     let coherence = legacy::Coherence::new(&insts, options.legacy_memory_model);
     let mut all_instances: Vec<(String, Vec<usize>)> = Vec::new();
     // The bit width of each location's cell.
@@ -751,6 +757,7 @@ fn parse_module(
     if program.condition.is_none() {
         shown_outputs(&mut program);
     }
+    sampled_memory(file, &sampled, &mem, &mut program)?;
     if let Some(c) = &mut program.condition {
         at_width(&mut c.expr, &widths);
         if let Some(f) = &mut c.filter {
@@ -792,6 +799,74 @@ fn shown_outputs(program: &mut Program) {
     }
     program.shown_locations = written.into_iter().collect();
     program.registers_internal = true;
+}
+
+/// The locations that may hold a sampled value (`sampled.rs`): a
+/// condition that reads one is refused (vkmm does not compute sampled
+/// values, so it cannot decide it), and the final states leave them out,
+/// with a warning at the sample, rather than show the 0 their registers
+/// hold.
+fn sampled_memory(
+    file: &str,
+    sampled: &sampled::Sampled,
+    mem: &lower::Memory,
+    program: &mut Program,
+) -> Result<(), FrontendError> {
+    let Some((line, column)) = sampled.origin else {
+        return Ok(());
+    };
+    let held: std::collections::BTreeSet<usize> = mem
+        .cells
+        .iter()
+        .flat_map(|((var, _), cells)| {
+            cells
+                .iter()
+                .filter(|(c, _)| sampled.may_hold(var, &c.path))
+                .map(|(_, loc)| *loc)
+        })
+        .collect();
+    if let Some(c) = &program.condition {
+        let mut terms = Vec::new();
+        c.expr.terms(&mut terms);
+        if let Some(f) = &c.filter {
+            f.terms(&mut terms);
+        }
+        if let Some(l) = terms
+            .iter()
+            .flat_map(|t| t.locations())
+            .find(|l| held.contains(l))
+        {
+            return Err(FrontendError {
+                file: file.to_string(),
+                line: 0,
+                column: 0,
+                message: format!(
+                    "the condition `{}` reads `{}`, which may hold the value of a sample: vkmm reads a sample as reads of every texel it may read and does not compute its value (which texels a filter reads, and their weights, are the sampler's and the implementation's), so it cannot decide the condition (docs/format-spirv.md, \"Sampling\")",
+                    c.text, program.locations[l]
+                ),
+            });
+        }
+    }
+    let hidden: Vec<String> = program
+        .shown_locations
+        .iter()
+        .filter(|l| held.contains(l))
+        .map(|l| program.locations[*l].clone())
+        .collect();
+    if !hidden.is_empty() {
+        program.shown_locations.retain(|l| !held.contains(l));
+        program.warnings.push(crate::ir::FrontendWarning {
+            file: file.to_string(),
+            line,
+            column,
+            message: format!(
+                "the final states leave out {}: {} may hold the value of a sample, which vkmm does not compute (docs/format-spirv.md, \"Sampling\")",
+                hidden.join(", "),
+                if hidden.len() == 1 { "it" } else { "they" }
+            ),
+        });
+    }
+    Ok(())
 }
 
 /// The cells of large variables that have a location.

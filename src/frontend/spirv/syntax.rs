@@ -63,6 +63,33 @@ pub(super) struct Inst {
     pub text: String,
 }
 
+/// The atomic instructions vkmm lowers (`lower.rs`, `Gen::atomic`): every
+/// one but `OpAtomicStore` reads its pointer's memory.
+pub(super) fn is_atomic(op: spirv::Op) -> bool {
+    use spirv::Op;
+    matches!(
+        op,
+        Op::AtomicLoad
+            | Op::AtomicStore
+            | Op::AtomicExchange
+            | Op::AtomicCompareExchange
+            | Op::AtomicIIncrement
+            | Op::AtomicIDecrement
+            | Op::AtomicIAdd
+            | Op::AtomicISub
+            | Op::AtomicSMin
+            | Op::AtomicUMin
+            | Op::AtomicSMax
+            | Op::AtomicUMax
+            | Op::AtomicAnd
+            | Op::AtomicOr
+            | Op::AtomicXor
+            | Op::AtomicFAddEXT
+            | Op::AtomicFMinEXT
+            | Op::AtomicFMaxEXT
+    )
+}
+
 impl Inst {
     /// The id operand at `i`.
     pub fn id(&self, i: usize) -> Result<&str, Located> {

@@ -46,7 +46,7 @@ pub(super) enum Ty {
         cols: usize,
     },
     /// A storage image (Sampled 2) or an image for sampling (Sampled 1,
-    /// read by `OpImageFetch` only; `image.rs`): texels of `channels`
+    /// read by `OpImageFetch` and sampled; `image.rs`): texels of `channels`
     /// scalars of the integer type `elem`, addressed by `dims` coordinates
     /// (x, y, z as the Dim has them, then the layer if arrayed, then the
     /// sample if multisampled).

@@ -21,6 +21,7 @@
 //! bit set are treated as non-private".
 
 use super::{Access, Frame, Gen, Ptr, R, Val, leaves_of, span};
+pub(super) use crate::frontend::spirv::image::is_sampling;
 use crate::frontend::spirv::module::{Ty, unsupported};
 use crate::frontend::spirv::syntax::Inst;
 use crate::ir::{AccessKind, ArithOp, Cmp, Operand};
@@ -52,6 +53,7 @@ const OPERANDS: &[(&str, i64)] = &[
 ];
 
 const LOD: i64 = 0x2;
+const GRAD: i64 = 0x4;
 const SAMPLE: i64 = 0x40;
 const AVAILABLE: i64 = 0x100;
 const VISIBLE: i64 = 0x200;
@@ -162,6 +164,11 @@ impl Gen<'_> {
             Val::Ptr(p) => p,
             _ => return Err(inst.err_at(i, format!("{}: expected {what}", inst.name))),
         };
+        self.grid_of(p, inst, i, want)
+    }
+
+    /// [`Gen::grid`] of the pointer `p`, the value of operand `i`.
+    fn grid_of(&self, p: Ptr, inst: &Inst, i: usize, want: Want) -> R<Grid> {
         let name = inst.id(i)?;
         let op = &inst.name;
         let mut stored = None;
@@ -1370,5 +1377,227 @@ impl Gen<'_> {
             ));
         }
         Ok((a, sample, level))
+    }
+}
+
+/// Whether the sampling instruction `op` reads no texel: the queries of
+/// the level of detail and of the footprint compute from the coordinates
+/// and the sampler only, and the residency query reads a sparse sample's
+/// code.
+fn reads_no_texel(op: Op) -> bool {
+    matches!(
+        op,
+        Op::ImageQueryLod | Op::ImageSampleFootprintNV | Op::ImageSparseTexelsResident
+    )
+}
+
+/// The operand index of a sampling instruction's Image Operands: after
+/// the Result Type, the Sampled Image and the Coordinate, and after the
+/// Dref or the Component where the instruction has one.
+fn sampling_operands_at(op: Op) -> usize {
+    match op {
+        Op::ImageSampleDrefImplicitLod
+        | Op::ImageSampleDrefExplicitLod
+        | Op::ImageSampleProjDrefImplicitLod
+        | Op::ImageSampleProjDrefExplicitLod
+        | Op::ImageSparseSampleDrefImplicitLod
+        | Op::ImageSparseSampleDrefExplicitLod
+        | Op::ImageSparseSampleProjDrefImplicitLod
+        | Op::ImageSparseSampleProjDrefExplicitLod
+        | Op::ImageGather
+        | Op::ImageDrefGather
+        | Op::ImageSparseGather
+        | Op::ImageSparseDrefGather => 4,
+        // OpImageSampleFootprintNV: Granularity and Coarse come first.
+        Op::ImageSampleFootprintNV => 5,
+        _ => 3,
+    }
+}
+
+impl Gen<'_> {
+    /// A sampling instruction ([`is_sampling`]): a set of non-atomic reads
+    /// of every texel the sample may read, and a value vkmm does not
+    /// compute.
+    ///
+    /// The texels: Vulkan, Image Level(s) Selection, "d' = level_base +
+    /// clamp(λ, 0, q)" with "q = levelCount - 1": vkmm's images have one
+    /// level (OpImageQueryLevels is 1), so every level of detail, explicit
+    /// (`Lod`, `Grad`) or implicit, selects level 0, and no level of
+    /// detail is outside the image (unlike `OpImageFetch`'s integer Lod,
+    /// which Texel Input Validation checks). Within the level, which
+    /// texels a sample reads depends on the sampler the host binds, not on
+    /// the module: Texel Filtering ("VK_FILTER_LINEAR filtering combines 8
+    /// (for 3D), 4 (for 2D or Cube), or 2 (for 1D) texel values, together
+    /// with their linear weights"; "The particular scheme for anisotropic
+    /// texture filtering is implementation-dependent"), the Wrapping
+    /// Operation ("i mod size" for repeat, so a coordinate at one edge
+    /// reads the other; "Cube images ignore the wrap modes specified in the
+    /// sampler" and filter across faces), and unnormalized or normalized
+    /// coordinates. So even a coordinate known at compile time does not
+    /// narrow the set: the sample reads every texel of the image (of every
+    /// element of an array of images indexed at run time), a superset of
+    /// the texels any sampler reads. Each read is a texel access with the
+    /// sample's `NonPrivateTexel` (Image Operands: "The image access obeys
+    /// inter-thread ordering, as specified by the client API"). Of an
+    /// image no instruction of the module writes (a read-only texture,
+    /// `Memory::written_images`), the sample makes no read: a race needs a
+    /// write, and the value is not computed either way.
+    ///
+    /// The value: the filter's texels and weights (and a gather's texels,
+    /// a comparison's reference, a sparse sample's residency code, the
+    /// level of detail a query returns) are the implementation's, so the
+    /// result is a value vkmm does not compute: its registers hold 0, and
+    /// `sampled.rs` refuses, at the instruction, a module where such a
+    /// value can decide a branch, an address or a compare-exchange, and a
+    /// condition that reads memory it may reach.
+    pub(super) fn sample(&mut self, fr: &mut Frame, inst: &Inst) -> R<()> {
+        let op = inst.name.clone();
+        if !reads_no_texel(inst.op) || inst.op == Op::ImageQueryLod {
+            // "Sampled Image must be an object whose type is
+            // OpTypeSampledImage."
+            let p = match self.val(fr, inst, 1)? {
+                Val::Ptr(p) => match self.m.ty(&p.ty) {
+                    Some(Ty::SampledImage { image }) => Some(Ptr {
+                        ty: image.clone(),
+                        ..p
+                    }),
+                    _ => None,
+                },
+                _ => None,
+            };
+            let Some(p) = p else {
+                return Err(inst.err_at(
+                    1,
+                    format!(
+                        "{op}: \"Sampled Image must be an object whose type is OpTypeSampledImage\""
+                    ),
+                ));
+            };
+            if let Some(Ty::Image { dim, .. }) = self.m.ty(&p.ty)
+                && dim == "Buffer"
+            {
+                return Err(inst.err_at(
+                    1,
+                    format!("{op}: the image has Dim Buffer (OpTypeSampledImage: \"starting with version 1.6, it must not have a Dim of Buffer\"; read a texel buffer with OpImageFetch)"),
+                ));
+            }
+            let g = self.grid_of(p, inst, 1, Want::Query)?;
+            let acc = self.sampling_operands(inst)?;
+            let written = self
+                .mem
+                .written_images
+                .as_ref()
+                .is_none_or(|w| w.contains(&g.var));
+            if !reads_no_texel(inst.op) && !self.dead && written {
+                self.read_every_texel(&g, inst, &acc)?;
+            }
+        }
+        let ty = inst.id(0)?.to_string();
+        let name = self.reg_name(fr, inst.result_id()?);
+        let value = self.regs_like(&ty, &name, inst)?;
+        let mut leaves = Vec::new();
+        leaves_of(&value, &mut leaves);
+        let src = span(inst);
+        for leaf in &leaves {
+            if let Val::Reg(r) = leaf {
+                self.copy(r, Operand::Const(0), &src);
+            }
+        }
+        self.bind(fr, inst, value)
+    }
+
+    /// The access a sampling instruction's Image Operands give its reads;
+    /// operands that make no sense on a sample are errors at them.
+    fn sampling_operands(&self, inst: &Inst) -> R<Access> {
+        let mut a = Access {
+            kind: AccessKind::Texel,
+            ..Access::default()
+        };
+        let at = sampling_operands_at(inst.op);
+        let bits = super::mask_operand(inst, at, "image", OPERANDS)?.unwrap_or(0);
+        let explicit = inst.name.contains("ExplicitLod");
+        // OpImageSampleExplicitLod: "Either Lod or Grad image operands
+        // must be present."
+        if explicit && bits & (LOD | GRAD) == 0 {
+            return Err(inst.err_at(
+                at.min(inst.operands.len().saturating_sub(1)),
+                format!(
+                    "{}: \"Either Lod or Grad image operands must be present\"",
+                    inst.name
+                ),
+            ));
+        }
+        let wrong = [
+            (
+                AVAILABLE,
+                "MakeTexelAvailable is \"Only valid with OpImageWrite\"",
+            ),
+            (
+                VISIBLE,
+                "MakeTexelVisible is \"Only valid with OpImageRead and OpImageSparseRead\"",
+            ),
+            (
+                SAMPLE,
+                "Sample is \"Only valid with multi-sampled images\", which are not sampled (\"MS must be 0\" where a level of detail applies)",
+            ),
+        ];
+        for (bit, why) in wrong {
+            if bits & bit != 0 {
+                return Err(inst.err_at(at, format!("{}: {why}", inst.name)));
+            }
+        }
+        a.non_private = bits & NON_PRIVATE != 0;
+        Ok(a)
+    }
+
+    /// Non-atomic reads of every texel channel of `g` (of each element of
+    /// an array of images when a runtime index picks the element), at most
+    /// [`MAX_RUNTIME_CELLS`] of them.
+    fn read_every_texel(&mut self, g: &Grid, inst: &Inst, acc: &Access) -> R<()> {
+        let super::Home::Mem { var, instance } = &g.base.home else {
+            return Err(unsupported(inst, "an image in registers"));
+        };
+        let texel = g.size * g.channels as i64;
+        let (from, to) = if g.element.is_some() {
+            (i64::MIN, i64::MAX)
+        } else {
+            let n = g.extents.iter().product::<usize>() as i64;
+            (g.base.offset, g.base.offset + texel * n)
+        };
+        let offsets: Vec<i64> = self
+            .mem
+            .cells
+            .get(&(var.clone(), *instance))
+            .map_or(&[][..], |c| &c[..])
+            .iter()
+            .map(|(c, _)| c.offset)
+            .filter(|o| (from..to).contains(o))
+            .collect();
+        if offsets.len() > MAX_RUNTIME_CELLS {
+            return Err(unsupported(
+                inst,
+                &format!(
+                    "a sample of `%{}`, which has {} texel channels: vkmm reads a sample as a read of every texel of the image (which ones a filter reads is the sampler's) and stops at {MAX_RUNTIME_CELLS}; give the image a smaller extent (an input's `extent = [...]`)",
+                    g.var,
+                    offsets.len()
+                ),
+            ));
+        }
+        let src = span(inst);
+        for offset in offsets {
+            let p = Ptr {
+                offset,
+                dynamic: Vec::new(),
+                runtime: false,
+                window: None,
+                ty: g.elem.clone(),
+                ..g.base.clone()
+            };
+            let reg = self.fresh_reg();
+            self.copy(&reg, Operand::Const(0), &src);
+            let elem = g.elem.clone();
+            self.load(&p, &elem, &reg, inst, acc)?;
+        }
+        Ok(())
     }
 }

@@ -1,0 +1,574 @@
+//! Where the value of a sample may go (docs/format-spirv.md, "Sampling").
+//!
+//! vkmm reads a sampling instruction as non-atomic reads of every texel it
+//! may read and does not compute its value (`lower/image.rs`, `Gen::sample`):
+//! the texels a filter combines and their weights are the sampler's and the
+//! implementation's (Vulkan, Texel Filtering: "VK_FILTER_LINEAR filtering
+//! combines 8 (for 3D), 4 (for 2D or Cube), or 2 (for 1D) texel values,
+//! together with their linear weights"; "The particular scheme for
+//! anisotropic texture filtering is implementation-dependent"). A verdict
+//! about races or termination stays right whatever the value is as long as
+//! the value decides no branch, no address and no write: then every
+//! execution makes the same accesses in the same order, and only the values
+//! written differ. This pass follows the value through the module, through
+//! registers, function calls and memory (the part of a variable a sampled
+//! value may be stored in, as far as the access chain's constant indices
+//! name it, holds one for every later load of any overlapping part, by
+//! any invocation), and
+//! refuses, at the instruction, a module where it reaches
+//!
+//! - a branch's condition or a switch's selector (which way the invocation
+//!   goes),
+//! - an index of an access chain, an image or tensor coordinate, a Lod or
+//!   Sample operand of a read or write, a pointer `OpSelect`'s condition
+//!   (which location an access reaches),
+//! - a compare-exchange's comparator, or a compare-exchange of memory that
+//!   may hold a sampled value (whether it writes).
+//!
+//! The engine's finite domain of undefined values (`engine::undefined`) is
+//! not used for it: that domain is exact for equality comparisons only, and
+//! sampled values are compared by order (`depth > 0.5`).
+//!
+//! Its answer also says which parts of variables may hold a sampled value, so that
+//! a condition on their final values is refused and the final states do
+//! not show them (`mod.rs`).
+
+use super::image::is_sampling;
+use super::module::{CVal, Module, Ty};
+use super::syntax::{Inst, Located, Tok, is_atomic};
+use ::spirv::Op;
+use std::collections::{BTreeSet, HashMap, HashSet};
+
+/// A part of a variable: the variable (its first declared view) and the
+/// indices of an access chain's constant indices into its type, the part
+/// being everything below them (`[0, 1]`: `%buf[0][1]` and its cells).
+type Part = (String, Vec<usize>);
+
+/// The parts a pointer may point into, each with whether the path is the
+/// pointer's own (else a prefix of it: a later constant index does not
+/// extend it); `None`: any variable (a pointer loaded from memory, or made
+/// some other way this pass does not follow).
+type Roots = Option<BTreeSet<(String, Vec<usize>, bool)>>;
+
+/// Whether two parts of variables overlap: one's path starts the other's.
+fn overlap(a: &Part, b: &Part) -> bool {
+    a.0 == b.0 && (a.1.starts_with(&b.1) || b.1.starts_with(&a.1))
+}
+
+/// The memory a sampled value may be stored in.
+#[derive(Default, Debug)]
+pub(super) struct Sampled {
+    /// The parts of variables that may hold one.
+    pub parts: BTreeSet<Part>,
+    /// A sampled value may be stored through a pointer into a variable this
+    /// pass cannot name: every variable may hold one.
+    pub anywhere: bool,
+    /// The line and column of a sample whose value memory may hold.
+    pub origin: Option<(usize, usize)>,
+}
+
+impl Sampled {
+    /// Whether the cell at `path` of the variable `var` (its first
+    /// declared view) may hold a sampled value.
+    pub fn may_hold(&self, var: &str, path: &[usize]) -> bool {
+        self.anywhere
+            || self
+                .parts
+                .iter()
+                .any(|(v, p)| v == var && path.starts_with(p))
+    }
+}
+
+/// The module's instructions with what the pass needs to follow values.
+struct Flow<'a> {
+    insts: &'a [Inst],
+    m: &'a Module,
+    alias: &'a HashMap<String, String>,
+    /// The instruction that defines each id.
+    def: HashMap<&'a str, usize>,
+    /// Each function parameter's arguments at the calls.
+    args: HashMap<&'a str, Vec<&'a str>>,
+}
+
+/// The id operands of `inst` from operand `from` on, with their indices.
+fn ids_from(inst: &Inst, from: usize) -> impl Iterator<Item = (usize, &str)> {
+    inst.operands
+        .iter()
+        .enumerate()
+        .skip(from)
+        .filter_map(|(i, o)| match &o.tok {
+            Tok::Id(s) => Some((i, s.as_str())),
+            _ => None,
+        })
+}
+
+/// The id at operand `i`, if it is one.
+fn id_at(inst: &Inst, i: usize) -> Option<&str> {
+    inst.id(i).ok()
+}
+
+impl<'a> Flow<'a> {
+    fn new(insts: &'a [Inst], m: &'a Module, alias: &'a HashMap<String, String>) -> Flow<'a> {
+        let mut def = HashMap::new();
+        for (k, inst) in insts.iter().enumerate() {
+            if let Some((id, _)) = &inst.result {
+                def.insert(id.as_str(), k);
+            }
+        }
+        let mut args: HashMap<&str, Vec<&str>> = HashMap::new();
+        for inst in insts.iter().filter(|i| i.op == Op::FunctionCall) {
+            let Some(f) = id_at(inst, 1).and_then(|f| m.functions.get(f)) else {
+                continue;
+            };
+            for (p, (_, a)) in f.params.iter().zip(ids_from(inst, 2)) {
+                args.entry(p.as_str()).or_default().push(a);
+            }
+        }
+        Flow {
+            insts,
+            m,
+            alias,
+            def,
+            args,
+        }
+    }
+
+    /// The first declared view of the variable `var`.
+    fn view(&self, var: &str) -> String {
+        self.alias
+            .get(var)
+            .cloned()
+            .unwrap_or_else(|| var.to_string())
+    }
+
+    /// The variables the pointer (or image) `id` may point into.
+    fn roots(&self, id: &str, seen: &mut HashSet<String>) -> Roots {
+        if !seen.insert(id.to_string()) {
+            return Some(BTreeSet::new());
+        }
+        if self.m.globals.iter().any(|g| g.id == id) {
+            // Views of one binding may lay it out as different types: an
+            // index path names a part in its own view's type only, so a
+            // view's accesses reach the whole variable.
+            let alone = !self.alias.contains_key(id) && !self.alias.values().any(|v| v == id);
+            return Some(BTreeSet::from([(self.view(id), Vec::new(), alone)]));
+        }
+        let inst = &self.insts[*self.def.get(id)?];
+        let union = |flow: &Self, ids: Vec<&str>, seen: &mut HashSet<String>| -> Roots {
+            let mut out = BTreeSet::new();
+            for id in ids {
+                out.extend(flow.roots(id, seen)?);
+            }
+            Some(out)
+        };
+        // The constant value of an index operand.
+        let constant = |id: &str| match self.m.consts.get(id) {
+            Some(CVal::Int(k)) => usize::try_from(*k).ok(),
+            _ => None,
+        };
+        match inst.op {
+            Op::Variable => Some(BTreeSet::from([(self.view(id), Vec::new(), true)])),
+            Op::AccessChain | Op::InBoundsAccessChain => {
+                let base = self.roots(id_at(inst, 1)?, seen)?;
+                let indices: Vec<Option<usize>> =
+                    ids_from(inst, 2).map(|(_, i)| constant(i)).collect();
+                Some(
+                    base.into_iter()
+                        .map(|(v, mut path, exact)| {
+                            if !exact {
+                                return (v, path, false);
+                            }
+                            for i in &indices {
+                                match i {
+                                    Some(k) => path.push(*k),
+                                    None => return (v, path, false),
+                                }
+                            }
+                            (v, path, true)
+                        })
+                        .collect(),
+                )
+            }
+            // The Element index moves the base's last index: the part
+            // above it.
+            Op::PtrAccessChain | Op::InBoundsPtrAccessChain => Some(
+                self.roots(id_at(inst, 1)?, seen)?
+                    .into_iter()
+                    .map(|(v, mut path, _)| {
+                        path.pop();
+                        (v, path, false)
+                    })
+                    .collect(),
+            ),
+            Op::CopyObject | Op::ImageTexelPointer | Op::SampledImage | Op::Image => {
+                self.roots(id_at(inst, 1)?, seen)
+            }
+            // An image or sampled image loaded from its variable.
+            Op::Load
+                if matches!(
+                    self.m.ty(id_at(inst, 0)?),
+                    Some(Ty::Image { .. } | Ty::SampledImage { .. })
+                ) =>
+            {
+                self.roots(id_at(inst, 1)?, seen)
+            }
+            Op::FunctionParameter => {
+                union(self, self.args.get(id).cloned().unwrap_or_default(), seen)
+            }
+            Op::Phi => union(
+                self,
+                ids_from(inst, 1).step_by(2).map(|(_, v)| v).collect(),
+                seen,
+            ),
+            Op::Select => union(self, ids_from(inst, 2).map(|(_, v)| v).collect(), seen),
+            _ => None,
+        }
+    }
+
+    /// The variables the pointer at operand `i` of `inst` may point into.
+    fn roots_at(&self, inst: &Inst, i: usize) -> Roots {
+        self.roots(id_at(inst, i)?, &mut HashSet::new())
+    }
+
+    /// The source line of the `OpLine` in force at instruction `k` (in its
+    /// function), else the instruction's own line.
+    fn line_of(&self, k: usize) -> usize {
+        for inst in self.insts[..k].iter().rev() {
+            match inst.op {
+                Op::Line => {
+                    if let Ok(l) = inst.int(1) {
+                        return l as usize;
+                    }
+                }
+                Op::Function | Op::FunctionEnd => break,
+                _ => {}
+            }
+        }
+        self.insts[k].line
+    }
+}
+
+/// The state of the pass: the ids whose value may be a sampled one (each
+/// with the sample it may come from), the memory that may hold one, the
+/// functions that may return one.
+#[derive(Default)]
+struct State<'a> {
+    values: HashMap<&'a str, usize>,
+    memory: HashMap<Part, usize>,
+    anywhere: Option<usize>,
+    returns: HashMap<&'a str, usize>,
+}
+
+impl<'a> State<'a> {
+    fn size(&self) -> (usize, usize, bool, usize) {
+        (
+            self.values.len(),
+            self.memory.len(),
+            self.anywhere.is_some(),
+            self.returns.len(),
+        )
+    }
+
+    /// The sample a value read through `roots` may come from.
+    fn held(&self, roots: &Roots) -> Option<usize> {
+        if let Some(k) = self.anywhere {
+            return Some(k);
+        }
+        match roots {
+            None => self.memory.values().next().copied(),
+            Some(r) => r.iter().find_map(|(v, p, _)| {
+                let part = (v.clone(), p.clone());
+                self.memory
+                    .iter()
+                    .find(|(m, _)| overlap(m, &part))
+                    .map(|(_, k)| *k)
+            }),
+        }
+    }
+
+    /// Memory reached through `roots` may now hold the value of sample `k`.
+    fn store(&mut self, roots: Roots, k: usize) {
+        match roots {
+            None => {
+                self.anywhere.get_or_insert(k);
+            }
+            Some(r) => {
+                for (v, p, _) in r {
+                    self.memory.entry((v, p)).or_insert(k);
+                }
+            }
+        }
+    }
+
+    fn value(&self, inst: &Inst, i: usize) -> Option<usize> {
+        self.values.get(id_at(inst, i)?).copied()
+    }
+
+    /// The sample the first of the id operands from `from` on may come from.
+    fn any_from(&self, inst: &Inst, from: usize) -> Option<usize> {
+        ids_from(inst, from).find_map(|(_, id)| self.values.get(id).copied())
+    }
+}
+
+/// The reads of memory: their pointer (or image) operand.
+fn read_through(op: Op) -> Option<usize> {
+    match op {
+        Op::AtomicStore => None,
+        op if is_atomic(op) => Some(1),
+        Op::Load
+        | Op::AtomicCompareExchangeWeak
+        | Op::ImageRead
+        | Op::ImageFetch
+        | Op::ImageSparseRead
+        | Op::ImageSparseFetch
+        | Op::TensorReadARM
+        | Op::CooperativeMatrixLoadKHR => Some(1),
+        _ => None,
+    }
+}
+
+/// One step of the pass over instruction `k` of function `f`.
+fn step<'a>(flow: &Flow<'a>, st: &mut State<'a>, f: &'a str, k: usize) {
+    let inst: &'a Inst = &flow.insts[k];
+    let result = inst.result.as_ref().map(|(r, _)| r.as_str());
+    let mut from = if is_sampling(inst.op) && inst.op != Op::ImageSparseTexelsResident {
+        Some(k)
+    } else {
+        None
+    };
+    match inst.op {
+        Op::Store => {
+            if let Some(s) = st.value(inst, 1) {
+                st.store(flow.roots_at(inst, 0), s);
+            }
+        }
+        Op::AtomicStore => {
+            if let Some(s) = st.any_from(inst, 1) {
+                st.store(flow.roots_at(inst, 0), s);
+            }
+        }
+        Op::CopyMemory | Op::CopyMemorySized => {
+            if let Some(s) = st.held(&flow.roots_at(inst, 1)) {
+                st.store(flow.roots_at(inst, 0), s);
+            }
+        }
+        Op::ImageWrite | Op::TensorWriteARM | Op::CooperativeMatrixStoreKHR => {
+            if let Some(s) = st.any_from(inst, 1) {
+                st.store(flow.roots_at(inst, 0), s);
+            }
+        }
+        Op::FunctionCall => {
+            if let Some(callee) = id_at(inst, 1).and_then(|c| flow.m.functions.get(c)) {
+                for (p, (_, a)) in callee.params.iter().zip(ids_from(inst, 2)) {
+                    if let Some(&s) = st.values.get(a) {
+                        st.values.entry(p.as_str()).or_insert(s);
+                    }
+                }
+            }
+            from = from.or_else(|| id_at(inst, 1).and_then(|c| st.returns.get(c).copied()));
+        }
+        Op::ReturnValue => {
+            if let Some(s) = st.value(inst, 0) {
+                st.returns.entry(f).or_insert(s);
+            }
+        }
+        Op::ExtInst => {
+            // GLSL.std.450 Modf and Frexp, OpenCL.std's pointer results:
+            // the result stored through a pointer operand.
+            if let Some(s) = st.any_from(inst, 2) {
+                for (i, id) in ids_from(inst, 2) {
+                    let pointer = flow
+                        .m
+                        .result_types
+                        .get(id)
+                        .is_some_and(|t| matches!(flow.m.ty(t), Some(Ty::Pointer { .. })));
+                    if pointer {
+                        st.store(flow.roots_at(inst, i), s);
+                    }
+                }
+            }
+        }
+        op => {
+            if let Some(i) = read_through(op) {
+                from = from.or_else(|| st.held(&flow.roots_at(inst, i)));
+                // An atomic read-modify-write stores its operands' value.
+                if op != Op::Load
+                    && let Some(s) = st.any_from(inst, i + 1)
+                {
+                    st.store(flow.roots_at(inst, i), s);
+                }
+            }
+        }
+    }
+    // Any other value computed from a sampled one.
+    from = from.or_else(|| st.any_from(inst, 1));
+    if let (Some(r), Some(s)) = (result, from) {
+        st.values.entry(r).or_insert(s);
+    }
+}
+
+/// The operands of `inst` whose value decides a branch, an address or a
+/// write, and what they decide.
+fn deciding(flow: &Flow, inst: &Inst) -> Vec<(usize, &'static str)> {
+    let all_from = |from: usize, what| {
+        ids_from(inst, from)
+            .map(move |(i, _)| (i, what))
+            .collect::<Vec<_>>()
+    };
+    match inst.op {
+        Op::BranchConditional => vec![(0, "which way a branch goes")],
+        Op::Switch => vec![(0, "which case of a switch runs")],
+        Op::AccessChain
+        | Op::InBoundsAccessChain
+        | Op::PtrAccessChain
+        | Op::InBoundsPtrAccessChain => all_from(2, "the location an access reaches (an index)"),
+        Op::ImageRead
+        | Op::ImageFetch
+        | Op::ImageSparseRead
+        | Op::ImageSparseFetch
+        | Op::TensorReadARM => all_from(
+            2,
+            "the texel an access reaches (a coordinate, level or sample)",
+        ),
+        Op::ImageWrite | Op::TensorWriteARM => {
+            let mut v = vec![(
+                1,
+                "the texel an access reaches (a coordinate, level or sample)",
+            )];
+            v.extend(all_from(
+                3,
+                "the texel an access reaches (a coordinate, level or sample)",
+            ));
+            v
+        }
+        Op::ImageTexelPointer => {
+            all_from(2, "the texel an atomic reaches (a coordinate or sample)")
+        }
+        Op::ImageQuerySizeLod => vec![(2, "whether a size query names a level the image has")],
+        Op::Select
+            if id_at(inst, 0).is_some_and(|t| matches!(flow.m.ty(t), Some(Ty::Pointer { .. }))) =>
+        {
+            vec![(1, "the location an access reaches (a pointer's selection)")]
+        }
+        Op::AtomicCompareExchange | Op::AtomicCompareExchangeWeak => {
+            vec![(6, "whether a compare-exchange writes (its comparator)")]
+        }
+        _ => Vec::new(),
+    }
+}
+
+/// Follows the samples' values through the module; refuses, at the
+/// instruction, one whose value may decide a branch, an address or a write
+/// in a function reachable from `entries`, and answers the memory that may
+/// hold a sampled value.
+pub(super) fn check(
+    insts: &[Inst],
+    m: &Module,
+    alias: &HashMap<String, String>,
+    entries: &[String],
+) -> Result<Sampled, Located> {
+    if !insts.iter().any(|i| is_sampling(i.op)) {
+        return Ok(Sampled::default());
+    }
+    let flow = Flow::new(insts, m, alias);
+    let mut st = State::default();
+    loop {
+        let before = st.size();
+        for (f, func) in &m.functions {
+            for k in func.body.clone() {
+                step(&flow, &mut st, f, k);
+            }
+        }
+        if st.size() == before {
+            break;
+        }
+    }
+    // The functions the entry points reach.
+    let mut reached: BTreeSet<&str> = BTreeSet::new();
+    let mut todo: Vec<&str> = entries.iter().map(String::as_str).collect();
+    while let Some(f) = todo.pop() {
+        if !reached.insert(f) {
+            continue;
+        }
+        if let Some(func) = m.functions.get(f) {
+            for inst in &insts[func.body.clone()] {
+                if inst.op == Op::FunctionCall
+                    && let Some(c) = id_at(inst, 1)
+                {
+                    todo.push(c);
+                }
+            }
+        }
+    }
+    let mut order: Vec<&str> = reached.into_iter().collect();
+    order.sort_by_key(|f| m.functions.get(*f).map_or(0, |func| func.body.start));
+    for f in order {
+        let Some(func) = m.functions.get(f) else {
+            continue;
+        };
+        for k in func.body.clone() {
+            let inst = &insts[k];
+            let mut found = deciding(&flow, inst)
+                .into_iter()
+                .find_map(|(i, what)| st.value(inst, i).map(|s| (i, what, s)));
+            if found.is_none()
+                && matches!(
+                    inst.op,
+                    Op::AtomicCompareExchange | Op::AtomicCompareExchangeWeak
+                )
+                && let Some(s) = st.held(&flow.roots_at(inst, 1))
+            {
+                found = Some((
+                    1,
+                    "whether a compare-exchange writes (the memory it compares may hold a sampled value)",
+                    s,
+                ));
+            }
+            if let Some((i, what, s)) = found {
+                let sample = &insts[s];
+                return Err(inst.err_at(
+                    i,
+                    format!(
+                        "{}: the value of a sample (`{}` at line {}) may decide {what}: vkmm reads a sample as reads of every texel it may read and does not compute its value (which texels a filter reads, and their weights, are the sampler's and the implementation's), so it cannot tell what this instruction does; keep sampled values out of branches, indices and compare-exchanges, or read texels with texelFetch / textureLoad / Load (OpImageFetch) (docs/format-spirv.md, \"Sampling\")",
+                        inst.name,
+                        sample.name,
+                        flow.line_of(s)
+                    ),
+                ));
+            }
+        }
+    }
+    let origin = st
+        .anywhere
+        .or_else(|| st.memory.values().min().copied())
+        .map(|s| (insts[s].line, insts[s].col));
+    Ok(Sampled {
+        parts: st.memory.into_keys().collect(),
+        anywhere: st.anywhere.is_some(),
+        origin,
+    })
+}
+
+/// The image variables (their first declared views) an `OpImageWrite`, or
+/// an atomic through an `OpImageTexelPointer`, may write; `None` when one
+/// writes through a pointer this pass cannot follow (any image).
+pub(super) fn written_images(
+    insts: &[Inst],
+    m: &Module,
+    alias: &HashMap<String, String>,
+) -> Option<BTreeSet<String>> {
+    if !insts.iter().any(|i| is_sampling(i.op)) {
+        return None;
+    }
+    let flow = Flow::new(insts, m, alias);
+    let mut out = BTreeSet::new();
+    for inst in insts {
+        let at = match inst.op {
+            Op::ImageWrite => 0,
+            Op::ImageTexelPointer => 1,
+            _ => continue,
+        };
+        out.extend(flow.roots_at(inst, at)?.into_iter().map(|(v, _, _)| v));
+    }
+    Some(out)
+}
