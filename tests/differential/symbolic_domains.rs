@@ -112,6 +112,25 @@ fn an_own_read_of_a_derived_write_counts_the_write() {
     assert_eq!(at("x"), vec![0, 1, 6]);
 }
 
+/// P0 copies each of `n` locations P1 writes (0 or 1 each) to a location
+/// of its own: `n` reads that only flow into stores.
+fn copies(n: usize) -> String {
+    let init: String = (0..n).map(|i| format!("x{i}=0; y{i}=0; ")).collect();
+    let p0: Vec<String> = (0..n)
+        .flat_map(|i| [format!("ld.sc0 r{i}, x{i}"), format!("st.sc0 y{i}, r{i}")])
+        .collect();
+    let p1: Vec<String> = (0..n).map(|i| format!("st.sc0 x{i}, 1")).collect();
+    common::vulkan_litmus(
+        &init,
+        &[
+            "P0@sg 0, wg 0, qf 0".to_string(),
+            "P1@sg 0, wg 1, qf 0".to_string(),
+        ],
+        &[p0, p1],
+        "exists (y0 == 1)",
+    )
+}
+
 /// Reads whose values only flow into stores no longer multiply the paths
 /// of the fixpoint's rounds: P0 copies each of 12 locations P1 writes (0
 /// or 1 each) to a location of its own. With every read concrete, a
@@ -120,21 +139,7 @@ fn an_own_read_of_a_derived_write_counts_the_write() {
 /// gives.
 #[test]
 fn copies_of_reads_are_one_path_while_the_domains_are_computed() {
-    let n = 12;
-    let init: String = (0..n).map(|i| format!("x{i}=0; y{i}=0; ")).collect();
-    let p0: Vec<String> = (0..n)
-        .flat_map(|i| [format!("ld.sc0 r{i}, x{i}"), format!("st.sc0 y{i}, r{i}")])
-        .collect();
-    let p1: Vec<String> = (0..n).map(|i| format!("st.sc0 x{i}, 1")).collect();
-    let text = common::vulkan_litmus(
-        &init,
-        &[
-            "P0@sg 0, wg 0, qf 0".to_string(),
-            "P1@sg 0, wg 1, qf 0".to_string(),
-        ],
-        &[p0, p1],
-        "exists (y0 == 1)",
-    );
+    let text = copies(12);
     let run = |on: bool, max_paths: usize| {
         session(on)
             .max_paths(max_paths)
@@ -162,25 +167,11 @@ fn copies_of_reads_are_one_path_while_the_domains_are_computed() {
 fn the_symbolic_rounds_start_past_a_thousand_concrete_paths() {
     use vkmm::testing::engine::trace::{SYMBOLIC_ROUNDS_FROM, explore_in_full};
     assert_eq!(SYMBOLIC_ROUNDS_FROM, 1024);
-    let text = |n: usize| {
-        let init: String = (0..n).map(|i| format!("x{i}=0; y{i}=0; ")).collect();
-        let p0: Vec<String> = (0..n)
-            .flat_map(|i| [format!("ld.sc0 r{i}, x{i}"), format!("st.sc0 y{i}, r{i}")])
-            .collect();
-        let p1: Vec<String> = (0..n).map(|i| format!("st.sc0 x{i}, 1")).collect();
-        common::vulkan_litmus(
-            &init,
-            &[
-                "P0@sg 0, wg 0, qf 0".to_string(),
-                "P1@sg 0, wg 1, qf 0".to_string(),
-            ],
-            &[p0, p1],
-            "exists (y0 == 1)",
-        )
-    };
     // Whether the rounds ran symbolic, and the domains.
     let explored = |n: usize, on: bool| {
-        let program = Session::new().load_text("copies.litmus", &text(n)).unwrap();
+        let program = Session::new()
+            .load_text("copies.litmus", &copies(n))
+            .unwrap();
         let limits = Limits::default()
             .for_model(&common::models().chains)
             .with(Reduction::SymbolicDomains, on);
@@ -199,7 +190,7 @@ fn the_symbolic_rounds_start_past_a_thousand_concrete_paths() {
         assert!(domains.iter().all(|d| d == &[0, 1]), "n = {n}: {domains:?}");
     }
     let answers =
-        |s: Session| common::answers_of(&s.check_text("copies.litmus", &text(11)).unwrap(), true);
+        |s: Session| common::answers_of(&s.check_text("copies.litmus", &copies(11)).unwrap(), true);
     let searched = answers(Session::new());
     assert!(searched.is_some());
     assert_eq!(
