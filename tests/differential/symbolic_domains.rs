@@ -112,6 +112,25 @@ fn an_own_read_of_a_derived_write_counts_the_write() {
     assert_eq!(at("x"), vec![0, 1, 6]);
 }
 
+/// P0 copies each of `n` locations P1 writes (0 or 1 each) to a location
+/// of its own: `n` reads that only flow into stores.
+fn copies(n: usize) -> String {
+    let init: String = (0..n).map(|i| format!("x{i}=0; y{i}=0; ")).collect();
+    let p0: Vec<String> = (0..n)
+        .flat_map(|i| [format!("ld.sc0 r{i}, x{i}"), format!("st.sc0 y{i}, r{i}")])
+        .collect();
+    let p1: Vec<String> = (0..n).map(|i| format!("st.sc0 x{i}, 1")).collect();
+    common::vulkan_litmus(
+        &init,
+        &[
+            "P0@sg 0, wg 0, qf 0".to_string(),
+            "P1@sg 0, wg 1, qf 0".to_string(),
+        ],
+        &[p0, p1],
+        "exists (y0 == 1)",
+    )
+}
+
 /// Reads whose values only flow into stores no longer multiply the paths
 /// of the fixpoint's rounds: P0 copies each of 12 locations P1 writes (0
 /// or 1 each) to a location of its own. With every read concrete, a
@@ -120,21 +139,7 @@ fn an_own_read_of_a_derived_write_counts_the_write() {
 /// gives.
 #[test]
 fn copies_of_reads_are_one_path_while_the_domains_are_computed() {
-    let n = 12;
-    let init: String = (0..n).map(|i| format!("x{i}=0; y{i}=0; ")).collect();
-    let p0: Vec<String> = (0..n)
-        .flat_map(|i| [format!("ld.sc0 r{i}, x{i}"), format!("st.sc0 y{i}, r{i}")])
-        .collect();
-    let p1: Vec<String> = (0..n).map(|i| format!("st.sc0 x{i}, 1")).collect();
-    let text = common::vulkan_litmus(
-        &init,
-        &[
-            "P0@sg 0, wg 0, qf 0".to_string(),
-            "P1@sg 0, wg 1, qf 0".to_string(),
-        ],
-        &[p0, p1],
-        "exists (y0 == 1)",
-    );
+    let text = copies(12);
     let run = |on: bool, max_paths: usize| {
         session(on)
             .max_paths(max_paths)
@@ -147,6 +152,51 @@ fn copies_of_reads_are_one_path_while_the_domains_are_computed() {
     let unlimited = common::answers_of(&run(false, 1 << 16), true);
     assert!(symbolic.is_some());
     assert_eq!(symbolic, unlimited);
+}
+
+/// The symbolic rounds start once a round with every read concrete lists
+/// more than `SYMBOLIC_ROUNDS_FROM` (1,024) paths of one thread, far
+/// below the path limit. P0 copies each of `n` locations P1 writes (0 or
+/// 1 each) to a location of its own: a concrete round lists 2^n paths of
+/// P0. At n = 11 (2,048) the rounds run symbolic, at n = 9 (512) they
+/// stay concrete, and without the reduction they are concrete at both.
+/// By hand every location's domain is {0, 1} (initial 0, P1 writes 1, P0
+/// copies either), whichever rounds compute it, and the answers are the
+/// reference enumeration's.
+#[test]
+fn the_symbolic_rounds_start_past_a_thousand_concrete_paths() {
+    use vkmm::testing::engine::trace::{SYMBOLIC_ROUNDS_FROM, explore_in_full};
+    assert_eq!(SYMBOLIC_ROUNDS_FROM, 1024);
+    // Whether the rounds ran symbolic, and the domains.
+    let explored = |n: usize, on: bool| {
+        let program = Session::new()
+            .load_text("copies.litmus", &copies(n))
+            .unwrap();
+        let limits = Limits::default()
+            .for_model(&common::models().chains)
+            .with(Reduction::SymbolicDomains, on);
+        let e = explore_in_full(&program, &limits, PathPlan::of(&limits)).unwrap();
+        (e.symbolic_rounds, e.domains)
+    };
+    for (n, past) in [(11, true), (9, false)] {
+        let (symbolic, domains) = explored(n, true);
+        assert_eq!(symbolic, past, "n = {n}");
+        let (concrete, by_hand) = explored(n, false);
+        assert!(
+            !concrete,
+            "n = {n}: no symbolic rounds without the reduction"
+        );
+        assert_eq!(domains, by_hand, "n = {n}");
+        assert!(domains.iter().all(|d| d == &[0, 1]), "n = {n}: {domains:?}");
+    }
+    let answers =
+        |s: Session| common::answers_of(&s.check_text("copies.litmus", &copies(11)).unwrap(), true);
+    let searched = answers(Session::new());
+    assert!(searched.is_some());
+    assert_eq!(
+        searched,
+        answers(Session::new().limits(Session::new().current_limits().reference()))
+    );
 }
 
 proptest! {

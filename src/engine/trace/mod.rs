@@ -106,7 +106,25 @@ pub struct Explored {
     /// ran as the one without the stop, round by round (value domains,
     /// counters and all): its paths are the program's complete ones.
     pub stopped: bool,
+    /// Whether the value domains were computed by the symbolic rounds
+    /// (`PathPlan::symbolic_domains`): from the first round, or once the
+    /// rounds with every read concrete split past [`SYMBOLIC_ROUNDS_FROM`]
+    /// paths of one thread or the path limit.
+    pub symbolic_rounds: bool,
 }
+
+/// The most paths one thread may have in a round of the value-domain
+/// fixpoint with every read concrete before the rounds start again
+/// keeping reads symbolic through stores (with
+/// `PathPlan::symbolic_domains`; the domains are the same either way).
+/// Below it the concrete rounds are the faster: FidelityFX SPD's rounds
+/// list at most 7 paths per thread, and its derived terms carry many
+/// values. Above it the paths are the product of the values of reads
+/// that only reach stores: a linked-list append whose atomic exchange's
+/// old value is stored to its allocation splits each path per value of
+/// the bucket, and 4 invocations' rounds list 8,100 paths per thread
+/// where the symbolic rounds list 81.
+pub const SYMBOLIC_ROUNDS_FROM: usize = 1024;
 
 /// [`explore_with_domains`], with the filter's own locations.
 pub fn explore_in_full(
@@ -274,7 +292,8 @@ fn explore_prepared(
         Ok(all)
     };
     // With `plan.symbolic_domains`, once the rounds of the fixpoint with
-    // every read concrete pass the path limit, the rounds are run again
+    // every read concrete pass the path limit or list more than
+    // `SYMBOLIC_ROUNDS_FROM` paths of one thread, the rounds are run again
     // keeping reads symbolic through stores as the last walk does: a
     // derived write adds every value its term has over the domains of the
     // reads it names (`ThreadPaths::derived_writes`), which are the values
@@ -283,6 +302,8 @@ fn explore_prepared(
     // come first because on shaders whose reads split few paths they are
     // the faster (the symbolic ones carry every derived term's values).
     let symbolic = plan.symbolic_stores && plan.symbolic_domains;
+    // (`symbolic` is the round's own inside the rounds below.)
+    let symbolic_allowed = symbolic;
     // A program with RMWs whose reads stay symbolic (`PathPlan::commuting_rmws`)
     // takes the symbolic rounds from the first: with every read concrete
     // each such RMW splits its path once per value of its location, the
@@ -326,6 +347,18 @@ fn explore_prepared(
                 (symbolic, symbolic, !plan.symbolic_stores),
                 counters,
             )?;
+            // Past `SYMBOLIC_ROUNDS_FROM` paths of one thread, the concrete
+            // rounds stop and the symbolic ones start (the caller below
+            // restarts them on a path limit).
+            let widest = all.iter().map(|tp| tp.paths.len()).max().unwrap_or(0);
+            if symbolic_allowed && !symbolic && widest > SYMBOLIC_ROUNDS_FROM {
+                return Err(ExecError::limit(
+                    LimitKind::MaxPaths,
+                    format!(
+                        "a round of the value domains with every read concrete lists {widest} paths of one thread"
+                    ),
+                ));
+            }
             let computing = || format!("computing the value domains (round {})", round + 1);
             budget.check(&computing)?;
             // The most writes one execution makes to each location.
@@ -486,6 +519,7 @@ fn explore_prepared(
             domains: values,
             own: own.clone(),
             stopped: stopped.get(),
+            symbolic_rounds: symbolic_rounds.get(),
         });
     }
     // Walked again keeping reads symbolic through stores, the paths are
@@ -505,6 +539,7 @@ fn explore_prepared(
         domains: values,
         own: own.clone(),
         stopped: stopped.get(),
+        symbolic_rounds: symbolic_rounds.get(),
     })
 }
 
