@@ -71,12 +71,25 @@ fn run_file(
     progress: &str,
     unroll: usize,
 ) -> TerminationOutcome {
+    run_reductions(reductions, progress, unroll, &|s| {
+        s.check_file(path).unwrap()
+    })
+}
+
+/// The termination check `f` runs under `progress` at `unroll` with
+/// exactly `reductions` on.
+fn run_reductions(
+    reductions: vkmm::Reductions,
+    progress: &str,
+    unroll: usize,
+    f: &dyn Fn(&Session) -> Checked,
+) -> TerminationOutcome {
     let s = Session::new()
         .max_executions(20_000)
         .unroll(unroll)
         .reductions(reductions)
         .termination(Some(progress.parse::<Progress>().unwrap()));
-    match s.check_file(path).unwrap() {
+    match f(&s) {
         Checked::Termination(o) => *o,
         other => panic!("{other:?}"),
     }
@@ -535,15 +548,9 @@ fn run_text(
     progress: &str,
     unroll: usize,
 ) -> TerminationOutcome {
-    let s = Session::new()
-        .max_executions(20_000)
-        .unroll(unroll)
-        .reductions(reductions)
-        .termination(Some(progress.parse::<Progress>().unwrap()));
-    match s.check_text("own.litmus", text).unwrap() {
-        Checked::Termination(o) => *o,
-        other => panic!("{other:?}"),
-    }
+    run_reductions(reductions, progress, unroll, &|s| {
+        s.check_text("own.litmus", text).unwrap()
+    })
 }
 
 /// The search's reductions without the latest-own-write filter.
@@ -553,8 +560,10 @@ fn without_own_write_filter() -> vkmm::Reductions {
 
 /// P0 stores 1 to `x`, which no other thread writes, then loops reading
 /// `x` (and storing `y`, so the loop is no spin the walk runs as an await)
-/// until it reads 1. Derived by hand: the read's only writes are the
-/// initial 0 and P0's own store of 1, program-ordered before it; reading 0
+/// until it reads `exit`.
+///
+/// `exit` = 1, derived by hand: the read's only writes are the initial 0
+/// and P0's own store of 1, program-ordered before it; reading 0
 /// from-reads that store, which is location-ordered before the read (a
 /// cycle), so every execution reads 1 in the first iteration and ends:
 /// TERMINATES under every progress model. The filter gives the read that
@@ -562,34 +571,28 @@ fn without_own_write_filter() -> vkmm::Reductions {
 /// without it the paths reading 0 loop until the bound cuts them (their
 /// stuck endings are inconsistent, so no witness either way): TERMINATES
 /// WITHIN THE BOUND.
-const OWN_LOOP: &str = "VULKAN own-loop
-{ x=0; y=0; }
+///
+/// `exit` = 2, which nothing writes: the read reads P0's own 1 in every
+/// iteration (the cycle above rules out the initial 0), so the loop never
+/// ends; its iterations repeat one another (the same statements, values
+/// and registers, the read reading the coherence-maximal write of `x`):
+/// NON-TERMINATING under every progress model (P0 is the only thread),
+/// from unroll 1 (one iteration to match the repeating one; the loop
+/// stores, so it is no await).
+fn own_loop(exit: i64) -> String {
+    format!(
+        "VULKAN own-loop
+{{ x=0; y=0; }}
  P0@sg 0, wg 0, qf 0 ;
  st.atom.wg.sc0 x, 1 ;
  LC00: ;
  ld.atom.wg.sc0 r0, x ;
  st.atom.wg.sc0 y, 1 ;
- bne r0, 1, LC00 ;
+ bne r0, {exit}, LC00 ;
 exists (0 == 0)
-";
-
-/// The same loop waiting for 2, which nothing writes. Derived by hand:
-/// the read reads P0's own 1 in every iteration (the cycle above rules
-/// out the initial 0), so the loop never ends; its iterations repeat one
-/// another (the same statements, values and registers, the read reading
-/// the coherence-maximal write of `x`): NON-TERMINATING under every
-/// progress model (P0 is the only thread), from unroll 1 (one iteration
-/// to match the repeating one; the loop stores, so it is no await).
-const OWN_LOOP_FOREVER: &str = "VULKAN own-loop-forever
-{ x=0; y=0; }
- P0@sg 0, wg 0, qf 0 ;
- st.atom.wg.sc0 x, 1 ;
- LC00: ;
- ld.atom.wg.sc0 r0, x ;
- st.atom.wg.sc0 y, 1 ;
- bne r0, 2, LC00 ;
-exists (0 == 0)
-";
+"
+    )
+}
 
 /// P0 stores 1 to its own `x` and meets P1 at a workgroup barrier only
 /// when it reads 1 back. Derived by hand: P0 reads 1 (reading 0 closes
@@ -625,10 +628,10 @@ fn own_write_filter_in_termination_against_the_reference() {
             let of = |text: &str, reductions| run_text(text, reductions, progress, unroll);
             let all = vkmm::Reductions::default;
 
-            let search = of(OWN_LOOP, all());
+            let search = of(&own_loop(1), all());
             assert_eq!(search.verdict, Verdict::Terminates, "{}", name("own-loop"));
             assert!(search.complete(), "{}: {search:?}", name("own-loop"));
-            let unfiltered = of(OWN_LOOP, without_own_write_filter());
+            let unfiltered = of(&own_loop(1), without_own_write_filter());
             assert_eq!(
                 unfiltered.verdict,
                 Verdict::Terminates,
@@ -640,11 +643,11 @@ fn own_write_filter_in_termination_against_the_reference() {
                 "{}: {unfiltered:?}",
                 name("own-loop")
             );
-            let reference = of(OWN_LOOP, vkmm::Reductions::none());
+            let reference = of(&own_loop(1), vkmm::Reductions::none());
             diffs.extend(compare(&name("own-loop"), &reference, &search));
 
-            let search = of(OWN_LOOP_FOREVER, all());
-            let reference = of(OWN_LOOP_FOREVER, vkmm::Reductions::none());
+            let search = of(&own_loop(2), all());
+            let reference = of(&own_loop(2), vkmm::Reductions::none());
             if unroll >= 1 {
                 assert_eq!(
                     search.verdict,
