@@ -24,7 +24,24 @@ enum Read {
 /// `write`, and stores `flag = 1` in its last iteration. `bound`: P0 also
 /// leaves after that many iterations (counter `c`).
 fn program(n: usize, write: bool, read: Read, bound: Option<usize>) -> String {
-    let mut p0 = vec!["LC00:".to_string(), "cbar.acq_rel.wg.semsc0 0".to_string()];
+    program_with(n, write, read, bound, false)
+}
+
+/// [`program`], with P0's loop reading `y` (which nothing writes) before
+/// barrier 0 when `event_first`: from the loop's head P0 then makes an
+/// event before it arrives at the barrier.
+fn program_with(
+    n: usize,
+    write: bool,
+    read: Read,
+    bound: Option<usize>,
+    event_first: bool,
+) -> String {
+    let mut p0 = vec!["LC00:".to_string()];
+    if event_first {
+        p0.push("ld.atom.wg.sc0 r7, y".to_string());
+    }
+    p0.push("cbar.acq_rel.wg.semsc0 0".to_string());
     if let Read::Between = read {
         p0.push("ld.sc0 r5, x".to_string());
     }
@@ -52,7 +69,7 @@ fn program(n: usize, write: bool, read: Read, bound: Option<usize>) -> String {
         format!("bne r2, {n}, LC01"),
     ]);
     crate::common::vulkan_litmus(
-        "flag=0; x=0; P0:r5=0; P0:r6=0; P1:r2=0;",
+        "flag=0; x=0; y=0; P0:r5=0; P0:r6=0; P0:r7=0; P1:r2=0;",
         &[
             "P0@sg 0, wg 0, qf 0".to_string(),
             "P1@sg 0, wg 0, qf 0".to_string(),
@@ -110,5 +127,27 @@ proptest! {
         let bounded = check(&bounded_text, n + 1, true);
         prop_assert_eq!(bounded.cut_paths, 0, "{}", bounded_text);
         prop_assert_eq!(answer(&search), answer(&bounded), "{}\n{}", text, bounded_text);
+    }
+
+    /// One bound lower, `--unroll n-1`: the spin's cut path has passed the
+    /// barriers `n` times, as often as P1, and stops at its loop's head,
+    /// from where its next statement is barrier 0: that arrival, its
+    /// `n+1`-th, is one more than P1 makes, so the path is discharged and
+    /// the answer is the bounded program's. With an event between the
+    /// head and the barrier (a read of `y`) the arrival is not certain
+    /// without it: the cut stays.
+    #[test]
+    fn an_arrival_after_the_cut_loses_no_execution(n in 1usize..=3, write: bool, read in read()) {
+        let text = program(n, write, read, None);
+        let search = check(&text, n - 1, false);
+        prop_assert_eq!(search.cut_paths, 0, "{}\n{:?}", text, search);
+        let reference = check(&text, n - 1, true);
+        prop_assert_eq!(answer(&search), answer(&reference), "{}", text);
+        let bounded_text = program(n, write, read, Some(n + 1));
+        let bounded = check(&bounded_text, n + 1, true);
+        prop_assert_eq!(answer(&search), answer(&bounded), "{}\n{}", text, bounded_text);
+        let eventful = program_with(n, write, read, None, true);
+        let cut = check(&eventful, n - 1, false);
+        prop_assert!(cut.cut_paths > 0, "{}\n{:?}", eventful, cut);
     }
 }

@@ -71,12 +71,25 @@ fn run_file(
     progress: &str,
     unroll: usize,
 ) -> TerminationOutcome {
+    run_reductions(reductions, progress, unroll, &|s| {
+        s.check_file(path).unwrap()
+    })
+}
+
+/// The termination check `f` runs under `progress` at `unroll` with
+/// exactly `reductions` on.
+fn run_reductions(
+    reductions: vkmm::Reductions,
+    progress: &str,
+    unroll: usize,
+    f: &dyn Fn(&Session) -> Checked,
+) -> TerminationOutcome {
     let s = Session::new()
         .max_executions(20_000)
         .unroll(unroll)
         .reductions(reductions)
         .termination(Some(progress.parse::<Progress>().unwrap()));
-    match s.check_file(path).unwrap() {
+    match f(&s) {
         Checked::Termination(o) => *o,
         other => panic!("{other:?}"),
     }
@@ -247,9 +260,13 @@ fn deepening_reports_the_bound_it_decided_at() {
     // write-write coherence (each thread's writes to the location in
     // program order) their orders are listed within the budget: the search
     // reaches bound 3, which still cuts paths, "terminates within unroll 3".
+    // (P1 only reads `Mem0`, so P0's exchanges read P0's latest write
+    // there: with the latest-own-write filter P0 has one path, which leaves
+    // its loop in the second iteration. The paths and orders above are
+    // those of the search without it.)
     let capped = dir.join("CADP/2_threads_4_instructions/122_simple.litmus");
-    let check = |s: &Session| s.check_file(&capped).unwrap();
-    let fast = run(true, "FAIR", 3, &check);
+    let unfiltered = vkmm::Reductions::all().without(vkmm::Reduction::OwnWriteFilter);
+    let fast = run_file(&capped, unfiltered, "FAIR", 3);
     assert_eq!(fast.verdict, Verdict::Terminates);
     assert!(fast.bounded() && !fast.complete());
     assert_eq!(fast.unroll, 3);
@@ -257,9 +274,15 @@ fn deepening_reports_the_bound_it_decided_at() {
     let text = vkmm::report::text::termination(&fast);
     assert!(text.contains("within unroll 3"), "{text}");
     // The search without the shortcuts, at bound 3 alone, agrees.
-    let reference = run(false, "FAIR", 3, &check);
+    let plain = unfiltered.without(vkmm::Reduction::TerminationShortcuts);
+    let reference = run_file(&capped, plain, "FAIR", 3);
     assert_eq!(reference.verdict, Verdict::Terminates);
     assert_eq!(reference.unroll, 3);
+    // With the filter: complete at bound 1, the first with no path cut.
+    let filtered = run_file(&capped, vkmm::Reductions::all(), "FAIR", 3);
+    assert_eq!(filtered.verdict, Verdict::Terminates);
+    assert!(filtered.complete(), "{filtered:?}");
+    assert_eq!(filtered.unroll, 1);
 }
 
 // ------------------------------------------------------------ generated programs
@@ -510,6 +533,167 @@ fn counter_bounded_spins_against_the_reference() {
                     &search,
                 ));
             }
+        }
+    }
+    assert!(diffs.is_empty(), "{}", diffs.join("\n"));
+}
+
+// ------------------------------------------------- the own-write filter
+
+/// The termination check of `text` under `progress` at `unroll` with
+/// `reductions` on.
+fn run_text(
+    text: &str,
+    reductions: vkmm::Reductions,
+    progress: &str,
+    unroll: usize,
+) -> TerminationOutcome {
+    run_reductions(reductions, progress, unroll, &|s| {
+        s.check_text("own.litmus", text).unwrap()
+    })
+}
+
+/// The search's reductions without the latest-own-write filter.
+fn without_own_write_filter() -> vkmm::Reductions {
+    vkmm::Reductions::all().without(vkmm::Reduction::OwnWriteFilter)
+}
+
+/// P0 stores 1 to `x`, which no other thread writes, then loops reading
+/// `x` (and storing `y`, so the loop is no spin the walk runs as an await)
+/// until it reads `exit`.
+///
+/// `exit` = 1, derived by hand: the read's only writes are the initial 0
+/// and P0's own store of 1, program-ordered before it; reading 0
+/// from-reads that store, which is location-ordered before the read (a
+/// cycle), so every execution reads 1 in the first iteration and ends:
+/// TERMINATES under every progress model. The filter gives the read that
+/// one value, so no path loops and the answer is complete at every bound;
+/// without it the paths reading 0 loop until the bound cuts them (their
+/// stuck endings are inconsistent, so no witness either way): TERMINATES
+/// WITHIN THE BOUND.
+///
+/// `exit` = 2, which nothing writes: the read reads P0's own 1 in every
+/// iteration (the cycle above rules out the initial 0), so the loop never
+/// ends; its iterations repeat one another (the same statements, values
+/// and registers, the read reading the coherence-maximal write of `x`):
+/// NON-TERMINATING under every progress model (P0 is the only thread),
+/// from unroll 1 (one iteration to match the repeating one; the loop
+/// stores, so it is no await).
+fn own_loop(exit: i64) -> String {
+    format!(
+        "VULKAN own-loop
+{{ x=0; y=0; }}
+ P0@sg 0, wg 0, qf 0 ;
+ st.atom.wg.sc0 x, 1 ;
+ LC00: ;
+ ld.atom.wg.sc0 r0, x ;
+ st.atom.wg.sc0 y, 1 ;
+ bne r0, {exit}, LC00 ;
+exists (0 == 0)
+"
+    )
+}
+
+/// P0 stores 1 to its own `x` and meets P1 at a workgroup barrier only
+/// when it reads 1 back. Derived by hand: P0 reads 1 (reading 0 closes
+/// the cycle above), so both pass the barrier and finish: TERMINATES
+/// under FAIR and OBE (both threads start and run fairly), complete.
+/// Without the filter P0 also has the path reading 0, on which it skips
+/// the barrier and P1 waits there forever: a witness's shape, refused
+/// because its execution is inconsistent. Under HSA P1 need not be
+/// scheduled (P0, the lowest id, ends first; then P1 is the lowest
+/// unfinished one and runs fairly too), so the answer is the same.
+const OWN_BARRIER: &str = "VULKAN own-barrier
+{ x=0; }
+ P0@sg 0, wg 0, qf 0 | P1@sg 1, wg 0, qf 0 ;
+ st.atom.wg.sc0 x, 1 | cbar.wg 0 ;
+ ld.atom.wg.sc0 r0, x | ;
+ bne r0, 1, LC00 | ;
+ cbar.wg 0 | ;
+ LC00: | ;
+exists (0 == 0)
+";
+
+/// The latest-own-write filter while endings are listed: on the three
+/// fixtures above the search with the filter, the search without it and
+/// the reference enumeration (every reduction off) give the verdicts
+/// derived by hand, and the filter is not idle (a loop it decides
+/// completely, fewer candidates evaluated).
+#[test]
+fn own_write_filter_in_termination_against_the_reference() {
+    let mut diffs = Vec::new();
+    for progress in ["FAIR", "OBE", "HSA"] {
+        for unroll in [0, 1, 2] {
+            let name = |f: &str| format!("{f} {progress} u{unroll}");
+            let of = |text: &str, reductions| run_text(text, reductions, progress, unroll);
+            let all = vkmm::Reductions::default;
+
+            let search = of(&own_loop(1), all());
+            assert_eq!(search.verdict, Verdict::Terminates, "{}", name("own-loop"));
+            assert!(search.complete(), "{}: {search:?}", name("own-loop"));
+            let unfiltered = of(&own_loop(1), without_own_write_filter());
+            assert_eq!(
+                unfiltered.verdict,
+                Verdict::Terminates,
+                "{}",
+                name("own-loop")
+            );
+            assert!(
+                unfiltered.cut_paths > 0 && !unfiltered.complete(),
+                "{}: {unfiltered:?}",
+                name("own-loop")
+            );
+            let reference = of(&own_loop(1), vkmm::Reductions::none());
+            diffs.extend(compare(&name("own-loop"), &reference, &search));
+
+            let search = of(&own_loop(2), all());
+            let reference = of(&own_loop(2), vkmm::Reductions::none());
+            if unroll >= 1 {
+                assert_eq!(
+                    search.verdict,
+                    Verdict::NonTerminating,
+                    "{}",
+                    name("own-loop-forever")
+                );
+                assert_eq!(
+                    reference.verdict,
+                    Verdict::NonTerminating,
+                    "{}",
+                    name("own-loop-forever")
+                );
+            }
+            diffs.extend(compare(&name("own-loop-forever"), &reference, &search));
+
+            let search = of(OWN_BARRIER, all());
+            assert_eq!(
+                search.verdict,
+                Verdict::Terminates,
+                "{}",
+                name("own-barrier")
+            );
+            assert!(search.complete(), "{}: {search:?}", name("own-barrier"));
+            let unfiltered = of(OWN_BARRIER, without_own_write_filter());
+            assert_eq!(
+                unfiltered.verdict,
+                Verdict::Terminates,
+                "{}",
+                name("own-barrier")
+            );
+            assert!(
+                search.executions < unfiltered.executions,
+                "{}: {} candidates with the filter, {} without",
+                name("own-barrier"),
+                search.executions,
+                unfiltered.executions
+            );
+            let reference = of(OWN_BARRIER, vkmm::Reductions::none());
+            assert_eq!(
+                reference.verdict,
+                Verdict::Terminates,
+                "{}",
+                name("own-barrier")
+            );
+            diffs.extend(compare(&name("own-barrier"), &reference, &search));
         }
     }
     assert!(diffs.is_empty(), "{}", diffs.join("\n"));

@@ -802,6 +802,16 @@ pub(super) fn explore_thread(
                     break;
                 }
                 out.cut += 1;
+                // Where the thread goes on, without an event, to a control
+                // barrier, its arrival there counts (`lockstep`), and while
+                // endings are listed its path blocked there is listed.
+                let ahead = lockstep::barrier_ahead(t, labels, s.pc, &|r| match known(
+                    &s,
+                    s.regs.get(r).copied().unwrap_or(RegValue::Const(0)),
+                ) {
+                    RegValue::Const(v) => Some(v),
+                    _ => None,
+                });
                 let known = if out.cut_points.len() < MAX_CUT_STATES {
                     steering
                         .iter()
@@ -814,8 +824,30 @@ pub(super) fn explore_thread(
                     Vec::new()
                 };
                 out.cut_points.insert((s.pc, known));
+                if endings
+                    && let Some(b) = ahead
+                    && let Stmt::Op(ins) = &t.code[b]
+                    && let OpKind::ControlBarrier {
+                        instance,
+                        execution_scope,
+                        ..
+                    } = ins.kind
+                {
+                    out.paths.push(Path {
+                        events: s.events.clone(),
+                        registers: Vec::new(),
+                        awaits: Vec::new(),
+                        ending: Ending::Blocked {
+                            stmt: b,
+                            key: (instance, barrier_arrivals(t, &s.events, instance) + 1),
+                            scope: execution_scope,
+                            values: BarrierValues::default(),
+                        },
+                        exprs: Vec::new(),
+                    });
+                }
                 *out.cut_barriers
-                    .entry(lockstep::passes(t, &s.events))
+                    .entry(lockstep::arrivals(t, &s.events, ahead))
                     .or_default() += 1;
                 keep_prefix_writes(&s, &reads, &mut out)?;
                 if endings {
@@ -1020,14 +1052,7 @@ pub(super) fn explore_thread(
                             ..
                         } = ins.kind
                     {
-                        let reached = s
-                            .events
-                            .iter()
-                            .filter(|e| {
-                                matches!(&t.code[e.stmt], Stmt::Op(i)
-                                    if matches!(i.kind, OpKind::ControlBarrier { instance: k, .. } if k == instance))
-                            })
-                            .count();
+                        let reached = barrier_arrivals(t, &s.events, instance);
                         out.paths.push(Path {
                             events: s.events.clone(),
                             registers: Vec::new(),
@@ -1071,6 +1096,18 @@ pub(super) fn explore_thread(
         add_stopped_prefixes(&mut out, stopped_at_bound);
     }
     Ok(out)
+}
+
+/// How many events of `events` (a path of `t`) are control barriers of
+/// static instance `instance`.
+fn barrier_arrivals(t: &Thread, events: &[PathEvent], instance: u32) -> usize {
+    events
+        .iter()
+        .filter(|e| {
+            matches!(&t.code[e.stmt], Stmt::Op(i)
+                if matches!(i.kind, OpKind::ControlBarrier { instance: k, .. } if k == instance))
+        })
+        .count()
 }
 
 /// At the statement `s.pc` is about to run: the awaits whose loop it

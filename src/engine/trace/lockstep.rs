@@ -68,6 +68,44 @@ pub fn passes(t: &Thread, events: &[PathEvent]) -> Passes {
     count.into_iter().map(|((i, s), n)| (i, s, n)).collect()
 }
 
+/// The unnamed, quorum-free control barrier a thread arrives at next from
+/// statement `from`, when it gets there without making an event
+/// ([`super::ahead::way_on`]; `value` gives a register's constant).
+/// `None` when the way on meets any other instruction, a branch on an
+/// unknown value, the end of the code, or has no end.
+///
+/// A path the unrolling bound cut at `from` goes on, in every execution,
+/// to that barrier with the events it already has: its arrival there is
+/// as certain as its passes (`arrivals`), and while endings are listed its
+/// path blocked there is one of its thread's (the executor lists it).
+pub(super) fn barrier_ahead(
+    t: &Thread,
+    labels: &std::collections::HashMap<&str, usize>,
+    from: usize,
+    value: &dyn Fn(&str) -> Option<i64>,
+) -> Option<usize> {
+    let (pc, _) = super::ahead::way_on(t, labels, from, value, &|_| false)?;
+    unnamed_barrier(t, pc).map(|_| pc)
+}
+
+/// [`passes`] of a cut path of `t` whose thread goes on to arrive at the
+/// barrier of statement `ahead` ([`barrier_ahead`]): that arrival counts
+/// as one more pass, which opens only if every member of its instance
+/// arrives as often.
+pub fn arrivals(t: &Thread, events: &[PathEvent], ahead: Option<usize>) -> Passes {
+    let mut out = passes(t, events);
+    if let Some((i, scope)) = ahead.and_then(|pc| unnamed_barrier(t, pc)) {
+        match out.iter_mut().find(|(j, s, _)| *j == i && *s == scope) {
+            Some(entry) => entry.2 += 1,
+            None => {
+                out.push((i, scope, 1));
+                out.sort();
+            }
+        }
+    }
+    out
+}
+
 /// The most times any behaviour of a thread arrives at each barrier
 /// instance number, or `None` when its paths are not all its behaviours
 /// (the bound cut some).

@@ -28,6 +28,7 @@ use super::limits::{ExecError, LimitKind, Limits};
 use crate::ir::Program;
 use std::collections::{BTreeMap, HashMap};
 
+mod ahead;
 mod budget;
 pub mod coherence;
 mod counters;

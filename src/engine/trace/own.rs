@@ -184,8 +184,7 @@ fn own_locations_among(
 /// Per thread, the locations whose reads the latest-own-write filter
 /// gives their thread's latest earlier write ([`own_locations`]): empty
 /// sets when `plan` leaves the filter off ([`PathPlan::own_write_filter`]:
-/// the reduction is off, the model does not declare it, or endings are
-/// explored). Finding the statements each thread can run tracks only the
+/// the reduction is off, or the model does not declare it). Finding the statements each thread can run tracks only the
 /// registers that decide a branch where the plan says so
 /// ([`PathPlan::branch_registers`]; every register otherwise), and stops
 /// once the request's time or memory is spent (the path walk after it

@@ -17,7 +17,8 @@ pub struct PathPlan {
     pub symbolic_stores: bool,
     /// A read of a location only its own thread writes takes only the
     /// thread's latest earlier write there (the model declares
-    /// `latest-own-write`; never while endings are listed).
+    /// `latest-own-write`; also while endings are listed, see
+    /// `reduce/own_write_filter.rs`).
     pub own_write_filter: bool,
     /// With `own_write_filter`: the statements a thread can run (which
     /// writes another thread can run, `reach`) are found tracking only the
