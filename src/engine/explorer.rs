@@ -98,7 +98,7 @@ impl<'p> Explorer<'p> {
     /// thread stops before its `k`-th control barrier
     /// ([`trace::PathPlan::stop_at_barrier`]; the paths that reach it wait
     /// there, as cut prefixes). With `work`, the listing's steps are
-    /// spent from that share ([`trace::Work`]) and it stops where the
+    /// spent from that share (`trace::Work`) and it stops where the
     /// share ends.
     pub fn listed(
         prepared: &trace::Listing<'p>,
