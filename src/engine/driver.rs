@@ -1218,7 +1218,8 @@ const BARRIER_PREFIXES_TIME: std::time::Duration = std::time::Duration::from_sec
 /// listed up to there ([`Explorer::listed`];
 /// `crate::engine::reduce::barrier_prefixes` says why and when they
 /// stop), on a share of the budget counted in work: an eighth of the
-/// evaluations for the walks ([`BARRIER_PREFIXES_SHARE`]), and work
+/// evaluations for the walks ([`BARRIER_PREFIXES_SHARE`]; at most an
+/// eighth of the default `--max-executions`), and work
 /// sized from it for the listings
 /// ([`BARRIER_PREFIXES_STEPS_PER_EVALUATION`]); half the time limit is an
 /// outer bound only ([`BARRIER_PREFIXES_TIME`]). `Ok(Ok(coverage))`: a walk's visitor
@@ -1247,7 +1248,13 @@ fn barrier_prefixes_first<'p>(
         .timeout
         .map_or(BARRIER_PREFIXES_TIME, |t| t / 2);
     let end = started + share_time;
-    let evaluations_share = (limits.bounds.max_executions / BARRIER_PREFIXES_SHARE).max(1);
+    // The share follows `--max-executions` up to the default's: a raised
+    // limit (to let the whole program's walk go further) does not
+    // lengthen rounds that found no race.
+    let evaluations_share = (limits.bounds.max_executions / BARRIER_PREFIXES_SHARE).clamp(
+        1,
+        super::limits::DEFAULT_MAX_EXECUTIONS / BARRIER_PREFIXES_SHARE,
+    );
     let work = super::trace::Work::new(
         evaluations_share.saturating_mul(BARRIER_PREFIXES_STEPS_PER_EVALUATION),
     );
