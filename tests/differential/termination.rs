@@ -52,12 +52,21 @@ fn run_with(
     unroll: usize,
     f: &dyn Fn(&Session) -> Checked,
 ) -> TerminationOutcome {
-    let s = Session::new()
+    termination(&session(progress, unroll).reduction(reduction, on), f)
+}
+
+/// The session the termination checks here run in: `progress`, `unroll`,
+/// at most 20,000 executions.
+fn session(progress: &str, unroll: usize) -> Session {
+    Session::new()
         .max_executions(20_000)
         .unroll(unroll)
-        .reduction(reduction, on)
-        .termination(Some(progress.parse::<Progress>().unwrap()));
-    match f(&s) {
+        .termination(Some(progress.parse::<Progress>().unwrap()))
+}
+
+/// The termination outcome `f` gives in `s`.
+fn termination(s: &Session, f: &dyn Fn(&Session) -> Checked) -> TerminationOutcome {
+    match f(s) {
         Checked::Termination(o) => *o,
         other => panic!("{other:?}"),
     }
@@ -84,15 +93,7 @@ fn run_reductions(
     unroll: usize,
     f: &dyn Fn(&Session) -> Checked,
 ) -> TerminationOutcome {
-    let s = Session::new()
-        .max_executions(20_000)
-        .unroll(unroll)
-        .reductions(reductions)
-        .termination(Some(progress.parse::<Progress>().unwrap()));
-    match f(&s) {
-        Checked::Termination(o) => *o,
-        other => panic!("{other:?}"),
-    }
+    termination(&session(progress, unroll).reductions(reductions), f)
 }
 
 /// The disagreements between the reference and the shortcut answers.
