@@ -1549,6 +1549,11 @@ pub struct Program {
     /// condition shows `shown_locations` alone, not every register.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub registers_internal: bool,
+    /// Locations whose values vkmm does not compute (a shader's memory
+    /// that may hold the value of a sample): the final states leave them
+    /// out, and a condition or outcome that reads one is refused.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub uncomputed: Vec<usize>,
 }
 
 /// One place a thread may access out of bounds: the lowering found no

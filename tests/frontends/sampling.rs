@@ -546,3 +546,29 @@ fn sampling_operands_that_make_no_sense_are_located_errors() {
         &["\"Sampled Image must be an object whose type is OpTypeSampledImage\""],
     );
 }
+
+/// `explain --outcome` names a final state: one that reads a cell that may
+/// hold a sampled value is refused as the shader's own condition is, at the
+/// outcome, exit 2.
+#[test]
+fn an_outcome_reading_a_sampled_value_is_refused() {
+    if !glslang() {
+        return;
+    }
+    let explain = |outcome: &str| {
+        vkmm(&[
+            "explain",
+            "--dispatch",
+            &format!("{DIR}/read-only.toml"),
+            &format!("{DIR}/read-only.comp"),
+            "--outcome",
+            outcome,
+        ])
+    };
+    let (code, out, err) = explain("result.v[0][0] == 0");
+    assert_eq!(code, 2, "{out}{err}");
+    assert!(
+        err.contains("--outcome:1:1: the outcome `result.v[0][0] == 0` reads `result.v[0][0]`, which may hold the value of a sample"),
+        "{err}"
+    );
+}

@@ -847,6 +847,7 @@ fn sampled_memory(
             });
         }
     }
+    program.uncomputed = held.iter().copied().collect();
     let hidden: Vec<String> = program
         .shown_locations
         .iter()
@@ -1311,6 +1312,23 @@ pub(crate) fn parse_outcome(program: &Program, outcome: &str) -> Result<CondExpr
         .map_err(|e| src.error("--outcome", e))?;
     lx.end_or(|t| format!("expected the end of the outcome, found {}", t.show()))
         .map_err(|e| src.error("--outcome", e))?;
+    let mut terms = Vec::new();
+    e.terms(&mut terms);
+    if let Some(l) = terms
+        .iter()
+        .flat_map(|t| t.locations())
+        .find(|l| program.uncomputed.contains(l))
+    {
+        return Err(FrontendError {
+            file: "--outcome".into(),
+            line: 1,
+            column: 1,
+            message: format!(
+                "the outcome `{outcome}` reads `{}`, which may hold the value of a sample: vkmm reads a sample as reads of every texel it may read and does not compute its value, so no execution can be said to end in this outcome (docs/format-spirv.md, \"Sampling\")",
+                program.locations[l]
+            ),
+        });
+    }
     Ok(e)
 }
 
