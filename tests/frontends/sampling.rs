@@ -495,11 +495,12 @@ fn a_sampled_value_is_refused_where_it_decides_an_address_or_a_write() {
             "the location an access reaches",
         ],
     );
-    // Through memory: stored, loaded back, then a branch on it.
+    // Through memory: stored, loaded back, then a branch on it whose arm
+    // stores.
     let through = module(
         sample,
         &format!(
-            "{extract}\nOpStore %out %t0\n%back = OpLoad %float %out\n%big = OpFOrdGreaterThan %bool %back %fh\nOpSelectionMerge %m None\nOpBranchConditional %big %m %m\n%m = OpLabel"
+            "{extract}\nOpStore %out %t0\n%back = OpLoad %float %out\n%big = OpFOrdGreaterThan %bool %back %fh\nOpSelectionMerge %m None\nOpBranchConditional %big %a %m\n%a = OpLabel\nOpStore %out %f1\nOpBranch %m\n%m = OpLabel"
         ),
         "",
     );
@@ -569,6 +570,94 @@ fn an_outcome_reading_a_sampled_value_is_refused() {
     assert_eq!(code, 2, "{out}{err}");
     assert!(
         err.contains("--outcome:1:1: the outcome `result.v[0][0] == 0` reads `result.v[0][0]`, which may hold the value of a sample"),
+        "{err}"
+    );
+}
+
+/// A branch on a sampled value whose selection construct only computes
+/// values (docs/format-spirv.md, "Sampling"): accepted, and what it decides
+/// is a sampled value in turn (the merge block's `OpPhi`, a Function
+/// variable an arm stores to), refused where that decides an address or a
+/// branch with accesses. Arms that return, or access memory with events,
+/// keep the branch refused.
+#[test]
+fn a_branch_whose_arms_only_compute_values_may_depend_on_a_sample() {
+    let (sample, extract, _) = FORMS[1];
+    let branch = |arm: &str, after: &str| {
+        module(
+            sample,
+            &format!(
+                "{extract}\n%big = OpFOrdGreaterThan %bool %t0 %fh\nOpSelectionMerge %m None\nOpBranchConditional %big %a %m\n%a = OpLabel\n%two = OpFMul %float %t0 %fh\n{arm}OpBranch %m\n%m = OpLabel\n%w = OpPhi %float %two %a %f0 %p1\n{after}"
+            ),
+            "",
+        )
+    };
+    // The phi stored: race-free, the cell left out of the final states.
+    let (code, out, err) = check_text("phi-stored", &branch("", "OpStore %out %w"));
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(
+        err.contains("the final states leave out %buf[0][1]"),
+        "{err}"
+    );
+    // The phi as an index, its operands constants (the branch alone makes
+    // it depend on the sample): refused at the access chain.
+    refused(
+        "phi-index",
+        &branch(
+            "",
+            "%n = OpConvertFToU %uint %w\n%o = OpAccessChain %pf %buf %c0 %n\nOpStore %o %f1",
+        )
+        .replace("OpPhi %float %two %a", "OpPhi %float %f1 %a"),
+        &[
+            "OpAccessChain: the value of a sample",
+            "the location an access reaches",
+        ],
+    );
+    // An arm that stores to the buffer: the branch decides an access.
+    refused(
+        "arm-stores",
+        &branch("OpStore %out %f1\n", ""),
+        &["OpBranchConditional: the value of a sample"],
+    );
+    // An arm that leaves the function.
+    let returns = branch("", "").replace(
+        "%two = OpFMul %float %t0 %fh\nOpBranch %m",
+        "%two = OpFMul %float %t0 %fh\nOpReturn",
+    );
+    refused(
+        "arm-returns",
+        &returns.replace("%w = OpPhi %float %two %a %f0 %p1\n", ""),
+        &["OpBranchConditional: the value of a sample"],
+    );
+}
+
+/// The GLSL and WGSL shapes of a value-only branch: the compilers keep the
+/// chosen value in a Function variable (tests/fixtures/sampling/
+/// value-only-branch.*, verdicts in their headers); a second branch on that
+/// variable whose arm stores is refused, naming the sample's line.
+#[test]
+fn value_only_branches_from_glsl_and_wgsl() {
+    if !glslang() {
+        return;
+    }
+    for file in ["value-only-branch.comp", "value-only-branch.wgsl"] {
+        let (code, out, err) = vkmm(&["check", "--extent", "tex=2x2", &format!("{DIR}/{file}")]);
+        assert_eq!(code, 0, "{file}: {out}{err}");
+        assert!(out.contains("Data races: none"), "{file}: {out}");
+        assert!(
+            err.contains("the final states leave out result"),
+            "{file}: {err}"
+        );
+    }
+    let (code, out, err) = vkmm(&[
+        "check",
+        "--extent",
+        "tex=2x2",
+        &format!("{DIR}/value-decides-branch.comp"),
+    ]);
+    assert_eq!(code, 2, "{out}{err}");
+    assert!(
+        err.contains("value-decides-branch.comp:18:1: OpBranchConditional: the value of a sample (`OpImageSampleExplicitLod` at line 11)"),
         "{err}"
     );
 }

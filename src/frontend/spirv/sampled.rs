@@ -18,12 +18,26 @@
 //! refuses, at the instruction, a module where it reaches
 //!
 //! - a branch's condition or a switch's selector (which way the invocation
-//!   goes),
+//!   goes), unless the selection construct it heads only computes values
+//!   (below),
 //! - an index of an access chain, an image or tensor coordinate, a Lod or
 //!   Sample operand of a read or write, a pointer `OpSelect`'s condition
 //!   (which location an access reaches),
 //! - a compare-exchange's comparator, or a compare-exchange of memory that
 //!   may hold a sampled value (whether it writes).
+//!
+//! A selection construct (`OpSelectionMerge`) whose arms make no access to
+//! memory with events (only to Private, Function and the other
+//! per-invocation variables, which vkmm keeps in registers, at constant
+//! indices), no barrier, call, atomic, image or group operation, and
+//! leave only through its merge block (no return, kill, break, continue or
+//! loop inside) computes values only: whichever way it goes, the
+//! invocation makes the same accesses in the same order and arrives at the
+//! merge block. Its branch is accepted, and what it decides becomes a
+//! sampled value in turn: the merge block's `OpPhi` results and every
+//! per-invocation variable part an arm stores to (control dependence; no
+//! other value defined in an arm is visible past the merge block, "the
+//! definition of an SSA id must dominate its uses").
 //!
 //! The engine's finite domain of undefined values (`engine::undefined`) is
 //! not used for it: that domain is exact for equality comparisons only, and
@@ -310,6 +324,247 @@ impl<'a> State<'a> {
     }
 }
 
+/// An instruction that only computes a value (or moves control within a
+/// construct): what an arm of a value-only selection construct may hold
+/// besides loads and stores of per-invocation variables.
+fn computes_only(op: Op) -> bool {
+    matches!(
+        op,
+        Op::Label
+            | Op::Line
+            | Op::NoLine
+            | Op::Nop
+            | Op::Branch
+            | Op::BranchConditional
+            | Op::Switch
+            | Op::SelectionMerge
+            | Op::Phi
+            | Op::Select
+            | Op::Undef
+            | Op::CopyObject
+            | Op::CopyLogical
+            | Op::Bitcast
+            | Op::AccessChain
+            | Op::InBoundsAccessChain
+            | Op::CompositeConstruct
+            | Op::CompositeExtract
+            | Op::CompositeInsert
+            | Op::VectorExtractDynamic
+            | Op::VectorInsertDynamic
+            | Op::VectorShuffle
+            | Op::ConvertFToU
+            | Op::ConvertFToS
+            | Op::ConvertSToF
+            | Op::ConvertUToF
+            | Op::UConvert
+            | Op::SConvert
+            | Op::FConvert
+            | Op::QuantizeToF16
+            | Op::SNegate
+            | Op::FNegate
+            | Op::IAdd
+            | Op::FAdd
+            | Op::ISub
+            | Op::FSub
+            | Op::IMul
+            | Op::FMul
+            | Op::UDiv
+            | Op::SDiv
+            | Op::FDiv
+            | Op::UMod
+            | Op::SRem
+            | Op::SMod
+            | Op::FRem
+            | Op::FMod
+            | Op::VectorTimesScalar
+            | Op::MatrixTimesScalar
+            | Op::VectorTimesMatrix
+            | Op::MatrixTimesVector
+            | Op::MatrixTimesMatrix
+            | Op::OuterProduct
+            | Op::Dot
+            | Op::Transpose
+            | Op::IAddCarry
+            | Op::ISubBorrow
+            | Op::UMulExtended
+            | Op::SMulExtended
+            | Op::ShiftRightLogical
+            | Op::ShiftRightArithmetic
+            | Op::ShiftLeftLogical
+            | Op::BitwiseOr
+            | Op::BitwiseXor
+            | Op::BitwiseAnd
+            | Op::Not
+            | Op::BitFieldInsert
+            | Op::BitFieldSExtract
+            | Op::BitFieldUExtract
+            | Op::BitReverse
+            | Op::BitCount
+            | Op::Any
+            | Op::All
+            | Op::IsNan
+            | Op::IsInf
+            | Op::IsFinite
+            | Op::IsNormal
+            | Op::SignBitSet
+            | Op::Ordered
+            | Op::Unordered
+            | Op::LogicalEqual
+            | Op::LogicalNotEqual
+            | Op::LogicalOr
+            | Op::LogicalAnd
+            | Op::LogicalNot
+            | Op::IEqual
+            | Op::INotEqual
+            | Op::UGreaterThan
+            | Op::SGreaterThan
+            | Op::UGreaterThanEqual
+            | Op::SGreaterThanEqual
+            | Op::ULessThan
+            | Op::SLessThan
+            | Op::ULessThanEqual
+            | Op::SLessThanEqual
+            | Op::FOrdEqual
+            | Op::FUnordEqual
+            | Op::FOrdNotEqual
+            | Op::FUnordNotEqual
+            | Op::FOrdLessThan
+            | Op::FUnordLessThan
+            | Op::FOrdGreaterThan
+            | Op::FUnordGreaterThan
+            | Op::FOrdLessThanEqual
+            | Op::FUnordLessThanEqual
+            | Op::FOrdGreaterThanEqual
+            | Op::FUnordGreaterThanEqual
+    )
+}
+
+/// A selection construct that computes values only: its branch, its
+/// merge block's label, and the stores its arms make (all to
+/// per-invocation variables).
+struct ValueOnly<'a> {
+    merge: &'a str,
+    stores: Vec<usize>,
+}
+
+/// The value-only selection constructs of `func`'s body, by the index of
+/// their `OpBranchConditional` or `OpSwitch` (module doc).
+fn value_only_constructs<'a>(
+    flow: &Flow<'a>,
+    body: std::ops::Range<usize>,
+) -> HashMap<usize, ValueOnly<'a>> {
+    let insts = flow.insts;
+    // Each block: its label and the range of its instructions.
+    let mut blocks: HashMap<&str, std::ops::Range<usize>> = HashMap::new();
+    let mut open: Option<(&str, usize)> = None;
+    for k in body.clone() {
+        if insts[k].op == Op::Label {
+            if let Some((l, from)) = open.take() {
+                blocks.insert(l, from..k);
+            }
+            if let Some((l, _)) = &insts[k].result {
+                open = Some((l.as_str(), k));
+            }
+        }
+    }
+    if let Some((l, from)) = open {
+        blocks.insert(l, from..body.end);
+    }
+    // A per-invocation variable (kept in registers: no events), reached
+    // at constant indices.
+    let private_access = |inst: &Inst, i: usize| -> bool {
+        let Some(roots) = flow.roots_at(inst, i) else {
+            return false;
+        };
+        !roots.is_empty()
+            && roots.iter().all(|(v, _, exact)| {
+                *exact && {
+                    let class = match flow.m.globals.iter().find(|g| &g.id == v) {
+                        Some(g) => g.class_name.as_str(),
+                        None => flow
+                            .def
+                            .get(v.as_str())
+                            .and_then(|&d| insts[d].word(1).ok())
+                            .unwrap_or(""),
+                    };
+                    super::module::class_of(class) == super::types::Class::Invocation
+                }
+            })
+    };
+    let mut out = HashMap::new();
+    for k in body.clone() {
+        let inst = &insts[k];
+        if !matches!(inst.op, Op::BranchConditional | Op::Switch)
+            || k == 0
+            || insts[k - 1].op != Op::SelectionMerge
+        {
+            continue;
+        }
+        let Some(merge) = id_at(&insts[k - 1], 0) else {
+            continue;
+        };
+        let mut todo: Vec<&str> = ids_from(inst, 1).map(|(_, l)| l).collect();
+        let mut seen: HashSet<&str> = HashSet::new();
+        let mut stores = Vec::new();
+        let mut ok = true;
+        'walk: while let Some(l) = todo.pop() {
+            if l == merge || !seen.insert(l) {
+                continue;
+            }
+            let Some(range) = blocks.get(l) else {
+                ok = false;
+                break;
+            };
+            for j in range.clone() {
+                let x = &insts[j];
+                let fine = match x.op {
+                    Op::Load => private_access(x, 1),
+                    Op::Store => {
+                        stores.push(j);
+                        private_access(x, 0)
+                    }
+                    Op::ExtInst => ids_from(x, 2).all(|(_, id)| {
+                        !flow
+                            .m
+                            .result_types
+                            .get(id)
+                            .is_some_and(|t| matches!(flow.m.ty(t), Some(Ty::Pointer { .. })))
+                    }),
+                    op => computes_only(op),
+                };
+                if !fine {
+                    ok = false;
+                    break 'walk;
+                }
+                match x.op {
+                    Op::Branch => todo.extend(id_at(x, 0)),
+                    Op::BranchConditional | Op::Switch => {
+                        todo.extend(ids_from(x, 1).map(|(_, l)| l))
+                    }
+                    _ => {}
+                }
+            }
+        }
+        if ok {
+            out.insert(k, ValueOnly { merge, stores });
+        }
+    }
+    out
+}
+
+/// The results of the `OpPhi` instructions of the block labelled `label`.
+fn phis_of<'a>(flow: &Flow<'a>, label: &str) -> Vec<&'a str> {
+    let Some(&at) = flow.def.get(label) else {
+        return Vec::new();
+    };
+    flow.insts[at + 1..]
+        .iter()
+        .take_while(|x| matches!(x.op, Op::Phi | Op::Line | Op::NoLine))
+        .filter(|x| x.op == Op::Phi)
+        .filter_map(|x| x.result.as_ref().map(|(r, _)| r.as_str()))
+        .collect()
+}
+
 /// The reads of memory: their pointer (or image) operand.
 fn read_through(op: Op) -> Option<usize> {
     match op {
@@ -471,12 +726,29 @@ pub(super) fn check(
         return Ok(Sampled::default());
     }
     let flow = Flow::new(insts, m, alias);
+    let constructs: HashMap<usize, ValueOnly> = m
+        .functions
+        .values()
+        .flat_map(|func| value_only_constructs(&flow, func.body.clone()))
+        .collect();
     let mut st = State::default();
     loop {
         let before = st.size();
         for (f, func) in &m.functions {
             for k in func.body.clone() {
                 step(&flow, &mut st, f, k);
+            }
+        }
+        // What a value-only construct's sampled branch decides.
+        for (k, c) in &constructs {
+            let Some(s) = st.value(&insts[*k], 0) else {
+                continue;
+            };
+            for phi in phis_of(&flow, c.merge) {
+                st.values.entry(phi).or_insert(s);
+            }
+            for &j in &c.stores {
+                st.store(flow.roots_at(&insts[j], 0), s);
             }
         }
         if st.size() == before {
@@ -510,6 +782,7 @@ pub(super) fn check(
             let inst = &insts[k];
             let mut found = deciding(&flow, inst)
                 .into_iter()
+                .filter(|_| !constructs.contains_key(&k))
                 .find_map(|(i, what)| st.value(inst, i).map(|s| (i, what, s)));
             if found.is_none()
                 && matches!(
