@@ -661,3 +661,49 @@ fn value_only_branches_from_glsl_and_wgsl() {
         "{err}"
     );
 }
+
+/// Sparse reads and fetches (tests/fixtures/sampling/sparse-*.comp,
+/// verdicts in their headers): the texel is read and computed as by the
+/// non-sparse instruction (a race with an unordered store, the value read
+/// in the final states), the Residency Code is not computed (the cell
+/// holding what it says left out; refused where it decides a branch).
+#[test]
+fn sparse_reads_compute_the_texel_and_not_the_residency_code() {
+    if !glslang() {
+        return;
+    }
+    let (code, out, err) = vkmm(&[
+        "check",
+        "--extent",
+        "img=2x1",
+        "--extent",
+        "tex=1x1",
+        &format!("{DIR}/sparse-read.comp"),
+    ]);
+    assert_eq!(code, 0, "{out}{err}");
+    let found = races(&out);
+    assert_eq!(found.len(), 1, "{out}");
+    assert!(
+        found[0].contains("race on img[1][0]")
+            && found[0].contains("line 17: OpImageWrite")
+            && found[0].contains("line 19: %40 = OpImageSparseRead"),
+        "{out}"
+    );
+    assert!(out.contains("result.v[1]=5;"), "{out}");
+    assert!(out.contains("result.v[1]=0;"), "{out}");
+    assert!(
+        err.contains("the final states leave out result.ok[1]"),
+        "{err}"
+    );
+    let (code, out, err) = vkmm(&[
+        "check",
+        "--extent",
+        "img=1x1",
+        &format!("{DIR}/sparse-code-decides-branch.comp"),
+    ]);
+    assert_eq!(code, 2, "{out}{err}");
+    assert!(
+        err.contains("sparse-code-decides-branch.comp:13:1: OpBranchConditional: the Residency Code of a sparse read (`OpImageSparseRead` at line 12)"),
+        "{err}"
+    );
+}

@@ -1549,6 +1549,8 @@ impl<'a> Gen<'a> {
             | Op::ImageWrite
             | Op::ImageTexelPointer
             | Op::ImageFetch
+            | Op::ImageSparseRead
+            | Op::ImageSparseFetch
             | Op::SampledImage
             | Op::Image => self.image(fr, inst)?,
             Op::ImageQuerySize
@@ -1656,7 +1658,7 @@ impl<'a> Gen<'a> {
                 } else if matches!(name, "OpTraceNV" | "OpExecuteCallableNV") {
                     "the NV ray tracing instructions take their data by location number: write OpTraceRayKHR / OpExecuteCallableKHR (docs/format-spirv.md, \"Shader calls\")"
                 } else if name.contains("Image") || name.contains("Sampl") {
-                    "vkmm lowers OpImageRead, OpImageWrite, OpImageTexelPointer, OpImageFetch, OpSampledImage, OpImage, the queries OpImageQuerySize, OpImageQuerySizeLod, OpImageQueryLevels, OpImageQuerySamples and OpImageQueryLod, and the sampling instructions OpImageSample*, OpImageSparseSample*, OpImage*Gather, OpImageSparse*Gather, OpImageSparseTexelsResident (docs/format-spirv.md, \"Images\", \"Sampling\"): sparse reads and fetches, and vendors' image processing, are not modelled"
+                    "vkmm lowers OpImageRead, OpImageWrite, OpImageTexelPointer, OpImageFetch, their sparse forms OpImageSparseRead and OpImageSparseFetch, OpSampledImage, OpImage, the queries OpImageQuerySize, OpImageQuerySizeLod, OpImageQueryLevels, OpImageQuerySamples and OpImageQueryLod, and the sampling instructions OpImageSample*, OpImageSparseSample*, OpImage*Gather, OpImageSparse*Gather, OpImageSparseTexelsResident (docs/format-spirv.md, \"Images\", \"Sampling\"): vendors' image processing is not modelled"
                 } else if name.contains("Tensor") {
                     "vkmm lowers OpTensorReadARM, OpTensorWriteARM and OpTensorQuerySizeARM only (docs/format-spirv.md, \"Tensors\")"
                 } else if name.starts_with("OpF")

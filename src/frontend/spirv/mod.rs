@@ -861,7 +861,7 @@ fn sampled_memory(
             line,
             column,
             message: format!(
-                "the final states leave out {}: {} may hold the value of a sample, which vkmm does not compute (docs/format-spirv.md, \"Sampling\")",
+                "the final states leave out {}: {} may hold the value of a sample (or a sparse read's Residency Code), which vkmm does not compute (docs/format-spirv.md, \"Sampling\")",
                 hidden.join(", "),
                 if hidden.len() == 1 { "it" } else { "they" }
             ),

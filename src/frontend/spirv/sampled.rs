@@ -1,7 +1,9 @@
 //! Where the value of a sample may go (docs/format-spirv.md, "Sampling").
 //!
 //! vkmm reads a sampling instruction as non-atomic reads of every texel it
-//! may read and does not compute its value (`lower/image.rs`, `Gen::sample`):
+//! may read and does not compute its value (nor a sparse read's or fetch's
+//! Residency Code, whose encoding is the implementation's; its texel is
+//! computed) (`lower/image.rs`, `Gen::sample`):
 //! the texels a filter combines and their weights are the sampler's and the
 //! implementation's (Vulkan, Texel Filtering: "VK_FILTER_LINEAR filtering
 //! combines 8 (for 3D), 4 (for 2D or Cube), or 2 (for 1D) texel values,
@@ -102,6 +104,8 @@ struct Flow<'a> {
     def: HashMap<&'a str, usize>,
     /// Each function parameter's arguments at the calls.
     args: HashMap<&'a str, Vec<&'a str>>,
+    /// The results of the sparse texel reads.
+    sparse: HashSet<&'a str>,
 }
 
 /// The id operands of `inst` from operand `from` on, with their indices.
@@ -138,12 +142,18 @@ impl<'a> Flow<'a> {
                 args.entry(p.as_str()).or_default().push(a);
             }
         }
+        let sparse = insts
+            .iter()
+            .filter(|i| is_sparse_read(i.op))
+            .filter_map(|i| i.result.as_ref().map(|(r, _)| r.as_str()))
+            .collect();
         Flow {
             insts,
             m,
             alias,
             def,
             args,
+            sparse,
         }
     }
 
@@ -271,15 +281,20 @@ struct State<'a> {
     memory: HashMap<Part, usize>,
     anywhere: Option<usize>,
     returns: HashMap<&'a str, usize>,
+    /// A sparse read's or fetch's result whose texel (its second member)
+    /// may come from memory that holds a sampled value; the result as a
+    /// whole is in `values` by its Residency Code.
+    texels: HashMap<&'a str, usize>,
 }
 
 impl<'a> State<'a> {
-    fn size(&self) -> (usize, usize, bool, usize) {
+    fn size(&self) -> (usize, usize, bool, usize, usize) {
         (
             self.values.len(),
             self.memory.len(),
             self.anywhere.is_some(),
             self.returns.len(),
+            self.texels.len(),
         )
     }
 
@@ -436,6 +451,7 @@ fn computes_only(op: Op) -> bool {
             | Op::FUnordLessThanEqual
             | Op::FOrdGreaterThanEqual
             | Op::FUnordGreaterThanEqual
+            | Op::ImageSparseTexelsResident
     )
 }
 
@@ -565,6 +581,12 @@ fn phis_of<'a>(flow: &Flow<'a>, label: &str) -> Vec<&'a str> {
         .collect()
 }
 
+/// The sparse texel reads: their result is a Residency Code, whose value
+/// is the implementation's, and the texel.
+fn is_sparse_read(op: Op) -> bool {
+    matches!(op, Op::ImageSparseRead | Op::ImageSparseFetch)
+}
+
 /// The reads of memory: their pointer (or image) operand.
 fn read_through(op: Op) -> Option<usize> {
     match op {
@@ -586,12 +608,25 @@ fn read_through(op: Op) -> Option<usize> {
 fn step<'a>(flow: &Flow<'a>, st: &mut State<'a>, f: &'a str, k: usize) {
     let inst: &'a Inst = &flow.insts[k];
     let result = inst.result.as_ref().map(|(r, _)| r.as_str());
-    let mut from = if is_sampling(inst.op) && inst.op != Op::ImageSparseTexelsResident {
+    let mut from = if (is_sampling(inst.op) && inst.op != Op::ImageSparseTexelsResident)
+        || is_sparse_read(inst.op)
+    {
         Some(k)
     } else {
         None
     };
     match inst.op {
+        // A sparse result's texel member: the memory it was read from
+        // decides it, not the Residency Code.
+        Op::CompositeExtract
+            if id_at(inst, 1).is_some_and(|c| flow.sparse.contains(c))
+                && inst.int(2).is_ok_and(|m| m != 0) =>
+        {
+            if let (Some(r), Some(s)) = (result, id_at(inst, 1).and_then(|c| st.texels.get(c))) {
+                st.values.entry(r).or_insert(*s);
+            }
+            return;
+        }
         Op::Store => {
             if let Some(s) = st.value(inst, 1) {
                 st.store(flow.roots_at(inst, 0), s);
@@ -645,6 +680,11 @@ fn step<'a>(flow: &Flow<'a>, st: &mut State<'a>, f: &'a str, k: usize) {
         }
         op => {
             if let Some(i) = read_through(op) {
+                if is_sparse_read(op)
+                    && let (Some(r), Some(s)) = (result, st.held(&flow.roots_at(inst, i)))
+                {
+                    st.texels.entry(r).or_insert(s);
+                }
                 from = from.or_else(|| st.held(&flow.roots_at(inst, i)));
                 // An atomic read-modify-write stores its operands' value.
                 if op != Op::Load
@@ -722,7 +762,10 @@ pub(super) fn check(
     alias: &HashMap<String, String>,
     entries: &[String],
 ) -> Result<Sampled, Located> {
-    if !insts.iter().any(|i| is_sampling(i.op)) {
+    if !insts
+        .iter()
+        .any(|i| is_sampling(i.op) || is_sparse_read(i.op))
+    {
         return Ok(Sampled::default());
     }
     let flow = Flow::new(insts, m, alias);
@@ -799,15 +842,22 @@ pub(super) fn check(
             }
             if let Some((i, what, s)) = found {
                 let sample = &insts[s];
-                return Err(inst.err_at(
-                    i,
+                let message = if is_sparse_read(sample.op) {
+                    format!(
+                        "{}: the Residency Code of a sparse read (`{}` at line {}) may decide {what}: its encoding, and whether a texel is resident, are the implementation's (\"Residency Code is a value returned by a sparse image instruction\"), so vkmm does not compute it and cannot tell what this instruction does; keep residency codes out of branches, indices and compare-exchanges (docs/format-spirv.md, \"Sampling\")",
+                        inst.name,
+                        sample.name,
+                        flow.line_of(s)
+                    )
+                } else {
                     format!(
                         "{}: the value of a sample (`{}` at line {}) may decide {what}: vkmm reads a sample as reads of every texel it may read and does not compute its value (which texels a filter reads, and their weights, are the sampler's and the implementation's), so it cannot tell what this instruction does; keep sampled values out of branches, indices and compare-exchanges, or read texels with texelFetch / textureLoad / Load (OpImageFetch) (docs/format-spirv.md, \"Sampling\")",
                         inst.name,
                         sample.name,
                         flow.line_of(s)
-                    ),
-                ));
+                    )
+                };
+                return Err(inst.err_at(i, message));
             }
         }
     }

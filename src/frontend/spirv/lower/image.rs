@@ -589,24 +589,54 @@ impl Gen<'_> {
     /// `OpImageRead`, `OpImageWrite`, `OpImageTexelPointer`.
     pub(super) fn image(&mut self, fr: &mut Frame, inst: &Inst) -> R<()> {
         match inst.op {
-            Op::ImageRead | Op::ImageFetch => {
+            Op::ImageRead | Op::ImageFetch | Op::ImageSparseRead | Op::ImageSparseFetch => {
                 // OpImageRead Result-Type Image Coordinate [Image-Operands];
                 // OpImageFetch, the same: "Fetch a single texel from an
                 // image whose Sampled operand is 1" by integer coordinates
                 // ("Coordinate is an integer scalar or vector containing
                 // (u[, v] ... [, array layer])"), no sampler and no
                 // filtering: a read of that texel's locations.
-                let fetch = inst.op == Op::ImageFetch;
+                let fetch = matches!(inst.op, Op::ImageFetch | Op::ImageSparseFetch);
+                let sparse = matches!(inst.op, Op::ImageSparseRead | Op::ImageSparseFetch);
                 let want = if fetch { Want::Fetch } else { Want::Storage };
                 let g = self.grid(fr, inst, 1, want)?;
                 let (acc, sample, level) = self.image_operands(fr, inst, 3, &g)?;
                 let coords = self.image_coords(fr, inst, &g, sample)?;
+                // OpImageSparseRead / OpImageSparseFetch: "Result Type must
+                // be an OpTypeStruct with two members. The first member's
+                // type must be an integer type scalar. It holds a Residency
+                // Code that can be passed to OpImageSparseTexelsResident.
+                // The second member must be a scalar or vector of
+                // floating-point type or integer type" (the fetch's "a
+                // vector of four components"): the texel is read as the
+                // non-sparse instruction reads it.
+                let texel_ty = if sparse {
+                    match self.m.ty(inst.id(0)?) {
+                        Some(Ty::Struct { members })
+                            if members.len() == 2
+                                && matches!(self.m.ty(&members[0]), Some(Ty::Int { .. })) =>
+                        {
+                            members[1].clone()
+                        }
+                        _ => {
+                            return Err(inst.err_at(
+                                0,
+                                format!(
+                                    "{}: \"Result Type must be an OpTypeStruct with two members. The first member's type must be an integer type scalar\"",
+                                    inst.name
+                                ),
+                            ));
+                        }
+                    }
+                } else {
+                    inst.id(0)?.to_string()
+                };
                 // OpImageFetch: "Result Type must be a vector of four
                 // components of floating-point type or integer type."
-                if fetch && !matches!(self.m.ty(inst.id(0)?), Some(Ty::Vector { n: 4, .. })) {
+                if fetch && !matches!(self.m.ty(&texel_ty), Some(Ty::Vector { n: 4, .. })) {
                     return Err(inst.err_at(
                         0,
-                        "OpImageFetch: \"Result Type must be a vector of four components of floating-point type or integer type\"".into(),
+                        format!("{}: \"Result Type must be a vector of four components of floating-point type or integer type\"", inst.name),
                     ));
                 }
                 let Some(t) = self.locate(&g, &coords, inst)? else {
@@ -621,11 +651,11 @@ impl Gen<'_> {
                 // missing components are substituted by the components of
                 // (0,0,0,1) for missing (R,G,B,A) components, respectively."
                 // The 1 of a float texel is 1.0's bits.
-                let one = match self.float_width(inst.id(0)?) {
+                let one = match self.float_width(&texel_ty) {
                     Some(w) => crate::ir::numeric::from_f64(1.0, w),
                     None => 1,
                 };
-                let v = match self.m.ty(inst.id(0)?) {
+                let v = match self.m.ty(&texel_ty) {
                     Some(Ty::Vector { n, .. }) => Val::Comp(
                         (0..*n)
                             .map(|i| match channels.get(i) {
@@ -639,10 +669,24 @@ impl Gen<'_> {
                     _ => {
                         return Err(inst.err_at(
                             0,
-                            "OpImageRead: vkmm reads texels into an integer or float scalar or vector"
-                                .into(),
+                            format!(
+                                "{}: vkmm reads texels into an integer or float scalar or vector",
+                                inst.name
+                            ),
                         ));
                     }
+                };
+                // The Residency Code: "Residency Code is a value returned
+                // by a sparse image instruction", whose encoding is the
+                // implementation's; its register holds 0 and its value is
+                // not computed, as a sample's (`sampled.rs`: refused where
+                // it decides a branch, an address or a write).
+                let v = if sparse {
+                    let code = format!("{name}.0");
+                    self.copy(&code, Operand::Const(0), &span(inst));
+                    Val::Comp(vec![Val::Reg(code), v])
+                } else {
+                    v
                 };
                 self.bind(fr, inst, v)?;
             }
@@ -1267,7 +1311,7 @@ impl Gen<'_> {
         g: &Grid,
     ) -> R<(Access, Option<Val>, Option<Val>)> {
         let write = inst.op == Op::ImageWrite;
-        let fetch = inst.op == Op::ImageFetch;
+        let fetch = matches!(inst.op, Op::ImageFetch | Op::ImageSparseFetch);
         let mut a = Access {
             kind: AccessKind::Texel,
             ..Access::default()
