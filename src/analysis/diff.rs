@@ -366,7 +366,7 @@ type Events = [(usize, usize)];
 pub(super) type Key = (Vec<(usize, usize)>, Vec<Vec<(usize, usize)>>);
 
 /// One skeleton: thread placements and, per thread, (op index, location).
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub(super) struct Shape {
     /// Per thread: (workgroup, subgroup), numbered in order of first use.
     pub(super) place: Vec<(usize, usize)>,
@@ -375,9 +375,75 @@ pub(super) struct Shape {
 
 pub(super) const LOCATIONS: &[&str] = &["x", "y", "z", "w"];
 
+/// Every injective map of `0..k` into `0..m`, extending `cur`, into `out`.
+fn injections(k: usize, m: usize, cur: &mut Vec<usize>, out: &mut Vec<Vec<usize>>) {
+    if cur.len() == k {
+        out.push(cur.clone());
+        return;
+    }
+    for x in 0..m {
+        if !cur.contains(&x) {
+            cur.push(x);
+            injections(k, m, cur, out);
+            cur.pop();
+        }
+    }
+}
+
 impl Shape {
     pub(super) fn events(&self) -> usize {
         self.threads.iter().map(Vec::len).sum()
+    }
+
+    /// Whether `big` contains this skeleton: an injective map of this
+    /// skeleton's threads to `big`'s, keeping which threads share a
+    /// workgroup and which a subgroup, and an injective renaming of its
+    /// locations, under which each thread's events (instruction and, for an
+    /// access, location) are a subsequence of its image's, in program order.
+    pub(super) fn embeds_in(&self, big: &Shape, ops: &[Op]) -> bool {
+        let n = self.threads.len();
+        if n > big.threads.len() || self.events() > big.events() {
+            return false;
+        }
+        let locs = |s: &Shape| {
+            s.threads
+                .iter()
+                .flatten()
+                .filter(|(o, _)| ops.get(*o).is_some_and(Op::has_location))
+                .map(|&(_, l)| l + 1)
+                .max()
+                .unwrap_or(0)
+        };
+        let (mine, theirs) = (locs(self), locs(big));
+        if mine > theirs {
+            return false;
+        }
+        let maps = |k: usize, m: usize| -> Vec<Vec<usize>> {
+            let mut out = Vec::new();
+            let mut cur = Vec::new();
+            injections(k, m, &mut cur, &mut out);
+            out
+        };
+        let renamings = maps(mine, theirs);
+        maps(n, big.threads.len()).iter().any(|t| {
+            let placed = (0..n).all(|i| {
+                (0..n).all(|j| {
+                    let (a, b) = (self.place[i], self.place[j]);
+                    let (c, d) = (big.place[t[i]], big.place[t[j]]);
+                    (a.0 == b.0) == (c.0 == d.0) && (a == b) == (c == d)
+                })
+            });
+            placed
+                && renamings.iter().any(|r| {
+                    (0..n).all(|i| {
+                        let mut rest = big.threads[t[i]].iter();
+                        self.threads[i].iter().all(|&(o, l)| {
+                            let access = ops.get(o).is_some_and(Op::has_location);
+                            rest.any(|&(o2, l2)| o2 == o && (!access || r[l] == l2))
+                        })
+                    })
+                })
+        })
     }
 
     /// The skeleton with its threads in order `perm` and locations renamed

@@ -630,6 +630,16 @@ pub struct MappingViolation {
     pub target: String,
     /// The final state (`P0:r0 == 1 /\ x == 2`).
     pub outcome: String,
+    /// The violation (its index in the report) whose source test this one's
+    /// extends: the smaller test's events, up to the order of the threads
+    /// and the names of the locations, are among this test's, in program
+    /// order, on threads placed alike. `None`: the source test extends no
+    /// smaller violating test (a minimal one).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub extends: Option<usize>,
+    /// The source test's skeleton.
+    #[serde(skip)]
+    shape: Shape,
 }
 
 /// What the check covered and found.
@@ -765,6 +775,58 @@ fn listing(
 /// (`diff::sat::mapping`) when `bounds.engine` asks for it and it takes
 /// the mapping, else by enumerating the tests.
 pub fn check_mapping(
+    m: &Mapping,
+    imp: &LoadedModel,
+    spec: &LoadedModel,
+    options: &Options,
+    limits: Limits,
+    bounds: &MappingBounds,
+) -> Result<MappingReport, String> {
+    let mut report = check_tests(m, imp, spec, options, limits, bounds)?;
+    group(&mut report.violations, &ops_of(m));
+    Ok(report)
+}
+
+/// Marks each violation whose source test extends a smaller violating
+/// test ([`MappingViolation::extends`]) with the first violation of the
+/// smallest such test, so that reports lead with the minimal tests: the
+/// search checks tests smallest first, and a pattern that breaks the
+/// mapping breaks it again in every larger test that contains it.
+fn group(violations: &mut [MappingViolation], ops: &[Op]) {
+    // Each distinct source test: the violation it first appears in, and the
+    // root found for it.
+    let mut tests: std::collections::HashMap<Shape, (usize, Option<usize>)> =
+        std::collections::HashMap::new();
+    let mut minimal: Vec<usize> = Vec::new();
+    // Smaller tests first, whatever order the search found them in.
+    let mut order: Vec<usize> = (0..violations.len()).collect();
+    order.sort_by_key(|&i| (violations[i].shape.events(), i));
+    for i in order {
+        let shape = &violations[i].shape;
+        let root = match tests.get(shape) {
+            Some(&(_, root)) => root,
+            None => {
+                let root = minimal
+                    .iter()
+                    .copied()
+                    .filter(|&m| {
+                        violations[m].shape.events() < shape.events()
+                            && violations[m].shape.embeds_in(shape, ops)
+                    })
+                    .min_by_key(|&m| (violations[m].shape.events(), m));
+                if root.is_none() {
+                    minimal.push(i);
+                }
+                tests.insert(shape.clone(), (i, root));
+                root
+            }
+        };
+        violations[i].extends = root;
+    }
+}
+
+/// [`check_mapping`] before the violations are grouped.
+fn check_tests(
     m: &Mapping,
     imp: &LoadedModel,
     spec: &LoadedModel,
@@ -934,6 +996,8 @@ fn check_test(
             source: src.clone(),
             target: with_exists(&tgt, m.target, &cond),
             outcome: s.join(" /\\ "),
+            extends: None,
+            shape: shape.clone(),
         });
     }
     report.violating_tests += u64::from(found);
@@ -1115,5 +1179,89 @@ pub(super) enum Halt {
 impl From<String> for Halt {
     fn from(e: String) -> Halt {
         Halt::Failed(e)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Ops 0 and 1 are accesses (a load and a store), 2 a fence.
+    fn ops() -> Vec<Op> {
+        [Kind::Load, Kind::Store, Kind::Membar]
+            .into_iter()
+            .map(|kind| Op {
+                kind,
+                attrs: String::new(),
+                class: 0,
+            })
+            .collect()
+    }
+
+    fn shape(place: &[(usize, usize)], threads: &[&[(usize, usize)]]) -> Shape {
+        Shape {
+            place: place.to_vec(),
+            threads: threads.iter().map(|t| t.to_vec()).collect(),
+        }
+    }
+
+    fn violation(s: Shape) -> MappingViolation {
+        MappingViolation {
+            source: format!("{s:?}"),
+            target: String::new(),
+            outcome: String::new(),
+            extends: None,
+            shape: s,
+        }
+    }
+
+    /// Message passing (thread 0 stores x then y, thread 1 loads y then
+    /// x) is among a test's events up to the order of the threads, the
+    /// names of the locations and events in between; not when a thread's
+    /// order differs, the threads' placement differs, or one location
+    /// would need two names.
+    #[test]
+    fn a_test_embeds_in_those_that_contain_its_events_in_order() {
+        let ops = ops();
+        let mp = shape(&[(0, 0), (0, 1)], &[&[(1, 0), (1, 1)], &[(0, 1), (0, 0)]]);
+        // Threads swapped, locations renamed, a fence and a load between.
+        let bigger = shape(
+            &[(0, 0), (0, 1)],
+            &[&[(0, 0), (2, 0), (0, 1)], &[(1, 1), (0, 0), (1, 0)]],
+        );
+        assert!(mp.embeds_in(&bigger, &ops));
+        assert!(mp.embeds_in(&mp, &ops));
+        assert!(!bigger.embeds_in(&mp, &ops));
+        // Thread 1's loads in the other order.
+        let reordered = shape(&[(0, 0), (0, 1)], &[&[(1, 0), (1, 1)], &[(0, 0), (0, 1)]]);
+        assert!(!mp.embeds_in(&reordered, &ops));
+        // Both threads in one subgroup: placed differently.
+        let one_subgroup = shape(&[(0, 0), (0, 0)], &[&[(1, 0), (1, 1)], &[(0, 1), (0, 0)]]);
+        assert!(!mp.embeds_in(&one_subgroup, &ops));
+        // One location where message passing needs two.
+        let one_location = shape(&[(0, 0), (0, 1)], &[&[(1, 0), (1, 0)], &[(0, 0), (0, 0)]]);
+        assert!(!mp.embeds_in(&one_location, &ops));
+    }
+
+    /// The report's grouping: each test that extends a smaller violating
+    /// test points at that test's first violation, whatever order the
+    /// violations were found in; a test that extends none is minimal.
+    #[test]
+    fn violations_of_larger_tests_point_at_the_minimal_test_they_extend() {
+        let ops = ops();
+        let mp = shape(&[(0, 0), (0, 1)], &[&[(1, 0), (1, 1)], &[(0, 1), (0, 0)]]);
+        let bigger = shape(
+            &[(0, 0), (0, 1)],
+            &[&[(0, 0), (2, 0), (0, 1)], &[(1, 1), (0, 0), (1, 0)]],
+        );
+        let other = shape(&[(0, 0), (0, 1)], &[&[(1, 0), (1, 0)], &[(0, 0), (0, 0)]]);
+        // Found largest first; message passing twice (two outcomes).
+        let mut vs: Vec<MappingViolation> = [&bigger, &mp, &mp, &other, &bigger]
+            .into_iter()
+            .map(|s| violation(s.clone()))
+            .collect();
+        group(&mut vs, &ops);
+        let extends: Vec<Option<usize>> = vs.iter().map(|v| v.extends).collect();
+        assert_eq!(extends, [Some(1), None, None, None, Some(1)]);
     }
 }

@@ -231,11 +231,34 @@ pub fn mapping_command(
             for n in &report.notes {
                 s.push_str(&format!("note: {n}\n"));
             }
-            for v in &report.violations {
+            // The minimal tests' violations whole; those of larger tests
+            // that extend one counted after it (the JSON lists them all).
+            let vs = &report.violations;
+            for (i, v) in vs.iter().enumerate() {
+                if v.extends.is_some() {
+                    continue;
+                }
                 s.push_str(&format!(
                     "violation: {} allows {} on the compiled test, {} forbids it on the source\nsource:\n{}compiled:\n{}\n",
                     report.implementation, v.outcome, report.specification, v.source, v.target
                 ));
+                let last_of_test = vs.get(i + 1).is_none_or(|w| w.source != v.source);
+                let first = vs.iter().position(|w| w.source == v.source).unwrap_or(i);
+                let extending: Vec<&vkmm::analysis::mapping::MappingViolation> =
+                    vs.iter().filter(|w| w.extends == Some(first)).collect();
+                if last_of_test && !extending.is_empty() {
+                    let mut tests: Vec<&str> =
+                        extending.iter().map(|w| w.source.as_str()).collect();
+                    tests.dedup();
+                    s.push_str(&format!(
+                        "and {} more violation{} in {} larger source test{} that extend{} this one (its events among theirs; `--format json` lists each, `extends` naming this violation)\n\n",
+                        extending.len(),
+                        if extending.len() == 1 { "" } else { "s" },
+                        tests.len(),
+                        if tests.len() == 1 { "" } else { "s" },
+                        if tests.len() == 1 { "s" } else { "" },
+                    ));
+                }
             }
             s.push_str(&report.summary());
             s.push('\n');
