@@ -82,7 +82,7 @@ pub struct Explorer<'p> {
     /// Per range of threads the barriers tie together and its paths in a
     /// block: whether some combination of them may agree
     /// ([`Explorer::ranges_agree`]).
-    agreeing: std::cell::RefCell<HashMap<Vec<(usize, Vec<usize>)>, bool>>,
+    agreeing: std::cell::RefCell<HashMap<RangePaths, bool>>,
     /// Whether the listing stopped some path at a barrier in some round
     /// ([`trace::Explored::stopped`]; [`Explorer::complete_under`]).
     stopped: bool,
@@ -558,7 +558,7 @@ impl<'p> Explorer<'p> {
             if hi - lo == n {
                 continue;
             }
-            let key: Vec<(usize, Vec<usize>)> = (lo..hi).map(|u| (u, block[u].clone())).collect();
+            let key: RangePaths = (lo..hi).map(|u| (u, block[u].clone())).collect();
             let known = self.agreeing.borrow().get(&key).copied();
             let agree = match known {
                 Some(a) => a,
@@ -1292,6 +1292,10 @@ struct PathValues {
     needs: Vec<(usize, bool, usize)>,
     writes: Vec<usize>,
 }
+
+/// A range of threads by its threads' numbers and their paths in a block
+/// ([`Explorer::ranges_agree`]).
+type RangePaths = Vec<(usize, Vec<usize>)>;
 
 /// The state of [`Explorer::block_pruned`]'s walk.
 pub(super) struct PrunedWalk<'a> {

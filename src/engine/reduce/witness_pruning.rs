@@ -258,8 +258,8 @@ impl BarrierPruning {
         }
         let mut ranges = Vec::new();
         let (mut lo, mut hi) = (0, 0);
-        for u in 0..n {
-            hi = hi.max(reach[u]);
+        for (u, &r) in reach.iter().enumerate() {
+            hi = hi.max(r);
             if u == hi {
                 ranges.push((lo, u + 1));
                 lo = u + 1;
