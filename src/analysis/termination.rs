@@ -1113,27 +1113,36 @@ impl Visitor for Search<'_> {
             Run::Stopped(1),
             Run::Blocked,
         ];
-        // `None`: a stuck path whose loop cannot repeat, in no block.
-        let kind = |t: usize, p: &crate::engine::trace::Path| match (&p.ending, p.events.len()) {
-            (Ending::Finished, _) => Some(0),
-            (Ending::Stuck(st), _) => (!self.pruning || may_repeat(t, st, &p.events)).then_some(1),
-            (Ending::Stopped | Ending::Cut { .. }, 0) => Some(2),
-            (Ending::Stopped | Ending::Cut { .. }, _) => Some(3),
-            (Ending::Blocked { .. }, _) => Some(4),
+        let kind = |p: &crate::engine::trace::Path| match (&p.ending, p.events.len()) {
+            (Ending::Finished, _) => 0,
+            (Ending::Stuck(_), _) => 1,
+            (Ending::Stopped | Ending::Cut { .. }, 0) => 2,
+            (Ending::Stopped | Ending::Cut { .. }, _) => 3,
+            (Ending::Blocked { .. }, _) => 4,
         };
-        let groups: Vec<[Vec<usize>; 5]> = threads
+        // Per thread, per kind: the paths put in blocks (with witness
+        // pruning, a stuck path whose loop cannot repeat is in none), and
+        // how many paths of the kind there are, pruned or not.
+        let (groups, counts): (Vec<[Vec<usize>; 5]>, Vec<[usize; 5]>) = threads
             .iter()
             .enumerate()
             .map(|(t, tp)| {
                 let mut g: [Vec<usize>; 5] = Default::default();
+                let mut n = [0usize; 5];
                 for (i, p) in tp.paths.iter().enumerate() {
-                    if let Some(k) = kind(t, p) {
+                    let k = kind(p);
+                    n[k] += 1;
+                    let repeats = match &p.ending {
+                        Ending::Stuck(st) => !self.pruning || may_repeat(t, st, &p.events),
+                        _ => true,
+                    };
+                    if repeats {
                         g[k].push(i);
                     }
                 }
-                g
+                (g, n)
             })
-            .collect();
+            .unzip();
         let n = threads.len();
         let mut blocks = Vec::new();
         let mut assign = vec![0usize; n];
@@ -1148,9 +1157,11 @@ impl Visitor for Search<'_> {
                     let block: Vec<Vec<usize>> =
                         (0..n).map(|t| groups[t][assign[t]].clone()).collect();
                     let count = |kind: usize| assign.iter().filter(|&&k| k == kind).count();
-                    let size = block
-                        .iter()
-                        .fold(1u128, |a, ps| a.saturating_mul(ps.len() as u128));
+                    // The combinations the block has without witness
+                    // pruning: the blocks are searched in the same order
+                    // with the pruning and without it (below).
+                    let size =
+                        (0..n).fold(1u128, |a, t| a.saturating_mul(counts[t][assign[t]] as u128));
                     blocks.push(((count(0), count(3), size), block));
                 }
             }
@@ -1165,6 +1176,13 @@ impl Visitor for Search<'_> {
                     // paths have prefixes), then fewest combinations. The
                     // order changes which witness is found first, not
                     // whether one is: without one every block is searched.
+                    // The combinations are counted as if no path were
+                    // pruned, so witness pruning keeps the order and
+                    // drops only skeletons `wants` refuses, which cost no
+                    // evaluation: the pruned search evaluates what the
+                    // plain one does, in the same order, and a limit
+                    // (`--max-executions` counts evaluations) stops it
+                    // no earlier.
                     blocks.sort_by_key(|(key, _)| *key);
                     let blocks: Vec<Vec<Vec<usize>>> = blocks.into_iter().map(|(_, b)| b).collect();
                     return Some(blocks);

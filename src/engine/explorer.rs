@@ -79,6 +79,10 @@ pub struct Explorer<'p> {
     /// The pruned walk's check of control barriers
     /// ([`Explorer::set_barrier_agreement`]); `None`: off.
     barriers: Option<reduce::BarrierPruning>,
+    /// Per range of threads the barriers tie together and its paths in a
+    /// block: whether some combination of them may agree
+    /// ([`Explorer::ranges_agree`]).
+    agreeing: std::cell::RefCell<HashMap<RangePaths, bool>>,
     /// Whether the listing stopped some path at a barrier in some round
     /// ([`trace::Explored::stopped`]; [`Explorer::complete_under`]).
     stopped: bool,
@@ -198,6 +202,7 @@ impl<'p> Explorer<'p> {
             own,
             shapes: base::ShapeCache::default(),
             barriers: None,
+            agreeing: Default::default(),
             stopped: false,
         }
     }
@@ -477,6 +482,13 @@ impl<'p> Explorer<'p> {
     /// subgroup's results are checked as soon as its paths are chosen, not
     /// once per combination of the other threads' paths.
     fn groups_agree_from(&self, block: &[Vec<usize>], idx: &[usize], t: usize) -> bool {
+        self.groups_agree_in(block, idx, t, self.threads.len())
+    }
+
+    /// [`Explorer::groups_agree_from`] with the paths of the threads
+    /// `t..hi` chosen: the group instances all of whose members are among
+    /// them.
+    fn groups_agree_in(&self, block: &[Vec<usize>], idx: &[usize], t: usize, hi: usize) -> bool {
         let threads = &self.program.threads;
         if !self.has_group_functions || (t > 0 && threads[t - 1].subgroup == threads[t].subgroup) {
             return true;
@@ -490,10 +502,10 @@ impl<'p> Explorer<'p> {
         };
         let paths: Vec<&Path> = (0..threads.len())
             .map(|u| {
-                if u < t {
-                    &none
-                } else {
+                if (t..hi).contains(&u) {
                     &self.threads[u].paths[block[u][idx[u]]]
+                } else {
+                    &none
                 }
             })
             .collect();
@@ -501,7 +513,7 @@ impl<'p> Explorer<'p> {
         let endings: Vec<Ending> = paths.iter().map(|p| p.ending.clone()).collect();
         let groups: Vec<barrier::BarrierGroup> = barrier::groups(self.program, &events, &endings)
             .into_iter()
-            .filter(|g| g.members.iter().all(|&u| u >= t))
+            .filter(|g| g.members.iter().all(|&u| (t..hi).contains(&u)))
             .collect();
         barrier::group_results(self.program, &events, &groups)
             .into_iter()
@@ -522,6 +534,90 @@ impl<'p> Explorer<'p> {
             .map(|u| if u < t { 0 } else { block[u][idx[u]] })
             .collect();
         check.may_agree(&chosen, t)
+    }
+
+    /// Whether each range of threads the barriers tie together
+    /// ([`reduce::BarrierPruning::ranges`]) has some combination of its
+    /// paths in `block` whose barriers and group results may agree, judged
+    /// on its own paths: where one has none, no combination of the block
+    /// does, and the block is not walked. The pruned walk chooses the
+    /// threads from the last, so a range below the last is otherwise
+    /// walked again under every partial combination of the threads above
+    /// it that survives. Known per range and its paths
+    /// ([`Explorer::agreeing`]), since blocks of endings share them.
+    /// Always true without [`Explorer::set_barrier_agreement`], and where a
+    /// limit stops the walk over a range (the block's walk then stops at
+    /// it too).
+    fn ranges_agree(&self, block: &[Vec<usize>]) -> bool {
+        let Some(check) = &self.barriers else {
+            return true;
+        };
+        let n = self.threads.len();
+        let subgroups: Vec<usize> = self.program.threads.iter().map(|t| t.subgroup).collect();
+        for (lo, hi) in check.ranges(&subgroups) {
+            if hi - lo == n {
+                continue;
+            }
+            let key: RangePaths = (lo..hi).map(|u| (u, block[u].clone())).collect();
+            let known = self.agreeing.borrow().get(&key).copied();
+            let agree = match known {
+                Some(a) => a,
+                None => {
+                    let mut idx = vec![0; n];
+                    match self.range_level(check, block, &mut idx, (lo, hi), hi) {
+                        Some(a) => {
+                            self.agreeing.borrow_mut().insert(key, a);
+                            a
+                        }
+                        None => true,
+                    }
+                }
+            };
+            if !agree {
+                return false;
+            }
+        }
+        true
+    }
+
+    /// For [`Explorer::ranges_agree`]: whether the threads `lo..level` of
+    /// the range `lo..hi` (those from `level` chosen in `idx`) have paths
+    /// with which the range's barriers and group results may agree, with
+    /// the checks of the pruned walk; `None` when a limit stopped it.
+    fn range_level(
+        &self,
+        check: &reduce::BarrierPruning,
+        block: &[Vec<usize>],
+        idx: &mut [usize],
+        (lo, hi): (usize, usize),
+        level: usize,
+    ) -> Option<bool> {
+        if level == lo {
+            return Some(true);
+        }
+        if self.out_of_budget() {
+            return None;
+        }
+        let t = level - 1;
+        for i in 0..block[t].len() {
+            idx[t] = i;
+            let chosen: Vec<usize> = (0..idx.len())
+                .map(|u| {
+                    if (t..hi).contains(&u) {
+                        block[u][idx[u]]
+                    } else {
+                        0
+                    }
+                })
+                .collect();
+            if check.may_agree_in(&chosen, t, hi)
+                && self.groups_agree_in(block, idx, t, hi)
+                && self.range_level(check, block, idx, (lo, hi), t)?
+            {
+                return Some(true);
+            }
+        }
+        Some(false)
     }
 
     /// Notes that a walk skipped a combination of paths at `kind` (e.g. its
@@ -647,6 +743,9 @@ impl<'p> Explorer<'p> {
             return Ok(ControlFlow::Continue(()));
         }
         if self.plan.path_pruning {
+            if !self.ranges_agree(block) {
+                return Ok(ControlFlow::Continue(()));
+            }
             return self.block_pruned(block, initial, f);
         }
         let mut idx = vec![0usize; self.threads.len()];
@@ -1193,6 +1292,10 @@ struct PathValues {
     needs: Vec<(usize, bool, usize)>,
     writes: Vec<usize>,
 }
+
+/// A range of threads by its threads' numbers and their paths in a block
+/// ([`Explorer::ranges_agree`]).
+type RangePaths = Vec<(usize, Vec<usize>)>;
 
 /// The state of [`Explorer::block_pruned`]'s walk.
 pub(super) struct PrunedWalk<'a> {

@@ -236,10 +236,50 @@ impl BarrierPruning {
         }
     }
 
+    /// The sets of threads the control barriers tie together, as ranges
+    /// `lo..hi` of thread numbers: the smallest ranges such that every
+    /// execution-scope instance met, and every subgroup (`subgroup[u]`,
+    /// the threads' subgroup numbers: a group function's instance lies
+    /// within one), falls in one of them. Whether a range's barriers and
+    /// group results agree depends on its threads' paths alone.
+    pub(in crate::engine) fn ranges(&self, subgroup: &[usize]) -> Vec<(usize, usize)> {
+        let n = subgroup.len();
+        // reach[u]: the highest thread tied to `u` or a thread before it.
+        let mut reach: Vec<usize> = (0..n).collect();
+        for members in &self.instances {
+            if let (Some(&lo), Some(&hi)) = (members.iter().min(), members.iter().max()) {
+                reach[lo] = reach[lo].max(hi);
+            }
+        }
+        for u in 1..n {
+            if subgroup[u] == subgroup[u - 1] {
+                reach[u - 1] = reach[u - 1].max(u);
+            }
+        }
+        let mut ranges = Vec::new();
+        let (mut lo, mut hi) = (0, 0);
+        for (u, &r) in reach.iter().enumerate() {
+            hi = hi.max(r);
+            if u == hi {
+                ranges.push((lo, u + 1));
+                lo = u + 1;
+            }
+        }
+        ranges
+    }
+
     /// Whether some completion of the chosen paths (`chosen[u]`, a path
     /// number of thread `u`, for the threads `u >= t`; the others are not
     /// read) can have barriers that agree.
     pub(in crate::engine) fn may_agree(&self, chosen: &[usize], t: usize) -> bool {
+        self.may_agree_in(chosen, t, chosen.len())
+    }
+
+    /// [`BarrierPruning::may_agree`] with the paths of the threads
+    /// `t..hi` chosen and every other thread's left open (it may still
+    /// arrive anywhere): a necessary condition for the barriers of any
+    /// combination holding those paths to agree.
+    pub(in crate::engine) fn may_agree_in(&self, chosen: &[usize], t: usize, hi: usize) -> bool {
         // Per dynamic instance met: one arrival standing for it, the
         // threads passing, those waiting (with their quorum), and whether
         // some arrival has a quorum.
@@ -252,7 +292,7 @@ impl BarrierPruning {
         let mut met: Vec<Met> = Vec::new();
         // Per group, its place in `met` (`usize::MAX`: not met yet).
         let mut place = vec![usize::MAX; self.groups];
-        for (u, &p) in chosen.iter().enumerate().skip(t) {
+        for (u, &p) in chosen.iter().enumerate().take(hi).skip(t) {
             for a in &self.arrivals[u][p] {
                 let k = match place[a.group] {
                     k if k != usize::MAX => k,
@@ -292,7 +332,7 @@ impl BarrierPruning {
             if m.waiting.iter().any(|&q| opens(q)) {
                 return false;
             }
-            let complete = members.iter().all(|&u| u >= t);
+            let complete = members.iter().all(|&u| (t..hi).contains(&u));
             if m.passed.is_empty() || m.quorum || m.first.tangled || (self.any_quorum && !complete)
             {
                 return true;
@@ -300,7 +340,7 @@ impl BarrierPruning {
             // `BarrierGroup::absent`: a chosen member that neither passes
             // nor waits there never will.
             members.iter().all(|&u| {
-                u < t
+                !(t..hi).contains(&u)
                     || m.passed.contains(&u)
                     || self.arrivals[u][chosen[u]]
                         .iter()
