@@ -252,8 +252,11 @@ struct Kept {
     /// (the shapes themselves are not kept: a template gives them again
     /// for what keeping them would cost).
     relocated: std::collections::HashMap<ShapeKey, u64>,
-    /// The instruction class of each (thread, statement) met.
-    classes: std::collections::HashMap<(u32, u32), u32>,
+    /// The instruction class of each statement met, by thread and
+    /// statement (`u32::MAX`: not met yet).
+    classes: Vec<Vec<u32>>,
+    /// How many statements have a class.
+    met: u32,
     /// The classes' instructions (reference and source cleared), by their
     /// `Debug` text: instructions of one text and equal are one class.
     instructions: std::collections::HashMap<String, Vec<(Instruction, u32)>>,
@@ -269,14 +272,21 @@ impl Kept {
     /// class. A shape reads nothing else of an instruction than what is
     /// equal within a class and its location and reference.
     fn class(&mut self, program: &Program, event: &EventInfo) -> u32 {
-        let at = (event.thread as u32, event.stmt as u32);
-        if let Some(&c) = self.classes.get(&at) {
-            return c;
+        let (t, s) = (event.thread, event.stmt);
+        if self.classes.len() <= t {
+            self.classes.resize(t + 1, Vec::new());
+        }
+        if self.classes[t].len() <= s {
+            self.classes[t].resize(program.threads[t].code.len().max(s + 1), u32::MAX);
+        }
+        if self.classes[t][s] != u32::MAX {
+            return self.classes[t][s];
         }
         let mut i = event.instruction(program).clone();
         i.reference = None;
         i.source = Default::default();
-        let next = self.classes.len() as u32;
+        let next = self.met;
+        self.met += 1;
         let alike = self.instructions.entry(format!("{i:?}")).or_default();
         let c = match alike.iter().find(|(j, _)| *j == i) {
             Some(&(_, c)) => c,
@@ -287,7 +297,7 @@ impl Kept {
                 next
             }
         };
-        self.classes.insert(at, c);
+        self.classes[t][s] = c;
         c
     }
 
@@ -313,9 +323,9 @@ pub(crate) struct ProgramScan {
     calls: Vec<(usize, usize, usize)>,
     /// [`Program::shader_call_instances`].
     instances: Vec<Option<usize>>,
-    /// Atomic objects: the locations some atomic operation of the program
-    /// accesses (on any path of any thread).
-    atomic_locations: std::collections::HashSet<usize>,
+    /// Atomic objects: per location, whether some atomic operation of
+    /// the program accesses it (on any path of any thread).
+    atomic_locations: Vec<bool>,
 }
 
 impl ProgramScan {
@@ -331,13 +341,21 @@ impl ProgramScan {
             named: semantics_classes(program),
             calls: program.shader_calls(),
             instances: program.shader_call_instances(),
-            atomic_locations: program
-                .threads
-                .iter()
-                .flat_map(|t| t.instructions())
-                .filter(|i| i.atomic)
-                .filter_map(|i| program.location_of(i))
-                .collect(),
+            atomic_locations: {
+                let mut atomic = vec![false; program.locations.len()];
+                for l in program
+                    .threads
+                    .iter()
+                    .flat_map(|t| t.instructions())
+                    .filter(|i| i.atomic)
+                    .filter_map(|i| program.location_of(i))
+                {
+                    if let Some(a) = atomic.get_mut(l) {
+                        *a = true;
+                    }
+                }
+                atomic
+            },
         }
     }
 }
@@ -501,7 +519,9 @@ fn set_location_relations(
         names::ATOMICLOC,
         EventSet::from_iter(
             n,
-            (0..n).filter(|&e| location[e].is_some_and(|l| scan.atomic_locations.contains(&l))),
+            (0..n).filter(|&e| {
+                location[e].is_some_and(|l| scan.atomic_locations.get(l) == Some(&true))
+            }),
         ),
     );
     // Events of one location (reference): each event's row is its
