@@ -136,12 +136,7 @@ pub(crate) fn static_env_bounded(
     let events = events_of(paths);
     let shape = match cache {
         Some(c) => c.get_or_build(program, &events, bounds)?,
-        None => std::sync::Arc::new(shape_statics(
-            program,
-            &ProgramScan::of(program),
-            &events,
-            bounds,
-        )?),
+        None => shape_statics(program, &ProgramScan::of(program), &events, bounds)?,
     };
     let n = events.len();
     let initial_value: Vec<i64> = (0..n)
@@ -152,17 +147,17 @@ pub(crate) fn static_env_bounded(
         })
         .collect();
     let facts = Facts {
-        location: shape.location.clone(),
-        reference: shape.reference.clone(),
-        is_read: shape.is_read.clone(),
-        is_write: shape.is_write.clone(),
-        atomic: shape.atomic.clone(),
-        seq_cst: shape.seq_cst.clone(),
+        location: shape.location,
+        reference: shape.reference,
+        is_read: shape.is_read,
+        is_write: shape.is_write,
+        atomic: shape.atomic,
+        seq_cst: shape.seq_cst,
         read_value: (0..n).map(|e| events[e].read_value).collect(),
         write_value: (0..n).map(|e| events[e].write_value).collect(),
         derived: (0..n).map(|e| events[e].derived.is_some()).collect(),
         initial_value,
-        inscope: shape.inscope.clone(),
+        inscope: shape.inscope,
         sequenced_writes: Vec::new(),
         commuting: events
             .iter()
@@ -192,7 +187,7 @@ pub(crate) fn static_env_bounded(
                     || matches!(i.kind, crate::ir::OpKind::ControlBarrier { .. })
             }),
     };
-    Ok((events, shape.env.clone(), facts, shape.id))
+    Ok((events, shape.env, facts, shape.id))
 }
 
 /// The part of a skeleton's static environment and facts that is a
@@ -202,6 +197,7 @@ pub(crate) fn static_env_bounded(
 /// differ only in the values their reads return (a waiter of a flag
 /// barrier that read 0 or 1 from the counter) share it, and the walk
 /// builds it once for both ([`ShapeCache`]).
+#[derive(Clone)]
 pub(crate) struct Shape {
     /// A number no other shape built by this process has (skeletons of
     /// one shape share it: [`super::Skeleton::shape`]).
@@ -224,14 +220,94 @@ type ShapeKey = Vec<(u32, u32, bool)>;
 /// paths differ only in read values: barrier-flags-N has N! combinations
 /// and N shapes). Bounded: when the shapes kept would hold more than
 /// [`ShapeCache::BYTES`] of relations, the cache starts over.
+///
+/// A shape missing from it is built from a kept shape whose events run
+/// the same instructions up to the reference they access (its
+/// *template*, keyed by (thread, instruction class, writes) per event:
+/// [`Kept::class`]) when there is one: only the relations of locations
+/// and references are built again ([`Shape::relocated`]), and such a
+/// shape is not kept (only its number: building it again from the
+/// template costs what copying a kept one would). The stores of a
+/// runtime index are one statement per cell of a chain of branches, and
+/// the paths of a bump allocator's threads take a different cell in every
+/// combination: their combinations have a shape each, and one template.
 #[derive(Default)]
 pub(crate) struct ShapeCache {
-    map: std::sync::Mutex<(
-        std::collections::HashMap<ShapeKey, std::sync::Arc<Shape>>,
-        usize,
-    )>,
+    map: std::sync::Mutex<Kept>,
     /// What every shape reads of the whole program, read once.
     scan: std::sync::OnceLock<ProgramScan>,
+    /// How many shapes were built from a template (for tests).
+    relocated: std::sync::atomic::AtomicUsize,
+}
+
+/// What a [`ShapeCache`] keeps.
+#[derive(Default)]
+struct Kept {
+    /// The shapes, by their key.
+    exact: std::collections::HashMap<ShapeKey, std::sync::Arc<Shape>>,
+    /// The shapes built afresh, by their key with each statement's
+    /// instruction class in place of the statement.
+    templates: std::collections::HashMap<ShapeKey, std::sync::Arc<Shape>>,
+    /// The numbers of the shapes built from a template, by their key
+    /// (the shapes themselves are not kept: a template gives them again
+    /// for what keeping them would cost).
+    relocated: std::collections::HashMap<ShapeKey, u64>,
+    /// The instruction class of each statement met, by thread and
+    /// statement (`u32::MAX`: not met yet).
+    classes: Vec<Vec<u32>>,
+    /// How many statements have a class.
+    met: u32,
+    /// The classes' instructions (reference and source cleared), by their
+    /// `Debug` text: instructions of one text and equal are one class.
+    instructions: std::collections::HashMap<String, Vec<(Instruction, u32)>>,
+    /// The bytes of relations `exact` holds and of the keys of
+    /// `relocated` (an estimate).
+    bytes: usize,
+}
+
+impl Kept {
+    /// The class of the instruction of statement `stmt` of thread
+    /// `thread`: statements whose instructions are equal but for the
+    /// reference they access (and where their source is) are of one
+    /// class. A shape reads nothing else of an instruction than what is
+    /// equal within a class and its location and reference.
+    fn class(&mut self, program: &Program, event: &EventInfo) -> u32 {
+        let (t, s) = (event.thread, event.stmt);
+        if self.classes.len() <= t {
+            self.classes.resize(t + 1, Vec::new());
+        }
+        if self.classes[t].len() <= s {
+            self.classes[t].resize(program.threads[t].code.len().max(s + 1), u32::MAX);
+        }
+        if self.classes[t][s] != u32::MAX {
+            return self.classes[t][s];
+        }
+        let mut i = event.instruction(program).clone();
+        i.reference = None;
+        i.source = Default::default();
+        let next = self.met;
+        self.met += 1;
+        let alike = self.instructions.entry(format!("{i:?}")).or_default();
+        let c = match alike.iter().find(|(j, _)| *j == i) {
+            Some(&(_, c)) => c,
+            None => {
+                // A number no other class has: every class has a first
+                // statement, numbered when it was met.
+                alike.push((i, next));
+                next
+            }
+        };
+        self.classes[t][s] = c;
+        c
+    }
+
+    /// The key of the template of `events`' shape.
+    fn template_key(&mut self, program: &Program, events: &[EventInfo]) -> ShapeKey {
+        events
+            .iter()
+            .map(|e| (e.thread as u32, self.class(program, e), e.writes))
+            .collect()
+    }
 }
 
 /// What building a shape reads of the whole program rather than of its
@@ -247,6 +323,9 @@ pub(crate) struct ProgramScan {
     calls: Vec<(usize, usize, usize)>,
     /// [`Program::shader_call_instances`].
     instances: Vec<Option<usize>>,
+    /// Atomic objects: per location, whether some atomic operation of
+    /// the program accesses it (on any path of any thread).
+    atomic_locations: Vec<bool>,
 }
 
 impl ProgramScan {
@@ -262,6 +341,21 @@ impl ProgramScan {
             named: semantics_classes(program),
             calls: program.shader_calls(),
             instances: program.shader_call_instances(),
+            atomic_locations: {
+                let mut atomic = vec![false; program.locations.len()];
+                for l in program
+                    .threads
+                    .iter()
+                    .flat_map(|t| t.instructions())
+                    .filter(|i| i.atomic)
+                    .filter_map(|i| program.location_of(i))
+                {
+                    if let Some(a) = atomic.get_mut(l) {
+                        *a = true;
+                    }
+                }
+                atomic
+            },
         }
     }
 }
@@ -276,26 +370,68 @@ impl ShapeCache {
         program: &Program,
         events: &[EventInfo],
         bounds: &Bounds,
-    ) -> Result<std::sync::Arc<Shape>, ExecError> {
+    ) -> Result<Shape, ExecError> {
         let key: ShapeKey = events
             .iter()
             .map(|e| (e.thread as u32, e.stmt as u32, e.writes))
             .collect();
-        if let Some(s) = self.map.lock().ok().and_then(|m| m.0.get(&key).cloned()) {
-            return Ok(s);
-        }
+        // A template serves only where the static relations read no
+        // location but through `location` and `reference`: host threads'
+        // relations read the mapping of each location.
+        let relocatable = program.host.is_empty();
+        let template = match self.map.lock() {
+            Ok(mut m) => {
+                if let Some(s) = m.exact.get(&key) {
+                    return Ok(Shape::clone(s));
+                }
+                let template = if relocatable {
+                    let k = m.template_key(program, events);
+                    m.templates.get(&k).cloned()
+                } else {
+                    None
+                };
+                template.map(|t| {
+                    // The shape's number: the one it had if built before.
+                    let id = match m.relocated.get(&key) {
+                        Some(&id) => id,
+                        None => {
+                            let bytes = key.len() * std::mem::size_of::<(u32, u32, bool)>();
+                            if m.bytes + bytes > Self::BYTES {
+                                *m = Kept::default();
+                            }
+                            let id = next_shape_id();
+                            m.bytes += bytes;
+                            m.relocated.insert(key.clone(), id);
+                            id
+                        }
+                    };
+                    (t, id)
+                })
+            }
+            Err(_) => None,
+        };
         let scan = self.scan.get_or_init(|| ProgramScan::of(program));
-        let shape = std::sync::Arc::new(shape_statics(program, scan, events, bounds)?);
+        if let Some((t, id)) = template {
+            self.relocated
+                .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            return t.relocated(program, scan, events, bounds, id);
+        }
+        let shape = shape_statics(program, scan, events, bounds)?;
         let n = events.len();
         let bytes = (shape.env.names().count() + 1) * n * n.div_ceil(8);
         if let Ok(mut m) = self.map.lock() {
-            if m.1 + bytes > Self::BYTES {
-                m.0.clear();
-                m.1 = 0;
+            if m.bytes + bytes > Self::BYTES {
+                *m = Kept::default();
             }
             if bytes <= Self::BYTES {
-                m.1 += bytes;
-                m.0.insert(key, shape.clone());
+                m.bytes += bytes;
+                let kept = std::sync::Arc::new(shape.clone());
+                m.exact.insert(key, kept.clone());
+                if relocatable {
+                    // Keyed again: the classes start over with the cache.
+                    let k = m.template_key(program, events);
+                    m.templates.insert(k, kept);
+                }
             }
         }
         Ok(shape)
@@ -304,7 +440,13 @@ impl ShapeCache {
     /// How many shapes are kept (for tests).
     #[cfg(test)]
     pub(crate) fn len(&self) -> usize {
-        self.map.lock().map(|m| m.0.len()).unwrap_or(0)
+        self.map.lock().map(|m| m.exact.len()).unwrap_or(0)
+    }
+
+    /// How many shapes were built from a template (for tests).
+    #[cfg(test)]
+    pub(crate) fn relocated(&self) -> usize {
+        self.relocated.load(std::sync::atomic::Ordering::Relaxed)
     }
 }
 
@@ -314,6 +456,147 @@ impl ShapeCache {
 /// 2,000 to 4,000 stores under vulkan.cat peak at about 225 relations'
 /// worth of bytes).
 const RELATIONS_HELD: usize = 256;
+
+/// Whether the relations over `n` events fit the memory bound
+/// ([`RELATIONS_HELD`] of n x n bits).
+fn relations_fit(n: usize, bounds: &Bounds) -> Result<(), ExecError> {
+    let need = Relation::bytes_for(n).saturating_mul(RELATIONS_HELD);
+    if !Relation::fits(need, bounds.max_memory) {
+        return Err(ExecError::limit(
+            LimitKind::MaxMemory,
+            format!(
+                "stopped at the memory bound (--max-memory): the relations over the {n} events of a combination of paths need about {} MiB ({RELATIONS_HELD} of {n} x {n} bits), more than the bound leaves",
+                need >> 20
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// The deadline or the memory bound reached while the relations are
+/// built (read once per row of a relation built pair by pair).
+fn limit_reached(bounds: &Bounds) -> Result<(), ExecError> {
+    if bounds
+        .deadline
+        .is_some_and(|d| web_time::Instant::now() >= d)
+    {
+        return Err(ExecError::limit(
+            LimitKind::Timeout,
+            "stopped at the time limit (--timeout) while building the relations of the program's events",
+        ));
+    }
+    if crate::memory::over(bounds.max_memory) {
+        return Err(ExecError::limit(
+            LimitKind::MaxMemory,
+            "stopped at the memory bound (--max-memory) while building the relations of the program's events",
+        ));
+    }
+    Ok(())
+}
+
+/// An empty relation over `n` events, allocated through the checked path.
+fn empty_relation(n: usize, bounds: &Bounds) -> Result<Relation, ExecError> {
+    Relation::try_empty(n, bounds.max_memory).ok_or_else(|| {
+        ExecError::limit(
+            LimitKind::MaxMemory,
+            format!("stopped at the memory bound (--max-memory): a relation over the {n} events does not fit"),
+        )
+    })
+}
+
+/// Binds what the static environment says of the events' locations and
+/// references: `ATOMICLOC` (events of atomic objects, the locations some
+/// atomic operation of the program accesses), `SLOC` and `SREF`.
+fn set_location_relations(
+    env: &mut Env,
+    location: &[Option<usize>],
+    reference: &[Option<usize>],
+    scan: &ProgramScan,
+    bounds: &Bounds,
+) -> Result<(), ExecError> {
+    let n = location.len();
+    env.set(
+        names::ATOMICLOC,
+        EventSet::from_iter(
+            n,
+            (0..n).filter(|&e| {
+                location[e].is_some_and(|l| scan.atomic_locations.get(l) == Some(&true))
+            }),
+        ),
+    );
+    // Events of one location (reference): each event's row is its
+    // class, a word at a time.
+    let same_key = |key: &[Option<usize>]| -> Result<Relation, ExecError> {
+        let mut classes: std::collections::HashMap<usize, EventSet> =
+            std::collections::HashMap::new();
+        for (e, k) in key.iter().enumerate() {
+            if let Some(k) = k {
+                classes
+                    .entry(*k)
+                    .or_insert_with(|| EventSet::empty(n))
+                    .insert(e);
+            }
+        }
+        let mut r = empty_relation(n, bounds)?;
+        for (a, k) in key.iter().enumerate() {
+            if a % 1024 == 0 {
+                limit_reached(bounds)?;
+            }
+            if let Some(k) = k {
+                r.insert_row(a, &classes[k]);
+            }
+        }
+        Ok(r)
+    };
+    env.rel(names::SLOC, same_key(location)?);
+    env.rel(names::SREF, same_key(reference)?);
+    Ok(())
+}
+
+impl Shape {
+    /// The shape of `events`, whose instructions are this shape's up to
+    /// the references they access (one class each, [`Kept::class`]), in
+    /// a program without host threads: this shape with the relations of
+    /// locations and references built for `events`, numbered `id`. Equal
+    /// to [`shape_statics`] of `events` but for its number.
+    fn relocated(
+        &self,
+        program: &Program,
+        scan: &ProgramScan,
+        events: &[EventInfo],
+        bounds: &Bounds,
+        id: u64,
+    ) -> Result<Shape, ExecError> {
+        relations_fit(events.len(), bounds)?;
+        let reference: Vec<Option<usize>> = events
+            .iter()
+            .map(|e| e.instruction(program).reference)
+            .collect();
+        let location: Vec<Option<usize>> = events
+            .iter()
+            .map(|e| program.location_of(e.instruction(program)))
+            .collect();
+        let mut env = self.env.clone();
+        set_location_relations(&mut env, &location, &reference, scan, bounds)?;
+        Ok(Shape {
+            id,
+            env,
+            location,
+            reference,
+            is_read: self.is_read.clone(),
+            is_write: self.is_write.clone(),
+            atomic: self.atomic.clone(),
+            seq_cst: self.seq_cst.clone(),
+            inscope: self.inscope.clone(),
+        })
+    }
+}
+
+/// A number no shape built before has.
+fn next_shape_id() -> u64 {
+    static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+}
 
 /// Builds the [`Shape`] of `events`: first checks that the relations over
 /// them fit the memory bound ([`RELATIONS_HELD`] of n x n bits), then
@@ -325,44 +608,11 @@ fn shape_statics(
     bounds: &Bounds,
 ) -> Result<Shape, ExecError> {
     let n = events.len();
-    let need = Relation::bytes_for(n).saturating_mul(RELATIONS_HELD);
-    if !Relation::fits(need, bounds.max_memory) {
-        return Err(ExecError::limit(
-            LimitKind::MaxMemory,
-            format!(
-                "stopped at the memory bound (--max-memory): the relations over the {n} events of a combination of paths need about {} MiB ({RELATIONS_HELD} of {n} x {n} bits), more than the bound leaves",
-                need >> 20
-            ),
-        ));
-    }
+    relations_fit(n, bounds)?;
     // Read once per row of a relation built pair by pair.
-    let spent = || -> Result<(), ExecError> {
-        if bounds
-            .deadline
-            .is_some_and(|d| web_time::Instant::now() >= d)
-        {
-            return Err(ExecError::limit(
-                LimitKind::Timeout,
-                "stopped at the time limit (--timeout) while building the relations of the program's events",
-            ));
-        }
-        if crate::memory::over(bounds.max_memory) {
-            return Err(ExecError::limit(
-                LimitKind::MaxMemory,
-                "stopped at the memory bound (--max-memory) while building the relations of the program's events",
-            ));
-        }
-        Ok(())
-    };
+    let spent = || limit_reached(bounds);
     // Every relation over the events is allocated through the checked path.
-    let empty = || {
-        Relation::try_empty(n, bounds.max_memory).ok_or_else(|| {
-            ExecError::limit(
-                LimitKind::MaxMemory,
-                format!("stopped at the memory bound (--max-memory): a relation over the {n} events does not fit"),
-            )
-        })
-    };
+    let empty = || empty_relation(n, bounds);
     let ins = |e: usize| events[e].instruction(program);
     // The semantics an event has: a compare-exchange that failed has its
     // failure semantics.
@@ -564,45 +814,7 @@ fn shape_statics(
     );
     let location: Vec<Option<usize>> = (0..n).map(|e| program.location_of(ins(e))).collect();
     let reference: Vec<Option<usize>> = (0..n).map(|e| ins(e).reference).collect();
-    // Atomic objects: locations some atomic operation of the program accesses
-    // (on any path of any thread).
-    let atomic_locations: Vec<usize> = program
-        .threads
-        .iter()
-        .flat_map(|t| t.instructions())
-        .filter(|i| i.atomic)
-        .filter_map(|i| program.location_of(i))
-        .collect();
-    env.set(
-        names::ATOMICLOC,
-        set_of(&|e| location[e].is_some_and(|l| atomic_locations.contains(&l))),
-    );
-    // Events of one location (reference): each event's row is its
-    // class, a word at a time.
-    let same_key = |key: &[Option<usize>]| -> Result<Relation, ExecError> {
-        let mut classes: std::collections::HashMap<usize, EventSet> =
-            std::collections::HashMap::new();
-        for (e, k) in key.iter().enumerate() {
-            if let Some(k) = k {
-                classes
-                    .entry(*k)
-                    .or_insert_with(|| EventSet::empty(n))
-                    .insert(e);
-            }
-        }
-        let mut r = empty()?;
-        for (a, k) in key.iter().enumerate() {
-            if a % 1024 == 0 {
-                spent()?;
-            }
-            if let Some(k) = k {
-                r.insert_row(a, &classes[k]);
-            }
-        }
-        Ok(r)
-    };
-    env.rel(names::SLOC, same_key(&location)?);
-    env.rel(names::SREF, same_key(&reference)?);
+    set_location_relations(&mut env, &location, &reference, scan, bounds)?;
     // System-synchronizes-with: declared (`ssw` blocks, `SSW`) and derived
     // from the API operations of host threads and submissions (docs/host.md).
     let derived = super::host::host_env(program, events, &mut env);
@@ -755,9 +967,8 @@ fn shape_statics(
             && in_instance(program, events, b, sa, a)
             && in_instance(program, events, a, sb, b)
     })?;
-    static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
     Ok(Shape {
-        id: NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
+        id: next_shape_id(),
         env,
         location,
         reference,

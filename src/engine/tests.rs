@@ -577,8 +577,12 @@ fn path_combinations(program: &crate::ir::Program, bound: usize) -> Vec<Vec<supe
 /// tests/fixtures/litmus-scaling at 3 threads: 3! value assignments of the
 /// counter, one shape per last arriver), in whether a compare-exchange
 /// writes (the same statements; a key without `writes` would give the
-/// failed one the successful one's `W`), and in host and barrier events.
-/// Twice over, so that the second pass reads every shape from the cache.
+/// failed one the successful one's `W`), in host and barrier events, and
+/// in which cell a store through a runtime index writes (a bump
+/// allocator: one statement per cell of the index's chain of branches, so
+/// most combinations are shapes built from a template with the same
+/// instructions at other cells). Twice over, so that the second pass
+/// reads every shape from the cache.
 #[test]
 fn skeletons_built_through_the_shape_cache_equal_fresh_ones() {
     use super::base::{ShapeCache, static_env_cached};
@@ -618,6 +622,21 @@ fn skeletons_built_through_the_shape_cache_equal_fresh_ones() {
             parse_text("cas.spvasm", cas, Format::Spirv, Options::default()).unwrap(),
         ),
     ];
+    // Each invocation takes a cell from an atomic counter and stores its
+    // id there, then in the next cell: the cells written, and so the
+    // locations of the two stores, follow the value the increment read.
+    let bump = "@group(0) @binding(0) var<storage, read_write> next: atomic<u32>;\n\
+        @group(0) @binding(1) var<storage, read_write> cells: array<u32, 8>;\n\
+        @compute @workgroup_size(3)\n\
+        fn main(@builtin(local_invocation_index) i: u32) {\n\
+            let a = atomicAdd(&next, 2u);\n\
+            cells[a] = i;\n\
+            cells[a + 1u] = i + 1u;\n\
+        }\n";
+    programs.push((
+        "bump".to_string(),
+        parse_text("bump.wgsl", bump, Format::Wgsl, Options::default()).unwrap(),
+    ));
     for f in [
         "litmus-host/copy-host-read.litmus",
         "litmus-host/event-reset-host-reuse.litmus",
@@ -662,6 +681,14 @@ fn skeletons_built_through_the_shape_cache_equal_fresh_ones() {
                 let id = *ids.entry((stmts, writes)).or_insert(id1);
                 assert_eq!(id, id1, "{at}");
             }
+        }
+        if name == "bump" {
+            assert!(
+                cache.relocated() > combos.len() / 2,
+                "{name}: {} of {} combinations' shapes from a template",
+                cache.relocated(),
+                combos.len()
+            );
         }
         if name == "barrier" {
             assert!(
