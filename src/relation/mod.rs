@@ -291,49 +291,28 @@ impl Relation {
     /// thread or one location, numbered together, so a row's pairs lie in
     /// a few of its words and many rows are empty. The oracle joining
     /// whole rows is [`Relation::compose_whole_rows_until`].
-    pub fn compose_until(&self, other: &Self, mut stop: impl FnMut() -> bool) -> Option<Self> {
-        assert_eq!(self.n, other.n, "relations over different universes");
+    pub fn compose_until(&self, other: &Self, stop: impl FnMut() -> bool) -> Option<Self> {
         let st = self.stride;
-        if st <= 1 {
-            return self.compose_whole_rows_until(other, stop);
-        }
-        let mut out = Self::empty(self.n);
         // Per row of `other`: its nonzero words' range, `UNKNOWN` until
         // the row is first needed.
         const UNKNOWN: (u32, u32) = (u32::MAX, 0);
-        let mut spans = vec![UNKNOWN; self.n];
-        for (a, (dst, src_row)) in out
-            .bits
-            .chunks_exact_mut(st)
-            .zip(self.bits.chunks_exact(st))
-            .enumerate()
-        {
-            if a % ROWS_PER_POLL == ROWS_PER_POLL - 1 && stop() {
-                return None;
-            }
-            for (wi, &w) in src_row.iter().enumerate() {
-                let mut w = w;
-                while w != 0 {
-                    let b = wi * 64 + w.trailing_zeros() as usize;
-                    w &= w - 1;
-                    let row = &other.bits[b * st..(b + 1) * st];
-                    if spans[b] == UNKNOWN {
-                        spans[b] = match row.iter().position(|&x| x != 0) {
-                            Some(lo) => {
-                                let hi = row.iter().rposition(|&x| x != 0).unwrap_or(lo);
-                                (lo as u32, hi as u32 + 1)
-                            }
-                            None => (0, 0),
-                        };
+        let mut spans = vec![UNKNOWN; if st > 1 { self.n } else { 0 }];
+        self.compose_rows_until(other, stop, |dst, b| {
+            let row = &other.bits[b * st..(b + 1) * st];
+            if spans[b] == UNKNOWN {
+                spans[b] = match row.iter().position(|&x| x != 0) {
+                    Some(lo) => {
+                        let hi = row.iter().rposition(|&x| x != 0).unwrap_or(lo);
+                        (lo as u32, hi as u32 + 1)
                     }
-                    let (lo, hi) = (spans[b].0 as usize, spans[b].1 as usize);
-                    for (d, s) in dst[lo..hi].iter_mut().zip(&row[lo..hi]) {
-                        *d |= *s;
-                    }
-                }
+                    None => (0, 0),
+                };
             }
-        }
-        Some(out)
+            let (lo, hi) = (spans[b].0 as usize, spans[b].1 as usize);
+            for (d, s) in dst[lo..hi].iter_mut().zip(&row[lo..hi]) {
+                *d |= *s;
+            }
+        })
     }
 
     /// [`Relation::compose_until`] joining whole rows: the oracle the
@@ -342,7 +321,25 @@ impl Relation {
     pub fn compose_whole_rows_until(
         &self,
         other: &Self,
+        stop: impl FnMut() -> bool,
+    ) -> Option<Self> {
+        let st = self.stride;
+        self.compose_rows_until(other, stop, |dst, b| {
+            for (d, s) in dst.iter_mut().zip(&other.bits[b * st..(b + 1) * st]) {
+                *d |= *s;
+            }
+        })
+    }
+
+    /// `self ; other`, asking `stop` every [`ROWS_PER_POLL`] rows past one
+    /// word: `join(dst, b)` joins row `b` of `other` into the row `dst` of
+    /// the result for each pair `(a, b)` of `self` (relations of one word a
+    /// row are joined here, a word at a time).
+    fn compose_rows_until(
+        &self,
+        other: &Self,
         mut stop: impl FnMut() -> bool,
+        mut join: impl FnMut(&mut [u64], usize),
     ) -> Option<Self> {
         assert_eq!(self.n, other.n, "relations over different universes");
         let mut out = Self::empty(self.n);
@@ -376,9 +373,7 @@ impl Relation {
                 while w != 0 {
                     let b = wi * 64 + w.trailing_zeros() as usize;
                     w &= w - 1;
-                    for (d, s) in dst.iter_mut().zip(&other.bits[b * st..(b + 1) * st]) {
-                        *d |= *s;
-                    }
+                    join(dst, b);
                 }
             }
         }
