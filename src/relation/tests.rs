@@ -538,3 +538,50 @@ fn long_operations_ask_their_stop_and_end_when_told() {
         }
     }
 }
+
+/// A relation over `n` events whose rows each relate events of one block
+/// of `block` consecutive events (a thread's, a location's), some rows
+/// empty: the shape [`Relation::compose_until`]'s row ranges serve.
+fn arb_blocked(n: usize, block: usize) -> impl Strategy<Value = Relation> {
+    proptest::collection::vec((0usize..4, any::<u64>(), any::<u64>()), n).prop_map(move |rows| {
+        let mut r = Relation::empty(n);
+        for (a, (kind, x, y)) in rows.into_iter().enumerate() {
+            let (lo, hi) = match kind {
+                0 => continue,
+                // The row's own block.
+                1 | 2 => (a / block * block, (a / block * block + block).min(n)),
+                // Anywhere.
+                _ => (0, n),
+            };
+            for b in lo..hi {
+                let bit = (b - lo) % 128;
+                let word = if bit < 64 { x } else { y };
+                if word >> (bit % 64) & 1 == 1 {
+                    r.insert(a, b);
+                }
+            }
+        }
+        r
+    })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(100))]
+
+    /// Joining only a row's nonzero words gives what joining whole rows
+    /// gives, and stops where it does.
+    #[test]
+    fn composition_over_row_ranges_is_composition_over_whole_rows(
+        (r, s) in (1usize..=300, 1usize..=100)
+            .prop_flat_map(|(n, block)| (arb_blocked(n, block), arb_blocked(n, block))),
+        stop_at in 0usize..12,
+    ) {
+        prop_assert_eq!(r.compose(&s), r.compose_whole_rows_until(&s, || false).unwrap());
+        prop_assert_eq!(s.compose(&r), s.compose_whole_rows_until(&r, || false).unwrap());
+        let (mut asked, mut asked_whole) = (0, 0);
+        let new = r.compose_until(&s, || { asked += 1; asked == stop_at });
+        let old = r.compose_whole_rows_until(&s, || { asked_whole += 1; asked_whole == stop_at });
+        prop_assert_eq!(new, old);
+        prop_assert_eq!(asked, asked_whole);
+    }
+}

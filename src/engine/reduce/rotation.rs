@@ -372,13 +372,7 @@ impl Search<'_> {
             let mut p = p.clone();
             for e in &mut p.events {
                 if let Some(prov) = &mut e.write_prov {
-                    let mut image = vec![0; prov.len()];
-                    for (l, &n) in prov.iter().enumerate() {
-                        if n != 0 {
-                            *image.get_mut(lambda.get(l).copied().flatten()?)? = n;
-                        }
-                    }
-                    *prov = image;
+                    *prov = prov.renamed(|l| lambda.get(l).copied().flatten())?;
                 }
             }
             Some(p)

@@ -438,8 +438,7 @@ pub(super) fn merge_value(d: &mut BTreeMap<i64, Prov>, v: i64, prov: &Prov) -> b
             true
         }
         Some(old) => {
-            // (zip: the minimum with an empty, all-zero, vector is empty)
-            let merged: Prov = old.iter().zip(prov).map(|(a, b)| *a.min(b)).collect();
+            let merged = prov_min(old, prov);
             if merged != *old {
                 *old = merged;
                 true
@@ -538,9 +537,7 @@ impl<'a> Reads<'a> {
         };
         // The constant part's provenance: the event's, less the write.
         let mut base = e.write_prov.clone().unwrap_or_default();
-        if let Some(c) = base.get_mut(l) {
-            *c = c.saturating_sub(1);
-        }
+        base.uncount(l);
         let mut open: Vec<(usize, Vec<(i64, &Prov)>)> = Vec::new();
         for r in term_reads(exprs, term) {
             if !matches!(events[r].read, Some(ReadValue::Concrete(_))) {
@@ -573,7 +570,6 @@ impl<'a> Reads<'a> {
                 ),
             ));
         };
-        let nloc = self.program.locations.len();
         let mut out: BTreeMap<i64, Prov> = BTreeMap::new();
         let mut choice = vec![0usize; open.len()];
         let chosen = |choice: &[usize], r: usize| {
@@ -594,12 +590,9 @@ impl<'a> Reads<'a> {
                     .unwrap_or_default(),
             };
             let value = term_value(&expr_values(exprs, &read), term, &read);
-            let provs = term_provs((exprs, expr_provs), nloc, &leaf);
+            let provs = term_provs((exprs, expr_provs), &leaf);
             let mut prov = prov_max(&base, &operand_prov(&provs, term, &leaf));
-            if prov.is_empty() {
-                prov = vec![0; nloc];
-            }
-            prov[l] += 1;
+            prov.count(l);
             if let Some(v) = value {
                 merge_state(&mut out, v, &prov);
             }
@@ -625,7 +618,6 @@ impl<'a> Reads<'a> {
 /// Expressions `expr_provs` does not cover have no constant part.
 pub(super) fn term_provs(
     (exprs, expr_provs): (&[ValueExpr], &[(Prov, Option<usize>)]),
-    nloc: usize,
     leaf: &dyn Fn(usize) -> Prov,
 ) -> Vec<Prov> {
     let mut out: Vec<Prov> = Vec::with_capacity(exprs.len());
@@ -635,10 +627,7 @@ pub(super) fn term_provs(
         if let Some((constant, own)) = expr_provs.get(k) {
             p = prov_max(&p, constant);
             if let Some(l) = *own {
-                if p.is_empty() {
-                    p = vec![0; nloc];
-                }
-                p[l] += 1;
+                p.count(l);
             }
         }
         out.push(p);

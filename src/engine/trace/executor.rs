@@ -1592,9 +1592,7 @@ pub(super) fn step_op(
                 // The write's term, through an expression that counts the
                 // write in the provenance (`State::expr_provs`).
                 let mut base = s.events[w].write_prov.clone().unwrap_or_default();
-                if let Some(c) = base.get_mut(loc) {
-                    *c = c.saturating_sub(1);
-                }
+                base.uncount(loc);
                 s.exprs.push(ValueExpr {
                     op: crate::ir::ArithOp::Add,
                     a: term,
@@ -1660,7 +1658,6 @@ pub(super) fn step_op(
         read = Some(ReadValue::Concrete(values[0]));
     }
     let loc = program.location_of(ins);
-    let nloc = program.locations.len();
     // Provenance of the value read (when concrete) and of the value written.
     let read_prov: Prov = match (own_prov, read, loc) {
         (Some(p), _, _) => p,
@@ -1699,10 +1696,7 @@ pub(super) fn step_op(
                 } else {
                     operand_prov
                 };
-            if p.is_empty() {
-                p = vec![0; nloc];
-            }
-            p[l] += 1;
+            p.count(l);
             Some(p)
         }
         _ => None,
@@ -1878,11 +1872,7 @@ pub(super) fn fix_read(s: &mut State, index: usize, v: i64, prov: &Prov, reads: 
                     Some(ReadValue::Concrete(x)) => reads.prov_of(&s.events, r, x),
                     _ => Prov::new(),
                 };
-                let provs = term_provs(
-                    (&s.exprs, &s.expr_provs),
-                    reads.program.locations.len(),
-                    &leaf,
-                );
+                let provs = term_provs((&s.exprs, &s.expr_provs), &leaf);
                 let p = prov_max(
                     &s.prov.get(name).cloned().unwrap_or_default(),
                     &operand_prov(&provs, *val, &leaf),

@@ -391,12 +391,7 @@ fn explore_prepared(
             let mut changed = false;
             // `extra(x)`: writes to `x` allowed beyond `most`.
             let mut add = |l: usize, v: i64, prov: &Prov, extra: &dyn Fn(usize) -> u32| {
-                if prov
-                    .iter()
-                    .zip(&most)
-                    .enumerate()
-                    .any(|(x, (c, m))| *c > m + extra(x))
-                {
+                if prov.iter().any(|(x, c)| c > most[x] + extra(x)) {
                     return;
                 }
                 match domain[l].get_mut(&v) {

@@ -72,20 +72,98 @@ pub fn is_control_barrier(t: &crate::ir::Thread, stmt: usize) -> bool {
 /// How many writes to each location the chain of writes that produced a
 /// value needs, at least. Componentwise minima keep it an under-estimate, so
 /// discarding values whose provenance exceeds what one execution can write is
-/// sound. An empty vector is all zeros (a value no write produced: initial
-/// values, constants), so that locations nothing writes cost one empty
-/// vector each, not one vector per location each (20 000 declared but
-/// unused locations would otherwise take gigabytes).
-pub(super) type Prov = Vec<u32>;
+/// sound.
+///
+/// Only the locations with a count are held, as `(location, count)` pairs
+/// in increasing order of location, every count positive: a value's chain
+/// names a few locations, while a shader declares thousands (an image's
+/// texels), and a path holds one provenance per write and register. A
+/// vector over every location cost each write event a copy of that many
+/// counts, and each split of a path a copy of all of them (FidelityFX SPD:
+/// over a gigabyte of them). The empty provenance is all zeros: initial
+/// values and constants.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Prov(Vec<(u32, u32)>);
 
-/// The componentwise minimum of two provenances (an empty vector is all
-/// zeros, so the minimum with it is empty).
-pub(super) fn prov_min(a: &Prov, b: &Prov) -> Prov {
-    a.iter().zip(b).map(|(x, y)| *x.min(y)).collect()
+impl Prov {
+    /// All zeros.
+    pub(super) fn new() -> Prov {
+        Prov(Vec::new())
+    }
+
+    /// Whether every count is zero.
+    pub(super) fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    /// The count of location `l`.
+    #[cfg(test)]
+    fn get(&self, l: usize) -> u32 {
+        match self.0.binary_search_by_key(&(l as u32), |&(x, _)| x) {
+            Ok(k) => self.0[k].1,
+            Err(_) => 0,
+        }
+    }
+
+    /// Counts one more write to location `l`.
+    pub(super) fn count(&mut self, l: usize) {
+        match self.0.binary_search_by_key(&(l as u32), |&(x, _)| x) {
+            Ok(k) => self.0[k].1 += 1,
+            Err(k) => self.0.insert(k, (l as u32, 1)),
+        }
+    }
+
+    /// Counts one write fewer to location `l` (none below zero).
+    pub(super) fn uncount(&mut self, l: usize) {
+        if let Ok(k) = self.0.binary_search_by_key(&(l as u32), |&(x, _)| x) {
+            if self.0[k].1 > 1 {
+                self.0[k].1 -= 1;
+            } else {
+                self.0.remove(k);
+            }
+        }
+    }
+
+    /// The locations with a count, in increasing order, with their counts.
+    pub(super) fn iter(&self) -> impl Iterator<Item = (usize, u32)> + '_ {
+        self.0.iter().map(|&(l, n)| (l as usize, n))
+    }
+
+    /// The provenance with location `l`'s count moved to `rename(l)` for
+    /// every counted `l` (`None` when `rename` has no image for one).
+    pub(crate) fn renamed(&self, rename: impl Fn(usize) -> Option<usize>) -> Option<Prov> {
+        let mut out = self
+            .0
+            .iter()
+            .map(|&(l, n)| Some((rename(l as usize)? as u32, n)))
+            .collect::<Option<Vec<_>>>()?;
+        out.sort_unstable();
+        Some(Prov(out))
+    }
 }
 
-/// The componentwise maximum of two provenances (an empty vector is all
-/// zeros, so the maximum with it is the other).
+/// The componentwise minimum of two provenances (with the empty one, all
+/// zeros, it is empty).
+pub(super) fn prov_min(a: &Prov, b: &Prov) -> Prov {
+    let (mut i, mut j) = (0, 0);
+    let mut out = Vec::new();
+    while i < a.0.len() && j < b.0.len() {
+        let ((x, m), (y, n)) = (a.0[i], b.0[j]);
+        match x.cmp(&y) {
+            std::cmp::Ordering::Less => i += 1,
+            std::cmp::Ordering::Greater => j += 1,
+            std::cmp::Ordering::Equal => {
+                out.push((x, m.min(n)));
+                i += 1;
+                j += 1;
+            }
+        }
+    }
+    Prov(out)
+}
+
+/// The componentwise maximum of two provenances (with the empty one, all
+/// zeros, it is the other).
 pub(super) fn prov_max(a: &Prov, b: &Prov) -> Prov {
     if a.is_empty() {
         return b.clone();
@@ -93,7 +171,29 @@ pub(super) fn prov_max(a: &Prov, b: &Prov) -> Prov {
     if b.is_empty() {
         return a.clone();
     }
-    a.iter().zip(b).map(|(x, y)| *x.max(y)).collect()
+    let (mut i, mut j) = (0, 0);
+    let mut out = Vec::with_capacity(a.0.len().max(b.0.len()));
+    while i < a.0.len() && j < b.0.len() {
+        let ((x, m), (y, n)) = (a.0[i], b.0[j]);
+        match x.cmp(&y) {
+            std::cmp::Ordering::Less => {
+                out.push((x, m));
+                i += 1;
+            }
+            std::cmp::Ordering::Greater => {
+                out.push((y, n));
+                j += 1;
+            }
+            std::cmp::Ordering::Equal => {
+                out.push((x, m.max(n)));
+                i += 1;
+                j += 1;
+            }
+        }
+    }
+    out.extend_from_slice(&a.0[i..]);
+    out.extend_from_slice(&b.0[j..]);
+    Prov(out)
 }
 
 /// The value a read returns on a path.
@@ -122,7 +222,7 @@ pub struct PathEvent {
     /// execution says what those reads read (`write` is `None`).
     pub derived: Option<RegValue>,
     /// Provenance of the value written (value-domain computation only).
-    pub write_prov: Option<Vec<u32>>,
+    pub write_prov: Option<Prov>,
     /// Whether the event writes: the instruction is a write, and not a
     /// compare-exchange that failed.
     pub writes: bool,
@@ -439,6 +539,73 @@ impl EventInfo {
         match &program.threads[self.thread].code[self.stmt] {
             Stmt::Op(i) => i,
             _ => unreachable!("events are instructions"),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Prov, prov_max, prov_min};
+    use proptest::prelude::*;
+
+    /// The provenance as a vector over every location, the representation
+    /// [`Prov`] replaced: the oracle here.
+    fn dense(p: &Prov, n: usize) -> Vec<u32> {
+        (0..n).map(|l| p.get(l)).collect()
+    }
+
+    fn sparse(d: &[u32]) -> Prov {
+        let mut p = Prov::new();
+        for (l, &c) in d.iter().enumerate() {
+            for _ in 0..c {
+                p.count(l);
+            }
+        }
+        p
+    }
+
+    /// Pairs in increasing order of location, every count positive: one
+    /// representation per provenance, so `==` is equality of counts.
+    fn canonical(p: &Prov) -> bool {
+        p.0.windows(2).all(|w| w[0].0 < w[1].0) && p.0.iter().all(|&(_, c)| c > 0)
+    }
+
+    const N: usize = 6;
+
+    proptest! {
+        #[test]
+        fn the_sparse_operations_are_the_dense_ones(
+            a in proptest::collection::vec(0u32..3, N),
+            b in proptest::collection::vec(0u32..3, N),
+            l in 0usize..N,
+        ) {
+            let (pa, pb) = (sparse(&a), sparse(&b));
+            let min: Vec<u32> = a.iter().zip(&b).map(|(x, y)| *x.min(y)).collect();
+            let max: Vec<u32> = a.iter().zip(&b).map(|(x, y)| *x.max(y)).collect();
+            let (smin, smax) = (prov_min(&pa, &pb), prov_max(&pa, &pb));
+            prop_assert_eq!(dense(&smin, N), min.clone());
+            prop_assert_eq!(dense(&smax, N), max);
+            prop_assert!(canonical(&smin) && canonical(&smax));
+            prop_assert_eq!(pa == pb, a == b);
+            prop_assert_eq!(pa.is_empty(), a.iter().all(|&c| c == 0));
+            let mut up = pa.clone();
+            up.count(l);
+            let mut a_up = a.clone();
+            a_up[l] += 1;
+            prop_assert_eq!(dense(&up, N), a_up);
+            let mut down = pa.clone();
+            down.uncount(l);
+            let mut a_down = a.clone();
+            a_down[l] = a_down[l].saturating_sub(1);
+            prop_assert_eq!(dense(&down, N), a_down);
+            prop_assert!(canonical(&up) && canonical(&down));
+            // Renaming by a permutation of the locations moves each count.
+            let renamed = pa.renamed(|x| Some(N - 1 - x)).unwrap();
+            let reversed: Vec<u32> = a.iter().rev().copied().collect();
+            prop_assert_eq!(dense(&renamed, N), reversed);
+            prop_assert!(canonical(&renamed));
+            prop_assert_eq!(pa.renamed(|x| (x != l).then_some(x)).is_none(), a[l] > 0);
+            prop_assert!(pa.iter().all(|(x, c)| a[x] == c && c > 0));
         }
     }
 }
