@@ -997,7 +997,8 @@ impl<'a, 'b> Walk<'a, 'b> {
                     .prepared
                     .evaluate_only(env, plan)
                     .map_or(true, |e| e.flags().next().is_some());
-                if !raised {
+                // (Counted once: by the part that counts the evaluation.)
+                if !raised && counted {
                     flagless.set(flagless.get() + 1);
                 }
                 return raised;

@@ -565,6 +565,7 @@ proptest! {
         let env = static_env(&model, g.n, &g.statics);
         let p = model.prepare(&env, DYNAMIC).expect("prepares");
         assert_sound(&p, &g, GROWINGS[k], "vulkan");
+        assert_bounded_sound(&p, &g, GROWINGS[k], "vulkan");
     }
 }
 
@@ -666,41 +667,55 @@ proptest! {
         let model = Model::parse("t.cat", &src, &no_include);
         prop_assert!(model.is_ok(), "{}: {:?}", src, model.err());
         let model = model.unwrap();
-        let n = g.n;
-        let mut env = Env::new(n);
-        env.rel("po", rel_of(n, &g.statics, 0, false));
-        env.set("W", EventSet::from_iter(n, (0..n).filter(|e| e % 2 == 0)));
-        env.set("R", EventSet::from_iter(n, (0..n).filter(|e| e % 2 == 1)));
+        let env = random_env(&g);
         let p = model.prepare(&env, DYNAMIC);
         prop_assert!(p.is_ok(), "{}: {:?}", src, p.err());
-        assert_sound(&p.unwrap(), &g, GROWINGS[k], &src);
+        let p = p.unwrap();
+        assert_sound(&p, &g, GROWINGS[k], &src);
+        assert_bounded_sound(&p, &g, GROWINGS[k], &src);
     }
 }
 
-/// The random models do exercise the property: some checks are reported
-/// monotone and fail on the partial assignment, and some are not monotone.
-#[test]
-fn random_models_exercise_the_property() {
+/// The static environment of a random model's test: `po` from `g`'s
+/// static bits, even events writes, odd ones reads.
+fn random_env(g: &Growth) -> Env {
+    let n = g.n;
+    let mut env = Env::new(n);
+    env.rel("po", rel_of(n, &g.statics, 0, false));
+    env.set("W", EventSet::from_iter(n, (0..n).filter(|e| e % 2 == 0)));
+    env.set("R", EventSet::from_iter(n, (0..n).filter(|e| e % 2 == 1)));
+    env
+}
+
+/// `count` random models, each with a candidate and prepared for its
+/// static environment, drawn from a fixed seed.
+fn random_cases(count: usize) -> Vec<(String, Growth, Prepared)> {
     use proptest::strategy::ValueTree;
     use proptest::test_runner::{Config, TestRng, TestRunner};
     let mut runner = TestRunner::new_with_rng(
         Config::default(),
         TestRng::deterministic_rng(proptest::test_runner::RngAlgorithm::ChaCha),
     );
+    (0..count)
+        .map(|_| {
+            let src = random_model()
+                .new_tree(&mut runner)
+                .expect("tree")
+                .current();
+            let g = growth(4).new_tree(&mut runner).expect("tree").current();
+            let model = Model::parse("t.cat", &src, &no_include).expect("parses");
+            let p = model.prepare(&random_env(&g), DYNAMIC).expect("prepares");
+            (src, g, p)
+        })
+        .collect()
+}
+
+/// The random models do exercise the property: some checks are reported
+/// monotone and fail on the partial assignment, and some are not monotone.
+#[test]
+fn random_models_exercise_the_property() {
     let (mut exercised, mut monotone, mut other) = (0, 0, 0);
-    for _ in 0..200 {
-        let src = random_model()
-            .new_tree(&mut runner)
-            .expect("tree")
-            .current();
-        let g = growth(4).new_tree(&mut runner).expect("tree").current();
-        let model = Model::parse("t.cat", &src, &no_include).expect("parses");
-        let n = g.n;
-        let mut env = Env::new(n);
-        env.rel("po", rel_of(n, &g.statics, 0, false));
-        env.set("W", EventSet::from_iter(n, (0..n).filter(|e| e % 2 == 0)));
-        env.set("R", EventSet::from_iter(n, (0..n).filter(|e| e % 2 == 1)));
-        let p = model.prepare(&env, DYNAMIC).expect("prepares");
+    for (src, g, p) in random_cases(200) {
         for m in p.monotone_checks(&["rf", "RFINIT"]) {
             if m {
                 monotone += 1;
@@ -892,61 +907,12 @@ fn assert_bounded_sound(p: &Prepared, g: &Growth, growing: &[&str], what: &str) 
     exercised
 }
 
-proptest! {
-    #![proptest_config(ProptestConfig::with_cases(400))]
-
-    #[test]
-    fn random_model_bounds_are_sound(
-        src in random_model(),
-        g in growth(4),
-        k in 0..GROWINGS.len(),
-    ) {
-        let model = Model::parse("t.cat", &src, &no_include);
-        prop_assert!(model.is_ok(), "{}: {:?}", src, model.err());
-        let model = model.unwrap();
-        let n = g.n;
-        let mut env = Env::new(n);
-        env.rel("po", rel_of(n, &g.statics, 0, false));
-        env.set("W", EventSet::from_iter(n, (0..n).filter(|e| e % 2 == 0)));
-        env.set("R", EventSet::from_iter(n, (0..n).filter(|e| e % 2 == 1)));
-        let p = model.prepare(&env, DYNAMIC);
-        prop_assert!(p.is_ok(), "{}: {:?}", src, p.err());
-        assert_bounded_sound(&p.unwrap(), &g, GROWINGS[k], &src);
-    }
-
-    #[test]
-    fn vulkan_bounds_are_sound(g in growth(4), k in 0..GROWINGS.len()) {
-        let model = crate::model::load("vulkan").expect("loads").cat;
-        let env = static_env(&model, g.n, &g.statics);
-        let p = model.prepare(&env, DYNAMIC).expect("prepares");
-        assert_bounded_sound(&p, &g, GROWINGS[k], "vulkan");
-    }
-}
-
 /// The random models exercise the bound: some flags are reported bounded
 /// and raised on the full candidate, and some flags are not bounded.
 #[test]
 fn random_models_exercise_the_bound() {
-    use proptest::strategy::ValueTree;
-    use proptest::test_runner::{Config, TestRng, TestRunner};
-    let mut runner = TestRunner::new_with_rng(
-        Config::default(),
-        TestRng::deterministic_rng(proptest::test_runner::RngAlgorithm::ChaCha),
-    );
     let (mut exercised, mut bounded, mut other) = (0, 0, 0);
-    for _ in 0..300 {
-        let src = random_model()
-            .new_tree(&mut runner)
-            .expect("tree")
-            .current();
-        let g = growth(4).new_tree(&mut runner).expect("tree").current();
-        let model = Model::parse("t.cat", &src, &no_include).expect("parses");
-        let n = g.n;
-        let mut env = Env::new(n);
-        env.rel("po", rel_of(n, &g.statics, 0, false));
-        env.set("W", EventSet::from_iter(n, (0..n).filter(|e| e % 2 == 0)));
-        env.set("R", EventSet::from_iter(n, (0..n).filter(|e| e % 2 == 1)));
-        let p = model.prepare(&env, DYNAMIC).expect("prepares");
+    for (src, g, p) in random_cases(300) {
         let flags = p.flag_checks();
         for (b, f) in p.bounded_flags(&["rf", "RFINIT"]).into_iter().zip(flags) {
             match (f, b) {
