@@ -38,6 +38,7 @@ mod outcome_directed;
 mod own_forwarding;
 mod own_write_filter;
 mod path_pruning;
+pub(super) mod race_bounds;
 mod read_factoring;
 mod rmw_filter;
 pub mod rotation;
@@ -84,6 +85,7 @@ fn hook_of(r: Reduction) -> &'static dyn Hook {
         Reduction::BarrierPrefixes => &barrier_prefixes::BarrierPrefixesHook,
         Reduction::CoherenceCuts => &coherence_cuts::CoherenceCutsHook,
         Reduction::CommutingRmws => &commuting_rmws::CommutingRmwsHook,
+        Reduction::RaceBounds => &race_bounds::RaceBoundsHook,
     }
 }
 
