@@ -349,12 +349,6 @@ pub struct LitmusOutcome {
     /// witnesses), and races are not checked.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub condition_only: bool,
-    /// Combinations of paths the race question skipped because none of
-    /// their executions can race ([`crate::engine::Reduction::RaceBounds`]):
-    /// the race verdict is the full walk's, but `states` and the counts
-    /// miss their executions. JSON: present only when nonzero.
-    #[serde(skip_serializing_if = "is_zero")]
-    pub race_bounded: u64,
     /// Control barriers passed in some consistent execution by an
     /// invocation while a member of its execution-scope instance never
     /// reaches them, or reaches them fewer times (undefined: see
@@ -606,16 +600,6 @@ impl LitmusOutcome {
         }
         if self.stopped_early || self.condition_only {
             return Some("the search stopped once its verdict was decided".into());
-        }
-        if self.race_bounded > 0 {
-            return Some(format!(
-                "the race search skipped {} in which no execution can race",
-                super::phrases::count(
-                    self.race_bounded,
-                    "combination of paths or orders",
-                    "combinations of paths or orders"
-                )
-            ));
         }
         if self.cut_paths > 0 {
             return Some(format!(
@@ -1538,25 +1522,6 @@ impl Visitor for Outcomes<'_> {
             return false;
         }
         !self.settled()
-    }
-
-    /// Of a skeleton, a race question needs only the candidates that raise
-    /// a flag (a race: [`Shared::racy`]), where nothing else it reports
-    /// rests on them: in the walk over executions stopping at the bound
-    /// (races only, [`Outcomes::visit_prefix`]); in the walk over complete
-    /// executions when races are what the walk decides, the program has
-    /// no condition (whose verdict and filter read the final states), and
-    /// the skeleton's paths take no out-of-bounds site and pass no
-    /// divergent barrier not recorded yet (the undefined behaviour and
-    /// divergence its consistent executions would report).
-    fn flags_only(&self, _sk: &Skeleton) -> bool {
-        if self.prefix {
-            return true;
-        }
-        self.decide == Some(Property::Races)
-            && self.program.condition.is_none()
-            && self.taken.is_empty()
-            && self.divergence_recorded()
     }
 
     fn wants_candidate(&mut self, sk: &Skeleton, cand: &Candidate) -> bool {
@@ -2723,7 +2688,6 @@ fn join(mut o: LitmusOutcome, mut a: LitmusOutcome) -> LitmusOutcome {
     o.factored.add(a.factored);
     o.unroll = o.unroll.max(a.unroll);
     o.stopped_early |= a.stopped_early;
-    o.race_bounded += a.race_bounded;
     o.truncated |= a.truncated;
     o.listing_only = o.truncated && !walk_cut;
     o.stopped_by = o.stopped_by.or(a.stopped_by);
@@ -2849,7 +2813,6 @@ fn check_one(
         },
         states_only: v.states_only && !v.condition_only,
         condition_only: v.condition_only,
-        race_bounded: coverage.flagless_skeletons,
         barrier_divergence: v.barrier_divergence,
         barrier_stalls: v.barrier_stalls,
         executions: coverage.executions,
@@ -2925,7 +2888,6 @@ mod holds_tests {
             race_free: Some(race_free),
             states_only: false,
             condition_only: false,
-            race_bounded: 0,
             barrier_divergence: Vec::new(),
             barrier_stalls: Vec::new(),
             executions: 2,

@@ -33,7 +33,7 @@
 use super::ast::{BinOp, CheckKind, UnOp};
 use super::compile::{Builtin, Code, Const, IExpr, IStmt, IStmtKind, Lambda, Program};
 use super::error::{CatError, CatErrorKind, Pos};
-use super::polarity::{Question, Staging, check_polarities};
+use super::polarity::{Staging, check_polarities};
 use super::specialise::{Fold, Specialiser};
 use super::value::{Cell, Env, Func, FuncImpl, Value};
 use crate::relation::{EventSet, Relation};
@@ -1673,51 +1673,6 @@ impl Prepared {
     /// hence monotone. A name of `growing` the model never reads is
     /// irrelevant.
     pub fn monotone_checks(&self, growing: &[&str]) -> Vec<bool> {
-        let prog = &*self.inner.prog;
-        let out: Vec<bool> = prog.checks.iter().map(|c| !c.flag && !c.negated).collect();
-        self.polarity_question(Question::Monotone, growing, out, |_, p| p.is_monotone())
-    }
-
-    /// Per check (indexed like `Evaluation::checks`): whether it is a flag
-    /// that no value of the names `dynamic` raises unless it is raised
-    /// when every one of them is empty (the least value each can take).
-    ///
-    /// A flag `flag ~empty e` is such a flag when `e` is antitone (or
-    /// constant) in each name of `dynamic`: more `rf` or `co` edges only
-    /// grow happens-before and location order, so a race relation
-    /// `conflict \ (locord | locord^-1)` only shrinks, and its value at the
-    /// empty names holds every pair any candidate's value holds. A plain
-    /// flag (`flag empty e`, `flag acyclic e`) is one when `e` is monotone.
-    /// Antitone in each name separately is antitone when they change
-    /// together (one name at a time). The polarities are those of
-    /// [`Prepared::monotone_checks`] (the `polarity` module); a flag the
-    /// analysis cannot follow is not such a flag (`false`), which is
-    /// always sound. A search asking only whether some candidate raises a
-    /// flag may then evaluate the model once with the names empty: if no
-    /// such flag is raised there, no candidate raises one.
-    pub fn bounded_flags(&self, dynamic: &[&str]) -> Vec<bool> {
-        let prog = &*self.inner.prog;
-        let out: Vec<bool> = prog.checks.iter().map(|c| c.flag).collect();
-        self.polarity_question(Question::BoundedFlags, dynamic, out, |i, p| {
-            super::polarity::raised_at_least(prog.checks[i].negated, p)
-        })
-    }
-
-    /// Per check (indexed like `Evaluation::checks`): whether it is a flag.
-    pub fn flag_checks(&self) -> Vec<bool> {
-        self.inner.prog.checks.iter().map(|c| c.flag).collect()
-    }
-
-    /// Answers a polarity question: `out` (per check, whether it may
-    /// qualify) kept where `keep(check, polarity)` holds for every name of
-    /// `names`, from the model's cache when asked before.
-    fn polarity_question(
-        &self,
-        question: Question,
-        names: &[&str],
-        mut out: Vec<bool>,
-        keep: impl Fn(usize, super::polarity::Polarity) -> bool,
-    ) -> Vec<bool> {
         let inner = &*self.inner;
         let prog = &*inner.prog;
         // On the model as written (not as partially evaluated for this
@@ -1733,7 +1688,7 @@ impl Prepared {
                 .collect(),
             dynamic_stmts: inner.written_dyn_stmts.clone(),
         };
-        let key = stage.key(question, names);
+        let key = stage.key(growing);
         if let Some(hit) = inner
             .polarities
             .lock()
@@ -1742,13 +1697,14 @@ impl Prepared {
         {
             return hit;
         }
-        for name in names {
+        let mut out: Vec<bool> = prog.checks.iter().map(|c| !c.flag && !c.negated).collect();
+        for name in growing {
             if !out.contains(&true) {
                 break;
             }
             let pols = check_polarities(&stage, name);
-            for (i, (o, p)) in out.iter_mut().zip(pols).enumerate() {
-                *o = *o && keep(i, p);
+            for (o, p) in out.iter_mut().zip(pols) {
+                *o = *o && p.is_monotone();
             }
         }
         if let Ok(mut cache) = inner.polarities.lock() {

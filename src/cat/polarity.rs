@@ -46,15 +46,6 @@
 //! A check can be decided early iff it is not a `flag`, not negated, and its
 //! expression is `Const` or `Mono` for every growing name. `Unknown` is
 //! always a sound answer: it only disables pruning.
-//!
-//! The same polarities answer a second question: which flags are raised at
-//! the least values of some names (all empty) whenever they are raised at
-//! all ([`raised_at_least`]). A negated flag (`flag ~empty dr`) is when its
-//! expression is `Const` or `Anti` in each name (a race relation that
-//! only shrinks as `rf` grows), a plain one when it is `Const` or `Mono`.
-//! A race question then evaluates the model once with those names empty
-//! and skips every candidate when no flag is raised there
-//! (`crate::engine::reduce::race_bounds`).
 
 use super::ast::{BinOp, UnOp};
 use super::compile::MAX_EVAL_DEPTH;
@@ -102,27 +93,6 @@ impl Polarity {
     /// `Const` or `Mono`: non-decreasing.
     pub(crate) fn is_monotone(self) -> bool {
         matches!(self, Polarity::Const | Polarity::Mono)
-    }
-
-    /// `Const` or `Anti`: non-increasing.
-    pub(crate) fn is_antitone(self) -> bool {
-        matches!(self, Polarity::Const | Polarity::Anti)
-    }
-}
-
-/// Whether a flag check over an expression of polarity `p` (in one
-/// dynamic name), raised for some value of the name, is raised when the
-/// name is empty. `acyclic e`, `irreflexive e` and `empty e` hold of every
-/// subset of a relation they hold of; their negations of every superset of
-/// one they hold of. A flag is raised when its check holds, so a plain
-/// check needs `e` at the empty name to be a subset of `e` (monotone), a
-/// negated one a superset (antitone: `flag ~empty dr` with `dr` shrinking
-/// as `rf` grows).
-pub(crate) fn raised_at_least(negated: bool, p: Polarity) -> bool {
-    if negated {
-        p.is_antitone()
-    } else {
-        p.is_monotone()
     }
 }
 
@@ -211,22 +181,10 @@ impl StaticShape {
     }
 }
 
-/// The questions the polarity analyses answer (part of their [`CacheKey`]).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub(crate) enum Question {
-    /// Which checks may prune a partial assignment
-    /// ([`Prepared::monotone_checks`](super::interp::Prepared::monotone_checks)).
-    Monotone,
-    /// Which flags are raised at the least values of the names whenever
-    /// they are raised at all
-    /// ([`Prepared::bounded_flags`](super::interp::Prepared::bounded_flags)).
-    BoundedFlags,
-}
-
-/// Everything [`check_polarities`] reads besides the program: the question,
-/// the names that grow, which statements are dynamic and the shapes of the
-/// static values. Two stagings with the same key get the same polarities.
-pub(crate) type CacheKey = (Question, Vec<String>, Vec<bool>, Vec<StaticShape>);
+/// Everything [`check_polarities`] reads besides the program: the names
+/// that grow, which statements are dynamic and the shapes of the static
+/// values. Two stagings with the same key get the same polarities.
+pub(crate) type CacheKey = (Vec<String>, Vec<bool>, Vec<StaticShape>);
 
 /// The polarity analyses already run on one model
 /// ([`Prepared::monotone_checks`](super::interp::Prepared::monotone_checks)),
@@ -238,9 +196,8 @@ pub(crate) type Cache = std::sync::Mutex<std::collections::HashMap<CacheKey, Vec
 
 impl Staging<'_> {
     /// The key of the analyses of `growing` on this staging.
-    pub(crate) fn key(&self, question: Question, growing: &[&str]) -> CacheKey {
+    pub(crate) fn key(&self, growing: &[&str]) -> CacheKey {
         (
-            question,
             growing.iter().map(|g| g.to_string()).collect(),
             self.dynamic_stmts.clone(),
             self.static_slots

@@ -27,13 +27,6 @@ pub enum Partial {
     /// `location-local-reads`, the choices of that location's observation
     /// reads are consistent with the rest exactly when it is).
     Location,
-    /// The coherence, SC and interlock orders are chosen and only the
-    /// forced reads have their reads-from choice: not a consistency
-    /// question either. The callback says whether some completion may
-    /// raise a flag the visitor needs; false skips the reads-from search
-    /// under these orders ([`super::Reduction::RaceBounds`]: every
-    /// completion's `rf` and `RFINIT` hold these).
-    Flags,
 }
 
 /// The pruning callback of a search: false abandons the subtree (every
@@ -912,19 +905,6 @@ pub(crate) fn search(
                 if !(0..blocks).any(mine) {
                     continue;
                 }
-                // The orders with only the forced reads assigned (one
-                // interlock order), which the checks below ask about.
-                let forced_env = || {
-                    let mut rf = Relation::empty(n);
-                    let mut init = EventSet::empty(n);
-                    for &k in &order[..forced] {
-                        match choices[k][0] {
-                            Some(w) => rf.insert(w, s.reads[k]),
-                            None => init.insert(s.reads[k]),
-                        }
-                    }
-                    env_of(n, &rf, &init, (&co, &asmo), (sco, &s.ilo_choices[0]))
-                };
                 // The orders and the forced reads alone (every other read
                 // still open) already fail a check monotone in `rf`: no
                 // completion is consistent, and the whole reads-from search
@@ -942,21 +922,19 @@ pub(crate) fn search(
                     && s.ilo_choices.len() == 1
                     && remaining[forced] >= PRUNE_MIN_SUBTREE
                     && let Some(p) = prune.as_mut()
-                    && !p(&forced_env(), Partial::ReadsFrom, mine(0))
                 {
-                    continue;
-                }
-                // No completion of the orders and the forced reads can
-                // raise a flag the visitor needs (a race): the reads-from
-                // search under them is skipped. With one interlock order,
-                // the others being walked with the reads
-                // ([`Partial::Flags`]); the callback keeps it otherwise.
-                if s.ilo_choices.len() == 1
-                    && remaining[forced] >= 2
-                    && let Some(p) = prune.as_mut()
-                    && !p(&forced_env(), Partial::Flags, mine(0))
-                {
-                    continue;
+                    let mut rf = Relation::empty(n);
+                    let mut init = EventSet::empty(n);
+                    for &k in &order[..forced] {
+                        match choices[k][0] {
+                            Some(w) => rf.insert(w, s.reads[k]),
+                            None => init.insert(s.reads[k]),
+                        }
+                    }
+                    let env = env_of(n, &rf, &init, (&co, &asmo), (sco, &s.ilo_choices[0]));
+                    if !p(&env, Partial::ReadsFrom, mine(0)) {
+                        continue;
+                    }
                 }
                 for b in (0..blocks).filter(|&b| mine(b)) {
                     let mut dfs = Dfs {

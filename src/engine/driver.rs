@@ -128,13 +128,6 @@ pub struct Coverage {
     /// such reduction.
     #[serde(skip_serializing_if = "is_zero_usize")]
     pub rotation_order: usize,
-    /// Skeletons of the walk over complete executions skipped unlisted
-    /// because no candidate of them can raise a flag
-    /// ([`super::Reduction::RaceBounds`], for a visitor asking only for
-    /// flagged candidates): their executions were not walked, so a
-    /// listing of final states misses theirs.
-    #[serde(skip_serializing_if = "is_zero")]
-    pub flagless_skeletons: u64,
 }
 
 fn is_zero_usize(n: &usize) -> bool {
@@ -189,7 +182,6 @@ impl Coverage {
         self.prefix_stopped_by = self.prefix_stopped_by.or(other.prefix_stopped_by);
         self.symmetric_threads = self.symmetric_threads.max(other.symmetric_threads);
         self.rotation_order = self.rotation_order.max(other.rotation_order);
-        self.flagless_skeletons += other.flagless_skeletons;
     }
 }
 
@@ -299,17 +291,6 @@ pub trait Visitor {
 
     /// Called once per skeleton, before its candidates.
     fn skeleton(&mut self, _skeleton: &Skeleton) {}
-
-    /// Whether, of this skeleton (asked after [`Visitor::wants`] said
-    /// yes), the visitor needs only the consistent candidates that raise a
-    /// flag of the model, and nothing else the walk would hand it: with
-    /// [`super::Reduction::RaceBounds`] a skeleton none of whose
-    /// candidates can raise one is then skipped, its orders unlisted and
-    /// its candidates unevaluated (`reduce::race_bounds`). No, the
-    /// default: every skeleton it wants is walked.
-    fn flags_only(&self, _skeleton: &Skeleton) -> bool {
-        false
-    }
 
     /// Whether to walk, after the executions of complete paths, the
     /// executions in which each thread runs a complete path or stops where
@@ -465,15 +446,6 @@ struct Staged {
     /// What a partial environment of each kind ([`Partial`], in its order)
     /// can be checked with.
     pruning: [Pruning; 2],
-    /// The statements the model's flags need, when every flag is bounded
-    /// at the least dynamic names ([`crate::cat::Prepared::bounded_flags`]):
-    /// a skeleton may then be skipped for a visitor asking only for
-    /// flagged candidates ([`super::Reduction::RaceBounds`]).
-    bound: Option<Vec<usize>>,
-    /// The same when every flag is bounded at the least `rf` and `RFINIT`
-    /// alone (the other dynamic names as a combination of orders chose
-    /// them): the reads-from search under one may be skipped.
-    order_bound: Option<Vec<usize>>,
 }
 
 /// The checks that can reject one kind of partial environment.
@@ -498,11 +470,10 @@ const RECENT_STAGED: usize = 16;
 /// hit compares environments (a miss over many entries costs nothing).
 type Recent = std::sync::Mutex<Vec<(u64, Env, Staged)>>;
 
-/// The polarity analyses of a model: the monotone checks per kind of
-/// partial environment, and the flags bounded at the least dynamic names
+/// The polarity analyses of a model, per kind of partial environment
 /// (they depend only on the model: computed once per walk, shared by its
 /// parts).
-type MonotoneCache = OnceLock<([Vec<bool>; 2], [Vec<bool>; 2])>;
+type MonotoneCache = OnceLock<[Vec<bool>; 2]>;
 
 /// The last model evaluation of one walk (or one part of a parallel walk:
 /// never shared between threads), which the next evaluation starts from
@@ -524,32 +495,21 @@ impl Staged {
         } else {
             model.prepare_unspecialised(static_env, names::DYNAMIC_NAMES)?
         };
-        let (flags, bounded) = monotone_cache.get_or_init(|| {
+        let flags = monotone_cache.get_or_init(|| {
             let rf = prepared.monotone_checks(names::GROWING_NAMES);
             let mut growing = names::GROWING_NAMES.to_vec();
             growing.push(names::ILO);
-            (
-                [rf, prepared.monotone_checks(&growing)],
-                [
-                    prepared.bounded_flags(names::DYNAMIC_NAMES),
-                    prepared.bounded_flags(names::GROWING_NAMES),
-                ],
-            )
+            [rf, prepared.monotone_checks(&growing)]
         });
         let pruning = flags.clone().map(|monotone| Pruning {
             plan: prepared.plan_for(&monotone),
             monotone,
         });
         let lazy = reads.and_then(|names| prepared.lazy_stages(names));
-        let flag_checks = prepared.flag_checks();
-        let [bound, order_bound] =
-            [0, 1].map(|k| super::reduce::race_bounds::plan(&prepared, &bounded[k], &flag_checks));
         Ok(Staged {
             prepared,
             lazy,
             pruning,
-            bound,
-            order_bound,
         })
     }
 
@@ -583,7 +543,7 @@ impl Staged {
 
     fn pruning(&self, kind: Partial) -> &Pruning {
         match kind {
-            Partial::ReadsFrom | Partial::Location | Partial::Flags => &self.pruning[0],
+            Partial::ReadsFrom | Partial::Location => &self.pruning[0],
             Partial::InterlockOrder => &self.pruning[1],
         }
     }
@@ -817,8 +777,6 @@ struct Searched {
     evaluations: u64,
     /// The visitor broke (it has its answer).
     stopped: bool,
-    /// Skeletons skipped because none of their candidates can raise a flag.
-    flagless: u64,
 }
 
 impl<'a, 'b> Walk<'a, 'b> {
@@ -843,76 +801,6 @@ impl<'a, 'b> Walk<'a, 'b> {
         }
     }
 
-    /// The model prepared for `sk`: one prepared for a recent skeleton
-    /// with the same static relations (combinations of paths that differ
-    /// only in the values their reads fixed share them), or a new one,
-    /// kept in `recent`.
-    fn staged(&self, sk: &Skeleton, recent: &Recent) -> Result<Staged, CatError> {
-        let mut recent = recent.lock().unwrap_or_else(|e| e.into_inner());
-        let hit = recent
-            .iter()
-            .position(|(shape, env, _)| *shape == sk.shape && env.same_bindings(&sk.static_env));
-        if let Some(i) = hit {
-            let entry = recent.remove(i);
-            let s = entry.2.clone();
-            recent.push(entry);
-            return Ok(s);
-        }
-        let reads: Option<Vec<&str>> = self
-            .reads
-            .as_ref()
-            .map(|r| r.iter().map(String::as_str).collect());
-        let s = Staged::new(
-            self.model,
-            &sk.static_env,
-            self.plan.specialise,
-            reads.as_deref(),
-            self.monotone,
-        )?;
-        if recent.len() == RECENT_STAGED * self.limits.threads.max(1) {
-            recent.remove(0);
-        }
-        recent.push((sk.shape, sk.static_env.clone(), s.clone()));
-        Ok(s)
-    }
-
-    /// Whether `sk` (which `visitor` wants) may be skipped unlisted: the
-    /// visitor needs only its candidates raising a flag and none can
-    /// ([`super::Reduction::RaceBounds`], `reduce::race_bounds`). The
-    /// bound's evaluation counts as a partial one (in `done` and against
-    /// the budget); a failure or a limit there skips nothing.
-    fn flagless(
-        &self,
-        visitor: &dyn Visitor,
-        sk: &Skeleton,
-        recent: &Recent,
-        done: &mut Searched,
-    ) -> bool {
-        if !self.plan.race_bounds || !visitor.flags_only(sk) || self.budget.over() {
-            return false;
-        }
-        let _bounds = self.budget.eval_bounds().enter();
-        let Ok(staged) = self.staged(sk, recent) else {
-            return false;
-        };
-        let Some(plan) = staged.bound.as_deref() else {
-            return false;
-        };
-        self.budget.tick(false, None);
-        done.evaluations += 1;
-        match super::reduce::race_bounds::no_flag_raised(&staged.prepared, plan, sk.universe()) {
-            Ok(true) => {
-                done.flagless += 1;
-                true
-            }
-            Ok(false) => false,
-            Err(e) => {
-                self.budget.stopped_evaluation(&e);
-                false
-            }
-        }
-    }
-
     /// Walks the candidates of `sk` (orders listed; `part`: of that part
     /// of its walk only, `None`: all), handing them to `visitor`. `recent`: models prepared for recent skeletons.
     /// `cancelled`: whether another part made this one useless.
@@ -933,8 +821,6 @@ impl<'a, 'b> Walk<'a, 'b> {
         let _bounds = budget.eval_bounds().enter();
         let executions = Cell::new(0u64);
         let evaluations = Cell::new(0u64);
-        // Combinations of orders skipped: no completion raises a flag.
-        let flagless = Cell::new(0u64);
         let mut stopped = false;
         let mut failure: Option<CheckError> = None;
         // The model is prepared for the skeleton when a candidate (or a
@@ -943,13 +829,40 @@ impl<'a, 'b> Walk<'a, 'b> {
         let prepare_error: Cell<Option<CatError>> = Cell::new(None);
         let stage = || -> Option<&Staged> {
             if staged.get().is_none() {
-                match self.staged(sk, recent) {
-                    Ok(s) => {
-                        let _ = staged.set(s);
-                    }
-                    Err(e) => {
-                        prepare_error.set(Some(e));
-                        return None;
+                // Combinations of paths that differ only in the values their
+                // reads fixed have the same static relations: the model
+                // prepared for one serves the others.
+                let mut recent = recent.lock().unwrap_or_else(|e| e.into_inner());
+                let hit = recent.iter().position(|(shape, env, _)| {
+                    *shape == sk.shape && env.same_bindings(&sk.static_env)
+                });
+                if let Some(i) = hit {
+                    let entry = recent.remove(i);
+                    let _ = staged.set(entry.2.clone());
+                    recent.push(entry);
+                } else {
+                    let reads: Option<Vec<&str>> = self
+                        .reads
+                        .as_ref()
+                        .map(|r| r.iter().map(String::as_str).collect());
+                    match Staged::new(
+                        self.model,
+                        &sk.static_env,
+                        self.plan.specialise,
+                        reads.as_deref(),
+                        self.monotone,
+                    ) {
+                        Ok(s) => {
+                            if recent.len() == RECENT_STAGED * self.limits.threads.max(1) {
+                                recent.remove(0);
+                            }
+                            recent.push((sk.shape, sk.static_env.clone(), s.clone()));
+                            let _ = staged.set(s);
+                        }
+                        Err(e) => {
+                            prepare_error.set(Some(e));
+                            return None;
+                        }
                     }
                 }
             }
@@ -980,29 +893,6 @@ impl<'a, 'b> Walk<'a, 'b> {
             let Some(staged) = stage() else {
                 return true;
             };
-            if kind == Partial::Flags {
-                // Whether a completion may raise a flag (a race) the
-                // visitor needs: kept unless the bound says none can.
-                let Some(plan) = staged.order_bound.as_deref() else {
-                    return true;
-                };
-                if !self.plan.race_bounds || !shared.borrow().flags_only(sk) {
-                    return true;
-                }
-                if counted {
-                    budget.tick(false, None);
-                    evaluations.set(evaluations.get() + 1);
-                }
-                let raised = staged
-                    .prepared
-                    .evaluate_only(env, plan)
-                    .map_or(true, |e| e.flags().next().is_some());
-                // (Counted once: by the part that counts the evaluation.)
-                if !raised && counted {
-                    flagless.set(flagless.get() + 1);
-                }
-                return raised;
-            }
             if kind == Partial::Location {
                 // A full evaluation: whether one location's observation
                 // reads are consistent with the rest (an error reads as
@@ -1085,7 +975,6 @@ impl<'a, 'b> Walk<'a, 'b> {
             executions: executions.get(),
             evaluations: evaluations.get(),
             stopped,
-            flagless: flagless.get(),
         })
     }
 }
@@ -1140,7 +1029,6 @@ fn finish(
             .symmetry()
             .map_or(0, |s| s.classes.iter().map(Vec::len).sum()),
         rotation_order: explorer.rotation().map_or(0, |r| r.order()),
-        flagless_skeletons: done.flagless,
         ..Coverage::default()
     }
 }
@@ -1552,15 +1440,6 @@ fn walk_skeletons(
         if !visitor.wants(&sk) {
             return Ok(ControlFlow::Continue(()));
         }
-        // No candidate can give the visitor what it asks (a race): its
-        // orders are not listed.
-        if walk.flagless(&*visitor, &sk, recent, &mut done) {
-            return Ok(if budget.stopped_by().is_some() {
-                ControlFlow::Break(())
-            } else {
-                ControlFlow::Continue(())
-            });
-        }
         // Orders only for the skeletons the visitor wants; too many to
         // list: skipped, and the walk says so.
         if !list_orders(explorer, walk, &*visitor, &mut sk)? {
@@ -1570,7 +1449,6 @@ fn walk_skeletons(
         let s = walk.search(&mut *visitor, &sk, None, recent, &|| false)?;
         done.executions += s.executions;
         done.evaluations += s.evaluations;
-        done.flagless += s.flagless;
         done.stopped |= s.stopped;
         Ok(if s.stopped || budget.stopped_by().is_some() {
             ControlFlow::Break(())
@@ -1701,7 +1579,6 @@ pub(super) fn explore_produced(
         let s = walk.search(&mut *visitor, &sk, None, &recent, &|| false)?;
         done.executions += s.executions;
         done.evaluations += s.evaluations;
-        done.flagless += s.flagless;
         done.stopped |= s.stopped;
         Ok(if s.stopped || budget.stopped_by().is_some() {
             ControlFlow::Break(())
@@ -1887,9 +1764,6 @@ mod parallel {
         let mut wave: Vec<Unit<V>> = Vec::new();
         let mut merged = 0usize; // units handed out so far
         let mut done = Searched::default();
-        // The skeletons the driver skipped unlisted (no flag can be
-        // raised in them) and the evaluations that found it.
-        let mut bounds_done = Searched::default();
         let mut failure: Option<CheckError> = None;
         let mut finished = false;
         // A wave's units searched in parallel on the rayon pool. A wave
@@ -1953,7 +1827,6 @@ mod parallel {
                     Ok(s) => {
                         done.executions += s.executions;
                         done.evaluations += s.evaluations;
-                        done.flagless += s.flagless;
                         let mut stop = |bytes| budget.merge_stop(bytes);
                         if let Err(kind) = visitor.merge(r.visitor, &mut stop) {
                             budget.stop(kind);
@@ -2003,10 +1876,7 @@ mod parallel {
                         visitor: fork(visitor),
                         work: Work::Stalled(Box::new(sk)),
                     });
-                } else if probe.wants(&sk)
-                    && !walk.flagless(&probe, &sk, &recent, &mut bounds_done)
-                    && list_orders(&explorer, &walk, &probe, &mut sk)?
-                {
+                } else if probe.wants(&sk) && list_orders(&explorer, &walk, &probe, &mut sk)? {
                     let slices = sk.slice_count(BLOCKS).unwrap_or(1);
                     let parts = if sk.candidate_count() >= SPLIT_CANDIDATES {
                         slices.min(4 * threads)
@@ -2074,8 +1944,6 @@ mod parallel {
         if !done.stopped {
             walked?;
         }
-        done.evaluations += bounds_done.evaluations;
-        done.flagless += bounds_done.flagless;
         let mut coverage = finish(&explorer, limits, &done, budget.stopped_by());
         if let Some(first) = &first {
             record_prefix_walk(&mut coverage, &first.done, first.stopped_by);

@@ -479,17 +479,6 @@ fn litmus_pieces(o: &LitmusOutcome, s: &mut String, block: usize, sink: &mut dyn
     };
     let _ = writeln!(s, "Test {} {kind}", o.name);
     let _ = writeln!(s, "States {}", o.states.len());
-    if o.race_bounded > 0 {
-        let _ = writeln!(
-            s,
-            "PARTIAL: the race search skipped {} in which no execution can race (race-bounds): the states and counts cover only the executions evaluated",
-            crate::analysis::phrases::count(
-                o.race_bounded,
-                "combination of paths or orders",
-                "combinations of paths or orders"
-            )
-        );
-    }
     if o.states_unlisted > 0 {
         let _ = writeln!(
             s,

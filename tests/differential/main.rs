@@ -26,7 +26,6 @@ mod own_writes;
 mod parallel;
 mod path_drops;
 mod pruning;
-mod race_bounds;
 mod rmw;
 mod sat_encoding;
 mod specialise;

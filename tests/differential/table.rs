@@ -12,8 +12,7 @@
 use crate::common;
 use crate::{
     barrier_prefixes, branch_registers, coherence_cuts, commuting_rmws, counters, incremental,
-    lazy, own_writes, pruning, race_bounds, specialise, spin, symbolic, symbolic_domains, symmetry,
-    undefined,
+    lazy, own_writes, pruning, specialise, spin, symbolic, symbolic_domains, symmetry, undefined,
 };
 use std::path::{Path, PathBuf};
 use vkmm::Reduction;
@@ -163,12 +162,6 @@ const ROWS: &[Row] = &[
         skip: commuting_rmws::skipped,
     },
     Row {
-        reduction: Some(Reduction::RaceBounds),
-        name: "race-bounds",
-        compare: race_bounds::compare_file,
-        skip: race_bounds::skipped,
-    },
-    Row {
         reduction: None,
         name: "undefined values (bypass)",
         compare: |p| {
@@ -278,7 +271,6 @@ full! {
     barrier_prefixes_everywhere: "barrier-prefixes",
     coherence_cuts_everywhere: "coherence-cuts",
     commuting_rmws_everywhere: "commuting-rmws",
-    race_bounds_everywhere: "race-bounds",
     undefined_values_everywhere: "undefined values (bypass)",
 }
 
@@ -300,7 +292,6 @@ fn the_full_tier_names_every_row() {
         "barrier-prefixes",
         "coherence-cuts",
         "commuting-rmws",
-        "race-bounds",
         "undefined values (bypass)",
     ];
     assert_eq!(names.len() + 1, ROWS.len());

@@ -565,7 +565,6 @@ proptest! {
         let env = static_env(&model, g.n, &g.statics);
         let p = model.prepare(&env, DYNAMIC).expect("prepares");
         assert_sound(&p, &g, GROWINGS[k], "vulkan");
-        assert_bounded_sound(&p, &g, GROWINGS[k], "vulkan");
     }
 }
 
@@ -667,55 +666,41 @@ proptest! {
         let model = Model::parse("t.cat", &src, &no_include);
         prop_assert!(model.is_ok(), "{}: {:?}", src, model.err());
         let model = model.unwrap();
-        let env = random_env(&g);
+        let n = g.n;
+        let mut env = Env::new(n);
+        env.rel("po", rel_of(n, &g.statics, 0, false));
+        env.set("W", EventSet::from_iter(n, (0..n).filter(|e| e % 2 == 0)));
+        env.set("R", EventSet::from_iter(n, (0..n).filter(|e| e % 2 == 1)));
         let p = model.prepare(&env, DYNAMIC);
         prop_assert!(p.is_ok(), "{}: {:?}", src, p.err());
-        let p = p.unwrap();
-        assert_sound(&p, &g, GROWINGS[k], &src);
-        assert_bounded_sound(&p, &g, GROWINGS[k], &src);
+        assert_sound(&p.unwrap(), &g, GROWINGS[k], &src);
     }
-}
-
-/// The static environment of a random model's test: `po` from `g`'s
-/// static bits, even events writes, odd ones reads.
-fn random_env(g: &Growth) -> Env {
-    let n = g.n;
-    let mut env = Env::new(n);
-    env.rel("po", rel_of(n, &g.statics, 0, false));
-    env.set("W", EventSet::from_iter(n, (0..n).filter(|e| e % 2 == 0)));
-    env.set("R", EventSet::from_iter(n, (0..n).filter(|e| e % 2 == 1)));
-    env
-}
-
-/// `count` random models, each with a candidate and prepared for its
-/// static environment, drawn from a fixed seed.
-fn random_cases(count: usize) -> Vec<(String, Growth, Prepared)> {
-    use proptest::strategy::ValueTree;
-    use proptest::test_runner::{Config, TestRng, TestRunner};
-    let mut runner = TestRunner::new_with_rng(
-        Config::default(),
-        TestRng::deterministic_rng(proptest::test_runner::RngAlgorithm::ChaCha),
-    );
-    (0..count)
-        .map(|_| {
-            let src = random_model()
-                .new_tree(&mut runner)
-                .expect("tree")
-                .current();
-            let g = growth(4).new_tree(&mut runner).expect("tree").current();
-            let model = Model::parse("t.cat", &src, &no_include).expect("parses");
-            let p = model.prepare(&random_env(&g), DYNAMIC).expect("prepares");
-            (src, g, p)
-        })
-        .collect()
 }
 
 /// The random models do exercise the property: some checks are reported
 /// monotone and fail on the partial assignment, and some are not monotone.
 #[test]
 fn random_models_exercise_the_property() {
+    use proptest::strategy::ValueTree;
+    use proptest::test_runner::{Config, TestRng, TestRunner};
+    let mut runner = TestRunner::new_with_rng(
+        Config::default(),
+        TestRng::deterministic_rng(proptest::test_runner::RngAlgorithm::ChaCha),
+    );
     let (mut exercised, mut monotone, mut other) = (0, 0, 0);
-    for (src, g, p) in random_cases(200) {
+    for _ in 0..200 {
+        let src = random_model()
+            .new_tree(&mut runner)
+            .expect("tree")
+            .current();
+        let g = growth(4).new_tree(&mut runner).expect("tree").current();
+        let model = Model::parse("t.cat", &src, &no_include).expect("parses");
+        let n = g.n;
+        let mut env = Env::new(n);
+        env.rel("po", rel_of(n, &g.statics, 0, false));
+        env.set("W", EventSet::from_iter(n, (0..n).filter(|e| e % 2 == 0)));
+        env.set("R", EventSet::from_iter(n, (0..n).filter(|e| e % 2 == 1)));
+        let p = model.prepare(&env, DYNAMIC).expect("prepares");
         for m in p.monotone_checks(&["rf", "RFINIT"]) {
             if m {
                 monotone += 1;
@@ -789,143 +774,4 @@ fn the_vulkan_model_keeps_one_analysis_per_question() {
         );
     }
     assert_eq!(kept.kept_polarity_analyses(), 1);
-}
-
-// ---------------------------------------------------------------------------
-// Flags bounded at the least values of the dynamic names
-// ---------------------------------------------------------------------------
-
-/// `bounded_flags(names)` of the model `src`.
-fn bounded_in(src: &str, names: &[&str]) -> Vec<bool> {
-    prepared(src).bounded_flags(names)
-}
-
-/// A negated flag over an expression antitone in `rf` (a race relation:
-/// conflicting pairs not ordered by what `rf` adds) is bounded; one over
-/// an expression monotone in it is not, nor one the analysis cannot
-/// follow.
-#[test]
-fn antitone_negated_flags_are_bounded() {
-    let rf = &["rf"];
-    assert_eq!(bounded_in("flag ~empty (W * R) \\ rf", rf), [true]);
-    assert_eq!(
-        bounded_in(
-            "let hb = (po | rf)+\nflag ~empty ((W * R) \\ (hb | hb^-1)) \\ id",
-            rf
-        ),
-        [true]
-    );
-    assert_eq!(bounded_in("flag ~empty po \\ (rf \\ po)", rf), [true]);
-    assert_eq!(bounded_in("flag ~irreflexive po \\ (rf ; po)", rf), [true]);
-    assert_eq!(bounded_in("flag ~acyclic ~(rf)", rf), [true]);
-    assert_eq!(bounded_in("flag ~empty rf", rf), [false]);
-    assert_eq!(bounded_in("flag ~empty (po \\ rf) | rf", rf), [false]);
-    assert_eq!(
-        bounded_in("let x = po \\ rf\nflag ~empty x \\ x", rf),
-        [false]
-    );
-    // a function applied to rf: its body's polarity
-    assert_eq!(
-        bounded_in(
-            "let unordered(r) = (W * R) \\ r\nflag ~empty unordered(rf ; po)",
-            rf
-        ),
-        [true]
-    );
-}
-
-/// A plain flag (raised when its check holds) is bounded when its
-/// expression is monotone; constant flags always are; a check that is no
-/// flag never is.
-#[test]
-fn plain_flags_need_monotone_expressions() {
-    let rf = &["rf"];
-    assert_eq!(bounded_in("flag empty rf", rf), [true]);
-    assert_eq!(bounded_in("flag acyclic po | rf", rf), [true]);
-    assert_eq!(bounded_in("flag empty po \\ rf", rf), [false]);
-    assert_eq!(bounded_in("flag ~empty po", rf), [true]);
-    assert_eq!(
-        bounded_in(
-            "~empty (W * R) \\ rf as c\nflag ~empty (W * R) \\ rf as f",
-            rf
-        ),
-        [false, true]
-    );
-}
-
-/// Bounded in every name asked: `asmo` grows the expression of the second
-/// flag, so it is bounded in `rf` alone, not in `rf` and `asmo`.
-#[test]
-fn bounded_in_each_name_asked() {
-    let src = "flag ~empty (W * R) \\ rf as a\nflag ~empty (W * R) \\ (rf | ~asmo) as b";
-    assert_eq!(bounded_in(src, &["rf"]), [true, true]);
-    assert_eq!(bounded_in(src, &["asmo"]), [true, false]);
-    assert_eq!(bounded_in(src, &["rf", "asmo"]), [true, false]);
-    assert_eq!(bounded_in(src, &[]), [true, true]);
-}
-
-/// The Vulkan models' data-race flag is bounded at the least `rf` and
-/// `RFINIT` (happens-before and location order grow with them), not at
-/// the least `asmo` (release sequences take `imm(asmo)`, not monotone).
-#[test]
-fn vulkan_data_race_is_bounded_in_rf_not_asmo() {
-    for name in ["vulkan", "vulkan-nochains"] {
-        let model = crate::model::load(name).expect("built-in model loads").cat;
-        let env = static_env(&model, 3, &[true, false, false]);
-        let p = model.prepare(&env, DYNAMIC).expect("prepares");
-        let names = model.check_names();
-        let race = names
-            .iter()
-            .position(|n| *n == "data-race")
-            .expect("a data-race flag");
-        assert!(p.bounded_flags(&["rf", "RFINIT"])[race], "{name}");
-        assert!(!p.bounded_flags(&["rf", "RFINIT", "asmo"])[race], "{name}");
-    }
-}
-
-/// The property the search relies on: a flag reported bounded in the
-/// names of `growing` that is raised under the full values is raised under
-/// any subsets of them (the least value, empty, included). Returns how
-/// many flags it exercised (bounded and raised on the full candidate).
-fn assert_bounded_sound(p: &Prepared, g: &Growth, growing: &[&str], what: &str) -> usize {
-    let bounded = p.bounded_flags(growing);
-    let Some((full, part)) = both(p, g, growing) else {
-        return 0;
-    };
-    let mut exercised = 0;
-    for ((b, f), s) in bounded.iter().zip(&full.checks).zip(&part.checks) {
-        if *b && f.passed {
-            exercised += 1;
-            assert!(
-                s.passed,
-                "{what}: flag {} reported bounded in {growing:?} is raised on a candidate \
-                 but not under subsets of its names ({g:?})",
-                f.name
-            );
-        }
-    }
-    exercised
-}
-
-/// The random models exercise the bound: some flags are reported bounded
-/// and raised on the full candidate, and some flags are not bounded.
-#[test]
-fn random_models_exercise_the_bound() {
-    let (mut exercised, mut bounded, mut other) = (0, 0, 0);
-    for (src, g, p) in random_cases(300) {
-        let flags = p.flag_checks();
-        for (b, f) in p.bounded_flags(&["rf", "RFINIT"]).into_iter().zip(flags) {
-            match (f, b) {
-                (true, true) => bounded += 1,
-                (true, false) => other += 1,
-                _ => {}
-            }
-        }
-        exercised += assert_bounded_sound(&p, &g, &["rf", "RFINIT"], &src);
-    }
-    assert!(exercised >= 10, "only {exercised} flags exercised");
-    assert!(
-        bounded >= 20 && other >= 20,
-        "{bounded} bounded, {other} not"
-    );
 }

@@ -113,12 +113,6 @@ pub enum Reduction {
     /// where nothing in the execution acquires or releases, counted for
     /// the orders it stands for (`reduce::commuting_rmws`).
     CommutingRmws,
-    /// Where only whether some candidate raises a flag (a race) matters, a
-    /// combination of paths is skipped when the model, evaluated once with
-    /// the dynamic names empty, raises none of its flags and every flag is
-    /// one no candidate raises unless it is raised there
-    /// (`crate::cat::Prepared::bounded_flags`, `reduce::race_bounds`).
-    RaceBounds,
 }
 
 /// What a reduction needs the model to declare about itself before it
@@ -165,7 +159,7 @@ impl Requires {
 
 impl Reduction {
     /// Every reduction, in the order `--help` and the tables list them.
-    pub const ALL: [Reduction; 25] = [
+    pub const ALL: [Reduction; 24] = [
         Reduction::SpinReduction,
         Reduction::RmwFilter,
         Reduction::TerminationShortcuts,
@@ -190,7 +184,6 @@ impl Reduction {
         Reduction::BarrierPrefixes,
         Reduction::CoherenceCuts,
         Reduction::CommutingRmws,
-        Reduction::RaceBounds,
     ];
 
     /// The reduction's name: `--no NAME`, and the old `--no-NAME` switch.
@@ -220,7 +213,6 @@ impl Reduction {
             Reduction::BarrierPrefixes => "barrier-prefixes",
             Reduction::CoherenceCuts => "coherence-cuts",
             Reduction::CommutingRmws => "commuting-rmws",
-            Reduction::RaceBounds => "race-bounds",
         }
     }
 
@@ -268,9 +260,6 @@ impl Reduction {
             }
             Reduction::CommutingRmws => {
                 "keep unused RMW results symbolic; one order of RMWs that commute"
-            }
-            Reduction::RaceBounds => {
-                "races: skip combinations whose race relation, with rf and the orders empty, is empty"
             }
         }
     }

@@ -127,12 +127,6 @@ pub struct EvaluationPlan {
     pub lazy_checks: bool,
     /// Each evaluation starts from the walk's previous one.
     pub incremental: bool,
-    /// A skeleton of which the visitor needs only the candidates raising a
-    /// flag ([`crate::engine::Visitor::flags_only`]) is skipped, its orders
-    /// unlisted, when the model evaluated once with the dynamic names
-    /// empty raises no flag and every flag is bounded there
-    /// ([`crate::cat::Prepared::bounded_flags`]).
-    pub race_bounds: bool,
 }
 
 /// Which walk answers a question (the analyses).

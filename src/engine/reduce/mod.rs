@@ -38,7 +38,6 @@ mod outcome_directed;
 mod own_forwarding;
 mod own_write_filter;
 mod path_pruning;
-pub(super) mod race_bounds;
 mod read_factoring;
 mod rmw_filter;
 pub mod rotation;
@@ -85,7 +84,6 @@ fn hook_of(r: Reduction) -> &'static dyn Hook {
         Reduction::BarrierPrefixes => &barrier_prefixes::BarrierPrefixesHook,
         Reduction::CoherenceCuts => &coherence_cuts::CoherenceCutsHook,
         Reduction::CommutingRmws => &commuting_rmws::CommutingRmwsHook,
-        Reduction::RaceBounds => &race_bounds::RaceBoundsHook,
     }
 }
 
