@@ -1205,6 +1205,20 @@ mod tests {
         }
     }
 
+    /// Message passing: thread 0 stores x then y, thread 1 loads y then x.
+    fn mp() -> Shape {
+        shape(&[(0, 0), (0, 1)], &[&[(1, 0), (1, 1)], &[(0, 1), (0, 0)]])
+    }
+
+    /// Message passing with its threads swapped, its locations renamed, a
+    /// fence and a load between.
+    fn bigger() -> Shape {
+        shape(
+            &[(0, 0), (0, 1)],
+            &[&[(0, 0), (2, 0), (0, 1)], &[(1, 1), (0, 0), (1, 0)]],
+        )
+    }
+
     fn violation(s: Shape) -> MappingViolation {
         MappingViolation {
             source: format!("{s:?}"),
@@ -1223,12 +1237,7 @@ mod tests {
     #[test]
     fn a_test_embeds_in_those_that_contain_its_events_in_order() {
         let ops = ops();
-        let mp = shape(&[(0, 0), (0, 1)], &[&[(1, 0), (1, 1)], &[(0, 1), (0, 0)]]);
-        // Threads swapped, locations renamed, a fence and a load between.
-        let bigger = shape(
-            &[(0, 0), (0, 1)],
-            &[&[(0, 0), (2, 0), (0, 1)], &[(1, 1), (0, 0), (1, 0)]],
-        );
+        let (mp, bigger) = (mp(), bigger());
         assert!(mp.embeds_in(&bigger, &ops));
         assert!(mp.embeds_in(&mp, &ops));
         assert!(!bigger.embeds_in(&mp, &ops));
@@ -1249,11 +1258,7 @@ mod tests {
     #[test]
     fn violations_of_larger_tests_point_at_the_minimal_test_they_extend() {
         let ops = ops();
-        let mp = shape(&[(0, 0), (0, 1)], &[&[(1, 0), (1, 1)], &[(0, 1), (0, 0)]]);
-        let bigger = shape(
-            &[(0, 0), (0, 1)],
-            &[&[(0, 0), (2, 0), (0, 1)], &[(1, 1), (0, 0), (1, 0)]],
-        );
+        let (mp, bigger) = (mp(), bigger());
         let other = shape(&[(0, 0), (0, 1)], &[&[(1, 0), (1, 0)], &[(0, 0), (0, 0)]]);
         // Found largest first; message passing twice (two outcomes).
         let mut vs: Vec<MappingViolation> = [&bigger, &mp, &mp, &other, &bigger]
