@@ -26,7 +26,7 @@ mod coop;
 mod group;
 mod image;
 mod known;
-mod numeric;
+pub(super) mod numeric;
 pub(super) use coop::CoopUse;
 
 type R<T> = Result<T, Located>;

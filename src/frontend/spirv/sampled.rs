@@ -439,20 +439,8 @@ fn computes_only(op: Op) -> bool {
             | Op::SLessThan
             | Op::ULessThanEqual
             | Op::SLessThanEqual
-            | Op::FOrdEqual
-            | Op::FUnordEqual
-            | Op::FOrdNotEqual
-            | Op::FUnordNotEqual
-            | Op::FOrdLessThan
-            | Op::FUnordLessThan
-            | Op::FOrdGreaterThan
-            | Op::FUnordGreaterThan
-            | Op::FOrdLessThanEqual
-            | Op::FUnordLessThanEqual
-            | Op::FOrdGreaterThanEqual
-            | Op::FUnordGreaterThanEqual
             | Op::ImageSparseTexelsResident
-    )
+    ) || super::lower::numeric::fcmp(op).is_some()
 }
 
 /// A selection construct that computes values only: its branch, its

@@ -138,20 +138,8 @@ impl Gen<'_> {
                 let a = arg(self, 1)?;
                 self.un(&a, &dest, NumOp::FUn(op, w), inst)?
             }
-            Op::FOrdEqual
-            | Op::FUnordEqual
-            | Op::FOrdNotEqual
-            | Op::FUnordNotEqual
-            | Op::FOrdLessThan
-            | Op::FUnordLessThan
-            | Op::FOrdGreaterThan
-            | Op::FUnordGreaterThan
-            | Op::FOrdLessThanEqual
-            | Op::FUnordLessThanEqual
-            | Op::FOrdGreaterThanEqual
-            | Op::FUnordGreaterThanEqual => {
+            op if let Some((cmp, ordered)) = fcmp(op) => {
                 let width = self.width_of_operand(inst, 1)?;
-                let (cmp, ordered) = fcmp(inst.op);
                 let (a, b) = (arg(self, 1)?, arg(self, 2)?);
                 self.num(
                     &a,
@@ -993,9 +981,10 @@ fn like(shape: &Val, v: Val) -> Val {
     }
 }
 
-/// The comparison and orderedness of an OpFOrd* / OpFUnord* instruction.
-fn fcmp(op: Op) -> (Cmp, bool) {
-    match op {
+/// The comparison and orderedness of an OpFOrd* / OpFUnord* instruction
+/// (`None`: another instruction).
+pub(in crate::frontend::spirv) fn fcmp(op: Op) -> Option<(Cmp, bool)> {
+    Some(match op {
         Op::FOrdEqual => (Cmp::Eq, true),
         Op::FUnordEqual => (Cmp::Eq, false),
         Op::FOrdNotEqual => (Cmp::Ne, true),
@@ -1007,6 +996,7 @@ fn fcmp(op: Op) -> (Cmp, bool) {
         Op::FOrdLessThanEqual => (Cmp::Le, true),
         Op::FUnordLessThanEqual => (Cmp::Le, false),
         Op::FOrdGreaterThanEqual => (Cmp::Ge, true),
-        _ => (Cmp::Ge, false),
-    }
+        Op::FUnordGreaterThanEqual => (Cmp::Ge, false),
+        _ => return None,
+    })
 }
