@@ -695,6 +695,16 @@ fn sparse_reads_compute_the_texel_and_not_the_residency_code() {
         err.contains("the final states leave out result.ok[1]"),
         "{err}"
     );
+    // Every channel of a four-channel texel, the code apart from them.
+    let (code, out, err) = vkmm(&[
+        "check",
+        "--extent",
+        "img=1x1",
+        &format!("{DIR}/sparse-rgba.comp"),
+    ]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("States 1\n"), "{out}");
+    assert!(out.contains("result.v=5678;"), "{out}");
     let (code, out, err) = vkmm(&[
         "check",
         "--extent",

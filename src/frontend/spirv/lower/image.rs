@@ -644,7 +644,14 @@ impl Gen<'_> {
                 };
                 let name = self.reg_name(fr, inst.result_id()?);
                 let skip = self.runtime_level(level, &g, inst, 3)?;
-                let channels = self.read_channels(&g, &t, &name, inst, &acc)?;
+                // A sparse result's registers are its members' (`.0` the
+                // code, `.1` the texel), apart from each other.
+                let texel_name = if sparse {
+                    format!("{name}.1")
+                } else {
+                    name.clone()
+                };
+                let channels = self.read_channels(&g, &t, &texel_name, inst, &acc)?;
                 self.level_checked(skip, &g, inst);
                 // Vulkan, Component Substitution: "If after conversion,
                 // less than four of the (R,G,B,A) components are present,
