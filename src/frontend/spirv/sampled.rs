@@ -249,6 +249,14 @@ impl<'a> Flow<'a> {
         }
     }
 
+    /// Whether the value `id` is a pointer.
+    fn is_pointer(&self, id: &str) -> bool {
+        self.m
+            .result_types
+            .get(id)
+            .is_some_and(|t| matches!(self.m.ty(t), Some(Ty::Pointer { .. })))
+    }
+
     /// The variables the pointer at operand `i` of `inst` may point into.
     fn roots_at(&self, inst: &Inst, i: usize) -> Roots {
         self.roots(id_at(inst, i)?, &mut HashSet::new())
@@ -527,13 +535,7 @@ fn value_only_constructs<'a>(
                         stores.push(j);
                         private_access(x, 0)
                     }
-                    Op::ExtInst => ids_from(x, 2).all(|(_, id)| {
-                        !flow
-                            .m
-                            .result_types
-                            .get(id)
-                            .is_some_and(|t| matches!(flow.m.ty(t), Some(Ty::Pointer { .. })))
-                    }),
+                    Op::ExtInst => ids_from(x, 2).all(|(_, id)| !flow.is_pointer(id)),
                     op => computes_only(op),
                 };
                 if !fine {
@@ -655,12 +657,7 @@ fn step<'a>(flow: &Flow<'a>, st: &mut State<'a>, f: &'a str, k: usize) {
             // the result stored through a pointer operand.
             if let Some(s) = st.any_from(inst, 2) {
                 for (i, id) in ids_from(inst, 2) {
-                    let pointer = flow
-                        .m
-                        .result_types
-                        .get(id)
-                        .is_some_and(|t| matches!(flow.m.ty(t), Some(Ty::Pointer { .. })));
-                    if pointer {
+                    if flow.is_pointer(id) {
                         st.store(flow.roots_at(inst, i), s);
                     }
                 }
@@ -668,12 +665,13 @@ fn step<'a>(flow: &Flow<'a>, st: &mut State<'a>, f: &'a str, k: usize) {
         }
         op => {
             if let Some(i) = read_through(op) {
+                let held = st.held(&flow.roots_at(inst, i));
                 if is_sparse_read(op)
-                    && let (Some(r), Some(s)) = (result, st.held(&flow.roots_at(inst, i)))
+                    && let (Some(r), Some(s)) = (result, held)
                 {
                     st.texels.entry(r).or_insert(s);
                 }
-                from = from.or_else(|| st.held(&flow.roots_at(inst, i)));
+                from = from.or(held);
                 // An atomic read-modify-write stores its operands' value.
                 if op != Op::Load
                     && let Some(s) = st.any_from(inst, i + 1)
