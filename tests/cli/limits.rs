@@ -481,7 +481,7 @@ acyclic chain as chain-order
 ";
 
 /// `--timeout` bounds one model evaluation: the model's extra `let rec`
-/// on the one execution of 1,000 program-ordered stores takes seconds
+/// on the one execution of 1,500 program-ordered stores takes seconds
 /// (the control: answered, exit 0, `Never`, since every location ends at
 /// its last store, not 0; and no fixpoint relation has a cycle), so under
 /// `--timeout 1` the evaluation stops between rounds and the answer is
@@ -492,7 +492,7 @@ fn the_timeout_bounds_one_model_evaluation() {
     let model = dir.join("slow.cat");
     std::fs::write(&model, SLOW_FIXPOINT).unwrap();
     let m = model.display().to_string();
-    let f = store_chain(&dir, 1000);
+    let f = store_chain(&dir, 1500);
     let start = std::time::Instant::now();
     let (code, out, err) = vkmm(&["check", &f, "--model", &m, "--timeout", "1"]);
     let took = start.elapsed();
@@ -514,8 +514,9 @@ fn the_timeout_bounds_one_model_evaluation() {
     let took = start.elapsed();
     assert_eq!(code, 0, "{out}{err}");
     assert!(out.contains("Observation chain Never 0 1"), "{out}");
-    // The evaluation the deadline cut takes longer than the deadline.
-    assert!(took.as_secs_f64() > 1.5, "the control takes {took:?}");
+    // The evaluation the deadline cut takes longer than the deadline (a
+    // few times longer, so a faster machine still leaves it cut).
+    assert!(took.as_secs_f64() > 1.0, "the control takes {took:?}");
 }
 
 /// A racing pair's JSON lists at most 100 of the states it races in and
