@@ -717,3 +717,38 @@ fn sparse_reads_compute_the_texel_and_not_the_residency_code() {
         "{err}"
     );
 }
+
+/// Vendors' image processing (SPV_QCOM_image_processing and its second
+/// version: box filters, weighted sampling, block matching) filters texels
+/// by rules the vendor's extension defines and no Vulkan memory-model text
+/// covers: refused at the instruction, naming it and what vkmm lowers
+/// instead, never skipped.
+#[test]
+fn vendors_image_processing_is_refused_naming_the_instruction() {
+    let forms = [
+        "%t = OpImageBoxFilterQCOM %v4float %si %uv %uv",
+        "%t = OpImageSampleWeightedQCOM %v4float %si %uv %si",
+        "%t = OpImageBlockMatchSADQCOM %v4float %si %at %si %at %at",
+        "%t = OpImageBlockMatchSSDQCOM %v4float %si %at %si %at %at",
+    ];
+    for (k, sample) in forms.iter().enumerate() {
+        let name = sample.split_whitespace().nth(2).unwrap();
+        let text = module(sample, "%t0 = OpCompositeExtract %float %t 0", "")
+            .replace(
+                "OpCapability ImageQuery\n",
+                "OpCapability ImageQuery\nOpCapability TextureBoxFilterQCOM\nOpCapability TextureSampleWeightedQCOM\nOpCapability TextureBlockMatchQCOM\nOpExtension \"SPV_QCOM_image_processing\"\n",
+            );
+        refused(
+            &format!("qcom{k}"),
+            &text,
+            &[
+                &format!("unsupported construct `{name}`"),
+                "vendors' image processing is not modelled",
+            ],
+        );
+        // Located at the instruction's line.
+        let line = text.lines().position(|l| l == *sample).unwrap() + 1;
+        let (_, _, err) = check_text(&format!("qcom-line{k}"), &text);
+        assert!(err.contains(&format!(".spvasm:{line}:")), "{name}: {err}");
+    }
+}
