@@ -148,6 +148,14 @@ pub struct Options {
     pub out_of_bounds: OutOfBoundsReading,
     pub shader: ShaderOptions,
     pub legacy_memory_model: LegacyMemoryModel,
+    /// SPIR-V: an access at a runtime offset in a block no path of the
+    /// invocation reaches is lowered in full, a branch over every cell
+    /// it may name, as in a reached block. Off: such an access leaves
+    /// its branches out (it never runs). The same programs' answers
+    /// either way; the tests compare the two.
+    #[doc(hidden)]
+    #[serde(skip)]
+    pub unreached_chains: bool,
 }
 
 /// How a shader (GLSL, WGSL, HLSL, a SPIR-V module) is compiled and

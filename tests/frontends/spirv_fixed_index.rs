@@ -309,3 +309,123 @@ fn clspv_local_argument_rows() {
         "{cells:?}"
     );
 }
+
+/// An access at a runtime index in a block one invocation never reaches,
+/// in a module with a group instruction (whose blocks the lowering keeps
+/// for every invocation alike, reached or not, so that each invocation
+/// numbers the group instructions' instances the same way). Two
+/// invocations of one subgroup; `%k`, read from `%idx` (which holds 1), is
+/// known only when the program runs. Invocation 0 stores 1 to `%out[%k]`
+/// (its `%then` block; invocation 1 never runs it); invocation 1 copies
+/// `%out[%k]` to `%got[1]` (its `%else` block; invocation 0 never runs
+/// it). By hand: `%sum` = {1, 1} (0 + 1 for each); `%out[1]` = 1 (the
+/// only store); `%got[1]` is 0 or 1 (nothing orders the load against the
+/// store, so it may read either), `%got[0]` stays 0: two final states.
+/// The store and the load of `%out[1]` are plain accesses by two
+/// invocations that no synchronisation orders: a race.
+const UNREACHED: &str = "; @Input: %idx = {1}, %out = {0, 0, 0, 0}, %got = {0, 0}, %sum = {0, 0}
+; @Output: exists (%got[1] == 1)
+; @Config: 2, 1, 1
+OpCapability Shader
+OpCapability GroupNonUniform
+OpCapability GroupNonUniformArithmetic
+OpCapability VulkanMemoryModel
+OpMemoryModel Logical Vulkan
+OpEntryPoint GLCompute %main \"main\" %sid
+OpDecorate %sid BuiltIn SubgroupLocalInvocationId
+OpDecorate %arr1 ArrayStride 4
+OpDecorate %arr2 ArrayStride 4
+OpDecorate %arr4 ArrayStride 4
+%void = OpTypeVoid
+%func = OpTypeFunction %void
+%bool = OpTypeBool
+%uint = OpTypeInt 32 0
+%c0 = OpConstant %uint 0
+%c1 = OpConstant %uint 1
+%c2 = OpConstant %uint 2
+%c4 = OpConstant %uint 4
+%sg = OpConstant %uint 3
+%arr1 = OpTypeArray %uint %c1
+%arr2 = OpTypeArray %uint %c2
+%arr4 = OpTypeArray %uint %c4
+%pin = OpTypePointer Input %uint
+%p1 = OpTypePointer StorageBuffer %arr1
+%p2 = OpTypePointer StorageBuffer %arr2
+%p4 = OpTypePointer StorageBuffer %arr4
+%pu = OpTypePointer StorageBuffer %uint
+%sid = OpVariable %pin Input
+%idx = OpVariable %p1 StorageBuffer
+%out = OpVariable %p4 StorageBuffer
+%got = OpVariable %p2 StorageBuffer
+%sum = OpVariable %p2 StorageBuffer
+%main = OpFunction %void None %func
+%entry = OpLabel
+%i = OpLoad %uint %sid
+%s = OpGroupNonUniformIAdd %uint %sg Reduce %i
+%ps = OpAccessChain %pu %sum %i
+OpStore %ps %s
+%pk = OpAccessChain %pu %idx %c0
+%k = OpLoad %uint %pk
+%is0 = OpIEqual %bool %i %c0
+OpSelectionMerge %merge None
+OpBranchConditional %is0 %then %else
+%then = OpLabel
+%po = OpAccessChain %pu %out %k
+OpStore %po %c1
+OpBranch %merge
+%else = OpLabel
+%pr = OpAccessChain %pu %out %k
+%r = OpLoad %uint %pr
+%pg = OpAccessChain %pu %got %i
+OpStore %pg %r
+OpBranch %merge
+%merge = OpLabel
+OpReturn
+OpFunctionEnd
+";
+
+/// The module above lowered with the accesses of unreached blocks left out
+/// (the default) and in full (`Options::unreached_chains`, the lowering
+/// they replace): each invocation's code is shorter without them, and the
+/// answers (final states with counts, condition, races), under the
+/// reductions and under the reference enumeration, are the same, and are
+/// those derived by hand above.
+#[test]
+fn unreached_accesses_leave_their_branches_out_and_change_no_answer() {
+    use vkmm::frontend::{self, Format, Options};
+    let lower = |chains: bool| {
+        let options = Options {
+            unreached_chains: chains,
+            ..Options::default()
+        };
+        frontend::parse_text("unreached.spvasm", UNREACHED, Format::Spirv, options).unwrap()
+    };
+    let (short, full) = (lower(false), lower(true));
+    for (a, b) in short.threads.iter().zip(&full.threads) {
+        assert!(
+            a.code.len() < b.code.len(),
+            "P{}: {} statements, {} with the unreached branches",
+            a.id,
+            a.code.len(),
+            b.code.len()
+        );
+    }
+    let run = |program: &vkmm::ir::Program, reference: bool| {
+        let mut s = session();
+        if reference {
+            let limits = s.current_limits().reference();
+            s = s.limits(limits);
+        }
+        let o = litmus(s.check_program("unreached.spvasm", program).unwrap());
+        let counts: Vec<u64> = o.states.iter().map(|(_, n)| *n).collect();
+        (format!("{} counts {counts:?}", answers(&o)), o)
+    };
+    let (expected, o) = run(&full, true);
+    assert_eq!(o.cut_paths, 0);
+    assert_eq!(o.states.len(), 2, "{expected}");
+    assert_eq!(o.condition_holds, Some(true), "{expected}");
+    assert_eq!(o.race_free, Some(false), "{expected}");
+    for (program, reference) in [(&full, false), (&short, true), (&short, false)] {
+        assert_eq!(run(program, reference).0, expected, "reference {reference}");
+    }
+}

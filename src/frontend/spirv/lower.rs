@@ -129,6 +129,11 @@ pub(super) struct Memory {
     /// names no cell with a location writes that offset before its path
     /// stops. Empty in the program that is checked.
     pub probe: HashMap<(String, usize, u32), usize>,
+    /// An access at a runtime offset in a block no path reaches is
+    /// lowered as one in a reached block, a branch over every cell it
+    /// may name (`frontend::Options::unreached_chains`); else it leaves
+    /// its branches out ([`Gen::at_each`]).
+    pub unreached_chains: bool,
 }
 
 /// Values the headers and the grid give one invocation.
@@ -277,6 +282,9 @@ const MAX_CALL_DEPTH: usize = 16;
 /// and each element's extents (`None`: not an array of images).
 type ImageArray = Option<(i64, Vec<Vec<usize>>)>;
 
+/// The cells of each shared variable instance: (byte offset, size, where).
+type MemTargets = HashMap<(String, usize), std::rc::Rc<Vec<(i64, u32, Target)>>>;
+
 pub(super) struct Gen<'a> {
     m: &'a Module,
     insts: &'a [Inst],
@@ -337,6 +345,10 @@ pub(super) struct Gen<'a> {
     /// [`Gen::image_array`] finds, computed once (every image access asks,
     /// and each answer scans the variable's cells).
     image_arrays: std::cell::RefCell<HashMap<(String, usize, usize), ImageArray>>,
+    /// Per shared variable instance: its cells as [`Gen::targets`] lists
+    /// them, listed once (every access asks, and an image may have
+    /// thousands of texels).
+    mem_targets: std::cell::RefCell<MemTargets>,
     /// Whether blocks no path reaches are left out (`known`): not where
     /// the lowering numbers what it meets in text order for every
     /// invocation alike (group instructions' instances, the shader call
@@ -524,6 +536,7 @@ impl<'a> Gen<'a> {
             edge_known: HashMap::new(),
             flows: HashMap::new(),
             image_arrays: Default::default(),
+            mem_targets: Default::default(),
             skip_unreached: false,
             dead: false,
         };
@@ -2243,27 +2256,39 @@ impl<'a> Gen<'a> {
     }
 
     /// The scalar targets of a home: (offset, size, target).
-    fn targets(&self, home: &Home) -> Vec<(i64, u32, Target)> {
+    fn targets(&self, home: &Home) -> std::rc::Rc<Vec<(i64, u32, Target)>> {
         match home {
-            Home::Mem { var, instance } => self
-                .mem
-                .cells
-                .get(&(var.clone(), *instance))
-                .map(|cs| {
-                    cs.iter()
-                        .map(|(c, l)| (c.offset, c.size, Target::Loc(*l)))
-                        .collect()
-                })
-                .unwrap_or_default(),
-            Home::Regs { .. } => self
-                .reg_cells
-                .get(home)
-                .map(|cs| {
-                    cs.iter()
-                        .map(|(c, r)| (c.offset, c.size, Target::Reg(r.clone())))
-                        .collect()
-                })
-                .unwrap_or_default(),
+            // Shared memory's cells do not change while an invocation is
+            // lowered: listed once per instance.
+            Home::Mem { var, instance } => {
+                let key = (var.clone(), *instance);
+                if let Some(t) = self.mem_targets.borrow().get(&key) {
+                    return t.clone();
+                }
+                let t: std::rc::Rc<Vec<_>> = std::rc::Rc::new(
+                    self.mem
+                        .cells
+                        .get(&key)
+                        .map(|cs| {
+                            cs.iter()
+                                .map(|(c, l)| (c.offset, c.size, Target::Loc(*l)))
+                                .collect()
+                        })
+                        .unwrap_or_default(),
+                );
+                self.mem_targets.borrow_mut().insert(key, t.clone());
+                t
+            }
+            Home::Regs { .. } => std::rc::Rc::new(
+                self.reg_cells
+                    .get(home)
+                    .map(|cs| {
+                        cs.iter()
+                            .map(|(c, r)| (c.offset, c.size, Target::Reg(r.clone())))
+                            .collect()
+                    })
+                    .unwrap_or_default(),
+            ),
         }
     }
 
@@ -2319,19 +2344,19 @@ impl<'a> Gen<'a> {
         }
         .copied()
         .unwrap_or_else(|| extent_of(self.m, &var, targets.iter().map(|(c, s, _)| (*c, *s))));
+        // The offsets a bounded pointer may have (`Ptr::window`).
+        let inside = |c: i64| {
+            p.window.is_none_or(|(span, step)| {
+                let d = c - rel - p.offset;
+                (0..span).contains(&d) && d % step.max(1) == 0
+            })
+        };
         // The cells an offset held in a register may name: cells of the
         // access's size, and in memory every multiple of the size other
         // cells cover (`bytes::mixed_candidates`).
         let candidates = || {
             let mut cases = Vec::new();
             let mut whole = Vec::new();
-            // The offsets a bounded pointer may have (`Ptr::window`).
-            let inside = |c: i64| {
-                p.window.is_none_or(|(span, step)| {
-                    let d = c - rel - p.offset;
-                    (0..span).contains(&d) && d % step.max(1) == 0
-                })
-            };
             for (c, s, t) in targets.iter().filter(|(c, s, _)| *s == size && inside(*c)) {
                 whole.push(*c);
                 cases.push((*c, vec![bytes::Piece::whole(t.clone(), *s)]));
@@ -2358,7 +2383,20 @@ impl<'a> Gen<'a> {
                 Ok(())
             }
             Operand::Const(o) if p.runtime => {
-                match candidates().into_iter().find(|(c, _)| *c == o + rel) {
+                // The case the branch chain takes for this offset. The
+                // cells of the access's size come first among the cases,
+                // so one starting at the offset is it; only an offset no
+                // such cell starts at asks for every case (a variable's
+                // cells may number thousands: an image's texels).
+                let at = o + rel;
+                let found = match targets
+                    .iter()
+                    .find(|(c, s, _)| *c == at && *s == size && inside(*c))
+                {
+                    Some((_, s, t)) => Some((at, vec![bytes::Piece::whole(t.clone(), *s)])),
+                    None => candidates().into_iter().find(|(c, _)| *c == at),
+                };
+                match found {
                     Some((_, pieces)) => f(self, &pieces),
                     None if (0..extent).contains(&(o + rel)) => Ok(()),
                     None => {
@@ -2404,6 +2442,25 @@ impl<'a> Gen<'a> {
             }
             Operand::Reg(r) => {
                 self.want_past_end(p, rel, size, extent);
+                // A block no path reaches, kept where the lowering numbers
+                // what it meets for every invocation alike
+                // (`skip_unreached`), never runs this access: the branches
+                // over every cell it may name (thousands of statements
+                // for an image's texels) are left out. What they leave
+                // beyond their code stays: the cells some case accesses
+                // in part (`sized`) and the access's out-of-bounds
+                // marker. A sparse instance's probe keeps its branches.
+                let sparse = matches!(&p.home, Home::Mem { var: v, instance }
+                    if self.mem.sparse.contains_key(&(v.clone(), *instance)));
+                if self.dead && !self.mem.unreached_chains && !sparse {
+                    for (_, pieces) in candidates() {
+                        for piece in &pieces {
+                            self.size_cell(piece);
+                        }
+                    }
+                    self.mark_out_of_bounds(&var, inst);
+                    return Ok(());
+                }
                 let src = span(inst);
                 let end = self.fresh_label();
                 let cases = candidates();

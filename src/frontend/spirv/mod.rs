@@ -245,6 +245,7 @@ fn parse_module(
     let mut mem = lower::Memory {
         alias: layout::aliases(&m),
         out_of_bounds: oob,
+        unreached_chains: options.unreached_chains,
         ..lower::Memory::default()
     };
     // Where the samples' values may go: refused where one may decide a

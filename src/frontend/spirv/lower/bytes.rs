@@ -111,7 +111,7 @@ pub(super) fn mixed_candidates(
 }
 
 impl Gen<'_> {
-    fn size_cell(&mut self, piece: &Piece) {
+    pub(super) fn size_cell(&mut self, piece: &Piece) {
         if let (Some(_), Target::Loc(l)) = (piece.bytes, &piece.target) {
             self.sized.insert(*l, piece.cell);
         }
