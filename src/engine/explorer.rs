@@ -1192,10 +1192,12 @@ impl<'p> Explorer<'p> {
         let leaves = walk.leaves;
         let flow = self.pruned_choose(block, initial, level, walk, f)?;
         // A walk a limit stopped is not known dead.
-        if flow.is_continue() && walk.leaves == leaves && self.skipped.get().is_none() {
-            if let Some(m) = walk.memo.as_mut() {
-                m.dead.insert(key);
-            }
+        if flow.is_continue()
+            && walk.leaves == leaves
+            && self.skipped.get().is_none()
+            && let Some(m) = walk.memo.as_mut()
+        {
+            m.dead.insert(key);
         }
         Ok(flow)
     }
