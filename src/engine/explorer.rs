@@ -1108,7 +1108,22 @@ impl<'p> Explorer<'p> {
                 })
                 .collect()
         });
+        // Dead subtrees at the boundaries of the ranges the barriers tie
+        // together ([`RangeMemo`]): only where the walk's checks are the
+        // ones the key covers (no symmetry, rotation or spin extension).
+        let memo = match &self.barriers {
+            Some(check)
+                if self.symmetry.is_none() && self.rotation.is_none() && self.spin.is_none() =>
+            {
+                let subgroups: Vec<usize> =
+                    self.program.threads.iter().map(|t| t.subgroup).collect();
+                RangeMemo::of(&check.ranges(&subgroups), &summary)
+            }
+            _ => None,
+        };
         let mut walk = PrunedWalk {
+            memo,
+            leaves: 0,
             flow: self
                 .plan
                 .chain_flow
@@ -1152,8 +1167,43 @@ impl<'p> Explorer<'p> {
     }
 
     /// Chooses the path of thread `level - 1` (threads `level..` are
-    /// chosen), for [`Explorer::block_pruned`].
+    /// chosen), for [`Explorer::block_pruned`]. At the first thread of a
+    /// range below another ([`RangeMemo`]), a subtree already found dead
+    /// under the same state is not walked again, and one that turns out
+    /// dead is remembered.
     fn pruned_level<E>(
+        &self,
+        block: &[Vec<usize>],
+        initial: Option<&[i64]>,
+        level: usize,
+        walk: &mut PrunedWalk,
+        f: &mut impl FnMut(Skeleton) -> Result<ControlFlow<()>, E>,
+    ) -> Result<ControlFlow<()>, E>
+    where
+        E: From<ExecError>,
+    {
+        let key = walk.memo.as_ref().and_then(|m| m.key(level, walk));
+        let Some(key) = key else {
+            return self.pruned_choose(block, initial, level, walk, f);
+        };
+        if walk.memo.as_ref().is_some_and(|m| m.dead.contains(&key)) {
+            return Ok(ControlFlow::Continue(()));
+        }
+        let leaves = walk.leaves;
+        let flow = self.pruned_choose(block, initial, level, walk, f)?;
+        // A walk a limit stopped is not known dead.
+        if flow.is_continue()
+            && walk.leaves == leaves
+            && self.skipped.get().is_none()
+            && let Some(m) = walk.memo.as_mut()
+        {
+            m.dead.insert(key);
+        }
+        Ok(flow)
+    }
+
+    /// [`Explorer::pruned_level`] without the memo.
+    fn pruned_choose<E>(
         &self,
         block: &[Vec<usize>],
         initial: Option<&[i64]>,
@@ -1168,6 +1218,7 @@ impl<'p> Explorer<'p> {
             return Ok(ControlFlow::Break(()));
         }
         if level == 0 {
+            walk.leaves += 1;
             let chosen: Vec<usize> = walk
                 .idx
                 .iter()
@@ -1297,8 +1348,84 @@ struct PathValues {
 /// ([`Explorer::ranges_agree`]).
 type RangePaths = Vec<(usize, Vec<usize>)>;
 
+/// The dead subtrees of a pruned walk over a block
+/// ([`Explorer::pruned_level`]), at the boundaries of the ranges of
+/// threads the barriers tie together ([`reduce::BarrierPruning::ranges`]).
+///
+/// The walk chooses the last thread first, so a range below others is
+/// walked again under every partial combination of the threads above it
+/// that survives. Below a boundary `b` (the first thread of a range,
+/// threads `b..` chosen) the checks of the walk read of the threads above
+/// only: the pairs their paths write (`PrunedWalk::chosen`, for the
+/// values the threads below read and for their own reads still to be
+/// met), their reads whose value no chosen write gives yet, and the
+/// counts of RMW reads and writes and of ordered writes. Their control
+/// barriers and group functions are judged within their own ranges,
+/// which no thread below `b` belongs to, and passed at `b` already. So
+/// whether the subtree reaches a complete combination is a function of
+/// the key [`RangeMemo::key`] computes, and a subtree that reached none
+/// reaches none under any other partial combination with the same key.
+pub(super) struct RangeMemo {
+    /// Per thread: at a boundary, the pairs (and derived-store slots) the
+    /// reads of some path of a thread below it need; `None` elsewhere.
+    below_needs: Vec<Option<Vec<usize>>>,
+    /// The keys of the subtrees found dead.
+    dead: std::collections::HashSet<Vec<usize>>,
+}
+
+impl RangeMemo {
+    /// The memo of a block with `ranges` (none with one range).
+    fn of(ranges: &[(usize, usize)], summary: &[Vec<PathValues>]) -> Option<RangeMemo> {
+        if ranges.len() < 2 {
+            return None;
+        }
+        let mut below_needs: Vec<Option<Vec<usize>>> = vec![None; summary.len() + 1];
+        for &(lo, _) in ranges.iter().filter(|&&(lo, _)| lo > 0) {
+            let mut ids: Vec<usize> = summary[..lo]
+                .iter()
+                .flatten()
+                .flat_map(|v| v.needs.iter().flat_map(|&(w, _, d)| [w, d]))
+                .collect();
+            ids.sort_unstable();
+            ids.dedup();
+            below_needs[lo] = Some(ids);
+        }
+        Some(RangeMemo {
+            below_needs,
+            dead: Default::default(),
+        })
+    }
+
+    /// The key of the subtree below `level` when `level` is a boundary.
+    fn key(&self, level: usize, walk: &PrunedWalk) -> Option<Vec<usize>> {
+        let ids = self.below_needs.get(level)?.as_ref()?;
+        let mut key = vec![level];
+        // The reads above whose value no chosen write gives yet.
+        let mut open: Vec<(usize, bool, usize)> = (level..walk.idx.len())
+            .flat_map(|u| walk.summary[u][walk.idx[u]].needs.iter().copied())
+            .filter(|&(w, own, d)| walk.chosen[w] <= usize::from(own) && walk.chosen[d] == 0)
+            .collect();
+        open.sort_unstable();
+        open.dedup();
+        key.push(open.len());
+        for (w, own, d) in open {
+            key.extend([w, usize::from(own), d, walk.chosen[w], walk.chosen[d]]);
+        }
+        key.extend(ids.iter().map(|&i| walk.chosen[i]));
+        for v in [&walk.rmw_read, &walk.rmw_written, &walk.written] {
+            key.push(v.len());
+            key.extend(v.iter().copied());
+        }
+        Some(key)
+    }
+}
+
 /// The state of [`Explorer::block_pruned`]'s walk.
 pub(super) struct PrunedWalk<'a> {
+    /// The dead subtrees at range boundaries; `None`: not kept.
+    memo: Option<RangeMemo>,
+    /// The complete combinations the walk reached.
+    leaves: u64,
     /// The balances of RMW chains the threads still to choose must make
     /// up; `None` when no location is checked that way.
     flow: Option<reduce::ChainFlow>,

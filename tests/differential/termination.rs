@@ -789,3 +789,58 @@ fn a_workgroup_whose_barriers_cannot_agree_skips_its_block() {
     assert_eq!(ex.take_walk_nodes(), 0);
     assert!(count(&ex, all) > 0);
 }
+
+/// The pruned walk does not walk a workgroup's threads again under a
+/// choice of the workgroups above it that leaves them the same state
+/// (`RangeMemo` in the explorer). P0 and P1 form workgroup 0, P2 and P3
+/// workgroup 1, each tied by barrier 0. P0's path taken here reads
+/// `y == 1`, which only P1's other path writes: every combination dies
+/// when P0 is chosen, last. P2 has two paths (it reads `z` as 0, or as
+/// the 1 P3 writes, and writes `w`, which no one reads), and both leave
+/// workgroup 0 the same state: the pairs its reads need (`y`, 1: written
+/// by no chosen path), no read of workgroup 1 waiting for a value. Derived
+/// by hand: the walk chooses P3 (1 node), P2 (2 nodes), then under P2's
+/// first path P1 and P0 (2 nodes, dead); under P2's second path the
+/// subtree is known dead: 5 nodes, where walking workgroup 0 again takes
+/// 7. No combination is visited; the block with all of P0's paths still
+/// yields the ones where P0 reads 0.
+#[test]
+fn a_dead_workgroup_is_walked_once_per_state_of_the_workgroups_above() {
+    use std::ops::ControlFlow;
+    use vkmm::testing::engine::{ExecError, Explorer, Limits};
+    let text = "VULKAN t\n{ y=0; z=0; v=0; w=0; }\n P0@sg 0, wg 0, qf 0 | P1@sg 1, wg 0, qf 0 | P2@sg 2, wg 1, qf 0 | P3@sg 3, wg 1, qf 0 ;\n cbar.wg 0 | cbar.wg 0 | cbar.wg 0 | cbar.wg 0 ;\n ld.atom.dv.sc0 r0, y | ld.atom.dv.sc0 r1, z | ld.atom.dv.sc0 r2, z | st.atom.dv.sc0 z, 1 ;\n bne r0, 1, E0 | bne r1, 1, E1 | bne r2, 1, E2 | ;\n st.atom.dv.sc0 v, 1 | st.atom.dv.sc0 y, 1 | st.atom.dv.sc0 w, 1 | ;\n E0: | E1: | E2: | ;\nexists (0 == 0)\n";
+    let p = Session::new().load_text("t.litmus", text).unwrap();
+    let mut ex = Explorer::new(&p, Limits::default()).unwrap();
+    ex.set_barrier_agreement(true);
+    let lengths: Vec<Vec<usize>> = ex
+        .threads
+        .iter()
+        .map(|t| t.paths.iter().map(|p| p.events.len()).collect())
+        .collect();
+    assert_eq!(lengths.len(), 4);
+    // P0's path reading 1 stores to `v`; P1's path reading 0 does not
+    // store to `y`.
+    let with = |t: usize, n: usize| -> Vec<usize> {
+        (0..lengths[t].len())
+            .filter(|&i| lengths[t][i] == n)
+            .collect()
+    };
+    let (reads_one, no_store) = (with(0, 3), with(1, 2));
+    assert_eq!((reads_one.len(), no_store.len()), (1, 1), "{lengths:?}");
+    assert_eq!((lengths[2].len(), lengths[3].len()), (2, 1), "{lengths:?}");
+    let all = |t: usize| -> Vec<usize> { (0..lengths[t].len()).collect() };
+    let count = |ex: &Explorer, block: Vec<Vec<usize>>| -> usize {
+        let mut n = 0;
+        ex.for_each_in(&[block], |_| -> Result<_, ExecError> {
+            n += 1;
+            Ok(ControlFlow::Continue(()))
+        })
+        .unwrap();
+        n
+    };
+    ex.take_walk_nodes();
+    let dead = vec![reads_one, no_store.clone(), all(2), all(3)];
+    assert_eq!(count(&ex, dead), 0);
+    assert_eq!(ex.take_walk_nodes(), 5);
+    assert!(count(&ex, vec![all(0), no_store, all(2), all(3)]) > 0);
+}
