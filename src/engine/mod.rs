@@ -44,6 +44,7 @@ pub use base::scope_set_name;
 pub use candidates::{Candidate, FactorGroup, Factors, OrderChoice, Partial, Prune, Slices};
 pub use driver::{CheckError, Coverage, Needs, Progress, ProgressFn, Split, Visitor, stopped_at};
 pub use explorer::Explorer;
+pub(crate) use instances::same_instance;
 pub use limits::{
     Bounds, DEFAULT_MAX_EXECUTIONS, DEFAULT_MAX_MEMORY, DEFAULT_MAX_PATHS, DEFAULT_UNROLL,
     ExecError, LimitKind, Limits,

@@ -5,7 +5,7 @@
 
 use crate::common;
 
-use vkmm::analysis::mapping::{MappingBounds, ptx_litmus, ptx_statement};
+use vkmm::analysis::mapping::{DiffEngine, MappingBounds, ptx_litmus, ptx_statement};
 use vkmm::frontend::{Format, Options};
 use vkmm::model::LoadedModel;
 
@@ -298,6 +298,14 @@ fn check_vulkan_ptx(
     path: &std::path::Path,
     events: usize,
 ) -> vkmm::analysis::mapping::MappingReport {
+    check_vulkan_ptx_by(path, events, Default::default())
+}
+
+fn check_vulkan_ptx_by(
+    path: &std::path::Path,
+    events: usize,
+    engine: DiffEngine,
+) -> vkmm::analysis::mapping::MappingReport {
     vkmm::Session::new()
         .check_mapping(
             "ptx",
@@ -308,7 +316,7 @@ fn check_vulkan_ptx(
                 events,
                 locations: 2,
                 deadline: None,
-                engine: Default::default(),
+                engine,
             },
         )
         .unwrap()
@@ -324,9 +332,16 @@ fn check_vulkan_ptx(
 fn the_shipped_vulkan_ptx_mapping_reads_and_holds_at_one_event() {
     let path =
         std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/mappings/vulkan-ptx.toml");
-    let r = check_vulkan_ptx(&path, 1);
-    assert!(r.complete && r.violations.is_empty(), "{}", r.summary());
-    assert!(r.tests > r.racy && r.racy > 0, "{}", r.summary());
+    // The SAT search (barrier row included) and the enumeration of every
+    // test, which checks racy and race-free tests alike.
+    for engine in [DiffEngine::Symbolic, DiffEngine::Enumerate] {
+        let r = check_vulkan_ptx_by(&path, 1, engine);
+        assert!(r.complete && r.violations.is_empty(), "{}", r.summary());
+        assert_eq!(r.symbolic, engine == DiffEngine::Symbolic, "{:?}", r.notes);
+        if engine == DiffEngine::Enumerate {
+            assert!(r.tests > r.racy && r.racy > 0, "{}", r.summary());
+        }
+    }
 }
 
 /// Message passing's four Vulkan rows compiled with the acquire dropped

@@ -635,7 +635,8 @@ fn explain_show_and_gen_stopped_while_reading_are_undecided() {
 /// then be blamed. `--max-memory 1`: the process holds more than 1 MiB
 /// before the first walk, so the first skeleton's walk (of 2 events:
 /// there is none of 1 event on two threads) stops at the bound, and so
-/// does the mapping's first test's listing.
+/// does the mapping's first test's listing (the enumeration, `--engine
+/// reference`; the SAT search stops while its formulas are built, below).
 #[test]
 fn the_memory_bound_reached_in_a_walk_ends_a_family_and_a_mapping_check() {
     let (code, out, err) = vkmm(&[
@@ -665,6 +666,8 @@ fn the_memory_bound_reached_in_a_walk_ends_a_family_and_a_mapping_check() {
             "vulkan",
             "--spec",
             "opencl",
+            "--engine",
+            "reference",
             "--max-memory",
             "1",
             "--timeout",

@@ -15,12 +15,15 @@
 //! events of `o` and `o'` in those threads; what depends on the whole
 //! program or on locations is derived here as `base.rs` derives it (`po`,
 //! `sloc`, `sref`, `ATOMICLOC`, the dense storage classes `DSCk` and
-//! `DSEMSCk`). The dynamic names are variables: `rf` (each present read
-//! reads one write of its location or the initial value, `RFINIT`), and
-//! the modification orders as `engine::choices` lists them: one strict
-//! total order over the slots, `co` its restriction to the writes of one
-//! location (to the atomic writes unless the model's `co` is total) and
-//! `asmo` to the mutually-ordered atomic pairs, kept when transitive.
+//! `DSEMSCk`, and `scbarinst`: a control barrier's dynamic instance is its
+//! static instance and how many of the thread's earlier barriers have
+//! that static instance, counted over the slots). The dynamic names are
+//! variables: `rf` (each present read reads one write of its location or
+//! the initial value, `RFINIT`), and the modification orders as
+//! `engine::choices` lists them: one strict total order over the slots,
+//! `co` its restriction to the writes of one location (to the atomic
+//! writes unless the model's `co` is total) and `asmo` to the
+//! mutually-ordered atomic pairs, kept when transitive.
 //!
 //! Both models are compiled over the present events (`cat::Model::symbolic`)
 //! and the question is: an execution consistent under one model and not
@@ -132,11 +135,128 @@ fn dynamic(name: &str) -> bool {
     names::DYNAMIC_NAMES.contains(&name)
 }
 
-/// Why a question over control barriers is not asked (`what` names one).
-fn control_barriers(what: &str) -> NotAsked {
-    NotAsked::Unsupported(format!(
-        "control barriers ({what}): their instances depend on the paths, which the symbolic search does not encode"
-    ))
+/// Why a question over a control barrier of another kind than the plain
+/// one is not asked.
+fn control_barriers() -> NotAsked {
+    NotAsked::Unsupported(
+        "named control barriers, barriers with a quorum and group functions (which of their arrivals meet is not encoded)".into(),
+    )
+}
+
+/// How the static instance of a control barrier instruction is numbered in
+/// the programs the slots stand for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Instance {
+    /// The slot's id ([`Side::ids`]): the number of the thread's earlier
+    /// barriers the program numbers (`Shape::render` numbers a thread's
+    /// control barriers 0, 1, ... in program order).
+    Counted,
+    /// The same number wherever it is (a Vulkan-dialect barrier written
+    /// with its number).
+    Fixed(u32),
+    /// The number of the thread's earlier barriers of the same execution
+    /// scope (the OpenCL dialect's `barrier` and `sub_group_barrier`, and
+    /// PTX's `bar.sync`, carried into it: "the k-th barrier (in program
+    /// text) of each thread of a workgroup shares one instance id").
+    PerScope,
+}
+
+/// The control barriers among a probe's instructions: each one's execution
+/// scope and how its static instance is numbered, and which threads share
+/// an instance of each such scope. In a straight-line program a barrier
+/// event's dynamic instance is its static instance and the number of the
+/// thread's earlier barriers with that static instance (`engine::barrier`:
+/// the pass count), met by the barriers of the same dynamic instance and
+/// execution scope in the threads of one instance of that scope, whether
+/// every member of the scope instance reaches it or not (a divergent test
+/// is kept, as the enumeration keeps it).
+#[derive(Clone)]
+pub(super) struct Barriers {
+    /// Per probe instruction of a thread: its execution scope and static
+    /// instance, for a control barrier.
+    forms: Vec<Option<(crate::ir::Scope, Instance)>>,
+    /// Per execution scope among `forms`: whether threads `ta` and `tb`
+    /// are in one instance of it.
+    same: Vec<(crate::ir::Scope, Vec<Vec<bool>>)>,
+}
+
+impl Barriers {
+    /// The control barriers of `probe` (the probe test `program`, each of
+    /// its threads holding `nops` instructions, one event each): `None`
+    /// when it has none. `number(o, n)`: how instruction `o`'s static
+    /// instance is numbered in the programs the slots stand for (`n`: the
+    /// probe's number). Named barriers, barriers with a quorum and group
+    /// functions are not encoded.
+    pub(super) fn of(
+        program: &crate::ir::Program,
+        probe: &Skeleton,
+        nops: usize,
+        number: &dyn Fn(usize, u32) -> Instance,
+    ) -> Result<Option<Barriers>, NotAsked> {
+        let mut forms = vec![None; nops];
+        for (o, form) in forms.iter_mut().enumerate() {
+            let Some(ev) = probe.events.get(o) else {
+                break;
+            };
+            let ins = ev.instruction(program);
+            if let crate::ir::OpKind::ControlBarrier {
+                instance,
+                execution_scope,
+                id,
+                quorum,
+            } = &ins.kind
+            {
+                if id.is_some() || quorum.is_some() || ins.group.is_some() {
+                    return Err(control_barriers());
+                }
+                *form = Some((*execution_scope, number(o, *instance)));
+            }
+        }
+        if forms.iter().all(Option::is_none) {
+            return Ok(None);
+        }
+        let threads = program.threads.len();
+        let mut same: Vec<(crate::ir::Scope, Vec<Vec<bool>>)> = Vec::new();
+        for &(scope, _) in forms.iter().flatten() {
+            if same.iter().any(|(s, _)| *s == scope) {
+                continue;
+            }
+            let table = (0..threads)
+                .map(|ta| {
+                    (0..threads)
+                        .map(|tb| crate::engine::same_instance(program, tb, scope, ta))
+                        .collect()
+                })
+                .collect();
+            same.push((scope, table));
+        }
+        Ok(Some(Barriers { forms, same }))
+    }
+}
+
+/// Per slot, how many of the earlier slots of its thread are `marked`
+/// (one-hot: entry `k` holds when exactly `k` are; `per_thread` entries).
+pub(super) fn counts_before(c: &mut Circuit, marked: &[Lit], per_thread: usize) -> Vec<Vec<Lit>> {
+    let mut out = Vec::with_capacity(marked.len());
+    for (e, _) in marked.iter().enumerate() {
+        if e % per_thread == 0 {
+            let mut first = vec![Lit::FALSE; per_thread];
+            first[0] = Lit::TRUE;
+            out.push(first);
+            continue;
+        }
+        let prev: &Vec<Lit> = &out[e - 1];
+        let m = marked[e - 1];
+        let next: Vec<Lit> = (0..per_thread)
+            .map(|k| {
+                let stay = prev[k];
+                let grow = if k == 0 { Lit::FALSE } else { prev[k - 1] };
+                c.ite(m, grow, stay)
+            })
+            .collect();
+        out.push(next);
+    }
+    out
 }
 
 /// The limits of one question and the stop its circuit and solver ask.
@@ -187,6 +307,8 @@ impl Slots {
             sel: self.sel.clone(),
             loc: self.loc.clone(),
             has_loc: self.has_loc.clone(),
+            barriers: None,
+            ids: Vec::new(),
         }
     }
 
@@ -351,6 +473,12 @@ pub(super) struct Side<'a> {
     pub(super) sel: Vec<Vec<Lit>>,
     pub(super) loc: Vec<Vec<Lit>>,
     pub(super) has_loc: Vec<Lit>,
+    /// The control barriers among the probe's instructions (`scbarinst` is
+    /// derived from them; `None`: the probe has none).
+    pub(super) barriers: Option<&'a Barriers>,
+    /// Per slot, one-hot, the static instance number a barrier of
+    /// [`Instance::Counted`] in it has.
+    pub(super) ids: Vec<Vec<Lit>>,
 }
 
 /// What a side's base names are built from and the caller reads back.
@@ -450,6 +578,113 @@ impl Side<'_> {
                     c.and(both, any)
                 };
                 out.set(a, b, v);
+            }
+        }
+        out
+    }
+
+    /// `scbarinst` over the slots: two barrier events of one dynamic
+    /// instance (the same static instance, the same number of the thread's
+    /// earlier barriers with it) and one execution scope, in threads of one
+    /// instance of that scope; every such pair, each event with itself.
+    fn scbarinst(&self, c: &mut Circuit, b: &Barriers) -> SymRel {
+        let n = self.n();
+        let per = self.per_thread;
+        // The static instance numbers a slot's barrier may have.
+        let fixed = b
+            .forms
+            .iter()
+            .flatten()
+            .filter_map(|(_, i)| match i {
+                Instance::Fixed(k) => Some(*k as usize + 1),
+                Instance::Counted | Instance::PerScope => None,
+            })
+            .max()
+            .unwrap_or(0);
+        // Static instances `0 .. numbered`, then one per execution scope
+        // for the barriers numbered per scope (their pass counted).
+        let numbered = fixed.max(self.ids.first().map_or(0, Vec::len));
+        let width = numbered + b.same.len();
+        // inst[e][v]: slot `e` holds a barrier of static instance `v`.
+        let inst: Vec<Vec<Lit>> = (0..n)
+            .map(|e| {
+                (0..width)
+                    .map(|v| {
+                        let lits: Vec<Lit> = (0..self.nops)
+                            .filter_map(|o| {
+                                let (scope, number) = b.forms.get(o).copied().flatten()?;
+                                let at = match number {
+                                    Instance::Counted => {
+                                        self.ids.get(e).and_then(|x| x.get(v)).copied()?
+                                    }
+                                    Instance::Fixed(k) if k as usize == v => Lit::TRUE,
+                                    Instance::PerScope
+                                        if b.same.iter().position(|(s, _)| *s == scope)
+                                            == v.checked_sub(numbered) =>
+                                    {
+                                        Lit::TRUE
+                                    }
+                                    Instance::Fixed(_) | Instance::PerScope => return None,
+                                };
+                                Some(c.and(self.sel[e][o], at))
+                            })
+                            .collect();
+                        let any = c.or_all(lits);
+                        c.and(self.present[e], any)
+                    })
+                    .collect()
+            })
+            .collect();
+        // pass[v][e]: how many earlier slots of the thread hold a barrier
+        // of static instance `v`.
+        let pass: Vec<Vec<Vec<Lit>>> = (0..width)
+            .map(|v| {
+                let marked: Vec<Lit> = (0..n).map(|e| inst[e][v]).collect();
+                counts_before(c, &marked, per)
+            })
+            .collect();
+        let mut out = SymRel::empty(n);
+        for a in 0..n {
+            for bb in 0..n {
+                let (ta, tb) = (a / per, bb / per);
+                let mut meet = Vec::new();
+                for oa in 0..self.nops {
+                    let Some((sa, _)) = b.forms.get(oa).copied().flatten() else {
+                        continue;
+                    };
+                    let together = b
+                        .same
+                        .iter()
+                        .find(|(s, _)| *s == sa)
+                        .is_some_and(|(_, t)| t[ta][tb]);
+                    if !together {
+                        continue;
+                    }
+                    for ob in 0..self.nops {
+                        if a == bb && oa != ob {
+                            continue;
+                        }
+                        if b.forms.get(ob).copied().flatten().map(|(s, _)| s) == Some(sa) {
+                            meet.push(c.and(self.sel[a][oa], self.sel[bb][ob]));
+                        }
+                    }
+                }
+                if meet.is_empty() {
+                    continue;
+                }
+                let meet = c.or_all(meet);
+                let key: Vec<Lit> = (0..width)
+                    .map(|v| {
+                        let both = c.and(inst[a][v], inst[bb][v]);
+                        let passes: Vec<Lit> = (0..per)
+                            .map(|p| c.and(pass[v][a][p], pass[v][bb][p]))
+                            .collect();
+                        let same_pass = c.or_all(passes);
+                        c.and(both, same_pass)
+                    })
+                    .collect();
+                let key = c.or_all(key);
+                out.set(a, bb, c.and(meet, key));
             }
         }
         out
@@ -654,6 +889,10 @@ impl Side<'_> {
         base.insert(names::SLOC.into(), SymValue::Rel(same_loc.clone()));
         base.insert(names::SREF.into(), SymValue::Rel(same_loc.clone()));
         base.insert(names::ATOMICLOC.into(), SymValue::Set(atomic_loc));
+        if let Some(b) = self.barriers {
+            let r = self.scbarinst(c, b);
+            base.insert(names::SCBARINST.into(), SymValue::Rel(r));
+        }
         for name in wanted {
             if base.contains_key(name) || dynamic(name) {
                 continue;
@@ -735,21 +974,34 @@ impl Query {
         place: &[(usize, usize)],
         deadline: Option<web_time::Instant>,
     ) -> Result<Query, NotAsked> {
-        if let Some(op) = ops.iter().find(|o| o.kind == Kind::Cbar) {
-            return Err(control_barriers(&format!("`cbar{}`", op.attrs)));
-        }
         let (limits, stop) = reach(deadline, pair.limits.bounds.max_memory)?;
-        let probe = match probe(pair, ops, threads, place) {
+        let (probe, program) = match probe(pair, ops, threads, place) {
             Ok(p) => p,
             Err(_) if limits.reached() => return Err(NotAsked::Stopped(limits.stop())),
             Err(e) => return Err(NotAsked::Unsupported(e)),
         };
+        // `Shape::render` numbers a thread's control barriers in order.
+        let barriers = Barriers::of(&program, &probe, ops.len(), &|_, _| Instance::Counted)?;
         let n = threads * events;
         let mut c = Circuit::with_stop(stop.clone());
         let mut facts = Vec::new();
         let access: Vec<bool> = ops.iter().map(Op::has_location).collect();
         let slots = Slots::new(&mut c, &access, threads, events, locations, &mut facts);
-        let side = slots.side(&probe.static_env, ops.len(), events);
+        let mut side = slots.side(&probe.static_env, ops.len(), events);
+        if let Some(b) = &barriers {
+            let marked: Vec<Lit> = (0..n)
+                .map(|e| {
+                    let lits: Vec<Lit> = (0..ops.len())
+                        .filter(|&o| ops[o].kind == Kind::Cbar)
+                        .map(|o| slots.sel[e][o])
+                        .collect();
+                    let any = c.or_all(lits);
+                    c.and(slots.present[e], any)
+                })
+                .collect();
+            side.ids = counts_before(&mut c, &marked, events);
+            side.barriers = Some(b);
+        }
         let universe = SymSet::from_lits(slots.present.clone());
         let statics = side.statics(&mut c)?;
         let lt = total_order(&mut c, n, &mut facts);
@@ -919,7 +1171,7 @@ fn probe(
     ops: &[Op],
     threads: usize,
     place: &[(usize, usize)],
-) -> Result<Skeleton, String> {
+) -> Result<(Skeleton, crate::ir::Program), String> {
     let shape = Shape {
         place: place.to_vec(),
         threads: vec![(0..ops.len()).map(|o| (o, 0)).collect(); threads],
@@ -935,7 +1187,7 @@ fn probe(
             threads * ops.len()
         ));
     }
-    Ok(sk)
+    Ok((sk, program))
 }
 
 pub(in crate::analysis) mod mapping;

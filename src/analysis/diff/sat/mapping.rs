@@ -29,7 +29,9 @@
 //! racy the source would be racy. A proposal is a skeleton, checked the
 //! ordinary way (both listings) by the caller, and blocked.
 
-use super::{NotAsked, Query, Side, Slots, Stop, solver_of, total_order, verdict};
+use super::{
+    Barriers, Instance, NotAsked, Query, Side, Slots, Stop, solver_of, total_order, verdict,
+};
 use crate::analysis::diff::Kind;
 use crate::analysis::mapping::{Dialect, Mapping, fill, render};
 use crate::cat::SymValue;
@@ -47,7 +49,7 @@ fn probe(
     place: &[(usize, usize)],
     options: &Options,
     limits: Limits,
-) -> Result<Skeleton, String> {
+) -> Result<(Skeleton, crate::ir::Program), String> {
     let body: Vec<String> = lines
         .iter()
         .enumerate()
@@ -65,7 +67,7 @@ fn probe(
             place.len() * lines.len()
         ));
     }
-    Ok(sk)
+    Ok((sk, program))
 }
 
 /// Whether probe event `e` reads and whether it writes.
@@ -197,12 +199,6 @@ impl Query {
         deadline: Option<web_time::Instant>,
     ) -> Result<Query, NotAsked> {
         let m = k.mapping;
-        if let Some(r) = m.rules.iter().find(|r| r.kind == Kind::Cbar) {
-            return Err(super::control_barriers(&format!(
-                "`{}`, line {}",
-                r.source, r.at.0
-            )));
-        }
         let (limits, stop) = super::reach(deadline, k.limits.bounds.max_memory)?;
         let stopped_or = |e: String| {
             if limits.reached() {
@@ -234,7 +230,26 @@ impl Query {
                     k.limits.reference().for_model(model),
                 )
             });
-        let (sp, tp) = (sp.map_err(stopped_or)?, tp.map_err(stopped_or)?);
+        let ((sp, sprog), (tp, tprog)) = (sp.map_err(stopped_or)?, tp.map_err(stopped_or)?);
+        // A barrier template's `{id}` is the number of the thread's earlier
+        // control-barrier rows (`tests_of`); a Vulkan-dialect number is
+        // fixed; OpenCL (and PTX, carried into it) numbers a thread's
+        // barriers per execution scope.
+        let number = |d: Dialect, t: &str, n: u32| {
+            if t.contains("{id}") {
+                Instance::Counted
+            } else if d == Dialect::Vulkan {
+                Instance::Fixed(n)
+            } else {
+                Instance::PerScope
+            }
+        };
+        let sbar = Barriers::of(&sprog, &sp, rows, &|o, x| {
+            number(m.source, &m.rules[o].source, x)
+        })?;
+        let tbar = Barriers::of(&tprog, &tp, tops.len(), &|t, x| {
+            number(m.target, targets[t], x)
+        })?;
         // Each row's target has exactly one access, of its source's kind
         // (a row without an access, none): the access the shared
         // reads-from and order address.
@@ -277,7 +292,25 @@ impl Query {
         // The skeleton's own facts (one row and one location per slot, ...),
         // which the race filter's witness solver holds too.
         let slot_facts = facts.clone();
-        let source = slots.side(&sp.static_env, rows, events);
+        let mut source = slots.side(&sp.static_env, rows, events);
+        // Each slot's `{id}`: its thread's earlier control-barrier rows.
+        let ids = {
+            let marked: Vec<Lit> = (0..n)
+                .map(|e| {
+                    let lits: Vec<Lit> = (0..rows)
+                        .filter(|&o| m.rules[o].kind == Kind::Cbar)
+                        .map(|o| slots.sel[e][o])
+                        .collect();
+                    let any = c.or_all(lits);
+                    c.and(slots.present[e], any)
+                })
+                .collect();
+            super::counts_before(&mut c, &marked, events)
+        };
+        if let Some(b) = &sbar {
+            source.barriers = Some(b);
+            source.ids = ids.clone();
+        }
         // Target slot `e * width + j`: position `j` of source slot `e`'s row.
         let nt = n * width;
         let mut tsel = vec![vec![Lit::FALSE; tops.len()]; nt];
@@ -313,6 +346,9 @@ impl Query {
             sel: tsel,
             loc: tloc,
             has_loc: thas.clone(),
+            barriers: tbar.as_ref(),
+            // A target slot's `{id}` is its source slot's.
+            ids: (0..nt).map(|a| ids[a / width].clone()).collect(),
         };
         let lt = total_order(&mut c, n, &mut facts);
         let mut tlt = SymRel::empty(nt);
@@ -416,6 +452,8 @@ impl Query {
             slot_facts,
             copies: None,
             none_before: Lit::TRUE,
+            barriers: sbar.clone(),
+            ids: ids.clone(),
         };
         let (cs, rs, es) = verdict(&mut c, k.spec, &su, &se.base, &limits)?;
         let (ci, _, ei) = verdict(&mut c, k.imp, &tu, &te.base, &limits)?;
@@ -494,9 +532,13 @@ impl Query {
         };
         let (c, solver) = (&mut self.c, &mut self.solver);
         if l.copies.is_none() {
-            let side = self
+            let mut side = self
                 .slots
                 .side(&probe.static_env, k.mapping.rules.len(), events);
+            if let Some(b) = &l.barriers {
+                side.barriers = Some(b);
+                side.ids = l.ids.clone();
+            }
             let copies = match Copies::new(c, &side, &l.statics, k, &l.slot_facts, &self.limits) {
                 Ok(x) => x,
                 Err(NotAsked::Stopped(s)) => return Err(s),
@@ -639,6 +681,9 @@ pub(in crate::analysis) struct Learner {
     pub(super) copies: Option<Copies>,
     /// No pattern learned so far matches the skeleton.
     none_before: Lit,
+    /// The source side's control barriers and its slots' `{id}`s.
+    barriers: Option<super::Barriers>,
+    ids: Vec<Vec<Lit>>,
 }
 
 /// The witness solver's execution and the pattern copy's.
