@@ -1044,7 +1044,24 @@ impl<'p> Explorer<'p> {
         // the best paths of the threads left can write it has no
         // execution (`rmw_chains` below). A location some derived store
         // writes (any value) is left out.
-        let chains = &self.rmw_chains;
+        // The chain locations are those of the block's paths: a write no
+        // path of the block makes (a branch of a runtime index's chain no
+        // execution takes) is in none of its combinations' executions.
+        let chains = &if self.plan.rmw_chains {
+            rmw_chain_locations_among(
+                self.program,
+                block.iter().enumerate().flat_map(|(t, ps)| {
+                    ps.iter().flat_map(move |&p| {
+                        self.threads[t].paths[p]
+                            .events
+                            .iter()
+                            .map(move |e| (t, e.stmt))
+                    })
+                }),
+            )
+        } else {
+            vec![false; self.program.locations.len()]
+        };
         let mut rmw_ids: HashMap<(usize, i64), usize> = HashMap::new();
         let rmw_event = |t: usize, e: &trace::PathEvent| -> Option<(usize, i64)> {
             let l = loc(t, e.stmt)?;
@@ -1299,8 +1316,10 @@ impl<'p> Explorer<'p> {
     }
 }
 
-/// Per location: whether it is an RMW-chain location for the walk's
-/// counting of RMW reads ([`Explorer::block_pruned`]): the model
+/// Per location: whether it is an RMW-chain location of the whole
+/// program, which the walk's write pruning leaves to the order listing
+/// ([`Explorer::block_pruned`]; its counting of RMW reads takes the chain
+/// locations of the block's paths, [`rmw_chain_locations_among`]): the model
 /// declares RMW atomicity, the RMW filter is on, and every instruction
 /// of the program that writes it is an atomic mutually ordered with
 /// every other (itself included: the same instruction in two loop
@@ -1323,6 +1342,44 @@ pub(super) fn rmw_chain_locations(program: &Program, plan: &reduce::CombinationP
             }
         }
     }
+    chains_of_writers(program, &writers)
+}
+
+/// [`rmw_chain_locations`] over the writes of some statements only
+/// (`(thread, statement)`, repeats allowed): the statements of the paths
+/// a walk combines, so that a write the program holds but no path makes
+/// leaves the chains alone. The caller checks the plan.
+fn rmw_chain_locations_among(
+    program: &Program,
+    stmts: impl Iterator<Item = (usize, usize)>,
+) -> Vec<bool> {
+    let n = program.locations.len();
+    let mut seen: std::collections::HashSet<(usize, usize)> = std::collections::HashSet::new();
+    let mut writers: Vec<Vec<(usize, &crate::ir::Instruction)>> = vec![Vec::new(); n];
+    for (t, stmt) in stmts {
+        if !seen.insert((t, stmt)) {
+            continue;
+        }
+        let crate::ir::Stmt::Op(i) = &program.threads[t].code[stmt] else {
+            continue;
+        };
+        if !i.is_write() {
+            continue;
+        }
+        match program.location_of(i) {
+            Some(l) => writers[l].push((t, i)),
+            None => return vec![false; n],
+        }
+    }
+    chains_of_writers(program, &writers)
+}
+
+/// Per location, whether its writers (thread, instruction) are atomics
+/// each mutually ordered with every other (itself included).
+fn chains_of_writers(
+    program: &Program,
+    writers: &[Vec<(usize, &crate::ir::Instruction)>],
+) -> Vec<bool> {
     writers
         .iter()
         .map(|w| {

@@ -333,6 +333,57 @@ fn combinations_whose_rmws_cannot_chain_are_not_built() {
     assert!(unfiltered > 6, "{unfiltered}");
 }
 
+/// A bump allocator: `mem[atomicAdd(mem[0], 1) + 4] = 7` by three
+/// invocations. The store through the runtime index is a chain of
+/// branches over every cell, `mem[0]` included, a branch no path takes
+/// (the index is at least 4). The RMW chains are those of the walk's
+/// paths, so the counter's stays one: the three increments read 0, 1
+/// and 2 once each, in one of 3! = 6 combinations, and a combination
+/// where two of them read one value (no execution under RMW atomicity)
+/// is not built. Counted over the program's instructions, the plain
+/// store to `mem[0]` broke the chain and every combination of the
+/// increments' values was built.
+#[test]
+fn rmw_chains_are_those_of_the_paths_walked() {
+    let text = "#version 450
+layout(local_size_x = 3) in;
+layout(set = 0, binding = 0) buffer B { uint mem[8]; };
+void main() {
+    uint a = atomicAdd(mem[0], 1u) + 4u;
+    mem[a] = 7u;
+}
+";
+    let program = crate::frontend::parse_text(
+        "bump.comp",
+        text,
+        crate::frontend::Format::Glsl,
+        Default::default(),
+    )
+    .unwrap();
+    // The branch chain holds a plain store to the counter's location.
+    let counter = (0..program.locations.len())
+        .find(|&l| {
+            program.threads[0]
+                .instructions()
+                .any(|i| i.atomic && program.location_of(i) == Some(l))
+        })
+        .unwrap();
+    assert!(
+        program.threads[0]
+            .instructions()
+            .any(|i| { !i.atomic && i.is_write() && program.location_of(i) == Some(counter) })
+    );
+    let model = crate::model::load("vulkan").unwrap();
+    let count = |limits: Limits| {
+        combinations(&super::Explorer::new(&program, limits.for_model(&model)).unwrap())
+    };
+    assert_eq!(count(Limits::default()), 6);
+    // Without the RMW filter (no chains), the combinations of values are
+    // all built: each increment reads any of 0, 1, 2 written by another.
+    let unfiltered = count(Limits::default().with(crate::engine::Reduction::RmwFilter, false));
+    assert!(unfiltered > 6, "{unfiltered}");
+}
+
 /// The spinning combinations skipped on partial combinations
 /// (`engine::reduce::spin_extension`) against the test per complete combination it
 /// replaces in the pruned walk (`SpinExtension::extends_to_complete`, kept
