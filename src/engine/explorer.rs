@@ -1326,23 +1326,15 @@ impl<'p> Explorer<'p> {
 /// iterations, or in two threads). None when some write's location is
 /// not known statically.
 pub(super) fn rmw_chain_locations(program: &Program, plan: &reduce::CombinationPlan) -> Vec<bool> {
-    let n = program.locations.len();
     if !plan.rmw_chains {
-        return vec![false; n];
+        return vec![false; program.locations.len()];
     }
-    let mut writers: Vec<Vec<(usize, &crate::ir::Instruction)>> = vec![Vec::new(); n];
-    for (t, thread) in program.threads.iter().enumerate() {
-        for i in thread.instructions() {
-            if !i.is_write() {
-                continue;
-            }
-            match program.location_of(i) {
-                Some(l) => writers[l].push((t, i)),
-                None => return vec![false; n],
-            }
-        }
-    }
-    chains_of_writers(program, &writers)
+    let every = program
+        .threads
+        .iter()
+        .enumerate()
+        .flat_map(|(t, thread)| (0..thread.code.len()).map(move |s| (t, s)));
+    rmw_chain_locations_among(program, every)
 }
 
 /// [`rmw_chain_locations`] over the writes of some statements only
