@@ -743,6 +743,21 @@ fn own_write_filter_in_termination_against_the_reference() {
     assert!(diffs.is_empty(), "{}", diffs.join("\n"));
 }
 
+/// How many skeletons the pruned walk over `block` (one list of paths per
+/// thread) yields.
+fn skeletons_in(ex: &vkmm::testing::engine::Explorer, block: Vec<Vec<usize>>) -> usize {
+    let mut n = 0;
+    ex.for_each_in(
+        &[block],
+        |_| -> Result<_, vkmm::testing::engine::ExecError> {
+            n += 1;
+            Ok(std::ops::ControlFlow::Continue(()))
+        },
+    )
+    .unwrap();
+    n
+}
+
 /// The pruned walk over a block of paths skips the block whole when the
 /// threads one workgroup's barriers tie together have no combination of
 /// their paths whose barriers agree (`Explorer::ranges_agree`). P0 and
@@ -756,8 +771,7 @@ fn own_write_filter_in_termination_against_the_reference() {
 /// combinations in which P1 passes the barrier.
 #[test]
 fn a_workgroup_whose_barriers_cannot_agree_skips_its_block() {
-    use std::ops::ControlFlow;
-    use vkmm::testing::engine::{ExecError, Explorer, Limits};
+    use vkmm::testing::engine::{Explorer, Limits};
     let text = "VULKAN t\n{ x=0; }\n P0@sg 0, wg 0, qf 0 | P1@sg 1, wg 0, qf 0 | P2@sg 2, wg 1, qf 0 ;\n cbar.wg 0 | ld.atom.wg.sc0 r0, x | st.atom.dv.sc0 x, 1 ;\n  | beq r0, 1, END | ;\n  | cbar.wg 0 | ;\n  | END: | ;\nexists (0 == 0)\n";
     let p = Session::new().load_text("t.litmus", text).unwrap();
     let mut ex = Explorer::new(&p, Limits::default()).unwrap();
@@ -774,20 +788,11 @@ fn a_workgroup_whose_barriers_cannot_agree_skips_its_block() {
         .filter(|&i| ex.threads[1].paths[i].events.len() == 1)
         .collect();
     assert_eq!(skips.len(), 1, "{:?}", ex.threads[1].paths.len());
-    let count = |ex: &Explorer, block: Vec<Vec<usize>>| -> usize {
-        let mut n = 0;
-        ex.for_each_in(&[block], |_| -> Result<_, ExecError> {
-            n += 1;
-            Ok(ControlFlow::Continue(()))
-        })
-        .unwrap();
-        n
-    };
     ex.take_walk_nodes();
     let dead = vec![all[0].clone(), skips, all[2].clone()];
-    assert_eq!(count(&ex, dead), 0);
+    assert_eq!(skeletons_in(&ex, dead), 0);
     assert_eq!(ex.take_walk_nodes(), 0);
-    assert!(count(&ex, all) > 0);
+    assert!(skeletons_in(&ex, all) > 0);
 }
 
 /// The pruned walk does not walk a workgroup's threads again under a
@@ -806,8 +811,7 @@ fn a_workgroup_whose_barriers_cannot_agree_skips_its_block() {
 /// yields the ones where P0 reads 0.
 #[test]
 fn a_dead_workgroup_is_walked_once_per_state_of_the_workgroups_above() {
-    use std::ops::ControlFlow;
-    use vkmm::testing::engine::{ExecError, Explorer, Limits};
+    use vkmm::testing::engine::{Explorer, Limits};
     let text = "VULKAN t\n{ y=0; z=0; v=0; w=0; }\n P0@sg 0, wg 0, qf 0 | P1@sg 1, wg 0, qf 0 | P2@sg 2, wg 1, qf 0 | P3@sg 3, wg 1, qf 0 ;\n cbar.wg 0 | cbar.wg 0 | cbar.wg 0 | cbar.wg 0 ;\n ld.atom.dv.sc0 r0, y | ld.atom.dv.sc0 r1, z | ld.atom.dv.sc0 r2, z | st.atom.dv.sc0 z, 1 ;\n bne r0, 1, E0 | bne r1, 1, E1 | bne r2, 1, E2 | ;\n st.atom.dv.sc0 v, 1 | st.atom.dv.sc0 y, 1 | st.atom.dv.sc0 w, 1 | ;\n E0: | E1: | E2: | ;\nexists (0 == 0)\n";
     let p = Session::new().load_text("t.litmus", text).unwrap();
     let mut ex = Explorer::new(&p, Limits::default()).unwrap();
@@ -829,18 +833,9 @@ fn a_dead_workgroup_is_walked_once_per_state_of_the_workgroups_above() {
     assert_eq!((reads_one.len(), no_store.len()), (1, 1), "{lengths:?}");
     assert_eq!((lengths[2].len(), lengths[3].len()), (2, 1), "{lengths:?}");
     let all = |t: usize| -> Vec<usize> { (0..lengths[t].len()).collect() };
-    let count = |ex: &Explorer, block: Vec<Vec<usize>>| -> usize {
-        let mut n = 0;
-        ex.for_each_in(&[block], |_| -> Result<_, ExecError> {
-            n += 1;
-            Ok(ControlFlow::Continue(()))
-        })
-        .unwrap();
-        n
-    };
     ex.take_walk_nodes();
     let dead = vec![reads_one, no_store.clone(), all(2), all(3)];
-    assert_eq!(count(&ex, dead), 0);
+    assert_eq!(skeletons_in(&ex, dead), 0);
     assert_eq!(ex.take_walk_nodes(), 5);
-    assert!(count(&ex, vec![all(0), no_store, all(2), all(3)]) > 0);
+    assert!(skeletons_in(&ex, vec![all(0), no_store, all(2), all(3)]) > 0);
 }

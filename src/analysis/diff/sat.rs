@@ -290,6 +290,29 @@ pub(super) struct Slots {
 }
 
 impl Slots {
+    /// Per slot, one-hot ([`counts_before`]), how many of the earlier
+    /// slots of its thread are present and hold one of the instructions
+    /// `counted` picks (the control barriers, whose number is a
+    /// barrier's `{id}`); `per_thread` slots per thread.
+    pub(super) fn counts_of(
+        &self,
+        c: &mut Circuit,
+        counted: impl Fn(usize) -> bool,
+        per_thread: usize,
+    ) -> Vec<Vec<Lit>> {
+        let marked: Vec<Lit> = (0..self.present.len())
+            .map(|e| {
+                let lits: Vec<Lit> = (0..self.sel[e].len())
+                    .filter(|&o| counted(o))
+                    .map(|o| self.sel[e][o])
+                    .collect();
+                let any = c.or_all(lits);
+                c.and(self.present[e], any)
+            })
+            .collect();
+        counts_before(c, &marked, per_thread)
+    }
+
     /// The side of a program whose slots these are, read through the probe
     /// environment `env` with `nops` instructions per probe thread and
     /// `per_thread` slots per thread.
@@ -989,17 +1012,7 @@ impl Query {
         let slots = Slots::new(&mut c, &access, threads, events, locations, &mut facts);
         let mut side = slots.side(&probe.static_env, ops.len(), events);
         if let Some(b) = &barriers {
-            let marked: Vec<Lit> = (0..n)
-                .map(|e| {
-                    let lits: Vec<Lit> = (0..ops.len())
-                        .filter(|&o| ops[o].kind == Kind::Cbar)
-                        .map(|o| slots.sel[e][o])
-                        .collect();
-                    let any = c.or_all(lits);
-                    c.and(slots.present[e], any)
-                })
-                .collect();
-            side.ids = counts_before(&mut c, &marked, events);
+            side.ids = slots.counts_of(&mut c, |o| ops[o].kind == Kind::Cbar, events);
             side.barriers = Some(b);
         }
         let universe = SymSet::from_lits(slots.present.clone());

@@ -294,19 +294,7 @@ impl Query {
         let slot_facts = facts.clone();
         let mut source = slots.side(&sp.static_env, rows, events);
         // Each slot's `{id}`: its thread's earlier control-barrier rows.
-        let ids = {
-            let marked: Vec<Lit> = (0..n)
-                .map(|e| {
-                    let lits: Vec<Lit> = (0..rows)
-                        .filter(|&o| m.rules[o].kind == Kind::Cbar)
-                        .map(|o| slots.sel[e][o])
-                        .collect();
-                    let any = c.or_all(lits);
-                    c.and(slots.present[e], any)
-                })
-                .collect();
-            super::counts_before(&mut c, &marked, events)
-        };
+        let ids = slots.counts_of(&mut c, |o| m.rules[o].kind == Kind::Cbar, events);
         if let Some(b) = &sbar {
             source.barriers = Some(b);
             source.ids = ids.clone();
