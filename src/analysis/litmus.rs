@@ -157,7 +157,10 @@ impl serde::Serialize for StateObject<'_> {
         let values = self.state.values();
         let mut m = s.serialize_map(Some(self.order.len()))?;
         for &i in self.order {
-            m.serialize_entry(&names[i], &values[i])?;
+            match self.state.kind(i) {
+                Some(kind) => m.serialize_entry(&names[i], &kind.json(values[i]))?,
+                None => m.serialize_entry(&names[i], &values[i])?,
+            }
         }
         m.end()
     }
@@ -2706,6 +2709,22 @@ fn join(mut o: LitmusOutcome, mut a: LitmusOutcome) -> LitmusOutcome {
     o
 }
 
+/// What each value of a final state means to a reader: nothing for the
+/// registers, the front end's kind for a shown location
+/// ([`Program::kinds`]).
+pub(crate) fn schema_kinds(
+    program: &Program,
+    registers: usize,
+    shown_memory: &[(String, Term)],
+) -> Vec<Option<crate::ir::ValueKind>> {
+    std::iter::repeat_n(None, registers)
+        .chain(shown_memory.iter().map(|(_, t)| match t {
+            Term::Loc(l) => program.symbols.kinds.get(l).copied(),
+            _ => None,
+        }))
+        .collect()
+}
+
 /// One program's raw outcome (the verdicts as the executions seen give them).
 /// `how`: the property to decide, if any, and the progress callback.
 fn check_one(
@@ -2725,8 +2744,8 @@ fn check_one(
         .iter()
         .map(|(t, r)| format!("P{}:{r}", program.threads[*t].id))
         .chain(shown_memory.iter().map(|(name, _)| name.clone()))
-        .collect::<Vec<_>>()
-        .into();
+        .collect::<Schema>()
+        .with_kinds(schema_kinds(program, shown_regs.len(), &shown_memory));
     let mut v = Outcomes {
         program,
         final_order: loaded.profile.final_order.as_deref(),

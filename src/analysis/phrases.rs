@@ -35,7 +35,10 @@ pub fn push_state(s: &mut String, state: &FinalState, name: fn(&str) -> &str) {
         }
         s.push_str(name(k));
         s.push('=');
-        push_int(s, v);
+        match state.kind(i) {
+            Some(kind) => kind.push(s, v),
+            None => push_int(s, v),
+        }
         s.push(';');
     }
 }

@@ -20,6 +20,7 @@
 //! what they show.
 
 use crate::engine::LimitKind;
+use crate::ir::ValueKind;
 use hashbrown::HashTable;
 use std::cmp::Ordering;
 use std::hash::{Hash, Hasher};
@@ -27,8 +28,57 @@ use std::sync::Arc;
 
 /// The names a test's final states give their values, in order: the
 /// shown registers (`P1:r0`) then the shown memory (`x`), made once per
-/// test and shared by its states.
-pub type Schema = Arc<[String]>;
+/// test and shared by its states; with what each value's bits mean to a
+/// reader where the front end knows it (a shader's `uint` or `float`
+/// cells, [`ValueKind`]; a signed integer otherwise).
+#[derive(Clone, Debug, Default)]
+pub struct Schema {
+    names: Arc<[String]>,
+    kinds: Option<Arc<[Option<ValueKind>]>>,
+}
+
+impl Schema {
+    /// The schema with `kinds[i]` the kind of the `i`-th name's value
+    /// (`None`: a signed integer). No kind at all keeps the schema plain.
+    pub fn with_kinds(mut self, kinds: Vec<Option<ValueKind>>) -> Schema {
+        self.kinds = kinds.iter().any(Option::is_some).then(|| kinds.into());
+        self
+    }
+
+    /// What the `i`-th value's bits mean (`None`: a signed integer).
+    pub fn kind(&self, i: usize) -> Option<ValueKind> {
+        self.kinds
+            .as_ref()
+            .and_then(|k| k.get(i).copied().flatten())
+    }
+
+    /// Whether two schemas are one (shared) schema.
+    fn same(&self, other: &Schema) -> bool {
+        Arc::ptr_eq(&self.names, &other.names)
+    }
+}
+
+impl std::ops::Deref for Schema {
+    type Target = [String];
+    fn deref(&self) -> &[String] {
+        &self.names
+    }
+}
+
+impl From<Vec<String>> for Schema {
+    fn from(names: Vec<String>) -> Schema {
+        Schema {
+            names: names.into(),
+            kinds: None,
+        }
+    }
+}
+
+impl FromIterator<String> for Schema {
+    fn from_iter<I: IntoIterator<Item = String>>(names: I) -> Schema {
+        names.into_iter().collect::<Vec<_>>().into()
+    }
+}
 
 /// The fewest bytes (1, 2, 4 or 8) that hold `v` as a two's complement
 /// integer.
@@ -225,6 +275,22 @@ impl FinalState {
         self.rows.values(self.row as usize).take(self.len())
     }
 
+    /// What the `i`-th value's bits mean to a reader (`None`: a signed
+    /// integer).
+    pub fn kind(&self, i: usize) -> Option<ValueKind> {
+        self.names.kind(i)
+    }
+
+    /// The `i`-th value as a reader reads it (`4294967295` for a `uint`
+    /// holding all ones, `1.5` for a `float`), in the spelling conditions
+    /// accept.
+    pub fn shown(&self, i: usize, v: i64) -> String {
+        match self.kind(i) {
+            Some(k) => k.show(v),
+            None => v.to_string(),
+        }
+    }
+
     /// The names, in order.
     pub fn names(&self) -> &[String] {
         &self.names[..self.len()]
@@ -238,7 +304,7 @@ impl FinalState {
     /// Whether both states show the same names in the same order (then
     /// they compare by their values alone).
     fn same_names(&self, other: &FinalState) -> bool {
-        Arc::ptr_eq(&self.names, &other.names) || self.names() == other.names()
+        self.names.same(&other.names) || self.names() == other.names()
     }
 }
 

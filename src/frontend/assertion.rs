@@ -156,9 +156,24 @@ pub fn read_with(words: &str, rename: &dyn Fn(&str) -> Option<String>) -> Assert
         // `SET.BINDING` (`0.2.data[3]`): no constant of a condition has a
         // `.`, so digits, `.`, digits begin a name.
         let digits_from = |k: usize| (k..end).take_while(|&k| chars[k].is_ascii_digit()).count();
+        // A float literal (`1.5`, `0.0`) has the same shape: `SET.BINDING`
+        // alone, with no step after it, is a float (a whole variable is
+        // named by its name).
         let binding = c.is_ascii_digit() && !after_name && {
             let a = digits_from(i);
-            chars.get(i + a) == Some(&'.') && i + a + 1 < end && digits_from(i + a + 1) > 0
+            chars.get(i + a) == Some(&'.') && i + a + 1 < end && {
+                let b = digits_from(i + a + 1);
+                b > 0 && {
+                    let after = i + a + 1 + b;
+                    let stepped = after < end
+                        && (chars[after] == '['
+                            || chars[after] == '.'
+                                && chars
+                                    .get(after + 1)
+                                    .is_some_and(|&c| c.is_ascii_alphabetic() || c == '_'));
+                    stepped
+                }
+            }
         };
         if percent || starts_word || binding {
             let from = if percent { i + 1 } else { i };
@@ -172,8 +187,10 @@ pub fn read_with(words: &str, rename: &dyn Fn(&str) -> Option<String>) -> Assert
             }
             let word = text(from, j);
             let keyword = !percent
-                && (matches!(word.as_str(), "and" | "or" | "not" | "true" | "false")
-                    || chars.get(j) == Some(&':'));
+                && (matches!(
+                    word.as_str(),
+                    "and" | "or" | "not" | "true" | "false" | "inf"
+                ) || chars.get(j) == Some(&':'));
             if keyword {
                 expr.extend(&chars[i..j]);
                 columns.extend(i + 1..=j);

@@ -220,6 +220,10 @@ fn lex(text: &str, src: &Src, body: usize) -> R<Vec<Tok>> {
             lexer::Tok::Other(c) => {
                 return Err((line, col, format!("unexpected character `{c}`")));
             }
+            // The OpenCL dialect's lexer reads no float literals.
+            lexer::Tok::Float(f) => {
+                return Err((line, col, format!("unexpected float `{f}`")));
+            }
         };
         out.push(Tok {
             k,

@@ -18,6 +18,13 @@ pub struct Symbols {
     /// locations: looking names up one by one made loading quadratic).
     #[serde(skip)]
     index: std::collections::BTreeMap<String, usize>,
+    /// What a location's bits mean to a reader, where the front end knows
+    /// (a shader's cells: `uint`, `float`, ...): reports show the value as
+    /// that type, and a condition compares it with a float literal at its
+    /// width ([`super::ValueKind`]). A location without one is a signed
+    /// integer.
+    #[serde(skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub kinds: std::collections::BTreeMap<usize, super::ValueKind>,
 }
 
 /// A thread's source name and registers.

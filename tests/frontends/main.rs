@@ -32,4 +32,5 @@ mod spirv_stages;
 mod spirv_undefined;
 mod subgroup;
 mod unseen_shaders;
+mod value_kinds;
 mod wgsl;

@@ -231,7 +231,8 @@ pub struct TestRaces {
 pub fn state_outcome(state: &crate::analysis::states::FinalState) -> String {
     state
         .iter()
-        .map(|(k, v)| format!("{k} == {v}"))
+        .enumerate()
+        .map(|(i, (k, v))| format!("{k} == {}", state.shown(i, v)))
         .collect::<Vec<_>>()
         .join(" /\\ ")
 }
@@ -388,10 +389,15 @@ fn event_text(program: &Program, sk: &Skeleton, cand: &Candidate, e: usize) -> S
     {
         s.push_str(&format!(" [bytes {}]", program.locations[loc]));
     }
+    // A value as its location's type reads it (`1.5` for a float cell).
+    let kind = program
+        .location_of(ins)
+        .and_then(|l| program.symbols.kinds.get(&l).copied());
+    let shown = |v: i64| kind.map_or_else(|| v.to_string(), |k| k.show(v));
     if ins.is_read()
         && let Ok(k) = sk.reads.binary_search(&e)
     {
-        let v = crate::analysis::litmus::read_value(sk, cand, e, program);
+        let v = shown(crate::analysis::litmus::read_value(sk, cand, e, program));
         s.push_str(&format!(
             " [reads {v}{}]",
             if cand.rf_source[k].is_none() {
@@ -406,7 +412,7 @@ fn event_text(program: &Program, sk: &Skeleton, cand: &Candidate, e: usize) -> S
         None => ev.write_value,
     };
     if let Some(w) = written {
-        s.push_str(&format!(" [writes {w}]"));
+        s.push_str(&format!(" [writes {}]", shown(w)));
     }
     // An API operation is labelled with the call it stands for (docs/host.md).
     if let crate::ir::OpKind::Api(op) = &ins.kind {

@@ -151,7 +151,7 @@ fn clause_text(lx: &Lexer<'_>, style: TextStyle, a: usize, b: usize) -> String {
             while let Ok(t) = l.next() {
                 words.push(match t.tok {
                     Tok::Eof => break,
-                    Tok::Ident(s) => s,
+                    Tok::Ident(s) | Tok::Float(s) => s,
                     Tok::Int(d) => d.parse::<i64>().map(|v| v.to_string()).unwrap_or(d),
                     Tok::Punct(p) => p.to_string(),
                     Tok::Other(c) => c.to_string(),
@@ -226,6 +226,13 @@ struct CondParser<'a, 'l, 's> {
     lx: &'a mut Lexer<'s>,
     syntax: &'l CondSyntax,
     symbols: &'l Symbols,
+}
+
+/// One side of a comparison as read: a term, or a float literal with
+/// where it starts (its bits are known once the other side is).
+enum Operand {
+    Term(Term),
+    Float(String, usize),
 }
 
 /// Folds a chain of operands of one associative operator.
@@ -352,7 +359,7 @@ impl CondParser<'_, '_, '_> {
             };
             return Ok((e, 1));
         }
-        let a = self.term()?;
+        let a = self.operand()?;
         let op = self.lx.next()?;
         // Dat3M's litmus assertions (LitmusAssertions.g4,
         // `assertionCompare`): `==` / `=`, `!=`, `>=`, `<=`, `<`, `>`.
@@ -385,13 +392,97 @@ impl CondParser<'_, '_, '_> {
                 ),
             ));
         };
-        let b = self.term()?;
+        let b = self.operand()?;
+        let (a, b) = self.floats_at_kinds(a, b, matches!(kind, Op::Cmp(_)))?;
         let e = match kind {
             Op::Eq => CondExpr::Eq(a, b),
             Op::Ne => CondExpr::Ne(a, b),
             Op::Cmp(c) => CondExpr::Cmp(c, a, b),
         };
         Ok((e, 1))
+    }
+
+    /// A term, or a float literal (`1.5`, `-0.0`, `2e-3`, `inf`, `-inf`:
+    /// SPIR-V conditions only), whose bits depend on the location it is
+    /// compared with ([`CondParser::floats_at_kinds`]).
+    fn operand(&mut self) -> R<Operand> {
+        if self.syntax.spirv {
+            let t = self.peek()?;
+            let (neg, lit) = if t.is_punct("-") {
+                (true, self.lx.peek2()?)
+            } else {
+                (false, t.clone())
+            };
+            let text = match &lit.tok {
+                Tok::Float(f) => Some(f.clone()),
+                Tok::Ident(i) if i == "inf" && source_cell(self.lx, self.symbols).is_none() => {
+                    Some(i.clone())
+                }
+                _ => None,
+            };
+            if let Some(text) = text {
+                self.lx.next()?;
+                if neg {
+                    self.lx.next()?;
+                }
+                let text = if neg { format!("-{text}") } else { text };
+                return Ok(Operand::Float(text, t.at));
+            }
+        }
+        self.term().map(Operand::Term)
+    }
+
+    /// The two sides of a comparison as terms: a float literal becomes the
+    /// bits of its value at the width of the float location on the other
+    /// side (`%out[0] == 1.5`: a 32-bit float's bits). A float literal
+    /// compared with anything else, and an order (`<`, ...) on a float
+    /// location (its bits do not order as its values), are errors.
+    fn floats_at_kinds(&self, a: Operand, b: Operand, order: bool) -> R<(Term, Term)> {
+        use crate::ir::ValueKind;
+        let kind_of = |t: &Term| match t {
+            Term::Loc(l) => self.symbols.kinds.get(l).copied(),
+            _ => None,
+        };
+        if order {
+            for o in [&a, &b] {
+                if let Operand::Term(t) = o
+                    && let Some(k @ ValueKind::Float(_)) = kind_of(t)
+                {
+                    return Err((
+                        self.lx.pos,
+                        format!(
+                            "an order (`<`, `<=`, `>`, `>=`) on a float location ({}): vkmm compares float values with `==` and `!=` only",
+                            k.name()
+                        ),
+                    ));
+                }
+            }
+        }
+        let resolve = |lit: &str, at: usize, other: &Term| -> R<Term> {
+            match (other, kind_of(other)) {
+                (Term::Loc(_), Some(k)) => k.float_bits(lit).map(Term::Const).map_err(|m| (at, m)),
+                (Term::Loc(_), None) => Err((
+                    at,
+                    format!("`{lit}` is a float, but the location holds an integer"),
+                )),
+                _ => Err((
+                    at,
+                    format!("`{lit}` is a float: a float literal compares with a float location"),
+                )),
+            }
+        };
+        match (a, b) {
+            (Operand::Term(a), Operand::Term(b)) => Ok((a, b)),
+            (Operand::Float(lit, at), Operand::Term(b)) => Ok((resolve(&lit, at, &b)?, b)),
+            (Operand::Term(a), Operand::Float(lit, at)) => {
+                let b = resolve(&lit, at, &a)?;
+                Ok((a, b))
+            }
+            (Operand::Float(lit, at), Operand::Float(..)) => Err((
+                at,
+                format!("`{lit}` is a float: a float literal compares with a float location"),
+            )),
+        }
     }
 
     /// `P0:r1`, `0:r1`, a location (`x`, `[x]`, `y@wg0`), or an integer.

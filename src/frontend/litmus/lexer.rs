@@ -67,6 +67,9 @@ pub(crate) enum Tok {
     /// A run of decimal digits (with [`LexOptions::alnum_integers`], of
     /// letters, digits and `_` starting with a digit).
     Int(String),
+    /// A decimal float (with [`LexOptions::float_literals`]): digits with a
+    /// fraction `.5` or an exponent `e-3` or both (`1.5`, `2e10`).
+    Float(String),
     Punct(&'static str),
     /// A character no punctuation of the dialect starts with.
     Other(char),
@@ -90,7 +93,7 @@ impl Token {
     /// How the token reads in a message.
     pub(crate) fn show(&self) -> String {
         match &self.tok {
-            Tok::Ident(s) | Tok::Int(s) => format!("`{s}`"),
+            Tok::Ident(s) | Tok::Int(s) | Tok::Float(s) => format!("`{s}`"),
             Tok::Punct(p) => format!("`{p}`"),
             Tok::Other(c) => format!("`{c}`"),
             Tok::Eof => "the end of the input".to_string(),
@@ -120,6 +123,9 @@ pub(crate) struct LexOptions {
     /// An integer token runs over letters and `_` too (`0x1f`, `1u`), so a
     /// dialect can reject it as one bad integer.
     pub(crate) alnum_integers: bool,
+    /// Digits with a fraction or an exponent are one [`Tok::Float`] (a
+    /// shader's float cells compared with their values).
+    pub(crate) float_literals: bool,
 }
 
 /// The Vulkan dialect (Dat3M `litmus/VULKAN`).
@@ -132,6 +138,7 @@ pub(crate) const VULKAN: LexOptions = LexOptions {
     paren_star: ParenStar::Flat,
     c_comments: false,
     alnum_integers: false,
+    float_literals: false,
 };
 
 /// The condition headers of SPIR-V assembly (`@Output`, `@Filter`).
@@ -143,6 +150,7 @@ pub(crate) const SPIRV: LexOptions = LexOptions {
     paren_star: ParenStar::Flat,
     c_comments: false,
     alnum_integers: false,
+    float_literals: true,
 };
 
 /// herd's C-style OpenCL dialect.
@@ -157,6 +165,7 @@ pub(crate) const OPENCL: LexOptions = LexOptions {
     paren_star: ParenStar::NestedOutsideCode,
     c_comments: true,
     alnum_integers: true,
+    float_literals: false,
 };
 
 /// A tokenizer over the characters `pos..end` of a [`Src`].
@@ -282,6 +291,31 @@ impl<'s> Lexer<'s> {
         }
     }
 
+    /// Where a float literal whose digits end at `digits_end` ends: past
+    /// a fraction (`.` and digits) and an exponent (`e`, a sign, digits),
+    /// `None` when it has neither (an integer).
+    fn float_end(&self, digits_end: usize) -> Option<usize> {
+        let digits_from = |k: usize| {
+            let mut i = k;
+            while self.char_at(i).is_some_and(|c| c.is_ascii_digit()) {
+                i += 1;
+            }
+            i
+        };
+        let mut end = digits_end;
+        if self.char_at(end) == Some('.') && digits_from(end + 1) > end + 1 {
+            end = digits_from(end + 1);
+        }
+        if matches!(self.char_at(end), Some('e' | 'E')) {
+            let sign = usize::from(matches!(self.char_at(end + 1), Some('+' | '-')));
+            let exp = end + 1 + sign;
+            if digits_from(exp) > exp {
+                end = digits_from(exp);
+            }
+        }
+        (end > digits_end).then_some(end)
+    }
+
     pub(crate) fn next(&mut self) -> R<Token> {
         self.skip_ws()?;
         let at = self.pos;
@@ -307,7 +341,10 @@ impl<'s> Lexer<'s> {
             } else {
                 run(self, &|c| c.is_ascii_digit())
             };
-            (Tok::Int(self.src.text(at, end)), end)
+            match self.float_end(end).filter(|_| self.options.float_literals) {
+                Some(end) => (Tok::Float(self.src.text(at, end)), end),
+                None => (Tok::Int(self.src.text(at, end)), end),
+            }
         } else {
             let two: String = [Some(c), self.char_at(at + 1)]
                 .into_iter()

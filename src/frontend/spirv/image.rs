@@ -17,7 +17,7 @@
 //! formats ([`Stored`]) is in `types.rs`, below both.
 
 use super::syntax::{Inst, Located, Tok};
-pub(super) use super::types::{HALF, Stored, U8, U16};
+pub(super) use super::types::{HALF, I8, I16, Stored, U8, U16};
 use super::types::{Ty, unsupported};
 use ::spirv::Op;
 

@@ -392,6 +392,7 @@ fn parse_module(
                 program.locations.push(name.clone());
                 widths.push(c.size * 8);
                 program.initial_values.push(c.init);
+                note_kind(&mut program, loc, c.kind);
                 if let Some(scope) = coherence.cell(&m, g, &c.path) {
                     mem.coherent.insert(loc, scope);
                 }
@@ -502,6 +503,7 @@ fn parse_module(
                 program.locations.push(name.clone());
                 widths.push(c.size * 8);
                 program.initial_values.push(0);
+                note_kind(&mut program, loc, c.kind);
                 program.undefined.insert(loc);
                 program.references.push(Reference {
                     name: name.clone(),
@@ -934,13 +936,19 @@ fn past_end_cells(
             continue;
         }
         *count += 1;
-        let index = match m.ty(&g.pointee) {
-            Some(module::Ty::Array { elem, .. } | module::Ty::RuntimeArray { elem }) => m
-                .stride(&g.pointee, elem)
-                .filter(|&s| s > 0 && off % s == 0 && m.size_of(elem) == Some(end))
-                .map(|s| off / s),
-            _ => None,
+        let (index, kind) = match m.ty(&g.pointee) {
+            Some(module::Ty::Array { elem, .. } | module::Ty::RuntimeArray { elem }) => {
+                let index = m
+                    .stride(&g.pointee, elem)
+                    .filter(|&s| s > 0 && off % s == 0 && m.size_of(elem) == Some(end))
+                    .map(|s| off / s);
+                (index, index.map(|_| m.kind_of(elem)))
+            }
+            _ => (None, None),
         };
+        let kind = kind.unwrap_or(crate::ir::ValueKind::Signed(
+            u8::try_from(size * 8).unwrap_or(64),
+        ));
         let base = match index {
             Some(k) => format!("%{var}[{k}]"),
             None => format!("%{var}+{off}"),
@@ -954,6 +962,7 @@ fn past_end_cells(
         program.locations.push(name.clone());
         widths.push(size * 8);
         program.initial_values.push(0);
+        note_kind(program, loc, kind);
         program.references.push(Reference {
             name: name.clone(),
             location: loc,
@@ -969,6 +978,7 @@ fn past_end_cells(
                 size,
                 path,
                 init: 0,
+                kind,
             },
             loc,
         ));
@@ -1286,6 +1296,14 @@ fn at_width(e: &mut CondExpr, widths: &[u32]) {
             at_width(y, widths);
         }
         CondExpr::True | CondExpr::False => {}
+    }
+}
+
+/// Records what location `loc`'s bits mean to a reader, where that is not
+/// the signed integer every location is by default.
+pub(super) fn note_kind(program: &mut Program, loc: usize, kind: crate::ir::ValueKind) {
+    if !matches!(kind, crate::ir::ValueKind::Signed(_)) {
+        program.symbols.kinds.insert(loc, kind);
     }
 }
 

@@ -93,6 +93,8 @@ pub(super) struct Cell {
     /// Indices from the variable's type down to the cell (`[0][2]`).
     pub path: Vec<usize>,
     pub init: i64,
+    /// What its bits mean to a reader (its scalar type).
+    pub kind: crate::ir::ValueKind,
 }
 
 /// The cells of `layout` (sorted by offset) that overlap the `size` bytes
@@ -109,6 +111,11 @@ pub(super) fn overlapping(layout: &[Cell], at: i64, size: u32) -> &[Cell] {
 #[derive(Default)]
 pub(super) struct Module {
     pub types: HashMap<String, Ty>,
+    /// The integer types declared unsigned (`OpTypeInt` with Signedness
+    /// 0, and the cells of unsigned normalised image formats): reports
+    /// show their values unsigned. `Ty::Int` itself has no sign, as the
+    /// instructions that use it say how they read it.
+    pub unsigned: std::collections::HashSet<String>,
     pub decorations: HashMap<String, Vec<(String, Vec<Tok>)>>,
     pub member_offsets: HashMap<(String, usize), i64>,
     pub consts: HashMap<String, CVal>,
@@ -164,6 +171,21 @@ impl Module {
 
     /// The width of an integer or float type; 64 (values kept as they
     /// are) for any other type.
+    /// What a scalar cell of type `ty` holds, for a reader: a float, an
+    /// unsigned or a signed integer of its width (a boolean as an unsigned
+    /// integer).
+    pub fn kind_of(&self, ty: &str) -> crate::ir::ValueKind {
+        use crate::ir::ValueKind;
+        let w = |b: u32| u8::try_from(b).unwrap_or(64);
+        match self.ty(ty) {
+            Some(Ty::Float { width }) => ValueKind::Float(w(*width)),
+            Some(Ty::Int { width }) if self.unsigned.contains(ty) => ValueKind::Unsigned(w(*width)),
+            Some(Ty::Int { width }) => ValueKind::Signed(w(*width)),
+            Some(Ty::Bool) => ValueKind::Unsigned(w(8 * self.size_of(ty).unwrap_or(4) as u32)),
+            _ => ValueKind::Signed(w(8 * self.size_of(ty).unwrap_or(8) as u32)),
+        }
+    }
+
     pub fn int_width(&self, ty: &str) -> u32 {
         match self.ty(ty) {
             Some(Ty::Int { width } | Ty::Float { width }) => *width,
@@ -304,6 +326,7 @@ impl Module {
                     size: self.size_of(ty).unwrap_or(4) as u32,
                     path: path.clone(),
                     init: wrap_const(value, self.int_width(ty)),
+                    kind: self.kind_of(ty),
                 });
             }
             Some(Ty::Vector { elem, n }) => {
@@ -631,6 +654,12 @@ impl Module {
             .insert(super::image::U8.into(), Ty::Int { width: 8 });
         m.types
             .insert(super::image::U16.into(), Ty::Int { width: 16 });
+        m.types
+            .insert(super::image::I8.into(), Ty::Int { width: 8 });
+        m.types
+            .insert(super::image::I16.into(), Ty::Int { width: 16 });
+        m.unsigned.insert(super::image::U8.into());
+        m.unsigned.insert(super::image::U16.into());
         // Decorations and reflection first: constants need SpecIds and BuiltIns.
         for inst in insts {
             match inst.op {
@@ -794,9 +823,16 @@ impl Module {
         let ty = match inst.op {
             Op::TypeVoid => Some(Ty::Void),
             Op::TypeBool => Some(Ty::Bool),
-            Op::TypeInt => Some(Ty::Int {
-                width: u32::try_from(inst.int(0)?).unwrap_or(32),
-            }),
+            Op::TypeInt => {
+                if inst.int(1).is_ok_and(|signed| signed == 0)
+                    && let Some(r) = &result
+                {
+                    self.unsigned.insert(r.clone());
+                }
+                Some(Ty::Int {
+                    width: u32::try_from(inst.int(0)?).unwrap_or(32),
+                })
+            }
             Op::TypeFloat => {
                 let width = inst.int(0)?;
                 if !matches!(width, 16 | 32 | 64) || inst.operands.len() > 1 {

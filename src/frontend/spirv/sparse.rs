@@ -100,6 +100,7 @@ pub(super) fn materialise(
             program.locations.push(name.clone());
             widths.push(c.size * 8);
             program.initial_values.push(c.init);
+            super::note_kind(program, loc, c.kind);
             if let Some(scope) = p.coherence.cell(p.m, g, &c.path) {
                 mem.coherent.insert(loc, scope);
             }

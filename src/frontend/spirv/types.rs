@@ -178,14 +178,18 @@ pub(super) enum Stored {
 pub(super) const HALF: &str = "vkmm.half";
 pub(super) const U8: &str = "vkmm.u8";
 pub(super) const U16: &str = "vkmm.u16";
+pub(super) const I8: &str = "vkmm.i8";
+pub(super) const I16: &str = "vkmm.i16";
 
 impl Stored {
     /// The type id of a channel's cell.
     pub fn elem(self) -> &'static str {
         match self {
             Stored::Half => HALF,
-            Stored::Unorm(8) | Stored::Snorm(8) => U8,
-            _ => U16,
+            Stored::Unorm(8) => U8,
+            Stored::Snorm(8) => I8,
+            Stored::Snorm(_) => I16,
+            Stored::Unorm(_) => U16,
         }
     }
     /// A channel's bits to the 32-bit float read.
