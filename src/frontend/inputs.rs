@@ -45,7 +45,38 @@ pub enum Contents {
     Arbitrary,
     /// These values, one per scalar cell in layout order; a single value
     /// fills every cell.
-    Values(Vec<i64>),
+    Values(Vec<Number>),
+}
+
+/// One value an input gives a cell: an integer (for a float cell, its
+/// bits), or a float literal, rounded to the float cell it fills
+/// (`1.5`, `-0.0`, `1e-3`, `inf`; an integer cell refuses it).
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub enum Number {
+    Int(i64),
+    Float(String),
+}
+
+impl From<i64> for Number {
+    fn from(v: i64) -> Number {
+        Number::Int(v)
+    }
+}
+
+impl Number {
+    /// An integer (decimal or `0x` hexadecimal, with an optional `u`/`i`
+    /// suffix) or a decimal float literal.
+    pub fn parse(text: &str) -> Option<Number> {
+        let t = text.trim();
+        if let Some(v) = parse_int(t) {
+            return Some(Number::Int(v));
+        }
+        let body = t.strip_prefix(['-', '+']).unwrap_or(t);
+        let float = matches!(body, "inf" | "infinity" | "NaN" | "nan")
+            || (body.starts_with(|c: char| c.is_ascii_digit() || c == '.')
+                && body.parse::<f64>().is_ok());
+        float.then(|| Number::Float(t.to_string()))
+    }
 }
 
 impl Input {
@@ -63,11 +94,11 @@ impl Input {
             "arbitrary" | "any" => Contents::Arbitrary,
             v => Contents::Values(
                 v.split(',')
-                    .map(|x| parse_int(x.trim()))
-                    .collect::<Option<Vec<i64>>>()
+                    .map(|x| Number::parse(x.trim()))
+                    .collect::<Option<Vec<Number>>>()
                     .ok_or_else(|| {
                         format!(
-                            "expected `zero`, `arbitrary` or integers a,b,c after `=`, found `{v}`"
+                            "expected `zero`, `arbitrary` or numbers a,b,c (integers, or floats such as 1.5 for float cells) after `=`, found `{v}`"
                         )
                     })?,
             ),
@@ -884,7 +915,8 @@ fn inputs_of(
                 )));
             }
         },
-        toml::Value::Integer(n) => push(Contents::Values(vec![*n]), None, out),
+        toml::Value::Integer(n) => push(Contents::Values(vec![Number::Int(*n)]), None, out),
+        toml::Value::Float(f) => push(Contents::Values(vec![float_number(*f)]), None, out),
         toml::Value::Array(_) => push(
             Contents::Values(flat_ints(v).map_err(fail(&[]))?),
             None,
@@ -960,7 +992,11 @@ fn inputs_of(
                 }
             }
         }
-        toml::Value::Boolean(b) => push(Contents::Values(vec![i64::from(*b)]), None, out),
+        toml::Value::Boolean(b) => push(
+            Contents::Values(vec![Number::Int(i64::from(*b))]),
+            None,
+            out,
+        ),
         _ => {
             return Err(fail(&[])("expected a value, a list or a table".into()));
         }
@@ -995,16 +1031,26 @@ fn extent_value(v: &toml::Value) -> Result<Vec<usize>, String> {
     }
 }
 
-fn flat_ints(v: &toml::Value) -> Result<Vec<i64>, String> {
+/// A TOML float as a float literal: its shortest decimal (`1.1` is 1.1,
+/// rounded to the cell's width when it fills one).
+fn float_number(f: f64) -> Number {
+    Number::Float(format!("{f:?}"))
+}
+
+fn flat_ints(v: &toml::Value) -> Result<Vec<Number>, String> {
     let mut out = Vec::new();
-    fn walk(v: &toml::Value, out: &mut Vec<i64>) -> bool {
+    fn walk(v: &toml::Value, out: &mut Vec<Number>) -> bool {
         match v {
             toml::Value::Integer(n) => {
-                out.push(*n);
+                out.push(Number::Int(*n));
+                true
+            }
+            toml::Value::Float(f) => {
+                out.push(float_number(*f));
                 true
             }
             toml::Value::Boolean(b) => {
-                out.push(i64::from(*b));
+                out.push(Number::Int(i64::from(*b)));
                 true
             }
             toml::Value::Array(items) => items.iter().all(|i| walk(i, out)),
@@ -1014,7 +1060,7 @@ fn flat_ints(v: &toml::Value) -> Result<Vec<i64>, String> {
     if walk(v, &mut out) {
         Ok(out)
     } else {
-        Err("expected integers (lists may nest)".into())
+        Err("expected numbers (lists may nest)".into())
     }
 }
 
@@ -1075,7 +1121,10 @@ mod tests {
     #[test]
     fn command_line_inputs() {
         let i = Input::parse("inbuf=0,1,2").unwrap();
-        assert_eq!(i.contents, Contents::Values(vec![0, 1, 2]));
+        assert_eq!(
+            i.contents,
+            Contents::Values(vec![0.into(), 1.into(), 2.into()])
+        );
         assert_eq!(Input::parse("0.1=zero").unwrap().contents, Contents::Zero);
         assert_eq!(
             Input::parse("b=arbitrary").unwrap().contents,
@@ -1116,10 +1165,19 @@ info = { size = 256, offset = [0, 0] }
         assert_eq!(s.entry.as_deref(), Some("main"));
         let find = |t: &str| s.inputs.iter().find(|i| i.target == t).unwrap().clone();
         assert_eq!(find("InBuf").length, Some(4));
-        assert_eq!(find("InBuf").contents, Contents::Values(vec![0, 1, 2, 3]));
+        assert_eq!(
+            find("InBuf").contents,
+            Contents::Values(vec![0.into(), 1.into(), 2.into(), 3.into()])
+        );
         assert_eq!(find("StateBuf").contents, Contents::Zero);
-        assert_eq!(find("info.size").contents, Contents::Values(vec![256]));
-        assert_eq!(find("info.offset").contents, Contents::Values(vec![0, 0]));
+        assert_eq!(
+            find("info.size").contents,
+            Contents::Values(vec![256.into()])
+        );
+        assert_eq!(
+            find("info.offset").contents,
+            Contents::Values(vec![0.into(), 0.into()])
+        );
         let bad: toml::Table = "colour = 1".parse().unwrap();
         assert!(apply_table(&bad, Path::new("."), &mut s).is_err());
         let bad: toml::Table = "[inputs]\nb = { length = 2, x = 1 }".parse().unwrap();

@@ -323,7 +323,15 @@ fn wgsl_options(rng: &mut Rng, source: &str) -> ShaderOptions {
             2 => Contents::Arbitrary,
             _ => Contents::Values(
                 (0..1 + rng.below(5))
-                    .map(|_| *rng.pick(&[0, 1, -1, i64::MAX, i64::MIN, 1 << 40]))
+                    .map(|_| {
+                        if rng.below(4) == 0 {
+                            inputs::Number::Float(
+                                rng.pick(&["1.5", "-0.0", "inf", "1e40"]).to_string(),
+                            )
+                        } else {
+                            inputs::Number::Int(*rng.pick(&[0, 1, -1, i64::MAX, i64::MIN, 1 << 40]))
+                        }
+                    })
                     .collect(),
             ),
         };

@@ -3,7 +3,7 @@
 //! with float literals (docs/reading-output.md, "Values";
 //! docs/format-spirv.md, "Floating point"). Fixture:
 //! tests/fixtures/value-kinds/kinds.wgsl, each stored value derived in
-//! its header.
+//! its header; its inputs (kinds.toml) are float literals.
 
 use crate::common::vkmm;
 
@@ -117,4 +117,25 @@ fn the_outcome_a_race_suggests_reads_back() {
     assert_eq!(code, 0, "{out}{err}");
     assert!(out.contains("is ALLOWED"), "{out}");
     std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn inputs_take_float_literals_at_the_cells_width() {
+    // The same inputs on the command line, as float literals and as the
+    // bits of 1.0 (0x3F800000): both give f[2] = 1.0 / 0.0 = inf.
+    for given in ["ins=1.0,0.0", "ins=1065353216,0"] {
+        let (code, out, err) = vkmm(&["check", "--input", given, FILE]);
+        assert_eq!(code, 0, "{given}: {out}{err}");
+        assert!(out.contains("f[2]=inf;"), "{given}: {out}");
+    }
+    // 2.0 / 0.5 = 4.0.
+    let (_, out, _) = vkmm(&["check", "--input", "ins=2.0,0.5", FILE]);
+    assert!(out.contains("f[2]=4.0;"), "{out}");
+    // A float literal for an integer cell is an error naming the cell.
+    let (code, _, err) = vkmm(&["check", "--dispatch", DISPATCH, "--input", "i=1.5", FILE]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("input `i` (`--input i=1.5`): cell 0: `1.5` is a float, but the location holds an integer (i32)"),
+        "{err}"
+    );
 }

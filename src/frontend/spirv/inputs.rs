@@ -6,7 +6,7 @@
 use super::headers::Init;
 use super::module::{Class, MAX_LAYOUT, Module, Ty};
 use super::syntax::{Inst, Located, Tok};
-use crate::frontend::inputs::{Contents, Input, Step, copy_of, steps};
+use crate::frontend::inputs::{Contents, Input, Number, Step, copy_of, steps};
 use ::spirv::Op;
 use std::collections::HashMap;
 
@@ -65,7 +65,7 @@ pub(super) fn resolve(
     // Lengths first: they shape the trees the contents then fill.
     let mut lengths: HashMap<String, usize> = HashMap::new();
     let mut resolved: Vec<(&Input, String, Vec<usize>, String)> = Vec::new();
-    let mut copies: Vec<(&Input, String, Vec<usize>, usize)> = Vec::new();
+    let mut copies: Vec<(&Input, String, Vec<usize>, String, usize)> = Vec::new();
     for input in inputs {
         let err = |m: String| (0, 0, format!("{}: {m}", named(input)));
         let (target, copy) = copy_of(&input.target).map_err(|e| (0, 0, e))?;
@@ -88,8 +88,8 @@ pub(super) fn resolve(
                     "a workgroup's copy takes values, `zero` or `arbitrary`: its size is the variable's".into(),
                 ));
             }
-            let (path, _) = walk(m, &member_names, &var.pointee, &st[1..], None).map_err(err)?;
-            copies.push((input, var.id.clone(), path, k));
+            let (path, ty) = walk(m, &member_names, &var.pointee, &st[1..], None).map_err(err)?;
+            copies.push((input, var.id.clone(), path, ty, k));
             continue;
         }
         let (path, ty) =
@@ -132,7 +132,7 @@ pub(super) fn resolve(
         match &input.contents {
             Contents::Default => {}
             Contents::Zero => fill(sub, &mut std::iter::repeat(0)),
-            Contents::Values(vals) => fill_values(sub, vals).map_err(err)?,
+            Contents::Values(vals) => fill_values(m, &ty, sub, vals).map_err(err)?,
             Contents::Arbitrary => {
                 if g.class == Class::Invocation {
                     return Err(err(
@@ -148,7 +148,7 @@ pub(super) fn resolve(
     }
     // The copies: each starts as the variable's plain contents, then
     // takes its own inputs in order.
-    for (input, id, path, k) in copies {
+    for (input, id, path, ty, k) in copies {
         let err = |m: String| (0, 0, format!("{}: {m}", named(input)));
         let g = m
             .globals
@@ -168,26 +168,46 @@ pub(super) fn resolve(
         match &input.contents {
             Contents::Default => {}
             Contents::Zero => fill(sub, &mut std::iter::repeat(0)),
-            Contents::Values(vals) => fill_values(sub, vals).map_err(err)?,
+            Contents::Values(vals) => fill_values(m, &ty, sub, vals).map_err(err)?,
             Contents::Arbitrary => out.copy_arbitrary.entry(key).or_default().push(path),
         }
     }
     Ok(out)
 }
 
-/// Fills `sub` with `vals`: one value for every cell, or one per cell.
-fn fill_values(sub: &mut Init, vals: &[i64]) -> Result<(), String> {
+/// Fills `sub`, a value of type `ty`, with `vals`: one value for every
+/// cell, or one per cell. A float literal takes the bits of its value at
+/// the width of the float cell it fills (an integer cell refuses it).
+fn fill_values(m: &Module, ty: &str, sub: &mut Init, vals: &[Number]) -> Result<(), String> {
     let leaves = count(sub);
-    if vals.len() == 1 {
-        fill(sub, &mut std::iter::repeat(vals[0]));
-    } else if vals.len() == leaves {
-        fill(sub, &mut vals.iter().copied());
-    } else {
+    if vals.len() != 1 && vals.len() != leaves {
         return Err(format!(
             "{} values for {leaves} cells (give one value per cell, or one for all)",
             vals.len()
         ));
     }
+    // The cells' kinds, in the order `fill` visits them, where a float
+    // literal needs them.
+    let kinds: Vec<crate::ir::ValueKind> = if vals.iter().any(|v| matches!(v, Number::Float(_))) {
+        let mut cells = Vec::new();
+        m.cells(ty, 0, &mut Vec::new(), Some(&*sub), &mut cells)?;
+        cells.iter().map(|c| c.kind).collect()
+    } else {
+        Vec::new()
+    };
+    let mut bits = Vec::with_capacity(leaves);
+    for i in 0..leaves {
+        let v = if vals.len() == 1 { &vals[0] } else { &vals[i] };
+        bits.push(match v {
+            Number::Int(v) => *v,
+            Number::Float(text) => kinds
+                .get(i)
+                .ok_or("a float value where vkmm cannot tell the cell's type")?
+                .float_bits(text)
+                .map_err(|e| format!("cell {i}: {e}"))?,
+        });
+    }
+    fill(sub, &mut bits.into_iter());
     Ok(())
 }
 
