@@ -20,11 +20,6 @@
 //! - **early stops**: a visitor that has its answer breaks, and the walk
 //!   ends at once (`stopped_early`).
 //!
-//! The search behind [`enumerate`] is one of two: the execution-graph
-//! search ([`super::grow`]) hands its complete graphs to the same
-//! evaluation (`explore_produced`), and `super::search` chooses between
-//! them; visitors do not see how candidates are produced.
-//!
 //! **Parallel walks** ([`explore_split`]). A walk is cut
 //! into consecutive parts (skeletons in walk order; a skeleton with many
 //! candidates into ranges of [`super::Slices`]: its coherence-order
@@ -1533,71 +1528,6 @@ pub fn enumerate(
     }
     walk_prefixes(explorer, &walk, visitor, &mut coverage)?;
     Ok(coverage)
-}
-
-/// What a search that produces its own skeletons reports when it ends
-/// ([`explore_produced`]).
-pub(super) struct Produced {
-    /// Thread runs the unrolling bound cut (answers needing more
-    /// iterations are not covered when > 0).
-    pub cut: usize,
-    /// The limit that stopped it, or at which it skipped skeletons.
-    pub stopped_by: Option<LimitKind>,
-}
-
-/// The skeleton handed to the walk by a search that produces its own
-/// ([`explore_produced`]); breaking ends the search.
-pub(super) type Hand<'h> = dyn FnMut(Skeleton) -> Result<ControlFlow<()>, CheckError> + 'h;
-
-/// The walk over the skeletons `produce` hands on (the execution-graph
-/// search, [`super::grow`]), each searched and evaluated as
-/// [`enumerate`] searches the skeletons of combinations of
-/// paths, under one budget; `limits` are already the model's
-/// ([`Limits::for_model`]). No walk over executions stopping at the bound
-/// follows.
-pub(super) fn explore_produced(
-    loaded: &LoadedModel,
-    limits: Limits,
-    visitor: &mut dyn Visitor,
-    progress: Option<ProgressFn<'_>>,
-    produce: &mut dyn FnMut(&mut Hand<'_>) -> Result<Produced, CheckError>,
-) -> Result<Coverage, CheckError> {
-    let needs = visitor.needs();
-    let budget = Budget::new(limits, progress);
-    let monotone = MonotoneCache::new();
-    let walk = Walk::new(&loaded.cat, limits, &needs, &budget, &monotone);
-    let recent = Recent::default();
-    let mut done = Searched::default();
-    let produced = produce(&mut |sk: Skeleton| {
-        if budget.over() {
-            return Ok(ControlFlow::Break(()));
-        }
-        if !visitor.wants(&sk) {
-            return Ok(ControlFlow::Continue(()));
-        }
-        visitor.skeleton(&sk);
-        let s = walk.search(&mut *visitor, &sk, None, &recent, &|| false)?;
-        done.executions += s.executions;
-        done.evaluations += s.evaluations;
-        done.stopped |= s.stopped;
-        Ok(if s.stopped || budget.stopped_by().is_some() {
-            ControlFlow::Break(())
-        } else {
-            ControlFlow::Continue(())
-        })
-    })?;
-    let stopped = done.stopped;
-    let stopped_by = budget.stopped_by().or(produced.stopped_by);
-    Ok(Coverage {
-        cut_paths: produced.cut,
-        unroll: limits.bounds.unroll,
-        executions: done.executions,
-        partial_evaluations: done.evaluations - done.executions,
-        stopped_early: stopped,
-        truncated: stopped_by.is_some() && !stopped,
-        stopped_by: stopped_by.filter(|_| !stopped),
-        ..Coverage::default()
-    })
 }
 
 /// A visitor whose walk can be split into parts explored in parallel

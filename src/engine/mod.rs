@@ -26,7 +26,6 @@ mod candidates;
 mod choices;
 pub mod driver;
 mod explorer;
-pub mod grow;
 mod host;
 mod instances;
 mod interlock;

@@ -1,12 +1,10 @@
 //! The search's entry points: the walk over combinations of per-thread
 //! paths ([`driver::enumerate`], in parallel parts with
-//! [`driver::explore_split`]) or, with [`Limits::grow`], the
-//! execution-graph search ([`grow::explore`]). Both hand every candidate
-//! execution with its evaluation to the same [`Visitor`]; the choice is
-//! made here, above both, so neither names the other.
+//! [`driver::explore_split`]), handing every candidate execution with its
+//! evaluation to a [`Visitor`]. The analyses call these, never the driver's
+//! internals.
 
 use super::driver::{self, CheckError, Coverage, ProgressFn, Split, Visitor};
-use super::grow;
 use super::limits::Limits;
 use crate::ir::Program;
 use crate::model::LoadedModel;
@@ -30,16 +28,11 @@ pub fn explore_with_progress(
     visitor: &mut dyn Visitor,
     progress: Option<ProgressFn<'_>>,
 ) -> Result<Coverage, CheckError> {
-    if limits.grow {
-        grow::explore(program, model, limits, visitor, progress)
-    } else {
-        driver::enumerate(program, model, limits, visitor, progress)
-    }
+    driver::enumerate(program, model, limits, visitor, progress)
 }
 
 /// [`explore_with_progress`], split into parts explored in parallel where
-/// the search can ([`driver::explore_split`]; the execution-graph search
-/// runs sequentially).
+/// the visitor forks ([`driver::explore_split`]).
 pub fn explore_split<V: Split>(
     program: &Program,
     model: &LoadedModel,
@@ -47,9 +40,5 @@ pub fn explore_split<V: Split>(
     visitor: &mut V,
     progress: Option<ProgressFn<'_>>,
 ) -> Result<Coverage, CheckError> {
-    if limits.grow {
-        grow::explore(program, model, limits, visitor, progress)
-    } else {
-        driver::explore_split(program, model, limits, visitor, progress)
-    }
+    driver::explore_split(program, model, limits, visitor, progress)
 }

@@ -1086,6 +1086,27 @@ fn no_turns_reductions_off_like_the_old_switches() {
     assert!(text(&out.stderr).contains("--no-spin-reduction"));
 }
 
+/// `--engine` names one search with its reductions (`default`) and its
+/// oracle (`reference`); any other name, the removed `grow` among them, is
+/// a usage error (exit 2) that lists the two, before any file is read.
+#[test]
+fn an_unknown_engine_is_a_usage_error_naming_the_engines() {
+    for name in ["grow", "fast"] {
+        let out = vkmm(&["check", "--engine", name, "examples/mp.litmus"]);
+        assert_eq!(out.status.code(), Some(2), "{name}");
+        let err = text(&out.stderr);
+        assert!(
+            err.contains(&format!("invalid value '{name}' for '--engine <ENGINE>'")),
+            "{err}"
+        );
+        assert!(
+            err.contains("[possible values: default, reference]"),
+            "{err}"
+        );
+        assert!(out.stdout.is_empty(), "{name}");
+    }
+}
+
 /// `check --help` shows bounds, models and examples; the reductions only
 /// behind `--engine`, the `--no` switches hidden.
 #[test]

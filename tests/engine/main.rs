@@ -10,7 +10,6 @@ mod barrier_lockstep;
 mod barrier_prefixes;
 mod condition_directed;
 mod condition_order;
-mod grow;
 mod own_forwarding;
 mod prefix_races;
 mod read_factoring;

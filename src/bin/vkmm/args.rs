@@ -86,10 +86,6 @@ pub enum Engine {
     /// Every reduction off (`Limits::reference`): the reference enumeration
     /// the differential tests compare with.
     Reference,
-    /// The execution-graph search (`engine::grow`; hidden: step 1 of
-    /// docs/design-programs-search.md, for its tests and measurements).
-    #[value(hide = true)]
-    Grow,
 }
 
 #[derive(clap::Args)]
@@ -308,17 +304,8 @@ fn parse_dispatch_file(path: &str) -> Result<vkmm::frontend::ShaderOptions, Stri
 
 impl LimitArgs {
     pub fn session(&self) -> Session {
-        let s = Session::new();
-        let s = if self.engine == Engine::Grow {
-            let limits = s.current_limits();
-            s.limits(vkmm::Limits {
-                grow: true,
-                ..limits
-            })
-        } else {
-            s
-        };
-        s.shader(self.shader.options())
+        Session::new()
+            .shader(self.shader.options())
             .unroll(self.unroll)
             .max_executions(self.max_executions)
             .local_memory(self.local_memory)
@@ -338,7 +325,7 @@ impl LimitArgs {
     pub fn reductions(&self) -> Reductions {
         match self.engine {
             Engine::Reference => Reductions::none(),
-            Engine::Default | Engine::Grow => self
+            Engine::Default => self
                 .no
                 .iter()
                 .fold(Reductions::all(), |set, r| set.without(*r)),

@@ -80,11 +80,6 @@ pub struct Limits {
     /// a reduction: it changes which executions are asked about, so the
     /// reference enumeration keeps it.
     pub prefix_races: bool,
-    /// Run the execution-graph search ([`super::grow`]) instead of the
-    /// path-combining one: executions grown event by event with concrete
-    /// values (docs/design-programs-search.md, "Step 1: what is built").
-    /// Off by default; hidden from users (`--engine grow`).
-    pub grow: bool,
 }
 
 /// The bounds a user sets on one search; past any of them the answer is
@@ -214,7 +209,6 @@ impl Default for Limits {
             threads: 1,
             undefined_values: true,
             prefix_races: true,
-            grow: false,
         }
     }
 }
