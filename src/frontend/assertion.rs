@@ -266,10 +266,11 @@ mod tests {
         );
         assert_eq!(read("%17[0] == 1").expr, "%17[0] == 1");
         assert_eq!(read("s.f == 1").expr, "%s.f == 1");
-        // A variable by SET.BINDING is a name; a constant stays one.
+        // A variable by SET.BINDING with a step is a name; a constant
+        // stays one, and so does a bare `1.0` (a float literal).
         assert_eq!(
-            read("0.2.data[3] == 10 and 1.0 != 7").expr,
-            "%0.2.data[3] == 10 and %1.0 != 7"
+            read("0.2.data[3] == 10 and 0.1[2] != 7 and 1.0 != 7").expr,
+            "%0.2.data[3] == 10 and %0.1[2] != 7 and 1.0 != 7"
         );
         assert_eq!(read("x == 10.").expr, "%x == 10.");
         let e = read("exists (buf[3] == 2)");
