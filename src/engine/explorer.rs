@@ -79,6 +79,14 @@ pub struct Explorer<'p> {
     /// The pruned walk's check of control barriers
     /// ([`Explorer::set_barrier_agreement`]); `None`: off.
     barriers: Option<reduce::BarrierPruning>,
+    /// Per thread, the end of the range of threads the barriers and
+    /// subgroups tie it to ([`reduce::BarrierPruning::ranges`]): what the
+    /// pruned walk's barrier check reads ([`Explorer::barriers_agree_from`]).
+    /// Empty without the check.
+    range_end: Vec<usize>,
+    /// The thread paths the pruned walk's barrier check read
+    /// ([`Explorer::take_barrier_reads`]).
+    barrier_reads: std::cell::Cell<u64>,
     /// Per range of threads the barriers tie together and its paths in a
     /// block: whether some combination of them may agree
     /// ([`Explorer::ranges_agree`]).
@@ -202,6 +210,8 @@ impl<'p> Explorer<'p> {
             own,
             shapes: base::ShapeCache::default(),
             barriers: None,
+            range_end: Vec::new(),
+            barrier_reads: std::cell::Cell::new(0),
             agreeing: Default::default(),
             stopped: false,
         }
@@ -244,6 +254,18 @@ impl<'p> Explorer<'p> {
     pub fn set_barrier_agreement(&mut self, wanted: bool) {
         self.barriers = (wanted && self.plan.barrier_pruning)
             .then(|| reduce::BarrierPruning::of(self.program, &self.threads));
+        self.range_end = match &self.barriers {
+            Some(check) => {
+                let subgroups: Vec<usize> =
+                    self.program.threads.iter().map(|t| t.subgroup).collect();
+                let mut end = vec![0; subgroups.len()];
+                for (lo, hi) in check.ranges(&subgroups) {
+                    end[lo..hi].fill(hi);
+                }
+                end
+            }
+            None => Vec::new(),
+        };
     }
 
     /// The classes of interchangeable threads the walk reduces, if any.
@@ -325,6 +347,13 @@ impl<'p> Explorer<'p> {
     /// dropped: the count the walk's cost follows.
     pub fn take_walk_nodes(&self) -> u64 {
         self.walk_nodes.take()
+    }
+
+    /// The thread paths the pruned walk's barrier check read since the
+    /// last call (one per chosen thread of the range it judged, per node
+    /// it judged: [`Explorer::barriers_agree_from`]).
+    pub fn take_barrier_reads(&self) -> u64 {
+        self.barrier_reads.take()
     }
 
     /// Whether the combination `chosen` (a path index per thread) is one
@@ -525,15 +554,38 @@ impl<'p> Explorer<'p> {
 
     /// Whether the paths chosen for threads `t..` can have control barriers
     /// that agree in some completion (always, without
-    /// [`Explorer::set_barrier_agreement`]).
+    /// [`Explorer::set_barrier_agreement`]), given that those chosen for
+    /// `t + 1..` passed this check. Only the threads of `t`'s range
+    /// (`t..range_end[t]`) are read: a barrier instance lies within one
+    /// range, so the instances of the ranges above are judged on their
+    /// own members alone, all chosen when the walk judged the first
+    /// thread of their range, and that judgement passed; the instances
+    /// `t` meets have no member outside its range, chosen or open, so
+    /// the range's threads from `t` give them the verdict all the chosen
+    /// threads do.
     fn barriers_agree_from(&self, block: &[Vec<usize>], idx: &[usize], t: usize) -> bool {
         let Some(check) = &self.barriers else {
             return true;
         };
-        let chosen: Vec<usize> = (0..self.threads.len())
+        let n = self.threads.len();
+        let hi = self.range_end.get(t).copied().unwrap_or(n);
+        let chosen: Vec<usize> = (0..hi)
             .map(|u| if u < t { 0 } else { block[u][idx[u]] })
             .collect();
-        check.may_agree(&chosen, t)
+        self.barrier_reads
+            .set(self.barrier_reads.get() + (hi - t) as u64);
+        let agree = check.may_agree_in(&chosen, t, hi);
+        // The check over every chosen thread, which the walk made before
+        // it read the range alone: the same verdict wherever the threads
+        // above passed it.
+        #[cfg(test)]
+        {
+            let all: Vec<usize> = (0..n)
+                .map(|u| if u < t { 0 } else { block[u][idx[u]] })
+                .collect();
+            assert_eq!(agree, check.may_agree(&all, t), "{all:?} from {t}");
+        }
+        agree
     }
 
     /// Whether each range of threads the barriers tie together

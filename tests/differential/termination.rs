@@ -839,3 +839,39 @@ fn a_dead_workgroup_is_walked_once_per_state_of_the_workgroups_above() {
     assert_eq!(ex.take_walk_nodes(), 5);
     assert!(skeletons_in(&ex, vec![all(0), no_store, all(2), all(3)]) > 0);
 }
+
+/// The pruned walk's barrier check at a thread reads the chosen paths of
+/// that thread's range alone (`Explorer::barriers_agree_from`): the
+/// ranges above passed it when their first thread was chosen, and no
+/// barrier instance reaches outside its range. The program of
+/// `a_dead_workgroup_is_walked_once_per_state_of_the_workgroups_above`:
+/// ranges P0-P1 and P2-P3. Derived by hand from that test's walk: P3's
+/// node reads P3 (1), each of P2's two nodes reads P2 and P3 (2 + 2),
+/// P1's node reads P1 (1), and P0's node dies before the barrier check
+/// (the `y == 1` it reads is written by no chosen path): 6 path reads.
+/// Reading every chosen thread from the judged one, P1's node reads
+/// P1-P3 (3): 8.
+#[test]
+fn the_barrier_check_reads_the_judged_threads_range_only() {
+    use vkmm::testing::engine::{Explorer, Limits};
+    let text = "VULKAN t\n{ y=0; z=0; v=0; w=0; }\n P0@sg 0, wg 0, qf 0 | P1@sg 1, wg 0, qf 0 | P2@sg 2, wg 1, qf 0 | P3@sg 3, wg 1, qf 0 ;\n cbar.wg 0 | cbar.wg 0 | cbar.wg 0 | cbar.wg 0 ;\n ld.atom.dv.sc0 r0, y | ld.atom.dv.sc0 r1, z | ld.atom.dv.sc0 r2, z | st.atom.dv.sc0 z, 1 ;\n bne r0, 1, E0 | bne r1, 1, E1 | bne r2, 1, E2 | ;\n st.atom.dv.sc0 v, 1 | st.atom.dv.sc0 y, 1 | st.atom.dv.sc0 w, 1 | ;\n E0: | E1: | E2: | ;\nexists (0 == 0)\n";
+    let p = Session::new().load_text("t.litmus", text).unwrap();
+    let mut ex = Explorer::new(&p, Limits::default()).unwrap();
+    ex.set_barrier_agreement(true);
+    let lengths: Vec<Vec<usize>> = ex
+        .threads
+        .iter()
+        .map(|t| t.paths.iter().map(|p| p.events.len()).collect())
+        .collect();
+    let with = |t: usize, n: usize| -> Vec<usize> {
+        (0..lengths[t].len())
+            .filter(|&i| lengths[t][i] == n)
+            .collect()
+    };
+    let all = |t: usize| -> Vec<usize> { (0..lengths[t].len()).collect() };
+    let block = vec![with(0, 3), with(1, 2), all(2), all(3)];
+    ex.take_barrier_reads();
+    assert_eq!(skeletons_in(&ex, block), 0);
+    assert_eq!(ex.take_walk_nodes(), 5);
+    assert_eq!(ex.take_barrier_reads(), 6);
+}

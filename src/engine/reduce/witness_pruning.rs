@@ -270,7 +270,10 @@ impl BarrierPruning {
 
     /// Whether some completion of the chosen paths (`chosen[u]`, a path
     /// number of thread `u`, for the threads `u >= t`; the others are not
-    /// read) can have barriers that agree.
+    /// read) can have barriers that agree. The walk reads one range
+    /// ([`BarrierPruning::may_agree_in`]); the unit tests compare it with
+    /// this.
+    #[cfg(test)]
     pub(in crate::engine) fn may_agree(&self, chosen: &[usize], t: usize) -> bool {
         self.may_agree_in(chosen, t, chosen.len())
     }
