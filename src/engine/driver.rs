@@ -52,6 +52,7 @@ use crate::model::LoadedModel;
 use crate::model::names;
 use std::cell::{Cell, OnceCell, RefCell};
 use std::ops::ControlFlow;
+use std::sync::Arc;
 use std::sync::OnceLock;
 use std::sync::atomic::{AtomicU8, AtomicU64, Ordering};
 
@@ -588,6 +589,14 @@ struct Budget<'a> {
     /// still stops at its time limit.
     polls: AtomicU64,
     progress: Option<ProgressFn<'a>>,
+    /// A share of work the walk's evaluations spend from, in the bytes
+    /// they allocate ([`crate::engine::trace::Work`]), and this thread's
+    /// bytes allocated when it was last charged: the walks over barrier
+    /// prefixes, which run on one thread, so that a round whose
+    /// evaluations are costly gives way to the walk over the whole
+    /// program as a costly listing does.
+    work: Option<Arc<crate::engine::trace::Work>>,
+    work_charged: AtomicU64,
 }
 
 /// How many [`Budget::over`] calls pass between two readings of the clock.
@@ -615,6 +624,43 @@ impl<'a> Budget<'a> {
             last_found: AtomicU64::new(u64::MAX),
             polls: AtomicU64::new(0),
             progress,
+            work: None,
+            work_charged: AtomicU64::new(0),
+        }
+    }
+
+    /// This budget, its evaluations also charged to `work` by the bytes
+    /// they allocate on the calling thread ([`Budget::charge_work`]).
+    fn with_work(self, work: Arc<crate::engine::trace::Work>) -> Budget<'a> {
+        Budget {
+            work: Some(work),
+            ..self
+        }
+    }
+
+    /// Starts counting the bytes the calling thread allocates from now
+    /// (what it allocated before was charged by whatever allocated it).
+    fn start_work(&self) {
+        self.work_charged
+            .store(crate::memory::allocated_here(), Ordering::Relaxed);
+    }
+
+    /// Charges the bytes the calling thread allocated since the last
+    /// charge to the share of work, if the budget has one; once the share
+    /// is spent the walk stops at [`LimitKind::MaxExecutions`] (the share
+    /// is sized from `--max-executions`).
+    fn charge_work(&self) {
+        self.charge_allocated(crate::memory::allocated_here());
+    }
+
+    /// [`Budget::charge_work`] with the calling thread's bytes allocated
+    /// read as `now`.
+    fn charge_allocated(&self, now: u64) {
+        if let Some(work) = &self.work {
+            let before = self.work_charged.swap(now, Ordering::Relaxed);
+            if !work.spend_bytes(now.saturating_sub(before)) {
+                self.stop(LimitKind::MaxExecutions);
+            }
         }
     }
 
@@ -719,6 +765,7 @@ impl<'a> Budget<'a> {
 
     /// One model evaluation (of a candidate when `execution`).
     fn tick(&self, execution: bool, found: Option<u64>) {
+        self.charge_work();
         let n = self.evaluations.fetch_add(1, Ordering::Relaxed) + 1;
         let executions = if execution {
             self.executions.fetch_add(1, Ordering::Relaxed) + 1
@@ -1195,9 +1242,10 @@ const BARRIER_PREFIXES_SHARE: u64 = 8;
 /// million steps: three times what the listings up to the fifth barrier
 /// of csdl's and csdldf's workgroup 0 (8 invocations each, their races)
 /// take, and on SPD (a race after the last barrier) the listings up to
-/// its twelfth barrier, not the costlier ones past it. Counted in work,
-/// not time, the rounds cover the same barriers on any machine under any
-/// load.
+/// its twelfth barrier, not the costlier ones past it. The walks' model
+/// evaluations spend from the same share, by the bytes they allocate
+/// ([`Budget::charge_work`]). Counted in work, not time, the rounds cover
+/// the same barriers on any machine under any load.
 const BARRIER_PREFIXES_STEPS_PER_EVALUATION: u64 = 800;
 
 /// The longest the walks over barrier prefixes run, an outer bound only
@@ -1262,7 +1310,7 @@ fn barrier_prefixes_first<'p>(
         },
         ..limits
     };
-    let budget = Budget::new(share, progress);
+    let budget = Budget::new(share, progress).with_work(work.clone());
     let monotone = MonotoneCache::new();
     let mut evaluations = 0u64;
     // First the first workgroup alone (the others not started: a race on
@@ -1323,7 +1371,14 @@ fn barrier_prefixes_first<'p>(
                 break;
             }
             let walk = Walk::new(model, share, needs, &budget, &monotone);
+            // The walk's evaluations spend from the listings' share of
+            // work too (the bytes they allocate), so that a round whose
+            // executions are as costly as the whole program's does not
+            // run to its end before the walk over the whole program.
+            budget.start_work();
             let (done, stopped_by) = walk_stopped(&mut at_k, &walk, visitor, false)?;
+            budget.charge_work();
+            let stopped_by = stopped_by.or(budget.stopped_by());
             visitor.prefixes_end();
             evaluations += done.evaluations;
             if done.stopped {
@@ -1614,7 +1669,6 @@ pub fn explore_split<V: Split>(
 mod parallel {
     use super::*;
     use rayon::prelude::*;
-    use std::sync::Arc;
     use std::sync::atomic::AtomicUsize;
 
     /// A skeleton with at least this many candidates is cut into parts.
@@ -1880,5 +1934,38 @@ mod parallel {
         }
         walk_prefixes(explorer, &walk, visitor, &mut coverage)?;
         Ok(coverage)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A walk with a share of work stops at `--max-executions` once the
+    /// bytes its evaluations allocated pass the share, and not before; a
+    /// walk without one is never stopped by the bytes.
+    #[test]
+    fn the_bytes_a_walk_allocates_spend_its_share_of_work() {
+        let steps = 10;
+        let per_step = crate::engine::trace::BYTES_PER_STEP;
+        let work = crate::engine::trace::Work::new(steps);
+        let budget = Budget::new(Limits::default(), None).with_work(work.clone());
+        // The walk starts with 1,000 bytes allocated before it, which are
+        // not its own ([`Budget::start_work`]).
+        budget.work_charged.store(1_000, Ordering::Relaxed);
+        budget.charge_allocated(1_000 + 4 * per_step);
+        assert_eq!(work.left(), steps - 4);
+        assert_eq!(budget.stopped_by(), None);
+        budget.charge_allocated(1_000 + 10 * per_step);
+        assert_eq!(work.left(), 0);
+        assert_eq!(budget.stopped_by(), None, "spent exactly, not passed");
+        budget.charge_allocated(1_000 + 11 * per_step);
+        assert_eq!(budget.stopped_by(), Some(LimitKind::MaxExecutions));
+        assert!(budget.over());
+
+        let unshared = Budget::new(Limits::default(), None);
+        unshared.charge_allocated(u64::MAX);
+        assert_eq!(unshared.stopped_by(), None);
+        assert!(!unshared.over());
     }
 }

@@ -64,7 +64,11 @@
 //! together an amount of work sized from it (`driver`'s
 //! `BARRIER_PREFIXES_STEPS_PER_EVALUATION`, counted as
 //! `crate::engine::trace::Work`: steps of the path walk and bytes
-//! allocated). Counted in work, not time, the barriers the rounds cover
+//! allocated), which the walks' model evaluations spend from too, by the
+//! bytes they allocate: a round whose executions cost nearly what the
+//! whole program's do gives way to the walk over the whole program
+//! rather than running to its end. Counted in work, not time, the
+//! barriers the rounds cover
 //! do not depend on the machine or its load; half the question's time
 //! bounds them from outside only. Each `k`'s listing serves both
 //! passes; the last one, when no round of it stopped a path at its

@@ -39,6 +39,13 @@ impl Work {
         self.left.load(Ordering::Relaxed)
     }
 
+    /// Spends the steps `bytes` allocated count for ([`BYTES_PER_STEP`]):
+    /// false (and nothing left) when fewer are left. The walks over
+    /// barrier prefixes charge their model evaluations' allocations here.
+    pub fn spend_bytes(&self, bytes: u64) -> bool {
+        self.spend(bytes / BYTES_PER_STEP)
+    }
+
     /// Spends `steps`: false (and nothing left) when fewer are left.
     fn spend(&self, steps: u64) -> bool {
         let left = self.left();
