@@ -83,6 +83,11 @@ impl SymEvaluation {
         c.and_all(self.checks.iter().filter(|k| !k.flag).map(|k| k.passed))
     }
 
+    /// Every top-level name of the model with its value.
+    pub fn finals(&self) -> impl Iterator<Item = (&str, &SymValue)> {
+        self.finals.iter().map(|(n, v)| (n.as_str(), v))
+    }
+
     /// The value of a top-level name of the model.
     pub fn lookup(&self, name: &str) -> Option<&SymValue> {
         self.finals.iter().find(|(n, _)| n == name).map(|(_, v)| v)

@@ -481,3 +481,43 @@ fn every_builtin_models_formulas_agree_with_the_interpreter() {
     }
     assert!(total > 500, "{total} candidates compared");
 }
+
+/// A solve bounded in decisions that runs out answers `None`, and leaves
+/// the solver as it was: on the pigeonhole formula (9 pigeons, 8 holes:
+/// unsatisfiable, and needing far more than ten decisions) a bound of ten
+/// runs out, and the unbounded solve after it still answers Unsat; a
+/// satisfiable formula is answered within a generous bound; a stop
+/// condition that holds is `Some(Stopped)`, never a bound run out.
+#[test]
+fn a_solve_bounded_in_decisions_runs_out_without_answering() {
+    let mut c = Circuit::new();
+    let (p, h) = (9, 8);
+    let x: Vec<Vec<Lit>> = (0..p)
+        .map(|_| (0..h).map(|_| c.input()).collect())
+        .collect();
+    let mut facts = Vec::new();
+    for row in &x {
+        facts.push(c.or_all(row.iter().copied()));
+    }
+    for j in 0..h {
+        let col: Vec<Lit> = x.iter().map(|row| row[j]).collect();
+        facts.push(c.at_most_one(&col));
+    }
+    let f = c.and_all(facts);
+    let mut s = Solver::new();
+    s.assert(&c, f);
+    assert_eq!(s.solve_within(&c, &[], 10), None);
+    assert_eq!(s.solve(&c, &[]), Answer::Unsat);
+    let (a, b) = (c.input(), c.input());
+    let g = c.or(a, b);
+    let mut s = Solver::new();
+    s.assert(&c, g);
+    assert!(matches!(
+        s.solve_within(&c, &[!a], 1_000),
+        Some(Answer::Sat(_))
+    ));
+    let (stop, _) = stop_after(1);
+    let mut s = Solver::with_stop(Some(stop));
+    s.assert(&c, f);
+    assert_eq!(s.solve_within(&c, &[], 10), Some(Answer::Stopped));
+}

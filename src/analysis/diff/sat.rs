@@ -114,7 +114,22 @@ pub(in crate::analysis) struct Query {
     /// A mapping check's race filter, which learns from the racy source
     /// tests the listings find (`mapping::Learner`); none for `vkmm diff`.
     learner: Option<(mapping::Learner, Skeleton)>,
+    /// What every question assumes besides its size (`vkmm diff`: that the
+    /// models differ; true for a mapping check).
+    asks: Lit,
+    /// The pairs of formulas the sweep is still to compare ([`sweep_pairs`]),
+    /// emptied when it runs.
+    pending: Vec<(Lit, Lit)>,
 }
+
+/// How many conflicts the solver meets on a question's unsatisfiable
+/// sizes before the sweep runs: a pair of models that differs shows it in
+/// the first sizes, where the sweep would cost more than the search.
+const SWEEP_AFTER: u64 = 5_000;
+
+/// How many decisions the sweep gives one comparison before leaving the
+/// pair as it is.
+const SWEEP_DECISIONS: u64 = 20_000;
 
 /// The formulas of one question that its tests instantiate at concrete
 /// executions (module `tests`; kept, not read, outside them).
@@ -1030,25 +1045,33 @@ impl Query {
             facts: facts.clone(),
             nodes: c.len(),
         };
-        let (ca, ra, _) = verdict(&mut c, pair.a, &universe, &enc.base, &limits)?;
-        let (cb, rb, _) = verdict(&mut c, pair.b, &universe, &enc.base, &limits)?;
+        let (ca, ra, ea) = verdict(&mut c, pair.a, &universe, &enc.base, &limits)?;
+        let (cb, rb, eb) = verdict(&mut c, pair.b, &universe, &enc.base, &limits)?;
         let a_only = c.and(ca, !cb);
         let b_only = c.and(cb, !ca);
         let both = c.and(ca, cb);
         let races = c.iff(ra, rb);
         let race_diff = c.and(both, !races);
         let differ = c.or_all([a_only, b_only, race_diff]);
-        facts.push(differ);
-        Query::assemble(
+        // The difference holds under `asks`, which every question assumes
+        // and the sweep does not: what the sweep proves follows from the
+        // facts alone.
+        let asks = c.input();
+        let guarded = c.implies(asks, differ);
+        facts.push(guarded);
+        let solver = solver_of(&c, facts, stop, &limits)?;
+        let mut q = Query::assemble(
             limits,
             c,
-            facts,
-            stop,
+            solver,
             (threads, events),
             slots,
             place,
             (encoding, None),
-        )
+        )?;
+        q.asks = asks;
+        q.pending = sweep_pairs(&ea, &eb);
+        Ok(q)
     }
 
     /// The question of `facts` over the skeleton's `slots`, its solver
@@ -1057,16 +1080,16 @@ impl Query {
     fn assemble(
         limits: std::rc::Rc<Reach>,
         mut c: Circuit,
-        facts: Vec<Lit>,
-        stop: StopWhen,
+        solver: Solver,
         (threads, events): (usize, usize),
         slots: Slots,
         place: &[(usize, usize)],
         (encoding, learner): (Encoding, Option<(mapping::Learner, Skeleton)>),
     ) -> Result<Query, NotAsked> {
         let sizes = slots.sizes(&mut c);
-        let solver = solver_of(&c, facts, stop, &limits)?;
         Ok(Query {
+            asks: Lit::TRUE,
+            pending: Vec::new(),
             learner,
             limits,
             c,
@@ -1089,15 +1112,58 @@ impl Query {
         let Some(&size) = self.sizes.get(k) else {
             return Ok(None);
         };
-        let v = match self.solver.solve(&self.c, &[size]) {
+        let v = match self.solver.solve(&self.c, &[size, self.asks]) {
             Answer::Sat(v) => v,
-            Answer::Unsat => return Ok(None),
+            Answer::Unsat => {
+                // Not after the last size: nothing would use what it proves.
+                if !self.pending.is_empty()
+                    && self.solver.conflicts() >= SWEEP_AFTER
+                    && k < self.threads * self.events
+                {
+                    self.sweep()?;
+                }
+                return Ok(None);
+            }
             Answer::Stopped => return Err(self.limits.stop()),
         };
         let (shape, chosen) = self
             .slots
             .decode(&v, self.threads, self.events, &self.place);
         Ok(Some((shape, chosen)))
+    }
+
+    /// Sweeping (the equivalence checkers' SAT sweeping): each pending pair
+    /// of formulas the two models compute for one name and entry, bottom
+    /// up, is asked to differ under the facts alone; where it cannot, their
+    /// equality is added as a clause, which the solver then reasons with
+    /// instead of proving it again inside every later question. A pair an
+    /// earlier answer tells apart is not asked, and one whose question
+    /// outruns [`SWEEP_DECISIONS`] is left as it is. Every added clause
+    /// follows from the facts, so no question's answer changes. Returns
+    /// how many equalities it added.
+    fn sweep(&mut self) -> Result<usize, Stop> {
+        let pairs = std::mem::take(&mut self.pending);
+        let mut apart: Vec<crate::relation::symbolic::Values> = Vec::new();
+        let mut proved = 0;
+        for (x, y) in pairs {
+            if apart.iter().any(|v| v.of(x) != v.of(y)) {
+                continue;
+            }
+            let differ = !self.c.iff(x, y);
+            match self
+                .solver
+                .solve_within(&self.c, &[differ], SWEEP_DECISIONS)
+            {
+                Some(Answer::Unsat) => {
+                    proved += 1;
+                    self.solver.assert(&self.c, !differ);
+                }
+                Some(Answer::Sat(v)) => apart.push(v),
+                Some(Answer::Stopped) => return Err(self.limits.stop()),
+                None => {}
+            }
+        }
+        Ok(proved)
     }
 
     /// No later answer has the skeleton `threads` (per thread, its
@@ -1153,6 +1219,36 @@ impl Query {
         let clause: Vec<Lit> = chosen.iter().map(|&l| !l).collect();
         self.solver.assert_any(&self.c, &clause);
     }
+}
+
+/// The pairs of formulas the sweep compares: for each name both models
+/// bind at the top level to a set or to a relation, the entries where their
+/// formulas are not the same literal, in the order of the circuit (the
+/// operands of a gate before it, so that what is proven first helps
+/// later), each once.
+fn sweep_pairs(a: &crate::cat::SymEvaluation, b: &crate::cat::SymEvaluation) -> Vec<(Lit, Lit)> {
+    let mut pairs: Vec<(Lit, Lit)> = Vec::new();
+    for (name, va) in a.finals() {
+        let Some(vb) = b.lookup(name) else {
+            continue;
+        };
+        let (xs, ys): (&[Lit], &[Lit]) = match (va, vb) {
+            (SymValue::Set(x), SymValue::Set(y)) => (x.lits(), y.lits()),
+            (SymValue::Rel(x), SymValue::Rel(y)) => (x.lits(), y.lits()),
+            _ => continue,
+        };
+        if xs.len() != ys.len() {
+            continue;
+        }
+        for (&x, &y) in xs.iter().zip(ys) {
+            if x != y {
+                pairs.push((x.min(y), x.max(y)));
+            }
+        }
+    }
+    pairs.sort_by_key(|&(x, y)| (y, x));
+    pairs.dedup();
+    pairs
 }
 
 /// Exactly `k` of `lits` hold (few literals: every subset).

@@ -39,6 +39,9 @@ pub struct Solver {
     /// Whether it held while gates were encoded: the clauses are not the
     /// circuit's, and every solve answers [`Answer::Stopped`].
     stopped: bool,
+    /// The decisions the current solve may still make
+    /// ([`Solver::solve_within`]; `None`: no bound).
+    budget: std::rc::Rc<std::cell::Cell<Option<u64>>>,
 }
 
 impl Default for Solver {
@@ -66,9 +69,21 @@ impl Solver {
     /// the solver's propagations) and every [`STOP_EVERY`] gates encoded.
     pub fn with_stop(stop: Option<StopWhen>) -> Solver {
         let mut cb = BasicCallbacks::new();
-        if let Some(f) = &stop {
-            let f = f.0.clone();
-            cb.set_stop(move || f());
+        let budget = std::rc::Rc::new(std::cell::Cell::new(None));
+        {
+            let f = stop.as_ref().map(|f| f.0.clone());
+            let left = budget.clone();
+            // Asked before each decision: a bounded solve spends one unit
+            // of its budget per asking.
+            cb.set_stop(move || {
+                if let Some(n) = left.get() {
+                    if n == 0 {
+                        return true;
+                    }
+                    left.set(Some(n - 1));
+                }
+                f.as_ref().is_some_and(|f| f())
+            });
         }
         Solver {
             sat: BasicSolver::new(Default::default(), cb),
@@ -76,6 +91,7 @@ impl Solver {
             failed: false,
             stop,
             stopped: false,
+            budget,
         }
     }
 
@@ -220,6 +236,25 @@ impl Solver {
         } else {
             Answer::Stopped
         }
+    }
+
+    /// [`Solver::solve`] within about `decisions` decisions: `None` when
+    /// they ran out before an answer (the stop condition holding is
+    /// [`Answer::Stopped`] as for `solve`).
+    pub fn solve_within(&mut self, c: &Circuit, assume: &[Lit], decisions: u64) -> Option<Answer> {
+        self.budget.set(Some(decisions));
+        let answer = self.solve(c, assume);
+        let out = self.budget.get() == Some(0) && answer == Answer::Stopped;
+        self.budget.set(None);
+        if out && !self.stop.as_ref().is_some_and(|f| (f.0)()) {
+            return None;
+        }
+        Some(answer)
+    }
+
+    /// How many conflicts the solves so far met.
+    pub fn conflicts(&self) -> u64 {
+        self.sat.num_conflicts()
     }
 
     /// The solver's variables and clauses.

@@ -488,11 +488,11 @@ impl Query {
         let not_allowed = c.or_all([!se.valid, !cs, allowed_other]);
         facts.push(ci);
         facts.push(not_allowed);
+        let solver = solver_of(&c, facts, stop, &limits)?;
         Query::assemble(
             limits,
             c,
-            facts,
-            stop,
+            solver,
             (threads, events),
             slots,
             place,
