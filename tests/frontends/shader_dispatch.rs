@@ -445,7 +445,7 @@ fn an_inputs_file_names_the_line_column_and_key_of_each_error() {
         ),
         (
             "[[shader]]\nfile = \"x\"\n[shader.inputs]\nb.c = { values = [1, \"a\"] }\n",
-            format!("{shown}:4:18: shader 1 (x): `inputs.b.c.values`: expected integers"),
+            format!("{shown}:4:18: shader 1 (x): `inputs.b.c.values`: expected numbers"),
         ),
         (
             "[[shader]]\nfile = \"x\"\n[shader.extent]\nimg = \"2y3\"\n",

@@ -500,6 +500,11 @@ impl Module {
                 }
             }
             Some(Ty::Pointer { .. }) => return Err("variables holding pointers".into()),
+            Some(Ty::CoopMatrix { rows, cols, .. }) => {
+                return Err(format!(
+                    "variables holding a cooperative matrix of {rows} x {cols} (vkmm reads matrices loaded and stored by OpCooperativeMatrixLoadKHR / StoreKHR, not matrices kept in Function or Private variables: docs/format-spirv.md, \"Cooperative matrices\")"
+                ));
+            }
             Some(t) => return Err(format!("variables of type {t:?}")),
             None => return Err(format!("unknown type `%{ty}`")),
         }
