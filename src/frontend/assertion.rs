@@ -165,13 +165,12 @@ pub fn read_with(words: &str, rename: &dyn Fn(&str) -> Option<String>) -> Assert
                 let b = digits_from(i + a + 1);
                 b > 0 && {
                     let after = i + a + 1 + b;
-                    let stepped = after < end
+                    after < end
                         && (chars[after] == '['
                             || chars[after] == '.'
                                 && chars
                                     .get(after + 1)
-                                    .is_some_and(|&c| c.is_ascii_alphabetic() || c == '_'));
-                    stepped
+                                    .is_some_and(|&c| c.is_ascii_alphabetic() || c == '_'))
                 }
             }
         };
