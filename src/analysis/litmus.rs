@@ -2711,7 +2711,7 @@ fn join(mut o: LitmusOutcome, mut a: LitmusOutcome) -> LitmusOutcome {
 
 /// What each value of a final state means to a reader: nothing for the
 /// registers, the front end's kind for a shown location
-/// ([`Program::kinds`]).
+/// ([`crate::ir::Symbols::kinds`]).
 pub(crate) fn schema_kinds(
     program: &Program,
     registers: usize,

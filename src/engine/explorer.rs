@@ -351,7 +351,7 @@ impl<'p> Explorer<'p> {
 
     /// The thread paths the pruned walk's barrier check read since the
     /// last call (one per chosen thread of the range it judged, per node
-    /// it judged: [`Explorer::barriers_agree_from`]).
+    /// it judged: `Explorer::barriers_agree_from`).
     pub fn take_barrier_reads(&self) -> u64 {
         self.barrier_reads.take()
     }

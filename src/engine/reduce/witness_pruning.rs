@@ -278,7 +278,8 @@ impl BarrierPruning {
         self.may_agree_in(chosen, t, chosen.len())
     }
 
-    /// [`BarrierPruning::may_agree`] with the paths of the threads
+    /// Whether the barriers may agree (as the whole-walk check, which the
+    /// unit tests keep, says) with the paths of the threads
     /// `t..hi` chosen and every other thread's left open (it may still
     /// arrive anywhere): a necessary condition for the barriers of any
     /// combination holding those paths to agree.
