@@ -285,10 +285,7 @@ impl FinalState {
     /// holding all ones, `1.5` for a `float`), in the spelling conditions
     /// accept.
     pub fn shown(&self, i: usize, v: i64) -> String {
-        match self.kind(i) {
-            Some(k) => k.show(v),
-            None => v.to_string(),
-        }
+        ValueKind::show_as(self.kind(i), v)
     }
 
     /// The names, in order.

@@ -67,6 +67,12 @@ impl ValueKind {
         }
     }
 
+    /// The value as `kind` reads it, `None` being a signed integer (a
+    /// location whose type no front end gave).
+    pub fn show_as(kind: Option<ValueKind>, v: i64) -> String {
+        kind.map_or_else(|| v.to_string(), |k| k.show(v))
+    }
+
     /// The value as [`ValueKind::push`] writes it.
     pub fn show(self, v: i64) -> String {
         let mut s = String::new();
@@ -80,19 +86,18 @@ impl ValueKind {
         match self {
             ValueKind::Signed(w) => numeric::sext(v as u64, w).into(),
             ValueKind::Unsigned(w) => numeric::zext(v, w).into(),
-            ValueKind::Float(w) => {
-                let x = numeric::to_f64(v, w);
-                if x.is_finite() {
-                    // The shortest text of the value at its width, read as
-                    // an f64: `1.1f` is 1.1 in the JSON, not
-                    // 1.100000023841858.
-                    self.show(v)
-                        .parse::<f64>()
-                        .ok()
-                        .and_then(serde_json::Number::from_f64)
-                        .map_or_else(|| self.show(v).into(), serde_json::Value::Number)
-                } else {
-                    self.show(v).into()
+            ValueKind::Float(_) => {
+                // The shortest text of the value at its width, read as an
+                // f64: `1.1f` is 1.1 in the JSON, not 1.100000023841858.
+                // An infinity or a NaN (no JSON number) stays that text.
+                let text = self.show(v);
+                match text
+                    .parse::<f64>()
+                    .ok()
+                    .and_then(serde_json::Number::from_f64)
+                {
+                    Some(n) => serde_json::Value::Number(n),
+                    None => text.into(),
                 }
             }
         }

@@ -393,7 +393,7 @@ fn event_text(program: &Program, sk: &Skeleton, cand: &Candidate, e: usize) -> S
     let kind = program
         .location_of(ins)
         .and_then(|l| program.symbols.kinds.get(&l).copied());
-    let shown = |v: i64| kind.map_or_else(|| v.to_string(), |k| k.show(v));
+    let shown = |v: i64| crate::ir::ValueKind::show_as(kind, v);
     if ins.is_read()
         && let Ok(k) = sk.reads.binary_search(&e)
     {
