@@ -258,11 +258,11 @@ fn stop_after(after: usize) -> (StopWhen, std::rc::Rc<std::cell::Cell<usize>>) {
     )
 }
 
-/// The transitive closure of a 20 x 20 relation of variables: tens of
+/// The transitive closure of a 26 x 26 relation of variables: tens of
 /// thousands of gates, so a stop condition asked every `STOP_EVERY` gates
 /// is asked several times.
 fn big_closure(c: &mut Circuit) -> SymRel {
-    let n = 20;
+    let n = 26;
     let r = SymRel::from_lits(n, (0..n * n).map(|_| c.input()).collect());
     r.closure(c)
 }

