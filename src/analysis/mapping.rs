@@ -679,10 +679,11 @@ impl MappingReport {
         let bound = format!(
             "{} source tests{} up to threads={} events={} locations={} ({} racy under {}, so unconstrained)",
             self.tests,
-            if self.symbolic {
-                " proposed by the SAT search (every other test has no such execution)"
-            } else {
-                ""
+            match (self.symbolic, self.complete) {
+                (true, true) =>
+                    " proposed by the SAT search (every other test has no such execution)",
+                (true, false) => " proposed by the SAT search",
+                (false, _) => "",
             },
             self.threads,
             self.events,
@@ -690,25 +691,37 @@ impl MappingReport {
             self.racy,
             self.specification
         );
+        // What a limit left unchecked, said with any answer.
+        let cut = || {
+            format!(
+                "every test of at most {} events checked; {}",
+                self.covered_events,
+                self.stopped
+                    .as_deref()
+                    .unwrap_or("a limit cut some listings")
+            )
+        };
         if !self.violations.is_empty() {
             format!(
-                "VIOLATIONS: {} outcome{} of {} compiled test{} that {} allows and {} forbids on the source ({bound})",
+                "VIOLATIONS: {} outcome{} of {} compiled test{} that {} allows and {} forbids on the source{} ({bound})",
                 self.violations.len(),
                 if self.violations.len() == 1 { "" } else { "s" },
                 self.violating_tests,
                 if self.violating_tests == 1 { "" } else { "s" },
                 self.implementation,
-                self.specification
+                self.specification,
+                if self.complete {
+                    String::new()
+                } else {
+                    format!(", and the check is not complete: {}", cut())
+                }
             )
         } else if self.complete {
             format!("no violation up to the bound: {bound}")
         } else {
             format!(
-                "UNDECIDED: no violation among the tests checked, every test of at most {} events checked; {} ({bound})",
-                self.covered_events,
-                self.stopped
-                    .as_deref()
-                    .unwrap_or("a limit cut some listings")
+                "UNDECIDED: no violation among the tests checked, {} ({bound})",
+                cut()
             )
         }
     }
@@ -1023,7 +1036,12 @@ fn symbolic(
     report.symbolic = true;
     let mut queries = Vec::new();
     for t in 1..=bounds.threads {
-        for place in placements(t, k.mapping.subgroups) {
+        // One placement of each class equal up to the order of the threads:
+        // the others' skeletons are its own, threads reordered.
+        for place in placements(t, k.mapping.subgroups)
+            .into_iter()
+            .filter(|p| least_placement(p))
+        {
             if expired(bounds) {
                 report.stopped = Some("the time limit stopped it".into());
                 return Ok(Ok(report.clone()));
@@ -1143,6 +1161,41 @@ fn symbolic(
     Ok(Ok(finish(report.clone())))
 }
 
+/// `place` with its workgroups numbered in the order of their first
+/// thread, and each workgroup's subgroups likewise.
+fn numbered(place: &[(usize, usize)]) -> Vec<(usize, usize)> {
+    let mut wgs: Vec<usize> = Vec::new();
+    let mut sgs: Vec<(usize, usize)> = Vec::new();
+    place
+        .iter()
+        .map(|&(w, s)| {
+            let wi = wgs.iter().position(|&x| x == w).unwrap_or_else(|| {
+                wgs.push(w);
+                wgs.len() - 1
+            });
+            let si = sgs
+                .iter()
+                .filter(|x| x.0 == w)
+                .position(|&x| x == (w, s))
+                .unwrap_or_else(|| {
+                    sgs.push((w, s));
+                    sgs.iter().filter(|x| x.0 == w).count() - 1
+                });
+            (wi, si)
+        })
+        .collect()
+}
+
+/// Whether `place` (numbered as `placements` numbers it) is the least of
+/// the placements its threads reordered give.
+fn least_placement(place: &[(usize, usize)]) -> bool {
+    crate::analysis::diff::permutations(place.len())
+        .iter()
+        .all(|perm| {
+            numbered(&perm.iter().map(|&t| place[t]).collect::<Vec<_>>()).as_slice() >= place
+        })
+}
+
 /// The check as far as it went when `h` stopped it (the limit named), or
 /// its error.
 fn halted(h: Halt, mut report: MappingReport) -> Result<MappingReport, String> {
@@ -1227,6 +1280,84 @@ mod tests {
             extends: None,
             shape: s,
         }
+    }
+
+    /// One placement of each class equal up to the order of the threads,
+    /// by hand: three threads each in a subgroup of its own are all in one
+    /// workgroup, two in one and one alone (of the three orders
+    /// `placements` gives, the first), or all apart; with shared
+    /// subgroups, two threads share one, share only a workgroup, or share
+    /// nothing.
+    #[test]
+    fn one_placement_of_each_class_is_asked() {
+        let kept = |t, sg| -> Vec<Vec<(usize, usize)>> {
+            crate::analysis::diff::placements(t, sg)
+                .into_iter()
+                .filter(|p| least_placement(p))
+                .collect()
+        };
+        assert_eq!(
+            kept(3, false),
+            vec![
+                vec![(0, 0), (0, 1), (0, 2)],
+                vec![(0, 0), (0, 1), (1, 0)],
+                vec![(0, 0), (1, 0), (2, 0)],
+            ]
+        );
+        assert_eq!(crate::analysis::diff::placements(3, false).len(), 5);
+        assert_eq!(
+            kept(2, true),
+            vec![
+                vec![(0, 0), (0, 0)],
+                vec![(0, 0), (0, 1)],
+                vec![(0, 0), (1, 0)]
+            ]
+        );
+    }
+
+    /// A report with violations that a limit stopped says that it is not
+    /// complete and how far it got, and claims nothing of the tests the
+    /// search did not reach; a complete one says the search proposed every
+    /// test with such an execution.
+    #[test]
+    fn violations_found_before_a_limit_are_not_a_complete_answer() {
+        let mut r = MappingReport {
+            mapping: "m.toml".into(),
+            implementation: "vulkan".into(),
+            specification: "opencl".into(),
+            threads: 3,
+            events: 3,
+            locations: 2,
+            symbolic: true,
+            tests: 1,
+            racy: 0,
+            race_patterns: 0,
+            violations: vec![violation(mp())],
+            violating_tests: 1,
+            undecided: 0,
+            covered_events: 4,
+            complete: false,
+            stopped: Some("the time limit stopped it while the solver searched 5 events".into()),
+            notes: Vec::new(),
+        };
+        let s = r.summary();
+        assert!(
+            s.starts_with("VIOLATIONS: 1 outcome of 1 compiled test"),
+            "{s}"
+        );
+        assert!(
+            s.contains("not complete: every test of at most 4 events checked; the time limit stopped it while the solver searched 5 events"),
+            "{s}"
+        );
+        assert!(!s.contains("every other test"), "{s}");
+        r.complete = true;
+        r.stopped = None;
+        let s = r.summary();
+        assert!(!s.contains("not complete"), "{s}");
+        assert!(
+            s.contains("(every other test has no such execution)"),
+            "{s}"
+        );
     }
 
     /// Message passing (thread 0 stores x then y, thread 1 loads y then

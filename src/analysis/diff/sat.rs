@@ -120,6 +120,10 @@ pub(in crate::analysis) struct Query {
     /// The pairs of formulas the sweep is still to compare ([`sweep_pairs`]),
     /// emptied when it runs.
     pending: Vec<(Lit, Lit)>,
+    /// Facts of the question not yet handed to the solver: each is asserted
+    /// once an answer breaks it, and the question asked again
+    /// ([`Query::next`]).
+    lazy: Vec<Lit>,
 }
 
 /// How many conflicts the solver meets on a question's unsatisfiable
@@ -1090,6 +1094,7 @@ impl Query {
         Ok(Query {
             asks: Lit::TRUE,
             pending: Vec::new(),
+            lazy: Vec::new(),
             learner,
             limits,
             c,
@@ -1112,7 +1117,7 @@ impl Query {
         let Some(&size) = self.sizes.get(k) else {
             return Ok(None);
         };
-        let v = match self.solver.solve(&self.c, &[size, self.asks]) {
+        let v = match self.solve(&[size, self.asks]) {
             Answer::Sat(v) => v,
             Answer::Unsat => {
                 // Not after the last size: nothing would use what it proves.
@@ -1130,6 +1135,28 @@ impl Query {
             .slots
             .decode(&v, self.threads, self.events, &self.place);
         Ok(Some((shape, chosen)))
+    }
+
+    /// The solver's answer under `assume` that also satisfies the lazy
+    /// facts: an answer that breaks some asserts them, and the solver is
+    /// asked again. The answer is the one the question with every fact
+    /// asserted would have: an assignment satisfying every fact, or none
+    /// (fewer facts are unsatisfiable only if more are).
+    fn solve(&mut self, assume: &[Lit]) -> Answer {
+        loop {
+            let answer = self.solver.solve(&self.c, assume);
+            let Answer::Sat(v) = &answer else {
+                return answer;
+            };
+            let (kept, broken): (Vec<Lit>, Vec<Lit>) = self.lazy.iter().partition(|&&l| v.of(l));
+            if broken.is_empty() {
+                return answer;
+            }
+            self.lazy = kept;
+            for l in broken {
+                self.solver.assert(&self.c, l);
+            }
+        }
     }
 
     /// Sweeping (the equivalence checkers' SAT sweeping): each pending pair

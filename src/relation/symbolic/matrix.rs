@@ -263,11 +263,42 @@ impl SymRel {
         SymRel { n, bits }
     }
 
+    /// `r+`, by Warshall's algorithm: after step `k` the entry `(a, b)`
+    /// holds the paths from `a` to `b` whose inner events are among the
+    /// first `k + 1`, so after the last step every path. Each step adds
+    /// one gate pair per entry that may change (an entry of row or column
+    /// `k` keeps its value: a path through `k` to or from `k` is not
+    /// needed), about `n^3` gate pairs in all, where squaring builds
+    /// `n^3` per squaring and `log2 n` squarings.
+    pub fn closure(&self, c: &mut Circuit) -> SymRel {
+        let n = self.n;
+        let mut r = self.clone();
+        for k in 0..n {
+            for a in (0..n).filter(|&a| a != k) {
+                let ak = r.get(a, k);
+                if ak == Lit::FALSE {
+                    continue;
+                }
+                for b in (0..n).filter(|&b| b != k) {
+                    let kb = r.get(k, b);
+                    if kb == Lit::FALSE {
+                        continue;
+                    }
+                    let via = c.and(ak, kb);
+                    let x = r.get(a, b);
+                    r.set(a, b, c.or(x, via));
+                }
+            }
+        }
+        r
+    }
+
     /// `r+`, by iterated squaring: after step `k` the relation holds the
     /// paths of at most `2^k` edges, and a path between two of `n` events
     /// needs at most `n` edges (fewer when it repeats an event), so
-    /// `ceil(log2 n)` steps give the closure.
-    pub fn closure(&self, c: &mut Circuit) -> SymRel {
+    /// `ceil(log2 n)` steps give the closure. The oracle
+    /// [`SymRel::closure`] is tested against.
+    pub fn closure_by_squaring(&self, c: &mut Circuit) -> SymRel {
         let mut r = self.clone();
         let mut len = 1usize;
         while len < self.n {
@@ -337,9 +368,16 @@ impl SymRel {
         !c.or_all((0..self.n).map(|e| self.get(e, e)))
     }
 
-    /// `acyclic r`: its closure is irreflexive.
+    /// `acyclic r`: one node of the circuit ([`Circuit::acyclic`]), which
+    /// the solver encodes by an order or a cycle as witness.
     pub fn is_acyclic(&self, c: &mut Circuit) -> Lit {
-        self.closure(c).is_irreflexive(c)
+        c.acyclic(self.n, &self.bits)
+    }
+
+    /// `acyclic r` as its closure being irreflexive: the oracle
+    /// [`SymRel::is_acyclic`] is tested against.
+    pub fn is_acyclic_by_closure(&self, c: &mut Circuit) -> Lit {
+        self.closure_by_squaring(c).is_irreflexive(c)
     }
 
     /// `empty r`.

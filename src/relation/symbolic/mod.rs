@@ -75,6 +75,41 @@ enum Node {
     False,
     Input,
     And(Lit, Lit),
+    /// Whether the graph `graphs[i]` of the circuit is acyclic.
+    Acyclic(u32),
+}
+
+/// A relation whose acyclicity is a node of the circuit: its events
+/// numbered `0..size`, each pair that may be related with its literal
+/// (never a constant false; no pair of an event with itself).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+struct Graph {
+    size: usize,
+    edges: Vec<(u32, u32, Lit)>,
+}
+
+/// Whether the edges `(a, b)` over events `0..size` have a cycle: Kahn's
+/// algorithm (an acyclic graph empties by removing events without a
+/// predecessor).
+fn has_cycle(size: usize, edges: impl Iterator<Item = (usize, usize)>) -> bool {
+    let mut succ = vec![Vec::new(); size];
+    let mut preds = vec![0usize; size];
+    for (a, b) in edges {
+        succ[a].push(b);
+        preds[b] += 1;
+    }
+    let mut ready: Vec<usize> = (0..size).filter(|&e| preds[e] == 0).collect();
+    let mut removed = 0;
+    while let Some(e) = ready.pop() {
+        removed += 1;
+        for &b in &succ[e] {
+            preds[b] -= 1;
+            if preds[b] == 0 {
+                ready.push(b);
+            }
+        }
+    }
+    removed < size
 }
 
 /// An and-inverter graph: every formula of one search lives in one circuit.
@@ -90,6 +125,9 @@ enum Node {
 pub struct Circuit {
     nodes: Vec<Node>,
     gates: FxHashMap<(Lit, Lit), Lit>,
+    /// The graphs of the [`Node::Acyclic`] nodes, and each graph's node.
+    graphs: Vec<Graph>,
+    graph_nodes: FxHashMap<Graph, Lit>,
     inputs: usize,
     stop: Option<StopWhen>,
     stopped: bool,
@@ -121,6 +159,8 @@ impl Circuit {
         Circuit {
             nodes: vec![Node::False],
             gates: FxHashMap::default(),
+            graphs: Vec::new(),
+            graph_nodes: FxHashMap::default(),
             inputs: 0,
             stop: None,
             stopped: false,
@@ -190,6 +230,83 @@ impl Circuit {
         let g = Lit(((self.nodes.len() - 1) as u32) << 1);
         self.gates.insert((a, b), g);
         g
+    }
+
+    /// Whether the relation over events `0..n` whose entry `(a, b)` is
+    /// `bits[a * n + b]` is acyclic: one node, which the solver encodes by
+    /// two witnesses (`solve`), not by a closure. Events that cannot be on
+    /// a cycle (no possible predecessor or no possible successor among the
+    /// events left) are dropped first, the pairs of an event with itself
+    /// are the formula's own conjuncts, and a graph left with no pair is
+    /// acyclic, one whose certain pairs alone have a cycle is not: such
+    /// relations fold to constants and cost no node.
+    pub fn acyclic(&mut self, n: usize, bits: &[Lit]) -> Lit {
+        debug_assert_eq!(bits.len(), n * n);
+        let looped = self.or_all((0..n).map(|e| bits[e * n + e]));
+        let may = |a: usize, b: usize| a != b && bits[a * n + b] != Lit::FALSE;
+        let mut alive = vec![true; n];
+        loop {
+            let mut changed = false;
+            for e in 0..n {
+                if !alive[e] {
+                    continue;
+                }
+                let out = (0..n).any(|o| alive[o] && may(e, o));
+                let inn = (0..n).any(|o| alive[o] && may(o, e));
+                if !out || !inn {
+                    alive[e] = false;
+                    changed = true;
+                }
+            }
+            if !changed {
+                break;
+            }
+        }
+        let mut number = vec![0u32; n];
+        let mut size = 0usize;
+        for e in 0..n {
+            if alive[e] {
+                number[e] = size as u32;
+                size += 1;
+            }
+        }
+        let mut edges = Vec::new();
+        for a in (0..n).filter(|&a| alive[a]) {
+            for b in (0..n).filter(|&b| alive[b] && may(a, b)) {
+                edges.push((number[a], number[b], bits[a * n + b]));
+            }
+        }
+        if edges.is_empty() {
+            return !looped;
+        }
+        let certain = edges
+            .iter()
+            .filter(|e| e.2 == Lit::TRUE)
+            .map(|&(a, b, _)| (a as usize, b as usize));
+        if has_cycle(size, certain) {
+            return Lit::FALSE;
+        }
+        let graph = Graph { size, edges };
+        let g = match self.graph_nodes.get(&graph) {
+            Some(&g) => g,
+            None => {
+                if self.stopped {
+                    return Lit::FALSE;
+                }
+                if let Some(stop) = &self.stop
+                    && (stop.0)()
+                {
+                    self.stopped = true;
+                    return Lit::FALSE;
+                }
+                self.nodes.push(Node::Acyclic(self.graphs.len() as u32));
+                let g = Lit(((self.nodes.len() - 1) as u32) << 1);
+                self.graphs.push(graph.clone());
+                self.graph_nodes.insert(graph, g);
+                g
+            }
+        };
+        self.and(!looped, g)
     }
 
     /// `a | b`.
@@ -295,6 +412,11 @@ impl Circuit {
                 Node::False => false,
                 Node::Input => input(Lit((i as u32) << 1)),
                 Node::And(a, b) => lit_value(&vals, a) && lit_value(&vals, b),
+                Node::Acyclic(g) => {
+                    let g = &self.graphs[g as usize];
+                    let edges = g.edges.iter().filter(|e| lit_value(&vals, e.2));
+                    !has_cycle(g.size, edges.map(|&(a, b, _)| (a as usize, b as usize)))
+                }
             };
             vals.push(v);
         }

@@ -88,6 +88,38 @@ pub(in crate::analysis) struct Checked<'a> {
     pub(in crate::analysis) limits: Limits,
 }
 
+/// The threads `t` at `place` whose exchange with thread `t + 1` keeps the
+/// placement: every other thread shares a workgroup, and a subgroup, with
+/// `t` exactly when it does with `t + 1`. Exchanging them maps the
+/// skeletons of the placement onto themselves, each to one with the same
+/// tests up to the order of the threads; bubble sort by such exchanges
+/// puts any skeleton's threads of a run of them in any order, so each
+/// skeleton has a relabelling whose threads are in the order
+/// [`lex_geq`] asks.
+pub(super) fn swaps(place: &[(usize, usize)]) -> Vec<usize> {
+    (0..place.len().saturating_sub(1))
+        .filter(|&t| {
+            (0..place.len()).filter(|&u| u != t && u != t + 1).all(|u| {
+                (place[u].0 == place[t].0) == (place[u].0 == place[t + 1].0)
+                    && (place[u] == place[t]) == (place[u] == place[t + 1])
+            })
+        })
+        .collect()
+}
+
+/// `x` is at least `y` in the lexicographic order of bit vectors of one
+/// length (true above false), built from the last bit.
+pub(super) fn lex_geq(c: &mut Circuit, x: &[Lit], y: &[Lit]) -> Lit {
+    let mut geq = Lit::TRUE;
+    for (&a, &b) in x.iter().zip(y).rev() {
+        let above = c.and(a, !b);
+        let same = c.iff(a, b);
+        let rest = c.and(same, geq);
+        geq = c.or(above, rest);
+    }
+    geq
+}
+
 /// The maximal writes of each location: a present write no other write of
 /// its location follows in `after`.
 fn maximal(c: &mut Circuit, write: &SymSet, same_loc: &SymRel, after: &SymRel) -> Vec<Lit> {
@@ -409,6 +441,10 @@ impl Query {
         // initial values) give executions the skeleton determines; one
         // consistent and racy under the specification makes the source
         // racy, and the question leaves it out.
+        // Lazy facts (`Query::next`): the solver reads a schedule's copy of
+        // the specification only once an answer is a skeleton it shows
+        // racy, so a question holds the copies that rule something out.
+        let mut lazy = Vec::new();
         let orders = crate::analysis::diff::permutations(threads);
         let own = (0..threads).collect::<Vec<_>>();
         let chunks = if threads > 1 {
@@ -433,7 +469,7 @@ impl Query {
             );
             let (cons, racy, _) = verdict(&mut c, k.spec, &su, &x.base, &limits)?;
             let both = c.and_all([x.valid, cons, racy]);
-            facts.push(!both);
+            lazy.push(!both);
         }
         let learner = Learner {
             statics: ss.clone(),
@@ -488,8 +524,24 @@ impl Query {
         let not_allowed = c.or_all([!se.valid, !cs, allowed_other]);
         facts.push(ci);
         facts.push(not_allowed);
+        // Thread symmetry: threads whose exchange keeps the placement (the
+        // same workgroups and subgroups shared) run in an order of their
+        // instructions (`swaps`). Not among the facts the tests read back
+        // or the witness solver holds: a relabelling of a test may break
+        // it.
+        for t in swaps(place) {
+            let key = |u: usize| -> Vec<Lit> {
+                (0..events)
+                    .flat_map(|i| {
+                        let e = u * events + i;
+                        std::iter::once(slots.present[e]).chain(slots.sel[e].iter().copied())
+                    })
+                    .collect()
+            };
+            facts.push(lex_geq(&mut c, &key(t), &key(t + 1)));
+        }
         let solver = solver_of(&c, facts, stop, &limits)?;
-        Query::assemble(
+        let mut q = Query::assemble(
             limits,
             c,
             solver,
@@ -497,7 +549,9 @@ impl Query {
             slots,
             place,
             (encoding, Some((learner, sp))),
-        )
+        )?;
+        q.lazy = lazy;
+        Ok(q)
     }
 
     /// Learns from the skeleton `threads` at `place`, a source test the

@@ -617,3 +617,88 @@ fn the_sweep_keeps_every_answer() {
         }
     }
 }
+
+/// Every skeleton a mapping question at `place` proposes at each size, each
+/// blocked once proposed, with every schedule's copy of the specification
+/// asserted from the start when `eager`; and how many of the lazy copies
+/// the question asserted on the way.
+fn mapping_proposals(
+    k: &mapping::Checked,
+    place: &[(usize, usize)],
+    (events, locations): (usize, usize),
+    eager: bool,
+) -> (Vec<Vec<Shape>>, usize) {
+    let mut q = mapping_query(k, place.len(), (events, locations), place);
+    let lazy = q.lazy.len();
+    if eager {
+        for l in std::mem::take(&mut q.lazy) {
+            q.solver.assert(&q.c, l);
+        }
+    }
+    let mut sizes = Vec::new();
+    for n in 1..=place.len() * events {
+        let mut found = Vec::new();
+        while let Some((shape, chosen)) = q.next(n).unwrap_or_else(|_| panic!("no limit")) {
+            q.block(&chosen);
+            found.push(shape);
+        }
+        found.sort_by(|a, b| format!("{a:?}").cmp(&format!("{b:?}")));
+        sizes.push(found);
+    }
+    (sizes, lazy - q.lazy.len())
+}
+
+/// The schedules' copies asserted only once an answer breaks them keep
+/// every answer: a mapping question proposes, size by size, exactly the
+/// skeletons the same question proposes with every copy asserted from the
+/// start. On the Vulkan -> PTX rows with the acquire load compiled to a
+/// relaxed one (message passing then breaks, `mapping_ptx.rs`), two
+/// threads of two events in two workgroups: the question proposes
+/// violating tests, and racy tests that only a schedule shows racy (the
+/// lazy question asserts copies on the way).
+#[test]
+fn the_lazy_schedules_keep_every_answer() {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("examples/mappings/vulkan-ptx-nobarrier.toml");
+    let rows = std::fs::read_to_string(path)
+        .unwrap()
+        .replace("ld.acquire.gpu {reg}", "ld.relaxed.gpu {reg}");
+    let options = crate::frontend::Options::default();
+    let m = crate::analysis::mapping::read_mapping("rows.toml", &rows, &options).unwrap();
+    let (mi, ms) = (
+        crate::model::load("ptx").unwrap(),
+        crate::model::load("vulkan").unwrap(),
+    );
+    let k = mapping::Checked {
+        mapping: &m,
+        imp: &mi,
+        spec: &ms,
+        options: &options,
+        limits: Limits::default(),
+    };
+    let place = [(0, 0), (1, 0)];
+    let (eager, _) = mapping_proposals(&k, &place, (2, 2), true);
+    let (lazy, asserted) = mapping_proposals(&k, &place, (2, 2), false);
+    let total = mapping_query(&k, 2, (2, 2), &place).lazy.len();
+    assert!(asserted > 0, "{asserted} of {total} copies asserted");
+    assert!(eager.iter().any(|s| !s.is_empty()), "nothing proposed");
+    assert_eq!(eager, lazy);
+}
+
+/// The thread order of a placement's skeletons: the exchanges that keep
+/// it, by hand. Three threads in three workgroups: both; two sharing a
+/// workgroup (in subgroups of their own) and one alone: the two sharing
+/// it; one workgroup with the first two in one subgroup: the first pair
+/// only (thread 2 shares the first two's workgroup but not their subgroup,
+/// so exchanging 1 and 2 changes which threads share a subgroup).
+#[test]
+fn the_thread_exchanges_that_keep_a_placement() {
+    assert_eq!(mapping::swaps(&[(0, 0), (1, 0), (2, 0)]), vec![0, 1]);
+    assert_eq!(mapping::swaps(&[(0, 0), (0, 1), (1, 0)]), vec![0]);
+    assert_eq!(
+        mapping::swaps(&[(0, 0), (1, 0), (0, 1)]),
+        Vec::<usize>::new()
+    );
+    assert_eq!(mapping::swaps(&[(0, 0), (0, 0), (0, 1)]), vec![0]);
+    assert_eq!(mapping::swaps(&[(0, 0), (0, 0), (0, 0)]), vec![0, 1]);
+}
