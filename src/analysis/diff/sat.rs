@@ -1173,7 +1173,7 @@ impl Query {
             SWEEP_DECISIONS,
             Some((&a, &b)),
         )
-        .map_err(|()| self.limits.stop())?;
+        .map_err(|_| self.limits.stop())?;
         let asks = self.c.input();
         let guarded = self.c.implies(asks, roots[0]);
         let mut facts = self.encoding.facts.clone();

@@ -89,7 +89,7 @@ impl Signatures {
             .enumerate()
             .map(|(i, w)| {
                 let x = if flip { !w[node] } else { w[node] };
-                let used = if i == last && self.count % 64 != 0 {
+                let used = if i == last && !self.count.is_multiple_of(64) {
                     (1u64 << (self.count % 64)) - 1
                 } else {
                     u64::MAX
@@ -116,6 +116,10 @@ pub struct FraigStats {
     /// Questions that outran their decisions.
     pub undecided: usize,
 }
+
+/// The solver's or the circuit's stop condition held during [`fraig`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Stopped;
 
 /// How many candidates one node is asked against at most.
 const TRIES: usize = 2;
@@ -146,7 +150,7 @@ fn cone(c: &Circuit, lits: &[Lit], len: usize) -> Vec<bool> {
 /// question within `decisions` decisions), candidates picked by `sigs`
 /// (built from models of what the solver holds, so that a pair the
 /// signatures tell apart is different under it). Nodes before `from` are
-/// kept, and may be representatives. `Err(())` when the solver's or the
+/// kept, and may be representatives. `Err(Stopped)` when the solver's or the
 /// circuit's stop condition held: nothing is to be read then. The solver
 /// keeps the equalities it proved, as clauses.
 ///
@@ -162,7 +166,7 @@ pub fn fraig(
     sigs: &Signatures,
     decisions: u64,
     sides: Option<(&[Lit], &[Lit])>,
-) -> Result<(Vec<Lit>, FraigStats), ()> {
+) -> Result<(Vec<Lit>, FraigStats), Stopped> {
     let len = c.nodes.len().min(sigs.nodes);
     let mut stats = FraigStats::default();
     let cone = self::cone(c, roots, len);
@@ -241,7 +245,7 @@ pub fn fraig(
                         cex.push(v);
                     }
                     Same::Unknown => stats.undecided += 1,
-                    Same::Stopped => return Err(()),
+                    Same::Stopped => return Err(Stopped),
                 }
             }
         }
@@ -279,7 +283,7 @@ pub fn fraig(
         };
     }
     if c.stopped() {
-        return Err(());
+        return Err(Stopped);
     }
     let out = roots
         .iter()
