@@ -40,9 +40,7 @@ use crate::cat::SymValue;
 use crate::engine::LimitKind;
 use crate::engine::{Limits, Skeleton};
 use crate::model::{LoadedModel, names};
-use crate::relation::symbolic::{
-    Answer, Circuit, FraigStats, Lit, Signatures, Solver, StopWhen, SymRel, SymSet, fraig,
-};
+use crate::relation::symbolic::{Answer, Circuit, Lit, Solver, StopWhen, SymRel, SymSet};
 use crate::relation::{EventSet, Relation};
 use std::collections::HashMap;
 
@@ -109,8 +107,9 @@ pub(in crate::analysis) struct Query {
     /// Exactly `k` events present, by `k`.
     sizes: Vec<Lit>,
     place: Vec<(usize, usize)>,
-    /// Every base name's formulas, the order variables and the
-    /// well-formedness facts.
+    /// What the tests read back: every base name's formulas, the order
+    /// variables and the well-formedness facts.
+    #[cfg_attr(not(test), allow(dead_code))]
     encoding: Encoding,
     /// A mapping check's race filter, which learns from the racy source
     /// tests the listings find (`mapping::Learner`); none for `vkmm diff`.
@@ -118,38 +117,26 @@ pub(in crate::analysis) struct Query {
     /// What every question assumes besides its size (`vkmm diff`: that the
     /// models differ; true for a mapping check).
     asks: Lit,
-    /// The models' difference, which `asks` implies, while it is still to
-    /// be swept ([`Query::sweep`]), with each model's consistency and race
-    /// (what the difference reads of each); none for a mapping check.
-    differ: Option<(Lit, [Lit; 2], [Lit; 2])>,
-    /// The clauses [`Query::block`] added, which a new solver is given
-    /// again.
-    blocked: Vec<Vec<Lit>>,
+    /// The pairs of formulas the sweep is still to compare ([`sweep_pairs`]),
+    /// emptied when it runs.
+    pending: Vec<(Lit, Lit)>,
 }
 
 /// How many conflicts the solver meets on a question's unsatisfiable
 /// sizes before the sweep runs: a pair of models that differs shows it in
 /// the first sizes, where the sweep would cost more than the search.
-const SWEEP_AFTER: u64 = 2_000;
+const SWEEP_AFTER: u64 = 5_000;
 
 /// How many decisions the sweep gives one comparison before leaving the
 /// pair as it is.
-const SWEEP_DECISIONS: u64 = 5_000;
+const SWEEP_DECISIONS: u64 = 20_000;
 
-/// How many executions the sweep's signatures sample.
-const SAMPLES: usize = 128;
-
-/// How many decisions the search for one sample execution may take.
-const SAMPLE_DECISIONS: u64 = 2_000;
-
-/// The formulas of one question: what its tests instantiate at concrete
-/// executions (module `tests`), and the facts a new solver is given after
-/// the sweep.
+/// The formulas of one question that its tests instantiate at concrete
+/// executions (module `tests`; kept, not read, outside them).
+#[cfg_attr(not(test), allow(dead_code))]
 struct Encoding {
-    #[cfg_attr(not(test), allow(dead_code))]
     base: HashMap<String, SymValue>,
     /// The strict total order over the slots `co` and `asmo` restrict.
-    #[cfg_attr(not(test), allow(dead_code))]
     lt: SymRel,
     /// Every fact but the models' difference and the size.
     facts: Vec<Lit>,
@@ -1058,8 +1045,8 @@ impl Query {
             facts: facts.clone(),
             nodes: c.len(),
         };
-        let (ca, ra, _) = verdict(&mut c, pair.a, &universe, &enc.base, &limits)?;
-        let (cb, rb, _) = verdict(&mut c, pair.b, &universe, &enc.base, &limits)?;
+        let (ca, ra, ea) = verdict(&mut c, pair.a, &universe, &enc.base, &limits)?;
+        let (cb, rb, eb) = verdict(&mut c, pair.b, &universe, &enc.base, &limits)?;
         let a_only = c.and(ca, !cb);
         let b_only = c.and(cb, !ca);
         let both = c.and(ca, cb);
@@ -1083,7 +1070,7 @@ impl Query {
             (encoding, None),
         )?;
         q.asks = asks;
-        q.differ = Some((differ, [ca, ra], [cb, rb]));
+        q.pending = sweep_pairs(&ea, &eb);
         Ok(q)
     }
 
@@ -1102,8 +1089,7 @@ impl Query {
         let sizes = slots.sizes(&mut c);
         Ok(Query {
             asks: Lit::TRUE,
-            differ: None,
-            blocked: Vec::new(),
+            pending: Vec::new(),
             learner,
             limits,
             c,
@@ -1130,7 +1116,7 @@ impl Query {
             Answer::Sat(v) => v,
             Answer::Unsat => {
                 // Not after the last size: nothing would use what it proves.
-                if self.differ.is_some()
+                if !self.pending.is_empty()
                     && self.solver.conflicts() >= SWEEP_AFTER
                     && k < self.threads * self.events
                 {
@@ -1146,110 +1132,38 @@ impl Query {
         Ok(Some((shape, chosen)))
     }
 
-    /// Sweeping (the equivalence checkers' SAT sweeping, as fraiging):
-    /// the models' difference is rebuilt with every pair of its nodes the
-    /// solver proves equal under the facts (and the clauses of the blocked
-    /// skeletons, which every later question keeps) merged into one
-    /// (`relation::symbolic::fraig`, candidates picked by their values on
-    /// [`SAMPLES`] executions the solver finds), and the question goes on
-    /// with a new solver holding the facts, the rebuilt difference and the
-    /// blocked skeletons. The rebuilt difference has the old one's value
-    /// under every assignment satisfying the facts, so no question's
-    /// answer changes; where the two models compute a rule alike, their
-    /// formulas become one and the difference shrinks to what they
-    /// compute differently. Returns what the fraiging did.
-    fn sweep(&mut self) -> Result<FraigStats, Stop> {
-        let Some((differ, a, b)) = self.differ.take() else {
-            return Ok(FraigStats::default());
-        };
-        let sigs = self.samples()?;
-        let from = self.encoding.nodes;
-        let (roots, stats) = fraig(
-            &mut self.c,
-            &mut self.solver,
-            &[differ],
-            from,
-            &sigs,
-            SWEEP_DECISIONS,
-            Some((&a, &b)),
-        )
-        .map_err(|_| self.limits.stop())?;
-        let asks = self.c.input();
-        let guarded = self.c.implies(asks, roots[0]);
-        let mut facts = self.encoding.facts.clone();
-        facts.push(guarded);
-        let stop = StopWhen({
-            let l = self.limits.clone();
-            std::rc::Rc::new(move || l.reached())
-        });
-        let mut solver = solver_of(&self.c, facts, stop, &self.limits).map_err(|e| match e {
-            NotAsked::Stopped(s) => s,
-            NotAsked::Unsupported(_) => self.limits.stop(),
-        })?;
-        for clause in &self.blocked {
-            solver.assert_any(&self.c, clause);
-        }
-        if solver.stopped() {
-            return Err(self.limits.stop());
-        }
-        self.solver = solver;
-        self.asks = asks;
-        Ok(stats)
-    }
-
-    /// The signatures of the sweep: the circuit's values on up to
-    /// [`SAMPLES`] executions the solver finds under the facts and the
-    /// blocked skeletons' clauses (the difference not assumed), each of a
-    /// skeleton drawn at random (a reproducible sequence: how many events
-    /// each thread has, each event's instruction) with a few of the other
-    /// inputs (reads-from, the order) drawn too where the facts allow.
-    fn samples(&mut self) -> Result<Signatures, Stop> {
-        let mut sigs = Signatures::new(self.c.len());
-        let inputs: Vec<Lit> = self.c.input_lits().collect();
-        let mut state = 0x9e37_79b9_7f4a_7c15u64;
-        let mut draw = move |n: usize| {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            (state % n.max(1) as u64) as usize
-        };
-        let s = &self.slots;
-        for _ in 0..2 * SAMPLES {
-            if sigs.len() == SAMPLES {
-                break;
+    /// Sweeping (the equivalence checkers' SAT sweeping): each pending pair
+    /// of formulas the two models compute for one name and entry, bottom
+    /// up, is asked to differ under the facts alone; where it cannot, their
+    /// equality is added as a clause, which the solver then reasons with
+    /// instead of proving it again inside every later question. A pair an
+    /// earlier answer tells apart is not asked, and one whose question
+    /// outruns [`SWEEP_DECISIONS`] is left as it is. Every added clause
+    /// follows from the facts, so no question's answer changes. Returns
+    /// how many equalities it added.
+    fn sweep(&mut self) -> Result<usize, Stop> {
+        let pairs = std::mem::take(&mut self.pending);
+        let mut apart: Vec<crate::relation::symbolic::Values> = Vec::new();
+        let mut proved = 0;
+        for (x, y) in pairs {
+            if apart.iter().any(|v| v.of(x) != v.of(y)) {
+                continue;
             }
-            let mut skeleton = Vec::new();
-            for t in 0..self.threads {
-                let count = 1 + draw(self.events);
-                for i in 0..self.events {
-                    let e = t * self.events + i;
-                    if i < count {
-                        skeleton.push(s.present[e]);
-                        if !s.sel[e].is_empty() {
-                            skeleton.push(s.sel[e][draw(s.sel[e].len())]);
-                        }
-                    } else {
-                        skeleton.push(!s.present[e]);
-                    }
+            let differ = !self.c.iff(x, y);
+            match self
+                .solver
+                .solve_within(&self.c, &[differ], SWEEP_DECISIONS)
+            {
+                Some(Answer::Unsat) => {
+                    proved += 1;
+                    self.solver.assert(&self.c, !differ);
                 }
-            }
-            let mut more = skeleton.clone();
-            for _ in 0..self.threads * self.events {
-                let l = inputs[draw(inputs.len())];
-                more.push(if draw(2) == 0 { l } else { !l });
-            }
-            for assume in [more, skeleton] {
-                match self.solver.solve_within(&self.c, &assume, SAMPLE_DECISIONS) {
-                    Some(Answer::Sat(v)) => {
-                        sigs.add(&v);
-                        break;
-                    }
-                    Some(Answer::Stopped) => return Err(self.limits.stop()),
-                    Some(Answer::Unsat) | None => {}
-                }
+                Some(Answer::Sat(v)) => apart.push(v),
+                Some(Answer::Stopped) => return Err(self.limits.stop()),
+                None => {}
             }
         }
-        Ok(sigs)
+        Ok(proved)
     }
 
     /// No later answer has the skeleton `threads` (per thread, its
@@ -1304,8 +1218,37 @@ impl Query {
     pub(in crate::analysis) fn block(&mut self, chosen: &[Lit]) {
         let clause: Vec<Lit> = chosen.iter().map(|&l| !l).collect();
         self.solver.assert_any(&self.c, &clause);
-        self.blocked.push(clause);
     }
+}
+
+/// The pairs of formulas the sweep compares: for each name both models
+/// bind at the top level to a set or to a relation, the entries where their
+/// formulas are not the same literal, in the order of the circuit (the
+/// operands of a gate before it, so that what is proven first helps
+/// later), each once.
+fn sweep_pairs(a: &crate::cat::SymEvaluation, b: &crate::cat::SymEvaluation) -> Vec<(Lit, Lit)> {
+    let mut pairs: Vec<(Lit, Lit)> = Vec::new();
+    for (name, va) in a.finals() {
+        let Some(vb) = b.lookup(name) else {
+            continue;
+        };
+        let (xs, ys): (&[Lit], &[Lit]) = match (va, vb) {
+            (SymValue::Set(x), SymValue::Set(y)) => (x.lits(), y.lits()),
+            (SymValue::Rel(x), SymValue::Rel(y)) => (x.lits(), y.lits()),
+            _ => continue,
+        };
+        if xs.len() != ys.len() {
+            continue;
+        }
+        for (&x, &y) in xs.iter().zip(ys) {
+            if x != y {
+                pairs.push((x.min(y), x.max(y)));
+            }
+        }
+    }
+    pairs.sort_by_key(|&(x, y)| (y, x));
+    pairs.dedup();
+    pairs
 }
 
 /// Exactly `k` of `lits` hold (few literals: every subset).

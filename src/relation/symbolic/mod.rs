@@ -20,11 +20,9 @@
 //! CNF (e.g. `rustsat`'s encodings) bring their own solvers' interfaces
 //! and no relation algebra.
 
-mod fraig;
 mod matrix;
 mod solve;
 
-pub use fraig::{FraigStats, Signatures, fraig};
 pub use matrix::{SymRel, SymSet};
 pub use solve::{Answer, Solver};
 
@@ -166,25 +164,18 @@ impl Circuit {
         self.nodes.len() - 1 - self.inputs
     }
 
-    /// `a & b` when it folds to a literal or the circuit already has the
-    /// gate; `None` when it would be a new gate.
-    pub fn find_and(&self, a: Lit, b: Lit) -> Option<Lit> {
-        let (a, b) = if a <= b { (a, b) } else { (b, a) };
-        if a == Lit::FALSE || a == !b {
-            return Some(Lit::FALSE);
-        }
-        if a == Lit::TRUE || a == b {
-            return Some(b);
-        }
-        self.gates.get(&(a, b)).copied()
-    }
-
     /// `a & b`, folded and shared.
     pub fn and(&mut self, a: Lit, b: Lit) -> Lit {
-        if let Some(g) = self.find_and(a, b) {
+        let (a, b) = if a <= b { (a, b) } else { (b, a) };
+        if a == Lit::FALSE || a == !b {
+            return Lit::FALSE;
+        }
+        if a == Lit::TRUE || a == b {
+            return b;
+        }
+        if let Some(&g) = self.gates.get(&(a, b)) {
             return g;
         }
-        let (a, b) = if a <= b { (a, b) } else { (b, a) };
         if self.stopped {
             return Lit::FALSE;
         }
