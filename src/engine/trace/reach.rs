@@ -60,60 +60,80 @@ use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 /// live there (all of them without liveness), `None` where unknown.
 type Key = Vec<Option<i64>>;
 
-/// Registers per chunk of a [`Regs`].
+/// Registers per chunk of a [`Regs`]: one word of a liveness bit set.
 const CHUNK: usize = 64;
 
-/// A register state: each register's value, `None` where unknown, in
+/// [`CHUNK`] registers: which are known (a bit each), and their values.
+#[derive(Clone, Debug)]
+struct Chunk {
+    known: u64,
+    values: [i64; CHUNK],
+}
+
+/// A register state: each register's value, unknown where not known, in
 /// chunks that clones share until one of them writes (copy on write).
 #[derive(Clone, Debug)]
 struct Regs {
     len: usize,
-    chunks: Vec<std::rc::Rc<[Option<i64>; CHUNK]>>,
+    chunks: Vec<std::rc::Rc<Chunk>>,
 }
 
 impl Regs {
-    /// `len` registers holding `init`.
+    /// `len` registers holding `init` (the bits past `len` in the last
+    /// chunk stay clear: unknown in every state, so no join sees them).
     fn new(len: usize, init: Option<i64>) -> Regs {
-        let chunk = std::rc::Rc::new([init; CHUNK]);
-        Regs {
-            len,
-            chunks: vec![chunk; len.div_ceil(CHUNK)],
+        let chunk = |known: u64| {
+            std::rc::Rc::new(Chunk {
+                known: if init.is_some() { known } else { 0 },
+                values: [init.unwrap_or(0); CHUNK],
+            })
+        };
+        let full = chunk(!0);
+        let mut chunks = vec![full; len / CHUNK];
+        if !len.is_multiple_of(CHUNK) {
+            chunks.push(chunk((1 << (len % CHUNK)) - 1));
         }
+        Regs { len, chunks }
     }
 
     fn get(&self, n: usize) -> Option<i64> {
-        self.chunks[n / CHUNK][n % CHUNK]
+        let c = &self.chunks[n / CHUNK];
+        let k = n % CHUNK;
+        (c.known & (1 << k) != 0).then_some(c.values[k])
     }
 
     /// Sets register `n`; its chunk is copied first when another state
     /// shares it and the value changes.
     fn set(&mut self, n: usize, v: Option<i64>) {
-        let chunk = &mut self.chunks[n / CHUNK];
-        if chunk[n % CHUNK] != v {
-            std::rc::Rc::make_mut(chunk)[n % CHUNK] = v;
+        if self.get(n) == v {
+            return;
+        }
+        let c = std::rc::Rc::make_mut(&mut self.chunks[n / CHUNK]);
+        let k = n % CHUNK;
+        match v {
+            Some(v) => {
+                c.known |= 1 << k;
+                c.values[k] = v;
+            }
+            None => c.known &= !(1 << k),
         }
     }
 
-    /// Forgets (sets unknown) every register whose bit in `live` is
-    /// clear, and returns the values of those whose bit is set, in order.
+    /// Forgets (makes unknown) every register whose bit in `live` is
+    /// clear, and returns the values of those whose bit is set, in order:
+    /// a word per chunk and a step per live register, not per register.
     fn keep_live(&mut self, live: &[u64]) -> Key {
         let mut key = Vec::new();
-        let len = self.len;
-        for (c, chunk) in self.chunks.iter_mut().enumerate() {
-            let start = c * CHUNK;
-            let end = (start + CHUNK).min(len);
-            let is_live = |n: usize| live[n / 64] & (1 << (n % 64)) != 0;
-            if (start..end).any(|n| !is_live(n) && chunk[n - start].is_some()) {
-                let chunk = std::rc::Rc::make_mut(chunk);
-                for n in (start..end).filter(|&n| !is_live(n)) {
-                    chunk[n - start] = None;
-                }
+        for (c, w) in self.chunks.iter_mut().zip(live) {
+            if c.known & !w != 0 {
+                std::rc::Rc::make_mut(c).known &= w;
             }
-            key.extend(
-                (start..end)
-                    .filter(|&n| is_live(n))
-                    .map(|n| chunk[n - start]),
-            );
+            let mut bits = *w;
+            while bits != 0 {
+                let k = bits.trailing_zeros() as usize;
+                key.push((c.known & (1 << k) != 0).then_some(c.values[k]));
+                bits &= bits - 1;
+            }
         }
         key
     }
@@ -127,20 +147,23 @@ impl Regs {
     /// unknown. Whether `self` changed.
     fn join(&mut self, other: &Regs) -> bool {
         let mut changed = false;
-        let len = self.len;
-        for (c, (mine, theirs)) in self.chunks.iter_mut().zip(&other.chunks).enumerate() {
+        for (mine, theirs) in self.chunks.iter_mut().zip(&other.chunks) {
             if std::rc::Rc::ptr_eq(mine, theirs) {
                 continue;
             }
-            let end = CHUNK.min(len - c * CHUNK);
-            let differs = |k: usize, m: &[Option<i64>; CHUNK]| m[k].is_some() && m[k] != theirs[k];
-            if (0..end).any(|k| differs(k, mine)) {
-                let m = std::rc::Rc::make_mut(mine);
-                for k in 0..end {
-                    if differs(k, m) {
-                        m[k] = None;
-                    }
+            // Known here and unknown there, or known in both with
+            // different values.
+            let mut differ = mine.known & !theirs.known;
+            let mut both = mine.known & theirs.known;
+            while both != 0 {
+                let k = both.trailing_zeros() as usize;
+                if mine.values[k] != theirs.values[k] {
+                    differ |= 1 << k;
                 }
+                both &= both - 1;
+            }
+            if differ != 0 {
+                std::rc::Rc::make_mut(mine).known &= !differ;
                 changed = true;
             }
         }
