@@ -464,7 +464,13 @@ mod tests {
                     states.push(copy);
                 }
                 3 => {
-                    let live: Vec<u64> = (0..len.div_ceil(64)).map(|_| next() | next()).collect();
+                    // A liveness word names registers below `len` only
+                    // (`live_at_labels` numbers the registers tracked).
+                    let mut live: Vec<u64> =
+                        (0..len.div_ceil(64)).map(|_| next() | next()).collect();
+                    if let Some(last) = live.last_mut() {
+                        *last &= (1 << (len % 64)) - 1;
+                    }
                     let (regs, flat) = &mut states[k];
                     let key = regs.keep_live(&live);
                     let mut want = Vec::new();
