@@ -2077,8 +2077,18 @@ impl Outcomes<'_> {
                 let pair = RacePair {
                     first: describe(program, &ex),
                     second: describe(program, &ey),
-                    first_file: ex.instruction(program).source.file.clone(),
-                    second_file: ey.instruction(program).source.file.clone(),
+                    first_file: ex
+                        .instruction(program)
+                        .source
+                        .file
+                        .clone()
+                        .map(String::from),
+                    second_file: ey
+                        .instruction(program)
+                        .source
+                        .file
+                        .clone()
+                        .map(String::from),
                     location: loc,
                     attribution: program.attributions.this.clone(),
                     stopped_at_bound: stops,
@@ -2359,9 +2369,9 @@ impl<'p> Outcomes<'p> {
             if let Some(site) = first {
                 u.out_of_bounds.push(OutOfBoundsAccess {
                     variable: site.variable.clone(),
-                    instruction: site.source.text.clone(),
+                    instruction: site.source.text.to_string(),
                     line: site.source.line,
-                    file: site.source.file.clone(),
+                    file: site.source.file.clone().map(String::from),
                     threads,
                     executions: n,
                 });

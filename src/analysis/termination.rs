@@ -1010,7 +1010,8 @@ impl Search<'_> {
                     file: program.threads[s.thread].code[s.header]
                         .source()
                         .file
-                        .clone(),
+                        .clone()
+                        .map(String::from),
                     iterations: s.iterations.len(),
                     infix: s.infix.len(),
                     suffix: s.suffix.len(),

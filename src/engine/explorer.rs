@@ -1398,10 +1398,16 @@ fn rmw_chain_locations_among(
     stmts: impl Iterator<Item = (usize, usize)>,
 ) -> Vec<bool> {
     let n = program.locations.len();
-    let mut seen: std::collections::HashSet<(usize, usize)> = std::collections::HashSet::new();
+    // Per thread, per statement: met already (a bit per statement, not a
+    // hashed pair: the whole program's statements pass here).
+    let mut seen: Vec<Vec<bool>> = program
+        .threads
+        .iter()
+        .map(|t| vec![false; t.code.len()])
+        .collect();
     let mut writers: Vec<Vec<(usize, &crate::ir::Instruction)>> = vec![Vec::new(); n];
     for (t, stmt) in stmts {
-        if !seen.insert((t, stmt)) {
+        if std::mem::replace(&mut seen[t][stmt], true) {
             continue;
         }
         let crate::ir::Stmt::Op(i) = &program.threads[t].code[stmt] else {

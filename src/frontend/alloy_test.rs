@@ -184,7 +184,7 @@ impl<'a> Parser<'a> {
                 let span = SourceSpan {
                     file: None,
                     line: n,
-                    text: code.trim().to_string(),
+                    text: code.trim().into(),
                 };
                 self.push(Instruction::interlock(first.text == "beginil", span));
                 Ok(())
@@ -550,7 +550,7 @@ impl<'a> Parser<'a> {
         let span = SourceSpan {
             file: None,
             line: n,
-            text: code.trim().to_string(),
+            text: code.trim().into(),
         };
         let t = Tokens::parse(self, n, op)?;
         let kind = t.kind(self, n, op)?;
@@ -721,7 +721,7 @@ impl<'a> Parser<'a> {
         let span = SourceSpan {
             file: None,
             line: n,
-            text: code.trim().to_string(),
+            text: code.trim().into(),
         };
         let kind = OpKind::ShaderCall {
             callees: Vec::new(),
@@ -825,7 +825,7 @@ impl<'a> Parser<'a> {
             no_chains,
             pred,
             line: n,
-            text: code.trim().to_string(),
+            text: code.trim().into(),
             column: code[..code.len() - code.trim_start().len()].chars().count() + 1,
         });
         Ok(())

@@ -691,7 +691,7 @@ impl Parser<'_> {
             text: self
                 .lines
                 .get(line.wrapping_sub(1))
-                .map(|l| l.trim().to_string())
+                .map(|l| l.trim().into())
                 .unwrap_or_default(),
         }
     }

@@ -876,7 +876,7 @@ impl<'a> Parser<'a> {
         let source = SourceSpan {
             file: None,
             line: self.src.line(a),
-            text: self.src.text(a, b),
+            text: self.src.text(a, b).into(),
         };
         let mut lx = Lexer::new(self.src, VULKAN, a, b);
         let first = lx.next()?;

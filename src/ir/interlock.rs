@@ -164,7 +164,7 @@ mod tests {
         let source = SourceSpan {
             file: None,
             line,
-            text: String::new(),
+            text: Default::default(),
         };
         Stmt::Op(match kind {
             OpKind::BeginInterlock => Instruction::interlock(true, source),
@@ -262,7 +262,7 @@ mod tests {
             SourceSpan {
                 file: None,
                 line: 1,
-                text: String::new(),
+                text: Default::default(),
             },
         );
         load.scope = Some(Scope::FragmentInterlock);

@@ -440,15 +440,112 @@ impl CallKind {
 }
 
 /// Where an instruction came from, for error messages and reports.
+///
+/// The file and the text are [`SpanText`]s: a front end that lowers one
+/// source instruction to many statements (a branch per cell of a
+/// runtime-indexed array, a store per texel) hands every statement the
+/// same span, and cloning it shares the text instead of copying the line.
 #[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize)]
 pub struct SourceSpan {
     /// The file `line` is in, where that is not the program's own: a
     /// header the shader includes (named as the compiler's `OpLine`
     /// names it, resolved against the shader's folder).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub file: Option<String>,
+    pub file: Option<SpanText>,
     pub line: usize,
-    pub text: String,
+    pub text: SpanText,
+}
+
+/// Immutable text whose clones share one allocation (a reference-counted
+/// `str`): a source line or file name many statements point at. It reads
+/// as a `str` (`Deref`), prints and serialises as one, and compares with
+/// `str` and `String`.
+#[derive(Clone, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct SpanText(std::sync::Arc<str>);
+
+impl SpanText {
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl std::ops::Deref for SpanText {
+    type Target = str;
+    fn deref(&self) -> &str {
+        &self.0
+    }
+}
+
+impl AsRef<str> for SpanText {
+    fn as_ref(&self) -> &str {
+        &self.0
+    }
+}
+
+impl std::borrow::Borrow<str> for SpanText {
+    fn borrow(&self) -> &str {
+        &self.0
+    }
+}
+
+impl From<String> for SpanText {
+    fn from(s: String) -> Self {
+        SpanText(s.into())
+    }
+}
+
+impl From<&str> for SpanText {
+    fn from(s: &str) -> Self {
+        SpanText(s.into())
+    }
+}
+
+impl From<&String> for SpanText {
+    fn from(s: &String) -> Self {
+        SpanText(s.as_str().into())
+    }
+}
+
+impl From<SpanText> for String {
+    fn from(s: SpanText) -> Self {
+        s.0.to_string()
+    }
+}
+
+impl fmt::Debug for SpanText {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(&*self.0, f)
+    }
+}
+
+impl fmt::Display for SpanText {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(&*self.0, f)
+    }
+}
+
+impl PartialEq<str> for SpanText {
+    fn eq(&self, other: &str) -> bool {
+        &*self.0 == other
+    }
+}
+
+impl PartialEq<&str> for SpanText {
+    fn eq(&self, other: &&str) -> bool {
+        &*self.0 == *other
+    }
+}
+
+impl PartialEq<String> for SpanText {
+    fn eq(&self, other: &String) -> bool {
+        &*self.0 == other.as_str()
+    }
+}
+
+impl serde::Serialize for SpanText {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&self.0)
+    }
 }
 
 impl SourceSpan {

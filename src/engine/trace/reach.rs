@@ -43,6 +43,12 @@
 //! that differ only in values that decide nothing any more are one. On the
 //! real shaders' threads (thousands of registers, few of them deciding a
 //! branch) the states shrink by orders of magnitude.
+//!
+//! A state is held in chunks of [`CHUNK`] registers shared between the
+//! states a branch makes ([`Regs`]): a branch the run cannot decide
+//! copies the chunk pointers, not the register file, and a chunk is
+//! copied when one of the states writes it. The values read and written
+//! are those of a flat register file.
 
 use super::spin::label_map;
 use crate::ir::{Operand, Program, Stmt, Thread};
@@ -50,8 +56,120 @@ use crate::ir::{Operand, Program, Stmt, Thread};
 // and every label hashes a whole register state.
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
-/// A register state: each register's value, `None` where unknown.
-type Regs = Vec<Option<i64>>;
+/// A register state as a label keeps it: the values of the registers
+/// live there (all of them without liveness), `None` where unknown.
+type Key = Vec<Option<i64>>;
+
+/// Registers per chunk of a [`Regs`]: one word of a liveness bit set.
+const CHUNK: usize = 64;
+
+/// [`CHUNK`] registers: which are known (a bit each), and their values.
+#[derive(Clone, Debug)]
+struct Chunk {
+    known: u64,
+    values: [i64; CHUNK],
+}
+
+/// A register state: each register's value, unknown where not known, in
+/// chunks that clones share until one of them writes (copy on write).
+#[derive(Clone, Debug)]
+struct Regs {
+    len: usize,
+    chunks: Vec<std::rc::Rc<Chunk>>,
+}
+
+impl Regs {
+    /// `len` registers holding `init` (the bits past `len` in the last
+    /// chunk stay clear: unknown in every state, so no join sees them).
+    fn new(len: usize, init: Option<i64>) -> Regs {
+        let chunk = |known: u64| {
+            std::rc::Rc::new(Chunk {
+                known: if init.is_some() { known } else { 0 },
+                values: [init.unwrap_or(0); CHUNK],
+            })
+        };
+        let full = chunk(!0);
+        let mut chunks = vec![full; len / CHUNK];
+        if !len.is_multiple_of(CHUNK) {
+            chunks.push(chunk((1 << (len % CHUNK)) - 1));
+        }
+        Regs { len, chunks }
+    }
+
+    fn get(&self, n: usize) -> Option<i64> {
+        let c = &self.chunks[n / CHUNK];
+        let k = n % CHUNK;
+        (c.known & (1 << k) != 0).then_some(c.values[k])
+    }
+
+    /// Sets register `n`; its chunk is copied first when another state
+    /// shares it and the value changes.
+    fn set(&mut self, n: usize, v: Option<i64>) {
+        if self.get(n) == v {
+            return;
+        }
+        let c = std::rc::Rc::make_mut(&mut self.chunks[n / CHUNK]);
+        let k = n % CHUNK;
+        match v {
+            Some(v) => {
+                c.known |= 1 << k;
+                c.values[k] = v;
+            }
+            None => c.known &= !(1 << k),
+        }
+    }
+
+    /// Forgets (makes unknown) every register whose bit in `live` is
+    /// clear, and returns the values of those whose bit is set, in order:
+    /// a word per chunk and a step per live register, not per register.
+    fn keep_live(&mut self, live: &[u64]) -> Key {
+        let mut key = Vec::new();
+        for (c, w) in self.chunks.iter_mut().zip(live) {
+            if c.known & !w != 0 {
+                std::rc::Rc::make_mut(c).known &= w;
+            }
+            let mut bits = *w;
+            while bits != 0 {
+                let k = bits.trailing_zeros() as usize;
+                key.push((c.known & (1 << k) != 0).then_some(c.values[k]));
+                bits &= bits - 1;
+            }
+        }
+        key
+    }
+
+    /// Every register's value, in order.
+    fn to_key(&self) -> Key {
+        (0..self.len).map(|n| self.get(n)).collect()
+    }
+
+    /// Joins `other` into `self`: a register the two disagree on becomes
+    /// unknown. Whether `self` changed.
+    fn join(&mut self, other: &Regs) -> bool {
+        let mut changed = false;
+        for (mine, theirs) in self.chunks.iter_mut().zip(&other.chunks) {
+            if std::rc::Rc::ptr_eq(mine, theirs) {
+                continue;
+            }
+            // Known here and unknown there, or known in both with
+            // different values.
+            let mut differ = mine.known & !theirs.known;
+            let mut both = mine.known & theirs.known;
+            while both != 0 {
+                let k = both.trailing_zeros() as usize;
+                if mine.values[k] != theirs.values[k] {
+                    differ |= 1 << k;
+                }
+                both &= both - 1;
+            }
+            if differ != 0 {
+                std::rc::Rc::make_mut(mine).known &= !differ;
+                changed = true;
+            }
+        }
+        changed
+    }
+}
 
 /// Distinct register states kept per label before they are joined.
 const EXACT_STATES: usize = 64;
@@ -195,17 +313,17 @@ pub(super) fn reachable<'t>(
     }
     // A register the code never assigns reads as 0, as on a path
     // (`executor::term_of`).
-    let mut start: Regs = vec![Some(0); number.len()];
+    let mut start = Regs::new(number.len(), Some(0));
     for (r, v) in &t.registers {
         if let Some(&n) = number.get(r.as_str()) {
-            start[n] = Some(*v);
+            start.set(n, Some(*v));
         }
     }
     // A register left out is never read here: a branch and an assignment
     // to a kept register read only kept ones.
-    let value = |regs: &[Option<i64>], o: &Operand| match o {
+    let value = |regs: &Regs, o: &Operand| match o {
         Operand::Const(v) => Some(*v),
-        Operand::Reg(r) => number.get(r.as_str()).and_then(|&n| regs[n]),
+        Operand::Reg(r) => number.get(r.as_str()).and_then(|&n| regs.get(n)),
     };
     // Per label, the kept registers live there: a register no statement
     // from the label reads before assigning it holds a value that decides
@@ -216,7 +334,7 @@ pub(super) fn reachable<'t>(
         .then(|| live_at_labels(t, &labels, &|r: &str| number.get(r).copied(), number.len()));
     let mut reached = vec![false; t.code.len()];
     // Per label: the exact states seen, and the joined one past them.
-    let mut seen: HashMap<usize, (HashSet<Regs>, Option<Regs>)> = HashMap::default();
+    let mut seen: HashMap<usize, (HashSet<Key>, Option<Regs>)> = HashMap::default();
     let mut work: Vec<(usize, Regs)> = vec![(0, start)];
     let mut spent = 0usize;
     let mut steps = 0usize;
@@ -231,19 +349,9 @@ pub(super) fn reachable<'t>(
                 // The state as the label keeps it: with liveness, the
                 // values of the registers live there (the others
                 // forgotten); else the whole register file.
-                let key: Regs = match &live {
-                    Some(live) => {
-                        let mut key = Vec::new();
-                        for (n, r) in regs.iter_mut().enumerate() {
-                            if live[pc][n / 64] & (1 << (n % 64)) == 0 {
-                                *r = None;
-                            } else {
-                                key.push(*r);
-                            }
-                        }
-                        key
-                    }
-                    None => regs.clone(),
+                let key: Key = match &live {
+                    Some(live) => regs.keep_live(&live[pc]),
+                    None => regs.to_key(),
                 };
                 spent += key.len();
                 let (exact, joined) = seen.entry(pc).or_default();
@@ -256,14 +364,7 @@ pub(super) fn reachable<'t>(
                     match joined {
                         None => *joined = Some(regs.clone()),
                         Some(j) => {
-                            let mut changed = false;
-                            for (x, y) in j.iter_mut().zip(&regs) {
-                                if x.is_some() && *x != *y {
-                                    *x = None;
-                                    changed = true;
-                                }
-                            }
-                            if !changed {
+                            if !j.join(&regs) {
                                 break;
                             }
                             regs = j.clone();
@@ -277,10 +378,11 @@ pub(super) fn reachable<'t>(
                 Stmt::Goto { label, .. } => pc = *labels.get(label.as_str())?,
                 Stmt::Assign { dest, op, a, b, .. } => {
                     if let Some(&n) = number.get(dest.as_str()) {
-                        regs[n] = match (value(&regs, a), value(&regs, b)) {
+                        let v = match (value(&regs, a), value(&regs, b)) {
                             (Some(x), Some(y)) => Some(op.apply(x, y)),
                             _ => None,
                         };
+                        regs.set(n, v);
                     }
                     pc += 1;
                 }
@@ -315,7 +417,7 @@ pub(super) fn reachable<'t>(
                             }
                             _ => None,
                         };
-                        regs[n] = known;
+                        regs.set(n, known);
                     }
                     pc += 1;
                 }
@@ -323,4 +425,82 @@ pub(super) fn reachable<'t>(
         }
     }
     Some(reached)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{CHUNK, Regs};
+
+    /// A flat register file beside the chunked one: the same writes,
+    /// clones, joins and forgetting give the same values, and a write
+    /// to a clone leaves the state it was cloned from as it was.
+    #[test]
+    fn chunked_registers_read_as_a_flat_register_file() {
+        let len = 3 * CHUNK + 5;
+        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        let mut states: Vec<(Regs, Vec<Option<i64>>)> =
+            vec![(Regs::new(len, Some(0)), vec![Some(0); len])];
+        for _ in 0..4000 {
+            let k = (next() as usize) % states.len();
+            match next() % 5 {
+                0 | 1 => {
+                    let n = (next() as usize) % len;
+                    let v = match next() % 3 {
+                        0 => None,
+                        x => Some(x as i64 + (next() % 4) as i64),
+                    };
+                    let (regs, flat) = &mut states[k];
+                    regs.set(n, v);
+                    flat[n] = v;
+                }
+                2 if states.len() < 16 => {
+                    let copy = states[k].clone();
+                    states.push(copy);
+                }
+                3 => {
+                    // A liveness word names registers below `len` only
+                    // (`live_at_labels` numbers the registers tracked).
+                    let mut live: Vec<u64> =
+                        (0..len.div_ceil(64)).map(|_| next() | next()).collect();
+                    if let Some(last) = live.last_mut() {
+                        *last &= (1 << (len % 64)) - 1;
+                    }
+                    let (regs, flat) = &mut states[k];
+                    let key = regs.keep_live(&live);
+                    let mut want = Vec::new();
+                    for (n, r) in flat.iter_mut().enumerate() {
+                        if live[n / 64] & (1 << (n % 64)) == 0 {
+                            *r = None;
+                        } else {
+                            want.push(*r);
+                        }
+                    }
+                    assert_eq!(key, want);
+                }
+                _ => {
+                    let j = (next() as usize) % states.len();
+                    let (other, other_flat) = states[j].clone();
+                    let (regs, flat) = &mut states[k];
+                    let changed = regs.join(&other);
+                    let mut want = false;
+                    for (x, y) in flat.iter_mut().zip(&other_flat) {
+                        if x.is_some() && *x != *y {
+                            *x = None;
+                            want = true;
+                        }
+                    }
+                    assert_eq!(changed, want);
+                }
+            }
+            for (regs, flat) in &states {
+                assert_eq!(&regs.to_key(), flat);
+            }
+        }
+    }
 }

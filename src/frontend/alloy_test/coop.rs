@@ -185,7 +185,7 @@ impl Parser<'_> {
         let span = SourceSpan {
             file: None,
             line: n,
-            text: code.trim().to_string(),
+            text: code.trim().into(),
         };
         for &(e, _, read) in &performed {
             let kind = if load { OpKind::Load } else { OpKind::Store };

@@ -1010,7 +1010,7 @@ impl Parser<'_> {
                     let span = |what: &str| SourceSpan {
                         file: None,
                         line: c.line,
-                        text: format!("{what} of {}", self.span(c.line).text),
+                        text: format!("{what} of {}", self.span(c.line).text).into(),
                     };
                     let call = "clSetUserEventStatus";
                     threads.push(command_thread(
@@ -1153,7 +1153,7 @@ impl Parser<'_> {
                     let span = |what: &str| SourceSpan {
                         file: None,
                         line: c.line,
-                        text: format!("{what} of {text}"),
+                        text: format!("{what} of {text}").into(),
                     };
                     let start = Instruction::new(
                         OpKind::Api(ApiOp::ClStart {

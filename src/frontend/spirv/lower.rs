@@ -361,14 +361,10 @@ pub(super) struct Gen<'a> {
 }
 
 fn span(inst: &Inst) -> SourceSpan {
-    let text = match &inst.result {
-        Some(_) => inst.text.clone(),
-        None => inst.text.clone(),
-    };
     SourceSpan {
         file: None,
         line: inst.line,
-        text,
+        text: inst.text.clone(),
     }
 }
 
@@ -680,7 +676,8 @@ impl<'a> Gen<'a> {
                                 SourceSpan {
                                     file: None,
                                     line: v.line,
-                                    text: format!("(the undefined initial value of %{})", v.id),
+                                    text: format!("(the undefined initial value of %{})", v.id)
+                                        .into(),
                                 },
                             );
                             ins.reference = Some(loc);

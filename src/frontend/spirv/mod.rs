@@ -1185,11 +1185,19 @@ fn parse_disassembly(
         }
         // Events read `line 9: %36 = OpAtomicLoad ...`: the shader's line,
         // the compiled instruction; in a header, `HEADER:9: ...`.
-        let place = |source: &mut crate::ir::SourceSpan| {
+        // Each header's name is resolved once and shared by its statements.
+        let mut files: std::collections::HashMap<String, crate::ir::SpanText> =
+            std::collections::HashMap::new();
+        let mut place = |source: &mut crate::ir::SourceSpan| {
             if (1..=lines.len()).contains(&source.line) {
                 let (header, line, _) = moved(source.line).unwrap_or((None, 0, 0));
                 source.line = line;
-                source.file = header.map(|h| glsl::included(file, &h, &options.shader));
+                source.file = header.map(|h| {
+                    files
+                        .entry(h)
+                        .or_insert_with_key(|h| glsl::included(file, h, &options.shader).into())
+                        .clone()
+                });
             }
         };
         for t in &mut program.threads {

@@ -59,8 +59,9 @@ pub(super) struct Inst {
     pub result: Option<(String, usize)>,
     /// The operands after `=`, result type first when the opcode has one.
     pub operands: Vec<Operand>,
-    /// The whole line, trimmed of its comment.
-    pub text: String,
+    /// The whole line, trimmed of its comment (shared by every statement
+    /// the instruction lowers to).
+    pub text: crate::ir::SpanText,
 }
 
 /// The atomic instructions vkmm lowers (`lower.rs`, `Gen::atomic`): every
@@ -578,7 +579,7 @@ pub(super) fn parse(text: &str) -> Result<Vec<Inst>, Located> {
                     col: *col,
                 })
                 .collect(),
-            text: code,
+            text: code.into(),
         });
     }
     Ok(out)

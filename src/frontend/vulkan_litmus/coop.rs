@@ -49,7 +49,7 @@ impl Parser<'_> {
         let source = SourceSpan {
             file: None,
             line: self.src.line(a),
-            text: self.src.text(a, b),
+            text: self.src.text(a, b).into(),
         };
         let mut lx = Lexer::new(self.src, VULKAN, a, b);
         let first = lx.next()?;

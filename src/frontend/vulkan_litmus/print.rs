@@ -339,7 +339,7 @@ fn opcode(ins: &Instruction) -> String {
         OpKind::BeginInterlock => return "beginil".into(),
         OpKind::EndInterlock => return "endil".into(),
         // API operations are printed as written (docs/host.md).
-        OpKind::Api(_) => return ins.source.text.clone(),
+        OpKind::Api(_) => return ins.source.text.to_string(),
         // `trace Pk`, `call Pk`, `report Pk`: no attribute.
         OpKind::ShaderCall { call, .. } => return call.token().into(),
         _ => {}
