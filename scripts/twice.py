@@ -39,6 +39,7 @@ size constants (LG_WG_SIZE, BLOCK_DIM) with them.
   scripts/twice.py report [--per-workgroup]  the markdown table (stdout)
 """
 
+import argparse
 import csv
 import json
 import os
@@ -52,10 +53,9 @@ OUT = os.path.join(ROOT, "target", "twice")
 CORPUS = os.path.abspath(os.path.join(ROOT, "..", "shared", "corpus", "real-shaders"))
 VKMM = os.environ.get("VKMM", os.path.join(ROOT, "target", "release", "vkmm"))
 LIFTED = ["--max-executions", "1000000000"]
-# `--per-workgroup`: every row doubled by its invocations per workgroup.
-PER_WORKGROUP = "--per-workgroup" in sys.argv
-if PER_WORKGROUP:
-    OUT = os.path.join(OUT, "per-workgroup")
+# `--per-workgroup`: every row doubled by its invocations per workgroup
+# (results under OUT/per-workgroup).
+PER_WORKGROUP = False
 
 
 def zero(n):
@@ -152,23 +152,23 @@ def spd(row):
     return {"local_size": "%d,1,1%s" % (n, sub)}, inputs
 
 
+# How each corpus shader is doubled, by the start of its manifest path.
+DOUBLINGS = (
+    ("vello-prefix", vello_prefix),
+    ("vello-linkedlist", linkedlist),
+    ("piet-gpu-hal-prefix", piet_prefix),
+    ("wgsl-loop", wgsl_loop),
+    ("wgpu-hello-synchronization", hello_sync),
+    ("gpuprefixsums", prefix_sums),
+    ("fidelityfx-spd", spd),
+)
+
+
 def doubling(row):
-    f = row["file"]
-    if f.startswith("vello-prefix"):
-        return vello_prefix(row)
-    if f.startswith("vello-linkedlist"):
-        return linkedlist(row)
-    if f.startswith("piet-gpu-hal-prefix"):
-        return piet_prefix(row)
-    if f.startswith("wgsl-loop"):
-        return wgsl_loop(row)
-    if f.startswith("wgpu-hello-synchronization"):
-        return hello_sync(row)
-    if f.startswith("gpuprefixsums"):
-        return prefix_sums(row)
-    if f.startswith("fidelityfx-spd"):
-        return spd(row)
-    sys.exit("no doubling known for %s" % f)
+    for prefix, double in DOUBLINGS:
+        if row["file"].startswith(prefix):
+            return double(row)
+    sys.exit("no doubling known for %s" % row["file"])
 
 
 def rows():
@@ -225,27 +225,14 @@ def run_row(k, total, budget):
         why = "over the CPU budget" if code == -24 else "no JSON (exit %s)" % code
         result.update(answer=None, finished=False, reason=why)
         return result
-    result.update(label=rec.get("label"), answer=rec.get("actual"), detail=rec.get("detail"))
+    result.update(answer=rec.get("actual"), detail=rec.get("detail"))
     result["finished"] = rec.get("status") in ("passed", "failed") and cpu <= budget
     if not result["finished"]:
         result["reason"] = rec.get("detail") or "over budget"
     return result
 
 
-def cmd_run(argv):
-    budget, only = 60.0, None
-    i = 0
-    while i < len(argv):
-        if argv[i] == "--per-workgroup":
-            i += 1
-            continue
-        if argv[i] == "--budget":
-            budget = float(argv[i + 1])
-        elif argv[i] == "--rows":
-            only = {int(x) for x in argv[i + 1].split(",")}
-        else:
-            sys.exit("unknown option %s" % argv[i])
-        i += 2
+def cmd_run(budget, only):
     data = cmd_write()
     path = os.path.join(OUT, "results.json")
     results = {}
@@ -282,17 +269,23 @@ def cmd_report():
 
 
 def main():
-    if len(sys.argv) < 2:
-        sys.exit(__doc__)
-    cmd = sys.argv[1]
-    if cmd == "write":
+    global OUT, PER_WORKGROUP
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("command", choices=("write", "run", "report"))
+    parser.add_argument("--per-workgroup", action="store_true")
+    parser.add_argument("--budget", type=float, default=60.0)
+    parser.add_argument("--rows", type=lambda text: {int(x) for x in text.split(",")})
+    args = parser.parse_args()
+    if args.per_workgroup:
+        PER_WORKGROUP = True
+        OUT = os.path.join(OUT, "per-workgroup")
+    if args.command == "write":
         cmd_write()
-    elif cmd == "run":
-        cmd_run(sys.argv[2:])
-    elif cmd == "report":
-        cmd_report()
+    elif args.command == "run":
+        cmd_run(args.budget, args.rows)
     else:
-        sys.exit(__doc__)
+        cmd_report()
 
 
 if __name__ == "__main__":

@@ -296,6 +296,25 @@ fn a_circuit_stops_building_when_its_stop_condition_holds() {
     assert!(asked.get() >= 4);
 }
 
+/// The pigeonhole formula of 9 pigeons and 8 holes (each pigeon in some
+/// hole, no hole holding two): unsatisfiable, and not by propagation
+/// alone.
+fn pigeonhole(c: &mut Circuit) -> Lit {
+    let (p, h) = (9, 8);
+    let x: Vec<Vec<Lit>> = (0..p)
+        .map(|_| (0..h).map(|_| c.input()).collect())
+        .collect();
+    let mut facts = Vec::new();
+    for row in &x {
+        facts.push(c.or_all(row.iter().copied()));
+    }
+    for j in 0..h {
+        let col: Vec<Lit> = x.iter().map(|row| row[j]).collect();
+        facts.push(c.at_most_one(&col));
+    }
+    c.and_all(facts)
+}
+
 /// A solver whose stop condition holds answers `Stopped`, never Sat nor
 /// Unsat: on the pigeonhole formula (9 pigeons, 8 holes: unsatisfiable,
 /// and not by propagation alone) when the condition holds at the first
@@ -304,21 +323,6 @@ fn a_circuit_stops_building_when_its_stop_condition_holds() {
 /// the condition: Unsat, and Sat.
 #[test]
 fn a_solver_stops_when_its_stop_condition_holds() {
-    let pigeonhole = |c: &mut Circuit| {
-        let (p, h) = (9, 8);
-        let x: Vec<Vec<Lit>> = (0..p)
-            .map(|_| (0..h).map(|_| c.input()).collect())
-            .collect();
-        let mut facts = Vec::new();
-        for row in &x {
-            facts.push(c.or_all(row.iter().copied()));
-        }
-        for j in 0..h {
-            let col: Vec<Lit> = x.iter().map(|row| row[j]).collect();
-            facts.push(c.at_most_one(&col));
-        }
-        c.and_all(facts)
-    };
     let mut c = Circuit::new();
     let f = pigeonhole(&mut c);
     let mut s = Solver::new();
@@ -562,19 +566,7 @@ fn every_builtin_models_formulas_agree_with_the_interpreter() {
 #[test]
 fn a_solve_bounded_in_decisions_runs_out_without_answering() {
     let mut c = Circuit::new();
-    let (p, h) = (9, 8);
-    let x: Vec<Vec<Lit>> = (0..p)
-        .map(|_| (0..h).map(|_| c.input()).collect())
-        .collect();
-    let mut facts = Vec::new();
-    for row in &x {
-        facts.push(c.or_all(row.iter().copied()));
-    }
-    for j in 0..h {
-        let col: Vec<Lit> = x.iter().map(|row| row[j]).collect();
-        facts.push(c.at_most_one(&col));
-    }
-    let f = c.and_all(facts);
+    let f = pigeonhole(&mut c);
     let mut s = Solver::new();
     s.assert(&c, f);
     assert_eq!(s.solve_within(&c, &[], 10), None);

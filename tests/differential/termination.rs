@@ -758,6 +758,30 @@ fn skeletons_in(ex: &vkmm::testing::engine::Explorer, block: Vec<Vec<usize>>) ->
     n
 }
 
+/// The program of the two dead-workgroup tests below: P0 and P1 form
+/// workgroup 0, P2 and P3 workgroup 1, each tied by barrier 0; P0 goes
+/// on to store `v` only when it reads the `y == 1` that P1's path
+/// reading `z == 1` writes.
+fn dead_workgroup_program() -> vkmm::ir::Program {
+    let text = "VULKAN t\n{ y=0; z=0; v=0; w=0; }\n P0@sg 0, wg 0, qf 0 | P1@sg 1, wg 0, qf 0 | P2@sg 2, wg 1, qf 0 | P3@sg 3, wg 1, qf 0 ;\n cbar.wg 0 | cbar.wg 0 | cbar.wg 0 | cbar.wg 0 ;\n ld.atom.dv.sc0 r0, y | ld.atom.dv.sc0 r1, z | ld.atom.dv.sc0 r2, z | st.atom.dv.sc0 z, 1 ;\n bne r0, 1, E0 | bne r1, 1, E1 | bne r2, 1, E2 | ;\n st.atom.dv.sc0 v, 1 | st.atom.dv.sc0 y, 1 | st.atom.dv.sc0 w, 1 | ;\n E0: | E1: | E2: | ;\nexists (0 == 0)\n";
+    Session::new().load_text("t.litmus", text).unwrap()
+}
+
+/// The number of events of each path of each thread, in the explorer's
+/// order.
+fn path_lengths(ex: &vkmm::testing::engine::Explorer) -> Vec<Vec<usize>> {
+    ex.threads
+        .iter()
+        .map(|t| t.paths.iter().map(|p| p.events.len()).collect())
+        .collect()
+}
+
+/// The indices of a thread's paths of `n` events (`lengths` from
+/// [`path_lengths`]).
+fn paths_of_length(lengths: &[usize], n: usize) -> Vec<usize> {
+    (0..lengths.len()).filter(|&i| lengths[i] == n).collect()
+}
+
 /// The pruned walk over a block of paths skips the block whole when the
 /// threads one workgroup's barriers tie together have no combination of
 /// their paths whose barriers agree (`Explorer::ranges_agree`). P0 and
@@ -812,23 +836,14 @@ fn a_workgroup_whose_barriers_cannot_agree_skips_its_block() {
 #[test]
 fn a_dead_workgroup_is_walked_once_per_state_of_the_workgroups_above() {
     use vkmm::testing::engine::{Explorer, Limits};
-    let text = "VULKAN t\n{ y=0; z=0; v=0; w=0; }\n P0@sg 0, wg 0, qf 0 | P1@sg 1, wg 0, qf 0 | P2@sg 2, wg 1, qf 0 | P3@sg 3, wg 1, qf 0 ;\n cbar.wg 0 | cbar.wg 0 | cbar.wg 0 | cbar.wg 0 ;\n ld.atom.dv.sc0 r0, y | ld.atom.dv.sc0 r1, z | ld.atom.dv.sc0 r2, z | st.atom.dv.sc0 z, 1 ;\n bne r0, 1, E0 | bne r1, 1, E1 | bne r2, 1, E2 | ;\n st.atom.dv.sc0 v, 1 | st.atom.dv.sc0 y, 1 | st.atom.dv.sc0 w, 1 | ;\n E0: | E1: | E2: | ;\nexists (0 == 0)\n";
-    let p = Session::new().load_text("t.litmus", text).unwrap();
+    let p = dead_workgroup_program();
     let mut ex = Explorer::new(&p, Limits::default()).unwrap();
     ex.set_barrier_agreement(true);
-    let lengths: Vec<Vec<usize>> = ex
-        .threads
-        .iter()
-        .map(|t| t.paths.iter().map(|p| p.events.len()).collect())
-        .collect();
+    let lengths = path_lengths(&ex);
     assert_eq!(lengths.len(), 4);
     // P0's path reading 1 stores to `v`; P1's path reading 0 does not
     // store to `y`.
-    let with = |t: usize, n: usize| -> Vec<usize> {
-        (0..lengths[t].len())
-            .filter(|&i| lengths[t][i] == n)
-            .collect()
-    };
+    let with = |t: usize, n: usize| paths_of_length(&lengths[t], n);
     let (reads_one, no_store) = (with(0, 3), with(1, 2));
     assert_eq!((reads_one.len(), no_store.len()), (1, 1), "{lengths:?}");
     assert_eq!((lengths[2].len(), lengths[3].len()), (2, 1), "{lengths:?}");
@@ -854,20 +869,11 @@ fn a_dead_workgroup_is_walked_once_per_state_of_the_workgroups_above() {
 #[test]
 fn the_barrier_check_reads_the_judged_threads_range_only() {
     use vkmm::testing::engine::{Explorer, Limits};
-    let text = "VULKAN t\n{ y=0; z=0; v=0; w=0; }\n P0@sg 0, wg 0, qf 0 | P1@sg 1, wg 0, qf 0 | P2@sg 2, wg 1, qf 0 | P3@sg 3, wg 1, qf 0 ;\n cbar.wg 0 | cbar.wg 0 | cbar.wg 0 | cbar.wg 0 ;\n ld.atom.dv.sc0 r0, y | ld.atom.dv.sc0 r1, z | ld.atom.dv.sc0 r2, z | st.atom.dv.sc0 z, 1 ;\n bne r0, 1, E0 | bne r1, 1, E1 | bne r2, 1, E2 | ;\n st.atom.dv.sc0 v, 1 | st.atom.dv.sc0 y, 1 | st.atom.dv.sc0 w, 1 | ;\n E0: | E1: | E2: | ;\nexists (0 == 0)\n";
-    let p = Session::new().load_text("t.litmus", text).unwrap();
+    let p = dead_workgroup_program();
     let mut ex = Explorer::new(&p, Limits::default()).unwrap();
     ex.set_barrier_agreement(true);
-    let lengths: Vec<Vec<usize>> = ex
-        .threads
-        .iter()
-        .map(|t| t.paths.iter().map(|p| p.events.len()).collect())
-        .collect();
-    let with = |t: usize, n: usize| -> Vec<usize> {
-        (0..lengths[t].len())
-            .filter(|&i| lengths[t][i] == n)
-            .collect()
-    };
+    let lengths = path_lengths(&ex);
+    let with = |t: usize, n: usize| paths_of_length(&lengths[t], n);
     let all = |t: usize| -> Vec<usize> { (0..lengths[t].len()).collect() };
     let block = vec![with(0, 3), with(1, 2), all(2), all(3)];
     ex.take_barrier_reads();

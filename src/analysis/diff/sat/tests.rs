@@ -19,6 +19,7 @@ use super::*;
 use crate::cat::Value;
 use crate::engine::driver::CheckError;
 use crate::engine::{Candidate, Visitor, explore};
+use crate::model::LoadedModel;
 use std::collections::HashMap;
 use std::ops::ControlFlow;
 
@@ -229,19 +230,63 @@ fn normalized(shape: &Shape, ops: &[super::super::Op]) -> Shape {
     }
 }
 
+/// Two models loaded by name.
+fn models(a: &str, b: &str) -> (LoadedModel, LoadedModel) {
+    (
+        crate::model::load(a).unwrap(),
+        crate::model::load(b).unwrap(),
+    )
+}
+
+/// The pair of `models` under the default options and limits.
+fn pair_of((a, b): &(LoadedModel, LoadedModel)) -> Pair<'_> {
+    Pair {
+        a,
+        b,
+        options: Default::default(),
+        limits: Limits::default(),
+    }
+}
+
+/// What a mapping check borrows: the mapping read from a file's text and
+/// the two models, under the default options.
+struct MappingCase {
+    options: crate::frontend::Options,
+    mapping: crate::analysis::mapping::Mapping,
+    imp: LoadedModel,
+    spec: LoadedModel,
+}
+
+impl MappingCase {
+    fn new(rows: &str, imp: &str, spec: &str) -> MappingCase {
+        let options = crate::frontend::Options::default();
+        let mapping = crate::analysis::mapping::read_mapping("rows.toml", rows, &options).unwrap();
+        let (imp, spec) = models(imp, spec);
+        MappingCase {
+            options,
+            mapping,
+            imp,
+            spec,
+        }
+    }
+
+    /// The check under the default limits.
+    fn checked(&self) -> mapping::Checked<'_> {
+        mapping::Checked {
+            mapping: &self.mapping,
+            imp: &self.imp,
+            spec: &self.spec,
+            options: &self.options,
+            limits: Limits::default(),
+        }
+    }
+}
+
 /// Every candidate of every `stride`-th skeleton of `bounds` (each size)
 /// compared: the number of candidates compared.
 fn compare(a: &str, b: &str, bounds: &DiffBounds, stride: usize) -> u64 {
-    let (ma, mb) = (
-        crate::model::load(a).unwrap(),
-        crate::model::load(b).unwrap(),
-    );
-    let pair = Pair {
-        a: &ma,
-        b: &mb,
-        options: Default::default(),
-        limits: Limits::default(),
-    };
+    let models = models(a, b);
+    let pair = pair_of(&models);
     let ops = bounds.vocabulary.ops();
     let mut queries: HashMap<(usize, Vec<(usize, usize)>), Query> = HashMap::new();
     let mut total = 0;
@@ -394,28 +439,17 @@ target = ["ld.acquire.gpu {reg}, [{loc}]"]
 source = "st.atom.rel.dv.sc0.semsc0.semav {loc}, {val}"
 target = ["st.release.gpu [{loc}], {val}"]
 "#;
-    let options = crate::frontend::Options::default();
-    let m = crate::analysis::mapping::read_mapping("mp.toml", text, &options).unwrap();
-    let (imp, spec) = (
-        crate::model::load("ptx").unwrap(),
-        crate::model::load("vulkan").unwrap(),
-    );
-    let k = mapping::Checked {
-        mapping: &m,
-        imp: &imp,
-        spec: &spec,
-        options: &options,
-        limits: Limits::default(),
-    };
+    let case = MappingCase::new(text, "ptx", "vulkan");
+    let (k, m, spec) = (case.checked(), &case.mapping, &case.spec);
     let place = vec![(0, 0), (0, 1)];
     let mut q = mapping_query(&k, 2, (3, 1), &place);
-    let ops = crate::analysis::mapping::ops_of(&m);
+    let ops = crate::analysis::mapping::ops_of(m);
     let bounds = mapping_bounds(2, 3, 1);
     let mine = |s: &Shape| s.place == place && s.threads.len() == 2;
     let mut learned = Vec::new();
     for n in 2..=3 {
         for shape in skeletons(&bounds, &ops, n).into_iter().filter(mine) {
-            if source_races(&m, &spec, &shape)
+            if source_races(m, spec, &shape)
                 && q.learn_race(&k, &shape.place, &shape.threads)
                     .is_ok_and(|x| x)
             {
@@ -440,7 +474,7 @@ target = ["st.release.gpu [{loc}], {val}"]
             }
             left_out += 1;
             assert!(
-                source_races(&m, &spec, &shape),
+                source_races(m, spec, &shape),
                 "left out, not racy: {:?}",
                 shape.threads
             );
@@ -467,20 +501,9 @@ fn compare_mapping(
     (threads, events): (usize, usize),
     stride: usize,
 ) -> u64 {
-    let options = crate::frontend::Options::default();
-    let m = crate::analysis::mapping::read_mapping("rows.toml", rows, &options).unwrap();
-    let (mi, ms) = (
-        crate::model::load(imp).unwrap(),
-        crate::model::load(spec).unwrap(),
-    );
-    let k = mapping::Checked {
-        mapping: &m,
-        imp: &mi,
-        spec: &ms,
-        options: &options,
-        limits: Limits::default(),
-    };
-    let ops = crate::analysis::mapping::ops_of(&m);
+    let case = MappingCase::new(rows, imp, spec);
+    let (k, m, ms, options) = (case.checked(), &case.mapping, &case.spec, &case.options);
+    let ops = crate::analysis::mapping::ops_of(m);
     let bounds = mapping_bounds(threads, events, 2);
     let mut queries: HashMap<(usize, Vec<(usize, usize)>), Query> = HashMap::new();
     let mut total = 0;
@@ -491,7 +514,7 @@ fn compare_mapping(
             let q = queries
                 .entry((t, shape.place.clone()))
                 .or_insert_with(|| mapping_query(&k, t, (events, 2), &shape.place));
-            let (src, _) = crate::analysis::mapping::tests_of(&m, &shape, "candidate");
+            let (src, _) = crate::analysis::mapping::tests_of(m, &shape, "candidate");
             let program = crate::frontend::parse_text(
                 "candidate.litmus",
                 &src,
@@ -507,8 +530,8 @@ fn compare_mapping(
             };
             explore(
                 &program,
-                &ms,
-                Limits::default().reference().for_model(&ms),
+                ms,
+                Limits::default().reference().for_model(ms),
                 &mut v,
             )
             .unwrap();
@@ -595,16 +618,8 @@ fn the_sweep_keeps_every_answer() {
     ];
     // `differ`: whether the pair differs on the bound (CoWW-RR).
     for (a, b, bound, differ) in cases {
-        let (ma, mb) = (
-            crate::model::load(a).unwrap(),
-            crate::model::load(b).unwrap(),
-        );
-        let pair = Pair {
-            a: &ma,
-            b: &mb,
-            options: Default::default(),
-            limits: Limits::default(),
-        };
+        let models = models(a, b);
+        let pair = pair_of(&models);
         let (_, plain) = proposals(&pair, &bound, false);
         let (proved, swept) = proposals(&pair, &bound, true);
         assert!(proved > 0, "{a}/{b}: the sweep proved nothing");
@@ -663,19 +678,8 @@ fn the_lazy_schedules_keep_every_answer() {
     let rows = std::fs::read_to_string(path)
         .unwrap()
         .replace("ld.acquire.gpu {reg}", "ld.relaxed.gpu {reg}");
-    let options = crate::frontend::Options::default();
-    let m = crate::analysis::mapping::read_mapping("rows.toml", &rows, &options).unwrap();
-    let (mi, ms) = (
-        crate::model::load("ptx").unwrap(),
-        crate::model::load("vulkan").unwrap(),
-    );
-    let k = mapping::Checked {
-        mapping: &m,
-        imp: &mi,
-        spec: &ms,
-        options: &options,
-        limits: Limits::default(),
-    };
+    let case = MappingCase::new(&rows, "ptx", "vulkan");
+    let k = case.checked();
     let place = [(0, 0), (1, 0)];
     let (eager, _) = mapping_proposals(&k, &place, (2, 2), true);
     let (lazy, asserted) = mapping_proposals(&k, &place, (2, 2), false);
