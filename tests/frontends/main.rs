@@ -27,6 +27,7 @@ mod spirv_fixed_index;
 mod spirv_float;
 mod spirv_image;
 mod spirv_out_of_bounds;
+mod spirv_read_only;
 mod spirv_shader_call;
 mod spirv_stages;
 mod spirv_undefined;

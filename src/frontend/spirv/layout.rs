@@ -66,6 +66,56 @@ pub(super) fn aliases(m: &Module) -> HashMap<String, String> {
     out
 }
 
+/// Whether no instruction may write the cell at `path` of the variable
+/// `var` (its first declared view): loads of it read its initial value in
+/// every execution, so the lowering folds them (`Gen::read_only_value`).
+///
+/// - A uniform buffer (Uniform storage class, a `Block` type): Vulkan,
+///   Descriptor Types, Uniform Buffer: "a descriptor type associated with
+///   a buffer resource directly, described in a shader as a structure with
+///   various members that load operations can be performed on" (a storage
+///   buffer's are "load, store, and atomic operations"). A `BufferBlock`
+///   type in the Uniform storage class is a storage buffer, so not this.
+/// - A variable, or a struct member, decorated `NonWritable`: SPIR-V,
+///   Decoration: "Indicates the memory holding the variable is not
+///   writable, and that this module does not write to it".
+///
+/// Every view of the binding must be read only so (a writable view's
+/// stores reach the same cells); a member's decoration counts only where
+/// the variable has one view. The lowering checks the answer: a write to
+/// such a cell is an error at its instruction (`super::read_only_writes`).
+pub(super) fn read_only(
+    m: &Module,
+    alias: &HashMap<String, String>,
+    var: &str,
+    path: &[usize],
+) -> bool {
+    let whole = |id: &str| {
+        let Some(g) = m.globals.iter().find(|g| g.id == id) else {
+            return false;
+        };
+        (g.class_name == "Uniform" && m.decoration(&g.pointee, "Block").is_some())
+            || m.decoration(&g.id, "NonWritable").is_some()
+    };
+    let views: Vec<&str> = alias
+        .iter()
+        .filter(|(_, first)| first.as_str() == var)
+        .map(|(v, _)| v.as_str())
+        .collect();
+    if views.is_empty() {
+        if whole(var) {
+            return true;
+        }
+        let Some(g) = m.globals.iter().find(|g| g.id == var) else {
+            return false;
+        };
+        return path
+            .first()
+            .is_some_and(|k| m.non_writable_members.contains(&(g.pointee.clone(), *k)));
+    }
+    whole(var) && views.into_iter().all(whole)
+}
+
 /// Cuts the cells in `program.sizes` into chunks (`ir::bytes::lower`): the
 /// chunks get locations (their widths in `widths`, undefined when the cell
 /// was), and a cell's name denotes its chunks, so a condition reads the

@@ -134,6 +134,10 @@ pub(super) struct Memory {
     /// may name (`frontend::Options::unreached_chains`); else it leaves
     /// its branches out ([`Gen::at_each`]).
     pub unreached_chains: bool,
+    /// The locations no instruction may write, with the value every load
+    /// of them reads: the cells of uniform buffers and `NonWritable`
+    /// variables with a defined initial value (`layout::read_only`).
+    pub read_only: HashMap<usize, i64>,
 }
 
 /// Values the headers and the grid give one invocation.
@@ -1581,7 +1585,11 @@ impl<'a> Gen<'a> {
                     }
                     _ => None,
                 };
-                let v = match (known, self.builtin_value(&p, inst.id(0)?, &name, inst)?) {
+                let fixed = match self.builtin_value(&p, inst.id(0)?, &name, inst)? {
+                    Some(v) => Some(v),
+                    None => self.read_only_value(&p, inst.id(0)?, &name, inst)?,
+                };
+                let v = match (known, fixed) {
                     (_, Some(v)) => v,
                     (Some(values), None) => {
                         let shape = self.regs_like(inst.id(0)?, &name, inst)?;
@@ -2696,21 +2704,80 @@ impl<'a> Gen<'a> {
         if self.m.leaves(ty, 0, &mut leaves).is_err() {
             return Ok(None);
         }
-        let mut values = Vec::new();
-        for (rel, size) in leaves {
-            let at = p.offset + rel;
-            let Some(x) = cells
+        self.constants_at(p.offset, &leaves, ty, name, inst, |at, size| {
+            cells
                 .iter()
                 .find(|(c, _)| c.offset == at && c.size == size)
                 .and_then(|(_, r)| self.fixed.get(r))
-            else {
+                .copied()
+        })
+    }
+
+    /// The value of type `ty` whose leaves (`leaves`, relative to byte
+    /// `offset`) are the constants `cell` gives each (byte offset, size);
+    /// `None` when it gives none for some leaf.
+    fn constants_at(
+        &self,
+        offset: i64,
+        leaves: &[(i64, u32)],
+        ty: &str,
+        name: &str,
+        inst: &Inst,
+        cell: impl Fn(i64, u32) -> Option<i64>,
+    ) -> R<Option<Val>> {
+        let mut values = Vec::new();
+        for &(rel, size) in leaves {
+            let Some(x) = cell(offset + rel, size) else {
                 return Ok(None);
             };
-            values.push(*x);
+            values.push(x);
         }
         let shape = self.regs_like(ty, name, inst)?;
         let mut it = values.into_iter();
         Ok(Some(with_leaves(&shape, &mut it)))
+    }
+
+    /// A load of read-only shared cells (`Memory::read_only`: a uniform
+    /// buffer's, a `NonWritable` variable's) at an offset the lowering
+    /// knows, naming whole cells: their initial values, as constants;
+    /// `None` for any other load.
+    ///
+    /// No instruction writes such a cell, so in every execution each of
+    /// its reads reads from its initial write: the value is known, and the
+    /// read can take part in no data race ("at least one of which is a
+    /// write"). A visibility operation the read carries (its own
+    /// `MakePointerVisible`, or the legacy reading's) changes nothing
+    /// either: its "destination scope includes the agent and reference
+    /// used to perform the read and the memory locations read by the
+    /// instruction", locations no write reaches. The load makes no event,
+    /// so what depends on its value only (a loop's trip count, a branch on
+    /// a size, an index) is known when the invocation is lowered, as for
+    /// push constants.
+    fn read_only_value(&self, p: &Ptr, ty: &str, name: &str, inst: &Inst) -> R<Option<Val>> {
+        if self.mem.read_only.is_empty()
+            || !p.dynamic.is_empty()
+            || !matches!(p.home, Home::Mem { .. })
+        {
+            return Ok(None);
+        }
+        let mut leaves = Vec::new();
+        if self
+            .m
+            .leaves(self.m.laid_out(&p.ty, ty), 0, &mut leaves)
+            .is_err()
+        {
+            return Ok(None);
+        }
+        let targets = self.targets(&p.home);
+        self.constants_at(p.offset, &leaves, ty, name, inst, |at, size| {
+            targets
+                .iter()
+                .find(|(o, s, _)| *o == at && *s == size)
+                .and_then(|(_, _, t)| match t {
+                    Target::Loc(l) => self.mem.read_only.get(l).copied(),
+                    Target::Reg(_) => None,
+                })
+        })
     }
 
     fn store(&mut self, p: &Ptr, v: &Val, inst: &Inst, acc: &Access) -> R<()> {

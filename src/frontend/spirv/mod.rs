@@ -413,6 +413,13 @@ fn parse_module(
                         None => all_instances.push((base, vec![loc])),
                     }
                 }
+                if !undefined
+                    && g.class == Class::Global
+                    && !user.is_arbitrary(&g.id, instance, &c.path)
+                    && layout::read_only(&m, &mem.alias, &g.id, &c.path)
+                {
+                    mem.read_only.insert(loc, c.init);
+                }
                 placed.push((c.clone(), loc));
             }
             mem.cells.insert((g.id.clone(), instance), placed);
@@ -738,6 +745,7 @@ fn parse_module(
             fragment: None,
         });
     }
+    read_only_writes(&program, &mem).map_err(located)?;
     calls::check(&program, &insts).map_err(located)?;
     layout::cut_cells(&mut program, &mut widths).map_err(located)?;
     // A compiled shader's memory under the source's names (the module's
@@ -778,6 +786,34 @@ fn parse_module(
     // attribution is a copy of the whole program).
     coop::finish(&mut program, &coops).map_err(located)?;
     Ok(program)
+}
+
+/// The lowering folded the loads of read-only cells (`layout::read_only`)
+/// on the word of the module's declarations; a write to one of them breaks
+/// that word, and is an error at the writing instruction.
+fn read_only_writes(program: &Program, mem: &lower::Memory) -> Result<(), syntax::Located> {
+    if mem.read_only.is_empty() {
+        return Ok(());
+    }
+    for t in &program.threads {
+        for i in t.instructions() {
+            let Some(loc) = i
+                .reference
+                .filter(|l| i.is_write() && mem.read_only.contains_key(l))
+            else {
+                continue;
+            };
+            return Err((
+                i.source.line,
+                1,
+                format!(
+                    "this instruction writes `{}`, which the module declares read-only (a uniform buffer: \"load operations can be performed on\" it; or decorated NonWritable: \"this module does not write to it\")",
+                    program.locations[loc]
+                ),
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// A shader checked without a condition: its final states show what the

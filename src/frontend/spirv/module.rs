@@ -143,6 +143,8 @@ pub(super) struct Module {
     /// The matrix decorations of struct members: (struct, member) ->
     /// (`MatrixStride`, whether `RowMajor`).
     pub member_matrix: HashMap<(String, usize), (Option<i64>, bool)>,
+    /// The struct members decorated `NonWritable`: (struct, member).
+    pub non_writable_members: std::collections::HashSet<(String, usize)>,
 }
 
 /// The most components vkmm reads in a vector (SPIR-V allows 16).
@@ -700,6 +702,12 @@ impl Module {
                         "RowMajor" => entry.1 = true,
                         _ => entry.1 = false,
                     }
+                }
+                Op::MemberDecorate if inst.word(2)? == "NonWritable" => {
+                    let st = inst.id(0)?.to_string();
+                    let member = usize::try_from(inst.int(1)?)
+                        .map_err(|_| inst.err_at(1, "bad member index".into()))?;
+                    m.non_writable_members.insert((st, member));
                 }
                 Op::MemberDecorate if inst.word(2)? == "Offset" => {
                     let st = inst.id(0)?.to_string();
