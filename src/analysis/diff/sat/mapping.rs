@@ -807,6 +807,9 @@ impl Query {
     }
 }
 
+/// A slot of a test: (thread, index in the thread).
+type Slot = (usize, usize);
+
 /// A racy source test and one of its executions, consistent and racy under
 /// the specification (the witness solver's): what the race filter forces
 /// on the skeletons that extend the test. Slots are (thread, index).
@@ -816,7 +819,7 @@ pub(in crate::analysis) struct Pattern {
     threads: Vec<Vec<(usize, usize)>>,
     /// Each read of the test and the write it reads (`None`: the initial
     /// value).
-    reads: Vec<((usize, usize), Option<(usize, usize)>)>,
+    reads: Vec<(Slot, Option<Slot>)>,
     /// The test's slots in the execution's total order.
     order: Vec<(usize, usize)>,
 }
