@@ -16,7 +16,7 @@
 //! thread and every location.
 
 pub use super::diff::DiffEngine;
-use super::diff::sat::mapping::Checked;
+use super::diff::sat::mapping::{Checked, Pattern, count_vectors};
 use super::diff::sat::{NotAsked, Query, Stop};
 use super::diff::{
     DiffBounds, Key, Kind, LOCATIONS, Op, Shape, Vocabulary, least_key, placements,
@@ -1022,135 +1022,180 @@ fn check_test(
 }
 
 /// The symbolic check (`diff::sat::mapping`): for each size, smallest
-/// first, each number of threads and placement asks the solver for a
-/// source test whose compiled form may have an outcome the specification
-/// forbids, checks each proposal the ordinary way and blocks it. An
-/// unsatisfiable question means no violation among that placement's tests
-/// of the size. `Err` (before any check) names what the encoding does not
-/// take.
+/// first, each number of threads, placement and number of events per
+/// thread (one shape) asks the solver for a source test whose compiled
+/// form may have an outcome the specification forbids, checks each
+/// proposal the ordinary way and blocks it. An unsatisfiable question
+/// means no violation among that shape's tests. `Err` (before any check)
+/// names what the encoding does not take.
 fn symbolic(
     k: &Checked,
     bounds: &MappingBounds,
     report: &mut MappingReport,
 ) -> Result<Result<MappingReport, String>, String> {
     report.symbolic = true;
-    let mut queries = Vec::new();
-    for t in 1..=bounds.threads {
-        // One placement of each class equal up to the order of the threads:
-        // the others' skeletons are its own, threads reordered.
-        for place in placements(t, k.mapping.subgroups)
-            .into_iter()
-            .filter(|p| least_placement(p))
-        {
-            if expired(bounds) {
-                report.stopped = Some("the time limit stopped it".into());
-                return Ok(Ok(report.clone()));
+    let ops = ops_of(k.mapping);
+    let located: Vec<bool> = ops.iter().map(Op::has_location).collect();
+    let (events, locations) = (bounds.events, bounds.locations);
+    // One placement of each class equal up to the order of the threads:
+    // the others' skeletons are its own, threads reordered.
+    let places: Vec<(usize, Vec<(usize, usize)>)> = (1..=bounds.threads)
+        .flat_map(|t| {
+            placements(t, k.mapping.subgroups)
+                .into_iter()
+                .filter(|p| least_placement(p))
+                .map(move |p| (t, p))
+        })
+        .collect();
+    let stopped_building = |kind: LimitKind| {
+        format!(
+            "the {} stopped it while the SAT questions were built",
+            kind.short()
+        )
+    };
+    // What the encoding does not take is a property of the rows and the
+    // placement, not of the shape: the one-event-per-thread question of
+    // every placement is built before any test is checked.
+    for (t, place) in &places {
+        if expired(bounds) {
+            report.stopped = Some("the time limit stopped it".into());
+            return Ok(Ok(report.clone()));
+        }
+        let ones = vec![1; *t];
+        match Query::mapping(
+            k,
+            *t,
+            events,
+            locations,
+            place,
+            Some(&ones),
+            bounds.deadline,
+        ) {
+            Ok(_) => {}
+            Err(NotAsked::Unsupported(why)) => {
+                report.symbolic = false;
+                return Err(why);
             }
-            match Query::mapping(
-                k,
-                t,
-                bounds.events,
-                bounds.locations,
-                &place,
-                bounds.deadline,
-            ) {
-                Ok(q) => queries.push((t, q)),
-                Err(NotAsked::Unsupported(why)) => {
-                    report.symbolic = false;
-                    return Err(why);
-                }
-                Err(NotAsked::Stopped(Stop(kind))) => {
-                    report.stopped = Some(format!(
-                        "the {} stopped it while the SAT questions were built",
-                        kind.short()
-                    ));
-                    return Ok(Ok(report.clone()));
-                }
+            Err(NotAsked::Stopped(Stop(kind))) => {
+                report.stopped = Some(stopped_building(kind));
+                return Ok(Ok(report.clone()));
             }
         }
     }
-    let ops = ops_of(k.mapping);
+    let unchecked = report.clone();
+    // The race filter's patterns, by number of threads, in the order
+    // learned; each is added to every later question of its placement.
+    let mut patterns: Vec<Vec<Pattern>> = vec![Vec::new(); bounds.threads + 1];
     let mut tried: std::collections::HashSet<Key> = std::collections::HashSet::new();
-    for n in 1..=bounds.threads * bounds.events {
-        for qi in 0..queries.len() {
-            let t = queries[qi].0;
-            if n < t || n > t * bounds.events {
-                continue;
-            }
-            loop {
-                let (shape, chosen) = match queries[qi].1.next(n) {
-                    Ok(Some(x)) => x,
-                    Ok(None) => break,
-                    Err(Stop(kind)) => {
-                        report.stopped = Some(format!(
-                            "the {} stopped it while the solver searched {n} events",
-                            kind.short()
-                        ));
-                        return Ok(Ok(report.clone()));
-                    }
-                };
-                queries[qi].1.block(&chosen);
-                // The least skeleton of its symmetry class, checked once;
-                // one the enumeration leaves out (a location accessed once,
-                // threads in unconnected parts) has the violations of a
-                // smaller test that is not left out.
-                let (place, threads) = least_key(&shape);
-                let least = Shape { place, threads };
-                if !tried.insert((least.place.clone(), least.threads.clone())) {
-                    continue;
-                }
-                // Every relabelling of it (threads permuted, locations
-                // renamed), blocked in the question of its placement.
-                let relabelled: Vec<Key> = relabelled_keys(&shape)
-                    .map(|(place, threads)| {
-                        let threads = threads
-                            .into_iter()
-                            .map(|th| {
-                                th.into_iter()
-                                    .map(|(o, l)| (o, if ops[o].has_location() { l } else { 0 }))
-                                    .collect()
-                            })
-                            .collect();
-                        (place, threads)
-                    })
-                    .collect();
-                for (place, threads) in &relabelled {
-                    for (u, q) in queries.iter_mut() {
-                        if *u == t {
-                            q.block_shape(place, threads);
-                        }
-                    }
-                }
-                if !useful(&least, &ops) {
-                    continue;
-                }
+    for n in 1..=bounds.threads * events {
+        // Every relabelling of the skeletons proposed at this size (threads
+        // permuted, locations renamed), blocked in each later question of
+        // the size.
+        let mut blocked: Vec<Key> = Vec::new();
+        for (t, place) in &places {
+            let t = *t;
+            for counts in count_vectors(place, events, n) {
                 if expired(bounds) {
                     report.stopped = Some("the time limit stopped it".into());
                     return Ok(Ok(report.clone()));
                 }
-                let racy = report.racy;
-                if let Err(h) = check_test(k, &least, n, report) {
-                    return Ok(halted(h, report.clone()));
+                let mut q = match Query::mapping(
+                    k,
+                    t,
+                    events,
+                    locations,
+                    place,
+                    Some(&counts),
+                    bounds.deadline,
+                ) {
+                    Ok(q) => q,
+                    Err(NotAsked::Unsupported(why)) => {
+                        *report = unchecked;
+                        report.symbolic = false;
+                        return Err(why);
+                    }
+                    Err(NotAsked::Stopped(Stop(kind))) => {
+                        report.stopped = Some(stopped_building(kind));
+                        return Ok(Ok(report.clone()));
+                    }
+                };
+                for p in &patterns[t] {
+                    if let Err(Stop(kind)) = q.apply(k, p) {
+                        report.stopped = Some(stopped_building(kind));
+                        return Ok(Ok(report.clone()));
+                    }
                 }
-                if report.racy == racy {
-                    continue;
+                for (place, threads) in &blocked {
+                    q.block_shape(place, threads);
                 }
-                // Racy: each relabelling's witness becomes a pattern of the
-                // race filter of its question (`diff::sat::mapping::Learner`).
-                for (place, threads) in &relabelled {
-                    for (u, q) in queries.iter_mut() {
-                        if *u != t {
-                            continue;
+                loop {
+                    let (shape, chosen) = match q.next(n) {
+                        Ok(Some(x)) => x,
+                        Ok(None) => break,
+                        Err(Stop(kind)) => {
+                            report.stopped = Some(format!(
+                                "the {} stopped it while the solver searched {n} events",
+                                kind.short()
+                            ));
+                            return Ok(Ok(report.clone()));
                         }
-                        match q.learn_race(k, place, threads) {
-                            Ok(learned) => report.race_patterns += u64::from(learned),
-                            Err(Stop(kind)) => {
-                                report.stopped = Some(format!(
-                                    "the {} stopped it while the race filter learned from a racy test",
-                                    kind.short()
-                                ));
-                                return Ok(Ok(report.clone()));
-                            }
+                    };
+                    q.block(&chosen);
+                    // The least skeleton of its symmetry class, checked
+                    // once; one the enumeration leaves out (a location
+                    // accessed once, threads in unconnected parts) has the
+                    // violations of a smaller test that is not left out.
+                    let (least_place, threads) = least_key(&shape);
+                    let least = Shape {
+                        place: least_place,
+                        threads,
+                    };
+                    if !tried.insert((least.place.clone(), least.threads.clone())) {
+                        continue;
+                    }
+                    for (place, threads) in relabelled_keys(&shape) {
+                        let threads: Vec<Vec<(usize, usize)>> = threads
+                            .into_iter()
+                            .map(|th| {
+                                th.into_iter()
+                                    .map(|(o, l)| (o, if located[o] { l } else { 0 }))
+                                    .collect()
+                            })
+                            .collect();
+                        q.block_shape(&place, &threads);
+                        blocked.push((place, threads));
+                    }
+                    if !useful(&least, &ops) {
+                        continue;
+                    }
+                    if expired(bounds) {
+                        report.stopped = Some("the time limit stopped it".into());
+                        return Ok(Ok(report.clone()));
+                    }
+                    let racy = report.racy;
+                    if let Err(h) = check_test(k, &least, n, report) {
+                        return Ok(halted(h, report.clone()));
+                    }
+                    if report.racy == racy {
+                        continue;
+                    }
+                    // Racy: a consistent racy execution of it, under every
+                    // relabelling, becomes a pattern of the race filter
+                    // (`diff::sat::mapping::Learner`) of the later
+                    // questions.
+                    match q.witness(k, &shape.place, &shape.threads) {
+                        Ok(Some(p)) => {
+                            let all = p.relabelled(&located);
+                            report.race_patterns += all.len() as u64;
+                            patterns[t].extend(all);
+                        }
+                        Ok(None) => {}
+                        Err(Stop(kind)) => {
+                            report.stopped = Some(format!(
+                                "the {} stopped it while the race filter learned from a racy test",
+                                kind.short()
+                            ));
+                            return Ok(Ok(report.clone()));
                         }
                     }
                 }

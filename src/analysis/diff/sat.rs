@@ -367,8 +367,27 @@ impl Slots {
         locations: usize,
         facts: &mut Vec<Lit>,
     ) -> Slots {
+        Slots::counted(c, access, (threads, events), locations, None, facts)
+    }
+
+    /// [`Slots::new`], with thread `t` holding exactly `counts[t]` events
+    /// when `counts` is given: each slot's presence is then a constant,
+    /// which every formula over the slots folds.
+    pub(super) fn counted(
+        c: &mut Circuit,
+        access: &[bool],
+        (threads, events): (usize, usize),
+        locations: usize,
+        counts: Option<&[usize]>,
+        facts: &mut Vec<Lit>,
+    ) -> Slots {
         let n = threads * events;
-        let present: Vec<Lit> = (0..n).map(|_| c.input()).collect();
+        let present: Vec<Lit> = (0..n)
+            .map(|e| match counts {
+                Some(k) => Lit::from_bool(e % events < k[e / events]),
+                None => c.input(),
+            })
+            .collect();
         let sel: Vec<Vec<Lit>> = (0..n)
             .map(|_| access.iter().map(|_| c.input()).collect())
             .collect();

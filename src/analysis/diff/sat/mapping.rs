@@ -1,6 +1,7 @@
 //! The symbolic search of `vkmm refines --mapping` (docs/mappings.md): one
-//! SAT question per placement of the threads covers every source test of
-//! a size and every execution of its compiled form.
+//! SAT question per shape (a placement of the threads and the number of
+//! source instructions in each) covers every source test of that shape and
+//! every execution of its compiled form.
 //!
 //! The skeleton's variables are the source program's (per slot: presence,
 //! one row of the mapping, one location). The compiled program's slots are
@@ -107,6 +108,35 @@ pub(super) fn swaps(place: &[(usize, usize)]) -> Vec<usize> {
         .collect()
 }
 
+/// The events per thread (each 1 to `events`, `n` in all) of the shapes
+/// a check asks at `place`: those whose counts do not increase across an
+/// exchange that keeps the placement ([`swaps`]). Sorting a skeleton's
+/// threads by such exchanges, by their counts first (then by the order
+/// [`lex_geq`] asks of threads of one count), gives a skeleton of one of
+/// these shapes with the same tests.
+pub(in crate::analysis) fn count_vectors(
+    place: &[(usize, usize)],
+    events: usize,
+    n: usize,
+) -> Vec<Vec<usize>> {
+    let ex = swaps(place);
+    let mut out = Vec::new();
+    let mut counts = vec![1; place.len()];
+    loop {
+        if counts.iter().sum::<usize>() == n && ex.iter().all(|&t| counts[t] >= counts[t + 1]) {
+            out.push(counts.clone());
+        }
+        // The next vector, the last thread's count the fastest.
+        let Some(t) = (0..counts.len()).rev().find(|&t| counts[t] < events) else {
+            return out;
+        };
+        counts[t] += 1;
+        for c in &mut counts[t + 1..] {
+            *c = 1;
+        }
+    }
+}
+
 /// `x` is at least `y` in the lexicographic order of bit vectors of one
 /// length (true above false), built from the last bit.
 pub(super) fn lex_geq(c: &mut Circuit, x: &[Lit], y: &[Lit]) -> Lit {
@@ -162,6 +192,14 @@ fn after(
     }
 }
 
+/// Slot `e`'s place in the schedule that runs the threads in turns, in
+/// `order`, `chunk` of its thread's `events` slots per turn.
+fn schedule_position(order: &[usize], (events, chunk): (usize, usize), e: usize) -> usize {
+    let rank = order.iter().position(|&t| t == e / events).unwrap_or(0);
+    let i = e % events;
+    (i / chunk) * order.len() * chunk + rank * chunk + i % chunk
+}
+
 /// The execution in which the threads run in turns, in `order`, each
 /// running `chunk` events per turn (`chunk` = `events`: one after the
 /// other), each read reading the last write of its location before it
@@ -175,15 +213,7 @@ fn sequential(
     local: bool,
 ) -> (SymRel, SymRel, SymSet) {
     let n = s.write.universe();
-    let mut rank = vec![0; order.len()];
-    for (i, &t) in order.iter().enumerate() {
-        rank[t] = i;
-    }
-    let turn = order.len() * chunk;
-    let pos = |e: usize| {
-        let i = e % events;
-        (i / chunk) * turn + rank[e / events] * chunk + i % chunk
-    };
+    let pos = |e: usize| schedule_position(order, (events, chunk), e);
     let mut lt = SymRel::empty(n);
     for a in 0..n {
         for b in 0..n {
@@ -216,11 +246,12 @@ fn sequential(
 
 impl Query {
     /// The question of a mapping check for `threads` threads at `place`,
-    /// up to `events` source instructions each; `Err` names what the
-    /// symbolic search does not take (control barriers, sequentially
-    /// consistent operations, a row whose target does not have exactly
-    /// one access of the source's kind) or the limit that stopped the
-    /// building.
+    /// up to `events` source instructions each, or with `counts` exactly
+    /// `counts[t]` in thread `t` (the question of one shape: every slot's
+    /// presence a constant); `Err` names what the symbolic search does not
+    /// take (control barriers, sequentially consistent operations, a row
+    /// whose target does not have exactly one access of the source's kind)
+    /// or the limit that stopped the building.
     #[allow(clippy::too_many_arguments)]
     pub(in crate::analysis) fn mapping(
         k: &Checked,
@@ -228,6 +259,7 @@ impl Query {
         events: usize,
         locations: usize,
         place: &[(usize, usize)],
+        counts: Option<&[usize]>,
         deadline: Option<web_time::Instant>,
     ) -> Result<Query, NotAsked> {
         let m = k.mapping;
@@ -313,12 +345,12 @@ impl Query {
             .iter()
             .map(|r| matches!(r.kind, Kind::Load | Kind::Store | Kind::Rmw))
             .collect();
-        let slots = Slots::new(
+        let slots = Slots::counted(
             &mut c,
             &has_location,
-            threads,
-            events,
+            (threads, events),
             locations,
+            counts,
             &mut facts,
         );
         // The skeleton's own facts (one row and one location per slot, ...),
@@ -456,7 +488,19 @@ impl Query {
             .iter()
             .flat_map(|o| chunks.clone().map(move |k| (o, k, false)))
             .chain(std::iter::once((&own, events, true)));
+        // With the threads' event counts fixed, two schedules that run the
+        // present slots in one order are one execution: each is asked once.
+        let mut seen = std::collections::HashSet::new();
         for (order, chunk, local) in runs {
+            if let Some(counts) = counts {
+                let mut run: Vec<usize> = (0..n)
+                    .filter(|&e| e % events < counts[e / events])
+                    .collect();
+                run.sort_by_key(|&e| schedule_position(order, (events, chunk), e));
+                if !seen.insert((run, local)) {
+                    continue;
+                }
+            }
             let (slt, srf, sinit) = sequential(&mut c, &ss, order, (events, chunk), local);
             let x = source.encode(
                 &mut c,
@@ -474,7 +518,8 @@ impl Query {
         let learner = Learner {
             statics: ss.clone(),
             slot_facts,
-            copies: None,
+            witness: None,
+            copy: None,
             none_before: Lit::TRUE,
             barriers: sbar.clone(),
             ids: ids.clone(),
@@ -530,6 +575,12 @@ impl Query {
         // or the witness solver holds: a relabelling of a test may break
         // it.
         for t in swaps(place) {
+            // Threads of different event counts are in the order of their
+            // counts, which the caller asks only where it is decreasing
+            // (`count_vectors`).
+            if counts.is_some_and(|k| k[t] != k[t + 1]) {
+                continue;
+            }
             let key = |u: usize| -> Vec<Lit> {
                 (0..events)
                     .flat_map(|i| {
@@ -554,73 +605,135 @@ impl Query {
         Ok(q)
     }
 
-    /// Learns from the skeleton `threads` at `place`, a source test the
-    /// listings found racy, when it is one of this question's: the witness
-    /// solver gives a consistent racy execution of it, which becomes a
-    /// pattern of the race filter (`Learner`). Whether a pattern was added;
-    /// `Err` names the limit that stopped the witness's search.
-    pub(in crate::analysis) fn learn_race(
+    /// A consistent racy execution under the specification of the skeleton
+    /// `threads` at `place` (a source test the listings found racy), from
+    /// the witness solver, as the pattern it gives the race filter; `None`
+    /// when the skeleton is not one of this question's or the solver finds
+    /// no such execution. `Err` names the limit that stopped the search.
+    pub(in crate::analysis) fn witness(
         &mut self,
         k: &Checked,
         place: &[(usize, usize)],
         threads: &[Vec<(usize, usize)>],
-    ) -> Result<bool, Stop> {
+    ) -> Result<Option<Pattern>, Stop> {
         let Some(chosen) = self.shape_lits(place, threads) else {
-            return Ok(false);
+            return Ok(None);
         };
         let events = self.events;
+        let Some((l, probe)) = self.learner.as_mut() else {
+            return Ok(None);
+        };
+        let c = &mut self.c;
+        if l.witness.is_none() {
+            let side = l.side(&self.slots, probe, k, events);
+            l.witness = match Witness::new(c, &side, &l.statics, k, &l.slot_facts, &self.limits) {
+                Ok(x) => Some(x),
+                Err(NotAsked::Stopped(s)) => return Err(s),
+                // The question was built from the same model and side.
+                Err(NotAsked::Unsupported(_)) => return Ok(None),
+            };
+        }
+        let Some(x) = l.witness.as_mut() else {
+            return Ok(None);
+        };
+        let v = match x.solver.solve(c, &chosen) {
+            Answer::Sat(v) => v,
+            Answer::Unsat => return Ok(None),
+            Answer::Stopped => return Err(self.limits.stop()),
+        };
+        let n = x.rf.universe();
+        let slot = |e: usize| (e / events, e % events);
+        let inside: Vec<usize> = (0..n)
+            .filter(|&e| {
+                threads
+                    .get(e / events)
+                    .is_some_and(|t| t.len() > e % events)
+            })
+            .collect();
+        let mut reads = Vec::new();
+        for &r in &inside {
+            if v.of(x.init.get(r)) {
+                reads.push((slot(r), None));
+            }
+            if let Some(&w) = inside.iter().find(|&&w| w != r && v.of(x.rf.get(w, r))) {
+                reads.push((slot(r), Some(slot(w))));
+            }
+        }
+        let mut order = inside.clone();
+        order.sort_by_key(|&a| inside.iter().filter(|&&b| v.of(x.lt.get(b, a))).count());
+        Ok(Some(Pattern {
+            place: place.to_vec(),
+            threads: threads.to_vec(),
+            reads,
+            order: order.into_iter().map(slot).collect(),
+        }))
+    }
+
+    /// Adds the pattern `p` to this question's race filter when it is one
+    /// of its placement and its test fits the question's slots (the
+    /// question's skeletons may extend it); whether it was added. `Err`
+    /// names the limit that stopped the building.
+    pub(in crate::analysis) fn apply(&mut self, k: &Checked, p: &Pattern) -> Result<bool, Stop> {
+        if p.place != self.place || p.threads.len() != self.threads {
+            return Ok(false);
+        }
+        let events = self.events;
+        if p.threads.iter().any(|t| t.len() > events) {
+            return Ok(false);
+        }
+        // The skeletons that extend the test: its slots as in it, the
+        // others free (a thread's events go on after the test's).
+        let mut matched = Vec::new();
+        for (t, evs) in p.threads.iter().enumerate() {
+            for (i, &(o, at)) in evs.iter().enumerate() {
+                let e = t * events + i;
+                let (Some(&op), Some(&loc)) = (self.slots.sel[e].get(o), self.slots.loc[e].get(at))
+                else {
+                    return Ok(false);
+                };
+                matched.extend([self.slots.present[e], op, loc]);
+            }
+        }
+        let m = self.c.and_all(matched);
+        if m == Lit::FALSE {
+            return Ok(false);
+        }
         let Some((l, probe)) = self.learner.as_mut() else {
             return Ok(false);
         };
         let (c, solver) = (&mut self.c, &mut self.solver);
-        if l.copies.is_none() {
-            let mut side = self
-                .slots
-                .side(&probe.static_env, k.mapping.rules.len(), events);
-            if let Some(b) = &l.barriers {
-                side.barriers = Some(b);
-                side.ids = l.ids.clone();
-            }
-            let copies = match Copies::new(c, &side, &l.statics, k, &l.slot_facts, &self.limits) {
+        if l.copy.is_none() {
+            let side = l.side(&self.slots, probe, k, events);
+            let copy = match PatternCopy::new(c, &side, &l.statics, k, &l.slot_facts, &self.limits)
+            {
                 Ok(x) => x,
                 Err(NotAsked::Stopped(s)) => return Err(s),
                 // The question was built from the same model and side.
                 Err(NotAsked::Unsupported(_)) => return Ok(false),
             };
-            solver.assert(c, copies.not_bad);
+            solver.assert(c, copy.not_bad);
             if solver.stopped() {
                 return Err(self.limits.stop());
             }
-            l.copies = Some(copies);
+            l.copy = Some(copy);
         }
-        let Some(x) = l.copies.as_mut() else {
+        let Some(x) = l.copy.as_mut() else {
             return Ok(false);
-        };
-        let v = match x.witness.solve(c, &chosen) {
-            Answer::Sat(v) => v,
-            Answer::Unsat => return Ok(false),
-            Answer::Stopped => return Err(self.limits.stop()),
         };
         let st = &l.statics;
         let n = st.read.universe();
+        let at = |(t, i): (usize, usize)| t * events + i;
         // The test's own slots; the others are the extension's.
         let inside: Vec<bool> = (0..n)
-            .map(|e| threads[e / events].len() > e % events)
+            .map(|e| p.threads[e / events].len() > e % events)
             .collect();
         // The schedule: the test's slots in the witness's total order, then
         // the extension's slots thread by thread.
-        let own = inside.iter().filter(|&&x| x).count();
-        let pos: Vec<usize> = (0..n)
-            .map(|a| {
-                if inside[a] {
-                    (0..n)
-                        .filter(|&b| inside[b] && b != a && v.of(x.wlt.get(b, a)))
-                        .count()
-                } else {
-                    own + a
-                }
-            })
-            .collect();
+        let own = p.order.len();
+        let mut pos: Vec<usize> = (0..n).map(|a| own + a).collect();
+        for (r, &s) in p.order.iter().enumerate() {
+            pos[at(s)] = r;
+        }
         let mut eqs = Vec::new();
         for r in 0..n {
             // Each read of the extension reads the last write of its
@@ -634,7 +747,11 @@ impl Query {
                     continue;
                 }
                 let want = if inside[r] {
-                    Lit::from_bool(v.of(x.wrf.get(w, r)))
+                    Lit::from_bool(
+                        p.reads
+                            .iter()
+                            .any(|&(a, b)| at(a) == r && b.map(at) == Some(w)),
+                    )
                 } else if pos[w] < pos[r] {
                     let y = write_here(c, w);
                     earlier.push(y);
@@ -648,33 +765,19 @@ impl Query {
                 } else {
                     Lit::FALSE
                 };
-                eqs.push(c.iff(x.prf.get(w, r), want));
+                eqs.push(c.iff(x.rf.get(w, r), want));
             }
             let init = if inside[r] {
-                Lit::from_bool(v.of(x.winit.get(r)))
+                Lit::from_bool(p.reads.iter().any(|&(a, b)| at(a) == r && b.is_none()))
             } else {
                 let any = c.or_all(earlier);
                 c.and(st.read.get(r), !any)
             };
-            eqs.push(c.iff(x.pinit.get(r), init));
+            eqs.push(c.iff(x.init.get(r), init));
             for b in r + 1..n {
-                eqs.push(c.iff(x.plt.get(r, b), Lit::from_bool(pos[r] < pos[b])));
+                eqs.push(c.iff(x.lt.get(r, b), Lit::from_bool(pos[r] < pos[b])));
             }
         }
-        // The skeletons that extend the test: its slots as in it, the
-        // others free (a thread's events go on after the test's).
-        let mut matched = Vec::new();
-        for (t, evs) in threads.iter().enumerate() {
-            for (i, &(o, at)) in evs.iter().enumerate() {
-                let e = t * events + i;
-                matched.extend([
-                    self.slots.present[e],
-                    self.slots.sel[e][o],
-                    self.slots.loc[e][at],
-                ]);
-            }
-        }
-        let m = c.and_all(matched);
         let first = c.and(m, l.none_before);
         l.none_before = c.and(l.none_before, !m);
         let all = c.and_all(eqs);
@@ -683,6 +786,97 @@ impl Query {
         #[cfg(test)]
         x.filter.assert(c, f);
         Ok(true)
+    }
+
+    /// Learns from the skeleton `threads` at `place`, a source test the
+    /// listings found racy, when it is one of this question's: its witness
+    /// ([`Query::witness`]) becomes a pattern of this question's race
+    /// filter. Whether a pattern was added; `Err` names the limit that
+    /// stopped the witness's search.
+    #[cfg(test)]
+    pub(in crate::analysis) fn learn_race(
+        &mut self,
+        k: &Checked,
+        place: &[(usize, usize)],
+        threads: &[Vec<(usize, usize)>],
+    ) -> Result<bool, Stop> {
+        match self.witness(k, place, threads)? {
+            Some(p) => self.apply(k, &p),
+            None => Ok(false),
+        }
+    }
+}
+
+/// A slot of a test: (thread, index in the thread).
+type Slot = (usize, usize);
+
+/// A racy source test and one of its executions, consistent and racy under
+/// the specification (the witness solver's): what the race filter forces
+/// on the skeletons that extend the test. Slots are (thread, index).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(in crate::analysis) struct Pattern {
+    place: Vec<(usize, usize)>,
+    threads: Vec<Vec<(usize, usize)>>,
+    /// Each read of the test and the write it reads (`None`: the initial
+    /// value).
+    reads: Vec<(Slot, Option<Slot>)>,
+    /// The test's slots in the execution's total order.
+    order: Vec<(usize, usize)>,
+}
+
+impl Pattern {
+    /// The pattern under every relabelling of its test (threads permuted,
+    /// its execution's slots with them; the locations it uses renamed among
+    /// themselves), each test once; `located[o]`: whether instruction `o`
+    /// has a location (one without keeps the first).
+    pub(in crate::analysis) fn relabelled(&self, located: &[bool]) -> Vec<Pattern> {
+        let shape = crate::analysis::diff::Shape {
+            place: self.place.clone(),
+            threads: self.threads.clone(),
+        };
+        let used = self
+            .threads
+            .iter()
+            .flatten()
+            .map(|e| e.1 + 1)
+            .max()
+            .unwrap_or(0);
+        let mut out: Vec<Pattern> = Vec::new();
+        for perm in crate::analysis::diff::permutations(self.threads.len()) {
+            // Old thread `perm[j]` is new thread `j`.
+            let mut new = vec![0; perm.len()];
+            for (j, &t) in perm.iter().enumerate() {
+                new[t] = j;
+            }
+            let moved = |(t, i): (usize, usize)| (new[t], i);
+            for lp in crate::analysis::diff::permutations(used) {
+                let mut loc: Vec<usize> = (0..crate::analysis::diff::LOCATIONS.len()).collect();
+                loc[..used].copy_from_slice(&lp);
+                let (place, threads) = shape.key(&perm, &loc);
+                if out.iter().any(|p| p.place == place && p.threads == threads) {
+                    continue;
+                }
+                let threads = threads
+                    .into_iter()
+                    .map(|th| {
+                        th.into_iter()
+                            .map(|(o, l)| (o, if located[o] { l } else { 0 }))
+                            .collect()
+                    })
+                    .collect();
+                out.push(Pattern {
+                    place,
+                    threads,
+                    reads: self
+                        .reads
+                        .iter()
+                        .map(|&(r, w)| (moved(r), w.map(moved)))
+                        .collect(),
+                    order: self.order.iter().map(|&s| moved(s)).collect(),
+                });
+            }
+        }
+        out
     }
 }
 
@@ -693,61 +887,118 @@ impl Query {
 /// holds a second execution of the source skeleton with its own
 /// reads-from and total order, consistent and racy under the
 /// specification; solved with a racy test's skeleton assumed, it gives one
-/// of its consistent racy executions.
+/// of its consistent racy executions, which with the test is a
+/// [`Pattern`] (and, threads permuted, one for each relabelling of it).
 ///
 /// A *pattern copy* of the specification judges a third execution whose
 /// reads-from and order are free variables, and the question asserts that
-/// it is not valid, consistent and racy. Each learned test with its
-/// witness is a pattern: on a skeleton that extends the test (its slots as
-/// in the test, events appended to its threads) and extends no earlier
-/// pattern's test, the third execution is forced to the *extension* of
-/// the witness: the test's events read and are ordered as in the witness,
-/// the appended events come after them thread by thread, each appended
-/// read reading the last write of its location before it (or the initial
-/// value), each appended write last in the order. The forced execution is
-/// an execution of the skeleton, so where the specification finds it
-/// consistent and racy the skeleton is racy and the question leaves it out;
-/// where it does not, the skeleton stays. A skeleton no pattern matches
-/// leaves the third execution free: it is left out only if every
-/// assignment (every candidate among them) is consistent and racy, which
-/// makes it racy too. So the filter only leaves out racy skeletons, whatever
-/// the model: the model judges each forced execution. Both copies are
-/// built with the first pattern of their question.
+/// it is not valid, consistent and racy. Each pattern added to the
+/// question applies to the skeletons that extend its test (its slots as in
+/// the test, events appended to its threads) and extend no earlier
+/// pattern's test: on them the third execution is forced to the
+/// *extension* of the pattern's execution: the test's events read and are
+/// ordered as in it, the appended events come after them thread by thread,
+/// each appended read reading the last write of its location before it
+/// (or the initial value), each appended write last in the order. The
+/// forced execution is an execution of the skeleton, so where the
+/// specification finds it consistent and racy the skeleton is racy and the
+/// question leaves it out; where it does not, the skeleton stays. A
+/// skeleton no pattern matches leaves the third execution free: it is left
+/// out only if every assignment (every candidate among them) is consistent
+/// and racy, which makes it racy too. So the filter only leaves out racy
+/// skeletons, whatever the model and whatever execution a pattern holds:
+/// the model judges each forced execution. Each copy is built when first
+/// needed: a question with no racy proposal carries no witness solver, one
+/// no pattern fits no pattern copy.
 pub(in crate::analysis) struct Learner {
     /// The source side's access kinds and same-location relation.
     statics: super::Statics,
     /// The skeleton's own facts (the witness solver holds them too).
     slot_facts: Vec<Lit>,
-    /// Built with the first pattern: a question with no racy proposal
-    /// carries neither copy.
-    pub(super) copies: Option<Copies>,
-    /// No pattern learned so far matches the skeleton.
+    witness: Option<Witness>,
+    pub(super) copy: Option<PatternCopy>,
+    /// No pattern added so far matches the skeleton.
     none_before: Lit,
     /// The source side's control barriers and its slots' `{id}`s.
     barriers: Option<super::Barriers>,
     ids: Vec<Vec<Lit>>,
 }
 
-/// The witness solver's execution and the pattern copy's.
-pub(super) struct Copies {
-    witness: Solver,
-    wrf: SymRel,
-    winit: SymSet,
-    wlt: SymRel,
-    prf: SymRel,
-    pinit: SymSet,
-    plt: SymRel,
-    /// The pattern copy's execution is not valid, consistent and racy.
-    not_bad: Lit,
-    /// The filter alone: the skeleton's facts, the pattern copy's and the
-    /// patterns' (what the tests ask of it).
-    #[cfg(test)]
-    pub(super) filter: Solver,
+impl Learner {
+    /// The source side over `slots`, read through `probe`.
+    fn side<'a>(
+        &'a self,
+        slots: &Slots,
+        probe: &'a Skeleton,
+        k: &Checked,
+        events: usize,
+    ) -> Side<'a> {
+        let mut side = slots.side(&probe.static_env, k.mapping.rules.len(), events);
+        if let Some(b) = &self.barriers {
+            side.barriers = Some(b);
+            side.ids = self.ids.clone();
+        }
+        side
+    }
 }
 
-impl Copies {
-    /// The witness solver (holding the skeleton's facts) and the pattern
-    /// copy over the source side `source`.
+/// A source execution with its own reads-from and total order: its
+/// variables and their formulas.
+struct Execution {
+    rf: SymRel,
+    init: SymSet,
+    lt: SymRel,
+    /// Valid, consistent and racy under the specification.
+    bad: Lit,
+}
+
+impl Execution {
+    /// A fresh execution over the source side `source`, the facts its
+    /// variables need added to `facts`.
+    fn new(
+        c: &mut Circuit,
+        source: &Side,
+        ss: &super::Statics,
+        k: &Checked,
+        facts: &mut Vec<Lit>,
+        limits: &super::Reach,
+    ) -> Result<Execution, NotAsked> {
+        let spec = k.spec;
+        let total_co = k.limits.for_model(spec).profile.total_co;
+        let su = SymSet::from_lits(source.present.clone());
+        let lt = total_order(c, su.universe(), facts);
+        let (rf, init) = source.fresh_rf(c, ss, facts);
+        let x = source.encode(
+            c,
+            ss,
+            &lt,
+            rf.clone(),
+            init.clone(),
+            total_co,
+            &spec.cat.free_names(),
+        );
+        let (cons, racy, _) = verdict(c, spec, &su, &x.base, limits)?;
+        let bad = c.and_all([x.valid, cons, racy]);
+        Ok(Execution { rf, init, lt, bad })
+    }
+}
+
+/// The stop of a solver: the question's limits.
+fn stop_of(limits: &std::rc::Rc<super::Reach>) -> crate::relation::symbolic::StopWhen {
+    let l = limits.clone();
+    crate::relation::symbolic::StopWhen(std::rc::Rc::new(move || l.reached()))
+}
+
+/// The witness solver: the skeleton's facts and an execution of it,
+/// consistent and racy under the specification.
+struct Witness {
+    solver: Solver,
+    rf: SymRel,
+    init: SymSet,
+    lt: SymRel,
+}
+
+impl Witness {
     fn new(
         c: &mut Circuit,
         source: &Side,
@@ -755,46 +1006,57 @@ impl Copies {
         k: &Checked,
         slot_facts: &[Lit],
         limits: &std::rc::Rc<super::Reach>,
-    ) -> Result<Copies, NotAsked> {
-        let spec = k.spec;
-        let total_co = k.limits.for_model(spec).profile.total_co;
-        let su = SymSet::from_lits(source.present.clone());
-        let n = su.universe();
-        let free = spec.cat.free_names();
-        let stop = crate::relation::symbolic::StopWhen({
-            let l = limits.clone();
-            std::rc::Rc::new(move || l.reached())
-        });
-        let mut wf = slot_facts.to_vec();
-        let wlt = total_order(c, n, &mut wf);
-        let (wrf, winit) = source.fresh_rf(c, ss, &mut wf);
-        let w = source.encode(c, ss, &wlt, wrf.clone(), winit.clone(), total_co, &free);
-        let (wc, wr, _) = verdict(c, spec, &su, &w.base, limits)?;
-        wf.extend([w.valid, wc, wr]);
-        let witness = solver_of(c, wf, stop.clone(), limits)?;
-        // The third execution's variables carry no facts: unforced, any
-        // assignment may answer.
+    ) -> Result<Witness, NotAsked> {
+        let mut facts = slot_facts.to_vec();
+        let x = Execution::new(c, source, ss, k, &mut facts, limits)?;
+        facts.push(x.bad);
+        Ok(Witness {
+            solver: solver_of(c, facts, stop_of(limits), limits)?,
+            rf: x.rf,
+            init: x.init,
+            lt: x.lt,
+        })
+    }
+}
+
+/// The pattern copy: an execution whose variables carry no facts
+/// (unforced, any assignment may answer) and that the question asserts is
+/// not valid, consistent and racy.
+pub(super) struct PatternCopy {
+    rf: SymRel,
+    init: SymSet,
+    lt: SymRel,
+    not_bad: Lit,
+    /// The filter alone: the skeleton's facts, the pattern copy's and the
+    /// patterns' (what the tests ask of it).
+    #[cfg(test)]
+    pub(super) filter: Solver,
+}
+
+impl PatternCopy {
+    fn new(
+        c: &mut Circuit,
+        source: &Side,
+        ss: &super::Statics,
+        k: &Checked,
+        slot_facts: &[Lit],
+        limits: &std::rc::Rc<super::Reach>,
+    ) -> Result<PatternCopy, NotAsked> {
         let mut loose = Vec::new();
-        let plt = total_order(c, n, &mut loose);
-        let (prf, pinit) = source.fresh_rf(c, ss, &mut loose);
-        let p = source.encode(c, ss, &plt, prf.clone(), pinit.clone(), total_co, &free);
-        let (pc, pr, _) = verdict(c, spec, &su, &p.base, limits)?;
-        let bad = c.and_all([p.valid, pc, pr]);
-        Ok(Copies {
+        let x = Execution::new(c, source, ss, k, &mut loose, limits)?;
+        #[cfg(not(test))]
+        let _ = slot_facts;
+        Ok(PatternCopy {
             #[cfg(test)]
             filter: {
                 let mut only = slot_facts.to_vec();
-                only.push(!bad);
-                solver_of(c, only, stop.clone(), limits)?
+                only.push(!x.bad);
+                solver_of(c, only, stop_of(limits), limits)?
             },
-            witness,
-            wrf,
-            winit,
-            wlt,
-            prf,
-            pinit,
-            plt,
-            not_bad: !bad,
+            rf: x.rf,
+            init: x.init,
+            lt: x.lt,
+            not_bad: !x.bad,
         })
     }
 }
