@@ -1107,9 +1107,12 @@ impl Fold for Folder<'_> {
     }
 }
 
+/// Fx-hashed: a folded relation over thousands of events is hundreds of
+/// kilobytes, hashed once per fold, where SipHash showed in profiles (a
+/// hash only picks the candidates `Folder::push` then compares).
 fn hash_of<T: std::hash::Hash>(x: &T) -> u64 {
     use std::hash::{BuildHasher, BuildHasherDefault};
-    BuildHasherDefault::<std::collections::hash_map::DefaultHasher>::default().hash_one(x)
+    BuildHasherDefault::<rustc_hash::FxHasher>::default().hash_one(x)
 }
 
 /// Whether a dynamic base has the same value as in the previous evaluation
@@ -1133,6 +1136,16 @@ fn same_cell(new: &Cell, old: &Cell) -> bool {
     }
 }
 
+/// Frees the store positions `drops` lists for the `j`-th statement of a
+/// stage (nothing when `drops` is empty).
+fn free(store: &mut [Cell], drops: &[Vec<usize>], j: usize) {
+    for &k in drops.get(j).into_iter().flatten() {
+        if let Some(c) = store.get_mut(k) {
+            *c = Cell::Unset;
+        }
+    }
+}
+
 /// The slots a statement defines.
 fn defined_slots(st: &IStmt) -> Vec<usize> {
     match &st.kind {
@@ -1140,6 +1153,77 @@ fn defined_slots(st: &IStmt) -> Vec<usize> {
         IStmtKind::LetRec { funcs, vals } => funcs.iter().chain(vals).map(|x| x.0).collect(),
         IStmtKind::Check(..) => Vec::new(),
     }
+}
+
+/// Whether the value of `e` may be a function: a set or relation operator,
+/// a constant and a base name (the engine binds sets and relations) are
+/// not. `slot_func` says it of the slots bound so far.
+fn may_be_function(e: &IExpr, slot_func: &[bool]) -> bool {
+    match e {
+        IExpr::Slot(s, _) => slot_func.get(*s).copied().unwrap_or(true),
+        IExpr::Un(..) | IExpr::Bin(..) | IExpr::Const(_) | IExpr::Base(..) => false,
+        IExpr::Bracket(x, _) => may_be_function(x, slot_func),
+        IExpr::LetIn(_, body) => may_be_function(body, slot_func),
+        IExpr::Local(..) | IExpr::Builtin(_) | IExpr::App(..) | IExpr::Lambda(_) => true,
+    }
+}
+
+/// The slots each statement uses (indexed like `prog.stmts`): those it
+/// reads and, for each slot it reads that may hold a function, the slots
+/// the statement binding it uses. A closure's body reads top-level slots
+/// when it is called, so a slot read in a function's body is in use
+/// wherever the function is.
+fn slot_uses(prog: &Program) -> Vec<Vec<usize>> {
+    let n_slots = prog.slot_names.len();
+    let mut definer: Vec<Option<usize>> = vec![None; n_slots];
+    let mut slot_func = vec![true; n_slots];
+    let mut uses: Vec<Vec<usize>> = Vec::with_capacity(prog.stmts.len());
+    for (i, st) in prog.stmts.iter().enumerate() {
+        let mut mine: std::collections::BTreeSet<usize> = st.slots_read.iter().copied().collect();
+        for &s in &st.slots_read {
+            if slot_func.get(s).copied().unwrap_or(true)
+                && let Some(d) = definer.get(s).copied().flatten()
+                && d != i
+                && let Some(theirs) = uses.get(d)
+            {
+                mine.extend(theirs.iter().copied());
+            }
+        }
+        match &st.kind {
+            IStmtKind::Let(binds) => {
+                let kinds: Vec<bool> = binds
+                    .iter()
+                    .map(|(_, c)| may_be_function(&c.expr, &slot_func))
+                    .collect();
+                for ((s, _), f) in binds.iter().zip(kinds) {
+                    if let Some(k) = slot_func.get_mut(*s) {
+                        *k = f;
+                    }
+                }
+            }
+            IStmtKind::LetRec { funcs, vals } => {
+                for (s, _) in funcs {
+                    if let Some(k) = slot_func.get_mut(*s) {
+                        *k = true;
+                    }
+                }
+                for (s, c) in vals {
+                    let f = may_be_function(&c.expr, &slot_func);
+                    if let Some(k) = slot_func.get_mut(*s) {
+                        *k = f;
+                    }
+                }
+            }
+            IStmtKind::Check(..) => {}
+        }
+        for s in defined_slots(st) {
+            if let Some(d) = definer.get_mut(s) {
+                *d = Some(i);
+            }
+        }
+        uses.push(mine.into_iter().collect());
+    }
+    uses
 }
 
 struct PreparedInner {
@@ -1156,6 +1240,8 @@ struct PreparedInner {
     dyn_stmts: Vec<usize>,
     /// The slots each statement defines (indexed like `prog.stmts`).
     defined: Vec<Vec<usize>>,
+    /// The slots each statement uses ([`slot_uses`]).
+    uses: Vec<Vec<usize>>,
     /// The staging without the partial evaluation (statements and slots
     /// that read a dynamic name, transitively): the polarity analysis is
     /// a property of the model, not of one test's partial evaluation.
@@ -1176,6 +1262,40 @@ pub struct LazyStages {
     /// Statements to run, and the non-flag check whose failure ends the
     /// evaluation after them. Empty: a static check fails, nothing runs.
     stages: Vec<(Vec<usize>, Option<usize>)>,
+    /// Per stage and statement, the store positions of the dynamic slots
+    /// whose last use that statement is (none of the names the question
+    /// reads): freed once it has run. See [`LazyStages::dropping`].
+    drops: Vec<Vec<Vec<usize>>>,
+    /// Whether an evaluation frees the slots of `drops`.
+    dropping: bool,
+}
+
+/// The dynamic slots a lazy evaluation holds at most, in bytes of
+/// relations over the universe, before it frees each slot after its last
+/// use ([`LazyStages::dropping`]): below it every slot is kept, so that an
+/// incremental evaluation can take any of them from the previous one.
+const DROP_FROM_BYTES: usize = 16 << 20;
+
+impl LazyStages {
+    /// The same stages, freeing (`true`) or keeping (`false`) each dynamic
+    /// slot after its last use. [`Prepared::lazy_stages`] frees them when
+    /// the slots of the stages would hold more than 16 MiB of relations
+    /// over the universe (a few hundred events and more): a model's
+    /// bindings over thousands of events take hundreds of megabytes when
+    /// all kept, and the checks, flags and names the question reads are
+    /// the same either way. What is lost: an incremental evaluation from
+    /// one that freed a slot runs the slot's statement again where the
+    /// previous one could have been taken.
+    pub fn dropping(mut self, on: bool) -> LazyStages {
+        self.dropping = on;
+        self
+    }
+
+    /// Whether an evaluation with these stages frees slots after their
+    /// last use.
+    pub fn drops_slots(&self) -> bool {
+        self.dropping
+    }
 }
 
 /// A model with everything static evaluated for one test (stage 1).
@@ -1311,6 +1431,7 @@ pub(crate) fn prepare(
             static_bases,
             dyn_stmts,
             defined: prog.stmts.iter().map(defined_slots).collect(),
+            uses: slot_uses(prog),
             written_dyn_stmts,
             written_dyn_slots,
             specialised,
@@ -1345,12 +1466,14 @@ impl Prepared {
         stmts: &[usize],
         previous: Option<Option<&Evaluation>>,
     ) -> Result<Evaluation, CatError> {
-        self.run_stages(dynamic, std::iter::once((stmts, None)), previous)
+        self.run_stages(dynamic, std::iter::once((stmts, None, &[][..])), previous)
     }
 
-    /// Runs `stages` in turn, each a list of statements (in model order) and
-    /// optionally the non-flag check it ends with: when that check fails the
-    /// remaining stages are not run.
+    /// Runs `stages` in turn, each a list of statements (in model order),
+    /// optionally the non-flag check it ends with (when that check fails the
+    /// remaining stages are not run), and per statement the store positions
+    /// to free once it has run (empty: nothing freed; else one list per
+    /// statement, from [`Prepared::drops_after`]).
     ///
     /// `previous`: `None` from scratch, recording nothing for a next
     /// evaluation; `Some(p)`: recording the dynamic base values (so that the
@@ -1358,12 +1481,14 @@ impl Prepared {
     /// an evaluation of the same preparation that recorded them, reusing
     /// what `p` computed (see the module documentation): a statement `p`
     /// ran whose bases and slots read are all unchanged is not run, its
-    /// slots and check result are `p`'s; a statement that runs marks each
-    /// slot it defines changed unless the new value equals `p`'s.
+    /// slots and check result are `p`'s (where `p` freed one of the slots,
+    /// the statement runs again: its value is `p`'s, from the same
+    /// inputs); a statement that runs marks each slot it defines changed
+    /// unless the new value equals `p`'s.
     fn run_stages<'s>(
         &self,
         dynamic: &Env,
-        stages: impl Iterator<Item = (&'s [usize], Option<usize>)>,
+        stages: impl Iterator<Item = (&'s [usize], Option<usize>, &'s [Vec<usize>])>,
         previous: Option<Option<&Evaluation>>,
     ) -> Result<Evaluation, CatError> {
         let inner = &*self.inner;
@@ -1408,10 +1533,13 @@ impl Prepared {
             full_set: &inner.full_set,
             id_rel: &inner.id_rel,
         };
-        for (stmts, ends_with) in stages {
-            for &i in stmts {
+        for (stmts, ends_with, drops) in stages {
+            for (j, &i) in stmts.iter().enumerate() {
                 ran[i] = true;
                 let defined = &inner.defined[i];
+                // Inputs unchanged but a slot freed by `p`: run again, the
+                // values are `p`'s.
+                let mut same_as_before = false;
                 if let Some((p, _)) = prev {
                     // The statement as written reads what its rewriting
                     // reads, and the folded slots it may read are static.
@@ -1419,7 +1547,14 @@ impl Prepared {
                     let unchanged = p.ran[i]
                         && !st.bases_read.iter().any(|&b| changed_base[b])
                         && !st.slots_read.iter().any(|&s| changed_slot[s]);
-                    if unchanged {
+                    let held = || {
+                        defined.iter().all(|&s| {
+                            p.store
+                                .get(shared.index(s))
+                                .is_some_and(|c| !matches!(c, Cell::Unset))
+                        })
+                    };
+                    if unchanged && held() {
                         reused += 1;
                         for &s in defined {
                             let k = shared.index(s);
@@ -1428,8 +1563,10 @@ impl Prepared {
                         if let IStmtKind::Check(c, _) = st.kind {
                             checks[c].passed = p.checks[c].passed;
                         }
+                        free(&mut store, drops, j);
                         continue;
                     }
+                    same_as_before = unchanged;
                 }
                 let st = match inner.specialised.get(i) {
                     Some(Some(st)) => st,
@@ -1439,9 +1576,10 @@ impl Prepared {
                 if let Some((p, _)) = prev {
                     for &s in defined {
                         let k = shared.index(s);
-                        changed_slot[s] = !same_cell(&store[k], &p.store[k]);
+                        changed_slot[s] = !same_as_before && !same_cell(&store[k], &p.store[k]);
                     }
                 }
+                free(&mut store, drops, j);
             }
             if ends_with.is_some_and(|c| !checks[c].passed) {
                 break;
@@ -1544,7 +1682,11 @@ impl Prepared {
             .enumerate()
             .any(|(c, r)| !r.flag && !r.passed && !self.is_dynamic_check(c))
         {
-            return Some(LazyStages { stages: Vec::new() });
+            return Some(LazyStages {
+                stages: Vec::new(),
+                drops: Vec::new(),
+                dropping: false,
+            });
         }
         let mut done = vec![false; prog.stmts.len()];
         let mut stages = Vec::new();
@@ -1583,7 +1725,52 @@ impl Prepared {
             .filter(|&i| !done[i])
             .collect();
         stages.push((rest, None));
-        Some(LazyStages { stages })
+        let drops = self.drops_after(&stages, &slots);
+        let held: usize = stages.iter().map(|(st, _)| st.len()).sum();
+        let dropping = held.saturating_mul(Relation::bytes_for(inner.universe)) > DROP_FROM_BYTES;
+        Some(LazyStages {
+            stages,
+            drops,
+            dropping,
+        })
+    }
+
+    /// For `stages` run in turn, per stage and statement: the store
+    /// positions of the dynamic slots no later statement uses ([`slot_uses`])
+    /// and that are not among `kept` (the final bindings the question
+    /// reads), to be freed once the statement has run. A slot bound and
+    /// never used is freed after its binding.
+    fn drops_after(
+        &self,
+        stages: &[(Vec<usize>, Option<usize>)],
+        kept: &[usize],
+    ) -> Vec<Vec<Vec<usize>>> {
+        let inner = &*self.inner;
+        let mut last: HashMap<usize, (usize, usize)> = HashMap::new();
+        for (k, (stmts, _)) in stages.iter().enumerate() {
+            for (j, &i) in stmts.iter().enumerate() {
+                let used = inner.uses.get(i).into_iter().flatten();
+                let defined = inner.defined.get(i).into_iter().flatten();
+                for &s in used.chain(defined) {
+                    if inner.dyn_pos.get(s).is_some_and(|&d| d != NOT_DYN) {
+                        last.insert(s, (k, j));
+                    }
+                }
+            }
+        }
+        let mut drops: Vec<Vec<Vec<usize>>> = stages
+            .iter()
+            .map(|(stmts, _)| vec![Vec::new(); stmts.len()])
+            .collect();
+        let mut dead: Vec<(usize, (usize, usize))> = last
+            .into_iter()
+            .filter(|(s, _)| !kept.contains(s))
+            .collect();
+        dead.sort_unstable();
+        for (s, (k, j)) in dead {
+            drops[k][j].push(inner.dyn_pos[s]);
+        }
+        drops
     }
 
     /// Whether check `c` is evaluated per candidate (not by `prepare`).
@@ -1636,11 +1823,36 @@ impl Prepared {
             // inconsistent (the static results are in the evaluation).
             return self.run_stages(dynamic, std::iter::empty(), previous);
         }
+        let drops = stages.drops.iter().map(|d| d.as_slice());
+        let drops: Box<dyn Iterator<Item = &[Vec<usize>]>> = if stages.dropping {
+            Box::new(drops)
+        } else {
+            Box::new(std::iter::repeat(&[][..]))
+        };
         self.run_stages(
             dynamic,
-            stages.stages.iter().map(|(s, c)| (s.as_slice(), *c)),
+            stages
+                .stages
+                .iter()
+                .zip(drops)
+                .map(|((s, c), d)| (s.as_slice(), *c, d)),
             previous,
         )
+    }
+
+    /// The bytes the preparation holds in sets and relations: the static
+    /// bindings, the values folded from static subexpressions and the
+    /// static base values it reads ([`Value::bytes`]).
+    pub fn bytes(&self) -> usize {
+        let inner = &*self.inner;
+        let statics: usize = inner
+            .statics
+            .iter()
+            .filter_map(Cell::value)
+            .map(Value::bytes)
+            .sum();
+        let bases: usize = inner.static_bases.iter().flatten().map(Value::bytes).sum();
+        statics + bases
     }
 
     /// Number of events of the test.

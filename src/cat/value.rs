@@ -35,6 +35,16 @@ impl Value {
         }
     }
 
+    /// The bytes the value's bits take (a set's words, a relation's rows;
+    /// a function's closure is counted as nothing).
+    pub fn bytes(&self) -> usize {
+        match self {
+            Value::Set(s) => s.universe().div_ceil(64) * 8,
+            Value::Rel(r) => Relation::bytes_for(r.universe()),
+            Value::Func(_) => 0,
+        }
+    }
+
     /// "a set", "a relation" or "a function".
     pub fn describe(&self) -> &'static str {
         match self {
@@ -172,6 +182,11 @@ impl Env {
                 (Value::Rel(a), Some(Value::Rel(b))) => a == b,
                 _ => false,
             })
+    }
+
+    /// The bytes the bound sets and relations take ([`Value::bytes`]).
+    pub fn bytes(&self) -> usize {
+        self.vars.values().map(Value::bytes).sum()
     }
 
     /// The bound names, in no particular order.

@@ -959,7 +959,8 @@ fn shape_statics(
     // "A and B are both host operations" (docs/host.md, "Host and device
     // atomics"), so a host and a device atomic are never in one.
     let host_agent = |e: usize| program.host.agent(events[e].thread).is_host();
-    let inscope = rel_of(&|a, b| {
+    // (Only events with a scope: the rows of the others are empty.)
+    let inscope = rel_where(&|a| ins(a).scope.is_some(), &|a, b| {
         let (Some(sa), Some(sb)) = (ins(a).scope, ins(b).scope) else {
             return false;
         };

@@ -458,13 +458,22 @@ struct Pruning {
 /// thread of the walk).
 const RECENT_STAGED: usize = 16;
 
+/// The bytes of sets and relations the models prepared for recent
+/// skeletons hold together at most (per thread of the walk), their static
+/// environments included: over a few thousand events one preparation
+/// holds tens of megabytes (a model's static bindings), so the count
+/// alone would let the kept ones take a gigabyte. The most recent is kept
+/// whatever its size.
+const RECENT_BYTES: usize = 96 << 20;
+
 /// The models prepared for recent skeletons, most recent last (shared by
 /// the parts of a parallel walk: preparing is per skeleton, and parts of
 /// neighbouring skeletons often share one).
 ///
 /// Keyed by [`Skeleton::shape`]: a lookup compares numbers, and only a
 /// hit compares environments (a miss over many entries costs nothing).
-type Recent = std::sync::Mutex<Vec<(u64, Env, Staged)>>;
+/// Each entry also records the bytes it holds ([`RECENT_BYTES`]).
+type Recent = std::sync::Mutex<Vec<(u64, Env, Staged, usize)>>;
 
 /// The polarity analyses of a model, per kind of partial environment
 /// (they depend only on the model: computed once per walk, shared by its
@@ -875,7 +884,7 @@ impl<'a, 'b> Walk<'a, 'b> {
                 // reads fixed have the same static relations: the model
                 // prepared for one serves the others.
                 let mut recent = recent.lock().unwrap_or_else(|e| e.into_inner());
-                let hit = recent.iter().position(|(shape, env, _)| {
+                let hit = recent.iter().position(|(shape, env, _, _)| {
                     *shape == sk.shape && env.same_bindings(&sk.static_env)
                 });
                 if let Some(i) = hit {
@@ -895,10 +904,17 @@ impl<'a, 'b> Walk<'a, 'b> {
                         self.monotone,
                     ) {
                         Ok(s) => {
-                            if recent.len() == RECENT_STAGED * self.limits.threads.max(1) {
+                            let threads = self.limits.threads.max(1);
+                            if recent.len() == RECENT_STAGED * threads {
                                 recent.remove(0);
                             }
-                            recent.push((sk.shape, sk.static_env.clone(), s.clone()));
+                            let bytes = sk.static_env.bytes() + s.prepared.bytes();
+                            let mut held: usize = recent.iter().map(|e| e.3).sum::<usize>() + bytes;
+                            while !recent.is_empty() && held > RECENT_BYTES.saturating_mul(threads)
+                            {
+                                held -= recent.remove(0).3;
+                            }
+                            recent.push((sk.shape, sk.static_env.clone(), s.clone(), bytes));
                             let _ = staged.set(s);
                         }
                         Err(e) => {
