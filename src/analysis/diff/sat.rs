@@ -40,7 +40,9 @@ use crate::cat::SymValue;
 use crate::engine::LimitKind;
 use crate::engine::{Limits, Skeleton};
 use crate::model::{LoadedModel, names};
-use crate::relation::symbolic::{Answer, Circuit, Lit, Solver, StopWhen, SymRel, SymSet};
+use crate::relation::symbolic::{
+    Answer, Circuit, Lit, Solver, StopWhen, Substitution, SymRel, SymSet,
+};
 use crate::relation::{EventSet, Relation};
 use std::collections::HashMap;
 
@@ -120,6 +122,12 @@ pub(in crate::analysis) struct Query {
     /// The pairs of formulas the sweep is still to compare ([`sweep_pairs`]),
     /// emptied when it runs.
     pending: Vec<(Lit, Lit)>,
+    /// Whether the models differ on the execution (what `asks` implies;
+    /// false for a mapping check).
+    differ: Lit,
+    /// The clauses of the skeletons blocked so far ([`Query::block`]),
+    /// which the sweep's solver takes over.
+    blocked: Vec<Vec<Lit>>,
     /// Facts of the question not yet handed to the solver: each is asserted
     /// once an answer breaks it, and the question asked again
     /// ([`Query::next`]).
@@ -130,6 +138,17 @@ pub(in crate::analysis) struct Query {
 /// sizes before the sweep runs: a pair of models that differs shows it in
 /// the first sizes, where the sweep would cost more than the search.
 const SWEEP_AFTER: u64 = 5_000;
+
+/// What a sweep found of its pairs: equal by structure once rebuilt, equal
+/// by a proof, told apart (by a proof or an earlier answer), undecided.
+#[derive(Clone, Copy, Debug, Default)]
+#[cfg_attr(not(test), allow(dead_code))]
+pub(super) struct Swept {
+    structural: usize,
+    proved: usize,
+    apart: usize,
+    undecided: usize,
+}
 
 /// How many decisions the sweep gives one comparison before leaving the
 /// pair as it is.
@@ -1093,6 +1112,7 @@ impl Query {
             (encoding, None),
         )?;
         q.asks = asks;
+        q.differ = differ;
         q.pending = sweep_pairs(&ea, &eb);
         Ok(q)
     }
@@ -1113,6 +1133,8 @@ impl Query {
         Ok(Query {
             asks: Lit::TRUE,
             pending: Vec::new(),
+            differ: Lit::FALSE,
+            blocked: Vec::new(),
             lazy: Vec::new(),
             learner,
             limits,
@@ -1178,38 +1200,79 @@ impl Query {
         }
     }
 
-    /// Sweeping (the equivalence checkers' SAT sweeping): each pending pair
+    /// Sweeping (the equivalence checkers' SAT sweeping, with fraiging's
+    /// substitution at the grain of the models' names): the pending pairs
     /// of formulas the two models compute for one name and entry, bottom
-    /// up, is asked to differ under the facts alone; where it cannot, their
-    /// equality is added as a clause, which the solver then reasons with
-    /// instead of proving it again inside every later question. A pair an
-    /// earlier answer tells apart is not asked, and one whose question
-    /// outruns [`SWEEP_DECISIONS`] is left as it is. Every added clause
-    /// follows from the facts, so no question's answer changes. Returns
-    /// how many equalities it added.
-    fn sweep(&mut self) -> Result<usize, Stop> {
+    /// up, each rebuilt with the equal pairs found so far substituted. A
+    /// pair the rebuilding makes one formula is equal by structure; any
+    /// other is asked to differ under the facts alone, on a solver holding
+    /// only the facts and what the proofs read (a pair an earlier answer
+    /// tells apart is not asked, one whose question outruns
+    /// [`SWEEP_DECISIONS`] is left as it is). An equal pair's second
+    /// formula is replaced by its first in what is rebuilt after, so that a
+    /// definition both models write alike over equal operands becomes one
+    /// formula without a proof. The difference is then rebuilt the same
+    /// way, and the question's solver becomes the sweep's: the facts, the
+    /// equalities proven, the rebuilt difference under a fresh assumption
+    /// and the blocked skeletons. Each replacement is equivalent to what it
+    /// replaces under the facts, so no question's answer changes. (Only
+    /// the question of `vkmm diff` has pairs to sweep; a mapping check's
+    /// lazy facts are not carried over.)
+    fn sweep(&mut self) -> Result<Swept, Stop> {
         let pairs = std::mem::take(&mut self.pending);
+        let limits = self.limits.clone();
+        let stop = StopWhen(std::rc::Rc::new(move || limits.reached()));
+        let mut solver = Solver::with_stop(Some(stop));
+        for &f in &self.encoding.facts {
+            solver.assert(&self.c, f);
+        }
+        let mut subst = Substitution::default();
         let mut apart: Vec<crate::relation::symbolic::Values> = Vec::new();
-        let mut proved = 0;
+        let mut out = Swept::default();
         for (x, y) in pairs {
             if apart.iter().any(|v| v.of(x) != v.of(y)) {
+                out.apart += 1;
                 continue;
             }
-            let differ = !self.c.iff(x, y);
-            match self
-                .solver
-                .solve_within(&self.c, &[differ], SWEEP_DECISIONS)
-            {
+            let x2 = self.c.rebuild(x, &mut subst);
+            let y2 = self.c.rebuild(y, &mut subst);
+            if self.c.stopped() {
+                return Err(self.limits.stop());
+            }
+            if x2 == y2 {
+                out.structural += 1;
+                subst.replace(y, x2);
+                continue;
+            }
+            let differ = !self.c.iff(x2, y2);
+            match solver.solve_within(&self.c, &[differ], SWEEP_DECISIONS) {
                 Some(Answer::Unsat) => {
-                    proved += 1;
-                    self.solver.assert(&self.c, !differ);
+                    out.proved += 1;
+                    solver.assert(&self.c, !differ);
+                    subst.replace(y, x2);
                 }
-                Some(Answer::Sat(v)) => apart.push(v),
+                Some(Answer::Sat(v)) => {
+                    out.apart += 1;
+                    apart.push(v);
+                }
                 Some(Answer::Stopped) => return Err(self.limits.stop()),
-                None => {}
+                None => out.undecided += 1,
             }
         }
-        Ok(proved)
+        let differ = self.c.rebuild(self.differ, &mut subst);
+        let asks = self.c.input();
+        let guarded = self.c.implies(asks, differ);
+        solver.assert(&self.c, guarded);
+        for clause in &self.blocked {
+            solver.assert_any(&self.c, clause);
+        }
+        if self.c.stopped() || solver.stopped() {
+            return Err(self.limits.stop());
+        }
+        self.solver = solver;
+        self.asks = asks;
+        self.differ = differ;
+        Ok(out)
     }
 
     /// No later answer has the skeleton `threads` (per thread, its
@@ -1264,6 +1327,7 @@ impl Query {
     pub(in crate::analysis) fn block(&mut self, chosen: &[Lit]) {
         let clause: Vec<Lit> = chosen.iter().map(|&l| !l).collect();
         self.solver.assert_any(&self.c, &clause);
+        self.blocked.push(clause);
     }
 }
 

@@ -423,6 +423,64 @@ impl Circuit {
         Values(vals)
     }
 
+    /// The formula `l` with the nodes `subst` replaces replaced, rebuilt
+    /// bottom-up through the circuit's folding and hash-consing (so that a
+    /// gate whose operands become those of an existing gate is that gate);
+    /// every node rebuilt is recorded in `subst`, so a later rebuilding
+    /// reuses it. Where each replacement is equivalent to the node it
+    /// replaces under some facts, so is the result to `l`.
+    pub fn rebuild(&mut self, l: Lit, subst: &mut Substitution) -> Lit {
+        // Iteratively, operands first: circuits are deep (closures).
+        let mut stack = vec![(l.node(), false)];
+        while let Some((n, expanded)) = stack.pop() {
+            if subst.0.contains_key(&n) {
+                continue;
+            }
+            let at = |subst: &Substitution, x: Lit| {
+                subst
+                    .0
+                    .get(&x.node())
+                    .map(|&r| if x.negated() { !r } else { r })
+            };
+            let rebuilt = match self.nodes[n] {
+                Node::False => Lit::FALSE,
+                Node::Input => Lit((n as u32) << 1),
+                Node::And(a, b) => match (at(subst, a), at(subst, b)) {
+                    (Some(a), Some(b)) => self.and(a, b),
+                    _ if expanded => Lit::FALSE,
+                    _ => {
+                        stack.extend([(n, true), (a.node(), false), (b.node(), false)]);
+                        continue;
+                    }
+                },
+                Node::Acyclic(i) => {
+                    let graph = self.graphs[i as usize].clone();
+                    let edges: Option<Vec<Lit>> =
+                        graph.edges.iter().map(|e| at(subst, e.2)).collect();
+                    match edges {
+                        Some(edges) => {
+                            let m = graph.size;
+                            let mut bits = vec![Lit::FALSE; m * m];
+                            for (&(a, b, _), e) in graph.edges.iter().zip(edges) {
+                                bits[a as usize * m + b as usize] = e;
+                            }
+                            self.acyclic(m, &bits)
+                        }
+                        None if expanded => Lit::FALSE,
+                        None => {
+                            stack.push((n, true));
+                            stack.extend(graph.edges.iter().map(|e| (e.2.node(), false)));
+                            continue;
+                        }
+                    }
+                }
+            };
+            subst.0.insert(n, rebuilt);
+        }
+        let r = subst.0.get(&l.node()).copied().unwrap_or(Lit::FALSE);
+        if l.negated() { !r } else { r }
+    }
+
     /// The number of inputs.
     pub fn inputs(&self) -> usize {
         self.inputs
@@ -435,6 +493,20 @@ impl Circuit {
             .enumerate()
             .filter(|(_, n)| matches!(n, Node::Input))
             .map(|(i, _)| Lit((i as u32) << 1))
+    }
+}
+
+/// The replacements of a [`Circuit::rebuild`]: per node, the literal
+/// that stands for it, those given and those rebuilt.
+#[derive(Clone, Debug, Default)]
+pub struct Substitution(FxHashMap<usize, Lit>);
+
+impl Substitution {
+    /// `from` is to be replaced by `to` (and `!from` by `!to`) in what is
+    /// rebuilt after.
+    pub fn replace(&mut self, from: Lit, to: Lit) {
+        let to = if from.negated() { !to } else { to };
+        self.0.insert(from.node(), to);
     }
 }
 
