@@ -119,11 +119,15 @@ pub struct SearchKey {
     barriers: Vec<BarrierGroup>,
     initial: Vec<i64>,
     exprs: Vec<trace::ValueExpr>,
-    /// The value domains are shared with the listing (compared by value).
-    derivation: Option<(Vec<Option<usize>>, std::sync::Arc<Vec<Vec<i64>>>)>,
+    /// The events' locations and the value domains ([`Derivation`]; the
+    /// domains shared with the listing, compared by value).
+    derivation: Option<(Vec<Option<usize>>, Domains)>,
     observation: Vec<Option<usize>>,
     flags: [bool; 3],
 }
+
+/// Each location's value domain ([`Derivation::domains`]).
+type Domains = std::sync::Arc<Vec<Vec<i64>>>;
 
 impl SearchKey {
     /// A number equal keys share ([`Skeleton::search_fingerprint`]).
