@@ -69,8 +69,8 @@ use crate::cat::{Evaluation, Value};
 use crate::engine::Bounds;
 use crate::engine::trace::{PathEvent, ThreadPaths};
 use crate::engine::{
-    Candidate, CheckError, Ending, LimitKind, Limits, OrderChoice, RegValue, Skeleton, Visitor,
-    explore,
+    Candidate, CheckError, Ending, LimitKind, Limits, OrderChoice, RegValue, SearchKey, Skeleton,
+    Visitor, explore,
 };
 use crate::ir::Program;
 use crate::model::LoadedModel;
@@ -770,6 +770,46 @@ struct Search<'a> {
     /// [`crate::engine::Reduction::WitnessPruning`]: a stuck path whose
     /// loop cannot repeat ([`may_repeat`]) goes in no block.
     pruning: bool,
+    /// The skeletons a shallower bound searched to the end without a
+    /// witness ([`Searched`]): refused here.
+    searched: &'a Searched,
+    /// The skeletons this bound's search wanted and searched under some
+    /// coherence order, by their keys.
+    wanted: Vec<SearchKey>,
+    /// The current skeleton's key until an order of it is searched.
+    key: Option<SearchKey>,
+}
+
+/// The skeletons the searches of the shallower bounds wanted and searched
+/// to the end (no limit stopped the bound) without finding a witness,
+/// kept by their [`SearchKey`]s (bucketed by fingerprint). Only those
+/// searched under some coherence order are kept: the others cost no
+/// evaluation.
+///
+/// Whether a skeleton holds a witness depends on the skeleton alone (its
+/// candidates, their evaluations, and the conditions `Search` checks on
+/// them read nothing of the bound), so a skeleton one bound searched
+/// without a witness holds none at a deeper bound either, where the paths
+/// that no bound cut come again: the deeper search skips it.
+#[derive(Default)]
+struct Searched(std::collections::HashMap<u64, Vec<SearchKey>>);
+
+impl Searched {
+    /// Whether `sk` is one of the skeletons kept.
+    fn holds(&self, sk: &Skeleton) -> bool {
+        self.0
+            .get(&sk.search_fingerprint())
+            .is_some_and(|keys| sk.search_key().is_some_and(|k| keys.contains(&k)))
+    }
+
+    fn extend(&mut self, keys: Vec<SearchKey>) {
+        for k in keys {
+            let bucket = self.0.entry(k.fingerprint()).or_default();
+            if !bucket.contains(&k) {
+                bucket.push(k);
+            }
+        }
+    }
 }
 
 /// A combination of splits with where each event stands.
@@ -1224,12 +1264,21 @@ impl Visitor for Search<'_> {
             .into_iter()
             .filter_map(|c| decompose(c, sk))
             .collect();
+        if self.options.is_empty() {
+            return false;
+        }
+        if self.shortcuts {
+            if self.searched.holds(sk) {
+                return false;
+            }
+            self.key = sk.search_key();
+        }
         self.locations = sk
             .events
             .iter()
             .map(|e| self.program.location_of(e.instruction(self.program)))
             .collect();
-        !self.options.is_empty()
+        true
     }
 
     /// With the shortcuts, only the orders memory fairness allows
@@ -1262,6 +1311,9 @@ impl Visitor for Search<'_> {
             .collect();
         if self.combos.is_empty() {
             return OrderChoice::Skip;
+        }
+        if let Some(key) = self.key.take() {
+            self.wanted.push(key);
         }
         let facts = OrderFacts {
             sk,
@@ -1400,6 +1452,7 @@ fn search_termination(
     let plan = crate::engine::QuestionPlan::of(&limits);
     let shortcuts = plan.termination_shortcuts;
     let first = if shortcuts { 0 } else { limits.bounds.unroll };
+    let mut searched = Searched::default();
     for unroll in first..=limits.bounds.unroll {
         let used = total.executions + total.partial_evaluations;
         let remaining_time = limits
@@ -1429,6 +1482,9 @@ fn search_termination(
             draw,
             shortcuts,
             pruning: plan.witness_pruning,
+            searched: &searched,
+            wanted: Vec::new(),
+            key: None,
         };
         let bound = Limits {
             endings: true,
@@ -1467,6 +1523,9 @@ fn search_termination(
             continue;
         }
         let complete = coverage.cut_paths == 0;
+        // Every skeleton this bound wanted was searched to the end.
+        let wanted = std::mem::take(&mut search.wanted);
+        searched.extend(wanted);
         // A bound searched to the end covers every shallower one's
         // candidates (a path stuck after fewer iterations is one of its
         // paths too): earlier stops no longer matter.

@@ -100,6 +100,65 @@ pub struct Skeleton {
     pub commuting_within: u64,
 }
 
+/// Everything of a skeleton its candidate search reads, apart from what
+/// is a function of it and the program ([`Skeleton::search_key`]): two
+/// skeletons with equal keys have the same candidates with the same
+/// evaluations, whichever listing built them.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SearchKey {
+    events: Vec<EventInfo>,
+    /// The read values the events had before the group functions'
+    /// results were put in (the listing of the orders reads those).
+    listed_read_values: Vec<Option<i64>>,
+    sequenced_writes: Vec<(usize, usize)>,
+    reads: Vec<usize>,
+    rf_choices: Vec<Vec<Option<usize>>>,
+    ilo_choices: Vec<Relation>,
+    registers: Vec<Vec<(String, RegValue)>>,
+    endings: Vec<Ending>,
+    barriers: Vec<BarrierGroup>,
+    initial: Vec<i64>,
+    exprs: Vec<trace::ValueExpr>,
+    /// The events' locations and the value domains ([`Derivation`]; the
+    /// domains shared with the listing, compared by value).
+    derivation: Option<(Vec<Option<usize>>, Domains)>,
+    observation: Vec<Option<usize>>,
+    flags: [bool; 3],
+}
+
+/// Each location's value domain ([`Derivation::domains`]).
+type Domains = std::sync::Arc<Vec<Vec<i64>>>;
+
+impl SearchKey {
+    /// A number equal keys share ([`Skeleton::search_fingerprint`]).
+    pub fn fingerprint(&self) -> u64 {
+        fingerprint(&self.events, &self.endings, &self.rf_choices)
+    }
+}
+
+/// A hash of the events, the kinds of the endings and the reads-from
+/// choices (with the standard library's fixed keys: the same in every
+/// walk of a process).
+fn fingerprint(events: &[EventInfo], endings: &[Ending], rf_choices: &[Vec<Option<usize>>]) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::hash::DefaultHasher::new();
+    for e in events {
+        (e.thread, e.stmt, e.read_value, e.write_value, e.writes).hash(&mut h);
+    }
+    for e in endings {
+        let kind: u8 = match e {
+            Ending::Finished => 0,
+            Ending::Stuck(_) => 1,
+            Ending::Stopped => 2,
+            Ending::Cut { .. } => 3,
+            Ending::Blocked { .. } => 4,
+        };
+        kind.hash(&mut h);
+    }
+    rf_choices.hash(&mut h);
+    h.finish()
+}
+
 /// What [`values::resolve`](super::values::resolve) needs beyond the skeleton's events: each event's
 /// location, and each location's value domain (the values a read on a
 /// cycle of derived stores may take).
@@ -232,6 +291,47 @@ impl Skeleton {
             self.sco_choices = choices::sco_choices(&self.events, facts, *limits)?;
         }
         Ok(())
+    }
+
+    /// What the search over this skeleton's candidates reads of it
+    /// ([`SearchKey`]), before its orders are listed; `None` after, or
+    /// when a symmetry or rotation reduction stands the skeleton for
+    /// others (those depend on the walk). The static environment and the
+    /// facts the orders are listed from are left out: they are functions
+    /// of the program, the events (with `listed_read_values`), the
+    /// barriers and `initial` (`base::static_env_bounded`,
+    /// `Skeleton::build_unlisted`); the limits they were built under
+    /// are the search's.
+    /// A number the skeletons with equal [`SearchKey`]s share (a cheap
+    /// first comparison: unequal numbers, unequal keys).
+    pub fn search_fingerprint(&self) -> u64 {
+        fingerprint(&self.events, &self.endings, &self.rf_choices)
+    }
+
+    pub fn search_key(&self) -> Option<SearchKey> {
+        if self.symmetry.is_some() || self.rotation.is_some() {
+            return None;
+        }
+        let (facts, _) = &**self.unlisted.as_ref()?;
+        Some(SearchKey {
+            events: self.events.clone(),
+            listed_read_values: facts.read_value.clone(),
+            sequenced_writes: facts.sequenced_writes.clone(),
+            reads: self.reads.clone(),
+            rf_choices: self.rf_choices.clone(),
+            ilo_choices: self.ilo_choices.clone(),
+            registers: self.registers.clone(),
+            endings: self.endings.clone(),
+            barriers: self.barriers.clone(),
+            initial: self.initial.clone(),
+            exprs: self.exprs.clone(),
+            derivation: self
+                .derivation
+                .as_ref()
+                .map(|d| (d.locations.clone(), std::sync::Arc::clone(&d.domains))),
+            observation: self.observation.clone(),
+            flags: [self.rmw_filter, self.order_pruning, self.groups_agree],
+        })
     }
 
     /// [`Skeleton::build`] without the orders ([`Skeleton::list_orders`]).
