@@ -69,8 +69,8 @@ use crate::cat::{Evaluation, Value};
 use crate::engine::Bounds;
 use crate::engine::trace::{PathEvent, ThreadPaths};
 use crate::engine::{
-    Candidate, CheckError, Ending, LimitKind, Limits, OrderChoice, RegValue, SearchKey, Skeleton,
-    Visitor, explore,
+    Candidate, CheckError, Ending, LimitKind, Limits, Listed, OrderChoice, RegValue, SearchKey,
+    SearchKeys, Skeleton, Visitor, explore,
 };
 use crate::ir::Program;
 use crate::model::LoadedModel;
@@ -770,46 +770,20 @@ struct Search<'a> {
     /// [`crate::engine::Reduction::WitnessPruning`]: a stuck path whose
     /// loop cannot repeat ([`may_repeat`]) goes in no block.
     pruning: bool,
-    /// The skeletons a shallower bound searched to the end without a
-    /// witness ([`Searched`]): refused here.
-    searched: &'a Searched,
-    /// The skeletons this bound's search wanted and searched under some
-    /// coherence order, by their keys.
+    /// The keys of the skeletons the shallower bounds searched to the end
+    /// without a witness (refused here), and the tables of their parts
+    /// ([`SearchKeys`]). Whether a skeleton holds a witness depends on the
+    /// skeleton alone (its candidates, their evaluations, and the
+    /// conditions this search checks on them read nothing of the bound),
+    /// so a skeleton one bound searched without a witness holds none at a
+    /// deeper bound either, where the paths no bound cut come again.
+    keys: SearchKeys,
+    /// The keys of the skeletons this bound searched under some coherence
+    /// order (kept once the bound is searched to the end).
     wanted: Vec<SearchKey>,
-    /// The current skeleton's key until an order of it is searched.
-    key: Option<SearchKey>,
-}
-
-/// The skeletons the searches of the shallower bounds wanted and searched
-/// to the end (no limit stopped the bound) without finding a witness,
-/// kept by their [`SearchKey`]s (bucketed by fingerprint). Only those
-/// searched under some coherence order are kept: the others cost no
-/// evaluation.
-///
-/// Whether a skeleton holds a witness depends on the skeleton alone (its
-/// candidates, their evaluations, and the conditions `Search` checks on
-/// them read nothing of the bound), so a skeleton one bound searched
-/// without a witness holds none at a deeper bound either, where the paths
-/// that no bound cut come again: the deeper search skips it.
-#[derive(Default)]
-struct Searched(std::collections::HashMap<u64, Vec<SearchKey>>);
-
-impl Searched {
-    /// Whether `sk` is one of the skeletons kept.
-    fn holds(&self, sk: &Skeleton) -> bool {
-        self.0
-            .get(&sk.search_fingerprint())
-            .is_some_and(|keys| sk.search_key().is_some_and(|k| keys.contains(&k)))
-    }
-
-    fn extend(&mut self, keys: Vec<SearchKey>) {
-        for k in keys {
-            let bucket = self.0.entry(k.fingerprint()).or_default();
-            if !bucket.contains(&k) {
-                bucket.push(k);
-            }
-        }
-    }
+    /// What the current skeleton's key needs that listing its orders
+    /// drops, until an order of it is searched (its key is then entered).
+    listed: Option<Listed>,
 }
 
 /// A combination of splits with where each event stands.
@@ -1268,10 +1242,13 @@ impl Visitor for Search<'_> {
             return false;
         }
         if self.shortcuts {
-            if self.searched.holds(sk) {
+            self.listed = SearchKeys::listed(sk);
+            if let Some(l) = &self.listed
+                && self.keys.find(sk, l).is_some_and(|k| self.keys.holds(&k))
+            {
+                self.listed = None;
                 return false;
             }
-            self.key = sk.search_key();
         }
         self.locations = sk
             .events
@@ -1312,7 +1289,7 @@ impl Visitor for Search<'_> {
         if self.combos.is_empty() {
             return OrderChoice::Skip;
         }
-        if let Some(key) = self.key.take() {
+        if let Some(key) = self.listed.take().and_then(|l| self.keys.enter(sk, &l)) {
             self.wanted.push(key);
         }
         let facts = OrderFacts {
@@ -1452,7 +1429,7 @@ fn search_termination(
     let plan = crate::engine::QuestionPlan::of(&limits);
     let shortcuts = plan.termination_shortcuts;
     let first = if shortcuts { 0 } else { limits.bounds.unroll };
-    let mut searched = Searched::default();
+    let mut keys = SearchKeys::default();
     for unroll in first..=limits.bounds.unroll {
         let used = total.executions + total.partial_evaluations;
         let remaining_time = limits
@@ -1482,9 +1459,9 @@ fn search_termination(
             draw,
             shortcuts,
             pruning: plan.witness_pruning,
-            searched: &searched,
+            keys: std::mem::take(&mut keys),
             wanted: Vec::new(),
-            key: None,
+            listed: None,
         };
         let bound = Limits {
             endings: true,
@@ -1497,6 +1474,7 @@ fn search_termination(
             ..limits
         };
         let coverage = explore(program, loaded, bound, &mut search)?;
+        keys = std::mem::take(&mut search.keys);
         total.executions += coverage.executions;
         total.partial_evaluations += coverage.partial_evaluations;
         if search.witness.is_some() {
@@ -1524,8 +1502,9 @@ fn search_termination(
         }
         let complete = coverage.cut_paths == 0;
         // Every skeleton this bound wanted was searched to the end.
-        let wanted = std::mem::take(&mut search.wanted);
-        searched.extend(wanted);
+        for k in std::mem::take(&mut search.wanted) {
+            keys.insert(k);
+        }
         // A bound searched to the end covers every shallower one's
         // candidates (a path stuck after fewer iterations is one of its
         // paths too): earlier stops no longer matter.

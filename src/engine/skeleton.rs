@@ -13,6 +13,9 @@ use crate::model::names;
 use crate::relation::Relation;
 use trace::Path;
 
+mod key;
+pub use key::{Listed, MAX_SEARCH_KEY_BYTES, SearchKey, SearchKeys};
+
 /// A path's registers with their reads numbered among the skeleton's
 /// events (the path's events start at `offset`) and their expressions
 /// among the skeleton's (the path's start at `exprs`).
@@ -100,15 +103,12 @@ pub struct Skeleton {
     pub commuting_within: u64,
 }
 
-/// Everything of a skeleton its candidate search reads, apart from what
-/// is a function of it and the program ([`Skeleton::search_key`]): two
-/// skeletons with equal keys have the same candidates with the same
-/// evaluations, whichever listing built them.
+/// Everything of a skeleton its candidate search reads, in full: the
+/// oracle [`SearchKeys`]' compact keys are tested against.
+#[cfg(test)]
 #[derive(Clone, Debug, PartialEq)]
-pub struct SearchKey {
+pub(crate) struct FullSearchKey {
     events: Vec<EventInfo>,
-    /// The read values the events had before the group functions'
-    /// results were put in (the listing of the orders reads those).
     listed_read_values: Vec<Option<i64>>,
     sequenced_writes: Vec<(usize, usize)>,
     reads: Vec<usize>,
@@ -119,44 +119,9 @@ pub struct SearchKey {
     barriers: Vec<BarrierGroup>,
     initial: Vec<i64>,
     exprs: Vec<trace::ValueExpr>,
-    /// The events' locations and the value domains ([`Derivation`]; the
-    /// domains shared with the listing, compared by value).
-    derivation: Option<(Vec<Option<usize>>, Domains)>,
+    derivation: Option<(Vec<Option<usize>>, Vec<Vec<i64>>)>,
     observation: Vec<Option<usize>>,
     flags: [bool; 3],
-}
-
-/// Each location's value domain ([`Derivation::domains`]).
-type Domains = std::sync::Arc<Vec<Vec<i64>>>;
-
-impl SearchKey {
-    /// A number equal keys share ([`Skeleton::search_fingerprint`]).
-    pub fn fingerprint(&self) -> u64 {
-        fingerprint(&self.events, &self.endings, &self.rf_choices)
-    }
-}
-
-/// A hash of the events, the kinds of the endings and the reads-from
-/// choices (with the standard library's fixed keys: the same in every
-/// walk of a process).
-fn fingerprint(events: &[EventInfo], endings: &[Ending], rf_choices: &[Vec<Option<usize>>]) -> u64 {
-    use std::hash::{Hash, Hasher};
-    let mut h = std::hash::DefaultHasher::new();
-    for e in events {
-        (e.thread, e.stmt, e.read_value, e.write_value, e.writes).hash(&mut h);
-    }
-    for e in endings {
-        let kind: u8 = match e {
-            Ending::Finished => 0,
-            Ending::Stuck(_) => 1,
-            Ending::Stopped => 2,
-            Ending::Cut { .. } => 3,
-            Ending::Blocked { .. } => 4,
-        };
-        kind.hash(&mut h);
-    }
-    rf_choices.hash(&mut h);
-    h.finish()
 }
 
 /// What [`values::resolve`](super::values::resolve) needs beyond the skeleton's events: each event's
@@ -293,27 +258,16 @@ impl Skeleton {
         Ok(())
     }
 
-    /// What the search over this skeleton's candidates reads of it
-    /// ([`SearchKey`]), before its orders are listed; `None` after, or
-    /// when a symmetry or rotation reduction stands the skeleton for
-    /// others (those depend on the walk). The static environment and the
-    /// facts the orders are listed from are left out: they are functions
-    /// of the program, the events (with `listed_read_values`), the
-    /// barriers and `initial` (`base::static_env_bounded`,
-    /// `Skeleton::build_unlisted`); the limits they were built under
-    /// are the search's.
-    /// A number the skeletons with equal [`SearchKey`]s share (a cheap
-    /// first comparison: unequal numbers, unequal keys).
-    pub fn search_fingerprint(&self) -> u64 {
-        fingerprint(&self.events, &self.endings, &self.rf_choices)
-    }
-
-    pub fn search_key(&self) -> Option<SearchKey> {
+    /// Everything of the skeleton its candidate search reads, in full
+    /// (what [`SearchKeys::key`] keeps compactly), before its orders are
+    /// listed; `None` after, or with a symmetry or rotation reduction.
+    #[cfg(test)]
+    pub(crate) fn full_search_key(&self) -> Option<FullSearchKey> {
         if self.symmetry.is_some() || self.rotation.is_some() {
             return None;
         }
         let (facts, _) = &**self.unlisted.as_ref()?;
-        Some(SearchKey {
+        Some(FullSearchKey {
             events: self.events.clone(),
             listed_read_values: facts.read_value.clone(),
             sequenced_writes: facts.sequenced_writes.clone(),
@@ -328,7 +282,7 @@ impl Skeleton {
             derivation: self
                 .derivation
                 .as_ref()
-                .map(|d| (d.locations.clone(), std::sync::Arc::clone(&d.domains))),
+                .map(|d| (d.locations.clone(), (*d.domains).clone())),
             observation: self.observation.clone(),
             flags: [self.rmw_filter, self.order_pruning, self.groups_agree],
         })
