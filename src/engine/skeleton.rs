@@ -105,6 +105,10 @@ pub struct Skeleton {
 
 /// Everything of a skeleton its candidate search reads, in full: the
 /// oracle [`SearchKeys`]' compact keys are tested against.
+/// A derivation's locations and domains, in full.
+#[cfg(test)]
+type FullDerivation = (Vec<Option<usize>>, Vec<Vec<i64>>);
+
 #[cfg(test)]
 #[derive(Clone, Debug, PartialEq)]
 pub(crate) struct FullSearchKey {
@@ -119,7 +123,7 @@ pub(crate) struct FullSearchKey {
     barriers: Vec<BarrierGroup>,
     initial: Vec<i64>,
     exprs: Vec<trace::ValueExpr>,
-    derivation: Option<(Vec<Option<usize>>, Vec<Vec<i64>>)>,
+    derivation: Option<FullDerivation>,
     observation: Vec<Option<usize>>,
     flags: [bool; 3],
 }

@@ -397,7 +397,7 @@ fn key_with(
         .collect::<Option<_>>()?;
     let initial = number(PartRef::Initial(&sk.initial))?;
     let domains = match &sk.derivation {
-        Some(d) => Some(number(PartRef::Domains(&*d.domains))?),
+        Some(d) => Some(number(PartRef::Domains(&d.domains))?),
         None => None,
     };
     let rf_choices = sk
