@@ -69,8 +69,8 @@ use crate::cat::{Evaluation, Value};
 use crate::engine::Bounds;
 use crate::engine::trace::{PathEvent, ThreadPaths};
 use crate::engine::{
-    Candidate, CheckError, Ending, LimitKind, Limits, OrderChoice, RegValue, Skeleton, Visitor,
-    explore,
+    Candidate, CheckError, Ending, LimitKind, Limits, Listed, OrderChoice, RegValue, SearchKey,
+    SearchKeys, Skeleton, Visitor, explore,
 };
 use crate::ir::Program;
 use crate::model::LoadedModel;
@@ -770,6 +770,20 @@ struct Search<'a> {
     /// [`crate::engine::Reduction::WitnessPruning`]: a stuck path whose
     /// loop cannot repeat ([`may_repeat`]) goes in no block.
     pruning: bool,
+    /// The keys of the skeletons the shallower bounds searched to the end
+    /// without a witness (refused here), and the tables of their parts
+    /// ([`SearchKeys`]). Whether a skeleton holds a witness depends on the
+    /// skeleton alone (its candidates, their evaluations, and the
+    /// conditions this search checks on them read nothing of the bound),
+    /// so a skeleton one bound searched without a witness holds none at a
+    /// deeper bound either, where the paths no bound cut come again.
+    keys: SearchKeys,
+    /// The keys of the skeletons this bound searched under some coherence
+    /// order (kept once the bound is searched to the end).
+    wanted: Vec<SearchKey>,
+    /// What the current skeleton's key needs that listing its orders
+    /// drops, until an order of it is searched (its key is then entered).
+    listed: Option<Listed>,
 }
 
 /// A combination of splits with where each event stands.
@@ -1224,12 +1238,24 @@ impl Visitor for Search<'_> {
             .into_iter()
             .filter_map(|c| decompose(c, sk))
             .collect();
+        if self.options.is_empty() {
+            return false;
+        }
+        if self.shortcuts {
+            self.listed = SearchKeys::listed(sk);
+            if let Some(l) = &self.listed
+                && self.keys.find(sk, l).is_some_and(|k| self.keys.holds(&k))
+            {
+                self.listed = None;
+                return false;
+            }
+        }
         self.locations = sk
             .events
             .iter()
             .map(|e| self.program.location_of(e.instruction(self.program)))
             .collect();
-        !self.options.is_empty()
+        true
     }
 
     /// With the shortcuts, only the orders memory fairness allows
@@ -1262,6 +1288,9 @@ impl Visitor for Search<'_> {
             .collect();
         if self.combos.is_empty() {
             return OrderChoice::Skip;
+        }
+        if let Some(key) = self.listed.take().and_then(|l| self.keys.enter(sk, &l)) {
+            self.wanted.push(key);
         }
         let facts = OrderFacts {
             sk,
@@ -1400,6 +1429,7 @@ fn search_termination(
     let plan = crate::engine::QuestionPlan::of(&limits);
     let shortcuts = plan.termination_shortcuts;
     let first = if shortcuts { 0 } else { limits.bounds.unroll };
+    let mut keys = SearchKeys::default();
     for unroll in first..=limits.bounds.unroll {
         let used = total.executions + total.partial_evaluations;
         let remaining_time = limits
@@ -1429,6 +1459,9 @@ fn search_termination(
             draw,
             shortcuts,
             pruning: plan.witness_pruning,
+            keys: std::mem::take(&mut keys),
+            wanted: Vec::new(),
+            listed: None,
         };
         let bound = Limits {
             endings: true,
@@ -1441,6 +1474,7 @@ fn search_termination(
             ..limits
         };
         let coverage = explore(program, loaded, bound, &mut search)?;
+        keys = std::mem::take(&mut search.keys);
         total.executions += coverage.executions;
         total.partial_evaluations += coverage.partial_evaluations;
         if search.witness.is_some() {
@@ -1467,6 +1501,10 @@ fn search_termination(
             continue;
         }
         let complete = coverage.cut_paths == 0;
+        // Every skeleton this bound wanted was searched to the end.
+        for k in std::mem::take(&mut search.wanted) {
+            keys.insert(k);
+        }
         // A bound searched to the end covers every shallower one's
         // candidates (a path stuck after fewer iterations is one of its
         // paths too): earlier stops no longer matter.

@@ -58,7 +58,7 @@ pub type BarrierKey = (u32, usize);
 
 /// One dynamic barrier instance of a skeleton and the invocations that
 /// arrive at it.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct BarrierGroup {
     pub key: BarrierKey,
     /// The id value of a named barrier.

@@ -53,7 +53,10 @@ pub use reduce::{
     Reductions, rotation, symmetry,
 };
 pub use search::{explore, explore_split, explore_with_progress};
-pub use skeleton::{Skeleton, SkeletonRotation, SkeletonSymmetry};
+pub use skeleton::{
+    Listed, MAX_SEARCH_KEY_BYTES, SearchKey, SearchKeys, Skeleton, SkeletonRotation,
+    SkeletonSymmetry,
+};
 pub use trace::{
     BarrierValues, Ending, EventInfo, NOT_STARTED, PathEvent, ReadValue, RegValue, Stuck,
 };

@@ -13,6 +13,9 @@ use crate::model::names;
 use crate::relation::Relation;
 use trace::Path;
 
+mod key;
+pub use key::{Listed, MAX_SEARCH_KEY_BYTES, SearchKey, SearchKeys};
+
 /// A path's registers with their reads numbered among the skeleton's
 /// events (the path's events start at `offset`) and their expressions
 /// among the skeleton's (the path's start at `exprs`).
@@ -98,6 +101,31 @@ pub struct Skeleton {
     /// The orders each candidate stands for on those locations (the
     /// product of their interleavings' counts; 1 when none was reduced).
     pub commuting_within: u64,
+}
+
+/// Everything of a skeleton its candidate search reads, in full: the
+/// oracle [`SearchKeys`]' compact keys are tested against.
+/// A derivation's locations and domains, in full.
+#[cfg(test)]
+type FullDerivation = (Vec<Option<usize>>, Vec<Vec<i64>>);
+
+#[cfg(test)]
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct FullSearchKey {
+    events: Vec<EventInfo>,
+    listed_read_values: Vec<Option<i64>>,
+    sequenced_writes: Vec<(usize, usize)>,
+    reads: Vec<usize>,
+    rf_choices: Vec<Vec<Option<usize>>>,
+    ilo_choices: Vec<Relation>,
+    registers: Vec<Vec<(String, RegValue)>>,
+    endings: Vec<Ending>,
+    barriers: Vec<BarrierGroup>,
+    initial: Vec<i64>,
+    exprs: Vec<trace::ValueExpr>,
+    derivation: Option<FullDerivation>,
+    observation: Vec<Option<usize>>,
+    flags: [bool; 3],
 }
 
 /// What [`values::resolve`](super::values::resolve) needs beyond the skeleton's events: each event's
@@ -232,6 +260,36 @@ impl Skeleton {
             self.sco_choices = choices::sco_choices(&self.events, facts, *limits)?;
         }
         Ok(())
+    }
+
+    /// Everything of the skeleton its candidate search reads, in full
+    /// (what [`SearchKeys::key`] keeps compactly), before its orders are
+    /// listed; `None` after, or with a symmetry or rotation reduction.
+    #[cfg(test)]
+    pub(crate) fn full_search_key(&self) -> Option<FullSearchKey> {
+        if self.symmetry.is_some() || self.rotation.is_some() {
+            return None;
+        }
+        let (facts, _) = &**self.unlisted.as_ref()?;
+        Some(FullSearchKey {
+            events: self.events.clone(),
+            listed_read_values: facts.read_value.clone(),
+            sequenced_writes: facts.sequenced_writes.clone(),
+            reads: self.reads.clone(),
+            rf_choices: self.rf_choices.clone(),
+            ilo_choices: self.ilo_choices.clone(),
+            registers: self.registers.clone(),
+            endings: self.endings.clone(),
+            barriers: self.barriers.clone(),
+            initial: self.initial.clone(),
+            exprs: self.exprs.clone(),
+            derivation: self
+                .derivation
+                .as_ref()
+                .map(|d| (d.locations.clone(), (*d.domains).clone())),
+            observation: self.observation.clone(),
+            flags: [self.rmw_filter, self.order_pruning, self.groups_agree],
+        })
     }
 
     /// [`Skeleton::build`] without the orders ([`Skeleton::list_orders`]).

@@ -874,3 +874,85 @@ fn a_listing_no_barrier_stops_is_the_complete_listing() {
         assert_eq!(a.cut, b.cut);
     }
 }
+
+/// Records each skeleton's compact search key (`SearchKeys`) and its full
+/// key (the oracle), and refuses the skeleton (no orders listed).
+struct KeyRecorder {
+    keys: super::SearchKeys,
+    seen: Vec<(super::skeleton::FullSearchKey, super::SearchKey)>,
+}
+
+impl super::Visitor for KeyRecorder {
+    fn wants(&mut self, sk: &Skeleton) -> bool {
+        let listed = super::SearchKeys::listed(sk);
+        assert_eq!(listed.is_some(), sk.full_search_key().is_some());
+        if let (Some(full), Some(listed)) = (sk.full_search_key(), listed) {
+            // A key found before its parts are entered is the key they
+            // are entered under, and found after.
+            let found = self.keys.find(sk, &listed);
+            let key = self.keys.enter(sk, &listed).unwrap();
+            assert!(found.is_none_or(|k| k == key));
+            assert_eq!(self.keys.find(sk, &listed), Some(key.clone()));
+            self.seen.push((full, key));
+        }
+        false
+    }
+
+    fn visit(
+        &mut self,
+        _: &Skeleton,
+        _: &super::Candidate,
+        _: &crate::cat::Evaluation,
+    ) -> Result<ControlFlow<()>, super::CheckError> {
+        unreachable!("every skeleton is refused")
+    }
+}
+
+/// Two skeletons have equal compact search keys (`SearchKeys`: each
+/// thread's events, registers and ending numbered in a table, the
+/// initial values and domains too) exactly when their full keys (every
+/// field the candidate search reads, cloned: the oracle) are equal. Over
+/// the skeletons of termination walks (endings listed) at unroll 0, 1
+/// and 2 of one table of parts, as the deepening makes them, on a
+/// look-back loop: loops stuck or left, registers holding reads. Not vacuous:
+/// the deeper bounds meet skeletons of the shallower ones again (equal
+/// keys of distinct skeletons), and skeletons that share some thread's
+/// part differ in another's.
+#[test]
+fn compact_search_keys_are_equal_exactly_when_full_ones_are() {
+    let model = crate::model::load("vulkan").unwrap();
+    // A look-back loop (registers holding a read and counting rounds)
+    // against a writer.
+    let look_back = "VULKAN look-back\n{ f=0; }\n P0@sg 0, wg 0, qf 0 | P1@sg 0, wg 0, qf 0 ;\n LC00: | st.atom.rel.dv.sc0.semsc0 f, 1 ;\n ld.atom.acq.dv.sc0.semsc0 r0, f | st.atom.rel.dv.sc0.semsc0 f, 2 ;\n add r9, r9, 1 | ;\n beq r0, 2, LC01 | ;\n beq r0, 0, LC00 | ;\n add r5, r0, 0 | ;\n goto LC00 | ;\n LC01: | ;\nexists (P0:r5 == 1)\n";
+    let programs = [crate::frontend::parse_text(
+        "look-back.litmus",
+        look_back,
+        crate::frontend::Format::VulkanLitmus,
+        crate::frontend::Options::default(),
+    )
+    .unwrap()];
+    for program in &programs {
+        let mut rec = KeyRecorder {
+            keys: super::SearchKeys::default(),
+            seen: Vec::new(),
+        };
+        for unroll in 0..=2 {
+            let mut limits = Limits::default().for_model(&model);
+            limits.endings = true;
+            limits.bounds.unroll = unroll;
+            super::explore(program, &model, limits, &mut rec).unwrap();
+        }
+        let seen = &rec.seen;
+        assert!(!seen.is_empty(), "{}", program.name);
+        let (mut equal, mut shared_part) = (0, 0);
+        for (i, (fa, ka)) in seen.iter().enumerate() {
+            for (fb, kb) in &seen[..i] {
+                assert_eq!(fa == fb, ka == kb, "{}: {ka:?} / {kb:?}", program.name);
+                equal += usize::from(ka == kb);
+                shared_part += usize::from(ka != kb && ka.shares_a_thread_with(kb));
+            }
+        }
+        assert!(equal > 0, "{}: no skeleton met twice", program.name);
+        assert!(shared_part > 0, "{}", program.name);
+    }
+}

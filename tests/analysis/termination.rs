@@ -650,3 +650,30 @@ fn a_value_only_the_counters_last_value_leads_to_is_not_read() {
     );
     assert_ne!(check(&plus_one, "FAIR").cut_paths, 0);
 }
+
+/// The deepening over the unrolling bound searches each skeleton once:
+/// a skeleton a shallower bound searched without a witness comes again
+/// at a deeper bound (made of the paths no bound cut), and is skipped.
+/// CADP 116_simple (P0 exchanges 1 into Mem0 and, having read 0, stores 0
+/// and loops while it then reads 1; P1 exchanges 1 in until it reads
+/// something else), under FAIR with `--unroll 2`: the bound-0 search
+/// wants no skeleton; the bound-1 search evaluates the two candidates of
+/// the one skeleton it searches under some coherence order (P1 looping on
+/// its exchange), none a witness, and cuts a path of P0's loop; the
+/// bound-2 search lists that skeleton again (none of its paths was cut)
+/// and skips it, and reaches no candidate in the one new skeleton it
+/// searches. So 2 evaluations in all, where searching each bound afresh
+/// counts those two candidates again (4). The verdict: terminates within
+/// the bound (P0's loop is still cut at bound 2), as before the skip.
+#[test]
+fn the_deepening_searches_each_skeleton_once() {
+    let Some(dir) = crate::common::corpus_or_skip("dat3m-vulkan-liveness") else {
+        return;
+    };
+    let text = std::fs::read_to_string(dir.join("CADP/2_threads_4_instructions/116_simple.litmus"))
+        .unwrap();
+    let o = check_unroll(&text, "FAIR", 2);
+    assert_eq!(o.verdict, Verdict::Terminates);
+    assert!(o.bounded());
+    assert_eq!(o.executions, 2);
+}

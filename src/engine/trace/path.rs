@@ -260,7 +260,7 @@ pub struct BarrierValues {
 }
 
 /// A register's final value on a path.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum RegValue {
     Const(i64),
     /// The value read by the path's event at this index (a symbolic read).
@@ -300,7 +300,7 @@ pub struct Path {
 }
 
 /// How a path ends.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Ending {
     /// It runs to the end of the thread's code.
     Finished,
@@ -360,7 +360,7 @@ pub fn exprs_made_before(exprs: &[ValueExpr], first: usize) -> usize {
 pub const NOT_STARTED: usize = usize::MAX;
 
 /// A loop a path ends in.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Stuck {
     /// The loop's head (the label statement the back jump targets).
     pub header: usize,
@@ -511,7 +511,7 @@ pub struct ThreadPaths {
 }
 
 /// One event of an execution: an executed instruction and its values.
-#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, serde::Serialize)]
 pub struct EventInfo {
     /// Index into `Program::threads`.
     pub thread: usize,
