@@ -30,7 +30,7 @@ use crate::engine::barrier::BarrierGroup;
 use crate::engine::trace::{Ending, EventInfo, RegValue, ValueExpr};
 use crate::relation::Relation;
 
-/// How many bytes (counted as [`Bytes`] counts them) [`SearchKeys`] keeps
+/// How many bytes (counted as the private `Bytes` trait counts them) [`SearchKeys`] keeps
 /// at most in its keys and tables: past it, no skeleton is entered, and a
 /// skeleton met again is searched again (the answer is the same, only the
 /// work is repeated), so the keys stay bounded whatever the program.
@@ -193,7 +193,7 @@ impl Hash for Rest {
     }
 }
 
-/// A skeleton's key ([`SearchKeys::key`]).
+/// A skeleton's key ([`SearchKeys::find`], [`SearchKeys::enter`]).
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct SearchKey {
     /// Each thread's part, numbered in [`SearchKeys`]' table.
