@@ -413,6 +413,32 @@ fn source_races(m: &crate::analysis::mapping::Mapping, spec: &LoadedModel, shape
     o.holds(crate::analysis::litmus::Property::Races) == Some(false)
 }
 
+/// Message passing's Vulkan -> PTX rows (plain loads and stores, a
+/// device-scope acquire load and release store), the acquire load compiled
+/// to `acquire_load` (`ld.acquire.gpu` as NVIDIA documents, or a weaker
+/// instruction to give the check violations to find).
+fn message_passing_ptx(acquire_load: &str) -> MappingCase {
+    let text = format!(
+        r#"
+source = "vulkan"
+target = "ptx"
+[[instruction]]
+source = "ld.nonpriv.sc0 {{reg}}, {{loc}}"
+target = ["ld.weak {{reg}}, [{{loc}}]"]
+[[instruction]]
+source = "st.nonpriv.sc0 {{loc}}, {{val}}"
+target = ["st.weak [{{loc}}], {{val}}"]
+[[instruction]]
+source = "ld.atom.acq.dv.sc0.semsc0.semvis {{reg}}, {{loc}}"
+target = ["{acquire_load} {{reg}}, [{{loc}}]"]
+[[instruction]]
+source = "st.atom.rel.dv.sc0.semsc0.semav {{loc}}, {{val}}"
+target = ["st.release.gpu [{{loc}}], {{val}}"]
+"#
+    );
+    MappingCase::new(&text, "ptx", "vulkan")
+}
+
 /// The race filter of a mapping check leaves out only racy source tests,
 /// and more than it learned: message passing's Vulkan -> PTX rows (plain
 /// accesses, a Device-scope release store and acquire load) on one
@@ -423,23 +449,7 @@ fn source_races(m: &crate::analysis::mapping::Mapping, spec: &LoadedModel, shape
 /// some of them extend a learned test without being one.
 #[test]
 fn the_race_filter_leaves_out_only_racy_tests() {
-    let text = r#"
-source = "vulkan"
-target = "ptx"
-[[instruction]]
-source = "ld.nonpriv.sc0 {reg}, {loc}"
-target = ["ld.weak {reg}, [{loc}]"]
-[[instruction]]
-source = "st.nonpriv.sc0 {loc}, {val}"
-target = ["st.weak [{loc}], {val}"]
-[[instruction]]
-source = "ld.atom.acq.dv.sc0.semsc0.semvis {reg}, {loc}"
-target = ["ld.acquire.gpu {reg}, [{loc}]"]
-[[instruction]]
-source = "st.atom.rel.dv.sc0.semsc0.semav {loc}, {val}"
-target = ["st.release.gpu [{loc}], {val}"]
-"#;
-    let case = MappingCase::new(text, "ptx", "vulkan");
+    let case = message_passing_ptx("ld.acquire.gpu");
     let (k, m, spec) = (case.checked(), &case.mapping, &case.spec);
     let place = vec![(0, 0), (0, 1)];
     let mut q = mapping_query(&k, 2, (3, 1), &place);
@@ -784,23 +794,7 @@ fn classes(q: &mut Query, n: usize) -> std::collections::BTreeSet<super::super::
 /// exchanges (three workgroups) and, in the full tier, the one with one.
 #[test]
 fn the_questions_of_each_shape_propose_what_the_whole_question_does() {
-    let text = r#"
-source = "vulkan"
-target = "ptx"
-[[instruction]]
-source = "ld.nonpriv.sc0 {reg}, {loc}"
-target = ["ld.weak {reg}, [{loc}]"]
-[[instruction]]
-source = "st.nonpriv.sc0 {loc}, {val}"
-target = ["st.weak [{loc}], {val}"]
-[[instruction]]
-source = "ld.atom.acq.dv.sc0.semsc0.semvis {reg}, {loc}"
-target = ["ld.relaxed.gpu {reg}, [{loc}]"]
-[[instruction]]
-source = "st.atom.rel.dv.sc0.semsc0.semav {loc}, {val}"
-target = ["st.release.gpu [{loc}], {val}"]
-"#;
-    let case = MappingCase::new(text, "ptx", "vulkan");
+    let case = message_passing_ptx("ld.relaxed.gpu");
     let k = case.checked();
     let (events, locations) = (2, 2);
     let mut proposed = 0;
