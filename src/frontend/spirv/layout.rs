@@ -66,9 +66,10 @@ pub(super) fn aliases(m: &Module) -> HashMap<String, String> {
     out
 }
 
-/// Whether no instruction may write the cell at `path` of the variable
-/// `var` (its first declared view): loads of it read its initial value in
-/// every execution, so the lowering folds them (`Gen::read_only_value`).
+/// Whether no instruction may write the cell at a path of the variable
+/// `var` (its first declared view), asked of each path: loads of it read
+/// its initial value in every execution, so the lowering folds them
+/// (`Gen::read_only_value`).
 ///
 /// - A uniform buffer (Uniform storage class, a `Block` type): Vulkan,
 ///   Descriptor Types, Uniform Buffer: "a descriptor type associated with
@@ -84,36 +85,34 @@ pub(super) fn aliases(m: &Module) -> HashMap<String, String> {
 /// stores reach the same cells); a member's decoration counts only where
 /// the variable has one view. The lowering checks the answer: a write to
 /// such a cell is an error at its instruction (`super::read_only_writes`).
-pub(super) fn read_only(
-    m: &Module,
+pub(super) fn read_only<'m>(
+    m: &'m Module,
     alias: &HashMap<String, String>,
     var: &str,
-    path: &[usize],
-) -> bool {
+) -> impl Fn(&[usize]) -> bool + 'm {
     let whole = |id: &str| {
-        let Some(g) = m.globals.iter().find(|g| g.id == id) else {
-            return false;
-        };
-        (g.class_name == "Uniform" && m.decoration(&g.pointee, "Block").is_some())
-            || m.decoration(&g.id, "NonWritable").is_some()
+        m.globals.iter().find(|g| g.id == id).is_some_and(|g| {
+            (g.class_name == "Uniform" && m.decoration(&g.pointee, "Block").is_some())
+                || m.decoration(&g.id, "NonWritable").is_some()
+        })
     };
     let views: Vec<&str> = alias
         .iter()
         .filter(|(_, first)| first.as_str() == var)
         .map(|(v, _)| v.as_str())
         .collect();
-    if views.is_empty() {
-        if whole(var) {
-            return true;
-        }
-        let Some(g) = m.globals.iter().find(|g| g.id == var) else {
-            return false;
-        };
-        return path
-            .first()
-            .is_some_and(|k| m.non_writable_members.contains(&(g.pointee.clone(), *k)));
+    let all = whole(var) && views.iter().all(|v| whole(v));
+    // A member's decoration counts where the variable has one view.
+    let block = (views.is_empty() && !all)
+        .then(|| m.globals.iter().find(|g| g.id == var))
+        .flatten()
+        .map(|g| g.pointee.clone());
+    move |path: &[usize]| {
+        all || block.as_ref().is_some_and(|b| {
+            path.first()
+                .is_some_and(|k| m.non_writable_members.contains(&(b.clone(), *k)))
+        })
     }
-    whole(var) && views.into_iter().all(whole)
 }
 
 /// Cuts the cells in `program.sizes` into chunks (`ir::bytes::lower`): the

@@ -367,6 +367,7 @@ fn parse_module(
         if cells.len() > module::MAX_CELLS {
             return Err(err(format!("more than {} scalar cells", module::MAX_CELLS)));
         }
+        let read_only = layout::read_only(&m, &mem.alias, &g.id);
         for instance in 0..instances {
             let mut placed = Vec::new();
             // A workgroup's copy an input gives contents of its own.
@@ -416,7 +417,7 @@ fn parse_module(
                 if !undefined
                     && g.class == Class::Global
                     && !user.is_arbitrary(&g.id, instance, &c.path)
-                    && layout::read_only(&m, &mem.alias, &g.id, &c.path)
+                    && read_only(&c.path)
                 {
                     mem.read_only.insert(loc, c.init);
                 }
