@@ -1,10 +1,10 @@
-//! GLSL compute shaders (`.comp`, docs/format-spirv.md "GLSL compute
-//! shaders"): compiled by `glslangValidator`, then lowered as a binary
-//! module. The bundled examples are checked through the CLI with their
-//! expected verdicts; the tests that need the compiler print a SKIPPED
-//! line and pass when it is not installed (Debian `glslang-tools`). A
-//! missing compiler and a crashing one are simulated through
-//! `VKMM_GLSLANG`, so those tests always run.
+//! GLSL compute shaders (`.comp`, docs/format-glsl.md): compiled by
+//! `glslangValidator`, then lowered as a binary module. The bundled
+//! examples are checked through the CLI with their expected verdicts; the
+//! tests that need the compiler print a SKIPPED line and pass when it is
+//! not installed (Debian `glslang-tools`). A missing compiler and a
+//! crashing one are simulated through `VKMM_GLSLANG`, so those tests always
+//! run.
 
 use crate::common;
 

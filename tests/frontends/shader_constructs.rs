@@ -1,8 +1,8 @@
 //! The constructs real compute shaders use, one small shader per group in
 //! tests/fixtures/shader-constructs/ (glsl/, wgsl/, hlsl/), each checked against
 //! its final state derived by hand (the comments in each shader give every
-//! value and why). The sweep's result is recorded in docs/format-spirv.md
-//! and docs/format-wgsl.md ("Constructs"). They need glslangValidator:
+//! value and why). The sweep's result is recorded in docs/format-glsl.md,
+//! docs/format-wgsl.md and docs/format-hlsl.md ("Constructs"). They need glslangValidator:
 //! without it they fail under CI and print SKIPPED elsewhere.
 
 use crate::common;

@@ -3,8 +3,8 @@
 //! binary module ([`super::parse_binary`]'s path). The Dat3M headers are
 //! `//` comments of the shader (`// @Output: forall (%buf[0] == 1)`);
 //! error positions in the compiled module go back to the shader's lines
-//! through the `OpLine`s the compiler's `-g` writes. docs/format-spirv.md,
-//! "GLSL compute shaders", and docs/glsl-spirv-mapping.md.
+//! through the `OpLine`s the compiler's `-g` writes. docs/format-glsl.md
+//! and docs/glsl-spirv-mapping.md.
 //!
 //! The compiler is an external process: a missing tool is an error with
 //! an install hint, a crash (killed by a signal) an error naming the tool

@@ -3,7 +3,7 @@
 //! `glslang-tools`, the compiler vkmm already uses for GLSL), then read
 //! like a GLSL shader's module ([`super::glsl`]): `//` header comments,
 //! errors and events at the shader's lines through `OpLine`.
-//! docs/format-wgsl.md, "HLSL".
+//! docs/format-hlsl.md.
 //!
 //! Neither DXC nor Slang's `slangc` can be installed from a package
 //! registry here (Debian packages no DXC; the `slangpy` wheel ships Slang
