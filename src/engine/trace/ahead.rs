@@ -22,7 +22,7 @@ use std::collections::HashMap;
 /// steps than the code has statements (a loop with no event).
 pub(super) fn way_on(
     t: &Thread,
-    labels: &HashMap<&str, usize>,
+    labels: &super::spin::Labels,
     from: usize,
     value: &dyn Fn(&str) -> Option<i64>,
     stop: &dyn Fn(usize) -> bool,

@@ -37,7 +37,7 @@ use super::budget::Budget;
 use super::path::ThreadPaths;
 use crate::engine::limits::ExecError;
 use crate::ir::{Operand, Program, RmwOp, Stmt, Thread};
-use std::collections::{BTreeSet, HashMap};
+use std::collections::BTreeSet;
 
 /// A location's increments so far: their constant, width and number (`None`
 /// before the first).
@@ -146,7 +146,7 @@ impl Counters {
 /// of a backward jump and the jump (a statement runs twice only after a
 /// backward jump over it).
 pub(super) fn in_loop(t: &Thread) -> Vec<bool> {
-    let labels: HashMap<&str, usize> = super::spin::label_map(t);
+    let labels = super::spin::label_map(t);
     let mut depth = vec![0i64; t.code.len() + 1];
     for (j, stmt) in t.code.iter().enumerate() {
         let (Stmt::Goto { label, .. } | Stmt::Branch { label, .. }) = stmt else {
@@ -236,7 +236,7 @@ const MAX_REACH_CELLS: usize = 1 << 21;
 /// so the walk ends. Each statement visited is a step of `budget`.
 fn reach(
     t: &Thread,
-    labels: &HashMap<&str, usize>,
+    labels: &super::spin::Labels,
     steering: &[String],
     (pc, known): (usize, &[(String, i64)]),
     budget: &Budget,

@@ -10,7 +10,7 @@ use super::lockstep;
 use super::own::{latest_own_derived, latest_own_derived_event, latest_own_write};
 use super::path::*;
 use super::shared::{CowVec, Names};
-use super::spin::{SpinLoop, label_map, successors};
+use super::spin::{Labels, SpinLoop, label_map, successors};
 use super::state::{MAX_FREE_ITERATIONS, Regs, State, location, reg_prov};
 use super::trip;
 use crate::engine::limits::{ExecError, LimitKind, Limits};
@@ -32,7 +32,7 @@ use std::sync::Arc;
 /// bounded per entry into the loop around it, and a statement outside
 /// every loop runs once (running it twice takes a backward jump over it,
 /// which makes a loop holding it).
-pub(super) fn loop_ranges(t: &Thread, labels: &HashMap<&str, usize>) -> HashMap<usize, usize> {
+pub(super) fn loop_ranges(t: &Thread, labels: &Labels) -> HashMap<usize, usize> {
     let mut back: HashMap<usize, usize> = HashMap::new();
     for (j, stmt) in t.code.iter().enumerate() {
         let label = match stmt {
@@ -58,7 +58,7 @@ pub(super) fn loop_ranges(t: &Thread, labels: &HashMap<&str, usize>) -> HashMap<
 /// The labels of `t` that a jump at or after them targets (`head <= j`,
 /// as [`loop_ranges`] reads a backward jump), whether or not the loops
 /// nest.
-pub(super) fn back_targets(t: &Thread, labels: &HashMap<&str, usize>) -> HashSet<usize> {
+pub(super) fn back_targets(t: &Thread, labels: &Labels) -> HashSet<usize> {
     t.code
         .iter()
         .enumerate()
@@ -77,7 +77,7 @@ pub(super) fn back_targets(t: &Thread, labels: &HashMap<&str, usize>) -> HashSet
 /// the end): where the paths from a branch meet again. The iterative
 /// algorithm of Cooper, Harvey and Kennedy on the reversed control-flow
 /// graph, written here because it runs on the IR's flat statement list.
-pub(super) fn post_dominators(t: &Thread, labels: &HashMap<&str, usize>) -> Vec<usize> {
+pub(super) fn post_dominators(t: &Thread, labels: &Labels) -> Vec<usize> {
     let n = t.code.len();
     let succ = |k: usize| successors(t, labels, k);
     // Predecessors in the reversed graph are successors in the program.
@@ -151,12 +151,7 @@ pub(super) fn post_dominators(t: &Thread, labels: &HashMap<&str, usize>) -> Vec<
 
 /// The registers the statements between the branch `pc` and `meet` (its
 /// immediate post-dominator) assign, on either side.
-pub(super) fn region_assigns(
-    t: &Thread,
-    labels: &HashMap<&str, usize>,
-    pc: usize,
-    meet: usize,
-) -> Vec<String> {
+pub(super) fn region_assigns(t: &Thread, labels: &Labels, pc: usize, meet: usize) -> Vec<String> {
     let n = t.code.len();
     let mut seen = vec![false; n];
     let mut stack: Vec<usize> = Vec::new();
@@ -204,7 +199,7 @@ pub(super) fn taint(s: &mut State, dest: &str, a: &Operand, b: &Operand) {
 fn close_regions(
     s: &mut State,
     t: &Thread,
-    labels: &HashMap<&str, usize>,
+    labels: &Labels,
     ipdom: &[usize],
     regions: &mut HashMap<usize, Vec<String>>,
 ) {
@@ -310,7 +305,7 @@ pub(super) fn repeats(
 pub(super) fn live_at_heads(
     program: &Program,
     t: &Thread,
-    labels: &HashMap<&str, usize>,
+    labels: &Labels,
     loops: &HashMap<usize, usize>,
 ) -> HashMap<usize, HashSet<String>> {
     if loops.is_empty() {
@@ -407,7 +402,7 @@ pub(super) fn live_at_heads(
 /// past the end.
 pub(super) fn live_before(
     t: &Thread,
-    labels: &HashMap<&str, usize>,
+    labels: &Labels,
     def: &[Option<usize>],
     uses: &[Vec<usize>],
     feeds: &[Vec<usize>],
@@ -525,7 +520,7 @@ pub(super) fn mark_head(s: &mut State) {
 /// What [`explore_thread`] reads of a thread's code, the same in every
 /// round of the value domains: computed once per thread.
 pub(super) struct Code<'t> {
-    labels: HashMap<&'t str, usize>,
+    labels: Labels<'t>,
     loops: HashMap<usize, usize>,
     ipdom: Vec<usize>,
     live: HashMap<usize, HashSet<String>>,
@@ -1495,11 +1490,7 @@ pub(super) fn drop_iteration(
     out.dropped_iterations += 1;
 }
 
-pub(super) fn target(
-    labels: &HashMap<&str, usize>,
-    label: &str,
-    t: &Thread,
-) -> Result<usize, ExecError> {
+pub(super) fn target(labels: &Labels, label: &str, t: &Thread) -> Result<usize, ExecError> {
     labels
         .get(label)
         .copied()

@@ -80,7 +80,7 @@ pub fn passes(t: &Thread, events: &[PathEvent]) -> Passes {
 /// path blocked there is one of its thread's (the executor lists it).
 pub(super) fn barrier_ahead(
     t: &Thread,
-    labels: &std::collections::HashMap<&str, usize>,
+    labels: &super::spin::Labels,
     from: usize,
     value: &dyn Fn(&str) -> Option<i64>,
 ) -> Option<usize> {

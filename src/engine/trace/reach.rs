@@ -225,7 +225,7 @@ pub(super) fn branch_registers(t: &Thread) -> HashSet<&str> {
 /// read into it (`executor::live_before`, every read counted always).
 fn live_at_labels(
     t: &Thread,
-    labels: &std::collections::HashMap<&str, usize>,
+    labels: &super::spin::Labels,
     number: &dyn Fn(&str) -> Option<usize>,
     n: usize,
 ) -> Vec<Vec<u64>> {

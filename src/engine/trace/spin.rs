@@ -569,8 +569,12 @@ pub(super) fn written_locations(program: &Program) -> Vec<bool> {
     written
 }
 
+/// A thread's labels with the index of each one's statement. FxHash, not
+/// SipHash: the path walk looks a jump's label up at every jump it runs.
+pub(super) type Labels<'t> = rustc_hash::FxHashMap<&'t str, usize>;
+
 /// Each label of the thread's code with the index of its statement.
-pub(super) fn label_map(t: &Thread) -> HashMap<&str, usize> {
+pub(super) fn label_map(t: &Thread) -> Labels<'_> {
     t.code
         .iter()
         .enumerate()
@@ -583,11 +587,7 @@ pub(super) fn label_map(t: &Thread) -> HashMap<&str, usize> {
 
 /// The statements control may go to after statement `k` of `t` (a jump's
 /// target, the next statement; `t.code.len()` past the end).
-pub(super) fn successors(
-    t: &Thread,
-    labels: &HashMap<&str, usize>,
-    k: usize,
-) -> [Option<usize>; 2] {
+pub(super) fn successors(t: &Thread, labels: &Labels, k: usize) -> [Option<usize>; 2] {
     match &t.code[k] {
         Stmt::Goto { label, .. } => [labels.get(label.as_str()).copied(), None],
         Stmt::Branch { label, .. } => [labels.get(label.as_str()).copied(), Some(k + 1)],

@@ -47,7 +47,7 @@ pub(super) struct CounterTest {
 /// compares a register with a constant.
 pub(super) fn counter_tests(
     t: &Thread,
-    labels: &HashMap<&str, usize>,
+    labels: &super::spin::Labels,
     loops: &HashMap<usize, usize>,
 ) -> HashMap<usize, CounterTest> {
     let mut out = HashMap::new();
@@ -61,7 +61,7 @@ pub(super) fn counter_tests(
 
 fn counter_test(
     t: &Thread,
-    labels: &HashMap<&str, usize>,
+    labels: &super::spin::Labels,
     head: usize,
     back: usize,
 ) -> Option<CounterTest> {
