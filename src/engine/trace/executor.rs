@@ -77,9 +77,9 @@ pub(super) fn back_targets(t: &Thread, labels: &Labels) -> HashSet<usize> {
 /// the end): where the paths from a branch meet again. The iterative
 /// algorithm of Cooper, Harvey and Kennedy on the reversed control-flow
 /// graph, written here because it runs on the IR's flat statement list.
-pub(super) fn post_dominators(t: &Thread, labels: &Labels) -> Vec<usize> {
+pub(super) fn post_dominators(t: &Thread, succs: &[[Option<usize>; 2]]) -> Vec<usize> {
     let n = t.code.len();
-    let succ = |k: usize| successors(t, labels, k);
+    let succ = |k: usize| succs[k];
     // Predecessors in the reversed graph are successors in the program.
     let mut preds: Vec<Vec<usize>> = vec![Vec::new(); n + 1];
     for k in 0..n {
@@ -151,11 +151,16 @@ pub(super) fn post_dominators(t: &Thread, labels: &Labels) -> Vec<usize> {
 
 /// The registers the statements between the branch `pc` and `meet` (its
 /// immediate post-dominator) assign, on either side.
-pub(super) fn region_assigns(t: &Thread, labels: &Labels, pc: usize, meet: usize) -> Vec<String> {
+pub(super) fn region_assigns(
+    t: &Thread,
+    succs: &[[Option<usize>; 2]],
+    pc: usize,
+    meet: usize,
+) -> Vec<String> {
     let n = t.code.len();
     let mut seen = vec![false; n];
     let mut stack: Vec<usize> = Vec::new();
-    let succ = |k: usize| successors(t, labels, k);
+    let succ = |k: usize| succs[k];
     stack.extend(succ(pc).into_iter().flatten());
     let mut out: HashSet<&str> = HashSet::new();
     while let Some(k) = stack.pop() {
@@ -199,7 +204,7 @@ pub(super) fn taint(s: &mut State, dest: &str, a: &Operand, b: &Operand) {
 fn close_regions(
     s: &mut State,
     t: &Thread,
-    labels: &Labels,
+    succs: &[[Option<usize>; 2]],
     ipdom: &[usize],
     regions: &mut HashMap<usize, Vec<String>>,
 ) {
@@ -211,7 +216,7 @@ fn close_regions(
         if d == pc {
             let assigned = regions
                 .entry(branch)
-                .or_insert_with(|| region_assigns(t, labels, branch, ipdom[branch]));
+                .or_insert_with(|| region_assigns(t, succs, branch, ipdom[branch]));
             for r in assigned.iter() {
                 s.from_memory.insert(r, ());
             }
@@ -521,6 +526,8 @@ pub(super) fn mark_head(s: &mut State) {
 /// round of the value domains: computed once per thread.
 pub(super) struct Code<'t> {
     labels: Labels<'t>,
+    /// Each statement's successors ([`successors`]), looked up once.
+    succs: Vec<[Option<usize>; 2]>,
     loops: HashMap<usize, usize>,
     ipdom: Vec<usize>,
     live: HashMap<usize, HashSet<String>>,
@@ -563,7 +570,10 @@ impl<'t> Code<'t> {
     ) -> Code<'t> {
         let labels = label_map(t);
         let loops = loop_ranges(t, &labels);
-        let ipdom = post_dominators(t, &labels);
+        let succs: Vec<[Option<usize>; 2]> = (0..t.code.len())
+            .map(|k| successors(t, &labels, k))
+            .collect();
+        let ipdom = post_dominators(t, &succs);
         let live = if plan.awaits || limits.endings {
             live_at_heads(program, t, &labels, &loops)
         } else {
@@ -584,6 +594,7 @@ impl<'t> Code<'t> {
             coherence,
             trips: trip::counter_tests(t, &labels, &loops),
             labels,
+            succs,
             loops,
             ipdom,
             live,
@@ -664,6 +675,7 @@ pub(super) fn explore_thread(
     let max_paths = limits.bounds.max_paths;
     let Code {
         labels,
+        succs,
         loops,
         ipdom,
         live,
@@ -741,7 +753,7 @@ pub(super) fn explore_thread(
                 break;
             }
             if !s.control.is_empty() {
-                close_regions(&mut s, t, labels, ipdom, &mut regions.borrow_mut());
+                close_regions(&mut s, t, succs, ipdom, &mut regions.borrow_mut());
             }
             enter_or_leave_awaits(&mut s, spins, &mut instances);
             if s.pc >= t.code.len() {
