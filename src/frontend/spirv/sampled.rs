@@ -825,10 +825,12 @@ pub(super) fn check(
     alias: &HashMap<String, String>,
     entries: &[String],
 ) -> Result<Sampled, Located> {
-    if !insts
-        .iter()
-        .any(|i| is_sampling(i.op) || is_sparse_read(i.op) || is_coop_source(i.op))
-    {
+    if !insts.iter().any(|i| {
+        is_sampling(i.op)
+            || is_sparse_read(i.op)
+            || is_coop_source(i.op)
+            || i.op == Op::TypeCooperativeMatrixKHR
+    }) {
         return Ok(Sampled::default());
     }
     let flow = Flow::new(insts, m, alias);
@@ -909,7 +911,7 @@ pub(super) fn check(
                     || is_coop_source(sample.op)
                 {
                     format!(
-                        "{}: the value of a cooperative matrix (`{}` at line {}) may decide {what}: \"The mapping of components to invocations and indexes is implementation-dependent\" (as are a MulAdd's \"order of the operations\" and OpCooperativeMatrixLengthKHR's \"Number of components of a cooperative matrix type accessible to the current invocation\"), so vkmm does not compute it and cannot tell what this instruction does; keep matrices' components and lengths out of branches, indices and compare-exchanges (docs/format-spirv.md, \"Cooperative matrices\")",
+                        "{}: the components of a cooperative matrix, or its length (`{}` at line {}), may decide {what}: \"The mapping of components to invocations and indexes is implementation-dependent\" (as are a MulAdd's \"order of the operations\" and OpCooperativeMatrixLengthKHR's \"Number of components of a cooperative matrix type accessible to the current invocation\"), so vkmm does not compute it and cannot tell what this instruction does; keep matrices' components and lengths out of branches, indices and compare-exchanges (docs/format-spirv.md, \"Cooperative matrices\")",
                         inst.name,
                         sample.name,
                         flow.line_of(s)
