@@ -817,3 +817,22 @@ fn a_spin_in_an_included_header_names_the_header() {
         "{out}"
     );
 }
+
+/// SPIRV-Cross's cooperative-matrix-overloads.asm.comp: each function
+/// loops over the components of a matrix up to
+/// OpCooperativeMatrixLengthKHR, whose value ("Number of components of a
+/// cooperative matrix type accessible to the current invocation") is the
+/// implementation's: refused at the loop's branch (line 114 of the file:
+/// 10 header lines, then the original's line 104), naming the length
+/// (line 99).
+#[test]
+fn a_loop_bounded_by_a_cooperative_matrix_length_is_refused_at_its_branch() {
+    refused(
+        "cooperative-matrix-overloads.asm.comp",
+        &["--local-size", "2"],
+        &[
+            "cooperative-matrix-overloads.asm.comp:114:21: OpBranchConditional:",
+            "(`OpCooperativeMatrixLengthKHR` at line 99), may decide which way a branch goes",
+        ],
+    );
+}

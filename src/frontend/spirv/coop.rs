@@ -146,6 +146,26 @@ pub(super) fn finish(program: &mut Program, uses: &[Vec<CoopUse>]) -> Result<(),
             }
         }
     }
+    // An element no other access reaches (a store's location nothing else
+    // reads or writes; a load's location nothing writes) races with
+    // nothing and orders nothing (a non-atomic access is in no
+    // synchronizes-with edge), and a load's value, like a store's where
+    // nothing else reads it, is the same under every attribution (a loaded
+    // matrix's components are not computed, a stored one has one value
+    // or is left out of the final states): every attribution of it gives
+    // the same answers, so one is run (the lowest invocation).
+    for c in &mut choices {
+        let other = program.threads.iter().any(|t| {
+            t.code.iter().any(|s| {
+                matches!(s, Stmt::Op(i) if i.reference == Some(c.element)
+                    && i.coop.is_none_or(|e| e.instance != c.instance)
+                    && (!c.load || i.is_write()))
+            })
+        });
+        if !other {
+            c.threads.truncate(1);
+        }
+    }
     let (built, total) = alternatives(&choices, program);
     let mut built: Vec<Program> = built
         .into_iter()

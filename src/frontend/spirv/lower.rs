@@ -103,6 +103,9 @@ pub(super) struct Memory {
     /// A sample of another image makes no reads: no write can race with
     /// them, and its value is not computed (`Gen::sample`).
     pub written_images: Option<std::collections::BTreeSet<String>>,
+    /// The ids of the cooperative matrices vkmm does not compute
+    /// (`sampled.rs`): a store of one writes a value never shown.
+    pub uncomputed_matrices: std::collections::HashSet<String>,
     /// Variables whose memory is an earlier variable's (the same binding,
     /// or Aliased Workgroup blocks): variable -> that variable
     /// (`layout::aliases`).
@@ -420,6 +423,7 @@ fn typed_leaves(m: &Module, ty: &str, v: &Val, out: &mut Vec<Val>) {
                 Some(Ty::Matrix { col, cols, .. }) => vec![col.clone(); *cols],
                 Some(Ty::Array { elem, len }) => vec![elem.clone(); *len],
                 Some(Ty::Struct { members }) => members.clone(),
+                Some(Ty::CoopMatrix { elem, .. }) => vec![elem.clone()],
                 _ => Vec::new(),
             };
             if parts.len() == items.len() {
@@ -882,6 +886,10 @@ impl<'a> Gen<'a> {
                     .collect::<R<_>>()?,
             ),
             Some(Ty::Bool | Ty::Int { .. } | Ty::Float { .. }) => Val::Reg(name.to_string()),
+            // A cooperative matrix: its one component (module.rs, `cells`).
+            Some(Ty::CoopMatrix { elem, .. }) => {
+                Val::Comp(vec![self.regs_like(elem, &format!("{name}.0"), inst)?])
+            }
             Some(Ty::Pointer { .. }) => {
                 return Err(unsupported(inst, "a pointer held in a register"));
             }
@@ -1411,8 +1419,10 @@ impl<'a> Gen<'a> {
             }
             Op::CompositeExtract => {
                 let mut v = self.val(fr, inst, 1)?;
+                let matrix = self.is_coop(inst.id(1)?);
                 for i in 2..inst.operands.len() {
-                    let k = inst.int(i)?;
+                    // A cooperative matrix's components are its one.
+                    let k = if matrix && i == 2 { 0 } else { inst.int(i)? };
                     v = match v {
                         Val::Comp(items) => items
                             .get(k as usize)
@@ -1427,8 +1437,15 @@ impl<'a> Gen<'a> {
             Op::CompositeInsert => {
                 let obj = self.val(fr, inst, 1)?;
                 let mut comp = self.val(fr, inst, 2)?;
+                let matrix = self.is_coop(inst.id(2)?);
                 let path = (3..inst.operands.len())
-                    .map(|i| inst.int(i).map(|k| k as usize))
+                    .map(|i| {
+                        if matrix && i == 3 {
+                            Ok(0)
+                        } else {
+                            inst.int(i).map(|k| k as usize)
+                        }
+                    })
                     .collect::<R<Vec<_>>>()?;
                 if matches!(comp, Val::Undef) {
                     comp = self.undef_like(inst.id(0)?);
@@ -1612,6 +1629,9 @@ impl<'a> Gen<'a> {
             Op::CooperativeMatrixLoadKHR | Op::CooperativeMatrixStoreKHR => {
                 self.coop(fr, inst)?;
             }
+            Op::CooperativeMatrixMulAddKHR | Op::CooperativeMatrixLengthKHR => {
+                self.coop_value(fr, inst)?;
+            }
             Op::CopyMemory => {
                 let (d, s) = (self.ptr(fr, inst, 0)?, self.ptr(fr, inst, 1)?);
                 let tmp = self.fresh_reg();
@@ -1669,10 +1689,9 @@ impl<'a> Gen<'a> {
                     // needs the NamedBarrier capability of OpenCL kernels.
                     "a named barrier object (OpNamedBarrierInitialize) belongs to the NamedBarrier capability of kernels; the appendix counts it among the memory barriers (\"OpControlBarrier, OpMemoryBarrier, and OpMemoryNamedBarrier are memory barrier instructions in SPIR-V\"): write it in the Vulkan litmus dialect as a named control barrier `cbar.SEMANTICS.SCOPE N, ID[, QUORUM]`"
                 } else if name.starts_with("OpCooperativeMatrix") {
-                    // Loads and stores are lowered (docs/format-spirv.md,
-                    // "Cooperative matrices"); arithmetic and the NV forms
-                    // are not.
-                    "vkmm lowers OpCooperativeMatrixLoadKHR and OpCooperativeMatrixStoreKHR only (a matrix's components are not tracked: which invocation holds which is the implementation's)"
+                    // The KHR instructions are lowered (docs/format-spirv.md,
+                    // "Cooperative matrices"); the NV forms are not.
+                    "vkmm lowers the SPV_KHR_cooperative_matrix instructions (OpCooperativeMatrixLoadKHR, StoreKHR, MulAddKHR, LengthKHR), not the NV or vendors' forms (docs/format-spirv.md, \"Cooperative matrices\")"
                 } else if matches!(name, "OpTraceNV" | "OpExecuteCallableNV") {
                     "the NV ray tracing instructions take their data by location number: write OpTraceRayKHR / OpExecuteCallableKHR (docs/format-spirv.md, \"Shader calls\")"
                 } else if name.contains("Image") || name.contains("Sampl") {
@@ -1795,6 +1814,7 @@ impl<'a> Gen<'a> {
             Some(Ty::Struct { members }) => {
                 Val::Comp(members.iter().map(|m| self.undef_like(m)).collect())
             }
+            Some(Ty::CoopMatrix { elem, .. }) => Val::Comp(vec![self.undef_like(elem)]),
             _ => Val::Undef,
         }
     }
@@ -1844,9 +1864,17 @@ impl<'a> Gen<'a> {
     fn width_of_type(&self, ty: &str) -> u32 {
         match self.m.ty(ty) {
             Some(Ty::Int { width }) => *width,
-            Some(Ty::Vector { elem, .. }) => self.width_of_type(elem),
+            Some(Ty::Vector { elem, .. } | Ty::CoopMatrix { elem, .. }) => self.width_of_type(elem),
             _ => 64,
         }
+    }
+
+    /// Whether the value `id` is a cooperative matrix.
+    pub(super) fn is_coop(&self, id: &str) -> bool {
+        self.m
+            .result_types
+            .get(id)
+            .is_some_and(|t| matches!(self.m.ty(t), Some(Ty::CoopMatrix { .. })))
     }
 
     /// The bit width of the integer type of a value id.
@@ -2181,6 +2209,14 @@ impl<'a> Gen<'a> {
                 }
                 Some(Ty::Strided { elem, stride, .. }) => {
                     self.add_index(&mut p, &idx, stride, inst, i)?;
+                    p.ty = elem;
+                }
+                // A component of a cooperative matrix in a Function or
+                // Private variable: its one cell, whatever the index ("The
+                // mapping of components to invocations and indexes is
+                // implementation-dependent"; a store through it makes the
+                // matrix one vkmm does not compute, `sampled.rs`).
+                Some(Ty::CoopMatrix { elem, .. }) => {
                     p.ty = elem;
                 }
                 Some(Ty::Matrix { col, layout, .. }) => {

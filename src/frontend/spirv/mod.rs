@@ -253,6 +253,7 @@ fn parse_module(
     let entry_functions: Vec<String> = entries.iter().map(|e| e.0.clone()).collect();
     let sampled = sampled::check(&insts, &m, &mem.alias, &entry_functions).map_err(located)?;
     mem.written_images = sampled::written_images(&insts, &m, &mem.alias);
+    mem.uncomputed_matrices = sampled.values.clone();
     let coherence = legacy::Coherence::new(&insts, options.legacy_memory_model);
     let mut all_instances: Vec<(String, Vec<usize>)> = Vec::new();
     // The bit width of each location's cell.
@@ -881,8 +882,8 @@ fn sampled_memory(
                 line: 0,
                 column: 0,
                 message: format!(
-                    "the condition `{}` reads `{}`, which may hold the value of a sample: vkmm reads a sample as reads of every texel it may read and does not compute its value (which texels a filter reads, and their weights, are the sampler's and the implementation's), so it cannot decide the condition (docs/format-spirv.md, \"Sampling\")",
-                    c.text, program.locations[l]
+                    "the condition `{}` reads `{}`, which may hold {}, a value vkmm does not compute, so it cannot decide the condition",
+                    c.text, program.locations[l], sampled.what
                 ),
             });
         }
@@ -901,9 +902,10 @@ fn sampled_memory(
             line,
             column,
             message: format!(
-                "the final states leave out {}: {} may hold the value of a sample (or a sparse read's Residency Code), which vkmm does not compute (docs/format-spirv.md, \"Sampling\")",
+                "the final states leave out {}: {} may hold {}, which vkmm does not compute",
                 hidden.join(", "),
-                if hidden.len() == 1 { "it" } else { "they" }
+                if hidden.len() == 1 { "it" } else { "they" },
+                sampled.what
             ),
         });
     }
@@ -1388,7 +1390,7 @@ pub(crate) fn parse_outcome(program: &Program, outcome: &str) -> Result<CondExpr
             line: 1,
             column: 1,
             message: format!(
-                "the outcome `{outcome}` reads `{}`, which may hold the value of a sample: vkmm reads a sample as reads of every texel it may read and does not compute its value, so no execution can be said to end in this outcome (docs/format-spirv.md, \"Sampling\")",
+                "the outcome `{outcome}` reads `{}`, which may hold the value of a sample or the components of a cooperative matrix: vkmm reads a sample as reads of every texel it may read and does not compute its value, nor a matrix's (\"The mapping of components to invocations and indexes is implementation-dependent\"), so no execution can be said to end in this outcome (docs/format-spirv.md, \"Sampling\", \"Cooperative matrices\")",
                 program.locations[l]
             ),
         });

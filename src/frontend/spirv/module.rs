@@ -246,6 +246,10 @@ impl Module {
                 end
             }
             Ty::Pointer { .. } => 8,
+            // A matrix kept in a Function or Private variable: the one
+            // component every element of a matrix of one known value
+            // holds (`cells`).
+            Ty::CoopMatrix { elem, .. } => self.size_of(elem)?,
             _ => return None,
         })
     }
@@ -502,10 +506,18 @@ impl Module {
                 }
             }
             Some(Ty::Pointer { .. }) => return Err("variables holding pointers".into()),
-            Some(Ty::CoopMatrix { rows, cols, .. }) => {
-                return Err(format!(
-                    "variables holding a cooperative matrix of {rows} x {cols} (vkmm reads matrices loaded and stored by OpCooperativeMatrixLoadKHR / StoreKHR, not matrices kept in Function or Private variables: docs/format-spirv.md, \"Cooperative matrices\")"
-                ));
+            Some(Ty::CoopMatrix { elem, .. }) => {
+                // "Cooperative matrix types (or types containing them) can
+                // only be allocated in Function or Private storage
+                // classes", whose cells are the invocation's registers: a
+                // matrix is one cell of its component type. "The mapping
+                // of components to invocations and indexes is
+                // implementation-dependent", so vkmm computes a matrix
+                // only while all its components hold one value (a
+                // constant, `OpCompositeConstruct` of one value, arithmetic
+                // on those); any other matrix is a value it does not
+                // compute (`sampled.rs`), whatever this cell holds.
+                self.cells(elem, offset, path, init, out)?;
             }
             Some(t) => return Err(format!("variables of type {t:?}")),
             None => return Err(format!("unknown type `%{ty}`")),

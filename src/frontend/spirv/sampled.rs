@@ -81,6 +81,11 @@ pub(super) struct Sampled {
     pub anywhere: bool,
     /// The line and column of a sample whose value memory may hold.
     pub origin: Option<(usize, usize)>,
+    /// What the value at `origin` is, for messages: a sample's, or a
+    /// cooperative matrix's.
+    pub what: &'static str,
+    /// The ids whose value may be one vkmm does not compute.
+    pub values: HashSet<String>,
 }
 
 impl Sampled {
@@ -571,6 +576,46 @@ fn phis_of<'a>(flow: &Flow<'a>, label: &str) -> Vec<&'a str> {
         .collect()
 }
 
+/// The cooperative matrix instructions whose result vkmm does not compute
+/// (docs/format-spirv.md, "Cooperative matrices"): "The mapping of
+/// components to invocations and indexes is implementation-dependent", so
+/// a loaded matrix's components, a MulAdd's ("The order of the operations
+/// is implementation-dependent") and the number of components an
+/// invocation holds ("Number of components of a cooperative matrix type
+/// accessible to the current invocation") are the implementation's.
+fn is_coop_source(op: Op) -> bool {
+    matches!(
+        op,
+        Op::CooperativeMatrixLoadKHR
+            | Op::CooperativeMatrixMulAddKHR
+            | Op::CooperativeMatrixLengthKHR
+    )
+}
+
+/// Whether `ty` is a cooperative matrix type.
+fn is_matrix(m: &Module, ty: &str) -> bool {
+    matches!(m.ty(ty), Some(Ty::CoopMatrix { .. }))
+}
+
+/// The pointer to the cooperative matrix the pointer `id` points into
+/// (an access chain to one of its components), if any.
+fn matrix_of<'a>(flow: &Flow<'a>, id: &'a str) -> Option<&'a str> {
+    let inst = &flow.insts[*flow.def.get(id)?];
+    if !matches!(inst.op, Op::AccessChain | Op::InBoundsAccessChain) {
+        return None;
+    }
+    let base = id_at(inst, 1)?;
+    let pointee = match flow.m.ty(flow.m.result_types.get(base)?)? {
+        Ty::Pointer { pointee, .. } => pointee,
+        _ => return None,
+    };
+    if is_matrix(flow.m, pointee) {
+        Some(base)
+    } else {
+        matrix_of(flow, base)
+    }
+}
+
 /// The sparse texel reads: their result is a Residency Code, whose value
 /// is the implementation's, and the texel.
 fn is_sparse_read(op: Op) -> bool {
@@ -600,11 +645,24 @@ fn step<'a>(flow: &Flow<'a>, st: &mut State<'a>, f: &'a str, k: usize) {
     let result = inst.result.as_ref().map(|(r, _)| r.as_str());
     let mut from = if (is_sampling(inst.op) && inst.op != Op::ImageSparseTexelsResident)
         || is_sparse_read(inst.op)
+        || is_coop_source(inst.op)
     {
         Some(k)
     } else {
         None
     };
+    // A component written into a matrix: which component an index names
+    // is the implementation's ("The mapping of components to invocations
+    // and indexes is implementation-dependent"), so the matrix no longer
+    // has one known value.
+    if inst.op == Op::CompositeInsert && id_at(inst, 0).is_some_and(|t| is_matrix(flow.m, t)) {
+        from = Some(k);
+    }
+    if inst.op == Op::Store
+        && let Some(base) = id_at(inst, 0).and_then(|p| matrix_of(flow, p))
+    {
+        st.store(flow.roots(base, &mut HashSet::new()), k);
+    }
     match inst.op {
         // A sparse result's texel member: the memory it was read from
         // decides it, not the Residency Code.
@@ -632,9 +690,28 @@ fn step<'a>(flow: &Flow<'a>, st: &mut State<'a>, f: &'a str, k: usize) {
                 st.store(flow.roots_at(inst, 0), s);
             }
         }
-        Op::ImageWrite | Op::TensorWriteARM | Op::CooperativeMatrixStoreKHR => {
+        Op::ImageWrite | Op::TensorWriteARM => {
             if let Some(s) = st.any_from(inst, 1) {
                 st.store(flow.roots_at(inst, 0), s);
+            }
+        }
+        // The elements reach past the pointer's own part ("Elements
+        // (row,*) ... are taken in order from contiguous locations starting
+        // at 'Pointer'[row*'Stride']", and "'Pointer' must point into an
+        // array"): the array the pointer points into may hold them.
+        Op::CooperativeMatrixStoreKHR => {
+            if let Some(s) = st.value(inst, 1) {
+                let roots = flow.roots_at(inst, 0).map(|r| {
+                    r.into_iter()
+                        .map(|(v, mut path, exact)| {
+                            if exact {
+                                path.pop();
+                            }
+                            (v, path, false)
+                        })
+                        .collect()
+                });
+                st.store(roots, s);
             }
         }
         Op::FunctionCall => {
@@ -748,10 +825,12 @@ pub(super) fn check(
     alias: &HashMap<String, String>,
     entries: &[String],
 ) -> Result<Sampled, Located> {
-    if !insts
-        .iter()
-        .any(|i| is_sampling(i.op) || is_sparse_read(i.op))
-    {
+    if !insts.iter().any(|i| {
+        is_sampling(i.op)
+            || is_sparse_read(i.op)
+            || is_coop_source(i.op)
+            || i.op == Op::TypeCooperativeMatrixKHR
+    }) {
         return Ok(Sampled::default());
     }
     let flow = Flow::new(insts, m, alias);
@@ -828,7 +907,16 @@ pub(super) fn check(
             }
             if let Some((i, what, s)) = found {
                 let sample = &insts[s];
-                let message = if is_sparse_read(sample.op) {
+                let message = if matches!(sample.op, Op::Store | Op::CompositeInsert)
+                    || is_coop_source(sample.op)
+                {
+                    format!(
+                        "{}: the components of a cooperative matrix, or its length (`{}` at line {}), may decide {what}: \"The mapping of components to invocations and indexes is implementation-dependent\" (as are a MulAdd's \"order of the operations\" and OpCooperativeMatrixLengthKHR's \"Number of components of a cooperative matrix type accessible to the current invocation\"), so vkmm does not compute it and cannot tell what this instruction does; keep matrices' components and lengths out of branches, indices and compare-exchanges (docs/format-spirv.md, \"Cooperative matrices\")",
+                        inst.name,
+                        sample.name,
+                        flow.line_of(s)
+                    )
+                } else if is_sparse_read(sample.op) {
                     format!(
                         "{}: the Residency Code of a sparse read (`{}` at line {}) may decide {what}: its encoding, and whether a texel is resident, are the implementation's (\"Residency Code is a value returned by a sparse image instruction\"), so vkmm does not compute it and cannot tell what this instruction does; keep residency codes out of branches, indices and compare-exchanges (docs/format-spirv.md, \"Sampling\")",
                         inst.name,
@@ -847,14 +935,22 @@ pub(super) fn check(
             }
         }
     }
-    let origin = st
-        .anywhere
-        .or_else(|| st.memory.values().min().copied())
-        .map(|s| (insts[s].line, insts[s].col));
+    let first = st.anywhere.or_else(|| st.memory.values().min().copied());
+    let origin = first.map(|s| (insts[s].line, insts[s].col));
+    let what = match first.map(|s| insts[s].op) {
+        Some(op) if op == Op::Store || op == Op::CompositeInsert || is_coop_source(op) => {
+            "the components of a cooperative matrix (\"The mapping of components to invocations and indexes is implementation-dependent\"; docs/format-spirv.md, \"Cooperative matrices\")"
+        }
+        _ => {
+            "the value of a sample (or a sparse read's Residency Code) (docs/format-spirv.md, \"Sampling\")"
+        }
+    };
     Ok(Sampled {
         parts: st.memory.into_keys().collect(),
         anywhere: st.anywhere.is_some(),
         origin,
+        what,
+        values: st.values.keys().map(|v| v.to_string()).collect(),
     })
 }
 

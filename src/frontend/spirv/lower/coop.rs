@@ -6,7 +6,7 @@
 //! `super::super::coop::finish` builds the attributions
 //! (docs/format-spirv.md, "Cooperative matrices").
 
-use super::{Access, Frame, Gen, R, Target, Val, leaves_of};
+use super::{Access, Frame, Gen, Home, R, Target, Val, leaves_of};
 use crate::frontend::spirv::module::{Ty, unsupported};
 use crate::frontend::spirv::syntax::{Inst, Tok};
 use crate::ir::{CoopElement, OpKind, Operand, Scope, Stmt};
@@ -69,26 +69,29 @@ impl Gen<'_> {
         }
         // "Its type must be an OpTypePointer whose 'Type' operand is a
         // scalar or vector type ... any ArrayStride decoration on 'Pointer'
-        // is ignored": elements are consecutive scalars.
-        let esize = match self.m.ty(&p.ty) {
-            Some(Ty::Int { .. } | Ty::Bool) => self.m.size_of(&p.ty).unwrap_or(4),
-            _ => {
-                return Err(unsupported(
-                    inst,
-                    "a cooperative matrix through a pointer to a vector or a composite (vkmm reads pointers to integer scalars)",
-                ));
-            }
+        // is ignored", and "The 'Stride' parameter is interpreted in units
+        // of the pointed-to type, not in units of the matrix's component
+        // type": a row (column) starts `Stride` pointees on, its elements
+        // are consecutive components. Each element is one cell of the
+        // component's width (a 16-bit float, an 8-bit integer: cells of 2
+        // and 1 bytes, each its memory locations).
+        let scalar = |t: &str| {
+            matches!(
+                self.m.ty(t),
+                Some(Ty::Int { .. } | Ty::Float { .. } | Ty::Bool)
+            )
         };
-        if self.m.size_of(&elem) != Some(esize) {
-            return Err(inst.err_at(
-                ptr_at,
-                format!(
-                    "{}: the pointer's scalar has {esize} bytes but the matrix's components have {}",
-                    inst.name,
-                    self.m.size_of(&elem).unwrap_or(0)
-                ),
+        let psize = match self.m.ty(&p.ty) {
+            Some(Ty::Vector { elem: e, .. }) if scalar(e) => self.m.size_of(&p.ty),
+            Some(_) if scalar(&p.ty) => self.m.size_of(&p.ty),
+            _ => None,
+        };
+        let (Some(psize), Some(esize)) = (psize, self.m.size_of(&elem)) else {
+            return Err(unsupported(
+                inst,
+                "a cooperative matrix through a pointer to a composite other than a vector of scalars (\"Its type must be an OpTypePointer whose 'Type' operand is a scalar or vector type\")",
             ));
-        }
+        };
         let layout_at = ptr_at + if load { 1 } else { 2 };
         let column_major = match self.val(fr, inst, layout_at)? {
             Val::Int(0) => false,
@@ -143,12 +146,19 @@ impl Gen<'_> {
             let v = self.val(fr, inst, 1)?;
             let mut items = Vec::new();
             leaves_of(&v, &mut items);
+            let uncomputed = inst
+                .id(1)
+                .is_ok_and(|id| self.mem.uncomputed_matrices.contains(id));
             match items.as_slice() {
+                // A matrix vkmm does not compute (`sampled.rs`): its
+                // cells are left out of the final states, so the value
+                // its accesses write is never shown; 0 stands for it.
+                _ if uncomputed => Some(0),
                 [Val::Int(n)] => Some(super::wrap_const(*n, esize as u32 * 8)),
                 _ => {
                     return Err(inst.err_at(
                         1,
-                        "vkmm stores a matrix whose components all have one known value: OpConstantComposite of the matrix type (\"there must be only one 'Constituent' ... and all components of the matrix are initialized to that value\") or OpConstantNull; which invocation holds which component of a loaded or computed matrix is the implementation's".into(),
+                        "vkmm stores a matrix whose components all have one known value: OpConstantComposite of the matrix type (\"there must be only one 'Constituent' and it is used to initialize all members\"), OpConstantNull, OpCompositeConstruct of one constant, or arithmetic on those; this one is computed from a value known only at run time".into(),
                     ));
                 }
             }
@@ -158,13 +168,12 @@ impl Gen<'_> {
         let mut elements: Vec<usize> = Vec::new();
         for r in 0..rows as i64 {
             for c in 0..cols as i64 {
-                let index = if column_major {
-                    c * stride + r
-                } else {
-                    r * stride + c
-                };
-                let at = p.offset + index * esize;
-                let loc = match targets.iter().find(|(o, _, _)| *o == at) {
+                let (line, within) = if column_major { (c, r) } else { (r, c) };
+                let at = p.offset + line * stride * psize + within * esize;
+                let loc = match targets
+                    .iter()
+                    .find(|(o, size, _)| *o == at && i64::from(*size) == esize)
+                {
                     Some((_, _, Target::Loc(l))) => *l,
                     Some((_, _, Target::Reg(_))) => {
                         return Err(unsupported(
@@ -181,6 +190,29 @@ impl Gen<'_> {
                 };
                 if !elements.contains(&loc) {
                     elements.push(loc);
+                }
+            }
+        }
+        // "'Pointer' must point into an array": a stored matrix's elements
+        // stay in the array the first one is an element of (`sampled.rs`
+        // marks that array as holding the matrix's components).
+        if !load && let Home::Mem { var, instance } = &p.home {
+            let cells = self.mem.cells.get(&(var.clone(), *instance));
+            let path_of = |l: usize| {
+                cells
+                    .and_then(|cs| cs.iter().find(|(_, at)| *at == l))
+                    .map(|(c, _)| c.path.clone())
+            };
+            let first = elements.first().and_then(|&l| path_of(l));
+            if let Some(first) = first {
+                let array = &first[..first.len().saturating_sub(1)];
+                if elements.iter().any(|&l| {
+                    path_of(l).is_none_or(|q| !q.starts_with(array) || q.len() != first.len())
+                }) {
+                    return Err(inst.err_at(
+                        ptr_at,
+                        format!("{}: the matrix's elements leave the array the pointer points into (\"'Pointer' must point into an array\"; a row or column past its end)", inst.name),
+                    ));
                 }
             }
         }
@@ -210,9 +242,62 @@ impl Gen<'_> {
         });
         if load {
             // The loaded matrix: which invocation holds which component is
-            // the implementation's, so vkmm does not track its value.
-            self.bind(fr, inst, Val::Comp(vec![Val::Undef]))?;
+            // the implementation's, so vkmm does not compute its value
+            // (`sampled.rs` follows it); 0 stands for it.
+            self.bind(fr, inst, Val::Comp(vec![Val::Int(0)]))?;
         }
         Ok(())
+    }
+
+    /// `OpCooperativeMatrixMulAddKHR` and `OpCooperativeMatrixLengthKHR`:
+    /// values only, no memory access. MulAdd's result is "Linear-algebraic
+    /// matrix multiply of 'A' by 'B' and then component-wise add 'C'. The
+    /// order of the operations is implementation-dependent", and the
+    /// length is the "Number of components of a cooperative matrix type
+    /// accessible to the current invocation": neither is a value vkmm
+    /// computes (`sampled.rs` refuses them where they decide a branch, an
+    /// address or a write); 0 and 1 stand for them. Both are cooperative
+    /// matrix instructions of their invocations (MulAdd has matrix
+    /// operands and result: the rules of `super::super::coop::finish`);
+    /// the length's operand is a type, no object, so it is not one.
+    pub(super) fn coop_value(&mut self, fr: &mut Frame, inst: &Inst) -> R<()> {
+        if inst.op == Op::CooperativeMatrixLengthKHR {
+            if !matches!(self.m.ty(inst.id(1)?), Some(Ty::CoopMatrix { .. })) {
+                return Err(inst.err_at(
+                    1,
+                    "OpCooperativeMatrixLengthKHR: \"'Type' is a cooperative matrix type\"".into(),
+                ));
+            }
+            return self.bind(fr, inst, Val::Int(1));
+        }
+        let Some(Ty::CoopMatrix { scope, .. }) = self.m.ty(inst.id(0)?).cloned() else {
+            return Err(inst.err_at(
+                0,
+                "OpCooperativeMatrixMulAddKHR: \"'Result Type' must be a cooperative matrix type\""
+                    .into(),
+            ));
+        };
+        for i in 1..4 {
+            if !self.is_coop(inst.id(i)?) {
+                return Err(inst.err_at(
+                    i,
+                    "OpCooperativeMatrixMulAddKHR: 'A', 'B' and 'C' are cooperative matrices"
+                        .into(),
+                ));
+            }
+        }
+        self.coops.push(CoopUse {
+            line: inst.line,
+            col: inst.col,
+            load: false,
+            scope: if scope == 3 {
+                Scope::Subgroup
+            } else {
+                Scope::Workgroup
+            },
+            elements: Vec::new(),
+            value: None,
+        });
+        self.bind(fr, inst, Val::Comp(vec![Val::Int(0)]))
     }
 }

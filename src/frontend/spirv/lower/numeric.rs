@@ -15,7 +15,7 @@ impl Gen<'_> {
     pub(super) fn float_width(&self, ty: &str) -> Option<u8> {
         match self.m.ty(ty)? {
             Ty::Float { width } => Some(*width as u8),
-            Ty::Vector { elem, .. } => self.float_width(elem),
+            Ty::Vector { elem, .. } | Ty::CoopMatrix { elem, .. } => self.float_width(elem),
             Ty::Matrix { col, .. } => self.float_width(col),
             _ => None,
         }
@@ -26,7 +26,7 @@ impl Gen<'_> {
     fn scalar_width(&self, ty: &str) -> u8 {
         match self.m.ty(ty) {
             Some(Ty::Int { width } | Ty::Float { width }) => *width as u8,
-            Some(Ty::Vector { elem, .. }) => self.scalar_width(elem),
+            Some(Ty::Vector { elem, .. } | Ty::CoopMatrix { elem, .. }) => self.scalar_width(elem),
             Some(Ty::Matrix { col, .. }) => self.scalar_width(col),
             _ => 32,
         }
@@ -93,6 +93,15 @@ impl Gen<'_> {
                     }
                     _ => b,
                 };
+                self.num(&a, &b, &dest, NumOp::FBin(FBin::Mul, w), inst)?
+            }
+            // SPV_KHR_cooperative_matrix: "Allow cooperative matrix types
+            // for OpMatrixTimesScalar": each component times the scalar.
+            Op::MatrixTimesScalar
+                if matches!(self.m.ty(inst.id(0)?), Some(Ty::CoopMatrix { .. })) =>
+            {
+                let w = self.result_width(inst)?;
+                let (a, b) = (arg(self, 1)?, arg(self, 2)?);
                 self.num(&a, &b, &dest, NumOp::FBin(FBin::Mul, w), inst)?
             }
             Op::MatrixTimesScalar
