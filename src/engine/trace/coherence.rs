@@ -32,17 +32,21 @@
 //! compare-exchange loop fails only when it reads a value other than the
 //! one it last saw, so it fails at most as often as the others write.
 //!
-//! How often another thread can write the location: each statement
-//! writing it counts once, which holds when no execution of the thread
-//! runs the statement twice. A statement outside every loop runs at most
-//! once (running it again takes a backward jump over it). A
-//! compare-exchange in a loop writes only when it succeeds; it counts once
-//! when, from the statement on with its value read known to equal its
-//! comparator, no backward jump over it can be taken (`success_leaves`:
-//! constants and that equality propagated through the code, a branch they
-//! decide followed one way). Any other write in a loop leaves the location
-//! out: a loop whose repeated iterations write the location can write it
-//! without bound.
+//! How often another thread can write the location: the sum of its write
+//! statements' counts. A statement outside every loop runs at most once
+//! (running it again takes a backward jump over it). A compare-exchange
+//! writes only when it succeeds; it counts once when, from the statement
+//! on with its value read known to equal its comparator, no backward jump
+//! over it can be taken (`success_leaves`: constants and that equality
+//! propagated through the code, a branch they decide followed one way).
+//! Any other write in a loop counts as often as a walk of the thread's
+//! states can run it ([`write_counts`]): every run of the thread follows
+//! a path of the graph of statements and what is known of the registers
+//! there, so a compare-exchange inside a loop over an array's cells,
+//! whose success jumps back to the outer loop's head, counts once per
+//! cell; a write on a cycle of that graph (a loop whose repeated
+//! iterations write the location) has no bound, and the location is left
+//! out.
 //!
 //! Which locations: those of the declared storage classes, every access of
 //! the program to them a memory access the model orders (no host
@@ -99,11 +103,6 @@ impl Bounds {
         }
     }
 
-    /// Whether the bounds cover some location.
-    pub(super) fn any(&self) -> bool {
-        !self.locations.is_empty()
-    }
-
     /// Whether the events of a path of `t` change the value read at some
     /// location more often than its bound allows: no execution has them.
     pub(super) fn exceeded(&self, program: &Program, t: &Thread, events: &[PathEvent]) -> bool {
@@ -115,12 +114,7 @@ impl Bounds {
     /// from the one the thread's previous access there read or wrote, both
     /// known on the path); `None` when some location's changes pass its
     /// bound.
-    pub(super) fn changes(
-        &self,
-        program: &Program,
-        t: &Thread,
-        events: &[PathEvent],
-    ) -> Option<u64> {
+    fn changes(&self, program: &Program, t: &Thread, events: &[PathEvent]) -> Option<u64> {
         if self.locations.is_empty() {
             return Some(0);
         }

@@ -514,24 +514,6 @@ fn prefix_before(s: &State, first: usize, stmt: usize) -> Path {
 
 /// Notes, at the loop head `s.pc`, how many regions decided by memory the
 /// path has opened so far.
-/// At the head `s.pc` of a loop: whether the path's coherence changes,
-/// `changes` now, grew since it last arrived there; notes `changes` for
-/// the next arrival.
-fn changed_since(s: &mut State, changes: u64) -> bool {
-    let pc = s.pc;
-    match s.head_changes.iter_mut().find(|(h, _)| *h == pc) {
-        Some(entry) => {
-            let grew = changes > entry.1;
-            entry.1 = changes;
-            grew
-        }
-        None => {
-            s.head_changes.push((pc, changes));
-            false
-        }
-    }
-}
-
 pub(super) fn mark_head(s: &mut State) {
     let (pc, m) = (s.pc, s.opened);
     match s.head_marks.iter_mut().find(|(h, _)| *h == pc) {
@@ -728,7 +710,6 @@ pub(super) fn explore_thread(
         control: Vec::new(),
         opened: 0,
         head_marks: Vec::new(),
-        head_changes: Vec::new(),
         free_iterations: 0,
         trip_iterations: 0,
         trips: Vec::new(),
@@ -797,23 +778,8 @@ pub(super) fn explore_thread(
                 // Entering the loop starts its count afresh; so does an
                 // iteration no branch on a value from memory decided (it
                 // runs the same in every execution, `MAX_FREE_ITERATIONS`).
-                // An iteration during which the path's reads of a
-                // location the coherence bounds cover changed value is not
-                // counted either: each such change reads a later write of
-                // another thread, so the bounds (finite) bound those
-                // iterations, and a path past them is no execution's.
-                let paid = if coherence.any() {
-                    let Some(changes) = coherence.changes(program, t, &s.events) else {
-                        out.unrealisable += 1;
-                        keep_prefix_writes(&s, &reads, &mut out)?;
-                        break;
-                    };
-                    changed_since(&mut s, changes) && from_body
-                } else {
-                    false
-                };
                 let test = trips.get(&s.pc);
-                let fresh = !from_body || paid || free_iteration(&mut s, t, test);
+                let fresh = !from_body || free_iteration(&mut s, t, test);
                 if fresh {
                     s.runs.fill(s.pc..=back, 0);
                 }

@@ -78,11 +78,6 @@ pub(super) struct State {
     /// Per loop head (statement index), `opened` when the path last
     /// arrived there.
     pub(super) head_marks: Vec<(usize, u32)>,
-    /// Per loop head, how often the path's reads had changed value at the
-    /// locations the coherence bounds cover when it last arrived there
-    /// ([`super::coherence::Bounds::changes`]): an iteration that changed
-    /// one is not counted by the unrolling bound.
-    pub(super) head_changes: Vec<(usize, u64)>,
     /// Loop iterations the unrolling bound did not count: each jumped back
     /// to its head without a branch decided by memory since the last
     /// arrival there (at most [`MAX_FREE_ITERATIONS`]).
