@@ -605,9 +605,9 @@ fn write_counts<'t>(t: &'t Thread, writes: &BTreeSet<usize>) -> Option<HashMap<u
         // leaves a component only for a lower-numbered one), so each
         // component's longest path is known before those reaching it.
         let mut longest = vec![0u64; count];
-        for c in 0..count {
+        for (c, group) in members.iter().enumerate() {
             let mut best = 0;
-            for &s in &members[c] {
+            for &s in group {
                 for &(v, at) in &steps[s] {
                     let weight = u64::from(at == Some(w));
                     if component[v] == c {
