@@ -220,3 +220,95 @@ fn only_the_bounded_side_is_cut_short() {
     assert_eq!(on.states, off.states);
     assert!(compare("one side", &off, &on).is_empty());
 }
+
+/// Each thread runs the lock-free increment of [`increments`] `k` times,
+/// in a loop over a constant count around the compare-exchange loop. By
+/// hand: each successful compare-exchange adds one to the value it reads,
+/// and reads the write before it in coherence, so `c` ends at `n * k` in
+/// every execution; only atomics touch `c`, each `e_i` is its thread's
+/// own: race-free. The compare-exchange's success jumps back to the outer
+/// loop's head, but the counter of that loop is known on every path
+/// (constants, no read from memory decides it), so each thread's
+/// compare-exchange succeeds at most `k` times: the other threads write
+/// `c` at most `(n - 1) * k` times, the paths failing more often are
+/// dropped, and the iterations whose compare-exchange read a new value go
+/// uncounted by the unrolling bound.
+fn outer_increments(n: usize, k: usize) -> String {
+    let mut text = format!("OPENCL casouter{n}x{k}\n{{ c=0; }}\n");
+    for i in 0..n {
+        text += &format!(
+            "P{i}@wg 0, dev 0 (global atomic_int* c, global int* e{i}) {{\n  int j{i} = 0;\n  while (j{i} < {k}) {{\n    *e{i} = atomic_load_explicit(c, memory_order_relaxed);\n    while (atomic_compare_exchange_strong_explicit(c, e{i}, *e{i} + 1, memory_order_relaxed, memory_order_relaxed) == 0) {{}}\n    j{i} = j{i} + 1;\n  }}\n}}\n"
+        );
+    }
+    text + &format!("exists (c={})\n", n * k - 1)
+}
+
+/// The search without the reduction at `unroll`: at a bound every
+/// execution fits, its states with their counts and its consistent
+/// executions are all the program's (it still cuts the paths no
+/// execution has, which fail more often than the others write).
+fn without_at(text: &str, unroll: usize) -> LitmusOutcome {
+    run_in(session(false).max_executions(1_000_000), text, unroll)
+}
+
+/// [`outer_increments`] of two threads, once and twice each: complete
+/// with the reduction (cut without it), `c` ends at `n * k`, and the
+/// states with their counts and the consistent executions are those of
+/// the search without it at an unrolling bound every execution fits
+/// (each compare-exchange loop runs at most `k + 1` times: it fails only
+/// on a new write of the other thread).
+#[test]
+fn a_compare_exchange_inside_a_counted_loop_is_complete() {
+    for k in [1, 2] {
+        let text = outer_increments(2, k);
+        let s = |on: bool| session(on).max_executions(1_000_000);
+        let (off, on) = (run_in(s(false), &text, 2), run_in(s(true), &text, 2));
+        assert!(off.cut_paths > 0, "k {k}");
+        assert_eq!(on.cut_paths, 0, "k {k}");
+        assert!(!on.truncated && on.stopped_by.is_none(), "k {k}");
+        assert_eq!(on.states.len(), 1, "k {k}: {:?}", on.states);
+        assert_eq!(on.states[0].0.get("c"), Some(2 * k as i64), "k {k}");
+        assert_eq!(on.condition_holds, Some(false), "k {k}");
+        assert_eq!(on.race_free, Some(true), "k {k}");
+        let all = without_at(&text, k + 1);
+        assert_eq!(on.states, all.states, "k {k}");
+        assert_eq!(on.consistent, all.consistent, "k {k}");
+    }
+}
+
+/// Thread 0 increments `c` once, thread 1 twice (its loop over a constant
+/// count of 2): thread 0's compare-exchange can fail twice (each of
+/// thread 1's writes after its load), so a bound of one write for
+/// thread 1 would drop real executions. The consistent executions and
+/// the states with counts are those of the search without the reduction
+/// at a bound every execution fits (thread 0's loop runs at most three
+/// times, each of thread 1's at most twice); `c` ends at 3.
+#[test]
+fn a_compare_exchange_run_twice_counts_twice() {
+    let text = "OPENCL casouter12\n{ c=0; }\nP0@wg 0, dev 0 (global atomic_int* c, global int* e0) {\n  *e0 = atomic_load_explicit(c, memory_order_relaxed);\n  while (atomic_compare_exchange_strong_explicit(c, e0, *e0 + 1, memory_order_relaxed, memory_order_relaxed) == 0) {}\n}\nP1@wg 0, dev 0 (global atomic_int* c, global int* e1) {\n  int j = 0;\n  while (j < 2) {\n    *e1 = atomic_load_explicit(c, memory_order_relaxed);\n    while (atomic_compare_exchange_strong_explicit(c, e1, *e1 + 1, memory_order_relaxed, memory_order_relaxed) == 0) {}\n    j = j + 1;\n  }\n}\nexists (c=2)\n";
+    let on = run_in(session(true).max_executions(1_000_000), text, 2);
+    assert_eq!(on.cut_paths, 0);
+    assert!(!on.truncated && on.stopped_by.is_none());
+    assert_eq!(on.states.len(), 1, "{:?}", on.states);
+    assert_eq!(on.states[0].0.get("c"), Some(3));
+    let all = without_at(text, 2);
+    assert_eq!(on.states, all.states);
+    assert_eq!(on.consistent, all.consistent);
+    assert!(compare("twice", &all, &on).is_empty());
+}
+
+/// The compare-exchange loop sits inside a loop that goes round while a
+/// flag read from memory is 0, and thread 0 sets the flag only after its
+/// own increment: thread 1's loop can run, and write `c`, any number of
+/// times, so no bound covers `c` for thread 0 and the reduction leaves
+/// the location out: thread 0's paths are cut as without it, and the
+/// answer stays undecided.
+#[test]
+fn a_compare_exchange_inside_a_loop_memory_decides_is_left_alone() {
+    let text = "OPENCL casflag\n{ c=0; f=0; }\nP0@wg 0, dev 0 (global atomic_int* c, global atomic_int* f, global int* e0) {\n  *e0 = atomic_load_explicit(c, memory_order_relaxed);\n  while (atomic_compare_exchange_strong_explicit(c, e0, *e0 + 1, memory_order_relaxed, memory_order_relaxed) == 0) {}\n  atomic_store_explicit(f, 1, memory_order_relaxed);\n}\nP1@wg 0, dev 0 (global atomic_int* c, global atomic_int* f, global int* e1) {\n  while (atomic_load_explicit(f, memory_order_relaxed) == 0) {\n    *e1 = atomic_load_explicit(c, memory_order_relaxed);\n    while (atomic_compare_exchange_strong_explicit(c, e1, *e1 + 1, memory_order_relaxed, memory_order_relaxed) == 0) {}\n  }\n}\nexists (c=1)\n";
+    let (off, on) = (run(text, false, 1), run(text, true, 1));
+    assert!(off.cut_paths > 0);
+    assert_eq!(on.race_free, None);
+    assert_eq!(on.states, off.states);
+    assert!(compare("flag", &off, &on).is_empty());
+}

@@ -836,3 +836,37 @@ fn a_loop_bounded_by_a_cooperative_matrix_length_is_refused_at_its_branch() {
         ],
     );
 }
+
+/// naga's compare-exchange test: each invocation walks the cells, reads
+/// one, and retries `atomicCompareExchangeWeak(&arr[i], old, new_)` with
+/// `new_` the bits of `bitcast<f32>(old) + 1.0` until it succeeds, taking
+/// the value read as the next `old`. A success adds 1.0 to the float the
+/// cell's bits hold, reading the write before it in coherence, so with
+/// two invocations each cell goes 0 (0.0) -> 0x3F800000 (1.0) ->
+/// 0x40000000 (2.0) = 1073741824 in every execution, for both entry
+/// points (the i32 one's bits are the same, positive); only atomics touch
+/// the cells: race-free. Complete at the default unrolling bound: a
+/// failure reads the other invocation's one write of the cell, so each
+/// compare-exchange loop runs at most twice (`coherence-cuts`, its
+/// compare-exchange inside the loop over the cells counted once per
+/// invocation).
+#[test]
+fn nagas_compare_exchange_loops_end_complete() {
+    for ty in ["u32", "i32"] {
+        let entry = format!("test_atomic_compare_exchange_{ty}");
+        let base = ["--entry", entry.as_str(), "--local-size", "2"];
+        let arr = format!("arr_{ty}");
+        let one = [base.as_slice(), &["--set", "SIZE=1"]].concat();
+        holds(
+            "atomicCompareExchange.wgsl",
+            &one,
+            &format!("{arr}[0] == 1073741824"),
+        );
+        let two = [base.as_slice(), &["--set", "SIZE=2"]].concat();
+        holds(
+            "atomicCompareExchange.wgsl",
+            &two,
+            &format!("{arr}[0] == 1073741824 and {arr}[1] == 1073741824"),
+        );
+    }
+}
