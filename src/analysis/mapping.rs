@@ -1099,6 +1099,7 @@ fn symbolic(
                     report.stopped = Some("the time limit stopped it".into());
                     return Ok(Ok(report.clone()));
                 }
+                let built = web_time::Instant::now();
                 let mut q = match Query::mapping(
                     k,
                     t,
@@ -1128,11 +1129,23 @@ fn symbolic(
                 for (place, threads) in &blocked {
                     q.block_shape(place, threads);
                 }
+                // A measuring aid: each question's cost on stderr.
+                let stats = Stats(std::env::var_os("VKMM_SAT_STATS").is_some().then(|| {
+                    let label = format!(
+                        "{n} events {place:?} {counts:?} built in {:.2}s",
+                        built.elapsed().as_secs_f64()
+                    );
+                    (label, built)
+                }));
                 loop {
                     let (shape, chosen) = match q.next(n) {
                         Ok(Some(x)) => x,
-                        Ok(None) => break,
+                        Ok(None) => {
+                            stats.print(&q, "answered");
+                            break;
+                        }
                         Err(Stop(kind)) => {
+                            stats.print(&q, "stopped");
                             report.stopped = Some(format!(
                                 "the {} stopped it while the solver searched {n} events",
                                 kind.short()
@@ -1204,6 +1217,24 @@ fn symbolic(
         report.covered_events = n;
     }
     Ok(Ok(finish(report.clone())))
+}
+
+/// The question a mapping check's `VKMM_SAT_STATS` line is about and when
+/// its building began (`None`: no line).
+struct Stats(Option<(String, web_time::Instant)>);
+
+impl Stats {
+    /// The question's line on stderr: its shape, its total time, what the
+    /// solver did, and how it ended.
+    fn print(&self, q: &Query, how: &str) {
+        if let Some((shape, built)) = &self.0 {
+            eprintln!(
+                "sat-stats {shape}: {how} in {:.2}s | {}",
+                built.elapsed().as_secs_f64(),
+                q.stats_line()
+            );
+        }
+    }
 }
 
 /// `place` with its workgroups numbered in the order of their first

@@ -132,6 +132,29 @@ pub(in crate::analysis) struct Query {
     /// once an answer breaks it, and the question asked again
     /// ([`Query::next`]).
     lazy: Vec<Lit>,
+    /// What the solver did so far (what `VKMM_SAT_STATS` prints).
+    pub(in crate::analysis) stats: QueryStats,
+}
+
+/// What one question cost: printed per question by a mapping check when
+/// the environment variable `VKMM_SAT_STATS` is set (a measuring aid, not
+/// part of the report).
+#[derive(Clone, Copy, Debug, Default)]
+pub(in crate::analysis) struct QueryStats {
+    /// The circuit's gates when the question was built.
+    pub(in crate::analysis) gates: usize,
+    /// The solver's variables and clauses when the question was built.
+    pub(in crate::analysis) vars: u32,
+    pub(in crate::analysis) clauses: u64,
+    /// The solver's calls and how many of them found an assignment.
+    pub(in crate::analysis) calls: u64,
+    pub(in crate::analysis) answers: u64,
+    /// The lazy facts handed to the solver.
+    pub(in crate::analysis) lazy: u64,
+    /// The lazy facts built with the question.
+    pub(in crate::analysis) lazy_built: u64,
+    /// Time spent in the solver's calls.
+    pub(in crate::analysis) solving: std::time::Duration,
 }
 
 /// How many conflicts the solver meets on a question's unsatisfiable
@@ -1130,7 +1153,15 @@ impl Query {
         (encoding, learner): (Encoding, Option<(mapping::Learner, Skeleton)>),
     ) -> Result<Query, NotAsked> {
         let sizes = slots.sizes(&mut c);
+        let (vars, clauses) = solver.size();
+        let stats = QueryStats {
+            gates: c.len(),
+            vars,
+            clauses,
+            ..QueryStats::default()
+        };
         Ok(Query {
+            stats,
             asks: Lit::TRUE,
             pending: Vec::new(),
             differ: Lit::FALSE,
@@ -1185,14 +1216,19 @@ impl Query {
     /// (fewer facts are unsatisfiable only if more are).
     fn solve(&mut self, assume: &[Lit]) -> Answer {
         loop {
+            let start = web_time::Instant::now();
             let answer = self.solver.solve(&self.c, assume);
+            self.stats.solving += start.elapsed();
+            self.stats.calls += 1;
             let Answer::Sat(v) = &answer else {
                 return answer;
             };
+            self.stats.answers += 1;
             let (kept, broken): (Vec<Lit>, Vec<Lit>) = self.lazy.iter().partition(|&&l| v.of(l));
             if broken.is_empty() {
                 return answer;
             }
+            self.stats.lazy += broken.len() as u64;
             self.lazy = kept;
             for l in broken {
                 self.solver.assert(&self.c, l);
@@ -1273,6 +1309,28 @@ impl Query {
         self.asks = asks;
         self.differ = differ;
         Ok(out)
+    }
+
+    /// What the question cost so far, in one line (`VKMM_SAT_STATS`): its
+    /// size when built, the solver's calls, answers, conflicts and time,
+    /// the lazy facts handed over, and its size now.
+    pub(in crate::analysis) fn stats_line(&self) -> String {
+        let s = &self.stats;
+        let (vars, clauses) = self.solver.size();
+        format!(
+            "gates {} vars {} clauses {} | calls {} answers {} conflicts {} solve {:.2}s | lazy {}/{} | now vars {} clauses {}",
+            s.gates,
+            s.vars,
+            s.clauses,
+            s.calls,
+            s.answers,
+            self.solver.conflicts(),
+            s.solving.as_secs_f64(),
+            s.lazy,
+            s.lazy_built,
+            vars,
+            clauses
+        )
     }
 
     /// No later answer has the skeleton `threads` (per thread, its

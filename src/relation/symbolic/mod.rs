@@ -13,7 +13,8 @@
 //! [`SymSet`] and [`SymRel`] (module `matrix`) are sets and `n x n`
 //! relations of literals with the operations of the concrete algebra
 //! ([`super::Relation`]); [`Solver`] (module `solve`) turns the gates a
-//! question needs into CNF by the Tseitin encoding and asks a SAT solver.
+//! question needs into CNF (the Tseitin encoding, each gate in the
+//! directions its uses read) and asks a SAT solver.
 //!
 //! Hand-written: the circuit is small (two node kinds) and has to fold
 //! constants the way the relation algebra needs; the crates that build

@@ -9,9 +9,12 @@
 //! pure-Rust CDCL solvers, `varisat` has had no release since 2020 and
 //! `splr` is incremental only behind a feature and is larger.
 //!
-//! Only the cone of an asserted literal is encoded, once: a gate `g = a &
-//! b` gets the three clauses `!g | a`, `!g | b`, `g | !a | !b` the first
-//! time a literal asserted or assumed reads it.
+//! Only the cone of an asserted literal is encoded, and each gate only in
+//! the directions its uses read (Plaisted and Greenbaum's refinement of
+//! the Tseitin encoding): a gate `g = a & b` read positively (where `g`
+//! must hold) gets `!g | a` and `!g | b`, read negatively `g | !a | !b`,
+//! the first time a literal asserted or assumed reads it that way.
+//! [`Solver::full`] gives every gate all three (the oracle of the tests).
 
 use super::{Circuit, Lit, Node, STOP_EVERY, StopWhen, Values};
 use batsat::{BasicCallbacks, BasicSolver, SolverInterface, lbool};
@@ -32,6 +35,13 @@ pub struct Solver {
     sat: BasicSolver,
     /// The solver's variable of each circuit node encoded so far.
     vars: Vec<Option<batsat::Var>>,
+    /// Per node, the directions of its definition encoded so far: 1 the
+    /// clauses a positive use reads (the node implies its definition), 2
+    /// those a negative use reads (its definition implies it).
+    done: Vec<u8>,
+    /// Whether every gate gets both directions (the plain Tseitin
+    /// encoding) whatever its uses.
+    full: bool,
     /// Whether an assertion made the clauses unsatisfiable.
     failed: bool,
     /// The stop condition, also asked while gates are encoded.
@@ -88,6 +98,8 @@ impl Solver {
         Solver {
             sat: BasicSolver::new(Default::default(), cb),
             vars: Vec::new(),
+            done: Vec::new(),
+            full: false,
             failed: false,
             stop,
             stopped: false,
@@ -95,32 +107,51 @@ impl Solver {
         }
     }
 
+    /// This solver with every gate encoded in both directions (the plain
+    /// Tseitin encoding), whatever its uses; before any assertion.
+    pub fn full(mut self) -> Solver {
+        self.full = true;
+        self
+    }
+
     /// Whether the stop condition held while gates were encoded.
     pub fn stopped(&self) -> bool {
         self.stopped
     }
 
-    /// The solver literal of `l`, encoding its cone first.
+    /// The solver literal of `l`, encoding its cone first for a use that
+    /// needs `l` true (an assertion, an assumption, a clause's literal).
     fn lit(&mut self, c: &Circuit, l: Lit) -> batsat::Lit {
-        let v = self.encode(c, l.node());
+        let v = self.encode(c, l.node(), !l.negated());
         if self.stopped {
             return batsat::Lit::UNDEF;
         }
         batsat::Lit::new(v, !l.negated())
     }
 
-    fn encode(&mut self, c: &Circuit, node: usize) -> batsat::Var {
+    /// The solver variable of `node`, with the clauses a use of it with
+    /// polarity `positive` needs (its own and its cone's), added once.
+    /// Without [`Solver::full`], a gate read only positively gets only the
+    /// clauses that make it imply its definition, one read only negatively
+    /// only those that make its definition imply it (Plaisted and
+    /// Greenbaum's encoding): an assignment of the clauses, read on the
+    /// inputs, then gives every asserted and assumed literal its value
+    /// (each encoded direction holds where it is read), and an
+    /// unsatisfiable set of clauses means no input assignment satisfies the
+    /// formulas. A later use with the other polarity adds the missing
+    /// direction.
+    fn encode(&mut self, c: &Circuit, node: usize, positive: bool) -> batsat::Var {
         if self.vars.len() < c.nodes.len() {
             self.vars.resize(c.nodes.len(), None);
-        }
-        if let Some(v) = self.vars[node] {
-            return v;
+            self.done.resize(c.nodes.len(), 0);
         }
         // Iteratively, children first: circuits are deep (closures).
-        let mut stack = vec![(node, false)];
+        let mut stack = vec![(node, positive, false)];
         let mut made = 0usize;
-        while let Some((n, expanded)) = stack.pop() {
-            if self.vars[n].is_some() {
+        while let Some((n, pos, expanded)) = stack.pop() {
+            let bit = if pos { 1u8 } else { 2u8 };
+            let want = if self.full { 3u8 } else { bit };
+            if self.done[n] & want == want {
                 continue;
             }
             made += 1;
@@ -137,56 +168,91 @@ impl Solver {
                     self.sat
                         .add_clause_reuse(&mut vec![batsat::Lit::new(v, false)]);
                     self.vars[n] = Some(v);
+                    self.done[n] = 3;
                 }
-                Node::Input => self.vars[n] = Some(self.sat.new_var_default()),
+                Node::Input => {
+                    self.vars[n] = Some(self.sat.new_var_default());
+                    self.done[n] = 3;
+                }
                 Node::And(a, b) => {
+                    // The directions still to add, each reading its
+                    // operands with its polarity (flipped by a negation).
+                    let add = want & !self.done[n];
                     if !expanded {
-                        stack.push((n, true));
-                        stack.push((a.node(), false));
-                        stack.push((b.node(), false));
+                        stack.push((n, pos, true));
+                        for (d, p) in [(1u8, true), (2u8, false)] {
+                            if add & d != 0 {
+                                stack.push((a.node(), p != a.negated(), false));
+                                stack.push((b.node(), p != b.negated(), false));
+                            }
+                        }
                         continue;
                     }
-                    let g = self.sat.new_var_default();
-                    self.vars[n] = Some(g);
+                    let g = self.var_of(n);
                     let (la, lb) = (self.known(a), self.known(b));
                     let pg = batsat::Lit::new(g, true);
-                    self.sat.add_clause_reuse(&mut vec![!pg, la]);
-                    self.sat.add_clause_reuse(&mut vec![!pg, lb]);
-                    self.sat.add_clause_reuse(&mut vec![pg, !la, !lb]);
+                    if add & 1 != 0 {
+                        self.sat.add_clause_reuse(&mut vec![!pg, la]);
+                        self.sat.add_clause_reuse(&mut vec![!pg, lb]);
+                    }
+                    if add & 2 != 0 {
+                        self.sat.add_clause_reuse(&mut vec![pg, !la, !lb]);
+                    }
+                    self.done[n] |= add;
                 }
                 Node::Acyclic(i) => {
                     let graph = &c.graphs[i as usize];
+                    let add = want & !self.done[n];
                     if !expanded {
-                        stack.push((n, true));
-                        stack.extend(graph.edges.iter().map(|e| (e.2.node(), false)));
+                        stack.push((n, pos, true));
+                        // Acyclic where it holds reads the edges
+                        // negatively (an edge is in the order), cyclic
+                        // where it does not positively (an edge leads on).
+                        for (d, p) in [(1u8, false), (2u8, true)] {
+                            if add & d != 0 {
+                                stack.extend(
+                                    graph
+                                        .edges
+                                        .iter()
+                                        .map(|e| (e.2.node(), p != e.2.negated(), false)),
+                                );
+                            }
+                        }
                         continue;
                     }
-                    let g = self.sat.new_var_default();
-                    self.vars[n] = Some(g);
-                    self.acyclic(graph, batsat::Lit::new(g, true));
+                    let g = batsat::Lit::new(self.var_of(n), true);
+                    if add & 1 != 0 {
+                        self.acyclic_order(graph, g);
+                    }
+                    if add & 2 != 0 {
+                        self.cyclic_set(graph, g);
+                    }
+                    self.done[n] |= add;
                 }
             }
         }
         self.vars[node].unwrap_or(batsat::Var::UNDEF)
     }
 
-    /// The clauses that make `g` hold exactly when `graph` (its edges
-    /// already encoded) is acyclic, by two witnesses over fresh variables.
-    /// Where `g` holds, a strict order `o` (irreflexive and transitive:
-    /// `!o(a, b) | !o(b, a)`, `!o(a, b) | !o(b, c) | o(a, c)`) contains
-    /// every edge, which no cycle allows. Where it does not, a non-empty
-    /// set `s` of events each of which has an edge to an event of `s`,
-    /// which only a cycle allows (following such edges from an event of a
-    /// finite set comes back to an event already met). An acyclic graph
-    /// has the order (its transitive closure) and no such set, a cyclic one
-    /// the set (its cycle's events) and no such order, and the order's and
-    /// the set's clauses each hold with the other witness empty: `g` is
-    /// the graph's acyclicity under every assignment of its edges, so it
-    /// may be asserted, denied or left to the search. The cost is about
-    /// `size^3` clauses of three literals for the order and one clause per
-    /// event and two per edge for the set, against the closure's
-    /// `size^3 log size` gates.
-    fn acyclic(&mut self, graph: &super::Graph, g: batsat::Lit) {
+    /// The solver variable of `node`, made when first asked.
+    fn var_of(&mut self, node: usize) -> batsat::Var {
+        match self.vars[node] {
+            Some(v) => v,
+            None => {
+                let v = self.sat.new_var_default();
+                self.vars[node] = Some(v);
+                v
+            }
+        }
+    }
+
+    /// The clauses that make `g` hold only where `graph` (its edges
+    /// already encoded) is acyclic: where `g` holds, a strict order `o`
+    /// over fresh variables (irreflexive and transitive: `!o(a, b) |
+    /// !o(b, a)`, `!o(a, b) | !o(b, c) | o(a, c)`) contains every edge,
+    /// which no cycle allows; an acyclic graph has one (its transitive
+    /// closure). About `size^3` clauses of three literals.
+    fn acyclic_order(&mut self, graph: &super::Graph, g: batsat::Lit) {
         let m = graph.size;
         let mut o = vec![batsat::Lit::UNDEF; m * m];
         for a in 0..m {
@@ -216,6 +282,25 @@ impl Solver {
                 }
             }
         }
+        for &(a, b, l) in &graph.edges {
+            let (a, b) = (a as usize, b as usize);
+            let e = self.known(l);
+            self.sat.add_clause_reuse(&mut vec![!g, !e, o[a * m + b]]);
+        }
+    }
+
+    /// The clauses that make `g` hold where `graph` (its edges already
+    /// encoded) is acyclic: where `g` does not hold, a non-empty set `s`
+    /// of events over fresh variables each of which has an edge to an
+    /// event of `s`, which only a cycle allows (following such edges from
+    /// an event of a finite set comes back to an event already met); a
+    /// cyclic graph has one (its cycle's events). One clause per event and
+    /// two per edge. With [`Solver::acyclic_order`]'s, `g` is the graph's
+    /// acyclicity under every assignment of its edges (each witness's
+    /// clauses hold with the other witness empty), so it may be asserted,
+    /// denied or left to the search.
+    fn cyclic_set(&mut self, graph: &super::Graph, g: batsat::Lit) {
+        let m = graph.size;
         let set: Vec<batsat::Lit> = (0..m)
             .map(|_| batsat::Lit::new(self.sat.new_var_default(), true))
             .collect();
@@ -223,7 +308,6 @@ impl Solver {
         for &(a, b, l) in &graph.edges {
             let (a, b) = (a as usize, b as usize);
             let e = self.known(l);
-            self.sat.add_clause_reuse(&mut vec![!g, !e, o[a * m + b]]);
             let t = batsat::Lit::new(self.sat.new_var_default(), true);
             self.sat.add_clause_reuse(&mut vec![!t, e]);
             self.sat.add_clause_reuse(&mut vec![!t, set[b]]);

@@ -601,6 +601,7 @@ impl Query {
             place,
             (encoding, Some((learner, sp))),
         )?;
+        q.stats.lazy_built = lazy.len() as u64;
         q.lazy = lazy;
         Ok(q)
     }
