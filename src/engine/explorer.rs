@@ -662,7 +662,14 @@ impl<'p> Explorer<'p> {
                     }
                 })
                 .collect();
-            if check.may_agree_in(&chosen, t, hi)
+            let agree = check.may_agree_in(&chosen, t, hi);
+            #[cfg(test)]
+            assert_eq!(
+                agree,
+                check.may_agree_in_listed(&chosen, t, hi),
+                "{chosen:?} from {t}"
+            );
+            if agree
                 && self.groups_agree_in(block, idx, t, hi)
                 && self.range_level(check, block, idx, (lo, hi), t)?
             {

@@ -956,3 +956,77 @@ fn compact_search_keys_are_equal_exactly_when_full_ones_are() {
         assert!(shared_part > 0, "{}", program.name);
     }
 }
+
+/// The pruned walk's barrier check, which sums each dynamic instance up
+/// in counts (`BarrierPruning::may_agree_in`), against the check that
+/// lists each instance's arrivals (`may_agree_in_listed`, kept as the
+/// oracle): on every combination of the threads' paths (endings listed,
+/// as the termination search lists them, so paths end waiting at
+/// barriers), from every thread `t` and every end `hi` of the threads
+/// read, the two give the same verdict. Not vacuous: both verdicts are
+/// met.
+#[test]
+fn the_barrier_check_by_counts_agrees_with_the_listed_one() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let model = crate::model::load("vulkan").unwrap();
+    let (mut agree, mut refuse) = (0usize, 0usize);
+    for file in [
+        "tests/fixtures/litmus-scaling/barrier-flags-2.litmus",
+        "tests/fixtures/litmus-scaling/barrier-flags-3.litmus",
+        "tests/fixtures/barrier-prefixes/middle.wgsl",
+        "tests/fixtures/barrier-prefixes/read-back.wgsl",
+        "tests/fixtures/barrier-prefixes/clamped.wgsl",
+        "tests/fixtures/barrier-prefixes/before-forks.wgsl",
+    ] {
+        let program = crate::frontend::load(&dir.join(file)).unwrap();
+        for unroll in 0..=1 {
+            let mut limits = Limits::default().for_model(&model);
+            limits.endings = true;
+            limits.bounds.unroll = unroll;
+            let explorer = super::Explorer::new(&program, limits).unwrap();
+            let check = super::reduce::BarrierPruning::of(&program, &explorer.threads);
+            let n = explorer.threads.len();
+            let sizes: Vec<usize> = explorer.threads.iter().map(|t| t.paths.len()).collect();
+            if sizes.contains(&0) {
+                continue;
+            }
+            // Every combination, up to a few thousand (past that, an
+            // evenly spaced sample of their mixed-radix numbers).
+            let total: usize = sizes.iter().fold(1usize, |a, &s| a.saturating_mul(s));
+            let step = if total <= 4096 {
+                1
+            } else {
+                total / 4096 * 2 + 1
+            };
+            let mut number = 0usize;
+            while number < total {
+                let mut rest = number;
+                let chosen: Vec<usize> = sizes
+                    .iter()
+                    .map(|&s| {
+                        let p = rest % s;
+                        rest /= s;
+                        p
+                    })
+                    .collect();
+                for t in 0..=n {
+                    for hi in t..=n {
+                        let by_counts = check.may_agree_in(&chosen, t, hi);
+                        let listed = check.may_agree_in_listed(&chosen, t, hi);
+                        assert_eq!(
+                            by_counts, listed,
+                            "{file} unroll {unroll}: {chosen:?} {t}..{hi}"
+                        );
+                        if by_counts {
+                            agree += 1;
+                        } else {
+                            refuse += 1;
+                        }
+                    }
+                }
+                number += step;
+            }
+        }
+    }
+    assert!(agree > 0 && refuse > 0, "{agree} / {refuse}");
+}

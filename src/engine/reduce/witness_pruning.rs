@@ -102,6 +102,34 @@ pub(in crate::engine) struct BarrierPruning {
     arrivals: Vec<Vec<Vec<Arrival>>>,
     /// How many groups the arrivals fall in ([`Arrival::group`]).
     groups: usize,
+    /// What [`BarrierPruning::may_agree_in`] fills at each call.
+    scratch: std::cell::RefCell<Scratch>,
+}
+
+/// The working space of [`BarrierPruning::may_agree_in`]: per group, its
+/// place in `met` (`usize::MAX`: not met in this call; reset at the end
+/// of each call), and the instances met.
+#[derive(Default)]
+struct Scratch {
+    place: Vec<usize>,
+    met: Vec<Met>,
+}
+
+/// One dynamic instance met by [`BarrierPruning::may_agree_in`]: one
+/// arrival standing for it, how many arrivals pass and wait there, the
+/// fewest arrivals that open it for an invocation waiting there
+/// (`usize::MAX`: none waits), whether some arrival has a quorum, and
+/// how many threads arrive there (`last`: the last thread counted; a
+/// thread's arrivals are met together).
+#[derive(Clone, Copy)]
+struct Met {
+    first: Arrival,
+    passed: usize,
+    waiting: usize,
+    opens_at: usize,
+    quorum: bool,
+    threads: usize,
+    last: usize,
 }
 
 impl BarrierPruning {
@@ -233,6 +261,7 @@ impl BarrierPruning {
             instances,
             arrivals,
             groups: firsts.len(),
+            scratch: std::cell::RefCell::default(),
         }
     }
 
@@ -270,12 +299,12 @@ impl BarrierPruning {
 
     /// Whether some completion of the chosen paths (`chosen[u]`, a path
     /// number of thread `u`, for the threads `u >= t`; the others are not
-    /// read) can have barriers that agree. The walk reads one range
-    /// ([`BarrierPruning::may_agree_in`]); the unit tests compare it with
-    /// this.
+    /// read) can have barriers that agree, with each instance's arrivals
+    /// listed. The walk reads one range ([`BarrierPruning::may_agree_in`]);
+    /// the unit tests compare it with this.
     #[cfg(test)]
     pub(in crate::engine) fn may_agree(&self, chosen: &[usize], t: usize) -> bool {
-        self.may_agree_in(chosen, t, chosen.len())
+        self.may_agree_in_listed(chosen, t, chosen.len())
     }
 
     /// Whether the barriers may agree (as the whole-walk check, which the
@@ -283,7 +312,94 @@ impl BarrierPruning {
     /// `t..hi` chosen and every other thread's left open (it may still
     /// arrive anywhere): a necessary condition for the barriers of any
     /// combination holding those paths to agree.
+    ///
+    /// Each dynamic instance met is summed up in counts
+    /// ([`Met`]) kept in a scratch the calls share, so the walk's check
+    /// at every node allocates nothing; the unit tests compare it with
+    /// the check that lists each instance's arrivals
+    /// ([`BarrierPruning::may_agree_in_listed`]).
     pub(in crate::engine) fn may_agree_in(&self, chosen: &[usize], t: usize, hi: usize) -> bool {
+        let mut scratch = self.scratch.borrow_mut();
+        let Scratch { place, met } = &mut *scratch;
+        if place.len() != self.groups {
+            *place = vec![usize::MAX; self.groups];
+        }
+        met.clear();
+        for (u, &p) in chosen.iter().enumerate().take(hi).skip(t) {
+            for a in &self.arrivals[u][p] {
+                let k = match place[a.group] {
+                    k if k != usize::MAX => k,
+                    _ => {
+                        place[a.group] = met.len();
+                        met.push(Met {
+                            first: *a,
+                            passed: 0,
+                            waiting: 0,
+                            opens_at: usize::MAX,
+                            quorum: false,
+                            threads: 0,
+                            last: usize::MAX,
+                        });
+                        met.len() - 1
+                    }
+                };
+                let m = &mut met[k];
+                m.quorum |= a.quorum.is_some();
+                if a.waiting {
+                    m.waiting += 1;
+                    // The fewest arrivals that open the barrier for this
+                    // waiting invocation (`BarrierGroup::opens_for`).
+                    let at = match a.quorum {
+                        Some(q) => usize::try_from(q).unwrap_or(usize::MAX),
+                        None => self.instances[m.first.instance].len(),
+                    };
+                    m.opens_at = m.opens_at.min(at);
+                } else {
+                    m.passed += 1;
+                }
+                if m.last != u {
+                    m.last = u;
+                    m.threads += 1;
+                }
+            }
+        }
+        let agree = met.iter().all(|m| {
+            // Every arrival at the instance is a member's (its instance is
+            // the arriving thread's), in order.
+            let members = &self.instances[m.first.instance];
+            let arrivals = m.passed + m.waiting;
+            // `BarrierGroup::opens_for`: a barrier that opens for a waiting
+            // invocation now opens in every completion.
+            if m.waiting > 0 && (m.first.tangled || arrivals >= m.opens_at) {
+                return false;
+            }
+            let complete = members.first().is_none_or(|&lo| lo >= t)
+                && members.last().is_none_or(|&last| last < hi);
+            if m.passed == 0 || m.quorum || m.first.tangled || (self.any_quorum && !complete) {
+                return true;
+            }
+            // `BarrierGroup::absent`: a chosen member that neither passes
+            // nor waits there never will. The threads arriving are
+            // chosen members, so every chosen member arrives exactly when
+            // as many threads arrive as there are chosen members.
+            let chosen_members = members.iter().filter(|&&u| (t..hi).contains(&u)).count();
+            m.threads == chosen_members
+        });
+        for m in met.iter() {
+            place[m.first.group] = usize::MAX;
+        }
+        agree
+    }
+
+    /// [`BarrierPruning::may_agree_in`] listing each instance's arrivals:
+    /// the oracle the unit tests compare it with.
+    #[cfg(test)]
+    pub(in crate::engine) fn may_agree_in_listed(
+        &self,
+        chosen: &[usize],
+        t: usize,
+        hi: usize,
+    ) -> bool {
         // Per dynamic instance met: one arrival standing for it, the
         // threads passing, those waiting (with their quorum), and whether
         // some arrival has a quorum.
