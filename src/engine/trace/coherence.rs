@@ -411,7 +411,7 @@ enum Value {
 /// lacks.
 fn successors<'t>(
     t: &'t Thread,
-    labels: &HashMap<&str, usize>,
+    labels: &super::spin::Labels,
     pc: usize,
     known: Known<'t>,
 ) -> Option<Vec<(usize, Known<'t>)>> {
