@@ -317,7 +317,7 @@ impl BarrierPruning {
     /// ([`Met`]) kept in a scratch the calls share, so the walk's check
     /// at every node allocates nothing; the unit tests compare it with
     /// the check that lists each instance's arrivals
-    /// ([`BarrierPruning::may_agree_in_listed`]).
+    /// (`may_agree_in_listed`, compiled for the tests).
     pub(in crate::engine) fn may_agree_in(&self, chosen: &[usize], t: usize, hi: usize) -> bool {
         let mut scratch = self.scratch.borrow_mut();
         let Scratch { place, met } = &mut *scratch;

@@ -40,7 +40,7 @@
 //! over it can be taken (`success_leaves`: constants and that equality
 //! propagated through the code, a branch they decide followed one way).
 //! Any other write in a loop counts as often as a walk of the thread's
-//! states can run it ([`write_counts`]): every run of the thread follows
+//! states can run it (`write_counts`): every run of the thread follows
 //! a path of the graph of statements and what is known of the registers
 //! there, so a compare-exchange inside a loop over an array's cells,
 //! whose success jumps back to the outer loop's head, counts once per
