@@ -231,8 +231,7 @@ fn only_the_bounded_side_is_cut_short() {
 /// (constants, no read from memory decides it), so each thread's
 /// compare-exchange succeeds at most `k` times: the other threads write
 /// `c` at most `(n - 1) * k` times, the paths failing more often are
-/// dropped, and the iterations whose compare-exchange read a new value go
-/// uncounted by the unrolling bound.
+/// dropped. Every iteration counts against the unrolling bound.
 fn outer_increments(n: usize, k: usize) -> String {
     let mut text = format!("OPENCL casouter{n}x{k}\n{{ c=0; }}\n");
     for i in 0..n {
@@ -251,29 +250,32 @@ fn without_at(text: &str, unroll: usize) -> LitmusOutcome {
     run_in(session(false).max_executions(1_000_000), text, unroll)
 }
 
-/// [`outer_increments`] of two threads, once and twice each: complete
-/// with the reduction (cut without it), `c` ends at `n * k`, and the
+/// [`outer_increments`] of two threads, once each: complete with the
+/// reduction at unroll 2 (cut without it), `c` ends at `n * k`, and the
 /// states with their counts and the consistent executions are those of
 /// the search without it at an unrolling bound every execution fits
 /// (each compare-exchange loop runs at most `k + 1` times: it fails only
 /// on a new write of the other thread).
 #[test]
 fn a_compare_exchange_inside_a_counted_loop_is_complete() {
-    for k in [1, 2] {
-        let text = outer_increments(2, k);
-        let s = |on: bool| session(on).max_executions(1_000_000);
-        let (off, on) = (run_in(s(false), &text, 2), run_in(s(true), &text, 2));
-        assert!(off.cut_paths > 0, "k {k}");
-        assert_eq!(on.cut_paths, 0, "k {k}");
-        assert!(!on.truncated && on.stopped_by.is_none(), "k {k}");
-        assert_eq!(on.states.len(), 1, "k {k}: {:?}", on.states);
-        assert_eq!(on.states[0].0.get("c"), Some(2 * k as i64), "k {k}");
-        assert_eq!(on.condition_holds, Some(false), "k {k}");
-        assert_eq!(on.race_free, Some(true), "k {k}");
-        let all = without_at(&text, k + 1);
-        assert_eq!(on.states, all.states, "k {k}");
-        assert_eq!(on.consistent, all.consistent, "k {k}");
-    }
+    // Twice each (k = 2) the compare-exchange loop may run three times in
+    // the outer loop's second iteration, past unroll 2, and the bound
+    // every execution fits is too slow for this tier: the counting of two
+    // successes is pinned by `a_compare_exchange_run_twice_counts_twice`.
+    let k = 1;
+    let text = outer_increments(2, k);
+    let s = |on: bool| session(on).max_executions(1_000_000);
+    let (off, on) = (run_in(s(false), &text, 2), run_in(s(true), &text, 2));
+    assert!(off.cut_paths > 0, "k {k}");
+    assert_eq!(on.cut_paths, 0, "k {k}");
+    assert!(!on.truncated && on.stopped_by.is_none(), "k {k}");
+    assert_eq!(on.states.len(), 1, "k {k}: {:?}", on.states);
+    assert_eq!(on.states[0].0.get("c"), Some(2 * k as i64), "k {k}");
+    assert_eq!(on.condition_holds, Some(false), "k {k}");
+    assert_eq!(on.race_free, Some(true), "k {k}");
+    let all = without_at(&text, k + 1);
+    assert_eq!(on.states, all.states, "k {k}");
+    assert_eq!(on.consistent, all.consistent, "k {k}");
 }
 
 /// Thread 0 increments `c` once, thread 1 twice (its loop over a constant
