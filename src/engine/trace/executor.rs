@@ -10,7 +10,7 @@ use super::lockstep;
 use super::own::{latest_own_derived, latest_own_derived_event, latest_own_write};
 use super::path::*;
 use super::shared::{CowVec, Names};
-use super::spin::{Labels, SpinLoop, label_map, successors};
+use super::spin::{Labels, SpinLoop, label_map, successor_table};
 use super::state::{MAX_FREE_ITERATIONS, Regs, State, location, reg_prov};
 use super::trip;
 use crate::engine::limits::{ExecError, LimitKind, Limits};
@@ -310,7 +310,7 @@ pub(super) fn repeats(
 pub(super) fn live_at_heads(
     program: &Program,
     t: &Thread,
-    labels: &Labels,
+    succs: &[[Option<usize>; 2]],
     loops: &HashMap<usize, usize>,
 ) -> HashMap<usize, HashSet<String>> {
     if loops.is_empty() {
@@ -385,7 +385,7 @@ pub(super) fn live_at_heads(
             }
         }
     }
-    let live_in = live_before(t, labels, &def, &uses, &feeds, &at_end);
+    let live_in = live_before(t, succs, &def, &uses, &feeds, &at_end);
     loops
         .keys()
         .map(|&h| {
@@ -407,7 +407,7 @@ pub(super) fn live_at_heads(
 /// past the end.
 pub(super) fn live_before(
     t: &Thread,
-    labels: &Labels,
+    succs: &[[Option<usize>; 2]],
     def: &[Option<usize>],
     uses: &[Vec<usize>],
     feeds: &[Vec<usize>],
@@ -415,8 +415,6 @@ pub(super) fn live_before(
 ) -> Vec<Vec<u64>> {
     let n = t.code.len();
     let words = at_end.len();
-    // Each statement's successors, looked up once rather than per pass.
-    let succs: Vec<[Option<usize>; 2]> = (0..n).map(|k| successors(t, labels, k)).collect();
     let mut live_in: Vec<Vec<u64>> = vec![vec![0u64; words]; n];
     let mut out = vec![0u64; words];
     let mut changed = true;
@@ -526,7 +524,7 @@ pub(super) fn mark_head(s: &mut State) {
 /// round of the value domains: computed once per thread.
 pub(super) struct Code<'t> {
     labels: Labels<'t>,
-    /// Each statement's successors ([`successors`]), looked up once.
+    /// Each statement's successors ([`successor_table`]), looked up once.
     succs: Vec<[Option<usize>; 2]>,
     loops: HashMap<usize, usize>,
     ipdom: Vec<usize>,
@@ -570,12 +568,10 @@ impl<'t> Code<'t> {
     ) -> Code<'t> {
         let labels = label_map(t);
         let loops = loop_ranges(t, &labels);
-        let succs: Vec<[Option<usize>; 2]> = (0..t.code.len())
-            .map(|k| successors(t, &labels, k))
-            .collect();
+        let succs = successor_table(t, &labels);
         let ipdom = post_dominators(t, &succs);
         let live = if plan.awaits || limits.endings {
-            live_at_heads(program, t, &labels, &loops)
+            live_at_heads(program, t, &succs, &loops)
         } else {
             HashMap::new()
         };

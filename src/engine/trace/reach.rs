@@ -246,7 +246,8 @@ fn live_at_labels(
         uses.push(u);
     }
     let feeds = vec![Vec::new(); t.code.len()];
-    super::executor::live_before(t, labels, &def, &uses, &feeds, &vec![0; n.div_ceil(64)])
+    let succs = super::spin::successor_table(t, labels);
+    super::executor::live_before(t, &succs, &def, &uses, &feeds, &vec![0; n.div_ceil(64)])
 }
 
 /// The registers among two operands.

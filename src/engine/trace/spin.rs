@@ -585,6 +585,15 @@ pub(super) fn label_map(t: &Thread) -> Labels<'_> {
         .collect()
 }
 
+/// Every statement's [`successors`], in statement order: the table the
+/// backward and forward walks over a thread's code index instead of
+/// looking a label up at each step.
+pub(super) fn successor_table(t: &Thread, labels: &Labels) -> Vec<[Option<usize>; 2]> {
+    (0..t.code.len())
+        .map(|k| successors(t, labels, k))
+        .collect()
+}
+
 /// The statements control may go to after statement `k` of `t` (a jump's
 /// target, the next statement; `t.code.len()` past the end).
 pub(super) fn successors(t: &Thread, labels: &Labels, k: usize) -> [Option<usize>; 2] {
